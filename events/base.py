@@ -1,0 +1,95 @@
+"""Base classes and constrained field types shared by every event and command.
+
+Events are frozen, keyword-only msgspec Structs in a tagged union: the tag field is ``type``
+and the tag is the snake_case class name (``DiceRolled`` -> ``dice_rolled``). Commands follow
+the same pattern and carry the client's command id. Limits live on the types
+(``Annotated[int, Meta(...)]``) so that a validation error names the JSON path at fault.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, ClassVar
+
+import msgspec
+from msgspec import Meta
+
+__all__ = [
+    "snake_case",
+    "Event",
+    "Command",
+    "Recorded",
+    "Slug",
+    "Name",
+    "Reason",
+    "CommandId",
+    "Seq",
+    "Count",
+    "Role",
+    "ROLES",
+]
+
+_CAMEL_BOUNDARY = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def snake_case(class_name: str) -> str:
+    """Return the wire tag for a class name: ``DestinyFlipped`` -> ``destiny_flipped``."""
+    return _CAMEL_BOUNDARY.sub("_", class_name).lower()
+
+
+Slug = Annotated[
+    str,
+    Meta(
+        pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$",
+        description="lowercase id: letters, digits, '-' and '_', at most 40 characters",
+    ),
+]
+Name = Annotated[str, Meta(min_length=1, max_length=80, description="a name for people")]
+Reason = Annotated[str, Meta(max_length=120, description="why, in a few words")]
+CommandId = Annotated[
+    str, Meta(min_length=1, max_length=64, description="client-generated, unique per campaign")
+]
+Seq = Annotated[int, Meta(ge=0, description="per-campaign event sequence number")]
+Count = Annotated[int, Meta(ge=1, le=100, description="how many dice")]
+Role = Annotated[str, Meta(pattern=r"^(gm|player|spectator)$")]
+ROLES = ("gm", "player", "spectator")
+
+
+class Event(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    tag_field="type",
+    tag=snake_case,
+    forbid_unknown_fields=True,
+):
+    """Something that happened at the table. Subclasses are named in the past tense.
+
+    ``schema_version`` is stored beside each payload; bump it (and register an upcaster in
+    :mod:`events.codec`) when a stored payload can no longer be decoded as it stands.
+    """
+
+    schema_version: ClassVar[int] = 1
+
+
+class Command(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    tag_field="type",
+    tag=snake_case,
+    forbid_unknown_fields=True,
+):
+    """Something a member asks the table to do. ``id`` makes a retry idempotent."""
+
+    id: CommandId
+
+
+class Recorded(msgspec.Struct, frozen=True, kw_only=True):
+    """An event as the log holds it: its sequence, when, who, and for which command."""
+
+    seq: int
+    at: str
+    actor: str
+    command: str
+    event: Event

@@ -1,0 +1,196 @@
+"""Core events and commands every campaign shares, whatever its game system.
+
+System-specific events live beside this module in ``events/<system>.py``; the character
+stats of every system form the tagged union :data:`events.systems.Stats`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from msgspec import Meta
+
+from events.base import Command, Event, Name, Reason, Role, Slug
+from events.dice import MAX_EXPRESSION_LENGTH, RolledTerm
+from events.systems import SYSTEM_IDS, Stats
+
+__all__ = [
+    "SystemId",
+    "TokenHash",
+    "CampaignCreated",
+    "MemberInvited",
+    "MemberRemoved",
+    "CharacterCreated",
+    "CharacterUpdated",
+    "GameSessionStarted",
+    "GameSessionEnded",
+    "DiceRolled",
+    "CreateCampaign",
+    "Invite",
+    "RemoveMember",
+    "CreateCharacter",
+    "UpdateCharacter",
+    "StartSession",
+    "EndSession",
+    "Roll",
+    "EVENTS",
+    "COMMANDS",
+]
+
+SystemId = Annotated[str, Meta(pattern="^(" + "|".join(SYSTEM_IDS) + ")$")]
+TokenHash = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
+Expression = Annotated[str, Meta(min_length=1, max_length=MAX_EXPRESSION_LENGTH)]
+Characters = Annotated[tuple[Slug, ...], Meta(max_length=20)]
+
+
+# ---- events -------------------------------------------------------------------------------
+
+
+class CampaignCreated(Event, kw_only=True):
+    """A campaign was opened for a game system."""
+
+    campaign: Slug
+    name: Name
+    system: SystemId
+
+
+class MemberInvited(Event, kw_only=True):
+    """Someone was invited to the table with a role; only the hash of their token is kept."""
+
+    member: Slug
+    name: Name
+    role: Role
+    characters: Characters = ()
+    token_hash: TokenHash
+
+
+class MemberRemoved(Event, kw_only=True):
+    """A member left the table; their token no longer opens it."""
+
+    member: Slug
+    reason: Reason = ""
+
+
+class CharacterCreated(Event, kw_only=True):
+    """A character joined the campaign, with the stats of its game system."""
+
+    character: Slug
+    name: Name
+    stats: Stats
+
+
+class CharacterUpdated(Event, kw_only=True):
+    """A character's name or stats changed (the whole new stats, not a patch)."""
+
+    character: Slug
+    name: Name | None = None
+    stats: Stats | None = None
+
+
+class GameSessionStarted(Event, kw_only=True):
+    """The table sat down for a game session."""
+
+    session: Annotated[int, Meta(ge=1)]
+    title: Annotated[str, Meta(max_length=80)] = ""
+
+
+class GameSessionEnded(Event, kw_only=True):
+    """The game session ended."""
+
+    session: Annotated[int, Meta(ge=1)]
+
+
+class DiceRolled(Event, kw_only=True):
+    """A free roll in XdN notation, with every face that came up and the total."""
+
+    character: Slug | None = None
+    expression: Expression
+    terms: tuple[RolledTerm, ...]
+    constant: int = 0
+    total: int
+    reason: Reason = ""
+
+
+EVENTS: tuple[type[Event], ...] = (
+    CampaignCreated,
+    MemberInvited,
+    MemberRemoved,
+    CharacterCreated,
+    CharacterUpdated,
+    GameSessionStarted,
+    GameSessionEnded,
+    DiceRolled,
+)
+
+
+# ---- commands -----------------------------------------------------------------------------
+
+
+class CreateCampaign(Command, kw_only=True):
+    """Open a new campaign (admin token only); the ack carries the GM's token."""
+
+    name: Name
+    system: SystemId
+    campaign: Slug | None = None
+
+
+class Invite(Command, kw_only=True):
+    """Invite a member (GM or admin); the ack carries their token, shown only once."""
+
+    role: Role
+    name: Name | None = None
+    characters: Characters = ()
+
+
+class RemoveMember(Command, kw_only=True):
+    """Remove a member from the table (GM only)."""
+
+    member: Slug
+    reason: Reason = ""
+
+
+class CreateCharacter(Command, kw_only=True):
+    """Create a character (GM, or the player the character is reserved for)."""
+
+    character: Slug
+    name: Name
+    stats: Stats
+
+
+class UpdateCharacter(Command, kw_only=True):
+    """Change a character's name or stats (GM, or the player who owns it)."""
+
+    character: Slug
+    name: Name | None = None
+    stats: Stats | None = None
+
+
+class StartSession(Command, kw_only=True):
+    """Start a game session (GM only)."""
+
+    title: Annotated[str, Meta(max_length=80)] = ""
+
+
+class EndSession(Command, kw_only=True):
+    """End the current game session (GM only)."""
+
+
+class Roll(Command, kw_only=True):
+    """A free roll in XdN notation, for a character or for no one in particular."""
+
+    expression: Expression
+    character: Slug | None = None
+    reason: Reason = ""
+
+
+COMMANDS: tuple[type[Command], ...] = (
+    CreateCampaign,
+    Invite,
+    RemoveMember,
+    CreateCharacter,
+    UpdateCharacter,
+    StartSession,
+    EndSession,
+    Roll,
+)
+

@@ -1,0 +1,135 @@
+"""Dice as data: the ``XdN`` notation of free rolls, parsed by a small grammar (never ``eval``).
+
+Grammar (spaces allowed between tokens)::
+
+    expression := term (("+" | "-") term)*
+    term       := [count] "d" sides | number
+    sides      := 4 | 6 | 8 | 10 | 12 | 20 | 100
+
+``2d8+1d4+3`` is two d8, one d4 and a constant 3. Limits keep a typo or a prank from
+rolling a million dice: at most :data:`MAX_DICE` dice in all, :data:`MAX_TERMS` terms,
+and a constant within ``±MAX_CONSTANT``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta
+
+from events.errors import NotationError
+
+__all__ = [
+    "SIDES",
+    "MAX_DICE",
+    "MAX_TERMS",
+    "MAX_CONSTANT",
+    "MAX_EXPRESSION_LENGTH",
+    "DiceTerm",
+    "DiceExpression",
+    "RolledTerm",
+    "parse_dice",
+    "total_of",
+]
+
+SIDES = (4, 6, 8, 10, 12, 20, 100)
+MAX_DICE = 100
+MAX_TERMS = 10
+MAX_CONSTANT = 1000
+MAX_EXPRESSION_LENGTH = 100
+
+Sides = Annotated[int, Meta(ge=2, le=100)]
+Face = Annotated[int, Meta(ge=1, le=100)]
+
+
+class DiceTerm(msgspec.Struct, frozen=True, kw_only=True):
+    """``count`` dice of ``sides`` sides, added (sign 1) or subtracted (sign -1)."""
+
+    count: Annotated[int, Meta(ge=1, le=MAX_DICE)]
+    sides: Sides
+    sign: Annotated[int, Meta(ge=-1, le=1)] = 1
+
+
+class DiceExpression(msgspec.Struct, frozen=True, kw_only=True):
+    """A parsed free roll: dice terms and a constant."""
+
+    terms: tuple[DiceTerm, ...]
+    constant: int = 0
+
+    def __str__(self) -> str:
+        parts: list[str] = []
+        for term in self.terms:
+            sign = "-" if term.sign < 0 else "+"
+            parts.append(f"{sign}{term.count}d{term.sides}")
+        if self.constant:
+            parts.append(f"{'-' if self.constant < 0 else '+'}{abs(self.constant)}")
+        text = "".join(parts)
+        return text[1:] if text.startswith("+") else text
+
+
+class RolledTerm(msgspec.Struct, frozen=True, kw_only=True):
+    """One term of a free roll as it came up: every face, in the order rolled."""
+
+    sides: Sides
+    faces: tuple[Face, ...]
+    sign: Annotated[int, Meta(ge=-1, le=1)] = 1
+
+
+_TOKEN = re.compile(r"\s*(?:(?P<op>[+-])|(?P<dice>(?P<count>\d*)[dD](?P<sides>\d+))|(?P<num>\d+))")
+
+
+def parse_dice(text: str) -> DiceExpression:
+    """Parse ``XdN`` notation, raising :class:`NotationError` that says where and why."""
+    if len(text) > MAX_EXPRESSION_LENGTH:
+        raise NotationError(f"expression longer than {MAX_EXPRESSION_LENGTH} characters")
+    terms: list[DiceTerm] = []
+    constant = 0
+    sign = 1
+    expect_term = True
+    position = 0
+    stripped = text.rstrip()
+    if not stripped.strip():
+        raise NotationError("empty dice expression", 0)
+    while position < len(stripped):
+        match = _TOKEN.match(stripped, position)
+        if match is None:
+            raise NotationError(f"unexpected {stripped[position:].strip()[:10]!r}", position)
+        if match.group("op"):
+            if expect_term:
+                raise NotationError(f"expected a term before {match.group('op')!r}", position)
+            sign = 1 if match.group("op") == "+" else -1
+            expect_term = True
+        else:
+            if not expect_term:
+                raise NotationError("expected '+' or '-' between terms", position)
+            if match.group("dice"):
+                count = int(match.group("count") or "1")
+                sides = int(match.group("sides"))
+                if sides not in SIDES:
+                    allowed = " ".join(f"d{s}" for s in SIDES)
+                    raise NotationError(f"d{sides} is not a die here; use {allowed}", position)
+                if count < 1:
+                    raise NotationError("a term needs at least one die", position)
+                terms.append(DiceTerm(count=min(count, MAX_DICE + 1), sides=sides, sign=sign))
+                if sum(t.count for t in terms) > MAX_DICE:
+                    raise NotationError(f"at most {MAX_DICE} dice in one roll", position)
+            else:
+                constant += sign * int(match.group("num")[:6])
+                if abs(constant) > MAX_CONSTANT:
+                    raise NotationError(f"constant beyond ±{MAX_CONSTANT}", position)
+            if len(terms) > MAX_TERMS:
+                raise NotationError(f"at most {MAX_TERMS} dice terms", position)
+            expect_term = False
+        position = match.end()
+    if expect_term:
+        raise NotationError("expression ends with an operator", position)
+    if not terms:
+        raise NotationError("no dice in the expression", 0)
+    return DiceExpression(terms=tuple(terms), constant=constant)
+
+
+def total_of(rolled: tuple[RolledTerm, ...], constant: int) -> int:
+    """The total the table sees: signed sum of every face plus the constant."""
+    return sum(term.sign * sum(term.faces) for term in rolled) + constant

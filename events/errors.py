@@ -1,0 +1,75 @@
+"""The exception tree of poolhall.
+
+::
+
+    PoolhallError                  root: catch this to catch anything poolhall raises
+    ├── NotationError              a dice expression that does not parse or breaks a limit
+    ├── Rejected                   a command refused (stable code, plain message, field path)
+    │   └── CommandRejected        the client's view of an ``error`` answer from the server
+    ├── StoreError                 the event log could not do what was asked
+    │   ├── ConcurrencyError       an append expected another head sequence (optimistic lock)
+    │   └── ChainBroken            ``verify`` found an edited, dropped or reordered event
+    └── ConnectionLost             the client gave up reconnecting
+
+Messages are short, lowercase and exact, like those of the websockets library.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PoolhallError",
+    "NotationError",
+    "Rejected",
+    "CommandRejected",
+    "StoreError",
+    "ConcurrencyError",
+    "ChainBroken",
+    "ConnectionLost",
+]
+
+
+class PoolhallError(Exception):
+    """Root of every exception poolhall raises on purpose."""
+
+
+class NotationError(PoolhallError):
+    """A dice expression could not be read; ``position`` is where reading stopped."""
+
+    def __init__(self, message: str, position: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.position = position
+
+
+class Rejected(PoolhallError):
+    """A command was refused and changed nothing.
+
+    ``code`` is stable and machine-readable (``forbidden``, ``invalid``, ``rule`` ...),
+    ``message`` is for people, ``path`` is the JSON path of the field at fault (``$.count``).
+    """
+
+    def __init__(self, code: str, message: str, path: str | None = None) -> None:
+        super().__init__(f"{code}: {message}" + (f" (at {path})" if path else ""))
+        self.code = code
+        self.message = message
+        self.path = path
+
+
+class CommandRejected(Rejected):
+    """The server answered a command with ``error``; raised by the client's ``send``."""
+
+
+class StoreError(PoolhallError):
+    """The event log failed to read or append."""
+
+
+class ConcurrencyError(StoreError):
+    """An append expected a head sequence that is no longer the head."""
+
+
+class ChainBroken(StoreError):
+    """The hash chain of a campaign does not hold: an event was edited, dropped or moved."""
+
+
+class ConnectionLost(PoolhallError):
+    """The client lost its connection and could not resume it."""

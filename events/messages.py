@@ -1,0 +1,130 @@
+"""The wire protocol: every message a client sends and the server answers, as typed Structs.
+
+One JSON text frame holds one message, tagged by ``type``. The first client message is
+:class:`Join`; every later one is a command (see :data:`events.codec.AnyCommand`), answered
+by :class:`Ack` or :class:`ErrorReply`. Events reach every member as :class:`EventFrame`.
+``poolhall schema`` prints the JSON Schema generated from these types.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Union
+
+import msgspec
+from msgspec import Meta
+
+from events.base import CommandId, Seq, Slug
+from events.codec import AnyCommand, AnyEvent
+
+__all__ = [
+    "Token",
+    "Join",
+    "ClientMessage",
+    "Welcome",
+    "EventFrame",
+    "OutgoingEventFrame",
+    "Ack",
+    "ErrorReply",
+    "View",
+    "ServerMessage",
+    "CLIENT_DECODER",
+    "SERVER_DECODER",
+    "json_schema",
+]
+
+Token = Annotated[str, Meta(min_length=16, max_length=128, description="a secret bearer token")]
+
+
+class Join(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="join",
+           forbid_unknown_fields=True):
+    """First message of a connection: who I am, which campaign, and what I already have.
+
+    ``campaign`` is omitted only by the admin token, to create campaigns.
+    """
+
+    token: Token
+    campaign: Slug | None = None
+    since: Seq = 0
+
+
+ClientMessage = Union[Join, AnyCommand]  # type: ignore[valid-type]
+
+
+class _ServerMessage(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of the server's messages."""
+
+
+class Welcome(_ServerMessage, tag="welcome"):
+    """The join was accepted; events after ``since`` up to ``head`` follow, then live ones."""
+
+    role: str
+    member: str
+    campaign: str | None
+    name: str
+    system: str
+    head: int
+
+
+class EventFrame(_ServerMessage, tag="event"):
+    """One event of the log, with its sequence number, time, actor and command id."""
+
+    seq: int
+    at: str
+    actor: str
+    command: str
+    event: AnyEvent  # type: ignore[valid-type]
+
+
+class OutgoingEventFrame(_ServerMessage, tag="event"):
+    """The server's encoding of :class:`EventFrame`: the stored payload is sent as it is."""
+
+    seq: int
+    at: str
+    actor: str
+    command: str
+    event: msgspec.Raw
+
+
+class Ack(_ServerMessage, tag="ack"):
+    """A command was accepted; ``seqs`` are the events it appended (durable already)."""
+
+    id: CommandId
+    seqs: list[int]
+    campaign: str | None = None
+    member: str | None = None
+    token: str | None = None
+
+
+class ErrorReply(_ServerMessage, tag="error"):
+    """A message was refused and changed nothing; ``path`` is the field at fault."""
+
+    id: str | None
+    code: str
+    message: str
+    path: str | None = None
+
+
+class View(_ServerMessage, tag="view"):
+    """Derived data the server computes for the table (the odds of an open check, ...)."""
+
+    name: str
+    data: Any
+
+
+ServerMessage = Union[Welcome, EventFrame, Ack, ErrorReply, View]
+
+CLIENT_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ClientMessage)
+SERVER_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ServerMessage)
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema of every client and server message, generated from the types."""
+    (client, server), components = msgspec.json.schema_components(
+        [ClientMessage, ServerMessage], ref_template="#/$defs/{name}"
+    )
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "poolhall protocol",
+        "$defs": components,
+        "properties": {"client": client, "server": server},
+    }

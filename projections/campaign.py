@@ -1,0 +1,188 @@
+"""The campaign projection: members and roles, characters, game sessions and the roll log.
+
+:func:`evolve` folds core events itself and hands each system event to the projection module of
+the campaign's game system, whose state lives in :attr:`CampaignState.game`.
+
+Why the state is updated in place: the log of a long campaign has hundreds of thousands of
+events, and copying its roll log on every event would make a rebuild quadratic. ``evolve`` is
+still a pure function of (state, event) - no I/O, no clock, no randomness - and it returns the
+state; a caller who wants the state at an earlier point folds a fresh one (:func:`fold`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import msgspec
+
+from events import core
+from events.base import Event, Recorded
+from events.dice import RolledTerm
+from events.systems import Stats
+from projections.systems import projection_module
+
+__all__ = [
+    "Member",
+    "Character",
+    "RollEntry",
+    "CampaignState",
+    "new_state",
+    "evolve",
+    "fold",
+]
+
+
+class Member(msgspec.Struct, kw_only=True):
+    """Someone at the table: their role and the characters they play."""
+
+    member: str
+    name: str
+    role: str
+    characters: list[str]
+    token_hash: str
+    active: bool = True
+
+
+class Character(msgspec.Struct, kw_only=True):
+    """A character of the campaign with the stats of its game system."""
+
+    character: str
+    name: str
+    stats: Stats  # type: ignore[valid-type]
+
+
+class RollEntry(msgspec.Struct, kw_only=True):
+    """A free roll in the session's roll log."""
+
+    seq: int
+    at: str
+    actor: str
+    session: int
+    character: str | None
+    expression: str
+    terms: tuple[RolledTerm, ...]
+    constant: int
+    total: int
+    reason: str
+
+
+class CampaignState(msgspec.Struct, kw_only=True):
+    """Everything a campaign's log says, as it stands after event ``head``."""
+
+    campaign: str = ""
+    name: str = ""
+    system: str = ""
+    head: int = 0
+    members: dict[str, Member] = msgspec.field(default_factory=dict)
+    characters: dict[str, Character] = msgspec.field(default_factory=dict)
+    session: int = 0
+    in_session: bool = False
+    rolls: list[RollEntry] = msgspec.field(default_factory=list)
+    game: Any = None
+
+    def owner_of(self, character: str) -> str | None:
+        """The active player member who plays ``character``, if any."""
+        for member in self.members.values():
+            if member.active and member.role == "player" and character in member.characters:
+                return member.member
+        return None
+
+
+def new_state() -> CampaignState:
+    """The state of a campaign before its first event."""
+    return CampaignState()
+
+
+def _campaign_created(state: CampaignState, rec: Recorded, event: Any) -> None:
+    state.campaign = event.campaign
+    state.name = event.name
+    state.system = event.system
+    state.game = projection_module(event.system).initial_state()
+
+
+def _member_invited(state: CampaignState, rec: Recorded, event: Any) -> None:
+    state.members[event.member] = Member(
+        member=event.member,
+        name=event.name,
+        role=event.role,
+        characters=list(event.characters),
+        token_hash=event.token_hash,
+    )
+
+
+def _member_removed(state: CampaignState, rec: Recorded, event: Any) -> None:
+    state.members[event.member].active = False
+
+
+def _character_created(state: CampaignState, rec: Recorded, event: Any) -> None:
+    state.characters[event.character] = Character(
+        character=event.character, name=event.name, stats=event.stats
+    )
+
+
+def _character_updated(state: CampaignState, rec: Recorded, event: Any) -> None:
+    character = state.characters[event.character]
+    if event.name is not None:
+        character.name = event.name
+    if event.stats is not None:
+        character.stats = event.stats
+
+
+def _session_started(state: CampaignState, rec: Recorded, event: Any) -> None:
+    state.session = event.session
+    state.in_session = True
+
+
+def _session_ended(state: CampaignState, rec: Recorded, event: Any) -> None:
+    state.in_session = False
+
+
+def _dice_rolled(state: CampaignState, rec: Recorded, event: Any) -> None:
+    state.rolls.append(
+        RollEntry(
+            seq=rec.seq,
+            at=rec.at,
+            actor=rec.actor,
+            session=state.session,
+            character=event.character,
+            expression=event.expression,
+            terms=event.terms,
+            constant=event.constant,
+            total=event.total,
+            reason=event.reason,
+        )
+    )
+
+
+_CORE: dict[type[Event], Callable[[CampaignState, Recorded, Any], None]] = {
+    core.CampaignCreated: _campaign_created,
+    core.MemberInvited: _member_invited,
+    core.MemberRemoved: _member_removed,
+    core.CharacterCreated: _character_created,
+    core.CharacterUpdated: _character_updated,
+    core.GameSessionStarted: _session_started,
+    core.GameSessionEnded: _session_ended,
+    core.DiceRolled: _dice_rolled,
+}
+
+
+def evolve(state: CampaignState, recorded: Recorded) -> CampaignState:
+    """Fold one recorded event into the campaign state and return it."""
+    handler = _CORE.get(type(recorded.event))
+    if handler is not None:
+        handler(state, recorded, recorded.event)
+    else:
+        state.game = projection_module(state.system).evolve(state.game, recorded)
+    state.head = recorded.seq
+    return state
+
+
+def fold(records: Iterable[Recorded], upto: int | None = None) -> CampaignState:
+    """The state after every record (or only those with ``seq <= upto``): time travel."""
+    state = new_state()
+    for recorded in records:
+        if upto is not None and recorded.seq > upto:
+            break
+        evolve(state, recorded)
+    return state

@@ -1,0 +1,84 @@
+"""What a rules module sees when it decides a command: the state, the actor, the dice.
+
+A rules module's ``decide(ctx, command) -> list[Event]`` is a pure decision over
+``ctx.state`` with randomness drawn only from ``ctx.rng`` (the OS CSPRNG in production, a seeded
+generator in tests). It raises :class:`events.errors.Rejected` to refuse; nothing it returns is
+kept unless the whole list is appended durably.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from events.errors import Rejected
+from projections.campaign import CampaignState, Character, Member
+
+__all__ = ["Decision", "ADMIN_MEMBER"]
+
+ADMIN_MEMBER = "admin"
+
+
+class Decision:
+    """The context of one decision: state, acting member, dice, and the authorization checks."""
+
+    def __init__(
+        self,
+        state: CampaignState,
+        actor: Member,
+        rng: random.Random,
+        new_token: Callable[[], str],
+    ) -> None:
+        self.state = state
+        self.actor = actor
+        self.rng = rng
+        self._new_token = new_token
+        self.issued_token: str | None = None
+        self.issued_member: str | None = None
+
+    @property
+    def is_gm(self) -> bool:
+        """The GM (or the server admin acting as GM) may do anything in the campaign."""
+        return self.actor.role == "gm"
+
+    def require_gm(self, what: str) -> None:
+        """Refuse unless the actor is the GM; ``what`` names the command for the message."""
+        if not self.is_gm:
+            raise Rejected("forbidden", f"only the gm may {what}", "$.type")
+
+    def require_participant(self, what: str) -> None:
+        """Refuse spectators: they only watch."""
+        if self.actor.role == "spectator":
+            raise Rejected("forbidden", f"a spectator may not {what}", "$.type")
+
+    def plays(self, character: str) -> bool:
+        """Whether the actor may act for ``character`` (the GM acts for everyone)."""
+        return self.is_gm or (self.actor.role == "player" and character in self.actor.characters)
+
+    def require_acts_for(self, character: str, path: str = "$.character") -> None:
+        """Refuse unless the actor is the GM or the player of ``character``."""
+        self.require_participant("act")
+        if not self.plays(character):
+            raise Rejected("forbidden", f"you do not play {character!r}", path)
+
+    def character(self, character: str, path: str = "$.character") -> Character:
+        """The character ``character``, or a ``not_found`` refusal naming the field."""
+        found = self.state.characters.get(character)
+        if found is None:
+            raise Rejected("not_found", f"no character {character!r} in this campaign", path)
+        return found
+
+    def stats(self, character: str, stats_type: type[Any], path: str = "$.character") -> Any:
+        """The character's stats, checked to be of this system's type."""
+        stats = self.character(character, path).stats
+        if not isinstance(stats, stats_type):
+            raise Rejected("invalid", f"{character!r} has no stats for this system", path)
+        return stats
+
+    def issue_token(self, member: str) -> str:
+        """A fresh secret token for ``member``; the ack shows it once, the log keeps its hash."""
+        token = self._new_token()
+        self.issued_token = token
+        self.issued_member = member
+        return token

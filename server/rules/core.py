@@ -1,0 +1,157 @@
+"""Decisions on the core commands: members, characters, game sessions and free rolls."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from events import core
+from events.base import Event
+from events.dice import RolledTerm, parse_dice, total_of
+from events.errors import NotationError, Rejected
+from server.rules.base import Decision
+
+__all__ = ["open_campaign", "decide", "slugify", "COMMANDS"]
+
+COMMANDS = frozenset(core.COMMANDS)
+
+
+def slugify(text: str, taken: set[str] | dict[str, Any], fallback: str) -> str:
+    """A readable id from a name ("Edge of the Empire" -> "edge-of-the-empire"), made unique."""
+    base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:32] or fallback
+    candidate, n = base, 2
+    while candidate in taken:
+        candidate = f"{base}-{n}"
+        n += 1
+    return candidate
+
+
+def open_campaign(
+    command: core.CreateCampaign, campaign: str, gm_token_hash: str
+) -> list[Event]:
+    """The first events of a campaign: it exists, and its GM is invited."""
+    return [
+        core.CampaignCreated(campaign=campaign, name=command.name, system=command.system),
+        core.MemberInvited(member="gm", name="GM", role="gm", token_hash=gm_token_hash),
+    ]
+
+
+def _invite(ctx: Decision, command: core.Invite, hash_token: Any) -> list[Event]:
+    ctx.require_gm("invite members")
+    if command.role == "spectator" and command.characters:
+        raise Rejected("invalid", "a spectator plays no characters", "$.characters")
+    name = command.name or (command.characters[0] if command.characters else command.role)
+    member = slugify(name, ctx.state.members, command.role)
+    token = ctx.issue_token(member)
+    return [
+        core.MemberInvited(
+            member=member,
+            name=name,
+            role=command.role,
+            characters=command.characters,
+            token_hash=hash_token(token),
+        )
+    ]
+
+
+def _remove_member(ctx: Decision, command: core.RemoveMember) -> list[Event]:
+    ctx.require_gm("remove members")
+    member = ctx.state.members.get(command.member)
+    if member is None or not member.active:
+        raise Rejected("not_found", f"no member {command.member!r} at this table", "$.member")
+    gms = [m for m in ctx.state.members.values() if m.active and m.role == "gm"]
+    if member.role == "gm" and len(gms) == 1:
+        raise Rejected("rule", "the last gm cannot be removed", "$.member")
+    return [core.MemberRemoved(member=command.member, reason=command.reason)]
+
+
+def _check_system(ctx: Decision, stats: Any) -> None:
+    if stats is not None and stats.system != ctx.state.system:
+        raise Rejected(
+            "invalid", f"this campaign plays {ctx.state.system!r}, not {stats.system!r}",
+            "$.stats.system",
+        )
+
+
+def _create_character(ctx: Decision, command: core.CreateCharacter) -> list[Event]:
+    ctx.require_acts_for(command.character)
+    if command.character in ctx.state.characters:
+        raise Rejected("conflict", f"character {command.character!r} exists", "$.character")
+    _check_system(ctx, command.stats)
+    return [core.CharacterCreated(character=command.character, name=command.name,
+                                  stats=command.stats)]
+
+
+def _update_character(ctx: Decision, command: core.UpdateCharacter) -> list[Event]:
+    ctx.require_acts_for(command.character)
+    ctx.character(command.character)
+    if command.name is None and command.stats is None:
+        raise Rejected("invalid", "nothing to update: give name or stats", "$")
+    _check_system(ctx, command.stats)
+    return [core.CharacterUpdated(character=command.character, name=command.name,
+                                  stats=command.stats)]
+
+
+def _start_session(ctx: Decision, command: core.StartSession) -> list[Event]:
+    ctx.require_gm("start a game session")
+    if ctx.state.in_session:
+        raise Rejected("rule", f"game session {ctx.state.session} is still running", "$.type")
+    return [core.GameSessionStarted(session=ctx.state.session + 1, title=command.title)]
+
+
+def _end_session(ctx: Decision, command: core.EndSession) -> list[Event]:
+    ctx.require_gm("end a game session")
+    if not ctx.state.in_session:
+        raise Rejected("rule", "no game session is running", "$.type")
+    return [core.GameSessionEnded(session=ctx.state.session)]
+
+
+def _roll(ctx: Decision, command: core.Roll) -> list[Event]:
+    ctx.require_participant("roll")
+    if command.character is not None:
+        ctx.character(command.character)
+        ctx.require_acts_for(command.character)
+    try:
+        expression = parse_dice(command.expression)
+    except NotationError as error:
+        raise Rejected("invalid", error.message, "$.expression") from None
+    rolled = tuple(
+        RolledTerm(
+            sides=term.sides,
+            sign=term.sign,
+            faces=tuple(ctx.rng.randint(1, term.sides) for _ in range(term.count)),
+        )
+        for term in expression.terms
+    )
+    return [
+        core.DiceRolled(
+            character=command.character,
+            expression=str(expression),
+            terms=rolled,
+            constant=expression.constant,
+            total=total_of(rolled, expression.constant),
+            reason=command.reason,
+        )
+    ]
+
+
+def decide(ctx: Decision, command: Any, hash_token: Any) -> list[Event]:
+    """Decide a core command (``hash_token`` turns an issued token into what the log keeps)."""
+    match command:
+        case core.Invite():
+            return _invite(ctx, command, hash_token)
+        case core.RemoveMember():
+            return _remove_member(ctx, command)
+        case core.CreateCharacter():
+            return _create_character(ctx, command)
+        case core.UpdateCharacter():
+            return _update_character(ctx, command)
+        case core.StartSession():
+            return _start_session(ctx, command)
+        case core.EndSession():
+            return _end_session(ctx, command)
+        case core.Roll():
+            return _roll(ctx, command)
+        case core.CreateCampaign():
+            raise Rejected("forbidden", "campaigns are created with the admin token", "$.type")
+    raise Rejected("unknown_type", f"unknown command {type(command).__name__}", "$.type")
