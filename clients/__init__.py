@@ -1,0 +1,1 @@
+"""Clients of poolhall: the asyncio :class:`clients.client.Client` and the ``poolhall`` CLI."""

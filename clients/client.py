@@ -1,0 +1,251 @@
+"""The Python client: join a campaign, send commands, follow the table, keep projections current.
+
+::
+
+    async with Client("ws://127.0.0.1:8765", token, "edge-of-the-empire") as table:
+        ack = await table.call(core.Roll, expression="2d6+1")
+        async for recorded in table:          # every event, catch-up then live
+            print(recorded.seq, recorded.event)
+
+The client folds every event into :attr:`Client.state` with the same projection code the
+server runs. If the connection drops it reconnects, resumes from the last sequence number it
+holds (no gap, no duplicate) and re-sends unanswered commands with their original ids, which
+the server answers without appending twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from types import TracebackType
+from typing import Any
+
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from events.base import Recorded
+from events.codec import encode
+from events.errors import CommandRejected, ConnectionLost
+from events.messages import SERVER_DECODER, Ack, ErrorReply, EventFrame, Join, View, Welcome
+from projections.campaign import CampaignState, evolve, new_state
+
+__all__ = ["Client", "new_command_id", "DEFAULT_URL"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_URL = "ws://127.0.0.1:8765"
+
+
+def new_command_id() -> str:
+    """A fresh client-generated command id."""
+    return "c-" + secrets.token_hex(8)
+
+
+class Client:
+    """One member's live connection to one campaign (or the admin's, with no campaign)."""
+
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        campaign: str | None = None,
+        *,
+        reconnect: bool = True,
+        retries: int = 8,
+        timeout: float = 30.0,
+    ) -> None:
+        self.url = url
+        self.campaign = campaign
+        self.state: CampaignState = new_state()
+        self.views: dict[str, Any] = {}
+        self.welcome: Welcome | None = None
+        self.reconnects = 0
+        self._token = token
+        self._reconnect = reconnect
+        self._retries = retries
+        self._timeout = timeout
+        self._connection: ClientConnection | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._pending: dict[str, tuple[Any, asyncio.Future[Ack]]] = {}
+        self._events: asyncio.Queue[Recorded | None] = asyncio.Queue()
+        self._waiters: list[tuple[int, asyncio.Future[None]]] = []
+        self._joined: asyncio.Future[Welcome] | None = None
+        self._closed = False
+
+    # ---- lifecycle --------------------------------------------------------------------
+
+    @property
+    def head(self) -> int:
+        """The last sequence number folded into :attr:`state`."""
+        return self.state.head
+
+    async def __aenter__(self) -> Client:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: type[BaseException] | BaseException | TracebackType | None
+                        ) -> None:
+        await self.close()
+
+    async def connect(self) -> Welcome:
+        """Open the connection and join; raises :class:`CommandRejected` if the join is refused."""
+        welcome = await self._open()
+        self._reader = asyncio.create_task(self._read_forever(), name="poolhall-client")
+        return welcome
+
+    async def _open(self) -> Welcome:
+        self._connection = await connect(self.url, max_size=2**24, open_timeout=self._timeout)
+        self._joined = asyncio.get_running_loop().create_future()
+        await self._connection.send(encode(Join(token=self._token, campaign=self.campaign,
+                                                since=self.head)), text=True)
+        while not self._joined.done():
+            self._dispatch(await asyncio.wait_for(self._connection.recv(), self._timeout))
+        self.welcome = self._joined.result()
+        return self.welcome
+
+    async def close(self) -> None:
+        """Close the connection; pending commands fail with :class:`ConnectionLost`."""
+        self._closed = True
+        if self._connection is not None:
+            await self._connection.close()
+        if self._reader is not None:
+            await asyncio.gather(self._reader, return_exceptions=True)
+        self._fail_pending(ConnectionLost("client closed"))
+        self._events.put_nowait(None)
+
+    # ---- commands ---------------------------------------------------------------------
+
+    async def send(self, command: Any) -> Ack:
+        """Send a command and wait for its ack; raises :class:`CommandRejected` on ``error``."""
+        future: asyncio.Future[Ack] = asyncio.get_running_loop().create_future()
+        self._pending[command.id] = (command, future)
+        try:
+            if self._connection is not None:
+                await self._connection.send(encode(command), text=True)
+        except ConnectionClosed:
+            pass  # re-sent with the same id once the connection is back
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), self._timeout)
+        finally:
+            self._pending.pop(command.id, None)
+
+    async def call(self, command_type: type[Any], **fields: Any) -> Ack:
+        """Build a command with a fresh id and :meth:`send` it."""
+        return await self.send(command_type(id=new_command_id(), **fields))
+
+    # ---- events -----------------------------------------------------------------------
+
+    def __aiter__(self) -> AsyncIterator[Recorded]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[Recorded]:
+        while (recorded := await self._events.get()) is not None:
+            yield recorded
+
+    async def wait_for_seq(self, seq: int, timeout: float | None = None) -> None:
+        """Wait until the local projection has folded event ``seq``."""
+        if self.head >= seq:
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append((seq, future))
+        await asyncio.wait_for(future, timeout or self._timeout)
+
+    # ---- reading ----------------------------------------------------------------------
+
+    def _dispatch(self, frame: str | bytes) -> None:
+        message = SERVER_DECODER.decode(frame)
+        match message:
+            case EventFrame():
+                self._fold(message)
+            case Ack():
+                pending = self._pending.get(message.id)
+                if pending is not None and not pending[1].done():
+                    pending[1].set_result(message)
+            case ErrorReply():
+                refusal = CommandRejected(message.code, message.message, message.path)
+                if message.id is None and self._joined is not None and not self._joined.done():
+                    self._joined.set_exception(refusal)
+                    return
+                pending = self._pending.get(message.id or "")
+                if pending is not None and not pending[1].done():
+                    pending[1].set_exception(refusal)
+                elif pending is None:
+                    logger.warning("server error: %s", refusal)
+            case Welcome():
+                if self._joined is not None and not self._joined.done():
+                    self._joined.set_result(message)
+            case View():
+                self.views[message.name] = message.data
+
+    def _fold(self, frame: EventFrame) -> None:
+        if frame.seq <= self.head:
+            return  # already folded (cannot happen with a correct server; cheap to guard)
+        if frame.seq != self.head + 1:
+            raise ConnectionLost(f"gap in the log: have {self.head}, got {frame.seq}")
+        recorded = Recorded(seq=frame.seq, at=frame.at, actor=frame.actor,
+                            command=frame.command, event=frame.event)
+        evolve(self.state, recorded)
+        self._events.put_nowait(recorded)
+        self._notify()
+
+    def _notify(self) -> None:
+        if not self._waiters:
+            return
+        waiting = []
+        for seq, future in self._waiters:
+            if seq <= self.head:
+                if not future.done():
+                    future.set_result(None)
+            elif not future.done():
+                waiting.append((seq, future))
+        self._waiters = waiting
+
+    async def _read_forever(self) -> None:
+        while True:
+            try:
+                assert self._connection is not None
+                async for frame in self._connection:
+                    try:
+                        self._dispatch(frame)
+                    except msgspec.DecodeError:
+                        logger.exception("undecodable frame from the server")
+            except ConnectionClosed:
+                pass
+            if self._closed or not self._reconnect:
+                self._fail_pending(ConnectionLost("connection closed"))
+                self._events.put_nowait(None)
+                return
+            if not await self._resume():
+                return
+
+    async def _resume(self) -> bool:
+        """Reconnect with backoff, rejoin from our head, re-send unanswered commands."""
+        delay = 0.05
+        for _ in range(self._retries):
+            try:
+                await self._open()
+                self.reconnects += 1
+                for command, future in list(self._pending.values()):
+                    if not future.done():
+                        assert self._connection is not None
+                        await self._connection.send(encode(command), text=True)
+                return True
+            except (OSError, ConnectionClosed, InvalidHandshake, InvalidURI,
+                    asyncio.TimeoutError) as error:
+                logger.info("reconnect failed (%s); retrying in %.2fs", error, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
+            except CommandRejected as refusal:
+                self._fail_pending(ConnectionLost(f"rejoin refused: {refusal}"))
+                break
+        self._fail_pending(ConnectionLost("could not reconnect"))
+        self._events.put_nowait(None)
+        return False
+
+    def _fail_pending(self, error: Exception) -> None:
+        for _, future in self._pending.values():
+            if not future.done():
+                future.set_exception(error)

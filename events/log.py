@@ -1,0 +1,143 @@
+"""The storage interface of the event log, narrow enough for another backend (PostgreSQL).
+
+A log holds, per campaign, a gap-free sequence of events starting at 1, each row chained to the
+previous one by a SHA-256 hash so that an edited, dropped or reordered event is detected.
+Appends name the head they expect (optimistic concurrency) and the client command id that
+caused them (a retried command finds its original answer instead of appending twice).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from typing import Protocol
+
+import msgspec
+
+from events.base import Event, Recorded
+from events.codec import decode_stored, encode_event, event_tag
+
+__all__ = [
+    "GENESIS",
+    "AppendRequest",
+    "StoredRow",
+    "CommandRecord",
+    "ChainProblem",
+    "EventLog",
+    "chain_hash",
+    "prepare",
+    "to_recorded",
+]
+
+GENESIS = "0" * 64
+"""The hash that stands before a campaign's first event."""
+
+
+class PreparedEvent(msgspec.Struct, frozen=True):
+    """An event encoded once, ready to store and to broadcast."""
+
+    type: str
+    version: int
+    payload: bytes
+
+
+class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """Append ``events`` to ``campaign`` if its head is still ``expected_head``."""
+
+    campaign: str
+    expected_head: int
+    events: tuple[PreparedEvent, ...]
+    actor: str
+    command_id: str
+    at: str
+
+
+class StoredRow(msgspec.Struct, frozen=True, array_like=True):
+    """One row of the log as stored: everything but the hash chain."""
+
+    seq: int
+    type: str
+    version: int
+    payload: bytes
+    at: str
+    actor: str
+    command_id: str
+
+
+class CommandRecord(msgspec.Struct, frozen=True):
+    """What a command id caused: who sent it and the sequence numbers it appended."""
+
+    actor: str
+    first_seq: int
+    last_seq: int
+
+    @property
+    def seqs(self) -> list[int]:
+        return list(range(self.first_seq, self.last_seq + 1))
+
+
+class ChainProblem(msgspec.Struct, frozen=True):
+    """One break in a campaign's hash chain, as ``poolhall verify`` reports it."""
+
+    campaign: str
+    seq: int
+    problem: str
+
+
+def prepare(event: Event) -> PreparedEvent:
+    """Encode an event for the log."""
+    return PreparedEvent(event_tag(type(event)), type(event).schema_version, encode_event(event))
+
+
+def chain_hash(previous: str, campaign: str, row: StoredRow) -> str:
+    """The hash of a row chained to the previous one; covers every stored field."""
+    digest = hashlib.sha256()
+    for part in (previous, campaign, str(row.seq), row.type, str(row.version), row.at,
+                 row.actor, row.command_id):
+        digest.update(part.encode())
+        digest.update(b"\x1f")
+    digest.update(row.payload)
+    return digest.hexdigest()
+
+
+def to_recorded(row: StoredRow) -> Recorded:
+    """Decode a stored row (upcasting old payloads) into the envelope projections fold."""
+    return Recorded(
+        seq=row.seq,
+        at=row.at,
+        actor=row.actor,
+        command=row.command_id,
+        event=decode_stored(row.payload, row.type, row.version),
+    )
+
+
+class EventLog(Protocol):
+    """What the server needs of a log; :class:`events.store.SqliteLog` is the embedded one."""
+
+    def append_batch(self, requests: list[AppendRequest]) -> list[list[int] | Exception]:
+        """Append every request that still matches its head, in one durable transaction."""
+        ...
+
+    def rows(self, campaign: str, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
+        """The campaign's rows with ``after < seq <= upto``, in order."""
+        ...
+
+    def campaigns(self) -> list[str]:
+        """Every campaign with at least one event."""
+        ...
+
+    def head(self, campaign: str) -> int:
+        """The campaign's last sequence number (0 when it has none)."""
+        ...
+
+    def commands(self, campaign: str) -> dict[str, CommandRecord]:
+        """Every command id the campaign has accepted, with what it appended."""
+        ...
+
+    def verify(self) -> tuple[int, list[ChainProblem]]:
+        """Walk every campaign's chain: the number of events checked and each problem found."""
+        ...
+
+    def close(self) -> None:
+        """Release the connections."""
+        ...

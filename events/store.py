@@ -1,0 +1,236 @@
+"""The embedded event log: one SQLite file through sqlite-utils, WAL mode, append-only.
+
+Table ``events``: one row per event (global ``position``, ``campaign``, per-campaign ``seq``
+unique with the campaign, ``type``, schema ``version``, JSON ``payload``, ``recorded_at``,
+``actor``, ``command_id``, ``hash``). Table ``commands``: one row per accepted command id
+(unique per campaign). Triggers refuse UPDATE and DELETE on both. ``synchronous=FULL`` makes a
+commit durable before :meth:`SqliteLog.append_batch` returns; the server acknowledges nothing
+before that. This module is the one place in ``events`` that does I/O: it is the log itself.
+
+All writes happen on the thread that calls :meth:`append_batch` (the server's single writer);
+reads open their own connection per call, as WAL lets readers run beside the writer.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import sqlite_utils
+
+from events.errors import ConcurrencyError, StoreError
+from events.log import (
+    GENESIS,
+    AppendRequest,
+    ChainProblem,
+    CommandRecord,
+    StoredRow,
+    chain_hash,
+)
+
+__all__ = ["SqliteLog"]
+
+_APPEND_ONLY = """
+CREATE TRIGGER IF NOT EXISTS {table}_no_update BEFORE UPDATE ON {table}
+BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS {table}_no_delete BEFORE DELETE ON {table}
+BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;
+"""
+
+_ROW_COLUMNS = "seq, type, version, payload, recorded_at, actor, command_id"
+
+
+class SqliteLog:
+    """The event log in one SQLite file (``":memory:"`` is not supported: readers need a file)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.db = sqlite_utils.Database(sqlite3.connect(self.path, check_same_thread=False))
+        self.db.enable_wal()
+        self.db.execute("PRAGMA synchronous=FULL")
+        self._create_schema()
+        self._heads: dict[str, tuple[int, str]] = {}
+
+    def _create_schema(self) -> None:
+        with self.db.atomic():
+            if "events" not in self.db.table_names():
+                self.db["events"].create(
+                    {
+                        "position": int,
+                        "campaign": str,
+                        "seq": int,
+                        "type": str,
+                        "version": int,
+                        "payload": str,
+                        "recorded_at": str,
+                        "actor": str,
+                        "command_id": str,
+                        "hash": str,
+                    },
+                    pk="position",
+                    not_null={"campaign", "seq", "type", "version", "payload", "recorded_at",
+                              "actor", "command_id", "hash"},
+                )
+                self.db["events"].create_index(["campaign", "seq"], unique=True)
+            if "commands" not in self.db.table_names():
+                self.db["commands"].create(
+                    {"campaign": str, "command_id": str, "actor": str, "first_seq": int,
+                     "last_seq": int},
+                    pk=("campaign", "command_id"),
+                    not_null={"actor", "first_seq", "last_seq"},
+                )
+        for table in ("events", "commands"):
+            self.db.conn.executescript(_APPEND_ONLY.format(table=table))
+
+    # ---- writing (the writer thread only) ----------------------------------------------
+
+    def _head_of(self, campaign: str) -> tuple[int, str]:
+        head = self._heads.get(campaign)
+        if head is None:
+            row = self.db.execute(
+                "SELECT seq, hash FROM events WHERE campaign = ? ORDER BY seq DESC LIMIT 1",
+                [campaign],
+            ).fetchone()
+            head = (row[0], row[1]) if row else (0, GENESIS)
+            self._heads[campaign] = head
+        return head
+
+    def append_batch(self, requests: list[AppendRequest]) -> list[list[int] | Exception]:
+        """Append every request whose expected head holds, all in one durable transaction.
+
+        A request whose head moved gets a :class:`ConcurrencyError` in its place and appends
+        nothing; the others still commit. If the transaction itself fails, every request gets
+        a :class:`StoreError` and the in-memory heads are forgotten (reloaded on next use).
+        """
+        results: list[list[int] | Exception] = []
+        heads: dict[str, tuple[int, str]] = {}
+        event_rows: list[dict[str, object]] = []
+        command_rows: list[dict[str, object]] = []
+        for request in requests:
+            seq, previous = heads.get(request.campaign) or self._head_of(request.campaign)
+            if seq != request.expected_head:
+                results.append(ConcurrencyError(
+                    f"campaign {request.campaign!r} is at {seq}, not {request.expected_head}"))
+                continue
+            seqs: list[int] = []
+            for prepared in request.events:
+                seq += 1
+                row = StoredRow(seq, prepared.type, prepared.version, prepared.payload,
+                                request.at, request.actor, request.command_id)
+                previous = chain_hash(previous, request.campaign, row)
+                event_rows.append({
+                    "campaign": request.campaign, "seq": seq, "type": prepared.type,
+                    "version": prepared.version, "payload": prepared.payload.decode(),
+                    "recorded_at": request.at, "actor": request.actor,
+                    "command_id": request.command_id, "hash": previous,
+                })
+                seqs.append(seq)
+            if seqs:
+                command_rows.append({
+                    "campaign": request.campaign, "command_id": request.command_id,
+                    "actor": request.actor, "first_seq": seqs[0], "last_seq": seqs[-1],
+                })
+            heads[request.campaign] = (seq, previous)
+            results.append(seqs)
+        if not event_rows:
+            return results
+        try:
+            with self.db.atomic():
+                self.db["events"].insert_all(event_rows, batch_size=500)
+                self.db["commands"].insert_all(command_rows, batch_size=500)
+        except sqlite3.Error as error:
+            self._heads.clear()
+            failure = StoreError(f"append failed: {error}")
+            return [failure if isinstance(r, list) else r for r in results]
+        self._heads.update(heads)
+        return results
+
+    # ---- reading (any thread) ------------------------------------------------------------
+
+    def _reader(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, check_same_thread=False)
+        connection.text_factory = bytes
+        return connection
+
+    def rows(self, campaign: str, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
+        """The campaign's rows with ``after < seq <= upto`` in order, read in pages."""
+        connection = self._reader()
+        try:
+            limit = upto if upto is not None else 2**62
+            cursor = connection.execute(
+                f"SELECT {_ROW_COLUMNS} FROM events WHERE campaign = ? AND seq > ? AND seq <= ?"
+                " ORDER BY seq",
+                [campaign, after, limit],
+            )
+            while batch := cursor.fetchmany(2000):
+                for seq, type_, version, payload, at, actor, command in batch:
+                    yield StoredRow(seq, type_.decode(), version, payload, at.decode(),
+                                    actor.decode(), command.decode())
+        finally:
+            connection.close()
+
+    def campaigns(self) -> list[str]:
+        """Every campaign with at least one event, in the order they were created."""
+        connection = self._reader()
+        try:
+            found = connection.execute(
+                "SELECT campaign FROM events WHERE seq = 1 ORDER BY position").fetchall()
+            return [campaign.decode() for (campaign,) in found]
+        finally:
+            connection.close()
+
+    def head(self, campaign: str) -> int:
+        """The campaign's last sequence number (0 when it has no event)."""
+        connection = self._reader()
+        try:
+            row = connection.execute(
+                "SELECT max(seq) FROM events WHERE campaign = ?", [campaign]).fetchone()
+            return int(row[0] or 0)
+        finally:
+            connection.close()
+
+    def commands(self, campaign: str) -> dict[str, CommandRecord]:
+        """Every command id the campaign accepted, with who sent it and what it appended."""
+        connection = self._reader()
+        try:
+            found = connection.execute(
+                "SELECT command_id, actor, first_seq, last_seq FROM commands WHERE campaign = ?",
+                [campaign],
+            ).fetchall()
+            return {c.decode(): CommandRecord(a.decode(), f, last) for c, a, f, last in found}
+        finally:
+            connection.close()
+
+    def verify(self) -> tuple[int, list[ChainProblem]]:
+        """Walk every campaign's hash chain; report each event that breaks it."""
+        connection = self._reader()
+        checked = 0
+        problems: list[ChainProblem] = []
+        try:
+            cursor = connection.execute(
+                f"SELECT campaign, {_ROW_COLUMNS}, hash FROM events ORDER BY campaign, seq")
+            current: bytes | None = None
+            previous, expected_seq = GENESIS, 1
+            for campaign_b, seq, type_, version, payload, at, actor, command, stored in cursor:
+                if campaign_b != current:
+                    current, previous, expected_seq = campaign_b, GENESIS, 1
+                campaign = campaign_b.decode()
+                row = StoredRow(seq, type_.decode(), version, payload, at.decode(),
+                                actor.decode(), command.decode())
+                checked += 1
+                if seq != expected_seq:
+                    problems.append(ChainProblem(
+                        campaign, seq, f"expected event {expected_seq}: dropped or moved"))
+                computed = chain_hash(previous, campaign, row)
+                if computed != stored.decode():
+                    problems.append(ChainProblem(
+                        campaign, seq, "hash does not match: edited, or out of order"))
+                previous, expected_seq = stored.decode(), seq + 1
+        finally:
+            connection.close()
+        return checked, problems
+
+    def close(self) -> None:
+        """Close the writer connection."""
+        self.db.close()

@@ -1,0 +1,270 @@
+"""A campaign hub: the one writer of a campaign, serializing its commands and joins.
+
+Work reaches the hub through its inbox. The hub takes whatever has queued, decides each command
+in order against its state (folding the new events at once, so the next decision sees them),
+hands the whole batch to the group committer, and only when it is durable broadcasts each event
+(encoded once) to every subscriber, then answers each sender. A join is handled between
+batches: the new subscriber gets everything up to the head from the log, then live events, so
+there is never a gap nor a duplicate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from events.base import Event, Recorded
+from events.codec import encode
+from events.errors import Rejected
+from events.log import AppendRequest, CommandRecord, EventLog, prepare, to_recorded
+from events.messages import Ack, ErrorReply, OutgoingEventFrame, View, Welcome
+from projections.campaign import CampaignState, Member, evolve, fold
+from server import rules
+from server.rules.base import Decision
+from server.subscriber import Subscriber
+from server.writer import GroupCommitter
+
+__all__ = ["CampaignHub", "CommandWork", "JoinWork", "load_hub_state", "CATCH_UP_PAGE"]
+
+logger = logging.getLogger(__name__)
+
+CATCH_UP_PAGE = 2000
+MAX_BATCH = 256
+
+
+class CommandWork(msgspec.Struct, kw_only=True):
+    """A command from a member, and where to answer it."""
+
+    command: Any
+    member: Member
+    subscriber: Subscriber
+    done: asyncio.Future[None]
+
+
+class JoinWork(msgspec.Struct, kw_only=True):
+    """A member joining with the last sequence number they already have."""
+
+    member: Member
+    since: int
+    subscriber: Subscriber
+    done: asyncio.Future[Welcome]
+
+
+def load_hub_state(log: EventLog, campaign: str) -> tuple[CampaignState, dict[str, CommandRecord]]:
+    """Rebuild a campaign's state and command index from its log."""
+    return fold(to_recorded(row) for row in log.rows(campaign)), log.commands(campaign)
+
+
+class CampaignHub:
+    """The single writer and broadcaster of one campaign."""
+
+    def __init__(
+        self,
+        *,
+        state: CampaignState,
+        commands: dict[str, CommandRecord],
+        log: EventLog,
+        committer: GroupCommitter,
+        rng: random.Random,
+        clock: Callable[[], str],
+        token_for: Callable[[str, str], str],
+    ) -> None:
+        self.state = state
+        self.commands = commands
+        self._log = log
+        self._committer = committer
+        self._rng = rng
+        self._clock = clock
+        self._token_for = token_for
+        self.subscribers: set[Subscriber] = set()
+        self._inbox: asyncio.Queue[CommandWork | JoinWork | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self.closing = False
+
+    @property
+    def campaign(self) -> str:
+        return self.state.campaign
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"hub-{self.campaign}")
+
+    def submit(self, work: CommandWork | JoinWork) -> None:
+        """Queue work for the hub; refused with ``shutting_down`` once the hub is closing."""
+        if self.closing:
+            raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
+        self._inbox.put_nowait(work)
+
+    def leave(self, subscriber: Subscriber) -> None:
+        self.subscribers.discard(subscriber)
+
+    async def stop(self) -> None:
+        """Finish the work already queued, then stop."""
+        self.closing = True
+        if self._task is not None and not self._task.done():
+            self._inbox.put_nowait(None)
+            await self._task
+
+    # ---- the loop ---------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while True:
+            work = await self._inbox.get()
+            if work is None:
+                return
+            batch = [work]
+            while len(batch) < MAX_BATCH and not self._inbox.empty():
+                batch.append(self._inbox.get_nowait())  # type: ignore[arg-type]
+            stop = batch[-1] is None
+            commands: list[CommandWork] = []
+            for item in batch:
+                if isinstance(item, JoinWork):
+                    await self._process(commands)
+                    commands = []
+                    self._attach(item)
+                elif isinstance(item, CommandWork):
+                    commands.append(item)
+            await self._process(commands)
+            if stop:
+                return
+
+    def _reply(self, work: CommandWork, message: Ack | ErrorReply) -> None:
+        work.subscriber.push(encode(message))
+        if not work.done.done():
+            work.done.set_result(None)
+
+    async def _process(self, batch: list[CommandWork]) -> None:
+        """Decide, make durable, broadcast, answer: in that order, for a batch of commands."""
+        if not batch:
+            return
+        decided: list[tuple[CommandWork, AppendRequest, list[Event], Decision]] = []
+        in_batch: dict[str, str] = {}
+        at = self._clock()
+        for work in batch:
+            command_id = work.command.id
+            earlier = self.commands.get(command_id)
+            if earlier is not None or command_id in in_batch:
+                actor = earlier.actor if earlier else in_batch[command_id]
+                if actor != work.member.member:
+                    self._reply(work, ErrorReply(id=command_id, code="conflict", path="$.id",
+                                                 message="command id already used by another"
+                                                 " member"))
+                elif earlier is not None:
+                    self._reply(work, Ack(id=command_id, seqs=earlier.seqs,
+                                          token=self._replayed_token(command_id, earlier)))
+                else:  # the same command twice in one batch: answer it once it is durable
+                    decided.append((work, None, [], None))  # type: ignore[arg-type]
+                continue
+            ctx = Decision(self.state, work.member, self._rng,
+                           lambda cid=command_id: self._token_for(self.campaign, cid))
+            try:
+                new_events = rules.decide(ctx, work.command)
+            except Rejected as refusal:
+                self._reply(work, ErrorReply(id=command_id, code=refusal.code,
+                                             message=refusal.message, path=refusal.path))
+                continue
+            head = self.state.head
+            request = AppendRequest(
+                campaign=self.campaign, expected_head=head,
+                events=tuple(prepare(event) for event in new_events),
+                actor=work.member.member, command_id=command_id, at=at,
+            )
+            for offset, event in enumerate(new_events, start=1):
+                evolve(self.state, Recorded(seq=head + offset, at=at, actor=work.member.member,
+                                            command=command_id, event=event))
+            in_batch[command_id] = work.member.member
+            decided.append((work, request, new_events, ctx))
+        requests = [request for _, request, _, _ in decided if request is not None]
+        results = await self._committer.append(requests) if requests else []
+        if any(not isinstance(result, list) for result in results):
+            self._recover(decided, results)
+            return
+        by_request = iter(results)
+        changed: list[Event] = []
+        for work, request, new_events, ctx in decided:
+            if request is None:
+                record = self.commands.get(work.command.id)
+                self._reply(work, Ack(id=work.command.id, seqs=record.seqs if record else []))
+                continue
+            seqs = next(by_request)
+            if seqs:
+                self.commands[request.command_id] = CommandRecord(
+                    request.actor, seqs[0], seqs[-1])
+            for seq, prepared in zip(seqs, request.events):
+                self._broadcast(encode(OutgoingEventFrame(
+                    seq=seq, at=request.at, actor=request.actor, command=request.command_id,
+                    event=msgspec.Raw(prepared.payload))))
+            changed.extend(new_events)
+            self._reply(work, Ack(id=request.command_id, seqs=seqs,
+                                  member=ctx.issued_member, token=ctx.issued_token))
+        for view in self._views(changed):
+            self._broadcast(encode(view))
+
+    def _replayed_token(self, command_id: str, record: CommandRecord) -> str | None:
+        """A retried invite answers with the same token: tokens derive from the command id."""
+        rows = list(self._log.rows(self.campaign, record.first_seq - 1, record.first_seq))
+        if rows and rows[0].type == "member_invited":
+            return self._token_for(self.campaign, command_id)
+        return None
+
+    def _views(self, changed: list[Event]) -> list[View]:
+        views = getattr(rules.rules_module(self.state.system), "views", None)
+        if views is None or not changed:
+            return []
+        try:
+            return list(views(self.state, changed))
+        except Exception:  # derived data must never take the table down
+            logger.exception("views of %s failed", self.campaign)
+            return []
+
+    def _recover(self, decided: list[Any], results: list[Any]) -> None:
+        """An append failed: the in-memory state ran ahead of the log, so reload it."""
+        logger.error("append failed in %s; reloading its state from the log", self.campaign)
+        self.state, self.commands = load_hub_state(self._log, self.campaign)
+        for work, request, _, _ in decided:
+            self._reply(work, ErrorReply(id=work.command.id, code="unavailable",
+                                         message="the log could not store this; retry it",
+                                         path=None))
+
+    def _broadcast(self, frame: bytes) -> None:
+        for subscriber in tuple(self.subscribers):
+            subscriber.push(frame)
+
+    # ---- joining ----------------------------------------------------------------------
+
+    def _attach(self, join: JoinWork) -> None:
+        head = self.state.head
+        if join.since > head:
+            join.done.set_exception(Rejected(
+                "invalid", f"since {join.since} is past the campaign's head {head}", "$.since"))
+            return
+        welcome = Welcome(role=join.member.role, member=join.member.member,
+                          campaign=self.campaign, name=self.state.name,
+                          system=self.state.system, head=head)
+        subscriber = join.subscriber
+        self.subscribers.add(subscriber)
+        subscriber.push(encode(welcome))
+        if join.since < head:
+            self._schedule_catch_up(subscriber, join.since, head)
+        join.done.set_result(welcome)
+
+    def _schedule_catch_up(self, subscriber: Subscriber, since: int, head: int) -> None:
+        """Replay ``(since, head]`` from the log ahead of the live frames already queued."""
+
+        async def catch_up(target: Subscriber) -> None:
+            after = since
+            while after < head:
+                upto = min(after + CATCH_UP_PAGE, head)
+                rows = await asyncio.to_thread(
+                    lambda a=after, u=upto: list(self._log.rows(self.campaign, a, u)))
+                for row in rows:
+                    await target.send_now(encode(OutgoingEventFrame(
+                        seq=row.seq, at=row.at, actor=row.actor, command=row.command_id,
+                        event=msgspec.Raw(row.payload))))
+                after = upto
+
+        subscriber.push(catch_up)

@@ -1,0 +1,78 @@
+"""Reading client frames strictly: one typed decoder, errors that name the field at fault.
+
+:func:`read_frame` turns a text frame into a :class:`events.messages.Join` or a command, or
+raises :class:`events.errors.Rejected` with a stable code and the JSON path msgspec reports:
+
+==================  ==========================================================
+code                when
+==================  ==========================================================
+``malformed``       not JSON, not an object, or a binary frame
+``too_large``       a frame over :data:`MAX_FRAME_BYTES`
+``unknown_type``    ``type`` missing or not a message this server knows
+``invalid``         a field is missing, unknown, of the wrong type or out of range
+==================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from events.errors import Rejected
+from events.messages import CLIENT_DECODER
+
+__all__ = ["MAX_FRAME_BYTES", "read_frame", "command_id_of", "rejection_from"]
+
+MAX_FRAME_BYTES = 64 * 1024
+
+_AT_PATH = re.compile(r" - at `(?P<path>[^`]+)`$")
+_FIELD = re.compile(r"field `(?P<field>[^`]+)`")
+
+
+class _Loose(msgspec.Struct):
+    """Just enough of a frame to find its command id for the error reply."""
+
+    id: Any = None
+
+
+def command_id_of(frame: str | bytes) -> str | None:
+    """The ``id`` of a frame that failed to decode, if one can be read, for the error reply."""
+    try:
+        found = msgspec.json.decode(frame, type=_Loose).id
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return found if isinstance(found, str) and len(found) <= 64 else None
+
+
+def rejection_from(error: msgspec.ValidationError | msgspec.DecodeError) -> Rejected:
+    """Turn msgspec's message into a stable code, a plain message and the path at fault."""
+    text = str(error)
+    if isinstance(error, msgspec.DecodeError) and not isinstance(error, msgspec.ValidationError):
+        return Rejected("malformed", f"not valid JSON: {text.lower()}", "$")
+    match = _AT_PATH.search(text)
+    path = match.group("path") if match else "$"
+    message = _AT_PATH.sub("", text)
+    field = _FIELD.search(message)
+    if field and ("missing required field" in message or "unknown field" in message):
+        path = f"{path}.{field.group('field')}"
+    if path == "$.type":
+        return Rejected("unknown_type", f"unknown message type: {message.lower()}", path)
+    if message.startswith("Object missing required field `type`"):
+        return Rejected("unknown_type", "every message needs a `type`", "$.type")
+    if path == "$" and message.startswith("Expected `object`"):
+        return Rejected("malformed", "a message is one json object", "$")
+    return Rejected("invalid", message[0].lower() + message[1:], path)
+
+
+def read_frame(frame: str | bytes) -> Any:
+    """Decode one client frame into a message Struct, or raise :class:`Rejected`."""
+    if isinstance(frame, bytes):
+        raise Rejected("malformed", "binary frames are not part of the protocol; send text", "$")
+    if len(frame) > MAX_FRAME_BYTES:
+        raise Rejected("too_large", f"frame over {MAX_FRAME_BYTES} bytes", "$")
+    try:
+        return CLIENT_DECODER.decode(frame)
+    except (msgspec.ValidationError, msgspec.DecodeError) as error:
+        raise rejection_from(error) from None

@@ -1,0 +1,86 @@
+"""Group commit: one writer task appends the requests of every campaign in batches.
+
+Hubs hand their append requests to :meth:`GroupCommitter.append` and wait. The writer takes
+whatever has queued up while the previous transaction was being made durable and commits it as
+one transaction on its own thread, so a thousand commands cost a handful of fsyncs, and the
+event loop never blocks on the disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+
+from events.errors import StoreError
+from events.log import AppendRequest, EventLog
+
+__all__ = ["GroupCommitter"]
+
+logger = logging.getLogger(__name__)
+
+_Pending = tuple[list[AppendRequest], "asyncio.Future[list[list[int] | Exception]]"]
+
+
+class GroupCommitter:
+    """The single writer of an event log."""
+
+    def __init__(self, log: EventLog, max_batch: int = 2000) -> None:
+        self._log = log
+        self._max_batch = max_batch
+        self._queue: asyncio.Queue[_Pending | None] = asyncio.Queue()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="poolhall-writer")
+        self._task: asyncio.Task[None] | None = None
+        self.batches = 0
+        self.appended = 0
+
+    def start(self) -> None:
+        """Start the writer task on the running loop."""
+        self._task = asyncio.create_task(self._run(), name="poolhall-writer")
+
+    async def append(self, requests: list[AppendRequest]) -> list[list[int] | Exception]:
+        """Append requests durably; each result is its sequence numbers or the error it met."""
+        if self._task is None or self._task.done():
+            raise StoreError("the writer is not running")
+        future: asyncio.Future[list[list[int] | Exception]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        await self._queue.put((requests, future))
+        return await future
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        stopping = False
+        while not stopping:
+            item = await self._queue.get()
+            if item is None:
+                break
+            pending = [item]
+            size = len(item[0])
+            while size < self._max_batch and not self._queue.empty():
+                more = self._queue.get_nowait()
+                if more is None:
+                    stopping = True
+                    break
+                pending.append(more)
+                size += len(more[0])
+            batch = [request for requests, _ in pending for request in requests]
+            try:
+                results = await loop.run_in_executor(self._executor, self._log.append_batch, batch)
+            except Exception as error:  # a bug or a dead disk: fail these, keep serving
+                logger.exception("append batch failed")
+                results = [StoreError(f"append failed: {error}")] * len(batch)
+            self.batches += 1
+            self.appended += sum(len(r) for r in results if isinstance(r, list))
+            start = 0
+            for requests, future in pending:
+                if not future.done():
+                    future.set_result(results[start:start + len(requests)])
+                start += len(requests)
+
+    async def stop(self) -> None:
+        """Commit everything queued so far, then stop the writer."""
+        if self._task is not None and not self._task.done():
+            await self._queue.put(None)
+            await self._task
+        self._executor.shutdown(wait=True)

@@ -1,0 +1,83 @@
+"""Shared fixtures: a real server on an ephemeral loopback port with a real SQLite file.
+
+``table`` starts :class:`server.app.Server` on 127.0.0.1 port 0 with a log in ``tmp_path`` and a
+seeded dice generator, and hands out real :class:`clients.client.Client` connections.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from clients.client import Client
+from events import core
+from server.app import Server
+
+ADMIN_TOKEN = "ph_test-admin-token-0123456789abcdef"
+
+
+class Table:
+    """A running server and the clients connected to it in one test."""
+
+    def __init__(self, server: Server, db_path: Path) -> None:
+        self.server = server
+        self.db_path = db_path
+        self.admin_token = server.admin_token
+        self.clients: list[Client] = []
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    async def connect(self, campaign: str | None, token: str, **options: object) -> Client:
+        """A connected client for ``token`` in ``campaign``."""
+        client = Client(self.url, token, campaign, **options)  # type: ignore[arg-type]
+        await client.connect()
+        self.clients.append(client)
+        return client
+
+    async def create_campaign(self, system: str, name: str = "Test Campaign") -> tuple[str, Client]:
+        """Create a campaign with the admin token; return its id and a connected GM client."""
+        admin = await self.connect(None, self.admin_token)
+        ack = await admin.call(core.CreateCampaign, name=name, system=system)
+        assert ack.campaign and ack.token
+        gm = await self.connect(ack.campaign, ack.token)
+        await gm.wait_for_seq(ack.seqs[-1])
+        return ack.campaign, gm
+
+    async def invite(self, gm: Client, role: str, characters: tuple[str, ...] = (),
+                     name: str | None = None) -> Client:
+        """Invite a member through the GM and return their connected client."""
+        ack = await gm.call(core.Invite, role=role, characters=characters, name=name)
+        assert ack.token
+        client = await self.connect(gm.campaign, ack.token)
+        await client.wait_for_seq(ack.seqs[-1])
+        return client
+
+    async def close_clients(self) -> None:
+        for client in self.clients:
+            await client.close()
+        self.clients.clear()
+
+
+async def start_server(db_path: Path, seed: int = 1234) -> Server:
+    """Start a real server on an ephemeral loopback port."""
+    server = Server(db_path, "127.0.0.1", 0, rng=random.Random(seed), admin_token=ADMIN_TOKEN)
+    await server.start()
+    return server
+
+
+@pytest.fixture
+async def table(tmp_path: Path) -> AsyncIterator[Table]:
+    """A real server on 127.0.0.1:0 with a real SQLite file and seeded dice."""
+    db_path = tmp_path / "poolhall.db"
+    server = await start_server(db_path)
+    table = Table(server, db_path)
+    try:
+        yield table
+    finally:
+        await table.close_clients()
+        await server.stop()

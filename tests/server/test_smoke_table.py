@@ -1,0 +1,22 @@
+"""Two members at one table see each other's rolls in the same order."""
+
+from __future__ import annotations
+
+from events import core
+
+
+async def test_two_clients_see_each_others_rolls_in_the_same_order(table) -> None:
+    """Rolls from the GM and a player reach both, in one order, folded into the roll log."""
+    campaign, gm = await table.create_campaign("d12")
+    player = await table.invite(gm, "player", characters=("han",))
+    acks = []
+    for i in range(5):
+        acks.append(await gm.call(core.Roll, expression="2d6+1"))
+        acks.append(await player.call(core.Roll, expression="1d20"))
+    last = max(seq for ack in acks for seq in ack.seqs)
+    await gm.wait_for_seq(last)
+    await player.wait_for_seq(last)
+    assert [r.seq for r in gm.state.rolls] == [r.seq for r in player.state.rolls]
+    assert len(gm.state.rolls) == 10
+    assert gm.state.rolls[0].expression == "2d6+1"
+    assert {r.actor for r in player.state.rolls} == {"gm", "han"}
