@@ -145,6 +145,15 @@ class Client:
         while (recorded := await self._events.get()) is not None:
             yield recorded
 
+    def drain(self) -> list[Recorded]:
+        """The events received and not yet iterated, without waiting."""
+        drained: list[Recorded] = []
+        while not self._events.empty():
+            recorded = self._events.get_nowait()
+            if recorded is not None:
+                drained.append(recorded)
+        return drained
+
     async def wait_for_seq(self, seq: int, timeout: float | None = None) -> None:
         """Wait until the local projection has folded event ``seq``."""
         if self.head >= seq:

@@ -1,0 +1,333 @@
+"""The ``poolhall`` command line: serve, create campaigns, invite, roll, watch, time-travel, verify.
+
+Each subcommand is a small function; the ones that talk to a server use the Python client.
+Game systems add their own subcommands from ``clients/<system>_cli.py``
+(``add_commands(subparsers, common)``, with :mod:`clients.cli_support` as ``common``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import logging
+import signal
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from rich.table import Table
+
+from clients import cli_support as common
+from clients.cli_support import CliError, emit, open_client, send_command, to_plain
+from events import core
+from events.codec import AnyCommand
+from events.dice import parse_dice
+from events.errors import NotationError
+from events.messages import json_schema
+from events.systems import SYSTEM_IDS, SYSTEMS
+from projections.campaign import CampaignState, fold
+from projections.describe import describe
+
+__all__ = ["main", "build_parser"]
+
+
+# ---- serve ------------------------------------------------------------------------------
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    from server.app import Server
+
+    server = Server(args.db, args.host, args.port)
+    await server.start()
+    token_file = Path(args.db).with_name(Path(args.db).name + ".admin-token")
+    common.console.print(f"poolhall serving [bold]{server.url}[/bold] from {args.db}")
+    if server.admin_token_created:
+        common.console.print(f"admin token (kept in {token_file}): [bold]{server.admin_token}"
+                             "[/bold]")
+    else:
+        common.console.print(f"admin token: in {token_file}")
+    common.console.print("health check: " + server.url.replace("ws://", "http://") + "/health"
+                         "   (Ctrl-C to stop)")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    common.console.print("stopping: finishing in-flight commands")
+    await server.stop()
+    return common.EXIT_OK
+
+
+# ---- campaigns and members ----------------------------------------------------------------
+
+
+async def _campaign_create(args: argparse.Namespace) -> int:
+    client = await open_client(args, None, common.admin_token(args))
+    try:
+        ack = await client.call(core.CreateCampaign, name=args.name, system=args.system,
+                                campaign=args.id)
+    finally:
+        await client.close()
+    emit(args, to_plain(ack),
+         f"created campaign [bold]{ack.campaign}[/bold] ({args.system})\n"
+         f"GM token (shown once; keep it): [bold]{ack.token}[/bold]")
+    return common.EXIT_OK
+
+
+async def _invite(args: argparse.Namespace) -> int:
+    client = await open_client(args, args.campaign)
+    try:
+        ack = await client.call(core.Invite, role=args.role, name=args.name,
+                                characters=tuple(args.character or ()))
+    finally:
+        await client.close()
+    emit(args, to_plain(ack),
+         f"invited [bold]{ack.member}[/bold] as {args.role}\n"
+         f"token (shown once; give it to them): [bold]{ack.token}[/bold]")
+    return common.EXIT_OK
+
+
+# ---- rolling and commands -----------------------------------------------------------------
+
+
+async def _roll(args: argparse.Namespace) -> int:
+    client = await open_client(args, args.campaign)
+    system = client.welcome.system if client.welcome else ""
+    await client.close()
+    try:
+        parse_dice(args.expression)
+        command: Any = core.Roll(id=common.new_command_id(), expression=args.expression,
+                                 character=args.character, reason=args.reason or "")
+    except NotationError as dice_error:
+        try:
+            command = SYSTEMS[system].parse_roll(args.expression, args.character)
+        except NotationError as error:
+            raise CliError(f"cannot read {args.expression!r}: {error.message}") from None
+        if command is None:
+            raise CliError(f"cannot read {args.expression!r}: {dice_error.message}") from None
+    return await send_command(args, args.campaign, command)
+
+
+_COMMAND_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(AnyCommand)
+
+
+async def _send(args: argparse.Namespace) -> int:
+    try:
+        data = json.loads(args.command)
+    except json.JSONDecodeError as error:
+        raise CliError(f"the command is not JSON: {error}") from None
+    if isinstance(data, dict):
+        data.setdefault("id", common.new_command_id())
+    try:
+        command = _COMMAND_DECODER.decode(json.dumps(data))
+    except msgspec.ValidationError as error:
+        raise CliError(f"not a valid command: {error}") from None
+    return await send_command(args, args.campaign, command)
+
+
+# ---- following the table ------------------------------------------------------------------
+
+
+async def _catch_up(args: argparse.Namespace) -> tuple[Any, list[Any]]:
+    client = await open_client(args, args.campaign)
+    assert client.welcome is not None
+    await client.wait_for_seq(client.welcome.head, timeout=120)
+    return client, client.drain()
+
+
+async def _watch(args: argparse.Namespace) -> int:
+    client, history = await _catch_up(args)
+    state = CampaignState()
+    from projections.campaign import evolve
+
+    def show(recorded: Any) -> None:
+        evolve(state, recorded)
+        if args.json:
+            emit(args, recorded, "")
+        else:
+            who = recorded.actor
+            common.console.print(f"[dim]{recorded.at[11:19]}[/dim] [bold]#{recorded.seq}"
+                                 f"[/bold] [cyan]{who}[/cyan] {describe(recorded, state)}")
+
+    try:
+        for recorded in history[-args.last:] if args.last else history:
+            show(recorded)
+        if not args.json:
+            common.console.print("[dim]-- live (Ctrl-C to stop) --[/dim]")
+        async for recorded in client:
+            show(recorded)
+    finally:
+        await client.close()
+    return common.EXIT_OK
+
+
+def _state_view(state: CampaignState) -> Any:
+    data = to_plain(state)
+    for member in data["members"].values():
+        member.pop("token_hash", None)
+    return data
+
+
+def _state_text(state: CampaignState) -> Any:
+    from rich.console import Group
+    from rich.pretty import Pretty
+
+    members = Table(title=f"{state.name} ({state.system}) at event #{state.head}")
+    for column in ("member", "role", "characters", "active"):
+        members.add_column(column)
+    for m in state.members.values():
+        members.add_row(m.member, m.role, ", ".join(m.characters), "yes" if m.active else "no")
+    characters = Table(title="characters")
+    characters.add_column("id")
+    characters.add_column("name")
+    for c in state.characters.values():
+        characters.add_row(c.character, c.name)
+    rolls = Table(title="roll log (last 10)")
+    for column in ("#", "by", "expression", "total"):
+        rolls.add_column(column)
+    for r in state.rolls[-10:]:
+        rolls.add_row(str(r.seq), r.actor, r.expression, str(r.total))
+    session = (f"game session {state.session} " + ("running" if state.in_session else "ended")
+               if state.session else "no game session yet")
+    return Group(members, characters, rolls, session, Pretty(to_plain(state.game)))
+
+
+async def _state(args: argparse.Namespace) -> int:
+    client, history = await _catch_up(args)
+    await client.close()
+    if args.at is not None and args.at > client.welcome.head:
+        raise CliError(f"--at {args.at} is past the campaign's last event "
+                       f"#{client.welcome.head}")
+    state = fold(history, upto=args.at)
+    emit(args, _state_view(state), _state_text(state))
+    return common.EXIT_OK
+
+
+# ---- offline ------------------------------------------------------------------------------
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from events.store import SqliteLog
+
+    if not Path(args.db).exists():
+        raise CliError(f"no database at {args.db}")
+    log = SqliteLog(args.db)
+    try:
+        checked, problems = log.verify()
+    finally:
+        log.close()
+    text = "\n".join(f"[red]broken[/red] {p.campaign} #{p.seq}: {p.problem}" for p in problems)
+    emit(args, {"checked": checked, "problems": problems},
+         text + (f"\n{len(problems)} problem(s) in {checked} events" if problems
+                 else f"[green]ok[/green]: {checked} events, every hash chain holds"))
+    return common.EXIT_REFUSED if problems else common.EXIT_OK
+
+
+def _schema(args: argparse.Namespace) -> int:
+    sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
+    return common.EXIT_OK
+
+
+# ---- the parser ---------------------------------------------------------------------------
+
+Handler = Callable[[argparse.Namespace], "int | Coroutine[Any, Any, int]"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``poolhall`` argument parser, with every game system's subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="poolhall", description="Event-sourced dice-pool campaign server and client.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = sub.add_parser("serve", help="run the server")
+    serve.add_argument("--db", default="poolhall.db", help="SQLite file (default ./poolhall.db)")
+    serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    serve.set_defaults(handler=_serve)
+
+    campaign = sub.add_parser("campaign", help="create campaigns (admin token)")
+    campaign_sub = campaign.add_subparsers(dest="action", required=True, metavar="ACTION")
+    create = campaign_sub.add_parser("create", help="create a campaign; prints the GM token")
+    create.add_argument("name")
+    create.add_argument("--system", required=True, choices=SYSTEM_IDS)
+    create.add_argument("--id", help="campaign id (default: from the name)")
+    common.add_connection_options(create)
+    create.set_defaults(handler=_campaign_create)
+
+    invite = sub.add_parser("invite", help="invite a member; prints their token")
+    invite.add_argument("campaign")
+    invite.add_argument("--role", required=True, choices=("gm", "player", "spectator"))
+    invite.add_argument("--character", action="append", help="a character they play (repeat)")
+    invite.add_argument("--name", help="their name (default: the character or the role)")
+    common.add_connection_options(invite)
+    invite.set_defaults(handler=_invite)
+
+    roll = sub.add_parser("roll", help="roll XdN dice, or the campaign system's notation")
+    roll.add_argument("campaign")
+    roll.add_argument("expression", help='e.g. "3d6+2"')
+    roll.add_argument("--character", help="roll for this character")
+    roll.add_argument("--reason", help="why, in a few words")
+    common.add_connection_options(roll)
+    roll.set_defaults(handler=_roll)
+
+    send = sub.add_parser("send", help="send any command as JSON (its id is filled in)")
+    send.add_argument("campaign")
+    send.add_argument("command", help='e.g. \'{"type": "start_session", "title": "Ep. 1"}\'')
+    common.add_connection_options(send)
+    send.set_defaults(handler=_send)
+
+    watch = sub.add_parser("watch", help="follow the table's log live")
+    watch.add_argument("campaign")
+    watch.add_argument("--last", type=int, default=20, help="history lines first (0: all)")
+    common.add_connection_options(watch)
+    watch.set_defaults(handler=_watch)
+
+    state = sub.add_parser("state", help="the campaign's projections, now or at any event")
+    state.add_argument("campaign")
+    state.add_argument("--at", type=int, help="as they stood after event SEQ")
+    common.add_connection_options(state)
+    state.set_defaults(handler=_state)
+
+    verify = sub.add_parser("verify", help="walk every hash chain; report tampering")
+    verify.add_argument("db", nargs="?", default="poolhall.db")
+    common.add_json_option(verify)
+    verify.set_defaults(handler=_verify)
+
+    schema = sub.add_parser("schema", help="JSON Schema of every protocol message")
+    schema.set_defaults(handler=_schema)
+
+    for system_id in SYSTEM_IDS:
+        try:
+            module = importlib.import_module(f"clients.{system_id}_cli")
+        except ModuleNotFoundError as missing:
+            if missing.name != f"clients.{system_id}_cli":
+                raise
+            continue
+        module.add_commands(sub, common)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``poolhall`` console script."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        result = args.handler(args)
+        if asyncio.iscoroutine(result):
+            result = asyncio.run(result)
+        return int(result)
+    except CliError as error:
+        common.error_console.print(f"[red]error:[/red] {error}")
+        return error.exit_code
+    except KeyboardInterrupt:
+        return common.EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

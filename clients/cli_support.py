@@ -1,0 +1,144 @@
+"""What every ``poolhall`` subcommand shares: options, finding tokens, connecting, output.
+
+Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``common`` in
+``add_commands(subparsers, common)`` and use:
+
+- ``common.add_connection_options(parser)``: ``--url``, ``--token``, ``--db``, ``--json``;
+- ``common.add_json_option(parser)``: ``--json`` alone (for commands that need no server);
+- ``await common.send_command(args, campaign, command)``: connect with the token, send, print
+  the ack (or the error) and return the exit code;
+- ``common.emit(args, data, text)``: print ``data`` as JSON with ``--json``, else ``text``
+  (a string or any rich renderable);
+- ``common.new_command_id()``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from rich.console import Console
+
+from clients.client import DEFAULT_URL, Client, new_command_id
+from events.errors import CommandRejected, ConnectionLost, PoolhallError
+from projections.describe import describe
+
+__all__ = [
+    "EXIT_OK",
+    "EXIT_REFUSED",
+    "EXIT_USAGE",
+    "EXIT_UNREACHABLE",
+    "console",
+    "error_console",
+    "add_connection_options",
+    "add_json_option",
+    "resolve_token",
+    "admin_token",
+    "open_client",
+    "send_command",
+    "emit",
+    "to_plain",
+    "new_command_id",
+    "CliError",
+]
+
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
+
+console = Console(highlight=False, soft_wrap=True)
+error_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+class CliError(PoolhallError):
+    """A problem the CLI reports in one line and an exit code, without a traceback."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def add_connection_options(parser: argparse.ArgumentParser) -> None:
+    """``--url``, ``--token``, ``--admin-token``, ``--db`` and ``--json``."""
+    parser.add_argument("--url", default=os.environ.get("POOLHALL_URL", DEFAULT_URL),
+                        help=f"server address (default {DEFAULT_URL}, or $POOLHALL_URL)")
+    parser.add_argument("--token", default=os.environ.get("POOLHALL_TOKEN"),
+                        help="your member token (or $POOLHALL_TOKEN); default: the admin token")
+    parser.add_argument("--admin-token", default=os.environ.get("POOLHALL_ADMIN_TOKEN"),
+                        help="the server's admin token (or $POOLHALL_ADMIN_TOKEN; "
+                             "found beside --db otherwise)")
+    parser.add_argument("--db", default="poolhall.db",
+                        help="database whose admin-token file to use (default ./poolhall.db)")
+    add_json_option(parser)
+
+
+def admin_token(args: argparse.Namespace) -> str:
+    """The admin token: ``--admin-token``, ``$POOLHALL_ADMIN_TOKEN``, or the file beside --db."""
+    if getattr(args, "admin_token", None):
+        return str(args.admin_token)
+    path = Path(args.db).with_name(Path(args.db).name + ".admin-token")
+    if path.exists():
+        return path.read_text().strip()
+    raise CliError(f"no admin token: pass --admin-token, set POOLHALL_ADMIN_TOKEN, or run in "
+                   f"the directory of the database ({path} not found)")
+
+
+def resolve_token(args: argparse.Namespace) -> str:
+    """The member token if given, else the admin token (which acts as GM everywhere)."""
+    return str(args.token) if getattr(args, "token", None) else admin_token(args)
+
+
+async def open_client(args: argparse.Namespace, campaign: str | None,
+                      token: str | None = None) -> Client:
+    """A joined client, or a :class:`CliError` that says why not."""
+    client = Client(args.url, token or resolve_token(args), campaign, reconnect=False)
+    try:
+        await client.connect()
+    except CommandRejected as refusal:
+        raise CliError(f"join refused: {refusal.message}", EXIT_REFUSED) from None
+    except (OSError, TimeoutError) as error:
+        raise CliError(f"cannot reach the server at {args.url}: {error}. "
+                       "Is `poolhall serve` running?", EXIT_UNREACHABLE) from None
+    return client
+
+
+def to_plain(value: Any) -> Any:
+    """Structs to plain JSON-able data."""
+    return msgspec.to_builtins(value)
+
+
+def emit(args: argparse.Namespace, data: Any, text: Any) -> None:
+    """Print ``data`` as JSON with ``--json``, else ``text`` for people."""
+    if getattr(args, "json", False):
+        sys.stdout.write(msgspec.json.encode(to_plain(data)).decode() + "\n")
+    else:
+        console.print(text)
+
+
+async def send_command(args: argparse.Namespace, campaign: str, command: Any) -> int:
+    """Send one command and report the ack or the refusal; return the exit code."""
+    client = await open_client(args, campaign)
+    try:
+        ack = await client.send(command)
+        if ack.seqs:
+            await client.wait_for_seq(ack.seqs[-1])
+    except CommandRejected as refusal:
+        where = f" (at {refusal.path})" if refusal.path else ""
+        emit(args, {"error": refusal.code, "message": refusal.message, "path": refusal.path},
+             f"[red]refused[/red] {refusal.code}: {refusal.message}{where}")
+        return EXIT_REFUSED
+    except ConnectionLost as lost:
+        raise CliError(f"connection lost: {lost}", EXIT_UNREACHABLE) from None
+    finally:
+        await client.close()
+    recorded = [r for r in client.drain() if r.seq in set(ack.seqs)]
+    emit(args, {"ack": to_plain(ack), "events": [to_plain(r) for r in recorded]},
+         "\n".join(f"[bold]#{r.seq}[/bold] {describe(r, client.state)}" for r in recorded)
+         or "ok (no event)")
+    return EXIT_OK

@@ -1,0 +1,53 @@
+"""One readable line per event, for ``poolhall watch`` and replays.
+
+Core events are described here; a game system's events by its projection module's
+``describe(recorded, campaign)``.
+"""
+
+from __future__ import annotations
+
+from events import core
+from events.base import Recorded
+from projections.campaign import CampaignState
+from projections.systems import projection_module
+
+__all__ = ["describe"]
+
+
+def _roll_text(event: core.DiceRolled) -> str:
+    parts = []
+    for term in event.terms:
+        sign = "-" if term.sign < 0 else ""
+        parts.append(f"{sign}d{term.sides}[{' '.join(str(f) for f in term.faces)}]")
+    if event.constant:
+        parts.append(f"{event.constant:+d}")
+    who = f" for {event.character}" if event.character else ""
+    why = f" ({event.reason})" if event.reason else ""
+    return f"rolled {event.expression}{who}{why}: {' '.join(parts)} = {event.total}"
+
+
+def describe(recorded: Recorded, campaign: CampaignState) -> str:
+    """What happened, in words, as the table would say it."""
+    event = recorded.event
+    match event:
+        case core.CampaignCreated():
+            return f"opened campaign {event.name!r} ({event.system})"
+        case core.MemberInvited():
+            plays = f" playing {', '.join(event.characters)}" if event.characters else ""
+            return f"invited {event.name} as {event.role}{plays}"
+        case core.MemberRemoved():
+            return f"removed {event.member}" + (f" ({event.reason})" if event.reason else "")
+        case core.CharacterCreated():
+            return f"created character {event.name} ({event.character})"
+        case core.CharacterUpdated():
+            return f"updated character {event.character}"
+        case core.GameSessionStarted():
+            title = f": {event.title}" if event.title else ""
+            return f"started game session {event.session}{title}"
+        case core.GameSessionEnded():
+            return f"ended game session {event.session}"
+        case core.DiceRolled():
+            return _roll_text(event)
+    if campaign.system:
+        return str(projection_module(campaign.system).describe(recorded, campaign))
+    return type(event).__name__
