@@ -15,6 +15,7 @@ import hmac
 import logging
 import random
 import secrets
+import socket
 from datetime import UTC, datetime
 from http import HTTPStatus
 from pathlib import Path
@@ -38,7 +39,7 @@ from server.hub import CampaignHub, CommandWork, JoinWork, load_hub_state
 from server.protocol import command_id_of, read_frame
 from server.rules.base import ADMIN_MEMBER
 from server.rules.core import open_campaign, slugify
-from server.subscriber import Subscriber
+from server.subscriber import QUEUE_LIMIT, Subscriber
 from server.writer import GroupCommitter
 
 __all__ = ["Server", "utc_now", "IN_FLIGHT_LIMIT"]
@@ -46,6 +47,10 @@ __all__ = ["Server", "utc_now", "IN_FLIGHT_LIMIT"]
 logger = logging.getLogger(__name__)
 
 IN_FLIGHT_LIMIT = 64
+
+SEND_BUFFER_BYTES = 128 * 1024
+"""Kernel send buffer per client. Left to autotuning it grows to megabytes for a client that
+stops reading, hiding the stall for thousands of frames and costing memory per client."""
 """Commands one connection may have queued before the server stops reading its frames."""
 
 
@@ -65,11 +70,15 @@ class Server:
         *,
         rng: random.Random | None = None,
         admin_token: str | None = None,
+        queue_limit: int = QUEUE_LIMIT,
+        send_buffer: int = SEND_BUFFER_BYTES,
     ) -> None:
         self.db_path = Path(db_path)
         self.host = host
         self.port = port
         self.rng = rng if rng is not None else secrets.SystemRandom()
+        self.queue_limit = queue_limit
+        self.send_buffer = send_buffer
         if admin_token is None:
             admin_token, self.admin_token_created = load_or_create_admin_token(self.db_path)
         else:
@@ -145,7 +154,10 @@ class Server:
     # ---- connections --------------------------------------------------------------------
 
     async def _handle(self, connection: ServerConnection) -> None:
-        subscriber = Subscriber(connection)
+        sock = connection.transport.get_extra_info("socket")
+        if sock is not None and self.send_buffer:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
+        subscriber = Subscriber(connection, self.queue_limit)
         self._connections.add(subscriber)
         hub: CampaignHub | None = None
         member: Member | None = None

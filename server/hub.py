@@ -167,6 +167,13 @@ class CampaignHub:
                 self._reply(work, ErrorReply(id=command_id, code=refusal.code,
                                              message=refusal.message, path=refusal.path))
                 continue
+            except Exception:  # a bug in a rule must cost one command, not the campaign
+                logger.exception("deciding %s in %s failed", type(work.command).__name__,
+                                 self.campaign)
+                self._reply(work, ErrorReply(id=command_id, code="internal",
+                                             message="the server failed to decide this command",
+                                             path=None))
+                continue
             head = self.state.head
             request = AppendRequest(
                 campaign=self.campaign, expected_head=head,
@@ -233,6 +240,8 @@ class CampaignHub:
     def _broadcast(self, frame: bytes) -> None:
         for subscriber in tuple(self.subscribers):
             subscriber.push(frame)
+            if subscriber.dropped:  # it fell behind: it resumes from the log when it returns
+                self.subscribers.discard(subscriber)
 
     # ---- joining ----------------------------------------------------------------------
 

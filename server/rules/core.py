@@ -66,9 +66,10 @@ def _remove_member(ctx: Decision, command: core.RemoveMember) -> list[Event]:
 
 
 def _check_system(ctx: Decision, stats: Any) -> None:
-    if stats is not None and stats.system != ctx.state.system:
+    system = type(stats).__struct_config__.tag if stats is not None else None
+    if system is not None and system != ctx.state.system:
         raise Rejected(
-            "invalid", f"this campaign plays {ctx.state.system!r}, not {stats.system!r}",
+            "invalid", f"this campaign plays {ctx.state.system!r}, not {system!r}",
             "$.stats.system",
         )
 

@@ -1,19 +1,275 @@
-"""Decisions of the `d12` game system (scaffold: filled by its issue)."""
+"""Decisions of the ``d12`` game system: threshold tests, basic and extended.
+
+Who does what, as the rules' steps say: the GM names the stats that apply and sets or derives
+the DT (:class:`~events.d12.CallThresholdTest`, :class:`~events.d12.SetDifficultyThreshold`),
+the player of the character rolls (:class:`~events.d12.RollThresholdTest`), the GM interprets
+the result and ends an extended test. Dice come only from ``ctx.rng``.
+
+An extended round is decided as one list of events, so the log never holds half a round:
+the roll, the failed dice leaving, then either the refresh dice joining or - when no die is
+left - the end of the test.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from events import d12 as vocabulary
+from events import core, d12
 from events.base import Event
 from events.errors import Rejected
+from events.messages import View
+from projections.campaign import CampaignState
+from projections.d12 import GameState, TestState, open_tests
+from projections.d12_odds import odds_summary
 from server.rules.base import Decision
 
-__all__ = ["COMMANDS", "decide"]
+__all__ = ["COMMANDS", "decide", "views", "roll_pool", "clamp_dt", "ODDS_VIEW", "ODDS_ROUNDS"]
 
-COMMANDS = frozenset(vocabulary.COMMANDS)
+COMMANDS = frozenset(d12.COMMANDS)
+ODDS_VIEW = "d12.odds"
+ODDS_ROUNDS = 5
+MAX_ROUNDS = 10_000
+
+
+def clamp_dt(rating: int) -> int:
+    """**Decision**: a DT derived from an opponent's stat is its rating, clamped into 1-12."""
+    return min(12, max(1, rating))
+
+
+def _game(ctx: Decision) -> GameState:
+    game = ctx.state.game
+    if not isinstance(game, GameState):  # pragma: no cover - the campaign is d12 by dispatch
+        raise Rejected("invalid", "this campaign does not play d12", "$.type")
+    return game
+
+
+def _ratings(ctx: Decision, character: str, path: str) -> dict[str, int]:
+    return dict(ctx.stats(character, d12.D12Stats, path).ratings)
+
+
+def _threshold(ctx: Decision, command: Any) -> d12.Threshold:
+    """The DT the GM set, or the one derived from the opponent's stat; exactly one of them."""
+    by_opponent = command.opponent is not None or command.opponent_stat is not None
+    if command.dt is not None and by_opponent:
+        raise Rejected("invalid", "set the dt or name an opponent's stat, not both", "$.dt")
+    if command.dt is not None:
+        return d12.Threshold(dt=command.dt, source="gm")
+    if not by_opponent:
+        raise Rejected("invalid", "the gm sets the dt (1-12) or determines it from an "
+                       "opponent's stat: give dt, or opponent and opponent_stat", "$.dt")
+    if command.opponent is None:
+        raise Rejected("invalid", "name the opponent whose stat sets the dt", "$.opponent")
+    if command.opponent_stat is None:
+        raise Rejected("invalid", "name the opponent's stat that sets the dt", "$.opponent_stat")
+    ratings = _ratings(ctx, command.opponent, "$.opponent")
+    if command.opponent_stat not in ratings:
+        raise Rejected("not_found", f"{command.opponent!r} has no stat "
+                       f"{command.opponent_stat}", "$.opponent_stat")
+    rating = ratings[command.opponent_stat]
+    return d12.Threshold(dt=clamp_dt(rating), source="opponent", opponent=command.opponent,
+                         opponent_stat=command.opponent_stat, opponent_rating=rating)
+
+
+def _open_test(ctx: Decision, number: int) -> TestState:
+    test = _game(ctx).tests.get(number)
+    if test is None:
+        raise Rejected("not_found", f"no test {number} in this campaign", "$.test")
+    if not test.open:
+        raise Rejected("conflict", f"test {number} is over", "$.test")
+    return test
+
+
+def _require_room(ctx: Decision) -> None:
+    if len(open_tests(_game(ctx))) >= d12.MAX_OPEN_TESTS:
+        raise Rejected("conflict", f"{d12.MAX_OPEN_TESTS} tests are open: end some first",
+                       "$.type")
+
+
+def _require_roller(ctx: Decision, test: TestState) -> None:
+    """The player of the character rolls; the GM may roll for anyone, and alone for no one."""
+    if test.character is None:
+        ctx.require_gm("roll a test that is no character's")
+    else:
+        ctx.require_acts_for(test.character, "$.test")
+
+
+def _call(ctx: Decision, command: d12.CallThresholdTest) -> list[Event]:
+    ctx.require_gm("call for a test (the gm names the stats and sets the dt)")
+    ratings = _ratings(ctx, command.character, "$.character")
+    used: list[d12.StatUsed] = []
+    for i, stat in enumerate(command.stats):
+        if stat in command.stats[:i]:
+            raise Rejected("invalid", f"{stat} is named twice", f"$.stats[{i}]")
+        if stat not in ratings:
+            raise Rejected("not_found", f"{command.character!r} has no stat {stat}",
+                           f"$.stats[{i}]")
+        used.append(d12.StatUsed(stat=stat, rating=ratings[stat]))
+    pool = sum(s.rating for s in used)
+    if pool < 1:
+        raise Rejected("rule", "the player assembles the pool from the stats named: these "
+                       "give no dice", "$.stats")
+    if pool > d12.MAX_POOL:
+        raise Rejected("rule", f"a pool holds at most {d12.MAX_POOL} dice; these stats give "
+                       f"{pool}", "$.stats")
+    if command.extended and command.refresh is None:
+        raise Rejected("invalid", "an extended test adds con or cha dice after each round: "
+                       "name refresh", "$.refresh")
+    if not command.extended and command.refresh is not None:
+        raise Rejected("invalid", "a basic test is one roll: no dice join it", "$.refresh")
+    threshold = _threshold(ctx, command)
+    _require_room(ctx)
+    return [d12.ThresholdTestStarted(
+        test=_game(ctx).next_test, kind="extended" if command.extended else "basic",
+        character=command.character, stats=tuple(used), pool=pool, threshold=threshold,
+        refresh=command.refresh, label=command.label,
+    )]
+
+
+def _set_dt(ctx: Decision, command: d12.SetDifficultyThreshold) -> list[Event]:
+    ctx.require_gm("set the dt")
+    test = _open_test(ctx, command.test)
+    if test.kind != "extended":
+        raise Rejected("rule", "a basic test has one roll: its dt is set when it is called",
+                       "$.test")
+    return [d12.DifficultyThresholdSet(test=test.test, threshold=_threshold(ctx, command))]
+
+
+def roll_pool(ctx: Decision, test: int, round_no: int, dice: int, dt: int
+              ) -> d12.ThresholdDiceRolled:
+    """Roll ``dice`` d12s against ``dt`` and count them as the rules say."""
+    faces = tuple(ctx.rng.randint(1, 12) for _ in range(dice))
+    values = tuple(d12.die_value(face, dt) for face in faces)
+    successes = sum(v for v in values if v > 0)
+    failures = -sum(v for v in values if v < 0)
+    margin = successes - failures
+    return d12.ThresholdDiceRolled(
+        test=test, round=round_no, dt=dt, faces=faces, values=values, successes=successes,
+        failures=failures, margin=margin, succeeded=margin > 0,
+    )
+
+
+def _round(ctx: Decision, test: TestState) -> list[Event]:
+    """One roll; for an extended test, the failures leave and CON/CHA dice join (or it ends)."""
+    round_no = len(test.rounds) + 1
+    if round_no > MAX_ROUNDS:
+        raise Rejected("rule", f"a test lasts at most {MAX_ROUNDS} rounds", "$.test")
+    rolled = roll_pool(ctx, test.test, round_no, test.pool, test.threshold.dt)
+    events: list[Event] = [rolled]
+    if test.kind != "extended":
+        return events
+    failed = tuple(i for i, v in enumerate(rolled.values) if v < 0)
+    remaining = test.pool - len(failed)
+    events.append(d12.FailedDiceRemoved(test=test.test, round=round_no, dice=failed,
+                                        count=len(failed), pool=remaining))
+    if remaining == 0:
+        events.append(d12.ThresholdTestEnded(test=test.test, why="pool_empty",
+                                             rounds=round_no, pool=0))
+        return events
+    assert test.character is not None and test.refresh is not None
+    rating = _ratings(ctx, test.character, "$.test").get(test.refresh, 0)
+    joined = min(rating, d12.MAX_POOL - remaining)
+    events.append(d12.RefreshDiceAdded(test=test.test, round=round_no, stat=test.refresh,
+                                       rating=rating, count=joined, pool=remaining + joined))
+    return events
+
+
+def _roll(ctx: Decision, command: d12.RollThresholdTest) -> list[Event]:
+    ctx.require_participant("roll")
+    test = _open_test(ctx, command.test)
+    _require_roller(ctx, test)
+    return _round(ctx, test)
+
+
+def _roll_basic(ctx: Decision, command: d12.RollBasicTest) -> list[Event]:
+    """The GM's "5d12 dt7" starts and rolls a basic test; a player's rolls the one called."""
+    ctx.require_participant("roll")
+    if command.character is not None:
+        ctx.character(command.character)
+    if ctx.is_gm:
+        _require_room(ctx)
+        number = _game(ctx).next_test
+        started = d12.ThresholdTestStarted(
+            test=number, kind="basic", character=command.character, pool=command.dice,
+            threshold=d12.Threshold(dt=command.dt, source="gm"),
+        )
+        return [started, roll_pool(ctx, number, 1, command.dice, command.dt)]
+    if command.character is None:
+        raise Rejected("invalid", "say which of your characters rolls", "$.character")
+    ctx.require_acts_for(command.character)
+    called = [t for t in open_tests(_game(ctx))
+              if t.kind == "basic" and t.character == command.character]
+    if not called:
+        raise Rejected("forbidden", "the gm sets or determines the dt: ask the gm to call for "
+                       "a test", "$.dt")
+    for test in called:
+        if test.pool == command.dice and test.threshold.dt == command.dt:
+            return _round(ctx, test)
+    test = called[0]
+    path = "$.dice" if test.pool != command.dice else "$.dt"
+    raise Rejected("rule", f"the gm called test {test.test}: {test.pool}d12 at dt "
+                   f"{test.threshold.dt}", path)
+
+
+def _interpret(ctx: Decision, command: d12.InterpretThresholdResult) -> list[Event]:
+    ctx.require_gm("interpret the result")
+    test = _game(ctx).tests.get(command.test)
+    if test is None:
+        raise Rejected("not_found", f"no test {command.test} in this campaign", "$.test")
+    if not test.rounds:
+        raise Rejected("rule", f"test {command.test} has not been rolled yet", "$.test")
+    return [d12.ThresholdResultInterpreted(test=test.test, round=len(test.rounds),
+                                           text=command.text)]
+
+
+def _end(ctx: Decision, command: d12.EndThresholdTest) -> list[Event]:
+    ctx.require_gm("end a test")
+    test = _open_test(ctx, command.test)
+    return [d12.ThresholdTestEnded(test=test.test, why="gm", rounds=len(test.rounds),
+                                   pool=test.pool, reason=command.reason)]
 
 
 def decide(ctx: Decision, command: Any) -> list[Event]:
-    """Decide one of this system's commands."""
+    """Decide one d12 command, or refuse it with a code, a message and the field at fault."""
+    match command:
+        case d12.CallThresholdTest():
+            return _call(ctx, command)
+        case d12.SetDifficultyThreshold():
+            return _set_dt(ctx, command)
+        case d12.RollThresholdTest():
+            return _roll(ctx, command)
+        case d12.RollBasicTest():
+            return _roll_basic(ctx, command)
+        case d12.InterpretThresholdResult():
+            return _interpret(ctx, command)
+        case d12.EndThresholdTest():
+            return _end(ctx, command)
     raise Rejected("unknown_type", f"unknown command {type(command).__name__}", "$.type")
+
+
+def _refresh_rating(state: CampaignState, test: TestState) -> int | None:
+    if test.kind != "extended" or test.character is None or test.refresh is None:
+        return None
+    character = state.characters.get(test.character)
+    stats = character.stats if character is not None else None
+    if not isinstance(stats, d12.D12Stats):
+        return 0
+    return stats.ratings.get(test.refresh, 0)
+
+
+def views(state: CampaignState, events: list[Event]) -> list[View]:
+    """The odds of every open test, after any d12 event: P(success), mean margin, the margin
+    distribution, and for an extended test the chance its pool survives the next rounds.
+
+    Sent after any d12 event or a character update (a new CON or CHA changes the odds).
+    """
+    if not isinstance(state.game, GameState) or not any(
+        type(e) in d12.EVENTS or isinstance(e, core.CharacterUpdated) for e in events
+    ):
+        return []
+    tests = []
+    for test in open_tests(state.game):
+        odds = odds_summary(test.pool, test.threshold.dt, _refresh_rating(state, test),
+                            ODDS_ROUNDS)
+        tests.append({"test": test.test, "kind": test.kind, "character": test.character,
+                      "round": len(test.rounds) + 1, "margins": test.margins, **odds})
+    return [View(name=ODDS_VIEW, data={"tests": tests})]

@@ -1,19 +1,242 @@
-"""Decisions of the `sr3` game system (scaffold: filled by its issue)."""
+"""Decisions of the ``sr3`` game system: Combat Turns, tests with pool dice, Karma Pool.
+
+- **Combat** (GM): ``StartCombat`` fills every participant's pools and rolls initiative
+  (Reaction + initiative d6s, no Rule of Six); ``AdvanceCombatPass`` drops every score by 10
+  and gives the order of the next pass, or - when no one is left above 0 - ends the Combat
+  Turn and starts the next one (pools full again, initiative rerolled); ``EndCombat``.
+- **Tests** (the GM or the character's player): ``DeclarePoolTest`` shows the odds for each
+  number of pool dice; ``RollPoolTest`` draws pool dice within every limit of the source
+  (``sr3_limits``), buys karma dice, rolls and records every chain of faces.
+- **Karma Pool**: ``RerollWithKarma`` (1, then 2, then 3 points ... on the character's own
+  test), ``EndScene`` (GM) gives spent points back.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from events import core
 from events import sr3 as vocabulary
 from events.base import Event
 from events.errors import Rejected
+from events.messages import View
+from events.sr3 import POOLS, PoolDie, Sr3Stats
+from projections.campaign import CampaignState
+from projections.sr3 import GameState
+from projections.sr3_pools import pool_sizes
+from projections.sr3_views import combat_turn_view, odds_view, sheets_view
+from server.rules import sr3_tests as tests
 from server.rules.base import Decision
+from server.rules.sr3_limits import check_draws, drawable
 
-__all__ = ["COMMANDS", "decide"]
+__all__ = ["COMMANDS", "decide", "views", "initiative_order"]
 
 COMMANDS = frozenset(vocabulary.COMMANDS)
 
 
+def _game(ctx: Decision) -> GameState:
+    return ctx.state.game  # type: ignore[no-any-return]
+
+
+# ---- combat -------------------------------------------------------------------------------
+
+
+def initiative_order(rolls: list[vocabulary.InitiativeRoll] | dict[str, tuple[int, int]]
+                     ) -> tuple[str, ...]:
+    """Who acts, highest score first; ties by higher Reaction, then by character id.
+
+    **Decision**: the source gives no tie-break; higher Reaction first is the standard one, the
+    id makes the order deterministic. Only scores above 0 act.
+    """
+    if isinstance(rolls, list):
+        rolls = {r.character: (r.score, r.reaction) for r in rolls}
+    ranked = sorted(rolls.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))
+    return tuple(character for character, (score, _) in ranked if score > 0)
+
+
+def _new_turn(ctx: Decision, participants: list[str], turn: int) -> list[Event]:
+    pools: dict[str, Any] = {}
+    rolls: list[vocabulary.InitiativeRoll] = []
+    for character in participants:
+        stats = ctx.state.characters[character].stats
+        pools[character] = pool_sizes(stats)
+        reaction = stats.natural_reaction + stats.reaction_bonus
+        faces = tuple(ctx.rng.randint(1, 6) for _ in range(stats.initiative_dice))
+        rolls.append(vocabulary.InitiativeRoll(character=character, reaction=reaction,
+                                               faces=faces, score=reaction + sum(faces)))
+    return [vocabulary.CombatTurnStarted(turn=turn, pools=pools),
+            vocabulary.InitiativeScoresRolled(turn=turn, rolls=tuple(rolls),
+                                              order=initiative_order(rolls))]
+
+
+def _start_combat(ctx: Decision, command: vocabulary.StartCombat) -> list[Event]:
+    ctx.require_gm("start a combat")
+    if _game(ctx).combat is not None:
+        raise Rejected("conflict", "a combat is running; end it first", "$.type")
+    participants = list(command.participants) or [
+        cid for cid, c in ctx.state.characters.items() if isinstance(c.stats, Sr3Stats)]
+    if not participants:
+        raise Rejected("invalid", "no characters to fight: create some first", "$.participants")
+    for index, character in enumerate(participants):
+        path = f"$.participants[{index}]"
+        ctx.stats(character, Sr3Stats, path)
+        if character in participants[:index]:
+            raise Rejected("invalid", f"{character!r} is named twice", path)
+    return [vocabulary.CombatEncounterStarted(participants=tuple(participants)),
+            *_new_turn(ctx, participants, 1)]
+
+
+def _advance(ctx: Decision, command: vocabulary.AdvanceCombatPass) -> list[Event]:
+    ctx.require_gm("advance the combat")
+    combat = _game(ctx).combat
+    if combat is None:
+        raise Rejected("rule", "no combat is running", "$.type")
+    scores = {who: c.score - 10 for who, c in combat.combatants.items()}
+    order = initiative_order({who: (scores[who], c.reaction)
+                              for who, c in combat.combatants.items()})
+    if order:
+        return [vocabulary.CombatPassAdvanced(turn=combat.turn, pass_number=combat.pass_number + 1,
+                                              scores=scores, order=order)]
+    participants = [c for c in combat.participants if c in ctx.state.characters]
+    return [vocabulary.CombatTurnEnded(turn=combat.turn),
+            *_new_turn(ctx, participants, combat.turn + 1)]
+
+
+def _end_combat(ctx: Decision, command: vocabulary.EndCombat) -> list[Event]:
+    ctx.require_gm("end the combat")
+    combat = _game(ctx).combat
+    if combat is None:
+        raise Rejected("rule", "no combat is running", "$.type")
+    ended: list[Event] = [vocabulary.CombatTurnEnded(turn=combat.turn)] if combat.turn_running \
+        else []
+    return [*ended, vocabulary.CombatEncounterEnded(turns=combat.turn)]
+
+
+# ---- tests --------------------------------------------------------------------------------
+
+_SHARED = ("character", "kind", "skill", "attribute", "opposes", "surprised", "rigged", "astral",
+           "magic", "elemental", "reason")
+
+
+def _prepare(ctx: Decision, command: Any) -> tuple[Sr3Stats, int, Any, int | None]:
+    ctx.require_acts_for(command.character)
+    stats: Sr3Stats = ctx.stats(command.character, Sr3Stats)
+    base, skill = tests.resolve_base(stats, command)
+    tn = tests.resolve_tn(_game(ctx), command)
+    return stats, base, tests.situation_of(command, base, skill), tn
+
+
+def _declare(ctx: Decision, command: vocabulary.DeclarePoolTest) -> list[Event]:
+    stats, base, situation, tn = _prepare(ctx, command)
+    left, _ = tests.pools_left(ctx, stats, command.character)
+    return [vocabulary.PoolTestDeclared(
+        **{name: getattr(command, name) for name in _SHARED}, tn=tn, base_dice=base,
+        limits=drawable(situation, stats, left))]
+
+
+def _roll(ctx: Decision, command: vocabulary.RollPoolTest) -> list[Event]:
+    stats, base, situation, tn = _prepare(ctx, command)
+    left, depletes = tests.pools_left(ctx, stats, command.character)
+    check_draws(command.pools, situation, stats, left)
+    cost = tests.karma_dice_cost(command.kind, command.karma_dice)
+    karma = tests.karma_left(ctx, stats, command.character)
+    if cost > karma:
+        raise Rejected("rule", f"{command.karma_dice} karma dice cost {cost} Karma Pool "
+                       f"point{'s' if cost != 1 else ''}, {karma} left: "
+                       f'"{tests.KARMA_QUOTES["buy"]}"', "$.karma_dice")
+    dice = tests.roll_dice(ctx.rng, base, command.pools, command.karma_dice)
+    result = tests.result_of(dice, tn)
+    game = _game(ctx)
+    after = {pool: left.get(pool, 0) - command.pools.get(pool, 0) for pool in POOLS}
+    return [vocabulary.PoolTestRolled(
+        **{name: getattr(command, name) for name in _SHARED}, tn=tn, test=game.next_test,
+        base_dice=base, dice=dice, successes=result.successes, highest=result.highest,
+        disastrous=result.disastrous, pools_left=after if depletes else None,
+        karma_spent=cost, karma_left=karma - cost,
+        outcome=tests.outcome_against(game, command.opposes, command.kind, tn, result))]
+
+
+def _reroll(ctx: Decision, command: vocabulary.RerollWithKarma) -> list[Event]:
+    ctx.require_acts_for(command.character)
+    game = _game(ctx)
+    record = game.tests.get(command.test)
+    if record is None:
+        raise Rejected("not_found", f"no recent test #{command.test}", "$.test")
+    if record.character != command.character:
+        raise Rejected("rule", f"test #{record.test} is {record.character!r}'s roll: "
+                       f'"{tests.KARMA_QUOTES["own"]}"', "$.character")
+    stats: Sr3Stats = ctx.stats(command.character, Sr3Stats)
+    if record.opposed_by:
+        raise Rejected("rule", f"test #{record.test} was answered by test "
+                       f"#{record.opposed_by[-1]}; its result stands", "$.test")
+    cost = record.rerolls + 1
+    karma = tests.karma_left(ctx, stats, command.character)
+    if cost > karma:
+        raise Rejected("rule", f"reroll {cost} of test #{record.test} costs {cost} Karma Pool "
+                       f"point{'s' if cost != 1 else ''}, {karma} left: "
+                       f'"{tests.KARMA_QUOTES["reroll"]}"', "$.test")
+    if record.tn is None:  # an open test rerolls every die; the earlier result is lost
+        indices = list(range(len(record.dice)))
+    else:  # a test with a TN rerolls the dice that failed
+        indices = [i for i, die in enumerate(record.dice) if sum(die.faces) < record.tn]
+    if not indices:
+        raise Rejected("rule", "no failed dice to reroll: every die reached the target number",
+                       "$.test")
+    faces = tuple(tests.roll_chain(ctx.rng) for _ in indices)
+    dice = list(record.dice)
+    for index, chain in zip(indices, faces):
+        dice[index] = PoolDie(source=dice[index].source, faces=chain)
+    result = tests.result_of(dice, record.tn)
+    return [vocabulary.PoolTestRerolled(
+        test=record.test, character=command.character, reroll=cost, cost=cost,
+        karma_left=karma - cost, indices=tuple(indices), faces=faces,
+        successes=result.successes, highest=result.highest, disastrous=result.disastrous,
+        outcome=tests.outcome_against(game, record.opposes, record.kind, record.tn, result))]
+
+
+def _end_scene(ctx: Decision, command: vocabulary.EndScene) -> list[Event]:
+    ctx.require_gm("end the scene")
+    return [vocabulary.SceneEnded(refreshed=dict(_game(ctx).karma_spent))]
+
+
 def decide(ctx: Decision, command: Any) -> list[Event]:
     """Decide one of this system's commands."""
+    match command:
+        case vocabulary.StartCombat():
+            return _start_combat(ctx, command)
+        case vocabulary.AdvanceCombatPass():
+            return _advance(ctx, command)
+        case vocabulary.EndCombat():
+            return _end_combat(ctx, command)
+        case vocabulary.DeclarePoolTest():
+            return _declare(ctx, command)
+        case vocabulary.RollPoolTest():
+            return _roll(ctx, command)
+        case vocabulary.RerollWithKarma():
+            return _reroll(ctx, command)
+        case vocabulary.EndScene():
+            return _end_scene(ctx, command)
     raise Rejected("unknown_type", f"unknown command {type(command).__name__}", "$.type")
+
+
+# ---- views --------------------------------------------------------------------------------
+
+_COMBAT_EVENTS = (vocabulary.CombatEncounterStarted, vocabulary.CombatTurnStarted,
+                  vocabulary.CombatPassAdvanced, vocabulary.CombatTurnEnded,
+                  vocabulary.CombatEncounterEnded)
+_SHEET_EVENTS = (core.CharacterCreated, core.CharacterUpdated, vocabulary.PoolTestRolled,
+                 vocabulary.PoolTestRerolled, vocabulary.SceneEnded)
+
+
+def views(state: CampaignState, events: list[Event]) -> list[View]:
+    """The odds of a declared test, the combat turn, and the character sheets, when changed."""
+    out: list[View] = []
+    for event in events:
+        if isinstance(event, vocabulary.PoolTestDeclared):
+            out.append(View(name="sr3.odds", data=odds_view(event, state)))
+    if any(isinstance(e, _COMBAT_EVENTS) or (isinstance(e, vocabulary.PoolTestRolled)
+                                              and e.pools_left is not None) for e in events):
+        out.append(View(name="sr3.combat", data=combat_turn_view(state)))
+    if any(isinstance(e, _SHEET_EVENTS) for e in events):
+        out.append(View(name="sr3.sheets", data=sheets_view(state)))
+    return out

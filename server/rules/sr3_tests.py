@@ -1,0 +1,198 @@
+"""Shadowrun 3 tests: base dice, target number, the roll with the Rule of Six, the result.
+
+A die is rolled as a chain of faces: a 6 is rolled again and the new face added, as often as
+sixes come up (Rule of Six), up to :data:`events.sr3.MAX_CHAIN` faces. Successes are the dice
+whose value reaches the TN; an open test's result is the highest value; if every die shows 1
+the test is a disastrous failure (Rule of One). Dice come only from ``ctx.rng``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from events import sr3 as vocabulary
+from events.errors import Rejected
+from events.sr3 import MAX_CHAIN, MAX_TEST_DICE, POOLS, PoolDie, Sr3Stats
+from projections.sr3 import GameState, TestRecord
+from projections.sr3_pools import karma_pool, pool_sizes
+from server.rules.base import Decision
+from server.rules.sr3_limits import Situation
+
+__all__ = [
+    "KARMA_QUOTES",
+    "PER_DIE_KARMA_KINDS",
+    "roll_chain",
+    "roll_dice",
+    "Result",
+    "result_of",
+    "resolve_base",
+    "resolve_tn",
+    "situation_of",
+    "pools_left",
+    "karma_left",
+    "karma_dice_cost",
+    "outcome_against",
+]
+
+PER_DIE_KARMA_KINDS = frozenset({"damage_resistance", "spell_resistance"})
+KARMA_QUOTES = {
+    "buy": "Karma pool may be used to purchase additional dice at a ratio of one karma pool "
+           "point per die on damage resistance and spell resistance tests only. Other karma "
+           "pool expenditures use the book rule of one KP point for the first extra die, two "
+           "more KP points for the second extra die, and so forth.",
+    "reroll": "The first reroll costs 1 KP, the second, 2 KP, the third, 3 KP, and so on.",
+    "own": "Karma pool may only be used to karma your rolls. In general, if they are not "
+           "\"your character's\" dice, then you may not use your character's karma pool to "
+           "reroll them.",
+}
+
+
+def roll_chain(rng: random.Random) -> tuple[int, ...]:
+    """One die by the Rule of Six: faces until one is not a 6 (at most MAX_CHAIN faces)."""
+    faces = [rng.randint(1, 6)]
+    while faces[-1] == 6 and len(faces) < MAX_CHAIN:
+        faces.append(rng.randint(1, 6))
+    return tuple(faces)
+
+
+class Result:
+    """The result of a set of dice: successes (None when open), highest, Rule of One."""
+
+    __slots__ = ("successes", "highest", "disastrous")
+
+    def __init__(self, successes: int | None, highest: int, disastrous: bool) -> None:
+        self.successes = successes
+        self.highest = highest
+        self.disastrous = disastrous
+
+
+def result_of(dice: Sequence[PoolDie], tn: int | None) -> Result:
+    """Count successes against ``tn`` (None: open test), the highest value, and all ones."""
+    totals = [sum(die.faces) for die in dice]
+    successes = None if tn is None else sum(1 for total in totals if total >= tn)
+    return Result(successes, max(totals), all(total == 1 for total in totals))
+
+
+def resolve_base(stats: Sr3Stats, command: Any) -> tuple[int, vocabulary.Sr3Skill | None]:
+    """The base dice of a test and its skill: from the skill, the attribute or ``dice``.
+
+    A Dodge Test uses Combat Pool dice alone (no base dice). Damage Resistance defaults to Body
+    and Drain Resistance to Willpower when nothing else is named.
+    """
+    named = [name for name in ("skill", "attribute", "dice") if getattr(command, name) is not None]
+    if command.kind == "dodge":
+        if named and not (named == ["dice"] and command.dice == 0):
+            raise Rejected("rule", '"If a character dodging such an attack generates more '
+                           'successes with his Combat Pool dice alone ...": a Dodge Test '
+                           "rolls Combat Pool dice only", f"$.{named[0]}")
+        return 0, None
+    if len(named) > 1:
+        raise Rejected("invalid", "give a skill, an attribute or dice, not several",
+                       f"$.{named[1]}")
+    if command.skill is not None:
+        skill = stats.skills.get(command.skill)
+        if skill is None:
+            raise Rejected("not_found", f"{command.character!r} has no skill "
+                           f"{command.skill!r}", "$.skill")
+        return skill.rating, skill
+    if command.attribute is not None:
+        if command.attribute == "reaction":
+            return stats.natural_reaction + stats.reaction_bonus, None
+        return int(getattr(stats, command.attribute)), None
+    if command.dice is not None:
+        return command.dice, None
+    if command.kind == "damage_resistance":
+        return stats.body, None
+    if command.kind == "drain":
+        return stats.willpower, None
+    raise Rejected("invalid", "give a skill, an attribute or dice for the test", "$.skill")
+
+
+def resolve_tn(game: GameState, command: Any) -> int | None:
+    """The TN (None: open test). Opposing an open test with no TN takes its highest value."""
+    if command.open and command.tn is not None:
+        raise Rejected("invalid", "a test has a target number or is open, not both", "$.tn")
+    other: TestRecord | None = None
+    if command.opposes is not None:
+        other = game.tests.get(command.opposes)
+        if other is None:
+            raise Rejected("not_found", f"no recent test #{command.opposes}", "$.opposes")
+    if command.open:
+        if command.kind == "dodge":
+            raise Rejected("invalid", "a Dodge Test has a target number", "$.open")
+        if other is not None and other.tn is not None:
+            raise Rejected("invalid", "an open test opposes only an open test", "$.opposes")
+        return None
+    if command.tn is not None:
+        return int(command.tn)
+    if other is not None and other.tn is None:
+        return max(other.highest, 2)  # the open test's highest total is the opponent's TN
+    raise Rejected("invalid", "give a target number (tn, 2 or more) or make it open", "$.tn")
+
+
+def situation_of(command: Any, base: int, skill: vocabulary.Sr3Skill | None) -> Situation:
+    """What the pool limits look at."""
+    return Situation(kind=command.kind, skill=skill, base_dice=base,
+                     surprised=command.surprised, rigged=command.rigged, astral=command.astral,
+                     magic=command.magic, elemental=command.elemental)
+
+
+def pools_left(ctx: Decision, stats: Sr3Stats, character: str) -> tuple[dict[str, int], bool]:
+    """The dice left in each pool and whether they deplete (a combatant in a running turn).
+
+    **Decision**: outside a Combat Turn (or for a character not in the combat) there is no turn
+    to deplete within, so every test may draw up to the full pool.
+    """
+    game: GameState = ctx.state.game
+    combat = game.combat
+    if combat is not None and combat.turn_running and character in combat.combatants:
+        return dict(combat.combatants[character].pools_left), True
+    return pool_sizes(stats), False
+
+
+def karma_left(ctx: Decision, stats: Sr3Stats, character: str) -> int:
+    """Karma Pool points not yet spent this scene."""
+    full, _ = karma_pool(stats.karma_earned, stats.metahuman)
+    return max(full - ctx.state.game.karma_spent.get(character, 0), 0)
+
+
+def karma_dice_cost(kind: str, count: int) -> int:
+    """1 point per die on damage and spell resistance tests; else 1, then 2, then 3 ..."""
+    if kind in PER_DIE_KARMA_KINDS:
+        return count
+    return count * (count + 1) // 2
+
+
+def outcome_against(game: GameState, opposes: int | None, kind: str, tn: int | None,
+                    result: Result) -> vocabulary.OpposedOutcome | None:
+    """The opposed result: net successes; a Dodge that beats the attack makes it a miss."""
+    if opposes is None or opposes not in game.tests:
+        return None
+    other = game.tests[opposes]
+    theirs = other.highest if other.successes is None else other.successes
+    ours = result.highest if result.successes is None else result.successes
+    if tn is not None and other.successes is None:
+        net = ours  # successes against the TN their open test set
+    else:
+        net = ours - theirs
+    missed = kind == "dodge" and other.successes is not None and ours > theirs
+    return vocabulary.OpposedOutcome(test=opposes, theirs=theirs, ours=ours, net=net,
+                                     missed=missed)
+
+
+def roll_dice(rng: random.Random, base: int, draws: Mapping[str, int], karma: int
+              ) -> tuple[PoolDie, ...]:
+    """Base dice, then each pool's dice in the source's order, then bought karma dice."""
+    count = base + sum(draws.values()) + karma
+    if count < 1:
+        raise Rejected("invalid", "a test needs at least one die", "$.pools")
+    if count > MAX_TEST_DICE:
+        raise Rejected("invalid", f"at most {MAX_TEST_DICE} dice in one test", "$.pools")
+    dice = [PoolDie(source="base", faces=roll_chain(rng)) for _ in range(base)]
+    for pool in POOLS:
+        dice.extend(PoolDie(source=pool, faces=roll_chain(rng))  # type: ignore[arg-type]
+                    for _ in range(draws.get(pool, 0)))
+    dice.extend(PoolDie(source="karma", faces=roll_chain(rng)) for _ in range(karma))
+    return tuple(dice)

@@ -1,0 +1,41 @@
+"""A raw protocol peer for tests that need to send what the real client never would."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+
+class RawPeer:
+    """A websocket that speaks JSON text frames by hand."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        self.connection = connection
+
+    @classmethod
+    async def open(cls, url: str) -> RawPeer:
+        return cls(await connect(url, max_size=2**24))
+
+    async def send(self, payload: Any) -> None:
+        await self.connection.send(payload if isinstance(payload, str | bytes)
+                                   else json.dumps(payload))
+
+    async def recv(self, timeout: float = 5.0) -> dict[str, Any]:
+        return json.loads(await asyncio.wait_for(self.connection.recv(), timeout))
+
+    async def recv_until(self, kind: str, timeout: float = 5.0) -> dict[str, Any]:
+        """Skip frames until one of ``type == kind`` arrives."""
+        while True:
+            frame = await self.recv(timeout)
+            if frame["type"] == kind:
+                return frame
+
+    async def join(self, token: str, campaign: str | None, since: int = 0) -> dict[str, Any]:
+        await self.send({"type": "join", "token": token, "campaign": campaign, "since": since})
+        return await self.recv()
+
+    async def close(self) -> None:
+        await self.connection.close()

@@ -1,0 +1,143 @@
+"""Bad input gets a clear error naming the field, appends nothing and disturbs no one."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from events import core
+from tests.server.raw import RawPeer
+
+BAD_FRAMES = [
+    pytest.param("{not json", "malformed", "$", id="malformed-json"),
+    pytest.param("[1, 2]", "malformed", "$", id="not-an-object"),
+    pytest.param({"type": "summon_dragon", "id": "x1"}, "unknown_type", "$.type",
+                 id="unknown-type"),
+    pytest.param({"id": "x1", "expression": "1d6"}, "unknown_type", "$.type", id="no-type"),
+    pytest.param({"type": "roll", "id": "x1"}, "invalid", "$.expression", id="missing-field"),
+    pytest.param({"type": "roll", "id": "x1", "expression": "1d6", "luck": 7}, "invalid",
+                 "$.luck", id="extra-field"),
+    pytest.param({"type": "roll", "id": "x1", "expression": 6}, "invalid", "$.expression",
+                 id="wrong-type"),
+    pytest.param({"type": "roll", "id": "", "expression": "1d6"}, "invalid", "$.id",
+                 id="empty-command-id"),
+    pytest.param({"type": "roll", "id": "x1", "expression": "1000000d1000000"}, "invalid",
+                 "$.expression", id="absurd-dice"),
+    pytest.param({"type": "roll", "id": "x1", "expression": "101d6"}, "invalid",
+                 "$.expression", id="too-many-dice"),
+    pytest.param({"type": "roll", "id": "x1", "expression": "1d6+" * 40 + "1"}, "invalid",
+                 "$.expression", id="expression-too-long"),
+    pytest.param({"type": "roll", "id": "x1", "expression": "2d6", "reason": "r" * 500},
+                 "invalid", "$.reason", id="out-of-range-length"),
+    pytest.param({"type": "start_session", "id": "x1", "title": 5}, "invalid", "$.title",
+                 id="wrong-type-title"),
+    pytest.param({"type": "create_character", "id": "x1", "character": "Bad Id!",
+                  "name": "X", "stats": {"system": "d12"}}, "invalid", "$.character",
+                 id="bad-slug"),
+    pytest.param({"type": "roll", "id": "x1", "expression": "x" * 70000}, "too_large", "$",
+                 id="oversized-frame"),
+]
+
+
+async def _gm_peer(table, campaign: str, token: str) -> RawPeer:
+    """A raw GM connection that already has every event (joins at the head)."""
+    peer = await RawPeer.open(table.url)
+    welcome = await peer.join(token, campaign, since=table.server.log.head(campaign))
+    assert welcome["type"] == "welcome"
+    return peer
+
+
+@pytest.mark.parametrize(("frame", "code", "path"), BAD_FRAMES)
+async def test_bad_frame_is_refused_with_code_and_path(table, frame, code, path) -> None:
+    """Each bad frame gets an error with a stable code and the path at fault, and no event."""
+    campaign, gm = await table.create_campaign("d12")
+    watcher = await table.invite(gm, "spectator")
+    head = watcher.head
+    peer = await _gm_peer(table, campaign, gm._token)
+    await peer.send(frame)
+    reply = await peer.recv()
+    assert reply["type"] == "error"
+    assert (reply["code"], reply["path"]) == (code, path)
+    assert reply["message"]
+    # the connection stays open and the next good command works, seen by the watcher first
+    await peer.send({"type": "roll", "id": "good-1", "expression": "1d6"})
+    frame_after = await peer.recv_until("ack")
+    assert frame_after["seqs"] == [head + 1]
+    await watcher.wait_for_seq(head + 1)
+    assert [r.seq for r in watcher.drain()][-1] == head + 1
+    assert table.server.log.head(campaign) == head + 1
+    await peer.close()
+
+
+async def test_error_reply_carries_the_command_id(table) -> None:
+    """A refused command's error names its id so the sender can match it."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await _gm_peer(table, campaign, gm._token)
+    await peer.send({"type": "roll", "id": "mine-7", "expression": "2d7"})
+    reply = await peer.recv()
+    assert reply["id"] == "mine-7" and reply["path"] == "$.expression"
+    assert "d7" in reply["message"]
+
+
+async def test_command_before_join_is_refused(table) -> None:
+    """A command before ``join`` is refused with ``not_joined``; joining afterwards works."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await RawPeer.open(table.url)
+    await peer.send({"type": "roll", "id": "x1", "expression": "1d6"})
+    reply = await peer.recv()
+    assert (reply["code"], reply["path"]) == ("not_joined", "$.type")
+    welcome = await peer.join(gm._token, campaign)
+    assert welcome["type"] == "welcome" and welcome["role"] == "gm"
+    assert table.server.log.head(campaign) == gm.head
+
+
+async def test_token_of_another_campaign_is_refused(table) -> None:
+    """A token opens only its own campaign."""
+    first, gm1 = await table.create_campaign("d12", name="First")
+    second, gm2 = await table.create_campaign("d12", name="Second")
+    peer = await RawPeer.open(table.url)
+    reply = await peer.join(gm1._token, second)
+    assert (reply["type"], reply["code"], reply["path"]) == ("error", "unauthorized", "$.token")
+
+
+async def test_unknown_token_and_campaign_are_refused(table) -> None:
+    """A made-up token or campaign gets a clear refusal, not a welcome."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await RawPeer.open(table.url)
+    reply = await peer.join("ph_" + "0" * 40, campaign)
+    assert (reply["code"], reply["path"]) == ("unauthorized", "$.token")
+    reply = await peer.join(gm._token, "no-such-campaign")
+    assert (reply["code"], reply["path"]) == ("not_found", "$.campaign")
+    reply = await peer.join(gm._token, None)
+    assert (reply["code"], reply["path"]) == ("unauthorized", "$.campaign")
+
+
+async def test_second_join_and_binary_frames_are_refused(table) -> None:
+    """A connection joins once; binary frames are not part of the protocol."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await _gm_peer(table, campaign, gm._token)
+    await peer.send({"type": "join", "token": gm._token, "campaign": campaign})
+    assert (await peer.recv())["code"] == "already_joined"
+    await peer.send(b"\x00\x01")
+    assert (await peer.recv())["code"] == "malformed"
+
+
+async def test_since_past_the_head_is_refused(table) -> None:
+    """A client claiming events the campaign does not have is told so."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await RawPeer.open(table.url)
+    reply = await peer.join(gm._token, campaign, since=999)
+    assert (reply["code"], reply["path"]) == ("invalid", "$.since")
+
+
+async def test_frame_over_the_websocket_limit_closes_the_connection(table) -> None:
+    """A frame over 1 MiB breaks the protocol: the server closes with 1009, others go on."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await _gm_peer(table, campaign, gm._token)
+    head = table.server.log.head(campaign)
+    await peer.send(json.dumps({"type": "roll", "id": "x", "expression": "a" * (2**20 + 10)}))
+    await peer.connection.wait_closed()
+    assert peer.connection.close_code == 1009
+    ack = await gm.call(core.Roll, expression="1d4")
+    assert ack.seqs == [head + 1]

@@ -1,0 +1,76 @@
+"""Retried command ids and racing writers: one answer per command, one order for everyone."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from events import core
+from events.errors import CommandRejected
+
+
+async def test_retried_command_id_gives_the_original_ack_and_no_second_event(table) -> None:
+    """Sending the same command id twice appends once and acks twice with the same seqs."""
+    _, gm = await table.create_campaign("d12")
+    command = core.Roll(id="retry-me", expression="3d6")
+    first = await gm.send(command)
+    head = table.server.log.head(gm.campaign)
+    second = await gm.send(command)
+    assert second.seqs == first.seqs
+    assert table.server.log.head(gm.campaign) == head
+    assert sum(1 for r in gm.state.rolls if r.seq in first.seqs) == 1
+
+
+async def test_retried_invite_returns_the_same_token(table) -> None:
+    """An invite retried after a lost ack gives the same token, not a second member."""
+    _, gm = await table.create_campaign("d12")
+    command = core.Invite(id="invite-once", role="player", characters=("han",))
+    first = await gm.send(command)
+    second = await gm.send(command)
+    assert first.token and second.token == first.token and second.seqs == first.seqs
+    assert sum(1 for m in gm.state.members.values() if m.role == "player") == 1
+
+
+async def test_command_id_used_by_another_member_is_a_conflict(table) -> None:
+    """One member cannot replay another member's command id."""
+    _, gm = await table.create_campaign("d12")
+    han = await table.invite(gm, "player", characters=("han",))
+    await gm.send(core.Roll(id="shared-id", expression="1d6"))
+    with pytest.raises(CommandRejected) as refusal:
+        await han.send(core.Roll(id="shared-id", expression="1d6"))
+    assert (refusal.value.code, refusal.value.path) == ("conflict", "$.id")
+
+
+async def test_same_command_twice_in_flight_appends_once(table) -> None:
+    """Two copies of a command sent back to back (one batch) still append once."""
+    _, gm = await table.create_campaign("d12")
+    command = core.Roll(id="double-send", expression="1d6")
+    acks = await asyncio.gather(gm.send(command), gm.send(command), return_exceptions=True)
+    seqs = {tuple(a.seqs) for a in acks if not isinstance(a, BaseException)}
+    assert len(seqs) == 1
+    head = table.server.log.head(gm.campaign)
+    assert [row.command_id for row in table.server.log.rows(gm.campaign)].count("double-send") == 1
+    assert head == max(next(iter(seqs)))
+
+
+async def test_two_gms_racing_both_succeed_in_one_order(table) -> None:
+    """Two GMs sending at once both get every command in; everyone sees one gap-free order."""
+    campaign, gm = await table.create_campaign("d12")
+    co_gm = await table.invite(gm, "gm", name="Co GM")
+    watcher = await table.invite(gm, "spectator")
+    start = table.server.log.head(campaign)
+
+    async def burst(client, label: str) -> list[int]:
+        acks = await asyncio.gather(*(
+            client.call(core.Roll, expression="1d20", reason=f"{label}-{i}") for i in range(40)))
+        return [seq for ack in acks for seq in ack.seqs]
+
+    first, second = await asyncio.gather(burst(gm, "a"), burst(co_gm, "b"))
+    assert len(first) == len(second) == 40
+    assert sorted(first + second) == list(range(start + 1, start + 81))
+    end = start + 80
+    for client in (gm, co_gm, watcher):
+        await client.wait_for_seq(end)
+    orders = [[r.reason for r in client.state.rolls] for client in (gm, co_gm, watcher)]
+    assert orders[0] == orders[1] == orders[2] and len(orders[0]) == 80
