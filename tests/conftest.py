@@ -6,7 +6,10 @@ seeded dice generator, and hands out real :class:`clients.client.Client` connect
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -81,3 +84,7 @@ async def table(tmp_path: Path) -> AsyncIterator[Table]:
     finally:
         await table.close_clients()
         await server.stop()
+        keep = os.environ.get("POOLHALL_KEEP_DBS")  # to capture event fixtures from real logs
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            shutil.copy(db_path, Path(keep) / f"{uuid.uuid4().hex}.db")

@@ -1,0 +1,89 @@
+"""The ``poolhall`` CLI as a user runs it, against a real ``poolhall serve`` process."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.serve_process import free_port, poolhall, start_serve
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Iterator[tuple[Path, str]]:
+    """A ``poolhall serve`` process in its own directory, and its URL."""
+    directory = tmp_path_factory.mktemp("cli")
+    port = free_port()
+    process = start_serve(directory / "poolhall.db", port)
+    yield directory, f"ws://127.0.0.1:{port}"
+    process.send_signal(signal.SIGTERM)
+    process.wait(20)
+
+
+def _json(*args: str, cwd: Path) -> dict:
+    return json.loads(poolhall(*args, "--json", cwd=cwd).stdout)
+
+
+def test_campaign_invite_roll_state_and_time_travel(served) -> None:
+    """The tour of the README: create, invite, roll, and read the state at an earlier event."""
+    cwd, url = served
+    created = _json("campaign", "create", "Edge of the Empire", "--system", "d12", "--url", url,
+                    cwd=cwd)
+    campaign, gm_token = created["campaign"], created["token"]
+    assert campaign == "edge-of-the-empire" and gm_token.startswith("ph_")
+    invited = _json("invite", campaign, "--role", "player", "--character", "han",
+                    "--url", url, "--token", gm_token, cwd=cwd)
+    rolled = _json("roll", campaign, "3d6+2", "--url", url, "--token", gm_token, cwd=cwd)
+    [event] = rolled["events"]
+    faces = event["event"]["terms"][0]["faces"]
+    assert len(faces) == 3 and event["event"]["total"] == sum(faces) + 2
+    before_roll = rolled["ack"]["seqs"][0] - 1
+    past = _json("state", campaign, "--at", str(before_roll), "--url", url, cwd=cwd)
+    now = _json("state", campaign, "--url", url, "--token", invited["token"], cwd=cwd)
+    assert past["rolls"] == [] and len(now["rolls"]) == 1
+    assert "token_hash" not in json.dumps(now)
+    human = poolhall("state", campaign, "--url", url, cwd=cwd).stdout
+    assert "Edge of the Empire" in human and "3d6+2" in human
+
+
+def test_refusals_exit_non_zero_with_a_plain_message(served) -> None:
+    """A refused command prints why and exits 1; an unreadable expression exits 2."""
+    cwd, url = served
+    created = _json("campaign", "create", "Refusals", "--system", "d12", "--url", url, cwd=cwd)
+    spectator = _json("invite", created["campaign"], "--role", "spectator", "--url", url,
+                      cwd=cwd)
+    refused = poolhall("roll", created["campaign"], "1d6", "--url", url, "--token",
+                       spectator["token"], cwd=cwd, check=False)
+    assert refused.returncode == 1 and "spectator may not roll" in refused.stdout
+    absurd = poolhall("roll", created["campaign"], "1000000d1000000", "--url", url,
+                      cwd=cwd, check=False)
+    assert absurd.returncode == 2 and "not a die" in absurd.stderr
+
+
+def test_unreachable_server_is_reported_plainly(tmp_path) -> None:
+    """No server: one line saying so, exit 3, no traceback."""
+    result = poolhall("roll", "x", "1d6", "--url", f"ws://127.0.0.1:{free_port()}",
+                      "--admin-token", "ph_" + "x" * 30, cwd=tmp_path, check=False)
+    assert result.returncode == 3 and "poolhall serve" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_verify_reports_tampering_and_schema_prints_every_message(served, tmp_path) -> None:
+    """``verify`` passes a clean copy and fails an edited one; ``schema`` is valid JSON."""
+    cwd, url = served
+    _json("campaign", "create", "Verify", "--system", "d12", "--url", url, cwd=cwd)
+    copy = tmp_path / "copy.db"
+    with sqlite3.connect(cwd / "poolhall.db") as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    assert "every hash chain holds" in poolhall("verify", str(copy), cwd=tmp_path).stdout
+    with sqlite3.connect(copy) as connection:
+        connection.execute("DROP TRIGGER events_no_update")
+        connection.execute("UPDATE events SET actor = 'mallory' WHERE seq = 1")
+    broken = poolhall("verify", str(copy), "--json", cwd=tmp_path, check=False)
+    assert broken.returncode == 1 and json.loads(broken.stdout)["problems"]
+    schema = json.loads(poolhall("schema", cwd=tmp_path).stdout)
+    assert {"Join", "Ack", "ErrorReply", "EventFrame", "Roll"} <= set(schema["$defs"])

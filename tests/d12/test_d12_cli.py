@@ -1,0 +1,63 @@
+"""The d12 subcommands of ``poolhall``: exact odds offline, and a test run from the shell."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from clients.cli import main
+from events import core, d12
+from projections.d12_odds import success_probability, survival
+
+
+def test_d12_odds_prints_the_margin_distribution_and_survival(capsys: Any) -> None:
+    """``poolhall d12-odds 5 --dt 7 --add 2 --exact --json`` gives exact and float odds."""
+    assert main(["d12-odds", "5", "--dt", "7", "--add", "2", "--rounds", "3", "--exact",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert Fraction(data["exact"]["success"]) == success_probability(5, 7)
+    assert [Fraction(p) for p in data["exact"]["survival"]] == [survival(5, 7, 2, k)
+                                                                for k in (1, 2, 3)]
+    assert sum(data["distribution"].values()) == pytest.approx(1.0)
+    assert main(["d12-odds", "5", "--dt", "7"]) == 0
+    text = capsys.readouterr().out
+    assert "5d12 at DT 7" in text and "basic test succeeds" in text
+
+
+def test_d12_odds_refuses_absurd_pools(capsys: Any) -> None:
+    """A pool of 500 dice is refused in one line with the usage exit code."""
+    assert main(["d12-odds", "500", "--dt", "7"]) == 2
+    assert "1 to 100" in capsys.readouterr().err
+
+
+async def test_an_extended_test_from_the_shell(table: Any, capsys: Any) -> None:
+    """``poolhall d12 call``, ``roll``, ``say``, ``end`` and ``tests`` run a test end to end."""
+    campaign, gm = await table.create_campaign("d12")
+    han = await table.invite(gm, "player", characters=("han",))
+    await gm.call(core.CreateCharacter, character="han", name="Han",
+                  stats=d12.D12Stats(ratings={"CON": 2, "CHA": 1, "STR": 4}))
+    connection = ["--url", table.url]
+
+    async def run(token: str, *argv: str) -> int:
+        return await asyncio.to_thread(main, [*argv, *connection, "--token", token])
+
+    assert await run(gm._token, "d12", "call", campaign, "han", "str", "con", "--dt", "7",
+                     "--extended", "con", "--label", "bar fight") == 0
+    assert "extended test (bar fight): STR 4 + CON 2 = 6 dice" in capsys.readouterr().out
+    assert await run(han._token, "d12", "roll", campaign, "1") == 0
+    assert "round 1:" in capsys.readouterr().out
+    assert await run(han._token, "d12", "end", campaign, "1") == 1
+    assert "only the gm may end a test" in capsys.readouterr().out
+    assert await run(gm._token, "d12", "say", campaign, "1", "Han holds his own") == 0
+    assert await run(gm._token, "d12", "dt", campaign, "1", "--dt", "9") == 0
+    capsys.readouterr()
+    assert await run(gm._token, "d12", "tests", campaign, "--json") == 0
+    (test,) = json.loads(capsys.readouterr().out)["tests"]
+    assert (test["test"], test["threshold"]["dt"], len(test["rounds"])) == (1, 9, 1)
+    assert await run(gm._token, "d12", "end", campaign, "1", "--reason", "closing time") == 0
+    assert await run(gm._token, "d12", "tests", campaign) == 0
+    assert "no open test" in capsys.readouterr().out

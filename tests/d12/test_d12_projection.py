@@ -1,0 +1,112 @@
+"""The d12 projection: open tests with their pool, rounds, margins and story; replay; views."""
+
+from __future__ import annotations
+
+import random
+
+import msgspec
+import pytest
+from d12_support import FixedDice, Table
+
+from events import core, d12
+from events.base import Recorded
+from events.codec import decode_event, encode_event
+from projections import d12 as projection
+from projections.campaign import fold
+from projections.d12_odds import success_probability, survival
+from server.rules.d12 import odds_view_name, views
+
+
+def _fight(table: Table) -> int:
+    """An extended test of Han (STR 3 + CON 2, refresh CON 2) over two rounds."""
+    test = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR", "CON"),
+                     dt=7, extended=True, refresh="CON", label="bar fight")[0].test
+    table.rng = FixedDice([12, 9, 4, 1, 8])
+    table.run("han-player", d12.RollThresholdTest, test=test)
+    table.run("gm", d12.InterpretThresholdResult, test=test, text="Han lands a punch")
+    table.run("gm", d12.SetDifficultyThreshold, test=test, opponent="vader",
+              opponent_stat="STR")
+    table.rng = FixedDice([3, 10, 11, 2, 9])
+    table.run("han-player", d12.RollThresholdTest, test=test)
+    return test
+
+
+def test_open_tests_show_pool_rounds_margins_and_story() -> None:
+    """The projection of an open extended test: the pool now, its rounds, margins, story."""
+    table = Table()
+    test = _fight(table)
+    (state,) = projection.open_tests(table.game)
+    assert (state.test, state.character, state.pool, state.threshold.dt) == (test, "han", 5, 8)
+    assert state.margins == [1, 1]
+    assert [(r.pool, r.removed, r.added, r.pool_after) for r in state.rounds] == [
+        (5, 2, 2, 5), (5, 2, 2, 5)]
+    assert state.rounds[0].notes == ["Han lands a punch"]
+    assert state.story == [
+        ("extended test (bar fight): STR 3 + CON 2 = 5 dice at DT 7 set by the GM; "
+        "CON dice join after each round"),
+        "round 1: [12 9 4 1 8] at DT 7: 4 successes, 3 failures, margin +1 (success)",
+        "2 failed dice left the pool: 3 remain",
+        "CON 2: 2 joined: 5 dice in the pool",
+        "GM: Han lands a punch",
+        "next round at DT 8 from vader's STR 8",
+        "round 2: [3 10 11 2 9] at DT 8: 3 successes, 2 failures, margin +1 (success)",
+        "2 failed dice left the pool: 3 remain",
+        "CON 2: 2 joined: 5 dice in the pool",
+    ]
+    table.run("gm", d12.EndThresholdTest, test=test, reason="Vader walks off")
+    assert projection.open_tests(table.game) == []
+    assert table.game.tests[test].story[-1] == ("test over after 2 rounds: ended by the GM "
+                                                "(Vader walks off)")
+
+
+def test_replay_folds_the_same_state_from_the_log() -> None:
+    """Folding the recorded events again - decoded from JSON - rebuilds the same state,
+    without re-rolling anything."""
+    table = Table()
+    _fight(table)
+    table.rng = random.Random(3)
+    table.run("gm", d12.RollBasicTest, dice=4, dt=3, character="leia")
+    stored = [(r, encode_event(r.event)) for r in table.log]
+    replayed = fold(msgspec.structs.replace(r, event=decode_event(payload))
+                    for r, payload in stored)
+    assert msgspec.to_builtins(replayed.game) == msgspec.to_builtins(table.game)
+    assert len(replayed.game.tests) == 2 and not replayed.game.tests[2].open
+
+
+def test_describe_says_which_test_and_whose() -> None:
+    """``poolhall watch`` shows one line per event naming the test and the character."""
+    table = Table()
+    events = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR",), dt=7)
+    line = projection.describe(Recorded(seq=99, at="", actor="gm", command="x",
+                                        event=events[0]), table.state)
+    assert line == "test 1 (Han): basic test: STR 3 = 3 dice at DT 7 set by the GM"
+    table.rng = FixedDice([1, 1, 1])
+    rolled = table.run("han-player", d12.RollThresholdTest, test=1)[0]
+    line = projection.describe(Recorded(seq=100, at="", actor="han-player", command="y",
+                                        event=rolled), table.state)
+    assert line == ("test 1 (Han): round 1: [1 1 1] at DT 7: 0 successes, 6 failures, "
+                    "margin -6 (no success)")
+
+
+def test_views_give_the_odds_of_the_tests_a_command_touched() -> None:
+    """After a d12 event the table gets the exact odds of that test as floats, and a view
+    saying it is over once it ends; a character update refreshes their extended tests."""
+    table = Table()
+    test = _fight(table)
+    basic = table.run("gm", d12.CallThresholdTest, character="leia", stats=("WIT",), dt=5)
+    (check,) = views(table.state, basic)
+    assert check.name == odds_view_name(basic[0].test) == "d12.odds.2"
+    assert "survival" not in check.data and check.data["dice"] == 4
+    assert check.data["success"] == pytest.approx(float(success_probability(4, 5)))
+    table.set_rating("han", "CON", 4)
+    (fight,) = views(table.state, [table.log[-1].event])
+    assert fight.name == odds_view_name(test)
+    data = fight.data
+    assert (data["test"], data["round"], data["margins"], data["dice"]) == (test, 3, [1, 1], 5)
+    assert data["success"] == pytest.approx(float(success_probability(5, 8)))
+    assert data["survival"] == pytest.approx([float(survival(5, 8, 4, k))
+                                              for k in range(1, 6)])
+    ended = table.run("gm", d12.EndThresholdTest, test=test)
+    (over,) = views(table.state, ended)
+    assert over.data["open"] is False and "dice" not in over.data
+    assert views(table.state, [core.GameSessionStarted(session=1)]) == []

@@ -1,0 +1,147 @@
+"""Who may do what in a d12 test, and bad commands refused with a stable code and the path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from d12_support import FixedDice, Table
+
+from events import d12
+from events.errors import Rejected
+
+
+def _refused(table: Table, member: str, command: type[Any], **fields: Any) -> Rejected:
+    with pytest.raises(Rejected) as refused:
+        table.decide(member, command, **fields)
+    return refused.value
+
+
+def _call(table: Table, **fields: Any) -> int:
+    base: dict[str, Any] = {"character": "han", "stats": ("STR",), "dt": 7}
+    return table.run("gm", d12.CallThresholdTest, **(base | fields))[0].test
+
+
+def test_a_player_rolls_only_their_own_characters_tests() -> None:
+    """Leia's player may not roll Han's test; Han's player and the GM may."""
+    table = Table()
+    test = _call(table)
+    refusal = _refused(table, "leia-player", d12.RollThresholdTest, test=test)
+    assert (refusal.code, refusal.path) == ("forbidden", "$.test")
+    assert table.decide("han-player", d12.RollThresholdTest, test=test)
+    assert table.decide("gm", d12.RollThresholdTest, test=test)
+
+
+def test_a_spectator_does_nothing() -> None:
+    """A spectator neither calls, rolls, interprets nor ends a test."""
+    table = Table()
+    test = _call(table)
+    for command, fields in (
+        (d12.CallThresholdTest, {"character": "han", "stats": ("STR",), "dt": 7}),
+        (d12.RollThresholdTest, {"test": test}),
+        (d12.RollBasicTest, {"dice": 3, "dt": 7, "character": "han"}),
+        (d12.SetDifficultyThreshold, {"test": test, "dt": 3}),
+        (d12.InterpretThresholdResult, {"test": test, "text": "no"}),
+        (d12.EndThresholdTest, {"test": test}),
+    ):
+        assert _refused(table, "watcher", command, **fields).code == "forbidden"
+
+
+def test_only_the_gm_names_stats_sets_dt_and_ends() -> None:
+    """Calling a test, setting the DT and ending a test are the GM's."""
+    table = Table()
+    test = _call(table, extended=True, refresh="CON")
+    for command, fields in (
+        (d12.CallThresholdTest, {"character": "han", "stats": ("STR",), "dt": 2}),
+        (d12.SetDifficultyThreshold, {"test": test, "dt": 2}),
+        (d12.EndThresholdTest, {"test": test}),
+    ):
+        assert _refused(table, "han-player", command, **fields).code == "forbidden"
+
+
+def test_a_test_of_no_character_is_rolled_by_the_gm_only() -> None:
+    """The GM's "5d12 dt7" for no one is theirs alone to roll."""
+    table = Table()
+    events = table.run("gm", d12.RollBasicTest, dice=5, dt=7)
+    assert events[0].character is None and len(events[1].faces) == 5
+
+
+@pytest.mark.parametrize(("fields", "code", "path"), [
+    ({"stats": ("STR", "WIT")}, "not_found", "$.stats[1]"),
+    ({"stats": ("STR", "STR")}, "invalid", "$.stats[1]"),
+    ({"character": "lando"}, "not_found", "$.character"),
+    ({"dt": None}, "invalid", "$.dt"),
+    ({"opponent": "vader", "opponent_stat": "STR"}, "invalid", "$.dt"),
+    ({"dt": None, "opponent": "vader"}, "invalid", "$.opponent_stat"),
+    ({"dt": None, "opponent_stat": "STR"}, "invalid", "$.opponent"),
+    ({"dt": None, "opponent": "boba", "opponent_stat": "STR"}, "not_found", "$.opponent"),
+    ({"dt": None, "opponent": "vader", "opponent_stat": "DEX"}, "not_found",
+     "$.opponent_stat"),
+    ({"extended": True}, "invalid", "$.refresh"),
+    ({"refresh": "CON"}, "invalid", "$.refresh"),
+])
+def test_bad_calls_are_refused_with_the_field_at_fault(fields: dict[str, Any], code: str,
+                                                       path: str) -> None:
+    """Unknown or repeated stats, no DT or two, an extended test without refresh: refused."""
+    table = Table()
+    base: dict[str, Any] = {"character": "han", "stats": ("STR",), "dt": 7}
+    refusal = _refused(table, "gm", d12.CallThresholdTest, **(base | fields))
+    assert (refusal.code, refusal.path) == (code, path)
+
+
+def test_a_pool_of_no_dice_is_refused() -> None:
+    """Stats rated 0 give no pool to roll."""
+    table = Table()
+    table.set_rating("han", "STR", 0)
+    refusal = _refused(table, "gm", d12.CallThresholdTest, character="han", stats=("STR",),
+                       dt=7)
+    assert (refusal.code, refusal.path) == ("rule", "$.stats")
+    assert "assembles the pool" in refusal.message
+
+
+def test_tests_that_do_not_exist_or_are_over_are_refused() -> None:
+    """Unknown tests are not found; ended tests are over; unrolled tests have no result."""
+    table = Table()
+    assert _refused(table, "gm", d12.RollThresholdTest, test=9).code == "not_found"
+    assert _refused(table, "gm", d12.InterpretThresholdResult, test=9, text="x").code == \
+        "not_found"
+    test = _call(table)
+    refusal = _refused(table, "gm", d12.InterpretThresholdResult, test=test, text="x")
+    assert (refusal.code, refusal.path) == ("rule", "$.test")
+    refusal = _refused(table, "gm", d12.SetDifficultyThreshold, test=test, dt=3)
+    assert refusal.code == "rule" and "basic" in refusal.message
+    table.run("gm", d12.RollThresholdTest, test=test)
+    assert _refused(table, "gm", d12.RollThresholdTest, test=test).code == "conflict"
+    assert _refused(table, "gm", d12.EndThresholdTest, test=test).code == "conflict"
+
+
+def test_a_player_notation_roll_rolls_the_test_the_gm_called() -> None:
+    """A player's "5d12 dt7" rolls the basic test the GM called with that pool and DT."""
+    table = Table()
+    table.set_rating("han", "STR", 5)
+    refusal = _refused(table, "han-player", d12.RollBasicTest, dice=5, dt=7, character="han")
+    assert (refusal.code, refusal.path) == ("forbidden", "$.dt")
+    assert "the gm sets or determines the dt" in refusal.message
+    test = _call(table)
+    refusal = _refused(table, "han-player", d12.RollBasicTest, dice=5, dt=6, character="han")
+    assert (refusal.code, refusal.path) == ("rule", "$.dt")
+    refusal = _refused(table, "han-player", d12.RollBasicTest, dice=4, dt=7, character="han")
+    assert (refusal.code, refusal.path) == ("rule", "$.dice")
+    refusal = _refused(table, "han-player", d12.RollBasicTest, dice=5, dt=7)
+    assert (refusal.code, refusal.path) == ("invalid", "$.character")
+    refusal = _refused(table, "leia-player", d12.RollBasicTest, dice=5, dt=7, character="han")
+    assert refusal.code == "forbidden"
+    table.rng = FixedDice([12, 8, 8, 2, 3])
+    (rolled,) = table.run("han-player", d12.RollBasicTest, dice=5, dt=7, character="han")
+    assert (rolled.test, rolled.margin, rolled.succeeded) == (test, 2, True)
+    assert not table.game.tests[test].open
+
+
+def test_open_tests_are_limited() -> None:
+    """At most MAX_OPEN_TESTS tests stay open at once, so the state stays bounded."""
+    table = Table()
+    for _ in range(d12.MAX_OPEN_TESTS):
+        _call(table)
+    assert _refused(table, "gm", d12.CallThresholdTest, character="han", stats=("STR",),
+                    dt=7).code == "conflict"
+    assert _refused(table, "gm", d12.RollBasicTest, dice=2, dt=7).code == "conflict"

@@ -1,0 +1,144 @@
+"""The d12 table end to end: a real server, real SQLite, real clients, seeded dice."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+import pytest
+
+from events import core, d12
+from events.errors import CommandRejected
+from server.rules.d12 import odds_view_name
+
+
+async def _until(check: Callable[[], Any], timeout: float = 5.0) -> Any:
+    """Wait until ``check()`` is truthy (a view arrives just after the ack)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not (result := check()):
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("timed out waiting")
+        await asyncio.sleep(0.01)
+    return result
+
+
+async def _campaign(table: Any) -> tuple[Any, Any, Any, Any]:
+    """A d12 campaign: GM, Han's player, Leia's player and a spectator; Han, Leia, Vader."""
+    _, gm = await table.create_campaign("d12")
+    han = await table.invite(gm, "player", characters=("han",))
+    leia = await table.invite(gm, "player", characters=("leia",))
+    watcher = await table.invite(gm, "spectator")
+    for character, ratings in (("han", {"CON": 2, "CHA": 1, "STR": 4}),
+                               ("leia", {"CON": 3, "CHA": 5, "WIT": 4}),
+                               ("vader", {"CON": 6, "CHA": 4, "STR": 8})):
+        ack = await gm.call(core.CreateCharacter, character=character, name=character.title(),
+                            stats=d12.D12Stats(ratings=ratings))
+    for client in (gm, han, leia, watcher):
+        await client.wait_for_seq(ack.seqs[-1])
+    return gm, han, leia, watcher
+
+
+async def test_an_extended_test_at_the_table(table: Any) -> None:
+    """The GM calls a fight, Han's player rolls round after round, everyone sees the pool
+    shrink and grow with the odds, the GM reads the result and ends it."""
+    gm, han, leia, watcher = await _campaign(table)
+    ack = await gm.call(d12.CallThresholdTest, character="han", stats=("STR", "CON"),
+                        opponent="vader", opponent_stat="STR", extended=True, refresh="CON",
+                        label="cantina brawl")
+    await watcher.wait_for_seq(ack.seqs[-1])
+    (test,) = watcher.state.game.tests.values()
+    assert (test.pool, test.threshold.dt, test.threshold.source) == (6, 8, "opponent")
+    view = await _until(lambda: watcher.views.get(odds_view_name(test.test)))
+    assert (view["test"], view["dice"], view["dt"]) == (test.test, 6, 8)
+
+    pool = 6
+    for round_no in range(1, 4):
+        ack = await han.call(d12.RollThresholdTest, test=test.test)
+        await watcher.wait_for_seq(ack.seqs[-1])
+        seen = watcher.state.game.tests[test.test]
+        rolled = seen.rounds[-1]
+        assert (rolled.round, rolled.pool, len(rolled.faces)) == (round_no, pool, pool)
+        assert rolled.margin == rolled.successes - rolled.failures
+        failed = sum(1 for v in rolled.values if v < 0)
+        if pool == failed:
+            assert not seen.open and seen.ended == "pool_empty"
+            break
+        pool = pool - failed + 2
+        assert seen.pool == pool == rolled.pool_after
+        await gm.call(d12.InterpretThresholdResult, test=test.test, text=f"round {round_no}")
+    if watcher.state.game.tests[test.test].open:
+        ack = await gm.call(d12.EndThresholdTest, test=test.test, reason="the band stops")
+        await leia.wait_for_seq(ack.seqs[-1])
+    final = leia.state.game.tests[test.test]
+    assert not final.open and final.story[0].startswith("extended test (cantina brawl)")
+    assert msgspec.to_builtins(leia.state.game) == msgspec.to_builtins(gm.state.game)
+    await _until(lambda: leia.views.get(odds_view_name(test.test), {}).get("open") is False)
+
+
+async def test_the_roll_notation_is_a_basic_test(table: Any) -> None:
+    """``5d12 dt7`` from the GM starts and rolls a basic test; from a player it rolls the
+    basic test the GM called for their character."""
+    gm, han, _, _ = await _campaign(table)
+    command = msgspec.structs.replace(d12.parse_roll("5d12 dt7", None), id="gm-roll-1")
+    ack = await gm.send(command)
+    await gm.wait_for_seq(ack.seqs[-1])
+    test = gm.state.game.tests[1]
+    assert (test.kind, test.open, len(test.rounds[0].faces), test.rounds[0].dt) == (
+        "basic", False, 5, 7)
+    assert test.rounds[0].succeeded == (test.rounds[0].margin > 0)
+
+    with pytest.raises(CommandRejected) as refusal:
+        await han.send(msgspec.structs.replace(d12.parse_roll("4d12 dt6", "han"), id="h-1"))
+    assert (refusal.value.code, refusal.value.path) == ("forbidden", "$.dt")
+    await gm.call(d12.CallThresholdTest, character="han", stats=("STR",), dt=6)
+    ack = await han.send(msgspec.structs.replace(d12.parse_roll("4d12 dt6", "han"), id="h-2"))
+    await han.wait_for_seq(ack.seqs[-1])
+    assert len(han.state.game.tests[2].rounds) == 1 and not han.state.game.tests[2].open
+
+
+async def test_players_and_spectators_are_kept_to_their_part(table: Any) -> None:
+    """Leia's player cannot roll Han's test, nor call one; a spectator cannot roll; nothing
+    is appended by a refusal."""
+    gm, han, leia, watcher = await _campaign(table)
+    ack = await gm.call(d12.CallThresholdTest, character="han", stats=("STR",), dt=7)
+    await gm.wait_for_seq(ack.seqs[-1])
+    head = gm.head
+    for client, command, fields in (
+        (leia, d12.RollThresholdTest, {"test": 1}),
+        (leia, d12.CallThresholdTest, {"character": "leia", "stats": ("WIT",), "dt": 2}),
+        (han, d12.EndThresholdTest, {"test": 1}),
+        (watcher, d12.RollThresholdTest, {"test": 1}),
+    ):
+        with pytest.raises(CommandRejected) as refusal:
+            await client.call(command, **fields)
+        assert refusal.value.code == "forbidden"
+    ack = await han.call(d12.RollThresholdTest, test=1)
+    assert ack.seqs == [head + 1]
+
+
+async def test_bad_input_is_refused_with_its_path_and_appends_nothing(table: Any) -> None:
+    """An unknown stat, a DT of 13 and stats without CHA are refused naming the field."""
+    gm, _, _, _ = await _campaign(table)
+    head = gm.head
+    cases = [
+        (d12.CallThresholdTest, {"character": "han", "stats": ("STR", "WIT"), "dt": 7},
+         "not_found", "$.stats[1]"),
+        (d12.RollBasicTest, {"dice": 5, "dt": 13}, "invalid", "$.dt"),
+        (d12.CallThresholdTest, {"character": "han", "stats": ("STR",), "dt": 7,
+                                 "extended": True}, "invalid", "$.refresh"),
+        (d12.RollThresholdTest, {"test": 4}, "not_found", "$.test"),
+    ]
+    for command, fields, code, path in cases:
+        with pytest.raises(CommandRejected) as refusal:
+            await gm.call(command, **fields)
+        assert (refusal.value.code, refusal.value.path) == (code, path)
+    stats = d12.D12Stats(ratings={"CON": 1, "CHA": 1})
+    del stats.ratings["CHA"]  # the client would never build it; a hand-written frame could
+    with pytest.raises(CommandRejected) as refusal:
+        await gm.send(core.CreateCharacter(id="bad-stats", character="lando", name="Lando",
+                                           stats=stats))
+    assert (refusal.value.code, refusal.value.path) == ("invalid", "$.stats")
+    ack = await gm.call(core.StartSession)
+    assert ack.seqs == [head + 1]

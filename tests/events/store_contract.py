@@ -1,0 +1,72 @@
+"""The contract every event log backend must keep, written once and run for each backend.
+
+A backend's test module imports :func:`contract_tests` names into its namespace with a ``log``
+fixture of its own (see ``test_sqlite_log.py``), in the manner of eventsourcing's abstract
+recorder tests.
+"""
+
+from __future__ import annotations
+
+from events import core
+from events.errors import ConcurrencyError
+from events.log import AppendRequest, prepare, to_recorded
+
+
+def request(campaign: str, head: int, *events: object, command: str = "c1",
+            actor: str = "gm") -> AppendRequest:
+    return AppendRequest(campaign=campaign, expected_head=head,
+                         events=tuple(prepare(e) for e in events),  # type: ignore[arg-type]
+                         actor=actor, command_id=command, at="2026-11-22T08:00:00.000Z")
+
+
+def opened(campaign: str = "c") -> core.CampaignCreated:
+    return core.CampaignCreated(campaign=campaign, name="C", system="d12")
+
+
+def rolled(total: int) -> core.DiceRolled:
+    return core.DiceRolled(expression="1d6", terms=(), total=total)
+
+
+def test_append_numbers_events_from_one_per_campaign(log) -> None:
+    """Each campaign's sequence starts at 1 and has no gap."""
+    results = log.append_batch([
+        request("a", 0, opened("a"), rolled(1), command="a1"),
+        request("b", 0, opened("b"), command="b1"),
+        request("a", 2, rolled(2), command="a2"),
+    ])
+    assert results == [[1, 2], [1], [3]]
+    assert [r.seq for r in log.rows("a")] == [1, 2, 3]
+    assert log.head("a") == 3 and log.head("b") == 1 and log.head("none") == 0
+    assert log.campaigns() == ["a", "b"]
+
+
+def test_stale_head_is_refused_and_appends_nothing(log) -> None:
+    """Optimistic concurrency: an append that expects an old head is refused alone."""
+    log.append_batch([request("a", 0, opened("a"))])
+    results = log.append_batch([request("a", 0, rolled(3), command="late"),
+                                request("a", 1, rolled(4), command="fresh")])
+    assert isinstance(results[0], ConcurrencyError) and results[1] == [2]
+    assert [to_recorded(r).event.total for r in log.rows("a", after=1)] == [4]
+
+
+def test_rows_round_trip_every_field(log) -> None:
+    """What is appended reads back the same: payload, actor, command id, time."""
+    log.append_batch([request("a", 0, opened("a"), rolled(5), command="x", actor="han")])
+    records = [to_recorded(r) for r in log.rows("a")]
+    assert records[1].event == rolled(5)
+    assert (records[1].actor, records[1].command, records[1].at) == (
+        "han", "x", "2026-11-22T08:00:00.000Z")
+    assert [r.seq for r in log.rows("a", after=1, upto=2)] == [2]
+
+
+def test_commands_remember_what_each_command_appended(log) -> None:
+    """The command index answers a retried command with its original sequence numbers."""
+    log.append_batch([request("a", 0, opened("a"), rolled(1), command="first")])
+    found = log.commands("a")["first"]
+    assert (found.actor, found.seqs) == ("gm", [1, 2])
+
+
+def test_verify_passes_an_untouched_log(log) -> None:
+    """An honest log verifies clean."""
+    log.append_batch([request("a", 0, opened("a"), rolled(1), rolled(2))])
+    assert log.verify() == (3, [])

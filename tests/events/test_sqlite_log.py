@@ -1,0 +1,101 @@
+"""The SQLite log: the shared store contract, append-only triggers, WAL, and tamper detection."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from events.store import SqliteLog
+from tests.events.store_contract import (  # noqa: F401  (the contract runs here)
+    opened,
+    request,
+    rolled,
+    test_append_numbers_events_from_one_per_campaign,
+    test_commands_remember_what_each_command_appended,
+    test_rows_round_trip_every_field,
+    test_stale_head_is_refused_and_appends_nothing,
+    test_verify_passes_an_untouched_log,
+)
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Iterator[SqliteLog]:
+    """A fresh SQLite log in a real file."""
+    store = SqliteLog(tmp_path / "log.db")
+    yield store
+    store.close()
+
+
+def _filled(log: SqliteLog) -> Path:
+    log.append_batch([request("a", 0, opened("a"), rolled(1), rolled(2), rolled(3))])
+    log.append_batch([request("b", 0, opened("b"), rolled(9), command="b")])
+    return log.path
+
+
+def _tamper(path: Path, *statements: str) -> None:
+    """Edit the file as an attacker with the sqlite3 shell would: triggers dropped first."""
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP TRIGGER events_no_update")
+        connection.execute("DROP TRIGGER events_no_delete")
+        for statement in statements:
+            connection.execute(statement)
+
+
+def test_events_are_append_only(log) -> None:
+    """UPDATE and DELETE of an event are refused by the database itself."""
+    path = _filled(log)
+    with sqlite3.connect(path) as connection:
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            connection.execute("UPDATE events SET payload = '{}' WHERE seq = 2")
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            connection.execute("DELETE FROM events WHERE seq = 2")
+
+
+def test_log_uses_wal_and_full_sync(log) -> None:
+    """WAL lets readers run beside the writer; FULL sync makes each commit durable."""
+    assert log.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert log.db.execute("PRAGMA synchronous").fetchone()[0] == 2
+
+
+def test_verify_catches_an_edited_event(log) -> None:
+    """Changing one payload breaks the chain at that event."""
+    path = _filled(log)
+    _tamper(path, "UPDATE events SET payload = replace(payload, '\"total\":2', '\"total\":6')"
+                  " WHERE campaign = 'a' AND seq = 3")
+    checked, problems = SqliteLog(path).verify()
+    assert checked == 6
+    assert [(p.campaign, p.seq) for p in problems] == [("a", 3)]
+
+
+def test_verify_catches_a_deleted_event(log) -> None:
+    """Dropping an event leaves a gap the chain reports."""
+    path = _filled(log)
+    _tamper(path, "DELETE FROM events WHERE campaign = 'a' AND seq = 2")
+    _, problems = SqliteLog(path).verify()
+    assert ("a", 3) in [(p.campaign, p.seq) for p in problems]
+    assert any("dropped" in p.problem for p in problems)
+
+
+def test_verify_catches_swapped_events(log) -> None:
+    """Swapping two events' payloads (reordering history) breaks the chain."""
+    path = _filled(log)
+    _tamper(path,
+            "CREATE TEMP TABLE p AS SELECT seq, payload FROM events WHERE campaign = 'a'",
+            "UPDATE events SET payload = (SELECT payload FROM p WHERE p.seq = 5 - events.seq)"
+            " WHERE campaign = 'a' AND seq IN (2, 3)")
+    _, problems = SqliteLog(path).verify()
+    assert {p.seq for p in problems if p.campaign == "a"} >= {2, 3}
+    assert not [p for p in problems if p.campaign == "b"]
+
+
+def test_reopening_continues_the_chain(log) -> None:
+    """A reopened log appends after its head and still verifies."""
+    path = _filled(log)
+    log.close()
+    reopened = SqliteLog(path)
+    assert reopened.append_batch([request("a", 4, rolled(4), command="again")]) == [[5]]
+    assert reopened.verify() == (7, [])
+    reopened.close()
