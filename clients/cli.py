@@ -32,7 +32,7 @@ from events.systems import SYSTEM_IDS, SYSTEMS
 from projections.campaign import CampaignState, fold
 from projections.describe import describe
 
-__all__ = ["main", "build_parser"]
+__all__ = ["build_parser", "main"]
 
 
 # ---- serve ------------------------------------------------------------------------------

@@ -30,20 +30,20 @@ from projections.describe import describe
 __all__ = [
     "EXIT_OK",
     "EXIT_REFUSED",
-    "EXIT_USAGE",
     "EXIT_UNREACHABLE",
-    "console",
-    "error_console",
+    "EXIT_USAGE",
+    "CliError",
     "add_connection_options",
     "add_json_option",
-    "resolve_token",
     "admin_token",
-    "open_client",
-    "send_command",
+    "console",
     "emit",
-    "to_plain",
+    "error_console",
     "new_command_id",
-    "CliError",
+    "open_client",
+    "resolve_token",
+    "send_command",
+    "to_plain",
 ]
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3

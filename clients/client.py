@@ -19,7 +19,6 @@ import asyncio
 import logging
 import secrets
 from collections.abc import AsyncIterator
-from types import TracebackType
 from typing import Any
 
 import msgspec
@@ -32,7 +31,7 @@ from events.errors import CommandRejected, ConnectionLost
 from events.messages import SERVER_DECODER, Ack, ErrorReply, EventFrame, Join, View, Welcome
 from projections.campaign import CampaignState, evolve, new_state
 
-__all__ = ["Client", "new_command_id", "DEFAULT_URL"]
+__all__ = ["DEFAULT_URL", "Client", "new_command_id"]
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +85,7 @@ class Client:
         await self.connect()
         return self
 
-    async def __aexit__(self, *exc: type[BaseException] | BaseException | TracebackType | None
+    async def __aexit__(self, *exc: object
                         ) -> None:
         await self.close()
 
@@ -242,8 +241,7 @@ class Client:
                         assert self._connection is not None
                         await self._connection.send(encode(command), text=True)
                 return True
-            except (OSError, ConnectionClosed, InvalidHandshake, InvalidURI,
-                    asyncio.TimeoutError) as error:
+            except (TimeoutError, OSError, ConnectionClosed, InvalidHandshake, InvalidURI) as error:
                 logger.info("reconnect failed (%s); retrying in %.2fs", error, delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 2.0)

@@ -15,18 +15,18 @@ import msgspec
 from msgspec import Meta
 
 __all__ = [
-    "snake_case",
-    "Event",
+    "ROLES",
     "Command",
-    "Recorded",
-    "Slug",
+    "CommandId",
+    "Count",
+    "Event",
     "Name",
     "Reason",
-    "CommandId",
-    "Seq",
-    "Count",
+    "Recorded",
     "Role",
-    "ROLES",
+    "Seq",
+    "Slug",
+    "snake_case",
 ]
 
 _CAMEL_BOUNDARY = re.compile(r"(?<!^)(?=[A-Z])")

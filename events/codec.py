@@ -17,17 +17,17 @@ from events.base import Command, Event, snake_case
 from events.systems import SYSTEMS
 
 __all__ = [
-    "ALL_EVENTS",
     "ALL_COMMANDS",
-    "AnyEvent",
-    "AnyCommand",
+    "ALL_EVENTS",
     "EVENT_TYPES",
     "UPCASTERS",
-    "event_tag",
-    "encode",
-    "encode_event",
+    "AnyCommand",
+    "AnyEvent",
     "decode_event",
     "decode_stored",
+    "encode",
+    "encode_event",
+    "event_tag",
 ]
 
 ALL_EVENTS: tuple[type[Event], ...] = core.EVENTS + tuple(

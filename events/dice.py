@@ -22,13 +22,13 @@ from msgspec import Meta
 from events.errors import NotationError
 
 __all__ = [
-    "SIDES",
-    "MAX_DICE",
-    "MAX_TERMS",
     "MAX_CONSTANT",
+    "MAX_DICE",
     "MAX_EXPRESSION_LENGTH",
-    "DiceTerm",
+    "MAX_TERMS",
+    "SIDES",
     "DiceExpression",
+    "DiceTerm",
     "RolledTerm",
     "parse_dice",
     "total_of",
@@ -66,7 +66,7 @@ class DiceExpression(msgspec.Struct, frozen=True, kw_only=True):
         if self.constant:
             parts.append(f"{'-' if self.constant < 0 else '+'}{abs(self.constant)}")
         text = "".join(parts)
-        return text[1:] if text.startswith("+") else text
+        return text.removeprefix("+")
 
 
 class RolledTerm(msgspec.Struct, frozen=True, kw_only=True):

@@ -17,14 +17,14 @@ Messages are short, lowercase and exact, like those of the websockets library.
 from __future__ import annotations
 
 __all__ = [
-    "PoolhallError",
-    "NotationError",
-    "Rejected",
-    "CommandRejected",
-    "StoreError",
-    "ConcurrencyError",
     "ChainBroken",
+    "CommandRejected",
+    "ConcurrencyError",
     "ConnectionLost",
+    "NotationError",
+    "PoolhallError",
+    "Rejected",
+    "StoreError",
 ]
 
 

@@ -20,10 +20,10 @@ from events.codec import decode_stored, encode_event, event_tag
 __all__ = [
     "GENESIS",
     "AppendRequest",
-    "StoredRow",
-    "CommandRecord",
     "ChainProblem",
+    "CommandRecord",
     "EventLog",
+    "StoredRow",
     "chain_hash",
     "prepare",
     "to_recorded",

@@ -17,18 +17,18 @@ from events.base import CommandId, Seq, Slug
 from events.codec import AnyCommand, AnyEvent
 
 __all__ = [
-    "Token",
-    "Join",
-    "ClientMessage",
-    "Welcome",
-    "EventFrame",
-    "OutgoingEventFrame",
-    "Ack",
-    "ErrorReply",
-    "View",
-    "ServerMessage",
     "CLIENT_DECODER",
     "SERVER_DECODER",
+    "Ack",
+    "ClientMessage",
+    "ErrorReply",
+    "EventFrame",
+    "Join",
+    "OutgoingEventFrame",
+    "ServerMessage",
+    "Token",
+    "View",
+    "Welcome",
     "json_schema",
 ]
 

@@ -23,13 +23,13 @@ from events.systems import Stats
 from projections.systems import projection_module
 
 __all__ = [
-    "Member",
-    "Character",
-    "RollEntry",
     "CampaignState",
-    "new_state",
+    "Character",
+    "Member",
+    "RollEntry",
     "evolve",
     "fold",
+    "new_state",
 ]
 
 

@@ -42,7 +42,7 @@ from server.rules.core import open_campaign, slugify
 from server.subscriber import QUEUE_LIMIT, Subscriber
 from server.writer import GroupCommitter
 
-__all__ = ["Server", "utc_now", "IN_FLIGHT_LIMIT"]
+__all__ = ["IN_FLIGHT_LIMIT", "Server", "utc_now"]
 
 logger = logging.getLogger(__name__)
 
@@ -258,7 +258,7 @@ class Server:
             if not isinstance(result, list):
                 raise Rejected("unavailable", "the log could not store this; retry it", None)
             state = new_state()
-            for seq, event in zip(result, new_events):
+            for seq, event in zip(result, new_events, strict=True):
                 evolve(state, Recorded(seq=seq, at=at, actor=ADMIN_MEMBER, command=command.id,
                                        event=event))
             self._open_hub(state, {command.id: CommandRecord(ADMIN_MEMBER, 1, result[-1])})

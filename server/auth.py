@@ -14,11 +14,11 @@ import secrets
 from pathlib import Path
 
 __all__ = [
-    "new_token",
-    "hash_token",
-    "tokens_match",
     "admin_token_path",
+    "hash_token",
     "load_or_create_admin_token",
+    "new_token",
+    "tokens_match",
 ]
 
 _PREFIX = "ph_"

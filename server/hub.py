@@ -29,7 +29,7 @@ from server.rules.base import Decision
 from server.subscriber import Subscriber
 from server.writer import GroupCommitter
 
-__all__ = ["CampaignHub", "CommandWork", "JoinWork", "load_hub_state", "CATCH_UP_PAGE"]
+__all__ = ["CATCH_UP_PAGE", "CampaignHub", "CommandWork", "JoinWork", "load_hub_state"]
 
 logger = logging.getLogger(__name__)
 
@@ -201,7 +201,7 @@ class CampaignHub:
             if seqs:
                 self.commands[request.command_id] = CommandRecord(
                     request.actor, seqs[0], seqs[-1])
-            for seq, prepared in zip(seqs, request.events):
+            for seq, prepared in zip(seqs, request.events, strict=True):
                 self._broadcast(encode(OutgoingEventFrame(
                     seq=seq, at=request.at, actor=request.actor, command=request.command_id,
                     event=msgspec.Raw(prepared.payload))))
@@ -232,7 +232,7 @@ class CampaignHub:
         """An append failed: the in-memory state ran ahead of the log, so reload it."""
         logger.error("append failed in %s; reloading its state from the log", self.campaign)
         self.state, self.commands = load_hub_state(self._log, self.campaign)
-        for work, request, _, _ in decided:
+        for work, _, _, _ in decided:
             self._reply(work, ErrorReply(id=work.command.id, code="unavailable",
                                          message="the log could not store this; retry it",
                                          path=None))

@@ -23,7 +23,7 @@ import msgspec
 from events.errors import Rejected
 from events.messages import CLIENT_DECODER
 
-__all__ = ["MAX_FRAME_BYTES", "read_frame", "command_id_of", "rejection_from"]
+__all__ = ["MAX_FRAME_BYTES", "command_id_of", "read_frame", "rejection_from"]
 
 MAX_FRAME_BYTES = 64 * 1024
 

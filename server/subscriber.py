@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-__all__ = ["QUEUE_LIMIT", "Subscriber", "CatchUp"]
+__all__ = ["QUEUE_LIMIT", "CatchUp", "Subscriber"]
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +82,6 @@ class Subscriber:
             try:
                 self._queue.put_nowait(None)
                 await asyncio.wait_for(asyncio.shield(self._task), timeout)
-            except (asyncio.QueueFull, asyncio.TimeoutError, asyncio.CancelledError):
+            except (TimeoutError, asyncio.QueueFull, asyncio.CancelledError):
                 pass
         self._task.cancel()

@@ -15,7 +15,7 @@ from typing import Any
 from events.errors import Rejected
 from projections.campaign import CampaignState, Character, Member
 
-__all__ = ["Decision", "ADMIN_MEMBER"]
+__all__ = ["ADMIN_MEMBER", "Decision"]
 
 ADMIN_MEMBER = "admin"
 

@@ -11,7 +11,7 @@ from events.dice import RolledTerm, parse_dice, total_of
 from events.errors import NotationError, Rejected
 from server.rules.base import Decision
 
-__all__ = ["open_campaign", "decide", "slugify", "COMMANDS"]
+__all__ = ["COMMANDS", "decide", "open_campaign", "slugify"]
 
 COMMANDS = frozenset(core.COMMANDS)
 

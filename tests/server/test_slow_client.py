@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-import time
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed

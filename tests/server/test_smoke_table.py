@@ -10,7 +10,7 @@ async def test_two_clients_see_each_others_rolls_in_the_same_order(table) -> Non
     campaign, gm = await table.create_campaign("d12")
     player = await table.invite(gm, "player", characters=("han",))
     acks = []
-    for i in range(5):
+    for _ in range(5):
         acks.append(await gm.call(core.Roll, expression="2d6+1"))
         acks.append(await player.call(core.Roll, expression="1d20"))
     last = max(seq for ack in acks for seq in ack.seqs)
