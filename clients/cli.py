@@ -109,6 +109,7 @@ async def _roll(args: argparse.Namespace) -> int:
             raise CliError(f"cannot read {args.expression!r}: {error.message}") from None
         if command is None:
             raise CliError(f"cannot read {args.expression!r}: {dice_error.message}") from None
+        command = msgspec.structs.replace(command, id=common.new_command_id())
     return await send_command(args, args.campaign, command)
 
 

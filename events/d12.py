@@ -1,26 +1,329 @@
-"""Events, commands and character stats of the `d12` game system (scaffold: filled by its issue)."""
+"""Events, commands and character stats of the ``d12`` game system: threshold pools of d12s.
+
+A character has named stats (``CON``, ``CHA`` and whatever else the campaign uses). For a test
+the GM names the stats that apply, the pool is the sum of their ratings in d12s, and the GM
+sets the Difficulty Threshold (DT, 1-12) or derives it from an opponent's stat. Every die above
+the DT is a success, every other die a failure; a 12 is always two successes and a 1 always two
+failures. The margin of success is successes minus failures.
+
+A **basic** test is one roll: it succeeds when the margin is positive. An **extended** test
+goes on round after round: after each roll the dice that came up failures leave the pool and
+the character's ``CON`` or ``CHA`` dice join it, until the GM ends it or the pool is empty.
+
+Events record what the table saw - each face, what each die counted, the dice that left and
+joined and why - so replay never re-rolls or re-derives a roll from the current rules.
+"""
 
 from __future__ import annotations
 
+import re
+from typing import Annotated
+
 import msgspec
+from msgspec import Meta
 
-from events.base import Command, Event
+from events.base import Command, Event, Reason, Slug
+from events.errors import NotationError
 
-__all__ = ["SYSTEM_ID", "Stats", "D12Stats", "EVENTS", "COMMANDS", "parse_roll"]
+__all__ = [
+    "COMMANDS",
+    "DT",
+    "EVENTS",
+    "MAX_OPEN_TESTS",
+    "MAX_POOL",
+    "PARSED_COMMAND_ID",
+    "REFRESH_STATS",
+    "REQUIRED_STATS",
+    "SYSTEM_ID",
+    "CallThresholdTest",
+    "D12Stats",
+    "DifficultyThresholdSet",
+    "EndThresholdTest",
+    "Face",
+    "FailedDiceRemoved",
+    "InterpretThresholdResult",
+    "Rating",
+    "RefreshDiceAdded",
+    "RollBasicTest",
+    "RollThresholdTest",
+    "SetDifficultyThreshold",
+    "StatName",
+    "StatUsed",
+    "Stats",
+    "Threshold",
+    "ThresholdDiceRolled",
+    "ThresholdResultInterpreted",
+    "ThresholdTestEnded",
+    "ThresholdTestStarted",
+    "die_value",
+    "parse_roll",
+]
 
 SYSTEM_ID = "d12"
+MAX_POOL = 100
+"""**Decision**: a pool holds at most 100 dice; refresh dice beyond that are not added."""
+MAX_OPEN_TESTS = 50
+PARSED_COMMAND_ID = "parsed-roll"
+REQUIRED_STATS = ("CON", "CHA")
+REFRESH_STATS = ("CON", "CHA")
+MAX_SUCCESSES = 2 * MAX_POOL
+
+StatName = Annotated[
+    str,
+    Meta(pattern=r"^[A-Z][A-Z0-9_]{0,11}$",
+         description="a stat's name in capitals, e.g. CON, CHA, STR (at most 12 characters)"),
+]
+Rating = Annotated[int, Meta(ge=0, le=20, description="a stat's rating: d12s it brings")]
+DT = Annotated[int, Meta(ge=1, le=12, description="Difficulty Threshold: faces above succeed")]
+Face = Annotated[int, Meta(ge=1, le=12)]
+PoolSize = Annotated[int, Meta(ge=0, le=MAX_POOL)]
+DiceCount = Annotated[int, Meta(ge=1, le=MAX_POOL, description="how many d12s")]
+TestNo = Annotated[int, Meta(ge=1, description="the campaign's number for a test")]
+RoundNo = Annotated[int, Meta(ge=1, le=10_000)]
+Tally = Annotated[int, Meta(ge=0, le=MAX_SUCCESSES)]
+Margin = Annotated[int, Meta(ge=-MAX_SUCCESSES, le=MAX_SUCCESSES)]
+DieValue = Annotated[int, Meta(ge=-2, le=2, description="+2 for a 12, +1 success, -1, -2 for a 1")]
+Kind = Annotated[str, Meta(pattern="^(basic|extended)$")]
+RefreshStat = Annotated[str, Meta(pattern="^(CON|CHA)$", description="CON or CHA")]
+DtSource = Annotated[str, Meta(pattern="^(gm|opponent)$")]
+EndReason = Annotated[str, Meta(pattern="^(gm|pool_empty)$")]
+Note = Annotated[str, Meta(max_length=280, description="the GM's reading of the result")]
+NamedStats = Annotated[tuple[StatName, ...], Meta(min_length=1, max_length=8)]
 
 
 class D12Stats(msgspec.Struct, frozen=True, kw_only=True, tag_field="system", tag=SYSTEM_ID):
-    """A character's stats in this system."""
+    """A character's named stats and their ratings; CON and CHA are required.
+
+    The names are the campaign's to choose (``STR``, ``WIT``, ``STEALTH`` ...); CON and CHA
+    must be there because the extended test refreshes its pool from one of them.
+    """
+
+    ratings: Annotated[dict[StatName, Rating], Meta(max_length=30)]
+
+    def __post_init__(self) -> None:
+        missing = [name for name in REQUIRED_STATS if name not in self.ratings]
+        if missing:
+            raise ValueError(f"stats need {' and '.join(missing)} (ratings 0-20)")
 
 
 Stats = D12Stats
 
-EVENTS: tuple[type[Event], ...] = ()
-COMMANDS: tuple[type[Command], ...] = ()
+
+class StatUsed(msgspec.Struct, frozen=True, kw_only=True):
+    """A stat the GM named for a test, with the rating it had when the pool was assembled."""
+
+    stat: StatName
+    rating: Rating
 
 
-def parse_roll(text: str, character: str | None = None) -> Command | None:
-    """This system's dice notation as a command; None when the text is not in it."""
-    return None
+class Threshold(msgspec.Struct, frozen=True, kw_only=True):
+    """The DT of a roll and where it came from: set by the GM, or an opponent's stat rating.
+
+    **Decision**: a DT derived from an opponent is the opponent's rating in the named stat,
+    clamped into 1-12 (a rating of 0 gives DT 1, a rating above 12 gives DT 12).
+    """
+
+    dt: DT
+    source: DtSource = "gm"
+    opponent: Slug | None = None
+    opponent_stat: StatName | None = None
+    opponent_rating: Rating | None = None
+
+
+# ---- events -------------------------------------------------------------------------------
+
+
+class ThresholdTestStarted(Event, kw_only=True):
+    """The GM called for a test: stats named, pool assembled from them, DT set or derived."""
+
+    test: TestNo
+    kind: Kind
+    character: Slug | None = None
+    stats: Annotated[tuple[StatUsed, ...], Meta(max_length=8)] = ()
+    pool: DiceCount
+    threshold: Threshold
+    refresh: RefreshStat | None = None
+    label: Reason = ""
+
+
+class DifficultyThresholdSet(Event, kw_only=True):
+    """The GM set (or derived anew) the DT for the next round of an extended test."""
+
+    test: TestNo
+    threshold: Threshold
+
+
+class ThresholdDiceRolled(Event, kw_only=True):
+    """The pool was rolled: each face, what each die counted, successes, failures, margin."""
+
+    test: TestNo
+    round: RoundNo
+    dt: DT
+    faces: Annotated[tuple[Face, ...], Meta(min_length=1, max_length=MAX_POOL)]
+    values: Annotated[tuple[DieValue, ...], Meta(min_length=1, max_length=MAX_POOL)]
+    successes: Tally
+    failures: Tally
+    margin: Margin
+    succeeded: bool
+
+
+class FailedDiceRemoved(Event, kw_only=True):
+    """The dice that came up failures left the extended test's pool (``dice``: their places)."""
+
+    test: TestNo
+    round: RoundNo
+    dice: Annotated[tuple[Annotated[int, Meta(ge=0, lt=MAX_POOL)], ...],
+                    Meta(max_length=MAX_POOL)] = ()
+    count: PoolSize
+    pool: PoolSize
+
+
+class RefreshDiceAdded(Event, kw_only=True):
+    """The character's CON or CHA dice joined the extended test's pool after a round."""
+
+    test: TestNo
+    round: RoundNo
+    stat: RefreshStat
+    rating: Rating
+    count: PoolSize
+    pool: PoolSize
+
+
+class ThresholdResultInterpreted(Event, kw_only=True):
+    """The GM said what a roll's result means in the story."""
+
+    test: TestNo
+    round: RoundNo
+    text: Note
+
+
+class ThresholdTestEnded(Event, kw_only=True):
+    """A test ended before or without another roll: the GM ended it, or its pool is empty."""
+
+    test: TestNo
+    why: EndReason
+    rounds: Annotated[int, Meta(ge=0)]
+    pool: PoolSize
+    reason: Reason = ""
+
+
+# ---- commands -----------------------------------------------------------------------------
+
+
+class _ThresholdFields(Command, kw_only=True):
+    """Fields that set a DT: ``dt`` directly, or ``opponent`` and ``opponent_stat``."""
+
+    dt: DT | None = None
+    opponent: Slug | None = None
+    opponent_stat: StatName | None = None
+
+
+class CallThresholdTest(_ThresholdFields, kw_only=True):
+    """Call for a test (GM): name the stats, set the DT or name the opponent's stat.
+
+    An extended test names ``refresh``: the stat (CON or CHA) whose dice join after a round.
+    """
+
+    character: Slug
+    stats: NamedStats
+    extended: bool = False
+    refresh: RefreshStat | None = None
+    label: Reason = ""
+
+
+class SetDifficultyThreshold(_ThresholdFields, kw_only=True):
+    """Set or derive the DT again before the next round of an extended test (GM)."""
+
+    test: TestNo
+
+
+class RollThresholdTest(Command, kw_only=True):
+    """Roll the pool of an open test (the player of its character, or the GM)."""
+
+    test: TestNo
+
+
+class RollBasicTest(Command, kw_only=True):
+    """Roll N d12s against a DT as a basic test: ``poolhall roll CAMPAIGN "5d12 dt7"``.
+
+    The GM's starts and rolls a test at once; a player's rolls the basic test the GM
+    called for their character with that pool and DT.
+    """
+
+    dice: DiceCount
+    dt: DT
+    character: Slug | None = None
+
+
+class InterpretThresholdResult(Command, kw_only=True):
+    """Say what the last roll of a test means (GM)."""
+
+    test: TestNo
+    text: Note
+
+
+class EndThresholdTest(Command, kw_only=True):
+    """End an open test (GM): the combat is over, the negotiation settled."""
+
+    test: TestNo
+    reason: Reason = ""
+
+
+EVENTS: tuple[type[Event], ...] = (
+    ThresholdTestStarted,
+    DifficultyThresholdSet,
+    ThresholdDiceRolled,
+    FailedDiceRemoved,
+    RefreshDiceAdded,
+    ThresholdResultInterpreted,
+    ThresholdTestEnded,
+)
+COMMANDS: tuple[type[Command], ...] = (
+    CallThresholdTest,
+    SetDifficultyThreshold,
+    RollThresholdTest,
+    RollBasicTest,
+    InterpretThresholdResult,
+    EndThresholdTest,
+)
+
+
+def die_value(face: int, dt: int) -> int:
+    """What one die counts: 12 two successes, 1 two failures, above the DT one success, else one
+    failure (a 12 counts two successes even at DT 12)."""
+    if face == 12:
+        return 2
+    if face == 1:
+        return -2
+    return 1 if face > dt else -1
+
+
+_NOTATION = re.compile(r"\bdt\b|\bdt\s*\d", re.IGNORECASE)
+_BASIC = re.compile(r"^\s*(?P<count>\d*)\s*d(?P<sides>\d+)\s+dt\s*(?P<dt>\d+)\s*$", re.IGNORECASE)
+
+
+def parse_roll(text: str, character: str | None = None) -> RollBasicTest | None:
+    """``"5d12 dt7"`` as a :class:`RollBasicTest` for ``character``; None if not d12 notation.
+
+    The command's id is :data:`PARSED_COMMAND_ID`: this module draws no random numbers, so the
+    caller gives the command a fresh id (``msgspec.structs.replace(command, id=...)``) before
+    sending it, or every such roll after the first would get the first one's answer.
+
+    Raises :class:`NotationError` when the text names a DT but is not ``Nd12 dtT`` within
+    the limits (1-100 dice, DT 1-12).
+    """
+    if not _NOTATION.search(text):
+        return None
+    match = _BASIC.match(text)
+    if match is None:
+        raise NotationError('a d12 test reads "5d12 dt7": the number of d12s, then the DT')
+    if match.group("sides") != "12":
+        raise NotationError(f"a threshold test rolls d12s, not d{match.group('sides')}",
+                            match.start("sides"))
+    count = int(match.group("count") or "1")
+    if not 1 <= count <= MAX_POOL:
+        raise NotationError(f"a pool holds 1 to {MAX_POOL} dice", match.start("count"))
+    dt = int(match.group("dt"))
+    if not 1 <= dt <= 12:
+        raise NotationError("the DT is between 1 and 12", match.start("dt"))
+    return RollBasicTest(id=PARSED_COMMAND_ID, dice=count, dt=dt, character=character)

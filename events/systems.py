@@ -14,7 +14,8 @@ Each ``events/<id>.py`` module provides:
   :class:`events.base.Command` subclasses (tags unique across all systems),
 - ``parse_roll(text, character) -> Command | None``: turns the system's dice notation typed at
   ``poolhall roll`` into a command (``None`` when the text is not in that notation; raise
-  :class:`events.errors.NotationError` when it is, but is wrong).
+  :class:`events.errors.NotationError` when it is, but is wrong). Its ``id`` is a placeholder:
+  the caller gives every command a fresh id (``events`` draws no random numbers).
 """
 
 from __future__ import annotations

@@ -1,33 +1,202 @@
-"""Projections of the `d12` game system (scaffold: filled by its issue)."""
+"""The ``d12`` projection: every threshold test of the campaign, open or ended, round by round.
+
+For each test it keeps the pool now, the DT and where it came from, every round (faces, what
+each die counted, margin, dice that left and joined) and the running story, one line per event,
+as the table told it. :func:`open_tests` lists the tests still going on.
+
+A basic test ends with its one roll; an extended test when the GM ends it or its pool is
+empty (:class:`events.d12.ThresholdTestEnded`).
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from events import d12
 from events.base import Recorded
 
 if TYPE_CHECKING:
     from projections.campaign import CampaignState
 
-__all__ = ["GameState", "initial_state", "evolve", "describe"]
+__all__ = [
+    "GameState",
+    "RoundRecord",
+    "TestState",
+    "describe",
+    "event_line",
+    "evolve",
+    "initial_state",
+    "open_tests",
+]
+
+
+class RoundRecord(msgspec.Struct, kw_only=True):
+    """One roll of a test and what became of its pool."""
+
+    round: int
+    dt: int
+    pool: int
+    faces: tuple[int, ...]
+    values: tuple[int, ...]
+    successes: int
+    failures: int
+    margin: int
+    succeeded: bool
+    removed: int = 0
+    added: int = 0
+    pool_after: int | None = None
+    notes: list[str] = msgspec.field(default_factory=list)
+
+
+class TestState(msgspec.Struct, kw_only=True):
+    """A test as it stands: who, which stats, the pool now, the DT, every round, the story."""
+
+    test: int
+    kind: str
+    character: str | None
+    stats: tuple[d12.StatUsed, ...]
+    label: str
+    refresh: str | None
+    pool: int
+    threshold: d12.Threshold
+    started_seq: int
+    rounds: list[RoundRecord] = msgspec.field(default_factory=list)
+    open: bool = True
+    ended: str | None = None
+    end_reason: str = ""
+    story: list[str] = msgspec.field(default_factory=list)
+
+    @property
+    def margins(self) -> list[int]:
+        """The margin of every round so far."""
+        return [r.margin for r in self.rounds]
 
 
 class GameState(msgspec.Struct, kw_only=True):
-    """This system's part of a campaign's state."""
+    """Every test of the campaign by number, and the number the next one gets."""
+
+    tests: dict[int, TestState] = msgspec.field(default_factory=dict)
+    next_test: int = 1
 
 
 def initial_state() -> GameState:
-    """The state before any of this system's events."""
+    """No test yet."""
     return GameState()
 
 
+def open_tests(state: GameState) -> list[TestState]:
+    """The tests still going on, oldest first."""
+    return [t for t in state.tests.values() if t.open]
+
+
+def _threshold_text(threshold: d12.Threshold) -> str:
+    if threshold.source == "opponent":
+        return (f"DT {threshold.dt} from {threshold.opponent}'s {threshold.opponent_stat} "
+                f"{threshold.opponent_rating}")
+    return f"DT {threshold.dt} set by the GM"
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def event_line(event: Any) -> str:
+    """The story line of one d12 event, from the event alone (replay needs nothing else)."""
+    match event:
+        case d12.ThresholdTestStarted():
+            stats = " + ".join(f"{s.stat} {s.rating}" for s in event.stats)
+            pool = f"{stats} = " * bool(stats) + _count(event.pool, "die", "dice")
+            refresh = f"; {event.refresh} dice join after each round" if event.refresh else ""
+            label = f" ({event.label})" if event.label else ""
+            return (f"{event.kind} test{label}: {pool} at {_threshold_text(event.threshold)}"
+                    f"{refresh}")
+        case d12.DifficultyThresholdSet():
+            return f"next round at {_threshold_text(event.threshold)}"
+        case d12.ThresholdDiceRolled():
+            outcome = "success" if event.succeeded else "no success"
+            return (f"round {event.round}: [{' '.join(str(f) for f in event.faces)}] at DT "
+                    f"{event.dt}: {_count(event.successes, 'success', 'successes')}, "
+                    f"{_count(event.failures, 'failure', 'failures')}, margin {event.margin:+d} "
+                    f"({outcome})")
+        case d12.FailedDiceRemoved():
+            return (f"{_count(event.count, 'failed die', 'failed dice')} left the pool: "
+                    f"{event.pool} remain")
+        case d12.RefreshDiceAdded():
+            return (f"{event.stat} {event.rating}: {event.count} joined: "
+                    f"{_count(event.pool, 'die', 'dice')} in the pool")
+        case d12.ThresholdResultInterpreted():
+            return f"GM: {event.text}"
+        case d12.ThresholdTestEnded():
+            why = "the pool is empty" if event.why == "pool_empty" else "ended by the GM"
+            reason = f" ({event.reason})" if event.reason else ""
+            return f"test over after {_count(event.rounds, 'round', 'rounds')}: {why}{reason}"
+    return type(event).__name__
+
+
+def _started(state: GameState, rec: Recorded, event: d12.ThresholdTestStarted) -> None:
+    state.tests[event.test] = TestState(
+        test=event.test, kind=event.kind, character=event.character, stats=event.stats,
+        label=event.label, refresh=event.refresh, pool=event.pool, threshold=event.threshold,
+        started_seq=rec.seq,
+    )
+    state.next_test = max(state.next_test, event.test + 1)
+
+
+def _rolled(test: TestState, event: d12.ThresholdDiceRolled) -> None:
+    test.rounds.append(RoundRecord(
+        round=event.round, dt=event.dt, pool=len(event.faces), faces=event.faces,
+        values=event.values, successes=event.successes, failures=event.failures,
+        margin=event.margin, succeeded=event.succeeded,
+    ))
+    if test.kind == "basic":
+        test.open = False
+        test.ended = "rolled"
+
+
 def evolve(state: GameState, recorded: Recorded) -> GameState:
-    """Fold one of this system's events."""
+    """Fold one d12 event into the tests (in place; see :mod:`projections.campaign`)."""
+    event = recorded.event
+    if isinstance(event, d12.ThresholdTestStarted):
+        _started(state, recorded, event)
+    test = state.tests.get(getattr(event, "test", 0))
+    if test is None:
+        return state
+    match event:
+        case d12.DifficultyThresholdSet():
+            test.threshold = event.threshold
+        case d12.ThresholdDiceRolled():
+            _rolled(test, event)
+        case d12.FailedDiceRemoved():
+            test.pool = event.pool
+            test.rounds[-1].removed = event.count
+            test.rounds[-1].pool_after = event.pool
+        case d12.RefreshDiceAdded():
+            test.pool = event.pool
+            test.rounds[-1].added = event.count
+            test.rounds[-1].pool_after = event.pool
+        case d12.ThresholdResultInterpreted():
+            if test.rounds:
+                test.rounds[-1].notes.append(event.text)
+        case d12.ThresholdTestEnded():
+            test.open = False
+            test.ended = event.why
+            test.end_reason = event.reason
+            test.pool = event.pool
+    test.story.append(event_line(event))
     return state
 
 
 def describe(recorded: Recorded, campaign: CampaignState) -> str:
-    """One line for people."""
-    return recorded.event.__class__.__name__
+    """One line for ``poolhall watch``: the test, whose it is, and what happened."""
+    event = recorded.event
+    character = getattr(event, "character", None)
+    if character is None and isinstance(campaign.game, GameState):
+        test = campaign.game.tests.get(getattr(event, "test", 0))
+        character = test.character if test is not None else None
+    who = ""
+    if character is not None:
+        known = campaign.characters.get(character)
+        who = f" ({known.name if known is not None else character})"
+    return f"test {getattr(event, 'test', '?')}{who}: {event_line(event)}"

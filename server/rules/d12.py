@@ -23,7 +23,16 @@ from projections.d12 import GameState, TestState, open_tests
 from projections.d12_odds import odds_summary
 from server.rules.base import Decision
 
-__all__ = ["COMMANDS", "decide", "views", "roll_pool", "clamp_dt", "ODDS_VIEW", "ODDS_ROUNDS"]
+__all__ = [
+    "COMMANDS",
+    "ODDS_ROUNDS",
+    "ODDS_VIEW",
+    "clamp_dt",
+    "decide",
+    "odds_view_name",
+    "roll_pool",
+    "views",
+]
 
 COMMANDS = frozenset(d12.COMMANDS)
 ODDS_VIEW = "d12.odds"
@@ -256,20 +265,45 @@ def _refresh_rating(state: CampaignState, test: TestState) -> int | None:
     return stats.ratings.get(test.refresh, 0)
 
 
-def views(state: CampaignState, events: list[Event]) -> list[View]:
-    """The odds of every open test, after any d12 event: P(success), mean margin, the margin
-    distribution, and for an extended test the chance its pool survives the next rounds.
+def _touched(state: GameState, events: list[Event]) -> list[int]:
+    """The tests whose odds these events may change, in order."""
+    touched: dict[int, None] = {}
+    for event in events:
+        if type(event) in d12.EVENTS:
+            touched[event.test] = None  # type: ignore[attr-defined]
+        elif isinstance(event, core.CharacterUpdated):
+            for test in open_tests(state):
+                if test.character == event.character and test.kind == "extended":
+                    touched[test.test] = None
+    return list(touched)
 
-    Sent after any d12 event or a character update (a new CON or CHA changes the odds).
+
+def odds_view_name(test: int) -> str:
+    """The name of a test's odds view: ``d12.odds.<test>``."""
+    return f"{ODDS_VIEW}.{test}"
+
+
+def views(state: CampaignState, events: list[Event]) -> list[View]:
+    """The odds of each test these events touched, as the table sees them before a roll:
+    P(success), mean margin, the margin distribution, and for an extended test the chance its
+    pool survives each of the next rounds. An ended test's view says it is over.
+
+    Only touched tests are computed (a pool of 100 dice takes some milliseconds), so one
+    command costs one test's odds however many tests are open; a character update touches
+    that character's extended tests, whose refresh dice it may change.
     """
-    if not isinstance(state.game, GameState) or not any(
-        type(e) in d12.EVENTS or isinstance(e, core.CharacterUpdated) for e in events
-    ):
+    if not isinstance(state.game, GameState):
         return []
-    tests = []
-    for test in open_tests(state.game):
-        odds = odds_summary(test.pool, test.threshold.dt, _refresh_rating(state, test),
-                            ODDS_ROUNDS)
-        tests.append({"test": test.test, "kind": test.kind, "character": test.character,
-                      "round": len(test.rounds) + 1, "margins": test.margins, **odds})
-    return [View(name=ODDS_VIEW, data={"tests": tests})]
+    out: list[View] = []
+    for number in _touched(state.game, events):
+        test = state.game.tests.get(number)
+        if test is None:
+            continue
+        data: dict[str, Any] = {"test": test.test, "open": test.open, "kind": test.kind,
+                                "character": test.character, "margins": test.margins}
+        if test.open:
+            data["round"] = len(test.rounds) + 1
+            data.update(odds_summary(test.pool, test.threshold.dt,
+                                     _refresh_rating(state, test), ODDS_ROUNDS))
+        out.append(View(name=odds_view_name(test.test), data=data))
+    return out

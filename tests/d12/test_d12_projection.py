@@ -71,6 +71,7 @@ def test_replay_folds_the_same_state_from_the_log() -> None:
                     for r, payload in stored)
     assert msgspec.to_builtins(replayed.game) == msgspec.to_builtins(table.game)
     assert len(replayed.game.tests) == 2 and not replayed.game.tests[2].open
+    assert replayed.game.tests[2].story[0] == "basic test: 4 dice at DT 3 set by the GM"
 
 
 def test_describe_says_which_test_and_whose() -> None:

@@ -246,3 +246,22 @@ def test_refresh_uses_the_rating_the_character_has_now() -> None:
     table.rng = FixedDice([9] * 5)
     added = table.run("han-player", d12.RollThresholdTest, test=test)[-1]
     assert (added.rating, added.count, added.pool) == (5, 5, 10)
+
+
+def test_rule_extended_test_steps_roll_interpret_remove_add_repeat() -> None:
+    """Rule (Extended Test): the player rolls, the GR interprets the result, failures are
+    removed, CON/CHA dice are added, and it repeats - each reading belongs to its round."""
+    table = Table()
+    test = _extended(table)
+    for round_no, faces in enumerate(([12, 9, 2, 3, 8], [10, 10, 10, 1, 2]), start=1):
+        table.rng = FixedDice(faces)
+        events = table.run("han-player", d12.RollThresholdTest, test=test)
+        assert [type(e) for e in events] == [d12.ThresholdDiceRolled, d12.FailedDiceRemoved,
+                                             d12.RefreshDiceAdded]
+        (said,) = table.run("gm", d12.InterpretThresholdResult, test=test,
+                            text=f"reading {round_no}")
+        assert said.round == round_no
+    rounds = table.game.tests[test].rounds
+    assert [r.notes for r in rounds] == [["reading 1"], ["reading 2"]]
+    assert [(r.pool, r.removed, r.added, r.pool_after) for r in rounds] == [
+        (5, 2, 2, 5), (5, 2, 2, 5)]
