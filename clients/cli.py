@@ -110,6 +110,8 @@ async def _roll(args: argparse.Namespace) -> int:
         if command is None:
             raise CliError(f"cannot read {args.expression!r}: {dice_error.message}") from None
         command = msgspec.structs.replace(command, id=common.new_command_id())
+        if args.reason and "reason" in command.__struct_fields__:
+            command = msgspec.structs.replace(command, reason=args.reason)
     return await send_command(args, args.campaign, command)
 
 

@@ -62,8 +62,12 @@ class Event(
     tag_field="type",
     tag=snake_case,
     forbid_unknown_fields=True,
+    gc=False,
 ):
     """Something that happened at the table. Subclasses are named in the past tense.
+
+    ``gc=False``: an event is an immutable value that cannot form a reference cycle, so the
+    garbage collector need not track the hundreds of thousands a rebuild creates.
 
     ``schema_version`` is stored beside each payload; bump it (and register an upcaster in
     :mod:`events.codec`) when a stored payload can no longer be decoded as it stands.
@@ -85,7 +89,7 @@ class Command(
     id: CommandId
 
 
-class Recorded(msgspec.Struct, frozen=True, kw_only=True):
+class Recorded(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """An event as the log holds it: its sequence, when, who, and for which command."""
 
     seq: int

@@ -52,13 +52,13 @@ class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
     at: str
 
 
-class StoredRow(msgspec.Struct, frozen=True, array_like=True):
+class StoredRow(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """One row of the log as stored: everything but the hash chain."""
 
     seq: int
     type: str
     version: int
-    payload: bytes
+    payload: bytes | str
     at: str
     actor: str
     command_id: str
@@ -96,7 +96,7 @@ def chain_hash(previous: str, campaign: str, row: StoredRow) -> str:
                  row.actor, row.command_id):
         digest.update(part.encode())
         digest.update(b"\x1f")
-    digest.update(row.payload)
+    digest.update(row.payload.encode() if isinstance(row.payload, str) else row.payload)
     return digest.hexdigest()
 
 
@@ -124,6 +124,14 @@ class EventLog(Protocol):
 
     def campaigns(self) -> list[str]:
         """Every campaign with at least one event."""
+        ...
+
+    def all_rows(self) -> Iterator[tuple[str, StoredRow]]:
+        """Every row of every campaign, campaign by campaign in sequence order (one scan)."""
+        ...
+
+    def all_commands(self) -> dict[str, dict[str, CommandRecord]]:
+        """Every campaign's command index, in one read."""
         ...
 
     def head(self, campaign: str) -> int:

@@ -23,7 +23,7 @@ from events.codec import encode
 from events.errors import Rejected
 from events.log import AppendRequest, CommandRecord, EventLog, prepare, to_recorded
 from events.messages import Ack, ErrorReply, OutgoingEventFrame, View, Welcome
-from projections.campaign import CampaignState, Member, evolve, fold
+from projections.campaign import CampaignState, Member, evolve, fold, new_state
 from server import rules
 from server.rules.base import Decision
 from server.subscriber import Subscriber
@@ -58,6 +58,20 @@ class JoinWork(msgspec.Struct, kw_only=True):
 def load_hub_state(log: EventLog, campaign: str) -> tuple[CampaignState, dict[str, CommandRecord]]:
     """Rebuild a campaign's state and command index from its log."""
     return fold(to_recorded(row) for row in log.rows(campaign)), log.commands(campaign)
+
+
+def load_all_states(
+    log: EventLog,
+) -> dict[str, tuple[CampaignState, dict[str, CommandRecord]]]:
+    """Rebuild every campaign in one scan of the log (what the server does at start)."""
+    states: dict[str, CampaignState] = {}
+    for campaign, row in log.all_rows():
+        state = states.get(campaign)
+        if state is None:
+            state = states[campaign] = new_state()
+        evolve(state, to_recorded(row))
+    commands = log.all_commands()
+    return {campaign: (state, commands.get(campaign, {})) for campaign, state in states.items()}
 
 
 class CampaignHub:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 
 from websockets.asyncio.server import ServerConnection
@@ -31,29 +32,47 @@ class Subscriber:
 
     def __init__(self, connection: ServerConnection, limit: int = QUEUE_LIMIT) -> None:
         self.connection = connection
-        self._queue: asyncio.Queue[bytes | CatchUp | None] = asyncio.Queue(maxsize=limit)
+        self._limit = limit
+        self._pending: deque[bytes | CatchUp | None] = deque()
+        self._wake = asyncio.Event()
         self.dropped = False
         self._closing: set[asyncio.Task[None]] = set()
         self._task = asyncio.create_task(self._send_loop(), name="poolhall-subscriber")
 
-    def push(self, frame: bytes | CatchUp) -> None:
-        """Queue a frame (or a catch-up); a subscriber that cannot keep up is dropped."""
+    def push(self, frame: bytes | CatchUp | None) -> None:
+        """Queue a frame (a catch-up, or None to finish); a client too far behind is dropped."""
         if self.dropped:
             return
-        try:
-            self._queue.put_nowait(frame)
-        except asyncio.QueueFull:
+        if len(self._pending) >= self._limit:
             self.drop("cannot keep up; reconnect and resume")
+            return
+        self._pending.append(frame)
+        self._wake.set()
 
     async def send_now(self, frame: bytes) -> None:
         """Send directly; only for a catch-up, which runs on this subscriber's own task."""
-        await self.connection.send(frame, text=True)
+        await self._send_frames([frame])
+
+    async def _send_frames(self, frames: list[bytes]) -> None:
+        """Send text frames with one socket write and one drain for the lot.
+
+        ``connection.send`` writes each frame with its own system call; at a busy table that
+        was the server's largest cost. Inside websockets' ``send_context`` (which checks the
+        connection state, drains, and handles errors as ``send`` does) the frames are built by
+        the sans-I/O protocol and their bytes written once.
+        """
+        async with self.connection.send_context():
+            protocol = self.connection.protocol
+            for frame in frames:
+                protocol.send_text(frame)
+            self.connection.transport.write(b"".join(protocol.data_to_send()))
 
     def drop(self, reason: str) -> None:
         """Disconnect a client that fell behind; it keeps its place and can resume."""
         if self.dropped:
             return
         self.dropped = True
+        self._pending.clear()
         logger.info("dropping %s: %s", self.connection.remote_address, reason)
         self._task.cancel()
         closing = asyncio.create_task(self.connection.close(1013, reason))
@@ -63,13 +82,20 @@ class Subscriber:
     async def _send_loop(self) -> None:
         try:
             while True:
-                item = await self._queue.get()
+                if not self._pending:
+                    self._wake.clear()
+                    await self._wake.wait()
+                    continue
+                item = self._pending.popleft()
                 if item is None:
                     return
-                if isinstance(item, bytes):
-                    await self.connection.send(item, text=True)
-                else:
+                if not isinstance(item, bytes):
                     await item(self)
+                    continue
+                frames = [item]
+                while self._pending and isinstance(self._pending[0], bytes):
+                    frames.append(self._pending.popleft())  # type: ignore[arg-type]
+                await self._send_frames(frames)
         except (ConnectionClosed, asyncio.CancelledError):
             return
         except Exception:
@@ -79,9 +105,10 @@ class Subscriber:
     async def finish(self, timeout: float = 2.0) -> None:
         """Let queued frames go out (within ``timeout``), then stop the sender."""
         if not self.dropped:
+            self._pending.append(None)
+            self._wake.set()
             try:
-                self._queue.put_nowait(None)
                 await asyncio.wait_for(asyncio.shield(self._task), timeout)
-            except (TimeoutError, asyncio.QueueFull, asyncio.CancelledError):
+            except (TimeoutError, asyncio.CancelledError):
                 pass
         self._task.cancel()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -107,13 +108,17 @@ def _end_session(ctx: Decision, command: core.EndSession) -> list[Event]:
     return [core.GameSessionEnded(session=ctx.state.session)]
 
 
+_parse_dice = functools.lru_cache(maxsize=1024)(parse_dice)
+"""Tables repeat the same few expressions; parsed expressions are frozen values."""
+
+
 def _roll(ctx: Decision, command: core.Roll) -> list[Event]:
     ctx.require_participant("roll")
     if command.character is not None:
         ctx.character(command.character)
         ctx.require_acts_for(command.character)
     try:
-        expression = parse_dice(command.expression)
+        expression = _parse_dice(command.expression)
     except NotationError as error:
         raise Rejected("invalid", error.message, "$.expression") from None
     rolled = tuple(
