@@ -1,26 +1,448 @@
-"""Events, commands and character stats of the `sr3` game system (scaffold: filled by its issue)."""
+"""Events, commands and character stats of the ``sr3`` game system: Shadowrun 3 dice pools.
+
+A test rolls d6s against a target number (TN, 2 or more): base dice from a skill or an
+attribute, plus dice drawn from the character's pools (Combat, Control, Hacking, Spell, Astral
+Combat, Task, Astral) and dice bought with Karma Pool. Every die is recorded as its chain of
+faces (Rule of Six: a 6 is rolled again and added), so replay never re-rolls anything. Pools are
+full at the start of every Combat Turn and deplete as dice are drawn; the Karma Pool comes back
+at the end of a scene.
+
+Notation of :func:`parse_roll` (``poolhall roll CAMPAIGN "..." --character ID``)::
+
+    roll   := base target draw* word*
+    base   := N "d6" | SKILL | ATTRIBUTE       6d6 · pistols · body
+    target := "tn" N | "open"                  tn5 · tn 12 · open
+    draw   := "+" N POOL | "+" N "karma"       +3cp · +2 spell · +1 karma
+    word   := KIND | FLAG | "vs" N             dodge · surprised · rigged · astral · vs 3
+
+Pools: ``cp``/``combat``, ``ctl``/``control``, ``hp``/``hacking``, ``sp``/``spell``,
+``acp``/``astral_combat``, ``tp``/``task``, ``ap``/``astral``. ``"6d6 tn5"`` is a success test of
+six dice, ``"4d6 open"`` an open test, ``"pistols tn4 +3cp combat"`` a Pistols attack with three
+Combat Pool dice, ``"0d6 tn4 +5cp dodge vs 3"`` a Dodge against test 3. Flags: ``surprised``,
+``rigged``, ``astral``, ``magic``, ``elemental``.
+"""
 
 from __future__ import annotations
 
+import re
+from typing import Annotated, Literal
+
 import msgspec
+from msgspec import Meta
 
-from events.base import Command, Event
+from events.base import Command, Event, Reason, Slug
+from events.errors import NotationError
 
-__all__ = ["SYSTEM_ID", "Stats", "Sr3Stats", "EVENTS", "COMMANDS", "parse_roll"]
+__all__ = [
+    "SYSTEM_ID", "ATTRIBUTES", "POOLS", "TEST_KINDS", "SKILL_KINDS", "MAX_CHAIN", "MAX_TEST_DICE",
+    "PARSED_COMMAND_ID", "AttributeName", "PoolName", "TestKind", "SkillKind", "DieSource",
+    "Sr3Skill", "Sr3Stats", "Stats", "PoolDie", "InitiativeRoll", "OpposedOutcome",
+    "CombatEncounterStarted", "CombatTurnStarted", "InitiativeScoresRolled", "CombatPassAdvanced",
+    "CombatTurnEnded", "CombatEncounterEnded", "PoolTestDeclared", "PoolTestRolled",
+    "PoolTestRerolled", "SceneEnded", "StartCombat", "AdvanceCombatPass", "EndCombat",
+    "DeclarePoolTest", "RollPoolTest", "RerollWithKarma", "EndScene", "EVENTS", "COMMANDS",
+    "die_total", "parse_roll",
+]
 
 SYSTEM_ID = "sr3"
+MAX_CHAIN = 30
+"""**Decision**: a Rule of Six chain stops after 30 faces (a chance of 6^-30), to bound events."""
+MAX_TEST_DICE = 100
+PARSED_COMMAND_ID = "parsed-roll"
+
+ATTRIBUTES = ("body", "quickness", "strength", "charisma", "intelligence", "willpower", "magic",
+              "reaction")
+AttributeName = Literal["body", "quickness", "strength", "charisma", "intelligence", "willpower",
+                        "magic", "reaction"]
+POOLS = ("combat", "control", "hacking", "spell", "astral_combat", "task", "astral")
+PoolName = Literal["combat", "control", "hacking", "spell", "astral_combat", "task", "astral"]
+TEST_KINDS = ("combat", "dodge", "damage_resistance", "control", "matrix", "matrix_etiquette",
+              "ic_resistance", "spell", "spell_defense", "dispelling", "drain",
+              "spell_resistance", "conjuring", "magical_skill", "perception", "other")
+TestKind = Literal["combat", "dodge", "damage_resistance", "control", "matrix",
+                   "matrix_etiquette", "ic_resistance", "spell", "spell_defense", "dispelling",
+                   "drain", "spell_resistance", "conjuring", "magical_skill", "perception",
+                   "other"]
+"""What a test is, which decides the pools it may draw on (see ``server/rules/sr3_limits.py``).
+
+``combat`` an offensive Combat Skill test (on the astral plane: an Astral Combat test);
+``dodge`` / ``damage_resistance`` defensive tests; ``control`` controlling a rigged vehicle;
+``matrix`` any test in the Matrix, except ``matrix_etiquette`` (Etiquette (Matrix)) and
+``ic_resistance`` (Body or Willpower against damaging gray or black IC); ``spell`` the Spell
+Success test, ``spell_defense`` and ``dispelling`` (Sorcery tests), ``drain`` Drain Resistance,
+``spell_resistance`` resisting a spell, ``conjuring``, ``magical_skill`` any other magical skill
+test; ``perception``; ``other`` anything else (social, athletics, technical skills ...).
+"""
+SKILL_KINDS = ("combat", "physical", "social", "technical", "build_repair", "vehicle", "sorcery",
+               "conjuring", "magical", "knowledge", "language")
+SkillKind = Literal["combat", "physical", "social", "technical", "build_repair", "vehicle",
+                    "sorcery", "conjuring", "magical", "knowledge", "language"]
+DieSource = Literal["base", "combat", "control", "hacking", "spell", "astral_combat", "task",
+                    "astral", "karma"]
+
+Attribute = Annotated[int, Meta(ge=1, le=30, description="an attribute rating")]
+Rating = Annotated[int, Meta(ge=0, le=30, description="a rating, 0 when absent")]
+SkillName = Annotated[str, Meta(pattern=r"^[a-z][a-z0-9_-]{0,39}$",
+                                description="a skill id: pistols, etiquette-matrix, sorcery")]
+Face = Annotated[int, Meta(ge=1, le=6)]
+Chain = Annotated[tuple[Face, ...], Meta(min_length=1, max_length=MAX_CHAIN)]
+TN = Annotated[int, Meta(ge=2, le=100, description="target number")]
+TestNo = Annotated[int, Meta(ge=1, description="the campaign's number for a test")]
+DiceCount = Annotated[int, Meta(ge=0, le=MAX_TEST_DICE)]
+Draw = Annotated[int, Meta(ge=1, le=MAX_TEST_DICE, description="dice drawn from a pool")]
+PoolSize = Annotated[int, Meta(ge=0, le=200)]
+Points = Annotated[int, Meta(ge=0, le=100_000)]
+Draws = Annotated[dict[PoolName, Draw], Meta(max_length=len(POOLS))]
+PoolSizes = Annotated[dict[PoolName, PoolSize], Meta(max_length=len(POOLS))]
+Participants = Annotated[tuple[Slug, ...], Meta(max_length=50)]
+
+
+class Sr3Skill(msgspec.Struct, frozen=True, kw_only=True):
+    """A skill: its rating, the attribute it is linked to, and its kind (which pools help it)."""
+
+    rating: Annotated[int, Meta(ge=0, le=20)]
+    attribute: AttributeName
+    kind: SkillKind = "physical"
 
 
 class Sr3Stats(msgspec.Struct, frozen=True, kw_only=True, tag_field="system", tag=SYSTEM_ID):
-    """A character's stats in this system."""
+    """A Shadowrun 3 character: attributes, skills, the gear that shapes the pools, karma.
+
+    Attributes are the current (augmented) ratings, except ``reaction``: the natural Reaction
+    (``None``: (Quickness + Intelligence) // 2). ``reaction_bonus`` (wired reflexes, ...) counts
+    for initiative only, because "Reaction bonuses from other sources are of no help" to the
+    Control Pool. ``task_activesoft`` is the Task Pool of a chipjack expert driver with a
+    Computer activesoft (Hacking Pool dice); ``cerebral_booster`` gives Task Pool dice.
+    """
+
+    body: Attribute
+    quickness: Attribute
+    strength: Attribute
+    charisma: Attribute
+    intelligence: Attribute
+    willpower: Attribute
+    essence: Annotated[float, Meta(ge=0, le=6)] = 6.0
+    magic: Rating = 0
+    reaction: Rating | None = None
+    reaction_bonus: Annotated[int, Meta(ge=0, le=20)] = 0
+    initiative_dice: Annotated[int, Meta(ge=1, le=5)] = 1
+    skills: Annotated[dict[SkillName, Sr3Skill], Meta(max_length=100)] = {}
+    ballistic: Rating = 0
+    impact: Rating = 0
+    vcr: Annotated[int, Meta(ge=0, le=3, description="vehicle control rig level")] = 0
+    mpcp: Annotated[int, Meta(ge=0, le=20, description="cyberterminal MPCP rating")] = 0
+    hot_asist: bool = False
+    encephalon: Annotated[int, Meta(ge=0, le=4)] = 0
+    math_spu: Annotated[int, Meta(ge=0, le=4)] = 0
+    task_activesoft: Annotated[int, Meta(ge=0, le=12)] = 0
+    cerebral_booster: Annotated[int, Meta(ge=0, le=3)] = 0
+    initiate_grade: Rating = 0
+    karma_earned: Points = 0
+    metahuman: bool = False
+
+    @property
+    def natural_reaction(self) -> int:
+        """Reaction before any bonus: as given, else (Quickness + Intelligence) // 2."""
+        if self.reaction is not None:
+            return self.reaction
+        return (self.quickness + self.intelligence) // 2
 
 
 Stats = Sr3Stats
 
-EVENTS: tuple[type[Event], ...] = ()
-COMMANDS: tuple[type[Command], ...] = ()
+
+class PoolDie(msgspec.Struct, frozen=True, kw_only=True):
+    """One d6 of a test: where it came from and its chain of faces (Rule of Six)."""
+
+    source: DieSource
+    faces: Chain
+
+
+class InitiativeRoll(msgspec.Struct, frozen=True, kw_only=True):
+    """A character's initiative: Reaction + bonus + the d6 faces (no Rule of Six)."""
+
+    character: Slug
+    reaction: Annotated[int, Meta(ge=0, le=60)]
+    faces: Annotated[tuple[Face, ...], Meta(min_length=1, max_length=5)]
+    score: Annotated[int, Meta(ge=0, le=100)]
+
+
+class OpposedOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """How a test came out against the test it opposes, as the table saw it then.
+
+    ``net`` is this test's successes minus the other's (an open test counts its highest total);
+    ``missed`` is set when a Dodge beat the attack: the attack is a complete miss.
+    """
+
+    test: TestNo
+    theirs: Annotated[int, Meta(ge=0, le=1000)]
+    ours: Annotated[int, Meta(ge=0, le=1000)]
+    net: Annotated[int, Meta(ge=-1000, le=1000)]
+    missed: bool = False
+
+
+# ---- events -------------------------------------------------------------------------------
+
+
+class CombatEncounterStarted(Event, kw_only=True):
+    """The GM started a combat with these characters."""
+
+    participants: Participants
+
+
+class CombatTurnStarted(Event, kw_only=True):
+    """A Combat Turn began: every participant's pools stand full at these sizes."""
+
+    turn: Annotated[int, Meta(ge=1)]
+    pools: dict[Slug, PoolSizes]
+
+
+class InitiativeScoresRolled(Event, kw_only=True):
+    """Initiative was rolled for everyone; ``order`` is who acts in the first pass."""
+
+    turn: Annotated[int, Meta(ge=1)]
+    rolls: Annotated[tuple[InitiativeRoll, ...], Meta(max_length=50)]
+    order: Participants
+
+
+class CombatPassAdvanced(Event, kw_only=True):
+    """Every initiative score dropped by 10; ``order`` is who acts in this pass."""
+
+    turn: Annotated[int, Meta(ge=1)]
+    pass_number: Annotated[int, Meta(ge=2, le=20)]
+    scores: dict[Slug, Annotated[int, Meta(ge=-200, le=100)]]
+    order: Participants
+
+
+class CombatTurnEnded(Event, kw_only=True):
+    """The Combat Turn ended; unused pool dice are gone."""
+
+    turn: Annotated[int, Meta(ge=1)]
+
+
+class CombatEncounterEnded(Event, kw_only=True):
+    """The GM ended the combat after this many Combat Turns."""
+
+    turns: Annotated[int, Meta(ge=0)]
+
+
+class _TestFields(msgspec.Struct, frozen=True, kw_only=True):
+    """What a test is: whose, which kind, the base dice and the situation."""
+
+    character: Slug
+    kind: TestKind = "other"
+    skill: SkillName | None = None
+    attribute: AttributeName | None = None
+    tn: TN | None = None
+    opposes: TestNo | None = None
+    surprised: bool = False
+    rigged: bool = False
+    astral: bool = False
+    magic: bool = False
+    elemental: bool = False
+    reason: Reason = ""
+
+
+class PoolTestDeclared(_TestFields, Event, kw_only=True):
+    """A player announced a test; the table sees the odds for each number of pool dice."""
+
+    base_dice: DiceCount
+    limits: PoolSizes
+
+
+class PoolTestRolled(_TestFields, Event, kw_only=True):
+    """A test was rolled: every die with its source and chain of faces, and the result.
+
+    ``successes`` is None for an open test, whose result is ``highest``. ``disastrous`` is the
+    Rule of One. ``pools_left`` is set in combat; ``karma_spent`` bought the karma dice.
+    """
+
+    test: TestNo
+    base_dice: DiceCount
+    dice: Annotated[tuple[PoolDie, ...], Meta(min_length=1, max_length=MAX_TEST_DICE)]
+    successes: DiceCount | None
+    highest: Annotated[int, Meta(ge=1, le=6 * MAX_CHAIN)]
+    disastrous: bool
+    pools_left: PoolSizes | None = None
+    karma_spent: Points = 0
+    karma_left: Points = 0
+    outcome: OpposedOutcome | None = None
+
+
+class PoolTestRerolled(Event, kw_only=True):
+    """Karma Pool rerolled dice of a test (its failures; every die of an open test)."""
+
+    test: TestNo
+    character: Slug
+    reroll: Annotated[int, Meta(ge=1, le=100)]
+    cost: Points
+    karma_left: Points
+    indices: Annotated[tuple[DiceCount, ...], Meta(min_length=1, max_length=MAX_TEST_DICE)]
+    faces: Annotated[tuple[Chain, ...], Meta(min_length=1, max_length=MAX_TEST_DICE)]
+    successes: DiceCount | None
+    highest: Annotated[int, Meta(ge=1, le=6 * MAX_CHAIN)]
+    disastrous: bool
+    outcome: OpposedOutcome | None = None
+
+
+class SceneEnded(Event, kw_only=True):
+    """The GM ended the scene: spent Karma Pool points came back."""
+
+    refreshed: dict[Slug, Points]
+
+
+EVENTS: tuple[type[Event], ...] = (
+    CombatEncounterStarted, CombatTurnStarted, InitiativeScoresRolled, CombatPassAdvanced,
+    CombatTurnEnded, CombatEncounterEnded, PoolTestDeclared, PoolTestRolled, PoolTestRerolled,
+    SceneEnded,
+)
+
+
+# ---- commands -----------------------------------------------------------------------------
+
+
+class StartCombat(Command, kw_only=True):
+    """Start a combat (GM): pools full, initiative rolled; default every character."""
+
+    participants: Participants = ()
+
+
+class AdvanceCombatPass(Command, kw_only=True):
+    """Next Combat Phase pass (GM); when no one is left above 0, the next Combat Turn."""
+
+
+class EndCombat(Command, kw_only=True):
+    """End the combat (GM)."""
+
+
+class _TestCommand(Command, kw_only=True):
+    """What a test is, on a command: :class:`_TestFields` plus ``dice`` (base dice when no skill or
+    attribute gives them) and ``open`` (an open test: no TN). msgspec lets only one base of a
+    Struct hold fields, hence the repetition.
+    """
+
+    character: Slug
+    kind: TestKind = "other"
+    skill: SkillName | None = None
+    attribute: AttributeName | None = None
+    tn: TN | None = None
+    opposes: TestNo | None = None
+    surprised: bool = False
+    rigged: bool = False
+    astral: bool = False
+    magic: bool = False
+    elemental: bool = False
+    reason: Reason = ""
+    dice: DiceCount | None = None
+    open: bool = False
+
+
+class DeclarePoolTest(_TestCommand, kw_only=True):
+    """Announce a test before committing pool dice; the table sees the odds."""
+
+
+class RollPoolTest(_TestCommand, kw_only=True):
+    """Roll a test: ``dice`` base dice when no skill or attribute; ``tn`` or ``open``."""
+
+    pools: Draws = {}
+    karma_dice: Annotated[int, Meta(ge=0, le=20)] = 0
+
+
+class RerollWithKarma(Command, kw_only=True):
+    """Spend Karma Pool to reroll a test of ``character`` (1 point, then 2, then 3 ...)."""
+
+    test: TestNo
+    character: Slug
+
+
+class EndScene(Command, kw_only=True):
+    """End the scene (GM): spent Karma Pool points come back."""
+
+
+COMMANDS: tuple[type[Command], ...] = (
+    StartCombat, AdvanceCombatPass, EndCombat, DeclarePoolTest, RollPoolTest, RerollWithKarma,
+    EndScene,
+)
+
+
+def die_total(faces: tuple[int, ...]) -> int:
+    """The value of a die: the sum of its chain of faces."""
+    return sum(faces)
+
+
+# ---- notation -----------------------------------------------------------------------------
+
+_POOL_WORDS: dict[str, str] = {
+    "cp": "combat", "ctl": "control", "hp": "hacking", "sp": "spell", "acp": "astral_combat",
+    "tp": "task", "ap": "astral", **{pool: pool for pool in POOLS}, "astral-combat":
+    "astral_combat",
+}
+_FLAGS = ("surprised", "rigged", "astral", "magic", "elemental")
+_TOKEN = re.compile(r"\+\s*\d+\s*[a-z_-]+|#?[a-z0-9_-]+|\S")
+_BASE = re.compile(r"^(\d+)d6$")
+_TN = re.compile(r"^tn(\d*)$")
+_DRAW = re.compile(r"^\+\s*(\d+)\s*([a-z_-]+)$")
 
 
 def parse_roll(text: str, character: str | None = None) -> Command | None:
-    """This system's dice notation as a command; None when the text is not in it."""
-    return None
+    """``"6d6 tn5"``, ``"4d6 open"``, ``"pistols tn4 +3cp combat"`` as a :class:`RollPoolTest`.
+
+    None when the text does not start like this notation (``NdX`` with X other than 6, ...);
+    :class:`NotationError` when it does but a word is wrong. The command id is
+    :data:`PARSED_COMMAND_ID`: the sender gives it a fresh one.
+    """
+    words = _TOKEN.findall(text.strip().lower())
+    if len(words) < 2 or len(text) > 200:
+        return None
+    first = words[0]
+    fields: dict[str, object] = {}
+    if match := _BASE.match(first):
+        fields["dice"] = int(match.group(1))
+    elif first in ATTRIBUTES:
+        fields["attribute"] = first
+    elif re.fullmatch(r"[a-z][a-z0-9_-]{0,39}", first) and (_TN.match(words[1])
+                                                           or words[1] == "open"):
+        fields["skill"] = first
+    else:
+        return None
+    if character is None:
+        raise NotationError("say whose test it is (--character)", 0)
+    rest = iter(words[1:])
+    pools: dict[str, int] = {}
+    for word in rest:
+        if match := _TN.match(word):
+            number = match.group(1) or next(rest, "")
+            if not number.isdigit():
+                raise NotationError("tn needs a number: tn5", text.find("tn"))
+            fields["tn"] = int(number)
+        elif word == "open":
+            fields["open"] = True
+        elif match := _DRAW.match(word):
+            count, name = int(match.group(1)), match.group(2)
+            if name == "karma":
+                fields["karma_dice"] = count
+            elif name in _POOL_WORDS:
+                pools[_POOL_WORDS[name]] = pools.get(_POOL_WORDS[name], 0) + count
+            else:
+                raise NotationError(f"no pool {name!r}; use cp ctl hp sp acp tp ap or karma",
+                                    text.find(name))
+        elif word == "vs":
+            number = next(rest, "").lstrip("#")
+            if not number.isdigit():
+                raise NotationError("vs needs a test number: vs 3", text.find("vs"))
+            fields["opposes"] = int(number)
+        elif word in TEST_KINDS:
+            fields["kind"] = word
+        elif word in _FLAGS:
+            fields[word] = True
+        else:
+            raise NotationError(f"unexpected {word!r}", max(text.lower().find(word), 0))
+    if "tn" not in fields and not fields.get("open"):
+        raise NotationError("give a target number (tn5) or say open", len(text))
+    if "tn" in fields and fields.get("open"):
+        raise NotationError("a test has a target number or is open, not both", len(text))
+    try:
+        return msgspec.convert({"id": PARSED_COMMAND_ID, "character": character, "pools": pools,
+                                **fields}, RollPoolTest)
+    except msgspec.ValidationError as error:
+        raise NotationError(str(error), 0) from None

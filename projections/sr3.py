@@ -1,21 +1,97 @@
-"""Projections of the `sr3` game system (scaffold: filled by its issue)."""
+"""Projections of the ``sr3`` game system: the combat in progress, recent tests, Karma Pool.
+
+The state answers what the table asks during a Shadowrun fight: which Combat Turn and pass it
+is, who acts in what order, how many dice each character has left in each pool, what the last
+tests rolled (with every chain of faces) and how much Karma Pool each character has spent this
+scene. It is folded only from recorded facts: pool sizes come from ``CombatTurnStarted`` and
+``pools_left`` of each test, never from the character's current stats.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from events import sr3 as vocabulary
 from events.base import Recorded
+from events.sr3 import PoolDie
 
 if TYPE_CHECKING:
     from projections.campaign import CampaignState
 
-__all__ = ["GameState", "initial_state", "evolve", "describe"]
+__all__ = [
+    "RECENT_TESTS",
+    "Combatant",
+    "Combat",
+    "TestRecord",
+    "GameState",
+    "initial_state",
+    "evolve",
+    "describe",
+    "dice_text",
+    "combat_view",
+]
+
+RECENT_TESTS = 200
+"""Tests kept in the state (Karma Pool rerolls and opposed tests refer to recent tests only)."""
+
+
+class Combatant(msgspec.Struct, kw_only=True):
+    """A character in the combat: initiative score now, and each pool full and left."""
+
+    character: str
+    score: int = 0
+    initiative: int = 0
+    faces: tuple[int, ...] = ()
+    reaction: int = 0
+    pools_full: dict[str, int] = msgspec.field(default_factory=dict)
+    pools_left: dict[str, int] = msgspec.field(default_factory=dict)
+
+
+class Combat(msgspec.Struct, kw_only=True):
+    """The combat in progress: Combat Turn, pass, the order of the pass, the combatants."""
+
+    participants: list[str]
+    turn: int = 0
+    pass_number: int = 0
+    order: list[str] = msgspec.field(default_factory=list)
+    combatants: dict[str, Combatant] = msgspec.field(default_factory=dict)
+    turn_running: bool = False
+
+
+class TestRecord(msgspec.Struct, kw_only=True):
+    """A test as it stands: its dice (after any Karma Pool reroll) and its result."""
+
+    test: int
+    seq: int
+    character: str
+    kind: str
+    skill: str | None
+    attribute: str | None
+    tn: int | None
+    base_dice: int
+    dice: list[PoolDie]
+    successes: int | None
+    highest: int
+    disastrous: bool
+    karma_dice: int = 0
+    rerolls: int = 0
+    opposes: int | None = None
+    opposed_by: list[int] = msgspec.field(default_factory=list)
+    outcome: vocabulary.OpposedOutcome | None = None
 
 
 class GameState(msgspec.Struct, kw_only=True):
-    """This system's part of a campaign's state."""
+    """The sr3 part of a campaign's state."""
+
+    combat: Combat | None = None
+    combats: int = 0
+    tests: dict[int, TestRecord] = msgspec.field(default_factory=dict)
+    next_test: int = 1
+    declared: dict[str, vocabulary.PoolTestDeclared] = msgspec.field(default_factory=dict)
+    karma_spent: dict[str, int] = msgspec.field(default_factory=dict)
+    scene: int = 1
 
 
 def initial_state() -> GameState:
@@ -23,11 +99,192 @@ def initial_state() -> GameState:
     return GameState()
 
 
+def _combatant(state: GameState, character: str) -> Combatant | None:
+    if state.combat is None:
+        return None
+    return state.combat.combatants.get(character)
+
+
+def _test_rolled(state: GameState, rec: Recorded, e: vocabulary.PoolTestRolled) -> None:
+    state.tests[e.test] = TestRecord(
+        test=e.test, seq=rec.seq, character=e.character, kind=e.kind, skill=e.skill,
+        attribute=e.attribute, tn=e.tn, base_dice=e.base_dice, dice=list(e.dice),
+        successes=e.successes, highest=e.highest, disastrous=e.disastrous,
+        karma_dice=sum(1 for die in e.dice if die.source == "karma"), opposes=e.opposes,
+        outcome=e.outcome)
+    state.next_test = max(state.next_test, e.test + 1)
+    if e.opposes is not None and e.opposes in state.tests:
+        state.tests[e.opposes].opposed_by.append(e.test)
+    combatant = _combatant(state, e.character)
+    if combatant is not None and e.pools_left is not None:
+        combatant.pools_left.update(e.pools_left)
+    if e.karma_spent:
+        state.karma_spent[e.character] = state.karma_spent.get(e.character, 0) + e.karma_spent
+    state.declared.pop(e.character, None)
+    for old in [t for t in state.tests if t <= e.test - RECENT_TESTS]:
+        del state.tests[old]
+
+
+def _test_rerolled(state: GameState, e: vocabulary.PoolTestRerolled) -> None:
+    state.karma_spent[e.character] = state.karma_spent.get(e.character, 0) + e.cost
+    record = state.tests.get(e.test)
+    if record is None:
+        return
+    for index, faces in zip(e.indices, e.faces, strict=True):
+        record.dice[index] = PoolDie(source=record.dice[index].source, faces=faces)
+    record.successes, record.highest = e.successes, e.highest
+    record.disastrous, record.rerolls = e.disastrous, e.reroll
+    if e.outcome is not None:
+        record.outcome = e.outcome
+
+
 def evolve(state: GameState, recorded: Recorded) -> GameState:
     """Fold one of this system's events."""
+    e: Any = recorded.event
+    match e:
+        case vocabulary.CombatEncounterStarted():
+            state.combat = Combat(participants=list(e.participants))
+            state.combats += 1
+        case vocabulary.CombatTurnStarted() if state.combat is not None:
+            combat = state.combat
+            combat.turn, combat.pass_number, combat.turn_running = e.turn, 1, True
+            for character, sizes in e.pools.items():
+                combatant = combat.combatants.setdefault(character, Combatant(character=character))
+                combatant.pools_full = dict(sizes)
+                combatant.pools_left = dict(sizes)
+        case vocabulary.InitiativeScoresRolled() if state.combat is not None:
+            for roll in e.rolls:
+                combatant = state.combat.combatants.setdefault(
+                    roll.character, Combatant(character=roll.character))
+                combatant.score = combatant.initiative = roll.score
+                combatant.faces, combatant.reaction = roll.faces, roll.reaction
+            state.combat.order = list(e.order)
+        case vocabulary.CombatPassAdvanced() if state.combat is not None:
+            state.combat.pass_number = e.pass_number
+            for character, score in e.scores.items():
+                if character in state.combat.combatants:
+                    state.combat.combatants[character].score = score
+            state.combat.order = list(e.order)
+        case vocabulary.CombatTurnEnded() if state.combat is not None:
+            state.combat.turn_running = False
+            state.combat.order = []
+        case vocabulary.CombatEncounterEnded():
+            state.combat = None
+        case vocabulary.PoolTestDeclared():
+            state.declared[e.character] = e
+        case vocabulary.PoolTestRolled():
+            _test_rolled(state, recorded, e)
+        case vocabulary.PoolTestRerolled():
+            _test_rerolled(state, e)
+        case vocabulary.SceneEnded():
+            state.karma_spent = {}
+            state.scene += 1
     return state
+
+
+# ---- words and views ----------------------------------------------------------------------
+
+_SHORT = {"base": "", "combat": "cp ", "control": "ctl ", "hacking": "hp ", "spell": "sp ",
+          "astral_combat": "acp ", "task": "tp ", "astral": "ap ", "karma": "karma "}
+
+
+def dice_text(dice: list[PoolDie] | tuple[PoolDie, ...]) -> str:
+    """``5 6+2 1 | cp 4 3 | karma 6+6+1``: each die's chain, grouped by where it came from.
+
+    No square brackets: terminals that render markup (rich) would take ``[cp 4 3]`` for a tag.
+    """
+    groups: dict[str, list[str]] = {}
+    for die in dice:
+        groups.setdefault(die.source, []).append("+".join(str(f) for f in die.faces))
+    return " | ".join(_SHORT[source] + " ".join(values) for source, values in groups.items())
+
+
+def _what(e: Any) -> str:
+    name = e.skill or e.attribute or ("Combat Pool" if e.kind == "dodge" else "dice")
+    flags = [flag for flag in ("surprised", "rigged", "astral", "elemental") if getattr(e, flag)]
+    return f"{name} ({e.kind.replace('_', ' ')}{', ' + ', '.join(flags) if flags else ''})"
+
+
+def _result(e: Any) -> str:
+    if e.successes is None:
+        text = f"highest {e.highest}"
+    else:
+        text = f"{e.successes} success{'es' if e.successes != 1 else ''}"
+    if e.disastrous:
+        text += ", all ones: disastrous failure"
+    if e.outcome is not None:
+        o = e.outcome
+        if o.missed:
+            text += f"; test #{o.test} is a complete miss"
+        elif e.kind == "dodge":
+            text += f"; test #{o.test} still hits, {o.theirs} to {o.ours}"
+        else:
+            text += f"; net {o.net:+d} against test #{o.test}"
+    return text
 
 
 def describe(recorded: Recorded, campaign: CampaignState) -> str:
     """One line for people."""
-    return recorded.event.__class__.__name__
+    e: Any = recorded.event
+    match e:
+        case vocabulary.CombatEncounterStarted():
+            return "combat started: " + ", ".join(e.participants)
+        case vocabulary.CombatTurnStarted():
+            pools = "; ".join(
+                f"{who} " + " ".join(f"{p} {n}" for p, n in sizes.items() if n)
+                for who, sizes in e.pools.items())
+            return f"Combat Turn {e.turn} begins, pools full: {pools}"
+        case vocabulary.InitiativeScoresRolled():
+            rolls = ", ".join(f"{r.character} {r.score} ({r.reaction} + "
+                              f"{'+'.join(map(str, r.faces))})" for r in e.rolls)
+            return f"initiative for turn {e.turn}: {rolls}; order: {', '.join(e.order)}"
+        case vocabulary.CombatPassAdvanced():
+            return (f"Combat Phase pass {e.pass_number} of turn {e.turn}: "
+                    + (", ".join(e.order) or "no one"))
+        case vocabulary.CombatTurnEnded():
+            return f"Combat Turn {e.turn} ended; unused pool dice are gone"
+        case vocabulary.CombatEncounterEnded():
+            return f"combat ended after {e.turns} Combat Turn{'s' if e.turns != 1 else ''}"
+        case vocabulary.PoolTestDeclared():
+            tn = f"tn {e.tn}" if e.tn else "open"
+            return (f"{e.character} declares a {_what(e)} test, {tn}, {e.base_dice} dice; "
+                    f"may draw: " + (", ".join(f"{p} {n}" for p, n in e.limits.items())
+                                     or "no pool"))
+        case vocabulary.PoolTestRolled():
+            tn = f"tn {e.tn}" if e.tn is not None else "open"
+            text = (f"{e.character} test #{e.test} {_what(e)} {tn}: {dice_text(e.dice)} -> "
+                    f"{_result(e)}")
+            drawn = [p for p in e.pools_left or {} if any(d.source == p for d in e.dice)]
+            if drawn:
+                text += "; left " + ", ".join(f"{p.replace('_', ' ')} pool {e.pools_left[p]}"
+                                              for p in drawn)
+            if e.karma_spent:
+                text += f"; karma pool {e.karma_spent} spent, {e.karma_left} left"
+            return text
+        case vocabulary.PoolTestRerolled():
+            faces = " ".join("+".join(map(str, chain)) for chain in e.faces)
+            return (f"{e.character} spent {e.cost} Karma Pool to reroll {len(e.indices)} "
+                    f"dice of test #{e.test}: {faces} -> {_result(e)} "
+                    f"(karma pool left {e.karma_left})")
+        case vocabulary.SceneEnded():
+            back = ", ".join(f"{who} {n}" for who, n in e.refreshed.items() if n)
+            return "scene ended; karma pool back: " + (back or "none spent")
+    return type(e).__name__
+
+
+def combat_view(state: GameState) -> dict[str, Any] | None:
+    """The combat-turn projection: turn, pass, order, scores, each pool full and left."""
+    combat = state.combat
+    if combat is None:
+        return None
+    return {
+        "turn": combat.turn,
+        "pass": combat.pass_number,
+        "order": list(combat.order),
+        "characters": {
+            who: {"score": c.score, "initiative": c.initiative,
+                  "pools": {pool: {"full": full, "left": c.pools_left.get(pool, 0)}
+                            for pool, full in c.pools_full.items()}}
+            for who, c in combat.combatants.items()
+        },
+    }

@@ -32,6 +32,7 @@ from server.rules.sr3_limits import check_draws, drawable
 __all__ = ["COMMANDS", "decide", "views", "initiative_order"]
 
 COMMANDS = frozenset(vocabulary.COMMANDS)
+MAX_PARTICIPANTS = 50
 
 
 def _game(ctx: Decision) -> GameState:
@@ -77,6 +78,9 @@ def _start_combat(ctx: Decision, command: vocabulary.StartCombat) -> list[Event]
         cid for cid, c in ctx.state.characters.items() if isinstance(c.stats, Sr3Stats)]
     if not participants:
         raise Rejected("invalid", "no characters to fight: create some first", "$.participants")
+    if len(participants) > MAX_PARTICIPANTS:
+        raise Rejected("invalid", f"at most {MAX_PARTICIPANTS} characters in one combat; "
+                       "name them", "$.participants")
     for index, character in enumerate(participants):
         path = f"$.participants[{index}]"
         ctx.stats(character, Sr3Stats, path)
@@ -184,7 +188,7 @@ def _reroll(ctx: Decision, command: vocabulary.RerollWithKarma) -> list[Event]:
                        "$.test")
     faces = tuple(tests.roll_chain(ctx.rng) for _ in indices)
     dice = list(record.dice)
-    for index, chain in zip(indices, faces):
+    for index, chain in zip(indices, faces, strict=True):
         dice[index] = PoolDie(source=dice[index].source, faces=chain)
     result = tests.result_of(dice, record.tn)
     return [vocabulary.PoolTestRerolled(

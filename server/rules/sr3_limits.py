@@ -21,6 +21,7 @@ __all__ = [
     "Verdict",
     "MAGIC_KINDS",
     "MAGICAL_SKILL_KINDS",
+    "SORCERY_KINDS",
     "TASK_SKILL_KINDS",
     "QUOTES",
     "pool_cap",

@@ -95,6 +95,15 @@ def test_rule_hacking_pool_is_intelligence_plus_mpcp_over_three() -> None:
     assert hacking_pool(stats(intelligence=6, mpcp=9, hot_asist=True)).size == 5
 
 
+def test_rule_hacking_pool_follows_modifiers_to_intelligence() -> None:
+    """"Any modifiers to the user's Intelligence will affect this calculation, whether
+    originating from cyberware, bioware or magic": the sheet's Intelligence is the current one
+    (a cerebral booster's level included)."""
+    assert hacking_pool(stats(intelligence=6, mpcp=8, hot_asist=True)).size == 4
+    assert hacking_pool(stats(intelligence=7, mpcp=8, hot_asist=True,
+                              cerebral_booster=1)).size == 5
+
+
 def test_rule_hacking_pool_only_with_hot_asist() -> None:
     """"Hacking Pool is only available to characters using a hot ASIST interface."""
     line = hacking_pool(stats(intelligence=6, mpcp=9, hot_asist=False))

@@ -163,3 +163,14 @@ def test_result_always_agrees_with_the_recorded_faces(seed: int, dice: int, tn: 
     for die in event.dice:
         assert all(face == 6 for face in die.faces[:-1])
         assert die.faces[-1] != 6 or len(die.faces) == MAX_CHAIN
+
+
+def test_rule_pool_dice_add_directly_to_the_dice_of_the_test() -> None:
+    """"If a character would normally roll 4 dice for a test, but takes 3 more dice from the
+    appropriate pool to augment the test, she now rolls a total of 7 dice."""
+    table = Table()
+    event = roll(table, character="deck", kind="matrix", attribute="willpower", tn=4,
+                 pools={"hacking": 3})
+    assert event.base_dice == 4
+    assert len(event.dice) == 7
+    assert [d.source for d in event.dice] == ["base"] * 4 + ["hacking"] * 3

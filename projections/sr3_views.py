@@ -1,0 +1,73 @@
+"""Views of the ``sr3`` system: character sheets, the odds of a declared test, the combat turn.
+
+Pure functions of the campaign state: the server broadcasts them after each change (see
+``server/rules/sr3.py``'s ``views``) and any client can compute them from its own fold.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from events.sr3 import MAX_TEST_DICE, PoolTestDeclared, Sr3Stats
+from projections.sr3 import GameState, combat_view
+from projections.sr3_odds import odds_table
+from projections.sr3_pools import character_sheet
+
+if TYPE_CHECKING:
+    from projections.campaign import CampaignState
+
+__all__ = ["sheet_of", "sheets_view", "odds_view", "combat_turn_view"]
+
+
+def sheet_of(stats: Sr3Stats, karma_spent: int = 0) -> dict[str, Any]:
+    """One character's pools with their formulas, Karma Pool full / spent / left, initiative."""
+    sheet = character_sheet(stats)
+    return {
+        "pools": [msgspec.to_builtins(line) for line in sheet.pools],
+        "karma": {"full": sheet.karma.size, "spent": karma_spent,
+                  "left": max(sheet.karma.size - karma_spent, 0),
+                  "formula": sheet.karma.formula},
+        "initiative": sheet.initiative,
+    }
+
+
+def sheets_view(campaign: CampaignState) -> dict[str, Any]:
+    """Every sr3 character's sheet, by character id."""
+    game: GameState = campaign.game
+    return {
+        cid: {"name": c.name, **sheet_of(c.stats, game.karma_spent.get(cid, 0))}
+        for cid, c in campaign.characters.items() if isinstance(c.stats, Sr3Stats)
+    }
+
+
+def odds_view(declared: PoolTestDeclared, campaign: CampaignState) -> dict[str, Any]:
+    """The odds of a declared test for each number of pool dice the player may commit.
+
+    For a Dodge against a known attack, ``beats`` is the chance of more successes than the
+    attack: a complete miss.
+    """
+    game: GameState = campaign.game
+    beat: int | None = None
+    if declared.opposes is not None and declared.opposes in game.tests:
+        other = game.tests[declared.opposes]
+        if declared.kind == "dodge" and other.successes is not None:
+            beat = other.successes
+    extra = min(sum(declared.limits.values()), MAX_TEST_DICE - declared.base_dice)
+    return {
+        "character": declared.character,
+        "kind": declared.kind,
+        "skill": declared.skill,
+        "attribute": declared.attribute,
+        "tn": declared.tn,
+        "base_dice": declared.base_dice,
+        "limits": dict(declared.limits),
+        "beat": beat,
+        "rows": odds_table(declared.base_dice, declared.tn, extra, beat),
+    }
+
+
+def combat_turn_view(campaign: CampaignState) -> dict[str, Any] | None:
+    """Turn, pass, order, and each combatant's pools full and left."""
+    return combat_view(campaign.game)

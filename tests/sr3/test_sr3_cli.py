@@ -1,0 +1,90 @@
+"""The sr3 subcommands of ``poolhall``: exact odds offline, and one Combat Turn from the shell."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from sr3_support import decker, street_sam
+
+from clients.cli import main
+from events import core
+from projections.sr3_odds import open_distribution, success_distribution
+
+
+def test_sr3_odds_prints_success_odds_per_pool_die(capsys: Any) -> None:
+    """``poolhall sr3-odds 5 --tn 6 --pool 3 --exact --json`` gives one row per pool die."""
+    assert main(["sr3-odds", "5", "--tn", "6", "--pool", "3", "--beat", "1", "--exact",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [row["dice"] for row in data["rows"]] == [5, 6, 7, 8]
+    assert [Fraction(p) for p in data["rows"][2]["exact"]] == success_distribution(7, 6)
+    assert data["rows"][0]["beats"] == pytest.approx(data["rows"][0]["at_least"][2])
+    assert main(["sr3-odds", "5", "--tn", "6"]) == 0
+    assert "5 dice + 0..0 pool dice at TN 6" in capsys.readouterr().out
+
+
+def test_sr3_odds_of_an_open_test(capsys: Any) -> None:
+    """``--open`` prints the distribution of the highest total."""
+    assert main(["sr3-odds", "2", "--open", "--pool", "1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    exact, _ = open_distribution(3)
+    assert data["highest"]["3"]["7"] == pytest.approx(float(exact[7]))
+
+
+def test_sr3_odds_refuses_absurd_tests(capsys: Any) -> None:
+    """Too many dice, a TN of 1 or no TN at all are refused in one line (usage exit code)."""
+    assert main(["sr3-odds", "500", "--tn", "4"]) == 2
+    assert main(["sr3-odds", "5", "--tn", "1"]) == 2
+    assert main(["sr3-odds", "5"]) == 2
+    assert "--tn" in capsys.readouterr().err
+
+
+async def test_one_combat_turn_from_the_shell(table: Any, capsys: Any) -> None:
+    """The README walk-through: start, declare, shoot, dodge, karma, passes, sheet, scene."""
+    campaign, gm = await table.create_campaign("sr3")
+    sam = await table.invite(gm, "player", characters=("sam",))
+    await gm.call(core.CreateCharacter, character="sam", name="Sam", stats=street_sam())
+    await gm.call(core.CreateCharacter, character="deck", name="Deck", stats=decker())
+    connection = ["--url", table.url]
+
+    async def run(token: str, *argv: str) -> int:
+        return await asyncio.to_thread(main, [*argv, *connection, "--token", token])
+
+    assert await run(gm._token, "sr3", "start", campaign) == 0
+    out = capsys.readouterr().out
+    assert "combat started: sam, deck" in out and "Combat Turn 1 begins" in out
+    assert await run(sam._token, "sr3", "declare", campaign, "sam", "pistols tn4 combat") == 0
+    assert "may draw: combat 5" in capsys.readouterr().out
+    assert await run(sam._token, "sr3", "test", campaign, "sam", "pistols tn4 +6cp combat") == 1
+    assert "at most 5 Combat Pool dice" in capsys.readouterr().out
+    assert await run(sam._token, "sr3", "test", campaign, "sam", "pistols tn4 +3cp combat") == 0
+    assert "sam test #1 pistols (combat) tn 4" in capsys.readouterr().out
+    assert await run(gm._token, "sr3", "test", campaign, "deck", "0d6 tn4 +4cp dodge vs 1") == 0
+    out = capsys.readouterr().out
+    assert "deck test #2 Combat Pool (dodge) tn 4: cp " in out and "test #1" in out
+    assert await run(gm._token, "sr3", "combat", campaign, "--json") == 0
+    view = json.loads(capsys.readouterr().out)
+    assert view["characters"]["sam"]["pools"]["combat"] == {"full": 7, "left": 4}
+    assert view["characters"]["deck"]["pools"]["combat"] == {"full": 6, "left": 2}
+    for _ in range(6):
+        assert await run(gm._token, "sr3", "pass", campaign) == 0
+    assert "Combat Turn 1 ended" in capsys.readouterr().out
+    assert await run(gm._token, "sr3", "combat", campaign) == 0
+    assert "sam" in capsys.readouterr().out
+    assert await run(sam._token, "sr3", "test", campaign, "sam", "electronics tn9") == 0
+    capsys.readouterr()
+    assert await run(sam._token, "sr3", "karma", campaign, "sam", "3") == 0
+    assert "spent 1 Karma Pool to reroll" in capsys.readouterr().out
+    assert await run(sam._token, "sr3", "sheet", campaign, "sam", "--json") == 0
+    sheet = json.loads(capsys.readouterr().out)
+    assert sheet["sam"]["karma"]["left"] == 3
+    assert await run(gm._token, "sr3", "scene", campaign) == 0
+    assert "scene ended; karma pool back: sam 1" in capsys.readouterr().out
+    assert await run(gm._token, "sr3", "end", campaign) == 0
+    assert "combat ended" in capsys.readouterr().out
+    assert await run(gm._token, "roll", campaign, "6d6 tn5", "--character", "sam") == 0
+    assert "6d6" not in capsys.readouterr().err

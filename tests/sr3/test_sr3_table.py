@@ -1,0 +1,168 @@
+"""Shadowrun 3 at a real table: a real server, real SQLite, real clients over WebSockets."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+import pytest
+from sr3_support import decker, street_sam
+
+from events import core, sr3
+from events.errors import CommandRejected
+from server.rules.sr3_limits import QUOTES
+
+
+async def _campaign(table: Any) -> tuple[Any, Any, Any, Any]:
+    """A GM, Sam's player, Deck's player and a spectator, with both characters created."""
+    _, gm = await table.create_campaign("sr3")
+    sam = await table.invite(gm, "player", characters=("sam",))
+    deck = await table.invite(gm, "player", characters=("deck",))
+    watcher = await table.invite(gm, "spectator")
+    await sam.call(core.CreateCharacter, character="sam", name="Sam", stats=street_sam())
+    ack = await gm.call(core.CreateCharacter, character="deck", name="Deck", stats=decker())
+    for client in (gm, sam, deck, watcher):
+        await client.wait_for_seq(ack.seqs[-1])
+    return gm, sam, deck, watcher
+
+
+async def _settle(ack: Any, *clients: Any) -> None:
+    for client in clients:
+        await client.wait_for_seq(ack.seqs[-1])
+
+
+async def _view(client: Any, name: str, check: Callable[[Any], bool]) -> Any:
+    """The view ``name`` once it satisfies ``check`` (views follow the events they derive from)."""
+    for _ in range(500):
+        if name in client.views and check(client.views[name]):
+            return client.views[name]
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"view {name} never became {check}: {client.views.get(name)}")
+
+
+async def test_one_combat_turn_at_the_table(table: Any) -> None:
+    """Combat starts, Sam shoots with Combat Pool dice, Deck dodges, the turn ends, the pools
+    refresh: everyone sees the same dice, pools and order."""
+    gm, sam, deck, watcher = await _campaign(table)
+    sheets = await _view(watcher, "sr3.sheets", lambda v: "deck" in v)
+    assert sheets["sam"]["pools"][0]["size"] == 7
+    ack = await gm.call(sr3.StartCombat)
+    await _settle(ack, gm, sam, deck, watcher)
+    combat = await _view(sam, "sr3.combat", lambda v: v is not None)
+    assert (combat["turn"], combat["pass"]) == (1, 1)
+    assert combat["characters"]["sam"]["pools"]["combat"] == {"full": 7, "left": 7}
+
+    ack = await sam.call(sr3.DeclarePoolTest, character="sam", kind="combat", skill="pistols",
+                         tn=4)
+    await _settle(ack, sam, watcher)
+    odds = await _view(watcher, "sr3.odds", lambda v: v["character"] == "sam")
+    assert odds["limits"] == {"combat": 5} and len(odds["rows"]) == 6
+
+    with pytest.raises(CommandRejected) as refused:
+        await sam.call(sr3.RollPoolTest, character="sam", kind="combat", skill="pistols", tn=4,
+                       pools={"combat": 6})
+    assert (refused.value.code, refused.value.path) == ("rule", "$.pools.combat")
+    assert QUOTES["combat_offensive"] in refused.value.message
+
+    ack = await sam.call(sr3.RollPoolTest, character="sam", kind="combat", skill="pistols",
+                         tn=4, pools={"combat": 3})
+    await _settle(ack, gm, sam, deck, watcher)
+    attack = watcher.state.game.tests[1]
+    assert len(attack.dice) == 8 and all(die.faces for die in attack.dice)
+    await _view(watcher, "sr3.combat",
+                lambda v: v["characters"]["sam"]["pools"]["combat"]["left"] == 4)
+
+    ack = await deck.call(sr3.RollPoolTest, character="deck", kind="dodge", tn=4,
+                          pools={"combat": 6}, opposes=1)
+    await _settle(ack, gm, sam, deck, watcher)
+    dodge = sam.state.game.tests[2]
+    assert dodge.outcome is not None
+    assert dodge.outcome.missed == (dodge.successes > attack.successes)
+
+    turn = 1
+    while turn == 1:
+        ack = await gm.call(sr3.AdvanceCombatPass)
+        await _settle(ack, gm, sam, deck, watcher)
+        turn = sam.state.game.combat.turn
+    combat = await _view(deck, "sr3.combat", lambda v: v["turn"] == 2)
+    assert combat["characters"]["sam"]["pools"]["combat"] == {"full": 7, "left": 7}
+    assert combat["characters"]["deck"]["pools"]["combat"] == {"full": 6, "left": 6}
+    assert msgspec.to_builtins(gm.state.game) == msgspec.to_builtins(watcher.state.game)
+
+
+async def test_karma_pool_at_the_table(table: Any) -> None:
+    """Sam rerolls failures with Karma Pool and the sheet shows it spent until the scene ends."""
+    gm, sam, deck, _ = await _campaign(table)
+    failures = 0
+    test = 0
+    while failures == 0:  # seeded dice: roll until a test has a die to reroll
+        ack = await sam.call(sr3.RollPoolTest, character="sam", skill="pistols", tn=5)
+        await _settle(ack, sam)
+        test = max(sam.state.game.tests)
+        record = sam.state.game.tests[test]
+        failures = sum(1 for d in record.dice if sum(d.faces) < 5)
+    ack = await sam.call(sr3.RerollWithKarma, test=test, character="sam")
+    await _settle(ack, sam, gm)
+    sheets = await _view(sam, "sr3.sheets", lambda v: v["sam"]["karma"]["spent"] == 1)
+    assert sheets["sam"]["karma"] == {"full": 4, "spent": 1, "left": 3,
+                                      "formula": "human: karma 40 // 10 = 4"}
+    with pytest.raises(CommandRejected) as refused:
+        await deck.call(sr3.RerollWithKarma, test=test, character="deck")
+    assert (refused.value.code, refused.value.path) == ("rule", "$.character")
+    ack = await gm.call(sr3.EndScene)
+    await _settle(ack, sam)
+    await _view(sam, "sr3.sheets", lambda v: v["sam"]["karma"]["left"] == 4)
+
+
+async def test_players_and_spectators_are_kept_to_their_part(table: Any) -> None:
+    """Deck's player cannot roll for Sam, players cannot run the combat, a spectator cannot
+    roll; a refusal appends nothing."""
+    gm, sam, deck, watcher = await _campaign(table)
+    head = gm.head
+    for client, command, fields in (
+        (deck, sr3.RollPoolTest, {"character": "sam", "dice": 3, "tn": 4}),
+        (deck, sr3.DeclarePoolTest, {"character": "sam", "skill": "pistols", "tn": 4}),
+        (sam, sr3.StartCombat, {}),
+        (sam, sr3.EndScene, {}),
+        (watcher, sr3.RollPoolTest, {"character": "sam", "dice": 3, "tn": 4}),
+    ):
+        with pytest.raises(CommandRejected) as refusal:
+            await client.call(command, **fields)
+        assert refusal.value.code == "forbidden"
+    ack = await gm.call(core.StartSession)
+    assert ack.seqs == [head + 1]
+
+
+async def test_bad_input_is_refused_with_its_path_and_appends_nothing(table: Any) -> None:
+    """A TN of 1, a draw from a pool not allowed, an unknown skill and too many karma dice."""
+    gm, sam, _, _ = await _campaign(table)
+    head = gm.head
+    cases = [
+        ({"character": "sam", "dice": 3, "tn": 1}, "invalid", "$.tn"),
+        ({"character": "sam", "dice": 3, "tn": 4, "pools": {"hacking": 1}}, "rule",
+         "$.pools.hacking"),
+        ({"character": "sam", "skill": "sorcery", "tn": 4}, "not_found", "$.skill"),
+        ({"character": "sam", "dice": 3, "tn": 4, "karma_dice": 3}, "rule", "$.karma_dice"),
+        ({"character": "sam", "dice": 3, "tn": 4, "karma_dice": 21}, "invalid",
+         "$.karma_dice"),
+        ({"character": "nobody", "dice": 3, "tn": 4}, "not_found", "$.character"),
+    ]
+    for fields, code, path in cases:
+        with pytest.raises(CommandRejected) as refusal:
+            await gm.call(sr3.RollPoolTest, **fields)
+        assert (refusal.value.code, refusal.value.path) == (code, path), fields
+    ack = await gm.call(core.StartSession)
+    assert ack.seqs == [head + 1]
+
+
+async def test_the_roll_notation_runs_a_test(table: Any) -> None:
+    """``6d6 tn5`` parsed by the system's notation rolls a test with six dice."""
+    gm, sam, _, _ = await _campaign(table)
+    command = sr3.parse_roll("pistols tn5 +2cp combat", "sam")
+    assert command is not None
+    ack = await sam.send(msgspec.structs.replace(command, id="notation-1"))
+    await _settle(ack, sam)
+    (record,) = sam.state.game.tests.values()
+    assert [d.source for d in record.dice].count("combat") == 2 and record.base_dice == 5
