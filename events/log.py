@@ -146,6 +146,10 @@ class EventLog(Protocol):
         """Walk every campaign's chain: the number of events checked and each problem found."""
         ...
 
+    def checkpoint(self) -> None:
+        """Housekeeping the server runs beside the writer (for SQLite: a WAL checkpoint)."""
+        ...
+
     def close(self) -> None:
         """Release the connections."""
         ...

@@ -19,6 +19,8 @@ __all__ = ["GroupCommitter"]
 
 logger = logging.getLogger(__name__)
 
+CHECKPOINT_SECONDS = 1.0
+
 _Pending = tuple[list[AppendRequest], "asyncio.Future[list[list[int] | Exception]]"]
 
 
@@ -31,12 +33,23 @@ class GroupCommitter:
         self._queue: asyncio.Queue[_Pending | None] = asyncio.Queue()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="poolhall-writer")
         self._task: asyncio.Task[None] | None = None
+        self._checkpointer: asyncio.Task[None] | None = None
         self.batches = 0
         self.appended = 0
 
     def start(self) -> None:
-        """Start the writer task on the running loop."""
+        """Start the writer task, and the checkpointer beside it, on the running loop."""
         self._task = asyncio.create_task(self._run(), name="poolhall-writer")
+        self._checkpointer = asyncio.create_task(self._checkpoint_every(CHECKPOINT_SECONDS))
+
+    async def _checkpoint_every(self, seconds: float) -> None:
+        """Keep the WAL short from a thread of its own, never inside a commit."""
+        while True:
+            await asyncio.sleep(seconds)
+            try:
+                await asyncio.to_thread(self._log.checkpoint)
+            except Exception:
+                logger.exception("checkpoint failed; the next one will retry")
 
     async def append(self, requests: list[AppendRequest]) -> list[list[int] | Exception]:
         """Append requests durably; each result is its sequence numbers or the error it met."""
@@ -80,7 +93,10 @@ class GroupCommitter:
 
     async def stop(self) -> None:
         """Commit everything queued so far, then stop the writer."""
+        if self._checkpointer is not None:
+            self._checkpointer.cancel()
         if self._task is not None and not self._task.done():
             await self._queue.put(None)
             await self._task
         self._executor.shutdown(wait=True)
+        await asyncio.to_thread(self._log.checkpoint)
