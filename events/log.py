@@ -127,7 +127,7 @@ class EventLog(Protocol):
         ...
 
     def all_rows(self) -> Iterator[tuple[str, StoredRow]]:
-        """Every row of every campaign, campaign by campaign in sequence order (one scan)."""
+        """Every row of every campaign in append order (each campaign's in sequence order)."""
         ...
 
     def all_commands(self) -> dict[str, dict[str, CommandRecord]]:

@@ -182,9 +182,13 @@ class SqliteLog:
             yield StoredRow(*row)
 
     def all_rows(self) -> Iterator[tuple[str, StoredRow]]:
-        """Every row, campaign by campaign in sequence order: one scan to rebuild them all."""
+        """Every row in the order it was appended (so each campaign's in sequence order).
+
+        One sequential scan of the table: reading campaign by campaign through the index cost
+        a random page read per row, five times slower on a log of interleaved campaigns.
+        """
         for campaign, *row in self._scan(
-                f"SELECT campaign, {_ROW_COLUMNS} FROM events ORDER BY campaign, seq", []):
+                f"SELECT campaign, {_ROW_COLUMNS} FROM events ORDER BY position", []):
             yield campaign, StoredRow(*row)  # type: ignore[misc]
 
     def campaigns(self) -> list[str]:
