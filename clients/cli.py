@@ -147,8 +147,10 @@ async def _watch(args: argparse.Namespace) -> int:
     state = CampaignState()
     from projections.campaign import evolve
 
-    def show(recorded: Any) -> None:
+    def show(recorded: Any, quiet: bool = False) -> None:
         evolve(state, recorded)
+        if quiet:
+            return
         if args.json:
             emit(args, recorded, "")
         else:
@@ -157,8 +159,9 @@ async def _watch(args: argparse.Namespace) -> int:
                                  f"[/bold] [cyan]{who}[/cyan] {describe(recorded, state)}")
 
     try:
-        for recorded in history[-args.last:] if args.last else history:
-            show(recorded)
+        shown_from = len(history) - args.last if args.last else 0
+        for index, recorded in enumerate(history):  # fold it all, print the last lines
+            show(recorded, quiet=index < shown_from)
         if not args.json:
             common.console.print("[dim]-- live (Ctrl-C to stop) --[/dim]")
         async for recorded in client:

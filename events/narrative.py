@@ -1,26 +1,521 @@
-"""Events, commands and character stats of the `narrative` game system (scaffold: filled by its issue)."""
+"""Events, commands and character stats of the ``narrative`` game system (Star Wars / Genesys).
+
+A **check** is a live object the table builds together: the player opens it for a character
+and skill (Ability dice from the higher of characteristic and skill rank, the lower number of
+them upgraded to Proficiency), the GM sets the difficulty, either side adds, upgrades,
+downgrades or removes dice and spends destiny points, and the player rolls it. Each step is its
+own event, recorded when it happened; the projection always applies the modifications in the
+rulebook's order (base, additions, upgrades, downgrades, removals) whatever order they came in.
+
+Events record what the table saw: each die's kind, the **face index** that came up (1-based,
+in the order of the face tables of ``shared/rules/README.md``) and its symbols, and the
+cancelled result. Replay never re-rolls and never re-derives a roll from the current rules.
+
+Notation (:func:`parse_roll`): colour letters ``y g p r b k w`` (proficiency, ability,
+difficulty, challenge, boost, setback, force) with optional counts - ``"2y1g 2p1r 1b1k"``,
+``"yyg vs pp"`` - or the dice by name, ``"2 proficiency 1 ability"``.
+"""
 
 from __future__ import annotations
 
+import re
+from typing import Annotated, Literal
+
 import msgspec
+from msgspec import Meta
 
-from events.base import Command, Event
+from events.base import Command, Event, Reason, Slug
+from events.errors import NotationError
 
-__all__ = ["SYSTEM_ID", "Stats", "NarrativeStats", "EVENTS", "COMMANDS", "parse_roll"]
+__all__ = [
+    "SYSTEM_ID", "PARSED_COMMAND_ID", "CHARACTERISTICS", "DIE_KINDS", "DIE_LETTERS",
+    "DIFFICULTY_DICE", "MAX_POOL_DICE", "MAX_FREE_DICE", "MAX_STEP", "MAX_DESTINY",
+    "CharacteristicName", "CharacteristicValue", "SkillName", "SkillRank", "DieKind",
+    "Symbol", "Side", "DestinySide", "DifficultyLevel", "AddableKind", "DestinyEffect",
+    "Skill", "NarrativeStats", "Stats", "Pool", "RolledDie", "NarrativeResult", "DestinyDie",
+    "CheckOpened", "DifficultySet", "DiceAdded", "DiceUpgraded", "DiceDowngraded",
+    "DiceRemoved", "CheckRolled", "CheckCancelled", "DestinyPoolRolled", "DestinyPoolSet",
+    "DestinyFlipped", "ForceDiceRolled", "PoolRolled",
+    "OpenCheck", "SetDifficulty", "AddDice", "UpgradeDice", "DowngradeDice", "RemoveDice",
+    "RollCheck", "CancelCheck", "RollDestinyPool", "SetDestinyPool", "FlipDestiny",
+    "RollForceDice", "RollPool",
+    "EVENTS", "COMMANDS", "side_of", "parse_pool", "parse_roll",
+]
 
 SYSTEM_ID = "narrative"
+PARSED_COMMAND_ID = "parsed-roll"
+"""The id of a command made by :func:`parse_roll`; the caller replaces it with a fresh one."""
+
+CHARACTERISTICS = ("brawn", "agility", "intellect", "cunning", "willpower", "presence")
+DIE_KINDS = ("proficiency", "ability", "difficulty", "challenge", "boost", "setback", "force")
+DIE_LETTERS = {"y": "proficiency", "g": "ability", "p": "difficulty", "r": "challenge",
+               "b": "boost", "k": "setback", "w": "force"}
+DIFFICULTY_DICE = {"simple": 0, "easy": 1, "average": 2, "hard": 3, "daunting": 4,
+                   "formidable": 5, "impossible": 5}
+"""Difficulty dice per level; **Impossible** is rolled as Formidable, with a destiny point."""
+
+MAX_POOL_DICE = 60
+"""**Decision**: a check's effective pool holds at most 60 dice; more is refused."""
+MAX_FREE_DICE = 40
+"""A free roll (``poolhall roll``) holds at most 40 dice."""
+MAX_STEP = 10
+"""One modification adds, upgrades, downgrades or removes at most 10 dice."""
+MAX_DESTINY = 50
+
+CharacteristicName = Literal["brawn", "agility", "intellect", "cunning", "willpower", "presence"]
+CharacteristicValue = Annotated[int, Meta(ge=0, le=10, description="1-6 typically")]
+SkillName = Annotated[str, Meta(pattern=r"^[A-Za-z][A-Za-z0-9 ()'/&.-]{0,39}$",
+                                description="a skill's name, e.g. 'Ranged (Light)'")]
+SkillRank = Annotated[int, Meta(ge=0, le=5)]
+DieKind = Literal["proficiency", "ability", "difficulty", "challenge", "boost", "setback",
+                  "force"]
+Symbol = Literal["success", "advantage", "triumph", "failure", "threat", "despair", "dark",
+                 "light"]
+Side = Literal["ability", "difficulty"]
+"""The two sides of a pool: Ability, Proficiency, Boost / Difficulty, Challenge, Setback."""
+DestinySide = Literal["light", "dark"]
+DifficultyLevel = Literal["simple", "easy", "average", "hard", "daunting", "formidable",
+                          "impossible", "opposed"]
+AddableKind = Literal["ability", "difficulty", "boost", "setback"]
+"""Dice a modification adds or removes (upgrades make Proficiency and Challenge dice)."""
+DestinyEffect = Literal["upgrade_ability", "upgrade_difficulty", "attempt_impossible", "other"]
+Face = Annotated[int, Meta(ge=1, le=12, description="1-based index in the die's face table")]
+DieCount = Annotated[int, Meta(ge=0, le=MAX_POOL_DICE)]
+Step = Annotated[int, Meta(ge=1, le=MAX_STEP, description="how many dice")]
+Net = Annotated[int, Meta(ge=-2 * MAX_POOL_DICE, le=2 * MAX_POOL_DICE)]
+Tally = Annotated[int, Meta(ge=0, le=2 * MAX_POOL_DICE)]
+Points = Annotated[int, Meta(ge=0, le=MAX_DESTINY)]
+
+_SIDES: dict[str, Side] = {"proficiency": "ability", "ability": "ability", "boost": "ability",
+                           "difficulty": "difficulty", "challenge": "difficulty",
+                           "setback": "difficulty"}
+
+
+def side_of(kind: str) -> Side:
+    """The side of the pool a die kind belongs to (Force dice belong to neither)."""
+    return _SIDES[kind]
+
+
+class Skill(msgspec.Struct, frozen=True, kw_only=True):
+    """A skill's rank and the characteristic it is linked to (Computers: Intellect)."""
+
+    rank: SkillRank = 0
+    characteristic: CharacteristicName
 
 
 class NarrativeStats(msgspec.Struct, frozen=True, kw_only=True, tag_field="system", tag=SYSTEM_ID):
-    """A character's stats in this system."""
+    """The six characteristics and the skills of a character.
+
+    **Decision**: a characteristic left out is 2 (a typical starting character); a skill left
+    out is untrained (rank 0) and names its characteristic when a check opens.
+    """
+
+    brawn: CharacteristicValue = 2
+    agility: CharacteristicValue = 2
+    intellect: CharacteristicValue = 2
+    cunning: CharacteristicValue = 2
+    willpower: CharacteristicValue = 2
+    presence: CharacteristicValue = 2
+    skills: Annotated[dict[SkillName, Skill], Meta(max_length=60)] = msgspec.field(
+        default_factory=dict)
+
+    def characteristic(self, name: str) -> int:
+        """The rating of a characteristic by name."""
+        return int(getattr(self, name))
+
+    def skill(self, name: str) -> tuple[str, Skill] | None:
+        """The skill by name, ignoring case (``"ranged (light)"`` finds ``"Ranged (Light)"``)."""
+        wanted = name.casefold()
+        for key, skill in self.skills.items():
+            if key.casefold() == wanted:
+                return key, skill
+        return None
 
 
 Stats = NarrativeStats
 
-EVENTS: tuple[type[Event], ...] = ()
-COMMANDS: tuple[type[Command], ...] = ()
+
+class Pool(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """How many dice of each kind a pool holds."""
+
+    proficiency: DieCount = 0
+    ability: DieCount = 0
+    difficulty: DieCount = 0
+    challenge: DieCount = 0
+    boost: DieCount = 0
+    setback: DieCount = 0
+    force: DieCount = 0
+
+    def count(self, kind: str) -> int:
+        """The dice of one kind."""
+        return int(getattr(self, kind))
+
+    @property
+    def total(self) -> int:
+        """All the dice."""
+        return sum(self.count(kind) for kind in DIE_KINDS)
+
+    def notation(self) -> str:
+        """Colour letters with counts, ``"2y1g 2p1r"``; ``"-"`` for an empty pool."""
+        letters = {kind: letter for letter, kind in DIE_LETTERS.items()}
+        parts = [f"{self.count(kind)}{letters[kind]}" for kind in DIE_KINDS if self.count(kind)]
+        return "".join(parts) or "-"
+
+
+class RolledDie(msgspec.Struct, frozen=True, kw_only=True):
+    """One die as it came up: its kind, its face index and the symbols on that face."""
+
+    kind: DieKind
+    face: Face
+    symbols: Annotated[tuple[Symbol, ...], Meta(max_length=2)] = ()
+
+
+Dice = Annotated[tuple[RolledDie, ...], Meta(max_length=MAX_POOL_DICE)]
+
+
+class NarrativeResult(msgspec.Struct, frozen=True, kw_only=True):
+    """A roll after cancelling: net successes (negative: net failures), net advantage
+    (negative: net threat), triumphs and despairs (never cancelled), Force pips."""
+
+    successes: Net
+    advantages: Net
+    triumphs: Tally = 0
+    despairs: Tally = 0
+    light: Tally = 0
+    dark: Tally = 0
+    succeeded: bool
+
+
+class DestinyDie(msgspec.Struct, frozen=True, kw_only=True):
+    """The Force die one player rolled for the destiny pool."""
+
+    member: Slug
+    face: Face
+    symbols: Annotated[tuple[Symbol, ...], Meta(max_length=2)] = ()
+
+
+# ---- events -------------------------------------------------------------------------------
+
+
+class CheckOpened(Event, kw_only=True):
+    """A check was opened for a character's skill, with the base pool it gave."""
+
+    check: Slug
+    character: Slug
+    skill: SkillName
+    characteristic: CharacteristicName
+    characteristic_value: CharacteristicValue
+    rank: SkillRank
+    ability: DieCount
+    proficiency: DieCount
+    target: Slug | None = None
+    reason: Reason = ""
+
+
+class DifficultySet(Event, kw_only=True):
+    """The GM set a check's difficulty: a level, or an opponent's characteristic and skill."""
+
+    check: Slug
+    level: DifficultyLevel
+    difficulty: DieCount
+    challenge: DieCount = 0
+    opponent: Slug | None = None
+    opponent_skill: SkillName | None = None
+    opponent_characteristic: CharacteristicName | None = None
+    opponent_value: CharacteristicValue | None = None
+    opponent_rank: SkillRank | None = None
+    reason: Reason = ""
+
+
+class DiceAdded(Event, kw_only=True):
+    """Dice were added to one side of a check's pool, for a reason."""
+
+    check: Slug
+    kind: AddableKind
+    count: Step
+    side: Side
+    reason: Reason = ""
+
+
+class DiceUpgraded(Event, kw_only=True):
+    """Dice of one side were upgraded (Ability to Proficiency, Difficulty to Challenge)."""
+
+    check: Slug
+    side: Side
+    count: Step
+    reason: Reason = ""
+
+
+class DiceDowngraded(Event, kw_only=True):
+    """Dice of one side were downgraded (Proficiency to Ability, Challenge to Difficulty)."""
+
+    check: Slug
+    side: Side
+    count: Step
+    reason: Reason = ""
+
+
+class DiceRemoved(Event, kw_only=True):
+    """Dice were removed from one side of a check's pool, for a reason."""
+
+    check: Slug
+    kind: AddableKind
+    count: Step
+    side: Side
+    reason: Reason = ""
+
+
+class CheckRolled(Event, kw_only=True):
+    """A check was rolled: its effective pool, each die's face, the result, success or not."""
+
+    check: Slug
+    character: Slug
+    pool: Pool
+    dice: Dice
+    result: NarrativeResult
+
+
+class CheckCancelled(Event, kw_only=True):
+    """An open check was withdrawn without a roll."""
+
+    check: Slug
+    reason: Reason = ""
+
+
+class DestinyPoolRolled(Event, kw_only=True):
+    """Every player rolled a Force die for the session's destiny pool: light and dark points."""
+
+    dice: Annotated[tuple[DestinyDie, ...], Meta(max_length=20)]
+    light: Points
+    dark: Points
+
+
+class DestinyPoolSet(Event, kw_only=True):
+    """The GM set the destiny pool's light and dark side points."""
+
+    light: Points
+    dark: Points
+    reason: Reason = ""
+
+
+class DestinyFlipped(Event, kw_only=True):
+    """A destiny point was spent and flipped to the other side (pool as it stands after)."""
+
+    side: DestinySide
+    effect: DestinyEffect
+    check: Slug | None = None
+    reason: Reason = ""
+    light: Points
+    dark: Points
+
+
+class ForceDiceRolled(Event, kw_only=True):
+    """Force dice were rolled for a power: each face, light and dark pips."""
+
+    character: Slug
+    dice: Dice
+    light: Tally
+    dark: Tally
+    reason: Reason = ""
+
+
+class PoolRolled(Event, kw_only=True):
+    """A free narrative pool (not a check) was rolled: each die's face and the result."""
+
+    character: Slug | None = None
+    pool: Pool
+    dice: Dice
+    result: NarrativeResult
+    reason: Reason = ""
+
+
+EVENTS: tuple[type[Event], ...] = (
+    CheckOpened, DifficultySet, DiceAdded, DiceUpgraded, DiceDowngraded, DiceRemoved,
+    CheckRolled, CheckCancelled, DestinyPoolRolled, DestinyPoolSet, DestinyFlipped,
+    ForceDiceRolled, PoolRolled,
+)
+
+
+# ---- commands -----------------------------------------------------------------------------
+
+
+class OpenCheck(Command, kw_only=True):
+    """Open a check for a character's skill (the player of the character, or the GM).
+
+    ``check`` is the id the table uses for it (generated when left out); ``characteristic``
+    overrides the skill's linked one and is required for a skill the character lacks;
+    ``target`` names the character the check is against, if any.
+    """
+
+    character: Slug
+    skill: SkillName
+    check: Slug | None = None
+    characteristic: CharacteristicName | None = None
+    target: Slug | None = None
+    reason: Reason = ""
+
+
+class SetDifficulty(Command, kw_only=True):
+    """Set a check's difficulty (GM): a ``level``, or an ``opponent`` and their skill."""
+
+    check: Slug
+    level: DifficultyLevel | None = None
+    opponent: Slug | None = None
+    opponent_skill: SkillName | None = None
+    opponent_characteristic: CharacteristicName | None = None
+    reason: Reason = ""
+
+
+class AddDice(Command, kw_only=True):
+    """Add Boost, Setback, Ability or Difficulty dice to a check."""
+
+    check: Slug
+    kind: AddableKind
+    count: Step = 1
+    reason: Reason = ""
+
+
+class UpgradeDice(Command, kw_only=True):
+    """Upgrade dice of one side of a check."""
+
+    check: Slug
+    side: Side
+    count: Step = 1
+    reason: Reason = ""
+
+
+class DowngradeDice(Command, kw_only=True):
+    """Downgrade dice of one side of a check."""
+
+    check: Slug
+    side: Side
+    count: Step = 1
+    reason: Reason = ""
+
+
+class RemoveDice(Command, kw_only=True):
+    """Remove Boost, Setback, Ability or Difficulty dice from a check."""
+
+    check: Slug
+    kind: AddableKind
+    count: Step = 1
+    reason: Reason = ""
+
+
+class RollCheck(Command, kw_only=True):
+    """Roll an open check's effective pool (the player of its character, or the GM)."""
+
+    check: Slug
+
+
+class CancelCheck(Command, kw_only=True):
+    """Withdraw an open check without rolling it."""
+
+    check: Slug
+    reason: Reason = ""
+
+
+class RollDestinyPool(Command, kw_only=True):
+    """Roll the destiny pool for the session: one Force die per player at the table (GM)."""
+
+
+class SetDestinyPool(Command, kw_only=True):
+    """Set the destiny pool's points directly (GM)."""
+
+    light: Points
+    dark: Points
+    reason: Reason = ""
+
+
+class FlipDestiny(Command, kw_only=True):
+    """Spend a destiny point: players light side, the GM dark side; at most one per side per
+    check. ``upgrade_*`` effects upgrade the named check's pool once."""
+
+    side: DestinySide
+    effect: DestinyEffect
+    check: Slug | None = None
+    reason: Reason = ""
+
+
+class RollForceDice(Command, kw_only=True):
+    """Roll Force dice for a character's power (its Force rating in dice)."""
+
+    character: Slug
+    count: Step = 1
+    reason: Reason = ""
+
+
+class RollPool(Command, kw_only=True):
+    """Roll a free narrative pool, not tied to a check (``poolhall roll C "2g1p"``)."""
+
+    pool: Pool
+    character: Slug | None = None
+    reason: Reason = ""
+
+
+COMMANDS: tuple[type[Command], ...] = (
+    OpenCheck, SetDifficulty, AddDice, UpgradeDice, DowngradeDice, RemoveDice, RollCheck,
+    CancelCheck, RollDestinyPool, SetDestinyPool, FlipDestiny, RollForceDice, RollPool,
+)
+
+
+# ---- notation -----------------------------------------------------------------------------
+
+_NAMES = {name: name for name in DIE_KINDS} | {
+    "proficiencies": "proficiency", "abilities": "ability", "difficulties": "difficulty",
+    "challenges": "challenge", "boosts": "boost", "setbacks": "setback", "forces": "force",
+}
+_TOKEN = re.compile(
+    r"[\s,+]*(?:(?P<vs>vs\.?)(?![a-z])|(?P<count>\d{1,3})?\s*(?:(?P<name>"
+    + "|".join(sorted(_NAMES, key=len, reverse=True))
+    + r")(?![a-z])|(?P<letter>[ygprbkw])))",
+    re.IGNORECASE,
+)
+
+
+def parse_pool(text: str, limit: int = MAX_FREE_DICE) -> Pool | None:
+    """Read a pool in the notation; None when the text does not start like one.
+
+    ``"2y1g 2p1r 1b1k"``, ``"yyg vs pp"``, ``"2 proficiency, 1 ability + 1 boost"``; ``vs``
+    (only a separator, for people) may stand between the two sides. Raises
+    :class:`NotationError` (with the position) for text that starts like a pool but is not one,
+    or holds more than ``limit`` dice.
+    """
+    counts = dict.fromkeys(DIE_KINDS, 0)
+    position, read = 0, False
+    stripped = text.rstrip()
+    while position < len(stripped):
+        match = _TOKEN.match(stripped, position)
+        if match is None or match.end() == position:
+            if not read:
+                return None
+            at = position + len(stripped[position:]) - len(stripped[position:].lstrip(" ,+"))
+            raise NotationError(f"cannot read {stripped[at:at + 10]!r} as narrative dice "
+                                "(letters y g p r b k w, or names)", at)
+        position = match.end()
+        if match.group("vs"):
+            continue
+        kind = (_NAMES[match.group("name").lower()] if match.group("name")
+                else DIE_LETTERS[match.group("letter").lower()])
+        counts[kind] += int(match.group("count") or 1)
+        read = True
+    if not read:
+        return None
+    total = sum(counts.values())
+    if total > limit:
+        raise NotationError(f"a pool holds at most {limit} dice, not {total}", 0)
+    return Pool(**counts)
 
 
 def parse_roll(text: str, character: str | None = None) -> Command | None:
-    """This system's dice notation as a command; None when the text is not in it."""
-    return None
+    """The notation as a :class:`RollPool` command for ``character``; None if not narrative.
+
+    The command's id is :data:`PARSED_COMMAND_ID`: this module draws no random numbers, so the
+    caller gives it a fresh id (``msgspec.structs.replace(command, id=...)``) before sending.
+    """
+    pool = parse_pool(text)
+    if pool is None:
+        return None
+    if pool.total == 0:
+        raise NotationError("the pool is empty", 0)
+    return RollPool(id=PARSED_COMMAND_ID, pool=pool, character=character)

@@ -1,21 +1,165 @@
-"""Projections of the `narrative` game system (scaffold: filled by its issue)."""
+"""Projections of the ``narrative`` game system: open checks with their effective pool and
+provenance, the destiny pool, each character's history of checks, and free rolls.
+
+A check keeps its base (from :class:`events.narrative.CheckOpened` and
+:class:`events.narrative.DifficultySet`) and its modifications as recorded; the effective
+pool is computed from them (:meth:`CheckState.effective`) in the rulebook's order, never stored,
+so a modification that arrives late still lands in its place.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from events import narrative as n
 from events.base import Recorded
+from projections.narrative_dice import cancel_text
+from projections.narrative_pool import BuiltPool, Modification, PoolDie, base_dice, effective_pool
 
 if TYPE_CHECKING:
     from projections.campaign import CampaignState
 
-__all__ = ["GameState", "initial_state", "evolve", "describe"]
+__all__ = ["CheckState", "Difficulty", "CheckRecord", "Destiny", "DestinySpend", "FreeRoll",
+           "GameState", "initial_state", "evolve", "describe", "dice_text"]
+
+
+class Difficulty(msgspec.Struct, kw_only=True):
+    """A check's difficulty as the GM set it."""
+
+    level: str
+    difficulty: int
+    challenge: int = 0
+    opponent: str | None = None
+    opponent_skill: str | None = None
+    opponent_characteristic: str | None = None
+    opponent_value: int | None = None
+    opponent_rank: int | None = None
+    reason: str = ""
+
+    def dice(self) -> list[PoolDie]:
+        """The difficulty side of the base pool, with where each die came from."""
+        if self.level != "opposed":
+            label = ("Impossible (as Formidable, with a destiny point)"
+                     if self.level == "impossible" else f"{self.level.title()} difficulty")
+            return base_dice("difficulty", self.difficulty, label)
+        stat = f"{(self.opponent_characteristic or '').title()} {self.opponent_value}"
+        skill = f"{self.opponent_skill} {self.opponent_rank}"
+        value, rank = self.opponent_value or 0, self.opponent_rank or 0
+        higher, lower = (stat, skill) if value >= rank else (skill, stat)
+        who = self.opponent or "opponent"
+        return [*base_dice("difficulty", self.difficulty, f"opposed: {who}'s {higher}"),
+                *[PoolDie(kind="challenge", notes=(f"opposed: {who}'s {higher}",
+                                                   f"upgraded: {who}'s {lower}"))
+                  for _ in range(self.challenge)]]
+
+
+class CheckState(msgspec.Struct, kw_only=True):
+    """A check as the table built it: base, difficulty, modifications, destiny, result."""
+
+    check: str
+    character: str
+    skill: str
+    characteristic: str
+    characteristic_value: int
+    rank: int
+    ability: int
+    proficiency: int
+    opened_seq: int
+    opened_by: str
+    target: str | None = None
+    reason: str = ""
+    difficulty: Difficulty | None = None
+    modifications: list[Modification] = msgspec.field(default_factory=list)
+    destiny: list[str] = msgspec.field(default_factory=list)
+    impossible_allowed: bool = False
+    status: str = "open"
+    rolled_seq: int | None = None
+    pool: n.Pool | None = None
+    dice: tuple[n.RolledDie, ...] = ()
+    result: n.NarrativeResult | None = None
+
+    @property
+    def is_open(self) -> bool:
+        """Not rolled nor cancelled yet."""
+        return self.status == "open"
+
+    def base(self) -> list[PoolDie]:
+        """The base pool: the character's dice, then the difficulty's."""
+        stat = f"{self.characteristic.title()} {self.characteristic_value}"
+        skill = f"{self.skill} {self.rank}"
+        higher, lower = ((stat, skill) if self.characteristic_value >= self.rank
+                         else (skill, stat))
+        dice = [PoolDie(kind="proficiency", notes=(higher, f"upgraded: {lower}"))
+                for _ in range(self.proficiency)]
+        dice += base_dice("ability", self.ability, higher)
+        if self.difficulty is not None:
+            dice += self.difficulty.dice()
+        return dice
+
+    def effective(self) -> BuiltPool:
+        """The pool it will be rolled as: base, then the modifications in rulebook order."""
+        return effective_pool(self.base(), self.modifications)
+
+
+class CheckRecord(msgspec.Struct, kw_only=True):
+    """One line of a character's history of checks."""
+
+    check: str
+    seq: int
+    skill: str
+    status: str
+    pool: str = ""
+    result: n.NarrativeResult | None = None
+
+
+class DestinySpend(msgspec.Struct, kw_only=True):
+    """A destiny point spent: who, which side, on what, why."""
+
+    seq: int
+    actor: str
+    side: str
+    effect: str
+    check: str | None
+    reason: str
+
+
+class Destiny(msgspec.Struct, kw_only=True):
+    """The destiny pool: light side points (the players'), dark side points (the GM's)."""
+
+    light: int = 0
+    dark: int = 0
+    rolled: tuple[n.DestinyDie, ...] = ()
+    spent: list[DestinySpend] = msgspec.field(default_factory=list)
+
+
+class FreeRoll(msgspec.Struct, kw_only=True):
+    """A free pool or a Force power's dice, as rolled."""
+
+    seq: int
+    actor: str
+    character: str | None
+    pool: str
+    dice: tuple[n.RolledDie, ...]
+    result: n.NarrativeResult | None = None
+    light: int = 0
+    dark: int = 0
+    reason: str = ""
 
 
 class GameState(msgspec.Struct, kw_only=True):
-    """This system's part of a campaign's state."""
+    """The narrative part of a campaign's state."""
+
+    checks: dict[str, CheckState] = msgspec.field(default_factory=dict)
+    opened: dict[str, int] = msgspec.field(default_factory=dict)
+    history: dict[str, list[CheckRecord]] = msgspec.field(default_factory=dict)
+    destiny: Destiny = msgspec.field(default_factory=Destiny)
+    rolls: list[FreeRoll] = msgspec.field(default_factory=list)
+
+    def open_checks(self) -> list[CheckState]:
+        """The checks being built now, oldest first."""
+        return [check for check in self.checks.values() if check.is_open]
 
 
 def initial_state() -> GameState:
@@ -23,11 +167,148 @@ def initial_state() -> GameState:
     return GameState()
 
 
+def _record(state: GameState, check: CheckState) -> None:
+    for record in state.history.get(check.character, []):
+        if record.check == check.check:
+            record.status = check.status
+            record.pool = check.pool.notation() if check.pool else ""
+            record.result = check.result
+
+
+def _modification(op: str, rec: Recorded, event: Any) -> Modification:
+    return Modification(seq=rec.seq, actor=rec.actor, op=op, side=event.side,
+                        count=event.count, kind=getattr(event, "kind", None),
+                        reason=event.reason)
+
+
+_MODIFICATIONS = {n.DiceAdded: "add", n.DiceUpgraded: "upgrade", n.DiceDowngraded: "downgrade",
+                  n.DiceRemoved: "remove"}
+
+
 def evolve(state: GameState, recorded: Recorded) -> GameState:
     """Fold one of this system's events."""
+    event = recorded.event
+    check = state.checks.get(getattr(event, "check", None) or "")
+    match event:
+        case n.CheckOpened():
+            state.checks[event.check] = CheckState(
+                check=event.check, character=event.character, skill=event.skill,
+                characteristic=event.characteristic,
+                characteristic_value=event.characteristic_value, rank=event.rank,
+                ability=event.ability, proficiency=event.proficiency,
+                opened_seq=recorded.seq, opened_by=recorded.actor, target=event.target,
+                reason=event.reason)
+            state.opened[event.character] = state.opened.get(event.character, 0) + 1
+            state.history.setdefault(event.character, []).append(
+                CheckRecord(check=event.check, seq=recorded.seq, skill=event.skill,
+                            status="open"))
+        case n.DifficultySet() if check is not None:
+            check.difficulty = Difficulty(
+                level=event.level, difficulty=event.difficulty, challenge=event.challenge,
+                opponent=event.opponent, opponent_skill=event.opponent_skill,
+                opponent_characteristic=event.opponent_characteristic,
+                opponent_value=event.opponent_value, opponent_rank=event.opponent_rank,
+                reason=event.reason)
+        case n.DiceAdded() | n.DiceUpgraded() | n.DiceDowngraded() | n.DiceRemoved() \
+                if check is not None:
+            check.modifications.append(_modification(_MODIFICATIONS[type(event)], recorded,
+                                                     event))
+        case n.CheckRolled() if check is not None:
+            check.status, check.rolled_seq = "rolled", recorded.seq
+            check.pool, check.dice, check.result = event.pool, event.dice, event.result
+            _record(state, check)
+        case n.CheckCancelled() if check is not None:
+            check.status = "cancelled"
+            _record(state, check)
+        case n.DestinyPoolRolled():
+            state.destiny.light, state.destiny.dark = event.light, event.dark
+            state.destiny.rolled = event.dice
+        case n.DestinyPoolSet():
+            state.destiny.light, state.destiny.dark = event.light, event.dark
+        case n.DestinyFlipped():
+            state.destiny.light, state.destiny.dark = event.light, event.dark
+            state.destiny.spent.append(DestinySpend(
+                seq=recorded.seq, actor=recorded.actor, side=event.side, effect=event.effect,
+                check=event.check, reason=event.reason))
+            if check is not None:
+                check.destiny.append(event.side)
+                if event.effect == "attempt_impossible":
+                    check.impossible_allowed = True
+        case n.ForceDiceRolled():
+            state.rolls.append(FreeRoll(
+                seq=recorded.seq, actor=recorded.actor, character=event.character,
+                pool=n.Pool(force=len(event.dice)).notation(), dice=event.dice,
+                light=event.light, dark=event.dark, reason=event.reason))
+        case n.PoolRolled():
+            state.rolls.append(FreeRoll(
+                seq=recorded.seq, actor=recorded.actor, character=event.character,
+                pool=event.pool.notation(), dice=event.dice, result=event.result,
+                light=event.result.light, dark=event.result.dark, reason=event.reason))
     return state
+
+
+# ---- describe -----------------------------------------------------------------------------
+
+_SHORT = {"success": "S", "advantage": "A", "triumph": "Tr", "failure": "F", "threat": "T",
+          "despair": "De", "dark": "●", "light": "○"}
+_LETTER = {kind: letter for letter, kind in n.DIE_LETTERS.items()}
+
+
+def dice_text(dice: tuple[n.RolledDie, ...]) -> str:
+    """Each die as its colour letter and symbols: ``y[SA] g[-] p[FT]``."""
+    return " ".join(f"{_LETTER[d.kind]}[{''.join(_SHORT[s] for s in d.symbols) or '-'}]"
+                    for d in dice)
+
+
+def _why(reason: str) -> str:
+    return f" ({reason})" if reason else ""
 
 
 def describe(recorded: Recorded, campaign: CampaignState) -> str:
     """One line for people."""
-    return recorded.event.__class__.__name__
+    event = recorded.event
+    match event:
+        case n.CheckOpened():
+            pool = n.Pool(ability=event.ability, proficiency=event.proficiency).notation()
+            return (f"opened check {event.check}: {event.character}'s {event.skill} "
+                    f"({event.characteristic.title()} {event.characteristic_value}, rank "
+                    f"{event.rank}) -> {pool}{_why(event.reason)}")
+        case n.DifficultySet():
+            dice = n.Pool(difficulty=event.difficulty, challenge=event.challenge).notation()
+            what = (f"opposed by {event.opponent}'s {event.opponent_skill}"
+                    if event.level == "opposed" else event.level)
+            return f"set the difficulty of {event.check}: {what} -> {dice}{_why(event.reason)}"
+        case n.DiceAdded():
+            return f"added {event.count} {event.kind} to {event.check}{_why(event.reason)}"
+        case n.DiceRemoved():
+            return f"removed {event.count} {event.kind} from {event.check}{_why(event.reason)}"
+        case n.DiceUpgraded() | n.DiceDowngraded():
+            verb = "upgraded" if isinstance(event, n.DiceUpgraded) else "downgraded"
+            dice = "die" if event.count == 1 else "dice"
+            return (f"{verb} {event.count} {event.side}-side {dice} of {event.check}"
+                    f"{_why(event.reason)}")
+        case n.CheckRolled():
+            verdict = "success" if event.result.succeeded else "failure"
+            return (f"rolled {event.check} ({event.character}) {event.pool.notation()}: "
+                    f"{dice_text(event.dice)} = {cancel_text(event.result)}: {verdict}")
+        case n.CheckCancelled():
+            return f"cancelled check {event.check}{_why(event.reason)}"
+        case n.DestinyPoolRolled():
+            dice = ", ".join(f"{d.member} {''.join(_SHORT[s] for s in d.symbols)}"
+                             for d in event.dice)
+            return f"rolled the destiny pool: {dice} -> {event.light} light, {event.dark} dark"
+        case n.DestinyPoolSet():
+            return f"set the destiny pool: {event.light} light, {event.dark} dark" \
+                   f"{_why(event.reason)}"
+        case n.DestinyFlipped():
+            on = f" on {event.check}" if event.check else ""
+            return (f"spent a {event.side} side destiny point: {event.effect.replace('_', ' ')}"
+                    f"{on}{_why(event.reason)} -> {event.light} light, {event.dark} dark")
+        case n.ForceDiceRolled():
+            return (f"{event.character} rolled {len(event.dice)} Force dice{_why(event.reason)}"
+                    f": {dice_text(event.dice)} = {event.light} light, {event.dark} dark")
+        case n.PoolRolled():
+            who = f" for {event.character}" if event.character else ""
+            return (f"rolled {event.pool.notation()}{who}{_why(event.reason)}: "
+                    f"{dice_text(event.dice)} = {cancel_text(event.result)}")
+    return type(event).__name__

@@ -1,19 +1,98 @@
-"""Decisions of the `narrative` game system (scaffold: filled by its issue)."""
+"""Decisions of the ``narrative`` game system, and the live odds of its open checks.
+
+Checks are decided in :mod:`server.rules.narrative_checks`, destiny, Force dice and free
+pools in :mod:`server.rules.narrative_destiny`. :func:`views` sends the table, after every
+change of a check, that check's effective pool with provenance and its exact odds.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from events import narrative as vocabulary
+import msgspec
+
+from events import narrative as n
 from events.base import Event
 from events.errors import Rejected
+from events.messages import View
+from projections.campaign import CampaignState
+from projections.narrative import CheckState, GameState
+from projections.narrative_odds import summary
+from server.rules import narrative_checks as checks
+from server.rules import narrative_destiny as destiny
 from server.rules.base import Decision
 
-__all__ = ["COMMANDS", "decide"]
+__all__ = ["COMMANDS", "MAX_LIVE_ODDS_DICE", "decide", "check_view", "views"]
 
-COMMANDS = frozenset(vocabulary.COMMANDS)
+COMMANDS = frozenset(n.COMMANDS)
+
+MAX_LIVE_ODDS_DICE = 20
+"""**Decision**: live odds are sent for pools of at most 20 dice (about 0.1 s to compute at
+20; a few ms for usual pools); a bigger pool's view says so, and ``poolhall odds`` still
+computes it."""
 
 
 def decide(ctx: Decision, command: Any) -> list[Event]:
     """Decide one of this system's commands."""
+    match command:
+        case n.OpenCheck():
+            return checks.open_(ctx, command)
+        case n.SetDifficulty():
+            return checks.set_difficulty(ctx, command)
+        case n.AddDice() | n.UpgradeDice() | n.DowngradeDice() | n.RemoveDice():
+            return checks.modify(ctx, command)
+        case n.RollCheck():
+            return checks.roll(ctx, command)
+        case n.CancelCheck():
+            return checks.cancel(ctx, command)
+        case n.RollDestinyPool():
+            return destiny.roll_destiny_pool(ctx, command)
+        case n.SetDestinyPool():
+            return destiny.set_destiny_pool(ctx, command)
+        case n.FlipDestiny():
+            return destiny.flip(ctx, command)
+        case n.RollForceDice():
+            return destiny.roll_force(ctx, command)
+        case n.RollPool():
+            return destiny.roll_pool(ctx, command)
     raise Rejected("unknown_type", f"unknown command {type(command).__name__}", "$.type")
+
+
+def check_view(check: CheckState) -> dict[str, Any]:
+    """What the table sees of a check: its pool die by die with provenance, and its odds."""
+    built = check.effective()
+    pool = built.pool
+    data: dict[str, Any] = {
+        "check": check.check,
+        "character": check.character,
+        "skill": check.skill,
+        "status": check.status,
+        "difficulty": check.difficulty.level if check.difficulty else None,
+        "pool": pool.notation(),
+        "counts": msgspec.to_builtins(pool),
+        "dice": [{"kind": die.kind, "notes": list(die.notes)} for die in built.dice],
+        "ignored": list(built.ignored),
+        "destiny": list(check.destiny),
+        "odds": None,
+        "note": "",
+    }
+    if not check.is_open:
+        data["pool"] = check.pool.notation() if check.pool else data["pool"]
+        data["result"] = msgspec.to_builtins(check.result) if check.result else None
+    elif pool.total > MAX_LIVE_ODDS_DICE:
+        data["note"] = (f"no live odds for more than {MAX_LIVE_ODDS_DICE} dice; "
+                        f'try: poolhall odds "{pool.notation()}"')
+    else:
+        data["odds"] = msgspec.to_builtins(summary(pool))
+    return data
+
+
+def views(state: CampaignState, events: list[Event]) -> list[View]:
+    """One ``odds:<check>`` view per check the events changed (closed ones say so)."""
+    game = state.game
+    if not isinstance(game, GameState):
+        return []
+    changed = list(dict.fromkeys(
+        check for event in events if (check := getattr(event, "check", None))))
+    return [View(name=f"odds:{check_id}", data=check_view(game.checks[check_id]))
+            for check_id in changed if check_id in game.checks]

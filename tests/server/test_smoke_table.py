@@ -20,3 +20,18 @@ async def test_two_clients_see_each_others_rolls_in_the_same_order(table) -> Non
     assert len(gm.state.rolls) == 10
     assert gm.state.rolls[0].expression == "2d6+1"
     assert {r.actor for r in player.state.rolls} == {"gm", "han"}
+
+
+async def test_characters_are_created_and_updated_for_the_whole_table(table) -> None:
+    """A character's creation and later change of stats reach every member's projection."""
+    from events.d12 import D12Stats
+
+    _, gm = await table.create_campaign("d12")
+    player = await table.invite(gm, "player", characters=("han",))
+    await player.call(core.CreateCharacter, character="han", name="Han",
+                      stats=D12Stats(ratings={"CON": 2, "CHA": 3}))
+    ack = await gm.call(core.UpdateCharacter, character="han", name="Han Solo",
+                        stats=D12Stats(ratings={"CON": 4, "CHA": 3}))
+    await player.wait_for_seq(ack.seqs[-1])
+    han = player.state.characters["han"]
+    assert han.name == "Han Solo" and han.stats.ratings["CON"] == 4

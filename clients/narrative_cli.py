@@ -1,0 +1,303 @@
+"""``poolhall`` subcommands of the narrative system: exact odds offline, checks, destiny.
+
+::
+
+    poolhall odds "yyg vs pp" [--exact] [--joint] [--json]     no server needed
+    poolhall narrative open CAMPAIGN han "Ranged (Light)" --id shot --reason "at the guard"
+    poolhall narrative difficulty CAMPAIGN shot hard            GM: a level ...
+    poolhall narrative difficulty CAMPAIGN duel --opposed vader:Discipline   ... or opposed
+    poolhall narrative add CAMPAIGN shot boost --reason aiming  [COUNT]
+    poolhall narrative upgrade CAMPAIGN shot ability 2 --reason "talent"
+    poolhall narrative downgrade|remove CAMPAIGN shot ...
+    poolhall narrative checks CAMPAIGN [--all]                  pools, provenance, live odds
+    poolhall narrative roll CAMPAIGN shot
+    poolhall narrative cancel CAMPAIGN shot --reason "he ducked"
+    poolhall narrative destiny CAMPAIGN [--roll | --set LIGHT DARK]
+    poolhall narrative flip CAMPAIGN light upgrade_ability --check shot --reason "heroic"
+    poolhall narrative force CAMPAIGN luke 2 --reason "Move"
+"""
+
+from __future__ import annotations
+
+import argparse
+from fractions import Fraction
+from types import ModuleType
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+
+from events import narrative as n
+from events.errors import NotationError
+from projections.narrative import CheckState, GameState
+from projections.narrative_dice import cancel_text
+from projections.narrative_odds import distribution, exact, summary
+
+__all__ = ["add_commands", "odds_data"]
+
+
+def _percent(p: float) -> str:
+    return f"{100 * p:6.2f}%"
+
+
+def odds_data(pool: n.Pool, with_exact: bool = False, joint: bool = False) -> dict[str, Any]:
+    """The odds of a pool as plain data (what ``poolhall odds --json`` prints)."""
+    data: dict[str, Any] = {"odds": summary(pool)}
+    dist = distribution(pool)
+    if with_exact:
+        means = dist.means()
+        data["exact"] = {
+            "outcomes": str(dist.total),
+            "p_success": exact(dist.p_success()),
+            "p_advantage": {k: exact(dist.p_advantage_at_least(k)) for k in (1, 2, 3)},
+            "p_triumph": exact(dist.p_triumph()),
+            "p_despair": exact(dist.p_despair()),
+            "means": dict(zip(("successes", "advantages", "triumphs", "despairs"),
+                              map(exact, means), strict=True)),
+            "net_successes": {s: exact(Fraction(c, dist.total))
+                              for s, c in sorted(dist.success_counts().items())},
+        }
+    if joint:
+        data["joint"] = {"outcomes": str(dist.total), "counts": [
+            [s, a, tr, de, str(c)] for (s, a, tr, de), c in sorted(dist.joint().items())]}
+    return data
+
+
+def _odds_text(pool: n.Pool, data: dict[str, Any]) -> Any:
+    odds = data["odds"]
+    exacts = data.get("exact", {})
+    head = Table(title=f"{pool.notation()}: {pool.total} dice", show_header=False)
+    head.add_column("what")
+    head.add_column("P", justify="right")
+    if exacts:
+        head.add_column("exact")
+
+    def row(what: str, p: float, fraction: str = "") -> None:
+        head.add_row(what, _percent(p), *([fraction] if exacts else []))
+
+    row("succeeds (net success >= 1)", odds.p_success, exacts.get("p_success", ""))
+    for k, p in odds.p_advantage.items():
+        row(f"net advantage >= {k}", p, exacts.get("p_advantage", {}).get(k, ""))
+    row("net threat >= 1", odds.p_threat)
+    row("at least one triumph", odds.p_triumph, exacts.get("p_triumph", ""))
+    row("at least one despair", odds.p_despair, exacts.get("p_despair", ""))
+    means = (f"means: {odds.mean_successes:+.3f} net successes, {odds.mean_advantages:+.3f} "
+             f"net advantage, {odds.mean_triumphs:.3f} triumphs, {odds.mean_despairs:.3f} "
+             "despairs")
+    if pool.force:
+        means += (f"\nforce dice (not in the success odds): {odds.mean_light:.3f} light, "
+                  f"{odds.mean_dark:.3f} dark pips on average")
+    spread = Table(title="net successes (negative: net failures)")
+    spread.add_column("net", justify="right")
+    spread.add_column("P(=)", justify="right")
+    spread.add_column("P(>=)", justify="right")
+    at_least = 1.0
+    for value, p in odds.net_successes.items():
+        spread.add_row(f"{value:+d}", _percent(p), _percent(at_least))
+        at_least -= p
+    return Group(head, means, spread)
+
+
+def _odds(args: argparse.Namespace, common: ModuleType) -> int:
+    try:
+        pool = n.parse_pool(" ".join(args.pool))
+    except NotationError as error:
+        raise common.CliError(f"cannot read {' '.join(args.pool)!r}: {error.message}") from None
+    if pool is None:
+        raise common.CliError("write a pool with colour letters y g p r b k w and counts, "
+                              'e.g. "2y1g vs 2p1r 1b" (or the dice by name)')
+    data = odds_data(pool, args.exact, args.joint)
+    common.emit(args, data, _odds_text(pool, data))
+    return int(common.EXIT_OK)
+
+
+async def _send(args: argparse.Namespace, common: ModuleType, command_type: type[Any],
+                **fields: Any) -> int:
+    command = command_type(id=common.new_command_id(), **fields)
+    return int(await common.send_command(args, args.campaign, command))
+
+
+def _opposed(text: str) -> tuple[str, str]:
+    opponent, _, skill = text.partition(":")
+    if not opponent or not skill:
+        raise argparse.ArgumentTypeError("write OPPONENT:SKILL, e.g. vader:Discipline")
+    return opponent, skill
+
+
+async def _difficulty(args: argparse.Namespace, common: ModuleType) -> int:
+    if (args.level is None) == (args.opposed is None):
+        raise common.CliError("give a LEVEL or --opposed OPPONENT:SKILL")
+    fields: dict[str, Any] = {"check": args.check, "reason": args.reason or ""}
+    if args.opposed:
+        fields |= {"opponent": args.opposed[0], "opponent_skill": args.opposed[1],
+                   "opponent_characteristic": args.characteristic}
+    else:
+        fields["level"] = args.level
+    return await _send(args, common, n.SetDifficulty, **fields)
+
+
+async def _game(args: argparse.Namespace, common: ModuleType) -> GameState:
+    client = await common.open_client(args, args.campaign)
+    try:
+        assert client.welcome is not None
+        await client.wait_for_seq(client.welcome.head, timeout=120)
+    finally:
+        await client.close()
+    game = client.state.game
+    if not isinstance(game, GameState):
+        raise common.CliError(f"{args.campaign} does not play narrative dice")
+    return game
+
+
+def _check_text(check: CheckState) -> str:
+    built = check.effective()
+    level = check.difficulty.level if check.difficulty else "no difficulty yet"
+    lines = [f"[bold]{check.check}[/bold] {check.character}'s {check.skill}, {level}, "
+             f"{check.status}: [bold]{(check.pool or built.pool).notation()}[/bold]"]
+    if check.result is not None:
+        verdict = "success" if check.result.succeeded else "failure"
+        lines.append(f"  result: {cancel_text(check.result)}: {verdict}")
+    elif built.pool.total <= 20:
+        odds = summary(built.pool)
+        lines.append(f"  odds: success {_percent(odds.p_success).strip()}, advantage "
+                     f"{_percent(odds.p_advantage[1]).strip()}, triumph "
+                     f"{_percent(odds.p_triumph).strip()}, despair "
+                     f"{_percent(odds.p_despair).strip()}")
+    if check.is_open:
+        lines += [f"  {die.kind:<11} {' / '.join(die.notes)}" for die in built.dice]
+        lines += [f"  [dim]{note}[/dim]" for note in built.ignored]
+    return "\n".join(lines)
+
+
+async def _checks(args: argparse.Namespace, common: ModuleType) -> int:
+    game = await _game(args, common)
+    checks = [c for c in game.checks.values() if args.all or c.is_open]
+    data = {"checks": [common.to_plain(c) | {"effective": common.to_plain(c.effective().pool)}
+                       for c in checks]}
+    common.emit(args, data, "\n".join(_check_text(c) for c in checks) or "no open check")
+    return int(common.EXIT_OK)
+
+
+async def _destiny(args: argparse.Namespace, common: ModuleType) -> int:
+    if args.roll:
+        return await _send(args, common, n.RollDestinyPool)
+    if args.set is not None:
+        return await _send(args, common, n.SetDestinyPool, light=args.set[0], dark=args.set[1],
+                           reason=args.reason or "")
+    destiny = (await _game(args, common)).destiny
+    common.emit(args, common.to_plain(destiny),
+                f"destiny pool: [bold]{destiny.light}[/bold] light side, "
+                f"[bold]{destiny.dark}[/bold] dark side")
+    return int(common.EXIT_OK)
+
+
+def _parser(actions: Any, common: ModuleType, name: str, help_text: str,
+            handler: Any) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = actions.add_parser(name, help=help_text)
+    parser.add_argument("campaign")
+    common.add_connection_options(parser)
+    parser.set_defaults(handler=lambda args: handler(args, common))
+    return parser
+
+
+def _modifier(actions: Any, common: ModuleType, name: str, command_type: type[Any],
+              what: str, choices: tuple[str, ...]) -> None:
+    field = "side" if "side" in command_type.__struct_fields__ else "kind"
+
+    async def handler(args: argparse.Namespace, common: ModuleType) -> int:
+        return await _send(args, common, command_type, check=args.check, count=args.count,
+                           reason=args.reason or "", **{field: getattr(args, field)})
+
+    parser = _parser(actions, common, name, f"{what} dice of a check", handler)
+    parser.add_argument("check")
+    parser.add_argument(field, choices=choices)
+    parser.add_argument("count", type=int, nargs="?", default=1, help="how many (default 1)")
+    parser.add_argument("--reason", help="why, in a few words (shown beside each die)")
+
+
+def add_commands(subparsers: Any, common: ModuleType) -> None:
+    """Add ``odds`` and ``narrative ...`` to the ``poolhall`` CLI."""
+    odds = subparsers.add_parser("odds", help='exact odds of a narrative pool: "yyg vs pp"')
+    odds.add_argument("pool", nargs="+", help="colour letters y g p r b k w with counts")
+    odds.add_argument("--exact", action="store_true", help="also print exact fractions")
+    odds.add_argument("--joint", action="store_true",
+                      help="with --json: the whole joint distribution (s, a, tr, de, count)")
+    common.add_json_option(odds)
+    odds.set_defaults(handler=lambda args: _odds(args, common))
+
+    group = subparsers.add_parser("narrative", help="narrative dice: checks, destiny, Force")
+    actions = group.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    async def open_(args: argparse.Namespace, common: ModuleType) -> int:
+        return await _send(args, common, n.OpenCheck, character=args.character,
+                           skill=args.skill, check=args.id,
+                           characteristic=args.characteristic, target=args.target,
+                           reason=args.reason or "")
+
+    parser = _parser(actions, common, "open", "open a check for a character's skill", open_)
+    parser.add_argument("character")
+    parser.add_argument("skill", help='e.g. "Ranged (Light)"')
+    parser.add_argument("--id", help="the check's id (default: CHARACTER-N)")
+    parser.add_argument("--characteristic", choices=n.CHARACTERISTICS,
+                        help="instead of the skill's linked one (needed when untrained)")
+    parser.add_argument("--target", help="the character the check is against")
+    parser.add_argument("--reason")
+
+    parser = _parser(actions, common, "difficulty", "GM: set a check's difficulty",
+                     _difficulty)
+    parser.add_argument("check")
+    parser.add_argument("level", nargs="?", choices=tuple(n.DIFFICULTY_DICE))
+    parser.add_argument("--opposed", type=_opposed, metavar="OPPONENT:SKILL")
+    parser.add_argument("--characteristic", choices=n.CHARACTERISTICS,
+                        help="the opponent's, when their skill is untrained")
+    parser.add_argument("--reason")
+
+    kinds = ("ability", "difficulty", "boost", "setback")
+    _modifier(actions, common, "add", n.AddDice, "add", kinds)
+    _modifier(actions, common, "remove", n.RemoveDice, "remove", kinds)
+    _modifier(actions, common, "upgrade", n.UpgradeDice, "upgrade", ("ability", "difficulty"))
+    _modifier(actions, common, "downgrade", n.DowngradeDice, "downgrade",
+              ("ability", "difficulty"))
+
+    async def roll(args: argparse.Namespace, common: ModuleType) -> int:
+        return await _send(args, common, n.RollCheck, check=args.check)
+
+    _parser(actions, common, "roll", "roll an open check", roll).add_argument("check")
+
+    async def cancel(args: argparse.Namespace, common: ModuleType) -> int:
+        return await _send(args, common, n.CancelCheck, check=args.check,
+                           reason=args.reason or "")
+
+    parser = _parser(actions, common, "cancel", "withdraw an open check", cancel)
+    parser.add_argument("check")
+    parser.add_argument("--reason")
+
+    parser = _parser(actions, common, "checks", "checks with pools, provenance and odds",
+                     _checks)
+    parser.add_argument("--all", action="store_true", help="rolled and cancelled ones too")
+
+    parser = _parser(actions, common, "destiny", "the destiny pool; GM: --roll or --set",
+                     _destiny)
+    parser.add_argument("--roll", action="store_true", help="every player rolls a Force die")
+    parser.add_argument("--set", type=int, nargs=2, metavar=("LIGHT", "DARK"))
+    parser.add_argument("--reason")
+
+    async def flip(args: argparse.Namespace, common: ModuleType) -> int:
+        return await _send(args, common, n.FlipDestiny, side=args.side, effect=args.effect,
+                           check=args.check, reason=args.reason or "")
+
+    parser = _parser(actions, common, "flip", "spend a destiny point", flip)
+    parser.add_argument("side", choices=("light", "dark"))
+    parser.add_argument("effect", choices=("upgrade_ability", "upgrade_difficulty",
+                                           "attempt_impossible", "other"))
+    parser.add_argument("--check")
+    parser.add_argument("--reason")
+
+    async def force(args: argparse.Namespace, common: ModuleType) -> int:
+        return await _send(args, common, n.RollForceDice, character=args.character,
+                           count=args.count, reason=args.reason or "")
+
+    parser = _parser(actions, common, "force", "roll Force dice for a power", force)
+    parser.add_argument("character")
+    parser.add_argument("count", type=int, help="Force rating: dice to roll")
+    parser.add_argument("--reason", help="the power")

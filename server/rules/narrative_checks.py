@@ -1,0 +1,201 @@
+"""Decisions on narrative checks: open, set the difficulty, modify the pool, roll, cancel.
+
+Who may do what (**decision**, also in docs/narrative.md):
+
+- the GM may do anything, and alone sets the difficulty;
+- the player of a check's character opens, rolls and cancels it, adds Boost and Setback dice
+  (pointing out an advantage or an honest disadvantage, as the rules ask players to), and
+  changes their own side: adds Ability dice, upgrades, downgrades and removes Ability-side
+  dice; the rest of the difficulty side (adding, upgrading, downgrading or removing
+  Difficulty, Challenge and Setback dice, a talent's removal of Setback included) is the GM's,
+  the final arbiter of the pool;
+- other players change someone else's check only by spending destiny (see
+  :mod:`server.rules.narrative_destiny`); spectators only watch.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from events import narrative as n
+from events.base import Event
+from events.errors import Rejected
+from projections.narrative import CheckState, GameState
+from projections.narrative_dice import SIDES, rolled_die, tally
+from projections.narrative_pool import Modification, skill_dice
+from server.rules.base import Decision
+
+__all__ = ["MAX_OPEN_CHECKS", "MAX_MODIFICATIONS", "game", "open_check", "resolve_skill",
+           "check_fits", "open_", "set_difficulty", "modify", "roll", "cancel"]
+
+MAX_OPEN_CHECKS = 50
+MAX_MODIFICATIONS = 40
+
+
+def game(ctx: Decision) -> GameState:
+    """This system's part of the campaign state."""
+    state = ctx.state.game
+    assert isinstance(state, GameState)
+    return state
+
+
+def open_check(ctx: Decision, check_id: str, path: str = "$.check") -> CheckState:
+    """The open check ``check_id``, or the refusal that says why not."""
+    check = game(ctx).checks.get(check_id)
+    if check is None:
+        raise Rejected("not_found", f"no check {check_id!r} at this table", path)
+    if not check.is_open:
+        raise Rejected("conflict", f"check {check_id!r} was already {check.status}", path)
+    return check
+
+
+def resolve_skill(stats: n.NarrativeStats, who: str, skill: str, characteristic: str | None,
+                  path: str) -> tuple[str, str, int, int]:
+    """``(skill name, characteristic, its value, rank)``; an unknown skill is untrained and
+    needs ``characteristic`` (refused at ``path`` otherwise)."""
+    found = stats.skill(skill)
+    if found is None and characteristic is None:
+        raise Rejected("invalid", f"{who} has no skill {skill!r}: name the characteristic "
+                       "for an untrained check", path)
+    name, rank = (found[0], found[1].rank) if found else (skill, 0)
+    linked = characteristic or (found[1].characteristic if found else "")
+    return name, linked, stats.characteristic(linked), rank
+
+
+def check_fits(check: CheckState, mod: Modification, path: str) -> None:
+    """Refuse a modification that would take the pool past :data:`MAX_POOL_DICE`."""
+    if len(check.modifications) >= MAX_MODIFICATIONS:
+        raise Rejected("invalid", f"a check takes at most {MAX_MODIFICATIONS} modifications",
+                       "$.check")
+    probe = msgspec.structs.replace(check, modifications=[*check.modifications, mod])
+    if probe.effective().pool.total > n.MAX_POOL_DICE:
+        raise Rejected("invalid", f"a check's pool holds at most {n.MAX_POOL_DICE} dice", path)
+
+
+def open_(ctx: Decision, command: n.OpenCheck) -> list[Event]:
+    """Open a check for a character's skill; the base pool comes from its stats now."""
+    ctx.require_acts_for(command.character)
+    stats = ctx.stats(command.character, n.NarrativeStats)
+    state = game(ctx)
+    check_id = command.check
+    if check_id is None:
+        number = state.opened.get(command.character, 0) + 1
+        while (check_id := f"{command.character[:32]}-{number}") in state.checks:
+            number += 1
+    elif check_id in state.checks:
+        raise Rejected("conflict", f"a check {check_id!r} exists; choose another id", "$.check")
+    if len(state.open_checks()) >= MAX_OPEN_CHECKS:
+        raise Rejected("invalid", f"at most {MAX_OPEN_CHECKS} checks may be open at once", "$")
+    if command.target is not None:
+        ctx.character(command.target, "$.target")
+    skill, characteristic, value, rank = resolve_skill(
+        stats, command.character, command.skill, command.characteristic, "$.characteristic")
+    ability, proficiency = skill_dice(value, rank)
+    return [n.CheckOpened(
+        check=check_id, character=command.character, skill=skill,
+        characteristic=characteristic, characteristic_value=value,  # type: ignore[arg-type]
+        rank=rank, ability=ability, proficiency=proficiency, target=command.target,
+        reason=command.reason)]
+
+
+def set_difficulty(ctx: Decision, command: n.SetDifficulty) -> list[Event]:
+    """The GM sets the difficulty once: a level, or built from an opponent's stats."""
+    ctx.require_gm("set a check's difficulty")
+    check = open_check(ctx, command.check)
+    if check.difficulty is not None:
+        raise Rejected("rule", "the GM sets the difficulty level of the task once, prior to "
+                       f"the roll: {check.check!r} is already {check.difficulty.level}",
+                       "$.level")
+    if command.opponent is None:
+        if command.level is None or command.level == "opposed":
+            path = "$.opponent" if command.level == "opposed" else "$.level"
+            raise Rejected("invalid", "give a level (simple to formidable, or impossible) or "
+                           "an opponent and their skill", path)
+        return [n.DifficultySet(check=check.check, level=command.level,
+                                difficulty=n.DIFFICULTY_DICE[command.level],
+                                reason=command.reason)]
+    if command.level not in (None, "opposed"):
+        raise Rejected("invalid", "an opposed check takes its difficulty from the opponent, "
+                       "not a level", "$.level")
+    if command.opponent_skill is None:
+        raise Rejected("invalid", "name the opponent's skill", "$.opponent_skill")
+    stats = ctx.stats(command.opponent, n.NarrativeStats, "$.opponent")
+    skill, characteristic, value, rank = resolve_skill(
+        stats, command.opponent, command.opponent_skill, command.opponent_characteristic,
+        "$.opponent_characteristic")
+    difficulty, challenge = skill_dice(value, rank)
+    return [n.DifficultySet(
+        check=check.check, level="opposed", difficulty=difficulty, challenge=challenge,
+        opponent=command.opponent, opponent_skill=skill,
+        opponent_characteristic=characteristic,  # type: ignore[arg-type]
+        opponent_value=value, opponent_rank=rank, reason=command.reason)]
+
+
+_OPS: dict[type, str] = {n.AddDice: "add", n.UpgradeDice: "upgrade",
+                         n.DowngradeDice: "downgrade", n.RemoveDice: "remove"}
+
+
+def _may_modify(ctx: Decision, check: CheckState, op: str, side: str, kind: str | None) -> None:
+    ctx.require_participant("change a check")
+    if ctx.is_gm:
+        return
+    if not ctx.plays(check.character):
+        raise Rejected("forbidden", f"you do not play {check.character!r}, whose check "
+                       f"{check.check!r} is; spend a destiny point to help an ally", "$.check")
+    if side == "ability" or (op == "add" and kind == "setback"):
+        return
+    path = "$.kind" if kind else "$.side"
+    raise Rejected("forbidden", "the difficulty side is the GM's: a player adds Boost or "
+                   "Setback dice and changes their own side", path)
+
+
+def modify(ctx: Decision, command: n.AddDice | n.UpgradeDice | n.DowngradeDice | n.RemoveDice
+           ) -> list[Event]:
+    """Add, upgrade, downgrade or remove dice; recorded now, applied in rulebook order."""
+    check = open_check(ctx, command.check)
+    op = _OPS[type(command)]
+    kind = getattr(command, "kind", None)
+    side = n.side_of(kind) if kind else command.side  # type: ignore[union-attr]
+    _may_modify(ctx, check, op, side, kind)
+    mod = Modification(seq=ctx.state.head + 1, actor=ctx.actor.member, op=op, side=side,
+                       count=command.count, kind=kind, reason=command.reason)
+    check_fits(check, mod, "$.count")
+    match command:
+        case n.AddDice():
+            return [n.DiceAdded(check=check.check, kind=command.kind, count=command.count,
+                                side=side, reason=command.reason)]
+        case n.RemoveDice():
+            return [n.DiceRemoved(check=check.check, kind=command.kind, count=command.count,
+                                  side=side, reason=command.reason)]
+        case n.UpgradeDice():
+            return [n.DiceUpgraded(check=check.check, side=command.side, count=command.count,
+                                   reason=command.reason)]
+    return [n.DiceDowngraded(check=check.check, side=command.side, count=command.count,
+                             reason=command.reason)]
+
+
+def roll(ctx: Decision, command: n.RollCheck) -> list[Event]:
+    """Roll the effective pool: each die's face from ``ctx.rng``, then the cancelled result."""
+    check = open_check(ctx, command.check)
+    ctx.require_participant("roll")
+    if not ctx.plays(check.character):
+        raise Rejected("forbidden", f"only the player of {check.character!r} or the gm rolls "
+                       f"{check.check!r}", "$.check")
+    if check.difficulty is None:
+        raise Rejected("rule", "the GM sets the difficulty level of the task prior to the "
+                       "roll (simple for no difficulty dice)", "$.check")
+    if check.difficulty.level == "impossible" and not check.impossible_allowed:
+        raise Rejected("rule", "an impossible task is attempted only with the GM's permission "
+                       "and a destiny point spent; then it is rolled as Formidable", "$.check")
+    built = check.effective()
+    dice = tuple(rolled_die(die.kind, ctx.rng.randrange(SIDES[die.kind]) + 1)
+                 for die in built.dice)
+    return [n.CheckRolled(check=check.check, character=check.character, pool=built.pool,
+                          dice=dice, result=tally(dice))]
+
+
+def cancel(ctx: Decision, command: n.CancelCheck) -> list[Event]:
+    """Withdraw an open check (the player of its character, or the GM)."""
+    check = open_check(ctx, command.check)
+    ctx.require_acts_for(check.character, "$.check")
+    return [n.CheckCancelled(check=check.check, reason=command.reason)]

@@ -1,0 +1,84 @@
+"""The narrative subcommands of ``poolhall``: odds offline, a check built from the shell."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from fractions import Fraction
+from typing import Any
+
+from narrative_support import HAN, VADER
+
+from clients.cli import main
+from events import core
+from events import narrative as n
+from projections.narrative_odds import distribution
+
+
+def test_odds_prints_exact_and_float_odds_without_a_server(capsys: Any) -> None:
+    """``poolhall odds "yyg vs pp" --exact --json`` gives the odds of 2y1g2p, exact and float."""
+    assert main(["odds", "yyg vs pp", "--exact", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    dist = distribution(n.Pool(proficiency=2, ability=1, difficulty=2))
+    assert Fraction(data["exact"]["p_success"]) == dist.p_success()
+    assert data["odds"]["p_success"] == float(dist.p_success())
+    assert Fraction(data["exact"]["p_advantage"]["2"]) == dist.p_advantage_at_least(2)
+    assert sum(data["odds"]["net_successes"].values()) == 1.0 or abs(
+        sum(data["odds"]["net_successes"].values()) - 1) < 1e-12
+    assert main(["odds", "2y1g", "2p1r", "1b1k"]) == 0
+    text = capsys.readouterr().out
+    assert "2y1g2p1r1b1k: 8 dice" in text and "at least one despair" in text
+
+
+def test_odds_joint_lists_every_outcome(capsys: Any) -> None:
+    """``--joint --json`` prints the joint distribution as (s, a, tr, de, count) rows."""
+    assert main(["odds", "1y", "1r", "--joint", "--json"]) == 0
+    joint = json.loads(capsys.readouterr().out)["joint"]
+    assert int(joint["outcomes"]) == 144
+    assert sum(int(row[4]) for row in joint["counts"]) == 144
+    assert [1, 0, 1, 1, "1"] not in joint["counts"]  # triumph + despair: net 0 successes
+    assert [0, 0, 1, 1, "1"] in joint["counts"]
+
+
+def test_odds_refuses_what_it_cannot_read(capsys: Any) -> None:
+    """Unreadable or oversized pools are refused in one line with the usage exit code."""
+    assert main(["odds", "2y1x"]) == 2
+    assert "cannot read '1x'" in capsys.readouterr().err
+    assert main(["odds", "99g"]) == 2
+    assert "at most 40 dice" in capsys.readouterr().err
+
+
+async def test_a_check_from_the_shell(table: Any, capsys: Any) -> None:
+    """open, difficulty, add, destiny, flip, checks and roll run a check end to end."""
+    campaign, gm = await table.create_campaign("narrative")
+    han = await table.invite(gm, "player", characters=("han",))
+    await han.call(core.CreateCharacter, character="han", name="Han", stats=HAN)
+    await gm.call(core.CreateCharacter, character="vader", name="Vader", stats=VADER)
+    connection = ["--url", table.url]
+
+    async def run(token: str, *argv: str) -> int:
+        return await asyncio.to_thread(main, [*argv, *connection, "--token", token])
+
+    assert await run(han._token, "narrative", "open", campaign, "han", "Ranged (Light)",
+                     "--id", "shot", "--reason", "at the guard") == 0
+    assert "opened check shot" in capsys.readouterr().out
+    assert await run(han._token, "narrative", "difficulty", campaign, "shot", "hard") == 1
+    assert "only the gm" in capsys.readouterr().out
+    assert await run(gm._token, "narrative", "difficulty", campaign, "shot",
+                     "--opposed", "vader:Vigilance") == 0
+    assert await run(han._token, "narrative", "add", campaign, "shot", "boost", "2",
+                     "--reason", "aiming") == 0
+    assert await run(gm._token, "narrative", "destiny", campaign, "--set", "1", "1") == 0
+    assert await run(gm._token, "narrative", "flip", campaign, "dark", "upgrade_difficulty",
+                     "--check", "shot") == 0
+    capsys.readouterr()
+    assert await run(han._token, "narrative", "checks", campaign) == 0
+    text = capsys.readouterr().out
+    assert "shot han's Ranged (Light), opposed, open: 2y1g2p3r2b" in text
+    assert "+1 Boost: aiming" in text and "odds: success" in text
+    assert await run(han._token, "narrative", "roll", campaign, "shot") == 0
+    assert "rolled shot (han) 2y1g2p3r2b" in capsys.readouterr().out
+    assert await run(gm._token, "narrative", "destiny", campaign, "--json") == 0
+    assert json.loads(capsys.readouterr().out)["light"] == 2
+    assert await run(han._token, "roll", campaign, "2g 1p") == 0
+    assert "rolled 2g1p" in capsys.readouterr().out

@@ -1,0 +1,150 @@
+"""The narrative table end to end: a real server, real SQLite, real clients, seeded dice."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from narrative_support import HAN, LEIA, VADER
+
+from events import core
+from events import narrative as n
+from events.errors import CommandRejected
+
+
+async def _until(check: Callable[[], Any], timeout: float = 5.0) -> Any:
+    """Wait until ``check()`` is truthy (a view arrives just after the ack)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not (result := check()):
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("timed out waiting")
+        await asyncio.sleep(0.01)
+    return result
+
+
+async def _campaign(table: Any) -> tuple[Any, Any, Any, Any]:
+    """A narrative campaign: GM, Han's player, Leia's player and a spectator; Vader the GM's."""
+    _, gm = await table.create_campaign("narrative")
+    han = await table.invite(gm, "player", characters=("han",))
+    leia = await table.invite(gm, "player", characters=("leia",))
+    watcher = await table.invite(gm, "spectator")
+    await han.call(core.CreateCharacter, character="han", name="Han", stats=HAN)
+    await leia.call(core.CreateCharacter, character="leia", name="Leia", stats=LEIA)
+    ack = await gm.call(core.CreateCharacter, character="vader", name="Vader", stats=VADER)
+    for client in (gm, han, leia, watcher):
+        await client.wait_for_seq(ack.seqs[-1])
+    return gm, han, leia, watcher
+
+
+async def test_a_check_built_by_the_table_and_rolled(table: Any) -> None:
+    """Han's player opens a shot, the GM sets it, both sides add and spend destiny; everyone
+    sees the pool with provenance and live odds, then each face and the result."""
+    gm, han, leia, watcher = await _campaign(table)
+    await gm.call(core.StartSession, title="Escape from Cloud City")
+    ack = await gm.call(n.RollDestinyPool)
+    await watcher.wait_for_seq(ack.seqs[-1])
+    destiny = watcher.state.game.destiny
+    assert len(destiny.rolled) == 2 and destiny.light + destiny.dark >= 2
+    await gm.call(n.SetDestinyPool, light=2, dark=2, reason="a fair start")
+
+    await han.call(n.OpenCheck, character="han", skill="Ranged (Light)", check="shot",
+                   target="vader", reason="at the carbonite chamber")
+    await gm.call(n.SetDifficulty, check="shot", level="hard")
+    await han.call(n.AddDice, check="shot", kind="boost", reason="aiming")
+    ack = await gm.call(n.FlipDestiny, side="dark", effect="upgrade_difficulty", check="shot",
+                        reason="the Empire strikes back")
+    view = await _until(lambda: (v := watcher.views.get("odds:shot")) and
+                        v["pool"] == "2y1g2p1r1b" and v)
+    assert 0 < view["odds"]["p_success"] < 1
+    assert {"kind": "challenge", "notes": ["Hard difficulty", "upgraded: GM destiny point"]} \
+        in view["dice"]
+    assert {"kind": "boost", "notes": ["+1 Boost: aiming"]} in view["dice"]
+    await watcher.wait_for_seq(ack.seqs[-1])
+    assert watcher.state.game.destiny.light == 3
+
+    ack = await han.call(n.RollCheck, check="shot")
+    for client in (gm, leia, watcher):
+        await client.wait_for_seq(ack.seqs[-1])
+    check = watcher.state.game.checks["shot"]
+    assert check.status == "rolled" and check.pool == n.Pool(proficiency=2, ability=1,
+                                                            difficulty=2, challenge=1, boost=1)
+    assert [d.kind for d in check.dice] == ["proficiency", "proficiency", "ability",
+                                            "challenge", "difficulty", "difficulty", "boost"]
+    assert check.result is not None
+    assert check.result.succeeded == (check.result.successes > 0)
+    assert watcher.state.game.history["han"][0].status == "rolled"
+    view = await _until(lambda: watcher.views["odds:shot"]["status"] == "rolled" and
+                        watcher.views["odds:shot"])
+    assert view["result"] == {"successes": check.result.successes,
+                              "advantages": check.result.advantages,
+                              "triumphs": check.result.triumphs,
+                              "despairs": check.result.despairs,
+                              "light": 0, "dark": 0, "succeeded": check.result.succeeded}
+
+
+async def test_two_players_build_their_checks_at_once(table: Any) -> None:
+    """Two open checks, each with its own live view; a change to one sends only its view."""
+    gm, han, leia, watcher = await _campaign(table)
+    await han.call(n.OpenCheck, character="han", skill="Cool", check="bluff")
+    await leia.call(n.OpenCheck, character="leia", skill="Leadership", check="rally")
+    await gm.call(n.SetDifficulty, check="rally", level="daunting")
+    await gm.call(n.SetDifficulty, check="bluff", opponent="vader", opponent_skill="Vigilance")
+    await _until(lambda: watcher.views.get("odds:rally", {}).get("pool") == "3y1g4p")
+    await _until(lambda: watcher.views.get("odds:bluff", {}).get("pool") == "1y2g3p2r")
+    await leia.call(n.UpgradeDice, check="rally", side="ability", reason="inspiring")
+    await _until(lambda: watcher.views["odds:rally"]["pool"] == "4y4p")
+    assert watcher.views["odds:bluff"]["pool"] == "1y2g3p2r"
+    assert {c.check for c in watcher.state.game.open_checks()} == {"bluff", "rally"}
+
+
+async def test_players_only_touch_their_own_checks_and_spectators_nothing(table: Any) -> None:
+    """Leia's player may not change Han's check, a spectator may not open one; nothing is
+    appended when they try."""
+    gm, han, leia, watcher = await _campaign(table)
+    ack = await han.call(n.OpenCheck, character="han", skill="Cool", check="bluff")
+    await gm.wait_for_seq(ack.seqs[-1])
+    head = gm.state.head
+    with pytest.raises(CommandRejected) as error:
+        await leia.call(n.AddDice, check="bluff", kind="boost")
+    assert (error.value.code, error.value.path) == ("forbidden", "$.check")
+    with pytest.raises(CommandRejected) as error:
+        await leia.call(n.RollCheck, check="bluff")
+    assert error.value.code == "forbidden"
+    with pytest.raises(CommandRejected) as error:
+        await watcher.call(n.OpenCheck, character="han", skill="Cool")
+    assert error.value.code == "forbidden"
+    with pytest.raises(CommandRejected) as error:
+        await han.call(n.SetDifficulty, check="bluff", level="easy")
+    assert error.value.code == "forbidden"
+    with pytest.raises(CommandRejected) as error:
+        await han.call(n.FlipDestiny, side="dark", effect="upgrade_difficulty", check="bluff")
+    assert (error.value.code, error.value.path) == ("forbidden", "$.side")
+    ack = await gm.call(core.StartSession)
+    await gm.wait_for_seq(ack.seqs[-1])
+    assert gm.state.head == head + 1
+
+
+async def test_bad_input_is_refused_with_its_path_and_appends_nothing(table: Any) -> None:
+    """Absurd counts, unknown checks and an empty destiny side are refused at the field."""
+    gm, han, leia, watcher = await _campaign(table)
+    ack = await han.call(n.OpenCheck, character="han", skill="Cool", check="bluff")
+    await gm.wait_for_seq(ack.seqs[-1])
+    head = gm.state.head
+    with pytest.raises(CommandRejected) as error:
+        await han.call(n.AddDice, check="bluff", kind="boost", count=500)
+    assert error.value.path == "$.count"
+    with pytest.raises(CommandRejected) as error:
+        await han.call(n.AddDice, check="nope", kind="boost")
+    assert (error.value.code, error.value.path) == ("not_found", "$.check")
+    with pytest.raises(CommandRejected) as error:
+        await han.call(n.FlipDestiny, side="light", effect="upgrade_ability", check="bluff")
+    assert (error.value.code, error.value.path) == ("rule", "$.side")
+    assert "no light side destiny point left" in error.value.message
+    with pytest.raises(CommandRejected) as error:
+        await han.call(n.RollPool, pool=n.Pool(ability=1000))
+    assert error.value.path == "$.pool.ability"
+    ack = await gm.call(core.StartSession)
+    await gm.wait_for_seq(ack.seqs[-1])
+    assert gm.state.head == head + 1
