@@ -44,7 +44,7 @@ Sides = Annotated[int, Meta(ge=2, le=100)]
 Face = Annotated[int, Meta(ge=1, le=100)]
 
 
-class DiceTerm(msgspec.Struct, frozen=True, kw_only=True):
+class DiceTerm(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """``count`` dice of ``sides`` sides, added (sign 1) or subtracted (sign -1)."""
 
     count: Annotated[int, Meta(ge=1, le=MAX_DICE)]
@@ -69,7 +69,7 @@ class DiceExpression(msgspec.Struct, frozen=True, kw_only=True):
         return text.removeprefix("+")
 
 
-class RolledTerm(msgspec.Struct, frozen=True, kw_only=True):
+class RolledTerm(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One term of a free roll as it came up: every face, in the order rolled."""
 
     sides: Sides

@@ -181,15 +181,20 @@ class SqliteLog:
         ):
             yield StoredRow(*row)
 
-    def all_rows(self) -> Iterator[tuple[str, StoredRow]]:
-        """Every row in the order it was appended (so each campaign's in sequence order).
+    def all_rows(self) -> Iterator[list[StoredRow]]:
+        """Every row in the order it was appended (each campaign's in sequence order), in pages.
 
         One sequential scan of the table: reading campaign by campaign through the index cost
         a random page read per row, five times slower on a log of interleaved campaigns.
         """
-        for campaign, *row in self._scan(
-                f"SELECT campaign, {_ROW_COLUMNS} FROM events ORDER BY position", []):
-            yield campaign, StoredRow(*row)  # type: ignore[misc]
+        connection = self._reader()
+        try:
+            cursor = connection.execute(
+                f"SELECT {_ROW_COLUMNS}, campaign FROM events ORDER BY position")
+            while page := cursor.fetchmany(4000):
+                yield [StoredRow(*row) for row in page]
+        finally:
+            connection.close()
 
     def campaigns(self) -> list[str]:
         """Every campaign with at least one event, in the order they were created."""

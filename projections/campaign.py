@@ -52,8 +52,12 @@ class Character(msgspec.Struct, kw_only=True):
     stats: Stats  # type: ignore[valid-type]
 
 
-class RollEntry(msgspec.Struct, kw_only=True):
-    """A free roll in the session's roll log."""
+class RollEntry(msgspec.Struct, kw_only=True, gc=False):
+    """A free roll in the session's roll log.
+
+    ``gc=False``: a long campaign holds many thousands of these and they cannot form cycles;
+    left tracked, every full collection walked them all (tail latencies of 100 ms).
+    """
 
     seq: int
     at: str

@@ -23,7 +23,14 @@ import msgspec
 from events.base import Event, Recorded
 from events.codec import encode
 from events.errors import Rejected
-from events.log import AppendRequest, CommandRecord, EventLog, prepare, to_recorded
+from events.log import (
+    AppendRequest,
+    CommandRecord,
+    EventLog,
+    prepare,
+    to_recorded,
+    to_recorded_page,
+)
 from events.messages import Ack, ErrorReply, OutgoingEventFrame, View, Welcome
 from projections.campaign import CampaignState, Member, evolve, fold, new_state
 from server import rules
@@ -74,15 +81,16 @@ def load_all_states(
     """
     loaded: dict[str, tuple[CampaignState, dict[str, CommandRecord]]] = {}
     with gc_paused():
-        for campaign, row in log.all_rows():
-            entry = loaded.get(campaign)
-            if entry is None:
-                entry = loaded[campaign] = (new_state(), {})
-            state, commands = entry
-            evolve(state, to_recorded(row))
-            record = commands.get(row.command_id)
-            commands[row.command_id] = CommandRecord(
-                row.actor, record.first_seq if record else row.seq, row.seq)
+        for page in log.all_rows():
+            for row, event in zip(page, to_recorded_page(page), strict=True):
+                entry = loaded.get(row.campaign)
+                if entry is None:
+                    entry = loaded[row.campaign] = (new_state(), {})
+                state, commands = entry
+                evolve(state, event)
+                record = commands.get(row.command_id)
+                commands[row.command_id] = CommandRecord(
+                    row.actor, record.first_seq if record else row.seq, row.seq)
     return loaded
 
 

@@ -19,7 +19,7 @@ __all__ = ["GroupCommitter"]
 
 logger = logging.getLogger(__name__)
 
-CHECKPOINT_SECONDS = 1.0
+CHECKPOINT_SECONDS = 0.1
 
 _Pending = tuple[list[AppendRequest], "asyncio.Future[list[list[int] | Exception]]"]
 
