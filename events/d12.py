@@ -91,7 +91,9 @@ Note = Annotated[str, Meta(max_length=280, description="the GM's reading of the 
 NamedStats = Annotated[tuple[StatName, ...], Meta(min_length=1, max_length=8)]
 
 
-class D12Stats(msgspec.Struct, frozen=True, kw_only=True, tag_field="system", tag=SYSTEM_ID):
+class D12Stats(
+    msgspec.Struct, frozen=True, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID
+):
     """A character's named stats and their ratings; CON and CHA are required.
 
     The names are the campaign's to choose (``STR``, ``WIT``, ``STEALTH`` ...); CON and CHA
@@ -109,14 +111,14 @@ class D12Stats(msgspec.Struct, frozen=True, kw_only=True, tag_field="system", ta
 Stats = D12Stats
 
 
-class StatUsed(msgspec.Struct, frozen=True, kw_only=True):
+class StatUsed(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A stat the GM named for a test, with the rating it had when the pool was assembled."""
 
     stat: StatName
     rating: Rating
 
 
-class Threshold(msgspec.Struct, frozen=True, kw_only=True):
+class Threshold(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """The DT of a roll and where it came from: set by the GM, or an opponent's stat rating.
 
     **Decision**: a DT derived from an opponent is the opponent's rating in the named stat,

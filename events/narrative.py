@@ -96,14 +96,16 @@ def side_of(kind: str) -> Side:
     return _SIDES[kind]
 
 
-class Skill(msgspec.Struct, frozen=True, kw_only=True):
+class Skill(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A skill's rank and the characteristic it is linked to (Computers: Intellect)."""
 
     rank: SkillRank = 0
     characteristic: CharacteristicName
 
 
-class NarrativeStats(msgspec.Struct, frozen=True, kw_only=True, tag_field="system", tag=SYSTEM_ID):
+class NarrativeStats(
+    msgspec.Struct, frozen=True, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID
+):
     """The six characteristics and the skills of a character.
 
     **Decision**: a characteristic left out is 2 (a typical starting character); a skill left
@@ -135,7 +137,7 @@ class NarrativeStats(msgspec.Struct, frozen=True, kw_only=True, tag_field="syste
 Stats = NarrativeStats
 
 
-class Pool(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Pool(msgspec.Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True):
     """How many dice of each kind a pool holds."""
 
     proficiency: DieCount = 0
@@ -162,7 +164,7 @@ class Pool(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
         return "".join(parts) or "-"
 
 
-class RolledDie(msgspec.Struct, frozen=True, kw_only=True):
+class RolledDie(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One die as it came up: its kind, its face index and the symbols on that face."""
 
     kind: DieKind
@@ -173,7 +175,7 @@ class RolledDie(msgspec.Struct, frozen=True, kw_only=True):
 Dice = Annotated[tuple[RolledDie, ...], Meta(max_length=MAX_POOL_DICE)]
 
 
-class NarrativeResult(msgspec.Struct, frozen=True, kw_only=True):
+class NarrativeResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A roll after cancelling: net successes (negative: net failures), net advantage
     (negative: net threat), triumphs and despairs (never cancelled), Force pips."""
 
@@ -186,7 +188,7 @@ class NarrativeResult(msgspec.Struct, frozen=True, kw_only=True):
     succeeded: bool
 
 
-class DestinyDie(msgspec.Struct, frozen=True, kw_only=True):
+class DestinyDie(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """The Force die one player rolled for the destiny pool."""
 
     member: Slug

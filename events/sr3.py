@@ -97,7 +97,7 @@ PoolSizes = Annotated[dict[PoolName, PoolSize], Meta(max_length=len(POOLS))]
 Participants = Annotated[tuple[Slug, ...], Meta(max_length=50)]
 
 
-class Sr3Skill(msgspec.Struct, frozen=True, kw_only=True):
+class Sr3Skill(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A skill: its rating, the attribute it is linked to, and its kind (which pools help it)."""
 
     rating: Annotated[int, Meta(ge=0, le=20)]
@@ -105,7 +105,9 @@ class Sr3Skill(msgspec.Struct, frozen=True, kw_only=True):
     kind: SkillKind = "physical"
 
 
-class Sr3Stats(msgspec.Struct, frozen=True, kw_only=True, tag_field="system", tag=SYSTEM_ID):
+class Sr3Stats(
+    msgspec.Struct, frozen=True, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID
+):
     """A Shadowrun 3 character: attributes, skills, the gear that shapes the pools, karma.
 
     Attributes are the current (augmented) ratings, except ``reaction``: the natural Reaction
@@ -151,14 +153,14 @@ class Sr3Stats(msgspec.Struct, frozen=True, kw_only=True, tag_field="system", ta
 Stats = Sr3Stats
 
 
-class PoolDie(msgspec.Struct, frozen=True, kw_only=True):
+class PoolDie(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One d6 of a test: where it came from and its chain of faces (Rule of Six)."""
 
     source: DieSource
     faces: Chain
 
 
-class InitiativeRoll(msgspec.Struct, frozen=True, kw_only=True):
+class InitiativeRoll(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A character's initiative: Reaction + bonus + the d6 faces (no Rule of Six)."""
 
     character: Slug
@@ -167,7 +169,7 @@ class InitiativeRoll(msgspec.Struct, frozen=True, kw_only=True):
     score: Annotated[int, Meta(ge=0, le=100)]
 
 
-class OpposedOutcome(msgspec.Struct, frozen=True, kw_only=True):
+class OpposedOutcome(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """How a test came out against the test it opposes, as the table saw it then.
 
     ``net`` is this test's successes minus the other's (an open test counts its highest total);

@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 
-class RoundRecord(msgspec.Struct, kw_only=True):
+class RoundRecord(msgspec.Struct, kw_only=True, gc=False):
     """One roll of a test and what became of its pool."""
 
     round: int

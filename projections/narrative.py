@@ -103,7 +103,7 @@ class CheckState(msgspec.Struct, kw_only=True):
         return effective_pool(self.base(), self.modifications)
 
 
-class CheckRecord(msgspec.Struct, kw_only=True):
+class CheckRecord(msgspec.Struct, kw_only=True, gc=False):
     """One line of a character's history of checks."""
 
     check: str
@@ -114,7 +114,7 @@ class CheckRecord(msgspec.Struct, kw_only=True):
     result: n.NarrativeResult | None = None
 
 
-class DestinySpend(msgspec.Struct, kw_only=True):
+class DestinySpend(msgspec.Struct, kw_only=True, gc=False):
     """A destiny point spent: who, which side, on what, why."""
 
     seq: int
@@ -134,7 +134,7 @@ class Destiny(msgspec.Struct, kw_only=True):
     spent: list[DestinySpend] = msgspec.field(default_factory=list)
 
 
-class FreeRoll(msgspec.Struct, kw_only=True):
+class FreeRoll(msgspec.Struct, kw_only=True, gc=False):
     """A free pool or a Force power's dice, as rolled."""
 
     seq: int
