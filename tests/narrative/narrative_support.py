@@ -8,13 +8,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from events import core
 from events import narrative as n
-from events.base import Event, Recorded
-from projections.campaign import CampaignState, evolve, new_state
 from projections.narrative import GameState
-from server.rules import narrative as rules
-from server.rules.base import Decision
+from tests.rules_table import RulesTable
 
 __all__ = ["HAN", "LEIA", "VADER", "Table", "FixedDice"]
 
@@ -41,44 +37,14 @@ class FixedDice(random.Random):
         return self.faces.pop(0) - 1
 
 
-class Table:
+class Table(RulesTable):
     """A narrative campaign: a GM, Han's and Leia's players, a spectator; Vader is the GM's."""
 
     def __init__(self, seed: int = 7) -> None:
-        self.state: CampaignState = new_state()
-        self.rng: random.Random = random.Random(seed)
-        self.seq = 0
-        self.log: list[Recorded] = []
-        self.fold(core.CampaignCreated(campaign="c", name="C", system="narrative"))
-        for member, role, characters in (
+        super().__init__("narrative", (
             ("gm", "gm", ()), ("han-player", "player", ("han",)),
             ("leia-player", "player", ("leia",)), ("watcher", "spectator", ()),
-        ):
-            self.fold(core.MemberInvited(member=member, name=member, role=role,
-                                         characters=characters, token_hash="0" * 64))
-        for character, stats in (("han", HAN), ("leia", LEIA), ("vader", VADER)):
-            self.fold(core.CharacterCreated(character=character, name=character.title(),
-                                            stats=stats))
-
-    def fold(self, event: Event, actor: str = "gm") -> None:
-        """Append one event to the (imaginary) log and fold it."""
-        self.seq += 1
-        recorded = Recorded(seq=self.seq, at="2024-01-01T00:00:00Z", actor=actor,
-                            command=f"c{self.seq}", event=event)
-        self.log.append(recorded)
-        evolve(self.state, recorded)
-
-    def decide(self, member: str, command_type: type[Any], **fields: Any) -> list[Event]:
-        """Decide a command as ``member`` without folding the events."""
-        ctx = Decision(self.state, self.state.members[member], self.rng, lambda: "t" * 32)
-        return rules.decide(ctx, command_type(id="x", **fields))
-
-    def run(self, member: str, command_type: type[Any], **fields: Any) -> list[Event]:
-        """Decide a command as ``member`` and fold the events it gives."""
-        events = self.decide(member, command_type, **fields)
-        for event in events:
-            self.fold(event, member)
-        return events
+        ), {"han": HAN, "leia": LEIA, "vader": VADER}, seed)
 
     @property
     def game(self) -> GameState:

@@ -9,12 +9,9 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
-from events import core
-from events.base import Event, Recorded
 from events.sr3 import Sr3Skill, Sr3Stats
-from projections.campaign import CampaignState, evolve, fold, new_state
-from server.rules import decide as decide_any
-from server.rules.base import Decision
+from projections.campaign import CampaignState, fold
+from tests.rules_table import RulesTable
 
 __all__ = ["Table", "FixedDice", "street_sam", "decker", "mage", "rigger", "stats"]
 
@@ -83,52 +80,19 @@ class FixedDice(random.Random):
         return super().randint(a, b)
 
 
-class Table:
+class Table(RulesTable):
     """An sr3 campaign state: a GM, players for sam, deck and mage, a spectator."""
 
     CHARACTERS = {"sam": street_sam, "deck": decker, "mage": mage, "rig": rigger}
 
     def __init__(self, seed: int = 7, characters: dict[str, Sr3Stats] | None = None) -> None:
-        self.state: CampaignState = new_state()
-        self.rng: random.Random = random.Random(seed)
-        self.seq = 0
-        self.log: list[Recorded] = []
-        self.fold(core.CampaignCreated(campaign="c", name="C", system="sr3"))
-        for member, role, plays in (("gm", "gm", ()), ("sam-player", "player", ("sam",)),
-                                    ("deck-player", "player", ("deck",)),
-                                    ("mage-player", "player", ("mage",)),
-                                    ("rig-player", "player", ("rig",)),
-                                    ("watcher", "spectator", ())):
-            self.fold(core.MemberInvited(member=member, name=member, role=role,
-                                         characters=plays, token_hash="0" * 64))
         chosen = characters if characters is not None else {
             cid: make() for cid, make in self.CHARACTERS.items()}
-        for cid, sheet in chosen.items():
-            self.fold(core.CharacterCreated(character=cid, name=cid.title(), stats=sheet))
-
-    @property
-    def game(self) -> Any:
-        return self.state.game
-
-    def fold(self, event: Event, actor: str = "gm") -> None:
-        """Append one event to the (imaginary) log and fold it."""
-        self.seq += 1
-        recorded = Recorded(seq=self.seq, at="2024-01-01T00:00:00Z", actor=actor,
-                            command=f"c{self.seq}", event=event)
-        self.log.append(recorded)
-        evolve(self.state, recorded)
-
-    def decide(self, member: str, command_type: type[Any], **fields: Any) -> list[Event]:
-        """Decide a command as ``member`` without folding the events."""
-        ctx = Decision(self.state, self.state.members[member], self.rng, lambda: "t" * 32)
-        return decide_any(ctx, command_type(id=f"x{self.seq}", **fields))
-
-    def run(self, member: str, command_type: type[Any], **fields: Any) -> list[Event]:
-        """Decide a command as ``member`` and fold the events it gives."""
-        events = self.decide(member, command_type, **fields)
-        for event in events:
-            self.fold(event, member)
-        return events
+        super().__init__("sr3", (
+            ("gm", "gm", ()), ("sam-player", "player", ("sam",)),
+            ("deck-player", "player", ("deck",)), ("mage-player", "player", ("mage",)),
+            ("rig-player", "player", ("rig",)), ("watcher", "spectator", ()),
+        ), chosen, seed)
 
     def dice(self, *faces: int) -> None:
         """The next d6 faces to come up (then seeded dice)."""
