@@ -9,6 +9,7 @@ Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``c
   the ack (or the error) and return the exit code;
 - ``common.emit(args, data, text)``: print ``data`` as JSON with ``--json``, else ``text``
   (a string or any rich renderable);
+- ``await common.fetch_state(args, campaign)``: the campaign's state as it stands now;
 - ``common.new_command_id()``.
 """
 
@@ -25,6 +26,7 @@ from rich.console import Console
 
 from clients.client import DEFAULT_URL, Client, new_command_id
 from events.errors import CommandRejected, ConnectionLost, PoolhallError
+from projections.campaign import CampaignState
 from projections.describe import describe
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "error_console",
     "new_command_id",
     "open_client",
+    "fetch_state",
     "resolve_token",
     "send_command",
     "to_plain",
@@ -106,6 +109,17 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
         raise CliError(f"cannot reach the server at {args.url}: {error}. "
                        "Is `poolhall serve` running?", EXIT_UNREACHABLE) from None
     return client
+
+
+async def fetch_state(args: argparse.Namespace, campaign: str) -> CampaignState:
+    """Join, catch up to the campaign's head, leave: its state as it stands now."""
+    client = await open_client(args, campaign)
+    try:
+        assert client.welcome is not None
+        await client.wait_for_seq(client.welcome.head, timeout=120)
+    finally:
+        await client.close()
+    return client.state
 
 
 def to_plain(value: Any) -> Any:

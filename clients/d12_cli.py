@@ -149,13 +149,7 @@ def _test_text(test: TestState) -> str:
 
 
 async def _tests(args: argparse.Namespace, common: ModuleType) -> int:
-    client = await common.open_client(args, args.campaign)
-    try:
-        assert client.welcome is not None
-        await client.wait_for_seq(client.welcome.head, timeout=120)
-    finally:
-        await client.close()
-    game = client.state.game
+    game = (await common.fetch_state(args, args.campaign)).game
     if not isinstance(game, GameState):
         raise common.CliError(f"{args.campaign} does not play d12")
     tests = [t for t in game.tests.values() if args.all or t.open]

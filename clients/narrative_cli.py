@@ -137,13 +137,7 @@ async def _difficulty(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 async def _game(args: argparse.Namespace, common: ModuleType) -> GameState:
-    client = await common.open_client(args, args.campaign)
-    try:
-        assert client.welcome is not None
-        await client.wait_for_seq(client.welcome.head, timeout=120)
-    finally:
-        await client.close()
-    game = client.state.game
+    game = (await common.fetch_state(args, args.campaign)).game
     if not isinstance(game, GameState):
         raise common.CliError(f"{args.campaign} does not play narrative dice")
     return game

@@ -136,15 +136,10 @@ async def _simple(args: argparse.Namespace, common: ModuleType, command: Any) ->
 
 
 async def _state(args: argparse.Namespace, common: ModuleType) -> Any:
-    client = await common.open_client(args, args.campaign)
-    try:
-        assert client.welcome is not None
-        await client.wait_for_seq(client.welcome.head, timeout=120)
-    finally:
-        await client.close()
-    if not isinstance(client.state.game, GameState):
+    state = await common.fetch_state(args, args.campaign)
+    if not isinstance(state.game, GameState):
         raise common.CliError(f"{args.campaign} does not play sr3")
-    return client.state
+    return state
 
 
 async def _sheet(args: argparse.Namespace, common: ModuleType) -> int:
