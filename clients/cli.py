@@ -323,6 +323,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not args.verbose:  # one line per connection is noise at a busy table
+        logging.getLogger("websockets").setLevel(logging.WARNING)
     try:
         result = args.handler(args)
         if asyncio.iscoroutine(result):

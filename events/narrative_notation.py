@@ -1,0 +1,81 @@
+"""The narrative dice notation people type: ``2y1g 2p1r 1b1k``, ``yyg vs pp``, names too.
+
+Colour letters ``y g p r b k w`` stand for proficiency, ability, difficulty, challenge, boost,
+setback and force; counts are optional; spaces, commas, ``+`` and ``vs`` separate.
+"""
+
+from __future__ import annotations
+
+import re
+
+from events.base import Command
+from events.errors import NotationError
+from events.narrative import (
+    DIE_KINDS,
+    DIE_LETTERS,
+    MAX_FREE_DICE,
+    PARSED_COMMAND_ID,
+    Pool,
+    RollPool,
+)
+
+__all__ = ["parse_pool", "parse_roll"]
+
+_NAMES = {name: name for name in DIE_KINDS} | {
+    "proficiencies": "proficiency", "abilities": "ability", "difficulties": "difficulty",
+    "challenges": "challenge", "boosts": "boost", "setbacks": "setback", "forces": "force",
+}
+_TOKEN = re.compile(
+    r"[\s,+]*(?:(?P<vs>vs\.?)(?![a-z])|(?P<count>\d{1,3})?\s*(?:(?P<name>"
+    + "|".join(sorted(_NAMES, key=len, reverse=True))
+    + r")(?![a-z])|(?P<letter>[ygprbkw])))",
+    re.IGNORECASE,
+)
+
+
+def parse_pool(text: str, limit: int = MAX_FREE_DICE) -> Pool | None:
+    """Read a pool in the notation; None when the text does not start like one.
+
+    ``"2y1g 2p1r 1b1k"``, ``"yyg vs pp"``, ``"2 proficiency, 1 ability + 1 boost"``; ``vs``
+    (only a separator, for people) may stand between the two sides. Raises
+    :class:`NotationError` (with the position) for text that starts like a pool but is not one,
+    or holds more than ``limit`` dice.
+    """
+    counts = dict.fromkeys(DIE_KINDS, 0)
+    position, read = 0, False
+    stripped = text.rstrip()
+    while position < len(stripped):
+        match = _TOKEN.match(stripped, position)
+        if match is None or match.end() == position:
+            if not read:
+                return None
+            at = position + len(stripped[position:]) - len(stripped[position:].lstrip(" ,+"))
+            raise NotationError(f"cannot read {stripped[at:at + 10]!r} as narrative dice "
+                                "(letters y g p r b k w, or names)", at)
+        position = match.end()
+        if match.group("vs"):
+            continue
+        kind = (_NAMES[match.group("name").lower()] if match.group("name")
+                else DIE_LETTERS[match.group("letter").lower()])
+        counts[kind] += int(match.group("count") or 1)
+        read = True
+    if not read:
+        return None
+    total = sum(counts.values())
+    if total > limit:
+        raise NotationError(f"a pool holds at most {limit} dice, not {total}", 0)
+    return Pool(**counts)
+
+
+def parse_roll(text: str, character: str | None = None) -> Command | None:
+    """The notation as a :class:`RollPool` command for ``character``; None if not narrative.
+
+    The command's id is :data:`PARSED_COMMAND_ID`: this module draws no random numbers, so the
+    caller gives it a fresh id (``msgspec.structs.replace(command, id=...)``) before sending.
+    """
+    pool = parse_pool(text)
+    if pool is None:
+        return None
+    if pool.total == 0:
+        raise NotationError("the pool is empty", 0)
+    return RollPool(id=PARSED_COMMAND_ID, pool=pool, character=character)
