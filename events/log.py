@@ -28,6 +28,7 @@ __all__ = [
     "prepare",
     "to_recorded",
     "to_recorded_page",
+    "RowTuple",
 ]
 
 GENESIS = "0" * 64
@@ -102,14 +103,18 @@ def chain_hash(previous: str, campaign: str, row: StoredRow) -> str:
     return digest.hexdigest()
 
 
-def to_recorded_page(rows: list[StoredRow]) -> list[Recorded]:
+RowTuple = tuple[int, str, int, str, str, str, str, str]
+"""A row as the rebuild reads it: the fields of :class:`StoredRow`, campaign last, as a plain
+tuple (building a Struct per row was a sixth of a rebuild's time)."""
+
+
+def to_recorded_page(rows: list[RowTuple]) -> list[Recorded]:
     """Decode a page of rows with one decoder call where it can (see ``decode_page``)."""
-    events = decode_page([row.payload if isinstance(row.payload, str) else row.payload.decode()
-                          for row in rows])
+    events = decode_page([row[3] for row in rows])
     if events is None:
-        return [to_recorded(row) for row in rows]
-    return [Recorded(seq=row.seq, at=row.at, actor=row.actor, command=row.command_id, event=e)
-            for row, e in zip(rows, events, strict=True)]
+        return [to_recorded(StoredRow(*row)) for row in rows]
+    return [Recorded(seq=seq, at=at, actor=actor, command=command, event=event)
+            for (seq, _, _, _, at, actor, command, _), event in zip(rows, events, strict=True)]
 
 
 def to_recorded(row: StoredRow) -> Recorded:
@@ -138,8 +143,8 @@ class EventLog(Protocol):
         """Every campaign with at least one event."""
         ...
 
-    def all_rows(self) -> Iterator[list[StoredRow]]:
-        """Every row of every campaign in append order, in pages (rows name their campaign)."""
+    def all_rows(self) -> Iterator[list[RowTuple]]:
+        """Every row of every campaign in append order, in pages of :data:`RowTuple`."""
         ...
 
     def all_commands(self) -> dict[str, dict[str, CommandRecord]]:

@@ -25,6 +25,7 @@ from events.log import (
     AppendRequest,
     ChainProblem,
     CommandRecord,
+    RowTuple,
     StoredRow,
     chain_hash,
 )
@@ -181,7 +182,7 @@ class SqliteLog:
         ):
             yield StoredRow(*row)
 
-    def all_rows(self) -> Iterator[list[StoredRow]]:
+    def all_rows(self) -> Iterator[list[RowTuple]]:
         """Every row in the order it was appended (each campaign's in sequence order), in pages.
 
         One sequential scan of the table: reading campaign by campaign through the index cost
@@ -192,7 +193,7 @@ class SqliteLog:
             cursor = connection.execute(
                 f"SELECT {_ROW_COLUMNS}, campaign FROM events ORDER BY position")
             while page := cursor.fetchmany(4000):
-                yield [StoredRow(*row) for row in page]
+                yield page
         finally:
             connection.close()
 

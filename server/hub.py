@@ -82,15 +82,15 @@ def load_all_states(
     loaded: dict[str, tuple[CampaignState, dict[str, CommandRecord]]] = {}
     with gc_paused():
         for page in log.all_rows():
-            for row, event in zip(page, to_recorded_page(page), strict=True):
-                entry = loaded.get(row.campaign)
+            for recorded, row in zip(to_recorded_page(page), page, strict=True):
+                entry = loaded.get(row[7])
                 if entry is None:
-                    entry = loaded[row.campaign] = (new_state(), {})
+                    entry = loaded[row[7]] = (new_state(), {})
                 state, commands = entry
-                evolve(state, event)
-                record = commands.get(row.command_id)
-                commands[row.command_id] = CommandRecord(
-                    row.actor, record.first_seq if record else row.seq, row.seq)
+                evolve(state, recorded)
+                record = commands.get(recorded.command)
+                commands[recorded.command] = CommandRecord(
+                    recorded.actor, record.first_seq if record else recorded.seq, recorded.seq)
     return loaded
 
 
