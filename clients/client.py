@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import msgspec
@@ -71,6 +71,7 @@ class Client:
         self._pending: dict[str, tuple[Any, asyncio.Future[Ack]]] = {}
         self._events: asyncio.Queue[Recorded | None] = asyncio.Queue()
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
+        self._received = asyncio.Event()
         self._joined: asyncio.Future[Welcome] | None = None
         self._closed = False
 
@@ -163,7 +164,20 @@ class Client:
 
     # ---- reading ----------------------------------------------------------------------
 
+    async def wait_until(self, check: Callable[[], Any], timeout: float | None = None) -> Any:
+        """Wait until ``check()`` is truthy, re-checking after every frame; return its value.
+
+        Views arrive just after the ack of the command that changed them: wait for one with
+        ``await client.wait_until(lambda: client.views.get("odds:shot"))``.
+        """
+        async with asyncio.timeout(timeout or self._timeout):
+            while not (result := check()):
+                self._received.clear()
+                await self._received.wait()
+        return result
+
     def _dispatch(self, frame: str | bytes) -> None:
+        self._received.set()
         message = SERVER_DECODER.decode(frame)
         match message:
             case EventFrame():

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -12,16 +10,6 @@ import pytest
 from events import core, d12
 from events.errors import CommandRejected
 from server.rules.d12 import odds_view_name
-
-
-async def _until(check: Callable[[], Any], timeout: float = 5.0) -> Any:
-    """Wait until ``check()`` is truthy (a view arrives just after the ack)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not (result := check()):
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("timed out waiting")
-        await asyncio.sleep(0.01)
-    return result
 
 
 async def _campaign(table: Any) -> tuple[Any, Any, Any, Any]:
@@ -50,7 +38,7 @@ async def test_an_extended_test_at_the_table(table: Any) -> None:
     await watcher.wait_for_seq(ack.seqs[-1])
     (test,) = watcher.state.game.tests.values()
     assert (test.pool, test.threshold.dt, test.threshold.source) == (6, 8, "opponent")
-    view = await _until(lambda: watcher.views.get(odds_view_name(test.test)))
+    view = await watcher.wait_until(lambda: watcher.views.get(odds_view_name(test.test)))
     assert (view["test"], view["dice"], view["dt"]) == (test.test, 6, 8)
 
     pool = 6
@@ -74,7 +62,8 @@ async def test_an_extended_test_at_the_table(table: Any) -> None:
     final = leia.state.game.tests[test.test]
     assert not final.open and final.story[0].startswith("extended test (cantina brawl)")
     assert msgspec.to_builtins(leia.state.game) == msgspec.to_builtins(gm.state.game)
-    await _until(lambda: leia.views.get(odds_view_name(test.test), {}).get("open") is False)
+    name = odds_view_name(test.test)
+    await leia.wait_until(lambda: leia.views.get(name, {}).get("open") is False)
 
 
 async def test_the_roll_notation_is_a_basic_test(table: Any) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,16 +10,6 @@ from narrative_support import HAN, LEIA, VADER
 from events import core
 from events import narrative as n
 from events.errors import CommandRejected
-
-
-async def _until(check: Callable[[], Any], timeout: float = 5.0) -> Any:
-    """Wait until ``check()`` is truthy (a view arrives just after the ack)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not (result := check()):
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("timed out waiting")
-        await asyncio.sleep(0.01)
-    return result
 
 
 async def _campaign(table: Any) -> tuple[Any, Any, Any, Any]:
@@ -55,7 +43,7 @@ async def test_a_check_built_by_the_table_and_rolled(table: Any) -> None:
     await han.call(n.AddDice, check="shot", kind="boost", reason="aiming")
     ack = await gm.call(n.FlipDestiny, side="dark", effect="upgrade_difficulty", check="shot",
                         reason="the Empire strikes back")
-    view = await _until(lambda: (v := watcher.views.get("odds:shot")) and
+    view = await watcher.wait_until(lambda: (v := watcher.views.get("odds:shot")) and
                         v["pool"] == "2y1g2p1r1b" and v)
     assert 0 < view["odds"]["p_success"] < 1
     assert {"kind": "challenge", "notes": ["Hard difficulty", "upgraded: GM destiny point"]} \
@@ -75,7 +63,7 @@ async def test_a_check_built_by_the_table_and_rolled(table: Any) -> None:
     assert check.result is not None
     assert check.result.succeeded == (check.result.successes > 0)
     assert watcher.state.game.history["han"][0].status == "rolled"
-    view = await _until(lambda: watcher.views["odds:shot"]["status"] == "rolled" and
+    view = await watcher.wait_until(lambda: watcher.views["odds:shot"]["status"] == "rolled" and
                         watcher.views["odds:shot"])
     assert view["result"] == {"successes": check.result.successes,
                               "advantages": check.result.advantages,
@@ -91,10 +79,10 @@ async def test_two_players_build_their_checks_at_once(table: Any) -> None:
     await leia.call(n.OpenCheck, character="leia", skill="Leadership", check="rally")
     await gm.call(n.SetDifficulty, check="rally", level="daunting")
     await gm.call(n.SetDifficulty, check="bluff", opponent="vader", opponent_skill="Vigilance")
-    await _until(lambda: watcher.views.get("odds:rally", {}).get("pool") == "3y1g4p")
-    await _until(lambda: watcher.views.get("odds:bluff", {}).get("pool") == "1y2g3p2r")
+    await watcher.wait_until(lambda: watcher.views.get("odds:rally", {}).get("pool") == "3y1g4p")
+    await watcher.wait_until(lambda: watcher.views.get("odds:bluff", {}).get("pool") == "1y2g3p2r")
     await leia.call(n.UpgradeDice, check="rally", side="ability", reason="inspiring")
-    await _until(lambda: watcher.views["odds:rally"]["pool"] == "4y4p")
+    await watcher.wait_until(lambda: watcher.views["odds:rally"]["pool"] == "4y4p")
     assert watcher.views["odds:bluff"]["pool"] == "1y2g3p2r"
     assert {c.check for c in watcher.state.game.open_checks()} == {"bluff", "rally"}
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -35,11 +34,8 @@ async def _settle(ack: Any, *clients: Any) -> None:
 
 async def _view(client: Any, name: str, check: Callable[[Any], bool]) -> Any:
     """The view ``name`` once it satisfies ``check`` (views follow the events they derive from)."""
-    for _ in range(500):
-        if name in client.views and check(client.views[name]):
-            return client.views[name]
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"view {name} never became {check}: {client.views.get(name)}")
+    return await client.wait_until(
+        lambda: name in client.views and check(client.views[name]) and client.views[name])
 
 
 async def test_one_combat_turn_at_the_table(table: Any) -> None:
