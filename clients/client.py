@@ -234,6 +234,10 @@ class Client:
                         self._dispatch(frame)
                     except msgspec.DecodeError:
                         logger.exception("undecodable frame from the server")
+                    except ConnectionLost as gap:  # resume from what we hold, as after a drop
+                        logger.warning("%s; resuming", gap)
+                        await self._connection.close()
+                        break
             except ConnectionClosed:
                 pass
             if self._closed or not self._reconnect:
