@@ -182,7 +182,7 @@ class SqliteLog:
         ):
             yield StoredRow(*row)
 
-    def all_rows(self) -> Iterator[list[RowTuple]]:
+    def all_rows(self, typed: bool = False) -> Iterator[list[RowTuple]]:
         """Every row in the order it was appended (each campaign's in sequence order), in pages.
 
         One sequential scan of the table: reading campaign by campaign through the index cost
@@ -190,8 +190,10 @@ class SqliteLog:
         """
         connection = self._reader()
         try:
+            types = ", type, version" if typed else ""
             cursor = connection.execute(
-                f"SELECT {_ROW_COLUMNS}, campaign FROM events ORDER BY position")
+                "SELECT seq, payload, recorded_at, actor, command_id, campaign"
+                f"{types} FROM events ORDER BY position")
             while page := cursor.fetchmany(4000):
                 yield page
         finally:

@@ -28,8 +28,8 @@ from events.log import (
     CommandRecord,
     EventLog,
     prepare,
+    recorded_pages,
     to_recorded,
-    to_recorded_page,
 )
 from events.messages import Ack, ErrorReply, OutgoingEventFrame, View, Welcome
 from projections.campaign import CampaignState, Member, evolve, fold, new_state
@@ -71,27 +71,27 @@ def load_hub_state(log: EventLog, campaign: str) -> tuple[CampaignState, dict[st
     return state, log.commands(campaign)
 
 
+def rebuild_states(log: EventLog) -> dict[str, CampaignState]:
+    """Fold every campaign's projections in one sequential scan of the log."""
+    states: dict[str, CampaignState] = {}
+    with gc_paused():
+        for page in recorded_pages(log):
+            for campaign, recorded in page:
+                state = states.get(campaign)
+                if state is None:
+                    state = states[campaign] = new_state()
+                evolve(state, recorded)
+    return states
+
+
 def load_all_states(
     log: EventLog,
 ) -> dict[str, tuple[CampaignState, dict[str, CommandRecord]]]:
-    """Rebuild every campaign, and its command index, in one scan of the log.
-
-    The command index comes from the rows themselves (a command's events are consecutive),
-    which is cheaper than a second read of the ``commands`` table.
-    """
-    loaded: dict[str, tuple[CampaignState, dict[str, CommandRecord]]] = {}
+    """Every campaign's state and command index: what the server loads when it starts."""
+    states = rebuild_states(log)
     with gc_paused():
-        for page in log.all_rows():
-            for recorded, row in zip(to_recorded_page(page), page, strict=True):
-                entry = loaded.get(row[7])
-                if entry is None:
-                    entry = loaded[row[7]] = (new_state(), {})
-                state, commands = entry
-                evolve(state, recorded)
-                record = commands.get(recorded.command)
-                commands[recorded.command] = CommandRecord(
-                    recorded.actor, record.first_seq if record else recorded.seq, recorded.seq)
-    return loaded
+        commands = log.all_commands()
+    return {campaign: (state, commands.get(campaign, {})) for campaign, state in states.items()}
 
 
 @contextlib.contextmanager

@@ -99,3 +99,19 @@ def test_reopening_continues_the_chain(log) -> None:
     assert reopened.append_batch([request("a", 4, rolled(4), command="again")]) == [[5]]
     assert reopened.verify() == (7, [])
     reopened.close()
+
+
+def test_recorded_pages_upcast_when_an_upcaster_is_registered(log, monkeypatch) -> None:
+    """The rebuild's page scan gives the same events on its fast path and its upcasting path."""
+    from events import codec, core
+    from events.log import recorded_pages
+
+    _filled(log)
+    fast = [(c, r.seq, r.event) for page in recorded_pages(log) for c, r in page]
+    assert [seq for c, seq, _ in fast if c == "a"] == [1, 2, 3, 4]
+    monkeypatch.setattr(core.DiceRolled, "schema_version", 2)
+    monkeypatch.setitem(codec.UPCASTERS, ("dice_rolled", 1),
+                        lambda old: {**old, "reason": "upcast"})
+    slow = [(c, r.seq, r.event) for page in recorded_pages(log) for c, r in page]
+    assert [(c, s) for c, s, _ in slow] == [(c, s) for c, s, _ in fast]
+    assert {e.reason for _, _, e in slow if isinstance(e, core.DiceRolled)} == {"upcast"}
