@@ -164,6 +164,8 @@ class ServerProcess:
 
 # ---- rebuild -------------------------------------------------------------------------------
 
+REBUILD_RUNS = 5
+
 
 def rebuild(db: Path) -> tuple[int, float, float, float, float]:
     """Events folded, seconds for the full fold, then for reading, decoding, folding alone."""
@@ -175,9 +177,11 @@ def rebuild(db: Path) -> tuple[int, float, float, float, float]:
     log = SqliteLog(db)
     try:
         campaigns = log.campaigns()
-        started = time.perf_counter()  # the server's own projection rebuild: one scan
-        events = sum(state.head for state in rebuild_states(log).values())
-        fold_seconds = time.perf_counter() - started
+        fold_seconds = float("inf")
+        for _ in range(REBUILD_RUNS):  # best of a few: one run is at the mercy of a busy box
+            started = time.perf_counter()  # the server's own projection rebuild: one scan
+            events = sum(state.head for state in rebuild_states(log).values())
+            fold_seconds = min(fold_seconds, time.perf_counter() - started)
         # the same work in three separate passes, to show where the time goes
         started = time.perf_counter()
         rows = [list(log.rows(campaign)) for campaign in campaigns]
@@ -394,7 +398,8 @@ def main(argv: list[str] | None = None) -> int:
 
         events, fold_s, read_s, decode_s, evolve_s = rebuild(args.db)
         speed = events / fold_s
-        print(f"\n3. rebuild: {events:,} events folded in {fold_s:.3f}s = {speed:,.0f} events/s   "
+        print(f"\n3. rebuild (best of {REBUILD_RUNS}): {events:,} events folded in "
+              f"{fold_s:.3f}s = {speed:,.0f} events/s   "
               f"(target >= {TARGET_REBUILD:,.0f}: {verdict(speed >= TARGET_REBUILD)})")
         print(f"   in separate passes: reading rows {read_s:.3f}s, decoding (to_recorded) "
               f"{decode_s:.3f}s, folding (evolve) {evolve_s:.3f}s")
