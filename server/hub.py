@@ -176,14 +176,32 @@ class CampaignHub:
             commands: list[CommandWork] = []
             for item in batch:
                 if isinstance(item, JoinWork):
-                    await self._process(commands)
+                    await self._process_safely(commands)
                     commands = []
                     self._attach(item)
                 elif isinstance(item, CommandWork):
                     commands.append(item)
-            await self._process(commands)
+            await self._process_safely(commands)
             if stop:
                 return
+
+    async def _process_safely(self, batch: list[CommandWork]) -> None:
+        """Process a batch; if anything unforeseen breaks, answer it and reload from the log.
+
+        A hub that died would leave its table hanging; a reload costs one read of the log and
+        leaves the state exactly what is durable.
+        """
+        try:
+            await self._process(batch)
+        except Exception:
+            logger.exception("a batch of %s failed; reloading its state from the log",
+                             self.campaign)
+            for work in batch:
+                if not work.done.done():
+                    self._reply(work, ErrorReply(id=work.command.id, code="internal",
+                                                 message="the server failed on this command; "
+                                                 "retry it", path=None))
+            self.state, self.commands = load_hub_state(self._log, self.campaign)
 
     def _reply(self, work: CommandWork, message: Ack | ErrorReply) -> None:
         work.subscriber.push(encode(message))

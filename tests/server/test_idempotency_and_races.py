@@ -74,3 +74,24 @@ async def test_two_gms_racing_both_succeed_in_one_order(table) -> None:
         await client.wait_for_seq(end)
     orders = [[r.reason for r in client.state.rolls] for client in (gm, co_gm, watcher)]
     assert orders[0] == orders[1] == orders[2] and len(orders[0]) == 80
+
+
+async def test_a_failing_rule_costs_one_command_not_the_table(table, monkeypatch) -> None:
+    """A bug that raises while deciding answers ``internal`` for that command; play goes on."""
+    from server.rules import core as core_rules
+
+    _, gm = await table.create_campaign("d12")
+    head = table.server.log.head(gm.campaign)
+    real_roll = core_rules._roll
+
+    def broken_once(ctx, command):
+        monkeypatch.setattr(core_rules, "_roll", real_roll)
+        raise RuntimeError("a bug in a rule")
+
+    monkeypatch.setattr(core_rules, "_roll", broken_once)
+    with pytest.raises(CommandRejected) as refusal:
+        await gm.call(core.Roll, expression="1d6")
+    assert refusal.value.code == "internal"
+    assert table.server.log.head(gm.campaign) == head
+    ack = await gm.call(core.Roll, expression="1d6")
+    assert ack.seqs == [head + 1]
