@@ -66,12 +66,8 @@ async def _serve(args: argparse.Namespace) -> int:
 
 
 async def _campaign_create(args: argparse.Namespace) -> int:
-    client = await open_client(args, None, common.admin_token(args))
-    try:
-        ack = await client.call(core.CreateCampaign, name=args.name, system=args.system,
-                                campaign=args.id)
-    finally:
-        await client.close()
+    ack = await common.call_once(args, None, core.CreateCampaign, common.admin_token(args),
+                                 name=args.name, system=args.system, campaign=args.id)
     emit(args, to_plain(ack),
          f"created campaign [bold]{ack.campaign}[/bold] ({args.system})\n"
          f"GM token (shown once; keep it): [bold]{ack.token}[/bold]")
@@ -79,12 +75,8 @@ async def _campaign_create(args: argparse.Namespace) -> int:
 
 
 async def _invite(args: argparse.Namespace) -> int:
-    client = await open_client(args, args.campaign)
-    try:
-        ack = await client.call(core.Invite, role=args.role, name=args.name,
-                                characters=tuple(args.character or ()))
-    finally:
-        await client.close()
+    ack = await common.call_once(args, args.campaign, core.Invite, role=args.role,
+                                 name=args.name, characters=tuple(args.character or ()))
     emit(args, to_plain(ack),
          f"invited [bold]{ack.member}[/bold] as {args.role}\n"
          f"token (shown once; give it to them): [bold]{ack.token}[/bold]")

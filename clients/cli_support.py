@@ -9,6 +9,7 @@ Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``c
   the ack (or the error) and return the exit code;
 - ``common.emit(args, data, text)``: print ``data`` as JSON with ``--json``, else ``text``
   (a string or any rich renderable);
+- ``await common.call_once(args, campaign, CommandType, **fields)``: one command, its ack;
 - ``await common.fetch_state(args, campaign)``: the campaign's state as it stands now;
 - ``common.new_command_id()``.
 """
@@ -43,6 +44,7 @@ __all__ = [
     "error_console",
     "new_command_id",
     "open_client",
+    "call_once",
     "fetch_state",
     "resolve_token",
     "send_command",
@@ -109,6 +111,24 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
         raise CliError(f"cannot reach the server at {args.url}: {error}. "
                        "Is `poolhall serve` running?", EXIT_UNREACHABLE) from None
     return client
+
+
+async def call_once(args: argparse.Namespace, campaign: str | None, command_type: type[Any],
+                    token: str | None = None, /, **fields: Any) -> Any:
+    """Connect, send one command, leave: its ack, or a one-line refusal (exit 1).
+
+    Positional-only parameters, so a command's own fields (``campaign`` of create_campaign)
+    pass through ``fields``.
+    """
+    client = await open_client(args, campaign, token)
+    try:
+        return await client.call(command_type, **fields)
+    except CommandRejected as refusal:
+        where = f" (at {refusal.path})" if refusal.path else ""
+        raise CliError(f"refused {refusal.code}: {refusal.message}{where}",
+                       EXIT_REFUSED) from None
+    finally:
+        await client.close()
 
 
 async def fetch_state(args: argparse.Namespace, campaign: str) -> CampaignState:

@@ -87,3 +87,18 @@ def test_verify_reports_tampering_and_schema_prints_every_message(served, tmp_pa
     assert broken.returncode == 1 and json.loads(broken.stdout)["problems"]
     schema = json.loads(poolhall("schema", cwd=tmp_path).stdout)
     assert {"Join", "Ack", "ErrorReply", "EventFrame", "Roll"} <= set(schema["$defs"])
+
+
+def test_refused_create_and_invite_say_why_without_a_traceback(served) -> None:
+    """A campaign id already taken, or a spectator inviting, exits 1 with one plain line."""
+    cwd, url = served
+    _json("campaign", "create", "Taken", "--system", "d12", "--id", "taken", "--url", url,
+          cwd=cwd)
+    again = poolhall("campaign", "create", "Taken", "--system", "d12", "--id", "taken",
+                     "--url", url, cwd=cwd, check=False)
+    assert again.returncode == 1 and "campaign 'taken' exists" in again.stderr
+    assert "Traceback" not in again.stderr
+    spectator = _json("invite", "taken", "--role", "spectator", "--url", url, cwd=cwd)
+    refused = poolhall("invite", "taken", "--role", "player", "--url", url,
+                       "--token", spectator["token"], cwd=cwd, check=False)
+    assert refused.returncode == 1 and "only the gm may invite" in refused.stderr
