@@ -153,10 +153,6 @@ class EventLog(Protocol):
         """Every row of every campaign in append order, in pages of :data:`RowTuple`."""
         ...
 
-    def all_commands(self) -> dict[str, dict[str, CommandRecord]]:
-        """Every campaign's command index, in one read."""
-        ...
-
     def head(self, campaign: str) -> int:
         """The campaign's last sequence number (0 when it has none)."""
         ...

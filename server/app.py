@@ -36,8 +36,9 @@ from events.messages import Ack, ErrorReply, Join, Welcome
 from events.store import SqliteLog
 from projections.campaign import CampaignState, Member, evolve, new_state
 from server.auth import hash_token, load_or_create_admin_token, tokens_match
-from server.hub import CampaignHub, CommandWork, JoinWork, load_all_states
+from server.hub import CampaignHub, CommandWork, JoinWork
 from server.protocol import command_id_of, read_frame
+from server.rebuild import load_all_states
 from server.rules.base import ADMIN_MEMBER
 from server.rules.core import open_campaign, slugify
 from server.subscriber import QUEUE_LIMIT, Subscriber

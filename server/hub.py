@@ -11,11 +11,9 @@ there is never a gap nor a duplicate.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
 import logging
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -23,22 +21,16 @@ import msgspec
 from events.base import Event, Recorded
 from events.codec import encode
 from events.errors import Rejected
-from events.log import (
-    AppendRequest,
-    CommandRecord,
-    EventLog,
-    prepare,
-    recorded_pages,
-    to_recorded,
-)
+from events.log import AppendRequest, CommandRecord, EventLog, prepare
 from events.messages import Ack, ErrorReply, OutgoingEventFrame, View, Welcome
-from projections.campaign import CampaignState, Member, evolve, fold, new_state
+from projections.campaign import CampaignState, Member, evolve
 from server import rules
+from server.rebuild import CommandIndex, load_hub_state
 from server.rules.base import Decision
 from server.subscriber import Subscriber
 from server.writer import GroupCommitter
 
-__all__ = ["CATCH_UP_PAGE", "CampaignHub", "CommandWork", "JoinWork", "load_hub_state"]
+__all__ = ["CATCH_UP_PAGE", "CampaignHub", "CommandWork", "JoinWork"]
 
 logger = logging.getLogger(__name__)
 
@@ -64,55 +56,6 @@ class JoinWork(msgspec.Struct, kw_only=True):
     done: asyncio.Future[Welcome]
 
 
-def load_hub_state(log: EventLog, campaign: str) -> tuple[CampaignState, dict[str, CommandRecord]]:
-    """Rebuild a campaign's state and command index from its log."""
-    with gc_paused():
-        state = fold(to_recorded(row) for row in log.rows(campaign))
-    return state, log.commands(campaign)
-
-
-def rebuild_states(log: EventLog) -> dict[str, CampaignState]:
-    """Fold every campaign's projections in one sequential scan of the log."""
-    states: dict[str, CampaignState] = {}
-    with gc_paused():
-        for page in recorded_pages(log):
-            for campaign, recorded in page:
-                state = states.get(campaign)
-                if state is None:
-                    state = states[campaign] = new_state()
-                evolve(state, recorded)
-    return states
-
-
-def load_all_states(
-    log: EventLog,
-) -> dict[str, tuple[CampaignState, dict[str, CommandRecord]]]:
-    """Every campaign's state and command index: what the server loads when it starts."""
-    states = rebuild_states(log)
-    with gc_paused():
-        commands = log.all_commands()
-    return {campaign: (state, commands.get(campaign, {})) for campaign, state in states.items()}
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a rebuild allocates its long-lived state.
-
-    A rebuild creates hundreds of thousands of objects that all survive; each collection
-    would walk them again for nothing (a third of the rebuild's time when measured). They are
-    then frozen (moved out of the collected generations) before collection resumes, or the
-    first collection after the pause would walk them all at once.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
-
-
 class CampaignHub:
     """The single writer and broadcaster of one campaign."""
 
@@ -120,7 +63,7 @@ class CampaignHub:
         self,
         *,
         state: CampaignState,
-        commands: dict[str, CommandRecord],
+        commands: CommandIndex,
         log: EventLog,
         committer: GroupCommitter,
         rng: random.Random,

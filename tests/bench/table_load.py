@@ -172,7 +172,7 @@ def rebuild(db: Path) -> tuple[int, float, float, float, float]:
     from events.log import to_recorded
     from events.store import SqliteLog
     from projections.campaign import fold
-    from server.hub import rebuild_states
+    from server.rebuild import rebuild_states
 
     log = SqliteLog(db)
     try:
@@ -359,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", choices=("cprofile", "py-spy"),
                         help="profile the server: cProfile for the whole run, py-spy in phase 1")
     parser.add_argument("--top", type=int, default=25, help="profile lines to print")
+    parser.add_argument("--keep", type=Path, metavar="DB",
+                        help="copy the resulting log to DB (to profile a rebuild on it later)")
     parser.add_argument("--serve-child", nargs=2, metavar=("DB", "TOKEN"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_child:
@@ -396,6 +398,9 @@ def main(argv: list[str] | None = None) -> int:
             print_cprofile(profile_to, args.top)
         server = None
 
+        if args.keep is not None:
+            shutil.copyfile(args.db, args.keep)
+            print(f"\nthe log is kept in {args.keep}")
         events, fold_s, read_s, decode_s, evolve_s = rebuild(args.db)
         speed = events / fold_s
         print(f"\n3. rebuild (best of {REBUILD_RUNS}): {events:,} events folded in "

@@ -1,0 +1,98 @@
+"""Rebuilding campaigns from the log: what the server does when it starts, or after a failure.
+
+Everything the server holds in memory is derived from the log: each campaign's projections and
+its command index (which command id appended which events, so that a retried command gets its
+original answer). Both come out of one sequential scan of the log: the index is read off the
+same rows the projections fold (``actor``, ``command`` and ``seq`` of each event), rather than
+from a second table (reading the ``commands`` table as well cost a third of the startup).
+
+A command's events are appended together and so are contiguous in its campaign; the index
+entry of a command therefore spans from the first to the last event carrying its id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator
+
+from events.base import Recorded
+from events.log import CommandRecord, EventLog, recorded_pages, to_recorded
+from projections.campaign import CampaignState, evolve, new_state
+
+__all__ = [
+    "CommandIndex",
+    "gc_paused",
+    "load_all_states",
+    "load_hub_state",
+    "rebuild_states",
+]
+
+CommandIndex = dict[str, CommandRecord]
+"""A campaign's command ids and what each appended."""
+
+
+def rebuild_states(log: EventLog) -> dict[str, CampaignState]:
+    """Fold every campaign's projections in one sequential scan of the log."""
+    states: dict[str, CampaignState] = {}
+    with gc_paused():
+        for page in recorded_pages(log):
+            for campaign, recorded in page:
+                state = states.get(campaign)
+                if state is None:
+                    state = states[campaign] = new_state()
+                evolve(state, recorded)
+    return states
+
+
+def load_all_states(log: EventLog) -> dict[str, tuple[CampaignState, CommandIndex]]:
+    """Every campaign's state and command index, in one scan: what the server loads at start."""
+    loaded: dict[str, tuple[CampaignState, CommandIndex]] = {}
+    with gc_paused():
+        for page in recorded_pages(log):
+            for campaign, recorded in page:
+                found = loaded.get(campaign)
+                if found is None:
+                    found = loaded[campaign] = (new_state(), {})
+                state, index = found
+                evolve(state, recorded)
+                _index_event(index, recorded)
+    return loaded
+
+
+def load_hub_state(log: EventLog, campaign: str) -> tuple[CampaignState, CommandIndex]:
+    """Rebuild one campaign's state and command index from its log."""
+    state = new_state()
+    index: CommandIndex = {}
+    with gc_paused():
+        for row in log.rows(campaign):
+            recorded = to_recorded(row)
+            evolve(state, recorded)
+            _index_event(index, recorded)
+    return state, index
+
+
+def _index_event(index: CommandIndex, recorded: Recorded) -> None:
+    """Extend the command index by one event of the command that appended it."""
+    earlier = index.get(recorded.command)
+    first = recorded.seq if earlier is None else earlier.first_seq
+    index[recorded.command] = CommandRecord(recorded.actor, first, recorded.seq)
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a rebuild allocates its long-lived state.
+
+    A rebuild creates hundreds of thousands of objects that all survive; each collection
+    would walk them again for nothing (a third of the rebuild's time when measured). They are
+    then frozen (moved out of the collected generations) before collection resumes, or the
+    first collection after the pause would walk them all at once.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
