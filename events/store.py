@@ -229,9 +229,16 @@ class SqliteLog:
             connection.close()
 
     def verify(self) -> tuple[int, list[ChainProblem]]:
-        """Walk every campaign's hash chain; report each event that breaks it."""
+        """Walk every campaign's hash chain; report each event that breaks it.
+
+        The chain alone cannot see its own last events removed, so the walk is checked
+        against the ``commands`` table too: every event must lie within the sequence numbers
+        its command recorded, and every recorded sequence number must have its event.
+        """
         checked = 0
         problems: list[ChainProblem] = []
+        recorded = self._command_ranges()
+        heads: dict[str, int] = {}
         current: str | None = None
         previous, expected_seq = GENESIS, 1
         for campaign, *columns, stored in self._scan(
@@ -246,8 +253,28 @@ class SqliteLog:
             if chain_hash(previous, current, row) != stored:
                 problems.append(ChainProblem(
                     current, row.seq, "hash does not match: edited, or out of order"))
+            first, last = recorded.get((current, row.command_id), (0, -1))
+            if not first <= row.seq <= last:
+                problems.append(ChainProblem(
+                    current, row.seq, f"command {row.command_id!r} did not append this event"))
             previous, expected_seq = str(stored), row.seq + 1
+            heads[current] = row.seq
+        recorded_heads: dict[str, int] = {}
+        for (campaign, _), (_, last) in recorded.items():
+            recorded_heads[campaign] = max(last, recorded_heads.get(campaign, 0))
+        for campaign, last in recorded_heads.items():
+            head = heads.get(campaign, 0)
+            if last > head:
+                problems.append(ChainProblem(
+                    campaign, head + 1, f"events {head + 1} to {last} are missing: the commands"
+                    f" table records them, the log ends at {head}"))
         return checked, problems
+
+    def _command_ranges(self) -> dict[tuple[str, str], tuple[int, int]]:
+        """Each recorded command's first and last sequence number, keyed by campaign and id."""
+        return {(str(campaign), str(command)): (int(first), int(last))  # type: ignore[call-overload]
+                for campaign, command, first, last in self._scan(
+                    "SELECT campaign, command_id, first_seq, last_seq FROM commands", [])}
 
     def close(self) -> None:
         """Close the writer connection."""

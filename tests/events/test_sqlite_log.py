@@ -115,3 +115,22 @@ def test_recorded_pages_upcast_when_an_upcaster_is_registered(log, monkeypatch) 
     slow = [(c, r.seq, r.event) for page in recorded_pages(log) for c, r in page]
     assert [(c, s) for c, s, _ in slow] == [(c, s) for c, s, _ in fast]
     assert {e.reason for _, _, e in slow if isinstance(e, core.DiceRolled)} == {"upcast"}
+
+
+def test_verify_catches_the_last_events_deleted(log) -> None:
+    """Removing a campaign's last events, which no later hash covers, is still reported."""
+    path = _filled(log)
+    _tamper(path, "DELETE FROM events WHERE campaign = 'a' AND seq >= 3")
+    _, problems = SqliteLog(path).verify()
+    assert [(p.campaign, p.seq) for p in problems] == [("a", 3)]
+    assert "3 to 4 are missing" in problems[0].problem
+
+
+def test_verify_catches_an_event_its_command_did_not_append(log) -> None:
+    """An event whose command id the commands table does not cover is reported."""
+    path = _filled(log)
+    _tamper(path, "DROP TRIGGER commands_no_delete",
+            "DELETE FROM commands WHERE campaign = 'b'")
+    _, problems = SqliteLog(path).verify()
+    assert [(p.campaign, p.seq) for p in problems] == [("b", 1), ("b", 2)]
+    assert all("did not append" in p.problem for p in problems)
