@@ -233,13 +233,18 @@ class CampaignHub:
         return None
 
     def _views(self, changed: list[Event]) -> list[View]:
-        views = getattr(rules.rules_module(self.state.system), "views", None)
-        if views is None or not changed:
+        """The views these events changed (the odds of a check that was just modified)."""
+        return self._derived("views", changed) if changed else []
+
+    def _derived(self, function: str, *arguments: Any) -> list[View]:
+        """Call the game system's optional view function; a failure costs only the views."""
+        compute = getattr(rules.rules_module(self.state.system), function, None)
+        if compute is None:
             return []
         try:
-            return list(views(self.state, changed))
+            return list(compute(self.state, *arguments))
         except Exception:  # derived data must never take the table down
-            logger.exception("views of %s failed", self.campaign)
+            logger.exception("%s of %s failed", function, self.campaign)
             return []
 
     def _recover(self, decided: list[Any], results: list[Any]) -> None:
@@ -273,6 +278,8 @@ class CampaignHub:
         subscriber.push(encode(welcome))
         if join.since < head:
             self._schedule_catch_up(subscriber, join.since, head)
+        for view in self._derived("standing_views"):  # after the catch-up: views are of the head
+            subscriber.push(encode(view))
         join.done.set_result(welcome)
 
     def _schedule_catch_up(self, subscriber: Subscriber, since: int, head: int) -> None:

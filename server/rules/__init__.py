@@ -1,8 +1,10 @@
 """The rules: which module decides a command, found by the campaign's game system.
 
 Each ``server/rules/<id>.py`` provides ``COMMANDS`` (the command classes it decides) and
-``decide(ctx, command) -> list[Event]``; it may provide ``views(state) -> list[View]``:
-derived data (odds of an open check) sent to the table after each change.
+``decide(ctx, command) -> list[Event]``; it may provide ``views(state, events) -> list[View]``:
+derived data (odds of an open check) sent to the table after each change, and then
+``standing_views(state) -> list[View]``: the views of everything still open, which a member
+who joins (or resumes) receives after catching up, instead of waiting for the next change.
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ __all__ = [
     "decide",
     "odds_view_name",
     "roll_pool",
+    "standing_views",
     "views",
 ]
 
@@ -294,16 +295,22 @@ def views(state: CampaignState, events: list[Event]) -> list[View]:
     """
     if not isinstance(state.game, GameState):
         return []
-    out: list[View] = []
-    for number in _touched(state.game, events):
-        test = state.game.tests.get(number)
-        if test is None:
-            continue
-        data: dict[str, Any] = {"test": test.test, "open": test.open, "kind": test.kind,
-                                "character": test.character, "margins": test.margins}
-        if test.open:
-            data["round"] = len(test.rounds) + 1
-            data.update(odds_summary(test.pool, test.threshold.dt,
-                                     _refresh_rating(state, test), ODDS_ROUNDS))
-        out.append(View(name=odds_view_name(test.test), data=data))
-    return out
+    tests = (state.game.tests.get(number) for number in _touched(state.game, events))
+    return [_test_view(state, test) for test in tests if test is not None]
+
+
+def standing_views(state: CampaignState) -> list[View]:
+    """The odds view of every open test, for a member who joins while tests go on."""
+    if not isinstance(state.game, GameState):
+        return []
+    return [_test_view(state, test) for test in open_tests(state.game)]
+
+
+def _test_view(state: CampaignState, test: TestState) -> View:
+    data: dict[str, Any] = {"test": test.test, "open": test.open, "kind": test.kind,
+                            "character": test.character, "margins": test.margins}
+    if test.open:
+        data["round"] = len(test.rounds) + 1
+        data.update(odds_summary(test.pool, test.threshold.dt,
+                                 _refresh_rating(state, test), ODDS_ROUNDS))
+    return View(name=odds_view_name(test.test), data=data)

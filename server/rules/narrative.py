@@ -22,7 +22,7 @@ from server.rules import narrative_checks as checks
 from server.rules import narrative_destiny as destiny
 from server.rules.base import Decision
 
-__all__ = ["COMMANDS", "MAX_LIVE_ODDS_DICE", "decide", "check_view", "views"]
+__all__ = ["COMMANDS", "MAX_LIVE_ODDS_DICE", "decide", "check_view", "standing_views", "views"]
 
 COMMANDS = frozenset(n.COMMANDS)
 
@@ -96,3 +96,12 @@ def views(state: CampaignState, events: list[Event]) -> list[View]:
         check for event in events if (check := getattr(event, "check", None))))
     return [View(name=f"odds:{check_id}", data=check_view(game.checks[check_id]))
             for check_id in changed if check_id in game.checks]
+
+
+def standing_views(state: CampaignState) -> list[View]:
+    """The ``odds:<check>`` view of every open check, for a member who joins mid-check."""
+    game = state.game
+    if not isinstance(game, GameState):
+        return []
+    return [View(name=f"odds:{check.check}", data=check_view(check))
+            for check in game.checks.values() if check.is_open]

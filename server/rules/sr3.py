@@ -29,7 +29,7 @@ from server.rules import sr3_tests as tests
 from server.rules.base import Decision
 from server.rules.sr3_limits import check_draws, drawable
 
-__all__ = ["COMMANDS", "decide", "views", "initiative_order"]
+__all__ = ["COMMANDS", "decide", "initiative_order", "standing_views", "views"]
 
 COMMANDS = frozenset(vocabulary.COMMANDS)
 MAX_PARTICIPANTS = 50
@@ -242,5 +242,19 @@ def views(state: CampaignState, events: list[Event]) -> list[View]:
                                               and e.pools_left is not None) for e in events):
         out.append(View(name="sr3.combat", data=combat_turn_view(state)))
     if any(isinstance(e, _SHEET_EVENTS) for e in events):
+        out.append(View(name="sr3.sheets", data=sheets_view(state)))
+    return out
+
+
+def standing_views(state: CampaignState) -> list[View]:
+    """What a member joining now should see: declared tests' odds, the combat turn, sheets."""
+    game = state.game
+    if not isinstance(game, GameState):
+        return []
+    out = [View(name="sr3.odds", data=odds_view(declared, state))
+           for declared in game.declared.values()]
+    if game.combat is not None:
+        out.append(View(name="sr3.combat", data=combat_turn_view(state)))
+    if state.characters:
         out.append(View(name="sr3.sheets", data=sheets_view(state)))
     return out

@@ -131,3 +131,16 @@ async def test_bad_input_is_refused_with_its_path_and_appends_nothing(table: Any
     assert (refusal.value.code, refusal.value.path) == ("invalid", "$.stats")
     ack = await gm.call(core.StartSession)
     assert ack.seqs == [head + 1]
+
+
+async def test_a_member_joining_during_a_test_sees_its_odds_at_once(table: Any) -> None:
+    """Someone who joins while a test is open gets its odds without waiting for a change."""
+    gm, han, leia, watcher = await _campaign(table)
+    ack = await gm.call(d12.CallThresholdTest, character="han", stats=("STR", "CON"),
+                        opponent="vader", opponent_stat="STR", extended=True, refresh="CON",
+                        label="cantina brawl")
+    await watcher.wait_for_seq(ack.seqs[-1])
+    (test,) = watcher.state.game.tests.values()
+    late = await table.invite(gm, "spectator", name="Lando")
+    view = await late.wait_until(lambda: late.views.get(odds_view_name(test.test)), timeout=5)
+    assert (view["open"], view["dice"], view["dt"], view["round"]) == (True, 6, 8, 1)

@@ -136,3 +136,19 @@ async def test_bad_input_is_refused_with_its_path_and_appends_nothing(table: Any
     ack = await gm.call(core.StartSession)
     await gm.wait_for_seq(ack.seqs[-1])
     assert gm.state.head == head + 1
+
+
+async def test_a_member_joining_mid_check_sees_its_odds_at_once(table: Any) -> None:
+    """Someone who joins while a check is being built gets its pool and odds without waiting
+    for the next change; a check already rolled is not resent."""
+    gm, han, leia, watcher = await _campaign(table)
+    await han.call(n.OpenCheck, character="han", skill="Cool", check="bluff")
+    await gm.call(n.SetDifficulty, check="bluff", level="easy")
+    await han.call(n.RollCheck, check="bluff")
+    await han.call(n.OpenCheck, character="han", skill="Ranged (Light)", check="shot")
+    await gm.call(n.SetDifficulty, check="shot", level="hard")
+    late = await table.invite(gm, "spectator", name="Lando")
+    view = await late.wait_until(lambda: late.views.get("odds:shot"), timeout=5)
+    assert view["pool"] == "2y1g3p" and view["status"] == "open"
+    assert 0 < view["odds"]["p_success"] < 1
+    assert "odds:bluff" not in late.views

@@ -162,3 +162,19 @@ async def test_the_roll_notation_runs_a_test(table: Any) -> None:
     await _settle(ack, sam)
     (record,) = sam.state.game.tests.values()
     assert [d.source for d in record.dice].count("combat") == 2 and record.base_dice == 5
+
+
+async def test_a_member_joining_mid_combat_sees_turn_sheets_and_odds_at_once(table: Any) -> None:
+    """Someone who joins during a Combat Turn gets the turn, the sheets and the odds of a
+    declared test without waiting for the next change."""
+    gm, sam, deck, watcher = await _campaign(table)
+    await gm.call(sr3.StartCombat)
+    ack = await sam.call(sr3.DeclarePoolTest, character="sam", kind="combat", skill="pistols",
+                         tn=4)
+    await _settle(ack, gm, watcher)
+    late = await table.invite(gm, "spectator", name="Fixer")
+    combat = await _view(late, "sr3.combat", lambda v: v is not None)
+    assert (combat["turn"], combat["pass"]) == (1, 1)
+    assert set(await _view(late, "sr3.sheets", bool)) == {"sam", "deck"}
+    odds = await _view(late, "sr3.odds", lambda v: v["character"] == "sam")
+    assert odds["limits"] == {"combat": 5}
