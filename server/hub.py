@@ -25,6 +25,7 @@ from events.log import AppendRequest, CommandRecord, EventLog, prepare
 from events.messages import Ack, ErrorReply, OutgoingEventFrame, View, Welcome
 from projections.campaign import CampaignState, Member, evolve
 from server import rules
+from server.auth import hash_token, tokens_match
 from server.rebuild import CommandIndex, load_hub_state
 from server.rules.base import Decision
 from server.subscriber import Subscriber
@@ -168,8 +169,9 @@ class CampaignHub:
                                                  message="command id already used by another"
                                                  " member"))
                 elif earlier is not None:
-                    self._reply(work, Ack(id=command_id, seqs=earlier.seqs,
-                                          token=self._replayed_token(command_id, earlier)))
+                    member, token = self._replayed_invitation(command_id)
+                    self._reply(work, Ack(id=command_id, seqs=earlier.seqs, member=member,
+                                          token=token))
                 else:  # the same command twice in one batch: answer it once it is durable
                     decided.append((work, None, [], None))  # type: ignore[arg-type]
                 continue
@@ -225,12 +227,18 @@ class CampaignHub:
         for view in self._views(changed):
             self._broadcast(encode(view))
 
-    def _replayed_token(self, command_id: str, record: CommandRecord) -> str | None:
-        """A retried invite answers with the same token: tokens derive from the command id."""
-        rows = list(self._log.rows(self.campaign, record.first_seq - 1, record.first_seq))
-        if rows and rows[0].type == "member_invited":
-            return self._token_for(self.campaign, command_id)
-        return None
+    def _replayed_invitation(self, command_id: str) -> tuple[str | None, str | None]:
+        """The member and token a retried invite issued the first time, or ``(None, None)``.
+
+        A token derives from the command id and the state keeps every member's token hash,
+        so the answer is found in memory, without reading the log on the event loop.
+        """
+        token = self._token_for(self.campaign, command_id)
+        token_hash = hash_token(token)
+        for member in self.state.members.values():
+            if tokens_match(member.token_hash, token_hash):
+                return member.member, token
+        return None, None
 
     def _views(self, changed: list[Event]) -> list[View]:
         """The views these events changed (the odds of a check that was just modified)."""

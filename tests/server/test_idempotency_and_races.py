@@ -29,7 +29,10 @@ async def test_retried_invite_returns_the_same_token(table) -> None:
     first = await gm.send(command)
     second = await gm.send(command)
     assert first.token and second.token == first.token and second.seqs == first.seqs
+    assert first.member and second.member == first.member
     assert sum(1 for m in gm.state.members.values() if m.role == "player") == 1
+    roll = core.Roll(id="roll-once", expression="1d6")
+    assert (await gm.send(roll)).token is None and (await gm.send(roll)).token is None
 
 
 async def test_command_id_used_by_another_member_is_a_conflict(table) -> None:
