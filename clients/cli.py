@@ -26,7 +26,7 @@ from clients.cli_support import CliError, emit, open_client, send_command, to_pl
 from events import core
 from events.codec import AnyCommand
 from events.dice import parse_dice
-from events.errors import NotationError
+from events.errors import NotationError, StoreError
 from events.messages import json_schema
 from events.systems import SYSTEM_IDS, SYSTEMS
 from projections.campaign import CampaignState, fold
@@ -41,8 +41,16 @@ __all__ = ["build_parser", "main"]
 async def _serve(args: argparse.Namespace) -> int:
     from server.app import Server
 
+    if not Path(args.db).resolve().parent.is_dir():
+        raise CliError(f"no directory for the database {args.db}; create it first")
     server = Server(args.db, args.host, args.port)
-    await server.start()
+    try:
+        await server.start()
+    except StoreError as error:
+        raise CliError(str(error), common.EXIT_REFUSED) from None
+    except OSError as error:
+        raise CliError(f"cannot listen on {args.host}:{args.port}: "
+                       f"{error.strerror or error}", common.EXIT_REFUSED) from None
     token_file = Path(args.db).with_name(Path(args.db).name + ".admin-token")
     common.console.print(f"poolhall serving [bold]{server.url}[/bold] from {args.db}")
     if server.admin_token_created:
@@ -60,6 +68,17 @@ async def _serve(args: argparse.Namespace) -> int:
     common.console.print("stopping: finishing in-flight commands")
     await server.stop()
     return common.EXIT_OK
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is out of range 0-65535")
+    return port
 
 
 # ---- campaigns and members ----------------------------------------------------------------
@@ -209,15 +228,12 @@ async def _state(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from events.store import SqliteLog
+    from events.store import SqliteReader
 
-    if not Path(args.db).exists():
-        raise CliError(f"no database at {args.db}")
-    log = SqliteLog(args.db)
-    try:
-        checked, problems = log.verify()
-    finally:
-        log.close()
+    try:  # read-only: verifying a log never changes it, even one that is being served
+        checked, problems = SqliteReader(args.db).verify()
+    except StoreError as error:
+        raise CliError(str(error)) from None
     text = "\n".join(f"[red]broken[/red] {p.campaign} #{p.seq}: {p.problem}" for p in problems)
     emit(args, {"checked": checked, "problems": problems},
          text + (f"\n{len(problems)} problem(s) in {checked} events" if problems
@@ -245,7 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the server")
     serve.add_argument("--db", default="poolhall.db", help="SQLite file (default ./poolhall.db)")
     serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    serve.add_argument("--port", type=port_number, default=8765,
+                       help="port (default 8765; 0 picks a free one)")
     serve.set_defaults(handler=_serve)
 
     campaign = sub.add_parser("campaign", help="create campaigns (admin token)")

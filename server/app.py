@@ -98,22 +98,31 @@ class Server:
     # ---- lifecycle --------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Open the log, rebuild every campaign from it, and start listening."""
+        """Open the log, rebuild every campaign from it, and start listening.
+
+        Raises :class:`~events.errors.StoreError` if the log cannot be opened (another server
+        holds it, or it is not a database) and :class:`OSError` if the address cannot be
+        bound; either way nothing is left running and the file is released.
+        """
         self.log = SqliteLog(self.db_path)
-        self.committer = GroupCommitter(self.log)
-        self.committer.start()
-        started = time.perf_counter()
-        loaded = await asyncio.to_thread(load_all_states, self.log)
-        for state, commands in loaded.values():
-            self._open_hub(state, commands)
-        logger.info("rebuilt %d campaigns (%d events) in %.2fs", len(loaded),
-                    sum(state.head for state, _ in loaded.values()),
-                    time.perf_counter() - started)
-        self._ws = await serve(
-            self._handle, self.host, self.port,
-            process_request=self._health, max_size=2**20, max_queue=64,
-            compression=None,  # ~200-byte JSON frames: deflate cost more CPU than it saved
-        )
+        try:
+            self.committer = GroupCommitter(self.log)
+            self.committer.start()
+            started = time.perf_counter()
+            loaded = await asyncio.to_thread(load_all_states, self.log)
+            for state, commands in loaded.values():
+                self._open_hub(state, commands)
+            logger.info("rebuilt %d campaigns (%d events) in %.2fs", len(loaded),
+                        sum(state.head for state, _ in loaded.values()),
+                        time.perf_counter() - started)
+            self._ws = await serve(
+                self._handle, self.host, self.port,
+                process_request=self._health, max_size=2**20, max_queue=64,
+                compression=None,  # ~200-byte JSON frames: deflate cost more CPU than it saved
+            )
+        except BaseException:
+            await self.stop()
+            raise
         self.port = self._ws.sockets[0].getsockname()[1]
         logger.info("serving %d campaigns from %s on ws://%s:%d", len(self.hubs),
                     self.db_path, self.host, self.port)

@@ -85,6 +85,10 @@ def test_verify_reports_tampering_and_schema_prints_every_message(served, tmp_pa
         connection.execute("UPDATE events SET actor = 'mallory' WHERE seq = 1")
     broken = poolhall("verify", str(copy), "--json", cwd=tmp_path, check=False)
     assert broken.returncode == 1 and json.loads(broken.stdout)["problems"]
+    with sqlite3.connect(copy) as connection:  # verify only reads: the evidence stays as found
+        triggers = {name for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert "events_no_update" not in triggers
     schema = json.loads(poolhall("schema", cwd=tmp_path).stdout)
     assert {"Join", "Ack", "ErrorReply", "EventFrame", "Roll"} <= set(schema["$defs"])
 
@@ -102,3 +106,31 @@ def test_refused_create_and_invite_say_why_without_a_traceback(served) -> None:
     refused = poolhall("invite", "taken", "--role", "player", "--url", url,
                        "--token", spectator["token"], cwd=cwd, check=False)
     assert refused.returncode == 1 and "only the gm may invite" in refused.stderr
+
+
+def test_verify_refuses_what_is_not_a_log(tmp_path) -> None:
+    """A missing file, a text file or another SQLite database: one plain line, exit 2."""
+    (tmp_path / "notes.txt").write_text("not a database\n")
+    with sqlite3.connect(tmp_path / "other.db") as connection:
+        connection.execute("CREATE TABLE t (x)")
+    for path, said in (("missing.db", "no database at"), ("notes.txt", "not a SQLite database"),
+                       ("other.db", "not a poolhall log")):
+        result = poolhall("verify", path, cwd=tmp_path, check=False)
+        assert result.returncode == 2 and said in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_serve_refuses_a_database_already_served_and_a_bad_port(served) -> None:
+    """A second server on the same file, or on a port in use, exits 1 saying why."""
+    cwd, url = served
+    second = poolhall("serve", "--port", "0", cwd=cwd, check=False)
+    assert second.returncode == 1 and "already open for writing" in second.stderr
+    port = url.rsplit(":", 1)[1]
+    taken = poolhall("serve", "--db", "elsewhere.db", "--port", port, cwd=cwd, check=False)
+    assert taken.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in taken.stderr
+    bad = poolhall("serve", "--port", "99999", cwd=cwd, check=False)
+    assert bad.returncode == 2 and "out of range" in bad.stderr
+    for result in (second, taken, bad):
+        assert "Traceback" not in result.stderr
+    assert "ok" in poolhall("verify", cwd=cwd).stdout  # the served log is untouched

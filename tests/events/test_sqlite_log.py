@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from events.store import SqliteLog
+from events.store import SqliteLog, SqliteReader
 from tests.events.store_contract import (  # noqa: F401  (the contract runs here)
     opened,
     request,
@@ -65,7 +65,7 @@ def test_verify_catches_an_edited_event(log) -> None:
     path = _filled(log)
     _tamper(path, "UPDATE events SET payload = replace(payload, '\"total\":2', '\"total\":6')"
                   " WHERE campaign = 'a' AND seq = 3")
-    checked, problems = SqliteLog(path).verify()
+    checked, problems = SqliteReader(path).verify()
     assert checked == 6
     assert [(p.campaign, p.seq) for p in problems] == [("a", 3)]
 
@@ -74,7 +74,7 @@ def test_verify_catches_a_deleted_event(log) -> None:
     """Dropping an event leaves a gap the chain reports."""
     path = _filled(log)
     _tamper(path, "DELETE FROM events WHERE campaign = 'a' AND seq = 2")
-    _, problems = SqliteLog(path).verify()
+    _, problems = SqliteReader(path).verify()
     assert ("a", 3) in [(p.campaign, p.seq) for p in problems]
     assert any("dropped" in p.problem for p in problems)
 
@@ -86,7 +86,7 @@ def test_verify_catches_swapped_events(log) -> None:
             "CREATE TEMP TABLE p AS SELECT seq, payload FROM events WHERE campaign = 'a'",
             "UPDATE events SET payload = (SELECT payload FROM p WHERE p.seq = 5 - events.seq)"
             " WHERE campaign = 'a' AND seq IN (2, 3)")
-    _, problems = SqliteLog(path).verify()
+    _, problems = SqliteReader(path).verify()
     assert {p.seq for p in problems if p.campaign == "a"} >= {2, 3}
     assert not [p for p in problems if p.campaign == "b"]
 
@@ -121,7 +121,7 @@ def test_verify_catches_the_last_events_deleted(log) -> None:
     """Removing a campaign's last events, which no later hash covers, is still reported."""
     path = _filled(log)
     _tamper(path, "DELETE FROM events WHERE campaign = 'a' AND seq >= 3")
-    _, problems = SqliteLog(path).verify()
+    _, problems = SqliteReader(path).verify()
     assert [(p.campaign, p.seq) for p in problems] == [("a", 3)]
     assert "3 to 4 are missing" in problems[0].problem
 
@@ -131,6 +131,6 @@ def test_verify_catches_an_event_its_command_did_not_append(log) -> None:
     path = _filled(log)
     _tamper(path, "DROP TRIGGER commands_no_delete",
             "DELETE FROM commands WHERE campaign = 'b'")
-    _, problems = SqliteLog(path).verify()
+    _, problems = SqliteReader(path).verify()
     assert [(p.campaign, p.seq) for p in problems] == [("b", 1), ("b", 2)]
     assert all("did not append" in p.problem for p in problems)
