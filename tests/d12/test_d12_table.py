@@ -28,15 +28,21 @@ async def _campaign(table: Any) -> tuple[Any, Any, Any, Any]:
     return gm, han, leia, watcher
 
 
-async def test_an_extended_test_at_the_table(table: Any) -> None:
-    """The GM calls a fight, Han's player rolls round after round, everyone sees the pool
-    shrink and grow with the odds, the GM reads the result and ends it."""
-    gm, han, leia, watcher = await _campaign(table)
+async def _cantina_brawl(gm: Any, watcher: Any) -> Any:
+    """The GM calls Han's extended STR+CON test against Vader's STR; the table's copy of it."""
     ack = await gm.call(d12.CallThresholdTest, character="han", stats=("STR", "CON"),
                         opponent="vader", opponent_stat="STR", extended=True, refresh="CON",
                         label="cantina brawl")
     await watcher.wait_for_seq(ack.seqs[-1])
     (test,) = watcher.state.game.tests.values()
+    return test
+
+
+async def test_an_extended_test_at_the_table(table: Any) -> None:
+    """The GM calls a fight, Han's player rolls round after round, everyone sees the pool
+    shrink and grow with the odds, the GM reads the result and ends it."""
+    gm, han, leia, watcher = await _campaign(table)
+    test = await _cantina_brawl(gm, watcher)
     assert (test.pool, test.threshold.dt, test.threshold.source) == (6, 8, "opponent")
     view = await watcher.wait_until(lambda: watcher.views.get(odds_view_name(test.test)))
     assert (view["test"], view["dice"], view["dt"]) == (test.test, 6, 8)
@@ -136,11 +142,7 @@ async def test_bad_input_is_refused_with_its_path_and_appends_nothing(table: Any
 async def test_a_member_joining_during_a_test_sees_its_odds_at_once(table: Any) -> None:
     """Someone who joins while a test is open gets its odds without waiting for a change."""
     gm, han, leia, watcher = await _campaign(table)
-    ack = await gm.call(d12.CallThresholdTest, character="han", stats=("STR", "CON"),
-                        opponent="vader", opponent_stat="STR", extended=True, refresh="CON",
-                        label="cantina brawl")
-    await watcher.wait_for_seq(ack.seqs[-1])
-    (test,) = watcher.state.game.tests.values()
+    test = await _cantina_brawl(gm, watcher)
     late = await table.invite(gm, "spectator", name="Lando")
     view = await late.wait_until(lambda: late.views.get(odds_view_name(test.test)), timeout=5)
     assert (view["open"], view["dice"], view["dt"], view["round"]) == (True, 6, 8, 1)
