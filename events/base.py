@@ -26,6 +26,7 @@ __all__ = [
     "Role",
     "Seq",
     "Slug",
+    "Value",
     "snake_case",
 ]
 
@@ -74,6 +75,15 @@ class Event(
     """
 
     schema_version: ClassVar[int] = 1
+
+
+class Value(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A value inside an event or command: stats, a skill, a pool, a rolled die.
+
+    Unknown fields are refused here as on events and commands, so a typo nested in a
+    command (``"stats": {"agilty": 3}``) is an ``invalid`` error naming its path, never a
+    value silently dropped.
+    """
 
 
 class Command(

@@ -19,10 +19,9 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-import msgspec
 from msgspec import Meta
 
-from events.base import Command, Event, Reason, Slug
+from events.base import Command, Event, Reason, Slug, Value
 from events.errors import NotationError
 
 __all__ = [
@@ -91,9 +90,7 @@ Note = Annotated[str, Meta(max_length=280, description="the GM's reading of the 
 NamedStats = Annotated[tuple[StatName, ...], Meta(min_length=1, max_length=8)]
 
 
-class D12Stats(
-    msgspec.Struct, frozen=True, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID
-):
+class D12Stats(Value, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID):
     """A character's named stats and their ratings; CON and CHA are required.
 
     The names are the campaign's to choose (``STR``, ``WIT``, ``STEALTH`` ...); CON and CHA
@@ -111,14 +108,14 @@ class D12Stats(
 Stats = D12Stats
 
 
-class StatUsed(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+class StatUsed(Value, kw_only=True, gc=False):
     """A stat the GM named for a test, with the rating it had when the pool was assembled."""
 
     stat: StatName
     rating: Rating
 
 
-class Threshold(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+class Threshold(Value, kw_only=True, gc=False):
     """The DT of a roll and where it came from: set by the GM, or an opponent's stat rating.
 
     **Decision**: a DT derived from an opponent is the opponent's rating in the named stat,

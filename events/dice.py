@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-import msgspec
 from msgspec import Meta
 
+from events.base import Value
 from events.errors import NotationError
 
 __all__ = [
@@ -44,7 +44,7 @@ Sides = Annotated[int, Meta(ge=2, le=100)]
 Face = Annotated[int, Meta(ge=1, le=100)]
 
 
-class DiceTerm(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+class DiceTerm(Value, kw_only=True, gc=False):
     """``count`` dice of ``sides`` sides, added (sign 1) or subtracted (sign -1)."""
 
     count: Annotated[int, Meta(ge=1, le=MAX_DICE)]
@@ -52,7 +52,7 @@ class DiceTerm(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     sign: Annotated[int, Meta(ge=-1, le=1)] = 1
 
 
-class DiceExpression(msgspec.Struct, frozen=True, kw_only=True):
+class DiceExpression(Value, kw_only=True):
     """A parsed free roll: dice terms and a constant."""
 
     terms: tuple[DiceTerm, ...]
@@ -69,7 +69,7 @@ class DiceExpression(msgspec.Struct, frozen=True, kw_only=True):
         return text.removeprefix("+")
 
 
-class RolledTerm(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+class RolledTerm(Value, kw_only=True, gc=False):
     """One term of a free roll as it came up: every face, in the order rolled."""
 
     sides: Sides
@@ -77,7 +77,8 @@ class RolledTerm(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     sign: Annotated[int, Meta(ge=-1, le=1)] = 1
 
 
-_TOKEN = re.compile(r"\s*(?:(?P<op>[+-])|(?P<dice>(?P<count>\d*)[dD](?P<sides>\d+))|(?P<num>\d+))")
+_TOKEN = re.compile(  # ASCII digits only: int() would also read '١' or '６'
+    r"\s*(?:(?P<op>[+-])|(?P<dice>(?P<count>[0-9]*)[dD](?P<sides>[0-9]+))|(?P<num>[0-9]+))")
 
 
 def parse_dice(text: str) -> DiceExpression:
@@ -116,7 +117,7 @@ def parse_dice(text: str) -> DiceExpression:
                 if sum(t.count for t in terms) > MAX_DICE:
                     raise NotationError(f"at most {MAX_DICE} dice in one roll", position)
             else:
-                constant += sign * int(match.group("num")[:6])
+                constant += sign * int(match.group("num"))  # short: the expression is bounded
                 if abs(constant) > MAX_CONSTANT:
                     raise NotationError(f"constant beyond ±{MAX_CONSTANT}", position)
             if len(terms) > MAX_TERMS:

@@ -23,7 +23,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from events.base import Command, Event, Reason, Slug
+from events.base import Command, Event, Reason, Slug, Value
 
 __all__ = [
     "SYSTEM_ID", "PARSED_COMMAND_ID", "CHARACTERISTICS", "DIE_KINDS", "DIE_LETTERS",
@@ -94,16 +94,14 @@ def side_of(kind: str) -> Side:
     return _SIDES[kind]
 
 
-class Skill(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+class Skill(Value, kw_only=True, gc=False):
     """A skill's rank and the characteristic it is linked to (Computers: Intellect)."""
 
     rank: SkillRank = 0
     characteristic: CharacteristicName
 
 
-class NarrativeStats(
-    msgspec.Struct, frozen=True, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID
-):
+class NarrativeStats(Value, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID):
     """The six characteristics and the skills of a character.
 
     **Decision**: a characteristic left out is 2 (a typical starting character); a skill left
@@ -135,7 +133,7 @@ class NarrativeStats(
 Stats = NarrativeStats
 
 
-class Pool(msgspec.Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True):
+class Pool(Value, kw_only=True, gc=False, omit_defaults=True):
     """How many dice of each kind a pool holds."""
 
     proficiency: DieCount = 0
@@ -162,7 +160,7 @@ class Pool(msgspec.Struct, frozen=True, kw_only=True, gc=False, omit_defaults=Tr
         return "".join(parts) or "-"
 
 
-class RolledDie(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+class RolledDie(Value, kw_only=True, gc=False):
     """One die as it came up: its kind, its face index and the symbols on that face."""
 
     kind: DieKind
@@ -173,7 +171,7 @@ class RolledDie(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 Dice = Annotated[tuple[RolledDie, ...], Meta(max_length=MAX_POOL_DICE)]
 
 
-class NarrativeResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+class NarrativeResult(Value, kw_only=True, gc=False):
     """A roll after cancelling: net successes (negative: net failures), net advantage
     (negative: net threat), triumphs and despairs (never cancelled), Force pips."""
 
@@ -186,7 +184,7 @@ class NarrativeResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     succeeded: bool
 
 
-class DestinyDie(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+class DestinyDie(Value, kw_only=True, gc=False):
     """The Force die one player rolled for the destiny pool."""
 
     member: Slug

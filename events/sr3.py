@@ -30,7 +30,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from events.base import Command, Event, Reason, Slug
+from events.base import Command, Event, Reason, Slug, Value
 from events.errors import NotationError
 
 __all__ = [
@@ -97,7 +97,7 @@ PoolSizes = Annotated[dict[PoolName, PoolSize], Meta(max_length=len(POOLS))]
 Participants = Annotated[tuple[Slug, ...], Meta(max_length=50)]
 
 
-class Sr3Skill(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+class Sr3Skill(Value, kw_only=True, gc=False):
     """A skill: its rating, the attribute it is linked to, and its kind (which pools help it)."""
 
     rating: Annotated[int, Meta(ge=0, le=20)]
@@ -105,9 +105,7 @@ class Sr3Skill(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     kind: SkillKind = "physical"
 
 
-class Sr3Stats(
-    msgspec.Struct, frozen=True, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID
-):
+class Sr3Stats(Value, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID):
     """A Shadowrun 3 character: attributes, skills, the gear that shapes the pools, karma.
 
     Attributes are the current (augmented) ratings, except ``reaction``: the natural Reaction
@@ -153,14 +151,14 @@ class Sr3Stats(
 Stats = Sr3Stats
 
 
-class PoolDie(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+class PoolDie(Value, kw_only=True, gc=False):
     """One d6 of a test: where it came from and its chain of faces (Rule of Six)."""
 
     source: DieSource
     faces: Chain
 
 
-class InitiativeRoll(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+class InitiativeRoll(Value, kw_only=True, gc=False):
     """A character's initiative: Reaction + bonus + the d6 faces (no Rule of Six)."""
 
     character: Slug
@@ -169,7 +167,7 @@ class InitiativeRoll(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     score: Annotated[int, Meta(ge=0, le=100)]
 
 
-class OpposedOutcome(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+class OpposedOutcome(Value, kw_only=True, gc=False):
     """How a test came out against the test it opposes, as the table saw it then.
 
     ``net`` is this test's successes minus the other's (an open test counts its highest total);

@@ -35,7 +35,8 @@ def test_several_terms_and_a_constant() -> None:
 
 @pytest.mark.parametrize("text", [
     "", "   ", "d", "2d", "+2d6", "2d6+", "2d6 3d6", "2x6", "eval('1')", "2d6;", "1000000d1000000",
-    f"{MAX_DICE + 1}d6", "60d6+60d6", "0d6", "1d6+" * 11 + "1", "1d6+5000",
+    f"{MAX_DICE + 1}d6", "60d6+60d6", "0d6", "1d6+" * 11 + "1", "1d6+5000", "1d6+00000001000",
+    "١d٦", "１d６",
 ])
 def test_bad_expressions_are_refused_with_a_reason(text: str) -> None:
     """Anything outside the grammar or its limits raises NotationError with a message."""
@@ -54,3 +55,9 @@ def test_printed_expression_parses_back_to_itself(terms, constant) -> None:
     expression = parse_dice(text)
     assert parse_dice(str(expression)) == expression
     assert sum(t.count for t in expression.terms) == sum(c for c, _ in terms)
+
+
+def test_a_constant_with_leading_zeros_keeps_its_value() -> None:
+    """``+0005`` is five, and a long run of zeros does not hide the digits after it."""
+    assert parse_dice("1d6+0005").constant == 5
+    assert parse_dice("1d6+0000000000001").constant == 1

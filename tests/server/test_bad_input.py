@@ -37,6 +37,24 @@ BAD_FRAMES = [
                  id="bad-slug"),
     pytest.param({"type": "roll", "id": "x1", "expression": "x" * 70000}, "too_large", "$",
                  id="oversized-frame"),
+    pytest.param({"type": "roll", "id": "x1", "expression": "1d6", "reason": "日" * 30000},
+                 "too_large", "$", id="oversized-in-bytes-not-characters"),
+    pytest.param({"type": "create_character", "id": "x1", "character": "han", "name": "Han",
+                  "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 1}, "junk": 1}},
+                 "invalid", "$.stats.junk", id="extra-nested-field"),
+    pytest.param({"type": "roll_pool", "id": "x1", "pool": {"ability": 1, "purple": 9}},
+                 "invalid", "$.pool.purple", id="extra-field-in-a-pool"),
+    pytest.param({"type": "create_character", "id": "x1", "character": "han", "name": "Han",
+                  "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 1, "STR": 30}}},
+                 "invalid", "$.stats.ratings.STR", id="out-of-range-map-value"),
+    pytest.param({"type": "create_character", "id": "x1", "character": "han", "name": "Han",
+                  "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 1, "str": 3}}},
+                 "invalid", "$.stats.ratings.str", id="bad-map-key"),
+    pytest.param({"type": "create_character", "id": "x1", "character": "han", "name": "Han",
+                  "stats": {"system": "narrative", "skills": {
+                      "Cool": {"characteristic": "presence"},
+                      "Ranged (Light)": {"characteristic": "agility", "rank": 9}}}},
+                 "invalid", '$.stats.skills["Ranged (Light)"].rank', id="deep-map-entry"),
 ]
 
 
