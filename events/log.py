@@ -15,7 +15,15 @@ from typing import Any, Protocol
 import msgspec
 
 from events.base import Event, Recorded
-from events.codec import UPCASTERS, decode_page, decode_stored, encode_event, event_tag
+from events.codec import (
+    UPCASTERS,
+    decode_event,
+    decode_page,
+    decode_stored,
+    encode_event,
+    event_tag,
+)
+from events.errors import Rejected
 
 __all__ = [
     "GENESIS",
@@ -88,8 +96,21 @@ class ChainProblem(msgspec.Struct, frozen=True):
 
 
 def prepare(event: Event) -> PreparedEvent:
-    """Encode an event for the log."""
-    return PreparedEvent(event_tag(type(event)), type(event).schema_version, encode_event(event))
+    """Encode an event for the log, refusing one that could not be read back from it.
+
+    msgspec checks a type's limits when it decodes, not when it encodes. A rule that let a
+    value past its limit (61 dice where a roll holds at most 60) would store an event no
+    rebuild can read, and the server could not start on its log again; so each payload is
+    decoded once before it is appended (a few microseconds) and such a command is refused.
+    """
+    payload = encode_event(event)
+    try:
+        decode_event(payload)
+    except msgspec.ValidationError as error:
+        raise Rejected("invalid", f"the result would break a limit of the log: "
+                       f"{str(error)[0].lower()}{str(error)[1:]} in {event_tag(type(event))}",
+                       None) from None
+    return PreparedEvent(event_tag(type(event)), type(event).schema_version, payload)
 
 
 def chain_hash(previous: str, campaign: str, row: StoredRow) -> str:

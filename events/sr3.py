@@ -39,7 +39,8 @@ __all__ = [
     "Sr3Skill", "Sr3Stats", "Stats", "PoolDie", "InitiativeRoll", "OpposedOutcome",
     "CombatEncounterStarted", "CombatTurnStarted", "InitiativeScoresRolled", "CombatPassAdvanced",
     "CombatTurnEnded", "CombatEncounterEnded", "PoolTestDeclared", "PoolTestRolled",
-    "PoolTestRerolled", "SceneEnded", "StartCombat", "AdvanceCombatPass", "EndCombat",
+    "MAX_REROLLS", "PoolTestRerolled", "SceneEnded", "StartCombat", "AdvanceCombatPass",
+    "EndCombat",
     "DeclarePoolTest", "RollPoolTest", "RerollWithKarma", "EndScene", "EVENTS", "COMMANDS",
     "die_total", "parse_roll",
 ]
@@ -92,6 +93,8 @@ DiceCount = Annotated[int, Meta(ge=0, le=MAX_TEST_DICE)]
 Draw = Annotated[int, Meta(ge=1, le=MAX_TEST_DICE, description="dice drawn from a pool")]
 PoolSize = Annotated[int, Meta(ge=0, le=200)]
 Points = Annotated[int, Meta(ge=0, le=100_000)]
+MAX_REROLLS = 100
+"""**Decision**: a test is rerolled with Karma Pool at most 100 times (the 100th costs 100)."""
 Draws = Annotated[dict[PoolName, Draw], Meta(max_length=len(POOLS))]
 PoolSizes = Annotated[dict[PoolName, PoolSize], Meta(max_length=len(POOLS))]
 Participants = Annotated[tuple[Slug, ...], Meta(max_length=50)]
@@ -274,7 +277,7 @@ class PoolTestRerolled(Event, kw_only=True):
 
     test: TestNo
     character: Slug
-    reroll: Annotated[int, Meta(ge=1, le=100)]
+    reroll: Annotated[int, Meta(ge=1, le=MAX_REROLLS)]
     cost: Points
     karma_left: Points
     indices: Annotated[tuple[DiceCount, ...], Meta(min_length=1, max_length=MAX_TEST_DICE)]

@@ -246,7 +246,8 @@ class Server:
     async def _admin_command(self, command: Any, subscriber: Subscriber) -> None:
         """The admin session's one command: create a campaign and its GM's token."""
         if not isinstance(command, core.CreateCampaign):
-            raise Rejected("not_joined", "join a campaign to send this command", "$.type")
+            raise Rejected("forbidden", "the admin session only creates campaigns; join a campaign"
+                           " to send this command", "$.type")
         assert self.committer is not None
         for hub in self.hubs.values():  # a retried create answers with the campaign it made
             record = hub.commands.get(command.id)

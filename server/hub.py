@@ -18,16 +18,17 @@ from typing import Any
 
 import msgspec
 
+from events import core
 from events.base import Event, Recorded
 from events.codec import encode
 from events.errors import Rejected
-from events.log import AppendRequest, CommandRecord, EventLog, prepare
+from events.log import AppendRequest, CommandRecord, EventLog, PreparedEvent, prepare
 from events.messages import Ack, ErrorReply, OutgoingEventFrame, View, Welcome
 from projections.campaign import CampaignState, Member, evolve
 from server import rules
 from server.auth import hash_token, tokens_match
 from server.rebuild import CommandIndex, load_hub_state
-from server.rules.base import Decision
+from server.rules.base import ADMIN_MEMBER, Decision
 from server.subscriber import Subscriber
 from server.writer import GroupCommitter
 
@@ -175,25 +176,13 @@ class CampaignHub:
                 else:  # the same command twice in one batch: answer it once it is durable
                     decided.append((work, None, [], None))  # type: ignore[arg-type]
                 continue
-            ctx = Decision(self.state, work.member, self._rng,
-                           lambda cid=command_id: self._token_for(self.campaign, cid))
-            try:
-                new_events = rules.decide(ctx, work.command)
-            except Rejected as refusal:
-                self._reply(work, ErrorReply(id=command_id, code=refusal.code,
-                                             message=refusal.message, path=refusal.path))
+            outcome = self._decide(work)
+            if outcome is None:
                 continue
-            except Exception:  # a bug in a rule must cost one command, not the campaign
-                logger.exception("deciding %s in %s failed", type(work.command).__name__,
-                                 self.campaign)
-                self._reply(work, ErrorReply(id=command_id, code="internal",
-                                             message="the server failed to decide this command",
-                                             path=None))
-                continue
+            new_events, prepared, ctx = outcome
             head = self.state.head
             request = AppendRequest(
-                campaign=self.campaign, expected_head=head,
-                events=tuple(prepare(event) for event in new_events),
+                campaign=self.campaign, expected_head=head, events=prepared,
                 actor=work.member.member, command_id=command_id, at=at,
             )
             for offset, event in enumerate(new_events, start=1):
@@ -226,6 +215,56 @@ class CampaignHub:
                                   member=ctx.issued_member, token=ctx.issued_token))
         for view in self._views(changed):
             self._broadcast(encode(view))
+        self._close_removed(changed)
+
+    def _decide(self, work: CommandWork) -> tuple[list[Event], tuple[PreparedEvent, ...],
+                                                   Decision] | None:
+        """Decide one command against the state as it stands; answer it if it is refused.
+
+        The sender's rights are those of their membership now, not when they joined: a member
+        removed since then (their connection closing) is refused whatever they send.
+        """
+        command_id = work.command.id
+        member = self._current_member(work.member)
+        if member is None:
+            self._reply(work, ErrorReply(id=command_id, code="unauthorized", path=None,
+                                         message="you are no longer a member of this table"))
+            return None
+        ctx = Decision(self.state, member, self._rng,
+                       lambda: self._token_for(self.campaign, command_id))
+        try:
+            new_events = rules.decide(ctx, work.command)
+            prepared = tuple(prepare(event) for event in new_events)
+        except Rejected as refusal:
+            if refusal.path is None and refusal.code == "invalid":  # a rule let a limit slip
+                logger.warning("%s in %s refused: %s", type(work.command).__name__,
+                               self.campaign, refusal.message)
+            self._reply(work, ErrorReply(id=command_id, code=refusal.code,
+                                         message=refusal.message, path=refusal.path))
+            return None
+        except Exception:  # a bug in a rule must cost one command, not the campaign
+            logger.exception("deciding %s in %s failed", type(work.command).__name__,
+                             self.campaign)
+            self._reply(work, ErrorReply(id=command_id, code="internal",
+                                         message="the server failed to decide this command",
+                                         path=None))
+            return None
+        return new_events, prepared, ctx
+
+    def _current_member(self, member: Member) -> Member | None:
+        """The sender's membership as the state has it now; ``None`` once removed."""
+        if member.member == ADMIN_MEMBER and member.role in ("gm", "admin"):
+            return member  # the admin token acts as GM everywhere and is no member
+        current = self.state.members.get(member.member)
+        return current if current is not None and current.active else None
+
+    def _close_removed(self, events: list[Event]) -> None:
+        """Close the connections of members these events removed, once they have seen it."""
+        removed = {event.member for event in events if isinstance(event, core.MemberRemoved)}
+        for subscriber in tuple(self.subscribers):
+            if subscriber.member in removed:
+                self.subscribers.discard(subscriber)
+                subscriber.close_after_queued(1008, "removed from the campaign")
 
     def _replayed_invitation(self, command_id: str) -> tuple[str | None, str | None]:
         """The member and token a retried invite issued the first time, or ``(None, None)``.
@@ -282,6 +321,7 @@ class CampaignHub:
                           campaign=self.campaign, name=self.state.name,
                           system=self.state.system, head=head)
         subscriber = join.subscriber
+        subscriber.member = join.member.member
         self.subscribers.add(subscriber)
         subscriber.push(encode(welcome))
         if join.since < head:

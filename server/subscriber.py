@@ -36,6 +36,8 @@ class Subscriber:
         self._pending: deque[bytes | CatchUp | None] = deque()
         self._wake = asyncio.Event()
         self.dropped = False
+        self.member: str | None = None
+        """The member this connection joined as (set when it joins a campaign)."""
         self._closing: set[asyncio.Task[None]] = set()
         self._task = asyncio.create_task(self._send_loop(), name="poolhall-subscriber")
 
@@ -78,6 +80,14 @@ class Subscriber:
         closing = asyncio.create_task(self.connection.close(1013, reason))
         self._closing.add(closing)
         closing.add_done_callback(self._closing.discard)
+
+    def close_after_queued(self, code: int, reason: str) -> None:
+        """Close the connection once the frames queued so far have gone out."""
+
+        async def close(subscriber: Subscriber) -> None:
+            await subscriber.connection.close(code, reason)
+
+        self.push(close)
 
     async def _send_loop(self) -> None:
         try:

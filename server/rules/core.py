@@ -10,7 +10,7 @@ from events import core
 from events.base import Event
 from events.dice import RolledTerm, parse_dice, total_of
 from events.errors import NotationError, Rejected
-from server.rules.base import Decision
+from server.rules.base import ADMIN_MEMBER, Decision
 
 __all__ = ["COMMANDS", "decide", "open_campaign", "slugify"]
 
@@ -42,7 +42,7 @@ def _invite(ctx: Decision, command: core.Invite, hash_token: Any) -> list[Event]
     if command.role == "spectator" and command.characters:
         raise Rejected("invalid", "a spectator plays no characters", "$.characters")
     name = command.name or (command.characters[0] if command.characters else command.role)
-    member = slugify(name, ctx.state.members, command.role)
+    member = slugify(name, {*ctx.state.members, ADMIN_MEMBER}, command.role)  # "admin" is taken
     token = ctx.issue_token(member)
     return [
         core.MemberInvited(

@@ -20,7 +20,7 @@ import msgspec
 from events import narrative as n
 from events.base import Event
 from events.errors import Rejected
-from projections.narrative import CheckState, GameState
+from projections.narrative import CheckState, Difficulty, GameState
 from projections.narrative_dice import SIDES, rolled_die, tally
 from projections.narrative_pool import Modification, skill_dice
 from server.rules.base import Decision
@@ -111,9 +111,9 @@ def set_difficulty(ctx: Decision, command: n.SetDifficulty) -> list[Event]:
             path = "$.opponent" if command.level == "opposed" else "$.level"
             raise Rejected("invalid", "give a level (simple to formidable, or impossible) or "
                            "an opponent and their skill", path)
-        return [n.DifficultySet(check=check.check, level=command.level,
-                                difficulty=n.DIFFICULTY_DICE[command.level],
-                                reason=command.reason)]
+        return [_fitting(check, n.DifficultySet(
+            check=check.check, level=command.level, difficulty=n.DIFFICULTY_DICE[command.level],
+            reason=command.reason), "$.level")]
     if command.level not in (None, "opposed"):
         raise Rejected("invalid", "an opposed check takes its difficulty from the opponent, "
                        "not a level", "$.level")
@@ -124,11 +124,22 @@ def set_difficulty(ctx: Decision, command: n.SetDifficulty) -> list[Event]:
         stats, command.opponent, command.opponent_skill, command.opponent_characteristic,
         "$.opponent_characteristic")
     difficulty, challenge = skill_dice(value, rank)
-    return [n.DifficultySet(
+    return [_fitting(check, n.DifficultySet(
         check=check.check, level="opposed", difficulty=difficulty, challenge=challenge,
         opponent=command.opponent, opponent_skill=skill,
         opponent_characteristic=characteristic,  # type: ignore[arg-type]
-        opponent_value=value, opponent_rank=rank, reason=command.reason)]
+        opponent_value=value, opponent_rank=rank, reason=command.reason), "$.opponent")]
+
+
+def _fitting(check: CheckState, event: n.DifficultySet, path: str) -> n.DifficultySet:
+    """The difficulty, if the pool it completes stays within :data:`MAX_POOL_DICE`."""
+    probe = msgspec.structs.replace(check, difficulty=Difficulty(
+        level=event.level, difficulty=event.difficulty, challenge=event.challenge))
+    total = probe.effective().pool.total
+    if total > n.MAX_POOL_DICE:
+        raise Rejected("invalid", f"a check's pool holds at most {n.MAX_POOL_DICE} dice; this "
+                       f"difficulty would make it {total}", path)
+    return event
 
 
 _OPS: dict[type, str] = {n.AddDice: "add", n.UpgradeDice: "upgrade",

@@ -174,6 +174,9 @@ def _reroll(ctx: Decision, command: vocabulary.RerollWithKarma) -> list[Event]:
         raise Rejected("rule", f"test #{record.test} was answered by test "
                        f"#{record.opposed_by[-1]}; its result stands", "$.test")
     cost = record.rerolls + 1
+    if cost > vocabulary.MAX_REROLLS:
+        raise Rejected("rule", f"test #{record.test} has been rerolled "
+                       f"{vocabulary.MAX_REROLLS} times, the most a test may be", "$.test")
     karma = tests.karma_left(ctx, stats, command.character)
     if cost > karma:
         raise Rejected("rule", f"reroll {cost} of test #{record.test} costs {cost} Karma Pool "

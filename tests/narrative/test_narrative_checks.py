@@ -274,3 +274,18 @@ def test_an_open_check_keeps_the_base_it_was_opened_with() -> None:
                                                                 difficulty=2)
     assert table.game.checks["second"].effective().pool == n.Pool(ability=2, proficiency=3,
                                                                   difficulty=2)
+
+
+def test_a_difficulty_that_would_overfill_the_pool_is_refused() -> None:
+    """**Decision** (at most 60 dice in a check): the GM's difficulty counts too; a level
+    that would take the pool past 60 is refused at ``$.level``, a smaller one still fits."""
+    table = Table()
+    table.open(level=None)  # Han's Ranged (Light): 3 dice
+    for _ in range(6):
+        table.run("han-player", n.AddDice, check="shot", kind="ability", count=9)
+    assert table.game.checks["shot"].effective().pool.total == 57
+    error = refused(table, "gm", n.SetDifficulty, check="shot", level="formidable")
+    assert (error.code, error.path) == ("invalid", "$.level")
+    assert f"at most {n.MAX_POOL_DICE} dice" in error.message and "62" in error.message
+    table.run("gm", n.SetDifficulty, check="shot", level="average")
+    assert table.game.checks["shot"].effective().pool.total == 59

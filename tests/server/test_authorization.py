@@ -3,11 +3,16 @@ a spectator only watches, and the admin token creates campaigns."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from events import core
 from events.d12 import Stats as D12Stats
-from events.errors import CommandRejected
+from events.errors import CommandRejected, ConnectionLost
+from tests.server.raw import RawPeer
 
 
 async def _table_with_members(table):
@@ -78,6 +83,10 @@ async def test_only_the_admin_token_creates_campaigns(table) -> None:
     _, gm, *_ = await _table_with_members(table)
     refusal = await _refused(gm, core.CreateCampaign, name="Mine", system="d12")
     assert refusal.code == "forbidden"
+    admin = await table.connect(None, table.admin_token)
+    with pytest.raises(CommandRejected) as only_creates:
+        await admin.call(core.Roll, expression="1d6")
+    assert (only_creates.value.code, only_creates.value.path) == ("forbidden", "$.type")
 
 
 async def test_removed_member_token_no_longer_opens_the_table(table) -> None:
@@ -103,3 +112,50 @@ async def test_admin_token_acts_as_gm_in_any_campaign(table) -> None:
     admin = await table.connect(campaign, table.admin_token)
     assert admin.welcome.role == "gm" and admin.welcome.member == "admin"
     await admin.call(core.StartSession, title="by the admin")
+
+
+async def test_a_removed_member_is_cut_off_at_once(table) -> None:
+    """A member removed while connected gets no event in after the removal: what they send
+    is refused, they see the removal, then their connection closes (1008)."""
+    campaign, gm, _, leia, _ = await _table_with_members(table)
+    peer = await RawPeer.open(table.url)
+    await peer.join(leia._token, campaign, since=table.server.log.head(campaign))
+
+    async def flood() -> None:
+        with contextlib.suppress(ConnectionClosed):
+            for n in range(200):
+                await peer.send({"type": "roll", "id": f"r{n}", "expression": "1d6"})
+                await asyncio.sleep(0)
+
+    flooding = asyncio.create_task(flood())
+    await asyncio.sleep(0.01)
+    removal = await gm.call(core.RemoveMember, member="leia", reason="left the group")
+    await flooding
+    frames = []
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            frames.append(await peer.recv())
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+    assert any(f["type"] == "event" and f["event"]["type"] == "member_removed" for f in frames)
+    by_leia = [row.seq for row in table.server.log.rows(campaign) if row.actor == "leia"]
+    assert by_leia and max(by_leia) < removal.seqs[0]
+    refused = [f for f in frames if f["type"] == "error"]
+    assert all(f["code"] == "unauthorized" for f in refused)
+
+
+async def test_a_removed_gm_can_no_longer_invite(table) -> None:
+    """A co-GM removed while connected cannot issue tokens or remove the other GM."""
+    campaign, gm, *_ = await _table_with_members(table)
+    second = await table.invite(gm, "gm", name="Co-GM")
+    await gm.call(core.RemoveMember, member="co-gm")
+    with pytest.raises((CommandRejected, ConnectionLost)):
+        await second.call(core.Invite, role="gm", name="sleeper")
+    assert all(m.active for m in gm.state.members.values() if m.member != "co-gm")
+    assert "sleeper" not in table.server.hubs[campaign].state.members
+
+
+async def test_no_one_can_be_invited_as_the_admin(table) -> None:
+    """The id ``admin`` is the admin token's; an invited "Admin" gets another."""
+    _, gm, *_ = await _table_with_members(table)
+    ack = await gm.call(core.Invite, role="player", name="Admin")
+    assert ack.member and ack.member != "admin"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import msgspec
 import pytest
 
 from events import core
@@ -98,3 +99,25 @@ async def test_a_failing_rule_costs_one_command_not_the_table(table, monkeypatch
     assert table.server.log.head(gm.campaign) == head
     ack = await gm.call(core.Roll, expression="1d6")
     assert ack.seqs == [head + 1]
+
+
+async def test_an_event_past_its_limits_is_refused_not_stored(table, monkeypatch) -> None:
+    """A rule that lets a value past its type's limit costs that command (``invalid``) and
+    stores nothing: the log never holds an event a rebuild could not read back."""
+    from server.rules import core as core_rules
+
+    _, gm = await table.create_campaign("d12")
+    head = table.server.log.head(gm.campaign)
+    real_roll = core_rules._roll
+
+    def too_long_a_reason(ctx, command):
+        (event,) = real_roll(ctx, command)
+        return [msgspec.structs.replace(event, reason="r" * 500)]
+
+    monkeypatch.setattr(core_rules, "_roll", too_long_a_reason)
+    with pytest.raises(CommandRejected) as refusal:
+        await gm.call(core.Roll, expression="1d6")
+    assert refusal.value.code == "invalid" and "dice_rolled" in refusal.value.message
+    assert table.server.log.head(gm.campaign) == head
+    monkeypatch.setattr(core_rules, "_roll", real_roll)
+    assert (await gm.call(core.Roll, expression="1d6")).seqs == [head + 1]

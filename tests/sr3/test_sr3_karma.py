@@ -179,3 +179,22 @@ def test_rule_karma_pool_may_be_spent_on_any_roll() -> None:
     table.run("sam-player", sr3.RollPoolTest, character="sam", attribute="charisma", tn=3)
     (reroll,) = table.run("sam-player", sr3.RerollWithKarma, test=1, character="sam")
     assert reroll.cost == 1
+
+
+def test_a_test_is_rerolled_at_most_max_rerolls_times() -> None:
+    """**Decision**: the reroll after the hundredth is refused, however much Karma is left
+    (ending a scene refills the pool but never resets a test's count)."""
+    from sr3_support import FixedDice, stats
+
+    table = Table(characters={"sam": stats(karma_earned=100_000)})
+    table.rng = FixedDice([1] * 5_000)  # every die fails every time: always one to reroll
+    table.run("sam-player", sr3.RollPoolTest, character="sam", dice=1, tn=6)
+    for reroll in range(1, sr3.MAX_REROLLS + 1):
+        if reroll % 50 == 0:
+            table.run("gm", sr3.EndScene)  # the pool refills; the test's count goes on
+        table.run("sam-player", sr3.RerollWithKarma, test=1, character="sam")
+    table.run("gm", sr3.EndScene)
+    with pytest.raises(Rejected) as refused:
+        table.decide("sam-player", sr3.RerollWithKarma, test=1, character="sam")
+    assert (refused.value.code, refused.value.path) == ("rule", "$.test")
+    assert f"rerolled {sr3.MAX_REROLLS} times" in refused.value.message
