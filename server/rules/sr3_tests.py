@@ -187,7 +187,8 @@ def roll_dice(rng: random.Random, base: int, draws: Mapping[str, int], karma: in
     """Base dice, then each pool's dice in the source's order, then bought karma dice."""
     count = base + sum(draws.values()) + karma
     if count < 1:
-        raise Rejected("invalid", "a test needs at least one die", "$.pools")
+        raise Rejected("invalid", "a test needs at least one die: give dice, a skill or an "
+                       "attribute, or draw from a pool", "$.pools" if draws else "$.dice")
     if count > MAX_TEST_DICE:
         raise Rejected("invalid", f"at most {MAX_TEST_DICE} dice in one test", "$.pools")
     dice = [PoolDie(source="base", faces=roll_chain(rng)) for _ in range(base)]

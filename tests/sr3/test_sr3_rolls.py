@@ -174,3 +174,11 @@ def test_rule_pool_dice_add_directly_to_the_dice_of_the_test() -> None:
     assert event.base_dice == 4
     assert len(event.dice) == 7
     assert [d.source for d in event.dice] == ["base"] * 4 + ["hacking"] * 3
+
+
+def test_a_test_with_no_dice_names_the_dice_field() -> None:
+    """No base dice, no skill, no pool: refused at ``$.dice``, the field to fill in."""
+    table = Table()
+    with pytest.raises(Rejected) as refused:
+        table.decide("sam-player", sr3.RollPoolTest, character="sam", dice=0, tn=4)
+    assert (refused.value.code, refused.value.path) == ("invalid", "$.dice")
