@@ -30,7 +30,7 @@ from websockets.http11 import Request, Response
 from events import core
 from events.base import Recorded
 from events.codec import encode
-from events.errors import Rejected
+from events.errors import Rejected, StoreError
 from events.log import AppendRequest, CommandRecord, prepare
 from events.messages import Ack, ErrorReply, Join, Welcome
 from events.store import SqliteLog
@@ -91,7 +91,8 @@ class Server:
         self.log: SqliteLog | None = None
         self.committer: GroupCommitter | None = None
         self.hubs: dict[str, CampaignHub] = {}
-        self._reserved: set[str] = set()
+        self._admin_lock = asyncio.Lock()
+        self._stopping = False
         self._ws: WsServer | None = None
         self._connections: set[Subscriber] = set()
 
@@ -133,6 +134,11 @@ class Server:
 
     async def stop(self) -> None:
         """Graceful shutdown: finish in-flight commands, flush, then close connections."""
+        if self._stopping:
+            return
+        self._stopping = True
+        async with self._admin_lock:  # a campaign being created gets its hub first
+            pass
         for hub in self.hubs.values():
             hub.closing = True
         await asyncio.gather(*(hub.stop() for hub in self.hubs.values()))
@@ -244,44 +250,53 @@ class Server:
         return hub, member
 
     async def _admin_command(self, command: Any, subscriber: Subscriber) -> None:
-        """The admin session's one command: create a campaign and its GM's token."""
+        """The admin session's one command: create a campaign and its GM's token.
+
+        Creations are serialized (they are rare): a retry that arrives while its original is
+        still being committed waits for it, then finds the campaign it made and gets the
+        original answer, never a second campaign.
+        """
         if not isinstance(command, core.CreateCampaign):
             raise Rejected("forbidden", "the admin session only creates campaigns; join a campaign"
                            " to send this command", "$.type")
-        assert self.committer is not None
-        for hub in self.hubs.values():  # a retried create answers with the campaign it made
-            record = hub.commands.get(command.id)
+        async with self._admin_lock:
+            if self._stopping:
+                raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
+            ack = self._created_by(command.id) or await self._create_campaign(command)
+        subscriber.push(encode(ack))
+
+    def _created_by(self, command_id: str) -> Ack | None:
+        """The original answer to a create command already carried out, if it was."""
+        for hub in self.hubs.values():
+            record = hub.commands.get(command_id)
             if record is not None and record.actor == ADMIN_MEMBER and record.first_seq == 1:
-                subscriber.push(encode(Ack(
-                    id=command.id, seqs=record.seqs, campaign=hub.campaign, member="gm",
-                    token=self.token_for(hub.campaign, command.id))))
-                return
-        taken = set(self.hubs) | self._reserved
+                return Ack(id=command_id, seqs=record.seqs, campaign=hub.campaign, member="gm",
+                           token=self.token_for(hub.campaign, command_id))
+        return None
+
+    async def _create_campaign(self, command: core.CreateCampaign) -> Ack:
+        assert self.committer is not None
         if command.campaign is not None:
-            if command.campaign in taken:
+            if command.campaign in self.hubs:
                 raise Rejected("conflict", f"campaign {command.campaign!r} exists", "$.campaign")
             campaign = command.campaign
         else:
-            campaign = slugify(command.name, taken, "campaign")
-        self._reserved.add(campaign)
+            campaign = slugify(command.name, self.hubs, "campaign")
+        token = self.token_for(campaign, command.id)
+        new_events = open_campaign(command, campaign, hash_token(token))
+        at = utc_now()
+        request = AppendRequest(campaign=campaign, expected_head=0,
+                                events=tuple(prepare(e) for e in new_events),
+                                actor=ADMIN_MEMBER, command_id=command.id, at=at)
         try:
-            token = self.token_for(campaign, command.id)
-            new_events = open_campaign(command, campaign, hash_token(token))
-            at = utc_now()
-            request = AppendRequest(campaign=campaign, expected_head=0,
-                                    events=tuple(prepare(e) for e in new_events),
-                                    actor=ADMIN_MEMBER, command_id=command.id, at=at)
             (result,) = await self.committer.append([request])
-            if not isinstance(result, list):
-                raise Rejected("unavailable", "the log could not store this; retry it", None)
-            state = new_state()
-            for seq, event in zip(result, new_events, strict=True):
-                evolve(state, Recorded(seq=seq, at=at, actor=ADMIN_MEMBER, command=command.id,
-                                       event=event))
-            self._open_hub(state, {command.id: CommandRecord(ADMIN_MEMBER, 1, result[-1])})
-        finally:
-            self._reserved.discard(campaign)
-        subscriber.push(encode(Ack(id=command.id, seqs=result, campaign=campaign, member="gm",
-                                   token=token)))
-
-
+        except StoreError:
+            result = None
+        if not isinstance(result, list):
+            raise Rejected("unavailable", "the log could not store this; retry it", None)
+        state = new_state()
+        for seq, event in zip(result, new_events, strict=True):
+            evolve(state, Recorded(seq=seq, at=at, actor=ADMIN_MEMBER, command=command.id,
+                                   event=event))
+        self._open_hub(state, {command.id: CommandRecord(ADMIN_MEMBER, 1, result[-1])})
+        return Ack(id=command.id, seqs=result, campaign=campaign, member="gm", token=token)

@@ -21,7 +21,7 @@ import msgspec
 from events import core
 from events.base import Event, Recorded
 from events.codec import encode
-from events.errors import Rejected
+from events.errors import Rejected, StoreError
 from events.log import AppendRequest, CommandRecord, EventLog, PreparedEvent, prepare
 from events.messages import Ack, ErrorReply, OutgoingEventFrame, View, Welcome
 from projections.campaign import CampaignState, Member, evolve
@@ -58,6 +58,11 @@ class JoinWork(msgspec.Struct, kw_only=True):
     done: asyncio.Future[Welcome]
 
 
+def _unavailable(command_id: str) -> ErrorReply:
+    return ErrorReply(id=command_id, code="unavailable", path=None,
+                      message="the log could not store this; retry it")
+
+
 class CampaignHub:
     """The single writer and broadcaster of one campaign."""
 
@@ -83,6 +88,8 @@ class CampaignHub:
         self._inbox: asyncio.Queue[CommandWork | JoinWork | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self.closing = False
+        self._stale = False
+        """True while the state could not be reloaded from the log: work is refused."""
 
     @property
     def campaign(self) -> str:
@@ -118,15 +125,18 @@ class CampaignHub:
             while len(batch) < MAX_BATCH and not self._inbox.empty():
                 batch.append(self._inbox.get_nowait())  # type: ignore[arg-type]
             stop = batch[-1] is None
-            commands: list[CommandWork] = []
-            for item in batch:
-                if isinstance(item, JoinWork):
-                    await self._process_safely(commands)
-                    commands = []
-                    self._attach(item)
-                elif isinstance(item, CommandWork):
-                    commands.append(item)
-            await self._process_safely(commands)
+            if self._stale and not await self._reload():
+                self._refuse_unavailable([item for item in batch if item is not None])
+            else:
+                commands: list[CommandWork] = []
+                for item in batch:
+                    if isinstance(item, JoinWork):
+                        await self._process_safely(commands)
+                        commands = []
+                        self._attach(item)
+                    elif isinstance(item, CommandWork):
+                        commands.append(item)
+                await self._process_safely(commands)
             if stop:
                 return
 
@@ -146,7 +156,35 @@ class CampaignHub:
                     self._reply(work, ErrorReply(id=work.command.id, code="internal",
                                                  message="the server failed on this command; "
                                                  "retry it", path=None))
-            self.state, self.commands = load_hub_state(self._log, self.campaign)
+            await self._reload()
+
+    async def _reload(self) -> bool:
+        """Rebuild the state and command index from the log, off the event loop.
+
+        If the log cannot be read either, the hub stays up but stale: it answers every command
+        and join with ``unavailable`` and tries the reload again with the next work, so a
+        passing disk error never leaves a table hanging nor acts on a state the log lacks.
+        """
+        try:
+            self.state, self.commands = await asyncio.to_thread(
+                load_hub_state, self._log, self.campaign)
+        except Exception:
+            logger.exception("reloading %s from the log failed; refusing its work until a "
+                             "reload succeeds", self.campaign)
+            self._stale = True
+            return False
+        self._stale = False
+        return True
+
+    def _refuse_unavailable(self, items: list[CommandWork | JoinWork]) -> None:
+        refusal = Rejected("unavailable", "the campaign's log cannot be read; retry shortly")
+        for item in items:
+            if isinstance(item, JoinWork):
+                if not item.done.done():
+                    item.done.set_exception(refusal)
+            else:
+                self._reply(item, ErrorReply(id=item.command.id, code=refusal.code,
+                                             message=refusal.message, path=None))
 
     def _reply(self, work: CommandWork, message: Ack | ErrorReply) -> None:
         work.subscriber.push(encode(message))
@@ -191,18 +229,25 @@ class CampaignHub:
             in_batch[command_id] = work.member.member
             decided.append((work, request, new_events, ctx))
         requests = [request for _, request, _, _ in decided if request is not None]
-        results = await self._committer.append(requests) if requests else []
-        if any(not isinstance(result, list) for result in results):
-            self._recover(decided, results)
-            return
+        try:
+            results = await self._committer.append(requests) if requests else []
+        except StoreError as error:  # the writer is gone (shutting down): nothing was stored
+            results = [error] * len(requests)
         by_request = iter(results)
+        answers: dict[str, Ack | ErrorReply] = {}
         changed: list[Event] = []
+        failed = False
         for work, request, new_events, ctx in decided:
-            if request is None:
-                record = self.commands.get(work.command.id)
-                self._reply(work, Ack(id=work.command.id, seqs=record.seqs if record else []))
+            command_id = work.command.id
+            if request is None:  # the same command twice in one batch: the same answer
+                self._reply(work, answers.get(command_id) or _unavailable(command_id))
                 continue
             seqs = next(by_request)
+            if not isinstance(seqs, list):  # not stored; nor is any later one (heads chain)
+                failed = True
+                answers[command_id] = _unavailable(command_id)
+                self._reply(work, answers[command_id])
+                continue
             if seqs:
                 self.commands[request.command_id] = CommandRecord(
                     request.actor, seqs[0], seqs[-1])
@@ -211,8 +256,13 @@ class CampaignHub:
                     seq=seq, at=request.at, actor=request.actor, command=request.command_id,
                     event=msgspec.Raw(prepared.payload))))
             changed.extend(new_events)
-            self._reply(work, Ack(id=request.command_id, seqs=seqs,
-                                  member=ctx.issued_member, token=ctx.issued_token))
+            answers[command_id] = Ack(id=command_id, seqs=seqs, member=ctx.issued_member,
+                                      token=ctx.issued_token)
+            self._reply(work, answers[command_id])
+        if failed:  # the state ran ahead of the log: make it what is durable again
+            logger.error("an append failed in %s; reloading its state from the log",
+                         self.campaign)
+            await self._reload()
         for view in self._views(changed):
             self._broadcast(encode(view))
         self._close_removed(changed)
@@ -293,15 +343,6 @@ class CampaignHub:
         except Exception:  # derived data must never take the table down
             logger.exception("%s of %s failed", function, self.campaign)
             return []
-
-    def _recover(self, decided: list[Any], results: list[Any]) -> None:
-        """An append failed: the in-memory state ran ahead of the log, so reload it."""
-        logger.error("append failed in %s; reloading its state from the log", self.campaign)
-        self.state, self.commands = load_hub_state(self._log, self.campaign)
-        for work, _, _, _ in decided:
-            self._reply(work, ErrorReply(id=work.command.id, code="unavailable",
-                                         message="the log could not store this; retry it",
-                                         path=None))
 
     def _broadcast(self, frame: bytes) -> None:
         for subscriber in tuple(self.subscribers):

@@ -61,14 +61,18 @@ def load_all_states(log: EventLog) -> dict[str, tuple[CampaignState, CommandInde
 
 
 def load_hub_state(log: EventLog, campaign: str) -> tuple[CampaignState, CommandIndex]:
-    """Rebuild one campaign's state and command index from its log."""
+    """Rebuild one campaign's state and command index from its log.
+
+    A hub reloads this way after a failure, on a worker thread while the other tables play:
+    it leaves the garbage collector alone (pausing it is process-wide, and freezing would pin
+    whatever garbage the server holds at that moment).
+    """
     state = new_state()
     index: CommandIndex = {}
-    with gc_paused():
-        for row in log.rows(campaign):
-            recorded = to_recorded(row)
-            evolve(state, recorded)
-            _index_event(index, recorded)
+    for row in log.rows(campaign):
+        recorded = to_recorded(row)
+        evolve(state, recorded)
+        _index_event(index, recorded)
     return state, index
 
 

@@ -36,6 +36,7 @@ class GroupCommitter:
         self._checkpointer: asyncio.Task[None] | None = None
         self.batches = 0
         self.appended = 0
+        self._closing = False
 
     def start(self) -> None:
         """Start the writer task, and the checkpointer beside it, on the running loop."""
@@ -53,7 +54,7 @@ class GroupCommitter:
 
     async def append(self, requests: list[AppendRequest]) -> list[list[int] | Exception]:
         """Append requests durably; each result is its sequence numbers or the error it met."""
-        if self._task is None or self._task.done():
+        if self._task is None or self._task.done() or self._closing:
             raise StoreError("the writer is not running")
         future: asyncio.Future[list[list[int] | Exception]] = (
             asyncio.get_running_loop().create_future()
@@ -90,9 +91,14 @@ class GroupCommitter:
                 if not future.done():
                     future.set_result(results[start:start + len(requests)])
                 start += len(requests)
+        while not self._queue.empty():  # nothing can queue after the stop marker; be sure
+            left = self._queue.get_nowait()
+            if left is not None and not left[1].done():
+                left[1].set_exception(StoreError("the writer stopped"))
 
     async def stop(self) -> None:
-        """Commit everything queued so far, then stop the writer."""
+        """Commit everything queued so far, then stop the writer; later appends are refused."""
+        self._closing = True
         if self._checkpointer is not None:
             self._checkpointer.cancel()
         if self._task is not None and not self._task.done():

@@ -83,7 +83,7 @@ async def table(tmp_path: Path) -> AsyncIterator[Table]:
         yield table
     finally:
         await table.close_clients()
-        await server.stop()
+        await table.server.stop()  # the one running now: a test may have restarted it
         keep = os.environ.get("POOLHALL_KEEP_DBS")  # to capture event fixtures from real logs
         if keep:
             Path(keep).mkdir(parents=True, exist_ok=True)

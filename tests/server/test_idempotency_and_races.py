@@ -9,6 +9,7 @@ import pytest
 
 from events import core
 from events.errors import CommandRejected
+from tests.server.raw import RawPeer
 
 
 async def test_retried_command_id_gives_the_original_ack_and_no_second_event(table) -> None:
@@ -121,3 +122,29 @@ async def test_an_event_past_its_limits_is_refused_not_stored(table, monkeypatch
     assert table.server.log.head(gm.campaign) == head
     monkeypatch.setattr(core_rules, "_roll", real_roll)
     assert (await gm.call(core.Roll, expression="1d6")).seqs == [head + 1]
+
+
+async def test_a_create_retried_while_the_first_is_committing_makes_one_campaign(table) -> None:
+    """Two admin connections send the same create at once: one campaign, the same answer."""
+    peers = [await RawPeer.open(table.url) for _ in range(2)]
+    for peer in peers:
+        await peer.join(table.admin_token, None)
+    create = {"type": "create_campaign", "id": "create-once", "name": "Twice", "system": "d12"}
+    await asyncio.gather(*(peer.send(create) for peer in peers))
+    acks = [await peer.recv_until("ack") for peer in peers]
+    assert acks[0] == acks[1] and acks[0]["campaign"] == "twice"
+    assert [c for c in table.server.hubs if c.startswith("twice")] == ["twice"]
+    for peer in peers:
+        await peer.close()
+
+
+async def test_an_invite_and_its_retry_in_one_batch_both_carry_the_token(table) -> None:
+    """A retry decided in the same batch as its original gets the very same answer."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await RawPeer.open(table.url)
+    await peer.join(gm._token, campaign, since=table.server.log.head(campaign))
+    invite = {"type": "invite", "id": "invite-1", "role": "player", "characters": ["han"]}
+    await asyncio.gather(peer.send(invite), peer.send(invite))
+    first, second = await peer.recv_until("ack"), await peer.recv_until("ack")
+    assert first == second and first["token"] and first["member"] == "han"
+    await peer.close()

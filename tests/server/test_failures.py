@@ -1,0 +1,75 @@
+"""Failures of the log: a table never hangs, never acts on what is not durable, and recovers."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+
+from events import core
+from events.errors import CommandRejected, ConnectionLost, StoreError
+from server.app import Server
+from tests.conftest import ADMIN_TOKEN
+
+
+async def test_a_failed_append_and_failed_reloads_answer_unavailable_then_recover(
+        table, monkeypatch) -> None:
+    """One commit fails, then the log cannot be read twice: each command is answered
+    ``unavailable`` (nothing stored), and once the log reads again the table plays on."""
+    campaign, gm = await table.create_campaign("d12")
+    log = table.server.log
+    head = log.head(campaign)
+    real_append, real_rows = log.append_batch, log.rows
+    failures = {"append": 1, "rows": 2}
+
+    def failing_append(requests):
+        if failures["append"]:
+            failures["append"] -= 1
+            return [StoreError("disk full")] * len(requests)
+        return real_append(requests)
+
+    def failing_rows(*args, **kwargs):
+        if failures["rows"]:
+            failures["rows"] -= 1
+            raise sqlite3.OperationalError("disk I/O error")
+        return real_rows(*args, **kwargs)
+
+    monkeypatch.setattr(log, "append_batch", failing_append)
+    monkeypatch.setattr(log, "rows", failing_rows)
+    for _ in range(2):  # the failed append, then the second failed reload
+        with pytest.raises(CommandRejected) as refusal:
+            await gm.call(core.Roll, expression="1d6")
+        assert refusal.value.code == "unavailable"
+    assert log.head(campaign) == head
+    ack = await gm.call(core.Roll, expression="1d6")
+    assert ack.seqs == [head + 1]
+    assert table.server.hubs[campaign].state.head == head + 1
+
+
+async def test_stop_while_a_campaign_is_being_created_finishes(table) -> None:
+    """A create racing a stop is either made (and its hub stopped) or refused; stop returns."""
+    admin = await table.connect(None, table.admin_token)
+    creating = asyncio.create_task(admin.call(core.CreateCampaign, name="Late", system="d12"))
+    await asyncio.sleep(0)
+    await asyncio.wait_for(table.server.stop(), 10)
+    try:
+        ack = await creating
+    except CommandRejected as refusal:
+        assert refusal.code in ("shutting_down", "unavailable")
+    except ConnectionLost:
+        pass  # the server closed the connection before answering: nothing was acknowledged
+    else:
+        assert ack.campaign in table.server.hubs
+        assert table.server.hubs[ack.campaign].closing
+
+
+async def test_appends_after_the_writer_stopped_are_refused(tmp_path) -> None:
+    """Once the writer is stopping nothing more is queued, so nothing waits forever."""
+    server = Server(tmp_path / "w.db", "127.0.0.1", 0, admin_token=ADMIN_TOKEN)
+    await server.start()
+    assert server.committer is not None
+    await server.committer.stop()
+    with pytest.raises(StoreError):
+        await server.committer.append([])
+    await server.stop()
