@@ -18,10 +18,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
@@ -31,11 +31,17 @@ from events.errors import CommandRejected, ConnectionLost
 from events.messages import SERVER_DECODER, Ack, ErrorReply, EventFrame, Join, View, Welcome
 from projections.campaign import CampaignState, evolve, new_state
 
-__all__ = ["DEFAULT_URL", "Client", "new_command_id"]
+__all__ = ["DEFAULT_URL", "EVENT_BUFFER", "RETRYABLE_JOIN_REFUSALS", "Client", "new_command_id"]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_URL = "ws://127.0.0.1:8765"
+
+EVENT_BUFFER = 10_000
+"""Events kept for ``async for`` until read; a client used only for its state keeps no more."""
+
+RETRYABLE_JOIN_REFUSALS = frozenset({"shutting_down", "unavailable"})
+"""Join refusals that pass: the client keeps trying to resume through them."""
 
 
 def new_command_id() -> str:
@@ -53,7 +59,7 @@ class Client:
         campaign: str | None = None,
         *,
         reconnect: bool = True,
-        retries: int = 8,
+        reconnect_for: float = 60.0,
         timeout: float = 30.0,
     ) -> None:
         self.url = url
@@ -64,12 +70,15 @@ class Client:
         self.reconnects = 0
         self._token = token
         self._reconnect = reconnect
-        self._retries = retries
+        self._reconnect_for = reconnect_for
         self._timeout = timeout
         self._connection: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
         self._pending: dict[str, tuple[Any, asyncio.Future[Ack]]] = {}
-        self._events: asyncio.Queue[Recorded | None] = asyncio.Queue()
+        self._events: deque[Recorded] = deque(maxlen=EVENT_BUFFER)
+        self._events_ready = asyncio.Event()
+        self._events_dropped = 0
+        self._lost: ConnectionLost | None = None
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._received = asyncio.Event()
         self._joined: asyncio.Future[Welcome] | None = None
@@ -113,13 +122,17 @@ class Client:
             await self._connection.close()
         if self._reader is not None:
             await asyncio.gather(self._reader, return_exceptions=True)
-        self._fail_pending(ConnectionLost("client closed"))
-        self._events.put_nowait(None)
+        self._give_up(ConnectionLost("client closed"))
 
     # ---- commands ---------------------------------------------------------------------
 
     async def send(self, command: Any) -> Ack:
-        """Send a command and wait for its ack; raises :class:`CommandRejected` on ``error``."""
+        """Send a command and wait for its ack; raises :class:`CommandRejected` on ``error``.
+
+        Raises :class:`ConnectionLost` at once if the client has given up reconnecting.
+        """
+        if self._lost is not None:
+            raise self._lost
         future: asyncio.Future[Ack] = asyncio.get_running_loop().create_future()
         self._pending[command.id] = (command, future)
         try:
@@ -142,16 +155,19 @@ class Client:
         return self._iterate()
 
     async def _iterate(self) -> AsyncIterator[Recorded]:
-        while (recorded := await self._events.get()) is not None:
-            yield recorded
+        while True:
+            if self._events:
+                yield self._events.popleft()
+            elif self._lost is not None:
+                return
+            else:
+                self._events_ready.clear()
+                await self._events_ready.wait()
 
     def drain(self) -> list[Recorded]:
         """The events received and not yet iterated, without waiting."""
-        drained: list[Recorded] = []
-        while not self._events.empty():
-            recorded = self._events.get_nowait()
-            if recorded is not None:
-                drained.append(recorded)
+        drained = list(self._events)
+        self._events.clear()
         return drained
 
     async def wait_for_seq(self, seq: int, timeout: float | None = None) -> None:
@@ -210,7 +226,13 @@ class Client:
         recorded = Recorded(seq=frame.seq, at=frame.at, actor=frame.actor,
                             command=frame.command, event=frame.event)
         evolve(self.state, recorded)
-        self._events.put_nowait(recorded)
+        if len(self._events) == EVENT_BUFFER:
+            self._events_dropped += 1
+            if self._events_dropped == 1:
+                logger.warning("no one is reading events: keeping the last %d (the state is "
+                               "complete)", EVENT_BUFFER)
+        self._events.append(recorded)
+        self._events_ready.set()
         self._notify()
 
     def _notify(self) -> None:
@@ -232,27 +254,40 @@ class Client:
                 async for frame in self._connection:
                     try:
                         self._dispatch(frame)
-                    except msgspec.DecodeError:
-                        logger.exception("undecodable frame from the server")
                     except ConnectionLost as gap:  # resume from what we hold, as after a drop
                         logger.warning("%s; resuming", gap)
                         await self._connection.close()
                         break
+                    except Exception as error:  # undecodable, or a fold that fails: fatal
+                        # Reconnecting would bring the same frame again, and again.
+                        logger.exception("cannot read a frame from the server")
+                        self._give_up(ConnectionLost(f"cannot read the server's frame: {error}"))
+                        await self._connection.close()
+                        return
             except ConnectionClosed:
                 pass
             if self._closed or not self._reconnect:
-                self._fail_pending(ConnectionLost("connection closed"))
-                self._events.put_nowait(None)
+                self._give_up(ConnectionLost("connection closed"))
                 return
             if not await self._resume():
                 return
 
     async def _resume(self) -> bool:
-        """Reconnect with backoff, rejoin from our head, re-send unanswered commands."""
+        """Reconnect with backoff, rejoin from our head, re-send unanswered commands.
+
+        Keeps trying for ``reconnect_for`` seconds: a server restarting, or refusing joins
+        while it shuts down (``shutting_down``) or cannot read its log (``unavailable``), is
+        waited for; any other refusal of the join (the token was revoked) is final.
+        """
         delay = 0.05
-        for _ in range(self._retries):
+        deadline = asyncio.get_running_loop().time() + self._reconnect_for
+        while not self._closed:
             try:
                 await self._open()
+                if self._closed:  # close() was called while we reconnected
+                    assert self._connection is not None
+                    await self._connection.close()
+                    break
                 self.reconnects += 1
                 for command, future in list(self._pending.values()):
                     if not future.done():
@@ -261,14 +296,25 @@ class Client:
                 return True
             except (TimeoutError, OSError, ConnectionClosed, InvalidHandshake, InvalidURI) as error:
                 logger.info("reconnect failed (%s); retrying in %.2fs", error, delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 2.0)
             except CommandRejected as refusal:
-                self._fail_pending(ConnectionLost(f"rejoin refused: {refusal}"))
+                if refusal.code not in RETRYABLE_JOIN_REFUSALS:
+                    self._give_up(ConnectionLost(f"rejoin refused: {refusal}"))
+                    return False
+                logger.info("rejoin refused for now (%s); retrying in %.2fs", refusal, delay)
+            if asyncio.get_running_loop().time() + delay > deadline:
                 break
-        self._fail_pending(ConnectionLost("could not reconnect"))
-        self._events.put_nowait(None)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)
+        self._give_up(ConnectionLost("client closed" if self._closed else
+                                     f"could not reconnect within {self._reconnect_for:g}s"))
         return False
+
+    def _give_up(self, error: ConnectionLost) -> None:
+        """The end of this client: pending commands fail, later sends fail at once."""
+        if self._lost is None:
+            self._lost = error
+        self._fail_pending(error)
+        self._events_ready.set()
 
     def _fail_pending(self, error: Exception) -> None:
         for _, future in self._pending.values():

@@ -1,0 +1,66 @@
+"""The Python client through a server restart, a server gone for good, an unread table."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from clients import client as client_module
+from events import core
+from events.errors import ConnectionLost
+from server.app import Server
+from tests.conftest import ADMIN_TOKEN
+
+
+async def test_a_command_sent_while_the_server_restarts_is_answered_after_it(table) -> None:
+    """The client waits out a restart, resumes, and re-sends what it had not had answered."""
+    campaign, gm = await table.create_campaign("d12")
+    await table.server.stop()
+    rolling = asyncio.create_task(gm.call(core.Roll, expression="1d6", reason="during"))
+    await asyncio.sleep(0.3)
+    assert not rolling.done()
+    port = table.server.port
+    table.server = Server(table.db_path, "127.0.0.1", port, admin_token=ADMIN_TOKEN)
+    await table.server.start()
+    ack = await asyncio.wait_for(rolling, 20)
+    assert gm.reconnects >= 1 and gm.head >= ack.seqs[-1]
+    rows = [r for r in table.server.log.rows(campaign) if r.type == "dice_rolled"]
+    assert [r.seq for r in rows] == ack.seqs
+
+
+async def test_a_client_that_gave_up_fails_sends_at_once(table) -> None:
+    """No server for longer than ``reconnect_for``: pending and later commands fail fast."""
+    campaign, gm = await table.create_campaign("d12")
+    quick = await table.connect(campaign, gm._token, reconnect_for=0.3)
+    await table.server.stop()
+    with pytest.raises(ConnectionLost):
+        await quick.call(core.Roll, expression="1d6")
+    started = time.monotonic()
+    with pytest.raises(ConnectionLost, match="could not reconnect"):
+        await quick.call(core.Roll, expression="1d6")
+    assert time.monotonic() - started < 1
+
+
+async def test_close_while_reconnecting_returns(table) -> None:
+    """Closing a client whose server is gone does not wait for the reconnect attempts."""
+    campaign, gm = await table.create_campaign("d12")
+    await table.server.stop()
+    await asyncio.sleep(0.2)  # the client is now retrying
+    await asyncio.wait_for(gm.close(), 5)
+    async for _ in gm:  # the event stream ends
+        pass
+
+
+async def test_a_client_nobody_iterates_keeps_a_bounded_buffer(table, monkeypatch) -> None:
+    """Events not read through ``async for`` are kept up to a bound; the state has them all."""
+    monkeypatch.setattr(client_module, "EVENT_BUFFER", 5)
+    campaign, gm = await table.create_campaign("d12")
+    watcher = await table.connect(campaign, gm._token)
+    for _ in range(8):
+        ack = await gm.call(core.Roll, expression="1d6")
+    await watcher.wait_for_seq(ack.seqs[-1])
+    kept = watcher.drain()
+    assert [r.seq for r in kept] == list(range(ack.seqs[-1] - 4, ack.seqs[-1] + 1))
+    assert len(watcher.state.rolls) == 8
