@@ -22,7 +22,15 @@ import msgspec
 from rich.table import Table
 
 from clients import cli_support as common
-from clients.cli_support import CliError, emit, open_client, send_command, to_plain
+from clients.cli_support import (
+    CliError,
+    emit,
+    lines,
+    open_client,
+    send_command,
+    styled,
+    to_plain,
+)
 from events import core
 from events.codec import AnyCommand
 from events.dice import parse_dice
@@ -52,10 +60,10 @@ async def _serve(args: argparse.Namespace) -> int:
         raise CliError(f"cannot listen on {args.host}:{args.port}: "
                        f"{error.strerror or error}", common.EXIT_REFUSED) from None
     token_file = Path(args.db).with_name(Path(args.db).name + ".admin-token")
-    common.console.print(f"poolhall serving [bold]{server.url}[/bold] from {args.db}")
+    common.console.print(styled("poolhall serving [bold]{}[/bold] from {}", server.url, args.db))
     if server.admin_token_created:
-        common.console.print(f"admin token (kept in {token_file}): [bold]{server.admin_token}"
-                             "[/bold]")
+        common.console.print(styled("admin token (kept in {}): [bold]{}[/bold]", token_file,
+                                    server.admin_token))
     else:
         common.console.print(f"admin token: in {token_file}")
     common.console.print("health check: " + server.url.replace("ws://", "http://") + "/health"
@@ -88,8 +96,8 @@ async def _campaign_create(args: argparse.Namespace) -> int:
     ack = await common.call_once(args, None, core.CreateCampaign, common.admin_token(args),
                                  name=args.name, system=args.system, campaign=args.id)
     emit(args, to_plain(ack),
-         f"created campaign [bold]{ack.campaign}[/bold] ({args.system})\n"
-         f"GM token (shown once; keep it): [bold]{ack.token}[/bold]")
+         styled("created campaign [bold]{}[/bold] ({})\nGM token (shown once; keep it): "
+                "[bold]{}[/bold]", ack.campaign, args.system, ack.token))
     return common.EXIT_OK
 
 
@@ -97,8 +105,8 @@ async def _invite(args: argparse.Namespace) -> int:
     ack = await common.call_once(args, args.campaign, core.Invite, role=args.role,
                                  name=args.name, characters=tuple(args.character or ()))
     emit(args, to_plain(ack),
-         f"invited [bold]{ack.member}[/bold] as {args.role}\n"
-         f"token (shown once; give it to them): [bold]{ack.token}[/bold]")
+         styled("invited [bold]{}[/bold] as {}\ntoken (shown once; give it to them): "
+                "[bold]{}[/bold]", ack.member, args.role, ack.token))
     return common.EXIT_OK
 
 
@@ -166,15 +174,16 @@ async def _watch(args: argparse.Namespace) -> int:
             emit(args, recorded, "")
         else:
             who = recorded.actor
-            common.console.print(f"[dim]{recorded.at[11:19]}[/dim] [bold]#{recorded.seq}"
-                                 f"[/bold] [cyan]{who}[/cyan] {describe(recorded, state)}")
+            common.console.print(styled("[dim]{}[/dim] [bold]#{}[/bold] [cyan]{}[/cyan] {}",
+                                        recorded.at[11:19], recorded.seq, who,
+                                        describe(recorded, state)))
 
     try:
         shown_from = len(history) - args.last if args.last else 0
         for index, recorded in enumerate(history):  # fold it all, print the last lines
             show(recorded, quiet=index < shown_from)
         if not args.json:
-            common.console.print("[dim]-- live (Ctrl-C to stop) --[/dim]")
+            common.console.print(styled("[dim]-- live (Ctrl-C to stop) --[/dim]"))
         async for recorded in client:
             show(recorded)
     finally:
@@ -234,10 +243,11 @@ def _verify(args: argparse.Namespace) -> int:
         checked, problems = SqliteReader(args.db).verify()
     except StoreError as error:
         raise CliError(str(error)) from None
-    text = "\n".join(f"[red]broken[/red] {p.campaign} #{p.seq}: {p.problem}" for p in problems)
+    summary = (f"{len(problems)} problem(s) in {checked} events" if problems
+               else styled("[green]ok[/green]: {} events, every hash chain holds", checked))
     emit(args, {"checked": checked, "problems": problems},
-         text + (f"\n{len(problems)} problem(s) in {checked} events" if problems
-                 else f"[green]ok[/green]: {checked} events, every hash chain holds"))
+         lines(*(styled("[red]broken[/red] {} #{}: {}", p.campaign, p.seq, p.problem)
+                 for p in problems), summary))
     return common.EXIT_REFUSED if problems else common.EXIT_OK
 
 
@@ -340,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
             result = asyncio.run(result)
         return int(result)
     except CliError as error:
-        common.error_console.print(f"[red]error:[/red] {error}")
+        common.error_console.print(styled("[red]error:[/red] {}", error))
         return error.exit_code
     except KeyboardInterrupt:
         return common.EXIT_OK

@@ -8,7 +8,7 @@ Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``c
 - ``await common.send_command(args, campaign, command)``: connect with the token, send, print
   the ack (or the error) and return the exit code;
 - ``common.emit(args, data, text)``: print ``data`` as JSON with ``--json``, else ``text``
-  (a string or any rich renderable);
+  (plain text, or any rich renderable; markup is off: style with ``common.styled``);
 - ``await common.call_once(args, campaign, CommandType, **fields)``: one command, its ack;
 - ``await common.fetch_state(args, campaign)``: the campaign's state as it stands now;
 - ``common.new_command_id()``.
@@ -24,6 +24,8 @@ from typing import Any
 
 import msgspec
 from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
 
 from clients.client import DEFAULT_URL, Client, new_command_id
 from events.errors import CommandRejected, ConnectionLost, PoolhallError
@@ -46,15 +48,29 @@ __all__ = [
     "open_client",
     "call_once",
     "fetch_state",
+    "lines",
     "resolve_token",
     "send_command",
+    "styled",
     "to_plain",
 ]
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
 
-console = Console(highlight=False, soft_wrap=True)
-error_console = Console(stderr=True, highlight=False, soft_wrap=True)
+# Markup off: names, reasons and messages come from users, and a "[/x]" in a roll's reason
+# must print as typed, not break every watcher's terminal. Styling goes through styled().
+console = Console(highlight=False, soft_wrap=True, markup=False)
+error_console = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+
+
+def styled(template: str, *values: object) -> Text:
+    """Rich markup in ``template`` (ours), its ``{}`` filled with ``values`` as plain text."""
+    return Text.from_markup(template.format(*(escape(str(value)) for value in values)))
+
+
+def lines(*parts: str | Text) -> Text:
+    """Several lines of text, styled or not, as one renderable."""
+    return Text("\n").join(Text(part) if isinstance(part, str) else part for part in parts)
 
 
 class CliError(PoolhallError):
@@ -165,7 +181,7 @@ async def send_command(args: argparse.Namespace, campaign: str, command: Any) ->
     except CommandRejected as refusal:
         where = f" (at {refusal.path})" if refusal.path else ""
         emit(args, {"error": refusal.code, "message": refusal.message, "path": refusal.path},
-             f"[red]refused[/red] {refusal.code}: {refusal.message}{where}")
+             styled("[red]refused[/red] {}: {}{}", refusal.code, refusal.message, where))
         return EXIT_REFUSED
     except ConnectionLost as lost:
         raise CliError(f"connection lost: {lost}", EXIT_UNREACHABLE) from None
@@ -173,6 +189,6 @@ async def send_command(args: argparse.Namespace, campaign: str, command: Any) ->
         await client.close()
     recorded = [r for r in client.drain() if r.seq in set(ack.seqs)]
     emit(args, {"ack": to_plain(ack), "events": [to_plain(r) for r in recorded]},
-         "\n".join(f"[bold]#{r.seq}[/bold] {describe(r, client.state)}" for r in recorded)
-         or "ok (no event)")
+         lines(*(styled("[bold]#{}[/bold] {}", r.seq, describe(r, client.state))
+                 for r in recorded)) if recorded else "ok (no event)")
     return EXIT_OK

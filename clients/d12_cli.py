@@ -21,7 +21,9 @@ from types import ModuleType
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
+from clients.cli_support import lines, styled
 from events import d12
 from projections.d12 import GameState, TestState
 from projections.d12_odds import (
@@ -65,9 +67,9 @@ def _odds(args: argparse.Namespace, common: ModuleType) -> int:
         row = [f"{margin:+d}", _percent(float(p)), _percent(at_least)]
         table.add_row(*(row + [str(p)] if args.exact else row))
         at_least -= float(p)
-    lines: list[Any] = [table, f"basic test succeeds (margin > 0): [bold]"
-                        f"{_percent(float(success)).strip()}[/bold]"
-                        + (f" = {success}" if args.exact else ""),
+    shown: list[Any] = [table, styled("basic test succeeds (margin > 0): [bold]{}[/bold]{}",
+                                      _percent(float(success)).strip(),
+                                      f" = {success}" if args.exact else ""),
                         f"mean margin: {float(mean):+.3f}"]
     if args.add is not None:
         rows = [survival(args.dice, args.dt, args.add, k) for k in range(1, args.rounds + 1)]
@@ -81,10 +83,10 @@ def _odds(args: argparse.Namespace, common: ModuleType) -> int:
         surv.add_column("P(survives)", justify="right")
         for k, p in enumerate(rows, start=1):
             surv.add_row(str(k), _percent(float(p)))
-        lines.append(surv)
+        shown.append(surv)
     from rich.console import Group
 
-    common.emit(args, data, Group(*lines))
+    common.emit(args, data, Group(*shown))
     return int(common.EXIT_OK)
 
 
@@ -139,13 +141,13 @@ async def _end(args: argparse.Namespace, common: ModuleType) -> int:
     return int(await common.send_command(args, args.campaign, command))
 
 
-def _test_text(test: TestState) -> str:
+def _test_text(test: TestState) -> Text:
     status = "open" if test.open else f"over ({test.ended})"
     margins = " ".join(f"{m:+d}" for m in test.margins) or "none yet"
-    head = (f"[bold]test {test.test}[/bold] {test.kind} for {test.character or 'no one'}, "
-            f"{status}: pool {test.pool}, DT {test.threshold.dt}, "
-            f"{len(test.rounds)} round(s), margins {margins}")
-    return "\n".join([head] + [f"  {line}" for line in test.story])
+    head = styled("[bold]test {}[/bold] {}", test.test,
+                  f"{test.kind} for {test.character or 'no one'}, {status}: pool {test.pool}, "
+                  f"DT {test.threshold.dt}, {len(test.rounds)} round(s), margins {margins}")
+    return lines(head, *(f"  {line}" for line in test.story))
 
 
 async def _tests(args: argparse.Namespace, common: ModuleType) -> int:
@@ -154,7 +156,7 @@ async def _tests(args: argparse.Namespace, common: ModuleType) -> int:
         raise common.CliError(f"{args.campaign} does not play d12")
     tests = [t for t in game.tests.values() if args.all or t.open]
     common.emit(args, {"tests": [common.to_plain(t) for t in tests]},
-                "\n".join(_test_text(t) for t in tests) or "no open test")
+                lines(*(_test_text(t) for t in tests)) if tests else "no open test")
     return int(common.EXIT_OK)
 
 

@@ -26,7 +26,9 @@ from typing import Any
 
 from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 
+from clients.cli_support import lines, styled
 from events import narrative as n
 from events.errors import NotationError
 from projections.narrative import CheckState, GameState
@@ -143,24 +145,25 @@ async def _game(args: argparse.Namespace, common: ModuleType) -> GameState:
     return game
 
 
-def _check_text(check: CheckState) -> str:
+def _check_text(check: CheckState) -> Text:
     built = check.effective()
     level = check.difficulty.level if check.difficulty else "no difficulty yet"
-    lines = [f"[bold]{check.check}[/bold] {check.character}'s {check.skill}, {level}, "
-             f"{check.status}: [bold]{(check.pool or built.pool).notation()}[/bold]"]
+    shown: list[str | Text] = [styled(
+        "[bold]{}[/bold] {}'s {}, {}, {}: [bold]{}[/bold]", check.check, check.character,
+        check.skill, level, check.status, (check.pool or built.pool).notation())]
     if check.result is not None:
         verdict = "success" if check.result.succeeded else "failure"
-        lines.append(f"  result: {cancel_text(check.result)}: {verdict}")
+        shown.append(f"  result: {cancel_text(check.result)}: {verdict}")
     elif built.pool.total <= 20:
         odds = summary(built.pool)
-        lines.append(f"  odds: success {_percent(odds.p_success).strip()}, advantage "
+        shown.append(f"  odds: success {_percent(odds.p_success).strip()}, advantage "
                      f"{_percent(odds.p_advantage[1]).strip()}, triumph "
                      f"{_percent(odds.p_triumph).strip()}, despair "
                      f"{_percent(odds.p_despair).strip()}")
     if check.is_open:
-        lines += [f"  {die.kind:<11} {' / '.join(die.notes)}" for die in built.dice]
-        lines += [f"  [dim]{note}[/dim]" for note in built.ignored]
-    return "\n".join(lines)
+        shown += [f"  {die.kind:<11} {' / '.join(die.notes)}" for die in built.dice]
+        shown += [styled("  [dim]{}[/dim]", note) for note in built.ignored]
+    return lines(*shown)
 
 
 async def _checks(args: argparse.Namespace, common: ModuleType) -> int:
@@ -168,7 +171,8 @@ async def _checks(args: argparse.Namespace, common: ModuleType) -> int:
     checks = [c for c in game.checks.values() if args.all or c.is_open]
     data = {"checks": [common.to_plain(c) | {"effective": common.to_plain(c.effective().pool)}
                        for c in checks]}
-    common.emit(args, data, "\n".join(_check_text(c) for c in checks) or "no open check")
+    common.emit(args, data, lines(*(_check_text(c) for c in checks)) if checks
+                else "no open check")
     return int(common.EXIT_OK)
 
 
@@ -180,8 +184,8 @@ async def _destiny(args: argparse.Namespace, common: ModuleType) -> int:
                            reason=args.reason or "")
     destiny = (await _game(args, common)).destiny
     common.emit(args, common.to_plain(destiny),
-                f"destiny pool: [bold]{destiny.light}[/bold] light side, "
-                f"[bold]{destiny.dark}[/bold] dark side")
+                common.styled("destiny pool: [bold]{}[/bold] light side, [bold]{}[/bold] dark "
+                              "side", destiny.light, destiny.dark))
     return int(common.EXIT_OK)
 
 

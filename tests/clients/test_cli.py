@@ -134,3 +134,18 @@ def test_serve_refuses_a_database_already_served_and_a_bad_port(served) -> None:
     for result in (second, taken, bad):
         assert "Traceback" not in result.stderr
     assert "ok" in poolhall("verify", cwd=cwd).stdout  # the served log is untouched
+
+
+def test_text_users_type_prints_as_typed(served) -> None:
+    """Square brackets in a reason or a name are text, not terminal markup: nothing breaks."""
+    cwd, url = served
+    created = _json("campaign", "create", "Brackets", "--system", "d12", "--url", url, cwd=cwd)
+    campaign = created["campaign"]
+    rolled = poolhall("roll", campaign, "2d6", "--reason", "oops [/x] closing [red]r[/red]",
+                      "--url", url, cwd=cwd)
+    assert "oops [/x] closing [red]r[/red]" in rolled.stdout
+    poolhall("send", campaign, '{"type": "create_character", "character": "bob", "name": '
+             '"Bob [/x]", "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 1}}}',
+             "--url", url, cwd=cwd)
+    state = poolhall("state", campaign, "--url", url, cwd=cwd)
+    assert "Bob [/x]" in state.stdout and "Traceback" not in state.stderr
