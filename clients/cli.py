@@ -78,6 +78,17 @@ async def _serve(args: argparse.Namespace) -> int:
     return common.EXIT_OK
 
 
+def event_number(text: str) -> int:
+    """An argparse type: a campaign's event sequence number, 1 or more."""
+    try:
+        seq = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an event number: {text!r}") from None
+    if seq < 1:
+        raise argparse.ArgumentTypeError("events are numbered from 1")
+    return seq
+
+
 def port_number(text: str) -> int:
     """An argparse type: a TCP port, 0 to 65535."""
     try:
@@ -314,7 +325,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     state = sub.add_parser("state", help="the campaign's projections, now or at any event")
     state.add_argument("campaign")
-    state.add_argument("--at", type=int, help="as they stood after event SEQ")
+    state.add_argument("--at", type=event_number, metavar="SEQ",
+                       help="as they stood after event SEQ (1 is the campaign's first event)")
     common.add_connection_options(state)
     state.set_defaults(handler=_state)
 
@@ -324,6 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.set_defaults(handler=_verify)
 
     schema = sub.add_parser("schema", help="JSON Schema of every protocol message")
+    common.add_json_option(schema)  # accepted for uniformity: the schema is JSON already
     schema.set_defaults(handler=_schema)
 
     for system_id in SYSTEM_IDS:
@@ -350,7 +363,10 @@ def main(argv: list[str] | None = None) -> int:
             result = asyncio.run(result)
         return int(result)
     except CliError as error:
-        common.error_console.print(styled("[red]error:[/red] {}", error))
+        if getattr(args, "json", False):
+            emit(args, error.as_json(), "")
+        else:
+            common.error_console.print(styled("[red]error:[/red] {}", error))
         return error.exit_code
     except KeyboardInterrupt:
         return common.EXIT_OK

@@ -26,6 +26,7 @@ import msgspec
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
+from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from clients.client import DEFAULT_URL, Client, new_command_id
 from events.errors import CommandRejected, ConnectionLost, PoolhallError
@@ -73,12 +74,28 @@ def lines(*parts: str | Text) -> Text:
     return Text("\n").join(Text(part) if isinstance(part, str) else part for part in parts)
 
 
-class CliError(PoolhallError):
-    """A problem the CLI reports in one line and an exit code, without a traceback."""
+_CODES = {EXIT_REFUSED: "refused", EXIT_USAGE: "usage", EXIT_UNREACHABLE: "unreachable"}
 
-    def __init__(self, message: str, exit_code: int = EXIT_USAGE) -> None:
+
+class CliError(PoolhallError):
+    """A problem the CLI reports in one line and an exit code, without a traceback.
+
+    With ``--json`` it is printed as ``{"error": code, "message": ..., "path": ...}`` on
+    standard output instead: the server's code and path for a refusal, else ``usage``,
+    ``refused`` or ``unreachable`` after the exit code.
+    """
+
+    def __init__(self, message: str, exit_code: int = EXIT_USAGE, code: str | None = None,
+                 path: str | None = None) -> None:
         super().__init__(message)
+        self.message = message
         self.exit_code = exit_code
+        self.code = code or _CODES.get(exit_code, "error")
+        self.path = path
+
+    def as_json(self) -> dict[str, Any]:
+        """The error as ``--json`` prints it."""
+        return {"error": self.code, "message": self.message, "path": self.path}
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:
@@ -122,7 +139,19 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
     try:
         await client.connect()
     except CommandRejected as refusal:
-        raise CliError(f"join refused: {refusal.message}", EXIT_REFUSED) from None
+        message = refusal.message
+        if campaign is None and refusal.code == "unauthorized":
+            message = (f"the admin token was not accepted by {args.url}; is it the token of "
+                       "the database that server serves? (--admin-token, $POOLHALL_ADMIN_TOKEN"
+                       " or the .admin-token file beside --db)")
+        raise CliError(f"join refused: {message}", EXIT_REFUSED, refusal.code,
+                       refusal.path) from None
+    except InvalidURI:
+        raise CliError(f"{args.url!r} is not a websocket address; use ws://HOST:PORT "
+                       f"(default {DEFAULT_URL})") from None
+    except InvalidHandshake as error:
+        raise CliError(f"{args.url} did not answer as a poolhall server: {error}",
+                       EXIT_UNREACHABLE) from None
     except (OSError, TimeoutError) as error:
         raise CliError(f"cannot reach the server at {args.url}: {error}. "
                        "Is `poolhall serve` running?", EXIT_UNREACHABLE) from None
@@ -142,7 +171,7 @@ async def call_once(args: argparse.Namespace, campaign: str | None, command_type
     except CommandRejected as refusal:
         where = f" (at {refusal.path})" if refusal.path else ""
         raise CliError(f"refused {refusal.code}: {refusal.message}{where}",
-                       EXIT_REFUSED) from None
+                       EXIT_REFUSED, refusal.code, refusal.path) from None
     finally:
         await client.close()
 
@@ -180,9 +209,8 @@ async def send_command(args: argparse.Namespace, campaign: str, command: Any) ->
             await client.wait_for_seq(ack.seqs[-1])
     except CommandRejected as refusal:
         where = f" (at {refusal.path})" if refusal.path else ""
-        emit(args, {"error": refusal.code, "message": refusal.message, "path": refusal.path},
-             styled("[red]refused[/red] {}: {}{}", refusal.code, refusal.message, where))
-        return EXIT_REFUSED
+        raise CliError(f"refused {refusal.code}: {refusal.message}{where}",
+                       EXIT_REFUSED, refusal.code, refusal.path) from None
     except ConnectionLost as lost:
         raise CliError(f"connection lost: {lost}", EXIT_UNREACHABLE) from None
     finally:

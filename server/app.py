@@ -35,7 +35,7 @@ from events.log import AppendRequest, CommandRecord, prepare
 from events.messages import Ack, ErrorReply, Join, Welcome
 from events.store import SqliteLog
 from projections.campaign import CampaignState, Member, evolve, new_state
-from server.auth import hash_token, load_or_create_admin_token, tokens_match
+from server.auth import admin_token_path, hash_token, load_or_create_admin_token, tokens_match
 from server.hub import CampaignHub, CommandWork, JoinWork
 from server.protocol import command_id_of, read_frame
 from server.rebuild import load_all_states
@@ -81,13 +81,9 @@ class Server:
         self.rng = rng if rng is not None else secrets.SystemRandom()
         self.queue_limit = queue_limit
         self.send_buffer = send_buffer
-        if admin_token is None:
-            admin_token, self.admin_token_created = load_or_create_admin_token(self.db_path)
-        else:
-            self.admin_token_created = False
-        self.admin_token = admin_token
-        self._admin_hash = hash_token(admin_token)
-        self._token_key = hashlib.sha256(b"poolhall-token-key" + admin_token.encode()).digest()
+        self._given_admin_token = admin_token
+        self.admin_token_created = False
+        self._use_admin_token(admin_token or "")  # from the file beside the log, in start()
         self.log: SqliteLog | None = None
         self.committer: GroupCommitter | None = None
         self.hubs: dict[str, CampaignHub] = {}
@@ -96,6 +92,11 @@ class Server:
         self._ws: WsServer | None = None
         self._connections: set[Subscriber] = set()
 
+    def _use_admin_token(self, token: str) -> None:
+        self.admin_token = token
+        self._admin_hash = hash_token(token)
+        self._token_key = hashlib.sha256(b"poolhall-token-key" + token.encode()).digest()
+
     # ---- lifecycle --------------------------------------------------------------------
 
     async def start(self) -> None:
@@ -103,9 +104,14 @@ class Server:
 
         Raises :class:`~events.errors.StoreError` if the log cannot be opened (another server
         holds it, or it is not a database) and :class:`OSError` if the address cannot be
-        bound; either way nothing is left running and the file is released.
+        bound; either way nothing is left running and the file is released. The admin token
+        file is created with the log, and taken back if the server then fails to start, so
+        the first start that succeeds is the one that prints it.
         """
         self.log = SqliteLog(self.db_path)
+        if self._given_admin_token is None:
+            token, self.admin_token_created = load_or_create_admin_token(self.db_path)
+            self._use_admin_token(token)
         try:
             self.committer = GroupCommitter(self.log)
             self.committer.start()
@@ -123,6 +129,9 @@ class Server:
             )
         except BaseException:
             await self.stop()
+            if self.admin_token_created:
+                admin_token_path(self.db_path).unlink(missing_ok=True)
+                self.admin_token_created = False
             raise
         self.port = self._ws.sockets[0].getsockname()[1]
         logger.info("serving %d campaigns from %s on ws://%s:%d", len(self.hubs),
@@ -234,6 +243,9 @@ class Server:
             return None, admin
         hub = self.hubs.get(join.campaign)
         if hub is None:
+            if not is_admin and not self._opens_some_table(token_hash):  # no probing for ids
+                raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
+                               "$.token")
             raise Rejected("not_found", f"no campaign {join.campaign!r}", "$.campaign")
         if is_admin:
             member = Member(member=ADMIN_MEMBER, name="Admin", role="gm", characters=[],
@@ -248,6 +260,12 @@ class Server:
         hub.submit(JoinWork(member=member, since=join.since, subscriber=subscriber, done=done))
         await done
         return hub, member
+
+    def _opens_some_table(self, token_hash: str) -> bool:
+        """Whether a token is an active member's somewhere: only they learn a campaign's
+        absence; anyone else gets ``unauthorized``, whether the campaign exists or not."""
+        return any(member.active and tokens_match(member.token_hash, token_hash)
+                   for hub in self.hubs.values() for member in hub.state.members.values())
 
     async def _admin_command(self, command: Any, subscriber: Subscriber) -> None:
         """The admin session's one command: create a campaign and its GM's token.

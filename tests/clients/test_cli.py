@@ -58,7 +58,7 @@ def test_refusals_exit_non_zero_with_a_plain_message(served) -> None:
                       cwd=cwd)
     refused = poolhall("roll", created["campaign"], "1d6", "--url", url, "--token",
                        spectator["token"], cwd=cwd, check=False)
-    assert refused.returncode == 1 and "spectator may not roll" in refused.stdout
+    assert refused.returncode == 1 and "spectator may not roll" in refused.stderr
     absurd = poolhall("roll", created["campaign"], "1000000d1000000", "--url", url,
                       cwd=cwd, check=False)
     assert absurd.returncode == 2 and "not a die" in absurd.stderr
@@ -149,3 +149,29 @@ def test_text_users_type_prints_as_typed(served) -> None:
              "--url", url, cwd=cwd)
     state = poolhall("state", campaign, "--url", url, cwd=cwd)
     assert "Bob [/x]" in state.stdout and "Traceback" not in state.stderr
+
+
+def test_mistakes_at_the_prompt_get_one_plain_line(served, tmp_path) -> None:
+    """A URL without ws://, a wrong admin token, a short member token, event 0: each one
+    line on stderr (or a JSON error with --json), the right exit code, no traceback."""
+    cwd, url = served
+    created = _json("campaign", "create", "Mistakes", "--system", "d12", "--url", url, cwd=cwd)
+    campaign = created["campaign"]
+    cases = [
+        (("roll", campaign, "1d6", "--url", url.replace("ws://", "http://")), 2,
+         "is not a websocket address"),
+        (("campaign", "create", "X", "--system", "d12", "--url", url, "--admin-token",
+          "ph_" + "0" * 40), 1, "the admin token was not accepted"),
+        (("roll", campaign, "1d6", "--url", url, "--token", "ph_short"), 1,
+         "this token does not open"),
+        (("state", campaign, "--at", "0", "--url", url), 2, "events are numbered from 1"),
+    ]
+    for args, code, said in cases:
+        result = poolhall(*args, cwd=cwd, check=False)
+        assert result.returncode == code and said in result.stderr, (args, result.stderr)
+        assert "Traceback" not in result.stderr and result.stderr.count("\n") <= 2
+    as_json = poolhall("roll", campaign, "1d6", "--url", url, "--token", "ph_short", "--json",
+                       cwd=tmp_path, check=False)
+    assert as_json.returncode == 1
+    assert json.loads(as_json.stdout)["error"] == "unauthorized"
+    assert json.loads(poolhall("schema", "--json", cwd=tmp_path).stdout)["$defs"]

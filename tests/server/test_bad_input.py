@@ -127,6 +127,10 @@ async def test_unknown_token_and_campaign_are_refused(table) -> None:
     assert (reply["code"], reply["path"]) == ("unauthorized", "$.token")
     reply = await peer.join(gm._token, "no-such-campaign")
     assert (reply["code"], reply["path"]) == ("not_found", "$.campaign")
+    reply = await peer.join("ph_" + "0" * 40, "no-such-campaign")  # no probing for ids
+    assert (reply["code"], reply["path"]) == ("unauthorized", "$.token")
+    reply = await peer.join("short", campaign)
+    assert (reply["code"], reply["path"]) == ("unauthorized", "$.token")
     reply = await peer.join(gm._token, None)
     assert (reply["code"], reply["path"]) == ("unauthorized", "$.campaign")
 

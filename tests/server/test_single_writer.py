@@ -30,3 +30,21 @@ async def test_the_file_is_released_when_the_server_stops(table) -> None:
         await blocked.start()  # cannot bind: it must let go of the file on its way out
     table.server = await start_server(table.db_path)
     assert campaign in table.server.hubs
+
+
+async def test_a_first_start_that_fails_leaves_no_admin_token_behind(tmp_path) -> None:
+    """The admin token is printed by the first start that succeeds, so one that fails (the
+    port is taken) takes back the token file it created."""
+    first = Server(tmp_path / "a.db", "127.0.0.1", 0)
+    await first.start()
+    try:
+        taken = Server(tmp_path / "b.db", "127.0.0.1", first.port)
+        with pytest.raises(OSError):
+            await taken.start()
+        assert not (tmp_path / "b.db.admin-token").exists()
+        retry = Server(tmp_path / "b.db", "127.0.0.1", 0)
+        await retry.start()
+        assert retry.admin_token_created and (tmp_path / "b.db.admin-token").exists()
+        await retry.stop()
+    finally:
+        await first.stop()

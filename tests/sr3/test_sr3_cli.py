@@ -60,7 +60,7 @@ async def test_one_combat_turn_from_the_shell(table: Any, capsys: Any) -> None:
     assert await run(sam._token, "sr3", "declare", campaign, "sam", "pistols tn4 combat") == 0
     assert "may draw: combat 5" in capsys.readouterr().out
     assert await run(sam._token, "sr3", "test", campaign, "sam", "pistols tn4 +6cp combat") == 1
-    assert "at most 5 Combat Pool dice" in capsys.readouterr().out
+    assert "at most 5 Combat Pool dice" in capsys.readouterr().err
     assert await run(sam._token, "sr3", "test", campaign, "sam", "pistols tn4 +3cp combat") == 0
     assert "sam test #1 pistols (combat) tn 4" in capsys.readouterr().out
     assert await run(gm._token, "sr3", "test", campaign, "deck", "0d6 tn4 +4cp dodge vs 1") == 0
