@@ -87,8 +87,12 @@ class OutgoingEventFrame(_ServerMessage, tag="event"):
     event: msgspec.Raw
 
 
-class Ack(_ServerMessage, tag="ack"):
-    """A command was accepted; ``seqs`` are the events it appended (durable already)."""
+class Ack(_ServerMessage, tag="ack", omit_defaults=True):
+    """A command was accepted; ``seqs`` are the events it appended (durable already).
+
+    ``campaign``, ``member`` and ``token`` are sent only by the commands that issue them
+    (``create_campaign``, ``invite``).
+    """
 
     id: CommandId
     seqs: list[int]
