@@ -165,15 +165,15 @@ async def _send(args: argparse.Namespace) -> int:
 # ---- following the table ------------------------------------------------------------------
 
 
-async def _catch_up(args: argparse.Namespace) -> tuple[Any, list[Any]]:
-    client = await open_client(args, args.campaign)
+async def _catch_up(args: argparse.Namespace, follow: bool = False) -> tuple[Any, list[Any]]:
+    client = await open_client(args, args.campaign, follow=follow)
     assert client.welcome is not None
     await client.wait_for_seq(client.welcome.head, timeout=120)
     return client, client.drain()
 
 
 async def _watch(args: argparse.Namespace) -> int:
-    client, history = await _catch_up(args)
+    client, history = await _catch_up(args, follow=True)
     state = CampaignState()
     from projections.campaign import evolve
 
@@ -197,9 +197,10 @@ async def _watch(args: argparse.Namespace) -> int:
             common.console.print(styled("[dim]-- live (Ctrl-C to stop) --[/dim]"))
         async for recorded in client:
             show(recorded)
+        raise CliError(f"stopped following {args.campaign}: {client.lost}",
+                       common.EXIT_UNREACHABLE)
     finally:
         await client.close()
-    return common.EXIT_OK
 
 
 def _state_view(state: CampaignState) -> Any:
@@ -211,7 +212,7 @@ def _state_view(state: CampaignState) -> Any:
 
 def _state_text(state: CampaignState) -> Any:
     from rich.console import Group
-    from rich.pretty import Pretty
+    from rich.json import JSON
 
     members = Table(title=f"{state.name} ({state.system}) at event #{state.head}")
     for column in ("member", "role", "characters", "active"):
@@ -230,7 +231,10 @@ def _state_text(state: CampaignState) -> Any:
         rolls.add_row(str(r.seq), r.actor, r.expression, str(r.total))
     session = (f"game session {state.session} " + ("running" if state.in_session else "ended")
                if state.session else "no game session yet")
-    return Group(members, characters, rolls, session, Pretty(to_plain(state.game)))
+    game = (f"{state.system} state (the `poolhall {state.system} ...` subcommands show it "
+            "more briefly):")
+    return Group(members, characters, rolls, session, game,
+                 JSON.from_data(to_plain(state.game), indent=2))
 
 
 async def _state(args: argparse.Namespace) -> int:

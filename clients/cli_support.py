@@ -133,9 +133,14 @@ def resolve_token(args: argparse.Namespace) -> str:
 
 
 async def open_client(args: argparse.Namespace, campaign: str | None,
-                      token: str | None = None) -> Client:
-    """A joined client, or a :class:`CliError` that says why not."""
-    client = Client(args.url, token or resolve_token(args), campaign, reconnect=False)
+                      token: str | None = None, *, follow: bool = False) -> Client:
+    """A joined client, or a :class:`CliError` that says why not.
+
+    A one-shot command's client neither reconnects nor drops any event it has not read yet;
+    ``follow`` (for ``watch``) reconnects and resumes through a server restart.
+    """
+    client = Client(args.url, token or resolve_token(args), campaign, reconnect=follow,
+                    keep_all=True)
     try:
         await client.connect()
     except CommandRejected as refusal:

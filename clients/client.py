@@ -61,7 +61,11 @@ class Client:
         reconnect: bool = True,
         reconnect_for: float = 60.0,
         timeout: float = 30.0,
+        keep_all: bool = False,
     ) -> None:
+        """``keep_all``: keep every event for ``async for`` until read, not only the last
+        :data:`EVENT_BUFFER` (for a caller that reads the whole history at once, like
+        ``poolhall state --at``)."""
         self.url = url
         self.campaign = campaign
         self.state: CampaignState = new_state()
@@ -75,7 +79,7 @@ class Client:
         self._connection: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
         self._pending: dict[str, tuple[Any, asyncio.Future[Ack]]] = {}
-        self._events: deque[Recorded] = deque(maxlen=EVENT_BUFFER)
+        self._events: deque[Recorded] = deque(maxlen=None if keep_all else EVENT_BUFFER)
         self._events_ready = asyncio.Event()
         self._events_dropped = 0
         self._lost: ConnectionLost | None = None
@@ -85,6 +89,11 @@ class Client:
         self._closed = False
 
     # ---- lifecycle --------------------------------------------------------------------
+
+    @property
+    def lost(self) -> ConnectionLost | None:
+        """Why the client stopped (gave up reconnecting, or was closed); ``None`` while live."""
+        return self._lost
 
     @property
     def head(self) -> int:
@@ -226,11 +235,11 @@ class Client:
         recorded = Recorded(seq=frame.seq, at=frame.at, actor=frame.actor,
                             command=frame.command, event=frame.event)
         evolve(self.state, recorded)
-        if len(self._events) == EVENT_BUFFER:
+        if len(self._events) == self._events.maxlen:
             self._events_dropped += 1
             if self._events_dropped == 1:
                 logger.warning("no one is reading events: keeping the last %d (the state is "
-                               "complete)", EVENT_BUFFER)
+                               "complete)", self._events.maxlen)
         self._events.append(recorded)
         self._events_ready.set()
         self._notify()

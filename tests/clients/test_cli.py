@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import os
+import queue
 import signal
 import sqlite3
+import subprocess
+import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.serve_process import free_port, poolhall, start_serve
+from tests.serve_process import ROOT, free_port, poolhall, start_serve
 
 
 @pytest.fixture(scope="module")
@@ -175,3 +183,61 @@ def test_mistakes_at_the_prompt_get_one_plain_line(served, tmp_path) -> None:
     assert as_json.returncode == 1
     assert json.loads(as_json.stdout)["error"] == "unauthorized"
     assert json.loads(poolhall("schema", "--json", cwd=tmp_path).stdout)["$defs"]
+
+
+async def test_state_at_reads_the_whole_history(table, monkeypatch, capsys) -> None:
+    """``state --at`` folds every event up to SEQ, however long the campaign (the client's
+    buffer for unread events does not apply to a one-shot read)."""
+    from clients import client as client_module
+    from clients.cli import main
+    from events import core
+
+    monkeypatch.setattr(client_module, "EVENT_BUFFER", 5)
+    campaign, gm = await table.create_campaign("d12")
+    for n in range(12):
+        ack = await gm.call(core.Roll, expression="1d6", reason=f"roll {n}")
+    argv = ["state", campaign, "--at", str(ack.seqs[0] - 2), "--url", table.url, "--json",
+            "--admin-token", table.admin_token]
+    assert await asyncio.to_thread(main, argv) == 0
+    past = json.loads(capsys.readouterr().out)
+    assert [r["reason"] for r in past["rolls"]] == [f"roll {n}" for n in range(10)]
+
+
+def test_watch_follows_the_table_through_a_server_restart(tmp_path) -> None:
+    """``poolhall watch`` keeps printing the table's events after the server restarts."""
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    server = start_serve(tmp_path / "poolhall.db", port)
+    created = _json("campaign", "create", "Live", "--system", "d12", "--url", url, cwd=tmp_path)
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "clients.cli", "watch", created["campaign"], "--url", url],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in watcher.stdout],
+                     daemon=True).start()
+
+    def wait_for(text: str) -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with contextlib.suppress(queue.Empty):
+                if text in lines.get(timeout=0.5):
+                    return
+        raise AssertionError(f"watch never printed {text!r}")
+
+    try:
+        wait_for("-- live")
+        poolhall("roll", created["campaign"], "1d6", "--reason", "before", "--url", url,
+                 cwd=tmp_path)
+        wait_for("before")
+        server.send_signal(signal.SIGTERM)
+        server.wait(20)
+        server = start_serve(tmp_path / "poolhall.db", port)
+        poolhall("roll", created["campaign"], "1d6", "--reason", "after", "--url", url,
+                 cwd=tmp_path)
+        wait_for("after")
+    finally:
+        watcher.terminate()
+        watcher.wait(10)
+        server.send_signal(signal.SIGTERM)
+        server.wait(20)
