@@ -26,6 +26,9 @@ from events.messages import CLIENT_DECODER
 __all__ = ["MAX_FRAME_BYTES", "command_id_of", "read_frame", "rejection_from"]
 
 MAX_FRAME_BYTES = 64 * 1024
+MAX_MAP_SEARCH = 64
+"""Entries tried, at most, to name the one at fault in a map (the largest map any message
+may hold has 60)."""
 
 _AT_PATH = re.compile(r" - at (?P<key>`key` in )?`(?P<path>[^`]+)`$")
 _FIELD = re.compile(r"field `(?P<field>[^`]+)`")
@@ -108,7 +111,13 @@ def _name_map_entries(frame: str | bytes, path: str, error_text: str) -> str:
 
 
 def _culprit(document: Any, mapping: dict[str, Any], error_text: str) -> str | None:
-    """The key of ``mapping`` (a part of ``document``) whose entry alone repeats the error."""
+    """The key of ``mapping`` (a part of ``document``) whose entry alone repeats the error.
+
+    Each try decodes the frame again, so only maps of a size the protocol's types allow are
+    searched; a refused frame must not buy minutes of CPU with a map of thousands of keys.
+    """
+    if len(mapping) > MAX_MAP_SEARCH:
+        return None
     entries = dict(mapping)
     try:
         for key, value in entries.items():
