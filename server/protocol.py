@@ -26,9 +26,9 @@ from events.messages import CLIENT_DECODER
 __all__ = ["MAX_FRAME_BYTES", "command_id_of", "read_frame", "rejection_from"]
 
 MAX_FRAME_BYTES = 64 * 1024
-MAX_MAP_SEARCH = 64
+MAX_MAP_SEARCH = 100
 """Entries tried, at most, to name the one at fault in a map (the largest map any message
-may hold has 60)."""
+may hold, a Shadowrun character's skills, has 100)."""
 
 _AT_PATH = re.compile(r" - at (?P<key>`key` in )?`(?P<path>[^`]+)`$")
 _FIELD = re.compile(r"field `(?P<field>[^`]+)`")
