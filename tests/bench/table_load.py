@@ -5,6 +5,7 @@
     python tests/bench/table_load.py [--campaigns 100] [--clients 5] [--seconds 10] [--rate 1000]
     python tests/bench/table_load.py --quick              # a 2-second smoke run
     python tests/bench/table_load.py --profile py-spy     # where the server's time goes
+    python tests/bench/table_load.py --keep /tmp/bench.db # keep the log to study a rebuild
 
 The server runs in a child process (this file, re-run with ``--serve-child``) on a temporary
 SQLite file; this process is the load generator. It speaks the JSON protocol over a minimal
