@@ -37,6 +37,7 @@ from events.dice import parse_dice
 from events.errors import NotationError, StoreError
 from events.messages import json_schema
 from events.systems import SYSTEM_IDS, SYSTEMS
+from events.wire_errors import rejection_from
 from projections.campaign import CampaignState, fold
 from projections.describe import describe
 
@@ -155,10 +156,14 @@ async def _send(args: argparse.Namespace) -> int:
         raise CliError(f"the command is not JSON: {error}") from None
     if isinstance(data, dict):
         data.setdefault("id", common.new_command_id())
+    frame = json.dumps(data)
     try:
-        command = _COMMAND_DECODER.decode(json.dumps(data))
-    except msgspec.ValidationError as error:
-        raise CliError(f"not a valid command: {error}") from None
+        command = _COMMAND_DECODER.decode(frame)
+    except msgspec.ValidationError as error:  # the words the server would answer with
+        refusal = rejection_from(error, frame, _COMMAND_DECODER)
+        where = f" (at {refusal.path})" if refusal.path else ""
+        raise CliError(f"not a valid command: {refusal.message}{where}", common.EXIT_USAGE,
+                       refusal.code, refusal.path, refusal.message) from None
     return await send_command(args, args.campaign, command)
 
 
@@ -361,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if not args.verbose:  # one line per connection is noise at a busy table
         logging.getLogger("websockets").setLevel(logging.WARNING)
+        logging.getLogger("clients.client").setLevel(logging.WARNING)  # watch's reconnects
     try:
         result = args.handler(args)
         if asyncio.iscoroutine(result):

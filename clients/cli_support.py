@@ -86,16 +86,18 @@ class CliError(PoolhallError):
     """
 
     def __init__(self, message: str, exit_code: int = EXIT_USAGE, code: str | None = None,
-                 path: str | None = None) -> None:
+                 path: str | None = None, plain: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.exit_code = exit_code
         self.code = code or _CODES.get(exit_code, "error")
         self.path = path
+        self.plain = plain or message
+        """The message alone, without the code and path the line for people repeats."""
 
     def as_json(self) -> dict[str, Any]:
         """The error as ``--json`` prints it."""
-        return {"error": self.code, "message": self.message, "path": self.path}
+        return {"error": self.code, "message": self.plain, "path": self.path}
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:
@@ -150,7 +152,7 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
                        "the database that server serves? (--admin-token, $POOLHALL_ADMIN_TOKEN"
                        " or the .admin-token file beside --db)")
         raise CliError(f"join refused: {message}", EXIT_REFUSED, refusal.code,
-                       refusal.path) from None
+                       refusal.path, message) from None
     except InvalidURI:
         raise CliError(f"{args.url!r} is not a websocket address; use ws://HOST:PORT "
                        f"(default {DEFAULT_URL})") from None
@@ -176,7 +178,7 @@ async def call_once(args: argparse.Namespace, campaign: str | None, command_type
     except CommandRejected as refusal:
         where = f" (at {refusal.path})" if refusal.path else ""
         raise CliError(f"refused {refusal.code}: {refusal.message}{where}",
-                       EXIT_REFUSED, refusal.code, refusal.path) from None
+                       EXIT_REFUSED, refusal.code, refusal.path, refusal.message) from None
     finally:
         await client.close()
 
@@ -215,7 +217,7 @@ async def send_command(args: argparse.Namespace, campaign: str, command: Any) ->
     except CommandRejected as refusal:
         where = f" (at {refusal.path})" if refusal.path else ""
         raise CliError(f"refused {refusal.code}: {refusal.message}{where}",
-                       EXIT_REFUSED, refusal.code, refusal.path) from None
+                       EXIT_REFUSED, refusal.code, refusal.path, refusal.message) from None
     except ConnectionLost as lost:
         raise CliError(f"connection lost: {lost}", EXIT_UNREACHABLE) from None
     finally:

@@ -142,6 +142,9 @@ class Client:
         """
         if self._lost is not None:
             raise self._lost
+        in_flight = self._pending.get(command.id)
+        if in_flight is not None:  # the same id already on its way: its answer is ours too
+            return await asyncio.wait_for(asyncio.shield(in_flight[1]), self._timeout)
         future: asyncio.Future[Ack] = asyncio.get_running_loop().create_future()
         self._pending[command.id] = (command, future)
         try:

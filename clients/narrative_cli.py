@@ -276,8 +276,10 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
 
     parser = _parser(actions, common, "destiny", "the destiny pool; GM: --roll or --set",
                      _destiny)
-    parser.add_argument("--roll", action="store_true", help="every player rolls a Force die")
-    parser.add_argument("--set", type=int, nargs=2, metavar=("LIGHT", "DARK"))
+    either = parser.add_mutually_exclusive_group()
+    either.add_argument("--roll", action="store_true", help="GM: every player rolls a Force die")
+    either.add_argument("--set", type=int, nargs=2, metavar=("LIGHT", "DARK"),
+                        help="GM: set the pool to LIGHT light side and DARK dark side points")
     parser.add_argument("--reason")
 
     async def flip(args: argparse.Namespace, common: ModuleType) -> int:

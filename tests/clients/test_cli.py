@@ -182,6 +182,12 @@ def test_mistakes_at_the_prompt_get_one_plain_line(served, tmp_path) -> None:
                        cwd=tmp_path, check=False)
     assert as_json.returncode == 1
     assert json.loads(as_json.stdout)["error"] == "unauthorized"
+    nested = poolhall("send", campaign, '{"type": "create_character", "character": "han", '
+                      '"name": "Han", "stats": {"system": "d12", "ratings": {"CON": 2, '
+                      '"CHA": 1}, "junk": 1}}', "--url", url, "--json", cwd=cwd, check=False)
+    assert nested.returncode == 2
+    assert json.loads(nested.stdout) == {"error": "invalid", "path": "$.stats.junk",
+                                         "message": "object contains unknown field `junk`"}
     assert json.loads(poolhall("schema", "--json", cwd=tmp_path).stdout)["$defs"]
 
 

@@ -1,0 +1,114 @@
+"""msgspec's validation errors as poolhall refusals: a stable code and the path at fault.
+
+The server turns a client frame it cannot decode into an ``error`` answer with these; the CLI
+uses the same words for a command it checks before sending, so a mistake reads the same
+wherever it is caught.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from events.errors import Rejected
+from events.messages import CLIENT_DECODER
+
+__all__ = ["MAX_MAP_SEARCH", "rejection_from"]
+
+MAX_MAP_SEARCH = 100
+"""Entries tried, at most, to name the one at fault in a map (the largest map any message
+may hold, a Shadowrun character's skills, has 100)."""
+
+_AT_PATH = re.compile(r" - at (?P<key>`key` in )?`(?P<path>[^`]+)`$")
+_FIELD = re.compile(r"field `(?P<field>[^`]+)`")
+_SEGMENT = re.compile(r"\.(?P<field>[A-Za-z_][A-Za-z0-9_]*)|\[(?P<index>\d+)\]|\[\.\.\.\]")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def rejection_from(error: msgspec.ValidationError | msgspec.DecodeError,
+                   frame: str | bytes | None = None,
+                   decoder: msgspec.json.Decoder[Any] = CLIENT_DECODER) -> Rejected:
+    """Turn msgspec's message into a stable code, a plain message and the path at fault.
+
+    msgspec names a map's entries ``[...]`` and a bad map key ``key in $.path``; given the
+    frame, the entry at fault is found and named (``$.stats.skills.Cool.rank``).
+    """
+    text = str(error)
+    if isinstance(error, msgspec.DecodeError) and not isinstance(error, msgspec.ValidationError):
+        return Rejected("malformed", f"not valid JSON: {text.lower()}", "$")
+    match = _AT_PATH.search(text)
+    path = match.group("path") if match else "$"
+    message = _AT_PATH.sub("", text)
+    if match and match.group("key"):
+        path += "[...]"
+        message = f"bad key: {message[0].lower()}{message[1:]}"
+    if frame is not None and "[...]" in path:
+        path = _name_map_entries(frame, path, text, decoder)
+    field = _FIELD.search(message)
+    if field and ("missing required field" in message or "unknown field" in message):
+        path = f"{path}.{field.group('field')}"
+    if path == "$.type":
+        return Rejected("unknown_type", f"unknown message type: {message.lower()}", path)
+    if message.startswith("Object missing required field `type`"):
+        return Rejected("unknown_type", "every message needs a `type`", "$.type")
+    if path == "$" and message.startswith("Expected `object`"):
+        return Rejected("malformed", "a message is one json object", "$")
+    return Rejected("invalid", message[0].lower() + message[1:], path)
+
+
+def _name_map_entries(frame: str | bytes, path: str, error_text: str,
+                      decoder: msgspec.json.Decoder[Any]) -> str:
+    """Replace each ``[...]`` of ``path`` by the key whose entry alone gives the same error.
+
+    Runs only on a refused frame: each key of the map is tried on its own (the map cut down
+    to that one entry) until the decoder fails with the very same message. A path that
+    cannot be resolved keeps its ``[...]``.
+    """
+    try:
+        document = msgspec.json.decode(frame)
+    except msgspec.DecodeError:
+        return path
+    resolved = "$"
+    node: Any = document
+    for step in _SEGMENT.finditer(path, 1):
+        if step.group("field") is not None:
+            resolved += f".{step.group('field')}"
+            node = node.get(step.group("field")) if isinstance(node, dict) else None
+        elif step.group("index") is not None:
+            resolved += f"[{step.group('index')}]"
+            index = int(step.group("index"))
+            node = node[index] if isinstance(node, list) and index < len(node) else None
+        elif isinstance(node, dict) and (
+                key := _culprit(document, node, error_text, decoder)) is not None:
+            resolved += f".{key}" if _NAME.match(key) else f"[{msgspec.json.encode(key).decode()}]"
+            node = node[key]
+        else:
+            return resolved + path[step.start():]
+    return resolved
+
+
+def _culprit(document: Any, mapping: dict[str, Any], error_text: str,
+             decoder: msgspec.json.Decoder[Any]) -> str | None:
+    """The key of ``mapping`` (a part of ``document``) whose entry alone repeats the error.
+
+    Each try decodes the frame again, so only maps of a size the protocol's types allow are
+    searched; a refused frame must not buy minutes of CPU with a map of thousands of keys.
+    """
+    if len(mapping) > MAX_MAP_SEARCH:
+        return None
+    entries = dict(mapping)
+    try:
+        for key, value in entries.items():
+            mapping.clear()
+            mapping[key] = value
+            try:
+                decoder.decode(msgspec.json.encode(document))
+            except msgspec.ValidationError as error:
+                if str(error) == error_text:
+                    return key
+        return None
+    finally:
+        mapping.clear()
+        mapping.update(entries)
