@@ -53,7 +53,8 @@ async def test_sigterm_finishes_in_flight_commands_and_loses_no_ack(tmp_path) ->
         await asyncio.sleep(0.01)
     process.send_signal(signal.SIGTERM)
     await asyncio.wait_for(asyncio.gather(*rollers), 30)
-    assert process.wait(30) == 0
+    # wait in a thread: the client must stay free to answer the server's closing handshake
+    assert await asyncio.to_thread(process.wait, 30) == 0
     await gm.close()
     with sqlite3.connect(db) as connection:
         stored = {seq for (seq,) in connection.execute(
