@@ -52,6 +52,8 @@ async def _serve(args: argparse.Namespace) -> int:
 
     if not Path(args.db).resolve().parent.is_dir():
         raise CliError(f"no directory for the database {args.db}; create it first")
+    if Path(args.db).is_dir():
+        raise CliError(f"{args.db} is a directory; --db names the database file")
     server = Server(args.db, args.host, args.port)
     try:
         await server.start()

@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
@@ -115,12 +116,17 @@ class Client:
         return welcome
 
     async def _open(self) -> Welcome:
-        self._connection = await connect(self.url, max_size=2**24, open_timeout=self._timeout)
+        connection = await connect(self.url, max_size=2**24, open_timeout=self._timeout)
+        self._connection = connection
         self._joined = asyncio.get_running_loop().create_future()
-        await self._connection.send(encode(Join(token=self._token, campaign=self.campaign,
-                                                since=self.head)), text=True)
-        while not self._joined.done():
-            self._dispatch(await asyncio.wait_for(self._connection.recv(), self._timeout))
+        try:
+            await connection.send(encode(Join(token=self._token, campaign=self.campaign,
+                                              since=self.head)), text=True)
+            while not self._joined.done():
+                self._dispatch(await asyncio.wait_for(connection.recv(), self._timeout))
+        except BaseException:  # refused, timed out, dropped: never leave the socket open
+            await connection.close()
+            raise
         self.welcome = self._joined.result()
         return self.welcome
 
@@ -186,6 +192,8 @@ class Client:
         """Wait until the local projection has folded event ``seq``."""
         if self.head >= seq:
             return
+        if self._lost is not None:
+            raise self._lost
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append((seq, future))
         await asyncio.wait_for(future, timeout or self._timeout)
@@ -200,6 +208,8 @@ class Client:
         """
         async with asyncio.timeout(timeout or self._timeout):
             while not (result := check()):
+                if self._lost is not None:
+                    raise self._lost
                 self._received.clear()
                 await self._received.wait()
         return result
@@ -270,8 +280,13 @@ class Client:
                         logger.warning("%s; resuming", gap)
                         await self._connection.close()
                         break
-                    except Exception as error:  # undecodable, or a fold that fails: fatal
-                        # Reconnecting would bring the same frame again, and again.
+                    except Exception as error:  # undecodable, or a fold that fails
+                        if (isinstance(error, msgspec.ValidationError)
+                                and str(error).endswith("- at `$.type`")):
+                            # A message type newer than this client: not for us; carry on.
+                            logger.debug("skipping a server message of unknown type: %s", error)
+                            continue
+                        # Fatal: reconnecting would bring the same frame again, and again.
                         logger.exception("cannot read a frame from the server")
                         self._give_up(ConnectionLost(f"cannot read the server's frame: {error}"))
                         await self._connection.close()
@@ -326,7 +341,12 @@ class Client:
         if self._lost is None:
             self._lost = error
         self._fail_pending(error)
+        for _, waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_exception(error)
+        self._waiters = []
         self._events_ready.set()
+        self._received.set()  # wake wait_until, which raises
 
     def _fail_pending(self, error: Exception) -> None:
         for _, future in self._pending.values():

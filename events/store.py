@@ -334,7 +334,10 @@ def writer_lock(path: Path) -> int:
     ``flock`` locks are apart from the POSIX locks SQLite takes on the same file, so this lock
     never blocks SQLite's own readers and writers; it only stops a second poolhall server.
     """
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise StoreError(f"cannot open {path}: {error.strerror or error}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

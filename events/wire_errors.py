@@ -15,8 +15,10 @@ import msgspec
 from events.errors import Rejected
 from events.messages import CLIENT_DECODER
 
-__all__ = ["MAX_MAP_SEARCH", "rejection_from"]
+__all__ = ["MAX_MAP_SEARCH", "MAX_SEARCHED_FRAME", "rejection_from"]
 
+MAX_SEARCHED_FRAME = 16 * 1024
+"""Frames larger than this keep msgspec's ``[...]`` (a character with 100 skills is ~8 KiB)."""
 MAX_MAP_SEARCH = 100
 """Entries tried, at most, to name the one at fault in a map (the largest map any message
 may hold, a Shadowrun character's skills, has 100)."""
@@ -64,11 +66,15 @@ def _name_map_entries(frame: str | bytes, path: str, error_text: str,
 
     Runs only on a refused frame: each key of the map is tried on its own (the map cut down
     to that one entry) until the decoder fails with the very same message. A path that
-    cannot be resolved keeps its ``[...]``.
+    cannot be resolved keeps its ``[...]``. Frames over :data:`MAX_SEARCHED_FRAME` are not
+    searched (each try decodes the whole frame again), and a frame that cannot be walked
+    (nested past the recursion limit) keeps its path as msgspec gave it.
     """
+    if len(frame) > MAX_SEARCHED_FRAME:
+        return path
     try:
         document = msgspec.json.decode(frame)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return path
     resolved = "$"
     node: Any = document
@@ -108,6 +114,8 @@ def _culprit(document: Any, mapping: dict[str, Any], error_text: str,
             except msgspec.ValidationError as error:
                 if str(error) == error_text:
                     return key
+            except (msgspec.DecodeError, msgspec.EncodeError, RecursionError):
+                return None
         return None
     finally:
         mapping.clear()

@@ -42,6 +42,9 @@ class Member(msgspec.Struct, kw_only=True):
     characters: list[str]
     token_hash: str
     active: bool = True
+    admin: bool = False
+    """True only for the admin token's session, which acts as GM and is no member of the log
+    (a log may hold a real member whose id is also ``admin``)."""
 
 
 class Character(msgspec.Struct, kw_only=True):

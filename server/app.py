@@ -89,6 +89,7 @@ class Server:
         self.hubs: dict[str, CampaignHub] = {}
         self._admin_lock = asyncio.Lock()
         self._stopping = False
+        self._stop_task: asyncio.Future[None] | None = None
         self._ws: WsServer | None = None
         self._connections: set[Subscriber] = set()
 
@@ -109,10 +110,10 @@ class Server:
         the first start that succeeds is the one that prints it.
         """
         self.log = SqliteLog(self.db_path)
-        if self._given_admin_token is None:
-            token, self.admin_token_created = load_or_create_admin_token(self.db_path)
-            self._use_admin_token(token)
         try:
+            if self._given_admin_token is None:
+                token, self.admin_token_created = load_or_create_admin_token(self.db_path)
+                self._use_admin_token(token)
             self.committer = GroupCommitter(self.log)
             self.committer.start()
             started = time.perf_counter()
@@ -142,9 +143,16 @@ class Server:
         return f"ws://{self.host}:{self.port}"
 
     async def stop(self) -> None:
-        """Graceful shutdown: finish in-flight commands, flush, then close connections."""
-        if self._stopping:
-            return
+        """Graceful shutdown: finish in-flight commands, flush, then close connections.
+
+        Safe to call more than once, or from two places at once: every call returns when the
+        one shutdown has finished. A server is started once; make a new one to start again.
+        """
+        if self._stop_task is None:
+            self._stop_task = asyncio.ensure_future(self._shut_down())
+        await asyncio.shield(self._stop_task)
+
+    async def _shut_down(self) -> None:
         self._stopping = True
         async with self._admin_lock:  # a campaign being created gets its hub first
             pass
@@ -237,19 +245,19 @@ class Server:
                 raise Rejected("unauthorized", "only the admin token joins without a campaign",
                                "$.campaign")
             admin = Member(member=ADMIN_MEMBER, name="Admin", role="admin", characters=[],
-                           token_hash=token_hash)
+                           token_hash=token_hash, admin=True)
             subscriber.push(encode(Welcome(role="admin", member=ADMIN_MEMBER, campaign=None,
                                            name="", system="", head=0)))
             return None, admin
         hub = self.hubs.get(join.campaign)
         if hub is None:
-            if not is_admin and not self._opens_some_table(token_hash):  # no probing for ids
+            if not is_admin:  # the same answer as a wrong token: no probing for campaign ids
                 raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
                                "$.token")
             raise Rejected("not_found", f"no campaign {join.campaign!r}", "$.campaign")
         if is_admin:
             member = Member(member=ADMIN_MEMBER, name="Admin", role="gm", characters=[],
-                            token_hash=token_hash)
+                            token_hash=token_hash, admin=True)
         else:
             member = next((m for m in hub.state.members.values()
                            if m.active and tokens_match(m.token_hash, token_hash)), None)
@@ -260,12 +268,6 @@ class Server:
         hub.submit(JoinWork(member=member, since=join.since, subscriber=subscriber, done=done))
         await done
         return hub, member
-
-    def _opens_some_table(self, token_hash: str) -> bool:
-        """Whether a token is an active member's somewhere: only they learn a campaign's
-        absence; anyone else gets ``unauthorized``, whether the campaign exists or not."""
-        return any(member.active and tokens_match(member.token_hash, token_hash)
-                   for hub in self.hubs.values() for member in hub.state.members.values())
 
     async def _admin_command(self, command: Any, subscriber: Subscriber) -> None:
         """The admin session's one command: create a campaign and its GM's token.

@@ -28,7 +28,7 @@ from projections.campaign import CampaignState, Member, evolve
 from server import rules
 from server.auth import hash_token, tokens_match
 from server.rebuild import CommandIndex, load_hub_state
-from server.rules.base import ADMIN_MEMBER, Decision
+from server.rules.base import Decision
 from server.subscriber import Subscriber
 from server.writer import GroupCommitter
 
@@ -90,6 +90,9 @@ class CampaignHub:
         self.closing = False
         self._stale = False
         """True while the state could not be reloaded from the log: work is refused."""
+        self._standing: list[bytes] | None = None
+        """The encoded standing views of the state as it is, computed at the first join after
+        a change (odds of big pools take milliseconds; a reconnecting table joins at once)."""
 
     @property
     def campaign(self) -> str:
@@ -174,6 +177,7 @@ class CampaignHub:
             self._stale = True
             return False
         self._stale = False
+        self._standing = None
         return True
 
     def _refuse_unavailable(self, items: list[CommandWork | JoinWork]) -> None:
@@ -194,6 +198,9 @@ class CampaignHub:
     async def _process(self, batch: list[CommandWork]) -> None:
         """Decide, make durable, broadcast, answer: in that order, for a batch of commands."""
         if not batch:
+            return
+        if self._stale:  # an earlier part of this batch left the state unknown
+            self._refuse_unavailable(list(batch))
             return
         decided: list[tuple[CommandWork, AppendRequest, list[Event], Decision]] = []
         in_batch: dict[str, str] = {}
@@ -263,8 +270,11 @@ class CampaignHub:
             logger.error("an append failed in %s; reloading its state from the log",
                          self.campaign)
             await self._reload()
-        for view in self._views(changed):
-            self._broadcast(encode(view))
+        if changed:
+            self._standing = None
+        if not self._stale:  # views of a state the log lacks would mislead the table
+            for view in self._views(changed):
+                self._broadcast(encode(view))
         self._close_removed(changed)
 
     def _decide(self, work: CommandWork) -> tuple[list[Event], tuple[PreparedEvent, ...],
@@ -303,7 +313,7 @@ class CampaignHub:
 
     def _current_member(self, member: Member) -> Member | None:
         """The sender's membership as the state has it now; ``None`` once removed."""
-        if member.member == ADMIN_MEMBER and member.role in ("gm", "admin"):
+        if member.admin:
             return member  # the admin token acts as GM everywhere and is no member
         current = self.state.members.get(member.member)
         return current if current is not None and current.active else None
@@ -361,14 +371,24 @@ class CampaignHub:
         welcome = Welcome(role=join.member.role, member=join.member.member,
                           campaign=self.campaign, name=self.state.name,
                           system=self.state.system, head=head)
+        if self._stale:
+            join.done.set_exception(Rejected(
+                "unavailable", "the campaign's log cannot be read; retry shortly"))
+            return
+        if self._current_member(join.member) is None:  # removed while the join was queued
+            join.done.set_exception(Rejected(
+                "unauthorized", f"this token does not open {self.campaign!r}", "$.token"))
+            return
         subscriber = join.subscriber
-        subscriber.member = join.member.member
+        subscriber.member = None if join.member.admin else join.member.member
         self.subscribers.add(subscriber)
         subscriber.push(encode(welcome))
         if join.since < head:
             self._schedule_catch_up(subscriber, join.since, head)
-        for view in self._derived("standing_views"):  # after the catch-up: views are of the head
-            subscriber.push(encode(view))
+        if self._standing is None:
+            self._standing = [encode(view) for view in self._derived("standing_views")]
+        for frame in self._standing:  # after the catch-up: the views are of the head
+            subscriber.push(frame)
         join.done.set_result(welcome)
 
     def _schedule_catch_up(self, subscriber: Subscriber, since: int, head: int) -> None:

@@ -38,7 +38,7 @@ def command_id_of(frame: str | bytes) -> str | None:
     """The ``id`` of a frame that failed to decode, if one can be read, for the error reply."""
     try:
         found = msgspec.json.decode(frame, type=_Loose).id
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, RecursionError):
         return None
     return found if isinstance(found, str) and len(found) <= 64 else None
 
@@ -53,3 +53,5 @@ def read_frame(frame: str | bytes) -> Any:
         return CLIENT_DECODER.decode(frame)
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
         raise rejection_from(error, frame) from None
+    except RecursionError:
+        raise Rejected("malformed", "json nested too deeply", "$") from None

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from clients import client as client_module
+from clients.client import Client
 from events import core
 from events.errors import ConnectionLost
 from server.app import Server
@@ -64,3 +65,49 @@ async def test_a_client_nobody_iterates_keeps_a_bounded_buffer(table, monkeypatc
     kept = watcher.drain()
     assert [r.seq for r in kept] == list(range(ack.seqs[-1] - 4, ack.seqs[-1] + 1))
     assert len(watcher.state.rolls) == 8
+
+
+async def test_waiting_for_an_event_fails_once_the_client_gave_up(table) -> None:
+    """``wait_for_seq`` and ``wait_until`` raise ``ConnectionLost`` instead of timing out."""
+    campaign, gm = await table.create_campaign("d12")
+    quick = await table.connect(campaign, gm._token, reconnect_for=0.3)
+    waiting = asyncio.create_task(quick.wait_for_seq(quick.head + 10, timeout=20))
+    watching = asyncio.create_task(quick.wait_until(lambda: quick.views.get("never"),
+                                                    timeout=20))
+    await asyncio.sleep(0.05)
+    started = time.monotonic()
+    await table.server.stop()
+    for task in (waiting, watching):
+        with pytest.raises(ConnectionLost):
+            await task
+    assert time.monotonic() - started < 10
+
+
+async def test_a_newer_message_type_is_skipped_and_a_broken_event_ends_the_client() -> None:
+    """Against a peer speaking a newer protocol: a message type the client does not know is
+    skipped; an event it cannot read ends it at once (no reconnect loop on the same frame)."""
+    import json
+
+    from websockets.asyncio.server import serve
+
+    async def newer_server(connection) -> None:
+        await connection.recv()  # the join
+        await connection.send(json.dumps({
+            "type": "welcome", "role": "gm", "member": "gm", "campaign": "c", "name": "C",
+            "system": "d12", "head": 0}))
+        await connection.send(json.dumps({"type": "hologram", "data": 1}))
+        await connection.send(json.dumps({"type": "view", "name": "after", "data": 1}))
+        await connection.send(json.dumps({
+            "type": "event", "seq": 1, "at": "2026-11-22T08:00:00.000Z", "actor": "gm",
+            "command": "c1", "event": {"type": "dice_rolled", "total": "lots"}}))
+        await connection.wait_closed()
+
+    async with serve(newer_server, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        peer = Client(f"ws://127.0.0.1:{port}", "ph_" + "x" * 40, "c", reconnect_for=5)
+        await peer.connect()
+        assert await peer.wait_until(lambda: peer.views.get("after"), timeout=5) == 1
+        with pytest.raises(ConnectionLost, match="cannot read"):
+            await peer.wait_for_seq(1, timeout=5)
+        assert peer.reconnects == 0
+        await peer.close()

@@ -152,3 +152,29 @@ async def test_a_member_joining_mid_check_sees_its_odds_at_once(table: Any) -> N
     assert view["pool"] == "2y1g3p" and view["status"] == "open"
     assert 0 < view["odds"]["p_success"] < 1
     assert "odds:bluff" not in late.views
+
+
+async def test_standing_views_are_computed_once_per_change(table: Any, monkeypatch) -> None:
+    """A burst of joins (a table reconnecting) computes the open checks' odds once, not once
+    per member; a change to the table computes them again at the next join."""
+    from server.rules import narrative as narrative_rules
+
+    calls = []
+    real = narrative_rules.standing_views
+    monkeypatch.setattr(narrative_rules, "standing_views",
+                        lambda state: calls.append(state.head) or real(state))
+    gm, han, leia, watcher = await _campaign(table)
+    await han.call(n.OpenCheck, character="han", skill="Cool", check="bluff")
+    before = len(calls)
+    for _ in range(3):
+        await table.invite(gm, "spectator")  # each invite changes the table, then one joins
+    assert len(calls) == before + 3
+    for _ in range(3):  # no change since the last join: the views are reused
+        late = await table.connect(gm.campaign, gm._token)
+        await late.wait_until(lambda late=late: late.views.get("odds:bluff"), timeout=5)
+    assert len(calls) == before + 3
+    await han.call(n.AddDice, check="bluff", kind="boost")
+    late = await table.connect(gm.campaign, gm._token)
+    await late.wait_until(lambda: (late.views.get("odds:bluff") or {}).get("pool", "")
+                          .endswith("1b"), timeout=5)
+    assert len(calls) == before + 4

@@ -9,6 +9,7 @@ import contextlib
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from clients.client import Client
 from events import core
 from events.d12 import Stats as D12Stats
 from events.errors import CommandRejected, ConnectionLost
@@ -159,3 +160,60 @@ async def test_no_one_can_be_invited_as_the_admin(table) -> None:
     _, gm, *_ = await _table_with_members(table)
     ack = await gm.call(core.Invite, role="player", name="Admin")
     assert ack.member and ack.member != "admin"
+
+
+async def test_a_join_queued_behind_a_removal_is_refused(table) -> None:
+    """A member removed while their join waits in the queue is not let in: either the join
+    is refused, or it came first and the connection closes after the removal."""
+    campaign, gm, _, leia, _ = await _table_with_members(table)
+    gm_peer = await RawPeer.open(table.url)
+    await gm_peer.join(gm._token, campaign, since=table.server.log.head(campaign))
+    leia_peer = await RawPeer.open(table.url)
+    await gm_peer.send({"type": "roll", "id": "r1", "expression": "1d6"})
+    await gm_peer.send({"type": "remove_member", "id": "rm", "member": "leia"})
+    reply = await leia_peer.join(leia._token, campaign, since=0)
+    if reply["type"] == "error":
+        assert reply["code"] == "unauthorized"
+    else:
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                await leia_peer.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+    await gm_peer.close()
+
+
+async def test_a_logged_member_called_admin_is_not_the_admin_token(tmp_path) -> None:
+    """A log written before ``admin`` was reserved may hold a member with that id: removing
+    them cuts them off, and leaves the admin token's own session alone."""
+    from events.log import AppendRequest, prepare
+    from events.store import SqliteLog
+    from server.auth import hash_token
+    from tests.conftest import start_server
+
+    gm_token, impostor_token = "ph_" + "g" * 40, "ph_" + "i" * 40
+    log = SqliteLog(tmp_path / "old.db")
+    log.append_batch([AppendRequest(
+        campaign="old", expected_head=0, actor="admin", command_id="c1",
+        at="2026-11-01T08:00:00.000Z", events=tuple(prepare(e) for e in (
+            core.CampaignCreated(campaign="old", name="Old", system="d12"),
+            core.MemberInvited(member="gm", name="GM", role="gm",
+                               token_hash=hash_token(gm_token)),
+            core.MemberInvited(member="admin", name="Admin", role="player",
+                               token_hash=hash_token(impostor_token)))))])
+    log.close()
+    server = await start_server(tmp_path / "old.db")
+    clients = []
+    try:
+        for token in (gm_token, impostor_token, server.admin_token):
+            clients.append(Client(server.url, token, "old", reconnect=False))
+            await clients[-1].connect()
+        gm, impostor, admin = clients
+        await gm.call(core.RemoveMember, member="admin")
+        with pytest.raises((CommandRejected, ConnectionLost)):
+            await impostor.call(core.Roll, expression="1d6")
+        ack = await admin.call(core.Roll, expression="1d6", reason="still here")
+        assert ack.seqs and admin.lost is None
+    finally:
+        for client in clients:
+            await client.close()
+        await server.stop()

@@ -55,6 +55,10 @@ BAD_FRAMES = [
                       "Cool": {"characteristic": "presence"},
                       "Ranged (Light)": {"characteristic": "agility", "rank": 9}}}},
                  "invalid", '$.stats.skills["Ranged (Light)"].rank', id="deep-map-entry"),
+    pytest.param('{"type": "create_character", "id": "x1", "character": "han", "name": "Han",'
+                 ' "stats": {"system": "d12", "ratings": {"CON": 99, "CHA": 1}}, "pad": '
+                 + "[" * 20000 + "]" * 20000 + "}", "invalid", "$.stats.ratings[...]",
+                 id="map-error-beside-deep-nesting"),
 ]
 
 
@@ -125,10 +129,12 @@ async def test_unknown_token_and_campaign_are_refused(table) -> None:
     peer = await RawPeer.open(table.url)
     reply = await peer.join("ph_" + "0" * 40, campaign)
     assert (reply["code"], reply["path"]) == ("unauthorized", "$.token")
-    reply = await peer.join(gm._token, "no-such-campaign")
+    reply = await peer.join(table.admin_token, "no-such-campaign")
     assert (reply["code"], reply["path"]) == ("not_found", "$.campaign")
-    reply = await peer.join("ph_" + "0" * 40, "no-such-campaign")  # no probing for ids
-    assert (reply["code"], reply["path"]) == ("unauthorized", "$.token")
+    for token in (gm._token, "ph_" + "0" * 40):  # members too: no probing for campaign ids
+        reply = await peer.join(token, "no-such-campaign")
+        assert (reply["code"], reply["path"]) == ("unauthorized", "$.token")
+        assert "no-such-campaign" in reply["message"]
     reply = await peer.join("short", campaign)
     assert (reply["code"], reply["path"]) == ("unauthorized", "$.token")
     reply = await peer.join(gm._token, None)

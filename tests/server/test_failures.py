@@ -73,3 +73,10 @@ async def test_appends_after_the_writer_stopped_are_refused(tmp_path) -> None:
     with pytest.raises(StoreError):
         await server.committer.append([])
     await server.stop()
+
+
+async def test_two_stops_at_once_both_wait_for_the_one_shutdown(table) -> None:
+    """Overlapping ``stop()`` calls return together, once the log is closed."""
+    await asyncio.wait_for(asyncio.gather(table.server.stop(), table.server.stop()), 10)
+    with pytest.raises(sqlite3.ProgrammingError):  # the writer connection is closed
+        table.server.log.db.execute("SELECT 1")
