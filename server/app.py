@@ -50,6 +50,10 @@ logger = logging.getLogger(__name__)
 
 IN_FLIGHT_LIMIT = 64
 
+CLOSE_TIMEOUT = 2.0
+"""Seconds a closing handshake may take. A client that stopped reading never answers it; at
+websockets' default of 10 s, one such client held up a Ctrl-C for 10 s."""
+
 SEND_BUFFER_BYTES = 128 * 1024
 """Kernel send buffer per client. Left to autotuning it grows to megabytes for a client that
 stops reading, hiding the stall for thousands of frames and costing memory per client."""
@@ -127,6 +131,7 @@ class Server:
                 self._handle, self.host, self.port,
                 process_request=self._health, max_size=2**20, max_queue=64,
                 compression=None,  # ~200-byte JSON frames: deflate cost more CPU than it saved
+                close_timeout=CLOSE_TIMEOUT,
             )
         except BaseException:
             await self.stop()
