@@ -49,6 +49,7 @@ __all__ = ["IN_FLIGHT_LIMIT", "Server", "utc_now"]
 logger = logging.getLogger(__name__)
 
 IN_FLIGHT_LIMIT = 64
+"""Commands one connection may have queued before the server stops reading its frames."""
 
 CLOSE_TIMEOUT = 2.0
 """Seconds a closing handshake may take. A client that stopped reading never answers it; at
@@ -57,7 +58,6 @@ websockets' default of 10 s, one such client held up a Ctrl-C for 10 s."""
 SEND_BUFFER_BYTES = 128 * 1024
 """Kernel send buffer per client. Left to autotuning it grows to megabytes for a client that
 stops reading, hiding the stall for thousands of frames and costing memory per client."""
-"""Commands one connection may have queued before the server stops reading its frames."""
 
 
 def utc_now() -> str:
