@@ -214,6 +214,7 @@ def _state_view(state: CampaignState) -> Any:
     data = to_plain(state)
     for member in data["members"].values():
         member.pop("token_hash", None)
+        member.pop("admin", None)  # a session flag, never set on a member of the log
     return data
 
 

@@ -50,6 +50,17 @@ def new_command_id() -> str:
     return "c-" + secrets.token_hex(8)
 
 
+class _InFlight:
+    """A command sent and not yet answered, and how many callers await its answer."""
+
+    __slots__ = ("command", "future", "waiters")
+
+    def __init__(self, command: Any, future: asyncio.Future[Ack]) -> None:
+        self.command = command
+        self.future = future
+        self.waiters = 0
+
+
 class Client:
     """One member's live connection to one campaign (or the admin's, with no campaign)."""
 
@@ -79,7 +90,7 @@ class Client:
         self._timeout = timeout
         self._connection: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
-        self._pending: dict[str, tuple[Any, asyncio.Future[Ack]]] = {}
+        self._pending: dict[str, _InFlight] = {}
         self._events: deque[Recorded] = deque(maxlen=None if keep_all else EVENT_BUFFER)
         self._events_ready = asyncio.Event()
         self._events_dropped = 0
@@ -149,19 +160,22 @@ class Client:
         if self._lost is not None:
             raise self._lost
         in_flight = self._pending.get(command.id)
-        if in_flight is not None:  # the same id already on its way: its answer is ours too
-            return await asyncio.wait_for(asyncio.shield(in_flight[1]), self._timeout)
-        future: asyncio.Future[Ack] = asyncio.get_running_loop().create_future()
-        self._pending[command.id] = (command, future)
+        if in_flight is None:
+            in_flight = _InFlight(command, asyncio.get_running_loop().create_future())
+            self._pending[command.id] = in_flight
+            try:
+                if self._connection is not None:
+                    await self._connection.send(encode(command), text=True)
+            except ConnectionClosed:
+                pass  # re-sent with the same id once the connection is back
+        # else: the same id is already on its way, and its answer is ours too
+        in_flight.waiters += 1
         try:
-            if self._connection is not None:
-                await self._connection.send(encode(command), text=True)
-        except ConnectionClosed:
-            pass  # re-sent with the same id once the connection is back
-        try:
-            return await asyncio.wait_for(asyncio.shield(future), self._timeout)
+            return await asyncio.wait_for(asyncio.shield(in_flight.future), self._timeout)
         finally:
-            self._pending.pop(command.id, None)
+            in_flight.waiters -= 1
+            if not in_flight.waiters and self._pending.get(command.id) is in_flight:
+                del self._pending[command.id]
 
     async def call(self, command_type: type[Any], **fields: Any) -> Ack:
         """Build a command with a fresh id and :meth:`send` it."""
@@ -216,22 +230,29 @@ class Client:
 
     def _dispatch(self, frame: str | bytes) -> None:
         self._received.set()
-        message = SERVER_DECODER.decode(frame)
+        try:
+            message = SERVER_DECODER.decode(frame)
+        except msgspec.ValidationError as error:
+            if not str(error).endswith("- at `$.type`"):
+                raise
+            # A message type newer than this client: not for us; carry on.
+            logger.debug("skipping a server message of unknown type: %s", error)
+            return
         match message:
             case EventFrame():
                 self._fold(message)
             case Ack():
                 pending = self._pending.get(message.id)
-                if pending is not None and not pending[1].done():
-                    pending[1].set_result(message)
+                if pending is not None and not pending.future.done():
+                    pending.future.set_result(message)
             case ErrorReply():
                 refusal = CommandRejected(message.code, message.message, message.path)
                 if message.id is None and self._joined is not None and not self._joined.done():
                     self._joined.set_exception(refusal)
                     return
                 pending = self._pending.get(message.id or "")
-                if pending is not None and not pending[1].done():
-                    pending[1].set_exception(refusal)
+                if pending is not None and not pending.future.done():
+                    pending.future.set_exception(refusal)
                 elif pending is None:
                     logger.warning("server error: %s", refusal)
             case Welcome():
@@ -270,6 +291,14 @@ class Client:
         self._waiters = waiting
 
     async def _read_forever(self) -> None:
+        """Read until the end; whatever stops it, waiters learn why (never hang silently)."""
+        try:
+            await self._read_until_done()
+        except Exception as error:
+            logger.exception("the client's reader failed")
+            self._give_up(ConnectionLost(f"the client failed: {error}"))
+
+    async def _read_until_done(self) -> None:
         while True:
             try:
                 assert self._connection is not None
@@ -281,11 +310,6 @@ class Client:
                         await self._connection.close()
                         break
                     except Exception as error:  # undecodable, or a fold that fails
-                        if (isinstance(error, msgspec.ValidationError)
-                                and str(error).endswith("- at `$.type`")):
-                            # A message type newer than this client: not for us; carry on.
-                            logger.debug("skipping a server message of unknown type: %s", error)
-                            continue
                         # Fatal: reconnecting would bring the same frame again, and again.
                         logger.exception("cannot read a frame from the server")
                         self._give_up(ConnectionLost(f"cannot read the server's frame: {error}"))
@@ -316,10 +340,10 @@ class Client:
                     await self._connection.close()
                     break
                 self.reconnects += 1
-                for command, future in list(self._pending.values()):
-                    if not future.done():
+                for pending in list(self._pending.values()):
+                    if not pending.future.done():
                         assert self._connection is not None
-                        await self._connection.send(encode(command), text=True)
+                        await self._connection.send(encode(pending.command), text=True)
                 return True
             except (TimeoutError, OSError, ConnectionClosed, InvalidHandshake, InvalidURI) as error:
                 logger.info("reconnect failed (%s); retrying in %.2fs", error, delay)
@@ -349,6 +373,6 @@ class Client:
         self._received.set()  # wake wait_until, which raises
 
     def _fail_pending(self, error: Exception) -> None:
-        for _, future in self._pending.values():
-            if not future.done():
-                future.set_exception(error)
+        for pending in self._pending.values():
+            if not pending.future.done():
+                pending.future.set_exception(error)

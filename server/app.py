@@ -94,6 +94,8 @@ class Server:
         self._admin_lock = asyncio.Lock()
         self._stopping = False
         self._stop_task: asyncio.Future[None] | None = None
+        self._lifecycle = asyncio.Lock()
+        self._start_error: BaseException | None = None
         self._ws: WsServer | None = None
         self._connections: set[Subscriber] = set()
 
@@ -113,6 +115,24 @@ class Server:
         file is created with the log, and taken back if the server then fails to start, so
         the first start that succeeds is the one that prints it.
         """
+        async with self._lifecycle:  # a stop() called meanwhile waits for this start
+            if self._stopping:
+                raise StoreError("the server was stopped before it started")
+            failed = not await self._start_or_fail()
+        if failed:
+            await self.stop()
+            if self.admin_token_created:
+                admin_token_path(self.db_path).unlink(missing_ok=True)
+                self.admin_token_created = False
+            assert self._start_error is not None
+            raise self._start_error
+        assert self._ws is not None
+        self.port = self._ws.sockets[0].getsockname()[1]
+        logger.info("serving %d campaigns from %s on ws://%s:%d", len(self.hubs),
+                    self.db_path, self.host, self.port)
+
+    async def _start_or_fail(self) -> bool:
+        """The steps of :meth:`start`; on failure, keep the error and say so (no cleanup)."""
         self.log = SqliteLog(self.db_path)
         try:
             if self._given_admin_token is None:
@@ -133,15 +153,10 @@ class Server:
                 compression=None,  # ~200-byte JSON frames: deflate cost more CPU than it saved
                 close_timeout=CLOSE_TIMEOUT,
             )
-        except BaseException:
-            await self.stop()
-            if self.admin_token_created:
-                admin_token_path(self.db_path).unlink(missing_ok=True)
-                self.admin_token_created = False
-            raise
-        self.port = self._ws.sockets[0].getsockname()[1]
-        logger.info("serving %d campaigns from %s on ws://%s:%d", len(self.hubs),
-                    self.db_path, self.host, self.port)
+        except BaseException as error:  # cancelled too: nothing may be left half started
+            self._start_error = error
+            return False
+        return True
 
     @property
     def url(self) -> str:
@@ -159,6 +174,8 @@ class Server:
 
     async def _shut_down(self) -> None:
         self._stopping = True
+        async with self._lifecycle:  # a start in progress finishes first, then is undone
+            pass
         async with self._admin_lock:  # a campaign being created gets its hub first
             pass
         for hub in self.hubs.values():

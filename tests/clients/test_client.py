@@ -111,3 +111,16 @@ async def test_a_newer_message_type_is_skipped_and_a_broken_event_ends_the_clien
             await peer.wait_for_seq(1, timeout=5)
         assert peer.reconnects == 0
         await peer.close()
+
+
+async def test_a_shared_send_outlives_the_caller_that_started_it(table) -> None:
+    """Two callers await one command; the first gives up early, the second still gets the
+    answer (the command stays in flight until nobody waits for it)."""
+    _, gm = await table.create_campaign("d12")
+    command = core.Roll(id="shared", expression="1d6")
+    first = asyncio.create_task(gm.send(command))
+    second = asyncio.create_task(gm.send(command))
+    await asyncio.sleep(0)
+    first.cancel()
+    ack = await asyncio.wait_for(second, 5)
+    assert ack.seqs and "shared" not in gm._pending

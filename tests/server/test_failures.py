@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 
 import pytest
@@ -80,3 +81,28 @@ async def test_two_stops_at_once_both_wait_for_the_one_shutdown(table) -> None:
     await asyncio.wait_for(asyncio.gather(table.server.stop(), table.server.stop()), 10)
     with pytest.raises(sqlite3.ProgrammingError):  # the writer connection is closed
         table.server.log.db.execute("SELECT 1")
+
+
+async def test_stop_called_while_starting_leaves_nothing_running(tmp_path, monkeypatch) -> None:
+    """A stop that arrives during start (here while a slow log is rebuilt) waits for it, then
+    undoes it: the port is closed and the database is free for the next server."""
+    import time
+
+    from server import app
+
+    def slow_rebuild(log):
+        time.sleep(0.3)
+        return real_rebuild(log)
+
+    real_rebuild = app.load_all_states
+    monkeypatch.setattr(app, "load_all_states", slow_rebuild)
+    server = Server(tmp_path / "s.db", "127.0.0.1", 0, admin_token=ADMIN_TOKEN)
+    starting = asyncio.create_task(server.start())
+    await asyncio.sleep(0.05)
+    await asyncio.wait_for(server.stop(), 10)
+    with contextlib.suppress(StoreError):
+        await starting
+    assert server._ws is None or not server._ws.is_serving()
+    again = Server(tmp_path / "s.db", "127.0.0.1", 0, admin_token=ADMIN_TOKEN)
+    await again.start()  # the file lock was released
+    await again.stop()
