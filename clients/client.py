@@ -41,6 +41,9 @@ DEFAULT_URL = "ws://127.0.0.1:8765"
 EVENT_BUFFER = 10_000
 """Events kept for ``async for`` until read; a client used only for its state keeps no more."""
 
+CLOSE_WAIT = 1.0
+"""Seconds ``close()`` lets the reader finish before cancelling it."""
+
 RETRYABLE_JOIN_REFUSALS = frozenset({"shutting_down", "unavailable"})
 """Join refusals that pass: the client keeps trying to resume through them."""
 
@@ -147,7 +150,12 @@ class Client:
         if self._connection is not None:
             await self._connection.close()
         if self._reader is not None:
-            await asyncio.gather(self._reader, return_exceptions=True)
+            # The reader ends with the connection; one caught in a reconnect's handshake
+            # would wait out its timeout, so it is cancelled (its socket closes on the way).
+            done, _ = await asyncio.wait({self._reader}, timeout=CLOSE_WAIT)
+            if not done:
+                self._reader.cancel()
+                await asyncio.gather(self._reader, return_exceptions=True)
         self._give_up(ConnectionLost("client closed"))
 
     # ---- commands ---------------------------------------------------------------------

@@ -124,3 +124,20 @@ async def test_a_shared_send_outlives_the_caller_that_started_it(table) -> None:
     first.cancel()
     ack = await asyncio.wait_for(second, 5)
     assert ack.seqs and "shared" not in gm._pending
+
+
+async def test_close_during_a_reconnect_handshake_that_never_ends_returns(table) -> None:
+    """The server's port answers TCP but never the websocket handshake: ``close()`` still
+    returns within seconds, not after the client's 20 s timeout."""
+    campaign, gm = await table.create_campaign("d12")
+    slow = await table.connect(campaign, gm._token, timeout=20)
+    port = table.server.port
+    await table.server.stop()
+    silent = await asyncio.start_server(lambda reader, writer: None, "127.0.0.1", port)
+    try:
+        await asyncio.sleep(0.5)  # the client is now stuck in a handshake
+        started = time.monotonic()
+        await asyncio.wait_for(slow.close(), 10)
+        assert time.monotonic() - started < 5
+    finally:
+        silent.close()
