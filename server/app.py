@@ -95,7 +95,6 @@ class Server:
         self._stopping = False
         self._stop_task: asyncio.Future[None] | None = None
         self._lifecycle = asyncio.Lock()
-        self._start_error: BaseException | None = None
         self._ws: WsServer | None = None
         self._connections: set[Subscriber] = set()
 
@@ -115,48 +114,43 @@ class Server:
         file is created with the log, and taken back if the server then fails to start, so
         the first start that succeeds is the one that prints it.
         """
-        async with self._lifecycle:  # a stop() called meanwhile waits for this start
-            if self._stopping:
-                raise StoreError("the server was stopped before it started")
-            failed = not await self._start_or_fail()
-        if failed:
-            await self.stop()
+        try:
+            async with self._lifecycle:  # a stop() called meanwhile waits for this start
+                if self._stopping:
+                    raise StoreError("the server was stopped before it started")
+                await self._open_and_listen()
+        except BaseException:  # cancelled too: nothing may be left half started
+            await self.stop()  # the lifecycle lock is released by now
             if self.admin_token_created:
                 admin_token_path(self.db_path).unlink(missing_ok=True)
                 self.admin_token_created = False
-            assert self._start_error is not None
-            raise self._start_error
+            raise
         assert self._ws is not None
         self.port = self._ws.sockets[0].getsockname()[1]
         logger.info("serving %d campaigns from %s on ws://%s:%d", len(self.hubs),
                     self.db_path, self.host, self.port)
 
-    async def _start_or_fail(self) -> bool:
-        """The steps of :meth:`start`; on failure, keep the error and say so (no cleanup)."""
+    async def _open_and_listen(self) -> None:
+        """The steps of :meth:`start`, which undoes them if one fails."""
         self.log = SqliteLog(self.db_path)
-        try:
-            if self._given_admin_token is None:
-                token, self.admin_token_created = load_or_create_admin_token(self.db_path)
-                self._use_admin_token(token)
-            self.committer = GroupCommitter(self.log)
-            self.committer.start()
-            started = time.perf_counter()
-            loaded = await asyncio.to_thread(load_all_states, self.log)
-            for state, commands in loaded.values():
-                self._open_hub(state, commands)
-            logger.info("rebuilt %d campaigns (%d events) in %.2fs", len(loaded),
-                        sum(state.head for state, _ in loaded.values()),
-                        time.perf_counter() - started)
-            self._ws = await serve(
-                self._handle, self.host, self.port,
-                process_request=self._health, max_size=2**20, max_queue=64,
-                compression=None,  # ~200-byte JSON frames: deflate cost more CPU than it saved
-                close_timeout=CLOSE_TIMEOUT,
-            )
-        except BaseException as error:  # cancelled too: nothing may be left half started
-            self._start_error = error
-            return False
-        return True
+        if self._given_admin_token is None:
+            token, self.admin_token_created = load_or_create_admin_token(self.db_path)
+            self._use_admin_token(token)
+        self.committer = GroupCommitter(self.log)
+        self.committer.start()
+        started = time.perf_counter()
+        loaded = await asyncio.to_thread(load_all_states, self.log)
+        for state, commands in loaded.values():
+            self._open_hub(state, commands)
+        logger.info("rebuilt %d campaigns (%d events) in %.2fs", len(loaded),
+                    sum(state.head for state, _ in loaded.values()),
+                    time.perf_counter() - started)
+        self._ws = await serve(
+            self._handle, self.host, self.port,
+            process_request=self._health, max_size=2**20, max_queue=64,
+            compression=None,  # ~200-byte JSON frames: deflate cost more CPU than it saved
+            close_timeout=CLOSE_TIMEOUT,
+        )
 
     @property
     def url(self) -> str:

@@ -372,8 +372,7 @@ class CampaignHub:
                           campaign=self.campaign, name=self.state.name,
                           system=self.state.system, head=head)
         if self._stale:
-            join.done.set_exception(Rejected(
-                "unavailable", "the campaign's log cannot be read; retry shortly"))
+            self._refuse_unavailable([join])
             return
         if self._current_member(join.member) is None:  # removed while the join was queued
             join.done.set_exception(Rejected(

@@ -33,20 +33,16 @@ CommandIndex = dict[str, CommandRecord]
 
 
 def rebuild_states(log: EventLog) -> dict[str, CampaignState]:
-    """Fold every campaign's projections in one sequential scan of the log."""
-    states: dict[str, CampaignState] = {}
-    with gc_paused():
-        for page in recorded_pages(log):
-            for campaign, recorded in page:
-                state = states.get(campaign)
-                if state is None:
-                    state = states[campaign] = new_state()
-                evolve(state, recorded)
-    return states
+    """Fold every campaign's projections (alone: what the rebuild benchmark times)."""
+    return {campaign: state for campaign, (state, _) in _scan(log, index=False).items()}
 
 
 def load_all_states(log: EventLog) -> dict[str, tuple[CampaignState, CommandIndex]]:
     """Every campaign's state and command index, in one scan: what the server loads at start."""
+    return _scan(log, index=True)
+
+
+def _scan(log: EventLog, index: bool) -> dict[str, tuple[CampaignState, CommandIndex]]:
     loaded: dict[str, tuple[CampaignState, CommandIndex]] = {}
     with gc_paused():
         for page in recorded_pages(log):
@@ -54,9 +50,9 @@ def load_all_states(log: EventLog) -> dict[str, tuple[CampaignState, CommandInde
                 found = loaded.get(campaign)
                 if found is None:
                     found = loaded[campaign] = (new_state(), {})
-                state, index = found
-                evolve(state, recorded)
-                _index_event(index, recorded)
+                evolve(found[0], recorded)
+                if index:
+                    _index_event(found[1], recorded)
     return loaded
 
 
