@@ -163,9 +163,7 @@ async def _send(args: argparse.Namespace) -> int:
         command = _COMMAND_DECODER.decode(frame)
     except msgspec.ValidationError as error:  # the words the server would answer with
         refusal = rejection_from(error, frame, _COMMAND_DECODER)
-        where = f" (at {refusal.path})" if refusal.path else ""
-        raise CliError(f"not a valid command: {refusal.message}{where}", common.EXIT_USAGE,
-                       refusal.code, refusal.path, refusal.message) from None
+        raise CliError.refused(refusal, "not a valid command", common.EXIT_USAGE) from None
     return await send_command(args, args.campaign, command)
 
 

@@ -29,7 +29,7 @@ from rich.text import Text
 from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from clients.client import DEFAULT_URL, Client, new_command_id
-from events.errors import CommandRejected, ConnectionLost, PoolhallError
+from events.errors import CommandRejected, ConnectionLost, PoolhallError, Rejected
 from projections.campaign import CampaignState
 from projections.describe import describe
 
@@ -94,6 +94,14 @@ class CliError(PoolhallError):
         self.path = path
         self.plain = plain or message
         """The message alone, without the code and path the line for people repeats."""
+
+    @classmethod
+    def refused(cls, refusal: Rejected, lead: str | None = None,
+                exit_code: int = EXIT_REFUSED) -> CliError:
+        """The CLI's line for a refusal: ``refused CODE: message (at PATH)``, or ``lead``."""
+        where = f" (at {refusal.path})" if refusal.path else ""
+        return cls(f"{lead or 'refused ' + refusal.code}: {refusal.message}{where}", exit_code,
+                   refusal.code, refusal.path, refusal.message)
 
     def as_json(self) -> dict[str, Any]:
         """The error as ``--json`` prints it."""
@@ -176,9 +184,7 @@ async def call_once(args: argparse.Namespace, campaign: str | None, command_type
     try:
         return await client.call(command_type, **fields)
     except CommandRejected as refusal:
-        where = f" (at {refusal.path})" if refusal.path else ""
-        raise CliError(f"refused {refusal.code}: {refusal.message}{where}",
-                       EXIT_REFUSED, refusal.code, refusal.path, refusal.message) from None
+        raise CliError.refused(refusal) from None
     finally:
         await client.close()
 
@@ -215,9 +221,7 @@ async def send_command(args: argparse.Namespace, campaign: str, command: Any) ->
         if ack.seqs:
             await client.wait_for_seq(ack.seqs[-1])
     except CommandRejected as refusal:
-        where = f" (at {refusal.path})" if refusal.path else ""
-        raise CliError(f"refused {refusal.code}: {refusal.message}{where}",
-                       EXIT_REFUSED, refusal.code, refusal.path, refusal.message) from None
+        raise CliError.refused(refusal) from None
     except ConnectionLost as lost:
         raise CliError(f"connection lost: {lost}", EXIT_UNREACHABLE) from None
     finally:
