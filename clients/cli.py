@@ -49,12 +49,13 @@ __all__ = ["build_parser", "main"]
 
 async def _serve(args: argparse.Namespace) -> int:
     from server.app import Server
+    from server.settings import from_arguments
 
     if not Path(args.db).resolve().parent.is_dir():
         raise CliError(f"no directory for the database {args.db}; create it first")
     if Path(args.db).is_dir():
         raise CliError(f"{args.db} is a directory; --db names the database file")
-    server = Server(args.db, args.host, args.port)
+    server = Server(args.db, args.host, args.port, settings=from_arguments(args))
     try:
         await server.start()
     except StoreError as error:
@@ -294,6 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     serve.add_argument("--port", type=port_number, default=8765,
                        help="port (default 8765; 0 picks a free one)")
+    from server.settings import add_arguments as add_settings_arguments  # serve's own flags
+
+    add_settings_arguments(serve)
     serve.set_defaults(handler=_serve)
 
     campaign = sub.add_parser("campaign", help="create campaigns (admin token)")

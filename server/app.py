@@ -41,7 +41,8 @@ from server.protocol import command_id_of, read_frame
 from server.rebuild import load_all_states
 from server.rules.base import ADMIN_MEMBER
 from server.rules.core import open_campaign, slugify
-from server.subscriber import QUEUE_LIMIT, Subscriber
+from server.settings import Settings
+from server.subscriber import Subscriber
 from server.writer import GroupCommitter
 
 __all__ = ["IN_FLIGHT_LIMIT", "Server", "utc_now"]
@@ -54,10 +55,6 @@ IN_FLIGHT_LIMIT = 64
 CLOSE_TIMEOUT = 2.0
 """Seconds a closing handshake may take. A client that stopped reading never answers it; at
 websockets' default of 10 s, one such client held up a Ctrl-C for 10 s."""
-
-SEND_BUFFER_BYTES = 128 * 1024
-"""Kernel send buffer per client. Left to autotuning it grows to megabytes for a client that
-stops reading, hiding the stall for thousands of frames and costing memory per client."""
 
 
 def utc_now() -> str:
@@ -76,15 +73,13 @@ class Server:
         *,
         rng: random.Random | None = None,
         admin_token: str | None = None,
-        queue_limit: int = QUEUE_LIMIT,
-        send_buffer: int = SEND_BUFFER_BYTES,
+        settings: Settings | None = None,
     ) -> None:
         self.db_path = Path(db_path)
         self.host = host
         self.port = port
         self.rng = rng if rng is not None else secrets.SystemRandom()
-        self.queue_limit = queue_limit
-        self.send_buffer = send_buffer
+        self.settings = settings if settings is not None else Settings()
         self._given_admin_token = admin_token
         self.admin_token_created = False
         self._use_admin_token(admin_token or "")  # from the file beside the log, in start()
@@ -210,9 +205,9 @@ class Server:
 
     async def _handle(self, connection: ServerConnection) -> None:
         sock = connection.transport.get_extra_info("socket")
-        if sock is not None and self.send_buffer:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
-        subscriber = Subscriber(connection, self.queue_limit)
+        if sock is not None and self.settings.send_buffer:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.settings.send_buffer)
+        subscriber = Subscriber(connection, self.settings.queue_limit)
         self._connections.add(subscriber)
         hub: CampaignHub | None = None
         member: Member | None = None

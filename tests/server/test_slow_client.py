@@ -20,9 +20,10 @@ async def test_stalled_reader_is_dropped_and_does_not_slow_the_table(tmp_path) -
 
     from clients.client import Client
     from server.app import Server
+    from server.settings import Settings
 
     server = Server(tmp_path / "slow.db", "127.0.0.1", 0, rng=random.Random(5),
-                    admin_token=ADMIN_TOKEN, queue_limit=64)
+                    admin_token=ADMIN_TOKEN, settings=Settings(queue_limit=64))
     await server.start()
     try:
         admin = Client(server.url, ADMIN_TOKEN)
