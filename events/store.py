@@ -32,7 +32,12 @@ from events.log import (
     chain_hash,
 )
 
-__all__ = ["PAGE_ROWS", "SqliteLog", "SqliteReader", "writer_lock"]
+__all__ = ["JOURNAL_SIZE_LIMIT", "PAGE_ROWS", "SqliteLog", "SqliteReader", "open_error",
+           "writer_lock"]
+
+JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
+"""Bytes the WAL file is cut back to once checkpointed. Without it the file kept its largest
+size (~200 MB under load) for good; a checkpoint also truncates it when it grew past this."""
 
 _APPEND_ONLY = """
 CREATE TRIGGER IF NOT EXISTS {table}_no_update BEFORE UPDATE ON {table}
@@ -55,6 +60,11 @@ _INSERT_COMMAND = (
     "INSERT INTO commands (campaign, command_id, actor, first_seq, last_seq)"
     " VALUES (:campaign, :command_id, :actor, :first_seq, :last_seq)"
 )
+
+
+_CREATE_PROBES = (
+    "CREATE TABLE IF NOT EXISTS write_probes (at TEXT NOT NULL, room BLOB NOT NULL)")
+"""One row per time the log recovered from failing writes: see :meth:`SqliteLog.probe`."""
 
 
 class SqliteReader:
@@ -205,7 +215,7 @@ class SqliteLog(SqliteReader):
             self._configure()
         except sqlite3.DatabaseError as error:
             self.close()
-            raise StoreError(f"{self.path} is not a SQLite database ({error})") from None
+            raise open_error(self.path, error) from None
         self._heads: dict[str, tuple[int, str]] = {}
 
     def _configure(self) -> None:
@@ -214,7 +224,9 @@ class SqliteLog(SqliteReader):
         # The writer never checkpoints (a checkpoint inside a commit stalled acks for 100+ ms);
         # :meth:`checkpoint` does it from another connection, beside the writer.
         self.db.execute("PRAGMA wal_autocheckpoint=0")
+        self.db.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
         self._create_schema()
+        self.db.execute(_CREATE_PROBES)
 
     def _create_schema(self) -> None:
         with self.db.atomic():
@@ -310,11 +322,32 @@ class SqliteLog(SqliteReader):
         self._heads.update(heads)
         return results
 
+    def probe(self, at: str) -> None:
+        """Prove the log takes writes again: commit a row that needs a new page of the file.
+
+        The writer calls this (on its thread) while appends are failing, so the log recovers
+        without a command having to fail first. A row of a page's size cannot fit a page
+        already there, so the file must grow, as an append's would; one row (a few KiB) is
+        kept per recovery. Raises :class:`sqlite3.Error` while the disk still refuses.
+        """
+        with self.db.atomic():
+            self.db.conn.execute("INSERT INTO write_probes (at, room) VALUES (?, zeroblob("
+                                 "(SELECT page_size FROM pragma_page_size)))", [at])
+
     def checkpoint(self) -> None:
-        """Copy the WAL back into the database file without blocking the writer (PASSIVE)."""
-        connection = self._reader()
+        """Copy the WAL back into the database file without blocking the writer (PASSIVE).
+
+        When the WAL file has grown past :data:`JOURNAL_SIZE_LIMIT` (readers held it, or the
+        writer never paused), one TRUNCATE attempt follows; with no busy wait it gives way at
+        once if the writer is committing, and the next checkpoint tries again.
+        """
+        connection = sqlite3.connect(self._uri, uri=True, check_same_thread=False, timeout=0)
         try:
-            connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            connection.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
+            connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            wal = self.path.with_name(self.path.name + "-wal")
+            if wal.exists() and wal.stat().st_size > JOURNAL_SIZE_LIMIT:
+                connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         finally:
             connection.close()
 
@@ -326,6 +359,23 @@ class SqliteLog(SqliteReader):
             if self._lock >= 0:
                 os.close(self._lock)
                 self._lock = -1
+
+
+def open_error(path: Path, error: sqlite3.Error) -> StoreError:
+    """The real reason a log could not be opened, in plain words.
+
+    SQLite reports a full disk or an unwritable file while the schema is first written; calling
+    each of those "not a SQLite database" sent operators looking for corruption.
+    """
+    name = getattr(error, "sqlite_errorname", "") or ""
+    if name.startswith("SQLITE_FULL"):
+        return StoreError(f"no space left on the disk to write {path} ({error})")
+    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_PERM",
+                        "SQLITE_AUTH", "SQLITE_BUSY", "SQLITE_LOCKED")):
+        return StoreError(f"cannot write {path} ({error})")
+    if name.startswith("SQLITE_NOTADB"):
+        return StoreError(f"{path} is not a SQLite database ({error})")
+    return StoreError(f"cannot open {path} as a log ({error})")
 
 
 def writer_lock(path: Path) -> int:

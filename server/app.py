@@ -18,7 +18,6 @@ import secrets
 import socket
 import time
 from datetime import UTC, datetime
-from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +35,14 @@ from events.messages import Ack, ErrorReply, Join, Welcome
 from events.store import SqliteLog
 from projections.campaign import CampaignState, Member, evolve, new_state
 from server.auth import admin_token_path, hash_token, load_or_create_admin_token, tokens_match
+from server.health import LogHealth, health_response
 from server.hub import CampaignHub, CommandWork, JoinWork
 from server.protocol import command_id_of, read_frame
 from server.rebuild import load_all_states
 from server.rules.base import ADMIN_MEMBER
 from server.rules.core import open_campaign, slugify
 from server.settings import Settings
+from server.shutdown import answer_unread, run_steps
 from server.subscriber import Subscriber
 from server.writer import GroupCommitter
 
@@ -85,6 +86,8 @@ class Server:
         self._use_admin_token(admin_token or "")  # from the file beside the log, in start()
         self.log: SqliteLog | None = None
         self.committer: GroupCommitter | None = None
+        self.health = LogHealth()
+        """Whether the log takes writes: fed by the writer, read by ``/health`` and hubs."""
         self.hubs: dict[str, CampaignHub] = {}
         self._admin_lock = asyncio.Lock()
         self._stopping = False
@@ -131,7 +134,9 @@ class Server:
         if self._given_admin_token is None:
             token, self.admin_token_created = load_or_create_admin_token(self.db_path)
             self._use_admin_token(token)
-        self.committer = GroupCommitter(self.log)
+        self.committer = GroupCommitter(
+            self.log, health=self.health, directory=self.db_path.resolve().parent,
+            reserve_bytes=self.settings.disk_reserve_mb * 2**20, clock=utc_now)
         self.committer.start()
         started = time.perf_counter()
         loaded = await asyncio.to_thread(load_all_states, self.log)
@@ -162,6 +167,8 @@ class Server:
         await asyncio.shield(self._stop_task)
 
     async def _shut_down(self) -> None:
+        """Every step runs even if an earlier one fails (a full disk, a dead log): it is
+        logged in one line and the next goes on, so clients are told and the file released."""
         self._stopping = True
         async with self._lifecycle:  # a start in progress finishes first, then is undone
             pass
@@ -169,22 +176,37 @@ class Server:
             pass
         for hub in self.hubs.values():
             hub.closing = True
-        await asyncio.gather(*(hub.stop() for hub in self.hubs.values()))
+        failed = await run_steps(
+            ("finishing the campaigns' queued work",
+             lambda: asyncio.gather(*(hub.stop() for hub in self.hubs.values()))),
+            ("stopping the writer", self._stop_writer),
+            ("answering unread commands",
+             lambda: answer_unread(s.connection for s in self._connections)),
+            ("sending queued frames",
+             lambda: asyncio.gather(*(s.finish() for s in tuple(self._connections)))),
+            ("closing connections", self._close_listener),
+            ("closing the log", self._close_log),
+        )
+        logger.info("stopped" + (f" ({failed} step(s) failed; see above)" if failed else ""))
+
+    async def _stop_writer(self) -> None:
         if self.committer is not None:
             await self.committer.stop()
-        await asyncio.gather(*(s.finish() for s in tuple(self._connections)))
+
+    async def _close_listener(self) -> None:
         if self._ws is not None:
             self._ws.close()
             await self._ws.wait_closed()
+
+    async def _close_log(self) -> None:
         if self.log is not None:
             self.log.close()
-        logger.info("stopped")
 
     def _open_hub(self, state: CampaignState, commands: dict[str, Any]) -> CampaignHub:
         assert self.log is not None and self.committer is not None
         hub = CampaignHub(state=state, commands=commands, log=self.log,
                           committer=self.committer, rng=self.rng, clock=utc_now,
-                          token_for=self.token_for)
+                          token_for=self.token_for, health=self.health)
         self.hubs[state.campaign] = hub
         hub.start()
         return hub
@@ -197,9 +219,14 @@ class Server:
     # ---- HTTP -------------------------------------------------------------------------
 
     def _health(self, connection: ServerConnection, request: Request) -> Response | None:
-        if request.path == "/health":
-            return connection.respond(HTTPStatus.OK, f"ok {len(self.hubs)} campaigns\n")
-        return None
+        """``GET /health``: 200 ``ok N campaigns``, or 503 ``failing: <why> (since <when>)``.
+
+        ``?format=json`` (or ``Accept: application/json``) answers the same as JSON.
+        """
+        path, _, query = request.path.partition("?")
+        if path != "/health":
+            return None
+        return health_response(connection, request, query, self.health, len(self.hubs))
 
     # ---- connections --------------------------------------------------------------------
 
@@ -293,6 +320,8 @@ class Server:
         async with self._admin_lock:
             if self._stopping:
                 raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
+            if (refusal := self.health.refusal()) is not None and not self._created_by(command.id):
+                raise Rejected("unavailable", refusal, None)
             ack = self._created_by(command.id) or await self._create_campaign(command)
         subscriber.push(encode(ack))
 

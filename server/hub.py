@@ -27,6 +27,7 @@ from events.messages import Ack, ErrorReply, OutgoingEventFrame, View, Welcome
 from projections.campaign import CampaignState, Member, evolve
 from server import rules
 from server.auth import hash_token, tokens_match
+from server.health import LogHealth
 from server.rebuild import CommandIndex, load_hub_state
 from server.rules.base import Decision
 from server.subscriber import Subscriber
@@ -76,6 +77,7 @@ class CampaignHub:
         rng: random.Random,
         clock: Callable[[], str],
         token_for: Callable[[str, str], str],
+        health: LogHealth | None = None,
     ) -> None:
         self.state = state
         self.commands = commands
@@ -84,12 +86,16 @@ class CampaignHub:
         self._rng = rng
         self._clock = clock
         self._token_for = token_for
+        self._health = health
+        """While it says the log is failing, commands are refused before they are decided."""
         self.subscribers: set[Subscriber] = set()
         self._inbox: asyncio.Queue[CommandWork | JoinWork | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self.closing = False
         self._stale = False
         """True while the state could not be reloaded from the log: work is refused."""
+        self.reloads = 0
+        """Times the state was rebuilt from the log after a failure (for operators, tests)."""
         self._standing: list[bytes] | None = None
         """The encoded standing views of the state as it is, computed at the first join after
         a change (odds of big pools take milliseconds; a reconnecting table joins at once)."""
@@ -168,6 +174,7 @@ class CampaignHub:
         and join with ``unavailable`` and tries the reload again with the next work, so a
         passing disk error never leaves a table hanging nor acts on a state the log lacks.
         """
+        self.reloads += 1
         try:
             self.state, self.commands = await asyncio.to_thread(
                 load_hub_state, self._log, self.campaign)
@@ -190,6 +197,21 @@ class CampaignHub:
                 self._reply(item, ErrorReply(id=item.command.id, code=refusal.code,
                                              message=refusal.message, path=None))
 
+    def _refuse_while_failing(self, batch: list[CommandWork]) -> bool:
+        """Refuse the batch undecided while the log fails or the disk is nearly full.
+
+        Deciding would fold events into the state that the log may not take, and each failed
+        append costs a reload of the campaign; refused up front, the state never runs ahead
+        of the log, and a failure costs one reload however long it lasts.
+        """
+        refusal = self._health.refusal() if self._health is not None else None
+        if refusal is None:
+            return False
+        for work in batch:
+            self._reply(work, ErrorReply(id=work.command.id, code="unavailable", path=None,
+                                         message=refusal))
+        return True
+
     def _reply(self, work: CommandWork, message: Ack | ErrorReply) -> None:
         work.subscriber.push(encode(message))
         if not work.done.done():
@@ -201,6 +223,8 @@ class CampaignHub:
             return
         if self._stale:  # an earlier part of this batch left the state unknown
             self._refuse_unavailable(list(batch))
+            return
+        if self._refuse_while_failing(batch):
             return
         decided: list[tuple[CommandWork, AppendRequest, list[Event], Decision]] = []
         in_batch: dict[str, str] = {}
@@ -266,7 +290,8 @@ class CampaignHub:
             answers[command_id] = Ack(id=command_id, seqs=seqs, member=ctx.issued_member,
                                       token=ctx.issued_token)
             self._reply(work, answers[command_id])
-        if failed:  # the state ran ahead of the log: make it what is durable again
+        if failed:  # the state ran ahead of the log: make it what is durable again (once:
+            # the log now reports failing, so later commands are refused before deciding)
             logger.error("an append failed in %s; reloading its state from the log",
                          self.campaign)
             await self._reload()

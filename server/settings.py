@@ -30,6 +30,11 @@ class Settings:
         128 * 1024, "kernel send buffer per client, in bytes (0 leaves it to the kernel)")
     """Left to autotuning, the buffer grows to megabytes for a client that stops reading,
     hiding the stall for thousands of frames and costing memory per client."""
+    disk_reserve_mb: int = _setting(
+        64, "free disk space (MiB) to keep beside the log: below it commands are refused"
+        " with 'unavailable' and /health answers 503 (0 disables)")
+    """Checked once a second. Refusing before the disk is full keeps the log writable (a
+    checkpoint needs room too) and the state from running ahead of what the log holds."""
 
 
 def _flag(name: str) -> str:

@@ -4,22 +4,34 @@ Hubs hand their append requests to :meth:`GroupCommitter.append` and wait. The w
 whatever has queued up while the previous transaction was being made durable and commits it as
 one transaction on its own thread, so a thousand commands cost a handful of fsyncs, and the
 event loop never blocks on the disk.
+
+The writer is also the one that knows whether the disk takes writes: it reports every failed
+or successful append and checkpoint to the :class:`~server.health.LogHealth` it is given,
+checks the free space beside the log once a second, and while appends are failing tries a
+probe write once a second so the log recovers without a command having to fail first.
+Repeated failures are logged once per episode and interval (:class:`~server.health.FailureLog`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
-from events.errors import StoreError
+from events.errors import ConcurrencyError, StoreError
 from events.log import AppendRequest, EventLog
+from server.health import FailureLog, LogHealth
 
 __all__ = ["GroupCommitter"]
 
 logger = logging.getLogger(__name__)
 
 CHECKPOINT_SECONDS = 0.1
+WATCH_EVERY = 10
+"""Checkpoint ticks between two looks at the free disk space (and two probe writes)."""
 
 _Pending = tuple[list[AppendRequest], "asyncio.Future[list[list[int] | Exception]]"]
 
@@ -27,9 +39,17 @@ _Pending = tuple[list[AppendRequest], "asyncio.Future[list[list[int] | Exception
 class GroupCommitter:
     """The single writer of an event log."""
 
-    def __init__(self, log: EventLog, max_batch: int = 2000) -> None:
+    def __init__(self, log: EventLog, max_batch: int = 2000, *,
+                 health: LogHealth | None = None, directory: Path | None = None,
+                 reserve_bytes: int = 0, clock: Callable[[], str] | None = None) -> None:
         self._log = log
         self._max_batch = max_batch
+        self.health = health if health is not None else LogHealth()
+        self._directory = directory
+        self._reserve = reserve_bytes
+        self._clock = clock
+        self._append_failures = FailureLog(logger, "append")
+        self._checkpoint_failures = FailureLog(logger, "checkpoint")
         self._queue: asyncio.Queue[_Pending | None] = asyncio.Queue()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="poolhall-writer")
         self._task: asyncio.Task[None] | None = None
@@ -40,17 +60,78 @@ class GroupCommitter:
 
     def start(self) -> None:
         """Start the writer task, and the checkpointer beside it, on the running loop."""
+        self.check_free_space()
         self._task = asyncio.create_task(self._run(), name="poolhall-writer")
         self._checkpointer = asyncio.create_task(self._checkpoint_every(CHECKPOINT_SECONDS))
 
+    @property
+    def checkpoint_failures(self) -> int:
+        """Checkpoints failed in a row so far (0 once one succeeds)."""
+        return self._checkpoint_failures.failures
+
+    def check_free_space(self) -> None:
+        """Mark the disk failing while its free space is under the reserve (cheap: statvfs)."""
+        if not self._reserve or self._directory is None:
+            return
+        try:
+            stats = os.statvfs(self._directory)
+        except OSError as error:
+            self.health.failed("disk", f"cannot read free space: {error.strerror or error}")
+            return
+        free = stats.f_bavail * stats.f_frsize
+        if free < self._reserve:
+            self.health.failed("disk", f"{free // 2**20} MiB free, under the reserve of "
+                               f"{self._reserve // 2**20} MiB")
+        else:
+            self.health.recovered("disk")
+
     async def _checkpoint_every(self, seconds: float) -> None:
-        """Keep the WAL short from a thread of its own, never inside a commit."""
+        """Keep the WAL short from a thread of its own, never inside a commit; once a second
+        look at the free space and, while appends fail, try a probe write."""
+        tick = 0
         while True:
             await asyncio.sleep(seconds)
-            try:
-                await asyncio.to_thread(self._log.checkpoint)
-            except Exception:
-                logger.exception("checkpoint failed; the next one will retry")
+            await self._checkpoint()
+            tick += 1
+            if tick % WATCH_EVERY == 0:
+                self.check_free_space()
+                if self.health.failing("append"):
+                    await self._probe()
+
+    async def _checkpoint(self) -> None:
+        try:
+            await asyncio.to_thread(self._log.checkpoint)
+        except Exception as error:
+            self._checkpoint_failures.failed(error)
+            self.health.failed("checkpoint", str(error))
+        else:
+            self._checkpoint_failures.succeeded()
+            self.health.recovered("checkpoint")
+
+    async def _probe(self) -> None:
+        """One small write on the writer's thread (after any batch in progress)."""
+        probe = getattr(self._log, "probe", None)
+        if probe is None or self._closing:
+            return
+        at = self._clock() if self._clock is not None else ""
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._executor, probe, at)
+        except Exception as error:
+            self._append_failures.failed(f"probe write: {error}")
+        else:
+            self._append_failures.succeeded()
+            self.health.recovered("append")
+
+    def _report(self, results: list[list[int] | Exception]) -> None:
+        """Tell the health model what this batch met: a failed commit, or a good one."""
+        failure = next((r for r in results if isinstance(r, StoreError)
+                        and not isinstance(r, ConcurrencyError)), None)
+        if failure is not None:
+            self._append_failures.failed(failure)
+            self.health.failed("append", str(failure).removeprefix("append failed: "))
+        elif any(isinstance(r, list) and r for r in results):
+            self._append_failures.succeeded()
+            self.health.recovered("append")
 
     async def append(self, requests: list[AppendRequest]) -> list[list[int] | Exception]:
         """Append requests durably; each result is its sequence numbers or the error it met."""
@@ -82,8 +163,8 @@ class GroupCommitter:
             try:
                 results = await loop.run_in_executor(self._executor, self._log.append_batch, batch)
             except Exception as error:  # a bug or a dead disk: fail these, keep serving
-                logger.exception("append batch failed")
                 results = [StoreError(f"append failed: {error}")] * len(batch)
+            self._report(results)
             self.batches += 1
             self.appended += sum(len(r) for r in results if isinstance(r, list))
             start = 0
@@ -105,4 +186,4 @@ class GroupCommitter:
             await self._queue.put(None)
             await self._task
         self._executor.shutdown(wait=True)
-        await asyncio.to_thread(self._log.checkpoint)
+        await self._checkpoint()  # a failure is logged and reported: shutdown goes on

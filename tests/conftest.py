@@ -6,11 +6,12 @@ seeded dice generator, and hands out real :class:`clients.client.Client` connect
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import shutil
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,15 @@ class Table:
         for client in self.clients:
             await client.close()
         self.clients.clear()
+
+
+async def until(condition: Callable[[], object], turns: int = 2000) -> None:
+    """Wait for ``condition`` to hold, checking every 10 ms; fail after ``turns`` checks."""
+    for _ in range(turns):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the condition never held")
 
 
 async def start_server(db_path: Path, seed: int = 1234) -> Server:

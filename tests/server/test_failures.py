@@ -11,13 +11,14 @@ import pytest
 from events import core
 from events.errors import CommandRejected, ConnectionLost, StoreError
 from server.app import Server
-from tests.conftest import ADMIN_TOKEN
+from tests.conftest import ADMIN_TOKEN, until
 
 
 async def test_a_failed_append_and_failed_reloads_answer_unavailable_then_recover(
         table, monkeypatch) -> None:
     """One commit fails, then the log cannot be read twice: each command is answered
-    ``unavailable`` (nothing stored), and once the log reads again the table plays on."""
+    ``unavailable`` (nothing stored), and once the log reads and writes again (the writer's
+    probe write succeeds) the table plays on."""
     campaign, gm = await table.create_campaign("d12")
     log = table.server.log
     head = log.head(campaign)
@@ -43,6 +44,7 @@ async def test_a_failed_append_and_failed_reloads_answer_unavailable_then_recove
             await gm.call(core.Roll, expression="1d6")
         assert refusal.value.code == "unavailable"
     assert log.head(campaign) == head
+    await until(lambda: table.server.health.ok)
     ack = await gm.call(core.Roll, expression="1d6")
     assert ack.seqs == [head + 1]
     assert table.server.hubs[campaign].state.head == head + 1

@@ -1,0 +1,148 @@
+"""Is the log taking writes? One small model the writer updates and ``/health`` and hubs read.
+
+The log is ``ok`` or ``failing``. Each part that writes (``append``, ``checkpoint``) fails on
+its own and recovers on its own: a failed append marks the log failing until a write succeeds
+again (an append, or the writer's probe write), a failed checkpoint until a checkpoint
+succeeds. Free disk space below the operator's reserve counts as failing too, so commands are
+refused *before* the disk is full rather than after, and nothing runs ahead of the log.
+
+:class:`FailureLog` turns a fault that repeats ten times a second into one log line when it
+starts, one line per interval while it lasts, and one when it ends.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from http import HTTPStatus
+
+from websockets.asyncio.server import ServerConnection
+from websockets.http11 import Request, Response
+
+__all__ = ["FailureLog", "LogHealth", "Problem", "health_response"]
+
+
+def _clock_text() -> str:
+    return datetime.now(UTC).strftime("%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One way the log is failing: what failed, why, and since when (UTC, to the second)."""
+
+    part: str
+    reason: str
+    since: str
+
+    def __str__(self) -> str:
+        return f"{self.part} failed: {self.reason} (since {self.since})"
+
+
+class LogHealth:
+    """Whether the log can take writes now, and if not, why.
+
+    Written from the event loop only (the writer reports there), read by ``/health`` and by
+    every hub before it decides a batch.
+    """
+
+    def __init__(self, clock: Callable[[], str] = _clock_text) -> None:
+        self._clock = clock
+        self._problems: dict[str, Problem] = {}
+
+    def failed(self, part: str, reason: str) -> None:
+        """``part`` (``append``, ``checkpoint``, ``disk``) failed; its first failure dates it."""
+        if part not in self._problems:
+            self._problems[part] = Problem(part, reason, self._clock())
+
+    def recovered(self, part: str) -> None:
+        """``part`` worked again."""
+        self._problems.pop(part, None)
+
+    @property
+    def ok(self) -> bool:
+        return not self._problems
+
+    def failing(self, part: str) -> bool:
+        return part in self._problems
+
+    @property
+    def problems(self) -> list[Problem]:
+        return list(self._problems.values())
+
+    def refusal(self) -> str | None:
+        """Why commands must be refused now (plain words for the sender), or ``None``.
+
+        A failed checkpoint alone does not refuse commands: appends still commit (the WAL
+        grows), and the operator sees it in ``/health`` and the log.
+        """
+        if "disk" in self._problems:
+            return "the server's disk is nearly full; retry later (the operator has been told)"
+        if "append" in self._problems:
+            return "the server cannot write its log just now; retry shortly"
+        return None
+
+    def summary(self) -> str:
+        """One line for ``/health``: ``failing: append failed: ... (since 10:42:01Z)``."""
+        return "failing: " + "; ".join(str(p) for p in self._problems.values())
+
+
+class FailureLog:
+    """Log a repeating failure once when it starts, then at most once per ``interval``."""
+
+    def __init__(self, logger: logging.Logger, what: str, interval: float = 10.0,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._logger = logger
+        self._what = what
+        self._interval = interval
+        self._monotonic = monotonic
+        self._failing = False
+        self._last_line = 0.0
+        self._since_line = 0
+        self.failures = 0
+        """Failures in the current episode (0 once it recovered)."""
+
+    def failed(self, error: object) -> None:
+        self.failures += 1
+        self._since_line += 1
+        now = self._monotonic()
+        if not self._failing:
+            self._failing = True
+            self._logger.error("%s failing: %s", self._what, error)
+        elif now - self._last_line >= self._interval:
+            self._logger.error("%s still failing: %s (%d failures in the last %.0f s)",
+                               self._what, error, self._since_line, now - self._last_line)
+        else:
+            return
+        self._last_line = now
+        self._since_line = 0
+
+    def succeeded(self) -> None:
+        if self._failing:
+            self._logger.warning("%s recovered after %d failures", self._what, self.failures)
+        self._failing = False
+        self.failures = 0
+        self._since_line = 0
+
+
+def health_response(connection: ServerConnection, request: Request, query: str,
+                    health: LogHealth, campaigns: int) -> Response:
+    """``/health``'s answer: 200 while the log takes writes, 503 with the reason otherwise.
+
+    Plain text by default (``ok 12 campaigns``, ``failing: append failed: database or disk is
+    full (since 10:42:01Z)``), JSON for ``?format=json`` or ``Accept: application/json``.
+    """
+    status = HTTPStatus.OK if health.ok else HTTPStatus.SERVICE_UNAVAILABLE
+    wants_json = ("format=json" in query.split("&")
+                  or "application/json" in request.headers.get("Accept", ""))
+    if not wants_json:
+        text = f"ok {campaigns} campaigns" if health.ok else health.summary()
+        return connection.respond(status, text + "\n")
+    body = {"status": "ok" if health.ok else "failing", "campaigns": campaigns,
+            "problems": [asdict(problem) for problem in health.problems]}
+    response = connection.respond(status, json.dumps(body) + "\n")
+    response.headers["Content-Type"] = "application/json"
+    return response
