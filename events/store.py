@@ -3,9 +3,11 @@
 Table ``events``: one row per event (global ``position``, ``campaign``, per-campaign ``seq``
 unique with the campaign, ``type``, schema ``version``, JSON ``payload``, ``recorded_at``,
 ``actor``, ``command_id``, ``hash``). Table ``commands``: one row per accepted command id
-(unique per campaign). Triggers refuse UPDATE and DELETE on both. ``synchronous=FULL`` makes a
-commit durable before :meth:`SqliteLog.append_batch` returns; the server acknowledges nothing
-before that. This module is the one place in ``events`` that does I/O: it is the log itself.
+(unique per campaign). Triggers refuse UPDATE and DELETE on both. Table ``write_probes``: a
+row each time the log recovered from failing writes (:meth:`SqliteLog.probe`).
+``synchronous=FULL`` makes a commit durable before :meth:`SqliteLog.append_batch` returns; the
+server acknowledges nothing before that. This module is the one place in ``events`` that does
+I/O: it is the log itself.
 
 All writes happen on the thread that calls :meth:`append_batch` (the server's single writer);
 reads open their own connection per call, as WAL lets readers run beside the writer.
@@ -341,12 +343,13 @@ class SqliteLog(SqliteReader):
         writer never paused), one TRUNCATE attempt follows; with no busy wait it gives way at
         once if the writer is committing, and the next checkpoint tries again.
         """
-        connection = sqlite3.connect(self._uri, uri=True, check_same_thread=False, timeout=0)
+        connection = self._reader()
         try:
             connection.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
             connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
             wal = self.path.with_name(self.path.name + "-wal")
             if wal.exists() and wal.stat().st_size > JOURNAL_SIZE_LIMIT:
+                connection.execute("PRAGMA busy_timeout=0")  # never hold up the writer
                 connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         finally:
             connection.close()
@@ -370,8 +373,11 @@ def open_error(path: Path, error: sqlite3.Error) -> StoreError:
     name = getattr(error, "sqlite_errorname", "") or ""
     if name.startswith("SQLITE_FULL"):
         return StoreError(f"no space left on the disk to write {path} ({error})")
-    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_PERM",
-                        "SQLITE_AUTH", "SQLITE_BUSY", "SQLITE_LOCKED")):
+    if name.startswith("SQLITE_IOERR"):
+        return StoreError(f"cannot write {path} ({error}): is its disk full, read-only or"
+                          " failing?")
+    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH",
+                        "SQLITE_BUSY", "SQLITE_LOCKED")):
         return StoreError(f"cannot write {path} ({error})")
     if name.startswith("SQLITE_NOTADB"):
         return StoreError(f"{path} is not a SQLite database ({error})")

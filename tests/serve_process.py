@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import resource
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,11 +22,13 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def poolhall(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+def poolhall(*args: str, cwd: Path, check: bool = True,
+             file_size: int | None = None) -> subprocess.CompletedProcess[str]:
     """Run one ``poolhall`` command and return what it printed."""
     result = subprocess.run(
         [sys.executable, "-m", "clients.cli", *args], cwd=cwd, capture_output=True, text=True,
         timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
+        preexec_fn=file_size_limit(file_size) if file_size is not None else None,
     )
     if check and result.returncode != 0:
         raise AssertionError(f"poolhall {' '.join(args)} failed ({result.returncode}):\n"
@@ -32,12 +36,22 @@ def poolhall(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedP
     return result
 
 
-def start_serve(db: Path, port: int) -> subprocess.Popen[bytes]:
+def file_size_limit(size: int) -> Callable[[], None]:
+    """A ``preexec_fn`` that caps every file the process writes at ``size`` bytes.
+
+    A real write failure, as on a full disk: SQLite's writes past the cap fail (EFBIG) and it
+    reports a disk I/O error. The cap applies to root too, where chmod would not.
+    """
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+
+def start_serve(db: Path, port: int, *, file_size: int | None = None) -> subprocess.Popen[bytes]:
     """``poolhall serve`` in the database's directory, once its health check answers."""
     process = subprocess.Popen(
         [sys.executable, "-m", "clients.cli", "serve", "--db", str(db), "--port", str(port)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=db.parent,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=file_size_limit(file_size) if file_size is not None else None,
     )
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:

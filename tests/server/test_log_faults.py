@@ -1,0 +1,288 @@
+"""Faults of the disk the operator must see: /health and one log line for each, commands refused
+before they are decided, nothing acknowledged lost, and a shutdown that always finishes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import signal
+import sqlite3
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from clients.client import Client
+from events import core
+from events.errors import CommandRejected, ConnectionLost
+from server.app import Server
+from server.health import FailureLog
+from server.settings import Settings
+from tests.conftest import ADMIN_TOKEN, start_server, until
+from tests.serve_process import free_port, poolhall, start_serve
+from tests.server.raw import RawPeer
+
+
+async def get_health(url: str, query: str = "") -> tuple[int, str]:
+    """``GET /health`` (off the event loop, which serves it): the status and the body."""
+
+    def fetch() -> tuple[int, str]:
+        address = url.replace("ws://", "http://") + "/health" + query
+        try:
+            with urllib.request.urlopen(address, timeout=5) as reply:
+                return reply.status, reply.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
+    return await asyncio.to_thread(fetch)
+
+
+async def test_health_answers_503_while_the_log_cannot_write_and_200_once_it_can(table) -> None:
+    """After an append fails (the log turned read-only) /health answers 503 with the reason,
+    as text and as JSON; once the writer's probe write succeeds it answers 200 again."""
+    campaign, gm = await table.create_campaign("d12")
+    writer = table.server.log.db.conn
+    writer.execute("PRAGMA query_only=1")
+    with pytest.raises(CommandRejected) as refusal:
+        await gm.call(core.Roll, expression="1d6")
+    assert refusal.value.code == "unavailable"
+    status, body = await get_health(table.url)
+    assert status == 503
+    assert body.startswith("failing: append failed: attempt to write a readonly database")
+    status, body = await get_health(table.url, "?format=json")
+    assert status == 503 and json.loads(body)["status"] == "failing"
+    assert [p["part"] for p in json.loads(body)["problems"]] == ["append"]
+    writer.execute("PRAGMA query_only=0")
+    await until(lambda: table.server.health.ok)
+    status, body = await get_health(table.url)
+    assert (status, body) == (200, "ok 1 campaigns\n")
+    ack = await gm.call(core.Roll, expression="1d6")
+    assert table.server.log.head(campaign) == ack.seqs[-1]
+
+
+async def test_a_full_log_refuses_commands_undecided_and_reloads_once(table) -> None:
+    """Once the log is full, the command that met it and every later one are answered
+    ``unavailable``, nothing more is appended, and the campaign is reloaded once, not once
+    per command."""
+    campaign, gm = await table.create_campaign("d12")
+    log = table.server.log
+    (pages,) = log.db.execute("PRAGMA page_count").fetchone()
+    log.db.execute(f"PRAGMA max_page_count={pages}")  # the file may not grow: a full disk
+    for _ in range(2000):
+        try:
+            await gm.call(core.Roll, expression="1d6")
+        except CommandRejected as refusal:
+            assert refusal.code == "unavailable"
+            break
+    else:
+        raise AssertionError("the log never filled up")
+    head = log.head(campaign)
+    for _ in range(20):
+        with pytest.raises(CommandRejected) as refusal:
+            await gm.call(core.Roll, expression="1d6")
+        assert refusal.value.code == "unavailable"
+    hub = table.server.hubs[campaign]
+    assert log.head(campaign) == head == hub.state.head
+    assert hub.reloads == 1
+    status, body = await get_health(table.url)
+    assert status == 503 and "database or disk is full" in body
+
+
+async def test_commands_are_refused_while_free_space_is_under_the_reserve(tmp_path) -> None:
+    """With less free disk space than the reserve, /health answers 503 and commands (and new
+    campaigns) are refused ``unavailable`` in plain words, appending nothing."""
+    db = tmp_path / "reserve.db"
+    server = await start_server(db)
+    admin = Client(server.url, ADMIN_TOKEN, reconnect=False)
+    await admin.connect()
+    created = await admin.call(core.CreateCampaign, name="Tight", system="d12")
+    await admin.close()
+    await server.stop()
+    server = Server(db, "127.0.0.1", 0, rng=random.Random(1), admin_token=ADMIN_TOKEN,
+                    settings=Settings(disk_reserve_mb=2**40))
+    await server.start()
+    try:
+        gm = Client(server.url, created.token, created.campaign, reconnect=False)
+        await gm.connect()
+        with pytest.raises(CommandRejected) as refusal:
+            await gm.call(core.Roll, expression="1d6")
+        assert refusal.value.code == "unavailable"
+        assert "disk is nearly full" in refusal.value.message
+        await gm.close()
+        admin = Client(server.url, ADMIN_TOKEN, reconnect=False)
+        await admin.connect()
+        with pytest.raises(CommandRejected) as refusal:
+            await admin.call(core.CreateCampaign, name="More", system="d12")
+        assert refusal.value.code == "unavailable"
+        await admin.close()
+        assert server.log is not None and server.log.head(created.campaign) == created.seqs[-1]
+        status, body = await get_health(server.url)
+        assert status == 503 and "under the reserve" in body
+    finally:
+        await server.stop()
+
+
+def _move_log_away(db: Path) -> Path:
+    """Put a directory where the log was: every new connection to it (a checkpoint) fails,
+    while the writer's open connection goes on."""
+    moved = db.with_name("moved-" + db.name)
+    db.rename(moved)
+    db.mkdir()
+    return moved
+
+
+def _put_log_back(db: Path, moved: Path) -> None:
+    db.rmdir()
+    moved.rename(db)
+
+
+async def test_a_failing_checkpoint_logs_one_line_and_shows_in_health(table, caplog) -> None:
+    """A checkpoint failing ten times a second logs one line without a traceback and turns
+    /health to 503; when a checkpoint succeeds again both say so."""
+    caplog.set_level(logging.INFO, logger="server.writer")
+    committer = table.server.committer
+    moved = _move_log_away(table.db_path)
+    try:
+        await until(lambda: committer.checkpoint_failures >= 5)
+        status, body = await get_health(table.url)
+        assert status == 503 and body.startswith("failing: checkpoint failed:")
+    finally:
+        _put_log_back(table.db_path, moved)
+    await until(lambda: table.server.health.ok)
+    messages = [r.getMessage() for r in caplog.records if r.name == "server.writer"]
+    assert len([m for m in messages if m.startswith("checkpoint failing:")]) == 1
+    assert any(m.startswith("checkpoint recovered after") for m in messages)
+    assert all(r.exc_info is None for r in caplog.records if r.name == "server.writer")
+
+
+async def test_stop_finishes_every_step_when_the_last_checkpoint_fails(table) -> None:
+    """With the checkpoint failing, stop() still returns, a client gets its 1001 close, and
+    the log is closed and released: the next server opens it with every acknowledged event."""
+    campaign, gm = await table.create_campaign("d12")
+    ack = await gm.call(core.Roll, expression="1d6")
+    peer = await RawPeer.open(table.url)
+    assert (await peer.join(table.admin_token, None))["type"] == "welcome"
+    moved = _move_log_away(table.db_path)
+    try:
+        await asyncio.wait_for(table.server.stop(), 30)
+        with pytest.raises(ConnectionClosed):
+            await peer.recv()
+        assert peer.connection.close_code == 1001
+    finally:
+        _put_log_back(table.db_path, moved)
+    table.server = await start_server(table.db_path)
+    assert table.server.hubs[campaign].state.head == ack.seqs[-1]
+
+
+async def test_commands_received_but_not_carried_out_get_shutting_down(table) -> None:
+    """Every command the server received before a stop is answered: acknowledged, or refused
+    ``shutting_down`` — none is left with only the 1001 close."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await RawPeer.open(table.url)
+    assert (await peer.join(table.admin_token, campaign))["type"] == "welcome"
+    ids = [f"burst-{n}" for n in range(600)]
+    answers: dict[str, str] = {}
+
+    async def read_answers() -> None:
+        with pytest.raises(ConnectionClosed):
+            while True:
+                frame = await peer.recv(timeout=30)
+                if frame["type"] in ("ack", "error"):
+                    answers[frame["id"]] = frame.get("code", "ack")
+
+    reading = asyncio.create_task(read_answers())
+    for command_id in ids:
+        await peer.send({"type": "roll", "id": command_id, "expression": "1d6"})
+    await (await peer.connection.ping())  # the pong follows every frame sent before it
+    stopping = asyncio.create_task(table.server.stop())
+    await reading
+    await stopping
+    assert peer.connection.close_code == 1001
+    assert set(answers) == set(ids)
+    assert set(answers.values()) <= {"ack", "shutting_down"}
+
+
+def test_failure_log_writes_one_line_per_interval() -> None:
+    """A failure repeating eight times a second logs when it starts, then once per interval
+    with the count, then once when it recovers."""
+    now = [0.0]
+    records: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record.getMessage())
+
+    logger = logging.getLogger("tests.failure_log")
+    logger.addHandler(Collect())
+    failures = FailureLog(logger, "checkpoint", interval=10, monotonic=lambda: now[0])
+    for _ in range(240):  # 30 s of failures, at times exact in binary
+        failures.failed(sqlite3.OperationalError("disk I/O error"))
+        now[0] += 0.125
+    failures.succeeded()
+    assert records == [
+        "checkpoint failing: disk I/O error",
+        "checkpoint still failing: disk I/O error (80 failures in the last 10 s)",
+        "checkpoint still failing: disk I/O error (80 failures in the last 10 s)",
+        "checkpoint recovered after 240 failures",
+    ]
+
+
+async def test_sigterm_on_a_full_disk_tells_clients_and_exits_cleanly(tmp_path) -> None:
+    """With the disk full (every file capped), commands are refused ``unavailable``, /health
+    names the fault, and SIGTERM still exits 0 without a traceback, losing no acknowledged
+    event."""
+    port = free_port()
+    db = tmp_path / "full.db"
+    process = start_serve(db, port, file_size=192 * 1024)
+    url = f"ws://127.0.0.1:{port}"
+    admin = Client(url, (tmp_path / "full.db.admin-token").read_text().strip(), reconnect=False)
+    await admin.connect()
+    created = await admin.call(core.CreateCampaign, name="Full", system="d12")
+    await admin.close()
+    gm = Client(url, created.token, created.campaign, reconnect=False)
+    await gm.connect()
+    acked: list[int] = list(created.seqs)
+    try:
+        for _ in range(20_000):
+            try:
+                acked.extend((await gm.call(core.Roll, expression="1d6", reason="x" * 100)).seqs)
+            except CommandRejected as refusal:
+                assert refusal.code == "unavailable"
+                break
+        else:
+            raise AssertionError("the disk never filled up")
+        status, body = await get_health(url)
+        assert status == 503 and body.startswith("failing: append failed:")
+        process.send_signal(signal.SIGTERM)
+        with pytest.raises(ConnectionLost):  # told "unavailable", then "shutting_down", then 1001
+            for _ in range(100_000):
+                try:
+                    await gm.call(core.Roll, expression="1d6")
+                except CommandRejected as refusal:
+                    assert refusal.code in ("unavailable", "shutting_down")
+    finally:
+        process.send_signal(signal.SIGTERM)  # a second one is harmless: stop() runs once
+        returncode = await asyncio.to_thread(process.wait, 30)
+        await gm.close()
+    output = process.stdout.read().decode() if process.stdout else ""
+    assert returncode == 0, output
+    assert "Traceback" not in output
+    assert output.count("append failing:") == 1
+    with sqlite3.connect(db) as connection:
+        stored = {seq for (seq,) in connection.execute(
+            "SELECT seq FROM events WHERE campaign = ?", [created.campaign])}
+    assert set(acked) <= stored
+
+
+def test_first_start_on_a_full_disk_says_it_cannot_write(tmp_path) -> None:
+    """A first start that cannot write the new log names the write failure, not a "not a
+    SQLite database" that sends the operator looking for corruption."""
+    result = poolhall("serve", "--db", str(tmp_path / "new.db"), "--port", "0",
+                      cwd=tmp_path, check=False, file_size=2048)
+    assert result.returncode == 1
+    assert "cannot write" in result.stderr and "is its disk full" in result.stderr
+    assert "not a SQLite database" not in result.stderr
