@@ -27,12 +27,12 @@ __all__ = ["FailureLog", "LogHealth", "Problem", "health_response"]
 
 
 def _clock_text() -> str:
-    return datetime.now(UTC).strftime("%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One way the log is failing: what failed, why, and since when (UTC, to the second)."""
+    """One way the log is failing: what failed, why, and since when (ISO 8601 UTC, seconds)."""
 
     part: str
     reason: str
@@ -86,7 +86,7 @@ class LogHealth:
         return None
 
     def summary(self) -> str:
-        """One line for ``/health``: ``failing: append failed: ... (since 10:42:01Z)``."""
+        """One line for ``/health``: ``failing: append failed: ... (since 2026-...T10:42:01Z)``."""
         return "failing: " + "; ".join(str(p) for p in self._problems.values())
 
 
@@ -133,7 +133,8 @@ def health_response(connection: ServerConnection, request: Request, query: str,
     """``/health``'s answer: 200 while the log takes writes, 503 with the reason otherwise.
 
     Plain text by default (``ok 12 campaigns``, ``failing: append failed: database or disk is
-    full (since 10:42:01Z)``), JSON for ``?format=json`` or ``Accept: application/json``.
+    full (since 2026-11-23T10:42:01Z)``), JSON for ``?format=json`` or ``Accept:
+    application/json``.
     """
     status = HTTPStatus.OK if health.ok else HTTPStatus.SERVICE_UNAVAILABLE
     wants_json = ("format=json" in query.split("&")

@@ -110,8 +110,11 @@ class GroupCommitter:
 
     async def _probe(self) -> None:
         """One small write on the writer's thread (after any batch in progress)."""
+        if self._closing:
+            return
         probe = getattr(self._log, "probe", None)
-        if probe is None or self._closing:
+        if probe is None:  # a log that cannot probe: let the next append be the trial
+            self.health.recovered("append")
             return
         at = self._clock() if self._clock is not None else ""
         try:
@@ -162,7 +165,9 @@ class GroupCommitter:
             batch = [request for requests, _ in pending for request in requests]
             try:
                 results = await loop.run_in_executor(self._executor, self._log.append_batch, batch)
-            except Exception as error:  # a bug or a dead disk: fail these, keep serving
+            except Exception as error:  # a bug (the store turns SQLite's errors into results)
+                if not self.health.failing("append"):  # its traceback, once per episode
+                    logger.exception("append batch raised")
                 results = [StoreError(f"append failed: {error}")] * len(batch)
             self._report(results)
             self.batches += 1
