@@ -180,11 +180,12 @@ async def test_stop_finishes_every_step_when_the_last_checkpoint_fails(table) ->
 
 async def test_commands_received_but_not_carried_out_get_shutting_down(table) -> None:
     """Every command the server received before a stop is answered: acknowledged, or refused
-    ``shutting_down`` — none is left with only the 1001 close."""
+    ``shutting_down``; none is left with only the 1001 close, even those still waiting in the
+    socket's buffers behind a connection whose reading was paused."""
     campaign, gm = await table.create_campaign("d12")
     peer = await RawPeer.open(table.url)
     assert (await peer.join(table.admin_token, campaign))["type"] == "welcome"
-    ids = [f"burst-{n}" for n in range(600)]
+    ids = [f"burst-{n}" for n in range(3000)]
     answers: dict[str, str] = {}
 
     async def read_answers() -> None:
@@ -197,7 +198,8 @@ async def test_commands_received_but_not_carried_out_get_shutting_down(table) ->
     reading = asyncio.create_task(read_answers())
     for command_id in ids:
         await peer.send({"type": "roll", "id": command_id, "expression": "1d6"})
-    await (await peer.connection.ping())  # the pong follows every frame sent before it
+    transport = peer.connection.transport
+    await until(lambda: transport.get_write_buffer_size() == 0)  # all in the kernel's hands
     stopping = asyncio.create_task(table.server.stop())
     await reading
     await stopping
