@@ -132,7 +132,12 @@ class Server:
         """The steps of :meth:`start`, which undoes them if one fails."""
         self.log = SqliteLog(self.db_path)
         if self._given_admin_token is None:
-            token, self.admin_token_created = load_or_create_admin_token(self.db_path)
+            try:
+                token, self.admin_token_created = load_or_create_admin_token(self.db_path)
+            except OSError as error:  # a full disk, or no right to write beside the log
+                raise StoreError(f"cannot keep the admin token in "
+                                 f"{admin_token_path(self.db_path)}: "
+                                 f"{error.strerror or error}") from None
             self._use_admin_token(token)
         self.committer = GroupCommitter(
             self.log, health=self.health, directory=self.db_path.resolve().parent,

@@ -39,7 +39,8 @@ class Problem:
     since: str
 
     def __str__(self) -> str:
-        return f"{self.part} failed: {self.reason} (since {self.since})"
+        what = "disk nearly full" if self.part == "disk" else f"{self.part} failed"
+        return f"{what}: {self.reason} (since {self.since})"
 
 
 class LogHealth:

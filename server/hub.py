@@ -197,8 +197,9 @@ class CampaignHub:
                 self._reply(item, ErrorReply(id=item.command.id, code=refusal.code,
                                              message=refusal.message, path=None))
 
-    def _refuse_while_failing(self, batch: list[CommandWork]) -> bool:
-        """Refuse the batch undecided while the log fails or the disk is nearly full.
+    def _refuse_while_failing(self, batch: list[CommandWork]) -> list[CommandWork]:
+        """While the log fails or the disk is nearly full, refuse new commands undecided;
+        return the rest (retries of commands already carried out, answered from the index).
 
         Deciding would fold events into the state that the log may not take, and each failed
         append costs a reload of the campaign; refused up front, the state never runs ahead
@@ -206,11 +207,15 @@ class CampaignHub:
         """
         refusal = self._health.refusal() if self._health is not None else None
         if refusal is None:
-            return False
+            return batch
+        rest: list[CommandWork] = []
         for work in batch:
-            self._reply(work, ErrorReply(id=work.command.id, code="unavailable", path=None,
-                                         message=refusal))
-        return True
+            if work.command.id in self.commands:
+                rest.append(work)
+            else:
+                self._reply(work, ErrorReply(id=work.command.id, code="unavailable", path=None,
+                                             message=refusal))
+        return rest
 
     def _reply(self, work: CommandWork, message: Ack | ErrorReply) -> None:
         work.subscriber.push(encode(message))
@@ -224,7 +229,8 @@ class CampaignHub:
         if self._stale:  # an earlier part of this batch left the state unknown
             self._refuse_unavailable(list(batch))
             return
-        if self._refuse_while_failing(batch):
+        batch = self._refuse_while_failing(batch)
+        if not batch:
             return
         decided: list[tuple[CommandWork, AppendRequest, list[Event], Decision]] = []
         in_batch: dict[str, str] = {}

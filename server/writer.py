@@ -50,6 +50,7 @@ class GroupCommitter:
         self._clock = clock
         self._append_failures = FailureLog(logger, "append")
         self._checkpoint_failures = FailureLog(logger, "checkpoint")
+        self._low_disk = FailureLog(logger, "disk", interval=60.0)
         self._queue: asyncio.Queue[_Pending | None] = asyncio.Queue()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="poolhall-writer")
         self._task: asyncio.Task[None] | None = None
@@ -76,14 +77,17 @@ class GroupCommitter:
         try:
             stats = os.statvfs(self._directory)
         except OSError as error:
-            self.health.failed("disk", f"cannot read free space: {error.strerror or error}")
-            return
-        free = stats.f_bavail * stats.f_frsize
-        if free < self._reserve:
-            self.health.failed("disk", f"{free // 2**20} MiB free, under the reserve of "
-                               f"{self._reserve // 2**20} MiB")
+            problem = f"cannot read the free space: {error.strerror or error}"
         else:
-            self.health.recovered("disk")
+            free = stats.f_bavail * stats.f_frsize
+            if free >= self._reserve:
+                self._low_disk.succeeded()
+                self.health.recovered("disk")
+                return
+            problem = (f"{free // 2**20} MiB free, under the reserve of "
+                       f"{self._reserve // 2**20} MiB; commands are refused")
+        self._low_disk.failed(problem)
+        self.health.failed("disk", problem)
 
     async def _checkpoint_every(self, seconds: float) -> None:
         """Keep the WAL short from a thread of its own, never inside a commit; once a second

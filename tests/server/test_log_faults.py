@@ -64,6 +64,24 @@ async def test_health_answers_503_while_the_log_cannot_write_and_200_once_it_can
     assert table.server.log.head(campaign) == ack.seqs[-1]
 
 
+async def test_a_retried_command_gets_its_original_answer_while_the_log_fails(table) -> None:
+    """While the log cannot write, a new command is refused ``unavailable`` but the retry of
+    one already carried out still gets its original ack: it needs no write."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await RawPeer.open(table.url)
+    assert (await peer.join(table.admin_token, campaign))["type"] == "welcome"
+    roll = {"type": "roll", "id": "before-the-fault", "expression": "1d6"}
+    await peer.send(roll)
+    first = await peer.recv_until("ack")
+    table.server.log.db.conn.execute("PRAGMA query_only=1")
+    await peer.send({"type": "roll", "id": "during-the-fault", "expression": "1d6"})
+    assert (await peer.recv_until("error"))["code"] == "unavailable"
+    await peer.send(roll)
+    assert (await peer.recv_until("ack")) == first
+    table.server.log.db.conn.execute("PRAGMA query_only=0")
+    await peer.close()
+
+
 async def test_a_full_log_refuses_commands_undecided_and_reloads_once(table) -> None:
     """Once the log is full, the command that met it and every later one are answered
     ``unavailable``, nothing more is appended, and the campaign is reloaded once, not once
@@ -121,7 +139,8 @@ async def test_commands_are_refused_while_free_space_is_under_the_reserve(tmp_pa
         await admin.close()
         assert server.log is not None and server.log.head(created.campaign) == created.seqs[-1]
         status, body = await get_health(server.url)
-        assert status == 503 and "under the reserve" in body
+        assert status == 503 and body.startswith("failing: disk nearly full: ")
+        assert "under the reserve" in body
     finally:
         await server.stop()
 
@@ -288,3 +307,14 @@ def test_first_start_on_a_full_disk_says_it_cannot_write(tmp_path) -> None:
     assert result.returncode == 1
     assert "cannot write" in result.stderr and "is its disk full" in result.stderr
     assert "not a SQLite database" not in result.stderr
+
+
+def test_an_unwritable_admin_token_file_is_named_at_start(tmp_path) -> None:
+    """When the admin token cannot be kept beside the log, ``serve`` says so, instead of
+    blaming the address it would listen on."""
+    (tmp_path / "tok.db.admin-token").mkdir()
+    result = poolhall("serve", "--db", str(tmp_path / "tok.db"), "--port", "0",
+                      cwd=tmp_path, check=False)
+    assert result.returncode == 1
+    assert "cannot keep the admin token in" in result.stderr
+    assert "cannot listen" not in result.stderr
