@@ -2,9 +2,11 @@
 
 A connection's first message is ``join``. The admin token (no campaign) may create campaigns;
 any member token opens its own campaign, where the campaign's hub serializes every command.
-``GET /health`` answers over plain HTTP for load balancers and scripts. :meth:`Server.stop`
-is graceful: new commands are refused, queued ones finish and are made durable, queued frames
-go out, then connections close with 1001 (going away).
+``GET /health`` answers over plain HTTP for load balancers and scripts: 200, or 503 with the
+reason while the log cannot take writes (:mod:`server.health`). :meth:`Server.stop` is
+graceful: new commands are refused, queued ones finish and are made durable, commands received
+but not carried out are answered ``shutting_down``, queued frames go out, then connections
+close with 1001 (going away); every step runs even if one before it failed.
 """
 
 from __future__ import annotations
