@@ -146,5 +146,6 @@ def health_response(connection: ServerConnection, request: Request, query: str,
     body = {"status": "ok" if health.ok else "failing", "campaigns": campaigns,
             "problems": [asdict(problem) for problem in health.problems]}
     response = connection.respond(status, json.dumps(body) + "\n")
+    del response.headers["Content-Type"]  # respond() set text/plain; headers are a multidict
     response.headers["Content-Type"] = "application/json"
     return response

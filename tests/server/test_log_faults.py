@@ -27,16 +27,20 @@ from tests.serve_process import free_port, poolhall, start_serve
 from tests.server.raw import RawPeer
 
 
-async def get_health(url: str, query: str = "") -> tuple[int, str]:
-    """``GET /health`` (off the event loop, which serves it): the status and the body."""
+async def get_health(url: str, query: str = "",
+                     accept: str = "*/*") -> tuple[int, str, list[str]]:
+    """``GET /health`` (off the event loop, which serves it): status, body, content types."""
 
-    def fetch() -> tuple[int, str]:
+    def fetch() -> tuple[int, str, list[str]]:
         address = url.replace("ws://", "http://") + "/health" + query
+        request = urllib.request.Request(address, headers={"Accept": accept})
         try:
-            with urllib.request.urlopen(address, timeout=5) as reply:
-                return reply.status, reply.read().decode()
+            with urllib.request.urlopen(request, timeout=5) as reply:
+                return (reply.status, reply.read().decode(),
+                        reply.headers.get_all("Content-Type") or [])
         except urllib.error.HTTPError as error:
-            return error.code, error.read().decode()
+            return (error.code, error.read().decode(),
+                    error.headers.get_all("Content-Type") or [])
 
     return await asyncio.to_thread(fetch)
 
@@ -50,15 +54,17 @@ async def test_health_answers_503_while_the_log_cannot_write_and_200_once_it_can
     with pytest.raises(CommandRejected) as refusal:
         await gm.call(core.Roll, expression="1d6")
     assert refusal.value.code == "unavailable"
-    status, body = await get_health(table.url)
+    status, body, _ = await get_health(table.url)
     assert status == 503
     assert body.startswith("failing: append failed: attempt to write a readonly database")
-    status, body = await get_health(table.url, "?format=json")
-    assert status == 503 and json.loads(body)["status"] == "failing"
-    assert [p["part"] for p in json.loads(body)["problems"]] == ["append"]
+    for query, accept in (("?format=json", "*/*"), ("", "application/json")):
+        status, body, types = await get_health(table.url, query, accept)
+        assert status == 503 and types == ["application/json"]
+        assert json.loads(body)["status"] == "failing"
+        assert [p["part"] for p in json.loads(body)["problems"]] == ["append"]
     writer.execute("PRAGMA query_only=0")
     await until(lambda: table.server.health.ok)
-    status, body = await get_health(table.url)
+    status, body, _ = await get_health(table.url)
     assert (status, body) == (200, "ok 1 campaigns\n")
     ack = await gm.call(core.Roll, expression="1d6")
     assert table.server.log.head(campaign) == ack.seqs[-1]
@@ -110,7 +116,7 @@ async def test_a_full_log_refuses_commands_undecided_and_reloads_once(table, cap
     messages = [record.getMessage() for record in caplog.records]
     assert len([m for m in messages if m.startswith("append failing:")]) == 1
     assert len([m for m in messages if m.startswith("an append failed in")]) == 1
-    status, body = await get_health(table.url)
+    status, body, _ = await get_health(table.url)
     assert status == 503 and "database or disk is full" in body
 
 
@@ -142,7 +148,7 @@ async def test_commands_are_refused_while_free_space_is_under_the_reserve(tmp_pa
         assert refusal.value.code == "unavailable"
         await admin.close()
         assert server.log is not None and server.log.head(created.campaign) == created.seqs[-1]
-        status, body = await get_health(server.url)
+        status, body, _ = await get_health(server.url)
         assert status == 503 and body.startswith("failing: disk nearly full: ")
         assert "under the reserve" in body
     finally:
@@ -171,7 +177,7 @@ async def test_a_failing_checkpoint_logs_one_line_and_shows_in_health(table, cap
     moved = _move_log_away(table.db_path)
     try:
         await until(lambda: committer.checkpoint_failures >= 5)
-        status, body = await get_health(table.url)
+        status, body, _ = await get_health(table.url)
         assert status == 503 and body.startswith("failing: checkpoint failed:")
     finally:
         _put_log_back(table.db_path, moved)
