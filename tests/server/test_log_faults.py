@@ -19,6 +19,7 @@ from websockets.exceptions import ConnectionClosed
 from clients.client import Client
 from events import core
 from events.errors import CommandRejected, ConnectionLost
+from events.store import open_error
 from server.app import Server
 from server.health import FailureLog
 from server.settings import Settings
@@ -325,3 +326,21 @@ def test_an_unwritable_admin_token_file_is_named_at_start(tmp_path) -> None:
     assert result.returncode == 1
     assert "cannot keep the admin token in" in result.stderr
     assert "cannot listen" not in result.stderr
+
+
+def test_open_errors_name_a_full_disk_and_a_file_that_is_not_a_database(tmp_path) -> None:
+    """SQLite's "database or disk is full" reads as no space left; only a file that is not a
+    database is called one."""
+    connection = sqlite3.connect(tmp_path / "small.db")
+    connection.execute("CREATE TABLE t (x)")
+    (pages,) = connection.execute("PRAGMA page_count").fetchone()
+    connection.execute(f"PRAGMA max_page_count={pages}")
+    with pytest.raises(sqlite3.Error) as full:
+        connection.execute("INSERT INTO t VALUES (zeroblob(100000))")
+    connection.close()
+    assert str(open_error(tmp_path / "small.db", full.value)).startswith(
+        f"no space left on the disk to write {tmp_path / 'small.db'}")
+    (tmp_path / "notes.txt").write_text("not a database, just notes " * 100)
+    with pytest.raises(sqlite3.Error) as garbage:
+        sqlite3.connect(tmp_path / "notes.txt").execute("PRAGMA journal_mode=wal")
+    assert "is not a SQLite database" in str(open_error(tmp_path / "notes.txt", garbage.value))
