@@ -24,6 +24,7 @@ import sqlite_utils
 from events.errors import ConcurrencyError, StoreError
 from events.log import (
     GENESIS,
+    Appended,
     AppendRequest,
     ChainProblem,
     CommandRecord,
@@ -94,13 +95,25 @@ class SqliteReader:
             connection.close()
 
     def rows(self, campaign: str, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
-        """The campaign's rows with ``after < seq <= upto`` in order, read in pages."""
+        """The campaign's rows with ``after < seq <= upto`` in order, with their hashes."""
         limit = upto if upto is not None else 2**62
         for row in self._scan(
-            f"SELECT {_ROW_COLUMNS} FROM events WHERE campaign = ? AND seq > ? AND seq <= ?"
-            " ORDER BY seq", [campaign, after, limit],
+            f"SELECT {_ROW_COLUMNS}, campaign, hash FROM events"
+            " WHERE campaign = ? AND seq > ? AND seq <= ? ORDER BY seq", [campaign, after, limit],
         ):
             yield StoredRow(*row)
+
+    def hash_at(self, campaign: str, seq: int) -> str | None:
+        """The chain hash of the campaign's event ``seq``: one lookup in the unique index."""
+        if seq == 0:
+            return GENESIS
+        connection = self._reader()
+        try:
+            found = connection.execute("SELECT hash FROM events WHERE campaign = ? AND seq = ?",
+                                       [campaign, seq]).fetchone()
+        finally:
+            connection.close()
+        return None if found is None else str(found[0])
 
     def all_rows(self, typed: bool = False) -> Iterator[list[RowTuple]]:
         """Every row in the order it was appended (each campaign's in sequence order), in pages.
@@ -260,14 +273,15 @@ class SqliteLog(SqliteReader):
             self._heads[campaign] = head
         return head
 
-    def append_batch(self, requests: list[AppendRequest]) -> list[list[int] | Exception]:
+    def append_batch(self, requests: list[AppendRequest]) -> list[Appended | Exception]:
         """Append every request whose expected head holds, all in one durable transaction.
 
         A request whose head moved gets a :class:`ConcurrencyError` in its place and appends
         nothing; the others still commit. If the transaction itself fails, every request gets
         a :class:`StoreError` and the in-memory heads are forgotten (reloaded on next use).
+        Each stored request's result carries the chain hash of every event it appended.
         """
-        results: list[list[int] | Exception] = []
+        results: list[Appended | Exception] = []
         heads: dict[str, tuple[int, str]] = {}
         event_rows: list[dict[str, object]] = []
         command_rows: list[dict[str, object]] = []
@@ -278,6 +292,7 @@ class SqliteLog(SqliteReader):
                     f"campaign {request.campaign!r} is at {seq}, not {request.expected_head}"))
                 continue
             seqs: list[int] = []
+            hashes: list[str] = []
             for prepared in request.events:
                 seq += 1
                 row = StoredRow(seq, prepared.type, prepared.version, prepared.payload,
@@ -290,13 +305,14 @@ class SqliteLog(SqliteReader):
                     "command_id": request.command_id, "hash": previous,
                 })
                 seqs.append(seq)
+                hashes.append(previous)
             if seqs:
                 command_rows.append({
                     "campaign": request.campaign, "command_id": request.command_id,
                     "actor": request.actor, "first_seq": seqs[0], "last_seq": seqs[-1],
                 })
             heads[request.campaign] = (seq, previous)
-            results.append(seqs)
+            results.append(Appended(seqs, hashes))
         if not event_rows:
             return results
         try:  # plain executemany: insert_all's per-call work was a third of the writer's time
@@ -306,7 +322,7 @@ class SqliteLog(SqliteReader):
         except sqlite3.Error as error:
             self._heads.clear()
             failure = StoreError(f"append failed: {error}")
-            return [failure if isinstance(r, list) else r for r in results]
+            return [failure if isinstance(r, Appended) else r for r in results]
         self._heads.update(heads)
         return results
 

@@ -13,7 +13,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 
 from events.errors import StoreError
-from events.log import AppendRequest, EventLog
+from events.log import Appended, AppendRequest, EventLog
 
 __all__ = ["GroupCommitter"]
 
@@ -21,7 +21,7 @@ logger = logging.getLogger(__name__)
 
 CHECKPOINT_SECONDS = 0.1
 
-_Pending = tuple[list[AppendRequest], "asyncio.Future[list[list[int] | Exception]]"]
+_Pending = tuple[list[AppendRequest], "asyncio.Future[list[Appended | Exception]]"]
 
 
 class GroupCommitter:
@@ -52,11 +52,11 @@ class GroupCommitter:
             except Exception:
                 logger.exception("checkpoint failed; the next one will retry")
 
-    async def append(self, requests: list[AppendRequest]) -> list[list[int] | Exception]:
+    async def append(self, requests: list[AppendRequest]) -> list[Appended | Exception]:
         """Append requests durably; each result is its sequence numbers or the error it met."""
         if self._task is None or self._task.done() or self._closing:
             raise StoreError("the writer is not running")
-        future: asyncio.Future[list[list[int] | Exception]] = (
+        future: asyncio.Future[list[Appended | Exception]] = (
             asyncio.get_running_loop().create_future()
         )
         await self._queue.put((requests, future))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from events import core
 from events.errors import ConcurrencyError
-from events.log import AppendRequest, prepare, to_recorded
+from events.log import GENESIS, AppendRequest, prepare, to_recorded
 
 
 def request(campaign: str, head: int, *events: object, command: str = "c1",
@@ -70,3 +70,14 @@ def test_verify_passes_an_untouched_log(log) -> None:
     """An honest log verifies clean."""
     log.append_batch([request("a", 0, opened("a"), rolled(1), rolled(2))])
     assert log.verify() == (3, [])
+
+
+def test_each_event_has_its_chain_hash_in_the_append_and_the_rows(log) -> None:
+    """An append returns every event's chain hash: the one its row keeps and ``hash_at`` finds."""
+    (first,) = log.append_batch([request("a", 0, opened("a"), rolled(1), command="first")])
+    (second,) = log.append_batch([request("a", 2, rolled(2), command="second")])
+    assert len(set(first.hashes + second.hashes)) == 3
+    assert [row.hash for row in log.rows("a")] == first.hashes + second.hashes
+    assert [log.hash_at("a", seq) for seq in (1, 2, 3)] == first.hashes + second.hashes
+    assert log.hash_at("a", 0) == GENESIS
+    assert log.hash_at("a", 4) is None and log.hash_at("none", 1) is None
