@@ -375,7 +375,7 @@ class Client:
             except (TimeoutError, OSError, ConnectionClosed, InvalidHandshake, InvalidURI) as error:
                 logger.info("reconnect failed (%s); retrying in %.2fs", error, delay)
             except HistoryDiverged as diverged:
-                logger.error("not resuming: %s", diverged)
+                logger.info("not resuming: %s", diverged)  # the caller is told: it is `lost`
                 self._give_up(diverged)
                 return False
             except CommandRejected as refusal:
