@@ -272,6 +272,7 @@ def _verify(args: argparse.Namespace) -> int:
                else styled("[green]ok[/green]: {} events, every hash chain holds", checked))
     emit(args, {"checked": checked, "problems": problems},
          lines(*(styled("[red]broken[/red] {} #{}: {}", p.campaign, p.seq, p.problem)
+                 if p.campaign else styled("[red]{}[/red]", p.problem)  # the file itself
                  for p in problems), summary))
     return common.EXIT_REFUSED if problems else common.EXIT_OK
 
