@@ -186,8 +186,9 @@ class EventLog(Protocol):
         """The campaign's rows with ``after < seq <= upto``, in order, each with its hash."""
         ...
 
-    def hash_at(self, campaign: str, seq: int) -> str | None:
-        """The chain hash of event ``seq`` (:data:`GENESIS` for 0); ``None`` if there is none."""
+    def hashes_at(self, wanted: dict[str, int]) -> dict[str, str]:
+        """The chain hash of each campaign's event ``wanted[campaign]`` (:data:`GENESIS` for 0);
+        a campaign without that event is left out."""
         ...
 
     def campaigns(self) -> list[str]:

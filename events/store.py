@@ -19,6 +19,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 import sqlite_utils
 
 from events.errors import ConcurrencyError, StoreError
@@ -106,17 +107,19 @@ class SqliteReader:
         ):
             yield StoredRow(*row)
 
-    def hash_at(self, campaign: str, seq: int) -> str | None:
-        """The chain hash of the campaign's event ``seq``: one lookup in the unique index."""
-        if seq == 0:
-            return GENESIS
-        connection = self._reader()
-        try:
-            found = connection.execute("SELECT hash FROM events WHERE campaign = ? AND seq = ?",
-                                       [campaign, seq]).fetchone()
-        finally:
-            connection.close()
-        return None if found is None else str(found[0])
+    def hashes_at(self, wanted: dict[str, int]) -> dict[str, str]:
+        """The chain hash of each campaign's event ``wanted[campaign]`` (:data:`GENESIS` at 0).
+
+        One statement: SQLite looks each pair up in the unique index itself (a statement per
+        campaign cost ten times as much, and a connection per campaign a hundred: seconds at
+        startup for ten thousand campaigns). A campaign without that event is left out.
+        """
+        found = {campaign: GENESIS for campaign, seq in wanted.items() if seq == 0}
+        found.update((str(campaign), str(digest)) for campaign, digest in self._scan(
+            "SELECT e.campaign, e.hash FROM json_each(?) AS j"
+            " JOIN events AS e ON e.campaign = j.key AND e.seq = j.value",
+            [msgspec.json.encode(wanted).decode()]))
+        return found
 
     def all_rows(self, typed: bool = False) -> Iterator[list[RowTuple]]:
         """Every row in the order it was appended (each campaign's in sequence order), in pages.

@@ -387,7 +387,8 @@ class CampaignHub:
         head, found = self.state.head, None
         if needs_lookup(join.since, join.since_hash, head):
             try:
-                found = await asyncio.to_thread(self._log.hash_at, self.campaign, join.since)
+                found = (await asyncio.to_thread(
+                    self._log.hashes_at, {self.campaign: join.since})).get(self.campaign)
             except Exception:
                 logger.exception("reading the hash of %s #%d failed", self.campaign, join.since)
                 self._refuse_unavailable([join])

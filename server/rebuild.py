@@ -11,7 +11,7 @@ entry of a command therefore spans from the first to the last event carrying its
 
 Each campaign's head hash (the chain hash of its last event, which every welcome carries so a
 client can tell whether the server's history is the one it holds) is read once per campaign
-after the scan, by one indexed lookup, rather than carried through every row of it.
+after the scan, by one indexed lookup each, rather than carried through every row of it.
 """
 
 from __future__ import annotations
@@ -53,8 +53,10 @@ def rebuild_states(log: EventLog) -> dict[str, CampaignState]:
 
 def load_all_states(log: EventLog) -> dict[str, LoadedCampaign]:
     """Every campaign's state, command index and head hash: what the server loads at start."""
-    return {campaign: LoadedCampaign(state, index, log.hash_at(campaign, state.head) or "")
-            for campaign, (state, index) in _scan(log, index=True).items()}
+    scanned = _scan(log, index=True)
+    hashes = log.hashes_at({campaign: state.head for campaign, (state, _) in scanned.items()})
+    return {campaign: LoadedCampaign(state, index, hashes.get(campaign, ""))
+            for campaign, (state, index) in scanned.items()}
 
 
 def _scan(log: EventLog, index: bool) -> dict[str, tuple[CampaignState, CommandIndex]]:
