@@ -42,14 +42,16 @@ ChainHash = Annotated[str, Meta(pattern="^[0-9a-f]{64}$",
 
 
 class Join(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="join",
-           forbid_unknown_fields=True):
+           forbid_unknown_fields=True, omit_defaults=True):
     """First message of a connection: who I am, which campaign, and what I already have.
 
     ``campaign`` is omitted only by the admin token, to create campaigns. ``since_hash`` is
     the chain hash of the client's event ``since`` (the ``hash`` of its event frame): with it
     the server can tell a client whose copy is not the server's history (the server lost
     events it had acknowledged, or was restored from an older backup) and answer
-    ``diverged`` instead of appending new events after it. Older clients leave it out.
+    ``diverged`` instead of appending new events after it. Older clients leave it out, and
+    fields left at their defaults are not sent (a server older than ``since_hash`` refuses
+    any join that names it, even as ``null``).
     """
 
     token: Token

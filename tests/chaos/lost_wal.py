@@ -20,9 +20,11 @@ import argparse
 import asyncio
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +35,27 @@ from clients.client import Client  # noqa: E402
 from events import core  # noqa: E402
 from events.errors import CommandRejected, ConnectionLost, HistoryDiverged  # noqa: E402
 from events.store import SqliteReader  # noqa: E402
-from tests.serve_process import free_port, start_serve  # noqa: E402
+from tests.serve_process import free_port  # noqa: E402
+
+
+def start_serve(db: Path, port: int) -> subprocess.Popen[bytes]:
+    """``poolhall serve`` on ``db``, its output appended to ``serve.log`` beside it (never a
+    pipe nobody reads, which would stall the server once full), once its health check answers."""
+    with open(db.with_name("serve.log"), "ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "clients.cli", "serve", "--db", str(db), "--port", str(port)],
+            stdout=log, stderr=subprocess.STDOUT, cwd=db.parent,
+            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as reply:
+                if reply.status == 200:
+                    return process
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    raise RuntimeError("server did not start: " + db.with_name("serve.log").read_text())
 
 
 class Seat:
@@ -65,7 +87,8 @@ async def _ending(seat: Seat) -> str:
         return "diverged"
     except CommandRejected:
         return "resumed"
-    except (ConnectionLost, TimeoutError):
+    except (ConnectionLost, TimeoutError) as error:
+        print(f"  a client gave up: {error!r}", file=sys.stderr)
         return "gave up"
     return "resumed"
 
@@ -81,10 +104,11 @@ async def one_run(directory: Path, campaigns: int, seconds: float) -> dict[str, 
     for n in range(campaigns):
         async with Client(url, admin_token) as admin:
             ack = await admin.call(core.CreateCampaign, name=f"Trial {n}", system="d12")
-        gm = Seat(Client(url, ack.token, ack.campaign, reconnect_for=30))
+        gm = Seat(Client(url, ack.token, ack.campaign, reconnect_for=120, timeout=120))
         await gm.client.connect()
         invite = await gm.client.call(core.Invite, role="spectator")
-        follower = Seat(Client(url, invite.token or "", ack.campaign, reconnect_for=30))
+        follower = Seat(Client(url, invite.token or "", ack.campaign, reconnect_for=120,
+                               timeout=120))
         await follower.client.connect()
         gms.append(gm)
         followers.append(follower)
@@ -92,6 +116,9 @@ async def one_run(directory: Path, campaigns: int, seconds: float) -> dict[str, 
     await asyncio.sleep(seconds)
     server.send_signal(signal.SIGKILL)
     server.wait(20)
+    for task in rollers:  # a roll re-sent after the restart would be acked as a new event
+        task.cancel()
+    await asyncio.gather(*rollers, return_exceptions=True)
     for seat in gms + followers:  # what each had when the server died
         seat.acked = max(seat.acked, seat.client.head)
     for suffix in ("-wal", "-shm"):
@@ -103,9 +130,6 @@ async def one_run(directory: Path, campaigns: int, seconds: float) -> dict[str, 
     try:
         endings = await asyncio.gather(*(_ending(seat) for seat in gms + followers))
     finally:
-        for task in rollers:
-            task.cancel()
-        await asyncio.gather(*rollers, return_exceptions=True)
         for seat in gms + followers:
             await seat.client.close()
         server.send_signal(signal.SIGTERM)
@@ -120,6 +144,7 @@ async def one_run(directory: Path, campaigns: int, seconds: float) -> dict[str, 
         "clients holding lost events": len(holders),
         "told diverged": sum(ending == "diverged" for _, ending in holders),
         "resumed silently": sum(ending == "resumed" for _, ending in holders),
+        "gave up": sum(ending == "gave up" for _, ending in holders),
         "others resumed": sum(ending == "resumed" for seat, ending in zip(
             gms + followers, endings, strict=True) if seat.acked <= heads[seat.client.campaign]),
     }

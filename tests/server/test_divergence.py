@@ -7,11 +7,14 @@ import random
 import sqlite3
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from clients.client import Client
 from events import core
+from events.codec import encode
 from events.errors import HistoryDiverged
+from events.messages import Join
 from server.app import Server
 from tests.conftest import ADMIN_TOKEN
 from tests.server.raw import RawPeer
@@ -149,3 +152,9 @@ async def test_a_malformed_hash_is_refused_with_its_field(table) -> None:
     reply = await peer.join_with(gm._token, campaign, 1, "not a hash")
     assert (reply["code"], reply["path"]) == ("invalid", "$.since_hash")
     await peer.close()
+
+
+def test_a_join_without_a_hash_does_not_name_the_field() -> None:
+    """A client with no hash to send omits ``since_hash``, which older servers would refuse."""
+    frame = msgspec.json.decode(encode(Join(token="ph_x", campaign="c", since=3)))
+    assert frame == {"type": "join", "token": "ph_x", "campaign": "c", "since": 3}
