@@ -34,7 +34,7 @@ from clients.cli_support import (
 from events import core
 from events.codec import AnyCommand
 from events.dice import parse_dice
-from events.errors import NotationError, StoreError
+from events.errors import ConnectionLost, NotationError, StoreError
 from events.messages import json_schema
 from events.systems import SYSTEM_IDS, SYSTEMS
 from events.wire_errors import rejection_from
@@ -174,7 +174,11 @@ async def _send(args: argparse.Namespace) -> int:
 async def _catch_up(args: argparse.Namespace, follow: bool = False) -> tuple[Any, list[Any]]:
     client = await open_client(args, args.campaign, follow=follow)
     assert client.welcome is not None
-    await client.wait_for_seq(client.welcome.head, timeout=120)
+    try:
+        await client.wait_for_seq(client.welcome.head, timeout=120)
+    except ConnectionLost as lost:  # a follower that resumed on a shorter log, say
+        await client.close()
+        raise common.connection_lost(lost, f"stopped reading {args.campaign}") from None
     return client, client.drain()
 
 
@@ -203,8 +207,7 @@ async def _watch(args: argparse.Namespace) -> int:
             common.console.print(styled("[dim]-- live (Ctrl-C to stop) --[/dim]"))
         async for recorded in client:
             show(recorded)
-        raise CliError(f"stopped following {args.campaign}: {client.lost}",
-                       common.EXIT_UNREACHABLE)
+        raise common.connection_lost(client.lost, f"stopped following {args.campaign}")
     finally:
         await client.close()
 
@@ -269,6 +272,7 @@ def _verify(args: argparse.Namespace) -> int:
                else styled("[green]ok[/green]: {} events, every hash chain holds", checked))
     emit(args, {"checked": checked, "problems": problems},
          lines(*(styled("[red]broken[/red] {} #{}: {}", p.campaign, p.seq, p.problem)
+                 if p.campaign else styled("[red]{}[/red]", p.problem)  # the file itself
                  for p in problems), summary))
     return common.EXIT_REFUSED if problems else common.EXIT_OK
 

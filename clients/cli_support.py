@@ -29,11 +29,18 @@ from rich.text import Text
 from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from clients.client import DEFAULT_URL, Client, new_command_id
-from events.errors import CommandRejected, ConnectionLost, PoolhallError, Rejected
+from events.errors import (
+    CommandRejected,
+    ConnectionLost,
+    HistoryDiverged,
+    PoolhallError,
+    Rejected,
+)
 from projections.campaign import CampaignState
 from projections.describe import describe
 
 __all__ = [
+    "EXIT_DIVERGED",
     "EXIT_OK",
     "EXIT_REFUSED",
     "EXIT_UNREACHABLE",
@@ -41,6 +48,7 @@ __all__ = [
     "CliError",
     "add_connection_options",
     "add_json_option",
+    "connection_lost",
     "admin_token",
     "console",
     "emit",
@@ -56,7 +64,7 @@ __all__ = [
     "to_plain",
 ]
 
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_DIVERGED = 0, 1, 2, 3, 4
 
 # Markup off: names, reasons and messages come from users, and a "[/x]" in a roll's reason
 # must print as typed, not break every watcher's terminal. Styling goes through styled().
@@ -74,7 +82,8 @@ def lines(*parts: str | Text) -> Text:
     return Text("\n").join(Text(part) if isinstance(part, str) else part for part in parts)
 
 
-_CODES = {EXIT_REFUSED: "refused", EXIT_USAGE: "usage", EXIT_UNREACHABLE: "unreachable"}
+_CODES = {EXIT_REFUSED: "refused", EXIT_USAGE: "usage", EXIT_UNREACHABLE: "unreachable",
+          EXIT_DIVERGED: "diverged"}
 
 
 class CliError(PoolhallError):
@@ -106,6 +115,19 @@ class CliError(PoolhallError):
     def as_json(self) -> dict[str, Any]:
         """The error as ``--json`` prints it."""
         return {"error": self.code, "message": self.plain, "path": self.path}
+
+
+def connection_lost(lost: ConnectionLost | None, doing: str) -> CliError:
+    """The line for a client that stopped: exit 4 if the server's history diverged, else 3.
+
+    A diverged history is not a network problem to retry: the server lost events this
+    client had seen, and the people running it need to know (README, "Backups").
+    """
+    if isinstance(lost, HistoryDiverged):
+        return CliError(f"history diverged, {doing}: {lost.message}; the server lost events "
+                        "it had acknowledged (see Backups in the README)", EXIT_DIVERGED,
+                        "diverged", None, lost.message)
+    return CliError(f"{doing}: {lost}", EXIT_UNREACHABLE)
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:

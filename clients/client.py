@@ -11,6 +11,11 @@ The client folds every event into :attr:`Client.state` with the same projection 
 server runs. If the connection drops it reconnects, resumes from the last sequence number it
 holds (no gap, no duplicate) and re-sends unanswered commands with their original ids, which
 the server answers without appending twice.
+
+On resuming it also sends the chain hash of its last event. A server whose log no longer has
+that event (it lost acknowledged events, or was restored from an older copy) answers
+``diverged``: the client then stops with :class:`~events.errors.HistoryDiverged` and keeps
+the state it had, rather than folding new events onto a history the server does not have.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from events.base import Recorded
 from events.codec import encode
-from events.errors import CommandRejected, ConnectionLost
+from events.errors import CommandRejected, ConnectionLost, HistoryDiverged
 from events.messages import SERVER_DECODER, Ack, ErrorReply, EventFrame, Join, View, Welcome
 from projections.campaign import CampaignState, evolve, new_state
 
@@ -87,6 +92,8 @@ class Client:
         self.views: dict[str, Any] = {}
         self.welcome: Welcome | None = None
         self.reconnects = 0
+        self.last_hash = ""
+        """The chain hash of the last event folded (its frame's ``hash``), sent on resuming."""
         self._token = token
         self._reconnect = reconnect
         self._reconnect_for = reconnect_for
@@ -124,7 +131,8 @@ class Client:
         await self.close()
 
     async def connect(self) -> Welcome:
-        """Open the connection and join; raises :class:`CommandRejected` if the join is refused."""
+        """Open the connection and join; raises :class:`CommandRejected` if the join is refused
+        (:class:`HistoryDiverged` if the server's history is not the one this client holds)."""
         welcome = await self._open()
         self._reader = asyncio.create_task(self._read_forever(), name="poolhall-client")
         return welcome
@@ -135,7 +143,8 @@ class Client:
         self._joined = asyncio.get_running_loop().create_future()
         try:
             await connection.send(encode(Join(token=self._token, campaign=self.campaign,
-                                              since=self.head)), text=True)
+                                              since=self.head, since_hash=self._since_hash())),
+                                  text=True)
             while not self._joined.done():
                 self._dispatch(await asyncio.wait_for(connection.recv(), self._timeout))
         except BaseException:  # refused, timed out, dropped: never leave the socket open
@@ -143,6 +152,13 @@ class Client:
             raise
         self.welcome = self._joined.result()
         return self.welcome
+
+    def _since_hash(self) -> str | None:
+        """The hash to resume with: none before any event, nor for a server that sends none
+        (one older than the field would refuse a join carrying it)."""
+        if not self.last_hash or self.welcome is None or not self.welcome.head_hash:
+            return None
+        return self.last_hash
 
     async def close(self) -> None:
         """Close the connection; pending commands fail with :class:`ConnectionLost`."""
@@ -256,7 +272,8 @@ class Client:
             case ErrorReply():
                 refusal = CommandRejected(message.code, message.message, message.path)
                 if message.id is None and self._joined is not None and not self._joined.done():
-                    self._joined.set_exception(refusal)
+                    self._joined.set_exception(HistoryDiverged(message.message)
+                                               if message.code == "diverged" else refusal)
                     return
                 pending = self._pending.get(message.id or "")
                 if pending is not None and not pending.future.done():
@@ -277,6 +294,7 @@ class Client:
         recorded = Recorded(seq=frame.seq, at=frame.at, actor=frame.actor,
                             command=frame.command, event=frame.event)
         evolve(self.state, recorded)
+        self.last_hash = frame.hash
         if len(self._events) == self._events.maxlen:
             self._events_dropped += 1
             if self._events_dropped == 1:
@@ -336,7 +354,8 @@ class Client:
 
         Keeps trying for ``reconnect_for`` seconds: a server restarting, or refusing joins
         while it shuts down (``shutting_down``) or cannot read its log (``unavailable``), is
-        waited for; any other refusal of the join (the token was revoked) is final.
+        waited for; any other refusal of the join (the token was revoked) is final, and so is
+        ``diverged``: this client holds events the server's log does not have.
         """
         delay = 0.05
         deadline = asyncio.get_running_loop().time() + self._reconnect_for
@@ -355,6 +374,10 @@ class Client:
                 return True
             except (TimeoutError, OSError, ConnectionClosed, InvalidHandshake, InvalidURI) as error:
                 logger.info("reconnect failed (%s); retrying in %.2fs", error, delay)
+            except HistoryDiverged as diverged:
+                logger.info("not resuming: %s", diverged)  # the caller is told: it is `lost`
+                self._give_up(diverged)
+                return False
             except CommandRejected as refusal:
                 if refusal.code not in RETRYABLE_JOIN_REFUSALS:
                     self._give_up(ConnectionLost(f"rejoin refused: {refusal}"))

@@ -10,6 +10,7 @@
     │   ├── ConcurrencyError       an append expected another head sequence (optimistic lock)
     │   └── ChainBroken            ``verify`` found an edited, dropped or reordered event
     └── ConnectionLost             the client gave up reconnecting
+        └── HistoryDiverged        the server's log lacks events the client holds: no resume
 
 Messages are short, lowercase and exact, like those of the websockets library.
 """
@@ -21,6 +22,7 @@ __all__ = [
     "CommandRejected",
     "ConcurrencyError",
     "ConnectionLost",
+    "HistoryDiverged",
     "NotationError",
     "PoolhallError",
     "Rejected",
@@ -73,3 +75,18 @@ class ChainBroken(StoreError):
 
 class ConnectionLost(PoolhallError):
     """The client lost its connection and could not resume it."""
+
+
+class HistoryDiverged(ConnectionLost):
+    """The server's history is not the one the client holds, so the client will not resume.
+
+    The server answered ``diverged``: it no longer has events the client folded (its log
+    lost acknowledged events, or it was restored from an older copy), or its event at the
+    client's position has another hash. Resuming would fold new events onto a history the
+    server does not have; the client stops instead, keeping the state it had. ``message``
+    is the server's, with both positions.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"history diverged: {message}")
+        self.message = message

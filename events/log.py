@@ -28,6 +28,7 @@ from events.errors import Rejected
 __all__ = [
     "GENESIS",
     "AppendRequest",
+    "Appended",
     "ChainProblem",
     "CommandRecord",
     "EventLog",
@@ -63,7 +64,12 @@ class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class StoredRow(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """One row of the log as stored: everything but the hash chain."""
+    """One row of the log as stored; ``hash`` is its link of the chain, when it was read.
+
+    The chain hash is not one of the fields it covers (:func:`chain_hash`); rows read to be
+    sent (:meth:`EventLog.rows`) carry it, so that a client always knows the hash of the last
+    event it holds and can prove on resuming that its history is the server's.
+    """
 
     seq: int
     type: str
@@ -73,6 +79,20 @@ class StoredRow(msgspec.Struct, frozen=True, array_like=True, gc=False):
     actor: str
     command_id: str
     campaign: str = ""
+    hash: str = ""
+
+
+class Appended(list[int]):
+    """The sequence numbers one append request stored, with the chain hash of each.
+
+    A list of the sequence numbers, so that whoever needs only those reads it as before;
+    ``hashes[i]`` is the hash of event ``self[i]``, which the hub sends with the event and
+    keeps (the last one) as the head's hash, with no read of the log.
+    """
+
+    def __init__(self, seqs: list[int], hashes: list[str]) -> None:
+        super().__init__(seqs)
+        self.hashes = hashes
 
 
 class CommandRecord(msgspec.Struct, frozen=True):
@@ -158,12 +178,17 @@ def to_recorded(row: StoredRow) -> Recorded:
 class EventLog(Protocol):
     """What the server needs of a log; :class:`events.store.SqliteLog` is the embedded one."""
 
-    def append_batch(self, requests: list[AppendRequest]) -> list[list[int] | Exception]:
+    def append_batch(self, requests: list[AppendRequest]) -> list[Appended | Exception]:
         """Append every request that still matches its head, in one durable transaction."""
         ...
 
     def rows(self, campaign: str, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
-        """The campaign's rows with ``after < seq <= upto``, in order."""
+        """The campaign's rows with ``after < seq <= upto``, in order, each with its hash."""
+        ...
+
+    def hashes_at(self, wanted: dict[str, int]) -> dict[str, str]:
+        """The chain hash of each campaign's event ``wanted[campaign]`` (:data:`GENESIS` for 0);
+        a campaign without that event is left out."""
         ...
 
     def campaigns(self) -> list[str]:

@@ -18,6 +18,7 @@ from events.codec import AnyCommand, AnyEvent
 
 __all__ = [
     "CLIENT_DECODER",
+    "ChainHash",
     "SERVER_DECODER",
     "Ack",
     "ClientMessage",
@@ -36,17 +37,27 @@ Token = Annotated[str, Meta(max_length=128, description="a secret bearer token")
 """No minimum length: a token that is too short is simply not one the server issued, and
 gets ``unauthorized`` like any other wrong token rather than a lesson in its format."""
 
+ChainHash = Annotated[str, Meta(pattern="^[0-9a-f]{64}$",
+                                description="a link of a campaign's hash chain (SHA-256, hex)")]
+
 
 class Join(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="join",
-           forbid_unknown_fields=True):
+           forbid_unknown_fields=True, omit_defaults=True):
     """First message of a connection: who I am, which campaign, and what I already have.
 
-    ``campaign`` is omitted only by the admin token, to create campaigns.
+    ``campaign`` is omitted only by the admin token, to create campaigns. ``since_hash`` is
+    the chain hash of the client's event ``since`` (the ``hash`` of its event frame): with it
+    the server can tell a client whose copy is not the server's history (the server lost
+    events it had acknowledged, or was restored from an older backup) and answer
+    ``diverged`` instead of appending new events after it. Older clients leave it out, and
+    fields left at their defaults are not sent (a server older than ``since_hash`` refuses
+    any join that names it, even as ``null``).
     """
 
     token: Token
     campaign: Slug | None = None
     since: Seq = 0
+    since_hash: ChainHash | None = None
 
 
 ClientMessage = Union[Join, AnyCommand]  # type: ignore[valid-type]
@@ -57,7 +68,10 @@ class _ServerMessage(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"
 
 
 class Welcome(_ServerMessage, tag="welcome"):
-    """The join was accepted; events after ``since`` up to ``head`` follow, then live ones."""
+    """The join was accepted; events after ``since`` up to ``head`` follow, then live ones.
+
+    ``head_hash`` is the chain hash of event ``head`` (empty for the admin session).
+    """
 
     role: str
     member: str
@@ -65,16 +79,22 @@ class Welcome(_ServerMessage, tag="welcome"):
     name: str
     system: str
     head: int
+    head_hash: str = ""
 
 
 class EventFrame(_ServerMessage, tag="event"):
-    """One event of the log, with its sequence number, time, actor and command id."""
+    """One event of the log, with its sequence number, time, actor, command id and hash.
+
+    ``hash`` is the event's link of the campaign's hash chain, as stored (empty from a
+    server older than it); a client sends the last one back as ``since_hash`` on resuming.
+    """
 
     seq: int
     at: str
     actor: str
     command: str
     event: AnyEvent  # type: ignore[valid-type]
+    hash: str = ""
 
 
 class OutgoingEventFrame(_ServerMessage, tag="event"):
@@ -85,6 +105,7 @@ class OutgoingEventFrame(_ServerMessage, tag="event"):
     actor: str
     command: str
     event: msgspec.Raw
+    hash: str = ""
 
 
 class Ack(_ServerMessage, tag="ack", omit_defaults=True):

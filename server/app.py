@@ -32,7 +32,7 @@ from events import core
 from events.base import Recorded
 from events.codec import encode
 from events.errors import Rejected, StoreError
-from events.log import AppendRequest, CommandRecord, prepare
+from events.log import Appended, AppendRequest, CommandRecord, prepare
 from events.messages import Ack, ErrorReply, Join, Welcome
 from events.store import SqliteLog
 from projections.campaign import CampaignState, Member, evolve, new_state
@@ -147,10 +147,10 @@ class Server:
         self.committer.start()
         started = time.perf_counter()
         loaded = await asyncio.to_thread(load_all_states, self.log)
-        for state, commands in loaded.values():
-            self._open_hub(state, commands)
+        for state, commands, head_hash in loaded.values():
+            self._open_hub(state, commands, head_hash)
         logger.info("rebuilt %d campaigns (%d events) in %.2fs", len(loaded),
-                    sum(state.head for state, _ in loaded.values()),
+                    sum(campaign.state.head for campaign in loaded.values()),
                     time.perf_counter() - started)
         self._ws = await serve(
             self._handle, self.host, self.port,
@@ -209,9 +209,10 @@ class Server:
         if self.log is not None:
             self.log.close()
 
-    def _open_hub(self, state: CampaignState, commands: dict[str, Any]) -> CampaignHub:
+    def _open_hub(self, state: CampaignState, commands: dict[str, Any],
+                  head_hash: str) -> CampaignHub:
         assert self.log is not None and self.committer is not None
-        hub = CampaignHub(state=state, commands=commands, log=self.log,
+        hub = CampaignHub(state=state, commands=commands, head_hash=head_hash, log=self.log,
                           committer=self.committer, rng=self.rng, clock=utc_now,
                           token_for=self.token_for, health=self.health)
         self.hubs[state.campaign] = hub
@@ -310,7 +311,8 @@ class Server:
                 raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
                                "$.token")
         done: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()
-        hub.submit(JoinWork(member=member, since=join.since, subscriber=subscriber, done=done))
+        hub.submit(JoinWork(member=member, since=join.since, since_hash=join.since_hash,
+                            subscriber=subscriber, done=done))
         await done
         return hub, member
 
@@ -359,11 +361,12 @@ class Server:
             (result,) = await self.committer.append([request])
         except StoreError:
             result = None
-        if not isinstance(result, list):
+        if not isinstance(result, Appended):
             raise Rejected("unavailable", "the log could not store this; retry it", None)
         state = new_state()
         for seq, event in zip(result, new_events, strict=True):
             evolve(state, Recorded(seq=seq, at=at, actor=ADMIN_MEMBER, command=command.id,
                                    event=event))
-        self._open_hub(state, {command.id: CommandRecord(ADMIN_MEMBER, 1, result[-1])})
+        self._open_hub(state, {command.id: CommandRecord(ADMIN_MEMBER, 1, result[-1])},
+                       result.hashes[-1])
         return Ack(id=command.id, seqs=result, campaign=campaign, member="gm", token=token)

@@ -22,11 +22,19 @@ from events import core
 from events.base import Event, Recorded
 from events.codec import encode
 from events.errors import Rejected, StoreError
-from events.log import AppendRequest, CommandRecord, EventLog, PreparedEvent, prepare
+from events.log import (
+    Appended,
+    AppendRequest,
+    CommandRecord,
+    EventLog,
+    PreparedEvent,
+    prepare,
+)
 from events.messages import Ack, ErrorReply, OutgoingEventFrame, View, Welcome
 from projections.campaign import CampaignState, Member, evolve
 from server import rules
 from server.auth import hash_token, tokens_match
+from server.divergence import check_history, needs_lookup
 from server.health import LogHealth
 from server.rebuild import CommandIndex, load_hub_state
 from server.rules.base import Decision
@@ -51,12 +59,13 @@ class CommandWork(msgspec.Struct, kw_only=True):
 
 
 class JoinWork(msgspec.Struct, kw_only=True):
-    """A member joining with the last sequence number they already have."""
+    """A member joining with the last sequence number they already have (and its hash)."""
 
     member: Member
     since: int
     subscriber: Subscriber
     done: asyncio.Future[Welcome]
+    since_hash: str | None = None
 
 
 def _unavailable(command_id: str) -> ErrorReply:
@@ -72,6 +81,7 @@ class CampaignHub:
         *,
         state: CampaignState,
         commands: CommandIndex,
+        head_hash: str,
         log: EventLog,
         committer: GroupCommitter,
         rng: random.Random,
@@ -81,6 +91,8 @@ class CampaignHub:
     ) -> None:
         self.state = state
         self.commands = commands
+        self.head_hash = head_hash
+        """The chain hash of the head event, kept with the state: welcomes carry it."""
         self._log = log
         self._committer = committer
         self._rng = rng
@@ -142,7 +154,8 @@ class CampaignHub:
                     if isinstance(item, JoinWork):
                         await self._process_safely(commands)
                         commands = []
-                        self._attach(item)
+                        if await self._history_holds(item):
+                            self._attach(item)
                     elif isinstance(item, CommandWork):
                         commands.append(item)
                 await self._process_safely(commands)
@@ -176,7 +189,7 @@ class CampaignHub:
         """
         self.reloads += 1
         try:
-            self.state, self.commands = await asyncio.to_thread(
+            self.state, self.commands, self.head_hash = await asyncio.to_thread(
                 load_hub_state, self._log, self.campaign)
         except Exception:
             logger.exception("reloading %s from the log failed; refusing its work until a "
@@ -280,7 +293,7 @@ class CampaignHub:
                 self._reply(work, answers.get(command_id) or _unavailable(command_id))
                 continue
             seqs = next(by_request)
-            if not isinstance(seqs, list):  # not stored; nor is any later one (heads chain)
+            if not isinstance(seqs, Appended):  # not stored; nor any later one (heads chain)
                 failed = True
                 answers[command_id] = _unavailable(command_id)
                 self._reply(work, answers[command_id])
@@ -288,10 +301,11 @@ class CampaignHub:
             if seqs:
                 self.commands[request.command_id] = CommandRecord(
                     request.actor, seqs[0], seqs[-1])
-            for seq, prepared in zip(seqs, request.events, strict=True):
+                self.head_hash = seqs.hashes[-1]
+            for seq, digest, prepared in zip(seqs, seqs.hashes, request.events, strict=True):
                 self._broadcast(encode(OutgoingEventFrame(
                     seq=seq, at=request.at, actor=request.actor, command=request.command_id,
-                    event=msgspec.Raw(prepared.payload))))
+                    event=msgspec.Raw(prepared.payload), hash=digest)))
             changed.extend(new_events)
             answers[command_id] = Ack(id=command_id, seqs=seqs, member=ctx.issued_member,
                                       token=ctx.issued_token)
@@ -393,15 +407,37 @@ class CampaignHub:
 
     # ---- joining ----------------------------------------------------------------------
 
+    async def _history_holds(self, join: JoinWork) -> bool:
+        """Refuse with ``diverged`` a join whose copy is not this log's history.
+
+        The hash at ``since`` is the head's (in memory) or one indexed read, made off the
+        event loop; the hub waits for it between batches, so the head does not move meanwhile.
+        """
+        if self._stale:
+            return True  # refused as unavailable by _attach: the head is not known
+        head, found = self.state.head, None
+        if needs_lookup(join.since, join.since_hash, head):
+            try:
+                found = (await asyncio.to_thread(
+                    self._log.hashes_at, {self.campaign: join.since})).get(self.campaign)
+            except Exception:
+                logger.exception("reading the hash of %s #%d failed", self.campaign, join.since)
+                self._refuse_unavailable([join])
+                return False
+        refusal = check_history(since=join.since, since_hash=join.since_hash, head=head,
+                                head_hash=self.head_hash, hash_at_since=found)
+        if refusal is not None:
+            logger.warning("join to %s refused: %s", self.campaign, refusal.message)
+            if not join.done.done():
+                join.done.set_exception(refusal)
+            return False
+        return not join.done.done()  # a join given up while we read is not attached
+
     def _attach(self, join: JoinWork) -> None:
         head = self.state.head
-        if join.since > head:
-            join.done.set_exception(Rejected(
-                "invalid", f"since {join.since} is past the campaign's head {head}", "$.since"))
-            return
         welcome = Welcome(role=join.member.role, member=join.member.member,
                           campaign=self.campaign, name=self.state.name,
-                          system=self.state.system, head=head)
+                          system=self.state.system, head=head, head_hash=self.head_hash)
         if self._stale:
             self._refuse_unavailable([join])
             return
@@ -433,7 +469,7 @@ class CampaignHub:
                 for row in rows:
                     await target.send_now(encode(OutgoingEventFrame(
                         seq=row.seq, at=row.at, actor=row.actor, command=row.command_id,
-                        event=msgspec.Raw(row.payload))))
+                        event=msgspec.Raw(row.payload), hash=row.hash)))
                 after = upto
 
         subscriber.push(catch_up)

@@ -8,6 +8,10 @@ from a second table (reading the ``commands`` table as well cost a third of the 
 
 A command's events are appended together and so are contiguous in its campaign; the index
 entry of a command therefore spans from the first to the last event carrying its id.
+
+Each campaign's head hash (the chain hash of its last event, which every welcome carries so a
+client can tell whether the server's history is the one it holds) is read once per campaign
+after the scan, by one indexed lookup each, rather than carried through every row of it.
 """
 
 from __future__ import annotations
@@ -15,13 +19,15 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from events.base import Recorded
-from events.log import CommandRecord, EventLog, recorded_pages, to_recorded
+from events.log import GENESIS, CommandRecord, EventLog, recorded_pages, to_recorded
 from projections.campaign import CampaignState, evolve, new_state
 
 __all__ = [
     "CommandIndex",
+    "LoadedCampaign",
     "gc_paused",
     "load_all_states",
     "load_hub_state",
@@ -32,14 +38,25 @@ CommandIndex = dict[str, CommandRecord]
 """A campaign's command ids and what each appended."""
 
 
+class LoadedCampaign(NamedTuple):
+    """What a hub holds of its campaign: the state, the command index, the head's hash."""
+
+    state: CampaignState
+    commands: CommandIndex
+    head_hash: str
+
+
 def rebuild_states(log: EventLog) -> dict[str, CampaignState]:
     """Fold every campaign's projections (alone: what the rebuild benchmark times)."""
     return {campaign: state for campaign, (state, _) in _scan(log, index=False).items()}
 
 
-def load_all_states(log: EventLog) -> dict[str, tuple[CampaignState, CommandIndex]]:
-    """Every campaign's state and command index, in one scan: what the server loads at start."""
-    return _scan(log, index=True)
+def load_all_states(log: EventLog) -> dict[str, LoadedCampaign]:
+    """Every campaign's state, command index and head hash: what the server loads at start."""
+    scanned = _scan(log, index=True)
+    hashes = log.hashes_at({campaign: state.head for campaign, (state, _) in scanned.items()})
+    return {campaign: LoadedCampaign(state, index, hashes.get(campaign, ""))
+            for campaign, (state, index) in scanned.items()}
 
 
 def _scan(log: EventLog, index: bool) -> dict[str, tuple[CampaignState, CommandIndex]]:
@@ -56,8 +73,8 @@ def _scan(log: EventLog, index: bool) -> dict[str, tuple[CampaignState, CommandI
     return loaded
 
 
-def load_hub_state(log: EventLog, campaign: str) -> tuple[CampaignState, CommandIndex]:
-    """Rebuild one campaign's state and command index from its log.
+def load_hub_state(log: EventLog, campaign: str) -> LoadedCampaign:
+    """Rebuild one campaign's state, command index and head hash from its log.
 
     A hub reloads this way after a failure, on a worker thread while the other tables play:
     it leaves the garbage collector alone (pausing it is process-wide, and freezing would pin
@@ -65,11 +82,13 @@ def load_hub_state(log: EventLog, campaign: str) -> tuple[CampaignState, Command
     """
     state = new_state()
     index: CommandIndex = {}
+    head_hash = GENESIS
     for row in log.rows(campaign):
         recorded = to_recorded(row)
         evolve(state, recorded)
         _index_event(index, recorded)
-    return state, index
+        head_hash = row.hash
+    return LoadedCampaign(state, index, head_hash)
 
 
 def _index_event(index: CommandIndex, recorded: Recorded) -> None:

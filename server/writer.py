@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from events.errors import ConcurrencyError, StoreError
-from events.log import AppendRequest, EventLog
+from events.log import Appended, AppendRequest, EventLog
 from server.health import FailureLog, LogHealth
 
 __all__ = ["GroupCommitter"]
@@ -33,7 +33,7 @@ CHECKPOINT_SECONDS = 0.1
 WATCH_EVERY = 10
 """Checkpoint ticks between two looks at the free disk space (and two probe writes)."""
 
-_Pending = tuple[list[AppendRequest], "asyncio.Future[list[list[int] | Exception]]"]
+_Pending = tuple[list[AppendRequest], "asyncio.Future[list[Appended | Exception]]"]
 
 
 class GroupCommitter:
@@ -129,7 +129,7 @@ class GroupCommitter:
             self._append_failures.succeeded()
             self.health.recovered("append")
 
-    def _report(self, results: list[list[int] | Exception]) -> None:
+    def _report(self, results: list[Appended | Exception]) -> None:
         """Tell the health model what this batch met: a failed commit, or a good one."""
         failure = next((r for r in results if isinstance(r, StoreError)
                         and not isinstance(r, ConcurrencyError)), None)
@@ -140,11 +140,11 @@ class GroupCommitter:
             self._append_failures.succeeded()
             self.health.recovered("append")
 
-    async def append(self, requests: list[AppendRequest]) -> list[list[int] | Exception]:
+    async def append(self, requests: list[AppendRequest]) -> list[Appended | Exception]:
         """Append requests durably; each result is its sequence numbers or the error it met."""
         if self._task is None or self._task.done() or self._closing:
             raise StoreError("the writer is not running")
-        future: asyncio.Future[list[list[int] | Exception]] = (
+        future: asyncio.Future[list[Appended | Exception]] = (
             asyncio.get_running_loop().create_future()
         )
         await self._queue.put((requests, future))

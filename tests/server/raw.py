@@ -37,5 +37,12 @@ class RawPeer:
         await self.send({"type": "join", "token": token, "campaign": campaign, "since": since})
         return await self.recv()
 
+    async def join_with(self, token: str, campaign: str, since: int,
+                        since_hash: str) -> dict[str, Any]:
+        """Join the way a resuming client does: with the hash of its event ``since``."""
+        await self.send({"type": "join", "token": token, "campaign": campaign, "since": since,
+                         "since_hash": since_hash})
+        return await self.recv()
+
     async def close(self) -> None:
         await self.connection.close()

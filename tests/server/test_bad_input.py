@@ -152,11 +152,12 @@ async def test_second_join_and_binary_frames_are_refused(table) -> None:
 
 
 async def test_since_past_the_head_is_refused(table) -> None:
-    """A client claiming events the campaign does not have is told so."""
+    """A client claiming events the campaign does not have is told its history diverged."""
     campaign, gm = await table.create_campaign("d12")
     peer = await RawPeer.open(table.url)
     reply = await peer.join(gm._token, campaign, since=999)
-    assert (reply["code"], reply["path"]) == ("invalid", "$.since")
+    assert (reply["code"], reply["path"]) == ("diverged", "$.since")
+    assert "history ends at event 2" in reply["message"]
 
 
 async def test_frame_over_the_websocket_limit_closes_the_connection(table) -> None:

@@ -35,7 +35,7 @@ def test_command_index_read_off_the_events_matches_the_commands_table(log) -> No
     """The startup scan's index equals what the commands table recorded at append time."""
     loaded = load_all_states(log)
     assert set(loaded) == {"a", "b"}
-    for campaign, (_, index) in loaded.items():
+    for campaign, (_, index, _) in loaded.items():
         assert index == log.commands(campaign)
         assert len(index) > PAGE_ROWS // 2
 
@@ -44,16 +44,17 @@ def test_one_scan_gives_each_campaign_what_its_own_rows_give(log) -> None:
     """States and indexes from the interleaved scan equal a rebuild of each campaign alone."""
     loaded = load_all_states(log)
     states = rebuild_states(log)
-    for campaign, (state, index) in loaded.items():
-        alone_state, alone_index = load_hub_state(log, campaign)
+    for campaign, (state, index, head_hash) in loaded.items():
+        alone_state, alone_index, alone_hash = load_hub_state(log, campaign)
         assert state == alone_state == states[campaign]
         assert index == alone_index
         assert state.head == log.head(campaign)
+        assert head_hash == alone_hash == list(log.rows(campaign))[-1].hash
 
 
 def test_a_multi_event_command_spans_all_its_events(log) -> None:
     """A command that appended two events answers a retry with both sequence numbers."""
-    _, index = load_all_states(log)["a"]
+    index = load_all_states(log)["a"].commands
     record = index["c0"]
     assert record.actor == "player0"
     assert record.seqs == [record.first_seq, record.first_seq + 1]

@@ -1,0 +1,66 @@
+"""``poolhall watch`` when the server comes back with less history than the watcher has seen."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from tests.serve_process import ROOT, free_port, poolhall, start_serve
+
+
+def test_watch_stops_with_exit_4_when_the_servers_history_diverged(tmp_path: Path) -> None:
+    """The server restarts on a copy taken before the last rolls: watch says so and exits 4."""
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    db = tmp_path / "poolhall.db"
+    server = start_serve(db, port)
+    created = json.loads(poolhall("campaign", "create", "Live", "--system", "d12", "--url", url,
+                                  "--json", cwd=tmp_path).stdout)
+    campaign = created["campaign"]
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "clients.cli", "watch", campaign, "--url", url],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"})
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in watcher.stdout],
+                     daemon=True).start()
+
+    def wait_for(text: str) -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with contextlib.suppress(queue.Empty):
+                if text in lines.get(timeout=0.5):
+                    return
+        raise AssertionError(f"watch never printed {text!r}")
+
+    try:
+        wait_for("-- live")
+        with contextlib.closing(sqlite3.connect(db)) as source, \
+                contextlib.closing(sqlite3.connect(tmp_path / "copy.db")) as copy:
+            source.backup(copy)  # the backup the operator will restore
+        poolhall("roll", campaign, "1d6", "--reason", "lost roll", "--url", url, cwd=tmp_path)
+        wait_for("lost roll")
+        server.send_signal(signal.SIGTERM)
+        server.wait(20)
+        os.replace(tmp_path / "copy.db", db)
+        server = start_serve(db, port)
+        assert watcher.wait(60) == 4
+        error = watcher.stderr.read()
+        assert error.count("\n") == 1
+        assert error.startswith(f"error: history diverged, stopped following {campaign}: your "
+                                "copy of this campaign has events the server does not have")
+        assert "your last event is 3" in error and "ends at event 2" in error
+    finally:
+        watcher.kill()
+        watcher.wait(10)
+        server.send_signal(signal.SIGTERM)
+        server.wait(20)
