@@ -30,6 +30,17 @@ class Settings:
         128 * 1024, "kernel send buffer per client, in bytes (0 leaves it to the kernel)")
     """Left to autotuning, the buffer grows to megabytes for a client that stops reading,
     hiding the stall for thousands of frames and costing memory per client."""
+    join_timeout: float = _setting(
+        10.0, "seconds a new connection has to join before it is closed (close 1008)")
+    max_connections: int = _setting(
+        1000, "connections open at once in total; lowered to fit the file descriptor limit")
+    max_connections_per_address: int = _setting(
+        64, "connections open at once from one IP address (IPv6: one /64); a LAN party behind"
+            " one NAT shares an address")
+    join_failures_allowed: int = _setting(
+        20, "failed joins one address may make per window before its joins are refused")
+    join_failure_window: float = _setting(
+        60.0, "seconds of that window: failed joins are counted, and refused, per window")
 
 
 def _flag(name: str) -> str:
