@@ -181,13 +181,13 @@ class Admission:
         parts = []
         if interval.failed:
             parts.append(f"{interval.failed} failed joins from "
-                         f"{interval.count(interval.failed_sources)} addresses")
+                         f"{interval.count(interval.failed_sources)}")
         if interval.throttled:
             parts.append(f"{interval.throttled} joins refused as rate_limited from "
-                         f"{interval.count(interval.throttled_sources)} addresses")
+                         f"{interval.count(interval.throttled_sources)}")
         if interval.refused:
             parts.append(f"{interval.refused} connections refused from "
-                         f"{interval.count(interval.refused_sources)} addresses")
+                         f"{interval.count(interval.refused_sources)}")
         if not parts:
             return None
         return (", ".join(parts) + f"; {self.total}/{self.max_connections} connections open, "
@@ -220,4 +220,7 @@ class _Interval:
 
     @staticmethod
     def count(sources: set[str]) -> str:
-        return f"{len(sources)}+" if len(sources) >= MAX_TRACKED_SOURCES else str(len(sources))
+        """``"1 address"``, ``"3 addresses"``, or ``"10000+ addresses"`` past the bound."""
+        if len(sources) >= MAX_TRACKED_SOURCES:
+            return f"{MAX_TRACKED_SOURCES}+ addresses"
+        return "1 address" if len(sources) == 1 else f"{len(sources)} addresses"
