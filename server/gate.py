@@ -4,8 +4,9 @@ A connection is counted from the moment TCP accepts it (:meth:`GatedConnection.c
 before any HTTP is read), because an idle socket costs a file descriptor whether or not it ever
 starts the handshake. One over a cap is answered ``503 Service Unavailable`` with a
 ``Retry-After`` header as soon as its request arrives (``GET /health`` is still answered, so an
-operator can see the server is full); past :data:`REFUSING_LIMIT` such answers pending at
-once, further ones are dropped without an answer, since a flood must not cost descriptors.
+operator can see the server is full). Refused connections waiting for their answer are
+bounded too (:func:`fit_to_descriptors`); past that, further ones are dropped at once without
+an answer, since a flood must not cost descriptors.
 
 Every connection has :attr:`Gate.join_timeout` seconds from its accept to join: the opening
 handshake is bounded by it (``open_timeout``) and :meth:`Gate.arm_deadline` closes with 1008
@@ -32,7 +33,7 @@ try:
 except ImportError:  # not on Windows: the descriptor limit is left as it is
     resource = None  # type: ignore[assignment]
 
-__all__ = ["REFUSING_LIMIT", "RESERVED_DESCRIPTORS", "SUMMARY_INTERVAL", "Gate",
+__all__ = ["REFUSED_PER_CONNECTION", "RESERVED_DESCRIPTORS", "SUMMARY_INTERVAL", "Gate",
            "GatedConnection", "fit_to_descriptors"]
 
 logger = logging.getLogger(__name__)
@@ -41,28 +42,35 @@ SUMMARY_INTERVAL = 60.0
 """Seconds between two summary lines of what the door refused (and between two lines about
 ``accept()`` failing for want of descriptors)."""
 
-REFUSING_LIMIT = 64
-"""Refused connections waiting for their 503 at once; further ones are closed unanswered."""
-
 RESERVED_DESCRIPTORS = 256
-"""Descriptors kept free of connections: the log's files, the listening sockets, the refused
-connections waiting for their answer, and up to 100 sockets asyncio accepts in one go before
-any of them is counted."""
+"""Descriptors kept free of connections: the log's files, the listening sockets, and the
+up to 100 sockets asyncio accepts in one go before any of them is counted (its ``backlog``,
+which is why the listen queue is not made longer: asyncio accepts that many per turn)."""
+
+REFUSED_PER_CONNECTION = 4
+"""Refused connections that may wait for their answer, per connection of the cap."""
 
 Process = Callable[[ServerConnection, Request], Response | None]
 
 
-def fit_to_descriptors(requested: int) -> int:
-    """The connection cap that fits this process's file descriptor limit.
+def fit_to_descriptors(requested: int) -> tuple[int, int]:
+    """The connection cap, and how many refused connections may wait for their answer.
 
-    Raises the soft limit to the hard one first (an unprivileged process may), then keeps
-    :data:`RESERVED_DESCRIPTORS` free, so ``accept()`` does not fail while the server is within
-    its cap.
+    Raises the soft file descriptor limit to the hard one first (an unprivileged process may),
+    keeps :data:`RESERVED_DESCRIPTORS` free, and gives at most three quarters of the rest to
+    connections and the others to refused ones, so ``accept()`` does not fail for want of
+    descriptors while the server is within its caps.
+
+    Refused connections are left open until they send their request (then answered 503) or
+    their join time runs out, rather than closed at once: an attacker whose connections are
+    closed at once opens new ones at once, and that churn cost the server far more than idle
+    sockets (at ~12 KB each). Past :data:`REFUSED_PER_CONNECTION` times the cap, they are
+    closed at once anyway, to bound memory.
     """
     if resource is None:
-        return requested
+        return requested, REFUSED_PER_CONNECTION * requested
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = requested + RESERVED_DESCRIPTORS
+    wanted = (1 + REFUSED_PER_CONNECTION) * requested + RESERVED_DESCRIPTORS
     target = hard if hard != resource.RLIM_INFINITY else max(soft, wanted)
     if soft != resource.RLIM_INFINITY and soft < target:
         try:
@@ -72,14 +80,17 @@ def fit_to_descriptors(requested: int) -> int:
             logger.warning("could not raise the file descriptor limit from %d to %d: %s",
                            soft, target, error)
     if soft == resource.RLIM_INFINITY:
-        return requested
-    fitted = max(1, min(requested, soft - RESERVED_DESCRIPTORS))
+        return requested, REFUSED_PER_CONNECTION * requested
+    usable = max(0, soft - RESERVED_DESCRIPTORS)
+    fitted = max(1, min(requested, usable * 3 // 4))
+    refusals = max(0, min(REFUSED_PER_CONNECTION * requested, usable - fitted))
     if fitted < requested:
-        logger.warning("at most %d connections (not %d): the file descriptor limit is %d",
-                       fitted, requested, soft)
+        logger.warning("at most %d connections (not %d) and %d refused ones waiting: the file"
+                       " descriptor limit is %d", fitted, requested, refusals, soft)
     else:
-        logger.info("at most %d connections (file descriptor limit %d)", fitted, soft)
-    return fitted
+        logger.info("at most %d connections and %d refused ones waiting (file descriptor"
+                    " limit %d)", fitted, refusals, soft)
+    return fitted, refusals
 
 
 class GatedConnection(ServerConnection):
@@ -102,7 +113,7 @@ class GatedConnection(ServerConnection):
         self.refusal = self.gate.admission.connect(self.source)
         if self.refusal is not None:
             self.gate.refusing += 1
-            if self.gate.refusing > REFUSING_LIMIT:
+            if self.gate.refusing > self.gate.refusals_allowed:
                 self.transport.abort()  # connection_lost follows: no answer, no descriptor held
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -127,6 +138,8 @@ class Gate:
             retry_after=settings.join_timeout)
         self.refusing = 0
         """Refused connections not closed yet."""
+        self.refusals_allowed = settings.max_connections
+        """Refused connections that may wait for their answer at once (fitted in open())."""
         self.timed_out = 0
         """Connections closed since start for not joining in time."""
         self._timed_out_interval = 0
@@ -136,7 +149,8 @@ class Gate:
 
     def open(self) -> None:
         """Fit the connection cap to the descriptors; start the summaries and the log throttle."""
-        self.admission.max_connections = fit_to_descriptors(self._max_connections)
+        self.admission.max_connections, self.refusals_allowed = fit_to_descriptors(
+            self._max_connections)
         logging.getLogger("asyncio").addFilter(self._accept_failures)
         self._summary = asyncio.get_running_loop().call_later(SUMMARY_INTERVAL, self._tick)
 
