@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import random
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from clients.cli_support import CliError, open_client
 from clients.client import Client
 from events import core
 from projections.campaign import fold
@@ -129,6 +131,18 @@ async def test_the_connection_over_the_per_address_cap_gets_a_clear_503(
         await client.wait_for_seq(ack.seqs[-1])
         await client.close()
         await held[1].close()
+
+
+async def test_the_cli_says_why_a_full_server_refused_it(tmp_path: Path) -> None:
+    """A CLI command refused by a cap prints the server's reason, not "not a poolhall server"."""
+    async with server_with(tmp_path, max_connections_per_address=1) as server:
+        held = await RawPeer.open(server.url)
+        with pytest.raises(CliError) as refused:
+            await open_client(argparse.Namespace(url=server.url, token=ADMIN_TOKEN), None)
+        assert str(refused.value) == (
+            f"{server.url} refused the connection: too_many_connections: too many connections"
+            " from your address (1); close some or retry in 10 s")
+        await held.close()
 
 
 async def test_the_total_cap_refuses_a_new_connection_once_the_server_is_full(
