@@ -6,6 +6,8 @@ import argparse
 import asyncio
 import logging
 import random
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,6 +22,7 @@ from projections.campaign import fold
 from server.app import Server
 from server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
+from tests.serve_process import ROOT
 from tests.server.raw import RawPeer
 
 
@@ -227,3 +230,16 @@ def test_the_token_index_follows_the_log() -> None:
     state = fold(Recorded(seq=n, at="", actor="admin", command="c1", event=e)
                  for n, e in enumerate(events, 1))
     assert state.tokens == {"a" * 64: "gm", "b" * 64: "p"}
+
+
+def test_the_total_cap_is_fitted_to_the_file_descriptor_limit() -> None:
+    """With 1,024 descriptors at most, the server caps itself below them and says so."""
+    probe = ("import logging, resource; logging.basicConfig(level=logging.INFO);"
+             "resource.setrlimit(resource.RLIMIT_NOFILE, (512, 1024));"
+             "from server.gate import fit_to_descriptors; print(fit_to_descriptors(1000));"
+             "print(resource.getrlimit(resource.RLIMIT_NOFILE))")
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         cwd=ROOT, timeout=60, check=True)
+    assert ran.stdout.splitlines() == ["(576, 192)", "(1024, 1024)"]  # soft raised to hard
+    assert ("at most 576 connections (not 1000) and 192 refused ones waiting: the file"
+            " descriptor limit is 1024") in ran.stderr
