@@ -187,6 +187,11 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
         raise CliError(f"{args.url!r} is not a websocket address; use ws://HOST:PORT "
                        f"(default {DEFAULT_URL})") from None
     except InvalidHandshake as error:
+        refused = getattr(error, "response", None)
+        if refused is not None and refused.status_code == 503:  # over a cap: the body says why
+            reason = (refused.body or b"").decode(errors="replace").strip()
+            raise CliError(f"{args.url} refused the connection: {reason}",
+                           EXIT_UNREACHABLE) from None
         raise CliError(f"{args.url} did not answer as a poolhall server: {error}",
                        EXIT_UNREACHABLE) from None
     except (OSError, TimeoutError) as error:

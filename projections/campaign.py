@@ -82,6 +82,8 @@ class CampaignState(msgspec.Struct, kw_only=True):
     system: str = ""
     head: int = 0
     members: dict[str, Member] = msgspec.field(default_factory=dict)
+    tokens: dict[str, str] = msgspec.field(default_factory=dict)
+    """Member id by token hash: a join finds its member in one lookup, not a scan."""
     characters: dict[str, Character] = msgspec.field(default_factory=dict)
     session: int = 0
     in_session: bool = False
@@ -116,6 +118,7 @@ def _member_invited(state: CampaignState, rec: Recorded, event: Any) -> None:
         characters=list(event.characters),
         token_hash=event.token_hash,
     )
+    state.tokens[event.token_hash] = event.member
 
 
 def _member_removed(state: CampaignState, rec: Recorded, event: Any) -> None:

@@ -19,8 +19,10 @@ import random
 import secrets
 import socket
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from websockets.asyncio.server import Server as WsServer
@@ -37,6 +39,7 @@ from events.messages import Ack, ErrorReply, Join, Welcome
 from events.store import SqliteLog
 from projections.campaign import CampaignState, Member, evolve, new_state
 from server.auth import admin_token_path, hash_token, load_or_create_admin_token, tokens_match
+from server.gate import Gate
 from server.health import LogHealth, health_response
 from server.hub import CampaignHub, CommandWork, JoinWork
 from server.protocol import command_id_of, read_frame
@@ -48,7 +51,7 @@ from server.shutdown import answer_unread, run_steps
 from server.subscriber import Subscriber
 from server.writer import GroupCommitter
 
-__all__ = ["IN_FLIGHT_LIMIT", "Server", "utc_now"]
+__all__ = ["IN_FLIGHT_LIMIT", "Server", "member_by_token", "utc_now"]
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +61,23 @@ IN_FLIGHT_LIMIT = 64
 CLOSE_TIMEOUT = 2.0
 """Seconds a closing handshake may take. A client that stopped reading never answers it; at
 websockets' default of 10 s, one such client held up a Ctrl-C for 10 s."""
+
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def member_by_token(state: CampaignState | None, token_hash: str) -> Member | None:
+    """The active member a token hash belongs to: one dict lookup, then a constant-time check.
+
+    A missing campaign (``None``) gets the same lookups in an empty index, so its answer takes
+    as long as a wrong token's.
+    """
+    tokens = state.tokens if state is not None else _EMPTY
+    members = state.members if state is not None else _EMPTY
+    member = members.get(tokens.get(token_hash, ""))
+    if member is None or not member.active:
+        return None
+    return member if tokens_match(member.token_hash, token_hash) else None
 
 
 def utc_now() -> str:
@@ -97,6 +117,8 @@ class Server:
         self._lifecycle = asyncio.Lock()
         self._ws: WsServer | None = None
         self._connections: set[Subscriber] = set()
+        self.gate = Gate(self.settings)
+        """Connection caps, the join deadline and the failed-join throttle."""
 
     def _use_admin_token(self, token: str) -> None:
         self.admin_token = token
@@ -152,11 +174,15 @@ class Server:
         logger.info("rebuilt %d campaigns (%d events) in %.2fs", len(loaded),
                     sum(campaign.state.head for campaign in loaded.values()),
                     time.perf_counter() - started)
+        self.gate.open()
         self._ws = await serve(
             self._handle, self.host, self.port,
-            process_request=self._health, max_size=2**20, max_queue=64,
+            process_request=self.gate.process_request(self._health), max_size=2**20,
+            max_queue=64,
             compression=None,  # ~200-byte JSON frames: deflate cost more CPU than it saved
             close_timeout=CLOSE_TIMEOUT,
+            create_connection=self.gate.connection_class(),  # counted from TCP accept on
+            open_timeout=self.settings.join_timeout,  # the handshake is part of the join time
         )
 
     @property
@@ -204,6 +230,7 @@ class Server:
         if self._ws is not None:
             self._ws.close()
             await self._ws.wait_closed()
+        self.gate.close()
 
     async def _close_log(self) -> None:
         if self.log is not None:
@@ -234,7 +261,8 @@ class Server:
         path, _, query = request.path.partition("?")
         if path != "/health":
             return None
-        return health_response(connection, request, query, self.health, len(self.hubs))
+        return health_response(connection, request, query, self.health, len(self.hubs),
+                               self.gate.status())
 
     # ---- connections --------------------------------------------------------------------
 
@@ -242,6 +270,7 @@ class Server:
         sock = connection.transport.get_extra_info("socket")
         if sock is not None and self.settings.send_buffer:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.settings.send_buffer)
+        deadline = self.gate.arm_deadline(connection)  # cancelled once it has joined
         subscriber = Subscriber(connection, self.settings.queue_limit)
         self._connections.add(subscriber)
         hub: CampaignHub | None = None
@@ -255,6 +284,7 @@ class Server:
                         if member is not None:
                             raise Rejected("already_joined", "this connection has joined", "$.type")
                         hub, member = await self._join(message, subscriber)
+                        deadline.cancel()
                         continue
                     if member is None:
                         raise Rejected("not_joined", "send join with your token first", "$.type")
@@ -277,13 +307,36 @@ class Server:
         except ConnectionClosed:
             pass
         finally:
+            deadline.cancel()
             if hub is not None:
                 hub.leave(subscriber)
             self._connections.discard(subscriber)
             await subscriber.finish(timeout=0.5)
 
     async def _join(self, join: Join, subscriber: Subscriber) -> tuple[CampaignHub | None, Member]:
-        """Check the token against the campaign; attach to its hub, or an admin session."""
+        """Join, unless the address failed too many joins lately; count a refused token.
+
+        The throttle comes before any token work, so a source guessing tokens costs a dict
+        lookup per attempt once it is refused.
+        """
+        refusal = self.gate.check_join(subscriber.connection)
+        if refusal is not None:
+            raise Rejected(refusal.code, refusal.message, None)
+        try:
+            return await self._open_session(join, subscriber)
+        except Rejected as refused:
+            if refused.code == "unauthorized":
+                self.gate.join_failed(subscriber.connection)
+            raise
+
+    async def _open_session(self, join: Join,
+                            subscriber: Subscriber) -> tuple[CampaignHub | None, Member]:
+        """Check the token against the campaign; attach to its hub, or an admin session.
+
+        The check is one lookup by token hash, whatever the campaign's size, and a missing
+        campaign gets the same lookup (in an empty index): a wrong token takes as long against
+        a campaign of thousands of members as against none.
+        """
         token_hash = hash_token(join.token)
         is_admin = tokens_match(token_hash, self._admin_hash)
         if join.campaign is None:
@@ -296,6 +349,7 @@ class Server:
                                            name="", system="", head=0)))
             return None, admin
         hub = self.hubs.get(join.campaign)
+        found = member_by_token(hub.state if hub is not None else None, token_hash)
         if hub is None:
             if not is_admin:  # the same answer as a wrong token: no probing for campaign ids
                 raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
@@ -304,12 +358,10 @@ class Server:
         if is_admin:
             member = Member(member=ADMIN_MEMBER, name="Admin", role="gm", characters=[],
                             token_hash=token_hash, admin=True)
+        elif found is not None:
+            member = found
         else:
-            member = next((m for m in hub.state.members.values()
-                           if m.active and tokens_match(m.token_hash, token_hash)), None)
-            if member is None:
-                raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
-                               "$.token")
+            raise Rejected("unauthorized", f"this token does not open {join.campaign!r}", "$.token")
         done: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()
         hub.submit(JoinWork(member=member, since=join.since, since_hash=join.since_hash,
                             subscriber=subscriber, done=done))

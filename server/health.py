@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from http import HTTPStatus
@@ -130,21 +130,26 @@ class FailureLog:
 
 
 def health_response(connection: ServerConnection, request: Request, query: str,
-                    health: LogHealth, campaigns: int) -> Response:
+                    health: LogHealth, campaigns: int,
+                    door: Mapping[str, object] | None = None) -> Response:
     """``/health``'s answer: 200 while the log takes writes, 503 with the reason otherwise.
 
     Plain text by default (``ok 12 campaigns``, ``failing: append failed: database or disk is
     full (since 2026-11-23T10:42:01Z)``), JSON for ``?format=json`` or ``Accept:
-    application/json``.
+    application/json``. ``door`` (open connections, refusals) follows as a second line of
+    ``name=value`` pairs, or as the JSON's ``connections`` object.
     """
     status = HTTPStatus.OK if health.ok else HTTPStatus.SERVICE_UNAVAILABLE
     wants_json = ("format=json" in query.split("&")
                   or "application/json" in request.headers.get("Accept", ""))
     if not wants_json:
         text = f"ok {campaigns} campaigns" if health.ok else health.summary()
+        if door:
+            text += "\n" + " ".join(f"{name}={value}" for name, value in door.items())
         return connection.respond(status, text + "\n")
     body = {"status": "ok" if health.ok else "failing", "campaigns": campaigns,
-            "problems": [asdict(problem) for problem in health.problems]}
+            "problems": [asdict(problem) for problem in health.problems],
+            "connections": dict(door or {})}
     response = connection.respond(status, json.dumps(body) + "\n")
     del response.headers["Content-Type"]  # respond() set text/plain; headers are a multidict
     response.headers["Content-Type"] = "application/json"

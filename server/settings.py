@@ -35,6 +35,17 @@ class Settings:
         " with 'unavailable' and /health answers 503 (0 disables)")
     """Checked once a second. Refusing before the disk is full keeps the log writable (a
     checkpoint needs room too) and the state from running ahead of what the log holds."""
+    join_timeout: float = _setting(
+        10.0, "seconds a new connection has to join before it is closed (close 1008)")
+    max_connections: int = _setting(
+        1000, "connections open at once in total; lowered to fit the file descriptor limit")
+    max_connections_per_address: int = _setting(
+        64, "connections open at once from one IP address (IPv6: one /64); a LAN party behind"
+            " one NAT shares an address")
+    join_failures_allowed: int = _setting(
+        20, "failed joins one address may make per window before its joins are refused")
+    join_failure_window: float = _setting(
+        60.0, "seconds of that window: failed joins are counted, and refused, per window")
 
 
 def _flag(name: str) -> str:

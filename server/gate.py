@@ -1,0 +1,234 @@
+"""The server's door: :class:`server.admission.Admission` wired into websockets' asyncio server.
+
+A connection is counted from the moment TCP accepts it (:meth:`GatedConnection.connection_made`,
+before any HTTP is read), because an idle socket costs a file descriptor whether or not it ever
+starts the handshake. One over a cap is answered ``503 Service Unavailable`` with a
+``Retry-After`` header as soon as its request arrives (``GET /health`` is still answered, so an
+operator can see the server is full). Refused connections waiting for their answer are
+bounded too (:func:`fit_to_descriptors`); past that, further ones are dropped at once without
+an answer, since a flood must not cost descriptors.
+
+Every connection has :attr:`Gate.join_timeout` seconds from its accept to join: the opening
+handshake is bounded by it (``open_timeout``) and :meth:`Gate.arm_deadline` closes with 1008
+one that has not joined by then, whatever it sent meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.http11 import Request, Response
+
+from server.admission import Admission, Refusal, source_of
+from server.log_throttle import ACCEPT_FAILED, OncePerInterval
+from server.settings import Settings
+
+try:
+    import resource
+except ImportError:  # not on Windows: the descriptor limit is left as it is
+    resource = None  # type: ignore[assignment]
+
+__all__ = ["REFUSED_PER_CONNECTION", "RESERVED_DESCRIPTORS", "SUMMARY_INTERVAL", "Gate",
+           "GatedConnection", "fit_to_descriptors"]
+
+logger = logging.getLogger(__name__)
+
+SUMMARY_INTERVAL = 60.0
+"""Seconds between two summary lines of what the door refused (and between two lines about
+``accept()`` failing for want of descriptors)."""
+
+RESERVED_DESCRIPTORS = 256
+"""Descriptors kept free of connections: the log's files, the listening sockets, and the
+up to 100 sockets asyncio accepts in one go before any of them is counted (its ``backlog``,
+which is why the listen queue is not made longer: asyncio accepts that many per turn)."""
+
+REFUSED_PER_CONNECTION = 4
+"""Refused connections that may wait for their answer, per connection of the cap."""
+
+Process = Callable[[ServerConnection, Request], Response | None]
+
+
+def fit_to_descriptors(requested: int) -> tuple[int, int]:
+    """The connection cap, and how many refused connections may wait for their answer.
+
+    Raises the soft file descriptor limit to the hard one first (an unprivileged process may),
+    keeps :data:`RESERVED_DESCRIPTORS` free, and gives at most three quarters of the rest to
+    connections and the others to refused ones, so ``accept()`` does not fail for want of
+    descriptors while the server is within its caps.
+
+    Refused connections are left open until they send their request (then answered 503) or
+    their join time runs out, rather than closed at once: an attacker whose connections are
+    closed at once opens new ones at once, and that churn cost the server far more than idle
+    sockets (at ~12 KB each). Past :data:`REFUSED_PER_CONNECTION` times the cap, they are
+    closed at once anyway, to bound memory.
+    """
+    if resource is None:
+        return requested, REFUSED_PER_CONNECTION * requested
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = (1 + REFUSED_PER_CONNECTION) * requested + RESERVED_DESCRIPTORS
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, wanted)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError) as error:
+            logger.warning("could not raise the file descriptor limit from %d to %d: %s",
+                           soft, target, error)
+    if soft == resource.RLIM_INFINITY:
+        return requested, REFUSED_PER_CONNECTION * requested
+    usable = max(0, soft - RESERVED_DESCRIPTORS)
+    fitted = max(1, min(requested, usable * 3 // 4))
+    refusals = max(0, min(REFUSED_PER_CONNECTION * requested, usable - fitted))
+    if fitted < requested:
+        logger.warning("at most %d connections (not %d) and %d refused ones waiting: the file"
+                       " descriptor limit is %d", fitted, requested, refusals, soft)
+    else:
+        logger.info("at most %d connections and %d refused ones waiting (file descriptor"
+                    " limit %d)", fitted, refusals, soft)
+    return fitted, refusals
+
+
+class GatedConnection(ServerConnection):
+    """A websockets connection counted by its server's :class:`Gate` from TCP accept on."""
+
+    gate: Gate
+    """Set on the subclass :meth:`Gate.connection_class` makes for one server."""
+
+    source = "local"
+    """Where the connection comes from, as :func:`server.admission.source_of` counts it."""
+    refusal: Refusal | None = None
+    """Why the connection is refused, if it is over a cap (it is then not counted)."""
+    accepted_at = 0.0
+    """The event loop's time when TCP accepted the connection: the join deadline starts here."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self.accepted_at = self.loop.time()
+        self.source = source_of(transport.get_extra_info("peername"))
+        self.refusal = self.gate.admission.connect(self.source)
+        if self.refusal is not None:
+            self.gate.refusing += 1
+            if self.gate.refusing > self.gate.refusals_allowed:
+                self.transport.abort()  # connection_lost follows: no answer, no descriptor held
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if self.refusal is None:
+            self.gate.admission.disconnect(self.source)
+        else:
+            self.gate.refusing -= 1
+
+
+class Gate:
+    """The door of one server: its admission counts, join deadlines and summary lines."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.join_timeout = settings.join_timeout
+        self._max_connections = settings.max_connections
+        self.admission = Admission(
+            max_connections=settings.max_connections,
+            max_per_source=settings.max_connections_per_address,
+            failures_allowed=settings.join_failures_allowed,
+            failure_window=settings.join_failure_window,
+            retry_after=settings.join_timeout)
+        self.refusing = 0
+        """Refused connections not closed yet."""
+        self.refusals_allowed = settings.max_connections
+        """Refused connections that may wait for their answer at once (fitted in open())."""
+        self.timed_out = 0
+        """Connections closed since start for not joining in time."""
+        self._timed_out_interval = 0
+        self._accept_failures = OncePerInterval(ACCEPT_FAILED, SUMMARY_INTERVAL)
+        self._summary: asyncio.TimerHandle | None = None
+        self._closing: set[asyncio.Task[None]] = set()
+
+    def open(self) -> None:
+        """Fit the connection cap to the descriptors; start the summaries and the log throttle."""
+        self.admission.max_connections, self.refusals_allowed = fit_to_descriptors(
+            self._max_connections)
+        logging.getLogger("asyncio").addFilter(self._accept_failures)
+        self._summary = asyncio.get_running_loop().call_later(SUMMARY_INTERVAL, self._tick)
+
+    def close(self) -> None:
+        """Undo :meth:`open`, logging what was refused since the last summary."""
+        logging.getLogger("asyncio").removeFilter(self._accept_failures)
+        if self._summary is not None:
+            self._summary.cancel()
+            self._summary = None
+        self.log_summary("since the last summary")
+
+    def connection_class(self) -> type[GatedConnection]:
+        """The connection class for ``serve(create_connection=...)``, counted by this gate."""
+        return type("GatedConnection", (GatedConnection,), {"gate": self})
+
+    def process_request(self, then: Process) -> Process:
+        """``process_request`` for ``serve``: ``then`` first (``/health``), then the caps."""
+
+        def process(connection: ServerConnection, request: Request) -> Response | None:
+            response = then(connection, request)
+            refusal = getattr(connection, "refusal", None)
+            if response is not None or refusal is None:
+                return response
+            response = connection.respond(HTTPStatus.SERVICE_UNAVAILABLE,
+                                          f"{refusal.code}: {refusal.message}\n")
+            response.headers["Retry-After"] = str(refusal.retry_after)
+            return response
+
+        return process
+
+    # ---- joining ----------------------------------------------------------------------
+
+    def arm_deadline(self, connection: ServerConnection) -> asyncio.TimerHandle:
+        """Close ``connection`` with 1008 unless the handle is cancelled (on a join) in time."""
+        loop = asyncio.get_running_loop()
+        started = getattr(connection, "accepted_at", 0.0) or loop.time()
+        return loop.call_at(started + self.join_timeout, self._expire, connection)
+
+    def _expire(self, connection: ServerConnection) -> None:
+        self.timed_out += 1
+        self._timed_out_interval += 1
+        closing = asyncio.ensure_future(
+            connection.close(1008, f"no join within {self.join_timeout:g} s"))
+        self._closing.add(closing)
+        closing.add_done_callback(self._closing.discard)
+
+    def check_join(self, connection: ServerConnection) -> Refusal | None:
+        """Refuse a join from an address that failed too many lately, before any token work."""
+        return self.admission.check_join(self._source(connection), self._now())
+
+    def join_failed(self, connection: ServerConnection) -> None:
+        """Count a join refused for its token against the connection's address."""
+        self.admission.join_failed(self._source(connection), self._now())
+
+    @staticmethod
+    def _source(connection: ServerConnection) -> str:
+        return str(getattr(connection, "source", None) or source_of(connection.remote_address))
+
+    @staticmethod
+    def _now() -> float:
+        return asyncio.get_running_loop().time()
+
+    # ---- reporting ----------------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        """What ``/health`` can show of the door: open, refused and rate-limited counts."""
+        return {**self.admission.status(self._now()), "join_timeouts": self.timed_out}
+
+    def log_summary(self, when: str = f"in the last {SUMMARY_INTERVAL:g} s") -> None:
+        """Log one line on what was refused since the last one, if anything was."""
+        line = self.admission.summary(self._now())
+        timed_out, self._timed_out_interval = self._timed_out_interval, 0
+        if timed_out:
+            line = (f"{timed_out} connections closed for not joining within "
+                    f"{self.join_timeout:g} s" + (f", {line}" if line else ""))
+        if line:
+            logger.warning("%s: %s", when, line)
+
+    def _tick(self) -> None:
+        self.log_summary()
+        self._summary = asyncio.get_running_loop().call_later(SUMMARY_INTERVAL, self._tick)
