@@ -10,6 +10,7 @@ go out, then connections close with 1001 (going away).
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import logging
@@ -38,6 +39,7 @@ from projections.campaign import CampaignState, Member, evolve, new_state
 from server.auth import admin_token_path, hash_token, load_or_create_admin_token, tokens_match
 from server.hub import CampaignHub, CommandWork, JoinWork
 from server.protocol import command_id_of, read_frame
+from server.rates import Limits, MemberKey, member_key
 from server.rebuild import load_all_states
 from server.rules.base import ADMIN_MEMBER
 from server.rules.core import open_campaign, slugify
@@ -45,12 +47,9 @@ from server.settings import Settings
 from server.subscriber import Subscriber
 from server.writer import GroupCommitter
 
-__all__ = ["IN_FLIGHT_LIMIT", "Server", "utc_now"]
+__all__ = ["Server", "utc_now"]
 
 logger = logging.getLogger(__name__)
-
-IN_FLIGHT_LIMIT = 64
-"""Commands one connection may have queued before the server stops reading its frames."""
 
 CLOSE_TIMEOUT = 2.0
 """Seconds a closing handshake may take. A client that stopped reading never answers it; at
@@ -92,6 +91,8 @@ class Server:
         self._lifecycle = asyncio.Lock()
         self._ws: WsServer | None = None
         self._connections: set[Subscriber] = set()
+        self.limits = Limits(self.settings, time.monotonic)
+        """Per-member and per-campaign rates and caps, checked before work reaches a hub."""
 
     def _use_admin_token(self, token: str) -> None:
         self.admin_token = token
@@ -207,11 +208,12 @@ class Server:
         sock = connection.transport.get_extra_info("socket")
         if sock is not None and self.settings.send_buffer:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.settings.send_buffer)
-        subscriber = Subscriber(connection, self.settings.queue_limit)
+        subscriber = Subscriber(connection, self.settings.queue_limit,
+                                catch_up_timeout=self.settings.catch_up_timeout)
         self._connections.add(subscriber)
         hub: CampaignHub | None = None
         member: Member | None = None
-        in_flight = asyncio.Semaphore(IN_FLIGHT_LIMIT)
+        key: MemberKey | None = None
         try:
             async for frame in connection:
                 try:
@@ -220,15 +222,18 @@ class Server:
                         if member is not None:
                             raise Rejected("already_joined", "this connection has joined", "$.type")
                         hub, member = await self._join(message, subscriber)
+                        key = member_key(hub.campaign if hub else None, member.member, member.admin)
                         continue
                     if member is None:
                         raise Rejected("not_joined", "send join with your token first", "$.type")
+                    assert key is not None
+                    joined: MemberKey = key
                     if hub is None:
-                        await self._admin_command(message, subscriber)
+                        await self._admin_command(message, subscriber, joined)
                         continue
-                    await in_flight.acquire()
+                    self.limits.admit_command(joined, hub.campaign)  # before any hub work
                     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-                    done.add_done_callback(lambda _: in_flight.release())
+                    done.add_done_callback(functools.partial(self._answered, joined))
                     try:
                         hub.submit(CommandWork(command=message, member=member,
                                                subscriber=subscriber, done=done))
@@ -238,14 +243,21 @@ class Server:
                 except Rejected as refusal:
                     subscriber.push(encode(ErrorReply(
                         id=command_id_of(frame) if isinstance(frame, str) else None,
-                        code=refusal.code, message=refusal.message, path=refusal.path)))
+                        code=refusal.code, message=refusal.message, path=refusal.path,
+                        retry_after=refusal.retry_after)))
         except ConnectionClosed:
             pass
         finally:
+            if key is not None:
+                self.limits.release_connection(key)
             if hub is not None:
                 hub.leave(subscriber)
             self._connections.discard(subscriber)
             await subscriber.finish(timeout=0.5)
+
+    def _answered(self, key: MemberKey, _: asyncio.Future[None]) -> None:
+        """A member's command was answered: it no longer counts as in flight."""
+        self.limits.finish_command(key)
 
     async def _join(self, join: Join, subscriber: Subscriber) -> tuple[CampaignHub | None, Member]:
         """Check the token against the campaign; attach to its hub, or an admin session."""
@@ -257,6 +269,7 @@ class Server:
                                "$.campaign")
             admin = Member(member=ADMIN_MEMBER, name="Admin", role="admin", characters=[],
                            token_hash=token_hash, admin=True)
+            self.limits.admit_join(member_key(None, ADMIN_MEMBER, True))
             subscriber.push(encode(Welcome(role="admin", member=ADMIN_MEMBER, campaign=None,
                                            name="", system="", head=0)))
             return None, admin
@@ -275,12 +288,19 @@ class Server:
             if member is None:
                 raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
                                "$.token")
-        done: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()
-        hub.submit(JoinWork(member=member, since=join.since, subscriber=subscriber, done=done))
-        await done
+        key = member_key(hub.campaign, member.member, member.admin)
+        self.limits.admit_join(key)  # rate and connection cap, before the hub does any work
+        try:
+            done: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()
+            hub.submit(JoinWork(member=member, since=join.since, subscriber=subscriber,
+                                done=done))
+            await done
+        except BaseException:
+            self.limits.release_connection(key)
+            raise
         return hub, member
 
-    async def _admin_command(self, command: Any, subscriber: Subscriber) -> None:
+    async def _admin_command(self, command: Any, subscriber: Subscriber, key: MemberKey) -> None:
         """The admin session's one command: create a campaign and its GM's token.
 
         Creations are serialized (they are rare): a retry that arrives while its original is
@@ -290,6 +310,14 @@ class Server:
         if not isinstance(command, core.CreateCampaign):
             raise Rejected("forbidden", "the admin session only creates campaigns; join a campaign"
                            " to send this command", "$.type")
+        self.limits.admit_command(key, None)
+        try:
+            await self._create_serialized(command, subscriber)
+        finally:
+            self.limits.finish_command(key)
+
+    async def _create_serialized(self, command: core.CreateCampaign,
+                                 subscriber: Subscriber) -> None:
         async with self._admin_lock:
             if self._stopping:
                 raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
