@@ -51,6 +51,11 @@ __all__ = ["Server", "utc_now"]
 
 logger = logging.getLogger(__name__)
 
+REFUSED_PAUSE = 1.0
+"""Most seconds a connection's frames go unread after a ``rate_limited`` refusal. Reading on
+would only refuse again: pausing until the retry time (at most this) keeps a flood from one
+member from costing the server a decode and a refusal per frame."""
+
 CLOSE_TIMEOUT = 2.0
 """Seconds a closing handshake may take. A client that stopped reading never answers it; at
 websockets' default of 10 s, one such client held up a Ctrl-C for 10 s."""
@@ -245,6 +250,8 @@ class Server:
                         id=command_id_of(frame) if isinstance(frame, str) else None,
                         code=refusal.code, message=refusal.message, path=refusal.path,
                         retry_after=refusal.retry_after)))
+                    if refusal.retry_after is not None:
+                        await asyncio.sleep(min(refusal.retry_after, REFUSED_PAUSE))
         except ConnectionClosed:
             pass
         finally:
