@@ -217,7 +217,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=30_000)
     parser.add_argument("--storm", type=float, default=5.0, help="joins per second")
     parser.add_argument("--stalled", type=int, default=200)
-    parser.add_argument("--catch-up-timeout", type=float, default=3.0)
+    parser.add_argument("--catch-up-timeout", type=float, default=10.0)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         child = subprocess.Popen(

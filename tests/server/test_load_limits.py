@@ -216,3 +216,14 @@ async def test_a_joiner_that_never_reads_its_catch_up_is_closed_and_resumes(tmp_
                 seqs.append(frame["seq"])
         assert seqs == list(range(1, head + 1))
         await resumed.close()
+
+
+def test_catch_up_pages_are_framed_as_websockets_frames_them() -> None:
+    """The catch-up's own framing gives websockets' bytes for short, medium and long frames."""
+    from websockets.frames import Frame, Opcode
+
+    from server.subscriber import text_frames
+
+    payloads = [b"", b"x" * 125, b"y" * 126, b"z" * 65535, b"w" * 65536, b'{"type":"event"}']
+    assert text_frames(payloads) == b"".join(
+        Frame(Opcode.TEXT, payload).serialize(mask=False, extensions=[]) for payload in payloads)
