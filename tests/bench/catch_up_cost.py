@@ -15,6 +15,10 @@ latency is the figure that matters: what one member's joins cost everyone else.
 2. stalled: ``--stalled`` connections join with ``since=0`` and never read; the server's RSS is
    printed while they sit there and after the catch-up timeout has passed.
 
+With ``--flood``, instead, a server with its default settings: one player on 4 connections
+rolls as fast as the server answers for 5 s; printed are the rolls accepted and refused and
+the probe's latency meanwhile.
+
 Figures are printed, never asserted; the machine is shared, so compare runs made together.
 """
 
@@ -35,6 +39,9 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 ROOT = Path(__file__).resolve().parents[2]
+PROBE_UNDER_RATE = 0.15
+"""Seconds between the probe's rolls against a server with its default limits: under the
+10 commands/s a member may send, so the probe measures the others and not its own limit."""
 TOKEN = "ph_bench-admin-token-0123456789abcdef"
 
 CHILD = """
@@ -45,6 +52,8 @@ names = {f.name for f in dataclasses.fields(Settings)}
 wanted = dict(member_rate=1e9, member_burst=10**9, campaign_rate=1e9, campaign_burst=10**9,
               member_in_flight=10**9, member_connections=10**9, join_rate=1e9,
               join_burst=10**9, catch_up_timeout=float(sys.argv[3]))
+if sys.argv[4] == "defaults":
+    wanted = {}
 async def main():
     server = Server(sys.argv[1], "127.0.0.1", 0, admin_token=sys.argv[2],
                     settings=Settings(**{k: v for k, v in wanted.items() if k in names}))
@@ -118,14 +127,14 @@ async def fill(url: str, campaign: str, token: str, events: int) -> None:
 
 
 async def probe(url: str, campaign: str, token: str, stop: asyncio.Event,
-                latencies: list[float]) -> None:
+                latencies: list[float], every: float = 0.01) -> None:
     peer = await Peer.join(url, token, campaign)
     await peer.connection.recv()
     while not stop.is_set():
         started = time.perf_counter()
         await peer.call({"type": "roll", "expression": "1d6"})
         latencies.append((time.perf_counter() - started) * 1000)
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(every)
     await peer.connection.close()
 
 
@@ -211,6 +220,56 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> None:
         peer.connection.transport.abort()
 
 
+async def flood(args: argparse.Namespace, port: int, pid: int) -> None:
+    url = f"ws://127.0.0.1:{port}"
+    admin = await Peer.join(url, TOKEN, None)
+    await admin.connection.recv()
+    table = await admin.call({"type": "create_campaign", "name": "Flooded", "system": "d12"})
+    other = await admin.call({"type": "create_campaign", "name": "Other", "system": "d12"})
+    gm = await Peer.join(url, table["token"], table["campaign"])
+    await gm.connection.recv()
+    player = (await gm.call({"type": "invite", "role": "player", "name": "P"}))["token"]
+    quiet: list[float] = []
+    stop = asyncio.Event()
+    probing = asyncio.create_task(probe(url, other["campaign"], other["token"], stop, quiet,
+                                          every=PROBE_UNDER_RATE))
+    await asyncio.sleep(3)
+    stop.set()
+    await probing
+    print(line("quiet", quiet))
+
+    counts = {"ack": 0, "error": 0}
+    stop = asyncio.Event()
+
+    async def roll_flat_out(index: int) -> None:
+        peer = await Peer.join(url, player, table["campaign"])
+        await peer.connection.recv()
+        sent = 0
+        while not stop.is_set():  # 16 in flight: as fast as the server answers
+            for _ in range(16):
+                sent += 1
+                await peer.connection.send(json.dumps(
+                    {"type": "roll", "id": f"x{index}-{sent}", "expression": "3d6"}))
+            answered = 0
+            while answered < 16:
+                frame = json.loads(await peer.connection.recv())
+                if frame["type"] in counts and frame.get("id", "").startswith(f"x{index}-"):
+                    counts[frame["type"]] += 1
+                    answered += 1
+        await peer.connection.close()
+
+    flooded: list[float] = []
+    probing = asyncio.create_task(probe(url, other["campaign"], other["token"], stop, flooded,
+                                        every=PROBE_UNDER_RATE))
+    rolling = [asyncio.create_task(roll_flat_out(index)) for index in range(4)]
+    await asyncio.sleep(5)
+    stop.set()
+    await asyncio.gather(probing, *rolling)
+    print(f"one player, 4 connections, 5 s flat out: {counts['ack'] / 5:,.0f} rolls/s accepted, "
+          f"{counts['error'] / 5:,.0f}/s refused; server RSS {rss_mb(pid):.0f} MB")
+    print(line("  meanwhile", flooded))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--code", type=Path, default=ROOT, help="the tree to run the server from")
@@ -218,11 +277,12 @@ def main() -> None:
     parser.add_argument("--storm", type=float, default=5.0, help="joins per second")
     parser.add_argument("--stalled", type=int, default=200)
     parser.add_argument("--catch-up-timeout", type=float, default=10.0)
+    parser.add_argument("--flood", action="store_true", help="the rate limits' trial instead")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         child = subprocess.Popen(
             [sys.executable, "-c", CHILD, str(Path(tmp) / "bench.db"), TOKEN,
-             str(args.catch_up_timeout)],
+             str(args.catch_up_timeout), "defaults" if args.flood else "lifted"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=args.code,
             env={**os.environ, "PYTHONPATH": str(args.code.resolve())})
         try:
@@ -230,7 +290,7 @@ def main() -> None:
             ready = child.stdout.readline().decode().split()
             if not ready or ready[0] != "READY":
                 raise SystemExit("the server did not start")
-            asyncio.run(run(args, int(ready[1]), child.pid))
+            asyncio.run((flood if args.flood else run)(args, int(ready[1]), child.pid))
         finally:
             if child.stdin is not None:
                 child.stdin.close()
