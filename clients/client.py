@@ -10,7 +10,8 @@
 The client folds every event into :attr:`Client.state` with the same projection code the
 server runs. If the connection drops it reconnects, resumes from the last sequence number it
 holds (no gap, no duplicate) and re-sends unanswered commands with their original ids, which
-the server answers without appending twice.
+the server answers without appending twice. A command refused with ``rate_limited`` is re-sent
+after the ``retry_after`` the server asked for, one at a time, while its timeout allows.
 
 On resuming it also sends the chain hash of its last event. A server whose log no longer has
 that event (it lost acknowledged events, or was restored from an older copy) answers
@@ -49,8 +50,10 @@ EVENT_BUFFER = 10_000
 CLOSE_WAIT = 1.0
 """Seconds ``close()`` lets the reader finish before cancelling it."""
 
-RETRYABLE_JOIN_REFUSALS = frozenset({"shutting_down", "unavailable"})
-"""Join refusals that pass: the client keeps trying to resume through them."""
+RETRYABLE_JOIN_REFUSALS = frozenset({"shutting_down", "unavailable", "rate_limited",
+                                     "too_many_connections"})
+"""Join refusals that pass: the client keeps trying to resume through them (a connection the
+server has not yet seen die still counts against the token's connection cap)."""
 
 
 def new_command_id() -> str:
@@ -61,11 +64,13 @@ def new_command_id() -> str:
 class _InFlight:
     """A command sent and not yet answered, and how many callers await its answer."""
 
-    __slots__ = ("command", "future", "waiters")
+    __slots__ = ("command", "deadline", "future", "waiters")
 
-    def __init__(self, command: Any, future: asyncio.Future[Ack]) -> None:
+    def __init__(self, command: Any, future: asyncio.Future[Ack], deadline: float) -> None:
         self.command = command
         self.future = future
+        self.deadline = deadline
+        """Loop time after which a ``rate_limited`` refusal is final, not waited out."""
         self.waiters = 0
 
 
@@ -109,6 +114,9 @@ class Client:
         self._received = asyncio.Event()
         self._joined: asyncio.Future[Welcome] | None = None
         self._closed = False
+        self._to_retry: deque[_InFlight] = deque()
+        self._retry_gap = 0.0
+        self._retrier: asyncio.Task[None] | None = None
 
     # ---- lifecycle --------------------------------------------------------------------
 
@@ -185,7 +193,8 @@ class Client:
             raise self._lost
         in_flight = self._pending.get(command.id)
         if in_flight is None:
-            in_flight = _InFlight(command, asyncio.get_running_loop().create_future())
+            loop = asyncio.get_running_loop()
+            in_flight = _InFlight(command, loop.create_future(), loop.time() + self._timeout)
             self._pending[command.id] = in_flight
             try:
                 if self._connection is not None:
@@ -270,14 +279,16 @@ class Client:
                 if pending is not None and not pending.future.done():
                     pending.future.set_result(message)
             case ErrorReply():
-                refusal = CommandRejected(message.code, message.message, message.path)
+                refusal = CommandRejected(message.code, message.message, message.path,
+                                          retry_after=message.retry_after)
                 if message.id is None and self._joined is not None and not self._joined.done():
                     self._joined.set_exception(HistoryDiverged(message.message)
                                                if message.code == "diverged" else refusal)
                     return
                 pending = self._pending.get(message.id or "")
                 if pending is not None and not pending.future.done():
-                    pending.future.set_exception(refusal)
+                    if not self._retry_later(pending, refusal):
+                        pending.future.set_exception(refusal)
                 elif pending is None:
                     logger.warning("server error: %s", refusal)
             case Welcome():
@@ -285,6 +296,33 @@ class Client:
                     self._joined.set_result(message)
             case View():
                 self.views[message.name] = message.data
+
+    def _retry_later(self, pending: _InFlight, refusal: CommandRejected) -> bool:
+        """Queue a command refused with ``rate_limited`` to be re-sent after ``retry_after``;
+        ``False`` if it cannot be (another refusal, or its timeout would pass first)."""
+        wait = refusal.retry_after
+        if refusal.code != "rate_limited" or wait is None or self._closed:
+            return False
+        if asyncio.get_running_loop().time() + wait >= pending.deadline:
+            return False
+        self._retry_gap = wait
+        self._to_retry.append(pending)
+        if self._retrier is None or self._retrier.done():
+            self._retrier = asyncio.create_task(self._retry_queued(), name="poolhall-retry")
+        return True
+
+    async def _retry_queued(self) -> None:
+        """Re-send rate-limited commands one per ``retry_after``: at the pace the server
+        allows, so a client with many refused commands never hammers it."""
+        while self._to_retry:
+            await asyncio.sleep(self._retry_gap)
+            pending = self._to_retry.popleft()
+            if pending.future.done() or self._connection is None:
+                continue
+            try:
+                await self._connection.send(encode(pending.command), text=True)
+            except ConnectionClosed:
+                pass  # re-sent with the others once the connection is back
 
     def _fold(self, frame: EventFrame) -> None:
         if frame.seq <= self.head:
@@ -382,6 +420,7 @@ class Client:
                 if refusal.code not in RETRYABLE_JOIN_REFUSALS:
                     self._give_up(ConnectionLost(f"rejoin refused: {refusal}"))
                     return False
+                delay = max(delay, refusal.retry_after or 0.0)  # never sooner than asked
                 logger.info("rejoin refused for now (%s); retrying in %.2fs", refusal, delay)
             if asyncio.get_running_loop().time() + delay > deadline:
                 break
@@ -396,6 +435,9 @@ class Client:
         if self._lost is None:
             self._lost = error
         self._fail_pending(error)
+        self._to_retry.clear()
+        if self._retrier is not None:
+            self._retrier.cancel()
         for _, waiter in self._waiters:
             if not waiter.done():
                 waiter.set_exception(error)

@@ -48,13 +48,17 @@ class Rejected(PoolhallError):
 
     ``code`` is stable and machine-readable (``forbidden``, ``invalid``, ``rule`` ...),
     ``message`` is for people, ``path`` is the JSON path of the field at fault (``$.count``).
+    ``retry_after`` (seconds) is set when the same message will be accepted after a wait
+    (``rate_limited``).
     """
 
-    def __init__(self, code: str, message: str, path: str | None = None) -> None:
+    def __init__(self, code: str, message: str, path: str | None = None, *,
+                 retry_after: float | None = None) -> None:
         super().__init__(f"{code}: {message}" + (f" (at {path})" if path else ""))
         self.code = code
         self.message = message
         self.path = path
+        self.retry_after = retry_after
 
 
 class CommandRejected(Rejected):

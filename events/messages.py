@@ -123,12 +123,17 @@ class Ack(_ServerMessage, tag="ack", omit_defaults=True):
 
 
 class ErrorReply(_ServerMessage, tag="error"):
-    """A message was refused and changed nothing; ``path`` is the field at fault."""
+    """A message was refused and changed nothing; ``path`` is the field at fault.
+
+    ``retry_after`` (seconds) comes with ``rate_limited``: the same message is accepted after
+    that wait. Older clients ignore it (readers ignore unknown fields).
+    """
 
     id: str | None
     code: str
     message: str
     path: str | None = None
+    retry_after: float | None = None
 
 
 class View(_ServerMessage, tag="view"):

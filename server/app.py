@@ -12,6 +12,7 @@ close with 1001 (going away); every step runs even if one before it failed.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import logging
@@ -43,6 +44,7 @@ from server.gate import Gate
 from server.health import LogHealth, health_response
 from server.hub import CampaignHub, CommandWork, JoinWork
 from server.protocol import command_id_of, read_frame
+from server.rates import Limits, MemberKey, member_key
 from server.rebuild import load_all_states
 from server.rules.base import ADMIN_MEMBER
 from server.rules.core import open_campaign, slugify
@@ -51,12 +53,14 @@ from server.shutdown import answer_unread, run_steps
 from server.subscriber import Subscriber
 from server.writer import GroupCommitter
 
-__all__ = ["IN_FLIGHT_LIMIT", "Server", "member_by_token", "utc_now"]
+__all__ = ["Server", "member_by_token", "utc_now"]
 
 logger = logging.getLogger(__name__)
 
-IN_FLIGHT_LIMIT = 64
-"""Commands one connection may have queued before the server stops reading its frames."""
+REFUSED_PAUSE = 1.0
+"""Most seconds a connection's frames go unread after a ``rate_limited`` refusal. Reading on
+would only refuse again: pausing until the retry time (at most this) keeps a flood from one
+member from costing the server a decode and a refusal per frame."""
 
 CLOSE_TIMEOUT = 2.0
 """Seconds a closing handshake may take. A client that stopped reading never answers it; at
@@ -113,12 +117,17 @@ class Server:
         self.hubs: dict[str, CampaignHub] = {}
         self._admin_lock = asyncio.Lock()
         self._stopping = False
+        self._stopped_reading_pauses = asyncio.Event()
+        """Set when the stop begins: a handler pausing after a refusal reads on at once, so
+        the frames it has received are answered ``shutting_down`` before the close."""
         self._stop_task: asyncio.Future[None] | None = None
         self._lifecycle = asyncio.Lock()
         self._ws: WsServer | None = None
         self._connections: set[Subscriber] = set()
         self.gate = Gate(self.settings)
         """Connection caps, the join deadline and the failed-join throttle."""
+        self.limits = Limits(self.settings, time.monotonic)
+        """Per-member and per-campaign rates and caps, checked before work reaches a hub."""
 
     def _use_admin_token(self, token: str) -> None:
         self.admin_token = token
@@ -203,6 +212,7 @@ class Server:
         """Every step runs even if an earlier one fails (a full disk, a dead log): it is
         logged in one line and the next goes on, so clients are told and the file released."""
         self._stopping = True
+        self._stopped_reading_pauses.set()
         async with self._lifecycle:  # a start in progress finishes first, then is undone
             pass
         async with self._admin_lock:  # a campaign being created gets its hub first
@@ -271,11 +281,12 @@ class Server:
         if sock is not None and self.settings.send_buffer:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.settings.send_buffer)
         deadline = self.gate.arm_deadline(connection)  # cancelled once it has joined
-        subscriber = Subscriber(connection, self.settings.queue_limit)
+        subscriber = Subscriber(connection, self.settings.queue_limit,
+                                catch_up_timeout=self.settings.catch_up_timeout)
         self._connections.add(subscriber)
         hub: CampaignHub | None = None
         member: Member | None = None
-        in_flight = asyncio.Semaphore(IN_FLIGHT_LIMIT)
+        key: MemberKey | None = None
         try:
             async for frame in connection:
                 try:
@@ -285,15 +296,21 @@ class Server:
                             raise Rejected("already_joined", "this connection has joined", "$.type")
                         hub, member = await self._join(message, subscriber)
                         deadline.cancel()
+                        key = member_key(hub.campaign if hub else None, member.member, member.admin)
                         continue
                     if member is None:
                         raise Rejected("not_joined", "send join with your token first", "$.type")
+                    assert key is not None
+                    joined: MemberKey = key
                     if hub is None:
-                        await self._admin_command(message, subscriber)
+                        await self._admin_command(message, subscriber, joined)
                         continue
-                    await in_flight.acquire()
+                    if self._stopping:  # not rate_limited: the answer that tells it to retry
+                        raise Rejected("shutting_down", "the server is shutting down; retry"
+                                       " shortly", None)
+                    self.limits.admit_command(joined, hub.campaign)  # before any hub work
                     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-                    done.add_done_callback(lambda _: in_flight.release())
+                    done.add_done_callback(functools.partial(self._answered, joined))
                     try:
                         hub.submit(CommandWork(command=message, member=member,
                                                subscriber=subscriber, done=done))
@@ -303,15 +320,31 @@ class Server:
                 except Rejected as refusal:
                     subscriber.push(encode(ErrorReply(
                         id=command_id_of(frame) if isinstance(frame, str) else None,
-                        code=refusal.code, message=refusal.message, path=refusal.path)))
+                        code=refusal.code, message=refusal.message, path=refusal.path,
+                        retry_after=refusal.retry_after)))
+                    if refusal.retry_after is not None:
+                        await self._pause_reading(min(refusal.retry_after, REFUSED_PAUSE))
         except ConnectionClosed:
             pass
         finally:
             deadline.cancel()
+            if key is not None:
+                self.limits.release_connection(key)
             if hub is not None:
                 hub.leave(subscriber)
             self._connections.discard(subscriber)
             await subscriber.finish(timeout=0.5)
+
+    async def _pause_reading(self, seconds: float) -> None:
+        """Leave a connection's frames unread for ``seconds``, or until the stop begins."""
+        try:
+            await asyncio.wait_for(self._stopped_reading_pauses.wait(), seconds)
+        except TimeoutError:
+            pass
+
+    def _answered(self, key: MemberKey, _: asyncio.Future[None]) -> None:
+        """A member's command was answered: it no longer counts as in flight."""
+        self.limits.finish_command(key)
 
     async def _join(self, join: Join, subscriber: Subscriber) -> tuple[CampaignHub | None, Member]:
         """Join, unless the address failed too many joins lately; count a refused token.
@@ -321,7 +354,7 @@ class Server:
         """
         refusal = self.gate.check_join(subscriber.connection)
         if refusal is not None:
-            raise Rejected(refusal.code, refusal.message, None)
+            raise Rejected(refusal.code, refusal.message, None, retry_after=refusal.retry_after)
         try:
             return await self._open_session(join, subscriber)
         except Rejected as refused:
@@ -345,6 +378,7 @@ class Server:
                                "$.campaign")
             admin = Member(member=ADMIN_MEMBER, name="Admin", role="admin", characters=[],
                            token_hash=token_hash, admin=True)
+            self.limits.admit_join(member_key(None, ADMIN_MEMBER, True))
             subscriber.push(encode(Welcome(role="admin", member=ADMIN_MEMBER, campaign=None,
                                            name="", system="", head=0)))
             return None, admin
@@ -362,13 +396,19 @@ class Server:
             member = found
         else:
             raise Rejected("unauthorized", f"this token does not open {join.campaign!r}", "$.token")
-        done: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()
-        hub.submit(JoinWork(member=member, since=join.since, since_hash=join.since_hash,
-                            subscriber=subscriber, done=done))
-        await done
+        key = member_key(hub.campaign, member.member, member.admin)
+        self.limits.admit_join(key)  # rate and connection cap, before the hub does any work
+        try:
+            done: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()
+            hub.submit(JoinWork(member=member, since=join.since, since_hash=join.since_hash,
+                                subscriber=subscriber, done=done))
+            await done
+        except BaseException:
+            self.limits.release_connection(key)
+            raise
         return hub, member
 
-    async def _admin_command(self, command: Any, subscriber: Subscriber) -> None:
+    async def _admin_command(self, command: Any, subscriber: Subscriber, key: MemberKey) -> None:
         """The admin session's one command: create a campaign and its GM's token.
 
         Creations are serialized (they are rare): a retry that arrives while its original is
@@ -378,6 +418,14 @@ class Server:
         if not isinstance(command, core.CreateCampaign):
             raise Rejected("forbidden", "the admin session only creates campaigns; join a campaign"
                            " to send this command", "$.type")
+        self.limits.admit_command(key, None)
+        try:
+            await self._create_serialized(command, subscriber)
+        finally:
+            self.limits.finish_command(key)
+
+    async def _create_serialized(self, command: core.CreateCampaign,
+                                 subscriber: Subscriber) -> None:
         async with self._admin_lock:
             if self._stopping:
                 raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)

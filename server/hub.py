@@ -45,7 +45,10 @@ __all__ = ["CATCH_UP_PAGE", "CampaignHub", "CommandWork", "JoinWork"]
 
 logger = logging.getLogger(__name__)
 
-CATCH_UP_PAGE = 2000
+CATCH_UP_PAGE = 200
+"""Events read, encoded and written per step of a catch-up: about 60 KB, the most a joining
+client holds in the server while it reads (pages of 2,000, encoded one by one on the event loop,
+cost an unrelated table 413 ms of p99 under a storm of since=0 joins)."""
 MAX_BATCH = 256
 
 
@@ -464,12 +467,17 @@ class CampaignHub:
             after = since
             while after < head:
                 upto = min(after + CATCH_UP_PAGE, head)
-                rows = await asyncio.to_thread(
-                    lambda a=after, u=upto: list(self._log.rows(self.campaign, a, u)))
-                for row in rows:
-                    await target.send_now(encode(OutgoingEventFrame(
-                        seq=row.seq, at=row.at, actor=row.actor, command=row.command_id,
-                        event=msgspec.Raw(row.payload), hash=row.hash)))
+                page = await asyncio.to_thread(self._encoded_page, after, upto)
+                if not await target.send_page(page):
+                    return  # too slow: dropped, it resumes from what it got
                 after = upto
 
         subscriber.push(catch_up)
+
+    def _encoded_page(self, after: int, upto: int) -> list[bytes]:
+        """The frames of events ``(after, upto]``, read and encoded in a worker thread, so the
+        event loop only writes them."""
+        return [encode(OutgoingEventFrame(seq=row.seq, at=row.at, actor=row.actor,
+                                          command=row.command_id,
+                                          event=msgspec.Raw(row.payload), hash=row.hash))
+                for row in self._log.rows(self.campaign, after, upto)]

@@ -5,34 +5,63 @@ on; each subscriber's task sends them at the pace its client reads. A client tha
 than :data:`QUEUE_LIMIT` frames behind is disconnected (close code 1013, "try again later") and
 resumes from its last sequence number when it reconnects, so one stalled client never slows
 the table. A catch-up (the events a joining client missed, read from the log) is queued like a
-frame, so it goes out after the welcome and before any live event.
+frame, so it goes out after the welcome and before any live event. It is sent a page at a time
+(:meth:`Subscriber.send_page`), each page within :data:`CATCH_UP_TIMEOUT`: a client that does
+not take its catch-up is closed (1013) and resumes later, so it never pins the server's memory.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import struct
 from collections import deque
 from collections.abc import Awaitable, Callable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-__all__ = ["QUEUE_LIMIT", "CatchUp", "Subscriber"]
+__all__ = ["CATCH_UP_TIMEOUT", "QUEUE_LIMIT", "CatchUp", "Subscriber", "text_frames"]
 
 logger = logging.getLogger(__name__)
 
 QUEUE_LIMIT = 4096
 
+CATCH_UP_TIMEOUT = 10.0
+"""Seconds a client has to take one page of its catch-up before it is closed."""
+
 CatchUp = Callable[["Subscriber"], Awaitable[None]]
+
+_SHORT = struct.Struct("!BB")
+_MEDIUM = struct.Struct("!BBH")
+_LONG = struct.Struct("!BBQ")
+
+
+def text_frames(payloads: list[bytes]) -> bytes:
+    """Unfragmented, unmasked text frames (RFC 6455, 5.2): what websockets' protocol writes
+    for a server without extensions, built nine times faster, as one catch-up of 30,000 events
+    framed one by one held the event loop for about 200 ms."""
+    parts: list[bytes] = []
+    for payload in payloads:
+        size = len(payload)
+        if size < 126:
+            parts.append(_SHORT.pack(0x81, size))
+        elif size < 65536:
+            parts.append(_MEDIUM.pack(0x81, 126, size))
+        else:
+            parts.append(_LONG.pack(0x81, 127, size))
+        parts.append(payload)
+    return b"".join(parts)
 
 
 class Subscriber:
     """The outbound side of one client connection."""
 
-    def __init__(self, connection: ServerConnection, limit: int = QUEUE_LIMIT) -> None:
+    def __init__(self, connection: ServerConnection, limit: int = QUEUE_LIMIT, *,
+                 catch_up_timeout: float = CATCH_UP_TIMEOUT) -> None:
         self.connection = connection
         self._limit = limit
+        self._catch_up_timeout = catch_up_timeout
         self._pending: deque[bytes | CatchUp | None] = deque()
         self._wake = asyncio.Event()
         self.dropped = False
@@ -51,9 +80,29 @@ class Subscriber:
         self._pending.append(frame)
         self._wake.set()
 
-    async def send_now(self, frame: bytes) -> None:
-        """Send directly; only for a catch-up, which runs on this subscriber's own task."""
-        await self._send_frames([frame])
+    async def send_page(self, frames: list[bytes]) -> bool:
+        """Send a page of a catch-up; only from a catch-up, on this subscriber's own task.
+
+        The page is written at once and drained down to websockets' ``write_limit``, so the
+        server holds at most about one page per joining client. If the client does not take
+        it within the catch-up timeout, it is dropped (1013: it resumes from the last event it
+        got) and ``False`` is returned: the catch-up stops and everything it held is freed.
+        """
+        try:
+            async with asyncio.timeout(self._catch_up_timeout):
+                async with self.connection.send_context():
+                    protocol = self.connection.protocol
+                    if protocol.extensions or protocol.expect_continuation_frame:
+                        for frame in frames:  # compressed or mid-message: websockets frames it
+                            protocol.send_text(frame)
+                        page = b"".join(protocol.data_to_send())
+                    else:  # whatever the protocol has queued (a pong) goes first
+                        page = b"".join(protocol.data_to_send()) + text_frames(frames)
+                    self.connection.transport.write(page)
+        except TimeoutError:
+            self.drop("too slow to catch up; resume")
+            return False
+        return True
 
     async def _send_frames(self, frames: list[bytes]) -> None:
         """Send text frames with one socket write and one drain for the lot.

@@ -67,10 +67,17 @@ def serve_child(db: str, token: str) -> None:
     if os.environ.get(SWITCH_ENV):  # diagnosis: does the writer thread wait for the GIL?
         sys.setswitchinterval(float(os.environ[SWITCH_ENV]))
     from server.app import Server
+    from server.settings import Settings
+
+    # The bench measures capacity, so the per-member and per-campaign rates are lifted (its
+    # clients share a few tokens and send far faster than a person does).
+    capacity = Settings(member_rate=1e9, member_burst=10**9, campaign_rate=1e9,
+                        campaign_burst=10**9, member_in_flight=10**9, member_connections=10**9,
+                        join_rate=1e9, join_burst=10**9)
 
     async def main() -> None:
         started = time.perf_counter()
-        server = Server(db, "127.0.0.1", 0, admin_token=token)
+        server = Server(db, "127.0.0.1", 0, admin_token=token, settings=capacity)
         await server.start()
         print(f"READY {server.port} {time.perf_counter() - started:.6f} {len(server.hubs)}",
               flush=True)

@@ -141,7 +141,8 @@ async def test_a_removed_member_is_cut_off_at_once(table) -> None:
     by_leia = [row.seq for row in table.server.log.rows(campaign) if row.actor == "leia"]
     assert by_leia and max(by_leia) < removal.seqs[0]
     refused = [f for f in frames if f["type"] == "error"]
-    assert all(f["code"] == "unauthorized" for f in refused)
+    # a flood of 200 also meets leia's rate limit: those are refused before the hub sees them
+    assert all(f["code"] in {"unauthorized", "rate_limited"} for f in refused)
 
 
 async def test_a_removed_gm_can_no_longer_invite(table) -> None:

@@ -22,8 +22,11 @@ async def test_stalled_reader_is_dropped_and_does_not_slow_the_table(tmp_path) -
     from server.app import Server
     from server.settings import Settings
 
+    # rates lifted: this test is about a stalled reader, not about a member sending too much
     server = Server(tmp_path / "slow.db", "127.0.0.1", 0, rng=random.Random(5),
-                    admin_token=ADMIN_TOKEN, settings=Settings(queue_limit=64))
+                    admin_token=ADMIN_TOKEN,
+                    settings=Settings(queue_limit=64, member_rate=1e6, member_burst=10**6,
+                                      campaign_rate=1e6, campaign_burst=10**6))
     await server.start()
     try:
         admin = Client(server.url, ADMIN_TOKEN)
