@@ -43,6 +43,7 @@ from server.rules.base import ADMIN_MEMBER
 from server.rules.core import open_campaign, slugify
 from server.settings import Settings
 from server.subscriber import Subscriber
+from server.views import ViewWorkers
 from server.writer import GroupCommitter
 
 __all__ = ["IN_FLIGHT_LIMIT", "Server", "utc_now"]
@@ -92,6 +93,9 @@ class Server:
         self._lifecycle = asyncio.Lock()
         self._ws: WsServer | None = None
         self._connections: set[Subscriber] = set()
+        self.view_workers = ViewWorkers(workers=self.settings.view_workers,
+                                        budget=self.settings.view_budget,
+                                        cache_size=self.settings.view_cache)
 
     def _use_admin_token(self, token: str) -> None:
         self.admin_token = token
@@ -170,6 +174,7 @@ class Server:
         for hub in self.hubs.values():
             hub.closing = True
         await asyncio.gather(*(hub.stop() for hub in self.hubs.values()))
+        await self.view_workers.stop()
         if self.committer is not None:
             await self.committer.stop()
         await asyncio.gather(*(s.finish() for s in tuple(self._connections)))
@@ -184,7 +189,8 @@ class Server:
         assert self.log is not None and self.committer is not None
         hub = CampaignHub(state=state, commands=commands, log=self.log,
                           committer=self.committer, rng=self.rng, clock=utc_now,
-                          token_for=self.token_for)
+                          token_for=self.token_for, workers=self.view_workers,
+                          view_backlog=self.settings.view_backlog)
         self.hubs[state.campaign] = hub
         hub.start()
         return hub

@@ -30,6 +30,14 @@ class Settings:
         128 * 1024, "kernel send buffer per client, in bytes (0 leaves it to the kernel)")
     """Left to autotuning, the buffer grows to megabytes for a client that stops reading,
     hiding the stall for thousands of frames and costing memory per client."""
+    view_workers: int = _setting(
+        1, "worker processes computing odds off the event loop (each takes a core while busy)")
+    view_budget: float = _setting(
+        5.0, "seconds one odds computation may take before its view says it was not computed")
+    view_cache: int = _setting(
+        4096, "computed odds kept for reuse (the same pool again, members joining)")
+    view_backlog: int = _setting(
+        64, "views of one campaign that may wait for the workers; past it, sent without odds")
 
 
 def _flag(name: str) -> str:
