@@ -97,7 +97,7 @@ class CampaignHub:
         """The standing views of the state as it is, declared at the first join after a change
         (a reconnecting table joins at once); their odds come from the cache or the workers."""
         self._workers = workers
-        self._queue = ViewQueue(workers.cache, in_flight=workers.workers, backlog=view_backlog)
+        self.view_queue = ViewQueue(workers.cache, in_flight=workers.workers, backlog=view_backlog)
         self._computing: set[asyncio.Task[None]] = set()
 
     @property
@@ -354,12 +354,12 @@ class CampaignHub:
         if not changed:
             return []
         ready = [view for spec in self._derived("views", changed)
-                 if (view := self._queue.offer(spec)) is not None]
+                 if (view := self.view_queue.offer(spec)) is not None]
         self._start_computing()
         return ready
 
     def _start_computing(self) -> None:
-        for key, job in self._queue.take():
+        for key, job in self.view_queue.take():
             task = asyncio.create_task(self._compute(key, job),
                                        name=f"view-{self.campaign}-{key}")
             self._computing.add(task)
@@ -374,7 +374,7 @@ class CampaignHub:
         except Exception:  # derived data must never take the table down
             logger.exception("computing %s of %s failed", key, self.campaign)
             outcome = NotComputed("the computation failed")
-        view = self._queue.finished(key, job, outcome)
+        view = self.view_queue.finished(key, job, outcome)
         if view is not None and not self._stale:
             self._broadcast(encode(view))
         self._start_computing()
@@ -423,7 +423,7 @@ class CampaignHub:
         if self._standing is None:
             self._standing = self._derived("standing_views")
         for spec in self._standing:  # after the catch-up: the views are of the head
-            view = self._queue.offer(spec)  # what is known now; the rest is broadcast later
+            view = self.view_queue.offer(spec)  # what is known now; the rest is broadcast later
             if view is not None:
                 subscriber.push(encode(view))
         self._start_computing()

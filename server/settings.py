@@ -33,7 +33,8 @@ class Settings:
     view_workers: int = _setting(
         1, "worker processes computing odds off the event loop (each takes a core while busy)")
     view_budget: float = _setting(
-        5.0, "seconds one odds computation may take before its view says it was not computed")
+        5.0, "seconds one odds computation may take before its view says it was not computed "
+        "(0: no limit)")
     view_cache: int = _setting(
         4096, "computed odds kept for reuse (the same pool again, members joining)")
     view_backlog: int = _setting(

@@ -142,6 +142,8 @@ class ViewQueue:
         self._waiting: dict[str, None] = {}
         """Views whose latest computation is still to be handed out, oldest first."""
         self._running: dict[str, Job] = {}
+        self.started = 0
+        """Computations handed out so far (fewer than the changes, when they come in bursts)."""
 
     @property
     def waiting(self) -> int:
@@ -177,6 +179,7 @@ class ViewQueue:
             del self._waiting[key]
             job = self._latest[key].job
             self._running[key] = job
+            self.started += 1
             jobs.append((key, job))
         return jobs
 
@@ -220,10 +223,10 @@ def _on_alarm(signum: int, frame: object) -> None:
 
 def _run_with_budget(function: Callable[[Any], dict[str, Any]], argument: Any,
                      budget: float) -> dict[str, Any]:
-    """Run in a worker's main thread with a CPU-independent alarm: a computation that takes
-    longer than ``budget`` seconds stops there, and the worker is free for the next one."""
+    """Run in a worker's main thread with an alarm: a computation that takes longer than
+    ``budget`` seconds (of the wall clock) stops there, and the worker is free for the next."""
     previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, budget)
+    signal.setitimer(signal.ITIMER_REAL, max(budget, 0.0))  # 0 disarms it: no budget
     try:
         return function(argument)
     finally:

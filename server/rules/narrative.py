@@ -96,7 +96,7 @@ def check_spec(check: CheckState) -> ViewSpec:
         data["pool"] = check.pool.notation() if check.pool else data["pool"]
         data["result"] = msgspec.to_builtins(check.result) if check.result else None
     elif pool.total > MAX_LIVE_ODDS_DICE:
-        data["note"] = (f"no live odds for more than {MAX_LIVE_ODDS_DICE} dice; "
+        data["note"] = (f"odds not computed: more than {MAX_LIVE_ODDS_DICE} dice; "
                         f'try: poolhall odds "{pool.notation()}"')
     else:
         return Compute(name=name, data=data, function=check_odds, input=pool,
