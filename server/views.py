@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import signal
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
@@ -47,10 +48,15 @@ __all__ = [
     "ViewQueue",
     "ViewSpec",
     "ViewWorkers",
+    "WORKER_NICENESS",
     "computed",
 ]
 
 logger = logging.getLogger(__name__)
+
+WORKER_NICENESS = 10
+"""How much lower than the server's the workers' CPU priority is (``nice``): on a machine with
+fewer free cores than busy workers, the loop that answers every table runs first."""
 
 Job = tuple[Callable[[Any], dict[str, Any]], Hashable]
 """What a worker runs: a top-level function and its input; also the key of its cached result."""
@@ -234,6 +240,11 @@ def _run_with_budget(function: Callable[[Any], dict[str, Any]], argument: Any,
         signal.signal(signal.SIGALRM, previous)
 
 
+def _lower_priority() -> None:
+    """A worker yields the CPU to the event loop: odds may wait, rolls and joins may not."""
+    os.nice(WORKER_NICENESS)
+
+
 def _processes(executor: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
     # concurrent.futures has no public way (before 3.14) to name or stop its workers
     return list((getattr(executor, "_processes", None) or {}).values())
@@ -266,7 +277,10 @@ class ViewWorkers:
         for attempt in (1, 2):
             executor = self._current()
             try:
-                future = executor.submit(_run_with_budget, job[0], job[1], self.budget)
+                # submitted from a thread: submit() may start a worker process, which blocks
+                # for a third of a second the first time (the forkserver starting)
+                future = await asyncio.to_thread(
+                    executor.submit, _run_with_budget, job[0], job[1], self.budget)
                 return await asyncio.wrap_future(future)
             except BrokenProcessPool:
                 self._replace(executor)
@@ -286,7 +300,8 @@ class ViewWorkers:
             raise NotComputed("the server is shutting down")
         if self._executor is None:
             self._executor = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=multiprocessing.get_context("forkserver"))
+                max_workers=self.workers, mp_context=multiprocessing.get_context("forkserver"),
+                initializer=_lower_priority)
         return self._executor
 
     def _replace(self, broken: ProcessPoolExecutor) -> None:
