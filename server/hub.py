@@ -96,6 +96,8 @@ class CampaignHub:
         self._standing: list[ViewSpec] | None = None
         """The standing views of the state as it is, declared at the first join after a change
         (a reconnecting table joins at once); their odds come from the cache or the workers."""
+        self._standing_frames: list[bytes] | None = None
+        """Those views encoded, once every one of them is complete."""
         self._workers = workers
         self.view_queue = ViewQueue(workers.cache, in_flight=workers.workers, backlog=view_backlog)
         self._computing: set[asyncio.Task[None]] = set()
@@ -420,14 +422,22 @@ class CampaignHub:
         subscriber.push(encode(welcome))
         if join.since < head:
             self._schedule_catch_up(subscriber, join.since, head)
-        if self._standing is None:
-            self._standing = self._derived("standing_views")
-        for spec in self._standing:  # after the catch-up: the views are of the head
-            view = self.view_queue.offer(spec)  # what is known now; the rest is broadcast later
-            if view is not None:
-                subscriber.push(encode(view))
+        for frame in self._standing_now():  # after the catch-up: the views are of the head
+            subscriber.push(frame)
         self._start_computing()
         join.done.set_result(welcome)
+
+    def _standing_now(self) -> list[bytes]:
+        """The standing views known now; the others are computed and broadcast when ready."""
+        if self._standing_frames is not None and self._standing is not None:
+            return self._standing_frames
+        if self._standing is None:  # the state changed: declare them again
+            self._standing, self._standing_frames = self._derived("standing_views"), None
+        views = [self.view_queue.offer(spec) for spec in self._standing]
+        frames = [encode(view) for view in views if view is not None]
+        if len(frames) == len(views):
+            self._standing_frames = frames
+        return frames
 
     def _schedule_catch_up(self, subscriber: Subscriber, since: int, head: int) -> None:
         """Replay ``(since, head]`` from the log ahead of the live frames already queued."""

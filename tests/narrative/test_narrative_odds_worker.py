@@ -127,3 +127,25 @@ async def test_odds_over_the_time_budget_say_they_were_not_computed(tmp_path: Pa
     finally:
         await table.close_clients()
         await server.stop()
+
+
+async def test_a_join_never_waits_for_odds(table: Any) -> None:
+    """Joining while odds are computed: the welcome comes at once, the odds when ready, and
+    later joins reuse them without computing again."""
+    gm, _ = await _check(table)
+    (worker,) = table.server.view_workers.pids()
+    queue = table.server.hubs[gm.campaign].view_queue
+    os.kill(worker, signal.SIGSTOP)
+    try:
+        await gm.call(n.AddDice, check="shot", kind="boost")
+        late = await table.connect(gm.campaign, gm._token)  # joined: the welcome came
+        assert late.views.get("odds:shot") is None
+    finally:
+        os.kill(worker, signal.SIGCONT)
+    view = await late.wait_until(lambda: late.views.get("odds:shot"))
+    assert view["pool"] == view["odds"]["pool"] == "2y1g1b"
+    started = queue.started
+    for _ in range(3):
+        later = await table.connect(gm.campaign, gm._token)
+        await later.wait_until(lambda later=later: later.views.get("odds:shot"))
+    assert queue.started == started
