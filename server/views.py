@@ -273,7 +273,10 @@ class ViewWorkers:
         return [process.pid for process in _processes(self._executor) if process.pid]
 
     async def compute(self, job: Job) -> dict[str, Any]:
-        """The result of ``job``; :class:`NotComputed` saying why there is none."""
+        """The result of ``job``; :class:`NotComputed` saying why there is none.
+
+        Any other exception is the computation's own (a bug), raised here as it was there.
+        """
         for attempt in (1, 2):
             executor = self._current()
             try:
@@ -281,18 +284,21 @@ class ViewWorkers:
                 # for a third of a second the first time (the forkserver starting)
                 future = await asyncio.to_thread(
                     executor.submit, _run_with_budget, job[0], job[1], self.budget)
-                return await asyncio.wrap_future(future)
-            except BrokenProcessPool:
-                self._replace(executor)
-                if attempt == 2 or self._stopped:
-                    raise NotComputed("the odds worker stopped") from None
-                logger.warning("an odds worker stopped; computing its work again")
-            except _OverBudget:
-                raise NotComputed(f"took longer than {self.budget:g}s") from None
-            except RuntimeError:  # submitted after stop(): the server is going down
-                if not self._stopped:
-                    raise
-                raise NotComputed("the server is shutting down") from None
+            except (BrokenProcessPool, RuntimeError):  # broken, or replaced meanwhile
+                pass
+            else:
+                try:
+                    return await asyncio.wrap_future(future)
+                except BrokenProcessPool:  # its worker died (killed, out of memory)
+                    pass
+                except _OverBudget:
+                    raise NotComputed(f"took longer than {self.budget:g}s") from None
+            self._replace(executor)
+            if self._stopped:
+                raise NotComputed("the server is shutting down")
+            if attempt == 2:
+                raise NotComputed("the odds worker stopped")
+            logger.warning("an odds worker stopped; computing its work again")
         raise AssertionError("unreachable")
 
     def _current(self) -> ProcessPoolExecutor:
