@@ -5,6 +5,7 @@
     python tests/bench/odds_isolation.py                     # this checkout's server
     python tests/bench/odds_isolation.py --root /work/main   # another checkout, read-only
     python tests/bench/odds_isolation.py --checks 48 --seconds 10 --window 8
+    python tests/bench/odds_isolation.py --no-odds             # control: no live odds at all
 
 The server runs in a child process from ``--root`` on a temporary SQLite file. One GM (the
 attacker) opens ``--checks`` narrative checks of 16-20 dice in campaign A, then changes them
@@ -117,8 +118,9 @@ async def campaign(port: int, name: str) -> tuple[str, str]:
     return ack["campaign"], ack["token"]
 
 
-async def open_checks(gm: Peer, count: int) -> list[str]:
-    """``count`` checks of 16-20 dice: 5 proficiency, 5 challenge, 6-10 more."""
+async def open_checks(gm: Peer, count: int, extra: int) -> list[str]:
+    """``count`` checks of 16-20 dice: 5 proficiency, 5 challenge, 6-10 more (and ``extra``
+    setback dice: past 20 dice, a control run with the same commands and no live odds)."""
     await gm.call(core.CreateCharacter, character="boba", name="Boba", stats=BIG)
     checks = []
     for i in range(count):
@@ -128,6 +130,8 @@ async def open_checks(gm: Peer, count: int) -> list[str]:
         await gm.call(n.UpgradeDice, check=check, side="difficulty", count=5)
         await gm.call(n.AddDice, check=check, kind="ability", count=3 + i % 3)
         await gm.call(n.AddDice, check=check, kind="boost", count=3)
+        if extra:
+            await gm.call(n.AddDice, check=check, kind="setback", count=extra)
         checks.append(check)
     return checks
 
@@ -202,8 +206,9 @@ async def measure(port: int, args: argparse.Namespace) -> None:
     gm = await Peer.join(port, gm_token, attacked)
     player = await Peer.join(port, victim_token, victim)
     started = time.perf_counter()
-    checks = await open_checks(gm, args.checks)
-    print(f"opened {len(checks)} checks of 16-20 dice in {time.perf_counter() - started:.1f}s")
+    checks = await open_checks(gm, args.checks, 10 if args.no_odds else 0)
+    size = "26-30 dice (no live odds)" if args.no_odds else "16-20 dice"
+    print(f"opened {len(checks)} checks of {size} in {time.perf_counter() - started:.1f}s")
     await settle(gm, checks)
     print(f"their odds arrived after {time.perf_counter() - started:.1f}s")
     for phase in ("idle", "attack"):
@@ -232,6 +237,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--window", type=int, default=8, help="attacker commands in flight")
     parser.add_argument("--rate", type=float, default=50.0, help="victim rolls per second")
+    parser.add_argument("--no-odds", action="store_true",
+                        help="control run: the same attack on pools too big for live odds")
     parser.add_argument("--profile", type=Path, help="write the server's cProfile stats here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
