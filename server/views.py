@@ -43,6 +43,7 @@ from events.messages import View
 
 __all__ = [
     "Compute",
+    "Job",
     "NotComputed",
     "ResultCache",
     "ViewQueue",
