@@ -29,9 +29,9 @@ __all__ = [
     "ODDS_ROUNDS",
     "ODDS_VIEW",
     "clamp_dt",
-    "test_odds",
     "decide",
     "odds_view_name",
+    "pool_odds",
     "roll_pool",
     "standing_views",
     "views",
@@ -308,7 +308,7 @@ def standing_views(state: CampaignState) -> list[ViewSpec]:
     return [_test_view(state, test) for test in open_tests(state.game)]
 
 
-def test_odds(odds_input: tuple[int, int, int | None]) -> dict[str, Any]:
+def pool_odds(odds_input: tuple[int, int, int | None]) -> dict[str, Any]:
     """The costly part of a test's view, computed in a worker: pool dice, DT, refresh dice."""
     dice, dt, add = odds_input
     return odds_summary(dice, dt, add, ODDS_ROUNDS)
@@ -320,5 +320,5 @@ def _test_view(state: CampaignState, test: TestState) -> ViewSpec:
     if not test.open:
         return View(name=odds_view_name(test.test), data=data)
     data["round"] = len(test.rounds) + 1
-    return Compute(name=odds_view_name(test.test), data=data, function=test_odds,
+    return Compute(name=odds_view_name(test.test), data=data, function=pool_odds,
                    input=(test.pool, test.threshold.dt, _refresh_rating(state, test)))
