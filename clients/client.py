@@ -250,7 +250,8 @@ class Client:
     async def wait_until(self, check: Callable[[], Any], timeout: float | None = None) -> Any:
         """Wait until ``check()`` is truthy, re-checking after every frame; return its value.
 
-        Views arrive just after the ack of the command that changed them: wait for one with
+        Views arrive after the ack of the command that changed them, once their odds are
+        computed: wait for one with
         ``await client.wait_until(lambda: client.views.get("odds:shot"))``.
         """
         async with asyncio.timeout(timeout or self._timeout):

@@ -18,7 +18,10 @@ from projections.sr3_pools import character_sheet
 if TYPE_CHECKING:
     from projections.campaign import CampaignState
 
-__all__ = ["sheet_of", "sheets_view", "odds_view", "combat_turn_view"]
+__all__ = ["sheet_of", "sheets_view", "odds_parts", "odds_rows", "odds_view", "combat_turn_view"]
+
+OddsInput = tuple[int, int | None, int, int | None]
+"""What a declared test's odds depend on: base dice, TN, most pool dice, successes to beat."""
 
 
 def sheet_of(stats: Sr3Stats, karma_spent: int = 0) -> dict[str, Any]:
@@ -48,6 +51,19 @@ def odds_view(declared: PoolTestDeclared, campaign: CampaignState) -> dict[str, 
     For a Dodge against a known attack, ``beats`` is the chance of more successes than the
     attack: a complete miss.
     """
+    data, odds_input = odds_parts(declared, campaign)
+    return {**data, **odds_rows(odds_input)}
+
+
+def odds_rows(odds_input: OddsInput) -> dict[str, Any]:
+    """The costly part of :func:`odds_view`: one row of odds per number of pool dice."""
+    return {"rows": odds_table(*odds_input)}
+
+
+def odds_parts(declared: PoolTestDeclared, campaign: CampaignState
+               ) -> tuple[dict[str, Any], OddsInput]:
+    """:func:`odds_view` in two parts: what the table sees of the test, and the input of
+    :func:`odds_rows` (so the server can compute the rows off its event loop)."""
     game: GameState = campaign.game
     beat: int | None = None
     if declared.opposes is not None and declared.opposes in game.tests:
@@ -64,8 +80,7 @@ def odds_view(declared: PoolTestDeclared, campaign: CampaignState) -> dict[str, 
         "base_dice": declared.base_dice,
         "limits": dict(declared.limits),
         "beat": beat,
-        "rows": odds_table(declared.base_dice, declared.tn, extra, beat),
-    }
+    }, (declared.base_dice, declared.tn, extra, beat)
 
 
 def combat_turn_view(campaign: CampaignState) -> dict[str, Any] | None:

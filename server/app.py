@@ -51,6 +51,7 @@ from server.rules.core import open_campaign, slugify
 from server.settings import Settings
 from server.shutdown import answer_unread, run_steps
 from server.subscriber import Subscriber
+from server.views import ViewWorkers
 from server.writer import GroupCommitter
 
 __all__ = ["Server", "member_by_token", "utc_now"]
@@ -128,6 +129,9 @@ class Server:
         """Connection caps, the join deadline and the failed-join throttle."""
         self.limits = Limits(self.settings, time.monotonic)
         """Per-member and per-campaign rates and caps, checked before work reaches a hub."""
+        self.view_workers = ViewWorkers(workers=self.settings.view_workers,
+                                        budget=self.settings.view_budget,
+                                        cache_size=self.settings.view_cache)
 
     def _use_admin_token(self, token: str) -> None:
         self.admin_token = token
@@ -222,6 +226,7 @@ class Server:
         failed = await run_steps(
             ("finishing the campaigns' queued work",
              lambda: asyncio.gather(*(hub.stop() for hub in self.hubs.values()))),
+            ("stopping the odds workers", self.view_workers.stop),
             ("stopping the writer", self._stop_writer),
             ("answering unread commands",
              lambda: answer_unread(s.connection for s in self._connections)),
@@ -251,7 +256,8 @@ class Server:
         assert self.log is not None and self.committer is not None
         hub = CampaignHub(state=state, commands=commands, head_hash=head_hash, log=self.log,
                           committer=self.committer, rng=self.rng, clock=utc_now,
-                          token_for=self.token_for, health=self.health)
+                          token_for=self.token_for, health=self.health,
+                          workers=self.view_workers, view_backlog=self.settings.view_backlog)
         self.hubs[state.campaign] = hub
         hub.start()
         return hub

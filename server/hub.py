@@ -39,6 +39,7 @@ from server.health import LogHealth
 from server.rebuild import CommandIndex, load_hub_state
 from server.rules.base import Decision
 from server.subscriber import Subscriber
+from server.views import Job, NotComputed, ViewQueue, ViewSpec, ViewWorkers
 from server.writer import GroupCommitter
 
 __all__ = ["CATCH_UP_PAGE", "CampaignHub", "CommandWork", "JoinWork"]
@@ -90,7 +91,9 @@ class CampaignHub:
         rng: random.Random,
         clock: Callable[[], str],
         token_for: Callable[[str, str], str],
+        workers: ViewWorkers,
         health: LogHealth | None = None,
+        view_backlog: int = 64,
     ) -> None:
         self.state = state
         self.commands = commands
@@ -111,9 +114,14 @@ class CampaignHub:
         """True while the state could not be reloaded from the log: work is refused."""
         self.reloads = 0
         """Times the state was rebuilt from the log after a failure (for operators, tests)."""
-        self._standing: list[bytes] | None = None
-        """The encoded standing views of the state as it is, computed at the first join after
-        a change (odds of big pools take milliseconds; a reconnecting table joins at once)."""
+        self._standing: list[ViewSpec] | None = None
+        """The standing views of the state as it is, declared at the first join after a change
+        (a reconnecting table joins at once); their odds come from the cache or the workers."""
+        self._standing_frames: list[bytes] | None = None
+        """Those views encoded, once every one of them is complete."""
+        self._workers = workers
+        self.view_queue = ViewQueue(workers.cache, in_flight=workers.workers, backlog=view_backlog)
+        self._computing: set[asyncio.Task[None]] = set()
 
     @property
     def campaign(self) -> str:
@@ -137,6 +145,9 @@ class CampaignHub:
         if self._task is not None and not self._task.done():
             self._inbox.put_nowait(None)
             await self._task
+        for task in tuple(self._computing):  # odds owed to a table that is going away
+            task.cancel()
+        await asyncio.gather(*self._computing, return_exceptions=True)
 
     # ---- the loop ---------------------------------------------------------------------
 
@@ -388,10 +399,37 @@ class CampaignHub:
         return None, None
 
     def _views(self, changed: list[Event]) -> list[View]:
-        """The views these events changed (the odds of a check that was just modified)."""
-        return self._derived("views", changed) if changed else []
+        """The views these events changed that can be sent now; the others are computed off
+        the loop and broadcast when they arrive (:meth:`_compute`)."""
+        if not changed:
+            return []
+        ready = [view for spec in self._derived("views", changed)
+                 if (view := self.view_queue.offer(spec)) is not None]
+        self._start_computing()
+        return ready
 
-    def _derived(self, function: str, *arguments: Any) -> list[View]:
+    def _start_computing(self) -> None:
+        for key, job in self.view_queue.take():
+            task = asyncio.create_task(self._compute(key, job),
+                                       name=f"view-{self.campaign}-{key}")
+            self._computing.add(task)
+            task.add_done_callback(self._computing.discard)
+
+    async def _compute(self, key: str, job: Job) -> None:
+        """Compute one view in a worker; broadcast it if it is still the current one."""
+        try:
+            outcome: dict[str, Any] | NotComputed = await self._workers.compute(job)
+        except NotComputed as error:
+            outcome = error
+        except Exception:  # derived data must never take the table down
+            logger.exception("computing %s of %s failed", key, self.campaign)
+            outcome = NotComputed("the computation failed")
+        view = self.view_queue.finished(key, job, outcome)
+        if view is not None and not self._stale:
+            self._broadcast(encode(view))
+        self._start_computing()
+
+    def _derived(self, function: str, *arguments: Any) -> list[ViewSpec]:
         """Call the game system's optional view function; a failure costs only the views."""
         compute = getattr(rules.rules_module(self.state.system), function, None)
         if compute is None:
@@ -454,11 +492,22 @@ class CampaignHub:
         subscriber.push(encode(welcome))
         if join.since < head:
             self._schedule_catch_up(subscriber, join.since, head)
-        if self._standing is None:
-            self._standing = [encode(view) for view in self._derived("standing_views")]
-        for frame in self._standing:  # after the catch-up: the views are of the head
+        for frame in self._standing_now():  # after the catch-up: the views are of the head
             subscriber.push(frame)
+        self._start_computing()
         join.done.set_result(welcome)
+
+    def _standing_now(self) -> list[bytes]:
+        """The standing views known now; the others are computed and broadcast when ready."""
+        if self._standing_frames is not None and self._standing is not None:
+            return self._standing_frames
+        if self._standing is None:  # the state changed: declare them again
+            self._standing, self._standing_frames = self._derived("standing_views"), None
+        views = [self.view_queue.offer(spec) for spec in self._standing]
+        frames = [encode(view) for view in views if view is not None]
+        if len(frames) == len(views):
+            self._standing_frames = frames
+        return frames
 
     def _schedule_catch_up(self, subscriber: Subscriber, since: int, head: int) -> None:
         """Replay ``(since, head]`` from the log ahead of the live frames already queued."""

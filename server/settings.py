@@ -72,6 +72,15 @@ class Settings:
         "it is closed (1013) to resume later")
     """A client that joins with since=0 and never reads once held its whole catch-up in the
     server's memory (500 such sockets: 795 MB, never freed)."""
+    view_workers: int = _setting(
+        1, "worker processes computing odds off the event loop (each takes a core while busy)")
+    view_budget: float = _setting(
+        5.0, "seconds one odds computation may take before its view says it was not computed "
+        "(0: no limit)")
+    view_cache: int = _setting(
+        4096, "computed odds kept for reuse (the same pool again, members joining)")
+    view_backlog: int = _setting(
+        64, "views of one campaign that may wait for the workers; past it, sent without odds")
 
 
 def _flag(name: str) -> str:

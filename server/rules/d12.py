@@ -22,6 +22,7 @@ from projections.campaign import CampaignState
 from projections.d12 import GameState, TestState, open_tests
 from projections.d12_odds import odds_summary
 from server.rules.base import Decision
+from server.views import Compute, ViewSpec
 
 __all__ = [
     "COMMANDS",
@@ -30,6 +31,7 @@ __all__ = [
     "clamp_dt",
     "decide",
     "odds_view_name",
+    "pool_odds",
     "roll_pool",
     "standing_views",
     "views",
@@ -284,14 +286,14 @@ def odds_view_name(test: int) -> str:
     return f"{ODDS_VIEW}.{test}"
 
 
-def views(state: CampaignState, events: list[Event]) -> list[View]:
+def views(state: CampaignState, events: list[Event]) -> list[ViewSpec]:
     """The odds of each test these events touched, as the table sees them before a roll:
     P(success), mean margin, the margin distribution, and for an extended test the chance its
     pool survives each of the next rounds. An ended test's view says it is over.
 
-    Only touched tests are computed (a pool of 100 dice takes some milliseconds), so one
-    command costs one test's odds however many tests are open; a character update touches
-    that character's extended tests, whose refresh dice it may change.
+    Only touched tests are computed (a pool of 100 dice takes some milliseconds, in a worker
+    process), so one command costs one test's odds however many tests are open; a character
+    update touches that character's extended tests, whose refresh dice it may change.
     """
     if not isinstance(state.game, GameState):
         return []
@@ -299,18 +301,24 @@ def views(state: CampaignState, events: list[Event]) -> list[View]:
     return [_test_view(state, test) for test in tests if test is not None]
 
 
-def standing_views(state: CampaignState) -> list[View]:
+def standing_views(state: CampaignState) -> list[ViewSpec]:
     """The odds view of every open test, for a member who joins while tests go on."""
     if not isinstance(state.game, GameState):
         return []
     return [_test_view(state, test) for test in open_tests(state.game)]
 
 
-def _test_view(state: CampaignState, test: TestState) -> View:
+def pool_odds(odds_input: tuple[int, int, int | None]) -> dict[str, Any]:
+    """The costly part of a test's view, computed in a worker: pool dice, DT, refresh dice."""
+    dice, dt, add = odds_input
+    return odds_summary(dice, dt, add, ODDS_ROUNDS)
+
+
+def _test_view(state: CampaignState, test: TestState) -> ViewSpec:
     data: dict[str, Any] = {"test": test.test, "open": test.open, "kind": test.kind,
                             "character": test.character, "margins": test.margins}
-    if test.open:
-        data["round"] = len(test.rounds) + 1
-        data.update(odds_summary(test.pool, test.threshold.dt,
-                                 _refresh_rating(state, test), ODDS_ROUNDS))
-    return View(name=odds_view_name(test.test), data=data)
+    if not test.open:
+        return View(name=odds_view_name(test.test), data=data)
+    data["round"] = len(test.rounds) + 1
+    return Compute(name=odds_view_name(test.test), data=data, function=pool_odds,
+                   input=(test.pool, test.threshold.dt, _refresh_rating(state, test)))

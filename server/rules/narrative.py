@@ -15,21 +15,24 @@ from events import narrative as n
 from events.base import Event
 from events.errors import Rejected
 from events.messages import View
+from events.narrative import Pool
 from projections.campaign import CampaignState
 from projections.narrative import CheckState, GameState
 from projections.narrative_odds import summary
 from server.rules import narrative_checks as checks
 from server.rules import narrative_destiny as destiny
 from server.rules.base import Decision
+from server.views import Compute, ViewSpec, computed
 
-__all__ = ["COMMANDS", "MAX_LIVE_ODDS_DICE", "decide", "check_view", "standing_views", "views"]
+__all__ = ["COMMANDS", "MAX_LIVE_ODDS_DICE", "check_odds", "check_spec", "check_view", "decide",
+           "standing_views", "views"]
 
 COMMANDS = frozenset(n.COMMANDS)
 
 MAX_LIVE_ODDS_DICE = 20
-"""**Decision**: live odds are sent for pools of at most 20 dice (about 0.1 s to compute at
-20; a few ms for usual pools); a bigger pool's view says so, and ``poolhall odds`` still
-computes it."""
+"""**Decision**: live odds are sent for pools of at most 20 dice (about 0.1 s of a worker
+process at 20; a few ms for usual pools); a bigger pool's view says so, and ``poolhall odds``
+still computes it."""
 
 
 def decide(ctx: Decision, command: Any) -> list[Event]:
@@ -58,8 +61,21 @@ def decide(ctx: Decision, command: Any) -> list[Event]:
     raise Rejected("unknown_type", f"unknown command {type(command).__name__}", "$.type")
 
 
+def check_odds(pool: Pool) -> dict[str, Any]:
+    """The costly part of a check's view, computed in a worker: the pool's exact odds."""
+    return {"odds": msgspec.to_builtins(summary(pool))}
+
+
 def check_view(check: CheckState) -> dict[str, Any]:
     """What the table sees of a check: its pool die by die with provenance, and its odds."""
+    (view,) = computed([check_spec(check)])
+    return view.data  # type: ignore[no-any-return]
+
+
+def check_spec(check: CheckState) -> ViewSpec:
+    """A check's ``odds:<check>`` view: its pool die by die with provenance, at once, and
+    its odds once a worker has computed them (an open check of at most 20 dice)."""
+    name = f"odds:{check.check}"
     built = check.effective()
     pool = built.pool
     data: dict[str, Any] = {
@@ -80,28 +96,27 @@ def check_view(check: CheckState) -> dict[str, Any]:
         data["pool"] = check.pool.notation() if check.pool else data["pool"]
         data["result"] = msgspec.to_builtins(check.result) if check.result else None
     elif pool.total > MAX_LIVE_ODDS_DICE:
-        data["note"] = (f"no live odds for more than {MAX_LIVE_ODDS_DICE} dice; "
+        data["note"] = (f"odds not computed: more than {MAX_LIVE_ODDS_DICE} dice; "
                         f'try: poolhall odds "{pool.notation()}"')
     else:
-        data["odds"] = msgspec.to_builtins(summary(pool))
-    return data
+        return Compute(name=name, data=data, function=check_odds, input=pool,
+                       missing={"odds": None})
+    return View(name=name, data=data)
 
 
-def views(state: CampaignState, events: list[Event]) -> list[View]:
+def views(state: CampaignState, events: list[Event]) -> list[ViewSpec]:
     """One ``odds:<check>`` view per check the events changed (closed ones say so)."""
     game = state.game
     if not isinstance(game, GameState):
         return []
     changed = list(dict.fromkeys(
         check for event in events if (check := getattr(event, "check", None))))
-    return [View(name=f"odds:{check_id}", data=check_view(game.checks[check_id]))
-            for check_id in changed if check_id in game.checks]
+    return [check_spec(game.checks[check_id]) for check_id in changed if check_id in game.checks]
 
 
-def standing_views(state: CampaignState) -> list[View]:
+def standing_views(state: CampaignState) -> list[ViewSpec]:
     """The ``odds:<check>`` view of every open check, for a member who joins mid-check."""
     game = state.game
     if not isinstance(game, GameState):
         return []
-    return [View(name=f"odds:{check.check}", data=check_view(check))
-            for check in game.checks.values() if check.is_open]
+    return [check_spec(check) for check in game.checks.values() if check.is_open]

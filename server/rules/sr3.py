@@ -24,10 +24,11 @@ from events.sr3 import POOLS, PoolDie, Sr3Stats
 from projections.campaign import CampaignState
 from projections.sr3 import GameState
 from projections.sr3_pools import pool_sizes
-from projections.sr3_views import combat_turn_view, odds_view, sheets_view
+from projections.sr3_views import combat_turn_view, odds_parts, odds_rows, sheets_view
 from server.rules import sr3_tests as tests
 from server.rules.base import Decision
 from server.rules.sr3_limits import check_draws, drawable
+from server.views import Compute, ViewSpec
 
 __all__ = ["COMMANDS", "decide", "initiative_order", "standing_views", "views"]
 
@@ -235,12 +236,19 @@ _SHEET_EVENTS = (core.CharacterCreated, core.CharacterUpdated, vocabulary.PoolTe
                  vocabulary.PoolTestRerolled, vocabulary.SceneEnded)
 
 
-def views(state: CampaignState, events: list[Event]) -> list[View]:
+def _odds(declared: vocabulary.PoolTestDeclared, state: CampaignState) -> Compute:
+    """A declared test's ``sr3.odds`` view; its rows are computed by a worker."""
+    data, odds_input = odds_parts(declared, state)
+    return Compute(name="sr3.odds", data=data, function=odds_rows, input=odds_input,
+                   missing={"rows": None}, slot=f"sr3.odds.{declared.character}")
+
+
+def views(state: CampaignState, events: list[Event]) -> list[ViewSpec]:
     """The odds of a declared test, the combat turn, and the character sheets, when changed."""
-    out: list[View] = []
+    out: list[ViewSpec] = []
     for event in events:
         if isinstance(event, vocabulary.PoolTestDeclared):
-            out.append(View(name="sr3.odds", data=odds_view(event, state)))
+            out.append(_odds(event, state))
     if any(isinstance(e, _COMBAT_EVENTS) or (isinstance(e, vocabulary.PoolTestRolled)
                                               and e.pools_left is not None) for e in events):
         out.append(View(name="sr3.combat", data=combat_turn_view(state)))
@@ -249,13 +257,12 @@ def views(state: CampaignState, events: list[Event]) -> list[View]:
     return out
 
 
-def standing_views(state: CampaignState) -> list[View]:
+def standing_views(state: CampaignState) -> list[ViewSpec]:
     """What a member joining now should see: declared tests' odds, the combat turn, sheets."""
     game = state.game
     if not isinstance(game, GameState):
         return []
-    out = [View(name="sr3.odds", data=odds_view(declared, state))
-           for declared in game.declared.values()]
+    out: list[ViewSpec] = [_odds(declared, state) for declared in game.declared.values()]
     if game.combat is not None:
         out.append(View(name="sr3.combat", data=combat_turn_view(state)))
     if state.characters:

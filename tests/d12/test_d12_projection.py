@@ -15,6 +15,7 @@ from projections import d12 as projection
 from projections.campaign import fold
 from projections.d12_odds import success_probability, survival
 from server.rules.d12 import odds_view_name, views
+from server.views import computed
 
 
 def _fight(table: Table) -> int:
@@ -95,12 +96,12 @@ def test_views_give_the_odds_of_the_tests_a_command_touched() -> None:
     table = Table()
     test = _fight(table)
     basic = table.run("gm", d12.CallThresholdTest, character="leia", stats=("WIT",), dt=5)
-    (check,) = views(table.state, basic)
+    (check,) = computed(views(table.state, basic))
     assert check.name == odds_view_name(basic[0].test) == "d12.odds.2"
     assert "survival" not in check.data and check.data["dice"] == 4
     assert check.data["success"] == pytest.approx(float(success_probability(4, 5)))
     table.set_rating("han", "CON", 4)
-    (fight,) = views(table.state, [table.log[-1].event])
+    (fight,) = computed(views(table.state, [table.log[-1].event]))
     assert fight.name == odds_view_name(test)
     data = fight.data
     assert (data["test"], data["round"], data["margins"], data["dice"]) == (test, 3, [1, 1], 5)
@@ -108,6 +109,6 @@ def test_views_give_the_odds_of_the_tests_a_command_touched() -> None:
     assert data["survival"] == pytest.approx([float(survival(5, 8, 4, k))
                                               for k in range(1, 6)])
     ended = table.run("gm", d12.EndThresholdTest, test=test)
-    (over,) = views(table.state, ended)
+    (over,) = computed(views(table.state, ended))
     assert over.data["open"] is False and "dice" not in over.data
     assert views(table.state, [core.GameSessionStarted(session=1)]) == []

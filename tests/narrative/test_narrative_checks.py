@@ -10,6 +10,7 @@ from events import narrative as n
 from events.errors import Rejected
 from projections.narrative import describe
 from server.rules.narrative import views
+from server.views import computed
 
 
 def refused(table: Table, member: str, command: type, **fields: object) -> Rejected:
@@ -241,13 +242,13 @@ def test_views_send_the_odds_of_each_changed_check() -> None:
     table.open("shot")
     table.open("rally", character="leia", skill="Leadership", member="leia-player")
     events = table.run("han-player", n.AddDice, check="shot", kind="boost", reason="aiming")
-    (view,) = views(table.state, events)
+    (view,) = computed(views(table.state, events))
     assert view.name == "odds:shot"
     assert view.data["pool"] == "2y1g2p1b" and view.data["status"] == "open"
     assert 0 < view.data["odds"]["p_success"] < 1
     assert {"kind": "boost", "notes": ["+1 Boost: aiming"]} in view.data["dice"]
     events = table.run("han-player", n.RollCheck, check="shot")
-    (view,) = views(table.state, events)
+    (view,) = computed(views(table.state, events))
     assert view.data["status"] == "rolled" and view.data["odds"] is None
     assert view.data["result"]["succeeded"] in (True, False)
 
@@ -258,7 +259,7 @@ def test_views_skip_odds_of_huge_pools() -> None:
     table.open("shot")
     events = table.run("gm", n.AddDice, check="shot", kind="setback", count=10)
     events += table.run("gm", n.AddDice, check="shot", kind="boost", count=10)
-    (view,) = views(table.state, events)
+    (view,) = computed(views(table.state, events))
     assert view.data["odds"] is None and "poolhall odds" in view.data["note"]
 
 
