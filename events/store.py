@@ -3,7 +3,10 @@
 Table ``events``: one row per event (global ``position``, ``campaign``, per-campaign ``seq``
 unique with the campaign, ``type``, schema ``version``, JSON ``payload``, ``recorded_at``,
 ``actor``, ``command_id``, ``hash``). Table ``commands``: one row per accepted command id
-(unique per campaign). Triggers refuse UPDATE and DELETE on both. ``synchronous=FULL`` makes a
+(unique per campaign). Table ``sealed_tokens``: the token an invite issued, sealed under a key
+the server never keeps (see :mod:`server.sealed_tokens`), so a retry can be answered with it.
+Triggers refuse UPDATE and DELETE on all three. The file is created readable by its owner only
+(0600; SQLite gives its ``-wal`` and ``-shm`` files the same mode). ``synchronous=FULL`` makes a
 commit durable before :meth:`SqliteLog.append_batch` returns; the server acknowledges nothing
 before that. This module is the one place in ``events`` that does I/O: it is the log itself.
 
@@ -14,8 +17,10 @@ reads open their own connection per call, as WAL lets readers run beside the wri
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import sqlite3
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,6 +38,8 @@ from events.log import (
 )
 
 __all__ = ["PAGE_ROWS", "SqliteLog", "SqliteReader", "writer_lock"]
+
+logger = logging.getLogger(__name__)
 
 _APPEND_ONLY = """
 CREATE TRIGGER IF NOT EXISTS {table}_no_update BEFORE UPDATE ON {table}
@@ -54,6 +61,14 @@ _INSERT_EVENT = (
 _INSERT_COMMAND = (
     "INSERT INTO commands (campaign, command_id, actor, first_seq, last_seq)"
     " VALUES (:campaign, :command_id, :actor, :first_seq, :last_seq)"
+)
+_INSERT_SEALED = (
+    "INSERT INTO sealed_tokens (campaign, command_id, sealed)"
+    " VALUES (:campaign, :command_id, :sealed)"
+)
+_CREATE_SEALED = (
+    "CREATE TABLE IF NOT EXISTS sealed_tokens (campaign TEXT NOT NULL, command_id TEXT NOT NULL,"
+    " sealed TEXT NOT NULL, PRIMARY KEY (campaign, command_id))"
 )
 
 
@@ -135,6 +150,15 @@ class SqliteReader:
                 for command, actor, first, last in self._scan(
                     "SELECT command_id, actor, first_seq, last_seq FROM commands"
                     " WHERE campaign = ?", [campaign])}
+
+    def sealed_token(self, campaign: str, command_id: str) -> str | None:
+        """The sealed token a command stored with its events, if it stored one."""
+        try:
+            found = next(self._scan("SELECT sealed FROM sealed_tokens WHERE campaign = ? AND"
+                                    " command_id = ?", [campaign, command_id]), None)
+        except sqlite3.OperationalError:  # a log from before sealed tokens: none stored
+            return None
+        return None if found is None else str(found[0])
 
     def verify(self) -> tuple[int, list[ChainProblem]]:
         """Walk every campaign's hash chain; report each event that breaks it.
@@ -244,7 +268,8 @@ class SqliteLog(SqliteReader):
                     pk=("campaign", "command_id"),
                     not_null={"actor", "first_seq", "last_seq"},
                 )
-        for table in ("events", "commands"):
+            self.db.execute(_CREATE_SEALED)
+        for table in ("events", "commands", "sealed_tokens"):
             self.db.conn.executescript(_APPEND_ONLY.format(table=table))
 
     # ---- writing (the writer thread only) ----------------------------------------------
@@ -271,6 +296,7 @@ class SqliteLog(SqliteReader):
         heads: dict[str, tuple[int, str]] = {}
         event_rows: list[dict[str, object]] = []
         command_rows: list[dict[str, object]] = []
+        sealed_rows: list[dict[str, object]] = []
         for request in requests:
             seq, previous = heads.get(request.campaign) or self._head_of(request.campaign)
             if seq != request.expected_head:
@@ -295,6 +321,9 @@ class SqliteLog(SqliteReader):
                     "campaign": request.campaign, "command_id": request.command_id,
                     "actor": request.actor, "first_seq": seqs[0], "last_seq": seqs[-1],
                 })
+                if request.sealed_token is not None:
+                    sealed_rows.append({"campaign": request.campaign, "sealed":
+                                        request.sealed_token, "command_id": request.command_id})
             heads[request.campaign] = (seq, previous)
             results.append(seqs)
         if not event_rows:
@@ -303,6 +332,8 @@ class SqliteLog(SqliteReader):
             with self.db.atomic():
                 self.db.conn.executemany(_INSERT_EVENT, event_rows)
                 self.db.conn.executemany(_INSERT_COMMAND, command_rows)
+                if sealed_rows:
+                    self.db.conn.executemany(_INSERT_SEALED, sealed_rows)
         except sqlite3.Error as error:
             self._heads.clear()
             failure = StoreError(f"append failed: {error}")
@@ -333,9 +364,11 @@ def writer_lock(path: Path) -> int:
 
     ``flock`` locks are apart from the POSIX locks SQLite takes on the same file, so this lock
     never blocks SQLite's own readers and writers; it only stops a second poolhall server.
+    This open is also what creates a new log: owner-readable only (0600), before SQLite sees
+    it, since the log holds the token hashes and the sealed tokens.
     """
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as error:
         raise StoreError(f"cannot open {path}: {error.strerror or error}") from None
     try:
@@ -344,4 +377,18 @@ def writer_lock(path: Path) -> int:
         os.close(fd)
         raise StoreError(f"{path} is already open for writing by another poolhall server;"
                          " one server per database") from None
+    _warn_if_shared(path, fd)
     return fd
+
+
+def _warn_if_shared(path: Path, fd: int) -> None:
+    """Warn (once per open) if a log made before it was created 0600 is readable by others.
+
+    Its mode is the operator's to change (a backup group may read it on purpose); the warning
+    says what others can read.
+    """
+    mode = stat.S_IMODE(os.fstat(fd).st_mode)
+    if mode & 0o077:
+        logger.warning("%s is readable by other users (mode %04o): it holds token hashes and"
+                       " sealed tokens; `chmod 600` it and its -wal and -shm files unless"
+                       " that is intended", path, mode)

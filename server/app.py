@@ -10,8 +10,6 @@ go out, then connections close with 1001 (going away).
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import logging
 import random
 import secrets
@@ -35,12 +33,20 @@ from events.log import AppendRequest, CommandRecord, prepare
 from events.messages import Ack, ErrorReply, Join, Welcome
 from events.store import SqliteLog
 from projections.campaign import CampaignState, Member, evolve, new_state
-from server.auth import admin_token_path, hash_token, load_or_create_admin_token, tokens_match
+from server.auth import (
+    admin_token_path,
+    check_admin_token,
+    hash_token,
+    load_or_create_admin_token,
+    new_token,
+    tokens_match,
+)
 from server.hub import CampaignHub, CommandWork, JoinWork
 from server.protocol import command_id_of, read_frame
 from server.rebuild import load_all_states
 from server.rules.base import ADMIN_MEMBER
 from server.rules.core import open_campaign, slugify
+from server.sealed_tokens import recall_issued, sealed_for
 from server.settings import Settings
 from server.subscriber import Subscriber
 from server.writer import GroupCommitter
@@ -80,6 +86,8 @@ class Server:
         self.port = port
         self.rng = rng if rng is not None else secrets.SystemRandom()
         self.settings = settings if settings is not None else Settings()
+        if admin_token is not None:
+            check_admin_token(admin_token, "the admin token given")
         self._given_admin_token = admin_token
         self.admin_token_created = False
         self._use_admin_token(admin_token or "")  # from the file beside the log, in start()
@@ -94,9 +102,9 @@ class Server:
         self._connections: set[Subscriber] = set()
 
     def _use_admin_token(self, token: str) -> None:
+        """Use ``token`` as the admin token ("" until start() reads it: it opens nothing)."""
         self.admin_token = token
         self._admin_hash = hash_token(token)
-        self._token_key = hashlib.sha256(b"poolhall-token-key" + token.encode()).digest()
 
     # ---- lifecycle --------------------------------------------------------------------
 
@@ -183,16 +191,10 @@ class Server:
     def _open_hub(self, state: CampaignState, commands: dict[str, Any]) -> CampaignHub:
         assert self.log is not None and self.committer is not None
         hub = CampaignHub(state=state, commands=commands, log=self.log,
-                          committer=self.committer, rng=self.rng, clock=utc_now,
-                          token_for=self.token_for)
+                          committer=self.committer, rng=self.rng, clock=utc_now)
         self.hubs[state.campaign] = hub
         hub.start()
         return hub
-
-    def token_for(self, campaign: str, command_id: str) -> str:
-        """The token issued by a command: derived, so a retried invite returns the same one."""
-        mac = hmac.new(self._token_key, f"{campaign}\x1f{command_id}".encode(), "sha256")
-        return "ph_" + mac.hexdigest()
 
     # ---- HTTP -------------------------------------------------------------------------
 
@@ -293,16 +295,28 @@ class Server:
         async with self._admin_lock:
             if self._stopping:
                 raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
-            ack = self._created_by(command.id) or await self._create_campaign(command)
+            ack = await self._created_by(command) or await self._create_campaign(command)
         subscriber.push(encode(ack))
 
-    def _created_by(self, command_id: str) -> Ack | None:
-        """The original answer to a create command already carried out, if it was."""
+    async def _created_by(self, command: core.CreateCampaign) -> Ack | None:
+        """The original answer to a create command already carried out, if it was.
+
+        The GM's token is in it only if the retry brings the command's ``retry_key``
+        (:mod:`server.sealed_tokens`); it is read from the log off the event loop.
+        """
+        assert self.log is not None
         for hub in self.hubs.values():
-            record = hub.commands.get(command_id)
+            record = hub.commands.get(command.id)
             if record is not None and record.actor == ADMIN_MEMBER and record.first_seq == 1:
-                return Ack(id=command_id, seqs=record.seqs, campaign=hub.campaign, member="gm",
-                           token=self.token_for(hub.campaign, command_id))
+                try:
+                    _, token = await asyncio.to_thread(
+                        recall_issued, self.log, hub.campaign, record, command)
+                except Exception:
+                    logger.exception("reading the token of %s failed", command.id)
+                    raise Rejected("unavailable", "the log could not be read; retry it",
+                                   None) from None
+                return Ack(id=command.id, seqs=record.seqs, campaign=hub.campaign,
+                           member="gm", token=token)
         return None
 
     async def _create_campaign(self, command: core.CreateCampaign) -> Ack:
@@ -313,12 +327,13 @@ class Server:
             campaign = command.campaign
         else:
             campaign = slugify(command.name, self.hubs, "campaign")
-        token = self.token_for(campaign, command.id)
+        token = new_token()
         new_events = open_campaign(command, campaign, hash_token(token))
         at = utc_now()
         request = AppendRequest(campaign=campaign, expected_head=0,
                                 events=tuple(prepare(e) for e in new_events),
-                                actor=ADMIN_MEMBER, command_id=command.id, at=at)
+                                actor=ADMIN_MEMBER, command_id=command.id, at=at,
+                                sealed_token=sealed_for(command, campaign, token))
         try:
             (result,) = await self.committer.append([request])
         except StoreError:
