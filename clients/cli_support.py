@@ -3,7 +3,8 @@
 Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``common`` in
 ``add_commands(subparsers, common)`` and use:
 
-- ``common.add_connection_options(parser)``: ``--url``, ``--token``, ``--db``, ``--json``;
+- ``common.add_connection_options(parser)``: ``--url``, ``--token`` or ``--token-file``,
+  ``--db``, ``--json``;
 - ``common.add_json_option(parser)``: ``--json`` alone (for commands that need no server);
 - ``await common.send_command(args, campaign, command)``: connect with the token, send, print
   the ack (or the error) and return the exit code;
@@ -48,6 +49,7 @@ __all__ = [
     "new_command_id",
     "open_client",
     "call_once",
+    "read_token_file",
     "fetch_state",
     "lines",
     "resolve_token",
@@ -113,11 +115,16 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_connection_options(parser: argparse.ArgumentParser) -> None:
-    """``--url``, ``--token``, ``--admin-token``, ``--db`` and ``--json``."""
+    """``--url``, ``--token`` or ``--token-file``, ``--admin-token``, ``--db`` and ``--json``."""
     parser.add_argument("--url", default=os.environ.get("POOLHALL_URL", DEFAULT_URL),
                         help=f"server address (default {DEFAULT_URL}, or $POOLHALL_URL)")
-    parser.add_argument("--token", default=os.environ.get("POOLHALL_TOKEN"),
-                        help="your member token (or $POOLHALL_TOKEN); default: the admin token")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--token",
+                       help="your member token (visible to others in `ps`: prefer --token-file"
+                            " or $POOLHALL_TOKEN); default: $POOLHALL_TOKEN, else the admin"
+                            " token")
+    which.add_argument("--token-file", metavar="PATH",
+                       help="a file holding your member token (keep it chmod 600)")
     parser.add_argument("--admin-token", default=os.environ.get("POOLHALL_ADMIN_TOKEN"),
                         help="the server's admin token (or $POOLHALL_ADMIN_TOKEN; "
                              "found beside --db otherwise)")
@@ -132,14 +139,31 @@ def admin_token(args: argparse.Namespace) -> str:
         return str(args.admin_token)
     path = Path(args.db).with_name(Path(args.db).name + ".admin-token")
     if path.exists():
-        return path.read_text().strip()
+        return read_token_file(path)
     raise CliError(f"no admin token: pass --admin-token, set POOLHALL_ADMIN_TOKEN, or run in "
                    f"the directory of the database ({path} not found)")
 
 
 def resolve_token(args: argparse.Namespace) -> str:
-    """The member token if given, else the admin token (which acts as GM everywhere)."""
-    return str(args.token) if getattr(args, "token", None) else admin_token(args)
+    """The member token (``--token``, ``--token-file``, then ``$POOLHALL_TOKEN``), else the
+    admin token (which acts as GM everywhere)."""
+    if getattr(args, "token", None):
+        return str(args.token)
+    if getattr(args, "token_file", None):
+        return read_token_file(args.token_file)
+    return os.environ.get("POOLHALL_TOKEN") or admin_token(args)
+
+
+def read_token_file(path: str | Path) -> str:
+    """The token kept in a file (surrounding whitespace ignored), or a :class:`CliError`."""
+    try:
+        token = Path(path).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise CliError(f"cannot read the token file {path}: {reason}") from None
+    if not token:
+        raise CliError(f"the token file {path} is empty")
+    return token
 
 
 async def open_client(args: argparse.Namespace, campaign: str | None,

@@ -32,10 +32,11 @@ def poolhall(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedP
     return result
 
 
-def start_serve(db: Path, port: int) -> subprocess.Popen[bytes]:
+def start_serve(db: Path, port: int, *options: str) -> subprocess.Popen[bytes]:
     """``poolhall serve`` in the database's directory, once its health check answers."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "serve", "--db", str(db), "--port", str(port)],
+        [sys.executable, "-m", "clients.cli", "serve", "--db", str(db), "--port", str(port),
+         *options],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=db.parent,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
