@@ -34,8 +34,9 @@ from clients.cli_support import (
 from events import core
 from events.codec import AnyCommand
 from events.dice import parse_dice
-from events.errors import NotationError, StoreError
+from events.errors import NotationError, Rejected, StoreError
 from events.messages import json_schema
+from events.plain_text import check_plain_text
 from events.systems import SYSTEM_IDS, SYSTEMS
 from events.wire_errors import rejection_from
 from projections.campaign import CampaignState, fold
@@ -174,8 +175,11 @@ async def _send(args: argparse.Namespace) -> int:
     frame = json.dumps(data)
     try:
         command = _COMMAND_DECODER.decode(frame)
+        check_plain_text(command)
     except msgspec.ValidationError as error:  # the words the server would answer with
         refusal = rejection_from(error, frame, _COMMAND_DECODER)
+        raise CliError.refused(refusal, "not a valid command", common.EXIT_USAGE) from None
+    except Rejected as refusal:
         raise CliError.refused(refusal, "not a valid command", common.EXIT_USAGE) from None
     return await send_command(args, args.campaign, command)
 

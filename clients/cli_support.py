@@ -30,6 +30,7 @@ from rich.text import Text
 from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from clients.client import DEFAULT_URL, Client, new_command_id
+from clients.printable import EscapeUnprintable, json_safe, printable
 from events.errors import CommandRejected, ConnectionLost, PoolhallError, Rejected
 from projections.campaign import CampaignState
 from projections.describe import describe
@@ -62,18 +63,24 @@ EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
 
 # Markup off: names, reasons and messages come from users, and a "[/x]" in a roll's reason
 # must print as typed, not break every watcher's terminal. Styling goes through styled().
+# Control characters in what players typed are escaped by a render hook (clients.printable).
 console = Console(highlight=False, soft_wrap=True, markup=False)
 error_console = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+for _console in (console, error_console):
+    _console.push_render_hook(EscapeUnprintable())
 
 
 def styled(template: str, *values: object) -> Text:
-    """Rich markup in ``template`` (ours), its ``{}`` filled with ``values`` as plain text."""
-    return Text.from_markup(template.format(*(escape(str(value)) for value in values)))
+    """Rich markup in ``template`` (ours), its ``{}`` filled with ``values`` as plain text
+    (unprintable characters, newlines included, shown as escapes: a value is one line)."""
+    return Text.from_markup(template.format(*(escape(printable(str(value)))
+                                              for value in values)))
 
 
 def lines(*parts: str | Text) -> Text:
     """Several lines of text, styled or not, as one renderable."""
-    return Text("\n").join(Text(part) if isinstance(part, str) else part for part in parts)
+    return Text("\n").join(Text(printable(part)) if isinstance(part, str) else part
+                           for part in parts)
 
 
 _CODES = {EXIT_REFUSED: "refused", EXIT_USAGE: "usage", EXIT_UNREACHABLE: "unreachable"}
@@ -232,7 +239,7 @@ def to_plain(value: Any) -> Any:
 def emit(args: argparse.Namespace, data: Any, text: Any) -> None:
     """Print ``data`` as JSON with ``--json``, else ``text`` for people."""
     if getattr(args, "json", False):
-        sys.stdout.write(msgspec.json.encode(to_plain(data)).decode() + "\n")
+        sys.stdout.write(json_safe(msgspec.json.encode(to_plain(data)).decode()) + "\n")
     else:
         console.print(text)
 
