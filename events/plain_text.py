@@ -30,31 +30,44 @@ CONTROL_CHARACTERS = re.compile(
 embeddings, overrides and isolates (which reorder what a terminal shows)."""
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_SEQUENCES = (tuple, list)
 
 
 def control_character_in(value: Any, path: str = "$") -> tuple[str, str] | None:
     """The path of the first string in ``value`` holding a control character, and that
     character; ``None`` if there is none. Walks Structs, sequences and maps (keys too)."""
-    if isinstance(value, str):
+    hit = _find(value)
+    if hit is None:
+        return None
+    steps, char = hit
+    return path + "".join(reversed(steps)), char
+
+
+def _find(value: Any) -> tuple[list[str], str] | None:
+    """The first control character under ``value`` and the path steps to it, innermost
+    first (built only on the way back from a hit: the walk itself formats nothing)."""
+    if type(value) is str:
         found = CONTROL_CHARACTERS.search(value)
-        return (path, found.group()) if found else None
+        return ([], found.group()) if found else None
     if isinstance(value, msgspec.Struct):
         for field, name in zip(value.__struct_fields__, value.__struct_encode_fields__,
                                strict=True):
-            hit = control_character_in(getattr(value, field), f"{path}.{name}")
+            hit = _find(getattr(value, field))
             if hit:
+                hit[0].append(f".{name}")
                 return hit
-    elif isinstance(value, tuple | list):
+    elif isinstance(value, _SEQUENCES):
         for index, item in enumerate(value):
-            hit = control_character_in(item, f"{path}[{index}]")
+            hit = _find(item)
             if hit:
+                hit[0].append(f"[{index}]")
                 return hit
     elif isinstance(value, dict):
         for key, item in value.items():
-            where = (f"{path}.{key}" if isinstance(key, str) and _NAME.match(key)
-                     else f"{path}[{msgspec.json.encode(key).decode()}]")
-            hit = control_character_in(key, where) or control_character_in(item, where)
+            hit = _find(key) or _find(item)
             if hit:
+                hit[0].append(f".{key}" if isinstance(key, str) and _NAME.match(key)
+                              else f"[{msgspec.json.encode(key).decode()}]")
                 return hit
     return None
 
