@@ -34,8 +34,9 @@ from clients.cli_support import (
 from events import core
 from events.codec import AnyCommand
 from events.dice import parse_dice
-from events.errors import ConnectionLost, NotationError, StoreError
+from events.errors import ConnectionLost, NotationError, Rejected, StoreError
 from events.messages import json_schema
+from events.plain_text import check_plain_text
 from events.systems import SYSTEM_IDS, SYSTEMS
 from events.wire_errors import rejection_from
 from projections.campaign import CampaignState, fold
@@ -55,21 +56,23 @@ async def _serve(args: argparse.Namespace) -> int:
         raise CliError(f"no directory for the database {args.db}; create it first")
     if Path(args.db).is_dir():
         raise CliError(f"{args.db} is a directory; --db names the database file")
+    from server.auth import AdminTokenError, admin_token_path
+
     server = Server(args.db, args.host, args.port, settings=from_arguments(args))
     try:
         await server.start()
-    except StoreError as error:
+    except (StoreError, AdminTokenError) as error:
         raise CliError(str(error), common.EXIT_REFUSED) from None
     except OSError as error:
         raise CliError(f"cannot listen on {args.host}:{args.port}: "
                        f"{error.strerror or error}", common.EXIT_REFUSED) from None
-    token_file = Path(args.db).with_name(Path(args.db).name + ".admin-token")
+    token_file = admin_token_path(args.db)
     common.console.print(styled("poolhall serving [bold]{}[/bold] from {}", server.url, args.db))
-    if server.admin_token_created:
-        common.console.print(styled("admin token (kept in {}): [bold]{}[/bold]", token_file,
-                                    server.admin_token))
-    else:
-        common.console.print(f"admin token: in {token_file}")
+    # The token itself only on request: stdout of a service ends up in logs others read.
+    made = "created in" if server.admin_token_created else "in"
+    common.console.print(f"admin token: {made} {token_file} (owner-readable only)")
+    if args.show_admin_token:
+        common.console.print(styled("admin token: [bold]{}[/bold]", server.admin_token))
     common.console.print("health check: " + server.url.replace("ws://", "http://") + "/health"
                          "   (Ctrl-C to stop)")
     stop = asyncio.Event()
@@ -111,17 +114,27 @@ async def _campaign_create(args: argparse.Namespace) -> int:
     ack = await common.call_once(args, None, core.CreateCampaign, common.admin_token(args),
                                  name=args.name, system=args.system, campaign=args.id)
     emit(args, to_plain(ack),
-         styled("created campaign [bold]{}[/bold] ({})\nGM token (shown once; keep it): "
-                "[bold]{}[/bold]", ack.campaign, args.system, ack.token))
+         styled("created campaign [bold]{}[/bold] ({})\n", ack.campaign, args.system)
+         + _token_line("GM token (shown once; keep it)", ack.token))
     return common.EXIT_OK
+
+
+def _token_line(label: str, token: str | None) -> Any:
+    """The line that shows an issued token; or, if the server answered a retry without it
+    (the token is kept only sealed under the retry's key), a plain word that it is gone."""
+    if token is None:
+        return styled("{}: [red]cannot be shown[/red]: the command had already been carried "
+                      "out and the server keeps no token; remove the member and invite again "
+                      "for a new one", label.split(" (")[0])
+    return styled("{}: [bold]{}[/bold]", label, token)
 
 
 async def _invite(args: argparse.Namespace) -> int:
     ack = await common.call_once(args, args.campaign, core.Invite, role=args.role,
                                  name=args.name, characters=tuple(args.character or ()))
     emit(args, to_plain(ack),
-         styled("invited [bold]{}[/bold] as {}\ntoken (shown once; give it to them): "
-                "[bold]{}[/bold]", ack.member, args.role, ack.token))
+         styled("invited [bold]{}[/bold] as {}\n", ack.member, args.role)
+         + _token_line("token (shown once; give it to them)", ack.token))
     return common.EXIT_OK
 
 
@@ -162,8 +175,11 @@ async def _send(args: argparse.Namespace) -> int:
     frame = json.dumps(data)
     try:
         command = _COMMAND_DECODER.decode(frame)
+        check_plain_text(command)
     except msgspec.ValidationError as error:  # the words the server would answer with
         refusal = rejection_from(error, frame, _COMMAND_DECODER)
+        raise CliError.refused(refusal, "not a valid command", common.EXIT_USAGE) from None
+    except Rejected as refusal:
         raise CliError.refused(refusal, "not a valid command", common.EXIT_USAGE) from None
     return await send_command(args, args.campaign, command)
 
@@ -299,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     serve.add_argument("--port", type=port_number, default=8765,
                        help="port (default 8765; 0 picks a free one)")
+    serve.add_argument("--show-admin-token", action="store_true",
+                       help="also print the admin token itself (by default only the path of"
+                            " its file is printed, as output often ends up in logs)")
     from server.settings import add_arguments as add_settings_arguments  # serve's own flags
 
     add_settings_arguments(serve)

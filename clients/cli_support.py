@@ -3,7 +3,8 @@
 Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``common`` in
 ``add_commands(subparsers, common)`` and use:
 
-- ``common.add_connection_options(parser)``: ``--url``, ``--token``, ``--db``, ``--json``;
+- ``common.add_connection_options(parser)``: ``--url``, ``--token`` or ``--token-file``,
+  ``--db``, ``--json``;
 - ``common.add_json_option(parser)``: ``--json`` alone (for commands that need no server);
 - ``await common.send_command(args, campaign, command)``: connect with the token, send, print
   the ack (or the error) and return the exit code;
@@ -29,6 +30,7 @@ from rich.text import Text
 from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from clients.client import DEFAULT_URL, Client, new_command_id
+from clients.printable import EscapeUnprintable, json_safe, printable
 from events.errors import (
     CommandRejected,
     ConnectionLost,
@@ -56,6 +58,7 @@ __all__ = [
     "new_command_id",
     "open_client",
     "call_once",
+    "read_token_file",
     "fetch_state",
     "lines",
     "resolve_token",
@@ -68,18 +71,24 @@ EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_DIVERGED = 0, 1, 2, 3,
 
 # Markup off: names, reasons and messages come from users, and a "[/x]" in a roll's reason
 # must print as typed, not break every watcher's terminal. Styling goes through styled().
+# Control characters in what players typed are escaped by a render hook (clients.printable).
 console = Console(highlight=False, soft_wrap=True, markup=False)
 error_console = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+for _console in (console, error_console):
+    _console.push_render_hook(EscapeUnprintable())
 
 
 def styled(template: str, *values: object) -> Text:
-    """Rich markup in ``template`` (ours), its ``{}`` filled with ``values`` as plain text."""
-    return Text.from_markup(template.format(*(escape(str(value)) for value in values)))
+    """Rich markup in ``template`` (ours), its ``{}`` filled with ``values`` as plain text
+    (unprintable characters, newlines included, shown as escapes: a value is one line)."""
+    return Text.from_markup(template.format(*(escape(printable(str(value)))
+                                              for value in values)))
 
 
 def lines(*parts: str | Text) -> Text:
     """Several lines of text, styled or not, as one renderable."""
-    return Text("\n").join(Text(part) if isinstance(part, str) else part for part in parts)
+    return Text("\n").join(Text(printable(part)) if isinstance(part, str) else part
+                           for part in parts)
 
 
 _CODES = {EXIT_REFUSED: "refused", EXIT_USAGE: "usage", EXIT_UNREACHABLE: "unreachable",
@@ -135,11 +144,16 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_connection_options(parser: argparse.ArgumentParser) -> None:
-    """``--url``, ``--token``, ``--admin-token``, ``--db`` and ``--json``."""
+    """``--url``, ``--token`` or ``--token-file``, ``--admin-token``, ``--db`` and ``--json``."""
     parser.add_argument("--url", default=os.environ.get("POOLHALL_URL", DEFAULT_URL),
                         help=f"server address (default {DEFAULT_URL}, or $POOLHALL_URL)")
-    parser.add_argument("--token", default=os.environ.get("POOLHALL_TOKEN"),
-                        help="your member token (or $POOLHALL_TOKEN); default: the admin token")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--token",
+                       help="your member token (visible to others in `ps`: prefer --token-file"
+                            " or $POOLHALL_TOKEN); default: $POOLHALL_TOKEN, else the admin"
+                            " token")
+    which.add_argument("--token-file", metavar="PATH",
+                       help="a file holding your member token (keep it chmod 600)")
     parser.add_argument("--admin-token", default=os.environ.get("POOLHALL_ADMIN_TOKEN"),
                         help="the server's admin token (or $POOLHALL_ADMIN_TOKEN; "
                              "found beside --db otherwise)")
@@ -154,14 +168,31 @@ def admin_token(args: argparse.Namespace) -> str:
         return str(args.admin_token)
     path = Path(args.db).with_name(Path(args.db).name + ".admin-token")
     if path.exists():
-        return path.read_text().strip()
+        return read_token_file(path)
     raise CliError(f"no admin token: pass --admin-token, set POOLHALL_ADMIN_TOKEN, or run in "
                    f"the directory of the database ({path} not found)")
 
 
 def resolve_token(args: argparse.Namespace) -> str:
-    """The member token if given, else the admin token (which acts as GM everywhere)."""
-    return str(args.token) if getattr(args, "token", None) else admin_token(args)
+    """The member token (``--token``, ``--token-file``, then ``$POOLHALL_TOKEN``), else the
+    admin token (which acts as GM everywhere)."""
+    if getattr(args, "token", None):
+        return str(args.token)
+    if getattr(args, "token_file", None):
+        return read_token_file(args.token_file)
+    return os.environ.get("POOLHALL_TOKEN") or admin_token(args)
+
+
+def read_token_file(path: str | Path) -> str:
+    """The token kept in a file (surrounding whitespace ignored), or a :class:`CliError`."""
+    try:
+        token = Path(path).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise CliError(f"cannot read the token file {path}: {reason}") from None
+    if not token:
+        raise CliError(f"the token file {path} is empty")
+    return token
 
 
 async def open_client(args: argparse.Namespace, campaign: str | None,
@@ -235,7 +266,7 @@ def to_plain(value: Any) -> Any:
 def emit(args: argparse.Namespace, data: Any, text: Any) -> None:
     """Print ``data`` as JSON with ``--json``, else ``text`` for people."""
     if getattr(args, "json", False):
-        sys.stdout.write(msgspec.json.encode(to_plain(data)).decode() + "\n")
+        sys.stdout.write(json_safe(msgspec.json.encode(to_plain(data)).decode()) + "\n")
     else:
         console.print(text)
 

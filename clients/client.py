@@ -38,7 +38,14 @@ from events.errors import CommandRejected, ConnectionLost, HistoryDiverged
 from events.messages import SERVER_DECODER, Ack, ErrorReply, EventFrame, Join, View, Welcome
 from projections.campaign import CampaignState, evolve, new_state
 
-__all__ = ["DEFAULT_URL", "EVENT_BUFFER", "RETRYABLE_JOIN_REFUSALS", "Client", "new_command_id"]
+__all__ = [
+    "DEFAULT_URL",
+    "EVENT_BUFFER",
+    "RETRYABLE_JOIN_REFUSALS",
+    "Client",
+    "new_command_id",
+    "new_retry_key",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +66,11 @@ server has not yet seen die still counts against the token's connection cap)."""
 def new_command_id() -> str:
     """A fresh client-generated command id."""
     return "c-" + secrets.token_hex(8)
+
+
+def new_retry_key() -> str:
+    """A fresh secret for one token-issuing command (192 bits from the OS CSPRNG)."""
+    return secrets.token_urlsafe(24)
 
 
 class _InFlight:
@@ -211,7 +223,14 @@ class Client:
                 del self._pending[command.id]
 
     async def call(self, command_type: type[Any], **fields: Any) -> Ack:
-        """Build a command with a fresh id and :meth:`send` it."""
+        """Build a command with a fresh id and :meth:`send` it.
+
+        A command that issues a token (``invite``, ``create_campaign``) gets a fresh
+        ``retry_key`` too, so that its retries after a reconnect, even across a server
+        restart, get the token back. (A caller of :meth:`send` sets its own.)
+        """
+        if "retry_key" in command_type.__struct_fields__ and fields.get("retry_key") is None:
+            fields["retry_key"] = new_retry_key()
         return await self.send(command_type(id=new_command_id(), **fields))
 
     # ---- events -----------------------------------------------------------------------

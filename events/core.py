@@ -30,6 +30,7 @@ __all__ = [
     "MemberInvited",
     "MemberRemoved",
     "RemoveMember",
+    "RetryKey",
     "Roll",
     "StartSession",
     "SystemId",
@@ -41,6 +42,12 @@ SystemId = Annotated[str, Meta(pattern="^(" + "|".join(SYSTEM_IDS) + ")$")]
 TokenHash = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
 Expression = Annotated[str, Meta(min_length=1, max_length=MAX_EXPRESSION_LENGTH)]
 Characters = Annotated[tuple[Slug, ...], Meta(max_length=20)]
+RetryKey = Annotated[str, Meta(
+    min_length=22, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
+    description="a random secret drawn for this one command and sent with every try of it:"
+                " a retry that brings it gets the token the command issued")]
+"""Never stored nor put in an event: the issued token is kept sealed under it (see
+:mod:`server.sealed_tokens`), so a copy of the database does not yield the token."""
 
 
 # ---- events -------------------------------------------------------------------------------
@@ -132,6 +139,7 @@ class CreateCampaign(Command, kw_only=True):
     name: Name
     system: SystemId
     campaign: Slug | None = None
+    retry_key: RetryKey | None = None
 
 
 class Invite(Command, kw_only=True):
@@ -140,6 +148,7 @@ class Invite(Command, kw_only=True):
     role: Role
     name: Name | None = None
     characters: Characters = ()
+    retry_key: RetryKey | None = None
 
 
 class RemoveMember(Command, kw_only=True):

@@ -61,6 +61,9 @@ class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
     actor: str
     command_id: str
     at: str
+    sealed_token: str | None = None
+    """The token the command issued, sealed under its retry key (see
+    :mod:`server.sealed_tokens`): stored in the same transaction, never in an event."""
 
 
 class StoredRow(msgspec.Struct, frozen=True, array_like=True, gc=False):
@@ -205,6 +208,10 @@ class EventLog(Protocol):
 
     def commands(self, campaign: str) -> dict[str, CommandRecord]:
         """Every command id the campaign has accepted, with what it appended."""
+        ...
+
+    def sealed_token(self, campaign: str, command_id: str) -> str | None:
+        """The sealed token a command stored with its events, if it stored one."""
         ...
 
     def verify(self) -> tuple[int, list[ChainProblem]]:

@@ -3,8 +3,11 @@
 Table ``events``: one row per event (global ``position``, ``campaign``, per-campaign ``seq``
 unique with the campaign, ``type``, schema ``version``, JSON ``payload``, ``recorded_at``,
 ``actor``, ``command_id``, ``hash``). Table ``commands``: one row per accepted command id
-(unique per campaign). Triggers refuse UPDATE and DELETE on both. Table ``write_probes``: a
-row each time the log recovered from failing writes (:meth:`SqliteLog.probe`).
+(unique per campaign). Table ``sealed_tokens``: the token an invite issued, sealed under a key
+the server never keeps (see :mod:`server.sealed_tokens`), so a retry can be answered with it.
+Triggers refuse UPDATE and DELETE on all three. Table ``write_probes``: a row each time the log
+recovered from failing writes (:meth:`SqliteLog.probe`). The file is created readable by its
+owner only (0600; SQLite gives its ``-wal`` and ``-shm`` files the same mode).
 ``synchronous=FULL`` makes a commit durable before :meth:`SqliteLog.append_batch` returns; the
 server acknowledges nothing before that. This module is the one place in ``events`` that does
 I/O: it is the log itself.
@@ -16,8 +19,10 @@ reads open their own connection per call, as WAL lets readers run beside the wri
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import sqlite3
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,6 +48,8 @@ JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
 """Bytes the WAL file is cut back to once checkpointed. Without it the file kept its largest
 size (~200 MB under load) for good; a checkpoint also truncates it when it grew past this."""
 
+logger = logging.getLogger(__name__)
+
 _APPEND_ONLY = """
 CREATE TRIGGER IF NOT EXISTS {table}_no_update BEFORE UPDATE ON {table}
 BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;
@@ -66,6 +73,14 @@ _INSERT_EVENT = (
 _INSERT_COMMAND = (
     "INSERT INTO commands (campaign, command_id, actor, first_seq, last_seq)"
     " VALUES (:campaign, :command_id, :actor, :first_seq, :last_seq)"
+)
+_INSERT_SEALED = (
+    "INSERT INTO sealed_tokens (campaign, command_id, sealed)"
+    " VALUES (:campaign, :command_id, :sealed)"
+)
+_CREATE_SEALED = (
+    "CREATE TABLE IF NOT EXISTS sealed_tokens (campaign TEXT NOT NULL, command_id TEXT NOT NULL,"
+    " sealed TEXT NOT NULL, PRIMARY KEY (campaign, command_id))"
 )
 
 
@@ -166,6 +181,15 @@ class SqliteReader:
                 for command, actor, first, last in self._scan(
                     "SELECT command_id, actor, first_seq, last_seq FROM commands"
                     " WHERE campaign = ?", [campaign])}
+
+    def sealed_token(self, campaign: str, command_id: str) -> str | None:
+        """The sealed token a command stored with its events, if it stored one."""
+        try:
+            found = next(self._scan("SELECT sealed FROM sealed_tokens WHERE campaign = ? AND"
+                                    " command_id = ?", [campaign, command_id]), None)
+        except sqlite3.OperationalError:  # a log from before sealed tokens: none stored
+            return None
+        return None if found is None else str(found[0])
 
     def verify(self) -> tuple[int, list[ChainProblem]]:
         """Check the file, then walk every campaign's hash chain; report each problem found.
@@ -298,7 +322,8 @@ class SqliteLog(SqliteReader):
                     pk=("campaign", "command_id"),
                     not_null={"actor", "first_seq", "last_seq"},
                 )
-        for table in ("events", "commands"):
+            self.db.execute(_CREATE_SEALED)
+        for table in ("events", "commands", "sealed_tokens"):
             self.db.conn.executescript(_APPEND_ONLY.format(table=table))
 
     # ---- writing (the writer thread only) ----------------------------------------------
@@ -326,6 +351,7 @@ class SqliteLog(SqliteReader):
         heads: dict[str, tuple[int, str]] = {}
         event_rows: list[dict[str, object]] = []
         command_rows: list[dict[str, object]] = []
+        sealed_rows: list[dict[str, object]] = []
         for request in requests:
             seq, previous = heads.get(request.campaign) or self._head_of(request.campaign)
             if seq != request.expected_head:
@@ -352,6 +378,9 @@ class SqliteLog(SqliteReader):
                     "campaign": request.campaign, "command_id": request.command_id,
                     "actor": request.actor, "first_seq": seqs[0], "last_seq": seqs[-1],
                 })
+                if request.sealed_token is not None:
+                    sealed_rows.append({"campaign": request.campaign, "sealed":
+                                        request.sealed_token, "command_id": request.command_id})
             heads[request.campaign] = (seq, previous)
             results.append(Appended(seqs, hashes))
         if not event_rows:
@@ -360,6 +389,8 @@ class SqliteLog(SqliteReader):
             with self.db.atomic():
                 self.db.conn.executemany(_INSERT_EVENT, event_rows)
                 self.db.conn.executemany(_INSERT_COMMAND, command_rows)
+                if sealed_rows:
+                    self.db.conn.executemany(_INSERT_SEALED, sealed_rows)
         except sqlite3.Error as error:
             self._heads.clear()
             failure = StoreError(f"append failed: {error}")
@@ -432,9 +463,11 @@ def writer_lock(path: Path) -> int:
 
     ``flock`` locks are apart from the POSIX locks SQLite takes on the same file, so this lock
     never blocks SQLite's own readers and writers; it only stops a second poolhall server.
+    This open is also what creates a new log: owner-readable only (0600), before SQLite sees
+    it, since the log holds the token hashes and the sealed tokens.
     """
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as error:
         raise StoreError(f"cannot open {path}: {error.strerror or error}") from None
     try:
@@ -443,4 +476,18 @@ def writer_lock(path: Path) -> int:
         os.close(fd)
         raise StoreError(f"{path} is already open for writing by another poolhall server;"
                          " one server per database") from None
+    _warn_if_shared(path, fd)
     return fd
+
+
+def _warn_if_shared(path: Path, fd: int) -> None:
+    """Warn (once per open) if a log made before it was created 0600 is readable by others.
+
+    Its mode is the operator's to change (a backup group may read it on purpose); the warning
+    says what others can read.
+    """
+    mode = stat.S_IMODE(os.fstat(fd).st_mode)
+    if mode & 0o077:
+        logger.warning("%s is readable by other users (mode %04o): it holds token hashes and"
+                       " sealed tokens; `chmod 600` it and its -wal and -shm files unless"
+                       " that is intended", path, mode)

@@ -27,6 +27,10 @@ _AT_PATH = re.compile(r" - at (?P<key>`key` in )?`(?P<path>[^`]+)`$")
 _FIELD = re.compile(r"field `(?P<field>[^`]+)`")
 _SEGMENT = re.compile(r"\.(?P<field>[A-Za-z_][A-Za-z0-9_]*)|\[(?P<index>\d+)\]|\[\.\.\.\]")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_SURROGATE_ESCAPE = re.compile(
+    r"(?<!\\)(?:\\\\)*(?P<escape>\\u(?P<code>[dD][89a-fA-F][0-9a-fA-F]{2}))")
+"""An escape of half a surrogate pair (U+D800 to U+DFFF), after an even run of backslashes
+(an odd one makes it a literal backslash followed by the letter u)."""
 
 
 def rejection_from(error: msgspec.ValidationError | msgspec.DecodeError,
@@ -39,6 +43,10 @@ def rejection_from(error: msgspec.ValidationError | msgspec.DecodeError,
     """
     text = str(error)
     if isinstance(error, msgspec.DecodeError) and not isinstance(error, msgspec.ValidationError):
+        surrogate = _lone_surrogate(frame) if frame is not None else None
+        if surrogate is not None:  # msgspec calls a lone high one "input data was truncated"
+            return Rejected("malformed", f"not valid JSON: {surrogate} is half of a utf-16"
+                            " surrogate pair, not a character", "$")
         return Rejected("malformed", f"not valid JSON: {text.lower()}", "$")
     match = _AT_PATH.search(text)
     path = match.group("path") if match else "$"
@@ -58,6 +66,21 @@ def rejection_from(error: msgspec.ValidationError | msgspec.DecodeError,
     if path == "$" and message.startswith("Expected `object`"):
         return Rejected("malformed", "a message is one json object", "$")
     return Rejected("invalid", message[0].lower() + message[1:], path)
+
+
+def _lone_surrogate(frame: str | bytes) -> str | None:
+    """The first ``\\uXXXX`` escape of ``frame`` that is half a surrogate pair left alone
+    (a high one not followed by a low one, or a low one on its own), if there is one."""
+    text = frame.decode(errors="replace") if isinstance(frame, bytes) else frame
+    position = 0
+    while found := _SURROGATE_ESCAPE.search(text, position):
+        if int(found.group("code"), 16) >= 0xDC00:  # a low half with no high half before it
+            return found.group("escape")
+        low = _SURROGATE_ESCAPE.match(text, found.end())
+        if low is None or int(low.group("code"), 16) < 0xDC00:
+            return found.group("escape")
+        position = low.end()  # a proper pair: carry on after its low half
+    return None
 
 
 def _name_map_entries(frame: str | bytes, path: str, error_text: str,

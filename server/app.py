@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
-import hmac
 import logging
 import random
 import secrets
@@ -39,7 +37,14 @@ from events.log import Appended, AppendRequest, CommandRecord, prepare
 from events.messages import Ack, ErrorReply, Join, Welcome
 from events.store import SqliteLog
 from projections.campaign import CampaignState, Member, evolve, new_state
-from server.auth import admin_token_path, hash_token, load_or_create_admin_token, tokens_match
+from server.auth import (
+    admin_token_path,
+    check_admin_token,
+    hash_token,
+    load_or_create_admin_token,
+    new_token,
+    tokens_match,
+)
 from server.gate import Gate
 from server.health import LogHealth, health_response
 from server.hub import CampaignHub, CommandWork, JoinWork
@@ -48,6 +53,7 @@ from server.rates import Limits, MemberKey, member_key
 from server.rebuild import load_all_states
 from server.rules.base import ADMIN_MEMBER
 from server.rules.core import open_campaign, slugify
+from server.sealed_tokens import recall_issued, sealed_for
 from server.settings import Settings
 from server.shutdown import answer_unread, run_steps
 from server.subscriber import Subscriber
@@ -108,6 +114,8 @@ class Server:
         self.port = port
         self.rng = rng if rng is not None else secrets.SystemRandom()
         self.settings = settings if settings is not None else Settings()
+        if admin_token is not None:
+            check_admin_token(admin_token, "the admin token given")
         self._given_admin_token = admin_token
         self.admin_token_created = False
         self._use_admin_token(admin_token or "")  # from the file beside the log, in start()
@@ -134,9 +142,9 @@ class Server:
                                         cache_size=self.settings.view_cache)
 
     def _use_admin_token(self, token: str) -> None:
+        """Use ``token`` as the admin token ("" until start() reads it: it opens nothing)."""
         self.admin_token = token
         self._admin_hash = hash_token(token)
-        self._token_key = hashlib.sha256(b"poolhall-token-key" + token.encode()).digest()
 
     # ---- lifecycle --------------------------------------------------------------------
 
@@ -256,16 +264,11 @@ class Server:
         assert self.log is not None and self.committer is not None
         hub = CampaignHub(state=state, commands=commands, head_hash=head_hash, log=self.log,
                           committer=self.committer, rng=self.rng, clock=utc_now,
-                          token_for=self.token_for, health=self.health,
+                          health=self.health,
                           workers=self.view_workers, view_backlog=self.settings.view_backlog)
         self.hubs[state.campaign] = hub
         hub.start()
         return hub
-
-    def token_for(self, campaign: str, command_id: str) -> str:
-        """The token issued by a command: derived, so a retried invite returns the same one."""
-        mac = hmac.new(self._token_key, f"{campaign}\x1f{command_id}".encode(), "sha256")
-        return "ph_" + mac.hexdigest()
 
     # ---- HTTP -------------------------------------------------------------------------
 
@@ -435,18 +438,31 @@ class Server:
         async with self._admin_lock:
             if self._stopping:
                 raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
-            if (refusal := self.health.refusal()) is not None and not self._created_by(command.id):
+            if (refusal := self.health.refusal()) is not None \
+                    and not await self._created_by(command):
                 raise Rejected("unavailable", refusal, None)
-            ack = self._created_by(command.id) or await self._create_campaign(command)
+            ack = await self._created_by(command) or await self._create_campaign(command)
         subscriber.push(encode(ack))
 
-    def _created_by(self, command_id: str) -> Ack | None:
-        """The original answer to a create command already carried out, if it was."""
+    async def _created_by(self, command: core.CreateCampaign) -> Ack | None:
+        """The original answer to a create command already carried out, if it was.
+
+        The GM's token is in it only if the retry brings the command's ``retry_key``
+        (:mod:`server.sealed_tokens`); it is read from the log off the event loop.
+        """
+        assert self.log is not None
         for hub in self.hubs.values():
-            record = hub.commands.get(command_id)
+            record = hub.commands.get(command.id)
             if record is not None and record.actor == ADMIN_MEMBER and record.first_seq == 1:
-                return Ack(id=command_id, seqs=record.seqs, campaign=hub.campaign, member="gm",
-                           token=self.token_for(hub.campaign, command_id))
+                try:
+                    _, token = await asyncio.to_thread(
+                        recall_issued, self.log, hub.campaign, record, command)
+                except Exception:
+                    logger.exception("reading the token of %s failed", command.id)
+                    raise Rejected("unavailable", "the log could not be read; retry it",
+                                   None) from None
+                return Ack(id=command.id, seqs=record.seqs, campaign=hub.campaign,
+                           member="gm", token=token)
         return None
 
     async def _create_campaign(self, command: core.CreateCampaign) -> Ack:
@@ -457,12 +473,13 @@ class Server:
             campaign = command.campaign
         else:
             campaign = slugify(command.name, self.hubs, "campaign")
-        token = self.token_for(campaign, command.id)
+        token = new_token()
         new_events = open_campaign(command, campaign, hash_token(token))
         at = utc_now()
         request = AppendRequest(campaign=campaign, expected_head=0,
                                 events=tuple(prepare(e) for e in new_events),
-                                actor=ADMIN_MEMBER, command_id=command.id, at=at)
+                                actor=ADMIN_MEMBER, command_id=command.id, at=at,
+                                sealed_token=sealed_for(command, campaign, token))
         try:
             (result,) = await self.committer.append([request])
         except StoreError:

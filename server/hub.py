@@ -32,12 +32,12 @@ from events.log import (
 )
 from events.messages import Ack, ErrorReply, OutgoingEventFrame, View, Welcome
 from projections.campaign import CampaignState, Member, evolve
-from server import rules
-from server.auth import hash_token, tokens_match
+from server import auth, rules
 from server.divergence import check_history, needs_lookup
 from server.health import LogHealth
 from server.rebuild import CommandIndex, load_hub_state
 from server.rules.base import Decision
+from server.sealed_tokens import recall_issued, sealed_for
 from server.subscriber import Subscriber
 from server.views import Job, NotComputed, ViewQueue, ViewSpec, ViewWorkers
 from server.writer import GroupCommitter
@@ -90,10 +90,10 @@ class CampaignHub:
         committer: GroupCommitter,
         rng: random.Random,
         clock: Callable[[], str],
-        token_for: Callable[[str, str], str],
         workers: ViewWorkers,
         health: LogHealth | None = None,
         view_backlog: int = 64,
+        new_token: Callable[[], str] = auth.new_token,
     ) -> None:
         self.state = state
         self.commands = commands
@@ -103,7 +103,7 @@ class CampaignHub:
         self._committer = committer
         self._rng = rng
         self._clock = clock
-        self._token_for = token_for
+        self._new_token = new_token
         self._health = health
         """While it says the log is failing, commands are refused before they are decided."""
         self.subscribers: set[Subscriber] = set()
@@ -272,9 +272,7 @@ class CampaignHub:
                                                  message="command id already used by another"
                                                  " member"))
                 elif earlier is not None:
-                    member, token = self._replayed_invitation(command_id)
-                    self._reply(work, Ack(id=command_id, seqs=earlier.seqs, member=member,
-                                          token=token))
+                    self._reply(work, await self._replayed_answer(work.command, earlier))
                 else:  # the same command twice in one batch: answer it once it is durable
                     decided.append((work, None, [], None))  # type: ignore[arg-type]
                 continue
@@ -286,6 +284,7 @@ class CampaignHub:
             request = AppendRequest(
                 campaign=self.campaign, expected_head=head, events=prepared,
                 actor=work.member.member, command_id=command_id, at=at,
+                sealed_token=sealed_for(work.command, self.campaign, ctx.issued_token),
             )
             for offset, event in enumerate(new_events, start=1):
                 evolve(self.state, Recorded(seq=head + offset, at=at, actor=work.member.member,
@@ -349,8 +348,7 @@ class CampaignHub:
             self._reply(work, ErrorReply(id=command_id, code="unauthorized", path=None,
                                          message="you are no longer a member of this table"))
             return None
-        ctx = Decision(self.state, member, self._rng,
-                       lambda: self._token_for(self.campaign, command_id))
+        ctx = Decision(self.state, member, self._rng, self._new_token)
         try:
             new_events = rules.decide(ctx, work.command)
             prepared = tuple(prepare(event) for event in new_events)
@@ -385,18 +383,23 @@ class CampaignHub:
                 self.subscribers.discard(subscriber)
                 subscriber.close_after_queued(1008, "removed from the campaign")
 
-    def _replayed_invitation(self, command_id: str) -> tuple[str | None, str | None]:
-        """The member and token a retried invite issued the first time, or ``(None, None)``.
+    async def _replayed_answer(self, command: Any, record: CommandRecord) -> Ack | ErrorReply:
+        """The answer to a command retried after it was carried out: its original ``seqs``,
+        and for an invite the member it invited and (given its retry key) their token.
 
-        A token derives from the command id and the state keeps every member's token hash,
-        so the answer is found in memory, without reading the log on the event loop.
+        Tokens are random and the log keeps only hashes, so an invite's token comes back
+        only unsealed from the log (:mod:`server.sealed_tokens`): a read off the event loop,
+        which retries, being rare, can afford.
         """
-        token = self._token_for(self.campaign, command_id)
-        token_hash = hash_token(token)
-        for member in self.state.members.values():
-            if tokens_match(member.token_hash, token_hash):
-                return member.member, token
-        return None, None
+        if not isinstance(command, core.Invite):
+            return Ack(id=command.id, seqs=record.seqs)
+        try:
+            member, token = await asyncio.to_thread(
+                recall_issued, self._log, self.campaign, record, command)
+        except Exception:
+            logger.exception("reading what %s issued in %s failed", command.id, self.campaign)
+            return _unavailable(command.id)
+        return Ack(id=command.id, seqs=record.seqs, member=member, token=token)
 
     def _views(self, changed: list[Event]) -> list[View]:
         """The views these events changed that can be sent now; the others are computed off

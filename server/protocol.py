@@ -9,23 +9,34 @@ code                when
 ``malformed``       not JSON, not an object, or a binary frame
 ``too_large``       a frame over :data:`MAX_FRAME_BYTES`
 ``unknown_type``    ``type`` missing or not a message this server knows
-``invalid``         a field is missing, unknown, of the wrong type or out of range
+``invalid``         a field is missing, unknown, of the wrong type or out of range,
+                    or text holds a control character (:mod:`events.plain_text`)
 ==================  ==========================================================
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
 
 from events.errors import Rejected
-from events.messages import CLIENT_DECODER
+from events.messages import CLIENT_DECODER, Join
+from events.plain_text import check_plain_text
 from events.wire_errors import rejection_from
 
 __all__ = ["MAX_FRAME_BYTES", "command_id_of", "read_frame", "rejection_from"]
 
 MAX_FRAME_BYTES = 64 * 1024
+
+_MAY_HOLD_CONTROL = re.compile(
+    r"\\(?:[bfnrt]|u00[0189][0-9a-fA-F]|u007[fF]|u202[89a-eA-E]|u206[6-9])"
+    r"|[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+"""A frame holds a control character only as one of these JSON escapes or raw characters
+(JSON forbids raw C0 in strings). A frame with none of them, nearly every frame (an escaped
+letter such as an e with an accent is not one), skips the walk over its strings; a false
+alarm (an escaped backslash before an ``n``) only costs the walk."""
 
 
 class _Loose(msgspec.Struct):
@@ -50,8 +61,14 @@ def read_frame(frame: str | bytes) -> Any:
     if len(frame) * 4 > MAX_FRAME_BYTES and len(frame.encode()) > MAX_FRAME_BYTES:
         raise Rejected("too_large", f"frame over {MAX_FRAME_BYTES} bytes", "$")
     try:
-        return CLIENT_DECODER.decode(frame)
+        message = CLIENT_DECODER.decode(frame)
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
         raise rejection_from(error, frame) from None
     except RecursionError:
         raise Rejected("malformed", "json nested too deeply", "$") from None
+    except UnicodeEncodeError:  # a str holding lone surrogates (no websocket frame can)
+        raise Rejected("malformed", "not valid JSON: the text holds a lone surrogate, which"
+                       " is not a character", "$") from None
+    if not isinstance(message, Join) and _MAY_HOLD_CONTROL.search(frame):
+        check_plain_text(message)
+    return message

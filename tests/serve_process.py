@@ -45,10 +45,12 @@ def file_size_limit(size: int) -> Callable[[], None]:
     return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 
 
-def start_serve(db: Path, port: int, *, file_size: int | None = None) -> subprocess.Popen[bytes]:
+def start_serve(db: Path, port: int, *options: str,
+                file_size: int | None = None) -> subprocess.Popen[bytes]:
     """``poolhall serve`` in the database's directory, once its health check answers."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "serve", "--db", str(db), "--port", str(port)],
+        [sys.executable, "-m", "clients.cli", "serve", "--db", str(db), "--port", str(port),
+         *options],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=db.parent,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         preexec_fn=file_size_limit(file_size) if file_size is not None else None,

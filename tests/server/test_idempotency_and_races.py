@@ -25,9 +25,11 @@ async def test_retried_command_id_gives_the_original_ack_and_no_second_event(tab
 
 
 async def test_retried_invite_returns_the_same_token(table) -> None:
-    """An invite retried after a lost ack gives the same token, not a second member."""
+    """An invite retried (with its retry key) after a lost ack gives the same token, not a
+    second member."""
     _, gm = await table.create_campaign("d12")
-    command = core.Invite(id="invite-once", role="player", characters=("han",))
+    command = core.Invite(id="invite-once", role="player", characters=("han",),
+                          retry_key="k" * 22)
     first = await gm.send(command)
     second = await gm.send(command)
     assert first.token and second.token == first.token and second.seqs == first.seqs
@@ -35,6 +37,19 @@ async def test_retried_invite_returns_the_same_token(table) -> None:
     assert sum(1 for m in gm.state.members.values() if m.role == "player") == 1
     roll = core.Roll(id="roll-once", expression="1d6")
     assert (await gm.send(roll)).token is None and (await gm.send(roll)).token is None
+
+
+async def test_an_invite_retried_without_its_retry_key_names_the_member_but_no_token(table) -> None:
+    """The server keeps no token: a retry without the key, or with another, learns who was
+    invited and not their token."""
+    _, gm = await table.create_campaign("d12")
+    first = await gm.send(core.Invite(id="no-key", role="player", characters=("han",)))
+    again = await gm.send(core.Invite(id="no-key", role="player", characters=("han",)))
+    assert first.token and (again.member, again.token, again.seqs) == ("han", None, first.seqs)
+    keyed = core.Invite(id="keyed", role="player", characters=("leia",), retry_key="a" * 22)
+    issued = await gm.send(keyed)
+    wrong = await gm.send(msgspec.structs.replace(keyed, retry_key="b" * 22))
+    assert issued.token and (wrong.member, wrong.token) == ("leia", None)
 
 
 async def test_command_id_used_by_another_member_is_a_conflict(table) -> None:
@@ -143,7 +158,8 @@ async def test_a_create_retried_while_the_first_is_committing_makes_one_campaign
     peers = [await RawPeer.open(table.url) for _ in range(2)]
     for peer in peers:
         await peer.join(table.admin_token, None)
-    create = {"type": "create_campaign", "id": "create-once", "name": "Twice", "system": "d12"}
+    create = {"type": "create_campaign", "id": "create-once", "name": "Twice", "system": "d12",
+              "retry_key": "r" * 32}
     await asyncio.gather(*(peer.send(create) for peer in peers))
     acks = [await peer.recv_until("ack") for peer in peers]
     assert acks[0] == acks[1] and acks[0]["campaign"] == "twice"

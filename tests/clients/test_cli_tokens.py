@@ -1,0 +1,60 @@
+"""Tokens and the CLI: kept out of ``ps`` and of service logs, read from files."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from pathlib import Path
+
+from tests.serve_process import free_port, poolhall, start_serve
+
+
+def _stop(process: subprocess.Popen[bytes]) -> str:
+    """Stop a ``poolhall serve`` process; everything it printed."""
+    process.send_signal(signal.SIGTERM)
+    output, _ = process.communicate(timeout=20)
+    return output.decode()
+
+
+def test_serve_prints_the_admin_token_path_not_the_token(tmp_path) -> None:
+    """The first start prints where the admin token is, never the token itself (stdout of a
+    service ends up in logs); ``--show-admin-token`` prints it on request."""
+    db = tmp_path / "poolhall.db"
+    output = _stop(start_serve(db, free_port()))
+    token = (tmp_path / "poolhall.db.admin-token").read_text().strip()
+    assert token not in output and f"admin token: created in {db}.admin-token" in output
+    process = start_serve(db, free_port(), "--show-admin-token")
+    assert f"admin token: {token}" in _stop(process)
+
+
+def test_serve_refuses_an_empty_admin_token_file(tmp_path) -> None:
+    """``poolhall serve`` beside an empty admin token file exits 1 saying so."""
+    (tmp_path / "poolhall.db.admin-token").write_text("")
+    result = poolhall("serve", "--db", str(tmp_path / "poolhall.db"), "--port", "0",
+                      cwd=tmp_path, check=False)
+    assert result.returncode == 1 and "poolhall.db.admin-token is empty" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_member_tokens_can_come_from_a_file(tmp_path) -> None:
+    """``--token-file`` reads the member token from a file; an empty one is refused plainly."""
+    port = free_port()
+    process = start_serve(tmp_path / "poolhall.db", port)
+    try:
+        url = f"ws://127.0.0.1:{port}"
+        created = json.loads(poolhall("campaign", "create", "Files", "--system", "d12",
+                                      "--url", url, "--json", cwd=tmp_path).stdout)
+        gm_file = tmp_path / "gm.token"
+        gm_file.write_text(created["token"] + "\n")
+        invited = json.loads(poolhall("invite", "files", "--role", "player", "--character",
+                                      "han", "--url", url, "--token-file", str(gm_file),
+                                      "--json", cwd=tmp_path).stdout)
+        assert invited["member"] == "han" and invited["token"].startswith("ph_")
+        empty = Path(tmp_path / "empty.token")
+        empty.write_text("\n")
+        refused = poolhall("roll", "files", "1d6", "--url", url, "--token-file", str(empty),
+                           cwd=tmp_path, check=False)
+        assert refused.returncode == 2 and f"the token file {empty} is empty" in refused.stderr
+    finally:
+        _stop(process)

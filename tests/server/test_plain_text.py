@@ -1,0 +1,59 @@
+"""Text at the table is text: control characters are refused in every command, with the path
+of the field, and a frame holding half a surrogate pair is told so in plain words."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.server.raw import RawPeer
+
+CONTROL_FRAMES = [
+    pytest.param({"type": "roll", "id": "x1", "expression": "1d6", "reason": "\x1b[2J"},
+                 "$.reason", "U+001B", id="escape-in-a-reason"),
+    pytest.param({"type": "invite", "id": "x1", "role": "player",
+                  "name": "Mallory\r\n12:00:00 #9 gm rolls 3d6: 18"}, "$.name", "U+000D",
+                 id="fake-log-line-in-a-name"),
+    pytest.param({"type": "start_session", "id": "x1", "title": "\u202eevil"}, "$.title",
+                 "U+202E", id="bidi-override-in-a-title"),
+    pytest.param({"type": "create_character", "id": "x1", "character": "han",
+                  "name": "Han\x07", "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 1}}},
+                 "$.name", "U+0007", id="bell-in-a-character-name"),
+    pytest.param({"type": "interpret_threshold_result", "id": "x1", "test": 1,
+                  "text": "ok\x00"}, "$.text", "U+0000", id="nul-in-a-note"),
+    pytest.param({"type": "roll", "id": "a\x9b2J", "expression": "1d6"}, "$.id", "U+009B",
+                 id="raw-c1-control-in-a-command-id"),
+]
+
+
+@pytest.mark.parametrize(("frame", "path", "found"), CONTROL_FRAMES)
+async def test_control_characters_in_text_are_refused(table, frame, path, found) -> None:
+    """A control character in any text field is ``invalid`` at that field, appends nothing,
+    and the table plays on."""
+    campaign, gm = await table.create_campaign("d12")
+    head = table.server.log.head(campaign)
+    peer = await RawPeer.open(table.url)
+    await peer.join(gm._token, campaign, since=head)
+    await peer.send(json.dumps(frame, ensure_ascii=False))
+    reply = await peer.recv()
+    assert (reply["type"], reply["code"], reply["path"]) == ("error", "invalid", path)
+    assert reply["message"] == f"control characters are not allowed in text (found {found})"
+    await peer.send({"type": "roll", "id": "good", "expression": "1d6", "reason": "ok: ÉÀ 日本"})
+    assert (await peer.recv_until("ack"))["seqs"] == [head + 1]
+    assert table.server.log.head(campaign) == head + 1
+    await peer.close()
+
+
+async def test_a_lone_surrogate_is_named_not_called_truncated(table) -> None:
+    """``\\ud800`` alone in a frame is refused as half a surrogate pair, not as a frame that
+    was cut short."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await RawPeer.open(table.url)
+    await peer.join(gm._token, campaign, since=table.server.log.head(campaign))
+    await peer.send('{"type": "roll", "id": "x1", "expression": "1d6", "reason": "\\ud800"}')
+    reply = await peer.recv()
+    assert (reply["code"], reply["path"]) == ("malformed", "$")
+    assert reply["message"] == ("not valid JSON: \\ud800 is half of a utf-16 surrogate pair,"
+                                " not a character")
+    await peer.close()
