@@ -271,9 +271,9 @@ def print_figures(figures: dict[str, Any]) -> None:
     attacker = figures["attacker"]
     print("attacker:")
     for key, value in sorted(attacker["counters"].items()):
-        print(f"  {key:<60}{value:>12,}")
+        print(f"  {key:<64}{value:>10,}")
     for key, value in sorted(attacker["figures"].items()):
-        print(f"  {key:<60}{value!s:>12}")
+        print(f"  {key:<64}{value!s:>10}")
     if attacker["error"]:
         print(f"  attacker error: {attacker['error']}")
 
