@@ -157,7 +157,9 @@ class Honest:
         errors_before, lost_before = sum(bench.errors.values()), bench.lost
         sent = await bench.paced(seconds, self.rate)
         stop.set()
+        bench.running = True  # the last rolls' acks still count (paced() stops at its end)
         await bench.settle(15.0)
+        bench.running = False
         await asyncio.gather(*probes)
         fan, acks = list(bench.fanout_latency), list(bench.ack_latency)
         missing = sent - len(fan)
