@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -73,8 +74,7 @@ class ServerProcess:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode}:\n"
                                    + self.log_tail())
-            ok, _ = asyncio.run(health(self.port, 1.0))
-            if ok:
+            if health_now(self.port):
                 return
             time.sleep(0.05)
         self.stop()
@@ -136,6 +136,16 @@ class ServerProcess:
 def db_token(db: Path) -> str:
     """The admin token ``poolhall serve`` wrote beside a new log."""
     return db.with_name(db.name + ".admin-token").read_text().strip()
+
+
+def health_now(port: int, timeout: float = 1.0) -> bool:
+    """``GET /health`` answered 200, blocking (for use outside the event loop, or at start)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout) as sock:
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            return sock.recv(64).startswith(b"HTTP/1.1 200")
+    except OSError:
+        return False
 
 
 async def health(port: int, timeout: float = 2.0) -> tuple[bool, float]:
