@@ -80,7 +80,7 @@ def parse_args(description: str, argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--attack-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
-        args.seconds, args.before = min(args.seconds, 3.0), min(args.before, 2.0)
+        args.seconds, args.before = min(args.seconds, 2.0), min(args.before, 1.0)
     if not (0 < args.seconds <= 300 and 0 < args.before <= 60 and 0 < args.rate <= 500):
         parser.error("out of range: seconds <= 300, before <= 60, rate <= 500")
     return args
@@ -195,12 +195,11 @@ async def run(trial: Trial, args: argparse.Namespace, server: ServerProcess,
     honest = Honest(server.port, server.admin_token, args.rate)
     attacker: AttackerProcess | None = None
     try:
-        await honest.setup()
+        started = time.perf_counter()
         attacker = AttackerProcess(trial.script, {
             "port": server.port, "admin_token": server.admin_token, "seconds": args.seconds,
             "quick": args.quick, "options": options}, work / "attacker.log")
-        started = time.perf_counter()
-        await attacker.wait_ready()
+        await asyncio.gather(honest.setup(), attacker.wait_ready())  # both set up at once
         setup_seconds = time.perf_counter() - started
         await honest.bench.settle()
         before = await honest.phase(args.before)
@@ -211,7 +210,7 @@ async def run(trial: Trial, args: argparse.Namespace, server: ServerProcess,
         during = await honest.phase(args.seconds)
         result = await attacker.result(args.seconds + 120)
         rss_peak = rss.peak
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(0.2 if args.quick else 1.0)  # what the attack left behind
         after_rss = server.rss_mb()
         alive_ok, _ = await health(server.port, 5.0)
         events_after = count_events(server.db)
