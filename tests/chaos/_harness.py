@@ -29,7 +29,8 @@ for entry in (str(ROOT), str(ROOT / "tests" / "bench"), str(HERE)):
 
 from tests.serve_process import free_port  # noqa: E402
 
-__all__ = ["ROOT", "RssSampler", "ServerProcess", "count_events", "health", "percentile_ms"]
+__all__ = ["ROOT", "RssSampler", "ServerProcess", "commands_in_log", "count_events", "health",
+           "health_body", "health_now", "percentile_ms"]
 
 
 def percentile_ms(values: list[float], q: float) -> float:
@@ -146,6 +147,22 @@ def health_now(port: int, timeout: float = 1.0) -> bool:
             return sock.recv(64).startswith(b"HTTP/1.1 200")
     except OSError:
         return False
+
+
+def health_body(port: int, timeout: float = 5.0) -> str:
+    """What ``/health`` says (where the faults should show), or why it said nothing."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout) as sock:
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            reply = b""
+            while len(reply) < 65536:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                reply += chunk
+    except OSError as error:
+        return f"no answer: {error}"
+    return reply.partition(b"\r\n\r\n")[2].decode(errors="replace").strip()
 
 
 async def health(port: int, timeout: float = 2.0) -> tuple[bool, float]:

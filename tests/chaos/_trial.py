@@ -29,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from _attacker import Attack, AttackerProcess, child_main
-from _harness import RssSampler, ServerProcess, count_events, health, percentile_ms
+from _harness import (
+    RssSampler,
+    ServerProcess,
+    count_events,
+    health,
+    health_body,
+    percentile_ms,
+)
 from _load_worker import Bench
 from _raw import Closed, RawSocket
 
@@ -213,6 +220,7 @@ async def run(trial: Trial, args: argparse.Namespace, server: ServerProcess,
         await asyncio.sleep(0.2 if args.quick else 1.0)  # what the attack left behind
         after_rss = server.rss_mb()
         alive_ok, _ = await health(server.port, 5.0)
+        health_text = await asyncio.to_thread(health_body, server.port)
         events_after = count_events(server.db)
     finally:
         rss.stop()
@@ -226,7 +234,8 @@ async def run(trial: Trial, args: argparse.Namespace, server: ServerProcess,
             "before": before, "during": during, "attacker": result,
             "rss_before": rss_before, "rss_peak": rss_peak, "rss_after": after_rss,
             "events_appended_by_attack": sum(appended.values()),
-            "health_at_end": alive_ok, "log_lines_during": server.log_lines() - log_lines_before}
+            "health_at_end": alive_ok, "health_body": health_text,
+            "log_lines_during": server.log_lines() - log_lines_before}
 
 
 def common_checks(figures: dict[str, Any], server: ServerProcess) -> list[Check]:
@@ -269,6 +278,7 @@ def print_figures(figures: dict[str, Any]) -> None:
     print(f"events appended to the attacker's campaigns during the attack: "
           f"{figures['events_appended_by_attack']:,}; server log lines during the attack: "
           f"{figures['log_lines_during']:,}")
+    print("/health at the end: " + " | ".join(figures["health_body"].splitlines()[:12]))
     attacker = figures["attacker"]
     print("attacker:")
     for key, value in sorted(attacker["counters"].items()):
