@@ -45,6 +45,7 @@ class AttackContext:
         self.seconds: float = config["seconds"]
         self.quick: bool = config["quick"]
         self.options: dict[str, Any] = config["options"]
+        self.long_log: dict[str, Any] | None = config.get("long_log")
         self.counters: Counter[str] = Counter()
         self.figures: dict[str, Any] = {}
         self.deadline = float("inf")
@@ -93,26 +94,20 @@ class AttackContext:
         assert welcome["type"] == "welcome", welcome
         return ack["campaign"], ack["token"], gm
 
+    async def join_long_log(self, token: str) -> RawSocket:
+        """A connection joined to the prebuilt long campaign at its head (see ``_longlog``)."""
+        assert self.long_log is not None
+        sock = await self.open()
+        welcome = await sock.join(token, self.long_log["campaign"], self.long_log["head"])
+        assert welcome["type"] == "welcome", welcome
+        return sock
+
     async def invite(self, gm: RawSocket, role: str, characters: tuple[str, ...] = ()) -> str:
         """A member's token, invited by the GM."""
         ack = await gm.call({"type": "invite", "id": self.next_id("inv"), "role": role,
                              "characters": list(characters)})
         assert ack["type"] == "ack", ack
         return str(ack["token"])
-
-    async def fill(self, gm: RawSocket, events: int, window: int = 64) -> int:
-        """Append ``events`` rolls through the server, ``window`` in flight (a long log, fast)."""
-        sent = acked = 0
-        while acked < events:
-            while sent < events and sent - acked < window:
-                gm.send_json({"type": "roll", "id": self.next_id("fill"), "expression": "2d6"})
-                sent += 1
-            frame = await gm.recv_json(60)
-            if frame.get("type") == "ack":
-                acked += 1
-            elif frame.get("type") == "error":
-                raise RuntimeError(f"filling the log: {frame}")
-        return acked
 
 
 Attack = Callable[[AttackContext], Awaitable[None]]
@@ -199,19 +194,19 @@ async def hold_until_closed(ctx: AttackContext, sock: RawSocket, read: bool) -> 
     """Keep one attacking connection until the deadline; count how (or whether) it was closed.
 
     A peer that does not read has its transport paused by the caller, so the kernel buffers
-    fill as with a stalled client; at the deadline it reads what is left, briefly, to learn
-    whether the server closed it meanwhile.
+    fill as with a stalled client; at the deadline the kernel is asked whether the server
+    closed it (its close code cannot be read without reading the backlog first).
     """
     try:
         if read:
             while ctx.time_left() > 0:
                 await sock.recv(max(0.01, ctx.time_left()))
         else:
-            await asyncio.sleep(max(0.0, ctx.time_left()))
-            sock.writer.transport.resume_reading()
-            async with asyncio.timeout(3):
-                while True:
-                    await sock.recv(3)
+            while ctx.time_left() > 0:
+                await asyncio.sleep(min(0.5, max(0.0, ctx.time_left())))
+                if not sock.tcp_open():
+                    ctx.count("closed by the server (not reading: code unread)")
+                    return
     except Closed as closed:
         ctx.count(f"closed by the server: {closed.code}")
         return

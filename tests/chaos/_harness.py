@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import os
 import signal
 import socket
@@ -31,6 +32,18 @@ from tests.serve_process import free_port  # noqa: E402
 
 __all__ = ["ROOT", "RssSampler", "ServerProcess", "commands_in_log", "count_events", "health",
            "health_body", "health_now", "percentile_ms"]
+
+
+def _die_with_parent() -> None:
+    """In the server's child, before exec: SIGTERM when the trial dies (Linux), even by -9."""
+    with contextlib.suppress(Exception):
+        _PRCTL(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+try:  # resolved before any fork: a preexec function should not load libraries
+    _PRCTL = ctypes.CDLL(None).prctl
+except (OSError, AttributeError):  # pragma: no cover - not Linux
+    _PRCTL = None
 
 
 def percentile_ms(values: list[float], q: float) -> float:
@@ -69,6 +82,7 @@ class ServerProcess:
                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.db.parent,
                 env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
                 start_new_session=True,  # Ctrl-C reaches the trial, which stops us itself
+                preexec_fn=_die_with_parent,
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

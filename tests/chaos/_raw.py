@@ -165,6 +165,18 @@ class RawSocket:
         self.send_json(command)
         return await self.reply_to(command["id"], timeout)
 
+    def tcp_open(self) -> bool:
+        """Whether the TCP connection is still established, asked of the kernel (Linux
+        ``TCP_INFO``) without reading: a peer that never reads would otherwise have to wade
+        through megabytes of backlog to find the server's close."""
+        sock = self.writer.get_extra_info("socket")
+        if sock is None or self.writer.transport.is_closing():
+            return False
+        try:
+            return sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)[0] == 1  # ESTABLISHED
+        except OSError:
+            return False
+
     # ---- closing ----------------------------------------------------------------------
 
     def abort(self) -> None:

@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from _harness import (
     percentile_ms,
 )
 from _load_worker import Bench
+from _longlog import build_long_log
 from _raw import Closed, RawSocket
 
 from events import core
@@ -69,7 +70,9 @@ class Trial:
     full: dict[str, Any]
     quick: dict[str, Any]
     checks: Callable[[dict[str, Any], dict[str, Any]], list[Check]] = lambda result, o: []
-    notes: list[str] = field(default_factory=list)
+    long_log_role: str | None = None
+    """Write a campaign of ``events`` rolls with ``members`` of this role into the log before
+    the server starts (see :mod:`_longlog`); the attacker finds it in ``ctx.long_log``."""
 
 
 def parse_args(description: str, argv: list[str] | None) -> argparse.Namespace:
@@ -194,9 +197,8 @@ def ms(value: float) -> str:
     return "-" if value != value else ("never" if math.isinf(value) else f"{value:.1f}")
 
 
-async def run(trial: Trial, args: argparse.Namespace, server: ServerProcess,
-              work: Path) -> dict[str, Any]:
-    options = options_of(trial, args)
+async def run(trial: Trial, args: argparse.Namespace, server: ServerProcess, work: Path,
+              options: dict[str, Any], long_log: dict[str, Any] | None) -> dict[str, Any]:
     rss = RssSampler(server)
     rss.start()
     honest = Honest(server.port, server.admin_token, args.rate)
@@ -205,7 +207,8 @@ async def run(trial: Trial, args: argparse.Namespace, server: ServerProcess,
         started = time.perf_counter()
         attacker = AttackerProcess(trial.script, {
             "port": server.port, "admin_token": server.admin_token, "seconds": args.seconds,
-            "quick": args.quick, "options": options}, work / "attacker.log")
+            "quick": args.quick, "options": options, "long_log": long_log},
+            work / "attacker.log")
         await asyncio.gather(honest.setup(), attacker.wait_ready())  # both set up at once
         setup_seconds = time.perf_counter() - started
         await honest.bench.settle()
@@ -315,8 +318,16 @@ def main(trial: Trial, description: str, argv: list[str] | None = None) -> int:
               f"{args.before:g}s before and {args.seconds:g}s during the attack; server flags: "
               f"{' '.join(args.server_arg) or '(defaults)'}; load average "
               f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+        options = options_of(trial, args)
+        long_log = None
+        if trial.long_log_role is not None:
+            started = time.perf_counter()
+            long_log = build_long_log(server.db, options["events"], options["members"],
+                                      trial.long_log_role)
+            print(f"wrote a campaign of {long_log['head']:,} events into the log in "
+                  f"{time.perf_counter() - started:.1f}s")
         server.start()
-        figures = asyncio.run(run(trial, args, server, work))
+        figures = asyncio.run(run(trial, args, server, work, options, long_log))
         print(f"options: {figures['options']}; attacker setup {figures['setup_seconds']:.1f}s")
         print_figures(figures)
         checks = common_checks(figures, server) + trial.checks(figures, figures["options"])

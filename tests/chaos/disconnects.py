@@ -5,12 +5,13 @@
     python tests/chaos/disconnects.py            # 20 readers cut off every 50-800 ms, 20 s
     python tests/chaos/disconnects.py --quick
 
-The GM of the attacker's campaign rolls ``rate`` times a second; ``readers`` players each
+``writers`` players of the attacker's campaign roll ``rate`` times a second between them
+(a member may be held to 10 rolls a second); ``readers`` players each
 join, read for a random 50-800 ms, then drop the connection (a TCP abort half the time, a
 clean close the other half) and join again with ``since`` = the last sequence number they
 hold, as the real client does. Every event they see is checked: a sequence number that skips
 one is a gap, one already seen a duplicate. At the end every reader resumes once more and must
-reach the head. Options: ``readers``, ``rate``.
+reach the head. Options: ``readers``, ``rate``, ``writers``.
 """
 
 from __future__ import annotations
@@ -31,20 +32,27 @@ from _trial import Check, Trial, main  # noqa: E402
 async def attack(ctx: AttackContext) -> None:
     campaign, _, gm = await ctx.campaign("resume")
     tokens = [await ctx.invite(gm, "player") for _ in range(ctx.options["readers"])]
+    writers = []
+    for _ in range(ctx.options["writers"]):  # a member may roll 10 times a second at most
+        sock = await ctx.open()
+        welcome = await sock.join(await ctx.invite(gm, "player"), campaign)
+        assert welcome["type"] == "welcome", welcome
+        writers.append(sock)
+    await gm.close()
     await ctx.ready()
     head = 0
     rng = random.Random(9)
-    written = asyncio.Event()  # the writer's last roll is answered: the head is final
+    written = asyncio.Event()  # every writer's last roll is answered: the head is final
 
-    async def writer() -> None:
+    async def writer(sock: RawSocket) -> None:
         nonlocal head
         pending = 0
-        rate = ctx.options["rate"]
+        rate = ctx.options["rate"] / len(writers)
 
         async def acks() -> None:
             nonlocal head, pending
             while True:
-                frame = await gm.recv_json(3600)
+                frame = await sock.recv_json(3600)
                 if frame.get("type") == "ack":
                     head = max(head, frame["seqs"][-1])
                     pending -= 1
@@ -55,7 +63,7 @@ async def attack(ctx: AttackContext) -> None:
 
         reading = asyncio.create_task(acks())
         while ctx.time_left() > 0:
-            gm.send_json({"type": "roll", "id": ctx.next_id("w"), "expression": "1d6"})
+            sock.send_json({"type": "roll", "id": ctx.next_id("w"), "expression": "1d6"})
             pending += 1
             await asyncio.sleep(1 / rate)
         for _ in range(300):  # the last answers, 30 s at most
@@ -63,6 +71,9 @@ async def attack(ctx: AttackContext) -> None:
                 break
             await asyncio.sleep(0.1)
         reading.cancel()
+
+    async def write() -> None:
+        await asyncio.gather(*(writer(sock) for sock in writers))
         written.set()
 
     async def reader(token: str) -> None:
@@ -118,9 +129,10 @@ async def attack(ctx: AttackContext) -> None:
                         await sock.close()
                         ctx.count("forced disconnects (clean close)")
 
-    await asyncio.gather(writer(), *(reader(token) for token in tokens))
+    await asyncio.gather(write(), *(reader(token) for token in tokens))
     ctx.figures["head at the end"] = head
-    await gm.close()
+    for sock in writers:
+        await sock.close()
 
 
 def checks(figures: dict[str, object], options: dict[str, int]) -> list[Check]:
@@ -135,7 +147,8 @@ def checks(figures: dict[str, object], options: dict[str, int]) -> list[Check]:
 
 
 TRIAL = Trial(name="disconnects", script=Path(__file__).resolve(), attack=attack,
-              full={"readers": 20, "rate": 200}, quick={"readers": 6, "rate": 100},
+              full={"readers": 20, "rate": 80, "writers": 10},
+              quick={"readers": 6, "rate": 40, "writers": 5},
               checks=checks)  # type: ignore[arg-type]
 
 if __name__ == "__main__":

@@ -5,11 +5,11 @@
     python tests/chaos/join_storm.py            # 8 members re-joining a 30,000-event log
     python tests/chaos/join_storm.py --quick    # a 3,000-event log
 
-The attacker builds a campaign of ``events`` rolls and invites ``members`` players; each of
-them then joins with ``since=0``, reads the whole log up to the welcome's head, closes, and
-joins again, as fast as the server lets it. How many joins a second does the server serve,
-what do they cost another table's p99, and what is refused (by code)? Options: ``events``,
-``members``.
+The trial writes a campaign of ``events`` rolls with ``members`` players into the log before
+the server starts (see ``_longlog.py``); each player then joins with ``since=0``, reads the
+whole log up to the welcome's head, closes, and joins again, as fast as the server lets it.
+How many joins a second does the server serve, what do they cost another table's p99, and
+what is refused (by code)? Options: ``events``, ``members``.
 """
 
 from __future__ import annotations
@@ -27,10 +27,8 @@ from _trial import Check, Trial, main  # noqa: E402
 
 
 async def attack(ctx: AttackContext) -> None:
-    campaign, _, gm = await ctx.campaign("storm")
-    await ctx.fill(gm, ctx.options["events"])
-    tokens = [await ctx.invite(gm, "player") for _ in range(ctx.options["members"])]
-    await gm.close()
+    assert ctx.long_log is not None
+    campaign, tokens = ctx.long_log["campaign"], ctx.long_log["tokens"]
     await ctx.ready()
     started = time.monotonic()
 
@@ -67,7 +65,7 @@ def checks(figures: dict[str, object], options: dict[str, int]) -> list[Check]:
 
 TRIAL = Trial(name="join-storm", script=Path(__file__).resolve(), attack=attack,
               full={"events": 30_000, "members": 8}, quick={"events": 3_000, "members": 4},
-              checks=checks)  # type: ignore[arg-type]
+              checks=checks, long_log_role="player")  # type: ignore[arg-type]
 
 if __name__ == "__main__":
     sys.exit(main(TRIAL, "joins with since=0 on a long log, as fast as served"))
