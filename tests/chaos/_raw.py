@@ -115,9 +115,11 @@ class RawSocket:
 
     async def recv(self, timeout: float = 10.0) -> tuple[int, bytes]:
         """The next data frame (opcode, payload); pings are answered; raises :class:`Closed`."""
-        return await asyncio.wait_for(self._recv(), timeout)
+        return await asyncio.wait_for(self.next_frame(), timeout)
 
-    async def _recv(self) -> tuple[int, bytes]:
+    async def next_frame(self) -> tuple[int, bytes]:
+        """:meth:`recv` without its own timeout, for a loop under one ``asyncio.timeout``
+        (a timer per frame costs the attacker more than the server spends sending it)."""
         while True:
             try:
                 b0, b1 = await self.reader.readexactly(2)

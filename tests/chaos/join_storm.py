@@ -42,9 +42,10 @@ async def attack(ctx: AttackContext) -> None:
                     ctx.count(f"joins refused: {reply.get('code')}")
                     continue
                 head, seen = reply["head"], 0
-                while seen < head:  # counted, not decoded: the attacker must stay cheap
-                    _, payload = await sock.recv(10)
-                    seen += payload.startswith(b'{"type":"event"')
+                async with asyncio.timeout(120):
+                    while seen < head:  # counted, not decoded: the attacker must stay cheap
+                        _, payload = await sock.next_frame()
+                        seen += payload.startswith(b'{"type":"event"')
                 ctx.count("joins served (whole log read)")
             except Closed as closed:
                 ctx.count(f"joins closed by the server: {closed.code}")
