@@ -21,14 +21,11 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
-for entry in (str(ROOT), str(ROOT / "tests" / "bench"), str(HERE)):
-    if entry not in sys.path:
-        sys.path.insert(0, entry)
+from _paths import ROOT
 
-from tests.serve_process import free_port  # noqa: E402
+from tests.serve_process import free_port
 
 __all__ = ["ROOT", "RssSampler", "ServerProcess", "commands_in_log", "count_events", "health",
            "health_body", "health_now", "percentile_ms"]
@@ -40,10 +37,9 @@ def _die_with_parent() -> None:
         _PRCTL(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-try:  # resolved before any fork: a preexec function should not load libraries
+_PRCTL: Any = None
+with contextlib.suppress(OSError, AttributeError):  # resolved before any fork, not in one
     _PRCTL = ctypes.CDLL(None).prctl
-except (OSError, AttributeError):  # pragma: no cover - not Linux
-    _PRCTL = None
 
 
 def percentile_ms(values: list[float], q: float) -> float:

@@ -16,13 +16,8 @@ import secrets
 import socket
 from typing import Any
 
-try:
-    from websockets.speedups import apply_mask
-except ImportError:  # pragma: no cover - the pure-Python fallback
-    def apply_mask(data: bytes, mask: bytes) -> bytes:
-        n = len(data)
-        key = (mask * (n // 4 + 1))[:n]
-        return (int.from_bytes(data, "big") ^ int.from_bytes(key, "big")).to_bytes(n, "big")
+import _paths  # noqa: F401  (first: the repository and tests/bench on sys.path)
+from _load_worker import apply_mask  # the table-load benchmark's masking, reused
 
 __all__ = ["Closed", "RawSocket", "TEXT", "BINARY", "CONTINUATION", "CLOSE", "PING"]
 
@@ -166,6 +161,12 @@ class RawSocket:
         """Send one command and wait for its answer."""
         self.send_json(command)
         return await self.reply_to(command["id"], timeout)
+
+    def stop_reading(self) -> None:
+        """Read nothing more from the kernel: its receive buffer fills, then the server's."""
+        transport = self.writer.transport
+        assert isinstance(transport, asyncio.Transport)
+        transport.pause_reading()
 
     def tcp_open(self) -> bool:
         """Whether the TCP connection is still established, asked of the kernel (Linux

@@ -42,7 +42,7 @@ async def attack(ctx: AttackContext) -> None:
                 sock.send_json({"type": "join", "token": token, "campaign": campaign,
                                 "since": 0})
                 await sock.drain()
-                sock.writer.transport.pause_reading()  # and never read again
+                sock.stop_reading()  # and never read again
             except (OSError, TimeoutError, Closed) as error:
                 ctx.count(f"reader connection failed: {type(error).__name__}")
                 return
