@@ -1,0 +1,110 @@
+"""The chaos trials' short versions: each script in ``--quick`` mode, a few seconds apiece.
+
+Each trial runs as a real process (the server and the attacker are processes of their own)
+and prints a ``CHAOS-RESULT`` JSON line with its verdicts. Only the correctness verdicts are
+asserted here (nothing acknowledged lost, no gap, no duplicate, no crash, no event appended by
+hostile frames, the honest table still served); the timing and memory targets are figures the
+full runs print, never asserted in the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+@cache
+def serve_flags() -> str:
+    """``poolhall serve --help``: which operator settings this server has."""
+    return subprocess.run([sys.executable, "-m", "clients.cli", "serve", "--help"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}).stdout
+
+
+def never_join_extra() -> tuple[str, ...]:
+    """The quick run holds its silent connections for 2 s, not the default join timeout (10 s),
+    so it shortens that timeout on a server that has the setting."""
+    return (("--option", "expect_closed=1")
+            + (("--server-arg=--join-timeout=0.5",) if "--join-timeout" in serve_flags() else ()))
+
+
+def _run(script: str, extra: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(HERE / script), "--quick", *extra], cwd=ROOT,
+                          capture_output=True, text=True, timeout=240,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+@cache
+def started() -> dict[str, Future[subprocess.CompletedProcess[str]]]:
+    """Every quick trial, started at the first test, three at a time.
+
+    Most of a quick trial's seconds are spent waiting (Python starting three processes, the
+    attack's clock), so running three at once brings the file from ~70 s to ~25 s on two cores.
+    Each trial measures against its own honest table, and only correctness is asserted.
+    """
+    pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="chaos-quick")
+    return {script: pool.submit(_run, script, extra) for script, extra in (
+        ("kill9.py", ()), ("disconnects.py", ()), ("hostile_frames.py", ()),
+        ("never_join.py", never_join_extra()), ("flood.py", ()), ("slow_readers.py", ()),
+        ("join_storm.py", ()), ("checks_churn.py", ()))}
+
+
+def run_quick(script: str) -> dict[str, Any]:
+    """One trial's quick run (see :func:`started`): its ``CHAOS-RESULT``, checked."""
+    done = started()[script].result(timeout=600)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("CHAOS-RESULT ")]
+    assert lines, f"{script} printed no result:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    result: dict[str, Any] = json.loads(lines[-1][len("CHAOS-RESULT "):])
+    failed = [check["name"] for check in result["checks"]
+              if check["kind"] == "correctness" and not check["ok"]]
+    assert not failed, f"{script}: {failed}\n{done.stdout[-4000:]}"
+    return result
+
+
+def test_kill9_loses_nothing_acknowledged() -> None:
+    """A server killed with SIGKILL under load restarts holding every command it acknowledged."""
+    run_quick("kill9.py")
+
+
+def test_disconnects_no_gap_no_duplicate() -> None:
+    """Clients cut off and resuming with since=last see no gap and no duplicate."""
+    run_quick("disconnects.py")
+
+
+def test_hostile_frames_change_nothing() -> None:
+    """Hostile frames from an outsider and a member are refused, append nothing, crash nothing."""
+    run_quick("hostile_frames.py")
+
+
+def test_never_join_connections_are_closed() -> None:
+    """Connections that never join are closed, and honest members can still join meanwhile."""
+    run_quick("never_join.py")
+
+
+def test_flood_leaves_the_honest_table_served() -> None:
+    """One member flooding rolls and opening many readers leaves another table served."""
+    run_quick("flood.py")
+
+
+def test_slow_readers_leave_the_honest_table_served() -> None:
+    """Members that join with since=0 and never read leave another table served."""
+    run_quick("slow_readers.py")
+
+
+def test_join_storm_leaves_the_honest_table_served() -> None:
+    """Joins with since=0 on a long log, as fast as served, leave another table served."""
+    run_quick("join_storm.py")
+
+
+def test_checks_churn_leaves_the_honest_table_served() -> None:
+    """Open narrative checks changed as fast as answered leave another campaign served."""
+    run_quick("checks_churn.py")
