@@ -36,6 +36,7 @@ from events.codec import AnyCommand
 from events.dice import parse_dice
 from events.errors import NotationError, StoreError
 from events.messages import json_schema
+from events.strict import StrictDecoder
 from events.systems import SYSTEM_IDS, SYSTEMS
 from events.wire_errors import rejection_from
 from projections.campaign import CampaignState, fold
@@ -149,7 +150,7 @@ async def _roll(args: argparse.Namespace) -> int:
     return await send_command(args, args.campaign, command)
 
 
-_COMMAND_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(AnyCommand)
+_COMMAND_DECODER: StrictDecoder[Any] = StrictDecoder(AnyCommand)
 
 
 async def _send(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ from msgspec import Meta
 
 from events.base import CommandId, Seq, Slug
 from events.codec import AnyCommand, AnyEvent
+from events.strict import StrictDecoder, strict_type
 
 __all__ = [
     "CLIENT_DECODER",
@@ -119,14 +120,21 @@ class View(_ServerMessage, tag="view"):
 
 ServerMessage = Union[Welcome, EventFrame, Ack, ErrorReply, View]
 
-CLIENT_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ClientMessage)
+CLIENT_DECODER: StrictDecoder[Any] = StrictDecoder(ClientMessage)
+"""Refuses unknown fields at any depth; the server's events, below, ignore them."""
 SERVER_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ServerMessage)
 
 
 def json_schema() -> dict[str, Any]:
-    """JSON Schema of every client and server message, generated from the types."""
+    """JSON Schema of every client and server message, generated from the types.
+
+    The client's messages are described by their strict twins (:mod:`events.strict`), so
+    every object a client sends says ``additionalProperties: false`` (a value nested in a
+    command is named ``<Name>Input``), while the events a server sends do not: older clients
+    ignore what they do not know.
+    """
     (client, server), components = msgspec.json.schema_components(
-        [ClientMessage, ServerMessage], ref_template="#/$defs/{name}"
+        [strict_type(ClientMessage), ServerMessage], ref_template="#/$defs/{name}"
     )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
