@@ -24,6 +24,8 @@ import msgspec
 from msgspec import Meta
 
 from events.base import Command, Event, Reason, Slug, Value
+from events.errors import NotationError
+from events.narrative_notation import DIE_KINDS, DIE_LETTERS, read_pool
 
 __all__ = [
     "SYSTEM_ID", "PARSED_COMMAND_ID", "CHARACTERISTICS", "DIE_KINDS", "DIE_LETTERS",
@@ -45,9 +47,6 @@ PARSED_COMMAND_ID = "parsed-roll"
 """The id of a command made by :func:`parse_roll`; the caller replaces it with a fresh one."""
 
 CHARACTERISTICS = ("brawn", "agility", "intellect", "cunning", "willpower", "presence")
-DIE_KINDS = ("proficiency", "ability", "difficulty", "challenge", "boost", "setback", "force")
-DIE_LETTERS = {"y": "proficiency", "g": "ability", "p": "difficulty", "r": "challenge",
-               "b": "boost", "k": "setback", "w": "force"}
 DIFFICULTY_DICE = {"simple": 0, "easy": 1, "average": 2, "hard": 3, "daunting": 4,
                    "formidable": 5, "impossible": 5}
 """Difficulty dice per level; **Impossible** is rolled as Formidable, with a destiny point."""
@@ -457,6 +456,29 @@ COMMANDS: tuple[type[Command], ...] = (
 )
 
 
-# ---- notation (its own module; imported last, as it reads the types above) -------------------
+# ---- notation (read by events.narrative_notation) -------------------------------------------
 
-from events.narrative_notation import parse_pool, parse_roll  # noqa: E402
+
+def parse_pool(text: str, limit: int = MAX_FREE_DICE) -> Pool | None:
+    """Read a pool in the notation (:func:`events.narrative_notation.read_pool`); None if not one.
+
+    ``"2y1g 2p1r 1b1k"``, ``"yyg vs pp"``, ``"2 proficiency, 1 ability + 1 boost"``. Raises
+    :class:`NotationError` (with the position) for text that starts like a pool but is not one,
+    or holds more than ``limit`` dice.
+    """
+    counts = read_pool(text, limit)
+    return None if counts is None else Pool(**counts)
+
+
+def parse_roll(text: str, character: str | None = None) -> RollPool | None:
+    """The notation as a :class:`RollPool` command for ``character``; None if not narrative.
+
+    The command's id is :data:`PARSED_COMMAND_ID`: this module draws no random numbers, so the
+    caller gives it a fresh id (``msgspec.structs.replace(command, id=...)``) before sending.
+    """
+    pool = parse_pool(text)
+    if pool is None:
+        return None
+    if pool.total == 0:
+        raise NotationError("the pool is empty", 0)
+    return RollPool(id=PARSED_COMMAND_ID, pool=pool, character=character)
