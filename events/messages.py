@@ -57,7 +57,7 @@ class _ServerMessage(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"
     """Base of the server's messages."""
 
 
-class Welcome(_ServerMessage, tag="welcome"):
+class Welcome(_ServerMessage, frozen=True, tag="welcome"):
     """The join was accepted; events after ``since`` up to ``head`` follow, then live ones."""
 
     role: str
@@ -68,7 +68,7 @@ class Welcome(_ServerMessage, tag="welcome"):
     head: int
 
 
-class EventFrame(_ServerMessage, tag="event"):
+class EventFrame(_ServerMessage, frozen=True, tag="event"):
     """One event of the log, with its sequence number, time, actor and command id."""
 
     seq: int
@@ -78,7 +78,7 @@ class EventFrame(_ServerMessage, tag="event"):
     event: AnyEvent  # type: ignore[valid-type]
 
 
-class OutgoingEventFrame(_ServerMessage, tag="event"):
+class OutgoingEventFrame(_ServerMessage, frozen=True, tag="event"):
     """The server's encoding of :class:`EventFrame`: the stored payload is sent as it is."""
 
     seq: int
@@ -88,7 +88,7 @@ class OutgoingEventFrame(_ServerMessage, tag="event"):
     event: msgspec.Raw
 
 
-class Ack(_ServerMessage, tag="ack", omit_defaults=True):
+class Ack(_ServerMessage, frozen=True, tag="ack", omit_defaults=True):
     """A command was accepted; ``seqs`` are the events it appended (durable already).
 
     ``campaign``, ``member`` and ``token`` are sent only by the commands that issue them
@@ -102,7 +102,7 @@ class Ack(_ServerMessage, tag="ack", omit_defaults=True):
     token: str | None = None
 
 
-class ErrorReply(_ServerMessage, tag="error"):
+class ErrorReply(_ServerMessage, frozen=True, tag="error"):
     """A message was refused and changed nothing; ``path`` is the field at fault."""
 
     id: str | None
@@ -111,7 +111,7 @@ class ErrorReply(_ServerMessage, tag="error"):
     path: str | None = None
 
 
-class View(_ServerMessage, tag="view"):
+class View(_ServerMessage, frozen=True, tag="view"):
     """Derived data the server computes for the table (the odds of an open check, ...)."""
 
     name: str

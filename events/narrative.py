@@ -93,14 +93,14 @@ def side_of(kind: str) -> Side:
     return _SIDES[kind]
 
 
-class Skill(Value, kw_only=True, gc=False):
+class Skill(Value, frozen=True, kw_only=True, gc=False):
     """A skill's rank and the characteristic it is linked to (Computers: Intellect)."""
 
     rank: SkillRank = 0
     characteristic: CharacteristicName
 
 
-class NarrativeStats(Value, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID):
+class NarrativeStats(Value, frozen=True, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID):
     """The six characteristics and the skills of a character.
 
     **Decision**: a characteristic left out is 2 (a typical starting character); a skill left
@@ -132,7 +132,7 @@ class NarrativeStats(Value, kw_only=True, gc=False, tag_field="system", tag=SYST
 Stats = NarrativeStats
 
 
-class Pool(Value, kw_only=True, gc=False, omit_defaults=True):
+class Pool(Value, frozen=True, kw_only=True, gc=False, omit_defaults=True):
     """How many dice of each kind a pool holds."""
 
     proficiency: DieCount = 0
@@ -159,7 +159,7 @@ class Pool(Value, kw_only=True, gc=False, omit_defaults=True):
         return "".join(parts) or "-"
 
 
-class RolledDie(Value, kw_only=True, gc=False):
+class RolledDie(Value, frozen=True, kw_only=True, gc=False):
     """One die as it came up: its kind, its face index and the symbols on that face."""
 
     kind: DieKind
@@ -170,7 +170,7 @@ class RolledDie(Value, kw_only=True, gc=False):
 Dice = Annotated[tuple[RolledDie, ...], Meta(max_length=MAX_POOL_DICE)]
 
 
-class NarrativeResult(Value, kw_only=True, gc=False):
+class NarrativeResult(Value, frozen=True, kw_only=True, gc=False):
     """A roll after cancelling: net successes (negative: net failures), net advantage
     (negative: net threat), triumphs and despairs (never cancelled), Force pips."""
 
@@ -183,7 +183,7 @@ class NarrativeResult(Value, kw_only=True, gc=False):
     succeeded: bool
 
 
-class DestinyDie(Value, kw_only=True, gc=False):
+class DestinyDie(Value, frozen=True, kw_only=True, gc=False):
     """The Force die one player rolled for the destiny pool."""
 
     member: Slug
@@ -194,7 +194,7 @@ class DestinyDie(Value, kw_only=True, gc=False):
 # ---- events -------------------------------------------------------------------------------
 
 
-class CheckOpened(Event, kw_only=True):
+class CheckOpened(Event, frozen=True, kw_only=True):
     """A check was opened for a character's skill, with the base pool it gave."""
 
     check: Slug
@@ -209,7 +209,7 @@ class CheckOpened(Event, kw_only=True):
     reason: Reason = ""
 
 
-class DifficultySet(Event, kw_only=True):
+class DifficultySet(Event, frozen=True, kw_only=True):
     """The GM set a check's difficulty: a level, or an opponent's characteristic and skill."""
 
     check: Slug
@@ -224,7 +224,7 @@ class DifficultySet(Event, kw_only=True):
     reason: Reason = ""
 
 
-class DiceAdded(Event, kw_only=True):
+class DiceAdded(Event, frozen=True, kw_only=True):
     """Dice were added to one side of a check's pool, for a reason."""
 
     check: Slug
@@ -234,7 +234,7 @@ class DiceAdded(Event, kw_only=True):
     reason: Reason = ""
 
 
-class DiceUpgraded(Event, kw_only=True):
+class DiceUpgraded(Event, frozen=True, kw_only=True):
     """Dice of one side were upgraded (Ability to Proficiency, Difficulty to Challenge)."""
 
     check: Slug
@@ -243,7 +243,7 @@ class DiceUpgraded(Event, kw_only=True):
     reason: Reason = ""
 
 
-class DiceDowngraded(Event, kw_only=True):
+class DiceDowngraded(Event, frozen=True, kw_only=True):
     """Dice of one side were downgraded (Proficiency to Ability, Challenge to Difficulty)."""
 
     check: Slug
@@ -252,7 +252,7 @@ class DiceDowngraded(Event, kw_only=True):
     reason: Reason = ""
 
 
-class DiceRemoved(Event, kw_only=True):
+class DiceRemoved(Event, frozen=True, kw_only=True):
     """Dice were removed from one side of a check's pool, for a reason."""
 
     check: Slug
@@ -262,7 +262,7 @@ class DiceRemoved(Event, kw_only=True):
     reason: Reason = ""
 
 
-class CheckRolled(Event, kw_only=True):
+class CheckRolled(Event, frozen=True, kw_only=True):
     """A check was rolled: its effective pool, each die's face, the result, success or not."""
 
     check: Slug
@@ -272,14 +272,14 @@ class CheckRolled(Event, kw_only=True):
     result: NarrativeResult
 
 
-class CheckCancelled(Event, kw_only=True):
+class CheckCancelled(Event, frozen=True, kw_only=True):
     """An open check was withdrawn without a roll."""
 
     check: Slug
     reason: Reason = ""
 
 
-class DestinyPoolRolled(Event, kw_only=True):
+class DestinyPoolRolled(Event, frozen=True, kw_only=True):
     """Every player rolled a Force die for the session's destiny pool: light and dark points."""
 
     dice: Annotated[tuple[DestinyDie, ...], Meta(max_length=20)]
@@ -287,7 +287,7 @@ class DestinyPoolRolled(Event, kw_only=True):
     dark: Points
 
 
-class DestinyPoolSet(Event, kw_only=True):
+class DestinyPoolSet(Event, frozen=True, kw_only=True):
     """The GM set the destiny pool's light and dark side points."""
 
     light: Points
@@ -295,7 +295,7 @@ class DestinyPoolSet(Event, kw_only=True):
     reason: Reason = ""
 
 
-class DestinyFlipped(Event, kw_only=True):
+class DestinyFlipped(Event, frozen=True, kw_only=True):
     """A destiny point was spent and flipped to the other side (pool as it stands after)."""
 
     side: DestinySide
@@ -306,7 +306,7 @@ class DestinyFlipped(Event, kw_only=True):
     dark: Points
 
 
-class ForceDiceRolled(Event, kw_only=True):
+class ForceDiceRolled(Event, frozen=True, kw_only=True):
     """Force dice were rolled for a power: each face, light and dark pips."""
 
     character: Slug
@@ -316,7 +316,7 @@ class ForceDiceRolled(Event, kw_only=True):
     reason: Reason = ""
 
 
-class PoolRolled(Event, kw_only=True):
+class PoolRolled(Event, frozen=True, kw_only=True):
     """A free narrative pool (not a check) was rolled: each die's face and the result."""
 
     character: Slug | None = None
@@ -336,7 +336,7 @@ EVENTS: tuple[type[Event], ...] = (
 # ---- commands -----------------------------------------------------------------------------
 
 
-class OpenCheck(Command, kw_only=True):
+class OpenCheck(Command, frozen=True, kw_only=True):
     """Open a check for a character's skill (the player of the character, or the GM).
 
     ``check`` is the id the table uses for it (generated when left out); ``characteristic``
@@ -352,7 +352,7 @@ class OpenCheck(Command, kw_only=True):
     reason: Reason = ""
 
 
-class SetDifficulty(Command, kw_only=True):
+class SetDifficulty(Command, frozen=True, kw_only=True):
     """Set a check's difficulty (GM): a ``level``, or an ``opponent`` and their skill."""
 
     check: Slug
@@ -363,7 +363,7 @@ class SetDifficulty(Command, kw_only=True):
     reason: Reason = ""
 
 
-class AddDice(Command, kw_only=True):
+class AddDice(Command, frozen=True, kw_only=True):
     """Add Boost, Setback, Ability or Difficulty dice to a check."""
 
     check: Slug
@@ -372,7 +372,7 @@ class AddDice(Command, kw_only=True):
     reason: Reason = ""
 
 
-class UpgradeDice(Command, kw_only=True):
+class UpgradeDice(Command, frozen=True, kw_only=True):
     """Upgrade dice of one side of a check."""
 
     check: Slug
@@ -381,7 +381,7 @@ class UpgradeDice(Command, kw_only=True):
     reason: Reason = ""
 
 
-class DowngradeDice(Command, kw_only=True):
+class DowngradeDice(Command, frozen=True, kw_only=True):
     """Downgrade dice of one side of a check."""
 
     check: Slug
@@ -390,7 +390,7 @@ class DowngradeDice(Command, kw_only=True):
     reason: Reason = ""
 
 
-class RemoveDice(Command, kw_only=True):
+class RemoveDice(Command, frozen=True, kw_only=True):
     """Remove Boost, Setback, Ability or Difficulty dice from a check."""
 
     check: Slug
@@ -399,24 +399,24 @@ class RemoveDice(Command, kw_only=True):
     reason: Reason = ""
 
 
-class RollCheck(Command, kw_only=True):
+class RollCheck(Command, frozen=True, kw_only=True):
     """Roll an open check's effective pool (the player of its character, or the GM)."""
 
     check: Slug
 
 
-class CancelCheck(Command, kw_only=True):
+class CancelCheck(Command, frozen=True, kw_only=True):
     """Withdraw an open check without rolling it."""
 
     check: Slug
     reason: Reason = ""
 
 
-class RollDestinyPool(Command, kw_only=True):
+class RollDestinyPool(Command, frozen=True, kw_only=True):
     """Roll the destiny pool for the session: one Force die per player at the table (GM)."""
 
 
-class SetDestinyPool(Command, kw_only=True):
+class SetDestinyPool(Command, frozen=True, kw_only=True):
     """Set the destiny pool's points directly (GM)."""
 
     light: Points
@@ -424,7 +424,7 @@ class SetDestinyPool(Command, kw_only=True):
     reason: Reason = ""
 
 
-class FlipDestiny(Command, kw_only=True):
+class FlipDestiny(Command, frozen=True, kw_only=True):
     """Spend a destiny point: players light side, the GM dark side; at most one per side per
     check. ``upgrade_*`` effects upgrade the named check's pool once."""
 
@@ -434,7 +434,7 @@ class FlipDestiny(Command, kw_only=True):
     reason: Reason = ""
 
 
-class RollForceDice(Command, kw_only=True):
+class RollForceDice(Command, frozen=True, kw_only=True):
     """Roll Force dice for a character's power (its Force rating in dice)."""
 
     character: Slug
@@ -442,7 +442,7 @@ class RollForceDice(Command, kw_only=True):
     reason: Reason = ""
 
 
-class RollPool(Command, kw_only=True):
+class RollPool(Command, frozen=True, kw_only=True):
     """Roll a free narrative pool, not tied to a check (``poolhall roll C "2g1p"``)."""
 
     pool: Pool
