@@ -50,7 +50,7 @@ class Join(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="joi
     since: Seq = 0
 
 
-ClientMessage = Union[Join, AnyCommand]  # type: ignore[valid-type]
+ClientMessage = Union[Join, AnyCommand]
 
 
 class _ServerMessage(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -75,7 +75,7 @@ class EventFrame(_ServerMessage, frozen=True, tag="event"):
     at: str
     actor: str
     command: str
-    event: AnyEvent  # type: ignore[valid-type]
+    event: AnyEvent
 
 
 class OutgoingEventFrame(_ServerMessage, frozen=True, tag="event"):

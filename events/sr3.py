@@ -55,8 +55,9 @@ ATTRIBUTES = ("body", "quickness", "strength", "charisma", "intelligence", "will
               "reaction")
 AttributeName = Literal["body", "quickness", "strength", "charisma", "intelligence", "willpower",
                         "magic", "reaction"]
-POOLS = ("combat", "control", "hacking", "spell", "astral_combat", "task", "astral")
 PoolName = Literal["combat", "control", "hacking", "spell", "astral_combat", "task", "astral"]
+POOLS: tuple[PoolName, ...] = ("combat", "control", "hacking", "spell", "astral_combat", "task",
+                               "astral")
 TEST_KINDS = ("combat", "dodge", "damage_resistance", "control", "matrix", "matrix_etiquette",
               "ic_resistance", "spell", "spell_defense", "dispelling", "drain",
               "spell_resistance", "conjuring", "magical_skill", "perception", "other")

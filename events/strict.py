@@ -55,11 +55,11 @@ def _strict_struct(cls: type[msgspec.Struct]) -> type[msgspec.Struct]:
     """The strict twin of one Struct class, built once (``cls`` when it is strict already)."""
     overridden: list[tuple[str, Any, Any]] = []
     for field in msgspec.structs.fields(cls):
-        twin = strict_type(field.type)
-        if twin is not field.type:
+        strict = strict_type(field.type)
+        if strict is not field.type:
             default = (msgspec.field(default_factory=field.default_factory)
                        if field.default_factory is not msgspec.NODEFAULT else field.default)
-            overridden.append((field.name, twin, default))
+            overridden.append((field.name, strict, default))
     if cls.__struct_config__.forbid_unknown_fields and not overridden:
         return cls
     # A command keeps its class name, which is its tag; a value's tag (if any) is inherited

@@ -270,11 +270,12 @@ class Server:
             member = Member(member=ADMIN_MEMBER, name="Admin", role="gm", characters=[],
                             token_hash=token_hash, admin=True)
         else:
-            member = next((m for m in hub.state.members.values()
-                           if m.active and tokens_match(m.token_hash, token_hash)), None)
-            if member is None:
+            found = next((m for m in hub.state.members.values()
+                          if m.active and tokens_match(m.token_hash, token_hash)), None)
+            if found is None:
                 raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
                                "$.token")
+            member = found
         done: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()
         hub.submit(JoinWork(member=member, since=join.since, subscriber=subscriber, done=done))
         await done

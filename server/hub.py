@@ -258,10 +258,10 @@ class CampaignHub:
             if seqs:
                 self.commands[request.command_id] = CommandRecord(
                     request.actor, seqs[0], seqs[-1])
-            for seq, prepared in zip(seqs, request.events, strict=True):
+            for seq, stored in zip(seqs, request.events, strict=True):
                 self._broadcast(encode(OutgoingEventFrame(
                     seq=seq, at=request.at, actor=request.actor, command=request.command_id,
-                    event=msgspec.Raw(prepared.payload))))
+                    event=msgspec.Raw(stored.payload))))
             changed.extend(new_events)
             answers[command_id] = Ack(id=command_id, seqs=seqs, member=ctx.issued_member,
                                       token=ctx.issued_token)
@@ -397,8 +397,8 @@ class CampaignHub:
             after = since
             while after < head:
                 upto = min(after + CATCH_UP_PAGE, head)
-                rows = await asyncio.to_thread(
-                    lambda a=after, u=upto: list(self._log.rows(self.campaign, a, u)))
+                # The generator runs (and reads SQLite) in the worker thread, inside list().
+                rows = await asyncio.to_thread(list, self._log.rows(self.campaign, after, upto))
                 for row in rows:
                     await target.send_now(encode(OutgoingEventFrame(
                         seq=row.seq, at=row.at, actor=row.actor, command=row.command_id,
