@@ -62,9 +62,11 @@ def _strict_struct(cls: type[msgspec.Struct]) -> type[msgspec.Struct]:
             overridden.append((field.name, strict, default))
     if cls.__struct_config__.forbid_unknown_fields and not overridden:
         return cls
-    # A command keeps its class name, which is its tag; a value's tag (if any) is inherited
-    # as it is, so its twin can carry a name of its own for the JSON Schema.
-    name = cls.__name__ if issubclass(cls, Command) else f"{cls.__name__}Input"
+    # A command keeps its class name, which is its tag (and is strict itself already); a
+    # value's tag, if any, is inherited as it is, so its twin has a name of its own in the
+    # JSON Schema, beside the tolerant original that events use.
+    command = issubclass(cls, Command)
+    name = cls.__name__ if command else f"{cls.__name__}Input"
     twin: type[msgspec.Struct] = msgspec.defstruct(
         name,
         [(name_, type_, default) if default is not msgspec.NODEFAULT else (name_, type_)
@@ -75,8 +77,8 @@ def _strict_struct(cls: type[msgspec.Struct]) -> type[msgspec.Struct]:
         frozen=cls.__struct_config__.frozen,
         kw_only=True,
     )
-    twin.__doc__ = (inspect.cleandoc(cls.__doc__ or cls.__name__)
-                    + "\n\nAs a command gives it: unknown fields are refused.")
+    twin.__doc__ = inspect.cleandoc(cls.__doc__ or cls.__name__) + (
+        "" if command else "\n\nAs a command gives it: unknown fields are refused.")
     return twin
 
 
