@@ -37,6 +37,7 @@ from events.dice import parse_dice
 from events.errors import ConnectionLost, NotationError, Rejected, StoreError
 from events.messages import json_schema
 from events.plain_text import check_plain_text
+from events.strict import StrictDecoder
 from events.systems import SYSTEM_IDS, SYSTEMS
 from events.wire_errors import rejection_from
 from projections.campaign import CampaignState, fold
@@ -162,7 +163,7 @@ async def _roll(args: argparse.Namespace) -> int:
     return await send_command(args, args.campaign, command)
 
 
-_COMMAND_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(AnyCommand)
+_COMMAND_DECODER: StrictDecoder[Any] = StrictDecoder(AnyCommand)
 
 
 async def _send(args: argparse.Namespace) -> int:

@@ -78,4 +78,4 @@ class EscapeUnprintable(RenderHook):
 
     def process_renderables(self, renderables: list[ConsoleRenderable]
                             ) -> list[ConsoleRenderable]:
-        return [_Escaped(renderable) for renderable in renderables]  # type: ignore[misc]
+        return [_Escaped(renderable) for renderable in renderables]

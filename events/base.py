@@ -62,10 +62,12 @@ class Event(
     kw_only=True,
     tag_field="type",
     tag=snake_case,
-    forbid_unknown_fields=True,
     gc=False,
 ):
     """Something that happened at the table. Subclasses are named in the past tense.
+
+    Unknown fields are ignored (msgspec's default), so that a reader one version older still
+    decodes an event that has gained an optional field: msgspec's schema-evolution rule.
 
     ``gc=False``: an event is an immutable value that cannot form a reference cycle, so the
     garbage collector need not track the hundreds of thousands a rebuild creates.
@@ -77,12 +79,13 @@ class Event(
     schema_version: ClassVar[int] = 1
 
 
-class Value(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class Value(msgspec.Struct, frozen=True, kw_only=True):
     """A value inside an event or command: stats, a skill, a pool, a rolled die.
 
-    Unknown fields are refused here as on events and commands, so a typo nested in a
-    command (``"stats": {"agilty": 3}``) is an ``invalid`` error naming its path, never a
-    value silently dropped.
+    Unknown fields are ignored here as on events, for older readers. Inside a command they
+    are refused all the same (``"stats": {"agilty": 3}`` is an ``invalid`` error naming its
+    path, never a value silently dropped): commands are decoded against strict twins of
+    these classes, see :mod:`events.strict`.
     """
 
 
@@ -94,7 +97,10 @@ class Command(
     tag=snake_case,
     forbid_unknown_fields=True,
 ):
-    """Something a member asks the table to do. ``id`` makes a retry idempotent."""
+    """Something a member asks the table to do. ``id`` makes a retry idempotent.
+
+    Unknown fields are refused, at any depth (:mod:`events.strict`): a typo is an error.
+    """
 
     id: CommandId
 

@@ -8,7 +8,7 @@ version it upgrades *from*) before it is decoded, so old logs keep replaying.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import msgspec
 
@@ -37,8 +37,12 @@ ALL_EVENTS: tuple[type[Event], ...] = core.EVENTS + tuple(
 ALL_COMMANDS: tuple[type[Command], ...] = core.COMMANDS + tuple(
     cls for module in SYSTEMS.values() for cls in module.COMMANDS
 )
-AnyEvent = Union[ALL_EVENTS]  # type: ignore[valid-type]
-AnyCommand = Union[ALL_COMMANDS]  # type: ignore[valid-type]
+if TYPE_CHECKING:  # the unions are built from the registries; statically, their bases
+    AnyEvent = Event
+    AnyCommand = Command
+else:
+    AnyEvent = Union[ALL_EVENTS]
+    AnyCommand = Union[ALL_COMMANDS]
 
 
 def event_tag(cls: type[msgspec.Struct]) -> str:
@@ -55,7 +59,7 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 """``(tag, from_version) -> function(payload dict) -> payload dict of from_version + 1``."""
 
 _encoder = msgspec.json.Encoder()
-_event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(AnyEvent)
+_event_decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(AnyEvent)
 
 
 def encode(value: object) -> bytes:
@@ -73,7 +77,7 @@ def decode_event(payload: bytes | str) -> Event:
     return _event_decoder.decode(payload)
 
 
-_page_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(list[AnyEvent])  # type: ignore[valid-type]
+_page_decoder: msgspec.json.Decoder[list[Event]] = msgspec.json.Decoder(list[AnyEvent])
 
 
 def decode_page(payloads: list[str]) -> list[Event] | None:

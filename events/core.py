@@ -53,7 +53,7 @@ RetryKey = Annotated[str, Meta(
 # ---- events -------------------------------------------------------------------------------
 
 
-class CampaignCreated(Event, kw_only=True):
+class CampaignCreated(Event, frozen=True, kw_only=True):
     """A campaign was opened for a game system."""
 
     campaign: Slug
@@ -61,7 +61,7 @@ class CampaignCreated(Event, kw_only=True):
     system: SystemId
 
 
-class MemberInvited(Event, kw_only=True):
+class MemberInvited(Event, frozen=True, kw_only=True):
     """Someone was invited to the table with a role; only the hash of their token is kept."""
 
     member: Slug
@@ -71,14 +71,14 @@ class MemberInvited(Event, kw_only=True):
     token_hash: TokenHash
 
 
-class MemberRemoved(Event, kw_only=True):
+class MemberRemoved(Event, frozen=True, kw_only=True):
     """A member left the table; their token no longer opens it."""
 
     member: Slug
     reason: Reason = ""
 
 
-class CharacterCreated(Event, kw_only=True):
+class CharacterCreated(Event, frozen=True, kw_only=True):
     """A character joined the campaign, with the stats of its game system."""
 
     character: Slug
@@ -86,7 +86,7 @@ class CharacterCreated(Event, kw_only=True):
     stats: Stats
 
 
-class CharacterUpdated(Event, kw_only=True):
+class CharacterUpdated(Event, frozen=True, kw_only=True):
     """A character's name or stats changed (the whole new stats, not a patch)."""
 
     character: Slug
@@ -94,20 +94,20 @@ class CharacterUpdated(Event, kw_only=True):
     stats: Stats | None = None
 
 
-class GameSessionStarted(Event, kw_only=True):
+class GameSessionStarted(Event, frozen=True, kw_only=True):
     """The table sat down for a game session."""
 
     session: Annotated[int, Meta(ge=1)]
     title: Annotated[str, Meta(max_length=80)] = ""
 
 
-class GameSessionEnded(Event, kw_only=True):
+class GameSessionEnded(Event, frozen=True, kw_only=True):
     """The game session ended."""
 
     session: Annotated[int, Meta(ge=1)]
 
 
-class DiceRolled(Event, kw_only=True):
+class DiceRolled(Event, frozen=True, kw_only=True):
     """A free roll in XdN notation, with every face that came up and the total."""
 
     character: Slug | None = None
@@ -133,7 +133,7 @@ EVENTS: tuple[type[Event], ...] = (
 # ---- commands -----------------------------------------------------------------------------
 
 
-class CreateCampaign(Command, kw_only=True):
+class CreateCampaign(Command, frozen=True, kw_only=True):
     """Open a new campaign (admin token only); the ack carries the GM's token."""
 
     name: Name
@@ -142,7 +142,7 @@ class CreateCampaign(Command, kw_only=True):
     retry_key: RetryKey | None = None
 
 
-class Invite(Command, kw_only=True):
+class Invite(Command, frozen=True, kw_only=True):
     """Invite a member (GM or admin); the ack carries their token, shown only once."""
 
     role: Role
@@ -151,14 +151,14 @@ class Invite(Command, kw_only=True):
     retry_key: RetryKey | None = None
 
 
-class RemoveMember(Command, kw_only=True):
+class RemoveMember(Command, frozen=True, kw_only=True):
     """Remove a member from the table (GM only)."""
 
     member: Slug
     reason: Reason = ""
 
 
-class CreateCharacter(Command, kw_only=True):
+class CreateCharacter(Command, frozen=True, kw_only=True):
     """Create a character (GM, or the player the character is reserved for)."""
 
     character: Slug
@@ -166,7 +166,7 @@ class CreateCharacter(Command, kw_only=True):
     stats: Stats
 
 
-class UpdateCharacter(Command, kw_only=True):
+class UpdateCharacter(Command, frozen=True, kw_only=True):
     """Change a character's name or stats (GM, or the player who owns it)."""
 
     character: Slug
@@ -174,17 +174,17 @@ class UpdateCharacter(Command, kw_only=True):
     stats: Stats | None = None
 
 
-class StartSession(Command, kw_only=True):
+class StartSession(Command, frozen=True, kw_only=True):
     """Start a game session (GM only)."""
 
     title: Annotated[str, Meta(max_length=80)] = ""
 
 
-class EndSession(Command, kw_only=True):
+class EndSession(Command, frozen=True, kw_only=True):
     """End the current game session (GM only)."""
 
 
-class Roll(Command, kw_only=True):
+class Roll(Command, frozen=True, kw_only=True):
     """A free roll in XdN notation, for a character or for no one in particular."""
 
     expression: Expression

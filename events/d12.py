@@ -90,7 +90,7 @@ Note = Annotated[str, Meta(max_length=280, description="the GM's reading of the 
 NamedStats = Annotated[tuple[StatName, ...], Meta(min_length=1, max_length=8)]
 
 
-class D12Stats(Value, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID):
+class D12Stats(Value, frozen=True, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID):
     """A character's named stats and their ratings; CON and CHA are required.
 
     The names are the campaign's to choose (``STR``, ``WIT``, ``STEALTH`` ...); CON and CHA
@@ -108,14 +108,14 @@ class D12Stats(Value, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID)
 Stats = D12Stats
 
 
-class StatUsed(Value, kw_only=True, gc=False):
+class StatUsed(Value, frozen=True, kw_only=True, gc=False):
     """A stat the GM named for a test, with the rating it had when the pool was assembled."""
 
     stat: StatName
     rating: Rating
 
 
-class Threshold(Value, kw_only=True, gc=False):
+class Threshold(Value, frozen=True, kw_only=True, gc=False):
     """The DT of a roll and where it came from: set by the GM, or an opponent's stat rating.
 
     **Decision**: a DT derived from an opponent is the opponent's rating in the named stat,
@@ -132,7 +132,7 @@ class Threshold(Value, kw_only=True, gc=False):
 # ---- events -------------------------------------------------------------------------------
 
 
-class ThresholdTestStarted(Event, kw_only=True):
+class ThresholdTestStarted(Event, frozen=True, kw_only=True):
     """The GM called for a test: stats named, pool assembled from them, DT set or derived."""
 
     test: TestNo
@@ -145,14 +145,14 @@ class ThresholdTestStarted(Event, kw_only=True):
     label: Reason = ""
 
 
-class DifficultyThresholdSet(Event, kw_only=True):
+class DifficultyThresholdSet(Event, frozen=True, kw_only=True):
     """The GM set (or derived anew) the DT for the next round of an extended test."""
 
     test: TestNo
     threshold: Threshold
 
 
-class ThresholdDiceRolled(Event, kw_only=True):
+class ThresholdDiceRolled(Event, frozen=True, kw_only=True):
     """The pool was rolled: each face, what each die counted, successes, failures, margin."""
 
     test: TestNo
@@ -166,7 +166,7 @@ class ThresholdDiceRolled(Event, kw_only=True):
     succeeded: bool
 
 
-class FailedDiceRemoved(Event, kw_only=True):
+class FailedDiceRemoved(Event, frozen=True, kw_only=True):
     """The dice that came up failures left the extended test's pool (``dice``: their places)."""
 
     test: TestNo
@@ -177,7 +177,7 @@ class FailedDiceRemoved(Event, kw_only=True):
     pool: PoolSize
 
 
-class RefreshDiceAdded(Event, kw_only=True):
+class RefreshDiceAdded(Event, frozen=True, kw_only=True):
     """The character's CON or CHA dice joined the extended test's pool after a round."""
 
     test: TestNo
@@ -188,7 +188,7 @@ class RefreshDiceAdded(Event, kw_only=True):
     pool: PoolSize
 
 
-class ThresholdResultInterpreted(Event, kw_only=True):
+class ThresholdResultInterpreted(Event, frozen=True, kw_only=True):
     """The GM said what a roll's result means in the story."""
 
     test: TestNo
@@ -196,7 +196,7 @@ class ThresholdResultInterpreted(Event, kw_only=True):
     text: Note
 
 
-class ThresholdTestEnded(Event, kw_only=True):
+class ThresholdTestEnded(Event, frozen=True, kw_only=True):
     """A test ended before or without another roll: the GM ended it, or its pool is empty."""
 
     test: TestNo
@@ -209,7 +209,7 @@ class ThresholdTestEnded(Event, kw_only=True):
 # ---- commands -----------------------------------------------------------------------------
 
 
-class _ThresholdFields(Command, kw_only=True):
+class _ThresholdFields(Command, frozen=True, kw_only=True):
     """Fields that set a DT: ``dt`` directly, or ``opponent`` and ``opponent_stat``."""
 
     dt: DT | None = None
@@ -217,7 +217,7 @@ class _ThresholdFields(Command, kw_only=True):
     opponent_stat: StatName | None = None
 
 
-class CallThresholdTest(_ThresholdFields, kw_only=True):
+class CallThresholdTest(_ThresholdFields, frozen=True, kw_only=True):
     """Call for a test (GM): name the stats, set the DT or name the opponent's stat.
 
     An extended test names ``refresh``: the stat (CON or CHA) whose dice join after a round.
@@ -230,19 +230,19 @@ class CallThresholdTest(_ThresholdFields, kw_only=True):
     label: Reason = ""
 
 
-class SetDifficultyThreshold(_ThresholdFields, kw_only=True):
+class SetDifficultyThreshold(_ThresholdFields, frozen=True, kw_only=True):
     """Set or derive the DT again before the next round of an extended test (GM)."""
 
     test: TestNo
 
 
-class RollThresholdTest(Command, kw_only=True):
+class RollThresholdTest(Command, frozen=True, kw_only=True):
     """Roll the pool of an open test (the player of its character, or the GM)."""
 
     test: TestNo
 
 
-class RollBasicTest(Command, kw_only=True):
+class RollBasicTest(Command, frozen=True, kw_only=True):
     """Roll N d12s against a DT as a basic test: ``poolhall roll CAMPAIGN "5d12 dt7"``.
 
     The GM's starts and rolls a test at once; a player's rolls the basic test the GM
@@ -254,14 +254,14 @@ class RollBasicTest(Command, kw_only=True):
     character: Slug | None = None
 
 
-class InterpretThresholdResult(Command, kw_only=True):
+class InterpretThresholdResult(Command, frozen=True, kw_only=True):
     """Say what the last roll of a test means (GM)."""
 
     test: TestNo
     text: Note
 
 
-class EndThresholdTest(Command, kw_only=True):
+class EndThresholdTest(Command, frozen=True, kw_only=True):
     """End an open test (GM): the combat is over, the negotiation settled."""
 
     test: TestNo

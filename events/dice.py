@@ -44,7 +44,7 @@ Sides = Annotated[int, Meta(ge=2, le=100)]
 Face = Annotated[int, Meta(ge=1, le=100)]
 
 
-class DiceTerm(Value, kw_only=True, gc=False):
+class DiceTerm(Value, frozen=True, kw_only=True, gc=False):
     """``count`` dice of ``sides`` sides, added (sign 1) or subtracted (sign -1)."""
 
     count: Annotated[int, Meta(ge=1, le=MAX_DICE)]
@@ -52,7 +52,7 @@ class DiceTerm(Value, kw_only=True, gc=False):
     sign: Annotated[int, Meta(ge=-1, le=1)] = 1
 
 
-class DiceExpression(Value, kw_only=True):
+class DiceExpression(Value, frozen=True, kw_only=True):
     """A parsed free roll: dice terms and a constant."""
 
     terms: tuple[DiceTerm, ...]
@@ -69,7 +69,7 @@ class DiceExpression(Value, kw_only=True):
         return text.removeprefix("+")
 
 
-class RolledTerm(Value, kw_only=True, gc=False):
+class RolledTerm(Value, frozen=True, kw_only=True, gc=False):
     """One term of a free roll as it came up: every face, in the order rolled."""
 
     sides: Sides

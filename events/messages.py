@@ -15,6 +15,7 @@ from msgspec import Meta
 
 from events.base import CommandId, Seq, Slug
 from events.codec import AnyCommand, AnyEvent
+from events.strict import StrictDecoder, strict_type
 
 __all__ = [
     "CLIENT_DECODER",
@@ -60,14 +61,14 @@ class Join(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="joi
     since_hash: ChainHash | None = None
 
 
-ClientMessage = Union[Join, AnyCommand]  # type: ignore[valid-type]
+ClientMessage = Union[Join, AnyCommand]
 
 
 class _ServerMessage(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     """Base of the server's messages."""
 
 
-class Welcome(_ServerMessage, tag="welcome"):
+class Welcome(_ServerMessage, frozen=True, tag="welcome"):
     """The join was accepted; events after ``since`` up to ``head`` follow, then live ones.
 
     ``head_hash`` is the chain hash of event ``head`` (empty for the admin session).
@@ -82,7 +83,7 @@ class Welcome(_ServerMessage, tag="welcome"):
     head_hash: str = ""
 
 
-class EventFrame(_ServerMessage, tag="event"):
+class EventFrame(_ServerMessage, frozen=True, tag="event"):
     """One event of the log, with its sequence number, time, actor, command id and hash.
 
     ``hash`` is the event's link of the campaign's hash chain, as stored (empty from a
@@ -93,11 +94,11 @@ class EventFrame(_ServerMessage, tag="event"):
     at: str
     actor: str
     command: str
-    event: AnyEvent  # type: ignore[valid-type]
+    event: AnyEvent
     hash: str = ""
 
 
-class OutgoingEventFrame(_ServerMessage, tag="event"):
+class OutgoingEventFrame(_ServerMessage, frozen=True, tag="event"):
     """The server's encoding of :class:`EventFrame`: the stored payload is sent as it is."""
 
     seq: int
@@ -108,7 +109,7 @@ class OutgoingEventFrame(_ServerMessage, tag="event"):
     hash: str = ""
 
 
-class Ack(_ServerMessage, tag="ack", omit_defaults=True):
+class Ack(_ServerMessage, frozen=True, tag="ack", omit_defaults=True):
     """A command was accepted; ``seqs`` are the events it appended (durable already).
 
     ``campaign``, ``member`` and ``token`` are sent only by the commands that issue them
@@ -122,7 +123,7 @@ class Ack(_ServerMessage, tag="ack", omit_defaults=True):
     token: str | None = None
 
 
-class ErrorReply(_ServerMessage, tag="error"):
+class ErrorReply(_ServerMessage, frozen=True, tag="error"):
     """A message was refused and changed nothing; ``path`` is the field at fault.
 
     ``retry_after`` (seconds) comes with ``rate_limited``: the same message is accepted after
@@ -136,7 +137,7 @@ class ErrorReply(_ServerMessage, tag="error"):
     retry_after: float | None = None
 
 
-class View(_ServerMessage, tag="view"):
+class View(_ServerMessage, frozen=True, tag="view"):
     """Derived data the server computes for the table (the odds of an open check, ...)."""
 
     name: str
@@ -145,14 +146,21 @@ class View(_ServerMessage, tag="view"):
 
 ServerMessage = Union[Welcome, EventFrame, Ack, ErrorReply, View]
 
-CLIENT_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ClientMessage)
+CLIENT_DECODER: StrictDecoder[Any] = StrictDecoder(ClientMessage)
+"""Refuses unknown fields at any depth; the server's events, below, ignore them."""
 SERVER_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ServerMessage)
 
 
 def json_schema() -> dict[str, Any]:
-    """JSON Schema of every client and server message, generated from the types."""
+    """JSON Schema of every client and server message, generated from the types.
+
+    The client's messages are described by their strict twins (:mod:`events.strict`), so
+    every object a client sends says ``additionalProperties: false`` (a value nested in a
+    command is named ``<Name>Input``), while the events a server sends do not: older clients
+    ignore what they do not know.
+    """
     (client, server), components = msgspec.json.schema_components(
-        [ClientMessage, ServerMessage], ref_template="#/$defs/{name}"
+        [strict_type(ClientMessage), ServerMessage], ref_template="#/$defs/{name}"
     )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

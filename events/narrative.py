@@ -24,6 +24,8 @@ import msgspec
 from msgspec import Meta
 
 from events.base import Command, Event, Reason, Slug, Value
+from events.errors import NotationError
+from events.narrative_notation import DIE_KINDS, DIE_LETTERS, read_pool
 
 __all__ = [
     "SYSTEM_ID", "PARSED_COMMAND_ID", "CHARACTERISTICS", "DIE_KINDS", "DIE_LETTERS",
@@ -45,9 +47,6 @@ PARSED_COMMAND_ID = "parsed-roll"
 """The id of a command made by :func:`parse_roll`; the caller replaces it with a fresh one."""
 
 CHARACTERISTICS = ("brawn", "agility", "intellect", "cunning", "willpower", "presence")
-DIE_KINDS = ("proficiency", "ability", "difficulty", "challenge", "boost", "setback", "force")
-DIE_LETTERS = {"y": "proficiency", "g": "ability", "p": "difficulty", "r": "challenge",
-               "b": "boost", "k": "setback", "w": "force"}
 DIFFICULTY_DICE = {"simple": 0, "easy": 1, "average": 2, "hard": 3, "daunting": 4,
                    "formidable": 5, "impossible": 5}
 """Difficulty dice per level; **Impossible** is rolled as Formidable, with a destiny point."""
@@ -94,14 +93,14 @@ def side_of(kind: str) -> Side:
     return _SIDES[kind]
 
 
-class Skill(Value, kw_only=True, gc=False):
+class Skill(Value, frozen=True, kw_only=True, gc=False):
     """A skill's rank and the characteristic it is linked to (Computers: Intellect)."""
 
     rank: SkillRank = 0
     characteristic: CharacteristicName
 
 
-class NarrativeStats(Value, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID):
+class NarrativeStats(Value, frozen=True, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID):
     """The six characteristics and the skills of a character.
 
     **Decision**: a characteristic left out is 2 (a typical starting character); a skill left
@@ -133,7 +132,7 @@ class NarrativeStats(Value, kw_only=True, gc=False, tag_field="system", tag=SYST
 Stats = NarrativeStats
 
 
-class Pool(Value, kw_only=True, gc=False, omit_defaults=True):
+class Pool(Value, frozen=True, kw_only=True, gc=False, omit_defaults=True):
     """How many dice of each kind a pool holds."""
 
     proficiency: DieCount = 0
@@ -160,7 +159,7 @@ class Pool(Value, kw_only=True, gc=False, omit_defaults=True):
         return "".join(parts) or "-"
 
 
-class RolledDie(Value, kw_only=True, gc=False):
+class RolledDie(Value, frozen=True, kw_only=True, gc=False):
     """One die as it came up: its kind, its face index and the symbols on that face."""
 
     kind: DieKind
@@ -171,7 +170,7 @@ class RolledDie(Value, kw_only=True, gc=False):
 Dice = Annotated[tuple[RolledDie, ...], Meta(max_length=MAX_POOL_DICE)]
 
 
-class NarrativeResult(Value, kw_only=True, gc=False):
+class NarrativeResult(Value, frozen=True, kw_only=True, gc=False):
     """A roll after cancelling: net successes (negative: net failures), net advantage
     (negative: net threat), triumphs and despairs (never cancelled), Force pips."""
 
@@ -184,7 +183,7 @@ class NarrativeResult(Value, kw_only=True, gc=False):
     succeeded: bool
 
 
-class DestinyDie(Value, kw_only=True, gc=False):
+class DestinyDie(Value, frozen=True, kw_only=True, gc=False):
     """The Force die one player rolled for the destiny pool."""
 
     member: Slug
@@ -195,7 +194,7 @@ class DestinyDie(Value, kw_only=True, gc=False):
 # ---- events -------------------------------------------------------------------------------
 
 
-class CheckOpened(Event, kw_only=True):
+class CheckOpened(Event, frozen=True, kw_only=True):
     """A check was opened for a character's skill, with the base pool it gave."""
 
     check: Slug
@@ -210,7 +209,7 @@ class CheckOpened(Event, kw_only=True):
     reason: Reason = ""
 
 
-class DifficultySet(Event, kw_only=True):
+class DifficultySet(Event, frozen=True, kw_only=True):
     """The GM set a check's difficulty: a level, or an opponent's characteristic and skill."""
 
     check: Slug
@@ -225,7 +224,7 @@ class DifficultySet(Event, kw_only=True):
     reason: Reason = ""
 
 
-class DiceAdded(Event, kw_only=True):
+class DiceAdded(Event, frozen=True, kw_only=True):
     """Dice were added to one side of a check's pool, for a reason."""
 
     check: Slug
@@ -235,7 +234,7 @@ class DiceAdded(Event, kw_only=True):
     reason: Reason = ""
 
 
-class DiceUpgraded(Event, kw_only=True):
+class DiceUpgraded(Event, frozen=True, kw_only=True):
     """Dice of one side were upgraded (Ability to Proficiency, Difficulty to Challenge)."""
 
     check: Slug
@@ -244,7 +243,7 @@ class DiceUpgraded(Event, kw_only=True):
     reason: Reason = ""
 
 
-class DiceDowngraded(Event, kw_only=True):
+class DiceDowngraded(Event, frozen=True, kw_only=True):
     """Dice of one side were downgraded (Proficiency to Ability, Challenge to Difficulty)."""
 
     check: Slug
@@ -253,7 +252,7 @@ class DiceDowngraded(Event, kw_only=True):
     reason: Reason = ""
 
 
-class DiceRemoved(Event, kw_only=True):
+class DiceRemoved(Event, frozen=True, kw_only=True):
     """Dice were removed from one side of a check's pool, for a reason."""
 
     check: Slug
@@ -263,7 +262,7 @@ class DiceRemoved(Event, kw_only=True):
     reason: Reason = ""
 
 
-class CheckRolled(Event, kw_only=True):
+class CheckRolled(Event, frozen=True, kw_only=True):
     """A check was rolled: its effective pool, each die's face, the result, success or not."""
 
     check: Slug
@@ -273,14 +272,14 @@ class CheckRolled(Event, kw_only=True):
     result: NarrativeResult
 
 
-class CheckCancelled(Event, kw_only=True):
+class CheckCancelled(Event, frozen=True, kw_only=True):
     """An open check was withdrawn without a roll."""
 
     check: Slug
     reason: Reason = ""
 
 
-class DestinyPoolRolled(Event, kw_only=True):
+class DestinyPoolRolled(Event, frozen=True, kw_only=True):
     """Every player rolled a Force die for the session's destiny pool: light and dark points."""
 
     dice: Annotated[tuple[DestinyDie, ...], Meta(max_length=20)]
@@ -288,7 +287,7 @@ class DestinyPoolRolled(Event, kw_only=True):
     dark: Points
 
 
-class DestinyPoolSet(Event, kw_only=True):
+class DestinyPoolSet(Event, frozen=True, kw_only=True):
     """The GM set the destiny pool's light and dark side points."""
 
     light: Points
@@ -296,7 +295,7 @@ class DestinyPoolSet(Event, kw_only=True):
     reason: Reason = ""
 
 
-class DestinyFlipped(Event, kw_only=True):
+class DestinyFlipped(Event, frozen=True, kw_only=True):
     """A destiny point was spent and flipped to the other side (pool as it stands after)."""
 
     side: DestinySide
@@ -307,7 +306,7 @@ class DestinyFlipped(Event, kw_only=True):
     dark: Points
 
 
-class ForceDiceRolled(Event, kw_only=True):
+class ForceDiceRolled(Event, frozen=True, kw_only=True):
     """Force dice were rolled for a power: each face, light and dark pips."""
 
     character: Slug
@@ -317,7 +316,7 @@ class ForceDiceRolled(Event, kw_only=True):
     reason: Reason = ""
 
 
-class PoolRolled(Event, kw_only=True):
+class PoolRolled(Event, frozen=True, kw_only=True):
     """A free narrative pool (not a check) was rolled: each die's face and the result."""
 
     character: Slug | None = None
@@ -337,7 +336,7 @@ EVENTS: tuple[type[Event], ...] = (
 # ---- commands -----------------------------------------------------------------------------
 
 
-class OpenCheck(Command, kw_only=True):
+class OpenCheck(Command, frozen=True, kw_only=True):
     """Open a check for a character's skill (the player of the character, or the GM).
 
     ``check`` is the id the table uses for it (generated when left out); ``characteristic``
@@ -353,7 +352,7 @@ class OpenCheck(Command, kw_only=True):
     reason: Reason = ""
 
 
-class SetDifficulty(Command, kw_only=True):
+class SetDifficulty(Command, frozen=True, kw_only=True):
     """Set a check's difficulty (GM): a ``level``, or an ``opponent`` and their skill."""
 
     check: Slug
@@ -364,7 +363,7 @@ class SetDifficulty(Command, kw_only=True):
     reason: Reason = ""
 
 
-class AddDice(Command, kw_only=True):
+class AddDice(Command, frozen=True, kw_only=True):
     """Add Boost, Setback, Ability or Difficulty dice to a check."""
 
     check: Slug
@@ -373,7 +372,7 @@ class AddDice(Command, kw_only=True):
     reason: Reason = ""
 
 
-class UpgradeDice(Command, kw_only=True):
+class UpgradeDice(Command, frozen=True, kw_only=True):
     """Upgrade dice of one side of a check."""
 
     check: Slug
@@ -382,7 +381,7 @@ class UpgradeDice(Command, kw_only=True):
     reason: Reason = ""
 
 
-class DowngradeDice(Command, kw_only=True):
+class DowngradeDice(Command, frozen=True, kw_only=True):
     """Downgrade dice of one side of a check."""
 
     check: Slug
@@ -391,7 +390,7 @@ class DowngradeDice(Command, kw_only=True):
     reason: Reason = ""
 
 
-class RemoveDice(Command, kw_only=True):
+class RemoveDice(Command, frozen=True, kw_only=True):
     """Remove Boost, Setback, Ability or Difficulty dice from a check."""
 
     check: Slug
@@ -400,24 +399,24 @@ class RemoveDice(Command, kw_only=True):
     reason: Reason = ""
 
 
-class RollCheck(Command, kw_only=True):
+class RollCheck(Command, frozen=True, kw_only=True):
     """Roll an open check's effective pool (the player of its character, or the GM)."""
 
     check: Slug
 
 
-class CancelCheck(Command, kw_only=True):
+class CancelCheck(Command, frozen=True, kw_only=True):
     """Withdraw an open check without rolling it."""
 
     check: Slug
     reason: Reason = ""
 
 
-class RollDestinyPool(Command, kw_only=True):
+class RollDestinyPool(Command, frozen=True, kw_only=True):
     """Roll the destiny pool for the session: one Force die per player at the table (GM)."""
 
 
-class SetDestinyPool(Command, kw_only=True):
+class SetDestinyPool(Command, frozen=True, kw_only=True):
     """Set the destiny pool's points directly (GM)."""
 
     light: Points
@@ -425,7 +424,7 @@ class SetDestinyPool(Command, kw_only=True):
     reason: Reason = ""
 
 
-class FlipDestiny(Command, kw_only=True):
+class FlipDestiny(Command, frozen=True, kw_only=True):
     """Spend a destiny point: players light side, the GM dark side; at most one per side per
     check. ``upgrade_*`` effects upgrade the named check's pool once."""
 
@@ -435,7 +434,7 @@ class FlipDestiny(Command, kw_only=True):
     reason: Reason = ""
 
 
-class RollForceDice(Command, kw_only=True):
+class RollForceDice(Command, frozen=True, kw_only=True):
     """Roll Force dice for a character's power (its Force rating in dice)."""
 
     character: Slug
@@ -443,7 +442,7 @@ class RollForceDice(Command, kw_only=True):
     reason: Reason = ""
 
 
-class RollPool(Command, kw_only=True):
+class RollPool(Command, frozen=True, kw_only=True):
     """Roll a free narrative pool, not tied to a check (``poolhall roll C "2g1p"``)."""
 
     pool: Pool
@@ -457,6 +456,29 @@ COMMANDS: tuple[type[Command], ...] = (
 )
 
 
-# ---- notation (its own module; imported last, as it reads the types above) -------------------
+# ---- notation (read by events.narrative_notation) -------------------------------------------
 
-from events.narrative_notation import parse_pool, parse_roll  # noqa: E402
+
+def parse_pool(text: str, limit: int = MAX_FREE_DICE) -> Pool | None:
+    """Read a pool in the notation (:func:`events.narrative_notation.read_pool`); None if not one.
+
+    ``"2y1g 2p1r 1b1k"``, ``"yyg vs pp"``, ``"2 proficiency, 1 ability + 1 boost"``. Raises
+    :class:`NotationError` (with the position) for text that starts like a pool but is not one,
+    or holds more than ``limit`` dice.
+    """
+    counts = read_pool(text, limit)
+    return None if counts is None else Pool(**counts)
+
+
+def parse_roll(text: str, character: str | None = None) -> RollPool | None:
+    """The notation as a :class:`RollPool` command for ``character``; None if not narrative.
+
+    The command's id is :data:`PARSED_COMMAND_ID`: this module draws no random numbers, so the
+    caller gives it a fresh id (``msgspec.structs.replace(command, id=...)``) before sending.
+    """
+    pool = parse_pool(text)
+    if pool is None:
+        return None
+    if pool.total == 0:
+        raise NotationError("the pool is empty", 0)
+    return RollPool(id=PARSED_COMMAND_ID, pool=pool, character=character)

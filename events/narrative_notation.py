@@ -2,24 +2,23 @@
 
 Colour letters ``y g p r b k w`` stand for proficiency, ability, difficulty, challenge, boost,
 setback and force; counts are optional; spaces, commas, ``+`` and ``vs`` separate.
+
+This module is the lower one: it knows the dice kinds and how people write them, and reads
+text into counts. :mod:`events.narrative` imports it and builds its ``Pool`` and ``RollPool``
+from the counts (``narrative.parse_pool`` / ``parse_roll``), so the dependency is one-way.
 """
 
 from __future__ import annotations
 
 import re
 
-from events.base import Command
 from events.errors import NotationError
-from events.narrative import (
-    DIE_KINDS,
-    DIE_LETTERS,
-    MAX_FREE_DICE,
-    PARSED_COMMAND_ID,
-    Pool,
-    RollPool,
-)
 
-__all__ = ["parse_pool", "parse_roll"]
+__all__ = ["DIE_KINDS", "DIE_LETTERS", "read_pool"]
+
+DIE_KINDS = ("proficiency", "ability", "difficulty", "challenge", "boost", "setback", "force")
+DIE_LETTERS = {"y": "proficiency", "g": "ability", "p": "difficulty", "r": "challenge",
+               "b": "boost", "k": "setback", "w": "force"}
 
 _NAMES = {name: name for name in DIE_KINDS} | {
     "proficiencies": "proficiency", "abilities": "ability", "difficulties": "difficulty",
@@ -33,8 +32,8 @@ _TOKEN = re.compile(
 )
 
 
-def parse_pool(text: str, limit: int = MAX_FREE_DICE) -> Pool | None:
-    """Read a pool in the notation; None when the text does not start like one.
+def read_pool(text: str, limit: int) -> dict[str, int] | None:
+    """Read a pool in the notation as dice per kind; None when the text does not start like one.
 
     ``"2y1g 2p1r 1b1k"``, ``"yyg vs pp"``, ``"2 proficiency, 1 ability + 1 boost"``; ``vs``
     (only a separator, for people) may stand between the two sides. Raises
@@ -64,18 +63,4 @@ def parse_pool(text: str, limit: int = MAX_FREE_DICE) -> Pool | None:
     total = sum(counts.values())
     if total > limit:
         raise NotationError(f"a pool holds at most {limit} dice, not {total}", 0)
-    return Pool(**counts)
-
-
-def parse_roll(text: str, character: str | None = None) -> Command | None:
-    """The notation as a :class:`RollPool` command for ``character``; None if not narrative.
-
-    The command's id is :data:`PARSED_COMMAND_ID`: this module draws no random numbers, so the
-    caller gives it a fresh id (``msgspec.structs.replace(command, id=...)``) before sending.
-    """
-    pool = parse_pool(text)
-    if pool is None:
-        return None
-    if pool.total == 0:
-        raise NotationError("the pool is empty", 0)
-    return RollPool(id=PARSED_COMMAND_ID, pool=pool, character=character)
+    return counts

@@ -55,8 +55,9 @@ ATTRIBUTES = ("body", "quickness", "strength", "charisma", "intelligence", "will
               "reaction")
 AttributeName = Literal["body", "quickness", "strength", "charisma", "intelligence", "willpower",
                         "magic", "reaction"]
-POOLS = ("combat", "control", "hacking", "spell", "astral_combat", "task", "astral")
 PoolName = Literal["combat", "control", "hacking", "spell", "astral_combat", "task", "astral"]
+POOLS: tuple[PoolName, ...] = ("combat", "control", "hacking", "spell", "astral_combat", "task",
+                               "astral")
 TEST_KINDS = ("combat", "dodge", "damage_resistance", "control", "matrix", "matrix_etiquette",
               "ic_resistance", "spell", "spell_defense", "dispelling", "drain",
               "spell_resistance", "conjuring", "magical_skill", "perception", "other")
@@ -100,7 +101,7 @@ PoolSizes = Annotated[dict[PoolName, PoolSize], Meta(max_length=len(POOLS))]
 Participants = Annotated[tuple[Slug, ...], Meta(max_length=50)]
 
 
-class Sr3Skill(Value, kw_only=True, gc=False):
+class Sr3Skill(Value, frozen=True, kw_only=True, gc=False):
     """A skill: its rating, the attribute it is linked to, and its kind (which pools help it)."""
 
     rating: Annotated[int, Meta(ge=0, le=20)]
@@ -108,7 +109,7 @@ class Sr3Skill(Value, kw_only=True, gc=False):
     kind: SkillKind = "physical"
 
 
-class Sr3Stats(Value, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID):
+class Sr3Stats(Value, frozen=True, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID):
     """A Shadowrun 3 character: attributes, skills, the gear that shapes the pools, karma.
 
     Attributes are the current (augmented) ratings, except ``reaction``: the natural Reaction
@@ -154,14 +155,14 @@ class Sr3Stats(Value, kw_only=True, gc=False, tag_field="system", tag=SYSTEM_ID)
 Stats = Sr3Stats
 
 
-class PoolDie(Value, kw_only=True, gc=False):
+class PoolDie(Value, frozen=True, kw_only=True, gc=False):
     """One d6 of a test: where it came from and its chain of faces (Rule of Six)."""
 
     source: DieSource
     faces: Chain
 
 
-class InitiativeRoll(Value, kw_only=True, gc=False):
+class InitiativeRoll(Value, frozen=True, kw_only=True, gc=False):
     """A character's initiative: Reaction + bonus + the d6 faces (no Rule of Six)."""
 
     character: Slug
@@ -170,7 +171,7 @@ class InitiativeRoll(Value, kw_only=True, gc=False):
     score: Annotated[int, Meta(ge=0, le=100)]
 
 
-class OpposedOutcome(Value, kw_only=True, gc=False):
+class OpposedOutcome(Value, frozen=True, kw_only=True, gc=False):
     """How a test came out against the test it opposes, as the table saw it then.
 
     ``net`` is this test's successes minus the other's (an open test counts its highest total);
@@ -187,20 +188,20 @@ class OpposedOutcome(Value, kw_only=True, gc=False):
 # ---- events -------------------------------------------------------------------------------
 
 
-class CombatEncounterStarted(Event, kw_only=True):
+class CombatEncounterStarted(Event, frozen=True, kw_only=True):
     """The GM started a combat with these characters."""
 
     participants: Participants
 
 
-class CombatTurnStarted(Event, kw_only=True):
+class CombatTurnStarted(Event, frozen=True, kw_only=True):
     """A Combat Turn began: every participant's pools stand full at these sizes."""
 
     turn: Annotated[int, Meta(ge=1)]
     pools: dict[Slug, PoolSizes]
 
 
-class InitiativeScoresRolled(Event, kw_only=True):
+class InitiativeScoresRolled(Event, frozen=True, kw_only=True):
     """Initiative was rolled for everyone; ``order`` is who acts in the first pass."""
 
     turn: Annotated[int, Meta(ge=1)]
@@ -208,7 +209,7 @@ class InitiativeScoresRolled(Event, kw_only=True):
     order: Participants
 
 
-class CombatPassAdvanced(Event, kw_only=True):
+class CombatPassAdvanced(Event, frozen=True, kw_only=True):
     """Every initiative score dropped by 10; ``order`` is who acts in this pass."""
 
     turn: Annotated[int, Meta(ge=1)]
@@ -217,13 +218,13 @@ class CombatPassAdvanced(Event, kw_only=True):
     order: Participants
 
 
-class CombatTurnEnded(Event, kw_only=True):
+class CombatTurnEnded(Event, frozen=True, kw_only=True):
     """The Combat Turn ended; unused pool dice are gone."""
 
     turn: Annotated[int, Meta(ge=1)]
 
 
-class CombatEncounterEnded(Event, kw_only=True):
+class CombatEncounterEnded(Event, frozen=True, kw_only=True):
     """The GM ended the combat after this many Combat Turns."""
 
     turns: Annotated[int, Meta(ge=0)]
@@ -246,14 +247,14 @@ class _TestFields(msgspec.Struct, frozen=True, kw_only=True):
     reason: Reason = ""
 
 
-class PoolTestDeclared(_TestFields, Event, kw_only=True):
+class PoolTestDeclared(_TestFields, Event, frozen=True, kw_only=True):
     """A player announced a test; the table sees the odds for each number of pool dice."""
 
     base_dice: DiceCount
     limits: PoolSizes
 
 
-class PoolTestRolled(_TestFields, Event, kw_only=True):
+class PoolTestRolled(_TestFields, Event, frozen=True, kw_only=True):
     """A test was rolled: every die with its source and chain of faces, and the result.
 
     ``successes`` is None for an open test, whose result is ``highest``. ``disastrous`` is the
@@ -272,7 +273,7 @@ class PoolTestRolled(_TestFields, Event, kw_only=True):
     outcome: OpposedOutcome | None = None
 
 
-class PoolTestRerolled(Event, kw_only=True):
+class PoolTestRerolled(Event, frozen=True, kw_only=True):
     """Karma Pool rerolled dice of a test (its failures; every die of an open test)."""
 
     test: TestNo
@@ -288,7 +289,7 @@ class PoolTestRerolled(Event, kw_only=True):
     outcome: OpposedOutcome | None = None
 
 
-class SceneEnded(Event, kw_only=True):
+class SceneEnded(Event, frozen=True, kw_only=True):
     """The GM ended the scene: spent Karma Pool points came back."""
 
     refreshed: dict[Slug, Points]
@@ -304,21 +305,21 @@ EVENTS: tuple[type[Event], ...] = (
 # ---- commands -----------------------------------------------------------------------------
 
 
-class StartCombat(Command, kw_only=True):
+class StartCombat(Command, frozen=True, kw_only=True):
     """Start a combat (GM): pools full, initiative rolled; default every character."""
 
     participants: Participants = ()
 
 
-class AdvanceCombatPass(Command, kw_only=True):
+class AdvanceCombatPass(Command, frozen=True, kw_only=True):
     """Next Combat Phase pass (GM); when no one is left above 0, the next Combat Turn."""
 
 
-class EndCombat(Command, kw_only=True):
+class EndCombat(Command, frozen=True, kw_only=True):
     """End the combat (GM)."""
 
 
-class _TestCommand(Command, kw_only=True):
+class _TestCommand(Command, frozen=True, kw_only=True):
     """What a test is, on a command: :class:`_TestFields` plus ``dice`` (base dice when no skill or
     attribute gives them) and ``open`` (an open test: no TN). msgspec lets only one base of a
     Struct hold fields, hence the repetition.
@@ -340,25 +341,25 @@ class _TestCommand(Command, kw_only=True):
     open: bool = False
 
 
-class DeclarePoolTest(_TestCommand, kw_only=True):
+class DeclarePoolTest(_TestCommand, frozen=True, kw_only=True):
     """Announce a test before committing pool dice; the table sees the odds."""
 
 
-class RollPoolTest(_TestCommand, kw_only=True):
+class RollPoolTest(_TestCommand, frozen=True, kw_only=True):
     """Roll a test: ``dice`` base dice when no skill or attribute; ``tn`` or ``open``."""
 
     pools: Draws = {}
     karma_dice: Annotated[int, Meta(ge=0, le=20)] = 0
 
 
-class RerollWithKarma(Command, kw_only=True):
+class RerollWithKarma(Command, frozen=True, kw_only=True):
     """Spend Karma Pool to reroll a test of ``character`` (1 point, then 2, then 3 ...)."""
 
     test: TestNo
     character: Slug
 
 
-class EndScene(Command, kw_only=True):
+class EndScene(Command, frozen=True, kw_only=True):
     """End the scene (GM): spent Karma Pool points come back."""
 
 

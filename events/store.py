@@ -25,6 +25,7 @@ import sqlite3
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import sqlite_utils
@@ -116,7 +117,8 @@ class SqliteReader:
     def _reader(self) -> sqlite3.Connection:
         return sqlite3.connect(self._uri, uri=True, check_same_thread=False)
 
-    def _scan(self, sql: str, parameters: list[object]) -> Iterator[tuple[object, ...]]:
+    def _scan(self, sql: str, parameters: list[object]) -> Iterator[tuple[Any, ...]]:
+        """Rows as SQLite gives them (its values are typed per value, hence ``Any``)."""
         connection = self._reader()
         try:
             cursor = connection.execute(sql, parameters)
@@ -173,11 +175,11 @@ class SqliteReader:
     def head(self, campaign: str) -> int:
         """The campaign's last sequence number (0 when it has no event)."""
         (found,) = next(self._scan("SELECT max(seq) FROM events WHERE campaign = ?", [campaign]))
-        return int(found or 0)  # type: ignore[call-overload]
+        return int(found or 0)
 
     def commands(self, campaign: str) -> dict[str, CommandRecord]:
         """Every command id the campaign accepted, with who sent it and what it appended."""
-        return {str(command): CommandRecord(str(actor), int(first), int(last))  # type: ignore[call-overload]
+        return {str(command): CommandRecord(str(actor), int(first), int(last))
                 for command, actor, first, last in self._scan(
                     "SELECT command_id, actor, first_seq, last_seq FROM commands"
                     " WHERE campaign = ?", [campaign])}
@@ -223,13 +225,13 @@ class SqliteReader:
         problems: list[ChainProblem] = []
         recorded = self._command_ranges()
         heads: dict[str, int] = {}
-        current: str | None = None
+        current = ""  # no campaign yet (a campaign id is never empty)
         previous, expected_seq = GENESIS, 1
         for campaign, *columns, stored in self._scan(
                 f"SELECT campaign, {_ROW_COLUMNS}, hash FROM events ORDER BY campaign, seq", []):
             if campaign != current:
                 current, previous, expected_seq = str(campaign), GENESIS, 1
-            row = StoredRow(*columns)  # type: ignore[arg-type]
+            row = StoredRow(*columns)
             checked += 1
             if row.seq != expected_seq:
                 problems.append(ChainProblem(
@@ -256,7 +258,7 @@ class SqliteReader:
 
     def _command_ranges(self) -> dict[tuple[str, str], tuple[int, int]]:
         """Each recorded command's first and last sequence number, keyed by campaign and id."""
-        return {(str(campaign), str(command)): (int(first), int(last))  # type: ignore[call-overload]
+        return {(str(campaign), str(command)): (int(first), int(last))
                 for campaign, command, first, last in self._scan(
                     "SELECT campaign, command_id, first_seq, last_seq FROM commands", [])}
 
@@ -297,7 +299,7 @@ class SqliteLog(SqliteReader):
     def _create_schema(self) -> None:
         with self.db.atomic():
             if "events" not in self.db.table_names():
-                self.db["events"].create(
+                self.db.table("events").create(
                     {
                         "position": int,
                         "campaign": str,
@@ -314,9 +316,9 @@ class SqliteLog(SqliteReader):
                     not_null={"campaign", "seq", "type", "version", "payload", "recorded_at",
                               "actor", "command_id", "hash"},
                 )
-                self.db["events"].create_index(["campaign", "seq"], unique=True)
+                self.db.table("events").create_index(["campaign", "seq"], unique=True)
             if "commands" not in self.db.table_names():
-                self.db["commands"].create(
+                self.db.table("commands").create(
                     {"campaign": str, "command_id": str, "actor": str, "first_seq": int,
                      "last_seq": int},
                     pk=("campaign", "command_id"),

@@ -21,7 +21,7 @@ Each ``events/<id>.py`` module provides:
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from events import d12, narrative, sr3
 
@@ -30,8 +30,11 @@ __all__ = ["SYSTEMS", "SYSTEM_IDS", "Stats", "system_module"]
 SYSTEMS: dict[str, ModuleType] = {module.SYSTEM_ID: module for module in (narrative, sr3, d12)}
 SYSTEM_IDS: tuple[str, ...] = tuple(SYSTEMS)
 
-Stats = Union[tuple(module.Stats for module in SYSTEMS.values())]  # type: ignore[valid-type]
-"""A character's stats in any system, tagged by ``system``."""
+if TYPE_CHECKING:  # the same union as below, spelled out for the type checker
+    Stats = narrative.NarrativeStats | sr3.Sr3Stats | d12.D12Stats
+else:
+    Stats = Union[tuple(module.Stats for module in SYSTEMS.values())]
+    """A character's stats in any system, tagged by ``system``."""
 
 
 def system_module(system_id: str) -> ModuleType:

@@ -14,6 +14,7 @@ import msgspec
 
 from events.errors import Rejected
 from events.messages import CLIENT_DECODER
+from events.strict import StrictDecoder
 
 __all__ = ["MAX_MAP_SEARCH", "MAX_SEARCHED_FRAME", "rejection_from"]
 
@@ -35,7 +36,7 @@ _SURROGATE_ESCAPE = re.compile(
 
 def rejection_from(error: msgspec.ValidationError | msgspec.DecodeError,
                    frame: str | bytes | None = None,
-                   decoder: msgspec.json.Decoder[Any] = CLIENT_DECODER) -> Rejected:
+                   decoder: StrictDecoder[Any] = CLIENT_DECODER) -> Rejected:
     """Turn msgspec's message into a stable code, a plain message and the path at fault.
 
     msgspec names a map's entries ``[...]`` and a bad map key ``key in $.path``; given the
@@ -84,7 +85,7 @@ def _lone_surrogate(frame: str | bytes) -> str | None:
 
 
 def _name_map_entries(frame: str | bytes, path: str, error_text: str,
-                      decoder: msgspec.json.Decoder[Any]) -> str:
+                      decoder: StrictDecoder[Any]) -> str:
     """Replace each ``[...]`` of ``path`` by the key whose entry alone gives the same error.
 
     Runs only on a refused frame: each key of the map is tried on its own (the map cut down
@@ -119,7 +120,7 @@ def _name_map_entries(frame: str | bytes, path: str, error_text: str,
 
 
 def _culprit(document: Any, mapping: dict[str, Any], error_text: str,
-             decoder: msgspec.json.Decoder[Any]) -> str | None:
+             decoder: StrictDecoder[Any]) -> str | None:
     """The key of ``mapping`` (a part of ``document``) whose entry alone repeats the error.
 
     Each try decodes the frame again, so only maps of a size the protocol's types allow are

@@ -52,7 +52,7 @@ class Character(msgspec.Struct, kw_only=True):
 
     character: str
     name: str
-    stats: Stats  # type: ignore[valid-type]
+    stats: Stats
 
 
 class RollEntry(msgspec.Struct, kw_only=True, gc=False):

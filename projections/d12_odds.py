@@ -161,7 +161,7 @@ def survival_float(pool: int, dt: int, add: int, rounds: int,
     """P(survive 1 round), P(survive 2 rounds), ... in floats: fast, for display."""
     _check_chain(pool, add, rounds, cap)
     p = 1.0 - failure_faces(dt) / 12  # 0 < p < 1: a 12 never fails, a 1 always does
-    rows: dict[int, list[float]] = {}
+    rows: dict[int, list[tuple[int, float]]] = {}
     dist = {pool: 1.0}
     out: list[float] = []
     for _ in range(rounds):

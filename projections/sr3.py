@@ -117,7 +117,7 @@ def _test_rolled(state: GameState, rec: Recorded, e: vocabulary.PoolTestRolled) 
         state.tests[e.opposes].opposed_by.append(e.test)
     combatant = _combatant(state, e.character)
     if combatant is not None and e.pools_left is not None:
-        combatant.pools_left.update(e.pools_left)
+        combatant.pools_left.update(e.pools_left.items())
     if e.karma_spent:
         state.karma_spent[e.character] = state.karma_spent.get(e.character, 0) + e.karma_spent
     state.declared.pop(e.character, None)
@@ -150,8 +150,8 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
             combat.turn, combat.pass_number, combat.turn_running = e.turn, 1, True
             for character, sizes in e.pools.items():
                 combatant = combat.combatants.setdefault(character, Combatant(character=character))
-                combatant.pools_full = dict(sizes)
-                combatant.pools_left = dict(sizes)
+                combatant.pools_full = dict(sizes.items())
+                combatant.pools_left = dict(sizes.items())
         case vocabulary.InitiativeScoresRolled() if state.combat is not None:
             for roll in e.rolls:
                 combatant = state.combat.combatants.setdefault(
@@ -254,9 +254,10 @@ def describe(recorded: Recorded, campaign: CampaignState) -> str:
             tn = f"tn {e.tn}" if e.tn is not None else "open"
             text = (f"{e.character} test #{e.test} {_what(e)} {tn}: {dice_text(e.dice)} -> "
                     f"{_result(e)}")
-            drawn = [p for p in e.pools_left or {} if any(d.source == p for d in e.dice)]
+            left = e.pools_left or {}
+            drawn = [p for p in left if any(d.source == p for d in e.dice)]
             if drawn:
-                text += "; left " + ", ".join(f"{p.replace('_', ' ')} pool {e.pools_left[p]}"
+                text += "; left " + ", ".join(f"{p.replace('_', ' ')} pool {left[p]}"
                                               for p in drawn)
             if e.karma_spent:
                 text += f"; karma pool {e.karma_spent} spent, {e.karma_left} left"

@@ -315,10 +315,10 @@ class CampaignHub:
                 self.commands[request.command_id] = CommandRecord(
                     request.actor, seqs[0], seqs[-1])
                 self.head_hash = seqs.hashes[-1]
-            for seq, digest, prepared in zip(seqs, seqs.hashes, request.events, strict=True):
+            for seq, digest, stored in zip(seqs, seqs.hashes, request.events, strict=True):
                 self._broadcast(encode(OutgoingEventFrame(
                     seq=seq, at=request.at, actor=request.actor, command=request.command_id,
-                    event=msgspec.Raw(prepared.payload), hash=digest)))
+                    event=msgspec.Raw(stored.payload), hash=digest)))
             changed.extend(new_events)
             answers[command_id] = Ack(id=command_id, seqs=seqs, member=ctx.issued_member,
                                       token=ctx.issued_token)

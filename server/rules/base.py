@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import TypeVar
 
 from events.errors import Rejected
 from projections.campaign import CampaignState, Character, Member
 
 __all__ = ["ADMIN_MEMBER", "Decision"]
+
+S = TypeVar("S")
+"""A game system's stats type, as :meth:`Decision.stats` checks and returns it."""
 
 ADMIN_MEMBER = "admin"
 
@@ -69,7 +72,7 @@ class Decision:
             raise Rejected("not_found", f"no character {character!r} in this campaign", path)
         return found
 
-    def stats(self, character: str, stats_type: type[Any], path: str = "$.character") -> Any:
+    def stats(self, character: str, stats_type: type[S], path: str = "$.character") -> S:
         """The character's stats, checked to be of this system's type."""
         stats = self.character(character, path).stats
         if not isinstance(stats, stats_type):

@@ -69,7 +69,7 @@ def check_odds(pool: Pool) -> dict[str, Any]:
 def check_view(check: CheckState) -> dict[str, Any]:
     """What the table sees of a check: its pool die by die with provenance, and its odds."""
     (view,) = computed([check_spec(check)])
-    return view.data  # type: ignore[no-any-return]
+    return view.data
 
 
 def check_spec(check: CheckState) -> ViewSpec:

@@ -37,7 +37,7 @@ MAX_PARTICIPANTS = 50
 
 
 def _game(ctx: Decision) -> GameState:
-    return ctx.state.game  # type: ignore[no-any-return]
+    return ctx.state.game
 
 
 # ---- combat -------------------------------------------------------------------------------
@@ -60,7 +60,7 @@ def _new_turn(ctx: Decision, participants: list[str], turn: int) -> list[Event]:
     pools: dict[str, Any] = {}
     rolls: list[vocabulary.InitiativeRoll] = []
     for character in participants:
-        stats = ctx.state.characters[character].stats
+        stats = ctx.stats(character, Sr3Stats)
         pools[character] = pool_sizes(stats)
         reaction = stats.natural_reaction + stats.reaction_bonus
         faces = tuple(ctx.rng.randint(1, 6) for _ in range(stats.initiative_dice))

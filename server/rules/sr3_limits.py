@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import msgspec
 
 from events.errors import Rejected
-from events.sr3 import POOLS, Sr3Skill, Sr3Stats
+from events.sr3 import POOLS, PoolName, Sr3Skill, Sr3Stats
 from projections.sr3_pools import pool_lines
 
 __all__ = [
@@ -223,9 +223,10 @@ def pool_cap(pool: str, situation: Situation, stats: Sr3Stats) -> Verdict:
     raise ValueError(f"unknown pool {pool!r}")
 
 
-def drawable(situation: Situation, stats: Sr3Stats, left: Mapping[str, int]) -> dict[str, int]:
+def drawable(situation: Situation, stats: Sr3Stats, left: Mapping[str, int]
+             ) -> dict[PoolName, int]:
     """Pool -> the most dice this test may draw from it now (pools it may not use left out)."""
-    out: dict[str, int] = {}
+    out: dict[PoolName, int] = {}
     for pool in POOLS:
         verdict = pool_cap(pool, situation, stats)
         if not verdict.allowed:
@@ -236,7 +237,7 @@ def drawable(situation: Situation, stats: Sr3Stats, left: Mapping[str, int]) -> 
     return out
 
 
-def check_draws(draws: Mapping[str, int], situation: Situation, stats: Sr3Stats,
+def check_draws(draws: Mapping[PoolName, int], situation: Situation, stats: Sr3Stats,
                 left: Mapping[str, int]) -> None:
     """Refuse the first draw that breaks a rule, quoting it, with the path of that draw."""
     names = {line.pool: line.pool.replace("_", " ").title() for line in pool_lines(stats)}

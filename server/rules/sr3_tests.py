@@ -14,7 +14,7 @@ from typing import Any
 
 from events import sr3 as vocabulary
 from events.errors import Rejected
-from events.sr3 import MAX_CHAIN, MAX_TEST_DICE, POOLS, PoolDie, Sr3Stats
+from events.sr3 import MAX_CHAIN, MAX_TEST_DICE, POOLS, PoolDie, PoolName, Sr3Stats
 from projections.sr3 import GameState, TestRecord
 from projections.sr3_pools import karma_pool, pool_sizes
 from server.rules.base import Decision
@@ -182,7 +182,7 @@ def outcome_against(game: GameState, opposes: int | None, kind: str, tn: int | N
                                      missed=missed)
 
 
-def roll_dice(rng: random.Random, base: int, draws: Mapping[str, int], karma: int
+def roll_dice(rng: random.Random, base: int, draws: Mapping[PoolName, int], karma: int
               ) -> tuple[PoolDie, ...]:
     """Base dice, then each pool's dice in the source's order, then bought karma dice."""
     count = base + sum(draws.values()) + karma
@@ -193,7 +193,7 @@ def roll_dice(rng: random.Random, base: int, draws: Mapping[str, int], karma: in
         raise Rejected("invalid", f"at most {MAX_TEST_DICE} dice in one test", "$.pools")
     dice = [PoolDie(source="base", faces=roll_chain(rng)) for _ in range(base)]
     for pool in POOLS:
-        dice.extend(PoolDie(source=pool, faces=roll_chain(rng))  # type: ignore[arg-type]
+        dice.extend(PoolDie(source=pool, faces=roll_chain(rng))
                     for _ in range(draws.get(pool, 0)))
     dice.extend(PoolDie(source="karma", faces=roll_chain(rng)) for _ in range(karma))
     return tuple(dice)
