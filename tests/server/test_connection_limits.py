@@ -8,6 +8,7 @@ import logging
 import random
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -112,17 +113,24 @@ async def test_a_joined_client_outlives_the_join_deadline(tmp_path: Path) -> Non
 
 async def test_the_connection_over_the_per_address_cap_gets_a_clear_503(
         tmp_path: Path) -> None:
-    """The N+1th connection from one address is refused before the handshake, with Retry-After."""
+    """The N+1th connection from one address is refused before the handshake, with Retry-After,
+    after the refusal delay (which paces an outsider who reconnects as soon as it is answered);
+    ``/health`` over the cap is answered at once."""
     async with server_with(tmp_path, max_connections_per_address=2) as server:
+        server.gate.refusal_delay = 0.5
         held = [await RawPeer.open(server.url) for _ in range(2)]
+        started = time.monotonic()
         with pytest.raises(InvalidStatus) as refused:
             await RawPeer.open(server.url)
+        assert time.monotonic() - started >= 0.5
         response = refused.value.response
         assert response.status_code == 503
         assert response.headers["Retry-After"] == "10"
         assert b"too_many_connections: too many connections from your address (2)" in (
             response.body or b"")
-        answer = await health(server)  # over the cap too, and still answered
+        started = time.monotonic()
+        answer = await health(server)  # over the cap too, and still answered, at once
+        assert time.monotonic() - started < 0.5
         assert "200 OK" in answer and "refused_connections=2" in answer
         await held[0].close()
         await until_counted(server, 1)
