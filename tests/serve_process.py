@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
 import resource
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,17 +49,23 @@ def file_size_limit(size: int) -> Callable[[], None]:
     return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 
 
-def start_serve(db: Path, port: int, *options: str,
-                file_size: int | None = None) -> subprocess.Popen[bytes]:
-    """``poolhall serve`` in the database's directory, once its health check answers."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "serve", "--db", str(db), "--port", str(port),
-         *options],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=db.parent,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        preexec_fn=file_size_limit(file_size) if file_size is not None else None,
-    )
-    deadline = time.monotonic() + 20
+def start_serve(db: Path, port: int, *options: str, file_size: int | None = None,
+                log: Path | None = None, wait: float = 20) -> subprocess.Popen[bytes]:
+    """``poolhall serve`` in the database's directory, once its health check answers.
+
+    Its output is a pipe the caller may read, or with ``log`` appended to that file: a
+    long-running server's pipe that nobody reads fills and stalls it.
+    """
+    with contextlib.ExitStack() as files:
+        output = files.enter_context(open(log, "ab")) if log is not None else subprocess.PIPE
+        process = subprocess.Popen(
+            [sys.executable, "-m", "clients.cli", "serve", "--db", str(db), "--port", str(port),
+             *options],
+            stdout=output, stderr=subprocess.STDOUT, cwd=db.parent,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            preexec_fn=file_size_limit(file_size) if file_size is not None else None,
+        )
+    deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as reply:
@@ -64,4 +74,40 @@ def start_serve(db: Path, port: int, *options: str,
         except OSError:
             time.sleep(0.05)
     process.kill()
-    raise RuntimeError("server did not start: " + process.stdout.read().decode())
+    said = log.read_text() if log is not None else process.stdout.read().decode() \
+        if process.stdout else ""
+    raise RuntimeError("server did not start: " + said)
+
+
+class Watcher:
+    """A running ``poolhall watch``: its lines read in a thread, waited for by their text."""
+
+    def __init__(self, *args: str, cwd: Path, merge_stderr: bool = True,
+                 columns: int = 200) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "clients.cli", "watch", *args], cwd=cwd,
+            stdout=subprocess.PIPE, text=True,
+            stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": str(columns)})
+        self._lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
+
+    def _read(self, stream: Any) -> None:
+        for line in stream:
+            self._lines.put(line)
+
+    def wait_for(self, text: str, timeout: float = 30) -> str:
+        """The first line it prints holding ``text``; fails after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with contextlib.suppress(queue.Empty):
+                line = self._lines.get(timeout=0.5)
+                if text in line:
+                    return line
+        raise AssertionError(f"watch never printed {text!r}")
+
+    def stop(self) -> None:
+        """End the watch if it still runs."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(10)

@@ -24,7 +24,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,27 +34,13 @@ from clients.client import Client  # noqa: E402
 from events import core  # noqa: E402
 from events.errors import CommandRejected, ConnectionLost, HistoryDiverged  # noqa: E402
 from events.store import SqliteReader  # noqa: E402
+from tests import serve_process  # noqa: E402
 from tests.serve_process import free_port  # noqa: E402
 
 
 def start_serve(db: Path, port: int) -> subprocess.Popen[bytes]:
-    """``poolhall serve`` on ``db``, its output appended to ``serve.log`` beside it (never a
-    pipe nobody reads, which would stall the server once full), once its health check answers."""
-    with open(db.with_name("serve.log"), "ab") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "clients.cli", "serve", "--db", str(db), "--port", str(port)],
-            stdout=log, stderr=subprocess.STDOUT, cwd=db.parent,
-            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as reply:
-                if reply.status == 200:
-                    return process
-        except OSError:
-            time.sleep(0.05)
-    process.kill()
-    raise RuntimeError("server did not start: " + db.with_name("serve.log").read_text())
+    """``poolhall serve`` on ``db``, its output appended to ``serve.log`` beside it."""
+    return serve_process.start_serve(db, port, log=db.with_name("serve.log"), wait=60)
 
 
 class Seat:

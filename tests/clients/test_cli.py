@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import os
-import queue
 import signal
 import sqlite3
-import subprocess
-import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.serve_process import ROOT, free_port, poolhall, start_serve
+from tests.serve_process import Watcher, free_port, poolhall, start_serve
 
 
 @pytest.fixture(scope="module")
@@ -215,21 +208,8 @@ def test_watch_follows_the_table_through_a_server_restart(tmp_path) -> None:
     url = f"ws://127.0.0.1:{port}"
     server = start_serve(tmp_path / "poolhall.db", port)
     created = _json("campaign", "create", "Live", "--system", "d12", "--url", url, cwd=tmp_path)
-    watcher = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "watch", created["campaign"], "--url", url],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)})
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in watcher.stdout],
-                     daemon=True).start()
-
-    def wait_for(text: str) -> None:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with contextlib.suppress(queue.Empty):
-                if text in lines.get(timeout=0.5):
-                    return
-        raise AssertionError(f"watch never printed {text!r}")
+    watcher = Watcher(created["campaign"], "--url", url, cwd=tmp_path)
+    wait_for = watcher.wait_for
 
     try:
         wait_for("-- live")
@@ -243,7 +223,6 @@ def test_watch_follows_the_table_through_a_server_restart(tmp_path) -> None:
                  cwd=tmp_path)
         wait_for("after")
     finally:
-        watcher.terminate()
-        watcher.wait(10)
+        watcher.stop()
         server.send_signal(signal.SIGTERM)
         server.wait(20)

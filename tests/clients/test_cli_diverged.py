@@ -5,16 +5,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import queue
 import signal
 import sqlite3
-import subprocess
-import sys
-import threading
-import time
 from pathlib import Path
 
-from tests.serve_process import ROOT, free_port, poolhall, start_serve
+from tests.serve_process import Watcher, free_port, poolhall, start_serve
 
 
 def test_watch_stops_with_exit_4_when_the_servers_history_diverged(tmp_path: Path) -> None:
@@ -26,21 +21,8 @@ def test_watch_stops_with_exit_4_when_the_servers_history_diverged(tmp_path: Pat
     created = json.loads(poolhall("campaign", "create", "Live", "--system", "d12", "--url", url,
                                   "--json", cwd=tmp_path).stdout)
     campaign = created["campaign"]
-    watcher = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "watch", campaign, "--url", url],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"})
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in watcher.stdout],
-                     daemon=True).start()
-
-    def wait_for(text: str) -> None:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with contextlib.suppress(queue.Empty):
-                if text in lines.get(timeout=0.5):
-                    return
-        raise AssertionError(f"watch never printed {text!r}")
+    watcher = Watcher(campaign, "--url", url, cwd=tmp_path, merge_stderr=False, columns=400)
+    wait_for = watcher.wait_for
 
     try:
         wait_for("-- live")
@@ -53,14 +35,14 @@ def test_watch_stops_with_exit_4_when_the_servers_history_diverged(tmp_path: Pat
         server.wait(20)
         os.replace(tmp_path / "copy.db", db)
         server = start_serve(db, port)
-        assert watcher.wait(60) == 4
-        error = watcher.stderr.read()
+        assert watcher.process.wait(60) == 4
+        assert watcher.process.stderr is not None
+        error = watcher.process.stderr.read()
         assert error.count("\n") == 1
         assert error.startswith(f"error: history diverged, stopped following {campaign}: your "
                                 "copy of this campaign has events the server does not have")
         assert "your last event is 3" in error and "ends at event 2" in error
     finally:
-        watcher.kill()
-        watcher.wait(10)
+        watcher.stop()
         server.send_signal(signal.SIGTERM)
         server.wait(20)
