@@ -22,6 +22,8 @@ import ipaddress
 import math
 from dataclasses import dataclass
 
+from server.rates import TokenBucket
+
 __all__ = ["Admission", "Refusal", "source_of"]
 
 MAX_TRACKED_SOURCES = 10_000
@@ -72,8 +74,12 @@ class _Failures:
 class Admission:
     """Counts connections and failed joins per source, and says which to refuse."""
 
+    SWEEP_AT = 4096
+    """Sources whose request pace is remembered before the idle ones are forgotten."""
+
     def __init__(self, *, max_connections: int, max_per_source: int, failures_allowed: int,
-                 failure_window: float, retry_after: float = 10.0) -> None:
+                 failure_window: float, retry_after: float = 10.0,
+                 request_rate: float = 10.0, request_burst: int = 30) -> None:
         self.max_connections = max_connections
         self.max_per_source = max_per_source
         self.failures_allowed = failures_allowed
@@ -83,6 +89,11 @@ class Admission:
         self.total = 0
         """Connections admitted and not yet closed."""
         self._failures: dict[str, _Failures] = {}
+        self.request_rate = request_rate
+        self.request_burst = request_burst
+        self._requests: dict[str, TokenBucket] = {}
+        self.paced_requests = 0
+        """HTTP requests (handshakes, /health) answered late for coming too fast."""
         # Since start, for /health; and since the last summary, for the log.
         self.refused_connections = 0
         self.failed_joins = 0
@@ -90,6 +101,24 @@ class Admission:
         self._interval = _Interval()
 
     # ---- connections ----------------------------------------------------------------
+
+    def request_on_time(self, source: str, now: float) -> bool:
+        """Whether an HTTP request from ``source`` (a handshake, ``/health``) may be answered
+        now, or must wait: every answer costs the shared event loop a full HTTP exchange, so
+        a source asking faster than ``request_rate`` (bursts of ``request_burst``, room for a
+        LAN party reconnecting at once behind one address) is slowed down, not refused."""
+        bucket = self._requests.get(source)
+        if bucket is None:
+            if len(self._requests) >= self.SWEEP_AT:
+                self._requests = {key: kept for key, kept in self._requests.items()
+                                  if not kept.full(now)}
+            bucket = self._requests[source] = TokenBucket(self.request_rate,
+                                                          self.request_burst, now)
+        if bucket.wait(now) > 0:
+            self.paced_requests += 1
+            return False
+        bucket.take(now)
+        return True
 
     def connect(self, source: str) -> Refusal | None:
         """Count a new connection from ``source``, or say why it is refused (then uncounted)."""
@@ -198,7 +227,8 @@ class Admission:
         return {"connections": self.total, "max_connections": self.max_connections,
                 "refused_connections": self.refused_connections,
                 "failed_joins": self.failed_joins, "throttled_joins": self.throttled_joins,
-                "rate_limited_addresses": self.throttled_sources(now)}
+                "rate_limited_addresses": self.throttled_sources(now),
+                "paced_requests": self.paced_requests}
 
 
 class _Interval:

@@ -331,8 +331,9 @@ class Server:
                         id=command_id_of(frame) if isinstance(frame, str) else None,
                         code=refusal.code, message=refusal.message, path=refusal.path,
                         retry_after=refusal.retry_after)))
-                    if refusal.retry_after is not None:
-                        await self._pause_reading(min(refusal.retry_after, REFUSED_PAUSE))
+                    pause = self._pause_after(refusal, key, connection)
+                    if pause > 0:
+                        await self._pause_reading(pause)
         except ConnectionClosed:
             pass
         finally:
@@ -343,6 +344,24 @@ class Server:
                 hub.leave(subscriber)
             self._connections.discard(subscriber)
             await subscriber.finish(timeout=0.5)
+
+    def _pause_after(self, refusal: Rejected, key: MemberKey | None,
+                     connection: ServerConnection) -> float:
+        """Seconds to leave a connection's frames unread after refusing one of them.
+
+        Every refused frame costs the sender: a ``rate_limited`` one waits out its retry time;
+        a member's other refusals spend their command rate (:meth:`Limits.charge_refusal`); a
+        connection that has not joined reads one frame a second, and each refused frame
+        counts as a failed join of its address. Without this, refused frames were free: an
+        outsider sending garbage 700 times a second raised another table's p99 to 260 ms.
+        """
+        if refusal.retry_after is not None:
+            return min(refusal.retry_after, REFUSED_PAUSE)
+        if key is not None:
+            return min(self.limits.charge_refusal(key), REFUSED_PAUSE)
+        if refusal.code != "unauthorized":  # a wrong token was counted by _join already
+            self.gate.join_failed(connection)
+        return REFUSED_PAUSE
 
     async def _pause_reading(self, seconds: float) -> None:
         """Leave a connection's frames unread for ``seconds``, or until the stop begins."""

@@ -143,7 +143,8 @@ class Gate:
             max_per_source=settings.max_connections_per_address,
             failures_allowed=settings.join_failures_allowed,
             failure_window=settings.join_failure_window,
-            retry_after=settings.join_timeout)
+            retry_after=settings.join_timeout,
+            request_rate=settings.request_rate, request_burst=settings.request_burst)
         self.refusal_delay = REFUSAL_DELAY
         """Seconds before a refused connection gets its 503 (tests shorten it)."""
         self.refusing = 0
@@ -178,9 +179,12 @@ class Gate:
 
     def process_request(self, then: Process) -> AsyncProcess:
         """``process_request`` for ``serve``: ``then`` first (``/health``), then the caps; a
-        refusal is answered after :data:`REFUSAL_DELAY`."""
+        refusal is answered after :data:`REFUSAL_DELAY`, and so is any request from an
+        address asking faster than its request rate (:meth:`Admission.request_on_time`)."""
 
         async def process(connection: ServerConnection, request: Request) -> Response | None:
+            if not self.admission.request_on_time(self._source(connection), self._now()):
+                await asyncio.sleep(self.refusal_delay)
             response = then(connection, request)
             refusal = getattr(connection, "refusal", None)
             if response is not None or refusal is None:

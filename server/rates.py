@@ -173,6 +173,19 @@ class Limits:
             bucket.take(now)
         load.in_flight += 1
 
+    def charge_refusal(self, key: MemberKey) -> float:
+        """Spend one of ``key``'s command tokens on a frame refused before it became work
+        (malformed, invalid, unknown type): decoding and answering it costs the server what a
+        command does, so refused frames must not be a way past the rate. Returns how long to
+        leave the member's frames unread (0 while tokens are left)."""
+        now = self.clock()
+        load = self._member(key, now)
+        wait = load.commands.wait(now)
+        if wait > 0:
+            return wait
+        load.commands.take(now)
+        return 0.0
+
     def finish_command(self, key: MemberKey) -> None:
         """A command counted by :meth:`admit_command` was answered (or never submitted)."""
         load = self._members.get(key)

@@ -17,7 +17,10 @@ class RawPeer:
 
     @classmethod
     async def open(cls, url: str) -> RawPeer:
-        return cls(await connect(url, max_size=2**24))
+        # An unbounded receive queue: a test that closes without reading what the server sent
+        # (a catch-up) must not leave the server's close reply unread behind a full queue,
+        # which cost each such close websockets' 10 s close timeout.
+        return cls(await connect(url, max_size=2**24, max_queue=None))
 
     async def send(self, payload: Any) -> None:
         await self.connection.send(payload if isinstance(payload, str | bytes)

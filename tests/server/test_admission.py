@@ -142,3 +142,13 @@ def test_a_repeated_log_line_goes_out_once_per_interval_with_a_count(
         " not logged)",
     ]
     assert all(record.exc_info is None for record in caplog.records)
+
+
+def test_an_address_asking_faster_than_its_request_rate_is_slowed_and_others_are_not() -> None:
+    """Past its burst an address's HTTP requests must wait; its bucket refills at the rate;
+    another address is not affected; each late answer is counted for /health."""
+    admission = door(request_rate=1.0, request_burst=2)
+    assert [admission.request_on_time("10.0.0.1", 0.0) for _ in range(3)] == [True, True, False]
+    assert admission.request_on_time("10.0.0.2", 0.0)
+    assert admission.request_on_time("10.0.0.1", 1.0)
+    assert admission.status(1.0)["paced_requests"] == 1

@@ -94,8 +94,40 @@ async def test_bad_frames_do_not_extend_the_join_deadline(tmp_path: Path) -> Non
         await peer.send("{not json")
         assert (await peer.recv())["code"] == "malformed"
         await peer.send({"type": "roll", "id": "r1", "expression": "1d6"})
-        assert (await peer.recv())["code"] == "not_joined"
         assert await closed_with(peer) == (1008, "no join within 0.5 s")
+
+
+async def test_an_address_asking_too_fast_gets_its_answers_late(tmp_path: Path) -> None:
+    """HTTP requests (here /health) past an address's burst are answered after the refusal
+    delay, not at once: churning handshakes or /health cannot monopolize the event loop."""
+    async with server_with(tmp_path, request_rate=0.001, request_burst=2) as server:
+        server.gate.refusal_delay = 0.5
+        timings = []
+        for _ in range(3):
+            started = time.monotonic()
+            assert "200 OK" in await health(server)
+            timings.append(time.monotonic() - started)
+        assert max(timings[:2]) < 0.5 <= timings[2]
+
+
+async def test_frames_before_a_join_are_read_one_a_second_and_count_as_failed_joins(
+        tmp_path: Path) -> None:
+    """An outsider's refused frames are not free: a connection that has not joined reads one
+    frame a second after a refusal, and each counts against its address like a wrong token,
+    so the address is soon throttled (a right token is then refused rate_limited too)."""
+    async with server_with(tmp_path, join_failures_allowed=2) as server:
+        campaign, token = await new_campaign(server)
+        peer = await RawPeer.open(server.url)
+        started = time.monotonic()
+        for frame in ("{not json", {"type": "roll", "id": "r1", "expression": "1d6"}):
+            await peer.send(frame)
+        assert (await peer.recv())["code"] == "malformed"
+        assert (await peer.recv())["code"] == "not_joined"
+        assert time.monotonic() - started >= 0.9  # the second frame waited out the pause
+        await peer.send({"type": "join", "token": token, "campaign": campaign})
+        assert (await peer.recv())["code"] == "rate_limited"
+        assert "failed_joins=2" in await health(server)
+        await peer.close()
 
 
 async def test_a_joined_client_outlives_the_join_deadline(tmp_path: Path) -> None:

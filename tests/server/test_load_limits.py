@@ -99,6 +99,26 @@ async def test_a_member_over_their_rate_is_refused_and_the_others_are_served(tmp
         await player.close()
 
 
+async def test_refused_frames_spend_the_members_rate(tmp_path) -> None:
+    """A frame refused before it becomes work (malformed, invalid, unknown type) costs the
+    member a command of their rate, so garbage is no way past the limit: after a burst of
+    two bad frames, a good roll is refused rate_limited and nothing is appended."""
+    async with serving(tmp_path, member_rate=0.001, member_burst=2) as server:
+        campaign, _ = await open_table(server, "Garbage")
+        player_token = await invite(server, campaign, _, "player")
+        player = await RawPeer.open(server.url)
+        assert (await player.join(player_token, campaign))["type"] == "welcome"
+        await player.send("{not json")
+        assert (await player.recv_until("error"))["code"] == "malformed"
+        await player.send({"type": "no_such_thing", "id": "x1"})
+        assert (await player.recv_until("error"))["code"] == "unknown_type"
+        await player.send({"type": "roll", "id": "r1", "expression": "1d6"})
+        refused = await player.recv_until("error")
+        assert (refused["id"], refused["code"]) == ("r1", "rate_limited")
+        assert rolls_by(server, campaign, "player") == 0
+        await player.close()
+
+
 async def test_the_in_flight_cap_holds_across_a_members_connections(tmp_path) -> None:
     """With two commands unanswered on one connection, a third on another is refused."""
     async with serving(tmp_path, member_in_flight=2) as server:
