@@ -12,14 +12,20 @@ Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``c
   (plain text, or any rich renderable; markup is off: style with ``common.styled``);
 - ``await common.call_once(args, campaign, CommandType, **fields)``: one command, its ack;
 - ``await common.fetch_state(args, campaign)``: the campaign's state as it stands now;
+- ``await common.fetch_table(args, campaign)``: the (closed) client that read it, with its
+  views and welcome;
+- ``common.own_character(client, given)``: the character a command is for (a player with one
+  need not name it); ``common.did_you_mean(word, options)``;
 - ``common.new_command_id()``.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +58,9 @@ __all__ = [
     "add_json_option",
     "connection_lost",
     "admin_token",
+    "did_you_mean",
+    "fetch_table",
+    "own_character",
     "console",
     "emit",
     "error_console",
@@ -196,14 +205,16 @@ def read_token_file(path: str | Path) -> str:
 
 
 async def open_client(args: argparse.Namespace, campaign: str | None,
-                      token: str | None = None, *, follow: bool = False) -> Client:
+                      token: str | None = None, *, follow: bool = False,
+                      **hooks: Any) -> Client:
     """A joined client, or a :class:`CliError` that says why not.
 
     A one-shot command's client neither reconnects nor drops any event it has not read yet;
-    ``follow`` (for ``watch``) reconnects and resumes through a server restart.
+    ``follow`` (for ``watch``) reconnects and resumes through a server restart. ``hooks``:
+    the client's ``on_connection`` and ``on_view``.
     """
     client = Client(args.url, token or resolve_token(args), campaign, reconnect=follow,
-                    keep_all=True)
+                    keep_all=True, **hooks)
     try:
         await client.connect()
     except CommandRejected as refusal:
@@ -249,13 +260,49 @@ async def call_once(args: argparse.Namespace, campaign: str | None, command_type
 
 async def fetch_state(args: argparse.Namespace, campaign: str) -> CampaignState:
     """Join, catch up to the campaign's head, leave: its state as it stands now."""
+    return (await fetch_table(args, campaign)).state
+
+
+async def fetch_table(args: argparse.Namespace, campaign: str) -> Client:
+    """Join, catch up to the campaign's head, leave: the closed client, whose ``state``,
+    ``views`` (those that came while it read) and ``welcome`` (who we are) stay readable."""
     client = await open_client(args, campaign)
     try:
         assert client.welcome is not None
         await client.wait_for_seq(client.welcome.head, timeout=120)
+    except ConnectionLost as lost:
+        raise connection_lost(lost, f"stopped reading {campaign}") from None
     finally:
         await client.close()
-    return client.state
+    return client
+
+
+def did_you_mean(word: str, options: Iterable[str]) -> str:
+    """``; did you mean 'ability'?`` for a near miss among ``options``, else nothing."""
+    by_fold = {option.casefold(): option for option in options}
+    close = difflib.get_close_matches(word.casefold(), list(by_fold), n=2, cutoff=0.6)
+    if not close:
+        return ""
+    return "; did you mean " + " or ".join(repr(by_fold[c]) for c in close) + "?"
+
+
+def own_character(client: Client, given: str | None) -> str:
+    """The character a command is for: ``given`` (which must exist), else the one character
+    the member plays; a plain-words :class:`CliError` when that cannot be told."""
+    state = client.state
+    if given is not None:
+        if given in state.characters:
+            return given
+        raise CliError(f"no character {given!r} in {state.campaign}"
+                       + did_you_mean(given, state.characters))
+    member = state.members.get(client.welcome.member) if client.welcome else None
+    mine = [c for c in member.characters if c in state.characters] if member else []
+    if len(mine) == 1:
+        return mine[0]
+    if mine:
+        raise CliError(f"you play {len(mine)} characters ({', '.join(mine)}): name one")
+    known = ", ".join(list(state.characters)[:10]) or "none yet"
+    raise CliError(f"name the character (the campaign's: {known})")
 
 
 def to_plain(value: Any) -> Any:
