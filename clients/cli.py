@@ -12,11 +12,12 @@ import asyncio
 import importlib
 import json
 import logging
+import re
 import signal
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import msgspec
 
@@ -327,10 +328,31 @@ def _schema(args: argparse.Namespace) -> int:
 
 Handler = Callable[[argparse.Namespace], "int | Coroutine[Any, Any, int]"]
 
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<options>.*)\)$")
+
+
+class UsageError(CliError):
+    """A command line argparse could not read; the parser that says how to write it."""
+
+    def __init__(self, message: str, parser: argparse.ArgumentParser) -> None:
+        super().__init__(message, common.EXIT_USAGE)
+        self.parser = parser
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, except that a mistake raises :class:`UsageError` instead of exiting, so
+    that ``--json`` reports it as JSON too, and a misspelt choice gets "did you mean"."""
+
+    def error(self, message: str) -> NoReturn:
+        if found := _INVALID_CHOICE.search(message):
+            options = re.findall(r"'([^']*)'", found.group("options"))
+            message += common.did_you_mean(found.group("word"), options)
+        raise UsageError(message, self)
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``poolhall`` argument parser, with every game system's subcommands."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="poolhall", description="Event-sourced dice-pool campaign server and client.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -422,7 +444,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``poolhall`` console script."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as error:
+        if "--json" in argv:
+            emit(argparse.Namespace(json=True), error.as_json(), "")
+        else:
+            error.parser.print_usage(sys.stderr)
+            common.error_console.print(styled("[red]error:[/red] {}", error))
+        return error.exit_code
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if not args.verbose:  # one line per connection is noise at a busy table

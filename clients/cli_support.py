@@ -14,7 +14,8 @@ Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``c
 - ``await common.fetch_state(args, campaign)``: the campaign's state as it stands now;
 - ``await common.fetch_table(args, campaign)``: the (closed) client that read it, with its
   views and welcome;
-- ``common.own_character(client, given)``: the character a command is for (a player with one
+- ``await common.character_for(args, campaign, given)``,
+  ``common.own_character(client, given)``: the character a command is for (a player with one
   need not name it); ``common.did_you_mean(word, options)``;
 - ``common.new_command_id()``.
 """
@@ -22,10 +23,8 @@ Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``c
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +43,7 @@ from events.errors import (
     PoolhallError,
     Rejected,
 )
+from events.suggest import did_you_mean
 from projections.campaign import CampaignState
 from projections.describe import describe
 
@@ -59,6 +59,7 @@ __all__ = [
     "connection_lost",
     "admin_token",
     "did_you_mean",
+    "character_for",
     "fetch_table",
     "own_character",
     "console",
@@ -277,13 +278,12 @@ async def fetch_table(args: argparse.Namespace, campaign: str) -> Client:
     return client
 
 
-def did_you_mean(word: str, options: Iterable[str]) -> str:
-    """``; did you mean 'ability'?`` for a near miss among ``options``, else nothing."""
-    by_fold = {option.casefold(): option for option in options}
-    close = difflib.get_close_matches(word.casefold(), list(by_fold), n=2, cutoff=0.6)
-    if not close:
-        return ""
-    return "; did you mean " + " or ".join(repr(by_fold[c]) for c in close) + "?"
+async def character_for(args: argparse.Namespace, campaign: str, given: str | None) -> str:
+    """``given``, else the one character the member plays (read from the table: one more
+    connection, only when the character was left out)."""
+    if given is not None:
+        return given
+    return own_character(await fetch_table(args, campaign), None)
 
 
 def own_character(client: Client, given: str | None) -> str:
