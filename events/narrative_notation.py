@@ -41,7 +41,7 @@ def _suggest(text: str, at: int) -> str:
     found = _WORD.match(text, at)
     if found is None:
         return ""
-    return did_you_mean(found.group("word"), _NAMES)
+    return did_you_mean(found.group("word"), DIE_KINDS)
 
 
 def read_pool(text: str, limit: int) -> dict[str, int] | None:
