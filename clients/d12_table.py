@@ -81,9 +81,9 @@ def table_parts(state: CampaignState, views: Mapping[str, Any]
         tests.append({"test": test.test, "kind": test.kind, "character": test.character,
                       "label": test.label, "pool": test.pool, "dt": test.threshold.dt,
                       "rounds": len(test.rounds), "margins": test.margins, "odds": odds})
-        shown.append(styled("test [bold]{}[/bold] {}: {} for {}, pool {}, DT {}, margins {}",
-                            test.test, test.label or "-", test.kind, test.character or "no one",
-                            test.pool, test.threshold.dt, margins))
+        shown.append(styled("test [bold]{}[/bold]{}: {} for {}, pool {}, DT {}, margins {}",
+                            test.test, f" {test.label}" if test.label else "", test.kind,
+                            test.character or "no one", test.pool, test.threshold.dt, margins))
         shown.append(f"  odds: {odds}")
     if len(open_tests) > SHOWN_TESTS:
         shown.append(f"... and {len(open_tests) - SHOWN_TESTS} more open tests "
