@@ -155,7 +155,11 @@ async def _roll(args: argparse.Namespace) -> int:
         try:
             command = SYSTEMS[system].parse_roll(args.expression, args.character)
         except NotationError as error:
-            raise CliError(f"cannot read {args.expression!r}: {error.message}") from None
+            if args.character is not None or "--character" not in error.message:
+                raise CliError(f"cannot read {args.expression!r}: {error.message}") from None
+            # A test needs a character: the one the player plays, unless they play several.
+            args.character = await common.character_for(args, args.campaign, None)
+            return await _roll(args)
         if command is None:
             raise CliError(f"cannot read {args.expression!r}: {dice_error.message}") from None
         command = msgspec.structs.replace(command, id=common.new_command_id())

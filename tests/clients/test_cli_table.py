@@ -103,6 +103,8 @@ async def test_sr3_combat_skill_test_is_a_combat_test(table: Any, capsys: Any) -
     assert "declared: sam pistols (combat) tn 4: success with pool dice +0 " in out
     assert await run(sam._token, "sr3", "test", campaign, "pistols tn4 +3cp") == 0
     assert "sam test #1 pistols (combat) tn 4" in capsys.readouterr().out
+    assert await run(sam._token, "roll", campaign, "6d6 tn5") == 0  # Sam's, unnamed
+    assert "sam test #2" in capsys.readouterr().out
     assert await run(sam._token, "sheet", campaign) == 0
     out = capsys.readouterr().out
     assert "Sam (sam): initiative" in out and "combat pool" in out
