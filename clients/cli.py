@@ -12,14 +12,14 @@ import asyncio
 import importlib
 import json
 import logging
+import re
 import signal
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import msgspec
-from rich.table import Table
 
 from clients import cli_support as common
 from clients.cli_support import (
@@ -31,16 +31,17 @@ from clients.cli_support import (
     styled,
     to_plain,
 )
+from clients.table_text import LOG_LINES, sheet, state_json, state_text, view_line
 from events import core
 from events.codec import AnyCommand
 from events.dice import parse_dice
 from events.errors import ConnectionLost, NotationError, Rejected, StoreError
-from events.messages import json_schema
+from events.messages import View, json_schema
 from events.plain_text import check_plain_text
 from events.strict import StrictDecoder
 from events.systems import SYSTEM_IDS, SYSTEMS
 from events.wire_errors import rejection_from
-from projections.campaign import CampaignState, fold
+from projections.campaign import CampaignState, evolve, fold
 from projections.describe import describe
 
 __all__ = ["build_parser", "main"]
@@ -154,7 +155,11 @@ async def _roll(args: argparse.Namespace) -> int:
         try:
             command = SYSTEMS[system].parse_roll(args.expression, args.character)
         except NotationError as error:
-            raise CliError(f"cannot read {args.expression!r}: {error.message}") from None
+            if args.character is not None or "--character" not in error.message:
+                raise CliError(f"cannot read {args.expression!r}: {error.message}") from None
+            # A test needs a character: the one the player plays, unless they play several.
+            args.character = await common.character_for(args, args.campaign, None)
+            return await _roll(args)
         if command is None:
             raise CliError(f"cannot read {args.expression!r}: {dice_error.message}") from None
         command = msgspec.structs.replace(command, id=common.new_command_id())
@@ -200,9 +205,8 @@ async def _catch_up(args: argparse.Namespace, follow: bool = False) -> tuple[Any
 
 
 async def _watch(args: argparse.Namespace) -> int:
-    client, history = await _catch_up(args, follow=True)
     state = CampaignState()
-    from projections.campaign import evolve
+    shown_views: dict[str, str] = {}
 
     def show(recorded: Any, quiet: bool = False) -> None:
         evolve(state, recorded)
@@ -211,57 +215,58 @@ async def _watch(args: argparse.Namespace) -> int:
         if args.json:
             emit(args, recorded, "")
         else:
-            who = recorded.actor
             common.console.print(styled("[dim]{}[/dim] [bold]#{}[/bold] [cyan]{}[/cyan] {}",
-                                        recorded.at[11:19], recorded.seq, who,
+                                        recorded.at[11:19], recorded.seq, recorded.actor,
                                         describe(recorded, state)))
 
+    def show_view(view: View) -> None:
+        """A view, once its line changes; the events before it first (it follows them)."""
+        if live:
+            for recorded in client.drain():
+                show(recorded)
+        if args.json:
+            if live:
+                emit(args, {"view": view.name, "data": view.data}, "")
+            return
+        line = view_line(view.name, view.data)
+        if line is None or shown_views.get(view.name) == line:
+            return
+        shown_views[view.name] = line
+        if live:
+            common.console.print(styled("[dim]view[/dim] [magenta]{}[/magenta]", line))
+
+    def connection(up: bool, head: int) -> None:
+        if up:
+            emit(args, {"connection": "back", "head": head},
+                 styled("[green]back[/green] (resumed at event {})", head))
+        else:
+            emit(args, {"connection": "reconnecting", "head": head},
+                 styled("[yellow]reconnecting…[/yellow] (the server is not answering; "
+                        "have event {})", head))
+
+    live = False
+    client = await open_client(args, args.campaign, follow=True, on_view=show_view,
+                               on_connection=connection)
     try:
+        assert client.welcome is not None
+        try:
+            await client.wait_for_seq(client.welcome.head, timeout=120)
+        except ConnectionLost as lost:  # a follower that resumed on a shorter log, say
+            raise common.connection_lost(lost, f"stopped reading {args.campaign}") from None
+        history = client.drain()
         shown_from = len(history) - args.last if args.last else 0
         for index, recorded in enumerate(history):  # fold it all, print the last lines
             show(recorded, quiet=index < shown_from)
         if not args.json:
+            for line in shown_views.values():  # the standing views: the odds now
+                common.console.print(styled("[dim]view[/dim] [magenta]{}[/magenta]", line))
             common.console.print(styled("[dim]-- live (Ctrl-C to stop) --[/dim]"))
+        live = True
         async for recorded in client:
             show(recorded)
         raise common.connection_lost(client.lost, f"stopped following {args.campaign}")
     finally:
         await client.close()
-
-
-def _state_view(state: CampaignState) -> Any:
-    data = to_plain(state)
-    for member in data["members"].values():
-        member.pop("token_hash", None)
-        member.pop("admin", None)  # a session flag, never set on a member of the log
-    return data
-
-
-def _state_text(state: CampaignState) -> Any:
-    from rich.console import Group
-    from rich.json import JSON
-
-    members = Table(title=f"{state.name} ({state.system}) at event #{state.head}")
-    for column in ("member", "role", "characters", "active"):
-        members.add_column(column)
-    for m in state.members.values():
-        members.add_row(m.member, m.role, ", ".join(m.characters), "yes" if m.active else "no")
-    characters = Table(title="characters")
-    characters.add_column("id")
-    characters.add_column("name")
-    for c in state.characters.values():
-        characters.add_row(c.character, c.name)
-    rolls = Table(title="roll log (last 10)")
-    for column in ("#", "by", "expression", "total"):
-        rolls.add_column(column)
-    for r in state.rolls[-10:]:
-        rolls.add_row(str(r.seq), r.actor, r.expression, str(r.total))
-    session = (f"game session {state.session} " + ("running" if state.in_session else "ended")
-               if state.session else "no game session yet")
-    game = (f"{state.system} state (the `poolhall {state.system} ...` subcommands show it "
-            "more briefly):")
-    return Group(members, characters, rolls, session, game,
-                 JSON.from_data(to_plain(state.game), indent=2))
 
 
 async def _state(args: argparse.Namespace) -> int:
@@ -270,9 +275,33 @@ async def _state(args: argparse.Namespace) -> int:
     if args.at is not None and args.at > client.welcome.head:
         raise CliError(f"--at {args.at} is past the campaign's last event "
                        f"#{client.welcome.head}")
-    state = fold(history, upto=args.at)
-    emit(args, _state_view(state), _state_text(state))
+    if args.at is None:
+        state, views, recent = client.state, client.views, history[-LOG_LINES:]
+    else:  # the views are today's: an earlier table shows odds computed here
+        state, views = fold(history, upto=args.at), {}
+        recent = [r for r in history if r.seq <= args.at][-LOG_LINES:]
+    emit(args, state_json(client, state, recent), state_text(state, views, recent))
     return common.EXIT_OK
+
+
+async def _sheet(args: argparse.Namespace) -> int:
+    client = await common.fetch_table(args, args.campaign)
+    state = client.state
+    if args.character is not None or _plays_one(client):
+        chosen = [common.own_character(client, args.character)]
+    else:  # the GM, a spectator, a player of several: every sheet they may mean
+        member = state.members.get(client.welcome.member) if client.welcome else None
+        mine = [c for c in member.characters if c in state.characters] if member else []
+        chosen = mine or list(state.characters)
+    data, text = sheet(state, chosen)
+    emit(args, {"sheets": data}, text)
+    return common.EXIT_OK
+
+
+def _plays_one(client: Any) -> bool:
+    member = client.state.members.get(client.welcome.member) if client.welcome else None
+    return member is not None and len([c for c in member.characters
+                                       if c in client.state.characters]) == 1
 
 
 # ---- offline ------------------------------------------------------------------------------
@@ -303,10 +332,31 @@ def _schema(args: argparse.Namespace) -> int:
 
 Handler = Callable[[argparse.Namespace], "int | Coroutine[Any, Any, int]"]
 
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<options>.*)\)$")
+
+
+class UsageError(CliError):
+    """A command line argparse could not read; the parser that says how to write it."""
+
+    def __init__(self, message: str, parser: argparse.ArgumentParser) -> None:
+        super().__init__(message, common.EXIT_USAGE)
+        self.parser = parser
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, except that a mistake raises :class:`UsageError` instead of exiting, so
+    that ``--json`` reports it as JSON too, and a misspelt choice gets "did you mean"."""
+
+    def error(self, message: str) -> NoReturn:
+        if found := _INVALID_CHOICE.search(message):
+            options = re.findall(r"'([^']*)'", found.group("options"))
+            message += common.did_you_mean(found.group("word"), options)
+        raise UsageError(message, self)
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``poolhall`` argument parser, with every game system's subcommands."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="poolhall", description="Event-sourced dice-pool campaign server and client.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -355,13 +405,21 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_connection_options(send)
     send.set_defaults(handler=_send)
 
-    watch = sub.add_parser("watch", help="follow the table's log live")
+    watch = sub.add_parser("watch", help="follow the table live: events, odds, reconnects")
     watch.add_argument("campaign")
     watch.add_argument("--last", type=int, default=20, help="history lines first (0: all)")
     common.add_connection_options(watch)
     watch.set_defaults(handler=_watch)
 
-    state = sub.add_parser("state", help="the campaign's projections, now or at any event")
+    sheet_parser = sub.add_parser("sheet", help="a character's sheet (default: yours)")
+    sheet_parser.add_argument("campaign")
+    sheet_parser.add_argument("character", nargs="?",
+                              help="whose (default: the one you play, else all)")
+    common.add_connection_options(sheet_parser)
+    sheet_parser.set_defaults(handler=_sheet)
+
+    state = sub.add_parser("state", help="the table now or at any event: who, sheets, "
+                                         "checks and odds, the last lines of the log")
     state.add_argument("campaign")
     state.add_argument("--at", type=event_number, metavar="SEQ",
                        help="as they stood after event SEQ (1 is the campaign's first event)")
@@ -390,7 +448,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``poolhall`` console script."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as error:
+        if "--json" in argv:
+            emit(argparse.Namespace(json=True), error.as_json(), "")
+        else:
+            error.parser.print_usage(sys.stderr)
+            common.error_console.print(styled("[red]error:[/red] {}", error))
+        return error.exit_code
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if not args.verbose:  # one line per connection is noise at a busy table

@@ -12,6 +12,11 @@ Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``c
   (plain text, or any rich renderable; markup is off: style with ``common.styled``);
 - ``await common.call_once(args, campaign, CommandType, **fields)``: one command, its ack;
 - ``await common.fetch_state(args, campaign)``: the campaign's state as it stands now;
+- ``await common.fetch_table(args, campaign)``: the (closed) client that read it, with its
+  views and welcome;
+- ``await common.character_for(args, campaign, given)``,
+  ``common.own_character(client, given)``: the character a command is for (a player with one
+  need not name it); ``common.did_you_mean(word, options)``;
 - ``common.new_command_id()``.
 """
 
@@ -38,6 +43,7 @@ from events.errors import (
     PoolhallError,
     Rejected,
 )
+from events.suggest import did_you_mean
 from projections.campaign import CampaignState
 from projections.describe import describe
 
@@ -52,6 +58,10 @@ __all__ = [
     "add_json_option",
     "connection_lost",
     "admin_token",
+    "did_you_mean",
+    "character_for",
+    "fetch_table",
+    "own_character",
     "console",
     "emit",
     "error_console",
@@ -196,14 +206,16 @@ def read_token_file(path: str | Path) -> str:
 
 
 async def open_client(args: argparse.Namespace, campaign: str | None,
-                      token: str | None = None, *, follow: bool = False) -> Client:
+                      token: str | None = None, *, follow: bool = False,
+                      **hooks: Any) -> Client:
     """A joined client, or a :class:`CliError` that says why not.
 
     A one-shot command's client neither reconnects nor drops any event it has not read yet;
-    ``follow`` (for ``watch``) reconnects and resumes through a server restart.
+    ``follow`` (for ``watch``) reconnects and resumes through a server restart. ``hooks``:
+    the client's ``on_connection`` and ``on_view``.
     """
     client = Client(args.url, token or resolve_token(args), campaign, reconnect=follow,
-                    keep_all=True)
+                    keep_all=True, **hooks)
     try:
         await client.connect()
     except CommandRejected as refusal:
@@ -249,13 +261,48 @@ async def call_once(args: argparse.Namespace, campaign: str | None, command_type
 
 async def fetch_state(args: argparse.Namespace, campaign: str) -> CampaignState:
     """Join, catch up to the campaign's head, leave: its state as it stands now."""
+    return (await fetch_table(args, campaign)).state
+
+
+async def fetch_table(args: argparse.Namespace, campaign: str) -> Client:
+    """Join, catch up to the campaign's head, leave: the closed client, whose ``state``,
+    ``views`` (those that came while it read) and ``welcome`` (who we are) stay readable."""
     client = await open_client(args, campaign)
     try:
         assert client.welcome is not None
         await client.wait_for_seq(client.welcome.head, timeout=120)
+    except ConnectionLost as lost:
+        raise connection_lost(lost, f"stopped reading {campaign}") from None
     finally:
         await client.close()
-    return client.state
+    return client
+
+
+async def character_for(args: argparse.Namespace, campaign: str, given: str | None) -> str:
+    """``given``, else the one character the member plays (read from the table: one more
+    connection, only when the character was left out)."""
+    if given is not None:
+        return given
+    return own_character(await fetch_table(args, campaign), None)
+
+
+def own_character(client: Client, given: str | None) -> str:
+    """The character a command is for: ``given`` (which must exist), else the one character
+    the member plays; a plain-words :class:`CliError` when that cannot be told."""
+    state = client.state
+    if given is not None:
+        if given in state.characters:
+            return given
+        raise CliError(f"no character {given!r} in {state.campaign}"
+                       + did_you_mean(given, state.characters))
+    member = state.members.get(client.welcome.member) if client.welcome else None
+    mine = [c for c in member.characters if c in state.characters] if member else []
+    if len(mine) == 1:
+        return mine[0]
+    if mine:
+        raise CliError(f"you play {len(mine)} characters ({', '.join(mine)}): name one")
+    known = ", ".join(list(state.characters)[:10]) or "none yet"
+    raise CliError(f"name the character (the campaign's: {known})")
 
 
 def to_plain(value: Any) -> Any:

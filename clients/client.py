@@ -99,10 +99,19 @@ class Client:
         reconnect_for: float = 60.0,
         timeout: float = 30.0,
         keep_all: bool = False,
+        on_connection: Callable[[bool, int], None] | None = None,
+        on_view: Callable[[View], None] | None = None,
     ) -> None:
         """``keep_all``: keep every event for ``async for`` until read, not only the last
         :data:`EVENT_BUFFER` (for a caller that reads the whole history at once, like
-        ``poolhall state --at``)."""
+        ``poolhall state --at``).
+
+        ``on_connection(connected, head)`` is called when an established connection drops
+        (``False``) and when the client has resumed (``True``, at the head it resumed from),
+        so a follower can say "reconnecting" instead of going silent; ``on_view(view)`` with
+        each view as it arrives (after :attr:`views` is updated). Both run on the reader
+        task: they must not block.
+        """
         self.url = url
         self.campaign = campaign
         self.state: CampaignState = new_state()
@@ -129,6 +138,8 @@ class Client:
         self._to_retry: deque[_InFlight] = deque()
         self._retry_gap = 0.0
         self._retrier: asyncio.Task[None] | None = None
+        self._on_connection = on_connection
+        self._on_view = on_view
 
     # ---- lifecycle --------------------------------------------------------------------
 
@@ -316,6 +327,8 @@ class Client:
                     self._joined.set_result(message)
             case View():
                 self.views[message.name] = message.data
+                if self._on_view is not None:
+                    self._on_view(message)
 
     def _retry_later(self, pending: _InFlight, refusal: CommandRejected) -> bool:
         """Queue a command refused with ``rate_limited`` to be re-sent after ``retry_after``;
@@ -404,6 +417,8 @@ class Client:
             if self._closed or not self._reconnect:
                 self._give_up(ConnectionLost("connection closed"))
                 return
+            if self._on_connection is not None:
+                self._on_connection(False, self.head)
             if not await self._resume():
                 return
 
@@ -425,6 +440,8 @@ class Client:
                     await self._connection.close()
                     break
                 self.reconnects += 1
+                if self._on_connection is not None:
+                    self._on_connection(True, self.head)
                 for pending in list(self._pending.values()):
                     if not pending.future.done():
                         assert self._connection is not None

@@ -3,7 +3,7 @@
 ::
 
     poolhall odds "yyg vs pp" [--exact] [--joint] [--json]     no server needed
-    poolhall narrative open CAMPAIGN han "Ranged (Light)" --id shot --reason "at the guard"
+    poolhall narrative open CAMPAIGN [han] "Ranged (Light)" --id shot --reason "at the guard"
     poolhall narrative difficulty CAMPAIGN shot hard            GM: a level ...
     poolhall narrative difficulty CAMPAIGN duel --opposed vader:Discipline   ... or opposed
     poolhall narrative add CAMPAIGN shot boost --reason aiming  [COUNT]
@@ -227,13 +227,14 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     actions = group.add_subparsers(dest="action", required=True, metavar="ACTION")
 
     async def open_(args: argparse.Namespace, common: ModuleType) -> int:
-        return await _send(args, common, n.OpenCheck, character=args.character,
+        character = await common.character_for(args, args.campaign, args.character)
+        return await _send(args, common, n.OpenCheck, character=character,
                            skill=args.skill, check=args.id,
                            characteristic=args.characteristic, target=args.target,
                            reason=args.reason or "")
 
     parser = _parser(actions, common, "open", "open a check for a character's skill", open_)
-    parser.add_argument("character")
+    parser.add_argument("character", nargs="?", help="whose (default: the one you play)")
     parser.add_argument("skill", help='e.g. "Ranged (Light)"')
     parser.add_argument("--id", help="the check's id (default: CHARACTER-N)")
     parser.add_argument("--characteristic", choices=n.CHARACTERISTICS,
@@ -294,10 +295,11 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     parser.add_argument("--reason")
 
     async def force(args: argparse.Namespace, common: ModuleType) -> int:
-        return await _send(args, common, n.RollForceDice, character=args.character,
+        character = await common.character_for(args, args.campaign, args.character)
+        return await _send(args, common, n.RollForceDice, character=character,
                            count=args.count, reason=args.reason or "")
 
     parser = _parser(actions, common, "force", "roll Force dice for a power", force)
-    parser.add_argument("character")
+    parser.add_argument("character", nargs="?", help="whose (default: the one you play)")
     parser.add_argument("count", type=int, help="Force rating: dice to roll")
     parser.add_argument("--reason", help="the power")

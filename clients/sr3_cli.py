@@ -9,6 +9,8 @@
     poolhall sr3 end CAMPAIGN                   GM: the combat is over
     poolhall sr3 declare CAMPAIGN sam "pistols tn4 combat"      the table sees the odds
     poolhall sr3 test CAMPAIGN sam "pistols tn4 +3cp combat"    roll it
+    poolhall sr3 test CAMPAIGN "pistols tn4 +3cp"   the player's one character; a Combat
+                                                Skill makes it a combat test
     poolhall sr3 karma CAMPAIGN sam 1           reroll test 1's failures with Karma Pool
     poolhall sr3 scene CAMPAIGN                 GM: end the scene, Karma Pool comes back
     poolhall sr3 sheet CAMPAIGN [CHARACTER]     pools with their formulas, Karma Pool
@@ -108,24 +110,36 @@ def _open_odds(args: argparse.Namespace, common: ModuleType, counts: list[int]) 
     return int(common.EXIT_OK)
 
 
-def _parse(args: argparse.Namespace, common: ModuleType) -> sr3.RollPoolTest:
+async def _parse(args: argparse.Namespace, common: ModuleType) -> sr3.RollPoolTest:
+    """The test as typed, for the character named or the one the player plays; a test on a
+    Combat Skill with no kind given is a combat test (an offensive Combat Skill Test, which
+    the Combat Pool helps)."""
     try:
-        command = sr3.parse_roll(args.notation, args.character)
+        command = sr3.parse_roll(args.notation, args.character or "someone")
     except NotationError as error:
         raise common.CliError(f"cannot read {args.notation!r}: {error.message}") from None
     if not isinstance(command, sr3.RollPoolTest):
         raise common.CliError(f"cannot read {args.notation!r}: write e.g. \"6d6 tn5\", "
                               "\"4d6 open\" or \"pistols tn4 +3cp combat\"")
-    return msgspec.structs.replace(command, id=common.new_command_id(),
+    character = args.character
+    if character is None or (command.skill is not None and command.kind == "other"):
+        client = await common.fetch_table(args, args.campaign)
+        character = common.own_character(client, character)
+        stats = client.state.characters[character].stats
+        skill = stats.skills.get(command.skill) if isinstance(stats, sr3.Sr3Stats) \
+            and command.skill is not None else None
+        if skill is not None and skill.kind == "combat" and command.kind == "other":
+            command = msgspec.structs.replace(command, kind="combat")
+    return msgspec.structs.replace(command, id=common.new_command_id(), character=character,
                                    reason=args.reason or "")
 
 
 async def _test(args: argparse.Namespace, common: ModuleType) -> int:
-    return int(await common.send_command(args, args.campaign, _parse(args, common)))
+    return int(await common.send_command(args, args.campaign, await _parse(args, common)))
 
 
 async def _declare(args: argparse.Namespace, common: ModuleType) -> int:
-    parsed = _parse(args, common)
+    parsed = await _parse(args, common)
     fields = {name: getattr(parsed, name) for name in sr3.DeclarePoolTest.__struct_fields__}
     command = sr3.DeclarePoolTest(**fields)
     return int(await common.send_command(args, args.campaign, command))
@@ -224,14 +238,21 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
         ("declare", _declare, "announce a test: the table sees the odds per pool die"),
         ("test", _test, 'roll a test, e.g. "pistols tn4 +3cp combat" or "6d6 tn5"'),
     ):
-        parser = _connected(actions, common, name, help_text, "character", "notation")
+        parser = _connected(actions, common, name, help_text)
+        parser.add_argument("character", nargs="?", help="whose (default: the one you play)")
+        parser.add_argument("notation")
         parser.add_argument("--reason", help="why, in a few words")
         parser.set_defaults(handler=lambda a, h=handler: h(a, common))
-    karma = _connected(actions, common, "karma", "reroll a test with Karma Pool",
-                       "character")
+    karma = _connected(actions, common, "karma", "reroll a test with Karma Pool")
+    karma.add_argument("character", nargs="?", help="whose (default: the one you play)")
     karma.add_argument("test", type=int)
-    karma.set_defaults(handler=lambda a: _simple(a, common, sr3.RerollWithKarma(
-        id=common.new_command_id(), test=a.test, character=a.character)))
+
+    async def reroll(args: argparse.Namespace) -> int:
+        character = await common.character_for(args, args.campaign, args.character)
+        return await _simple(args, common, sr3.RerollWithKarma(
+            id=common.new_command_id(), test=args.test, character=character))
+
+    karma.set_defaults(handler=reroll)
     sheet = _connected(actions, common, "sheet", "pools with how each was computed")
     sheet.add_argument("character", nargs="?")
     sheet.set_defaults(handler=lambda a: _sheet(a, common))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from events.errors import NotationError
+from events.suggest import did_you_mean
 
 __all__ = ["DIE_KINDS", "DIE_LETTERS", "read_pool"]
 
@@ -32,6 +33,17 @@ _TOKEN = re.compile(
 )
 
 
+_WORD = re.compile(r"\d*\s*(?P<word>[a-z]{3,})", re.IGNORECASE)
+
+
+def _suggest(text: str, at: int) -> str:
+    """``; did you mean 'ability'?`` when the unreadable word is a near miss of a die name."""
+    found = _WORD.match(text, at)
+    if found is None:
+        return ""
+    return did_you_mean(found.group("word"), DIE_KINDS)
+
+
 def read_pool(text: str, limit: int) -> dict[str, int] | None:
     """Read a pool in the notation as dice per kind; None when the text does not start like one.
 
@@ -46,11 +58,12 @@ def read_pool(text: str, limit: int) -> dict[str, int] | None:
     while position < len(stripped):
         match = _TOKEN.match(stripped, position)
         if match is None or match.end() == position:
-            if not read:
-                return None
+            if not read and not _suggest(stripped, position):
+                return None  # not this notation (a near miss of a die name is a mistake in it)
             at = position + len(stripped[position:]) - len(stripped[position:].lstrip(" ,+"))
             raise NotationError(f"cannot read {stripped[at:at + 10]!r} as narrative dice "
-                                "(letters y g p r b k w, or names)", at)
+                                f"(letters y g p r b k w, or names){_suggest(stripped, at)}",
+                                at)
         position = match.end()
         if match.group("vs"):
             continue

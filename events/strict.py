@@ -91,6 +91,8 @@ class StrictDecoder(Generic[T]):
     """
 
     def __init__(self, tp: Any) -> None:
+        self.type = tp
+        """The type decoded (its limits give refusals their plain words)."""
         self._plain: msgspec.json.Decoder[T] = msgspec.json.Decoder(tp)
         self._strict: msgspec.json.Decoder[Any] = msgspec.json.Decoder(strict_type(tp))
         self._nested = frozenset(

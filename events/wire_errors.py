@@ -14,6 +14,7 @@ import msgspec
 
 from events.errors import Rejected
 from events.messages import CLIENT_DECODER
+from events.plain_errors import plain_words
 from events.strict import StrictDecoder
 
 __all__ = ["MAX_MAP_SEARCH", "MAX_SEARCHED_FRAME", "rejection_from"]
@@ -66,7 +67,8 @@ def rejection_from(error: msgspec.ValidationError | msgspec.DecodeError,
         return Rejected("unknown_type", "every message needs a `type`", "$.type")
     if path == "$" and message.startswith("Expected `object`"):
         return Rejected("malformed", "a message is one json object", "$")
-    return Rejected("invalid", message[0].lower() + message[1:], path)
+    plain = plain_words(message, path, frame, decoder.type)
+    return Rejected("invalid", plain or message[0].lower() + message[1:], path)
 
 
 def _lone_surrogate(frame: str | bytes) -> str | None:

@@ -20,6 +20,7 @@ import msgspec
 from events import narrative as n
 from events.base import Event
 from events.errors import Rejected
+from events.suggest import did_you_mean
 from projections.narrative import CheckState, Difficulty, GameState
 from projections.narrative_dice import SIDES, rolled_die, tally
 from projections.narrative_pool import Modification, skill_dice
@@ -56,7 +57,7 @@ def resolve_skill(stats: n.NarrativeStats, who: str, skill: str, characteristic:
     found = stats.skill(skill)
     if found is None and characteristic is None:
         raise Rejected("invalid", f"{who} has no skill {skill!r}: name the characteristic "
-                       "for an untrained check", path)
+                       "for an untrained check" + did_you_mean(skill, stats.skills), path)
     name, rank = (found[0], found[1].rank) if found else (skill, 0)
     linked = characteristic or (found[1].characteristic if found else "")
     return name, linked, stats.characteristic(linked), rank

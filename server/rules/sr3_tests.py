@@ -15,6 +15,7 @@ from typing import Any
 from events import sr3 as vocabulary
 from events.errors import Rejected
 from events.sr3 import MAX_CHAIN, MAX_TEST_DICE, POOLS, PoolDie, PoolName, Sr3Stats
+from events.suggest import did_you_mean
 from projections.sr3 import GameState, TestRecord
 from projections.sr3_pools import karma_pool, pool_sizes
 from server.rules.base import Decision
@@ -95,7 +96,8 @@ def resolve_base(stats: Sr3Stats, command: Any) -> tuple[int, vocabulary.Sr3Skil
         skill = stats.skills.get(command.skill)
         if skill is None:
             raise Rejected("not_found", f"{command.character!r} has no skill "
-                           f"{command.skill!r}", "$.skill")
+                           f"{command.skill!r}" + did_you_mean(command.skill, stats.skills),
+                           "$.skill")
         return skill.rating, skill
     if command.attribute is not None:
         if command.attribute == "reaction":

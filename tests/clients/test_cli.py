@@ -203,7 +203,8 @@ async def test_state_at_reads_the_whole_history(table, monkeypatch, capsys) -> N
 
 
 def test_watch_follows_the_table_through_a_server_restart(tmp_path) -> None:
-    """``poolhall watch`` keeps printing the table's events after the server restarts."""
+    """``poolhall watch`` prints events and the odds as they change, says when it is
+    reconnecting and when it is back, and carries on after the server restarts."""
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
     server = start_serve(tmp_path / "poolhall.db", port)
@@ -216,9 +217,18 @@ def test_watch_follows_the_table_through_a_server_restart(tmp_path) -> None:
         poolhall("roll", created["campaign"], "1d6", "--reason", "before", "--url", url,
                  cwd=tmp_path)
         wait_for("before")
+        poolhall("send", created["campaign"], json.dumps({
+            "type": "create_character", "character": "han", "name": "Han",
+            "stats": {"system": "d12", "ratings": {"CON": 3, "CHA": 2, "STR": 4}}}),
+            "--url", url, cwd=tmp_path)
+        poolhall("d12", "call", created["campaign"], "han", "STR", "--dt", "7", "--url", url,
+                 cwd=tmp_path)
+        wait_for("view test 1 (basic, han), round 1: 4d12 at DT 7: success")
         server.send_signal(signal.SIGTERM)
         server.wait(20)
+        wait_for("reconnecting")
         server = start_serve(tmp_path / "poolhall.db", port)
+        wait_for("back (resumed at event 5)")
         poolhall("roll", created["campaign"], "1d6", "--reason", "after", "--url", url,
                  cwd=tmp_path)
         wait_for("after")

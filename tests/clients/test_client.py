@@ -8,10 +8,10 @@ import pytest
 
 from clients import client as client_module
 from clients.client import Client
-from events import core
+from events import core, d12
 from events.errors import ConnectionLost
 from server.app import Server
-from tests.conftest import ADMIN_TOKEN
+from tests.conftest import ADMIN_TOKEN, until
 
 
 async def test_a_command_sent_while_the_server_restarts_is_answered_after_it(table) -> None:
@@ -141,3 +141,36 @@ async def test_close_during_a_reconnect_handshake_that_never_ends_returns(table)
         assert isinstance(slow.lost, ConnectionLost)
     finally:
         silent.close()
+
+
+async def test_connection_hook_says_when_the_link_drops_and_when_it_is_back(table) -> None:
+    """``on_connection`` hears ``False`` when the server goes and ``True`` once resumed."""
+    campaign, gm = await table.create_campaign("d12")
+    heard: list[tuple[bool, int]] = []
+    watcher = await table.connect(campaign, gm._token,
+                                  on_connection=lambda up, head: heard.append((up, head)))
+    assert watcher.welcome is not None
+    await watcher.wait_for_seq(watcher.welcome.head)
+    head = watcher.head
+    assert heard == []
+    await table.server.stop()
+    await until(lambda: heard, 500)
+    assert heard == [(False, head)], (heard, head)
+    port = table.server.port
+    table.server = Server(table.db_path, "127.0.0.1", port, admin_token=ADMIN_TOKEN)
+    await table.server.start()
+    await until(lambda: len(heard) == 2)
+    assert heard == [(False, head), (True, head)]
+
+
+async def test_view_hook_hears_each_view(table) -> None:
+    """``on_view`` is called with every view the server sends, as :attr:`views` holds it."""
+    campaign, gm = await table.create_campaign("d12")
+    seen: list[str] = []
+    watcher = await table.connect(campaign, gm._token,
+                                  on_view=lambda view: seen.append(view.name))
+    await gm.call(core.CreateCharacter, character="han", name="Han",
+                  stats=d12.D12Stats(ratings={"CON": 3, "CHA": 2, "STR": 4}))
+    await gm.call(d12.CallThresholdTest, character="han", stats=("STR",), dt=7)
+    await until(lambda: "d12.odds.1" in seen)
+    assert "d12.odds.1" in watcher.views

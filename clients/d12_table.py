@@ -1,0 +1,125 @@
+"""The d12 table as a terminal shows it: open tests with their odds, sheets, views.
+
+Used by ``poolhall state``, ``poolhall sheet`` and ``poolhall watch`` through
+:mod:`clients.table_text`. Odds come from the server's ``d12.odds.<test>`` view when the
+client holds one, else from the projection code the server runs
+(:func:`projections.d12_odds.odds_summary`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.text import Text
+
+from clients.cli_support import styled
+from events import d12
+from projections.campaign import CampaignState, Character
+from projections.d12 import GameState, TestState
+from projections.d12_odds import odds_summary
+
+__all__ = ["character_line", "sheet_parts", "table_parts", "view_line"]
+
+SHOWN_TESTS = 10
+"""Open tests listed at most (a table with more says how many more)."""
+ODDS_ROUNDS = 5
+
+
+def _pct(p: float) -> str:
+    return f"{100 * p:.1f}%"
+
+
+def odds_words(odds: Mapping[str, Any]) -> str:
+    """``5d12 at DT 7: success 62.1%, mean margin +0.83`` (and an extended pool's survival)."""
+    words = (f"{odds['dice']}d12 at DT {odds['dt']}: success {_pct(odds['success'])}, "
+             f"mean margin {odds['expected_margin']:+.2f}")
+    survival = odds.get("survival")
+    if survival:
+        words += ", pool survives " + " ".join(
+            f"{k}:{_pct(p)}" for k, p in enumerate(survival, start=1)) + " rounds"
+    return words
+
+
+def view_line(name: str, data: Any) -> str | None:
+    """One line for a ``d12.odds.<test>`` view; ``None`` for a view that is not d12's."""
+    if not name.startswith("d12.odds.") or not isinstance(data, Mapping):
+        return None
+    head = f"test {data.get('test')} ({data.get('kind')}, {data.get('character') or 'no one'})"
+    if not data.get("open"):
+        return f"{head}: over"
+    if data.get("success") is None:
+        return f"{head}, round {data.get('round')}: {data.get('note') or 'odds being computed'}"
+    return f"{head}, round {data.get('round')}: {odds_words(data)}"
+
+
+def _test_odds(state: CampaignState, test: TestState, views: Mapping[str, Any]) -> str:
+    view = views.get(f"d12.odds.{test.test}")
+    if isinstance(view, Mapping) and view.get("success") is not None:
+        return odds_words(view)
+    if test.pool < 1:
+        return "no dice left"
+    add = None
+    if test.kind == "extended" and test.refresh and test.character in state.characters:
+        stats = state.characters[test.character].stats
+        add = stats.ratings.get(test.refresh, 0) if isinstance(stats, d12.D12Stats) else 0
+    return odds_words(odds_summary(test.pool, test.threshold.dt, add, ODDS_ROUNDS))
+
+
+def table_parts(state: CampaignState, views: Mapping[str, Any]
+                ) -> tuple[dict[str, Any], list[str | Text]]:
+    """The open tests: pool, DT, rounds, margins so far and the odds of the next roll."""
+    game = state.game
+    if not isinstance(game, GameState):
+        return {}, []
+    open_tests = [t for t in game.tests.values() if t.open]
+    shown: list[str | Text] = []
+    tests = []
+    for test in open_tests[-SHOWN_TESTS:]:
+        odds = _test_odds(state, test, views)
+        margins = " ".join(f"{m:+d}" for m in test.margins) or "none yet"
+        tests.append({"test": test.test, "kind": test.kind, "character": test.character,
+                      "label": test.label, "pool": test.pool, "dt": test.threshold.dt,
+                      "rounds": len(test.rounds), "margins": test.margins, "odds": odds})
+        shown.append(styled("test [bold]{}[/bold]{}: {} for {}, pool {}, DT {}, margins {}",
+                            test.test, f" {test.label}" if test.label else "", test.kind,
+                            test.character or "no one", test.pool, test.threshold.dt, margins))
+        shown.append(f"  odds: {odds}")
+    if len(open_tests) > SHOWN_TESTS:
+        shown.append(f"... and {len(open_tests) - SHOWN_TESTS} more open tests "
+                     "(poolhall d12 tests)")
+    if not open_tests:
+        shown.append("no open test")
+    return {"open_tests": tests, "open_test_count": len(open_tests)}, shown
+
+
+def character_line(character: Character) -> str:
+    """``CON 3 CHA 2 STR 4``."""
+    stats = character.stats
+    if not isinstance(stats, d12.D12Stats):
+        return ""
+    return " ".join(f"{stat} {rating}" for stat, rating in stats.ratings.items())
+
+
+def sheet_parts(character: Character, state: CampaignState
+                ) -> tuple[dict[str, Any], list[str | Text]]:
+    """The stats and their ratings, and the character's open and last tests."""
+    stats = character.stats
+    if not isinstance(stats, d12.D12Stats):
+        return {}, []
+    shown: list[str | Text] = [
+        styled("[bold]{}[/bold] ({})", character.name, character.character),
+        *(f"  {stat:<10} {rating}" for stat, rating in stats.ratings.items())]
+    game = state.game
+    theirs = [t for t in game.tests.values() if t.character == character.character] \
+        if isinstance(game, GameState) else []
+    recent = []
+    for test in theirs[-5:]:
+        status = "open" if test.open else f"over ({test.ended})"
+        margins = " ".join(f"{m:+d}" for m in test.margins) or "no roll yet"
+        recent.append({"test": test.test, "label": test.label, "status": status,
+                       "margins": test.margins})
+        shown.append(styled("  test {} {}: {}, margins {}", test.test, test.label or "-",
+                            status, margins))
+    return {"character": character.character, "name": character.name,
+            "ratings": dict(stats.ratings), "recent_tests": recent}, shown

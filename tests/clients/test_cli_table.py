@@ -1,0 +1,130 @@
+"""``poolhall state`` and ``sheet`` read like the table, per system; mistakes get plain words."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from clients.cli import main
+from events import core, d12, sr3
+from events import narrative as n
+
+HAN = n.NarrativeStats(agility=3, skills={
+    "Ranged (Light)": n.Skill(rank=2, characteristic="agility"),
+    "Piloting (Space)": n.Skill(rank=1, characteristic="agility")})
+SAM = sr3.Sr3Stats(body=6, quickness=6, strength=5, charisma=2, intelligence=5, willpower=4,
+                   skills={"pistols": sr3.Sr3Skill(rating=5, attribute="quickness",
+                                                   kind="combat")})
+
+
+def _runner(table: Any) -> Any:
+    async def run(token: str, *argv: str) -> int:
+        return await asyncio.to_thread(main, [*argv, "--url", table.url, "--token", token])
+    return run
+
+
+async def test_narrative_state_is_one_readable_screen_with_odds(table: Any, capsys: Any) -> None:
+    """Members, Han's compact sheet, the open check with its odds, destiny, the last lines:
+    and the same screen however long the log (the rolls of long ago are not printed)."""
+    campaign, gm = await table.create_campaign("narrative", "Edge")
+    han = await table.invite(gm, "player", characters=("han",))
+    await gm.call(core.CreateCharacter, character="han", name="Han Solo", stats=HAN)
+    for number in range(40):
+        await gm.call(core.Roll, expression="1d6", reason=f"old roll {number}")
+    run = _runner(table)
+    assert await run(han._token, "narrative", "open", campaign, "Ranged (Light)", "--id",
+                     "shot") == 0  # the player's one character need not be named
+    assert await run(gm._token, "narrative", "difficulty", campaign, "shot", "hard") == 0
+    capsys.readouterr()
+    assert await run(han._token, "state", campaign) == 0
+    out = capsys.readouterr().out
+    assert "Han Solo" in out and "Ag 3" in out and "Ranged (Light) 2" in out
+    assert "check shot: han's Ranged (Light), hard: 2y1g3p" in out
+    assert "odds: success 57.9%" in out and "destiny pool: 0 light, 0 dark" in out
+    assert "old roll 39" in out and "old roll 20" not in out
+    assert len(out.splitlines()) < 30
+    assert await run(han._token, "state", campaign, "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    [check] = data["game"]["open_checks"]
+    assert check["pool"] == "2y1g3p" and check["odds"].startswith("success 57.9%")
+    assert len(data["log"]) == 10 and len(data["rolls"]) == 10
+
+
+async def test_sheet_of_the_one_character_a_player_plays(table: Any, capsys: Any) -> None:
+    """``poolhall sheet CAMPAIGN``: a player's own sheet, each skill with the dice it rolls;
+    the GM names a character, and a misspelt one gets "did you mean"."""
+    campaign, gm = await table.create_campaign("narrative")
+    han = await table.invite(gm, "player", characters=("han",))
+    await gm.call(core.CreateCharacter, character="han", name="Han Solo", stats=HAN)
+    run = _runner(table)
+    assert await run(han._token, "sheet", campaign) == 0
+    out = capsys.readouterr().out
+    assert "Han Solo (han)" in out and "Agility 3" in out
+    assert "Ranged (Light)" in out and "rolls 2y1g" in out
+    assert await run(gm._token, "sheet", campaign, "hna") == 2
+    assert "no character 'hna'" in capsys.readouterr().err
+    assert await run(gm._token, "narrative", "open", campaign, "Cool") == 2
+    assert "name the character" in capsys.readouterr().err
+
+
+async def test_a_misspelt_skill_or_die_gets_did_you_mean(table: Any, capsys: Any) -> None:
+    """The server's refusal of an unknown skill suggests the near one; a die name that is
+    not one is refused before sending, with a suggestion, as JSON with ``--json``."""
+    campaign, gm = await table.create_campaign("narrative")
+    han = await table.invite(gm, "player", characters=("han",))
+    await gm.call(core.CreateCharacter, character="han", name="Han Solo", stats=HAN)
+    run = _runner(table)
+    assert await run(han._token, "narrative", "open", campaign, "Ranged (Lite)") == 1
+    assert "did you mean 'Ranged (Light)'?" in capsys.readouterr().err
+    assert await run(han._token, "narrative", "add", campaign, "shot", "abilty") == 2
+    assert "did you mean 'ability'?" in capsys.readouterr().err
+    assert await run(han._token, "narrative", "add", campaign, "shot", "abilty", "--json") == 2
+    error = json.loads(capsys.readouterr().out)
+    assert error["error"] == "usage" and "did you mean 'ability'?" in error["message"]
+    assert await asyncio.to_thread(main, ["odds", "2 abilty 1 difficulty"]) == 2
+    assert "did you mean 'ability'?" in capsys.readouterr().err
+
+
+async def test_sr3_combat_skill_test_is_a_combat_test(table: Any, capsys: Any) -> None:
+    """``sr3 test CAMPAIGN "pistols tn4 +3cp"`` by Sam's player: no character named, no kind
+    given, and the Combat Pool helps because Pistols is a Combat Skill; ``state`` shows the
+    combat turn and ``sheet`` the pools."""
+    campaign, gm = await table.create_campaign("sr3")
+    sam = await table.invite(gm, "player", characters=("sam",))
+    await gm.call(core.CreateCharacter, character="sam", name="Sam", stats=SAM)
+    run = _runner(table)
+    assert await run(gm._token, "sr3", "start", campaign) == 0
+    assert await run(sam._token, "sr3", "declare", campaign, "pistols tn4") == 0
+    capsys.readouterr()
+    assert await run(sam._token, "state", campaign) == 0
+    out = capsys.readouterr().out
+    assert "Combat Turn 1, pass 1" in out and "combat 7/7" in out
+    assert "declared: sam pistols (combat) tn 4: success with pool dice +0 " in out
+    assert await run(sam._token, "sr3", "test", campaign, "pistols tn4 +3cp") == 0
+    assert "sam test #1 pistols (combat) tn 4" in capsys.readouterr().out
+    assert await run(sam._token, "roll", campaign, "6d6 tn5") == 0  # Sam's, unnamed
+    assert "sam test #2" in capsys.readouterr().out
+    assert await run(sam._token, "sheet", campaign) == 0
+    out = capsys.readouterr().out
+    assert "Sam (sam): initiative" in out and "combat pool" in out
+    assert "in combat: Combat Turn 1" in out and "combat 4/7" in out
+
+
+async def test_d12_state_and_a_dt_out_of_range_in_plain_words(table: Any, capsys: Any) -> None:
+    """An open d12 test shows its odds in ``state``; a DT of 13 is refused by the server as
+    "the DT is between 1 and 12", not in the validator's words."""
+    campaign, gm = await table.create_campaign("d12")
+    await gm.call(core.CreateCharacter, character="han", name="Han",
+                  stats=d12.D12Stats(ratings={"CON": 3, "CHA": 2, "STR": 4}))
+    run = _runner(table)
+    assert await run(gm._token, "d12", "call", campaign, "han", "STR", "--dt", "7",
+                     "--label", "bar fight") == 0
+    capsys.readouterr()
+    assert await run(gm._token, "state", campaign) == 0
+    out = capsys.readouterr().out
+    assert "test 1 bar fight: basic for han, pool 4, DT 7" in out
+    assert "odds: 4d12 at DT 7: success" in out and "CON 3 CHA 2 STR 4" in out
+    assert await run(gm._token, "d12", "dt", campaign, "1", "--dt", "13") == 1
+    err = capsys.readouterr().err
+    assert "the DT is between 1 and 12" in err and "expected" not in err.lower()
