@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
 import logging
 import signal
@@ -31,6 +30,7 @@ from clients.cli_support import (
     styled,
     to_plain,
 )
+from clients.systems import CLI_HOOKS
 from events import core
 from events.codec import AnyCommand
 from events.dice import parse_dice
@@ -377,14 +377,8 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_json_option(schema)  # accepted for uniformity: the schema is JSON already
     schema.set_defaults(handler=_schema)
 
-    for system_id in SYSTEM_IDS:
-        try:
-            module = importlib.import_module(f"clients.{system_id}_cli")
-        except ModuleNotFoundError as missing:
-            if missing.name != f"clients.{system_id}_cli":
-                raise
-            continue
-        module.add_commands(sub, common)
+    for hooks in CLI_HOOKS.values():
+        hooks.add_commands(sub, common)
     return parser
 
 

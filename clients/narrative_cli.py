@@ -29,13 +29,14 @@ from rich.table import Table
 from rich.text import Text
 
 from clients.cli_support import lines, styled
+from clients.contract import CliHooks
 from events import narrative as n
 from events.errors import NotationError
 from projections.narrative import CheckState, GameState
 from projections.narrative_dice import cancel_text
 from projections.narrative_odds import distribution, exact, summary
 
-__all__ = ["add_commands", "odds_data"]
+__all__ = ["CLI", "add_commands", "odds_data"]
 
 
 def _percent(p: float) -> str:
@@ -301,3 +302,7 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     parser.add_argument("character")
     parser.add_argument("count", type=int, help="Force rating: dice to roll")
     parser.add_argument("--reason", help="the power")
+
+
+CLI = CliHooks(system=n.SYSTEM_ID, add_commands=add_commands)
+"""This system's command-line hooks (see :mod:`clients.contract`)."""

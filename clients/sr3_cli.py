@@ -25,6 +25,7 @@ import msgspec
 from rich.console import Group
 from rich.table import Table
 
+from clients.contract import CliHooks
 from events import sr3
 from events.errors import NotationError
 from projections.sr3 import GameState, combat_view
@@ -37,7 +38,7 @@ from projections.sr3_odds import (
 from projections.sr3_odds import mean as expected
 from projections.sr3_views import sheets_view
 
-__all__ = ["add_commands"]
+__all__ = ["CLI", "add_commands"]
 
 
 def _percent(p: float) -> str:
@@ -237,3 +238,7 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     sheet.set_defaults(handler=lambda a: _sheet(a, common))
     _connected(actions, common, "combat", "turn, pass, order, pools full and left").set_defaults(
         handler=lambda a: _combat(a, common))
+
+
+CLI = CliHooks(system=sr3.SYSTEM_ID, add_commands=add_commands)
+"""This system's command-line hooks (see :mod:`clients.contract`)."""

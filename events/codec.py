@@ -32,10 +32,10 @@ __all__ = [
 ]
 
 ALL_EVENTS: tuple[type[Event], ...] = core.EVENTS + tuple(
-    cls for module in SYSTEMS.values() for cls in module.EVENTS
+    cls for part in SYSTEMS.values() for cls in part.events
 )
 ALL_COMMANDS: tuple[type[Command], ...] = core.COMMANDS + tuple(
-    cls for module in SYSTEMS.values() for cls in module.COMMANDS
+    cls for part in SYSTEMS.values() for cls in part.commands
 )
 if TYPE_CHECKING:  # the unions are built from the registries; statically, their bases
     AnyEvent = Event

@@ -22,9 +22,11 @@ from typing import Annotated
 from msgspec import Meta
 
 from events.base import Command, Event, Reason, Slug, Value
+from events.contract import SystemVocabulary
 from events.errors import NotationError
 
 __all__ = [
+    "VOCABULARY",
     "COMMANDS",
     "DT",
     "EVENTS",
@@ -326,3 +328,8 @@ def parse_roll(text: str, character: str | None = None) -> RollBasicTest | None:
     if not 1 <= dt <= 12:
         raise NotationError("the DT is between 1 and 12", match.start("dt"))
     return RollBasicTest(id=PARSED_COMMAND_ID, dice=count, dt=dt, character=character)
+
+
+VOCABULARY = SystemVocabulary(id=SYSTEM_ID, stats=Stats, events=EVENTS, commands=COMMANDS,
+                              parse_roll=parse_roll)
+"""This system's part of the vocabulary (see :mod:`events.contract`)."""

@@ -24,10 +24,12 @@ import msgspec
 from msgspec import Meta
 
 from events.base import Command, Event, Reason, Slug, Value
+from events.contract import SystemVocabulary
 from events.errors import NotationError
 from events.narrative_notation import DIE_KINDS, DIE_LETTERS, read_pool
 
 __all__ = [
+    "VOCABULARY",
     "SYSTEM_ID", "PARSED_COMMAND_ID", "CHARACTERISTICS", "DIE_KINDS", "DIE_LETTERS",
     "DIFFICULTY_DICE", "MAX_POOL_DICE", "MAX_FREE_DICE", "MAX_STEP", "MAX_DESTINY",
     "CharacteristicName", "CharacteristicValue", "SkillName", "SkillRank", "DieKind",
@@ -482,3 +484,8 @@ def parse_roll(text: str, character: str | None = None) -> RollPool | None:
     if pool.total == 0:
         raise NotationError("the pool is empty", 0)
     return RollPool(id=PARSED_COMMAND_ID, pool=pool, character=character)
+
+
+VOCABULARY = SystemVocabulary(id=SYSTEM_ID, stats=Stats, events=EVENTS, commands=COMMANDS,
+                              parse_roll=parse_roll)
+"""This system's part of the vocabulary (see :mod:`events.contract`)."""

@@ -31,9 +31,11 @@ import msgspec
 from msgspec import Meta
 
 from events.base import Command, Event, Reason, Slug, Value
+from events.contract import SystemVocabulary
 from events.errors import NotationError
 
 __all__ = [
+    "VOCABULARY",
     "SYSTEM_ID", "ATTRIBUTES", "POOLS", "TEST_KINDS", "SKILL_KINDS", "MAX_CHAIN", "MAX_TEST_DICE",
     "PARSED_COMMAND_ID", "AttributeName", "PoolName", "TestKind", "SkillKind", "DieSource",
     "Sr3Skill", "Sr3Stats", "Stats", "PoolDie", "InitiativeRoll", "OpposedOutcome",
@@ -450,3 +452,8 @@ def parse_roll(text: str, character: str | None = None) -> Command | None:
                                 **fields}, RollPoolTest)
     except msgspec.ValidationError as error:
         raise NotationError(str(error), 0) from None
+
+
+VOCABULARY = SystemVocabulary(id=SYSTEM_ID, stats=Stats, events=EVENTS, commands=COMMANDS,
+                              parse_roll=parse_roll)
+"""This system's part of the vocabulary (see :mod:`events.contract`)."""

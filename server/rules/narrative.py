@@ -22,9 +22,11 @@ from projections.narrative_odds import summary
 from server.rules import narrative_checks as checks
 from server.rules import narrative_destiny as destiny
 from server.rules.base import Decision
+from server.rules.contract import Rules
 from server.views import Compute, ViewSpec, computed
 
-__all__ = ["COMMANDS", "MAX_LIVE_ODDS_DICE", "check_odds", "check_spec", "check_view", "decide",
+__all__ = ["RULES", "COMMANDS", "MAX_LIVE_ODDS_DICE", "check_odds", "check_spec", "check_view",
+           "decide",
            "standing_views", "views"]
 
 COMMANDS = frozenset(n.COMMANDS)
@@ -120,3 +122,8 @@ def standing_views(state: CampaignState) -> list[ViewSpec]:
     if not isinstance(game, GameState):
         return []
     return [check_spec(check) for check in game.checks.values() if check.is_open]
+
+
+RULES = Rules(system=n.SYSTEM_ID, commands=COMMANDS, decide=decide, views=views,
+              standing_views=standing_views)
+"""This system's rules (see :mod:`server.rules.contract`)."""

@@ -27,17 +27,14 @@ from projections.sr3_pools import pool_sizes
 from projections.sr3_views import combat_turn_view, odds_parts, odds_rows, sheets_view
 from server.rules import sr3_tests as tests
 from server.rules.base import Decision
+from server.rules.contract import Rules
 from server.rules.sr3_limits import check_draws, drawable
 from server.views import Compute, ViewSpec
 
-__all__ = ["COMMANDS", "decide", "initiative_order", "standing_views", "views"]
+__all__ = ["RULES", "COMMANDS", "decide", "initiative_order", "standing_views", "views"]
 
 COMMANDS = frozenset(vocabulary.COMMANDS)
 MAX_PARTICIPANTS = 50
-
-
-def _game(ctx: Decision) -> GameState:
-    return ctx.state.game
 
 
 # ---- combat -------------------------------------------------------------------------------
@@ -73,7 +70,7 @@ def _new_turn(ctx: Decision, participants: list[str], turn: int) -> list[Event]:
 
 def _start_combat(ctx: Decision, command: vocabulary.StartCombat) -> list[Event]:
     ctx.require_gm("start a combat")
-    if _game(ctx).combat is not None:
+    if ctx.game(GameState).combat is not None:
         raise Rejected("conflict", "a combat is running; end it first", "$.type")
     participants = list(command.participants) or [
         cid for cid, c in ctx.state.characters.items() if isinstance(c.stats, Sr3Stats)]
@@ -93,7 +90,7 @@ def _start_combat(ctx: Decision, command: vocabulary.StartCombat) -> list[Event]
 
 def _advance(ctx: Decision, command: vocabulary.AdvanceCombatPass) -> list[Event]:
     ctx.require_gm("advance the combat")
-    combat = _game(ctx).combat
+    combat = ctx.game(GameState).combat
     if combat is None:
         raise Rejected("rule", "no combat is running", "$.type")
     scores = {who: c.score - 10 for who, c in combat.combatants.items()}
@@ -109,7 +106,7 @@ def _advance(ctx: Decision, command: vocabulary.AdvanceCombatPass) -> list[Event
 
 def _end_combat(ctx: Decision, command: vocabulary.EndCombat) -> list[Event]:
     ctx.require_gm("end the combat")
-    combat = _game(ctx).combat
+    combat = ctx.game(GameState).combat
     if combat is None:
         raise Rejected("rule", "no combat is running", "$.type")
     ended: list[Event] = [vocabulary.CombatTurnEnded(turn=combat.turn)] if combat.turn_running \
@@ -127,7 +124,7 @@ def _prepare(ctx: Decision, command: Any) -> tuple[Sr3Stats, int, Any, int | Non
     ctx.require_acts_for(command.character)
     stats: Sr3Stats = ctx.stats(command.character, Sr3Stats)
     base, skill = tests.resolve_base(stats, command)
-    tn = tests.resolve_tn(_game(ctx), command)
+    tn = tests.resolve_tn(ctx.game(GameState), command)
     return stats, base, tests.situation_of(command, base, skill), tn
 
 
@@ -151,7 +148,7 @@ def _roll(ctx: Decision, command: vocabulary.RollPoolTest) -> list[Event]:
                        f'"{tests.KARMA_QUOTES["buy"]}"', "$.karma_dice")
     dice = tests.roll_dice(ctx.rng, base, command.pools, command.karma_dice)
     result = tests.result_of(dice, tn)
-    game = _game(ctx)
+    game = ctx.game(GameState)
     after = {pool: left.get(pool, 0) - command.pools.get(pool, 0) for pool in POOLS}
     return [vocabulary.PoolTestRolled(
         **{name: getattr(command, name) for name in _SHARED}, tn=tn, test=game.next_test,
@@ -163,7 +160,7 @@ def _roll(ctx: Decision, command: vocabulary.RollPoolTest) -> list[Event]:
 
 def _reroll(ctx: Decision, command: vocabulary.RerollWithKarma) -> list[Event]:
     ctx.require_acts_for(command.character)
-    game = _game(ctx)
+    game = ctx.game(GameState)
     record = game.tests.get(command.test)
     if record is None:
         raise Rejected("not_found", f"no recent test #{command.test}", "$.test")
@@ -204,7 +201,7 @@ def _reroll(ctx: Decision, command: vocabulary.RerollWithKarma) -> list[Event]:
 
 def _end_scene(ctx: Decision, command: vocabulary.EndScene) -> list[Event]:
     ctx.require_gm("end the scene")
-    return [vocabulary.SceneEnded(refreshed=dict(_game(ctx).karma_spent))]
+    return [vocabulary.SceneEnded(refreshed=dict(ctx.game(GameState).karma_spent))]
 
 
 def decide(ctx: Decision, command: Any) -> list[Event]:
@@ -268,3 +265,8 @@ def standing_views(state: CampaignState) -> list[ViewSpec]:
     if state.characters:
         out.append(View(name="sr3.sheets", data=sheets_view(state)))
     return out
+
+
+RULES = Rules(system=vocabulary.SYSTEM_ID, commands=COMMANDS, decide=decide, views=views,
+              standing_views=standing_views)
+"""This system's rules (see :mod:`server.rules.contract`)."""

@@ -157,12 +157,14 @@ async def test_a_member_joining_mid_check_sees_its_odds_at_once(table: Any) -> N
 async def test_standing_views_are_computed_once_per_change(table: Any, monkeypatch) -> None:
     """A burst of joins (a table reconnecting) computes the open checks' odds once, not once
     per member; a change to the table computes them again at the next join."""
-    from server.rules import narrative as narrative_rules
+    import dataclasses
+
+    from server import rules
 
     calls = []
-    real = narrative_rules.standing_views
-    monkeypatch.setattr(narrative_rules, "standing_views",
-                        lambda state: calls.append(state.head) or real(state))
+    real = rules.RULES["narrative"]
+    monkeypatch.setitem(rules.RULES, "narrative", dataclasses.replace(
+        real, standing_views=lambda state: calls.append(state.head) or real.standing_views(state)))
     gm, han, leia, watcher = await _campaign(table)
     await han.call(n.OpenCheck, character="han", skill="Cool", check="bluff")
     before = len(calls)
