@@ -9,12 +9,13 @@ the same pattern and carry the client's command id. Limits live on the types
 from __future__ import annotations
 
 import re
-from typing import Annotated, ClassVar
+from typing import Annotated, ClassVar, Literal
 
 import msgspec
 from msgspec import Meta
 
 __all__ = [
+    "MemberRole",
     "ROLES",
     "Command",
     "CommandId",
@@ -54,6 +55,9 @@ Seq = Annotated[int, Meta(ge=0, description="per-campaign event sequence number"
 Count = Annotated[int, Meta(ge=1, le=100, description="how many dice")]
 Role = Annotated[str, Meta(pattern=r"^(gm|player|spectator)$")]
 ROLES = ("gm", "player", "spectator")
+MemberRole = Literal["gm", "player", "spectator", "admin"]
+"""A role at the table as the server tells it (``welcome``): one of :data:`ROLES` read from the
+log, or ``admin`` for the admin token's session, which no member of the log has."""
 
 
 class Event(

@@ -12,14 +12,14 @@ state; a caller who wants the state at an earlier point folds a fresh one (:func
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
 from events import core
-from events.base import Event, Recorded
+from events.base import Event, MemberRole, Recorded
 from events.dice import RolledTerm
-from events.systems import Stats
+from events.systems import RegisteredSystem, Stats
 from projections.systems import GameState, projection
 
 __all__ = [
@@ -42,7 +42,7 @@ class Member(msgspec.Struct, kw_only=True):
 
     member: str
     name: str
-    role: str
+    role: MemberRole
     characters: list[str]
     token_hash: str
     active: bool = True
@@ -83,7 +83,8 @@ class CampaignState(msgspec.Struct, kw_only=True):
 
     campaign: str = ""
     name: str = ""
-    system: str = ""
+    system: RegisteredSystem | Literal[""] = ""
+    """The game system's id; empty before the campaign's first event."""
     head: int = 0
     members: dict[str, Member] = msgspec.field(default_factory=dict)
     tokens: dict[str, str] = msgspec.field(default_factory=dict)

@@ -22,6 +22,8 @@ import ipaddress
 import math
 from dataclasses import dataclass
 
+from events.errors import ErrorCode
+
 __all__ = ["Admission", "Refusal", "source_of"]
 
 MAX_TRACKED_SOURCES = 10_000
@@ -53,7 +55,7 @@ def source_of(peer: object) -> str:
 class Refusal:
     """Why a connection or a join was turned away, and when to try again."""
 
-    code: str
+    code: ErrorCode
     """Stable and machine-readable: ``too_many_connections`` or ``rate_limited``."""
     message: str
     """Plain words for the person at the keyboard."""

@@ -1,0 +1,105 @@
+"""``poolhall schema`` validates every message of the protocol, and refuses bogus ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import msgspec
+import pytest
+
+from events import d12, narrative, sr3
+from events.codec import EVENT_TYPES, decode_stored
+from events.messages import (
+    CLOSE_CODES,
+    Ack,
+    ErrorReply,
+    EventFrame,
+    Join,
+    Welcome,
+    json_schema,
+)
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "events"
+STORED = sorted(FIXTURES.glob("*.json"))
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.protocols.Validator:
+    schema = json_schema()
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def _frame(message: msgspec.Struct) -> Any:
+    return json.loads(msgspec.json.encode(message))
+
+
+def _stored_events() -> list[Any]:
+    out = []
+    for path in STORED:
+        stored = json.loads(path.read_text())
+        out.append(decode_stored(json.dumps(stored["payload"]).encode(), stored["type"],
+                                 stored["version"]))
+    return out
+
+
+def server_messages() -> list[msgspec.Struct]:
+    """One of every server message, and an event frame of every event type."""
+    frames: list[msgspec.Struct] = [
+        EventFrame(seq=n, at="2026-01-01T00:00:00Z", actor="gm", command="c" * 8, event=event,
+                   hash="0" * 64)
+        for n, event in enumerate(_stored_events(), 1)
+    ]
+    return [
+        *frames,
+        Welcome(role="gm", member="gm", campaign="c", name="C", system="sr3", head=3),
+        Welcome(role="admin", member="admin", campaign=None, name="", system="", head=0),
+        Ack(id="abcdefgh", seqs=[1, 2]),
+        ErrorReply(id=None, code="rate_limited", message="slow down", retry_after=1.5),
+    ]
+
+
+def client_messages() -> list[msgspec.Struct]:
+    """A join, and commands of every system (the notation's parsers build them)."""
+    parsed = [narrative.parse_roll("yyg vs pp", "han"), sr3.parse_roll("6 tn 4", "ork"),
+              d12.parse_roll("5d12 dt7", "kit")]
+    return [Join(token="t", campaign="c", since=3, since_hash="a" * 64),
+            *[msgspec.structs.replace(command, id="abcdefgh") for command in parsed if command]]
+
+
+def test_every_event_type_is_in_the_samples() -> None:
+    assert {type(event) for event in _stored_events()} == set(EVENT_TYPES.values())
+
+
+@pytest.mark.parametrize("message", server_messages() + client_messages(),
+                         ids=lambda m: type(m).__name__)
+def test_every_message_validates(validator: Any, message: msgspec.Struct) -> None:
+    validator.validate(_frame(message))
+
+
+@pytest.mark.parametrize("bogus", [
+    {"type": "hello"},
+    {"type": "join", "token": "t", "campaign": "c", "extra": 1},
+    {"type": "error", "id": None, "code": "oops", "message": "m"},
+    {"type": "welcome", "role": "king", "member": "m", "campaign": "c", "name": "n",
+     "system": "sr3", "head": 0},
+    {"type": "welcome", "role": "gm", "member": "m", "campaign": "c", "name": "n",
+     "system": "chess", "head": 0},
+    {"type": "view", "about": "check:x", "data": {"view": "no_such_view"}},
+], ids=["unknown type", "join with an extra field", "unknown error code", "unknown role",
+        "unknown system", "unknown view"])
+def test_bogus_messages_do_not_validate(validator: Any, bogus: Any) -> None:
+    assert not validator.is_valid(bogus)
+
+
+def test_root_is_one_of_client_and_server_and_names_the_close_codes() -> None:
+    schema = json_schema()
+    assert schema["oneOf"] == [{"$ref": "#/$defs/ClientMessage"},
+                               {"$ref": "#/$defs/ServerMessage"}]
+    assert all(str(code) in schema["description"] for code in CLOSE_CODES)
+    assert set(schema["$defs"]["ErrorReply"]["properties"]["code"]["enum"]) >= {
+        "rate_limited", "wrong_system", "internal"}
