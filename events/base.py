@@ -16,6 +16,7 @@ from msgspec import Meta
 
 __all__ = [
     "MemberRole",
+    "ViewData",
     "ROLES",
     "Command",
     "CommandId",
@@ -117,3 +118,12 @@ class Recorded(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     actor: str
     command: str
     event: Event
+
+
+class ViewData(msgspec.Struct, frozen=True, kw_only=True, tag_field="view"):
+    """Base of the typed views a game system sends (:class:`events.messages.View`'s ``data``).
+
+    Derived data, never stored: each subclass is tagged (``view``) by what it shows
+    (``narrative_check_odds``), and registered in its system's vocabulary. A view whose
+    costly part was not computed has it ``null`` and says why in its ``note``.
+    """

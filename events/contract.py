@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from events.base import Command, Event
+from events.base import Command, Event, ViewData
 
 __all__ = ["ParseRoll", "SystemVocabulary"]
 
@@ -52,4 +52,6 @@ class SystemVocabulary:
     """Its event types (tags unique across every system)."""
     commands: tuple[type[Command], ...]
     """Its command types (tags unique across every system)."""
+    views: tuple[type[ViewData], ...]
+    """The typed views its rules send the table (tags unique across every system)."""
     parse_roll: ParseRoll

@@ -8,20 +8,22 @@ by :class:`Ack` or :class:`ErrorReply`. Events reach every member as :class:`Eve
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import msgspec
 from msgspec import Meta
 
-from events.base import CommandId, MemberRole, Seq, Slug
+from events.base import CommandId, MemberRole, Seq, Slug, ViewData
 from events.codec import AnyCommand, AnyEvent
 from events.errors import ErrorCode
 from events.strict import StrictDecoder, strict_type
-from events.systems import RegisteredSystem
+from events.systems import SYSTEMS, RegisteredSystem
 
 __all__ = [
     "CLIENT_DECODER",
     "CLOSE_CODES",
+    "ALL_VIEWS",
+    "AnyView",
     "ChainHash",
     "SERVER_DECODER",
     "Ack",
@@ -141,11 +143,25 @@ class ErrorReply(_ServerMessage, frozen=True, tag="error"):
     retry_after: float | None = None
 
 
-class View(_ServerMessage, frozen=True, tag="view"):
-    """Derived data the server computes for the table (the odds of an open check, ...)."""
+ALL_VIEWS: tuple[type[ViewData], ...] = tuple(
+    cls for part in SYSTEMS.values() for cls in part.views)
+if TYPE_CHECKING:  # the union is built from the registry; statically, its base
+    AnyView = ViewData
+else:
+    AnyView = Union[ALL_VIEWS]
 
-    name: str
-    data: Any
+
+class View(_ServerMessage, frozen=True, tag="view"):
+    """Derived data the server computes for the table (the odds of an open check, ...).
+
+    ``about`` names what it is about, unique at the table: ``check:<id>`` (a narrative
+    check), ``test:<character>`` (a declared sr3 test), ``test:<number>`` (a d12 test),
+    ``combat``, ``sheets``. A newer view about the same thing replaces the older one, so a
+    client keeps the latest view by ``about``. ``data`` is typed, tagged by ``view``.
+    """
+
+    about: str
+    data: AnyView
 
 
 ServerMessage = Union[Welcome, EventFrame, Ack, ErrorReply, View]

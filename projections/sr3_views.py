@@ -18,7 +18,8 @@ from projections.sr3_pools import character_sheet
 if TYPE_CHECKING:
     from projections.campaign import CampaignState
 
-__all__ = ["sheet_of", "sheets_view", "odds_parts", "odds_rows", "odds_view", "combat_turn_view"]
+__all__ = ["OddsInput", "sheet_of", "sheets_view", "odds_parts", "odds_rows", "odds_view",
+           "combat_turn_view"]
 
 OddsInput = tuple[int, int | None, int, int | None]
 """What a declared test's odds depend on: base dice, TN, most pool dice, successes to beat."""

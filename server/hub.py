@@ -39,7 +39,7 @@ from server.rebuild import CommandIndex, load_hub_state
 from server.rules.base import Decision
 from server.sealed_tokens import recall_issued, sealed_for
 from server.subscriber import Subscriber
-from server.views import Job, NotComputed, ViewQueue, ViewSpec, ViewWorkers
+from server.views import Job, NotComputed, ViewQueue, ViewResult, ViewSpec, ViewWorkers
 from server.writer import GroupCommitter
 
 __all__ = ["CATCH_UP_PAGE", "CampaignHub", "CommandWork", "JoinWork"]
@@ -422,7 +422,7 @@ class CampaignHub:
     async def _compute(self, key: str, job: Job) -> None:
         """Compute one view in a worker; broadcast it if it is still the current one."""
         try:
-            outcome: dict[str, Any] | NotComputed = await self._workers.compute(job)
+            outcome: ViewResult | NotComputed = await self._workers.compute(job)
         except NotComputed as error:
             outcome = error
         except Exception:  # derived data must never take the table down

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from events import core, d12
 from events.base import Event
 from events.errors import Rejected
@@ -23,15 +25,14 @@ from projections.d12 import GameState, TestState, open_tests
 from projections.d12_odds import odds_summary
 from server.rules.base import Decision
 from server.rules.contract import Rules
-from server.views import Compute, ViewSpec
+from server.views import Compute, ViewResult, ViewSpec
 
 __all__ = ["RULES",
     "COMMANDS",
     "ODDS_ROUNDS",
-    "ODDS_VIEW",
     "clamp_dt",
     "decide",
-    "odds_view_name",
+    "about_test",
     "pool_odds",
     "roll_pool",
     "standing_views",
@@ -39,7 +40,6 @@ __all__ = ["RULES",
 ]
 
 COMMANDS = frozenset(d12.COMMANDS)
-ODDS_VIEW = "d12.odds"
 ODDS_ROUNDS = 5
 MAX_ROUNDS = 10_000
 
@@ -275,9 +275,9 @@ def _touched(state: GameState, events: list[Event]) -> list[int]:
     return list(touched)
 
 
-def odds_view_name(test: int) -> str:
-    """The name of a test's odds view: ``d12.odds.<test>``."""
-    return f"{ODDS_VIEW}.{test}"
+def about_test(test: int) -> str:
+    """What a test's view is about: ``test:<number>``."""
+    return f"test:{test}"
 
 
 def views(state: CampaignState, events: list[Event]) -> list[ViewSpec]:
@@ -302,19 +302,19 @@ def standing_views(state: CampaignState) -> list[ViewSpec]:
     return [_test_view(state, test) for test in open_tests(state.game)]
 
 
-def pool_odds(odds_input: tuple[int, int, int | None]) -> dict[str, Any]:
+def pool_odds(odds_input: tuple[int, int, int | None]) -> ViewResult:
     """The costly part of a test's view, computed in a worker: pool dice, DT, refresh dice."""
     dice, dt, add = odds_input
-    return odds_summary(dice, dt, add, ODDS_ROUNDS)
+    return {"odds": msgspec.convert(odds_summary(dice, dt, add, ODDS_ROUNDS), d12.D12PoolOdds)}
 
 
 def _test_view(state: CampaignState, test: TestState) -> ViewSpec:
-    data: dict[str, Any] = {"test": test.test, "open": test.open, "kind": test.kind,
-                            "character": test.character, "margins": test.margins}
+    data = d12.D12TestOdds(test=test.test, open=test.open, kind=test.kind,
+                           character=test.character, margins=test.margins)
     if not test.open:
-        return View(name=odds_view_name(test.test), data=data)
-    data["round"] = len(test.rounds) + 1
-    return Compute(name=odds_view_name(test.test), data=data, function=pool_odds,
+        return View(about=about_test(test.test), data=data)
+    data = msgspec.structs.replace(data, round=len(test.rounds) + 1)
+    return Compute(about=about_test(test.test), data=data, function=pool_odds,
                    input=(test.pool, test.threshold.dt, _refresh_rating(state, test)))
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from events import core
 from events import sr3 as vocabulary
 from events.base import Event
@@ -24,14 +26,21 @@ from events.sr3 import POOLS, PoolDie, Sr3Stats
 from projections.campaign import CampaignState
 from projections.sr3 import GameState
 from projections.sr3_pools import pool_sizes
-from projections.sr3_views import combat_turn_view, odds_parts, odds_rows, sheets_view
+from projections.sr3_views import (
+    OddsInput,
+    combat_turn_view,
+    odds_parts,
+    odds_rows,
+    sheets_view,
+)
 from server.rules import sr3_tests as tests
 from server.rules.base import Decision
 from server.rules.contract import Rules
 from server.rules.sr3_limits import check_draws, drawable
-from server.views import Compute, ViewSpec
+from server.views import Compute, ViewResult, ViewSpec
 
-__all__ = ["RULES", "COMMANDS", "decide", "initiative_order", "standing_views", "views"]
+__all__ = ["RULES", "COMMANDS", "decide", "initiative_order", "standing_views", "about_declared",
+           "declared_odds_rows", "views"]
 
 COMMANDS = frozenset(vocabulary.COMMANDS)
 MAX_PARTICIPANTS = 50
@@ -233,11 +242,34 @@ _SHEET_EVENTS = (core.CharacterCreated, core.CharacterUpdated, vocabulary.PoolTe
                  vocabulary.PoolTestRerolled, vocabulary.SceneEnded)
 
 
+def about_declared(character: str) -> str:
+    """What a declared test's view is about: ``test:<character>`` (one declared test each)."""
+    return f"test:{character}"
+
+
+def declared_odds_rows(odds_input: OddsInput) -> ViewResult:
+    """The costly part of a declared test's view, computed in a worker: its rows of odds."""
+    return {"rows": msgspec.convert(odds_rows(odds_input)["rows"], list[vocabulary.Sr3OddsRow])}
+
+
 def _odds(declared: vocabulary.PoolTestDeclared, state: CampaignState) -> Compute:
-    """A declared test's ``sr3.odds`` view; its rows are computed by a worker."""
+    """A declared test's view; its rows are computed by a worker."""
     data, odds_input = odds_parts(declared, state)
-    return Compute(name="sr3.odds", data=data, function=odds_rows, input=odds_input,
-                   missing={"rows": None}, slot=f"sr3.odds.{declared.character}")
+    return Compute(about=about_declared(declared.character),
+                   data=msgspec.convert(data, vocabulary.Sr3TestOdds),
+                   function=declared_odds_rows, input=odds_input)
+
+
+def _combat(state: CampaignState) -> View:
+    turn = combat_turn_view(state)
+    data = (vocabulary.Sr3CombatTurn(in_combat=False) if turn is None
+            else msgspec.convert(turn, vocabulary.Sr3CombatTurn))
+    return View(about="combat", data=data)
+
+
+def _sheets(state: CampaignState) -> View:
+    return View(about="sheets", data=vocabulary.Sr3Sheets(
+        sheets=msgspec.convert(sheets_view(state), dict[str, vocabulary.Sr3Sheet])))
 
 
 def views(state: CampaignState, events: list[Event]) -> list[ViewSpec]:
@@ -248,9 +280,9 @@ def views(state: CampaignState, events: list[Event]) -> list[ViewSpec]:
             out.append(_odds(event, state))
     if any(isinstance(e, _COMBAT_EVENTS) or (isinstance(e, vocabulary.PoolTestRolled)
                                               and e.pools_left is not None) for e in events):
-        out.append(View(name="sr3.combat", data=combat_turn_view(state)))
+        out.append(_combat(state))
     if any(isinstance(e, _SHEET_EVENTS) for e in events):
-        out.append(View(name="sr3.sheets", data=sheets_view(state)))
+        out.append(_sheets(state))
     return out
 
 
@@ -261,9 +293,9 @@ def standing_views(state: CampaignState) -> list[ViewSpec]:
         return []
     out: list[ViewSpec] = [_odds(declared, state) for declared in game.declared.values()]
     if game.combat is not None:
-        out.append(View(name="sr3.combat", data=combat_turn_view(state)))
+        out.append(_combat(state))
     if state.characters:
-        out.append(View(name="sr3.sheets", data=sheets_view(state)))
+        out.append(_sheets(state))
     return out
 
 
