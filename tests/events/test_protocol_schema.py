@@ -13,14 +13,20 @@ import pytest
 from events import d12, narrative, sr3
 from events.codec import EVENT_TYPES, decode_stored
 from events.messages import (
+    ALL_VIEWS,
     CLOSE_CODES,
+    SERVER_DECODER,
     Ack,
     ErrorReply,
     EventFrame,
     Join,
+    View,
     Welcome,
     json_schema,
 )
+from projections.d12_odds import odds_summary
+from projections.narrative_odds import summary
+from projections.sr3_odds import odds_table
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "events"
 STORED = sorted(FIXTURES.glob("*.json"))
@@ -47,6 +53,42 @@ def _stored_events() -> list[Any]:
     return out
 
 
+def views() -> list[View]:
+    """A view of every kind, with its costly part computed and without it."""
+    pool = narrative.Pool(ability=2, difficulty=1)
+    check = narrative.NarrativeCheckOdds(
+        check="shot", character="han", skill="Ranged (Light)", status="open", difficulty="easy",
+        pool=pool.notation(), counts=pool, dice=(narrative.CheckDie(kind="ability"),))
+    test = sr3.Sr3TestOdds(character="sam", kind="combat", skill="pistols", attribute=None,
+                           tn=4, base_dice=5, limits={"combat": 2})
+    rows = msgspec.convert(odds_table(5, 4, 2), list[sr3.Sr3OddsRow])
+    d12_test = d12.D12TestOdds(test=1, open=True, kind="extended", character="kit",
+                               margins=[1], round=2)
+    sheet = sr3.Sr3Sheet(name="Sam", pools=[sr3.SheetPool(pool="combat", size=7, available=True,
+                                                          formula="(Q+I+W)/2")],
+                         karma=sr3.SheetKarma(full=4, spent=1, left=3, formula="40 // 10"),
+                         initiative="R 5 + 1d6")
+    turn = sr3.Sr3CombatTurn(turn=1, pass_number=2, order=("sam",), characters={
+        "sam": sr3.CombatantView(score=12, initiative=12,
+                                 pools={"combat": sr3.PoolLeft(full=7, left=4)})})
+    return [
+        View(about="check:shot", data=check),
+        View(about="check:shot", data=msgspec.structs.replace(check, odds=summary(pool))),
+        View(about="test:sam", data=test),
+        View(about="test:sam", data=msgspec.structs.replace(test, rows=rows)),
+        View(about="test:1", data=d12_test),
+        View(about="test:1", data=msgspec.structs.replace(d12_test, odds=msgspec.convert(
+            odds_summary(5, 7, 2, 3), d12.D12PoolOdds))),
+        View(about="combat", data=turn),
+        View(about="combat", data=sr3.Sr3CombatTurn(in_combat=False)),
+        View(about="sheets", data=sr3.Sr3Sheets(sheets={"sam": sheet})),
+    ]
+
+
+def test_every_view_kind_is_in_the_samples() -> None:
+    assert {type(view.data) for view in views()} == set(ALL_VIEWS)
+
+
 def server_messages() -> list[msgspec.Struct]:
     """One of every server message, and an event frame of every event type."""
     frames: list[msgspec.Struct] = [
@@ -56,6 +98,7 @@ def server_messages() -> list[msgspec.Struct]:
     ]
     return [
         *frames,
+        *views(),
         Welcome(role="gm", member="gm", campaign="c", name="C", system="sr3", head=3),
         Welcome(role="admin", member="admin", campaign=None, name="", system="", head=0),
         Ack(id="abcdefgh", seqs=[1, 2]),
@@ -76,7 +119,7 @@ def test_every_event_type_is_in_the_samples() -> None:
 
 
 @pytest.mark.parametrize("message", server_messages() + client_messages(),
-                         ids=lambda m: type(m).__name__)
+                         ids=lambda m: type(getattr(m, "data", m)).__name__)
 def test_every_message_validates(validator: Any, message: msgspec.Struct) -> None:
     validator.validate(_frame(message))
 
@@ -103,3 +146,9 @@ def test_root_is_one_of_client_and_server_and_names_the_close_codes() -> None:
     assert all(str(code) in schema["description"] for code in CLOSE_CODES)
     assert set(schema["$defs"]["ErrorReply"]["properties"]["code"]["enum"]) >= {
         "rate_limited", "wrong_system", "internal"}
+
+
+@pytest.mark.parametrize("view", views(), ids=lambda v: type(v.data).__name__)
+def test_views_decode_typed_in_the_client(view: View) -> None:
+    """What the server encodes, the client's decoder reads back as the same typed view."""
+    assert SERVER_DECODER.decode(msgspec.json.encode(view)) == view
