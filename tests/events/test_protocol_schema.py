@@ -11,9 +11,10 @@ import msgspec
 import pytest
 
 from events import d12, narrative, sr3
-from events.codec import EVENT_TYPES, decode_stored
+from events.codec import ALL_COMMANDS, EVENT_TYPES, decode_stored
 from events.messages import (
     ALL_VIEWS,
+    CLIENT_DECODER,
     CLOSE_CODES,
     SERVER_DECODER,
     Ack,
@@ -106,12 +107,64 @@ def server_messages() -> list[msgspec.Struct]:
     ]
 
 
+def _stats() -> Any:
+    """An sr3 character's stats, as a real log stored them."""
+    return json.loads((FIXTURES / "character_created.v1.json").read_text())["payload"]["stats"]
+
+
+COMMANDS: list[dict[str, Any]] = [
+    {"type": "create_campaign", "name": "Edge", "system": "narrative"},
+    {"type": "invite", "role": "player", "name": "Han", "characters": ["han"]},
+    {"type": "remove_member", "member": "han"},
+    {"type": "create_character", "character": "sam", "name": "Sam", "stats": _stats()},
+    {"type": "update_character", "character": "sam", "name": "Samantha"},
+    {"type": "start_session"},
+    {"type": "end_session"},
+    {"type": "roll", "expression": "2d6+1"},
+    {"type": "open_check", "character": "han", "skill": "Cool", "check": "bluff"},
+    {"type": "set_difficulty", "check": "bluff", "level": "hard"},
+    {"type": "add_dice", "check": "bluff", "kind": "boost", "reason": "aiming"},
+    {"type": "upgrade_dice", "check": "bluff", "side": "ability"},
+    {"type": "downgrade_dice", "check": "bluff", "side": "difficulty", "count": 2},
+    {"type": "remove_dice", "check": "bluff", "kind": "setback"},
+    {"type": "roll_check", "check": "bluff"},
+    {"type": "cancel_check", "check": "bluff"},
+    {"type": "roll_destiny_pool"},
+    {"type": "set_destiny_pool", "light": 2, "dark": 1},
+    {"type": "flip_destiny", "side": "dark", "effect": "upgrade_difficulty", "check": "bluff"},
+    {"type": "roll_force_dice", "character": "han"},
+    {"type": "roll_pool", "pool": {"ability": 2, "difficulty": 1}},
+    {"type": "start_combat"},
+    {"type": "advance_combat_pass"},
+    {"type": "end_combat"},
+    {"type": "declare_pool_test", "character": "sam", "kind": "combat", "skill": "pistols",
+     "tn": 4},
+    {"type": "roll_pool_test", "character": "sam", "skill": "pistols", "tn": 4,
+     "pools": {"combat": 3}},
+    {"type": "reroll_with_karma", "test": 1, "character": "sam"},
+    {"type": "end_scene"},
+    {"type": "call_threshold_test", "character": "han", "stats": ["DEX"], "dt": 6},
+    {"type": "set_difficulty_threshold", "test": 1, "dt": 7},
+    {"type": "roll_threshold_test", "test": 1},
+    {"type": "roll_basic_test", "dice": 5, "dt": 7},
+    {"type": "interpret_threshold_result", "test": 1, "text": "Han holds"},
+    {"type": "end_threshold_test", "test": 1},
+]
+"""A command of every type, as a client sends it (each checked by the server's decoder)."""
+
+
 def client_messages() -> list[msgspec.Struct]:
-    """A join, and commands of every system (the notation's parsers build them)."""
+    """A join, a command of every type, and commands the notation's parsers build."""
     parsed = [narrative.parse_roll("yyg vs pp", "han"), sr3.parse_roll("6 tn 4", "ork"),
               d12.parse_roll("5d12 dt7", "kit")]
-    return [Join(token="t", campaign="c", since=3, since_hash="a" * 64),
+    written = [CLIENT_DECODER.decode(json.dumps({**command, "id": f"c-{n:06}"}).encode())
+               for n, command in enumerate(COMMANDS)]
+    return [Join(token="t", campaign="c", since=3, since_hash="a" * 64), *written,
             *[msgspec.structs.replace(command, id="abcdefgh") for command in parsed if command]]
+
+
+def test_every_command_type_is_in_the_samples() -> None:
+    assert {type(message) for message in client_messages()} - {Join} == set(ALL_COMMANDS)
 
 
 def test_every_event_type_is_in_the_samples() -> None:
