@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
 import logging
 import re
@@ -31,6 +30,7 @@ from clients.cli_support import (
     styled,
     to_plain,
 )
+from clients.systems import CLI_HOOKS
 from clients.table_text import LOG_LINES, sheet, state_json, state_text, view_line
 from events import core
 from events.codec import AnyCommand
@@ -226,12 +226,12 @@ async def _watch(args: argparse.Namespace) -> int:
                 show(recorded)
         if args.json:
             if live:
-                emit(args, {"view": view.name, "data": view.data}, "")
+                emit(args, {"view": view.about, "data": view.data}, "")
             return
-        line = view_line(view.name, view.data)
-        if line is None or shown_views.get(view.name) == line:
+        line = view_line(view.about, view.data)
+        if line is None or shown_views.get(view.about) == line:
             return
-        shown_views[view.name] = line
+        shown_views[view.about] = line
         if live:
             common.console.print(styled("[dim]view[/dim] [magenta]{}[/magenta]", line))
 
@@ -435,14 +435,8 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_json_option(schema)  # accepted for uniformity: the schema is JSON already
     schema.set_defaults(handler=_schema)
 
-    for system_id in SYSTEM_IDS:
-        try:
-            module = importlib.import_module(f"clients.{system_id}_cli")
-        except ModuleNotFoundError as missing:
-            if missing.name != f"clients.{system_id}_cli":
-                raise
-            continue
-        module.add_commands(sub, common)
+    for hooks in CLI_HOOKS.values():
+        hooks.add_commands(sub, common)
     return parser
 
 

@@ -32,7 +32,7 @@ import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from events.base import Recorded
+from events.base import Recorded, ViewData
 from events.codec import encode
 from events.errors import CommandRejected, ConnectionLost, HistoryDiverged
 from events.messages import SERVER_DECODER, Ack, ErrorReply, EventFrame, Join, View, Welcome
@@ -115,7 +115,9 @@ class Client:
         self.url = url
         self.campaign = campaign
         self.state: CampaignState = new_state()
-        self.views: dict[str, Any] = {}
+        self.views: dict[str, ViewData] = {}
+        """The latest view about each thing at the table (``check:<id>``, ``combat`` ...),
+        typed: a :class:`events.narrative.NarrativeCheckOdds`, ... ."""
         self.welcome: Welcome | None = None
         self.reconnects = 0
         self.last_hash = ""
@@ -282,7 +284,7 @@ class Client:
 
         Views arrive after the ack of the command that changed them, once their odds are
         computed: wait for one with
-        ``await client.wait_until(lambda: client.views.get("odds:shot"))``.
+        ``await client.wait_until(lambda: client.views.get("check:shot"))``.
         """
         async with asyncio.timeout(timeout or self._timeout):
             while not (result := check()):
@@ -297,11 +299,15 @@ class Client:
         try:
             message = SERVER_DECODER.decode(frame)
         except msgspec.ValidationError as error:
-            if not str(error).endswith("- at `$.type`"):
-                raise
-            # A message type newer than this client: not for us; carry on.
-            logger.debug("skipping a server message of unknown type: %s", error)
-            return
+            if str(error).endswith("- at `$.type`"):
+                # A message type newer than this client: not for us; carry on.
+                logger.debug("skipping a server message of unknown type: %s", error)
+                return
+            if "- at `$.data" in str(error) and _is_view(frame):
+                # A view of a kind newer than this client (derived data): carry on without it.
+                logger.debug("skipping a view this client cannot read: %s", error)
+                return
+            raise
         match message:
             case EventFrame():
                 self._fold(message)
@@ -326,7 +332,7 @@ class Client:
                 if self._joined is not None and not self._joined.done():
                     self._joined.set_result(message)
             case View():
-                self.views[message.name] = message.data
+                self.views[message.about] = message.data
                 if self._on_view is not None:
                     self._on_view(message)
 
@@ -486,3 +492,20 @@ class Client:
         for pending in self._pending.values():
             if not pending.future.done():
                 pending.future.set_exception(error)
+
+
+class _AnyMessage(msgspec.Struct):
+    """Only the ``type`` of a server message, whatever else it holds."""
+
+    type: str = ""
+
+
+_ANY_MESSAGE = msgspec.json.Decoder(_AnyMessage)
+
+
+def _is_view(frame: str | bytes) -> bool:
+    """Whether a frame the client could not read is a ``view`` (and not an event)."""
+    try:
+        return _ANY_MESSAGE.decode(frame).type == "view"
+    except msgspec.DecodeError:
+        return False

@@ -23,7 +23,9 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from clients import d12_table
 from clients.cli_support import lines, styled
+from clients.contract import CliHooks, TableHooks
 from events import d12
 from projections.d12 import GameState, TestState
 from projections.d12_odds import (
@@ -33,7 +35,7 @@ from projections.d12_odds import (
     survival,
 )
 
-__all__ = ["add_commands"]
+__all__ = ["CLI", "add_commands"]
 
 
 def _percent(p: float) -> str:
@@ -218,3 +220,9 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     tests.add_argument("--all", action="store_true", help="ended tests too")
     common.add_connection_options(tests)
     tests.set_defaults(handler=lambda args: _tests(args, common))
+
+
+CLI = CliHooks(system=d12.SYSTEM_ID, add_commands=add_commands, table=TableHooks(
+    table_parts=d12_table.table_parts, character_line=d12_table.character_line,
+    sheet_parts=d12_table.sheet_parts, view_line=d12_table.view_line))
+"""This system's command-line hooks (see :mod:`clients.contract`)."""

@@ -41,22 +41,22 @@ def odds_words(odds: Mapping[str, Any]) -> str:
     return words
 
 
-def view_line(name: str, data: Any) -> str | None:
-    """One line for a ``d12.odds.<test>`` view; ``None`` for a view that is not d12's."""
-    if not name.startswith("d12.odds.") or not isinstance(data, Mapping):
+def view_line(about: str, data: Mapping[str, Any]) -> str | None:
+    """One line for a d12 test's odds view; ``None`` for a view that is not d12's."""
+    if data.get("view") != "d12_test_odds":
         return None
     head = f"test {data.get('test')} ({data.get('kind')}, {data.get('character') or 'no one'})"
     if not data.get("open"):
         return f"{head}: over"
-    if data.get("success") is None:
+    if not data.get("odds"):
         return f"{head}, round {data.get('round')}: {data.get('note') or 'odds being computed'}"
-    return f"{head}, round {data.get('round')}: {odds_words(data)}"
+    return f"{head}, round {data.get('round')}: {odds_words(data['odds'])}"
 
 
 def _test_odds(state: CampaignState, test: TestState, views: Mapping[str, Any]) -> str:
-    view = views.get(f"d12.odds.{test.test}")
-    if isinstance(view, Mapping) and view.get("success") is not None:
-        return odds_words(view)
+    view = views.get(f"test:{test.test}")
+    if isinstance(view, Mapping) and view.get("odds"):
+        return odds_words(view["odds"])
     if test.pool < 1:
         return "no dice left"
     add = None

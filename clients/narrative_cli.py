@@ -28,14 +28,16 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from clients import narrative_table
 from clients.cli_support import lines, styled
+from clients.contract import CliHooks, TableHooks
 from events import narrative as n
 from events.errors import NotationError
 from projections.narrative import CheckState, GameState
 from projections.narrative_dice import cancel_text
 from projections.narrative_odds import distribution, exact, summary
 
-__all__ = ["add_commands", "odds_data"]
+__all__ = ["CLI", "add_commands", "odds_data"]
 
 
 def _percent(p: float) -> str:
@@ -303,3 +305,9 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     parser.add_argument("character", nargs="?", help="whose (default: the one you play)")
     parser.add_argument("count", type=int, help="Force rating: dice to roll")
     parser.add_argument("--reason", help="the power")
+
+
+CLI = CliHooks(system=n.SYSTEM_ID, add_commands=add_commands, table=TableHooks(
+    table_parts=narrative_table.table_parts, character_line=narrative_table.character_line,
+    sheet_parts=narrative_table.sheet_parts, view_line=narrative_table.view_line))
+"""This system's command-line hooks (see :mod:`clients.contract`)."""

@@ -2,7 +2,7 @@
 
 Used by ``poolhall state``, ``poolhall sheet`` and ``poolhall watch`` through
 :mod:`clients.table_text`; each function returns plain data and lines for people. Odds come
-from the server's ``odds:<check>`` view when the client holds one, else from the same
+from the server's ``check:<check>`` view when the client holds one, else from the same
 projection code the server runs (:func:`projections.narrative_odds.summary`).
 """
 
@@ -44,9 +44,9 @@ def odds_words(odds: Mapping[str, Any]) -> str:
             f"triumph {_pct(odds['p_triumph'])}, despair {_pct(odds['p_despair'])}")
 
 
-def view_line(name: str, data: Any) -> str | None:
-    """One line for an ``odds:<check>`` view; ``None`` for a view that is not narrative."""
-    if not name.startswith("odds:") or not isinstance(data, Mapping):
+def view_line(about: str, data: Mapping[str, Any]) -> str | None:
+    """One line for a check's odds view; ``None`` for a view that is not narrative."""
+    if data.get("view") != "narrative_check_odds":
         return None
     head = (f"check {data.get('check')}: {data.get('character')}'s {data.get('skill')}, "
             f"{data.get('difficulty') or 'no difficulty yet'}, {data.get('pool')}")
@@ -58,7 +58,7 @@ def view_line(name: str, data: Any) -> str | None:
 
 
 def _check_odds(check: CheckState, views: Mapping[str, Any]) -> str:
-    view = views.get(f"odds:{check.check}")
+    view = views.get(f"check:{check.check}")
     if isinstance(view, Mapping) and view.get("odds"):
         return odds_words(view["odds"])
     pool = check.effective().pool

@@ -27,6 +27,8 @@ import msgspec
 from rich.console import Group
 from rich.table import Table
 
+from clients import sr3_table
+from clients.contract import CliHooks, TableHooks
 from events import sr3
 from events.errors import NotationError
 from projections.sr3 import GameState, combat_view
@@ -39,7 +41,7 @@ from projections.sr3_odds import (
 from projections.sr3_odds import mean as expected
 from projections.sr3_views import sheets_view
 
-__all__ = ["add_commands"]
+__all__ = ["CLI", "add_commands"]
 
 
 def _percent(p: float) -> str:
@@ -258,3 +260,9 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     sheet.set_defaults(handler=lambda a: _sheet(a, common))
     _connected(actions, common, "combat", "turn, pass, order, pools full and left").set_defaults(
         handler=lambda a: _combat(a, common))
+
+
+CLI = CliHooks(system=sr3.SYSTEM_ID, add_commands=add_commands, table=TableHooks(
+    table_parts=sr3_table.table_parts, character_line=sr3_table.character_line,
+    sheet_parts=sr3_table.sheet_parts, view_line=sr3_table.view_line))
+"""This system's command-line hooks (see :mod:`clients.contract`)."""

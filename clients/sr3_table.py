@@ -61,12 +61,12 @@ def combat_words(view: Mapping[str, Any] | None) -> str:
     return f"Combat Turn {view['turn']}, pass {view['pass']}: {order}; pools {pools or '-'}"
 
 
-def view_line(name: str, data: Any) -> str | None:
-    """One line for ``sr3.odds`` and ``sr3.combat``; ``None`` for the sheets and others."""
-    if name == "sr3.odds" and isinstance(data, Mapping):
+def view_line(about: str, data: Mapping[str, Any]) -> str | None:
+    """One line for a test's odds and the combat turn; ``None`` for the sheets and others."""
+    if data.get("view") == "sr3_test_odds":
         return "odds: " + odds_words(data)
-    if name == "sr3.combat":
-        return combat_words(data if isinstance(data, Mapping) else None)
+    if data.get("view") == "sr3_combat_turn":
+        return combat_words(data if data.get("in_combat") else None)
     return None
 
 
@@ -80,9 +80,9 @@ def table_parts(state: CampaignState, views: Mapping[str, Any]
     shown: list[str | Text] = [combat_words(combat), f"scene {game.scene}"]
     declared = []
     for character, test in game.declared.items():
-        view = views.get("sr3.odds")
-        odds = view if isinstance(view, Mapping) and view.get("character") == character \
-            and view.get("rows") else odds_view(test, state)
+        view = views.get(f"test:{character}")
+        odds = view if isinstance(view, Mapping) and view.get("rows") \
+            else odds_view(test, state)
         declared.append(odds_words(odds))
         shown.append("declared: " + odds_words(odds))
     tests = []

@@ -3,21 +3,23 @@
 The generic part (who is at the table, the characters, the last lines of the log) is here;
 each game system's part comes from ``clients/<system>_table.py``, which offers
 ``table_parts(state, views)``, ``character_line(character)``, ``sheet_parts(character,
-state)`` and ``view_line(name, data)``. The output is bounded whatever the campaign's
-length: the last :data:`LOG_LINES` events, never the whole history.
+state)`` and ``view_line(about, data)``, registered as its CLI hooks' ``table``. The output
+is bounded whatever the campaign's length: the last :data:`LOG_LINES` events, never the
+whole history.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
-from types import ModuleType
 from typing import Any
 
+import msgspec
 from rich.console import Group
 from rich.text import Text
 
 from clients.cli_support import lines, styled
+from clients.contract import TableHooks
+from clients.systems import CLI_HOOKS
 from events.base import Recorded
 from events.systems import SYSTEM_IDS
 from projections.campaign import CampaignState
@@ -32,25 +34,24 @@ SHOWN_CHARACTERS = 30
 """Characters listed at most, each on one line."""
 
 
-def system_table(system: str) -> ModuleType | None:
-    """The ``clients.<system>_table`` module, or ``None`` for a system without one."""
-    if system not in SYSTEM_IDS:
-        return None
-    try:
-        return importlib.import_module(f"clients.{system}_table")
-    except ModuleNotFoundError as missing:
-        if missing.name != f"clients.{system}_table":
-            raise
-        return None
+def system_table(system: str) -> TableHooks | None:
+    """The system's table hooks (registered with its CLI hooks), or ``None``."""
+    hooks = CLI_HOOKS.get(system)
+    return hooks.table if hooks is not None else None
 
 
-def view_line(name: str, data: Any) -> str | None:
+def plain_views(views: Mapping[str, Any]) -> dict[str, Any]:
+    """The client's typed views as plain data, keyed by what they are about."""
+    return {about: msgspec.to_builtins(data) for about, data in views.items()}
+
+
+def view_line(about: str, data: Any) -> str | None:
     """One readable line for a view (odds, combat turn), or ``None`` for one not worth a
-    line (the sheets, which ``poolhall sheet`` shows). The only place ``watch`` reads a view:
-    when views become typed structs, adapt the per-system ``view_line`` functions."""
+    line (the sheets, which ``poolhall sheet`` shows). The only place ``watch`` reads a view."""
+    plain = msgspec.to_builtins(data)
     for system in SYSTEM_IDS:
         module = system_table(system)
-        if module is not None and (line := module.view_line(name, data)) is not None:
+        if module is not None and (line := module.view_line(about, plain)) is not None:
             return str(line)
     return None
 
@@ -60,7 +61,7 @@ def _game(state: CampaignState, views: Mapping[str, Any]
     module = system_table(state.system)
     if module is None or state.game is None:
         return {}, []
-    data, shown = module.table_parts(state, views)
+    data, shown = module.table_parts(state, plain_views(views))
     return dict(data), list(shown)
 
 

@@ -9,12 +9,14 @@ the same pattern and carry the client's command id. Limits live on the types
 from __future__ import annotations
 
 import re
-from typing import Annotated, ClassVar
+from typing import Annotated, ClassVar, Literal
 
 import msgspec
 from msgspec import Meta
 
 __all__ = [
+    "MemberRole",
+    "ViewData",
     "ROLES",
     "Command",
     "CommandId",
@@ -54,6 +56,9 @@ Seq = Annotated[int, Meta(ge=0, description="per-campaign event sequence number"
 Count = Annotated[int, Meta(ge=1, le=100, description="how many dice")]
 Role = Annotated[str, Meta(pattern=r"^(gm|player|spectator)$")]
 ROLES = ("gm", "player", "spectator")
+MemberRole = Literal["gm", "player", "spectator", "admin"]
+"""A role at the table as the server tells it (``welcome``): one of :data:`ROLES` read from the
+log, or ``admin`` for the admin token's session, which no member of the log has."""
 
 
 class Event(
@@ -113,3 +118,12 @@ class Recorded(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     actor: str
     command: str
     event: Event
+
+
+class ViewData(msgspec.Struct, frozen=True, kw_only=True, tag_field="view"):
+    """Base of the typed views a game system sends (:class:`events.messages.View`'s ``data``).
+
+    Derived data, never stored: each subclass is tagged (``view``) by what it shows
+    (``narrative_check_odds``), and registered in its system's vocabulary. A view whose
+    costly part was not computed has it ``null`` and says why in its ``note``.
+    """

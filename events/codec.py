@@ -32,10 +32,10 @@ __all__ = [
 ]
 
 ALL_EVENTS: tuple[type[Event], ...] = core.EVENTS + tuple(
-    cls for module in SYSTEMS.values() for cls in module.EVENTS
+    cls for part in SYSTEMS.values() for cls in part.events
 )
 ALL_COMMANDS: tuple[type[Command], ...] = core.COMMANDS + tuple(
-    cls for module in SYSTEMS.values() for cls in module.COMMANDS
+    cls for part in SYSTEMS.values() for cls in part.commands
 )
 if TYPE_CHECKING:  # the unions are built from the registries; statically, their bases
     AnyEvent = Event
@@ -53,6 +53,8 @@ def event_tag(cls: type[msgspec.Struct]) -> str:
 EVENT_TYPES: dict[str, type[Event]] = {event_tag(cls): cls for cls in ALL_EVENTS}
 if len(EVENT_TYPES) != len(ALL_EVENTS):  # pragma: no cover - caught the moment it happens
     raise RuntimeError("two event classes share a tag")
+if len({event_tag(cls) for cls in ALL_COMMANDS}) != len(ALL_COMMANDS):  # pragma: no cover
+    raise RuntimeError("two command classes share a tag")
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}

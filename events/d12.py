@@ -19,12 +19,16 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
+import msgspec
 from msgspec import Meta
 
-from events.base import Command, Event, Reason, Slug, Value
+from events.base import Command, Event, Reason, Slug, Value, ViewData
+from events.contract import SystemVocabulary
 from events.errors import NotationError
 
 __all__ = [
+    "VOCABULARY",
+    "VIEWS", "D12PoolOdds", "D12TestOdds",
     "COMMANDS",
     "DT",
     "EVENTS",
@@ -326,3 +330,41 @@ def parse_roll(text: str, character: str | None = None) -> RollBasicTest | None:
     if not 1 <= dt <= 12:
         raise NotationError("the DT is between 1 and 12", match.start("dt"))
     return RollBasicTest(id=PARSED_COMMAND_ID, dice=count, dt=dt, character=character)
+
+
+# ---- views: what the server shows the table (derived, never stored) -------------------------
+
+
+class D12PoolOdds(msgspec.Struct, frozen=True, kw_only=True):
+    """A pool's odds against a DT: P(success), mean margin, the margin distribution, and for
+    an extended test (``add`` refresh dice) the chance the pool survives each next round."""
+
+    dice: int
+    dt: int
+    success: float
+    expected_margin: float
+    distribution: dict[str, float]
+    add: int | None = None
+    survival: list[float] | None = None
+
+
+class D12TestOdds(ViewData, frozen=True, kw_only=True, tag="d12_test_odds"):
+    """A test (about ``test:<number>``): its margins so far and, while open, the odds of the
+    next round (null when not computed: ``note`` says why)."""
+
+    test: int
+    open: bool
+    kind: str
+    character: str | None
+    margins: list[int]
+    round: int | None = None
+    odds: D12PoolOdds | None = None
+    note: str = ""
+
+
+VIEWS: tuple[type[ViewData], ...] = (D12TestOdds,)
+
+
+VOCABULARY = SystemVocabulary(id=SYSTEM_ID, stats=Stats, events=EVENTS, commands=COMMANDS,
+                              views=VIEWS, parse_roll=parse_roll)
+"""This system's part of the vocabulary (see :mod:`events.contract`)."""

@@ -17,11 +17,14 @@ Messages are short, lowercase and exact, like those of the websockets library.
 
 from __future__ import annotations
 
+from typing import Literal
+
 __all__ = [
     "ChainBroken",
     "CommandRejected",
     "ConcurrencyError",
     "ConnectionLost",
+    "ErrorCode",
     "HistoryDiverged",
     "NotationError",
     "PoolhallError",
@@ -43,6 +46,30 @@ class NotationError(PoolhallError):
         self.position = position
 
 
+ErrorCode = Literal[
+    "already_joined",  # a second join on one connection
+    "conflict",  # the state moved meanwhile, or the command id was used for another command
+    "diverged",  # the client's copy of the log is not the server's history
+    "forbidden",  # the member's role or characters do not allow it
+    "internal",  # a bug in the server; the command changed nothing
+    "invalid",  # a field's value is not acceptable here (the path names it)
+    "malformed",  # not JSON, or not a message of the protocol
+    "not_found",  # no such campaign, member, character, check or test
+    "not_joined",  # a command before a join
+    "rate_limited",  # too many messages; retry after ``retry_after`` seconds
+    "rule",  # the game's rules do not allow it (the message cites the rule)
+    "shutting_down",  # the server is stopping; reconnect in a moment
+    "too_large",  # a frame or a value above its limit
+    "too_many_connections",  # the server or the member has too many connections
+    "unauthorized",  # the token is not one the server issued, or was revoked
+    "unavailable",  # the log could not be read or written; nothing changed
+    "unknown_type",  # a message type the server does not know
+    "wrong_system",  # a command of another game system than the campaign's
+]
+"""Every ``code`` of an ``error`` answer: stable and machine-readable, enumerated in the JSON
+Schema. A new code is added here (the type checker then accepts it at the ``Rejected``)."""
+
+
 class Rejected(PoolhallError):
     """A command was refused and changed nothing.
 
@@ -52,7 +79,7 @@ class Rejected(PoolhallError):
     (``rate_limited``).
     """
 
-    def __init__(self, code: str, message: str, path: str | None = None, *,
+    def __init__(self, code: ErrorCode, message: str, path: str | None = None, *,
                  retry_after: float | None = None) -> None:
         super().__init__(f"{code}: {message}" + (f" (at {path})" if path else ""))
         self.code = code

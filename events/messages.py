@@ -8,17 +8,22 @@ by :class:`Ack` or :class:`ErrorReply`. Events reach every member as :class:`Eve
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import msgspec
 from msgspec import Meta
 
-from events.base import CommandId, Seq, Slug
+from events.base import CommandId, MemberRole, Seq, Slug, ViewData
 from events.codec import AnyCommand, AnyEvent
+from events.errors import ErrorCode
 from events.strict import StrictDecoder, strict_type
+from events.systems import SYSTEMS, RegisteredSystem
 
 __all__ = [
     "CLIENT_DECODER",
+    "CLOSE_CODES",
+    "ALL_VIEWS",
+    "AnyView",
     "ChainHash",
     "SERVER_DECODER",
     "Ack",
@@ -74,11 +79,12 @@ class Welcome(_ServerMessage, frozen=True, tag="welcome"):
     ``head_hash`` is the chain hash of event ``head`` (empty for the admin session).
     """
 
-    role: str
+    role: MemberRole
     member: str
     campaign: str | None
     name: str
-    system: str
+    system: RegisteredSystem | Literal[""]
+    """The campaign's game system; empty for the admin session, which has no campaign."""
     head: int
     head_hash: str = ""
 
@@ -131,17 +137,31 @@ class ErrorReply(_ServerMessage, frozen=True, tag="error"):
     """
 
     id: str | None
-    code: str
+    code: ErrorCode
     message: str
     path: str | None = None
     retry_after: float | None = None
 
 
-class View(_ServerMessage, frozen=True, tag="view"):
-    """Derived data the server computes for the table (the odds of an open check, ...)."""
+ALL_VIEWS: tuple[type[ViewData], ...] = tuple(
+    cls for part in SYSTEMS.values() for cls in part.views)
+if TYPE_CHECKING:  # the union is built from the registry; statically, its base
+    AnyView = ViewData
+else:
+    AnyView = Union[ALL_VIEWS]
 
-    name: str
-    data: Any
+
+class View(_ServerMessage, frozen=True, tag="view"):
+    """Derived data the server computes for the table (the odds of an open check, ...).
+
+    ``about`` names what it is about, unique at the table: ``check:<id>`` (a narrative
+    check), ``test:<character>`` (a declared sr3 test), ``test:<number>`` (a d12 test),
+    ``combat``, ``sheets``. A newer view about the same thing replaces the older one, so a
+    client keeps the latest view by ``about``. ``data`` is typed, tagged by ``view``.
+    """
+
+    about: str
+    data: AnyView
 
 
 ServerMessage = Union[Welcome, EventFrame, Ack, ErrorReply, View]
@@ -151,20 +171,38 @@ CLIENT_DECODER: StrictDecoder[Any] = StrictDecoder(ClientMessage)
 SERVER_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ServerMessage)
 
 
+CLOSE_CODES: dict[int, str] = {
+    1000: "normal closure: the client closed, or the server answered a client's close",
+    1001: "going away: the server is shutting down; reconnect and resume later",
+    1008: "policy violation: no join within the join timeout, or the member was removed",
+    1009: "message too big: a frame above 1 MiB",
+    1011: "internal error: a bug in the server; reconnect and resume",
+    1013: "try again later: the client fell too far behind (live frames or its catch-up); "
+          "reconnect and resume from the last event it has",
+}
+"""The WebSocket close codes the server uses, and what the client should do."""
+
+
 def json_schema() -> dict[str, Any]:
     """JSON Schema of every client and server message, generated from the types.
 
-    The client's messages are described by their strict twins (:mod:`events.strict`), so
-    every object a client sends says ``additionalProperties: false`` (a value nested in a
-    command is named ``<Name>Input``), while the events a server sends do not: older clients
-    ignore what they do not know.
+    The root is a ``oneOf`` a client message (``$defs/ClientMessage``) or a server message
+    (``$defs/ServerMessage``); the close codes are in its description. The client's messages
+    are described by their strict twins (:mod:`events.strict`), so every object a client sends
+    says ``additionalProperties: false`` (a value nested in a command is named
+    ``<Name>Input``), while the events a server sends do not: older clients ignore what they
+    do not know.
     """
     (client, server), components = msgspec.json.schema_components(
         [strict_type(ClientMessage), ServerMessage], ref_template="#/$defs/{name}"
     )
+    closes = "; ".join(f"{code} {meaning}" for code, meaning in CLOSE_CODES.items())
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "poolhall protocol",
-        "$defs": components,
-        "properties": {"client": client, "server": server},
+        "description": "One JSON text frame holds one message, tagged by `type`: a client "
+                       "message (join, then commands) or a server message. The server closes "
+                       f"the WebSocket with: {closes}.",
+        "oneOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
+        "$defs": {**components, "ClientMessage": client, "ServerMessage": server},
     }

@@ -23,11 +23,14 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from events.base import Command, Event, Reason, Slug, Value
+from events.base import Command, Event, Reason, Slug, Value, ViewData
+from events.contract import SystemVocabulary
 from events.errors import NotationError
 from events.narrative_notation import DIE_KINDS, DIE_LETTERS, read_pool
 
 __all__ = [
+    "VOCABULARY",
+    "VIEWS", "OddsSummary", "CheckDie", "NarrativeCheckOdds",
     "SYSTEM_ID", "PARSED_COMMAND_ID", "CHARACTERISTICS", "DIE_KINDS", "DIE_LETTERS",
     "DIFFICULTY_DICE", "MAX_POOL_DICE", "MAX_FREE_DICE", "MAX_STEP", "MAX_DESTINY",
     "CharacteristicName", "CharacteristicValue", "SkillName", "SkillRank", "DieKind",
@@ -482,3 +485,68 @@ def parse_roll(text: str, character: str | None = None) -> RollPool | None:
     if pool.total == 0:
         raise NotationError("the pool is empty", 0)
     return RollPool(id=PARSED_COMMAND_ID, pool=pool, character=character)
+
+
+# ---- views: what the server shows the table (derived, never stored) -------------------------
+
+
+class OddsSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """What the table sees of a pool's odds: floats for display, exact fractions as text."""
+
+    pool: str
+    dice: int
+    p_success: float
+    p_success_exact: str
+    p_advantage: dict[int, float]
+    """P(net advantage >= k) for k = 1, 2, 3."""
+    p_threat: float
+    """P(at least one net threat)."""
+    p_triumph: float
+    p_triumph_exact: str
+    p_despair: float
+    p_despair_exact: str
+    mean_successes: float
+    mean_advantages: float
+    mean_triumphs: float
+    mean_despairs: float
+    net_successes: dict[int, float]
+    net_advantages: dict[int, float]
+    mean_light: float = 0.0
+    mean_dark: float = 0.0
+
+
+class CheckDie(msgspec.Struct, frozen=True, kw_only=True):
+    """One die of a check's effective pool and where it came from, oldest note first."""
+
+    kind: str
+    notes: tuple[str, ...] = ()
+
+
+class NarrativeCheckOdds(ViewData, frozen=True, kw_only=True, tag="narrative_check_odds"):
+    """A check (about ``check:<id>``): its pool die by die with provenance, and its odds.
+
+    ``odds`` is null while the check is closed, or when they were not computed (``note``
+    says why); a closed check has its ``result``.
+    """
+
+    check: str
+    character: str | None
+    skill: str
+    status: str
+    difficulty: str | None
+    pool: str
+    counts: Pool
+    dice: tuple[CheckDie, ...]
+    ignored: tuple[str, ...] = ()
+    destiny: tuple[str, ...] = ()
+    odds: OddsSummary | None = None
+    note: str = ""
+    result: NarrativeResult | None = None
+
+
+VIEWS: tuple[type[ViewData], ...] = (NarrativeCheckOdds,)
+
+
+VOCABULARY = SystemVocabulary(id=SYSTEM_ID, stats=Stats, events=EVENTS, commands=COMMANDS,
+                              views=VIEWS, parse_roll=parse_roll)
+"""This system's part of the vocabulary (see :mod:`events.contract`)."""

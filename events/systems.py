@@ -1,42 +1,55 @@
-"""The one registration of game systems.
+"""The one registration of game systems: :data:`SYSTEMS`.
 
-A game system is a vertical slice with the same file name in each layer:
-``events/<id>.py``, ``projections/<id>.py`` and ``server/rules/<id>.py``. Adding a system means
-writing those three files and adding its module to :data:`SYSTEMS` below; projections and the
-server find their modules by the same id.
-
-Each ``events/<id>.py`` module provides:
-
-- ``SYSTEM_ID``: the id (``"narrative"``),
-- ``Stats``: a frozen Struct with ``tag_field="system"`` and ``tag=SYSTEM_ID``: a character's
-  stats in that system,
-- ``EVENTS`` and ``COMMANDS``: tuples of its :class:`events.base.Event` and
-  :class:`events.base.Command` subclasses (tags unique across all systems),
-- ``parse_roll(text, character) -> Command | None``: turns the system's dice notation typed at
-  ``poolhall roll`` into a command (``None`` when the text is not in that notation; raise
-  :class:`events.errors.NotationError` when it is, but is wrong). Its ``id`` is a placeholder:
-  the caller gives every command a fresh id (``events`` draws no random numbers).
+A game system is a vertical slice with the same file name in each layer (see
+:mod:`events.contract` for the parts and why there is one per layer). Adding a system means
+writing its files, adding its ``VOCABULARY`` to :data:`SYSTEMS` and its id to
+:data:`RegisteredSystem`; each other layer's ``systems.py`` then says, at import, which of its
+parts is missing.
 """
 
 from __future__ import annotations
 
-from types import ModuleType
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Literal, Union, get_args
 
 from events import d12, narrative, sr3
+from events.contract import SystemVocabulary
 
-__all__ = ["SYSTEMS", "SYSTEM_IDS", "Stats", "system_module"]
+__all__ = ["SYSTEMS", "SYSTEM_IDS", "Stats", "RegisteredSystem", "check_registered", "vocabulary"]
 
-SYSTEMS: dict[str, ModuleType] = {module.SYSTEM_ID: module for module in (narrative, sr3, d12)}
+RegisteredSystem = Literal["narrative", "sr3", "d12"]
+"""Every registered system id, for the type checker and the protocol's JSON Schema."""
+
+SYSTEMS: dict[str, SystemVocabulary] = {
+    part.id: part for part in (narrative.VOCABULARY, sr3.VOCABULARY, d12.VOCABULARY)
+}
 SYSTEM_IDS: tuple[str, ...] = tuple(SYSTEMS)
 
 if TYPE_CHECKING:  # the same union as below, spelled out for the type checker
     Stats = narrative.NarrativeStats | sr3.Sr3Stats | d12.D12Stats
 else:
-    Stats = Union[tuple(module.Stats for module in SYSTEMS.values())]
+    Stats = Union[tuple(part.stats for part in SYSTEMS.values())]
     """A character's stats in any system, tagged by ``system``."""
 
 
-def system_module(system_id: str) -> ModuleType:
-    """The events module of a game system."""
+def vocabulary(system_id: str) -> SystemVocabulary:
+    """The vocabulary of a game system."""
     return SYSTEMS[system_id]
+
+
+def check_registered(layer: str, registered: object, where: str) -> None:
+    """Refuse a layer whose systems are not exactly the registered ones, in plain words.
+
+    ``registered`` is the layer's parts by system id; ``where`` names the file to edit.
+    """
+    ids = set(registered) if isinstance(registered, dict) else set()
+    missing = [system for system in SYSTEM_IDS if system not in ids]
+    extra = sorted(ids - set(SYSTEM_IDS))
+    if missing:
+        raise RuntimeError(f"game system {missing[0]!r} has no {layer} part: write its module "
+                           f"and add its object to {where}")
+    if extra:
+        raise RuntimeError(f"{where} registers {extra[0]!r}, which events/systems.py does not")
+
+
+if set(get_args(RegisteredSystem)) != set(SYSTEM_IDS):
+    raise RuntimeError("events/systems.py: RegisteredSystem must list the ids of SYSTEMS")

@@ -12,15 +12,15 @@ state; a caller who wants the state at an earlier point folds a fresh one (:func
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
 from events import core
-from events.base import Event, Recorded
+from events.base import Event, MemberRole, Recorded
 from events.dice import RolledTerm
-from events.systems import Stats
-from projections.systems import projection_module
+from events.systems import RegisteredSystem, Stats
+from projections.systems import GameState, projection
 
 __all__ = [
     "CampaignState",
@@ -33,12 +33,16 @@ __all__ = [
 ]
 
 
+G = TypeVar("G")
+"""A game system's state type, as :meth:`CampaignState.game_as` checks and returns it."""
+
+
 class Member(msgspec.Struct, kw_only=True):
     """Someone at the table: their role and the characters they play."""
 
     member: str
     name: str
-    role: str
+    role: MemberRole
     characters: list[str]
     token_hash: str
     active: bool = True
@@ -79,7 +83,8 @@ class CampaignState(msgspec.Struct, kw_only=True):
 
     campaign: str = ""
     name: str = ""
-    system: str = ""
+    system: RegisteredSystem | Literal[""] = ""
+    """The game system's id; empty before the campaign's first event."""
     head: int = 0
     members: dict[str, Member] = msgspec.field(default_factory=dict)
     tokens: dict[str, str] = msgspec.field(default_factory=dict)
@@ -88,7 +93,18 @@ class CampaignState(msgspec.Struct, kw_only=True):
     session: int = 0
     in_session: bool = False
     rolls: list[RollEntry] = msgspec.field(default_factory=list)
-    game: Any = None
+    game: GameState | None = None
+    """The game system's part, set by ``campaign_created`` (see :mod:`projections.contract`)."""
+
+    def game_as(self, state_type: type[G]) -> G:
+        """The game system's state, checked to be ``state_type`` (the one typed way to it).
+
+        Raises :class:`TypeError` if the campaign plays another system (or none yet).
+        """
+        if not isinstance(self.game, state_type):
+            raise TypeError(f"campaign {self.campaign!r} plays {self.system!r}, "
+                            f"whose state is not a {state_type.__module__}.{state_type.__name__}")
+        return self.game
 
     def owner_of(self, character: str) -> str | None:
         """The active player member who plays ``character``, if any."""
@@ -107,7 +123,7 @@ def _campaign_created(state: CampaignState, rec: Recorded, event: Any) -> None:
     state.campaign = event.campaign
     state.name = event.name
     state.system = event.system
-    state.game = projection_module(event.system).initial_state()
+    state.game = projection(event.system).initial_state()
 
 
 def _member_invited(state: CampaignState, rec: Recorded, event: Any) -> None:
@@ -183,7 +199,7 @@ def evolve(state: CampaignState, recorded: Recorded) -> CampaignState:
     if handler is not None:
         handler(state, recorded, recorded.event)
     else:
-        state.game = projection_module(state.system).evolve(state.game, recorded)
+        state.game = projection(state.system).evolve(state.game, recorded)
     state.head = recorded.seq
     return state
 

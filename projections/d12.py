@@ -10,17 +10,16 @@ empty (:class:`events.d12.ThresholdTestEnded`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
 from events import d12
 from events.base import Recorded
-
-if TYPE_CHECKING:
-    from projections.campaign import CampaignState
+from projections.contract import Projection, TableView
 
 __all__ = [
+    "PROJECTION",
     "GameState",
     "RoundRecord",
     "TestState",
@@ -188,7 +187,7 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
     return state
 
 
-def describe(recorded: Recorded, campaign: CampaignState) -> str:
+def describe(recorded: Recorded, campaign: TableView) -> str:
     """One line for ``poolhall watch``: the test, whose it is, and what happened."""
     event = recorded.event
     character = getattr(event, "character", None)
@@ -200,3 +199,9 @@ def describe(recorded: Recorded, campaign: CampaignState) -> str:
         known = campaign.characters.get(character)
         who = f" ({known.name if known is not None else character})"
     return f"test {getattr(event, 'test', '?')}{who}: {event_line(event)}"
+
+
+PROJECTION: Projection[GameState] = Projection(
+    system=d12.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
+    describe=describe)
+"""This system's part of the projections (see :mod:`projections.contract`)."""

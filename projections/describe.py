@@ -9,7 +9,7 @@ from __future__ import annotations
 from events import core
 from events.base import Recorded
 from projections.campaign import CampaignState
-from projections.systems import projection_module
+from projections.systems import projection
 
 __all__ = ["describe"]
 
@@ -49,5 +49,5 @@ def describe(recorded: Recorded, campaign: CampaignState) -> str:
         case core.DiceRolled():
             return _roll_text(event)
     if campaign.system:
-        return str(projection_module(campaign.system).describe(recorded, campaign))
+        return str(projection(campaign.system).describe(recorded, campaign))
     return type(event).__name__

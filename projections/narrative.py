@@ -9,20 +9,18 @@ so a modification that arrives late still lands in its place.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
 from events import narrative as n
 from events.base import Recorded
+from projections.contract import Projection, TableView
 from projections.narrative_dice import cancel_text
 from projections.narrative_pool import BuiltPool, Modification, PoolDie, base_dice, effective_pool
 
-if TYPE_CHECKING:
-    from projections.campaign import CampaignState
-
-__all__ = ["CheckState", "Difficulty", "CheckRecord", "Destiny", "DestinySpend", "FreeRoll",
-           "GameState", "initial_state", "evolve", "describe", "dice_text"]
+__all__ = ["PROJECTION", "CheckState", "Difficulty", "CheckRecord", "Destiny", "DestinySpend",
+           "FreeRoll", "GameState", "initial_state", "evolve", "describe", "dice_text"]
 
 
 class Difficulty(msgspec.Struct, kw_only=True):
@@ -264,7 +262,7 @@ def _why(reason: str) -> str:
     return f" ({reason})" if reason else ""
 
 
-def describe(recorded: Recorded, campaign: CampaignState) -> str:
+def describe(recorded: Recorded, campaign: TableView) -> str:
     """One line for people."""
     event = recorded.event
     match event:
@@ -312,3 +310,9 @@ def describe(recorded: Recorded, campaign: CampaignState) -> str:
             return (f"rolled {event.pool.notation()}{who}{_why(event.reason)}: "
                     f"{dice_text(event.dice)} = {cancel_text(event.result)}")
     return type(event).__name__
+
+
+PROJECTION: Projection[GameState] = Projection(
+    system=n.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
+    describe=describe)
+"""This system's part of the projections (see :mod:`projections.contract`)."""

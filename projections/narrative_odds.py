@@ -27,9 +27,7 @@ from fractions import Fraction
 from functools import lru_cache
 from math import comb, prod
 
-import msgspec
-
-from events.narrative import Pool
+from events.narrative import OddsSummary, Pool
 from projections.narrative_dice import FACE_VECTORS, FACES, SIDES
 
 __all__ = ["Key", "Distribution", "OddsSummary", "distribution", "summary", "exact"]
@@ -234,31 +232,6 @@ def distribution(pool: Pool) -> Distribution:
 def exact(value: Fraction) -> str:
     """A fraction as text, ``"37/144"``."""
     return f"{value.numerator}/{value.denominator}"
-
-
-class OddsSummary(msgspec.Struct, frozen=True, kw_only=True):
-    """What the table sees of a pool's odds: floats for display, exact fractions as text."""
-
-    pool: str
-    dice: int
-    p_success: float
-    p_success_exact: str
-    p_advantage: dict[int, float]
-    """P(net advantage >= k) for k = 1, 2, 3."""
-    p_threat: float
-    """P(at least one net threat)."""
-    p_triumph: float
-    p_triumph_exact: str
-    p_despair: float
-    p_despair_exact: str
-    mean_successes: float
-    mean_advantages: float
-    mean_triumphs: float
-    mean_despairs: float
-    net_successes: dict[int, float]
-    net_advantages: dict[int, float]
-    mean_light: float = 0.0
-    mean_dark: float = 0.0
 
 
 def summary(pool: Pool) -> OddsSummary:

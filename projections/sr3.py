@@ -9,18 +9,17 @@ scene. It is folded only from recorded facts: pool sizes come from ``CombatTurnS
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
 from events import sr3 as vocabulary
 from events.base import Recorded
 from events.sr3 import PoolDie
-
-if TYPE_CHECKING:
-    from projections.campaign import CampaignState
+from projections.contract import Projection, TableView
 
 __all__ = [
+    "PROJECTION",
     "RECENT_TESTS",
     "Combatant",
     "Combat",
@@ -223,7 +222,7 @@ def _result(e: Any) -> str:
     return text
 
 
-def describe(recorded: Recorded, campaign: CampaignState) -> str:
+def describe(recorded: Recorded, campaign: TableView) -> str:
     """One line for people."""
     e: Any = recorded.event
     match e:
@@ -289,3 +288,9 @@ def combat_view(state: GameState) -> dict[str, Any] | None:
             for who, c in combat.combatants.items()
         },
     }
+
+
+PROJECTION: Projection[GameState] = Projection(
+    system=vocabulary.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
+    describe=describe)
+"""This system's part of the projections (see :mod:`projections.contract`)."""

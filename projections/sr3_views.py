@@ -18,7 +18,8 @@ from projections.sr3_pools import character_sheet
 if TYPE_CHECKING:
     from projections.campaign import CampaignState
 
-__all__ = ["sheet_of", "sheets_view", "odds_parts", "odds_rows", "odds_view", "combat_turn_view"]
+__all__ = ["OddsInput", "sheet_of", "sheets_view", "odds_parts", "odds_rows", "odds_view",
+           "combat_turn_view"]
 
 OddsInput = tuple[int, int | None, int, int | None]
 """What a declared test's odds depend on: base dice, TN, most pool dice, successes to beat."""
@@ -38,7 +39,7 @@ def sheet_of(stats: Sr3Stats, karma_spent: int = 0) -> dict[str, Any]:
 
 def sheets_view(campaign: CampaignState) -> dict[str, Any]:
     """Every sr3 character's sheet, by character id."""
-    game: GameState = campaign.game
+    game = campaign.game_as(GameState)
     return {
         cid: {"name": c.name, **sheet_of(c.stats, game.karma_spent.get(cid, 0))}
         for cid, c in campaign.characters.items() if isinstance(c.stats, Sr3Stats)
@@ -64,7 +65,7 @@ def odds_parts(declared: PoolTestDeclared, campaign: CampaignState
                ) -> tuple[dict[str, Any], OddsInput]:
     """:func:`odds_view` in two parts: what the table sees of the test, and the input of
     :func:`odds_rows` (so the server can compute the rows off its event loop)."""
-    game: GameState = campaign.game
+    game = campaign.game_as(GameState)
     beat: int | None = None
     if declared.opposes is not None and declared.opposes in game.tests:
         other = game.tests[declared.opposes]
@@ -85,4 +86,4 @@ def odds_parts(declared: PoolTestDeclared, campaign: CampaignState
 
 def combat_turn_view(campaign: CampaignState) -> dict[str, Any] | None:
     """Turn, pass, order, and each combatant's pools full and left."""
-    return combat_view(campaign.game)
+    return combat_view(campaign.game_as(GameState))

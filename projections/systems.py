@@ -1,26 +1,33 @@
-"""Finds each game system's projection module by its id (registered once in events.systems).
+"""Each game system's projection, by id (the systems are registered once, in events.systems).
 
-Each ``projections/<id>.py`` module provides:
-
-- ``initial_state() -> Struct``: the system's part of a campaign's state, before any event,
-- ``evolve(state, recorded) -> state``: folds one of the system's own events,
-- ``describe(recorded, campaign) -> str``: one line for people, for ``poolhall watch``.
+The system modules are imported here by name, statically; :func:`events.systems.check_registered`
+refuses, at import, a registered system without a ``PROJECTION`` here, naming it.
 """
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from events.systems import SYSTEM_IDS
+from events.systems import check_registered
+from projections import d12, narrative, sr3
+from projections.contract import Projection
 
-__all__ = ["PROJECTIONS", "projection_module"]
+__all__ = ["PROJECTIONS", "GameState", "projection"]
 
-PROJECTIONS: dict[str, ModuleType] = {
-    system_id: importlib.import_module(f"projections.{system_id}") for system_id in SYSTEM_IDS
+PROJECTIONS: dict[str, Projection[Any]] = {
+    part.system: part for part in (narrative.PROJECTION, sr3.PROJECTION, d12.PROJECTION)
 }
+"""``Any``: each system's part is checked against its own state type where it is built."""
+check_registered("projections", PROJECTIONS, "projections/systems.py")
+
+if TYPE_CHECKING:  # the same union as below, spelled out for the type checker
+    GameState = narrative.GameState | sr3.GameState | d12.GameState
+else:
+    from typing import Union
+    GameState = Union[tuple(part.state for part in PROJECTIONS.values())]
+"""The game system's part of a campaign's state, whichever the system."""
 
 
-def projection_module(system_id: str) -> ModuleType:
-    """The projection module of a game system."""
+def projection(system_id: str) -> Projection[Any]:
+    """The projection of a game system."""
     return PROJECTIONS[system_id]

@@ -22,6 +22,7 @@ import ipaddress
 import math
 from dataclasses import dataclass
 
+from events.errors import ErrorCode
 from server.rates import TokenBucket
 
 __all__ = ["Admission", "Refusal", "source_of"]
@@ -55,7 +56,7 @@ def source_of(peer: object) -> str:
 class Refusal:
     """Why a connection or a join was turned away, and when to try again."""
 
-    code: str
+    code: ErrorCode
     """Stable and machine-readable: ``too_many_connections`` or ``rate_limited``."""
     message: str
     """Plain words for the person at the keyboard."""

@@ -39,7 +39,7 @@ from server.rebuild import CommandIndex, load_hub_state
 from server.rules.base import Decision
 from server.sealed_tokens import recall_issued, sealed_for
 from server.subscriber import Subscriber
-from server.views import Job, NotComputed, ViewQueue, ViewSpec, ViewWorkers
+from server.views import Job, NotComputed, ViewQueue, ViewResult, ViewSpec, ViewWorkers
 from server.writer import GroupCommitter
 
 __all__ = ["CATCH_UP_PAGE", "CampaignHub", "CommandWork", "JoinWork"]
@@ -406,7 +406,8 @@ class CampaignHub:
         the loop and broadcast when they arrive (:meth:`_compute`)."""
         if not changed:
             return []
-        ready = [view for spec in self._derived("views", changed)
+        system = rules.rules(self.state.system)
+        ready = [view for spec in self._derived(lambda state: system.views(state, changed))
                  if (view := self.view_queue.offer(spec)) is not None]
         self._start_computing()
         return ready
@@ -421,7 +422,7 @@ class CampaignHub:
     async def _compute(self, key: str, job: Job) -> None:
         """Compute one view in a worker; broadcast it if it is still the current one."""
         try:
-            outcome: dict[str, Any] | NotComputed = await self._workers.compute(job)
+            outcome: ViewResult | NotComputed = await self._workers.compute(job)
         except NotComputed as error:
             outcome = error
         except Exception:  # derived data must never take the table down
@@ -432,15 +433,12 @@ class CampaignHub:
             self._broadcast(encode(view))
         self._start_computing()
 
-    def _derived(self, function: str, *arguments: Any) -> list[ViewSpec]:
-        """Call the game system's optional view function; a failure costs only the views."""
-        compute = getattr(rules.rules_module(self.state.system), function, None)
-        if compute is None:
-            return []
+    def _derived(self, views: Callable[[CampaignState], list[ViewSpec]]) -> list[ViewSpec]:
+        """Call one of the game system's view functions; a failure costs only the views."""
         try:
-            return list(compute(self.state, *arguments))
+            return list(views(self.state))
         except Exception:  # derived data must never take the table down
-            logger.exception("%s of %s failed", function, self.campaign)
+            logger.exception("the views of %s failed", self.campaign)
             return []
 
     def _broadcast(self, frame: bytes) -> None:
@@ -505,7 +503,8 @@ class CampaignHub:
         if self._standing_frames is not None and self._standing is not None:
             return self._standing_frames
         if self._standing is None:  # the state changed: declare them again
-            self._standing, self._standing_frames = self._derived("standing_views"), None
+            system = rules.rules(self.state.system)
+            self._standing, self._standing_frames = self._derived(system.standing_views), None
         views = [self.view_queue.offer(spec) for spec in self._standing]
         frames = [encode(view) for view in views if view is not None]
         if len(frames) == len(views):

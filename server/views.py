@@ -36,9 +36,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
+from events.base import ViewData
 from events.messages import View
 
 __all__ = [
@@ -48,6 +51,7 @@ __all__ = [
     "ResultCache",
     "ViewQueue",
     "ViewSpec",
+    "ViewResult",
     "ViewWorkers",
     "WORKER_NICENESS",
     "computed",
@@ -59,25 +63,27 @@ WORKER_NICENESS = 10
 """How much lower than the server's the workers' CPU priority is (``nice``): on a machine with
 fewer free cores than busy workers, the loop that answers every table runs first."""
 
-Job = tuple[Callable[[Any], dict[str, Any]], Hashable]
+ViewResult = dict[str, object]
+"""The fields a computation fills in a view's data (``{"odds": OddsSummary(...)}``)."""
+Job = tuple[Callable[[Any], ViewResult], Hashable]
 """What a worker runs: a top-level function and its input; also the key of its cached result."""
 
 
 @dataclass(frozen=True)
 class Compute:
-    """A view whose costly part is computed off the loop: ``data`` merged with
-    ``function(input)`` (a dict), or with ``missing`` and a ``note`` if it is not computed."""
+    """A view whose costly part is computed off the loop: ``data`` with the fields
+    ``function(input)`` returns, or with its ``note`` saying why they were not computed (they
+    keep their defaults: ``null``)."""
 
-    name: str
-    data: dict[str, Any]
-    function: Callable[[Any], dict[str, Any]]
-    """A module-level function, so that a worker process can find it by name."""
+    about: str
+    """What the view is about (``check:<id>``): a newer view about it replaces this one."""
+    data: ViewData
+    """The view's cheap part, built from the state at once; its costly fields left null."""
+    function: Callable[[Any], ViewResult]
+    """A module-level function, so that a worker process can find it by name; it returns the
+    costly fields, typed (Structs pickle)."""
     input: Hashable
     """Small, hashable and picklable: the pool's dice counts, a TN, a DT."""
-    missing: dict[str, Any] = field(default_factory=dict)
-    """What the view holds instead of the result when it is not computed (``{"odds": None}``)."""
-    slot: str = ""
-    """What a newer view of the table replaces; the view's name unless two views share it."""
 
     @property
     def job(self) -> Job:
@@ -85,14 +91,14 @@ class Compute:
 
     @property
     def key(self) -> str:
-        return self.slot or self.name
+        return self.about
 
-    def complete(self, result: dict[str, Any]) -> View:
-        return View(name=self.name, data={**self.data, **result})
+    def complete(self, result: ViewResult) -> View:
+        return View(about=self.about, data=msgspec.structs.replace(self.data, **result))
 
     def not_computed(self, reason: str) -> View:
-        return View(name=self.name,
-                    data={**self.data, **self.missing, "note": f"odds not computed: {reason}"})
+        return View(about=self.about, data=msgspec.structs.replace(
+            self.data, note=f"odds not computed: {reason}"))
 
 
 ViewSpec = View | Compute
@@ -114,18 +120,18 @@ class ResultCache:
 
     def __init__(self, size: int) -> None:
         self._size = max(size, 0)
-        self._results: OrderedDict[Job, dict[str, Any]] = OrderedDict()
+        self._results: OrderedDict[Job, ViewResult] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._results)
 
-    def get(self, job: Job) -> dict[str, Any] | None:
+    def get(self, job: Job) -> ViewResult | None:
         result = self._results.get(job)
         if result is not None:
             self._results.move_to_end(job)
         return result
 
-    def put(self, job: Job, result: dict[str, Any]) -> None:
+    def put(self, job: Job, result: ViewResult) -> None:
         self._results[job] = result
         self._results.move_to_end(job)
         while len(self._results) > self._size:
@@ -163,7 +169,7 @@ class ViewQueue:
     def offer(self, spec: ViewSpec) -> View | None:
         """The view to send now, or ``None`` if it follows once computed."""
         if isinstance(spec, View):  # e.g. a check just rolled: no odds coming for it now
-            self._forget(spec.name)
+            self._forget(spec.about)
             return spec
         result = self.cache.get(spec.job)
         if result is not None:
@@ -190,7 +196,7 @@ class ViewQueue:
             jobs.append((key, job))
         return jobs
 
-    def finished(self, key: str, job: Job, outcome: dict[str, Any] | NotComputed
+    def finished(self, key: str, job: Job, outcome: ViewResult | NotComputed
                  ) -> View | None:
         """Record a job's outcome; the view to send if it is still the one the table wants."""
         self._running.pop(key, None)
@@ -228,8 +234,8 @@ def _on_alarm(signum: int, frame: object) -> None:
     raise _OverBudget
 
 
-def _run_with_budget(function: Callable[[Any], dict[str, Any]], argument: Any,
-                     budget: float) -> dict[str, Any]:
+def _run_with_budget(function: Callable[[Any], ViewResult], argument: Any,
+                     budget: float) -> ViewResult:
     """Run in a worker's main thread with an alarm: a computation that takes longer than
     ``budget`` seconds (of the wall clock) stops there, and the worker is free for the next."""
     previous = signal.signal(signal.SIGALRM, _on_alarm)
@@ -273,7 +279,7 @@ class ViewWorkers:
             return []
         return [process.pid for process in _processes(self._executor) if process.pid]
 
-    async def compute(self, job: Job) -> dict[str, Any]:
+    async def compute(self, job: Job) -> ViewResult:
         """The result of ``job``; :class:`NotComputed` saying why there is none.
 
         Any other exception is the computation's own (a bug), raised here as it was there.

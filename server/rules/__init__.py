@@ -1,45 +1,40 @@
-"""The rules: which module decides a command, found by the campaign's game system.
+"""The rules: which game system decides a command, found by the campaign's system id.
 
-Each ``server/rules/<id>.py`` provides ``COMMANDS`` (the command classes it decides) and
-``decide(ctx, command) -> list[Event]``; it may provide ``views(state, events) -> list[View]``:
-derived data (odds of an open check) sent to the table after each change, and then
-``standing_views(state) -> list[View]``: the views of everything still open, which a member
-who joins (or resumes) receives after catching up, instead of waiting for the next change.
+Each ``server/rules/<id>.py`` exports ``RULES`` (see :mod:`server.rules.contract`); they are
+imported here by name, statically, and a registered system without one is refused at import.
 """
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
-from typing import Any
-
-from events.base import Event
+from events.base import Command, Event
 from events.errors import Rejected
-from events.systems import SYSTEM_IDS
+from events.systems import check_registered
 from server.auth import hash_token
-from server.rules import core
+from server.rules import core, d12, narrative, sr3
 from server.rules.base import Decision
+from server.rules.contract import Rules
 
-__all__ = ["RULES", "decide", "rules_module"]
+__all__ = ["RULES", "decide", "rules"]
 
-RULES: dict[str, ModuleType] = {
-    system_id: importlib.import_module(f"server.rules.{system_id}") for system_id in SYSTEM_IDS
+RULES: dict[str, Rules] = {
+    part.system: part for part in (narrative.RULES, sr3.RULES, d12.RULES)
 }
+check_registered("rules", RULES, "server/rules/__init__.py")
 
 
-def rules_module(system_id: str) -> ModuleType:
-    """The rules module of a game system."""
+def rules(system_id: str) -> Rules:
+    """The rules of a game system."""
     return RULES[system_id]
 
 
-def decide(ctx: Decision, command: Any) -> list[Event]:
+def decide(ctx: Decision, command: Command) -> list[Event]:
     """Decide any command in a campaign: core commands here, the rest by the game system."""
     if type(command) in core.COMMANDS:
         return core.decide(ctx, command, hash_token)
-    rules = RULES[ctx.state.system]
-    if type(command) not in rules.COMMANDS:
+    system = RULES[ctx.state.system]
+    if type(command) not in system.commands:
         raise Rejected(
             "wrong_system", f"this campaign plays {ctx.state.system!r}; "
             f"{type(command).__name__} belongs to another system", "$.type",
         )
-    return rules.decide(ctx, command)
+    return system.decide(ctx, command)

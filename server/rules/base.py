@@ -20,6 +20,9 @@ __all__ = ["ADMIN_MEMBER", "Decision"]
 S = TypeVar("S")
 """A game system's stats type, as :meth:`Decision.stats` checks and returns it."""
 
+G = TypeVar("G")
+"""A game system's state type, as :meth:`Decision.game` checks and returns it."""
+
 ADMIN_MEMBER = "admin"
 
 
@@ -71,6 +74,14 @@ class Decision:
         if found is None:
             raise Rejected("not_found", f"no character {character!r} in this campaign", path)
         return found
+
+    def game(self, state_type: type[G]) -> G:
+        """The game system's state, checked to be of ``state_type``: the rules of one system
+        are only ever handed its campaigns' commands, so a mismatch is refused, never trusted."""
+        try:
+            return self.state.game_as(state_type)
+        except TypeError as error:
+            raise Rejected("wrong_system", str(error), "$.type") from None
 
     def stats(self, character: str, stats_type: type[S], path: str = "$.character") -> S:
         """The character's stats, checked to be of this system's type."""

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from events import core, d12
 from events.base import Event
 from events.errors import Rejected
@@ -22,15 +24,15 @@ from projections.campaign import CampaignState
 from projections.d12 import GameState, TestState, open_tests
 from projections.d12_odds import odds_summary
 from server.rules.base import Decision
-from server.views import Compute, ViewSpec
+from server.rules.contract import Rules
+from server.views import Compute, ViewResult, ViewSpec
 
-__all__ = [
+__all__ = ["RULES",
     "COMMANDS",
     "ODDS_ROUNDS",
-    "ODDS_VIEW",
     "clamp_dt",
     "decide",
-    "odds_view_name",
+    "about_test",
     "pool_odds",
     "roll_pool",
     "standing_views",
@@ -38,7 +40,6 @@ __all__ = [
 ]
 
 COMMANDS = frozenset(d12.COMMANDS)
-ODDS_VIEW = "d12.odds"
 ODDS_ROUNDS = 5
 MAX_ROUNDS = 10_000
 
@@ -46,13 +47,6 @@ MAX_ROUNDS = 10_000
 def clamp_dt(rating: int) -> int:
     """**Decision**: a DT derived from an opponent's stat is its rating, clamped into 1-12."""
     return min(12, max(1, rating))
-
-
-def _game(ctx: Decision) -> GameState:
-    game = ctx.state.game
-    if not isinstance(game, GameState):  # pragma: no cover - the campaign is d12 by dispatch
-        raise Rejected("invalid", "this campaign does not play d12", "$.type")
-    return game
 
 
 def _ratings(ctx: Decision, character: str, path: str) -> dict[str, int]:
@@ -83,7 +77,7 @@ def _threshold(ctx: Decision, command: Any) -> d12.Threshold:
 
 
 def _open_test(ctx: Decision, number: int) -> TestState:
-    test = _game(ctx).tests.get(number)
+    test = ctx.game(GameState).tests.get(number)
     if test is None:
         raise Rejected("not_found", f"no test {number} in this campaign", "$.test")
     if not test.open:
@@ -92,7 +86,7 @@ def _open_test(ctx: Decision, number: int) -> TestState:
 
 
 def _require_room(ctx: Decision) -> None:
-    if len(open_tests(_game(ctx))) >= d12.MAX_OPEN_TESTS:
+    if len(open_tests(ctx.game(GameState))) >= d12.MAX_OPEN_TESTS:
         raise Rejected("conflict", f"{d12.MAX_OPEN_TESTS} tests are open: end some first",
                        "$.type")
 
@@ -131,7 +125,7 @@ def _call(ctx: Decision, command: d12.CallThresholdTest) -> list[Event]:
     threshold = _threshold(ctx, command)
     _require_room(ctx)
     return [d12.ThresholdTestStarted(
-        test=_game(ctx).next_test, kind="extended" if command.extended else "basic",
+        test=ctx.game(GameState).next_test, kind="extended" if command.extended else "basic",
         character=command.character, stats=tuple(used), pool=pool, threshold=threshold,
         refresh=command.refresh, label=command.label,
     )]
@@ -199,7 +193,7 @@ def _roll_basic(ctx: Decision, command: d12.RollBasicTest) -> list[Event]:
         ctx.character(command.character)
     if ctx.is_gm:
         _require_room(ctx)
-        number = _game(ctx).next_test
+        number = ctx.game(GameState).next_test
         started = d12.ThresholdTestStarted(
             test=number, kind="basic", character=command.character, pool=command.dice,
             threshold=d12.Threshold(dt=command.dt, source="gm"),
@@ -208,7 +202,7 @@ def _roll_basic(ctx: Decision, command: d12.RollBasicTest) -> list[Event]:
     if command.character is None:
         raise Rejected("invalid", "say which of your characters rolls", "$.character")
     ctx.require_acts_for(command.character)
-    called = [t for t in open_tests(_game(ctx))
+    called = [t for t in open_tests(ctx.game(GameState))
               if t.kind == "basic" and t.character == command.character]
     if not called:
         raise Rejected("forbidden", "the gm sets or determines the dt: ask the gm to call for "
@@ -224,7 +218,7 @@ def _roll_basic(ctx: Decision, command: d12.RollBasicTest) -> list[Event]:
 
 def _interpret(ctx: Decision, command: d12.InterpretThresholdResult) -> list[Event]:
     ctx.require_gm("interpret the result")
-    test = _game(ctx).tests.get(command.test)
+    test = ctx.game(GameState).tests.get(command.test)
     if test is None:
         raise Rejected("not_found", f"no test {command.test} in this campaign", "$.test")
     if not test.rounds:
@@ -281,9 +275,9 @@ def _touched(state: GameState, events: list[Event]) -> list[int]:
     return list(touched)
 
 
-def odds_view_name(test: int) -> str:
-    """The name of a test's odds view: ``d12.odds.<test>``."""
-    return f"{ODDS_VIEW}.{test}"
+def about_test(test: int) -> str:
+    """What a test's view is about: ``test:<number>``."""
+    return f"test:{test}"
 
 
 def views(state: CampaignState, events: list[Event]) -> list[ViewSpec]:
@@ -308,17 +302,22 @@ def standing_views(state: CampaignState) -> list[ViewSpec]:
     return [_test_view(state, test) for test in open_tests(state.game)]
 
 
-def pool_odds(odds_input: tuple[int, int, int | None]) -> dict[str, Any]:
+def pool_odds(odds_input: tuple[int, int, int | None]) -> ViewResult:
     """The costly part of a test's view, computed in a worker: pool dice, DT, refresh dice."""
     dice, dt, add = odds_input
-    return odds_summary(dice, dt, add, ODDS_ROUNDS)
+    return {"odds": msgspec.convert(odds_summary(dice, dt, add, ODDS_ROUNDS), d12.D12PoolOdds)}
 
 
 def _test_view(state: CampaignState, test: TestState) -> ViewSpec:
-    data: dict[str, Any] = {"test": test.test, "open": test.open, "kind": test.kind,
-                            "character": test.character, "margins": test.margins}
+    data = d12.D12TestOdds(test=test.test, open=test.open, kind=test.kind,
+                           character=test.character, margins=test.margins)
     if not test.open:
-        return View(name=odds_view_name(test.test), data=data)
-    data["round"] = len(test.rounds) + 1
-    return Compute(name=odds_view_name(test.test), data=data, function=pool_odds,
+        return View(about=about_test(test.test), data=data)
+    data = msgspec.structs.replace(data, round=len(test.rounds) + 1)
+    return Compute(about=about_test(test.test), data=data, function=pool_odds,
                    input=(test.pool, test.threshold.dt, _refresh_rating(state, test)))
+
+
+RULES = Rules(system=d12.SYSTEM_ID, commands=COMMANDS, decide=decide, views=views,
+              standing_views=standing_views)
+"""This system's rules (see :mod:`server.rules.contract`)."""

@@ -22,10 +22,11 @@ from projections.narrative_odds import summary
 from server.rules import narrative_checks as checks
 from server.rules import narrative_destiny as destiny
 from server.rules.base import Decision
-from server.views import Compute, ViewSpec, computed
+from server.rules.contract import Rules
+from server.views import Compute, ViewResult, ViewSpec, computed
 
-__all__ = ["COMMANDS", "MAX_LIVE_ODDS_DICE", "check_odds", "check_spec", "check_view", "decide",
-           "standing_views", "views"]
+__all__ = ["RULES", "COMMANDS", "MAX_LIVE_ODDS_DICE", "check_about", "check_odds", "check_spec",
+           "check_view", "decide", "standing_views", "views"]
 
 COMMANDS = frozenset(n.COMMANDS)
 
@@ -61,51 +62,55 @@ def decide(ctx: Decision, command: Any) -> list[Event]:
     raise Rejected("unknown_type", f"unknown command {type(command).__name__}", "$.type")
 
 
-def check_odds(pool: Pool) -> dict[str, Any]:
+def check_odds(pool: Pool) -> ViewResult:
     """The costly part of a check's view, computed in a worker: the pool's exact odds."""
-    return {"odds": msgspec.to_builtins(summary(pool))}
+    return {"odds": summary(pool)}
 
 
-def check_view(check: CheckState) -> dict[str, Any]:
+def check_view(check: CheckState) -> n.NarrativeCheckOdds:
     """What the table sees of a check: its pool die by die with provenance, and its odds."""
     (view,) = computed([check_spec(check)])
+    assert isinstance(view.data, n.NarrativeCheckOdds)
     return view.data
 
 
+def check_about(check: str) -> str:
+    """What a check's view is about: ``check:<id>``."""
+    return f"check:{check}"
+
+
 def check_spec(check: CheckState) -> ViewSpec:
-    """A check's ``odds:<check>`` view: its pool die by die with provenance, at once, and
-    its odds once a worker has computed them (an open check of at most 20 dice)."""
-    name = f"odds:{check.check}"
+    """A check's view (about ``check:<id>``): its pool die by die with provenance, at once,
+    and its odds once a worker has computed them (an open check of at most 20 dice)."""
+    about = check_about(check.check)
     built = check.effective()
     pool = built.pool
-    data: dict[str, Any] = {
-        "check": check.check,
-        "character": check.character,
-        "skill": check.skill,
-        "status": check.status,
-        "difficulty": check.difficulty.level if check.difficulty else None,
-        "pool": pool.notation(),
-        "counts": msgspec.to_builtins(pool),
-        "dice": [{"kind": die.kind, "notes": list(die.notes)} for die in built.dice],
-        "ignored": list(built.ignored),
-        "destiny": list(check.destiny),
-        "odds": None,
-        "note": "",
-    }
+    data = n.NarrativeCheckOdds(
+        check=check.check,
+        character=check.character,
+        skill=check.skill,
+        status=check.status,
+        difficulty=check.difficulty.level if check.difficulty else None,
+        pool=pool.notation(),
+        counts=pool,
+        dice=tuple(n.CheckDie(kind=die.kind, notes=die.notes) for die in built.dice),
+        ignored=tuple(built.ignored),
+        destiny=tuple(check.destiny),
+    )
     if not check.is_open:
-        data["pool"] = check.pool.notation() if check.pool else data["pool"]
-        data["result"] = msgspec.to_builtins(check.result) if check.result else None
+        data = msgspec.structs.replace(
+            data, pool=check.pool.notation() if check.pool else data.pool, result=check.result)
     elif pool.total > MAX_LIVE_ODDS_DICE:
-        data["note"] = (f"odds not computed: more than {MAX_LIVE_ODDS_DICE} dice; "
-                        f'try: poolhall odds "{pool.notation()}"')
+        data = msgspec.structs.replace(
+            data, note=f"odds not computed: more than {MAX_LIVE_ODDS_DICE} dice; "
+                       f'try: poolhall odds "{pool.notation()}"')
     else:
-        return Compute(name=name, data=data, function=check_odds, input=pool,
-                       missing={"odds": None})
-    return View(name=name, data=data)
+        return Compute(about=about, data=data, function=check_odds, input=pool)
+    return View(about=about, data=data)
 
 
 def views(state: CampaignState, events: list[Event]) -> list[ViewSpec]:
-    """One ``odds:<check>`` view per check the events changed (closed ones say so)."""
+    """One view per check the events changed (closed ones say so)."""
     game = state.game
     if not isinstance(game, GameState):
         return []
@@ -115,8 +120,13 @@ def views(state: CampaignState, events: list[Event]) -> list[ViewSpec]:
 
 
 def standing_views(state: CampaignState) -> list[ViewSpec]:
-    """The ``odds:<check>`` view of every open check, for a member who joins mid-check."""
+    """The view of every open check, for a member who joins mid-check."""
     game = state.game
     if not isinstance(game, GameState):
         return []
     return [check_spec(check) for check in game.checks.values() if check.is_open]
+
+
+RULES = Rules(system=n.SYSTEM_ID, commands=COMMANDS, decide=decide, views=views,
+              standing_views=standing_views)
+"""This system's rules (see :mod:`server.rules.contract`)."""

@@ -35,9 +35,7 @@ MAX_MODIFICATIONS = 40
 
 def game(ctx: Decision) -> GameState:
     """This system's part of the campaign state."""
-    state = ctx.state.game
-    assert isinstance(state, GameState)
-    return state
+    return ctx.game(GameState)
 
 
 def open_check(ctx: Decision, check_id: str, path: str = "$.check") -> CheckState:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from events import core
 from events import sr3 as vocabulary
 from events.base import Event
@@ -24,20 +26,24 @@ from events.sr3 import POOLS, PoolDie, Sr3Stats
 from projections.campaign import CampaignState
 from projections.sr3 import GameState
 from projections.sr3_pools import pool_sizes
-from projections.sr3_views import combat_turn_view, odds_parts, odds_rows, sheets_view
+from projections.sr3_views import (
+    OddsInput,
+    combat_turn_view,
+    odds_parts,
+    odds_rows,
+    sheets_view,
+)
 from server.rules import sr3_tests as tests
 from server.rules.base import Decision
+from server.rules.contract import Rules
 from server.rules.sr3_limits import check_draws, drawable
-from server.views import Compute, ViewSpec
+from server.views import Compute, ViewResult, ViewSpec
 
-__all__ = ["COMMANDS", "decide", "initiative_order", "standing_views", "views"]
+__all__ = ["RULES", "COMMANDS", "decide", "initiative_order", "standing_views", "about_declared",
+           "declared_odds_rows", "views"]
 
 COMMANDS = frozenset(vocabulary.COMMANDS)
 MAX_PARTICIPANTS = 50
-
-
-def _game(ctx: Decision) -> GameState:
-    return ctx.state.game
 
 
 # ---- combat -------------------------------------------------------------------------------
@@ -73,7 +79,7 @@ def _new_turn(ctx: Decision, participants: list[str], turn: int) -> list[Event]:
 
 def _start_combat(ctx: Decision, command: vocabulary.StartCombat) -> list[Event]:
     ctx.require_gm("start a combat")
-    if _game(ctx).combat is not None:
+    if ctx.game(GameState).combat is not None:
         raise Rejected("conflict", "a combat is running; end it first", "$.type")
     participants = list(command.participants) or [
         cid for cid, c in ctx.state.characters.items() if isinstance(c.stats, Sr3Stats)]
@@ -93,7 +99,7 @@ def _start_combat(ctx: Decision, command: vocabulary.StartCombat) -> list[Event]
 
 def _advance(ctx: Decision, command: vocabulary.AdvanceCombatPass) -> list[Event]:
     ctx.require_gm("advance the combat")
-    combat = _game(ctx).combat
+    combat = ctx.game(GameState).combat
     if combat is None:
         raise Rejected("rule", "no combat is running", "$.type")
     scores = {who: c.score - 10 for who, c in combat.combatants.items()}
@@ -109,7 +115,7 @@ def _advance(ctx: Decision, command: vocabulary.AdvanceCombatPass) -> list[Event
 
 def _end_combat(ctx: Decision, command: vocabulary.EndCombat) -> list[Event]:
     ctx.require_gm("end the combat")
-    combat = _game(ctx).combat
+    combat = ctx.game(GameState).combat
     if combat is None:
         raise Rejected("rule", "no combat is running", "$.type")
     ended: list[Event] = [vocabulary.CombatTurnEnded(turn=combat.turn)] if combat.turn_running \
@@ -127,7 +133,7 @@ def _prepare(ctx: Decision, command: Any) -> tuple[Sr3Stats, int, Any, int | Non
     ctx.require_acts_for(command.character)
     stats: Sr3Stats = ctx.stats(command.character, Sr3Stats)
     base, skill = tests.resolve_base(stats, command)
-    tn = tests.resolve_tn(_game(ctx), command)
+    tn = tests.resolve_tn(ctx.game(GameState), command)
     return stats, base, tests.situation_of(command, base, skill), tn
 
 
@@ -151,7 +157,7 @@ def _roll(ctx: Decision, command: vocabulary.RollPoolTest) -> list[Event]:
                        f'"{tests.KARMA_QUOTES["buy"]}"', "$.karma_dice")
     dice = tests.roll_dice(ctx.rng, base, command.pools, command.karma_dice)
     result = tests.result_of(dice, tn)
-    game = _game(ctx)
+    game = ctx.game(GameState)
     after = {pool: left.get(pool, 0) - command.pools.get(pool, 0) for pool in POOLS}
     return [vocabulary.PoolTestRolled(
         **{name: getattr(command, name) for name in _SHARED}, tn=tn, test=game.next_test,
@@ -163,7 +169,7 @@ def _roll(ctx: Decision, command: vocabulary.RollPoolTest) -> list[Event]:
 
 def _reroll(ctx: Decision, command: vocabulary.RerollWithKarma) -> list[Event]:
     ctx.require_acts_for(command.character)
-    game = _game(ctx)
+    game = ctx.game(GameState)
     record = game.tests.get(command.test)
     if record is None:
         raise Rejected("not_found", f"no recent test #{command.test}", "$.test")
@@ -204,7 +210,7 @@ def _reroll(ctx: Decision, command: vocabulary.RerollWithKarma) -> list[Event]:
 
 def _end_scene(ctx: Decision, command: vocabulary.EndScene) -> list[Event]:
     ctx.require_gm("end the scene")
-    return [vocabulary.SceneEnded(refreshed=dict(_game(ctx).karma_spent))]
+    return [vocabulary.SceneEnded(refreshed=dict(ctx.game(GameState).karma_spent))]
 
 
 def decide(ctx: Decision, command: Any) -> list[Event]:
@@ -236,11 +242,34 @@ _SHEET_EVENTS = (core.CharacterCreated, core.CharacterUpdated, vocabulary.PoolTe
                  vocabulary.PoolTestRerolled, vocabulary.SceneEnded)
 
 
+def about_declared(character: str) -> str:
+    """What a declared test's view is about: ``test:<character>`` (one declared test each)."""
+    return f"test:{character}"
+
+
+def declared_odds_rows(odds_input: OddsInput) -> ViewResult:
+    """The costly part of a declared test's view, computed in a worker: its rows of odds."""
+    return {"rows": msgspec.convert(odds_rows(odds_input)["rows"], list[vocabulary.Sr3OddsRow])}
+
+
 def _odds(declared: vocabulary.PoolTestDeclared, state: CampaignState) -> Compute:
-    """A declared test's ``sr3.odds`` view; its rows are computed by a worker."""
+    """A declared test's view; its rows are computed by a worker."""
     data, odds_input = odds_parts(declared, state)
-    return Compute(name="sr3.odds", data=data, function=odds_rows, input=odds_input,
-                   missing={"rows": None}, slot=f"sr3.odds.{declared.character}")
+    return Compute(about=about_declared(declared.character),
+                   data=msgspec.convert(data, vocabulary.Sr3TestOdds),
+                   function=declared_odds_rows, input=odds_input)
+
+
+def _combat(state: CampaignState) -> View:
+    turn = combat_turn_view(state)
+    data = (vocabulary.Sr3CombatTurn(in_combat=False) if turn is None
+            else msgspec.convert(turn, vocabulary.Sr3CombatTurn))
+    return View(about="combat", data=data)
+
+
+def _sheets(state: CampaignState) -> View:
+    return View(about="sheets", data=vocabulary.Sr3Sheets(
+        sheets=msgspec.convert(sheets_view(state), dict[str, vocabulary.Sr3Sheet])))
 
 
 def views(state: CampaignState, events: list[Event]) -> list[ViewSpec]:
@@ -251,9 +280,9 @@ def views(state: CampaignState, events: list[Event]) -> list[ViewSpec]:
             out.append(_odds(event, state))
     if any(isinstance(e, _COMBAT_EVENTS) or (isinstance(e, vocabulary.PoolTestRolled)
                                               and e.pools_left is not None) for e in events):
-        out.append(View(name="sr3.combat", data=combat_turn_view(state)))
+        out.append(_combat(state))
     if any(isinstance(e, _SHEET_EVENTS) for e in events):
-        out.append(View(name="sr3.sheets", data=sheets_view(state)))
+        out.append(_sheets(state))
     return out
 
 
@@ -264,7 +293,12 @@ def standing_views(state: CampaignState) -> list[ViewSpec]:
         return []
     out: list[ViewSpec] = [_odds(declared, state) for declared in game.declared.values()]
     if game.combat is not None:
-        out.append(View(name="sr3.combat", data=combat_turn_view(state)))
+        out.append(_combat(state))
     if state.characters:
-        out.append(View(name="sr3.sheets", data=sheets_view(state)))
+        out.append(_sheets(state))
     return out
+
+
+RULES = Rules(system=vocabulary.SYSTEM_ID, commands=COMMANDS, decide=decide, views=views,
+              standing_views=standing_views)
+"""This system's rules (see :mod:`server.rules.contract`)."""

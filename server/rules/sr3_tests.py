@@ -147,7 +147,7 @@ def pools_left(ctx: Decision, stats: Sr3Stats, character: str) -> tuple[dict[str
     **Decision**: outside a Combat Turn (or for a character not in the combat) there is no turn
     to deplete within, so every test may draw up to the full pool.
     """
-    game: GameState = ctx.state.game
+    game = ctx.game(GameState)
     combat = game.combat
     if combat is not None and combat.turn_running and character in combat.combatants:
         return dict(combat.combatants[character].pools_left), True
@@ -157,7 +157,7 @@ def pools_left(ctx: Decision, stats: Sr3Stats, character: str) -> tuple[dict[str
 def karma_left(ctx: Decision, stats: Sr3Stats, character: str) -> int:
     """Karma Pool points not yet spent this scene."""
     full, _ = karma_pool(stats.karma_earned, stats.metahuman)
-    return max(full - ctx.state.game.karma_spent.get(character, 0), 0)
+    return max(full - ctx.game(GameState).karma_spent.get(character, 0), 0)
 
 
 def karma_dice_cost(kind: str, count: int) -> int:

@@ -93,7 +93,7 @@ class Peer:
                 message = msgspec.json.decode(frame)
                 self.frames += 1
                 if message["type"] == "view":
-                    self.views[message["name"]] = message["data"]
+                    self.views[message["about"]] = message["data"]
                 elif message["type"] in ("ack", "error"):
                     future = self._answers.pop(message.get("id") or "", None)
                     if future is not None and not future.done():
@@ -187,7 +187,7 @@ async def health(port: int, stop: asyncio.Event) -> list[float]:
 async def settle(gm: Peer, checks: list[str], quiet: float = 1.0) -> None:
     """Wait until every check's view has arrived and no frame came for ``quiet`` seconds."""
     frames = -1
-    while frames != gm.frames or not all(f"odds:{check}" in gm.views for check in checks):
+    while frames != gm.frames or not all(f"check:{check}" in gm.views for check in checks):
         frames = gm.frames
         await asyncio.sleep(quiet)
 

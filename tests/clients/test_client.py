@@ -85,7 +85,8 @@ async def test_waiting_for_an_event_fails_once_the_client_gave_up(table) -> None
 
 async def test_a_newer_message_type_is_skipped_and_a_broken_event_ends_the_client() -> None:
     """Against a peer speaking a newer protocol: a message type the client does not know is
-    skipped; an event it cannot read ends it at once (no reconnect loop on the same frame)."""
+    skipped, and so is a view of a kind it does not know; an event it cannot read ends it at
+    once (no reconnect loop on the same frame)."""
     import json
 
     from websockets.asyncio.server import serve
@@ -96,7 +97,11 @@ async def test_a_newer_message_type_is_skipped_and_a_broken_event_ends_the_clien
             "type": "welcome", "role": "gm", "member": "gm", "campaign": "c", "name": "C",
             "system": "d12", "head": 0}))
         await connection.send(json.dumps({"type": "hologram", "data": 1}))
-        await connection.send(json.dumps({"type": "view", "name": "after", "data": 1}))
+        await connection.send(json.dumps({"type": "view", "about": "before",
+                                          "data": {"view": "hologram_odds", "p": 1}}))
+        await connection.send(json.dumps({"type": "view", "about": "after", "data": {
+            "view": "d12_test_odds", "test": 1, "open": True, "kind": "basic",
+            "character": None, "margins": []}}))
         await connection.send(json.dumps({
             "type": "event", "seq": 1, "at": "2026-11-22T08:00:00.000Z", "actor": "gm",
             "command": "c1", "event": {"type": "dice_rolled", "total": "lots"}}))
@@ -106,7 +111,10 @@ async def test_a_newer_message_type_is_skipped_and_a_broken_event_ends_the_clien
         port = server.sockets[0].getsockname()[1]
         peer = Client(f"ws://127.0.0.1:{port}", "ph_" + "x" * 40, "c", reconnect_for=5)
         await peer.connect()
-        assert await peer.wait_until(lambda: peer.views.get("after"), timeout=5) == 1
+        view = await peer.wait_until(lambda: peer.views.get("after"), timeout=5)
+        assert view == d12.D12TestOdds(test=1, open=True, kind="basic", character=None,
+                                       margins=[])
+        assert "before" not in peer.views  # a view of a kind it does not know is skipped
         with pytest.raises(ConnectionLost, match="cannot read"):
             await peer.wait_for_seq(1, timeout=5)
         assert peer.reconnects == 0
@@ -168,9 +176,9 @@ async def test_view_hook_hears_each_view(table) -> None:
     campaign, gm = await table.create_campaign("d12")
     seen: list[str] = []
     watcher = await table.connect(campaign, gm._token,
-                                  on_view=lambda view: seen.append(view.name))
+                                  on_view=lambda view: seen.append(view.about))
     await gm.call(core.CreateCharacter, character="han", name="Han",
                   stats=d12.D12Stats(ratings={"CON": 3, "CHA": 2, "STR": 4}))
     await gm.call(d12.CallThresholdTest, character="han", stats=("STR",), dt=7)
-    await until(lambda: "d12.odds.1" in seen)
-    assert "d12.odds.1" in watcher.views
+    await until(lambda: "test:1" in seen)
+    assert "test:1" in watcher.views

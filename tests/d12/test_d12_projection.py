@@ -14,7 +14,7 @@ from events.codec import decode_event, encode_event
 from projections import d12 as projection
 from projections.campaign import fold
 from projections.d12_odds import success_probability, survival
-from server.rules.d12 import odds_view_name, views
+from server.rules.d12 import about_test, views
 from server.views import computed
 
 
@@ -97,18 +97,21 @@ def test_views_give_the_odds_of_the_tests_a_command_touched() -> None:
     test = _fight(table)
     basic = table.run("gm", d12.CallThresholdTest, character="leia", stats=("WIT",), dt=5)
     (check,) = computed(views(table.state, basic))
-    assert check.name == odds_view_name(basic[0].test) == "d12.odds.2"
-    assert "survival" not in check.data and check.data["dice"] == 4
-    assert check.data["success"] == pytest.approx(float(success_probability(4, 5)))
+    assert check.about == about_test(basic[0].test) == "test:2"
+    assert isinstance(check.data, d12.D12TestOdds) and check.data.odds is not None
+    assert check.data.odds.survival is None and check.data.odds.dice == 4
+    assert check.data.odds.success == pytest.approx(float(success_probability(4, 5)))
     table.set_rating("han", "CON", 4)
     (fight,) = computed(views(table.state, [table.log[-1].event]))
-    assert fight.name == odds_view_name(test)
+    assert fight.about == about_test(test)
     data = fight.data
-    assert (data["test"], data["round"], data["margins"], data["dice"]) == (test, 3, [1, 1], 5)
-    assert data["success"] == pytest.approx(float(success_probability(5, 8)))
-    assert data["survival"] == pytest.approx([float(survival(5, 8, 4, k))
-                                              for k in range(1, 6)])
+    assert isinstance(data, d12.D12TestOdds) and data.odds is not None
+    assert (data.test, data.round, data.margins, data.odds.dice) == (test, 3, [1, 1], 5)
+    assert data.odds.success == pytest.approx(float(success_probability(5, 8)))
+    assert data.odds.survival == pytest.approx([float(survival(5, 8, 4, k))
+                                                for k in range(1, 6)])
     ended = table.run("gm", d12.EndThresholdTest, test=test)
     (over,) = computed(views(table.state, ended))
-    assert over.data["open"] is False and "dice" not in over.data
+    assert isinstance(over.data, d12.D12TestOdds)
+    assert over.data.open is False and over.data.odds is None
     assert views(table.state, [core.GameSessionStarted(session=1)]) == []

@@ -9,7 +9,7 @@ import pytest
 
 from events import core, d12
 from events.errors import CommandRejected
-from server.rules.d12 import odds_view_name
+from server.rules.d12 import about_test
 
 
 async def _campaign(table: Any) -> tuple[Any, Any, Any, Any]:
@@ -44,8 +44,8 @@ async def test_an_extended_test_at_the_table(table: Any) -> None:
     gm, han, leia, watcher = await _campaign(table)
     test = await _cantina_brawl(gm, watcher)
     assert (test.pool, test.threshold.dt, test.threshold.source) == (6, 8, "opponent")
-    view = await watcher.wait_until(lambda: watcher.views.get(odds_view_name(test.test)))
-    assert (view["test"], view["dice"], view["dt"]) == (test.test, 6, 8)
+    view = await watcher.wait_until(lambda: watcher.views.get(about_test(test.test)))
+    assert (view.test, view.odds.dice, view.odds.dt) == (test.test, 6, 8)
 
     pool = 6
     for round_no in range(1, 4):
@@ -68,8 +68,8 @@ async def test_an_extended_test_at_the_table(table: Any) -> None:
     final = leia.state.game.tests[test.test]
     assert not final.open and final.story[0].startswith("extended test (cantina brawl)")
     assert msgspec.to_builtins(leia.state.game) == msgspec.to_builtins(gm.state.game)
-    name = odds_view_name(test.test)
-    await leia.wait_until(lambda: leia.views.get(name, {}).get("open") is False)
+    name = about_test(test.test)
+    await leia.wait_until(lambda: getattr(leia.views.get(name), "open", None) is False)
 
 
 async def test_the_roll_notation_is_a_basic_test(table: Any) -> None:
@@ -144,5 +144,5 @@ async def test_a_member_joining_during_a_test_sees_its_odds_at_once(table: Any) 
     gm, han, leia, watcher = await _campaign(table)
     test = await _cantina_brawl(gm, watcher)
     late = await table.invite(gm, "spectator", name="Lando")
-    view = await late.wait_until(lambda: late.views.get(odds_view_name(test.test)), timeout=5)
-    assert (view["open"], view["dice"], view["dt"], view["round"]) == (True, 6, 8, 1)
+    view = await late.wait_until(lambda: late.views.get(about_test(test.test)), timeout=5)
+    assert (view.open, view.odds.dice, view.odds.dt, view.round) == (True, 6, 8, 1)

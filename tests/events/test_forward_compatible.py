@@ -128,8 +128,8 @@ def test_schema_says_commands_are_closed_and_events_open() -> None:
                 reachable(value, seen)
         return seen
 
-    client = reachable(schema["properties"]["client"], set())
-    server = reachable(schema["properties"]["server"], set())
+    client = reachable(defs["ClientMessage"], set())
+    server = reachable(defs["ServerMessage"], set())
     assert {"NarrativeStatsInput", "SkillInput", "PoolInput"} <= client
     assert all(defs[name].get("additionalProperties") is False for name in client)
     events = {name for name in server if name in {cls.__name__ for cls in EVENT_TYPES.values()}}

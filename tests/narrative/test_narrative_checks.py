@@ -243,14 +243,14 @@ def test_views_send_the_odds_of_each_changed_check() -> None:
     table.open("rally", character="leia", skill="Leadership", member="leia-player")
     events = table.run("han-player", n.AddDice, check="shot", kind="boost", reason="aiming")
     (view,) = computed(views(table.state, events))
-    assert view.name == "odds:shot"
-    assert view.data["pool"] == "2y1g2p1b" and view.data["status"] == "open"
-    assert 0 < view.data["odds"]["p_success"] < 1
-    assert {"kind": "boost", "notes": ["+1 Boost: aiming"]} in view.data["dice"]
+    assert view.about == "check:shot"
+    assert view.data.pool == "2y1g2p1b" and view.data.status == "open"
+    assert 0 < view.data.odds.p_success < 1
+    assert n.CheckDie(kind="boost", notes=("+1 Boost: aiming",)) in view.data.dice
     events = table.run("han-player", n.RollCheck, check="shot")
     (view,) = computed(views(table.state, events))
-    assert view.data["status"] == "rolled" and view.data["odds"] is None
-    assert view.data["result"]["succeeded"] in (True, False)
+    assert view.data.status == "rolled" and view.data.odds is None
+    assert view.data.result.succeeded in (True, False)
 
 
 def test_views_skip_odds_of_huge_pools() -> None:
@@ -260,7 +260,7 @@ def test_views_skip_odds_of_huge_pools() -> None:
     events = table.run("gm", n.AddDice, check="shot", kind="setback", count=10)
     events += table.run("gm", n.AddDice, check="shot", kind="boost", count=10)
     (view,) = computed(views(table.state, events))
-    assert view.data["odds"] is None and "poolhall odds" in view.data["note"]
+    assert view.data.odds is None and "poolhall odds" in view.data.note
 
 
 def test_an_open_check_keeps_the_base_it_was_opened_with() -> None:

@@ -24,8 +24,8 @@ async def _check(table: Any) -> tuple[Any, dict[str, Any]]:
     _, gm = await table.create_campaign("narrative")
     await gm.call(core.CreateCharacter, character="han", name="Han", stats=HAN)
     await gm.call(n.OpenCheck, character="han", skill="Ranged (Light)", check="shot")
-    view = await gm.wait_until(lambda: gm.views.get("odds:shot"))
-    assert view["odds"]["pool"] == "2y1g"
+    view = await gm.wait_until(lambda: gm.views.get("check:shot"))
+    assert view.odds.pool == "2y1g"
     return gm, view
 
 
@@ -46,12 +46,12 @@ async def test_other_tables_are_served_while_odds_are_computed(table: Any) -> No
         ack = await other.call(core.Roll, expression="2d6")
         await other.wait_for_seq(ack.seqs[-1])
         assert await asyncio.to_thread(_health, table.server.port) == 200
-        assert gm.views["odds:shot"]["pool"] == "2y1g"  # the new odds are still owed
+        assert gm.views["check:shot"].pool == "2y1g"  # the new odds are still owed
     finally:
         os.kill(worker, signal.SIGCONT)
-    view = await gm.wait_until(lambda: gm.views["odds:shot"]["pool"] == "2y1g1b"
-                               and gm.views["odds:shot"])
-    assert view["odds"]["pool"] == "2y1g1b"
+    view = await gm.wait_until(lambda: gm.views["check:shot"].pool == "2y1g1b"
+                               and gm.views["check:shot"])
+    assert view.odds.pool == "2y1g1b"
 
 
 async def test_a_burst_of_changes_is_computed_once_for_the_latest_pool(table: Any) -> None:
@@ -67,8 +67,8 @@ async def test_a_burst_of_changes_is_computed_once_for_the_latest_pool(table: An
             await gm.call(n.AddDice, check="shot", kind="setback")
     finally:
         os.kill(worker, signal.SIGCONT)
-    view = await gm.wait_until(lambda: (v := gm.views["odds:shot"])["pool"] == "2y1g8k" and v)
-    assert view["odds"]["pool"] == "2y1g8k"
+    view = await gm.wait_until(lambda: (v := gm.views["check:shot"]).pool == "2y1g8k" and v)
+    assert view.odds.pool == "2y1g8k"
     assert queue.started - before == 2  # the first change's, then the last one's
 
 
@@ -78,8 +78,8 @@ async def test_a_killed_worker_is_replaced_and_its_odds_computed(table: Any) -> 
     (worker,) = table.server.view_workers.pids()
     os.kill(worker, signal.SIGKILL)
     await gm.call(n.AddDice, check="shot", kind="boost")
-    view = await gm.wait_until(lambda: (v := gm.views["odds:shot"])["pool"] == "2y1g1b" and v)
-    assert view["odds"]["pool"] == "2y1g1b" and view["note"] == ""
+    view = await gm.wait_until(lambda: (v := gm.views["check:shot"]).pool == "2y1g1b" and v)
+    assert view.odds.pool == "2y1g1b" and view.note == ""
     assert worker not in table.server.view_workers.pids()
 
 
@@ -103,9 +103,9 @@ async def test_a_pool_past_the_limit_says_its_odds_were_not_computed(table: Any)
     gm, _ = await _check(table)
     await gm.call(n.AddDice, check="shot", kind="setback", count=9)
     await gm.call(n.AddDice, check="shot", kind="setback", count=9)
-    view = await gm.wait_until(lambda: (v := gm.views["odds:shot"])["pool"] == "2y1g18k" and v)
-    assert view["odds"] is None
-    assert view["note"].startswith("odds not computed: more than 20 dice")
+    view = await gm.wait_until(lambda: (v := gm.views["check:shot"]).pool == "2y1g18k" and v)
+    assert view.odds is None
+    assert view.note.startswith("odds not computed: more than 20 dice")
 
 
 async def test_odds_over_the_time_budget_say_they_were_not_computed(tmp_path: Path) -> None:
@@ -120,10 +120,10 @@ async def test_odds_over_the_time_budget_say_they_were_not_computed(tmp_path: Pa
         await gm.call(n.OpenCheck, character="han", skill="Ranged (Light)", check="shot")
         await gm.call(n.AddDice, check="shot", kind="ability", count=8)
         await gm.call(n.AddDice, check="shot", kind="difficulty", count=8)
-        view = await gm.wait_until(lambda: (v := gm.views.get("odds:shot"))
-                                   and v["pool"] == "2y9g8p" and v)
-        assert view["odds"] is None  # 19 dice: tens of milliseconds of work, budget 1 ms
-        assert view["note"] == "odds not computed: took longer than 0.001s"
+        view = await gm.wait_until(lambda: (v := gm.views.get("check:shot"))
+                                   and v.pool == "2y9g8p" and v)
+        assert view.odds is None  # 19 dice: tens of milliseconds of work, budget 1 ms
+        assert view.note == "odds not computed: took longer than 0.001s"
     finally:
         await table.close_clients()
         await server.stop()
@@ -139,13 +139,13 @@ async def test_a_join_never_waits_for_odds(table: Any) -> None:
     try:
         await gm.call(n.AddDice, check="shot", kind="boost")
         late = await table.connect(gm.campaign, gm._token)  # joined: the welcome came
-        assert late.views.get("odds:shot") is None
+        assert late.views.get("check:shot") is None
     finally:
         os.kill(worker, signal.SIGCONT)
-    view = await late.wait_until(lambda: late.views.get("odds:shot"))
-    assert view["pool"] == view["odds"]["pool"] == "2y1g1b"
+    view = await late.wait_until(lambda: late.views.get("check:shot"))
+    assert view.pool == view.odds.pool == "2y1g1b"
     started = queue.started
     for _ in range(3):
         later = await table.connect(gm.campaign, gm._token)
-        await later.wait_until(lambda later=later: later.views.get("odds:shot"))
+        await later.wait_until(lambda later=later: later.views.get("check:shot"))
     assert queue.started == started

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 from narrative_support import HAN, LEIA, VADER
 
@@ -43,12 +44,12 @@ async def test_a_check_built_by_the_table_and_rolled(table: Any) -> None:
     await han.call(n.AddDice, check="shot", kind="boost", reason="aiming")
     ack = await gm.call(n.FlipDestiny, side="dark", effect="upgrade_difficulty", check="shot",
                         reason="the Empire strikes back")
-    view = await watcher.wait_until(lambda: (v := watcher.views.get("odds:shot")) and
-                        v["pool"] == "2y1g2p1r1b" and v)
-    assert 0 < view["odds"]["p_success"] < 1
-    assert {"kind": "challenge", "notes": ["Hard difficulty", "upgraded: GM destiny point"]} \
-        in view["dice"]
-    assert {"kind": "boost", "notes": ["+1 Boost: aiming"]} in view["dice"]
+    view = await watcher.wait_until(lambda: (v := watcher.views.get("check:shot")) and
+                        v.pool == "2y1g2p1r1b" and v)
+    assert 0 < view.odds.p_success < 1
+    assert n.CheckDie(kind="challenge",
+                      notes=("Hard difficulty", "upgraded: GM destiny point")) in view.dice
+    assert n.CheckDie(kind="boost", notes=("+1 Boost: aiming",)) in view.dice
     await watcher.wait_for_seq(ack.seqs[-1])
     assert watcher.state.game.destiny.light == 3
 
@@ -63,13 +64,15 @@ async def test_a_check_built_by_the_table_and_rolled(table: Any) -> None:
     assert check.result is not None
     assert check.result.succeeded == (check.result.successes > 0)
     assert watcher.state.game.history["han"][0].status == "rolled"
-    view = await watcher.wait_until(lambda: watcher.views["odds:shot"]["status"] == "rolled" and
-                        watcher.views["odds:shot"])
-    assert view["result"] == {"successes": check.result.successes,
-                              "advantages": check.result.advantages,
-                              "triumphs": check.result.triumphs,
-                              "despairs": check.result.despairs,
-                              "light": 0, "dark": 0, "succeeded": check.result.succeeded}
+    view = await watcher.wait_until(lambda: watcher.views["check:shot"].status == "rolled" and
+                        watcher.views["check:shot"])
+    assert view.result is not None
+    assert msgspec.to_builtins(view.result) == {"successes": check.result.successes,
+                                                "advantages": check.result.advantages,
+                                                "triumphs": check.result.triumphs,
+                                                "despairs": check.result.despairs,
+                                                "light": 0, "dark": 0,
+                                                "succeeded": check.result.succeeded}
 
 
 async def test_two_players_build_their_checks_at_once(table: Any) -> None:
@@ -79,11 +82,13 @@ async def test_two_players_build_their_checks_at_once(table: Any) -> None:
     await leia.call(n.OpenCheck, character="leia", skill="Leadership", check="rally")
     await gm.call(n.SetDifficulty, check="rally", level="daunting")
     await gm.call(n.SetDifficulty, check="bluff", opponent="vader", opponent_skill="Vigilance")
-    await watcher.wait_until(lambda: watcher.views.get("odds:rally", {}).get("pool") == "3y1g4p")
-    await watcher.wait_until(lambda: watcher.views.get("odds:bluff", {}).get("pool") == "1y2g3p2r")
+    await watcher.wait_until(
+        lambda: getattr(watcher.views.get("check:rally"), "pool", None) == "3y1g4p")
+    await watcher.wait_until(
+        lambda: getattr(watcher.views.get("check:bluff"), "pool", None) == "1y2g3p2r")
     await leia.call(n.UpgradeDice, check="rally", side="ability", reason="inspiring")
-    await watcher.wait_until(lambda: watcher.views["odds:rally"]["pool"] == "4y4p")
-    assert watcher.views["odds:bluff"]["pool"] == "1y2g3p2r"
+    await watcher.wait_until(lambda: watcher.views["check:rally"].pool == "4y4p")
+    assert watcher.views["check:bluff"].pool == "1y2g3p2r"
     assert {c.check for c in watcher.state.game.open_checks()} == {"bluff", "rally"}
 
 
@@ -148,21 +153,23 @@ async def test_a_member_joining_mid_check_sees_its_odds_at_once(table: Any) -> N
     await han.call(n.OpenCheck, character="han", skill="Ranged (Light)", check="shot")
     await gm.call(n.SetDifficulty, check="shot", level="hard")
     late = await table.invite(gm, "spectator", name="Lando")
-    view = await late.wait_until(lambda: late.views.get("odds:shot"), timeout=5)
-    assert view["pool"] == "2y1g3p" and view["status"] == "open"
-    assert 0 < view["odds"]["p_success"] < 1
-    assert "odds:bluff" not in late.views
+    view = await late.wait_until(lambda: late.views.get("check:shot"), timeout=5)
+    assert view.pool == "2y1g3p" and view.status == "open"
+    assert 0 < view.odds.p_success < 1
+    assert "check:bluff" not in late.views
 
 
 async def test_standing_views_are_computed_once_per_change(table: Any, monkeypatch) -> None:
     """A burst of joins (a table reconnecting) computes the open checks' odds once, not once
     per member; a change to the table computes them again at the next join."""
-    from server.rules import narrative as narrative_rules
+    import dataclasses
+
+    from server import rules
 
     calls = []
-    real = narrative_rules.standing_views
-    monkeypatch.setattr(narrative_rules, "standing_views",
-                        lambda state: calls.append(state.head) or real(state))
+    real = rules.RULES["narrative"]
+    monkeypatch.setitem(rules.RULES, "narrative", dataclasses.replace(
+        real, standing_views=lambda state: calls.append(state.head) or real.standing_views(state)))
     gm, han, leia, watcher = await _campaign(table)
     await han.call(n.OpenCheck, character="han", skill="Cool", check="bluff")
     before = len(calls)
@@ -171,10 +178,10 @@ async def test_standing_views_are_computed_once_per_change(table: Any, monkeypat
     assert len(calls) == before + 3
     for _ in range(3):  # no change since the last join: the views are reused
         late = await table.connect(gm.campaign, gm._token)
-        await late.wait_until(lambda late=late: late.views.get("odds:bluff"), timeout=5)
+        await late.wait_until(lambda late=late: late.views.get("check:bluff"), timeout=5)
     assert len(calls) == before + 3
     await han.call(n.AddDice, check="bluff", kind="boost")
     late = await table.connect(gm.campaign, gm._token)
-    await late.wait_until(lambda: (late.views.get("odds:bluff") or {}).get("pool", "")
+    await late.wait_until(lambda: getattr(late.views.get("check:bluff"), "pool", "")
                           .endswith("1b"), timeout=5)
     assert len(calls) == before + 4

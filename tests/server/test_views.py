@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from events.base import ViewData
 from events.messages import View
-from server.views import Compute, NotComputed, ResultCache, ViewQueue, computed
+from server.views import Compute, NotComputed, ResultCache, ViewQueue, ViewResult, computed
 
 
-def double(n: int) -> dict[str, Any]:
+class Doubled(ViewData, frozen=True, kw_only=True, tag="doubled"):
+    """A view for these tests: a number, and its double computed "off the loop"."""
+
+    pool: int
+    odds: int | None = None
+    note: str = ""
+
+
+def double(n: int) -> ViewResult:
     return {"odds": n * 2}
 
 
-def spec(n: int, name: str = "odds:shot") -> Compute:
-    return Compute(name=name, data={"pool": n, "note": ""}, function=double, input=n,
-                   missing={"odds": None})
+def spec(n: int, about: str = "check:shot") -> Compute:
+    return Compute(about=about, data=Doubled(pool=n), function=double, input=n)
 
 
 def queue(cache_size: int = 16, in_flight: int = 1, backlog: int = 8) -> ViewQueue:
@@ -26,9 +32,9 @@ def test_a_result_already_computed_is_sent_at_once() -> None:
     views = queue()
     assert views.offer(spec(3)) is None
     ((key, job),) = views.take()
-    assert views.finished(key, job, double(3)) == View(name="odds:shot",
-                                                       data={"pool": 3, "note": "", "odds": 6})
-    assert views.offer(spec(3)) == View(name="odds:shot", data={"pool": 3, "note": "", "odds": 6})
+    assert views.finished(key, job, double(3)) == View(about="check:shot",
+                                                       data=Doubled(pool=3, odds=6))
+    assert views.offer(spec(3)) == View(about="check:shot", data=Doubled(pool=3, odds=6))
     assert views.take() == [] and views.started == 1
 
 
@@ -45,7 +51,7 @@ def test_a_burst_of_changes_computes_the_first_and_the_last() -> None:
     ((key, last),) = views.take()
     assert last == (double, 9)
     view = views.finished(key, last, double(9))
-    assert view is not None and view.data == {"pool": 9, "note": "", "odds": 18}
+    assert view is not None and view.data == Doubled(pool=9, odds=18)
     assert views.started == 2 and views.running == views.waiting == 0
 
 
@@ -54,7 +60,7 @@ def test_a_ready_view_replaces_a_computation_in_flight() -> None:
     views = queue()
     views.offer(spec(4))
     ((key, job),) = views.take()
-    rolled = View(name="odds:shot", data={"status": "rolled"})
+    rolled = View(about="check:shot", data=Doubled(pool=4, note="rolled"))
     assert views.offer(rolled) is rolled
     assert views.finished(key, job, double(4)) is None
     assert views.take() == []
@@ -68,7 +74,7 @@ def test_a_newer_input_already_cached_is_sent_when_the_stale_one_returns() -> No
     views.finished(key, job, double(1))
     views.offer(spec(2))
     ((key, job),) = views.take()
-    assert views.offer(spec(1)) == View(name="odds:shot", data={"pool": 1, "note": "", "odds": 2})
+    assert views.offer(spec(1)) == View(about="check:shot", data=Doubled(pool=1, odds=2))
     assert views.finished(key, job, double(2)) is None
     assert views.take() == []
 
@@ -77,13 +83,14 @@ def test_campaign_work_is_bounded_and_says_what_was_not_computed() -> None:
     """Past the in-flight limit views wait; past the backlog their view says no odds, and why."""
     views = queue(in_flight=2, backlog=2)
     for check in ("a", "b", "c", "d"):
-        assert views.offer(spec(1, f"odds:{check}")) is None
+        assert views.offer(spec(1, f"check:{check}")) is None
         views.take()  # as the hub does after every change
     assert views.running == 2 and views.waiting == 2
-    refused = views.offer(spec(1, "odds:e"))
-    assert refused is not None and refused.data["odds"] is None
-    assert refused.data["note"].startswith("odds not computed: too many views are waiting")
-    assert views.offer(spec(2, "odds:c")) is None  # a view already waiting is only updated
+    refused = views.offer(spec(1, "check:e"))
+    assert refused is not None and isinstance(refused.data, Doubled)
+    assert refused.data.odds is None
+    assert refused.data.note.startswith("odds not computed: too many views are waiting")
+    assert views.offer(spec(2, "check:c")) is None  # a view already waiting is only updated
 
 
 def test_a_failed_computation_says_why_and_is_not_cached() -> None:
@@ -93,17 +100,17 @@ def test_a_failed_computation_says_why_and_is_not_cached() -> None:
     ((key, job),) = views.take()
     view = views.finished(key, job, NotComputed("took longer than 5s"))
     assert view is not None
-    assert view.data == {"pool": 5, "odds": None, "note": "odds not computed: took longer than 5s"}
+    assert view.data == Doubled(pool=5, note="odds not computed: took longer than 5s")
     assert views.offer(spec(5)) is None  # asked again, computed again
 
 
-def test_views_sharing_a_name_are_coalesced_by_their_slot() -> None:
-    """Two declared tests share the ``sr3.odds`` name: each keeps its own computation."""
+def test_views_about_different_things_keep_their_own_computation() -> None:
+    """Two declared tests are two things at the table: each keeps its own computation."""
     views = queue(in_flight=2)
     for character in ("sam", "deck"):
-        views.offer(Compute(name="sr3.odds", data={}, function=double, input=len(character),
-                            slot=f"sr3.odds.{character}"))
-    assert [key for key, _ in views.take()] == ["sr3.odds.sam", "sr3.odds.deck"]
+        views.offer(Compute(about=f"test:{character}", data=Doubled(pool=1), function=double,
+                            input=len(character)))
+    assert [key for key, _ in views.take()] == ["test:sam", "test:deck"]
 
 
 def test_the_cache_forgets_the_least_recently_used() -> None:
@@ -118,6 +125,6 @@ def test_the_cache_forgets_the_least_recently_used() -> None:
 
 def test_computed_gives_the_complete_views_in_place() -> None:
     """Tools and tests can compute declared views directly, off any server."""
-    ready = View(name="x", data={})
-    assert computed([ready, spec(2)]) == [ready, View(name="odds:shot",
-                                                      data={"pool": 2, "note": "", "odds": 4})]
+    ready = View(about="x", data=Doubled(pool=0))
+    assert computed([ready, spec(2)]) == [ready, View(about="check:shot",
+                                                      data=Doubled(pool=2, odds=4))]

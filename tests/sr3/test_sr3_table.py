@@ -32,28 +32,34 @@ async def _settle(ack: Any, *clients: Any) -> None:
         await client.wait_for_seq(ack.seqs[-1])
 
 
-async def _view(client: Any, name: str, check: Callable[[Any], bool]) -> Any:
-    """The view ``name`` once it satisfies ``check`` (views follow the events they derive from)."""
-    return await client.wait_until(
-        lambda: name in client.views and check(client.views[name]) and client.views[name])
+async def _view(client: Any, about: str, check: Callable[[Any], bool]) -> Any:
+    """The view about ``about``, as plain data (a sheets view: the sheets), once it satisfies
+    ``check`` (views follow the events they derive from)."""
+    def plain() -> Any:
+        view = client.views.get(about)
+        if view is None:
+            return None
+        data = msgspec.to_builtins(view)
+        return data["sheets"] if about == "sheets" else data
+    return await client.wait_until(lambda: (data := plain()) is not None and check(data) and data)
 
 
 async def test_one_combat_turn_at_the_table(table: Any) -> None:
     """Combat starts, Sam shoots with Combat Pool dice, Deck dodges, the turn ends, the pools
     refresh: everyone sees the same dice, pools and order."""
     gm, sam, deck, watcher = await _campaign(table)
-    sheets = await _view(watcher, "sr3.sheets", lambda v: "deck" in v)
+    sheets = await _view(watcher, "sheets", lambda v: "deck" in v)
     assert sheets["sam"]["pools"][0]["size"] == 7
     ack = await gm.call(sr3.StartCombat)
     await _settle(ack, gm, sam, deck, watcher)
-    combat = await _view(sam, "sr3.combat", lambda v: v is not None)
+    combat = await _view(sam, "combat", lambda v: v["in_combat"])
     assert (combat["turn"], combat["pass"]) == (1, 1)
     assert combat["characters"]["sam"]["pools"]["combat"] == {"full": 7, "left": 7}
 
     ack = await sam.call(sr3.DeclarePoolTest, character="sam", kind="combat", skill="pistols",
                          tn=4)
     await _settle(ack, sam, watcher)
-    odds = await _view(watcher, "sr3.odds", lambda v: v["character"] == "sam")
+    odds = await _view(watcher, "test:sam", lambda v: v["rows"] is not None)
     assert odds["limits"] == {"combat": 5} and len(odds["rows"]) == 6
 
     with pytest.raises(CommandRejected) as refused:
@@ -67,7 +73,7 @@ async def test_one_combat_turn_at_the_table(table: Any) -> None:
     await _settle(ack, gm, sam, deck, watcher)
     attack = watcher.state.game.tests[1]
     assert len(attack.dice) == 8 and all(die.faces for die in attack.dice)
-    await _view(watcher, "sr3.combat",
+    await _view(watcher, "combat",
                 lambda v: v["characters"]["sam"]["pools"]["combat"]["left"] == 4)
 
     ack = await deck.call(sr3.RollPoolTest, character="deck", kind="dodge", tn=4,
@@ -82,7 +88,7 @@ async def test_one_combat_turn_at_the_table(table: Any) -> None:
         ack = await gm.call(sr3.AdvanceCombatPass)
         await _settle(ack, gm, sam, deck, watcher)
         turn = sam.state.game.combat.turn
-    combat = await _view(deck, "sr3.combat", lambda v: v["turn"] == 2)
+    combat = await _view(deck, "combat", lambda v: v["turn"] == 2)
     assert combat["characters"]["sam"]["pools"]["combat"] == {"full": 7, "left": 7}
     assert combat["characters"]["deck"]["pools"]["combat"] == {"full": 6, "left": 6}
     assert msgspec.to_builtins(gm.state.game) == msgspec.to_builtins(watcher.state.game)
@@ -101,7 +107,7 @@ async def test_karma_pool_at_the_table(table: Any) -> None:
         failures = sum(1 for d in record.dice if sum(d.faces) < 5)
     ack = await sam.call(sr3.RerollWithKarma, test=test, character="sam")
     await _settle(ack, sam, gm)
-    sheets = await _view(sam, "sr3.sheets", lambda v: v["sam"]["karma"]["spent"] == 1)
+    sheets = await _view(sam, "sheets", lambda v: v["sam"]["karma"]["spent"] == 1)
     assert sheets["sam"]["karma"] == {"full": 4, "spent": 1, "left": 3,
                                       "formula": "human: karma 40 // 10 = 4"}
     with pytest.raises(CommandRejected) as refused:
@@ -109,7 +115,7 @@ async def test_karma_pool_at_the_table(table: Any) -> None:
     assert (refused.value.code, refused.value.path) == ("rule", "$.character")
     ack = await gm.call(sr3.EndScene)
     await _settle(ack, sam)
-    await _view(sam, "sr3.sheets", lambda v: v["sam"]["karma"]["left"] == 4)
+    await _view(sam, "sheets", lambda v: v["sam"]["karma"]["left"] == 4)
 
 
 async def test_players_and_spectators_are_kept_to_their_part(table: Any) -> None:
@@ -173,8 +179,25 @@ async def test_a_member_joining_mid_combat_sees_turn_sheets_and_odds_at_once(tab
                          tn=4)
     await _settle(ack, gm, watcher)
     late = await table.invite(gm, "spectator", name="Fixer")
-    combat = await _view(late, "sr3.combat", lambda v: v is not None)
+    combat = await _view(late, "combat", lambda v: v["in_combat"])
     assert (combat["turn"], combat["pass"]) == (1, 1)
-    assert set(await _view(late, "sr3.sheets", bool)) == {"sam", "deck"}
-    odds = await _view(late, "sr3.odds", lambda v: v["character"] == "sam")
+    assert set(await _view(late, "sheets", bool)) == {"sam", "deck"}
+    odds = await _view(late, "test:sam", lambda v: v["rows"] is not None)
     assert odds["limits"] == {"combat": 5}
+
+
+async def test_two_declared_tests_each_keep_their_own_view(table: Any) -> None:
+    """Sam and Deck each declare a test: the table, and a member who joins later, see the
+    odds of both (once, every declared test shared one view and the last one won)."""
+    gm, sam, deck, watcher = await _campaign(table)
+    await sam.call(sr3.DeclarePoolTest, character="sam", kind="combat", skill="pistols", tn=4)
+    ack = await deck.call(sr3.DeclarePoolTest, character="deck", kind="matrix",
+                          skill="computer", tn=5)
+    await _settle(ack, gm, watcher)
+    await _view(watcher, "test:sam", lambda v: v["rows"] is not None)
+    await _view(watcher, "test:deck", lambda v: v["rows"] is not None)
+    late = await table.invite(gm, "spectator", name="Fixer")
+    sam_odds = await _view(late, "test:sam", lambda v: v["rows"] is not None)
+    deck_odds = await _view(late, "test:deck", lambda v: v["rows"] is not None)
+    assert (sam_odds["character"], sam_odds["kind"]) == ("sam", "combat")
+    assert (deck_odds["character"], deck_odds["kind"], deck_odds["tn"]) == ("deck", "matrix", 5)

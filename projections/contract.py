@@ -1,0 +1,61 @@
+"""The ``projections`` part of a game system's contract (see :mod:`events.contract`).
+
+Each ``projections/<id>.py`` exports ``PROJECTION``, a :class:`Projection` of its own state
+type: mypy checks that ``initial_state``, ``evolve`` and ``snapshot`` agree on that type where
+the module builds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+import msgspec
+
+from events.base import Recorded
+
+__all__ = ["Named", "Projection", "TableView"]
+
+
+class Named(Protocol):
+    """Anything with a name for people (a character)."""
+
+    @property
+    def name(self) -> str: ...
+
+
+class TableView(Protocol):
+    """What ``describe`` may read of the campaign: its characters and the system's state.
+
+    A protocol, not :class:`projections.campaign.CampaignState` itself, which holds every
+    system's state type: the system modules would import the campaign, which imports them.
+    """
+
+    @property
+    def characters(self) -> Mapping[str, Named]: ...
+
+    @property
+    def game(self) -> object: ...
+
+S = TypeVar("S", bound=msgspec.Struct)
+"""A system's state: its part of :attr:`projections.campaign.CampaignState.game`."""
+
+
+@dataclass(frozen=True)
+class Projection(Generic[S]):
+    """How a game system folds its events, and how it tells people what happened."""
+
+    system: str
+    """The system id, as registered in :data:`events.systems.SYSTEMS`."""
+    state: type[S]
+    """The type of the system's part of the campaign state."""
+    initial_state: Callable[[], S]
+    """The system's state before any event."""
+    evolve: Callable[[S, Recorded], S]
+    """Folds one of the system's own events (pure: no I/O, no clock, no randomness)."""
+    describe: Callable[[Recorded, TableView], str]
+    """One line for people, for ``poolhall watch``, about any of the system's events."""
+    snapshot: Callable[[S], msgspec.Struct] | None = None
+    """What the table shows of the state (open checks, destiny pool, combat turn), as a typed
+    Struct; ``None`` until the system has one."""
