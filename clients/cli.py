@@ -32,16 +32,17 @@ from clients.cli_support import (
     to_plain,
 )
 from events import core
+from events.base import Recorded
 from events.codec import AnyCommand
 from events.dice import parse_dice
 from events.errors import ConnectionLost, NotationError, Rejected, StoreError
-from events.messages import json_schema
 from events.plain_text import check_plain_text
 from events.strict import StrictDecoder
 from events.systems import SYSTEM_IDS, SYSTEMS
 from events.wire_errors import rejection_from
 from projections.campaign import CampaignState, fold
 from projections.describe import describe
+from projections.snapshot import protocol_schema, state_from
 
 __all__ = ["build_parser", "main"]
 
@@ -188,24 +189,36 @@ async def _send(args: argparse.Namespace) -> int:
 # ---- following the table ------------------------------------------------------------------
 
 
-async def _catch_up(args: argparse.Namespace, follow: bool = False) -> tuple[Any, list[Any]]:
-    client = await open_client(args, args.campaign, follow=follow)
+async def _catch_up(args: argparse.Namespace, follow: bool = False, replay: bool = False,
+                    last: int = 0) -> tuple[Any, list[Any]]:
+    """A joined client at the head and the events before it: every one with ``replay``,
+    else the last ``last`` (from the snapshot's, then history pages)."""
+    client = await open_client(args, args.campaign, follow=follow, replay=replay)
     assert client.welcome is not None
     try:
         await client.wait_for_seq(client.welcome.head, timeout=120)
+        history = client.drain()
+        if client.snapshot is not None:
+            history = [Recorded(seq=f.seq, at=f.at, actor=f.actor, command=f.command,
+                                event=f.event) for f in client.snapshot.recent] + history
+            while len(history) < last and history and history[0].seq > 1:
+                history = await client.history(history[0].seq,
+                                               last - len(history)) + history
     except ConnectionLost as lost:  # a follower that resumed on a shorter log, say
         await client.close()
         raise common.connection_lost(lost, f"stopped reading {args.campaign}") from None
-    return client, client.drain()
+    return client, history
 
 
 async def _watch(args: argparse.Namespace) -> int:
-    client, history = await _catch_up(args, follow=True)
-    state = CampaignState()
+    client, history = await _catch_up(args, follow=True, replay=not args.last,
+                                      last=args.last)
+    state = CampaignState() if client.snapshot is None else state_from(client.snapshot)
     from projections.campaign import evolve
 
     def show(recorded: Any, quiet: bool = False) -> None:
-        evolve(state, recorded)
+        if recorded.seq > state.head:  # the snapshot's own events are folded in it already
+            evolve(state, recorded)
         if quiet:
             return
         if args.json:
@@ -265,9 +278,13 @@ def _state_text(state: CampaignState) -> Any:
 
 
 async def _state(args: argparse.Namespace) -> int:
-    client, history = await _catch_up(args)
+    if args.at is None:  # the table as it stands: the server's snapshot, no replay
+        state = await common.fetch_state(args, args.campaign)
+        emit(args, _state_view(state), _state_text(state))
+        return common.EXIT_OK
+    client, history = await _catch_up(args, replay=True)
     await client.close()
-    if args.at is not None and args.at > client.welcome.head:
+    if args.at > client.welcome.head:
         raise CliError(f"--at {args.at} is past the campaign's last event "
                        f"#{client.welcome.head}")
     state = fold(history, upto=args.at)
@@ -295,7 +312,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
+    sys.stdout.write(json.dumps(protocol_schema(), indent=2) + "\n")
     return common.EXIT_OK
 
 

@@ -11,7 +11,8 @@ Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``c
 - ``common.emit(args, data, text)``: print ``data`` as JSON with ``--json``, else ``text``
   (plain text, or any rich renderable; markup is off: style with ``common.styled``);
 - ``await common.call_once(args, campaign, CommandType, **fields)``: one command, its ack;
-- ``await common.fetch_state(args, campaign)``: the campaign's state as it stands now;
+- ``await common.fetch_state(args, campaign)``: the campaign's table as it stands now (from
+  the server's snapshot: no replay; ``whole=True`` folds the whole log, for closed history);
 - ``common.new_command_id()``.
 """
 
@@ -196,14 +197,17 @@ def read_token_file(path: str | Path) -> str:
 
 
 async def open_client(args: argparse.Namespace, campaign: str | None,
-                      token: str | None = None, *, follow: bool = False) -> Client:
+                      token: str | None = None, *, follow: bool = False,
+                      replay: bool = False) -> Client:
     """A joined client, or a :class:`CliError` that says why not.
 
     A one-shot command's client neither reconnects nor drops any event it has not read yet;
-    ``follow`` (for ``watch``) reconnects and resumes through a server restart.
+    ``follow`` (for ``watch``) reconnects and resumes through a server restart. The client
+    gets a snapshot of the table on joining, not the log: ``replay`` asks for every event
+    (for the commands that need the whole history, like ``state --at``).
     """
     client = Client(args.url, token or resolve_token(args), campaign, reconnect=follow,
-                    keep_all=True)
+                    keep_all=True, replay=replay)
     try:
         await client.connect()
     except CommandRejected as refusal:
@@ -247,9 +251,15 @@ async def call_once(args: argparse.Namespace, campaign: str | None, command_type
         await client.close()
 
 
-async def fetch_state(args: argparse.Namespace, campaign: str) -> CampaignState:
-    """Join, catch up to the campaign's head, leave: its state as it stands now."""
-    client = await open_client(args, campaign)
+async def fetch_state(args: argparse.Namespace, campaign: str, *,
+                      whole: bool = False) -> CampaignState:
+    """Join, take the table as it stands now, leave: the campaign's state.
+
+    From the server's snapshot (one message, whatever the log's length), which holds the open
+    checks and tests and the latest closed ones; ``whole`` replays the whole log instead, for
+    a command that shows every closed one (``--all``).
+    """
+    client = await open_client(args, campaign, replay=whole)
     try:
         assert client.welcome is not None
         await client.wait_for_seq(client.welcome.head, timeout=120)

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from projections.campaign import CampaignState
 
 __all__ = ["CheckState", "Difficulty", "CheckRecord", "Destiny", "DestinySpend", "FreeRoll",
-           "GameState", "initial_state", "evolve", "describe", "dice_text"]
+           "GameState", "TABLE_RECENT", "NarrativeTable", "Table", "initial_state", "evolve", "describe",
+           "dice_text", "table_of"]
 
 
 class Difficulty(msgspec.Struct, kw_only=True):
@@ -245,6 +246,43 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
                 pool=event.pool.notation(), dice=event.dice, result=event.result,
                 light=event.result.light, dark=event.result.dark, reason=event.reason))
     return state
+
+
+# ---- the table a snapshot shows ---------------------------------------------------------
+
+TABLE_RECENT = 10
+"""Closed checks, history lines per character, destiny spends and free rolls a snapshot keeps:
+the table shows the latest; older ones come from the log's history, a page at a time."""
+
+
+class NarrativeTable(msgspec.Struct, kw_only=True, tag_field="system", tag="narrative"):
+    """The narrative table as a snapshot carries it: the state, bounded (see :func:`table_of`).
+
+    A client folds later events onto ``game`` with :func:`evolve`, exactly as the server does.
+    """
+
+    game: GameState
+
+
+Table = NarrativeTable
+"""This system's table, as the snapshot module finds it."""
+
+
+def table_of(state: GameState) -> NarrativeTable:
+    """The state with its unbounded history cut to the latest :data:`TABLE_RECENT` entries:
+    every open check, the last closed ones, each character's last checks, the destiny pool
+    with its last spends, the last free rolls. Folding later events onto it keeps it equal to
+    the same cut of the full state (a closed check is never changed again)."""
+    closed = [key for key in reversed(state.checks) if not state.checks[key].is_open]
+    kept = set(closed[:TABLE_RECENT])
+    checks = {key: check for key, check in state.checks.items()
+              if check.is_open or key in kept}
+    destiny = Destiny(light=state.destiny.light, dark=state.destiny.dark,
+                      rolled=state.destiny.rolled, spent=state.destiny.spent[-TABLE_RECENT:])
+    return NarrativeTable(game=GameState(
+        checks=checks, opened=dict(state.opened),
+        history={who: lines[-TABLE_RECENT:] for who, lines in state.history.items()},
+        destiny=destiny, rolls=state.rolls[-TABLE_RECENT:]))
 
 
 # ---- describe -----------------------------------------------------------------------------
