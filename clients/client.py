@@ -4,14 +4,16 @@
 
     async with Client("ws://127.0.0.1:8765", token, "edge-of-the-empire") as table:
         ack = await table.call(core.Roll, expression="2d6+1")
-        async for recorded in table:          # every event, catch-up then live
+        async for recorded in table:          # live events (and any missed on resuming)
             print(recorded.seq, recorded.event)
 
 On joining afresh (or far behind) the client receives a snapshot of the table
 (:attr:`Client.snapshot`) and sets :attr:`Client.state` from it; it then folds every event into
 the state with the same projection code the server runs, so it never replays a campaign to
 know the table. Older events come a page at a time (:meth:`Client.history`); a client built
-with ``replay=True`` gets every event instead, as a tool reading the whole log needs. If the connection drops it reconnects, resumes from the last sequence number it
+with ``replay=True`` gets every event instead, as a tool reading the whole log needs.
+
+If the connection drops it reconnects, resumes from the last sequence number it
 holds (no gap, no duplicate) and re-sends unanswered commands with their original ids, which
 the server answers without appending twice. A command refused with ``rate_limited`` is re-sent
 after the ``retry_after`` the server asked for, one at a time, while its timeout allows.
@@ -171,8 +173,9 @@ class Client:
         await self.close()
 
     async def connect(self) -> Welcome:
-        """Open the connection and join; raises :class:`CommandRejected` if the join is refused
-        (:class:`HistoryDiverged` if the server's history is not the one this client holds)."""
+        """Open the connection, join and take the table (unless replaying); raises
+        :class:`CommandRejected` if the join is refused (:class:`HistoryDiverged` if the
+        server's history is not the one this client holds)."""
         welcome = await self._open()
         self._reader = asyncio.create_task(self._read_forever(), name="poolhall-client")
         return welcome
@@ -186,6 +189,11 @@ class Client:
                                               since=self.head, since_hash=self._since_hash(),
                                               replay=self._replay)), text=True)
             while not self._joined.done():
+                self._dispatch(await asyncio.wait_for(connection.recv(), self._timeout))
+            head = self._joined.result().head
+            # The table (a snapshot, or the few events missed) is at hand once joined; a
+            # replay of the whole log is read by the reader instead, at its own pace.
+            while not self._replay and self.head < head:
                 self._dispatch(await asyncio.wait_for(connection.recv(), self._timeout))
         except BaseException:  # refused, timed out, dropped: never leave the socket open
             await connection.close()

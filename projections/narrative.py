@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from projections.campaign import CampaignState
 
 __all__ = ["CheckState", "Difficulty", "CheckRecord", "Destiny", "DestinySpend", "FreeRoll",
-           "GameState", "TABLE_RECENT", "NarrativeTable", "Table", "initial_state", "evolve", "describe",
-           "dice_text", "table_of"]
+           "GameState", "TABLE_RECENT", "NarrativeTable", "Table", "initial_state", "evolve",
+           "describe", "dice_text", "table_of"]
 
 
 class Difficulty(msgspec.Struct, kw_only=True):

@@ -34,6 +34,7 @@ __all__ = [
     "ServerMessage",
     "Snapshot",
     "TableUnion",
+    "observable",
     "protocol_schema",
     "snapshot_of",
     "state_from",
@@ -125,6 +126,14 @@ def snapshot_of(state: CampaignState, head_hash: str,
         table=projection_module(state.system).table_of(state.game), recent=recent)
 
 
+def observable(state: CampaignState) -> dict[str, Any]:
+    """What a snapshot of ``state`` shows, as plain data (its recent events aside): two states
+    that answer the table alike (a full fold, a snapshot with events folded onto it) give the
+    same value."""
+    plain: dict[str, Any] = msgspec.to_builtins(snapshot_of(state, "", []))
+    return plain
+
+
 def state_from(snapshot: Snapshot) -> CampaignState:
     """A campaign state to fold live events onto, from a snapshot.
 
@@ -141,4 +150,4 @@ def state_from(snapshot: Snapshot) -> CampaignState:
         characters={c.character: Character(character=c.character, name=c.name, stats=c.stats)
                     for c in snapshot.characters},
         session=snapshot.session, in_session=snapshot.in_session, rolls=list(snapshot.rolls),
-        game=snapshot.table.game)
+        game=snapshot.table.game)  # type: ignore[attr-defined]
