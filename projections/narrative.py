@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from projections.campaign import CampaignState
 
 __all__ = ["CheckState", "Difficulty", "CheckRecord", "Destiny", "DestinySpend", "FreeRoll",
-           "GameState", "TABLE_RECENT", "NarrativeTable", "Table", "initial_state", "evolve",
-           "describe", "dice_text", "table_of"]
+           "GameState", "CLOSED_CHECKS", "TABLE_RECENT", "NarrativeTable", "Table",
+           "initial_state", "evolve", "describe", "dice_text", "table_of"]
 
 
 class Difficulty(msgspec.Struct, kw_only=True):
@@ -251,8 +251,12 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
 # ---- the table a snapshot shows ---------------------------------------------------------
 
 TABLE_RECENT = 10
-"""Closed checks, history lines per character, destiny spends and free rolls a snapshot keeps:
-the table shows the latest; older ones come from the log's history, a page at a time."""
+"""History lines per character, destiny spends and free rolls a snapshot keeps: the table
+shows the latest; older ones come from the log's history, a page at a time."""
+
+CLOSED_CHECKS = 3
+"""Rolled or cancelled checks a snapshot keeps in full (about 1 KB each), besides the open
+ones; each character's history lists more of them in one line each."""
 
 
 class NarrativeTable(msgspec.Struct, kw_only=True, tag_field="system", tag="narrative"):
@@ -269,12 +273,12 @@ Table = NarrativeTable
 
 
 def table_of(state: GameState) -> NarrativeTable:
-    """The state with its unbounded history cut to the latest :data:`TABLE_RECENT` entries:
-    every open check, the last closed ones, each character's last checks, the destiny pool
-    with its last spends, the last free rolls. Folding later events onto it keeps it equal to
-    the same cut of the full state (a closed check is never changed again)."""
+    """The state with its unbounded history cut to the latest entries: every open check, the
+    last :data:`CLOSED_CHECKS` closed ones, each character's last :data:`TABLE_RECENT` checks,
+    the destiny pool with its last spends, the last free rolls. Folding later events onto it
+    keeps it equal to the same cut of the full state (a closed check never changes again)."""
     closed = [key for key in reversed(state.checks) if not state.checks[key].is_open]
-    kept = set(closed[:TABLE_RECENT])
+    kept = set(closed[:CLOSED_CHECKS])
     checks = {key: check for key, check in state.checks.items()
               if check.is_open or key in kept}
     destiny = Destiny(light=state.destiny.light, dark=state.destiny.dark,

@@ -77,6 +77,7 @@ def test_snapshot_then_events_equals_the_full_fold(make_log: Any,
     """At every split, snapshot (as sent) + the rest of the log = the full fold's table."""
     for module in (narrative_projection, d12_projection, sr3_projection):
         monkeypatch.setattr(module, "TABLE_RECENT", 1)  # so that the cut is exercised
+    monkeypatch.setattr(narrative_projection, "CLOSED_CHECKS", 1)
     log = make_log()
     whole = observable(fold(log))
     for split in range(1, len(log)):
@@ -93,6 +94,7 @@ def test_the_cut_keeps_open_checks_and_the_latest_closed(monkeypatch: pytest.Mon
                                                          ) -> None:
     """Open checks stay however old; closed ones beyond TABLE_RECENT are left to history."""
     monkeypatch.setattr(narrative_projection, "TABLE_RECENT", 1)
+    monkeypatch.setattr(narrative_projection, "CLOSED_CHECKS", 1)
     state = fold(narrative_log())
     table = msgspec.to_builtins(snapshot_of(state, "", []).table)
     assert table["system"] == "narrative"
