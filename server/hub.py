@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -33,23 +32,15 @@ from events.log import (
     PreparedEvent,
     prepare,
 )
-from events.messages import (
-    Ack,
-    ErrorReply,
-    History,
-    OutgoingEventFrame,
-    OutgoingHistoryPage,
-    View,
-    Welcome,
-)
+from events.messages import Ack, ErrorReply, History, OutgoingEventFrame, View, Welcome
 from projections.campaign import CampaignState, Member, evolve
-from projections.snapshot import RECENT_EVENTS, snapshot_of
 from server import auth, rules
 from server.divergence import check_history, needs_lookup
 from server.health import LogHealth
 from server.rebuild import CommandIndex, load_hub_state
 from server.rules.base import Decision
 from server.sealed_tokens import recall_issued, sealed_for
+from server.snapshots import SnapshotCache, encoded_page, history_page
 from server.subscriber import Subscriber
 from server.views import Job, NotComputed, ViewQueue, ViewSpec, ViewWorkers
 from server.writer import GroupCommitter
@@ -138,10 +129,8 @@ class CampaignHub:
         self._workers = workers
         self.view_queue = ViewQueue(workers.cache, in_flight=workers.workers, backlog=view_backlog)
         self._computing: set[asyncio.Task[None]] = set()
-        self._recent: deque[bytes] = deque(maxlen=RECENT_EVENTS)
-        """The last event frames as broadcast, for snapshots; read from the log when short."""
-        self._snapshot: tuple[int, bytes] | None = None
-        """The encoded snapshot and the head it stands at: built once per head."""
+        self._snapshots = SnapshotCache()
+        """The last event frames as broadcast and the snapshot of the head, encoded once."""
 
     @property
     def campaign(self) -> str:
@@ -232,8 +221,7 @@ class CampaignHub:
             return False
         self._stale = False
         self._standing = None
-        self._recent.clear()
-        self._snapshot = None
+        self._snapshots.clear()
         return True
 
     def _refuse_unavailable(self, items: list[CommandWork | JoinWork]) -> None:
@@ -341,7 +329,7 @@ class CampaignHub:
                 frame = encode(OutgoingEventFrame(
                     seq=seq, at=request.at, actor=request.actor, command=request.command_id,
                     event=msgspec.Raw(stored.payload), hash=digest))
-                self._recent.append(frame)
+                self._snapshots.add(frame)
                 self._broadcast(frame)
             changed.extend(new_events)
             answers[command_id] = Ack(id=command_id, seqs=seqs, member=ctx.issued_member,
@@ -518,7 +506,7 @@ class CampaignHub:
         self.subscribers.add(subscriber)
         subscriber.push(encode(welcome))
         if self._wants_snapshot(join):
-            subscriber.push(self._snapshot_now())
+            subscriber.push(self._snapshots.frame(self.state, self.head_hash))
         elif join.since < head:
             self._schedule_catch_up(subscriber, join.since, head)
         for frame in self._standing_now():  # after the catch-up: the views are of the head
@@ -540,38 +528,20 @@ class CampaignHub:
         cannot be read."""
         if self._stale or not self._wants_snapshot(join):
             return True
-        head = self.state.head
-        if len(self._recent) >= min(RECENT_EVENTS, head):
-            return True
-        try:
-            frames = await asyncio.to_thread(self._encoded_page,
-                                             max(0, head - RECENT_EVENTS), head)
-        except Exception:
-            logger.exception("reading the last events of %s failed", self.campaign)
-            self._refuse_unavailable([join])
-            return False
-        self._recent.clear()
-        self._recent.extend(frames)
+        if self._snapshots.needs_reading(self.state.head):
+            try:
+                await self._snapshots.read(self._log, self.campaign, self.state.head)
+            except Exception:
+                logger.exception("reading the last events of %s failed", self.campaign)
+                self._refuse_unavailable([join])
+                return False
         return not join.done.done()
 
-    def _snapshot_now(self) -> bytes:
-        """The table at the head, encoded once per head (a bounded cut of the state: no
-        replay, whatever the log's length)."""
-        head = self.state.head
-        if self._snapshot is None or self._snapshot[0] != head:
-            recent = [msgspec.Raw(frame) for frame in self._recent]
-            self._snapshot = (head, encode(snapshot_of(self.state, self.head_hash, recent)))
-        return self._snapshot[1]
-
     async def history_page(self, request: History) -> bytes:
-        """The encoded page of events before ``request.before`` (the latest ``limit`` of
-        them, oldest first), read in a worker thread: history never waits in the hub's queue
-        nor holds the event loop. Called by the connection that asked, once rate-limited."""
-        upto = min(request.before - 1, self.state.head)
-        frames = await asyncio.to_thread(self._encoded_page, max(0, upto - request.limit),
-                                         upto) if upto > 0 else []
-        return encode(OutgoingHistoryPage(id=request.id, before=request.before,
-                                          events=[msgspec.Raw(frame) for frame in frames]))
+        """The encoded page of events before ``request.before``: history never waits in the
+        hub's queue nor holds the event loop. Called by the connection that asked, once
+        rate-limited."""
+        return await history_page(self._log, self.campaign, self.state.head, request)
 
     def _standing_now(self) -> list[bytes]:
         """The standing views known now; the others are computed and broadcast when ready."""
@@ -592,17 +562,10 @@ class CampaignHub:
             after = since
             while after < head:
                 upto = min(after + CATCH_UP_PAGE, head)
-                page = await asyncio.to_thread(self._encoded_page, after, upto)
+                page = await asyncio.to_thread(encoded_page, self._log, self.campaign,
+                                               after, upto)
                 if not await target.send_page(page):
                     return  # too slow: dropped, it resumes from what it got
                 after = upto
 
         subscriber.push(catch_up)
-
-    def _encoded_page(self, after: int, upto: int) -> list[bytes]:
-        """The frames of events ``(after, upto]``, read and encoded in a worker thread, so the
-        event loop only writes them."""
-        return [encode(OutgoingEventFrame(seq=row.seq, at=row.at, actor=row.actor,
-                                          command=row.command_id,
-                                          event=msgspec.Raw(row.payload), hash=row.hash))
-                for row in self._log.rows(self.campaign, after, upto)]
