@@ -144,9 +144,8 @@ async def _invite(args: argparse.Namespace) -> int:
 
 
 async def _roll(args: argparse.Namespace) -> int:
-    client = await open_client(args, args.campaign)
+    client = await open_client(args, args.campaign)  # joined once: its system, then the roll
     system = client.welcome.system if client.welcome else ""
-    await client.close()
     try:
         parse_dice(args.expression)
         command: Any = core.Roll(id=common.new_command_id(), expression=args.expression,
@@ -155,13 +154,15 @@ async def _roll(args: argparse.Namespace) -> int:
         try:
             command = SYSTEMS[system].parse_roll(args.expression, args.character)
         except NotationError as error:
+            await client.close()
             raise CliError(f"cannot read {args.expression!r}: {error.message}") from None
         if command is None:
+            await client.close()
             raise CliError(f"cannot read {args.expression!r}: {dice_error.message}") from None
         command = msgspec.structs.replace(command, id=common.new_command_id())
         if args.reason and "reason" in command.__struct_fields__:
             command = msgspec.structs.replace(command, reason=args.reason)
-    return await send_command(args, args.campaign, command)
+    return await send_command(args, args.campaign, command, client)
 
 
 _COMMAND_DECODER: StrictDecoder[Any] = StrictDecoder(AnyCommand)

@@ -281,9 +281,15 @@ def emit(args: argparse.Namespace, data: Any, text: Any) -> None:
         console.print(text)
 
 
-async def send_command(args: argparse.Namespace, campaign: str, command: Any) -> int:
-    """Send one command and report the ack or the refusal; return the exit code."""
-    client = await open_client(args, campaign)
+async def send_command(args: argparse.Namespace, campaign: str, command: Any,
+                       client: Client | None = None) -> int:
+    """Send one command and report the ack or the refusal; return the exit code.
+
+    ``client``: one already joined (it is closed here), so a command that needed to look at
+    the table first joins once.
+    """
+    if client is None:
+        client = await open_client(args, campaign)
     try:
         ack = await client.send(command)
         if ack.seqs:
