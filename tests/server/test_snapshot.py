@@ -17,9 +17,13 @@ from tests.server.raw import RawPeer
 
 
 async def _rolled(table: Any, count: int) -> tuple[str, Any, int]:
+    """A d12 campaign with ``count`` rolls, by the GM and, past 25, players (within each
+    member's burst of commands, so that no roll waits for the rate)."""
     campaign, gm = await table.create_campaign("d12")
-    acks = await asyncio.gather(*(gm.call(core.Roll, expression="2d6", reason=f"r{i}")
-                                  for i in range(count)))
+    rollers = [gm] + [await table.invite(gm, "player", name=f"p{k}")
+                      for k in range(count // 25)]
+    acks = await asyncio.gather(*(rollers[i % len(rollers)].call(
+        core.Roll, expression="2d6", reason=f"r{i}") for i in range(count)))
     head = max(ack.seqs[-1] for ack in acks)
     await gm.wait_for_seq(head)
     return campaign, gm, head
@@ -44,7 +48,7 @@ async def test_a_join_afresh_gets_the_table_not_the_log(table: Any) -> None:
     assert [f["seq"] for f in snapshot["recent"]] == list(range(head - RECENT_EVENTS + 1,
                                                                 head + 1))
     assert snapshot["table"]["system"] == "d12"
-    assert [m["member"] for m in snapshot["members"]] == ["gm"]
+    assert [m["member"] for m in snapshot["members"]] == ["gm", "p0", "p1"]
     assert "token_hash" not in str(snapshot) and "tokens" not in snapshot
     assert len(snapshot["rolls"]) == 10 and snapshot["rolls"][-1]["seq"] == head
     await peer.close()
