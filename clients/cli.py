@@ -30,19 +30,22 @@ from clients.cli_support import (
     styled,
     to_plain,
 )
+from clients.client import Client
 from clients.systems import CLI_HOOKS
 from clients.table_text import LOG_LINES, sheet, state_json, state_text, view_line
 from events import core
+from events.base import Recorded
 from events.codec import AnyCommand
 from events.dice import parse_dice
 from events.errors import ConnectionLost, NotationError, Rejected, StoreError
-from events.messages import View, json_schema
+from events.messages import View
 from events.plain_text import check_plain_text
 from events.strict import StrictDecoder
 from events.systems import SYSTEM_IDS, SYSTEMS
 from events.wire_errors import rejection_from
 from projections.campaign import CampaignState, evolve, fold
 from projections.describe import describe
+from projections.snapshot import protocol_schema, state_from
 
 __all__ = ["build_parser", "main"]
 
@@ -144,13 +147,23 @@ async def _invite(args: argparse.Namespace) -> int:
 
 
 async def _roll(args: argparse.Namespace) -> int:
-    client = await open_client(args, args.campaign)
+    client = await open_client(args, args.campaign)  # joined once: its system, then the roll
+    try:
+        command = _roll_command(args, client)
+    except BaseException:
+        await client.close()
+        raise
+    return await send_command(args, args.campaign, command, client)
+
+
+def _roll_command(args: argparse.Namespace, client: Client) -> Any:
+    """The command ``poolhall roll`` sends: plain dice, else the campaign's system's notation
+    (a test of the one character the player plays, when they name none)."""
     system = client.welcome.system if client.welcome else ""
-    await client.close()
     try:
         parse_dice(args.expression)
-        command: Any = core.Roll(id=common.new_command_id(), expression=args.expression,
-                                 character=args.character, reason=args.reason or "")
+        return core.Roll(id=common.new_command_id(), expression=args.expression,
+                         character=args.character, reason=args.reason or "")
     except NotationError as dice_error:
         try:
             command = SYSTEMS[system].parse_roll(args.expression, args.character)
@@ -158,14 +171,14 @@ async def _roll(args: argparse.Namespace) -> int:
             if args.character is not None or "--character" not in error.message:
                 raise CliError(f"cannot read {args.expression!r}: {error.message}") from None
             # A test needs a character: the one the player plays, unless they play several.
-            args.character = await common.character_for(args, args.campaign, None)
-            return await _roll(args)
+            args.character = common.own_character(client, None)
+            return _roll_command(args, client)
         if command is None:
             raise CliError(f"cannot read {args.expression!r}: {dice_error.message}") from None
         command = msgspec.structs.replace(command, id=common.new_command_id())
         if args.reason and "reason" in command.__struct_fields__:
             command = msgspec.structs.replace(command, reason=args.reason)
-    return await send_command(args, args.campaign, command)
+        return command
 
 
 _COMMAND_DECODER: StrictDecoder[Any] = StrictDecoder(AnyCommand)
@@ -193,23 +206,35 @@ async def _send(args: argparse.Namespace) -> int:
 # ---- following the table ------------------------------------------------------------------
 
 
-async def _catch_up(args: argparse.Namespace, follow: bool = False) -> tuple[Any, list[Any]]:
-    client = await open_client(args, args.campaign, follow=follow)
+async def _catch_up(args: argparse.Namespace, follow: bool = False, replay: bool = False,
+                    last: int = 0, **hooks: Any) -> tuple[Any, list[Any]]:
+    """A joined client at the head and the events before it: every one with ``replay``,
+    else the last ``last`` (from the snapshot's, then history pages). ``hooks``: the
+    client's ``on_view`` and ``on_connection``."""
+    client = await open_client(args, args.campaign, follow=follow, replay=replay, **hooks)
     assert client.welcome is not None
     try:
         await client.wait_for_seq(client.welcome.head, timeout=120)
+        history = client.drain()
+        if client.snapshot is not None:
+            history = [Recorded(seq=f.seq, at=f.at, actor=f.actor, command=f.command,
+                                event=f.event) for f in client.snapshot.recent] + history
+            while len(history) < last and history and history[0].seq > 1:
+                history = await client.history(history[0].seq,
+                                               last - len(history)) + history
     except ConnectionLost as lost:  # a follower that resumed on a shorter log, say
         await client.close()
         raise common.connection_lost(lost, f"stopped reading {args.campaign}") from None
-    return client, client.drain()
+    return client, history
 
 
 async def _watch(args: argparse.Namespace) -> int:
-    state = CampaignState()
+    state = CampaignState()  # the snapshot's, once joined (show reads it when called)
     shown_views: dict[str, str] = {}
 
     def show(recorded: Any, quiet: bool = False) -> None:
-        evolve(state, recorded)
+        if recorded.seq > state.head:  # the snapshot's own events are folded in it already
+            evolve(state, recorded)
         if quiet:
             return
         if args.json:
@@ -245,15 +270,11 @@ async def _watch(args: argparse.Namespace) -> int:
                         "have event {})", head))
 
     live = False
-    client = await open_client(args, args.campaign, follow=True, on_view=show_view,
-                               on_connection=connection)
+    client, history = await _catch_up(args, follow=True, replay=not args.last, last=args.last,
+                                      on_view=show_view, on_connection=connection)
+    if client.snapshot is not None:
+        state = state_from(client.snapshot)
     try:
-        assert client.welcome is not None
-        try:
-            await client.wait_for_seq(client.welcome.head, timeout=120)
-        except ConnectionLost as lost:  # a follower that resumed on a shorter log, say
-            raise common.connection_lost(lost, f"stopped reading {args.campaign}") from None
-        history = client.drain()
         shown_from = len(history) - args.last if args.last else 0
         for index, recorded in enumerate(history):  # fold it all, print the last lines
             show(recorded, quiet=index < shown_from)
@@ -270,14 +291,16 @@ async def _watch(args: argparse.Namespace) -> int:
 
 
 async def _state(args: argparse.Namespace) -> int:
-    client, history = await _catch_up(args)
-    await client.close()
-    if args.at is not None and args.at > client.welcome.head:
-        raise CliError(f"--at {args.at} is past the campaign's last event "
-                       f"#{client.welcome.head}")
-    if args.at is None:
+    if args.at is None:  # the table as it stands: the server's snapshot, no replay
+        client, history = await _catch_up(args)
+        await client.close()
         state, views, recent = client.state, client.views, history[-LOG_LINES:]
-    else:  # the views are today's: an earlier table shows odds computed here
+    else:  # an earlier table: the log up to there (the views are today's: odds computed here)
+        client, history = await _catch_up(args, replay=True)
+        await client.close()
+        if args.at > client.welcome.head:
+            raise CliError(f"--at {args.at} is past the campaign's last event "
+                           f"#{client.welcome.head}")
         state, views = fold(history, upto=args.at), {}
         recent = [r for r in history if r.seq <= args.at][-LOG_LINES:]
     emit(args, state_json(client, state, recent), state_text(state, views, recent))
@@ -324,7 +347,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
+    sys.stdout.write(json.dumps(protocol_schema(), indent=2) + "\n")
     return common.EXIT_OK
 
 

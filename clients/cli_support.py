@@ -11,7 +11,8 @@ Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``c
 - ``common.emit(args, data, text)``: print ``data`` as JSON with ``--json``, else ``text``
   (plain text, or any rich renderable; markup is off: style with ``common.styled``);
 - ``await common.call_once(args, campaign, CommandType, **fields)``: one command, its ack;
-- ``await common.fetch_state(args, campaign)``: the campaign's state as it stands now;
+- ``await common.fetch_state(args, campaign)``: the campaign's table as it stands now (from
+  the server's snapshot: no replay; ``whole=True`` folds the whole log, for closed history);
 - ``await common.fetch_table(args, campaign)``: the (closed) client that read it, with its
   views and welcome;
 - ``await common.character_for(args, campaign, given)``,
@@ -207,15 +208,17 @@ def read_token_file(path: str | Path) -> str:
 
 async def open_client(args: argparse.Namespace, campaign: str | None,
                       token: str | None = None, *, follow: bool = False,
-                      **hooks: Any) -> Client:
+                      replay: bool = False, **hooks: Any) -> Client:
     """A joined client, or a :class:`CliError` that says why not.
 
     A one-shot command's client neither reconnects nor drops any event it has not read yet;
-    ``follow`` (for ``watch``) reconnects and resumes through a server restart. ``hooks``:
-    the client's ``on_connection`` and ``on_view``.
+    ``follow`` (for ``watch``) reconnects and resumes through a server restart. The client
+    gets a snapshot of the table on joining, not the log: ``replay`` asks for every event
+    (for the commands that need the whole history, like ``state --at``). ``hooks``: the
+    client's ``on_connection`` and ``on_view``.
     """
     client = Client(args.url, token or resolve_token(args), campaign, reconnect=follow,
-                    keep_all=True, **hooks)
+                    keep_all=True, replay=replay, **hooks)
     try:
         await client.connect()
     except CommandRejected as refusal:
@@ -259,15 +262,22 @@ async def call_once(args: argparse.Namespace, campaign: str | None, command_type
         await client.close()
 
 
-async def fetch_state(args: argparse.Namespace, campaign: str) -> CampaignState:
-    """Join, catch up to the campaign's head, leave: its state as it stands now."""
-    return (await fetch_table(args, campaign)).state
+async def fetch_state(args: argparse.Namespace, campaign: str, *,
+                      whole: bool = False) -> CampaignState:
+    """Join, take the table as it stands now, leave: the campaign's state.
+
+    From the server's snapshot (one message, whatever the log's length), which holds the open
+    checks and tests and the latest closed ones; ``whole`` replays the whole log instead, for
+    a command that shows every closed one (``--all``).
+    """
+    return (await fetch_table(args, campaign, whole=whole)).state
 
 
-async def fetch_table(args: argparse.Namespace, campaign: str) -> Client:
-    """Join, catch up to the campaign's head, leave: the closed client, whose ``state``,
-    ``views`` (those that came while it read) and ``welcome`` (who we are) stay readable."""
-    client = await open_client(args, campaign)
+async def fetch_table(args: argparse.Namespace, campaign: str, *, whole: bool = False) -> Client:
+    """Join, take the table (the snapshot, or with ``whole`` the whole log), leave: the
+    closed client, whose ``state``, ``views`` (those that came while it read) and ``welcome``
+    (who we are) stay readable."""
+    client = await open_client(args, campaign, replay=whole)
     try:
         assert client.welcome is not None
         await client.wait_for_seq(client.welcome.head, timeout=120)
@@ -318,9 +328,15 @@ def emit(args: argparse.Namespace, data: Any, text: Any) -> None:
         console.print(text)
 
 
-async def send_command(args: argparse.Namespace, campaign: str, command: Any) -> int:
-    """Send one command and report the ack or the refusal; return the exit code."""
-    client = await open_client(args, campaign)
+async def send_command(args: argparse.Namespace, campaign: str, command: Any,
+                       client: Client | None = None) -> int:
+    """Send one command and report the ack or the refusal; return the exit code.
+
+    ``client``: one already joined (it is closed here), so a command that needed to look at
+    the table first joins once.
+    """
+    if client is None:
+        client = await open_client(args, campaign)
     try:
         ack = await client.send(command)
         if ack.seqs:

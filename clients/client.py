@@ -4,11 +4,16 @@
 
     async with Client("ws://127.0.0.1:8765", token, "edge-of-the-empire") as table:
         ack = await table.call(core.Roll, expression="2d6+1")
-        async for recorded in table:          # every event, catch-up then live
+        async for recorded in table:          # live events (and any missed on resuming)
             print(recorded.seq, recorded.event)
 
-The client folds every event into :attr:`Client.state` with the same projection code the
-server runs. If the connection drops it reconnects, resumes from the last sequence number it
+On joining afresh (or far behind) the client receives a snapshot of the table
+(:attr:`Client.snapshot`) and sets :attr:`Client.state` from it; it then folds every event into
+the state with the same projection code the server runs, so it never replays a campaign to
+know the table. Older events come a page at a time (:meth:`Client.history`); a client built
+with ``replay=True`` gets every event instead, as a tool reading the whole log needs.
+
+If the connection drops it reconnects, resumes from the last sequence number it
 holds (no gap, no duplicate) and re-sends unanswered commands with their original ids, which
 the server answers without appending twice. A command refused with ``rate_limited`` is re-sent
 after the ``retry_after`` the server asked for, one at a time, while its timeout allows.
@@ -35,8 +40,19 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from events.base import Recorded, ViewData
 from events.codec import encode
 from events.errors import CommandRejected, ConnectionLost, HistoryDiverged
-from events.messages import SERVER_DECODER, Ack, ErrorReply, EventFrame, Join, View, Welcome
+from events.messages import (
+    HISTORY_LIMIT,
+    Ack,
+    ErrorReply,
+    EventFrame,
+    History,
+    HistoryPage,
+    Join,
+    View,
+    Welcome,
+)
 from projections.campaign import CampaignState, evolve, new_state
+from projections.snapshot import SERVER_DECODER, Snapshot, state_from
 
 __all__ = [
     "DEFAULT_URL",
@@ -101,10 +117,12 @@ class Client:
         keep_all: bool = False,
         on_connection: Callable[[bool, int], None] | None = None,
         on_view: Callable[[View], None] | None = None,
+        replay: bool = False,
     ) -> None:
         """``keep_all``: keep every event for ``async for`` until read, not only the last
         :data:`EVENT_BUFFER` (for a caller that reads the whole history at once, like
-        ``poolhall state --at``).
+        ``poolhall state --at``). ``replay``: ask for every event rather than a snapshot
+        (the state is then the fold of the whole log).
 
         ``on_connection(connected, head)`` is called when an established connection drops
         (``False``) and when the client has resumed (``True``, at the head it resumed from),
@@ -119,11 +137,15 @@ class Client:
         """The latest view about each thing at the table (``check:<id>``, ``combat`` ...),
         typed: a :class:`events.narrative.NarrativeCheckOdds`, ... ."""
         self.welcome: Welcome | None = None
+        self.snapshot: Snapshot | None = None
+        """The last snapshot of the table the server sent (``None`` if it sent events)."""
         self.reconnects = 0
         self.last_hash = ""
         """The chain hash of the last event folded (its frame's ``hash``), sent on resuming."""
         self._token = token
         self._reconnect = reconnect
+        self._replay = replay
+        self._history: dict[str, asyncio.Future[HistoryPage]] = {}
         self._reconnect_for = reconnect_for
         self._timeout = timeout
         self._connection: ClientConnection | None = None
@@ -164,8 +186,9 @@ class Client:
         await self.close()
 
     async def connect(self) -> Welcome:
-        """Open the connection and join; raises :class:`CommandRejected` if the join is refused
-        (:class:`HistoryDiverged` if the server's history is not the one this client holds)."""
+        """Open the connection, join and take the table (unless replaying); raises
+        :class:`CommandRejected` if the join is refused (:class:`HistoryDiverged` if the
+        server's history is not the one this client holds)."""
         welcome = await self._open()
         self._reader = asyncio.create_task(self._read_forever(), name="poolhall-client")
         return welcome
@@ -176,9 +199,14 @@ class Client:
         self._joined = asyncio.get_running_loop().create_future()
         try:
             await connection.send(encode(Join(token=self._token, campaign=self.campaign,
-                                              since=self.head, since_hash=self._since_hash())),
-                                  text=True)
+                                              since=self.head, since_hash=self._since_hash(),
+                                              replay=self._replay)), text=True)
             while not self._joined.done():
+                self._dispatch(await asyncio.wait_for(connection.recv(), self._timeout))
+            head = self._joined.result().head
+            # The table (a snapshot, or the few events missed) is at hand once joined; a
+            # replay of the whole log is read by the reader instead, at its own pace.
+            while not self._replay and self.head < head:
                 self._dispatch(await asyncio.wait_for(connection.recv(), self._timeout))
         except BaseException:  # refused, timed out, dropped: never leave the socket open
             await connection.close()
@@ -277,6 +305,27 @@ class Client:
         self._waiters.append((seq, future))
         await asyncio.wait_for(future, timeout or self._timeout)
 
+    async def history(self, before: int, limit: int = 100) -> list[Recorded]:
+        """The events before ``before`` (the latest ``limit``, at most
+        :data:`~events.messages.HISTORY_LIMIT`), oldest first; empty once none is left.
+
+        Read off the server's log on request: nothing is folded into :attr:`state`.
+        """
+        if self._lost is not None:
+            raise self._lost
+        request = History(id=new_command_id(), before=before,
+                          limit=max(1, min(limit, HISTORY_LIMIT)))
+        future: asyncio.Future[HistoryPage] = asyncio.get_running_loop().create_future()
+        self._history[request.id] = future
+        try:
+            assert self._connection is not None
+            await self._connection.send(encode(request), text=True)
+            page = await asyncio.wait_for(future, self._timeout)
+        finally:
+            self._history.pop(request.id, None)
+        return [Recorded(seq=f.seq, at=f.at, actor=f.actor, command=f.command, event=f.event)
+                for f in page.events]
+
     # ---- reading ----------------------------------------------------------------------
 
     async def wait_until(self, check: Callable[[], Any], timeout: float | None = None) -> Any:
@@ -311,6 +360,12 @@ class Client:
         match message:
             case EventFrame():
                 self._fold(message)
+            case Snapshot():
+                self._take_snapshot(message)
+            case HistoryPage():
+                waiting = self._history.get(message.id)
+                if waiting is not None and not waiting.done():
+                    waiting.set_result(message)
             case Ack():
                 pending = self._pending.get(message.id)
                 if pending is not None and not pending.future.done():
@@ -321,6 +376,10 @@ class Client:
                 if message.id is None and self._joined is not None and not self._joined.done():
                     self._joined.set_exception(HistoryDiverged(message.message)
                                                if message.code == "diverged" else refusal)
+                    return
+                asked = self._history.get(message.id or "")
+                if asked is not None and not asked.done():
+                    asked.set_exception(refusal)
                     return
                 pending = self._pending.get(message.id or "")
                 if pending is not None and not pending.future.done():
@@ -362,6 +421,15 @@ class Client:
                 await self._connection.send(encode(pending.command), text=True)
             except ConnectionClosed:
                 pass  # re-sent with the others once the connection is back
+
+    def _take_snapshot(self, snapshot: Snapshot) -> None:
+        """Set the state from the table as it stands; live events fold onto it from here."""
+        if snapshot.seq < self.head:
+            return  # older than what we hold (cannot happen with a correct server)
+        self.snapshot = snapshot
+        self.state = state_from(snapshot)
+        self.last_hash = snapshot.head_hash
+        self._notify()
 
     def _fold(self, frame: EventFrame) -> None:
         if frame.seq <= self.head:

@@ -153,7 +153,7 @@ def _test_text(test: TestState) -> Text:
 
 
 async def _tests(args: argparse.Namespace, common: ModuleType) -> int:
-    game = (await common.fetch_state(args, args.campaign)).game
+    game = (await common.fetch_state(args, args.campaign, whole=args.all)).game
     if not isinstance(game, GameState):
         raise common.CliError(f"{args.campaign} does not play d12")
     tests = [t for t in game.tests.values() if args.all or t.open]

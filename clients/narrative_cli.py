@@ -141,7 +141,9 @@ async def _difficulty(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 async def _game(args: argparse.Namespace, common: ModuleType) -> GameState:
-    game = (await common.fetch_state(args, args.campaign)).game
+    # --all shows every closed check: the whole log; else the table's snapshot is enough
+    game = (await common.fetch_state(args, args.campaign,
+                                     whole=getattr(args, "all", False))).game
     if not isinstance(game, GameState):
         raise common.CliError(f"{args.campaign} does not play narrative dice")
     return game

@@ -99,11 +99,17 @@ def state_data(state: CampaignState, views: Mapping[str, Any],
 
 
 def state_json(client: Any, state: CampaignState, recent: Sequence[Recorded]) -> Any:
-    """What ``state --json`` prints: the single place to switch to the typed snapshot
-    (``client.snapshot``) once it lands; until then the readable data of :func:`state_data`.
-    ``client`` is the (closed) client that read the table; ``state`` may be an earlier one
-    (``--at``)."""
-    return state_data(state, getattr(client, "views", {}), recent)
+    """What ``state --json`` prints: the readable data of :func:`state_data` and, for the
+    table as it stands, the server's typed snapshot under ``snapshot`` (the protocol's
+    message, less its ``recent`` frames, which ``log`` shows). ``client`` is the (closed)
+    client that read the table; ``state`` may be an earlier one (``--at``)."""
+    data = state_data(state, getattr(client, "views", {}), recent)
+    snapshot = getattr(client, "snapshot", None)
+    if snapshot is not None and state is client.state:
+        typed = msgspec.to_builtins(snapshot)
+        typed.pop("recent", None)
+        data["snapshot"] = typed
+    return data
 
 
 def state_text(state: CampaignState, views: Mapping[str, Any],

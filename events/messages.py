@@ -30,8 +30,12 @@ __all__ = [
     "ClientMessage",
     "ErrorReply",
     "EventFrame",
+    "HISTORY_LIMIT",
+    "History",
+    "HistoryPage",
     "Join",
     "OutgoingEventFrame",
+    "OutgoingHistoryPage",
     "ServerMessage",
     "Token",
     "View",
@@ -58,15 +62,37 @@ class Join(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="joi
     ``diverged`` instead of appending new events after it. Older clients leave it out, and
     fields left at their defaults are not sent (a server older than ``since_hash`` refuses
     any join that names it, even as ``null``).
+
+    A client within the server's resume limit of the head gets the events it missed; further
+    behind (``since`` 0 included) it gets a ``snapshot`` of the table instead. ``replay``
+    asks for every event after ``since`` whatever the distance (for tools that need the
+    whole log, like ``poolhall state --at``).
     """
 
     token: Token
     campaign: Slug | None = None
     since: Seq = 0
     since_hash: ChainHash | None = None
+    replay: bool = False
 
 
-ClientMessage = Union[Join, AnyCommand]
+HISTORY_LIMIT = 500
+"""Most events one ``history`` page holds."""
+
+
+class History(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="history",
+              forbid_unknown_fields=True, omit_defaults=True):
+    """Ask for the events before ``before``, a page at a time (the latest ``limit`` of them).
+
+    Not a command: it appends nothing and is answered by a ``history`` page carrying ``id``.
+    """
+
+    id: CommandId
+    before: Annotated[int, Meta(ge=1, le=2**53, description="the first seq not wanted")]
+    limit: Annotated[int, Meta(ge=1, le=HISTORY_LIMIT)] = 100
+
+
+ClientMessage = Union[Join, History, AnyCommand]
 
 
 class _ServerMessage(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -113,6 +139,22 @@ class OutgoingEventFrame(_ServerMessage, frozen=True, tag="event"):
     command: str
     event: msgspec.Raw
     hash: str = ""
+
+
+class HistoryPage(_ServerMessage, frozen=True, tag="history"):
+    """The answer to ``history``: events before ``before``, oldest first (empty: none left)."""
+
+    id: str
+    before: int
+    events: list[EventFrame]
+
+
+class OutgoingHistoryPage(_ServerMessage, frozen=True, tag="history"):
+    """The server's encoding of :class:`HistoryPage`: each frame encoded as it is sent live."""
+
+    id: str
+    before: int
+    events: list[msgspec.Raw]
 
 
 class Ack(_ServerMessage, frozen=True, tag="ack", omit_defaults=True):
@@ -164,7 +206,7 @@ class View(_ServerMessage, frozen=True, tag="view"):
     data: AnyView
 
 
-ServerMessage = Union[Welcome, EventFrame, Ack, ErrorReply, View]
+ServerMessage = Union[Welcome, EventFrame, HistoryPage, Ack, ErrorReply, View]
 
 CLIENT_DECODER: StrictDecoder[Any] = StrictDecoder(ClientMessage)
 """Refuses unknown fields at any depth; the server's events, below, ignore them."""
@@ -183,7 +225,7 @@ CLOSE_CODES: dict[int, str] = {
 """The WebSocket close codes the server uses, and what the client should do."""
 
 
-def json_schema() -> dict[str, Any]:
+def json_schema(server: Any = ServerMessage) -> dict[str, Any]:
     """JSON Schema of every client and server message, generated from the types.
 
     The root is a ``oneOf`` a client message (``$defs/ClientMessage``) or a server message
@@ -191,10 +233,11 @@ def json_schema() -> dict[str, Any]:
     are described by their strict twins (:mod:`events.strict`), so every object a client sends
     says ``additionalProperties: false`` (a value nested in a command is named
     ``<Name>Input``), while the events a server sends do not: older clients ignore what they
-    do not know.
+    do not know. ``server`` is the union of the server's messages: the snapshot, whose table
+    is typed by the projections, adds itself (:func:`projections.snapshot.protocol_schema`).
     """
     (client, server), components = msgspec.json.schema_components(
-        [strict_type(ClientMessage), ServerMessage], ref_template="#/$defs/{name}"
+        [strict_type(ClientMessage), server], ref_template="#/$defs/{name}"
     )
     closes = "; ".join(f"{code} {meaning}" for code, meaning in CLOSE_CODES.items())
     return {

@@ -56,6 +56,9 @@ class Projection(Generic[S]):
     """Folds one of the system's own events (pure: no I/O, no clock, no randomness)."""
     describe: Callable[[Recorded, TableView], str]
     """One line for people, for ``poolhall watch``, about any of the system's events."""
-    snapshot: Callable[[S], msgspec.Struct] | None = None
-    """What the table shows of the state (open checks, destiny pool, combat turn), as a typed
-    Struct; ``None`` until the system has one."""
+    table: type[msgspec.Struct]
+    """The type of what the table shows of the state in a snapshot (tagged by ``system``)."""
+    snapshot: Callable[[S], msgspec.Struct]
+    """What the table shows of the state (open checks, destiny pool, combat turn), bounded
+    whatever the campaign's length, as a :attr:`table`: the system's part of the snapshot a
+    joining member gets, onto which it folds live events."""

@@ -22,12 +22,16 @@ __all__ = [
     "PROJECTION",
     "GameState",
     "RoundRecord",
+    "TABLE_RECENT",
+    "D12Table",
+    "Table",
     "TestState",
     "describe",
     "event_line",
     "evolve",
     "initial_state",
     "open_tests",
+    "table_of",
 ]
 
 
@@ -88,6 +92,35 @@ def initial_state() -> GameState:
 def open_tests(state: GameState) -> list[TestState]:
     """The tests still going on, oldest first."""
     return [t for t in state.tests.values() if t.open]
+
+
+TABLE_RECENT = 10
+"""Ended tests a snapshot keeps besides the open ones; older ones come from the log."""
+
+
+class D12Table(msgspec.Struct, kw_only=True, tag_field="system", tag="d12"):
+    """The d12 table as a snapshot carries it: the state, bounded (see :func:`table_of`).
+
+    A client folds later events onto ``game`` with :func:`evolve`, exactly as the server does.
+    """
+
+    game: GameState
+
+
+Table = D12Table
+"""This system's table, as the snapshot module finds it."""
+
+
+def table_of(state: GameState) -> D12Table:
+    """Every open test and the last :data:`TABLE_RECENT` ended ones (an ended test never
+    changes again, so folding later events onto this keeps it equal to the same cut of the
+    full state)."""
+    ended = [number for number in reversed(state.tests) if not state.tests[number].open]
+    kept = set(ended[:TABLE_RECENT])
+    return D12Table(game=GameState(
+        tests={number: test for number, test in state.tests.items()
+               if test.open or number in kept},
+        next_test=state.next_test))
 
 
 def _threshold_text(threshold: d12.Threshold) -> str:
@@ -203,5 +236,5 @@ def describe(recorded: Recorded, campaign: TableView) -> str:
 
 PROJECTION: Projection[GameState] = Projection(
     system=d12.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
-    describe=describe)
+    describe=describe, table=Table, snapshot=table_of)
 """This system's part of the projections (see :mod:`projections.contract`)."""

@@ -9,7 +9,7 @@ so a modification that arrives late still lands in its place.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -19,8 +19,12 @@ from projections.contract import Projection, TableView
 from projections.narrative_dice import cancel_text
 from projections.narrative_pool import BuiltPool, Modification, PoolDie, base_dice, effective_pool
 
+if TYPE_CHECKING:
+    pass
+
 __all__ = ["PROJECTION", "CheckState", "Difficulty", "CheckRecord", "Destiny", "DestinySpend",
-           "FreeRoll", "GameState", "initial_state", "evolve", "describe", "dice_text"]
+           "FreeRoll", "GameState", "CLOSED_CHECKS", "TABLE_RECENT", "NarrativeTable", "Table",
+           "initial_state", "evolve", "describe", "dice_text", "table_of"]
 
 
 class Difficulty(msgspec.Struct, kw_only=True):
@@ -245,6 +249,47 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
     return state
 
 
+# ---- the table a snapshot shows ---------------------------------------------------------
+
+TABLE_RECENT = 10
+"""History lines per character, destiny spends and free rolls a snapshot keeps: the table
+shows the latest; older ones come from the log's history, a page at a time."""
+
+CLOSED_CHECKS = 3
+"""Rolled or cancelled checks a snapshot keeps in full (about 1 KB each), besides the open
+ones; each character's history lists more of them in one line each."""
+
+
+class NarrativeTable(msgspec.Struct, kw_only=True, tag_field="system", tag="narrative"):
+    """The narrative table as a snapshot carries it: the state, bounded (see :func:`table_of`).
+
+    A client folds later events onto ``game`` with :func:`evolve`, exactly as the server does.
+    """
+
+    game: GameState
+
+
+Table = NarrativeTable
+"""This system's table, as the snapshot module finds it."""
+
+
+def table_of(state: GameState) -> NarrativeTable:
+    """The state with its unbounded history cut to the latest entries: every open check, the
+    last :data:`CLOSED_CHECKS` closed ones, each character's last :data:`TABLE_RECENT` checks,
+    the destiny pool with its last spends, the last free rolls. Folding later events onto it
+    keeps it equal to the same cut of the full state (a closed check never changes again)."""
+    closed = [key for key in reversed(state.checks) if not state.checks[key].is_open]
+    kept = set(closed[:CLOSED_CHECKS])
+    checks = {key: check for key, check in state.checks.items()
+              if check.is_open or key in kept}
+    destiny = Destiny(light=state.destiny.light, dark=state.destiny.dark,
+                      rolled=state.destiny.rolled, spent=state.destiny.spent[-TABLE_RECENT:])
+    return NarrativeTable(game=GameState(
+        checks=checks, opened=dict(state.opened),
+        history={who: lines[-TABLE_RECENT:] for who, lines in state.history.items()},
+        destiny=destiny, rolls=state.rolls[-TABLE_RECENT:]))
+
+
 # ---- describe -----------------------------------------------------------------------------
 
 _SHORT = {"success": "S", "advantage": "A", "triumph": "Tr", "failure": "F", "threat": "T",
@@ -314,5 +359,5 @@ def describe(recorded: Recorded, campaign: TableView) -> str:
 
 PROJECTION: Projection[GameState] = Projection(
     system=n.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
-    describe=describe)
+    describe=describe, table=Table, snapshot=table_of)
 """This system's part of the projections (see :mod:`projections.contract`)."""

@@ -21,6 +21,10 @@ from projections.contract import Projection, TableView
 __all__ = [
     "PROJECTION",
     "RECENT_TESTS",
+    "TABLE_RECENT",
+    "Sr3Table",
+    "Table",
+    "table_of",
     "Combatant",
     "Combat",
     "TestRecord",
@@ -91,6 +95,35 @@ class GameState(msgspec.Struct, kw_only=True):
     declared: dict[str, vocabulary.PoolTestDeclared] = msgspec.field(default_factory=dict)
     karma_spent: dict[str, int] = msgspec.field(default_factory=dict)
     scene: int = 1
+
+
+TABLE_RECENT = 20
+"""Tests a snapshot keeps (of the :data:`RECENT_TESTS` the state holds)."""
+
+
+class Sr3Table(msgspec.Struct, kw_only=True, tag_field="system", tag="sr3"):
+    """The sr3 table as a snapshot carries it: the state, bounded (see :func:`table_of`).
+
+    A client folds later events onto ``game`` with :func:`evolve`, exactly as the server does.
+    """
+
+    game: GameState
+
+
+Table = Sr3Table
+"""This system's table, as the snapshot module finds it."""
+
+
+def table_of(state: GameState) -> Sr3Table:
+    """The combat, declared tests, karma spent and scene as they stand, and the last
+    :data:`TABLE_RECENT` tests (later tests get higher numbers, so folding later events onto
+    this keeps it equal to the same cut of the full state)."""
+    recent = sorted(state.tests)[-TABLE_RECENT:]
+    return Sr3Table(game=GameState(
+        combat=state.combat, combats=state.combats,
+        tests={number: state.tests[number] for number in recent}, next_test=state.next_test,
+        declared=dict(state.declared), karma_spent=dict(state.karma_spent),
+        scene=state.scene))
 
 
 def initial_state() -> GameState:
@@ -292,5 +325,5 @@ def combat_view(state: GameState) -> dict[str, Any] | None:
 
 PROJECTION: Projection[GameState] = Projection(
     system=vocabulary.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
-    describe=describe)
+    describe=describe, table=Table, snapshot=table_of)
 """This system's part of the projections (see :mod:`projections.contract`)."""

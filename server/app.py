@@ -34,7 +34,7 @@ from events.base import Recorded
 from events.codec import encode
 from events.errors import Rejected, StoreError
 from events.log import Appended, AppendRequest, CommandRecord, prepare
-from events.messages import Ack, ErrorReply, Join, Welcome
+from events.messages import Ack, ErrorReply, History, Join, Welcome
 from events.store import SqliteLog
 from projections.campaign import CampaignState, Member, evolve, new_state
 from server.auth import (
@@ -312,12 +312,25 @@ class Server:
                     assert key is not None
                     joined: MemberKey = key
                     if hub is None:
+                        if isinstance(message, History):
+                            raise Rejected("invalid", "the admin session has no campaign and "
+                                           "so no history", "$.type")
                         await self._admin_command(message, subscriber, joined)
                         continue
                     if self._stopping:  # not rate_limited: the answer that tells it to retry
                         raise Rejected("shutting_down", "the server is shutting down; retry"
                                        " shortly", None)
                     self.limits.admit_command(joined, hub.campaign)  # before any hub work
+                    if isinstance(message, History):  # a read, not a command: no hub queue
+                        try:
+                            subscriber.push(await hub.history_page(message))
+                        except Exception:
+                            logger.exception("reading history of %s failed", hub.campaign)
+                            raise Rejected("unavailable", "the log could not be read; retry "
+                                           "shortly", None) from None
+                        finally:
+                            self.limits.finish_command(joined)
+                        continue
                     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
                     done.add_done_callback(functools.partial(self._answered, joined))
                     try:
@@ -429,7 +442,7 @@ class Server:
         try:
             done: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()
             hub.submit(JoinWork(member=member, since=join.since, since_hash=join.since_hash,
-                                subscriber=subscriber, done=done))
+                                replay=join.replay, subscriber=subscriber, done=done))
             await done
         except BaseException:
             self.limits.release_connection(key)

@@ -4,8 +4,10 @@ Work reaches the hub through its inbox. The hub takes whatever has queued, decid
 in order against its state (folding the new events at once, so the next decision sees them),
 hands the whole batch to the group committer, and only when it is durable broadcasts each event
 (encoded once) to every subscriber, then answers each sender. A join is handled between
-batches: the new subscriber gets everything up to the head from the log, then live events, so
-there is never a gap nor a duplicate.
+batches: a subscriber within :data:`RESUME_LIMIT` events of the head gets the events it missed
+from the log, one further behind (or joining afresh) a snapshot of the table at the head; then
+live events, so there is never a gap nor a duplicate. Older history is read a page at a time on
+request (:meth:`CampaignHub.history_page`), off the event loop and outside the hub's queue.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from events.log import (
     PreparedEvent,
     prepare,
 )
-from events.messages import Ack, ErrorReply, OutgoingEventFrame, View, Welcome
+from events.messages import Ack, ErrorReply, History, OutgoingEventFrame, View, Welcome
 from projections.campaign import CampaignState, Member, evolve
 from server import auth, rules
 from server.divergence import check_history, needs_lookup
@@ -38,11 +40,12 @@ from server.health import LogHealth
 from server.rebuild import CommandIndex, load_hub_state
 from server.rules.base import Decision
 from server.sealed_tokens import recall_issued, sealed_for
+from server.snapshots import SnapshotCache, encoded_page, history_page
 from server.subscriber import Subscriber
 from server.views import Job, NotComputed, ViewQueue, ViewResult, ViewSpec, ViewWorkers
 from server.writer import GroupCommitter
 
-__all__ = ["CATCH_UP_PAGE", "CampaignHub", "CommandWork", "JoinWork"]
+__all__ = ["CATCH_UP_PAGE", "RESUME_LIMIT", "CampaignHub", "CommandWork", "JoinWork"]
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +54,9 @@ CATCH_UP_PAGE = 200
 client holds in the server while it reads (pages of 2,000, encoded one by one on the event loop,
 cost an unrelated table 413 ms of p99 under a storm of since=0 joins)."""
 MAX_BATCH = 256
+RESUME_LIMIT = 1_000
+"""Most events a resuming client is sent to catch up; one further behind gets a snapshot of
+the table (one message, whatever the log's length) unless it asks for a replay."""
 
 
 class CommandWork(msgspec.Struct, kw_only=True):
@@ -70,6 +76,7 @@ class JoinWork(msgspec.Struct, kw_only=True):
     subscriber: Subscriber
     done: asyncio.Future[Welcome]
     since_hash: str | None = None
+    replay: bool = False
 
 
 def _unavailable(command_id: str) -> ErrorReply:
@@ -122,6 +129,8 @@ class CampaignHub:
         self._workers = workers
         self.view_queue = ViewQueue(workers.cache, in_flight=workers.workers, backlog=view_backlog)
         self._computing: set[asyncio.Task[None]] = set()
+        self._snapshots = SnapshotCache()
+        """The last event frames as broadcast and the snapshot of the head, encoded once."""
 
     @property
     def campaign(self) -> str:
@@ -168,7 +177,7 @@ class CampaignHub:
                     if isinstance(item, JoinWork):
                         await self._process_safely(commands)
                         commands = []
-                        if await self._history_holds(item):
+                        if await self._history_holds(item) and await self._recent_ready(item):
                             self._attach(item)
                     elif isinstance(item, CommandWork):
                         commands.append(item)
@@ -212,6 +221,7 @@ class CampaignHub:
             return False
         self._stale = False
         self._standing = None
+        self._snapshots.clear()
         return True
 
     def _refuse_unavailable(self, items: list[CommandWork | JoinWork]) -> None:
@@ -316,9 +326,11 @@ class CampaignHub:
                     request.actor, seqs[0], seqs[-1])
                 self.head_hash = seqs.hashes[-1]
             for seq, digest, stored in zip(seqs, seqs.hashes, request.events, strict=True):
-                self._broadcast(encode(OutgoingEventFrame(
+                frame = encode(OutgoingEventFrame(
                     seq=seq, at=request.at, actor=request.actor, command=request.command_id,
-                    event=msgspec.Raw(stored.payload), hash=digest)))
+                    event=msgspec.Raw(stored.payload), hash=digest))
+                self._snapshots.add(frame)
+                self._broadcast(frame)
             changed.extend(new_events)
             answers[command_id] = Ack(id=command_id, seqs=seqs, member=ctx.issued_member,
                                       token=ctx.issued_token)
@@ -491,12 +503,43 @@ class CampaignHub:
         subscriber.member = None if join.member.admin else join.member.member
         self.subscribers.add(subscriber)
         subscriber.push(encode(welcome))
-        if join.since < head:
+        if self._wants_snapshot(join):
+            subscriber.push(self._snapshots.frame(self.state, self.head_hash))
+        elif join.since < head:
             self._schedule_catch_up(subscriber, join.since, head)
         for frame in self._standing_now():  # after the catch-up: the views are of the head
             subscriber.push(frame)
         self._start_computing()
         join.done.set_result(welcome)
+
+    def _wants_snapshot(self, join: JoinWork) -> bool:
+        """A join afresh or from further than :data:`RESUME_LIMIT` gets a snapshot, unless it
+        asked for a replay; one within the limit gets exactly the events it missed."""
+        head = self.state.head
+        if join.replay or join.since >= head:
+            return False
+        return join.since == 0 or head - join.since > RESUME_LIMIT
+
+    async def _recent_ready(self, join: JoinWork) -> bool:
+        """Make sure the last events are at hand for a snapshot (read once after a start or a
+        reload, off the event loop, while the head cannot move); refuse the join if the log
+        cannot be read."""
+        if self._stale or not self._wants_snapshot(join):
+            return True
+        if self._snapshots.needs_reading(self.state.head):
+            try:
+                await self._snapshots.read(self._log, self.campaign, self.state.head)
+            except Exception:
+                logger.exception("reading the last events of %s failed", self.campaign)
+                self._refuse_unavailable([join])
+                return False
+        return not join.done.done()
+
+    async def history_page(self, request: History) -> bytes:
+        """The encoded page of events before ``request.before``: history never waits in the
+        hub's queue nor holds the event loop. Called by the connection that asked, once
+        rate-limited."""
+        return await history_page(self._log, self.campaign, self.state.head, request)
 
     def _standing_now(self) -> list[bytes]:
         """The standing views known now; the others are computed and broadcast when ready."""
@@ -518,17 +561,10 @@ class CampaignHub:
             after = since
             while after < head:
                 upto = min(after + CATCH_UP_PAGE, head)
-                page = await asyncio.to_thread(self._encoded_page, after, upto)
+                page = await asyncio.to_thread(encoded_page, self._log, self.campaign,
+                                               after, upto)
                 if not await target.send_page(page):
                     return  # too slow: dropped, it resumes from what it got
                 after = upto
 
         subscriber.push(catch_up)
-
-    def _encoded_page(self, after: int, upto: int) -> list[bytes]:
-        """The frames of events ``(after, upto]``, read and encoded in a worker thread, so the
-        event loop only writes them."""
-        return [encode(OutgoingEventFrame(seq=row.seq, at=row.at, actor=row.actor,
-                                          command=row.command_id,
-                                          event=msgspec.Raw(row.payload), hash=row.hash))
-                for row in self._log.rows(self.campaign, after, upto)]

@@ -182,7 +182,8 @@ def test_a_system_missing_parts_is_told_which_in_plain_words(tmp_path: Path) -> 
                                   commands=(DrawTarot,), views=(), parse_roll=lambda t, c: None)
     projection: Projection[TarotState] = Projection(
         system="tarot", state=TarotState, initial_state=TarotState, evolve=_evolve,
-        describe=lambda recorded, campaign: type(recorded.event).__name__)
+        describe=lambda recorded, campaign: type(recorded.event).__name__,
+        table=TarotState, snapshot=lambda state: state)
     parts = Parts(vocabulary, projection, None, None)  # type: ignore[arg-type]
     problems = problems_of("tarot", parts, fixtures=tmp_path)
     assert problems == [

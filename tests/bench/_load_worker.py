@@ -301,6 +301,8 @@ class Bench:
         elif kind == "welcome":
             if peer.welcome is not None and not peer.welcome.done():
                 peer.welcome.set_result(frame)
+        elif kind == "snapshot":  # joined afresh: the table at its seq, events from there
+            peer.last_seq = max(peer.last_seq, frame.seq)
 
     # setup
 

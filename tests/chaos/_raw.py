@@ -152,9 +152,14 @@ class RawSocket:
                 return frame
 
     async def join(self, token: str, campaign: str | None, since: int = 0,
-                   timeout: float = 10.0) -> dict[str, Any]:
-        """Send ``join``; the first reply (a welcome, or an error)."""
-        self.send_json({"type": "join", "token": token, "campaign": campaign, "since": since})
+                   timeout: float = 10.0, replay: bool = False) -> dict[str, Any]:
+        """Send ``join`` (``replay``: every event after ``since``, not a snapshot); the first
+        reply (a welcome, or an error)."""
+        message: dict[str, Any] = {"type": "join", "token": token, "campaign": campaign,
+                                   "since": since}
+        if replay:
+            message["replay"] = True
+        self.send_json(message)
         return await self.recv_json(timeout)
 
     async def call(self, command: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:

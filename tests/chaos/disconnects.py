@@ -103,7 +103,10 @@ async def attack(ctx: AttackContext) -> None:
                         if timeout <= 0:
                             break
                     _, payload = await sock.recv(timeout)
-                    if payload.startswith(b'{"type":"event"'):
+                    if payload.startswith(b'{"type":"snapshot"'):  # joined afresh: the table
+                        last = max(last, json.loads(payload)["seq"])
+                        ctx.count("snapshots")
+                    elif payload.startswith(b'{"type":"event"'):
                         seq = json.loads(payload)["seq"]
                         if seq <= last:
                             ctx.count("duplicates")

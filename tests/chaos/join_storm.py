@@ -38,7 +38,9 @@ async def attack(ctx: AttackContext) -> None:
             sock: RawSocket | None = None
             try:
                 sock = await ctx.open(timeout=5)
-                reply = await sock.join(token, campaign, since=0, timeout=10)
+                # replay: the whole log, the worst a member can ask (since=0 alone gets a
+                # snapshot of the table, one message)
+                reply = await sock.join(token, campaign, since=0, timeout=10, replay=True)
                 if reply.get("type") != "welcome":
                     ctx.count(f"joins refused: {reply.get('code')}")
                     continue

@@ -40,7 +40,7 @@ async def attack(ctx: AttackContext) -> None:
             try:
                 sock = await ctx.open(rcvbuf=4096, timeout=5)
                 sock.send_json({"type": "join", "token": token, "campaign": campaign,
-                                "since": 0})
+                                "since": 0, "replay": True})  # the whole log: the worst case
                 await sock.drain()
                 sock.stop_reading()  # and never read again
             except (OSError, TimeoutError, Closed) as error:

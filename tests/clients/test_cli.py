@@ -236,3 +236,23 @@ def test_watch_follows_the_table_through_a_server_restart(tmp_path) -> None:
         watcher.stop()
         server.send_signal(signal.SIGTERM)
         server.wait(20)
+
+
+async def test_state_takes_the_servers_snapshot_not_the_log(table, capsys) -> None:
+    """``state`` without --at prints the table from the snapshot: the latest 10 free rolls at
+    the head, not a fold of every event (which would list all 12)."""
+    from clients.cli import main
+    from events import core
+
+    campaign, gm = await table.create_campaign("d12")
+    for n in range(12):
+        ack = await gm.call(core.Roll, expression="1d6", reason=f"roll {n}")
+    argv = ["state", campaign, "--url", table.url, "--json", "--admin-token", table.admin_token]
+    assert await asyncio.to_thread(main, argv) == 0
+    now = json.loads(capsys.readouterr().out)
+    assert now["head"] == ack.seqs[-1]
+    assert [r["reason"] for r in now["rolls"]] == [f"roll {n}" for n in range(2, 12)]
+    assert "token_hash" not in json.dumps(now)
+    typed = now["snapshot"]  # the protocol's own message, as the server sent it
+    assert (typed["type"], typed["seq"], typed["campaign"]) == ("snapshot", ack.seqs[-1], campaign)
+    assert [r["reason"] for r in typed["rolls"]] == [f"roll {n}" for n in range(2, 12)]

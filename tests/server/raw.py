@@ -36,8 +36,14 @@ class RawPeer:
             if frame["type"] == kind:
                 return frame
 
-    async def join(self, token: str, campaign: str | None, since: int = 0) -> dict[str, Any]:
-        await self.send({"type": "join", "token": token, "campaign": campaign, "since": since})
+    async def join(self, token: str, campaign: str | None, since: int = 0,
+                   replay: bool = False) -> dict[str, Any]:
+        """Join; ``replay`` asks for every event after ``since`` rather than a snapshot."""
+        message: dict[str, Any] = {"type": "join", "token": token, "campaign": campaign,
+                                   "since": since}
+        if replay:
+            message["replay"] = True
+        await self.send(message)
         return await self.recv()
 
     async def join_with(self, token: str, campaign: str, since: int,

@@ -195,8 +195,8 @@ async def test_the_client_waits_out_rate_limited_commands(tmp_path) -> None:
 
 
 async def test_a_joiner_that_never_reads_its_catch_up_is_closed_and_resumes(tmp_path) -> None:
-    """A since=0 reader that stops reading is closed 1013 after the catch-up timeout, and
-    resumes from the last event it got with no gap and no duplicate."""
+    """A reader replaying from 0 that stops reading is closed 1013 after the catch-up timeout,
+    and resumes from the last event it got with no gap and no duplicate."""
     async with serving(tmp_path, catch_up_timeout=0.5, **UNLIMITED) as server:
         campaign, gm_token = await open_table(server, "Long log")
         async with Client(server.url, gm_token, campaign) as gm:
@@ -209,7 +209,8 @@ async def test_a_joiner_that_never_reads_its_catch_up_is_closed_and_resumes(tmp_
         sock.connect(("127.0.0.1", server.port))
         sock.setblocking(False)
         stalled = RawPeer(await connect(server.url, sock=sock, max_size=2**24))
-        await stalled.send({"type": "join", "token": gm_token, "campaign": campaign, "since": 0})
+        await stalled.send({"type": "join", "token": gm_token, "campaign": campaign, "since": 0,
+                            "replay": True})
         stalled.connection.transport.pause_reading()  # it never reads its catch-up
 
         for _ in range(600):  # the server gives up on it after 0.5 s without progress
@@ -228,8 +229,8 @@ async def test_a_joiner_that_never_reads_its_catch_up_is_closed_and_resumes(tmp_
         assert seqs == list(range(1, len(seqs) + 1)) and len(seqs) < head
 
         resumed = await RawPeer.open(server.url)
-        assert (await resumed.join(gm_token, campaign, since=seqs[-1] if seqs else 0)
-                )["type"] == "welcome"
+        assert (await resumed.join(gm_token, campaign, since=seqs[-1] if seqs else 0,
+                                   replay=True))["type"] == "welcome"
         while not seqs or seqs[-1] < head:
             frame = await resumed.recv()
             if frame["type"] == "event":

@@ -1,0 +1,156 @@
+"""The table as it stands, in one message: what a member joining from afar receives.
+
+A client far behind the head (``since`` 0 included) gets a :class:`Snapshot` after its
+``welcome`` instead of every event: the campaign, its members (never their token hashes), the
+characters with their sheets, the game session, the latest free rolls, the game system's table
+(open checks or tests with their pools, the destiny pool, the combat, ...: a bounded cut of the
+system's state, made by its projection's ``snapshot``, ``table_of`` in
+``projections/<system>.py``) and the last events of the log as event frames. The client
+sets its state from it (:func:`state_from`) and folds the live events onto it with the same
+code as the server; older history comes a page at a time.
+
+This module also holds the whole union of the server's messages (:data:`ServerMessage`), since
+the snapshot's table is typed by the projections, which :mod:`events.messages` cannot import.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import msgspec
+
+from events.base import MemberRole
+from events.messages import EventFrame, json_schema
+from events.messages import ServerMessage as _EventsServerMessage
+from events.systems import RegisteredSystem, Stats
+from projections.campaign import CampaignState, Character, Member, RollEntry
+from projections.systems import PROJECTIONS
+
+__all__ = [
+    "RECENT_EVENTS",
+    "SERVER_DECODER",
+    "TABLE_ROLLS",
+    "CharacterEntry",
+    "MemberEntry",
+    "OutgoingSnapshot",
+    "ServerMessage",
+    "Snapshot",
+    "TableUnion",
+    "observable",
+    "protocol_schema",
+    "snapshot_of",
+    "state_from",
+]
+
+RECENT_EVENTS = 50
+"""Events of the log a snapshot carries, as frames: the last lines of the table's log."""
+
+TABLE_ROLLS = 10
+"""Free rolls of the roll log a snapshot carries (the latest)."""
+
+TableUnion = Union[tuple(part.table for part in PROJECTIONS.values())]  # type: ignore[valid-type]
+"""Every system's table, told apart by ``system``."""
+
+
+class MemberEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """Someone at the table as others see them: no token hash, ever."""
+
+    member: str
+    name: str
+    role: MemberRole
+    characters: list[str]
+    active: bool = True
+
+
+class CharacterEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """A character with the sheet of its game system."""
+
+    character: str
+    name: str
+    stats: Stats
+
+
+class _SnapshotBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="type",
+                    tag="snapshot"):
+    seq: int
+    head_hash: str
+    campaign: str
+    name: str
+    system: RegisteredSystem
+    members: list[MemberEntry]
+    characters: list[CharacterEntry]
+    session: int
+    in_session: bool
+    rolls: list[RollEntry]
+    table: TableUnion  # type: ignore[valid-type]
+
+
+class Snapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot"):
+    """The table as it stands after event ``seq`` (whose chain hash is ``head_hash``).
+
+    ``rolls`` are the latest free rolls, ``table`` the game system's table (bounded: open
+    checks or tests and the latest closed ones), ``recent`` the last events of the log, oldest
+    first. Live events follow from ``seq + 1``; the standing views (odds) follow as ``view``.
+    """
+
+    recent: list[EventFrame]
+
+
+class OutgoingSnapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot"):
+    """The server's encoding of :class:`Snapshot`: each recent frame sent as it was encoded."""
+
+    recent: list[msgspec.Raw]
+
+
+ServerMessage = Union[_EventsServerMessage, Snapshot]
+"""Every message a server sends."""
+
+SERVER_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ServerMessage)
+
+
+def protocol_schema() -> dict[str, Any]:
+    """JSON Schema of every client and server message, the snapshot included."""
+    return json_schema(ServerMessage)
+
+
+def snapshot_of(state: CampaignState, head_hash: str,
+                recent: list[msgspec.Raw]) -> OutgoingSnapshot:
+    """The snapshot of ``state`` (at its head), carrying ``recent`` encoded event frames."""
+    assert state.system, "a campaign's state has its system from its first event on"
+    return OutgoingSnapshot(
+        seq=state.head, head_hash=head_hash, campaign=state.campaign, name=state.name,
+        system=state.system,
+        members=[MemberEntry(member=m.member, name=m.name, role=m.role,
+                             characters=list(m.characters), active=m.active)
+                 for m in state.members.values()],
+        characters=[CharacterEntry(character=c.character, name=c.name, stats=c.stats)
+                    for c in state.characters.values()],
+        session=state.session, in_session=state.in_session, rolls=state.rolls[-TABLE_ROLLS:],
+        table=PROJECTIONS[state.system].snapshot(state.game), recent=recent)
+
+
+def observable(state: CampaignState) -> dict[str, Any]:
+    """What a snapshot of ``state`` shows, as plain data (its recent events aside): two states
+    that answer the table alike (a full fold, a snapshot with events folded onto it) give the
+    same value."""
+    plain: dict[str, Any] = msgspec.to_builtins(snapshot_of(state, "", []))
+    return plain
+
+
+def state_from(snapshot: Snapshot) -> CampaignState:
+    """A campaign state to fold live events onto, from a snapshot.
+
+    Members carry no token hash (the server never sends one); the histories the snapshot cut
+    (closed checks, old rolls) stay cut: the state answers what the table shows.
+    """
+    return CampaignState(
+        campaign=snapshot.campaign, name=snapshot.name, system=snapshot.system,
+        head=snapshot.seq,
+        members={m.member: Member(member=m.member, name=m.name, role=m.role,
+                                  characters=list(m.characters), token_hash="",
+                                  active=m.active)
+                 for m in snapshot.members},
+        characters={c.character: Character(character=c.character, name=c.name, stats=c.stats)
+                    for c in snapshot.characters},
+        session=snapshot.session, in_session=snapshot.in_session, rolls=list(snapshot.rolls),
+        game=snapshot.table.game)  # type: ignore[attr-defined]

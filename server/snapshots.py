@@ -1,0 +1,80 @@
+"""What a campaign's hub keeps to answer joins from afar and history requests cheaply.
+
+A join afresh gets a snapshot of the table (:mod:`projections.snapshot`), which carries the
+last events of the log as frames: :class:`SnapshotCache` keeps those frames as they are
+broadcast (reading them from the log once after a start or a reload) and the encoded snapshot
+of the current head, so a hundred joins to a quiet table cost one encoding. History pages and
+catch-ups are read and encoded in a worker thread (:func:`encoded_page`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+
+import msgspec
+
+from events.codec import encode
+from events.log import EventLog
+from events.messages import History, OutgoingEventFrame, OutgoingHistoryPage
+from projections.campaign import CampaignState
+from projections.snapshot import RECENT_EVENTS, snapshot_of
+
+__all__ = ["SnapshotCache", "encoded_page", "history_page"]
+
+
+def encoded_page(log: EventLog, campaign: str, after: int, upto: int) -> list[bytes]:
+    """The frames of events ``(after, upto]``; called in a worker thread, so the event loop
+    only writes them."""
+    return [encode(OutgoingEventFrame(seq=row.seq, at=row.at, actor=row.actor,
+                                      command=row.command_id, event=msgspec.Raw(row.payload),
+                                      hash=row.hash))
+            for row in log.rows(campaign, after, upto)]
+
+
+async def history_page(log: EventLog, campaign: str, head: int, request: History) -> bytes:
+    """The encoded answer to ``history``: the latest ``limit`` events before ``before``,
+    oldest first, read in a worker thread."""
+    upto = min(request.before - 1, head)
+    frames = (await asyncio.to_thread(encoded_page, log, campaign,
+                                      max(0, upto - request.limit), upto)
+              if upto > 0 else [])
+    return encode(OutgoingHistoryPage(id=request.id, before=request.before,
+                                      events=[msgspec.Raw(frame) for frame in frames]))
+
+
+class SnapshotCache:
+    """The last :data:`~projections.snapshot.RECENT_EVENTS` event frames of one campaign,
+    and its snapshot encoded once per head."""
+
+    def __init__(self) -> None:
+        self._recent: deque[bytes] = deque(maxlen=RECENT_EVENTS)
+        self._encoded: tuple[int, bytes] | None = None
+
+    def add(self, frame: bytes) -> None:
+        """An event frame as broadcast (events arrive in order)."""
+        self._recent.append(frame)
+
+    def clear(self) -> None:
+        """Forget everything (the state was reloaded from the log)."""
+        self._recent.clear()
+        self._encoded = None
+
+    def needs_reading(self, head: int) -> bool:
+        """True while the frames held are fewer than the last events at ``head``."""
+        return len(self._recent) < min(RECENT_EVENTS, head)
+
+    async def read(self, log: EventLog, campaign: str, head: int) -> None:
+        """Read the last events from the log, off the event loop (the hub waits for it
+        between batches, so the head does not move meanwhile)."""
+        frames = await asyncio.to_thread(encoded_page, log, campaign,
+                                         max(0, head - RECENT_EVENTS), head)
+        self._recent.clear()
+        self._recent.extend(frames)
+
+    def frame(self, state: CampaignState, head_hash: str) -> bytes:
+        """The snapshot of ``state`` at its head, encoded (once per head)."""
+        if self._encoded is None or self._encoded[0] != state.head:
+            recent = [msgspec.Raw(frame) for frame in self._recent]
+            self._encoded = (state.head, encode(snapshot_of(state, head_hash, recent)))
+        return self._encoded[1]
