@@ -61,7 +61,7 @@ async def _serve(args: argparse.Namespace) -> int:
         raise CliError(f"no directory for the database {args.db}; create it first")
     if Path(args.db).is_dir():
         raise CliError(f"{args.db} is a directory; --db names the database file")
-    from server.auth import AdminTokenError, admin_token_path
+    from server.auth import AdminTokenError, admin_token_path, token_file_mode
 
     server = Server(args.db, args.host, args.port, settings=from_arguments(args))
     try:
@@ -75,7 +75,11 @@ async def _serve(args: argparse.Namespace) -> int:
     common.console.print(styled("poolhall serving [bold]{}[/bold] from {}", server.url, args.db))
     # The token itself only on request: stdout of a service ends up in logs others read.
     made = "created in" if server.admin_token_created else "in"
-    common.console.print(f"admin token: {made} {token_file} (owner-readable only)")
+    mode = token_file_mode(token_file)
+    readable = "owner-readable only" if mode is not None and not mode & 0o077 \
+        else f"mode {mode:04o}: readable by others, chmod 600 it" if mode is not None \
+        else "mode unknown"
+    common.console.print(f"admin token: {made} {token_file} ({readable})")
     if args.show_admin_token:
         common.console.print(styled("admin token: [bold]{}[/bold]", server.admin_token))
     common.console.print("health check: " + server.url.replace("ws://", "http://") + "/health"

@@ -186,12 +186,24 @@ def admin_token(args: argparse.Namespace) -> str:
 
 def resolve_token(args: argparse.Namespace) -> str:
     """The member token (``--token``, ``--token-file``, then ``$POOLHALL_TOKEN``), else the
-    admin token (which acts as GM everywhere)."""
-    if getattr(args, "token", None):
-        return str(args.token)
+    admin token (which acts as GM everywhere).
+
+    A token given but empty is an error, never a fall back to the admin's: with
+    ``POOLHALL_TOKEN=$(cat lost-file)`` a player's command must not run as the admin.
+    """
+    given = getattr(args, "token", None)
+    if given is not None:
+        if not given.strip():
+            raise CliError("--token is empty")
+        return str(given)
     if getattr(args, "token_file", None):
         return read_token_file(args.token_file)
-    return os.environ.get("POOLHALL_TOKEN") or admin_token(args)
+    from_environment = os.environ.get("POOLHALL_TOKEN")
+    if from_environment is not None:
+        if not from_environment.strip():
+            raise CliError("POOLHALL_TOKEN is set but empty; unset it to act as the admin")
+        return from_environment.strip()
+    return admin_token(args)
 
 
 def read_token_file(path: str | Path) -> str:

@@ -31,15 +31,16 @@ import logging
 import secrets
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
+from clients.printable import printable
 from events.base import Recorded, ViewData
 from events.codec import encode
-from events.errors import CommandRejected, ConnectionLost, HistoryDiverged
+from events.errors import CommandRejected, ConnectionLost, ErrorCode, HistoryDiverged
 from events.messages import (
     HISTORY_LIMIT,
     Ack,
@@ -371,8 +372,9 @@ class Client:
                 if pending is not None and not pending.future.done():
                     pending.future.set_result(message)
             case ErrorReply():
-                refusal = CommandRejected(message.code, message.message, message.path,
-                                          retry_after=message.retry_after)
+                # A newer server's code, unknown here, is passed on as it came.
+                refusal = CommandRejected(cast(ErrorCode, message.code), message.message,
+                                          message.path, retry_after=message.retry_after)
                 if message.id is None and self._joined is not None and not self._joined.done():
                     self._joined.set_exception(HistoryDiverged(message.message)
                                                if message.code == "diverged" else refusal)
@@ -386,7 +388,7 @@ class Client:
                     if not self._retry_later(pending, refusal):
                         pending.future.set_exception(refusal)
                 elif pending is None:
-                    logger.warning("server error: %s", refusal)
+                    logger.warning("server error: %s", printable(str(refusal)))
             case Welcome():
                 if self._joined is not None and not self._joined.done():
                     self._joined.set_result(message)
@@ -482,7 +484,9 @@ class Client:
                         break
                     except Exception as error:  # undecodable, or a fold that fails
                         # Fatal: reconnecting would bring the same frame again, and again.
-                        logger.exception("cannot read a frame from the server")
+                        logger.error("cannot read a frame from the server: %s",
+                                     printable(str(error)))  # its text may be the server's
+                        logger.debug("the frame that could not be read", exc_info=True)
                         self._give_up(ConnectionLost(f"cannot read the server's frame: {error}"))
                         await self._connection.close()
                         return

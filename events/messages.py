@@ -8,7 +8,7 @@ by :class:`Ack` or :class:`ErrorReply`. Events reach every member as :class:`Eve
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 
 import msgspec
 from msgspec import Meta
@@ -171,6 +171,12 @@ class Ack(_ServerMessage, frozen=True, tag="ack", omit_defaults=True):
     token: str | None = None
 
 
+WireErrorCode = Annotated[str, Meta(extra_json_schema={"enum": list(get_args(ErrorCode))})]
+"""An :data:`~events.errors.ErrorCode` as it travels: the schema lists the codes a server
+sends today, and a reader takes any string, so an older client told a code added later still
+reads the error (and shows its message) instead of failing on the frame."""
+
+
 class ErrorReply(_ServerMessage, frozen=True, tag="error"):
     """A message was refused and changed nothing; ``path`` is the field at fault.
 
@@ -179,7 +185,7 @@ class ErrorReply(_ServerMessage, frozen=True, tag="error"):
     """
 
     id: str | None
-    code: ErrorCode
+    code: WireErrorCode
     message: str
     path: str | None = None
     retry_after: float | None = None

@@ -25,9 +25,13 @@ from events.errors import Rejected
 __all__ = ["CONTROL_CHARACTERS", "check_plain_text", "control_character_in"]
 
 CONTROL_CHARACTERS = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-"""C0 and C1 controls, DEL, the line and paragraph separators, and the bidirectional
-embeddings, overrides and isolates (which reorder what a terminal shows)."""
+    "[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]")
+"""C0 and C1 controls, DEL, the line and paragraph separators, the bidirectional marks,
+embeddings, overrides and isolates (which reorder what a terminal shows), and the invisible
+format characters (soft hyphen, zero-width space, word joiner, byte order mark ...) that
+make ``Admin\u200b`` look like ``Admin``. The zero-width joiner and non-joiner, which
+emoji and several scripts need, and the tag characters of flag emoji stay allowed."""
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _SEQUENCES = (tuple, list)

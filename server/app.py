@@ -47,7 +47,8 @@ from server.auth import (
 )
 from server.gate import Gate
 from server.health import LogHealth, health_response
-from server.hub import CampaignHub, CommandWork, JoinWork
+from server.hub import RESUME_LIMIT, CampaignHub, CommandWork, JoinWork
+from server.page_cache import PageCache
 from server.protocol import command_id_of, read_frame
 from server.rates import Limits, MemberKey, member_key
 from server.rebuild import load_all_states
@@ -135,6 +136,8 @@ class Server:
         self._connections: set[Subscriber] = set()
         self.gate = Gate(self.settings)
         """Connection caps, the join deadline and the failed-join throttle."""
+        self.pages = PageCache()
+        """Encoded catch-up pages, shared by every campaign's catch-ups (bounded in bytes)."""
         self.limits = Limits(self.settings, time.monotonic)
         """Per-member and per-campaign rates and caps, checked before work reaches a hub."""
         self.view_workers = ViewWorkers(workers=self.settings.view_workers,
@@ -265,7 +268,8 @@ class Server:
         hub = CampaignHub(state=state, commands=commands, head_hash=head_hash, log=self.log,
                           committer=self.committer, rng=self.rng, clock=utc_now,
                           health=self.health,
-                          workers=self.view_workers, view_backlog=self.settings.view_backlog)
+                          workers=self.view_workers, view_backlog=self.settings.view_backlog,
+                          pages=self.pages)
         self.hubs[state.campaign] = hub
         hub.start()
         return hub
@@ -305,6 +309,7 @@ class Server:
                             raise Rejected("already_joined", "this connection has joined", "$.type")
                         hub, member = await self._join(message, subscriber)
                         deadline.cancel()
+                        self.gate.joined(connection)
                         key = member_key(hub.campaign if hub else None, member.member, member.admin)
                         continue
                     if member is None:
@@ -438,6 +443,9 @@ class Server:
         else:
             raise Rejected("unauthorized", f"this token does not open {join.campaign!r}", "$.token")
         key = member_key(hub.campaign, member.member, member.admin)
+        behind = max(0, hub.state.head - join.since)
+        if join.replay or 0 < behind <= RESUME_LIMIT and join.since > 0:
+            self.limits.admit_replay(hub.campaign, behind)  # events, not joins, cost here
         self.limits.admit_join(key)  # rate and connection cap, before the hub does any work
         try:
             done: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()

@@ -14,8 +14,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import logging
 import os
 import secrets
+import stat
 from pathlib import Path
 
 from events.errors import PoolhallError
@@ -29,8 +31,11 @@ __all__ = [
     "load_or_create_admin_token",
     "new_token",
     "read_token_file",
+    "token_file_mode",
     "tokens_match",
 ]
+
+logger = logging.getLogger(__name__)
 
 _PREFIX = "ph_"
 
@@ -110,7 +115,9 @@ def load_or_create_admin_token(db_path: str | Path) -> tuple[str, bool]:
     """
     path = admin_token_path(db_path)
     if path.exists() or path.is_symlink():
-        return check_admin_token(read_token_file(path), str(path)), False
+        token = check_admin_token(read_token_file(path), str(path))
+        _warn_if_readable(path)
+        return token, False
     token = new_token()
     try:
         _write_atomically(path, token + "\n")
@@ -120,6 +127,23 @@ def load_or_create_admin_token(db_path: str | Path) -> tuple[str, bool]:
         raise AdminTokenError(f"cannot write the admin token file {path}: "
                               f"{error.strerror or error}") from None
     return token, True
+
+
+def token_file_mode(path: Path) -> int | None:
+    """The permission bits of the token file, or ``None`` if they cannot be read."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return None
+
+
+def _warn_if_readable(path: Path) -> None:
+    """Warn if others may read the admin token file (written back by hand under umask 022,
+    say): whoever reads it is GM of every campaign."""
+    mode = token_file_mode(path)
+    if mode is not None and mode & 0o077:
+        logger.warning("the admin token file %s is readable by other users (mode %04o): whoever"
+                       " reads it is GM of every campaign; `chmod 600` it", path, mode)
 
 
 def _write_atomically(path: Path, text: str) -> None:

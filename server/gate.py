@@ -114,22 +114,32 @@ class GatedConnection(ServerConnection):
     accepted_at = 0.0
     """The event loop's time when TCP accepted the connection: the join deadline starts here."""
 
+    evicted = False
+    """Closed to make room for a newer connection while it had not joined (not counted)."""
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
         self.accepted_at = self.loop.time()
         self.source = source_of(transport.get_extra_info("peername"))
-        self.refusal = self.gate.admission.connect(self.source)
-        if self.refusal is not None:
+        admission = self.gate.admission
+        if (admission.total >= admission.max_connections
+                and admission.open_from(self.source) < admission.max_per_source):
+            self.gate.evict_oldest_unjoined()
+        self.refusal = admission.connect(self.source)
+        if self.refusal is None:
+            self.gate.unjoined[self] = None
+        else:
             self.gate.refusing += 1
             if self.gate.refusing > self.gate.refusals_allowed:
                 self.transport.abort()  # connection_lost follows: no answer, no descriptor held
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
-        if self.refusal is None:
-            self.gate.admission.disconnect(self.source)
-        else:
+        self.gate.unjoined.pop(self, None)
+        if self.refusal is not None:
             self.gate.refusing -= 1
+        elif not self.evicted:
+            self.gate.admission.disconnect(self.source)
 
 
 class Gate:
@@ -153,6 +163,11 @@ class Gate:
         """Refused connections that may wait for their answer at once (fitted in open())."""
         self.timed_out = 0
         """Connections closed since start for not joining in time."""
+        self.unjoined: dict[GatedConnection, None] = {}
+        """Counted connections that have not joined yet, oldest first."""
+        self.evicted = 0
+        """Connections closed since start to make room, while the server was full, for a
+        newer one: the oldest that had not joined."""
         self._timed_out_interval = 0
         self._accept_failures = OncePerInterval(ACCEPT_FAILED, SUMMARY_INTERVAL)
         self._summary: asyncio.TimerHandle | None = None
@@ -199,6 +214,28 @@ class Gate:
 
     # ---- joining ----------------------------------------------------------------------
 
+    def evict_oldest_unjoined(self) -> None:
+        """Make room in a full server by closing the oldest connection that has not joined.
+
+        Filling the total cap with idle connections from a few addresses (16 addresses, or
+        the /64s of one IPv6 /56, at 64 each) locked every newcomer out until their join
+        timeouts ran out. A member joins within milliseconds of connecting, so the oldest
+        connection that has not joined is an idle one: it goes, the newcomer comes in, and
+        joined members are never touched.
+        """
+        if not self.unjoined:
+            return
+        oldest = next(iter(self.unjoined))
+        del self.unjoined[oldest]
+        oldest.evicted = True
+        self.admission.disconnect(oldest.source)
+        self.evicted += 1
+        oldest.transport.abort()
+
+    def joined(self, connection: ServerConnection) -> None:
+        """The connection has joined: it is no longer a candidate for eviction."""
+        self.unjoined.pop(connection, None)  # type: ignore[call-overload]
+
     def arm_deadline(self, connection: ServerConnection) -> asyncio.TimerHandle:
         """Close ``connection`` with 1008 unless the handle is cancelled (on a join) in time."""
         loop = asyncio.get_running_loop()
@@ -233,7 +270,8 @@ class Gate:
 
     def status(self) -> dict[str, Any]:
         """What ``/health`` can show of the door: open, refused and rate-limited counts."""
-        return {**self.admission.status(self._now()), "join_timeouts": self.timed_out}
+        return {**self.admission.status(self._now()), "join_timeouts": self.timed_out,
+                "evicted_unjoined": self.evicted}
 
     def log_summary(self, when: str = f"in the last {SUMMARY_INTERVAL:g} s") -> None:
         """Log one line on what was refused since the last one, if anything was."""

@@ -13,8 +13,10 @@ request (:meth:`CampaignHub.history_page`), off the event loop and outside the h
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -37,6 +39,7 @@ from projections.campaign import CampaignState, Member, evolve
 from server import auth, rules
 from server.divergence import check_history, needs_lookup
 from server.health import LogHealth
+from server.page_cache import PageCache
 from server.rebuild import CommandIndex, load_hub_state
 from server.rules.base import Decision
 from server.sealed_tokens import recall_issued, sealed_for
@@ -100,6 +103,7 @@ class CampaignHub:
         workers: ViewWorkers,
         health: LogHealth | None = None,
         view_backlog: int = 64,
+        pages: PageCache | None = None,
         new_token: Callable[[], str] = auth.new_token,
     ) -> None:
         self.state = state
@@ -118,6 +122,8 @@ class CampaignHub:
         self._task: asyncio.Task[None] | None = None
         self.closing = False
         self._stale = False
+        self._diverged_since_logged = 0
+        self._diverged_logged_at: float | None = None
         """True while the state could not be reloaded from the log: work is refused."""
         self.reloads = 0
         """Times the state was rebuilt from the log after a failure (for operators, tests)."""
@@ -130,6 +136,8 @@ class CampaignHub:
         self.view_queue = ViewQueue(workers.cache, in_flight=workers.workers, backlog=view_backlog)
         self._computing: set[asyncio.Task[None]] = set()
         self._snapshots = SnapshotCache()
+        self._pages = pages if pages is not None else PageCache()
+        """Encoded catch-up pages, shared with the server's other campaigns."""
         """The last event frames as broadcast and the snapshot of the head, encoded once."""
 
     @property
@@ -481,11 +489,23 @@ class CampaignHub:
         refusal = check_history(since=join.since, since_hash=join.since_hash, head=head,
                                 head_hash=self.head_hash, hash_at_since=found)
         if refusal is not None:
-            logger.warning("join to %s refused: %s", self.campaign, refusal.message)
+            self._log_diverged(refusal.message)
             if not join.done.done():
                 join.done.set_exception(refusal)
             return False
         return not join.done.done()  # a join given up while we read is not attached
+
+    def _log_diverged(self, message: str) -> None:
+        """One line a minute at most: a member may join with a ``since`` past the head as
+        often as the join rate allows, and a line per join filled the log (69 in 10 s)."""
+        self._diverged_since_logged += 1
+        now = time.monotonic()
+        if self._diverged_logged_at is not None and now - self._diverged_logged_at < 60:
+            return
+        held = self._diverged_since_logged - 1
+        logger.warning("join to %s refused: %s%s", self.campaign, message,
+                       f" ({held} more such joins since the last line)" if held else "")
+        self._diverged_logged_at, self._diverged_since_logged = now, 0
 
     def _attach(self, join: JoinWork) -> None:
         head = self.state.head
@@ -560,9 +580,11 @@ class CampaignHub:
         async def catch_up(target: Subscriber) -> None:
             after = since
             while after < head:
-                upto = min(after + CATCH_UP_PAGE, head)
-                page = await asyncio.to_thread(encoded_page, self._log, self.campaign,
-                                               after, upto)
+                # Pages on multiples of the page size, so that every catch-up shares them.
+                upto = min((after // CATCH_UP_PAGE + 1) * CATCH_UP_PAGE, head)
+                page = await self._pages.get(
+                    (self.campaign, after, upto),
+                    functools.partial(encoded_page, self._log, self.campaign, after, upto))
                 if not await target.send_page(page):
                     return  # too slow: dropped, it resumes from what it got
                 after = upto

@@ -31,8 +31,10 @@ __all__ = ["MAX_FRAME_BYTES", "command_id_of", "read_frame", "rejection_from"]
 MAX_FRAME_BYTES = 64 * 1024
 
 _MAY_HOLD_CONTROL = re.compile(
-    r"\\(?:[bfnrt]|u00[0189][0-9a-fA-F]|u007[fF]|u202[89a-eA-E]|u206[6-9])"
-    r"|[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+    r"\\(?:[bfnrt]|u00[0189][0-9a-fA-F]|u007[fF]|u00[aA][dD]|u061[cC]|u180[eE]"
+    r"|u200[bBeEfF]|u202[89a-eA-E]|u206[0-46-9a-fA-F]|u[fF][eE][fF][fF]|u[fF]{3}[9abAB])"
+    "|[\x7f-\x9f\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064"
+    "\u2066-\u206f\ufeff\ufff9-\ufffb]")
 """A frame holds a control character only as one of these JSON escapes or raw characters
 (JSON forbids raw C0 in strings). A frame with none of them, nearly every frame (an escaped
 letter such as an e with an accent is not one), skips the walk over its strings; a false

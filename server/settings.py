@@ -74,6 +74,13 @@ class Settings:
         5.0, "joins per second one member may make (a join with since=0 replays the log)")
     join_burst: int = _setting(
         20, "joins one member may make at once before join_rate applies")
+    replay_rate: float = _setting(
+        20_000.0, "events per second a campaign's joins may have sent from the log (replays"
+        " and resumes); a join over it is refused rate_limited")
+    replay_burst: int = _setting(
+        60_000, "events a campaign's joins may have sent from the log at once before"
+        " replay_rate applies (a larger replay still goes through, then is repaid)")
+    """Joins afresh get a snapshot (one message); only ``replay`` and resumes cost events."""
     catch_up_timeout: float = _setting(
         10.0, "seconds a joining client has to take each page of the events it missed before "
         "it is closed (1013) to resume later")

@@ -88,6 +88,8 @@ class Subscriber:
         it within the catch-up timeout, it is dropped (1013: it resumes from the last event it
         got) and ``False`` is returned: the catch-up stops and everything it held is freed.
         """
+        if self.connection.transport.is_closing():  # the client left mid catch-up
+            return False
         try:
             async with asyncio.timeout(self._catch_up_timeout):
                 async with self.connection.send_context():

@@ -26,12 +26,14 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def poolhall(*args: str, cwd: Path, check: bool = True,
-             file_size: int | None = None) -> subprocess.CompletedProcess[str]:
-    """Run one ``poolhall`` command and return what it printed."""
+def poolhall(*args: str, cwd: Path, check: bool = True, file_size: int | None = None,
+             environment: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run one ``poolhall`` command and return what it printed (``environment``: more
+    environment variables)."""
     result = subprocess.run(
         [sys.executable, "-m", "clients.cli", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
+        timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200",
+                         **(environment or {})},
         preexec_fn=file_size_limit(file_size) if file_size is not None else None,
     )
     if check and result.returncode != 0:

@@ -190,13 +190,19 @@ class AttackerProcess:
         self._log.close()
 
 
-async def hold_until_closed(ctx: AttackContext, sock: RawSocket, read: bool) -> None:
+async def hold_until_closed(ctx: AttackContext, sock: RawSocket, read: bool,
+                            due_after: float | None = None) -> None:
     """Keep one attacking connection until the deadline; count how (or whether) it was closed.
+
+    With ``due_after``, a connection still open at the end but opened less than that many
+    seconds before is counted apart ("open at the end, not yet due"): the server had no
+    reason to close it yet.
 
     A peer that does not read has its transport paused by the caller, so the kernel buffers
     fill as with a stalled client; at the deadline the kernel is asked whether the server
     closed it (its close code cannot be read without reading the backlog first).
     """
+    opened_at = time.monotonic()
     try:
         if read:
             while ctx.time_left() > 0:
@@ -212,4 +218,7 @@ async def hold_until_closed(ctx: AttackContext, sock: RawSocket, read: bool) -> 
         return
     except TimeoutError:
         pass
+    if due_after is not None and time.monotonic() - opened_at < due_after:
+        ctx.count("open at the end, not yet due")
+        return
     ctx.count("still open at the end")

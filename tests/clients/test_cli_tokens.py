@@ -26,6 +26,10 @@ def test_serve_prints_the_admin_token_path_not_the_token(tmp_path) -> None:
     assert token not in output and f"admin token: created in {db}.admin-token" in output
     process = start_serve(db, free_port(), "--show-admin-token")
     assert f"admin token: {token}" in _stop(process)
+    (tmp_path / "poolhall.db.admin-token").chmod(0o644)  # written back by hand, umask 022
+    output = _stop(start_serve(db, free_port()))
+    assert "(mode 0644: readable by others, chmod 600 it)" in output
+    assert "admin token file" in output and "is readable by other users (mode 0644)" in output
 
 
 def test_serve_refuses_an_empty_admin_token_file(tmp_path) -> None:
@@ -56,5 +60,13 @@ def test_member_tokens_can_come_from_a_file(tmp_path) -> None:
         refused = poolhall("roll", "files", "1d6", "--url", url, "--token-file", str(empty),
                            cwd=tmp_path, check=False)
         assert refused.returncode == 2 and f"the token file {empty} is empty" in refused.stderr
+        # Beside the admin token file, an empty token given is refused, never the admin's.
+        attempts: list[tuple[tuple[str, ...], dict[str, str], str]] = [
+            (("--token", ""), {}, "--token is empty"),
+            ((), {"POOLHALL_TOKEN": ""}, "POOLHALL_TOKEN is set but empty")]
+        for flags, environment, said in attempts:
+            refused = poolhall("roll", "files", "1d6", "--url", url, *flags, cwd=tmp_path,
+                               check=False, environment=environment)
+            assert refused.returncode == 2 and said in refused.stderr, refused.stderr
     finally:
         _stop(process)

@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
 from clients.client import Client
-from events import sr3
+from events import core, sr3
+from events.errors import CommandRejected
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "events"
 
@@ -56,3 +58,30 @@ async def test_client_folds_events_with_unknown_fields_from_a_newer_server() -> 
             assert isinstance(sam.stats, sr3.Sr3Stats)
             assert sam.stats.skills["pistols"].rating == 5
             assert [recorded.seq for recorded in table.drain()] == [1, 2]
+
+
+async def test_an_error_code_added_later_still_reaches_the_caller() -> None:
+    """A newer server's error code, unknown to this client, is passed on as it came: the
+    command is refused with that code and message, and the client goes on reading."""
+
+    async def refusing_server(connection: ServerConnection) -> None:
+        json.loads(await connection.recv())  # the join
+        await connection.send(json.dumps({
+            "type": "welcome", "role": "gm", "member": "gm", "campaign": "test-campaign",
+            "name": "Test Campaign", "system": "sr3", "head": 1}))
+        await connection.send(frame(1, "campaign_created"))
+        command = json.loads(await connection.recv())
+        await connection.send(json.dumps({
+            "type": "error", "id": command["id"], "code": "quota_exceeded",
+            "message": "this server's monthly dice are spent", "path": None}))
+        await connection.wait_closed()
+
+    async with serve(refusing_server, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        async with Client(f"ws://127.0.0.1:{port}", "ph_token", "test-campaign",
+                          reconnect=False) as table:
+            with pytest.raises(CommandRejected) as refused:
+                await table.call(core.Roll, expression="1d6")
+            assert refused.value.code == "quota_exceeded"
+            assert "monthly dice" in refused.value.message
+            assert table.state.head == 1

@@ -190,9 +190,14 @@ async def test_the_cli_says_why_a_full_server_refused_it(tmp_path: Path) -> None
 
 async def test_the_total_cap_refuses_a_new_connection_once_the_server_is_full(
         tmp_path: Path) -> None:
-    """With the total cap reached, a connection is refused saying the server is full."""
+    """With the total cap reached by members who have joined (none to make room by closing),
+    a connection is refused saying the server is full."""
     async with server_with(tmp_path, max_connections=3) as server:
+        campaign, token = await new_campaign(server)
+        await until_counted(server, 0)
         held = [await RawPeer.open(server.url) for _ in range(3)]
+        for peer in held:
+            assert (await peer.join(token, campaign))["type"] == "welcome"
         with pytest.raises(InvalidStatus) as refused:
             await RawPeer.open(server.url)
         assert refused.value.response.status_code == 503
@@ -283,3 +288,27 @@ def test_the_total_cap_is_fitted_to_the_file_descriptor_limit() -> None:
     assert ran.stdout.splitlines() == ["(576, 192)", "(1024, 1024)"]  # soft raised to hard
     assert ("at most 576 connections (not 1000) and 192 refused ones waiting: the file"
             " descriptor limit is 1024") in ran.stderr
+
+
+async def test_a_full_server_makes_room_by_closing_the_oldest_connection_not_joined(
+        tmp_path: Path) -> None:
+    """Idle connections filling the total cap (from many addresses, say) no longer lock a
+    newcomer out: the oldest one that has not joined is closed to make room; joined members
+    are never closed for it."""
+    async with server_with(tmp_path, max_connections=3) as server:
+        campaign, token = await new_campaign(server)
+        member = await RawPeer.open(server.url)
+        assert (await member.join(token, campaign))["type"] == "welcome"
+        idle = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(2)]
+        await until_counted(server, 3)
+        newcomer = await RawPeer.open(server.url)  # the server is full: room is made
+        assert (await newcomer.join(token, campaign))["type"] == "welcome"
+        oldest_reader, _ = idle[0]
+        assert await oldest_reader.read() == b""  # closed, unanswered
+        await member.send({"type": "roll", "id": "r1", "expression": "1d6"})
+        assert (await member.recv_until("ack"))["id"] == "r1"  # the joined member stays
+        assert server.gate.evicted == 1
+        for _, writer in idle:
+            writer.close()
+        await member.close()
+        await newcomer.close()

@@ -121,8 +121,9 @@ async def test_an_honest_resume_with_its_hash_has_no_gap_and_no_duplicate(table)
     assert gm.last_hash == rows[-1].hash
 
 
-async def test_a_wrong_hash_is_refused_below_the_head_and_at_it(table) -> None:
-    """Both lookups, the log's row and the head kept in memory, catch another history."""
+async def test_a_wrong_hash_is_refused_below_the_head_and_at_it(table, caplog) -> None:
+    """Both lookups, the log's row and the head kept in memory, catch another history; the
+    refusals are logged once a minute, not once a join (a member may send them nonstop)."""
     campaign, gm = await table.create_campaign("d12")
     head = await _rolls(gm, 3, "roll")
     for since, path in ((1, "$.since_hash"), (head, "$.since_hash"), (head + 1, "$.since")):
@@ -132,6 +133,8 @@ async def test_a_wrong_hash_is_refused_below_the_head_and_at_it(table) -> None:
         assert f"the server's history ends at event {head}" in reply["message"]
         await peer.close()
     assert table.server.log.head(campaign) == head
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("join to ")]
+    assert len(lines) == 1, lines
 
 
 async def test_an_older_client_without_a_hash_still_resumes(table) -> None:

@@ -119,6 +119,27 @@ async def test_refused_frames_spend_the_members_rate(tmp_path) -> None:
         await player.close()
 
 
+async def test_replays_spend_the_campaigns_replay_budget_and_snapshots_do_not(tmp_path) -> None:
+    """A join that replays the log costs its campaign's replay budget by the events it is
+    sent: one replay of any size goes through, the next waits until the debt is repaid
+    (rate_limited at $.since); a join afresh, which gets a snapshot, costs none."""
+    async with serving(tmp_path, replay_rate=0.001, replay_burst=5) as server:
+        campaign, gm_token = await open_table(server, "Replays")
+        async with Client(server.url, gm_token, campaign) as gm:
+            for _ in range(8):
+                await gm.call(core.Roll, expression="1d6")
+        first = await RawPeer.open(server.url)
+        assert (await first.join(gm_token, campaign, replay=True))["type"] == "welcome"
+        second = await RawPeer.open(server.url)
+        refused = await second.join(gm_token, campaign, replay=True)
+        assert (refused["code"], refused["path"]) == ("rate_limited", "$.since")
+        assert refused["message"].startswith("too many events replayed at this table")
+        third = await RawPeer.open(server.url)
+        assert (await third.join(gm_token, campaign))["type"] == "welcome"  # a snapshot
+        for peer in (first, second, third):
+            await peer.close()
+
+
 async def test_the_in_flight_cap_holds_across_a_members_connections(tmp_path) -> None:
     """With two commands unanswered on one connection, a third on another is refused."""
     async with serving(tmp_path, member_in_flight=2) as server:

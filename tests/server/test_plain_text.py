@@ -24,7 +24,22 @@ CONTROL_FRAMES = [
                   "text": "ok\x00"}, "$.text", "U+0000", id="nul-in-a-note"),
     pytest.param({"type": "roll", "id": "a\x9b2J", "expression": "1d6"}, "$.id", "U+009B",
                  id="raw-c1-control-in-a-command-id"),
+    pytest.param({"type": "invite", "id": "x1", "role": "player", "name": "Admin\u200b"},
+                 "$.name", "U+200B", id="zero-width-space-in-a-look-alike-name"),
+    pytest.param({"type": "roll", "id": "x1", "expression": "1d6", "reason": "\ufeffhi"},
+                 "$.reason", "U+FEFF", id="byte-order-mark-in-a-reason"),
 ]
+
+
+def test_joiners_and_emoji_stay_allowed() -> None:
+    """The zero-width joiner (family emoji), non-joiner (Persian) and tag characters (the flag
+    of Scotland) are text: only invisible *format* characters are refused."""
+    from events.plain_text import CONTROL_CHARACTERS
+
+    for text in ("\U0001f468\u200d\U0001f469\u200d\U0001f467",
+                 "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+                 "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"):
+        assert CONTROL_CHARACTERS.search(text) is None
 
 
 @pytest.mark.parametrize(("frame", "path", "found"), CONTROL_FRAMES)
