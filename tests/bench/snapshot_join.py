@@ -64,8 +64,10 @@ BATCH = 500
 CHILD = """
 import asyncio, sys
 from server.app import Server
+from server.settings import Settings
 async def main():
-    server = Server(sys.argv[1], "127.0.0.1", 0, admin_token=sys.argv[2])
+    settings = Settings(request_burst=int(sys.argv[3])) if sys.argv[3] != "0" else Settings()
+    server = Server(sys.argv[1], "127.0.0.1", 0, admin_token=sys.argv[2], settings=settings)
     await server.start()
     print("READY", server.port, flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
@@ -245,6 +247,10 @@ def main() -> None:
     parser.add_argument("--campaigns", type=int, default=100)
     parser.add_argument("--each", type=int, default=10_000)
     parser.add_argument("--joins", type=int, default=20)
+    parser.add_argument("--request-burst", type=int, default=0,
+                        help="the server's --request-burst (0: its default). This one process"
+                        " opens connections back to back, far faster than the per-address"
+                        " request pacing lets one address: raise it to measure joins alone")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
@@ -252,7 +258,8 @@ def main() -> None:
         build(db, args.events, args.campaigns, args.each)
         print(f"built {args.events:,} + {args.campaigns} x {args.each:,} events in "
               f"{time.perf_counter() - started:.0f} s")
-        child = subprocess.Popen([sys.executable, "-c", CHILD, str(db), TOKEN], cwd=ROOT,
+        child = subprocess.Popen([sys.executable, "-c", CHILD, str(db), TOKEN,
+                                  str(args.request_burst)], cwd=ROOT,
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                  env={**os.environ, "PYTHONPATH": str(ROOT)})
         try:
