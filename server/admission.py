@@ -72,6 +72,10 @@ class _Failures:
     count: int
 
 
+MAX_REQUEST_WAIT = 10.0
+"""Most seconds a paced HTTP request waits (a handshake's own timeout is the join timeout)."""
+
+
 class Admission:
     """Counts connections and failed joins per source, and says which to refuse."""
 
@@ -103,11 +107,16 @@ class Admission:
 
     # ---- connections ----------------------------------------------------------------
 
-    def request_on_time(self, source: str, now: float) -> bool:
-        """Whether an HTTP request from ``source`` (a handshake, ``/health``) may be answered
-        now, or must wait: every answer costs the shared event loop a full HTTP exchange, so
-        a source asking faster than ``request_rate`` (bursts of ``request_burst``, room for a
-        LAN party reconnecting at once behind one address) is slowed down, not refused."""
+    def request_delay(self, source: str, now: float) -> float:
+        """Seconds an HTTP request from ``source`` (a handshake, ``/health``) waits before it
+        is answered: 0 within ``request_rate`` (bursts of ``request_burst``, room for a LAN
+        party reconnecting at once behind one address), else its turn in the source's queue.
+
+        Every answer costs the event loop all tables share. Requests past the rate are let
+        through one at a time at the rate, not all after the same second: sixty requests
+        released together stalled the loop for 40 ms each second. The queue is bounded: a
+        request never waits more than :data:`MAX_REQUEST_WAIT`.
+        """
         bucket = self._requests.get(source)
         if bucket is None:
             if len(self._requests) >= self.SWEEP_AT:
@@ -115,11 +124,14 @@ class Admission:
                                   if not kept.full(now)}
             bucket = self._requests[source] = TokenBucket(self.request_rate,
                                                           self.request_burst, now)
-        if bucket.wait(now) > 0:
+        wait = bucket.wait(now)
+        if wait >= MAX_REQUEST_WAIT:
             self.paced_requests += 1
-            return False
-        bucket.take(now)
-        return True
+            return MAX_REQUEST_WAIT
+        bucket.take(now)  # into debt when late: the next request queues behind this one
+        if wait > 0:
+            self.paced_requests += 1
+        return wait
 
     def connect(self, source: str) -> Refusal | None:
         """Count a new connection from ``source``, or say why it is refused (then uncounted)."""

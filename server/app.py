@@ -49,7 +49,7 @@ from server.gate import Gate
 from server.health import LogHealth, health_response
 from server.hub import RESUME_LIMIT, CampaignHub, CommandWork, JoinWork
 from server.page_cache import PageCache
-from server.protocol import command_id_of, read_frame
+from server.protocol import command_id_of, read_frame, read_join
 from server.rates import Limits, MemberKey, member_key
 from server.rebuild import load_all_states
 from server.rules.base import ADMIN_MEMBER
@@ -303,7 +303,9 @@ class Server:
         try:
             async for frame in connection:
                 try:
-                    message = read_frame(frame)
+                    if key is not None and not self._stopping:  # stopping: shutting_down
+                        self.limits.refuse_if_spent(key)  # before decoding anything
+                    message = read_frame(frame) if member is not None else read_join(frame)
                     if isinstance(message, Join):
                         if member is not None:
                             raise Rejected("already_joined", "this connection has joined", "$.type")

@@ -194,12 +194,13 @@ class Gate:
 
     def process_request(self, then: Process) -> AsyncProcess:
         """``process_request`` for ``serve``: ``then`` first (``/health``), then the caps; a
-        refusal is answered after :data:`REFUSAL_DELAY`, and so is any request from an
-        address asking faster than its request rate (:meth:`Admission.request_on_time`)."""
+        refusal is answered after :data:`REFUSAL_DELAY`; requests from an address asking faster
+        than its request rate wait their turn (:meth:`Admission.request_delay`)."""
 
         async def process(connection: ServerConnection, request: Request) -> Response | None:
-            if not self.admission.request_on_time(self._source(connection), self._now()):
-                await asyncio.sleep(self.refusal_delay)
+            delay = self.admission.request_delay(self._source(connection), self._now())
+            if delay > 0:
+                await asyncio.sleep(delay)
             response = then(connection, request)
             refusal = getattr(connection, "refusal", None)
             if response is not None or refusal is None:

@@ -56,12 +56,42 @@ def command_id_of(frame: str | bytes) -> str | None:
     return found if isinstance(found, str) and len(found) <= 64 else None
 
 
-def read_frame(frame: str | bytes) -> Any:
-    """Decode one client frame into a message Struct, or raise :class:`Rejected`."""
+_JOIN_DECODER = msgspec.json.Decoder(Join)
+
+
+def read_join(frame: str | bytes) -> Join:
+    """Decode the frame of a connection that has not joined: a :class:`Join`, or a
+    :class:`Rejected` found without decoding the frame as any other message.
+
+    Before a join the sender is anyone at all: a frame that is not a join is refused
+    ``not_joined`` at its ``type``, never decoded (nor its faults named) as a command, so an
+    outsider's large malformed commands cost a small decode each, not a command's worth.
+    """
+    frame = _checked_text(frame)
+    try:
+        return _JOIN_DECODER.decode(frame)
+    except msgspec.ValidationError as error:
+        if "`$.type`" in str(error):
+            raise Rejected("not_joined", "send join with your token first", "$.type") from None
+        raise rejection_from(error) from None
+    except msgspec.DecodeError as error:
+        raise rejection_from(error, frame) from None
+    except RecursionError:
+        raise Rejected("malformed", "json nested too deeply", "$") from None
+
+
+def _checked_text(frame: str | bytes) -> str:
+    """The frame, if it is text within the size limit; else :class:`Rejected`."""
     if isinstance(frame, bytes):
         raise Rejected("malformed", "binary frames are not part of the protocol; send text", "$")
     if len(frame) * 4 > MAX_FRAME_BYTES and len(frame.encode()) > MAX_FRAME_BYTES:
         raise Rejected("too_large", f"frame over {MAX_FRAME_BYTES} bytes", "$")
+    return frame
+
+
+def read_frame(frame: str | bytes) -> Any:
+    """Decode one client frame into a message Struct, or raise :class:`Rejected`."""
+    frame = _checked_text(frame)
     try:
         message = CLIENT_DECODER.decode(frame)
     except (msgspec.ValidationError, msgspec.DecodeError) as error:

@@ -46,7 +46,8 @@ def started() -> dict[str, Future[subprocess.CompletedProcess[str]]]:
     return {script: pool.submit(_run, script, extra) for script, extra in (
         ("kill9.py", ()), ("disconnects.py", ()), ("hostile_frames.py", ()),
         ("never_join.py", never_join_extra()), ("flood.py", ()), ("slow_readers.py", ()),
-        ("join_storm.py", ()), ("checks_churn.py", ()))}
+        ("join_storm.py", ()), ("checks_churn.py", ()), ("garbage_frames.py", ()),
+        ("http_churn.py", ()))}
 
 
 def run_quick(script: str) -> dict[str, Any]:
@@ -99,3 +100,13 @@ def test_join_storm_leaves_the_honest_table_served() -> None:
 def test_checks_churn_leaves_the_honest_table_served() -> None:
     """Open narrative checks changed as fast as answered leave another campaign served."""
     run_quick("checks_churn.py")
+
+
+def test_garbage_frames_are_refused_and_append_nothing() -> None:
+    """A member's frames refused before they become work leave the honest table served."""
+    run_quick("garbage_frames.py")
+
+
+def test_http_churn_leaves_the_honest_table_served() -> None:
+    """An outsider churning /health requests leaves the honest table served."""
+    run_quick("http_churn.py")

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from server.admission import Admission, source_of
+from server.admission import MAX_REQUEST_WAIT, Admission, source_of
 from server.log_throttle import ACCEPT_FAILED, OncePerInterval
 
 
@@ -144,11 +144,15 @@ def test_a_repeated_log_line_goes_out_once_per_interval_with_a_count(
     assert all(record.exc_info is None for record in caplog.records)
 
 
-def test_an_address_asking_faster_than_its_request_rate_is_slowed_and_others_are_not() -> None:
-    """Past its burst an address's HTTP requests must wait; its bucket refills at the rate;
-    another address is not affected; each late answer is counted for /health."""
-    admission = door(request_rate=1.0, request_burst=2)
-    assert [admission.request_on_time("10.0.0.1", 0.0) for _ in range(3)] == [True, True, False]
-    assert admission.request_on_time("10.0.0.2", 0.0)
-    assert admission.request_on_time("10.0.0.1", 1.0)
-    assert admission.status(1.0)["paced_requests"] == 1
+def test_an_address_asking_faster_than_its_request_rate_waits_its_turn() -> None:
+    """Past its burst an address's HTTP requests queue at its rate, one after another (not all
+    released together), never more than MAX_REQUEST_WAIT; another address is not affected;
+    each late answer is counted for /health."""
+    admission = door(request_rate=2.0, request_burst=2)
+    assert [admission.request_delay("10.0.0.1", 0.0) for _ in range(4)] == [0, 0, 0.5, 1.0]
+    assert admission.request_delay("10.0.0.2", 0.0) == 0
+    assert admission.request_delay("10.0.0.1", 1.5) == 0.0  # the queue has drained by then
+    assert admission.status(1.5)["paced_requests"] == 2
+    slow = door(request_rate=0.01, request_burst=1)
+    assert slow.request_delay("10.0.0.3", 0.0) == 0
+    assert slow.request_delay("10.0.0.3", 0.0) == MAX_REQUEST_WAIT

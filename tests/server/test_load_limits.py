@@ -102,7 +102,8 @@ async def test_a_member_over_their_rate_is_refused_and_the_others_are_served(tmp
 async def test_refused_frames_spend_the_members_rate(tmp_path) -> None:
     """A frame refused before it becomes work (malformed, invalid, unknown type) costs the
     member a command of their rate, so garbage is no way past the limit: after a burst of
-    two bad frames, a good roll is refused rate_limited and nothing is appended."""
+    two bad frames, a good roll is refused rate_limited and nothing is appended; and once the
+    rate is spent a frame is refused before it is even decoded."""
     async with serving(tmp_path, member_rate=0.001, member_burst=2) as server:
         campaign, _ = await open_table(server, "Garbage")
         player_token = await invite(server, campaign, _, "player")
@@ -116,6 +117,8 @@ async def test_refused_frames_spend_the_members_rate(tmp_path) -> None:
         refused = await player.recv_until("error")
         assert (refused["id"], refused["code"]) == ("r1", "rate_limited")
         assert rolls_by(server, campaign, "player") == 0
+        await player.send("{still not json")  # out of tokens: refused before any decoding
+        assert (await player.recv_until("error"))["code"] == "rate_limited"
         await player.close()
 
 
