@@ -8,7 +8,6 @@ import logging
 import random
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -88,7 +87,9 @@ async def test_a_connection_that_never_joins_is_closed_at_its_deadline(tmp_path:
 
 
 async def test_bad_frames_do_not_extend_the_join_deadline(tmp_path: Path) -> None:
-    """A client that sends rubbish gets its errors, and is closed at the same deadline."""
+    """A client that sends rubbish is closed at the same deadline; after a refusal it reads one
+    frame a second, so the second frame, sent within the half-second deadline, is never even
+    answered (without the pause it would get not_joined before the close)."""
     async with server_with(tmp_path, join_timeout=0.5) as server:
         peer = await RawPeer.open(server.url)
         await peer.send("{not json")
@@ -104,28 +105,25 @@ async def test_an_address_asking_too_fast_gets_its_answers_late(tmp_path: Path) 
         for _ in range(2):
             assert "200 OK" in await health(server)
         assert server.gate.admission.paced_requests == 0
-        started = time.monotonic()
-        assert "200 OK" in await health(server)  # its turn comes at the rate: ~0.5 s on
+        assert "200 OK" in await health(server)  # answered, at its turn (~0.5 s on)
         assert server.gate.admission.paced_requests == 1
-        assert time.monotonic() - started >= 0.3
 
 
 async def test_frames_before_a_join_are_read_one_a_second_and_count_as_failed_joins(
         tmp_path: Path) -> None:
-    """An outsider's refused frames are not free: a connection that has not joined reads one
-    frame a second after a refusal, and each counts against its address like a wrong token,
-    so the address is soon throttled (a right token is then refused rate_limited too)."""
+    """An outsider's refused frames are not free: each counts against its address like a wrong
+    token, so the address is soon throttled (a right token is then refused rate_limited too).
+    That it reads one frame a second after a refusal shows in
+    test_bad_frames_do_not_extend_the_join_deadline: its second frame is never answered."""
     async with server_with(tmp_path, join_failures_allowed=2) as server:
         campaign, token = await new_campaign(server)
         peer = await RawPeer.open(server.url)
-        started = time.monotonic()
         # A command, even a malformed one, is not decoded as one before a join: not_joined.
         for frame in ("{not json", {"type": "roll", "id": "r1", "expression": "1d6",
                                     "junk": 1}):
             await peer.send(frame)
         assert (await peer.recv())["code"] == "malformed"
         assert (await peer.recv())["code"] == "not_joined"
-        assert time.monotonic() - started >= 0.9  # the second frame waited out the pause
         await peer.send({"type": "join", "token": token, "campaign": campaign})
         assert (await peer.recv())["code"] == "rate_limited"
         assert "failed_joins=2" in await health(server)
@@ -153,10 +151,14 @@ async def test_the_connection_over_the_per_address_cap_gets_a_clear_503(
     async with server_with(tmp_path, max_connections_per_address=2) as server:
         server.gate.refusal_delay = 0.5
         held = [await RawPeer.open(server.url) for _ in range(2)]
-        started = time.monotonic()
+        opening = asyncio.create_task(RawPeer.open(server.url))
+        for _ in range(10_000):  # until the server holds it as refused, waiting out the delay
+            if server.gate.refusing == 1:
+                break
+            await asyncio.sleep(0.001)
+        assert server.gate.refusing == 1 and not opening.done()  # not answered at once
         with pytest.raises(InvalidStatus) as refused:
-            await RawPeer.open(server.url)
-        assert time.monotonic() - started >= 0.5
+            await opening
         response = refused.value.response
         assert response.status_code == 503
         assert response.headers["Retry-After"] == "10"
