@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import re
 import signal
 import sys
@@ -31,6 +32,7 @@ from clients.cli_support import (
     to_plain,
 )
 from clients.client import Client
+from clients.links import join_link, page_origin
 from clients.systems import CLI_HOOKS
 from clients.table_text import LOG_LINES, sheet, state_json, state_text, view_line
 from events import core
@@ -73,6 +75,9 @@ async def _serve(args: argparse.Namespace) -> int:
                        f"{error.strerror or error}", common.EXIT_REFUSED) from None
     token_file = admin_token_path(args.db)
     common.console.print(styled("poolhall serving [bold]{}[/bold] from {}", server.url, args.db))
+    common.console.print(styled("the table: [bold]{}/[/bold] (open it with a join link from "
+                                "`poolhall campaign create` or `poolhall invite`)",
+                                page_origin(server.url)))
     # The token itself only on request: stdout of a service ends up in logs others read.
     made = "created in" if server.admin_token_created else "in"
     mode = token_file_mode(token_file)
@@ -122,10 +127,27 @@ def port_number(text: str) -> int:
 async def _campaign_create(args: argparse.Namespace) -> int:
     ack = await common.call_once(args, None, core.CreateCampaign, common.admin_token(args),
                                  name=args.name, system=args.system, campaign=args.id)
-    emit(args, to_plain(ack),
+    emit(args, _with_link(args, ack, ack.campaign),
          styled("created campaign [bold]{}[/bold] ({})\n", ack.campaign, args.system)
-         + _token_line("GM token (shown once; keep it)", ack.token))
+         + _token_line("GM token (shown once; keep it)", ack.token)
+         + _link_line(args, ack.campaign, ack.token))
     return common.EXIT_OK
+
+
+def _with_link(args: argparse.Namespace, ack: Any, campaign: str | None) -> Any:
+    """The ack as JSON, with the join link when a token was issued."""
+    plain = to_plain(ack)
+    if ack.token is not None and campaign:
+        plain["link"] = join_link(args.url, campaign, ack.token, args.base_url)
+    return plain
+
+
+def _link_line(args: argparse.Namespace, campaign: str | None, token: str | None) -> Any:
+    """The join link to open the table in a browser (nothing when no token was issued)."""
+    if token is None or not campaign:
+        return ""
+    return styled("\njoin link (opens the table; keep it as secret as the token): {}",
+                  join_link(args.url, campaign, token, args.base_url))
 
 
 def _token_line(label: str, token: str | None) -> Any:
@@ -141,10 +163,17 @@ def _token_line(label: str, token: str | None) -> Any:
 async def _invite(args: argparse.Namespace) -> int:
     ack = await common.call_once(args, args.campaign, core.Invite, role=args.role,
                                  name=args.name, characters=tuple(args.character or ()))
-    emit(args, to_plain(ack),
+    emit(args, _with_link(args, ack, args.campaign),
          styled("invited [bold]{}[/bold] as {}\n", ack.member, args.role)
-         + _token_line("token (shown once; give it to them)", ack.token))
+         + _token_line("token (shown once; give it to them)", ack.token)
+         + _link_line(args, args.campaign, ack.token))
     return common.EXIT_OK
+
+
+def _add_base_url(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--base-url", default=os.environ.get("POOLHALL_BASE_URL"),
+                        help="the address people open the table at, for the join link "
+                             "(default: the server's --url as http; or $POOLHALL_BASE_URL)")
 
 
 # ---- rolling and commands -----------------------------------------------------------------
@@ -408,6 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--system", required=True, choices=SYSTEM_IDS)
     create.add_argument("--id", help="campaign id (default: from the name)")
     common.add_connection_options(create)
+    _add_base_url(create)
     create.set_defaults(handler=_campaign_create)
 
     invite = sub.add_parser("invite", help="invite a member; prints their token")
@@ -416,6 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
     invite.add_argument("--character", action="append", help="a character they play (repeat)")
     invite.add_argument("--name", help="their name (default: the character or the role)")
     common.add_connection_options(invite)
+    _add_base_url(invite)
     invite.set_defaults(handler=_invite)
 
     roll = sub.add_parser("roll", help="roll XdN dice, or the campaign system's notation")

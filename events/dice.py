@@ -96,7 +96,11 @@ def parse_dice(text: str) -> DiceExpression:
     while position < len(stripped):
         match = _TOKEN.match(stripped, position)
         if match is None:
-            raise NotationError(f"unexpected {stripped[position:].strip()[:10]!r}", position)
+            rest = stripped[position:].strip()[:10]
+            if re.match(r"d(?![0-9])", rest, re.IGNORECASE):  # "3d": the sides are missing
+                raise NotationError(f"a die needs its number of sides after 'd', as in "
+                                    f"{stripped[:position]}d6", position)
+            raise NotationError(f"unexpected {rest!r}", position)
         if match.group("op"):
             if expect_term:
                 raise NotationError(f"expected a term before {match.group('op')!r}", position)

@@ -66,7 +66,9 @@ class Join(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="joi
     A client within the server's resume limit of the head gets the events it missed; further
     behind (``since`` 0 included) it gets a ``snapshot`` of the table instead. ``replay``
     asks for every event after ``since`` whatever the distance (for tools that need the
-    whole log, like ``poolhall state --at``).
+    whole log, like ``poolhall state --at``). ``table`` asks for a ``table`` message (the
+    table as it stands, who is connected included) after the join and after every change: for
+    clients that show the table without folding events themselves, like the browser page.
     """
 
     token: Token
@@ -74,6 +76,7 @@ class Join(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="joi
     since: Seq = 0
     since_hash: ChainHash | None = None
     replay: bool = False
+    table: bool = False
 
 
 HISTORY_LIMIT = 500

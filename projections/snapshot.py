@@ -35,11 +35,13 @@ __all__ = [
     "OutgoingSnapshot",
     "ServerMessage",
     "Snapshot",
+    "TableNow",
     "TableUnion",
     "observable",
     "protocol_schema",
     "snapshot_of",
     "state_from",
+    "table_now_of",
 ]
 
 RECENT_EVENTS = 50
@@ -102,7 +104,27 @@ class OutgoingSnapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot")
     recent: list[msgspec.Raw]
 
 
-ServerMessage = Union[_EventsServerMessage, Snapshot]
+class TableNow(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="table"):
+    """The table as it stands after event ``seq``, sent after every change to a client that
+    joined with ``table`` (the browser page): what a snapshot holds, without the log's recent
+    events, plus the members connected now. Such a client shows the table from these and
+    never folds events itself; its log is the event frames."""
+
+    seq: int
+    campaign: str
+    name: str
+    system: RegisteredSystem
+    members: list[MemberEntry]
+    characters: list[CharacterEntry]
+    session: int
+    in_session: bool
+    rolls: list[RollEntry]
+    table: TableUnion  # type: ignore[valid-type]
+    connected: list[str]
+    """Members with at least one connection open now (by member id)."""
+
+
+ServerMessage = Union[_EventsServerMessage, Snapshot, TableNow]
 """Every message a server sends."""
 
 SERVER_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ServerMessage)
@@ -113,20 +135,32 @@ def protocol_schema() -> dict[str, Any]:
     return json_schema(ServerMessage)
 
 
+def _table_fields(state: CampaignState) -> dict[str, Any]:
+    """What a snapshot and a table message share: the table as ``state`` answers it."""
+    assert state.system, "a campaign's state has its system from its first event on"
+    return {
+        "seq": state.head, "campaign": state.campaign, "name": state.name,
+        "system": state.system,
+        "members": [MemberEntry(member=m.member, name=m.name, role=m.role,
+                                characters=list(m.characters), active=m.active)
+                    for m in state.members.values()],
+        "characters": [CharacterEntry(character=c.character, name=c.name, stats=c.stats)
+                       for c in state.characters.values()],
+        "session": state.session, "in_session": state.in_session,
+        "rolls": state.rolls[-TABLE_ROLLS:],
+        "table": PROJECTIONS[state.system].snapshot(state.game),
+    }
+
+
 def snapshot_of(state: CampaignState, head_hash: str,
                 recent: list[msgspec.Raw]) -> OutgoingSnapshot:
     """The snapshot of ``state`` (at its head), carrying ``recent`` encoded event frames."""
-    assert state.system, "a campaign's state has its system from its first event on"
-    return OutgoingSnapshot(
-        seq=state.head, head_hash=head_hash, campaign=state.campaign, name=state.name,
-        system=state.system,
-        members=[MemberEntry(member=m.member, name=m.name, role=m.role,
-                             characters=list(m.characters), active=m.active)
-                 for m in state.members.values()],
-        characters=[CharacterEntry(character=c.character, name=c.name, stats=c.stats)
-                    for c in state.characters.values()],
-        session=state.session, in_session=state.in_session, rolls=state.rolls[-TABLE_ROLLS:],
-        table=PROJECTIONS[state.system].snapshot(state.game), recent=recent)
+    return OutgoingSnapshot(head_hash=head_hash, recent=recent, **_table_fields(state))
+
+
+def table_now_of(state: CampaignState, connected: list[str]) -> TableNow:
+    """The table message of ``state`` (at its head) with the members ``connected`` now."""
+    return TableNow(connected=connected, **_table_fields(state))
 
 
 def observable(state: CampaignState) -> dict[str, Any]:

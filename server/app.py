@@ -59,6 +59,7 @@ from server.settings import Settings
 from server.shutdown import answer_unread, run_steps
 from server.subscriber import Subscriber
 from server.views import ViewWorkers
+from server.web import WebTable
 from server.writer import GroupCommitter
 
 __all__ = ["Server", "member_by_token", "utc_now"]
@@ -122,6 +123,8 @@ class Server:
         self._use_admin_token(admin_token or "")  # from the file beside the log, in start()
         self.log: SqliteLog | None = None
         self.committer: GroupCommitter | None = None
+        self.web = WebTable(self.settings.allowed_origins)
+        """The browser table's files and the handshake's origin check."""
         self.health = LogHealth()
         """Whether the log takes writes: fed by the writer, read by ``/health`` and hubs."""
         self.hubs: dict[str, CampaignHub] = {}
@@ -277,13 +280,14 @@ class Server:
     # ---- HTTP -------------------------------------------------------------------------
 
     def _health(self, connection: ServerConnection, request: Request) -> Response | None:
-        """``GET /health``: 200 ``ok N campaigns``, or 503 ``failing: <why> (since <when>)``.
+        """``GET /health``: 200 ``ok N campaigns``, or 503 ``failing: <why> (since <when>)``;
+        any other request is the browser table's (:mod:`server.web`).
 
         ``?format=json`` (or ``Accept: application/json``) answers the same as JSON.
         """
         path, _, query = request.path.partition("?")
         if path != "/health":
-            return None
+            return self.web.respond(connection, request)
         return health_response(connection, request, query, self.health, len(self.hubs),
                                self.gate.status())
 
@@ -452,7 +456,8 @@ class Server:
         try:
             done: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()
             hub.submit(JoinWork(member=member, since=join.since, since_hash=join.since_hash,
-                                replay=join.replay, subscriber=subscriber, done=done))
+                                replay=join.replay, table=join.table, subscriber=subscriber,
+                                done=done))
             await done
         except BaseException:
             self.limits.release_connection(key)

@@ -45,6 +45,7 @@ from server.rules.base import Decision
 from server.sealed_tokens import recall_issued, sealed_for
 from server.snapshots import SnapshotCache, encoded_page, history_page
 from server.subscriber import Subscriber
+from server.table_feed import TableFeed
 from server.views import Job, NotComputed, ViewQueue, ViewResult, ViewSpec, ViewWorkers
 from server.writer import GroupCommitter
 
@@ -80,6 +81,7 @@ class JoinWork(msgspec.Struct, kw_only=True):
     done: asyncio.Future[Welcome]
     since_hash: str | None = None
     replay: bool = False
+    table: bool = False
 
 
 def _unavailable(command_id: str) -> ErrorReply:
@@ -118,6 +120,8 @@ class CampaignHub:
         self._health = health
         """While it says the log is failing, commands are refused before they are decided."""
         self.subscribers: set[Subscriber] = set()
+        self._table = TableFeed()
+        """Who watches the ``table`` message and who is connected."""
         self._inbox: asyncio.Queue[CommandWork | JoinWork | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self.closing = False
@@ -155,6 +159,8 @@ class CampaignHub:
 
     def leave(self, subscriber: Subscriber) -> None:
         self.subscribers.discard(subscriber)
+        if self._table.left(subscriber) and not self._stale:
+            self._table.broadcast(self.state)
 
     async def stop(self) -> None:
         """Finish the work already queued, then stop."""
@@ -351,6 +357,8 @@ class CampaignHub:
         if changed:
             self._standing = None
         if not self._stale:  # views of a state the log lacks would mislead the table
+            if changed:
+                self._table.broadcast(self.state)
             for view in self._views(changed):
                 self._broadcast(encode(view))
         self._close_removed(changed)
@@ -527,6 +535,10 @@ class CampaignHub:
             subscriber.push(self._snapshots.frame(self.state, self.head_hash))
         elif join.since < head:
             self._schedule_catch_up(subscriber, join.since, head)
+        if self._table.joined(subscriber, subscriber.member, join.table):
+            self._table.broadcast(self.state)  # someone came: every watcher sees them
+        else:
+            self._table.send_to(subscriber, self.state)
         for frame in self._standing_now():  # after the catch-up: the views are of the head
             subscriber.push(frame)
         self._start_computing()

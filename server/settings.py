@@ -95,6 +95,9 @@ class Settings:
         4096, "computed odds kept for reuse (the same pool again, members joining)")
     view_backlog: int = _setting(
         64, "views of one campaign that may wait for the workers; past it, sent without odds")
+    allowed_origins: str = _setting(
+        "", "other web origins whose pages may open a WebSocket here, comma-separated "
+        "(e.g. https://table.example.org behind a proxy); the page's own origin always may")
 
 
 def _flag(name: str) -> str:

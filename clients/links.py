@@ -1,0 +1,29 @@
+"""Join links: the browser table's address with the campaign and a token in the fragment.
+
+``http://127.0.0.1:8765/#campaign=edge&token=…``: browsers never send a URL's fragment to a
+server, so the token stays out of request lines, proxies' logs and the server's logs; the page
+moves it to the browser's storage and clears it from the address bar. The link's origin is the
+server's (``--url`` turned from ``ws``/``wss`` into ``http``/``https``) unless ``--base-url``
+names the address people reach it by (a server behind a proxy, or on a LAN address).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urlsplit
+
+__all__ = ["join_link", "page_origin"]
+
+
+def page_origin(url: str, base_url: str | None = None) -> str:
+    """The origin people open the table at: ``base_url`` if given, else the server's."""
+    if base_url:
+        return base_url.rstrip("/")
+    parts = urlsplit(url)
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme or "http")
+    return f"{scheme}://{parts.netloc}"
+
+
+def join_link(url: str, campaign: str, token: str, base_url: str | None = None) -> str:
+    """The link that opens ``campaign`` at the table with ``token``."""
+    return (f"{page_origin(url, base_url)}/#campaign={quote(campaign, safe='')}"
+            f"&token={quote(token, safe='')}")

@@ -1,0 +1,171 @@
+// One WebSocket to the server this page came from: join, resume, commands and their answers.
+//
+// A resume sends the last event the page has (`since`, `since_hash`): the server sends exactly
+// the events missed (or a snapshot if too far behind), so the log shows no gap and no
+// duplicate. Commands carry an id; one still unanswered when the connection drops is sent
+// again, with the same id, after the resume: the server answers a retry with its first answer,
+// so a command is never applied twice.
+
+const RETRY_DELAYS = [250, 500, 1000, 2000, 4000, 8000];
+const BACK_SHOWN_MS = 2500;
+const FOR_GOOD = new Set(["unauthorized", "forbidden", "not_found", "diverged"]);
+
+export class CommandRefused extends Error {
+  constructor(reply) {
+    super(reply.message);
+    this.code = reply.code;
+    this.path = reply.path;
+  }
+}
+
+export class TableConnection {
+  constructor(store, {campaign, token, url = defaultUrl()}) {
+    this.store = store;
+    this.campaign = campaign;
+    this.token = token;
+    this.url = url;
+    this.pending = new Map(); // id -> {message, resolve, reject, sent}
+    this.attempt = 0;
+    this.socket = null;
+    this.stopped = false;
+    this.everJoined = false;
+  }
+
+  start() {
+    this.open();
+  }
+
+  stop() {
+    this.stopped = true;
+    this.socket?.close(1000);
+  }
+
+  open() {
+    if (this.stopped) return;
+    const socket = new WebSocket(this.url);
+    this.socket = socket;
+    socket.addEventListener("open", () => this.join(socket));
+    socket.addEventListener("message", (event) => this.receive(socket, event.data));
+    socket.addEventListener("close", (event) => this.closed(socket, event));
+  }
+
+  join(socket) {
+    const [since, sinceHash] = this.store.last;
+    const join = {type: "join", token: this.token, campaign: this.campaign, since, table: true};
+    if (since > 0 && sinceHash) join.since_hash = sinceHash;
+    socket.send(JSON.stringify(join));
+  }
+
+  receive(socket, data) {
+    if (socket !== this.socket) return;
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return;
+    }
+    const store = this.store;
+    switch (message.type) {
+      case "welcome":
+        this.attempt = 0;
+        store.welcome(message);
+        store.set({connection: this.everJoined ? "back" : "live", problem: null});
+        if (this.everJoined) setTimeout(() => {
+          if (store.state.connection === "back") store.set({connection: "live"});
+        }, BACK_SHOWN_MS);
+        this.everJoined = true;
+        this.resend();
+        break;
+      case "snapshot":
+        store.snapshot(message);
+        break;
+      case "event":
+        if (!store.event(message)) socket.close(4000, "gap"); // resume from what we have
+        break;
+      case "table":
+        store.table(message);
+        break;
+      case "view":
+        store.view(message);
+        break;
+      case "ack":
+      case "history":
+        this.answer(message.id, message, null);
+        break;
+      case "error":
+        if (message.id) {
+          this.answer(message.id, null, message);
+        } else {
+          this.refusedJoin(message);
+        }
+        break;
+      default:
+        break; // a newer server's message: not for this page
+    }
+  }
+
+  refusedJoin(message) {
+    if (FOR_GOOD.has(message.code)) {
+      this.stopped = true;
+      this.store.set({connection: "closed", problem: message.message});
+    } else {
+      this.store.set({problem: message.message});
+    }
+  }
+
+  answer(id, reply, error) {
+    const waiting = this.pending.get(id);
+    if (!waiting) return;
+    if (error && error.code === "rate_limited" && error.retry_after && !waiting.retried) {
+      waiting.retried = true; // the server said when: try once more then
+      setTimeout(() => this.transmit(waiting.message), error.retry_after * 1000);
+      return;
+    }
+    this.pending.delete(id);
+    if (error) waiting.reject(new CommandRefused(error));
+    else waiting.resolve(reply);
+  }
+
+  /** Send a command (or a history request); resolves with the answer, rejects with the
+   * server's refusal (CommandRefused: code, message in plain words, path of the field). */
+  request(fields) {
+    const message = {...fields, id: fields.id ?? newId()};
+    return new Promise((resolve, reject) => {
+      this.pending.set(message.id, {message, resolve, reject});
+      this.transmit(message);
+    });
+  }
+
+  transmit(message) {
+    if (this.socket?.readyState === WebSocket.OPEN && this.store.state.welcome
+        && this.store.state.connection !== "reconnecting") {
+      this.socket.send(JSON.stringify(message));
+    } // else: sent by resend() once joined again
+  }
+
+  resend() {
+    for (const waiting of this.pending.values()) this.socket.send(JSON.stringify(waiting.message));
+  }
+
+  closed(socket, event) {
+    if (socket !== this.socket || this.stopped) return;
+    const store = this.store;
+    if (event.code === 1008 && store.state.connection !== "reconnecting" && this.everJoined) {
+      // removed from the campaign, or no join in time
+      store.set({connection: "reconnecting", problem: event.reason || null});
+    } else {
+      store.set({connection: "reconnecting"});
+    }
+    const delay = RETRY_DELAYS[Math.min(this.attempt, RETRY_DELAYS.length - 1)];
+    this.attempt += 1;
+    setTimeout(() => this.open(), delay * (0.75 + Math.random() / 2));
+  }
+}
+
+export function defaultUrl() {
+  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`;
+}
+
+export function newId() {
+  return crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`.slice(0, 60);
+}

@@ -1,0 +1,54 @@
+// The log's lines for the events every campaign has (members, characters, game sessions, free
+// rolls); a game system's own events are described by its module (systems/<id>.js).
+import {h, plural} from "./dom.js";
+import {numericDie} from "./dice.js";
+
+/** Names for ids, from the latest table message. */
+export function namesOf(table) {
+  const members = new Map((table?.members ?? []).map((m) => [m.member, m.name]));
+  const characters = new Map((table?.characters ?? []).map((c) => [c.character, c.name]));
+  return {
+    member: (id) => (id === "admin" ? "the server's admin" : members.get(id) ?? id),
+    character: (id) => characters.get(id) ?? id,
+  };
+}
+
+export function describeCore(frame, names) {
+  const event = frame.event;
+  switch (event.type) {
+    case "campaign_created":
+      return h("span", {}, `campaign “${event.name}” created (${event.system})`);
+    case "member_invited":
+      return h("span", {}, `${event.name} invited as ${event.role}`,
+        event.characters?.length ? ` for ${event.characters.map(names.character).join(", ")}` : "");
+    case "member_removed":
+      return h("span", {}, `${names.member(event.member)} removed`,
+        event.reason ? ` (${event.reason})` : "");
+    case "character_created":
+      return h("span", {}, `character ${event.name} created`);
+    case "character_updated":
+      return h("span", {}, `character ${event.name} updated`);
+    case "game_session_started":
+      return h("span", {class: "ph-session-mark"}, `game session ${event.session} started`,
+        event.title ? `: ${event.title}` : "");
+    case "game_session_ended":
+      return h("span", {class: "ph-session-mark"}, `game session ${event.session} ended`);
+    case "dice_rolled":
+      return freeRoll(event, names);
+    default:
+      return null;
+  }
+}
+
+function freeRoll(event, names) {
+  const dice = [];
+  for (const term of event.terms) {
+    for (const face of term.faces) dice.push(numericDie(term.sides, face));
+  }
+  const who = event.character ? `${names.character(event.character)} rolls ` : "rolls ";
+  return h("span", {class: "ph-free-roll"}, who, h("code", {}, event.expression), ": ",
+    h("span", {class: "ph-dice"}, dice), " = ", h("strong", {}, String(event.total)),
+    event.reason ? ` (${event.reason})` : "");
+}
+
+export {plural};

@@ -1,0 +1,66 @@
+// Building DOM without innerHTML: every text goes in as a text node, so nothing a member typed
+// (a character's name, a reason) can ever become markup.
+
+/**
+ * h("p", {class: "x", onclick: f}, "text", child) -> HTMLParagraphElement
+ * Attributes starting with "on" become listeners; `null`/`false` attributes are left out;
+ * children may be strings, numbers, nodes, arrays of those, or null (skipped).
+ */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes ?? {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith("on") && typeof value === "function") {
+      element.addEventListener(name.slice(2), value);
+    } else if (name in element && !name.includes("-") && typeof value !== "string") {
+      element[name] = value; // properties such as .value, .checked, .disabled
+    } else {
+      element.setAttribute(name, value === true ? "" : String(value));
+    }
+  }
+  append(element, children);
+  return element;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/** The same for SVG elements (the dice). */
+export function s(tag, attributes = {}, ...children) {
+  const element = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes ?? {})) {
+    if (value === null || value === undefined || value === false) continue;
+    element.setAttribute(name, String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+function append(element, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replace every child of `element` with `children`. */
+export function replace(element, ...children) {
+  element.replaceChildren();
+  append(element, children);
+}
+
+/** A number in words for a count: plural("success", 2) -> "2 successes". */
+export function plural(word, count, many = null) {
+  const plain = many ?? (word.endsWith("s") ? `${word}es` : `${word}s`);
+  return `${count} ${count === 1 ? word : plain}`;
+}
+
+/** "12:04" from an ISO time. */
+export function clock(at) {
+  return typeof at === "string" ? at.slice(11, 16) : "";
+}
+
+/** A percentage for people: 0.4567 -> "45.7%". */
+export function percent(p) {
+  if (p === null || p === undefined) return "—";
+  return `${(p * 100).toFixed(p >= 0.995 || p <= 0.005 ? 2 : 1)}%`;
+}

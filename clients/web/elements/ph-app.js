@@ -1,0 +1,149 @@
+// <ph-app>: the page. It owns the one store and the one connection, lays the table out, hands
+// each element its part of the state (as properties), and is the one place commands are sent
+// from (elements raise `ph-command`; see actions.js).
+import {h, replace} from "../dom.js";
+import {COMMAND_EVENT} from "../actions.js";
+import {Store} from "../store.js";
+import {TableConnection} from "../connection.js";
+import {currentSession, forget, knownCampaigns, remember} from "../session.js";
+import {namesOf} from "../describe.js";
+import {systemOf} from "../systems/index.js";
+import "./ph-log.js";
+import "./ph-members.js";
+import "./ph-roll.js";
+
+const CONNECTION_WORDS = {
+  connecting: "connecting…", live: "connected", reconnecting: "reconnecting…", back: "back",
+  closed: "disconnected",
+};
+
+export class PhApp extends HTMLElement {
+  connectedCallback() {
+    const {campaign, token} = currentSession();
+    if (!campaign || !token) {
+      this.landing(campaign);
+      return;
+    }
+    this.start(campaign, token);
+  }
+
+  landing(campaign) {
+    const form = h("form", {class: "ph-landing", "aria-label": "Open a table"},
+      h("h1", {}, "poolhall"),
+      h("p", {}, "Open the join link your GM gave you, or paste it here."),
+      h("label", {}, "Join link ", h("input", {name: "link", required: true, autocomplete: "off",
+        placeholder: "http://…/#campaign=…&token=…"})),
+      h("button", {type: "submit"}, "Open the table"),
+      h("output", {class: "ph-error", role: "alert"}));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const fragment = new URLSearchParams(String(new FormData(form).get("link")).split("#")[1] ?? "");
+      if (!fragment.get("campaign") || !fragment.get("token")) {
+        form.querySelector("output").textContent =
+          "That is not a join link: it has no #campaign=…&token=… part.";
+        return;
+      }
+      remember(fragment.get("campaign"), fragment.get("token"));
+      location.hash = `campaign=${encodeURIComponent(fragment.get("campaign"))}`;
+      location.reload();
+    });
+    const known = knownCampaigns();
+    replace(this, form, known.length ? h("nav", {"aria-label": "Tables you joined"},
+      h("h2", {}, "Your tables"),
+      h("ul", {}, known.map((slug) => h("li", {}, h("a", {href: `/#campaign=${encodeURIComponent(slug)}`,
+        onclick: () => setTimeout(() => location.reload())}, slug))))) : null,
+    campaign ? h("p", {class: "ph-error"}, `This browser has no token for “${campaign}”.`) : null);
+  }
+
+  start(campaign, token) {
+    this.store = new Store();
+    this.connection = new TableConnection(this.store, {campaign, token});
+    this.addEventListener(COMMAND_EVENT, (event) => {
+      event.detail.taken = true;
+      this.connection.request(event.detail.command).then(event.detail.resolve, event.detail.reject);
+    });
+    this.layout();
+    this.store.addEventListener("change", (event) => this.render(event.detail));
+    this.connection.start();
+  }
+
+  layout() {
+    this.heading = h("h1", {class: "ph-title"}, "poolhall");
+    this.who = h("span", {class: "ph-who"});
+    this.status = h("span", {class: "ph-connection", role: "status", "aria-live": "polite",
+                             "data-state": "connecting"}, CONNECTION_WORDS.connecting);
+    this.problem = h("p", {class: "ph-problem", role: "alert", hidden: true});
+    this.leave = h("button", {type: "button", class: "ph-quiet", onclick: () => {
+      forget(this.connection.campaign);
+      this.connection.stop();
+      location.hash = "";
+      location.reload();
+    }}, "Leave this table");
+    this.panelSlot = h("section", {class: "ph-panel", "aria-label": "The table"});
+    this.members = h("ph-members");
+    this.log = h("ph-log");
+    this.roll = h("ph-roll");
+    this.tools = h("section", {class: "ph-tools", "aria-label": "Tools"});
+    replace(this,
+      h("header", {class: "ph-header"}, this.heading, this.who, this.status, this.leave),
+      this.problem,
+      h("main", {class: "ph-main"}, this.panelSlot,
+        h("div", {class: "ph-side"}, this.log, this.roll, this.members, this.tools)));
+  }
+
+  render(changed) {
+    const state = this.store.state;
+    if (changed.has("connection") || changed.has("problem")) {
+      this.status.textContent = CONNECTION_WORDS[state.connection] ?? state.connection;
+      this.status.dataset.state = state.connection;
+      this.problem.hidden = !state.problem;
+      this.problem.textContent = state.problem ?? "";
+    }
+    if (changed.has("welcome") && state.welcome) this.welcomed(state.welcome);
+    const system = this.system;
+    if (changed.has("table") && state.table) {
+      this.names = namesOf(state.table);
+      this.members.update(state.table);
+      if (this.panel) this.panel.table = state.table;
+      if (this.sheet) this.sheet.table = state.table;
+      if (this.roll.isConnected) this.roll.update(this.mine(state.table));
+      for (const tool of this.tools.children) tool.table = state.table;
+    }
+    if ((changed.has("log") || changed.has("table")) && this.names) {
+      this.log.update(state.log, this.names, system);
+    }
+    if (changed.has("views") && this.panel) this.panel.views = state.views;
+  }
+
+  welcomed(welcome) {
+    this.me = {member: welcome.member, role: welcome.role};
+    this.dataset.role = welcome.role;
+    this.heading.textContent = welcome.name;
+    document.title = `${welcome.name} · poolhall`;
+    this.who.textContent = `${welcome.system} · you are ${welcome.role}`;
+    if (this.systemId === welcome.system) return;
+    this.systemId = welcome.system;
+    this.system = systemOf(welcome.system);
+    this.panel = this.system ? h(this.system.panel) : h("p", {}, `No page for ${welcome.system}.`);
+    this.panel.me = this.me;
+    replace(this.panelSlot, this.panel);
+    if (welcome.role === "spectator") this.roll.remove();
+    if (welcome.role === "gm") this.addGmTools();
+  }
+
+  /** The characters this member acts for (every one for the GM). */
+  mine(table) {
+    if (this.me?.role === "gm") return table.characters;
+    const own = new Set(table.members.find((m) => m.member === this.me?.member)?.characters ?? []);
+    return table.characters.filter((c) => own.has(c.character));
+  }
+
+  addGmTools() {
+    if (this.system?.sheet) {
+      this.sheet = h(this.system.sheet);
+      this.tools.append(this.sheet);
+    }
+  }
+}
+
+customElements.define("ph-app", PhApp);

@@ -1,0 +1,33 @@
+// <ph-roll>: free dice (`2d6+1`) for anyone but a spectator; the server parses and rolls.
+import {h} from "../dom.js";
+import {bindForm} from "../actions.js";
+
+export class PhRoll extends HTMLElement {
+  connectedCallback() {
+    if (this.form) return;
+    this.characterSelect = h("select", {name: "character", "aria-label": "as character"});
+    this.form = h("form", {class: "ph-roll-form", "aria-label": "Roll dice"},
+      h("label", {}, "Roll ", h("input", {name: "expression", required: true, placeholder: "2d6+1",
+        autocomplete: "off", size: 10, "aria-label": "dice expression"})),
+      this.characterSelect,
+      h("input", {name: "reason", placeholder: "reason (optional)", "aria-label": "reason"}),
+      h("button", {type: "submit"}, "Roll"));
+    bindForm(this.form, (data) => ({
+      type: "roll", expression: String(data.get("expression")).trim(),
+      ...(data.get("character") ? {character: data.get("character")} : {}),
+      ...(String(data.get("reason") ?? "").trim() ? {reason: String(data.get("reason")).trim()} : {}),
+    }), () => this.form.elements.expression.select());
+    this.append(this.form);
+  }
+
+  /** The characters this member may roll for. */
+  update(characters) {
+    if (!this.form) return;
+    const chosen = this.characterSelect.value;
+    this.characterSelect.replaceChildren(h("option", {value: ""}, "no character"),
+      ...characters.map((c) => h("option", {value: c.character}, c.name)));
+    this.characterSelect.value = characters.some((c) => c.character === chosen) ? chosen : "";
+  }
+}
+
+customElements.define("ph-roll", PhRoll);

@@ -1,0 +1,79 @@
+// The table's one store: fed only by the WebSocket (connection.js), read by the elements.
+// It folds no rule: the table itself comes whole from the server's `table` messages; the log
+// is the event frames as they came, with no gap and no duplicate (seq decides).
+
+export const LOG_KEEP = 5000; // lines kept in the page; older ones come back as history pages
+
+export class Store extends EventTarget {
+  constructor() {
+    super();
+    this.state = {
+      connection: "connecting", // connecting | live | reconnecting | back | closed
+      problem: null,             // why the connection stopped for good, in plain words
+      welcome: null,             // {role, member, campaign, name, system, head, head_hash}
+      table: null,               // the latest `table` message (TableNow)
+      log: [],                   // event frames, oldest first
+      views: new Map(),          // about -> data (odds, combat turn, sheets ...)
+      olderExhausted: false,     // no history before log[0]
+    };
+  }
+
+  /** The last event this page has, for a resume: [seq, hash]. */
+  get last() {
+    const log = this.state.log;
+    if (log.length === 0) return [this.state.snapshotSeq ?? 0, this.state.snapshotHash ?? null];
+    const frame = log[log.length - 1];
+    return [frame.seq, frame.hash];
+  }
+
+  /** Change some parts and tell the elements which. */
+  set(parts) {
+    Object.assign(this.state, parts);
+    this.changed(Object.keys(parts));
+  }
+
+  changed(keys) {
+    this.dispatchEvent(new CustomEvent("change", {detail: new Set(keys)}));
+  }
+
+  welcome(message) {
+    this.set({welcome: message});
+  }
+
+  /** A snapshot replaces the log with its recent frames: the page was too far behind (or new). */
+  snapshot(message) {
+    this.state.snapshotSeq = message.seq;
+    this.state.snapshotHash = message.head_hash;
+    this.set({log: message.recent.slice(), olderExhausted: message.recent.length === 0
+              || message.recent[0].seq <= 1});
+  }
+
+  /** A live or missed event; returns false on a gap (the caller resyncs). */
+  event(frame) {
+    const [seq] = this.last;
+    if (frame.seq <= seq) return true;       // a duplicate: already shown
+    if (frame.seq !== seq + 1) return false;  // a gap: never show a table with a hole
+    const log = this.state.log;
+    log.push(frame);
+    if (log.length > LOG_KEEP) log.splice(0, log.length - LOG_KEEP);
+    this.changed(["log"]);
+    return true;
+  }
+
+  /** Older events from a history page, put before what the log holds. */
+  older(frames) {
+    const first = this.state.log[0]?.seq ?? Infinity;
+    const before = frames.filter((frame) => frame.seq < first);
+    this.set({log: [...before, ...this.state.log], olderExhausted: before.length === 0
+              || before[0].seq <= 1});
+  }
+
+  table(message) {
+    this.set({table: message});
+  }
+
+  view(message) {
+    this.state.views.set(message.about, message.data);
+    this.changed(["views"]);
+  }
+}

@@ -1,0 +1,71 @@
+"""The ``table`` message for clients that show the table without folding events (the page).
+
+The browser table never implements a rule, so it cannot fold events onto a snapshot as the
+Python client does. A client that joins with ``table`` gets, instead, the table as the hub's
+state answers it (:class:`projections.snapshot.TableNow`) after its join, after every batch
+that changed the state, and when someone connects or leaves (the message says who is connected).
+The message is built and encoded once per change whatever the number of such clients, and not
+at all while none is connected, so tables of Python clients pay nothing for it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from events.codec import encode
+from projections.campaign import CampaignState
+from projections.snapshot import table_now_of
+from server.subscriber import Subscriber
+
+__all__ = ["TableFeed"]
+
+
+class TableFeed:
+    """One campaign's watchers of the ``table`` message and who is connected."""
+
+    def __init__(self) -> None:
+        self._watchers: set[Subscriber] = set()
+        self._connected: Counter[str] = Counter()
+        self._members: dict[Subscriber, str] = {}
+
+    def joined(self, subscriber: Subscriber, member: str | None, wants_table: bool) -> bool:
+        """Count a member's connection (``None``: the admin, never shown); returns whether the
+        set of connected members changed."""
+        if wants_table:
+            self._watchers.add(subscriber)
+        if member is None or subscriber in self._members:
+            return False
+        self._members[subscriber] = member
+        self._connected[member] += 1
+        return self._connected[member] == 1
+
+    def left(self, subscriber: Subscriber) -> bool:
+        """Forget a connection; returns whether the set of connected members changed."""
+        self._watchers.discard(subscriber)
+        member = self._members.pop(subscriber, None)
+        if member is None:
+            return False
+        self._connected[member] -= 1
+        if self._connected[member] > 0:
+            return False
+        del self._connected[member]
+        return True
+
+    def frame(self, state: CampaignState) -> bytes:
+        """The encoded table message of ``state`` as it stands."""
+        return encode(table_now_of(state, sorted(self._connected)))
+
+    def send_to(self, subscriber: Subscriber, state: CampaignState) -> None:
+        """Queue the table for one watcher (after its join)."""
+        if subscriber in self._watchers:
+            subscriber.push(self.frame(state))
+
+    def broadcast(self, state: CampaignState) -> None:
+        """Queue the table for every watcher (after a change); nothing when none watches."""
+        watchers = [s for s in self._watchers if not s.dropped]
+        self._watchers.difference_update([s for s in self._watchers if s.dropped])
+        if not watchers:
+            return
+        frame = self.frame(state)
+        for subscriber in watchers:
+            subscriber.push(frame)

@@ -1,0 +1,162 @@
+"""The browser table's files, served over HTTP on the WebSocket port (``process_request``).
+
+The page (``clients/web/``: ES modules, custom elements, CSS and SVG, no build step) is read
+from the installed package once at start-up, so ``pip install .`` carries the table and a
+request costs a dictionary lookup. Each file is answered with its content type, an ``ETag``
+(a client revalidates with ``If-None-Match`` and gets ``304``), and headers that keep the page
+to itself: a Content-Security-Policy allowing scripts, styles and connections from this origin
+only (no inline script, nothing from another origin: the table works on a LAN without the
+internet) and ``frame-ancestors 'none'``.
+
+A WebSocket handshake that carries an ``Origin`` (every browser sends one) is refused with
+``403`` unless the origin is the page's own (the ``Host`` it asked for, over http or https) or
+one the operator allowed (``--allowed-origins``): a page elsewhere cannot act at this table
+with a member's browser. Clients that are not browsers send no ``Origin`` and are let through.
+
+Tokens never travel in a request line: a join link carries the token in the URL fragment,
+which browsers do not send, and the page sends it only inside the WebSocket's ``join``.
+
+Reading files of the ``clients`` package is reading package data, not importing client code:
+the server still depends on nothing above it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from http import HTTPStatus
+from importlib import resources
+from importlib.resources.abc import Traversable
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+__all__ = ["Asset", "CONTENT_SECURITY_POLICY", "WebTable", "load_assets"]
+
+logger = logging.getLogger(__name__)
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
+)
+"""Nothing inline, nothing from elsewhere; the page may not be framed (clickjacking)."""
+
+_SECURITY_HEADERS = (
+    ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Cross-Origin-Opener-Policy", "same-origin"),
+)
+
+_CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".json": "application/json",
+    ".webmanifest": "application/manifest+json",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+}
+
+PAGES = {"/": "index.html", "/index.html": "index.html", "/replay": "replay.html",
+         "/report": "report.html"}
+"""Paths a person opens, and the file each one is; every other file is under ``/static/``."""
+
+
+@dataclass(frozen=True)
+class Asset:
+    """One file of the page, read once."""
+
+    body: bytes
+    content_type: str
+    etag: str
+
+
+def load_assets(root: Traversable | None = None) -> dict[str, Asset]:
+    """Every servable file under ``clients/web`` by its path relative to it (``app.js``,
+    ``systems/narrative.js``); files of other kinds (a stray ``.py``, a README) are left out."""
+    root = root if root is not None else resources.files("clients") / "web"
+    assets: dict[str, Asset] = {}
+
+    def walk(folder: Traversable, prefix: str) -> None:
+        for entry in folder.iterdir():
+            name = prefix + entry.name
+            if entry.is_dir():
+                walk(entry, name + "/")
+                continue
+            suffix = "." + entry.name.rpartition(".")[2]
+            if suffix not in _CONTENT_TYPES:
+                continue
+            body = entry.read_bytes()
+            digest = hashlib.sha256(body).hexdigest()[:20]
+            assets[name] = Asset(body, _CONTENT_TYPES[suffix], f'"{digest}"')
+
+    if root.is_dir():
+        walk(root, "")
+    return assets
+
+
+class WebTable:
+    """Answers the page's HTTP requests and checks the origin of WebSocket handshakes."""
+
+    def __init__(self, allowed_origins: str = "",
+                 assets: dict[str, Asset] | None = None) -> None:
+        self.assets = assets if assets is not None else load_assets()
+        self.allowed_origins = frozenset(
+            origin.strip().rstrip("/") for origin in allowed_origins.split(",")
+            if origin.strip())
+
+    def respond(self, connection: ServerConnection, request: Request) -> Response | None:
+        """The answer to ``request``, or ``None`` to go on with a WebSocket handshake."""
+        path = request.path.partition("?")[0]
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return self._check_origin(connection, request)
+        name = PAGES.get(path)
+        if name is None and path.startswith("/static/"):
+            name = path.removeprefix("/static/")
+        asset = self.assets.get(name) if name is not None else None
+        if asset is None:
+            return self._plain(connection, HTTPStatus.NOT_FOUND, "not found\n")
+        fresh = asset.etag not in _etags(request.headers.get("If-None-Match", ""))
+        response = connection.respond(HTTPStatus.OK if fresh else HTTPStatus.NOT_MODIFIED, "")
+        del response.headers["Content-Type"]
+        del response.headers["Content-Length"]
+        if fresh:
+            response.body = asset.body
+            response.headers["Content-Type"] = asset.content_type
+            response.headers["Content-Length"] = str(len(asset.body))
+        response.headers["ETag"] = asset.etag
+        response.headers["Cache-Control"] = "no-cache"  # revalidate: a new version shows at once
+        _secure(response.headers)
+        return response
+
+    def _check_origin(self, connection: ServerConnection, request: Request) -> Response | None:
+        origin = request.headers.get("Origin")
+        if origin is None:  # not a browser: tokens, not origins, guard those
+            return None
+        host = request.headers.get("Host", "")
+        if origin in (f"http://{host}", f"https://{host}") or origin in self.allowed_origins:
+            return None
+        logger.info("refused a WebSocket from origin %r (host %r)", origin[:200], host[:200])
+        return self._plain(connection, HTTPStatus.FORBIDDEN,
+                           "this page's origin may not open the table; see --allowed-origins\n")
+
+    @staticmethod
+    def _plain(connection: ServerConnection, status: HTTPStatus, text: str) -> Response:
+        response = connection.respond(status, text)
+        _secure(response.headers)
+        return response
+
+
+def _etags(header: str) -> set[str]:
+    """The entity tags an ``If-None-Match`` header lists (weak ones compared as strong)."""
+    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
+
+
+def _secure(headers: Headers) -> None:
+    for name, value in _SECURITY_HEADERS:
+        headers[name] = value

@@ -1,0 +1,140 @@
+"""Browser tests: real Chromium (Debian's ``chromium``) driven by Playwright for Python against a
+real ``poolhall serve`` on a loopback port with a real SQLite file.
+
+Playwright cannot download browsers here; it launches the system's Chromium through
+``executable_path`` (``$POOLHALL_CHROMIUM``, else ``/usr/bin/chromium``). A missing Chromium
+fails these tests with the command that installs it: they are never skipped.
+
+Each scene reads like the table: :class:`Served` is the server with its admin, ``gm_link`` /
+``invite`` make join links with the real CLI, and ``open_page(link)`` is one person's browser
+(its own context: its own storage, as on another machine).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+
+from tests.serve_process import free_port, poolhall, start_serve
+
+CHROMIUM = os.environ.get("POOLHALL_CHROMIUM", "/usr/bin/chromium")
+SCREENSHOTS = Path(os.environ.get("POOLHALL_SCREENSHOTS", "test-screenshots"))
+"""Where the tests write screenshots (not committed; .gitignore'd)."""
+
+CHROMIUM_ARGS = [
+    # what a headless Chromium needs on a closed machine as root (see the env notes): no
+    # sandbox (root), no GPU, and none of the background connections a closed network refuses
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def playwright_driver() -> Iterator[Playwright]:
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver: Playwright) -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's chromium "
+                    "(`apt-get install chromium`) or set POOLHALL_CHROMIUM")
+    browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                                args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+class Served:
+    """A running ``poolhall serve`` and the admin's CLI against it."""
+
+    def __init__(self, directory: Path, port: int, process: subprocess.Popen[bytes]) -> None:
+        self.directory = directory
+        self.port = port
+        self.process = process
+        self.origin = f"http://127.0.0.1:{port}"
+        self.url = f"ws://127.0.0.1:{port}"
+
+    def cli(self, *args: str) -> dict[str, object]:
+        """Run one ``poolhall`` command against this server; its ``--json`` answer."""
+        result = poolhall(*args, "--url", self.url, "--db", "table.db", "--json",
+                          cwd=self.directory)
+        answer: dict[str, object] = json.loads(result.stdout)
+        return answer
+
+    def create_campaign(self, name: str, system: str) -> tuple[str, str]:
+        """A new campaign: its id and the GM's join link."""
+        answer = self.cli("campaign", "create", name, "--system", system)
+        return str(answer["campaign"]), str(answer["link"])
+
+    def gm_token_file(self, link: str) -> Path:
+        """The GM's token (from their link) in a file, for CLI commands as the GM."""
+        token = link.split("token=", 1)[1]
+        path = self.directory / f"gm-{abs(hash(link))}.token"
+        path.write_text(token)
+        path.chmod(0o600)
+        return path
+
+    def invite(self, campaign: str, gm_link: str, role: str, name: str,
+               *characters: str) -> str:
+        """Invite a member as the GM would; their join link."""
+        args = ["invite", campaign, "--role", role, "--name", name,
+                "--token-file", str(self.gm_token_file(gm_link))]
+        for character in characters:
+            args += ["--character", character]
+        return str(self.cli(*args)["link"])
+
+    def as_gm(self, gm_link: str, *args: str) -> dict[str, object]:
+        """Any CLI command with the GM's token."""
+        return self.cli(*args, "--token-file", str(self.gm_token_file(gm_link)))
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    port = free_port()
+    process = start_serve(tmp_path / "table.db", port, log=tmp_path / "serve.log")
+    yield Served(tmp_path, port, process)
+    process.terminate()
+    try:
+        process.wait(15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@pytest.fixture
+def open_page(browser: Browser) -> Iterator[Callable[..., Page]]:
+    """``open_page(link, width=1280)``: one person's browser (a fresh context) at ``link``,
+    with the table connected. Console errors and failed requests fail the test."""
+    contexts: list[BrowserContext] = []
+    problems: list[str] = []
+
+    def opened(link: str, width: int = 1280, height: int = 900) -> Page:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        page.on("console", lambda message: problems.append(f"console: {message.text}")
+                if message.type == "error" else None)
+        page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+        page.goto(link)
+        page.wait_for_selector(".ph-connection[data-state=live]", timeout=10_000)
+        return page
+
+    yield opened
+    for context in contexts:
+        context.close()
+    assert not problems, "\n".join(problems)
+
+
+def screenshot(page: Page, name: str) -> Path:
+    """Write a screenshot for people to look at (not compared: the tests check the DOM)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
