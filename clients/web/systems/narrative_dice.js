@@ -73,8 +73,8 @@ export function dieLabel(kind, symbols = null) {
 export function narrativeDie(kind, symbols = null, {note = ""} = {}) {
   const label = dieLabel(kind, symbols) + (note ? ` (${note})` : "");
   const marks = symbols ?? [];
-  const placed = marks.length === 1 ? [glyph(marks[0], 16, 16, 1.35)]
-    : marks.map((symbol, i) => glyph(symbol, i === 0 ? 11 : 21, 16, 0.88));
+  const placed = marks.length === 1 ? [glyph(marks[0], 16, 16, 1.45)]
+    : marks.map((symbol, i) => glyph(symbol, i === 0 ? 10.6 : 21.4, 16, 0.98));
   return s("svg", {viewBox: "0 0 32 32", role: "img", "aria-label": label,
                    class: `ph-nd ph-nd-${kind}${symbols === null ? " ph-nd-unrolled" : ""}`,
                    "data-kind": kind, "data-symbols": symbols === null ? null : marks.join(" ")},

@@ -55,6 +55,10 @@ export class NarrativeOpener extends HTMLElement {
     setOptions(this.skill, [...skills.map(([name, skill]) =>
       [name, `${name} (rank ${skill.rank}, ${levelWords(skill.characteristic)})`]),
       [OTHER, "another skill (untrained)…"]]);
+    if (this.skillsOf !== this.character.value) {
+      this.skillsOf = this.character.value; // another character: start from their first skill
+      this.skill.selectedIndex = 0;
+    }
     this.untrained();
   }
 
