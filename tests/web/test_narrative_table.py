@@ -67,7 +67,8 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
                ).to_have_count(2)
 
     opener = ana.locator("ph-narrative-opener form")
-    expect(opener.get_by_label("skill", exact=True)).to_contain_text("Ranged (Light) (rank 2, Agility)")
+    expect(opener.get_by_label("skill", exact=True)).to_contain_text(
+        "Ranged (Light) (rank 2, Agility)")
     opener.get_by_role("button", name="Open check").click()
     for page in everyone:
         card = check_card(page, "han-1")
