@@ -118,6 +118,9 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
         expect(cy.locator(f"ph-narrative-table {control}")).to_have_count(0)
     expect(cy.locator("ph-roll, ph-narrative-sheet")).to_have_count(0)
     screenshot(gm, "narrative-gm-1280")
+    gm.set_viewport_size({"width": 360, "height": 900})
+    screenshot(gm, "narrative-gm-360")
+    gm.set_viewport_size({"width": 1280, "height": 900})
     screenshot(ben, "narrative-player-360")
 
     card.get_by_role("button", name="Roll").click()
