@@ -141,12 +141,35 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
 
 def test_the_gm_keeps_typing_a_sheet_while_the_table_moves_and_free_dice_read_in_words(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """The GM edits Han's sheet while Ana rolls a free pool and Force dice: the form keeps what
-    the GM typed, the saved rank reaches Ana's check form, and each roll reads in words."""
+    """The GM opposes Han's check with Vader's Vigilance and withdraws it; then edits Han's
+    sheet while Ana rolls a free pool and Force dice: the form keeps what the GM typed, the
+    saved rank reaches Ana's check form, and each roll reads in words."""
     campaign, gm_link = served.create_campaign("Far Horizons", "narrative")
     gm = open_page(gm_link)
     create_character(gm, "Han", {"agility": 3}, [("Ranged (Light)", 2, "agility")])
+    served.as_gm(gm_link, "send", campaign, json.dumps({
+        "type": "create_character", "character": "vader", "name": "Vader",
+        "stats": {"system": "narrative", "willpower": 3,
+                  "skills": {"Vigilance": {"rank": 2, "characteristic": "willpower"}}}}))
     ana = open_page(served.invite(campaign, gm_link, "player", "Ana", "han"))
+
+    opener = gm.locator("ph-narrative-opener form")
+    opener.get_by_label("character", exact=True).select_option("han")
+    opener.get_by_role("button", name="Open check").click()
+    card = check_card(gm, "han-1")
+    card.get_by_label("difficulty", exact=True).select_option("opposed")
+    card.get_by_label("opponent", exact=True).select_option("vader")
+    card.get_by_label("their skill", exact=True).fill("Vigilance")
+    card.get_by_role("button", name="Set difficulty").click()
+    for page in (gm, ana):
+        expect(check_card(page, "han-1").locator(".ph-nc-difficulty")).to_have_text(
+            "Opposed: Vader's Vigilance")
+        expect(check_card(page, "han-1").locator(".ph-nc-notation")).to_have_text(
+            "2y1g1p2r", timeout=VIEW_WAIT)
+    card.get_by_role("button", name="Cancel check").click()
+    for page in (gm, ana):
+        expect(page.locator("ph-narrative-results li[data-check=han-1]")).to_contain_text(
+            "cancelled")
 
     sheet = gm.locator("ph-narrative-sheet form")
     sheet.get_by_label("character", exact=True).select_option("han")

@@ -38,13 +38,23 @@ export class NarrativeCheck extends HTMLElement {
       setOptions(this.opponentSelect, characters.filter((c) => c.character !== check.character)
         .map((c) => [c.character, c.name]));
     }
-    this.showPool(view);
-    this.showOdds(view);
+    if (view !== this.shownView || !this.shownOnce) {
+      // only a new view redraws the dice and odds (a table message comes after every change at
+      // the table; the odds region is a live region and must not repeat itself)
+      this.shownView = view;
+      this.shownOnce = true;
+      this.showPool(view);
+      this.showOdds(view);
+    }
     const changes = check.modifications.map((mod) => modificationWords(mod, names));
     for (const side of check.destiny) changes.push(`a ${side} side destiny point was spent on it`);
     for (const note of view?.ignored ?? []) changes.push(`ignored: ${note}`);
-    replace(this.changes, changes.map((line) => h("li", {}, line)));
-    this.changes.hidden = changes.length === 0;
+    const key = JSON.stringify(changes);
+    if (key !== this.changes.dataset.key) {
+      this.changes.dataset.key = key;
+      replace(this.changes, changes.map((line) => h("li", {}, line)));
+      this.changes.hidden = changes.length === 0;
+    }
   }
 
   build(check, me, acts) {
