@@ -11,15 +11,25 @@ import {labelled, reasonInput, reasonOf, setOptions, wholeNumber} from "./narrat
 export class NarrativeDestiny extends HTMLElement {
   update({destiny, me, names, openChecks}) {
     if (!this.built) this.build(me);
-    replace(this.tokens,
-      Array.from({length: destiny.light}, () => destinyToken("light")),
-      Array.from({length: destiny.dark}, () => destinyToken("dark")));
-    this.count.textContent = `${destiny.light} light, ${destiny.dark} dark`;
-    this.count.dataset.light = destiny.light;
-    this.count.dataset.dark = destiny.dark;
-    replace(this.rolled, destiny.rolled.length ? [h("span", {class: "ph-muted"}, "rolled: "),
-      destiny.rolled.map((die) => h("span", {class: "ph-nd-destiny-die"}, names.member(die.member), " ",
-        narrativeDie("force", die.symbols ?? [])))] : null);
+    const words = `${destiny.light} light, ${destiny.dark} dark`;
+    if (this.count.textContent !== words) { // a live region: said once per change
+      replace(this.tokens,
+        Array.from({length: destiny.light}, () => destinyToken("light")),
+        Array.from({length: destiny.dark}, () => destinyToken("dark")));
+      this.count.textContent = words;
+    }
+    const rolled = JSON.stringify(destiny.rolled);
+    if (rolled !== this.rolledKey) {
+      this.rolledKey = rolled;
+      replace(this.rolled, destiny.rolled.length ? [h("span", {class: "ph-muted"}, "rolled: "),
+        destiny.rolled.map((die) => h("span", {class: "ph-nd-destiny-die"}, names.member(die.member), " ",
+          narrativeDie("force", die.symbols ?? [])))] : null);
+    }
+    this.checks(names, openChecks);
+  }
+
+  /** The open checks a point may be spent on. */
+  checks(names, openChecks) {
     if (this.checkSelect) {
       setOptions(this.checkSelect, [["", "no check"],
         ...openChecks.map((c) => [c.check, `${names.character(c.character)}'s ${c.skill} (${c.check})`])], "");
