@@ -4,6 +4,7 @@ roll it, and all see the same dice, the same words and the server's exact odds."
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from playwright.sync_api import Locator, Page, expect
@@ -123,7 +124,9 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
     gm.set_viewport_size({"width": 1280, "height": 900})
     screenshot(ben, "narrative-player-360")
 
-    card.get_by_role("button", name="Roll").click()
+    expect(card.locator(".ph-nc-dice svg.ph-nd-challenge")).to_have_attribute(
+        "aria-label", re.compile(r"^challenge die \(.*GM destiny point\)$"))
+    card.get_by_role("button", name="Roll").press("Enter")  # by keyboard
     results = [page.locator("ph-narrative-results li[data-check=han-1]") for page in everyone]
     for result in results:
         expect(result.locator("svg.ph-nd")).to_have_count(7)
@@ -159,6 +162,7 @@ def test_the_gm_keeps_typing_a_sheet_while_the_table_moves_and_free_dice_read_in
     card = check_card(gm, "han-1")
     card.get_by_label("difficulty", exact=True).select_option("opposed")
     card.get_by_label("opponent", exact=True).select_option("vader")
+    expect(card.locator("datalist option[value=Vigilance]")).to_have_count(1)  # Vader's sheet
     card.get_by_label("their skill", exact=True).fill("Vigilance")
     card.get_by_role("button", name="Set difficulty").click()
     for page in (gm, ana):

@@ -34,9 +34,11 @@ export class NarrativeCheck extends HTMLElement {
       : levelWords(level);
     this.difficulty.dataset.level = level ?? "";
     if (this.difficultyForm) this.difficultyForm.hidden = level !== null;
+    this.characters = characters;
     if (this.opponentSelect) {
       setOptions(this.opponentSelect, characters.filter((c) => c.character !== check.character)
         .map((c) => [c.character, c.name]));
+      this.opponentSkills();
     }
     if (view !== this.shownView || !this.shownOnce) {
       // only a new view redraws the dice and odds (a table message comes after every change at
@@ -137,9 +139,13 @@ export class NarrativeCheck extends HTMLElement {
     const level = h("select", {name: "level"}, LEVELS.map((value) => h("option", {value}, levelWords(value))));
     level.value = "average";
     this.opponentSelect = h("select", {name: "opponent"});
+    this.opponentSelect.addEventListener("change", () => this.opponentSkills());
+    this.skillList = h("datalist", {id: `nc-${check.check}-skills`});
     const opposed = h("span", {class: "ph-nc-opposed", hidden: true},
       labelled("opponent", this.opponentSelect),
-      labelled("their skill", h("input", {name: "opponent_skill", autocomplete: "off", maxlength: 40})),
+      labelled("their skill", h("input", {name: "opponent_skill", autocomplete: "off", maxlength: 40,
+                                          list: `nc-${check.check}-skills`})),
+      this.skillList,
       labelled("characteristic", h("select", {name: "opponent_characteristic"},
         h("option", {value: ""}, "the skill's"), CHARACTERISTICS.map((c) => h("option", {value: c}, levelWords(c))))));
     level.addEventListener("change", () => { opposed.hidden = level.value !== "opposed"; });
@@ -157,6 +163,15 @@ export class NarrativeCheck extends HTMLElement {
     });
     this.difficultyForm = form;
     return form;
+  }
+
+  /** The chosen opponent's skills from their sheet, offered in the skill field. */
+  opponentSkills() {
+    const sheet = this.characters?.find((c) => c.character === this.opponentSelect.value)?.stats;
+    const names = Object.keys(sheet?.skills ?? {}).sort();
+    if (this.skillList.dataset.key === names.join("\n")) return;
+    this.skillList.dataset.key = names.join("\n");
+    replace(this.skillList, names.map((name) => h("option", {value: name})));
   }
 
   diceForm(check, gm) {
