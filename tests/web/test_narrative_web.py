@@ -7,8 +7,9 @@ import json
 import re
 from collections.abc import Callable
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, WebSocket, expect
 
+from events.messages import CLIENT_DECODER
 from tests.serve_process import poolhall
 from tests.web.conftest import Served, screenshot
 
@@ -35,6 +36,19 @@ def create_character(gm: Page, name: str, characteristics: dict[str, int],
     expect(form.locator(".ph-nd-sheet-status")).to_contain_text(f"{name} (")
 
 
+def recording(page: Page) -> list[str]:
+    """Every frame `page` sends from now on (the page is reloaded to catch its WebSocket)."""
+    sent: list[str] = []
+
+    def watch(socket: WebSocket) -> None:
+        socket.on("framesent", lambda frame: sent.append(str(frame)))
+
+    page.on("websocket", watch)
+    page.reload()
+    page.wait_for_selector(".ph-connection[data-state=live]", timeout=10_000)
+    return sent
+
+
 def check_card(page: Page, check: str) -> Locator:
     return page.locator(f"ph-narrative-check[data-check={check}]")
 
@@ -51,12 +65,14 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
     adds a boost; the odds equal `poolhall odds`; the roll reads the same on all four pages."""
     campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
     gm = open_page(gm_link)
+    sent = recording(gm)
     create_character(gm, "Han", {"agility": 3}, [("Ranged (Light)", 2, "agility")])
     create_character(gm, "Leia", {"presence": 4}, [("Charm", 1, "presence")])
     ana = open_page(served.invite(campaign, gm_link, "player", "Ana", "han"))
     ben = open_page(served.invite(campaign, gm_link, "player", "Ben", "leia"), width=360)
     cy = open_page(served.invite(campaign, gm_link, "spectator", "Cy"))
     everyone = (gm, ana, ben, cy)
+    sent_by_ana = recording(ana)
 
     destiny = gm.locator("ph-narrative-destiny")
     destiny.get_by_label("light", exact=True).fill("2")
@@ -139,6 +155,12 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
         expect(page.locator("ph-log [data-type=check_rolled] .ph-nd-words")).to_have_text(words)
         expect(check_card(page, "han-1")).to_have_count(0)
     screenshot(ana, "narrative-player-1280")
+    sent += sent_by_ana
+    commands = [json.loads(frame)["type"] for frame in sent]
+    assert {"create_character", "set_destiny_pool", "open_check", "roll_check", "set_difficulty",
+            "flip_destiny", "add_dice"} <= set(commands)
+    for frame in sent:  # every message the pages sent is one the schema allows
+        CLIENT_DECODER.decode(frame)
     screenshot(ben, "narrative-player-360-rolled")
 
 
