@@ -55,6 +55,16 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         expect(pool_left(page, "sam")).to_have_text("7/7")
         expect(page.locator("[data-type=initiative_scores_rolled] svg.ph-die")).to_have_count(3)
 
+    called = gm.locator("ph-sr3-declare")  # the GM calls Rook's test and sets its TN
+    called.get_by_label("Character", exact=True).select_option("rook")
+    expect(called.get_by_label("Roll", exact=True)).to_have_value("skill:clubs")
+    called.get_by_label("Target number").fill("4")
+    called.get_by_role("button", name="Declare").click()
+    rook = "ph-sr3-declared [data-character=rook]"
+    expect(bo.locator(rook).get_by_role("button", name="Roll")).to_be_visible()
+    expect(cy.locator(rook)).to_contain_text("Rook: Clubs (combat), TN 4, 5 dice")
+    assert ana.locator(f"{rook} button").count() == 0
+
     declare = ana.locator("ph-sr3-declare")
     expect(declare.get_by_label("Character", exact=True)).to_have_value("sam")
     declare.get_by_label("Roll", exact=True).select_option("skill:pistols")
@@ -70,9 +80,9 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         expect(rows).to_have_count(7)
         expect(rows.nth(3).locator("td").nth(1)).to_have_text(
             f"{100 * odds[3]['at_least'][1]:.1f}%")
+    screenshot(ana, "sr3-player-declared-1280")
     card.get_by_label("Combat Pool dice (up to 6)").fill("3")
     expect(card.locator("tr.ph-sr3-chosen th")).to_have_text("+3")
-    screenshot(ana, "sr3-player-declared-1280")
     card.get_by_role("button", name="Roll").click()
 
     test = "ph-sr3-tests [data-test='1']"

@@ -95,11 +95,13 @@ export class Sr3Declare extends HTMLElement {
         .map((name) => [`attribute:${name}`, `${title(name)}${stats && name !== "reaction"
           ? ` ${stats[name]}` : ""}`]),
       ["dice", "a number of dice"], ["none", "pool dice only (dodge)"]];
-    if (this.baseFor !== this.character.value) {
+    const another = this.baseFor !== this.character.value;
+    if (another) {
       this.baseFor = this.character.value; // another character: start from their first skill
       this.base.value = "";
     }
     setOptions(this.base, options);
+    if (another) this.baseChosen();
     this.diceField.hidden = this.base.value !== "dice";
   }
 

@@ -9,6 +9,11 @@ import {poolWords, testWords} from "./sr3_dice.js";
 const SHARED = ["character", "kind", "skill", "attribute", "opposes", "surprised", "rigged",
                 "astral", "magic", "elemental", "reason"];
 
+/** A chance for people; one too small for two decimals still reads as not quite none. */
+function chance(p) {
+  return p > 0 && p < 0.00005 ? "< 0.01%" : percent(p);
+}
+
 /** The view's odds belong to this declaration (an older view may still be in the store). */
 function matches(view, declared) {
   return view && view.character === declared.character && view.kind === declared.kind
@@ -59,12 +64,12 @@ export class Sr3Declared extends HTMLElement {
       heading, odds);
     const entry = {card, heading, odds, form: null, key: null, inputs: new Map()};
     if (this.mayRoll(character)) {
-      entry.draws = h("div", {class: "ph-sr3-row"});
+      entry.draws = h("div", {class: "ph-sr3-draws"});
       entry.karma = h("input", {type: "number", name: "karma_dice", min: 0, max: 20, value: "0",
                                 class: "ph-sr3-number", inputmode: "numeric"});
       entry.form = h("form", {class: "ph-sr3-roll-form", "aria-label": "Roll the test"},
-        entry.draws, h("div", {class: "ph-sr3-row"},
-          labelled("Karma Pool dice", entry.karma), h("button", {type: "submit"}, "Roll")));
+        h("div", {class: "ph-sr3-row"}, entry.draws, labelled("Karma Pool dice", entry.karma),
+          h("button", {type: "submit"}, "Roll")));
       entry.form.addEventListener("input", () => this.mark(entry));
       bindPathForm(entry.form, () => this.command(entry));
       card.append(entry.form);
@@ -126,9 +131,9 @@ export class Sr3Declared extends HTMLElement {
       h("thead", {}, h("tr", {}, head.map((text) => h("th", {scope: "col"}, text)))),
       h("tbody", {}, view.rows.map((row) => h("tr", {"data-pool-dice": row.pool_dice},
         h("th", {scope: "row"}, `+${row.pool_dice}`), h("td", {}, String(row.dice)),
-        open ? null : h("td", {}, percent(beat !== null ? row.beats : row.success)),
+        open ? null : h("td", {}, chance(beat !== null ? row.beats : row.success)),
         open ? null : h("td", {}, row.mean_successes.toFixed(2)),
-        h("td", {}, percent(row.rule_of_one))))));
+        h("td", {}, chance(row.rule_of_one))))));
   }
 
   /** Mark the row of odds for the pool dice typed in. */
