@@ -44,7 +44,7 @@ class Sr3Table extends HTMLElement {
     this.sheets = h("ph-sr3-sheets", {class: "ph-sr3-part"});
     const acts = this.me && this.me.role !== "spectator";
     this.declare = acts ? h("ph-sr3-declare", {class: "ph-sr3-part"}) : null;
-    this.append(this.combat, this.declare, this.declared, this.tests, this.sheets);
+    this.append(...[this.combat, this.declare, this.declared, this.tests, this.sheets].filter(Boolean));
     this.render();
   }
 

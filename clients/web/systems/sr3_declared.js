@@ -138,6 +138,7 @@ export class Sr3Declared extends HTMLElement {
 
   /** Mark the row of odds for the pool dice typed in. */
   mark(entry) {
+    if (!entry.form) return; // only whoever rolls it chooses a row
     let drawn = 0;
     for (const input of entry.inputs.values()) drawn += Number(input.value) || 0;
     for (const row of entry.odds.querySelectorAll("tr[data-pool-dice]")) {
