@@ -164,6 +164,9 @@ def test_the_gm_creates_and_edits_a_character_in_a_form(
     expect(form.get_by_label("Character to edit")).to_have_value("jade")
     expect(form.get_by_role("button", name="Save changes")).to_be_visible()
 
+    gm.set_viewport_size({"width": 360, "height": 800})
+    screenshot(gm, "sr3-gm-character-form-360")
+    gm.set_viewport_size({"width": 1280, "height": 900})
     form.get_by_label("Quickness").fill("8")
     form.get_by_role("button", name="Save changes").click()
     expect(sheet.locator("[data-pool=combat]")).to_contain_text("9")  # (8 + 6 + 5) // 2

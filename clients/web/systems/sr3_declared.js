@@ -128,9 +128,11 @@ export class Sr3Declared extends HTMLElement {
       : ["Pool dice", "Dice", beat !== null ? `Beats ${beat}` : "≥ 1 success", "Mean", "All ones"];
     return h("table", {class: "ph-sr3-odds-table"},
       h("caption", {}, open ? "Open test: the highest total decides" : "Exact odds by pool dice drawn"),
-      h("thead", {}, h("tr", {}, head.map((text) => h("th", {scope: "col"}, text)))),
+      h("thead", {}, h("tr", {}, head.map((text) => h("th", {scope: "col",
+        class: text === "Dice" ? "ph-sr3-total" : null}, text)))),
       h("tbody", {}, view.rows.map((row) => h("tr", {"data-pool-dice": row.pool_dice},
-        h("th", {scope: "row"}, `+${row.pool_dice}`), h("td", {}, String(row.dice)),
+        h("th", {scope: "row"}, `+${row.pool_dice}`),
+        h("td", {class: "ph-sr3-total"}, String(row.dice)),
         open ? null : h("td", {}, chance(beat !== null ? row.beats : row.success)),
         open ? null : h("td", {}, row.mean_successes.toFixed(2)),
         h("td", {}, chance(row.rule_of_one))))));
