@@ -35,9 +35,10 @@ def pool_left(page: Page, character: str, pool: str = "combat") -> Locator:
 
 def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """The GM starts a combat; Sam's player draws Combat Pool dice with the odds in view,
-    rolls, rerolls with Karma Pool and is refused a second reroll; all four pages see the same
-    dice, and Sam's pool is full again at the next Combat Turn. The spectator has no control."""
+    """The GM starts a combat (naming who fights); Sam's player draws Combat Pool dice with the
+    odds in view, rolls, rerolls with Karma Pool and is refused a second reroll; all four pages
+    see the same dice, Sam's pool is full again at the next Combat Turn and his Karma Pool once
+    the scene ends. The spectator has no control."""
     campaign, gm_link = served.create_campaign("Seattle Nights", "sr3")
     create(served, gm_link, campaign, "sam", "Sam", SAM)
     create(served, gm_link, campaign, "rook", "Rook", ROOK)
@@ -48,7 +49,14 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
                        open_page(cy_link, width=360))
     everyone = (gm, ana, bo, cy)
 
-    gm.locator("ph-sr3-combat").get_by_role("button", name="Start combat").click()
+    start = gm.locator("ph-sr3-combat form")
+    for name in ("Sam", "Rook"):
+        start.get_by_label(name).uncheck()
+    start.get_by_role("button", name="Start combat").click()
+    expect(start.locator(".ph-error")).to_have_text("tick the characters who fight")
+    for name in ("Sam", "Rook"):
+        start.get_by_label(name).check()
+    start.get_by_role("button", name="Start combat").click()
     for page in everyone:
         expect(page.locator("ph-sr3-combat h2")).to_have_text("Combat Turn 1 · pass 1")
         expect(page.locator("ph-sr3-combat .ph-sr3-combatant")).to_have_count(2)
@@ -134,6 +142,13 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         expect(pool_left(page, "sam")).to_have_text("7/7")
         expect(page.locator("[data-type=combat_turn_started]").last).to_contain_text(
             "Combat Turn 2 begins, pools full: Sam: Combat 7")
+
+    gm.get_by_role("button", name="End scene").click()
+    gm.get_by_role("button", name="End combat").click()
+    for page in everyone:
+        expect(page.locator("ph-sr3-sheets [data-character=sam] .ph-sr3-karma")).to_contain_text(
+            "Karma Pool 1 of 1")
+        expect(page.locator("ph-sr3-combat")).to_contain_text("No combat running.")
 
     assert cy.locator("ph-sr3-table button, ph-sr3-table input, ph-sr3-table select").count() == 0
     assert cy.locator("ph-sr3-declare, ph-roll, .ph-tools > *").count() == 0

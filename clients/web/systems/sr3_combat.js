@@ -40,11 +40,13 @@ export class Sr3Combat extends HTMLElement {
       h("legend", {}, "Who fights"));
     this.startForm = h("form", {class: "ph-sr3-start", "aria-label": "Start a combat"},
       this.participants, h("button", {type: "submit"}, "Start combat"));
-    bindPathForm(this.startForm, (form) => ({
-      type: "start_combat",
-      participants: [...form.querySelectorAll("input[name=participants]:checked")]
-        .map((box) => box.value),
-    }));
+    bindPathForm(this.startForm, (form) => {
+      const participants = [...form.querySelectorAll("input[name=participants]:checked")]
+        .map((box) => box.value);
+      // none named would mean every character to the server: say so instead
+      if (!participants.length) throw new Error("tick the characters who fight");
+      return {type: "start_combat", participants};
+    });
     this.next = h("button", {type: "button"}, "Next pass");
     this.end = h("button", {type: "button", class: "ph-quiet"}, "End combat");
     bindButton(this.next, () => ({type: "advance_combat_pass"}));
