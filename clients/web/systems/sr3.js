@@ -4,15 +4,20 @@
 // `sheets`, `test:<character>`); <ph-sr3-character> is the GM's character form; `describe`
 // gives the log its sr3 lines. Controls are shown by role: a player acts for their own
 // characters, the GM for everyone, a spectator only watches (the server refuses them anyway).
+//
+// Every system's module is loaded with the page, so the parts of the panel and the character
+// form are imported only when an sr3 table shows (`import()`): another system's table never
+// fetches them. Elements created before their definition arrives are upgraded in place.
 import {h} from "../dom.js";
 import {namesOf} from "../describe.js";
-import "./sr3_combat.js";
-import "./sr3_declare.js";
-import "./sr3_declared.js";
-import "./sr3_rolled.js";
-import "./sr3_sheets.js";
-import "./sr3_character.js";
 import {describeSr3} from "./sr3_describe.js";
+
+/** The modules of the panel's parts (the browser fetches each once). */
+function loadParts() {
+  return Promise.all([import("./sr3_combat.js"), import("./sr3_declare.js"),
+                      import("./sr3_declared.js"), import("./sr3_rolled.js"),
+                      import("./sr3_sheets.js"), import("./sr3_character.js")]);
+}
 
 class Sr3Table extends HTMLElement {
   constructor() {
@@ -33,7 +38,11 @@ class Sr3Table extends HTMLElement {
   }
 
   connectedCallback() {
-    if (this.combat) return;
+    if (this.loading) return;
+    this.loading = loadParts().then(() => this.build());
+  }
+
+  build() {
     const mayRoll = (character) => this.mayRoll(character);
     this.combat = h("ph-sr3-combat", {class: "ph-sr3-part"});
     this.combat.me = this.me;

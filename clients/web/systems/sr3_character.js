@@ -31,6 +31,11 @@ function numberInput(field, min, max, extra = {}) {
 export class Sr3Character extends HTMLElement {
   connectedCallback() {
     if (this.form) return;
+    if (Object.hasOwn(this, "table")) { // set before this class was loaded: through the setter
+      const table = this.table;
+      delete this.table;
+      this.table = table;
+    }
     this.pick = h("select", {name: "pick", "aria-label": "Character to edit"});
     this.idInput = h("input", {name: "character", required: true, autocomplete: "off",
                           pattern: "[a-z0-9][a-z0-9_\\-]{0,39}", placeholder: "sam"});
