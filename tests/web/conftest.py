@@ -15,11 +15,19 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
+import jsonschema
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Playwright,
+    WebSocket,
+    sync_playwright,
+)
 
 from tests.serve_process import free_port, poolhall, start_serve
 
@@ -50,6 +58,33 @@ def browser(playwright_driver: Playwright) -> Iterator[Browser]:
                                                 args=CHROMIUM_ARGS)
     yield browser
     browser.close()
+
+
+@pytest.fixture(scope="session")
+def client_message_schema(tmp_path_factory: pytest.TempPathFactory) -> jsonschema.Validator:
+    """A validator of ``ClientMessage`` from what ``poolhall schema`` prints (the real CLI)."""
+    printed = poolhall("schema", cwd=tmp_path_factory.mktemp("schema")).stdout
+    schema = json.loads(printed)
+    wanted = {"$ref": "#/$defs/ClientMessage", "$defs": schema["$defs"]}
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(wanted)
+    validator: jsonschema.Validator = validator_class(wanted)
+    return validator
+
+
+def invalid_frames(validator: jsonschema.Validator, sent: list[str | bytes]) -> list[str]:
+    """Why each of ``sent`` (frames a page sent) is not a ``ClientMessage``, if any is not."""
+    problems = []
+    for frame in sent:
+        try:
+            message = json.loads(frame)
+        except ValueError:
+            problems.append(f"not JSON: {frame[:200]!r}")
+            continue
+        for error in validator.iter_errors(message):
+            problems.append(f"{str(frame)[:200]}: {error.message[:300]}")
+            break
+    return problems
 
 
 class Served:
@@ -108,27 +143,50 @@ def served(tmp_path: Path) -> Iterator[Served]:
         process.kill()
 
 
-@pytest.fixture
-def open_page(browser: Browser) -> Iterator[Callable[..., Page]]:
+class PageOpener:
     """``open_page(link, width=1280)``: one person's browser (a fresh context) at ``link``,
-    with the table connected. Console errors and failed requests fail the test."""
-    contexts: list[BrowserContext] = []
-    problems: list[str] = []
+    with the table connected (``live=False``: not waiting for it, e.g. the landing page).
 
-    def opened(link: str, width: int = 1280, height: int = 900) -> Page:
-        context = browser.new_context(viewport={"width": width, "height": height})
-        contexts.append(context)
+    Every frame any of its pages sends over a WebSocket is kept in ``sent``: at the end of the
+    test each must be a ``ClientMessage`` of ``poolhall schema``."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self.contexts: list[BrowserContext] = []
+        self.problems: list[str] = []
+        self.sent: list[str | bytes] = []
+
+    def __call__(self, link: str, width: int = 1280, height: int = 900,
+                 live: bool = True) -> Page:
+        context = self.browser.new_context(viewport={"width": width, "height": height})
+        self.contexts.append(context)
         page = context.new_page()
-        page.on("console", lambda message: problems.append(f"console: {message.text}")
+        page.on("console", lambda message: self.problems.append(f"console: {message.text}")
                 if message.type == "error" else None)
-        page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        page.on("websocket", self._record)
         page.goto(link)
-        page.wait_for_selector(".ph-connection[data-state=live]", timeout=10_000)
+        if live:
+            page.wait_for_selector(".ph-connection[data-state=live]", timeout=10_000)
         return page
 
-    yield opened
-    for context in contexts:
-        context.close()
+    def _record(self, socket: WebSocket) -> None:
+        socket.on("framesent", self.sent.append)
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
+@pytest.fixture
+def open_page(browser: Browser, client_message_schema: jsonschema.Validator
+              ) -> Iterator[PageOpener]:
+    """People's browsers; console errors, page errors and any frame a page sent that is not a
+    ``ClientMessage`` of ``poolhall schema`` fail the test."""
+    opener = PageOpener(browser)
+    yield opener
+    opener.close()
+    problems = opener.problems + invalid_frames(client_message_schema, opener.sent)
     assert not problems, "\n".join(problems)
 
 
