@@ -171,7 +171,10 @@ class PageOpener:
         return page
 
     def _record(self, socket: WebSocket) -> None:
-        socket.on("framesent", self.sent.append)
+        socket.on("framesent", self._keep)
+
+    def _keep(self, payload: str | bytes) -> None:
+        self.sent.append(payload)
 
     def close(self) -> None:
         for context in self.contexts:
