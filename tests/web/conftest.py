@@ -12,10 +12,12 @@ Each scene reads like the table: :class:`Served` is the server with its admin, `
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import jsonschema
@@ -29,6 +31,11 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
+from clients.client import Client
+from clients.links import join_link
+from events.codec import AnyCommand
+from events.messages import Ack
+from events.strict import StrictDecoder
 from tests.serve_process import free_port, poolhall, start_serve
 
 CHROMIUM = os.environ.get("POOLHALL_CHROMIUM", "/usr/bin/chromium")
@@ -87,6 +94,14 @@ def invalid_frames(validator: jsonschema.Validator, sent: list[str | bytes]) -> 
     return problems
 
 
+ONE_ADDRESS_FOR_EVERYONE = ("--request-rate", "200", "--request-burst", "400")
+"""Every browser of a test loads the page (about 25 files) from 127.0.0.1: at the default
+request rate, for one address (10 a second after a burst of 30), the fourth page of a scene
+waited seconds for its files. People at a table load it from their own addresses."""
+
+_COMMANDS: StrictDecoder[object] = StrictDecoder(AnyCommand)
+
+
 class Served:
     """A running ``poolhall serve`` and the admin's CLI against it."""
 
@@ -119,12 +134,32 @@ class Served:
 
     def invite(self, campaign: str, gm_link: str, role: str, name: str,
                *characters: str) -> str:
-        """Invite a member as the GM would; their join link."""
-        args = ["invite", campaign, "--role", role, "--name", name,
-                "--token-file", str(self.gm_token_file(gm_link))]
-        for character in characters:
-            args += ["--character", character]
-        return str(self.cli(*args)["link"])
+        """Invite a member as the GM would; their join link (sent with the Python client:
+        a CLI process per invite cost seconds on a busy machine; the CLI's own tests cover
+        ``poolhall invite``)."""
+        ack, = self.send(gm_link, {"type": "invite", "role": role, "name": name,
+                                   "characters": list(characters)})
+        assert ack.token is not None
+        return join_link(self.url, campaign, ack.token)
+
+    def send(self, link: str, *commands: dict[str, object]) -> list[Ack]:
+        """Send ``commands`` (protocol dicts; ids are filled in) as the member whose join link
+        is ``link``, in order, over one connection of the Python client; their acks."""
+        fragment = dict(part.split("=", 1) for part in link.split("#", 1)[1].split("&"))
+        with ThreadPoolExecutor(1) as thread:  # Playwright's sync API holds this thread's loop
+            return thread.submit(asyncio.run, self._send(
+                fragment["campaign"], fragment["token"], commands)).result()
+
+    async def _send(self, campaign: str, token: str,
+                    commands: tuple[dict[str, object], ...]) -> list[Ack]:
+        client = Client(self.url, token, campaign)
+        await client.connect()
+        try:
+            return [await client.send(_COMMANDS.decode(json.dumps(
+                {"id": f"test-{index}-{os.urandom(6).hex()}", **command})))
+                for index, command in enumerate(commands)]
+        finally:
+            await client.close()
 
     def as_gm(self, gm_link: str, *args: str) -> dict[str, object]:
         """Any CLI command with the GM's token."""
@@ -134,7 +169,8 @@ class Served:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
     port = free_port()
-    process = start_serve(tmp_path / "table.db", port, log=tmp_path / "serve.log")
+    process = start_serve(tmp_path / "table.db", port, *ONE_ADDRESS_FOR_EVERYONE,
+                          log=tmp_path / "serve.log")
     yield Served(tmp_path, port, process)
     process.terminate()
     try:

@@ -17,17 +17,16 @@ def narrative_table(served: Served) -> tuple[str, str, str, str, str]:
     """A narrative campaign with Han (Ana's) and Leia (Bo's), a spectator, and a check open
     for Han: the campaign, then the GM's, Ana's, Bo's and the spectator's links."""
     campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
-    for character, name in (("han", "Han"), ("leia", "Leia")):
-        served.as_gm(gm_link, "send", campaign, json.dumps({
-            "type": "create_character", "character": character, "name": name,
-            "stats": {"system": "narrative", "agility": 3,
-                      "skills": {"Ranged (Light)": {
-                          "characteristic": "agility", "rank": 1}}}}))
+    served.send(gm_link, *({
+        "type": "create_character", "character": character, "name": name,
+        "stats": {"system": "narrative", "agility": 3,
+                  "skills": {"Ranged (Light)": {"characteristic": "agility", "rank": 1}}}}
+        for character, name in (("han", "Han"), ("leia", "Leia"))))
     ana = served.invite(campaign, gm_link, "player", "Ana", "han")
     bo = served.invite(campaign, gm_link, "player", "Bo", "leia")
     watcher = served.invite(campaign, gm_link, "spectator", "Sam")
-    served.as_gm(gm_link, "send", campaign, json.dumps({
-        "type": "open_check", "character": "han", "skill": "Ranged (Light)", "check": "shot"}))
+    served.send(gm_link, {"type": "open_check", "character": "han", "skill": "Ranged (Light)",
+                          "check": "shot"})
     return campaign, gm_link, ana, bo, watcher
 
 
@@ -53,8 +52,7 @@ def test_a_player_offline_mid_check_comes_back_with_no_gap_and_no_duplicate(
     form.get_by_label("dice expression").fill("2d6")
     form.get_by_label("reason").fill("from the tunnel")
     form.get_by_role("button", name="Roll").click()  # waits in the page while offline
-    served.as_gm(gm_link, "send", campaign, json.dumps(
-        {"type": "add_dice", "check": "shot", "kind": "difficulty", "count": 2}))
+    served.send(gm_link, {"type": "add_dice", "check": "shot", "kind": "difficulty", "count": 2})
     bo.locator(".ph-roll-form").get_by_label("dice expression").fill("1d20")
     bo.locator(".ph-roll-form").get_by_role("button", name="Roll").click()
     expect(gm.locator("[data-type=dice_rolled]")).to_have_count(1)

@@ -3,7 +3,6 @@ once), who is connected, and removing a member after a confirm step."""
 
 from __future__ import annotations
 
-import json
 import re
 
 from playwright.sync_api import expect
@@ -16,9 +15,8 @@ def test_the_gm_runs_a_session_invites_a_player_and_removes_them(
     """The GM starts "The Heist", invites Ana for her character and copies her link; Ana opens
     it and shows as connected; the GM removes her (after confirming) and her page is shut."""
     campaign, gm_link = served.create_campaign("Heist Night", "d12")
-    served.as_gm(gm_link, "send", campaign, json.dumps({
-        "type": "create_character", "character": "vex", "name": "Vex",
-        "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 1}}}))
+    served.send(gm_link, {"type": "create_character", "character": "vex", "name": "Vex",
+                          "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 1}}})
     gm = open_page(gm_link)
     tools = gm.locator(".ph-tools")
 
