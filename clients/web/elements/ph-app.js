@@ -19,6 +19,7 @@ const CONNECTION_WORDS = {
   closed: "disconnected",
 };
 
+const LIVE_MARK = "poolhall:live";
 const HISTORY_PAGE = 200; // events per `history` request (the server allows up to 500)
 
 export class PhApp extends HTMLElement {
@@ -118,6 +119,10 @@ export class PhApp extends HTMLElement {
       this.log.update(state.log, this.names, system, state.olderExhausted);
     }
     if (changed.has("views") && this.panel) this.panel.views = state.views;
+    if (!this.shown && state.table && state.connection === "live") {
+      this.shown = true;
+      performance.mark(LIVE_MARK); // the table is on screen and usable (the bench's figure)
+    }
   }
 
   welcomed(welcome) {
