@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import logging
 import random
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from events import core
 from server.app import Server
 from server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, Table
@@ -136,3 +138,20 @@ async def test_an_allowed_origin_may_open_the_table_and_no_other(proxied: Server
                            ):  # type: ignore[arg-type]
             pass
     assert refused.value.response.status_code == 403
+
+
+async def test_no_token_reaches_the_servers_log_even_at_debug_level(
+        table: Table, caplog: pytest.LogCaptureFixture) -> None:
+    """With ``poolhall -v serve`` websockets logs every frame: a join's token and the token an
+    invite's ack carries are logged by kind and size only, never in clear (not even a part)."""
+    caplog.set_level(logging.DEBUG)
+    campaign, gm = await table.create_campaign("d12")
+    ack = await gm.call(core.Invite, role="player", name="Ana")
+    assert ack.token
+    await table.connect(campaign, ack.token)
+    said = "\n".join(record.getMessage() for record in caplog.records
+                     if not record.name.startswith(("websockets.client", "clients")))
+    assert "< TEXT [" in said and "> TEXT [" in said  # frames were logged, by size
+    for token in (ADMIN_TOKEN, ack.token):
+        pieces = {token[i:i + 8] for i in range(3, len(token) - 8)}  # past the "ph_" prefix
+        assert not [piece for piece in pieces if piece in said], token

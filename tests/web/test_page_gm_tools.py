@@ -66,6 +66,10 @@ def test_the_gm_runs_a_session_invites_a_player_and_removes_them(
     expect(row).to_have_count(0)
     expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "closed")
     expect(ana.locator(".ph-problem")).to_be_visible()
+    said = (served.directory / "serve.log").read_text()
+    assert "the table: http://" in said  # the server's own log, read after the session
+    for token in (gm_link.split("token=")[1], link.split("token=")[1]):
+        assert token[3:15] not in said and token[-12:] not in said
 
 
 def test_without_a_clipboard_the_link_is_selected_for_copying(
