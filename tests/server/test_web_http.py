@@ -12,6 +12,7 @@ import http.client
 import json
 import logging
 import random
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -155,3 +156,14 @@ async def test_no_token_reaches_the_servers_log_even_at_debug_level(
     for token in (ADMIN_TOKEN, ack.token):
         pieces = {token[i:i + 8] for i in range(3, len(token) - 8)}  # past the "ph_" prefix
         assert not [piece for piece in pieces if piece in said], token
+
+
+async def test_every_file_the_page_names_is_served(table: Table) -> None:
+    """Each stylesheet, icon, script and module preload that index.html names answers 200
+    (a stale name would be a failed request in every browser)."""
+    _, _, page = await get(table.url, "/")
+    named = re.findall(r'(?:href|src)="(/static/[^"]+)"', page.decode())
+    assert len(named) >= 10 and "/static/app.js" in named
+    for path in named:
+        status, _, _ = await get(table.url, path)
+        assert status == 200, path

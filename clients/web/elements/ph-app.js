@@ -20,7 +20,7 @@ const CONNECTION_WORDS = {
 };
 
 const LIVE_MARK = "poolhall:live";
-const HISTORY_PAGE = 200; // events per `history` request (the server allows up to 500)
+const HISTORY_PAGE = 500; // events per `history` request (the most the server sends)
 
 export class PhApp extends HTMLElement {
   connectedCallback() {
