@@ -49,7 +49,7 @@ def test_a_player_reaches_every_control_and_rolls_by_keyboard_alone(
         served: Served, open_page: PageOpener) -> None:
     """Ana never touches the mouse: Tab reaches every control in order, each with a visible
     focus ring, and Enter in the roll form rolls."""
-    _, _, ana_link = a_table_in_play(served)
+    _, gm_link, ana_link = a_table_in_play(served)
     ana = open_page(ana_link)
     expect(ana.locator("[data-type=dice_rolled]")).to_have_count(2)
     ana.evaluate("document.activeElement?.blur()")
@@ -78,10 +78,18 @@ def test_a_player_reaches_every_control_and_rolls_by_keyboard_alone(
         if expression.evaluate("e => e === document.activeElement"):
             break
     expect(expression).to_be_focused()
+    ana.locator(".ph-roll-form [name=character]").select_option("vex")
+    expression.focus()
     ana.keyboard.type("4d6")
-    ana.keyboard.press("Enter")
+    served.send(gm_link, {"type": "roll", "expression": "1d4"})  # the table changes meanwhile
     expect(ana.locator("[data-type=dice_rolled]")).to_have_count(3)
+    expect(expression).to_be_focused()  # what Ana is typing is left alone
+    expect(expression).to_have_value("4d6")
+    expect(ana.locator(".ph-roll-form [name=character]")).to_have_value("vex")
+    ana.keyboard.press("Enter")
+    expect(ana.locator("[data-type=dice_rolled]")).to_have_count(4)
     expect(ana.locator("[data-type=dice_rolled]").last.locator("svg.ph-die")).to_have_count(4)
+    expect(ana.locator("[data-type=dice_rolled]").last).to_contain_text("Vex rolls")
     expect(expression).to_be_focused()  # ready for the next roll
 
 
