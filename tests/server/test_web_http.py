@@ -146,6 +146,8 @@ async def test_no_token_reaches_the_servers_log_even_at_debug_level(
     """With ``poolhall -v serve`` websockets logs every frame: a join's token and the token an
     invite's ack carries are logged by kind and size only, never in clear (not even a part)."""
     caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="websockets")  # as -v sets it (a CLI test in this
+    caplog.set_level(logging.DEBUG, logger="websockets.server")  # process may have raised it)
     campaign, gm = await table.create_campaign("d12")
     ack = await gm.call(core.Invite, role="player", name="Ana")
     assert ack.token
