@@ -46,6 +46,7 @@ from server.auth import (
     tokens_match,
 )
 from server.gate import Gate
+from server.gc_tuning import GcTuning
 from server.health import LogHealth, health_response
 from server.hub import RESUME_LIMIT, CampaignHub, CommandWork, JoinWork
 from server.page_cache import PageCache
@@ -140,6 +141,8 @@ class Server:
         """Encoded catch-up pages, shared by every campaign's catch-ups (bounded in bytes)."""
         self.limits = Limits(self.settings, time.monotonic)
         """Per-member and per-campaign rates and caps, checked before work reaches a hub."""
+        self.gc = GcTuning(self.settings.gc_freeze_joins)
+        """Keeps connections out of the collector's full scans; measures its pauses."""
         self.view_workers = ViewWorkers(workers=self.settings.view_workers,
                                         budget=self.settings.view_budget,
                                         cache_size=self.settings.view_cache)
@@ -198,6 +201,7 @@ class Server:
         logger.info("rebuilt %d campaigns (%d events) in %.2fs", len(loaded),
                     sum(campaign.state.head for campaign in loaded.values()),
                     time.perf_counter() - started)
+        self.gc.start()  # after the rebuild: the campaigns' state is frozen with the rest
         self.gate.open()
         self._ws = await serve(
             self._handle, self.host, self.port,
@@ -246,6 +250,7 @@ class Server:
             ("closing connections", self._close_listener),
             ("closing the log", self._close_log),
         )
+        self.gc.stop()
         logger.info("stopped" + (f" ({failed} step(s) failed; see above)" if failed else ""))
 
     async def _stop_writer(self) -> None:
@@ -285,7 +290,7 @@ class Server:
         if path != "/health":
             return None
         return health_response(connection, request, query, self.health, len(self.hubs),
-                               self.gate.status())
+                               self.gate.status(), self.gc.status())
 
     # ---- connections --------------------------------------------------------------------
 
@@ -312,6 +317,7 @@ class Server:
                         hub, member = await self._join(message, subscriber)
                         deadline.cancel()
                         self.gate.joined(connection)
+                        self.gc.joined()
                         key = member_key(hub.campaign if hub else None, member.member, member.admin)
                         continue
                     if member is None:
@@ -363,6 +369,8 @@ class Server:
             if hub is not None:
                 hub.leave(subscriber)
             self._connections.discard(subscriber)
+            if member is not None:
+                self.gc.closed()
             await subscriber.finish(timeout=0.5)
 
     def _pause_after(self, refusal: Rejected, key: MemberKey | None,

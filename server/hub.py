@@ -600,14 +600,18 @@ class CampaignHub:
             try:
                 while after < head:
                     frames = await ahead
+                    if not frames:  # the log holds less than the head: never spin
+                        raise StoreError(f"{self.campaign} has no events after #{after}")
                     upto = after + len(frames)
-                    ahead = read(upto) if upto < head else None
+                    if upto < head:
+                        ahead = read(upto)
                     for start in range(0, len(frames), CATCH_UP_PAGE):
                         if not await target.send_page(frames[start:start + CATCH_UP_PAGE]):
                             return  # too slow: dropped, it resumes from what it got
                     after = upto
             finally:
-                if ahead is not None and not ahead.done():
-                    ahead.cancel()
+                ahead.cancel()  # a read ahead no one will take (no-op once it is done)
+                if ahead.done() and not ahead.cancelled():
+                    ahead.exception()  # retrieved: the failure was raised or is moot
 
         subscriber.push(catch_up)
