@@ -67,6 +67,8 @@ class Subscriber:
         self.dropped = False
         self.member: str | None = None
         """The member this connection joined as (set when it joins a campaign)."""
+        self.pages_written = 0
+        """Catch-up pages sent, each in one socket write (for tests and operators)."""
         self._closing: set[asyncio.Task[None]] = set()
         self._task = asyncio.create_task(self._send_loop(), name="poolhall-subscriber")
 
@@ -101,6 +103,7 @@ class Subscriber:
                     else:  # whatever the protocol has queued (a pong) goes first
                         page = b"".join(protocol.data_to_send()) + text_frames(frames)
                     self.connection.transport.write(page)
+                    self.pages_written += 1
         except TimeoutError:
             self.drop("too slow to catch up; resume")
             return False
