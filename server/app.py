@@ -15,7 +15,6 @@ import asyncio
 import functools
 import logging
 import random
-import secrets
 import socket
 import time
 from collections.abc import Mapping
@@ -45,6 +44,7 @@ from server.auth import (
     new_token,
     tokens_match,
 )
+from server.csprng import BufferedSystemRandom
 from server.gate import Gate
 from server.gc_tuning import GcTuning
 from server.health import LogHealth, health_response
@@ -114,7 +114,7 @@ class Server:
         self.db_path = Path(db_path)
         self.host = host
         self.port = port
-        self.rng = rng if rng is not None else secrets.SystemRandom()
+        self.rng = rng if rng is not None else BufferedSystemRandom()
         self.settings = settings if settings is not None else Settings()
         if admin_token is not None:
             check_admin_token(admin_token, "the admin token given")
