@@ -91,7 +91,7 @@ def gc_line(before: dict[str, Any], after: dict[str, Any]) -> str:
     return (f"GC: {counts[0]}/{counts[1]}/{counts[2]} collections (gen 0/1/2) pausing "
             f"{pauses[0]:.0f}/{pauses[1]:.0f}/{pauses[2]:.0f} ms (CPU {cpu[0]:.0f}/{cpu[1]:.0f}/"
             f"{cpu[2]:.0f} ms); longest gen-2 pause so far "
-            f"{after['max_pause_ms'][2]:.1f} ms; {after['frozen']:,} objects frozen")
+            f"{after['max_pause_ms'][2]:.1f} ms; {after['freezes'] - before['freezes']} freezes")
 
 
 async def run(args: argparse.Namespace, server: ServerProcess) -> list[str]:
