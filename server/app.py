@@ -370,7 +370,7 @@ class Server:
                 hub.leave(subscriber)
             self._connections.discard(subscriber)
             if member is not None:
-                self.gc.closed()
+                self.gc.closed(len(self._connections))
             await subscriber.finish(timeout=0.5)
 
     def _pause_after(self, refusal: Rejected, key: MemberKey | None,

@@ -13,9 +13,9 @@ a burst of joins has settled (and once after start-up, for the campaigns' state)
 collection scans only what was allocated since. Freezing is cheap (it splices lists), and
 objects frozen are still freed by reference counting when their connection closes; a cycle
 among them is only reclaimed after :meth:`GcTuning.reclaim` (or never, if frozen
-forever). So frozen objects are unfrozen and collected in one full collection after many
-connections have closed since the last freeze (:data:`RECLAIM_AFTER_CLOSES`), at most once a
-:data:`RECLAIM_INTERVAL`.
+forever; about a dozen objects per connection measured). So frozen objects are unfrozen and
+collected in one full collection after many connections have closed (:data:`RECLAIM_AFTER_CLOSES`,
+or as many as are open), at most once a :data:`RECLAIM_INTERVAL`.
 
 :class:`GcStats` counts collections and their pauses per generation (through
 :data:`gc.callbacks`) for ``/health?format=json``, so an operator or a benchmark sees what the
@@ -41,7 +41,8 @@ BURST_FREEZE = 16
 """Times ``freeze_after_joins`` joins after which a burst still going on is frozen anyway: a
 storm of thousands of joins must not leave them all to full collections until it ends."""
 RECLAIM_AFTER_CLOSES = 1_000
-"""Connections closed since the last freeze after which frozen cycles are collected."""
+"""Connections closed since the last reclaim after which frozen cycles are collected (or more:
+:meth:`GcTuning.closed`)."""
 RECLAIM_INTERVAL = 60.0
 """Seconds at least between two such full collections."""
 
@@ -143,12 +144,17 @@ class GcTuning:
             self._timer.cancel()
         self._timer = asyncio.get_running_loop().call_later(self._settle, self._settled)
 
-    def closed(self) -> None:
-        """A connection closed: after many, collect the cycles frozen among the departed."""
+    def closed(self, still_open: int = 0) -> None:
+        """A connection closed: after many, collect the cycles frozen among the departed.
+
+        "Many" is :data:`RECLAIM_AFTER_CLOSES`, or as many as are still open if more: a
+        reclaim walks every live object, so its cost is spread over as many closes as there
+        are connections (each leaves about a dozen objects in cycles until then).
+        """
         if not self.enabled:
             return
         self._closes += 1
-        if (self._closes >= self._reclaim_after_closes
+        if (self._closes >= max(self._reclaim_after_closes, still_open)
                 and self._monotonic() - self._reclaimed_at >= self._reclaim_interval):
             self.reclaim()
 
