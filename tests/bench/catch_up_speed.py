@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         spy = None
         if args.profile:
             py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
-            spy = subprocess.Popen([py_spy, "record", "--pid", str(server.pid), "--gil",
+            spy = subprocess.Popen([py_spy, "record", "--pid", str(server.pid), "--rate", "400",
                                 "--format", "raw", "-o", str(work / "spy.txt")],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(1)

@@ -115,3 +115,14 @@ def test_gc_stats_count_collections_by_generation() -> None:
     assert stats.collections[0] >= 1 and stats.collections[2] >= 1
     assert stats.pause_seconds[2] > 0 and stats.max_pause_seconds[2] > 0
     assert stats.status()["collections"] == stats.collections
+
+
+def test_reclaim_waits_for_as_many_closes_as_connections_are_open() -> None:
+    """With more connections open than the threshold, a reclaim waits for that many closes."""
+    tuning = GcTuning(1, reclaim_after_closes=2, reclaim_interval=0.0)
+    for _ in range(4):
+        tuning.closed(still_open=5)
+    assert tuning.reclaims == 0
+    tuning.closed(still_open=5)
+    assert tuning.reclaims == 1
+    gc.unfreeze()
