@@ -376,6 +376,7 @@ async def compare_bare(args: argparse.Namespace, bench: Bench) -> list[str]:
         await bare_bench.setup()
         rates: dict[str, list[float]] = {"poolhall": [], "bare": []}
         cpu: dict[str, list[float]] = {"poolhall": [], "bare": []}
+        per_cpu: dict[str, list[float]] = {"poolhall": [], "bare": []}
         print(f"\n1b. full throttle against a bare websockets peer (parses and broadcasts, "
               f"stores nothing), {args.rounds} rounds of {args.seconds:g}s each, interleaved")
         for round_ in range(args.rounds):
@@ -388,14 +389,22 @@ async def compare_bare(args: argparse.Namespace, bench: Bench) -> list[str]:
                     failures.append(f"{name}: commands still in flight after round {round_ + 1}")
                 rates[name].append(acks / elapsed)
                 cpu[name].append(100 * (cpu1 - cpu0) / elapsed)
+                per_cpu[name].append(acks / max(cpu1 - cpu0, 1e-9))
             print(f"   round {round_ + 1}: poolhall {rates['poolhall'][-1]:,.0f}/s "
-                  f"({cpu['poolhall'][-1]:.0f}% CPU), bare {rates['bare'][-1]:,.0f}/s "
-                  f"({cpu['bare'][-1]:.0f}% CPU)")
+                  f"({cpu['poolhall'][-1]:.0f}% of a core, {per_cpu['poolhall'][-1]:,.0f} per "
+                  f"CPU-second), bare {rates['bare'][-1]:,.0f}/s ({cpu['bare'][-1]:.0f}%, "
+                  f"{per_cpu['bare'][-1]:,.0f} per CPU-second); load average "
+                  f"{os.getloadavg()[0]:.1f}")
         ours, theirs = statistics.median(rates["poolhall"]), statistics.median(rates["bare"])
         ratio = ours / theirs
         print(f"   median commands/s: poolhall {ours:,.0f}, bare peer {theirs:,.0f}: ratio "
               f"{ratio:.2f}x   (target >= {TARGET_BARE_RATIO}x: "
               f"{verdict(ratio >= TARGET_BARE_RATIO)})")
+        efficiency = statistics.median(per_cpu["poolhall"]) / statistics.median(per_cpu["bare"])
+        print(f"   median commands per server CPU-second: poolhall "
+              f"{statistics.median(per_cpu['poolhall']):,.0f}, bare peer "
+              f"{statistics.median(per_cpu['bare']):,.0f}: ratio {efficiency:.2f}x (what the ratio"
+              " is when neither process is starved of a core; on a busy machine trust this one)")
         if bare_bench.lost or bare_bench.errors:
             failures.append(f"bare peer: {bare_bench.lost} lost, errors {bare_bench.errors}")
         await bare_bench.close()
