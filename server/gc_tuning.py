@@ -121,14 +121,24 @@ class GcTuning:
         """Measure collections; freeze what start-up built (the campaigns' state)."""
         gc.callbacks.append(self.stats.callback)
         if self.enabled:
+            gc.callbacks.append(self._after_full)
             self.freeze()
 
     def stop(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self.stats.callback in gc.callbacks:
-            gc.callbacks.remove(self.stats.callback)
+        for callback in (self.stats.callback, self._after_full):
+            if callback in gc.callbacks:
+                gc.callbacks.remove(callback)
+
+    def _after_full(self, phase: str, info: dict[str, Any]) -> None:
+        """Freeze what survived a full collection: it has just been scanned whole and found
+        alive, so nothing is frozen as garbage, and the next full collection scans only what
+        came after (one at 10,000 connections still cost 175 ms of CPU without this)."""
+        if phase == "stop" and info.get("generation") == 2:
+            gc.freeze()
+            self.freezes += 1
 
     def joined(self) -> None:
         """A connection joined: freeze once the burst it belongs to has settled."""

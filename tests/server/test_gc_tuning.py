@@ -126,3 +126,19 @@ def test_reclaim_waits_for_as_many_closes_as_connections_are_open() -> None:
     tuning.closed(still_open=5)
     assert tuning.reclaims == 1
     gc.unfreeze()
+
+
+def test_what_survives_a_full_collection_is_frozen() -> None:
+    """After a full collection the survivors are frozen: the next one does not scan them."""
+    tuning = GcTuning(64)
+    tuning.start()
+    try:
+        survivor = _Node()
+        freezes = tuning.freezes
+        gc.collect()
+        assert tuning.freezes == freezes + 1
+        assert gc.is_tracked(survivor) and not _tracked_in_a_generation(survivor)
+    finally:
+        tuning.stop()
+        gc.unfreeze()
+    assert tuning._after_full not in gc.callbacks
