@@ -10,12 +10,13 @@ second: p99 from a command to the last client of its table was 595 ms at 1,000 c
 Those objects live as long as their connection, so scanning them again and again finds
 nothing. :class:`GcTuning` moves them out of the collector's view with :func:`gc.freeze` once
 a burst of joins has settled (and once after start-up, for the campaigns' state), so a full
-collection scans only what was allocated since. Freezing is cheap (it splices lists), and
+collection scans only what was allocated since; what survives a full collection is frozen
+too (it was just found alive). Freezing is cheap (it splices lists), and
 objects frozen are still freed by reference counting when their connection closes; a cycle
-among them is only reclaimed after :meth:`GcTuning.reclaim` (or never, if frozen
-forever; about a dozen objects per connection measured). So frozen objects are unfrozen and
-collected in one full collection after many connections have closed (:data:`RECLAIM_AFTER_CLOSES`,
-or as many as are open), at most once a :data:`RECLAIM_INTERVAL`.
+among them is only reclaimed after :meth:`GcTuning.reclaim` (or never, if frozen forever;
+about a dozen objects per connection measured). So frozen objects are unfrozen and collected
+in one full collection after many connections have closed (:data:`RECLAIM_AFTER_CLOSES`, or as
+many as are open), at most once a :data:`RECLAIM_INTERVAL`.
 
 :class:`GcStats` counts collections and their pauses per generation (through
 :data:`gc.callbacks`) for ``/health?format=json``, so an operator or a benchmark sees what the
