@@ -83,9 +83,11 @@ class _SnapshotBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="type",
     in_session: bool
     rolls: list[RollEntry]
     table: TableUnion  # type: ignore[valid-type]
+    id: str | None = None
+    """Set in the answer to a ``state_at`` request (its id); absent in a join's snapshot."""
 
 
-class Snapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot"):
+class Snapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot", omit_defaults=True):
     """The table as it stands after event ``seq`` (whose chain hash is ``head_hash``).
 
     ``rolls`` are the latest free rolls, ``table`` the game system's table (bounded: open
@@ -96,7 +98,8 @@ class Snapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot"):
     recent: list[EventFrame]
 
 
-class OutgoingSnapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot"):
+class OutgoingSnapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot",
+                       omit_defaults=True):
     """The server's encoding of :class:`Snapshot`: each recent frame sent as it was encoded."""
 
     recent: list[msgspec.Raw]
@@ -114,8 +117,9 @@ def protocol_schema() -> dict[str, Any]:
 
 
 def snapshot_of(state: CampaignState, head_hash: str,
-                recent: list[msgspec.Raw]) -> OutgoingSnapshot:
-    """The snapshot of ``state`` (at its head), carrying ``recent`` encoded event frames."""
+                recent: list[msgspec.Raw], id: str | None = None) -> OutgoingSnapshot:
+    """The snapshot of ``state`` (at its head), carrying ``recent`` encoded event frames
+    (``id``: the ``state_at`` request it answers, if any)."""
     assert state.system, "a campaign's state has its system from its first event on"
     return OutgoingSnapshot(
         seq=state.head, head_hash=head_hash, campaign=state.campaign, name=state.name,
@@ -126,7 +130,7 @@ def snapshot_of(state: CampaignState, head_hash: str,
         characters=[CharacterEntry(character=c.character, name=c.name, stats=c.stats)
                     for c in state.characters.values()],
         session=state.session, in_session=state.in_session, rolls=state.rolls[-TABLE_ROLLS:],
-        table=PROJECTIONS[state.system].snapshot(state.game), recent=recent)
+        table=PROJECTIONS[state.system].snapshot(state.game), recent=recent, id=id)
 
 
 def observable(state: CampaignState) -> dict[str, Any]:
