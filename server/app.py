@@ -354,11 +354,11 @@ class Server:
                 if hub.idle_for(now) < idle or self.hubs.get(campaign) is not hub:
                     continue
                 del self.hubs[campaign]  # a join from now on loads it afresh
+                self.unloads += 1
                 try:
                     await hub.stop()
                 except Exception:
                     logger.exception("unloading %s failed", campaign)
-                self.unloads += 1
                 logger.debug("unloaded %s (idle %.0fs)", campaign, idle)
 
     # ---- HTTP -------------------------------------------------------------------------

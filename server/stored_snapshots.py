@@ -99,6 +99,12 @@ class Folded(NamedTuple):
     head_hash: str
 
 
+_CREATE = (
+    "CREATE TABLE IF NOT EXISTS snapshots (campaign TEXT NOT NULL, seq INTEGER NOT NULL,"
+    " fingerprint TEXT NOT NULL, head_hash TEXT NOT NULL, state BLOB NOT NULL,"
+    " PRIMARY KEY (campaign, seq))")
+
+
 class SnapshotStore:
     """The ``snapshots`` table of a log file: written and read on connections of its own."""
 
@@ -106,10 +112,7 @@ class SnapshotStore:
         self._uri = Path(path).resolve().as_uri()
         connection = self._connect()
         try:
-            connection.execute(
-                "CREATE TABLE IF NOT EXISTS snapshots (campaign TEXT NOT NULL, seq INTEGER NOT"
-                " NULL, fingerprint TEXT NOT NULL, head_hash TEXT NOT NULL, state BLOB NOT"
-                " NULL, PRIMARY KEY (campaign, seq))")
+            connection.execute(_CREATE)
         finally:
             connection.close()
 
@@ -125,14 +128,12 @@ class SnapshotStore:
         connection = self._connect()
         try:
             connection.execute("BEGIN IMMEDIATE")
+            connection.execute(_CREATE)  # again: an operator may have dropped the table
             connection.executemany(
                 "INSERT OR REPLACE INTO snapshots (campaign, seq, fingerprint, head_hash, state)"
                 " VALUES (?, ?, ?, ?, ?)",
                 [(campaign, seq, FINGERPRINT, digest, blob) for seq, digest, blob in rows])
             connection.execute("COMMIT")
-        except sqlite3.OperationalError as error:
-            if "no such table" not in str(error):  # deleted under a running server: fine
-                raise
         finally:
             connection.close()
 
