@@ -91,3 +91,16 @@ async def test_a_retried_creation_finds_its_campaign_unloaded(table: Table) -> N
     again = await admin.send(command)
     assert again.campaign == first.campaign and again.seqs == first.seqs
     assert server.campaigns == {first.campaign} and server.hubs == {}
+
+
+async def test_joins_arriving_together_load_the_campaign_once(table: Table, caplog: Any
+                                                              ) -> None:
+    """Five members joining an unloaded campaign at once share one load and one hub."""
+    campaign, gm = await table.create_campaign("d12")
+    server = await restart(table)
+    caplog.set_level("INFO", logger="server.app")
+    clients = await asyncio.gather(*(table.connect(campaign, gm._token) for _ in range(5)))
+    assert all(client.welcome is not None for client in clients)
+    loads = [r for r in caplog.records if r.getMessage().startswith(f"loaded {campaign} ")]
+    assert len(loads) == 1
+    assert server.hubs[campaign].pins == 5
