@@ -5,6 +5,7 @@
     python tests/bench/log_scale.py            # logs of 10k, 100k and 1M events
     python tests/bench/log_scale.py --quick    # 10k only
     python tests/bench/log_scale.py --sizes 100000 --fresh
+    python tests/bench/log_scale.py --peer /tmp/poolhall-before   # and an older checkout's server
 
 For each size, two logs: one narrative campaign of that many events, and 100 campaigns sharing
 them. Each log is written straight into SQLite with the store's own append (hash chain and
@@ -25,6 +26,11 @@ The server runs in a child process; from this process, for each log:
   until the head's frame is read;
 - state at seq: ``state_at`` at the first event, the middle and the head (median of 5 each);
 - verify: ``SqliteReader.verify()`` of the file in this process, events/s.
+
+With ``--peer DIR`` (a checkout of another version, e.g. ``git archive <commit> | tar -x -C
+DIR``) each log is also served by that version's server, right after this one's, and its row
+printed below (``state_at`` and catch-up only where it has them: a version before ``state_at``
+shows a dash).
 
 Figures are printed, never asserted; the machine is shared, so compare runs made together.
 """
@@ -250,7 +256,8 @@ async def state_at(connection: ClientConnection, seq: int, count: int = 5) -> fl
     return statistics.median(times)
 
 
-async def measure(url: str, pid: int, campaigns: int, heads: dict[str, int]) -> dict[str, Any]:
+async def measure(url: str, pid: int, campaigns: int, heads: dict[str, int],
+                  seeks: bool) -> dict[str, Any]:
     figures: dict[str, Any] = {"rss_start": rss_mib(pid)}
     held: list[ClientConnection] = []
     joins = []
@@ -270,22 +277,22 @@ async def measure(url: str, pid: int, campaigns: int, heads: dict[str, int]) -> 
         figures["behind"], figures["catch_up"] = await catch_up(
             url, member_token("c-0", 0), "c-0", head)
         figures["state_at"] = [await state_at(held[0], seq)
-                               for seq in (1, max(1, head // 2), head)]
+                               for seq in (1, max(1, head // 2), head)] if seeks else []
     finally:
         for connection in held:
             await connection.close()
     return figures
 
 
-def run(events: int, campaigns: int, fresh: bool) -> dict[str, Any]:
+def run(events: int, campaigns: int, fresh: bool, code: Path = ROOT) -> dict[str, Any]:
     db, written, snapshotted = prepared_log(events, campaigns, fresh)
     reader = SqliteReader(db)
     heads = {campaign: reader.head(campaign) for campaign in ("c-0",)}
     started = time.perf_counter()
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(db), ADMIN,
-                              json.dumps(SETTINGS)], cwd=ROOT, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+                              json.dumps(settings_for(code))], cwd=code,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": str(code)})
     try:
         assert child.stdout is not None
         _, port_text, own_text = child.stdout.readline().split()
@@ -294,16 +301,33 @@ def run(events: int, campaigns: int, fresh: bool) -> dict[str, Any]:
         figures = {"start": time.perf_counter() - started, "own_start": float(own_text),
                    "written": written, "snapshotted": snapshotted}
         figures.update(asyncio.run(measure(f"ws://127.0.0.1:{port}", child.pid, campaigns,
-                                           heads)))
+                                           heads, seeks="snapshot_every" in
+                                           settings_for(code))))
     finally:
         assert child.stdin is not None
         child.stdin.close()
         child.wait(timeout=120)
-    started = time.perf_counter()
-    checked, problems = reader.verify()
-    figures["verify"] = checked / (time.perf_counter() - started)
-    assert not problems, problems
+    figures["verify"] = None
+    if code == ROOT:  # verify is this process's code: timed once per log
+        started = time.perf_counter()
+        checked, problems = reader.verify()
+        figures["verify"] = checked / (time.perf_counter() - started)
+        assert not problems, problems
     return figures
+
+
+def settings_for(code: Path) -> dict[str, Any]:
+    """:data:`SETTINGS`, less those the server at ``code`` does not know."""
+    known = (code / "server" / "settings.py").read_text()
+    return {name: value for name, value in SETTINGS.items() if f"    {name}:" in known}
+
+
+def row(label: str, f: dict[str, Any]) -> str:
+    at = " / ".join(f"{ms:.1f}" for ms in f["state_at"]) + " ms" if f["state_at"] else "—"
+    return (f"| {label} | {f['start']:.2f} s ({f['own_start'] * 1000:.0f} ms) | "
+            f"{f['rss_start']:.0f} / {f['rss_joined']:.0f} MiB | {f['join_p50']:.1f} / "
+            f"{f['join_max']:.1f} ms | {f['catch_up']:,.0f} ev/s ({f['behind']:,} behind) | "
+            f"{at} | {'—' if f['verify'] is None else format(f['verify'], ',.0f') + ' ev/s'} |")
 
 
 def main() -> None:
@@ -311,6 +335,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="the 10k logs only")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--fresh", action="store_true", help="rebuild the cached logs")
+    parser.add_argument("--peer", type=Path, help="also serve each log with the code there")
     args = parser.parse_args()
     sizes = [10_000] if args.quick else args.sizes
     print("| log | spawn to /health (start()) | RSS start / 100 joined | join-to-table p50 / max"
@@ -321,13 +346,11 @@ def main() -> None:
             f = run(events, campaigns, args.fresh)
             built = (f" (built in {f['written']:.0f} s, snapshots in {f['snapshotted']:.1f} s)"
                      if f["written"] else "")
-            at = " / ".join(f"{ms:.1f}" for ms in f["state_at"])
-            print(f"| {events:,} events, {campaigns} campaign{'s' if campaigns > 1 else ''}"
-                  f"{built} | {f['start']:.2f} s ({f['own_start'] * 1000:.0f} ms) | "
-                  f"{f['rss_start']:.0f} / "
-                  f"{f['rss_joined']:.0f} MiB | {f['join_p50']:.1f} / {f['join_max']:.1f} ms"
-                  f" | {f['catch_up']:,.0f} ev/s ({f['behind']:,} behind) | {at} ms"
-                  f" | {f['verify']:,.0f} ev/s |", flush=True)
+            label = f"{events:,} events, {campaigns} campaign{'s' if campaigns > 1 else ''}"
+            print(row(label + built, f), flush=True)
+            if args.peer is not None:
+                print(row(f"{label}, {args.peer.name}", run(events, campaigns, False,
+                                                            args.peer.resolve())), flush=True)
 
 
 if __name__ == "__main__":
