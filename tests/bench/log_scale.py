@@ -21,7 +21,8 @@ The server runs in a child process; from this process, for each log:
 - RSS of the server (``VmRSS``) after start-up and after 100 tables join (100 members of
   the one campaign, or the GM of each of the 100), connections held open;
 - join-to-table: connect, ``join`` with ``since=0``, until the ``snapshot`` (p50 and max over
-  those 100 joins; the first join of a campaign loads it);
+  those 100 joins; the first join of a campaign loads it), then p50 of the same 100 joins
+  again (every campaign loaded);
 - catch-up: a ``join`` with ``replay: true`` from up to 100,000 events behind the head, events/s
   until the head's frame is read;
 - state at seq: ``state_at`` at the first event, the middle and the head (median of 5 each);
@@ -273,6 +274,14 @@ async def measure(url: str, pid: int, campaigns: int, heads: dict[str, int],
             joins.append(ms)
         figures["join_p50"], figures["join_max"] = statistics.median(joins), max(joins)
         figures["rss_joined"] = rss_mib(pid)
+        again = []  # the same joins once more, every campaign loaded now
+        for k in range(TABLES):
+            campaign = "c-0" if campaigns == 1 else f"c-{k % campaigns}"
+            token = member_token(campaign, k % MEMBERS if campaigns == 1 else 0)
+            connection, ms, _ = await joined(url, token, campaign)
+            await connection.close()
+            again.append(ms)
+        figures["join_again"] = statistics.median(again)
         head = heads["c-0"]
         figures["behind"], figures["catch_up"] = await catch_up(
             url, member_token("c-0", 0), "c-0", head)
@@ -326,7 +335,8 @@ def row(label: str, f: dict[str, Any]) -> str:
     at = " / ".join(f"{ms:.1f}" for ms in f["state_at"]) + " ms" if f["state_at"] else "—"
     return (f"| {label} | {f['start']:.2f} s ({f['own_start'] * 1000:.0f} ms) | "
             f"{f['rss_start']:.0f} / {f['rss_joined']:.0f} MiB | {f['join_p50']:.1f} / "
-            f"{f['join_max']:.1f} ms | {f['catch_up']:,.0f} ev/s ({f['behind']:,} behind) | "
+            f"{f['join_max']:.1f} / {f['join_again']:.1f} ms | "
+            f"{f['catch_up']:,.0f} ev/s ({f['behind']:,} behind) | "
             f"{at} | {'—' if f['verify'] is None else format(f['verify'], ',.0f') + ' ev/s'} |")
 
 
@@ -338,8 +348,9 @@ def main() -> None:
     parser.add_argument("--peer", type=Path, help="also serve each log with the code there")
     args = parser.parse_args()
     sizes = [10_000] if args.quick else args.sizes
-    print("| log | spawn to /health (start()) | RSS start / 100 joined | join-to-table p50 / max"
-          " | catch-up | state_at first / middle / head | verify |")
+    print("| log | spawn to /health (start()) | RSS start / 100 joined"
+          " | join-to-table p50 / max / p50 again | catch-up"
+          " | state_at first / middle / head | verify |")
     print("|---|---|---|---|---|---|---|")
     for events in sizes:
         for campaigns in (1, TABLES):
