@@ -80,6 +80,11 @@ CLOSE_TIMEOUT = 2.0
 websockets' default of 10 s, one such client held up a Ctrl-C for 10 s."""
 
 
+UNJOINED_GRACE = 5.0
+"""Most seconds a campaign stays loaded when no join to it ever succeeded (say, joins with
+wrong tokens): loading costs the server memory, and an outsider's refused joins must not keep
+every campaign of the log loaded for the whole ``--idle-unload``."""
+
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
@@ -346,12 +351,13 @@ class Server:
         seconds: memory follows the tables in use, not every table ever joined."""
         idle = self.settings.idle_unload
         while True:
-            await asyncio.sleep(max(0.05, min(idle / 2, 30.0)))
+            await asyncio.sleep(max(0.05, min(idle, UNJOINED_GRACE) / 2))
             now = time.monotonic()
             for campaign, hub in list(self.hubs.items()):
                 if self._stopping:
                     return
-                if hub.idle_for(now) < idle or self.hubs.get(campaign) is not hub:
+                allowed = idle if hub.joined_once else min(idle, UNJOINED_GRACE)
+                if hub.idle_for(now) < allowed or self.hubs.get(campaign) is not hub:
                     continue
                 del self.hubs[campaign]  # a join from now on loads it afresh
                 self.unloads += 1

@@ -138,6 +138,9 @@ class CampaignHub:
         self.pins = 0
         """Connections joined or joining (and loads waiting for it): never unloaded while any."""
         self._idle_since = time.monotonic()
+        self.joined_once = False
+        """True once a member joined: a hub only ever loaded for joins that were refused (a
+        wrong token) is unloaded sooner (see :data:`server.app.UNJOINED_GRACE`)."""
         self._committer = committer
         self._rng = rng
         self._clock = clock
@@ -603,6 +606,7 @@ class CampaignHub:
         for frame in self._standing_now():  # after the catch-up: the views are of the head
             subscriber.push(frame)
         self._start_computing()
+        self.joined_once = True
         join.done.set_result(welcome)
 
     def _wants_snapshot(self, join: JoinWork) -> bool:

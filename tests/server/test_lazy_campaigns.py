@@ -104,3 +104,26 @@ async def test_joins_arriving_together_load_the_campaign_once(table: Table, capl
     loads = [r for r in caplog.records if r.getMessage().startswith(f"loaded {campaign} ")]
     assert len(loads) == 1
     assert server.hubs[campaign].pins == 5
+
+
+async def test_a_campaign_loaded_only_by_refused_joins_goes_sooner(table: Table,
+                                                                   monkeypatch: Any) -> None:
+    """Wrong tokens load a campaign (the token is checked against it) but never keep it for
+    the whole --idle-unload: it goes after the short grace; a joined one stays."""
+    from events.errors import CommandRejected
+    from server import app
+
+    monkeypatch.setattr(app, "UNJOINED_GRACE", 0.1)
+    probed, _ = await table.create_campaign("d12", name="Probed")
+    played, gm = await table.create_campaign("d12", name="Played")
+    server = await restart(table, idle_unload=600.0)
+    with_gm = await table.connect(played, gm._token)
+    await with_gm.close()  # joined once, then nobody: kept for --idle-unload
+    try:
+        await table.connect(probed, "ph_wrong-token-0123456789abcdef0123456789")
+    except CommandRejected as refused:
+        assert refused.code == "unauthorized"
+    else:
+        raise AssertionError("a wrong token joined")
+    await until(lambda: server.unloads == 1)  # it was loaded, and is gone
+    assert probed not in server.hubs and played in server.hubs
