@@ -11,22 +11,22 @@ longer fold, never an event), in a worker thread, so a write holds the log's wri
 the time of one small insert and never an fsync or the event loop.
 
 What the rows are for: a hub loads from the latest row plus the events after it, whatever the
-log's length (:func:`load`), and the state at any seq is the nearest row at or before it plus
-at most :attr:`Settings.snapshot_every` events (:func:`state_at`).
+log's length (:func:`server.rebuild.load_hub_state`), and the state at any seq is the nearest
+row at or before it plus at most ``--snapshot-every`` events
+(:func:`server.snapshots.snapshot_at`); both go through :func:`fold_from`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple, get_type_hints
 
 import msgspec
 
-from events.base import Recorded
-from events.log import GENESIS, EventLog, StoredRow, to_recorded
+from events.log import GENESIS, EventLog, to_recorded
 from projections import d12, narrative, sr3
 from projections.campaign import ROLLS_KEPT, CampaignState, evolve, new_state
 from projections.snapshot import TableUnion
@@ -158,15 +158,13 @@ class SnapshotStore:
 
 
 def fold_from(log: EventLog, store: SnapshotStore, campaign: str, *, upto: int | None = None,
-              every: int = 1000,
-              on_row: Callable[[StoredRow, Recorded], None] | None = None) -> Folded:
+              every: int = 1000) -> Folded:
     """The campaign's state at ``upto`` (its head if ``None``): the nearest stored snapshot
     at or before it plus the events between, read from the log.
 
-    Folding past a multiple of ``every`` with no snapshot stored there stores one (the first
-    load after an upgrade or a deleted table writes them back as it goes); ``on_row`` sees
-    each row folded (the hub's load indexes nothing from them today, tests count them).
-    Called in a worker thread.
+    Each time the fold gets ``every`` events past the snapshot it started from (or the last
+    it stored) it stores one, so the first load after an upgrade or a deleted table writes
+    them back as it goes (0: stores none). Called in a worker thread.
     """
     start = store.latest(campaign, upto)
     state, head_hash = start if start is not None else (new_state(), GENESIS)
@@ -176,8 +174,6 @@ def fold_from(log: EventLog, store: SnapshotStore, campaign: str, *, upto: int |
         recorded = to_recorded(row)
         evolve(state, recorded)
         head_hash = row.hash
-        if on_row is not None:
-            on_row(row, recorded)
         if every > 0 and row.seq - last_stored >= every:
             due.append((row.seq, head_hash, encode_state(state)))
             last_stored = row.seq
