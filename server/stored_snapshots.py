@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple, get_type_hints
@@ -27,8 +28,8 @@ from typing import Any, NamedTuple, get_type_hints
 import msgspec
 
 from events.log import GENESIS, EventLog, to_recorded
-from projections import d12, narrative, sr3
-from projections.campaign import ROLLS_KEPT, CampaignState, evolve, new_state
+from projections import campaign as campaign_projection
+from projections.campaign import CampaignState, evolve, new_state
 from projections.snapshot import TableUnion
 from projections.systems import PROJECTIONS
 
@@ -59,14 +60,25 @@ _DECODE_TABLE: msgspec.msgpack.Decoder[Any] = msgspec.msgpack.Decoder(TableUnion
 _ENCODER = msgspec.msgpack.Encoder()
 
 
+def _bounds() -> dict[str, int]:
+    """Every bound a fold applies: the ``*_KEPT`` (and ``RECENT_*``) constants of the campaign
+    projection and of each system's (the convention a new bound follows)."""
+    modules = {campaign_projection.__name__: campaign_projection}
+    modules.update((part.evolve.__module__, sys.modules[part.evolve.__module__])
+                   for part in PROJECTIONS.values())
+    return {f"{name}.{constant}": value for name, module in sorted(modules.items())
+            for constant, value in vars(module).items()
+            if (constant.endswith("_KEPT") or constant.startswith("RECENT_"))
+            and isinstance(value, int)}
+
+
 def _fingerprint() -> str:
     """A hash of the stored types' schema and of the bounds the folds apply: a snapshot from
     code that folds differently is never read."""
     parts = {
         "core": msgspec.json.schema(_CoreState),
         "table": msgspec.json.schema(TableUnion),
-        "bounds": [ROLLS_KEPT, narrative.CLOSED_KEPT, narrative.LINES_KEPT, d12.ENDED_KEPT,
-                   sr3.RECENT_TESTS],
+        "bounds": _bounds(),
     }
     return hashlib.sha256(msgspec.json.encode(parts, order="sorted")).hexdigest()[:32]
 

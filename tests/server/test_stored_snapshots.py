@@ -60,3 +60,14 @@ async def test_a_snapshot_of_other_code_is_ignored_and_rebuilt(table: Table) -> 
 def store_blob(log, seq: int) -> bytes:
     (blob,) = log.db.execute("SELECT state FROM snapshots WHERE seq = ?", [seq]).fetchone()
     return bytes(blob)
+
+
+def test_the_fingerprint_covers_the_bounds(monkeypatch) -> None:
+    """A fold keeping more or fewer rolls is other code: its snapshots get another
+    fingerprint (and so are never read by this one)."""
+    from projections import campaign
+    from server import stored_snapshots
+
+    assert stored_snapshots._fingerprint() == FINGERPRINT
+    monkeypatch.setattr(campaign, "ROLLS_KEPT", campaign.ROLLS_KEPT + 1)
+    assert stored_snapshots._fingerprint() != FINGERPRINT
