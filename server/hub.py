@@ -323,7 +323,7 @@ class CampaignHub:
             self._refuse_unavailable(list(batch))
             return
         try:  # old command ids are in the log, not in memory: one read for the batch
-            await self.commands.look_up([work.command.id for work in batch])
+            self.commands.look_up([work.command.id for work in batch])
         except Exception:
             logger.exception("reading the command ids of %s failed", self.campaign)
             self._refuse_unavailable(list(batch))
