@@ -26,6 +26,8 @@ The server runs in a child process; from this process, for each log:
 - catch-up: a ``join`` with ``replay: true`` from up to 100,000 events behind the head, events/s
   until the head's frame is read;
 - state at seq: ``state_at`` at the first event, the middle and the head (median of 5 each);
+- a command: 50 rolls one after another, median ms from sending to the ack (the log's
+  command table is asked about each new id);
 - verify: ``SqliteReader.verify()`` of the file in this process, events/s.
 
 With ``--peer DIR`` (a checkout of another version, e.g. ``git archive <commit> | tar -x -C
@@ -265,6 +267,25 @@ async def state_at(connection: ClientConnection, seq: int, count: int = 5) -> fl
     return statistics.median(times)
 
 
+async def command_ms(connection: ClientConnection, count: int = 50) -> float:
+    """Median ms from sending a roll to its ack, one at a time (each new command id is looked
+    up in the log's command table before it is decided)."""
+    times = []
+    for k in range(count):
+        command_id = f"bench-{time.time_ns()}-{k}"
+        started = time.perf_counter()
+        await connection.send(json.dumps({"type": "roll", "id": command_id,
+                                          "expression": "1d6"}))
+        while True:
+            message = json.loads(await connection.recv())
+            if message.get("id") == command_id and message["type"] in ("ack", "error"):
+                if message["type"] == "error":
+                    raise RuntimeError(message)
+                break
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
 async def measure(url: str, pid: int, campaigns: int, heads: dict[str, int],
                   seeks: bool) -> dict[str, Any]:
     figures: dict[str, Any] = {"rss_start": rss_mib(pid)}
@@ -295,6 +316,7 @@ async def measure(url: str, pid: int, campaigns: int, heads: dict[str, int],
             url, member_token("c-0", 0), "c-0", head)
         figures["state_at"] = [await state_at(held[0], seq)
                                for seq in (1, max(1, head // 2), head)] if seeks else []
+        figures["command"] = await command_ms(held[0])
     finally:
         for connection in held:
             await connection.close()
@@ -345,7 +367,8 @@ def row(label: str, f: dict[str, Any]) -> str:
             f"{f['rss_start']:.0f} / {f['rss_joined']:.0f} MiB | {f['join_p50']:.1f} / "
             f"{f['join_max']:.1f} / {f['join_again']:.1f} ms | "
             f"{f['catch_up']:,.0f} ev/s ({f['behind']:,} behind) | "
-            f"{at} | {'—' if f['verify'] is None else format(f['verify'], ',.0f') + ' ev/s'} |")
+            f"{at} | {f['command']:.1f} ms | "
+            f"{'—' if f['verify'] is None else format(f['verify'], ',.0f') + ' ev/s'} |")
 
 
 def main() -> None:
@@ -358,8 +381,8 @@ def main() -> None:
     sizes = [10_000] if args.quick else args.sizes
     print("| log | spawn to /health (start()) | RSS start / 100 joined"
           " | join-to-table p50 / max / p50 again | catch-up"
-          " | state_at first / middle / head | verify |")
-    print("|---|---|---|---|---|---|---|")
+          " | state_at first / middle / head | roll to ack p50 | verify |")
+    print("|---|---|---|---|---|---|---|---|")
     for events in sizes:
         for campaigns in (1, TABLES):
             f = run(events, campaigns, args.fresh)
