@@ -45,7 +45,7 @@ from events.plain_text import check_plain_text
 from events.strict import StrictDecoder
 from events.systems import SYSTEM_IDS, SYSTEMS
 from events.wire_errors import rejection_from
-from projections.campaign import CampaignState, evolve, fold
+from projections.campaign import CampaignState, evolve
 from projections.describe import describe
 from projections.snapshot import protocol_schema, state_from
 
@@ -328,14 +328,19 @@ async def _state(args: argparse.Namespace) -> int:
         client, history = await _catch_up(args)
         await client.close()
         state, views, recent = client.state, client.views, history[-LOG_LINES:]
-    else:  # an earlier table: the log up to there (the views are today's: odds computed here)
-        client, history = await _catch_up(args, replay=True)
-        await client.close()
-        if args.at > client.welcome.head:
-            raise CliError(f"--at {args.at} is past the campaign's last event "
-                           f"#{client.welcome.head}")
-        state, views = fold(history, upto=args.at), {}
-        recent = [r for r in history if r.seq <= args.at][-LOG_LINES:]
+    else:  # an earlier table: the server rebuilds it from its nearest stored snapshot
+        client = await open_client(args, args.campaign)
+        try:
+            assert client.welcome is not None
+            if args.at > client.welcome.head:
+                raise CliError(f"--at {args.at} is past the campaign's last event "
+                               f"#{client.welcome.head}")
+            snapshot = await client.state_at(args.at)
+        finally:
+            await client.close()
+        state, views = state_from(snapshot), {}
+        recent = [Recorded(seq=f.seq, at=f.at, actor=f.actor, command=f.command, event=f.event)
+                  for f in snapshot.recent][-LOG_LINES:]
     emit(args, state_json(client, state, recent), state_text(state, views, recent))
     return common.EXIT_OK
 

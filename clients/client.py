@@ -49,6 +49,7 @@ from events.messages import (
     History,
     HistoryPage,
     Join,
+    StateAt,
     View,
     Welcome,
 )
@@ -147,6 +148,7 @@ class Client:
         self._reconnect = reconnect
         self._replay = replay
         self._history: dict[str, asyncio.Future[HistoryPage]] = {}
+        self._state_at: dict[str, asyncio.Future[Snapshot]] = {}
         self._reconnect_for = reconnect_for
         self._timeout = timeout
         self._connection: ClientConnection | None = None
@@ -327,6 +329,26 @@ class Client:
         return [Recorded(seq=f.seq, at=f.at, actor=f.actor, command=f.command, event=f.event)
                 for f in page.events]
 
+    async def state_at(self, seq: int) -> Snapshot:
+        """The table as it stood after event ``seq``: a snapshot the server rebuilds from its
+        nearest stored snapshot (its ``recent`` events are the last ones up to ``seq``).
+
+        Nothing changes here: :attr:`state` stays the live table (``state_from`` the answer
+        for a state to read). Raises :class:`CommandRejected` (``invalid``, path ``$.seq``)
+        if the campaign has no event ``seq``.
+        """
+        if self._lost is not None:
+            raise self._lost
+        request = StateAt(id=new_command_id(), seq=seq)
+        future: asyncio.Future[Snapshot] = asyncio.get_running_loop().create_future()
+        self._state_at[request.id] = future
+        try:
+            assert self._connection is not None
+            await self._connection.send(encode(request), text=True)
+            return await asyncio.wait_for(future, self._timeout)
+        finally:
+            self._state_at.pop(request.id, None)
+
     # ---- reading ----------------------------------------------------------------------
 
     async def wait_until(self, check: Callable[[], Any], timeout: float | None = None) -> Any:
@@ -361,6 +383,10 @@ class Client:
         match message:
             case EventFrame():
                 self._fold(message)
+            case Snapshot() if message.id is not None:  # the answer to state_at
+                asked_at = self._state_at.get(message.id)
+                if asked_at is not None and not asked_at.done():
+                    asked_at.set_result(message)
             case Snapshot():
                 self._take_snapshot(message)
             case HistoryPage():
@@ -379,7 +405,8 @@ class Client:
                     self._joined.set_exception(HistoryDiverged(message.message)
                                                if message.code == "diverged" else refusal)
                     return
-                asked = self._history.get(message.id or "")
+                asked = self._history.get(message.id or "") or self._state_at.get(
+                    message.id or "")
                 if asked is not None and not asked.done():
                     asked.set_exception(refusal)
                     return

@@ -210,6 +210,15 @@ class EventLog(Protocol):
         """Every command id the campaign has accepted, with what it appended."""
         ...
 
+    def command_records(self, campaign: str, ids: list[str]) -> dict[str, CommandRecord]:
+        """What each of ``ids`` appended to ``campaign``, for the ids it accepted."""
+        ...
+
+    def directory(self) -> list[tuple[str, str, str, int]]:
+        """Every campaign with the command that created it: ``(campaign, command_id, actor,
+        last_seq)``."""
+        ...
+
     def sealed_token(self, campaign: str, command_id: str) -> str | None:
         """The sealed token a command stored with its events, if it stored one."""
         ...

@@ -32,6 +32,7 @@ __all__ = [
     "EventFrame",
     "HISTORY_LIMIT",
     "History",
+    "StateAt",
     "HistoryPage",
     "Join",
     "OutgoingEventFrame",
@@ -95,7 +96,19 @@ class History(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="
     limit: Annotated[int, Meta(ge=1, le=HISTORY_LIMIT)] = 100
 
 
-ClientMessage = Union[Join, History, AnyCommand]
+class StateAt(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="state_at",
+              forbid_unknown_fields=True):
+    """Ask for the table as it stood after event ``seq``: replay and time travel.
+
+    Not a command: it appends nothing and is answered by a ``snapshot`` carrying ``id`` (its
+    ``recent`` events are the last ones up to ``seq``), rate-limited like ``history``.
+    """
+
+    id: CommandId
+    seq: Annotated[int, Meta(ge=1, le=2**53, description="the last event of the table wanted")]
+
+
+ClientMessage = Union[Join, History, StateAt, AnyCommand]
 
 
 class _ServerMessage(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):

@@ -184,6 +184,34 @@ class SqliteReader:
                     "SELECT command_id, actor, first_seq, last_seq FROM commands"
                     " WHERE campaign = ?", [campaign])}
 
+    def command_records(self, campaign: str, ids: list[str]) -> dict[str, CommandRecord]:
+        """What each of ``ids`` appended to ``campaign``, for those it accepted: one indexed
+        statement, so a hub looks up a batch's command ids instead of holding every id the
+        campaign ever accepted (a million of them cost ~150 MB)."""
+        if not ids:
+            return {}
+        return {str(command): CommandRecord(str(actor), int(first), int(last))
+                for command, actor, first, last in self._scan(
+                    "SELECT c.command_id, c.actor, c.first_seq, c.last_seq"
+                    " FROM json_each(?) AS j JOIN commands AS c"
+                    " ON c.campaign = ? AND c.command_id = j.value",
+                    [msgspec.json.encode(ids).decode(), campaign])}
+
+    def directory(self) -> list[tuple[str, str, str, int]]:
+        """Every campaign with the command that created it: ``(campaign, command_id, actor,
+        last_seq)``, read through the index (one step per campaign, not a scan of the log):
+        what a server needs at start, before any campaign is loaded."""
+        return [(str(campaign), str(command), str(actor), int(last or 1))
+                for campaign, command, actor, last in self._scan(
+                    "WITH RECURSIVE c(campaign) AS ("
+                    " SELECT min(campaign) FROM events UNION ALL"
+                    " SELECT (SELECT min(campaign) FROM events WHERE campaign > c.campaign)"
+                    " FROM c WHERE c.campaign IS NOT NULL)"
+                    " SELECT e.campaign, e.command_id, e.actor, m.last_seq FROM c"
+                    " JOIN events AS e ON e.campaign = c.campaign AND e.seq = 1"
+                    " LEFT JOIN commands AS m ON m.campaign = e.campaign"
+                    " AND m.command_id = e.command_id", [])]
+
     def sealed_token(self, campaign: str, command_id: str) -> str | None:
         """The sealed token a command stored with its events, if it stored one."""
         try:

@@ -4,9 +4,17 @@
 the campaign's game system, whose state lives in :attr:`CampaignState.game`.
 
 Why the state is updated in place: the log of a long campaign has hundreds of thousands of
-events, and copying its roll log on every event would make a rebuild quadratic. ``evolve`` is
+events, and copying the state on every event would make a fold quadratic. ``evolve`` is
 still a pure function of (state, event) - no I/O, no clock, no randomness - and it returns the
 state; a caller who wants the state at an earlier point folds a fresh one (:func:`fold`).
+
+Why the state is bounded: it holds what the table needs now (members, characters, the session,
+the last :data:`ROLLS_KEPT` free rolls, and each system's open checks or tests with the latest
+closed ones), never the campaign's whole history, which stays in the log and is read a page at
+a time. The bound is applied by ``evolve`` itself, event by event, so the state after event N
+is one function of the log up to N whether it was folded from the start or from a stored
+snapshot (:mod:`server.stored_snapshots`): a server holds kilobytes per campaign, not the
+~2 KB per roll it once did.
 """
 
 from __future__ import annotations
@@ -26,12 +34,17 @@ __all__ = [
     "CampaignState",
     "Character",
     "Member",
+    "ROLLS_KEPT",
     "RollEntry",
     "evolve",
     "fold",
     "new_state",
 ]
 
+
+ROLLS_KEPT = 20
+"""Free rolls the state keeps (the latest): a snapshot shows the last
+:data:`~projections.snapshot.TABLE_ROLLS` of them; older ones are in the log."""
 
 G = TypeVar("G")
 """A game system's state type, as :meth:`CampaignState.game_as` checks and returns it."""
@@ -179,6 +192,8 @@ def _dice_rolled(state: CampaignState, rec: Recorded, event: Any) -> None:
             reason=event.reason,
         )
     )
+    if len(state.rolls) > ROLLS_KEPT:  # one at a time: the bound holds after every event
+        del state.rolls[0]
 
 
 _CORE: dict[type[Event], Callable[[CampaignState, Recorded, Any], None]] = {

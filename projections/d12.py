@@ -22,6 +22,7 @@ __all__ = [
     "PROJECTION",
     "GameState",
     "RoundRecord",
+    "ENDED_KEPT",
     "TABLE_RECENT",
     "D12Table",
     "Table",
@@ -87,6 +88,19 @@ class GameState(msgspec.Struct, kw_only=True):
 def initial_state() -> GameState:
     """No test yet."""
     return GameState()
+
+
+ENDED_KEPT = 20
+"""Ended tests the state keeps besides the open ones (the latest started): the table shows
+:data:`TABLE_RECENT` of them; older ones are in the log."""
+
+
+def _drop_old_ended(state: GameState) -> None:
+    """Keep every open test and the last :data:`ENDED_KEPT` ended ones (by test number, the
+    order :func:`table_of` cuts by): the bound holds after every event."""
+    ended = [number for number, test in state.tests.items() if not test.open]
+    for number in ended[:-ENDED_KEPT]:
+        del state.tests[number]
 
 
 def open_tests(state: GameState) -> list[TestState]:
@@ -217,6 +231,8 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
             test.end_reason = event.reason
             test.pool = event.pool
     test.story.append(event_line(event))
+    if not test.open:
+        _drop_old_ended(state)
     return state
 
 

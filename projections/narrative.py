@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     pass
 
 __all__ = ["PROJECTION", "CheckState", "Difficulty", "CheckRecord", "Destiny", "DestinySpend",
-           "FreeRoll", "GameState", "CLOSED_CHECKS", "TABLE_RECENT", "NarrativeTable", "Table",
+           "FreeRoll", "GameState", "CLOSED_CHECKS", "CLOSED_KEPT", "LINES_KEPT", "TABLE_RECENT",
+           "NarrativeTable", "Table",
            "initial_state", "evolve", "describe", "dice_text", "table_of"]
 
 
@@ -169,6 +170,31 @@ def initial_state() -> GameState:
     return GameState()
 
 
+CLOSED_KEPT = 10
+"""Closed checks the state keeps in full besides the open ones (the latest opened): the table
+shows :data:`CLOSED_CHECKS`; older ones are in the log. A check id chosen by a client is free
+again once its check has left the state."""
+
+LINES_KEPT = 20
+"""History lines per character, destiny spends and free rolls the state keeps (the latest);
+the table shows :data:`TABLE_RECENT` of each."""
+
+
+def _keep_last(lines: list[Any], kept: int = LINES_KEPT) -> None:
+    """Drop the oldest line once there are more than ``kept`` (one per event: the bound holds
+    after every event, so the state is one function of the log however it was folded)."""
+    if len(lines) > kept:
+        del lines[0]
+
+
+def _drop_old_closed(state: GameState) -> None:
+    """Keep every open check and the last :data:`CLOSED_KEPT` closed ones (by opening order,
+    the order :func:`table_of` cuts by)."""
+    closed = [key for key, check in state.checks.items() if not check.is_open]
+    for key in closed[:-CLOSED_KEPT]:
+        del state.checks[key]
+
+
 def _record(state: GameState, check: CheckState) -> None:
     for record in state.history.get(check.character, []):
         if record.check == check.check:
@@ -201,9 +227,10 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
                 opened_seq=recorded.seq, opened_by=recorded.actor, target=event.target,
                 reason=event.reason)
             state.opened[event.character] = state.opened.get(event.character, 0) + 1
-            state.history.setdefault(event.character, []).append(
-                CheckRecord(check=event.check, seq=recorded.seq, skill=event.skill,
-                            status="open"))
+            lines = state.history.setdefault(event.character, [])
+            lines.append(CheckRecord(check=event.check, seq=recorded.seq, skill=event.skill,
+                                     status="open"))
+            _keep_last(lines)
         case n.DifficultySet() if check is not None:
             check.difficulty = Difficulty(
                 level=event.level, difficulty=event.difficulty, challenge=event.challenge,
@@ -219,9 +246,11 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
             check.status, check.rolled_seq = "rolled", recorded.seq
             check.pool, check.dice, check.result = event.pool, event.dice, event.result
             _record(state, check)
+            _drop_old_closed(state)
         case n.CheckCancelled() if check is not None:
             check.status = "cancelled"
             _record(state, check)
+            _drop_old_closed(state)
         case n.DestinyPoolRolled():
             state.destiny.light, state.destiny.dark = event.light, event.dark
             state.destiny.rolled = event.dice
@@ -232,6 +261,7 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
             state.destiny.spent.append(DestinySpend(
                 seq=recorded.seq, actor=recorded.actor, side=event.side, effect=event.effect,
                 check=event.check, reason=event.reason))
+            _keep_last(state.destiny.spent)
             if check is not None:
                 check.destiny.append(event.side)
                 if event.effect == "attempt_impossible":
@@ -241,11 +271,13 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
                 seq=recorded.seq, actor=recorded.actor, character=event.character,
                 pool=n.Pool(force=len(event.dice)).notation(), dice=event.dice,
                 light=event.light, dark=event.dark, reason=event.reason))
+            _keep_last(state.rolls)
         case n.PoolRolled():
             state.rolls.append(FreeRoll(
                 seq=recorded.seq, actor=recorded.actor, character=event.character,
                 pool=event.pool.notation(), dice=event.dice, result=event.result,
                 light=event.result.light, dark=event.result.dark, reason=event.reason))
+            _keep_last(state.rolls)
     return state
 
 

@@ -85,9 +85,11 @@ class _SnapshotBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="type",
     in_session: bool
     rolls: list[RollEntry]
     table: TableUnion  # type: ignore[valid-type]
+    id: str | None = None
+    """Set in the answer to a ``state_at`` request (its id); absent in a join's snapshot."""
 
 
-class Snapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot"):
+class Snapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot", omit_defaults=True):
     """The table as it stands after event ``seq`` (whose chain hash is ``head_hash``).
 
     ``rolls`` are the latest free rolls, ``table`` the game system's table (bounded: open
@@ -98,7 +100,8 @@ class Snapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot"):
     recent: list[EventFrame]
 
 
-class OutgoingSnapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot"):
+class OutgoingSnapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot",
+                       omit_defaults=True):
     """The server's encoding of :class:`Snapshot`: each recent frame sent as it was encoded."""
 
     recent: list[msgspec.Raw]
@@ -153,9 +156,10 @@ def _table_fields(state: CampaignState) -> dict[str, Any]:
 
 
 def snapshot_of(state: CampaignState, head_hash: str,
-                recent: list[msgspec.Raw]) -> OutgoingSnapshot:
-    """The snapshot of ``state`` (at its head), carrying ``recent`` encoded event frames."""
-    return OutgoingSnapshot(head_hash=head_hash, recent=recent, **_table_fields(state))
+                recent: list[msgspec.Raw], id: str | None = None) -> OutgoingSnapshot:
+    """The snapshot of ``state`` (at its head), carrying ``recent`` encoded event frames
+    (``id``: the ``state_at`` request it answers, if any)."""
+    return OutgoingSnapshot(head_hash=head_hash, recent=recent, id=id, **_table_fields(state))
 
 
 def table_now_of(state: CampaignState, connected: list[str]) -> TableNow:

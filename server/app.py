@@ -2,6 +2,9 @@
 
 A connection's first message is ``join``. The admin token (no campaign) may create campaigns;
 any member token opens its own campaign, where the campaign's hub serializes every command.
+A campaign's hub is loaded when it is first joined (from its latest stored snapshot and the
+events after it) and unloaded once nobody has been connected to it for ``--idle-unload``
+seconds: the server starts without folding the log, and holds the tables in use.
 ``GET /health`` answers over plain HTTP for load balancers and scripts: 200, or 503 with the
 reason while the log cannot take writes (:mod:`server.health`). :meth:`Server.stop` is
 graceful: new commands are refused, queued ones finish and are made durable, commands received
@@ -34,7 +37,7 @@ from events.base import Recorded
 from events.codec import encode
 from events.errors import Rejected, StoreError
 from events.log import Appended, AppendRequest, CommandRecord, prepare
-from events.messages import Ack, ErrorReply, History, Join, Welcome
+from events.messages import Ack, ErrorReply, History, Join, StateAt, Welcome
 from events.store import SqliteLog
 from projections.campaign import CampaignState, Member, evolve, new_state
 from server.auth import (
@@ -45,18 +48,20 @@ from server.auth import (
     new_token,
     tokens_match,
 )
+from server.command_index import CommandIndex
 from server.gate import Gate
 from server.health import LogHealth, health_response
 from server.hub import RESUME_LIMIT, CampaignHub, CommandWork, JoinWork
 from server.page_cache import PageCache
 from server.protocol import command_id_of, read_frame, read_join
 from server.rates import Limits, MemberKey, member_key
-from server.rebuild import load_all_states
+from server.rebuild import LoadedCampaign, load_hub_state
 from server.rules.base import ADMIN_MEMBER
 from server.rules.core import open_campaign, slugify
 from server.sealed_tokens import recall_issued, sealed_for
 from server.settings import Settings
 from server.shutdown import answer_unread, run_steps
+from server.stored_snapshots import SnapshotStore
 from server.subscriber import Subscriber
 from server.views import ViewWorkers
 from server.web import WebTable
@@ -128,6 +133,17 @@ class Server:
         self.health = LogHealth()
         """Whether the log takes writes: fed by the writer, read by ``/health`` and hubs."""
         self.hubs: dict[str, CampaignHub] = {}
+        """The campaigns loaded now (joined lately), by id."""
+        self.campaigns: set[str] = set()
+        """Every campaign of the log, loaded or not (read through the index at start)."""
+        self._creations: dict[str, tuple[str, CommandRecord]] = {}
+        """The command that created each campaign, by command id: a retried creation finds
+        its campaign without loading it."""
+        self._loading: dict[str, asyncio.Future[CampaignHub]] = {}
+        self._unloader: asyncio.Task[None] | None = None
+        self.unloads = 0
+        """Hubs unloaded after being idle (for operators, tests)."""
+        self.store: SnapshotStore | None = None
         self._admin_lock = asyncio.Lock()
         self._stopping = False
         self._stopped_reading_pauses = asyncio.Event()
@@ -155,7 +171,7 @@ class Server:
     # ---- lifecycle --------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Open the log, rebuild every campaign from it, and start listening.
+        """Open the log, read which campaigns it holds (not their events), start listening.
 
         Raises :class:`~events.errors.StoreError` if the log cannot be opened (another server
         holds it, or it is not a database) and :class:`OSError` if the address cannot be
@@ -195,12 +211,13 @@ class Server:
             reserve_bytes=self.settings.disk_reserve_mb * 2**20, clock=utc_now)
         self.committer.start()
         started = time.perf_counter()
-        loaded = await asyncio.to_thread(load_all_states, self.log)
-        for state, commands, head_hash in loaded.values():
-            self._open_hub(state, commands, head_hash)
-        logger.info("rebuilt %d campaigns (%d events) in %.2fs", len(loaded),
-                    sum(campaign.state.head for campaign in loaded.values()),
-                    time.perf_counter() - started)
+        self.store = SnapshotStore(self.db_path)
+        for campaign, command_id, actor, last in await asyncio.to_thread(self.log.directory):
+            self._know(campaign, command_id, CommandRecord(actor, 1, last))
+        logger.info("found %d campaigns in %.3fs (each loads when first joined)",
+                    len(self.campaigns), time.perf_counter() - started)
+        if self.settings.idle_unload > 0:
+            self._unloader = asyncio.create_task(self._unload_idle(), name="unload-idle")
         self.gate.open()
         self._ws = await serve(
             self._handle, self.host, self.port,
@@ -235,6 +252,9 @@ class Server:
             pass
         async with self._admin_lock:  # a campaign being created gets its hub first
             pass
+        if self._unloader is not None:
+            self._unloader.cancel()
+        await asyncio.gather(*self._loading.values(), return_exceptions=True)
         for hub in self.hubs.values():
             hub.closing = True
         failed = await run_steps(
@@ -265,17 +285,84 @@ class Server:
         if self.log is not None:
             self.log.close()
 
-    def _open_hub(self, state: CampaignState, commands: dict[str, Any],
-                  head_hash: str) -> CampaignHub:
-        assert self.log is not None and self.committer is not None
-        hub = CampaignHub(state=state, commands=commands, head_hash=head_hash, log=self.log,
+    def _open_hub(self, loaded: LoadedCampaign) -> CampaignHub:
+        assert self.log is not None and self.committer is not None and self.store is not None
+        hub = CampaignHub(state=loaded.state, commands=loaded.commands,
+                          head_hash=loaded.head_hash, log=self.log, store=self.store,
                           committer=self.committer, rng=self.rng, clock=utc_now,
                           health=self.health,
                           workers=self.view_workers, view_backlog=self.settings.view_backlog,
-                          pages=self.pages)
-        self.hubs[state.campaign] = hub
+                          pages=self.pages, snapshot_every=self.settings.snapshot_every)
+        self.hubs[loaded.state.campaign] = hub
         hub.start()
         return hub
+
+    def _know(self, campaign: str, command_id: str, creation: CommandRecord) -> None:
+        self.campaigns.add(campaign)
+        self._creations[command_id] = (campaign, creation)
+
+    async def _hub_for(self, campaign: str) -> CampaignHub | None:
+        """The campaign's hub, loaded if it is not (once, however many join at the same
+        time), and pinned: the caller unpins it when its connection leaves. ``None`` if the
+        log has no such campaign."""
+        if campaign not in self.campaigns:
+            return None
+        hub = self.hubs.get(campaign)
+        if hub is None:
+            loading = self._loading.get(campaign)
+            if loading is None:
+                loading = self._loading[campaign] = asyncio.ensure_future(
+                    self._load_hub(campaign))
+                loading.add_done_callback(lambda _: self._loading.pop(campaign, None))
+            hub = await asyncio.shield(loading)
+        hub.pin()
+        return hub
+
+    async def load(self, campaign: str) -> CampaignHub | None:
+        """The campaign's hub, loaded if it is not (for operators and tests: a connection
+        that joins loads it the same way); ``None`` if the log has no such campaign."""
+        hub = await self._hub_for(campaign)
+        if hub is not None:
+            hub.unpin()
+        return hub
+
+    async def _load_hub(self, campaign: str) -> CampaignHub:
+        """Load a campaign from its latest stored snapshot and the events after it, off the
+        event loop; refused ``unavailable`` if the log cannot be read."""
+        assert self.log is not None and self.store is not None
+        started = time.perf_counter()
+        try:
+            loaded = await asyncio.to_thread(load_hub_state, self.log, self.store, campaign,
+                                             self.settings.snapshot_every)
+        except Exception:
+            logger.exception("loading %s from the log failed", campaign)
+            raise Rejected("unavailable", "the campaign's log cannot be read; retry shortly",
+                           None) from None
+        if self._stopping:
+            raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
+        logger.info("loaded %s at #%d in %.3fs", campaign, loaded.state.head,
+                    time.perf_counter() - started)
+        return self._open_hub(loaded)
+
+    async def _unload_idle(self) -> None:
+        """Every so often, stop and drop the hubs nobody has used for ``idle_unload``
+        seconds: memory follows the tables in use, not every table ever joined."""
+        idle = self.settings.idle_unload
+        while True:
+            await asyncio.sleep(max(0.05, min(idle / 2, 30.0)))
+            now = time.monotonic()
+            for campaign, hub in list(self.hubs.items()):
+                if self._stopping:
+                    return
+                if hub.idle_for(now) < idle or self.hubs.get(campaign) is not hub:
+                    continue
+                del self.hubs[campaign]  # a join from now on loads it afresh
+                self.unloads += 1
+                try:
+                    await hub.stop()
+                except Exception:
+                    logger.exception("unloading %s failed", campaign)
+                logger.debug("unloaded %s (idle %.0fs)", campaign, idle)
 
     # ---- HTTP -------------------------------------------------------------------------
 
@@ -288,7 +375,7 @@ class Server:
         path, _, query = request.path.partition("?")
         if path != "/health":
             return self.web.respond(connection, request)
-        return health_response(connection, request, query, self.health, len(self.hubs),
+        return health_response(connection, request, query, self.health, len(self.campaigns),
                                self.gate.status())
 
     # ---- connections --------------------------------------------------------------------
@@ -323,7 +410,7 @@ class Server:
                     assert key is not None
                     joined: MemberKey = key
                     if hub is None:
-                        if isinstance(message, History):
+                        if isinstance(message, History | StateAt):
                             raise Rejected("invalid", "the admin session has no campaign and "
                                            "so no history", "$.type")
                         await self._admin_command(message, subscriber, joined)
@@ -337,6 +424,19 @@ class Server:
                             subscriber.push(await hub.history_page(message))
                         except Exception:
                             logger.exception("reading history of %s failed", hub.campaign)
+                            raise Rejected("unavailable", "the log could not be read; retry "
+                                           "shortly", None) from None
+                        finally:
+                            self.limits.finish_command(joined)
+                        continue
+                    if isinstance(message, StateAt):  # a read too: the table at a seq
+                        try:
+                            subscriber.push(await hub.state_at(message))
+                        except Rejected:
+                            raise
+                        except Exception:
+                            logger.exception("reading the state of %s at #%d failed",
+                                             hub.campaign, message.seq)
                             raise Rejected("unavailable", "the log could not be read; retry "
                                            "shortly", None) from None
                         finally:
@@ -366,6 +466,7 @@ class Server:
                 self.limits.release_connection(key)
             if hub is not None:
                 hub.leave(subscriber)
+                hub.unpin()
             self._connections.discard(subscriber)
             await subscriber.finish(timeout=0.5)
 
@@ -434,7 +535,20 @@ class Server:
             subscriber.push(encode(Welcome(role="admin", member=ADMIN_MEMBER, campaign=None,
                                            name="", system="", head=0)))
             return None, admin
-        hub = self.hubs.get(join.campaign)
+        if self._stopping:
+            raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
+        hub = await self._hub_for(join.campaign)
+        try:
+            return await self._attach(hub, join, subscriber, token_hash, is_admin)
+        except BaseException:
+            if hub is not None:
+                hub.unpin()
+            raise
+
+    async def _attach(self, hub: CampaignHub | None, join: Join, subscriber: Subscriber,
+                      token_hash: str, is_admin: bool) -> tuple[CampaignHub, Member]:
+        """Check the token against the loaded campaign and queue the join in its hub."""
+        assert join.campaign is not None
         found = member_by_token(hub.state if hub is not None else None, token_hash)
         if hub is None:
             if not is_admin:  # the same answer as a wrong token: no probing for campaign ids
@@ -498,28 +612,30 @@ class Server:
         (:mod:`server.sealed_tokens`); it is read from the log off the event loop.
         """
         assert self.log is not None
-        for hub in self.hubs.values():
-            record = hub.commands.get(command.id)
-            if record is not None and record.actor == ADMIN_MEMBER and record.first_seq == 1:
-                try:
-                    _, token = await asyncio.to_thread(
-                        recall_issued, self.log, hub.campaign, record, command)
-                except Exception:
-                    logger.exception("reading the token of %s failed", command.id)
-                    raise Rejected("unavailable", "the log could not be read; retry it",
-                                   None) from None
-                return Ack(id=command.id, seqs=record.seqs, campaign=hub.campaign,
-                           member="gm", token=token)
-        return None
+        found = self._creations.get(command.id)
+        if found is None:
+            return None
+        campaign, record = found
+        if record.actor != ADMIN_MEMBER:
+            return None
+        try:
+            _, token = await asyncio.to_thread(recall_issued, self.log, campaign, record,
+                                               command)
+        except Exception:
+            logger.exception("reading the token of %s failed", command.id)
+            raise Rejected("unavailable", "the log could not be read; retry it",
+                           None) from None
+        return Ack(id=command.id, seqs=record.seqs, campaign=campaign, member="gm",
+                   token=token)
 
     async def _create_campaign(self, command: core.CreateCampaign) -> Ack:
         assert self.committer is not None
         if command.campaign is not None:
-            if command.campaign in self.hubs:
+            if command.campaign in self.campaigns:
                 raise Rejected("conflict", f"campaign {command.campaign!r} exists", "$.campaign")
             campaign = command.campaign
         else:
-            campaign = slugify(command.name, self.hubs, "campaign")
+            campaign = slugify(command.name, self.campaigns, "campaign")
         token = new_token()
         new_events = open_campaign(command, campaign, hash_token(token))
         at = utc_now()
@@ -537,6 +653,9 @@ class Server:
         for seq, event in zip(result, new_events, strict=True):
             evolve(state, Recorded(seq=seq, at=at, actor=ADMIN_MEMBER, command=command.id,
                                    event=event))
-        self._open_hub(state, {command.id: CommandRecord(ADMIN_MEMBER, 1, result[-1])},
-                       result.hashes[-1])
+        creation = CommandRecord(ADMIN_MEMBER, 1, result[-1])
+        commands = CommandIndex(self.log, campaign)
+        commands.add(command.id, creation)
+        self._know(campaign, command.id, creation)
+        self._open_hub(LoadedCampaign(state, commands, result.hashes[-1]))
         return Ack(id=command.id, seqs=result, campaign=campaign, member="gm", token=token)

@@ -7,7 +7,14 @@ hands the whole batch to the group committer, and only when it is durable broadc
 batches: a subscriber within :data:`RESUME_LIMIT` events of the head gets the events it missed
 from the log, one further behind (or joining afresh) a snapshot of the table at the head; then
 live events, so there is never a gap nor a duplicate. Older history is read a page at a time on
-request (:meth:`CampaignHub.history_page`), off the event loop and outside the hub's queue.
+request (:meth:`CampaignHub.history_page`), off the event loop and outside the hub's queue;
+so is the table at any earlier seq (:meth:`CampaignHub.state_at`).
+
+A hub is loaded when its campaign is first used (:mod:`server.rebuild`) and holds a bounded
+state; every :attr:`~server.settings.Settings.snapshot_every` events it stores that state
+(:mod:`server.stored_snapshots`), encoded on the loop (a copy: the state changes in place) and
+written in a worker thread. The server unloads a hub nobody is connected to once it has been
+idle a while (:meth:`CampaignHub.idle_for`).
 """
 
 from __future__ import annotations
@@ -34,16 +41,26 @@ from events.log import (
     PreparedEvent,
     prepare,
 )
-from events.messages import Ack, ErrorReply, History, OutgoingEventFrame, View, Welcome
+from events.messages import (
+    Ack,
+    ErrorReply,
+    History,
+    OutgoingEventFrame,
+    StateAt,
+    View,
+    Welcome,
+)
 from projections.campaign import CampaignState, Member, evolve
 from server import auth, rules
+from server.command_index import CommandIndex
 from server.divergence import check_history, needs_lookup
 from server.health import LogHealth
 from server.page_cache import PageCache
-from server.rebuild import CommandIndex, load_hub_state
+from server.rebuild import load_hub_state
 from server.rules.base import Decision
 from server.sealed_tokens import recall_issued, sealed_for
-from server.snapshots import SnapshotCache, encoded_page, history_page
+from server.snapshots import SnapshotCache, encoded_page, history_page, snapshot_at
+from server.stored_snapshots import SnapshotStore, encode_state
 from server.subscriber import Subscriber
 from server.table_feed import TableFeed
 from server.views import Job, NotComputed, ViewQueue, ViewResult, ViewSpec, ViewWorkers
@@ -99,6 +116,7 @@ class CampaignHub:
         commands: CommandIndex,
         head_hash: str,
         log: EventLog,
+        store: SnapshotStore,
         committer: GroupCommitter,
         rng: random.Random,
         clock: Callable[[], str],
@@ -107,12 +125,21 @@ class CampaignHub:
         view_backlog: int = 64,
         pages: PageCache | None = None,
         new_token: Callable[[], str] = auth.new_token,
+        snapshot_every: int = 1000,
     ) -> None:
         self.state = state
         self.commands = commands
         self.head_hash = head_hash
         """The chain hash of the head event, kept with the state: welcomes carry it."""
         self._log = log
+        self._store = store
+        self._every = snapshot_every
+        self._stored_at = state.head
+        """The head when the state was last stored (or loaded: the load stored as it folded)."""
+        self._saving: set[asyncio.Task[None]] = set()
+        self.pins = 0
+        """Connections joined or joining (and loads waiting for it): never unloaded while any."""
+        self._idle_since = time.monotonic()
         self._committer = committer
         self._rng = rng
         self._clock = clock
@@ -162,6 +189,21 @@ class CampaignHub:
         if self._table.left(subscriber) and not self._stale:
             self._table.broadcast(self.state)
 
+    def pin(self) -> None:
+        """A connection is joining or joined: keep the hub loaded."""
+        self.pins += 1
+
+    def unpin(self) -> None:
+        """A connection left (or its join failed)."""
+        self.pins -= 1
+        self._idle_since = time.monotonic()
+
+    def idle_for(self, now: float) -> float:
+        """Seconds since anyone was connected or any work was done; 0 while either is."""
+        if self.pins or not self._inbox.empty() or self._computing or self._saving:
+            return 0.0
+        return now - self._idle_since
+
     async def stop(self) -> None:
         """Finish the work already queued, then stop."""
         self.closing = True
@@ -171,6 +213,7 @@ class CampaignHub:
         for task in tuple(self._computing):  # odds owed to a table that is going away
             task.cancel()
         await asyncio.gather(*self._computing, return_exceptions=True)
+        await asyncio.gather(*self._saving, return_exceptions=True)
 
     # ---- the loop ---------------------------------------------------------------------
 
@@ -196,6 +239,7 @@ class CampaignHub:
                     elif isinstance(item, CommandWork):
                         commands.append(item)
                 await self._process_safely(commands)
+            self._idle_since = time.monotonic()
             if stop:
                 return
 
@@ -227,7 +271,7 @@ class CampaignHub:
         self.reloads += 1
         try:
             self.state, self.commands, self.head_hash = await asyncio.to_thread(
-                load_hub_state, self._log, self.campaign)
+                load_hub_state, self._log, self._store, self.campaign, self._every)
         except Exception:
             logger.exception("reloading %s from the log failed; refusing its work until a "
                              "reload succeeds", self.campaign)
@@ -236,6 +280,7 @@ class CampaignHub:
         self._stale = False
         self._standing = None
         self._snapshots.clear()
+        self._stored_at = self.state.head
         return True
 
     def _refuse_unavailable(self, items: list[CommandWork | JoinWork]) -> None:
@@ -278,6 +323,12 @@ class CampaignHub:
         if not batch:
             return
         if self._stale:  # an earlier part of this batch left the state unknown
+            self._refuse_unavailable(list(batch))
+            return
+        try:  # old command ids are in the log, not in memory: one read for the batch
+            await self.commands.look_up([work.command.id for work in batch])
+        except Exception:
+            logger.exception("reading the command ids of %s failed", self.campaign)
             self._refuse_unavailable(list(batch))
             return
         batch = self._refuse_while_failing(batch)
@@ -336,8 +387,8 @@ class CampaignHub:
                 self._reply(work, answers[command_id])
                 continue
             if seqs:
-                self.commands[request.command_id] = CommandRecord(
-                    request.actor, seqs[0], seqs[-1])
+                self.commands.add(request.command_id, CommandRecord(
+                    request.actor, seqs[0], seqs[-1]))
                 self.head_hash = seqs.hashes[-1]
             for seq, digest, stored in zip(seqs, seqs.hashes, request.events, strict=True):
                 frame = encode(OutgoingEventFrame(
@@ -356,12 +407,34 @@ class CampaignHub:
             await self._reload()
         if changed:
             self._standing = None
+            self._store_if_due()
         if not self._stale:  # views of a state the log lacks would mislead the table
             if changed:
                 self._table.broadcast(self.state)
             for view in self._views(changed):
                 self._broadcast(encode(view))
         self._close_removed(changed)
+
+    def _store_if_due(self) -> None:
+        """Store the state once :attr:`_every` events have passed since it was last stored:
+        encoded here (a copy, ~0.1 ms), written in a worker thread. Only a state the log
+        holds is stored (a failed append reloads first, and a stale hub stores nothing)."""
+        head = self.state.head
+        if self._stale or self._every <= 0 or head - self._stored_at < self._every:
+            return
+        self._stored_at = head
+        row = (head, self.head_hash, encode_state(self.state))
+
+        async def save() -> None:
+            try:
+                await asyncio.to_thread(self._store.save, self.campaign, [row])
+            except Exception:  # derived data: the next load folds a little longer
+                logger.exception("storing the snapshot of %s at #%d failed", self.campaign,
+                                 head)
+
+        task = asyncio.create_task(save(), name=f"snapshot-{self.campaign}-{head}")
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
 
     def _decide(self, work: CommandWork) -> tuple[list[Event], tuple[PreparedEvent, ...],
                                                    Decision] | None:
@@ -572,6 +645,13 @@ class CampaignHub:
         hub's queue nor holds the event loop. Called by the connection that asked, once
         rate-limited."""
         return await history_page(self._log, self.campaign, self.state.head, request)
+
+    async def state_at(self, request: StateAt) -> bytes:
+        """The encoded snapshot of the table after event ``request.seq`` (the nearest stored
+        snapshot and the events after it, read and folded in a worker thread): like history,
+        outside the hub's queue. Raises :class:`Rejected` for a seq past the log's head."""
+        return await asyncio.to_thread(snapshot_at, self._log, self._store, self.campaign,
+                                       request, self._every)
 
     def _standing_now(self) -> list[bytes]:
         """The standing views known now; the others are computed and broadcast when ready."""

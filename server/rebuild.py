@@ -1,10 +1,13 @@
-"""Rebuilding campaigns from the log: what the server does when it starts, or after a failure.
+"""Rebuilding campaigns from the log: what a hub does when it loads, or after a failure.
 
-Everything the server holds in memory is derived from the log: each campaign's projections and
-its command index (which command id appended which events, so that a retried command gets its
-original answer). Both come out of one sequential scan of the log: the index is read off the
-same rows the projections fold (``actor``, ``command`` and ``seq`` of each event), rather than
-from a second table (reading the ``commands`` table as well cost a third of the startup).
+Everything the server holds in memory is derived from the log. A hub loads its campaign when it
+is first used (:func:`load_hub_state`): the latest stored snapshot plus the events after it
+(:mod:`server.stored_snapshots`), and a :class:`~server.command_index.CommandIndex` that reads
+old command ids from the log on demand. The server no longer folds every campaign at start.
+
+:func:`load_all_states` and :func:`rebuild_states` fold the whole log in one sequential scan,
+for benchmarks and tests that compare against a full fold: the index is read off the same rows
+the projections fold (``actor``, ``command`` and ``seq`` of each event).
 
 A command's events are appended together and so are contiguous in its campaign; the index
 entry of a command therefore spans from the first to the last event carrying its id.
@@ -22,11 +25,13 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from events.base import Recorded
-from events.log import GENESIS, CommandRecord, EventLog, recorded_pages, to_recorded
+from events.log import CommandRecord, EventLog, recorded_pages
 from projections.campaign import CampaignState, evolve, new_state
+from server.command_index import CommandIndex
+from server.stored_snapshots import SnapshotStore, fold_from
 
 __all__ = [
-    "CommandIndex",
+    "CommandMap",
     "LoadedCampaign",
     "gc_paused",
     "load_all_states",
@@ -34,8 +39,8 @@ __all__ = [
     "rebuild_states",
 ]
 
-CommandIndex = dict[str, CommandRecord]
-"""A campaign's command ids and what each appended."""
+CommandMap = dict[str, CommandRecord]
+"""A campaign's command ids and what each appended, all of them (a full scan's)."""
 
 
 class LoadedCampaign(NamedTuple):
@@ -46,21 +51,29 @@ class LoadedCampaign(NamedTuple):
     head_hash: str
 
 
+class ScannedCampaign(NamedTuple):
+    """A campaign as a full scan of the log gives it: every command id held."""
+
+    state: CampaignState
+    commands: CommandMap
+    head_hash: str
+
+
 def rebuild_states(log: EventLog) -> dict[str, CampaignState]:
     """Fold every campaign's projections (alone: what the rebuild benchmark times)."""
     return {campaign: state for campaign, (state, _) in _scan(log, index=False).items()}
 
 
-def load_all_states(log: EventLog) -> dict[str, LoadedCampaign]:
-    """Every campaign's state, command index and head hash: what the server loads at start."""
+def load_all_states(log: EventLog) -> dict[str, ScannedCampaign]:
+    """Every campaign's state, full command index and head hash, in one scan of the log."""
     scanned = _scan(log, index=True)
     hashes = log.hashes_at({campaign: state.head for campaign, (state, _) in scanned.items()})
-    return {campaign: LoadedCampaign(state, index, hashes.get(campaign, ""))
+    return {campaign: ScannedCampaign(state, index, hashes.get(campaign, ""))
             for campaign, (state, index) in scanned.items()}
 
 
-def _scan(log: EventLog, index: bool) -> dict[str, tuple[CampaignState, CommandIndex]]:
-    loaded: dict[str, tuple[CampaignState, CommandIndex]] = {}
+def _scan(log: EventLog, index: bool) -> dict[str, tuple[CampaignState, CommandMap]]:
+    loaded: dict[str, tuple[CampaignState, CommandMap]] = {}
     with gc_paused():
         for page in recorded_pages(log):
             for campaign, recorded in page:
@@ -73,25 +86,20 @@ def _scan(log: EventLog, index: bool) -> dict[str, tuple[CampaignState, CommandI
     return loaded
 
 
-def load_hub_state(log: EventLog, campaign: str) -> LoadedCampaign:
-    """Rebuild one campaign's state, command index and head hash from its log.
+def load_hub_state(log: EventLog, store: SnapshotStore, campaign: str,
+                   every: int = 1000) -> LoadedCampaign:
+    """One campaign's state and head hash, from its latest stored snapshot and the events
+    after it (storing snapshots every ``every`` events it folds), and its command index.
 
-    A hub reloads this way after a failure, on a worker thread while the other tables play:
-    it leaves the garbage collector alone (pausing it is process-wide, and freezing would pin
-    whatever garbage the server holds at that moment).
+    A hub loads this way when first used and reloads after a failure, on a worker thread
+    while the other tables play: it leaves the garbage collector alone (pausing it is
+    process-wide, and freezing would pin whatever garbage the server holds at that moment).
     """
-    state = new_state()
-    index: CommandIndex = {}
-    head_hash = GENESIS
-    for row in log.rows(campaign):
-        recorded = to_recorded(row)
-        evolve(state, recorded)
-        _index_event(index, recorded)
-        head_hash = row.hash
-    return LoadedCampaign(state, index, head_hash)
+    state, head_hash = fold_from(log, store, campaign, every=every)
+    return LoadedCampaign(state, CommandIndex(log, campaign), head_hash)
 
 
-def _index_event(index: CommandIndex, recorded: Recorded) -> None:
+def _index_event(index: CommandMap, recorded: Recorded) -> None:
     """Extend the command index by one event of the command that appended it."""
     earlier = index.get(recorded.command)
     first = recorded.seq if earlier is None else earlier.first_seq

@@ -98,6 +98,16 @@ class Settings:
     allowed_origins: str = _setting(
         "", "other web origins whose pages may open a WebSocket here, comma-separated "
         "(e.g. https://table.example.org behind a proxy); the page's own origin always may")
+    idle_unload: float = _setting(
+        300.0, "seconds a campaign nobody is connected to stays loaded before its hub is "
+        "unloaded (0: never); it loads again, from its latest snapshot, when next joined")
+    """Memory follows the tables in use: an unloaded campaign holds nothing but its id."""
+    snapshot_every: int = _setting(
+        1000, "events between the stored snapshots of a campaign's state, from which it loads"
+        " and any earlier table is rebuilt (0: none stored)")
+    """Loading folds at most this many events after the latest snapshot; ``state_at`` as many
+    after the nearest one. Each snapshot is a few KiB in the log's file (table ``snapshots``,
+    derived data: deleting it loses nothing)."""
 
 
 def _flag(name: str) -> str:

@@ -15,12 +15,14 @@ from collections import deque
 import msgspec
 
 from events.codec import encode
+from events.errors import Rejected
 from events.log import EventLog
-from events.messages import History, OutgoingEventFrame, OutgoingHistoryPage
+from events.messages import History, OutgoingEventFrame, OutgoingHistoryPage, StateAt
 from projections.campaign import CampaignState
 from projections.snapshot import RECENT_EVENTS, snapshot_of
+from server.stored_snapshots import SnapshotStore, fold_from
 
-__all__ = ["SnapshotCache", "encoded_page", "history_page"]
+__all__ = ["SnapshotCache", "encoded_page", "history_page", "snapshot_at"]
 
 
 def encoded_page(log: EventLog, campaign: str, after: int, upto: int) -> list[bytes]:
@@ -41,6 +43,21 @@ async def history_page(log: EventLog, campaign: str, head: int, request: History
               if upto > 0 else [])
     return encode(OutgoingHistoryPage(id=request.id, before=request.before,
                                       events=[msgspec.Raw(frame) for frame in frames]))
+
+
+def snapshot_at(log: EventLog, store: SnapshotStore, campaign: str, request: StateAt,
+                every: int) -> bytes:
+    """The encoded answer to ``state_at``: the snapshot of the table after ``request.seq``
+    (the nearest stored snapshot at or before it, and the events between), with the last
+    events up to it as ``recent``. Called in a worker thread. Raises :class:`Rejected` if the
+    log has no event ``seq`` yet."""
+    state, head_hash = fold_from(log, store, campaign, upto=request.seq, every=every)
+    if state.head != request.seq:
+        raise Rejected("invalid", f"there is no event #{request.seq}: the campaign's last "
+                       f"event is #{state.head}", "$.seq")
+    recent = encoded_page(log, campaign, max(0, request.seq - RECENT_EVENTS), request.seq)
+    return encode(snapshot_of(state, head_hash, [msgspec.Raw(frame) for frame in recent],
+                              id=request.id))
 
 
 class SnapshotCache:

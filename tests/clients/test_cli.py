@@ -185,8 +185,8 @@ def test_mistakes_at_the_prompt_get_one_plain_line(served, tmp_path) -> None:
 
 
 async def test_state_at_reads_the_whole_history(table, monkeypatch, capsys) -> None:
-    """``state --at`` folds every event up to SEQ, however long the campaign (the client's
-    buffer for unread events does not apply to a one-shot read)."""
+    """``state --at`` shows the table at SEQ, however long the campaign: the server rebuilds
+    it (``state_at``), so the client's buffer for unread events plays no part."""
     from clients import client as client_module
     from clients.cli import main
     from events import core

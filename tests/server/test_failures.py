@@ -86,18 +86,18 @@ async def test_two_stops_at_once_both_wait_for_the_one_shutdown(table) -> None:
 
 
 async def test_stop_called_while_starting_leaves_nothing_running(tmp_path, monkeypatch) -> None:
-    """A stop that arrives during start (here while a slow log is rebuilt) waits for it, then
-    undoes it: the port is closed and the database is free for the next server."""
+    """A stop that arrives during start (here while a slow log lists its campaigns) waits for
+    it, then undoes it: the port is closed and the database is free for the next server."""
     import time
 
-    from server import app
+    from events.store import SqliteReader
 
-    def slow_rebuild(log):
+    def slow_directory(log):
         time.sleep(0.3)
-        return real_rebuild(log)
+        return real_directory(log)
 
-    real_rebuild = app.load_all_states
-    monkeypatch.setattr(app, "load_all_states", slow_rebuild)
+    real_directory = SqliteReader.directory
+    monkeypatch.setattr(SqliteReader, "directory", slow_directory)
     server = Server(tmp_path / "s.db", "127.0.0.1", 0, admin_token=ADMIN_TOKEN)
     starting = asyncio.create_task(server.start())
     await asyncio.sleep(0.05)

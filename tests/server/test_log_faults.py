@@ -205,7 +205,7 @@ async def test_stop_finishes_every_step_when_the_last_checkpoint_fails(table) ->
     finally:
         _put_log_back(table.db_path, moved)
     table.server = await start_server(table.db_path)
-    assert table.server.hubs[campaign].state.head == ack.seqs[-1]
+    assert (await table.server.load(campaign)).state.head == ack.seqs[-1]
 
 
 async def test_commands_received_but_not_carried_out_get_shutting_down(table) -> None:

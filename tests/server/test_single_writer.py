@@ -29,7 +29,7 @@ async def test_the_file_is_released_when_the_server_stops(table) -> None:
     with pytest.raises(OSError):
         await blocked.start()  # cannot bind: it must let go of the file on its way out
     table.server = await start_server(table.db_path)
-    assert campaign in table.server.hubs
+    assert campaign in table.server.campaigns
 
 
 async def test_a_first_start_that_fails_leaves_no_admin_token_behind(tmp_path) -> None:

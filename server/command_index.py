@@ -1,0 +1,61 @@
+"""Which command id appended which events, for one campaign: what idempotent retries need.
+
+A retried command must get its original answer however old it is, so every id the campaign
+accepted counts; held in memory for every campaign that would grow with the log (~150 MB for
+a million commands). The hub instead keeps the ids it accepted lately (a retry usually follows
+its original within seconds) and looks the others of a batch up in the log's ``commands``
+table, in one indexed statement off the event loop, before deciding the batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+
+from events.log import CommandRecord, EventLog
+
+__all__ = ["RECENT_COMMANDS", "CommandIndex"]
+
+RECENT_COMMANDS = 1024
+"""Command ids a hub remembers without asking the log (the latest accepted)."""
+
+
+class CommandIndex:
+    """A campaign's command ids: the recent ones held, the others read from the log."""
+
+    def __init__(self, log: EventLog | None, campaign: str, *,
+                 recent: int = RECENT_COMMANDS) -> None:
+        self._log = log
+        self._campaign = campaign
+        self._recent: OrderedDict[str, CommandRecord] = OrderedDict()
+        self._limit = recent
+
+    def __len__(self) -> int:
+        return len(self._recent)
+
+    def __contains__(self, command_id: object) -> bool:
+        return command_id in self._recent
+
+    def get(self, command_id: str) -> CommandRecord | None:
+        """The record of a command id among those held (after :meth:`look_up`)."""
+        return self._recent.get(command_id)
+
+    def add(self, command_id: str, record: CommandRecord) -> None:
+        """Hold a command the campaign accepted (or found in the log)."""
+        self._recent[command_id] = record
+        self._recent.move_to_end(command_id)
+        while len(self._recent) > self._limit:
+            self._recent.popitem(last=False)
+
+    __setitem__ = add
+
+    async def look_up(self, ids: list[str]) -> None:
+        """Read from the log the records of those ``ids`` not held, off the event loop, and
+        hold the ones it has. Raises what the log raises if it cannot be read."""
+        missing = [command_id for command_id in dict.fromkeys(ids)
+                   if command_id not in self._recent]
+        if not missing or self._log is None:
+            return
+        found = await asyncio.to_thread(self._log.command_records, self._campaign, missing)
+        for command_id, record in found.items():
+            self.add(command_id, record)

@@ -1,0 +1,189 @@
+"""Stored snapshots: each campaign's projected state, kept every so many events.
+
+Table ``snapshots`` in the log's file: one row per (campaign, seq) with the bounded state after
+that event (:mod:`projections.campaign`), msgpack-encoded, the chain hash at that seq and the
+fingerprint of the state's types. It is derived data: deleting the table (or any row) loses
+nothing, the next load folds from the log and writes the rows again. A row whose fingerprint
+is not this code's (written before a projection changed) is ignored and replaced.
+
+Rows are written on their own connection with ``synchronous=OFF`` (a lost snapshot costs a
+longer fold, never an event), in a worker thread, so a write holds the log's write lock for
+the time of one small insert and never an fsync or the event loop.
+
+What the rows are for: a hub loads from the latest row plus the events after it, whatever the
+log's length (:func:`load`), and the state at any seq is the nearest row at or before it plus
+at most :attr:`Settings.snapshot_every` events (:func:`state_at`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, NamedTuple, get_type_hints
+
+import msgspec
+
+from events.base import Recorded
+from events.log import GENESIS, EventLog, StoredRow, to_recorded
+from projections import d12, narrative, sr3
+from projections.campaign import ROLLS_KEPT, CampaignState, evolve, new_state
+from projections.snapshot import TableUnion
+from projections.systems import PROJECTIONS
+
+__all__ = [
+    "FINGERPRINT",
+    "Folded",
+    "SnapshotStore",
+    "decode_state",
+    "encode_state",
+    "fold_from",
+]
+
+_CORE_FIELDS = [(name, hint) for name, hint in get_type_hints(CampaignState).items()
+                if name != "game"]
+_CoreState: Any = msgspec.defstruct("_CoreState", _CORE_FIELDS, kw_only=True)
+"""CampaignState without its game part, whose type is a union msgspec cannot tell apart
+untagged; the game part is stored as its system's (tagged) table instead."""
+
+
+class _Stored(msgspec.Struct, array_like=True):
+    core: msgspec.Raw
+    table: msgspec.Raw
+
+
+_DECODE_STORED = msgspec.msgpack.Decoder(_Stored)
+_DECODE_CORE = msgspec.msgpack.Decoder(_CoreState)
+_DECODE_TABLE: msgspec.msgpack.Decoder[Any] = msgspec.msgpack.Decoder(TableUnion)
+_ENCODER = msgspec.msgpack.Encoder()
+
+
+def _fingerprint() -> str:
+    """A hash of the stored types' schema and of the bounds the folds apply: a snapshot from
+    code that folds differently is never read."""
+    parts = {
+        "core": msgspec.json.schema(_CoreState),
+        "table": msgspec.json.schema(TableUnion),
+        "bounds": [ROLLS_KEPT, narrative.CLOSED_KEPT, narrative.LINES_KEPT, d12.ENDED_KEPT,
+                   sr3.RECENT_TESTS],
+    }
+    return hashlib.sha256(msgspec.json.encode(parts, order="sorted")).hexdigest()[:32]
+
+
+FINGERPRINT = _fingerprint()
+"""The fingerprint of this code's stored state."""
+
+
+def encode_state(state: CampaignState) -> bytes:
+    """The state as stored (a copy: the live state goes on changing in place)."""
+    assert state.system, "a campaign's state has its system from its first event on"
+    core = msgspec.structs.replace(state, game=None)
+    table = PROJECTIONS[state.system].table(game=state.game)
+    return _ENCODER.encode(_Stored(msgspec.Raw(_ENCODER.encode(core)),
+                                   msgspec.Raw(_ENCODER.encode(table))))
+
+
+def decode_state(blob: bytes) -> CampaignState:
+    """A state as :func:`encode_state` stored it."""
+    stored = _DECODE_STORED.decode(blob)
+    core = _DECODE_CORE.decode(stored.core)
+    table = _DECODE_TABLE.decode(stored.table)
+    return CampaignState(**msgspec.structs.asdict(core), game=table.game)
+
+
+class Folded(NamedTuple):
+    """A state folded up to ``state.head``, with the chain hash of that event."""
+
+    state: CampaignState
+    head_hash: str
+
+
+_CREATE = (
+    "CREATE TABLE IF NOT EXISTS snapshots (campaign TEXT NOT NULL, seq INTEGER NOT NULL,"
+    " fingerprint TEXT NOT NULL, head_hash TEXT NOT NULL, state BLOB NOT NULL,"
+    " PRIMARY KEY (campaign, seq))")
+
+
+class SnapshotStore:
+    """The ``snapshots`` table of a log file: written and read on connections of its own."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._uri = Path(path).resolve().as_uri()
+        connection = self._connect()
+        try:
+            connection.execute(_CREATE)
+        finally:
+            connection.close()
+
+    def _connect(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self._uri, uri=True, timeout=30, check_same_thread=False,
+                                     isolation_level=None)
+        connection.execute("PRAGMA synchronous=OFF")  # derived data: a lost row costs a fold
+        return connection
+
+    def save(self, campaign: str, rows: Iterable[tuple[int, str, bytes]]) -> None:
+        """Store ``(seq, head_hash, encoded state)`` rows of a campaign (replacing any row at
+        the same seq, whatever code wrote it). Called in a worker thread."""
+        connection = self._connect()
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            connection.execute(_CREATE)  # again: an operator may have dropped the table
+            connection.executemany(
+                "INSERT OR REPLACE INTO snapshots (campaign, seq, fingerprint, head_hash, state)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(campaign, seq, FINGERPRINT, digest, blob) for seq, digest, blob in rows])
+            connection.execute("COMMIT")
+        finally:
+            connection.close()
+
+    def latest(self, campaign: str, at_most: int | None = None) -> Folded | None:
+        """The campaign's stored state at the greatest seq ``<= at_most`` written by this
+        code, if any (a table deleted under a running server reads as empty)."""
+        connection = self._connect()
+        try:
+            found = connection.execute(
+                "SELECT state, head_hash FROM snapshots WHERE campaign = ? AND seq <= ? AND"
+                " fingerprint = ? ORDER BY seq DESC LIMIT 1",
+                [campaign, at_most if at_most is not None else 2**62, FINGERPRINT]).fetchone()
+        except sqlite3.OperationalError as error:
+            if "no such table" in str(error):
+                return None
+            raise
+        finally:
+            connection.close()
+        if found is None:
+            return None
+        return Folded(decode_state(found[0]), str(found[1]))
+
+
+def fold_from(log: EventLog, store: SnapshotStore, campaign: str, *, upto: int | None = None,
+              every: int = 1000,
+              on_row: Callable[[StoredRow, Recorded], None] | None = None) -> Folded:
+    """The campaign's state at ``upto`` (its head if ``None``): the nearest stored snapshot
+    at or before it plus the events between, read from the log.
+
+    Folding past a multiple of ``every`` with no snapshot stored there stores one (the first
+    load after an upgrade or a deleted table writes them back as it goes); ``on_row`` sees
+    each row folded (the hub's load indexes nothing from them today, tests count them).
+    Called in a worker thread.
+    """
+    start = store.latest(campaign, upto)
+    state, head_hash = start if start is not None else (new_state(), GENESIS)
+    due: list[tuple[int, str, bytes]] = []
+    last_stored = state.head
+    for row in log.rows(campaign, state.head, upto):
+        recorded = to_recorded(row)
+        evolve(state, recorded)
+        head_hash = row.hash
+        if on_row is not None:
+            on_row(row, recorded)
+        if every > 0 and row.seq - last_stored >= every:
+            due.append((row.seq, head_hash, encode_state(state)))
+            last_stored = row.seq
+            if len(due) >= 64:
+                store.save(campaign, due)
+                due = []
+    if due:
+        store.save(campaign, due)
+    return Folded(state, head_hash)

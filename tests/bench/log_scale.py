@@ -1,0 +1,357 @@
+"""Log scale: what a long log costs the server - start-up, memory, joins, catch-up, seeking, verify.
+
+::
+
+    python tests/bench/log_scale.py            # logs of 10k, 100k and 1M events
+    python tests/bench/log_scale.py --quick    # 10k only
+    python tests/bench/log_scale.py --sizes 100000 --fresh
+    python tests/bench/log_scale.py --peer /tmp/poolhall-before   # and an older checkout's server
+
+For each size, two logs: one narrative campaign of that many events, and 100 campaigns sharing
+them. Each log is written straight into SQLite with the store's own append (hash chain and
+command index included; ten rolls per command, as in ``snapshot_join.py``), then the state
+snapshots a running server would have stored are built once (:func:`fold_from`, timed: what
+the first load after an upgrade costs). Logs are cached in ``/tmp/poolhall-log-scale/``
+between runs (``--fresh`` rebuilds them).
+
+The server runs in a child process; from this process, for each log:
+
+- start-up: from spawning the server until ``/health`` answers 200 (the interpreter's imports
+  included), and the server's own ``start()`` (open the log, list its campaigns, listen);
+- RSS of the server (``VmRSS``) after start-up and after 100 tables join (100 members of
+  the one campaign, or the GM of each of the 100), connections held open;
+- join-to-table: connect, ``join`` with ``since=0``, until the ``snapshot`` (p50 and max over
+  those 100 joins; the first join of a campaign loads it);
+- catch-up: a ``join`` with ``replay: true`` from up to 100,000 events behind the head, events/s
+  until the head's frame is read;
+- state at seq: ``state_at`` at the first event, the middle and the head (median of 5 each);
+- verify: ``SqliteReader.verify()`` of the file in this process, events/s.
+
+With ``--peer DIR`` (a checkout of another version, e.g. ``git archive <commit> | tar -x -C
+DIR``) each log is also served by that version's server, right after this one's, and its row
+printed below (``state_at`` and catch-up only where it has them: a version before ``state_at``
+shows a dash).
+
+Figures are printed, never asserted; the machine is shared, so compare runs made together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+
+from events import core  # noqa: E402
+from events.dice import RolledTerm  # noqa: E402
+from events.log import AppendRequest, prepare  # noqa: E402
+from events.store import SqliteLog, SqliteReader  # noqa: E402
+from server.auth import hash_token  # noqa: E402
+from server.rules.base import ADMIN_MEMBER  # noqa: E402
+from server.rules.core import open_campaign  # noqa: E402
+from server.stored_snapshots import SnapshotStore, fold_from  # noqa: E402
+
+CACHE = Path("/tmp/poolhall-log-scale")
+ADMIN = "ph_bench-admin-token-0123456789abcdef"
+AT = "2026-01-01T00:00:00.000Z"
+PER_COMMAND = 10
+BATCH = 2000
+TABLES = 100
+MEMBERS = 100
+BEHIND = 100_000
+SNAPSHOT_EVERY = 1000
+
+CHILD = """
+import asyncio, json, sys, time
+from server.app import Server
+from server.settings import Settings
+async def main():
+    started = time.perf_counter()
+    server = Server(sys.argv[1], "127.0.0.1", 0, admin_token=sys.argv[2],
+                    settings=Settings(**json.loads(sys.argv[3])))
+    await server.start()
+    print("READY", server.port, time.perf_counter() - started, flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    await server.stop()
+asyncio.run(main())
+"""
+
+SETTINGS = {"max_connections": 2000, "max_connections_per_address": 2000,
+            "request_rate": 10_000.0, "request_burst": 10_000, "join_rate": 1000.0,
+            "join_burst": 1000, "member_connections": 1000, "replay_rate": 10_000_000.0,
+            "replay_burst": 10_000_000, "member_rate": 1000.0, "member_burst": 1000,
+            "snapshot_every": SNAPSHOT_EVERY}
+"""Lifted limits: one process opens every connection from one address, and replays far more
+than a table would; the figures are of the server's work, not of its pacing."""
+
+
+def member_token(campaign: str, k: int) -> str:
+    return f"ph_bench-{campaign}-{k}-0123456789abcdef0123456789abcdef"
+
+
+# ---- building the logs ------------------------------------------------------------------------
+
+
+def build(db: Path, events: int, campaigns: int) -> None:
+    """``campaigns`` narrative campaigns ``c-<k>`` sharing ``events`` events (rolls, after a GM
+    and :data:`MEMBERS` players in the first), interleaved in the log as a busy server
+    writes them."""
+    rng = random.Random(1)
+    log = SqliteLog(db)
+    heads = {f"c-{k}": 0 for k in range(campaigns)}
+    batch: list[AppendRequest] = []
+    counter = 0
+
+    def add(campaign: str, new_events: list[Any], actor: str = "gm") -> None:
+        nonlocal counter
+        counter += 1
+        batch.append(AppendRequest(campaign=campaign, expected_head=heads[campaign],
+                                   actor=actor, command_id=f"setup-{counter}", at=AT,
+                                   events=tuple(prepare(event) for event in new_events)))
+        heads[campaign] += len(new_events)
+        if len(batch) >= BATCH:
+            flush()
+
+    def flush() -> None:
+        for result in log.append_batch(batch):
+            if isinstance(result, Exception):
+                raise result
+        batch.clear()
+
+    try:
+        for campaign in heads:
+            add(campaign, open_campaign(
+                core.CreateCampaign(id="create", name=campaign, system="narrative"),
+                campaign, hash_token(member_token(campaign, 0))), ADMIN_MEMBER)
+            for k in range(1, MEMBERS if campaigns == 1 else 2):
+                add(campaign, [core.MemberInvited(member=f"p{k}", name=f"Player {k}",
+                                                  role="player",
+                                                  token_hash=hash_token(
+                                                      member_token(campaign, k)))])
+        per_campaign = events // campaigns
+        while True:
+            behind = [c for c, head in heads.items() if head < per_campaign]
+            if not behind:
+                break
+            for campaign in behind:
+                count = min(PER_COMMAND, per_campaign - heads[campaign])
+                rolled = []
+                for _ in range(count):
+                    faces = (rng.randint(1, 6), rng.randint(1, 6))
+                    rolled.append(core.DiceRolled(
+                        expression="2d6", terms=(RolledTerm(sides=6, faces=faces),),
+                        total=sum(faces)))
+                add(campaign, rolled)
+        flush()
+    finally:
+        log.close()
+
+
+def prepared_log(events: int, campaigns: int, fresh: bool) -> tuple[Path, float, float]:
+    """The cached log (built if missing); seconds to write it and to store its snapshots
+    (0 when it came from the cache)."""
+    CACHE.mkdir(exist_ok=True)
+    db = CACHE / f"log-{events}-{campaigns}.db"
+    if db.exists() and not fresh:
+        return db, 0.0, 0.0
+    building = db.with_suffix(".building")  # renamed once complete: no half-built cache
+    for path in (db, building):
+        for suffix in ("", "-wal", "-shm", ".admin-token"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+    started = time.perf_counter()
+    build(building, events, campaigns)
+    written = time.perf_counter() - started
+    started = time.perf_counter()
+    reader = SqliteReader(building)
+    store = SnapshotStore(building)
+    for campaign in reader.campaigns():
+        fold_from(reader, store, campaign, every=SNAPSHOT_EVERY)
+    snapshotted = time.perf_counter() - started
+    building.rename(db)
+    return db, written, snapshotted
+
+
+# ---- measuring --------------------------------------------------------------------------------
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def wait_healthy(port: int) -> None:
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.005)
+
+
+async def joined(url: str, token: str, campaign: str, since: int = 0,
+                 replay: bool = False) -> tuple[ClientConnection, float, dict[str, Any]]:
+    """A connection that joined; ms until its snapshot (or welcome, when replaying)."""
+    started = time.perf_counter()
+    connection = await connect(url, max_size=2**26, compression=None)
+    await connection.send(json.dumps({"type": "join", "token": token, "campaign": campaign,
+                                      "since": since, "replay": replay}))
+    while True:
+        frame = await connection.recv()
+        message = json.loads(frame)
+        if message["type"] == "error":
+            raise RuntimeError(frame)
+        if message["type"] == "welcome" and (replay or since >= message["head"]):
+            return connection, (time.perf_counter() - started) * 1000, message
+        if message["type"] == "snapshot":
+            return connection, (time.perf_counter() - started) * 1000, message
+
+
+async def catch_up(url: str, token: str, campaign: str, head: int) -> tuple[int, float]:
+    """Events and events/s of a replay from up to :data:`BEHIND` events behind the head."""
+    since = max(0, head - BEHIND)
+    started = time.perf_counter()
+    connection, _, _ = await joined(url, token, campaign, since=since, replay=True)
+    try:
+        while True:
+            frame = await connection.recv()
+            if frame.startswith('{"type":"event"') and f'"seq":{head},' in frame[:40]:
+                break
+    finally:
+        await connection.close()
+    return head - since, (head - since) / (time.perf_counter() - started)
+
+
+async def state_at(connection: ClientConnection, seq: int, count: int = 5) -> float:
+    """Median ms of ``state_at`` at ``seq`` over ``count`` requests."""
+    times = []
+    for k in range(count):
+        started = time.perf_counter()
+        await connection.send(json.dumps({"type": "state_at", "id": f"at-{seq}-{k}",
+                                          "seq": seq}))
+        while True:
+            frame = await connection.recv()
+            if frame.startswith('{"type":"snapshot"') or frame.startswith('{"type":"error"'):
+                message = json.loads(frame)
+                if message.get("id") == f"at-{seq}-{k}":
+                    if message["type"] == "error":
+                        raise RuntimeError(frame)
+                    break
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+async def measure(url: str, pid: int, campaigns: int, heads: dict[str, int],
+                  seeks: bool) -> dict[str, Any]:
+    figures: dict[str, Any] = {"rss_start": rss_mib(pid)}
+    held: list[ClientConnection] = []
+    joins = []
+    try:
+        for k in range(TABLES):
+            if campaigns == 1:
+                campaign, token = "c-0", member_token("c-0", k % MEMBERS)
+            else:
+                campaign = f"c-{k % campaigns}"
+                token = member_token(campaign, 0)
+            connection, ms, _ = await joined(url, token, campaign)
+            held.append(connection)
+            joins.append(ms)
+        figures["join_p50"], figures["join_max"] = statistics.median(joins), max(joins)
+        figures["rss_joined"] = rss_mib(pid)
+        head = heads["c-0"]
+        figures["behind"], figures["catch_up"] = await catch_up(
+            url, member_token("c-0", 0), "c-0", head)
+        figures["state_at"] = [await state_at(held[0], seq)
+                               for seq in (1, max(1, head // 2), head)] if seeks else []
+    finally:
+        for connection in held:
+            await connection.close()
+    return figures
+
+
+def run(events: int, campaigns: int, fresh: bool, code: Path = ROOT) -> dict[str, Any]:
+    db, written, snapshotted = prepared_log(events, campaigns, fresh)
+    reader = SqliteReader(db)
+    heads = {campaign: reader.head(campaign) for campaign in ("c-0",)}
+    started = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(db), ADMIN,
+                              json.dumps(settings_for(code))], cwd=code,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": str(code)})
+    try:
+        assert child.stdout is not None
+        _, port_text, own_text = child.stdout.readline().split()
+        port = int(port_text)
+        wait_healthy(port)
+        figures = {"start": time.perf_counter() - started, "own_start": float(own_text),
+                   "written": written, "snapshotted": snapshotted}
+        figures.update(asyncio.run(measure(f"ws://127.0.0.1:{port}", child.pid, campaigns,
+                                           heads, seeks="snapshot_every" in
+                                           settings_for(code))))
+    finally:
+        assert child.stdin is not None
+        child.stdin.close()
+        child.wait(timeout=120)
+    figures["verify"] = None
+    if code == ROOT:  # verify is this process's code: timed once per log
+        started = time.perf_counter()
+        checked, problems = reader.verify()
+        figures["verify"] = checked / (time.perf_counter() - started)
+        assert not problems, problems
+    return figures
+
+
+def settings_for(code: Path) -> dict[str, Any]:
+    """:data:`SETTINGS`, less those the server at ``code`` does not know."""
+    known = (code / "server" / "settings.py").read_text()
+    return {name: value for name, value in SETTINGS.items() if f"    {name}:" in known}
+
+
+def row(label: str, f: dict[str, Any]) -> str:
+    at = " / ".join(f"{ms:.1f}" for ms in f["state_at"]) + " ms" if f["state_at"] else "—"
+    return (f"| {label} | {f['start']:.2f} s ({f['own_start'] * 1000:.0f} ms) | "
+            f"{f['rss_start']:.0f} / {f['rss_joined']:.0f} MiB | {f['join_p50']:.1f} / "
+            f"{f['join_max']:.1f} ms | {f['catch_up']:,.0f} ev/s ({f['behind']:,} behind) | "
+            f"{at} | {'—' if f['verify'] is None else format(f['verify'], ',.0f') + ' ev/s'} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="the 10k logs only")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--fresh", action="store_true", help="rebuild the cached logs")
+    parser.add_argument("--peer", type=Path, help="also serve each log with the code there")
+    args = parser.parse_args()
+    sizes = [10_000] if args.quick else args.sizes
+    print("| log | spawn to /health (start()) | RSS start / 100 joined | join-to-table p50 / max"
+          " | catch-up | state_at first / middle / head | verify |")
+    print("|---|---|---|---|---|---|---|")
+    for events in sizes:
+        for campaigns in (1, TABLES):
+            f = run(events, campaigns, args.fresh)
+            built = (f" (built in {f['written']:.0f} s, snapshots in {f['snapshotted']:.1f} s)"
+                     if f["written"] else "")
+            label = f"{events:,} events, {campaigns} campaign{'s' if campaigns > 1 else ''}"
+            print(row(label + built, f), flush=True)
+            if args.peer is not None:
+                print(row(f"{label}, {args.peer.name}", run(events, campaigns, False,
+                                                            args.peer.resolve())), flush=True)
+
+
+if __name__ == "__main__":
+    main()

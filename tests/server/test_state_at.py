@@ -1,0 +1,79 @@
+"""``state_at``: the table at any seq, from the nearest stored snapshot and the events after it."""
+
+from __future__ import annotations
+
+import pytest
+
+from clients.client import Client
+from events import core
+from events.errors import CommandRejected
+from events.log import to_recorded
+from projections.campaign import fold
+from projections.snapshot import observable, state_from
+from tests.conftest import Table
+from tests.server.test_lazy_campaigns import restart
+
+
+async def played(table: Table, rolls: int = 40) -> tuple[str, Client]:
+    """A narrative campaign with members, sessions and rolls, served with a snapshot stored
+    every 7 events."""
+    campaign, gm = await table.create_campaign("narrative")
+    await restart(table, snapshot_every=7)
+    gm = await table.connect(campaign, gm._token)
+    await gm.call(core.Invite, role="player", characters=("han",), name="Han")
+    await gm.call(core.StartSession, title="one")
+    for number in range(rolls):
+        await gm.call(core.Roll, expression="2d6+1", reason=f"roll {number}")
+        if number == rolls // 2:
+            await gm.call(core.EndSession)
+            await gm.call(core.StartSession, title="two")
+    return campaign, gm
+
+
+async def test_state_at_start_middle_and_end_equals_a_full_fold(table: Table) -> None:
+    """At the first event, one in the middle and the head, the snapshot shows what folding
+    the log from its start shows, with the events up to there as ``recent``."""
+    campaign, gm = await played(table)
+    rows = list(table.server.log.rows(campaign))
+    head = rows[-1].seq
+    for seq in (1, head // 2, head - 3, head):
+        snapshot = await gm.state_at(seq)
+        whole = fold([to_recorded(row) for row in rows], upto=seq)
+        assert snapshot.seq == seq and snapshot.head_hash == rows[seq - 1].hash
+        assert observable(state_from(snapshot)) == observable(whole)
+        assert [frame.seq for frame in snapshot.recent] == list(range(max(1, seq - 49),
+                                                                      seq + 1))
+    assert gm.state.head == head  # the live table is untouched by the answers
+
+
+async def test_state_at_past_the_head_is_refused_naming_the_field(table: Table) -> None:
+    """A seq the log does not have yet is refused in plain words, at ``$.seq``."""
+    campaign, gm = await played(table, rolls=3)
+    head = table.server.log.head(campaign)
+    with pytest.raises(CommandRejected) as refused:
+        await gm.state_at(head + 1)
+    assert refused.value.code == "invalid" and refused.value.path == "$.seq"
+    assert f"#{head + 1}" in refused.value.message and f"#{head}" in refused.value.message
+
+
+async def test_deleting_the_snapshots_table_loses_nothing(table: Table) -> None:
+    """With the table dropped, the campaign loads and answers ``state_at`` as before, and the
+    snapshots are written again as it folds."""
+    campaign, gm = await played(table, rolls=20)
+    middle = (await gm.state_at(15))
+    live = observable(table.server.hubs[campaign].state)
+    server = await restart(table, snapshot_every=7)
+    server.log.db.execute("DROP TABLE snapshots")
+    gm = await table.connect(campaign, gm._token)
+    assert observable(server.hubs[campaign].state) == live
+    assert observable(state_from(await gm.state_at(15))) == observable(state_from(middle))
+    (stored,) = server.log.db.execute("SELECT count(*) FROM snapshots").fetchone()
+    assert stored == server.log.head(campaign) // 7  # written again by the load's fold
+
+
+async def test_the_admin_session_has_no_table_to_ask_about(table: Table) -> None:
+    """``state_at`` is for members of a campaign: the admin session is refused."""
+    admin = await table.connect(None, table.admin_token)
+    with pytest.raises(CommandRejected) as refused:
+        await admin.state_at(1)
+    assert refused.value.code == "invalid" and refused.value.path == "$.type"
