@@ -77,7 +77,8 @@ export class TableConnection {
         this.resend();
         break;
       case "snapshot":
-        store.snapshot(message);
+        if (message.id) this.answer(message.id, message, null); // a `state_at` answer
+        else store.snapshot(message);
         break;
       case "event":
         if (!store.event(message)) socket.close(4000, "gap"); // resume from what we have
