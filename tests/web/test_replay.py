@@ -1,0 +1,55 @@
+"""Replay in the browser: the table as it stood at any event, a timeline with marks, a link to a
+moment, and playing forward."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from playwright.sync_api import Page, expect
+
+from tests.web.conftest import Served
+
+
+def _session_of_rolls(served: Served) -> tuple[str, str]:
+    """A d12 campaign: a game session with six free rolls, then a second session."""
+    campaign, gm_link = served.create_campaign("Replayed", "d12")
+    served.as_gm(gm_link, "session", "start", campaign, "--title", "The heist")
+    for sides in (4, 6, 8, 10, 12, 20):
+        served.as_gm(gm_link, "roll", campaign, f"1d{sides}")
+    served.as_gm(gm_link, "session", "end", campaign)
+    served.as_gm(gm_link, "session", "start", campaign, "--title", "Aftermath")
+    return campaign, gm_link
+
+
+def test_a_moment_of_the_campaign_shows_the_table_and_log_as_they_stood(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The GM opens a replay link at the third roll: the log ends there, later rolls unseen."""
+    campaign, gm_link = _session_of_rolls(served)
+    page = open_page(gm_link)
+    page.goto(f"{served.origin}/replay#campaign={campaign}&seq=5")
+    log = page.locator("ph-log")
+    expect(log.locator(".ph-log-line").last).to_have_attribute("data-seq", "5")
+    expect(log.locator("[data-type=dice_rolled]")).to_have_count(2)
+    expect(page.locator(".ph-position")).to_contain_text("event 5 of 11")
+    assert page.url.endswith(f"/replay#campaign={campaign}&seq=5")
+    marks = page.locator("ph-timeline line.ph-mark-session")
+    expect(marks).to_have_count(3)  # two starts and an end
+    page.get_by_role("button", name="next mark").click()
+    expect(page.locator(".ph-position")).to_contain_text("event 10 of 11")
+    expect(log.locator("[data-type=game_session_ended]")).to_have_count(1)
+
+
+def test_playing_moves_forward_event_by_event_and_a_session_can_be_chosen(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Choosing session 1 starts at its first event; playing at 16 events/s reaches its end."""
+    campaign, gm_link = _session_of_rolls(served)
+    page = open_page(gm_link)
+    page.goto(f"{served.origin}/replay#campaign={campaign}")
+    expect(page.locator(".ph-position")).to_contain_text("event 11 of 11")
+    page.get_by_label("game session").select_option(label="session 1: The heist")
+    expect(page.locator(".ph-position")).to_contain_text("event 3 of 10")
+    page.get_by_label("speed").select_option("16")
+    page.get_by_role("button", name="Play").click()
+    expect(page.locator(".ph-position")).to_contain_text("event 10 of 10")
+    expect(page.get_by_role("button", name="Play")).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("ph-log [data-type=dice_rolled]")).to_have_count(6)
