@@ -68,7 +68,7 @@ export class PhTimeline extends HTMLElement {
   setSessions(sessions, chosen) {
     const keep = chosen ?? this.session.value;
     this.session.replaceChildren(h("option", {value: ""}, "the whole campaign"),
-      sessions.map((one) => h("option", {value: String(one.session)},
+      ...sessions.map((one) => h("option", {value: String(one.session)},
         `session ${one.session}${one.title ? `: ${one.title}` : ""}`)));
     this.session.value = sessions.some((one) => String(one.session) === String(keep))
       ? String(keep) : "";
