@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 import msgspec
 
 from clients import cli_support as common
+from clients.access_cli import add_commands as access_commands
 from clients.cli_support import (
     CliError,
     emit,
@@ -453,6 +454,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_connection_options(invite)
     _add_base_url(invite)
     invite.set_defaults(handler=_invite)
+    access_commands(sub)
 
     roll = sub.add_parser("roll", help="roll XdN dice, or the campaign system's notation")
     roll.add_argument("campaign")

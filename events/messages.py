@@ -118,7 +118,9 @@ class _ServerMessage(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"
 class Welcome(_ServerMessage, frozen=True, tag="welcome"):
     """The join was accepted; events after ``since`` up to ``head`` follow, then live ones.
 
-    ``head_hash`` is the chain hash of event ``head`` (empty for the admin session).
+    ``head_hash`` is the chain hash of event ``head`` (empty for the admin session). A replay
+    link (role ``replay``) gets no events: it reads its replay, events ``replay_from`` to
+    ``head``, with ``state_at`` and ``history``.
     """
 
     role: MemberRole
@@ -129,6 +131,8 @@ class Welcome(_ServerMessage, frozen=True, tag="welcome"):
     """The campaign's game system; empty for the admin session, which has no campaign."""
     head: int
     head_hash: str = ""
+    replay_from: int = 0
+    """A replay link's first event (0 for every other role)."""
 
 
 class EventFrame(_ServerMessage, frozen=True, tag="event"):

@@ -56,6 +56,7 @@ from server.page_cache import PageCache
 from server.protocol import command_id_of, read_frame, read_join
 from server.rates import Limits, MemberKey, member_key
 from server.rebuild import LoadedCampaign, load_hub_state
+from server.replay_links import replay_request, replay_welcome
 from server.rules.base import ADMIN_MEMBER
 from server.rules.core import open_campaign, slugify
 from server.sealed_tokens import recall_issued, sealed_for
@@ -418,6 +419,8 @@ class Server:
                     if self._stopping:  # not rate_limited: the answer that tells it to retry
                         raise Rejected("shutting_down", "the server is shutting down; retry"
                                        " shortly", None)
+                    if member.role == "replay":  # a replay link: its replay's reads only
+                        message = replay_request(hub.state, member, message)
                     self.limits.admit_command(joined, hub.campaign)  # before any hub work
                     if isinstance(message, History):  # a read, not a command: no hub queue
                         try:
@@ -563,6 +566,10 @@ class Server:
         else:
             raise Rejected("unauthorized", f"this token does not open {join.campaign!r}", "$.token")
         key = member_key(hub.campaign, member.member, member.admin)
+        if member.role == "replay":  # reads its replay only: never subscribed to the table
+            self.limits.admit_join(key)
+            subscriber.push(encode(replay_welcome(hub.state, member)))
+            return hub, member
         behind = max(0, hub.state.head - join.since)
         if join.replay or 0 < behind <= RESUME_LIMIT and join.since > 0:
             self.limits.admit_replay(hub.campaign, behind)  # events, not joins, cost here

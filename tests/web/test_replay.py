@@ -53,3 +53,30 @@ def test_playing_moves_forward_event_by_event_and_a_session_can_be_chosen(
     expect(page.locator(".ph-position")).to_contain_text("event 10 of 10")
     expect(page.get_by_role("button", name="Play")).to_have_attribute("aria-pressed", "false")
     expect(page.locator("ph-log [data-type=dice_rolled]")).to_have_count(6)
+
+
+def test_a_read_only_link_replays_one_session_for_someone_without_a_seat(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The GM shares session 1; a stranger's browser replays just it; revoked, it opens nothing."""
+    campaign, gm_link = _session_of_rolls(served)
+    gm = open_page(gm_link)
+    gm.goto(f"{served.origin}/replay#campaign={campaign}")
+    links = gm.locator("ph-replay-links")
+    expect(links.get_by_label("replay to share").locator("option")).to_have_count(3)
+    links.get_by_label("replay to share").select_option(label="session 1: The heist")
+    links.get_by_role("button", name="Make a read-only link").click()
+    link = links.get_by_label("replay link").input_value()
+    assert link.startswith(f"{served.origin}/replay#campaign={campaign}&token=")
+    expect(links.locator("li")).to_have_count(1)
+
+    stranger = open_page(link)
+    expect(stranger.locator(".ph-position")).to_contain_text("event 10 of 10")
+    assert "token" not in stranger.url
+    stranger.get_by_role("button", name="previous mark").click()
+    expect(stranger.locator("ph-log .ph-log-line").last).to_have_attribute("data-seq", "3")
+    expect(stranger.locator("ph-replay-links")).to_have_count(0)  # no GM tools for a link
+
+    links.locator("li").get_by_role("button", name="Revoke").click()
+    expect(links.locator("li")).to_have_count(0)
+    stranger.reload()
+    expect(stranger.locator(".ph-problem")).to_contain_text("does not open")

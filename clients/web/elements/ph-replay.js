@@ -14,6 +14,7 @@ import {systemOf} from "../systems/index.js";
 import {markOf, sessionsOf} from "../replay-marks.js";
 import "./ph-log.js";
 import "./ph-timeline.js";
+import "./ph-replay-links.js";
 
 const PAGE = 500;            // events per history page (the protocol's most)
 const LONGEST_PAUSE = 5000;  // real time: a pause longer than this is cut to it
@@ -22,7 +23,7 @@ export class PhReplay extends HTMLElement {
   connectedCallback() {
     const fragment = new URLSearchParams(location.hash.replace(/^#/, ""));
     const campaign = fragment.get("campaign");
-    const token = currentSession().campaign === campaign ? currentSession().token : null;
+    const token = campaign ? replayToken(campaign, fragment) : null;
     this.wanted = Number(fragment.get("seq")) || null;
     this.chosenSession = fragment.get("session");
     if (!campaign || !token) {
@@ -76,10 +77,12 @@ export class PhReplay extends HTMLElement {
       this.problem.textContent = state.problem ?? "";
     }
     if (parts.has("welcome") && state.welcome && !this.head) this.welcomed(state.welcome);
+    if (parts.has("table") && this.links) this.links.sessions(state.table, this.sessions);
   }
 
   welcomed(welcome) {
     this.head = welcome.head;
+    this.first = welcome.role === "replay" ? welcome.replay_from : 1;
     this.heading.textContent = `${welcome.name}: replay`;
     document.title = `${welcome.name} · replay · poolhall`;
     this.system = systemOf(welcome.system);
@@ -87,8 +90,13 @@ export class PhReplay extends HTMLElement {
     this.panel.me = {member: welcome.member, role: "spectator"}; // a replay has no controls
     this.panel.views = new Map();
     replace(this.panelSlot, this.panel);
-    this.timeline.setRange(1, this.head);
-    this.seek(Math.min(this.wanted ?? this.head, this.head));
+    this.timeline.setRange(this.first, this.head);
+    this.seek(Math.max(this.first, Math.min(this.wanted ?? this.head, this.head)));
+    if (welcome.role === "gm") {
+      this.links = h("ph-replay-links");
+      this.links.connection = this.connection;
+      this.querySelector(".ph-side").append(this.links);
+    }
     this.readTimeline();
   }
 
@@ -131,7 +139,7 @@ export class PhReplay extends HTMLElement {
 
   /** Read every event's time and marks, a history page at a time, oldest first. */
   async readTimeline() {
-    for (let from = 1; from <= this.head; from += PAGE) {
+    for (let from = this.first; from <= this.head; from += PAGE) {
       while (this.inFlight) await new Promise((resolve) => setTimeout(resolve, 20)); // seeks first
       let page;
       try {
@@ -148,6 +156,7 @@ export class PhReplay extends HTMLElement {
       sessionsOf(page.events, this.sessions);
       this.timeline.setMarks(this.marks);
       this.timeline.setSessions(this.sessions, this.chosenSession);
+      if (this.links && this.store.state.table) this.links.sessions(this.store.state.table, this.sessions);
       const read = Math.min(this.head, from + PAGE - 1);
       this.timeline.progress.textContent = read < this.head
         ? `reading the timeline: ${read.toLocaleString()} of ${this.head.toLocaleString()} events`
@@ -161,7 +170,7 @@ export class PhReplay extends HTMLElement {
     this.chosenSession = found ? String(found.session) : null;
     if (!found && session) return; // not read yet: applied when its start is read
     this.sessionApplied = true;
-    const [from, to] = found ? [found.from, found.to ?? this.head] : [1, this.head];
+    const [from, to] = found ? [found.from, found.to ?? this.head] : [this.first, this.head];
     this.timeline.setRange(from, to);
     if (jump || this.target < from || this.target > to) this.seek(from);
   }
@@ -204,6 +213,20 @@ export class PhReplay extends HTMLElement {
       this.timeline.shared.textContent = link; // no clipboard (plain http on a LAN): select it
     }
   }
+}
+
+/** The token this replay page opens with: a replay link's (its fragment's `token`, kept for this
+ * tab only and cleared from the address bar), else the member's own from their join link. */
+function replayToken(campaign, fragment) {
+  const key = `poolhall.replay.${campaign}`;
+  const fromLink = fragment.get("token");
+  if (fromLink) {
+    sessionStorage.setItem(key, fromLink);
+    fragment.delete("token");
+    history.replaceState(null, "", `/replay#${fragment}`);
+  }
+  const member = currentSession().campaign === campaign ? currentSession().token : null;
+  return sessionStorage.getItem(key) ?? member;
 }
 
 customElements.define("ph-replay", PhReplay);
