@@ -39,6 +39,7 @@ from projections.analytics_model import (
     RollRow,
 )
 from projections.analytics_tally import Fact, Scope, Sums
+from projections.narrative_dice import cancel_text
 from projections.sr3_odds import p_die_at_least
 
 __all__ = ["report", "roll_rows"]
@@ -98,12 +99,13 @@ class _Fold:
             campaign=self.campaign, session=self.current.session if self.current else None,
             seq=rec.seq, time=rec.at, actor=rec.actor, character=character, system=system,
             kind=kind, pool=pool, result=result, value=x, expected=round(dist.mean, 6),
-            p_success=p_success, p_at_least=p_at_least, percentile=percentile)
+            p_success=p_success, p_at_least=p_at_least, p_at_most=dist.p_at_most(x),
+            percentile=percentile)
         if self.keep_rows:
             self.rows.append(row)
         if len(dist.values) < 2:  # a certain result tells nothing about the dice
             return
-        fact = Fact(row=row, variance=variance, p_at_most=dist.p_at_most(x))
+        fact = Fact(row=row, variance=variance)
         for scope in self.scopes():
             scope.roll(fact)
 
@@ -204,10 +206,8 @@ class _Fold:
         dist, adv, triumphs, despairs, p_success = odds.narrative_successes(event.pool)
         result: narrative_events.NarrativeResult = event.result
         kind = "check" if isinstance(event, narrative_events.CheckRolled) else "pool"
-        text = f"{result.successes:+d} successes, {result.advantages:+d} advantage"
-        text += f", {result.triumphs} triumph" * bool(result.triumphs)
-        text += f", {result.despairs} despair" * bool(result.despairs)
-        self.judge(rec, event.character, "narrative", kind, event.pool.notation(), text,
+        self.judge(rec, event.character, "narrative", kind, event.pool.notation(),
+                   cancel_text(result),
                    result.successes, dist, p_success)
         self.add("narrative", event.character,
                  succeeded=(float(result.succeeded), p_success),

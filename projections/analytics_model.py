@@ -40,7 +40,8 @@ class RollRow(msgspec.Struct, frozen=True, kw_only=True):
     """One roll as ``poolhall export --rolls`` writes it, judged against its pool's exact odds.
 
     ``value`` is the figure the roll is judged by (net successes, successes, the highest total,
-    the margin, the total); ``p_at_least`` is P(doing at least that well with that very pool);
+    the margin, the total); ``p_at_least`` is P(doing at least that well with that very pool),
+    ``p_at_most`` P(doing that badly or worse);
     ``percentile`` the mid-percentile P(less) + P(equal) / 2, which averages 0.5 under fair dice
     (above: luckier than the odds); ``p_success`` the chance the pool had to succeed (none for
     an open test or a free roll).
@@ -60,6 +61,7 @@ class RollRow(msgspec.Struct, frozen=True, kw_only=True):
     expected: float
     p_success: float | None
     p_at_least: float
+    p_at_most: float
     percentile: float
 
 
@@ -228,7 +230,8 @@ class Timeline(msgspec.Struct, frozen=True, kw_only=True):
     last: str | None
     minutes: float
     per_minute: list[int]
-    """Events in each minute from ``first`` (the chart's data)."""
+    """Events in each minute from ``first`` (the chart's data); empty for the whole campaign,
+    whose minutes between game nights would be months of zeros."""
     checks_timed: int
     seconds_per_check: float | None
     longest_pause: Pause | None

@@ -40,11 +40,10 @@ BINS = 10
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    """A judged roll: its row, the variance of its percentile, and P(doing at most that well)."""
+    """A judged roll: its row and the variance of its percentile under fair dice."""
 
     row: RollRow
     variance: float
-    p_at_most: float
 
 
 class Sums:
@@ -145,7 +144,7 @@ class Scope:
         self.bins[min(BINS - 1, int(row.percentile * BINS))] += 1
         if self.luckiest is None or row.p_at_least < self.luckiest.row.p_at_least:
             self.luckiest = fact
-        if self.unluckiest is None or fact.p_at_most < self.unluckiest.p_at_most:
+        if self.unluckiest is None or row.p_at_most < self.unluckiest.row.p_at_most:
             self.unluckiest = fact
         self.systems.add(row.system)
 
@@ -200,7 +199,7 @@ class Scope:
         best, worst = self.luckiest, self.unluckiest
         improbable = None
         if best is not None and worst is not None:
-            improbable = best if best.row.p_at_least <= worst.p_at_most else worst
+            improbable = best if best.row.p_at_least <= worst.row.p_at_most else worst
         return Section(
             session=self.session, title=self.title, timeline=self._timeline(),
             luck=self.table.done(),
@@ -218,11 +217,14 @@ class Scope:
             return Timeline(events=0, first=None, last=None, minutes=0.0, per_minute=[],
                             checks_timed=0, seconds_per_check=None, longest_pause=None)
         start = self.times[0][0]
-        per_minute = [0] * (int((self.times[-1][0] - start) // 60) + 1)
+        # per session only: over a whole campaign the minutes between game nights are months
+        minutes = int((self.times[-1][0] - start) // 60) + 1 if self.session is not None else 0
+        per_minute = [0] * minutes
         pause: Pause | None = None
         previous: tuple[float, str, int] | None = None
         for entry in self.times:
-            per_minute[int((entry[0] - start) // 60)] += 1
+            if minutes:
+                per_minute[int((entry[0] - start) // 60)] += 1
             if previous is not None:
                 gap = round(entry[0] - previous[0], 3)
                 if pause is None or gap > pause.seconds:
