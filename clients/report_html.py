@@ -133,7 +133,8 @@ def _section(report: Report, section: Section, salt: str, full: bool) -> str:
                   "pool's exact odds; it averages 0.5 with fair dice.</p>"]
         if full:
             parts += [charts.luck_chart(rows, salt + "-luck"),
-                      charts.percentile_chart(section.percentiles, salt + "-pct")]
+                      charts.percentile_chart(section.percentiles, section.percentiles_expected,
+                                              salt + "-pct")]
     if full:
         parts += _systems(report, section, salt)
         if len(t.per_minute) > 1:

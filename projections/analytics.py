@@ -105,7 +105,7 @@ class _Fold:
             self.rows.append(row)
         if len(dist.values) < 2:  # a certain result tells nothing about the dice
             return
-        fact = Fact(row=row, variance=variance)
+        fact = Fact(row=row, variance=variance, bins=dist.bins())
         for scope in self.scopes():
             scope.roll(fact)
 

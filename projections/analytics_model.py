@@ -250,7 +250,10 @@ class Section(msgspec.Struct, frozen=True, kw_only=True):
     unluckiest: RollRow | None
     most_improbable: RollRow | None
     percentiles: list[int]
-    """How many rolls fell in each tenth of the percentile scale (flat under fair dice)."""
+    """How many rolls fell in each tenth of the percentile scale."""
+    percentiles_expected: list[float]
+    """How many fair dice would put in each tenth, from the same pools' exact odds (not
+    flat: the percentiles of a discrete result take only a few values)."""
     narrative: NarrativeFigures | None = None
     sr3: Sr3Figures | None = None
     d12: D12Figures | None = None

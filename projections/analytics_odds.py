@@ -22,6 +22,7 @@ from projections import d12_odds, narrative_odds, sr3_odds
 from projections.analytics_stats import Percentile, percentile_variance
 
 __all__ = [
+    "BINS",
     "OPEN_CAP",
     "Discrete",
     "d12_margin",
@@ -31,6 +32,8 @@ __all__ = [
     "sr3_successes",
 ]
 
+BINS = 10
+"""Bins of the percentile histogram."""
 OPEN_CAP = 61
 """An open test's highest total above 60 (ten sixes in a row) is counted as 61: the
 distribution is carried up to there, the rest of it lumped (under 6**-10 per die)."""
@@ -42,7 +45,7 @@ class Discrete:
     ``counts[v]`` of ``total`` equally likely outcomes give the value ``v``.
     """
 
-    __slots__ = ("values", "counts", "tail", "total", "mean", "variance")
+    __slots__ = ("values", "counts", "tail", "total", "mean", "variance", "_bins")
 
     def __init__(self, counts: Mapping[int, int], total: int) -> None:
         self.values = sorted(v for v, c in counts.items() if c)
@@ -56,6 +59,19 @@ class Discrete:
         self.tail = tail[::-1]
         self.mean = sum(v * c for v, c in self.counts.items()) / total
         self.variance = percentile_variance([c / total for c in self.counts.values()])
+        self._bins: tuple[float, ...] | None = None
+
+    def bins(self, n: int = BINS) -> tuple[float, ...]:
+        """P(the mid-percentile falls in each of ``n`` equal bins) under fair dice: what a
+        histogram of percentiles should look like (not flat: a discrete result's
+        percentiles take few values)."""
+        if self._bins is None or len(self._bins) != n:
+            out = [0.0] * n
+            for v in self.values:
+                _, percentile, _ = self.figures(v)
+                out[min(n - 1, int(percentile * n))] += self.counts[v] / self.total
+            self._bins = tuple(out)
+        return self._bins
 
     def at_least(self, x: int) -> int:
         """Outcomes giving ``x`` or more."""

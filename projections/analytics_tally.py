@@ -31,11 +31,11 @@ from projections.analytics_model import (
     Tally,
     Timeline,
 )
+from projections.analytics_odds import BINS
 from projections.analytics_stats import FEW_ROLLS, chi_square, chi_square_p, mean_test
 
 __all__ = ["Fact", "Scope", "Sums", "luck_of"]
 
-BINS = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +44,8 @@ class Fact:
 
     row: RollRow
     variance: float
+    bins: tuple[float, ...]
+    """Where its percentile would fall under fair dice, bin by bin (sums to 1)."""
 
 
 class Sums:
@@ -113,6 +115,7 @@ class Scope:
         self.luckiest: Fact | None = None
         self.unluckiest: Fact | None = None
         self.bins = [0] * BINS
+        self.expected_bins = [0.0] * BINS
         self.times: list[tuple[float, str, int]] = []
         self.check_seconds: list[float] = []
         self.systems: set[str] = set()
@@ -142,6 +145,8 @@ class Scope:
         if row.character is not None:
             self.characters.setdefault(row.character, _Luck()).add(fact)
         self.bins[min(BINS - 1, int(row.percentile * BINS))] += 1
+        for i, p in enumerate(fact.bins):
+            self.expected_bins[i] += p
         if self.luckiest is None or row.p_at_least < self.luckiest.row.p_at_least:
             self.luckiest = fact
         if self.unluckiest is None or row.p_at_most < self.unluckiest.row.p_at_most:
@@ -207,6 +212,7 @@ class Scope:
             characters={k: v.done() for k, v in sorted(self.characters.items())},
             luckiest=best.row if best else None, unluckiest=worst.row if worst else None,
             most_improbable=improbable.row if improbable else None, percentiles=self.bins,
+            percentiles_expected=[_digits(p) for p in self.expected_bins],
             narrative=self._narrative() if "narrative" in self.systems else None,
             sr3=self._sr3() if "sr3" in self.systems else None,
             d12=self._d12() if "d12" in self.systems else None,
