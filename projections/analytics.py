@@ -20,7 +20,7 @@ What a roll is judged by (its *value*):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -38,7 +38,7 @@ from projections.analytics_model import (
     Report,
     RollRow,
 )
-from projections.analytics_tally import Fact, Scope, Sums
+from projections.analytics_tally import Fact, Scope
 from projections.narrative_dice import cancel_text
 from projections.sr3_odds import p_die_at_least
 
@@ -55,15 +55,6 @@ def _seconds(at: str) -> float | None:
         return None
 
 
-def _unique(*sums: Sums) -> list[Sums]:
-    """The sums, each once (a roll with no character adds to the table's once)."""
-    out: list[Sums] = []
-    for s in sums:
-        if all(s is not o for o in out):
-            out.append(s)
-    return out
-
-
 class _Fold:
     """The walk over the log: what the report needs to remember between events."""
 
@@ -77,6 +68,7 @@ class _Fold:
         self.whole = Scope(None)
         self.sessions: list[Scope] = []
         self.current: Scope | None = None
+        self.scopes: list[Scope] = [self.whole]
         self.keep_rows = keep_rows
         self.rows: list[RollRow] = []
         self.opened: dict[str, float] = {}           # narrative check -> opened at
@@ -85,187 +77,211 @@ class _Fold:
         self.encounter = 0
         self.turn: int | None = None
         self.d12_tests: dict[int, tuple[str | None, str, float | None, int]] = {}
+        self.handlers: dict[type[Any], Callable[[Recorded, Any, float | None], None]] = {
+            core.CampaignCreated: self.campaign_created,
+            core.MemberInvited: self.member_invited,
+            core.CharacterCreated: self.character_named,
+            core.CharacterUpdated: self.character_named,
+            core.DiceRolled: self.free_roll,
+            narrative_events.CheckOpened: self.check_opened,
+            narrative_events.CheckRolled: self.narrative_roll,
+            narrative_events.PoolRolled: self.narrative_roll,
+            narrative_events.DestinyPoolRolled: self.destiny,
+            narrative_events.DestinyPoolSet: self.destiny,
+            narrative_events.DestinyFlipped: self.destiny_flipped,
+            sr3_events.PoolTestDeclared: self.test_declared,
+            sr3_events.PoolTestRolled: self.sr3_test,
+            sr3_events.PoolTestRerolled: self.sr3_reroll,
+            sr3_events.CombatEncounterStarted: self.encounter_started,
+            sr3_events.CombatTurnStarted: self.turn_started,
+            sr3_events.CombatTurnEnded: self.turn_over,
+            sr3_events.CombatEncounterEnded: self.turn_over,
+            d12_events.ThresholdTestStarted: self.d12_started,
+            d12_events.ThresholdDiceRolled: self.d12_roll,
+            d12_events.ThresholdTestEnded: self.d12_ended,
+        }
 
     # ---- plumbing -------------------------------------------------------------------------
 
-    def scopes(self) -> list[Scope]:
-        return [self.whole] if self.current is None else [self.whole, self.current]
+    def judge(self, rec: Recorded, character: str | None, system: str, kind: str,
+              pool: Callable[[], str], result: Callable[[], str], x: int, dist: odds.Discrete,
+              p_success: float | None) -> None:
+        """Judge one roll's value ``x`` against its distribution. The row (and the words of
+        its pool and result) is made only if it is kept or shown."""
+        figures = dist.figures(x)
+        p_at_most = dist.p_at_most(x)
+        session = self.current.session if self.current else None
 
-    def judge(self, rec: Recorded, character: str | None, system: str, kind: str, pool: str,
-              result: str, x: int, dist: odds.Discrete, p_success: float | None) -> None:
-        """Judge one roll's value ``x`` against its distribution; record the row."""
-        p_at_least, percentile, variance = dist.figures(x)
-        row = RollRow(
-            campaign=self.campaign, session=self.current.session if self.current else None,
-            seq=rec.seq, time=rec.at, actor=rec.actor, character=character, system=system,
-            kind=kind, pool=pool, result=result, value=x, expected=round(dist.mean, 6),
-            p_success=p_success, p_at_least=p_at_least, p_at_most=dist.p_at_most(x),
-            percentile=percentile)
+        def make() -> RollRow:
+            return RollRow(
+                campaign=self.campaign, session=session, seq=rec.seq, time=rec.at,
+                actor=rec.actor, character=character, system=system, kind=kind, pool=pool(),
+                result=result(), value=x, expected=round(dist.mean, 6), p_success=p_success,
+                p_at_least=figures[0], p_at_most=p_at_most, percentile=figures[1])
+
+        fact = Fact(rec.actor, character, system, figures, p_at_most, dist, make)
         if self.keep_rows:
-            self.rows.append(row)
+            self.rows.append(fact.row())
         if len(dist.values) < 2:  # a certain result tells nothing about the dice
             return
-        fact = Fact(row=row, variance=variance, bins=dist.bins())
-        for scope in self.scopes():
+        for scope in self.scopes:
             scope.roll(fact)
 
-    def add(self, system: str, character: str | None, **pairs: tuple[float, float]) -> None:
-        """Add actual/expected pairs to the table's and the character's sums, one roll."""
-        for scope in self.scopes():
-            for sums in _unique(*scope.sums(system, character)):
-                sums.rolls += 1
-                sums.add(**pairs)
+    def add(self, system: str, character: str | None, pairs: tuple[float, ...]) -> None:
+        """One roll's actual, expected, actual, expected ... of the system's figures
+        (:data:`projections.analytics_tally.SYSTEM_SUMS`), for the table and the character."""
+        for scope in self.scopes:
+            table, mine = scope.sums(system, character)
+            table.rolls += 1
+            table.add(pairs)
+            if mine is not table:
+                mine.rolls += 1
+                mine.add(pairs)
 
-    def add_only(self, system: str, character: str | None,
-                 **pairs: tuple[float, float]) -> None:
-        """Like :meth:`add` but not a roll of its own (karma bought for a test)."""
-        for scope in self.scopes():
-            for sums in _unique(*scope.sums(system, character)):
-                sums.add(**pairs)
+    def add_one(self, system: str, character: str | None, name: str, actual: float,
+                expected: float) -> None:
+        """Add to one figure, not a roll of its own (the Karma Pool dice of a test)."""
+        for scope in self.scopes:
+            table, mine = scope.sums(system, character)
+            table.add_one(name, actual, expected)
+            if mine is not table:
+                mine.add_one(name, actual, expected)
 
     # ---- the walk -------------------------------------------------------------------------
 
     def step(self, rec: Recorded) -> None:
         self.head = max(self.head, rec.seq)
         event: Any = rec.event
-        if isinstance(event, core.GameSessionStarted):
+        kind = type(event)
+        if kind is core.GameSessionStarted:
             self.current = Scope(event.session, event.title)
             self.sessions.append(self.current)
+            self.scopes = [self.whole, self.current]
         seconds = _seconds(rec.at)
         if seconds is not None:
-            for scope in self.scopes():
+            for scope in self.scopes:
                 scope.event(seconds, rec.at, rec.seq)
-        self.dispatch(rec, event, seconds)
-        if isinstance(event, core.GameSessionEnded):
+        handler = self.handlers.get(kind)
+        if handler is not None:
+            handler(rec, event, seconds)
+        if kind is core.GameSessionEnded:
             self.current = None
+            self.scopes = [self.whole]
 
-    def dispatch(self, rec: Recorded, event: Any, seconds: float | None) -> None:
-        match event:
-            case core.CampaignCreated():
-                self.campaign, self.name, self.system = event.campaign, event.name, event.system
-            case core.MemberInvited():
-                self.players[event.member] = event.name
-            case core.CharacterCreated():
-                self.characters[event.character] = event.name
-            case core.CharacterUpdated() if event.name is not None:
-                self.characters[event.character] = event.name
-            case core.DiceRolled():
-                self.free_roll(rec, event)
-            case narrative_events.CheckOpened() if seconds is not None:
-                self.opened[event.check] = seconds
-            case narrative_events.CheckRolled() | narrative_events.PoolRolled():
-                self.narrative_roll(rec, event, seconds)
-            case narrative_events.DestinyPoolRolled() | narrative_events.DestinyPoolSet():
-                self.destiny(rec, event.light, event.dark)
-            case narrative_events.DestinyFlipped():
-                flip = DestinyFlip(seq=rec.seq, time=rec.at, actor=rec.actor, side=event.side,
-                                   effect=event.effect, check=event.check)
-                for scope in self.scopes():
-                    scope.flip(flip)
-                self.destiny(rec, event.light, event.dark)
-            case sr3_events.PoolTestDeclared() if seconds is not None:
-                self.declared[event.character] = seconds
-            case sr3_events.PoolTestRolled():
-                self.sr3_test(rec, event, seconds)
-            case sr3_events.PoolTestRerolled():
-                self.sr3_reroll(rec, event)
-            case sr3_events.CombatEncounterStarted():
-                self.encounter += 1
-            case sr3_events.CombatTurnStarted():
-                self.turn = event.turn
-                for character, sizes in event.pools.items():
-                    for scope in self.scopes():
-                        scope.turn_pools((self.encounter, event.turn, character),
-                                         sum(sizes.values()), 0)
-            case sr3_events.CombatTurnEnded() | sr3_events.CombatEncounterEnded():
-                self.turn = None
-            case d12_events.ThresholdTestStarted():
-                self.d12_tests[event.test] = (event.character, event.kind, seconds, 0)
-                if event.kind == "extended":
-                    self.extended(event.test, event.character, 0, "open")
-            case d12_events.ThresholdDiceRolled():
-                self.d12_roll(rec, event, seconds)
-            case d12_events.ThresholdTestEnded():
-                whose, kind, _, _ = self.d12_tests.get(event.test, (None, "basic", None, 0))
-                if kind == "extended":
-                    self.extended(event.test, whose, event.rounds, event.why)
+    def campaign_created(self, rec: Recorded, event: Any, seconds: float | None) -> None:
+        self.campaign, self.name, self.system = event.campaign, event.name, event.system
+
+    def member_invited(self, rec: Recorded, event: Any, seconds: float | None) -> None:
+        self.players[event.member] = event.name
+
+    def character_named(self, rec: Recorded, event: Any, seconds: float | None) -> None:
+        if event.name is not None:
+            self.characters[event.character] = event.name
 
     # ---- each system ----------------------------------------------------------------------
 
-    def free_roll(self, rec: Recorded, event: core.DiceRolled) -> None:
+    def free_roll(self, rec: Recorded, event: core.DiceRolled, seconds: float | None) -> None:
         key = tuple((len(t.faces), t.sides, t.sign) for t in event.terms)
         value = event.total - event.constant
-        self.judge(rec, event.character, "free", "free", event.expression, str(event.total),
-                   value, odds.free_total(key), None)
-        for scope in self.scopes():
+        self.judge(rec, event.character, "free", "free", lambda: event.expression,
+                   lambda: str(event.total), value, odds.free_total(key), None)
+        for scope in self.scopes:
             scope.free_rolls += 1
             for term in event.terms:
                 scope.free(term.sides, term.faces)
 
+    def check_opened(self, rec: Recorded, event: Any, seconds: float | None) -> None:
+        if seconds is not None:
+            self.opened[event.check] = seconds
+
     def narrative_roll(self, rec: Recorded, event: Any, seconds: float | None) -> None:
         dist, adv, triumphs, despairs, p_success = odds.narrative_successes(event.pool)
         result: narrative_events.NarrativeResult = event.result
-        kind = "check" if isinstance(event, narrative_events.CheckRolled) else "pool"
-        self.judge(rec, event.character, "narrative", kind, event.pool.notation(),
-                   cancel_text(result),
-                   result.successes, dist, p_success)
-        self.add("narrative", event.character,
-                 succeeded=(float(result.succeeded), p_success),
-                 successes=(result.successes, dist.mean), advantages=(result.advantages, adv),
-                 triumphs=(result.triumphs, triumphs), despairs=(result.despairs, despairs))
+        kind = "check" if type(event) is narrative_events.CheckRolled else "pool"
+        self.judge(rec, event.character, "narrative", kind, event.pool.notation,
+                   lambda: cancel_text(result), result.successes, dist, p_success)
+        self.add("narrative", event.character, (
+            float(result.succeeded), p_success, result.successes, dist.mean,
+            result.advantages, adv, result.triumphs, triumphs, result.despairs, despairs))
         if kind == "check":
             opened = self.opened.pop(event.check, None)
             if opened is not None and seconds is not None:
-                for scope in self.scopes():
+                for scope in self.scopes:
                     scope.check_timed(seconds - opened)
 
-    def destiny(self, rec: Recorded, light: int, dark: int) -> None:
-        point = DestinyPoint(seq=rec.seq, time=rec.at, light=light, dark=dark)
-        for scope in self.scopes():
+    def destiny(self, rec: Recorded, event: Any, seconds: float | None) -> None:
+        point = DestinyPoint(seq=rec.seq, time=rec.at, light=event.light, dark=event.dark)
+        for scope in self.scopes:
             scope.destiny_pool(point)
+
+    def destiny_flipped(self, rec: Recorded, event: Any, seconds: float | None) -> None:
+        flip = DestinyFlip(seq=rec.seq, time=rec.at, actor=rec.actor, side=event.side,
+                           effect=event.effect, check=event.check)
+        for scope in self.scopes:
+            scope.flip(flip)
+        self.destiny(rec, event, seconds)
+
+    def test_declared(self, rec: Recorded, event: Any, seconds: float | None) -> None:
+        if seconds is not None:
+            self.declared[event.character] = seconds
+
+    def encounter_started(self, rec: Recorded, event: Any, seconds: float | None) -> None:
+        self.encounter += 1
+
+    def turn_started(self, rec: Recorded, event: Any, seconds: float | None) -> None:
+        self.turn = event.turn
+        for character, sizes in event.pools.items():
+            for scope in self.scopes:
+                scope.turn_pools((self.encounter, event.turn, character),
+                                 sum(sizes.values()), 0)
+
+    def turn_over(self, rec: Recorded, event: Any, seconds: float | None) -> None:
+        self.turn = None
 
     def sr3_test(self, rec: Recorded, event: sr3_events.PoolTestRolled,
                  seconds: float | None) -> None:
         n = len(event.dice)
         disastrous = f" (Rule of One: {n} ones)" if event.disastrous else ""
         if event.tn is not None:
-            dist = odds.sr3_successes(n, event.tn)
+            tn = event.tn
+            dist = odds.sr3_successes(n, tn)
             x = event.successes or 0
-            self.judge(rec, event.character, "sr3", "test", f"{n}d6 tn{event.tn}",
-                       f"{x} successes{disastrous}", x, dist, dist.p_at_least(1))
-            self.sr3_tests[event.test] = (event.tn, x)
-            p = float(p_die_at_least(event.tn))
+            self.judge(rec, event.character, "sr3", "test", lambda: f"{n}d6 tn{tn}",
+                       lambda: f"{x} successes{disastrous}", x, dist, dist.p_at_least(1))
+            self.sr3_tests[event.test] = (tn, x)
             karma = [d for d in event.dice if d.source == "karma"]
             if karma:
-                won = sum(1 for d in karma if sum(d.faces) >= event.tn)
-                self.add_only("sr3", event.character, karma=(won, len(karma) * p))
+                won = sum(1 for d in karma if sum(d.faces) >= tn)
+                self.add_one("sr3", event.character, "karma", won,
+                             len(karma) * float(p_die_at_least(tn)))
         else:
             dist = odds.sr3_open(n)
-            x = min(event.highest, odds.OPEN_CAP)
-            self.judge(rec, event.character, "sr3", "open test", f"{n}d6 open",
-                       f"highest {event.highest}{disastrous}", x, dist, None)
-            self.sr3_tests[event.test] = (None, event.highest)
-        self.add("sr3", event.character, successes=(float(event.successes or 0),
-                                                    dist.mean if event.tn is not None else 0.0),
-                 disasters=(float(event.disastrous), 6.0**-n))
-        for scope in self.scopes():
+            highest = event.highest
+            self.judge(rec, event.character, "sr3", "open test", lambda: f"{n}d6 open",
+                       lambda: f"highest {highest}{disastrous}", min(highest, odds.OPEN_CAP),
+                       dist, None)
+            self.sr3_tests[event.test] = (None, highest)
+        self.add("sr3", event.character, (
+            float(event.successes or 0), dist.mean if event.tn is not None else 0.0,
+            float(event.disastrous), 6.0**-n, 0.0, 0.0))
+        drawn = sum(1 for die in event.dice if die.source in _POOL_SOURCES)
+        for scope in self.scopes:
             if event.karma_spent:
                 scope.karma_spent(event.character, event.karma_spent)
             for die in event.dice:
-                sixes = sum(1 for face in die.faces if face == 6)
-                if sixes:
-                    scope.six_chain(ChainRecord(sixes=sixes, faces=list(die.faces),
+                if die.faces[0] == 6:
+                    scope.six_chain(ChainRecord(sixes=die.faces.count(6), faces=list(die.faces),
                                                 character=event.character, seq=rec.seq))
-            drawn = sum(1 for die in event.dice if die.source in _POOL_SOURCES)
             if self.turn is not None and drawn:
                 scope.turn_pools((self.encounter, self.turn, event.character), 0, drawn)
         declared = self.declared.pop(event.character, None)
         if declared is not None and seconds is not None:
-            for scope in self.scopes():
+            for scope in self.scopes:
                 scope.check_timed(seconds - declared)
 
-    def sr3_reroll(self, rec: Recorded, event: sr3_events.PoolTestRerolled) -> None:
-        for scope in self.scopes():
+    def sr3_reroll(self, rec: Recorded, event: sr3_events.PoolTestRerolled,
+                   seconds: float | None) -> None:
+        for scope in self.scopes:
             scope.karma_spent(event.character, event.cost)
         tn, before = self.sr3_tests.get(event.test, (None, None))
         r = len(event.indices)
@@ -274,40 +290,50 @@ class _Fold:
         if tn is not None:
             gained = (event.successes or 0) - before
             dist = odds.sr3_successes(r, tn)
-            self.judge(rec, event.character, "sr3", "karma reroll", f"{r}d6 tn{tn}",
-                       f"+{gained} successes", gained, dist, dist.p_at_least(1))
-            self.add_only("sr3", event.character, karma=(gained, dist.mean),
-                          successes=(gained, dist.mean))
+            self.judge(rec, event.character, "sr3", "karma reroll", lambda: f"{r}d6 tn{tn}",
+                       lambda: f"+{gained} successes", gained, dist, dist.p_at_least(1))
+            self.add_one("sr3", event.character, "karma", gained, dist.mean)
+            self.add_one("sr3", event.character, "successes", gained, dist.mean)
             self.sr3_tests[event.test] = (tn, event.successes or 0)
         else:
             dist = odds.sr3_open(r)
-            self.judge(rec, event.character, "sr3", "karma reroll", f"{r}d6 open",
-                       f"highest {event.highest}", min(event.highest, odds.OPEN_CAP), dist,
-                       None)
-            self.sr3_tests[event.test] = (None, event.highest)
+            highest = event.highest
+            self.judge(rec, event.character, "sr3", "karma reroll", lambda: f"{r}d6 open",
+                       lambda: f"highest {highest}", min(highest, odds.OPEN_CAP), dist, None)
+            self.sr3_tests[event.test] = (None, highest)
+
+    def d12_started(self, rec: Recorded, event: Any, seconds: float | None) -> None:
+        self.d12_tests[event.test] = (event.character, event.kind, seconds, 0)
+        if event.kind == "extended":
+            self.extended(event.test, event.character, 0, "open")
 
     def d12_roll(self, rec: Recorded, event: d12_events.ThresholdDiceRolled,
                  seconds: float | None) -> None:
         character, kind, started, rounds = self.d12_tests.get(
             event.test, (None, "basic", None, 0))
-        n = len(event.faces)
-        dist = odds.d12_margin(n, event.dt)
+        n, dt, margin = len(event.faces), event.dt, event.margin
+        dist = odds.d12_margin(n, dt)
         p_success = dist.p_at_least(1)
-        self.judge(rec, character, "d12", kind, f"{n}d12 dt{event.dt}",
-                   f"margin {event.margin:+d}", event.margin, dist, p_success)
-        self.add("d12", character, succeeded=(float(event.succeeded), p_success),
-                 margin=(event.margin, dist.mean),
-                 ones=(event.faces.count(1), n / 12), twelves=(event.faces.count(12), n / 12))
+        self.judge(rec, character, "d12", kind, lambda: f"{n}d12 dt{dt}",
+                   lambda: f"margin {margin:+d}", margin, dist, p_success)
+        self.add("d12", character, (float(event.succeeded), p_success, margin, dist.mean,
+                                    event.faces.count(1), n / 12, event.faces.count(12),
+                                    n / 12))
         if rounds == 0 and started is not None and seconds is not None:
-            for scope in self.scopes():
+            for scope in self.scopes:
                 scope.check_timed(seconds - started)
         self.d12_tests[event.test] = (character, kind, started, rounds + 1)
         if kind == "extended":
             self.extended(event.test, character, rounds + 1, "open")
 
+    def d12_ended(self, rec: Recorded, event: Any, seconds: float | None) -> None:
+        whose, kind, _, _ = self.d12_tests.get(event.test, (None, "basic", None, 0))
+        if kind == "extended":
+            self.extended(event.test, whose, event.rounds, event.why)
+
     def extended(self, test: int, character: str | None, rounds: int, ended: str) -> None:
         record = ExtendedTest(test=test, character=character, rounds=rounds, ended=ended)
-        for scope in self.scopes():
+        for scope in self.scopes:
             scope.extended_test(record)
 
     def report(self) -> Report:

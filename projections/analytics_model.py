@@ -122,7 +122,11 @@ class DestinyFlip(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class NarrativeFigures(msgspec.Struct, frozen=True, kw_only=True):
-    """Narrative checks, destiny flips and the pool over time."""
+    """Narrative checks, destiny flips and the pool over time.
+
+    ``flips`` and ``destiny`` (the pool after each change, for its chart) are listed in a game
+    session's figures; the whole campaign's count the flips by whom and leave the lists empty.
+    """
 
     table: NarrativeTally
     characters: dict[str, NarrativeTally]

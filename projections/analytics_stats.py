@@ -68,18 +68,17 @@ def normal_two_sided(z: float) -> float:
     return erfc(abs(z) / sqrt(2.0))
 
 
-def mean_test(percentiles: Sequence[float], variances: Sequence[float]
-              ) -> tuple[float, float, float, float]:
-    """``(mean, z, p-value, half-width of the 95% interval for fair dice)`` of percentiles.
+def mean_test(n: int, total: float, variances: float) -> tuple[float, float, float, float]:
+    """``(mean, z, p-value, half-width of the 95% interval for fair dice)`` of ``n``
+    percentiles summing to ``total``, whose variances under fair dice sum to ``variances``.
 
-    Under fair dice the mean is 1/2 with standard deviation ``sqrt(sum(variances)) / n``;
-    ``z`` is how many of those the mean is from 1/2, the p-value two-sided.
+    Under fair dice the mean is 1/2 with standard deviation ``sqrt(variances) / n``; ``z`` is
+    how many of those the mean is from 1/2, the p-value two-sided.
     """
-    n = len(percentiles)
     if n == 0:
         return 0.5, 0.0, 1.0, 0.0
-    mean = sum(percentiles) / n
-    sd = sqrt(sum(variances)) / n
+    mean = total / n
+    sd = sqrt(variances) / n
     if sd == 0.0:  # every roll certain: nothing to learn from it
         return mean, 0.0, 1.0, 0.0
     z = (mean - 0.5) / sd

@@ -8,7 +8,8 @@ them) but lives only inside one call of :func:`projections.analytics.report`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from typing import Any
 
 from projections.analytics_model import (
     ChainRecord,
@@ -31,53 +32,69 @@ from projections.analytics_model import (
     Tally,
     Timeline,
 )
-from projections.analytics_odds import BINS
-from projections.analytics_stats import FEW_ROLLS, chi_square, chi_square_p, mean_test
+from projections.analytics_odds import BINS, Discrete
+from projections.analytics_stats import FEW_ROLLS, Percentile, chi_square, chi_square_p, mean_test
 
-__all__ = ["Fact", "Scope", "Sums", "luck_of"]
+__all__ = ["SYSTEM_SUMS", "Fact", "Scope", "Sums", "luck_of"]
 
 
 
-@dataclass(frozen=True, slots=True)
 class Fact:
-    """A judged roll: its row and the variance of its percentile under fair dice."""
+    """A judged roll: who, its percentile and tails, the distribution it was judged against,
+    and its row, built only when asked for (most rolls are never shown one by one)."""
 
-    row: RollRow
-    variance: float
-    bins: tuple[float, ...]
-    """Where its percentile would fall under fair dice, bin by bin (sums to 1)."""
+    __slots__ = ("actor", "character", "system", "percentile", "variance", "p_at_least",
+                 "p_at_most", "dist", "_make", "_row")
+
+    def __init__(self, actor: str, character: str | None, system: str, figures: Percentile,
+                 p_at_most: float, dist: Discrete, make: Callable[[], RollRow]) -> None:
+        self.actor, self.character, self.system = actor, character, system
+        self.p_at_least, self.percentile, self.variance = figures
+        self.p_at_most, self.dist = p_at_most, dist
+        self._make = make
+        self._row: RollRow | None = None
+
+    def row(self) -> RollRow:
+        """The roll's row (built once)."""
+        if self._row is None:
+            self._row = self._make()
+        return self._row
 
 
 class Sums:
-    """Actual and expected sums of named figures, and how many rolls fed them."""
+    """Actual and expected sums of a fixed list of figures, and how many rolls fed them."""
 
-    __slots__ = ("rolls", "actual", "expected")
+    __slots__ = ("names", "rolls", "values")
 
-    def __init__(self) -> None:
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
         self.rolls = 0
-        self.actual: dict[str, float] = {}
-        self.expected: dict[str, float] = {}
+        self.values = [0.0] * (2 * len(names))
 
-    def add(self, **pairs: tuple[float, float]) -> None:
-        """Add ``name=(actual, expected)`` for each figure."""
-        for name, (actual, expected) in pairs.items():
-            self.actual[name] = self.actual.get(name, 0.0) + actual
-            self.expected[name] = self.expected.get(name, 0.0) + expected
+    def add(self, pairs: tuple[float, ...]) -> None:
+        """Add actual, expected, actual, expected ... of every figure, in order."""
+        self.values = [a + b for a, b in zip(self.values, pairs, strict=True)]
+
+    def add_one(self, name: str, actual: float, expected: float) -> None:
+        """Add to one figure."""
+        i = 2 * self.names.index(name)
+        self.values[i] += actual
+        self.values[i + 1] += expected
 
     def tally(self, name: str) -> Tally:
         """One figure to 9 significant digits (float sums would print 17, noise included)."""
-        return Tally(actual=_digits(self.actual.get(name, 0.0)),
-                     expected=_digits(self.expected.get(name, 0.0)))
+        i = 2 * self.names.index(name)
+        return Tally(actual=_digits(self.values[i]), expected=_digits(self.values[i + 1]))
 
 
 def _digits(value: float) -> float:
     return float(f"{value:.9g}")
 
 
-def luck_of(percentiles: list[float], variances: list[float]) -> Luck:
-    """The luck of some rolls: mean mid-percentile, its 95% band for fair dice, z, p-value."""
-    mean, z, p_value, half = mean_test(percentiles, variances)
-    n = len(percentiles)
+def luck_of(n: int, total: float, variances: float) -> Luck:
+    """The luck of ``n`` rolls whose percentiles sum to ``total`` (their variances under fair
+    dice to ``variances``): mean, its 95% band for fair dice, z, p-value, a verdict."""
+    mean, z, p_value, half = mean_test(n, total, variances)
     if n == 0:
         verdict = "no rolls"
     elif p_value >= 0.05:
@@ -90,17 +107,29 @@ def luck_of(percentiles: list[float], variances: list[float]) -> Luck:
                 verdict=verdict, rough=0 < n < FEW_ROLLS)
 
 
-@dataclass
 class _Luck:
-    percentiles: list[float] = field(default_factory=list)
-    variances: list[float] = field(default_factory=list)
+    """Running sums of percentiles: all the luck figures need."""
+
+    __slots__ = ("n", "total", "variances")
+
+    def __init__(self) -> None:
+        self.n, self.total, self.variances = 0, 0.0, 0.0
 
     def add(self, fact: Fact) -> None:
-        self.percentiles.append(fact.row.percentile)
-        self.variances.append(fact.variance)
+        self.n += 1
+        self.total += fact.percentile
+        self.variances += fact.variance
 
     def done(self) -> Luck:
-        return luck_of(self.percentiles, self.variances)
+        return luck_of(self.n, self.total, self.variances)
+
+
+SYSTEM_SUMS: dict[str, tuple[str, ...]] = {
+    "narrative": ("succeeded", "successes", "advantages", "triumphs", "despairs"),
+    "sr3": ("successes", "disasters", "karma"),
+    "d12": ("succeeded", "margin", "ones", "twelves"),
+}
+"""The figures each system sums, in the order :meth:`Sums.add` takes them."""
 
 
 class Scope:
@@ -112,21 +141,20 @@ class Scope:
         self.table = _Luck()
         self.players: dict[str, _Luck] = {}
         self.characters: dict[str, _Luck] = {}
-        self.luckiest: Fact | None = None
-        self.unluckiest: Fact | None = None
+        self.luckiest: tuple[float, RollRow] | None = None
+        self.unluckiest: tuple[float, RollRow] | None = None
         self.bins = [0] * BINS
-        self.expected_bins = [0.0] * BINS
+        self.dists: dict[int, list[Any]] = {}  # id -> [distribution, rolls judged by it]
+        self.by_system: dict[str, dict[str, Sums]] = {}
         self.times: list[tuple[float, str, int]] = []
         self.check_seconds: list[float] = []
         self.systems: set[str] = set()
-        self.narrative: dict[str, Sums] = {}
         self.flips: list[DestinyFlip] = []
+        self.flips_by: dict[str, int] = {}
         self.destiny: list[DestinyPoint] = []
-        self.sr3: dict[str, Sums] = {}
         self.karma: dict[str, int] = {}
         self.chain: ChainRecord | None = None
         self.turns: dict[tuple[int, int, str], list[int]] = {}
-        self.d12: dict[str, Sums] = {}
         self.extended: dict[int, ExtendedTest] = {}
         self.free_rolls = 0
         self.faces: dict[int, list[int]] = {}
@@ -139,38 +167,60 @@ class Scope:
 
     def roll(self, fact: Fact) -> None:
         """A roll judged against its odds."""
-        row = fact.row
         self.table.add(fact)
-        self.players.setdefault(row.actor, _Luck()).add(fact)
-        if row.character is not None:
-            self.characters.setdefault(row.character, _Luck()).add(fact)
-        self.bins[min(BINS - 1, int(row.percentile * BINS))] += 1
-        for i, p in enumerate(fact.bins):
-            self.expected_bins[i] += p
-        if self.luckiest is None or row.p_at_least < self.luckiest.row.p_at_least:
-            self.luckiest = fact
-        if self.unluckiest is None or row.p_at_most < self.unluckiest.row.p_at_most:
-            self.unluckiest = fact
-        self.systems.add(row.system)
+        luck = self.players.get(fact.actor)
+        if luck is None:
+            luck = self.players[fact.actor] = _Luck()
+        luck.add(fact)
+        if fact.character is not None:
+            luck = self.characters.get(fact.character)
+            if luck is None:
+                luck = self.characters[fact.character] = _Luck()
+            luck.add(fact)
+        self.bins[min(BINS - 1, int(fact.percentile * BINS))] += 1
+        seen = self.dists.get(id(fact.dist))
+        if seen is None:
+            self.dists[id(fact.dist)] = [fact.dist, 1]
+        else:
+            seen[1] += 1
+        if self.luckiest is None or fact.p_at_least < self.luckiest[0]:
+            self.luckiest = (fact.p_at_least, fact.row())
+        if self.unluckiest is None or fact.p_at_most < self.unluckiest[0]:
+            self.unluckiest = (fact.p_at_most, fact.row())
+        self.systems.add(fact.system)
 
     def sums(self, system: str, character: str | None) -> tuple[Sums, Sums]:
-        """The table's and the character's sums for a system (the table's twice if none)."""
-        self.systems.add(system)
-        by = {"narrative": self.narrative, "sr3": self.sr3, "d12": self.d12}[system]
-        table = by.setdefault("", Sums())
-        return table, by.setdefault(character, Sums()) if character else table
+        """The table's and the character's sums for a system (the same one if no character)."""
+        by = self.by_system.get(system)
+        if by is None:
+            by = self.by_system[system] = {}
+            self.systems.add(system)
+        table = by.get("")
+        if table is None:
+            table = by[""] = Sums(SYSTEM_SUMS[system])
+        if not character:
+            return table, table
+        mine = by.get(character)
+        if mine is None:
+            mine = by[character] = Sums(SYSTEM_SUMS[system])
+        return table, mine
 
     def check_timed(self, seconds: float) -> None:
         """A check (test) was rolled ``seconds`` after it was opened (declared, called)."""
         self.check_seconds.append(seconds)
 
     def flip(self, flip: DestinyFlip) -> None:
+        """A destiny point flipped: counted by whom; listed in a session's figures only."""
         self.systems.add("narrative")
-        self.flips.append(flip)
+        self.flips_by[flip.actor] = self.flips_by.get(flip.actor, 0) + 1
+        if self.session is not None:
+            self.flips.append(flip)
 
     def destiny_pool(self, point: DestinyPoint) -> None:
+        """The destiny pool after an event (for a session's chart)."""
         self.systems.add("narrative")
-        self.destiny.append(point)
+        if self.session is not None:
+            self.destiny.append(point)
 
     def karma_spent(self, character: str, points: int) -> None:
         self.systems.add("sr3")
@@ -201,22 +251,29 @@ class Scope:
 
     def section(self) -> Section:
         """The frozen figures."""
-        best, worst = self.luckiest, self.unluckiest
+        best = self.luckiest[1] if self.luckiest else None
+        worst = self.unluckiest[1] if self.unluckiest else None
         improbable = None
         if best is not None and worst is not None:
-            improbable = best if best.row.p_at_least <= worst.row.p_at_most else worst
+            improbable = best if best.p_at_least <= worst.p_at_most else worst
+        expected = [0.0] * BINS
+        for dist, rolls in self.dists.values():
+            for i, p in enumerate(dist.bins(BINS)):
+                expected[i] += rolls * p
         return Section(
             session=self.session, title=self.title, timeline=self._timeline(),
             luck=self.table.done(),
             players={k: v.done() for k, v in sorted(self.players.items())},
             characters={k: v.done() for k, v in sorted(self.characters.items())},
-            luckiest=best.row if best else None, unluckiest=worst.row if worst else None,
-            most_improbable=improbable.row if improbable else None, percentiles=self.bins,
-            percentiles_expected=[_digits(p) for p in self.expected_bins],
+            luckiest=best, unluckiest=worst, most_improbable=improbable,
+            percentiles=self.bins, percentiles_expected=[_digits(p) for p in expected],
             narrative=self._narrative() if "narrative" in self.systems else None,
             sr3=self._sr3() if "sr3" in self.systems else None,
             d12=self._d12() if "d12" in self.systems else None,
             free=self._free() if self.free_rolls else None)
+
+    def _sums(self, system: str) -> Sums:
+        return self.by_system.get(system, {}).get("") or Sums(SYSTEM_SUMS[system])
 
     def _timeline(self) -> Timeline:
         if not self.times:
@@ -250,26 +307,26 @@ class Scope:
                                   successes=s.tally("successes"),
                                   advantages=s.tally("advantages"),
                                   triumphs=s.tally("triumphs"), despairs=s.tally("despairs"))
-        by: dict[str, int] = {}
-        for flip in self.flips:
-            by[flip.actor] = by.get(flip.actor, 0) + 1
         return NarrativeFigures(
-            table=tally(self.narrative.get("", Sums())),
-            characters={k: tally(v) for k, v in sorted(self.narrative.items()) if k},
-            flips=self.flips, flips_by=dict(sorted(by.items())), destiny=self.destiny)
+            table=tally(self._sums("narrative")),
+            characters={k: tally(v) for k, v in sorted(self.by_system.get("narrative", {}).items())
+                        if k},
+            flips=self.flips, flips_by=dict(sorted(self.flips_by.items())),
+            destiny=self.destiny)
 
     def _sr3(self) -> Sr3Figures:
         def tally(s: Sums, karma: int) -> Sr3Tally:
             return Sr3Tally(tests=s.rolls, successes=s.tally("successes"),
                             disasters=s.tally("disasters"), karma_spent=karma,
                             karma_successes=s.tally("karma"))
-        names = sorted({k for k in self.sr3 if k} | set(self.karma))
+        sums = self.by_system.get("sr3", {})
+        names = sorted({k for k in sums if k} | set(self.karma))
         turns = [CombatTurnPools(encounter=e, turn=t, character=c, full=full, drawn=drawn,
                                  unused=max(0, full - drawn))
                  for (e, t, c), (full, drawn) in sorted(self.turns.items())]
         return Sr3Figures(
-            table=tally(self.sr3.get("", Sums()), sum(self.karma.values())),
-            characters={k: tally(self.sr3.get(k, Sums()), self.karma.get(k, 0))
+            table=tally(self._sums("sr3"), sum(self.karma.values())),
+            characters={k: tally(sums.get(k) or Sums(SYSTEM_SUMS["sr3"]), self.karma.get(k, 0))
                         for k in names},
             longest_chain=self.chain, combat_turns=turns)
 
@@ -278,8 +335,9 @@ class Scope:
             return D12Tally(rolls=s.rolls, succeeded=s.tally("succeeded"),
                             margin=s.tally("margin"), ones=s.tally("ones"),
                             twelves=s.tally("twelves"))
-        return D12Figures(table=tally(self.d12.get("", Sums())),
-                          characters={k: tally(v) for k, v in sorted(self.d12.items()) if k},
+        return D12Figures(table=tally(self._sums("d12")),
+                          characters={k: tally(v) for k, v
+                                      in sorted(self.by_system.get("d12", {}).items()) if k},
                           extended=[self.extended[k] for k in sorted(self.extended)])
 
     def _free(self) -> FreeFigures:
