@@ -24,7 +24,7 @@ body{font:15px/1.45 system-ui,sans-serif;max-width:52rem;margin:2rem auto;paddin
 color:#1d2430}h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2.2rem;
 border-bottom:1px solid #d5dbe1}h3{margin:1.4rem 0 .4rem}table{border-collapse:collapse;
 margin:.5rem 0}td,th{padding:.2rem .6rem;border-bottom:1px solid #e6e9ed;text-align:right}
-td:first-child,th:first-child{text-align:left}.note{color:#5b6775;font-size:.9rem}
+td:first-child,th:first-child,.l{text-align:left}.note{color:#5b6775;font-size:.9rem}
 .roll{background:#f5f7f9;border-left:4px solid #2a6f97;padding:.4rem .8rem;margin:.4rem 0}
 svg{max-width:100%;height:auto}
 """
@@ -45,10 +45,11 @@ def _luck_table(rows: list[tuple[str, Luck]]) -> str:
     body = "".join(
         f"<tr><td>{_e(name)}</td><td>{luck.rolls}</td><td>{luck.mean_percentile:.3f}</td>"
         f"<td>{luck.low:.3f}-{luck.high:.3f}</td><td>{luck.p_value:.3g}</td>"
-        f"<td>{_e(luck.verdict)}{' (few rolls)' if luck.rough else ''}</td></tr>"
+        f"<td class=l>{_e(luck.verdict)}{' (few rolls)' if luck.rough else ''}</td></tr>"
         for name, luck in rows)
     return ("<table><tr><th>who</th><th>rolls</th><th>mean percentile</th>"
-            "<th>fair dice (95%)</th><th>p-value</th><th>verdict</th></tr>" + body + "</table>")
+            "<th>fair dice (95%)</th><th>p-value</th><th class=l>verdict</th></tr>" + body
+            + "</table>")
 
 
 def _roll(report: Report, label: str, row: RollRow | None, p: float | None,
@@ -75,9 +76,9 @@ def _systems(report: Report, section: Section, salt: str) -> list[str]:
             ("checks succeeded", t.succeeded), ("net successes", t.successes),
             ("net advantage", t.advantages), ("triumphs", t.triumphs),
             ("despairs", t.despairs)])]
-        if n.flips:
+        if n.flips_by:
             by = ", ".join(f"{_e(who(report, m))} {c}" for m, c in n.flips_by.items())
-            out.append(f"<p>{len(n.flips)} destiny points flipped: {by}.</p>")
+            out.append(f"<p>{sum(n.flips_by.values())} destiny points flipped: {by}.</p>")
         if len(n.destiny) > 1:
             out.append(charts.destiny_chart(n.destiny, salt + "-destiny"))
     if (s := section.sr3) is not None:

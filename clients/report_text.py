@@ -6,6 +6,7 @@ figure behind them is in ``poolhall report --json``.
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -37,9 +38,11 @@ def _tally(label: str, tally: Tally, digits: int = 1) -> str:
 
 
 def _luck_table(report: Report, section: Section) -> Table:
-    table = Table(title="Luck against the exact odds", title_justify="left")
+    table = Table(title="Luck against the exact odds", title_justify="left", box=box.SIMPLE,
+                  pad_edge=False)
     for column in ("who", "rolls", "mean percentile", "fair dice (95%)", "p-value", "verdict"):
-        table.add_column(column, justify="right" if column != "verdict" else "left")
+        table.add_column(column, justify="left" if column in ("who", "verdict") else "right",
+                         no_wrap=column == "verdict")
 
     def row(name: str, luck: Luck) -> None:
         table.add_row(name, str(luck.rolls), f"{luck.mean_percentile:.3f}",
@@ -72,12 +75,15 @@ def _systems(report: Report, section: Section) -> list[RenderableType]:
             _tally("checks succeeded", t.succeeded), _tally("net successes", t.successes),
             _tally("triumphs", t.triumphs, 2), _tally("despairs", t.despairs, 2),
             _tally("net advantage", t.advantages)])))
-        if n.destiny:
-            start, end = n.destiny[0], n.destiny[-1]
-            flips = ", ".join(f"{who(report, m)} {c}" for m, c in n.flips_by.items()) or "none"
-            out.append(Text(f"Destiny: {len(n.flips)} flips ({flips}); the pool went from "
-                            f"{start.light} light / {start.dark} dark to {end.light} / "
-                            f"{end.dark}"))
+        if n.flips_by or n.destiny:
+            flips = ", ".join(f"{who(report, m)} {c}" for m, c in n.flips_by.items())
+            line = f"Destiny: {sum(n.flips_by.values())} flips ({flips or 'none'})"
+            if n.destiny:
+                start, end = n.destiny[0], n.destiny[-1]
+                swing = max(p.light for p in n.destiny) - min(p.light for p in n.destiny)
+                line += (f"; the pool went from {start.light} light / {start.dark} dark to "
+                         f"{end.light} / {end.dark}, light swinging over {swing} points")
+            out.append(Text(line))
     if (s := section.sr3) is not None:
         t3 = s.table
         line = (f"Shadowrun: {t3.tests} tests; {_tally('successes', t3.successes)}; "
@@ -145,7 +151,8 @@ def summary(report: Report, session: int | None = None) -> RenderableType:
         return Group(head, *[part for s in report.sessions for part in _section(report, s)])
     parts: list[RenderableType] = [head, *_section(report, report.campaign_figures)]
     if report.sessions:
-        table = Table(title="Game sessions", title_justify="left")
+        table = Table(title="Game sessions", title_justify="left", box=box.SIMPLE,
+                      pad_edge=False)
         for column in ("session", "title", "events", "rolls", "table's luck"):
             table.add_column(column)
         for s in report.sessions:
