@@ -265,13 +265,14 @@ class _Fold:
             float(event.successes or 0), dist.mean if event.tn is not None else 0.0,
             float(event.disastrous), 6.0**-n, 0.0, 0.0))
         drawn = sum(1 for die in event.dice if die.source in _POOL_SOURCES)
+        chain = max(event.dice, key=lambda die: len(die.faces))  # only sixes roll on
         for scope in self.scopes:
             if event.karma_spent:
                 scope.karma_spent(event.character, event.karma_spent)
-            for die in event.dice:
-                if die.faces[0] == 6:
-                    scope.six_chain(ChainRecord(sixes=die.faces.count(6), faces=list(die.faces),
-                                                character=event.character, seq=rec.seq))
+            sixes = chain.faces.count(6)
+            if sixes and (scope.chain is None or sixes > scope.chain.sixes):
+                scope.six_chain(ChainRecord(sixes=sixes, faces=list(chain.faces),
+                                            character=event.character, seq=rec.seq))
             if self.turn is not None and drawn:
                 scope.turn_pools((self.encounter, self.turn, event.character), 0, drawn)
         declared = self.declared.pop(event.character, None)

@@ -138,13 +138,17 @@ def test_free_roll_faces_fair_and_loaded() -> None:
 
 
 def test_the_report_of_the_same_log_is_identical() -> None:
-    """A pure function of the log: two runs encode to the same bytes."""
+    """A pure function of the log: two runs encode to the same bytes, and draw the same page
+    (no date in the SVG, the same ids)."""
+    from clients.report_html import render_html
+
     log = LogBuilder()
     narrative_session(log, random.Random(3), 50)
     narrative_session(log, random.Random(4), 30, session=2)
     first, second = report(log.events), report(list(log.events))
     assert msgspec.json.encode(first) == msgspec.json.encode(second)
     assert [s.session for s in first.sessions] == [1, 2]
+    assert render_html(first) == render_html(second)
 
 
 def test_narrative_figures_destiny_and_time_per_check() -> None:
