@@ -20,7 +20,6 @@ from clients import cli_support as common
 from clients.campaign_log import fetch_log, session_bounds
 from clients.cli_support import CliError, emit, styled
 from clients.replay_cli import number_of
-from clients.report_html import render_html
 from clients.report_text import summary
 from projections.analytics import report, roll_rows
 from projections.analytics_model import Report, RollRow
@@ -46,6 +45,8 @@ async def _report(args: argparse.Namespace) -> int:
     chosen = for_session(report(events), args.session)
     written = None
     if args.html:
+        from clients.report_html import render_html  # matplotlib: only for a page
+
         page = render_html(chosen, args.session)
         try:
             Path(args.html).write_text(page, encoding="utf-8")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -120,12 +121,17 @@ def served(log: LogBuilder, tmp: Path) -> None:
         url = f"ws://127.0.0.1:{line.split()[1]}"
         page = tmp / "cli.html"
         started = time.perf_counter()
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
         done = subprocess.run([sys.executable, "-m", "clients.cli", "report", "night",
                                "--html", str(page), "--json", "--url", url, "--admin-token",
                                TOKEN], cwd=ROOT, env=env, capture_output=True, check=True)
         took = time.perf_counter() - started
-        print(f"poolhall report night --html --json against the server: {took:.2f} s wall "
-              f"(start-up, fetching {len(log.events):,} events, report, page); JSON "
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
+        print(f"poolhall report night --html --json against the server: {took:.2f} s wall, "
+              f"{cpu:.2f} s of the command's CPU (start-up, fetching {len(log.events):,} events "
+              f"and folding them as the client does, report, page; the server's own time "
+              f"aside); JSON "
               f"{len(done.stdout) / 1024:.0f} KB, HTML {page.stat().st_size / 1024:.0f} KB")
     finally:
         assert child.stdin is not None

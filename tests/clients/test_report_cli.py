@@ -142,3 +142,12 @@ def test_pause_is_the_real_gap_over_the_speed_cut_short() -> None:
     assert pause(before, after, 10.0, longest=0.5) == 0.5
     assert pause(before, "not a time", 1.0) == 0.0
     assert pause(after, before, 1.0) == 0.0
+
+
+def test_the_cli_does_not_import_matplotlib_until_a_page_is_drawn() -> None:
+    """``poolhall roll`` and every other command start without matplotlib's import cost."""
+    import subprocess
+    import sys
+
+    code = "import sys, clients.cli; sys.exit('matplotlib' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
