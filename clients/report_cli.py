@@ -45,7 +45,7 @@ async def _report(args: argparse.Namespace) -> int:
     chosen = for_session(report(events), args.session)
     written = None
     if args.html:
-        from clients.report_html import render_html  # matplotlib: only for a page
+        from reports.html import render_html  # matplotlib: only for a page
 
         page = render_html(chosen, args.session)
         try:

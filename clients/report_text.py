@@ -13,24 +13,9 @@ from rich.text import Text
 
 from clients.cli_support import styled
 from projections.analytics_model import Luck, Report, RollRow, Section, Tally
+from reports.words import percent, who
 
-__all__ = ["percent", "summary", "who"]
-
-
-def percent(p: float) -> str:
-    """A probability as people read it: ``37%``, ``1.2%``, ``0.004%``, ``< 1 in a million``."""
-    if p < 1e-6:
-        return "< 1 in a million"
-    if p >= 0.1:
-        return f"{p:.0%}"
-    if p >= 0.01:
-        return f"{p:.1%}"
-    return f"{p * 100:.2g}%"
-
-
-def who(report: Report, member: str) -> str:
-    """A member by name (``Sam``), or their id when the log has no name for them."""
-    return report.players.get(member, member)
+__all__ = ["summary"]
 
 
 def _tally(label: str, tally: Tally, digits: int = 1) -> str:

@@ -36,10 +36,10 @@ sys.path.insert(0, str(ROOT))
 import msgspec  # noqa: E402
 
 from clients.report_cli import for_session  # noqa: E402
-from clients.report_html import render_html  # noqa: E402
 from events.log import AppendRequest, prepare  # noqa: E402
 from events.store import SqliteLog  # noqa: E402
 from projections.analytics import report, roll_rows  # noqa: E402
+from reports.html import render_html  # noqa: E402
 from tests.projections.analytics_logs import (  # noqa: E402
     LogBuilder,
     d12_session,

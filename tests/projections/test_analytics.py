@@ -140,7 +140,7 @@ def test_free_roll_faces_fair_and_loaded() -> None:
 def test_the_report_of_the_same_log_is_identical() -> None:
     """A pure function of the log: two runs encode to the same bytes, and draw the same page
     (no date in the SVG, the same ids)."""
-    from clients.report_html import render_html
+    from reports.html import render_html
 
     log = LogBuilder()
     narrative_session(log, random.Random(3), 50)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from html import escape
 
-from clients import report_charts as charts
-from clients.report_text import percent, who
 from projections.analytics_model import Luck, Report, RollRow, Section, Tally
+from reports import charts
+from reports.words import percent, who
 
 __all__ = ["render_html"]
 
