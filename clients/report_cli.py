@@ -21,21 +21,13 @@ from clients.campaign_log import fetch_log, session_bounds
 from clients.cli_support import CliError, emit, styled
 from clients.replay_cli import number_of
 from clients.report_text import summary
-from projections.analytics import report, roll_rows
-from projections.analytics_model import Report, RollRow
+from projections.analytics import for_session, report, roll_rows
+from projections.analytics_model import RollRow
 
-__all__ = ["ROW_FIELDS", "add_commands", "for_session", "write_rows"]
+__all__ = ["ROW_FIELDS", "add_commands", "write_rows"]
 
 ROW_FIELDS: tuple[str, ...] = RollRow.__struct_fields__
 """The columns of ``export --rolls``, in order."""
-
-
-def for_session(full: Report, session: int | None) -> Report:
-    """The report with only game session ``session`` among its sessions (all if None)."""
-    if session is None:
-        return full
-    return msgspec.structs.replace(
-        full, sessions=[s for s in full.sessions if s.session == session])
 
 
 async def _report(args: argparse.Namespace) -> int:

@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
+import msgspec
+
 from events import core
 from events import d12 as d12_events
 from events import narrative as narrative_events
@@ -42,7 +44,7 @@ from projections.analytics_tally import Fact, Scope
 from projections.narrative_dice import cancel_text
 from projections.sr3_odds import p_die_at_least
 
-__all__ = ["report", "roll_rows"]
+__all__ = ["for_session", "report", "roll_rows"]
 
 _POOL_SOURCES = frozenset(sr3_events.POOLS)
 
@@ -351,6 +353,14 @@ def report(events: Iterable[Recorded]) -> Report:
     for recorded in events:
         fold.step(recorded)
     return fold.report()
+
+
+def for_session(full: Report, session: int | None) -> Report:
+    """The report with only game session ``session`` among its sessions (all if None)."""
+    if session is None:
+        return full
+    return msgspec.structs.replace(
+        full, sessions=[s for s in full.sessions if s.session == session])
 
 
 def roll_rows(events: Iterable[Recorded]) -> list[RollRow]:

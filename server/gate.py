@@ -16,6 +16,7 @@ one that has not joined by then, whatever it sent meanwhile.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
@@ -57,7 +58,8 @@ on the event loop every table shares (another table's p99 rose from 4.6 to 25.6 
 this delay it is refused 64 times a second. An honest client over the cap learns the same,
 one second later. ``GET /health`` is answered at once."""
 
-Process = Callable[[ServerConnection, Request], Response | None]
+Process = Callable[[ServerConnection, Request],
+                   Response | None | Awaitable[Response | None]]
 AsyncProcess = Callable[[ServerConnection, Request], Awaitable[Response | None]]
 
 
@@ -201,7 +203,8 @@ class Gate:
             delay = self.admission.request_delay(self._source(connection), self._now())
             if delay > 0:
                 await asyncio.sleep(delay)
-            response = then(connection, request)
+            answer = then(connection, request)
+            response = await answer if inspect.isawaitable(answer) else answer
             refusal = getattr(connection, "refusal", None)
             if response is not None or refusal is None:
                 return response

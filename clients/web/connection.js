@@ -91,6 +91,7 @@ export class TableConnection {
         break;
       case "ack":
       case "history":
+      case "report":
         this.answer(message.id, message, null);
         break;
       case "error":

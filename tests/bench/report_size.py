@@ -35,10 +35,13 @@ sys.path.insert(0, str(ROOT))
 
 import msgspec  # noqa: E402
 
-from clients.report_cli import for_session  # noqa: E402
 from events.log import AppendRequest, prepare  # noqa: E402
 from events.store import SqliteLog  # noqa: E402
-from projections.analytics import report, roll_rows  # noqa: E402
+from projections.analytics import (  # noqa: E402
+    for_session,  # noqa: E402
+    report,
+    roll_rows,
+)
 from reports.html import render_html  # noqa: E402
 from tests.projections.analytics_logs import (  # noqa: E402
     LogBuilder,

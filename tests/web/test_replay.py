@@ -80,3 +80,19 @@ def test_a_read_only_link_replays_one_session_for_someone_without_a_seat(
     expect(links.locator("li")).to_have_count(0)
     stranger.reload()
     expect(stranger.locator(".ph-problem")).to_contain_text("does not open")
+
+
+def test_the_post_game_report_of_the_session_opens_in_a_new_tab(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """From the replay of session 1 the GM opens its report: the CLI's page, no token in it."""
+    campaign, gm_link = _session_of_rolls(served)
+    page = open_page(gm_link)
+    page.goto(f"{served.origin}/replay#campaign={campaign}&session=1")
+    button = page.get_by_role("button", name="Report of session 1")
+    with page.context.expect_page() as opened:
+        button.click()
+    report = opened.value
+    report.wait_for_load_state()
+    expect(report).to_have_title("Replayed: post-game report")
+    assert "/report/" in report.url and "token" not in report.url
+    expect(report.locator("svg").first).to_be_visible()

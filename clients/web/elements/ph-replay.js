@@ -15,6 +15,8 @@ import {markOf, sessionsOf} from "../replay-marks.js";
 import "./ph-log.js";
 import "./ph-timeline.js";
 import "./ph-replay-links.js";
+import "./ph-report-link.js";
+import {COMMAND_EVENT} from "../actions.js";
 
 const PAGE = 500;            // events per history page (the protocol's most)
 const LONGEST_PAUSE = 5000;  // real time: a pause longer than this is cut to it
@@ -39,6 +41,10 @@ export class PhReplay extends HTMLElement {
     this.layout();
     this.store = new Store();
     this.connection = new TableConnection(this.store, {campaign, token});
+    this.addEventListener(COMMAND_EVENT, (event) => {
+      event.detail.taken = true;
+      this.connection.request(event.detail.command).then(event.detail.resolve, event.detail.reject);
+    });
     this.store.addEventListener("change", (event) => this.changed(event.detail));
     this.connection.start();
   }
@@ -53,7 +59,8 @@ export class PhReplay extends HTMLElement {
     this.log = h("ph-log");
     replace(this,
       h("header", {class: "ph-header"}, this.heading, h("span", {class: "ph-who"}, "replay"),
-        this.status, h("a", {href: `/#campaign=${encodeURIComponent(this.campaign)}`},
+        this.status, this.report = h("ph-report-link"),
+        h("a", {href: `/#campaign=${encodeURIComponent(this.campaign)}`},
           "back to the live table")),
       this.problem, this.timeline,
       h("main", {class: "ph-main"}, this.panelSlot, h("div", {class: "ph-side"}, this.log)));
@@ -92,6 +99,8 @@ export class PhReplay extends HTMLElement {
     replace(this.panelSlot, this.panel);
     this.timeline.setRange(this.first, this.head);
     this.seek(Math.max(this.first, Math.min(this.wanted ?? this.head, this.head)));
+    if (welcome.role === "replay") this.report.remove(); // a replay link reads the replay only
+    else this.report.session = this.chosenSession;
     if (welcome.role === "gm") {
       this.links = h("ph-replay-links");
       this.links.connection = this.connection;
@@ -168,6 +177,7 @@ export class PhReplay extends HTMLElement {
   chooseSession(session, jump) {
     const found = this.sessions.find((one) => String(one.session) === String(session));
     this.chosenSession = found ? String(found.session) : null;
+    if (this.report) this.report.session = this.chosenSession;
     if (!found && session) return; // not read yet: applied when its start is read
     this.sessionApplied = true;
     const [from, to] = found ? [found.from, found.to ?? this.head] : [this.first, this.head];
