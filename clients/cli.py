@@ -1,4 +1,5 @@
-"""The ``poolhall`` command line: serve, create campaigns, invite, roll, watch, time-travel, verify.
+"""The ``poolhall`` command line: serve, create campaigns, invite, roll, watch, time-travel, verify,
+report, export and replay.
 
 Each subcommand is a small function; the ones that talk to a server use the Python client.
 Game systems add their own subcommands from ``clients/<system>_cli.py``
@@ -22,6 +23,8 @@ from typing import Any, NoReturn
 import msgspec
 
 from clients import cli_support as common
+from clients import replay_cli, report_cli
+from clients.access_cli import add_commands as access_commands
 from clients.cli_support import (
     CliError,
     emit,
@@ -34,7 +37,7 @@ from clients.cli_support import (
 from clients.client import Client
 from clients.links import join_link, page_origin
 from clients.systems import CLI_HOOKS
-from clients.table_text import LOG_LINES, sheet, state_json, state_text, view_line
+from clients.table_text import LOG_LINES, log_line, sheet, state_json, state_text, view_line
 from events import core
 from events.base import Recorded
 from events.codec import AnyCommand
@@ -46,7 +49,6 @@ from events.strict import StrictDecoder
 from events.systems import SYSTEM_IDS, SYSTEMS
 from events.wire_errors import rejection_from
 from projections.campaign import CampaignState, evolve
-from projections.describe import describe
 from projections.snapshot import protocol_schema, state_from
 
 __all__ = ["build_parser", "main"]
@@ -273,9 +275,7 @@ async def _watch(args: argparse.Namespace) -> int:
         if args.json:
             emit(args, recorded, "")
         else:
-            common.console.print(styled("[dim]{}[/dim] [bold]#{}[/bold] [cyan]{}[/cyan] {}",
-                                        recorded.at[11:19], recorded.seq, recorded.actor,
-                                        describe(recorded, state)))
+            common.console.print(log_line(recorded, state))
 
     def show_view(view: View) -> None:
         """A view, once its line changes; the events before it first (it follows them)."""
@@ -453,6 +453,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_connection_options(invite)
     _add_base_url(invite)
     invite.set_defaults(handler=_invite)
+    access_commands(sub)
 
     roll = sub.add_parser("roll", help="roll XdN dice, or the campaign system's notation")
     roll.add_argument("campaign")
@@ -498,6 +499,8 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_json_option(schema)  # accepted for uniformity: the schema is JSON already
     schema.set_defaults(handler=_schema)
 
+    report_cli.add_commands(sub)  # report, export --rolls
+    replay_cli.add_command(sub)
     for hooks in CLI_HOOKS.values():
         hooks.add_commands(sub, common)
     return parser

@@ -208,8 +208,10 @@ class Client:
                 self._dispatch(await asyncio.wait_for(connection.recv(), self._timeout))
             head = self._joined.result().head
             # The table (a snapshot, or the few events missed) is at hand once joined; a
-            # replay of the whole log is read by the reader instead, at its own pace.
-            while not self._replay and self.head < head:
+            # replay of the whole log is read by the reader instead, at its own pace, and a
+            # replay link gets no events at all (it asks for what it shows).
+            reads_events = not self._replay and self._joined.result().role != "replay"
+            while reads_events and self.head < head:
                 self._dispatch(await asyncio.wait_for(connection.recv(), self._timeout))
         except BaseException:  # refused, timed out, dropped: never leave the socket open
             await connection.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlsplit
 
-__all__ = ["join_link", "page_origin"]
+__all__ = ["join_link", "page_origin", "replay_link"]
 
 
 def page_origin(url: str, base_url: str | None = None) -> str:
@@ -26,4 +26,10 @@ def page_origin(url: str, base_url: str | None = None) -> str:
 def join_link(url: str, campaign: str, token: str, base_url: str | None = None) -> str:
     """The link that opens ``campaign`` at the table with ``token``."""
     return (f"{page_origin(url, base_url)}/#campaign={quote(campaign, safe='')}"
+            f"&token={quote(token, safe='')}")
+
+
+def replay_link(url: str, campaign: str, token: str, base_url: str | None = None) -> str:
+    """The link that opens ``campaign``'s shared replay with a replay link's ``token``."""
+    return (f"{page_origin(url, base_url)}/replay#campaign={quote(campaign, safe='')}"
             f"&token={quote(token, safe='')}")

@@ -25,13 +25,20 @@ from events.systems import SYSTEM_IDS
 from projections.campaign import CampaignState
 from projections.describe import describe
 
-__all__ = ["LOG_LINES", "sheet", "state_data", "state_json", "state_text", "system_table",
-           "view_line"]
+__all__ = ["LOG_LINES", "log_line", "sheet", "state_data", "state_json", "state_text",
+           "system_table", "view_line"]
 
 LOG_LINES = 10
 """Lines of the log ``state`` shows (the newest)."""
 SHOWN_CHARACTERS = 30
 """Characters listed at most, each on one line."""
+
+
+def log_line(recorded: Recorded, state: CampaignState) -> Text:
+    """One line of the log as ``watch`` and ``replay`` print it: time, number, who, what
+    (``state``: the table just after the event, for the words of the game system)."""
+    return styled("[dim]{}[/dim] [bold]#{}[/bold] [cyan]{}[/cyan] {}", recorded.at[11:19],
+                  recorded.seq, recorded.actor, describe(recorded, state))
 
 
 def system_table(system: str) -> TableHooks | None:

@@ -56,9 +56,10 @@ Seq = Annotated[int, Meta(ge=0, description="per-campaign event sequence number"
 Count = Annotated[int, Meta(ge=1, le=100, description="how many dice")]
 Role = Annotated[str, Meta(pattern=r"^(gm|player|spectator)$")]
 ROLES = ("gm", "player", "spectator")
-MemberRole = Literal["gm", "player", "spectator", "admin"]
+MemberRole = Literal["gm", "player", "spectator", "admin", "replay"]
 """A role at the table as the server tells it (``welcome``): one of :data:`ROLES` read from the
-log, or ``admin`` for the admin token's session, which no member of the log has."""
+log, ``admin`` for the admin token's session, which no member of the log has, or ``replay`` for
+a replay link's (``replay_shared``), which reads one replay and nothing else."""
 
 
 class Event(

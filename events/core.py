@@ -30,8 +30,10 @@ __all__ = [
     "MemberInvited",
     "MemberRemoved",
     "RemoveMember",
+    "ReplayShared",
     "RetryKey",
     "Roll",
+    "ShareReplay",
     "StartSession",
     "SystemId",
     "TokenHash",
@@ -118,6 +120,20 @@ class DiceRolled(Event, frozen=True, kw_only=True):
     reason: Reason = ""
 
 
+class ReplayShared(Event, frozen=True, kw_only=True):
+    """The GM made a replay readable by a link: its token opens nothing but the replay of one
+    game session (``session``), or of the campaign up to ``last`` (``session`` 0). Removing
+    the link's ``member`` (``member_removed``) revokes it."""
+
+    member: Slug
+    name: Name
+    session: Annotated[int, Meta(ge=0)] = 0
+    last: Annotated[int, Meta(ge=0)] = 0
+    """The last event of a campaign-wide replay (the head when it was shared); 0 for a
+    session's replay, which runs to the session's end."""
+    token_hash: TokenHash
+
+
 EVENTS: tuple[type[Event], ...] = (
     CampaignCreated,
     MemberInvited,
@@ -127,6 +143,7 @@ EVENTS: tuple[type[Event], ...] = (
     GameSessionStarted,
     GameSessionEnded,
     DiceRolled,
+    ReplayShared,
 )
 
 
@@ -192,6 +209,16 @@ class Roll(Command, frozen=True, kw_only=True):
     reason: Reason = ""
 
 
+class ShareReplay(Command, frozen=True, kw_only=True):
+    """Make a replay readable by a link (GM only): one game session's (``session``), or the
+    whole campaign's as it stands now (``session`` omitted). The ack carries the link's token,
+    shown once; ``remove_member`` with the ack's ``member`` revokes the link."""
+
+    session: Annotated[int, Meta(ge=1)] | None = None
+    name: Name | None = None
+    retry_key: RetryKey | None = None
+
+
 COMMANDS: tuple[type[Command], ...] = (
     CreateCampaign,
     Invite,
@@ -201,5 +228,6 @@ COMMANDS: tuple[type[Command], ...] = (
     StartSession,
     EndSession,
     Roll,
+    ShareReplay,
 )
 

@@ -32,6 +32,8 @@ __all__ = [
     "EventFrame",
     "HISTORY_LIMIT",
     "History",
+    "ReportReady",
+    "ReportRequest",
     "StateAt",
     "HistoryPage",
     "Join",
@@ -108,7 +110,19 @@ class StateAt(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="
     seq: Annotated[int, Meta(ge=1, le=2**53, description="the last event of the table wanted")]
 
 
-ClientMessage = Union[Join, History, StateAt, AnyCommand]
+class ReportRequest(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="report",
+                    forbid_unknown_fields=True, omit_defaults=True):
+    """Ask for the post-game report as a page: of one game ``session``, or of the campaign.
+
+    Not a command: it appends nothing and is answered by a ``report`` carrying ``id`` and the
+    path of the page to open (good once, for a minute: no token in the URL).
+    """
+
+    id: CommandId
+    session: Annotated[int, Meta(ge=1)] | None = None
+
+
+ClientMessage = Union[Join, History, StateAt, ReportRequest, AnyCommand]
 
 
 class _ServerMessage(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -118,7 +132,9 @@ class _ServerMessage(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"
 class Welcome(_ServerMessage, frozen=True, tag="welcome"):
     """The join was accepted; events after ``since`` up to ``head`` follow, then live ones.
 
-    ``head_hash`` is the chain hash of event ``head`` (empty for the admin session).
+    ``head_hash`` is the chain hash of event ``head`` (empty for the admin session). A replay
+    link (role ``replay``) gets no events: it reads its replay, events ``replay_from`` to
+    ``head``, with ``state_at`` and ``history``.
     """
 
     role: MemberRole
@@ -129,6 +145,8 @@ class Welcome(_ServerMessage, frozen=True, tag="welcome"):
     """The campaign's game system; empty for the admin session, which has no campaign."""
     head: int
     head_hash: str = ""
+    replay_from: int = 0
+    """A replay link's first event (0 for every other role)."""
 
 
 class EventFrame(_ServerMessage, frozen=True, tag="event"):
@@ -228,7 +246,14 @@ class View(_ServerMessage, frozen=True, tag="view"):
     data: AnyView
 
 
-ServerMessage = Union[Welcome, EventFrame, HistoryPage, Ack, ErrorReply, View]
+class ReportReady(_ServerMessage, frozen=True, tag="report"):
+    """The answer to ``report``: open ``path`` (on this server) for the report's page."""
+
+    id: str
+    path: str
+
+
+ServerMessage = Union[Welcome, EventFrame, HistoryPage, Ack, ErrorReply, View, ReportReady]
 
 CLIENT_DECODER: StrictDecoder[Any] = StrictDecoder(ClientMessage)
 """Refuses unknown fields at any depth; the server's events, below, ignore them."""

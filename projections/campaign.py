@@ -36,6 +36,7 @@ __all__ = [
     "Member",
     "ROLLS_KEPT",
     "RollEntry",
+    "SessionSpan",
     "evolve",
     "fold",
     "new_state",
@@ -62,6 +63,18 @@ class Member(msgspec.Struct, kw_only=True):
     admin: bool = False
     """True only for the admin token's session, which acts as GM and is no member of the log
     (a log may hold a real member whose id is also ``admin``)."""
+    replay_session: int = 0
+    replay_last: int = 0
+    """For a replay link (role ``replay``): the game session it replays, or (session 0) the
+    last event of the campaign it replays."""
+
+
+class SessionSpan(msgspec.Struct, kw_only=True, gc=False):
+    """A game session's first event and, once it ended, its last (0 while it runs)."""
+
+    session: int
+    first: int
+    last: int = 0
 
 
 class Character(msgspec.Struct, kw_only=True):
@@ -105,6 +118,9 @@ class CampaignState(msgspec.Struct, kw_only=True):
     characters: dict[str, Character] = msgspec.field(default_factory=dict)
     session: int = 0
     in_session: bool = False
+    sessions: list[SessionSpan] = msgspec.field(default_factory=list)
+    """Every game session's span of events (a few bytes a session): what a replay link of one
+    session may read."""
     rolls: list[RollEntry] = msgspec.field(default_factory=list)
     game: GameState | None = None
     """The game system's part, set by ``campaign_created`` (see :mod:`projections.contract`)."""
@@ -118,6 +134,16 @@ class CampaignState(msgspec.Struct, kw_only=True):
             raise TypeError(f"campaign {self.campaign!r} plays {self.system!r}, "
                             f"whose state is not a {state_type.__module__}.{state_type.__name__}")
         return self.game
+
+    def replay_range(self, member: Member) -> tuple[int, int] | None:
+        """The events a replay link may read, ``(first, last)``; ``None`` if its session is
+        not known (a link is only made for a session that started)."""
+        if not member.replay_session:
+            return 1, member.replay_last
+        for span in self.sessions:
+            if span.session == member.replay_session:
+                return span.first, span.last or self.head
+        return None
 
     def owner_of(self, character: str) -> str | None:
         """The active player member who plays ``character``, if any."""
@@ -171,10 +197,22 @@ def _character_updated(state: CampaignState, rec: Recorded, event: Any) -> None:
 def _session_started(state: CampaignState, rec: Recorded, event: Any) -> None:
     state.session = event.session
     state.in_session = True
+    state.sessions.append(SessionSpan(session=event.session, first=rec.seq))
 
 
 def _session_ended(state: CampaignState, rec: Recorded, event: Any) -> None:
     state.in_session = False
+    for span in reversed(state.sessions):
+        if span.session == event.session and not span.last:
+            span.last = rec.seq
+            break
+
+
+def _replay_shared(state: CampaignState, rec: Recorded, event: Any) -> None:
+    state.members[event.member] = Member(
+        member=event.member, name=event.name, role="replay", characters=[],
+        token_hash=event.token_hash, replay_session=event.session, replay_last=event.last)
+    state.tokens[event.token_hash] = event.member
 
 
 def _dice_rolled(state: CampaignState, rec: Recorded, event: Any) -> None:
@@ -205,6 +243,7 @@ _CORE: dict[type[Event], Callable[[CampaignState, Recorded, Any], None]] = {
     core.GameSessionStarted: _session_started,
     core.GameSessionEnded: _session_ended,
     core.DiceRolled: _dice_rolled,
+    core.ReplayShared: _replay_shared,
 }
 
 

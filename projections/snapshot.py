@@ -33,6 +33,7 @@ __all__ = [
     "CharacterEntry",
     "MemberEntry",
     "OutgoingSnapshot",
+    "ReplayLinkEntry",
     "ServerMessage",
     "Snapshot",
     "TableNow",
@@ -64,6 +65,16 @@ class MemberEntry(msgspec.Struct, frozen=True, kw_only=True):
     active: bool = True
 
 
+class ReplayLinkEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """A replay link the GM shared (``share_replay``): revoked by removing its ``member``."""
+
+    member: str
+    name: str
+    session: int
+    """The game session it replays; 0: the campaign up to ``last``."""
+    last: int = 0
+
+
 class CharacterEntry(msgspec.Struct, frozen=True, kw_only=True):
     """A character with the sheet of its game system."""
 
@@ -87,6 +98,8 @@ class _SnapshotBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="type",
     table: TableUnion  # type: ignore[valid-type]
     id: str | None = None
     """Set in the answer to a ``state_at`` request (its id); absent in a join's snapshot."""
+    replay_links: list[ReplayLinkEntry] = msgspec.field(default_factory=list)
+    """Replay links in force (not in ``members``: they have no seat at the table)."""
 
 
 class Snapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot", omit_defaults=True):
@@ -125,6 +138,9 @@ class TableNow(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag=
     table: TableUnion  # type: ignore[valid-type]
     connected: list[str]
     """Members with at least one connection open now (by member id)."""
+    replay_links: list[ReplayLinkEntry] = msgspec.field(default_factory=list)
+    """Replay links in force (not in ``members``: they have no seat at the table)."""
+
 
 
 ServerMessage = Union[_EventsServerMessage, Snapshot, TableNow]
@@ -146,7 +162,10 @@ def _table_fields(state: CampaignState) -> dict[str, Any]:
         "system": state.system,
         "members": [MemberEntry(member=m.member, name=m.name, role=m.role,
                                 characters=list(m.characters), active=m.active)
-                    for m in state.members.values()],
+                    for m in state.members.values() if m.role != "replay"],
+        "replay_links": [ReplayLinkEntry(member=m.member, name=m.name,
+                                          session=m.replay_session, last=m.replay_last)
+                         for m in state.members.values() if m.role == "replay" and m.active],
         "characters": [CharacterEntry(character=c.character, name=c.name, stats=c.stats)
                        for c in state.characters.values()],
         "session": state.session, "in_session": state.in_session,
@@ -184,10 +203,14 @@ def state_from(snapshot: Snapshot) -> CampaignState:
     return CampaignState(
         campaign=snapshot.campaign, name=snapshot.name, system=snapshot.system,
         head=snapshot.seq,
-        members={m.member: Member(member=m.member, name=m.name, role=m.role,
-                                  characters=list(m.characters), token_hash="",
-                                  active=m.active)
-                 for m in snapshot.members},
+        members={**{m.member: Member(member=m.member, name=m.name, role=m.role,
+                                     characters=list(m.characters), token_hash="",
+                                     active=m.active)
+                    for m in snapshot.members},
+                 **{link.member: Member(member=link.member, name=link.name, role="replay",
+                                        characters=[], token_hash="",
+                                        replay_session=link.session, replay_last=link.last)
+                    for link in snapshot.replay_links}},
         characters={c.character: Character(character=c.character, name=c.name, stats=c.stats)
                     for c in snapshot.characters},
         session=snapshot.session, in_session=snapshot.in_session, rolls=list(snapshot.rolls),

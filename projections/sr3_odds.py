@@ -22,6 +22,7 @@ __all__ = [
     "p_die_at_least",
     "p_die_at_most",
     "success_distribution",
+    "success_counts",
     "at_least",
     "rule_of_one",
     "open_distribution",
@@ -51,6 +52,12 @@ def _success_weights(dice: int, tn: int) -> tuple[list[int], int]:
     p = p_die_at_least(tn)
     a, b = p.numerator, p.denominator
     return [comb(dice, k) * a**k * (b - a) ** (dice - k) for k in range(dice + 1)], b**dice
+
+
+def success_counts(dice: int, tn: int) -> tuple[list[int], int]:
+    """``([ways to get k successes for k in 0..dice], total ways)``: exact integers over one
+    common denominator, for a reader that sums many of them (the post-game report)."""
+    return _success_weights(dice, tn)
 
 
 def success_distribution(dice: int, tn: int) -> list[Fraction]:

@@ -20,7 +20,7 @@ import logging
 import random
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -36,7 +36,16 @@ from events.base import Recorded
 from events.codec import encode
 from events.errors import Rejected, StoreError
 from events.log import Appended, AppendRequest, CommandRecord, prepare
-from events.messages import Ack, ErrorReply, History, Join, StateAt, Welcome
+from events.messages import (
+    Ack,
+    ErrorReply,
+    History,
+    Join,
+    ReportReady,
+    ReportRequest,
+    StateAt,
+    Welcome,
+)
 from events.store import SqliteLog
 from projections.campaign import CampaignState, Member, evolve, new_state
 from server.auth import (
@@ -58,6 +67,8 @@ from server.page_cache import PageCache
 from server.protocol import command_id_of, read_frame, read_join
 from server.rates import Limits, MemberKey, member_key
 from server.rebuild import LoadedCampaign, load_hub_state
+from server.replay_links import replay_request, replay_welcome
+from server.report_page import ReportPages
 from server.rules.base import ADMIN_MEMBER
 from server.rules.core import open_campaign, slugify
 from server.sealed_tokens import recall_issued, sealed_for
@@ -69,7 +80,10 @@ from server.views import ViewWorkers
 from server.web import WebTable
 from server.writer import GroupCommitter
 
-__all__ = ["Server", "member_by_token", "utc_now"]
+__all__ = ["REPORT_BUDGET", "Server", "member_by_token", "utc_now"]
+
+REPORT_BUDGET = 120.0
+"""Seconds of a worker one report page may take (100,000 events: a few)."""
 
 logger = logging.getLogger(__name__)
 
@@ -171,6 +185,9 @@ class Server:
         self.view_workers = ViewWorkers(workers=self.settings.view_workers,
                                         budget=self.settings.view_budget,
                                         cache_size=self.settings.view_cache)
+        self.report_workers = ViewWorkers(workers=1, budget=REPORT_BUDGET, cache_size=16)
+        """Post-game report pages are drawn in their own worker: odds never wait for one."""
+        self.reports = ReportPages(str(self.db_path), self.report_workers)
 
     def _use_admin_token(self, token: str) -> None:
         """Use ``token`` as the admin token ("" until start() reads it: it opens nothing)."""
@@ -272,6 +289,7 @@ class Server:
             ("finishing the campaigns' queued work",
              lambda: asyncio.gather(*(hub.stop() for hub in self.hubs.values()))),
             ("stopping the odds workers", self.view_workers.stop),
+            ("stopping the report worker", self.report_workers.stop),
             ("stopping the writer", self._stop_writer),
             ("answering unread commands",
              lambda: answer_unread(s.connection for s in self._connections)),
@@ -379,13 +397,17 @@ class Server:
 
     # ---- HTTP -------------------------------------------------------------------------
 
-    def _health(self, connection: ServerConnection, request: Request) -> Response | None:
+    def _health(self, connection: ServerConnection,
+                request: Request) -> Response | None | Awaitable[Response | None]:
         """``GET /health``: 200 ``ok N campaigns``, or 503 ``failing: <why> (since <when>)``;
-        any other request is the browser table's (:mod:`server.web`).
+        ``/report/<ticket>`` a report page (:mod:`server.report_page`); any other request is
+        the browser table's (:mod:`server.web`).
 
         ``?format=json`` (or ``Accept: application/json``) answers the same as JSON.
         """
         path, _, query = request.path.partition("?")
+        if path.startswith("/report/"):
+            return self.reports.respond(connection, request)
         if path != "/health":
             return self.web.respond(connection, request)
         return health_response(connection, request, query, self.health, len(self.campaigns),
@@ -432,6 +454,8 @@ class Server:
                     if self._stopping:  # not rate_limited: the answer that tells it to retry
                         raise Rejected("shutting_down", "the server is shutting down; retry"
                                        " shortly", None)
+                    if member.role == "replay":  # a replay link: its replay's reads only
+                        message = replay_request(hub.state, member, message)
                     self.limits.admit_command(joined, hub.campaign)  # before any hub work
                     if isinstance(message, History):  # a read, not a command: no hub queue
                         try:
@@ -442,6 +466,11 @@ class Server:
                                            "shortly", None) from None
                         finally:
                             self.limits.finish_command(joined)
+                        continue
+                    if isinstance(message, ReportRequest):  # a page's ticket, no hub work
+                        subscriber.push(encode(ReportReady(id=message.id, path=self.reports.issue(
+                            hub.campaign, message.session, hub.state.head))))
+                        self.limits.finish_command(joined)
                         continue
                     if isinstance(message, StateAt):  # a read too: the table at a seq
                         try:
@@ -579,6 +608,10 @@ class Server:
         else:
             raise Rejected("unauthorized", f"this token does not open {join.campaign!r}", "$.token")
         key = member_key(hub.campaign, member.member, member.admin)
+        if member.role == "replay":  # reads its replay only: never subscribed to the table
+            self.limits.admit_join(key)
+            subscriber.push(encode(replay_welcome(hub.state, member)))
+            return hub, member
         behind = max(0, hub.state.head - join.since)
         if join.replay or 0 < behind <= RESUME_LIMIT and join.since > 0:
             self.limits.admit_replay(hub.campaign, behind)  # events, not joins, cost here

@@ -16,6 +16,7 @@ one that has not joined by then, whatever it sent meanwhile.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
@@ -62,7 +63,8 @@ PAGE_FILE_COST = 0.2
 request rate: a page load is about two dozen files, which at a full request each kept players
 behind one NAT address waiting seconds for the table; at a fifth, a load costs about five."""
 
-Process = Callable[[ServerConnection, Request], Response | None]
+Process = Callable[[ServerConnection, Request],
+                   Response | None | Awaitable[Response | None]]
 AsyncProcess = Callable[[ServerConnection, Request], Awaitable[Response | None]]
 
 
@@ -207,7 +209,8 @@ class Gate:
             delay = self.admission.request_delay(self._source(connection), self._now(), cost)
             if delay > 0:
                 await asyncio.sleep(delay)
-            response = then(connection, request)
+            answer = then(connection, request)
+            response = await answer if inspect.isawaitable(answer) else answer
             refusal = getattr(connection, "refusal", None)
             if response is not None or refusal is None:
                 return response

@@ -78,10 +78,10 @@ def recall_issued(log: EventLog, campaign: str, record: CommandRecord,
     ``(member, None)`` if it did but the retry brings no key, or not the one it was sealed
     under.
     """
-    invited: core.MemberInvited | None = None
+    invited: core.MemberInvited | core.ReplayShared | None = None
     for row in log.rows(campaign, record.first_seq - 1, record.last_seq):
         event = to_recorded(row).event
-        if isinstance(event, core.MemberInvited):
+        if isinstance(event, core.MemberInvited | core.ReplayShared):
             invited = event
     if invited is None:
         return None, None

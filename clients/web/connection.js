@@ -101,7 +101,8 @@ export class TableConnection {
         this.resend();
         break;
       case "snapshot":
-        store.snapshot(message);
+        if (message.id) this.answer(message.id, message, null); // a `state_at` answer
+        else store.snapshot(message);
         break;
       case "event":
         if (!store.event(message)) socket.close(4000, "gap"); // resume from what we have
@@ -114,6 +115,7 @@ export class TableConnection {
         break;
       case "ack":
       case "history":
+      case "report":
         this.answer(message.id, message, null);
         break;
       case "error":

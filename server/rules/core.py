@@ -55,6 +55,24 @@ def _invite(ctx: Decision, command: core.Invite, hash_token: Any) -> list[Event]
     ]
 
 
+def _share_replay(ctx: Decision, command: core.ShareReplay, hash_token: Any) -> list[Event]:
+    ctx.require_gm("share replays")
+    state = ctx.state
+    if command.session is not None and not any(span.session == command.session
+                                               for span in state.sessions):
+        started = len(state.sessions)
+        raise Rejected("not_found", f"no game session {command.session} yet: "
+                       + (f"sessions 1 to {started} have started" if started
+                          else "none has started"), "$.session")
+    name = command.name or (f"replay of session {command.session}" if command.session
+                            else "replay of the campaign")
+    member = slugify(name, {*state.members, ADMIN_MEMBER}, "replay")
+    token = ctx.issue_token(member)
+    return [core.ReplayShared(member=member, name=name, session=command.session or 0,
+                              last=0 if command.session else state.head,
+                              token_hash=hash_token(token))]
+
+
 def _remove_member(ctx: Decision, command: core.RemoveMember) -> list[Event]:
     ctx.require_gm("remove members")
     member = ctx.state.members.get(command.member)
@@ -148,6 +166,8 @@ def decide(ctx: Decision, command: Any, hash_token: Any) -> list[Event]:
             return _invite(ctx, command, hash_token)
         case core.RemoveMember():
             return _remove_member(ctx, command)
+        case core.ShareReplay():
+            return _share_replay(ctx, command, hash_token)
         case core.CreateCharacter():
             return _create_character(ctx, command)
         case core.UpdateCharacter():

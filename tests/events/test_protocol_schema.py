@@ -115,6 +115,7 @@ def _stats() -> Any:
 COMMANDS: list[dict[str, Any]] = [
     {"type": "create_campaign", "name": "Edge", "system": "narrative"},
     {"type": "invite", "role": "player", "name": "Han", "characters": ["han"]},
+    {"type": "share_replay", "session": 1, "name": "for the forum"},
     {"type": "remove_member", "member": "han"},
     {"type": "create_character", "character": "sam", "name": "Sam", "stats": _stats()},
     {"type": "update_character", "character": "sam", "name": "Samantha"},

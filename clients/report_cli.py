@@ -1,0 +1,114 @@
+"""``poolhall report`` and ``poolhall export --rolls``: the post-game report and the rolls.
+
+Both read the campaign's whole log with the member's token (:mod:`clients.campaign_log`) and
+hand it to the pure fold of :mod:`projections.analytics`; this module only chooses, prints and
+writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import msgspec
+
+from clients import cli_support as common
+from clients.campaign_log import fetch_log, session_bounds
+from clients.cli_support import CliError, emit, styled
+from clients.replay_cli import number_of
+from clients.report_text import summary
+from projections.analytics import for_session, report, roll_rows
+from projections.analytics_model import RollRow
+
+__all__ = ["ROW_FIELDS", "add_commands", "write_rows"]
+
+ROW_FIELDS: tuple[str, ...] = RollRow.__struct_fields__
+"""The columns of ``export --rolls``, in order."""
+
+
+async def _report(args: argparse.Namespace) -> int:
+    _, events = await fetch_log(args)
+    if args.session is not None:
+        session_bounds(events, args.session, args.campaign)  # says which sessions there are
+    chosen = for_session(report(events), args.session)
+    written = None
+    if args.html:
+        from reports.html import render_html  # matplotlib: only for a page
+
+        page = render_html(chosen, args.session)
+        try:
+            Path(args.html).write_text(page, encoding="utf-8")
+        except OSError as error:
+            raise CliError(f"cannot write {args.html}: {error.strerror or error}") from None
+        written = styled("wrote [bold]{}[/bold] ({} KB)", args.html,
+                         round(len(page.encode()) / 1024))
+    if args.json:
+        emit(args, chosen, "")
+    else:
+        common.console.print(summary(chosen, args.session))
+        if written is not None:
+            common.console.print(written)
+    return common.EXIT_OK
+
+
+def write_rows(rows: list[RollRow], out: TextIO, form: str) -> None:
+    """The rows as CSV (a header, then one line each; empty for none) or JSON lines."""
+    if form == "jsonl":
+        encoder = msgspec.json.Encoder()
+        for row in rows:
+            out.write(encoder.encode(row).decode() + "\n")
+        return
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(ROW_FIELDS)
+    for row in rows:
+        writer.writerow(["" if (v := getattr(row, name)) is None else v for name in ROW_FIELDS])
+
+
+async def _export(args: argparse.Namespace) -> int:
+    if not args.rolls:
+        raise CliError("say what to export: --rolls (one row per roll)")
+    _, events = await fetch_log(args)
+    rows = roll_rows(events)
+    if args.session is not None:
+        session_bounds(events, args.session, args.campaign)
+        rows = [row for row in rows if row.session == args.session]
+    if args.output is None:
+        write_rows(rows, sys.stdout, args.format)
+        return common.EXIT_OK
+    buffer = io.StringIO()
+    write_rows(rows, buffer, args.format)
+    try:
+        Path(args.output).write_text(buffer.getvalue(), encoding="utf-8", newline="")
+    except OSError as error:
+        raise CliError(f"cannot write {args.output}: {error.strerror or error}") from None
+    emit(args, {"written": args.output, "rows": len(rows)},
+         styled("wrote {} rolls to [bold]{}[/bold]", len(rows), args.output))
+    return common.EXIT_OK
+
+
+def add_commands(sub: Any) -> None:
+    """Register ``report`` and ``export`` on the ``poolhall`` subparsers."""
+    session_type = number_of("a game session")
+    parser = sub.add_parser("report", help="after the game: who was lucky against the exact "
+                                           "odds, the destiny swing, the roll of the night")
+    parser.add_argument("campaign")
+    parser.add_argument("--session", type=session_type, metavar="N", help="game session N")
+    parser.add_argument("--html", metavar="FILE",
+                        help="also write the report with its charts as one HTML file")
+    common.add_connection_options(parser)
+    parser.set_defaults(handler=_report)
+
+    export = sub.add_parser("export", help="the rolls for your own tools: CSV or JSON lines")
+    export.add_argument("campaign")
+    export.add_argument("--rolls", action="store_true",
+                        help="one row per roll, with its odds (the one export there is)")
+    export.add_argument("--format", choices=("csv", "jsonl"), default="csv",
+                        help="csv (default) or jsonl (one JSON object per line)")
+    export.add_argument("--session", type=session_type, metavar="N", help="game session N")
+    export.add_argument("--output", "-o", metavar="FILE", help="write here, not to stdout")
+    common.add_connection_options(export)
+    export.set_defaults(handler=_export)

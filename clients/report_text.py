@@ -1,0 +1,147 @@
+"""The post-game report in the terminal: who was lucky, the destiny swing, the roll of the night.
+
+A few rich tables and lines read from a :class:`projections.analytics_model.Report`; every
+figure behind them is in ``poolhall report --json``.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from clients.cli_support import styled
+from projections.analytics_model import Luck, Report, RollRow, Section, Tally
+from reports.words import percent, who
+
+__all__ = ["summary"]
+
+
+def _tally(label: str, tally: Tally, digits: int = 1) -> str:
+    return f"{label} {tally.actual:.{digits}f} (expected {tally.expected:.{digits}f})"
+
+
+def _luck_table(report: Report, section: Section) -> Table:
+    table = Table(title="Luck against the exact odds", title_justify="left", box=box.SIMPLE,
+                  pad_edge=False)
+    for column in ("who", "rolls", "mean percentile", "fair dice (95%)", "p-value", "verdict"):
+        table.add_column(column, justify="left" if column in ("who", "verdict") else "right",
+                         no_wrap=column == "verdict")
+
+    def row(name: str, luck: Luck) -> None:
+        table.add_row(name, str(luck.rolls), f"{luck.mean_percentile:.3f}",
+                      f"{luck.low:.3f}-{luck.high:.3f}", f"{luck.p_value:.3g}",
+                      luck.verdict + (" (few rolls)" if luck.rough else ""))
+
+    for member, luck in section.players.items():
+        row(who(report, member), luck)
+    for character, luck in section.characters.items():
+        row(report.characters.get(character, character) + " (character)", luck)
+    row("the table", section.luck)
+    return table
+
+
+def _roll(report: Report, label: str, row: RollRow | None, p: float | None) -> Text | None:
+    if row is None or p is None:
+        return None
+    whose = f" for {report.characters.get(row.character, row.character)}" if row.character \
+        else ""
+    return styled("{} [bold]#{}[/bold] {}{}: {} -> {} ({} to do {})", label, row.seq,
+                  who(report, row.actor), whose, row.pool, row.result, percent(p),
+                  "at least that well" if label.startswith("roll") else "that badly or worse")
+
+
+def _systems(report: Report, section: Section) -> list[RenderableType]:
+    out: list[RenderableType] = []
+    if (n := section.narrative) is not None:
+        t = n.table
+        out.append(Text(f"Narrative: {t.rolls} rolls; " + "; ".join([
+            _tally("checks succeeded", t.succeeded), _tally("net successes", t.successes),
+            _tally("triumphs", t.triumphs, 2), _tally("despairs", t.despairs, 2),
+            _tally("net advantage", t.advantages)])))
+        if n.flips_by or n.destiny:
+            flips = ", ".join(f"{who(report, m)} {c}" for m, c in n.flips_by.items())
+            line = f"Destiny: {sum(n.flips_by.values())} flips ({flips or 'none'})"
+            if n.destiny:
+                start, end = n.destiny[0], n.destiny[-1]
+                swing = max(p.light for p in n.destiny) - min(p.light for p in n.destiny)
+                line += (f"; the pool went from {start.light} light / {start.dark} dark to "
+                         f"{end.light} / {end.dark}, light swinging over {swing} points")
+            out.append(Text(line))
+    if (s := section.sr3) is not None:
+        t3 = s.table
+        line = (f"Shadowrun: {t3.tests} tests; {_tally('successes', t3.successes)}; "
+                f"Rule of One {t3.disasters.actual:.0f} (expected {t3.disasters.expected:.2g}); "
+                f"Karma Pool spent {t3.karma_spent}, "
+                f"{_tally('successes bought', t3.karma_successes)}")
+        if s.longest_chain is not None:
+            c = s.longest_chain
+            line += (f"; longest Rule of Six: {c.sixes} sixes "
+                     f"({'+'.join(map(str, c.faces))}) by {c.character} at #{c.seq}")
+        unused = sum(t.unused for t in s.combat_turns)
+        full = sum(t.full for t in s.combat_turns)
+        if full:
+            line += f"; pool dice unused {unused} of {full} over {len(s.combat_turns)} turns"
+        out.append(Text(line))
+    if (d := section.d12) is not None:
+        t12 = d.table
+        line = (f"d12: {t12.rolls} rolls; {_tally('succeeded', t12.succeeded)}; "
+                f"{_tally('margin', t12.margin)}; {_tally('1s', t12.ones)}; "
+                f"{_tally('12s', t12.twelves)}")
+        if d.extended:
+            lengths = [e.rounds for e in d.extended]
+            line += (f"; {len(lengths)} extended tests, {min(lengths)}-{max(lengths)} rounds "
+                     f"(mean {sum(lengths) / len(lengths):.1f})")
+        out.append(Text(line))
+    if (f := section.free) is not None:
+        dice = ", ".join(f"d{d.sides} x{d.dice} chi-square {d.chi_square:.1f} "
+                         f"(p {d.p_value:.3g})" for d in f.dice)
+        out.append(Text(f"Free rolls: {f.rolls}; faces against uniform: {dice}"))
+    return out
+
+
+def _timeline(section: Section) -> Text:
+    t = section.timeline
+    parts = [f"{t.events} events over {t.minutes:.0f} minutes"]
+    if t.seconds_per_check is not None:
+        parts.append(f"{t.seconds_per_check:.0f} s from opening a check to rolling it "
+                     f"({t.checks_timed} checks)")
+    if t.longest_pause is not None:
+        parts.append(f"longest pause {t.longest_pause.seconds / 60:.1f} min after "
+                     f"#{t.longest_pause.after_seq}")
+    return Text("Timeline: " + "; ".join(parts))
+
+
+def _section(report: Report, section: Section) -> list[RenderableType]:
+    title = (f"Game session {section.session}" + (f": {section.title}" if section.title else "")
+             if section.session is not None else "The whole campaign")
+    parts: list[RenderableType] = [styled("[bold]{}[/bold]", title), _timeline(section)]
+    if section.luck.rolls:
+        parts.append(_luck_table(report, section))
+    best, worst = section.luckiest, section.unluckiest
+    for line in (_roll(report, "roll of the night", best, best.p_at_least if best else None),
+                 _roll(report, "worst luck", worst, worst.p_at_most if worst else None)):
+        if line is not None:
+            parts.append(line)
+    parts.extend(_systems(report, section))
+    return parts
+
+
+def summary(report: Report, session: int | None = None) -> RenderableType:
+    """The report for people: the session asked for, else the campaign and each session."""
+    head = styled("[bold]{}[/bold] ({}), {} events", report.name or report.campaign,
+                  report.system, report.head)
+    if session is not None:
+        return Group(head, *[part for s in report.sessions for part in _section(report, s)])
+    parts: list[RenderableType] = [head, *_section(report, report.campaign_figures)]
+    if report.sessions:
+        table = Table(title="Game sessions", title_justify="left", box=box.SIMPLE,
+                      pad_edge=False)
+        for column in ("session", "title", "events", "rolls", "table's luck"):
+            table.add_column(column)
+        for s in report.sessions:
+            table.add_row(str(s.session), s.title, str(s.timeline.events), str(s.luck.rolls),
+                          f"{s.luck.mean_percentile:.3f} ({s.luck.verdict})")
+        parts.append(table)
+    return Group(*parts)

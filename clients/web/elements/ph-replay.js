@@ -1,0 +1,242 @@
+// <ph-replay>: a campaign (or one game session) replayed: the table as it stood after any
+// event, from the server (`state_at`: the nearest stored snapshot plus the events after it,
+// folded by the server's own projections), with the log up to there. The page re-decides
+// nothing: every table shown is the server's answer for that seq.
+//
+// The timeline's marks and the events' times are read a history page at a time in the
+// background (at the member's request rate); seeking never waits for them.
+import {h, replace} from "../dom.js";
+import {Store} from "../store.js";
+import {TableConnection} from "../connection.js";
+import {currentSession} from "../session.js";
+import {namesOf} from "../describe.js";
+import {loadSystem} from "../systems/index.js";
+import {markOf, sessionsOf} from "../replay-marks.js";
+import "./ph-log.js";
+import "./ph-timeline.js";
+import "./ph-replay-links.js";
+import "./ph-report-link.js";
+import {COMMAND_EVENT} from "../actions.js";
+
+const PAGE = 500;            // events per history page (the protocol's most)
+const LONGEST_PAUSE = 5000;  // real time: a pause longer than this is cut to it
+
+export class PhReplay extends HTMLElement {
+  connectedCallback() {
+    const fragment = new URLSearchParams(location.hash.replace(/^#/, ""));
+    const campaign = fragment.get("campaign");
+    const token = campaign ? replayToken(campaign, fragment) : null;
+    this.wanted = Number(fragment.get("seq")) || null;
+    this.chosenSession = fragment.get("session");
+    if (!campaign || !token) {
+      replace(this, h("p", {class: "ph-problem", role: "alert"},
+        campaign ? `This browser has no token for “${campaign}”: open your join link first.`
+          : "No campaign to replay: open a replay link (…/replay#campaign=…)."));
+      return;
+    }
+    this.campaign = campaign;
+    this.times = new Map();   // seq -> ms since epoch
+    this.marks = [];
+    this.sessions = [];
+    this.layout();
+    this.store = new Store();
+    this.connection = new TableConnection(this.store, {campaign, token});
+    this.addEventListener(COMMAND_EVENT, (event) => {
+      event.detail.taken = true;
+      this.connection.request(event.detail.command).then(event.detail.resolve, event.detail.reject);
+    });
+    this.store.addEventListener("change", (event) => this.changed(event.detail));
+    this.connection.start();
+  }
+
+  layout() {
+    this.heading = h("h1", {class: "ph-title"}, "Replay");
+    this.status = h("span", {class: "ph-connection", role: "status", "data-state": "connecting"},
+      "connecting…");
+    this.problem = h("p", {class: "ph-problem", role: "alert", hidden: true});
+    this.timeline = h("ph-timeline");
+    this.panelSlot = h("section", {class: "ph-panel", "aria-label": "The table at this moment"});
+    this.log = h("ph-log");
+    replace(this,
+      h("header", {class: "ph-header"}, this.heading, h("span", {class: "ph-who"}, "replay"),
+        this.status, this.report = h("ph-report-link"),
+        h("a", {href: `/#campaign=${encodeURIComponent(this.campaign)}`},
+          "back to the live table")),
+      this.problem, this.timeline,
+      h("main", {class: "ph-main"}, this.panelSlot, h("div", {class: "ph-side"}, this.log)));
+    this.timeline.addEventListener("seek", (event) => this.seek(event.detail));
+    this.timeline.addEventListener("play", () => this.togglePlay());
+    this.timeline.addEventListener("speed", () => this.playing && this.schedule());
+    this.timeline.addEventListener("session", () => this.chooseSession(
+      this.timeline.session.value || null, true));
+    this.timeline.addEventListener("share", () => this.share());
+  }
+
+  changed(parts) {
+    const state = this.store.state;
+    if (parts.has("connection")) {
+      this.status.dataset.state = state.connection;
+      this.status.textContent = state.connection === "reconnecting" ? "reconnecting…"
+        : state.connection === "connecting" ? "connecting…" : "connected";
+    }
+    if (parts.has("problem")) {
+      this.problem.hidden = !state.problem;
+      this.problem.textContent = state.problem ?? "";
+    }
+    if (parts.has("welcome") && state.welcome && !this.head) this.welcomed(state.welcome);
+    if (parts.has("table") && this.links) this.links.sessions(state.table, this.sessions);
+  }
+
+  async welcomed(welcome) {
+    this.head = welcome.head;
+    this.first = welcome.role === "replay" ? welcome.replay_from : 1;
+    this.heading.textContent = `${welcome.name}: replay`;
+    document.title = `${welcome.name} · replay · poolhall`;
+    this.system = await loadSystem(welcome.system); // only this campaign's system is fetched
+    this.panel = this.system ? h(this.system.panel) : h("p", {}, `No page for ${welcome.system}.`);
+    this.panel.me = {member: welcome.member, role: "spectator"}; // a replay has no controls
+    this.panel.views = new Map();
+    replace(this.panelSlot, this.panel);
+    this.timeline.setRange(this.first, this.head);
+    this.seek(Math.max(this.first, Math.min(this.wanted ?? this.head, this.head)));
+    if (welcome.role === "replay") this.report.remove(); // a replay link reads the replay only
+    else this.report.session = this.chosenSession;
+    if (welcome.role === "gm") {
+      this.links = h("ph-replay-links");
+      this.links.connection = this.connection;
+      this.querySelector(".ph-side").append(this.links);
+    }
+    this.readTimeline();
+  }
+
+  /** Show the table after event `seq`: the newest wish wins while an answer is awaited. */
+  async seek(seq) {
+    this.target = seq;
+    this.timeline.show(seq, this.atOf(seq));
+    if (this.inFlight) return;
+    this.inFlight = true;
+    try {
+      while (this.shown !== this.target) {
+        const asked = this.target;
+        const snapshot = await this.connection.request({type: "state_at", seq: asked});
+        this.render(snapshot);
+        this.shown = asked;
+      }
+    } catch (error) {
+      this.problem.hidden = false;
+      this.problem.textContent = error.message;
+    } finally {
+      this.inFlight = false;
+    }
+  }
+
+  render(snapshot) {
+    const table = {...snapshot, connected: []};
+    const names = namesOf(table);
+    this.panel.table = table;
+    this.log.update(snapshot.recent, names, this.system);
+    this.timeline.show(snapshot.seq, this.atOf(snapshot.seq) ?? snapshot.recent.at(-1)?.at);
+    const params = new URLSearchParams({campaign: this.campaign, seq: String(snapshot.seq)});
+    if (this.chosenSession) params.set("session", this.chosenSession);
+    history.replaceState(null, "", `/replay#${params}`);
+  }
+
+  atOf(seq) {
+    const ms = this.times.get(seq);
+    return ms === undefined ? null : new Date(ms).toISOString();
+  }
+
+  /** Read every event's time and marks, a history page at a time, oldest first. */
+  async readTimeline() {
+    for (let from = this.first; from <= this.head; from += PAGE) {
+      while (this.inFlight) await new Promise((resolve) => setTimeout(resolve, 20)); // seeks first
+      let page;
+      try {
+        page = await this.connection.request({type: "history", before: from + PAGE, limit: PAGE});
+      } catch (error) {
+        this.timeline.progress.textContent = `timeline incomplete: ${error.message}`;
+        return;
+      }
+      for (const frame of page.events) {
+        this.times.set(frame.seq, Date.parse(frame.at));
+        const mark = markOf(frame);
+        if (mark) this.marks.push({seq: frame.seq, ...mark});
+      }
+      sessionsOf(page.events, this.sessions);
+      this.timeline.setMarks(this.marks);
+      this.timeline.setSessions(this.sessions, this.chosenSession);
+      if (this.links && this.store.state.table) this.links.sessions(this.store.state.table, this.sessions);
+      const read = Math.min(this.head, from + PAGE - 1);
+      this.timeline.progress.textContent = read < this.head
+        ? `reading the timeline: ${read.toLocaleString()} of ${this.head.toLocaleString()} events`
+        : "";
+      if (this.chosenSession && !this.sessionApplied) this.chooseSession(this.chosenSession, false);
+    }
+  }
+
+  chooseSession(session, jump) {
+    const found = this.sessions.find((one) => String(one.session) === String(session));
+    this.chosenSession = found ? String(found.session) : null;
+    if (this.report) this.report.session = this.chosenSession;
+    if (!found && session) return; // not read yet: applied when its start is read
+    this.sessionApplied = true;
+    const [from, to] = found ? [found.from, found.to ?? this.head] : [this.first, this.head];
+    this.timeline.setRange(from, to);
+    if (jump || this.target < from || this.target > to) this.seek(from);
+  }
+
+  togglePlay() {
+    this.playing = !this.playing;
+    this.timeline.playing(this.playing);
+    if (this.playing) this.schedule();
+    else clearTimeout(this.timer);
+  }
+
+  schedule() {
+    clearTimeout(this.timer);
+    const here = this.target ?? this.timeline.from;
+    if (here >= this.timeline.to) {
+      this.togglePlay();
+      return;
+    }
+    const speed = this.timeline.speedValue;
+    let wait = 1000 / Number(speed);
+    if (speed === "real") {
+      const now = this.times.get(here);
+      const next = this.times.get(here + 1);
+      wait = now === undefined || next === undefined ? 1000
+        : Math.min(Math.max(0, next - now), LONGEST_PAUSE);
+    }
+    this.timer = setTimeout(() => {
+      this.seek(here + 1);
+      if (this.playing) this.schedule();
+    }, wait);
+  }
+
+  async share() {
+    const params = new URLSearchParams({campaign: this.campaign, seq: String(this.target)});
+    const link = `${location.origin}/replay#${params}`;
+    try {
+      await navigator.clipboard.writeText(link);
+      this.timeline.shared.textContent = `copied: ${link}`;
+    } catch {
+      this.timeline.shared.textContent = link; // no clipboard (plain http on a LAN): select it
+    }
+  }
+}
+
+/** The token this replay page opens with: a replay link's (its fragment's `token`, kept for this
+ * tab only and cleared from the address bar), else the member's own from their join link. */
+function replayToken(campaign, fragment) {
+  const key = `poolhall.replay.${campaign}`;
+  const fromLink = fragment.get("token");
+  if (fromLink) {
+    sessionStorage.setItem(key, fromLink);
+    fragment.delete("token");
+    history.replaceState(null, "", `/replay#${fragment}`);
+  }
+  const member = currentSession().campaign === campaign ? currentSession().token : null;
+  return sessionStorage.getItem(key) ?? member;
+}
+
+customElements.define("ph-replay", PhReplay);

@@ -1,0 +1,106 @@
+// <ph-timeline>: the replay's scrubber. A range over the events of the campaign (or of one game
+// session) with its marks drawn above it, play/pause, speeds, previous/next mark, and a link to
+// the moment shown. It only says what the person asked for (a `seek` event with the seq, a
+// `play` toggle); <ph-replay> fetches the table at that moment.
+import {h, s} from "../dom.js";
+
+export const SPEEDS = [["1", "1 event/s"], ["4", "4 events/s"], ["16", "16 events/s"],
+  ["real", "real time (pauses cut to 5 s)"]];
+
+export class PhTimeline extends HTMLElement {
+  connectedCallback() {
+    if (this.range) return;
+    this.range = h("input", {type: "range", min: 1, max: 1, value: 1, step: 1,
+      class: "ph-scrubber", "aria-label": "moment of the campaign"});
+    this.range.addEventListener("input", () => this.seek(Number(this.range.value)));
+    this.strip = s("svg", {class: "ph-marks", viewBox: "0 0 1000 24", preserveAspectRatio: "none",
+      role: "img", "aria-label": "marks: checks, triumphs and despairs, destiny flips, combat turns, sessions"});
+    this.playButton = h("button", {type: "button", "aria-pressed": "false",
+      onclick: () => this.dispatchEvent(new CustomEvent("play"))}, "Play");
+    this.speed = h("select", {name: "speed", "aria-label": "speed"},
+      SPEEDS.map(([value, label]) => h("option", {value}, label)));
+    this.speed.addEventListener("change", () => this.dispatchEvent(new CustomEvent("speed")));
+    this.session = h("select", {name: "session", "aria-label": "game session"},
+      h("option", {value: ""}, "the whole campaign"));
+    this.session.addEventListener("change", () => this.dispatchEvent(new CustomEvent("session")));
+    this.position = h("span", {class: "ph-position", role: "status", "aria-live": "off"});
+    this.progress = h("span", {class: "ph-muted ph-progress", role: "status"});
+    this.copy = h("button", {type: "button", class: "ph-quiet",
+      onclick: () => this.dispatchEvent(new CustomEvent("share"))}, "Copy a link to this moment");
+    this.shared = h("output", {class: "ph-shared", "aria-live": "polite"});
+    this.append(
+      h("div", {class: "ph-timeline-bar"}, this.strip, this.range),
+      h("div", {class: "ph-timeline-controls"},
+        h("button", {type: "button", class: "ph-quiet", "aria-label": "previous mark",
+          onclick: () => this.jumpMark(-1)}, "◀ mark"),
+        this.playButton,
+        h("button", {type: "button", class: "ph-quiet", "aria-label": "next mark",
+          onclick: () => this.jumpMark(1)}, "mark ▶"),
+        this.speed, this.session, this.position, this.copy, this.shared, this.progress));
+    this.marks = [];
+  }
+
+  get speedValue() {
+    return this.speed.value;
+  }
+
+  /** The range of events shown: [from, to]. */
+  setRange(from, to) {
+    this.range.min = String(from);
+    this.range.max = String(Math.max(from, to));
+    this.from = from;
+    this.to = Math.max(from, to);
+    this.drawMarks();
+  }
+
+  show(seq, at) {
+    this.range.value = String(seq);
+    const when = at ? ` · ${at.slice(0, 10)} ${at.slice(11, 19)}` : "";
+    this.position.textContent = `event ${seq.toLocaleString()} of ${this.to.toLocaleString()}${when}`;
+    this.range.setAttribute("aria-valuetext", this.position.textContent);
+  }
+
+  playing(on) {
+    this.playButton.textContent = on ? "Pause" : "Play";
+    this.playButton.setAttribute("aria-pressed", String(on));
+  }
+
+  setSessions(sessions, chosen) {
+    const keep = chosen ?? this.session.value;
+    this.session.replaceChildren(h("option", {value: ""}, "the whole campaign"),
+      ...sessions.map((one) => h("option", {value: String(one.session)},
+        `session ${one.session}${one.title ? `: ${one.title}` : ""}`)));
+    this.session.value = sessions.some((one) => String(one.session) === String(keep))
+      ? String(keep) : "";
+  }
+
+  setMarks(marks) {
+    this.marks = marks;
+    this.drawMarks();
+  }
+
+  drawMarks() {
+    if (!this.strip || this.to === undefined) return;
+    const span = Math.max(1, this.to - this.from);
+    const inRange = this.marks.filter((mark) => mark.seq >= this.from && mark.seq <= this.to);
+    this.strip.replaceChildren(...inRange.map((mark) => {
+      const x = ((mark.seq - this.from) / span) * 1000;
+      return s("line", {x1: x, x2: x, y1: mark.kind === "session" ? 0 : 6, y2: 24,
+        class: `ph-mark ph-mark-${mark.kind}`}, s("title", {}, `#${mark.seq}: ${mark.label}`));
+    }));
+  }
+
+  jumpMark(direction) {
+    const here = Number(this.range.value);
+    const marks = this.marks.filter((mark) => mark.seq >= this.from && mark.seq <= this.to);
+    const next = direction > 0 ? marks.find((mark) => mark.seq > here)
+      : marks.findLast((mark) => mark.seq < here);
+    if (next) this.seek(next.seq);
+  }
+
+  seek(seq) {
+    this.dispatchEvent(new CustomEvent("seek", {detail: seq}));
+  }
+}
+
+customElements.define("ph-timeline", PhTimeline);

@@ -1,0 +1,278 @@
+"""The post-game report as data: frozen msgspec Structs, so ``--json`` prints every figure and a
+page can render the same report from JSON.
+
+A :class:`Report` holds the campaign's figures (``campaign``) and one :class:`Section` per game
+session (``sessions``; events outside any session count for the campaign only). A section holds
+the luck of each player and character against the exact odds, the luckiest and unluckiest
+rolls, the timeline, and the figures of each game system that was played in it. Every count
+that could be compared with the odds comes as a :class:`Tally` (actual against expected).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+__all__ = [
+    "ChainRecord",
+    "CombatTurnPools",
+    "D12Figures",
+    "DestinyFlip",
+    "DestinyPoint",
+    "DieFaces",
+    "ExtendedTest",
+    "FreeFigures",
+    "Luck",
+    "NarrativeFigures",
+    "NarrativeTally",
+    "Pause",
+    "Report",
+    "RollRow",
+    "Section",
+    "Sr3Figures",
+    "Sr3Tally",
+    "D12Tally",
+    "Tally",
+    "Timeline",
+]
+
+
+class RollRow(msgspec.Struct, frozen=True, kw_only=True):
+    """One roll as ``poolhall export --rolls`` writes it, judged against its pool's exact odds.
+
+    ``value`` is the figure the roll is judged by (net successes, successes, the highest total,
+    the margin, the total); ``p_at_least`` is P(doing at least that well with that very pool),
+    ``p_at_most`` P(doing that badly or worse);
+    ``percentile`` the mid-percentile P(less) + P(equal) / 2, which averages 0.5 under fair dice
+    (above: luckier than the odds); ``p_success`` the chance the pool had to succeed (none for
+    an open test or a free roll).
+    """
+
+    campaign: str
+    session: int | None
+    seq: int
+    time: str
+    actor: str
+    character: str | None
+    system: str
+    kind: str
+    pool: str
+    result: str
+    value: int
+    expected: float
+    p_success: float | None
+    p_at_least: float
+    p_at_most: float
+    percentile: float
+
+
+class Tally(msgspec.Struct, frozen=True, kw_only=True):
+    """A count against what the exact odds expected of the same pools."""
+
+    actual: float
+    expected: float
+
+
+class Luck(msgspec.Struct, frozen=True, kw_only=True):
+    """How lucky someone's rolls were: the mean of their mid-percentiles against fair dice.
+
+    Under fair dice the mean is 0.5 and 95% of the time within ``low``..``high``; ``z`` is how
+    many standard deviations it is from 0.5 and ``p_value`` how often fair dice would be at
+    least that far (two-sided, normal approximation; ``rough`` below 30 rolls).
+    """
+
+    rolls: int
+    mean_percentile: float
+    low: float
+    high: float
+    z: float
+    p_value: float
+    verdict: str
+    rough: bool
+
+
+class NarrativeTally(msgspec.Struct, frozen=True, kw_only=True):
+    """One character's (or the table's) narrative checks and pools against their odds."""
+
+    rolls: int
+    succeeded: Tally
+    successes: Tally
+    advantages: Tally
+    triumphs: Tally
+    despairs: Tally
+
+
+class DestinyPoint(msgspec.Struct, frozen=True, kw_only=True):
+    """The destiny pool after an event: for the chart of the pool over the session."""
+
+    seq: int
+    time: str
+    light: int
+    dark: int
+
+
+class DestinyFlip(msgspec.Struct, frozen=True, kw_only=True):
+    """A destiny point flipped: by whom, which side was spent, when, for what."""
+
+    seq: int
+    time: str
+    actor: str
+    side: str
+    effect: str
+    check: str | None
+
+
+class NarrativeFigures(msgspec.Struct, frozen=True, kw_only=True):
+    """Narrative checks, destiny flips and the pool over time.
+
+    ``flips`` and ``destiny`` (the pool after each change, for its chart) are listed in a game
+    session's figures; the whole campaign's count the flips by whom and leave the lists empty.
+    """
+
+    table: NarrativeTally
+    characters: dict[str, NarrativeTally]
+    flips: list[DestinyFlip]
+    flips_by: dict[str, int]
+    destiny: list[DestinyPoint]
+
+
+class Sr3Tally(msgspec.Struct, frozen=True, kw_only=True):
+    """One character's (or the table's) Shadowrun tests against their odds."""
+
+    tests: int
+    successes: Tally
+    disasters: Tally
+    karma_spent: int
+    karma_successes: Tally
+
+
+class ChainRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """The longest Rule-of-Six chain: the sixes in a row on one die and who rolled them."""
+
+    sixes: int
+    faces: list[int]
+    character: str
+    seq: int
+
+
+class CombatTurnPools(msgspec.Struct, frozen=True, kw_only=True):
+    """A character's pools in one Combat Turn: dice they had, drew and left unused."""
+
+    encounter: int
+    turn: int
+    character: str
+    full: int
+    drawn: int
+    unused: int
+
+
+class Sr3Figures(msgspec.Struct, frozen=True, kw_only=True):
+    """Shadowrun tests, Rule of Six and Rule of One, pools per Combat Turn, Karma Pool."""
+
+    table: Sr3Tally
+    characters: dict[str, Sr3Tally]
+    longest_chain: ChainRecord | None
+    combat_turns: list[CombatTurnPools]
+
+
+class D12Tally(msgspec.Struct, frozen=True, kw_only=True):
+    """One character's (or the table's) d12 rolls against their odds."""
+
+    rolls: int
+    succeeded: Tally
+    margin: Tally
+    ones: Tally
+    twelves: Tally
+
+
+class ExtendedTest(msgspec.Struct, frozen=True, kw_only=True):
+    """An extended test's length in rounds and how it ended (``open`` if it had not)."""
+
+    test: int
+    character: str | None
+    rounds: int
+    ended: str
+
+
+class D12Figures(msgspec.Struct, frozen=True, kw_only=True):
+    """d12 margins, 1s and 12s against the odds, extended tests' lengths."""
+
+    table: D12Tally
+    characters: dict[str, D12Tally]
+    extended: list[ExtendedTest]
+
+
+class DieFaces(msgspec.Struct, frozen=True, kw_only=True):
+    """The faces of one die size in free rolls against uniform (Pearson's chi-square)."""
+
+    sides: int
+    dice: int
+    faces: list[int]
+    chi_square: float
+    degrees: int
+    p_value: float
+
+
+class FreeFigures(msgspec.Struct, frozen=True, kw_only=True):
+    """Free rolls (``XdN``): how many, and their faces per die size."""
+
+    rolls: int
+    dice: list[DieFaces]
+
+
+class Pause(msgspec.Struct, frozen=True, kw_only=True):
+    """The longest gap between two events: after which event, and how long."""
+
+    after_seq: int
+    seconds: float
+
+
+class Timeline(msgspec.Struct, frozen=True, kw_only=True):
+    """The pace of play: events per minute, time from opening a check to rolling it, pauses."""
+
+    events: int
+    first: str | None
+    last: str | None
+    minutes: float
+    per_minute: list[int]
+    """Events in each minute from ``first`` (the chart's data); empty for the whole campaign,
+    whose minutes between game nights would be months of zeros."""
+    checks_timed: int
+    seconds_per_check: float | None
+    longest_pause: Pause | None
+
+
+class Section(msgspec.Struct, frozen=True, kw_only=True):
+    """The figures of one game session (``session`` None: the whole campaign)."""
+
+    session: int | None
+    title: str
+    timeline: Timeline
+    luck: Luck
+    players: dict[str, Luck]
+    characters: dict[str, Luck]
+    luckiest: RollRow | None
+    unluckiest: RollRow | None
+    most_improbable: RollRow | None
+    percentiles: list[int]
+    """How many rolls fell in each tenth of the percentile scale."""
+    percentiles_expected: list[float]
+    """How many fair dice would put in each tenth, from the same pools' exact odds (not
+    flat: the percentiles of a discrete result take only a few values)."""
+    narrative: NarrativeFigures | None = None
+    sr3: Sr3Figures | None = None
+    d12: D12Figures | None = None
+    free: FreeFigures | None = None
+
+
+class Report(msgspec.Struct, frozen=True, kw_only=True):
+    """The post-game report of a campaign: a pure function of its log."""
+
+    campaign: str
+    name: str
+    system: str
+    head: int
+    players: dict[str, str]
+    """Member id to name, for the people in the figures."""
+    characters: dict[str, str]
+    campaign_figures: Section
+    sessions: list[Section]

@@ -1,0 +1,350 @@
+"""The running sums behind one section of the report (a game session, or the whole campaign).
+
+:class:`Scope` is fed by the fold of :mod:`projections.analytics` (one call per roll, flip,
+test or pause) and turned into the frozen :class:`projections.analytics_model.Section` at the
+end. It is mutable for speed (a 100,000-event log adds to a few dozen sums instead of copying
+them) but lives only inside one call of :func:`projections.analytics.report`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from projections.analytics_model import (
+    ChainRecord,
+    CombatTurnPools,
+    D12Figures,
+    D12Tally,
+    DestinyFlip,
+    DestinyPoint,
+    DieFaces,
+    ExtendedTest,
+    FreeFigures,
+    Luck,
+    NarrativeFigures,
+    NarrativeTally,
+    Pause,
+    RollRow,
+    Section,
+    Sr3Figures,
+    Sr3Tally,
+    Tally,
+    Timeline,
+)
+from projections.analytics_odds import BINS, Discrete
+from projections.analytics_stats import FEW_ROLLS, Percentile, chi_square, chi_square_p, mean_test
+
+__all__ = ["SYSTEM_SUMS", "Fact", "Scope", "Sums", "luck_of"]
+
+
+
+class Fact:
+    """A judged roll: who, its percentile and tails, the distribution it was judged against,
+    and its row, built only when asked for (most rolls are never shown one by one)."""
+
+    __slots__ = ("actor", "character", "system", "percentile", "variance", "p_at_least",
+                 "p_at_most", "dist", "_make", "_row")
+
+    def __init__(self, actor: str, character: str | None, system: str, figures: Percentile,
+                 p_at_most: float, dist: Discrete, make: Callable[[], RollRow]) -> None:
+        self.actor, self.character, self.system = actor, character, system
+        self.p_at_least, self.percentile, self.variance = figures
+        self.p_at_most, self.dist = p_at_most, dist
+        self._make = make
+        self._row: RollRow | None = None
+
+    def row(self) -> RollRow:
+        """The roll's row (built once)."""
+        if self._row is None:
+            self._row = self._make()
+        return self._row
+
+
+class Sums:
+    """Actual and expected sums of a fixed list of figures, and how many rolls fed them."""
+
+    __slots__ = ("names", "rolls", "values")
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.rolls = 0
+        self.values = [0.0] * (2 * len(names))
+
+    def add(self, pairs: tuple[float, ...]) -> None:
+        """Add actual, expected, actual, expected ... of every figure, in order."""
+        self.values = [a + b for a, b in zip(self.values, pairs, strict=True)]
+
+    def add_one(self, name: str, actual: float, expected: float) -> None:
+        """Add to one figure."""
+        i = 2 * self.names.index(name)
+        self.values[i] += actual
+        self.values[i + 1] += expected
+
+    def tally(self, name: str) -> Tally:
+        """One figure to 9 significant digits (float sums would print 17, noise included)."""
+        i = 2 * self.names.index(name)
+        return Tally(actual=_digits(self.values[i]), expected=_digits(self.values[i + 1]))
+
+
+def _digits(value: float) -> float:
+    return float(f"{value:.9g}")
+
+
+def luck_of(n: int, total: float, variances: float) -> Luck:
+    """The luck of ``n`` rolls whose percentiles sum to ``total`` (their variances under fair
+    dice to ``variances``): mean, its 95% band for fair dice, z, p-value, a verdict."""
+    mean, z, p_value, half = mean_test(n, total, variances)
+    if n == 0:
+        verdict = "no rolls"
+    elif p_value >= 0.05:
+        verdict = "as fair dice go"
+    else:
+        word = "lucky" if mean > 0.5 else "unlucky"
+        verdict = f"very {word}: fair dice rarely do this" if p_value < 0.001 else word
+    return Luck(rolls=n, mean_percentile=round(mean, 6), low=round(0.5 - half, 6),
+                high=round(0.5 + half, 6), z=round(z, 4), p_value=float(f"{p_value:.6g}"),
+                verdict=verdict, rough=0 < n < FEW_ROLLS)
+
+
+class _Luck:
+    """Running sums of percentiles: all the luck figures need."""
+
+    __slots__ = ("n", "total", "variances")
+
+    def __init__(self) -> None:
+        self.n, self.total, self.variances = 0, 0.0, 0.0
+
+    def add(self, fact: Fact) -> None:
+        self.n += 1
+        self.total += fact.percentile
+        self.variances += fact.variance
+
+    def done(self) -> Luck:
+        return luck_of(self.n, self.total, self.variances)
+
+
+SYSTEM_SUMS: dict[str, tuple[str, ...]] = {
+    "narrative": ("succeeded", "successes", "advantages", "triumphs", "despairs"),
+    "sr3": ("successes", "disasters", "karma"),
+    "d12": ("succeeded", "margin", "ones", "twelves"),
+}
+"""The figures each system sums, in the order :meth:`Sums.add` takes them."""
+
+
+class Scope:
+    """Everything one section of the report counts, as the fold meets it."""
+
+    def __init__(self, session: int | None, title: str = "") -> None:
+        self.session = session
+        self.title = title
+        self.table = _Luck()
+        self.players: dict[str, _Luck] = {}
+        self.characters: dict[str, _Luck] = {}
+        self.luckiest: tuple[float, RollRow] | None = None
+        self.unluckiest: tuple[float, RollRow] | None = None
+        self.bins = [0] * BINS
+        self.dists: dict[int, list[Any]] = {}  # id -> [distribution, rolls judged by it]
+        self.by_system: dict[str, dict[str, Sums]] = {}
+        self.times: list[tuple[float, str, int]] = []
+        self.check_seconds: list[float] = []
+        self.systems: set[str] = set()
+        self.flips: list[DestinyFlip] = []
+        self.flips_by: dict[str, int] = {}
+        self.destiny: list[DestinyPoint] = []
+        self.karma: dict[str, int] = {}
+        self.chain: ChainRecord | None = None
+        self.turns: dict[tuple[int, int, str], list[int]] = {}
+        self.extended: dict[int, ExtendedTest] = {}
+        self.free_rolls = 0
+        self.faces: dict[int, list[int]] = {}
+
+    # ---- what the fold tells it ---------------------------------------------------------
+
+    def event(self, seconds: float, time: str, seq: int) -> None:
+        """An event happened at ``seconds`` (since the epoch; for the timeline)."""
+        self.times.append((seconds, time, seq))
+
+    def roll(self, fact: Fact) -> None:
+        """A roll judged against its odds."""
+        self.table.add(fact)
+        luck = self.players.get(fact.actor)
+        if luck is None:
+            luck = self.players[fact.actor] = _Luck()
+        luck.add(fact)
+        if fact.character is not None:
+            luck = self.characters.get(fact.character)
+            if luck is None:
+                luck = self.characters[fact.character] = _Luck()
+            luck.add(fact)
+        self.bins[min(BINS - 1, int(fact.percentile * BINS))] += 1
+        seen = self.dists.get(id(fact.dist))
+        if seen is None:
+            self.dists[id(fact.dist)] = [fact.dist, 1]
+        else:
+            seen[1] += 1
+        if self.luckiest is None or fact.p_at_least < self.luckiest[0]:
+            self.luckiest = (fact.p_at_least, fact.row())
+        if self.unluckiest is None or fact.p_at_most < self.unluckiest[0]:
+            self.unluckiest = (fact.p_at_most, fact.row())
+        self.systems.add(fact.system)
+
+    def sums(self, system: str, character: str | None) -> tuple[Sums, Sums]:
+        """The table's and the character's sums for a system (the same one if no character)."""
+        by = self.by_system.get(system)
+        if by is None:
+            by = self.by_system[system] = {}
+            self.systems.add(system)
+        table = by.get("")
+        if table is None:
+            table = by[""] = Sums(SYSTEM_SUMS[system])
+        if not character:
+            return table, table
+        mine = by.get(character)
+        if mine is None:
+            mine = by[character] = Sums(SYSTEM_SUMS[system])
+        return table, mine
+
+    def check_timed(self, seconds: float) -> None:
+        """A check (test) was rolled ``seconds`` after it was opened (declared, called)."""
+        self.check_seconds.append(seconds)
+
+    def flip(self, flip: DestinyFlip) -> None:
+        """A destiny point flipped: counted by whom; listed in a session's figures only."""
+        self.systems.add("narrative")
+        self.flips_by[flip.actor] = self.flips_by.get(flip.actor, 0) + 1
+        if self.session is not None:
+            self.flips.append(flip)
+
+    def destiny_pool(self, point: DestinyPoint) -> None:
+        """The destiny pool after an event (for a session's chart)."""
+        self.systems.add("narrative")
+        if self.session is not None:
+            self.destiny.append(point)
+
+    def karma_spent(self, character: str, points: int) -> None:
+        self.systems.add("sr3")
+        self.karma[character] = self.karma.get(character, 0) + points
+
+    def six_chain(self, record: ChainRecord) -> None:
+        if self.chain is None or record.sixes > self.chain.sixes:
+            self.chain = record
+
+    def turn_pools(self, key: tuple[int, int, str], full: int, drawn: int) -> None:
+        """Pool dice a character had at the start of a Combat Turn (``full``) or drew."""
+        self.systems.add("sr3")
+        entry = self.turns.setdefault(key, [0, 0])
+        entry[0] += full
+        entry[1] += drawn
+
+    def extended_test(self, test: ExtendedTest) -> None:
+        self.systems.add("d12")
+        self.extended[test.test] = test
+
+    def free(self, sides: int, faces: tuple[int, ...]) -> None:
+        """The faces of the free-rolled dice of one size."""
+        counts = self.faces.setdefault(sides, [0] * sides)
+        for face in faces:
+            counts[face - 1] += 1
+
+    # ---- the section ----------------------------------------------------------------------
+
+    def section(self) -> Section:
+        """The frozen figures."""
+        best = self.luckiest[1] if self.luckiest else None
+        worst = self.unluckiest[1] if self.unluckiest else None
+        improbable = None
+        if best is not None and worst is not None:
+            improbable = best if best.p_at_least <= worst.p_at_most else worst
+        expected = [0.0] * BINS
+        for dist, rolls in self.dists.values():
+            for i, p in enumerate(dist.bins(BINS)):
+                expected[i] += rolls * p
+        return Section(
+            session=self.session, title=self.title, timeline=self._timeline(),
+            luck=self.table.done(),
+            players={k: v.done() for k, v in sorted(self.players.items())},
+            characters={k: v.done() for k, v in sorted(self.characters.items())},
+            luckiest=best, unluckiest=worst, most_improbable=improbable,
+            percentiles=self.bins, percentiles_expected=[_digits(p) for p in expected],
+            narrative=self._narrative() if "narrative" in self.systems else None,
+            sr3=self._sr3() if "sr3" in self.systems else None,
+            d12=self._d12() if "d12" in self.systems else None,
+            free=self._free() if self.free_rolls else None)
+
+    def _sums(self, system: str) -> Sums:
+        return self.by_system.get(system, {}).get("") or Sums(SYSTEM_SUMS[system])
+
+    def _timeline(self) -> Timeline:
+        if not self.times:
+            return Timeline(events=0, first=None, last=None, minutes=0.0, per_minute=[],
+                            checks_timed=0, seconds_per_check=None, longest_pause=None)
+        start = self.times[0][0]
+        # per session only: over a whole campaign the minutes between game nights are months
+        minutes = int((self.times[-1][0] - start) // 60) + 1 if self.session is not None else 0
+        per_minute = [0] * minutes
+        pause: Pause | None = None
+        previous: tuple[float, str, int] | None = None
+        for entry in self.times:
+            if minutes:
+                per_minute[int((entry[0] - start) // 60)] += 1
+            if previous is not None:
+                gap = round(entry[0] - previous[0], 3)
+                if pause is None or gap > pause.seconds:
+                    pause = Pause(after_seq=previous[2], seconds=gap)
+            previous = entry
+        timed = self.check_seconds
+        return Timeline(
+            events=len(self.times), first=self.times[0][1], last=self.times[-1][1],
+            minutes=round((self.times[-1][0] - start) / 60, 3), per_minute=per_minute,
+            checks_timed=len(timed),
+            seconds_per_check=round(sum(timed) / len(timed), 3) if timed else None,
+            longest_pause=pause)
+
+    def _narrative(self) -> NarrativeFigures:
+        def tally(s: Sums) -> NarrativeTally:
+            return NarrativeTally(rolls=s.rolls, succeeded=s.tally("succeeded"),
+                                  successes=s.tally("successes"),
+                                  advantages=s.tally("advantages"),
+                                  triumphs=s.tally("triumphs"), despairs=s.tally("despairs"))
+        return NarrativeFigures(
+            table=tally(self._sums("narrative")),
+            characters={k: tally(v) for k, v in sorted(self.by_system.get("narrative", {}).items())
+                        if k},
+            flips=self.flips, flips_by=dict(sorted(self.flips_by.items())),
+            destiny=self.destiny)
+
+    def _sr3(self) -> Sr3Figures:
+        def tally(s: Sums, karma: int) -> Sr3Tally:
+            return Sr3Tally(tests=s.rolls, successes=s.tally("successes"),
+                            disasters=s.tally("disasters"), karma_spent=karma,
+                            karma_successes=s.tally("karma"))
+        sums = self.by_system.get("sr3", {})
+        names = sorted({k for k in sums if k} | set(self.karma))
+        turns = [CombatTurnPools(encounter=e, turn=t, character=c, full=full, drawn=drawn,
+                                 unused=max(0, full - drawn))
+                 for (e, t, c), (full, drawn) in sorted(self.turns.items())]
+        return Sr3Figures(
+            table=tally(self._sums("sr3"), sum(self.karma.values())),
+            characters={k: tally(sums.get(k) or Sums(SYSTEM_SUMS["sr3"]), self.karma.get(k, 0))
+                        for k in names},
+            longest_chain=self.chain, combat_turns=turns)
+
+    def _d12(self) -> D12Figures:
+        def tally(s: Sums) -> D12Tally:
+            return D12Tally(rolls=s.rolls, succeeded=s.tally("succeeded"),
+                            margin=s.tally("margin"), ones=s.tally("ones"),
+                            twelves=s.tally("twelves"))
+        return D12Figures(table=tally(self._sums("d12")),
+                          characters={k: tally(v) for k, v
+                                      in sorted(self.by_system.get("d12", {}).items()) if k},
+                          extended=[self.extended[k] for k in sorted(self.extended)])
+
+    def _free(self) -> FreeFigures:
+        dice: list[DieFaces] = []
+        for sides, counts in sorted(self.faces.items()):
+            statistic = chi_square(counts)
+            dice.append(DieFaces(sides=sides, dice=sum(counts), faces=counts,
+                                 chi_square=round(statistic, 4), degrees=sides - 1,
+                                 p_value=float(f"{chi_square_p(statistic, sides - 1):.6g}")))
+        return FreeFigures(rolls=self.free_rolls, dice=dice)

@@ -1,0 +1,146 @@
+"""The report's charts, drawn by matplotlib as inline SVG (no plotting code of our own).
+
+Each function takes figures of a :class:`projections.analytics_model.Section` and returns one
+``<svg>`` element as text. matplotlib is used without pyplot (a :class:`Figure` and its own
+canvas: no global figure manager), its settings only inside ``rc_context``; text stays text
+(``svg.fonttype = none``: no glyphs or fonts embedded, none fetched), and the SVG carries no
+date and a salt per chart, so the same report draws the same bytes and the ids of two charts
+on one page never clash.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+from collections.abc import Callable, Sequence
+from typing import ParamSpec
+
+from matplotlib import rc_context
+from matplotlib.figure import Figure
+
+from projections.analytics_model import DestinyPoint, DieFaces, Luck
+
+__all__ = ["destiny_chart", "faces_chart", "luck_chart", "percentile_chart", "per_minute_chart",
+           "sessions_chart"]
+
+LIGHT, DARK, ACCENT, MUTED = "#d9a400", "#3b2f63", "#2a6f97", "#9aa5b1"
+P = ParamSpec("P")
+
+
+def _styled(draw: Callable[P, str]) -> Callable[P, str]:
+    """Draw with the report's style, set for this chart only (rcParams read as artists are
+    made), never on matplotlib's global settings."""
+    @functools.wraps(draw)
+    def styled(*args: P.args, **kwargs: P.kwargs) -> str:
+        with rc_context({"font.size": 9, "axes.spines.top": False,
+                         "axes.spines.right": False, "svg.fonttype": "none"}):
+            return draw(*args, **kwargs)
+    return styled
+
+
+_NO_METADATA: dict[str, str | None] = {"Date": None, "Creator": None, "Format": None,
+                                       "Type": None}
+"""No date (the same report draws the same bytes) and no RDF block (bytes for nothing)."""
+
+
+def _svg(figure: Figure, salt: str) -> str:
+    """The figure as one ``<svg>`` element (the XML prologue and doctype dropped)."""
+    buffer = io.StringIO()
+    with rc_context({"svg.hashsalt": salt}):
+        figure.savefig(buffer, format="svg", metadata=_NO_METADATA, bbox_inches="tight")
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _figure(width: float, height: float) -> Figure:
+    return Figure(figsize=(width, height))
+
+
+@_styled
+def luck_chart(rows: Sequence[tuple[str, Luck]], salt: str) -> str:
+    """Mean percentile per player or character, against the 95% band of fair dice."""
+    figure = _figure(6.4, 0.45 * len(rows) + 1.0)
+    axes = figure.subplots()
+    names = [name for name, _ in rows]
+    for y, (_, luck) in enumerate(rows):
+        axes.plot([luck.low, luck.high], [y, y], color=MUTED, linewidth=6, alpha=0.6,
+                  solid_capstyle="butt")
+        axes.plot([luck.mean_percentile], [y], "o",
+                  color=LIGHT if luck.mean_percentile >= 0.5 else DARK)
+    axes.axvline(0.5, color=MUTED, linewidth=0.8, linestyle="--")
+    axes.set_yticks(range(len(rows)), names)
+    axes.invert_yaxis()
+    axes.set_xlabel("mean percentile (grey: where fair dice land 95% of the time)")
+    return _svg(figure, salt)
+
+
+@_styled
+def percentile_chart(bins: Sequence[int], expected: Sequence[float], salt: str) -> str:
+    """How many rolls fell in each tenth of the percentile scale, and how many fair dice would
+    have put there with the same pools."""
+    figure = _figure(6.4, 2.4)
+    axes = figure.subplots()
+    centres = [i / 10 + 0.05 for i in range(len(bins))]
+    axes.bar(centres, bins, width=0.09, color=ACCENT, label="rolls")
+    axes.step([0.0, *[c + 0.05 for c in centres]], [expected[0], *expected], where="pre",
+              color=DARK, linewidth=1.2, label="fair dice")
+    axes.set_xlabel("percentile of each roll (0: worst possible luck, 1: best)")
+    axes.set_ylabel("rolls")
+    axes.legend(frameon=False, fontsize=8)
+    return _svg(figure, salt)
+
+
+@_styled
+def destiny_chart(points: Sequence[DestinyPoint], salt: str) -> str:
+    """The destiny pool's light and dark points after each roll of the pool or flip."""
+    figure = _figure(6.4, 2.4)
+    axes = figure.subplots()
+    xs = list(range(len(points)))
+    axes.step(xs, [p.light for p in points], where="post", color=LIGHT, label="light")
+    axes.step(xs, [p.dark for p in points], where="post", color=DARK, label="dark")
+    axes.set_xticks(xs[:: max(1, len(xs) // 10)],
+                    [f"#{points[i].seq}" for i in xs[:: max(1, len(xs) // 10)]])
+    axes.set_ylabel("points")
+    axes.legend(frameon=False)
+    return _svg(figure, salt)
+
+
+@_styled
+def per_minute_chart(per_minute: Sequence[int], salt: str) -> str:
+    """Events in each minute of the session."""
+    figure = _figure(6.4, 2.2)
+    axes = figure.subplots()
+    axes.fill_between(range(len(per_minute)), per_minute, step="post", color=ACCENT, alpha=0.7)
+    axes.set_xlabel("minutes into the session")
+    axes.set_ylabel("events")
+    return _svg(figure, salt)
+
+
+@_styled
+def faces_chart(dice: Sequence[DieFaces], salt: str) -> str:
+    """Each face's count over what a uniform die would give, one panel per die size."""
+    figure = _figure(6.4, 1.6 * len(dice) + 0.4)
+    panels = figure.subplots(len(dice), 1, squeeze=False)
+    for (axes,), die in zip(panels, dice, strict=True):
+        expected = die.dice / die.sides
+        axes.bar(range(1, die.sides + 1), [c / expected for c in die.faces], color=ACCENT)
+        axes.axhline(1.0, color=MUTED, linestyle="--", linewidth=0.8)
+        axes.set_ylabel(f"d{die.sides}")
+        axes.set_title(f"d{die.sides}: {die.dice} dice, chi-square {die.chi_square:.1f}, "
+                       f"p {die.p_value:.3g}", fontsize=8, loc="left")
+    panels[-1][0].set_xlabel("face (bar: count over the uniform expectation)")
+    return _svg(figure, salt)
+
+
+@_styled
+def sessions_chart(series: dict[str, list[tuple[int, float]]], salt: str) -> str:
+    """Each player's mean percentile session by session."""
+    figure = _figure(6.4, 2.6)
+    axes = figure.subplots()
+    for name, points in series.items():
+        axes.plot([s for s, _ in points], [m for _, m in points], marker="o", label=name)
+    axes.axhline(0.5, color=MUTED, linestyle="--", linewidth=0.8)
+    axes.set_xlabel("game session")
+    axes.set_ylabel("mean percentile")
+    axes.legend(frameon=False, fontsize=8)
+    return _svg(figure, salt)

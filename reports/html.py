@@ -1,0 +1,180 @@
+"""The post-game report as one self-contained HTML file: tables, and charts as inline SVG.
+
+Nothing is loaded from anywhere (no script, no font, no stylesheet link): the file opens
+offline and can be passed around as it is. Every piece of text from the log is escaped.
+
+The page of the whole campaign charts the campaign and each player's luck session by session
+and lists the sessions in a table; the page of one session (``--session N``) charts that
+session in full. Charts are drawn per section, never per roll, so the page stays small
+whatever the length of the log.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from projections.analytics_model import Luck, Report, RollRow, Section, Tally
+from reports import charts
+from reports.words import percent, who
+
+__all__ = ["render_html"]
+
+_CSS = """
+body{font:15px/1.45 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;
+color:#1d2430}h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2.2rem;
+border-bottom:1px solid #d5dbe1}h3{margin:1.4rem 0 .4rem}table{border-collapse:collapse;
+margin:.5rem 0}td,th{padding:.2rem .6rem;border-bottom:1px solid #e6e9ed;text-align:right}
+td:first-child,th:first-child,.l{text-align:left}.note{color:#5b6775;font-size:.9rem}
+.roll{background:#f5f7f9;border-left:4px solid #2a6f97;padding:.4rem .8rem;margin:.4rem 0}
+svg{max-width:100%;height:auto}
+"""
+
+
+def _e(value: object) -> str:
+    return escape(str(value))
+
+
+def _luck_rows(report: Report, section: Section) -> list[tuple[str, Luck]]:
+    rows = [(who(report, m), luck) for m, luck in section.players.items()]
+    rows += [(report.characters.get(c, c) + " (character)", luck)
+             for c, luck in section.characters.items()]
+    return rows
+
+
+def _luck_table(rows: list[tuple[str, Luck]]) -> str:
+    body = "".join(
+        f"<tr><td>{_e(name)}</td><td>{luck.rolls}</td><td>{luck.mean_percentile:.3f}</td>"
+        f"<td>{luck.low:.3f}-{luck.high:.3f}</td><td>{luck.p_value:.3g}</td>"
+        f"<td class=l>{_e(luck.verdict)}{' (few rolls)' if luck.rough else ''}</td></tr>"
+        for name, luck in rows)
+    return ("<table><tr><th>who</th><th>rolls</th><th>mean percentile</th>"
+            "<th>fair dice (95%)</th><th>p-value</th><th class=l>verdict</th></tr>" + body
+            + "</table>")
+
+
+def _roll(report: Report, label: str, row: RollRow | None, p: float | None,
+          how: str) -> str:
+    if row is None or p is None:
+        return ""
+    whose = f" for {_e(report.characters.get(row.character, row.character))}" \
+        if row.character else ""
+    return (f"<p class=roll><b>{_e(label)}</b>: #{row.seq} {_e(who(report, row.actor))}{whose}"
+            f", {_e(row.pool)} &rarr; {_e(row.result)} ({_e(percent(p))} {how})</p>")
+
+
+def _tallies(pairs: list[tuple[str, Tally]]) -> str:
+    body = "".join(f"<tr><td>{_e(label)}</td><td>{t.actual:.2f}</td><td>{t.expected:.2f}</td>"
+                   "</tr>" for label, t in pairs)
+    return "<table><tr><th></th><th>actual</th><th>expected</th></tr>" + body + "</table>"
+
+
+def _systems(report: Report, section: Section, salt: str) -> list[str]:
+    out: list[str] = []
+    if (n := section.narrative) is not None:
+        t = n.table
+        out += ["<h3>Narrative checks</h3>", _tallies([
+            ("checks succeeded", t.succeeded), ("net successes", t.successes),
+            ("net advantage", t.advantages), ("triumphs", t.triumphs),
+            ("despairs", t.despairs)])]
+        if n.flips_by:
+            by = ", ".join(f"{_e(who(report, m))} {c}" for m, c in n.flips_by.items())
+            out.append(f"<p>{sum(n.flips_by.values())} destiny points flipped: {by}.</p>")
+        if len(n.destiny) > 1:
+            out.append(charts.destiny_chart(n.destiny, salt + "-destiny"))
+    if (s := section.sr3) is not None:
+        t3 = s.table
+        out += ["<h3>Shadowrun tests</h3>", _tallies([
+            ("successes", t3.successes), ("Rule of One disasters", t3.disasters),
+            ("successes Karma Pool bought", t3.karma_successes)]),
+            f"<p>Karma Pool spent: {t3.karma_spent}.</p>"]
+        if s.longest_chain is not None:
+            c = s.longest_chain
+            out.append(f"<p>Longest Rule-of-Six chain: {c.sixes} sixes "
+                       f"({'+'.join(map(str, c.faces))}) by {_e(c.character)} at #{c.seq}.</p>")
+        if s.combat_turns:
+            rows = "".join(f"<tr><td>{_e(t.character)}</td><td>{t.encounter}.{t.turn}</td>"
+                           f"<td>{t.full}</td><td>{t.drawn}</td><td>{t.unused}</td></tr>"
+                           for t in s.combat_turns[:200])
+            out.append("<table><tr><th>character</th><th>combat.turn</th><th>pool dice</th>"
+                       "<th>drawn</th><th>unused</th></tr>" + rows + "</table>")
+    if (d := section.d12) is not None:
+        t12 = d.table
+        out += ["<h3>d12 rolls</h3>", _tallies([
+            ("succeeded", t12.succeeded), ("margin", t12.margin), ("1s", t12.ones),
+            ("12s", t12.twelves)])]
+        if d.extended:
+            lengths = [e.rounds for e in d.extended]
+            out.append(f"<p>{len(lengths)} extended tests, {min(lengths)} to {max(lengths)} "
+                       f"rounds (mean {sum(lengths) / len(lengths):.1f}).</p>")
+    if (f := section.free) is not None:
+        out += [f"<h3>Free rolls</h3><p>{f.rolls} rolls. Faces against a uniform die "
+                "(Pearson's chi-square):</p>", charts.faces_chart(f.dice, salt + "-faces")]
+    return out
+
+
+def _section(report: Report, section: Section, salt: str, full: bool) -> str:
+    title = (f"Game session {section.session}" + (f": {section.title}" if section.title else "")
+             if section.session is not None else "The whole campaign")
+    t = section.timeline
+    parts = [f"<h2>{_e(title)}</h2>",
+             f"<p class=note>{t.events} events, {t.first or '-'} to {t.last or '-'}"
+             + (f"; {t.seconds_per_check:.0f} s from opening a check to rolling it"
+                if t.seconds_per_check is not None else "")
+             + (f"; longest pause {t.longest_pause.seconds / 60:.1f} min after "
+                f"#{t.longest_pause.after_seq}" if t.longest_pause else "") + "</p>"]
+    best, worst = section.luckiest, section.unluckiest
+    parts.append(_roll(report, "Roll of the night", best, best.p_at_least if best else None,
+                       "to do at least that well"))
+    parts.append(_roll(report, "Worst luck", worst, worst.p_at_most if worst else None,
+                       "to do that badly or worse"))
+    if section.luck.rolls:
+        rows = [*_luck_rows(report, section), ("the table", section.luck)]
+        parts += ["<h3>Luck against the exact odds</h3>", _luck_table(rows),
+                  "<p class=note>Each roll's percentile is P(worse) + P(as good)/2 under its "
+                  "pool's exact odds; it averages 0.5 with fair dice.</p>"]
+        if full:
+            parts += [charts.luck_chart(rows, salt + "-luck"),
+                      charts.percentile_chart(section.percentiles, section.percentiles_expected,
+                                              salt + "-pct")]
+    if full:
+        parts += _systems(report, section, salt)
+        if len(t.per_minute) > 1:
+            parts += ["<h3>Events per minute</h3>",
+                      charts.per_minute_chart(t.per_minute, salt + "-pace")]
+    return "\n".join(p for p in parts if p)
+
+
+def _sessions(report: Report) -> str:
+    series: dict[str, list[tuple[int, float]]] = {}
+    rows = []
+    for s in report.sessions:
+        for member, luck in s.players.items():
+            if s.session is not None and luck.rolls:
+                series.setdefault(who(report, member), []).append(
+                    (s.session, luck.mean_percentile))
+        rows.append(f"<tr><td>{s.session}</td><td>{_e(s.title)}</td><td>{s.timeline.events}"
+                    f"</td><td>{s.luck.rolls}</td><td>{s.luck.mean_percentile:.3f} "
+                    f"({_e(s.luck.verdict)})</td></tr>")
+    chart = charts.sessions_chart(series, "sessions") if series and len(report.sessions) > 1 \
+        else ""
+    return ("<h2>Game sessions</h2>" + chart
+            + "<table><tr><th>session</th><th>title</th><th>events</th><th>rolls</th>"
+            "<th>table's luck</th></tr>" + "".join(rows) + "</table>")
+
+
+def render_html(report: Report, session: int | None = None) -> str:
+    """The report as one HTML page: the session asked for, else the whole campaign."""
+    name = report.name or report.campaign
+    if session is not None:
+        body = "\n".join(_section(report, s, f"s{s.session}", True) for s in report.sessions)
+    else:
+        body = _section(report, report.campaign_figures, "campaign", True)
+        if report.sessions:
+            body += "\n" + _sessions(report)
+    return (f"<!doctype html><html lang=en><head><meta charset=utf-8>"
+            f"<meta name=viewport content='width=device-width,initial-scale=1'>"
+            f"<title>{_e(name)}: post-game report</title><style>{_CSS}</style></head><body>"
+            f"<h1>{_e(name)}</h1><p class=note>{_e(report.system)} campaign "
+            f"<code>{_e(report.campaign)}</code>, {report.head} events. Every figure is in "
+            f"<code>poolhall report {_e(report.campaign)} --json</code>.</p>\n{body}\n"
+            "</body></html>\n")

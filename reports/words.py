@@ -1,0 +1,23 @@
+"""Figures in words, shared by the terminal summary and the HTML page."""
+
+from __future__ import annotations
+
+from projections.analytics_model import Report
+
+__all__ = ["percent", "who"]
+
+
+def percent(p: float) -> str:
+    """A probability as people read it: ``37%``, ``1.2%``, ``0.004%``, ``< 1 in a million``."""
+    if p < 1e-6:
+        return "< 1 in a million"
+    if p >= 0.1:
+        return f"{p:.0%}"
+    if p >= 0.01:
+        return f"{p:.1%}"
+    return f"{p * 100:.2g}%"
+
+
+def who(report: Report, member: str) -> str:
+    """A member by name (``Sam``), or their id when the log has no name for them."""
+    return report.players.get(member, member)

@@ -1,0 +1,129 @@
+"""The post-game report as a page of the browser table.
+
+A member asks for it over their WebSocket (``report``): the answer is a path,
+``/report/<ticket>``, that the page opens. The ticket is random, good for one request and for
+:data:`TICKET_SECONDS`, and bound to the campaign and game session asked for, so the page gets
+the report without a token ever being put in a URL (a ticket that leaks is spent or stale).
+
+The page is the very HTML file ``poolhall report --html`` writes (:mod:`reports.html`): made
+from the log by the pure analytics fold and drawn by matplotlib, in a worker process (a report
+of 100,000 events takes seconds of a core, which on the event loop would stall every table),
+cached by the campaign's head. It is served with a policy of its own: no script at all, its
+inline styles and data-URI images allowed, nothing from another origin, not framable.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+
+from websockets.asyncio.server import ServerConnection
+from websockets.http11 import Request, Response
+
+from events.log import to_recorded
+from events.store import SqliteReader
+from projections.analytics import for_session, report
+from server.views import NotComputed, ViewWorkers
+
+__all__ = ["REPORT_POLICY", "ReportPages", "TICKET_SECONDS", "build_page"]
+
+TICKET_SECONDS = 60.0
+"""How long a report's ticket may wait before its page is opened."""
+TICKETS_KEPT = 1024
+"""Tickets outstanding at most: the oldest is dropped past it (a flood costs nothing else)."""
+REPORT_POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'"
+)
+"""The report runs no script: its own inline styles and SVG charts, nothing else."""
+
+
+@dataclass(frozen=True)
+class _Ticket:
+    campaign: str
+    session: int | None
+    head: int
+    expires: float
+
+
+def build_page(job: tuple[str, str, int | None, int]) -> dict[str, object]:
+    """The report page's HTML (in a worker process): the campaign's events up to ``head``
+    read from the log, folded, drawn. ``{"html": bytes}``, or ``{"missing": why}``."""
+    from reports.html import render_html  # matplotlib: imported in the worker only
+
+    database, campaign, session, head = job
+    reader = SqliteReader(database)
+    events = [to_recorded(row) for row in reader.rows(campaign, 0, head)]
+    full = report(events)
+    if session is not None and not any(s.session == session for s in full.sessions):
+        have = ", ".join(str(s.session) for s in full.sessions) or "none yet"
+        return {"missing": f"no game session {session} in this campaign (its sessions: {have})"}
+    return {"html": render_html(for_session(full, session), session).encode()}
+
+
+class ReportPages:
+    """Tickets for report pages, and the pages themselves, made by a worker."""
+
+    def __init__(self, database: str, workers: ViewWorkers,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._database = database
+        self._workers = workers
+        self._clock = clock
+        self._tickets: dict[str, _Ticket] = {}
+
+    def issue(self, campaign: str, session: int | None, head: int) -> str:
+        """A path to the report of ``campaign`` (one ``session``, or all) as of ``head``."""
+        now = self._clock()
+        for stale in [t for t, ticket in self._tickets.items() if ticket.expires < now]:
+            del self._tickets[stale]
+        while len(self._tickets) >= TICKETS_KEPT:
+            del self._tickets[next(iter(self._tickets))]
+        ticket = secrets.token_urlsafe(24)
+        self._tickets[ticket] = _Ticket(campaign, session, head, now + TICKET_SECONDS)
+        return f"/report/{ticket}"
+
+    async def respond(self, connection: ServerConnection, request: Request) -> Response | None:
+        """The page for ``/report/<ticket>`` (spent by this request); None for other paths."""
+        path = request.path.partition("?")[0]
+        if not path.startswith("/report/"):
+            return None
+        ticket = self._tickets.pop(path.removeprefix("/report/"), None)
+        if ticket is None or ticket.expires < self._clock():
+            return _page(connection, HTTPStatus.NOT_FOUND, "This report link was used already "
+                         "or is too old: ask the table for the report again.")
+        try:
+            made = await self._workers.compute(
+                (build_page, (self._database, ticket.campaign, ticket.session, ticket.head)))
+        except NotComputed as why:
+            return _page(connection, HTTPStatus.SERVICE_UNAVAILABLE,
+                         f"The report could not be made now ({why}); try again shortly.")
+        if "missing" in made:
+            return _page(connection, HTTPStatus.NOT_FOUND, str(made["missing"]))
+        html = made["html"]
+        assert isinstance(html, bytes)
+        return _respond(connection, HTTPStatus.OK, html)
+
+
+def _page(connection: ServerConnection, status: HTTPStatus, message: str) -> Response:
+    from html import escape
+
+    body = (f"<!doctype html><meta charset=utf-8><title>poolhall report</title>"
+            f"<p>{escape(message)}</p>").encode()
+    return _respond(connection, status, body)
+
+
+def _respond(connection: ServerConnection, status: HTTPStatus, body: bytes) -> Response:
+    response = connection.respond(status, "")
+    for name in ("Content-Type", "Content-Length"):
+        del response.headers[name]
+    response.body = body
+    response.headers["Content-Type"] = "text/html; charset=utf-8"
+    response.headers["Content-Length"] = str(len(body))
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Content-Security-Policy"] = REPORT_POLICY
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response

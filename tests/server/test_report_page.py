@@ -1,0 +1,73 @@
+"""The post-game report as a page: a ticket over the WebSocket, the page once over HTTP."""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+
+import pytest
+
+from events import core
+from tests.conftest import Table
+from tests.server.raw import RawPeer
+
+
+async def _fetch(url: str) -> tuple[int, dict[str, str], str]:
+    """GET ``url`` off the event loop: status, headers and body."""
+    import asyncio
+
+    def get() -> tuple[int, dict[str, str], str]:
+        try:
+            with urllib.request.urlopen(url, timeout=120) as reply:
+                return reply.status, dict(reply.headers), reply.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read().decode()
+
+    return await asyncio.to_thread(get)
+
+
+async def _ticket(table: Table, token: str, campaign: str, **fields: object) -> dict[str, object]:
+    peer = await RawPeer.open(table.url)
+    try:
+        await peer.join(token, campaign)
+        await peer.send({"type": "report", "id": "report-0001", **fields})
+        return await peer.recv_until("report", timeout=10)
+    finally:
+        await peer.connection.close()
+
+
+async def test_a_member_opens_the_session_report_once_without_a_token_in_the_url(
+        table: Table) -> None:
+    """A player asks for session 1's report: a one-time path to the same page the CLI writes."""
+    _, gm = await table.create_campaign("d12", name="Dice Night")
+    await gm.call(core.StartSession, title="Heist")
+    for _ in range(5):
+        await gm.call(core.Roll, expression="2d6")
+    ack = await gm.call(core.Invite, role="player", name="Ana")
+    assert ack.token
+    answer = await _ticket(table, ack.token, gm.campaign, session=1)
+    path = str(answer["path"])
+    assert path.startswith("/report/") and ack.token not in path
+    origin = table.url.replace("ws://", "http://")
+    status, headers, page = await _fetch(origin + path)
+    assert status == 200 and "Dice Night" in page and "<svg" in page
+    assert "script-src" not in headers["Content-Security-Policy"]  # default-src 'none': none
+    assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+    again, _, said = await _fetch(origin + path)
+    assert again == 404 and "used already" in said
+
+
+async def test_a_session_that_never_was_is_named_on_the_page(table: Table) -> None:
+    """Session 4 of a campaign with one session: the page says which sessions there are."""
+    _, gm = await table.create_campaign("d12")
+    await gm.call(core.StartSession, title="Only one")
+    answer = await _ticket(table, gm._token, gm.campaign, session=4)
+    status, _, page = await _fetch(table.url.replace("ws://", "http://") + str(answer["path"]))
+    assert status == 404 and "no game session 4" in page and "its sessions: 1" in page
+
+
+@pytest.mark.parametrize("path", ["/report/", "/report/not-a-ticket"])
+async def test_a_made_up_ticket_opens_nothing(table: Table, path: str) -> None:
+    """A guessed path is refused like a spent one."""
+    status, _, page = await _fetch(table.url.replace("ws://", "http://") + path)
+    assert status == 404 and "ask the table for the report again" in page

@@ -1,0 +1,98 @@
+"""Replay in the browser: the table as it stood at any event, a timeline with marks, a link to a
+moment, and playing forward."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from playwright.sync_api import Page, expect
+
+from tests.web.conftest import Served
+
+
+def _session_of_rolls(served: Served) -> tuple[str, str]:
+    """A d12 campaign: a game session with six free rolls, then a second session."""
+    campaign, gm_link = served.create_campaign("Replayed", "d12")
+    served.as_gm(gm_link, "send", campaign, '{"type": "start_session", "title": "The heist"}')
+    for sides in (4, 6, 8, 10, 12, 20):
+        served.as_gm(gm_link, "roll", campaign, f"1d{sides}")
+    served.as_gm(gm_link, "send", campaign, '{"type": "end_session"}')
+    served.as_gm(gm_link, "send", campaign, '{"type": "start_session", "title": "Aftermath"}')
+    return campaign, gm_link
+
+
+def test_a_moment_of_the_campaign_shows_the_table_and_log_as_they_stood(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The GM opens a replay link at the third roll: the log ends there, later rolls unseen."""
+    campaign, gm_link = _session_of_rolls(served)
+    page = open_page(gm_link)
+    page.goto(f"{served.origin}/replay#campaign={campaign}&seq=5")
+    log = page.locator("ph-log")
+    expect(log.locator(".ph-log-line").last).to_have_attribute("data-seq", "5")
+    expect(log.locator("[data-type=dice_rolled]")).to_have_count(2)
+    expect(page.locator(".ph-position")).to_contain_text("event 5 of 11")
+    assert page.url.endswith(f"/replay#campaign={campaign}&seq=5")
+    marks = page.locator("ph-timeline line.ph-mark-session")
+    expect(marks).to_have_count(3)  # two starts and an end
+    page.get_by_role("button", name="next mark").click()
+    expect(page.locator(".ph-position")).to_contain_text("event 10 of 11")
+    expect(log.locator("[data-type=game_session_ended]")).to_have_count(1)
+
+
+def test_playing_moves_forward_event_by_event_and_a_session_can_be_chosen(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Choosing session 1 starts at its first event; playing at 16 events/s reaches its end."""
+    campaign, gm_link = _session_of_rolls(served)
+    page = open_page(gm_link)
+    page.goto(f"{served.origin}/replay#campaign={campaign}")
+    expect(page.locator(".ph-position")).to_contain_text("event 11 of 11")
+    page.get_by_label("game session").select_option(label="session 1: The heist")
+    expect(page.locator(".ph-position")).to_contain_text("event 3 of 10")
+    page.get_by_label("speed").select_option("16")
+    page.get_by_role("button", name="Play").click()
+    expect(page.locator(".ph-position")).to_contain_text("event 10 of 10")
+    expect(page.get_by_role("button", name="Play")).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("ph-log [data-type=dice_rolled]")).to_have_count(6)
+
+
+def test_a_read_only_link_replays_one_session_for_someone_without_a_seat(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The GM shares session 1; a stranger's browser replays just it; revoked, it opens nothing."""
+    campaign, gm_link = _session_of_rolls(served)
+    gm = open_page(gm_link)
+    gm.goto(f"{served.origin}/replay#campaign={campaign}")
+    links = gm.locator("ph-replay-links")
+    expect(links.get_by_label("replay to share").locator("option")).to_have_count(3)
+    links.get_by_label("replay to share").select_option(label="session 1: The heist")
+    links.get_by_role("button", name="Make a read-only link").click()
+    link = links.get_by_label("replay link").input_value()
+    assert link.startswith(f"{served.origin}/replay#campaign={campaign}&token=")
+    expect(links.locator("li")).to_have_count(1)
+
+    stranger = open_page(link)
+    expect(stranger.locator(".ph-position")).to_contain_text("event 10 of 10")
+    assert "token" not in stranger.url
+    stranger.get_by_role("button", name="previous mark").click()
+    expect(stranger.locator("ph-log .ph-log-line").last).to_have_attribute("data-seq", "3")
+    expect(stranger.locator("ph-replay-links")).to_have_count(0)  # no GM tools for a link
+
+    links.locator("li").get_by_role("button", name="Revoke").click()
+    expect(links.locator("li")).to_have_count(0)
+    stranger.reload()
+    expect(stranger.locator(".ph-problem")).to_contain_text("does not open")
+
+
+def test_the_post_game_report_of_the_session_opens_in_a_new_tab(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """From the replay of session 1 the GM opens its report: the CLI's page, no token in it."""
+    campaign, gm_link = _session_of_rolls(served)
+    page = open_page(gm_link)
+    page.goto(f"{served.origin}/replay#campaign={campaign}&session=1")
+    button = page.get_by_role("button", name="Report of session 1")
+    with page.context.expect_page() as opened:
+        button.click()
+    report = opened.value
+    report.wait_for_load_state()
+    expect(report).to_have_title("Replayed: post-game report")
+    assert "/report/" in report.url and "token" not in report.url
+    expect(report.locator("svg").first).to_be_visible()
