@@ -468,9 +468,12 @@ class Server:
                             self.limits.finish_command(joined)
                         continue
                     if isinstance(message, ReportRequest):  # a page's ticket, no hub work
-                        subscriber.push(encode(ReportReady(id=message.id, path=self.reports.issue(
-                            hub.campaign, message.session, hub.state.head))))
-                        self.limits.finish_command(joined)
+                        try:
+                            path = self.reports.issue(hub.campaign, message.session,
+                                                      hub.state.head)
+                        finally:
+                            self.limits.finish_command(joined)
+                        subscriber.push(encode(ReportReady(id=message.id, path=path)))
                         continue
                     if isinstance(message, StateAt):  # a read too: the table at a seq
                         try:

@@ -1,9 +1,11 @@
 """The post-game report as a page of the browser table.
 
 A member asks for it over their WebSocket (``report``): the answer is a path,
-``/report/<ticket>``, that the page opens. The ticket is random, good for one request and for
+``/report/<ticket>``, that the page opens. The ticket is random, good for one page and for
 :data:`TICKET_SECONDS`, and bound to the campaign and game session asked for, so the page gets
 the report without a token ever being put in a URL (a ticket that leaks is spent or stale).
+The page starts being made when the ticket is issued; the ticket is spent when the page is
+sent (a browser that retries a request cut short gets the same page, once).
 
 The page is the very HTML file ``poolhall report --html`` writes (:mod:`reports.html`): made
 from the log by the pure analytics fold and drawn by matplotlib, in a worker process (a report
@@ -14,6 +16,7 @@ inline styles and data-URI images allowed, nothing from another origin, not fram
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from collections.abc import Callable
@@ -23,6 +26,7 @@ from http import HTTPStatus
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
+from events.errors import Rejected
 from events.log import to_recorded
 from events.store import SqliteReader
 from projections.analytics import for_session, report
@@ -33,7 +37,10 @@ __all__ = ["REPORT_POLICY", "ReportPages", "TICKET_SECONDS", "build_page"]
 TICKET_SECONDS = 60.0
 """How long a report's ticket may wait before its page is opened."""
 TICKETS_KEPT = 1024
-"""Tickets outstanding at most: the oldest is dropped past it (a flood costs nothing else)."""
+"""Tickets outstanding at most: the oldest is dropped past it."""
+PAGES_PER_CAMPAIGN = 2
+"""Different report pages of one campaign being made at once, at most: a member asking for
+report after report waits (``rate_limited``) instead of filling the report worker's queue."""
 REPORT_POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
     "form-action 'none'; frame-ancestors 'none'"
@@ -43,10 +50,10 @@ REPORT_POLICY = (
 
 @dataclass(frozen=True)
 class _Ticket:
-    campaign: str
-    session: int | None
-    head: int
     expires: float
+    page: asyncio.Future[dict[str, object]]
+    """The page being made: started when the ticket is issued, so it is ready (or nearly)
+    when the tab opens; a browser that retries the request waits for the same one."""
 
 
 def build_page(job: tuple[str, str, int | None, int]) -> dict[str, object]:
@@ -73,33 +80,59 @@ class ReportPages:
         self._workers = workers
         self._clock = clock
         self._tickets: dict[str, _Ticket] = {}
+        self._making: dict[tuple[str, str, int | None, int], asyncio.Future[dict[str, object]]] = {}
+        """Pages being made, by what they are of: the same report asked twice is made once."""
 
     def issue(self, campaign: str, session: int | None, head: int) -> str:
-        """A path to the report of ``campaign`` (one ``session``, or all) as of ``head``."""
+        """A path to the report of ``campaign`` (one ``session``, or all) as of ``head``; the
+        page starts being made now."""
         now = self._clock()
         for stale in [t for t, ticket in self._tickets.items() if ticket.expires < now]:
-            del self._tickets[stale]
+            self._forget(stale)
         while len(self._tickets) >= TICKETS_KEPT:
-            del self._tickets[next(iter(self._tickets))]
+            self._forget(next(iter(self._tickets)))
+        job = (self._database, campaign, session, head)
+        page = self._making.get(job)
+        if page is None:
+            busy = sum(1 for other in self._making if other[1] == campaign)
+            if busy >= PAGES_PER_CAMPAIGN:
+                raise Rejected("rate_limited", "reports of this campaign are being made; ask "
+                               "again in a moment", None, retry_after=5.0)
+            page = asyncio.ensure_future(self._workers.compute((build_page, job)))
+            self._making[job] = page
+            page.add_done_callback(lambda done: self._made(job, done))
         ticket = secrets.token_urlsafe(24)
-        self._tickets[ticket] = _Ticket(campaign, session, head, now + TICKET_SECONDS)
+        self._tickets[ticket] = _Ticket(now + TICKET_SECONDS, page)
         return f"/report/{ticket}"
+
+    def _made(self, job: tuple[str, str, int | None, int],
+              page: asyncio.Future[dict[str, object]]) -> None:
+        self._making.pop(job, None)
+        if not page.cancelled():
+            page.exception()  # retrieved here: a failure is answered to whoever opens the page
+
+    def _forget(self, ticket: str) -> None:
+        self._tickets.pop(ticket)
 
     async def respond(self, connection: ServerConnection, request: Request) -> Response | None:
         """The page for ``/report/<ticket>`` (spent by this request); None for other paths."""
         path = request.path.partition("?")[0]
         if not path.startswith("/report/"):
             return None
-        ticket = self._tickets.pop(path.removeprefix("/report/"), None)
+        name = path.removeprefix("/report/")
+        ticket = self._tickets.get(name)
         if ticket is None or ticket.expires < self._clock():
             return _page(connection, HTTPStatus.NOT_FOUND, "This report link was used already "
                          "or is too old: ask the table for the report again.")
         try:
-            made = await self._workers.compute(
-                (build_page, (self._database, ticket.campaign, ticket.session, ticket.head)))
+            made = await asyncio.shield(ticket.page)
         except NotComputed as why:
+            self._tickets.pop(name, None)
             return _page(connection, HTTPStatus.SERVICE_UNAVAILABLE,
                          f"The report could not be made now ({why}); try again shortly.")
+        if self._tickets.pop(name, None) is None:  # another request took it meanwhile
+            return _page(connection, HTTPStatus.NOT_FOUND, "This report link was used already:"
+                         " ask the table for the report again.")
         if "missing" in made:
             return _page(connection, HTTPStatus.NOT_FOUND, str(made["missing"]))
         html = made["html"]

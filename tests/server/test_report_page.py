@@ -71,3 +71,23 @@ async def test_a_made_up_ticket_opens_nothing(table: Table, path: str) -> None:
     """A guessed path is refused like a spent one."""
     status, _, page = await _fetch(table.url.replace("ws://", "http://") + path)
     assert status == 404 and "ask the table for the report again" in page
+
+
+async def test_a_member_asking_for_report_after_report_waits_its_turn(table: Table) -> None:
+    """Three different reports of one campaign at once: the third is refused rate_limited,
+    the same one asked again shares the page being made."""
+    _, gm = await table.create_campaign("d12")
+    await gm.call(core.StartSession, title="One")
+    peer = await RawPeer.open(table.url)
+    try:
+        await peer.join(gm._token, gm.campaign)
+        for n, session in enumerate([None, 1, None, 1]):
+            await peer.send({"type": "report", "id": f"report-{n:04}",
+                             **({"session": session} if session else {})})
+            answer = await peer.recv_until("report", timeout=10)
+            assert answer["id"] == f"report-{n:04}"
+        await peer.send({"type": "report", "id": "report-0009", "session": 2})
+        refused = await peer.recv_until("error", timeout=10)
+        assert (refused["id"], refused["code"]) == ("report-0009", "rate_limited")
+    finally:
+        await peer.connection.close()
