@@ -41,6 +41,7 @@ from events.log import (
     StoredRow,
     chain_hash,
 )
+from events.store_verify import verify_file
 
 __all__ = ["JOURNAL_SIZE_LIMIT", "PAGE_ROWS", "SqliteLog", "SqliteReader", "open_error",
            "writer_lock"]
@@ -61,9 +62,6 @@ BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;
 PAGE_ROWS = 256
 """Rows fetched per call. Small on purpose: a page of 4,000 rows (with the objects decoded from
 it) no longer fits the CPU cache, and a full rebuild ran 1.5 times slower than with 256."""
-
-_DAMAGE_SHOWN = 20
-"""At most this many lines of SQLite's ``integrity_check`` are reported: one is enough to act."""
 
 _ROW_COLUMNS = "seq, type, version, payload, recorded_at, actor, command_id"
 _INSERT_EVENT = (
@@ -196,71 +194,13 @@ class SqliteReader:
     def verify(self) -> tuple[int, list[ChainProblem]]:
         """Check the file, then walk every campaign's hash chain; report each problem found.
 
-        The file comes first (SQLite's ``integrity_check``): a write-ahead log deleted while a
-        checkpoint was copying it back leaves a file torn between two moments (the events
-        table ahead of its index, say), which a walk read through the index can pass as
-        clean or fail on. Such damage, or a walk that cannot read on, is reported as a
-        problem of campaign ``""`` at event 0.
+        See :mod:`events.store_verify`: SQLite's ``integrity_check`` beside one walk of the
+        table in append order (in parallel segments on a long log), the ``commands`` table
+        read in step with it. Damage to the file, or a walk that cannot read on, is reported
+        as a problem of campaign ``""`` at event 0.
         """
-        try:
-            problems = [ChainProblem("", 0, f"the file is damaged: {line}")
-                        for (line,) in self._scan(f"PRAGMA integrity_check({_DAMAGE_SHOWN})", [])
-                        if line != "ok"]
-        except sqlite3.DatabaseError as error:
-            return 0, [ChainProblem("", 0, f"the file cannot be checked: {error}")]
-        try:
-            checked, found = self._walk_chains()
-        except sqlite3.DatabaseError as error:
-            return 0, [*problems, ChainProblem("", 0, f"the chains cannot be read: {error}")]
-        return checked, problems + found
-
-    def _walk_chains(self) -> tuple[int, list[ChainProblem]]:
-        """Walk every campaign's hash chain; report each event that breaks it.
-
-        The chain alone cannot see its own last events removed, so the walk is checked
-        against the ``commands`` table too: every event must lie within the sequence numbers
-        its command recorded, and every recorded sequence number must have its event.
-        """
-        checked = 0
-        problems: list[ChainProblem] = []
-        recorded = self._command_ranges()
-        heads: dict[str, int] = {}
-        current = ""  # no campaign yet (a campaign id is never empty)
-        previous, expected_seq = GENESIS, 1
-        for campaign, *columns, stored in self._scan(
-                f"SELECT campaign, {_ROW_COLUMNS}, hash FROM events ORDER BY campaign, seq", []):
-            if campaign != current:
-                current, previous, expected_seq = str(campaign), GENESIS, 1
-            row = StoredRow(*columns)
-            checked += 1
-            if row.seq != expected_seq:
-                problems.append(ChainProblem(
-                    current, row.seq, f"expected event {expected_seq}: dropped or moved"))
-            if chain_hash(previous, current, row) != stored:
-                problems.append(ChainProblem(
-                    current, row.seq, "hash does not match: edited, or out of order"))
-            first, last = recorded.get((current, row.command_id), (0, -1))
-            if not first <= row.seq <= last:
-                problems.append(ChainProblem(
-                    current, row.seq, f"command {row.command_id!r} did not append this event"))
-            previous, expected_seq = str(stored), row.seq + 1
-            heads[current] = row.seq
-        recorded_heads: dict[str, int] = {}
-        for (campaign, _), (_, last) in recorded.items():
-            recorded_heads[campaign] = max(last, recorded_heads.get(campaign, 0))
-        for campaign, last in recorded_heads.items():
-            head = heads.get(campaign, 0)
-            if last > head:
-                problems.append(ChainProblem(
-                    campaign, head + 1, f"events {head + 1} to {last} are missing: the commands"
-                    f" table records them, the log ends at {head}"))
-        return checked, problems
-
-    def _command_ranges(self) -> dict[tuple[str, str], tuple[int, int]]:
-        """Each recorded command's first and last sequence number, keyed by campaign and id."""
-        return {(str(campaign), str(command)): (int(first), int(last))
-                for campaign, command, first, last in self._scan(
-                    "SELECT campaign, command_id, first_seq, last_seq FROM commands", [])}
+        checked, problems = verify_file(f"{self.path.resolve().as_uri()}?mode=ro")
+        return checked, [ChainProblem(*problem) for problem in problems]
 
 
 class SqliteLog(SqliteReader):
