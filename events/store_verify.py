@@ -255,12 +255,14 @@ def _walk_all(uri: str, segment_events: int, workers: int) -> tuple[int, list[Pr
         starts = segment_starts(connection, min(workers, max(1, count // segment_events)))
         ranges = [(position, rowid, *end) for (position, rowid), end
                   in zip(starts, [*starts[1:], (_END, _END)], strict=True)]
-        children = [_start_segment(uri, *bounds) for bounds in ranges[1:]]
+        children = [(bounds, _start_segment(uri, *bounds)) for bounds in ranges[1:]]
         try:
             low, c_low, high, c_high = ranges[0]
             segments = [_walk(connection, (low, high), (c_low, c_high))]
         finally:
-            segments += [_segment_of(child) for child in children]
+            found = [(bounds, _segment_of(child)) for bounds, child in children]
+        for (low, c_low, high, c_high), segment in found:  # a child that failed to run at all
+            segments.append(segment or _walk(connection, (low, high), (c_low, c_high)))
         problems = _stitch(segments)
         for segment in segments:
             problems += segment.problems
@@ -272,25 +274,32 @@ def _walk_all(uri: str, segment_events: int, workers: int) -> tuple[int, list[Pr
 
 
 def _start_segment(uri: str, low: int, commands_low: int, high: int, commands_high: int
-                   ) -> subprocess.Popen[bytes]:
+                   ) -> subprocess.Popen[bytes] | None:
     """A child interpreter walking one segment (the hashing holds the GIL: threads would
     take turns). A plain subprocess, not :mod:`multiprocessing`, whose spawned children
     re-run the caller's main script."""
     package_root = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
-    return subprocess.Popen(
-        [sys.executable, "-m", "events.store_verify", uri, str(low), str(high),
-         str(commands_low), str(commands_high)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    if not sys.executable:  # an embedded interpreter: no child to start
+        return None
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "events.store_verify", uri, str(low), str(high),
+             str(commands_low), str(commands_high)],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    except OSError:
+        return None
 
 
-def _segment_of(child: subprocess.Popen[bytes]) -> Segment:
-    """The segment a child walked; its SQLite error raised here as the parent's own."""
-    out, err = child.communicate()
+def _segment_of(child: subprocess.Popen[bytes] | None) -> Segment | None:
+    """The segment a child walked (``None`` if it could not run: the parent walks it); the
+    child's SQLite error raised here as the parent's own."""
+    if child is None:
+        return None
+    out, _ = child.communicate()
     if child.returncode != 0:
-        raise sqlite3.DatabaseError(err.decode(errors="replace").strip().splitlines()[-1:]
-                                    or f"segment walker exited {child.returncode}")
+        return None
     found = pickle.loads(out)
     if isinstance(found, str):
         raise sqlite3.DatabaseError(found)

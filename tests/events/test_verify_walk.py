@@ -118,3 +118,13 @@ def test_the_last_events_removed_with_their_chain_intact_are_reported(path: Path
     _, problems = _both_ways(path)
     assert [(p.campaign, p.seq) for p in problems] == [("a", 16)]
     assert "16 to 18 are missing" in problems[0].problem
+
+
+def test_segments_are_walked_here_when_no_child_can_start(path: Path, monkeypatch) -> None:
+    """With no interpreter to start (an embedded Python), every segment is walked here."""
+    _tamper(path, "UPDATE events SET actor = 'mallory' WHERE campaign = 'c' AND seq = 14")
+    expected = _both_ways(path)
+    monkeypatch.setattr("sys.executable", "")
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    assert verify_file(uri, segment_events=1, workers=3) == expected
+    assert [(p.campaign, p.seq) for p in expected[1]] == [("c", 14)]
