@@ -10,7 +10,8 @@ Prints, each a best of ``--repeat`` runs on a fresh SQLite file in ``--dir`` (WA
 ``synchronous=FULL`` as the store opens it, so every figure is durable):
 
 1. raw ``sqlite3``: the events table's columns and unique index, ``executemany`` of tuples,
-   one commit per batch of 100 rows: the floor for one fsync per 100 events;
+   one commit per batch of 100 rows: the floor for one fsync per 100 events; then the same
+   with what ``append_batch`` writes (a ``commands`` row with a random id, 10 campaigns);
 2. ``SqliteLog.append_batch`` with 100 requests of one event each (hash chain, command row);
 3. the group committer under N concurrent submitters, each awaiting its own one-event
    append before sending the next (what a hub does): durable events/s;
@@ -76,8 +77,13 @@ def best(repeat: int, run: Callable[[], float]) -> float:
 # ---- 1. raw sqlite3 ------------------------------------------------------------------------
 
 
-def raw_rate(work: Path, events: int) -> float:
-    """Raw sqlite3, the store's columns and index, a commit per 100 tuples: events/s."""
+def raw_rate(work: Path, events: int, *, store_shape: bool = False) -> float:
+    """Raw sqlite3, the store's columns and index, a commit per 100 tuples: events/s.
+
+    ``store_shape`` writes what ``append_batch`` writes, without its Python: the ``commands``
+    row of each event too (random ids), the events spread over 10 campaigns; otherwise one
+    campaign and no command rows, the cheapest shape there is.
+    """
     path = work / "raw.db"
     connection = sqlite3.connect(path, isolation_level=None)
     connection.execute("PRAGMA journal_mode=WAL")
@@ -88,16 +94,26 @@ def raw_rate(work: Path, events: int) -> float:
         " recorded_at TEXT NOT NULL, actor TEXT NOT NULL, command_id TEXT NOT NULL,"
         " hash TEXT NOT NULL)")
     connection.execute("CREATE UNIQUE INDEX events_seq ON events (campaign, seq)")
+    connection.execute("CREATE TABLE commands (campaign TEXT, command_id TEXT, actor TEXT NOT"
+                       " NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL,"
+                       " PRIMARY KEY (campaign, command_id))")
     payload = ROLL.payload.decode()
     digest = "0" * 64
-    started = time.perf_counter()
+    campaigns = 10 if store_shape else 1
+    batches = []
     for first in range(0, events, 100):
-        rows = [("a", seq + 1, ROLL.type, 1, payload, AT, "gm", f"c{seq}", digest)
-                for seq in range(first, first + 100)]
+        batches.append([(f"c{n % campaigns}", n // campaigns + 1, ROLL.type, 1, payload, AT,
+                         "gm", f"c-{secrets.token_hex(8)}", digest)
+                        for n in range(first, first + 100)])
+    started = time.perf_counter()
+    for rows in batches:
         connection.execute("BEGIN")
         connection.executemany("INSERT INTO events (campaign, seq, type, version, payload,"
                                " recorded_at, actor, command_id, hash)"
                                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        if store_shape:
+            connection.executemany("INSERT INTO commands VALUES (?, ?, ?, ?, ?)",
+                                   [(r[0], r[7], r[6], r[1], r[1]) for r in rows])
         connection.execute("COMMIT")
     elapsed = time.perf_counter() - started
     connection.close()
@@ -256,6 +272,8 @@ def main() -> None:
         if "raw" in parts:
             rate = best(args.repeat, lambda: raw_rate(work, args.events))
             print(f"raw sqlite3, batches of 100:            {rate:>10,.0f} events/s", flush=True)
+            rate = best(args.repeat, lambda: raw_rate(work, args.events, store_shape=True))
+            print(f"raw sqlite3, the same as append_batch:  {rate:>10,.0f} events/s", flush=True)
         if "append" in parts:
             rate = best(args.repeat, lambda: append_batch_rate(work, args.events))
             print(f"append_batch, 100 requests a call:      {rate:>10,.0f} events/s", flush=True)
