@@ -8,13 +8,13 @@ caused them (a retried command finds its original answer instead of appending tw
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from typing import Any, Protocol
 
 import msgspec
 
 from events.base import Event, Recorded
+from events.chain import GENESIS, link_hash
 from events.codec import (
     UPCASTERS,
     decode_event,
@@ -39,10 +39,6 @@ __all__ = [
     "recorded_pages",
     "RowTuple",
 ]
-
-GENESIS = "0" * 64
-"""The hash that stands before a campaign's first event."""
-
 
 class PreparedEvent(msgspec.Struct, frozen=True):
     """An event encoded once, ready to store and to broadcast."""
@@ -138,13 +134,8 @@ def prepare(event: Event) -> PreparedEvent:
 
 def chain_hash(previous: str, campaign: str, row: StoredRow) -> str:
     """The hash of a row chained to the previous one; covers every stored field."""
-    digest = hashlib.sha256()
-    for part in (previous, campaign, str(row.seq), row.type, str(row.version), row.at,
-                 row.actor, row.command_id):
-        digest.update(part.encode())
-        digest.update(b"\x1f")
-    digest.update(row.payload.encode() if isinstance(row.payload, str) else row.payload)
-    return digest.hexdigest()
+    return link_hash(previous, campaign, row.seq, row.type, row.version, row.at, row.actor,
+                     row.command_id, row.payload)
 
 
 RowTuple = tuple[Any, ...]

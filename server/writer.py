@@ -147,7 +147,7 @@ class GroupCommitter:
         future: asyncio.Future[list[Appended | Exception]] = (
             asyncio.get_running_loop().create_future()
         )
-        await self._queue.put((requests, future))
+        self._queue.put_nowait((requests, future))  # unbounded: never waits
         return await future
 
     async def _run(self) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from events.errors import StoreError
 from events.store import SqliteLog, SqliteReader
 from tests.events.store_contract import (  # noqa: F401  (the contract runs here)
     opened,
@@ -136,3 +137,31 @@ def test_verify_catches_an_event_its_command_did_not_append(log) -> None:
     _, problems = SqliteReader(path).verify()
     assert [(p.campaign, p.seq) for p in problems] == [("b", 1), ("b", 2)]
     assert all("did not append" in p.problem for p in problems)
+
+
+def test_append_hashes_chain_any_text(log) -> None:
+    """The writer's inline hash is the chain's own, for non-ASCII ids and multi-event commands."""
+    from events.log import chain_hash
+
+    appended = log.append_batch([
+        request("café-☕", 0, opened("cafe"), rolled(1), actor="gm-é", command="ç-1"),
+        request("b", 0, opened("b"), command="b1"),
+        request("café-☕", 2, rolled(2), actor="ünïcode", command="ç-2")])
+    rows = list(log.rows("café-☕"))
+    assert [r.hash for r in rows] == appended[0].hashes + appended[2].hashes
+    previous = "0" * 64
+    for row in rows:
+        assert chain_hash(previous, "café-☕", row) == row.hash
+        previous = row.hash
+    assert log.verify() == (4, [])
+
+
+def test_a_failed_transaction_appends_nothing_and_the_log_goes_on(log) -> None:
+    """A batch SQLite refuses (a command id twice) is rolled back whole; the next one commits."""
+    results = log.append_batch([request("a", 0, opened("a"), command="same"),
+                                request("b", 0, opened("b"), command="x"),
+                                request("a", 1, rolled(1), command="same")])
+    assert all(isinstance(r, StoreError) for r in results)
+    assert log.head("a") == log.head("b") == 0
+    assert log.append_batch([request("a", 0, opened("a"), command="again")]) == [[1]]
+    assert log.verify() == (1, [])

@@ -154,7 +154,9 @@ async def test_no_token_reaches_the_servers_log_even_at_debug_level(
     await table.connect(campaign, ack.token)
     said = "\n".join(record.getMessage() for record in caplog.records
                      if not record.name.startswith(("websockets.client", "clients")))
-    assert "< TEXT [" in said and "> TEXT [" in said  # frames were logged, by size
+    # frames read were logged, by size (frames the server writes itself, several at a time,
+    # bypass websockets' own frame log: server/subscriber.py)
+    assert "< TEXT [" in said
     for token in (ADMIN_TOKEN, ack.token):
         pieces = {token[i:i + 8] for i in range(3, len(token) - 8)}  # past the "ph_" prefix
         assert not [piece for piece in pieces if piece in said], token

@@ -1,0 +1,300 @@
+"""The append path and `verify`: durable events/s at each layer, and verify events/s.
+
+::
+
+    python tests/bench/append_rate.py            # full run (builds, then caches, two 1M logs)
+    python tests/bench/append_rate.py --quick    # small figures in a few seconds
+    python tests/bench/append_rate.py --only verify --verify-events 1000000
+
+Prints, each a best of ``--repeat`` runs on a fresh SQLite file in ``--dir`` (WAL,
+``synchronous=FULL`` as the store opens it, so every figure is durable):
+
+1. raw ``sqlite3``: the events table's columns and unique index, ``executemany`` of tuples,
+   one commit per batch of 100 rows: the floor for one fsync per 100 events; then the same
+   with what ``append_batch`` writes (a ``commands`` row with a random id, 10 campaigns);
+2. ``SqliteLog.append_batch`` with 100 requests of one event each (hash chain, command row);
+3. the group committer under N concurrent submitters, each awaiting its own one-event
+   append before sending the next (what a hub does): durable events/s;
+4. ``SqliteReader.verify`` on ``--verify-events`` events: one campaign, then 100 campaigns
+   interleaved one event at a time (the worst order for a walk campaign by campaign). The
+   logs are built with ``append_batch`` and kept in ``--cache`` (``/tmp`` by default), keyed
+   by their shape, so a second run measures only the verify.
+
+Figures are printed, never asserted; the machine is shared, so compare runs made together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import resource
+import secrets
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from events import core  # noqa: E402
+from events.dice import RolledTerm  # noqa: E402
+from events.log import AppendRequest, PreparedEvent, prepare  # noqa: E402
+from events.store import SqliteLog, SqliteReader  # noqa: E402
+from server.writer import GroupCommitter  # noqa: E402
+
+AT = "2026-01-01T00:00:00.000Z"
+TARGET_COMMITTER = 50_000.0
+TARGET_VERIFY = 300_000.0
+
+
+def _roll() -> PreparedEvent:
+    faces = (3, 5)
+    return prepare(core.DiceRolled(expression="2d6", terms=(RolledTerm(sides=6, faces=faces),),
+                                   total=sum(faces)))
+
+
+ROLL = _roll()
+
+
+def _request(campaign: str, head: int, n: int, *, random_id: bool = True) -> AppendRequest:
+    """A one-roll command; its id random like a real client's (``c-`` and 16 hex digits), so
+    that the commands index takes its inserts where a server's would, all over the tree."""
+    command_id = f"c-{secrets.token_hex(8)}" if random_id else f"c{n:09d}"
+    return AppendRequest(campaign=campaign, expected_head=head, events=(ROLL,), actor="gm",
+                         command_id=command_id, at=AT)
+
+
+def best(repeat: int, run: Callable[[], float]) -> float:
+    """The best of ``repeat`` rates: the machine is shared, and noise only ever slows a run."""
+    return max(run() for _ in range(repeat))
+
+
+# ---- 1. raw sqlite3 ------------------------------------------------------------------------
+
+
+def raw_rate(work: Path, events: int, *, store_shape: bool = False) -> float:
+    """Raw sqlite3, the store's columns and index, a commit per 100 tuples: events/s.
+
+    ``store_shape`` writes what ``append_batch`` writes, without its Python: the ``commands``
+    row of each event too (random ids), the events spread over 10 campaigns; otherwise one
+    campaign and no command rows, the cheapest shape there is.
+    """
+    path = work / "raw.db"
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=FULL")
+    connection.execute(
+        "CREATE TABLE events (position INTEGER PRIMARY KEY, campaign TEXT NOT NULL, seq INTEGER"
+        " NOT NULL, type TEXT NOT NULL, version INTEGER NOT NULL, payload TEXT NOT NULL,"
+        " recorded_at TEXT NOT NULL, actor TEXT NOT NULL, command_id TEXT NOT NULL,"
+        " hash TEXT NOT NULL)")
+    connection.execute("CREATE UNIQUE INDEX events_seq ON events (campaign, seq)")
+    connection.execute("CREATE TABLE commands (campaign TEXT, command_id TEXT, actor TEXT NOT"
+                       " NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL,"
+                       " PRIMARY KEY (campaign, command_id))")
+    payload = ROLL.payload.decode()
+    digest = "0" * 64
+    campaigns = 10 if store_shape else 1
+    batches = []
+    for first in range(0, events, 100):
+        batches.append([(f"c{n % campaigns}", n // campaigns + 1, ROLL.type, 1, payload, AT,
+                         "gm", f"c-{secrets.token_hex(8)}", digest)
+                        for n in range(first, first + 100)])
+    started = time.perf_counter()
+    for rows in batches:
+        connection.execute("BEGIN")
+        connection.executemany("INSERT INTO events (campaign, seq, type, version, payload,"
+                               " recorded_at, actor, command_id, hash)"
+                               " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        if store_shape:
+            connection.executemany("INSERT INTO commands VALUES (?, ?, ?, ?, ?)",
+                                   [(r[0], r[7], r[6], r[1], r[1]) for r in rows])
+        connection.execute("COMMIT")
+    elapsed = time.perf_counter() - started
+    connection.close()
+    _remove(path)
+    return events / elapsed
+
+
+# ---- 2. append_batch -----------------------------------------------------------------------
+
+
+def append_batch_rate(work: Path, events: int, per_batch: int = 100) -> float:
+    """``append_batch`` with ``per_batch`` one-event requests over 10 campaigns: events/s."""
+    path = work / "append.db"
+    log = SqliteLog(path)
+    heads = [0] * 10
+    batches = []
+    for first in range(0, events, per_batch):
+        batch = []
+        for n in range(first, first + per_batch):
+            k = n % 10
+            batch.append(_request(f"c{k}", heads[k], n))
+            heads[k] += 1
+        batches.append(batch)
+    started = time.perf_counter()
+    for batch in batches:
+        for result in log.append_batch(batch):
+            if isinstance(result, Exception):
+                raise result
+    elapsed = time.perf_counter() - started
+    log.close()
+    _remove(path)
+    return events / elapsed
+
+
+# ---- 3. the group committer ----------------------------------------------------------------
+
+
+def committer_rate(work: Path, submitters: int, seconds: float) -> tuple[float, float]:
+    """N submitters, each on its own campaign, one one-event append at a time, for a while:
+    durable events/s, and the mean batch the writer committed."""
+    path = work / "committer.db"
+    log = SqliteLog(path)
+
+    async def main() -> tuple[int, float, int]:
+        committer = GroupCommitter(log)
+        committer.start()
+        stop = False
+
+        async def submit(k: int) -> int:
+            head = 0
+            while not stop:
+                (result,) = await committer.append([_request(f"s{k}", head, head)])
+                if isinstance(result, Exception):
+                    raise result
+                head += 1
+            return head
+
+        tasks = [asyncio.create_task(submit(k)) for k in range(submitters)]
+        await asyncio.sleep(0.3)  # warm up: every submitter has its first append in
+        before, batches = committer.appended, committer.batches
+        started = time.perf_counter()
+        await asyncio.sleep(seconds)
+        done, elapsed = committer.appended - before, time.perf_counter() - started
+        batches = committer.batches - batches
+        stop = True
+        await asyncio.gather(*tasks)
+        await committer.stop()
+        return done, elapsed, batches
+
+    done, elapsed, batches = asyncio.run(main())
+    log.close()
+    _remove(path)
+    return done / elapsed, done / max(batches, 1)
+
+
+# ---- 4. verify -----------------------------------------------------------------------------
+
+
+def build_log(path: Path, events: int, campaigns: int) -> None:
+    """``events`` one-event commands over ``campaigns`` campaigns, interleaved one by one
+    (ordered command ids: quicker to build, and all the same to verify)."""
+    partial = path.with_name(path.name + ".partial")
+    _remove(partial)
+    log = SqliteLog(partial)
+    heads = [0] * campaigns
+    batch: list[AppendRequest] = []
+    for n in range(events):
+        k = n % campaigns
+        batch.append(_request(f"campaign-{k}", heads[k], n, random_id=False))
+        heads[k] += 1
+        if len(batch) == 2000 or n == events - 1:
+            for result in log.append_batch(batch):
+                if isinstance(result, Exception):
+                    raise result
+            batch.clear()
+            if n % 100_000 < 2000:
+                log.checkpoint()  # keep the WAL short (a 1 GB WAL slowed the build)
+    log.checkpoint()
+    log.close()
+    partial.rename(path)
+
+
+def cached_log(cache: Path, events: int, campaigns: int) -> Path:
+    path = cache / f"verify-{campaigns}x{events}.db"
+    if not path.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
+        build_log(path, events, campaigns)
+        print(f"  (built {path} in {time.perf_counter() - started:.1f} s)", flush=True)
+    return path
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and its finished children (verify's segment walkers)."""
+    own, children = (resource.getrusage(who) for who in
+                     (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def verify_rate(path: Path, events: int) -> tuple[float, float]:
+    """Events/s of one ``verify``, and the CPU seconds it took on all cores (a figure that
+    a busy shared machine inflates less than the wall time)."""
+    started, cpu = time.perf_counter(), _cpu_seconds()
+    checked, problems = SqliteReader(path).verify()
+    elapsed, cpu = time.perf_counter() - started, _cpu_seconds() - cpu
+    if checked != events or problems:
+        raise SystemExit(f"verify of {path}: {checked} checked, problems {problems[:3]}")
+    return events / elapsed, cpu
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
+    parser.add_argument("--only", choices=["raw", "append", "committer", "verify"],
+                        action="append", help="run only these parts (repeatable)")
+    parser.add_argument("--events", type=int, default=100_000, help="events per append run")
+    parser.add_argument("--seconds", type=float, default=3.0, help="per committer run")
+    parser.add_argument("--submitters", type=int, nargs="+", default=[10, 100, 1000])
+    parser.add_argument("--verify-events", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--dir", type=Path, default=None, help="where the append runs write")
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir())
+                        / "poolhall-bench-logs")
+    args = parser.parse_args()
+    if args.quick:
+        args.events, args.seconds, args.repeat = 20_000, 1.0, 1
+        args.verify_events, args.submitters = 100_000, [100]
+    parts = set(args.only or ["raw", "append", "committer", "verify"])
+    work = Path(tempfile.mkdtemp(prefix="append-rate-", dir=args.dir))
+    try:
+        if "raw" in parts:
+            rate = best(args.repeat, lambda: raw_rate(work, args.events))
+            print(f"raw sqlite3, batches of 100:            {rate:>10,.0f} events/s", flush=True)
+            rate = best(args.repeat, lambda: raw_rate(work, args.events, store_shape=True))
+            print(f"raw sqlite3, the same as append_batch:  {rate:>10,.0f} events/s", flush=True)
+        if "append" in parts:
+            rate = best(args.repeat, lambda: append_batch_rate(work, args.events))
+            print(f"append_batch, 100 requests a call:      {rate:>10,.0f} events/s", flush=True)
+        if "committer" in parts:
+            for n in args.submitters:
+                runs = [committer_rate(work, n, args.seconds) for _ in range(args.repeat)]
+                rate, mean = max(runs)
+                print(f"group committer, {n:>5} submitters:      {rate:>10,.0f} events/s"
+                      f"  (mean batch {mean:,.0f}; target >= {TARGET_COMMITTER:,.0f})",
+                      flush=True)
+        if "verify" in parts:
+            for campaigns, shape in ((1, "one campaign"), (100, "100 campaigns interleaved")):
+                path = cached_log(args.cache, args.verify_events, campaigns)
+                rate, cpu = max(verify_rate(path, args.verify_events)
+                                for _ in range(args.repeat))
+                print(f"verify, {args.verify_events:,} events, {shape + ':':<27}"
+                      f"{rate:>10,.0f} events/s  ({cpu:.1f} CPU-s; target >="
+                      f" {TARGET_VERIFY:,.0f})", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

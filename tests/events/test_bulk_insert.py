@@ -1,0 +1,23 @@
+"""Many rows in few statements: every row lands, in order, whatever the count."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from events.bulk_insert import insert_rows
+
+
+@pytest.mark.parametrize("count", [0, 1, 3, 100, 512, 513, 1100])
+def test_every_row_lands_in_order(count: int) -> None:
+    """Rows go as powers of two up to 512 a statement; none is lost, doubled or reordered."""
+    connection = sqlite3.connect(":memory:")
+    connection.execute("CREATE TABLE t (n INTEGER, name TEXT)")
+    statements: list[str] = []
+    connection.set_trace_callback(statements.append)
+    insert_rows(connection, "INSERT INTO t (n, name)", [(k, f"row {k}") for k in range(count)])
+    assert connection.execute("SELECT n, name FROM t ORDER BY rowid").fetchall() == [
+        (k, f"row {k}") for k in range(count)]
+    inserts = [sql for sql in statements if sql.startswith("INSERT")]
+    assert len(inserts) == (count // 512) + bin(count % 512).count("1")

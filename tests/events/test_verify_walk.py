@@ -1,0 +1,130 @@
+"""`verify` walks the log in append order, in segments: interleaved campaigns, every break.
+
+Each case runs twice: walked in this process as one segment, and cut into three segments (two
+of them walked by child processes), which must find exactly the same problems.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from events.store import SqliteLog, SqliteReader
+from events.store_verify import Problem, segment_starts, verify_file
+from tests.events.store_contract import opened, request, rolled
+
+CAMPAIGNS = ("a", "b", "c")
+ROUNDS = 12
+
+
+def _interleaved(path: Path) -> Path:
+    """Three campaigns appended in turn, one or two events a command, over several batches."""
+    log = SqliteLog(path)
+    heads = dict.fromkeys(CAMPAIGNS, 0)
+    for k in range(ROUNDS):
+        batch = []
+        for campaign in CAMPAIGNS:
+            events = [opened(campaign)] if k == 0 else [rolled(k)] * (1 + k % 2)
+            batch.append(request(campaign, heads[campaign], *events, command=f"{campaign}{k}"))
+            heads[campaign] += len(events)
+        assert all(isinstance(r, list) for r in log.append_batch(batch))
+    log.close()
+    return path
+
+
+def _tamper(path: Path, *statements: str) -> None:
+    """Edit the file as someone with the sqlite3 shell would: the guards dropped first."""
+    with sqlite3.connect(path) as connection:
+        for table in ("events", "commands"):
+            for guard in ("no_update", "no_delete"):
+                connection.execute(f"DROP TRIGGER IF EXISTS {table}_{guard}")
+        for statement in statements:
+            connection.execute(statement)
+
+
+def _both_ways(path: Path) -> tuple[int, list[Problem]]:
+    """Verify in one segment and in three; they must agree, and the three must be three."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    whole = verify_file(uri, segment_events=10**9)
+    cut = verify_file(uri, segment_events=1, workers=3)
+    assert cut == whole
+    return whole
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return _interleaved(tmp_path / "log.db")
+
+
+def test_an_interleaved_log_verifies_clean(path: Path) -> None:
+    """Campaigns appended in turn chain cleanly, walked whole or in segments."""
+    assert _both_ways(path) == (54, [])  # per campaign: 1 + 6 commands of 2 + 5 of 1
+    assert SqliteReader(path).verify() == (54, [])
+    with sqlite3.connect(path) as connection:  # the cut case really is cut in three
+        assert len(segment_starts(connection, 3)) == 3
+
+
+@pytest.mark.parametrize("seq", [1, 2, 9, 17])
+def test_an_edited_event_is_found_wherever_the_segments_fall(path: Path, seq: int) -> None:
+    """An edited payload breaks its own link and no other, in any segment."""
+    _tamper(path, f"UPDATE events SET payload = payload || ' ' WHERE campaign = 'b'"
+                  f" AND seq = {seq}")
+    checked, problems = _both_ways(path)
+    assert checked == 54
+    assert [(p.campaign, p.seq, p.problem) for p in problems] == [
+        ("b", seq, "hash does not match: edited, or out of order")]
+
+
+@pytest.mark.parametrize("seq", [2, 9, 16])
+def test_a_dropped_event_is_found_wherever_the_segments_fall(path: Path, seq: int) -> None:
+    """An event deleted (its command row too) leaves a gap the next event reports."""
+    _tamper(path, f"DELETE FROM events WHERE campaign = 'c' AND seq = {seq}")
+    _, problems = _both_ways(path)
+    assert ("c", seq + 1, f"expected event {seq}: dropped or moved") in problems
+    assert {p.campaign for p in problems} == {"c"}
+
+
+def test_events_moved_in_append_order_are_found(path: Path) -> None:
+    """Two events of one campaign swapped in position (each row intact) are out of order.
+
+    Read campaign by campaign in sequence order they would still chain; the server folds
+    the log in append order, so verify walks that order and reports the move.
+    """
+    _tamper(path,
+            "CREATE TEMP TABLE was AS SELECT seq, position FROM events"
+            " WHERE campaign = 'a' AND seq IN (5, 6)",
+            "UPDATE events SET position = -seq WHERE campaign = 'a' AND seq IN (5, 6)",
+            "UPDATE events SET position = (SELECT position FROM was"
+            " WHERE was.seq = 11 + events.position) WHERE position IN (-5, -6)")
+    _, problems = _both_ways(path)
+    assert ("a", 6, "expected event 5: dropped or moved") in problems
+    assert all(p.campaign == "a" for p in problems)
+
+
+def test_a_deleted_command_row_is_reported_for_each_of_its_events(path: Path) -> None:
+    """The commands table out of step with the events: the exact check names each event."""
+    _tamper(path, "DELETE FROM commands WHERE campaign = 'b' AND command_id = 'b5'")
+    _, problems = _both_ways(path)
+    assert [(p.campaign, p.seq, p.problem) for p in problems] == [
+        ("b", 8, "command 'b5' did not append this event"),
+        ("b", 9, "command 'b5' did not append this event")]
+
+
+def test_the_last_events_removed_with_their_chain_intact_are_reported(path: Path) -> None:
+    """The chain cannot see its own tail removed; the commands table still records it."""
+    _tamper(path, "DELETE FROM events WHERE campaign = 'a' AND seq > 15")
+    _, problems = _both_ways(path)
+    assert [(p.campaign, p.seq) for p in problems] == [("a", 16)]
+    assert "16 to 18 are missing" in problems[0].problem
+
+
+def test_segments_are_walked_here_when_no_child_can_start(path: Path, monkeypatch) -> None:
+    """With no interpreter to start (an embedded Python), every segment is walked here."""
+    _tamper(path, "UPDATE events SET actor = 'mallory' WHERE campaign = 'c' AND seq = 14")
+    expected = _both_ways(path)
+    monkeypatch.setattr("sys.executable", "")
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    assert verify_file(uri, segment_events=1, workers=3) == expected
+    assert [(p.campaign, p.seq) for p in expected[1]] == [("c", 14)]
