@@ -42,6 +42,7 @@ __all__ = [
     "ServerMessage",
     "Token",
     "View",
+    "ViewsAt",
     "Welcome",
     "json_schema",
 ]
@@ -108,6 +109,9 @@ class StateAt(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="
 
     id: CommandId
     seq: Annotated[int, Meta(ge=1, le=2**53, description="the last event of the table wanted")]
+    views: bool = False
+    """Also send the views of that table (the odds of its open checks and tests, the combat
+    turn...) as one ``views_at`` message carrying ``id``, once computed, after the snapshot."""
 
 
 class ReportRequest(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="report",
@@ -246,6 +250,16 @@ class View(_ServerMessage, frozen=True, tag="view"):
     data: AnyView
 
 
+class ViewsAt(_ServerMessage, frozen=True, tag="views_at"):
+    """The views of the table after event ``seq``, for a ``state_at`` that asked for them
+    (``id``): what the standing views said at that moment (odds as the server computes them
+    now for those very pools; a view whose odds were not computed says why in its note)."""
+
+    id: str
+    seq: int
+    views: list[View]
+
+
 class ReportReady(_ServerMessage, frozen=True, tag="report"):
     """The answer to ``report``: open ``path`` (on this server) for the report's page."""
 
@@ -253,7 +267,8 @@ class ReportReady(_ServerMessage, frozen=True, tag="report"):
     path: str
 
 
-ServerMessage = Union[Welcome, EventFrame, HistoryPage, Ack, ErrorReply, View, ReportReady]
+ServerMessage = Union[Welcome, EventFrame, HistoryPage, Ack, ErrorReply, View, ReportReady,
+                      ViewsAt]
 
 CLIENT_DECODER: StrictDecoder[Any] = StrictDecoder(ClientMessage)
 """Refuses unknown fields at any depth; the server's events, below, ignore them."""

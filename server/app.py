@@ -188,6 +188,8 @@ class Server:
         self.report_workers = ViewWorkers(workers=1, budget=REPORT_BUDGET, cache_size=16)
         """Post-game report pages are drawn in their own worker: odds never wait for one."""
         self.reports = ReportPages(str(self.db_path), self.report_workers)
+        self._background: set[asyncio.Task[None]] = set()
+        """Views of past tables being computed for the connections that asked."""
 
     def _use_admin_token(self, token: str) -> None:
         """Use ``token`` as the admin token ("" until start() reads it: it opens nothing)."""
@@ -477,7 +479,10 @@ class Server:
                         continue
                     if isinstance(message, StateAt):  # a read too: the table at a seq
                         try:
-                            subscriber.push(await hub.state_at(message))
+                            frame, past = await hub.state_at(message)
+                            subscriber.push(frame)
+                            if message.views:
+                                self._send_views_at(hub, message, past, subscriber)
                         except Rejected:
                             raise
                         except Exception:
@@ -517,6 +522,21 @@ class Server:
             if member is not None:
                 self.gc.closed(len(self._connections))
             await subscriber.finish(timeout=0.5)
+
+    def _send_views_at(self, hub: CampaignHub, request: StateAt, state: CampaignState,
+                       subscriber: Subscriber) -> None:
+        """The views of a past table, sent when computed; the connection reads on meanwhile
+        (odds of a big pool may take a worker a while)."""
+
+        async def send() -> None:
+            try:
+                subscriber.push(await hub.views_at(request, state))
+            except Exception:  # derived data: a failure costs only the views
+                logger.exception("the views of %s at #%d failed", hub.campaign, request.seq)
+
+        task = asyncio.create_task(send(), name=f"views-at-{hub.campaign}")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _pause_after(self, refusal: Rejected, key: MemberKey | None,
                      connection: ServerConnection) -> float:

@@ -48,6 +48,7 @@ from events.messages import (
     OutgoingEventFrame,
     StateAt,
     View,
+    ViewsAt,
     Welcome,
 )
 from projections.campaign import CampaignState, Member, evolve
@@ -543,8 +544,13 @@ class CampaignHub:
 
     def _derived(self, views: Callable[[CampaignState], list[ViewSpec]]) -> list[ViewSpec]:
         """Call one of the game system's view functions; a failure costs only the views."""
+        return self._derived_of(self.state, views)
+
+    def _derived_of(self, state: CampaignState,
+                    views: Callable[[CampaignState], list[ViewSpec]]) -> list[ViewSpec]:
+        """One of the game system's view functions of ``state``; a failure costs only them."""
         try:
-            return list(views(self.state))
+            return list(views(state))
         except Exception:  # derived data must never take the table down
             logger.exception("the views of %s failed", self.campaign)
             return []
@@ -654,12 +660,34 @@ class CampaignHub:
         rate-limited."""
         return await history_page(self._log, self.campaign, self.state.head, request)
 
-    async def state_at(self, request: StateAt) -> bytes:
+    async def state_at(self, request: StateAt) -> tuple[bytes, CampaignState]:
         """The encoded snapshot of the table after event ``request.seq`` (the nearest stored
-        snapshot and the events after it, read and folded in a worker thread): like history,
-        outside the hub's queue. Raises :class:`Rejected` for a seq past the log's head."""
+        snapshot and the events after it, read and folded in a worker thread), and that state:
+        like history, outside the hub's queue. Raises :class:`Rejected` for a seq past the
+        log's head."""
         return await asyncio.to_thread(snapshot_at, self._log, self._store, self.campaign,
                                        request, self._every)
+
+    async def views_at(self, request: StateAt, state: CampaignState) -> bytes:
+        """The encoded ``views_at`` answer: the standing views of ``state`` (a past table),
+        their odds from the result cache or the workers (never the event loop), each within
+        the workers' time budget; a view whose odds were not computed says why."""
+        specs = self._derived_of(state, rules.rules(state.system).standing_views)
+        views: list[View] = []
+        for spec in specs:
+            if isinstance(spec, View):
+                views.append(spec)
+                continue
+            result = self.view_queue.cache.get(spec.job)
+            if result is None:
+                try:
+                    result = await self._workers.compute(spec.job)
+                except NotComputed as why:
+                    views.append(spec.not_computed(str(why)))
+                    continue
+                self.view_queue.cache.put(spec.job, result)
+            views.append(spec.complete(result))
+        return encode(ViewsAt(id=request.id, seq=request.seq, views=views))
 
     def _standing_now(self) -> list[bytes]:
         """The standing views known now; the others are computed and broadcast when ready."""

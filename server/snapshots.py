@@ -43,18 +43,18 @@ async def history_page(log: EventLog, campaign: str, head: int, request: History
 
 
 def snapshot_at(log: EventLog, store: SnapshotStore, campaign: str, request: StateAt,
-                every: int) -> bytes:
-    """The encoded answer to ``state_at``: the snapshot of the table after ``request.seq``
-    (the nearest stored snapshot at or before it, and the events between), with the last
-    events up to it as ``recent``. Called in a worker thread. Raises :class:`Rejected` if the
-    log has no event ``seq`` yet."""
+                every: int) -> tuple[bytes, CampaignState]:
+    """The encoded answer to ``state_at`` (the snapshot of the table after ``request.seq``:
+    the nearest stored snapshot at or before it, and the events between, with the last events
+    up to it as ``recent``) and the state it shows. Called in a worker thread. Raises
+    :class:`Rejected` if the log has no event ``seq`` yet."""
     state, head_hash = fold_from(log, store, campaign, upto=request.seq, every=every)
     if state.head != request.seq:
         raise Rejected("invalid", f"there is no event #{request.seq}: the campaign's last "
                        f"event is #{state.head}", "$.seq")
     recent = encoded_page(log, campaign, max(0, request.seq - RECENT_EVENTS), request.seq)
     return encode(snapshot_of(state, head_hash, [msgspec.Raw(frame) for frame in recent],
-                              id=request.id))
+                              id=request.id)), state
 
 
 class SnapshotCache:

@@ -113,6 +113,9 @@ export class TableConnection {
       case "view":
         store.view(message);
         break;
+      case "views_at": // the odds of a past table (replay), after its snapshot
+        store.dispatchEvent(new CustomEvent("views_at", {detail: message}));
+        break;
       case "ack":
       case "history":
       case "report":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from clients.client import Client
@@ -77,3 +78,34 @@ async def test_the_admin_session_has_no_table_to_ask_about(table: Table) -> None
     with pytest.raises(CommandRejected) as refused:
         await admin.state_at(1)
     assert refused.value.code == "invalid" and refused.value.path == "$.type"
+
+
+async def test_the_odds_of_a_past_table_come_with_it_when_asked(table: Table) -> None:
+    """state_at with views: after the snapshot, a views_at with the check's exact odds as it
+    stood then (two ability dice against Hard), though the check was rolled since."""
+    from events import narrative as n
+    from events.messages import StateAt
+    from tests.server.raw import RawPeer
+
+    _, gm = await table.create_campaign("narrative")
+    stats = n.NarrativeStats(agility=2, skills={"Ranged (Light)": n.Skill(
+        rank=0, characteristic="agility")})
+    await gm.call(core.CreateCharacter, character="han", name="Han", stats=stats)
+    await gm.call(n.OpenCheck, character="han", skill="Ranged (Light)", check="shot")
+    moment = (await gm.call(n.SetDifficulty, check="shot", level="hard")).seqs[-1]
+    await gm.call(n.RollCheck, check="shot")
+    peer = await RawPeer.open(table.url)
+    try:
+        await peer.join(gm._token, gm.campaign)
+        await peer.send(msgspec.json.encode(
+            StateAt(id="past-0001", seq=moment, views=True)).decode())
+        snapshot = await peer.recv_until("snapshot")
+        while snapshot.get("id") is None:  # the join's own snapshot of the head comes first
+            snapshot = await peer.recv_until("snapshot")
+        views = await peer.recv_until("views_at", timeout=30)
+    finally:
+        await peer.connection.close()
+    assert (snapshot["id"], snapshot["seq"], views["id"], views["seq"]) == \
+        ("past-0001", moment, "past-0001", moment)
+    odds = {view["about"]: view["data"] for view in views["views"]}["check:shot"]
+    assert odds["pool"] == "2g3p" and odds["odds"]["p_success"] > 0

@@ -96,3 +96,28 @@ def test_the_post_game_report_of_the_session_opens_in_a_new_tab(
     expect(report).to_have_title("Replayed: post-game report")
     assert "/report/" in report.url and "token" not in report.url
     expect(report.locator("svg").first).to_be_visible()
+
+
+def test_a_past_check_is_shown_with_its_odds_as_they_stood(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Replayed at the moment Han's shot was set Hard, the check shows its pool and the exact
+    odds of that pool, though it was rolled since; after the roll it is no longer open."""
+    campaign, gm_link = served.create_campaign("Odds Then", "narrative")
+    acks = served.send(gm_link,
+                       {"type": "create_character", "character": "han", "name": "Han",
+                        "stats": {"system": "narrative", "agility": 2,
+                                  "skills": {"Ranged (Light)": {"rank": 0,
+                                                                "characteristic": "agility"}}}},
+                       {"type": "open_check", "character": "han", "skill": "Ranged (Light)",
+                        "check": "shot"},
+                       {"type": "set_difficulty", "check": "shot", "level": "hard"},
+                       {"type": "roll_check", "check": "shot"})
+    set_hard, rolled = acks[2].seqs[-1], acks[3].seqs[-1]
+    page = open_page(gm_link)
+    page.goto(f"{served.origin}/replay#campaign={campaign}&seq={set_hard}")
+    card = page.locator("ph-narrative-check")
+    expect(card).to_have_count(1)
+    expect(card.locator(".ph-nc-success")).to_contain_text("to succeed", timeout=20_000)
+    page.get_by_role("button", name="next mark").click()  # the roll
+    expect(page.locator(".ph-position")).to_contain_text(f"event {rolled} of {rolled}")
+    expect(card).to_have_count(0)

@@ -46,6 +46,7 @@ export class PhReplay extends HTMLElement {
       this.connection.request(event.detail.command).then(event.detail.resolve, event.detail.reject);
     });
     this.store.addEventListener("change", (event) => this.changed(event.detail));
+    this.store.addEventListener("views_at", (event) => this.viewsAt(event.detail));
     this.connection.start();
   }
 
@@ -118,7 +119,8 @@ export class PhReplay extends HTMLElement {
     try {
       while (this.shown !== this.target) {
         const asked = this.target;
-        const snapshot = await this.connection.request({type: "state_at", seq: asked});
+        const snapshot = await this.connection.request({type: "state_at", seq: asked,
+                                                         views: true});
         this.render(snapshot);
         this.shown = asked;
       }
@@ -133,12 +135,19 @@ export class PhReplay extends HTMLElement {
   render(snapshot) {
     const table = {...snapshot, connected: []};
     const names = namesOf(table);
+    this.panel.views = new Map(); // this moment's odds follow (views_at)
     this.panel.table = table;
     this.log.update(snapshot.recent, names, this.system);
     this.timeline.show(snapshot.seq, this.atOf(snapshot.seq) ?? snapshot.recent.at(-1)?.at);
     const params = new URLSearchParams({campaign: this.campaign, seq: String(snapshot.seq)});
     if (this.chosenSession) params.set("session", this.chosenSession);
     history.replaceState(null, "", `/replay#${params}`);
+  }
+
+  /** The odds (and other views) of the table shown, once the server computed them. */
+  viewsAt(message) {
+    if (message.seq !== this.shown || !this.panel) return; // a moment already left
+    this.panel.views = new Map(message.views.map((view) => [view.about, view.data]));
   }
 
   atOf(seq) {
