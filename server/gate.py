@@ -126,6 +126,7 @@ class GatedConnection(ServerConnection):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
+        _abort_once_gone(transport)
         self.accepted_at = self.loop.time()
         self.source = source_of(transport.get_extra_info("peername"))
         admission = self.gate.admission
@@ -147,6 +148,29 @@ class GatedConnection(ServerConnection):
             self.gate.refusing -= 1
         elif not self.evicted:
             self.gate.admission.disconnect(self.source)
+
+
+def _abort_once_gone(transport: asyncio.BaseTransport) -> None:
+    """Make ``transport.abort()`` do nothing once the transport is gone.
+
+    CPython's selector transport (3.11 to 3.13 at least) has a race: ``close()`` with bytes
+    still buffered defers the close; when the buffer drains it releases the socket and the
+    loop without counting the connection as lost, so a later ``abort()`` (websockets aborts a
+    connection whose handshake or close went wrong) raises ``AttributeError: 'NoneType' object
+    has no attribute 'call_soon'`` in the connection's task (agronholm/anyio#1250 traces it).
+    Under load, with frames written straight to the transport, that printed a traceback for a
+    connection that had closed cleanly. Aborting a transport that is gone has nothing to do.
+    """
+    abort = getattr(transport, "abort", None)
+    if abort is None:
+        return
+
+    def abort_unless_gone() -> None:
+        if transport.is_closing() and getattr(transport, "_sock", True) is None:
+            return  # already closed and released: nothing to abort
+        abort()
+
+    transport.abort = abort_unless_gone  # type: ignore[attr-defined]
 
 
 class Gate:
