@@ -72,6 +72,7 @@ def test_a_read_only_link_replays_one_session_for_someone_without_a_seat(
     stranger = open_page(link)
     expect(stranger.locator(".ph-position")).to_contain_text("event 10 of 10")
     assert "token" not in stranger.url
+    expect(stranger.locator("ph-timeline line.ph-mark-session")).to_have_count(2)  # read
     stranger.get_by_role("button", name="previous mark").click()
     expect(stranger.locator("ph-log .ph-log-line").last).to_have_attribute("data-seq", "3")
     expect(stranger.locator("ph-replay-links")).to_have_count(0)  # no GM tools for a link
