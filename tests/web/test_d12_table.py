@@ -1,0 +1,165 @@
+"""The d12 table in the browser: a GM, two players and a spectator run threshold tests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from playwright.sync_api import Locator, Page, expect
+
+from tests.serve_process import poolhall
+from tests.web.conftest import Served, screenshot
+
+
+def _create_character(gm: Page, name: str, character: str, ratings: dict[str, int]) -> None:
+    """The GM fills in the character form: a name, an id, CON and CHA and more stats."""
+    form = gm.locator(".ph-d12-sheet")
+    form.get_by_label("character to edit").select_option("")
+    form.get_by_label("Name").fill(name)
+    form.get_by_label("Id").fill(character)
+    for stat, rating in ratings.items():
+        if stat not in ("CON", "CHA"):
+            form.get_by_role("button", name="Add a stat").click()
+            form.get_by_label("stat", exact=True).last.fill(stat)
+        form.get_by_label(f"{stat} rating").fill(str(rating))
+    form.get_by_role("button", name="Create the character").click()
+    expect(form.get_by_label("character to edit")).to_have_value(character)
+
+
+def _rounds(card: Locator) -> list[tuple[str | None, list[str | None]]]:
+    """Each round of a test card as shown: its margin and every die's text alternative."""
+    rounds = []
+    for i in range(card.locator(".ph-d12-round").count()):
+        item = card.locator(".ph-d12-round").nth(i)
+        dice = item.locator("svg.ph-die")
+        rounds.append((item.get_attribute("data-margin"),
+                       [dice.nth(j).get_attribute("aria-label") for j in range(dice.count())]))
+    return rounds
+
+
+def _server_test(served: Served, gm_link: str, campaign: str, number: int) -> dict[str, object]:
+    """The test as the server's projection holds it (`poolhall d12 tests --all`)."""
+    tests = served.as_gm(gm_link, "d12", "tests", campaign, "--all")["tests"]
+    assert isinstance(tests, list)
+    test: dict[str, object] = next(t for t in tests if t["test"] == number)
+    return test
+
+
+def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectator(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The GM makes Ana and calls an extended test; Ana rolls three rounds, her pool losing its
+    failures and gaining CON dice; the GM reads each round and ends it: all four pages agree."""
+    campaign, gm_link = served.create_campaign("Broken Crown", "d12")
+    ana_link = served.invite(campaign, gm_link, "player", "Mira", "ana")
+    bram_link = served.invite(campaign, gm_link, "player", "Olek", "bram")
+    watcher_link = served.invite(campaign, gm_link, "spectator", "Wren")
+    gm = open_page(gm_link)
+    ana, bram = open_page(ana_link, width=360), open_page(bram_link)
+    watcher = open_page(watcher_link)
+    everyone = (gm, ana, bram, watcher)
+
+    _create_character(gm, "Ana Vex", "ana", {"CON": 3, "CHA": 0, "STR": 5})
+    _create_character(gm, "Bram", "bram", {"CON": 2, "CHA": 2, "WIL": 4})
+    expect(watcher.locator("ph-members")).to_contain_text("Ana Vex")
+
+    # a rule refusal, next to the control: CHA 0 brings no dice
+    call = gm.locator(".ph-d12-call")
+    call.get_by_label("Character").select_option("ana")
+    call.get_by_role("checkbox", name="CHA").check()
+    call.get_by_role("button", name="Call the test").click()
+    expect(call.locator(".ph-error")).to_have_text(
+        "the player assembles the pool from the stats named: these give no dice")
+    expect(call.locator("fieldset[name=stats]")).to_have_attribute("aria-invalid", "true")
+    expect(gm.locator("ph-d12-test")).to_have_count(0)
+
+    call.get_by_role("checkbox", name="CHA").uncheck()
+    call.get_by_role("checkbox", name="STR").check()
+    call.get_by_role("checkbox", name="CON").check()
+    call.get_by_label("Extended test").check()
+    call.get_by_label("dice join from").select_option("CON")
+    call.get_by_label("Label").fill("bar fight")
+    call.get_by_label("DT", exact=True).fill("3")
+    call.get_by_role("button", name="Call the test").click()
+    expect(call.locator(".ph-error")).to_be_hidden()
+
+    odds = json.loads(poolhall("d12-odds", "8", "--dt", "3", "--add", "3", "--json",
+                               cwd=served.directory).stdout)
+    chance = f"{odds['success'] * 100:.1f}% to succeed"
+    for page in everyone:
+        card = page.locator("ph-d12-test[data-test='1']")
+        expect(card.locator("h3")).to_contain_text("Test 1 · bar fight")
+        expect(card).to_contain_text("Ana Vex · CON 3 + STR 5 = 8 dice · CON dice join after each round")
+        expect(card.locator(".ph-d12-threshold")).to_have_text("DT 3, set by the GM")
+        expect(card.locator(".ph-d12-chance")).to_have_text(chance)
+    # controls by role: only Ana (and the GM) may roll; the spectator has no control at all
+    expect(ana.get_by_role("button", name="Roll 8 dice")).to_be_visible()
+    expect(bram.locator("ph-d12-test").get_by_role("button")).to_have_count(0)
+    expect(watcher.locator("ph-app button:not(.ph-quiet), ph-app form")).to_have_count(0)
+    expect(watcher.locator("ph-d12-table input, ph-d12-table select")).to_have_count(0)
+
+    card_of = {page: page.locator("ph-d12-test[data-test='1']") for page in everyone}
+    readings = ["the first thug goes down", "Ana is cornered", "the last one runs"]
+    for number in (1, 2, 3):
+        ana.locator("ph-d12-test[data-test='1'] .ph-d12-roll").click()
+        for page in everyone:
+            expect(card_of[page].locator(".ph-d12-round")).to_have_count(number)
+        seen = _rounds(card_of[gm])
+        assert all(_rounds(card_of[page]) == seen for page in (ana, bram, watcher))
+        server = _server_test(served, gm_link, campaign, 1)
+        rounds = server["rounds"]
+        assert isinstance(rounds, list)
+        last = rounds[-1]
+        assert [str(r["margin"]) for r in rounds] == [margin for margin, _ in seen]
+        assert [f"d12 showing {face}" for face in last["faces"]] == [
+            label.split(",")[0] for label in seen[-1][1] if label]
+        # the failed dice leave, CON's dice join: what the server recorded, shown in words
+        left = sum(1 for label in seen[-1][1] if label and label.endswith("left the pool"))
+        assert left == last["removed"] == sum(1 for v in last["values"] if v < 0)
+        item = card_of[watcher].locator(".ph-d12-round").last
+        expect(item.locator(".ph-d12-pool-change")).to_have_text(
+            f"{left} failed {'die' if left == 1 else 'dice'} left, {last['added']} joined: "
+            f"{last['pool_after']} dice in the pool")
+        assert last["added"] == (3 if number == 1 else 4)
+        expect(card_of[bram].locator(".ph-d12-pool")).to_have_text(
+            f"Pool now: {server['pool']} dice")
+        words = item.locator(".ph-d12-result").inner_text()
+        assert words.startswith(f"{last['successes']} success")
+        assert f"margin {last['margin']:+d}" in words.replace("+0", "0")
+        for page in everyone:
+            expect(page.locator("[data-type=threshold_dice_rolled]").last).to_contain_text(words)
+        say = card_of[gm].locator(".ph-d12-say")
+        say.get_by_label("The GM reads the result").fill(readings[number - 1])
+        say.get_by_role("button", name="Say").click()
+        for page in everyone:
+            expect(card_of[page].locator(".ph-d12-round").last.locator(".ph-d12-note")).to_have_text(
+                f"GM: {readings[number - 1]}")
+        if number == 1:
+            # the GM raises Ana's CON (4 dice join from now on) and takes the DT from Bram's WIL
+            sheet = gm.locator(".ph-d12-sheet")
+            sheet.get_by_label("character to edit").select_option("ana")
+            sheet.get_by_label("CON rating").fill("4")
+            sheet.get_by_role("button", name="Save the character").click()
+            expect(ana.locator("ph-members")).to_be_visible()
+            dt_form = card_of[gm].locator(".ph-d12-set-dt")
+            dt_form.locator("[name=opponent]").select_option("bram")
+            dt_form.locator("[name=opponent_stat]").select_option("WIL")
+            dt_form.get_by_role("button", name="Set the DT").click()
+            for page in everyone:
+                expect(card_of[page].locator(".ph-d12-threshold")).to_have_text(
+                    "DT 4, from Bram’s WIL 4")
+            expect(card_of[ana].locator(".ph-d12-chance")).to_be_visible()
+            screenshot(gm, "d12-gm-1280")
+            screenshot(ana, "d12-player-360")
+
+    end = card_of[gm].locator(".ph-d12-end")
+    end.get_by_label("Reason").fill("the thugs flee")
+    end.get_by_role("button", name="End the test").click()
+    for page in everyone:
+        ended = page.locator(".ph-d12-ended ph-d12-test[data-test='1']")
+        expect(ended.locator(".ph-d12-outcome")).to_have_text(
+            "Over after 3 rounds: ended by the GM (the thugs flee)")
+        expect(page.locator(".ph-d12-empty")).to_be_visible()
+        expect(page.locator("[data-type=threshold_test_ended]")).to_contain_text(
+            "test 1 over after 3 rounds: ended by the GM (the thugs flee)")
+    expect(ana.locator("ph-d12-test .ph-d12-roll")).to_be_hidden()
+    screenshot(watcher, "d12-spectator-1280")
