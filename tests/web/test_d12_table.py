@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from playwright.sync_api import Locator, Page, expect
@@ -35,6 +36,16 @@ def _rounds(card: Locator) -> list[tuple[str | None, list[str | None]]]:
         rounds.append((item.get_attribute("data-margin"),
                        [dice.nth(j).get_attribute("aria-label") for j in range(dice.count())]))
     return rounds
+
+
+def _words(roll: dict[str, int]) -> str:
+    """A round's result in words, from the tallies the server recorded."""
+    def count(n: int, one: str, many: str) -> str:
+        return f"{n} {one if n == 1 else many}"
+    margin = f"{roll['margin']:+d}" if roll["margin"] else "0"
+    return (f"{count(roll['successes'], 'success', 'successes')}, "
+            f"{count(roll['failures'], 'failure', 'failures')}: margin {margin}, "
+            f"{'succeeded' if roll['succeeded'] else 'failed'}")
 
 
 def _server_test(served: Served, gm_link: str, campaign: str, number: int) -> dict[str, object]:
@@ -88,7 +99,8 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
     for page in everyone:
         card = page.locator("ph-d12-test[data-test='1']")
         expect(card.locator("h3")).to_contain_text("Test 1 · bar fight")
-        expect(card).to_contain_text("Ana Vex · CON 3 + STR 5 = 8 dice · CON dice join after each round")
+        expect(card.locator(".ph-d12-who")).to_have_text(
+            "Ana Vex · CON 3 + STR 5 = 8 dice · CON dice join after each round")
         expect(card.locator(".ph-d12-threshold")).to_have_text("DT 3, set by the GM")
         expect(card.locator(".ph-d12-chance")).to_have_text(chance)
     # controls by role: only Ana (and the GM) may roll; the spectator has no control at all
@@ -99,10 +111,17 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
 
     card_of = {page: page.locator("ph-d12-test[data-test='1']") for page in everyone}
     readings = ["the first thug goes down", "Ana is cornered", "the last one runs"]
+    say = card_of[gm].locator(".ph-d12-say")
+    reading = say.get_by_label("The GM reads the result")
     for number in (1, 2, 3):
+        if number > 1:  # the GM starts writing before the roll: the new table keeps it
+            reading.fill(readings[number - 1])
         ana.locator("ph-d12-test[data-test='1'] .ph-d12-roll").click()
         for page in everyone:
             expect(card_of[page].locator(".ph-d12-round")).to_have_count(number)
+        if number > 1:
+            expect(reading).to_have_value(readings[number - 1])
+            expect(reading).to_be_focused()
         seen = _rounds(card_of[gm])
         assert all(_rounds(card_of[page]) == seen for page in (ana, bram, watcher))
         server = _server_test(served, gm_link, campaign, 1)
@@ -122,13 +141,20 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
         assert last["added"] == (3 if number == 1 else 4)
         expect(card_of[bram].locator(".ph-d12-pool")).to_have_text(
             f"Pool now: {server['pool']} dice")
-        words = item.locator(".ph-d12-result").inner_text()
-        assert words.startswith(f"{last['successes']} success")
-        assert f"margin {last['margin']:+d}" in words.replace("+0", "0")
+        words = _words(last)
+        expect(item.locator(".ph-d12-result")).to_have_text(words)
         for page in everyone:
-            expect(page.locator("[data-type=threshold_dice_rolled]").last).to_contain_text(words)
-        say = card_of[gm].locator(".ph-d12-say")
-        say.get_by_label("The GM reads the result").fill(readings[number - 1])
+            line = page.locator("[data-type=threshold_dice_rolled]").last
+            expect(line).to_contain_text(f"test 1, round {number} at DT {last['dt']}:")
+            expect(line.locator(".ph-d12-won, .ph-d12-lost")).to_have_text(words)
+            expect(line.locator("svg.ph-die")).to_have_count(len(last["faces"]))
+            expect(page.locator("[data-type=failed_dice_removed]").last).to_have_text(
+                re.compile(f"test 1: {left} failed dic?e? left the pool, "
+                           f"{last['pool_after'] - last['added']} remain$"))
+            expect(page.locator("[data-type=refresh_dice_added]").last).to_contain_text(
+                f"test 1: CON {last['added']}, {last['added']} joined: "
+                f"{last['pool_after']} dice in the pool")
+        reading.fill(readings[number - 1])
         say.get_by_role("button", name="Say").click()
         for page in everyone:
             expect(card_of[page].locator(".ph-d12-round").last.locator(".ph-d12-note")).to_have_text(
@@ -147,6 +173,8 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
             for page in everyone:
                 expect(card_of[page].locator(".ph-d12-threshold")).to_have_text(
                     "DT 4, from Bram’s WIL 4")
+                expect(page.locator("[data-type=difficulty_threshold_set]")).to_contain_text(
+                    "test 1: next round at DT 4, from Bram’s WIL 4")
             expect(card_of[ana].locator(".ph-d12-chance")).to_be_visible()
             screenshot(gm, "d12-gm-1280")
             screenshot(ana, "d12-player-360")
@@ -163,3 +191,56 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
             "test 1 over after 3 rounds: ended by the GM (the thugs flee)")
     expect(ana.locator("ph-d12-test .ph-d12-roll")).to_be_hidden()
     screenshot(watcher, "d12-spectator-1280")
+
+
+def test_basic_tests_the_gm_rolls_at_once_or_calls_for_a_player_to_roll(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Bram's basic test before any call is refused beside his form; the GM's 5d12 DT 7 is
+    rolled at once; the GM calls one for Bram, who rolls it by keyboard; the GM reads it."""
+    campaign, gm_link = served.create_campaign("Quiet Roads", "d12")
+    bram_link = served.invite(campaign, gm_link, "player", "Olek", "bram")
+    gm, bram = open_page(gm_link), open_page(bram_link, width=360)
+    _create_character(gm, "Bram", "bram", {"CON": 2, "CHA": 2, "WIL": 4})
+
+    basic = bram.locator(".ph-d12-basic")
+    basic.get_by_label("d12s").fill("4")
+    basic.get_by_label("DT").fill("5")
+    basic.get_by_role("button", name="Roll the test").click()
+    expect(basic.locator(".ph-error")).to_have_text(
+        "the gm sets or determines the dt: ask the gm to call for a test")
+    expect(basic.get_by_label("DT")).to_have_attribute("aria-invalid", "true")
+
+    quick = gm.locator(".ph-d12-basic")
+    quick.get_by_label("d12s").fill("5")
+    quick.get_by_label("DT").fill("7")
+    quick.get_by_role("button", name="Roll the test").click()
+    rolled = bram.locator(".ph-d12-ended ph-d12-test[data-test='1']")
+    expect(rolled.locator("h3")).to_contain_text("basic, over")
+    expect(rolled.locator("svg.ph-die")).to_have_count(5)
+    server = _server_test(served, gm_link, campaign, 1)
+    rounds = server["rounds"]
+    assert isinstance(rounds, list) and len(rounds) == 1
+    round_one = rounds[0]
+    expect(rolled.locator(".ph-d12-outcome")).to_have_text(
+        "Succeeded" if round_one["succeeded"] else "Failed")
+
+    call = gm.locator(".ph-d12-call")
+    call.get_by_label("Character").select_option("bram")
+    call.get_by_role("checkbox", name="WIL").check()
+    call.get_by_label("DT", exact=True).fill("5")
+    call.get_by_role("button", name="Call the test").click()
+    expect(call.get_by_role("checkbox", name="WIL")).not_to_be_checked()
+    card = bram.locator("ph-d12-test[data-test='2']")
+    expect(card).to_contain_text("Bram · WIL 4 = 4 dice")
+    roll = card.get_by_role("button", name="Roll 4 dice")
+    roll.focus()
+    bram.keyboard.press("Enter")
+    ended = gm.locator(".ph-d12-ended ph-d12-test[data-test='2']")
+    expect(ended.locator("svg.ph-die")).to_have_count(4)
+    say = ended.locator(".ph-d12-say")
+    say.get_by_label("The GM reads the result").fill("the gate holds")
+    say.get_by_label("The GM reads the result").press("Enter")
+    expect(bram.locator("ph-d12-test[data-test='2'] .ph-d12-note")).to_have_text(
+        "GM: the gate holds")
+    expect(bram.locator(".ph-d12-ended ph-d12-test")).to_have_count(2)
+    expect(bram.locator("ph-d12-test .ph-d12-roll:visible")).to_have_count(0)

@@ -37,7 +37,7 @@ export class PhD12Call extends HTMLElement {
       refresh: this.extended.checked ? this.refresh.value : null,
       label: String(data.get("label") ?? "").trim(),
       ...this.dtFields.fields(),
-    }));
+    }), () => this.called());
     this.append(this.form);
     this.syncKind();
     if (this._table) this.update();
@@ -68,6 +68,12 @@ export class PhD12Call extends HTMLElement {
         ` ${stat} `, h("span", {class: "ph-muted"}, String(rating))))
         : h("span", {class: "ph-muted"}, "no character with d12 stats yet"));
     this.stats.dataset.signature = signature;
+  }
+
+  /** The test is on the table: clear the ticks and the label for the next call. */
+  called() {
+    for (const box of this.stats.querySelectorAll("input:checked")) box.checked = false;
+    this.form.elements.label.value = "";
   }
 
   syncKind() {

@@ -25,7 +25,9 @@ export class PhD12Test extends HTMLElement {
       test.open ? h("p", {class: "ph-d12-now"},
         h("span", {class: "ph-d12-pool"}, `Pool now: ${plural("die", test.pool, "dice")}`), " · ",
         h("span", {class: "ph-d12-threshold"}, thresholdWords(test.threshold, names)))
-        : h("p", {class: "ph-d12-outcome"}, outcome(test)),
+        : h("p", {class: "ph-d12-outcome-line"}, h("span", {class: "ph-d12-outcome"}, outcome(test)),
+          test.rounds.length > 1 ? h("span", {class: "ph-muted"},
+            ` · margins ${test.rounds.map((round) => signed(round.margin)).join(", ")}`) : null),
       oddsPart(test, view));
     replace(this.rounds, test.rounds.map((round) => roundItem(round, test.kind)));
     this.rounds.hidden = test.rounds.length === 0;
