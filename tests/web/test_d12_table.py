@@ -5,11 +5,26 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from typing import Any
 
+import jsonschema
 from playwright.sync_api import Locator, Page, expect
 
-from tests.serve_process import poolhall
+from events.messages import json_schema
+from projections.d12_odds import success_probability
 from tests.web.conftest import Served, screenshot
+
+COUNTED = {2: "two successes", 1: "a success", -1: "a failure", -2: "two failures"}
+
+
+def _record_sent(page: Page) -> list[Any]:
+    """Every message this page sends from now on (it reloads, so its socket is watched)."""
+    sent: list[Any] = []
+    page.on("websocket", lambda socket: socket.on(
+        "framesent", lambda payload: sent.append(json.loads(payload))))
+    page.reload()
+    expect(page.locator(".ph-connection")).to_have_attribute("data-state", "live")
+    return sent
 
 
 def _create_character(gm: Page, name: str, character: str, ratings: dict[str, int]) -> None:
@@ -68,6 +83,7 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
     ana, bram = open_page(ana_link, width=360), open_page(bram_link)
     watcher = open_page(watcher_link)
     everyone = (gm, ana, bram, watcher)
+    sent = _record_sent(gm), _record_sent(ana)
 
     _create_character(gm, "Ana Vex", "ana", {"CON": 3, "CHA": 0, "STR": 5})
     _create_character(gm, "Bram", "bram", {"CON": 2, "CHA": 2, "WIL": 4})
@@ -93,16 +109,15 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
     call.get_by_role("button", name="Call the test").click()
     expect(call.locator(".ph-error")).to_be_hidden()
 
-    odds = json.loads(poolhall("d12-odds", "8", "--dt", "3", "--add", "3", "--json",
-                               cwd=served.directory).stdout)
-    chance = f"{odds['success'] * 100:.1f}% to succeed"
+    chance = f"{float(success_probability(8, 3)) * 100:.1f}% to succeed"  # as `poolhall d12-odds`
     for page in everyone:
         card = page.locator("ph-d12-test[data-test='1']")
         expect(card.locator("h3")).to_contain_text("Test 1 · bar fight")
         expect(card.locator(".ph-d12-who")).to_have_text(
             "Ana Vex · CON 3 + STR 5 = 8 dice · CON dice join after each round")
         expect(card.locator(".ph-d12-threshold")).to_have_text("DT 3, set by the GM")
-        expect(card.locator(".ph-d12-chance")).to_have_text(chance)
+        # the server's first odds come from a worker process it starts then: give it time
+        expect(card.locator(".ph-d12-chance")).to_have_text(chance, timeout=20_000)
     # controls by role: only Ana (and the GM) may roll; the spectator has no control at all
     expect(ana.get_by_role("button", name="Roll 8 dice")).to_be_visible()
     expect(bram.locator("ph-d12-test").get_by_role("button")).to_have_count(0)
@@ -124,36 +139,10 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
             expect(reading).to_be_focused()
         seen = _rounds(card_of[gm])
         assert all(_rounds(card_of[page]) == seen for page in (ana, bram, watcher))
-        server = _server_test(served, gm_link, campaign, 1)
-        rounds = server["rounds"]
-        assert isinstance(rounds, list)
-        last = rounds[-1]
-        assert [str(r["margin"]) for r in rounds] == [margin for margin, _ in seen]
-        assert [f"d12 showing {face}" for face in last["faces"]] == [
-            label.split(",")[0] for label in seen[-1][1] if label]
-        # the failed dice leave, CON's dice join: what the server recorded, shown in words
-        left = sum(1 for label in seen[-1][1] if label and label.endswith("left the pool"))
-        assert left == last["removed"] == sum(1 for v in last["values"] if v < 0)
-        item = card_of[watcher].locator(".ph-d12-round").last
-        expect(item.locator(".ph-d12-pool-change")).to_have_text(
-            f"{left} failed {'die' if left == 1 else 'dice'} left, {last['added']} joined: "
-            f"{last['pool_after']} dice in the pool")
-        assert last["added"] == (3 if number == 1 else 4)
-        expect(card_of[bram].locator(".ph-d12-pool")).to_have_text(
-            f"Pool now: {server['pool']} dice")
-        words = _words(last)
-        expect(item.locator(".ph-d12-result")).to_have_text(words)
+        pool = card_of[gm].locator(".ph-d12-pool").inner_text()
         for page in everyone:
-            line = page.locator("[data-type=threshold_dice_rolled]").last
-            expect(line).to_contain_text(f"test 1, round {number} at DT {last['dt']}:")
-            expect(line.locator(".ph-d12-won, .ph-d12-lost")).to_have_text(words)
-            expect(line.locator("svg.ph-die")).to_have_count(len(last["faces"]))
-            expect(page.locator("[data-type=failed_dice_removed]").last).to_have_text(
-                re.compile(f"test 1: {left} failed dic?e? left the pool, "
-                           f"{last['pool_after'] - last['added']} remain$"))
-            expect(page.locator("[data-type=refresh_dice_added]").last).to_contain_text(
-                f"test 1: CON {last['added']}, {last['added']} joined: "
-                f"{last['pool_after']} dice in the pool")
+            expect(card_of[page].locator(".ph-d12-pool")).to_have_text(pool)
+            expect(page.locator("[data-type=refresh_dice_added]")).to_have_count(number)
         reading.fill(readings[number - 1])
         say.get_by_role("button", name="Say").click()
         for page in everyone:
@@ -179,6 +168,33 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
             screenshot(gm, "d12-gm-1280")
             screenshot(ana, "d12-player-360")
 
+    # what the pages showed is what the server recorded: faces, what each counted, the
+    # failed dice that left, the CON dice that joined (3, then 4 once CON was raised)
+    rounds = _server_test(served, gm_link, campaign, 1)["rounds"]
+    assert isinstance(rounds, list) and len(rounds) == 3
+    assert [r["added"] for r in rounds] == [3, 4, 4]
+    items = card_of[watcher].locator(".ph-d12-round")
+    shown = _rounds(card_of[watcher])
+    for i, (played, (margin, labels)) in enumerate(zip(rounds, shown, strict=True)):
+        left = sum(1 for v in played["values"] if v < 0)
+        assert margin == str(played["margin"]) and left == played["removed"]
+        assert labels == [f"d12 showing {face}, {COUNTED[value]}"
+                          + (", left the pool" if value < 0 else "")
+                          for face, value in zip(played["faces"], played["values"], strict=True)]
+        expect(items.nth(i).locator(".ph-d12-result")).to_have_text(_words(played))
+        expect(items.nth(i).locator(".ph-d12-pool-change")).to_have_text(
+            f"{left} failed {'die' if left == 1 else 'dice'} left, {played['added']} joined: "
+            f"{played['pool_after']} dice in the pool")
+        rolled = watcher.locator("[data-type=threshold_dice_rolled]").nth(i)
+        expect(rolled).to_contain_text(f"test 1, round {i + 1} at DT {played['dt']}:")
+        expect(rolled.locator(".ph-d12-won, .ph-d12-lost")).to_have_text(_words(played))
+        expect(watcher.locator("[data-type=failed_dice_removed]").nth(i)).to_have_text(
+            re.compile(f"test 1: {left} failed dic?e? left the pool, "
+                       f"{played['pool_after'] - played['added']} remain$"))
+        expect(watcher.locator("[data-type=refresh_dice_added]").nth(i)).to_contain_text(
+            f"test 1: CON {played['added']}, {played['added']} joined: "
+            f"{played['pool_after']} dice in the pool")
+
     end = card_of[gm].locator(".ph-d12-end")
     end.get_by_label("Reason").fill("the thugs flee")
     end.get_by_role("button", name="End the test").click()
@@ -191,6 +207,16 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
             "test 1 over after 3 rounds: ended by the GM (the thugs flee)")
     expect(ana.locator("ph-d12-test .ph-d12-roll")).to_be_hidden()
     screenshot(watcher, "d12-spectator-1280")
+    # every message the pages sent follows the protocol's schema (`poolhall schema`)
+    schema = json_schema()
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    types = set()
+    for message in (*sent[0], *sent[1]):
+        validator.validate(message)
+        types.add(message["type"])
+    assert {"create_character", "update_character", "call_threshold_test",
+            "set_difficulty_threshold", "roll_threshold_test", "interpret_threshold_result",
+            "end_threshold_test"} <= types
 
 
 def test_basic_tests_the_gm_rolls_at_once_or_calls_for_a_player_to_roll(

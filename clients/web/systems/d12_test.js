@@ -13,6 +13,10 @@ export class PhD12Test extends HTMLElement {
    * `mayRoll` (this member plays its character, or is the GM) decide the controls. */
   update({test, view, role, mayRoll, names, characters}) {
     if (!this.heading) this.build(test.test, role);
+    // a table message comes after every change anywhere at the table: redraw only this test's
+    const shown = JSON.stringify([test, view ?? null, mayRoll, characters]);
+    if (shown === this.shown) return;
+    this.shown = shown;
     this.number = test.test;
     this.dataset.test = test.test;
     this.dataset.open = test.open;
