@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -17,13 +16,21 @@ from tests.web.conftest import Served, screenshot
 COUNTED = {2: "two successes", 1: "a success", -1: "a failure", -2: "two failures"}
 
 
-def _record_sent(page: Page) -> list[Any]:
-    """Every message this page sends from now on (it reloads, so its socket is watched)."""
-    sent: list[Any] = []
-    page.on("websocket", lambda socket: socket.on(
-        "framesent", lambda payload: sent.append(json.loads(payload))))
-    page.reload()
-    expect(page.locator(".ph-connection")).to_have_attribute("data-state", "live")
+def _record_sent(page: Page) -> None:
+    """From now on, keep every message this page sends (read back with :func:`_sent`)."""
+    page.evaluate("""() => {
+        const send = WebSocket.prototype.send;
+        window.phSent = [];
+        WebSocket.prototype.send = function (data) {
+            window.phSent.push(JSON.parse(data));
+            return send.call(this, data);
+        };
+    }""")
+
+
+def _sent(page: Page) -> list[Any]:
+    """The messages the page sent since :func:`_record_sent`."""
+    sent: list[Any] = page.evaluate("() => window.phSent")
     return sent
 
 
@@ -83,7 +90,8 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
     ana, bram = open_page(ana_link, width=360), open_page(bram_link)
     watcher = open_page(watcher_link)
     everyone = (gm, ana, bram, watcher)
-    sent = _record_sent(gm), _record_sent(ana)
+    _record_sent(gm)
+    _record_sent(ana)
 
     _create_character(gm, "Ana Vex", "ana", {"CON": 3, "CHA": 0, "STR": 5})
     _create_character(gm, "Bram", "bram", {"CON": 2, "CHA": 2, "WIL": 4})
@@ -211,7 +219,7 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
     schema = json_schema()
     validator = jsonschema.validators.validator_for(schema)(schema)
     types = set()
-    for message in (*sent[0], *sent[1]):
+    for message in (*_sent(gm), *_sent(ana)):
         validator.validate(message)
         types.add(message["type"])
     assert {"create_character", "update_character", "call_threshold_test",
