@@ -94,7 +94,7 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
     _record_sent(ana)
 
     _create_character(gm, "Ana Vex", "ana", {"CON": 3, "CHA": 0, "STR": 5})
-    _create_character(gm, "Bram", "bram", {"CON": 2, "CHA": 2, "WIL": 4})
+    _create_character(gm, "Bram", "bram", {"CON": 2, "CHA": 2, "WIL": 3})
     expect(watcher.locator("ph-members")).to_contain_text("Ana Vex")
 
     # a rule refusal, next to the control: CHA 0 brings no dice
@@ -132,6 +132,8 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
     expect(watcher.locator("ph-app button:not(.ph-quiet), ph-app form")).to_have_count(0)
     expect(watcher.locator("ph-d12-table input, ph-d12-table select")).to_have_count(0)
 
+    # 8 dice at DT 3, then 3 then 4 CON dice joining: the pool is emptied before the third
+    # round once in 25,000 scenes (projections.d12_odds.survival), and this test fails then
     card_of = {page: page.locator("ph-d12-test[data-test='1']") for page in everyone}
     readings = ["the first thug goes down", "Ana is cornered", "the last one runs"]
     say = card_of[gm].locator(".ph-d12-say")
@@ -162,16 +164,16 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
             sheet.get_by_label("character to edit").select_option("ana")
             sheet.get_by_label("CON rating").fill("4")
             sheet.get_by_role("button", name="Save the character").click()
-            expect(ana.locator("ph-members")).to_be_visible()
+            expect(gm.locator("[data-type=character_updated]")).to_contain_text("Ana Vex updated")
             dt_form = card_of[gm].locator(".ph-d12-set-dt")
             dt_form.locator("[name=opponent]").select_option("bram")
             dt_form.locator("[name=opponent_stat]").select_option("WIL")
             dt_form.get_by_role("button", name="Set the DT").click()
             for page in everyone:
                 expect(card_of[page].locator(".ph-d12-threshold")).to_have_text(
-                    "DT 4, from Bram’s WIL 4")
+                    "DT 3, from Bram’s WIL 3")
                 expect(page.locator("[data-type=difficulty_threshold_set]")).to_contain_text(
-                    "test 1: next round at DT 4, from Bram’s WIL 4")
+                    "test 1: next round at DT 3, from Bram’s WIL 3")
             expect(card_of[ana].locator(".ph-d12-chance")).to_be_visible()
             screenshot(gm, "d12-gm-1280")
             screenshot(ana, "d12-player-360")
