@@ -107,10 +107,11 @@ class Admission:
 
     # ---- connections ----------------------------------------------------------------
 
-    def request_delay(self, source: str, now: float) -> float:
+    def request_delay(self, source: str, now: float, cost: float = 1.0) -> float:
         """Seconds an HTTP request from ``source`` (a handshake, ``/health``) waits before it
         is answered: 0 within ``request_rate`` (bursts of ``request_burst``, room for a LAN
         party reconnecting at once behind one address), else its turn in the source's queue.
+        A file of the page costs ``cost`` (:data:`server.gate.PAGE_FILE_COST`) of a request.
 
         Every answer costs the event loop all tables share. Requests past the rate are let
         through one at a time at the rate, not all after the same second: sixty requests
@@ -124,11 +125,11 @@ class Admission:
                                   if not kept.full(now)}
             bucket = self._requests[source] = TokenBucket(self.request_rate,
                                                           self.request_burst, now)
-        wait = bucket.wait(now)
+        wait = bucket.wait(now, cost)
         if wait >= MAX_REQUEST_WAIT:
             self.paced_requests += 1
             return MAX_REQUEST_WAIT
-        bucket.take(now)  # into debt when late: the next request queues behind this one
+        bucket.take(now, cost)  # into debt when late: the next request queues behind this one
         if wait > 0:
             self.paced_requests += 1
         return wait

@@ -48,6 +48,7 @@ from server.auth import (
 from server.gate import Gate
 from server.health import LogHealth, health_response
 from server.hub import RESUME_LIMIT, CampaignHub, CommandWork, JoinWork
+from server.log_redact import redact_frames
 from server.page_cache import PageCache
 from server.protocol import command_id_of, read_frame, read_join
 from server.rates import Limits, MemberKey, member_key
@@ -210,6 +211,7 @@ class Server:
             close_timeout=CLOSE_TIMEOUT,
             create_connection=self.gate.connection_class(),  # counted from TCP accept on
             open_timeout=self.settings.join_timeout,  # the handshake is part of the join time
+            logger=redact_frames(),  # -v logs frames: tokens among them; kind and size only
         )
 
     @property

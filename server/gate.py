@@ -33,8 +33,8 @@ try:
 except ImportError:  # not on Windows: the descriptor limit is left as it is
     resource = None  # type: ignore[assignment]
 
-__all__ = ["REFUSAL_DELAY", "REFUSED_PER_CONNECTION", "RESERVED_DESCRIPTORS", "SUMMARY_INTERVAL",
-           "Gate", "GatedConnection", "fit_to_descriptors"]
+__all__ = ["PAGE_FILE_COST", "REFUSAL_DELAY", "REFUSED_PER_CONNECTION", "RESERVED_DESCRIPTORS",
+           "SUMMARY_INTERVAL", "Gate", "GatedConnection", "fit_to_descriptors"]
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +56,11 @@ is answered, 64 at a time, was refused ~350 times a second, each refusal a full 
 on the event loop every table shares (another table's p99 rose from 4.6 to 25.6 ms); paced by
 this delay it is refused 64 times a second. An honest client over the cap learns the same,
 one second later. ``GET /health`` is answered at once."""
+
+PAGE_FILE_COST = 0.2
+"""What one file of the browser table (``/static/…``, answered from memory) costs of the
+request rate: a page load is about two dozen files, which at a full request each kept players
+behind one NAT address waiting seconds for the table; at a fifth, a load costs about five."""
 
 Process = Callable[[ServerConnection, Request], Response | None]
 AsyncProcess = Callable[[ServerConnection, Request], Awaitable[Response | None]]
@@ -198,7 +203,8 @@ class Gate:
         than its request rate wait their turn (:meth:`Admission.request_delay`)."""
 
         async def process(connection: ServerConnection, request: Request) -> Response | None:
-            delay = self.admission.request_delay(self._source(connection), self._now())
+            cost = PAGE_FILE_COST if request.path.startswith("/static/") else 1.0
+            delay = self.admission.request_delay(self._source(connection), self._now(), cost)
             if delay > 0:
                 await asyncio.sleep(delay)
             response = then(connection, request)

@@ -53,19 +53,19 @@ class TokenBucket:
             self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = max(self.stamp, now)
 
-    def wait(self, now: float) -> float:
-        """Seconds until a token is available; 0.0 if one is now."""
+    def wait(self, now: float, cost: float = 1.0) -> float:
+        """Seconds until ``cost`` tokens are available; 0.0 if they are now."""
         self._refill(now)
-        if self.tokens >= 1.0:
+        if self.tokens >= cost:
             return 0.0
         if self.rate <= 0:
             return math.inf
-        return (1.0 - self.tokens) / self.rate
+        return (cost - self.tokens) / self.rate
 
-    def take(self, now: float) -> None:
-        """Spend a token (call only after :meth:`wait` said one is there)."""
+    def take(self, now: float, cost: float = 1.0) -> None:
+        """Spend ``cost`` tokens (call only after :meth:`wait` said they are there)."""
         self._refill(now)
-        self.tokens -= 1.0
+        self.tokens -= cost
 
     def full(self, now: float) -> bool:
         """True once the bucket has refilled completely: forgetting it changes nothing."""

@@ -5,6 +5,10 @@
 // duplicate. Commands carry an id; one still unanswered when the connection drops is sent
 // again, with the same id, after the resume: the server answers a retry with its first answer,
 // so a command is never applied twice.
+//
+// A browser that says it went offline (a phone leaving Wi-Fi) is believed at once: the socket
+// is closed and no reconnect is tried until it says it is online again (an open WebSocket
+// would otherwise look alive for minutes). Commands made meanwhile wait in `pending`.
 
 const RETRY_DELAYS = [250, 500, 1000, 2000, 4000, 8000];
 const BACK_SHOWN_MS = 2500;
@@ -32,16 +36,36 @@ export class TableConnection {
   }
 
   start() {
+    this.offline = () => this.wentOffline();
+    this.online = () => this.cameOnline();
+    window.addEventListener("offline", this.offline);
+    window.addEventListener("online", this.online);
     this.open();
   }
 
   stop() {
     this.stopped = true;
+    window.removeEventListener("offline", this.offline);
+    window.removeEventListener("online", this.online);
     this.socket?.close(1000);
+  }
+
+  wentOffline() {
+    if (this.stopped) return;
+    this.store.set({connection: "reconnecting"});
+    this.socket?.close(1000, "offline");
+  }
+
+  cameOnline() {
+    if (this.stopped || this.socket?.readyState === WebSocket.OPEN) return;
+    clearTimeout(this.retry);
+    this.attempt = 0;
+    this.open();
   }
 
   open() {
     if (this.stopped) return;
+    this.socket?.close(1000);
     const socket = new WebSocket(this.url);
     this.socket = socket;
     socket.addEventListener("open", () => this.join(socket));
@@ -156,9 +180,11 @@ export class TableConnection {
     } else {
       store.set({connection: "reconnecting"});
     }
+    if (!navigator.onLine) return; // cameOnline() opens again
     const delay = RETRY_DELAYS[Math.min(this.attempt, RETRY_DELAYS.length - 1)];
     this.attempt += 1;
-    setTimeout(() => this.open(), delay * (0.75 + Math.random() / 2));
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => this.open(), delay * (0.75 + Math.random() / 2));
   }
 }
 

@@ -55,7 +55,10 @@ export class Store extends EventTarget {
     if (frame.seq !== seq + 1) return false;  // a gap: never show a table with a hole
     const log = this.state.log;
     log.push(frame);
-    if (log.length > LOG_KEEP) log.splice(0, log.length - LOG_KEEP);
+    if (log.length > LOG_KEEP) {
+      log.splice(0, log.length - LOG_KEEP);
+      this.state.olderExhausted = false;
+    }
     this.changed(["log"]);
     return true;
   }

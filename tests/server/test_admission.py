@@ -156,3 +156,15 @@ def test_an_address_asking_faster_than_its_request_rate_waits_its_turn() -> None
     slow = door(request_rate=0.01, request_burst=1)
     assert slow.request_delay("10.0.0.3", 0.0) == 0
     assert slow.request_delay("10.0.0.3", 0.0) == MAX_REQUEST_WAIT
+
+
+def test_a_file_of_the_page_costs_a_fifth_of_a_request() -> None:
+    """Two dozen files of one page load fit a burst of ten requests (at a fifth each), so a
+    table behind one NAT address opens at once; a handshake still costs a whole request."""
+    from server.gate import PAGE_FILE_COST
+
+    admission = door(request_rate=2.0, request_burst=10)
+    delays = [admission.request_delay("10.0.0.1", 0.0, PAGE_FILE_COST) for _ in range(24)]
+    assert delays == [0] * 24
+    assert admission.request_delay("10.0.0.1", 0.0) == 0  # 4.8 + 1 of 10
+    assert admission.request_delay("10.0.0.1", 0.0, PAGE_FILE_COST) == 0

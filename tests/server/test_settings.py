@@ -16,4 +16,4 @@ def test_every_setting_is_a_serve_flag_with_its_default() -> None:
     for setting in dataclasses.fields(Settings):
         flag = "--" + setting.name.replace("_", "-")
         given = parser.parse_args([flag, "7"])
-        assert getattr(from_arguments(given), setting.name) == 7
+        assert getattr(from_arguments(given), setting.name) == type(setting.default)("7")

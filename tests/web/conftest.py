@@ -12,15 +12,30 @@ Each scene reads like the table: :class:`Served` is the server with its admin, `
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import jsonschema
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Playwright,
+    WebSocket,
+    sync_playwright,
+)
 
+from clients.client import Client
+from clients.links import join_link
+from events.codec import AnyCommand
+from events.messages import Ack
+from events.strict import StrictDecoder
 from tests.serve_process import free_port, poolhall, start_serve
 
 CHROMIUM = os.environ.get("POOLHALL_CHROMIUM", "/usr/bin/chromium")
@@ -35,13 +50,16 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def playwright_driver() -> Iterator[Playwright]:
+    """Playwright's sync driver, one per test module: it runs an event loop of its own on the
+    main thread while open, so it must be closed before any asyncio test (another directory's)
+    runs after these."""
     with sync_playwright() as driver:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright_driver: Playwright) -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's chromium "
@@ -50,6 +68,41 @@ def browser(playwright_driver: Playwright) -> Iterator[Browser]:
                                                 args=CHROMIUM_ARGS)
     yield browser
     browser.close()
+
+
+@pytest.fixture(scope="session")
+def client_message_schema(tmp_path_factory: pytest.TempPathFactory) -> jsonschema.Validator:
+    """A validator of ``ClientMessage`` from what ``poolhall schema`` prints (the real CLI)."""
+    printed = poolhall("schema", cwd=tmp_path_factory.mktemp("schema")).stdout
+    schema = json.loads(printed)
+    wanted = {"$ref": "#/$defs/ClientMessage", "$defs": schema["$defs"]}
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(wanted)
+    validator: jsonschema.Validator = validator_class(wanted)
+    return validator
+
+
+def invalid_frames(validator: jsonschema.Validator, sent: list[str | bytes]) -> list[str]:
+    """Why each of ``sent`` (frames a page sent) is not a ``ClientMessage``, if any is not."""
+    problems = []
+    for frame in sent:
+        try:
+            message = json.loads(frame)
+        except ValueError:
+            problems.append(f"not JSON: {frame[:200]!r}")
+            continue
+        for error in validator.iter_errors(message):
+            problems.append(f"{str(frame)[:200]}: {error.message[:300]}")
+            break
+    return problems
+
+
+ONE_ADDRESS_FOR_EVERYONE = ("--request-rate", "200", "--request-burst", "400")
+"""Every browser of a test loads the page (about 25 files) from 127.0.0.1: at the default
+request rate, for one address (10 a second after a burst of 30), the fourth page of a scene
+waited seconds for its files. People at a table load it from their own addresses."""
+
+_COMMANDS: StrictDecoder[object] = StrictDecoder(AnyCommand)
 
 
 class Served:
@@ -84,12 +137,32 @@ class Served:
 
     def invite(self, campaign: str, gm_link: str, role: str, name: str,
                *characters: str) -> str:
-        """Invite a member as the GM would; their join link."""
-        args = ["invite", campaign, "--role", role, "--name", name,
-                "--token-file", str(self.gm_token_file(gm_link))]
-        for character in characters:
-            args += ["--character", character]
-        return str(self.cli(*args)["link"])
+        """Invite a member as the GM would; their join link (sent with the Python client:
+        a CLI process per invite cost seconds on a busy machine; the CLI's own tests cover
+        ``poolhall invite``)."""
+        ack, = self.send(gm_link, {"type": "invite", "role": role, "name": name,
+                                   "characters": list(characters)})
+        assert ack.token is not None
+        return join_link(self.url, campaign, ack.token)
+
+    def send(self, link: str, *commands: dict[str, object]) -> list[Ack]:
+        """Send ``commands`` (protocol dicts; ids are filled in) as the member whose join link
+        is ``link``, in order, over one connection of the Python client; their acks."""
+        fragment = dict(part.split("=", 1) for part in link.split("#", 1)[1].split("&"))
+        with ThreadPoolExecutor(1) as thread:  # Playwright's sync API holds this thread's loop
+            return thread.submit(asyncio.run, self._send(
+                fragment["campaign"], fragment["token"], commands)).result()
+
+    async def _send(self, campaign: str, token: str,
+                    commands: tuple[dict[str, object], ...]) -> list[Ack]:
+        client = Client(self.url, token, campaign)
+        await client.connect()
+        try:
+            return [await client.send(_COMMANDS.decode(json.dumps(
+                {"id": f"test-{index}-{os.urandom(6).hex()}", **command})))
+                for index, command in enumerate(commands)]
+        finally:
+            await client.close()
 
     def as_gm(self, gm_link: str, *args: str) -> dict[str, object]:
         """Any CLI command with the GM's token."""
@@ -99,7 +172,8 @@ class Served:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
     port = free_port()
-    process = start_serve(tmp_path / "table.db", port, log=tmp_path / "serve.log")
+    process = start_serve(tmp_path / "table.db", port, *ONE_ADDRESS_FOR_EVERYONE,
+                          log=tmp_path / "serve.log")
     yield Served(tmp_path, port, process)
     process.terminate()
     try:
@@ -108,27 +182,53 @@ def served(tmp_path: Path) -> Iterator[Served]:
         process.kill()
 
 
-@pytest.fixture
-def open_page(browser: Browser) -> Iterator[Callable[..., Page]]:
+class PageOpener:
     """``open_page(link, width=1280)``: one person's browser (a fresh context) at ``link``,
-    with the table connected. Console errors and failed requests fail the test."""
-    contexts: list[BrowserContext] = []
-    problems: list[str] = []
+    with the table connected (``live=False``: not waiting for it, e.g. the landing page).
 
-    def opened(link: str, width: int = 1280, height: int = 900) -> Page:
-        context = browser.new_context(viewport={"width": width, "height": height})
-        contexts.append(context)
+    Every frame any of its pages sends over a WebSocket is kept in ``sent``: at the end of the
+    test each must be a ``ClientMessage`` of ``poolhall schema``."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self.contexts: list[BrowserContext] = []
+        self.problems: list[str] = []
+        self.sent: list[str | bytes] = []
+
+    def __call__(self, link: str, width: int = 1280, height: int = 900,
+                 live: bool = True) -> Page:
+        context = self.browser.new_context(viewport={"width": width, "height": height})
+        self.contexts.append(context)
         page = context.new_page()
-        page.on("console", lambda message: problems.append(f"console: {message.text}")
+        page.on("console", lambda message: self.problems.append(f"console: {message.text}")
                 if message.type == "error" else None)
-        page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        page.on("websocket", self._record)
         page.goto(link)
-        page.wait_for_selector(".ph-connection[data-state=live]", timeout=10_000)
+        if live:
+            page.wait_for_selector(".ph-connection[data-state=live]", timeout=10_000)
         return page
 
-    yield opened
-    for context in contexts:
-        context.close()
+    def _record(self, socket: WebSocket) -> None:
+        socket.on("framesent", self._keep)
+
+    def _keep(self, payload: str | bytes) -> None:
+        self.sent.append(payload)
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
+@pytest.fixture
+def open_page(browser: Browser, client_message_schema: jsonschema.Validator
+              ) -> Iterator[PageOpener]:
+    """People's browsers; console errors, page errors and any frame a page sent that is not a
+    ``ClientMessage`` of ``poolhall schema`` fail the test."""
+    opener = PageOpener(browser)
+    yield opener
+    opener.close()
+    problems = opener.problems + invalid_frames(client_message_schema, opener.sent)
     assert not problems, "\n".join(problems)
 
 

@@ -8,14 +8,19 @@ import {TableConnection} from "../connection.js";
 import {currentSession, forget, knownCampaigns, remember} from "../session.js";
 import {namesOf} from "../describe.js";
 import {systemOf} from "../systems/index.js";
-import "./ph-log.js";
+import {OLDER_EVENT} from "./ph-log.js";
+import "./ph-invite.js";
 import "./ph-members.js";
 import "./ph-roll.js";
+import "./ph-sessions.js";
 
 const CONNECTION_WORDS = {
   connecting: "connecting…", live: "connected", reconnecting: "reconnecting…", back: "back",
   closed: "disconnected",
 };
+
+const LIVE_MARK = "poolhall:live";
+const HISTORY_PAGE = 500; // events per `history` request (the most the server sends)
 
 export class PhApp extends HTMLElement {
   connectedCallback() {
@@ -62,6 +67,7 @@ export class PhApp extends HTMLElement {
       event.detail.taken = true;
       this.connection.request(event.detail.command).then(event.detail.resolve, event.detail.reject);
     });
+    this.addEventListener(OLDER_EVENT, (event) => this.loadOlder(event.detail.before));
     this.layout();
     this.store.addEventListener("change", (event) => this.render(event.detail));
     this.connection.start();
@@ -110,9 +116,13 @@ export class PhApp extends HTMLElement {
       for (const tool of this.tools.children) tool.table = state.table;
     }
     if ((changed.has("log") || changed.has("table")) && this.names) {
-      this.log.update(state.log, this.names, system);
+      this.log.update(state.log, this.names, system, state.olderExhausted);
     }
     if (changed.has("views") && this.panel) this.panel.views = state.views;
+    if (!this.shown && state.table && state.connection === "live") {
+      this.shown = true;
+      performance.mark(LIVE_MARK); // the table is on screen and usable (the bench's figure)
+    }
   }
 
   welcomed(welcome) {
@@ -126,6 +136,7 @@ export class PhApp extends HTMLElement {
     this.system = systemOf(welcome.system);
     this.panel = this.system ? h(this.system.panel) : h("p", {}, `No page for ${welcome.system}.`);
     this.panel.me = this.me;
+    this.members.me = this.me;
     replace(this.panelSlot, this.panel);
     if (welcome.role === "spectator") this.roll.remove();
     if (welcome.role === "gm") this.addGmTools();
@@ -138,7 +149,16 @@ export class PhApp extends HTMLElement {
     return table.characters.filter((c) => own.has(c.character));
   }
 
+  /** A page of the events before `before`, put above the log's first line. */
+  loadOlder(before) {
+    this.connection.request({type: "history", before, limit: HISTORY_PAGE})
+      .then((page) => this.store.older(page.events), () => this.log.olderFailed());
+  }
+
   addGmTools() {
+    const invite = h("ph-invite");
+    invite.campaign = this.connection.campaign;
+    this.tools.append(h("ph-sessions"), invite);
     if (this.system?.sheet) {
       this.sheet = h(this.system.sheet);
       this.tools.append(this.sheet);

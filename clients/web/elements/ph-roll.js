@@ -23,6 +23,9 @@ export class PhRoll extends HTMLElement {
   /** The characters this member may roll for. */
   update(characters) {
     if (!this.form) return;
+    const key = characters.map((c) => `${c.character}\u0000${c.name}`).join("\u0001");
+    if (key === this.shownKey) return; // unchanged: leave an open list and the choice alone
+    this.shownKey = key;
     const chosen = this.characterSelect.value;
     this.characterSelect.replaceChildren(h("option", {value: ""}, "no character"),
       ...characters.map((c) => h("option", {value: c.character}, c.name)));

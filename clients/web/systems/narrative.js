@@ -1,28 +1,109 @@
-// The narrative system's part of the page (to be filled: panel, character form, log lines).
+// The narrative (Star Wars / Genesys) system's part of the page:
+//   <ph-narrative-table>  the destiny pool, the open checks with their pools and the server's
+//                         odds, a form to open a check, the latest results, free dice;
+//   <ph-narrative-sheet>  the GM's character form (narrative_sheet.js);
+//   describe()            the log lines of the narrative events (narrative_describe.js).
+// The panel folds nothing: it shows the `table` message's `table.game` (projections/
+// narrative.py GameState) and the `check:<id>` views, and keeps one element per check so a
+// form in use is never rebuilt under the user's fingers.
 import {h} from "../dom.js";
+import {namesOf} from "../describe.js";
+import {describeNarrative} from "./narrative_describe.js";
+import {actsFor} from "./narrative_forms.js";
+import "./narrative_check.js";
+import "./narrative_destiny.js";
+import "./narrative_opener.js";
+import "./narrative_free.js";
+import "./narrative_results.js";
+import "./narrative_sheet.js";
 
-class Table extends HTMLElement {
+class NarrativeTable extends HTMLElement {
+  constructor() {
+    super();
+    this._table = null;
+    this._views = new Map();
+    this._me = null;
+    this.checkElements = new Map(); // check id -> <ph-narrative-check>
+  }
+
+  set me(value) {
+    this._me = value;
+    this.render();
+  }
+
   set table(value) {
     this._table = value;
     this.render();
   }
 
   set views(value) {
-    this._views = value;
+    this._views = value ?? new Map();
     this.render();
   }
 
+  build(me) {
+    this.built = true;
+    const player = me.role === "gm" || me.role === "player";
+    this.destiny = h("ph-narrative-destiny", {class: "ph-nd-section"});
+    this.checkList = h("div", {class: "ph-nc-list"});
+    this.noChecks = h("p", {class: "ph-muted"}, "No check is open.");
+    this.opener = player ? h("ph-narrative-opener", {class: "ph-nd-section"}) : null;
+    this.results = h("ph-narrative-results", {class: "ph-nd-section"});
+    this.free = player ? h("ph-narrative-free", {class: "ph-nd-section"}) : null;
+    this.append(this.destiny,
+      h("section", {class: "ph-nd-section ph-nd-checks", "aria-label": "Open checks"},
+        h("h2", {}, "Open checks"), this.noChecks, this.checkList),
+      this.opener, this.results, this.free);
+  }
+
   render() {
-    this.replaceChildren(h("p", {class: "ph-muted"}, "narrative table"));
+    const message = this._table;
+    const me = this._me;
+    if (!message || !me || message.table?.system !== "narrative") return;
+    if (!this.built) this.build(me);
+    const game = message.table.game;
+    const names = namesOf(message);
+    const mine = actsFor(message, me);
+    const checks = Object.values(game.checks);
+    const open = checks.filter((c) => c.status === "open");
+    this.destiny.update({destiny: game.destiny, me, names, openChecks: open});
+    this.showChecks(open, {me, names, mine, characters: message.characters});
+    this.opener?.update({characters: message.characters, mine});
+    this.results.update({closed: checks.filter((c) => c.status !== "open"), names});
+    this.free?.update({characters: message.characters, mine});
+  }
+
+  showChecks(open, {me, names, mine, characters}) {
+    const wanted = new Set(open.map((c) => c.check));
+    for (const [id, element] of this.checkElements) {
+      if (!wanted.has(id)) {
+        element.remove();
+        this.checkElements.delete(id);
+      }
+    }
+    let previous = null;
+    for (const check of open) {
+      let element = this.checkElements.get(check.check);
+      if (!element) {
+        element = h("ph-narrative-check");
+        this.checkElements.set(check.check, element);
+        if (previous) previous.after(element);
+        else this.checkList.prepend(element);
+      }
+      element.update({check, view: this._views.get(`check:${check.check}`) ?? null, me, names,
+                      acts: me.role === "gm" || mine.has(check.character), characters});
+      previous = element;
+    }
+    this.noChecks.hidden = open.length > 0;
   }
 }
 
-customElements.define("ph-narrative-table", Table);
+customElements.define("ph-narrative-table", NarrativeTable);
 
 export const panel = "ph-narrative-table";
-export const sheet = null;
+export const sheet = "ph-narrative-sheet";
 
 /** The log line of one of this system's events, or null if it is not one. */
 export function describe(frame, names) {
-  return null;
+  return describeNarrative(frame, names);
 }

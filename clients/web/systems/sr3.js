@@ -1,7 +1,32 @@
-// The sr3 system's part of the page (to be filled: panel, character form, log lines).
+// The sr3 system's part of the page: <ph-sr3-table> lays out the Shadowrun table (the Combat
+// Turn, declaring a test, the declared tests with their odds, the latest tests, the sheets),
+// each part its own element fed from the `table` message and the typed views (`combat`,
+// `sheets`, `test:<character>`); <ph-sr3-character> is the GM's character form; `describe`
+// gives the log its sr3 lines. Controls are shown by role: a player acts for their own
+// characters, the GM for everyone, a spectator only watches (the server refuses them anyway).
+//
+// Every system's module is loaded with the page, so the parts of the panel and the character
+// form are imported only when an sr3 table shows (`import()`): another system's table never
+// fetches them. Elements created before their definition arrives are upgraded in place.
 import {h} from "../dom.js";
+import {namesOf} from "../describe.js";
+import {describeSr3} from "./sr3_describe.js";
 
-class Table extends HTMLElement {
+/** The modules of the panel's parts (the browser fetches each once). */
+function loadParts() {
+  return Promise.all([import("./sr3_combat.js"), import("./sr3_declare.js"),
+                      import("./sr3_declared.js"), import("./sr3_rolled.js"),
+                      import("./sr3_sheets.js"), import("./sr3_character.js")]);
+}
+
+class Sr3Table extends HTMLElement {
+  constructor() {
+    super();
+    this._table = null;
+    this._views = new Map();
+    this.me = null;
+  }
+
   set table(value) {
     this._table = value;
     this.render();
@@ -12,17 +37,58 @@ class Table extends HTMLElement {
     this.render();
   }
 
+  connectedCallback() {
+    if (this.loading) return;
+    this.loading = loadParts().then(() => this.build());
+  }
+
+  build() {
+    const mayRoll = (character) => this.mayRoll(character);
+    this.combat = h("ph-sr3-combat", {class: "ph-sr3-part"});
+    this.combat.me = this.me;
+    this.declared = h("ph-sr3-declared", {class: "ph-sr3-part", hidden: true});
+    this.declared.mayRoll = mayRoll;
+    this.tests = h("ph-sr3-tests", {class: "ph-sr3-part"});
+    this.tests.mayRoll = mayRoll;
+    this.sheets = h("ph-sr3-sheets", {class: "ph-sr3-part"});
+    const acts = this.me && this.me.role !== "spectator";
+    this.declare = acts ? h("ph-sr3-declare", {class: "ph-sr3-part"}) : null;
+    this.append(...[this.combat, this.declare, this.declared, this.tests, this.sheets].filter(Boolean));
+    this.render();
+  }
+
+  /** The characters this member acts for: every one for the GM, a player's own, none else. */
+  own() {
+    const table = this._table;
+    if (!table || !this.me) return [];
+    if (this.me.role === "gm") return table.characters;
+    if (this.me.role !== "player") return [];
+    const mine = new Set(table.members.find((m) => m.member === this.me.member)?.characters ?? []);
+    return table.characters.filter((c) => mine.has(c.character));
+  }
+
+  mayRoll(character) {
+    return this.own().some((c) => c.character === character);
+  }
+
   render() {
-    this.replaceChildren(h("p", {class: "ph-muted"}, "sr3 table"));
+    if (!this.combat || !this._table) return;
+    const names = namesOf(this._table);
+    this.combat.table = this._table;
+    this.combat.views = this._views;
+    this.declare?.update(this.own());
+    this.declared.update(this._table, this._views, names);
+    this.tests.update(this._table, names);
+    this.sheets.update(this._views.get("sheets"));
   }
 }
 
-customElements.define("ph-sr3-table", Table);
+customElements.define("ph-sr3-table", Sr3Table);
 
 export const panel = "ph-sr3-table";
-export const sheet = null;
+export const sheet = "ph-sr3-character";
 
 /** The log line of one of this system's events, or null if it is not one. */
 export function describe(frame, names) {
-  return null;
+  return describeSr3(frame, names);
 }

@@ -1,0 +1,100 @@
+// <ph-invite>: the GM invites a member (role, name, characters). The server answers with the
+// new member's token, once: the page turns it into a join link on this page's own origin
+// (session.js joinLink), shows it with a Copy button and says it will not be shown again.
+// The command carries a retry_key, so an invite re-sent after a dropped connection still
+// brings back the token it issued.
+import {h, replace} from "../dom.js";
+import {bindForm} from "../actions.js";
+import {joinLink} from "../session.js";
+
+export class PhInvite extends HTMLElement {
+  constructor() {
+    super();
+    this.campaign = null;
+    this.choices = new Map(); // character -> <label> holding its checkbox
+  }
+
+  connectedCallback() {
+    if (this.form) return;
+    this.roleSelect = h("select", {name: "role"},
+      h("option", {value: "player"}, "player"), h("option", {value: "spectator"}, "spectator"),
+      h("option", {value: "gm"}, "GM"));
+    this.characterBox = h("fieldset", {class: "ph-invite-characters"},
+      h("legend", {}, "Plays"));
+    this.form = h("form", {class: "ph-invite-form", "aria-label": "Invite a member"},
+      h("h2", {}, "Invite a member"),
+      h("label", {}, "Role ", this.roleSelect),
+      h("label", {}, "Name ", h("input", {name: "name", maxlength: 80, autocomplete: "off",
+                                          placeholder: "Ana"})),
+      this.characterBox,
+      h("button", {type: "submit"}, "Invite"));
+    this.result = h("div", {class: "ph-invite-result", hidden: true, role: "status"});
+    this.roleSelect.addEventListener("change", () => this.showCharacters());
+    bindForm(this.form, (data) => ({
+      type: "invite", role: String(data.get("role")),
+      ...(String(data.get("name") ?? "").trim() ? {name: String(data.get("name")).trim()} : {}),
+      ...(data.get("role") !== "spectator" ? {characters: data.getAll("characters").map(String)} : {}),
+      retry_key: retryKey(),
+    }), (ack) => this.invited(ack));
+    this.append(this.form, this.result);
+    this.showCharacters();
+  }
+
+  set table(table) {
+    if (!this.form || !table) return;
+    const present = new Set(table.characters.map((c) => c.character));
+    for (const [id, label] of this.choices) {
+      if (!present.has(id)) {
+        label.remove();
+        this.choices.delete(id);
+      }
+    }
+    for (const c of table.characters) {
+      if (this.choices.has(c.character)) continue;
+      const label = h("label", {class: "ph-check"},
+        h("input", {type: "checkbox", name: "characters", value: c.character}), ` ${c.name}`);
+      this.choices.set(c.character, label);
+      this.characterBox.append(label);
+    }
+    this.showCharacters();
+  }
+
+  showCharacters() {
+    this.characterBox.hidden = this.choices.size === 0 || this.roleSelect.value === "spectator";
+  }
+
+  invited(ack) {
+    const name = String(new FormData(this.form).get("name") ?? "").trim() || "the new member";
+    const link = joinLink(this.campaign, ack.token);
+    const field = h("input", {class: "ph-link", readonly: true, value: link,
+                              "aria-label": `join link for ${name}`});
+    const copied = h("span", {class: "ph-muted", role: "status"});
+    const copy = h("button", {type: "button"}, "Copy");
+    copy.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(link);
+        copied.textContent = "copied";
+      } catch {
+        field.focus(); // no clipboard (plain http on a LAN): select it for Ctrl+C
+        field.select();
+        copied.textContent = "selected: press Ctrl+C (⌘C) to copy";
+      }
+    });
+    replace(this.result,
+      h("p", {}, h("strong", {}, `Join link for ${name}`),
+        ": give it to them privately. It is shown only this once."),
+      h("div", {class: "ph-link-row"}, field, copy), copied);
+    this.result.hidden = false;
+    this.form.reset();
+    this.showCharacters();
+    copy.focus();
+  }
+}
+
+/** 32 random URL-safe characters (Invite.retry_key). */
+function retryKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
+}
+
+customElements.define("ph-invite", PhInvite);

@@ -1,0 +1,38 @@
+// <ph-sessions>: the GM starts a game session (with a title) and ends it. Both forms stay in
+// the DOM and are shown or hidden as the table says whether a session is running, so a table
+// message arriving while the GM types a title leaves the title alone.
+import {h} from "../dom.js";
+import {bindForm} from "../actions.js";
+
+export class PhSessions extends HTMLElement {
+  connectedCallback() {
+    if (this.start) return;
+    this.start = h("form", {class: "ph-session-start", "aria-label": "Start a game session"},
+      h("label", {}, "Title ", h("input", {name: "title", maxlength: 80, autocomplete: "off",
+                                           placeholder: "optional"})),
+      h("button", {type: "submit"}, "Start game session"));
+    this.running = h("span", {class: "ph-session-running"});
+    this.end = h("form", {class: "ph-session-end", "aria-label": "End the game session",
+                          hidden: true},
+      this.running, h("button", {type: "submit", class: "ph-quiet"}, "End game session"));
+    bindForm(this.start, (data) => ({
+      type: "start_session",
+      ...(String(data.get("title") ?? "").trim() ? {title: String(data.get("title")).trim()} : {}),
+    }), () => this.start.reset());
+    bindForm(this.end, () => ({type: "end_session"}));
+    this.append(h("h2", {}, "Game session"), this.start, this.end);
+  }
+
+  set table(table) {
+    if (!this.start || !table) return;
+    const focused = [this.start, this.end].find((form) => form.contains(document.activeElement));
+    this.start.hidden = table.in_session;
+    this.end.hidden = !table.in_session;
+    this.running.textContent = table.in_session ? `Game session ${table.session} is running. ` : "";
+    if (focused?.hidden) { // the form the GM used went away: keep the keyboard nearby
+      (table.in_session ? this.end : this.start).querySelector("button").focus();
+    }
+  }
+}
+
+customElements.define("ph-sessions", PhSessions);

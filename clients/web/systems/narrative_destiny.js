@@ -1,0 +1,82 @@
+// <ph-narrative-destiny>: the destiny pool as light and dark tokens, who rolled what, and the
+// controls to spend a point (a player flips light, the GM dark, on a check or not) and, for
+// the GM, to roll the pool for the session or set it.
+import {h, replace} from "../dom.js";
+import {bindButton, bindForm} from "../actions.js";
+import {EFFECTS} from "./narrative_words.js";
+import {effectWords} from "./narrative_describe.js";
+import {destinyToken, narrativeDie} from "./narrative_dice.js";
+import {labelled, reasonInput, reasonOf, setOptions, wholeNumber} from "./narrative_forms.js";
+
+export class NarrativeDestiny extends HTMLElement {
+  update({destiny, me, names, openChecks}) {
+    if (!this.built) this.build(me);
+    const words = `${destiny.light} light, ${destiny.dark} dark`;
+    if (this.count.textContent !== words) { // a live region: said once per change
+      replace(this.tokens,
+        Array.from({length: destiny.light}, () => destinyToken("light")),
+        Array.from({length: destiny.dark}, () => destinyToken("dark")));
+      this.count.textContent = words;
+    }
+    const rolled = JSON.stringify(destiny.rolled);
+    if (rolled !== this.rolledKey) {
+      this.rolledKey = rolled;
+      replace(this.rolled, destiny.rolled.length ? [h("span", {class: "ph-muted"}, "rolled: "),
+        destiny.rolled.map((die) => h("span", {class: "ph-nd-destiny-die"}, names.member(die.member), " ",
+          narrativeDie("force", die.symbols ?? [])))] : null);
+    }
+    this.checks(names, openChecks);
+  }
+
+  /** The open checks a point may be spent on. */
+  checks(names, openChecks) {
+    if (this.checkSelect) {
+      setOptions(this.checkSelect, [["", "no check"],
+        ...openChecks.map((c) => [c.check, `${names.character(c.character)}'s ${c.skill} (${c.check})`])], "");
+    }
+  }
+
+  build(me) {
+    this.built = true;
+    this.tokens = h("span", {class: "ph-nd-tokens"});
+    this.count = h("span", {class: "ph-nd-destiny-count", "aria-live": "polite"});
+    this.rolled = h("p", {class: "ph-nd-destiny-rolled"});
+    this.append(h("h2", {}, "Destiny pool"),
+      h("p", {class: "ph-nd-destiny-pool"}, this.tokens, this.count), this.rolled);
+    if (me.role === "gm" || me.role === "player") this.append(this.spendForm(me.role === "gm"));
+    if (me.role === "gm") this.append(this.gmControls());
+  }
+
+  spendForm(gm) {
+    this.checkSelect = h("select", {name: "check"});
+    const effect = h("select", {name: "effect"}, EFFECTS.map((value) => h("option", {value}, effectWords(value))));
+    effect.value = "other";
+    const buttons = gm
+      ? [h("button", {type: "submit", name: "side", value: "dark", class: "ph-nd-spend-dark"}, "Spend a dark side point"),
+         h("button", {type: "submit", name: "side", value: "light", class: "ph-quiet"}, "Spend light for a player")]
+      : [h("button", {type: "submit", name: "side", value: "light", class: "ph-nd-spend-light"}, "Spend a light side point")];
+    const form = h("form", {class: "ph-nc-form ph-nd-spend", "aria-label": "Spend a destiny point"},
+      labelled("to", effect), labelled("on", this.checkSelect), reasonInput(), buttons);
+    bindForm(form, (data) => {
+      const check = String(data.get("check") ?? "");
+      return {type: "flip_destiny", side: String(data.get("side") ?? (gm ? "dark" : "light")),
+              effect: String(data.get("effect")), ...(check ? {check} : {}), ...reasonOf(data)};
+    }, () => { form.elements.reason.value = ""; });
+    return form;
+  }
+
+  gmControls() {
+    const roll = h("button", {type: "button"}, "Roll the destiny pool");
+    bindButton(roll, () => ({type: "roll_destiny_pool"}));
+    const number = (name) => h("input", {name, type: "number", min: 0, max: 20, value: "0",
+                                         inputmode: "numeric", class: "ph-nd-count", required: true});
+    const set = h("form", {class: "ph-nc-form ph-nd-set", "aria-label": "Set the destiny pool"},
+      labelled("light", number("light")), labelled("dark", number("dark")),
+      h("button", {type: "submit", class: "ph-quiet"}, "Set the pool"));
+    bindForm(set, (data) => ({type: "set_destiny_pool", light: wholeNumber(data, "light", "light"),
+                              dark: wholeNumber(data, "dark", "dark")}));
+    return h("div", {class: "ph-nd-gm-destiny"}, h("div", {"data-ph-errors": "", class: "ph-nc-actions"}, roll), set);
+  }
+}
+
+customElements.define("ph-narrative-destiny", NarrativeDestiny);

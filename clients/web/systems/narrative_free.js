@@ -1,0 +1,50 @@
+// <ph-narrative-free>: dice outside a check: a free narrative pool (any dice, for a character
+// or none) and Force dice for a character's power. The server rolls; the log draws them.
+import {h} from "../dom.js";
+import {bindForm} from "../actions.js";
+import {KINDS, narrativeDie} from "./narrative_dice.js";
+import {countInput, labelled, reasonInput, reasonOf, setOptions, wholeNumber} from "./narrative_forms.js";
+
+export class NarrativeFree extends HTMLElement {
+  update({characters, mine}) {
+    if (!this.pool) this.build();
+    const own = characters.filter((c) => mine.has(c.character)).map((c) => [c.character, c.name]);
+    setOptions(this.poolCharacter, [["", "no character"], ...own], "");
+    setOptions(this.forceCharacter, own);
+    this.force.hidden = own.length === 0;
+  }
+
+  build() {
+    const counts = KINDS.map((kind) => h("label", {class: "ph-nd-kind"}, narrativeDie(kind),
+      h("span", {class: "ph-nd-label"}, kind),
+      h("input", {name: kind, type: "number", min: 0, max: 20, value: "0", inputmode: "numeric",
+                  class: "ph-nd-count"})));
+    this.poolCharacter = h("select", {name: "character", "aria-label": "for character"});
+    this.pool = h("form", {class: "ph-nc-form ph-nd-free-pool", "aria-label": "Roll a free pool"},
+      h("fieldset", {name: "pool", class: "ph-nd-kinds"}, h("legend", {}, "Dice"), counts),
+      this.poolCharacter, reasonInput(), h("button", {type: "submit"}, "Roll pool"));
+    bindForm(this.pool, (data) => {
+      const pool = {};
+      for (const kind of KINDS) {
+        const count = wholeNumber(data, kind, `the number of ${kind} dice`);
+        if (count) pool[kind] = count;
+      }
+      if (!Object.keys(pool).length) throw new Error("choose at least one die");
+      const character = String(data.get("character") ?? "");
+      return {type: "roll_pool", pool, ...(character ? {character} : {}), ...reasonOf(data)};
+    }, () => {
+      for (const kind of KINDS) this.pool.elements[kind].value = "0";
+      this.pool.elements.reason.value = "";
+    });
+    this.forceCharacter = h("select", {name: "character"});
+    this.force = h("form", {class: "ph-nc-form ph-nd-force", "aria-label": "Roll Force dice"},
+      labelled("Force dice for", this.forceCharacter), labelled("how many", countInput()),
+      reasonInput("power (optional)"), h("button", {type: "submit"}, "Roll Force dice"));
+    bindForm(this.force, (data) => ({type: "roll_force_dice", character: String(data.get("character")),
+      count: wholeNumber(data, "count", "how many"), ...reasonOf(data)}),
+    () => { this.force.elements.reason.value = ""; });
+    this.append(h("h2", {}, "Free dice"), this.pool, this.force);
+  }
+}
+
+customElements.define("ph-narrative-free", NarrativeFree);

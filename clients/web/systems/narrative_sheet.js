@@ -1,0 +1,138 @@
+// <ph-narrative-sheet>: the GM's character form: create a character or edit one (name, the
+// six characteristics, skills with rank and linked characteristic), sent as create_character
+// or update_character. No JSON: every value has its control. The form is built once; a table
+// message only refreshes the list of characters, never what the GM is typing.
+import {h} from "../dom.js";
+import {bindForm} from "../actions.js";
+import {CHARACTERISTICS, CHARACTERISTIC_MAX, RANK_MAX} from "./narrative_words.js";
+import {levelWords} from "./narrative_describe.js";
+import {labelled, setOptions} from "./narrative_forms.js";
+
+const NEW = "";
+const SLUG = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+const SKILL = /^[A-Za-z][A-Za-z0-9 ()'/&.-]{0,39}$/;
+
+/** A character id from a name: "Han Solo" -> "han-solo". */
+function slugOf(name) {
+  return name.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
+}
+
+export class NarrativeSheet extends HTMLElement {
+  set table(value) {
+    this._table = value;
+    if (!this.form) this.build();
+    setOptions(this.choice, [[NEW, "a new character"],
+      ...(value?.characters ?? []).map((c) => [c.character, c.name])], NEW);
+  }
+
+  build() {
+    this.classList.add("ph-nd-sheet");
+    this.choice = h("select", {name: "edit"});
+    this.choice.addEventListener("change", () => this.load());
+    this.idInput = h("input", {name: "character", required: true, maxlength: 40, autocomplete: "off",
+                               pattern: "[a-z0-9][a-z0-9_\\-]{0,39}", placeholder: "han"});
+    this.nameInput = h("input", {name: "name", required: true, maxlength: 80, autocomplete: "off",
+                                 placeholder: "Han Solo"});
+    this.nameInput.addEventListener("input", () => {
+      if (this.choice.value === NEW && !this.idTouched) this.idInput.value = slugOf(this.nameInput.value);
+    });
+    this.idInput.addEventListener("input", () => { this.idTouched = true; });
+    const characteristics = CHARACTERISTICS.map((c) => labelled(levelWords(c),
+      h("input", {name: c, type: "number", min: 0, max: CHARACTERISTIC_MAX, value: "2", required: true,
+                  inputmode: "numeric", class: "ph-nd-count"})));
+    this.skillRows = h("ol", {class: "ph-nd-skill-rows"});
+    const addSkill = h("button", {type: "button", class: "ph-quiet"}, "Add a skill");
+    addSkill.addEventListener("click", () => this.skillRow().querySelector("input").focus());
+    this.submit = h("button", {type: "submit"}, "Create character");
+    this.status = h("p", {class: "ph-muted ph-nd-sheet-status", role: "status"});
+    this.form = h("form", {class: "ph-nd-sheet-form", "aria-label": "Character sheet"},
+      h("h2", {}, "Characters"),
+      labelled("character", this.choice),
+      h("div", {class: "ph-nd-sheet-names"}, labelled("name", this.nameInput), labelled("id", this.idInput)),
+      h("fieldset", {name: "stats", class: "ph-nd-characteristics"}, h("legend", {}, "Characteristics"),
+        characteristics),
+      h("fieldset", {class: "ph-nd-skills"}, h("legend", {}, "Skills"), this.skillRows, addSkill),
+      this.submit, this.status);
+    bindForm(this.form, (data) => this.command(data), (ack) => this.saved(ack));
+    this.append(this.form);
+    this.load();
+  }
+
+  /** One skill's row: its name, rank and characteristic, and a button that removes it. */
+  skillRow(name = "", rank = 1, characteristic = "agility") {
+    const row = h("li", {class: "ph-nd-skill-row"},
+      labelled("skill", h("input", {name: "skill_name", value: name, maxlength: 40, autocomplete: "off",
+                                    placeholder: "Ranged (Light)"})),
+      labelled("rank", h("input", {name: "skill_rank", type: "number", min: 0, max: RANK_MAX,
+                                   value: String(rank), inputmode: "numeric", class: "ph-nd-count"})),
+      labelled("characteristic", h("select", {name: "skill_characteristic"},
+        CHARACTERISTICS.map((c) => h("option", {value: c, selected: c === characteristic}, levelWords(c))))));
+    const remove = h("button", {type: "button", class: "ph-quiet", "aria-label": "remove this skill"}, "Remove");
+    remove.addEventListener("click", () => row.remove());
+    row.append(remove);
+    this.skillRows.append(row);
+    return row;
+  }
+
+  /** Fill the form from the chosen character (or empty it for a new one). */
+  load() {
+    const chosen = this._table?.characters.find((c) => c.character === this.choice.value);
+    const stats = chosen?.stats ?? {};
+    this.idTouched = false;
+    this.idInput.value = chosen?.character ?? "";
+    this.idInput.readOnly = Boolean(chosen);
+    this.nameInput.value = chosen?.name ?? "";
+    for (const c of CHARACTERISTICS) this.form.elements[c].value = String(stats[c] ?? 2);
+    this.skillRows.replaceChildren();
+    for (const [name, skill] of Object.entries(stats.skills ?? {})) {
+      this.skillRow(name, skill.rank, skill.characteristic);
+    }
+    this.submit.textContent = chosen ? "Save changes" : "Create character";
+    this.status.textContent = "";
+  }
+
+  command(data) {
+    const character = String(data.get("character") ?? "").trim();
+    if (!SLUG.test(character)) {
+      throw new Error("the id is lowercase letters, digits, '-' and '_' (at most 40 characters)");
+    }
+    const stats = {system: "narrative", skills: {}};
+    for (const c of CHARACTERISTICS) {
+      const value = Number(data.get(c));
+      if (!Number.isInteger(value) || value < 0 || value > CHARACTERISTIC_MAX) {
+        throw new Error(`${levelWords(c)} is a whole number from 0 to ${CHARACTERISTIC_MAX}`);
+      }
+      stats[c] = value;
+    }
+    const names = data.getAll("skill_name");
+    const ranks = data.getAll("skill_rank");
+    const linked = data.getAll("skill_characteristic");
+    names.forEach((raw, i) => {
+      const name = String(raw).trim();
+      if (!name) return;
+      if (!SKILL.test(name)) throw new Error(`the skill “${name}” starts with a letter and has at most 40 letters, digits, spaces or ()'/&.-`);
+      if (name in stats.skills) throw new Error(`the skill “${name}” is listed twice`);
+      const rank = Number(ranks[i]);
+      if (!Number.isInteger(rank) || rank < 0 || rank > RANK_MAX) {
+        throw new Error(`the rank of ${name} is a whole number from 0 to ${RANK_MAX}`);
+      }
+      stats.skills[name] = {rank, characteristic: String(linked[i])};
+    });
+    const name = String(data.get("name") ?? "").trim();
+    this.pending = {character, name, created: this.choice.value === NEW};
+    return {type: this.choice.value === NEW ? "create_character" : "update_character", character, name, stats};
+  }
+
+  saved() {
+    const {character, name, created} = this.pending ?? {};
+    if (created) {
+      this.choice.value = NEW;
+      this.load();
+      this.status.textContent = `${name} (${character}) created.`;
+    } else {
+      this.status.textContent = `${name} saved.`;
+    }
+  }
+}
+
+customElements.define("ph-narrative-sheet", NarrativeSheet);

@@ -1,0 +1,163 @@
+// <ph-sr3-character>: the GM's form for a Shadowrun 3 character, new or existing: attributes,
+// Reaction and initiative dice, skills (rating, linked attribute, kind), the gear that shapes
+// the pools, and karma. No JSON: every field is a control named after the stats field it fills
+// (`data-path` "$.stats.body"), so a refusal marks the control at fault. Built once; a table
+// message only refreshes the list of characters, never what the GM is typing.
+import {h} from "../dom.js";
+import {bindPathForm, labelled, setOptions, whole} from "./sr3_forms.js";
+import {ATTRIBUTES} from "./sr3_declare.js";
+
+const CORE = [["body", "Body"], ["quickness", "Quickness"], ["strength", "Strength"],
+              ["charisma", "Charisma"], ["intelligence", "Intelligence"], ["willpower", "Willpower"]];
+const MORE = [["magic", "Magic", 0, 0, 30], ["reaction", "Reaction (blank: (Q + I) / 2)", null, 0, 30],
+              ["reaction_bonus", "Reaction bonus", 0, 0, 20],
+              ["initiative_dice", "Initiative dice", 1, 1, 5]];
+const GEAR = [["ballistic", "Ballistic armor", 0, 30], ["impact", "Impact armor", 0, 30],
+              ["vcr", "Vehicle control rig", 0, 3], ["mpcp", "Cyberterminal MPCP", 0, 20],
+              ["encephalon", "Encephalon", 0, 4], ["math_spu", "Math SPU", 0, 4],
+              ["task_activesoft", "Task Pool activesoft", 0, 12],
+              ["cerebral_booster", "Cerebral booster", 0, 3], ["initiate_grade", "Initiate grade", 0, 30],
+              ["karma_earned", "Karma earned", 0, 100000]];
+const FLAGS = [["hot_asist", "hot ASIST interface"], ["metahuman", "metahuman (Karma Pool)"]];
+export const SKILL_KINDS = ["combat", "physical", "social", "technical", "build_repair", "vehicle",
+                            "sorcery", "conjuring", "magical", "knowledge", "language"];
+const NEW = "";
+
+function numberInput(field, min, max, extra = {}) {
+  return h("input", {type: "number", name: field, "data-path": `$.stats.${field}`, min, max,
+                     inputmode: "numeric", class: "ph-sr3-number", ...extra});
+}
+
+export class Sr3Character extends HTMLElement {
+  connectedCallback() {
+    if (this.form) return;
+    if (Object.hasOwn(this, "table")) { // set before this class was loaded: through the setter
+      const table = this.table;
+      delete this.table;
+      this.table = table;
+    }
+    this.pick = h("select", {name: "pick", "aria-label": "Character to edit"});
+    this.idInput = h("input", {name: "character", required: true, autocomplete: "off",
+                          pattern: "[a-z0-9][a-z0-9_\\-]{0,39}", placeholder: "sam"});
+    this.nameInput = h("input", {name: "name", required: true, autocomplete: "off", maxlength: 80,
+                            placeholder: "Sam Shadow"});
+    this.skills = h("tbody", {});
+    this.submit = h("button", {type: "submit"}, "Create character");
+    this.form = h("form", {class: "ph-sr3-character-form", "aria-label": "Shadowrun character"},
+      h("h2", {}, "Characters"),
+      h("div", {class: "ph-sr3-row"}, labelled("Edit", this.pick)),
+      h("div", {class: "ph-sr3-row"}, labelled("Id", this.idInput), labelled("Name", this.nameInput)),
+      h("fieldset", {}, h("legend", {}, "Attributes"), h("div", {class: "ph-sr3-grid"},
+        CORE.map(([field, words]) => labelled(words, numberInput(field, 1, 30, {required: true}))),
+        labelled("Essence", numberInput("essence", 0, 6, {step: "0.1", inputmode: "decimal"})),
+        MORE.map(([field, words, , min, max]) => labelled(words, numberInput(field, min, max))))),
+      h("fieldset", {"data-path": "$.stats.skills"}, h("legend", {}, "Skills"),
+        h("table", {class: "ph-sr3-skills"},
+          h("thead", {}, h("tr", {}, ["Skill", "Rating", "Attribute", "Kind", ""].map((text) =>
+            h("th", {scope: "col"}, text)))), this.skills),
+        h("button", {type: "button", class: "ph-quiet", onclick: () => this.addSkill().focus()},
+          "Add a skill")),
+      h("details", {}, h("summary", {}, "Gear and karma"), h("div", {class: "ph-sr3-grid"},
+        GEAR.map(([field, words, min, max]) => labelled(words, numberInput(field, min, max))),
+        FLAGS.map(([field, words]) => h("label", {class: "ph-sr3-check"},
+          h("input", {type: "checkbox", name: field, "data-path": `$.stats.${field}`}),
+          h("span", {}, words))))),
+      this.submit);
+    this.pick.addEventListener("change", () => this.load());
+    bindPathForm(this.form, () => this.command(), () => {
+      if (this.pick.value === NEW) this.pendingPick = this.idInput.value.trim();
+    });
+    this.append(this.form);
+    this.load();
+    this.render();
+  }
+
+  set table(value) {
+    this._table = value;
+    this.render();
+  }
+
+  characters() {
+    return (this._table?.characters ?? []).filter((c) => c.stats?.system === "sr3");
+  }
+
+  render() {
+    if (!this.form || !this._table) return;
+    const characters = this.characters();
+    setOptions(this.pick, [[NEW, "a new character"], ...characters.map((c) => [c.character, c.name])]);
+    if (this.pendingPick && characters.some((c) => c.character === this.pendingPick)) {
+      this.pick.value = this.pendingPick; // just created: go on editing it
+      this.pendingPick = null;
+      this.load();
+    }
+  }
+
+  /** Fill the form from the character picked (or the defaults of a new one). */
+  load() {
+    const found = this.characters().find((c) => c.character === this.pick.value);
+    const stats = found?.stats ?? {body: 3, quickness: 3, strength: 3, charisma: 3,
+                                    intelligence: 3, willpower: 3, essence: 6, skills: {}};
+    this.idInput.value = found?.character ?? "";
+    this.idInput.readOnly = Boolean(found);
+    this.nameInput.value = found?.name ?? "";
+    const elements = this.form.elements;
+    for (const [field] of CORE) elements[field].value = String(stats[field] ?? 3);
+    elements.essence.value = String(stats.essence ?? 6);
+    for (const [field, , fallback] of MORE) elements[field].value = stats[field] ?? fallback ?? "";
+    for (const [field] of GEAR) elements[field].value = String(stats[field] ?? 0);
+    for (const [field] of FLAGS) elements[field].checked = Boolean(stats[field]);
+    this.skills.replaceChildren();
+    for (const [name, skill] of Object.entries(stats.skills ?? {})) this.addSkill(name, skill);
+    this.submit.textContent = found ? "Save changes" : "Create character";
+  }
+
+  addSkill(name = "", skill = {rating: 1, attribute: "quickness", kind: "physical"}) {
+    const input = h("input", {name: "skill_name", "aria-label": "skill", value: name, required: true,
+                              pattern: "[a-z][a-z0-9_\\-]{0,39}", placeholder: "pistols",
+                              autocomplete: "off", class: "ph-sr3-skill-name"});
+    const row = h("tr", {class: "ph-sr3-skill"},
+      h("td", {}, input),
+      h("td", {}, h("input", {type: "number", name: "skill_rating", "aria-label": "rating",
+        min: 0, max: 20, value: String(skill.rating), class: "ph-sr3-number", inputmode: "numeric"})),
+      h("td", {}, h("select", {name: "skill_attribute", "aria-label": "linked attribute"},
+        ATTRIBUTES.map((a) => h("option", {value: a, selected: a === skill.attribute}, a)))),
+      h("td", {}, h("select", {name: "skill_kind", "aria-label": "kind"},
+        SKILL_KINDS.map((k) => h("option", {value: k, selected: k === skill.kind},
+          k.replace("_", "/"))))),
+      h("td", {}, h("button", {type: "button", class: "ph-quiet", "aria-label": "remove skill",
+        onclick: () => row.remove()}, "✕")));
+    this.skills.append(row);
+    return input;
+  }
+
+  command() {
+    const elements = this.form.elements;
+    const stats = {system: "sr3"};
+    for (const [field] of CORE) stats[field] = whole(elements[field]);
+    const essence = String(elements.essence.value).trim();
+    if (essence !== "") stats.essence = Number(essence);
+    for (const [field] of MORE) {
+      const value = whole(elements[field]);
+      if (value !== null) stats[field] = value;
+    }
+    for (const [field] of GEAR) stats[field] = whole(elements[field], 0);
+    for (const [field] of FLAGS) stats[field] = elements[field].checked;
+    stats.skills = {};
+    for (const row of this.skills.querySelectorAll("tr")) {
+      const [name, rating, attribute, kind] = row.querySelectorAll("input, select");
+      const id = name.value.trim().toLowerCase();
+      if (!id) continue;
+      if (id in stats.skills) throw new Error(`the skill “${id}” is listed twice`);
+      name.dataset.path = `$.stats.skills.${id}`;
+      rating.dataset.path = `$.stats.skills.${id}.rating`;
+      attribute.dataset.path = `$.stats.skills.${id}.attribute`;
+      kind.dataset.path = `$.stats.skills.${id}.kind`;
+      stats.skills[id] = {rating: whole(rating, 0), attribute: attribute.value, kind: kind.value};
+    }
+    const editing = this.pick.value !== NEW;
+    return {type: editing ? "update_character" : "create_character",
+            character: this.idInput.value.trim(), name: this.nameInput.value.trim(), stats};
+  }
+}
+
+customElements.define("ph-sr3-character", Sr3Character);

@@ -1,0 +1,176 @@
+// <ph-sr3-declared>: the tests declared and not yet rolled, each with the server's exact odds
+// (`test:<character>` view: one row per number of pool dice drawn) and, for whoever may roll
+// it, the pool dice to draw and Karma Pool dice to buy. The row of the dice chosen is marked
+// as they are typed: the page picks a row of the server's table, it computes nothing.
+import {h, percent, plural, replace} from "../dom.js";
+import {bindPathForm, labelled, whole} from "./sr3_forms.js";
+import {poolWords, testWords} from "./sr3_dice.js";
+
+const SHARED = ["character", "kind", "skill", "attribute", "opposes", "surprised", "rigged",
+                "astral", "magic", "elemental", "reason"];
+
+/** A chance for people; one too small for two decimals still reads as not quite none. */
+function chance(p) {
+  return p > 0 && p < 0.00005 ? "< 0.01%" : percent(p);
+}
+
+/** The view's odds belong to this declaration (an older view may still be in the store). */
+function matches(view, declared) {
+  return view && view.character === declared.character && view.kind === declared.kind
+    && view.tn === declared.tn && view.base_dice === declared.base_dice
+    && view.skill === declared.skill && view.attribute === declared.attribute
+    && JSON.stringify(view.limits) === JSON.stringify(declared.limits);
+}
+
+export class Sr3Declared extends HTMLElement {
+  constructor() {
+    super();
+    this.cards = new Map(); // character -> {card, key, ...}
+    this.mayRoll = () => false;
+  }
+
+  connectedCallback() {
+    if (!this.list) {
+      this.list = h("div", {class: "ph-sr3-cards"});
+      this.append(h("h2", {}, "Declared tests"), this.list);
+    }
+  }
+
+  update(table, views, names) {
+    if (!this.list) this.connectedCallback();
+    const declared = table?.table?.game?.declared ?? {};
+    for (const [character, entry] of this.cards) {
+      if (!(character in declared)) {
+        entry.card.remove();
+        this.cards.delete(character);
+      }
+    }
+    for (const [character, test] of Object.entries(declared)) {
+      let entry = this.cards.get(character);
+      if (!entry) {
+        entry = this.card(character);
+        this.cards.set(character, entry);
+        this.list.append(entry.card);
+      }
+      this.fill(entry, test, views.get(`test:${character}`), names);
+    }
+    this.hidden = this.cards.size === 0;
+  }
+
+  card(character) {
+    const heading = h("h3", {});
+    const odds = h("div", {class: "ph-sr3-odds"});
+    const card = h("article", {class: "ph-sr3-card ph-sr3-declared", "data-character": character},
+      heading, odds);
+    const entry = {card, heading, odds, form: null, key: null, inputs: new Map()};
+    if (this.mayRoll(character)) {
+      entry.draws = h("div", {class: "ph-sr3-draws"});
+      entry.karma = h("input", {type: "number", name: "karma_dice", min: 0, max: 20, value: "0",
+                                class: "ph-sr3-number", inputmode: "numeric"});
+      entry.form = h("form", {class: "ph-sr3-roll-form", "aria-label": "Roll the test"},
+        h("div", {class: "ph-sr3-row"}, entry.draws, labelled("Karma Pool dice", entry.karma),
+          h("button", {type: "submit"}, "Roll")));
+      entry.form.addEventListener("input", () => this.mark(entry));
+      bindPathForm(entry.form, () => this.command(entry));
+      card.append(entry.form);
+    }
+    return entry;
+  }
+
+  fill(entry, test, view, names) {
+    entry.test = test;
+    entry.heading.textContent = `${names.character(test.character)}: ${testWords(test)}, `
+      + `${plural("die", test.base_dice, "dice")}`;
+    const shown = matches(view, test) ? view : null;
+    const key = JSON.stringify([test, shown?.rows ?? null, shown?.note ?? ""]);
+    if (key !== entry.key) {
+      entry.key = key;
+      replace(entry.odds, this.odds(test, shown));
+      if (entry.form) this.draws(entry, test);
+    }
+    this.mark(entry);
+  }
+
+  draws(entry, test) {
+    const pools = Object.entries(test.limits);
+    for (const [pool, input] of entry.inputs) {
+      if (!(pool in test.limits)) {
+        input.closest("label").remove();
+        entry.inputs.delete(pool);
+      }
+    }
+    for (const [pool, most] of pools) {
+      let input = entry.inputs.get(pool);
+      if (!input) {
+        input = h("input", {type: "number", name: "pools", "data-path": `$.pools.${pool}`,
+                            "data-pool": pool, min: 0, value: "0", class: "ph-sr3-number",
+                            inputmode: "numeric"});
+        entry.inputs.set(pool, input);
+        entry.draws.append(labelled("", input));
+      }
+      input.max = String(most);
+      input.closest("label").querySelector("span").textContent =
+        `${poolWords(pool)} Pool dice (up to ${most})`;
+    }
+    if (!pools.length && !entry.draws.querySelector("p")) {
+      entry.draws.append(h("p", {class: "ph-muted"}, "No pool may help this test."));
+    } else if (pools.length) {
+      entry.draws.querySelector("p")?.remove();
+    }
+  }
+
+  odds(test, view) {
+    if (!view) return h("p", {class: "ph-muted"}, "odds being computed…");
+    if (!view.rows) return h("p", {class: "ph-muted"}, view.note || "no odds for this test");
+    const open = test.tn === null;
+    const beat = view.beat;
+    const head = open ? ["Pool dice", "Dice", "All ones"]
+      : ["Pool dice", "Dice", beat !== null ? `Beats ${beat}` : "≥ 1 success", "Mean", "All ones"];
+    return h("table", {class: "ph-sr3-odds-table"},
+      h("caption", {}, open ? "Open test: the highest total decides" : "Exact odds by pool dice drawn"),
+      h("thead", {}, h("tr", {}, head.map((text) => h("th", {scope: "col",
+        class: text === "Dice" ? "ph-sr3-total" : null}, text)))),
+      h("tbody", {}, view.rows.map((row) => h("tr", {"data-pool-dice": row.pool_dice},
+        h("th", {scope: "row"}, `+${row.pool_dice}`),
+        h("td", {class: "ph-sr3-total"}, String(row.dice)),
+        open ? null : h("td", {}, chance(beat !== null ? row.beats : row.success)),
+        open ? null : h("td", {}, row.mean_successes.toFixed(2)),
+        h("td", {}, chance(row.rule_of_one))))));
+  }
+
+  /** Mark the row of odds for the pool dice typed in. */
+  mark(entry) {
+    if (!entry.form) return; // only whoever rolls it chooses a row
+    let drawn = 0;
+    for (const input of entry.inputs.values()) drawn += Number(input.value) || 0;
+    for (const row of entry.odds.querySelectorAll("tr[data-pool-dice]")) {
+      const chosen = Number(row.dataset.poolDice) === drawn;
+      row.classList.toggle("ph-sr3-chosen", chosen);
+      if (chosen) row.setAttribute("aria-current", "true");
+      else row.removeAttribute("aria-current");
+    }
+  }
+
+  command(entry) {
+    const test = entry.test;
+    const command = {type: "roll_pool_test"};
+    for (const name of SHARED) {
+      if (test[name] !== null && test[name] !== undefined && test[name] !== false
+          && test[name] !== "") command[name] = test[name];
+    }
+    if (test.tn === null) command.open = true;
+    else command.tn = test.tn;
+    if (!test.skill && !test.attribute && test.kind !== "dodge") command.dice = test.base_dice;
+    const pools = {};
+    for (const [pool, input] of entry.inputs) {
+      const count = whole(input, 0);
+      if (count > 0) pools[pool] = count;
+    }
+    if (Object.keys(pools).length) command.pools = pools;
+    const karma = whole(entry.karma, 0);
+    if (karma > 0) command.karma_dice = karma;
+    return command;
+  }
+}
+
+customElements.define("ph-sr3-declared", Sr3Declared);

@@ -1,0 +1,83 @@
+// <ph-sr3-tests>: the latest tests rolled, newest first: every die with its chain of faces
+// (Rule of Six), the dice that reached the TN marked, the result in words as recorded (Rule of
+// One noted), Karma Pool rerolls so far, and for whoever may spend the character's Karma Pool a
+// button to reroll the failures. A card is rebuilt only when its test changed, so a refusal
+// shown beside its button stays until the next try.
+import {h, plural, replace} from "../dom.js";
+import {bindButton} from "../actions.js";
+import {outcomeWords, resultWords, testDice, testWords} from "./sr3_dice.js";
+
+export const SHOWN_TESTS = 6;
+
+export class Sr3Tests extends HTMLElement {
+  constructor() {
+    super();
+    this.cards = new Map(); // test number -> {card, key}
+    this.mayRoll = () => false;
+  }
+
+  connectedCallback() {
+    if (!this.list) {
+      this.list = h("ol", {class: "ph-sr3-tests", reversed: true});
+      this.empty = h("p", {class: "ph-muted"}, "No test rolled yet.");
+      this.append(h("h2", {}, "Latest tests"), this.empty, this.list);
+    }
+  }
+
+  update(table, names) {
+    if (!this.list) this.connectedCallback();
+    const tests = Object.values(table?.table?.game?.tests ?? {})
+      .sort((a, b) => b.test - a.test).slice(0, SHOWN_TESTS);
+    const wanted = new Set(tests.map((test) => test.test));
+    for (const [number, entry] of this.cards) {
+      if (!wanted.has(number)) {
+        entry.card.remove();
+        this.cards.delete(number);
+      }
+    }
+    let previous = null;
+    for (const test of tests) {
+      const key = JSON.stringify(test);
+      let entry = this.cards.get(test.test);
+      if (!entry) {
+        entry = {card: h("li", {class: "ph-sr3-card ph-sr3-test", "data-test": test.test}), key: null};
+        this.cards.set(test.test, entry);
+      }
+      if (entry.key !== key) {
+        entry.key = key;
+        this.fill(entry.card, test, names);
+      }
+      if (previous) {
+        if (previous.nextSibling !== entry.card) previous.after(entry.card);
+      }
+      else if (this.list.firstChild !== entry.card) this.list.prepend(entry.card);
+      previous = entry.card;
+    }
+    this.empty.hidden = tests.length > 0;
+  }
+
+  fill(card, test, names) {
+    const outcome = outcomeWords(test.outcome, test.kind);
+    const karma = test.dice.filter((die) => die.source === "karma").length;
+    const rerollable = this.mayRoll(test.character) && test.opposed_by.length === 0;
+    let button = null;
+    if (rerollable) {
+      button = h("button", {type: "button", class: "ph-quiet"}, "Reroll failures with Karma Pool");
+      bindButton(button, () => ({type: "reroll_with_karma", test: test.test, character: test.character}));
+    }
+    replace(card,
+      h("h3", {}, `#${test.test} ${names.character(test.character)}: ${testWords(test)}`),
+      testDice(test.dice, test.tn),
+      h("p", {class: `ph-sr3-outcome${test.disastrous ? " ph-sr3-disaster" : ""}`},
+        h("strong", {class: "ph-sr3-result"}, resultWords(test)),
+        outcome ? `; ${outcome}` : "",
+        test.rerolls ? h("span", {class: "ph-sr3-rerolls"},
+          ` · rerolled ${plural("time", test.rerolls)} with Karma Pool`) : "",
+        karma ? h("span", {class: "ph-muted"}, ` · ${plural("Karma Pool die", karma, "Karma Pool dice")} bought`) : "",
+        test.opposed_by.length ? h("span", {class: "ph-muted"},
+          ` · answered by #${test.opposed_by.join(", #")}`) : ""),
+      button ? h("div", {class: "ph-sr3-buttons", "data-ph-errors": ""}, button) : null);
+  }
+}
+
+customElements.define("ph-sr3-tests", Sr3Tests);

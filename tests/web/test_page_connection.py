@@ -1,0 +1,122 @@
+"""The connection as people live it: a player's page drops off mid-check and comes back with
+no gap and no duplicate; a spectator has no controls and a command forged from its page is
+refused; every frame a page sends is a message of the protocol's schema."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+from playwright.sync_api import Page, expect
+
+from tests.web.conftest import PageOpener, Served, invalid_frames
+
+
+def narrative_table(served: Served) -> tuple[str, str, str, str, str]:
+    """A narrative campaign with Han (Ana's) and Leia (Bo's), a spectator, and a check open
+    for Han: the campaign, then the GM's, Ana's, Bo's and the spectator's links."""
+    campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
+    served.send(gm_link, *({
+        "type": "create_character", "character": character, "name": name,
+        "stats": {"system": "narrative", "agility": 3,
+                  "skills": {"Ranged (Light)": {"characteristic": "agility", "rank": 1}}}}
+        for character, name in (("han", "Han"), ("leia", "Leia"))))
+    ana = served.invite(campaign, gm_link, "player", "Ana", "han")
+    bo = served.invite(campaign, gm_link, "player", "Bo", "leia")
+    watcher = served.invite(campaign, gm_link, "spectator", "Sam")
+    served.send(gm_link, {"type": "open_check", "character": "han", "skill": "Ranged (Light)",
+                          "check": "shot"})
+    return campaign, gm_link, ana, bo, watcher
+
+
+def seqs_shown(page: Page) -> list[int]:
+    """The seq of every line in the page's log, in the order shown."""
+    shown: list[int] = page.eval_on_selector_all(
+        "ph-log li[data-seq]", "lines => lines.map(line => Number(line.dataset.seq))")
+    return shown
+
+
+def test_a_player_offline_mid_check_comes_back_with_no_gap_and_no_duplicate(
+        served: Served, open_page: PageOpener) -> None:
+    """Ana's phone loses the network mid-check; meanwhile the GM adds a die, Bo rolls and Ana
+    rolls too; back online her page shows "back", every line once and her roll exactly once."""
+    campaign, gm_link, ana_link, bo_link, watcher_link = narrative_table(served)
+    gm, ana, bo, watcher = (open_page(link) for link in (gm_link, ana_link, bo_link, watcher_link))
+
+    ana.context.set_offline(True)
+    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "reconnecting")
+    expect(ana.locator(".ph-connection")).to_have_text("reconnecting…")
+    expect(gm.locator("ph-members li", has_text="Ana")).to_have_class("ph-offline")
+    form = ana.locator(".ph-roll-form")
+    form.get_by_label("dice expression").fill("2d6")
+    form.get_by_label("reason").fill("from the tunnel")
+    form.get_by_role("button", name="Roll").click()  # waits in the page while offline
+    served.send(gm_link, {"type": "add_dice", "check": "shot", "kind": "difficulty", "count": 2})
+    bo.locator(".ph-roll-form").get_by_label("dice expression").fill("1d20")
+    bo.locator(".ph-roll-form").get_by_role("button", name="Roll").click()
+    expect(gm.locator("[data-type=dice_rolled]")).to_have_count(1)
+    expect(ana.locator("[data-type=dice_rolled]")).to_have_count(0)  # still offline
+
+    ana.context.set_offline(False)
+    expect(ana.locator(".ph-connection")).to_have_text("back")
+    for page in (gm, ana, bo, watcher):
+        expect(page.locator("[data-type=dice_rolled]", has_text="from the tunnel")).to_have_count(1)
+        expect(page.locator("[data-type=dice_rolled]")).to_have_count(2)
+    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")
+
+    state: dict[str, Any] = served.as_gm(gm_link, "state", campaign)
+    head = int(state["head"])
+    expect(ana.locator("ph-log li[data-seq]").last).to_have_attribute("data-seq", str(head))
+    for page in (gm, ana, bo, watcher):
+        assert seqs_shown(page) == list(range(1, head + 1))
+    log = {line["seq"]: line for line in state["log"]}
+    assert [seq for seq in seqs_shown(ana) if seq in log] == sorted(log)
+    tunnel = [roll for roll in state["rolls"] if roll["reason"] == "from the tunnel"]
+    assert len(tunnel) == 1 and tunnel[0]["expression"] == "2d6"
+
+
+FORGED_ROLL = """async () => {
+  const [campaign, token] = Object.entries(JSON.parse(localStorage.getItem("poolhall.tokens")))[0];
+  const socket = new WebSocket(`ws://${location.host}/`);
+  return await new Promise((resolve) => {
+    socket.onopen = () => socket.send(JSON.stringify({type: "join", token, campaign}));
+    socket.onmessage = (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type === "welcome") {
+        socket.send(JSON.stringify({type: "roll", id: "forged-1", expression: "1d6"}));
+      } else if (message.id === "forged-1") {
+        socket.close();
+        resolve(message);
+      }
+    };
+  });
+}"""
+
+
+def test_a_spectator_has_no_controls_and_a_forged_command_is_refused(
+        served: Served, open_page: PageOpener,
+        client_message_schema: jsonschema.Validator) -> None:
+    """Sam watches: the table and log but no control to act with; a roll forged from Sam's
+    page with Sam's own token is refused and nothing is added to the log."""
+    campaign, gm_link, ana_link, bo_link, watcher_link = narrative_table(served)
+    gm, ana, bo, watcher = (open_page(link) for link in (gm_link, ana_link, bo_link, watcher_link))
+    expect(watcher.locator(".ph-who")).to_contain_text("you are spectator")
+    expect(watcher.locator("ph-log")).to_contain_text("Sam invited as spectator")
+    controls = watcher.locator(
+        "ph-app :is(button, input, select, textarea):visible:not(.ph-header *)")
+    expect(controls).to_have_count(0)
+    expect(watcher.locator("ph-roll, ph-invite, ph-sessions")).to_have_count(0)
+    for page in (gm, ana, bo):
+        expect(page.locator(".ph-roll-form")).to_be_visible()
+    head = int(served.as_gm(gm_link, "state", campaign)["head"])  # type: ignore[call-overload]
+
+    refusal = watcher.evaluate(FORGED_ROLL)
+    assert refusal["type"] == "error" and refusal["code"] == "forbidden", refusal
+    assert int(served.as_gm(gm_link, "state", campaign)["head"]) == head  # type: ignore[call-overload]
+    expect(gm.locator("[data-type=dice_rolled]")).to_have_count(0)
+
+    sent = [json.loads(frame) for frame in open_page.sent]
+    assert {"join", "roll"} <= {message["type"] for message in sent}  # the forged one too
+    assert invalid_frames(client_message_schema, open_page.sent) == []
+    assert invalid_frames(client_message_schema, ['{"type": "roll", "id": "x"}', "{"]) != []

@@ -1,0 +1,90 @@
+"""The GM's tools in the page: game sessions, inviting a member (a join link to copy, shown
+once), who is connected, and removing a member after a confirm step."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from tests.web.conftest import PageOpener, Served
+
+
+def test_the_gm_runs_a_session_invites_a_player_and_removes_them(
+        served: Served, open_page: PageOpener) -> None:
+    """The GM starts "The Heist", invites Ana for her character and copies her link; Ana opens
+    it and shows as connected; the GM removes her (after confirming) and her page is shut."""
+    campaign, gm_link = served.create_campaign("Heist Night", "d12")
+    served.send(gm_link, {"type": "create_character", "character": "vex", "name": "Vex",
+                          "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 1}}})
+    gm = open_page(gm_link)
+    tools = gm.locator(".ph-tools")
+
+    sessions = tools.locator("ph-sessions")
+    sessions.get_by_label("Title").fill("The Heist")
+    sessions.get_by_role("button", name="Start game session").click()
+    expect(gm.locator("ph-log")).to_contain_text("game session 1 started: The Heist")
+    expect(sessions).to_contain_text("Game session 1 is running")
+    sessions.get_by_role("button", name="End game session").click()
+    expect(gm.locator("ph-log")).to_contain_text("game session 1 ended")
+    expect(sessions.get_by_role("button", name="Start game session")).to_be_visible()
+
+    gm.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    invite = tools.locator("ph-invite")
+    invite.get_by_label("Role").select_option("player")
+    invite.get_by_label("Name").fill("Ana")
+    invite.get_by_label("Vex").check()
+    invite.get_by_role("button", name="Invite").click()
+    expect(invite).to_contain_text("Join link for Ana")
+    expect(invite).to_contain_text("shown only this once")
+    link = invite.get_by_label("join link for Ana").input_value()
+    assert re.fullmatch(rf"{served.origin}/#campaign={campaign}&token=[\w-]+", link), link
+    invite.get_by_role("button", name="Copy").click()
+    expect(invite).to_contain_text("copied")
+    assert gm.evaluate("navigator.clipboard.readText()") == link
+    expect(gm.locator("ph-log")).to_contain_text("Ana invited as player for Vex")
+
+    ana = open_page(link)
+    expect(ana.locator(".ph-who")).to_contain_text("you are player")
+    row = gm.locator("ph-members li", has_text="Ana")
+    expect(row).to_have_class("ph-online")
+    expect(row).to_contain_text("Vex")
+    expect(gm.get_by_role("button", name="Remove Ana")).to_be_visible()
+    expect(ana.get_by_role("button", name=re.compile("^Remove"))).to_have_count(0)
+    expect(ana.locator(".ph-tools ph-invite")).to_have_count(0)
+
+    gm.get_by_role("button", name="Remove Ana").click()
+    confirm = gm.get_by_role("form", name="Remove Ana")
+    expect(confirm).to_contain_text("Remove Ana from the table?")
+    confirm.get_by_role("button", name="Cancel").click()
+    expect(confirm).to_be_hidden()
+    expect(row).to_have_class("ph-online")  # nothing was sent
+    gm.get_by_role("button", name="Remove Ana").click()
+    confirm.get_by_label("Reason").fill("left the group")
+    confirm.get_by_role("button", name="Yes, remove").click()
+    expect(gm.locator("ph-log")).to_contain_text("Ana removed (left the group)")
+    expect(row).to_have_count(0)
+    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "closed")
+    expect(ana.locator(".ph-problem")).to_be_visible()
+    said = (served.directory / "serve.log").read_text()
+    assert "the table: http://" in said  # the server's own log, read after the session
+    for token in (gm_link.split("token=")[1], link.split("token=")[1]):
+        assert token[3:15] not in said and token[-12:] not in said
+
+
+def test_without_a_clipboard_the_link_is_selected_for_copying(
+        served: Served, open_page: PageOpener) -> None:
+    """On plain http across a LAN a browser has no clipboard API: Copy selects the link."""
+    campaign, gm_link = served.create_campaign("LAN Night", "narrative")
+    gm = open_page(gm_link)
+    gm.evaluate("Object.defineProperty(navigator, 'clipboard', {value: undefined})")
+    invite = gm.locator("ph-invite")
+    invite.get_by_label("Role").select_option("spectator")
+    invite.get_by_role("button", name="Invite").click()
+    invite.get_by_role("button", name="Copy").click()
+    expect(invite).to_contain_text("press Ctrl+C")
+    field = invite.get_by_label("join link for the new member")
+    expect(field).to_be_focused()
+    selected = gm.evaluate("(() => { const f = document.activeElement;"
+                           " return f.value.slice(f.selectionStart, f.selectionEnd); })()")
+    assert selected == field.input_value() and "#campaign=" in selected
