@@ -205,6 +205,7 @@ def test_basic_tests_the_gm_rolls_at_once_or_calls_for_a_player_to_roll(
     gm, bram = open_page(gm_link), open_page(bram_link, width=360)
     _create_character(gm, "Bram", "bram", {"CON": 2, "CHA": 2, "WIL": 4})
 
+    bram.get_by_text("Basic test", exact=True).click()  # folded away until wanted
     basic = bram.locator(".ph-d12-basic")
     basic.get_by_label("d12s").fill("4")
     basic.get_by_label("DT").fill("5")
@@ -213,6 +214,7 @@ def test_basic_tests_the_gm_rolls_at_once_or_calls_for_a_player_to_roll(
         "the gm sets or determines the dt: ask the gm to call for a test")
     expect(basic.get_by_label("DT")).to_have_attribute("aria-invalid", "true")
 
+    gm.get_by_text("Basic test", exact=True).click()
     quick = gm.locator(".ph-d12-basic")
     quick.get_by_label("d12s").fill("5")
     quick.get_by_label("DT").fill("7")

@@ -10,7 +10,6 @@ export class PhD12Basic extends HTMLElement {
     if (this.form) return;
     this.character = h("select", {name: "character"});
     this.form = h("form", {class: "ph-d12-basic ph-d12-form", "aria-label": "Roll a basic test"},
-      h("h3", {}, "Basic test"),
       h("div", {class: "ph-d12-row"},
         h("label", {}, "d12s ", h("input", {type: "number", name: "dice", min: 1, max: 100,
           required: true, inputmode: "numeric", class: "ph-d12-number"})),
@@ -22,7 +21,8 @@ export class PhD12Basic extends HTMLElement {
       type: "roll_basic_test", dice: Number(data.get("dice")), dt: Number(data.get("dt")),
       character: data.get("character") ? String(data.get("character")) : null,
     }));
-    this.append(this.form);
+    // folded away: tests are mostly called by the GM and rolled from their cards
+    this.append(h("details", {class: "ph-d12-fold"}, h("summary", {}, "Basic test"), this.form));
     if (this.characters) this.update(this.characters, this.gm);
   }
 
