@@ -189,6 +189,11 @@ class EventLog(Protocol):
         """The campaign's rows with ``after < seq <= upto``, in order, each with its hash."""
         ...
 
+    def event_frames(self, campaign: str, after: int, upto: int) -> list[bytes]:
+        """The JSON of ``OutgoingEventFrame`` for each event ``(after, upto]``, in order (what
+        a catch-up sends: the store may build them faster than decoding rows would)."""
+        ...
+
     def hashes_at(self, wanted: dict[str, int]) -> dict[str, str]:
         """The chain hash of each campaign's event ``wanted[campaign]`` (:data:`GENESIS` for 0);
         a campaign without that event is left out."""

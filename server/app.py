@@ -15,7 +15,6 @@ import asyncio
 import functools
 import logging
 import random
-import secrets
 import socket
 import time
 from collections.abc import Mapping
@@ -45,7 +44,9 @@ from server.auth import (
     new_token,
     tokens_match,
 )
+from server.csprng import BufferedSystemRandom
 from server.gate import Gate
+from server.gc_tuning import GcTuning
 from server.health import LogHealth, health_response
 from server.hub import RESUME_LIMIT, CampaignHub, CommandWork, JoinWork
 from server.log_redact import redact_frames
@@ -115,7 +116,7 @@ class Server:
         self.db_path = Path(db_path)
         self.host = host
         self.port = port
-        self.rng = rng if rng is not None else secrets.SystemRandom()
+        self.rng = rng if rng is not None else BufferedSystemRandom()
         self.settings = settings if settings is not None else Settings()
         if admin_token is not None:
             check_admin_token(admin_token, "the admin token given")
@@ -144,6 +145,8 @@ class Server:
         """Encoded catch-up pages, shared by every campaign's catch-ups (bounded in bytes)."""
         self.limits = Limits(self.settings, time.monotonic)
         """Per-member and per-campaign rates and caps, checked before work reaches a hub."""
+        self.gc = GcTuning(self.settings.gc_freeze_joins)
+        """Keeps connections out of the collector's full scans; measures its pauses."""
         self.view_workers = ViewWorkers(workers=self.settings.view_workers,
                                         budget=self.settings.view_budget,
                                         cache_size=self.settings.view_cache)
@@ -202,6 +205,7 @@ class Server:
         logger.info("rebuilt %d campaigns (%d events) in %.2fs", len(loaded),
                     sum(campaign.state.head for campaign in loaded.values()),
                     time.perf_counter() - started)
+        self.gc.start()  # after the rebuild: the campaigns' state is frozen with the rest
         self.gate.open()
         self._ws = await serve(
             self._handle, self.host, self.port,
@@ -251,6 +255,7 @@ class Server:
             ("closing connections", self._close_listener),
             ("closing the log", self._close_log),
         )
+        self.gc.stop()
         logger.info("stopped" + (f" ({failed} step(s) failed; see above)" if failed else ""))
 
     async def _stop_writer(self) -> None:
@@ -291,7 +296,7 @@ class Server:
         if path != "/health":
             return self.web.respond(connection, request)
         return health_response(connection, request, query, self.health, len(self.hubs),
-                               self.gate.status())
+                               self.gate.status(), self.gc.status())
 
     # ---- connections --------------------------------------------------------------------
 
@@ -318,6 +323,7 @@ class Server:
                         hub, member = await self._join(message, subscriber)
                         deadline.cancel()
                         self.gate.joined(connection)
+                        self.gc.joined()
                         key = member_key(hub.campaign if hub else None, member.member, member.admin)
                         continue
                     if member is None:
@@ -369,6 +375,8 @@ class Server:
             if hub is not None:
                 hub.leave(subscriber)
             self._connections.discard(subscriber)
+            if member is not None:
+                self.gc.closed(len(self._connections))
             await subscriber.finish(timeout=0.5)
 
     def _pause_after(self, refusal: Rejected, key: MemberKey | None,

@@ -131,13 +131,15 @@ class FailureLog:
 
 def health_response(connection: ServerConnection, request: Request, query: str,
                     health: LogHealth, campaigns: int,
-                    door: Mapping[str, object] | None = None) -> Response:
+                    door: Mapping[str, object] | None = None,
+                    gc: Mapping[str, object] | None = None) -> Response:
     """``/health``'s answer: 200 while the log takes writes, 503 with the reason otherwise.
 
     Plain text by default (``ok 12 campaigns``, ``failing: append failed: database or disk is
     full (since 2026-11-23T10:42:01Z)``), JSON for ``?format=json`` or ``Accept:
     application/json``. ``door`` (open connections, refusals) follows as a second line of
-    ``name=value`` pairs, or as the JSON's ``connections`` object.
+    ``name=value`` pairs, or as the JSON's ``connections`` object; ``gc`` (the collector's
+    tuning and pauses, :mod:`server.gc_tuning`) only in the JSON, as its ``gc`` object.
     """
     status = HTTPStatus.OK if health.ok else HTTPStatus.SERVICE_UNAVAILABLE
     wants_json = ("format=json" in query.split("&")
@@ -149,7 +151,7 @@ def health_response(connection: ServerConnection, request: Request, query: str,
         return connection.respond(status, text + "\n")
     body = {"status": "ok" if health.ok else "failing", "campaigns": campaigns,
             "problems": [asdict(problem) for problem in health.problems],
-            "connections": dict(door or {})}
+            "connections": dict(door or {}), "gc": dict(gc or {})}
     response = connection.respond(status, json.dumps(body) + "\n")
     del response.headers["Content-Type"]  # respond() set text/plain; headers are a multidict
     response.headers["Content-Type"] = "application/json"

@@ -49,14 +49,18 @@ from server.table_feed import TableFeed
 from server.views import Job, NotComputed, ViewQueue, ViewResult, ViewSpec, ViewWorkers
 from server.writer import GroupCommitter
 
-__all__ = ["CATCH_UP_PAGE", "RESUME_LIMIT", "CampaignHub", "CommandWork", "JoinWork"]
+__all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "RESUME_LIMIT", "CampaignHub", "CommandWork",
+           "JoinWork"]
 
 logger = logging.getLogger(__name__)
 
 CATCH_UP_PAGE = 200
-"""Events read, encoded and written per step of a catch-up: about 60 KB, the most a joining
-client holds in the server while it reads (pages of 2,000, encoded one by one on the event loop,
-cost an unrelated table 413 ms of p99 under a storm of since=0 joins)."""
+"""Events written per step of a catch-up: about 60 KB, the most a joining client holds in its
+socket's buffer while it reads."""
+CATCH_UP_READ = 2_000
+"""Events read from the log and encoded per trip to a worker thread (about 650 KB, shared
+through the page cache). Pages of 2,000 encoded one by one on the event loop once cost an
+unrelated table 413 ms of p99 under a storm of since=0 joins; here they are encoded off it."""
 MAX_BATCH = 256
 RESUME_LIMIT = 1_000
 """Most events a resuming client is sent to catch up; one further behind gets a snapshot of
@@ -587,18 +591,39 @@ class CampaignHub:
         return frames
 
     def _schedule_catch_up(self, subscriber: Subscriber, since: int, head: int) -> None:
-        """Replay ``(since, head]`` from the log ahead of the live frames already queued."""
+        """Replay ``(since, head]`` from the log ahead of the live frames already queued.
+
+        The log is read :data:`CATCH_UP_READ` events per trip to a worker thread (a trip per
+        page of 200 capped a catch-up near 100,000 events/s), one read ahead of the pages
+        being written, so reading the log and writing the socket overlap; each read is cached
+        and shared by every catch-up that needs it.
+        """
+
+        def read(after: int) -> asyncio.Future[list[bytes]]:
+            # Reads on multiples of the read size, so that every catch-up shares them.
+            upto = min((after // CATCH_UP_READ + 1) * CATCH_UP_READ, head)
+            return asyncio.ensure_future(self._pages.get(
+                (self.campaign, after, upto),
+                functools.partial(encoded_page, self._log, self.campaign, after, upto)))
 
         async def catch_up(target: Subscriber) -> None:
             after = since
-            while after < head:
-                # Pages on multiples of the page size, so that every catch-up shares them.
-                upto = min((after // CATCH_UP_PAGE + 1) * CATCH_UP_PAGE, head)
-                page = await self._pages.get(
-                    (self.campaign, after, upto),
-                    functools.partial(encoded_page, self._log, self.campaign, after, upto))
-                if not await target.send_page(page):
-                    return  # too slow: dropped, it resumes from what it got
-                after = upto
+            ahead = read(after)
+            try:
+                while after < head:
+                    frames = await ahead
+                    if not frames:  # the log holds less than the head: never spin
+                        raise StoreError(f"{self.campaign} has no events after #{after}")
+                    upto = after + len(frames)
+                    if upto < head:
+                        ahead = read(upto)
+                    for start in range(0, len(frames), CATCH_UP_PAGE):
+                        if not await target.send_page(frames[start:start + CATCH_UP_PAGE]):
+                            return  # too slow: dropped, it resumes from what it got
+                    after = upto
+            finally:
+                ahead.cancel()  # a read ahead no one will take (no-op once it is done)
+                if ahead.done() and not ahead.cancelled():
+                    ahead.exception()  # retrieved: the failure was raised or is moot
 
         subscriber.push(catch_up)

@@ -86,6 +86,11 @@ class Settings:
         "it is closed (1013) to resume later")
     """A client that joins with since=0 and never reads once held its whole catch-up in the
     server's memory (500 such sockets: 795 MB, never freed)."""
+    gc_freeze_joins: int = _setting(
+        64, "joins after which, once they pause for a second, the objects alive are frozen out of"
+        " the garbage collector's full scans (0: CPython's defaults)")
+    """Connections live long and hold ~100 tracked objects each: with 10,000 of them a full
+    collection held the event loop ~0.5 s (:mod:`server.gc_tuning`)."""
     view_workers: int = _setting(
         1, "worker processes computing odds off the event loop (each takes a core while busy)")
     view_budget: float = _setting(

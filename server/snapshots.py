@@ -16,7 +16,7 @@ import msgspec
 
 from events.codec import encode
 from events.log import EventLog
-from events.messages import History, OutgoingEventFrame, OutgoingHistoryPage
+from events.messages import History, OutgoingHistoryPage
 from projections.campaign import CampaignState
 from projections.snapshot import RECENT_EVENTS, snapshot_of
 
@@ -26,10 +26,7 @@ __all__ = ["SnapshotCache", "encoded_page", "history_page"]
 def encoded_page(log: EventLog, campaign: str, after: int, upto: int) -> list[bytes]:
     """The frames of events ``(after, upto]``; called in a worker thread, so the event loop
     only writes them."""
-    return [encode(OutgoingEventFrame(seq=row.seq, at=row.at, actor=row.actor,
-                                      command=row.command_id, event=msgspec.Raw(row.payload),
-                                      hash=row.hash))
-            for row in log.rows(campaign, after, upto)]
+    return log.event_frames(campaign, after, upto)
 
 
 async def history_page(log: EventLog, campaign: str, head: int, request: History) -> bytes:

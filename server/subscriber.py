@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 __all__ = ["CATCH_UP_TIMEOUT", "QUEUE_LIMIT", "CatchUp", "Subscriber", "text_frames"]
 
@@ -67,7 +68,13 @@ class Subscriber:
         self.dropped = False
         self.member: str | None = None
         """The member this connection joined as (set when it joins a campaign)."""
+        self.pages_written = 0
+        """Catch-up pages sent, each in one socket write (for tests and operators)."""
         self._closing: set[asyncio.Task[None]] = set()
+        self._idle = False
+        """True while the sender task waits for work: frames may then be written directly."""
+        self._flushing = False
+        self._loop = asyncio.get_running_loop()
         self._task = asyncio.create_task(self._send_loop(), name="poolhall-subscriber")
 
     def push(self, frame: bytes | CatchUp | None) -> None:
@@ -78,7 +85,40 @@ class Subscriber:
             self.drop("cannot keep up; reconnect and resume")
             return
         self._pending.append(frame)
-        self._wake.set()
+        if not self._idle or not isinstance(frame, bytes):
+            self._wake.set()
+        elif not self._flushing:  # written with whatever else is pushed before the callback
+            self._flushing = True
+            self._loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Write the frames queued while the sender was idle, as ``websockets.broadcast``
+        does: one write, no task switch, no ``send_context``.
+
+        Waking the sender task for each frame (an event, a task step, an async context
+        manager) cost more than the write itself at a busy table. The sender takes over
+        whenever this cannot be done at once: the socket's buffer is over its high-water mark
+        (it drains first), something other than a frame is queued, or the connection is not
+        open (``send_context`` raises, the loop ends).
+        """
+        self._flushing = False
+        connection = self.connection
+        if (not self._idle or self.dropped or connection.paused or connection.protocol.extensions
+                or connection.send_in_progress is not None
+                or connection.protocol.state is not State.OPEN
+                or connection.transport.is_closing()):
+            self._wake.set()
+            return
+        frames: list[bytes] = []
+        pending = self._pending
+        while pending and isinstance(pending[0], bytes):
+            frames.append(pending.popleft())  # type: ignore[arg-type]
+        if frames:
+            data = b"".join(connection.protocol.data_to_send())  # a pong goes first
+            connection.transport.write(data + text_frames(frames) if data
+                                       else text_frames(frames))
+        if pending:
+            self._wake.set()
 
     async def send_page(self, frames: list[bytes]) -> bool:
         """Send a page of a catch-up; only from a catch-up, on this subscriber's own task.
@@ -101,6 +141,7 @@ class Subscriber:
                     else:  # whatever the protocol has queued (a pong) goes first
                         page = b"".join(protocol.data_to_send()) + text_frames(frames)
                     self.connection.transport.write(page)
+                    self.pages_written += 1
         except TimeoutError:
             self.drop("too slow to catch up; resume")
             return False
@@ -116,9 +157,13 @@ class Subscriber:
         """
         async with self.connection.send_context():
             protocol = self.connection.protocol
-            for frame in frames:
-                protocol.send_text(frame)
-            self.connection.transport.write(b"".join(protocol.data_to_send()))
+            if protocol.extensions or protocol.expect_continuation_frame:
+                for frame in frames:
+                    protocol.send_text(frame)
+                self.connection.transport.write(b"".join(protocol.data_to_send()))
+            else:  # framed in one pass, as websockets frames them without extensions
+                self.connection.transport.write(
+                    b"".join(protocol.data_to_send()) + text_frames(frames))
 
     def drop(self, reason: str) -> None:
         """Disconnect a client that fell behind; it keeps its place and can resume."""
@@ -145,7 +190,11 @@ class Subscriber:
             while True:
                 if not self._pending:
                     self._wake.clear()
-                    await self._wake.wait()
+                    self._idle = True
+                    try:
+                        await self._wake.wait()
+                    finally:
+                        self._idle = False
                     continue
                 item = self._pending.popleft()
                 if item is None:

@@ -306,12 +306,14 @@ class Bench:
 
     # setup
 
-    async def setup(self) -> None:
+    async def setup(self, first: int = 0) -> None:
+        """Create ``args.campaigns`` campaigns (numbered from ``first``) and join their
+        clients."""
         args = self.args
         admin = await self.open_peer(-1, -1, args.admin_token, None)
         creates = [admin.request(core.CreateCampaign(
             id=f"cc-{c}", name=f"Bench table {c}", system=args.system, campaign=f"bench-{c:04d}"))
-            for c in range(args.campaigns)]
+            for c in range(first, first + args.campaigns)]
         acks = await asyncio.wait_for(asyncio.gather(*creates), 120)
         await admin.close()
         gate = asyncio.Semaphore(64)
@@ -329,7 +331,7 @@ class Bench:
             return [gm, *players]
 
         self.peers = list(await asyncio.wait_for(asyncio.gather(
-            *(table(c, ack.token) for c, ack in enumerate(acks))), 300))
+            *(table(c, ack.token) for c, ack in enumerate(acks, start=first))), 600))
         await self.settle()
 
     async def settle(self, timeout: float = 30.0) -> bool:

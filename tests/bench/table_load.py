@@ -27,11 +27,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import secrets
 import shutil
 import signal
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,12 +46,16 @@ for entry in (str(ROOT), str(HERE)):
     if entry not in sys.path:
         sys.path.insert(0, entry)
 
+from _bare_peer import serve_bare  # noqa: E402
 from _load_worker import Bench, percentile  # noqa: E402
 
 TARGET_THROUGHPUT = 5000.0
+TARGET_BARE_RATIO = 0.7
 TARGET_P99_MS = 20.0
 TARGET_REBUILD = 300_000.0
 PROFILE_ENV = "POOLHALL_BENCH_PROFILE"
+SETTINGS_ENV = "POOLHALL_BENCH_SETTINGS"
+"""JSON of settings the server child takes on top of the bench's (connection_scale.py)."""
 SWITCH_ENV = "POOLHALL_BENCH_SWITCH_INTERVAL"
 
 
@@ -70,10 +76,13 @@ def serve_child(db: str, token: str) -> None:
     from server.settings import Settings
 
     # The bench measures capacity, so the per-member and per-campaign rates are lifted (its
-    # clients share a few tokens and send far faster than a person does).
-    capacity = Settings(member_rate=1e9, member_burst=10**9, campaign_rate=1e9,
-                        campaign_burst=10**9, member_in_flight=10**9, member_connections=10**9,
-                        join_rate=1e9, join_burst=10**9)
+    # clients share a few tokens and send far faster than a person does), and so are the caps
+    # per address (every client connects from 127.0.0.1).
+    lifted: dict[str, object] = dict(
+        member_rate=1e9, member_burst=10**9, campaign_rate=1e9, campaign_burst=10**9,
+        member_in_flight=10**9, member_connections=10**9, join_rate=1e9, join_burst=10**9,
+        max_connections_per_address=10**6, request_rate=1e9, request_burst=10**9)
+    capacity = Settings(**{**lifted, **json.loads(os.environ.get(SETTINGS_ENV, "{}"))})
 
     async def main() -> None:
         started = time.perf_counter()
@@ -107,15 +116,17 @@ def serve_child(db: str, token: str) -> None:
 class ServerProcess:
     """The server child: started, timed, stopped gracefully, killed if it will not stop."""
 
-    def __init__(self, db: Path, token: str, log_path: Path, profile_to: Path | None) -> None:
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
+    def __init__(self, db: Path, token: str, log_path: Path, profile_to: Path | None,
+                 settings: dict[str, object] | None = None, *, bare: bool = False) -> None:
+        env = dict(os.environ, PYTHONPATH=str(ROOT), **{SETTINGS_ENV: json.dumps(settings or {})})
         if profile_to is not None:
             env[PROFILE_ENV] = str(profile_to)
         self.log_path = log_path
         self._log = open(log_path, "ab")
         started = time.perf_counter()
         self.proc = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--serve-child", str(db), token],
+            [sys.executable, str(Path(__file__).resolve()),
+             *(["--serve-bare", token] if bare else ["--serve-child", str(db), token])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, cwd=ROOT, env=env,
             start_new_session=True,  # a Ctrl-C reaches us; we stop the server ourselves
         )
@@ -304,6 +315,8 @@ async def run_load(args: argparse.Namespace, server: ServerProcess, work: Path) 
         for name in threads1) + "  (other threads = the SQLite writer)")
     if not drained:
         failures.append("commands still in flight 30 s after phase 1 stopped")
+    if args.rounds:
+        failures += await compare_bare(args, bench)
     if spy is not None:
         try:
             _, err = spy.communicate(timeout=args.seconds + 30)
@@ -353,6 +366,59 @@ async def run_load(args: argparse.Namespace, server: ServerProcess, work: Path) 
     return failures
 
 
+async def compare_bare(args: argparse.Namespace, bench: Bench) -> list[str]:
+    """Phase 1 against poolhall and the bare websockets peer, interleaved, same load."""
+    failures: list[str] = []
+    bare = ServerProcess(args.db, args.admin_token, args.db.with_name("bare.log"), None,
+                         bare=True)
+    try:
+        bare_bench = Bench(args, bare.port)
+        await bare_bench.setup()
+        rates: dict[str, list[float]] = {"poolhall": [], "bare": []}
+        cpu: dict[str, list[float]] = {"poolhall": [], "bare": []}
+        per_cpu: dict[str, list[float]] = {"poolhall": [], "bare": []}
+        print(f"\n1b. full throttle against a bare websockets peer (parses and broadcasts, "
+              f"stores nothing), {args.rounds} rounds of {args.seconds:g}s each, interleaved")
+        for round_ in range(args.rounds):
+            order = [("poolhall", bench, server_of(args)), ("bare", bare_bench, bare)]
+            for name, which, process in order if round_ % 2 == 0 else order[::-1]:
+                cpu0 = process.cpu_seconds()
+                elapsed, acks = await which.throughput(args.seconds)
+                cpu1 = process.cpu_seconds()
+                if not await which.settle():
+                    failures.append(f"{name}: commands still in flight after round {round_ + 1}")
+                rates[name].append(acks / elapsed)
+                cpu[name].append(100 * (cpu1 - cpu0) / elapsed)
+                per_cpu[name].append(acks / max(cpu1 - cpu0, 1e-9))
+            print(f"   round {round_ + 1}: poolhall {rates['poolhall'][-1]:,.0f}/s "
+                  f"({cpu['poolhall'][-1]:.0f}% of a core, {per_cpu['poolhall'][-1]:,.0f} per "
+                  f"CPU-second), bare {rates['bare'][-1]:,.0f}/s ({cpu['bare'][-1]:.0f}%, "
+                  f"{per_cpu['bare'][-1]:,.0f} per CPU-second); load average "
+                  f"{os.getloadavg()[0]:.1f}")
+        ours, theirs = statistics.median(rates["poolhall"]), statistics.median(rates["bare"])
+        ratio = ours / theirs
+        print(f"   median commands/s: poolhall {ours:,.0f}, bare peer {theirs:,.0f}: ratio "
+              f"{ratio:.2f}x   (target >= {TARGET_BARE_RATIO}x: "
+              f"{verdict(ratio >= TARGET_BARE_RATIO)})")
+        efficiency = statistics.median(per_cpu["poolhall"]) / statistics.median(per_cpu["bare"])
+        print(f"   median commands per server CPU-second: poolhall "
+              f"{statistics.median(per_cpu['poolhall']):,.0f}, bare peer "
+              f"{statistics.median(per_cpu['bare']):,.0f}: ratio {efficiency:.2f}x (what the ratio"
+              " is when neither process is starved of a core; on a busy machine trust this one)")
+        if bare_bench.lost or bare_bench.errors:
+            failures.append(f"bare peer: {bare_bench.lost} lost, errors {bare_bench.errors}")
+        await bare_bench.close()
+    finally:
+        bare.stop()
+    return failures
+
+
+def server_of(args: argparse.Namespace) -> ServerProcess:
+    """The poolhall server of this run (kept on ``args`` by :func:`main`)."""
+    server: ServerProcess = args.server
+    return server
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--campaigns", type=int, default=100)
@@ -369,8 +435,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=25, help="profile lines to print")
     parser.add_argument("--keep", type=Path, metavar="DB",
                         help="copy the resulting log to DB (to profile a rebuild on it later)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="interleaved rounds of phase 1 against poolhall and the bare "
+                             "websockets peer (0: no comparison)")
     parser.add_argument("--serve-child", nargs=2, metavar=("DB", "TOKEN"), help=argparse.SUPPRESS)
+    parser.add_argument("--serve-bare", metavar="TOKEN", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.serve_bare:
+        serve_bare(args.serve_bare)
+        return 0
     if args.serve_child:
         serve_child(*args.serve_child)
         return 0
@@ -398,6 +471,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"poolhall table load: server in a child process, log {args.db}; "
               f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
         server = ServerProcess(args.db, args.admin_token, work / "server.log", profile_to)
+        args.server = server
         failures = asyncio.run(run_load(args, server, work))
         server.stop()
         if server.proc.returncode not in (0, None):

@@ -59,6 +59,27 @@ def test_rows_round_trip_every_field(log) -> None:
     assert [r.seq for r in log.rows("a", after=1, upto=2)] == [2]
 
 
+def test_event_frames_are_the_outgoing_event_frames_of_the_rows(log) -> None:
+    """``event_frames`` gives, in order, the bytes the server's own encoding of each row's
+    ``OutgoingEventFrame`` gives, whatever the command id holds (quotes, backslashes,
+    control characters, non-ASCII)."""
+    import msgspec
+
+    from events.codec import encode
+    from events.messages import OutgoingEventFrame
+
+    ids = ["plain", 'a "quoted" id', "back\\slash", "tab\tnew\nline\x01\x1f", "é ☃ 𝄞", "</script>"]
+    log.append_batch([request("a", 0, opened("a"), command="open")]
+                     + [request("a", 1 + n, rolled(n), command=cid, actor="han")
+                        for n, cid in enumerate(ids)])
+    expected = [encode(OutgoingEventFrame(seq=r.seq, at=r.at, actor=r.actor, command=r.command_id,
+                                          event=msgspec.Raw(r.payload), hash=r.hash))
+                for r in log.rows("a")]
+    assert log.event_frames("a", 0, 7) == expected
+    assert log.event_frames("a", 2, 4) == expected[2:4]
+    assert log.event_frames("a", 7, 9) == [] and log.event_frames("none", 0, 5) == []
+
+
 def test_commands_remember_what_each_command_appended(log) -> None:
     """The command index answers a retried command with its original sequence numbers."""
     log.append_batch([request("a", 0, opened("a"), rolled(1), command="first")])

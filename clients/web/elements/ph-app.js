@@ -7,7 +7,7 @@ import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
 import {currentSession, forget, knownCampaigns, remember} from "../session.js";
 import {namesOf} from "../describe.js";
-import {systemOf} from "../systems/index.js";
+import {loadSystem} from "../systems/index.js";
 import {OLDER_EVENT} from "./ph-log.js";
 import "./ph-invite.js";
 import "./ph-members.js";
@@ -106,6 +106,7 @@ export class PhApp extends HTMLElement {
       this.problem.textContent = state.problem ?? "";
     }
     if (changed.has("welcome") && state.welcome) this.welcomed(state.welcome);
+    if (!this.systemReady) return; // the table waits for its game system's module
     const system = this.system;
     if (changed.has("table") && state.table) {
       this.names = namesOf(state.table);
@@ -133,13 +134,24 @@ export class PhApp extends HTMLElement {
     this.who.textContent = `${welcome.system} · you are ${welcome.role}`;
     if (this.systemId === welcome.system) return;
     this.systemId = welcome.system;
-    this.system = systemOf(welcome.system);
-    this.panel = this.system ? h(this.system.panel) : h("p", {}, `No page for ${welcome.system}.`);
+    this.systemReady = false;
+    loadSystem(welcome.system).then((system) => this.systemLoaded(welcome, system), () => {
+      this.problem.hidden = false;
+      this.problem.textContent = `The page for ${welcome.system} tables could not load; reload.`;
+    });
+  }
+
+  /** The campaign's game system's module is here (only its own is fetched): the table. */
+  systemLoaded(welcome, system) {
+    this.system = system;
+    this.panel = system ? h(system.panel) : h("p", {}, `No page for ${welcome.system}.`);
     this.panel.me = this.me;
     this.members.me = this.me;
     replace(this.panelSlot, this.panel);
     if (welcome.role === "spectator") this.roll.remove();
     if (welcome.role === "gm") this.addGmTools();
+    this.systemReady = true;
+    this.render(new Set(["table", "log", "views"]));
   }
 
   /** The characters this member acts for (every one for the GM). */

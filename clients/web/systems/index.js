@@ -5,12 +5,28 @@
 //   sheet:     the tag of the GM's character form for the system (create and edit, no JSON);
 //              it gets `.characters` and `.table`.
 //   describe:  (frame, names) -> Node | null: one log line's body for the system's events.
-import * as narrative from "./narrative.js";
-import * as sr3 from "./sr3.js";
-import * as d12 from "./d12.js";
+//
+// Only the campaign's own system is fetched (its module and its stylesheet), when the page
+// learns which it is: a table of one system does not load the other two.
 
-export const SYSTEMS = {narrative, sr3, d12};
+const MODULES = {
+  narrative: () => import("./narrative.js"),
+  sr3: () => import("./sr3.js"),
+  d12: () => import("./d12.js"),
+};
 
-export function systemOf(id) {
-  return SYSTEMS[id] ?? null;
+export const SYSTEM_IDS = Object.keys(MODULES);
+
+/** The module of game system `id` (null for one this page does not know), its CSS linked. */
+export async function loadSystem(id) {
+  const load = MODULES[id];
+  if (!load) return null;
+  if (!document.querySelector(`link[data-system="${CSS.escape(id)}"]`)) {
+    const link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = `/static/systems/${id}.css`;
+    link.dataset.system = id;
+    document.head.append(link);
+  }
+  return load();
 }

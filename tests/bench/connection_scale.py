@@ -1,0 +1,199 @@
+"""Connection scale: fan-out latency and the collector's pauses with 1k, 5k and 10k clients.
+
+::
+
+    python tests/bench/connection_scale.py                    # 1k, 5k, 10k clients; 100 and 1,000/s
+    python tests/bench/connection_scale.py --sizes 1000 --seconds 3     # a smoke run
+    python tests/bench/connection_scale.py --server-setting gc_freeze_joins=0   # CPython's GC
+
+The real server runs in a child process (``table_load.py``'s, its rate limits lifted, and here
+its connection caps too: ``max_connections`` 12,000 and no per-address cap, as every client
+comes from 127.0.0.1). Tables of ``--clients`` clients (the GM and players) are added until
+each size is reached, then at each ``--rates`` the clients roll, paced across the tables, for
+``--seconds``; printed per step: p50/p99/max from sending a roll to the last client of its
+table having the event, and what the garbage collector cost the server meanwhile (collections
+and pause totals per generation, the longest pause, from ``/health?format=json``), with the
+server's RSS. The load generator is ``_load_worker.py``'s: one event loop, a minimal websocket
+peer per client.
+
+Targets are printed beside the figures, never asserted. Exit 1 on a gap, a lost connection or
+a roll that never reached its table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import resource
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+for entry in (str(ROOT), str(HERE)):
+    if entry not in sys.path:
+        sys.path.insert(0, entry)
+
+from _load_worker import Bench, percentile  # noqa: E402
+from table_load import ServerProcess  # noqa: E402
+
+TARGET_P99_MS = 20.0
+SCALE_SETTINGS: dict[str, Any] = {
+    "max_connections": 12_000, "max_connections_per_address": 1_000_000,
+    "request_rate": 1e9, "request_burst": 10**9, "join_failures_allowed": 10**9,
+}
+
+
+def gc_status(port: int) -> dict[str, Any]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/health?format=json", timeout=30) as r:
+        return dict(json.loads(r.read())["gc"])
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class GeneratorGc:
+    """The load generator's own collections: a pause here would inflate every latency seen
+    meanwhile, so its objects are frozen after each setup and its pauses are printed."""
+
+    def __init__(self) -> None:
+        self.pause = 0.0
+        self.longest = 0.0
+        self._started = 0.0
+        gc.callbacks.append(self.callback)
+
+    def callback(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            took = time.perf_counter() - self._started
+            self.pause += took
+            self.longest = max(self.longest, took)
+
+
+def gc_line(before: dict[str, Any], after: dict[str, Any]) -> str:
+    counts = [a - b for a, b in zip(after["collections"], before["collections"], strict=True)]
+    pauses = [a - b for a, b in zip(after["pause_ms"], before["pause_ms"], strict=True)]
+    cpu = [a - b for a, b in zip(after["cpu_ms"], before["cpu_ms"], strict=True)]
+    return (f"GC: {counts[0]}/{counts[1]}/{counts[2]} collections (gen 0/1/2) pausing "
+            f"{pauses[0]:.0f}/{pauses[1]:.0f}/{pauses[2]:.0f} ms (CPU {cpu[0]:.0f}/{cpu[1]:.0f}/"
+            f"{cpu[2]:.0f} ms); longest gen-2 pause so far "
+            f"{after['max_pause_ms'][2]:.1f} ms; {after['freezes'] - before['freezes']} freezes")
+
+
+async def run(args: argparse.Namespace, server: ServerProcess) -> list[str]:
+    failures: list[str] = []
+    main = Bench(args, server.port)
+    own_gc = GeneratorGc()
+    tables = 0
+    for size in args.sizes:
+        wanted = size // args.clients
+        if wanted > tables:
+            args.campaigns = wanted - tables
+            more = Bench(args, server.port)
+            started = time.perf_counter()
+            await more.setup(first=tables)
+            for table in more.peers:
+                for peer in table:
+                    peer.bench = main
+            main.peers.extend(more.peers)
+            tables = wanted
+            print(f"\n{tables * args.clients:,} clients ({tables:,} tables x {args.clients}); "
+                  f"the last {args.campaigns * args.clients:,} joined in "
+                  f"{time.perf_counter() - started:.1f}s; server RSS "
+                  f"{rss_mb(server.pid):.0f} MB")
+        gc.collect()
+        gc.freeze()  # the generator's thousands of peers: out of its own collector's scans
+        await asyncio.sleep(args.settle)  # the burst of joins settles (and is frozen)
+        for rate in args.rates:
+            before = await asyncio.to_thread(gc_status, server.port)
+            own_gc.pause = own_gc.longest = 0.0
+            cpu0, own0 = server.cpu_seconds(), time.process_time()
+            sent = await main.paced(args.seconds, rate)
+            cpu1, own1 = server.cpu_seconds(), time.process_time()
+            drained = await main.settle(60)
+            after = await asyncio.to_thread(gc_status, server.port)
+            fan = main.fanout_latency
+            p50, p99 = 1000 * percentile(fan, 0.5), 1000 * percentile(fan, 0.99)
+            verdict = "meets target" if p99 <= TARGET_P99_MS else "BELOW TARGET"
+            print(f"   {rate:>6,.0f} commands/s: command -> last client p50 {p50:.1f} ms, "
+                  f"p99 {p99:.1f} ms, max {1000 * max(fan, default=float('nan')):.1f} ms "
+                  f"({len(fan):,} of {sent:,})  (p99 <= {TARGET_P99_MS:.0f} ms: {verdict})")
+            print(f"      server {gc_line(before, after)}; RSS {rss_mb(server.pid):.0f} MB")
+            print(f"      CPU: server {100 * (cpu1 - cpu0) / args.seconds:.0f}% of a core, load "
+                  f"generator {100 * (own1 - own0) / args.seconds:.0f}% (its GC paused "
+                  f"{1000 * own_gc.pause:.0f} ms, longest {1000 * own_gc.longest:.1f} ms); "
+                  f"load average {os.getloadavg()[0]:.2f}")
+            if not drained or len(fan) != sent:
+                failures.append(f"{size} clients at {rate}/s: {sent - len(fan)} rolls never "
+                                "reached every client of their table")
+    gaps = sum(p.gaps for table in main.peers for p in table)
+    if gaps:
+        failures.append(f"{gaps} gaps in the event sequences the clients received")
+    if main.lost:
+        failures.append(f"{main.lost} connections lost during the run")
+    if main.errors:
+        failures.append("error replies: " + "; ".join(f"{n} x {e}" for e, n in main.errors.items()))
+    await main.close()
+    return failures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="1000,5000,10000", help="clients, comma-separated")
+    parser.add_argument("--rates", default="100,1000", help="commands/s, comma-separated")
+    parser.add_argument("--clients", type=int, default=5, help="per table, the GM included")
+    parser.add_argument("--seconds", type=float, default=10.0, help="per rate")
+    parser.add_argument("--settle", type=float, default=3.0,
+                        help="seconds of quiet after the joins, before measuring")
+    parser.add_argument("--db-dir", default=None,
+                        help="where the log is written (e.g. /dev/shm: no fsync waits on a "
+                             "shared disk); a temporary directory by default")
+    parser.add_argument("--server-setting", action="append", default=[], metavar="NAME=VALUE",
+                        help="a server setting for this run, e.g. gc_freeze_joins=0")
+    args = parser.parse_args(argv)
+    args.sizes = sorted(int(n) for n in args.sizes.split(","))
+    args.rates = [float(n) for n in args.rates.split(",")]
+    args.system, args.window, args.no_deflate = "narrative", 8, True
+    settings = dict(SCALE_SETTINGS)
+    for item in args.server_setting:
+        name, _, value = item.partition("=")
+        settings[name] = json.loads(value)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    if hard < max(args.sizes) + 100:
+        parser.error(f"the descriptor limit ({hard}) is below {max(args.sizes)} clients")
+    work = Path(tempfile.mkdtemp(prefix="poolhall-scale-", dir=args.db_dir))
+    args.db = work / "bench.db"
+    args.admin_token = "ph_bench-" + secrets.token_hex(16)
+    print(f"connection scale: load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; "
+          f"server settings {settings}")
+    server = ServerProcess(args.db, args.admin_token, work / "server.log", None, settings)
+    try:
+        failures = asyncio.run(run(args, server))
+    finally:
+        server.stop()
+        tail = server.log_tail()
+        shutil.rmtree(work, ignore_errors=True)
+    if tail:
+        print("\nserver log (last lines):\n" + tail)
+    for failure in failures:
+        print(f"FAILED: {failure}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""A catch-up goes out a page at a time: complete, in order, one socket write per page."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+from pathlib import Path
+
+from clients.client import Client
+from events import core
+from server.app import Server
+from server.hub import CATCH_UP_PAGE, CATCH_UP_READ
+from server.settings import Settings
+from tests.conftest import ADMIN_TOKEN
+from tests.server.raw import RawPeer
+
+UNLIMITED = Settings(member_rate=1e6, member_burst=10**6, campaign_rate=1e6,
+                     campaign_burst=10**6, member_in_flight=10**6)
+
+
+async def _replay(server: Server, token: str, campaign: str, since: int,
+                  head: int) -> tuple[list[int], int]:
+    """The event seqs a replay from ``since`` delivers, and the pages its subscriber wrote."""
+    peer = await RawPeer.open(server.url)
+    await peer.join(token, campaign, since=since, replay=True)
+    seqs: list[int] = []
+    while not seqs or seqs[-1] < head:
+        frame = await peer.recv()
+        if frame["type"] == "event":
+            seqs.append(frame["seq"])
+    (subscriber,) = [s for s in server._connections  # earlier replays may linger, closing
+                     if s.pages_written and not s.connection.transport.is_closing()]
+    pages = subscriber.pages_written
+    await peer.close()
+    return seqs, pages
+
+
+async def test_a_catch_up_of_several_pages_arrives_whole_in_one_write_per_page(
+        tmp_path: Path) -> None:
+    """A replay longer than a read and several pages arrives complete and in order, from the
+    start and from a seq inside a page, in exactly one write per page of 200 frames."""
+    assert CATCH_UP_READ % CATCH_UP_PAGE == 0
+    server = Server(tmp_path / "pages.db", "127.0.0.1", 0, rng=random.Random(3),
+                    admin_token=ADMIN_TOKEN, settings=UNLIMITED)
+    await server.start()
+    try:
+        async with Client(server.url, ADMIN_TOKEN, None) as admin:
+            ack = await admin.call(core.CreateCampaign, name="Pages", system="d12")
+        assert ack.campaign and ack.token
+        async with Client(server.url, ack.token, ack.campaign) as gm:
+            for _ in range(11):  # 2,200 rolls: past one read of 2,000
+                await asyncio.gather(*(gm.call(core.Roll, expression="1d6")
+                                       for _ in range(200)))
+            head = gm.head
+        assert head > CATCH_UP_READ
+        for since in (0, 150, CATCH_UP_READ - 10):
+            seqs, pages = await _replay(server, ack.token, ack.campaign, since, head)
+            assert seqs == list(range(since + 1, head + 1))
+            # a read's pages are written whole; the last page of each read may be short
+            first_read = min(CATCH_UP_READ, head) - since
+            assert pages == (math.ceil(first_read / CATCH_UP_PAGE)
+                             + math.ceil((head - max(since, CATCH_UP_READ)) / CATCH_UP_PAGE))
+    finally:
+        await server.stop()
