@@ -1,7 +1,26 @@
-// The d12 system's part of the page (to be filled: panel, character form, log lines).
-import {h} from "../dom.js";
+// The d12 system's part of the page: <ph-d12-table> (the threshold tests: open ones with the
+// server's odds, then the ended ones), the GM's character form, and the log lines.
+// Controls by role: the GM calls tests, sets DTs, interprets and ends; a player rolls their own
+// characters' tests; a spectator watches (the server refuses them anyway).
+import {h, replace} from "../dom.js";
+import {namesOf} from "../describe.js";
+import "./d12_basic.js";
+import "./d12_call.js";
+import "./d12_test.js";
+import "./d12_sheet.js";
+import {describe} from "./d12_log.js";
 
-class Table extends HTMLElement {
+class PhD12Table extends HTMLElement {
+  constructor() {
+    super();
+    this.cards = new Map(); // test number -> <ph-d12-test>, kept while the test is on the table
+    this._views = new Map();
+  }
+
+  set me(value) {
+    this._me = value;
+  }
+
   set table(value) {
     this._table = value;
     this.render();
@@ -12,17 +31,66 @@ class Table extends HTMLElement {
     this.render();
   }
 
+  /** Built once, when the role is known: forms stay put while the table changes around them. */
+  build() {
+    const role = this._me?.role ?? "spectator";
+    this.built = role;
+    this.openList = h("div", {class: "ph-d12-open"});
+    this.empty = h("p", {class: "ph-muted ph-d12-empty"}, "No test is open.");
+    this.endedList = h("div", {class: "ph-d12-ended"});
+    this.ended = h("section", {class: "ph-d12-ended-tests", "aria-label": "Ended tests"},
+      h("h2", {}, "Ended tests"), this.endedList);
+    this.call = role === "gm" ? h("ph-d12-call") : null;
+    this.basic = role === "spectator" ? null : h("ph-d12-basic");
+    const controls = this.call || this.basic
+      ? h("div", {class: "ph-d12-gm-controls"}, this.call, this.basic) : null;
+    replace(this,
+      h("section", {class: "ph-d12-open-tests", "aria-label": "Open tests"},
+        h("h2", {}, "Threshold tests"), this.empty, this.openList),
+      controls, this.ended);
+  }
+
   render() {
-    this.replaceChildren(h("p", {class: "ph-muted"}, "d12 table"));
+    if (!this._table) return;
+    if (this.built === undefined) this.build();
+    const table = this._table;
+    const role = this.built;
+    const names = namesOf(table);
+    const own = new Set(table.members.find((m) => m.member === this._me?.member)?.characters ?? []);
+    const mine = role === "gm" ? table.characters : table.characters.filter((c) => own.has(c.character));
+    if (this.call) this.call.table = table;
+    if (this.basic) this.basic.update(mine, role === "gm");
+    const tests = Object.values(table.table?.game?.tests ?? {}).sort((a, b) => a.test - b.test);
+    const seen = new Set();
+    for (const test of tests) {
+      seen.add(test.test);
+      let card = this.cards.get(test.test);
+      if (!card) {
+        card = h("ph-d12-test");
+        this.cards.set(test.test, card);
+      }
+      const list = test.open ? this.openList : this.endedList;
+      if (card.parentElement !== list) {
+        if (test.open) list.append(card);
+        else list.prepend(card); // ended tests newest first
+      }
+      card.update({test, view: this._views.get(`test:${test.test}`), role, names,
+        characters: table.characters,
+        mayRoll: role === "gm" || (role === "player" && own.has(test.character))});
+    }
+    for (const [number, card] of this.cards) {
+      if (!seen.has(number)) {
+        card.remove();
+        this.cards.delete(number);
+      }
+    }
+    this.empty.hidden = this.openList.childElementCount > 0;
+    this.ended.hidden = this.endedList.childElementCount === 0;
   }
 }
 
-customElements.define("ph-d12-table", Table);
+customElements.define("ph-d12-table", PhD12Table);
 
 export const panel = "ph-d12-table";
-export const sheet = null;
-
-/** The log line of one of this system's events, or null if it is not one. */
-export function describe(frame, names) {
-  return null;
-}
+export const sheet = "ph-d12-sheet";
+export {describe};

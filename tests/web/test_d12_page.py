@@ -1,0 +1,251 @@
+"""The d12 table in the browser: a GM, two players and a spectator run threshold tests."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from playwright.sync_api import Locator, Page, expect
+
+from projections.d12_odds import success_probability
+from tests.web.conftest import Served, screenshot
+
+COUNTED = {2: "two successes", 1: "a success", -1: "a failure", -2: "two failures"}
+
+
+def _create_character(gm: Page, name: str, character: str, ratings: dict[str, int]) -> None:
+    """The GM fills in the character form: a name, an id, CON and CHA and more stats."""
+    form = gm.locator(".ph-d12-sheet")
+    form.get_by_label("character to edit").select_option("")
+    form.get_by_label("Name").fill(name)
+    form.get_by_label("Id").fill(character)
+    for stat, rating in ratings.items():
+        if stat not in ("CON", "CHA"):
+            form.get_by_role("button", name="Add a stat").click()
+            form.get_by_label("stat", exact=True).last.fill(stat)
+        form.get_by_label(f"{stat} rating").fill(str(rating))
+    form.get_by_role("button", name="Create the character").click()
+    expect(form.get_by_label("character to edit")).to_have_value(character)
+
+
+def _rounds(card: Locator) -> list[tuple[str | None, list[str | None]]]:
+    """Each round of a test card as shown: its margin and every die's text alternative."""
+    rounds = []
+    for i in range(card.locator(".ph-d12-round").count()):
+        item = card.locator(".ph-d12-round").nth(i)
+        dice = item.locator("svg.ph-die")
+        rounds.append((item.get_attribute("data-margin"),
+                       [dice.nth(j).get_attribute("aria-label") for j in range(dice.count())]))
+    return rounds
+
+
+def _words(roll: dict[str, int]) -> str:
+    """A round's result in words, from the tallies the server recorded."""
+    def count(n: int, one: str, many: str) -> str:
+        return f"{n} {one if n == 1 else many}"
+    margin = f"{roll['margin']:+d}" if roll["margin"] else "0"
+    return (f"{count(roll['successes'], 'success', 'successes')}, "
+            f"{count(roll['failures'], 'failure', 'failures')}: margin {margin}, "
+            f"{'succeeded' if roll['succeeded'] else 'failed'}")
+
+
+def _server_test(served: Served, gm_link: str, campaign: str, number: int) -> dict[str, object]:
+    """The test as the server's projection holds it (`poolhall d12 tests --all`)."""
+    tests = served.as_gm(gm_link, "d12", "tests", campaign, "--all")["tests"]
+    assert isinstance(tests, list)
+    test: dict[str, object] = next(t for t in tests if t["test"] == number)
+    return test
+
+
+def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectator(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The GM makes Ana and calls an extended test; Ana rolls three rounds, her pool losing its
+    failures and gaining CON dice; the GM reads each round and ends it: all four pages agree."""
+    campaign, gm_link = served.create_campaign("Broken Crown", "d12")
+    ana_link = served.invite(campaign, gm_link, "player", "Mira", "ana")
+    bram_link = served.invite(campaign, gm_link, "player", "Olek", "bram")
+    watcher_link = served.invite(campaign, gm_link, "spectator", "Wren")
+    gm = open_page(gm_link)
+    ana, bram = open_page(ana_link, width=360), open_page(bram_link)
+    watcher = open_page(watcher_link)
+    everyone = (gm, ana, bram, watcher)
+
+    _create_character(gm, "Ana Vex", "ana", {"CON": 3, "CHA": 0, "STR": 5})
+    _create_character(gm, "Bram", "bram", {"CON": 2, "CHA": 2, "WIL": 3})
+    expect(watcher.locator("ph-members")).to_contain_text("Ana Vex")
+
+    # a rule refusal, next to the control: CHA 0 brings no dice
+    call = gm.locator(".ph-d12-call")
+    call.get_by_label("Character").select_option("ana")
+    call.get_by_role("checkbox", name="CHA").check()
+    call.get_by_role("button", name="Call the test").click()
+    expect(call.locator(".ph-error")).to_have_text(
+        "the player assembles the pool from the stats named: these give no dice")
+    expect(call.locator("fieldset[name=stats]")).to_have_attribute("aria-invalid", "true")
+    expect(gm.locator("ph-d12-test")).to_have_count(0)
+
+    call.get_by_role("checkbox", name="CHA").uncheck()
+    call.get_by_role("checkbox", name="STR").check()
+    call.get_by_role("checkbox", name="CON").check()
+    call.get_by_label("Extended test").check()
+    call.get_by_label("dice join from").select_option("CON")
+    call.get_by_label("Label").fill("bar fight")
+    call.get_by_label("DT", exact=True).fill("3")
+    call.get_by_role("button", name="Call the test").click()
+    expect(call.locator(".ph-error")).to_be_hidden()
+
+    chance = f"{float(success_probability(8, 3)) * 100:.1f}% to succeed"  # as `poolhall d12-odds`
+    for page in everyone:
+        card = page.locator("ph-d12-test[data-test='1']")
+        expect(card.locator("h3")).to_contain_text("Test 1 · bar fight")
+        expect(card.locator(".ph-d12-who")).to_have_text(
+            "Ana Vex · CON 3 + STR 5 = 8 dice · CON dice join after each round")
+        expect(card.locator(".ph-d12-threshold")).to_have_text("DT 3, set by the GM")
+        # the server's first odds come from a worker process it starts then: give it time
+        expect(card.locator(".ph-d12-chance")).to_have_text(chance, timeout=20_000)
+    # controls by role: only Ana (and the GM) may roll; the spectator has no control at all
+    expect(ana.get_by_role("button", name="Roll 8 dice")).to_be_visible()
+    expect(bram.locator("ph-d12-test").get_by_role("button")).to_have_count(0)
+    expect(watcher.locator("ph-app button:not(.ph-quiet), ph-app form")).to_have_count(0)
+    expect(watcher.locator("ph-d12-table input, ph-d12-table select")).to_have_count(0)
+
+    # 8 dice at DT 3, then 3 then 4 CON dice joining: the pool is emptied before the third
+    # round once in 25,000 scenes (projections.d12_odds.survival), and this test fails then
+    card_of = {page: page.locator("ph-d12-test[data-test='1']") for page in everyone}
+    readings = ["the first thug goes down", "Ana is cornered", "the last one runs"]
+    say = card_of[gm].locator(".ph-d12-say")
+    reading = say.get_by_label("The GM reads the result")
+    for number in (1, 2, 3):
+        if number > 1:  # the GM starts writing before the roll: the new table keeps it
+            reading.fill(readings[number - 1])
+        ana.locator("ph-d12-test[data-test='1'] .ph-d12-roll").click()
+        for page in everyone:
+            expect(card_of[page].locator(".ph-d12-round")).to_have_count(number)
+        if number > 1:
+            expect(reading).to_have_value(readings[number - 1])
+            expect(reading).to_be_focused()
+        seen = _rounds(card_of[gm])
+        assert all(_rounds(card_of[page]) == seen for page in (ana, bram, watcher))
+        pool = card_of[gm].locator(".ph-d12-pool").inner_text()
+        for page in everyone:
+            expect(card_of[page].locator(".ph-d12-pool")).to_have_text(pool)
+            expect(page.locator("[data-type=refresh_dice_added]")).to_have_count(number)
+        reading.fill(readings[number - 1])
+        say.get_by_role("button", name="Say").click()
+        for page in everyone:
+            expect(card_of[page].locator(".ph-d12-round").last.locator(".ph-d12-note")).to_have_text(
+                f"GM: {readings[number - 1]}")
+        if number == 1:
+            # the GM raises Ana's CON (4 dice join from now on) and takes the DT from Bram's WIL
+            sheet = gm.locator(".ph-d12-sheet")
+            sheet.get_by_label("character to edit").select_option("ana")
+            sheet.get_by_label("CON rating").fill("4")
+            sheet.get_by_role("button", name="Save the character").click()
+            expect(gm.locator("[data-type=character_updated]")).to_contain_text("Ana Vex updated")
+            dt_form = card_of[gm].locator(".ph-d12-set-dt")
+            dt_form.locator("[name=opponent]").select_option("bram")
+            dt_form.locator("[name=opponent_stat]").select_option("WIL")
+            dt_form.get_by_role("button", name="Set the DT").click()
+            for page in everyone:
+                expect(card_of[page].locator(".ph-d12-threshold")).to_have_text(
+                    "DT 3, from Bram’s WIL 3")
+                expect(page.locator("[data-type=difficulty_threshold_set]")).to_contain_text(
+                    "test 1: next round at DT 3, from Bram’s WIL 3")
+            expect(card_of[ana].locator(".ph-d12-chance")).to_be_visible()
+            screenshot(gm, "d12-gm-1280")
+            screenshot(ana, "d12-player-360")
+
+    # what the pages showed is what the server recorded: faces, what each counted, the
+    # failed dice that left, the CON dice that joined (3, then 4 once CON was raised)
+    rounds = _server_test(served, gm_link, campaign, 1)["rounds"]
+    assert isinstance(rounds, list) and len(rounds) == 3
+    assert [r["added"] for r in rounds] == [3, 4, 4]
+    items = card_of[watcher].locator(".ph-d12-round")
+    shown = _rounds(card_of[watcher])
+    for i, (played, (margin, labels)) in enumerate(zip(rounds, shown, strict=True)):
+        left = sum(1 for v in played["values"] if v < 0)
+        assert margin == str(played["margin"]) and left == played["removed"]
+        assert labels == [f"d12 showing {face}, {COUNTED[value]}"
+                          + (", left the pool" if value < 0 else "")
+                          for face, value in zip(played["faces"], played["values"], strict=True)]
+        expect(items.nth(i).locator(".ph-d12-result")).to_have_text(_words(played))
+        expect(items.nth(i).locator(".ph-d12-pool-change")).to_have_text(
+            f"{left} failed {'die' if left == 1 else 'dice'} left, {played['added']} joined: "
+            f"{played['pool_after']} dice in the pool")
+        rolled = watcher.locator("[data-type=threshold_dice_rolled]").nth(i)
+        expect(rolled).to_contain_text(f"test 1, round {i + 1} at DT {played['dt']}:")
+        expect(rolled.locator(".ph-d12-won, .ph-d12-lost")).to_have_text(_words(played))
+        expect(watcher.locator("[data-type=failed_dice_removed]").nth(i)).to_have_text(
+            re.compile(f"test 1: {left} failed dic?e? left the pool, "
+                       f"{played['pool_after'] - played['added']} remain$"))
+        expect(watcher.locator("[data-type=refresh_dice_added]").nth(i)).to_contain_text(
+            f"test 1: CON {played['added']}, {played['added']} joined: "
+            f"{played['pool_after']} dice in the pool")
+
+    end = card_of[gm].locator(".ph-d12-end")
+    end.get_by_label("Reason").fill("the thugs flee")
+    end.get_by_role("button", name="End the test").click()
+    for page in everyone:
+        ended = page.locator(".ph-d12-ended ph-d12-test[data-test='1']")
+        expect(ended.locator(".ph-d12-outcome")).to_have_text(
+            "Over after 3 rounds: ended by the GM (the thugs flee)")
+        expect(page.locator(".ph-d12-empty")).to_be_visible()
+        expect(page.locator("[data-type=threshold_test_ended]")).to_contain_text(
+            "test 1 over after 3 rounds: ended by the GM (the thugs flee)")
+    expect(ana.locator("ph-d12-test .ph-d12-roll")).to_be_hidden()
+    screenshot(watcher, "d12-spectator-1280")
+
+
+def test_basic_tests_the_gm_rolls_at_once_or_calls_for_a_player_to_roll(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Bram's basic test before any call is refused beside his form; the GM's 5d12 DT 7 is
+    rolled at once; the GM calls one for Bram, who rolls it by keyboard; the GM reads it."""
+    campaign, gm_link = served.create_campaign("Quiet Roads", "d12")
+    bram_link = served.invite(campaign, gm_link, "player", "Olek", "bram")
+    gm, bram = open_page(gm_link), open_page(bram_link, width=360)
+    _create_character(gm, "Bram", "bram", {"CON": 2, "CHA": 2, "WIL": 4})
+
+    bram.get_by_text("Basic test", exact=True).click()  # folded away until wanted
+    basic = bram.locator(".ph-d12-basic")
+    basic.get_by_label("d12s").fill("4")
+    basic.get_by_label("DT").fill("5")
+    basic.get_by_role("button", name="Roll the test").click()
+    expect(basic.locator(".ph-error")).to_have_text(
+        "the gm sets or determines the dt: ask the gm to call for a test")
+    expect(basic.get_by_label("DT")).to_have_attribute("aria-invalid", "true")
+
+    gm.get_by_text("Basic test", exact=True).click()
+    quick = gm.locator(".ph-d12-basic")
+    quick.get_by_label("d12s").fill("5")
+    quick.get_by_label("DT").fill("7")
+    quick.get_by_role("button", name="Roll the test").click()
+    rolled = bram.locator(".ph-d12-ended ph-d12-test[data-test='1']")
+    expect(rolled.locator("h3")).to_contain_text("basic, over")
+    expect(rolled.locator("svg.ph-die")).to_have_count(5)
+    server = _server_test(served, gm_link, campaign, 1)
+    rounds = server["rounds"]
+    assert isinstance(rounds, list) and len(rounds) == 1
+    round_one = rounds[0]
+    expect(rolled.locator(".ph-d12-outcome")).to_have_text(
+        "Succeeded" if round_one["succeeded"] else "Failed")
+
+    call = gm.locator(".ph-d12-call")
+    call.get_by_label("Character").select_option("bram")
+    call.get_by_role("checkbox", name="WIL").check()
+    call.get_by_label("DT", exact=True).fill("5")
+    call.get_by_role("button", name="Call the test").click()
+    expect(call.get_by_role("checkbox", name="WIL")).not_to_be_checked()
+    card = bram.locator("ph-d12-test[data-test='2']")
+    expect(card).to_contain_text("Bram · WIL 4 = 4 dice")
+    roll = card.get_by_role("button", name="Roll 4 dice")
+    roll.focus()
+    bram.keyboard.press("Enter")
+    ended = gm.locator(".ph-d12-ended ph-d12-test[data-test='2']")
+    expect(ended.locator("svg.ph-die")).to_have_count(4)
+    say = ended.locator(".ph-d12-say")
+    say.get_by_label("The GM reads the result").fill("the gate holds")
+    say.get_by_label("The GM reads the result").press("Enter")
+    expect(bram.locator("ph-d12-test[data-test='2'] .ph-d12-note")).to_have_text(
+        "GM: the gate holds")
+    expect(bram.locator(".ph-d12-ended ph-d12-test")).to_have_count(2)
+    expect(bram.locator("ph-d12-test .ph-d12-roll:visible")).to_have_count(0)
