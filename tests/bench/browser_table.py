@@ -220,6 +220,7 @@ def long_log(served: Served, browser: Any, link: str, lines: int, pixels: int) -
     page = context.new_page()
     page.goto(link)
     page.wait_for_selector(".ph-connection[data-state=live]")
+    page.wait_for_selector("ph-log li")  # drawn once the game system's module is loaded
     started = time.perf_counter()
     older = page.get_by_role("button", name="Load older")
     while older.is_visible():
