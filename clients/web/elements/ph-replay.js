@@ -18,6 +18,7 @@ import "./ph-replay-links.js";
 import "./ph-report-link.js";
 import {COMMAND_EVENT} from "../actions.js";
 
+const REPLAY_LINES = 12;   // log lines shown with a moment
 const PAGE = 500;            // events per history page (the protocol's most)
 const LONGEST_PAUSE = 5000;  // real time: a pause longer than this is cut to it
 
@@ -137,7 +138,9 @@ export class PhReplay extends HTMLElement {
     const names = namesOf(table);
     this.panel.views = new Map(); // this moment's odds follow (views_at)
     this.panel.table = table;
-    this.log.update(snapshot.recent, names, this.system);
+    // the last lines up to this moment: enough to read what led to it, few enough that a seek
+    // draws at once (50 lines of dice cost a seek some 100 ms on a slow machine)
+    this.log.update(snapshot.recent.slice(-REPLAY_LINES), names, this.system);
     this.timeline.show(snapshot.seq, this.atOf(snapshot.seq) ?? snapshot.recent.at(-1)?.at);
     const params = new URLSearchParams({campaign: this.campaign, seq: String(snapshot.seq)});
     if (this.chosenSession) params.set("session", this.chosenSession);

@@ -7,6 +7,9 @@ import {h, s} from "../dom.js";
 export const SPEEDS = [["1", "1 event/s"], ["4", "4 events/s"], ["16", "16 events/s"],
   ["real", "real time (pauses cut to 5 s)"]];
 
+/** Which kind of mark shows where several share a column of the strip. */
+const RANK = {check: 1, combat: 2, destiny: 3, despair: 4, triumph: 4, session: 5};
+
 export class PhTimeline extends HTMLElement {
   connectedCallback() {
     if (this.range) return;
@@ -76,18 +79,29 @@ export class PhTimeline extends HTMLElement {
 
   setMarks(marks) {
     this.marks = marks;
-    this.drawMarks();
+    if (this.drawing) return; // one redraw per frame, however many pages of marks arrive
+    this.drawing = requestAnimationFrame(() => {
+      this.drawing = null;
+      this.drawMarks();
+    });
   }
 
+  /** The marks as lines over the scrubber: one per column of the strip (1,000), the most
+   * telling kind where several fall together, so a campaign of 100,000 events draws at most a
+   * thousand lines, not one per check. */
   drawMarks() {
     if (!this.strip || this.to === undefined) return;
     const span = Math.max(1, this.to - this.from);
-    const inRange = this.marks.filter((mark) => mark.seq >= this.from && mark.seq <= this.to);
-    this.strip.replaceChildren(...inRange.map((mark) => {
-      const x = ((mark.seq - this.from) / span) * 1000;
-      return s("line", {x1: x, x2: x, y1: mark.kind === "session" ? 0 : 6, y2: 24,
-        class: `ph-mark ph-mark-${mark.kind}`}, s("title", {}, `#${mark.seq}: ${mark.label}`));
-    }));
+    const columns = new Map(); // x -> mark
+    for (const mark of this.marks) {
+      if (mark.seq < this.from || mark.seq > this.to) continue;
+      const x = Math.round(((mark.seq - this.from) / span) * 999);
+      const there = columns.get(x);
+      if (!there || RANK[mark.kind] > RANK[there.kind]) columns.set(x, mark);
+    }
+    this.strip.replaceChildren(...[...columns].map(([x, mark]) => s("line", {
+      x1: x + 0.5, x2: x + 0.5, y1: mark.kind === "session" ? 0 : 6, y2: 24,
+      class: `ph-mark ph-mark-${mark.kind}`}, s("title", {}, `#${mark.seq}: ${mark.label}`))));
   }
 
   jumpMark(direction) {
