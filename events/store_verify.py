@@ -29,7 +29,6 @@ range of ``commands`` rows.
 from __future__ import annotations
 
 import os
-import pickle
 import sqlite3
 import subprocess
 import sys
@@ -37,6 +36,8 @@ from concurrent.futures import ThreadPoolExecutor
 from hashlib import sha256
 from pathlib import Path
 from typing import Any, NamedTuple
+
+import msgspec
 
 from events.chain import GENESIS, link_hash
 
@@ -83,6 +84,10 @@ class Segment(NamedTuple):
     """Each campaign's last sequence number and hash in the range."""
     in_step: bool
     """Every event matched the ``commands`` rows of the range, in order, and none was left."""
+
+
+_SEGMENT_DECODER: msgspec.msgpack.Decoder[Segment | str] = msgspec.msgpack.Decoder(Segment | str)
+"""What a child walking a segment writes back: its segment, or SQLite's error."""
 
 
 def _connect(uri: str) -> sqlite3.Connection:
@@ -302,23 +307,20 @@ def _segment_of(child: subprocess.Popen[bytes] | None) -> Segment | None:
     out, _ = child.communicate()
     if child.returncode != 0:
         return None
-    found = pickle.loads(out)
+    found = _SEGMENT_DECODER.decode(out)
     if isinstance(found, str):
         raise sqlite3.DatabaseError(found)
-    checked, problems, firsts, lasts, in_step = found
-    return Segment(checked, [Problem(*problem) for problem in problems], firsts, lasts, in_step)
+    return found
 
 
 def _child_main(argv: list[str]) -> None:
     uri, *numbers = argv
     low, high, commands_low, commands_high = (int(n) for n in numbers)
-    try:  # plain tuples: this module is ``__main__`` here, its classes unknown by that name
-        segment = walk_segment(uri, low, high, commands_low, commands_high)
-        found: object = (segment.checked, [tuple(p) for p in segment.problems], segment.firsts,
-                         segment.lasts, segment.in_step)
+    try:  # msgpack, typed on the way back: plain data, never a pickle
+        found: Segment | str = walk_segment(uri, low, high, commands_low, commands_high)
     except sqlite3.DatabaseError as error:
         found = str(error)
-    sys.stdout.buffer.write(pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
+    sys.stdout.buffer.write(msgspec.msgpack.encode(found))
 
 
 if __name__ == "__main__":
