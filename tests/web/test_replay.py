@@ -122,3 +122,19 @@ def test_a_past_check_is_shown_with_its_odds_as_they_stood(
     page.get_by_role("button", name="next mark").click()  # the roll
     expect(page.locator(".ph-position")).to_contain_text(f"event {rolled} of {rolled}")
     expect(card).to_have_count(0)
+
+
+def test_the_log_before_a_moment_comes_back_a_page_at_a_time(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """A moment shows its last lines; Load older brings back the log up to it from the start."""
+    campaign, gm_link = served.create_campaign("Long Night", "d12")
+    served.send(gm_link, *({"type": "roll", "expression": "1d6"} for _ in range(18)))
+    page = open_page(gm_link)
+    page.goto(f"{served.origin}/replay#campaign={campaign}&seq=20")
+    lines = page.locator("ph-log .ph-log-line")
+    expect(lines).to_have_count(12)
+    expect(lines.first).to_have_attribute("data-seq", "9")
+    page.get_by_role("button", name="Load older").click()
+    expect(lines).to_have_count(20)
+    expect(lines.first).to_have_attribute("data-seq", "1")
+    expect(page.get_by_role("button", name="Load older")).to_be_hidden()

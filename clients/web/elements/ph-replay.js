@@ -12,7 +12,7 @@ import {currentSession} from "../session.js";
 import {namesOf} from "../describe.js";
 import {loadSystem} from "../systems/index.js";
 import {markOf, sessionsOf} from "../replay-marks.js";
-import "./ph-log.js";
+import {OLDER_EVENT} from "./ph-log.js";
 import "./ph-timeline.js";
 import "./ph-replay-links.js";
 import "./ph-report-link.js";
@@ -72,6 +72,7 @@ export class PhReplay extends HTMLElement {
     this.timeline.addEventListener("session", () => this.chooseSession(
       this.timeline.session.value || null, true));
     this.timeline.addEventListener("share", () => this.share());
+    this.log.addEventListener(OLDER_EVENT, (event) => this.older(event.detail.before));
   }
 
   changed(parts) {
@@ -140,11 +141,28 @@ export class PhReplay extends HTMLElement {
     this.panel.table = table;
     // the last lines up to this moment: enough to read what led to it, few enough that a seek
     // draws at once (50 lines of dice cost a seek some 100 ms on a slow machine)
-    this.log.update(snapshot.recent.slice(-REPLAY_LINES), names, this.system);
+    this.names = names;
+    this.frames = snapshot.recent.slice(-REPLAY_LINES);
+    this.log.update(this.frames, names, this.system, (this.frames[0]?.seq ?? 1) <= this.first);
     this.timeline.show(snapshot.seq, this.atOf(snapshot.seq) ?? snapshot.recent.at(-1)?.at);
     const params = new URLSearchParams({campaign: this.campaign, seq: String(snapshot.seq)});
     if (this.chosenSession) params.set("session", this.chosenSession);
     history.replaceState(null, "", `/replay#${params}`);
+  }
+
+  /** The log before the moment's first line, a page at a time ("Load older"): the log up to
+   * the moment shown, as far back as one cares to read. */
+  async older(before) {
+    const moment = this.shown;
+    try {
+      const page = await this.connection.request({type: "history", before, limit: 100});
+      if (this.shown !== moment) return; // the table moved on meanwhile
+      this.frames = [...page.events.filter((frame) => frame.seq < before), ...this.frames];
+      this.log.update(this.frames, this.names, this.system,
+                      (this.frames[0]?.seq ?? 1) <= this.first || page.events.length === 0);
+    } catch {
+      this.log.olderFailed();
+    }
   }
 
   /** The odds (and other views) of the table shown, once the server computed them. */
