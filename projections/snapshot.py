@@ -83,10 +83,11 @@ class CharacterEntry(msgspec.Struct, frozen=True, kw_only=True):
     stats: Stats
 
 
-class _SnapshotBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="type",
-                    tag="snapshot"):
+class _TableFields(msgspec.Struct, frozen=True, kw_only=True):
+    """What a snapshot and a table message share: the table as a campaign's state answers it
+    (built by :func:`_table_fields`)."""
+
     seq: int
-    head_hash: str
     campaign: str
     name: str
     system: RegisteredSystem
@@ -96,10 +97,15 @@ class _SnapshotBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="type",
     in_session: bool
     rolls: list[RollEntry]
     table: TableUnion  # type: ignore[valid-type]
-    id: str | None = None
-    """Set in the answer to a ``state_at`` request (its id); absent in a join's snapshot."""
     replay_links: list[ReplayLinkEntry] = msgspec.field(default_factory=list)
     """Replay links in force (not in ``members``: they have no seat at the table)."""
+
+
+class _SnapshotBase(_TableFields, frozen=True, kw_only=True, tag_field="type",
+                    tag="snapshot"):
+    head_hash: str
+    id: str | None = None
+    """Set in the answer to a ``state_at`` request (its id); absent in a join's snapshot."""
 
 
 class Snapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot", omit_defaults=True):
@@ -120,26 +126,14 @@ class OutgoingSnapshot(_SnapshotBase, frozen=True, kw_only=True, tag="snapshot",
     recent: list[msgspec.Raw]
 
 
-class TableNow(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="table"):
+class TableNow(_TableFields, frozen=True, kw_only=True, tag_field="type", tag="table"):
     """The table as it stands after event ``seq``, sent after every change to a client that
     joined with ``table`` (the browser page): what a snapshot holds, without the log's recent
     events, plus the members connected now. Such a client shows the table from these and
     never folds events itself; its log is the event frames."""
 
-    seq: int
-    campaign: str
-    name: str
-    system: RegisteredSystem
-    members: list[MemberEntry]
-    characters: list[CharacterEntry]
-    session: int
-    in_session: bool
-    rolls: list[RollEntry]
-    table: TableUnion  # type: ignore[valid-type]
     connected: list[str]
     """Members with at least one connection open now (by member id)."""
-    replay_links: list[ReplayLinkEntry] = msgspec.field(default_factory=list)
-    """Replay links in force (not in ``members``: they have no seat at the table)."""
 
 
 
