@@ -99,9 +99,19 @@ export function clearError(holder) {
   for (const field of holder.querySelectorAll("[aria-invalid]")) field.removeAttribute("aria-invalid");
 }
 
-/** The control a server path ("$.expression", "$.stats.skills.x") is about: the element whose
- * name is the path's first field after "$." (forms name their controls after the fields). */
+/** The control a server path ("$.expression", "$.stats.skills.x.rating") is about: the one
+ * whose own path — its `data-path`, else "$." and its name (forms name their controls after
+ * the command's fields) — is the longest the server's path starts with. */
 function fieldFor(holder, path) {
-  const name = path.replace(/^\$\.?/, "").split(/[.[]/)[0];
-  return name ? holder.querySelector(`[name="${CSS.escape(name)}"]`) : null;
+  let best = null;
+  let bestLength = -1;
+  for (const control of holder.querySelectorAll("[data-path], [name]")) {
+    const own = control.dataset.path ?? `$.${control.getAttribute("name")}`;
+    const matches = path === own || path.startsWith(`${own}.`) || path.startsWith(`${own}[`);
+    if (matches && own.length > bestLength) {
+      best = control;
+      bestLength = own.length;
+    }
+  }
+  return best;
 }

@@ -1,62 +1,17 @@
 // Forms of the sr3 table whose commands nest (a character's stats, a test's pool draws): a
-// refusal's path ("$.stats.skills.pistols.rating", "$.pools.combat") names a control deeper
-// than actions.js's first field, so each control carries the path it fills (`data-path`) and
-// the control with the longest matching path is marked invalid, next to the message.
+// refusal's path ("$.stats.skills.pistols.rating", "$.pools.combat") names a control deep in
+// the form, so each control carries the path it fills (`data-path`); actions.js marks the one
+// with the longest matching path invalid, next to the message.
 import {h} from "../dom.js";
-import {act, clearError, showError} from "../actions.js";
-
-/** The control of `form` a server path is about (longest `data-path` or `name` prefix). */
-export function controlFor(form, path) {
-  if (!path) return null;
-  let best = null;
-  let bestLength = -1;
-  for (const control of form.querySelectorAll("[data-path], [name]")) {
-    const own = control.dataset.path ?? `$.${control.getAttribute("name")}`;
-    const matches = path === own || path.startsWith(`${own}.`) || path.startsWith(`${own}[`);
-    if (matches && own.length > bestLength) {
-      best = control;
-      bestLength = own.length;
-    }
-  }
-  return best;
-}
+import {bindForm} from "../actions.js";
 
 /**
  * On submit, `build(form, submitter)` returns a command (or throws an Error whose message is
- * shown); the command is sent and `done(ack)` called once it is taken. A refusal is shown in
- * the form's <output class="ph-error"> with the control at fault marked.
+ * shown); actions.js's bindForm sends it, calls `done(ack)`, and marks the control a refusal's
+ * path names (the longest `data-path`, or `name`, it starts with).
  */
 export function bindPathForm(form, build, done = () => {}) {
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const submitter = event.submitter ?? form.querySelector("button[type=submit]");
-    clearError(form);
-    let command;
-    try {
-      command = build(form, submitter);
-    } catch (error) {
-      showError(form, error.message, null);
-      return;
-    }
-    if (!command) return;
-    if (submitter) submitter.disabled = true;
-    form.setAttribute("aria-busy", "true");
-    try {
-      done(await act(form, command));
-    } catch (error) {
-      showError(form, error.message, null);
-      const control = controlFor(form, error.path ?? null);
-      const output = form.querySelector(":scope > output.ph-error");
-      if (control && output) {
-        control.setAttribute("aria-invalid", "true");
-        if (!output.id) output.id = `err-${Math.random().toString(36).slice(2)}`;
-        control.setAttribute("aria-describedby", output.id);
-      }
-    } finally {
-      if (submitter) submitter.disabled = false;
-      form.removeAttribute("aria-busy");
-    }
-  });
+  return bindForm(form, (_data, target, submitter) => build(target, submitter), done);
 }
 
 /** A labelled control: <label>text <control></label>. */
