@@ -2,6 +2,7 @@
 // server's odds, then the ended ones), the GM's character form, and the log lines.
 // Controls by role: the GM calls tests, sets DTs, interprets and ends; a player rolls their own
 // characters' tests; a spectator watches (the server refuses them anyway).
+import {TablePart} from "../table-part.js";
 import {h, replace} from "../dom.js";
 import {namesOf} from "../describe.js";
 import "./d12_basic.js";
@@ -10,30 +11,15 @@ import "./d12_test.js";
 import "./d12_sheet.js";
 import {describe} from "./d12_log.js";
 
-class PhD12Table extends HTMLElement {
+class PhD12Table extends TablePart {
   constructor() {
     super();
     this.cards = new Map(); // test number -> <ph-d12-test>, kept while the test is on the table
-    this._views = new Map();
-  }
-
-  set me(value) {
-    this._me = value;
-  }
-
-  set table(value) {
-    this._table = value;
-    this.render();
-  }
-
-  set views(value) {
-    this._views = value;
-    this.render();
   }
 
   /** Built once, when the role is known: forms stay put while the table changes around them. */
   build() {
-    const role = this._me?.role ?? "spectator";
+    const role = this.me?.role ?? "spectator";
     this.built = role;
     this.openList = h("div", {class: "ph-d12-open"});
     this.empty = h("p", {class: "ph-muted ph-d12-empty"}, "No test is open.");
@@ -56,7 +42,7 @@ class PhD12Table extends HTMLElement {
     const table = this._table;
     const role = this.built;
     const names = namesOf(table);
-    const own = new Set(table.members.find((m) => m.member === this._me?.member)?.characters ?? []);
+    const own = new Set(table.members.find((m) => m.member === this.me?.member)?.characters ?? []);
     const mine = role === "gm" ? table.characters : table.characters.filter((c) => own.has(c.character));
     if (this.call) this.call.table = table;
     if (this.basic) this.basic.update(mine, role === "gm");

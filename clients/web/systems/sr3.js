@@ -5,9 +5,10 @@
 // gives the log its sr3 lines. Controls are shown by role: a player acts for their own
 // characters, the GM for everyone, a spectator only watches (the server refuses them anyway).
 //
-// Every system's module is loaded with the page, so the parts of the panel and the character
-// form are imported only when an sr3 table shows (`import()`): another system's table never
-// fetches them. Elements created before their definition arrives are upgraded in place.
+// The panel's parts and the character form are imported when the panel is first connected
+// (`import()`), after this module itself: elements created before their definition arrives
+// are upgraded in place.
+import {TablePart} from "../table-part.js";
 import {h} from "../dom.js";
 import {namesOf} from "../describe.js";
 import {describeSr3} from "./sr3_describe.js";
@@ -19,24 +20,7 @@ function loadParts() {
                       import("./sr3_sheets.js"), import("./sr3_character.js")]);
 }
 
-class Sr3Table extends HTMLElement {
-  constructor() {
-    super();
-    this._table = null;
-    this._views = new Map();
-    this.me = null;
-  }
-
-  set table(value) {
-    this._table = value;
-    this.render();
-  }
-
-  set views(value) {
-    this._views = value;
-    this.render();
-  }
-
+class Sr3Table extends TablePart {
   connectedCallback() {
     if (this.loading) return;
     this.loading = loadParts().then(() => this.build());

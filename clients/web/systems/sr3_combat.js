@@ -3,29 +3,13 @@
 // left. The GM's controls (start a combat with chosen participants, next pass, end the combat,
 // end the scene) are built once and only shown or hidden, so a table message never rebuilds
 // a control someone is using.
+import {TablePart} from "../table-part.js";
 import {h, replace} from "../dom.js";
 import {bindButton} from "../actions.js";
 import {bindPathForm} from "./sr3_forms.js";
 import {initiativeDice, poolWords} from "./sr3_dice.js";
 
-export class Sr3Combat extends HTMLElement {
-  constructor() {
-    super();
-    this._table = null;
-    this._views = new Map();
-    this.me = null;
-  }
-
-  set table(value) {
-    this._table = value;
-    this.render();
-  }
-
-  set views(value) {
-    this._views = value;
-    this.render();
-  }
-
+export class Sr3Combat extends TablePart {
   connectedCallback() {
     if (this.status) return;
     this.heading = h("h2", {}, "Combat");

@@ -1,0 +1,25 @@
+// The part of the table a system's panel (or a piece of one) shares: <ph-app> and the replay
+// page hand it `.me` ({member, role}), `.table` (the latest `table` message or a past
+// snapshot) and `.views` (about -> view data); it draws itself again when the table or the
+// views change. A subclass writes render() and reads this._table, this._views and this.me.
+
+export class TablePart extends HTMLElement {
+  constructor() {
+    super();
+    this._table = null;
+    this._views = new Map();
+    this.me = null;
+  }
+
+  set table(value) {
+    this._table = value;
+    this.render();
+  }
+
+  set views(value) {
+    this._views = value;
+    this.render();
+  }
+
+  render() {}
+}
