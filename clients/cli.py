@@ -39,7 +39,6 @@ from clients.links import join_link, page_origin
 from clients.systems import CLI_HOOKS
 from clients.table_text import LOG_LINES, log_line, sheet, state_json, state_text, view_line
 from events import core
-from events.base import Recorded
 from events.codec import AnyCommand
 from events.dice import parse_dice
 from events.errors import ConnectionLost, NotationError, Rejected, StoreError
@@ -252,8 +251,7 @@ async def _catch_up(args: argparse.Namespace, follow: bool = False, replay: bool
         await client.wait_for_seq(client.welcome.head, timeout=120)
         history = client.drain()
         if client.snapshot is not None:
-            history = [Recorded(seq=f.seq, at=f.at, actor=f.actor, command=f.command,
-                                event=f.event) for f in client.snapshot.recent] + history
+            history = [f.recorded() for f in client.snapshot.recent] + history
             while len(history) < last and history and history[0].seq > 1:
                 history = await client.history(history[0].seq,
                                                last - len(history)) + history
@@ -339,8 +337,7 @@ async def _state(args: argparse.Namespace) -> int:
         finally:
             await client.close()
         state, views = state_from(snapshot), {}
-        recent = [Recorded(seq=f.seq, at=f.at, actor=f.actor, command=f.command, event=f.event)
-                  for f in snapshot.recent][-LOG_LINES:]
+        recent = [f.recorded() for f in snapshot.recent][-LOG_LINES:]
     emit(args, state_json(client, state, recent), state_text(state, views, recent))
     return common.EXIT_OK
 

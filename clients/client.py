@@ -29,15 +29,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections import deque
 from collections.abc import AsyncIterator, Callable
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
-import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
+from clients.event_buffer import EventBuffer
+from clients.in_flight import CommandsInFlight
 from clients.printable import printable
+from clients.server_frames import read_server_frame
 from events.base import Recorded, ViewData
 from events.codec import encode
 from events.errors import CommandRejected, ConnectionLost, ErrorCode, HistoryDiverged
@@ -54,7 +55,7 @@ from events.messages import (
     Welcome,
 )
 from projections.campaign import CampaignState, evolve, new_state
-from projections.snapshot import SERVER_DECODER, Snapshot, state_from
+from projections.snapshot import Snapshot, state_from
 
 __all__ = [
     "DEFAULT_URL",
@@ -91,17 +92,7 @@ def new_retry_key() -> str:
     return secrets.token_urlsafe(24)
 
 
-class _InFlight:
-    """A command sent and not yet answered, and how many callers await its answer."""
-
-    __slots__ = ("command", "deadline", "future", "waiters")
-
-    def __init__(self, command: Any, future: asyncio.Future[Ack], deadline: float) -> None:
-        self.command = command
-        self.future = future
-        self.deadline = deadline
-        """Loop time after which a ``rate_limited`` refusal is final, not waited out."""
-        self.waiters = 0
+_Answer = TypeVar("_Answer", HistoryPage, Snapshot)
 
 
 class Client:
@@ -153,18 +144,13 @@ class Client:
         self._timeout = timeout
         self._connection: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
-        self._pending: dict[str, _InFlight] = {}
-        self._events: deque[Recorded] = deque(maxlen=None if keep_all else EVENT_BUFFER)
-        self._events_ready = asyncio.Event()
-        self._events_dropped = 0
+        self._commands = CommandsInFlight(self._send_now, timeout)
+        self._events = EventBuffer(None if keep_all else EVENT_BUFFER)
         self._lost: ConnectionLost | None = None
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._received = asyncio.Event()
         self._joined: asyncio.Future[Welcome] | None = None
         self._closed = False
-        self._to_retry: deque[_InFlight] = deque()
-        self._retry_gap = 0.0
-        self._retrier: asyncio.Task[None] | None = None
         self._on_connection = on_connection
         self._on_view = on_view
 
@@ -229,6 +215,7 @@ class Client:
     async def close(self) -> None:
         """Close the connection; pending commands fail with :class:`ConnectionLost`."""
         self._closed = True
+        self._commands.closing = True
         if self._connection is not None:
             await self._connection.close()
         if self._reader is not None:
@@ -249,24 +236,17 @@ class Client:
         """
         if self._lost is not None:
             raise self._lost
-        in_flight = self._pending.get(command.id)
-        if in_flight is None:
-            loop = asyncio.get_running_loop()
-            in_flight = _InFlight(command, loop.create_future(), loop.time() + self._timeout)
-            self._pending[command.id] = in_flight
-            try:
-                if self._connection is not None:
-                    await self._connection.send(encode(command), text=True)
-            except ConnectionClosed:
-                pass  # re-sent with the same id once the connection is back
-        # else: the same id is already on its way, and its answer is ours too
-        in_flight.waiters += 1
+        return await self._commands.send(command)
+
+    async def _send_now(self, command: Any) -> None:
+        """Send a command on the connection there is, if any (:mod:`clients.in_flight`'s
+        sender): a connection lost meanwhile re-sends it once resumed."""
+        if self._connection is None:
+            return
         try:
-            return await asyncio.wait_for(asyncio.shield(in_flight.future), self._timeout)
-        finally:
-            in_flight.waiters -= 1
-            if not in_flight.waiters and self._pending.get(command.id) is in_flight:
-                del self._pending[command.id]
+            await self._connection.send(encode(command), text=True)
+        except ConnectionClosed:
+            pass  # re-sent with the same id once the connection is back
 
     async def call(self, command_type: type[Any], **fields: Any) -> Ack:
         """Build a command with a fresh id and :meth:`send` it.
@@ -282,23 +262,11 @@ class Client:
     # ---- events -----------------------------------------------------------------------
 
     def __aiter__(self) -> AsyncIterator[Recorded]:
-        return self._iterate()
-
-    async def _iterate(self) -> AsyncIterator[Recorded]:
-        while True:
-            if self._events:
-                yield self._events.popleft()
-            elif self._lost is not None:
-                return
-            else:
-                self._events_ready.clear()
-                await self._events_ready.wait()
+        return self._events.read(lambda: self._lost is not None)
 
     def drain(self) -> list[Recorded]:
         """The events received and not yet iterated, without waiting."""
-        drained = list(self._events)
-        self._events.clear()
-        return drained
+        return self._events.drain()
 
     async def wait_for_seq(self, seq: int, timeout: float | None = None) -> None:
         """Wait until the local projection has folded event ``seq``."""
@@ -316,20 +284,9 @@ class Client:
 
         Read off the server's log on request: nothing is folded into :attr:`state`.
         """
-        if self._lost is not None:
-            raise self._lost
-        request = History(id=new_command_id(), before=before,
-                          limit=max(1, min(limit, HISTORY_LIMIT)))
-        future: asyncio.Future[HistoryPage] = asyncio.get_running_loop().create_future()
-        self._history[request.id] = future
-        try:
-            assert self._connection is not None
-            await self._connection.send(encode(request), text=True)
-            page = await asyncio.wait_for(future, self._timeout)
-        finally:
-            self._history.pop(request.id, None)
-        return [Recorded(seq=f.seq, at=f.at, actor=f.actor, command=f.command, event=f.event)
-                for f in page.events]
+        page = await self._ask(History(id=new_command_id(), before=before,
+                                       limit=max(1, min(limit, HISTORY_LIMIT))), self._history)
+        return [f.recorded() for f in page.events]
 
     async def state_at(self, seq: int) -> Snapshot:
         """The table as it stood after event ``seq``: a snapshot the server rebuilds from its
@@ -339,17 +296,22 @@ class Client:
         for a state to read). Raises :class:`CommandRejected` (``invalid``, path ``$.seq``)
         if the campaign has no event ``seq``.
         """
+        return await self._ask(StateAt(id=new_command_id(), seq=seq), self._state_at)
+
+    async def _ask(self, request: History | StateAt,
+                   answers: dict[str, asyncio.Future[_Answer]]) -> _Answer:
+        """Send a read request and wait for the answer with its id (:meth:`_dispatch` sets
+        it in ``answers``, or the refusal)."""
         if self._lost is not None:
             raise self._lost
-        request = StateAt(id=new_command_id(), seq=seq)
-        future: asyncio.Future[Snapshot] = asyncio.get_running_loop().create_future()
-        self._state_at[request.id] = future
+        future: asyncio.Future[_Answer] = asyncio.get_running_loop().create_future()
+        answers[request.id] = future
         try:
             assert self._connection is not None
             await self._connection.send(encode(request), text=True)
             return await asyncio.wait_for(future, self._timeout)
         finally:
-            self._state_at.pop(request.id, None)
+            answers.pop(request.id, None)
 
     # ---- reading ----------------------------------------------------------------------
 
@@ -370,18 +332,7 @@ class Client:
 
     def _dispatch(self, frame: str | bytes) -> None:
         self._received.set()
-        try:
-            message = SERVER_DECODER.decode(frame)
-        except msgspec.ValidationError as error:
-            if str(error).endswith("- at `$.type`"):
-                # A message type newer than this client: not for us; carry on.
-                logger.debug("skipping a server message of unknown type: %s", error)
-                return
-            if "- at `$.data" in str(error) and _is_view(frame):
-                # A view of a kind newer than this client (derived data): carry on without it.
-                logger.debug("skipping a view this client cannot read: %s", error)
-                return
-            raise
+        message = read_server_frame(frame)
         match message:
             case EventFrame():
                 self._fold(message)
@@ -396,9 +347,7 @@ class Client:
                 if waiting is not None and not waiting.done():
                     waiting.set_result(message)
             case Ack():
-                pending = self._pending.get(message.id)
-                if pending is not None and not pending.future.done():
-                    pending.future.set_result(message)
+                self._commands.answer(message)
             case ErrorReply():
                 # A newer server's code, unknown here, is passed on as it came.
                 refusal = CommandRejected(cast(ErrorCode, message.code), message.message,
@@ -412,11 +361,7 @@ class Client:
                 if asked is not None and not asked.done():
                     asked.set_exception(refusal)
                     return
-                pending = self._pending.get(message.id or "")
-                if pending is not None and not pending.future.done():
-                    if not self._retry_later(pending, refusal):
-                        pending.future.set_exception(refusal)
-                elif pending is None:
+                if not self._commands.refuse(message.id or "", refusal):
                     logger.warning("server error: %s", printable(str(refusal)))
             case Welcome():
                 if self._joined is not None and not self._joined.done():
@@ -425,33 +370,6 @@ class Client:
                 self.views[message.about] = message.data
                 if self._on_view is not None:
                     self._on_view(message)
-
-    def _retry_later(self, pending: _InFlight, refusal: CommandRejected) -> bool:
-        """Queue a command refused with ``rate_limited`` to be re-sent after ``retry_after``;
-        ``False`` if it cannot be (another refusal, or its timeout would pass first)."""
-        wait = refusal.retry_after
-        if refusal.code != "rate_limited" or wait is None or self._closed:
-            return False
-        if asyncio.get_running_loop().time() + wait >= pending.deadline:
-            return False
-        self._retry_gap = wait
-        self._to_retry.append(pending)
-        if self._retrier is None or self._retrier.done():
-            self._retrier = asyncio.create_task(self._retry_queued(), name="poolhall-retry")
-        return True
-
-    async def _retry_queued(self) -> None:
-        """Re-send rate-limited commands one per ``retry_after``: at the pace the server
-        allows, so a client with many refused commands never hammers it."""
-        while self._to_retry:
-            await asyncio.sleep(self._retry_gap)
-            pending = self._to_retry.popleft()
-            if pending.future.done() or self._connection is None:
-                continue
-            try:
-                await self._connection.send(encode(pending.command), text=True)
-            except ConnectionClosed:
-                pass  # re-sent with the others once the connection is back
 
     def _take_snapshot(self, snapshot: Snapshot) -> None:
         """Set the state from the table as it stands; live events fold onto it from here."""
@@ -467,17 +385,10 @@ class Client:
             return  # already folded (cannot happen with a correct server; cheap to guard)
         if frame.seq != self.head + 1:
             raise ConnectionLost(f"gap in the log: have {self.head}, got {frame.seq}")
-        recorded = Recorded(seq=frame.seq, at=frame.at, actor=frame.actor,
-                            command=frame.command, event=frame.event)
+        recorded = frame.recorded()
         evolve(self.state, recorded)
         self.last_hash = frame.hash
-        if len(self._events) == self._events.maxlen:
-            self._events_dropped += 1
-            if self._events_dropped == 1:
-                logger.warning("no one is reading events: keeping the last %d (the state is "
-                               "complete)", self._events.maxlen)
-        self._events.append(recorded)
-        self._events_ready.set()
+        self._events.put(recorded)
         self._notify()
 
     def _notify(self) -> None:
@@ -549,10 +460,7 @@ class Client:
                 self.reconnects += 1
                 if self._on_connection is not None:
                     self._on_connection(True, self.head)
-                for pending in list(self._pending.values()):
-                    if not pending.future.done():
-                        assert self._connection is not None
-                        await self._connection.send(encode(pending.command), text=True)
+                await self._commands.resend()
                 return True
             except (TimeoutError, OSError, ConnectionClosed, InvalidHandshake, InvalidURI) as error:
                 logger.info("reconnect failed (%s); retrying in %.2fs", error, delay)
@@ -578,35 +486,10 @@ class Client:
         """The end of this client: pending commands fail, later sends fail at once."""
         if self._lost is None:
             self._lost = error
-        self._fail_pending(error)
-        self._to_retry.clear()
-        if self._retrier is not None:
-            self._retrier.cancel()
+        self._commands.fail(error)
         for _, waiter in self._waiters:
             if not waiter.done():
                 waiter.set_exception(error)
         self._waiters = []
-        self._events_ready.set()
+        self._events.wake()
         self._received.set()  # wake wait_until, which raises
-
-    def _fail_pending(self, error: Exception) -> None:
-        for pending in self._pending.values():
-            if not pending.future.done():
-                pending.future.set_exception(error)
-
-
-class _AnyMessage(msgspec.Struct):
-    """Only the ``type`` of a server message, whatever else it holds."""
-
-    type: str = ""
-
-
-_ANY_MESSAGE = msgspec.json.Decoder(_AnyMessage)
-
-
-def _is_view(frame: str | bytes) -> bool:
-    """Whether a frame the client could not read is a ``view`` (and not an event)."""
-    try:
-        return _ANY_MESSAGE.decode(frame).type == "view"
-    except msgspec.DecodeError:
-        return False

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 import msgspec
 from msgspec import Meta
 
-from events.base import CommandId, MemberRole, Seq, Slug, ViewData
+from events.base import CommandId, MemberRole, Recorded, Seq, Slug, ViewData
 from events.codec import AnyCommand, AnyEvent
 from events.errors import ErrorCode
 from events.strict import StrictDecoder, strict_type
@@ -166,6 +166,11 @@ class EventFrame(_ServerMessage, frozen=True, tag="event"):
     command: str
     event: AnyEvent
     hash: str = ""
+
+    def recorded(self) -> Recorded:
+        """The event as the projections fold it (the frame without its hash)."""
+        return Recorded(seq=self.seq, at=self.at, actor=self.actor, command=self.command,
+                        event=self.event)
 
 
 class OutgoingEventFrame(_ServerMessage, frozen=True, tag="event"):

@@ -131,7 +131,7 @@ async def test_a_shared_send_outlives_the_caller_that_started_it(table) -> None:
     await asyncio.sleep(0)
     first.cancel()
     ack = await asyncio.wait_for(second, 5)
-    assert ack.seqs and "shared" not in gm._pending
+    assert ack.seqs and "shared" not in gm._commands
 
 
 async def test_close_during_a_reconnect_handshake_that_never_ends_returns(table) -> None:
