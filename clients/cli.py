@@ -14,10 +14,8 @@ import json
 import logging
 import os
 import re
-import signal
 import sys
 from collections.abc import Callable, Coroutine
-from pathlib import Path
 from typing import Any, NoReturn
 
 import msgspec
@@ -35,7 +33,8 @@ from clients.cli_support import (
     to_plain,
 )
 from clients.client import Client
-from clients.links import join_link, page_origin
+from clients.links import join_link
+from clients.serve_cli import add_command as add_serve_command
 from clients.systems import CLI_HOOKS
 from clients.table_text import LOG_LINES, log_line, sheet, state_json, state_text, view_line
 from events import core
@@ -53,53 +52,6 @@ from projections.snapshot import protocol_schema, state_from
 __all__ = ["build_parser", "main"]
 
 
-# ---- serve ------------------------------------------------------------------------------
-
-
-async def _serve(args: argparse.Namespace) -> int:
-    from server.app import Server
-    from server.settings import from_arguments
-
-    if not Path(args.db).resolve().parent.is_dir():
-        raise CliError(f"no directory for the database {args.db}; create it first")
-    if Path(args.db).is_dir():
-        raise CliError(f"{args.db} is a directory; --db names the database file")
-    from server.auth import AdminTokenError, admin_token_path, token_file_mode
-
-    server = Server(args.db, args.host, args.port, settings=from_arguments(args))
-    try:
-        await server.start()
-    except (StoreError, AdminTokenError) as error:
-        raise CliError(str(error), common.EXIT_REFUSED) from None
-    except OSError as error:
-        raise CliError(f"cannot listen on {args.host}:{args.port}: "
-                       f"{error.strerror or error}", common.EXIT_REFUSED) from None
-    token_file = admin_token_path(args.db)
-    common.console.print(styled("poolhall serving [bold]{}[/bold] from {}", server.url, args.db))
-    common.console.print(styled("the table: [bold]{}/[/bold] (open it with a join link from "
-                                "`poolhall campaign create` or `poolhall invite`)",
-                                page_origin(server.url)))
-    # The token itself only on request: stdout of a service ends up in logs others read.
-    made = "created in" if server.admin_token_created else "in"
-    mode = token_file_mode(token_file)
-    readable = "owner-readable only" if mode is not None and not mode & 0o077 \
-        else f"mode {mode:04o}: readable by others, chmod 600 it" if mode is not None \
-        else "mode unknown"
-    common.console.print(f"admin token: {made} {token_file} ({readable})")
-    if args.show_admin_token:
-        common.console.print(styled("admin token: [bold]{}[/bold]", server.admin_token))
-    common.console.print("health check: " + server.url.replace("ws://", "http://") + "/health"
-                         "   (Ctrl-C to stop)")
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    await stop.wait()
-    common.console.print("stopping: finishing in-flight commands")
-    await server.stop()
-    return common.EXIT_OK
-
-
 def event_number(text: str) -> int:
     """An argparse type: a campaign's event sequence number, 1 or more."""
     try:
@@ -109,17 +61,6 @@ def event_number(text: str) -> int:
     if seq < 1:
         raise argparse.ArgumentTypeError("events are numbered from 1")
     return seq
-
-
-def port_number(text: str) -> int:
-    """An argparse type: a TCP port, 0 to 65535."""
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"port {port} is out of range 0-65535")
-    return port
 
 
 # ---- campaigns and members ----------------------------------------------------------------
@@ -419,18 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    serve = sub.add_parser("serve", help="run the server")
-    serve.add_argument("--db", default="poolhall.db", help="SQLite file (default ./poolhall.db)")
-    serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
-    serve.add_argument("--port", type=port_number, default=8765,
-                       help="port (default 8765; 0 picks a free one)")
-    serve.add_argument("--show-admin-token", action="store_true",
-                       help="also print the admin token itself (by default only the path of"
-                            " its file is printed, as output often ends up in logs)")
-    from server.settings import add_arguments as add_settings_arguments  # serve's own flags
-
-    add_settings_arguments(serve)
-    serve.set_defaults(handler=_serve)
+    add_serve_command(sub)
 
     campaign = sub.add_parser("campaign", help="create campaigns (admin token)")
     campaign_sub = campaign.add_subparsers(dest="action", required=True, metavar="ACTION")

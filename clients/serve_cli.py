@@ -1,0 +1,92 @@
+"""``poolhall serve``: run the server on the embedded default (a SQLite file, a loopback port)
+and say where the table is.
+
+The server itself is imported only when this command runs, so the client's commands start
+without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+from pathlib import Path
+from typing import Any
+
+from clients import cli_support as common
+from clients.cli_support import CliError, styled
+from clients.links import page_origin
+from events.errors import StoreError
+
+__all__ = ["add_command", "port_number"]
+
+
+def add_command(sub: Any) -> None:
+    """Register ``serve`` (and the server's settings as its flags) on the CLI's subcommands."""
+    serve = sub.add_parser("serve", help="run the server")
+    serve.add_argument("--db", default="poolhall.db", help="SQLite file (default ./poolhall.db)")
+    serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    serve.add_argument("--port", type=port_number, default=8765,
+                       help="port (default 8765; 0 picks a free one)")
+    serve.add_argument("--show-admin-token", action="store_true",
+                       help="also print the admin token itself (by default only the path of"
+                            " its file is printed, as output often ends up in logs)")
+    from server.settings import add_arguments as add_settings_arguments
+
+    add_settings_arguments(serve)
+    serve.set_defaults(handler=_serve)
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    from server.app import Server
+    from server.settings import from_arguments
+
+    if not Path(args.db).resolve().parent.is_dir():
+        raise CliError(f"no directory for the database {args.db}; create it first")
+    if Path(args.db).is_dir():
+        raise CliError(f"{args.db} is a directory; --db names the database file")
+    from server.auth import AdminTokenError, admin_token_path, token_file_mode
+
+    server = Server(args.db, args.host, args.port, settings=from_arguments(args))
+    try:
+        await server.start()
+    except (StoreError, AdminTokenError) as error:
+        raise CliError(str(error), common.EXIT_REFUSED) from None
+    except OSError as error:
+        raise CliError(f"cannot listen on {args.host}:{args.port}: "
+                       f"{error.strerror or error}", common.EXIT_REFUSED) from None
+    token_file = admin_token_path(args.db)
+    common.console.print(styled("poolhall serving [bold]{}[/bold] from {}", server.url, args.db))
+    common.console.print(styled("the table: [bold]{}/[/bold] (open it with a join link from "
+                                "`poolhall campaign create` or `poolhall invite`)",
+                                page_origin(server.url)))
+    # The token itself only on request: stdout of a service ends up in logs others read.
+    made = "created in" if server.admin_token_created else "in"
+    mode = token_file_mode(token_file)
+    readable = "owner-readable only" if mode is not None and not mode & 0o077 \
+        else f"mode {mode:04o}: readable by others, chmod 600 it" if mode is not None \
+        else "mode unknown"
+    common.console.print(f"admin token: {made} {token_file} ({readable})")
+    if args.show_admin_token:
+        common.console.print(styled("admin token: [bold]{}[/bold]", server.admin_token))
+    common.console.print("health check: " + server.url.replace("ws://", "http://") + "/health"
+                         "   (Ctrl-C to stop)")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    common.console.print("stopping: finishing in-flight commands")
+    await server.stop()
+    return common.EXIT_OK
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is out of range 0-65535")
+    return port
