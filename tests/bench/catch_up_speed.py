@@ -147,9 +147,10 @@ async def one_run(port: int, token: str, campaign: str, head: int) -> tuple[floa
     return seconds, check_frames(b"".join(reader.chunks), head)
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU of a process (all its threads) so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """User + system CPU of a process (all its threads), or of one of its threads, so far."""
+    stat = f"/proc/{pid}/task/{thread}/stat" if thread else f"/proc/{pid}/stat"
+    fields = Path(stat).read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -187,13 +188,14 @@ def main(argv: list[str] | None = None) -> int:
         rates: list[float] = []
         failed = False
         for run in range(args.runs):
-            cpu0 = cpu_seconds(server.pid)
+            cpu0, loop0 = cpu_seconds(server.pid), cpu_seconds(server.pid, server.pid)
             seconds, problems = asyncio.run(one_run(port, built["gm_token"], campaign, head))
             cpu = cpu_seconds(server.pid) - cpu0
+            loop = cpu_seconds(server.pid, server.pid) - loop0
             rates.append(head / seconds)
             print(f"   run {run + 1}: {head:,} events in {seconds:.3f}s = "
-                  f"{head / seconds:,.0f} events/s; server CPU {cpu:.2f}s = "
-                  f"{head / max(cpu, 1e-9):,.0f} events per CPU-second; load average "
+                  f"{head / seconds:,.0f} events/s; server CPU {cpu:.2f}s "
+                  f"({1e6 * cpu / head:.2f} µs an event; event loop {loop:.2f}s); load average "
                   f"{os.getloadavg()[0]:.1f}" + (f"  PROBLEMS: {problems[:3]}" if problems else ""))
             failed |= bool(problems)
         if spy is not None:
