@@ -23,10 +23,12 @@ concatenated as text and cast back to a BLOB, which keeps them as they are in a 
 from __future__ import annotations
 
 import sqlite3
+import threading
+from collections.abc import Callable
 
 import msgspec
 
-__all__ = ["FRAME_JSON", "TABLED", "FramePage", "frame_pages"]
+__all__ = ["FRAME_JSON", "TABLED", "FramePage", "PageReader", "frame_pages"]
 
 FRAME_JSON = (
     """printf('{"type":"event","seq":%d,"at":%s,"actor":%s,"command":%s,"event":%s,"""
@@ -92,3 +94,47 @@ def frame_pages(connection: sqlite3.Connection, campaign: str, after: int, upto:
         if count < min(size, upto - start):
             break
     return pages
+
+
+class PageReader:
+    """Reads :func:`frame_pages` on a connection of each worker thread's own, kept open.
+
+    Opening a connection and preparing the page statement cost about 0.5 ms: a quarter of
+    the time to read 2,000 events, when each read opened its own. A kept connection holds no
+    transaction between statements (WAL readers see each commit), and a small page cache: a
+    catch-up reads each page of the table once.
+    """
+
+    def __init__(self, connect: Callable[[], sqlite3.Connection]) -> None:
+        self._connect = connect
+        self._local = threading.local()
+        self._open: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def pages(self, campaign: str, after: int, upto: int, size: int) -> list[FramePage]:
+        """:func:`frame_pages` on this thread's connection (on one of its own once closed: a
+        read still under way while the server stops)."""
+        if self._closed:
+            once = self._connect()
+            try:
+                return frame_pages(once, campaign, after, upto, size)
+            finally:
+                once.close()
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = self._connect()
+            connection.execute("PRAGMA cache_size = -512")
+            self._local.connection = connection
+            with self._lock:
+                self._open.append(connection)
+        return frame_pages(connection, campaign, after, upto, size)
+
+    def close(self) -> None:
+        """Close every thread's connection (the log is closing: no read is under way)."""
+        with self._lock:
+            self._closed = True
+            connections = list(self._open)
+            self._open.clear()
+        for connection in connections:
+            connection.close()

@@ -34,7 +34,7 @@ import sqlite_utils
 
 from events.bulk_insert import insert_rows
 from events.errors import ConcurrencyError, StoreError
-from events.framed_pages import FRAME_JSON, FramePage, frame_pages
+from events.framed_pages import FRAME_JSON, FramePage, PageReader
 from events.log import (
     GENESIS,
     Appended,
@@ -97,6 +97,7 @@ class SqliteReader:
         self._uri = f"{self.path.resolve().as_uri()}?mode={mode}"
         self._lookup: sqlite3.Connection | None = None
         self._lookup_lock = threading.Lock()
+        self._page_reader = PageReader(self._reader)
         if mode == "ro":
             self._check_is_a_log()
 
@@ -145,12 +146,9 @@ class SqliteReader:
 
     def frame_pages(self, campaign: str, after: int, upto: int, size: int) -> list[FramePage]:
         """Events ``(after, upto]`` as websocket text frames, in pages of ``size`` events each
-        built by SQLite as one value (:mod:`events.framed_pages`)."""
-        connection = self._reader()
-        try:
-            return frame_pages(connection, campaign, after, upto, size)
-        finally:
-            connection.close()
+        built by SQLite as one value (:mod:`events.framed_pages`), on a connection each
+        worker thread keeps."""
+        return self._page_reader.pages(campaign, after, upto, size)
 
     def hashes_at(self, wanted: dict[str, int]) -> dict[str, str]:
         """The chain hash of each campaign's event ``wanted[campaign]`` (:data:`GENESIS` at 0).
@@ -431,6 +429,7 @@ class SqliteLog(SqliteReader):
 
     def close(self) -> None:
         """Close the writer connection and release the file to another server."""
+        self._page_reader.close()
         with self._lookup_lock:
             if self._lookup is not None:
                 self._lookup.close()

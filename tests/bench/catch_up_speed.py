@@ -6,8 +6,11 @@
     python tests/bench/catch_up_speed.py --events 20000 --runs 2
     python tests/bench/catch_up_speed.py --profile py-spy # where the server's time goes
 
-The campaign is written straight into a fresh log (``tests/chaos/_longlog.py``), then a real
-``Server`` in a child process serves it with the replay budget lifted. The reader is a minimal
+The campaign is written straight into a fresh log (``tests/chaos/_longlog.py``) with the
+snapshots a server writing it would have stored (every ``snapshot_every`` events: without
+them the first join folds the whole campaign, a cost of loading, not of catching up; pass
+``--no-snapshots`` to see it), then a real ``Server`` in a child process serves it with the
+replay budget lifted. The reader is a minimal
 websocket peer (an ``asyncio.Protocol`` that only splits frames and counts event frames), so
 the figure is the server's: from the join sent to the frame of the head received. Runs
 alternate a cold page cache (a restart is not needed: the cache holds 16 MB, less than the
@@ -154,11 +157,26 @@ def cpu_seconds(pid: int, thread: int | None = None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def store_snapshots(db: Path, campaign: str) -> None:
+    """Store the campaign's snapshots as the server does while it is written."""
+    from events.store import SqliteLog
+    from server.settings import Settings
+    from server.stored_snapshots import SnapshotStore, fold_from
+
+    log = SqliteLog(db)
+    try:
+        fold_from(log, SnapshotStore(db), campaign, every=Settings().snapshot_every)
+    finally:
+        log.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--profile", choices=("py-spy",))
+    parser.add_argument("--no-snapshots", action="store_true",
+                        help="leave the log without stored snapshots (the first join folds it)")
     args = parser.parse_args(argv)
     from _longlog import build_long_log
 
@@ -169,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         built = build_long_log(work / "log.db", args.events, 1, "player")
         head, campaign = built["head"], built["campaign"]
+        if not args.no_snapshots:
+            store_snapshots(work / "log.db", campaign)
         print(f"catch-up speed: a {head:,}-event campaign written in "
               f"{time.perf_counter() - started:.1f}s; load average {os.getloadavg()[0]:.2f} on "
               f"{os.cpu_count()} CPUs")
