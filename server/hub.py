@@ -82,9 +82,9 @@ CATCH_UP_READ = 2_000
 through the page cache). Pages of 2,000 encoded one by one on the event loop once cost an
 unrelated table 413 ms of p99 under a storm of since=0 joins; here they are encoded off it."""
 CATCH_UP_READS_AHEAD = 2
-"""Reads of one catch-up under way at once, beside the page being written: SQLite builds the
-frames (about 2 µs of CPU an event) with the interpreter lock released, so two reads use both
-cores of a small machine while the event loop writes."""
+"""Reads of one catch-up under way ahead of the one whose pages are being written: SQLite
+builds the frames (about 2 µs of CPU an event) with the interpreter lock released, so two
+reads keep both cores of a small machine busy while the event loop writes."""
 MAX_BATCH = 256
 RESUME_LIMIT = 1_000
 """Most events a resuming client is sent to catch up; one further behind gets a snapshot of
@@ -729,13 +729,15 @@ class CampaignHub:
             reads: deque[tuple[int, int, asyncio.Future[list[FramePage]]]] = deque()
             ahead = since  # where the next read starts
             try:
-                while reads or ahead < head:
-                    while ahead < head and len(reads) < CATCH_UP_READS_AHEAD:
+                while True:
+                    while ahead < head and len(reads) <= CATCH_UP_READS_AHEAD:
                         # Reads on multiples of the read size, so that every catch-up shares
                         # them.
                         upto = min((ahead // CATCH_UP_READ + 1) * CATCH_UP_READ, head)
                         reads.append((ahead, upto, read(ahead, upto)))
                         ahead = upto
+                    if not reads:
+                        return
                     after, upto, reading = reads.popleft()
                     for page in await reading:
                         if not await target.send_page(page.frames):
