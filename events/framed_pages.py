@@ -1,5 +1,8 @@
 """A catch-up's pages read as websocket text frames, built by SQLite in one row per page.
 
+Part of the SQLite store (:mod:`events.store` reads through it), and like it the only I/O in
+``events``.
+
 A catch-up sends every event of a range as its own text frame (RFC 6455, 5.2: ``0x81``, the
 payload's length in 7, 7+16 or 7+64 bits, the payload; a server does not mask). Reading a
 frame per row made a Python bytes object, a tuple and a list slot per event, then Python
