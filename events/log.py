@@ -24,6 +24,7 @@ from events.codec import (
     event_tag,
 )
 from events.errors import Rejected
+from events.framed_pages import FramePage
 
 __all__ = [
     "GENESIS",
@@ -183,6 +184,11 @@ class EventLog(Protocol):
     def event_frames(self, campaign: str, after: int, upto: int) -> list[bytes]:
         """The JSON of ``OutgoingEventFrame`` for each event ``(after, upto]``, in order (what
         a catch-up sends: the store may build them faster than decoding rows would)."""
+        ...
+
+    def frame_pages(self, campaign: str, after: int, upto: int, size: int) -> list[FramePage]:
+        """Events ``(after, upto]`` in pages of ``size``, each page the websocket text frames
+        of its events' ``OutgoingEventFrame`` back to back (what a catch-up writes)."""
         ...
 
     def hashes_at(self, wanted: dict[str, int]) -> dict[str, str]:

@@ -24,6 +24,7 @@ import functools
 import logging
 import random
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +34,7 @@ from events import core
 from events.base import Event, Recorded
 from events.codec import encode
 from events.errors import Rejected, StoreError
+from events.framed_pages import FramePage
 from events.log import (
     Appended,
     AppendRequest,
@@ -60,15 +62,15 @@ from server.page_cache import PageCache
 from server.rebuild import load_hub_state
 from server.rules.base import Decision
 from server.sealed_tokens import recall_issued, sealed_for
-from server.snapshots import SnapshotCache, encoded_page, history_page, snapshot_at
+from server.snapshots import SnapshotCache, history_page, snapshot_at
 from server.stored_snapshots import SnapshotStore, encode_state
 from server.subscriber import Subscriber
 from server.table_feed import TableFeed
 from server.views import Job, NotComputed, ViewQueue, ViewResult, ViewSpec, ViewWorkers
 from server.writer import GroupCommitter
 
-__all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "RESUME_LIMIT", "CampaignHub", "CommandWork",
-           "JoinWork"]
+__all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "RESUME_LIMIT", "CampaignHub",
+           "CommandWork", "JoinWork"]
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +81,10 @@ CATCH_UP_READ = 2_000
 """Events read from the log and encoded per trip to a worker thread (about 650 KB, shared
 through the page cache). Pages of 2,000 encoded one by one on the event loop once cost an
 unrelated table 413 ms of p99 under a storm of since=0 joins; here they are encoded off it."""
+CATCH_UP_READS_AHEAD = 2
+"""Reads of one catch-up under way ahead of the one whose pages are being written: SQLite
+builds the frames (about 2 µs of CPU an event) with the interpreter lock released, so two
+reads keep both cores of a small machine busy while the event loop writes."""
 MAX_BATCH = 256
 RESUME_LIMIT = 1_000
 """Most events a resuming client is sent to catch up; one further behind gets a snapshot of
@@ -706,36 +712,43 @@ class CampaignHub:
         """Replay ``(since, head]`` from the log ahead of the live frames already queued.
 
         The log is read :data:`CATCH_UP_READ` events per trip to a worker thread (a trip per
-        page of 200 capped a catch-up near 100,000 events/s), one read ahead of the pages
-        being written, so reading the log and writing the socket overlap; each read is cached
-        and shared by every catch-up that needs it.
+        page of 200 capped a catch-up near 100,000 events/s), :data:`CATCH_UP_READS_AHEAD`
+        reads ahead of the pages being written, so reading the log (in SQLite, which releases
+        the interpreter lock) and writing the socket overlap on every core; each read is
+        cached and shared by every catch-up that needs it. A read comes as pages of framed
+        events (:class:`~events.framed_pages.FramePage`), each written as it is.
         """
 
-        def read(after: int) -> asyncio.Future[list[bytes]]:
-            # Reads on multiples of the read size, so that every catch-up shares them.
-            upto = min((after // CATCH_UP_READ + 1) * CATCH_UP_READ, head)
+        def read(after: int, upto: int) -> asyncio.Future[list[FramePage]]:
             return asyncio.ensure_future(self._pages.get(
                 (self.campaign, after, upto),
-                functools.partial(encoded_page, self._log, self.campaign, after, upto)))
+                functools.partial(self._log.frame_pages, self.campaign, after, upto,
+                                  CATCH_UP_PAGE)))
 
         async def catch_up(target: Subscriber) -> None:
-            after = since
-            ahead = read(after)
+            reads: deque[tuple[int, int, asyncio.Future[list[FramePage]]]] = deque()
+            ahead = since  # where the next read starts
             try:
-                while after < head:
-                    frames = await ahead
-                    if not frames:  # the log holds less than the head: never spin
-                        raise StoreError(f"{self.campaign} has no events after #{after}")
-                    upto = after + len(frames)
-                    if upto < head:
-                        ahead = read(upto)
-                    for start in range(0, len(frames), CATCH_UP_PAGE):
-                        if not await target.send_page(frames[start:start + CATCH_UP_PAGE]):
+                while True:
+                    while ahead < head and len(reads) <= CATCH_UP_READS_AHEAD:
+                        # Reads on multiples of the read size, so that every catch-up shares
+                        # them.
+                        upto = min((ahead // CATCH_UP_READ + 1) * CATCH_UP_READ, head)
+                        reads.append((ahead, upto, read(ahead, upto)))
+                        ahead = upto
+                    if not reads:
+                        return
+                    after, upto, reading = reads.popleft()
+                    for page in await reading:
+                        if not await target.send_page(page.frames):
                             return  # too slow: dropped, it resumes from what it got
-                    after = upto
+                        after += page.events
+                    if after < upto:  # the log holds less than the head: never skip
+                        raise StoreError(f"{self.campaign} has no events after #{after}")
             finally:
-                ahead.cancel()  # a read ahead no one will take (no-op once it is done)
-                if ahead.done() and not ahead.cancelled():
-                    ahead.exception()  # retrieved: the failure was raised or is moot
+                for _, _, reading in reads:
+                    reading.cancel()  # a read ahead no one will take (it still fills the cache)
+                    if reading.done() and not reading.cancelled():
+                        reading.exception()  # retrieved: the failure was raised or is moot
 
         subscriber.push(catch_up)

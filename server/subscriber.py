@@ -22,7 +22,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
-__all__ = ["CATCH_UP_TIMEOUT", "QUEUE_LIMIT", "CatchUp", "Subscriber", "text_frames"]
+__all__ = ["CATCH_UP_TIMEOUT", "QUEUE_LIMIT", "CatchUp", "Subscriber", "text_frames",
+           "text_payloads"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +37,8 @@ CatchUp = Callable[["Subscriber"], Awaitable[None]]
 _SHORT = struct.Struct("!BB")
 _MEDIUM = struct.Struct("!BBH")
 _LONG = struct.Struct("!BBQ")
+_LENGTH_16 = struct.Struct("!H")
+_LENGTH_64 = struct.Struct("!Q")
 
 
 def text_frames(payloads: list[bytes]) -> bytes:
@@ -53,6 +56,27 @@ def text_frames(payloads: list[bytes]) -> bytes:
             parts.append(_LONG.pack(0x81, 127, size))
         parts.append(payload)
     return b"".join(parts)
+
+
+def text_payloads(frames: bytes) -> list[bytes]:
+    """The payloads of unmasked, unfragmented frames back to back (what :func:`text_frames`
+    and the store's framed pages hold): for a connection whose extensions frame them anew."""
+    payloads: list[bytes] = []
+    view = memoryview(frames)
+    at = 0
+    while at < len(frames):
+        size = frames[at + 1]
+        if size == 126:
+            (size,) = _LENGTH_16.unpack_from(frames, at + 2)
+            at += 4
+        elif size == 127:
+            (size,) = _LENGTH_64.unpack_from(frames, at + 2)
+            at += 10
+        else:
+            at += 2
+        payloads.append(bytes(view[at:at + size]))
+        at += size
+    return payloads
 
 
 class Subscriber:
@@ -120,13 +144,15 @@ class Subscriber:
         if pending:
             self._wake.set()
 
-    async def send_page(self, frames: list[bytes]) -> bool:
-        """Send a page of a catch-up; only from a catch-up, on this subscriber's own task.
+    async def send_page(self, frames: bytes) -> bool:
+        """Send a page of a catch-up (unmasked text frames back to back, as
+        :func:`text_frames` builds them); only from a catch-up, on this subscriber's own task.
 
         The page is written at once and drained down to websockets' ``write_limit``, so the
         server holds at most about one page per joining client. If the client does not take
         it within the catch-up timeout, it is dropped (1013: it resumes from the last event it
         got) and ``False`` is returned: the catch-up stops and everything it held is freed.
+        A page always ends on a frame's end: websockets may write a pong between two pages.
         """
         if self.connection.transport.is_closing():  # the client left mid catch-up
             return False
@@ -134,13 +160,16 @@ class Subscriber:
             async with asyncio.timeout(self._catch_up_timeout):
                 async with self.connection.send_context():
                     protocol = self.connection.protocol
+                    transport = self.connection.transport
                     if protocol.extensions or protocol.expect_continuation_frame:
-                        for frame in frames:  # compressed or mid-message: websockets frames it
-                            protocol.send_text(frame)
-                        page = b"".join(protocol.data_to_send())
+                        for payload in text_payloads(frames):  # websockets frames them:
+                            protocol.send_text(payload)      # compressed, or mid-message
+                        transport.write(b"".join(protocol.data_to_send()))
                     else:  # whatever the protocol has queued (a pong) goes first
-                        page = b"".join(protocol.data_to_send()) + text_frames(frames)
-                    self.connection.transport.write(page)
+                        queued = protocol.data_to_send()
+                        if queued:
+                            transport.writelines(queued)
+                        transport.write(frames)
                     self.pages_written += 1
         except TimeoutError:
             self.drop("too slow to catch up; resume")

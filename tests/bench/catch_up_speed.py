@@ -6,8 +6,11 @@
     python tests/bench/catch_up_speed.py --events 20000 --runs 2
     python tests/bench/catch_up_speed.py --profile py-spy # where the server's time goes
 
-The campaign is written straight into a fresh log (``tests/chaos/_longlog.py``), then a real
-``Server`` in a child process serves it with the replay budget lifted. The reader is a minimal
+The campaign is written straight into a fresh log (``tests/chaos/_longlog.py``) with the
+snapshots a server writing it would have stored (every ``snapshot_every`` events: without
+them the first join folds the whole campaign, a cost of loading, not of catching up; pass
+``--no-snapshots`` to see it), then a real ``Server`` in a child process serves it with the
+replay budget lifted. The reader is a minimal
 websocket peer (an ``asyncio.Protocol`` that only splits frames and counts event frames), so
 the figure is the server's: from the join sent to the frame of the head received. Runs
 alternate a cold page cache (a restart is not needed: the cache holds 16 MB, less than the
@@ -147,10 +150,24 @@ async def one_run(port: int, token: str, campaign: str, head: int) -> tuple[floa
     return seconds, check_frames(b"".join(reader.chunks), head)
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU of a process (all its threads) so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """User + system CPU of a process (all its threads), or of one of its threads, so far."""
+    stat = f"/proc/{pid}/task/{thread}/stat" if thread else f"/proc/{pid}/stat"
+    fields = Path(stat).read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def store_snapshots(db: Path, campaign: str) -> None:
+    """Store the campaign's snapshots as the server does while it is written."""
+    from events.store import SqliteLog
+    from server.settings import Settings
+    from server.stored_snapshots import SnapshotStore, fold_from
+
+    log = SqliteLog(db)
+    try:
+        fold_from(log, SnapshotStore(db), campaign, every=Settings().snapshot_every)
+    finally:
+        log.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--profile", choices=("py-spy",))
+    parser.add_argument("--no-snapshots", action="store_true",
+                        help="leave the log without stored snapshots (the first join folds it)")
     args = parser.parse_args(argv)
     from _longlog import build_long_log
 
@@ -168,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         built = build_long_log(work / "log.db", args.events, 1, "player")
         head, campaign = built["head"], built["campaign"]
+        if not args.no_snapshots:
+            store_snapshots(work / "log.db", campaign)
         print(f"catch-up speed: a {head:,}-event campaign written in "
               f"{time.perf_counter() - started:.1f}s; load average {os.getloadavg()[0]:.2f} on "
               f"{os.cpu_count()} CPUs")
@@ -187,13 +208,14 @@ def main(argv: list[str] | None = None) -> int:
         rates: list[float] = []
         failed = False
         for run in range(args.runs):
-            cpu0 = cpu_seconds(server.pid)
+            cpu0, loop0 = cpu_seconds(server.pid), cpu_seconds(server.pid, server.pid)
             seconds, problems = asyncio.run(one_run(port, built["gm_token"], campaign, head))
             cpu = cpu_seconds(server.pid) - cpu0
+            loop = cpu_seconds(server.pid, server.pid) - loop0
             rates.append(head / seconds)
             print(f"   run {run + 1}: {head:,} events in {seconds:.3f}s = "
-                  f"{head / seconds:,.0f} events/s; server CPU {cpu:.2f}s = "
-                  f"{head / max(cpu, 1e-9):,.0f} events per CPU-second; load average "
+                  f"{head / seconds:,.0f} events/s; server CPU {cpu:.2f}s "
+                  f"({1e6 * cpu / head:.2f} µs an event; event loop {loop:.2f}s); load average "
                   f"{os.getloadavg()[0]:.1f}" + (f"  PROBLEMS: {problems[:3]}" if problems else ""))
             failed |= bool(problems)
         if spy is not None:

@@ -80,6 +80,28 @@ def test_event_frames_are_the_outgoing_event_frames_of_the_rows(log) -> None:
     assert log.event_frames("a", 7, 9) == [] and log.event_frames("none", 0, 5) == []
 
 
+def test_frame_pages_are_the_event_frames_framed_page_by_page(log) -> None:
+    """``frame_pages`` gives the events of a range in pages of the size asked, each page the
+    websocket text frames of its ``event`` frames back to back, in order, with its count;
+    nothing past the last event."""
+    from websockets.frames import Frame, Opcode
+
+    ids = ['a "quoted" id', "back\\slash", "é ☃ 𝄞", "tab\t"] + [f"c{n}" for n in range(9)]
+    log.append_batch([request("a", 0, opened("a"), command="open")]
+                     + [request("a", 1 + n, rolled(n), command=cid, actor="han")
+                        for n, cid in enumerate(ids)])
+
+    def framed(after: int, upto: int) -> bytes:
+        return b"".join(Frame(Opcode.TEXT, frame).serialize(mask=False, extensions=[])
+                        for frame in log.event_frames("a", after, upto))
+
+    pages = log.frame_pages("a", 1, 14, 5)
+    assert [(page.events, page.frames) for page in pages] == [
+        (5, framed(1, 6)), (5, framed(6, 11)), (3, framed(11, 14))]
+    assert [page.events for page in log.frame_pages("a", 10, 40, 2)] == [2, 2]
+    assert log.frame_pages("a", 14, 20, 5) == [] and log.frame_pages("none", 0, 5, 5) == []
+
+
 def test_commands_remember_what_each_command_appended(log) -> None:
     """The command index answers a retried command with its original sequence numbers."""
     log.append_batch([request("a", 0, opened("a"), rolled(1), command="first")])

@@ -18,6 +18,7 @@ from tests.events.store_contract import (  # noqa: F401  (the contract runs here
     test_commands_remember_what_each_command_appended,
     test_each_event_has_its_chain_hash_in_the_append_and_the_rows,
     test_event_frames_are_the_outgoing_event_frames_of_the_rows,
+    test_frame_pages_are_the_event_frames_framed_page_by_page,
     test_rows_round_trip_every_field,
     test_stale_head_is_refused_and_appends_nothing,
     test_verify_passes_an_untouched_log,

@@ -7,10 +7,13 @@ import math
 import random
 from pathlib import Path
 
+import pytest
+
 from clients.client import Client
 from events import core
+from server import hub
 from server.app import Server
-from server.hub import CATCH_UP_PAGE, CATCH_UP_READ
+from server.hub import CATCH_UP_PAGE, CATCH_UP_READ, CATCH_UP_READS_AHEAD
 from server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
 from tests.server.raw import RawPeer
@@ -36,10 +39,22 @@ async def _replay(server: Server, token: str, campaign: str, since: int,
     return seqs, pages
 
 
+def _pages(since: int, head: int, read: int) -> int:
+    """Pages a catch-up of ``(since, head]`` writes: each read's (on multiples of ``read``)
+    split in pages of 200 from its start, the last of each read maybe short."""
+    pages, after = 0, since
+    while after < head:
+        upto = min((after // read + 1) * read, head)
+        pages += math.ceil((upto - after) / CATCH_UP_PAGE)
+        after = upto
+    return pages
+
+
 async def test_a_catch_up_of_several_pages_arrives_whole_in_one_write_per_page(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A replay longer than a read and several pages arrives complete and in order, from the
-    start and from a seq inside a page, in exactly one write per page of 200 frames."""
+    start and from a seq inside a page, in exactly one write per page of 200 frames; also
+    with reads of 300 events, so that more reads than the ones ahead are under way."""
     assert CATCH_UP_READ % CATCH_UP_PAGE == 0
     server = Server(tmp_path / "pages.db", "127.0.0.1", 0, rng=random.Random(3),
                     admin_token=ADMIN_TOKEN, settings=UNLIMITED)
@@ -57,9 +72,12 @@ async def test_a_catch_up_of_several_pages_arrives_whole_in_one_write_per_page(
         for since in (0, 150, CATCH_UP_READ - 10):
             seqs, pages = await _replay(server, ack.token, ack.campaign, since, head)
             assert seqs == list(range(since + 1, head + 1))
-            # a read's pages are written whole; the last page of each read may be short
-            first_read = min(CATCH_UP_READ, head) - since
-            assert pages == (math.ceil(first_read / CATCH_UP_PAGE)
-                             + math.ceil((head - max(since, CATCH_UP_READ)) / CATCH_UP_PAGE))
+            assert pages == _pages(since, head, CATCH_UP_READ)
+        monkeypatch.setattr(hub, "CATCH_UP_READ", 300)  # 8 reads, each of 2 pages
+        assert head > 300 * (CATCH_UP_READS_AHEAD + 2)
+        for since in (0, 150):
+            seqs, pages = await _replay(server, ack.token, ack.campaign, since, head)
+            assert seqs == list(range(since + 1, head + 1))
+            assert pages == _pages(since, head, 300) != _pages(since, head, CATCH_UP_READ)
     finally:
         await server.stop()

@@ -8,7 +8,11 @@ import threading
 
 import pytest
 
+from events.framed_pages import FramePage
 from server.page_cache import PageCache
+
+ONE = [FramePage(1, b"0123456789")]
+TWO = [FramePage(1, b"frame-1"), FramePage(1, b"frame-2")]
 
 
 async def test_concurrent_catch_ups_share_one_load_and_later_ones_hit() -> None:
@@ -16,37 +20,60 @@ async def test_concurrent_catch_ups_share_one_load_and_later_ones_hit() -> None:
     loads = 0
     release = threading.Event()
 
-    def load() -> list[bytes]:
+    def load() -> list[FramePage]:
         nonlocal loads
         loads += 1
         release.wait(5)
-        return [b"frame-1", b"frame-2"]
+        return TWO
 
     waiting = [asyncio.create_task(cache.get(("c", 0, 200), load)) for _ in range(8)]
     await asyncio.sleep(0.05)
     release.set()
     pages = await asyncio.gather(*waiting)
-    assert loads == 1 and all(page == [b"frame-1", b"frame-2"] for page in pages)
-    assert await cache.get(("c", 0, 200), load) == [b"frame-1", b"frame-2"]
+    assert loads == 1 and all(page == TWO for page in pages)
+    assert await cache.get(("c", 0, 200), load) == TWO
     assert loads == 1 and (cache.hits, cache.misses) == (8, 1)
 
 
 async def test_the_least_recently_used_page_goes_past_the_bound() -> None:
     cache = PageCache(max_bytes=20)
     for after in (0, 200, 400):  # 10 bytes each: the first goes when the third comes
-        await cache.get(("c", after, after + 200), lambda: [b"0123456789"])
+        await cache.get(("c", after, after + 200), lambda: ONE)
     assert cache.size == 20
     loaded = []
-    await cache.get(("c", 0, 200), lambda: loaded.append(1) or [b"0123456789"])
+    await cache.get(("c", 0, 200), lambda: loaded.append(1) or ONE)
     assert loaded == [1]  # read again: it had been dropped
 
 
 async def test_a_failed_load_reaches_every_waiter_and_is_not_kept() -> None:
     cache = PageCache()
 
-    def broken() -> list[bytes]:
+    def broken() -> list[FramePage]:
         raise OSError("disk I/O error")
 
     with pytest.raises(OSError):
         await cache.get(("c", 0, 200), broken)
-    assert await cache.get(("c", 0, 200), lambda: [b"ok"]) == [b"ok"]
+    assert await cache.get(("c", 0, 200), lambda: ONE) == ONE
+
+
+async def test_a_waiter_that_stops_does_not_cancel_a_shared_load() -> None:
+    """The catch-up that started a read leaves (cancelled) while another waits for the same
+    read: the other still gets it, and the read is kept for the next."""
+    cache = PageCache()
+    release = threading.Event()
+    loads = 0
+
+    def load() -> list[FramePage]:
+        nonlocal loads
+        loads += 1
+        release.wait(5)
+        return ONE
+
+    first = asyncio.create_task(cache.get(("c", 0, 200), load))
+    second = asyncio.create_task(cache.get(("c", 0, 200), load))
+    await asyncio.sleep(0.05)
+    first.cancel()
+    await asyncio.sleep(0)
+    release.set()
+    assert await second == ONE and first.cancelled()
+    assert await cache.get(("c", 0, 200), load) == ONE and loads == 1
