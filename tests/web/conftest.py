@@ -244,27 +244,33 @@ READ_LOG_BY_SCROLLING = """async (list) => {
   // the log is windowed: read it as a person does, from the top, half a view at a time
   const frame = () => new Promise((done) => requestAnimationFrame(
     () => requestAnimationFrame(done)));
-  const seqs = [];
+  const lines = [];
   let inOrder = true;
   list.scrollTop = 0;
   for (let step = 0; step < 10000; step += 1) {
     await frame();
     const shown = [...list.querySelectorAll("li[data-seq]")].map(
-      (line) => Number(line.dataset.seq));
-    shown.forEach((seq, i) => { if (i > 0 && seq <= shown[i - 1]) inOrder = false; });
-    for (const seq of shown) if (seqs.length === 0 || seq > seqs[seqs.length - 1]) seqs.push(seq);
+      (line) => [Number(line.dataset.seq), line.dataset.type]);
+    shown.forEach(([seq], i) => { if (i > 0 && seq <= shown[i - 1][0]) inOrder = false; });
+    for (const line of shown) {
+      if (lines.length === 0 || line[0] > lines[lines.length - 1][0]) lines.push(line);
+    }
     if (list.scrollTop + list.clientHeight >= list.scrollHeight - 1) break;
     list.scrollTop += Math.max(20, list.clientHeight / 2);
   }
-  return {seqs, inOrder};
+  return {lines, inOrder};
 }"""
 
 
-def log_read_through(page: Page) -> list[int]:
-    """Every line of the page's log, in order, as read by scrolling it from the top to the
-    bottom (the log keeps only the lines near its view in the DOM); a line twice, or out of
-    order, in what is shown at any moment fails."""
+def log_lines_read_through(page: Page) -> list[tuple[int, str]]:
+    """Every line of the page's log as (seq, event type), in order, as read by scrolling it
+    from the top to the bottom (the log keeps only the lines near its view in the DOM); a line
+    twice, or out of order, in what is shown at any moment fails."""
     read = page.locator("ph-log .ph-log-lines").evaluate(READ_LOG_BY_SCROLLING)
     assert read["inOrder"], "the log showed a line twice or out of order"
-    seqs: list[int] = read["seqs"]
-    return seqs
+    return [(int(seq), str(kind)) for seq, kind in read["lines"]]
+
+
+def log_read_through(page: Page) -> list[int]:
+    """The seq of every line of the page's log, read through (:func:`log_lines_read_through`)."""
+    return [seq for seq, _ in log_lines_read_through(page)]
