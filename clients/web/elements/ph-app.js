@@ -1,7 +1,7 @@
 // <ph-app>: the page. It owns the one store and the one connection, lays the table out, hands
 // each element its part of the state (as properties), and is the one place commands are sent
 // from (elements raise `ph-command`; see actions.js).
-import {h, replace} from "../dom.js";
+import {afterPaint, h, replace} from "../dom.js";
 import {COMMAND_EVENT} from "../actions.js";
 import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
@@ -200,19 +200,6 @@ export class PhApp extends HTMLElement {
       this.tools.append(this.sheet);
     }
   }
-}
-
-/** Run `task` once the next frame is painted (or after 250 ms in a tab that paints nothing:
- * a hidden one). */
-function afterPaint(task) {
-  let done = false;
-  const once = () => {
-    if (done) return;
-    done = true;
-    task();
-  };
-  requestAnimationFrame(() => setTimeout(once));
-  setTimeout(once, 250);
 }
 
 customElements.define("ph-app", PhApp);

@@ -21,7 +21,7 @@
 // Older events come back a page at a time: scrolling to the top (or the "Load older" button,
 // for keyboards) raises `ph-older`; <ph-app> asks the server for a `history` page and hands
 // the lines down again.
-import {clock, h} from "../dom.js";
+import {afterPaint, clock, h} from "../dom.js";
 import {describeCore} from "../describe.js";
 
 export const OLDER_EVENT = "ph-older";
@@ -136,6 +136,10 @@ export class PhLog extends HTMLElement {
       tops = this.model();
       if (guessed !== this.guess) this.space(tops, from, to);
     }
+    // a full list has a fixed height and is laid out on its own (`contain: strict`): a new
+    // line then lays out the list, not the page around it
+    const full = tops[n] > list.clientHeight + 1;
+    if (full !== list.classList.contains("ph-log-full")) list.classList.toggle("ph-log-full", full);
     this.covered = [tops[from], tops[to]];
     this.drawnOf = [n, frames[0]?.seq, frames[n - 1]?.seq];
     // the list's height may have changed with its lines (the first ones, before 55vh fill it)
@@ -293,11 +297,13 @@ export class PhLog extends HTMLElement {
     this.newest = newest;
     if (before === null || newest === null || newest <= before) return;
     const fresh = this.frames.slice(Math.max(this.find(before) + 1, n - ANNOUNCED));
-    for (const frame of fresh) {
-      const line = this.built.get(frame.seq) ?? this.line(frame);
-      this.announcer.append(h("p", {}, [...line.childNodes].map((node) => node.cloneNode(true))));
-    }
-    while (this.announcer.childElementCount > ANNOUNCED) this.announcer.firstElementChild.remove();
+    afterPaint(() => { // the line on screen first
+      for (const frame of fresh) {
+        const line = this.built.get(frame.seq) ?? this.line(frame);
+        this.announcer.append(h("p", {}, [...line.childNodes].map((node) => node.cloneNode(true))));
+      }
+      while (this.announcer.childElementCount > ANNOUNCED) this.announcer.firstElementChild.remove();
+    });
   }
 
   line(frame) {
