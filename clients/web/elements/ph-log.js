@@ -52,7 +52,7 @@ export class PhLog extends HTMLElement {
     this.stuck = true;         // the view follows the newest line
     this.anchor = null;        // {seq, delta}: the line at the view's top, and how far into it
     this.newest = null;        // the newest seq drawn (for announcing what comes after it)
-    this.width = null;
+    this.size = null;          // the list's [width, height] as last seen
     this.drawnOf = null;       // [n, first seq, last seq] of the log last drawn
   }
 
@@ -72,14 +72,16 @@ export class PhLog extends HTMLElement {
                                "aria-label": "New log lines"});
     this.append(h("h2", {}, "Log"), this.older, this.list, this.announcer);
     new ResizeObserver((entries) => {
-      const width = entries[entries.length - 1].contentRect.width;
-      if (width === this.width) return;
-      const first = this.width === null;
-      this.width = width;
-      if (first) return;
-      this.heights.clear(); // lines wrap differently now: measure them again
-      this.guess = null;
-      this.tops = null;
+      const {width, height} = entries[entries.length - 1].contentRect;
+      const [wide, high] = this.size ?? [width, height];
+      this.size = [width, height];
+      if (width !== wide) { // lines wrap differently now: measure them again
+        this.heights.clear();
+        this.guess = null;
+        this.tops = null;
+      } else if (height === high || !this.list.classList.contains("ph-log-full")) {
+        return; // a list growing line by line is drawn already
+      }
       requestAnimationFrame(() => this.draw()); // not inside the observer (no resize loop)
     }).observe(this.list);
     this.draw();
