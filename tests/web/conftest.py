@@ -233,10 +233,21 @@ def open_page(browser: Browser, client_message_schema: jsonschema.Validator
 
 
 def screenshot(page: Page, name: str) -> Path:
-    """Write a screenshot for people to look at (not compared: the tests check the DOM)."""
+    """Write a screenshot for people to look at (not compared: the tests check the DOM).
+
+    Chromium's full-page capture resets the windowed log's scroll position to its top (seen
+    only with the windowed log, cause not found): the log's position is put back after it, so
+    a picture changes nothing the rest of the test sees."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
+    log = page.locator("ph-log .ph-log-lines")
+    kept = log.evaluate("(list) => list.scrollTop") if log.count() else None
     page.screenshot(path=str(path), full_page=True)
+    if kept is not None:
+        log.evaluate("""async (list, top) => {
+          await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+          list.scrollTop = top;
+        }""", kept)
     return path
 
 

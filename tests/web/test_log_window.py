@@ -126,7 +126,12 @@ def test_a_long_log_keeps_only_the_lines_near_the_view_and_reads_whole(
     served.send(ana_link, {"type": "roll", "expression": "1d20", "reason": "the last one"})
     for page in (gm, ana):
         expect(page.locator("ph-log li", has_text="the last one")).to_be_in_viewport()
+    # Ana's window grows very tall and back (the log's list with it): she still follows the log
+    ana.set_viewport_size({"width": 360, "height": 3000})
+    ana.set_viewport_size({"width": 360, "height": 800})
+    served.send(ana_link, {"type": "roll", "expression": "1d20", "reason": "after the picture"})
+    expect(ana.locator("ph-log li", has_text="after the picture")).to_be_in_viewport()
 
     # read through, top to bottom: every line once, in order
     for page in (gm, ana):
-        assert log_read_through(page) == list(range(1, head + 5))
+        assert log_read_through(page) == list(range(1, head + 6))

@@ -53,6 +53,7 @@ export class PhLog extends HTMLElement {
     this.anchor = null;        // {seq, delta}: the line at the view's top, and how far into it
     this.newest = null;        // the newest seq drawn (for announcing what comes after it)
     this.size = null;          // the list's [width, height] as last seen
+    this.settling = false;     // resized, not yet drawn again
     this.drawnOf = null;       // [n, first seq, last seq] of the log last drawn
   }
 
@@ -79,10 +80,17 @@ export class PhLog extends HTMLElement {
         this.heights.clear();
         this.guess = null;
         this.tops = null;
-      } else if (height === high || !this.list.classList.contains("ph-log-full")) {
-        return; // a list growing line by line is drawn already
+      } else if (height === high) {
+        return;
       }
-      requestAnimationFrame(() => this.draw()); // not inside the observer (no resize loop)
+      // the window was resized (or a full-page screenshot stretched it): the view again, and
+      // not inside the observer (no resize loop). A scroll event until then is the browser
+      // clamping the list to its new size, not the reader: it does not unstick the view.
+      this.settling = true;
+      requestAnimationFrame(() => {
+        this.settling = false;
+        this.draw();
+      });
     }).observe(this.list);
     this.draw();
   }
@@ -175,9 +183,12 @@ export class PhLog extends HTMLElement {
     const tops = this.model();
     const top = list.scrollTop;
     const view = list.clientHeight;
-    this.stuck = tops[n] - top - view < STUCK_PX;
-    const at = this.indexAt(tops, top);
-    this.anchor = {seq: this.frames[at].seq, delta: top - tops[at]};
+    if (!this.settling) {
+      // the list as laid out decides, not the model (stale for a moment after a resize)
+      this.stuck = list.scrollHeight - top - view < STUCK_PX;
+      const at = this.indexAt(tops, top);
+      this.anchor = {seq: this.frames[at].seq, delta: top - tops[at]};
+    }
     const [above, below] = this.covered;
     if ((this.from > 0 && top - REFILL_PX < above) || (this.to < n && top + view + REFILL_PX > below)) {
       this.draw();
