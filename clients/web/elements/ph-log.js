@@ -83,7 +83,7 @@ export class PhLog extends HTMLElement {
       } else if (height === high) {
         return;
       }
-      // the window was resized (or a full-page screenshot stretched it): the view again, and
+      // the window was resized: the view again, and
       // not inside the observer (no resize loop). A scroll event until then is the browser
       // clamping the list to its new size, not the reader: it does not unstick the view.
       this.settling = true;
