@@ -64,3 +64,17 @@ export function percent(p) {
   if (p === null || p === undefined) return "—";
   return `${(p * 100).toFixed(p >= 0.995 || p <= 0.005 ? 2 : 1)}%`;
 }
+
+/** Run `task` once the next frame is painted: work that can wait a frame (panels after a log
+ * line, a screen reader's copy of the line) stays out of the frame that shows what came.
+ * A hidden tab paints nothing: there it runs after 250 ms. */
+export function afterPaint(task) {
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    task();
+  };
+  requestAnimationFrame(() => setTimeout(once));
+  setTimeout(once, 250);
+}

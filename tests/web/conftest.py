@@ -233,8 +233,55 @@ def open_page(browser: Browser, client_message_schema: jsonschema.Validator
 
 
 def screenshot(page: Page, name: str) -> Path:
-    """Write a screenshot for people to look at (not compared: the tests check the DOM)."""
+    """Write a screenshot for people to look at (not compared: the tests check the DOM).
+
+    Chromium's full-page capture resets the windowed log's scroll position to its top (seen
+    only with the windowed log, cause not found): the log's position is put back after it, so
+    a picture changes nothing the rest of the test sees."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
+    log = page.locator("ph-log .ph-log-lines")
+    kept = log.evaluate("(list) => list.scrollTop") if log.count() else None
     page.screenshot(path=str(path), full_page=True)
+    if kept is not None:
+        log.evaluate("""async (list, top) => {
+          await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+          list.scrollTop = top;
+        }""", kept)
     return path
+
+
+READ_LOG_BY_SCROLLING = """async (list) => {
+  // the log is windowed: read it as a person does, from the top, half a view at a time
+  const frame = () => new Promise((done) => requestAnimationFrame(
+    () => requestAnimationFrame(done)));
+  const lines = [];
+  let inOrder = true;
+  list.scrollTop = 0;
+  for (let step = 0; step < 10000; step += 1) {
+    await frame();
+    const shown = [...list.querySelectorAll("li[data-seq]")].map(
+      (line) => [Number(line.dataset.seq), line.dataset.type]);
+    shown.forEach(([seq], i) => { if (i > 0 && seq <= shown[i - 1][0]) inOrder = false; });
+    for (const line of shown) {
+      if (lines.length === 0 || line[0] > lines[lines.length - 1][0]) lines.push(line);
+    }
+    if (list.scrollTop + list.clientHeight >= list.scrollHeight - 1) break;
+    list.scrollTop += Math.max(20, list.clientHeight / 2);
+  }
+  return {lines, inOrder};
+}"""
+
+
+def log_lines_read_through(page: Page) -> list[tuple[int, str]]:
+    """Every line of the page's log as (seq, event type), in order, as read by scrolling it
+    from the top to the bottom (the log keeps only the lines near its view in the DOM); a line
+    twice, or out of order, in what is shown at any moment fails."""
+    read = page.locator("ph-log .ph-log-lines").evaluate(READ_LOG_BY_SCROLLING)
+    assert read["inOrder"], "the log showed a line twice or out of order"
+    return [(int(seq), str(kind)) for seq, kind in read["lines"]]
+
+
+def log_read_through(page: Page) -> list[int]:
+    """The seq of every line of the page's log, read through (:func:`log_lines_read_through`)."""
+    return [seq for seq, _ in log_lines_read_through(page)]

@@ -8,9 +8,9 @@ import json
 from typing import Any
 
 import jsonschema
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from tests.web.conftest import PageOpener, Served, invalid_frames
+from tests.web.conftest import PageOpener, Served, invalid_frames, log_read_through
 
 
 def narrative_table(served: Served) -> tuple[str, str, str, str, str]:
@@ -28,13 +28,6 @@ def narrative_table(served: Served) -> tuple[str, str, str, str, str]:
     served.send(gm_link, {"type": "open_check", "character": "han", "skill": "Ranged (Light)",
                           "check": "shot"})
     return campaign, gm_link, ana, bo, watcher
-
-
-def seqs_shown(page: Page) -> list[int]:
-    """The seq of every line in the page's log, in the order shown."""
-    shown: list[int] = page.eval_on_selector_all(
-        "ph-log li[data-seq]", "lines => lines.map(line => Number(line.dataset.seq))")
-    return shown
 
 
 def test_a_player_offline_mid_check_comes_back_with_no_gap_and_no_duplicate(
@@ -69,9 +62,9 @@ def test_a_player_offline_mid_check_comes_back_with_no_gap_and_no_duplicate(
     head = int(state["head"])
     expect(ana.locator("ph-log li[data-seq]").last).to_have_attribute("data-seq", str(head))
     for page in (gm, ana, bo, watcher):
-        assert seqs_shown(page) == list(range(1, head + 1))
+        assert log_read_through(page) == list(range(1, head + 1))
     log = {line["seq"]: line for line in state["log"]}
-    assert [seq for seq in seqs_shown(ana) if seq in log] == sorted(log)
+    assert [seq for seq in log_read_through(ana) if seq in log] == sorted(log)
     tunnel = [roll for roll in state["rolls"] if roll["reason"] == "from the tunnel"]
     assert len(tunnel) == 1 and tunnel[0]["expression"] == "2d6"
 

@@ -1,7 +1,7 @@
 // <ph-app>: the page. It owns the one store and the one connection, lays the table out, hands
 // each element its part of the state (as properties), and is the one place commands are sent
 // from (elements raise `ph-command`; see actions.js).
-import {h, replace} from "../dom.js";
+import {afterPaint, h, replace} from "../dom.js";
 import {COMMAND_EVENT} from "../actions.js";
 import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
@@ -107,22 +107,46 @@ export class PhApp extends HTMLElement {
     }
     if (changed.has("welcome") && state.welcome) this.welcomed(state.welcome);
     if (!this.systemReady) return; // the table waits for its game system's module
-    const system = this.system;
     if (changed.has("table") && state.table) {
       this.names = namesOf(state.table);
+      this.tableChanged = true;
+    }
+    if (changed.has("views")) this.viewsChanged = true;
+    if ((changed.has("log") || changed.has("table")) && this.names) {
+      this.log.update(state.log, this.names, this.system, state.olderExhausted);
+    }
+    if (!this.shown) {
+      this.drawTable(); // the first table at once
+      if (state.table && state.connection === "live") {
+        this.shown = true;
+        performance.mark(LIVE_MARK); // the table is on screen and usable (the bench's figure)
+      }
+    } else if ((this.tableChanged || this.viewsChanged) && !this.drawing) {
+      // a `table` message follows every event: the event's log line is painted first, the
+      // panels (members, the system's panel, the forms) in the frame after (at most one
+      // redraw of them per frame however many messages came)
+      this.drawing = true;
+      afterPaint(() => {
+        this.drawing = false;
+        this.drawTable();
+      });
+    }
+  }
+
+  /** Hand the latest table and views to every part that shows them. */
+  drawTable() {
+    const state = this.store.state;
+    if (this.tableChanged && state.table) {
+      this.tableChanged = false;
       this.members.update(state.table);
       if (this.panel) this.panel.table = state.table;
       if (this.sheet) this.sheet.table = state.table;
       if (this.roll.isConnected) this.roll.update(this.mine(state.table));
       for (const tool of this.tools.children) tool.table = state.table;
     }
-    if ((changed.has("log") || changed.has("table")) && this.names) {
-      this.log.update(state.log, this.names, system, state.olderExhausted);
-    }
-    if (changed.has("views") && this.panel) this.panel.views = state.views;
-    if (!this.shown && state.table && state.connection === "live") {
-      this.shown = true;
-      performance.mark(LIVE_MARK); // the table is on screen and usable (the bench's figure)
+    if (this.viewsChanged && this.panel) {
+      this.viewsChanged = false;
+      this.panel.views = state.views;
     }
   }
 

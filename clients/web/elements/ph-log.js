@@ -1,28 +1,60 @@
 // <ph-log>: the table's log, newest last, each line an event as the table saw it (dice drawn
-// as dice). Lines are built once per event and kept (keyed by seq), so a new event costs one
-// line, not a redraw of the whole log.
+// as dice).
 //
-// Every line stays in the DOM (find-in-page, screen readers, and the tests' view of the log);
-// a new event adds one line and lays out only it. `content-visibility: auto` on the lines was
-// measured to make scrolling a 2,000-line log slower, not faster (tests/bench/browser_table.py).
+// Windowed: only the lines in and near the view are in the DOM (a 2,000-line log laid out
+// whole dropped frames when scrolled fast; `content-visibility: auto` on every line was
+// measured and was much slower still: tests/bench/browser_table.py). Two spacers above
+// and below the lines shown stand for the lines that are not, so the scrollbar is true to the
+// whole log. Lines differ in height (dice wrap on a phone): each is measured once it has been
+// laid out, and the lines never shown are counted at the height the first ones measured.
+// The view is kept by its anchor — the line at its top and how far into it — so lines put
+// above it ("Load older") or below it (new events while one reads older ones) never move what
+// is read; a view at the bottom stays there as events arrive. A line's DOM is built when it is
+// first shown and kept (a few hundred, most recently shown first), keyed by seq.
+//
+// Screen readers: the list is a plain scrollable list (keyboard: Tab to it, then the arrows,
+// Page Up/Down, Home/End); lines carry their place in the log (aria-posinset/-setsize). New
+// events are announced by a separate live region holding a copy of the last few new lines —
+// not by the list, whose lines come and go as it scrolls. Find-in-page sees only the lines
+// near the view.
+//
 // Older events come back a page at a time: scrolling to the top (or the "Load older" button,
 // for keyboards) raises `ph-older`; <ph-app> asks the server for a `history` page and hands
 // the lines down again.
-import {clock, h} from "../dom.js";
+import {afterPaint, clock, h} from "../dom.js";
 import {describeCore} from "../describe.js";
 
 export const OLDER_EVENT = "ph-older";
-const NEAR_TOP_PX = 120;
+const NEAR_TOP_PX = 120;  // scrolled this close to the top: fetch older lines
+const STUCK_PX = 40;      // this close to the bottom: follow new lines
+const AHEAD_PX = 480;     // lines kept in the DOM beyond each edge of the view ...
+const REFILL_PX = 160;    // ... and filled in again when the view comes this close to an edge
+const FIRST_GUESS_PX = 32; // a line's height before any line was measured
+const KEEP_BUILT = 400;   // built lines kept while not shown
+const ANNOUNCED = 3;      // new lines kept in the live region
 
 export class PhLog extends HTMLElement {
   constructor() {
     super();
-    this.lines = new Map(); // seq -> <li>
+    this.frames = [];
     this.system = null;
     this.names = null;
-    this.frames = [];
     this.exhausted = true;
     this.loading = false;
+    this.built = new Map();    // seq -> <li>, least recently shown first
+    this.heights = new Map();  // seq -> measured height (px) at the list's current width
+    this.guess = null;         // the height of a line never shown (set by the first measured)
+    this.tops = null;          // tops[i]: the y of frames[i] in the whole log; tops[n]: its height
+    this.modelOf = null;       // [n, first seq, last seq] the tops were counted for
+    this.from = 0;             // frames[from, to) are the lines in the DOM
+    this.to = 0;
+    this.covered = [0, 0];     // the y range those lines cover
+    this.stuck = true;         // the view follows the newest line
+    this.anchor = null;        // {seq, delta}: the line at the view's top, and how far into it
+    this.newest = null;        // the newest seq drawn (for announcing what comes after it)
+    this.size = null;          // the list's [width, height] as last seen
+    this.settling = false;     // resized, not yet drawn again
+    this.drawnOf = null;       // [n, first seq, last seq] of the log last drawn
   }
 
   connectedCallback() {
@@ -30,24 +62,52 @@ export class PhLog extends HTMLElement {
     this.setAttribute("aria-label", "Table log");
     this.older = h("button", {type: "button", class: "ph-quiet ph-log-older", hidden: true,
                               onclick: () => this.askOlder()}, "Load older");
-    this.list = h("ol", {class: "ph-log-lines", "aria-live": "polite", "aria-relevant": "additions",
-                         tabindex: 0, "aria-label": "Log lines"});
-    this.list.addEventListener("scroll", () => {
-      if (this.list.scrollTop < NEAR_TOP_PX) this.askOlder();
-    }, {passive: true});
-    this.append(h("h2", {}, "Log"), this.older, this.list);
-    this.render();
+    // the spacers stand for the lines not in the DOM (padding would stretch the list past its
+    // max-height once it is taller than that)
+    this.above = h("li", {class: "ph-log-spacer", "aria-hidden": "true", role: "presentation"});
+    this.below = h("li", {class: "ph-log-spacer", "aria-hidden": "true", role: "presentation"});
+    this.list = h("ol", {class: "ph-log-lines", tabindex: 0, "aria-label": "Log lines"},
+                  this.above, this.below);
+    this.list.addEventListener("scroll", () => this.scrolled(), {passive: true});
+    this.announcer = h("div", {class: "ph-sr-only", role: "log", "aria-live": "polite",
+                               "aria-label": "New log lines"});
+    this.append(h("h2", {}, "Log"), this.older, this.list, this.announcer);
+    new ResizeObserver((entries) => {
+      const {width, height} = entries[entries.length - 1].contentRect;
+      const [wide, high] = this.size ?? [width, height];
+      this.size = [width, height];
+      if (width !== wide) { // lines wrap differently now: measure them again
+        this.heights.clear();
+        this.guess = null;
+        this.tops = null;
+      } else if (height === high) {
+        return;
+      }
+      // the window was resized: the view again, and
+      // not inside the observer (no resize loop). A scroll event until then is the browser
+      // clamping the list to its new size, not the reader: it does not unstick the view.
+      this.settling = true;
+      requestAnimationFrame(() => {
+        this.settling = false;
+        this.draw();
+      });
+    }).observe(this.list);
+    this.draw();
   }
 
-  /** The log's frames (oldest first), names for ids, the game system's module, and whether
-   * the server has nothing older. */
+  /** The log's frames (oldest first, seqs in a row), names for ids, the game system's module,
+   * and whether the server has nothing older. */
   update(frames, names, system, exhausted = true) {
+    // the store appends to the same array: compare what was drawn, not the array
+    const [n, first, last] = this.drawnOf ?? [];
+    const same = frames.length === n && frames[0]?.seq === first && frames.at(-1)?.seq === last;
+    const redraw = !same || exhausted !== this.exhausted || this.loading || !this.names;
     this.frames = frames;
     this.names = names;
     this.system = system;
     this.exhausted = exhausted;
     this.loading = false;
-    this.render();
+    if (redraw) this.draw(); // a `table` message alone changes no line: nothing to do
   }
 
   askOlder() {
@@ -61,49 +121,212 @@ export class PhLog extends HTMLElement {
   /** The request for older lines failed (disconnected): the button may be tried again. */
   olderFailed() {
     this.loading = false;
-    this.render();
+    this.draw();
   }
 
-  render() {
+  /** Put in the DOM the lines the view needs, keep the view where it is (or at the bottom). */
+  draw() {
     if (!this.list || !this.names) return;
     this.older.hidden = this.exhausted;
     this.older.disabled = this.loading;
     const list = this.list;
-    const wanted = new Set(this.frames.map((frame) => frame.seq));
-    for (const [seq, line] of this.lines) {
-      if (!wanted.has(seq)) {
-        line.remove();
-        this.lines.delete(seq);
-      }
+    const frames = this.frames;
+    const n = frames.length;
+    const view = list.clientHeight || window.innerHeight;
+    let tops = this.model();
+    const top = this.wantedTop(tops, view);
+    const from = n ? this.indexAt(tops, top - AHEAD_PX) : 0;
+    const to = n ? this.indexAt(tops, top + view + AHEAD_PX) + 1 : 0;
+    this.show(from, to);
+    // the spacers stand for the lines not shown: measuring the ones shown cannot change them
+    // (unless it sets the first guess), so they are sized before the one layout measuring takes
+    this.space(tops, from, to);
+    const guessed = this.guess;
+    if (this.measure(from, to)) {
+      tops = this.model();
+      if (guessed !== this.guess) this.space(tops, from, to);
     }
-    const stuck = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-    const firstShown = list.firstElementChild;
-    const heightBefore = list.scrollHeight;
-    let previous = null;
-    let abovePrevious = firstShown !== null; // new lines here go above what was shown
-    let prepended = false;
-    for (const frame of this.frames) {
-      let line = this.lines.get(frame.seq);
-      if (line === firstShown) abovePrevious = false;
-      if (!line) {
-        line = this.line(frame);
-        this.lines.set(frame.seq, line);
-        if (previous) previous.after(line);
-        else list.prepend(line);
-        prepended ||= abovePrevious;
-      }
-      previous = line;
+    // a full list has a fixed height and is laid out on its own (`contain: strict`): a new
+    // line then lays out the list, not the page around it
+    const full = tops[n] > list.clientHeight + 1;
+    if (full !== list.classList.contains("ph-log-full")) list.classList.toggle("ph-log-full", full);
+    this.covered = [tops[from], tops[to]];
+    this.drawnOf = [n, frames[0]?.seq, frames[n - 1]?.seq];
+    // the list's height may have changed with its lines (the first ones, before 55vh fill it)
+    const settled = this.wantedTop(tops, list.clientHeight || view);
+    if (Math.abs(list.scrollTop - settled) >= 1) list.scrollTop = settled;
+    this.announce();
+  }
+
+  space(tops, from, to) {
+    this.above.style.height = `${tops[from]}px`;
+    this.below.style.height = `${tops[this.frames.length] - tops[to]}px`;
+  }
+
+  /** Where the view's top should be: the bottom if it follows new lines, else its anchor. */
+  wantedTop(tops, view) {
+    const n = this.frames.length;
+    const bottom = Math.max(0, tops[n] - view);
+    if (this.stuck || !this.anchor) return bottom;
+    const at = this.find(this.anchor.seq);
+    if (at < 0) { // the line read is gone (a new snapshot, a new moment of a replay)
+      this.stuck = true;
+      return bottom;
     }
-    if (stuck && !prepended) list.scrollTop = list.scrollHeight;
-    else if (prepended) list.scrollTop += list.scrollHeight - heightBefore; // keep the view
+    return Math.max(0, Math.min(tops[at] + this.anchor.delta, bottom));
+  }
+
+  scrolled() {
+    const list = this.list;
+    const n = this.frames.length;
+    if (!n || !this.names) return;
+    const tops = this.model();
+    const top = list.scrollTop;
+    const view = list.clientHeight;
+    if (!this.settling) {
+      // the list as laid out decides, not the model (stale for a moment after a resize)
+      this.stuck = list.scrollHeight - top - view < STUCK_PX;
+      const at = this.indexAt(tops, top);
+      this.anchor = {seq: this.frames[at].seq, delta: top - tops[at]};
+    }
+    const [above, below] = this.covered;
+    if ((this.from > 0 && top - REFILL_PX < above) || (this.to < n && top + view + REFILL_PX > below)) {
+      this.draw();
+    }
+    if (top < NEAR_TOP_PX) this.askOlder();
+  }
+
+  /** The y of every line (measured, or the guess), counted again when the log changed. */
+  model() {
+    const frames = this.frames;
+    const n = frames.length;
+    const key = this.modelOf;
+    if (this.tops && key[0] === n && key[1] === frames[0]?.seq && key[2] === frames[n - 1]?.seq) {
+      return this.tops;
+    }
+    const guess = this.guess ?? FIRST_GUESS_PX;
+    const tops = new Float64Array(n + 1);
+    for (let i = 0; i < n; i += 1) tops[i + 1] = tops[i] + (this.heights.get(frames[i].seq) ?? guess);
+    this.tops = tops;
+    this.modelOf = [n, frames[0]?.seq, frames[n - 1]?.seq];
+    return tops;
+  }
+
+  /** The index of the line at y (the first or the last line beyond the log's ends). */
+  indexAt(tops, y) {
+    let low = 0;
+    let high = this.frames.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (tops[middle] <= y) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+
+  /** The index of the frame with `seq`, or -1 (frames are in seq order). */
+  find(seq) {
+    let low = 0;
+    let high = this.frames.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const here = this.frames[middle].seq;
+      if (here === seq) return middle;
+      if (here < seq) low = middle + 1;
+      else high = middle - 1;
+    }
+    return -1;
+  }
+
+  /** Make frames[from, to) the list's lines, in order, moving as few nodes as possible. */
+  show(from, to) {
+    const list = this.list;
+    const wanted = new Set();
+    for (let i = from; i < to; i += 1) wanted.add(this.frames[i].seq);
+    for (const line of [...list.children]) {
+      if (line.seq !== undefined && !wanted.has(line.seq)) line.remove();
+    }
+    let next = this.above.nextElementSibling;
+    const size = this.exhausted ? String(this.frames.length) : "-1";
+    for (let i = from; i < to; i += 1) {
+      const line = this.lineOf(this.frames[i]);
+      if (line === next) next = next.nextElementSibling;
+      else list.insertBefore(line, next);
+      const place = this.exhausted ? String(i + 1) : String(this.frames[i].seq);
+      if (line.getAttribute("aria-posinset") !== place) line.setAttribute("aria-posinset", place);
+      if (line.getAttribute("aria-setsize") !== size) line.setAttribute("aria-setsize", size);
+    }
+    this.from = from;
+    this.to = to;
+    this.forget();
+  }
+
+  /** Measure the lines shown that were not yet; returns whether any was. */
+  measure(from, to) {
+    let measured = false;
+    let sum = 0;
+    for (let i = from; i < to; i += 1) {
+      const seq = this.frames[i].seq;
+      if (this.heights.has(seq)) continue;
+      const height = this.built.get(seq).getBoundingClientRect().height;
+      if (height === 0) return measured; // not laid out (the log is hidden): measure later
+      this.heights.set(seq, height);
+      sum += height;
+      measured = true;
+    }
+    if (measured) {
+      this.tops = null;
+      if (this.guess === null) this.guess = sum / this.heights.size;
+    }
+    return measured;
+  }
+
+  /** The built line of a frame (built now if it was not), marked as just shown. */
+  lineOf(frame) {
+    let line = this.built.get(frame.seq);
+    if (line) this.built.delete(frame.seq);
+    else line = this.line(frame);
+    this.built.set(frame.seq, line);
+    return line;
+  }
+
+  /** Drop the least recently shown lines beyond the few hundred kept. */
+  forget() {
+    let extra = this.built.size - KEEP_BUILT - (this.to - this.from);
+    for (const [seq, line] of this.built) {
+      if (extra <= 0) break;
+      if (line.isConnected) continue;
+      this.built.delete(seq);
+      extra -= 1;
+    }
+  }
+
+  /** Copy the lines after the newest one drawn before into the live region (not on the first
+   * draw: a page opening reads out nothing). */
+  announce() {
+    const n = this.frames.length;
+    const newest = n ? this.frames[n - 1].seq : null;
+    const before = this.newest;
+    this.newest = newest;
+    if (before === null || newest === null || newest <= before) return;
+    const fresh = this.frames.slice(Math.max(this.find(before) + 1, n - ANNOUNCED));
+    afterPaint(() => { // the line on screen first
+      for (const frame of fresh) {
+        const line = this.built.get(frame.seq) ?? this.line(frame);
+        this.announcer.append(h("p", {}, [...line.childNodes].map((node) => node.cloneNode(true))));
+      }
+      while (this.announcer.childElementCount > ANNOUNCED) this.announcer.firstElementChild.remove();
+    });
   }
 
   line(frame) {
     const body = this.system?.describe(frame, this.names) ?? describeCore(frame, this.names)
       ?? h("span", {class: "ph-muted"}, frame.event.type.replaceAll("_", " "));
-    return h("li", {class: "ph-log-line", "data-seq": frame.seq, "data-type": frame.event.type},
+    const line = h("li", {class: "ph-log-line", "data-seq": frame.seq, "data-type": frame.event.type},
       h("time", {datetime: frame.at}, clock(frame.at)), " ",
       h("span", {class: "ph-actor"}, this.names.member(frame.actor)), " ", body);
+    line.seq = frame.seq;
+    return line;
   }
 }
 

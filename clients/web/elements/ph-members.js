@@ -30,17 +30,29 @@ export class PhMembers extends HTMLElement {
         this.rows.delete(member);
       }
     }
+    const rows = [];
     for (const m of active) {
       const entry = this.rows.get(m.member) ?? this.row(m);
       const online = connected.has(m.member);
-      entry.row.className = online ? "ph-online" : "ph-offline";
-      replace(entry.about,
+      // a `table` message follows every change at the table: redraw only a row that changed
+      const shown = JSON.stringify([online, m.name, m.role, m.characters.map((c) => names.get(c) ?? c)]);
+      if (entry.shown !== shown) this.describe(entry, m, online, names);
+      entry.shown = shown;
+      rows.push(entry.row);
+    }
+    const children = this.list.children;
+    if (rows.length !== children.length || rows.some((row, i) => row !== children[i])) {
+      this.list.append(...rows); // the server's order; moving a node keeps its state
+    }
+  }
+
+  describe(entry, m, online, names) {
+    entry.row.className = online ? "ph-online" : "ph-offline";
+    replace(entry.about,
         h("span", {class: "ph-presence", role: "img",
                    "aria-label": online ? "connected" : "not connected"}),
         h("strong", {}, m.name), ` ${m.role}`, m.member === this.me?.member ? " (you)" : "",
         m.characters.length ? ` · ${m.characters.map((c) => names.get(c) ?? c).join(", ")}` : "");
-      this.list.append(entry.row); // keeps the server's order; moving a node keeps its state
-    }
   }
 
   row(member) {

@@ -1,0 +1,137 @@
+"""A long log in the page: only the lines near the view are in the DOM, yet it reads as the
+whole log — scrolling to the top shows the first lines, older lines fetched above the view and
+new lines arriving below it leave what one reads where it is, and a view at the bottom follows
+the newest line (tests/bench/browser_table.py measures how fast it scrolls)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.serve_process import free_port, start_serve
+from tests.web.conftest import ONE_ADDRESS_FOR_EVERYONE, PageOpener, Served, log_read_through
+
+ROLLS = 300
+SCRIPTED = ("--member-rate", "1000", "--member-burst", "1000",
+            "--campaign-rate", "1000", "--campaign-burst", "1000")
+"""The GM's script rolls 300 times in a row (the default member rate allows 10 a second)."""
+
+SETTLED = """async (list) => {
+  // keyboard scrolling is animated: wait until the view has stopped for a few frames
+  const frame = () => new Promise((done) => requestAnimationFrame(done));
+  let last = -1;
+  for (let still = 0; still < 5; still = list.scrollTop === last ? still + 1 : 0) {
+    last = list.scrollTop;
+    await frame();
+  }
+}"""
+
+TOP_LINE = """(list) => {
+  // the line at the top of the list's view, and where it is on the screen
+  const top = list.getBoundingClientRect().top;
+  const line = [...list.children].find((li) => li.getBoundingClientRect().bottom > top + 1);
+  return {seq: Number(line.dataset.seq), y: line.getBoundingClientRect().top};
+}"""
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    """The table's server, letting one member send a few hundred commands at once."""
+    port = free_port()
+    process = start_serve(tmp_path / "table.db", port, *ONE_ADDRESS_FOR_EVERYONE, *SCRIPTED,
+                          log=tmp_path / "serve.log")
+    yield Served(tmp_path, port, process)
+    process.terminate()
+    try:
+        process.wait(15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+def top_line(page: Page) -> dict[str, float]:
+    """The seq of the line at the top of the log's view, and its y on the screen."""
+    line: dict[str, float] = page.locator("ph-log .ph-log-lines").evaluate(TOP_LINE)
+    return line
+
+
+def press(page: Page, key: str, times: int = 1) -> None:
+    """Keys pressed in the focused log, then its (animated) scrolling waited out."""
+    for _ in range(times):
+        page.keyboard.press(key)
+    page.locator("ph-log .ph-log-lines").evaluate(SETTLED)
+
+
+def test_a_long_log_keeps_only_the_lines_near_the_view_and_reads_whole(
+        served: Served, open_page: PageOpener) -> None:
+    """After 300 rolls the GM (desktop) and Ana (phone) open the table: a few dozen lines are in
+    the page, the scrollbar spans the whole log, the top shows the campaign's first line, lines
+    arriving or fetched out of sight never move what they read, and at the bottom they follow."""
+    campaign, gm_link = served.create_campaign("Long Night", "d12")
+    ana_link = served.invite(campaign, gm_link, "player", "Ana")
+    served.send(gm_link, *({"type": "roll", "expression": "3d6" if n % 3 else "12d6",
+                            "reason": "a long reason that wraps on a phone " * (n % 4)}
+                           for n in range(ROLLS)))
+    head = int(str(served.as_gm(gm_link, "state", campaign)["head"]))
+    gm, ana = open_page(gm_link), open_page(ana_link, width=360, height=800)
+    for page in (gm, ana):
+        page.locator("ph-log").scroll_into_view_if_needed()
+        lines = page.locator("ph-log li[data-seq]")
+        expect(lines.last).to_have_attribute("data-seq", str(head))
+        expect(lines.last).to_be_in_viewport()  # joined at the bottom
+
+    # Ana drags the scrollbar to the top of the 50 lines her page joined with: the page fetches
+    # the older ones above them; the line she reads stays where it is
+    ana.locator(".ph-log-lines").evaluate("(list) => { list.scrollTop = 0; }")
+    expect(ana.get_by_role("button", name="Load older")).to_be_hidden()  # the whole log is here
+    after = top_line(ana)
+    top = ana.locator(".ph-log-lines").evaluate("(list) => list.getBoundingClientRect().top")
+    assert after["seq"] == head - 49 and abs(after["y"] - top) < 1, (after, top)
+    assert ana.locator("ph-log li").count() < 100  # of 303 lines
+
+    # the GM fetches the rest with the button, then goes to the top by keyboard
+    gm.get_by_role("button", name="Load older").click()
+    expect(gm.get_by_role("button", name="Load older")).to_be_hidden()
+    listed = gm.locator(".ph-log-lines")
+    listed.focus()
+    press(gm, "Home")
+    first = gm.locator("ph-log li[data-seq='1']")
+    expect(first).to_be_in_viewport()
+    expect(first).to_contain_text("campaign “Long Night” created")
+    assert gm.locator("ph-log li").count() < 100
+    sizes = listed.evaluate("(list) => [list.scrollHeight, list.clientHeight]")
+    assert sizes[0] > 20 * sizes[1], f"the scrollbar does not span the whole log: {sizes}"
+
+    # halfway down, the GM reads; Ana rolls: the new lines land out of sight
+    press(gm, "PageDown", 12)
+    reading = top_line(gm)
+    assert 1 < reading["seq"] < head - 20
+    served.send(ana_link, *({"type": "roll", "expression": "2d6", "reason": f"while you read {n}"}
+                            for n in range(3)))
+    expect(gm.locator("ph-log .ph-log-line").first).to_have_attribute(
+        "aria-setsize", str(head + 3))  # the log grew ...
+    expect(gm.get_by_role("log", name="New log lines")).to_contain_text("while you read 2")
+    still = top_line(gm)
+    assert still["seq"] == reading["seq"] and abs(still["y"] - reading["y"]) < 1, (reading, still)
+    expect(gm.locator("ph-log li", has_text="while you read 2")).to_have_count(0)  # ... unseen
+
+    # at the bottom the view follows each new line
+    for page in (gm, ana):
+        page.locator(".ph-log-lines").focus()
+        press(page, "End")
+        expect(page.locator("ph-log li", has_text="while you read 2")).to_be_in_viewport()
+    served.send(ana_link, {"type": "roll", "expression": "1d20", "reason": "the last one"})
+    for page in (gm, ana):
+        expect(page.locator("ph-log li", has_text="the last one")).to_be_in_viewport()
+    # Ana's window grows very tall and back (the log's list with it): she still follows the log
+    ana.set_viewport_size({"width": 360, "height": 3000})
+    ana.set_viewport_size({"width": 360, "height": 800})
+    served.send(ana_link, {"type": "roll", "expression": "1d20", "reason": "after the picture"})
+    expect(ana.locator("ph-log li", has_text="after the picture")).to_be_in_viewport()
+
+    # read through, top to bottom: every line once, in order
+    for page in (gm, ana):
+        assert log_read_through(page) == list(range(1, head + 6))
