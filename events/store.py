@@ -3,8 +3,10 @@
 Table ``events``: one row per event (global ``position``, ``campaign``, per-campaign ``seq``
 unique with the campaign, ``type``, schema ``version``, JSON ``payload``, ``recorded_at``,
 ``actor``, ``command_id``, ``hash``). Table ``commands``: one row per accepted command id
-(unique per campaign). Table ``sealed_tokens``: the token an invite issued, sealed under a key
-the server never keeps (see :mod:`server.sealed_tokens`), so a retry can be answered with it.
+(unique per campaign), appended in order with no key on the id: the lookup by id is
+``command_keys``, built off the commit path (:mod:`events.command_keys`). Table
+``sealed_tokens``: the token an invite issued, sealed under a key the server never keeps (see
+:mod:`server.sealed_tokens`), so a retry can be answered with it.
 Triggers refuse UPDATE and DELETE on all three. Table ``write_probes``: a row each time the log
 recovered from failing writes (:meth:`SqliteLog.probe`). The file is created readable by its
 owner only (0600; SQLite gives its ``-wal`` and ``-shm`` files the same mode).
@@ -32,7 +34,9 @@ from typing import Any
 import msgspec
 import sqlite_utils
 
+from events import command_keys
 from events.bulk_insert import insert_rows
+from events.command_keys import COMMANDS_TABLE, CommandKeys, Found, gens_lookup, tail_lookup
 from events.errors import ConcurrencyError, StoreError
 from events.log import (
     GENESIS,
@@ -76,7 +80,8 @@ _FRAMES = (
 ``OutgoingEventFrame``'s encoding, which a test holds it to."""
 _INSERT_EVENT = ("INSERT INTO events (campaign, seq, type, version, payload, recorded_at, actor,"
                  " command_id, hash)")
-_INSERT_COMMAND = "INSERT INTO commands (campaign, command_id, actor, first_seq, last_seq)"
+_INSERT_COMMAND = ("INSERT INTO commands (id, campaign, command_id, actor, first_seq,"
+                   " last_seq)")
 _INSERT_SEALED = "INSERT INTO sealed_tokens (campaign, command_id, sealed)"
 _CREATE_SEALED = (
     "CREATE TABLE IF NOT EXISTS sealed_tokens (campaign TEXT NOT NULL, command_id TEXT NOT NULL,"
@@ -95,6 +100,9 @@ class SqliteReader:
     Each read opens its own connection (WAL lets readers run beside the server's writer); a
     reader never writes, so it can inspect a log that is being served, or one kept as evidence.
     """
+
+    _holds_tail = False
+    """Whether this object holds the index's tail in memory (the writer does)."""
 
     def __init__(self, path: str | Path, *, mode: str = "ro") -> None:
         self.path = Path(path)
@@ -205,15 +213,34 @@ class SqliteReader:
         round trip cost 4-8 ms a command on the loaded machine."""
         if not ids:
             return {}
-        with self._lookup_lock:
-            if self._lookup is None:
-                self._lookup = self._reader()
-            found = self._lookup.execute(  # IN, not a join: SQLite then probes the key
+        found = self._tail_records(campaign, ids)
+        missing = [i for i in ids if i not in found]
+        if missing:
+            with self._lookup_lock:
+                if self._lookup is None:
+                    self._lookup = self._reader()
+                found.update(self._indexed_records(self._lookup, campaign, missing))
+        return {command: CommandRecord(str(actor), int(first), int(last))
+                for command, (_, actor, first, last) in found.items()}
+
+    def _tail_records(self, campaign: str, ids: list[str]) -> dict[str, Found]:
+        """Ids among the commands no generation of the index covers yet: a reader scans
+        them (a bounded scan); the writer holds them (:meth:`SqliteLog._tail_records`)."""
+        return {}
+
+    def _indexed_records(self, connection: sqlite3.Connection, campaign: str,
+                         ids: list[str]) -> dict[str, Found]:
+        names = {name for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE name = 'command_gens'")}
+        if not names:  # a log from before the index, read as it is: its key is the id
+            return {str(row[0]): row for row in connection.execute(
                 "SELECT command_id, actor, first_seq, last_seq FROM commands WHERE campaign = ?"
                 " AND command_id IN (SELECT value FROM json_each(?))",
-                [campaign, msgspec.json.encode(ids).decode()]).fetchall()
-        return {str(command): CommandRecord(str(actor), int(first), int(last))
-                for command, actor, first, last in found}
+                [campaign, msgspec.json.encode(ids).decode()])}
+        found = {row[0]: row for row in gens_lookup(connection, campaign, ids)}
+        if not self._holds_tail:
+            found.update((row[0], row) for row in tail_lookup(connection, campaign, ids))
+        return found
 
     def directory(self) -> list[tuple[str, str, str, int]]:
         """Every campaign with the command that created it: ``(campaign, command_id, actor,
@@ -225,10 +252,11 @@ class SqliteReader:
                     " SELECT min(campaign) FROM events UNION ALL"
                     " SELECT (SELECT min(campaign) FROM events WHERE campaign > c.campaign)"
                     " FROM c WHERE c.campaign IS NOT NULL)"
-                    " SELECT e.campaign, e.command_id, e.actor, m.last_seq FROM c"
-                    " JOIN events AS e ON e.campaign = c.campaign AND e.seq = 1"
-                    " LEFT JOIN commands AS m ON m.campaign = e.campaign"
-                    " AND m.command_id = e.command_id", [])]
+                    " SELECT e.campaign, e.command_id, e.actor, coalesce("
+                    "  (SELECT x.seq - 1 FROM events AS x WHERE x.campaign = e.campaign"
+                    "   AND x.seq > 1 AND x.command_id != e.command_id ORDER BY x.seq LIMIT 1),"
+                    "  (SELECT max(seq) FROM events WHERE campaign = e.campaign)) FROM c"
+                    " JOIN events AS e ON e.campaign = c.campaign AND e.seq = 1", [])]
 
     def sealed_token(self, campaign: str, command_id: str) -> str | None:
         """The sealed token a command stored with its events, if it stored one."""
@@ -259,8 +287,16 @@ class SqliteLog(SqliteReader):
     at once instead of both appending and each holding a state the other does not see.
     """
 
+    _holds_tail = True
+
+    def _tail_records(self, campaign: str, ids: list[str]) -> dict[str, Found]:
+        """Checked before the index: an entry leaves the tail only once the index has it."""
+        return {cid: found for cid in ids
+                if (found := self._keys.tail_get(campaign, cid)) is not None}
+
     def __init__(self, path: str | Path) -> None:
         super().__init__(path, mode="rwc")
+        self._keys = CommandKeys()
         self._lock = writer_lock(self.path)
         try:
             self.db = sqlite_utils.Database(sqlite3.connect(self.path, check_same_thread=False))
@@ -306,15 +342,14 @@ class SqliteLog(SqliteReader):
                 )
                 self.db.table("events").create_index(["campaign", "seq"], unique=True)
             if "commands" not in self.db.table_names():
-                self.db.table("commands").create(
-                    {"campaign": str, "command_id": str, "actor": str, "first_seq": int,
-                     "last_seq": int},
-                    pk=("campaign", "command_id"),
-                    not_null={"actor", "first_seq", "last_seq"},
-                )
+                self.db.execute(COMMANDS_TABLE.format(name="commands"))
+            elif command_keys.migrate_commands(self.db.conn):
+                logger.info("%s: commands table rewritten in append order", self.path)
+            command_keys.create_tables(self.db.conn)
             self.db.execute(_CREATE_SEALED)
         for table in ("events", "commands", "sealed_tokens"):
             self.db.conn.executescript(_APPEND_ONLY.format(table=table))
+        self._keys.load(self.db.conn)
 
     # ---- writing (the writer thread only) ----------------------------------------------
 
@@ -346,8 +381,11 @@ class SqliteLog(SqliteReader):
         results: list[Appended | Exception] = []
         heads: dict[str, tuple[int, str]] = {}
         event_rows: list[tuple[str, int, str, int, str, str, str, str, str]] = []
-        command_rows: list[tuple[str, str, str, int, int]] = []
+        command_rows: list[tuple[int, str, str, str, int, int]] = []
         sealed_rows: list[tuple[str, str, str]] = []
+        taken = self._keys.taken(self.db.conn, [(r.campaign, r.command_id) for r in requests
+                                                if r.events])
+        next_id = self._keys.next_id
         for request in requests:
             campaign, actor, command_id, at = (request.campaign, request.actor,
                                                request.command_id, request.at)
@@ -355,6 +393,10 @@ class SqliteLog(SqliteReader):
             if seq != request.expected_head:
                 results.append(ConcurrencyError(
                     f"campaign {campaign!r} is at {seq}, not {request.expected_head}"))
+                continue
+            if request.events and (campaign, command_id) in taken:
+                results.append(ConcurrencyError(
+                    f"command id {command_id!r} was already appended to {campaign!r}"))
                 continue
             first = seq + 1
             hashes: list[str] = []
@@ -368,7 +410,9 @@ class SqliteLog(SqliteReader):
                                    prepared.payload.decode(), at, actor, command_id, previous))
                 hashes.append(previous)
             if hashes:
-                command_rows.append((campaign, command_id, actor, first, seq))
+                taken.add((campaign, command_id))
+                command_rows.append((next_id, campaign, command_id, actor, first, seq))
+                next_id += 1
                 if request.sealed_token is not None:
                     sealed_rows.append((campaign, command_id, request.sealed_token))
             heads[campaign] = (seq, previous)
@@ -389,10 +433,30 @@ class SqliteLog(SqliteReader):
                 raise
         except sqlite3.Error as error:
             self._heads.clear()
+            self._reload_keys()
             failure = StoreError(f"append failed: {error}")
             return [failure if isinstance(r, Appended) else r for r in results]
         self._heads.update(heads)
+        self._keys.add(command_rows)
+        self._keys.next_id = next_id
         return results
+
+    def _reload_keys(self) -> None:
+        try:
+            self._keys.load(self.db.conn)
+        except sqlite3.Error:  # the disk still fails: the next append tries again
+            logger.warning("cannot reread the command index of %s", self.path)
+
+    @property
+    def has_housework(self) -> bool:
+        """Whether :meth:`housekeeping` has index work pending."""
+        return self._keys.has_work
+
+    def housekeeping(self) -> None:
+        """One small transaction of the command index's merge work (see
+        :mod:`events.command_keys`); the writer's thread calls it between two commits.
+        Raises :class:`sqlite3.Error` if the disk refuses; the work starts over later."""
+        self._keys.step(self.db.conn)
 
     def probe(self, at: str) -> None:
         """Prove the log takes writes again: commit a row that needs a new page of the file.

@@ -10,6 +10,10 @@ or successful append and checkpoint to the :class:`~server.health.LogHealth` it 
 checks the free space beside the log once a second, and while appends are failing tries a
 probe write once a second so the log recovers without a command having to fail first.
 Repeated failures are logged once per episode and interval (:class:`~server.health.FailureLog`).
+
+Between two commits the writer also does one step of the log's housekeeping, if it has any
+(the command index merged off the commit path: :mod:`events.command_keys`), and when the
+queue is idle the checkpointer's tick finishes it.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ class GroupCommitter:
         self._append_failures = FailureLog(logger, "append")
         self._checkpoint_failures = FailureLog(logger, "checkpoint")
         self._low_disk = FailureLog(logger, "disk", interval=60.0)
+        self._housework_failures = FailureLog(logger, "index housekeeping", interval=60.0)
         self._queue: asyncio.Queue[_Pending | None] = asyncio.Queue()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="poolhall-writer")
         self._task: asyncio.Task[None] | None = None
@@ -95,6 +100,9 @@ class GroupCommitter:
         tick = 0
         while True:
             await asyncio.sleep(seconds)
+            while self._has_housework() and self._queue.empty() and not self._closing:
+                if not await self._housekeeping():
+                    break  # the disk refuses: the next tick tries again
             await self._checkpoint()
             tick += 1
             if tick % WATCH_EVERY == 0:
@@ -128,6 +136,21 @@ class GroupCommitter:
         else:
             self._append_failures.succeeded()
             self.health.recovered("append")
+
+    def _has_housework(self) -> bool:
+        return bool(getattr(self._log, "has_housework", False))
+
+    async def _housekeeping(self) -> bool:
+        """One step of the log's housekeeping on the writer's thread (after any commit);
+        whether it succeeded."""
+        try:
+            await asyncio.get_running_loop().run_in_executor(
+                self._executor, self._log.housekeeping)  # type: ignore[attr-defined]
+        except Exception as error:  # the disk: appends will say so; retried later
+            self._housework_failures.failed(error)
+            return False
+        self._housework_failures.succeeded()
+        return True
 
     def _report(self, results: list[Appended | Exception]) -> None:
         """Tell the health model what this batch met: a failed commit, or a good one."""
@@ -181,6 +204,8 @@ class GroupCommitter:
                 if not future.done():
                     future.set_result(results[start:start + len(requests)])
                 start += len(requests)
+            if self._has_housework():
+                await self._housekeeping()
         while not self._queue.empty():  # nothing can queue after the stop marker; be sure
             left = self._queue.get_nowait()
             if left is not None and not left[1].done():
