@@ -55,10 +55,11 @@ _KEYS = ("CREATE TABLE IF NOT EXISTS command_keys (gen INTEGER NOT NULL, key INT
          " command INTEGER NOT NULL, PRIMARY KEY (gen, key, command)) WITHOUT ROWID")
 _GENS = ("CREATE TABLE IF NOT EXISTS command_gens (gen INTEGER PRIMARY KEY, first INTEGER NOT"
          " NULL, last INTEGER NOT NULL, size INTEGER NOT NULL)")
-_LOOKUP = (
+_LOOKUP = (  # CROSS JOIN fixes the order: each id probes each generation's keys
     "SELECT c.command_id, c.actor, c.first_seq, c.last_seq FROM json_each(?) AS j"
-    " JOIN command_gens AS g JOIN command_keys AS k ON k.gen = g.gen AND k.key = j.value"
-    " JOIN commands AS c ON c.id = k.command WHERE c.campaign = ?")
+    " CROSS JOIN command_gens AS g CROSS JOIN command_keys AS k"
+    " ON k.gen = g.gen AND k.key = j.value CROSS JOIN commands AS c ON c.id = k.command"
+    " WHERE c.campaign = ?")
 _TAIL = (
     "SELECT command_id, actor, first_seq, last_seq FROM commands"
     " WHERE id > (SELECT coalesce(max(last), 0) FROM command_gens) AND campaign = ?"

@@ -11,7 +11,9 @@ Prints, each a best of ``--repeat`` runs on a fresh SQLite file in ``--dir`` (WA
 
 1. raw ``sqlite3``: the events table's columns and unique index, ``executemany`` of tuples,
    one commit per batch of 100 rows: the floor for one fsync per 100 events; then the same
-   with what ``append_batch`` writes (a ``commands`` row with a random id, 10 campaigns);
+   with what ``append_batch`` writes (a ``commands`` row with a random id, 10 campaigns),
+   once with the old ``commands`` table keyed by ``(campaign, command_id)`` (a random B-tree
+   insert per command) and once as the store keeps it now (appended in id order, no key);
 2. ``SqliteLog.append_batch`` with 100 requests of one event each (hash chain, command row);
 3. the group committer under N concurrent submitters, each awaiting its own one-event
    append before sending the next (what a hub does): durable events/s;
@@ -77,12 +79,14 @@ def best(repeat: int, run: Callable[[], float]) -> float:
 # ---- 1. raw sqlite3 ------------------------------------------------------------------------
 
 
-def raw_rate(work: Path, events: int, *, store_shape: bool = False) -> float:
+def raw_rate(work: Path, events: int, *, store_shape: bool = False, keyed: bool = True
+             ) -> float:
     """Raw sqlite3, the store's columns and index, a commit per 100 tuples: events/s.
 
     ``store_shape`` writes what ``append_batch`` writes, without its Python: the ``commands``
     row of each event too (random ids), the events spread over 10 campaigns; otherwise one
-    campaign and no command rows, the cheapest shape there is.
+    campaign and no command rows, the cheapest shape there is. ``keyed`` gives ``commands``
+    the old key on ``(campaign, command_id)``.
     """
     path = work / "raw.db"
     connection = sqlite3.connect(path, isolation_level=None)
@@ -95,8 +99,8 @@ def raw_rate(work: Path, events: int, *, store_shape: bool = False) -> float:
         " hash TEXT NOT NULL)")
     connection.execute("CREATE UNIQUE INDEX events_seq ON events (campaign, seq)")
     connection.execute("CREATE TABLE commands (campaign TEXT, command_id TEXT, actor TEXT NOT"
-                       " NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL,"
-                       " PRIMARY KEY (campaign, command_id))")
+                       " NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL"
+                       + (", PRIMARY KEY (campaign, command_id))" if keyed else ")"))
     payload = ROLL.payload.decode()
     digest = "0" * 64
     campaigns = 10 if store_shape else 1
@@ -151,9 +155,11 @@ def append_batch_rate(work: Path, events: int, per_batch: int = 100) -> float:
 # ---- 3. the group committer ----------------------------------------------------------------
 
 
-def committer_rate(work: Path, submitters: int, seconds: float) -> tuple[float, float]:
+def committer_rate(work: Path, submitters: int, seconds: float
+                   ) -> tuple[float, float, float]:
     """N submitters, each on its own campaign, one one-event append at a time, for a while:
-    durable events/s, and the mean batch the writer committed."""
+    durable events/s, the mean batch the writer committed, and the process's CPU seconds
+    for the whole run (warm-up and stop included)."""
     path = work / "committer.db"
     log = SqliteLog(path)
 
@@ -183,10 +189,12 @@ def committer_rate(work: Path, submitters: int, seconds: float) -> tuple[float, 
         await committer.stop()
         return done, elapsed, batches
 
+    cpu = time.process_time()
     done, elapsed, batches = asyncio.run(main())
+    cpu = time.process_time() - cpu
     log.close()
     _remove(path)
-    return done / elapsed, done / max(batches, 1)
+    return done / elapsed, done / max(batches, 1), cpu
 
 
 # ---- 4. verify -----------------------------------------------------------------------------
@@ -273,17 +281,20 @@ def main() -> None:
             rate = best(args.repeat, lambda: raw_rate(work, args.events))
             print(f"raw sqlite3, batches of 100:            {rate:>10,.0f} events/s", flush=True)
             rate = best(args.repeat, lambda: raw_rate(work, args.events, store_shape=True))
-            print(f"raw sqlite3, the same as append_batch:  {rate:>10,.0f} events/s", flush=True)
+            print(f"raw sqlite3, the same, commands keyed:  {rate:>10,.0f} events/s", flush=True)
+            rate = best(args.repeat, lambda: raw_rate(work, args.events, store_shape=True,
+                                                      keyed=False))
+            print(f"raw sqlite3, the same, commands in order:{rate:>9,.0f} events/s", flush=True)
         if "append" in parts:
             rate = best(args.repeat, lambda: append_batch_rate(work, args.events))
             print(f"append_batch, 100 requests a call:      {rate:>10,.0f} events/s", flush=True)
         if "committer" in parts:
             for n in args.submitters:
                 runs = [committer_rate(work, n, args.seconds) for _ in range(args.repeat)]
-                rate, mean = max(runs)
+                rate, mean, cpu = max(runs)
                 print(f"group committer, {n:>5} submitters:      {rate:>10,.0f} events/s"
-                      f"  (mean batch {mean:,.0f}; target >= {TARGET_COMMITTER:,.0f})",
-                      flush=True)
+                      f"  (mean batch {mean:,.0f}; {cpu:.1f} CPU-s;"
+                      f" target >= {TARGET_COMMITTER:,.0f})", flush=True)
         if "verify" in parts:
             for campaigns, shape in ((1, "one campaign"), (100, "100 campaigns interleaved")):
                 path = cached_log(args.cache, args.verify_events, campaigns)
