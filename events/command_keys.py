@@ -60,6 +60,10 @@ _LOOKUP = (  # CROSS JOIN fixes the order: each id probes each generation's keys
     " CROSS JOIN command_gens AS g CROSS JOIN command_keys AS k"
     " ON k.gen = g.gen AND k.key = j.value CROSS JOIN commands AS c ON c.id = k.command"
     " WHERE c.campaign = ?")
+_TAKEN = (
+    "SELECT c.campaign, c.command_id FROM json_each(?) AS j CROSS JOIN command_gens AS g"
+    " CROSS JOIN command_keys AS k ON k.gen = g.gen AND k.key = j.value"
+    " CROSS JOIN commands AS c ON c.id = k.command")
 _TAIL = (
     "SELECT command_id, actor, first_seq, last_seq FROM commands"
     " WHERE id > (SELECT coalesce(max(last), 0) FROM command_gens) AND campaign = ?"
@@ -196,14 +200,12 @@ class CommandKeys:
     def taken(self, connection: sqlite3.Connection,
               wanted: list[tuple[str, str]]) -> set[tuple[str, str]]:
         """Which ``(campaign, command_id)`` pairs are already in the log (tail or index)."""
-        found = {pair for pair in wanted if pair in self._tail}
-        by_campaign: dict[str, list[str]] = {}
-        for campaign, cid in wanted:
-            if (campaign, cid) not in found:
-                by_campaign.setdefault(campaign, []).append(cid)
-        if self._gens:
-            for campaign, ids in by_campaign.items():
-                found.update((campaign, row[0]) for row in gens_lookup(connection, campaign, ids))
+        tail = self._tail
+        found = {pair for pair in wanted if pair in tail}
+        if self._gens:  # one statement for every campaign of the batch
+            rest = set(wanted) - found
+            keys = "[" + ",".join(str(command_key(*pair)) for pair in rest) + "]"
+            found.update(pair for pair in connection.execute(_TAKEN, [keys]) if pair in rest)
         return found
 
     def add(self, rows: list[tuple[int, str, str, str, int, int]]) -> None:
