@@ -1,28 +1,30 @@
 """The command-id index of the SQLite log: built off the commit path, in sorted runs.
 
 Why: a ``commands`` table keyed by ``(campaign, command_id)`` put each random, client-chosen id
-on its own page of the key's B-tree, so every commit wrote about one 4 KiB page per command to
-the WAL (6.8 KB an event against 1.9 KB without the key). Now ``commands`` is appended to in
-id order with no other index (a commit writes its last pages only) and the lookup by id is
-served by two parts:
+on a page of its own in the key's B-tree, so every commit wrote about one 4 KiB page per command
+to the WAL (4.8 KB an event in all, against 1.3 KB without the key). Now ``commands`` is
+appended to in id order with no other index (a commit writes its last pages only), and the
+lookup by id is served in two parts:
 
 - the **tail**, the rows after the last merge: the writer holds them in memory
-  (:class:`CommandKeys`), an offline reader scans them (a bounded scan: at most about
-  :data:`TAIL_LIMIT` rows);
-- **generations** in ``command_keys``: ``(gen, key, command)`` where ``key`` is a 64-bit digest
-  of the campaign and id and ``command`` the ``commands`` row. Each generation is written in key
-  order under a new, higher ``gen``, so its pages are appended, never scattered. Generations are
-  merged pairwise when the newer one has grown as large as the one before (a binary counter:
-  about ``log2(commands / TAIL_LIMIT)`` of them), so a lookup probes a handful of B-trees.
-  ``command_gens`` lists the live generations and the command ids each covers; rows of a
-  generation not listed there (one being built, or one merged away) are never read, and are
+  (:class:`CommandKeys`); an offline reader scans them (a bounded scan: about
+  :data:`TAIL_LIMIT` rows at most);
+- **generations** in ``command_keys``: rows ``(gen, key, command)``, ``key`` a 32-bit digest
+  (CRC-32) of the campaign and id, ``command`` the ``commands`` row. A generation is written
+  in key order under a new, higher ``gen``, so its pages are appended, never scattered; when
+  :data:`FAN_IN` generations of one size class are newest, they are merged into one (each id
+  is rewritten about ``log4(commands / TAIL_LIMIT)`` times, and a lookup probes a few
+  B-trees). ``command_gens`` lists the live generations and the command ids each covers; rows
+  of a generation not listed there (one being built, or merged away) are never read, and are
   removed at the next open.
 
-The digest only finds candidates: every lookup compares the stored campaign and id, so two
-ids with the same digest stay apart. Uniqueness of ``(campaign, command_id)`` is the writer's
-check against the tail and the generations before it appends (the one writer: nothing else
-inserts). The work is done a small transaction at a time by :meth:`CommandKeys.step`, which the
-group committer runs on the writer's thread between two commits.
+The digest only finds candidates: each lookup compares the stored campaign and id, so ids that
+share a digest stay apart. 32 bits are enough: at a million commands a lookup meets another
+id's digest once in 4,000 tries and pays one more row read; a 64-bit cryptographic digest cost
+three times as much on the writer's thread. Uniqueness of ``(campaign, command_id)`` is the
+writer's check against the tail and the generations before it appends (it is the only writer).
+The merge work is done one small transaction at a time by :meth:`CommandKeys.step`, which the
+group committer calls on the writer's thread between two commits.
 """
 
 from __future__ import annotations
@@ -30,13 +32,20 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from hashlib import blake2b
+from contextlib import contextmanager
+from zlib import crc32
 
-__all__ = ["STEP_ROWS", "TAIL_LIMIT", "CommandKeys", "Found", "command_key", "create_tables",
-           "gens_lookup", "migrate_commands", "tail_lookup"]
+from events.bulk_insert import insert_rows
+
+__all__ = ["FAN_IN", "STEP_ROWS", "TAIL_LIMIT", "CommandKeys", "Found", "command_key",
+           "create_tables", "gens_lookup", "migrate_commands", "tail_lookup"]
 
 TAIL_LIMIT = 32_768
 """Rows held in memory before they are merged into a generation (~10 MB at most)."""
+
+FAN_IN = 4
+"""Generations of one size class merged at a time: each id is rewritten about
+``log4(commands / TAIL_LIMIT)`` times, and a lookup probes at most three a size class."""
 
 STEP_ROWS = 8_192
 """Index rows written or deleted in one housekeeping transaction: a few milliseconds, so a
@@ -64,17 +73,17 @@ _TAKEN = (
     "SELECT c.campaign, c.command_id FROM json_each(?) AS j CROSS JOIN command_gens AS g"
     " CROSS JOIN command_keys AS k ON k.gen = g.gen AND k.key = j.value"
     " CROSS JOIN commands AS c ON c.id = k.command")
+_INSERT_KEYS = "INSERT INTO command_keys (gen, key, command)"
 _TAIL = (
     "SELECT command_id, actor, first_seq, last_seq FROM commands"
     " WHERE id > (SELECT coalesce(max(last), 0) FROM command_gens) AND campaign = ?"
     " AND command_id IN (SELECT value FROM json_each(?))")
-_LOWEST, _HIGHEST = -(2**63), 2**63 - 1
+_KEY_SPACE = 2**32
 
 
 def command_key(campaign: str, command_id: str) -> int:
-    """A signed 64-bit digest of ``(campaign, command_id)``: SQLite's integer, 8 bytes."""
-    digest = blake2b(f"{campaign}\x1f{command_id}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
+    """The index's key of ``(campaign, command_id)``: a 32-bit digest, never negative."""
+    return crc32(f"{campaign}\x1f{command_id}".encode())
 
 
 def _keys_json(campaign: str, ids: list[str]) -> str:
@@ -139,7 +148,8 @@ class CommandKeys:
     """
 
     def __init__(self) -> None:
-        self._tail: dict[tuple[str, str], tuple[int, str, int, int]] = {}
+        self._tail: dict[tuple[str, str], tuple[int, str, int, int, int]] = {}
+        """``(campaign, command_id) -> (id, actor, first_seq, last_seq, key)``, in id order."""
         self._gens: list[_Gen] = []
         self._next_gen = 1
         self.next_id = 1
@@ -150,7 +160,7 @@ class CommandKeys:
         too long to hold (a migrated log, or a writer that stopped mid-merge many times),
         and hold the rest in memory. ``connection`` is the writer's, outside a transaction."""
         self._work = None
-        with connection:
+        with _transaction(connection):
             connection.execute("DELETE FROM command_keys WHERE gen NOT IN"
                                " (SELECT gen FROM command_gens)")
         self._read_gens(connection)
@@ -158,7 +168,7 @@ class CommandKeys:
         (high, count) = connection.execute(
             "SELECT max(id), count(*) FROM commands WHERE id > ?", [watermark]).fetchone()
         if count > TAIL_LIMIT:
-            with connection:
+            with _transaction(connection):
                 connection.execute(
                     "CREATE TEMP TABLE IF NOT EXISTS pending_keys (key INTEGER, command INTEGER)")
                 rows = connection.execute("SELECT id, campaign, command_id FROM commands"
@@ -178,7 +188,7 @@ class CommandKeys:
         for rowid, campaign, cid, actor, first, last in connection.execute(
                 "SELECT id, campaign, command_id, actor, first_seq, last_seq FROM commands"
                 " WHERE id > ? ORDER BY id", [watermark]):
-            self._tail[(campaign, cid)] = (rowid, actor, first, last)
+            self._tail[(campaign, cid)] = (rowid, actor, first, last, command_key(campaign, cid))
         (top,) = connection.execute("SELECT max(id) FROM commands").fetchone()
         self.next_id = (top or 0) + 1
 
@@ -210,8 +220,9 @@ class CommandKeys:
 
     def add(self, rows: list[tuple[int, str, str, str, int, int]]) -> None:
         """Hold committed ``commands`` rows ``(id, campaign, command_id, actor, first, last)``."""
+        tail = self._tail
         for rowid, campaign, cid, actor, first, last in rows:
-            self._tail[(campaign, cid)] = (rowid, actor, first, last)
+            tail[(campaign, cid)] = (rowid, actor, first, last, command_key(campaign, cid))
 
     def reset(self, connection: sqlite3.Connection) -> None:
         """After a failed commit: reread what is durable (the ids may not have been used)."""
@@ -243,51 +254,54 @@ class CommandKeys:
             raise
 
     def _merge(self, connection: sqlite3.Connection) -> Iterator[None]:
-        """The tail into a new generation, then pairwise merges while the newest generation
-        is as large as the one before it: one transaction per ``yield``."""
-        held = list(self._tail.items())
-        first, last = held[0][1][0], held[-1][1][0]
-        rows = sorted((command_key(campaign, cid), entry[0]) for (campaign, cid), entry in held)
+        """The tail into a new generation, then, while the newest :data:`FAN_IN` generations
+        are of one size class, those merged into one: one transaction per ``yield``."""
+        held = list(self._tail.values())
+        first, last = held[0][0], held[-1][0]
+        shift = max(last.bit_length(), 1)  # key and id packed in one int: a faster sort
+        mask = (1 << shift) - 1
+        packed = sorted(entry[4] << shift | entry[0] for entry in held)
         gen = self._new_gen()
-        for start in range(0, len(rows), STEP_ROWS):
-            with connection:
-                connection.executemany("INSERT INTO command_keys VALUES (?, ?, ?)",
-                                       [(gen, key, rowid) for key, rowid in
-                                        rows[start:start + STEP_ROWS]])
+        for start in range(0, len(packed), STEP_ROWS):
+            with _transaction(connection):
+                insert_rows(connection, _INSERT_KEYS, [
+                    (gen, value >> shift, value & mask)
+                    for value in packed[start:start + STEP_ROWS]])
             yield
-        with connection:
+        with _transaction(connection):
             connection.execute("INSERT INTO command_gens VALUES (?, ?, ?, ?)",
-                               [gen, first, last, len(rows)])
-        self._gens.append(_Gen(gen, first, last, len(rows)))
-        for (campaign, cid), _ in held:  # now found in the generation: forget them here
-            self._tail.pop((campaign, cid), None)
-        while len(self._gens) >= 2 and self._gens[-1].size >= self._gens[-2].size:
-            yield from self._merge_last_two(connection)
+                               [gen, first, last, len(packed)])
+        self._gens.append(_Gen(gen, first, last, len(packed)))
+        tail = self._tail
+        while tail and next(iter(tail.values()))[0] <= last:  # found in the generation now
+            del tail[next(iter(tail))]
+        while len(self._gens) >= FAN_IN and len(
+                {_size_class(g.size) for g in self._gens[-FAN_IN:]}) == 1:
+            yield from self._merge_newest(connection)
 
-    def _merge_last_two(self, connection: sqlite3.Connection) -> Iterator[None]:
-        older, newer = self._gens[-2], self._gens[-1]
-        size = older.size + newer.size
+    def _merge_newest(self, connection: sqlite3.Connection) -> Iterator[None]:
+        merged = self._gens[-FAN_IN:]
+        size = sum(g.size for g in merged)
         gen = self._new_gen()
-        ranges = _key_ranges(-(-size // STEP_ROWS))
-        for low, high in ranges:
-            with connection:
+        olds = [g.gen for g in merged]
+        among = ", ".join("?" * len(olds))
+        for low, high in _key_ranges(-(-size // STEP_ROWS)):
+            with _transaction(connection):
                 connection.execute(
                     "INSERT INTO command_keys (gen, key, command) SELECT ?, key, command FROM"
-                    " command_keys WHERE gen IN (?, ?) AND key BETWEEN ? AND ?"
-                    " ORDER BY key, command", [gen, older.gen, newer.gen, low, high])
+                    f" command_keys WHERE gen IN ({among}) AND key BETWEEN ? AND ?"
+                    " ORDER BY key, command", [gen, *olds, low, high])
             yield
-        with connection:
-            connection.execute("DELETE FROM command_gens WHERE gen IN (?, ?)",
-                               [older.gen, newer.gen])
+        with _transaction(connection):
+            connection.execute(f"DELETE FROM command_gens WHERE gen IN ({among})", olds)
             connection.execute("INSERT INTO command_gens VALUES (?, ?, ?, ?)",
-                               [gen, older.first, newer.last, size])
-        self._gens[-2:] = [_Gen(gen, older.first, newer.last, size)]
-        for old in (older, newer):
-            for low, high in _key_ranges(-(-old.size // STEP_ROWS)):
-                with connection:
-                    connection.execute("DELETE FROM command_keys WHERE gen = ? AND key"
-                                       " BETWEEN ? AND ?", [old.gen, low, high])
-                yield
+                               [gen, merged[0].first, merged[-1].last, size])
+        self._gens[-FAN_IN:] = [_Gen(gen, merged[0].first, merged[-1].last, size)]
+        for low, high in _key_ranges(-(-size // STEP_ROWS)):  # the merged-away rows
+            with _transaction(connection):
+                connection.execute(f"DELETE FROM command_keys WHERE gen IN ({among}) AND key"
+                                   " BETWEEN ? AND ?", [*olds, low, high])
+            yield
 
     def _new_gen(self) -> int:
         gen, self._next_gen = self._next_gen, self._next_gen + 1
@@ -302,9 +316,30 @@ class CommandKeys:
         return len(self._tail)
 
 
+def _size_class(size: int) -> int:
+    """0 for a generation under ``FAN_IN`` tails' size, 1 under ``FAN_IN**2``, and so on."""
+    level, bound = 0, TAIL_LIMIT * FAN_IN
+    while size >= bound:
+        level, bound = level + 1, bound * FAN_IN
+    return level
+
+
+@contextmanager
+def _transaction(connection: sqlite3.Connection) -> Iterator[None]:
+    """One explicit transaction, whatever the connection's isolation level."""
+    connection.execute("BEGIN")
+    try:
+        yield
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+
+
 def _key_ranges(parts: int) -> list[tuple[int, int]]:
-    """``parts`` ranges of equal width covering every 64-bit key (digests are uniform)."""
+    """``parts`` ranges of equal width covering every key (digests are uniform)."""
     parts = max(parts, 1)
-    width = (_HIGHEST - _LOWEST + 1) // parts
-    bounds = [_LOWEST + k * width for k in range(parts)] + [_HIGHEST + 1]
+    width = _KEY_SPACE // parts
+    bounds = [k * width for k in range(parts)] + [_KEY_SPACE]
     return [(bounds[k], bounds[k + 1] - 1) for k in range(parts)]
