@@ -272,9 +272,9 @@ class CommandKeys:
             connection.execute("INSERT INTO command_gens VALUES (?, ?, ?, ?)",
                                [gen, first, last, len(packed)])
         self._gens.append(_Gen(gen, first, last, len(packed)))
-        tail = self._tail
-        while tail and next(iter(tail.values()))[0] <= last:  # found in the generation now
-            del tail[next(iter(tail))]
+        # Those are found in the generation now. A new dict, swapped in whole: a lookup on
+        # the event loop reads the old or the new one, each right (the generation is live).
+        self._tail = {pair: entry for pair, entry in self._tail.items() if entry[0] > last}
         while len(self._gens) >= FAN_IN and len(
                 {_size_class(g.size) for g in self._gens[-FAN_IN:]}) == 1:
             yield from self._merge_newest(connection)

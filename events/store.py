@@ -109,6 +109,7 @@ class SqliteReader:
         self._uri = f"{self.path.resolve().as_uri()}?mode={mode}"
         self._lookup: sqlite3.Connection | None = None
         self._lookup_lock = threading.Lock()
+        self._indexed = False  # whether the file has the command index (a writer makes it)
         if mode == "ro":
             self._check_is_a_log()
 
@@ -230,9 +231,10 @@ class SqliteReader:
 
     def _indexed_records(self, connection: sqlite3.Connection, campaign: str,
                          ids: list[str]) -> dict[str, Found]:
-        names = {name for (name,) in connection.execute(
-            "SELECT name FROM sqlite_master WHERE name = 'command_gens'")}
-        if not names:  # a log from before the index, read as it is: its key is the id
+        if not self._indexed:  # once seen, for good: a file is migrated, never back
+            self._indexed = connection.execute(
+                "SELECT 1 FROM sqlite_master WHERE name = 'command_gens'").fetchone() is not None
+        if not self._indexed:  # a log from before the index, read as it is: its key is the id
             return {str(row[0]): row for row in connection.execute(
                 "SELECT command_id, actor, first_seq, last_seq FROM commands WHERE campaign = ?"
                 " AND command_id IN (SELECT value FROM json_each(?))",
