@@ -224,10 +224,6 @@ class CommandKeys:
         for rowid, campaign, cid, actor, first, last in rows:
             tail[(campaign, cid)] = (rowid, actor, first, last, command_key(campaign, cid))
 
-    def reset(self, connection: sqlite3.Connection) -> None:
-        """After a failed commit: reread what is durable (the ids may not have been used)."""
-        self.load(connection)
-
     # ---- housekeeping ---------------------------------------------------------------------
 
     @property

@@ -434,20 +434,13 @@ class SqliteLog(SqliteReader):
                     connection.execute("ROLLBACK")
                 raise
         except sqlite3.Error as error:
-            self._heads.clear()
-            self._reload_keys()
+            self._heads.clear()  # the command index is as it was: it takes rows once committed
             failure = StoreError(f"append failed: {error}")
             return [failure if isinstance(r, Appended) else r for r in results]
         self._heads.update(heads)
         self._keys.add(command_rows)
         self._keys.next_id = next_id
         return results
-
-    def _reload_keys(self) -> None:
-        try:
-            self._keys.load(self.db.conn)
-        except sqlite3.Error:  # the disk still fails: the next append tries again
-            logger.warning("cannot reread the command index of %s", self.path)
 
     @property
     def has_housework(self) -> bool:

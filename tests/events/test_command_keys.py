@@ -187,3 +187,20 @@ def test_a_tail_too_long_to_hold_is_indexed_at_open(small, tmp_path) -> None:
         assert log.command_records("c", ["x0", "x19"]).keys() == {"x0", "x19"}
     finally:
         log.close()
+
+
+def test_a_failed_merge_step_loses_nothing_and_starts_over(small, log) -> None:
+    """A merge step the disk refuses (here a trigger) raises; the tail is kept whole, ids are
+    still found, appends go on, and the next steps do the merge from the start."""
+    _append(log, "a", [f"id-{n}" for n in range(8)])
+    log.db.execute("CREATE TRIGGER refuse BEFORE INSERT ON command_keys"
+                   " BEGIN SELECT RAISE(ABORT, 'disk says no'); END")
+    with pytest.raises(sqlite3.IntegrityError, match="disk says no"):
+        log.housekeeping()
+    assert len(log._keys) == 8 and log.has_housework and not log.db.conn.in_transaction
+    _append(log, "a", ["id-8"])
+    assert len(log.command_records("a", [f"id-{n}" for n in range(9)])) == 9
+    log.db.execute("DROP TRIGGER refuse")
+    _housekeep(log)
+    assert _gens(log.path) == [(1, 9, 9)] and len(log._keys) == 0
+    assert len(log.command_records("a", [f"id-{n}" for n in range(9)])) == 9
