@@ -204,3 +204,20 @@ def test_a_failed_merge_step_loses_nothing_and_starts_over(small, log) -> None:
     _housekeep(log)
     assert _gens(log.path) == [(1, 9, 9)] and len(log._keys) == 0
     assert len(log.command_records("a", [f"id-{n}" for n in range(9)])) == 9
+
+
+def test_the_index_dropped_is_rebuilt_from_the_commands_at_open(small, tmp_path) -> None:
+    """The index is derived data: with both its tables dropped, the next open rebuilds it."""
+    log = SqliteLog(tmp_path / "log.db")
+    _append(log, "a", [f"id-{n}" for n in range(20)])
+    _housekeep(log)
+    log.close()
+    with sqlite3.connect(tmp_path / "log.db") as connection:
+        connection.execute("DROP TABLE command_keys")
+        connection.execute("DROP TABLE command_gens")
+    log = SqliteLog(tmp_path / "log.db")
+    try:
+        assert _gens(tmp_path / "log.db") == [(1, 20, 20)]
+        assert len(log.command_records("a", [f"id-{n}" for n in range(20)])) == 20
+    finally:
+        log.close()
