@@ -450,8 +450,18 @@ class SqliteLog(SqliteReader):
     def housekeeping(self) -> None:
         """One small transaction of the command index's merge work (see
         :mod:`events.command_keys`); the writer's thread calls it between two commits.
-        Raises :class:`sqlite3.Error` if the disk refuses; the work starts over later."""
-        self._keys.step(self.db.conn)
+        Raises :class:`sqlite3.Error` if the disk refuses; the work starts over later.
+
+        Committed without its own fsync (``synchronous=NORMAL``): the index is derived, and
+        the WAL is written in order, so the next append's fsync makes it durable too; lost
+        in a power cut, it is only unlisted rows, cleared and merged again at the next open.
+        """
+        connection = self.db.conn
+        connection.execute("PRAGMA synchronous=NORMAL")
+        try:
+            self._keys.step(connection)
+        finally:
+            connection.execute("PRAGMA synchronous=FULL")
 
     def probe(self, at: str) -> None:
         """Prove the log takes writes again: commit a row that needs a new page of the file.

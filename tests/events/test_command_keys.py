@@ -73,6 +73,7 @@ def test_generations_merge_pairwise_and_every_id_stays_found(small, log) -> None
         _append(log, "a", ids[start:start + 10])
         _housekeep(log)
     gens = _gens(log.path)
+    assert log.db.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL again for appends
     assert len(gens) <= 4 and sum(size for _, _, size in gens) + len(log._keys) == 100
     assert [first for first, _, _ in gens[1:]] == [last + 1 for _, last, _ in gens[:-1]]
     found = log.command_records("a", [*ids, "id-100"])
@@ -197,6 +198,7 @@ def test_a_failed_merge_step_loses_nothing_and_starts_over(small, log) -> None:
                    " BEGIN SELECT RAISE(ABORT, 'disk says no'); END")
     with pytest.raises(sqlite3.IntegrityError, match="disk says no"):
         log.housekeeping()
+    assert log.db.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL again for appends
     assert len(log._keys) == 8 and log.has_housework and not log.db.conn.in_transaction
     _append(log, "a", ["id-8"])
     assert len(log.command_records("a", [f"id-{n}" for n in range(9)])) == 9
