@@ -38,7 +38,8 @@ from zlib import crc32
 from events.bulk_insert import insert_rows
 
 __all__ = ["FAN_IN", "STEP_ROWS", "TAIL_LIMIT", "CommandKeys", "Found", "command_key",
-           "create_tables", "gens_lookup", "migrate_commands", "tail_lookup"]
+           "create_tables", "gens_lookup", "indexed_records", "migrate_commands",
+           "tail_lookup"]
 
 TAIL_LIMIT = 32_768
 """Rows held in memory before they are merged into a generation (~10 MB at most)."""
@@ -114,6 +115,22 @@ def migrate_commands(connection: sqlite3.Connection) -> bool:
     connection.execute("DROP TABLE commands")  # its triggers go with it; the caller remakes them
     connection.execute("ALTER TABLE commands_v2 RENAME TO commands")
     return True
+
+
+def indexed_records(connection: sqlite3.Connection, campaign: str, ids: list[str], *,
+                    reader: bool) -> dict[str, Found]:
+    """The records of ``ids`` outside the writer's memory: in the generations and, for a
+    ``reader`` (which holds no tail), in the tail's rows; in a log from before the index
+    (read as it is, never migrated by a reader), through its key on the id."""
+    if reader and connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'command_gens'").fetchone() is None:
+        return {str(row[0]): row for row in connection.execute(
+            "SELECT command_id, actor, first_seq, last_seq FROM commands WHERE campaign = ?"
+            " AND command_id IN (SELECT value FROM json_each(?))", [campaign, json.dumps(ids)])}
+    found = {row[0]: row for row in gens_lookup(connection, campaign, ids)}
+    if reader:
+        found.update((row[0], row) for row in tail_lookup(connection, campaign, ids))
+    return found
 
 
 def gens_lookup(connection: sqlite3.Connection, campaign: str, ids: list[str]) -> list[Found]:
@@ -201,6 +218,12 @@ class CommandKeys:
         self._next_gen = (top or 0) + 1
 
     # ---- what the writer asks before and after a commit --------------------------------
+
+    def tail_found(self, campaign: str, ids: list[str]) -> dict[str, Found]:
+        """Those of ``ids`` in the tail. Checked before the generations: an entry leaves
+        the tail only once the generation holding it is listed."""
+        return {cid: found for cid in ids
+                if (found := self.tail_get(campaign, cid)) is not None}
 
     def tail_get(self, campaign: str, command_id: str) -> Found | None:
         """The record of a command id in the tail, if it is there."""

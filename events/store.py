@@ -20,11 +20,9 @@ reads open their own connection per call, as WAL lets readers run beside the wri
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import sqlite3
-import stat
 import threading
 from collections.abc import Iterator
 from hashlib import sha256
@@ -36,7 +34,7 @@ import sqlite_utils
 
 from events import command_keys
 from events.bulk_insert import insert_rows
-from events.command_keys import COMMANDS_TABLE, CommandKeys, Found, gens_lookup, tail_lookup
+from events.command_keys import COMMANDS_TABLE, CommandKeys
 from events.errors import ConcurrencyError, StoreError
 from events.log import (
     GENESIS,
@@ -47,6 +45,7 @@ from events.log import (
     RowTuple,
     StoredRow,
 )
+from events.store_file import open_error, writer_lock
 from events.store_verify import verify_file
 
 __all__ = ["JOURNAL_SIZE_LIMIT", "PAGE_ROWS", "SqliteLog", "SqliteReader", "open_error",
@@ -101,15 +100,12 @@ class SqliteReader:
     reader never writes, so it can inspect a log that is being served, or one kept as evidence.
     """
 
-    _holds_tail = False
-    """Whether this object holds the index's tail in memory (the writer does)."""
-
     def __init__(self, path: str | Path, *, mode: str = "ro") -> None:
         self.path = Path(path)
         self._uri = f"{self.path.resolve().as_uri()}?mode={mode}"
         self._lookup: sqlite3.Connection | None = None
         self._lookup_lock = threading.Lock()
-        self._indexed = False  # whether the file has the command index (a writer makes it)
+        self._keys: CommandKeys | None = None  # the writer's command index (its tail held)
         if mode == "ro":
             self._check_is_a_log()
 
@@ -214,35 +210,17 @@ class SqliteReader:
         round trip cost 4-8 ms a command on the loaded machine."""
         if not ids:
             return {}
-        found = self._tail_records(campaign, ids)
+        keys = self._keys  # the writer's: the newest commands held, checked first
+        found = {} if keys is None else keys.tail_found(campaign, ids)
         missing = [i for i in ids if i not in found]
-        if missing:
+        if missing and (keys is None or keys.generations):
             with self._lookup_lock:
                 if self._lookup is None:
                     self._lookup = self._reader()
-                found.update(self._indexed_records(self._lookup, campaign, missing))
+                found.update(command_keys.indexed_records(self._lookup, campaign, missing,
+                                                          reader=keys is None))
         return {command: CommandRecord(str(actor), int(first), int(last))
                 for command, (_, actor, first, last) in found.items()}
-
-    def _tail_records(self, campaign: str, ids: list[str]) -> dict[str, Found]:
-        """Ids among the commands no generation of the index covers yet: a reader scans
-        them (a bounded scan); the writer holds them (:meth:`SqliteLog._tail_records`)."""
-        return {}
-
-    def _indexed_records(self, connection: sqlite3.Connection, campaign: str,
-                         ids: list[str]) -> dict[str, Found]:
-        if not self._indexed:  # once seen, for good: a file is migrated, never back
-            self._indexed = connection.execute(
-                "SELECT 1 FROM sqlite_master WHERE name = 'command_gens'").fetchone() is not None
-        if not self._indexed:  # a log from before the index, read as it is: its key is the id
-            return {str(row[0]): row for row in connection.execute(
-                "SELECT command_id, actor, first_seq, last_seq FROM commands WHERE campaign = ?"
-                " AND command_id IN (SELECT value FROM json_each(?))",
-                [campaign, msgspec.json.encode(ids).decode()])}
-        found = {row[0]: row for row in gens_lookup(connection, campaign, ids)}
-        if not self._holds_tail:
-            found.update((row[0], row) for row in tail_lookup(connection, campaign, ids))
-        return found
 
     def directory(self) -> list[tuple[str, str, str, int]]:
         """Every campaign with the command that created it: ``(campaign, command_id, actor,
@@ -289,16 +267,9 @@ class SqliteLog(SqliteReader):
     at once instead of both appending and each holding a state the other does not see.
     """
 
-    _holds_tail = True
-
-    def _tail_records(self, campaign: str, ids: list[str]) -> dict[str, Found]:
-        """Checked before the index: an entry leaves the tail only once the index has it."""
-        return {cid: found for cid in ids
-                if (found := self._keys.tail_get(campaign, cid)) is not None}
-
     def __init__(self, path: str | Path) -> None:
         super().__init__(path, mode="rwc")
-        self._keys = CommandKeys()
+        self._keys: CommandKeys = CommandKeys()
         self._lock = writer_lock(self.path)
         try:
             self.db = sqlite_utils.Database(sqlite3.connect(self.path, check_same_thread=False))
@@ -505,58 +476,3 @@ class SqliteLog(SqliteReader):
             if self._lock >= 0:
                 os.close(self._lock)
                 self._lock = -1
-
-
-def open_error(path: Path, error: sqlite3.Error) -> StoreError:
-    """The real reason a log could not be opened, in plain words.
-
-    SQLite reports a full disk or an unwritable file while the schema is first written; calling
-    each of those "not a SQLite database" sent operators looking for corruption.
-    """
-    name = getattr(error, "sqlite_errorname", "") or ""
-    if name.startswith("SQLITE_FULL"):
-        return StoreError(f"no space left on the disk to write {path} ({error})")
-    if name.startswith("SQLITE_IOERR"):
-        return StoreError(f"cannot write {path} ({error}): is its disk full, read-only or"
-                          " failing?")
-    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH",
-                        "SQLITE_BUSY", "SQLITE_LOCKED")):
-        return StoreError(f"cannot write {path} ({error})")
-    if name.startswith("SQLITE_NOTADB"):
-        return StoreError(f"{path} is not a SQLite database ({error})")
-    return StoreError(f"cannot open {path} as a log ({error})")
-
-
-def writer_lock(path: Path) -> int:
-    """Lock ``path`` for this process's writer: an open descriptor holding an exclusive flock.
-
-    ``flock`` locks are apart from the POSIX locks SQLite takes on the same file, so this lock
-    never blocks SQLite's own readers and writers; it only stops a second poolhall server.
-    This open is also what creates a new log: owner-readable only (0600), before SQLite sees
-    it, since the log holds the token hashes and the sealed tokens.
-    """
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as error:
-        raise StoreError(f"cannot open {path}: {error.strerror or error}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise StoreError(f"{path} is already open for writing by another poolhall server;"
-                         " one server per database") from None
-    _warn_if_shared(path, fd)
-    return fd
-
-
-def _warn_if_shared(path: Path, fd: int) -> None:
-    """Warn (once per open) if a log made before it was created 0600 is readable by others.
-
-    Its mode is the operator's to change (a backup group may read it on purpose); the warning
-    says what others can read.
-    """
-    mode = stat.S_IMODE(os.fstat(fd).st_mode)
-    if mode & 0o077:
-        logger.warning("%s is readable by other users (mode %04o): it holds token hashes and"
-                       " sealed tokens; `chmod 600` it and its -wal and -shm files unless"
-                       " that is intended", path, mode)
