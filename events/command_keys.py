@@ -38,7 +38,7 @@ from zlib import crc32
 from events.bulk_insert import insert_rows
 
 __all__ = ["FAN_IN", "STEP_ROWS", "TAIL_LIMIT", "CommandKeys", "Found", "command_key",
-           "create_tables", "gens_lookup", "indexed_records", "migrate_commands",
+           "create_tables", "gens_lookup", "indexed_records", "last_seqs", "migrate_commands",
            "tail_lookup"]
 
 TAIL_LIMIT = 32_768
@@ -70,10 +70,12 @@ _LOOKUP = (  # CROSS JOIN fixes the order: each id probes each generation's keys
     " CROSS JOIN command_gens AS g CROSS JOIN command_keys AS k"
     " ON k.gen = g.gen AND k.key = j.value CROSS JOIN commands AS c ON c.id = k.command"
     " WHERE c.campaign = ?")
-_TAKEN = (
-    "SELECT c.campaign, c.command_id FROM json_each(?) AS j CROSS JOIN command_gens AS g"
-    " CROSS JOIN command_keys AS k ON k.gen = g.gen AND k.key = j.value"
-    " CROSS JOIN commands AS c ON c.id = k.command")
+_PAIRS = (  # any campaigns: the caller keeps the rows whose (campaign, id) it asked for
+    "SELECT c.campaign, c.command_id, c.last_seq FROM json_each(?) AS j"
+    " CROSS JOIN command_gens AS g CROSS JOIN command_keys AS k"
+    " ON k.gen = g.gen AND k.key = j.value CROSS JOIN commands AS c ON c.id = k.command")
+_TAIL_PAIRS = ("SELECT campaign, command_id, last_seq FROM commands"
+               " WHERE id > (SELECT coalesce(max(last), 0) FROM command_gens)")
 _ORPHANS = (  # one step per generation through the key (a scan of the rows took ~0.1 s per
     # million at every start)
     "WITH RECURSIVE g(gen) AS (SELECT min(gen) FROM command_keys UNION ALL"
@@ -136,6 +138,33 @@ def indexed_records(connection: sqlite3.Connection, campaign: str, ids: list[str
     found = {row[0]: row for row in gens_lookup(connection, campaign, ids)}
     if reader:
         found.update((row[0], row) for row in tail_lookup(connection, campaign, ids))
+    return found
+
+
+def last_seqs(connection: sqlite3.Connection, pairs: list[tuple[str, str]],
+              keys: CommandKeys | None) -> dict[tuple[str, str], int]:
+    """The last sequence number each ``(campaign, command_id)`` of ``pairs`` appended, for
+    those the log has: one statement for them all (the writer's ``keys`` holds the tail;
+    without them the tail's rows are scanned, and a log from before the index is read
+    through its key)."""
+    wanted = set(pairs)
+    if keys is None and connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'command_gens'").fetchone() is None:
+        return {(c, i): last for c, i, last in connection.execute(
+            "SELECT c.campaign, c.command_id, c.last_seq FROM json_each(?) AS j"
+            " JOIN commands AS c ON c.campaign = j.value ->> 0 AND c.command_id = j.value ->> 1",
+            [json.dumps(pairs)]) if (c, i) in wanted}
+    found = {(c, i): last for c, i, last in connection.execute(
+        _PAIRS, ["[" + ",".join(str(command_key(*pair)) for pair in wanted) + "]"])
+        if (c, i) in wanted}
+    if keys is None:
+        found.update(((c, i), last) for c, i, last in connection.execute(_TAIL_PAIRS)
+                     if (c, i) in wanted)
+    else:
+        for pair in wanted:
+            held = keys.tail_get(*pair)
+            if held is not None:
+                found[pair] = held[3]
     return found
 
 
@@ -246,7 +275,8 @@ class CommandKeys:
         if self._gens:  # one statement for every campaign of the batch
             rest = set(wanted) - found
             keys = "[" + ",".join(str(command_key(*pair)) for pair in rest) + "]"
-            found.update(pair for pair in connection.execute(_TAKEN, [keys]) if pair in rest)
+            found.update((c, i) for c, i, _ in connection.execute(_PAIRS, [keys])
+                         if (c, i) in rest)
         return found
 
     def add(self, rows: list[tuple[int, str, str, str, int, int]]) -> None:

@@ -226,17 +226,21 @@ class SqliteReader:
         """Every campaign with the command that created it: ``(campaign, command_id, actor,
         last_seq)``, read through the index (one step per campaign, not a scan of the log):
         what a server needs at start, before any campaign is loaded."""
-        return [(str(campaign), str(command), str(actor), int(last or 1))
-                for campaign, command, actor, last in self._scan(
-                    "WITH RECURSIVE c(campaign) AS ("
-                    " SELECT min(campaign) FROM events UNION ALL"
-                    " SELECT (SELECT min(campaign) FROM events WHERE campaign > c.campaign)"
-                    " FROM c WHERE c.campaign IS NOT NULL)"
-                    " SELECT e.campaign, e.command_id, e.actor, coalesce("
-                    "  (SELECT x.seq - 1 FROM events AS x WHERE x.campaign = e.campaign"
-                    "   AND x.seq > 1 AND x.command_id != e.command_id ORDER BY x.seq LIMIT 1),"
-                    "  (SELECT max(seq) FROM events WHERE campaign = e.campaign)) FROM c"
-                    " JOIN events AS e ON e.campaign = c.campaign AND e.seq = 1", [])]
+        firsts = [(str(campaign), str(command), str(actor)) for campaign, command, actor
+                  in self._scan(
+                      "WITH RECURSIVE c(campaign) AS ("
+                      " SELECT min(campaign) FROM events UNION ALL"
+                      " SELECT (SELECT min(campaign) FROM events WHERE campaign > c.campaign)"
+                      " FROM c WHERE c.campaign IS NOT NULL)"
+                      " SELECT e.campaign, e.command_id, e.actor FROM c"
+                      " JOIN events AS e ON e.campaign = c.campaign AND e.seq = 1", [])]
+        connection = self._reader()
+        try:  # the creating commands looked up in the command index, all at once
+            last = command_keys.last_seqs(connection, [(c, i) for c, i, _ in firsts],
+                                          self._keys)
+        finally:
+            connection.close()
+        return [(c, i, actor, int(last.get((c, i)) or 1)) for c, i, actor in firsts]
 
     def sealed_token(self, campaign: str, command_id: str) -> str | None:
         """The sealed token a command stored with its events, if it stored one."""

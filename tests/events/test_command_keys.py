@@ -150,6 +150,7 @@ def test_a_log_written_by_the_old_schema_opens_migrated_and_goes_on(tmp_path) ->
     shutil.copy(OLD_FILE, path)
     want = ["first", "second", "third", "nope"]
     old = SqliteReader(path).command_records("a", want)
+    assert SqliteReader(path).directory() == [("a", "first", "gm", 3), ("b", "b-open", "gm", 1)]
     assert {k: v.seqs for k, v in old.items()} == {"first": [1, 2, 3], "second": [4],
                                                   "third": [5, 6]}
     log = SqliteLog(path)
@@ -221,5 +222,24 @@ def test_the_index_dropped_is_rebuilt_from_the_commands_at_open(small, tmp_path)
     try:
         assert _gens(tmp_path / "log.db") == [(1, 20, 20)]
         assert len(log.command_records("a", [f"id-{n}" for n in range(20)])) == 20
+    finally:
+        log.close()
+
+
+def test_the_directory_finds_each_creating_command_in_the_index_or_the_tail(small, tmp_path
+                                                                              ) -> None:
+    """At start a server reads what created each campaign: found whether the command has been
+    merged into a generation or is still in the tail, by the writer and by a reader."""
+    log = SqliteLog(tmp_path / "log.db")
+    try:
+        log.append_batch([request("a", 0, opened("a"), rolled(1), command="make-a")])
+        _append(log, "a", [f"id-{n}" for n in range(10)])
+        _housekeep(log)
+        log.append_batch([request("b", 0, opened("b"), rolled(1), rolled(2), command="make-b")])
+        assert log._keys.tail_get("a", "make-a") is None
+        assert log._keys.tail_get("b", "make-b") is not None
+        want = [("a", "make-a", "gm", 2), ("b", "make-b", "gm", 3)]
+        assert log.directory() == want
+        assert SqliteReader(log.path).directory() == want
     finally:
         log.close()
