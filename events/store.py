@@ -360,8 +360,11 @@ class SqliteLog(SqliteReader):
         event_rows: list[tuple[str, int, str, int, str, str, str, str, str]] = []
         command_rows: list[tuple[int, str, str, str, int, int]] = []
         sealed_rows: list[tuple[str, str, str]] = []
-        taken = self._keys.taken(self.db.conn, [(r.campaign, r.command_id) for r in requests
-                                                if r.events])
+        try:  # the ids already in the log: the store keeps each unique in its campaign
+            taken = self._keys.taken(self.db.conn, [(r.campaign, r.command_id)
+                                                    for r in requests if r.events])
+        except sqlite3.Error as error:
+            return [StoreError(f"append failed: {error}")] * len(requests)
         next_id = self._keys.next_id
         for request in requests:
             campaign, actor, command_id, at = (request.campaign, request.actor,
