@@ -3,8 +3,10 @@
 Table ``events``: one row per event (global ``position``, ``campaign``, per-campaign ``seq``
 unique with the campaign, ``type``, schema ``version``, JSON ``payload``, ``recorded_at``,
 ``actor``, ``command_id``, ``hash``). Table ``commands``: one row per accepted command id
-(unique per campaign). Table ``sealed_tokens``: the token an invite issued, sealed under a key
-the server never keeps (see :mod:`server.sealed_tokens`), so a retry can be answered with it.
+(unique per campaign), appended in order with no key on the id: the lookup by id is
+``command_keys``, built off the commit path (:mod:`events.command_keys`). Table
+``sealed_tokens``: the token an invite issued, sealed under a key the server never keeps (see
+:mod:`server.sealed_tokens`), so a retry can be answered with it.
 Triggers refuse UPDATE and DELETE on all three. Table ``write_probes``: a row each time the log
 recovered from failing writes (:meth:`SqliteLog.probe`). The file is created readable by its
 owner only (0600; SQLite gives its ``-wal`` and ``-shm`` files the same mode).
@@ -18,11 +20,9 @@ reads open their own connection per call, as WAL lets readers run beside the wri
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import sqlite3
-import stat
 import threading
 from collections.abc import Iterator
 from hashlib import sha256
@@ -32,7 +32,9 @@ from typing import Any
 import msgspec
 import sqlite_utils
 
+from events import command_keys
 from events.bulk_insert import insert_rows
+from events.command_keys import COMMANDS_TABLE, CommandKeys
 from events.errors import ConcurrencyError, StoreError
 from events.framed_pages import FRAME_JSON, FramePage, PageReader
 from events.log import (
@@ -44,6 +46,7 @@ from events.log import (
     RowTuple,
     StoredRow,
 )
+from events.store_file import open_error, writer_lock
 from events.store_verify import verify_file
 
 __all__ = ["JOURNAL_SIZE_LIMIT", "PAGE_ROWS", "SqliteLog", "SqliteReader", "open_error",
@@ -72,7 +75,8 @@ _FRAMES = (f"SELECT CAST({FRAME_JSON} AS BLOB) FROM events"
 """An ``event`` frame per row (:meth:`SqliteReader.event_frames`)."""
 _INSERT_EVENT = ("INSERT INTO events (campaign, seq, type, version, payload, recorded_at, actor,"
                  " command_id, hash)")
-_INSERT_COMMAND = "INSERT INTO commands (campaign, command_id, actor, first_seq, last_seq)"
+_INSERT_COMMAND = ("INSERT INTO commands (id, campaign, command_id, actor, first_seq,"
+                   " last_seq)")
 _INSERT_SEALED = "INSERT INTO sealed_tokens (campaign, command_id, sealed)"
 _CREATE_SEALED = (
     "CREATE TABLE IF NOT EXISTS sealed_tokens (campaign TEXT NOT NULL, command_id TEXT NOT NULL,"
@@ -98,6 +102,7 @@ class SqliteReader:
         self._lookup: sqlite3.Connection | None = None
         self._lookup_lock = threading.Lock()
         self._page_reader = PageReader(self._reader)
+        self._keys: CommandKeys | None = None  # the writer's command index (its tail held)
         if mode == "ro":
             self._check_is_a_log()
 
@@ -208,30 +213,37 @@ class SqliteReader:
         round trip cost 4-8 ms a command on the loaded machine."""
         if not ids:
             return {}
-        with self._lookup_lock:
-            if self._lookup is None:
-                self._lookup = self._reader()
-            found = self._lookup.execute(  # IN, not a join: SQLite then probes the key
-                "SELECT command_id, actor, first_seq, last_seq FROM commands WHERE campaign = ?"
-                " AND command_id IN (SELECT value FROM json_each(?))",
-                [campaign, msgspec.json.encode(ids).decode()]).fetchall()
-        return {str(command): CommandRecord(str(actor), int(first), int(last))
-                for command, actor, first, last in found}
+        keys = self._keys  # the writer's: the newest commands held, checked first
+        found = {} if keys is None else keys.tail_found(campaign, ids)
+        missing = [i for i in ids if i not in found]
+        if missing and (keys is None or keys.generations):
+            with self._lookup_lock:
+                if self._lookup is None:
+                    self._lookup = self._reader()
+                found.update(command_keys.indexed_records(self._lookup, campaign, missing,
+                                                          reader=keys is None))
+        return {command: CommandRecord(str(actor), int(first), int(last))
+                for command, (_, actor, first, last) in found.items()}
 
     def directory(self) -> list[tuple[str, str, str, int]]:
         """Every campaign with the command that created it: ``(campaign, command_id, actor,
         last_seq)``, read through the index (one step per campaign, not a scan of the log):
         what a server needs at start, before any campaign is loaded."""
-        return [(str(campaign), str(command), str(actor), int(last or 1))
-                for campaign, command, actor, last in self._scan(
-                    "WITH RECURSIVE c(campaign) AS ("
-                    " SELECT min(campaign) FROM events UNION ALL"
-                    " SELECT (SELECT min(campaign) FROM events WHERE campaign > c.campaign)"
-                    " FROM c WHERE c.campaign IS NOT NULL)"
-                    " SELECT e.campaign, e.command_id, e.actor, m.last_seq FROM c"
-                    " JOIN events AS e ON e.campaign = c.campaign AND e.seq = 1"
-                    " LEFT JOIN commands AS m ON m.campaign = e.campaign"
-                    " AND m.command_id = e.command_id", [])]
+        firsts = [(str(campaign), str(command), str(actor)) for campaign, command, actor
+                  in self._scan(
+                      "WITH RECURSIVE c(campaign) AS ("
+                      " SELECT min(campaign) FROM events UNION ALL"
+                      " SELECT (SELECT min(campaign) FROM events WHERE campaign > c.campaign)"
+                      " FROM c WHERE c.campaign IS NOT NULL)"
+                      " SELECT e.campaign, e.command_id, e.actor FROM c"
+                      " JOIN events AS e ON e.campaign = c.campaign AND e.seq = 1", [])]
+        connection = self._reader()
+        try:  # the creating commands looked up in the command index, all at once
+            last = command_keys.last_seqs(connection, [(c, i) for c, i, _ in firsts],
+                                          self._keys)
+        finally:
+            connection.close()
+        return [(c, i, actor, int(last.get((c, i)) or 1)) for c, i, actor in firsts]
 
     def sealed_token(self, campaign: str, command_id: str) -> str | None:
         """The sealed token a command stored with its events, if it stored one."""
@@ -264,6 +276,7 @@ class SqliteLog(SqliteReader):
 
     def __init__(self, path: str | Path) -> None:
         super().__init__(path, mode="rwc")
+        self._keys: CommandKeys = CommandKeys()
         self._lock = writer_lock(self.path)
         try:
             self.db = sqlite_utils.Database(sqlite3.connect(self.path, check_same_thread=False))
@@ -309,15 +322,14 @@ class SqliteLog(SqliteReader):
                 )
                 self.db.table("events").create_index(["campaign", "seq"], unique=True)
             if "commands" not in self.db.table_names():
-                self.db.table("commands").create(
-                    {"campaign": str, "command_id": str, "actor": str, "first_seq": int,
-                     "last_seq": int},
-                    pk=("campaign", "command_id"),
-                    not_null={"actor", "first_seq", "last_seq"},
-                )
+                self.db.execute(COMMANDS_TABLE.format(name="commands"))
+            elif command_keys.migrate_commands(self.db.conn):
+                logger.info("%s: commands table rewritten in append order", self.path)
+            command_keys.create_tables(self.db.conn)
             self.db.execute(_CREATE_SEALED)
         for table in ("events", "commands", "sealed_tokens"):
             self.db.conn.executescript(_APPEND_ONLY.format(table=table))
+        self._keys.load(self.db.conn)
 
     # ---- writing (the writer thread only) ----------------------------------------------
 
@@ -349,8 +361,14 @@ class SqliteLog(SqliteReader):
         results: list[Appended | Exception] = []
         heads: dict[str, tuple[int, str]] = {}
         event_rows: list[tuple[str, int, str, int, str, str, str, str, str]] = []
-        command_rows: list[tuple[str, str, str, int, int]] = []
+        command_rows: list[tuple[int, str, str, str, int, int]] = []
         sealed_rows: list[tuple[str, str, str]] = []
+        try:  # the ids already in the log: the store keeps each unique in its campaign
+            taken = self._keys.taken(self.db.conn, [(r.campaign, r.command_id)
+                                                    for r in requests if r.events])
+        except sqlite3.Error as error:
+            return [StoreError(f"append failed: {error}")] * len(requests)
+        next_id = self._keys.next_id
         for request in requests:
             campaign, actor, command_id, at = (request.campaign, request.actor,
                                                request.command_id, request.at)
@@ -358,6 +376,10 @@ class SqliteLog(SqliteReader):
             if seq != request.expected_head:
                 results.append(ConcurrencyError(
                     f"campaign {campaign!r} is at {seq}, not {request.expected_head}"))
+                continue
+            if request.events and (campaign, command_id) in taken:
+                results.append(ConcurrencyError(
+                    f"command id {command_id!r} was already appended to {campaign!r}"))
                 continue
             first = seq + 1
             hashes: list[str] = []
@@ -371,7 +393,9 @@ class SqliteLog(SqliteReader):
                                    prepared.payload.decode(), at, actor, command_id, previous))
                 hashes.append(previous)
             if hashes:
-                command_rows.append((campaign, command_id, actor, first, seq))
+                taken.add((campaign, command_id))
+                command_rows.append((next_id, campaign, command_id, actor, first, seq))
+                next_id += 1
                 if request.sealed_token is not None:
                     sealed_rows.append((campaign, command_id, request.sealed_token))
             heads[campaign] = (seq, previous)
@@ -391,11 +415,34 @@ class SqliteLog(SqliteReader):
                     connection.execute("ROLLBACK")
                 raise
         except sqlite3.Error as error:
-            self._heads.clear()
+            self._heads.clear()  # the command index is as it was: it takes rows once committed
             failure = StoreError(f"append failed: {error}")
             return [failure if isinstance(r, Appended) else r for r in results]
         self._heads.update(heads)
+        self._keys.add(command_rows)
+        self._keys.next_id = next_id
         return results
+
+    @property
+    def has_housework(self) -> bool:
+        """Whether :meth:`housekeeping` has index work pending."""
+        return self._keys.has_work
+
+    def housekeeping(self) -> None:
+        """One small transaction of the command index's merge work (see
+        :mod:`events.command_keys`); the writer's thread calls it between two commits.
+        Raises :class:`sqlite3.Error` if the disk refuses; the work starts over later.
+
+        Committed without its own fsync (``synchronous=NORMAL``): the index is derived, and
+        the WAL is written in order, so the next append's fsync makes it durable too; lost
+        in a power cut, it is only unlisted rows, cleared and merged again at the next open.
+        """
+        connection = self.db.conn
+        connection.execute("PRAGMA synchronous=NORMAL")
+        try:
+            self._keys.step(connection)
+        finally:
+            connection.execute("PRAGMA synchronous=FULL")
 
     def probe(self, at: str) -> None:
         """Prove the log takes writes again: commit a row that needs a new page of the file.
@@ -440,58 +487,3 @@ class SqliteLog(SqliteReader):
             if self._lock >= 0:
                 os.close(self._lock)
                 self._lock = -1
-
-
-def open_error(path: Path, error: sqlite3.Error) -> StoreError:
-    """The real reason a log could not be opened, in plain words.
-
-    SQLite reports a full disk or an unwritable file while the schema is first written; calling
-    each of those "not a SQLite database" sent operators looking for corruption.
-    """
-    name = getattr(error, "sqlite_errorname", "") or ""
-    if name.startswith("SQLITE_FULL"):
-        return StoreError(f"no space left on the disk to write {path} ({error})")
-    if name.startswith("SQLITE_IOERR"):
-        return StoreError(f"cannot write {path} ({error}): is its disk full, read-only or"
-                          " failing?")
-    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH",
-                        "SQLITE_BUSY", "SQLITE_LOCKED")):
-        return StoreError(f"cannot write {path} ({error})")
-    if name.startswith("SQLITE_NOTADB"):
-        return StoreError(f"{path} is not a SQLite database ({error})")
-    return StoreError(f"cannot open {path} as a log ({error})")
-
-
-def writer_lock(path: Path) -> int:
-    """Lock ``path`` for this process's writer: an open descriptor holding an exclusive flock.
-
-    ``flock`` locks are apart from the POSIX locks SQLite takes on the same file, so this lock
-    never blocks SQLite's own readers and writers; it only stops a second poolhall server.
-    This open is also what creates a new log: owner-readable only (0600), before SQLite sees
-    it, since the log holds the token hashes and the sealed tokens.
-    """
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as error:
-        raise StoreError(f"cannot open {path}: {error.strerror or error}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise StoreError(f"{path} is already open for writing by another poolhall server;"
-                         " one server per database") from None
-    _warn_if_shared(path, fd)
-    return fd
-
-
-def _warn_if_shared(path: Path, fd: int) -> None:
-    """Warn (once per open) if a log made before it was created 0600 is readable by others.
-
-    Its mode is the operator's to change (a backup group may read it on purpose); the warning
-    says what others can read.
-    """
-    mode = stat.S_IMODE(os.fstat(fd).st_mode)
-    if mode & 0o077:
-        logger.warning("%s is readable by other users (mode %04o): it holds token hashes and"
-                       " sealed tokens; `chmod 600` it and its -wal and -shm files unless"
-                       " that is intended", path, mode)

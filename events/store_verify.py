@@ -182,16 +182,16 @@ def segment_starts(connection: sqlite3.Connection, parts: int) -> list[tuple[int
     The first starts at the beginning of both tables; a cut is dropped when no command
     starts after it (a log whose commands do not match: the exact check follows anyway).
     """
-    low, high = connection.execute("SELECT min(position), max(position) FROM events").fetchone()
+    low, high = connection.execute("SELECT min(rowid), max(rowid) FROM commands").fetchone()
     starts = [(0, 0)]
     if low is None or parts < 2:
         return starts
     step = (high - low + 1) // parts
-    for k in range(1, parts):
+    for k in range(1, parts):  # cut at a command (no index on its id): its first event
         found = connection.execute(
-            "SELECT e.position, c.rowid FROM events AS e JOIN commands AS c"
-            " ON c.campaign = e.campaign AND c.command_id = e.command_id AND c.first_seq = e.seq"
-            " WHERE e.position >= ? ORDER BY e.position LIMIT 1", [low + k * step]).fetchone()
+            "SELECT e.position, c.rowid FROM commands AS c JOIN events AS e"
+            " ON e.campaign = c.campaign AND e.seq = c.first_seq AND e.command_id = c.command_id"
+            " WHERE c.rowid >= ? ORDER BY c.rowid LIMIT 1", [low + k * step]).fetchone()
         if found is not None and found[0] > starts[-1][0] and found[1] > starts[-1][1]:
             starts.append((int(found[0]), int(found[1])))
     return starts

@@ -11,8 +11,12 @@ Prints, each a best of ``--repeat`` runs on a fresh SQLite file in ``--dir`` (WA
 
 1. raw ``sqlite3``: the events table's columns and unique index, ``executemany`` of tuples,
    one commit per batch of 100 rows: the floor for one fsync per 100 events; then the same
-   with what ``append_batch`` writes (a ``commands`` row with a random id, 10 campaigns);
-2. ``SqliteLog.append_batch`` with 100 requests of one event each (hash chain, command row);
+   with what ``append_batch`` writes (a ``commands`` row with a random id, 10 campaigns),
+   once with the old ``commands`` table keyed by ``(campaign, command_id)`` (a random B-tree
+   insert per command) and once as the store keeps it now (appended in id order, no key);
+2. ``SqliteLog.append_batch`` with 100 requests of one event each over 10 campaigns (hash
+   chain, command row), then 1,000 over 1,000 campaigns, each with the WAL bytes and the
+   CPU time per event;
 3. the group committer under N concurrent submitters, each awaiting its own one-event
    append before sending the next (what a hub does): durable events/s;
 4. ``SqliteReader.verify`` on ``--verify-events`` events: one campaign, then 100 campaigns
@@ -34,7 +38,7 @@ import sqlite3
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,12 +65,24 @@ def _roll() -> PreparedEvent:
 ROLL = _roll()
 
 
-def _request(campaign: str, head: int, n: int, *, random_id: bool = True) -> AppendRequest:
+def _request(campaign: str, head: int, n: int, *, random_id: bool = True,
+             command_id: str | None = None) -> AppendRequest:
     """A one-roll command; its id random like a real client's (``c-`` and 16 hex digits), so
-    that the commands index takes its inserts where a server's would, all over the tree."""
-    command_id = f"c-{secrets.token_hex(8)}" if random_id else f"c{n:09d}"
+    that an index on the ids takes its inserts where a server's would, all over the tree."""
+    if command_id is None:
+        command_id = f"c-{secrets.token_hex(8)}" if random_id else f"c{n:09d}"
     return AppendRequest(campaign=campaign, expected_head=head, events=(ROLL,), actor="gm",
                          command_id=command_id, at=AT)
+
+
+def _random_ids() -> Iterator[str]:
+    """Random ids as clients make them, drawn 512 at a time: the load generator's cost (a
+    ``token_hex`` call each, a system call, was a tenth of the committer run's CPU) is not
+    the server's."""
+    while True:
+        block = secrets.token_hex(8 * 512)
+        for start in range(0, len(block), 16):
+            yield f"c-{block[start:start + 16]}"
 
 
 def best(repeat: int, run: Callable[[], float]) -> float:
@@ -77,12 +93,14 @@ def best(repeat: int, run: Callable[[], float]) -> float:
 # ---- 1. raw sqlite3 ------------------------------------------------------------------------
 
 
-def raw_rate(work: Path, events: int, *, store_shape: bool = False) -> float:
+def raw_rate(work: Path, events: int, *, store_shape: bool = False, keyed: bool = True
+             ) -> float:
     """Raw sqlite3, the store's columns and index, a commit per 100 tuples: events/s.
 
     ``store_shape`` writes what ``append_batch`` writes, without its Python: the ``commands``
     row of each event too (random ids), the events spread over 10 campaigns; otherwise one
-    campaign and no command rows, the cheapest shape there is.
+    campaign and no command rows, the cheapest shape there is. ``keyed`` gives ``commands``
+    the old key on ``(campaign, command_id)``.
     """
     path = work / "raw.db"
     connection = sqlite3.connect(path, isolation_level=None)
@@ -95,8 +113,8 @@ def raw_rate(work: Path, events: int, *, store_shape: bool = False) -> float:
         " hash TEXT NOT NULL)")
     connection.execute("CREATE UNIQUE INDEX events_seq ON events (campaign, seq)")
     connection.execute("CREATE TABLE commands (campaign TEXT, command_id TEXT, actor TEXT NOT"
-                       " NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL,"
-                       " PRIMARY KEY (campaign, command_id))")
+                       " NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL"
+                       + (", PRIMARY KEY (campaign, command_id))" if keyed else ")"))
     payload = ROLL.payload.decode()
     digest = "0" * 64
     campaigns = 10 if store_shape else 1
@@ -124,36 +142,48 @@ def raw_rate(work: Path, events: int, *, store_shape: bool = False) -> float:
 # ---- 2. append_batch -----------------------------------------------------------------------
 
 
-def append_batch_rate(work: Path, events: int, per_batch: int = 100) -> float:
-    """``append_batch`` with ``per_batch`` one-event requests over 10 campaigns: events/s."""
+def append_batch_rate(work: Path, events: int, per_batch: int = 100, campaigns: int = 10
+                      ) -> tuple[float, float, float]:
+    """``append_batch`` with ``per_batch`` one-event requests over ``campaigns`` campaigns:
+    events/s, then the bytes of WAL and the CPU seconds of the calling thread per event (the
+    steadier figures on a shared machine; the command index's merges are in both, done
+    between two calls as the committer does them)."""
     path = work / "append.db"
     log = SqliteLog(path)
-    heads = [0] * 10
+    heads = [0] * campaigns
     batches = []
     for first in range(0, events, per_batch):
         batch = []
         for n in range(first, first + per_batch):
-            k = n % 10
+            k = n % campaigns
             batch.append(_request(f"c{k}", heads[k], n))
             heads[k] += 1
         batches.append(batch)
-    started = time.perf_counter()
+    housework = getattr(log, "housekeeping", None)
+    wal = Path(str(path) + "-wal")
+    wal_before = wal.stat().st_size if wal.exists() else 0  # never checkpointed meanwhile
+    started, cpu = time.perf_counter(), time.thread_time()
     for batch in batches:
         for result in log.append_batch(batch):
             if isinstance(result, Exception):
                 raise result
-    elapsed = time.perf_counter() - started
+        while housework is not None and log.has_housework:  # type: ignore[attr-defined]
+            housework()
+    elapsed, cpu = time.perf_counter() - started, time.thread_time() - cpu
+    written = wal.stat().st_size - wal_before
     log.close()
     _remove(path)
-    return events / elapsed
+    return events / elapsed, written / events, cpu / events
 
 
 # ---- 3. the group committer ----------------------------------------------------------------
 
 
-def committer_rate(work: Path, submitters: int, seconds: float) -> tuple[float, float]:
+def committer_rate(work: Path, submitters: int, seconds: float
+                   ) -> tuple[float, float, float]:
     """N submitters, each on its own campaign, one one-event append at a time, for a while:
-    durable events/s, and the mean batch the writer committed."""
+    durable events/s, the mean batch the writer committed, and the process's CPU seconds
+    per event (both threads; the steadier figure on a shared machine)."""
     path = work / "committer.db"
     log = SqliteLog(path)
 
@@ -164,8 +194,10 @@ def committer_rate(work: Path, submitters: int, seconds: float) -> tuple[float, 
 
         async def submit(k: int) -> int:
             head = 0
+            ids = _random_ids()
             while not stop:
-                (result,) = await committer.append([_request(f"s{k}", head, head)])
+                (result,) = await committer.append([_request(f"s{k}", head, head,
+                                                             command_id=next(ids))])
                 if isinstance(result, Exception):
                     raise result
                 head += 1
@@ -174,19 +206,20 @@ def committer_rate(work: Path, submitters: int, seconds: float) -> tuple[float, 
         tasks = [asyncio.create_task(submit(k)) for k in range(submitters)]
         await asyncio.sleep(0.3)  # warm up: every submitter has its first append in
         before, batches = committer.appended, committer.batches
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         await asyncio.sleep(seconds)
         done, elapsed = committer.appended - before, time.perf_counter() - started
+        cpu = time.process_time() - cpu
         batches = committer.batches - batches
         stop = True
         await asyncio.gather(*tasks)
         await committer.stop()
-        return done, elapsed, batches
+        return done, elapsed, batches, cpu
 
-    done, elapsed, batches = asyncio.run(main())
+    done, elapsed, batches, cpu = asyncio.run(main())
     log.close()
     _remove(path)
-    return done / elapsed, done / max(batches, 1)
+    return done / elapsed, done / max(batches, 1), cpu / max(done, 1)
 
 
 # ---- 4. verify -----------------------------------------------------------------------------
@@ -273,17 +306,24 @@ def main() -> None:
             rate = best(args.repeat, lambda: raw_rate(work, args.events))
             print(f"raw sqlite3, batches of 100:            {rate:>10,.0f} events/s", flush=True)
             rate = best(args.repeat, lambda: raw_rate(work, args.events, store_shape=True))
-            print(f"raw sqlite3, the same as append_batch:  {rate:>10,.0f} events/s", flush=True)
+            print(f"raw sqlite3, the same, commands keyed:  {rate:>10,.0f} events/s", flush=True)
+            rate = best(args.repeat, lambda: raw_rate(work, args.events, store_shape=True,
+                                                      keyed=False))
+            print(f"raw sqlite3, the same, commands in order:{rate:>9,.0f} events/s", flush=True)
         if "append" in parts:
-            rate = best(args.repeat, lambda: append_batch_rate(work, args.events))
-            print(f"append_batch, 100 requests a call:      {rate:>10,.0f} events/s", flush=True)
+            for per_batch, campaigns in ((100, 10), (1000, 1000)):
+                rate, wal, cpu = max(append_batch_rate(work, args.events, per_batch, campaigns)
+                                     for _ in range(args.repeat))
+                print(f"append_batch, {per_batch:>5} requests a call, {campaigns:>5} campaigns:"
+                      f" {rate:>8,.0f} events/s  ({wal:,.0f} B of WAL, {cpu * 1e6:.1f} CPU-µs"
+                      " an event)", flush=True)
         if "committer" in parts:
             for n in args.submitters:
                 runs = [committer_rate(work, n, args.seconds) for _ in range(args.repeat)]
-                rate, mean = max(runs)
+                rate, mean, cpu = max(runs)
                 print(f"group committer, {n:>5} submitters:      {rate:>10,.0f} events/s"
-                      f"  (mean batch {mean:,.0f}; target >= {TARGET_COMMITTER:,.0f})",
-                      flush=True)
+                      f"  (mean batch {mean:,.0f}; {cpu * 1e6:.1f} CPU-µs an event;"
+                      f" target >= {TARGET_COMMITTER:,.0f})", flush=True)
         if "verify" in parts:
             for campaigns, shape in ((1, "one campaign"), (100, "100 campaigns interleaved")):
                 path = cached_log(args.cache, args.verify_events, campaigns)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from events.errors import StoreError
+from events.errors import ConcurrencyError, StoreError
 from events.store import SqliteLog, SqliteReader
 from tests.events.store_contract import (  # noqa: F401  (the contract runs here)
     opened,
@@ -158,11 +158,29 @@ def test_append_hashes_chain_any_text(log) -> None:
 
 
 def test_a_failed_transaction_appends_nothing_and_the_log_goes_on(log) -> None:
-    """A batch SQLite refuses (a command id twice) is rolled back whole; the next one commits."""
+    """A batch SQLite refuses (here a trigger aborts one row) is rolled back whole; the next
+    one commits, and the commands it recorded are found."""
+    log.db.execute("CREATE TRIGGER boom BEFORE INSERT ON events WHEN NEW.campaign = 'b'"
+                   " BEGIN SELECT RAISE(ABORT, 'boom'); END")
     results = log.append_batch([request("a", 0, opened("a"), command="same"),
-                                request("b", 0, opened("b"), command="x"),
-                                request("a", 1, rolled(1), command="same")])
+                                request("b", 0, opened("b"), command="x")])
     assert all(isinstance(r, StoreError) for r in results)
     assert log.head("a") == log.head("b") == 0
-    assert log.append_batch([request("a", 0, opened("a"), command="again")]) == [[1]]
-    assert log.verify() == (1, [])
+    log.db.execute("DROP TRIGGER boom")
+    assert log.append_batch([request("a", 0, opened("a"), command="again"),
+                             request("b", 0, opened("b"), command="x")]) == [[1], [1]]
+    assert log.command_records("a", ["again", "same"]).keys() == {"again"}
+    assert log.verify() == (2, [])
+
+
+def test_a_command_id_twice_is_refused_and_the_rest_commits(log) -> None:
+    """The store itself keeps ``(campaign, command_id)`` unique: a repeat in the same batch,
+    or of a command already in the log, appends nothing; the other requests commit."""
+    results = log.append_batch([request("a", 0, opened("a"), command="same"),
+                                request("b", 0, opened("b"), command="same"),
+                                request("a", 1, rolled(1), command="same")])
+    assert results[:2] == [[1], [1]]
+    assert isinstance(results[2], ConcurrencyError) and "'same'" in str(results[2])
+    (again,) = log.append_batch([request("a", 1, rolled(1), command="same")])
+    assert isinstance(again, ConcurrencyError)
+    assert log.head("a") == 1 and log.verify() == (2, [])

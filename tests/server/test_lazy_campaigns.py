@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from events import core
+from events import command_keys, core
 from server.app import Server
 from server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, Table, until
@@ -127,3 +127,30 @@ async def test_a_campaign_loaded_only_by_refused_joins_goes_sooner(table: Table,
         raise AssertionError("a wrong token joined")
     await until(lambda: server.unloads == 1)  # it was loaded, and is gone
     assert probed not in server.hubs and played in server.hubs
+
+
+async def test_retries_after_a_restart_find_ids_merged_into_the_index_and_in_the_tail(
+        table: Table, monkeypatch: Any) -> None:
+    """An id old enough to be only in the log's merged command index, and one only in its
+    tail, each get their original answer after a restart, and append nothing."""
+    monkeypatch.setattr(command_keys, "TAIL_LIMIT", 8)
+    monkeypatch.setattr(command_keys, "STEP_ROWS", 4)
+    campaign, gm = await table.create_campaign("narrative")
+    old = await gm.send(core.Roll(id="roll-old", expression="1d6"))
+    for _ in range(10):
+        await gm.call(core.Roll, expression="1d8")
+    log = table.server.log
+    assert log is not None
+    await until(lambda: not log.has_housework)  # the committer merged the full tail
+    assert log._keys.tail_get(campaign, "roll-old") is None
+    recent = await gm.send(core.Roll(id="roll-recent", expression="1d4"))
+    token = gm._token
+    server = await restart(table)
+    assert server.log is not None
+    assert server.log._keys.tail_get(campaign, "roll-old") is None
+    assert server.log._keys.tail_get(campaign, "roll-recent") is not None
+    head = server.log.head(campaign)
+    gm = await table.connect(campaign, token)
+    assert (await gm.send(core.Roll(id="roll-old", expression="1d6"))).seqs == old.seqs
+    assert (await gm.send(core.Roll(id="roll-recent", expression="1d4"))).seqs == recent.seqs
+    assert server.log.head(campaign) == head

@@ -1,0 +1,74 @@
+"""Opening the log's file for writing: the one-server lock, and open errors in plain words.
+
+Apart from :mod:`events.store` so that the store keeps to the log itself.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+from events.errors import StoreError
+
+__all__ = ["open_error", "writer_lock"]
+
+logger = logging.getLogger("events.store")
+
+
+def open_error(path: Path, error: sqlite3.Error) -> StoreError:
+    """The real reason a log could not be opened, in plain words.
+
+    SQLite reports a full disk or an unwritable file while the schema is first written; calling
+    each of those "not a SQLite database" sent operators looking for corruption.
+    """
+    name = getattr(error, "sqlite_errorname", "") or ""
+    if name.startswith("SQLITE_FULL"):
+        return StoreError(f"no space left on the disk to write {path} ({error})")
+    if name.startswith("SQLITE_IOERR"):
+        return StoreError(f"cannot write {path} ({error}): is its disk full, read-only or"
+                          " failing?")
+    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH",
+                        "SQLITE_BUSY", "SQLITE_LOCKED")):
+        return StoreError(f"cannot write {path} ({error})")
+    if name.startswith("SQLITE_NOTADB"):
+        return StoreError(f"{path} is not a SQLite database ({error})")
+    return StoreError(f"cannot open {path} as a log ({error})")
+
+
+def writer_lock(path: Path) -> int:
+    """Lock ``path`` for this process's writer: an open descriptor holding an exclusive flock.
+
+    ``flock`` locks are apart from the POSIX locks SQLite takes on the same file, so this lock
+    never blocks SQLite's own readers and writers; it only stops a second poolhall server.
+    This open is also what creates a new log: owner-readable only (0600), before SQLite sees
+    it, since the log holds the token hashes and the sealed tokens.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as error:
+        raise StoreError(f"cannot open {path}: {error.strerror or error}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StoreError(f"{path} is already open for writing by another poolhall server;"
+                         " one server per database") from None
+    _warn_if_shared(path, fd)
+    return fd
+
+
+def _warn_if_shared(path: Path, fd: int) -> None:
+    """Warn (once per open) if a log made before it was created 0600 is readable by others.
+
+    Its mode is the operator's to change (a backup group may read it on purpose); the warning
+    says what others can read.
+    """
+    mode = stat.S_IMODE(os.fstat(fd).st_mode)
+    if mode & 0o077:
+        logger.warning("%s is readable by other users (mode %04o): it holds token hashes and"
+                       " sealed tokens; `chmod 600` it and its -wal and -shm files unless"
+                       " that is intended", path, mode)

@@ -1,0 +1,245 @@
+"""The command-id index: a tail in memory, generations merged off the commit path, old files
+migrated once; every id the log accepted is found, whichever part holds it."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from events import command_keys
+from events.errors import ConcurrencyError
+from events.store import SqliteLog, SqliteReader
+from tests.events.store_contract import opened, request, rolled
+
+OLD_FILE = Path(__file__).parents[1] / "fixtures" / "logs" / "old-commands-schema.sqlite"
+
+
+@pytest.fixture
+def small(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tail of 8 ids and steps of 4 rows, so a few dozen commands make generations."""
+    monkeypatch.setattr(command_keys, "TAIL_LIMIT", 8)
+    monkeypatch.setattr(command_keys, "STEP_ROWS", 4)
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Iterator[SqliteLog]:
+    store = SqliteLog(tmp_path / "log.db")
+    yield store
+    store.close()
+
+
+def _append(log: SqliteLog, campaign: str, ids: list[str]) -> None:
+    head = log.head(campaign)
+    for command in ids:
+        event = opened(campaign) if head == 0 else rolled(head)
+        assert log.append_batch([request(campaign, head, event, command=command)]) == [[head + 1]]
+        head += 1
+
+
+def _housekeep(log: SqliteLog) -> int:
+    steps = 0
+    while log.has_housework:
+        log.housekeeping()
+        steps += 1
+    return steps
+
+
+def _gens(path: Path) -> list[tuple[int, int, int]]:
+    with sqlite3.connect(path) as connection:
+        return connection.execute("SELECT first, last, size FROM command_gens ORDER BY first"
+                                  ).fetchall()
+
+
+def test_a_commit_writes_no_index_page_and_the_tail_is_found(log) -> None:
+    """Under the tail's limit nothing is indexed: the ids are found in the writer's memory,
+    and by a reader's bounded scan of the rows no generation covers."""
+    _append(log, "a", [f"id-{n}" for n in range(5)])
+    assert not log.has_housework and _gens(log.path) == []
+    want = ["id-0", "id-4", "never"]
+    assert log.command_records("a", want).keys() == {"id-0", "id-4"}
+    assert SqliteReader(log.path).command_records("a", want) == log.command_records("a", want)
+    assert log.command_records("b", want) == {}
+
+
+def test_generations_merge_pairwise_and_every_id_stays_found(small, log) -> None:
+    """Full tails become generations, merged while the newest is as large as the one before:
+    a handful remain for a hundred ids, in command order, and each id is found exactly."""
+    ids = [f"id-{n}" for n in range(100)]
+    for start in range(0, 100, 10):
+        _append(log, "a", ids[start:start + 10])
+        _housekeep(log)
+    gens = _gens(log.path)
+    assert log.db.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL again for appends
+    assert len(gens) <= 4 and sum(size for _, _, size in gens) + len(log._keys) == 100
+    assert [first for first, _, _ in gens[1:]] == [last + 1 for _, last, _ in gens[:-1]]
+    found = log.command_records("a", [*ids, "id-100"])
+    assert found.keys() == set(ids) and found["id-42"].seqs == [43]
+    assert SqliteReader(log.path).command_records("a", ids) == found
+    with sqlite3.connect(log.path) as connection:  # the merged-away rows are gone
+        (rows,) = connection.execute("SELECT count(*) FROM command_keys").fetchone()
+    assert rows == sum(size for _, _, size in gens)
+
+
+def test_an_id_in_a_generation_is_still_refused_a_second_time(small, log) -> None:
+    """Uniqueness holds against merged ids too, not only the tail."""
+    _append(log, "a", [f"id-{n}" for n in range(20)])
+    _housekeep(log)
+    assert log._keys.tail_get("a", "id-3") is None
+    (again,) = log.append_batch([request("a", 20, rolled(1), command="id-3")])
+    assert isinstance(again, ConcurrencyError)
+    assert log.append_batch([request("b", 0, opened("b"), command="id-3")]) == [[1]]
+
+
+def test_ids_in_the_index_and_in_the_tail_are_found_after_a_reopen(small, tmp_path) -> None:
+    """Across a restart: an id only in a generation, and one only in the tail (read back into
+    memory at open), both answer with what they appended."""
+    log = SqliteLog(tmp_path / "log.db")
+    _append(log, "a", [f"id-{n}" for n in range(12)])
+    _housekeep(log)
+    _append(log, "a", ["late"])
+    log.close()
+    log = SqliteLog(tmp_path / "log.db")
+    try:
+        assert log._keys.tail_get("a", "id-0") is None
+        assert log._keys.tail_get("a", "late") is not None
+        found = log.command_records("a", ["id-0", "late"])
+        assert (found["id-0"].seqs, found["late"].seqs) == ([1], [13])
+    finally:
+        log.close()
+
+
+def test_a_merge_cut_short_is_ignored_and_cleared_at_open(small, tmp_path) -> None:
+    """A writer stopped mid-merge leaves rows of an unlisted generation: never read, removed
+    at the next open, and the ids they held are found from the tail again."""
+    log = SqliteLog(tmp_path / "log.db")
+    _append(log, "a", [f"id-{n}" for n in range(8)])
+    log.housekeeping()  # the first of two steps: four index rows, no generation listed
+    log.close()
+    with sqlite3.connect(tmp_path / "log.db") as connection:
+        assert connection.execute("SELECT count(*) FROM command_keys").fetchone() == (4,)
+    log = SqliteLog(tmp_path / "log.db")
+    try:
+        with sqlite3.connect(tmp_path / "log.db") as connection:
+            assert connection.execute("SELECT count(*) FROM command_keys").fetchone() == (0,)
+        assert len(log._keys) == 8 and _gens(tmp_path / "log.db") == []
+        assert len(log.command_records("a", [f"id-{n}" for n in range(8)])) == 8
+        assert _housekeep(log) > 0 and _gens(tmp_path / "log.db") == [(1, 8, 8)]
+        assert len(log.command_records("a", ["id-7"])) == 1
+    finally:
+        log.close()
+
+
+def test_ids_sharing_a_digest_stay_apart(small, log, monkeypatch) -> None:
+    """The digest only finds candidates: with every id on one key, each finds its own row."""
+    monkeypatch.setattr(command_keys, "command_key", lambda campaign, command_id: 7)
+    _append(log, "a", [f"id-{n}" for n in range(10)])
+    _housekeep(log)
+    assert _gens(log.path) and log._keys.tail_get("a", "id-1") is None
+    found = log.command_records("a", ["id-1", "id-6", "nope"])
+    assert (found["id-1"].seqs, found["id-6"].seqs) == ([2], [7]) and "nope" not in found
+
+
+def test_a_log_written_by_the_old_schema_opens_migrated_and_goes_on(tmp_path) -> None:
+    """A file whose ``commands`` table was keyed by ``(campaign, command_id)``: read as it is
+    by a reader, rewritten once when a writer opens it, then appended to and verified."""
+    path = tmp_path / "old.db"
+    shutil.copy(OLD_FILE, path)
+    want = ["first", "second", "third", "nope"]
+    old = SqliteReader(path).command_records("a", want)
+    assert SqliteReader(path).directory() == [("a", "first", "gm", 3), ("b", "b-open", "gm", 1)]
+    assert {k: v.seqs for k, v in old.items()} == {"first": [1, 2, 3], "second": [4],
+                                                  "third": [5, 6]}
+    log = SqliteLog(path)
+    try:
+        assert log.command_records("a", want) == old
+        assert log.directory() == [("a", "first", "gm", 3), ("b", "b-open", "gm", 1)]
+        (again,) = log.append_batch([request("a", 6, rolled(1), command="second")])
+        assert isinstance(again, ConcurrencyError)
+        assert log.append_batch([request("a", 6, rolled(1), command="fourth")]) == [[7]]
+        assert log.verify() == (8, [])
+    finally:
+        log.close()
+    with sqlite3.connect(path) as connection:
+        ids = connection.execute("SELECT id, command_id FROM commands ORDER BY id").fetchall()
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            connection.execute("DELETE FROM commands")
+    assert ids == [(1, "first"), (2, "second"), (3, "b-open"), (4, "third"), (5, "fourth")]
+    log = SqliteLog(path)  # a second open finds nothing to migrate
+    try:
+        assert log.command_records("a", want).keys() == {"first", "second", "third"}
+    finally:
+        log.close()
+
+
+def test_a_tail_too_long_to_hold_is_indexed_at_open(small, tmp_path) -> None:
+    """A migrated log (or many merges cut short) leaves more rows than the tail holds: they
+    become one generation at open, and memory holds none of them."""
+    path = tmp_path / "old.db"
+    shutil.copy(OLD_FILE, path)
+    with sqlite3.connect(path) as connection:  # more old rows than the small tail's 8
+        connection.executemany("INSERT INTO commands VALUES ('c', ?, 'gm', 1, 1)",
+                               [(f"x{n}",) for n in range(20)])
+    log = SqliteLog(path)
+    try:
+        assert len(log._keys) == 0 and _gens(path) == [(1, 24, 24)]
+        assert log.command_records("c", ["x0", "x19"]).keys() == {"x0", "x19"}
+    finally:
+        log.close()
+
+
+def test_a_failed_merge_step_loses_nothing_and_starts_over(small, log) -> None:
+    """A merge step the disk refuses (here a trigger) raises; the tail is kept whole, ids are
+    still found, appends go on, and the next steps do the merge from the start."""
+    _append(log, "a", [f"id-{n}" for n in range(8)])
+    log.db.execute("CREATE TRIGGER refuse BEFORE INSERT ON command_keys"
+                   " BEGIN SELECT RAISE(ABORT, 'disk says no'); END")
+    with pytest.raises(sqlite3.IntegrityError, match="disk says no"):
+        log.housekeeping()
+    assert log.db.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL again for appends
+    assert len(log._keys) == 8 and log.has_housework and not log.db.conn.in_transaction
+    _append(log, "a", ["id-8"])
+    assert len(log.command_records("a", [f"id-{n}" for n in range(9)])) == 9
+    log.db.execute("DROP TRIGGER refuse")
+    _housekeep(log)
+    assert _gens(log.path) == [(1, 9, 9)] and len(log._keys) == 0
+    assert len(log.command_records("a", [f"id-{n}" for n in range(9)])) == 9
+
+
+def test_the_index_dropped_is_rebuilt_from_the_commands_at_open(small, tmp_path) -> None:
+    """The index is derived data: with both its tables dropped, the next open rebuilds it."""
+    log = SqliteLog(tmp_path / "log.db")
+    _append(log, "a", [f"id-{n}" for n in range(20)])
+    _housekeep(log)
+    log.close()
+    with sqlite3.connect(tmp_path / "log.db") as connection:
+        connection.execute("DROP TABLE command_keys")
+        connection.execute("DROP TABLE command_gens")
+    log = SqliteLog(tmp_path / "log.db")
+    try:
+        assert _gens(tmp_path / "log.db") == [(1, 20, 20)]
+        assert len(log.command_records("a", [f"id-{n}" for n in range(20)])) == 20
+    finally:
+        log.close()
+
+
+def test_the_directory_finds_each_creating_command_in_the_index_or_the_tail(small, tmp_path
+                                                                              ) -> None:
+    """At start a server reads what created each campaign: found whether the command has been
+    merged into a generation or is still in the tail, by the writer and by a reader."""
+    log = SqliteLog(tmp_path / "log.db")
+    try:
+        log.append_batch([request("a", 0, opened("a"), rolled(1), command="make-a")])
+        _append(log, "a", [f"id-{n}" for n in range(10)])
+        _housekeep(log)
+        log.append_batch([request("b", 0, opened("b"), rolled(1), rolled(2), command="make-b")])
+        assert log._keys.tail_get("a", "make-a") is None
+        assert log._keys.tail_get("b", "make-b") is not None
+        want = [("a", "make-a", "gm", 2), ("b", "make-b", "gm", 3)]
+        assert log.directory() == want
+        assert SqliteReader(log.path).directory() == want
+    finally:
+        log.close()
