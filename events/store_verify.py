@@ -53,10 +53,24 @@ _CACHE_KIB = 65_536
 """Page cache of the ``integrity_check`` connection: with SQLite's 2 MiB default its index
 probes missed the cache and it ran 2.5 times slower on a 1M-event log."""
 
+_MMAP_BYTES = 1 << 31
+"""``mmap_size`` of the ``integrity_check`` connection (SQLite caps it at 2 GiB): pages read
+in place instead of copied into the cache, 2.8 CPU-s down to 2.0 on a 1M-event log."""
+
 _WALK = ("SELECT campaign, seq, type, version, payload, recorded_at, actor, command_id, hash"
          " FROM events WHERE position >= ? AND position < ? ORDER BY position")
-_COMMANDS = ("SELECT campaign, command_id, first_seq, last_seq FROM commands"
-             " WHERE rowid >= ? AND rowid < ? ORDER BY rowid")
+_PAGE = 4096
+"""Rows fetched at a time; the runs of each page are turned into JSON as it ends."""
+
+# What is read from ``commands``: these four statements (and ``segment_starts``'s join).
+_COMMANDS_JSON = (
+    "SELECT CAST(json_group_array(json_array(campaign, command_id, first_seq, last_seq))"
+    " AS BLOB) FROM (SELECT campaign, command_id, first_seq, last_seq FROM commands"
+    " WHERE rowid >= ? AND rowid < ? ORDER BY rowid)")
+_SPAN = "SELECT (SELECT min(position) FROM events), (SELECT max(position) FROM events)"
+"""The positions' span: not ``count(*)``, which reads a whole index, nor ``min(), max()`` in
+one SELECT, which SQLite answers by a scan of the table (0.16 CPU-s on 1M events), not by
+the two ends of the rowid tree."""
 _UNCOVERED = (
     "SELECT e.campaign, e.seq, e.command_id FROM events AS e LEFT JOIN commands AS c"
     " ON c.campaign = e.campaign AND c.command_id = e.command_id"
@@ -117,59 +131,80 @@ def _walk(connection: sqlite3.Connection, positions: tuple[int, int],
     """The hot loop: ~3 µs an event, most of it SQLite's row and the SHA-256 itself.
 
     Cursors are iterated directly (a generator between cost a tenth), the message is
-    formatted inline rather than by :func:`link_hash`, and the command check is a few
-    comparisons while the ``commands`` rows keep step with the events.
+    formatted inline rather than by :func:`link_hash`. The ``commands`` rows are not read
+    here one by one (4-column rows cost 0.75 µs each, a fifth of the walk): the walk notes
+    its *runs*, each stretch of events one command appended, and :func:`_commands_match`
+    compares them with the rows in one statement.
     """
     problems: list[Problem] = []
     firsts: dict[str, tuple[Any, ...]] = {}
     state: dict[str, tuple[int, str]] = {}  # campaign -> (last seq, last hash)
-    commands = connection.cursor().execute(_COMMANDS, rowids)
-    events = connection.cursor().execute(_WALK, positions)
-    in_step = True
-    left = 0  # events still due from the current command
-    command_campaign = command_id = ""
-    command_next = checked = 0
-    for row in events:
-        campaign, seq, type_, version, payload, at, actor, cmd, stored = row
-        checked += 1
-        if in_step:  # the commands table, read in its own order, must tell this very event
-            if left:
-                in_step = campaign == command_campaign and cmd == command_id and \
-                    seq == command_next
+    runs: list[list[Any]] = []  # [campaign, command id, first seq, last seq], a page's worth
+    encoded: list[bytes] = []  # the runs of the pages before, as JSON
+    run: list[Any] = []
+    run_campaign = run_command = None
+    checked = 0
+    gaps = False  # a sequence break: runs need not be whole commands then
+    encode = msgspec.json.encode
+    events = connection.execute(_WALK, positions)
+    while page := events.fetchmany(_PAGE):
+        checked += len(page)
+        for row in page:
+            campaign, seq, type_, version, payload, at, actor, cmd, stored = row
+            if cmd != run_command or campaign != run_campaign:
+                run = [campaign, cmd, seq, seq]
+                runs.append(run)
+                run_campaign, run_command = campaign, cmd
             else:
-                command = next(commands, None)
-                if command is None or command[0] != campaign or command[1] != cmd or \
-                        command[2] != seq or command[3] < seq:
-                    in_step = False
-                else:
-                    command_campaign, command_id, left = campaign, cmd, command[3] - seq + 1
-            left -= 1
-            command_next = seq + 1
-        known = state.get(campaign)
-        state[campaign] = (seq, stored)
-        if known is None:
-            firsts[campaign] = row
-            continue
-        previous_seq, previous = known
-        if seq != previous_seq + 1:
-            problems.append(Problem(campaign, seq,
-                                    f"expected event {previous_seq + 1}: dropped or moved"))
-        # A payload stored as a BLOB formats wrongly here: it is hashed again as bytes
-        # before the event is called edited.
-        if sha256(f"{previous}\x1f{campaign}\x1f{seq}\x1f{type_}\x1f{version}\x1f{at}"
-                  f"\x1f{actor}\x1f{cmd}\x1f{payload}".encode()).hexdigest() != stored and \
-                _edited(previous, row):
-            problems.append(Problem(campaign, seq,
-                                    "hash does not match: edited, or out of order"))
-    if in_step and (left > 0 or next(commands, None) is not None):
-        in_step = False
-    return Segment(checked, problems, firsts, state, in_step)
+                run[3] = seq
+            known = state.get(campaign)
+            state[campaign] = seq, stored
+            if known is None:
+                firsts[campaign] = row
+                continue
+            if seq != known[0] + 1:
+                gaps = True
+                problems.append(Problem(campaign, seq,
+                                        f"expected event {known[0] + 1}: dropped or moved"))
+            # A payload stored as a BLOB formats wrongly here: it is hashed again as bytes
+            # before the event is called edited.
+            if sha256(f"{known[1]}\x1f{campaign}\x1f{seq}\x1f{type_}\x1f{version}\x1f{at}"
+                      f"\x1f{actor}\x1f{cmd}\x1f{payload}".encode()).hexdigest() != stored and \
+                    _edited(known[1], row):
+                problems.append(Problem(campaign, seq,
+                                        "hash does not match: edited, or out of order"))
+        encoded.append(encode(runs[:-1]))  # the last run may go on in the next page
+        del runs[:-1]
+    encoded.append(encode(runs))
+    return Segment(checked, problems, firsts, state,
+                   not gaps and _commands_match(connection, rowids, encoded))
+
+
+def _commands_match(connection: sqlite3.Connection, rowids: tuple[int, int],
+                    runs: list[bytes]) -> bool:
+    """Whether the ``commands`` rows ``rowids`` are, in order, the walk's runs of events.
+
+    ``runs`` is the walk's runs as JSON arrays of ``[campaign, command id, first seq, last
+    seq]``; SQLite writes its rows in the same form and the two texts are compared (0.4 µs
+    a row in C, against 0.75 µs for a row read into Python). With no sequence break in the
+    walk, equal texts prove each event lies within its command's recorded range and each
+    row records only events the log holds: the exact check is not needed. Anything else
+    (a row out of place, a BLOB SQLite's JSON refuses, JSON written differently) answers
+    ``False`` and the exact check from SQL decides.
+    """
+    try:
+        (recorded,) = connection.execute(_COMMANDS_JSON, rowids).fetchone()
+    except sqlite3.OperationalError:
+        return False
+    walked = b"[" + b",".join(page[1:-1] for page in runs if page != b"[]") + b"]"
+    return bool(recorded == walked)
 
 
 def _integrity(uri: str) -> list[Problem]:
     connection = _connect(uri)
     try:
         connection.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
+        connection.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
         return [Problem("", 0, f"the file is damaged: {line}") for (line,) in connection.execute(
             f"PRAGMA integrity_check({_DAMAGE_SHOWN})") if line != "ok"]
     finally:
@@ -182,7 +217,7 @@ def segment_starts(connection: sqlite3.Connection, parts: int) -> list[tuple[int
     The first starts at the beginning of both tables; a cut is dropped when no command
     starts after it (a log whose commands do not match: the exact check follows anyway).
     """
-    low, high = connection.execute("SELECT min(position), max(position) FROM events").fetchone()
+    low, high = connection.execute(_SPAN).fetchone()
     starts = [(0, 0)]
     if low is None or parts < 2:
         return starts
@@ -256,8 +291,7 @@ def verify_file(uri: str, *, segment_events: int = SEGMENT_EVENTS,
 def _walk_all(uri: str, segment_events: int, workers: int) -> tuple[int, list[Problem]]:
     connection = _connect(uri)
     try:
-        low, high = connection.execute(  # the span, not count(*): that reads a whole index
-            "SELECT min(position), max(position) FROM events").fetchone()
+        low, high = connection.execute(_SPAN).fetchone()
         span = 0 if low is None else high - low + 1
         starts = segment_starts(connection, min(workers, max(1, span // segment_events)))
         ranges = [(position, rowid, *end) for (position, rowid), end
