@@ -14,10 +14,12 @@ What is checked (each failure is one :class:`Problem`, a plain ``(campaign, seq,
 
 The walk reads the table once, in order, keeping each campaign's last hash: reading campaign
 by campaign through the index cost a random page read per row (1.5 times slower on an
-interleaved log). The ``commands`` table is read beside it in its own (rowid) order, which in
-a log the store wrote is the events' order, command by command: one comparison an event
-proves the command check. A log where that lockstep breaks (an edited ``commands`` table, or
-rows written by hand) gets the exact check from SQL instead, reporting each event it fails.
+interleaved log). The ``commands`` table, in its own (rowid) order, is in a log the store
+wrote the events' order, command by command: the walk notes its runs (each stretch of
+events of one command id) and SQLite writes the rows of the segment as JSON in the same
+form, and one comparison of the two texts proves the command check. A log where they differ
+(an edited ``commands`` table, rows written by hand, a sequence break) gets the exact check
+from SQL instead, reporting each event it fails.
 
 A long log is cut into segments of positions, one per CPU, each walked in a process of its
 own (the hashing holds the GIL); a segment cannot check the first event of each campaign it
