@@ -181,3 +181,14 @@ def test_a_commands_row_sqlite_cannot_write_as_json_gets_the_exact_check(path: P
         ("a", 5, "command 'a3' did not append this event"),
         ("a", 6, "command 'a3' did not append this event")]
 
+
+
+def test_the_commands_are_compared_a_few_rows_at_a_time(path: Path, monkeypatch) -> None:
+    """Compared in chunks (two rows here, 4,096 in use), so memory stays bounded: a clean
+    log keeps step chunk after chunk; a row missing or left over in any chunk does not."""
+    monkeypatch.setattr("events.store_verify._RUNS", 2)
+    assert [segment.in_step for segment in _segments(path, 1)] == [True]
+    _tamper(path, "INSERT INTO commands VALUES ('c', 'late', 'gm', 19, 19)")
+    assert [segment.in_step for segment in _segments(path, 1)] == [False]
+    _tamper(path, "DELETE FROM commands WHERE command_id IN ('late', 'a7')")
+    assert [segment.in_step for segment in _segments(path, 1)] == [False]
