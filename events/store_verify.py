@@ -57,8 +57,9 @@ _CACHE_KIB = 65_536
 probes missed the cache and it ran 2.5 times slower on a 1M-event log."""
 
 _MMAP_BYTES = 1 << 31
-"""``mmap_size`` of the ``integrity_check`` connection (SQLite caps it at 2 GiB): pages read
-in place instead of copied into the cache, 0.2-0.8 CPU-s less on a 1M-event log."""
+"""``mmap_size`` of every connection here (SQLite caps it at 2 GiB): pages read in place, not
+copied in by the kernel and again into SQLite's cache. On a 1M-event log the system time of
+``integrity_check`` fell from ~0.35 s to ~0.07 s, that of a whole walk from ~0.2 s to ~0.1 s."""
 
 _WALK = ("SELECT campaign, seq, type, version, payload, recorded_at, actor, command_id, hash"
          " FROM events WHERE position >= ? AND position < ? ORDER BY position")
@@ -111,7 +112,9 @@ _SEGMENT_DECODER: msgspec.msgpack.Decoder[Segment | str] = msgspec.msgpack.Decod
 
 
 def _connect(uri: str) -> sqlite3.Connection:
-    return sqlite3.connect(uri, uri=True, check_same_thread=False)
+    connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    connection.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
+    return connection
 
 
 def _edited(previous: str, row: tuple[Any, ...]) -> bool:
@@ -219,7 +222,6 @@ def _integrity(uri: str) -> list[Problem]:
     connection = _connect(uri)
     try:
         connection.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
-        connection.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
         return [Problem("", 0, f"the file is damaged: {line}") for (line,) in connection.execute(
             f"PRAGMA integrity_check({_DAMAGE_SHOWN})") if line != "ok"]
     finally:
