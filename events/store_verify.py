@@ -14,10 +14,12 @@ What is checked (each failure is one :class:`Problem`, a plain ``(campaign, seq,
 
 The walk reads the table once, in order, keeping each campaign's last hash: reading campaign
 by campaign through the index cost a random page read per row (1.5 times slower on an
-interleaved log). The ``commands`` table is read beside it in its own (rowid) order, which in
-a log the store wrote is the events' order, command by command: one comparison an event
-proves the command check. A log where that lockstep breaks (an edited ``commands`` table, or
-rows written by hand) gets the exact check from SQL instead, reporting each event it fails.
+interleaved log). The ``commands`` table, in its own (rowid) order, is in a log the store
+wrote the events' order, command by command: the walk notes its runs (each stretch of
+events of one command id) and SQLite writes the rows of the segment as JSON in the same
+form, and one comparison of the two texts proves the command check. A log where they differ
+(an edited ``commands`` table, rows written by hand, a sequence break) gets the exact check
+from SQL instead, reporting each event it fails.
 
 A long log is cut into segments of positions, one per CPU, each walked in a process of its
 own (the hashing holds the GIL); a segment cannot check the first event of each campaign it
@@ -32,6 +34,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from hashlib import sha256
 from pathlib import Path
@@ -53,10 +56,31 @@ _CACHE_KIB = 65_536
 """Page cache of the ``integrity_check`` connection: with SQLite's 2 MiB default its index
 probes missed the cache and it ran 2.5 times slower on a 1M-event log."""
 
+_MMAP_BYTES = 1 << 31
+"""``mmap_size`` of every connection here (SQLite caps it at 2 GiB): pages read in place, not
+copied in by the kernel and again into SQLite's cache. On a 1M-event log the system time of
+``integrity_check`` fell from ~0.35 s to ~0.07 s, that of a whole walk from ~0.2 s to ~0.1 s."""
+
 _WALK = ("SELECT campaign, seq, type, version, payload, recorded_at, actor, command_id, hash"
          " FROM events WHERE position >= ? AND position < ? ORDER BY position")
-_COMMANDS = ("SELECT campaign, command_id, first_seq, last_seq FROM commands"
-             " WHERE rowid >= ? AND rowid < ? ORDER BY rowid")
+_PAGE = 4096
+"""Rows fetched at a time; the runs of each page are turned into JSON as it ends."""
+
+_SPAN = "SELECT (SELECT min(position) FROM events), (SELECT max(position) FROM events)"
+"""The positions' span: not ``count(*)``, which reads a whole index, nor ``min(), max()`` in
+one SELECT, which SQLite answers by a scan of the table (0.16 CPU-s on 1M events), not by
+the two ends of the rowid tree."""
+_COMMANDS_SPAN = "SELECT (SELECT min(rowid) FROM commands), (SELECT max(rowid) FROM commands)"
+"""The commands' rowid span, where segments are cut (read from the tree's two ends, as
+:data:`_SPAN`)."""
+
+# What is read from ``commands``: the next three statements and ``segment_starts``'s join.
+_RUNS = 4096
+"""Commands compared at a time (memory stays bounded whatever the segment's length)."""
+_COMMANDS_JSON = (
+    "SELECT CAST(json_group_array(json_array(campaign, command_id, first_seq, last_seq))"
+    " AS BLOB), max(r) FROM (SELECT rowid AS r, campaign, command_id, first_seq, last_seq"
+    " FROM commands WHERE rowid >= ? AND rowid < ? ORDER BY rowid LIMIT ?)")
 _UNCOVERED = (
     "SELECT e.campaign, e.seq, e.command_id FROM events AS e LEFT JOIN commands AS c"
     " ON c.campaign = e.campaign AND c.command_id = e.command_id"
@@ -91,7 +115,9 @@ _SEGMENT_DECODER: msgspec.msgpack.Decoder[Segment | str] = msgspec.msgpack.Decod
 
 
 def _connect(uri: str) -> sqlite3.Connection:
-    return sqlite3.connect(uri, uri=True, check_same_thread=False)
+    connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    connection.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
+    return connection
 
 
 def _edited(previous: str, row: tuple[Any, ...]) -> bool:
@@ -117,53 +143,82 @@ def _walk(connection: sqlite3.Connection, positions: tuple[int, int],
     """The hot loop: ~3 µs an event, most of it SQLite's row and the SHA-256 itself.
 
     Cursors are iterated directly (a generator between cost a tenth), the message is
-    formatted inline rather than by :func:`link_hash`, and the command check is a few
-    comparisons while the ``commands`` rows keep step with the events.
+    formatted inline rather than by :func:`link_hash`. The ``commands`` rows are not read
+    here one by one (4-column rows cost 0.75 µs each, a fifth of the walk): the walk notes
+    its *runs*, each stretch of events one command appended, and :func:`_commands_match`
+    compares them with the rows in one statement.
     """
     problems: list[Problem] = []
     firsts: dict[str, tuple[Any, ...]] = {}
     state: dict[str, tuple[int, str]] = {}  # campaign -> (last seq, last hash)
-    commands = connection.cursor().execute(_COMMANDS, rowids)
-    events = connection.cursor().execute(_WALK, positions)
+    runs: list[list[Any]] = []  # [campaign, command id, first seq, last seq], not yet compared
+    run: list[Any] = []
+    run_campaign = run_command = None
+    checked = 0
+    gaps = False  # a sequence break: runs need not be whole commands then
+    recorded = _recorded(connection, rowids)
     in_step = True
-    left = 0  # events still due from the current command
-    command_campaign = command_id = ""
-    command_next = checked = 0
-    for row in events:
-        campaign, seq, type_, version, payload, at, actor, cmd, stored = row
-        checked += 1
-        if in_step:  # the commands table, read in its own order, must tell this very event
-            if left:
-                in_step = campaign == command_campaign and cmd == command_id and \
-                    seq == command_next
+    events = connection.execute(_WALK, positions)
+    while page := events.fetchmany(_PAGE):
+        checked += len(page)
+        for row in page:
+            campaign, seq, type_, version, payload, at, actor, cmd, stored = row
+            if cmd != run_command or campaign != run_campaign:
+                run = [campaign, cmd, seq, seq]
+                runs.append(run)
+                run_campaign, run_command = campaign, cmd
             else:
-                command = next(commands, None)
-                if command is None or command[0] != campaign or command[1] != cmd or \
-                        command[2] != seq or command[3] < seq:
-                    in_step = False
-                else:
-                    command_campaign, command_id, left = campaign, cmd, command[3] - seq + 1
-            left -= 1
-            command_next = seq + 1
-        known = state.get(campaign)
-        state[campaign] = (seq, stored)
-        if known is None:
-            firsts[campaign] = row
-            continue
-        previous_seq, previous = known
-        if seq != previous_seq + 1:
-            problems.append(Problem(campaign, seq,
-                                    f"expected event {previous_seq + 1}: dropped or moved"))
-        # A payload stored as a BLOB formats wrongly here: it is hashed again as bytes
-        # before the event is called edited.
-        if sha256(f"{previous}\x1f{campaign}\x1f{seq}\x1f{type_}\x1f{version}\x1f{at}"
-                  f"\x1f{actor}\x1f{cmd}\x1f{payload}".encode()).hexdigest() != stored and \
-                _edited(previous, row):
-            problems.append(Problem(campaign, seq,
-                                    "hash does not match: edited, or out of order"))
-    if in_step and (left > 0 or next(commands, None) is not None):
-        in_step = False
-    return Segment(checked, problems, firsts, state, in_step)
+                run[3] = seq
+            known = state.get(campaign)
+            state[campaign] = seq, stored
+            if known is None:
+                firsts[campaign] = row
+                continue
+            if seq != known[0] + 1:
+                gaps = True
+                problems.append(Problem(campaign, seq,
+                                        f"expected event {known[0] + 1}: dropped or moved"))
+            # A payload stored as a BLOB formats wrongly here: it is hashed again as bytes
+            # before the event is called edited.
+            if sha256(f"{known[1]}\x1f{campaign}\x1f{seq}\x1f{type_}\x1f{version}\x1f{at}"
+                      f"\x1f{actor}\x1f{cmd}\x1f{payload}".encode()).hexdigest() != stored and \
+                    _edited(known[1], row):
+                problems.append(Problem(campaign, seq,
+                                        "hash does not match: edited, or out of order"))
+        while len(runs) > _RUNS:  # the last run may go on in the next page: kept back
+            in_step = in_step and _commands_match(recorded, runs[:_RUNS])
+            del runs[:_RUNS]
+    in_step = in_step and _commands_match(recorded, runs) and _commands_match(recorded, [])
+    return Segment(checked, problems, firsts, state, in_step and not gaps)
+
+
+def _recorded(connection: sqlite3.Connection, rowids: tuple[int, int]) -> Iterator[bytes]:
+    """The ``commands`` rows ``rowids``, in order, as JSON arrays of :data:`_RUNS` rows
+    ``[campaign, command id, first seq, last seq]``, then ``[]`` for good."""
+    low, high = rowids
+    while True:
+        text, last = connection.execute(_COMMANDS_JSON, (low, high, _RUNS)).fetchone()
+        yield text
+        if last is None:
+            return
+        low = last + 1
+
+
+def _commands_match(recorded: Iterator[bytes], runs: list[list[Any]]) -> bool:
+    """Whether the next rows of ``commands`` are ``runs``, the walk's runs of events.
+
+    SQLite writes its rows as JSON and the walk's runs are written alike by msgspec: one
+    comparison of two texts (SQLite's JSON costs 0.4 µs a row in C, against 0.75 µs for a
+    row read into Python). With no sequence break in the walk, equal texts all through
+    prove each event lies within its command's recorded range and each row records only
+    events the log holds: the exact check is not needed. Anything else (a row out of place
+    or left over, a BLOB SQLite's JSON refuses, JSON written differently) answers ``False``
+    and the exact check from SQL decides.
+    """
+    try:
+        return bool(next(recorded, b"[]") == msgspec.json.encode(runs))
+    except sqlite3.OperationalError:
+        return False
 
 
 def _integrity(uri: str) -> list[Problem]:
@@ -182,7 +237,7 @@ def segment_starts(connection: sqlite3.Connection, parts: int) -> list[tuple[int
     The first starts at the beginning of both tables; a cut is dropped when no command
     starts after it (a log whose commands do not match: the exact check follows anyway).
     """
-    low, high = connection.execute("SELECT min(rowid), max(rowid) FROM commands").fetchone()
+    low, high = connection.execute(_COMMANDS_SPAN).fetchone()
     starts = [(0, 0)]
     if low is None or parts < 2:
         return starts
@@ -256,8 +311,7 @@ def verify_file(uri: str, *, segment_events: int = SEGMENT_EVENTS,
 def _walk_all(uri: str, segment_events: int, workers: int) -> tuple[int, list[Problem]]:
     connection = _connect(uri)
     try:
-        low, high = connection.execute(  # the span, not count(*): that reads a whole index
-            "SELECT min(position), max(position) FROM events").fetchone()
+        low, high = connection.execute(_SPAN).fetchone()
         span = 0 if low is None else high - low + 1
         starts = segment_starts(connection, min(workers, max(1, span // segment_events)))
         ranges = [(position, rowid, *end) for (position, rowid), end

@@ -22,7 +22,9 @@ Prints, each a best of ``--repeat`` runs on a fresh SQLite file in ``--dir`` (WA
 4. ``SqliteReader.verify`` on ``--verify-events`` events: one campaign, then 100 campaigns
    interleaved one event at a time (the worst order for a walk campaign by campaign). The
    logs are built with ``append_batch`` and kept in ``--cache`` (``/tmp`` by default), keyed
-   by their shape, so a second run measures only the verify.
+   by their shape, so a second run measures only the verify. ``--verify-against CHECKOUT``
+   runs another checkout's ``verify_file`` (before a change, say) alternately with this one's
+   on the same logs, one line each: a comparison made in one run, under the same load.
 
 Figures are printed, never asserted; the machine is shared, so compare runs made together.
 """
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import resource
 import secrets
 import shutil
@@ -40,6 +43,8 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -48,7 +53,8 @@ if str(ROOT) not in sys.path:
 from events import core  # noqa: E402
 from events.dice import RolledTerm  # noqa: E402
 from events.log import AppendRequest, PreparedEvent, prepare  # noqa: E402
-from events.store import SqliteLog, SqliteReader  # noqa: E402
+from events.store import SqliteLog  # noqa: E402
+from events.store_verify import verify_file  # noqa: E402
 from server.writer import GroupCommitter  # noqa: E402
 
 AT = "2026-01-01T00:00:00.000Z"
@@ -266,15 +272,30 @@ def _cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def verify_rate(path: Path, events: int) -> tuple[float, float]:
-    """Events/s of one ``verify``, and the CPU seconds it took on all cores (a figure that
-    a busy shared machine inflates less than the wall time)."""
+def verify_rate(path: Path, events: int, verify: Callable[..., tuple[int, list[Any]]]
+                = verify_file) -> tuple[float, float]:
+    """Events/s of one ``verify`` (``SqliteReader.verify``'s own call), and the CPU seconds
+    it took on all cores (a figure that a busy shared machine inflates less than the wall
+    time)."""
     started, cpu = time.perf_counter(), _cpu_seconds()
-    checked, problems = SqliteReader(path).verify()
+    checked, problems = verify(f"{path.resolve().as_uri()}?mode=ro")
     elapsed, cpu = time.perf_counter() - started, _cpu_seconds() - cpu
     if checked != events or problems:
         raise SystemExit(f"verify of {path}: {checked} checked, problems {problems[:3]}")
     return events / elapsed, cpu
+
+
+def verify_of(checkout: Path) -> Callable[..., tuple[int, list[Any]]]:
+    """Another checkout's ``verify_file``, loaded beside this one's (its segment walkers
+    run from that checkout too: they are started by the module's own path)."""
+    spec = importlib.util.spec_from_file_location(
+        "before_store_verify", checkout / "events" / "store_verify.py")
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"no events/store_verify.py in {checkout}")
+    module: ModuleType = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # msgspec resolves the module's annotations through it
+    spec.loader.exec_module(module)
+    return module.verify_file  # type: ignore[no-any-return]
 
 
 def _remove(path: Path) -> None:
@@ -292,6 +313,8 @@ def main() -> None:
     parser.add_argument("--submitters", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--verify-events", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--verify-against", type=Path, default=None, metavar="CHECKOUT",
+                        help="also run this checkout's verify, alternately with this one's")
     parser.add_argument("--dir", type=Path, default=None, help="where the append runs write")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir())
                         / "poolhall-bench-logs")
@@ -325,13 +348,20 @@ def main() -> None:
                       f"  (mean batch {mean:,.0f}; {cpu * 1e6:.1f} CPU-µs an event;"
                       f" target >= {TARGET_COMMITTER:,.0f})", flush=True)
         if "verify" in parts:
+            variants = [("", verify_file)]
+            if args.verify_against is not None:
+                variants = [("before ", verify_of(args.verify_against)), ("now    ", verify_file)]
             for campaigns, shape in ((1, "one campaign"), (100, "100 campaigns interleaved")):
                 path = cached_log(args.cache, args.verify_events, campaigns)
-                rate, cpu = max(verify_rate(path, args.verify_events)
-                                for _ in range(args.repeat))
-                print(f"verify, {args.verify_events:,} events, {shape + ':':<27}"
-                      f"{rate:>10,.0f} events/s  ({cpu:.1f} CPU-s; target >="
-                      f" {TARGET_VERIFY:,.0f})", flush=True)
+                runs: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in variants}
+                for _ in range(args.repeat):  # alternately, so both see the same load
+                    for label, verify in variants:
+                        runs[label].append(verify_rate(path, args.verify_events, verify))
+                for label, _ in variants:  # the best of each: noise only ever adds
+                    rate, cpu = max(r for r, _ in runs[label]), min(c for _, c in runs[label])
+                    print(f"{label}verify, {args.verify_events:,} events, {shape + ':':<27}"
+                          f"{rate:>10,.0f} events/s  ({cpu:.1f} CPU-s; target >="
+                          f" {TARGET_VERIFY:,.0f})", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from events.store import SqliteLog, SqliteReader
-from events.store_verify import Problem, segment_starts, verify_file
+from events.store_verify import Problem, Segment, segment_starts, verify_file, walk_segment
 from tests.events.store_contract import opened, request, rolled
 
 CAMPAIGNS = ("a", "b", "c")
@@ -128,3 +128,67 @@ def test_segments_are_walked_here_when_no_child_can_start(path: Path, monkeypatc
     uri = f"{path.resolve().as_uri()}?mode=ro"
     assert verify_file(uri, segment_events=1, workers=3) == expected
     assert [(p.campaign, p.seq) for p in expected[1]] == [("c", 14)]
+
+
+AWKWARD = ['a "quoted" id', "back\\slash", "tab\tnew\nline\x01\x1f\x7f", "é ☃ 𝄞 \u2028",
+           "</script>", "x" * 5000]
+
+
+def _segments(path: Path, parts: int) -> list[Segment]:
+    """Each segment of ``parts`` walked here, as a child would walk it."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    with sqlite3.connect(path) as connection:
+        starts = segment_starts(connection, parts)
+    ends = [*starts[1:], (2**63 - 1, 2**63 - 1)]
+    return [walk_segment(uri, low, high, c_low, c_high)
+            for (low, c_low), (high, c_high) in zip(starts, ends, strict=True)]
+
+
+def test_the_commands_keep_step_in_every_segment(path: Path) -> None:
+    """On a log the store wrote, each segment's runs of events are its ``commands`` rows,
+    so the exact check from SQL is never needed, wherever the cuts fall in a campaign."""
+    segments = _segments(path, 3)
+    assert len(segments) == 3 and all(segment.in_step for segment in segments)
+    assert sum(segment.checked for segment in segments) == 54
+
+
+def test_awkward_text_keeps_the_commands_in_step(tmp_path: Path) -> None:
+    """Quotes, backslashes, control characters, non-ASCII and long command ids (campaign
+    names allow none of these): the walk's runs and SQLite's rows are written alike as
+    JSON, so the fast command check holds for them."""
+    log = SqliteLog(tmp_path / "log.db")
+    heads = {name: 0 for name in ("a", "b-2")}
+    for n, command in enumerate(AWKWARD):
+        for campaign in heads:
+            events = [opened(campaign)] if heads[campaign] == 0 else [rolled(n)] * (1 + n % 2)
+            (appended,) = log.append_batch([request(campaign, heads[campaign], *events,
+                                                    command=command, actor=command)])
+            assert isinstance(appended, list)
+            heads[campaign] += len(events)
+    log.close()
+    assert _both_ways(tmp_path / "log.db") == (sum(heads.values()), [])
+    assert [segment.in_step for segment in _segments(tmp_path / "log.db", 1)] == [True]
+
+
+def test_a_commands_row_sqlite_cannot_write_as_json_gets_the_exact_check(path: Path) -> None:
+    """A command id stored as a BLOB (JSON holds none): the fast check gives way to the
+    exact one, which names each event of that command."""
+    _tamper(path, "UPDATE commands SET command_id = CAST(command_id AS BLOB)"
+                  " WHERE campaign = 'a' AND command_id = 'a3'")
+    assert not any(segment.in_step for segment in _segments(path, 1))
+    _, problems = _both_ways(path)
+    assert [(p.campaign, p.seq, p.problem) for p in problems] == [
+        ("a", 5, "command 'a3' did not append this event"),
+        ("a", 6, "command 'a3' did not append this event")]
+
+
+
+def test_the_commands_are_compared_a_few_rows_at_a_time(path: Path, monkeypatch) -> None:
+    """Compared in chunks (two rows here, 4,096 in use), so memory stays bounded: a clean
+    log keeps step chunk after chunk; a row missing or left over in any chunk does not."""
+    monkeypatch.setattr("events.store_verify._RUNS", 2)
+    assert [segment.in_step for segment in _segments(path, 1)] == [True]
+    _tamper(path, "INSERT INTO commands VALUES ('c', 'late', 'gm', 19, 19)")
+    assert [segment.in_step for segment in _segments(path, 1)] == [False]
+    _tamper(path, "DELETE FROM commands WHERE command_id IN ('late', 'a7')")
+    assert [segment.in_step for segment in _segments(path, 1)] == [False]
