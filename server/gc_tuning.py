@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["RECLAIM_AFTER_CLOSES", "RECLAIM_INTERVAL", "GcStats", "GcTuning"]
+__all__ = ["RECLAIM_AFTER_CLOSES", "RECLAIM_INTERVAL", "SWEEP_INTERVAL", "GcStats", "GcTuning"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +46,8 @@ RECLAIM_AFTER_CLOSES = 1_000
 :meth:`GcTuning.closed`)."""
 RECLAIM_INTERVAL = 60.0
 """Seconds at least between two such full collections."""
+SWEEP_INTERVAL = 1.0
+"""Seconds between two sweeps of the young generations: what survives one is frozen."""
 
 
 class GcStats:
@@ -94,15 +96,22 @@ class GcTuning:
     """Freeze long-lived objects after bursts of joins; reclaim frozen cycles now and then.
 
     ``freeze_after_joins`` joins since the last freeze, then :data:`SETTLE` seconds without
-    one, trigger a freeze (0 turns freezing off: the collector as CPython ships it).
+    one, trigger a freeze (0 turns freezing off: the collector as CPython ships it). Every
+    ``sweep_interval`` seconds the young generations are collected and what survives is
+    frozen too (:meth:`sweep`).
     """
 
     def __init__(self, freeze_after_joins: int, *, settle: float = SETTLE,
                  reclaim_after_closes: int = RECLAIM_AFTER_CLOSES,
                  reclaim_interval: float = RECLAIM_INTERVAL,
+                 sweep_interval: float = SWEEP_INTERVAL,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.freeze_after_joins = freeze_after_joins
         self._settle = settle
+        self._sweep_interval = sweep_interval
+        self._sweeper: asyncio.TimerHandle | None = None
+        self.sweeps = 0
+        """Sweeps of the young generations so far (not counted in :attr:`freezes`)."""
         self._reclaim_after_closes = reclaim_after_closes
         self._reclaim_interval = reclaim_interval
         self._monotonic = monotonic
@@ -124,11 +133,17 @@ class GcTuning:
         if self.enabled:
             gc.callbacks.append(self._after_full)
             self.freeze()
+            if self._sweep_interval > 0:
+                self._sweeper = asyncio.get_running_loop().call_later(
+                    self._sweep_interval, self._sweep_and_again)
 
     def stop(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
         for callback in (self.stats.callback, self._after_full):
             if callback in gc.callbacks:
                 gc.callbacks.remove(callback)
@@ -169,6 +184,25 @@ class GcTuning:
                 and self._monotonic() - self._reclaimed_at >= self._reclaim_interval):
             self.reclaim()
 
+    def _sweep_and_again(self) -> None:
+        self._sweeper = asyncio.get_running_loop().call_later(self._sweep_interval,
+                                                              self._sweep_and_again)
+        self.sweep()
+
+    def sweep(self) -> None:
+        """Collect the young generations and freeze what survived them.
+
+        Without it, objects living seconds (a connection's pending receive, replaced by each
+        message it sends) piled up in generations 1 and 2 between freezes: at 10,000 clients
+        and 1,000 commands/s, gen-1 collections of 30,000-75,000 objects took 20-40 ms of CPU
+        each, and full ones up to 100 ms, while every one of those objects was alive. Swept
+        every second, the young generations hold about a second's survivors, and each
+        collection of them stays around a millisecond.
+        """
+        gc.collect(1)
+        gc.freeze()
+        self.sweeps += 1
+
     def _settled(self) -> None:
         self._timer = None
         self.freeze()
@@ -198,4 +232,4 @@ class GcTuning:
     def status(self) -> dict[str, Any]:
         """For ``/health?format=json``: the setting, freezes and the collector's pauses."""
         return {"freeze_after_joins": self.freeze_after_joins, "freezes": self.freezes,
-                "reclaims": self.reclaims, **self.stats.status()}
+                "sweeps": self.sweeps, "reclaims": self.reclaims, **self.stats.status()}

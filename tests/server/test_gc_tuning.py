@@ -84,6 +84,35 @@ async def test_a_burst_of_joins_is_frozen_once_it_settles(tmp_path: Path) -> Non
         await server.stop()
 
 
+async def test_what_survives_a_sweep_of_the_young_generations_is_frozen(tmp_path: Path) -> None:
+    """Every sweep interval, the young generations are collected and their survivors frozen:
+    an object that lives on leaves the collector's scans without any join; a young cycle
+    already dropped is freed, not frozen. /health counts the sweeps."""
+    server = Server(tmp_path / "sweep.db", "127.0.0.1", 0, rng=random.Random(1),
+                    admin_token=ADMIN_TOKEN, settings=Settings(gc_freeze_joins=64))
+    server.gc._sweep_interval = 0.05
+    await server.start()
+    try:
+        survivor, a, b = _Node(), _Node(), _Node()
+        a.other, b.other = b, a
+        gone = weakref.ref(a)
+        del a, b
+        assert _tracked_in_a_generation(survivor)
+        sweeps = server.gc.sweeps
+        for _ in range(200):
+            if server.gc.sweeps > sweeps:
+                break
+            await asyncio.sleep(0.01)
+        assert server.gc.sweeps > sweeps
+        assert gc.is_tracked(survivor) and not _tracked_in_a_generation(survivor)
+        assert gone() is None
+        status = (await _health(server))["gc"]
+        assert isinstance(status, dict) and status["sweeps"] >= 1
+    finally:
+        await server.stop()
+    gc.unfreeze()
+
+
 def test_reclaim_collects_cycles_that_were_frozen() -> None:
     """A cycle frozen while alive and dropped later is freed by a reclaim, not before."""
     tuning = GcTuning(1, reclaim_after_closes=2, reclaim_interval=0.0)
@@ -130,7 +159,7 @@ def test_reclaim_waits_for_as_many_closes_as_connections_are_open() -> None:
 
 def test_what_survives_a_full_collection_is_frozen() -> None:
     """After a full collection the survivors are frozen: the next one does not scan them."""
-    tuning = GcTuning(64)
+    tuning = GcTuning(64, sweep_interval=0)  # no loop here to sweep on
     tuning.start()
     try:
         survivor = _Node()
