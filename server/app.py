@@ -183,7 +183,7 @@ class Server:
         """Per-member and per-campaign rates and caps, checked before work reaches a hub."""
         self.gc = GcTuning(self.settings.gc_freeze_joins)
         """Keeps connections out of the collector's full scans; measures its pauses."""
-        self.keepalive = Keepalive(self.settings.ping_interval)
+        self.keepalive = Keepalive(self.settings.ping_interval, close_timeout=CLOSE_TIMEOUT)
         """Every connection's keepalive pings, from one timer (not websockets' task each)."""
         self.view_workers = ViewWorkers(workers=self.settings.view_workers,
                                         budget=self.settings.view_budget,

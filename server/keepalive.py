@@ -44,8 +44,10 @@ whether the last one was answered (the pong removes it from ``pending_pings``)."
 class Keepalive:
     """Pings each connection once per ``interval``; fails one that left a ping unanswered."""
 
-    def __init__(self, interval: float, *, tick: float = TICK) -> None:
+    def __init__(self, interval: float, *, close_timeout: float = 2.0,
+                 tick: float = TICK) -> None:
         self.interval = interval
+        self._close_timeout = close_timeout
         self._slots: list[set[ServerConnection]] = [
             set() for _ in range(max(1, round(interval / tick)))] if interval > 0 else []
         self._tick = interval / len(self._slots) if self._slots else tick
@@ -125,9 +127,13 @@ class Keepalive:
         self.pings += 1
 
     async def _fail(self, connection: ServerConnection) -> None:
-        """Close as websockets' own keepalive does: 1011, then the close timeout, then abort."""
+        """Close as websockets' own keepalive does (1011, then the close timeout), and abort
+        the socket if that has not closed it within the close timeout: a vanished peer whose
+        send buffer is full never drains, and websockets would wait for it."""
         logger.info("closing %s: keepalive ping unanswered for %.0fs",
                     connection.remote_address, self.interval)
-        with contextlib.suppress(ConnectionClosed):
-            async with connection.send_context():
-                connection.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
+        with contextlib.suppress(ConnectionClosed, TimeoutError):
+            async with asyncio.timeout(self._close_timeout):
+                async with connection.send_context():
+                    connection.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
+        connection.transport.abort()  # nothing left to do once closed
