@@ -12,7 +12,7 @@ import weakref
 from pathlib import Path
 
 from server.app import Server
-from server.gc_tuning import GcStats, GcTuning
+from server.gc_tuning import YOUNG_THRESHOLD, GcStats, GcTuning
 from server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
 from tests.server.raw import RawPeer
@@ -110,6 +110,23 @@ async def test_what_survives_a_sweep_of_the_young_generations_is_frozen(tmp_path
         assert isinstance(status, dict) and status["sweeps"] >= 1
     finally:
         await server.stop()
+    gc.unfreeze()
+
+
+async def test_the_young_threshold_is_raised_while_running_and_put_back(tmp_path: Path) -> None:
+    """A started server collects generation 0 every YOUNG_THRESHOLD allocations, not
+    CPython's 700; stopped, it leaves the thresholds as it found them. With freezing off, the
+    collector is left as CPython ships it."""
+    before = gc.get_threshold()
+    for setting, young in ((64, YOUNG_THRESHOLD), (0, before[0])):
+        server = Server(tmp_path / f"t{setting}.db", "127.0.0.1", 0, rng=random.Random(1),
+                        admin_token=ADMIN_TOKEN, settings=Settings(gc_freeze_joins=setting))
+        await server.start()
+        try:
+            assert gc.get_threshold() == (young, *before[1:])
+        finally:
+            await server.stop()
+        assert gc.get_threshold() == before
     gc.unfreeze()
 
 
