@@ -12,7 +12,7 @@ import weakref
 from pathlib import Path
 
 from server.app import Server
-from server.gc_tuning import YOUNG_THRESHOLD, GcStats, GcTuning
+from server.gc_tuning import SWEEP_SHARE, YOUNG_THRESHOLD, GcStats, GcTuning
 from server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
 from tests.server.raw import RawPeer
@@ -128,6 +128,28 @@ async def test_the_young_threshold_is_raised_while_running_and_put_back(tmp_path
             await server.stop()
         assert gc.get_threshold() == before
     gc.unfreeze()
+
+
+async def test_a_long_sweep_puts_the_next_one_off() -> None:
+    """A sweep that took ``d`` seconds is followed by the next one no sooner than
+    ``d / SWEEP_SHARE`` later (a starved server is not swept every second); a quick one by
+    the next one a sweep interval later."""
+    readings = iter([0.0, 10.0, 11.0, 20.0, 20.001])  # made, then sweeps of 1 s and 1 ms
+    tuning = GcTuning(64, sweep_interval=1.0, monotonic=lambda: next(readings))
+    loop = asyncio.get_running_loop()
+    tuning.start()
+    try:
+        assert tuning._sweeper is not None
+        tuning._sweeper.cancel()  # the sweeps are run by hand here
+        tuning._sweep_and_again()
+        assert tuning._sweeper.when() - loop.time() > 0.9 / SWEEP_SHARE
+        tuning._sweeper.cancel()
+        tuning._sweep_and_again()
+        assert tuning._sweeper.when() - loop.time() <= 1.0
+        assert tuning.sweeps == 2
+    finally:
+        tuning.stop()
+        gc.unfreeze()
 
 
 def test_reclaim_collects_cycles_that_were_frozen() -> None:
