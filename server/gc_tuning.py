@@ -37,7 +37,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["RECLAIM_AFTER_CLOSES", "RECLAIM_INTERVAL", "SWEEP_INTERVAL", "SWEEP_SHARE",
+__all__ = ["RECLAIM_AFTER_CLOSES", "RECLAIM_INTERVAL", "SWEEP_INTERVAL", "SWEEP_LONGEST",
+           "SWEEP_SHARE",
            "YOUNG_THRESHOLD", "GcStats", "GcTuning"]
 
 logger = logging.getLogger(__name__)
@@ -58,7 +59,10 @@ SWEEP_SHARE = 0.02
 """Most of the event loop's time the sweeps may take: after a sweep of ``d`` seconds the next
 waits at least ``d / SWEEP_SHARE``. A server short of CPU holds a backlog of commands in its
 young generations, and a sweep a second of it (40 ms of CPU each, measured) took a tenth of
-what the starved server got."""
+what the starved server got. Never put off past :data:`SWEEP_LONGEST`: one long sweep after
+a burst of joins (200 ms) must not leave the next ten seconds unswept."""
+SWEEP_LONGEST = 5.0
+"""Most seconds between two sweeps however long the last took."""
 YOUNG_THRESHOLD = 10_000
 """Net allocations of tracked objects between two collections of generation 0 (CPython: 700).
 
@@ -214,7 +218,8 @@ class GcTuning:
         self.sweep()
         took = self._monotonic() - started
         self._sweeper = asyncio.get_running_loop().call_later(
-            max(self._sweep_interval, took / SWEEP_SHARE), self._sweep_and_again)
+            max(self._sweep_interval, min(took / SWEEP_SHARE, SWEEP_LONGEST)),
+            self._sweep_and_again)
 
     def sweep(self) -> None:
         """Collect the young generations and freeze what survived them.

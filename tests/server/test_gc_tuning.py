@@ -12,7 +12,7 @@ import weakref
 from pathlib import Path
 
 from server.app import Server
-from server.gc_tuning import SWEEP_SHARE, YOUNG_THRESHOLD, GcStats, GcTuning
+from server.gc_tuning import SWEEP_LONGEST, SWEEP_SHARE, YOUNG_THRESHOLD, GcStats, GcTuning
 from server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
 from tests.server.raw import RawPeer
@@ -132,9 +132,9 @@ async def test_the_young_threshold_is_raised_while_running_and_put_back(tmp_path
 
 async def test_a_long_sweep_puts_the_next_one_off() -> None:
     """A sweep that took ``d`` seconds is followed by the next one no sooner than
-    ``d / SWEEP_SHARE`` later (a starved server is not swept every second); a quick one by
-    the next one a sweep interval later."""
-    readings = iter([0.0, 10.0, 11.0, 20.0, 20.001])  # made, then sweeps of 1 s and 1 ms
+    ``d / SWEEP_SHARE`` later (a starved server is not swept every second), and no later than
+    SWEEP_LONGEST; a quick one by the next one a sweep interval later."""
+    readings = iter([0.0, 10.0, 10.05, 20.0, 20.001, 30.0, 40.0])  # sweeps: 50 ms, 1 ms, 10 s
     tuning = GcTuning(64, sweep_interval=1.0, monotonic=lambda: next(readings))
     loop = asyncio.get_running_loop()
     tuning.start()
@@ -142,11 +142,14 @@ async def test_a_long_sweep_puts_the_next_one_off() -> None:
         assert tuning._sweeper is not None
         tuning._sweeper.cancel()  # the sweeps are run by hand here
         tuning._sweep_and_again()
-        assert tuning._sweeper.when() - loop.time() > 0.9 / SWEEP_SHARE
+        assert tuning._sweeper.when() - loop.time() > 0.045 / SWEEP_SHARE
         tuning._sweeper.cancel()
         tuning._sweep_and_again()
         assert tuning._sweeper.when() - loop.time() <= 1.0
-        assert tuning.sweeps == 2
+        tuning._sweeper.cancel()
+        tuning._sweep_and_again()  # put off, but never past SWEEP_LONGEST
+        assert SWEEP_LONGEST - 0.5 < tuning._sweeper.when() - loop.time() <= SWEEP_LONGEST
+        assert tuning.sweeps == 3
     finally:
         tuning.stop()
         gc.unfreeze()
