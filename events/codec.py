@@ -7,6 +7,7 @@ version it upgrades *from*) before it is decoded, so old logs keep replaying.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Union
 
@@ -45,8 +46,10 @@ else:
     AnyCommand = Union[ALL_COMMANDS]
 
 
+@functools.cache
 def event_tag(cls: type[msgspec.Struct]) -> str:
-    """The ``type`` tag of an event or command class."""
+    """The ``type`` tag of an event or command class (computed once per class: it is asked
+    for every event appended, and the regular expression was 7% of a busy server's loop)."""
     return snake_case(cls.__name__)
 
 

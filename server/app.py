@@ -62,6 +62,7 @@ from server.gate import Gate
 from server.gc_tuning import GcTuning
 from server.health import LogHealth, health_response
 from server.hub import RESUME_LIMIT, CampaignHub, CommandWork, JoinWork
+from server.keepalive import Keepalive
 from server.log_redact import redact_frames
 from server.page_cache import PageCache
 from server.protocol import command_id_of, read_frame, read_join
@@ -182,6 +183,8 @@ class Server:
         """Per-member and per-campaign rates and caps, checked before work reaches a hub."""
         self.gc = GcTuning(self.settings.gc_freeze_joins)
         """Keeps connections out of the collector's full scans; measures its pauses."""
+        self.keepalive = Keepalive(self.settings.ping_interval, close_timeout=CLOSE_TIMEOUT)
+        """Every connection's keepalive pings, from one timer (not websockets' task each)."""
         self.view_workers = ViewWorkers(workers=self.settings.view_workers,
                                         budget=self.settings.view_budget,
                                         cache_size=self.settings.view_cache)
@@ -247,11 +250,13 @@ class Server:
         if self.settings.idle_unload > 0:
             self._unloader = asyncio.create_task(self._unload_idle(), name="unload-idle")
         self.gc.start()  # the state loaded so far is frozen with the rest
+        self.keepalive.start()
         self.gate.open()
         self._ws = await serve(
             self._handle, self.host, self.port,
             process_request=self.gate.process_request(self._health), max_size=2**20,
             max_queue=64,
+            ping_interval=None,  # self.keepalive pings every connection from one timer
             compression=None,  # ~200-byte JSON frames: deflate cost more CPU than it saved
             close_timeout=CLOSE_TIMEOUT,
             create_connection=self.gate.connection_class(),  # counted from TCP accept on
@@ -301,6 +306,7 @@ class Server:
             ("closing the log", self._close_log),
         )
         self.gc.stop()
+        self.keepalive.stop()
         logger.info("stopped" + (f" ({failed} step(s) failed; see above)" if failed else ""))
 
     async def _stop_writer(self) -> None:
@@ -425,6 +431,7 @@ class Server:
         subscriber = Subscriber(connection, self.settings.queue_limit,
                                 catch_up_timeout=self.settings.catch_up_timeout)
         self._connections.add(subscriber)
+        self.keepalive.add(connection)
         hub: CampaignHub | None = None
         member: Member | None = None
         key: MemberKey | None = None
@@ -519,6 +526,7 @@ class Server:
                 hub.leave(subscriber)
                 hub.unpin()
             self._connections.discard(subscriber)
+            self.keepalive.discard(connection)
             if member is not None:
                 self.gc.closed(len(self._connections))
             await subscriber.finish(timeout=0.5)

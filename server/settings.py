@@ -91,6 +91,11 @@ class Settings:
         " the garbage collector's full scans (0: CPython's defaults)")
     """Connections live long and hold ~100 tracked objects each: with 10,000 of them a full
     collection held the event loop ~0.5 s (:mod:`server.gc_tuning`)."""
+    ping_interval: float = _setting(
+        20.0, "seconds between keepalive pings to each client; a client that has not answered"
+        " one by the next is closed (1011), within twice this of its last answer (0: no pings)")
+    """websockets' default interval, and its bound for detecting a dead client (20 s to the
+    next ping, 20 s for the pong); pinged from one timer for all (:mod:`server.keepalive`)."""
     view_workers: int = _setting(
         1, "worker processes computing odds off the event loop (each takes a core while busy)")
     view_budget: float = _setting(

@@ -91,7 +91,8 @@ def gc_line(before: dict[str, Any], after: dict[str, Any]) -> str:
     return (f"GC: {counts[0]}/{counts[1]}/{counts[2]} collections (gen 0/1/2) pausing "
             f"{pauses[0]:.0f}/{pauses[1]:.0f}/{pauses[2]:.0f} ms (CPU {cpu[0]:.0f}/{cpu[1]:.0f}/"
             f"{cpu[2]:.0f} ms); longest gen-2 pause so far "
-            f"{after['max_pause_ms'][2]:.1f} ms; {after['freezes'] - before['freezes']} freezes")
+            f"{after['max_pause_ms'][2]:.1f} ms; {after['freezes'] - before['freezes']} freezes, "
+            f"{after.get('sweeps', 0) - before.get('sweeps', 0)} sweeps")
 
 
 async def run(args: argparse.Namespace, server: ServerProcess) -> list[str]:
@@ -118,6 +119,11 @@ async def run(args: argparse.Namespace, server: ServerProcess) -> list[str]:
         gc.collect()
         gc.freeze()  # the generator's thousands of peers: out of its own collector's scans
         await asyncio.sleep(args.settle)  # the burst of joins settles (and is frozen)
+        idle0, idle_at = server.cpu_seconds(), time.perf_counter()
+        await asyncio.sleep(args.settle)  # no commands: what the connections alone cost
+        idle = (server.cpu_seconds() - idle0) / (time.perf_counter() - idle_at)
+        print(f"   idle: server CPU {100 * idle:.1f}% of a core (no commands: keepalive and "
+              "timers)")
         for rate in args.rates:
             before = await asyncio.to_thread(gc_status, server.port)
             own_gc.pause = own_gc.longest = 0.0
@@ -133,7 +139,8 @@ async def run(args: argparse.Namespace, server: ServerProcess) -> list[str]:
                   f"p99 {p99:.1f} ms, max {1000 * max(fan, default=float('nan')):.1f} ms "
                   f"({len(fan):,} of {sent:,})  (p99 <= {TARGET_P99_MS:.0f} ms: {verdict})")
             print(f"      server {gc_line(before, after)}; RSS {rss_mb(server.pid):.0f} MB")
-            print(f"      CPU: server {100 * (cpu1 - cpu0) / args.seconds:.0f}% of a core, load "
+            print(f"      CPU: server {100 * (cpu1 - cpu0) / args.seconds:.0f}% of a core "
+                  f"({1000 * (cpu1 - cpu0) / max(sent, 1):.2f} CPU-s per 1,000 commands), load "
                   f"generator {100 * (own1 - own0) / args.seconds:.0f}% (its GC paused "
                   f"{1000 * own_gc.pause:.0f} ms, longest {1000 * own_gc.longest:.1f} ms); "
                   f"load average {os.getloadavg()[0]:.2f}")
@@ -182,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"connection scale: load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; "
           f"server settings {settings}")
     server = ServerProcess(args.db, args.admin_token, work / "server.log", None, settings)
+    print(f"server pid {server.pid} (py-spy record -p {server.pid})")
     try:
         failures = asyncio.run(run(args, server))
     finally:

@@ -12,7 +12,7 @@ import weakref
 from pathlib import Path
 
 from server.app import Server
-from server.gc_tuning import GcStats, GcTuning
+from server.gc_tuning import SWEEP_LONGEST, SWEEP_SHARE, YOUNG_THRESHOLD, GcStats, GcTuning
 from server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
 from tests.server.raw import RawPeer
@@ -84,6 +84,77 @@ async def test_a_burst_of_joins_is_frozen_once_it_settles(tmp_path: Path) -> Non
         await server.stop()
 
 
+async def test_what_survives_a_sweep_of_the_young_generations_is_frozen(tmp_path: Path) -> None:
+    """Every sweep interval, the young generations are collected and their survivors frozen:
+    an object that lives on leaves the collector's scans without any join; a young cycle
+    already dropped is freed, not frozen. /health counts the sweeps."""
+    server = Server(tmp_path / "sweep.db", "127.0.0.1", 0, rng=random.Random(1),
+                    admin_token=ADMIN_TOKEN, settings=Settings(gc_freeze_joins=64))
+    server.gc._sweep_interval = 0.05
+    await server.start()
+    try:
+        survivor, a, b = _Node(), _Node(), _Node()
+        a.other, b.other = b, a
+        gone = weakref.ref(a)
+        del a, b
+        assert _tracked_in_a_generation(survivor)
+        sweeps = server.gc.sweeps
+        for _ in range(200):
+            if server.gc.sweeps > sweeps:
+                break
+            await asyncio.sleep(0.01)
+        assert server.gc.sweeps > sweeps
+        assert gc.is_tracked(survivor) and not _tracked_in_a_generation(survivor)
+        assert gone() is None
+        status = (await _health(server))["gc"]
+        assert isinstance(status, dict) and status["sweeps"] >= 1
+    finally:
+        await server.stop()
+    gc.unfreeze()
+
+
+async def test_the_young_threshold_is_raised_while_running_and_put_back(tmp_path: Path) -> None:
+    """A started server collects generation 0 every YOUNG_THRESHOLD allocations, not
+    CPython's 700; stopped, it leaves the thresholds as it found them. With freezing off, the
+    collector is left as CPython ships it."""
+    before = gc.get_threshold()
+    for setting, young in ((64, YOUNG_THRESHOLD), (0, before[0])):
+        server = Server(tmp_path / f"t{setting}.db", "127.0.0.1", 0, rng=random.Random(1),
+                        admin_token=ADMIN_TOKEN, settings=Settings(gc_freeze_joins=setting))
+        await server.start()
+        try:
+            assert gc.get_threshold() == (young, *before[1:])
+        finally:
+            await server.stop()
+        assert gc.get_threshold() == before
+    gc.unfreeze()
+
+
+async def test_a_long_sweep_puts_the_next_one_off() -> None:
+    """A sweep that took ``d`` seconds is followed by the next one no sooner than
+    ``d / SWEEP_SHARE`` later (a starved server is not swept every second), and no later than
+    SWEEP_LONGEST; a quick one by the next one a sweep interval later."""
+    readings = iter([0.0, 10.0, 10.05, 20.0, 20.001, 30.0, 40.0])  # sweeps: 50 ms, 1 ms, 10 s
+    tuning = GcTuning(64, sweep_interval=1.0, monotonic=lambda: next(readings))
+    loop = asyncio.get_running_loop()
+    tuning.start()
+    try:
+        assert tuning._sweeper is not None
+        tuning._sweeper.cancel()  # the sweeps are run by hand here
+        tuning._sweep_and_again()
+        assert tuning._sweeper.when() - loop.time() > 0.045 / SWEEP_SHARE
+        tuning._sweeper.cancel()
+        tuning._sweep_and_again()
+        assert tuning._sweeper.when() - loop.time() <= 1.0
+        tuning._sweeper.cancel()
+        tuning._sweep_and_again()  # put off, but never past SWEEP_LONGEST
+        assert SWEEP_LONGEST - 0.5 < tuning._sweeper.when() - loop.time() <= SWEEP_LONGEST
+        assert tuning.sweeps == 3
+    finally:
+        tuning.stop()
+        gc.unfreeze()
+
+
 def test_reclaim_collects_cycles_that_were_frozen() -> None:
     """A cycle frozen while alive and dropped later is freed by a reclaim, not before."""
     tuning = GcTuning(1, reclaim_after_closes=2, reclaim_interval=0.0)
@@ -130,7 +201,7 @@ def test_reclaim_waits_for_as_many_closes_as_connections_are_open() -> None:
 
 def test_what_survives_a_full_collection_is_frozen() -> None:
     """After a full collection the survivors are frozen: the next one does not scan them."""
-    tuning = GcTuning(64)
+    tuning = GcTuning(64, sweep_interval=0)  # no loop here to sweep on
     tuning.start()
     try:
         survivor = _Node()
