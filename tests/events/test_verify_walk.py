@@ -188,7 +188,8 @@ def test_the_commands_are_compared_a_few_rows_at_a_time(path: Path, monkeypatch)
     log keeps step chunk after chunk; a row missing or left over in any chunk does not."""
     monkeypatch.setattr("events.store_verify._RUNS", 2)
     assert [segment.in_step for segment in _segments(path, 1)] == [True]
-    _tamper(path, "INSERT INTO commands (campaign, command_id, actor, first_seq, last_seq) VALUES ('c', 'late', 'gm', 19, 19)")
+    _tamper(path, "INSERT INTO commands (campaign, command_id, actor, first_seq, last_seq)"
+                  " VALUES ('c', 'late', 'gm', 19, 19)")
     assert [segment.in_step for segment in _segments(path, 1)] == [False]
     _tamper(path, "DELETE FROM commands WHERE command_id IN ('late', 'a7')")
     assert [segment.in_step for segment in _segments(path, 1)] == [False]
