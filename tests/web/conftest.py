@@ -169,10 +169,11 @@ class Served:
         return self.cli(*args, "--token-file", str(self.gm_token_file(gm_link)))
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
+def serving(tmp_path: Path, *flags: str) -> Iterator[Served]:
+    """A real ``poolhall serve`` on a free port and a SQLite file in ``tmp_path``, with the
+    page's flags and ``flags``; stopped when the generator is closed (a fixture's body)."""
     port = free_port()
-    process = start_serve(tmp_path / "table.db", port, *ONE_ADDRESS_FOR_EVERYONE,
+    process = start_serve(tmp_path / "table.db", port, *ONE_ADDRESS_FOR_EVERYONE, *flags,
                           log=tmp_path / "serve.log")
     yield Served(tmp_path, port, process)
     process.terminate()
@@ -180,6 +181,11 @@ def served(tmp_path: Path) -> Iterator[Served]:
         process.wait(15)
     except subprocess.TimeoutExpired:
         process.kill()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    yield from serving(tmp_path)
 
 
 class PageOpener:

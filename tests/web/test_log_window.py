@@ -5,15 +5,13 @@ the newest line (tests/bench/browser_table.py measures how fast it scrolls)."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.serve_process import free_port, start_serve
-from tests.web.conftest import ONE_ADDRESS_FOR_EVERYONE, PageOpener, Served, log_read_through
+from tests.web.conftest import PageOpener, Served, log_read_through, serving
 
 ROLLS = 300
 SCRIPTED = ("--member-rate", "1000", "--member-burst", "1000",
@@ -41,15 +39,7 @@ TOP_LINE = """(list) => {
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
     """The table's server, letting one member send a few hundred commands at once."""
-    port = free_port()
-    process = start_serve(tmp_path / "table.db", port, *ONE_ADDRESS_FOR_EVERYONE, *SCRIPTED,
-                          log=tmp_path / "serve.log")
-    yield Served(tmp_path, port, process)
-    process.terminate()
-    try:
-        process.wait(15)
-    except subprocess.TimeoutExpired:
-        process.kill()
+    yield from serving(tmp_path, *SCRIPTED)
 
 
 def top_line(page: Page) -> dict[str, float]:
