@@ -42,6 +42,12 @@ def served(tmp_path: Path) -> Iterator[Served]:
     yield from serving(tmp_path, *SCRIPTED)
 
 
+def next_frames(page: Page) -> None:
+    """Wait until the page has drawn twice (a person resizing a window takes longer)."""
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() =>"
+                  " requestAnimationFrame(done)))")
+
+
 def top_line(page: Page) -> dict[str, float]:
     """The seq of the line at the top of the log's view, and its y on the screen."""
     line: dict[str, float] = page.locator("ph-log .ph-log-lines").evaluate(TOP_LINE)
@@ -118,7 +124,9 @@ def test_a_long_log_keeps_only_the_lines_near_the_view_and_reads_whole(
         expect(page.locator("ph-log li", has_text="the last one")).to_be_in_viewport()
     # Ana's window grows very tall and back (the log's list with it): she still follows the log
     ana.set_viewport_size({"width": 360, "height": 3000})
+    next_frames(ana)
     ana.set_viewport_size({"width": 360, "height": 800})
+    next_frames(ana)
     served.send(ana_link, {"type": "roll", "expression": "1d20", "reason": "after the picture"})
     expect(ana.locator("ph-log li", has_text="after the picture")).to_be_in_viewport()
 

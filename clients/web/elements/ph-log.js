@@ -54,6 +54,7 @@ export class PhLog extends HTMLElement {
     this.newest = null;        // the newest seq drawn (for announcing what comes after it)
     this.size = null;          // the list's [width, height] as last seen
     this.settling = false;     // resized, not yet drawn again
+    this.placedAt = null;      // where draw() last put the view (its scroll event is not the reader's)
     this.drawnOf = null;       // [n, first seq, last seq] of the log last drawn
   }
 
@@ -124,8 +125,10 @@ export class PhLog extends HTMLElement {
     this.draw();
   }
 
-  /** Put in the DOM the lines the view needs, keep the view where it is (or at the bottom). */
-  draw() {
+  /** Put in the DOM the lines the view needs, keep the view where it is (or at the bottom).
+   * `place` false: the reader is scrolling (refilling as they go), so the view is left where
+   * the browser has it: setting `scrollTop` would cut short a smooth scroll (Home, PageDown). */
+  draw(place = true) {
     if (!this.list || !this.names) return;
     this.older.hidden = this.exhausted;
     this.older.disabled = this.loading;
@@ -154,7 +157,10 @@ export class PhLog extends HTMLElement {
     this.drawnOf = [n, frames[0]?.seq, frames[n - 1]?.seq];
     // the list's height may have changed with its lines (the first ones, before 55vh fill it)
     const settled = this.wantedTop(tops, list.clientHeight || view);
-    if (Math.abs(list.scrollTop - settled) >= 1) list.scrollTop = settled;
+    if ((place || this.stuck) && Math.abs(list.scrollTop - settled) >= 1) {
+      list.scrollTop = settled;
+      this.placedAt = settled; // the scroll event this causes is ours, not the reader's
+    }
     this.announce();
   }
 
@@ -183,7 +189,9 @@ export class PhLog extends HTMLElement {
     const tops = this.model();
     const top = list.scrollTop;
     const view = list.clientHeight;
-    if (!this.settling) {
+    const ours = this.placedAt !== null && Math.abs(top - this.placedAt) < 1;
+    this.placedAt = null;
+    if (!this.settling && !ours) {
       // the list as laid out decides, not the model (stale for a moment after a resize)
       this.stuck = list.scrollHeight - top - view < STUCK_PX;
       const at = this.indexAt(tops, top);
@@ -191,7 +199,7 @@ export class PhLog extends HTMLElement {
     }
     const [above, below] = this.covered;
     if ((this.from > 0 && top - REFILL_PX < above) || (this.to < n && top + view + REFILL_PX > below)) {
-      this.draw();
+      this.draw(false);
     }
     if (top < NEAR_TOP_PX) this.askOlder();
   }
