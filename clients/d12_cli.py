@@ -145,10 +145,10 @@ async def _end(args: argparse.Namespace, common: ModuleType) -> int:
 
 def _test_text(test: TestState) -> Text:
     status = "open" if test.open else f"over ({test.ended})"
-    margins = " ".join(f"{m:+d}" for m in test.margins) or "none yet"
+    margins = d12_table.margins_text(test)
     head = styled("[bold]test {}[/bold] {}", test.test,
                   f"{test.kind} for {test.character or 'no one'}, {status}: pool {test.pool}, "
-                  f"DT {test.threshold.dt}, {len(test.rounds)} round(s), margins {margins}")
+                  f"DT {test.threshold.dt}, {test.rounds_rolled} round(s), margins {margins}")
     return lines(head, *(f"  {line}" for line in test.story))
 
 

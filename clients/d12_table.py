@@ -19,7 +19,7 @@ from projections.campaign import CampaignState, Character
 from projections.d12 import GameState, TestState
 from projections.d12_odds import odds_summary
 
-__all__ = ["character_line", "sheet_parts", "table_parts", "view_line"]
+__all__ = ["character_line", "margins_text", "sheet_parts", "table_parts", "view_line"]
 
 SHOWN_TESTS = 10
 """Open tests listed at most (a table with more says how many more)."""
@@ -53,6 +53,13 @@ def view_line(about: str, data: Mapping[str, Any]) -> str | None:
     return f"{head}, round {data.get('round')}: {odds_words(data['odds'])}"
 
 
+def margins_text(test: TestState) -> str:
+    """The margins of the rounds the table keeps, "…" first when earlier ones are only in the
+    log (:data:`projections.d12.ROUNDS_KEPT`)."""
+    margins = " ".join(f"{m:+d}" for m in test.margins) or "none yet"
+    return f"… {margins}" if test.rounds_rolled > len(test.rounds) else margins
+
+
 def _test_odds(state: CampaignState, test: TestState, views: Mapping[str, Any]) -> str:
     view = views.get(f"test:{test.test}")
     if isinstance(view, Mapping) and view.get("odds"):
@@ -77,10 +84,10 @@ def table_parts(state: CampaignState, views: Mapping[str, Any]
     tests = []
     for test in open_tests[-SHOWN_TESTS:]:
         odds = _test_odds(state, test, views)
-        margins = " ".join(f"{m:+d}" for m in test.margins) or "none yet"
+        margins = margins_text(test)
         tests.append({"test": test.test, "kind": test.kind, "character": test.character,
                       "label": test.label, "pool": test.pool, "dt": test.threshold.dt,
-                      "rounds": len(test.rounds), "margins": test.margins, "odds": odds})
+                      "rounds": test.rounds_rolled, "margins": test.margins, "odds": odds})
         shown.append(styled("test [bold]{}[/bold]{}: {} for {}, pool {}, DT {}, margins {}",
                             test.test, f" {test.label}" if test.label else "", test.kind,
                             test.character or "no one", test.pool, test.threshold.dt, margins))

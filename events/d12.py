@@ -349,14 +349,16 @@ class D12PoolOdds(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class D12TestOdds(ViewData, frozen=True, kw_only=True, tag="d12_test_odds"):
-    """A test (about ``test:<number>``): its margins so far and, while open, the odds of the
-    next round (null when not computed: ``note`` says why)."""
+    """A test (about ``test:<number>``): the margins of its latest rounds (``first_round`` is
+    the number of the first of them; older ones are in the log) and, while open, the odds of
+    the next round (null when not computed: ``note`` says why)."""
 
     test: int
     open: bool
     kind: str
     character: str | None
     margins: list[int]
+    first_round: int = 1
     round: int | None = None
     odds: D12PoolOdds | None = None
     note: str = ""

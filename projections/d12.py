@@ -1,8 +1,13 @@
 """The ``d12`` projection: every threshold test of the campaign, open or ended, round by round.
 
-For each test it keeps the pool now, the DT and where it came from, every round (faces, what
+For each test it keeps the pool now, the DT and where it came from, its rounds (faces, what
 each die counted, margin, dice that left and joined) and the running story, one line per event,
 as the table told it. :func:`open_tests` lists the tests still going on.
+
+An extended test may go on for thousands of rounds, and the whole state travels in every
+``table`` message: so a test keeps only its last :data:`ROUNDS_KEPT` rounds (and story lines,
+and GM readings per round), with the count of every round rolled; the older ones are in the
+log, where a replay or ``history`` finds them.
 
 A basic test ends with its one roll; an extended test when the GM ends it or its pool is
 empty (:class:`events.d12.ThresholdTestEnded`).
@@ -23,6 +28,9 @@ __all__ = [
     "GameState",
     "RoundRecord",
     "ENDED_KEPT",
+    "NOTES_KEPT",
+    "ROUNDS_KEPT",
+    "STORY_KEPT",
     "TABLE_RECENT",
     "D12Table",
     "Table",
@@ -54,8 +62,18 @@ class RoundRecord(msgspec.Struct, kw_only=True, gc=False):
     notes: list[str] = msgspec.field(default_factory=list)
 
 
+ROUNDS_KEPT = 20
+"""Rounds a test keeps, the latest: older ones are in the log (:attr:`TestState.rounds_rolled`
+counts them all)."""
+STORY_KEPT = 60
+"""Story lines a test keeps, the latest (three or four per round)."""
+NOTES_KEPT = 10
+"""GM readings a round keeps, the latest."""
+
+
 class TestState(msgspec.Struct, kw_only=True):
-    """A test as it stands: who, which stats, the pool now, the DT, every round, the story."""
+    """A test as it stands: who, which stats, the pool now, the DT, its latest rounds and
+    story lines (see :data:`ROUNDS_KEPT`), how many rounds it has had."""
 
     test: int
     kind: str
@@ -66,6 +84,10 @@ class TestState(msgspec.Struct, kw_only=True):
     pool: int
     threshold: d12.Threshold
     started_seq: int
+    start_pool: int = 0
+    """The pool the test was called with (the first round's, once rolled)."""
+    rounds_rolled: int = 0
+    """Every round rolled so far, kept or not: the next round's number is one more."""
     rounds: list[RoundRecord] = msgspec.field(default_factory=list)
     open: bool = True
     ended: str | None = None
@@ -74,7 +96,7 @@ class TestState(msgspec.Struct, kw_only=True):
 
     @property
     def margins(self) -> list[int]:
-        """The margin of every round so far."""
+        """The margin of each round kept (the last :data:`ROUNDS_KEPT`), oldest first."""
         return [r.margin for r in self.rounds]
 
 
@@ -185,7 +207,7 @@ def _started(state: GameState, rec: Recorded, event: d12.ThresholdTestStarted) -
     state.tests[event.test] = TestState(
         test=event.test, kind=event.kind, character=event.character, stats=event.stats,
         label=event.label, refresh=event.refresh, pool=event.pool, threshold=event.threshold,
-        started_seq=rec.seq,
+        started_seq=rec.seq, start_pool=event.pool,
     )
     state.next_test = max(state.next_test, event.test + 1)
 
@@ -196,9 +218,17 @@ def _rolled(test: TestState, event: d12.ThresholdDiceRolled) -> None:
         values=event.values, successes=event.successes, failures=event.failures,
         margin=event.margin, succeeded=event.succeeded,
     ))
+    test.rounds_rolled += 1
+    _keep_last(test.rounds, ROUNDS_KEPT)
     if test.kind == "basic":
         test.open = False
         test.ended = "rolled"
+
+
+def _keep_last(items: list[Any], kept: int) -> None:
+    """Drop the oldest of ``items`` past the last ``kept`` (one at a time, as they come)."""
+    if len(items) > kept:
+        del items[:len(items) - kept]
 
 
 def evolve(state: GameState, recorded: Recorded) -> GameState:
@@ -225,12 +255,14 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
         case d12.ThresholdResultInterpreted():
             if test.rounds:
                 test.rounds[-1].notes.append(event.text)
+                _keep_last(test.rounds[-1].notes, NOTES_KEPT)
         case d12.ThresholdTestEnded():
             test.open = False
             test.ended = event.why
             test.end_reason = event.reason
             test.pool = event.pool
     test.story.append(event_line(event))
+    _keep_last(test.story, STORY_KEPT)
     if not test.open:
         _drop_old_ended(state)
     return state

@@ -156,7 +156,7 @@ def roll_pool(ctx: Decision, test: int, round_no: int, dice: int, dt: int
 
 def _round(ctx: Decision, test: TestState) -> list[Event]:
     """One roll; for an extended test, the failures leave and CON/CHA dice join (or it ends)."""
-    round_no = len(test.rounds) + 1
+    round_no = test.rounds_rolled + 1
     if round_no > MAX_ROUNDS:
         raise Rejected("rule", f"a test lasts at most {MAX_ROUNDS} rounds", "$.test")
     rolled = roll_pool(ctx, test.test, round_no, test.pool, test.threshold.dt)
@@ -223,14 +223,14 @@ def _interpret(ctx: Decision, command: d12.InterpretThresholdResult) -> list[Eve
         raise Rejected("not_found", f"no test {command.test} in this campaign", "$.test")
     if not test.rounds:
         raise Rejected("rule", f"test {command.test} has not been rolled yet", "$.test")
-    return [d12.ThresholdResultInterpreted(test=test.test, round=len(test.rounds),
+    return [d12.ThresholdResultInterpreted(test=test.test, round=test.rounds_rolled,
                                            text=command.text)]
 
 
 def _end(ctx: Decision, command: d12.EndThresholdTest) -> list[Event]:
     ctx.require_gm("end a test")
     test = _open_test(ctx, command.test)
-    return [d12.ThresholdTestEnded(test=test.test, why="gm", rounds=len(test.rounds),
+    return [d12.ThresholdTestEnded(test=test.test, why="gm", rounds=test.rounds_rolled,
                                    pool=test.pool, reason=command.reason)]
 
 
@@ -310,10 +310,11 @@ def pool_odds(odds_input: tuple[int, int, int | None]) -> ViewResult:
 
 def _test_view(state: CampaignState, test: TestState) -> ViewSpec:
     data = d12.D12TestOdds(test=test.test, open=test.open, kind=test.kind,
-                           character=test.character, margins=test.margins)
+                           character=test.character, margins=test.margins,
+                           first_round=test.rounds_rolled - len(test.rounds) + 1)
     if not test.open:
         return View(about=about_test(test.test), data=data)
-    data = msgspec.structs.replace(data, round=len(test.rounds) + 1)
+    data = msgspec.structs.replace(data, round=test.rounds_rolled + 1)
     return Compute(about=about_test(test.test), data=data, function=pool_odds,
                    input=(test.pool, test.threshold.dt, _refresh_rating(state, test)))
 

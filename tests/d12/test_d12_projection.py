@@ -115,3 +115,38 @@ def test_views_give_the_odds_of_the_tests_a_command_touched() -> None:
     assert isinstance(over.data, d12.D12TestOdds)
     assert over.data.open is False and over.data.odds is None
     assert views(table.state, [core.GameSessionStarted(session=1)]) == []
+
+
+def test_a_long_extended_test_keeps_its_last_rounds_and_counts_them_all() -> None:
+    """A fight of many rounds: the state keeps the last ROUNDS_KEPT rounds, STORY_KEPT story
+    lines and NOTES_KEPT readings of a round (it travels in every ``table`` message), counts
+    every round, and the rules number the next round, the GM's reading and the end from that
+    count; the view's margins say which round they start at."""
+    table = Table()
+    test = _fight(table)
+    rounds = projection.ROUNDS_KEPT + 7
+    for _ in range(rounds - 2):
+        table.rng = FixedDice([9, 9, 9, 2, 2])  # margin +1, pool stays 5
+        rolled = table.run("han-player", d12.RollThresholdTest, test=test)[0]
+    assert rolled.round == rounds
+    for n in range(projection.NOTES_KEPT + 3):
+        (said,) = table.run("gm", d12.InterpretThresholdResult, test=test, text=f"blow {n}")
+        assert said.round == rounds
+    state = table.game.tests[test]
+    assert (state.rounds_rolled, state.start_pool) == (rounds, 5)
+    assert [r.round for r in state.rounds] == list(range(8, rounds + 1))
+    assert state.margins == [1] * projection.ROUNDS_KEPT
+    assert state.rounds[-1].notes == [f"blow {n}" for n in range(3, projection.NOTES_KEPT + 3)]
+    assert len(state.story) == projection.STORY_KEPT
+    assert state.story[-1] == f"GM: blow {projection.NOTES_KEPT + 2}"
+    (view,) = computed(views(table.state, [table.log[-1].event]))
+    assert isinstance(view.data, d12.D12TestOdds)
+    assert (view.data.first_round, view.data.round) == (8, rounds + 1)
+    assert view.data.margins == state.margins
+    table.rng = FixedDice([9, 9, 9, 2, 2])  # margin +1, pool stays 5
+    assert table.run("han-player", d12.RollThresholdTest, test=test)[0].round == rounds + 1
+    (ended,) = table.run("gm", d12.EndThresholdTest, test=test, reason="he yields")
+    assert ended.rounds == rounds + 1
+    replayed = fold(msgspec.structs.replace(r, event=decode_event(encode_event(r.event)))
+                    for r in table.log)
+    assert msgspec.to_builtins(replayed.game) == msgspec.to_builtins(table.game)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from playwright.sync_api import Locator, Page, expect
 
+from projections.d12 import ROUNDS_KEPT
 from projections.d12_odds import success_probability
 from tests.web.conftest import Served, log_lines_read_through, screenshot
 
@@ -250,3 +251,33 @@ def test_basic_tests_the_gm_rolls_at_once_or_calls_for_a_player_to_roll(
         "GM: the gate holds")
     expect(bram.locator(".ph-d12-ended ph-d12-test")).to_have_count(2)
     expect(bram.locator("ph-d12-test .ph-d12-roll:visible")).to_have_count(0)
+
+
+def test_a_long_fight_shows_its_last_rounds_and_says_the_earlier_ones_are_in_the_log(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """An extended test past ROUNDS_KEPT rounds: the card shows the last of them, says how
+    many earlier rounds are in the log, and numbers the next round and the end from all of
+    them (the table the server sends stays the same size however long the fight)."""
+    campaign, gm_link = served.create_campaign("Long Siege", "d12")
+    served.send(gm_link, {"type": "create_character", "character": "ana", "name": "Ana Vex",
+                          "stats": {"system": "d12", "ratings": {"CON": 12, "CHA": 0,
+                                                                  "STR": 12}}},
+                {"type": "call_threshold_test", "character": "ana", "stats": ["STR"],
+                 "dt": 1, "extended": True, "refresh": "CON", "label": "the siege"})
+    # at DT 1 only a 1 fails, and 12 CON dice join each round: the pool never empties
+    rolled = ROUNDS_KEPT + 2
+    served.send(gm_link, *({"type": "roll_threshold_test", "test": 1} for _ in range(rolled)))
+    gm = open_page(gm_link)
+    card = gm.locator("ph-d12-test[data-test='1']")
+    expect(card.locator(".ph-d12-round")).to_have_count(ROUNDS_KEPT)
+    expect(card.locator(".ph-d12-earlier")).to_have_text("2 earlier rounds are in the log")
+    expect(card.locator(".ph-d12-round").first).to_have_attribute("data-round", "3")
+    expect(card.locator(".ph-d12-who")).to_have_text(
+        "Ana Vex · STR 12 = 12 dice · CON dice join after each round")
+    expect(card.locator(".ph-d12-roll")).to_contain_text(f"(round {rolled + 1})")
+    card.locator(".ph-d12-roll").click()
+    expect(card.locator(".ph-d12-earlier")).to_have_text("3 earlier rounds are in the log")
+    expect(card.locator(".ph-d12-round").last).to_have_attribute("data-round", str(rolled + 1))
+    card.locator(".ph-d12-end").get_by_role("button", name="End the test").click()
+    expect(card.locator(".ph-d12-outcome")).to_have_text(
+        f"Over after {rolled + 1} rounds: ended by the GM")

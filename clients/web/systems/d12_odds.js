@@ -9,7 +9,7 @@ const SHOWN = 0.0005; // margins less likely than this at the edges of the chart
 /** Whether `view` is the odds of the roll `test` is about to make (not an earlier round's). */
 export function oddsFit(test, view) {
   const odds = view?.odds;
-  return Boolean(odds) && view.round === test.rounds.length + 1 && odds.dice === test.pool
+  return Boolean(odds) && view.round === test.rounds_rolled + 1 && odds.dice === test.pool
     && odds.dt === test.threshold.dt;
 }
 
@@ -18,7 +18,7 @@ export function oddsPart(test, view) {
   if (!test.open) return null;
   if (!oddsFit(test, view)) {
     return h("p", {class: "ph-d12-odds ph-muted"},
-      view?.note && view.round === test.rounds.length + 1 ? view.note : "working out the odds…");
+      view?.note && view.round === test.rounds_rolled + 1 ? view.note : "working out the odds…");
   }
   const odds = view.odds;
   return h("div", {class: "ph-d12-odds", "data-success": odds.success},

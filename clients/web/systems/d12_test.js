@@ -24,23 +24,20 @@ export class PhD12Test extends HTMLElement {
     replace(this.heading, `Test ${test.test}`, test.label ? ` · ${test.label}` : "",
       h("span", {class: "ph-d12-badge"}, `${test.kind}${test.open ? "" : ", over"}`));
     replace(this.summary,
-      h("p", {class: "ph-d12-who"}, h("strong", {}, who), ` · ${poolWords(test.stats, this.startPool(test))}`,
+      h("p", {class: "ph-d12-who"}, h("strong", {}, who), ` · ${poolWords(test.stats, test.start_pool)}`,
         test.refresh ? ` · ${test.refresh} dice join after each round` : ""),
       test.open ? h("p", {class: "ph-d12-now"},
         h("span", {class: "ph-d12-pool"}, `Pool now: ${plural("die", test.pool, "dice")}`), " · ",
         h("span", {class: "ph-d12-threshold"}, thresholdWords(test.threshold, names)))
         : h("p", {class: "ph-d12-outcome-line"}, h("span", {class: "ph-d12-outcome"}, outcome(test)),
-          test.rounds.length > 1 ? h("span", {class: "ph-muted"},
-            ` · margins ${test.rounds.map((round) => signed(round.margin)).join(", ")}`) : null),
+          test.rounds_rolled > 1 ? h("span", {class: "ph-muted"}, ` · margins ${earlier(test) ? "…, " : ""}` +
+            test.rounds.map((round) => signed(round.margin)).join(", ")) : null),
       oddsPart(test, view));
-    replace(this.rounds, test.rounds.map((round) => roundItem(round, test.kind)));
+    replace(this.rounds, earlier(test) ? h("li", {class: "ph-d12-earlier ph-muted"},
+      `${plural("earlier round", earlier(test))} ${earlier(test) === 1 ? "is" : "are"} in the log`) : null,
+      test.rounds.map((round) => roundItem(round, test.kind)));
     this.rounds.hidden = test.rounds.length === 0;
     this.updateControls(test, role, mayRoll, characters);
-  }
-
-  /** The pool as the GM called it (the first round's, or the pool now before any roll). */
-  startPool(test) {
-    return test.rounds.length ? test.rounds[0].pool : test.pool;
   }
 
   build(number, role) {
@@ -83,7 +80,7 @@ export class PhD12Test extends HTMLElement {
     if (this.rollBox) {
       this.rollBox.hidden = !(test.open && mayRoll && test.pool > 0);
       this.rollButton.textContent = `Roll ${plural("die", test.pool, "dice")}` +
-        (test.rounds.length && test.kind === "extended" ? ` (round ${test.rounds.length + 1})` : "");
+        (test.rounds_rolled && test.kind === "extended" ? ` (round ${test.rounds_rolled + 1})` : "");
     }
     if (role !== "gm" || !this.dtForm) return;
     this.dtFields.update(characters);
@@ -116,11 +113,16 @@ function poolChange(round) {
   return `${left}${joined}: ${plural("die", round.pool_after, "dice")} in the pool`;
 }
 
+/** Rounds rolled before the last ones the table keeps (they are in the log). */
+function earlier(test) {
+  return test.rounds_rolled - test.rounds.length;
+}
+
 function outcome(test) {
   if (test.ended === "rolled" && test.rounds.length) {
     return test.rounds[0].succeeded ? "Succeeded" : "Failed";
   }
-  const rounds = plural("round", test.rounds.length);
+  const rounds = plural("round", test.rounds_rolled);
   const why = test.ended === "pool_empty" ? "the pool is empty" : "ended by the GM";
   return `Over after ${rounds}: ${why}` + (test.end_reason ? ` (${test.end_reason})` : "");
 }
