@@ -221,6 +221,10 @@ class EventLog(Protocol):
         last_seq)``."""
         ...
 
+    def token_campaign(self, token_hash: str) -> str | None:
+        """The campaign a token with this hash was issued for, if any."""
+        ...
+
     def sealed_token(self, campaign: str, command_id: str) -> str | None:
         """The sealed token a command stored with its events, if it stored one."""
         ...

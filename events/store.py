@@ -6,7 +6,9 @@ unique with the campaign, ``type``, schema ``version``, JSON ``payload``, ``reco
 (unique per campaign), appended in order with no key on the id: the lookup by id is
 ``command_keys``, built off the commit path (:mod:`events.command_keys`). Table
 ``sealed_tokens``: the token an invite issued, sealed under a key the server never keeps (see
-:mod:`server.sealed_tokens`), so a retry can be answered with it.
+:mod:`server.sealed_tokens`), so a retry can be answered with it. Table ``issued_tokens``:
+the campaign each token hash was issued for, so a join's token is checked before its campaign
+loads (:mod:`events.issued_tokens`, derived from the events).
 Triggers refuse UPDATE and DELETE on all three. Table ``write_probes``: a row each time the log
 recovered from failing writes (:meth:`SqliteLog.probe`). The file is created readable by its
 owner only (0600; SQLite gives its ``-wal`` and ``-shm`` files the same mode).
@@ -32,11 +34,12 @@ from typing import Any
 import msgspec
 import sqlite_utils
 
-from events import command_keys
+from events import command_keys, issued_tokens
 from events.bulk_insert import insert_rows
 from events.command_keys import COMMANDS_TABLE, CommandKeys
 from events.errors import ConcurrencyError, StoreError
 from events.framed_pages import FRAME_JSON, FramePage, PageReader
+from events.issued_tokens import ISSUING, issued_hash
 from events.log import (
     GENESIS,
     Appended,
@@ -245,6 +248,19 @@ class SqliteReader:
             connection.close()
         return [(c, i, actor, int(last.get((c, i)) or 1)) for c, i, actor in firsts]
 
+    def token_campaign(self, token_hash: str) -> str | None:
+        """The campaign a token with this hash was issued for (by an invite or a replay
+        link), if any: one indexed statement on the kept lookup connection, run on the event
+        loop by a join before anything is loaded (:mod:`events.issued_tokens`). A log from
+        before the table (opened read-only) has no answer: ``None``."""
+        with self._lookup_lock:
+            if self._lookup is None:
+                self._lookup = self._reader()
+            try:
+                return issued_tokens.campaign_of(self._lookup, token_hash)
+            except sqlite3.OperationalError:
+                return None
+
     def sealed_token(self, campaign: str, command_id: str) -> str | None:
         """The sealed token a command stored with its events, if it stored one."""
         try:
@@ -327,6 +343,9 @@ class SqliteLog(SqliteReader):
                 logger.info("%s: commands table rewritten in append order", self.path)
             command_keys.create_tables(self.db.conn)
             self.db.execute(_CREATE_SEALED)
+            filled = issued_tokens.create_table(self.db.conn)
+        if filled:
+            logger.info("%s: %d issued tokens indexed from the log", self.path, filled)
         for table in ("events", "commands", "sealed_tokens"):
             self.db.conn.executescript(_APPEND_ONLY.format(table=table))
         self._keys.load(self.db.conn)
@@ -363,6 +382,7 @@ class SqliteLog(SqliteReader):
         event_rows: list[tuple[str, int, str, int, str, str, str, str, str]] = []
         command_rows: list[tuple[int, str, str, str, int, int]] = []
         sealed_rows: list[tuple[str, str, str]] = []
+        token_rows: list[tuple[str, str]] = []
         try:  # the ids already in the log: the store keeps each unique in its campaign
             taken = self._keys.taken(self.db.conn, [(r.campaign, r.command_id)
                                                     for r in requests if r.events])
@@ -392,6 +412,8 @@ class SqliteLog(SqliteReader):
                 event_rows.append((campaign, seq, prepared.type, prepared.version,
                                    prepared.payload.decode(), at, actor, command_id, previous))
                 hashes.append(previous)
+                if prepared.type in ISSUING:  # an invite or a replay link: rare
+                    token_rows.append((issued_hash(prepared.payload), campaign))
             if hashes:
                 taken.add((campaign, command_id))
                 command_rows.append((next_id, campaign, command_id, actor, first, seq))
@@ -409,6 +431,7 @@ class SqliteLog(SqliteReader):
                 insert_rows(connection, _INSERT_EVENT, event_rows)
                 insert_rows(connection, _INSERT_COMMAND, command_rows)
                 insert_rows(connection, _INSERT_SEALED, sealed_rows)
+                insert_rows(connection, issued_tokens.INSERT, token_rows)
                 connection.execute("COMMIT")
             except BaseException:
                 if connection.in_transaction:

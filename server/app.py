@@ -19,6 +19,7 @@ import functools
 import logging
 import random
 import socket
+import sqlite3
 import time
 from collections.abc import Awaitable, Mapping
 from datetime import UTC, datetime
@@ -595,9 +596,13 @@ class Server:
                             subscriber: Subscriber) -> tuple[CampaignHub | None, Member]:
         """Check the token against the campaign; attach to its hub, or an admin session.
 
-        The check is one lookup by token hash, whatever the campaign's size, and a missing
-        campaign gets the same lookup (in an empty index): a wrong token takes as long against
-        a campaign of thousands of members as against none.
+        Before anything is loaded, the log says which campaign the token was issued for (one
+        indexed lookup by its hash, :mod:`events.issued_tokens`): a token not issued for this
+        campaign is refused then, whether the campaign exists or not, is loaded or not, so a
+        refusal's time tells an outsider nothing of which campaigns exist (loading one first
+        took milliseconds a refusal for a missing one did not). A token issued there loads
+        the campaign and gets the exact check: one lookup by hash in the loaded state,
+        whatever the campaign's size.
         """
         token_hash = hash_token(join.token)
         is_admin = tokens_match(token_hash, self._admin_hash)
@@ -613,6 +618,9 @@ class Server:
             return None, admin
         if self._stopping:
             raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
+        if not is_admin and self._issued_for(token_hash) != join.campaign:
+            raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
+                           "$.token")
         hub = await self._hub_for(join.campaign)
         try:
             return await self._attach(hub, join, subscriber, token_hash, is_admin)
@@ -620,6 +628,16 @@ class Server:
             if hub is not None:
                 hub.unpin()
             raise
+
+    def _issued_for(self, token_hash: str) -> str | None:
+        """The campaign the log says a token was issued for (on the event loop: one indexed
+        statement); refused ``unavailable`` if the log cannot be read."""
+        assert self.log is not None
+        try:
+            return self.log.token_campaign(token_hash)
+        except sqlite3.Error:
+            logger.exception("looking up a token in the log failed")
+            raise Rejected("unavailable", "the log cannot be read; retry shortly", None) from None
 
     async def _attach(self, hub: CampaignHub | None, join: Join, subscriber: Subscriber,
                       token_hash: str, is_admin: bool) -> tuple[CampaignHub, Member]:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sqlite3
 from typing import Any
 
 import msgspec
+import pytest
 
 from events import command_keys, core
+from events.errors import CommandRejected
 from server.app import Server
 from server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, Table, until
@@ -108,25 +111,72 @@ async def test_joins_arriving_together_load_the_campaign_once(table: Table, capl
 
 async def test_a_campaign_loaded_only_by_refused_joins_goes_sooner(table: Table,
                                                                    monkeypatch: Any) -> None:
-    """Wrong tokens load a campaign (the token is checked against it) but never keep it for
-    the whole --idle-unload: it goes after the short grace; a joined one stays."""
-    from events.errors import CommandRejected
+    """A token once issued there but no longer valid (a removed member's) loads a campaign
+    (the exact check needs its state) but never keeps it for the whole --idle-unload: it goes
+    after the short grace; a joined one stays."""
     from server import app
 
     monkeypatch.setattr(app, "UNJOINED_GRACE", 0.1)
-    probed, _ = await table.create_campaign("d12", name="Probed")
+    probed, probed_gm = await table.create_campaign("d12", name="Probed")
+    leia = await table.invite(probed_gm, "player")
+    assert leia.welcome is not None
+    await probed_gm.call(core.RemoveMember, member=leia.welcome.member, reason="left")
     played, gm = await table.create_campaign("d12", name="Played")
     server = await restart(table, idle_unload=600.0)
     with_gm = await table.connect(played, gm._token)
     await with_gm.close()  # joined once, then nobody: kept for --idle-unload
-    try:
-        await table.connect(probed, "ph_wrong-token-0123456789abcdef0123456789")
-    except CommandRejected as refused:
-        assert refused.code == "unauthorized"
-    else:
-        raise AssertionError("a wrong token joined")
+    with pytest.raises(CommandRejected) as refused:
+        await table.connect(probed, leia._token)
+    assert refused.value.code == "unauthorized"
     await until(lambda: server.unloads == 1)  # it was loaded, and is gone
     assert probed not in server.hubs and played in server.hubs
+
+
+async def test_a_token_not_issued_for_the_campaign_is_refused_before_anything_loads(
+        table: Table) -> None:
+    """A wrong token, or one issued for another campaign, is refused by the log's issued
+    tokens before the campaign loads, with the answer a missing campaign gets: an outsider
+    cannot tell which campaigns exist by how long refusals take. The members' own tokens
+    (an invited player's, a replay link's) still open the campaign and load it."""
+    campaign, gm = await table.create_campaign("d12", name="Probed")
+    other, other_gm = await table.create_campaign("d12", name="Other")
+    player = await table.invite(gm, "player")
+    shared = await gm.call(core.ShareReplay, name="Friday")
+    assert shared.token
+    server = await restart(table)
+    answers = []
+    for target in (campaign, "no-such-campaign"):
+        for token in ("ph_wrong-token-0123456789abcdef0123456789", other_gm._token):
+            with pytest.raises(CommandRejected) as refused:
+                await table.connect(target, token)
+            answers.append((refused.value.code, refused.value.path,
+                            refused.value.message.replace(repr(target), "<campaign>")))
+    assert len(set(answers)) == 1 and answers[0][:2] == ("unauthorized", "$.token")
+    assert server.hubs == {}  # nothing was loaded to check those
+    joined = await table.connect(campaign, player._token)
+    assert joined.welcome is not None and joined.welcome.role == "player"
+    replay = await table.connect(campaign, shared.token)
+    assert replay.welcome is not None and replay.welcome.role == "replay"
+    assert set(server.hubs) == {campaign}
+
+
+async def test_issued_tokens_are_indexed_from_the_log_when_the_table_is_missing(
+        table: Table) -> None:
+    """A log from before the issued-tokens table (or with it dropped) gets it filled from
+    its events at open: every member's token opens their campaign again."""
+    campaign, gm = await table.create_campaign("narrative")
+    player = await table.invite(gm, "player")
+    await table.close_clients()
+    await table.server.stop()
+    with sqlite3.connect(table.db_path) as connection:
+        connection.execute("DROP TABLE issued_tokens")
+    server = Server(table.db_path, "127.0.0.1", 0, rng=random.Random(7),
+                    admin_token=ADMIN_TOKEN, settings=Settings(**FAST))
+    await server.start()
+    table.server = server
+    for token in (gm._token, player._token):
+        client = await table.connect(campaign, token)
+        assert client.welcome is not None and client.welcome.campaign == campaign
 
 
 async def test_retries_after_a_restart_find_ids_merged_into_the_index_and_in_the_tail(
