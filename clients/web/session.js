@@ -4,6 +4,7 @@
 // in a bookmark, a screenshot of the URL or the server's logs.
 
 const KEY = "poolhall.tokens";
+const REPLACED = "poolhall.replaced."; // a token a newer link replaced, this tab only
 
 function stored() {
   try {
@@ -31,8 +32,25 @@ export function currentSession(location = window.location) {
 
 export function remember(campaign, token) {
   const tokens = stored();
+  if (tokens[campaign] && tokens[campaign] !== token) {
+    sessionStorage.setItem(REPLACED + campaign, tokens[campaign]); // see openedAsReplayLink
+  }
   tokens[campaign] = token;
   localStorage.setItem(KEY, JSON.stringify(tokens));
+}
+
+/** A replay link's token was opened as a join link (at `/`, not `/replay`): hand it to this
+ * tab's replay page, which keeps replay tokens apart, and put back the member's own token it
+ * replaced in this browser (if it replaced one). The page to go to. */
+export function openedAsReplayLink(campaign, token) {
+  sessionStorage.setItem(`poolhall.replay.${campaign}`, token);
+  const replaced = sessionStorage.getItem(REPLACED + campaign);
+  sessionStorage.removeItem(REPLACED + campaign);
+  const tokens = stored();
+  if (replaced) tokens[campaign] = replaced;
+  else delete tokens[campaign];
+  localStorage.setItem(KEY, JSON.stringify(tokens));
+  return `/replay#campaign=${encodeURIComponent(campaign)}`;
 }
 
 export function forget(campaign) {

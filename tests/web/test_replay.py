@@ -138,3 +138,24 @@ def test_the_log_before_a_moment_comes_back_a_page_at_a_time(
     expect(lines).to_have_count(20)
     expect(lines.first).to_have_attribute("data-seq", "1")
     expect(page.get_by_role("button", name="Load older")).to_be_hidden()
+
+
+def test_a_replay_link_opened_as_a_join_link_goes_to_the_replay_and_keeps_the_members_token(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """A replay link's token pasted after `/` instead of `/replay` (by hand, or a link
+    cut short) opens the replay it reads, not an empty table; a GM who tries it in their own
+    browser still has their table afterwards."""
+    campaign, gm_link = _session_of_rolls(served)
+    (shared,) = served.send(gm_link, {"type": "share_replay", "session": 1})
+    assert shared.token is not None
+    gm = open_page(gm_link)
+    expect(gm.locator(".ph-who")).to_contain_text("you are gm")
+    gm.goto("about:blank")  # a fresh load, as from a link clicked elsewhere
+    gm.goto(f"{served.origin}/#campaign={campaign}&token={shared.token}")
+    expect(gm.locator(".ph-position")).to_contain_text("event 10 of 10")
+    assert gm.url.startswith(f"{served.origin}/replay#campaign={campaign}")
+    assert "token" not in gm.url
+    expect(gm.locator("ph-replay-links")).to_have_count(0)  # read with the link, no GM tools
+    gm.goto("about:blank")
+    gm.goto(f"{served.origin}/#campaign={campaign}")
+    expect(gm.locator(".ph-who")).to_contain_text("you are gm")

@@ -5,7 +5,7 @@ import {afterPaint, h, replace} from "../dom.js";
 import {COMMAND_EVENT} from "../actions.js";
 import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
-import {currentSession, forget, knownCampaigns, remember} from "../session.js";
+import {currentSession, forget, knownCampaigns, openedAsReplayLink, remember} from "../session.js";
 import {namesOf} from "../describe.js";
 import {loadSystem} from "../systems/index.js";
 import {OLDER_EVENT} from "./ph-log.js";
@@ -151,6 +151,11 @@ export class PhApp extends HTMLElement {
   }
 
   welcomed(welcome) {
+    if (welcome.role === "replay") { // a replay link opened as a join link: it reads a replay
+      this.connection.stop();
+      location.replace(openedAsReplayLink(this.connection.campaign, this.connection.token));
+      return;
+    }
     this.me = {member: welcome.member, role: welcome.role};
     this.dataset.role = welcome.role;
     this.heading.textContent = welcome.name;
