@@ -6,7 +6,9 @@
     python tests/bench/catch_up_cost.py --code /tmp/old-tree  # another checkout, to compare
 
 The server runs in a child process from ``--code`` (its rates lifted, where it has them, so the
-log can be filled; ``--catch-up-timeout`` where it has that setting). One campaign gets
+log can be filled, and its per-address caps, as every connection comes from 127.0.0.1: at 64
+connections an address, ``--stalled 200`` was answered 503; ``--catch-up-timeout`` where it
+has that setting). One campaign gets
 ``--events`` rolls; a probe on a second campaign rolls every 10 ms throughout and its ack
 latency is the figure that matters: what one member's joins cost everyone else.
 
@@ -51,7 +53,9 @@ from server.settings import Settings
 names = {f.name for f in dataclasses.fields(Settings)}
 wanted = dict(member_rate=1e9, member_burst=10**9, campaign_rate=1e9, campaign_burst=10**9,
               member_in_flight=10**9, member_connections=10**9, join_rate=1e9,
-              join_burst=10**9, catch_up_timeout=float(sys.argv[3]))
+              join_burst=10**9, catch_up_timeout=float(sys.argv[3]),
+              max_connections=12_000, max_connections_per_address=10**6, request_rate=1e9,
+              request_burst=10**9)
 if sys.argv[4] == "defaults":
     wanted = {}
 async def main():
