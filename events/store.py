@@ -155,6 +155,23 @@ class SqliteReader:
         worker thread keeps."""
         return self._page_reader.pages(campaign, after, upto, size)
 
+    def store_frame_pages(self, campaign: str, after: int | None, upto: int) -> int:
+        """Store the campaign's complete pages of ``(after, upto]`` as :meth:`frame_pages`
+        builds them (from where they end if ``after`` is None), a bounded number per call
+        (:meth:`events.framed_pages.PageReader.store`); where the stored pages now end.
+
+        Table ``framed_pages`` is derived data, like ``snapshots``: written on a connection
+        of its own with ``synchronous=OFF`` (a lost page is built again by the catch-up that
+        needs it), read by catch-ups only, never by ``verify``; dropping it loses nothing.
+        """
+        return self._page_reader.store(self._page_writer, campaign, after, upto)
+
+    def _page_writer(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self._uri, uri=True, timeout=30, isolation_level=None,
+                                     check_same_thread=False)
+        connection.execute("PRAGMA synchronous=OFF")
+        return connection
+
     def hashes_at(self, wanted: dict[str, int]) -> dict[str, str]:
         """The chain hash of each campaign's event ``wanted[campaign]`` (:data:`GENESIS` at 0).
 
