@@ -80,7 +80,12 @@ class Reader(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.done: asyncio.Future[float] = asyncio.get_running_loop().create_future()
         self.started = 0.0
+        self.first = 0.0
+        """Seconds from the join to the first bytes after it (the welcome: the join's own
+        cost, the campaign's load included on the first run)."""
         self.tail = b""
+        self.cpu = 0.0
+        """This process's CPU seconds from the join to the head's frame."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -104,14 +109,17 @@ class Reader(asyncio.Protocol):
                 return
             data, self.tail = self.tail[end + 4:], b""
             self.upgraded = True
-            self.started = time.perf_counter()
+            self.started, self.cpu = time.perf_counter(), time.process_time()
             self._send(json.dumps({"type": "join", "token": self.token, "campaign":
                                    self.campaign, "replay": True}).encode())
+        elif not self.first:
+            self.first = time.perf_counter() - self.started
         self.chunks.append(data)
         window = self.tail + data[:len(self.marker)] if len(data) > len(self.marker) else \
             self.tail + data
         if (self.marker in data or self.marker in window) and not self.done.done():
             self.done.set_result(time.perf_counter() - self.started)
+            self.cpu = time.process_time() - self.cpu
         self.tail = (self.tail + data)[-len(self.marker):]
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -142,7 +150,10 @@ def check_frames(data: bytes, head: int) -> list[str]:
     return problems
 
 
-async def one_run(port: int, token: str, campaign: str, head: int) -> tuple[float, list[str]]:
+async def one_run(port: int, token: str, campaign: str, head: int) -> tuple[
+        float, float, float, list[str]]:
+    """Seconds to the head's frame, seconds to the welcome, the reader's CPU seconds till the
+    head's frame, and any problem found."""
     loop = asyncio.get_running_loop()
     transport, reader = await loop.create_connection(
         lambda: Reader(port, token, campaign, head), "127.0.0.1", port)
@@ -151,7 +162,7 @@ async def one_run(port: int, token: str, campaign: str, head: int) -> tuple[floa
     finally:
         transport.close()
     await asyncio.sleep(0.05)  # anything after the head (views) need not be complete
-    return seconds, check_frames(b"".join(reader.chunks), head)
+    return seconds, reader.first, reader.cpu, check_frames(b"".join(reader.chunks), head)
 
 
 def cpu_seconds(pid: int, thread: int | None = None) -> float:
@@ -236,13 +247,15 @@ def main(argv: list[str] | None = None) -> int:
         failed = False
         for run in range(args.runs):
             cpu0, loop0 = cpu_seconds(server.pid), cpu_seconds(server.pid, server.pid)
-            seconds, problems = asyncio.run(one_run(port, built["gm_token"], campaign, head))
+            seconds, welcome, reader_cpu, problems = asyncio.run(
+                one_run(port, built["gm_token"], campaign, head))
             cpu = cpu_seconds(server.pid) - cpu0
             loop = cpu_seconds(server.pid, server.pid) - loop0
             rates.append(head / seconds)
             print(f"   run {run + 1}: {head:,} events in {seconds:.3f}s = "
-                  f"{head / seconds:,.0f} events/s; server CPU {cpu:.2f}s "
-                  f"({1e6 * cpu / head:.2f} µs an event; event loop {loop:.2f}s); load average "
+                  f"{head / seconds:,.0f} events/s (welcome after {1e3 * welcome:.0f} ms); "
+                  f"server CPU {cpu:.3f}s ({1e6 * cpu / head:.2f} µs an event; event loop "
+                  f"{loop:.3f}s); reader CPU {reader_cpu:.2f}s; load average "
                   f"{os.getloadavg()[0]:.1f}" + (f"  PROBLEMS: {problems[:3]}" if problems else ""))
             failed |= bool(problems)
         if spy is not None:
