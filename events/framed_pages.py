@@ -29,11 +29,13 @@ import hashlib
 import sqlite3
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 import msgspec
 
 __all__ = ["FORMAT", "FRAME_JSON", "PAGES_TABLE", "STORED_PAGE", "STORE_CHUNK", "STORE_MOST",
-           "TABLED", "FramePage", "PageReader", "frame_pages", "store_pages", "stored_upto"]
+           "TABLED", "FramePage", "PageReader", "Writer", "frame_pages", "store_pages",
+           "stored_upto"]
 
 FRAME_JSON = (
     """printf('{"type":"event","seq":%d,"at":%s,"actor":%s,"command":%s,"event":%s,"""
@@ -166,11 +168,15 @@ def stored_upto(connection: sqlite3.Connection, campaign: str) -> int:
     return 0 if last is None else int(last) + STORED_PAGE
 
 
-def store_pages(read: sqlite3.Connection, write: sqlite3.Connection, campaign: str,
-                after: int, upto: int) -> int:
+Writer = Callable[[], AbstractContextManager[sqlite3.Connection]]
+"""Lends the connection stored pages are written on, for one transaction."""
+
+
+def store_pages(read: sqlite3.Connection, write: Writer, campaign: str, after: int,
+                upto: int) -> int:
     """Build the pages of events ``(after, upto]`` (both multiples of :data:`STORED_PAGE`) on
-    ``read`` and store them through ``write`` in one transaction, replacing any page at the
-    same place; where they now end (short of ``upto`` if the log is).
+    ``read`` and store them in one transaction on a connection ``write`` lends, replacing any
+    page at the same place; where they now end (short of ``upto`` if the log is).
 
     The pages are built before the transaction begins: the log's write lock is held for the
     insert alone."""
@@ -179,19 +185,20 @@ def store_pages(read: sqlite3.Connection, write: sqlite3.Connection, campaign: s
                                           stored=False) if page.events == STORED_PAGE]
     if not pages:
         return after
-    write.execute("BEGIN IMMEDIATE")
-    try:
-        write.execute(PAGES_TABLE)  # again: an operator may have dropped the table
-        write.executemany(
-            "INSERT OR REPLACE INTO framed_pages (campaign, after_seq, format, events, frames)"
-            " VALUES (?, ?, ?, ?, ?)",
-            [(campaign, after + n * STORED_PAGE, FORMAT, STORED_PAGE, page.frames)
-             for n, page in enumerate(pages)])
-        write.execute("COMMIT")
-    except BaseException:
-        if write.in_transaction:
-            write.execute("ROLLBACK")
-        raise
+    with write() as connection:
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            connection.execute(PAGES_TABLE)  # again: an operator may have dropped the table
+            connection.executemany(
+                "INSERT OR REPLACE INTO framed_pages (campaign, after_seq, format, events,"
+                " frames) VALUES (?, ?, ?, ?, ?)",
+                [(campaign, after + n * STORED_PAGE, FORMAT, STORED_PAGE, page.frames)
+                 for n, page in enumerate(pages)])
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
     return after + len(pages) * STORED_PAGE
 
 
@@ -233,12 +240,12 @@ class PageReader:
                 self._open.append(connection)
         return connection
 
-    def store(self, write: Callable[[], sqlite3.Connection], campaign: str, after: int | None,
-              upto: int) -> int:
+    def store(self, write: Writer, campaign: str, after: int | None, upto: int) -> int:
         """Store the complete pages of ``(after, upto]`` (from where the stored pages end if
         ``after`` is None), at most :data:`STORE_MOST` events of them, :data:`STORE_CHUNK` a
-        transaction on a connection from ``write``, built on this thread's; where the stored
-        pages now end. Nothing is stored once the reader is closed (the log is closing)."""
+        transaction on the connection ``write`` lends, built on this thread's; where the
+        stored pages now end. Nothing is stored once the reader is closed (the log is
+        closing)."""
         if self._closed:
             return after or 0
         read = self._connection()
@@ -246,16 +253,12 @@ class PageReader:
         upto = min(upto // STORED_PAGE * STORED_PAGE, start + STORE_MOST)
         if start >= upto:
             return start
-        connection = write()
-        try:
-            while start < upto:
-                end = min(start + STORE_CHUNK, upto)
-                stored = store_pages(read, connection, campaign, start, end)
-                if stored < end:  # the log is shorter than asked
-                    return stored
-                start = end
-        finally:
-            connection.close()
+        while start < upto:
+            end = min(start + STORE_CHUNK, upto)
+            stored = store_pages(read, write, campaign, start, end)
+            if stored < end:  # the log is shorter than asked
+                return stored
+            start = end
         return start
 
     def close(self) -> None:
