@@ -90,8 +90,10 @@ STORED_PAGE = 200
 """Events in a stored page (:data:`PAGES_TABLE`): a page of a read of this size on a multiple
 of it is read stored when it can be."""
 
-STORE_CHUNK = 10 * STORED_PAGE
-"""Events stored per transaction: the log's write lock is held for one insert of ~650 KB."""
+STORE_CHUNK = STORED_PAGE
+"""Events stored per transaction: the log's write lock is held for one insert of ~65 KB (no
+fsync), so an append that finds it taken waits about SQLite's first busy step (1 ms), not the
+several steps a longer insert would cost it."""
 STORE_MOST = 50 * STORED_PAGE
 """Events stored per call at most: a campaign written before pages were stored (or in another
 format) is caught up a little at each of its next appends, never in one long burst."""
