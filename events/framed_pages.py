@@ -21,6 +21,14 @@ subquery: a subquery with ORDER BY is not flattened into an aggregate, so its ro
 aggregate in that order (a test holds every page to the frames read one by one). Bytes are
 concatenated as text and cast back to a BLOB, which keeps them as they are in a UTF-8 database
 (the only encoding the store creates).
+
+Building a page still costs SQLite about 3 µs of CPU an event (its ``printf`` and
+allocations: a catch-up of 100,000 events stayed near 250,000 events/s), at every catch-up.
+So each complete page of :data:`STORED_PAGE` events is also stored, once, in table
+``framed_pages`` (:func:`store_pages`, called off the commit path as the campaign grows), and
+a catch-up reads a stored page as one value: under 1 µs of the server's CPU an event, most of
+it the socket's. Stored pages are derived data keyed by :data:`FORMAT` (a hash of the SQL
+that builds them): one of another format, or missing, is built from the rows as before.
 """
 
 from __future__ import annotations

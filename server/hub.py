@@ -69,8 +69,8 @@ from server.table_feed import TableFeed
 from server.views import Job, NotComputed, ViewQueue, ViewResult, ViewSpec, ViewWorkers
 from server.writer import GroupCommitter
 
-__all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "RESUME_LIMIT", "CampaignHub",
-           "CommandWork", "JoinWork"]
+__all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "PAGES_EVERY", "RESUME_LIMIT",
+           "CampaignHub", "CommandWork", "JoinWork"]
 
 logger = logging.getLogger(__name__)
 
