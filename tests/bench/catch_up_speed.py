@@ -195,9 +195,9 @@ def store_pages(db: Path, campaign: str, head: int) -> int:
     log = SqliteLog(db)
     try:
         upto = head // PAGES_EVERY * PAGES_EVERY
-        stored = 0
-        while stored < upto:  # a server's hub stores a bounded number of events per call
-            stored = log.store_frame_pages(campaign, stored, upto)
+        stored, before = 0, -1
+        while before < stored < upto:  # a hub stores a bounded number of events per call
+            before, stored = stored, log.store_frame_pages(campaign, stored, upto)
         return stored
     finally:
         log.close()
