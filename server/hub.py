@@ -459,10 +459,11 @@ class CampaignHub:
 
     def _store_pages_if_due(self) -> None:
         """Store the complete pages of the catch-up once :data:`PAGES_EVERY` events have
-        passed since they were last stored (built and written in a worker thread, one at a
-        time): a catch-up then reads each page as one value instead of building its 200
-        frames (about 3 µs of SQLite's CPU an event). A failure is logged and those pages
-        skipped: a catch-up builds what is not stored."""
+        passed since they were last stored (built and written in a worker thread, one store
+        at a time, looked at again when it ends if events came meanwhile): a catch-up then
+        reads each page as one value instead of building its 200 frames (about 3 µs of
+        SQLite's CPU an event). A failure is logged and those pages skipped: a catch-up
+        builds what is not stored."""
         head = self.state.head
         if self._stale or self._paging or (
                 self._paged_upto is not None and head - self._paged_upto < PAGES_EVERY):
@@ -479,6 +480,8 @@ class CampaignHub:
                 self._paged_upto = head // STORED_PAGE * STORED_PAGE
             finally:
                 self._paging = False
+            if self.state.head != head and not self.closing:  # skipped while this ran
+                self._store_pages_if_due()
 
         task = asyncio.create_task(store(), name=f"pages-{self.campaign}-{head}")
         self._saving.add(task)

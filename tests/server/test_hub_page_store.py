@@ -3,16 +3,20 @@ failure to store them costs nothing but their reading."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 
 from events import core, framed_pages
 from events.dice import RolledTerm
+from events.framed_pages import STORED_PAGE
 from events.log import AppendRequest, prepare
 from events.store import SqliteLog
+from server import hub
 from server.hub import PAGES_EVERY
 from tests.conftest import Table, until
 from tests.server.raw import RawPeer
@@ -107,3 +111,27 @@ async def test_a_failed_store_is_logged_once_and_its_pages_built_instead(
     assert _stored(table.db_path, campaign) == []
     head = gm.head
     assert await _replayed(table, token, campaign, head) == list(range(1, head + 1))
+
+
+async def test_events_appended_during_a_store_are_looked_at_when_it_ends(
+        table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store is not started while another runs; the appends made meanwhile are looked at
+    once it ends, so the pages they completed are stored without waiting for another."""
+    campaign, token, head = await _old_log(table, 1100)
+    server = await restart(table)
+    monkeypatch.setattr(hub, "PAGES_EVERY", STORED_PAGE)
+    gate = threading.Event()
+    store = server.log.store_frame_pages
+
+    def held(campaign: str, after: int | None, upto: int) -> int:
+        assert gate.wait(10)
+        return store(campaign, after, upto)
+
+    monkeypatch.setattr(server.log, "store_frame_pages", held)
+    gm = await table.connect(campaign, token)
+    await gm.call(core.Roll, expression="1d6")  # stores up to 1,000, held
+    for _ in range(4):
+        await asyncio.gather(*(gm.call(core.Roll, expression="1d6") for _ in range(50)))
+    assert gm.head >= 1200 and server.hubs[campaign]._paging
+    gate.set()
+    await until(lambda: _stored(table.db_path, campaign) == list(range(0, 1200, 200)))
