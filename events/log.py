@@ -191,6 +191,12 @@ class EventLog(Protocol):
         of its events' ``OutgoingEventFrame`` back to back (what a catch-up writes)."""
         ...
 
+    def store_frame_pages(self, campaign: str, after: int | None, upto: int) -> int:
+        """Keep the pages of ``(after, upto]`` (from where the kept ones end if ``after`` is
+        None) so that :meth:`frame_pages` need not build them again; where they now end.
+        Derived data: a log may keep none (returning ``after``)."""
+        ...
+
     def hashes_at(self, wanted: dict[str, int]) -> dict[str, str]:
         """The chain hash of each campaign's event ``wanted[campaign]`` (:data:`GENESIS` for 0);
         a campaign without that event is left out."""

@@ -34,7 +34,7 @@ from events import core
 from events.base import Event, Recorded
 from events.codec import encode
 from events.errors import Rejected, StoreError
-from events.framed_pages import FramePage
+from events.framed_pages import STORED_PAGE, FramePage
 from events.log import (
     Appended,
     AppendRequest,
@@ -69,14 +69,17 @@ from server.table_feed import TableFeed
 from server.views import Job, NotComputed, ViewQueue, ViewResult, ViewSpec, ViewWorkers
 from server.writer import GroupCommitter
 
-__all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "RESUME_LIMIT", "CampaignHub",
-           "CommandWork", "JoinWork"]
+__all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "PAGES_EVERY", "RESUME_LIMIT",
+           "CampaignHub", "CommandWork", "JoinWork"]
 
 logger = logging.getLogger(__name__)
 
-CATCH_UP_PAGE = 200
+CATCH_UP_PAGE = STORED_PAGE
 """Events written per step of a catch-up: about 60 KB, the most a joining client holds in its
-socket's buffer while it reads."""
+socket's buffer while it reads; the size of a stored page, so that stored pages are read."""
+PAGES_EVERY = 5 * STORED_PAGE
+"""Events appended between two stores of a campaign's complete pages: one short write
+transaction per 1,000 events, as often as a snapshot's."""
 CATCH_UP_READ = 2_000
 """Events read from the log and encoded per trip to a worker thread (about 650 KB, shared
 through the page cache). Pages of 2,000 encoded one by one on the event loop once cost an
@@ -148,6 +151,9 @@ class CampaignHub:
         self._stored_at = state.head
         """The head when the state was last stored (or loaded: the load stored as it folded)."""
         self._saving: set[asyncio.Task[None]] = set()
+        self._paged_upto: int | None = None
+        """Where the campaign's stored pages end (None: not asked of the log yet)."""
+        self._paging = False
         self.pins = 0
         """Connections joined or joining (and loads waiting for it): never unloaded while any."""
         self._idle_since = time.monotonic()
@@ -422,6 +428,7 @@ class CampaignHub:
         if changed:
             self._standing = None
             self._store_if_due()
+            self._store_pages_if_due()
         if not self._stale:  # views of a state the log lacks would mislead the table
             if changed:
                 self._table.broadcast(self.state)
@@ -447,6 +454,36 @@ class CampaignHub:
                                  head)
 
         task = asyncio.create_task(save(), name=f"snapshot-{self.campaign}-{head}")
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
+
+    def _store_pages_if_due(self) -> None:
+        """Store the complete pages of the catch-up once :data:`PAGES_EVERY` events have
+        passed since they were last stored (built and written in a worker thread, one store
+        at a time, looked at again when it ends if events came meanwhile): a catch-up then
+        reads each page as one value instead of building its 200 frames (about 3 µs of
+        SQLite's CPU an event). A failure is logged and those pages skipped: a catch-up
+        builds what is not stored."""
+        head = self.state.head
+        if self._stale or self._paging or (
+                self._paged_upto is not None and head - self._paged_upto < PAGES_EVERY):
+            return
+        self._paging = True
+
+        async def store() -> None:
+            try:
+                self._paged_upto = await asyncio.to_thread(
+                    self._log.store_frame_pages, self.campaign, self._paged_upto, head)
+            except Exception:  # derived data: the catch-ups build these pages
+                logger.exception("storing the catch-up pages of %s up to #%d failed",
+                                 self.campaign, head)
+                self._paged_upto = head // STORED_PAGE * STORED_PAGE
+            finally:
+                self._paging = False
+            if self.state.head != head and not self.closing:  # skipped while this ran
+                self._store_pages_if_due()
+
+        task = asyncio.create_task(store(), name=f"pages-{self.campaign}-{head}")
         self._saving.add(task)
         task.add_done_callback(self._saving.discard)
 

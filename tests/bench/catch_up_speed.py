@@ -9,12 +9,16 @@
 The campaign is written straight into a fresh log (``tests/chaos/_longlog.py``) with the
 snapshots a server writing it would have stored (every ``snapshot_every`` events: without
 them the first join folds the whole campaign, a cost of loading, not of catching up; pass
-``--no-snapshots`` to see it), then a real ``Server`` in a child process serves it with the
-replay budget lifted. The reader is a minimal
-websocket peer (an ``asyncio.Protocol`` that only splits frames and counts event frames), so
-the figure is the server's: from the join sent to the frame of the head received. Runs
-alternate a cold page cache (a restart is not needed: the cache holds 16 MB, less than the
-campaign) and print the median; no gap and no duplicate is checked on every run.
+``--no-snapshots`` to see it) and the catch-up pages it would have stored (the complete pages
+up to the last multiple of ``PAGES_EVERY``; the rest is built as it is read; pass
+``--no-stored-pages`` for a log written before pages were stored, every page built from the
+rows), then a real ``Server`` in a child process serves it with the replay budget lifted.
+The reader is a minimal websocket peer (an ``asyncio.Protocol`` that keeps the bytes and
+looks for the head's frame; they are split and checked afterwards), so the figure is the
+server's: from the join sent to the frame of the head received. The server's page cache holds
+16 MB, less than the campaign, so every run reads the whole campaign from the log (a restart is
+not needed); the first run also loads the campaign. The median of the runs is printed; no gap
+and no duplicate is checked on every run.
 
 Targets are printed beside the figures, never asserted.
 """
@@ -76,7 +80,12 @@ class Reader(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.done: asyncio.Future[float] = asyncio.get_running_loop().create_future()
         self.started = 0.0
+        self.first = 0.0
+        """Seconds from the join to the first bytes after it (the welcome: the join's own
+        cost, the campaign's load included on the first run)."""
         self.tail = b""
+        self.cpu = 0.0
+        """This process's CPU seconds from the join to the head's frame."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -100,14 +109,17 @@ class Reader(asyncio.Protocol):
                 return
             data, self.tail = self.tail[end + 4:], b""
             self.upgraded = True
-            self.started = time.perf_counter()
+            self.started, self.cpu = time.perf_counter(), time.process_time()
             self._send(json.dumps({"type": "join", "token": self.token, "campaign":
                                    self.campaign, "replay": True}).encode())
+        elif not self.first:
+            self.first = time.perf_counter() - self.started
         self.chunks.append(data)
         window = self.tail + data[:len(self.marker)] if len(data) > len(self.marker) else \
             self.tail + data
         if (self.marker in data or self.marker in window) and not self.done.done():
             self.done.set_result(time.perf_counter() - self.started)
+            self.cpu = time.process_time() - self.cpu
         self.tail = (self.tail + data)[-len(self.marker):]
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -138,7 +150,10 @@ def check_frames(data: bytes, head: int) -> list[str]:
     return problems
 
 
-async def one_run(port: int, token: str, campaign: str, head: int) -> tuple[float, list[str]]:
+async def one_run(port: int, token: str, campaign: str, head: int) -> tuple[
+        float, float, float, list[str]]:
+    """Seconds to the head's frame, seconds to the welcome, the reader's CPU seconds till the
+    head's frame, and any problem found."""
     loop = asyncio.get_running_loop()
     transport, reader = await loop.create_connection(
         lambda: Reader(port, token, campaign, head), "127.0.0.1", port)
@@ -147,7 +162,7 @@ async def one_run(port: int, token: str, campaign: str, head: int) -> tuple[floa
     finally:
         transport.close()
     await asyncio.sleep(0.05)  # anything after the head (views) need not be complete
-    return seconds, check_frames(b"".join(reader.chunks), head)
+    return seconds, reader.first, reader.cpu, check_frames(b"".join(reader.chunks), head)
 
 
 def cpu_seconds(pid: int, thread: int | None = None) -> float:
@@ -170,6 +185,24 @@ def store_snapshots(db: Path, campaign: str) -> None:
         log.close()
 
 
+def store_pages(db: Path, campaign: str, head: int) -> int:
+    """Store the campaign's catch-up pages as a server appending it would have: the complete
+    pages up to the last multiple of ``PAGES_EVERY`` events (a server stores them each time
+    that many events have passed), the events after that left to be built. Where they end."""
+    from events.store import SqliteLog
+    from server.hub import PAGES_EVERY
+
+    log = SqliteLog(db)
+    try:
+        upto = head // PAGES_EVERY * PAGES_EVERY
+        stored, before = 0, -1
+        while before < stored < upto:  # a hub stores a bounded number of events per call
+            before, stored = stored, log.store_frame_pages(campaign, stored, upto)
+        return stored
+    finally:
+        log.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--events", type=int, default=100_000)
@@ -177,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", choices=("py-spy",))
     parser.add_argument("--no-snapshots", action="store_true",
                         help="leave the log without stored snapshots (the first join folds it)")
+    parser.add_argument("--no-stored-pages", action="store_true",
+                        help="leave the log without stored catch-up pages (a log written "
+                             "before they were stored: every page is built as it is read)")
     args = parser.parse_args(argv)
     from _longlog import build_long_log
 
@@ -189,8 +225,10 @@ def main(argv: list[str] | None = None) -> int:
         head, campaign = built["head"], built["campaign"]
         if not args.no_snapshots:
             store_snapshots(work / "log.db", campaign)
+        paged = 0 if args.no_stored_pages else store_pages(work / "log.db", campaign, head)
         print(f"catch-up speed: a {head:,}-event campaign written in "
-              f"{time.perf_counter() - started:.1f}s; load average {os.getloadavg()[0]:.2f} on "
+              f"{time.perf_counter() - started:.1f}s ({paged:,} events in stored pages); load "
+              f"average {os.getloadavg()[0]:.2f} on "
               f"{os.cpu_count()} CPUs")
         server = subprocess.Popen(
             [sys.executable, "-c", CHILD, str(work / "log.db"), token], cwd=ROOT,
@@ -209,13 +247,15 @@ def main(argv: list[str] | None = None) -> int:
         failed = False
         for run in range(args.runs):
             cpu0, loop0 = cpu_seconds(server.pid), cpu_seconds(server.pid, server.pid)
-            seconds, problems = asyncio.run(one_run(port, built["gm_token"], campaign, head))
+            seconds, welcome, reader_cpu, problems = asyncio.run(
+                one_run(port, built["gm_token"], campaign, head))
             cpu = cpu_seconds(server.pid) - cpu0
             loop = cpu_seconds(server.pid, server.pid) - loop0
             rates.append(head / seconds)
             print(f"   run {run + 1}: {head:,} events in {seconds:.3f}s = "
-                  f"{head / seconds:,.0f} events/s; server CPU {cpu:.2f}s "
-                  f"({1e6 * cpu / head:.2f} µs an event; event loop {loop:.2f}s); load average "
+                  f"{head / seconds:,.0f} events/s (welcome after {1e3 * welcome:.0f} ms); "
+                  f"server CPU {cpu:.3f}s ({1e6 * cpu / head:.2f} µs an event; event loop "
+                  f"{loop:.3f}s); reader CPU {reader_cpu:.2f}s; load average "
                   f"{os.getloadavg()[0]:.1f}" + (f"  PROBLEMS: {problems[:3]}" if problems else ""))
             failed |= bool(problems)
         if spy is not None:

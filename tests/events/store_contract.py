@@ -81,9 +81,10 @@ def test_event_frames_are_the_outgoing_event_frames_of_the_rows(log) -> None:
 
 
 def test_frame_pages_are_the_event_frames_framed_page_by_page(log) -> None:
-    """``frame_pages`` gives the events of a range in pages of the size asked, each page the
-    websocket text frames of its ``event`` frames back to back, in order, with its count;
-    nothing past the last event."""
+    """``frame_pages`` gives the events of a range in pages on multiples of the size asked
+    (the first one shorter if the range starts inside a page), each page the websocket text
+    frames of its ``event`` frames back to back, in order, with its count; nothing past the
+    last event."""
     from websockets.frames import Frame, Opcode
 
     ids = ['a "quoted" id', "back\\slash", "é ☃ 𝄞", "tab\t"] + [f"c{n}" for n in range(9)]
@@ -97,8 +98,8 @@ def test_frame_pages_are_the_event_frames_framed_page_by_page(log) -> None:
 
     pages = log.frame_pages("a", 1, 14, 5)
     assert [(page.events, page.frames) for page in pages] == [
-        (5, framed(1, 6)), (5, framed(6, 11)), (3, framed(11, 14))]
-    assert [page.events for page in log.frame_pages("a", 10, 40, 2)] == [2, 2]
+        (4, framed(1, 5)), (5, framed(5, 10)), (4, framed(10, 14))]
+    assert [page.events for page in log.frame_pages("a", 9, 40, 2)] == [1, 2, 2]
     assert log.frame_pages("a", 14, 20, 5) == [] and log.frame_pages("none", 0, 5, 5) == []
 
 

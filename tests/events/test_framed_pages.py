@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 
 import msgspec
 import pytest
 from websockets.frames import Frame, Opcode
 
+from events import framed_pages
 from events.codec import encode
 from events.framed_pages import TABLED, frame_pages
 from events.messages import OutgoingEventFrame
@@ -47,3 +49,21 @@ def test_each_header_is_the_one_websockets_writes(filler: str) -> None:
     assert [page.events for page in pages] == [3, 3, 3, 1]
     assert [page.frames for page in pages] == [
         b"".join(expected[start:start + 3]) for start in range(0, len(LENGTHS), 3)]
+
+
+@pytest.mark.parametrize("filler", ["x", "é☃"])
+def test_a_stored_page_holds_the_headers_websockets_writes(
+        filler: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages stored (here of 3 events) and read back hold the same bytes at every header
+    boundary as websockets' framing of each frame."""
+    monkeypatch.setattr(framed_pages, "STORED_PAGE", 3)
+    db, frames = _table(LENGTHS, filler)
+    db.isolation_level = None
+    expected = [Frame(Opcode.TEXT, frame).serialize(mask=False, extensions=[])
+                for frame in frames]
+    assert framed_pages.store_pages(db, lambda: contextlib.nullcontext(db), "c", 0, 9) == 9
+    assert [after for (after,) in db.execute("SELECT after_seq FROM framed_pages")] == [0, 3, 6]
+    db.execute("UPDATE events SET payload = 'x'")  # what is read now can only be stored
+    pages = frame_pages(db, "c", 0, 9, 3)
+    assert [page.frames for page in pages] == [
+        b"".join(expected[start:start + 3]) for start in range(0, 9, 3)]
