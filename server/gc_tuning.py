@@ -12,14 +12,16 @@ nothing. :class:`GcTuning` moves them out of the collector's view with :func:`gc
 a burst of joins has settled (and once after start-up, for the campaigns' state), so a full
 collection scans only what was allocated since; what survives a full collection is frozen
 too (it was just found alive). Objects that live seconds rather than as long as a connection
-(a connection's pending receive, replaced by each message it sends) are frozen by a sweep of
-the young generations every :data:`SWEEP_INTERVAL`, so no collection scans them again and
-again; and generation 0 is collected every :data:`YOUNG_THRESHOLD` allocations rather than
+(what a connection's next receive waits on: websockets' coroutines, futures and frame parser,
+replaced by each message it sends, about a dozen each) are frozen by a sweep of the young
+generations every :data:`SWEEP_INTERVAL` (a tenth of a second), so no collection scans them
+twice; and generation 0 is collected every :data:`YOUNG_THRESHOLD` allocations rather than
 700. Freezing is cheap (it splices lists), and objects frozen are still freed by reference
 counting when they die; a cycle among them is only reclaimed after :meth:`GcTuning.reclaim`
 (or never, if frozen forever; about a dozen objects per connection that closed measured; full
-collections run every 5 or 25 sweeps during 10,000 joins found 0-10). So frozen objects are
-unfrozen and collected in one full collection after many connections have closed
+collections run every 5 or 25 sweeps during 10,000 joins found 0-10; a minute at 1,000
+commands/s among 10,000 connections, swept ten times a second, froze none). So frozen
+objects are unfrozen and collected in one full collection after many connections have closed
 (:data:`RECLAIM_AFTER_CLOSES`, or as many as are open), at most once a
 :data:`RECLAIM_INTERVAL`.
 
@@ -37,9 +39,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["RECLAIM_AFTER_CLOSES", "RECLAIM_INTERVAL", "SWEEP_INTERVAL", "SWEEP_LONGEST",
-           "SWEEP_SHARE",
-           "YOUNG_THRESHOLD", "GcStats", "GcTuning"]
+__all__ = ["RECLAIM_AFTER_CLOSES", "RECLAIM_INTERVAL", "SWEEP_INTERVAL", "YOUNG_THRESHOLD",
+           "GcStats", "GcTuning"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,23 +54,24 @@ RECLAIM_AFTER_CLOSES = 1_000
 :meth:`GcTuning.closed`)."""
 RECLAIM_INTERVAL = 60.0
 """Seconds at least between two such full collections."""
-SWEEP_INTERVAL = 1.0
-"""Seconds between two sweeps of the young generations: what survives one is frozen."""
-SWEEP_SHARE = 0.02
-"""Most of the event loop's time the sweeps may take: after a sweep of ``d`` seconds the next
-waits at least ``d / SWEEP_SHARE``. A server short of CPU holds a backlog of commands in its
-young generations, and a sweep a second of it (40 ms of CPU each, measured) took a tenth of
-what the starved server got. Never put off past :data:`SWEEP_LONGEST`: one long sweep after
-a burst of joins (200 ms) must not leave the next ten seconds unswept."""
-SWEEP_LONGEST = 5.0
-"""Most seconds between two sweeps however long the last took."""
+SWEEP_INTERVAL = 0.1
+"""Seconds between two sweeps of the young generations: what survives one is frozen.
+
+A sweep's cost is the objects alive in the young generations, each scanned once and then
+frozen, so sweeping often costs about what sweeping seldom does and pauses for less: at
+10,000 clients and 1,000 commands/s a sweep a second, put off while the last one took long
+(after a sweep of ``d`` seconds the next waited ``d / 0.02``), let up to 2.5 s of survivors
+pile up (90,000 objects) and held the loop ~50 ms; a tenth of a second's are 1-3 ms."""
 YOUNG_THRESHOLD = 10_000
 """Net allocations of tracked objects between two collections of generation 0 (CPython: 700).
 
 Each collection scans the young objects alive at that moment (at 1,000 commands/s, mostly
-the commands in flight and a second's pending receives), whatever the threshold: at 700 there
-were ~36 a second at 1,000 commands/s; 10,000 makes them ~14 times rarer, each about as
-long, and the sweeps bound what they may hold."""
+the commands in flight and the pending receives since the last sweep), whatever the
+threshold: at 700 there were ~36 a second at 1,000 commands/s; 10,000 makes them ~14 times
+rarer. The count is net of the tracked objects freed, frozen ones included, so while each
+message's new receive replaced an old frozen one generation 0 grew far past the threshold
+(68,000 objects, ~50 ms of CPU to collect, between sweeps a second apart): the sweeps, not this
+threshold, are what bound the young generations."""
 
 
 class GcStats:
@@ -214,22 +216,20 @@ class GcTuning:
             self.reclaim()
 
     def _sweep_and_again(self) -> None:
-        started = self._monotonic()
+        """Sweep, and the next one a sweep interval from now however long this one took (a
+        put-off sweep only finds more, not less, to scan)."""
+        self._sweeper = asyncio.get_running_loop().call_later(self._sweep_interval,
+                                                             self._sweep_and_again)
         self.sweep()
-        took = self._monotonic() - started
-        self._sweeper = asyncio.get_running_loop().call_later(
-            max(self._sweep_interval, min(took / SWEEP_SHARE, SWEEP_LONGEST)),
-            self._sweep_and_again)
 
     def sweep(self) -> None:
         """Collect the young generations and freeze what survived them.
 
-        Without it, objects living seconds (a connection's pending receive, replaced by each
-        message it sends) piled up in generations 1 and 2 between freezes: at 10,000 clients
-        and 1,000 commands/s, gen-1 collections of 30,000-75,000 objects took 20-40 ms of CPU
-        each, and full ones up to 100 ms, while every one of those objects was alive. Swept
-        every second, the young generations hold about a second's survivors, and a sweep of
-        them took about 4 ms of CPU at 10,000 clients and 100 commands/s.
+        Without it, objects living seconds (what each connection's next receive waits on)
+        piled up in generations 1 and 2 between freezes: at 10,000 clients and 1,000
+        commands/s, gen-1 collections of 30,000-75,000 objects took 20-40 ms of CPU each,
+        and full ones up to 100 ms, while every one of those objects was alive. Swept every
+        :data:`SWEEP_INTERVAL`, the young generations hold only that long's survivors.
         """
         gc.collect(1)
         gc.freeze()
