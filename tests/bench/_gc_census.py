@@ -6,8 +6,9 @@ writes to FILE, at the start of every collection, its generation, how many objec
 generation it scans holds, and how long it took; every ``--every``-th such line also counts
 those objects by type (the most common first). On SIGUSR2 it unfreezes everything, runs a
 full collection and writes how many objects it found unreachable: the cyclic garbage that
-was frozen alive and died frozen since the last such reclaim. Slows the server: never in a
-measured run.
+was frozen alive and died frozen since the last such reclaim. ``FILE:stalls`` instead
+writes every event-loop callback that held the loop :data:`STALL` seconds of CPU or more,
+with the collector's share of it. Slows the server: never in a measured run.
 """
 
 from __future__ import annotations
@@ -18,7 +19,39 @@ import time
 from collections import Counter
 from typing import IO, Any
 
-__all__ = ["GcCensus"]
+__all__ = ["STALL", "GcCensus", "watch_stalls"]
+
+STALL = 0.003
+"""CPU seconds of one callback from which :func:`watch_stalls` writes it down."""
+
+
+def watch_stalls(out: IO[str]) -> None:
+    """Time every callback the event loop runs (asyncio's ``Handle._run``) in CPU seconds of
+    the loop's thread, and write down the long ones with what the collector took of them."""
+    import asyncio.events
+
+    in_gc = [0.0, 0.0]  # CPU seconds in collections so far; when the current one started
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            in_gc[1] = time.thread_time()
+        else:
+            in_gc[0] += time.thread_time() - in_gc[1]
+
+    gc.callbacks.append(on_gc)
+    run = asyncio.events.Handle._run
+
+    def timed(handle: asyncio.events.Handle) -> None:
+        cpu, wall, collected = time.thread_time(), time.perf_counter(), in_gc[0]
+        run(handle)
+        took = time.thread_time() - cpu
+        if took >= STALL:
+            out.write(f"{time.time():.3f} stall cpu {1000 * took:.1f} ms wall "
+                      f"{1000 * (time.perf_counter() - wall):.1f} ms gc "
+                      f"{1000 * (in_gc[0] - collected):.1f} ms: {handle!r:.160}\n")
+            out.flush()
+
+    asyncio.events.Handle._run = timed  # type: ignore[method-assign]
 
 
 class GcCensus:

@@ -88,9 +88,14 @@ def gc_line(before: dict[str, Any], after: dict[str, Any]) -> str:
     counts = [a - b for a, b in zip(after["collections"], before["collections"], strict=True)]
     pauses = [a - b for a, b in zip(after["pause_ms"], before["pause_ms"], strict=True)]
     cpu = [a - b for a, b in zip(after["cpu_ms"], before["cpu_ms"], strict=True)]
+    levels = after.get("long_pauses_at_ms", [])
+    long = [a - b for a, b in zip(after.get("long_pauses", []), before.get("long_pauses", []),
+                                  strict=True)]
+    longest = (", ".join(f"{n} of {ms}+" for ms, n in zip(levels, long, strict=True))
+               if levels else "not counted")
     return (f"GC: {counts[0]}/{counts[1]}/{counts[2]} collections (gen 0/1/2) pausing "
             f"{pauses[0]:.0f}/{pauses[1]:.0f}/{pauses[2]:.0f} ms (CPU {cpu[0]:.0f}/{cpu[1]:.0f}/"
-            f"{cpu[2]:.0f} ms); longest gen-2 pause so far "
+            f"{cpu[2]:.0f} ms); collections of CPU ms {longest}; longest gen-2 pause so far "
             f"{after['max_pause_ms'][2]:.1f} ms; {after['freezes'] - before['freezes']} freezes, "
             f"{after.get('sweeps', 0) - before.get('sweeps', 0)} sweeps")
 

@@ -79,10 +79,14 @@ def serve_child(db: str, token: str) -> None:
 
     census_to = os.environ.get(CENSUS_ENV)
     if census_to:  # diagnosis: what the collector's young generations hold
-        from _gc_census import GcCensus
+        from _gc_census import GcCensus, watch_stalls
 
         path, _, only = census_to.partition(":")
-        GcCensus(open(path, "a"), collections=only != "reclaim")  # noqa: SIM115
+        out = open(path, "a")  # noqa: SIM115 (written to while the server runs)
+        if only == "stalls":
+            watch_stalls(out)
+        else:
+            GcCensus(out, collections=only != "reclaim")
 
     # The bench measures capacity, so the per-member and per-campaign rates are lifted (its
     # clients share a few tokens and send far faster than a person does), and so are the caps

@@ -13,7 +13,7 @@ import weakref
 from pathlib import Path
 
 from server.app import Server
-from server.gc_tuning import SWEEP_INTERVAL, YOUNG_THRESHOLD, GcStats, GcTuning
+from server.gc_tuning import LONG_PAUSES_MS, SWEEP_INTERVAL, YOUNG_THRESHOLD, GcStats, GcTuning
 from server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
 from tests.server.raw import RawPeer
@@ -214,3 +214,18 @@ def test_what_survives_a_full_collection_is_frozen() -> None:
         tuning.stop()
         gc.unfreeze()
     assert tuning._after_full not in gc.callbacks
+
+
+def test_gc_stats_count_long_pauses_by_their_cpu_time() -> None:
+    """A collection is counted at each level of LONG_PAUSES_MS its CPU time reaches (not its
+    wall-clock time, which a busy machine stretches)."""
+    wall = iter([0.0, 1.0, 2.0, 2.0005])  # a second of wall clock, then half a millisecond
+    cpu = iter([0.0, 0.006, 1.0, 1.0005])  # 6 ms of CPU, then half a millisecond
+    stats = GcStats(clock=lambda: next(wall), cpu_clock=lambda: next(cpu))
+    for _ in range(2):
+        stats.callback("start", {"generation": 1})
+        stats.callback("stop", {"generation": 1})
+    status = stats.status()
+    assert status["long_pauses_at_ms"] == list(LONG_PAUSES_MS)
+    assert status["long_pauses"] == [1 if ms <= 6 else 0 for ms in LONG_PAUSES_MS]
+    assert status["collections"] == [0, 2, 0]
