@@ -12,9 +12,13 @@ comes from 127.0.0.1). Tables of ``--clients`` clients (the GM and players) are 
 each size is reached, then at each ``--rates`` the clients roll, paced across the tables, for
 ``--seconds``; printed per step: p50/p99/max from sending a roll to the last client of its
 table having the event, and what the garbage collector cost the server meanwhile (collections
-and pause totals per generation, the longest pause, from ``/health?format=json``), with the
-server's RSS. The load generator is ``_load_worker.py``'s: one event loop, a minimal websocket
-peer per client.
+and pause totals per generation, how many collections took 2, 5, 10, 20 or 50 ms of CPU or
+more, from ``/health?format=json``), with the server's RSS. The load generator is
+``_load_worker.py``'s: one event loop, a minimal websocket peer per client.
+
+To see what the server's collector scans, or which callbacks hold its event loop, run with
+``POOLHALL_BENCH_GC_CENSUS=FILE`` (``FILE:stalls``, ``FILE:reclaim``: ``_gc_census.py``); never
+for figures, it slows the server.
 
 Targets are printed beside the figures, never asserted. Exit 1 on a gap, a lost connection or
 a roll that never reached its table.
