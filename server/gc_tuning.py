@@ -10,7 +10,7 @@ second: p99 from a command to the last client of its table was 595 ms at 1,000 c
 Those objects live as long as their connection, so scanning them again and again finds
 nothing. :class:`GcTuning` moves them out of the collector's view with :func:`gc.freeze` once
 a burst of joins has settled (and once after start-up, for the campaigns' state), so a full
-collection scans only what was allocated since; what survives a full collection is frozen
+collection scans only what was allocated since; what survives any collection is frozen
 too (it was just found alive). Objects that live seconds rather than as long as a connection
 (what a connection's next receive waits on: websockets' coroutines, futures and frame parser,
 replaced by each message it sends, about a dozen each) are frozen by a sweep of the young
@@ -170,7 +170,7 @@ class GcTuning:
         """Measure collections; freeze what start-up built (the campaigns' state)."""
         gc.callbacks.append(self.stats.callback)
         if self.enabled:
-            gc.callbacks.append(self._after_full)
+            gc.callbacks.append(self._after_collection)
             self.freeze()
             self._thresholds = gc.get_threshold()
             gc.set_threshold(YOUNG_THRESHOLD, *self._thresholds[1:])
@@ -188,16 +188,20 @@ class GcTuning:
         if self._thresholds is not None:
             gc.set_threshold(*self._thresholds)
             self._thresholds = None
-        for callback in (self.stats.callback, self._after_full):
+        for callback in (self.stats.callback, self._after_collection):
             if callback in gc.callbacks:
                 gc.callbacks.remove(callback)
 
-    def _after_full(self, phase: str, info: dict[str, Any]) -> None:
-        """Freeze what survived a full collection: it has just been scanned whole and found
-        alive, so nothing is frozen as garbage, and the next full collection scans only what
-        came after (one at 10,000 connections still cost 175 ms of CPU without this)."""
-        if phase == "stop" and info.get("generation") == 2:
-            gc.freeze()
+    def _after_collection(self, phase: str, info: dict[str, Any]) -> None:
+        """Freeze what survived a collection: it has just been scanned and found alive, so
+        nothing is frozen as garbage. After a full one, the next scans only what came after
+        (one at 10,000 connections still cost 175 ms of CPU without this); after a young one
+        (generation 0 reaching its threshold between two sweeps, in a burst of work), the
+        next sweep does not scan its survivors a second time."""
+        if phase != "stop":
+            return
+        gc.freeze()
+        if info.get("generation") == 2:
             self.freezes += 1
 
     def joined(self) -> None:

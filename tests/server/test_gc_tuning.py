@@ -213,7 +213,7 @@ def test_what_survives_a_full_collection_is_frozen() -> None:
     finally:
         tuning.stop()
         gc.unfreeze()
-    assert tuning._after_full not in gc.callbacks
+    assert tuning._after_collection not in gc.callbacks
 
 
 def test_gc_stats_count_long_pauses_by_their_cpu_time() -> None:
@@ -229,3 +229,21 @@ def test_gc_stats_count_long_pauses_by_their_cpu_time() -> None:
     assert status["long_pauses_at_ms"] == list(LONG_PAUSES_MS)
     assert status["long_pauses"] == [1 if ms <= 6 else 0 for ms in LONG_PAUSES_MS]
     assert status["collections"] == [0, 2, 0]
+
+
+def test_what_survives_a_young_collection_is_frozen() -> None:
+    """A collection of generation 0 (as its threshold triggers between sweeps) freezes its
+    survivors too, so the next sweep does not scan them again; its garbage is freed."""
+    tuning = GcTuning(64, sweep_interval=0)  # no loop here to sweep on
+    tuning.start()
+    try:
+        survivor, a, b = _Node(), _Node(), _Node()
+        a.other, b.other = b, a
+        gone = weakref.ref(a)
+        del a, b
+        gc.collect(0)
+        assert gc.is_tracked(survivor) and not _tracked_in_a_generation(survivor)
+        assert gone() is None
+    finally:
+        tuning.stop()
+        gc.unfreeze()
