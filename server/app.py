@@ -78,6 +78,7 @@ from server.settings import Settings
 from server.shutdown import answer_unread, run_steps
 from server.stored_snapshots import SnapshotStore
 from server.subscriber import Subscriber
+from server.utc_clock import UtcClock
 from server.views import ViewWorkers
 from server.web import WebTable
 from server.writer import GroupCommitter
@@ -182,6 +183,8 @@ class Server:
         """Encoded catch-up pages, shared by every campaign's catch-ups (bounded in bytes)."""
         self.limits = Limits(self.settings, time.monotonic)
         """Per-member and per-campaign rates and caps, checked before work reaches a hub."""
+        self.clock = UtcClock()
+        """The time each event is recorded (text formatted once a second, not per batch)."""
         self.gc = GcTuning(self.settings.gc_freeze_joins)
         """Keeps connections out of the collector's full scans; measures its pauses."""
         self.keepalive = Keepalive(self.settings.ping_interval, close_timeout=CLOSE_TIMEOUT)
@@ -240,7 +243,7 @@ class Server:
             self._use_admin_token(token)
         self.committer = GroupCommitter(
             self.log, health=self.health, directory=self.db_path.resolve().parent,
-            reserve_bytes=self.settings.disk_reserve_mb * 2**20, clock=utc_now)
+            reserve_bytes=self.settings.disk_reserve_mb * 2**20, clock=self.clock)
         self.committer.start()
         started = time.perf_counter()
         self.store = SnapshotStore(self.db_path)
@@ -328,7 +331,7 @@ class Server:
         assert self.log is not None and self.committer is not None and self.store is not None
         hub = CampaignHub(state=loaded.state, commands=loaded.commands,
                           head_hash=loaded.head_hash, log=self.log, store=self.store,
-                          committer=self.committer, rng=self.rng, clock=utc_now,
+                          committer=self.committer, rng=self.rng, clock=self.clock,
                           health=self.health,
                           workers=self.view_workers, view_backlog=self.settings.view_backlog,
                           pages=self.pages, snapshot_every=self.settings.snapshot_every)
@@ -736,7 +739,7 @@ class Server:
             campaign = slugify(command.name, self.campaigns, "campaign")
         token = new_token()
         new_events = open_campaign(command, campaign, hash_token(token))
-        at = utc_now()
+        at = self.clock()
         request = AppendRequest(campaign=campaign, expected_head=0,
                                 events=tuple(prepare(e) for e in new_events),
                                 actor=ADMIN_MEMBER, command_id=command.id, at=at,

@@ -10,16 +10,18 @@ second: p99 from a command to the last client of its table was 595 ms at 1,000 c
 Those objects live as long as their connection, so scanning them again and again finds
 nothing. :class:`GcTuning` moves them out of the collector's view with :func:`gc.freeze` once
 a burst of joins has settled (and once after start-up, for the campaigns' state), so a full
-collection scans only what was allocated since; what survives a full collection is frozen
+collection scans only what was allocated since; what survives any collection is frozen
 too (it was just found alive). Objects that live seconds rather than as long as a connection
-(a connection's pending receive, replaced by each message it sends) are frozen by a sweep of
-the young generations every :data:`SWEEP_INTERVAL`, so no collection scans them again and
-again; and generation 0 is collected every :data:`YOUNG_THRESHOLD` allocations rather than
+(what a connection's next receive waits on: websockets' coroutines, futures and frame parser,
+replaced by each message it sends, about a dozen each) are frozen by a sweep of the young
+generations every :data:`SWEEP_INTERVAL` (a tenth of a second), so no collection scans them
+twice; and generation 0 is collected every :data:`YOUNG_THRESHOLD` allocations rather than
 700. Freezing is cheap (it splices lists), and objects frozen are still freed by reference
 counting when they die; a cycle among them is only reclaimed after :meth:`GcTuning.reclaim`
 (or never, if frozen forever; about a dozen objects per connection that closed measured; full
-collections run every 5 or 25 sweeps during 10,000 joins found 0-10). So frozen objects are
-unfrozen and collected in one full collection after many connections have closed
+collections run every 5 or 25 sweeps during 10,000 joins found 0-10; a minute at 1,000
+commands/s among 10,000 connections, swept ten times a second, froze none). So frozen
+objects are unfrozen and collected in one full collection after many connections have closed
 (:data:`RECLAIM_AFTER_CLOSES`, or as many as are open), at most once a
 :data:`RECLAIM_INTERVAL`.
 
@@ -37,8 +39,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["RECLAIM_AFTER_CLOSES", "RECLAIM_INTERVAL", "SWEEP_INTERVAL", "SWEEP_LONGEST",
-           "SWEEP_SHARE",
+__all__ = ["LONG_PAUSES_MS", "RECLAIM_AFTER_CLOSES", "RECLAIM_INTERVAL", "SWEEP_INTERVAL",
            "YOUNG_THRESHOLD", "GcStats", "GcTuning"]
 
 logger = logging.getLogger(__name__)
@@ -53,23 +54,26 @@ RECLAIM_AFTER_CLOSES = 1_000
 :meth:`GcTuning.closed`)."""
 RECLAIM_INTERVAL = 60.0
 """Seconds at least between two such full collections."""
-SWEEP_INTERVAL = 1.0
-"""Seconds between two sweeps of the young generations: what survives one is frozen."""
-SWEEP_SHARE = 0.02
-"""Most of the event loop's time the sweeps may take: after a sweep of ``d`` seconds the next
-waits at least ``d / SWEEP_SHARE``. A server short of CPU holds a backlog of commands in its
-young generations, and a sweep a second of it (40 ms of CPU each, measured) took a tenth of
-what the starved server got. Never put off past :data:`SWEEP_LONGEST`: one long sweep after
-a burst of joins (200 ms) must not leave the next ten seconds unswept."""
-SWEEP_LONGEST = 5.0
-"""Most seconds between two sweeps however long the last took."""
+SWEEP_INTERVAL = 0.1
+"""Seconds between two sweeps of the young generations: what survives one is frozen.
+
+A sweep's cost is the objects alive in the young generations, each scanned once and then
+frozen, so sweeping often costs about what sweeping seldom does and pauses for less: at
+10,000 clients and 1,000 commands/s a sweep a second, put off while the last one took long
+(after a sweep of ``d`` seconds the next waited ``d / 0.02``), let up to 2.5 s of survivors
+pile up (90,000 objects) and held the loop ~50 ms; a tenth of a second's are 1-3 ms."""
+LONG_PAUSES_MS = (2, 5, 10, 20, 50)
+"""Milliseconds of CPU from which :class:`GcStats` counts a collection as long, per level."""
 YOUNG_THRESHOLD = 10_000
 """Net allocations of tracked objects between two collections of generation 0 (CPython: 700).
 
 Each collection scans the young objects alive at that moment (at 1,000 commands/s, mostly
-the commands in flight and a second's pending receives), whatever the threshold: at 700 there
-were ~36 a second at 1,000 commands/s; 10,000 makes them ~14 times rarer, each about as
-long, and the sweeps bound what they may hold."""
+the commands in flight and the pending receives since the last sweep), whatever the
+threshold: at 700 there were ~36 a second at 1,000 commands/s; 10,000 makes them ~14 times
+rarer. The count is net of the tracked objects freed, frozen ones included, so while each
+message's new receive replaced an old frozen one generation 0 grew far past the threshold
+(68,000 objects, ~50 ms of CPU to collect, between sweeps a second apart): the sweeps, not this
+threshold, are what bound the young generations."""
 
 
 class GcStats:
@@ -77,7 +81,11 @@ class GcStats:
 
     A pause is counted twice: on the wall clock (what the event loop lost) and in the
     thread's CPU time (what the collector itself cost: on a busy machine the wall clock also
-    counts the time the process waited for a core)."""
+    counts the time the process waited for a core). Pauses of at least each of
+    :data:`LONG_PAUSES_MS` are counted too, in CPU time: the total says what the collector
+    cost, these whether it can hold a command past a latency target (a p99 of 20 ms is not
+    met while a collection of 20 ms runs twice a second), and a benchmark takes their
+    difference over a step, which the longest pause since start cannot give."""
 
     def __init__(self, clock: Callable[[], float] = time.perf_counter,
                  cpu_clock: Callable[[], float] = time.thread_time) -> None:
@@ -88,6 +96,7 @@ class GcStats:
         self.pause_seconds = [0.0, 0.0, 0.0]
         self.cpu_seconds = [0.0, 0.0, 0.0]
         self.max_pause_seconds = [0.0, 0.0, 0.0]
+        self.long_pauses = [0] * len(LONG_PAUSES_MS)
 
     def callback(self, phase: str, info: dict[str, Any]) -> None:
         """Called by the collector at the start and the stop of every collection."""
@@ -104,14 +113,20 @@ class GcStats:
         self.pause_seconds[generation] += pause
         self.cpu_seconds[generation] += cpu
         self.max_pause_seconds[generation] = max(self.max_pause_seconds[generation], pause)
+        for level, at_least in enumerate(LONG_PAUSES_MS):
+            if cpu * 1000 >= at_least:
+                self.long_pauses[level] += 1
 
     def status(self) -> dict[str, Any]:
-        """Counts, total and longest pauses (ms, wall clock and CPU) per generation. (Not the
-        objects frozen: counting them walks them all, 50 ms at 10,000 connections.)"""
+        """Counts, total and longest pauses (ms, wall clock and CPU) per generation, and how
+        many collections of any generation took at least each of ``long_pauses_at_ms`` of
+        CPU. (Not the objects frozen: counting them walks them all, 50 ms at 10,000
+        connections.)"""
         return {"collections": list(self.collections),
                 "pause_ms": [round(1000 * s, 3) for s in self.pause_seconds],
                 "cpu_ms": [round(1000 * s, 3) for s in self.cpu_seconds],
-                "max_pause_ms": [round(1000 * s, 3) for s in self.max_pause_seconds]}
+                "max_pause_ms": [round(1000 * s, 3) for s in self.max_pause_seconds],
+                "long_pauses_at_ms": list(LONG_PAUSES_MS), "long_pauses": list(self.long_pauses)}
 
 
 class GcTuning:
@@ -155,7 +170,7 @@ class GcTuning:
         """Measure collections; freeze what start-up built (the campaigns' state)."""
         gc.callbacks.append(self.stats.callback)
         if self.enabled:
-            gc.callbacks.append(self._after_full)
+            gc.callbacks.append(self._after_collection)
             self.freeze()
             self._thresholds = gc.get_threshold()
             gc.set_threshold(YOUNG_THRESHOLD, *self._thresholds[1:])
@@ -173,16 +188,20 @@ class GcTuning:
         if self._thresholds is not None:
             gc.set_threshold(*self._thresholds)
             self._thresholds = None
-        for callback in (self.stats.callback, self._after_full):
+        for callback in (self.stats.callback, self._after_collection):
             if callback in gc.callbacks:
                 gc.callbacks.remove(callback)
 
-    def _after_full(self, phase: str, info: dict[str, Any]) -> None:
-        """Freeze what survived a full collection: it has just been scanned whole and found
-        alive, so nothing is frozen as garbage, and the next full collection scans only what
-        came after (one at 10,000 connections still cost 175 ms of CPU without this)."""
-        if phase == "stop" and info.get("generation") == 2:
-            gc.freeze()
+    def _after_collection(self, phase: str, info: dict[str, Any]) -> None:
+        """Freeze what survived a collection: it has just been scanned and found alive, so
+        nothing is frozen as garbage. After a full one, the next scans only what came after
+        (one at 10,000 connections still cost 175 ms of CPU without this); after a young one
+        (generation 0 reaching its threshold between two sweeps, in a burst of work), the
+        next sweep does not scan its survivors a second time."""
+        if phase != "stop":
+            return
+        gc.freeze()
+        if info.get("generation") == 2:
             self.freezes += 1
 
     def joined(self) -> None:
@@ -214,22 +233,20 @@ class GcTuning:
             self.reclaim()
 
     def _sweep_and_again(self) -> None:
-        started = self._monotonic()
+        """Sweep, and the next one a sweep interval from now however long this one took (a
+        put-off sweep only finds more, not less, to scan)."""
+        self._sweeper = asyncio.get_running_loop().call_later(self._sweep_interval,
+                                                             self._sweep_and_again)
         self.sweep()
-        took = self._monotonic() - started
-        self._sweeper = asyncio.get_running_loop().call_later(
-            max(self._sweep_interval, min(took / SWEEP_SHARE, SWEEP_LONGEST)),
-            self._sweep_and_again)
 
     def sweep(self) -> None:
         """Collect the young generations and freeze what survived them.
 
-        Without it, objects living seconds (a connection's pending receive, replaced by each
-        message it sends) piled up in generations 1 and 2 between freezes: at 10,000 clients
-        and 1,000 commands/s, gen-1 collections of 30,000-75,000 objects took 20-40 ms of CPU
-        each, and full ones up to 100 ms, while every one of those objects was alive. Swept
-        every second, the young generations hold about a second's survivors, and a sweep of
-        them took about 4 ms of CPU at 10,000 clients and 100 commands/s.
+        Without it, objects living seconds (what each connection's next receive waits on)
+        piled up in generations 1 and 2 between freezes: at 10,000 clients and 1,000
+        commands/s, gen-1 collections of 30,000-75,000 objects took 20-40 ms of CPU each,
+        and full ones up to 100 ms, while every one of those objects was alive. Swept every
+        :data:`SWEEP_INTERVAL`, the young generations hold only that long's survivors.
         """
         gc.collect(1)
         gc.freeze()

@@ -12,9 +12,13 @@ comes from 127.0.0.1). Tables of ``--clients`` clients (the GM and players) are 
 each size is reached, then at each ``--rates`` the clients roll, paced across the tables, for
 ``--seconds``; printed per step: p50/p99/max from sending a roll to the last client of its
 table having the event, and what the garbage collector cost the server meanwhile (collections
-and pause totals per generation, the longest pause, from ``/health?format=json``), with the
-server's RSS. The load generator is ``_load_worker.py``'s: one event loop, a minimal websocket
-peer per client.
+and pause totals per generation, how many collections took 2, 5, 10, 20 or 50 ms of CPU or
+more, from ``/health?format=json``), with the server's RSS. The load generator is
+``_load_worker.py``'s: one event loop, a minimal websocket peer per client.
+
+To see what the server's collector scans, or which callbacks hold its event loop, run with
+``POOLHALL_BENCH_GC_CENSUS=FILE`` (``FILE:stalls``, ``FILE:reclaim``: ``_gc_census.py``); never
+for figures, it slows the server.
 
 Targets are printed beside the figures, never asserted. Exit 1 on a gap, a lost connection or
 a roll that never reached its table.
@@ -88,9 +92,14 @@ def gc_line(before: dict[str, Any], after: dict[str, Any]) -> str:
     counts = [a - b for a, b in zip(after["collections"], before["collections"], strict=True)]
     pauses = [a - b for a, b in zip(after["pause_ms"], before["pause_ms"], strict=True)]
     cpu = [a - b for a, b in zip(after["cpu_ms"], before["cpu_ms"], strict=True)]
+    levels = after.get("long_pauses_at_ms", [])
+    long = [a - b for a, b in zip(after.get("long_pauses", []), before.get("long_pauses", []),
+                                  strict=True)]
+    longest = (", ".join(f"{n} of {ms}+" for ms, n in zip(levels, long, strict=True))
+               if levels else "not counted")
     return (f"GC: {counts[0]}/{counts[1]}/{counts[2]} collections (gen 0/1/2) pausing "
             f"{pauses[0]:.0f}/{pauses[1]:.0f}/{pauses[2]:.0f} ms (CPU {cpu[0]:.0f}/{cpu[1]:.0f}/"
-            f"{cpu[2]:.0f} ms); longest gen-2 pause so far "
+            f"{cpu[2]:.0f} ms); collections of CPU ms {longest}; longest gen-2 pause so far "
             f"{after['max_pause_ms'][2]:.1f} ms; {after['freezes'] - before['freezes']} freezes, "
             f"{after.get('sweeps', 0) - before.get('sweeps', 0)} sweeps")
 

@@ -57,6 +57,8 @@ PROFILE_ENV = "POOLHALL_BENCH_PROFILE"
 SETTINGS_ENV = "POOLHALL_BENCH_SETTINGS"
 """JSON of settings the server child takes on top of the bench's (connection_scale.py)."""
 SWITCH_ENV = "POOLHALL_BENCH_SWITCH_INTERVAL"
+CENSUS_ENV = "POOLHALL_BENCH_GC_CENSUS"
+"""A file the server child writes what each collection found to (:mod:`_gc_census`)."""
 
 
 # ---- the server child ----------------------------------------------------------------------
@@ -74,6 +76,17 @@ def serve_child(db: str, token: str) -> None:
         sys.setswitchinterval(float(os.environ[SWITCH_ENV]))
     from server.app import Server
     from server.settings import Settings
+
+    census_to = os.environ.get(CENSUS_ENV)
+    if census_to:  # diagnosis: what the collector's young generations hold
+        from _gc_census import GcCensus, watch_stalls
+
+        path, _, only = census_to.partition(":")
+        out = open(path, "a")  # noqa: SIM115 (written to while the server runs)
+        if only == "stalls":
+            watch_stalls(out)
+        else:
+            GcCensus(out, collections=only != "reclaim")
 
     # The bench measures capacity, so the per-member and per-campaign rates are lifted (its
     # clients share a few tokens and send far faster than a person does), and so are the caps
