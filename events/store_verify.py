@@ -68,8 +68,10 @@ _WALK = ("SELECT campaign, seq, type, version, CAST(payload AS BLOB), recorded_a
 """The payload as SQLite's bytes, hashed as they are (as :func:`~events.chain.link_hash` hashes a
 payload's UTF-8): not decoded into a ``str`` only to be encoded again. A payload stored as a
 BLOB is then hashed exactly, with no second try."""
-_PAGE = 4096
-"""Rows fetched at a time; the runs of each page are turned into JSON as it ends."""
+_PAGE = 256
+"""Rows fetched at a time. A page of 4,096 rows with their objects (~3 MB) outgrew the 1 MiB
+L2 cache before the loop read it back: 30 more misses an event than with 256 (cachegrind,
+1 MiB L2 simulated, 40,000 events), for the same instructions."""
 
 _SPAN = "SELECT (SELECT min(position) FROM events), (SELECT max(position) FROM events)"
 """The positions' span: not ``count(*)``, which reads a whole index, nor ``min(), max()`` in
