@@ -6,11 +6,15 @@ of them walked by child processes), which must find exactly the same problems.
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from events import store_verify
+from events.chain import link_hash
 from events.store import SqliteLog, SqliteReader
 from events.store_verify import Problem, Segment, segment_starts, verify_file, walk_segment
 from tests.events.store_contract import opened, request, rolled
@@ -193,3 +197,72 @@ def test_the_commands_are_compared_a_few_rows_at_a_time(path: Path, monkeypatch)
     assert [segment.in_step for segment in _segments(path, 1)] == [False]
     _tamper(path, "DELETE FROM commands WHERE command_id IN ('late', 'a7')")
     assert [segment.in_step for segment in _segments(path, 1)] == [False]
+
+
+def test_the_walk_pauses_the_collector_and_restores_it(path: Path, monkeypatch) -> None:
+    """The cyclic collector is off while a segment is hashed (its sweeps of a walk's short-
+    lived rows found nothing and cost a tenth of the walk), and as it was afterwards."""
+    seen: list[bool] = []
+    real = store_verify.sha256
+
+    def watched(data: bytes) -> Any:
+        seen.append(gc.isenabled())
+        return real(data)
+
+    monkeypatch.setattr(store_verify, "sha256", watched)
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    assert gc.isenabled()
+    assert verify_file(uri, segment_events=10**9) == (54, [])
+    assert seen and not any(seen)
+    assert gc.isenabled()
+    gc.disable()
+    try:  # a caller that had paused it finds it paused still
+        assert verify_file(uri, segment_events=10**9) == (54, [])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def _rehash(path: Path, campaign: str, seq: int, payload: str | bytes) -> None:
+    """Store ``payload`` for one event, and every hash from it on as the writer would have
+    written them (:func:`link_hash`, the chain's definition)."""
+    _tamper(path, "SELECT 1")  # the guards dropped
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE events SET payload = ? WHERE campaign = ? AND seq = ?",
+                           (payload, campaign, seq))
+        (previous,) = connection.execute(
+            "SELECT hash FROM events WHERE campaign = ? AND seq = ?", (campaign, seq - 1)
+        ).fetchone()
+        for row in connection.execute(
+                "SELECT seq, type, version, recorded_at, actor, command_id, payload FROM events"
+                " WHERE campaign = ? AND seq >= ? ORDER BY seq", (campaign, seq)).fetchall():
+            previous = link_hash(previous, campaign, *row)
+            connection.execute("UPDATE events SET hash = ? WHERE campaign = ? AND seq = ?",
+                               (previous, campaign, row[0]))
+
+
+@pytest.mark.parametrize("payload", [
+    "", '{"reason":"a \\"quoted\\" \\\\ word"}', "é ☃ 𝄞 \u2028 \x00 \x1e \x1f", "x" * 70_000,
+    b"", b"\x00\xff not UTF-8 \x1f", "é ☃ {}".encode()])
+def test_the_walk_hashes_every_payload_as_the_writer_defines_it(path: Path, payload) -> None:
+    """The walk builds each link's message inline (the payload as SQLite's bytes); for any
+    payload, text or BLOB, empty, quoted, non-ASCII, NUL, long, it is the chain's own
+    :func:`link_hash`, in every segment; one byte changed is still an edit."""
+    _rehash(path, "b", 9, payload)
+    assert _both_ways(path) == (54, [])
+    edited = payload + (b"!" if isinstance(payload, bytes) else "!")
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE events SET payload = ? WHERE campaign = 'b' AND seq = 9",
+                           (edited,))
+    assert [(p.campaign, p.seq) for p in _both_ways(path)[1]] == [("b", 9)]
+
+
+def test_commands_rowids_with_gaps_keep_step(path: Path, monkeypatch) -> None:
+    """``commands`` is read a range of rowids at a time: a gap in its rowids wider than a
+    range (rows renumbered, their order kept) is stepped over, not taken for the end."""
+    monkeypatch.setattr("events.store_verify._RUNS", 2)
+    _tamper(path, "UPDATE commands SET rowid = rowid + 1000 WHERE rowid > 10")
+    assert [segment.in_step for segment in _segments(path, 1)] == [True]
+    cut = _segments(path, 3)  # the cuts fall by rowid: two of them on the same command
+    assert len(cut) > 1 and all(segment.in_step for segment in cut)
+    assert _both_ways(path) == (54, [])
