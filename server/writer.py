@@ -246,17 +246,33 @@ class GroupCommitter:
         return requests, waiting
 
     def _write(self, batch: list[AppendRequest], waiting: list[_Waiting]) -> None:
-        """The writer's thread, while there is work: commit a batch, hand its results to the
-        loop (one call for the batch), do one step of the log's housekeeping if it has any,
-        and take what queued meanwhile, with no trip through the busy event loop."""
+        """The writer's thread, while there is work: commit a batch, take what queued
+        meanwhile, hand the results to the loop (one call for the batch), do one step of the
+        log's housekeeping if it has any, and commit what it took, with no trip through the
+        busy event loop in between.
+
+        The next batch is taken before the answers are handed over: once they are, the loop
+        runs the hubs they wake, whose next appends would otherwise join the batch still
+        queued, and two cohorts that overlap (one committing while the loop runs the other)
+        would merge into one that does not."""
         loop = self._loop
         assert loop is not None
-        while True:
+        while batch:
             try:
                 outcome: list[Appended | Exception] | Exception = self._log.append_batch(batch)
             except Exception as error:  # a bug (the store turns SQLite's errors into results)
                 outcome = error
+            idle = False
+            with self._lock:
+                if self._requests:
+                    following = self._take()
+                else:
+                    following = ([], [])
+                    self._busy = False
+                    idle = self._drained is not None
             loop.call_soon_threadsafe(self._committed, waiting, len(batch), outcome)
+            if idle:  # stop() waits: everything queued is answered
+                loop.call_soon_threadsafe(self._went_idle)
             if getattr(self._log, "has_housework", False):
                 try:
                     self._log.housekeeping()  # type: ignore[attr-defined]
@@ -264,13 +280,7 @@ class GroupCommitter:
                     loop.call_soon_threadsafe(self._housework_failures.failed, error)
                 else:
                     loop.call_soon_threadsafe(self._housework_failures.succeeded)
-            with self._lock:
-                if not self._requests:
-                    self._busy = False
-                    if self._drained is not None:
-                        loop.call_soon_threadsafe(self._went_idle)
-                    return
-                batch, waiting = self._take()
+            batch, waiting = following
 
     def _went_idle(self) -> None:
         if self._drained is not None and not self._drained.done():
