@@ -38,6 +38,7 @@ import resource
 import secrets
 import shutil
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -52,6 +53,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from events import core  # noqa: E402
+from events.bulk_insert import insert_rows  # noqa: E402
+from events.command_keys import COMMANDS_TABLE  # noqa: E402
 from events.dice import RolledTerm  # noqa: E402
 from events.log import AppendRequest, PreparedEvent, prepare  # noqa: E402
 from events.store import SqliteLog  # noqa: E402
@@ -149,6 +152,52 @@ def raw_rate(work: Path, events: int, *, store_shape: bool = False, keyed: bool 
     connection.close()
     _remove(path)
     return events / elapsed
+
+
+def commit_bound(work: Path, rows: int, seconds: float) -> tuple[float, float]:
+    """The physical bound of N submitters: raw ``sqlite3`` committing ``rows`` rows a
+    transaction in the committer's shape (one event and one ``commands`` row for each of
+    ``rows`` campaigns, inserted as the store inserts them, WAL, ``synchronous=FULL``), for
+    ``seconds``: the median seconds a commit took, and the CPU seconds per event.
+
+    N submitters that each await their own append have at most N events in any commit, and
+    commits go one at a time, so no committer can beat ``N / latency``: this is that bound,
+    with nothing of Python's but the rows' tuples built beforehand.
+    """
+    path = work / "bound.db"
+    _remove(path)
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=FULL")
+    connection.execute("PRAGMA wal_autocheckpoint=0")
+    connection.execute(
+        "CREATE TABLE events (position INTEGER PRIMARY KEY, campaign TEXT NOT NULL, seq INTEGER"
+        " NOT NULL, type TEXT NOT NULL, version INTEGER NOT NULL, payload TEXT NOT NULL,"
+        " recorded_at TEXT NOT NULL, actor TEXT NOT NULL, command_id TEXT NOT NULL,"
+        " hash TEXT NOT NULL)")
+    connection.execute("CREATE UNIQUE INDEX events_seq ON events (campaign, seq)")
+    connection.execute(COMMANDS_TABLE.format(name="commands"))
+    payload, digest, ids = ROLL.payload.decode(), "0" * 64, _random_ids()
+    latencies: list[float] = []
+    command, cpu, ends = 0, time.thread_time(), time.perf_counter() + seconds
+    while time.perf_counter() < ends:
+        seq = len(latencies) + 1
+        events = [(f"s{k}", seq, ROLL.type, 1, payload, AT, "gm", next(ids), digest)
+                  for k in range(rows)]
+        commands = [(command + k, row[0], row[7], "gm", seq, seq)
+                    for k, row in enumerate(events, start=1)]
+        command += rows
+        started = time.perf_counter()
+        connection.execute("BEGIN")
+        insert_rows(connection, "INSERT INTO events (campaign, seq, type, version, payload,"
+                    " recorded_at, actor, command_id, hash)", events)
+        insert_rows(connection, "INSERT INTO commands", commands)
+        connection.execute("COMMIT")
+        latencies.append(time.perf_counter() - started)
+    cpu = time.thread_time() - cpu
+    connection.close()
+    _remove(path)
+    return statistics.median(latencies), cpu / (len(latencies) * rows)
 
 
 # ---- 2. append_batch -----------------------------------------------------------------------
@@ -352,6 +401,12 @@ def main() -> None:
             rate = best(args.repeat, lambda: raw_rate(work, args.events, store_shape=True,
                                                       keyed=False))
             print(f"raw sqlite3, the same, commands in order:{rate:>9,.0f} events/s", flush=True)
+            for n in args.submitters:  # the bound each submitter count puts on the committer
+                latency, cpu = min(commit_bound(work, n, args.seconds)
+                                   for _ in range(args.repeat))
+                print(f"raw sqlite3, {n:>5} campaigns a commit:   {n / latency:>10,.0f} events/s"
+                      f"  (median commit {latency * 1e3:.2f} ms, {cpu * 1e6:.1f} CPU-µs an"
+                      f" event: the bound of {n} submitters)", flush=True)
         if "append" in parts:
             for per_batch, campaigns in ((100, 10), (1000, 1000)):
                 rate, wal, cpu = max(append_batch_rate(work, args.events, per_batch, campaigns)
