@@ -33,7 +33,7 @@ import msgspec
 import sqlite_utils
 
 from events import command_keys
-from events.bulk_insert import insert_rows
+from events.bulk_insert import insert_rows, insert_values
 from events.command_keys import COMMANDS_TABLE, CommandKeys
 from events.errors import ConcurrencyError, StoreError
 from events.framed_pages import FRAME_JSON, FramePage, PageReader
@@ -368,7 +368,7 @@ class SqliteLog(SqliteReader):
         """
         results: list[Appended | Exception] = []
         heads: dict[str, tuple[int, str]] = {}
-        event_rows: list[tuple[str, int, str, int, str, str, str, str, str]] = []
+        event_values: list[object] = []  # nine a row, flat: no list of rows to flatten
         command_rows: list[tuple[int, str, str, str, int, int]] = []
         sealed_rows: list[tuple[str, str, str]] = []
         try:  # the ids already in the log: the store keeps each unique in its campaign
@@ -397,8 +397,8 @@ class SqliteLog(SqliteReader):
                     f"{previous}\x1f{campaign}\x1f{seq}\x1f{prepared.type}\x1f"
                     f"{prepared.version}\x1f{at}\x1f{actor}\x1f{command_id}\x1f".encode()
                     + prepared.payload).hexdigest()
-                event_rows.append((campaign, seq, prepared.type, prepared.version,
-                                   prepared.payload.decode(), at, actor, command_id, previous))
+                event_values += (campaign, seq, prepared.type, prepared.version,
+                                 prepared.payload.decode(), at, actor, command_id, previous)
                 hashes.append(previous)
             if hashes:
                 taken.add((campaign, command_id))
@@ -409,13 +409,13 @@ class SqliteLog(SqliteReader):
             heads[campaign] = (seq, previous)
             results.append(Appended([seq] if seq == first else list(range(first, seq + 1)),
                                     hashes))
-        if not event_rows:
+        if not event_values:
             return results
         connection = self.db.conn
         try:
             connection.execute("BEGIN")
             try:
-                insert_rows(connection, _INSERT_EVENT, event_rows)
+                insert_values(connection, _INSERT_EVENT, 9, event_values)
                 insert_rows(connection, _INSERT_COMMAND, command_rows)
                 insert_rows(connection, _INSERT_SEALED, sealed_rows)
                 connection.execute("COMMIT")
