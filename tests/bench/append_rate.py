@@ -154,11 +154,12 @@ def raw_rate(work: Path, events: int, *, store_shape: bool = False, keyed: bool 
     return events / elapsed
 
 
-def commit_bound(work: Path, rows: int, seconds: float) -> tuple[float, float]:
+def commit_bound(work: Path, rows: int, seconds: float) -> tuple[float, float, float]:
     """The physical bound of N submitters: raw ``sqlite3`` committing ``rows`` rows a
     transaction in the committer's shape (one event and one ``commands`` row for each of
     ``rows`` campaigns, inserted as the store inserts them, WAL, ``synchronous=FULL``), for
-    ``seconds``: the median seconds a commit took, and the CPU seconds per event.
+    ``seconds``: the median seconds a commit took, the CPU seconds and the bytes of WAL per
+    event (the WAL is never checkpointed meanwhile).
 
     N submitters that each await their own append have at most N events in any commit, and
     commits go one at a time, so no committer can beat ``N / latency``: this is that bound,
@@ -194,10 +195,11 @@ def commit_bound(work: Path, rows: int, seconds: float) -> tuple[float, float]:
         insert_rows(connection, "INSERT INTO commands", commands)
         connection.execute("COMMIT")
         latencies.append(time.perf_counter() - started)
-    cpu = time.thread_time() - cpu
+    cpu, events = time.thread_time() - cpu, len(latencies) * rows
+    wal = Path(str(path) + "-wal").stat().st_size
     connection.close()
     _remove(path)
-    return statistics.median(latencies), cpu / (len(latencies) * rows)
+    return statistics.median(latencies), cpu / events, wal / events
 
 
 # ---- 2. append_batch -----------------------------------------------------------------------
@@ -402,11 +404,12 @@ def main() -> None:
                                                       keyed=False))
             print(f"raw sqlite3, the same, commands in order:{rate:>9,.0f} events/s", flush=True)
             for n in args.submitters:  # the bound each submitter count puts on the committer
-                latency, cpu = min(commit_bound(work, n, args.seconds)
-                                   for _ in range(args.repeat))
+                latency, cpu, wal = min(commit_bound(work, n, args.seconds)
+                                        for _ in range(args.repeat))
                 print(f"raw sqlite3, {n:>5} campaigns a commit:   {n / latency:>10,.0f} events/s"
-                      f"  (median commit {latency * 1e3:.2f} ms, {cpu * 1e6:.1f} CPU-µs an"
-                      f" event: the bound of {n} submitters)", flush=True)
+                      f"  (median commit {latency * 1e3:.2f} ms, {cpu * 1e6:.1f} CPU-µs and"
+                      f" {wal:,.0f} B of WAL an event: the bound of {n} submitters)",
+                      flush=True)
         if "append" in parts:
             for per_batch, campaigns in ((100, 10), (1000, 1000)):
                 rate, wal, cpu = max(append_batch_rate(work, args.events, per_batch, campaigns)
