@@ -14,11 +14,15 @@ Prints, each a best of ``--repeat`` runs on a fresh SQLite file in ``--dir`` (WA
    with what ``append_batch`` writes (a ``commands`` row with a random id, 10 campaigns),
    once with the old ``commands`` table keyed by ``(campaign, command_id)`` (a random B-tree
    insert per command) and once as the store keeps it now (appended in id order, no key);
+   then, for each ``--submitters`` count N, raw commits of N campaigns' rows each in the
+   store's shape: N / (median commit time) is the most N submitters can get from any
+   committer (each has at most one event in a commit), with its CPU and WAL bytes an event;
 2. ``SqliteLog.append_batch`` with 100 requests of one event each over 10 campaigns (hash
    chain, command row), then 1,000 over 1,000 campaigns, each with the WAL bytes and the
    CPU time per event;
 3. the group committer under N concurrent submitters, each awaiting its own one-event
-   append before sending the next (what a hub does): durable events/s;
+   append before sending the next (what a hub does): durable events/s, with the collector
+   tuned as ``poolhall serve`` tunes it (``--collector cpython`` for CPython's defaults);
 4. ``SqliteReader.verify`` on ``--verify-events`` events: one campaign, then 100 campaigns
    interleaved one event at a time (the worst order for a walk campaign by campaign). The
    logs are built with ``append_batch`` and kept in ``--cache`` (``/tmp`` by default), keyed
