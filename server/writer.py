@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -45,14 +44,6 @@ waiting for the rest of what the loop is running: with a thousand hubs answered 
 the first few hundred commit while the loop runs the others (the two overlap on two cores);
 a few dozen are left to gather, as one fsync costs more than the loop's time for them. Half
 the last batch, when that is more."""
-
-SWITCH_INTERVAL = 0.0005
-"""Seconds a thread waiting for the interpreter lock waits before the holder is asked to let
-go (CPython's default: 0.005), while the writer runs. The writer's thread lets go of the lock
-in every SQLite call and must take it back after, about ten times a batch; with the event
-loop running hubs without pause, each time cost up to the whole interval, and a commit of 500
-events spent more time waiting for the lock than writing. Set by :meth:`GroupCommitter.start`
-for the process (only ever lowered), put back by :meth:`GroupCommitter.stop`."""
 
 _Waiting = tuple[int, "asyncio.Future[list[Appended | Exception]]"]
 
@@ -88,7 +79,6 @@ class GroupCommitter:
         self._drained: asyncio.Future[None] | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="poolhall-writer")
         self._checkpointer: asyncio.Task[None] | None = None
-        self._switch_interval: float | None = None
         self.batches = 0
         self.appended = 0
         self._closing = False
@@ -97,8 +87,6 @@ class GroupCommitter:
         """Start the writer task, and the checkpointer beside it, on the running loop."""
         self.check_free_space()
         self._loop = asyncio.get_running_loop()
-        self._switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._switch_interval, SWITCH_INTERVAL))
         self._checkpointer = asyncio.create_task(self._checkpoint_every(CHECKPOINT_SECONDS))
 
     @property
@@ -336,7 +324,4 @@ class GroupCommitter:
         if drained is not None:
             await drained
         self._executor.shutdown(wait=True)
-        if self._switch_interval is not None:
-            sys.setswitchinterval(self._switch_interval)
-            self._switch_interval = None
         await self._checkpoint()  # a failure is logged and reported: shutdown goes on

@@ -5,7 +5,6 @@ committing before the loop has queued all of it."""
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -204,18 +203,3 @@ async def test_the_writer_merges_the_command_index_between_commits(
     await committer.stop()
     log.close()
 
-
-async def test_the_switch_interval_is_short_while_the_writer_runs(tmp_path: Path) -> None:
-    """The writer takes the interpreter lock back after each SQLite call: while it runs a
-    waiting thread is let in after SWITCH_INTERVAL, not CPython's 5 ms; stop() puts the
-    process's own interval back."""
-    before = sys.getswitchinterval()
-    log = SqliteLog(tmp_path / "log.db")
-    committer = GroupCommitter(log)
-    committer.start()
-    try:
-        assert sys.getswitchinterval() == pytest.approx(min(before, writer.SWITCH_INTERVAL))
-    finally:
-        await committer.stop()
-        log.close()
-    assert sys.getswitchinterval() == pytest.approx(before)
