@@ -1,9 +1,11 @@
-"""Group commit: one writer task appends the requests of every campaign in batches.
+"""Group commit: one writer thread appends the requests of every campaign in batches.
 
 Hubs hand their append requests to :meth:`GroupCommitter.append` and wait. The writer takes
 whatever has queued up while the previous transaction was being made durable and commits it as
 one transaction on its own thread, so a thousand commands cost a handful of fsyncs, and the
-event loop never blocks on the disk.
+event loop never blocks on the disk. The writer's thread goes from one commit to the next by
+itself, and a large backlog starts a commit before the loop has queued all of it, so the loop
+(running the hubs the last answers woke) and the commit overlap on two cores.
 
 The writer is also the one that knows whether the disk takes writes: it reports every failed
 or successful append and checkpoint to the :class:`~server.health.LogHealth` it is given,
