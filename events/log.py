@@ -90,6 +90,9 @@ class Appended(list[int]):
     keeps (the last one) as the head's hash, with no read of the log.
     """
 
+    __slots__ = ("hashes",)  # no instance dict: one object fewer per append, for the writer
+    # to build and the collector to track
+
     def __init__(self, seqs: list[int], hashes: list[str]) -> None:
         super().__init__(seqs)
         self.hashes = hashes

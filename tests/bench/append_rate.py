@@ -14,11 +14,15 @@ Prints, each a best of ``--repeat`` runs on a fresh SQLite file in ``--dir`` (WA
    with what ``append_batch`` writes (a ``commands`` row with a random id, 10 campaigns),
    once with the old ``commands`` table keyed by ``(campaign, command_id)`` (a random B-tree
    insert per command) and once as the store keeps it now (appended in id order, no key);
+   then, for each ``--submitters`` count N, raw commits of N campaigns' rows each in the
+   store's shape: N / (median commit time) is the most N submitters can get from any
+   committer (each has at most one event in a commit), with its CPU and WAL bytes an event;
 2. ``SqliteLog.append_batch`` with 100 requests of one event each over 10 campaigns (hash
    chain, command row), then 1,000 over 1,000 campaigns, each with the WAL bytes and the
    CPU time per event;
 3. the group committer under N concurrent submitters, each awaiting its own one-event
-   append before sending the next (what a hub does): durable events/s;
+   append before sending the next (what a hub does): durable events/s, with the collector
+   tuned as ``poolhall serve`` tunes it (``--collector cpython`` for CPython's defaults);
 4. ``SqliteReader.verify`` on ``--verify-events`` events: one campaign, then 100 campaigns
    interleaved one event at a time (the worst order for a walk campaign by campaign). The
    logs are built with ``append_batch`` and kept in ``--cache`` (``/tmp`` by default), keyed
@@ -38,10 +42,12 @@ import resource
 import secrets
 import shutil
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from itertools import chain, repeat
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -51,10 +57,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from events import core  # noqa: E402
+from events.bulk_insert import insert_rows  # noqa: E402
+from events.command_keys import COMMANDS_TABLE  # noqa: E402
 from events.dice import RolledTerm  # noqa: E402
 from events.log import AppendRequest, PreparedEvent, prepare  # noqa: E402
 from events.store import SqliteLog  # noqa: E402
 from events.store_verify import verify_file  # noqa: E402
+from server.gc_tuning import GcTuning  # noqa: E402
+from server.settings import Settings  # noqa: E402
 from server.writer import GroupCommitter  # noqa: E402
 
 AT = "2026-01-01T00:00:00.000Z"
@@ -81,14 +91,17 @@ def _request(campaign: str, head: int, n: int, *, random_id: bool = True,
                          command_id=command_id, at=AT)
 
 
+def _id_block(_: object = None) -> list[str]:
+    block = secrets.token_hex(8 * 512)
+    return [f"c-{block[start:start + 16]}" for start in range(0, len(block), 16)]
+
+
 def _random_ids() -> Iterator[str]:
     """Random ids as clients make them, drawn 512 at a time: the load generator's cost (a
     ``token_hex`` call each, a system call, was a tenth of the committer run's CPU) is not
-    the server's."""
-    while True:
-        block = secrets.token_hex(8 * 512)
-        for start in range(0, len(block), 16):
-            yield f"c-{block[start:start + 16]}"
+    the server's. Handed out by C iterators (a generator's resumption per id was 7% of the
+    event loop's time in a run against a log that stores nothing)."""
+    return chain.from_iterable(map(_id_block, repeat(None)))
 
 
 def best(repeat: int, run: Callable[[], float]) -> float:
@@ -145,6 +158,54 @@ def raw_rate(work: Path, events: int, *, store_shape: bool = False, keyed: bool 
     return events / elapsed
 
 
+def commit_bound(work: Path, rows: int, seconds: float) -> tuple[float, float, float]:
+    """The physical bound of N submitters: raw ``sqlite3`` committing ``rows`` rows a
+    transaction in the committer's shape (one event and one ``commands`` row for each of
+    ``rows`` campaigns, inserted as the store inserts them, WAL, ``synchronous=FULL``), for
+    ``seconds``: the median seconds a commit took, the CPU seconds and the bytes of WAL per
+    event (the WAL is never checkpointed meanwhile).
+
+    N submitters that each await their own append have at most N events in any commit, and
+    commits go one at a time, so no committer can beat ``N / latency``: this is that bound,
+    with nothing of Python's but the rows' tuples built beforehand.
+    """
+    path = work / "bound.db"
+    _remove(path)
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=FULL")
+    connection.execute("PRAGMA wal_autocheckpoint=0")
+    connection.execute(
+        "CREATE TABLE events (position INTEGER PRIMARY KEY, campaign TEXT NOT NULL, seq INTEGER"
+        " NOT NULL, type TEXT NOT NULL, version INTEGER NOT NULL, payload TEXT NOT NULL,"
+        " recorded_at TEXT NOT NULL, actor TEXT NOT NULL, command_id TEXT NOT NULL,"
+        " hash TEXT NOT NULL)")
+    connection.execute("CREATE UNIQUE INDEX events_seq ON events (campaign, seq)")
+    connection.execute(COMMANDS_TABLE.format(name="commands"))
+    payload, digest, ids = ROLL.payload.decode(), "0" * 64, _random_ids()
+    latencies: list[float] = []
+    command, cpu, ends = 0, time.thread_time(), time.perf_counter() + seconds
+    while time.perf_counter() < ends:
+        seq = len(latencies) + 1
+        events = [(f"s{k}", seq, ROLL.type, 1, payload, AT, "gm", next(ids), digest)
+                  for k in range(rows)]
+        commands = [(command + k, row[0], row[7], "gm", seq, seq)
+                    for k, row in enumerate(events, start=1)]
+        command += rows
+        started = time.perf_counter()
+        connection.execute("BEGIN")
+        insert_rows(connection, "INSERT INTO events (campaign, seq, type, version, payload,"
+                    " recorded_at, actor, command_id, hash)", events)
+        insert_rows(connection, "INSERT INTO commands", commands)
+        connection.execute("COMMIT")
+        latencies.append(time.perf_counter() - started)
+    cpu, events = time.thread_time() - cpu, len(latencies) * rows
+    wal = Path(str(path) + "-wal").stat().st_size
+    connection.close()
+    _remove(path)
+    return statistics.median(latencies), cpu / events, wal / events
+
+
 # ---- 2. append_batch -----------------------------------------------------------------------
 
 
@@ -185,15 +246,24 @@ def append_batch_rate(work: Path, events: int, per_batch: int = 100, campaigns: 
 # ---- 3. the group committer ----------------------------------------------------------------
 
 
-def committer_rate(work: Path, submitters: int, seconds: float
+def committer_rate(work: Path, submitters: int, seconds: float, collector: str = "server"
                    ) -> tuple[float, float, float]:
     """N submitters, each on its own campaign, one one-event append at a time, for a while:
     durable events/s, the mean batch the writer committed, and the process's CPU seconds
-    per event (both threads; the steadier figure on a shared machine)."""
+    per event (both threads; the steadier figure on a shared machine).
+
+    ``collector="server"`` runs CPython's garbage collector as ``poolhall serve`` does
+    (:class:`server.gc_tuning.GcTuning` with the default settings: what start-up built is
+    frozen, young collections every 10,000 allocations, a sweep a second); ``"cpython"``
+    leaves CPython's defaults, under which this process's full collections scanned every
+    object of the modules it imported (numpy among them), a pause a server does not take.
+    """
     path = work / "committer.db"
     log = SqliteLog(path)
 
-    async def main() -> tuple[int, float, int]:
+    async def main() -> tuple[int, float, int, float]:
+        tuning = GcTuning(Settings().gc_freeze_joins if collector == "server" else 0)
+        tuning.start()
         committer = GroupCommitter(log)
         committer.start()
         stop = False
@@ -220,6 +290,7 @@ def committer_rate(work: Path, submitters: int, seconds: float
         stop = True
         await asyncio.gather(*tasks)
         await committer.stop()
+        tuning.stop()
         return done, elapsed, batches, cpu
 
     done, elapsed, batches, cpu = asyncio.run(main())
@@ -313,6 +384,9 @@ def main() -> None:
     parser.add_argument("--submitters", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--verify-events", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--collector", choices=["server", "cpython"], default="server",
+                        help="the committer runs' garbage collector: tuned as `poolhall serve`"
+                        " tunes it (default), or CPython's defaults")
     parser.add_argument("--verify-against", type=Path, default=None, metavar="CHECKOUT",
                         help="also run this checkout's verify, alternately with this one's")
     parser.add_argument("--dir", type=Path, default=None, help="where the append runs write")
@@ -333,6 +407,13 @@ def main() -> None:
             rate = best(args.repeat, lambda: raw_rate(work, args.events, store_shape=True,
                                                       keyed=False))
             print(f"raw sqlite3, the same, commands in order:{rate:>9,.0f} events/s", flush=True)
+            for n in args.submitters:  # the bound each submitter count puts on the committer
+                latency, cpu, wal = min(commit_bound(work, n, args.seconds)
+                                        for _ in range(args.repeat))
+                print(f"raw sqlite3, {n:>5} campaigns a commit:   {n / latency:>10,.0f} events/s"
+                      f"  (median commit {latency * 1e3:.2f} ms, {cpu * 1e6:.1f} CPU-µs and"
+                      f" {wal:,.0f} B of WAL an event: the bound of {n} submitters)",
+                      flush=True)
         if "append" in parts:
             for per_batch, campaigns in ((100, 10), (1000, 1000)):
                 rate, wal, cpu = max(append_batch_rate(work, args.events, per_batch, campaigns)
@@ -342,11 +423,13 @@ def main() -> None:
                       " an event)", flush=True)
         if "committer" in parts:
             for n in args.submitters:
-                runs = [committer_rate(work, n, args.seconds) for _ in range(args.repeat)]
+                runs = [committer_rate(work, n, args.seconds, args.collector)
+                        for _ in range(args.repeat)]
                 rate, mean, cpu = max(runs)
                 print(f"group committer, {n:>5} submitters:      {rate:>10,.0f} events/s"
                       f"  (mean batch {mean:,.0f}; {cpu * 1e6:.1f} CPU-µs an event;"
-                      f" target >= {TARGET_COMMITTER:,.0f})", flush=True)
+                      f" {args.collector} collector; target >= {TARGET_COMMITTER:,.0f})",
+                      flush=True)
         if "verify" in parts:
             variants = [("", verify_file)]
             if args.verify_against is not None:
