@@ -112,6 +112,21 @@ def best(repeat: int, run: Callable[[], float]) -> float:
 # ---- 1. raw sqlite3 ------------------------------------------------------------------------
 
 
+def _raw_events_table(path: Path) -> sqlite3.Connection:
+    """A raw ``sqlite3`` file as the store opens one (WAL, ``synchronous=FULL``) with the
+    events table's columns and unique index, no Python of the store's."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=FULL")
+    connection.execute(
+        "CREATE TABLE events (position INTEGER PRIMARY KEY, campaign TEXT NOT NULL, seq INTEGER"
+        " NOT NULL, type TEXT NOT NULL, version INTEGER NOT NULL, payload TEXT NOT NULL,"
+        " recorded_at TEXT NOT NULL, actor TEXT NOT NULL, command_id TEXT NOT NULL,"
+        " hash TEXT NOT NULL)")
+    connection.execute("CREATE UNIQUE INDEX events_seq ON events (campaign, seq)")
+    return connection
+
+
 def raw_rate(work: Path, events: int, *, store_shape: bool = False, keyed: bool = True
              ) -> float:
     """Raw sqlite3, the store's columns and index, a commit per 100 tuples: events/s.
@@ -122,15 +137,7 @@ def raw_rate(work: Path, events: int, *, store_shape: bool = False, keyed: bool 
     the old key on ``(campaign, command_id)``.
     """
     path = work / "raw.db"
-    connection = sqlite3.connect(path, isolation_level=None)
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("PRAGMA synchronous=FULL")
-    connection.execute(
-        "CREATE TABLE events (position INTEGER PRIMARY KEY, campaign TEXT NOT NULL, seq INTEGER"
-        " NOT NULL, type TEXT NOT NULL, version INTEGER NOT NULL, payload TEXT NOT NULL,"
-        " recorded_at TEXT NOT NULL, actor TEXT NOT NULL, command_id TEXT NOT NULL,"
-        " hash TEXT NOT NULL)")
-    connection.execute("CREATE UNIQUE INDEX events_seq ON events (campaign, seq)")
+    connection = _raw_events_table(path)
     connection.execute("CREATE TABLE commands (campaign TEXT, command_id TEXT, actor TEXT NOT"
                        " NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL"
                        + (", PRIMARY KEY (campaign, command_id))" if keyed else ")"))
@@ -171,16 +178,8 @@ def commit_bound(work: Path, rows: int, seconds: float) -> tuple[float, float, f
     """
     path = work / "bound.db"
     _remove(path)
-    connection = sqlite3.connect(path, isolation_level=None)
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("PRAGMA synchronous=FULL")
+    connection = _raw_events_table(path)
     connection.execute("PRAGMA wal_autocheckpoint=0")
-    connection.execute(
-        "CREATE TABLE events (position INTEGER PRIMARY KEY, campaign TEXT NOT NULL, seq INTEGER"
-        " NOT NULL, type TEXT NOT NULL, version INTEGER NOT NULL, payload TEXT NOT NULL,"
-        " recorded_at TEXT NOT NULL, actor TEXT NOT NULL, command_id TEXT NOT NULL,"
-        " hash TEXT NOT NULL)")
-    connection.execute("CREATE UNIQUE INDEX events_seq ON events (campaign, seq)")
     connection.execute(COMMANDS_TABLE.format(name="commands"))
     payload, digest, ids = ROLL.payload.decode(), "0" * 64, _random_ids()
     latencies: list[float] = []
