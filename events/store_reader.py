@@ -1,0 +1,264 @@
+"""Reading the embedded event log: :class:`SqliteReader`, what ``poolhall verify``, offline
+tools and the server's reads use (the server's :class:`~events.store.SqliteLog` is one).
+
+Apart from :mod:`events.store` so that each module keeps to one side of the log: this one
+reads (each read on a connection of its own, or on one kept for the lookups the event loop
+makes), the store writes. The tables are described in :mod:`events.store`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from events import command_keys, issued_tokens
+from events.command_keys import CommandKeys
+from events.errors import StoreError
+from events.framed_pages import FRAME_JSON, FramePage, PageReader
+from events.log import (
+    GENESIS,
+    ChainProblem,
+    CommandRecord,
+    RowTuple,
+    StoredRow,
+)
+from events.store_verify import verify_file
+
+__all__ = ["PAGE_ROWS", "SqliteReader"]
+
+PAGE_ROWS = 256
+"""Rows fetched per call. Small on purpose: a page of 4,000 rows (with the objects decoded from
+it) no longer fits the CPU cache, and a full rebuild ran 1.5 times slower than with 256."""
+
+_ROW_COLUMNS = "seq, type, version, payload, recorded_at, actor, command_id"
+_FRAMES = (f"SELECT CAST({FRAME_JSON} AS BLOB) FROM events"
+           " WHERE campaign = ? AND seq > ? AND seq <= ? ORDER BY seq")
+"""An ``event`` frame per row (:meth:`SqliteReader.event_frames`)."""
+
+
+class SqliteReader:
+    """Read-only access to a log file: what ``poolhall verify`` and offline tools open.
+
+    Each read opens its own connection (WAL lets readers run beside the server's writer); a
+    reader never writes, so it can inspect a log that is being served, or one kept as evidence.
+    """
+
+    def __init__(self, path: str | Path, *, mode: str = "ro") -> None:
+        self.path = Path(path)
+        self._uri = f"{self.path.resolve().as_uri()}?mode={mode}"
+        self._lookup: sqlite3.Connection | None = None
+        self._lookup_lock = threading.Lock()
+        self._page_reader = PageReader(self._reader)
+        self._page_write: sqlite3.Connection | None = None
+        self._page_write_lock = threading.Lock()
+        self._keys: CommandKeys | None = None  # the writer's command index (its tail held)
+        if mode == "ro":
+            self._check_is_a_log()
+
+    def _check_is_a_log(self) -> None:
+        if not self.path.is_file():
+            raise StoreError(f"no database at {self.path}")
+        try:
+            tables = {name for (name,) in self._scan(
+                "SELECT name FROM sqlite_master WHERE type = 'table'", [])}
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"{self.path} is not a SQLite database ({error})") from None
+        if not {"events", "commands"} <= tables:
+            raise StoreError(f"{self.path} is not a poolhall log (no events and commands tables)")
+
+    def _reader(self) -> sqlite3.Connection:
+        return sqlite3.connect(self._uri, uri=True, check_same_thread=False)
+
+    def _scan(self, sql: str, parameters: list[object]) -> Iterator[tuple[Any, ...]]:
+        """Rows as SQLite gives them (its values are typed per value, hence ``Any``)."""
+        connection = self._reader()
+        try:
+            cursor = connection.execute(sql, parameters)
+            while batch := cursor.fetchmany(PAGE_ROWS):
+                yield from batch
+        finally:
+            connection.close()
+
+    def rows(self, campaign: str, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
+        """The campaign's rows with ``after < seq <= upto`` in order, with their hashes."""
+        limit = upto if upto is not None else 2**62
+        for row in self._scan(
+            f"SELECT {_ROW_COLUMNS}, campaign, hash FROM events"
+            " WHERE campaign = ? AND seq > ? AND seq <= ? ORDER BY seq", [campaign, after, limit],
+        ):
+            yield StoredRow(*row)
+
+    def event_frames(self, campaign: str, after: int, upto: int) -> list[bytes]:
+        """The server's ``event`` frames of events ``(after, upto]``, in order, built by SQLite.
+
+        Each is the JSON of :class:`events.messages.OutgoingEventFrame` (the stored payload
+        as it is), made in SQLite's C with the interpreter lock released: a catch-up reading
+        100,000 events this way holds the lock a fraction of the time that reading rows and
+        encoding them in Python does, so the event loop runs beside the read.
+        """
+        return [frame for (frame,) in self._scan(_FRAMES, [campaign, after, upto])]
+
+    def frame_pages(self, campaign: str, after: int, upto: int, size: int) -> list[FramePage]:
+        """Events ``(after, upto]`` as websocket text frames, in pages of ``size`` events each
+        built by SQLite as one value (:mod:`events.framed_pages`), on a connection each
+        worker thread keeps."""
+        return self._page_reader.pages(campaign, after, upto, size)
+
+    def store_frame_pages(self, campaign: str, after: int | None, upto: int) -> int:
+        """Store the campaign's complete pages of ``(after, upto]`` as :meth:`frame_pages`
+        builds them (from where they end if ``after`` is None), a bounded number per call
+        (:meth:`events.framed_pages.PageReader.store`); where the stored pages now end.
+
+        Table ``framed_pages`` is derived data, like ``snapshots``: written on a connection
+        of its own with ``synchronous=OFF`` (a lost page is built again by the catch-up that
+        needs it), read by catch-ups only, never by ``verify``; dropping it loses nothing.
+        """
+        return self._page_reader.store(self._page_writer, campaign, after, upto)
+
+    @contextlib.contextmanager
+    def _page_writer(self) -> Iterator[sqlite3.Connection]:
+        """The connection pages are stored on, kept open (opening one cost about a tenth of
+        storing 1,000 events), one transaction at a time."""
+        with self._page_write_lock:
+            if self._page_write is None:
+                connection = sqlite3.connect(self._uri, uri=True, timeout=30,
+                                             isolation_level=None, check_same_thread=False)
+                connection.execute("PRAGMA synchronous=OFF")
+                connection.execute("PRAGMA wal_autocheckpoint=0")  # the server's, as ever
+                self._page_write = connection
+            yield self._page_write
+
+    def _close_page_writer(self) -> None:
+        with self._page_write_lock:
+            if self._page_write is not None:
+                self._page_write.close()
+                self._page_write = None
+
+    def hashes_at(self, wanted: dict[str, int]) -> dict[str, str]:
+        """The chain hash of each campaign's event ``wanted[campaign]`` (:data:`GENESIS` at 0).
+
+        One statement: SQLite looks each pair up in the unique index itself (a statement per
+        campaign cost ten times as much, and a connection per campaign a hundred: seconds at
+        startup for ten thousand campaigns). A campaign without that event is left out.
+        """
+        found = {campaign: GENESIS for campaign, seq in wanted.items() if seq == 0}
+        found.update((str(campaign), str(digest)) for campaign, digest in self._scan(
+            "SELECT e.campaign, e.hash FROM json_each(?) AS j"
+            " JOIN events AS e ON e.campaign = j.key AND e.seq = j.value",
+            [msgspec.json.encode(wanted).decode()]))
+        return found
+
+    def all_rows(self, typed: bool = False) -> Iterator[list[RowTuple]]:
+        """Every row in the order it was appended (each campaign's in sequence order), in pages.
+
+        One sequential scan of the table: reading campaign by campaign through the index cost
+        a random page read per row, five times slower on a log of interleaved campaigns.
+        """
+        connection = self._reader()
+        try:
+            types = ", type, version" if typed else ""
+            cursor = connection.execute(
+                "SELECT seq, payload, recorded_at, actor, command_id, campaign"
+                f"{types} FROM events ORDER BY position")
+            while page := cursor.fetchmany(PAGE_ROWS):
+                yield page
+        finally:
+            connection.close()
+
+    def campaigns(self) -> list[str]:
+        """Every campaign with at least one event, in the order they were created."""
+        return [str(c) for (c,) in self._scan(
+            "SELECT campaign FROM events WHERE seq = 1 ORDER BY position", [])]
+
+    def head(self, campaign: str) -> int:
+        """The campaign's last sequence number (0 when it has no event)."""
+        (found,) = next(self._scan("SELECT max(seq) FROM events WHERE campaign = ?", [campaign]))
+        return int(found or 0)
+
+    def commands(self, campaign: str) -> dict[str, CommandRecord]:
+        """Every command id the campaign accepted, with who sent it and what it appended."""
+        return {str(command): CommandRecord(str(actor), int(first), int(last))
+                for command, actor, first, last in self._scan(
+                    "SELECT command_id, actor, first_seq, last_seq FROM commands"
+                    " WHERE campaign = ?", [campaign])}
+
+    def command_records(self, campaign: str, ids: list[str]) -> dict[str, CommandRecord]:
+        """What each of ``ids`` appended to ``campaign``, for those it accepted: one indexed
+        statement, so a hub looks up a batch's command ids instead of holding every id the
+        campaign ever accepted (a million of them cost ~150 MB).
+
+        It runs on a connection kept for it (opening one per call cost more than the
+        lookup), so the hub calls it on the event loop: ~30 µs, where a worker thread's
+        round trip cost 4-8 ms a command on the loaded machine."""
+        if not ids:
+            return {}
+        keys = self._keys  # the writer's: the newest commands held, checked first
+        found = {} if keys is None else keys.tail_found(campaign, ids)
+        missing = [i for i in ids if i not in found]
+        if missing and (keys is None or keys.generations):
+            with self._lookup_lock:
+                if self._lookup is None:
+                    self._lookup = self._reader()
+                found.update(command_keys.indexed_records(self._lookup, campaign, missing,
+                                                          reader=keys is None))
+        return {command: CommandRecord(str(actor), int(first), int(last))
+                for command, (_, actor, first, last) in found.items()}
+
+    def directory(self) -> list[tuple[str, str, str, int]]:
+        """Every campaign with the command that created it: ``(campaign, command_id, actor,
+        last_seq)``, read through the index (one step per campaign, not a scan of the log):
+        what a server needs at start, before any campaign is loaded."""
+        firsts = [(str(campaign), str(command), str(actor)) for campaign, command, actor
+                  in self._scan(
+                      "WITH RECURSIVE c(campaign) AS ("
+                      " SELECT min(campaign) FROM events UNION ALL"
+                      " SELECT (SELECT min(campaign) FROM events WHERE campaign > c.campaign)"
+                      " FROM c WHERE c.campaign IS NOT NULL)"
+                      " SELECT e.campaign, e.command_id, e.actor FROM c"
+                      " JOIN events AS e ON e.campaign = c.campaign AND e.seq = 1", [])]
+        connection = self._reader()
+        try:  # the creating commands looked up in the command index, all at once
+            last = command_keys.last_seqs(connection, [(c, i) for c, i, _ in firsts],
+                                          self._keys)
+        finally:
+            connection.close()
+        return [(c, i, actor, int(last.get((c, i)) or 1)) for c, i, actor in firsts]
+
+    def token_campaign(self, token_hash: str) -> str | None:
+        """The campaign a token with this hash was issued for (by an invite or a replay
+        link), if any: one indexed statement on the kept lookup connection, run on the event
+        loop by a join before anything is loaded (:mod:`events.issued_tokens`). A log from
+        before the table (opened read-only) has no answer: ``None``."""
+        with self._lookup_lock:
+            if self._lookup is None:
+                self._lookup = self._reader()
+            try:
+                return issued_tokens.campaign_of(self._lookup, token_hash)
+            except sqlite3.OperationalError:
+                return None
+
+    def sealed_token(self, campaign: str, command_id: str) -> str | None:
+        """The sealed token a command stored with its events, if it stored one."""
+        try:
+            found = next(self._scan("SELECT sealed FROM sealed_tokens WHERE campaign = ? AND"
+                                    " command_id = ?", [campaign, command_id]), None)
+        except sqlite3.OperationalError:  # a log from before sealed tokens: none stored
+            return None
+        return None if found is None else str(found[0])
+
+    def verify(self) -> tuple[int, list[ChainProblem]]:
+        """Check the file, then walk every campaign's hash chain; report each problem found.
+
+        See :mod:`events.store_verify`: SQLite's ``integrity_check`` beside one walk of the
+        table in append order (in parallel segments on a long log), the ``commands`` table
+        read in step with it. Damage to the file, or a walk that cannot read on, is reported
+        as a problem of campaign ``""`` at event 0.
+        """
+        checked, problems = verify_file(f"{self.path.resolve().as_uri()}?mode=ro")
+        return checked, [ChainProblem(*problem) for problem in problems]
