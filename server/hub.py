@@ -3,28 +3,29 @@
 Work reaches the hub through its inbox. The hub takes whatever has queued, decides each command
 in order against its state (folding the new events at once, so the next decision sees them),
 hands the whole batch to the group committer, and only when it is durable broadcasts each event
-(encoded once) to every subscriber, then answers each sender. A join is handled between
-batches: a subscriber within :data:`RESUME_LIMIT` events of the head gets the events it missed
-from the log, one further behind (or joining afresh) a snapshot of the table at the head; then
-live events, so there is never a gap nor a duplicate. Older history is read a page at a time on
-request (:meth:`CampaignHub.history_page`), off the event loop and outside the hub's queue;
-so is the table at any earlier seq (:meth:`CampaignHub.state_at`).
+(encoded once) to every subscriber, then answers each sender; the views those events changed
+(exact odds and the like) follow, those that need computing once the workers are done
+(:mod:`server.hub_views`). A join is handled between batches: a subscriber within
+:data:`RESUME_LIMIT` events of the head gets the events it missed from the log
+(:mod:`server.catch_up`), one further behind (or joining afresh) a snapshot of the table at the
+head; then live events, so there is never a gap nor a duplicate. Older history is read a page
+at a time on request (:meth:`CampaignHub.history_page`), off the event loop and outside the
+hub's queue; so is the table at any earlier seq (:meth:`CampaignHub.state_at`).
 
 A hub is loaded when its campaign is first used (:mod:`server.rebuild`) and holds a bounded
 state; every :attr:`~server.settings.Settings.snapshot_every` events it stores that state
 (:mod:`server.stored_snapshots`), encoded on the loop (a copy: the state changes in place) and
-written in a worker thread. The server unloads a hub nobody is connected to once it has been
-idle a while (:meth:`CampaignHub.idle_for`).
+written in a worker thread, and every :data:`PAGES_EVERY` events the log's catch-up pages
+(both :mod:`server.derived_writes`). The server unloads a hub nobody is connected to once it
+has been idle a while (:meth:`CampaignHub.idle_for`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import random
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -34,7 +35,6 @@ from events import core
 from events.base import Event, Recorded
 from events.codec import encode
 from events.errors import Rejected, StoreError
-from events.framed_pages import STORED_PAGE, FramePage
 from events.log import (
     Appended,
     AppendRequest,
@@ -49,45 +49,39 @@ from events.messages import (
     History,
     OutgoingEventFrame,
     StateAt,
-    View,
-    ViewsAt,
     Welcome,
 )
 from projections.campaign import CampaignState, Member, evolve
 from server import auth, rules
+from server.catch_up import (
+    CATCH_UP_PAGE,
+    CATCH_UP_READ,
+    CATCH_UP_READS_AHEAD,
+    schedule_catch_up,
+)
 from server.command_index import CommandIndex
+from server.derived_writes import PAGES_EVERY, DerivedWrites
 from server.divergence import check_history, needs_lookup
 from server.health import LogHealth
+from server.hub_views import HubViews
 from server.page_cache import PageCache
 from server.rebuild import load_hub_state
 from server.rules.base import Decision
 from server.sealed_tokens import recall_issued, sealed_for
 from server.snapshots import SnapshotCache, history_page, snapshot_at
-from server.stored_snapshots import SnapshotStore, encode_state
+from server.stored_snapshots import SnapshotStore
 from server.subscriber import Subscriber
 from server.table_feed import TableFeed
-from server.views import Job, NotComputed, ViewQueue, ViewResult, ViewSpec, ViewWorkers
+from server.views import ViewWorkers
 from server.writer import GroupCommitter
 
+# The catch-up's and the page store's sizes are named here too, where the hub's readers (and
+# tests) have always found them; they live in server.catch_up and server.derived_writes.
 __all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "PAGES_EVERY", "RESUME_LIMIT",
            "CampaignHub", "CommandWork", "JoinWork"]
 
 logger = logging.getLogger(__name__)
 
-CATCH_UP_PAGE = STORED_PAGE
-"""Events written per step of a catch-up: about 60 KB, the most a joining client holds in its
-socket's buffer while it reads; the size of a stored page, so that stored pages are read."""
-PAGES_EVERY = 5 * STORED_PAGE
-"""Events appended between two stores of a campaign's complete pages: one short write
-transaction per 1,000 events, as often as a snapshot's."""
-CATCH_UP_READ = 2_000
-"""Events read from the log and encoded per trip to a worker thread (about 650 KB, shared
-through the page cache). Pages of 2,000 encoded one by one on the event loop once cost an
-unrelated table 413 ms of p99 under a storm of since=0 joins; here they are encoded off it."""
-CATCH_UP_READS_AHEAD = 2
-"""Reads of one catch-up under way ahead of the one whose pages are being written: SQLite
-builds the frames (about 2 µs of CPU an event) with the interpreter lock released, so two
-reads keep both cores of a small machine busy while the event loop writes."""
 MAX_BATCH = 256
 RESUME_LIMIT = 1_000
 """Most events a resuming client is sent to catch up; one further behind gets a snapshot of
@@ -148,12 +142,6 @@ class CampaignHub:
         self._log = log
         self._store = store
         self._every = snapshot_every
-        self._stored_at = state.head
-        """The head when the state was last stored (or loaded: the load stored as it folded)."""
-        self._saving: set[asyncio.Task[None]] = set()
-        self._paged_upto: int | None = None
-        """Where the campaign's stored pages end (None: not asked of the log yet)."""
-        self._paging = False
         self.pins = 0
         """Connections joined or joining (and loads waiting for it): never unloaded while any."""
         self._idle_since = time.monotonic()
@@ -173,27 +161,30 @@ class CampaignHub:
         self._task: asyncio.Task[None] | None = None
         self.closing = False
         self._stale = False
+        """True while the state could not be reloaded from the log: work is refused."""
         self._diverged_since_logged = 0
         self._diverged_logged_at: float | None = None
-        """True while the state could not be reloaded from the log: work is refused."""
         self.reloads = 0
         """Times the state was rebuilt from the log after a failure (for operators, tests)."""
-        self._standing: list[ViewSpec] | None = None
-        """The standing views of the state as it is, declared at the first join after a change
-        (a reconnecting table joins at once); their odds come from the cache or the workers."""
-        self._standing_frames: list[bytes] | None = None
-        """Those views encoded, once every one of them is complete."""
-        self._workers = workers
-        self.view_queue = ViewQueue(workers.cache, in_flight=workers.workers, backlog=view_backlog)
-        self._computing: set[asyncio.Task[None]] = set()
+        self._writes = DerivedWrites(self, log=log, store=store, snapshot_every=snapshot_every)
+        """Snapshots and catch-up pages, stored after the batches that change the state."""
+        self._views = HubViews(self, broadcast=self._broadcast, workers=workers,
+                               backlog=view_backlog)
+        self.view_queue = self._views.queue
+        """The views waiting for the odds workers (for operators, tests)."""
         self._snapshots = SnapshotCache()
+        """The last event frames as broadcast and the snapshot of the head, encoded once."""
         self._pages = pages if pages is not None else PageCache()
         """Encoded catch-up pages, shared with the server's other campaigns."""
-        """The last event frames as broadcast and the snapshot of the head, encoded once."""
 
     @property
     def campaign(self) -> str:
         return self.state.campaign
+
+    @property
+    def stale(self) -> bool:
+        """Whether the state could not be reloaded from the log (work is refused meanwhile)."""
+        return self._stale
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"hub-{self.campaign}")
@@ -220,7 +211,7 @@ class CampaignHub:
 
     def idle_for(self, now: float) -> float:
         """Seconds since anyone was connected or any work was done; 0 while either is."""
-        if self.pins or not self._inbox.empty() or self._computing or self._saving:
+        if self.pins or not self._inbox.empty() or self._views.busy or self._writes.busy:
             return 0.0
         return now - self._idle_since
 
@@ -230,10 +221,8 @@ class CampaignHub:
         if self._task is not None and not self._task.done():
             self._inbox.put_nowait(None)
             await self._task
-        for task in tuple(self._computing):  # odds owed to a table that is going away
-            task.cancel()
-        await asyncio.gather(*self._computing, return_exceptions=True)
-        await asyncio.gather(*self._saving, return_exceptions=True)
+        await self._views.stop()
+        await self._writes.wait()
 
     # ---- the loop ---------------------------------------------------------------------
 
@@ -298,9 +287,9 @@ class CampaignHub:
             self._stale = True
             return False
         self._stale = False
-        self._standing = None
+        self._views.state_changed()
         self._snapshots.clear()
-        self._stored_at = self.state.head
+        self._writes.reloaded(self.state.head)
         return True
 
     def _refuse_unavailable(self, items: list[CommandWork | JoinWork]) -> None:
@@ -426,66 +415,14 @@ class CampaignHub:
                          self.campaign)
             await self._reload()
         if changed:
-            self._standing = None
-            self._store_if_due()
-            self._store_pages_if_due()
+            self._views.state_changed()
+            self._writes.after_change()
         if not self._stale:  # views of a state the log lacks would mislead the table
             if changed:
                 self._table.broadcast(self.state)
-            for view in self._views(changed):
+            for view in self._views.of_events(changed):
                 self._broadcast(encode(view))
         self._close_removed(changed)
-
-    def _store_if_due(self) -> None:
-        """Store the state once :attr:`_every` events have passed since it was last stored:
-        encoded here (a copy, ~0.1 ms), written in a worker thread. Only a state the log
-        holds is stored (a failed append reloads first, and a stale hub stores nothing)."""
-        head = self.state.head
-        if self._stale or self._every <= 0 or head - self._stored_at < self._every:
-            return
-        self._stored_at = head
-        row = (head, self.head_hash, encode_state(self.state))
-
-        async def save() -> None:
-            try:
-                await asyncio.to_thread(self._store.save, self.campaign, [row])
-            except Exception:  # derived data: the next load folds a little longer
-                logger.exception("storing the snapshot of %s at #%d failed", self.campaign,
-                                 head)
-
-        task = asyncio.create_task(save(), name=f"snapshot-{self.campaign}-{head}")
-        self._saving.add(task)
-        task.add_done_callback(self._saving.discard)
-
-    def _store_pages_if_due(self) -> None:
-        """Store the complete pages of the catch-up once :data:`PAGES_EVERY` events have
-        passed since they were last stored (built and written in a worker thread, one store
-        at a time, looked at again when it ends if events came meanwhile): a catch-up then
-        reads each page as one value instead of building its 200 frames (about 3 µs of
-        SQLite's CPU an event). A failure is logged and those pages skipped: a catch-up
-        builds what is not stored."""
-        head = self.state.head
-        if self._stale or self._paging or (
-                self._paged_upto is not None and head - self._paged_upto < PAGES_EVERY):
-            return
-        self._paging = True
-
-        async def store() -> None:
-            try:
-                self._paged_upto = await asyncio.to_thread(
-                    self._log.store_frame_pages, self.campaign, self._paged_upto, head)
-            except Exception:  # derived data: the catch-ups build these pages
-                logger.exception("storing the catch-up pages of %s up to #%d failed",
-                                 self.campaign, head)
-                self._paged_upto = head // STORED_PAGE * STORED_PAGE
-            finally:
-                self._paging = False
-            if self.state.head != head and not self.closing:  # skipped while this ran
-                self._store_pages_if_due()
-
-        task = asyncio.create_task(store(), name=f"pages-{self.campaign}-{head}")
-        self._saving.add(task)
-        task.add_done_callback(self._saving.discard)
 
     def _decide(self, work: CommandWork) -> tuple[list[Event], tuple[PreparedEvent, ...],
                                                    Decision] | None:
@@ -553,51 +490,6 @@ class CampaignHub:
             return _unavailable(command.id)
         return Ack(id=command.id, seqs=record.seqs, member=member, token=token)
 
-    def _views(self, changed: list[Event]) -> list[View]:
-        """The views these events changed that can be sent now; the others are computed off
-        the loop and broadcast when they arrive (:meth:`_compute`)."""
-        if not changed:
-            return []
-        system = rules.rules(self.state.system)
-        ready = [view for spec in self._derived(lambda state: system.views(state, changed))
-                 if (view := self.view_queue.offer(spec)) is not None]
-        self._start_computing()
-        return ready
-
-    def _start_computing(self) -> None:
-        for key, job in self.view_queue.take():
-            task = asyncio.create_task(self._compute(key, job),
-                                       name=f"view-{self.campaign}-{key}")
-            self._computing.add(task)
-            task.add_done_callback(self._computing.discard)
-
-    async def _compute(self, key: str, job: Job) -> None:
-        """Compute one view in a worker; broadcast it if it is still the current one."""
-        try:
-            outcome: ViewResult | NotComputed = await self._workers.compute(job)
-        except NotComputed as error:
-            outcome = error
-        except Exception:  # derived data must never take the table down
-            logger.exception("computing %s of %s failed", key, self.campaign)
-            outcome = NotComputed("the computation failed")
-        view = self.view_queue.finished(key, job, outcome)
-        if view is not None and not self._stale:
-            self._broadcast(encode(view))
-        self._start_computing()
-
-    def _derived(self, views: Callable[[CampaignState], list[ViewSpec]]) -> list[ViewSpec]:
-        """Call one of the game system's view functions; a failure costs only the views."""
-        return self._derived_of(self.state, views)
-
-    def _derived_of(self, state: CampaignState,
-                    views: Callable[[CampaignState], list[ViewSpec]]) -> list[ViewSpec]:
-        """One of the game system's view functions of ``state``; a failure costs only them."""
-        try:
-            return list(views(state))
-        except Exception:  # derived data must never take the table down
-            logger.exception("the views of %s failed", self.campaign)
-            return []
-
     def _broadcast(self, frame: bytes) -> None:
         for subscriber in tuple(self.subscribers):
             subscriber.push(frame)
@@ -662,15 +554,16 @@ class CampaignHub:
         subscriber.push(encode(welcome))
         if self._wants_snapshot(join):
             subscriber.push(self._snapshots.frame(self.state, self.head_hash))
-        elif join.since < head:
-            self._schedule_catch_up(subscriber, join.since, head)
+        elif join.since < head:  # replayed from the log ahead of the live frames queued
+            schedule_catch_up(subscriber, log=self._log, pages=self._pages,
+                              campaign=self.campaign, since=join.since, head=head)
         if self._table.joined(subscriber, subscriber.member, join.table):
             self._table.broadcast(self.state)  # someone came: every watcher sees them
         else:
             self._table.send_to(subscriber, self.state)
-        for frame in self._standing_now():  # after the catch-up: the views are of the head
+        for frame in self._views.standing_now():  # after the catch-up: views of the head
             subscriber.push(frame)
-        self._start_computing()
+        self._views.start_computing()
         self.joined_once = True
         join.done.set_result(welcome)
 
@@ -712,80 +605,6 @@ class CampaignHub:
                                        request, self._every)
 
     async def views_at(self, request: StateAt, state: CampaignState) -> bytes:
-        """The encoded ``views_at`` answer: the standing views of ``state`` (a past table),
-        their odds from the result cache or the workers (never the event loop), each within
-        the workers' time budget; a view whose odds were not computed says why."""
-        specs = self._derived_of(state, rules.rules(state.system).standing_views)
-        views: list[View] = []
-        for spec in specs:
-            if isinstance(spec, View):
-                views.append(spec)
-                continue
-            result = self.view_queue.cache.get(spec.job)
-            if result is None:
-                try:
-                    result = await self._workers.compute(spec.job)
-                except NotComputed as why:
-                    views.append(spec.not_computed(str(why)))
-                    continue
-                self.view_queue.cache.put(spec.job, result)
-            views.append(spec.complete(result))
-        return encode(ViewsAt(id=request.id, seq=request.seq, views=views))
-
-    def _standing_now(self) -> list[bytes]:
-        """The standing views known now; the others are computed and broadcast when ready."""
-        if self._standing_frames is not None and self._standing is not None:
-            return self._standing_frames
-        if self._standing is None:  # the state changed: declare them again
-            system = rules.rules(self.state.system)
-            self._standing, self._standing_frames = self._derived(system.standing_views), None
-        views = [self.view_queue.offer(spec) for spec in self._standing]
-        frames = [encode(view) for view in views if view is not None]
-        if len(frames) == len(views):
-            self._standing_frames = frames
-        return frames
-
-    def _schedule_catch_up(self, subscriber: Subscriber, since: int, head: int) -> None:
-        """Replay ``(since, head]`` from the log ahead of the live frames already queued.
-
-        The log is read :data:`CATCH_UP_READ` events per trip to a worker thread (a trip per
-        page of 200 capped a catch-up near 100,000 events/s), :data:`CATCH_UP_READS_AHEAD`
-        reads ahead of the pages being written, so reading the log (in SQLite, which releases
-        the interpreter lock) and writing the socket overlap on every core; each read is
-        cached and shared by every catch-up that needs it. A read comes as pages of framed
-        events (:class:`~events.framed_pages.FramePage`), each written as it is.
-        """
-
-        def read(after: int, upto: int) -> asyncio.Future[list[FramePage]]:
-            return asyncio.ensure_future(self._pages.get(
-                (self.campaign, after, upto),
-                functools.partial(self._log.frame_pages, self.campaign, after, upto,
-                                  CATCH_UP_PAGE)))
-
-        async def catch_up(target: Subscriber) -> None:
-            reads: deque[tuple[int, int, asyncio.Future[list[FramePage]]]] = deque()
-            ahead = since  # where the next read starts
-            try:
-                while True:
-                    while ahead < head and len(reads) <= CATCH_UP_READS_AHEAD:
-                        # Reads on multiples of the read size, so that every catch-up shares
-                        # them.
-                        upto = min((ahead // CATCH_UP_READ + 1) * CATCH_UP_READ, head)
-                        reads.append((ahead, upto, read(ahead, upto)))
-                        ahead = upto
-                    if not reads:
-                        return
-                    after, upto, reading = reads.popleft()
-                    for page in await reading:
-                        if not await target.send_page(page.frames):
-                            return  # too slow: dropped, it resumes from what it got
-                        after += page.events
-                    if after < upto:  # the log holds less than the head: never skip
-                        raise StoreError(f"{self.campaign} has no events after #{after}")
-            finally:
-                for _, _, reading in reads:
-                    reading.cancel()  # a read ahead no one will take (it still fills the cache)
-                    if reading.done() and not reading.cancelled():
-                        reading.exception()  # retrieved: the failure was raised or is moot
-
-        subscriber.push(catch_up)
+        """The encoded ``views_at`` answer for ``state`` (a past table): its standing views,
+        their odds from the result cache or the workers (:meth:`HubViews.views_at`)."""
+        return await self._views.views_at(request, state)

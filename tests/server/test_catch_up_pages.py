@@ -13,7 +13,7 @@ import pytest
 
 from clients.client import Client
 from events import core
-from server import hub
+from server import catch_up
 from server.app import Server
 from server.hub import CATCH_UP_PAGE, CATCH_UP_READ, CATCH_UP_READS_AHEAD, PAGES_EVERY
 from server.settings import Settings
@@ -94,7 +94,7 @@ async def test_a_catch_up_of_several_pages_arrives_whole_in_one_write_per_page(
             seqs, pages = await _replay(server, ack.token, ack.campaign, since, head)
             assert seqs == list(range(since + 1, head + 1))
             assert pages == _pages(since, head, CATCH_UP_READ)
-        monkeypatch.setattr(hub, "CATCH_UP_READ", 300)  # 8 reads, each of 2 pages
+        monkeypatch.setattr(catch_up, "CATCH_UP_READ", 300)  # 8 reads, each of 2 pages
         assert head > 300 * (CATCH_UP_READS_AHEAD + 2)
         for since in (0, 150):
             seqs, pages = await _replay(server, ack.token, ack.campaign, since, head)

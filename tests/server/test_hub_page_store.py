@@ -16,7 +16,7 @@ from events.dice import RolledTerm
 from events.framed_pages import STORED_PAGE
 from events.log import AppendRequest, prepare
 from events.store import SqliteLog
-from server import hub
+from server import derived_writes
 from server.hub import PAGES_EVERY
 from tests.conftest import Table, until
 from tests.server.raw import RawPeer
@@ -104,7 +104,7 @@ async def test_a_failed_store_is_logged_once_and_its_pages_built_instead(
     with caplog.at_level(logging.ERROR, logger="server.hub"):
         for _ in range(3):  # each after the last store attempt ended
             await gm.call(core.Roll, expression="1d6")
-            await until(lambda: calls and not server.hubs[campaign]._paging)
+            await until(lambda: calls and not server.hubs[campaign]._writes.paging)
     assert calls == [head + 1] and 3 < PAGES_EVERY
     assert [r.message for r in caplog.records] == [
         f"storing the catch-up pages of {campaign} up to #{head + 1} failed"]
@@ -119,7 +119,7 @@ async def test_events_appended_during_a_store_are_looked_at_when_it_ends(
     once it ends, so the pages they completed are stored without waiting for another."""
     campaign, token, head = await _old_log(table, 1100)
     server = await restart(table)
-    monkeypatch.setattr(hub, "PAGES_EVERY", STORED_PAGE)
+    monkeypatch.setattr(derived_writes, "PAGES_EVERY", STORED_PAGE)
     gate = threading.Event()
     store = server.log.store_frame_pages
 
@@ -132,6 +132,6 @@ async def test_events_appended_during_a_store_are_looked_at_when_it_ends(
     await gm.call(core.Roll, expression="1d6")  # stores up to 1,000, held
     for _ in range(4):
         await asyncio.gather(*(gm.call(core.Roll, expression="1d6") for _ in range(50)))
-    assert gm.head >= 1200 and server.hubs[campaign]._paging
+    assert gm.head >= 1200 and server.hubs[campaign]._writes.paging
     gate.set()
     await until(lambda: _stored(table.db_path, campaign) == list(range(0, 1200, 200)))

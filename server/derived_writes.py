@@ -1,0 +1,136 @@
+"""What a hub writes besides events: its state's snapshots and the log's catch-up pages.
+
+Both are derived data, rebuilt from the log if lost, and both are written in worker threads
+after a batch changed the state, never in the way of an append or a broadcast. They are apart
+from :mod:`server.hub` because they are bookkeeping of their own (when each is due, which
+write is under way, what a failure costs) that the hub's flow need not read: the hub calls
+:meth:`DerivedWrites.after_change` once per batch that changed its state and waits for the
+writes under way when it stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Protocol
+
+from events.framed_pages import STORED_PAGE
+from events.log import EventLog
+from projections.campaign import CampaignState
+from server.stored_snapshots import SnapshotStore, encode_state
+
+__all__ = ["PAGES_EVERY", "DerivedWrites", "Owner"]
+
+logger = logging.getLogger("server.hub")
+"""The hub's logger: these lines are the hub's, as operators and their filters know them."""
+
+PAGES_EVERY = 5 * STORED_PAGE
+"""Events appended between two stores of a campaign's complete pages: one short write
+transaction per 1,000 events, as often as a snapshot's."""
+
+
+class Owner(Protocol):
+    """The hub as its writes see it: read when a write is due and again when one ends."""
+
+    @property
+    def state(self) -> CampaignState: ...
+
+    @property
+    def head_hash(self) -> str: ...
+
+    @property
+    def stale(self) -> bool: ...
+
+    @property
+    def closing(self) -> bool: ...
+
+
+class DerivedWrites:
+    """One hub's snapshot and page stores: when each is due, and the tasks writing them."""
+
+    def __init__(self, owner: Owner, *, log: EventLog, store: SnapshotStore,
+                 snapshot_every: int) -> None:
+        self._owner = owner
+        self._log = log
+        self._store = store
+        self._every = snapshot_every
+        self._stored_at = owner.state.head
+        """The head when the state was last stored (or loaded: the load stored as it folded)."""
+        self._saving: set[asyncio.Task[None]] = set()
+        self._paged_upto: int | None = None
+        """Where the campaign's stored pages end (None: not asked of the log yet)."""
+        self.paging = False
+        """True while a store of pages runs (one at a time)."""
+
+    @property
+    def busy(self) -> bool:
+        """Whether a write is under way: a hub is not idle (nor unloaded) meanwhile."""
+        return bool(self._saving)
+
+    def reloaded(self, head: int) -> None:
+        """The state was loaded again from the log, which stored it as it folded."""
+        self._stored_at = head
+
+    def after_change(self) -> None:
+        """A batch changed the state: store what is due of it."""
+        self._store_if_due()
+        self._store_pages_if_due()
+
+    async def wait(self) -> None:
+        """Wait for the writes under way (the hub is stopping); their failures are logged."""
+        await asyncio.gather(*self._saving, return_exceptions=True)
+
+    def _store_if_due(self) -> None:
+        """Store the state once ``snapshot_every`` events have passed since it was last
+        stored: encoded here (a copy, ~0.1 ms), written in a worker thread. Only a state the
+        log holds is stored (a failed append reloads first, and a stale hub stores nothing)."""
+        owner = self._owner
+        state = owner.state
+        head = state.head
+        if owner.stale or self._every <= 0 or head - self._stored_at < self._every:
+            return
+        self._stored_at = head
+        campaign = state.campaign
+        row = (head, owner.head_hash, encode_state(state))
+
+        async def save() -> None:
+            try:
+                await asyncio.to_thread(self._store.save, campaign, [row])
+            except Exception:  # derived data: the next load folds a little longer
+                logger.exception("storing the snapshot of %s at #%d failed", campaign, head)
+
+        task = asyncio.create_task(save(), name=f"snapshot-{campaign}-{head}")
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
+
+    def _store_pages_if_due(self) -> None:
+        """Store the complete pages of the catch-up once :data:`PAGES_EVERY` events have
+        passed since they were last stored (built and written in a worker thread, one store
+        at a time, looked at again when it ends if events came meanwhile): a catch-up then
+        reads each page as one value instead of building its 200 frames (about 3 µs of
+        SQLite's CPU an event). A failure is logged and those pages skipped: a catch-up
+        builds what is not stored."""
+        owner = self._owner
+        head = owner.state.head
+        if owner.stale or self.paging or (
+                self._paged_upto is not None and head - self._paged_upto < PAGES_EVERY):
+            return
+        self.paging = True
+        campaign = owner.state.campaign
+
+        async def store() -> None:
+            try:
+                self._paged_upto = await asyncio.to_thread(
+                    self._log.store_frame_pages, campaign, self._paged_upto, head)
+            except Exception:  # derived data: the catch-ups build these pages
+                logger.exception("storing the catch-up pages of %s up to #%d failed",
+                                 campaign, head)
+                self._paged_upto = head // STORED_PAGE * STORED_PAGE
+            finally:
+                self.paging = False
+            if owner.state.head != head and not owner.closing:  # skipped while this ran
+                self._store_pages_if_due()
+
+        task = asyncio.create_task(store(), name=f"pages-{campaign}-{head}")
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
