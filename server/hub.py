@@ -27,7 +27,6 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from typing import Any
 
 import msgspec
 
@@ -40,8 +39,6 @@ from events.log import (
     AppendRequest,
     CommandRecord,
     EventLog,
-    PreparedEvent,
-    prepare,
 )
 from events.messages import (
     Ack,
@@ -51,8 +48,8 @@ from events.messages import (
     StateAt,
     Welcome,
 )
-from projections.campaign import CampaignState, Member, evolve
-from server import auth, rules
+from projections.campaign import CampaignState, evolve
+from server import auth
 from server.catch_up import (
     CATCH_UP_PAGE,
     CATCH_UP_READ,
@@ -63,11 +60,13 @@ from server.command_index import CommandIndex
 from server.derived_writes import PAGES_EVERY, DerivedWrites
 from server.divergence import check_history, needs_lookup
 from server.health import LogHealth
+from server.hub_commands import current_member, decide, refuse_while_failing, replayed_answer
 from server.hub_views import HubViews
+from server.hub_work import CommandWork, JoinWork, refuse_unavailable, reply, unavailable
 from server.page_cache import PageCache
 from server.rebuild import load_hub_state
 from server.rules.base import Decision
-from server.sealed_tokens import recall_issued, sealed_for
+from server.sealed_tokens import sealed_for
 from server.snapshots import SnapshotCache, history_page, snapshot_at
 from server.stored_snapshots import SnapshotStore
 from server.subscriber import Subscriber
@@ -75,8 +74,9 @@ from server.table_feed import TableFeed
 from server.views import ViewWorkers
 from server.writer import GroupCommitter
 
-# The catch-up's and the page store's sizes are named here too, where the hub's readers (and
-# tests) have always found them; they live in server.catch_up and server.derived_writes.
+# The work items, the catch-up's and the page store's sizes are named here too, where the
+# server and tests have always found them; they live in server.hub_work, server.catch_up and
+# server.derived_writes.
 __all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "PAGES_EVERY", "RESUME_LIMIT",
            "CampaignHub", "CommandWork", "JoinWork"]
 
@@ -86,32 +86,6 @@ MAX_BATCH = 256
 RESUME_LIMIT = 1_000
 """Most events a resuming client is sent to catch up; one further behind gets a snapshot of
 the table (one message, whatever the log's length) unless it asks for a replay."""
-
-
-class CommandWork(msgspec.Struct, kw_only=True):
-    """A command from a member, and where to answer it."""
-
-    command: Any
-    member: Member
-    subscriber: Subscriber
-    done: asyncio.Future[None]
-
-
-class JoinWork(msgspec.Struct, kw_only=True):
-    """A member joining with the last sequence number they already have (and its hash)."""
-
-    member: Member
-    since: int
-    subscriber: Subscriber
-    done: asyncio.Future[Welcome]
-    since_hash: str | None = None
-    replay: bool = False
-    table: bool = False
-
-
-def _unavailable(command_id: str) -> ErrorReply:
-    return ErrorReply(id=command_id, code="unavailable", path=None,
-                      message="the log could not store this; retry it")
 
 
 class CampaignHub:
@@ -236,7 +210,7 @@ class CampaignHub:
                 batch.append(self._inbox.get_nowait())  # type: ignore[arg-type]
             stop = batch[-1] is None
             if self._stale and not await self._reload():
-                self._refuse_unavailable([item for item in batch if item is not None])
+                refuse_unavailable([item for item in batch if item is not None])
             else:
                 commands: list[CommandWork] = []
                 for item in batch:
@@ -265,9 +239,9 @@ class CampaignHub:
                              self.campaign)
             for work in batch:
                 if not work.done.done():
-                    self._reply(work, ErrorReply(id=work.command.id, code="internal",
-                                                 message="the server failed on this command; "
-                                                 "retry it", path=None))
+                    reply(work, ErrorReply(id=work.command.id, code="internal",
+                                           message="the server failed on this command; "
+                                           "retry it", path=None))
             await self._reload()
 
     async def _reload(self) -> bool:
@@ -292,55 +266,20 @@ class CampaignHub:
         self._writes.reloaded(self.state.head)
         return True
 
-    def _refuse_unavailable(self, items: list[CommandWork | JoinWork]) -> None:
-        refusal = Rejected("unavailable", "the campaign's log cannot be read; retry shortly")
-        for item in items:
-            if isinstance(item, JoinWork):
-                if not item.done.done():
-                    item.done.set_exception(refusal)
-            else:
-                self._reply(item, ErrorReply(id=item.command.id, code=refusal.code,
-                                             message=refusal.message, path=None))
-
-    def _refuse_while_failing(self, batch: list[CommandWork]) -> list[CommandWork]:
-        """While the log fails or the disk is nearly full, refuse new commands undecided;
-        return the rest (retries of commands already carried out, answered from the index).
-
-        Deciding would fold events into the state that the log may not take, and each failed
-        append costs a reload of the campaign; refused up front, the state never runs ahead
-        of the log, and a failure costs one reload however long it lasts.
-        """
-        refusal = self._health.refusal() if self._health is not None else None
-        if refusal is None:
-            return batch
-        rest: list[CommandWork] = []
-        for work in batch:
-            if work.command.id in self.commands:
-                rest.append(work)
-            else:
-                self._reply(work, ErrorReply(id=work.command.id, code="unavailable", path=None,
-                                             message=refusal))
-        return rest
-
-    def _reply(self, work: CommandWork, message: Ack | ErrorReply) -> None:
-        work.subscriber.push(encode(message))
-        if not work.done.done():
-            work.done.set_result(None)
-
     async def _process(self, batch: list[CommandWork]) -> None:
         """Decide, make durable, broadcast, answer: in that order, for a batch of commands."""
         if not batch:
             return
         if self._stale:  # an earlier part of this batch left the state unknown
-            self._refuse_unavailable(list(batch))
+            refuse_unavailable(list(batch))
             return
         try:  # old command ids are in the log, not in memory: one read for the batch
             self.commands.look_up([work.command.id for work in batch])
         except Exception:
             logger.exception("reading the command ids of %s failed", self.campaign)
-            self._refuse_unavailable(list(batch))
+            refuse_unavailable(list(batch))
             return
-        batch = self._refuse_while_failing(batch)
+        batch = refuse_while_failing(batch, self._health, self.commands)
         if not batch:
             return
         decided: list[tuple[CommandWork, AppendRequest, list[Event], Decision]] = []
@@ -352,15 +291,16 @@ class CampaignHub:
             if earlier is not None or command_id in in_batch:
                 actor = earlier.actor if earlier else in_batch[command_id]
                 if actor != work.member.member:
-                    self._reply(work, ErrorReply(id=command_id, code="conflict", path="$.id",
-                                                 message="command id already used by another"
-                                                 " member"))
+                    reply(work, ErrorReply(id=command_id, code="conflict", path="$.id",
+                                           message="command id already used by another"
+                                           " member"))
                 elif earlier is not None:
-                    self._reply(work, await self._replayed_answer(work.command, earlier))
+                    reply(work, await replayed_answer(self._log, self.campaign, work.command,
+                                                      earlier))
                 else:  # the same command twice in one batch: answer it once it is durable
                     decided.append((work, None, [], None))  # type: ignore[arg-type]
                 continue
-            outcome = self._decide(work)
+            outcome = decide(work, self.state, self._rng, self._new_token)
             if outcome is None:
                 continue
             new_events, prepared, ctx = outcome
@@ -387,13 +327,13 @@ class CampaignHub:
         for work, request, new_events, ctx in decided:
             command_id = work.command.id
             if request is None:  # the same command twice in one batch: the same answer
-                self._reply(work, answers.get(command_id) or _unavailable(command_id))
+                reply(work, answers.get(command_id) or unavailable(command_id))
                 continue
             seqs = next(by_request)
             if not isinstance(seqs, Appended):  # not stored; nor any later one (heads chain)
                 failed = True
-                answers[command_id] = _unavailable(command_id)
-                self._reply(work, answers[command_id])
+                answers[command_id] = unavailable(command_id)
+                reply(work, answers[command_id])
                 continue
             if seqs:
                 self.commands.add(request.command_id, CommandRecord(
@@ -408,7 +348,7 @@ class CampaignHub:
             changed.extend(new_events)
             answers[command_id] = Ack(id=command_id, seqs=seqs, member=ctx.issued_member,
                                       token=ctx.issued_token)
-            self._reply(work, answers[command_id])
+            reply(work, answers[command_id])
         if failed:  # the state ran ahead of the log: make it what is durable again (once:
             # the log now reports failing, so later commands are refused before deciding)
             logger.error("an append failed in %s; reloading its state from the log",
@@ -424,46 +364,6 @@ class CampaignHub:
                 self._broadcast(encode(view))
         self._close_removed(changed)
 
-    def _decide(self, work: CommandWork) -> tuple[list[Event], tuple[PreparedEvent, ...],
-                                                   Decision] | None:
-        """Decide one command against the state as it stands; answer it if it is refused.
-
-        The sender's rights are those of their membership now, not when they joined: a member
-        removed since then (their connection closing) is refused whatever they send.
-        """
-        command_id = work.command.id
-        member = self._current_member(work.member)
-        if member is None:
-            self._reply(work, ErrorReply(id=command_id, code="unauthorized", path=None,
-                                         message="you are no longer a member of this table"))
-            return None
-        ctx = Decision(self.state, member, self._rng, self._new_token)
-        try:
-            new_events = rules.decide(ctx, work.command)
-            prepared = tuple(prepare(event) for event in new_events)
-        except Rejected as refusal:
-            if refusal.path is None and refusal.code == "invalid":  # a rule let a limit slip
-                logger.warning("%s in %s refused: %s", type(work.command).__name__,
-                               self.campaign, refusal.message)
-            self._reply(work, ErrorReply(id=command_id, code=refusal.code,
-                                         message=refusal.message, path=refusal.path))
-            return None
-        except Exception:  # a bug in a rule must cost one command, not the campaign
-            logger.exception("deciding %s in %s failed", type(work.command).__name__,
-                             self.campaign)
-            self._reply(work, ErrorReply(id=command_id, code="internal",
-                                         message="the server failed to decide this command",
-                                         path=None))
-            return None
-        return new_events, prepared, ctx
-
-    def _current_member(self, member: Member) -> Member | None:
-        """The sender's membership as the state has it now; ``None`` once removed."""
-        if member.admin:
-            return member  # the admin token acts as GM everywhere and is no member
-        current = self.state.members.get(member.member)
-        return current if current is not None and current.active else None
-
     def _close_removed(self, events: list[Event]) -> None:
         """Close the connections of members these events removed, once they have seen it."""
         removed = {event.member for event in events if isinstance(event, core.MemberRemoved)}
@@ -471,24 +371,6 @@ class CampaignHub:
             if subscriber.member in removed:
                 self.subscribers.discard(subscriber)
                 subscriber.close_after_queued(1008, "removed from the campaign")
-
-    async def _replayed_answer(self, command: Any, record: CommandRecord) -> Ack | ErrorReply:
-        """The answer to a command retried after it was carried out: its original ``seqs``,
-        and for an invite the member it invited and (given its retry key) their token.
-
-        Tokens are random and the log keeps only hashes, so an invite's token comes back
-        only unsealed from the log (:mod:`server.sealed_tokens`): a read off the event loop,
-        which retries, being rare, can afford.
-        """
-        if not isinstance(command, core.Invite):
-            return Ack(id=command.id, seqs=record.seqs)
-        try:
-            member, token = await asyncio.to_thread(
-                recall_issued, self._log, self.campaign, record, command)
-        except Exception:
-            logger.exception("reading what %s issued in %s failed", command.id, self.campaign)
-            return _unavailable(command.id)
-        return Ack(id=command.id, seqs=record.seqs, member=member, token=token)
 
     def _broadcast(self, frame: bytes) -> None:
         for subscriber in tuple(self.subscribers):
@@ -513,7 +395,7 @@ class CampaignHub:
                     self._log.hashes_at, {self.campaign: join.since})).get(self.campaign)
             except Exception:
                 logger.exception("reading the hash of %s #%d failed", self.campaign, join.since)
-                self._refuse_unavailable([join])
+                refuse_unavailable([join])
                 return False
         refusal = check_history(since=join.since, since_hash=join.since_hash, head=head,
                                 head_hash=self.head_hash, hash_at_since=found)
@@ -542,9 +424,9 @@ class CampaignHub:
                           campaign=self.campaign, name=self.state.name,
                           system=self.state.system, head=head, head_hash=self.head_hash)
         if self._stale:
-            self._refuse_unavailable([join])
+            refuse_unavailable([join])
             return
-        if self._current_member(join.member) is None:  # removed while the join was queued
+        if current_member(self.state, join.member) is None:  # removed while the join was queued
             join.done.set_exception(Rejected(
                 "unauthorized", f"this token does not open {self.campaign!r}", "$.token"))
             return
@@ -586,7 +468,7 @@ class CampaignHub:
                 await self._snapshots.read(self._log, self.campaign, self.state.head)
             except Exception:
                 logger.exception("reading the last events of %s failed", self.campaign)
-                self._refuse_unavailable([join])
+                refuse_unavailable([join])
                 return False
         return not join.done.done()
 

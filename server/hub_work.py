@@ -1,0 +1,69 @@
+"""The work a hub is given (a member's command, a member's join) and how each is answered.
+
+The server queues these in a hub's inbox (:meth:`server.hub.CampaignHub.submit`); each carries
+where its answer goes: the sender's subscriber, and a future the connection waits on. They are
+apart from :mod:`server.hub` because the connection handler builds them and every part of a
+hub's flow answers them, while none of that needs the hub: answering is pushing one encoded
+frame and resolving the future, or failing a join's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import msgspec
+
+from events.codec import encode
+from events.errors import Rejected
+from events.messages import Ack, ErrorReply, Welcome
+from projections.campaign import Member
+from server.subscriber import Subscriber
+
+__all__ = ["CommandWork", "JoinWork", "refuse_unavailable", "reply", "unavailable"]
+
+
+class CommandWork(msgspec.Struct, kw_only=True):
+    """A command from a member, and where to answer it."""
+
+    command: Any
+    member: Member
+    subscriber: Subscriber
+    done: asyncio.Future[None]
+
+
+class JoinWork(msgspec.Struct, kw_only=True):
+    """A member joining with the last sequence number they already have (and its hash)."""
+
+    member: Member
+    since: int
+    subscriber: Subscriber
+    done: asyncio.Future[Welcome]
+    since_hash: str | None = None
+    replay: bool = False
+    table: bool = False
+
+
+def unavailable(command_id: str) -> ErrorReply:
+    """The answer to a command the log did not store: nothing happened, so a retry is safe."""
+    return ErrorReply(id=command_id, code="unavailable", path=None,
+                      message="the log could not store this; retry it")
+
+
+def reply(work: CommandWork, message: Ack | ErrorReply) -> None:
+    """Answer a command: the frame goes to its sender in order with the events it caused."""
+    work.subscriber.push(encode(message))
+    if not work.done.done():
+        work.done.set_result(None)
+
+
+def refuse_unavailable(items: list[CommandWork | JoinWork]) -> None:
+    """Refuse work while the campaign's log cannot be read (the state is not known)."""
+    refusal = Rejected("unavailable", "the campaign's log cannot be read; retry shortly")
+    for item in items:
+        if isinstance(item, JoinWork):
+            if not item.done.done():
+                item.done.set_exception(refusal)
+        else:
+            reply(item, ErrorReply(id=item.command.id, code=refusal.code,
+                                   message=refusal.message, path=None))
