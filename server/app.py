@@ -10,6 +10,8 @@ reason while the log cannot take writes (:mod:`server.health`). :meth:`Server.st
 graceful: new commands are refused, queued ones finish and are made durable, commands received
 but not carried out are answered ``shutting_down``, queued frames go out, then connections
 close with 1001 (going away); every step runs even if one before it failed.
+
+Which campaigns exist, and loading and unloading their hubs, is :mod:`server.loaded_campaigns`.
 """
 
 from __future__ import annotations
@@ -64,11 +66,12 @@ from server.gc_tuning import GcTuning
 from server.health import LogHealth, health_response
 from server.hub import RESUME_LIMIT, CampaignHub, CommandWork, JoinWork
 from server.keepalive import Keepalive
+from server.loaded_campaigns import LoadedCampaigns
 from server.log_redact import redact_frames
 from server.page_cache import PageCache
 from server.protocol import command_id_of, read_frame, read_join
 from server.rates import Limits, MemberKey, member_key
-from server.rebuild import LoadedCampaign, load_hub_state
+from server.rebuild import LoadedCampaign
 from server.replay_links import replay_request, replay_welcome
 from server.report_page import ReportPages
 from server.rules.base import ADMIN_MEMBER
@@ -128,7 +131,7 @@ def utc_now() -> str:
 
 
 class Server:
-    """Owns the log, the writer, the hubs and the listening socket."""
+    """Owns the log, the writer, the loaded campaigns' hubs and the listening socket."""
 
     def __init__(
         self,
@@ -156,17 +159,6 @@ class Server:
         """The browser table's files and the handshake's origin check."""
         self.health = LogHealth()
         """Whether the log takes writes: fed by the writer, read by ``/health`` and hubs."""
-        self.hubs: dict[str, CampaignHub] = {}
-        """The campaigns loaded now (joined lately), by id."""
-        self.campaigns: set[str] = set()
-        """Every campaign of the log, loaded or not (read through the index at start)."""
-        self._creations: dict[str, tuple[str, CommandRecord]] = {}
-        """The command that created each campaign, by command id: a retried creation finds
-        its campaign without loading it."""
-        self._loading: dict[str, asyncio.Future[CampaignHub]] = {}
-        self._unloader: asyncio.Task[None] | None = None
-        self.unloads = 0
-        """Hubs unloaded after being idle (for operators, tests)."""
         self.store: SnapshotStore | None = None
         self._admin_lock = asyncio.Lock()
         self._stopping = False
@@ -197,6 +189,30 @@ class Server:
         self.reports = ReportPages(str(self.db_path), self.report_workers)
         self._background: set[asyncio.Task[None]] = set()
         """Views of past tables being computed for the connections that asked."""
+        self.loaded = LoadedCampaigns(self.settings, rng=self.rng, clock=self.clock,
+                                      health=self.health, workers=self.view_workers,
+                                      pages=self.pages, unjoined_grace=UNJOINED_GRACE)
+        """Every campaign of the log, and the hubs of those loaded now."""
+
+    @property
+    def hubs(self) -> dict[str, CampaignHub]:
+        """The campaigns loaded now (joined lately), by id."""
+        return self.loaded.hubs
+
+    @property
+    def campaigns(self) -> set[str]:
+        """Every campaign of the log, loaded or not (read through the index at start)."""
+        return self.loaded.campaigns
+
+    @property
+    def unloads(self) -> int:
+        """Hubs unloaded after being idle (for operators, tests)."""
+        return self.loaded.unloads
+
+    async def load(self, campaign: str) -> CampaignHub | None:
+        """The campaign's hub, loaded if it is not (for operators and tests: a connection
+        that joins loads it the same way); ``None`` if the log has no such campaign."""
+        return await self.loaded.load(campaign)
 
     def _use_admin_token(self, token: str) -> None:
         """Use ``token`` as the admin token ("" until start() reads it: it opens nothing)."""
@@ -247,12 +263,9 @@ class Server:
         self.committer.start()
         started = time.perf_counter()
         self.store = SnapshotStore(self.db_path)
-        for campaign, command_id, actor, last in await asyncio.to_thread(self.log.directory):
-            self._know(campaign, command_id, CommandRecord(actor, 1, last))
+        await self.loaded.open(self.log, self.store, self.committer)  # and unloads idle hubs
         logger.info("found %d campaigns in %.3fs (each loads when first joined)",
                     len(self.campaigns), time.perf_counter() - started)
-        if self.settings.idle_unload > 0:
-            self._unloader = asyncio.create_task(self._unload_idle(), name="unload-idle")
         self.gc.start()  # the state loaded so far is frozen with the rest
         self.keepalive.start()
         self.gate.open()
@@ -285,20 +298,16 @@ class Server:
     async def _shut_down(self) -> None:
         """Every step runs even if an earlier one fails (a full disk, a dead log): it is
         logged in one line and the next goes on, so clients are told and the file released."""
-        self._stopping = True
+        self._stopping = True  # read per frame by the handlers: a plain attribute, not a call
+        self.loaded.stopping = True  # no campaign loads from now on
         self._stopped_reading_pauses.set()
         async with self._lifecycle:  # a start in progress finishes first, then is undone
             pass
         async with self._admin_lock:  # a campaign being created gets its hub first
             pass
-        if self._unloader is not None:
-            self._unloader.cancel()
-        await asyncio.gather(*self._loading.values(), return_exceptions=True)
-        for hub in self.hubs.values():
-            hub.closing = True
+        await self.loaded.stop_loading()
         failed = await run_steps(
-            ("finishing the campaigns' queued work",
-             lambda: asyncio.gather(*(hub.stop() for hub in self.hubs.values()))),
+            ("finishing the campaigns' queued work", self.loaded.stop_hubs),
             ("stopping the odds workers", self.view_workers.stop),
             ("stopping the report worker", self.report_workers.stop),
             ("stopping the writer", self._stop_writer),
@@ -326,86 +335,6 @@ class Server:
     async def _close_log(self) -> None:
         if self.log is not None:
             self.log.close()
-
-    def _open_hub(self, loaded: LoadedCampaign) -> CampaignHub:
-        assert self.log is not None and self.committer is not None and self.store is not None
-        hub = CampaignHub(state=loaded.state, commands=loaded.commands,
-                          head_hash=loaded.head_hash, log=self.log, store=self.store,
-                          committer=self.committer, rng=self.rng, clock=self.clock,
-                          health=self.health,
-                          workers=self.view_workers, view_backlog=self.settings.view_backlog,
-                          pages=self.pages, snapshot_every=self.settings.snapshot_every)
-        self.hubs[loaded.state.campaign] = hub
-        hub.start()
-        return hub
-
-    def _know(self, campaign: str, command_id: str, creation: CommandRecord) -> None:
-        self.campaigns.add(campaign)
-        self._creations[command_id] = (campaign, creation)
-
-    async def _hub_for(self, campaign: str) -> CampaignHub | None:
-        """The campaign's hub, loaded if it is not (once, however many join at the same
-        time), and pinned: the caller unpins it when its connection leaves. ``None`` if the
-        log has no such campaign."""
-        if campaign not in self.campaigns:
-            return None
-        hub = self.hubs.get(campaign)
-        if hub is None:
-            loading = self._loading.get(campaign)
-            if loading is None:
-                loading = self._loading[campaign] = asyncio.ensure_future(
-                    self._load_hub(campaign))
-                loading.add_done_callback(lambda _: self._loading.pop(campaign, None))
-            hub = await asyncio.shield(loading)
-        hub.pin()
-        return hub
-
-    async def load(self, campaign: str) -> CampaignHub | None:
-        """The campaign's hub, loaded if it is not (for operators and tests: a connection
-        that joins loads it the same way); ``None`` if the log has no such campaign."""
-        hub = await self._hub_for(campaign)
-        if hub is not None:
-            hub.unpin()
-        return hub
-
-    async def _load_hub(self, campaign: str) -> CampaignHub:
-        """Load a campaign from its latest stored snapshot and the events after it, off the
-        event loop; refused ``unavailable`` if the log cannot be read."""
-        assert self.log is not None and self.store is not None
-        started = time.perf_counter()
-        try:
-            loaded = await asyncio.to_thread(load_hub_state, self.log, self.store, campaign,
-                                             self.settings.snapshot_every)
-        except Exception:
-            logger.exception("loading %s from the log failed", campaign)
-            raise Rejected("unavailable", "the campaign's log cannot be read; retry shortly",
-                           None) from None
-        if self._stopping:
-            raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
-        logger.info("loaded %s at #%d in %.3fs", campaign, loaded.state.head,
-                    time.perf_counter() - started)
-        return self._open_hub(loaded)
-
-    async def _unload_idle(self) -> None:
-        """Every so often, stop and drop the hubs nobody has used for ``idle_unload``
-        seconds: memory follows the tables in use, not every table ever joined."""
-        idle = self.settings.idle_unload
-        while True:
-            await asyncio.sleep(max(0.05, min(idle, UNJOINED_GRACE) / 2))
-            now = time.monotonic()
-            for campaign, hub in list(self.hubs.items()):
-                if self._stopping:
-                    return
-                allowed = idle if hub.joined_once else min(idle, UNJOINED_GRACE)
-                if hub.idle_for(now) < allowed or self.hubs.get(campaign) is not hub:
-                    continue
-                del self.hubs[campaign]  # a join from now on loads it afresh
-                self.unloads += 1
-                try:
-                    await hub.stop()
-                except Exception:
-                    logger.exception("unloading %s failed", campaign)
-                logger.debug("unloaded %s (idle %.0fs)", campaign, idle)
 
     # ---- HTTP -------------------------------------------------------------------------
 
@@ -624,7 +553,7 @@ class Server:
         if not is_admin and self._issued_for(token_hash) != join.campaign:
             raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
                            "$.token")
-        hub = await self._hub_for(join.campaign)
+        hub = await self.loaded.hub_for(join.campaign)
         try:
             return await self._attach(hub, join, subscriber, token_hash, is_admin)
         except BaseException:
@@ -713,7 +642,7 @@ class Server:
         (:mod:`server.sealed_tokens`); it is read from the log off the event loop.
         """
         assert self.log is not None
-        found = self._creations.get(command.id)
+        found = self.loaded.creations.get(command.id)
         if found is None:
             return None
         campaign, record = found
@@ -757,6 +686,6 @@ class Server:
         creation = CommandRecord(ADMIN_MEMBER, 1, result[-1])
         commands = CommandIndex(self.log, campaign)
         commands.add(command.id, creation)
-        self._know(campaign, command.id, creation)
-        self._open_hub(LoadedCampaign(state, commands, result.hashes[-1]))
+        self.loaded.know(campaign, command.id, creation)
+        self.loaded.open_hub(LoadedCampaign(state, commands, result.hashes[-1]))
         return Ack(id=command.id, seqs=result, campaign=campaign, member="gm", token=token)
