@@ -11,7 +11,8 @@ graceful: new commands are refused, queued ones finish and are made durable, com
 but not carried out are answered ``shutting_down``, queued frames go out, then connections
 close with 1001 (going away); every step runs even if one before it failed.
 
-Which campaigns exist, and loading and unloading their hubs, is :mod:`server.loaded_campaigns`.
+Which campaigns exist, and loading and unloading their hubs, is :mod:`server.loaded_campaigns`;
+the admin's one command, creating a campaign, is :mod:`server.campaign_creation`.
 """
 
 from __future__ import annotations
@@ -34,13 +35,9 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from events import core
-from events.base import Recorded
 from events.codec import encode
 from events.errors import Rejected, StoreError
-from events.log import Appended, AppendRequest, CommandRecord, prepare
 from events.messages import (
-    Ack,
     ErrorReply,
     History,
     Join,
@@ -50,16 +47,15 @@ from events.messages import (
     Welcome,
 )
 from events.store import SqliteLog
-from projections.campaign import CampaignState, Member, evolve, new_state
+from projections.campaign import CampaignState, Member
 from server.auth import (
     admin_token_path,
     check_admin_token,
     hash_token,
     load_or_create_admin_token,
-    new_token,
     tokens_match,
 )
-from server.command_index import CommandIndex
+from server.campaign_creation import CampaignCreation
 from server.csprng import BufferedSystemRandom
 from server.gate import Gate
 from server.gc_tuning import GcTuning
@@ -71,12 +67,9 @@ from server.log_redact import redact_frames
 from server.page_cache import PageCache
 from server.protocol import command_id_of, read_frame, read_join
 from server.rates import Limits, MemberKey, member_key
-from server.rebuild import LoadedCampaign
 from server.replay_links import replay_request, replay_welcome
 from server.report_page import ReportPages
 from server.rules.base import ADMIN_MEMBER
-from server.rules.core import open_campaign, slugify
-from server.sealed_tokens import recall_issued, sealed_for
 from server.settings import Settings
 from server.shutdown import answer_unread, run_steps
 from server.stored_snapshots import SnapshotStore
@@ -160,7 +153,6 @@ class Server:
         self.health = LogHealth()
         """Whether the log takes writes: fed by the writer, read by ``/health`` and hubs."""
         self.store: SnapshotStore | None = None
-        self._admin_lock = asyncio.Lock()
         self._stopping = False
         self._stopped_reading_pauses = asyncio.Event()
         """Set when the stop begins: a handler pausing after a refusal reads on at once, so
@@ -193,6 +185,9 @@ class Server:
                                       health=self.health, workers=self.view_workers,
                                       pages=self.pages, unjoined_grace=UNJOINED_GRACE)
         """Every campaign of the log, and the hubs of those loaded now."""
+        self.creation = CampaignCreation(self.loaded, health=self.health, limits=self.limits,
+                                         clock=self.clock)
+        """The admin session's campaign creations, one at a time."""
 
     @property
     def hubs(self) -> dict[str, CampaignHub]:
@@ -299,12 +294,11 @@ class Server:
         """Every step runs even if an earlier one fails (a full disk, a dead log): it is
         logged in one line and the next goes on, so clients are told and the file released."""
         self._stopping = True  # read per frame by the handlers: a plain attribute, not a call
-        self.loaded.stopping = True  # no campaign loads from now on
+        self.loaded.stopping = True  # no campaign loads or is created from now on
         self._stopped_reading_pauses.set()
         async with self._lifecycle:  # a start in progress finishes first, then is undone
             pass
-        async with self._admin_lock:  # a campaign being created gets its hub first
-            pass
+        await self.creation.finished()  # a campaign being created gets its hub first
         await self.loaded.stop_loading()
         failed = await run_steps(
             ("finishing the campaigns' queued work", self.loaded.stop_hubs),
@@ -391,7 +385,7 @@ class Server:
                         if isinstance(message, History | StateAt):
                             raise Rejected("invalid", "the admin session has no campaign and "
                                            "so no history", "$.type")
-                        await self._admin_command(message, subscriber, joined)
+                        await self.creation.admin_command(message, subscriber, joined)
                         continue
                     if self._stopping:  # not rate_limited: the answer that tells it to retry
                         raise Rejected("shutting_down", "the server is shutting down; retry"
@@ -607,85 +601,3 @@ class Server:
             self.limits.release_connection(key)
             raise
         return hub, member
-
-    async def _admin_command(self, command: Any, subscriber: Subscriber, key: MemberKey) -> None:
-        """The admin session's one command: create a campaign and its GM's token.
-
-        Creations are serialized (they are rare): a retry that arrives while its original is
-        still being committed waits for it, then finds the campaign it made and gets the
-        original answer, never a second campaign.
-        """
-        if not isinstance(command, core.CreateCampaign):
-            raise Rejected("forbidden", "the admin session only creates campaigns; join a campaign"
-                           " to send this command", "$.type")
-        self.limits.admit_command(key, None)
-        try:
-            await self._create_serialized(command, subscriber)
-        finally:
-            self.limits.finish_command(key)
-
-    async def _create_serialized(self, command: core.CreateCampaign,
-                                 subscriber: Subscriber) -> None:
-        async with self._admin_lock:
-            if self._stopping:
-                raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
-            if (refusal := self.health.refusal()) is not None \
-                    and not await self._created_by(command):
-                raise Rejected("unavailable", refusal, None)
-            ack = await self._created_by(command) or await self._create_campaign(command)
-        subscriber.push(encode(ack))
-
-    async def _created_by(self, command: core.CreateCampaign) -> Ack | None:
-        """The original answer to a create command already carried out, if it was.
-
-        The GM's token is in it only if the retry brings the command's ``retry_key``
-        (:mod:`server.sealed_tokens`); it is read from the log off the event loop.
-        """
-        assert self.log is not None
-        found = self.loaded.creations.get(command.id)
-        if found is None:
-            return None
-        campaign, record = found
-        if record.actor != ADMIN_MEMBER:
-            return None
-        try:
-            _, token = await asyncio.to_thread(recall_issued, self.log, campaign, record,
-                                               command)
-        except Exception:
-            logger.exception("reading the token of %s failed", command.id)
-            raise Rejected("unavailable", "the log could not be read; retry it",
-                           None) from None
-        return Ack(id=command.id, seqs=record.seqs, campaign=campaign, member="gm",
-                   token=token)
-
-    async def _create_campaign(self, command: core.CreateCampaign) -> Ack:
-        assert self.committer is not None
-        if command.campaign is not None:
-            if command.campaign in self.campaigns:
-                raise Rejected("conflict", f"campaign {command.campaign!r} exists", "$.campaign")
-            campaign = command.campaign
-        else:
-            campaign = slugify(command.name, self.campaigns, "campaign")
-        token = new_token()
-        new_events = open_campaign(command, campaign, hash_token(token))
-        at = self.clock()
-        request = AppendRequest(campaign=campaign, expected_head=0,
-                                events=tuple(prepare(e) for e in new_events),
-                                actor=ADMIN_MEMBER, command_id=command.id, at=at,
-                                sealed_token=sealed_for(command, campaign, token))
-        try:
-            (result,) = await self.committer.append([request])
-        except StoreError:
-            result = None
-        if not isinstance(result, Appended):
-            raise Rejected("unavailable", "the log could not store this; retry it", None)
-        state = new_state()
-        for seq, event in zip(result, new_events, strict=True):
-            evolve(state, Recorded(seq=seq, at=at, actor=ADMIN_MEMBER, command=command.id,
-                                   event=event))
-        creation = CommandRecord(ADMIN_MEMBER, 1, result[-1])
-        commands = CommandIndex(self.log, campaign)
-        commands.add(command.id, creation)
-        self.loaded.know(campaign, command.id, creation)
-        self.loaded.open_hub(LoadedCampaign(state, commands, result.hashes[-1]))
-        return Ack(id=command.id, seqs=result, campaign=campaign, member="gm", token=token)

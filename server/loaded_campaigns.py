@@ -67,7 +67,8 @@ class LoadedCampaigns:
         self.unloads = 0
         """Hubs unloaded after being idle (for operators, tests)."""
         self.stopping = False
-        """Set by the server when its stop begins: no campaign loads after."""
+        """Set by the server when its stop begins: no campaign loads or is created after
+        (:mod:`server.campaign_creation` reads it too)."""
 
     async def open(self, log: SqliteLog, store: SnapshotStore,
                    committer: GroupCommitter) -> None:
