@@ -11,8 +11,11 @@ graceful: new commands are refused, queued ones finish and are made durable, com
 but not carried out are answered ``shutting_down``, queued frames go out, then connections
 close with 1001 (going away); every step runs even if one before it failed.
 
-Which campaigns exist, and loading and unloading their hubs, is :mod:`server.loaded_campaigns`;
-the admin's one command, creating a campaign, is :mod:`server.campaign_creation`.
+:class:`Server` keeps the lifecycle and the connection loop; the parts it owns do the rest:
+:mod:`server.loaded_campaigns` (which campaigns exist, loading and unloading their hubs),
+:mod:`server.joins` (checking a join's token, opening its session; :func:`member_by_token`
+lives there and is re-exported here) and :mod:`server.campaign_creation` (the admin's one
+command).
 """
 
 from __future__ import annotations
@@ -22,13 +25,10 @@ import functools
 import logging
 import random
 import socket
-import sqlite3
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable
 from datetime import UTC, datetime
 from pathlib import Path
-from types import MappingProxyType
-from typing import Any
 
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
@@ -37,15 +37,7 @@ from websockets.http11 import Request, Response
 
 from events.codec import encode
 from events.errors import Rejected, StoreError
-from events.messages import (
-    ErrorReply,
-    History,
-    Join,
-    ReportReady,
-    ReportRequest,
-    StateAt,
-    Welcome,
-)
+from events.messages import ErrorReply, History, Join, ReportReady, ReportRequest, StateAt
 from events.store import SqliteLog
 from projections.campaign import CampaignState, Member
 from server.auth import (
@@ -53,23 +45,22 @@ from server.auth import (
     check_admin_token,
     hash_token,
     load_or_create_admin_token,
-    tokens_match,
 )
 from server.campaign_creation import CampaignCreation
 from server.csprng import BufferedSystemRandom
 from server.gate import Gate
 from server.gc_tuning import GcTuning
 from server.health import LogHealth, health_response
-from server.hub import RESUME_LIMIT, CampaignHub, CommandWork, JoinWork
+from server.hub import CampaignHub, CommandWork
+from server.joins import Joins, member_by_token
 from server.keepalive import Keepalive
 from server.loaded_campaigns import LoadedCampaigns
 from server.log_redact import redact_frames
 from server.page_cache import PageCache
 from server.protocol import command_id_of, read_frame, read_join
 from server.rates import Limits, MemberKey, member_key
-from server.replay_links import replay_request, replay_welcome
+from server.replay_links import replay_request
 from server.report_page import ReportPages
-from server.rules.base import ADMIN_MEMBER
 from server.settings import Settings
 from server.shutdown import answer_unread, run_steps
 from server.stored_snapshots import SnapshotStore
@@ -101,23 +92,6 @@ UNJOINED_GRACE = 5.0
 wrong tokens): loading costs the server memory, and an outsider's refused joins must not keep
 every campaign of the log loaded for the whole ``--idle-unload``."""
 
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
-
-
-def member_by_token(state: CampaignState | None, token_hash: str) -> Member | None:
-    """The active member a token hash belongs to: one dict lookup, then a constant-time check.
-
-    A missing campaign (``None``) gets the same lookups in an empty index, so its answer takes
-    as long as a wrong token's.
-    """
-    tokens = state.tokens if state is not None else _EMPTY
-    members = state.members if state is not None else _EMPTY
-    member = members.get(tokens.get(token_hash, ""))
-    if member is None or not member.active:
-        return None
-    return member if tokens_match(member.token_hash, token_hash) else None
-
-
 def utc_now() -> str:
     """The time an event is recorded, ISO 8601 in UTC to the millisecond."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -145,7 +119,6 @@ class Server:
             check_admin_token(admin_token, "the admin token given")
         self._given_admin_token = admin_token
         self.admin_token_created = False
-        self._use_admin_token(admin_token or "")  # from the file beside the log, in start()
         self.log: SqliteLog | None = None
         self.committer: GroupCommitter | None = None
         self.web = WebTable(self.settings.allowed_origins)
@@ -188,6 +161,9 @@ class Server:
         self.creation = CampaignCreation(self.loaded, health=self.health, limits=self.limits,
                                          clock=self.clock)
         """The admin session's campaign creations, one at a time."""
+        self.joins = Joins(self.loaded, gate=self.gate, limits=self.limits)
+        """Checks each connection's join and opens its session."""
+        self._use_admin_token(admin_token or "")  # from the file beside the log, in start()
 
     @property
     def hubs(self) -> dict[str, CampaignHub]:
@@ -212,7 +188,7 @@ class Server:
     def _use_admin_token(self, token: str) -> None:
         """Use ``token`` as the admin token ("" until start() reads it: it opens nothing)."""
         self.admin_token = token
-        self._admin_hash = hash_token(token)
+        self.joins.admin_hash = hash_token(token)
 
     # ---- lifecycle --------------------------------------------------------------------
 
@@ -294,7 +270,7 @@ class Server:
         """Every step runs even if an earlier one fails (a full disk, a dead log): it is
         logged in one line and the next goes on, so clients are told and the file released."""
         self._stopping = True  # read per frame by the handlers: a plain attribute, not a call
-        self.loaded.stopping = True  # no campaign loads or is created from now on
+        self.loaded.stopping = True  # no campaign loads, is created or joined from now on
         self._stopped_reading_pauses.set()
         async with self._lifecycle:  # a start in progress finishes first, then is undone
             pass
@@ -371,7 +347,7 @@ class Server:
                     if isinstance(message, Join):
                         if member is not None:
                             raise Rejected("already_joined", "this connection has joined", "$.type")
-                        hub, member = await self._join(message, subscriber)
+                        hub, member = await self.joins.join(message, subscriber)
                         deadline.cancel()
                         self.gate.joined(connection)
                         self.gc.joined()
@@ -487,7 +463,7 @@ class Server:
             return min(refusal.retry_after, REFUSED_PAUSE)
         if key is not None:
             return min(self.limits.charge_refusal(key), REFUSED_PAUSE)
-        if refusal.code != "unauthorized":  # a wrong token was counted by _join already
+        if refusal.code != "unauthorized":  # a wrong token was counted by Joins.join already
             self.gate.join_failed(connection)
         return REFUSED_PAUSE
 
@@ -501,103 +477,3 @@ class Server:
     def _answered(self, key: MemberKey, _: asyncio.Future[None]) -> None:
         """A member's command was answered: it no longer counts as in flight."""
         self.limits.finish_command(key)
-
-    async def _join(self, join: Join, subscriber: Subscriber) -> tuple[CampaignHub | None, Member]:
-        """Join, unless the address failed too many joins lately; count a refused token.
-
-        The throttle comes before any token work, so a source guessing tokens costs a dict
-        lookup per attempt once it is refused.
-        """
-        refusal = self.gate.check_join(subscriber.connection)
-        if refusal is not None:
-            raise Rejected(refusal.code, refusal.message, None, retry_after=refusal.retry_after)
-        try:
-            return await self._open_session(join, subscriber)
-        except Rejected as refused:
-            if refused.code == "unauthorized":
-                self.gate.join_failed(subscriber.connection)
-            raise
-
-    async def _open_session(self, join: Join,
-                            subscriber: Subscriber) -> tuple[CampaignHub | None, Member]:
-        """Check the token against the campaign; attach to its hub, or an admin session.
-
-        Before anything is loaded, the log says which campaign the token was issued for (one
-        indexed lookup by its hash, :mod:`events.issued_tokens`): a token not issued for this
-        campaign is refused then, whether the campaign exists or not, is loaded or not, so a
-        refusal's time tells an outsider nothing of which campaigns exist (loading one first
-        took milliseconds a refusal for a missing one did not). A token issued there loads
-        the campaign and gets the exact check: one lookup by hash in the loaded state,
-        whatever the campaign's size.
-        """
-        token_hash = hash_token(join.token)
-        is_admin = tokens_match(token_hash, self._admin_hash)
-        if join.campaign is None:
-            if not is_admin:
-                raise Rejected("unauthorized", "only the admin token joins without a campaign",
-                               "$.campaign")
-            admin = Member(member=ADMIN_MEMBER, name="Admin", role="admin", characters=[],
-                           token_hash=token_hash, admin=True)
-            self.limits.admit_join(member_key(None, ADMIN_MEMBER, True))
-            subscriber.push(encode(Welcome(role="admin", member=ADMIN_MEMBER, campaign=None,
-                                           name="", system="", head=0)))
-            return None, admin
-        if self._stopping:
-            raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
-        if not is_admin and self._issued_for(token_hash) != join.campaign:
-            raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
-                           "$.token")
-        hub = await self.loaded.hub_for(join.campaign)
-        try:
-            return await self._attach(hub, join, subscriber, token_hash, is_admin)
-        except BaseException:
-            if hub is not None:
-                hub.unpin()
-            raise
-
-    def _issued_for(self, token_hash: str) -> str | None:
-        """The campaign the log says a token was issued for (on the event loop: one indexed
-        statement); refused ``unavailable`` if the log cannot be read."""
-        assert self.log is not None
-        try:
-            return self.log.token_campaign(token_hash)
-        except sqlite3.Error:
-            logger.exception("looking up a token in the log failed")
-            raise Rejected("unavailable", "the log cannot be read; retry shortly", None) from None
-
-    async def _attach(self, hub: CampaignHub | None, join: Join, subscriber: Subscriber,
-                      token_hash: str, is_admin: bool) -> tuple[CampaignHub, Member]:
-        """Check the token against the loaded campaign and queue the join in its hub."""
-        assert join.campaign is not None
-        found = member_by_token(hub.state if hub is not None else None, token_hash)
-        if hub is None:
-            if not is_admin:  # the same answer as a wrong token: no probing for campaign ids
-                raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
-                               "$.token")
-            raise Rejected("not_found", f"no campaign {join.campaign!r}", "$.campaign")
-        if is_admin:
-            member = Member(member=ADMIN_MEMBER, name="Admin", role="gm", characters=[],
-                            token_hash=token_hash, admin=True)
-        elif found is not None:
-            member = found
-        else:
-            raise Rejected("unauthorized", f"this token does not open {join.campaign!r}", "$.token")
-        key = member_key(hub.campaign, member.member, member.admin)
-        if member.role == "replay":  # reads its replay only: never subscribed to the table
-            self.limits.admit_join(key)
-            subscriber.push(encode(replay_welcome(hub.state, member)))
-            return hub, member
-        behind = max(0, hub.state.head - join.since)
-        if join.replay or 0 < behind <= RESUME_LIMIT and join.since > 0:
-            self.limits.admit_replay(hub.campaign, behind)  # events, not joins, cost here
-        self.limits.admit_join(key)  # rate and connection cap, before the hub does any work
-        try:
-            done: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()
-            hub.submit(JoinWork(member=member, since=join.since, since_hash=join.since_hash,
-                                replay=join.replay, table=join.table, subscriber=subscriber,
-                                done=done))
-            await done
-        except BaseException:
-            self.limits.release_connection(key)
-            raise
-        return hub, member

@@ -67,8 +67,8 @@ class LoadedCampaigns:
         self.unloads = 0
         """Hubs unloaded after being idle (for operators, tests)."""
         self.stopping = False
-        """Set by the server when its stop begins: no campaign loads or is created after
-        (:mod:`server.campaign_creation` reads it too)."""
+        """Set by the server when its stop begins: no campaign loads, is created or is
+        joined after (:mod:`server.campaign_creation`, :mod:`server.joins` read it too)."""
 
     async def open(self, log: SqliteLog, store: SnapshotStore,
                    committer: GroupCommitter) -> None:
