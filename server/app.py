@@ -10,6 +10,12 @@ reason while the log cannot take writes (:mod:`server.health`). :meth:`Server.st
 graceful: new commands are refused, queued ones finish and are made durable, commands received
 but not carried out are answered ``shutting_down``, queued frames go out, then connections
 close with 1001 (going away); every step runs even if one before it failed.
+
+:class:`Server` keeps the lifecycle and the connection loop; the parts it owns do the rest:
+:mod:`server.loaded_campaigns` (which campaigns exist, loading and unloading their hubs),
+:mod:`server.joins` (checking a join's token, opening its session; :func:`member_by_token`
+lives there and is re-exported here) and :mod:`server.campaign_creation` (the admin's one
+command).
 """
 
 from __future__ import annotations
@@ -19,61 +25,42 @@ import functools
 import logging
 import random
 import socket
-import sqlite3
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable
 from datetime import UTC, datetime
 from pathlib import Path
-from types import MappingProxyType
-from typing import Any
 
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from events import core
-from events.base import Recorded
 from events.codec import encode
 from events.errors import Rejected, StoreError
-from events.log import Appended, AppendRequest, CommandRecord, prepare
-from events.messages import (
-    Ack,
-    ErrorReply,
-    History,
-    Join,
-    ReportReady,
-    ReportRequest,
-    StateAt,
-    Welcome,
-)
+from events.messages import ErrorReply, History, Join, ReportReady, ReportRequest, StateAt
 from events.store import SqliteLog
-from projections.campaign import CampaignState, Member, evolve, new_state
+from projections.campaign import CampaignState, Member
 from server.auth import (
     admin_token_path,
     check_admin_token,
     hash_token,
     load_or_create_admin_token,
-    new_token,
-    tokens_match,
 )
-from server.command_index import CommandIndex
+from server.campaign_creation import CampaignCreation
 from server.csprng import BufferedSystemRandom
 from server.gate import Gate
 from server.gc_tuning import GcTuning
 from server.health import LogHealth, health_response
-from server.hub import RESUME_LIMIT, CampaignHub, CommandWork, JoinWork
+from server.hub import CampaignHub, CommandWork
+from server.joins import Joins, member_by_token
 from server.keepalive import Keepalive
+from server.loaded_campaigns import LoadedCampaigns
 from server.log_redact import redact_frames
 from server.page_cache import PageCache
 from server.protocol import command_id_of, read_frame, read_join
 from server.rates import Limits, MemberKey, member_key
-from server.rebuild import LoadedCampaign, load_hub_state
-from server.replay_links import replay_request, replay_welcome
+from server.replay_links import replay_request
 from server.report_page import ReportPages
-from server.rules.base import ADMIN_MEMBER
-from server.rules.core import open_campaign, slugify
-from server.sealed_tokens import recall_issued, sealed_for
 from server.settings import Settings
 from server.shutdown import answer_unread, run_steps
 from server.stored_snapshots import SnapshotStore
@@ -105,30 +92,13 @@ UNJOINED_GRACE = 5.0
 wrong tokens): loading costs the server memory, and an outsider's refused joins must not keep
 every campaign of the log loaded for the whole ``--idle-unload``."""
 
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
-
-
-def member_by_token(state: CampaignState | None, token_hash: str) -> Member | None:
-    """The active member a token hash belongs to: one dict lookup, then a constant-time check.
-
-    A missing campaign (``None``) gets the same lookups in an empty index, so its answer takes
-    as long as a wrong token's.
-    """
-    tokens = state.tokens if state is not None else _EMPTY
-    members = state.members if state is not None else _EMPTY
-    member = members.get(tokens.get(token_hash, ""))
-    if member is None or not member.active:
-        return None
-    return member if tokens_match(member.token_hash, token_hash) else None
-
-
 def utc_now() -> str:
     """The time an event is recorded, ISO 8601 in UTC to the millisecond."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Server:
-    """Owns the log, the writer, the hubs and the listening socket."""
+    """Owns the log, the writer, the loaded campaigns' hubs and the listening socket."""
 
     def __init__(
         self,
@@ -149,26 +119,13 @@ class Server:
             check_admin_token(admin_token, "the admin token given")
         self._given_admin_token = admin_token
         self.admin_token_created = False
-        self._use_admin_token(admin_token or "")  # from the file beside the log, in start()
         self.log: SqliteLog | None = None
         self.committer: GroupCommitter | None = None
         self.web = WebTable(self.settings.allowed_origins)
         """The browser table's files and the handshake's origin check."""
         self.health = LogHealth()
         """Whether the log takes writes: fed by the writer, read by ``/health`` and hubs."""
-        self.hubs: dict[str, CampaignHub] = {}
-        """The campaigns loaded now (joined lately), by id."""
-        self.campaigns: set[str] = set()
-        """Every campaign of the log, loaded or not (read through the index at start)."""
-        self._creations: dict[str, tuple[str, CommandRecord]] = {}
-        """The command that created each campaign, by command id: a retried creation finds
-        its campaign without loading it."""
-        self._loading: dict[str, asyncio.Future[CampaignHub]] = {}
-        self._unloader: asyncio.Task[None] | None = None
-        self.unloads = 0
-        """Hubs unloaded after being idle (for operators, tests)."""
         self.store: SnapshotStore | None = None
-        self._admin_lock = asyncio.Lock()
         self._stopping = False
         self._stopped_reading_pauses = asyncio.Event()
         """Set when the stop begins: a handler pausing after a refusal reads on at once, so
@@ -197,11 +154,41 @@ class Server:
         self.reports = ReportPages(str(self.db_path), self.report_workers)
         self._background: set[asyncio.Task[None]] = set()
         """Views of past tables being computed for the connections that asked."""
+        self.loaded = LoadedCampaigns(self.settings, rng=self.rng, clock=self.clock,
+                                      health=self.health, workers=self.view_workers,
+                                      pages=self.pages, unjoined_grace=UNJOINED_GRACE)
+        """Every campaign of the log, and the hubs of those loaded now."""
+        self.creation = CampaignCreation(self.loaded, health=self.health, limits=self.limits,
+                                         clock=self.clock)
+        """The admin session's campaign creations, one at a time."""
+        self.joins = Joins(self.loaded, gate=self.gate, limits=self.limits)
+        """Checks each connection's join and opens its session."""
+        self._use_admin_token(admin_token or "")  # from the file beside the log, in start()
+
+    @property
+    def hubs(self) -> dict[str, CampaignHub]:
+        """The campaigns loaded now (joined lately), by id."""
+        return self.loaded.hubs
+
+    @property
+    def campaigns(self) -> set[str]:
+        """Every campaign of the log, loaded or not (read through the index at start)."""
+        return self.loaded.campaigns
+
+    @property
+    def unloads(self) -> int:
+        """Hubs unloaded after being idle (for operators, tests)."""
+        return self.loaded.unloads
+
+    async def load(self, campaign: str) -> CampaignHub | None:
+        """The campaign's hub, loaded if it is not (for operators and tests: a connection
+        that joins loads it the same way); ``None`` if the log has no such campaign."""
+        return await self.loaded.load(campaign)
 
     def _use_admin_token(self, token: str) -> None:
         """Use ``token`` as the admin token ("" until start() reads it: it opens nothing)."""
         self.admin_token = token
-        self._admin_hash = hash_token(token)
+        self.joins.admin_hash = hash_token(token)
 
     # ---- lifecycle --------------------------------------------------------------------
 
@@ -247,12 +234,9 @@ class Server:
         self.committer.start()
         started = time.perf_counter()
         self.store = SnapshotStore(self.db_path)
-        for campaign, command_id, actor, last in await asyncio.to_thread(self.log.directory):
-            self._know(campaign, command_id, CommandRecord(actor, 1, last))
+        await self.loaded.open(self.log, self.store, self.committer)  # and unloads idle hubs
         logger.info("found %d campaigns in %.3fs (each loads when first joined)",
                     len(self.campaigns), time.perf_counter() - started)
-        if self.settings.idle_unload > 0:
-            self._unloader = asyncio.create_task(self._unload_idle(), name="unload-idle")
         self.gc.start()  # the state loaded so far is frozen with the rest
         self.keepalive.start()
         self.gate.open()
@@ -285,20 +269,15 @@ class Server:
     async def _shut_down(self) -> None:
         """Every step runs even if an earlier one fails (a full disk, a dead log): it is
         logged in one line and the next goes on, so clients are told and the file released."""
-        self._stopping = True
+        self._stopping = True  # read per frame by the handlers: a plain attribute, not a call
+        self.loaded.stopping = True  # no campaign loads, is created or joined from now on
         self._stopped_reading_pauses.set()
         async with self._lifecycle:  # a start in progress finishes first, then is undone
             pass
-        async with self._admin_lock:  # a campaign being created gets its hub first
-            pass
-        if self._unloader is not None:
-            self._unloader.cancel()
-        await asyncio.gather(*self._loading.values(), return_exceptions=True)
-        for hub in self.hubs.values():
-            hub.closing = True
+        await self.creation.finished()  # a campaign being created gets its hub first
+        await self.loaded.stop_loading()
         failed = await run_steps(
-            ("finishing the campaigns' queued work",
-             lambda: asyncio.gather(*(hub.stop() for hub in self.hubs.values()))),
+            ("finishing the campaigns' queued work", self.loaded.stop_hubs),
             ("stopping the odds workers", self.view_workers.stop),
             ("stopping the report worker", self.report_workers.stop),
             ("stopping the writer", self._stop_writer),
@@ -326,86 +305,6 @@ class Server:
     async def _close_log(self) -> None:
         if self.log is not None:
             self.log.close()
-
-    def _open_hub(self, loaded: LoadedCampaign) -> CampaignHub:
-        assert self.log is not None and self.committer is not None and self.store is not None
-        hub = CampaignHub(state=loaded.state, commands=loaded.commands,
-                          head_hash=loaded.head_hash, log=self.log, store=self.store,
-                          committer=self.committer, rng=self.rng, clock=self.clock,
-                          health=self.health,
-                          workers=self.view_workers, view_backlog=self.settings.view_backlog,
-                          pages=self.pages, snapshot_every=self.settings.snapshot_every)
-        self.hubs[loaded.state.campaign] = hub
-        hub.start()
-        return hub
-
-    def _know(self, campaign: str, command_id: str, creation: CommandRecord) -> None:
-        self.campaigns.add(campaign)
-        self._creations[command_id] = (campaign, creation)
-
-    async def _hub_for(self, campaign: str) -> CampaignHub | None:
-        """The campaign's hub, loaded if it is not (once, however many join at the same
-        time), and pinned: the caller unpins it when its connection leaves. ``None`` if the
-        log has no such campaign."""
-        if campaign not in self.campaigns:
-            return None
-        hub = self.hubs.get(campaign)
-        if hub is None:
-            loading = self._loading.get(campaign)
-            if loading is None:
-                loading = self._loading[campaign] = asyncio.ensure_future(
-                    self._load_hub(campaign))
-                loading.add_done_callback(lambda _: self._loading.pop(campaign, None))
-            hub = await asyncio.shield(loading)
-        hub.pin()
-        return hub
-
-    async def load(self, campaign: str) -> CampaignHub | None:
-        """The campaign's hub, loaded if it is not (for operators and tests: a connection
-        that joins loads it the same way); ``None`` if the log has no such campaign."""
-        hub = await self._hub_for(campaign)
-        if hub is not None:
-            hub.unpin()
-        return hub
-
-    async def _load_hub(self, campaign: str) -> CampaignHub:
-        """Load a campaign from its latest stored snapshot and the events after it, off the
-        event loop; refused ``unavailable`` if the log cannot be read."""
-        assert self.log is not None and self.store is not None
-        started = time.perf_counter()
-        try:
-            loaded = await asyncio.to_thread(load_hub_state, self.log, self.store, campaign,
-                                             self.settings.snapshot_every)
-        except Exception:
-            logger.exception("loading %s from the log failed", campaign)
-            raise Rejected("unavailable", "the campaign's log cannot be read; retry shortly",
-                           None) from None
-        if self._stopping:
-            raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
-        logger.info("loaded %s at #%d in %.3fs", campaign, loaded.state.head,
-                    time.perf_counter() - started)
-        return self._open_hub(loaded)
-
-    async def _unload_idle(self) -> None:
-        """Every so often, stop and drop the hubs nobody has used for ``idle_unload``
-        seconds: memory follows the tables in use, not every table ever joined."""
-        idle = self.settings.idle_unload
-        while True:
-            await asyncio.sleep(max(0.05, min(idle, UNJOINED_GRACE) / 2))
-            now = time.monotonic()
-            for campaign, hub in list(self.hubs.items()):
-                if self._stopping:
-                    return
-                allowed = idle if hub.joined_once else min(idle, UNJOINED_GRACE)
-                if hub.idle_for(now) < allowed or self.hubs.get(campaign) is not hub:
-                    continue
-                del self.hubs[campaign]  # a join from now on loads it afresh
-                self.unloads += 1
-                try:
-                    await hub.stop()
-                except Exception:
-                    logger.exception("unloading %s failed", campaign)
-                logger.debug("unloaded %s (idle %.0fs)", campaign, idle)
 
     # ---- HTTP -------------------------------------------------------------------------
 
@@ -448,7 +347,7 @@ class Server:
                     if isinstance(message, Join):
                         if member is not None:
                             raise Rejected("already_joined", "this connection has joined", "$.type")
-                        hub, member = await self._join(message, subscriber)
+                        hub, member = await self.joins.join(message, subscriber)
                         deadline.cancel()
                         self.gate.joined(connection)
                         self.gc.joined()
@@ -462,7 +361,7 @@ class Server:
                         if isinstance(message, History | StateAt):
                             raise Rejected("invalid", "the admin session has no campaign and "
                                            "so no history", "$.type")
-                        await self._admin_command(message, subscriber, joined)
+                        await self.creation.admin_command(message, subscriber, joined)
                         continue
                     if self._stopping:  # not rate_limited: the answer that tells it to retry
                         raise Rejected("shutting_down", "the server is shutting down; retry"
@@ -564,7 +463,7 @@ class Server:
             return min(refusal.retry_after, REFUSED_PAUSE)
         if key is not None:
             return min(self.limits.charge_refusal(key), REFUSED_PAUSE)
-        if refusal.code != "unauthorized":  # a wrong token was counted by _join already
+        if refusal.code != "unauthorized":  # a wrong token was counted by Joins.join already
             self.gate.join_failed(connection)
         return REFUSED_PAUSE
 
@@ -578,185 +477,3 @@ class Server:
     def _answered(self, key: MemberKey, _: asyncio.Future[None]) -> None:
         """A member's command was answered: it no longer counts as in flight."""
         self.limits.finish_command(key)
-
-    async def _join(self, join: Join, subscriber: Subscriber) -> tuple[CampaignHub | None, Member]:
-        """Join, unless the address failed too many joins lately; count a refused token.
-
-        The throttle comes before any token work, so a source guessing tokens costs a dict
-        lookup per attempt once it is refused.
-        """
-        refusal = self.gate.check_join(subscriber.connection)
-        if refusal is not None:
-            raise Rejected(refusal.code, refusal.message, None, retry_after=refusal.retry_after)
-        try:
-            return await self._open_session(join, subscriber)
-        except Rejected as refused:
-            if refused.code == "unauthorized":
-                self.gate.join_failed(subscriber.connection)
-            raise
-
-    async def _open_session(self, join: Join,
-                            subscriber: Subscriber) -> tuple[CampaignHub | None, Member]:
-        """Check the token against the campaign; attach to its hub, or an admin session.
-
-        Before anything is loaded, the log says which campaign the token was issued for (one
-        indexed lookup by its hash, :mod:`events.issued_tokens`): a token not issued for this
-        campaign is refused then, whether the campaign exists or not, is loaded or not, so a
-        refusal's time tells an outsider nothing of which campaigns exist (loading one first
-        took milliseconds a refusal for a missing one did not). A token issued there loads
-        the campaign and gets the exact check: one lookup by hash in the loaded state,
-        whatever the campaign's size.
-        """
-        token_hash = hash_token(join.token)
-        is_admin = tokens_match(token_hash, self._admin_hash)
-        if join.campaign is None:
-            if not is_admin:
-                raise Rejected("unauthorized", "only the admin token joins without a campaign",
-                               "$.campaign")
-            admin = Member(member=ADMIN_MEMBER, name="Admin", role="admin", characters=[],
-                           token_hash=token_hash, admin=True)
-            self.limits.admit_join(member_key(None, ADMIN_MEMBER, True))
-            subscriber.push(encode(Welcome(role="admin", member=ADMIN_MEMBER, campaign=None,
-                                           name="", system="", head=0)))
-            return None, admin
-        if self._stopping:
-            raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
-        if not is_admin and self._issued_for(token_hash) != join.campaign:
-            raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
-                           "$.token")
-        hub = await self._hub_for(join.campaign)
-        try:
-            return await self._attach(hub, join, subscriber, token_hash, is_admin)
-        except BaseException:
-            if hub is not None:
-                hub.unpin()
-            raise
-
-    def _issued_for(self, token_hash: str) -> str | None:
-        """The campaign the log says a token was issued for (on the event loop: one indexed
-        statement); refused ``unavailable`` if the log cannot be read."""
-        assert self.log is not None
-        try:
-            return self.log.token_campaign(token_hash)
-        except sqlite3.Error:
-            logger.exception("looking up a token in the log failed")
-            raise Rejected("unavailable", "the log cannot be read; retry shortly", None) from None
-
-    async def _attach(self, hub: CampaignHub | None, join: Join, subscriber: Subscriber,
-                      token_hash: str, is_admin: bool) -> tuple[CampaignHub, Member]:
-        """Check the token against the loaded campaign and queue the join in its hub."""
-        assert join.campaign is not None
-        found = member_by_token(hub.state if hub is not None else None, token_hash)
-        if hub is None:
-            if not is_admin:  # the same answer as a wrong token: no probing for campaign ids
-                raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
-                               "$.token")
-            raise Rejected("not_found", f"no campaign {join.campaign!r}", "$.campaign")
-        if is_admin:
-            member = Member(member=ADMIN_MEMBER, name="Admin", role="gm", characters=[],
-                            token_hash=token_hash, admin=True)
-        elif found is not None:
-            member = found
-        else:
-            raise Rejected("unauthorized", f"this token does not open {join.campaign!r}", "$.token")
-        key = member_key(hub.campaign, member.member, member.admin)
-        if member.role == "replay":  # reads its replay only: never subscribed to the table
-            self.limits.admit_join(key)
-            subscriber.push(encode(replay_welcome(hub.state, member)))
-            return hub, member
-        behind = max(0, hub.state.head - join.since)
-        if join.replay or 0 < behind <= RESUME_LIMIT and join.since > 0:
-            self.limits.admit_replay(hub.campaign, behind)  # events, not joins, cost here
-        self.limits.admit_join(key)  # rate and connection cap, before the hub does any work
-        try:
-            done: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()
-            hub.submit(JoinWork(member=member, since=join.since, since_hash=join.since_hash,
-                                replay=join.replay, table=join.table, subscriber=subscriber,
-                                done=done))
-            await done
-        except BaseException:
-            self.limits.release_connection(key)
-            raise
-        return hub, member
-
-    async def _admin_command(self, command: Any, subscriber: Subscriber, key: MemberKey) -> None:
-        """The admin session's one command: create a campaign and its GM's token.
-
-        Creations are serialized (they are rare): a retry that arrives while its original is
-        still being committed waits for it, then finds the campaign it made and gets the
-        original answer, never a second campaign.
-        """
-        if not isinstance(command, core.CreateCampaign):
-            raise Rejected("forbidden", "the admin session only creates campaigns; join a campaign"
-                           " to send this command", "$.type")
-        self.limits.admit_command(key, None)
-        try:
-            await self._create_serialized(command, subscriber)
-        finally:
-            self.limits.finish_command(key)
-
-    async def _create_serialized(self, command: core.CreateCampaign,
-                                 subscriber: Subscriber) -> None:
-        async with self._admin_lock:
-            if self._stopping:
-                raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
-            if (refusal := self.health.refusal()) is not None \
-                    and not await self._created_by(command):
-                raise Rejected("unavailable", refusal, None)
-            ack = await self._created_by(command) or await self._create_campaign(command)
-        subscriber.push(encode(ack))
-
-    async def _created_by(self, command: core.CreateCampaign) -> Ack | None:
-        """The original answer to a create command already carried out, if it was.
-
-        The GM's token is in it only if the retry brings the command's ``retry_key``
-        (:mod:`server.sealed_tokens`); it is read from the log off the event loop.
-        """
-        assert self.log is not None
-        found = self._creations.get(command.id)
-        if found is None:
-            return None
-        campaign, record = found
-        if record.actor != ADMIN_MEMBER:
-            return None
-        try:
-            _, token = await asyncio.to_thread(recall_issued, self.log, campaign, record,
-                                               command)
-        except Exception:
-            logger.exception("reading the token of %s failed", command.id)
-            raise Rejected("unavailable", "the log could not be read; retry it",
-                           None) from None
-        return Ack(id=command.id, seqs=record.seqs, campaign=campaign, member="gm",
-                   token=token)
-
-    async def _create_campaign(self, command: core.CreateCampaign) -> Ack:
-        assert self.committer is not None
-        if command.campaign is not None:
-            if command.campaign in self.campaigns:
-                raise Rejected("conflict", f"campaign {command.campaign!r} exists", "$.campaign")
-            campaign = command.campaign
-        else:
-            campaign = slugify(command.name, self.campaigns, "campaign")
-        token = new_token()
-        new_events = open_campaign(command, campaign, hash_token(token))
-        at = self.clock()
-        request = AppendRequest(campaign=campaign, expected_head=0,
-                                events=tuple(prepare(e) for e in new_events),
-                                actor=ADMIN_MEMBER, command_id=command.id, at=at,
-                                sealed_token=sealed_for(command, campaign, token))
-        try:
-            (result,) = await self.committer.append([request])
-        except StoreError:
-            result = None
-        if not isinstance(result, Appended):
-            raise Rejected("unavailable", "the log could not store this; retry it", None)
-        state = new_state()
-        for seq, event in zip(result, new_events, strict=True):
-            evolve(state, Recorded(seq=seq, at=at, actor=ADMIN_MEMBER, command=command.id,
-                                   event=event))
-        creation = CommandRecord(ADMIN_MEMBER, 1, result[-1])
-        commands = CommandIndex(self.log, campaign)
-        commands.add(command.id, creation)
-        self._know(campaign, command.id, creation)
-        self._open_hub(LoadedCampaign(state, commands, result.hashes[-1]))
-        return Ack(id=command.id, seqs=result, campaign=campaign, member="gm", token=token)

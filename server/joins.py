@@ -1,0 +1,162 @@
+"""Joins: who a connection's token is, and the session it opens (a campaign's, or the admin's).
+
+Apart from :mod:`server.app` because a join is the one place a token is checked, and its
+order matters for what an outsider can learn: the failed-join throttle first, then the log's
+issued tokens (before anything is loaded), then the exact check in the loaded state, then the
+rates, then the join is queued in the campaign's hub. The connection loop calls
+:meth:`Joins.join` once per connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from events.codec import encode
+from events.errors import Rejected
+from events.messages import Join, Welcome
+from projections.campaign import CampaignState, Member
+from server.auth import hash_token, tokens_match
+from server.gate import Gate
+from server.hub import RESUME_LIMIT, CampaignHub, JoinWork
+from server.loaded_campaigns import LoadedCampaigns
+from server.rates import Limits, member_key
+from server.replay_links import replay_welcome
+from server.rules.base import ADMIN_MEMBER
+from server.subscriber import Subscriber
+
+__all__ = ["Joins", "member_by_token"]
+
+logger = logging.getLogger("server.app")  # the server's lines keep the name they had before
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def member_by_token(state: CampaignState | None, token_hash: str) -> Member | None:
+    """The active member a token hash belongs to: one dict lookup, then a constant-time check.
+
+    A missing campaign (``None``) gets the same lookups in an empty index, so its answer takes
+    as long as a wrong token's.
+    """
+    tokens = state.tokens if state is not None else _EMPTY
+    members = state.members if state is not None else _EMPTY
+    member = members.get(tokens.get(token_hash, ""))
+    if member is None or not member.active:
+        return None
+    return member if tokens_match(member.token_hash, token_hash) else None
+
+
+class Joins:
+    """Checks a join's token and opens its session; owned by the server."""
+
+    def __init__(self, campaigns: LoadedCampaigns, *, gate: Gate, limits: Limits) -> None:
+        self._campaigns = campaigns
+        self._gate = gate
+        self._limits = limits
+        self.admin_hash = hash_token("")
+        """The admin token's hash, set by the server once it has read the token."""
+
+    async def join(self, join: Join, subscriber: Subscriber) -> tuple[CampaignHub | None, Member]:
+        """Join, unless the address failed too many joins lately; count a refused token.
+
+        The throttle comes before any token work, so a source guessing tokens costs a dict
+        lookup per attempt once it is refused.
+        """
+        refusal = self._gate.check_join(subscriber.connection)
+        if refusal is not None:
+            raise Rejected(refusal.code, refusal.message, None, retry_after=refusal.retry_after)
+        try:
+            return await self._open_session(join, subscriber)
+        except Rejected as refused:
+            if refused.code == "unauthorized":
+                self._gate.join_failed(subscriber.connection)
+            raise
+
+    async def _open_session(self, join: Join,
+                            subscriber: Subscriber) -> tuple[CampaignHub | None, Member]:
+        """Check the token against the campaign; attach to its hub, or an admin session.
+
+        Before anything is loaded, the log says which campaign the token was issued for (one
+        indexed lookup by its hash, :mod:`events.issued_tokens`): a token not issued for this
+        campaign is refused then, whether the campaign exists or not, is loaded or not, so a
+        refusal's time tells an outsider nothing of which campaigns exist (loading one first
+        took milliseconds a refusal for a missing one did not). A token issued there loads
+        the campaign and gets the exact check: one lookup by hash in the loaded state,
+        whatever the campaign's size.
+        """
+        token_hash = hash_token(join.token)
+        is_admin = tokens_match(token_hash, self.admin_hash)
+        if join.campaign is None:
+            if not is_admin:
+                raise Rejected("unauthorized", "only the admin token joins without a campaign",
+                               "$.campaign")
+            admin = Member(member=ADMIN_MEMBER, name="Admin", role="admin", characters=[],
+                           token_hash=token_hash, admin=True)
+            self._limits.admit_join(member_key(None, ADMIN_MEMBER, True))
+            subscriber.push(encode(Welcome(role="admin", member=ADMIN_MEMBER, campaign=None,
+                                           name="", system="", head=0)))
+            return None, admin
+        if self._campaigns.stopping:
+            raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
+        if not is_admin and self._issued_for(token_hash) != join.campaign:
+            raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
+                           "$.token")
+        hub = await self._campaigns.hub_for(join.campaign)
+        try:
+            return await self._attach(hub, join, subscriber, token_hash, is_admin)
+        except BaseException:
+            if hub is not None:
+                hub.unpin()
+            raise
+
+    def _issued_for(self, token_hash: str) -> str | None:
+        """The campaign the log says a token was issued for (on the event loop: one indexed
+        statement); refused ``unavailable`` if the log cannot be read."""
+        log = self._campaigns.log
+        assert log is not None
+        try:
+            return log.token_campaign(token_hash)
+        except sqlite3.Error:
+            logger.exception("looking up a token in the log failed")
+            raise Rejected("unavailable", "the log cannot be read; retry shortly", None) from None
+
+    async def _attach(self, hub: CampaignHub | None, join: Join, subscriber: Subscriber,
+                      token_hash: str, is_admin: bool) -> tuple[CampaignHub, Member]:
+        """Check the token against the loaded campaign and queue the join in its hub."""
+        assert join.campaign is not None
+        found = member_by_token(hub.state if hub is not None else None, token_hash)
+        if hub is None:
+            if not is_admin:  # the same answer as a wrong token: no probing for campaign ids
+                raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
+                               "$.token")
+            raise Rejected("not_found", f"no campaign {join.campaign!r}", "$.campaign")
+        if is_admin:
+            member = Member(member=ADMIN_MEMBER, name="Admin", role="gm", characters=[],
+                            token_hash=token_hash, admin=True)
+        elif found is not None:
+            member = found
+        else:
+            raise Rejected("unauthorized", f"this token does not open {join.campaign!r}", "$.token")
+        key = member_key(hub.campaign, member.member, member.admin)
+        if member.role == "replay":  # reads its replay only: never subscribed to the table
+            self._limits.admit_join(key)
+            subscriber.push(encode(replay_welcome(hub.state, member)))
+            return hub, member
+        behind = max(0, hub.state.head - join.since)
+        if join.replay or 0 < behind <= RESUME_LIMIT and join.since > 0:
+            self._limits.admit_replay(hub.campaign, behind)  # events, not joins, cost here
+        self._limits.admit_join(key)  # rate and connection cap, before the hub does any work
+        try:
+            done: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()
+            hub.submit(JoinWork(member=member, since=join.since, since_hash=join.since_hash,
+                                replay=join.replay, table=join.table, subscriber=subscriber,
+                                done=done))
+            await done
+        except BaseException:
+            self._limits.release_connection(key)
+            raise
+        return hub, member

@@ -1,0 +1,176 @@
+"""The campaigns a server holds: every campaign of the log by id, and the hubs of those in use.
+
+A campaign's hub is loaded when it is first joined (from its latest stored snapshot and the
+events after it, once however many join at the same time) and unloaded once nobody has been
+connected to it for ``--idle-unload`` seconds: the server starts without folding the log, and
+memory follows the tables in use. Apart from :mod:`server.app` so that the server's module keeps
+to connections and its lifecycle; :class:`LoadedCampaigns` is the one place hubs are made,
+found and dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+
+from events.errors import Rejected
+from events.log import CommandRecord
+from events.store import SqliteLog
+from server.health import LogHealth
+from server.hub import CampaignHub
+from server.page_cache import PageCache
+from server.rebuild import LoadedCampaign, load_hub_state
+from server.settings import Settings
+from server.stored_snapshots import SnapshotStore
+from server.utc_clock import UtcClock
+from server.views import ViewWorkers
+from server.writer import GroupCommitter
+
+__all__ = ["LoadedCampaigns"]
+
+logger = logging.getLogger("server.app")  # the server's lines keep the name they had before
+
+
+class LoadedCampaigns:
+    """Which campaigns the log holds, and the hubs of the ones loaded now.
+
+    Made with the server; :meth:`open` gives it the log, the snapshot store and the writer
+    once the server has opened them, and reads the log's directory (not its events). A hub
+    no join ever succeeded on goes after ``unjoined_grace`` seconds
+    (:data:`server.app.UNJOINED_GRACE`), the others after ``--idle-unload``.
+    """
+
+    def __init__(self, settings: Settings, *, rng: random.Random, clock: UtcClock,
+                 health: LogHealth, workers: ViewWorkers, pages: PageCache,
+                 unjoined_grace: float) -> None:
+        self.settings = settings
+        self._rng = rng
+        self._clock = clock
+        self._health = health
+        self._workers = workers
+        self._pages = pages
+        self._unjoined_grace = unjoined_grace
+        self.log: SqliteLog | None = None
+        self.store: SnapshotStore | None = None
+        self.committer: GroupCommitter | None = None
+        self.hubs: dict[str, CampaignHub] = {}
+        """The campaigns loaded now (joined lately), by id."""
+        self.campaigns: set[str] = set()
+        """Every campaign of the log, loaded or not (read through the index at start)."""
+        self.creations: dict[str, tuple[str, CommandRecord]] = {}
+        """The command that created each campaign, by command id: a retried creation finds
+        its campaign without loading it."""
+        self._loading: dict[str, asyncio.Future[CampaignHub]] = {}
+        self._unloader: asyncio.Task[None] | None = None
+        self.unloads = 0
+        """Hubs unloaded after being idle (for operators, tests)."""
+        self.stopping = False
+        """Set by the server when its stop begins: no campaign loads, is created or is
+        joined after (:mod:`server.campaign_creation`, :mod:`server.joins` read it too)."""
+
+    async def open(self, log: SqliteLog, store: SnapshotStore,
+                   committer: GroupCommitter) -> None:
+        """Read which campaigns the log holds (not their events), then unload idle hubs
+        every so often if ``--idle-unload`` is set."""
+        self.log, self.store, self.committer = log, store, committer
+        for campaign, command_id, actor, last in await asyncio.to_thread(log.directory):
+            self.know(campaign, command_id, CommandRecord(actor, 1, last))
+        if self.settings.idle_unload > 0:
+            self._unloader = asyncio.create_task(self._unload_idle(), name="unload-idle")
+
+    async def stop_loading(self) -> None:
+        """Stop unloading, let the loads in flight end, and mark every hub closing."""
+        if self._unloader is not None:
+            self._unloader.cancel()
+        await asyncio.gather(*self._loading.values(), return_exceptions=True)
+        for hub in self.hubs.values():
+            hub.closing = True
+
+    async def stop_hubs(self) -> None:
+        """Finish every loaded campaign's queued work."""
+        await asyncio.gather(*(hub.stop() for hub in self.hubs.values()))
+
+    def open_hub(self, loaded: LoadedCampaign) -> CampaignHub:
+        """Start the hub of a campaign just loaded (or just created) and hold it."""
+        assert self.log is not None and self.committer is not None and self.store is not None
+        hub = CampaignHub(state=loaded.state, commands=loaded.commands,
+                          head_hash=loaded.head_hash, log=self.log, store=self.store,
+                          committer=self.committer, rng=self._rng, clock=self._clock,
+                          health=self._health,
+                          workers=self._workers, view_backlog=self.settings.view_backlog,
+                          pages=self._pages, snapshot_every=self.settings.snapshot_every)
+        self.hubs[loaded.state.campaign] = hub
+        hub.start()
+        return hub
+
+    def know(self, campaign: str, command_id: str, creation: CommandRecord) -> None:
+        """Count ``campaign`` as one of the log's, created by ``command_id``."""
+        self.campaigns.add(campaign)
+        self.creations[command_id] = (campaign, creation)
+
+    async def hub_for(self, campaign: str) -> CampaignHub | None:
+        """The campaign's hub, loaded if it is not (once, however many join at the same
+        time), and pinned: the caller unpins it when its connection leaves. ``None`` if the
+        log has no such campaign."""
+        if campaign not in self.campaigns:
+            return None
+        hub = self.hubs.get(campaign)
+        if hub is None:
+            loading = self._loading.get(campaign)
+            if loading is None:
+                loading = self._loading[campaign] = asyncio.ensure_future(
+                    self._load_hub(campaign))
+                loading.add_done_callback(lambda _: self._loading.pop(campaign, None))
+            hub = await asyncio.shield(loading)
+        hub.pin()
+        return hub
+
+    async def load(self, campaign: str) -> CampaignHub | None:
+        """The campaign's hub, loaded if it is not (for operators and tests: a connection
+        that joins loads it the same way); ``None`` if the log has no such campaign."""
+        hub = await self.hub_for(campaign)
+        if hub is not None:
+            hub.unpin()
+        return hub
+
+    async def _load_hub(self, campaign: str) -> CampaignHub:
+        """Load a campaign from its latest stored snapshot and the events after it, off the
+        event loop; refused ``unavailable`` if the log cannot be read."""
+        assert self.log is not None and self.store is not None
+        started = time.perf_counter()
+        try:
+            loaded = await asyncio.to_thread(load_hub_state, self.log, self.store, campaign,
+                                             self.settings.snapshot_every)
+        except Exception:
+            logger.exception("loading %s from the log failed", campaign)
+            raise Rejected("unavailable", "the campaign's log cannot be read; retry shortly",
+                           None) from None
+        if self.stopping:
+            raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
+        logger.info("loaded %s at #%d in %.3fs", campaign, loaded.state.head,
+                    time.perf_counter() - started)
+        return self.open_hub(loaded)
+
+    async def _unload_idle(self) -> None:
+        """Every so often, stop and drop the hubs nobody has used for ``idle_unload``
+        seconds: memory follows the tables in use, not every table ever joined."""
+        idle = self.settings.idle_unload
+        grace = self._unjoined_grace
+        while True:
+            await asyncio.sleep(max(0.05, min(idle, grace) / 2))
+            now = time.monotonic()
+            for campaign, hub in list(self.hubs.items()):
+                if self.stopping:
+                    return
+                allowed = idle if hub.joined_once else min(idle, grace)
+                if hub.idle_for(now) < allowed or self.hubs.get(campaign) is not hub:
+                    continue
+                del self.hubs[campaign]  # a join from now on loads it afresh
+                self.unloads += 1
+                try:
+                    await hub.stop()
+                except Exception:
+                    logger.exception("unloading %s failed", campaign)
+                logger.debug("unloaded %s (idle %.0fs)", campaign, idle)
