@@ -126,7 +126,6 @@ class Server:
         self.health = LogHealth()
         """Whether the log takes writes: fed by the writer, read by ``/health`` and hubs."""
         self.store: SnapshotStore | None = None
-        self._stopping = False
         self._stopped_reading_pauses = asyncio.Event()
         """Set when the stop begins: a handler pausing after a refusal reads on at once, so
         the frames it has received are answered ``shutting_down`` before the close."""
@@ -203,7 +202,7 @@ class Server:
         """
         try:
             async with self._lifecycle:  # a stop() called meanwhile waits for this start
-                if self._stopping:
+                if self.loaded.stopping:
                     raise StoreError("the server was stopped before it started")
                 await self._open_and_listen()
         except BaseException:  # cancelled too: nothing may be left half started
@@ -269,8 +268,7 @@ class Server:
     async def _shut_down(self) -> None:
         """Every step runs even if an earlier one fails (a full disk, a dead log): it is
         logged in one line and the next goes on, so clients are told and the file released."""
-        self._stopping = True  # read per frame by the handlers: a plain attribute, not a call
-        self.loaded.stopping = True  # no campaign loads, is created or joined from now on
+        self.loaded.stopping = True  # nothing loads, is created, joined or decided from now on
         self._stopped_reading_pauses.set()
         async with self._lifecycle:  # a start in progress finishes first, then is undone
             pass
@@ -341,7 +339,7 @@ class Server:
         try:
             async for frame in connection:
                 try:
-                    if key is not None and not self._stopping:  # stopping: shutting_down
+                    if key is not None and not self.loaded.stopping:  # stopping: shutting_down
                         self.limits.refuse_if_spent(key)  # before decoding anything
                     message = read_frame(frame) if member is not None else read_join(frame)
                     if isinstance(message, Join):
@@ -363,7 +361,7 @@ class Server:
                                            "so no history", "$.type")
                         await self.creation.admin_command(message, subscriber, joined)
                         continue
-                    if self._stopping:  # not rate_limited: the answer that tells it to retry
+                    if self.loaded.stopping:  # not rate_limited: the answer that tells it to retry
                         raise Rejected("shutting_down", "the server is shutting down; retry"
                                        " shortly", None)
                     if member.role == "replay":  # a replay link: its replay's reads only

@@ -68,7 +68,9 @@ class LoadedCampaigns:
         """Hubs unloaded after being idle (for operators, tests)."""
         self.stopping = False
         """Set by the server when its stop begins: no campaign loads, is created or is
-        joined after (:mod:`server.campaign_creation`, :mod:`server.joins` read it too)."""
+        joined after, and every command is answered ``shutting_down`` (the server's
+        connection handler, :mod:`server.campaign_creation` and :mod:`server.joins` read
+        it: one flag for the one fact)."""
 
     async def open(self, log: SqliteLog, store: SnapshotStore,
                    committer: GroupCommitter) -> None:
