@@ -22,7 +22,9 @@ The digest only finds candidates: each lookup compares the stored campaign and i
 share a digest stay apart. 32 bits are enough: at a million commands a lookup meets another
 id's digest once in 4,000 tries and pays one more row read; a 64-bit cryptographic digest cost
 three times as much on the writer's thread. Uniqueness of ``(campaign, command_id)`` is the
-writer's check against the tail and the generations before it appends (it is the only writer).
+writer's check against the tail and the generations before it appends (it is the only writer);
+a request whose sender looked its id up itself just before (a hub, which appends a campaign's
+commands one batch at a time) is checked against the tail only.
 The merge work is done one small transaction at a time by :meth:`CommandKeys.step`, which the
 group committer calls on the writer's thread between two commits.
 """
@@ -267,13 +269,17 @@ class CommandKeys:
         held = self._tail.get((campaign, command_id))
         return None if held is None else (command_id, held[1], held[2], held[3])
 
-    def taken(self, connection: sqlite3.Connection,
-              wanted: list[tuple[str, str]]) -> set[tuple[str, str]]:
-        """Which ``(campaign, command_id)`` pairs are already in the log (tail or index)."""
+    def taken(self, connection: sqlite3.Connection, wanted: list[tuple[str, str]],
+              indexed: list[tuple[str, str]] | None = None) -> set[tuple[str, str]]:
+        """Which ``(campaign, command_id)`` pairs of ``wanted`` are already in the log: each
+        is checked against the tail, and those of ``indexed`` (by default all of them)
+        against the generations too; the others' callers looked them up themselves."""
         tail = self._tail
         found = {pair for pair in wanted if pair in tail}
-        if self._gens:  # one statement for every campaign of the batch
-            rest = set(wanted) - found
+        if indexed is None:
+            indexed = wanted
+        if self._gens and indexed:  # one statement for every campaign of the batch
+            rest = set(indexed) - found
             keys = "[" + ",".join(str(command_key(*pair)) for pair in rest) + "]"
             found.update((c, i) for c, i, _ in connection.execute(_PAIRS, [keys])
                          if (c, i) in rest)

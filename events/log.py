@@ -61,6 +61,11 @@ class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
     sealed_token: str | None = None
     """The token the command issued, sealed under its retry key (see
     :mod:`server.sealed_tokens`): stored in the same transaction, never in an event."""
+    id_looked_up: bool = False
+    """Whether the caller looked ``command_id`` up in this log itself just before, and
+    appends to the campaign one batch at a time (a hub does both): the log then checks the
+    id only against the commands it holds in memory, not again in its index on disk (the
+    writer's second look-up of every id was a tenth of its time at 1,000 campaigns)."""
 
 
 class StoredRow(msgspec.Struct, frozen=True, array_like=True, gc=False):

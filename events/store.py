@@ -186,8 +186,10 @@ class SqliteLog(SqliteReader):
         sealed_rows: list[tuple[str, str, str]] = []
         token_rows: list[tuple[str, str]] = []
         try:  # the ids already in the log: the store keeps each unique in its campaign
-            taken = self._keys.taken(self.db.conn, [(r.campaign, r.command_id)
-                                                    for r in requests if r.events])
+            taken = self._keys.taken(
+                self.db.conn, [(r.campaign, r.command_id) for r in requests if r.events],
+                [(r.campaign, r.command_id) for r in requests
+                 if r.events and not r.id_looked_up])  # the others: their hub did
         except sqlite3.Error as error:
             return [StoreError(f"append failed: {error}")] * len(requests)
         next_id = self._keys.next_id

@@ -309,6 +309,7 @@ class CampaignHub:
                 campaign=self.campaign, expected_head=head, events=prepared,
                 actor=work.member.member, command_id=command_id, at=at,
                 sealed_token=sealed_for(work.command, self.campaign, ctx.issued_token),
+                id_looked_up=True,  # by ``look_up`` above; the next batch waits for this one
             )
             for offset, event in enumerate(new_events, start=1):
                 evolve(self.state, Recorded(seq=head + offset, at=at, actor=work.member.member,

@@ -21,8 +21,12 @@ Prints, each a best of ``--repeat`` runs on a fresh SQLite file in ``--dir`` (WA
    chain, command row), then 1,000 over 1,000 campaigns, each with the WAL bytes and the
    CPU time per event;
 3. the group committer under N concurrent submitters, each awaiting its own one-event
-   append before sending the next (what a hub does): durable events/s, with the collector
-   tuned as ``poolhall serve`` tunes it (``--collector cpython`` for CPython's defaults);
+   append before sending the next (what a hub does; each request marked, as a hub marks
+   its, as looked up already): durable events/s, the mean batch, CPU per event and, for runs
+   of two seconds or more, the events/s of each second (the rate falls as the campaigns'
+   index grows), with the collector tuned as ``poolhall serve`` tunes it (``--collector
+   cpython`` for CPython's defaults); ``--compare-recheck`` runs the writer's own look-up of
+   every id too, alternately, and prints the ratio;
 4. ``SqliteReader.verify`` on ``--verify-events`` events: one campaign, then 100 campaigns
    interleaved one event at a time (the worst order for a walk campaign by campaign). The
    logs are built with ``append_batch`` and kept in ``--cache`` (``/tmp`` by default), keyed
@@ -47,7 +51,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from itertools import chain, repeat
+from itertools import chain, pairwise, repeat
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -82,13 +86,14 @@ ROLL = _roll()
 
 
 def _request(campaign: str, head: int, n: int, *, random_id: bool = True,
-             command_id: str | None = None) -> AppendRequest:
+             command_id: str | None = None, looked_up: bool = False) -> AppendRequest:
     """A one-roll command; its id random like a real client's (``c-`` and 16 hex digits), so
-    that an index on the ids takes its inserts where a server's would, all over the tree."""
+    that an index on the ids takes its inserts where a server's would, all over the tree.
+    ``looked_up``: marked as a hub marks its requests (it looked the id up before deciding)."""
     if command_id is None:
         command_id = f"c-{secrets.token_hex(8)}" if random_id else f"c{n:09d}"
     return AppendRequest(campaign=campaign, expected_head=head, events=(ROLL,), actor="gm",
-                         command_id=command_id, at=AT)
+                         command_id=command_id, at=AT, id_looked_up=looked_up)
 
 
 def _id_block(_: object = None) -> list[str]:
@@ -245,11 +250,18 @@ def append_batch_rate(work: Path, events: int, per_batch: int = 100, campaigns: 
 # ---- 3. the group committer ----------------------------------------------------------------
 
 
-def committer_rate(work: Path, submitters: int, seconds: float, collector: str = "server"
-                   ) -> tuple[float, float, float]:
+def committer_rate(work: Path, submitters: int, seconds: float, collector: str = "server",
+                   recheck_ids: bool = False) -> tuple[float, float, float, list[float]]:
     """N submitters, each on its own campaign, one one-event append at a time, for a while:
-    durable events/s, the mean batch the writer committed, and the process's CPU seconds
-    per event (both threads; the steadier figure on a shared machine).
+    durable events/s, the mean batch the writer committed, the process's CPU seconds per
+    event (both threads; the steadier figure on a shared machine), and the events/s of each
+    whole second of the run (they fall as a thousand campaigns' index grows: each commit
+    then writes a page of the ``(campaign, seq)`` index for every campaign in it).
+
+    Each request is marked as a hub marks its own (``id_looked_up``: the hub looked its id
+    up before deciding, on the event loop, outside this figure); ``recheck_ids`` leaves it
+    unmarked, so the writer looks every id up in its index again, as it did for a hub's
+    requests before 2026-11-26.
 
     ``collector="server"`` runs CPython's garbage collector as ``poolhall serve`` does
     (:class:`server.gc_tuning.GcTuning` with the default settings: what start-up built is
@@ -271,8 +283,8 @@ def committer_rate(work: Path, submitters: int, seconds: float, collector: str =
             head = 0
             ids = _random_ids()
             while not stop:
-                (result,) = await committer.append([_request(f"s{k}", head, head,
-                                                             command_id=next(ids))])
+                (result,) = await committer.append([_request(
+                    f"s{k}", head, head, command_id=next(ids), looked_up=not recheck_ids)])
                 if isinstance(result, Exception):
                     raise result
                 head += 1
@@ -282,7 +294,11 @@ def committer_rate(work: Path, submitters: int, seconds: float, collector: str =
         await asyncio.sleep(0.3)  # warm up: every submitter has its first append in
         before, batches = committer.appended, committer.batches
         started, cpu = time.perf_counter(), time.process_time()
-        await asyncio.sleep(seconds)
+        counts = [before]
+        for whole in range(1, int(seconds) + 1):  # a count at the end of each whole second
+            await asyncio.sleep(max(0.0, started + whole - time.perf_counter()))
+            counts.append(committer.appended)
+        await asyncio.sleep(max(0.0, started + seconds - time.perf_counter()))
         done, elapsed = committer.appended - before, time.perf_counter() - started
         cpu = time.process_time() - cpu
         batches = committer.batches - batches
@@ -290,12 +306,13 @@ def committer_rate(work: Path, submitters: int, seconds: float, collector: str =
         await asyncio.gather(*tasks)
         await committer.stop()
         tuning.stop()
-        return done, elapsed, batches, cpu
+        return done, elapsed, batches, cpu, counts
 
-    done, elapsed, batches, cpu = asyncio.run(main())
+    done, elapsed, batches, cpu, counts = asyncio.run(main())
     log.close()
     _remove(path)
-    return done / elapsed, done / max(batches, 1), cpu / max(done, 1)
+    by_second = [float(b - a) for a, b in pairwise(counts)]
+    return done / elapsed, done / max(batches, 1), cpu / max(done, 1), by_second
 
 
 # ---- 4. verify -----------------------------------------------------------------------------
@@ -386,6 +403,10 @@ def main() -> None:
     parser.add_argument("--collector", choices=["server", "cpython"], default="server",
                         help="the committer runs' garbage collector: tuned as `poolhall serve`"
                         " tunes it (default), or CPython's defaults")
+    parser.add_argument("--compare-recheck", action="store_true",
+                        help="also run the committer with its requests unmarked, alternately:"
+                        " the writer looks every id up in its index again (as it did before"
+                        " 2026-11-26), and print the ratio")
     parser.add_argument("--verify-against", type=Path, default=None, metavar="CHECKOUT",
                         help="also run this checkout's verify, alternately with this one's")
     parser.add_argument("--dir", type=Path, default=None, help="where the append runs write")
@@ -421,14 +442,27 @@ def main() -> None:
                       f" {rate:>8,.0f} events/s  ({wal:,.0f} B of WAL, {cpu * 1e6:.1f} CPU-µs"
                       " an event)", flush=True)
         if "committer" in parts:
+            modes = [True, False] if args.compare_recheck else [False]
             for n in args.submitters:
-                runs = [committer_rate(work, n, args.seconds, args.collector)
-                        for _ in range(args.repeat)]
-                rate, mean, cpu = max(runs)
-                print(f"group committer, {n:>5} submitters:      {rate:>10,.0f} events/s"
-                      f"  (mean batch {mean:,.0f}; {cpu * 1e6:.1f} CPU-µs an event;"
-                      f" {args.collector} collector; target >= {TARGET_COMMITTER:,.0f})",
-                      flush=True)
+                runs: dict[bool, list[tuple[float, float, float, list[float]]]] = {
+                    mode: [] for mode in modes}
+                for _ in range(args.repeat):  # alternately, so both see the same load
+                    for mode in modes:
+                        runs[mode].append(committer_rate(work, n, args.seconds, args.collector,
+                                                         mode))
+                for mode in modes:
+                    rate, mean, cpu, by_second = max(runs[mode])
+                    seconds = " ".join(f"{r / 1000:.0f}k" for r in by_second)
+                    label = "ids looked up again by the writer" if mode else "hub's requests"
+                    print(f"group committer, {n:>5} submitters:      {rate:>10,.0f} events/s"
+                          f"  (mean batch {mean:,.0f}; {cpu * 1e6:.1f} CPU-µs an event;"
+                          f" {args.collector} collector; {label};"
+                          f" target >= {TARGET_COMMITTER:,.0f})"
+                          + (f"\n  second by second: {seconds}" if len(by_second) > 1 else ""),
+                          flush=True)
+                if args.compare_recheck:
+                    print(f"  hub's requests / ids looked up again: "
+                          f"{max(runs[False])[0] / max(runs[True])[0]:.2f}x", flush=True)
         if "verify" in parts:
             variants = [("", verify_file)]
             if args.verify_against is not None:

@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from events import command_keys
@@ -92,6 +93,30 @@ def test_an_id_in_a_generation_is_still_refused_a_second_time(small, log) -> Non
     (again,) = log.append_batch([request("a", 20, rolled(1), command="id-3")])
     assert isinstance(again, ConcurrencyError)
     assert log.append_batch([request("b", 0, opened("b"), command="id-3")]) == [[1]]
+
+
+def test_an_id_its_sender_looked_up_is_checked_in_memory_only(small, log) -> None:
+    """A request marked ``id_looked_up`` (a hub looks its batch's ids up before deciding)
+    costs the writer no statement on the index: a duplicate still in the tail is refused all
+    the same, and an unmarked request's id is still looked up in the generations."""
+    _append(log, "a", [f"id-{n}" for n in range(20)])
+    _housekeep(log)
+    assert log._keys.generations and log._keys.tail_get("a", "id-3") is None
+    statements: list[str] = []
+    log.db.conn.set_trace_callback(statements.append)
+    looked_up = msgspec.structs.replace(request("a", 20, rolled(1), command="new"),
+                                        id_looked_up=True)
+    assert log.append_batch([looked_up]) == [[21]]
+    assert not [s for s in statements if "command_keys" in s]
+    tail_duplicate = msgspec.structs.replace(request("a", 21, rolled(1), command="new"),
+                                             id_looked_up=True)
+    (again,) = log.append_batch([tail_duplicate])
+    assert isinstance(again, ConcurrencyError) and "already appended" in str(again)
+    statements.clear()
+    (merged,) = log.append_batch([request("a", 21, rolled(1), command="id-3")])
+    assert isinstance(merged, ConcurrencyError)
+    assert [s for s in statements if "command_keys" in s]
+    log.db.conn.set_trace_callback(None)
 
 
 def test_ids_in_the_index_and_in_the_tail_are_found_after_a_reopen(small, tmp_path) -> None:
