@@ -170,12 +170,15 @@ def raw_rate(work: Path, events: int, *, store_shape: bool = False, keyed: bool 
     return events / elapsed
 
 
-def commit_bound(work: Path, rows: int, seconds: float) -> tuple[float, float, float]:
+def commit_bound(work: Path, rows: int, seconds: float
+                 ) -> tuple[float, float, float, list[float]]:
     """The physical bound of N submitters: raw ``sqlite3`` committing ``rows`` rows a
     transaction in the committer's shape (one event and one ``commands`` row for each of
     ``rows`` campaigns, inserted as the store inserts them, WAL, ``synchronous=FULL``), for
     ``seconds``: the median seconds a commit took, the CPU seconds and the bytes of WAL per
-    event (the WAL is never checkpointed meanwhile).
+    event (the WAL is never checkpointed meanwhile), and the events committed in each whole
+    second (they fall as each campaign's entries of the ``(campaign, seq)`` index come to
+    fill pages of their own: a commit then writes a page for every campaign in it).
 
     N submitters that each await their own append have at most N events in any commit, and
     commits go one at a time, so no committer can beat ``N / latency``: this is that bound,
@@ -188,7 +191,9 @@ def commit_bound(work: Path, rows: int, seconds: float) -> tuple[float, float, f
     connection.execute(COMMANDS_TABLE.format(name="commands"))
     payload, digest, ids = ROLL.payload.decode(), "0" * 64, _random_ids()
     latencies: list[float] = []
-    command, cpu, ends = 0, time.thread_time(), time.perf_counter() + seconds
+    begun = time.perf_counter()
+    command, cpu, ends = 0, time.thread_time(), begun + seconds
+    by_second = [0.0] * int(seconds)
     while time.perf_counter() < ends:
         seq = len(latencies) + 1
         events = [(f"s{k}", seq, ROLL.type, 1, payload, AT, "gm", next(ids), digest)
@@ -202,12 +207,15 @@ def commit_bound(work: Path, rows: int, seconds: float) -> tuple[float, float, f
                     " recorded_at, actor, command_id, hash)", events)
         insert_rows(connection, "INSERT INTO commands", commands)
         connection.execute("COMMIT")
-        latencies.append(time.perf_counter() - started)
+        finished = time.perf_counter()
+        latencies.append(finished - started)
+        if (second := int(finished - begun)) < len(by_second):
+            by_second[second] += rows
     cpu, events = time.thread_time() - cpu, len(latencies) * rows
     wal = Path(str(path) + "-wal").stat().st_size
     connection.close()
     _remove(path)
-    return statistics.median(latencies), cpu / events, wal / events
+    return statistics.median(latencies), cpu / events, wal / events, by_second
 
 
 # ---- 2. append_batch -----------------------------------------------------------------------
@@ -385,6 +393,13 @@ def verify_of(checkout: Path) -> Callable[..., tuple[int, list[Any]]]:
     return module.verify_file  # type: ignore[no-any-return]
 
 
+def _seconds(by_second: list[float]) -> str:
+    """A run's events/s second by second, on a line of its own (for runs of 2 s or more)."""
+    if len(by_second) < 2:
+        return ""
+    return "\n  second by second: " + " ".join(f"{rate / 1000:.0f}k" for rate in by_second)
+
+
 def _remove(path: Path) -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
@@ -428,12 +443,12 @@ def main() -> None:
                                                       keyed=False))
             print(f"raw sqlite3, the same, commands in order:{rate:>9,.0f} events/s", flush=True)
             for n in args.submitters:  # the bound each submitter count puts on the committer
-                latency, cpu, wal = min(commit_bound(work, n, args.seconds)
-                                        for _ in range(args.repeat))
+                latency, cpu, wal, by_second = min(commit_bound(work, n, args.seconds)
+                                                   for _ in range(args.repeat))
                 print(f"raw sqlite3, {n:>5} campaigns a commit:   {n / latency:>10,.0f} events/s"
                       f"  (median commit {latency * 1e3:.2f} ms, {cpu * 1e6:.1f} CPU-µs and"
-                      f" {wal:,.0f} B of WAL an event: the bound of {n} submitters)",
-                      flush=True)
+                      f" {wal:,.0f} B of WAL an event: the bound of {n} submitters)"
+                      + _seconds(by_second), flush=True)
         if "append" in parts:
             for per_batch, campaigns in ((100, 10), (1000, 1000)):
                 rate, wal, cpu = max(append_batch_rate(work, args.events, per_batch, campaigns)
@@ -452,13 +467,11 @@ def main() -> None:
                                                          mode))
                 for mode in modes:
                     rate, mean, cpu, by_second = max(runs[mode])
-                    seconds = " ".join(f"{r / 1000:.0f}k" for r in by_second)
                     label = "ids looked up again by the writer" if mode else "hub's requests"
                     print(f"group committer, {n:>5} submitters:      {rate:>10,.0f} events/s"
                           f"  (mean batch {mean:,.0f}; {cpu * 1e6:.1f} CPU-µs an event;"
                           f" {args.collector} collector; {label};"
-                          f" target >= {TARGET_COMMITTER:,.0f})"
-                          + (f"\n  second by second: {seconds}" if len(by_second) > 1 else ""),
+                          f" target >= {TARGET_COMMITTER:,.0f})" + _seconds(by_second),
                           flush=True)
                 if args.compare_recheck:
                     print(f"  hub's requests / ids looked up again: "
