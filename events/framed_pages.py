@@ -41,6 +41,8 @@ from contextlib import AbstractContextManager
 
 import msgspec
 
+from events import journal
+
 __all__ = ["FORMAT", "FRAME_JSON", "PAGES_TABLE", "STORED_PAGE", "STORE_CHUNK", "STORE_MOST",
            "TABLED", "FramePage", "PageReader", "Writer", "frame_pages", "store_pages",
            "stored_upto"]
@@ -85,6 +87,15 @@ _PAGE = (
     f" FROM (SELECT {FRAME_JSON} AS frame FROM events"
     " WHERE campaign = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq)"
 )
+_PAGE_JOURNAL = (
+    f"SELECT count(*), CAST(group_concat({_HEADER} || frame, '') AS BLOB)"
+    " FROM (" + journal.union(f"SELECT seq, {FRAME_JSON} AS frame FROM {{table}}"
+                              " WHERE campaign = ?1 AND seq > ?2 AND seq <= ?3", True, "seq")
+    + ")"
+)
+""":data:`_PAGE` over the log's journal too (:mod:`events.journal`): the same frames, as
+the ordered compound is not flattened into the aggregate either (SQLite merges its two arms,
+each read in its index's order)."""
 
 
 class FramePage(msgspec.Struct, frozen=True, array_like=True, gc=False):
@@ -144,6 +155,7 @@ def frame_pages(connection: sqlite3.Connection, campaign: str, after: int, upto:
     """
     pages: list[FramePage] = []
     found: dict[int, bytes] = {}
+    page = _PAGE_JOURNAL if journal.has_journal(connection) else _PAGE
     if stored and size == STORED_PAGE and upto - after >= size:
         found = _stored(connection, campaign, after, upto - size)
     start = after
@@ -155,7 +167,7 @@ def frame_pages(connection: sqlite3.Connection, campaign: str, after: int, upto:
             start = end
             continue
         ((count, frames),) = connection.execute(
-            _PAGE, [campaign, start, end, _HEADERS]).fetchall()
+            page, [campaign, start, end, _HEADERS]).fetchall()
         if not count:
             break
         pages.append(FramePage(count, frames))

@@ -22,6 +22,7 @@ import sqlite3
 import msgspec
 
 from events import core
+from events.journal import union
 
 __all__ = ["INSERT", "ISSUING", "campaign_of", "create_table", "issued_hash"]
 
@@ -34,10 +35,13 @@ INSERT = "INSERT OR IGNORE INTO issued_tokens (token_hash, campaign)"
 
 _CREATE = ("CREATE TABLE issued_tokens (token_hash TEXT PRIMARY KEY, campaign TEXT NOT NULL)"
            " WITHOUT ROWID")
-_FILL = ("INSERT OR IGNORE INTO issued_tokens (token_hash, campaign)"
-         " SELECT json_extract(payload, '$.token_hash'), campaign FROM events"
-         f" WHERE type IN ({', '.join(repr(kind) for kind in sorted(ISSUING))})"
-         " AND json_extract(payload, '$.token_hash') IS NOT NULL")
+_FILL = ("INSERT OR IGNORE INTO issued_tokens (token_hash, campaign) " + union(
+    "SELECT json_extract(payload, '$.token_hash'), campaign FROM {table}"
+    f" WHERE type IN ({', '.join(repr(kind) for kind in sorted(ISSUING))})"
+    " AND json_extract(payload, '$.token_hash') IS NOT NULL", True))
+"""The rows of the events' issuing tokens, in ``events`` and in the journal, which the log
+creates before this table (:mod:`events.journal`): a log whose table was dropped may hold
+rows in it."""
 
 
 class _TokenHash(msgspec.Struct):

@@ -9,7 +9,10 @@ unique with the campaign, ``type``, schema ``version``, JSON ``payload``, ``reco
 :mod:`server.sealed_tokens`), so a retry can be answered with it. Table ``issued_tokens``:
 the campaign each token hash was issued for, so a join's token is checked before its campaign
 loads (:mod:`events.issued_tokens`, derived from the events).
-Triggers refuse UPDATE and DELETE on all three. Table ``write_probes``: a row each time the log
+Triggers refuse UPDATE and DELETE on all three. Table ``journal``: the same columns as
+``events``, where :meth:`SqliteLog.append_batch` writes, moved into ``events`` in bulk off the
+commit path and settled (emptied) at open and close (:mod:`events.journal`: why, and what
+holds). Table ``write_probes``: a row each time the log
 recovered from failing writes (:meth:`SqliteLog.probe`). The file is created readable by its
 owner only (0600; SQLite gives its ``-wal`` and ``-shm`` files the same mode).
 ``synchronous=FULL`` makes a commit durable before :meth:`SqliteLog.append_batch` returns; the
@@ -31,7 +34,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from events import command_keys, issued_tokens
+from events import command_keys, issued_tokens, journal
 from events.bulk_insert import insert_rows, insert_values
 from events.command_keys import COMMANDS_TABLE, CommandKeys
 from events.errors import ConcurrencyError, StoreError
@@ -67,8 +70,6 @@ CREATE TRIGGER IF NOT EXISTS {table}_no_delete BEFORE DELETE ON {table}
 BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;
 """
 
-_INSERT_EVENT = ("INSERT INTO events (campaign, seq, type, version, payload, recorded_at, actor,"
-                 " command_id, hash)")
 _INSERT_COMMAND = ("INSERT INTO commands (id, campaign, command_id, actor, first_seq,"
                    " last_seq)")
 _INSERT_SEALED = "INSERT INTO sealed_tokens (campaign, command_id, sealed)"
@@ -94,6 +95,11 @@ class SqliteLog(SqliteReader):
     def __init__(self, path: str | Path) -> None:
         super().__init__(path, mode="rwc")
         self._keys: CommandKeys = CommandKeys()
+        self._heads: dict[str, tuple[int, str]] = {}
+        self._next_position = 1  # the journal's next row: set at open, advanced on COMMIT
+        self._journaled = 0  # rows in the journal, counted here rather than read each commit
+        self._move_next = False  # housekeeping alternates: the command index, then a move
+        self._open = True
         self._lock = writer_lock(self.path)
         try:
             self.db = sqlite_utils.Database(sqlite3.connect(self.path, check_same_thread=False))
@@ -103,9 +109,9 @@ class SqliteLog(SqliteReader):
         try:
             self._configure()
         except sqlite3.DatabaseError as error:
+            self._open = False  # nothing to settle in a file that cannot be opened
             self.close()
             raise open_error(self.path, error) from None
-        self._heads: dict[str, tuple[int, str]] = {}
 
     def _configure(self) -> None:
         self.db.enable_wal()
@@ -117,6 +123,7 @@ class SqliteLog(SqliteReader):
         self.db.execute(f"PRAGMA cache_size=-{WRITER_CACHE_KIB}")
         self._create_schema()
         self.db.execute(_CREATE_PROBES)
+        self._settle_at_open()
 
     def _create_schema(self) -> None:
         with self.db.atomic():
@@ -145,19 +152,37 @@ class SqliteLog(SqliteReader):
                 logger.info("%s: commands table rewritten in append order", self.path)
             command_keys.create_tables(self.db.conn)
             self.db.execute(_CREATE_SEALED)
+            self.db.execute(journal.CREATE)
             filled = issued_tokens.create_table(self.db.conn)
         if filled:
             logger.info("%s: %d issued tokens indexed from the log", self.path, filled)
         for table in ("events", "commands", "sealed_tokens"):
             self.db.conn.executescript(_APPEND_ONLY.format(table=table))
+        self.db.conn.executescript(journal.TRIGGERS)
+        self._journal = True  # the reader's side: every read looks in the journal too
         self._keys.load(self.db.conn)
+
+    def _settle_at_open(self) -> None:
+        """Move what a crash left in the journal into ``events``, then take the next position
+        from ``events`` (the journal is empty now)."""
+        moved = journal.settle(self.db.conn)
+        if moved:
+            logger.info("%s: %d journal rows moved into events at open", self.path, moved)
+        (last,) = self.db.execute(
+            "SELECT max(coalesce((SELECT max(position) FROM journal), 0),"
+            " coalesce((SELECT max(position) FROM events), 0))").fetchone()
+        self._next_position = int(last) + 1
+        self._journaled = journal.rows_in(self.db.conn)
 
     # ---- writing (the writer thread only) ----------------------------------------------
 
     def _head_of(self, campaign: str) -> tuple[int, str]:
         head = self._heads.get(campaign)
-        if head is None:
+        if head is None:  # the journal holds a campaign's newest rows, if any
             row = self.db.execute(
+                "SELECT seq, hash FROM journal WHERE campaign = ? ORDER BY seq DESC LIMIT 1",
+                [campaign],
+            ).fetchone() or self.db.execute(
                 "SELECT seq, hash FROM events WHERE campaign = ? ORDER BY seq DESC LIMIT 1",
                 [campaign],
             ).fetchone()
@@ -181,7 +206,7 @@ class SqliteLog(SqliteReader):
         """
         results: list[Appended | Exception] = []
         heads: dict[str, tuple[int, str]] = {}
-        event_values: list[object] = []  # nine a row, flat: no list of rows to flatten
+        event_values: list[object] = []  # ten a row, flat: no list of rows to flatten
         command_rows: list[tuple[int, str, str, str, int, int]] = []
         sealed_rows: list[tuple[str, str, str]] = []
         token_rows: list[tuple[str, str]] = []
@@ -193,6 +218,7 @@ class SqliteLog(SqliteReader):
         except sqlite3.Error as error:
             return [StoreError(f"append failed: {error}")] * len(requests)
         next_id = self._keys.next_id
+        position = self._next_position
         for request in requests:
             campaign, actor, command_id, at = (request.campaign, request.actor,
                                                request.command_id, request.at)
@@ -213,9 +239,10 @@ class SqliteLog(SqliteReader):
                     f"{previous}\x1f{campaign}\x1f{seq}\x1f{prepared.type}\x1f"
                     f"{prepared.version}\x1f{at}\x1f{actor}\x1f{command_id}\x1f".encode()
                     + prepared.payload).hexdigest()
-                event_values += (campaign, seq, prepared.type, prepared.version,
+                event_values += (position, campaign, seq, prepared.type, prepared.version,
                                  prepared.payload.decode(), at, actor, command_id, previous)
                 hashes.append(previous)
+                position += 1
                 if prepared.type in ISSUING:  # an invite or a replay link: rare
                     token_rows.append((issued_hash(prepared.payload), campaign))
             if hashes:
@@ -233,7 +260,7 @@ class SqliteLog(SqliteReader):
         try:
             connection.execute("BEGIN")
             try:
-                insert_values(connection, _INSERT_EVENT, 9, event_values)
+                insert_values(connection, journal.INSERT, 10, event_values)
                 insert_rows(connection, _INSERT_COMMAND, command_rows)
                 insert_rows(connection, _INSERT_SEALED, sealed_rows)
                 insert_rows(connection, issued_tokens.INSERT, token_rows)
@@ -247,30 +274,53 @@ class SqliteLog(SqliteReader):
             failure = StoreError(f"append failed: {error}")
             return [failure if isinstance(r, Appended) else r for r in results]
         self._heads.update(heads)
+        self._journaled += position - self._next_position
+        self._next_position = position
         self._keys.add(command_rows)
         self._keys.next_id = next_id
         return results
 
     @property
     def has_housework(self) -> bool:
-        """Whether :meth:`housekeeping` has index work pending."""
-        return self._keys.has_work
+        """Whether :meth:`housekeeping` has work pending: the command index's merge, or a
+        journal of :data:`~events.journal.JOURNAL_LIMIT` rows or more to move."""
+        return self._keys.has_work or self._journaled >= journal.JOURNAL_LIMIT
 
     def housekeeping(self) -> None:
-        """One small transaction of the command index's merge work (see
-        :mod:`events.command_keys`); the writer's thread calls it between two commits.
+        """One small transaction of pending work, the writer's thread calling it between two
+        commits: a step of the command index's merge (see :mod:`events.command_keys`) or a
+        move of the journal's oldest rows into ``events`` (:func:`events.journal.move`),
+        taking turns when both wait, so neither holds the other back.
         Raises :class:`sqlite3.Error` if the disk refuses; the work starts over later.
 
         Committed without its own fsync (``synchronous=NORMAL``): the index is derived, and
         the WAL is written in order, so the next append's fsync makes it durable too; lost
         in a power cut, it is only unlisted rows, cleared and merged again at the next open.
+        A move lost so leaves its rows in the journal, where they were durable, to be moved
+        again.
         """
+        move = self._journaled >= journal.JOURNAL_LIMIT
+        if move and self._keys.has_work:
+            move = self._move_next
+        self._move_next = not move
         connection = self.db.conn
         connection.execute("PRAGMA synchronous=NORMAL")
         try:
-            self._keys.step(connection)
+            if move:
+                self._journaled -= journal.move(connection)
+            else:
+                self._keys.step(connection)
         finally:
             connection.execute("PRAGMA synchronous=FULL")
+
+    def settle(self) -> int:
+        """Move every row of the journal into ``events`` (the rows moved), so that the file
+        reads as one table to an older release or a tool that knows only ``events``. The log
+        does it at open and at :meth:`close`; tests that edit ``events`` while the log is
+        open call it first. On the writer's thread, between commits, like any write."""
+        moved = journal.settle(self.db.conn)
+        self._journaled = 0
+        return moved
 
     def probe(self, at: str) -> None:
         """Prove the log takes writes again: commit a row that needs a new page of the file.
@@ -303,7 +353,16 @@ class SqliteLog(SqliteReader):
             connection.close()
 
     def close(self) -> None:
-        """Close the writer connection and release the file to another server."""
+        """Settle the journal (:meth:`settle`), close the writer connection and release the
+        file to another server. A settle the disk refuses is logged and left to the next
+        open, which settles first: closing still releases the file."""
+        if self._open and self._lock >= 0:
+            self._open = False
+            try:
+                self.settle()
+            except sqlite3.Error as error:
+                logger.warning("%s: journal not settled at close (%s): the next open will",
+                               self.path, error)
         self._page_reader.close()
         self._close_page_writer()
         with self._lookup_lock:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from events import command_keys, issued_tokens
+from events import command_keys, issued_tokens, journal
 from events.command_keys import CommandKeys
 from events.errors import StoreError
 from events.framed_pages import FRAME_JSON, FramePage, PageReader
@@ -37,9 +37,62 @@ PAGE_ROWS = 256
 it) no longer fits the CPU cache, and a full rebuild ran 1.5 times slower than with 256."""
 
 _ROW_COLUMNS = "seq, type, version, payload, recorded_at, actor, command_id"
-_FRAMES = (f"SELECT CAST({FRAME_JSON} AS BLOB) FROM events"
-           " WHERE campaign = ? AND seq > ? AND seq <= ? ORDER BY seq")
-"""An ``event`` frame per row (:meth:`SqliteReader.event_frames`)."""
+_RANGE = " WHERE campaign = ?1 AND seq > ?2 AND seq <= ?3"
+
+
+def _rows(has_journal: bool) -> str:
+    return journal.union(f"SELECT {_ROW_COLUMNS}, campaign, hash FROM {{table}}{_RANGE}",
+                         has_journal, "seq")
+
+
+def _frames(has_journal: bool) -> str:
+    """An ``event`` frame per row (:meth:`SqliteReader.event_frames`)."""
+    return ("SELECT frame FROM (" + journal.union(
+        f"SELECT seq, CAST({FRAME_JSON} AS BLOB) AS frame FROM {{table}}{_RANGE}", has_journal,
+        "seq") + ")")
+
+
+def _hashes(has_journal: bool) -> str:
+    return journal.union("SELECT e.campaign, e.hash FROM json_each(?1) AS j"
+                         " JOIN {table} AS e ON e.campaign = j.key AND e.seq = j.value",
+                         has_journal)
+
+
+def _all_rows(has_journal: bool, typed: bool) -> str:
+    columns = "seq, payload, recorded_at, actor, command_id, campaign" + (
+        ", type, version" if typed else "")
+    if not has_journal:
+        return f"SELECT {columns} FROM events ORDER BY position"
+    return (f"SELECT {columns} FROM (" + journal.union(
+        f"SELECT position, {columns} FROM {{table}}", True, "position") + ")")
+
+
+def _campaigns(has_journal: bool) -> str:
+    return ("SELECT campaign FROM (" + journal.union(
+        "SELECT position, campaign FROM {table} WHERE seq = 1", has_journal, "position") + ")")
+
+
+def _head(has_journal: bool) -> str:
+    if not has_journal:
+        return "SELECT max(seq) FROM events WHERE campaign = ?1"
+    return ("SELECT coalesce((SELECT max(seq) FROM journal WHERE campaign = ?1),"
+            " (SELECT max(seq) FROM events WHERE campaign = ?1))")
+
+
+_SKIP = ("{name}(campaign) AS (SELECT min(campaign) FROM {table} UNION ALL"
+         " SELECT (SELECT min(campaign) FROM {table} WHERE campaign > {name}.campaign)"
+         " FROM {name} WHERE {name}.campaign IS NOT NULL)")
+_FIRST = ("SELECT e.campaign, e.command_id, e.actor FROM {name}"
+          " JOIN {table} AS e ON e.campaign = {name}.campaign AND e.seq = 1")
+
+
+def _directory(has_journal: bool) -> str:
+    """Each campaign's first event, one index step per campaign in each table (a campaign's
+    first event is in one of them)."""
+    tables = [("c", "events"), ("d", "journal")] if has_journal else [("c", "events")]
+    return ("WITH RECURSIVE " + ", ".join(_SKIP.format(name=n, table=t) for n, t in tables)
+            + " " + " UNION ALL ".join(_FIRST.format(name=n, table=t) for n, t in tables)
+            + " ORDER BY 1")
 
 
 class SqliteReader:
@@ -58,6 +111,7 @@ class SqliteReader:
         self._page_write: sqlite3.Connection | None = None
         self._page_write_lock = threading.Lock()
         self._keys: CommandKeys | None = None  # the writer's command index (its tail held)
+        self._journal = False  # the file has a journal: once seen, it stays (never dropped)
         if mode == "ro":
             self._check_is_a_log()
 
@@ -75,10 +129,22 @@ class SqliteReader:
     def _reader(self) -> sqlite3.Connection:
         return sqlite3.connect(self._uri, uri=True, check_same_thread=False)
 
-    def _scan(self, sql: str, parameters: list[object]) -> Iterator[tuple[Any, ...]]:
-        """Rows as SQLite gives them (its values are typed per value, hence ``Any``)."""
+    def _has_journal(self, connection: sqlite3.Connection) -> bool:
+        """Whether the file has a ``journal`` (:mod:`events.journal`) to read beside ``events``:
+        asked on ``connection`` until it has one. A file of an older release has none, until
+        a server of this one opens it: a reader kept open meanwhile sees it appear."""
+        if not self._journal:
+            self._journal = journal.has_journal(connection)
+        return self._journal
+
+    def _scan(self, sql: str | Callable[[bool], str], parameters: list[object]
+              ) -> Iterator[tuple[Any, ...]]:
+        """Rows as SQLite gives them (its values are typed per value, hence ``Any``); ``sql``
+        may be built for the file, given whether it has a journal."""
         connection = self._reader()
         try:
+            if not isinstance(sql, str):
+                sql = sql(self._has_journal(connection))
             cursor = connection.execute(sql, parameters)
             while batch := cursor.fetchmany(PAGE_ROWS):
                 yield from batch
@@ -88,10 +154,7 @@ class SqliteReader:
     def rows(self, campaign: str, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
         """The campaign's rows with ``after < seq <= upto`` in order, with their hashes."""
         limit = upto if upto is not None else 2**62
-        for row in self._scan(
-            f"SELECT {_ROW_COLUMNS}, campaign, hash FROM events"
-            " WHERE campaign = ? AND seq > ? AND seq <= ? ORDER BY seq", [campaign, after, limit],
-        ):
+        for row in self._scan(_rows, [campaign, after, limit]):
             yield StoredRow(*row)
 
     def event_frames(self, campaign: str, after: int, upto: int) -> list[bytes]:
@@ -102,7 +165,7 @@ class SqliteReader:
         100,000 events this way holds the lock a fraction of the time that reading rows and
         encoding them in Python does, so the event loop runs beside the read.
         """
-        return [frame for (frame,) in self._scan(_FRAMES, [campaign, after, upto])]
+        return [frame for (frame,) in self._scan(_frames, [campaign, after, upto])]
 
     def frame_pages(self, campaign: str, after: int, upto: int, size: int) -> list[FramePage]:
         """Events ``(after, upto]`` as websocket text frames, in pages of ``size`` events each
@@ -149,23 +212,19 @@ class SqliteReader:
         """
         found = {campaign: GENESIS for campaign, seq in wanted.items() if seq == 0}
         found.update((str(campaign), str(digest)) for campaign, digest in self._scan(
-            "SELECT e.campaign, e.hash FROM json_each(?) AS j"
-            " JOIN events AS e ON e.campaign = j.key AND e.seq = j.value",
-            [msgspec.json.encode(wanted).decode()]))
+            _hashes, [msgspec.json.encode(wanted).decode()]))
         return found
 
     def all_rows(self, typed: bool = False) -> Iterator[list[RowTuple]]:
         """Every row in the order it was appended (each campaign's in sequence order), in pages.
 
-        One sequential scan of the table: reading campaign by campaign through the index cost
-        a random page read per row, five times slower on a log of interleaved campaigns.
+        One sequential scan of the table (then of the journal, whose rows follow): reading
+        campaign by campaign through the index cost a random page read per row, five times
+        slower on a log of interleaved campaigns.
         """
         connection = self._reader()
         try:
-            types = ", type, version" if typed else ""
-            cursor = connection.execute(
-                "SELECT seq, payload, recorded_at, actor, command_id, campaign"
-                f"{types} FROM events ORDER BY position")
+            cursor = connection.execute(_all_rows(self._has_journal(connection), typed))
             while page := cursor.fetchmany(PAGE_ROWS):
                 yield page
         finally:
@@ -173,12 +232,11 @@ class SqliteReader:
 
     def campaigns(self) -> list[str]:
         """Every campaign with at least one event, in the order they were created."""
-        return [str(c) for (c,) in self._scan(
-            "SELECT campaign FROM events WHERE seq = 1 ORDER BY position", [])]
+        return [str(c) for (c,) in self._scan(_campaigns, [])]
 
     def head(self, campaign: str) -> int:
         """The campaign's last sequence number (0 when it has no event)."""
-        (found,) = next(self._scan("SELECT max(seq) FROM events WHERE campaign = ?", [campaign]))
+        (found,) = next(self._scan(_head, [campaign]))
         return int(found or 0)
 
     def commands(self, campaign: str) -> dict[str, CommandRecord]:
@@ -215,13 +273,7 @@ class SqliteReader:
         last_seq)``, read through the index (one step per campaign, not a scan of the log):
         what a server needs at start, before any campaign is loaded."""
         firsts = [(str(campaign), str(command), str(actor)) for campaign, command, actor
-                  in self._scan(
-                      "WITH RECURSIVE c(campaign) AS ("
-                      " SELECT min(campaign) FROM events UNION ALL"
-                      " SELECT (SELECT min(campaign) FROM events WHERE campaign > c.campaign)"
-                      " FROM c WHERE c.campaign IS NOT NULL)"
-                      " SELECT e.campaign, e.command_id, e.actor FROM c"
-                      " JOIN events AS e ON e.campaign = c.campaign AND e.seq = 1", [])]
+                  in self._scan(_directory, [])]
         connection = self._reader()
         try:  # the creating commands looked up in the command index, all at once
             last = command_keys.last_seqs(connection, [(c, i) for c, i, _ in firsts],

@@ -1,0 +1,133 @@
+"""The write journal of the SQLite log: where appends land before they are moved into ``events``.
+
+Why: with a thousand campaigns growing at once, each commit of the group committer rewrote one
+4 KiB page of the ``(campaign, seq)`` index of ``events`` per campaign in it, and the durable
+rate fell by half within seconds (``tests/bench/index_pages.py``). Appends now go to table
+``journal``: the same columns and unique ``(campaign, seq)`` key, but a few thousand rows at
+most, so its index is a few pages that every campaign shares and a commit rewrites only those.
+Every :data:`JOURNAL_LIMIT` rows, the writer moves the oldest :data:`MOVE_ROWS` into ``events``
+in one transaction (:func:`move`), and each campaign's index page of ``events`` is written once
+per move instead of once per commit.
+
+What holds, and what readers rely on:
+
+- each row keeps its ``position``, given explicitly by the writer, and every position in the
+  journal is greater than every position in ``events``: the journal is the tail of the log's
+  append order, so ``events`` then ``journal`` in position order is the log;
+- a row is in exactly one of the two tables in any snapshot: a move inserts and deletes in one
+  transaction, and the triggers (:data:`TRIGGERS`) refuse an UPDATE of the journal and a DELETE
+  of a row whose position is not already in ``events``, so rows leave the journal only by
+  being moved;
+- a log at rest has an empty journal: the log settles it (moves everything) at open, after a
+  crash, and at close, so older releases and tools that read ``events`` alone read it all.
+
+Every read of the events therefore reads both tables (``UNION ALL``, each arm on its own index:
+:func:`union`) when the file has a journal, and ``events`` alone when it has none (a file of an
+older release opened read-only: :func:`has_journal`). Part of the SQLite store, the only I/O in
+``events``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+__all__ = ["COLUMNS", "CREATE", "INSERT", "JOURNAL_LIMIT", "MOVE_ROWS", "TRIGGERS",
+           "has_journal", "move", "rows_in", "settle", "union"]
+
+JOURNAL_LIMIT = 16_384
+"""Rows in the journal that make the writer move some: about the prototype's 16,000 a move,
+which kept the committer's steady rate 2.5 times the direct layout's."""
+
+MOVE_ROWS = 8_192
+"""Rows moved in one housekeeping transaction: long enough for each campaign's index page of
+``events`` to take many rows per write, short enough (tens of milliseconds) that a commit
+waiting behind it is not held up for long."""
+
+COLUMNS = ("position, campaign, seq, type, version, payload, recorded_at, actor, command_id,"
+           " hash")
+"""The columns of both tables, in ``events``'s order."""
+
+CREATE = (
+    "CREATE TABLE IF NOT EXISTS journal (position INTEGER PRIMARY KEY, campaign TEXT NOT NULL,"
+    " seq INTEGER NOT NULL, type TEXT NOT NULL, version INTEGER NOT NULL, payload TEXT NOT NULL,"
+    " recorded_at TEXT NOT NULL, actor TEXT NOT NULL, command_id TEXT NOT NULL,"
+    " hash TEXT NOT NULL, UNIQUE (campaign, seq))")
+"""``position`` declared as the rowid, so a row keeps it when moved (``VACUUM`` never renumbers
+a declared one)."""
+
+TRIGGERS = """
+CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
+BEGIN SELECT RAISE(ABORT, 'journal rows are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS journal_only_moved BEFORE DELETE ON journal
+WHEN NOT EXISTS (SELECT 1 FROM events WHERE position = OLD.position)
+BEGIN SELECT RAISE(ABORT, 'journal rows leave only once moved into events'); END;
+"""
+"""The journal is as append-only as ``events``: a row is deleted only once its position is in
+``events`` (a move), never edited."""
+
+INSERT = f"INSERT INTO journal ({COLUMNS})"
+"""The head of the writer's insert (:func:`events.bulk_insert.insert_values` adds the rows)."""
+
+_MOVE = (f"INSERT INTO events ({COLUMNS}) SELECT {COLUMNS} FROM journal WHERE position <= ?"
+         " ORDER BY position")
+_BOUND = "SELECT position FROM journal ORDER BY position LIMIT 1 OFFSET ?"
+
+
+def has_journal(connection: sqlite3.Connection) -> bool:
+    """Whether the file has a ``journal`` table (a file of an older release has none)."""
+    return connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal'"
+    ).fetchone() is not None
+
+
+def union(select: str, journal: bool, order_by: str = "") -> str:
+    """``select`` (its table written ``{table}``) on ``events``, and on ``journal`` too when
+    the file has one, as one ``UNION ALL``: each arm is planned on its own table's index
+    (a view over both tables would not be, for SQLite cannot push every constraint into it).
+    Parameters must be numbered (``?1``) so that both arms share them. ``order_by`` (a result
+    column) orders the whole: SQLite merges the two arms, each read in its index's order."""
+    sql = select.replace("{table}", "events")  # not format(): SQL has braces of its own
+    if journal:
+        sql += " UNION ALL " + select.replace("{table}", "journal")
+    return sql + (f" ORDER BY {order_by}" if order_by else "")
+
+
+def rows_in(connection: sqlite3.Connection) -> int:
+    """Rows in the journal now (the writer counts them in memory from there)."""
+    (count,) = connection.execute("SELECT count(*) FROM journal").fetchone()
+    return int(count)
+
+
+def move(connection: sqlite3.Connection, most: int = MOVE_ROWS) -> int:
+    """Move the oldest ``most`` rows of the journal into ``events``, keeping their positions,
+    in one transaction (readers see all of them move at once, or none); the rows moved.
+
+    The caller chooses the transaction's durability: the rows were durable in the journal,
+    and a move lost in a power cut leaves them there, to be moved again."""
+    found = connection.execute(_BOUND, [most - 1]).fetchone()
+    if found is None:
+        last = connection.execute("SELECT max(position) FROM journal").fetchone()[0]
+        if last is None:
+            return 0
+    else:
+        last = found[0]
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        moved = connection.execute(_MOVE, [last]).rowcount
+        connection.execute("DELETE FROM journal WHERE position <= ?", [last])
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    return int(moved)
+
+
+def settle(connection: sqlite3.Connection, most: int = MOVE_ROWS) -> int:
+    """Move every row of the journal into ``events``, ``most`` a transaction; the rows moved.
+    Done at open (a crash leaves rows in it) and at close, so a log at rest reads as one
+    table."""
+    moved = 0
+    while step := move(connection, most):
+        moved += step
+    return moved
