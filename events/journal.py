@@ -98,13 +98,14 @@ def rows_in(connection: sqlite3.Connection) -> int:
     return int(count)
 
 
-def move(connection: sqlite3.Connection, most: int = MOVE_ROWS) -> int:
-    """Move the oldest ``most`` rows of the journal into ``events``, keeping their positions,
-    in one transaction (readers see all of them move at once, or none); the rows moved.
+def move(connection: sqlite3.Connection, most: int | None = None) -> int:
+    """Move the oldest ``most`` rows (:data:`MOVE_ROWS` by default) of the journal into
+    ``events``, keeping their positions, in one transaction (readers see all of them move
+    at once, or none); the rows moved.
 
     The caller chooses the transaction's durability: the rows were durable in the journal,
     and a move lost in a power cut leaves them there, to be moved again."""
-    found = connection.execute(_BOUND, [most - 1]).fetchone()
+    found = connection.execute(_BOUND, [(most or MOVE_ROWS) - 1]).fetchone()
     if found is None:
         last = connection.execute("SELECT max(position) FROM journal").fetchone()[0]
         if last is None:
@@ -123,7 +124,7 @@ def move(connection: sqlite3.Connection, most: int = MOVE_ROWS) -> int:
     return int(moved)
 
 
-def settle(connection: sqlite3.Connection, most: int = MOVE_ROWS) -> int:
+def settle(connection: sqlite3.Connection, most: int | None = None) -> int:
     """Move every row of the journal into ``events``, ``most`` a transaction; the rows moved.
     Done at open (a crash leaves rows in it) and at close, so a log at rest reads as one
     table."""

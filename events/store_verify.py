@@ -103,8 +103,10 @@ _UNCOVERED = (
     "SELECT e.campaign, e.seq, e.command_id FROM {table} AS e LEFT JOIN commands AS c"
     " ON c.campaign = e.campaign AND c.command_id = e.command_id"
     " WHERE c.first_seq IS NULL OR e.seq < c.first_seq OR e.seq > c.last_seq")
-_HEADS = ("SELECT campaign, max(seq) FROM ("
-          + journal.union("SELECT campaign, seq FROM {table}", True) + ") GROUP BY campaign")
+_HEADS = ("SELECT campaign, max(head) FROM (" + journal.union(
+    "SELECT campaign, max(seq) AS head FROM {table} GROUP BY campaign", True)
+          + ") GROUP BY campaign")
+"""Each campaign's head over both tables: each grouped on its own index, then the two."""
 _RECORDED_HEADS = "SELECT campaign, max(last_seq) FROM commands NOT INDEXED GROUP BY campaign"
 _END = 2**63 - 1
 
