@@ -17,9 +17,10 @@ import pytest
 
 from events import core, journal
 from events.codec import encode
-from events.log import Appended, chain_hash
+from events.log import Appended, ChainProblem, chain_hash
 from events.messages import OutgoingEventFrame
 from events.store import SqliteLog, SqliteReader
+from events.store_verify import segment_starts, verify_file
 from tests.events.store_contract import opened, request, rolled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -300,3 +301,33 @@ def test_a_member_invited_in_the_journal_is_found_by_its_token(log) -> None:
         member="p", name="P", role="player", token_hash="c" * 64), command="a1")])
     assert _count(log.path, "journal") == 2
     assert log.token_campaign("c" * 64) == "a"
+
+
+def test_verify_reports_a_journal_that_is_not_the_tail(small, log) -> None:
+    """A row in both tables (copied back into the journal by hand) is reported: the journal
+    must hold only positions after every one in ``events``."""
+    _split(log)
+    with sqlite3.connect(log.path) as connection:
+        connection.execute("INSERT INTO journal SELECT * FROM events WHERE position = 1")
+    _, problems = SqliteReader(log.path).verify()
+    assert ChainProblem("", 0, "the journal is not the log's tail: it holds position 1, events"
+                          " go up to 3") in problems
+    with sqlite3.connect(log.path) as connection:  # moved again: now in events only, as before
+        connection.execute("DELETE FROM journal WHERE position = 1")
+    assert log.verify() == (10, [])
+
+
+def test_a_segmented_verify_walks_the_journal_as_the_tail(small, log) -> None:
+    """Cut into segments walked by child processes, a live log's walk still reads the
+    journal's rows after those of ``events`` and finds an edited one."""
+    _split(log)
+    uri = f"{log.path.resolve().as_uri()}?mode=ro"
+    with sqlite3.connect(log.path) as connection:  # cuts at b1 and a2, in the journal
+        assert segment_starts(connection, 3) == [(0, 0), (6, 2), (8, 3)]
+    assert verify_file(uri, segment_events=3, workers=3) == (10, [])
+    with sqlite3.connect(log.path) as connection:
+        connection.execute("DROP TRIGGER journal_no_update")
+        connection.execute("UPDATE journal SET actor = 'mallory' WHERE campaign = 'b'"
+                           " AND seq = 2")
+    checked, problems = verify_file(uri, segment_events=3, workers=3)
+    assert checked == 10 and [(p.campaign, p.seq) for p in problems] == [("b", 2)]
