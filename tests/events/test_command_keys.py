@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
@@ -24,13 +23,6 @@ def small(monkeypatch: pytest.MonkeyPatch) -> None:
     """A tail of 8 ids and steps of 4 rows, so a few dozen commands make generations."""
     monkeypatch.setattr(command_keys, "TAIL_LIMIT", 8)
     monkeypatch.setattr(command_keys, "STEP_ROWS", 4)
-
-
-@pytest.fixture
-def log(tmp_path: Path) -> Iterator[SqliteLog]:
-    store = SqliteLog(tmp_path / "log.db")
-    yield store
-    store.close()
 
 
 def _append(log: SqliteLog, campaign: str, ids: list[str]) -> None:

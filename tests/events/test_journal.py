@@ -8,7 +8,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,14 +31,6 @@ def small(monkeypatch: pytest.MonkeyPatch) -> None:
     """A journal moved once it holds five rows, three rows a move."""
     monkeypatch.setattr(journal, "JOURNAL_LIMIT", 5)
     monkeypatch.setattr(journal, "MOVE_ROWS", 3)
-
-
-@pytest.fixture
-def log(tmp_path: Path) -> Iterator[SqliteLog]:
-    """A fresh SQLite log in a real file."""
-    store = SqliteLog(tmp_path / "log.db")
-    yield store
-    store.close()
 
 
 def _count(path: Path, table: str) -> int:

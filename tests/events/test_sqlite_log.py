@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,14 +22,6 @@ from tests.events.store_contract import (  # noqa: F401  (the contract runs here
     test_stale_head_is_refused_and_appends_nothing,
     test_verify_passes_an_untouched_log,
 )
-
-
-@pytest.fixture
-def log(tmp_path: Path) -> Iterator[SqliteLog]:
-    """A fresh SQLite log in a real file."""
-    store = SqliteLog(tmp_path / "log.db")
-    yield store
-    store.close()
 
 
 def _filled(log: SqliteLog) -> Path:
