@@ -121,6 +121,10 @@ class SqliteLog(SqliteReader):
         self.db.execute("PRAGMA wal_autocheckpoint=0")
         self.db.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
         self.db.execute(f"PRAGMA cache_size=-{WRITER_CACHE_KIB}")
+        # Deleted content is never zeroed here: what this log deletes is a copy (journal rows
+        # once moved) or derived (the command index's merged generations), and zeroing it
+        # wrote freed pages to the WAL (Debian's SQLite zeroes by default).
+        self.db.execute("PRAGMA secure_delete=OFF")
         self._create_schema()
         self.db.execute(_CREATE_PROBES)
         self._settle_at_open()
@@ -152,13 +156,12 @@ class SqliteLog(SqliteReader):
                 logger.info("%s: commands table rewritten in append order", self.path)
             command_keys.create_tables(self.db.conn)
             self.db.execute(_CREATE_SEALED)
-            self.db.execute(journal.CREATE)
+            journal.create(self.db.conn)
             filled = issued_tokens.create_table(self.db.conn)
         if filled:
             logger.info("%s: %d issued tokens indexed from the log", self.path, filled)
         for table in ("events", "commands", "sealed_tokens"):
             self.db.conn.executescript(_APPEND_ONLY.format(table=table))
-        self.db.conn.executescript(journal.TRIGGERS)
         self._journal = True  # the reader's side: every read looks in the journal too
         self._keys.load(self.db.conn)
 

@@ -28,9 +28,8 @@ OLD_FILE = ROOT / "tests" / "fixtures" / "logs" / "old-commands-schema.sqlite"
 
 @pytest.fixture
 def small(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A journal moved once it holds five rows, three rows a move."""
+    """A journal moved once it holds five rows."""
     monkeypatch.setattr(journal, "JOURNAL_LIMIT", 5)
-    monkeypatch.setattr(journal, "MOVE_ROWS", 3)
 
 
 def _count(path: Path, table: str) -> int:
@@ -51,18 +50,18 @@ def _split(log: SqliteLog) -> dict[str, list[str]]:
     """Campaign ``a`` in both tables, ``b`` and ``c`` in the journal only (with ``small``):
     each campaign's appended hashes, in order."""
     first = log.append_batch([request("a", 0, opened("a"), rolled(1), rolled(2), rolled(3),
-                                      rolled(4), command="a1"),
-                              request("b", 0, opened("b"), rolled(5), command="b1")])
+                                      rolled(4), command="a1")])
     assert log.has_housework
-    log.housekeeping()  # the command index has no work: a move of three rows
+    log.housekeeping()  # the command index has no work: a move of all five rows
     assert not log.has_housework
-    second = log.append_batch([request("a", 5, rolled(6), rolled(7), command="a2"),
+    second = log.append_batch([request("b", 0, opened("b"), rolled(5), command="b1"),
+                               request("a", 5, rolled(6), rolled(7), command="a2"),
                                request("c", 0, opened("c"), command="c1")])
     hashes: dict[str, list[str]] = {}
     for campaign, result in zip("abac", [*first, *second], strict=True):
         assert isinstance(result, Appended)
         hashes.setdefault(campaign, []).extend(result.hashes)
-    assert _count(log.path, "events") == 3 and _count(log.path, "journal") == 7
+    assert _count(log.path, "events") == 5 and _count(log.path, "journal") == 5
     return hashes
 
 
@@ -118,12 +117,12 @@ def test_every_read_sees_the_journal_rows_in_order_with_their_hashes(small, log)
                                       ("c", "c1", "gm", 1)]
         assert found["verify"] == (10, [])
     before = _reads(SqliteReader(log.path))
-    assert log.settle() == 7 and _count(log.path, "journal") == 0
+    assert log.settle() == 5 and _count(log.path, "journal") == 0
     assert _reads(SqliteReader(log.path)) == before == _reads(log)
 
 
 def test_a_move_keeps_every_row_its_position_and_order(small, log) -> None:
-    """A move takes the oldest rows into ``events`` whole: the same rows at the same
+    """A move takes every row of the journal into ``events``: the same rows at the same
     positions, in the same order, and the log verifies before and after."""
     _split(log)
     assert log.verify() == (10, [])
@@ -133,7 +132,7 @@ def test_a_move_keeps_every_row_its_position_and_order(small, log) -> None:
     log.housekeeping()
     after = _positions(log.path)
     assert [row[:4] for row in after] == before
-    assert [row[4] for row in after] == ["e"] * 6 + ["j"] * 4  # the oldest moved
+    assert [row[4] for row in after] == ["e"] * 10  # all of them moved
     assert log.verify() == (10, [])
 
 
@@ -176,7 +175,7 @@ def test_journal_rows_cannot_be_updated_or_deleted_unless_moved(small, log) -> N
             connection.execute("DELETE FROM journal WHERE campaign = 'c'")
         with pytest.raises(sqlite3.IntegrityError, match="only once moved"):
             connection.execute("DELETE FROM journal")
-    assert _count(log.path, "journal") == 7
+    assert _count(log.path, "journal") == 5
     assert log.verify() == (10, [])
 
 
@@ -248,15 +247,15 @@ def test_housekeeping_takes_turns_with_the_command_index(small, log, monkeypatch
 
     monkeypatch.setattr(command_keys, "TAIL_LIMIT", 3)
     monkeypatch.setattr(command_keys, "STEP_ROWS", 1)
-    _split(log)  # its housekeeping: a move (two ids held then, under the limit)
+    _split(log)  # its housekeeping: a move (one id held then, under the limit)
     assert log.has_housework and log._keys.has_work
     log.housekeeping()
     log.housekeeping()
-    assert _count(log.path, "journal") == 4  # one move of three in the two steps
+    assert _count(log.path, "journal") == 0  # one move in the two steps
     assert _count(log.path, "command_keys") == 1  # and one step of the merge
     while log.has_housework:
         log.housekeeping()
-    assert _count(log.path, "journal") == 4 and log.verify() == (10, [])
+    assert _count(log.path, "events") == 10 and log.verify() == (10, [])
 
 
 def test_an_old_file_opens_and_reads(tmp_path) -> None:
@@ -302,7 +301,7 @@ def test_verify_reports_a_journal_that_is_not_the_tail(small, log) -> None:
         connection.execute("INSERT INTO journal SELECT * FROM events WHERE position = 1")
     _, problems = SqliteReader(log.path).verify()
     assert ChainProblem("", 0, "the journal is not the log's tail: it holds position 1, events"
-                          " go up to 3") in problems
+                          " go up to 5") in problems
     with sqlite3.connect(log.path) as connection:  # moved again: now in events only, as before
         connection.execute("DELETE FROM journal WHERE position = 1")
     assert log.verify() == (10, [])
@@ -322,3 +321,45 @@ def test_a_segmented_verify_walks_the_journal_as_the_tail(small, log) -> None:
                            " AND seq = 2")
     checked, problems = verify_file(uri, segment_events=3, workers=3)
     assert checked == 10 and [(p.campaign, p.seq) for p in problems] == [("b", 2)]
+
+
+def test_a_move_leaves_an_empty_journal_with_its_key_and_triggers(small, log) -> None:
+    """A move empties the journal by dropping it and creating it again, in the same
+    transaction: the new one takes appends, keeps ``(campaign, seq)`` unique and refuses
+    edits and deletes as the first did."""
+    _split(log)
+    log.housekeeping()
+    assert _count(log.path, "journal") == 0 and _count(log.path, "events") == 10
+    assert log.append_batch([request("c", 1, rolled(8), command="c2")]) == [[2]]
+    with sqlite3.connect(log.path) as connection:
+        with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
+            connection.execute(f"INSERT INTO journal ({journal.COLUMNS}) SELECT position + 1,"
+                               " campaign, seq, type, version, payload, recorded_at, actor,"
+                               " command_id, hash FROM journal")
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            connection.execute("UPDATE journal SET payload = '{}'")
+        with pytest.raises(sqlite3.IntegrityError, match="only once moved"):
+            connection.execute("DELETE FROM journal")
+    assert log.verify() == (11, [])
+
+
+def test_a_reader_open_across_a_move_reads_on(small, log) -> None:
+    """Readers that stay open while a move drops and recreates the journal (a schema change)
+    read on: a snapshot taken before the move still holds the journal's rows, and a reader's
+    kept connections give the same rows after it as before."""
+    hashes = _split(log)
+    reader = SqliteReader(log.path)
+    before = {c: list(reader.rows(c)) for c in "abc"}
+    frames = reader.frame_pages("a", 0, 7, 2)
+    with sqlite3.connect(log.path) as held:
+        held.execute("BEGIN")
+        assert held.execute("SELECT count(*) FROM journal").fetchone() == (5,)
+        log.housekeeping()  # the move commits while that snapshot is open
+        assert held.execute("SELECT count(*) FROM journal").fetchone() == (5,)
+        assert held.execute("SELECT count(*) FROM events").fetchone() == (5,)
+        held.execute("COMMIT")
+        assert held.execute("SELECT count(*) FROM events").fetchone() == (10,)
+    assert {c: list(reader.rows(c)) for c in "abc"} == before
+    assert [r.hash for r in before["a"]] == hashes["a"]
+    assert reader.frame_pages("a", 0, 7, 2) == frames
+    assert reader.verify() == (10, [])
