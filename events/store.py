@@ -29,6 +29,8 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import threading
+import time
 from hashlib import sha256
 from pathlib import Path
 
@@ -52,7 +54,12 @@ __all__ = ["JOURNAL_SIZE_LIMIT", "PAGE_ROWS", "SqliteLog", "SqliteReader", "open
 
 JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
 """Bytes the WAL file is cut back to once checkpointed. Without it the file kept its largest
-size (~200 MB under load) for good; a checkpoint also truncates it when it grew past this."""
+size (~200 MB under load) for good; past it, the writer empties the WAL between two commits
+(:meth:`SqliteLog.checkpoint`)."""
+
+RESTART_BACKOFF = 1.0
+"""Seconds before the WAL is emptied again after a reader kept it busy
+(:meth:`SqliteLog.checkpoint`)."""
 
 WRITER_CACHE_KIB = 16 * 1024
 """The writer connection's page cache. A batch of a thousand campaigns' commands dirties a leaf
@@ -99,6 +106,8 @@ class SqliteLog(SqliteReader):
         self._next_position = 1  # the journal's next row: set at open, advanced on COMMIT
         self._journaled = 0  # rows in the journal, counted here rather than read each commit
         self._move_next = False  # housekeeping alternates: the command index, then a move
+        self._restart_wanted = threading.Event()  # set by checkpoint(), done by the writer
+        self._restart_after = 0.0  # monotonic time before which the WAL is not emptied again
         self._open = True
         self._lock = writer_lock(self.path)
         try:
@@ -285,14 +294,17 @@ class SqliteLog(SqliteReader):
 
     @property
     def has_housework(self) -> bool:
-        """Whether :meth:`housekeeping` has work pending: the command index's merge, or a
-        journal of :data:`~events.journal.JOURNAL_LIMIT` rows or more to move."""
-        return self._keys.has_work or self._journaled >= journal.JOURNAL_LIMIT
+        """Whether :meth:`housekeeping` has work pending: the WAL to empty, the command
+        index's merge, or a journal of :data:`~events.journal.JOURNAL_LIMIT` rows or more to
+        move."""
+        return (self._restart_wanted.is_set() or self._keys.has_work
+                or self._journaled >= journal.JOURNAL_LIMIT)
 
     def housekeeping(self) -> None:
         """One small transaction of pending work, the writer's thread calling it between two
-        commits: a step of the command index's merge (see :mod:`events.command_keys`) or a
-        move of the journal's oldest rows into ``events`` (:func:`events.journal.move`),
+        commits: emptying the WAL when :meth:`checkpoint` asked for it (first: it is short
+        and rare), else a step of the command index's merge (see :mod:`events.command_keys`)
+        or a move of the journal's rows into ``events`` (:func:`events.journal.move`),
         taking turns when both wait, so neither holds the other back.
         Raises :class:`sqlite3.Error` if the disk refuses; the work starts over later.
 
@@ -302,6 +314,9 @@ class SqliteLog(SqliteReader):
         A move lost so leaves its rows in the journal, where they were durable, to be moved
         again.
         """
+        if self._restart_wanted.is_set():
+            self._empty_wal()
+            return
         move = self._journaled >= journal.JOURNAL_LIMIT
         if move and self._keys.has_work:
             move = self._move_next
@@ -338,22 +353,48 @@ class SqliteLog(SqliteReader):
                                  "(SELECT page_size FROM pragma_page_size)))", [at])
 
     def checkpoint(self) -> None:
-        """Copy the WAL back into the database file without blocking the writer (PASSIVE).
+        """Copy the WAL back into the database file without blocking the writer (PASSIVE);
+        once the WAL has grown past :data:`JOURNAL_SIZE_LIMIT`, ask the writer to empty it.
 
-        When the WAL file has grown past :data:`JOURNAL_SIZE_LIMIT` (readers held it, or the
-        writer never paused), one TRUNCATE attempt follows; with no busy wait it gives way at
-        once if the writer is committing, and the next checkpoint tries again.
+        A passive checkpoint copies the frames committed before it began. Under a writer that
+        never pauses, more are always committed meanwhile, so the WAL never started over and
+        grew for good (1 GB in a 15 s run at 50,000 events/s), and a checkpoint from here
+        that waits for a gap between two commits may never see one. So when the file is past
+        the limit and this checkpoint copied every frame it saw (no reader holds an older
+        snapshot), the writer's thread empties it between two commits (:meth:`housekeeping`):
+        it copies only what was committed since, a few milliseconds once per
+        :data:`JOURNAL_SIZE_LIMIT` written. Called from one thread at a time (the committer's
+        checkpointer), beside the writer; while the writer is asked to empty the WAL, this
+        copies nothing (two checkpoints at once would find each other busy).
         """
+        if self._restart_wanted.is_set():
+            return
         connection = self._reader()
         try:
             connection.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
-            connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            _, frames, copied = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
             wal = self.path.with_name(self.path.name + "-wal")
-            if wal.exists() and wal.stat().st_size > JOURNAL_SIZE_LIMIT:
-                connection.execute("PRAGMA busy_timeout=0")  # never hold up the writer
-                connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            if (copied == frames and time.monotonic() >= self._restart_after
+                    and wal.exists() and wal.stat().st_size > JOURNAL_SIZE_LIMIT):
+                self._restart_wanted.set()
         finally:
             connection.close()
+
+    def _empty_wal(self) -> None:
+        """Copy the rest of the WAL back and empty it (TRUNCATE), on the writer's thread
+        between two commits, waiting for nothing: if a reader still reads it, the next try
+        waits :data:`RESTART_BACKOFF` seconds, so a long read (``poolhall verify`` of a live
+        log) costs the writer one try a while, not one a checkpoint."""
+        connection = self.db.conn
+        (timeout,) = connection.execute("PRAGMA busy_timeout").fetchone()
+        connection.execute("PRAGMA busy_timeout=0")
+        try:
+            (busy, _, _) = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            connection.execute(f"PRAGMA busy_timeout={int(timeout)}")
+            self._restart_wanted.clear()  # only now: the checkpointer waits until then
+        if busy:
+            self._restart_after = time.monotonic() + RESTART_BACKOFF
 
     def close(self) -> None:
         """Settle the journal (:meth:`settle`), close the writer connection and release the

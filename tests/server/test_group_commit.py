@@ -203,3 +203,29 @@ async def test_the_writer_merges_the_command_index_between_commits(
     await committer.stop()
     log.close()
 
+
+
+async def test_an_idle_writer_empties_a_wal_grown_past_the_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once appends stop, the checkpointer's next ticks get the WAL emptied: the
+    checkpointer asks (:meth:`SqliteLog.checkpoint`) and the idle writer's thread does it,
+    so the file does not keep the size that a burst of appends gave it."""
+    from events import store
+
+    monkeypatch.setattr(store, "JOURNAL_SIZE_LIMIT", 64 * 1024)
+    log = SqliteLog(tmp_path / "log.db")
+    committer = GroupCommitter(log)
+    committer.start()
+    wal = log.path.with_name(log.path.name + "-wal")
+    assert await committer.append([request("w", 0, opened("w"), command="w0")]) == [[1]]
+    for k in range(1, 60):
+        await committer.append([request("w", 1 + 8 * (k - 1), *[rolled(1)] * 8, command=f"w{k}")])
+    grown = wal.stat().st_size
+    deadline = time.monotonic() + 5
+    while wal.stat().st_size and time.monotonic() < deadline:
+        await asyncio.sleep(writer.CHECKPOINT_SECONDS)
+    assert grown > 64 * 1024 and wal.stat().st_size == 0
+    assert await committer.append([request("w", 473, rolled(2), command="w60")]) == [[474]]
+    await committer.stop()
+    assert log.verify() == (474, [])
+    log.close()
