@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from functools import cache
+from itertools import chain
 
 __all__ = ["insert_rows", "insert_values"]
 
@@ -38,8 +39,7 @@ def insert_rows(connection: sqlite3.Connection, head: str,
         left = len(rows) - start
         size = _LARGEST if left >= _LARGEST else 1 << (left.bit_length() - 1)
         chunk = rows[start:start + size]
-        connection.execute(_statement(head, width, size),
-                           [value for row in chunk for value in row])
+        connection.execute(_statement(head, width, size), list(chain.from_iterable(chunk)))
         start += size
 
 

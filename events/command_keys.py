@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from zlib import crc32
 
@@ -269,21 +269,22 @@ class CommandKeys:
         held = self._tail.get((campaign, command_id))
         return None if held is None else (command_id, held[1], held[2], held[3])
 
-    def taken(self, connection: sqlite3.Connection, wanted: list[tuple[str, str]],
-              indexed: list[tuple[str, str]] | None = None) -> set[tuple[str, str]]:
-        """Which ``(campaign, command_id)`` pairs of ``wanted`` are already in the log: each
-        is checked against the tail, and those of ``indexed`` (by default all of them)
-        against the generations too; the others' callers looked them up themselves."""
-        tail = self._tail
-        found = {pair for pair in wanted if pair in tail}
-        if indexed is None:
-            indexed = wanted
-        if self._gens and indexed:  # one statement for every campaign of the batch
-            rest = set(indexed) - found
-            keys = "[" + ",".join(str(command_key(*pair)) for pair in rest) + "]"
-            found.update((c, i) for c, i, _ in connection.execute(_PAIRS, [keys])
-                         if (c, i) in rest)
-        return found
+    @property
+    def tail(self) -> Mapping[tuple[str, str], object]:
+        """The tail, keyed by ``(campaign, command_id)``, for the writer to test ids against
+        with no call per id (read only; a merge swaps in a new one between two commits)."""
+        return self._tail
+
+    def in_generations(self, connection: sqlite3.Connection,
+                       pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Which ``(campaign, command_id)`` pairs of ``pairs`` not in the tail the
+        generations hold: one statement for every campaign of a batch. The writer asks this
+        only for ids whose sender did not look them up itself."""
+        if not self._gens or not pairs:
+            return set()
+        rest = {pair for pair in pairs if pair not in self._tail}
+        keys = "[" + ",".join(str(command_key(*pair)) for pair in rest) + "]"
+        return {(c, i) for c, i, _ in connection.execute(_PAIRS, [keys]) if (c, i) in rest}
 
     def add(self, rows: list[tuple[int, str, str, str, int, int]]) -> None:
         """Hold committed ``commands`` rows ``(id, campaign, command_id, actor, first, last)``."""

@@ -97,10 +97,9 @@ class Appended(list[int]):
 
     __slots__ = ("hashes",)  # no instance dict: one object fewer per append, for the writer
     # to build and the collector to track
-
-    def __init__(self, seqs: list[int], hashes: list[str]) -> None:
-        super().__init__(seqs)
-        self.hashes = hashes
+    hashes: list[str]
+    """Set by whoever builds one (the store): no ``__init__`` of its own, so that building
+    one runs no Python frame (half its cost on the writer's thread)."""
 
 
 class CommandRecord(msgspec.Struct, frozen=True):

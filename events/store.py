@@ -222,13 +222,13 @@ class SqliteLog(SqliteReader):
         command_rows: list[tuple[int, str, str, str, int, int]] = []
         sealed_rows: list[tuple[str, str, str]] = []
         token_rows: list[tuple[str, str]] = []
-        try:  # the ids already in the log: the store keeps each unique in its campaign
-            taken = self._keys.taken(
-                self.db.conn, [(r.campaign, r.command_id) for r in requests if r.events],
-                [(r.campaign, r.command_id) for r in requests
-                 if r.events and not r.id_looked_up])  # the others: their hub did
+        try:  # the ids already in the log: the store keeps each unique in its campaign; each
+            # is tested against the tail below, and on disk only if its sender did not
+            taken = self._keys.in_generations(self.db.conn, [
+                (r.campaign, r.command_id) for r in requests if r.events and not r.id_looked_up])
         except sqlite3.Error as error:
             return [StoreError(f"append failed: {error}")] * len(requests)
+        tail = self._keys.tail
         next_id = self._keys.next_id
         position = self._next_position
         for request in requests:
@@ -239,7 +239,8 @@ class SqliteLog(SqliteReader):
                 results.append(ConcurrencyError(
                     f"campaign {campaign!r} is at {seq}, not {request.expected_head}"))
                 continue
-            if request.events and (campaign, command_id) in taken:
+            pair = (campaign, command_id)
+            if request.events and (pair in taken or pair in tail):
                 results.append(ConcurrencyError(
                     f"command id {command_id!r} was already appended to {campaign!r}"))
                 continue
@@ -258,14 +259,15 @@ class SqliteLog(SqliteReader):
                 if prepared.type in ISSUING:  # an invite or a replay link: rare
                     token_rows.append((issued_hash(prepared.payload), campaign))
             if hashes:
-                taken.add((campaign, command_id))
+                taken.add(pair)
                 command_rows.append((next_id, campaign, command_id, actor, first, seq))
                 next_id += 1
                 if request.sealed_token is not None:
                     sealed_rows.append((campaign, command_id, request.sealed_token))
             heads[campaign] = (seq, previous)
-            results.append(Appended([seq] if seq == first else list(range(first, seq + 1)),
-                                    hashes))
+            appended = Appended([seq] if seq == first else range(first, seq + 1))
+            appended.hashes = hashes
+            results.append(appended)
         if not event_values:
             return results
         connection = self.db.conn
