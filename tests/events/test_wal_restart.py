@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from itertools import pairwise
 from pathlib import Path
 
 from events import store
@@ -64,7 +65,7 @@ def test_the_wal_starts_over_under_a_writer_that_never_pauses(tmp_path, monkeypa
     assert written > 8 * LIMIT
     later = sizes[len(sizes) // 2:]
     assert max(later) < 40 * LIMIT, later  # a move's writes over the limit at most
-    emptied = sum(after < before for before, after in zip(later, later[1:]))
+    emptied = sum(after < before for before, after in pairwise(later))
     assert emptied >= 5, later  # the file only shrinks when emptied: again and again
 
 
