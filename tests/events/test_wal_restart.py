@@ -86,9 +86,8 @@ def test_a_reader_holding_the_wal_is_not_waited_for_again_at_once(tmp_path, monk
             reader.execute("SELECT count(*) FROM events").fetchone()  # holds the newest snapshot
             log.checkpoint()
             assert log.has_housework
-            started = time.perf_counter()
-            log.housekeeping()  # the reader is busy: gives way at once
-            assert time.perf_counter() - started < 1.0
+            log.housekeeping()  # the reader is busy: the writer gives way (no busy wait)
+            assert log._restart_after > time.monotonic()
             assert _wal(log.path) > 64 * 1024
             log.checkpoint()
             assert not log.has_housework  # not asked again for a while
