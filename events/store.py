@@ -113,6 +113,7 @@ class SqliteLog(SqliteReader):
         self._move_next = False  # housekeeping alternates: the command index, then a move
         self._restart_wanted = threading.Event()  # set by checkpoint(), done by the writer
         self._restart_after = 0.0  # monotonic time before which the WAL is not emptied again
+        self._restart_asked_at = 0.0  # when checkpoint() last asked the writer
         self._open = True
         self._lock = writer_lock(self.path)
         try:
@@ -375,10 +376,13 @@ class SqliteLog(SqliteReader):
         :data:`JOURNAL_SIZE_LIMIT` written, after which SQLite cuts the file back to the
         limit. Called from one thread at a time (the committer's checkpointer), beside the
         writer; while the writer is asked, this copies nothing (two checkpoints at once
-        would find each other busy).
+        would find each other busy), for :data:`RESTART_BACKOFF` seconds at most: a log
+        whose writer keeps no house (a script appending by itself) is checkpointed as before.
         """
         if self._restart_wanted.is_set():
-            return
+            if time.monotonic() < self._restart_asked_at + RESTART_BACKOFF:
+                return
+            self._restart_wanted.clear()  # not taken (no writer keeping house): copy as before
         connection = self._reader()
         try:
             connection.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
@@ -391,6 +395,7 @@ class SqliteLog(SqliteReader):
                 if busy:  # the writer is committing (or a reader reads): ask the writer
                     for _ in range(CATCH_UP_PASSES):  # each copies what came in meanwhile
                         connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                    self._restart_asked_at = time.monotonic()
                     self._restart_wanted.set()
         finally:
             connection.close()

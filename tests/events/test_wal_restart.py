@@ -111,3 +111,28 @@ def test_a_checkpoint_of_a_short_wal_leaves_it(tmp_path) -> None:
         assert _wal(log.path) == before > 0
     finally:
         log.close()
+
+
+def test_a_request_nobody_takes_lapses(tmp_path, monkeypatch) -> None:
+    """A log whose writer keeps no house (a script appending by itself, never calling
+    :meth:`SqliteLog.housekeeping`) is not left without checkpoints: the request to the
+    writer lapses after :data:`~events.store.RESTART_BACKOFF`, and checkpoints copy again."""
+    monkeypatch.setattr(store, "JOURNAL_SIZE_LIMIT", 64 * 1024)
+    log = SqliteLog(tmp_path / "log.db")
+    try:
+        log.append_batch([request("a", 0, opened("a"), *[rolled(1)] * 7, command="a0")])
+        for n in range(1, 40):
+            log.append_batch([request("a", n * 8, *[rolled(1)] * 8, command=f"a{n}")])
+        with sqlite3.connect(log.path) as reader:
+            reader.execute("BEGIN")
+            reader.execute("SELECT count(*) FROM events").fetchone()
+            log.checkpoint()  # the reader keeps the checkpoint's TRUNCATE out: asks the writer
+            reader.execute("COMMIT")
+        assert log.has_housework
+        log.checkpoint()  # asked a moment ago: copies nothing yet
+        assert _wal(log.path) > 64 * 1024
+        log._restart_asked_at -= store.RESTART_BACKOFF
+        log.checkpoint()  # nobody took it: the checkpoint empties the idle log's WAL itself
+        assert not log.has_housework and _wal(log.path) == 0
+    finally:
+        log.close()
