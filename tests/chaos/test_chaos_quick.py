@@ -47,7 +47,7 @@ def started() -> dict[str, Future[subprocess.CompletedProcess[str]]]:
         ("kill9.py", ()), ("disconnects.py", ()), ("hostile_frames.py", ()),
         ("never_join.py", never_join_extra()), ("flood.py", ()), ("slow_readers.py", ()),
         ("join_storm.py", ()), ("checks_churn.py", ()), ("garbage_frames.py", ()),
-        ("http_churn.py", ()))}
+        ("http_churn.py", ()), ("kill9_housekeeping.py", ()))}
 
 
 def run_quick(script: str) -> dict[str, Any]:
@@ -65,6 +65,12 @@ def run_quick(script: str) -> dict[str, Any]:
 def test_kill9_loses_nothing_acknowledged() -> None:
     """A server killed with SIGKILL under load restarts holding every command it acknowledged."""
     run_quick("kill9.py")
+
+
+def test_kill9_in_housekeeping_loses_nothing_acknowledged() -> None:
+    """A writer killed with SIGKILL in the middle of its journal moves, WAL restarts and
+    checkpoints leaves every acknowledged event in the log, and the next open settles it."""
+    run_quick("kill9_housekeeping.py")
 
 
 def test_disconnects_no_gap_no_duplicate() -> None:

@@ -1,0 +1,155 @@
+"""Chaos trial: ``kill -9`` a writer in the middle of its housekeeping: is every append there?
+
+::
+
+    python tests/chaos/kill9_housekeeping.py            # 12 kills
+    python tests/chaos/kill9_housekeeping.py --quick    # 3 kills
+
+``kill9.py`` kills a whole server under a load too light to reach the log's housekeeping. Here
+a child process plays the group committer's writer against :class:`~events.store.SqliteLog`
+directly, as fast as it can, with the limits made small so that its housekeeping runs many
+times a second: the journal is moved into ``events`` (dropped and created again) every 2,000
+rows, and the WAL is started over each time it passes 256 KiB, by a checkpointing thread
+asking the writer (:meth:`~events.store.SqliteLog.checkpoint`) as the server's does. After
+each append it prints the campaigns' heads, which it has from the log's answer (acknowledged:
+committed with ``synchronous=FULL``). After a random 0.3-2.5 s it gets SIGKILL: in an append,
+a move, a restart of the WAL or a checkpoint. The next round reopens the same file.
+
+Checks: every acknowledged event is in the log after each kill; each reopened log has settled
+its journal into ``events``; every hash chain verifies at the end. Prints a line per round, the
+verdicts and a ``CHAOS-RESULT`` JSON line; exit 0 only if all hold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from events import journal  # noqa: E402
+from events.store import SqliteLog, SqliteReader  # noqa: E402
+
+CAMPAIGNS = 20
+WRITER = """
+import sys, threading, time
+from events import journal, store
+from events.store import SqliteLog
+from tests.events.store_contract import opened, request, rolled
+store.JOURNAL_SIZE_LIMIT = 256 * 1024
+journal.JOURNAL_LIMIT = 2000
+log = SqliteLog(sys.argv[1])
+print("settled", journal.rows_in(log.db.conn), flush=True)
+heads = {f"c{k}": log.head(f"c{k}") for k in range(int(sys.argv[2]))}
+
+def checkpoints():
+    while True:
+        log.checkpoint()
+        time.sleep(0.005)
+
+threading.Thread(target=checkpoints, daemon=True).start()
+n = 0
+while True:
+    n += 1
+    requests = [request(c, h, *((opened(c),) if h == 0 else ()),
+                        *[rolled(k % 6 + 1) for k in range(4)], command=f"{c}-{h}-{n}")
+                for c, h in heads.items()]
+    for (campaign, _), result in zip(list(heads.items()), log.append_batch(requests)):
+        if isinstance(result, list):
+            heads[campaign] = result[-1]
+    print(" ".join(f"{c}={h}" for c, h in heads.items()), flush=True)
+    while log.has_housework:
+        log.housekeeping()
+"""
+
+
+def round_(db: Path, delay: float) -> dict[str, Any]:
+    """Start the writer on ``db``, kill it after ``delay`` seconds, compare what it was told
+    with what the file holds."""
+    child = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(CAMPAIGNS)],
+                             stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert child.stdout is not None
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(child.stdout.read().splitlines()))
+    reader.start()  # read as it writes: a full pipe would stop the writer, not the kill
+    time.sleep(delay)
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    reader.join()
+    settled = next((line for line in lines if line.startswith("settled ")), "settled -1")
+    heads = [line for line in lines if "=" in line]
+    acked = {c: int(h) for c, h in (kv.split("=") for kv in heads[-1].split())} if heads else {}
+    log = SqliteReader(db)
+    lost = {c: [h, log.head(c)] for c, h in acked.items() if log.head(c) < h}
+    with sqlite3.connect(db) as connection:
+        left = journal.rows_in(connection)
+    wal = Path(f"{db}-wal")
+    return {"killed after": round(delay, 2), "appends": len(heads),
+            "events acknowledged": sum(acked.values()), "lost": lost,
+            "journal at open": int(settled.split()[1]), "journal at the kill": left,
+            "wal at the kill": wal.stat().st_size if wal.exists() else 0}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=12)
+    parser.add_argument("--quick", action="store_true", help="3 rounds")
+    parser.add_argument("--seed", type=int, default=7, help="when each kill falls")
+    args = parser.parse_args(argv)
+    rounds = 3 if args.quick else args.rounds
+    rng = random.Random(args.seed)
+    work = Path(tempfile.mkdtemp(prefix="poolhall-kill9-housekeeping-"))
+    db = work / "log.db"
+    results = []
+    try:
+        for n in range(rounds):
+            result = round_(db, rng.uniform(0.3, 2.5))
+            results.append(result)
+            print(f"round {n + 1}: killed after {result['killed after']} s, "
+                  f"{result['appends']} appends, {result['events acknowledged']:,} events "
+                  f"acknowledged in all, {len(result['lost'])} campaigns short; journal "
+                  f"{result['journal at open']} rows at open, {result['journal at the kill']}"
+                  f" at the kill; WAL {result['wal at the kill'] // 1024} KiB", flush=True)
+        log = SqliteLog(db)  # the last kill's journal, settled at open
+        try:
+            settled = journal.rows_in(log.db.conn)
+            checked, problems = log.verify()
+        finally:
+            log.close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    checks = [
+        ("every acknowledged event is in the log after each kill",
+         all(not r["lost"] for r in results)),
+        ("the writer got acknowledgements before every kill",
+         all(r["appends"] > 0 for r in results)),
+        ("every reopened log settled its journal at open",
+         all(r["journal at open"] == 0 for r in results) and settled == 0),
+        (f"every hash chain verifies ({checked:,} events)", not problems),
+    ]
+    print()
+    for name, ok in checks:
+        print(f"{'PASS' if ok else 'FAIL'}  [correctness] {name}")
+    print("CHAOS-RESULT " + json.dumps({
+        "trial": "kill-9-housekeeping", "ok": all(ok for _, ok in checks),
+        "checks": [{"name": name, "ok": ok, "kind": "correctness"} for name, ok in checks],
+        "figures": {"rounds": results, "verified": checked}}))
+    return 0 if all(ok for _, ok in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
