@@ -9,14 +9,23 @@ lookup by id is served in two parts:
 - the **tail**, the rows after the last merge: the writer holds them in memory
   (:class:`CommandKeys`); an offline reader scans them (a bounded scan: about
   :data:`TAIL_LIMIT` rows at most);
-- **generations** in ``command_keys``: rows ``(gen, key, command)``, ``key`` a 32-bit digest
-  (CRC-32) of the campaign and id, ``command`` the ``commands`` row. A generation is written
-  in key order under a new, higher ``gen``, so its pages are appended, never scattered; when
-  :data:`FAN_IN` generations of one size class are newest, they are merged into one (each id
-  is rewritten about ``log4(commands / TAIL_LIMIT)`` times, and a lookup probes a few
-  B-trees). ``command_gens`` lists the live generations and the command ids each covers; rows
-  of a generation not listed there (one being built, or merged away) are never read, and are
-  removed at the next open.
+- **generations**, each a table ``command_keys_<gen>`` of rows ``(key, command)``, ``key`` a
+  32-bit digest (CRC-32) of the campaign and id, ``command`` the ``commands`` row. A
+  generation is written in key order into a new table, so its pages are appended, never
+  scattered; when :data:`FAN_IN` generations of one size class are newest, they are merged
+  into one (each id is rewritten about ``log4(commands / TAIL_LIMIT)`` times, and a lookup
+  probes a few B-trees), and the merged-away tables are dropped. ``command_gens`` lists the
+  live generations and the command ids each covers; a table not listed there (one being
+  built, or merged away) is never read, and is dropped at the next open.
+
+A table a generation, rather than one table keyed by ``(gen, key, command)`` as before
+2026-11-26: a merge read its generations from the table it wrote, which SQLite copies to a
+temporary B-tree and sorts first, and the merged-away rows were then deleted row by row,
+rewriting every page once more. Reading tables apart, each in key order, SQLite merges them as
+they come, and a dropped table's pages are freed unwritten: a merge of four generations of
+524,288 ids cost half the time and half the WAL (``tests/bench/append_rate.py --prefill``
+measures the writer on a large log). A file of the one-table layout is rewritten into tables
+when a writer opens it, and read as it is by a reader.
 
 The digest only finds candidates: each lookup compares the stored campaign and id, so ids that
 share a digest stay apart. 32 bits are enough: at a million commands a lookup meets another
@@ -32,9 +41,12 @@ group committer calls on the writer's thread between two commits.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any
 from zlib import crc32
 
 from events.bulk_insert import insert_rows
@@ -42,6 +54,8 @@ from events.bulk_insert import insert_rows
 __all__ = ["FAN_IN", "STEP_ROWS", "TAIL_LIMIT", "CommandKeys", "Found", "command_key",
            "create_tables", "gens_lookup", "indexed_records", "last_seqs", "migrate_commands",
            "tail_lookup"]
+
+logger = logging.getLogger(__name__)
 
 TAIL_LIMIT = 32_768
 """Rows held in memory before they are merged into a generation (~10 MB at most)."""
@@ -63,28 +77,26 @@ COMMANDS_TABLE = (
 """``id`` is declared so that it is the rowid for good (``VACUUM`` may renumber an undeclared
 rowid, and the index refers to it)."""
 
-_KEYS = ("CREATE TABLE IF NOT EXISTS command_keys (gen INTEGER NOT NULL, key INTEGER NOT NULL,"
-         " command INTEGER NOT NULL, PRIMARY KEY (gen, key, command)) WITHOUT ROWID")
 _GENS = ("CREATE TABLE IF NOT EXISTS command_gens (gen INTEGER PRIMARY KEY, first INTEGER NOT"
          " NULL, last INTEGER NOT NULL, size INTEGER NOT NULL)")
-_LOOKUP = (  # CROSS JOIN fixes the order: each id probes each generation's keys
-    "SELECT c.command_id, c.actor, c.first_seq, c.last_seq FROM json_each(?) AS j"
-    " CROSS JOIN command_gens AS g CROSS JOIN command_keys AS k"
-    " ON k.gen = g.gen AND k.key = j.value CROSS JOIN commands AS c ON c.id = k.command"
-    " WHERE c.campaign = ?")
-_PAIRS = (  # any campaigns: the caller keeps the rows whose (campaign, id) it asked for
-    "SELECT c.campaign, c.command_id, c.last_seq FROM json_each(?) AS j"
-    " CROSS JOIN command_gens AS g CROSS JOIN command_keys AS k"
-    " ON k.gen = g.gen AND k.key = j.value CROSS JOIN commands AS c ON c.id = k.command")
+_GEN_TABLE = ("CREATE TABLE {table} (key INTEGER NOT NULL, command INTEGER NOT NULL,"
+              " PRIMARY KEY (key, command)) WITHOUT ROWID")
+_GEN_TABLES = ("SELECT name FROM sqlite_master WHERE type = 'table'"
+               " AND name GLOB 'command_keys_[0-9]*'")
+_ONE_TABLE = "command_keys"
+"""The layout before 2026-11-26: every generation's rows in one table keyed by ``(gen, key,
+command)``, rewritten into tables by a writer's open and read as it is by a reader."""
+_ONE_TABLE_ARM = (  # the one-table layout, for a reader of a file no writer has opened since
+    "SELECT {columns} FROM json_each(?1) AS j CROSS JOIN command_gens AS g"
+    " CROSS JOIN command_keys AS k ON k.gen = g.gen AND k.key = j.value"
+    " CROSS JOIN commands AS c ON c.id = k.command")
+_ARM = (  # CROSS JOIN fixes the order: each id probes the generation's keys
+    "SELECT {columns} FROM json_each(?1) AS j CROSS JOIN {table} AS k ON k.key = j.value"
+    " CROSS JOIN commands AS c ON c.id = k.command")
+_FOUND = "c.command_id, c.actor, c.first_seq, c.last_seq"
+_PAIR = "c.campaign, c.command_id, c.last_seq"
 _TAIL_PAIRS = ("SELECT campaign, command_id, last_seq FROM commands"
                " WHERE id > (SELECT coalesce(max(last), 0) FROM command_gens)")
-_ORPHANS = (  # one step per generation through the key (a scan of the rows took ~0.1 s per
-    # million at every start)
-    "WITH RECURSIVE g(gen) AS (SELECT min(gen) FROM command_keys UNION ALL"
-    " SELECT (SELECT min(gen) FROM command_keys WHERE gen > g.gen) FROM g"
-    " WHERE g.gen IS NOT NULL)"
-    " SELECT gen FROM g WHERE gen IS NOT NULL AND gen NOT IN (SELECT gen FROM command_gens)")
-_INSERT_KEYS = "INSERT INTO command_keys (gen, key, command)"
 _TAIL = (
     "SELECT command_id, actor, first_seq, last_seq FROM commands"
     " WHERE id > (SELECT coalesce(max(last), 0) FROM command_gens) AND campaign = ?"
@@ -102,9 +114,57 @@ def _keys_json(campaign: str, ids: list[str]) -> str:
 
 
 def create_tables(connection: sqlite3.Connection) -> None:
-    """Create the index's two tables if the file lacks them (a new log or a migrated one)."""
-    connection.execute(_KEYS)
+    """Create the index's list of generations if the file lacks it (a new log or a migrated
+    one); each generation's table is made with it."""
     connection.execute(_GENS)
+
+
+def _table(gen: int) -> str:
+    """The table of generation ``gen``."""
+    return f"command_keys_{int(gen)}"
+
+
+@lru_cache(maxsize=32)
+def _probe_sql(columns: str, gens: tuple[int, ...], where: str) -> str:
+    """One statement probing each of ``gens`` for the digests of JSON array ``?1``: the
+    ``columns`` of the commands found (``where`` filters each generation's rows). A new text
+    only when the live generations change."""
+    return " UNION ALL ".join(_ARM.format(columns=columns, table=_table(gen)) + where
+                              for gen in gens)
+
+
+_LIVE = ("SELECT gen, EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table'"
+         f" AND name = '{_ONE_TABLE}') FROM command_gens ORDER BY gen")
+
+
+@contextmanager
+def _snapshot(connection: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction on a reader's ``connection``: the generations it lists and the
+    tables it probes are seen at one moment (a merge drops tables once it has unlisted
+    them, in a later transaction)."""
+    if connection.in_transaction:
+        yield
+        return
+    connection.execute("BEGIN")
+    try:
+        yield
+    finally:
+        connection.execute("ROLLBACK")  # a read: nothing to keep
+
+
+def _probe(connection: sqlite3.Connection, columns: str, where: str,
+           parameters: list[object]) -> list[Any]:
+    """The rows of :func:`_probe_sql` for the generations the file lists now, in either
+    layout (``parameters`` start with the digests' JSON array); inside the caller's
+    snapshot."""
+    live = connection.execute(_LIVE).fetchall()
+    if not live:
+        return []
+    if live[0][1]:  # the one-table layout: a file no writer of this release has opened
+        sql = _ONE_TABLE_ARM.format(columns=columns) + where
+    else:
+        sql = _probe_sql(columns, tuple(gen for gen, _ in live), where)
+    return connection.execute(sql, parameters).fetchall()
 
 
 def migrate_commands(connection: sqlite3.Connection) -> bool:
@@ -127,18 +187,21 @@ def migrate_commands(connection: sqlite3.Connection) -> bool:
     return True
 
 
-def indexed_records(connection: sqlite3.Connection, campaign: str, ids: list[str], *,
-                    reader: bool) -> dict[str, Found]:
+def indexed_records(connection: sqlite3.Connection, campaign: str, ids: list[str],
+                    keys: CommandKeys | None) -> dict[str, Found]:
     """The records of ``ids`` outside the writer's memory: in the generations and, for a
-    ``reader`` (which holds no tail), in the tail's rows; in a log from before the index
-    (read as it is, never migrated by a reader), through its key on the id."""
-    if reader and connection.execute(
+    reader with no writer's ``keys`` (which hold the tail), in the tail's rows too; in a log
+    from before the index (read as it is, never migrated by a reader), through its key on
+    the id."""
+    if keys is not None:
+        return {row[0]: row for row in keys.lookup(connection, campaign, ids)}
+    if connection.execute(
             "SELECT 1 FROM sqlite_master WHERE name = 'command_gens'").fetchone() is None:
         return {str(row[0]): row for row in connection.execute(
             "SELECT command_id, actor, first_seq, last_seq FROM commands WHERE campaign = ?"
             " AND command_id IN (SELECT value FROM json_each(?))", [campaign, json.dumps(ids)])}
-    found = {row[0]: row for row in gens_lookup(connection, campaign, ids)}
-    if reader:
+    with _snapshot(connection):  # the tail is what the generations probed do not cover
+        found = {row[0]: row for row in gens_lookup(connection, campaign, ids)}
         found.update((row[0], row) for row in tail_lookup(connection, campaign, ids))
     return found
 
@@ -156,13 +219,14 @@ def last_seqs(connection: sqlite3.Connection, pairs: list[tuple[str, str]],
             "SELECT c.campaign, c.command_id, c.last_seq FROM json_each(?) AS j"
             " JOIN commands AS c ON c.campaign = j.value ->> 0 AND c.command_id = j.value ->> 1",
             [json.dumps(pairs)]) if (c, i) in wanted}
-    found = {(c, i): last for c, i, last in connection.execute(
-        _PAIRS, ["[" + ",".join(str(command_key(*pair)) for pair in wanted) + "]"])
-        if (c, i) in wanted}
-    if keys is None:
-        found.update(((c, i), last) for c, i, last in connection.execute(_TAIL_PAIRS)
-                     if (c, i) in wanted)
-    else:
+    digests = "[" + ",".join(str(command_key(*pair)) for pair in wanted) + "]"
+    with _snapshot(connection):  # the tail is what the generations probed do not cover
+        found = {(c, i): last for c, i, last in _probe(connection, _PAIR, "", [digests])
+                 if (c, i) in wanted}
+        if keys is None:
+            found.update(((c, i), last) for c, i, last in connection.execute(_TAIL_PAIRS)
+                         if (c, i) in wanted)
+    if keys is not None:
         for pair in wanted:
             held = keys.tail_get(*pair)
             if held is not None:
@@ -171,10 +235,14 @@ def last_seqs(connection: sqlite3.Connection, pairs: list[tuple[str, str]],
 
 
 def gens_lookup(connection: sqlite3.Connection, campaign: str, ids: list[str]) -> list[Found]:
-    """The records of ``ids`` found in the live generations (one statement)."""
+    """The records of ``ids`` found in the live generations (one read transaction: the list
+    of generations, then one statement probing them all)."""
     wanted = set(ids)
-    return [row for row in connection.execute(_LOOKUP, [_keys_json(campaign, ids), campaign])
-            if row[0] in wanted]  # a digest shared by another id is no match
+    with _snapshot(connection):
+        rows = _probe(connection, _FOUND, " WHERE c.campaign = ?2",
+                      [_keys_json(campaign, ids), campaign])
+    return [row for row in rows if row[0] in wanted]  # a digest shared by another id is no
+    # match
 
 
 def tail_lookup(connection: sqlite3.Connection, campaign: str, ids: list[str]) -> list[Found]:
@@ -205,20 +273,36 @@ class CommandKeys:
         self._tail: dict[tuple[str, str], tuple[int, str, int, int, int]] = {}
         """``(campaign, command_id) -> (id, actor, first_seq, last_seq, key)``, in id order."""
         self._gens: list[_Gen] = []
+        self._live: tuple[int, ...] = ()
+        """The live generations' numbers, replaced whole each time they change: what a
+        lookup on another thread reads (:meth:`lookup`)."""
         self._next_gen = 1
         self.next_id = 1
         self._work: Iterator[None] | None = None
 
     def load(self, connection: sqlite3.Connection) -> None:
-        """Read the index's state at open: drop rows of unlisted generations, index a tail
-        too long to hold (a migrated log, or a writer that stopped mid-merge many times),
-        and hold the rest in memory. ``connection`` is the writer's, outside a transaction."""
+        """Read the index's state at open: drop the tables of unlisted generations, index a
+        tail too long to hold (a migrated log, or a writer that stopped mid-merge many
+        times), and hold the rest in memory. ``connection`` is the writer's, outside a
+        transaction. A listed generation whose table is gone (dropped by hand) makes the
+        whole index be rebuilt from ``commands``: it is derived, and a lookup must not miss."""
         self._work = None
-        orphans = [gen for (gen,) in connection.execute(_ORPHANS)]
-        if orphans:
+        _split_one_table(connection)
+        listed = {gen for (gen,) in connection.execute("SELECT gen FROM command_gens")}
+        tables = {int(name.removeprefix("command_keys_")): name
+                  for (name,) in connection.execute(_GEN_TABLES)
+                  if name.removeprefix("command_keys_").isdigit()}
+        lost = listed - tables.keys()
+        if lost:
+            logger.warning("command index: generations %s have no table; rebuilding the"
+                           " index from the commands", sorted(lost))
+        orphans = [name for gen, name in tables.items() if lost or gen not in listed]
+        if orphans or lost:
             with _transaction(connection):
-                connection.executemany("DELETE FROM command_keys WHERE gen = ?",
-                                       [(gen,) for gen in orphans])
+                if lost:
+                    connection.execute("DELETE FROM command_gens")
+                for name in orphans:
+                    connection.execute(f"DROP TABLE {name}")
         self._read_gens(connection)
         watermark = self._gens[-1].last if self._gens else 0
         (high, count) = connection.execute(
@@ -233,8 +317,9 @@ class CommandKeys:
                     connection.executemany("INSERT INTO pending_keys VALUES (?, ?)", [
                         (command_key(campaign, cid), rowid) for rowid, campaign, cid in page])
                 gen = self._next_gen
-                connection.execute("INSERT INTO command_keys (gen, key, command) SELECT ?, key,"
-                                   " command FROM pending_keys ORDER BY key, command", [gen])
+                connection.execute(_GEN_TABLE.format(table=_table(gen)))
+                connection.execute(f"INSERT INTO {_table(gen)} (key, command) SELECT key,"
+                                   " command FROM pending_keys ORDER BY key, command")
                 connection.execute("INSERT INTO command_gens VALUES (?, ?, ?, ?)",
                                    [gen, watermark + 1, high, count])
                 connection.execute("DROP TABLE temp.pending_keys")
@@ -251,10 +336,9 @@ class CommandKeys:
     def _read_gens(self, connection: sqlite3.Connection) -> None:
         self._gens = [_Gen(*row) for row in connection.execute(
             "SELECT gen, first, last, size FROM command_gens ORDER BY first")]
-        (top,) = connection.execute(
-            "SELECT max(gen) FROM (SELECT max(gen) AS gen FROM command_gens UNION ALL"
-            " SELECT max(gen) FROM command_keys)").fetchone()
-        self._next_gen = (top or 0) + 1
+        self._live = tuple(g.gen for g in self._gens)
+        (top,) = connection.execute("SELECT max(gen) FROM command_gens").fetchone()
+        self._next_gen = (top or 0) + 1  # every table of a higher one was dropped as unlisted
 
     # ---- what the writer asks before and after a commit --------------------------------
 
@@ -284,7 +368,33 @@ class CommandKeys:
             return set()
         rest = {pair for pair in pairs if pair not in self._tail}
         keys = "[" + ",".join(str(command_key(*pair)) for pair in rest) + "]"
-        return {(c, i) for c, i, _ in connection.execute(_PAIRS, [keys]) if (c, i) in rest}
+        sql = _probe_sql(_PAIR, self._live, "")  # the writer's own connection: no merge
+        # runs meanwhile
+        return {(c, i) for c, i, _ in connection.execute(sql, [keys]) if (c, i) in rest}
+
+    def lookup(self, connection: sqlite3.Connection, campaign: str, ids: list[str]
+               ) -> list[Found]:
+        """The records of ``ids`` in the live generations, looked up on another connection
+        (the hub's, on the event loop) while this writer may be merging: one statement over
+        the generations live now, read from memory (a read transaction to list them cost a
+        lookup 10 µs more). Should a merge drop a table between that read and the statement
+        (it drops merged-away tables only after listing the new one), SQLite says so and the
+        lookup reads the list again, which holds the merged generation by then."""
+        wanted = set(ids)
+        digests = _keys_json(campaign, ids)
+        while True:
+            gens = self.live
+            if not gens:
+                return []
+            try:
+                rows = connection.execute(_probe_sql(_FOUND, gens, " WHERE c.campaign = ?2"),
+                                          [digests, campaign]).fetchall()
+            except sqlite3.OperationalError as error:
+                if "no such table" in str(error) and self.live != gens:
+                    continue  # merged meanwhile: the list now holds what was dropped
+                raise
+            return [row for row in rows if row[0] in wanted]  # a digest shared by another
+            # id is no match
 
     def add(self, rows: list[tuple[int, str, str, str, int, int]]) -> None:
         """Hold committed ``commands`` rows ``(id, campaign, command_id, actor, first, last)``."""
@@ -326,16 +436,19 @@ class CommandKeys:
         mask = (1 << shift) - 1
         packed = sorted(entry[4] << shift | entry[0] for entry in held)
         gen = self._new_gen()
+        table = _table(gen)
         for start in range(0, len(packed), STEP_ROWS):
             with _transaction(connection):
-                insert_rows(connection, _INSERT_KEYS, [
-                    (gen, value >> shift, value & mask)
-                    for value in packed[start:start + STEP_ROWS]])
+                if start == 0:
+                    connection.execute(_GEN_TABLE.format(table=table))
+                insert_rows(connection, f"INSERT INTO {table} (key, command)", [
+                    (value >> shift, value & mask) for value in packed[start:start + STEP_ROWS]])
             yield
         with _transaction(connection):
             connection.execute("INSERT INTO command_gens VALUES (?, ?, ?, ?)",
                                [gen, first, last, len(packed)])
         self._gens.append(_Gen(gen, first, last, len(packed)))
+        self._live = tuple(g.gen for g in self._gens)
         # Those are found in the generation now. A new dict, swapped in whole: a lookup on
         # the event loop reads the old or the new one, each right (the generation is live).
         self._tail = {pair: entry for pair, entry in self._tail.items() if entry[0] > last}
@@ -344,40 +457,73 @@ class CommandKeys:
             yield from self._merge_newest(connection)
 
     def _merge_newest(self, connection: sqlite3.Connection) -> Iterator[None]:
+        """The newest :data:`FAN_IN` generations into a new one, a range of keys a
+        transaction (each old table read in key order, merged as it comes), listed in their
+        place, then their tables dropped: in a later transaction, so that a reader that
+        listed them just before still finds them."""
         merged = self._gens[-FAN_IN:]
         size = sum(g.size for g in merged)
         gen = self._new_gen()
+        table = _table(gen)
         olds = [g.gen for g in merged]
         among = ", ".join("?" * len(olds))
-        for low, high in _key_ranges(-(-size // STEP_ROWS)):
+        arms = " UNION ALL ".join(f"SELECT key, command FROM {_table(old)}"
+                                  " WHERE key BETWEEN ?1 AND ?2" for old in olds)
+        insert = (f"INSERT INTO {table} (key, command) SELECT key, command FROM ({arms})"
+                  " ORDER BY key, command")
+        for step, (low, high) in enumerate(_key_ranges(-(-size // STEP_ROWS))):
             with _transaction(connection):
-                connection.execute(
-                    "INSERT INTO command_keys (gen, key, command) SELECT ?, key, command FROM"
-                    f" command_keys WHERE gen IN ({among}) AND key BETWEEN ? AND ?"
-                    " ORDER BY key, command", [gen, *olds, low, high])
+                if step == 0:
+                    connection.execute(_GEN_TABLE.format(table=table))
+                connection.execute(insert, [low, high])
             yield
         with _transaction(connection):
             connection.execute(f"DELETE FROM command_gens WHERE gen IN ({among})", olds)
             connection.execute("INSERT INTO command_gens VALUES (?, ?, ?, ?)",
                                [gen, merged[0].first, merged[-1].last, size])
         self._gens[-FAN_IN:] = [_Gen(gen, merged[0].first, merged[-1].last, size)]
-        for low, high in _key_ranges(-(-size // STEP_ROWS)):  # the merged-away rows
-            with _transaction(connection):
-                connection.execute(f"DELETE FROM command_keys WHERE gen IN ({among}) AND key"
-                                   " BETWEEN ? AND ?", [*olds, low, high])
-            yield
+        self._live = tuple(g.gen for g in self._gens)
+        yield
+        with _transaction(connection):  # freed whole, unwritten: no row is deleted
+            for old in olds:
+                connection.execute(f"DROP TABLE {_table(old)}")
+        yield
 
     def _new_gen(self) -> int:
         gen, self._next_gen = self._next_gen, self._next_gen + 1
         return gen
 
     @property
+    def live(self) -> tuple[int, ...]:
+        """The live generations' numbers: one tuple, replaced whole by the writer's thread
+        (after the generation is listed, before the tail lets go of its ids)."""
+        return self._live
+
+    @property
     def generations(self) -> int:
-        """How many generations a lookup probes (for tests and benchmarks)."""
-        return len(self._gens)
+        """How many generations a lookup probes (read on the event loop too)."""
+        return len(self.live)
 
     def __len__(self) -> int:
         return len(self._tail)
+
+
+def _split_one_table(connection: sqlite3.Connection) -> None:
+    """Rewrite a file of the one-table layout (:data:`_ONE_TABLE`) into a table a live
+    generation, in one transaction (rows of unlisted generations are left behind with the
+    table). Each is already in key order, so this reads and appends: about a second a
+    million commands."""
+    if connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                          [_ONE_TABLE]).fetchone() is None:
+        return
+    with _transaction(connection):
+        gens = [gen for (gen,) in connection.execute("SELECT gen FROM command_gens")]
+        for gen in gens:
+            connection.execute(_GEN_TABLE.format(table=_table(gen)))
+            connection.execute(f"INSERT INTO {_table(gen)} (key, command) SELECT key, command"
+                               f" FROM {_ONE_TABLE} WHERE gen = ? ORDER BY key, command", [gen])
+        connection.execute(f"DROP TABLE {_ONE_TABLE}")
+    logger.info("command index: %d generations rewritten a table each", len(gens))
 
 
 def _size_class(size: int) -> int:

@@ -266,7 +266,7 @@ class SqliteReader:
                 if self._lookup is None:
                     self._lookup = self._reader()
                 found.update(command_keys.indexed_records(self._lookup, campaign, missing,
-                                                          reader=keys is None))
+                                                          keys))
         return {command: CommandRecord(str(actor), int(first), int(last))
                 for command, (_, actor, first, last) in found.items()}
 

@@ -259,7 +259,8 @@ def append_batch_rate(work: Path, events: int, per_batch: int = 100, campaigns: 
 
 
 def committer_rate(work: Path, submitters: int, seconds: float, collector: str = "server",
-                   recheck_ids: bool = False) -> tuple[float, float, float, list[float]]:
+                   recheck_ids: bool = False, prefilled: Path | None = None,
+                   ) -> tuple[float, float, float, list[float]]:
     """N submitters, each on its own campaign, one one-event append at a time, for a while:
     durable events/s, the mean batch the writer committed, the process's CPU seconds per
     event (both threads; the steadier figure on a shared machine), and the events/s of each
@@ -276,8 +277,17 @@ def committer_rate(work: Path, submitters: int, seconds: float, collector: str =
     frozen, young collections every 10,000 allocations, a sweep a second); ``"cpython"``
     leaves CPython's defaults, under which this process's full collections scanned every
     object of the modules it imported (numpy among them), a pause a server does not take.
+
+    ``prefilled``: a copy of that log (:func:`cached_committer_log`) is where the run
+    appends, each submitter going on from its campaign's head: the rate at that size of log,
+    not the average of a log growing from nothing.
     """
     path = work / "committer.db"
+    heads = [0] * submitters
+    if prefilled is not None:
+        shutil.copy2(prefilled, path)  # its mode too (0600: it holds token hashes)
+        events = int(prefilled.stem.rpartition("x")[2])
+        heads = [events // submitters + (k < events % submitters) for k in range(submitters)]
     log = SqliteLog(path)
 
     async def main() -> tuple[int, float, int, float]:
@@ -288,7 +298,7 @@ def committer_rate(work: Path, submitters: int, seconds: float, collector: str =
         stop = False
 
         async def submit(k: int) -> int:
-            head = 0
+            head = heads[k]
             ids = _random_ids()
             while not stop:
                 (result,) = await committer.append([_request(
@@ -348,6 +358,46 @@ def build_log(path: Path, events: int, campaigns: int) -> None:
     log.checkpoint()
     log.close()
     partial.rename(path)
+
+
+def build_committer_log(path: Path, events: int, submitters: int) -> None:
+    """``events`` one-event commands over the committer runs' campaigns, interleaved one by
+    one, with random ids, stored as the group committer stores them: each batch followed by
+    the housekeeping it would do between commits (journal moves, command-index merges)."""
+    partial = path.with_name(path.name + ".partial")
+    _remove(partial)
+    log = SqliteLog(partial)
+    heads = [0] * submitters
+    ids = _random_ids()
+    batch: list[AppendRequest] = []
+    for n in range(events):
+        k = n % submitters
+        batch.append(_request(f"s{k}", heads[k], n, command_id=next(ids)))
+        heads[k] += 1
+        if len(batch) == 1000 or n == events - 1:
+            for result in log.append_batch(batch):
+                if isinstance(result, Exception):
+                    raise result
+            batch.clear()
+            while log.has_housework:
+                log.housekeeping()
+            if n % 100_000 < 1000:
+                log.checkpoint()
+    log.checkpoint()
+    log.close()
+    partial.rename(path)
+
+
+def cached_committer_log(cache: Path, events: int, submitters: int) -> Path:
+    """A log of ``events`` for ``--prefill``, built once and kept in ``cache``."""
+    path = cache / f"committer-{submitters}x{events}.db"
+    if not path.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
+        print(f"  (building {path}: {events:,} events, once)", flush=True)
+        build_committer_log(path, events, submitters)
+        print(f"  (built in {time.perf_counter() - started:.1f} s)", flush=True)
+    return path
 
 
 def cached_log(cache: Path, events: int, campaigns: int) -> Path:
@@ -422,6 +472,10 @@ def main() -> None:
                         help="also run the committer with its requests unmarked, alternately:"
                         " the writer looks every id up in its index again (as it did before"
                         " 2026-11-26), and print the ratio")
+    parser.add_argument("--prefill", type=int, default=0, metavar="EVENTS",
+                        help="run the committer on a log already holding this many events"
+                        " over its campaigns (built once, kept in --cache): the rate at that"
+                        " size, not the average of a log growing from nothing")
     parser.add_argument("--verify-against", type=Path, default=None, metavar="CHECKOUT",
                         help="also run this checkout's verify, alternately with this one's")
     parser.add_argument("--dir", type=Path, default=None, help="where the append runs write")
@@ -459,16 +513,19 @@ def main() -> None:
         if "committer" in parts:
             modes = [True, False] if args.compare_recheck else [False]
             for n in args.submitters:
+                prefilled = (cached_committer_log(args.cache, args.prefill, n)
+                             if args.prefill else None)
                 runs: dict[bool, list[tuple[float, float, float, list[float]]]] = {
                     mode: [] for mode in modes}
                 for _ in range(args.repeat):  # alternately, so both see the same load
                     for mode in modes:
                         runs[mode].append(committer_rate(work, n, args.seconds, args.collector,
-                                                         mode))
+                                                         mode, prefilled))
                 for mode in modes:
                     rate, mean, cpu, by_second = max(runs[mode])
                     label = "ids looked up again by the writer" if mode else "hub's requests"
-                    print(f"group committer, {n:>5} submitters:      {rate:>10,.0f} events/s"
+                    on = f", on a log of {args.prefill:,}" if args.prefill else ""
+                    print(f"group committer, {n:>5} submitters{on}:      {rate:>10,.0f} events/s"
                           f"  (mean batch {mean:,.0f}; {cpu * 1e6:.1f} CPU-µs an event;"
                           f" {args.collector} collector; {label};"
                           f" target >= {TARGET_COMMITTER:,.0f})" + _seconds(by_second),

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import threading
 from pathlib import Path
 
 import msgspec
 import pytest
 
 from events import command_keys
+from events.command_keys import CommandKeys
 from events.errors import ConcurrencyError
 from events.store import SqliteLog, SqliteReader
 from tests.events.store_contract import opened, request, rolled
@@ -47,6 +49,21 @@ def _gens(path: Path) -> list[tuple[int, int, int]]:
                                   ).fetchall()
 
 
+def _key_tables(path: Path) -> dict[int, int]:
+    """The rows of each generation's table in the file, listed or not, by generation."""
+    with sqlite3.connect(path) as connection:
+        names = [name for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE name GLOB 'command_keys_*'")]
+        return {int(name.removeprefix("command_keys_")):
+                connection.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+                for name in names}
+
+
+def _listed(path: Path) -> list[int]:
+    with sqlite3.connect(path) as connection:
+        return [gen for (gen,) in connection.execute("SELECT gen FROM command_gens ORDER BY gen")]
+
+
 def test_a_commit_writes_no_index_page_and_the_tail_is_found(log) -> None:
     """Under the tail's limit nothing is indexed: the ids are found in the writer's memory,
     and by a reader's bounded scan of the rows no generation covers."""
@@ -72,9 +89,9 @@ def test_generations_merge_pairwise_and_every_id_stays_found(small, log) -> None
     found = log.command_records("a", [*ids, "id-100"])
     assert found.keys() == set(ids) and found["id-42"].seqs == [43]
     assert SqliteReader(log.path).command_records("a", ids) == found
-    with sqlite3.connect(log.path) as connection:  # the merged-away rows are gone
-        (rows,) = connection.execute("SELECT count(*) FROM command_keys").fetchone()
-    assert rows == sum(size for _, _, size in gens)
+    tables = _key_tables(log.path)  # a table a live generation: the merged-away ones dropped
+    assert sorted(tables) == _listed(log.path)
+    assert sum(tables.values()) == sum(size for _, _, size in gens)
 
 
 def test_an_id_in_a_generation_is_still_refused_a_second_time(small, log) -> None:
@@ -136,12 +153,10 @@ def test_a_merge_cut_short_is_ignored_and_cleared_at_open(small, tmp_path) -> No
     _append(log, "a", [f"id-{n}" for n in range(8)])
     log.housekeeping()  # the first of two steps: four index rows, no generation listed
     log.close()
-    with sqlite3.connect(tmp_path / "log.db") as connection:
-        assert connection.execute("SELECT count(*) FROM command_keys").fetchone() == (4,)
+    assert _key_tables(tmp_path / "log.db") == {1: 4} and _listed(tmp_path / "log.db") == []
     log = SqliteLog(tmp_path / "log.db")
     try:
-        with sqlite3.connect(tmp_path / "log.db") as connection:
-            assert connection.execute("SELECT count(*) FROM command_keys").fetchone() == (0,)
+        assert _key_tables(tmp_path / "log.db") == {}  # the unlisted table dropped
         assert len(log._keys) == 8 and _gens(tmp_path / "log.db") == []
         assert len(log.command_records("a", [f"id-{n}" for n in range(8)])) == 8
         assert _housekeep(log) > 0 and _gens(tmp_path / "log.db") == [(1, 8, 8)]
@@ -209,13 +224,14 @@ def test_a_tail_too_long_to_hold_is_indexed_at_open(small, tmp_path) -> None:
 
 
 def test_a_failed_merge_step_loses_nothing_and_starts_over(small, log) -> None:
-    """A merge step the disk refuses (here a trigger) raises; the tail is kept whole, ids are
-    still found, appends go on, and the next steps do the merge from the start."""
+    """A merge step the disk refuses (here a trigger, as the generation is listed) raises;
+    the tail is kept whole, ids are still found, appends go on, and the next steps do the
+    merge from the start (the table left unlisted is dropped at the next open)."""
     _append(log, "a", [f"id-{n}" for n in range(8)])
-    log.db.execute("CREATE TRIGGER refuse BEFORE INSERT ON command_keys"
+    log.db.execute("CREATE TRIGGER refuse BEFORE INSERT ON command_gens"
                    " BEGIN SELECT RAISE(ABORT, 'disk says no'); END")
     with pytest.raises(sqlite3.IntegrityError, match="disk says no"):
-        log.housekeeping()
+        _housekeep(log)
     assert log.db.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL again for appends
     assert len(log._keys) == 8 and log.has_housework and not log.db.conn.in_transaction
     _append(log, "a", ["id-8"])
@@ -233,12 +249,38 @@ def test_the_index_dropped_is_rebuilt_from_the_commands_at_open(small, tmp_path)
     _housekeep(log)
     log.close()
     with sqlite3.connect(tmp_path / "log.db") as connection:
-        connection.execute("DROP TABLE command_keys")
+        for gen in _key_tables(tmp_path / "log.db"):
+            connection.execute(f"DROP TABLE command_keys_{gen}")
         connection.execute("DROP TABLE command_gens")
     log = SqliteLog(tmp_path / "log.db")
     try:
         assert _gens(tmp_path / "log.db") == [(1, 20, 20)]
         assert len(log.command_records("a", [f"id-{n}" for n in range(20)])) == 20
+    finally:
+        log.close()
+
+
+def test_a_generation_whose_table_is_gone_makes_the_index_be_rebuilt_at_open(small, tmp_path
+                                                                            ) -> None:
+    """A listed generation with its table dropped by hand would hide its ids from every
+    lookup (and let a retry append twice): the next open rebuilds the whole index."""
+    log = SqliteLog(tmp_path / "log.db")
+    ids = [f"id-{n}" for n in range(40)]
+    for start, end in ((0, 10), (10, 20), (20, 40)):  # three generations, none merged
+        _append(log, "a", ids[start:end])
+        _housekeep(log)
+    log.close()
+    gens = _key_tables(tmp_path / "log.db")
+    assert len(gens) == 3
+    with sqlite3.connect(tmp_path / "log.db") as connection:
+        connection.execute(f"DROP TABLE command_keys_{min(gens)}")
+    log = SqliteLog(tmp_path / "log.db")
+    try:
+        assert _gens(tmp_path / "log.db") == [(1, 40, 40)]
+        assert sorted(_key_tables(tmp_path / "log.db")) == _listed(tmp_path / "log.db")
+        assert log.command_records("a", ids).keys() == set(ids)
+        (again,) = log.append_batch([request("a", 40, rolled(1), command="id-0")])
+        assert isinstance(again, ConcurrencyError)
     finally:
         log.close()
 
@@ -260,3 +302,105 @@ def test_the_directory_finds_each_creating_command_in_the_index_or_the_tail(smal
         assert SqliteReader(log.path).directory() == want
     finally:
         log.close()
+
+
+def test_lookups_on_other_threads_find_every_id_while_generations_merge(small, tmp_path
+                                                                          ) -> None:
+    """A merge lists its generation, then drops the merged-away tables in a later
+    transaction: a lookup running meanwhile (the hub's, beside the writer; an offline
+    reader's) reads the list and the tables it names in one snapshot, so it neither misses
+    an id nor meets a table gone."""
+    log = SqliteLog(tmp_path / "log.db")
+    reader = SqliteReader(log.path)
+    committed: list[str] = []
+    problems: list[object] = []
+    stop = threading.Event()
+
+    def look() -> None:
+        while not stop.is_set():
+            known = list(committed)
+            try:
+                for records in (log.command_records("a", known),
+                                reader.command_records("a", known)):
+                    if records.keys() != set(known):
+                        problems.append(set(known) - records.keys())
+            except Exception as error:  # a table dropped under a lookup: what this guards
+                problems.append(error)
+                return
+
+    looker = threading.Thread(target=look)
+    looker.start()
+    try:
+        for n in range(300):
+            _append(log, "a", [f"id-{n}"])
+            committed.append(f"id-{n}")
+            while log.has_housework:  # every step, as the writer takes them between commits
+                log.housekeeping()
+    finally:
+        stop.set()
+        looker.join()
+        log.close()
+    assert problems == []
+    assert len(_gens(log.path)) >= 2
+
+
+def test_a_file_of_the_one_table_layout_is_read_as_it_is_and_split_at_open(small, tmp_path
+                                                                            ) -> None:
+    """The index before 2026-11-26 kept every generation in one table keyed by ``(gen, key,
+    command)``: a reader finds ids in it as it is; a writer's open rewrites each listed
+    generation into a table of its own (rows of unlisted ones left behind) and goes on."""
+    path = tmp_path / "log.db"
+    log = SqliteLog(path)
+    ids = [f"id-{n}" for n in range(40)]
+    _append(log, "a", ids)
+    _housekeep(log)
+    log.close()
+    gens = _key_tables(path)
+    with sqlite3.connect(path) as connection:  # the file as the release before wrote it
+        connection.execute(
+            "CREATE TABLE command_keys (gen INTEGER NOT NULL, key INTEGER NOT NULL, command"
+            " INTEGER NOT NULL, PRIMARY KEY (gen, key, command)) WITHOUT ROWID")
+        for gen in gens:
+            connection.execute(f"INSERT INTO command_keys SELECT {gen}, key, command"
+                               f" FROM command_keys_{gen}")
+            connection.execute(f"DROP TABLE command_keys_{gen}")
+        connection.execute("INSERT INTO command_keys VALUES (99, 1, 1)")  # an unlisted one
+    assert _key_tables(path) == {}
+    want = [*ids, "nope"]
+    found = SqliteReader(path).command_records("a", want)
+    assert found.keys() == set(ids) and found["id-7"].seqs == [8]
+    log = SqliteLog(path)
+    try:
+        assert _key_tables(path) == gens and sorted(gens) == _listed(path)
+        with sqlite3.connect(path) as connection:
+            assert connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'command_keys'"
+                                      ).fetchone() is None
+        assert log.command_records("a", want) == found
+        assert SqliteReader(path).command_records("a", want) == found
+        (again,) = log.append_batch([request("a", 40, rolled(1), command="id-3")])
+        assert isinstance(again, ConcurrencyError)
+    finally:
+        log.close()
+
+
+def test_a_lookup_that_meets_a_table_dropped_reads_the_generations_again(small, log,
+                                                                          monkeypatch) -> None:
+    """The hub's lookup reads the live generations from the writer's memory, then probes
+    them: should a merge list a new generation and drop the old tables in between, SQLite
+    says "no such table" and the lookup reads the list again, finding every id there; an
+    error of another kind, or with the list unchanged, is raised."""
+    _append(log, "a", [f"id-{n}" for n in range(8)])
+    _housekeep(log)
+    stale = log._keys.live
+    for start in (8, 16, 24):
+        _append(log, "a", [f"id-{n}" for n in range(start, start + 8)])
+        _housekeep(log)  # the fourth generation of 8: all four merged, their tables dropped
+    fresh = log._keys.live
+    assert not set(stale) & set(fresh) and not set(stale) & set(_key_tables(log.path))
+    seen = iter([stale, fresh, fresh])
+    monkeypatch.setattr(CommandKeys, "live", property(lambda self: next(seen)))
+    found = log.command_records("a", ["id-0", "id-31", "nope"])
+    assert found.keys() == {"id-0", "id-31"} and found["id-0"].seqs == [1]
+    monkeypatch.setattr(CommandKeys, "live", property(lambda self: stale))
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        log.command_records("a", ["id-0"])

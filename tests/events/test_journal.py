@@ -252,7 +252,7 @@ def test_housekeeping_takes_turns_with_the_command_index(small, log, monkeypatch
     log.housekeeping()
     log.housekeeping()
     assert _count(log.path, "journal") == 0  # one move in the two steps
-    assert _count(log.path, "command_keys") == 1  # and one step of the merge
+    assert _count(log.path, "command_keys_1") == 1  # and one step of the merge
     while log.has_housework:
         log.housekeeping()
     assert _count(log.path, "events") == 10 and log.verify() == (10, [])
