@@ -278,7 +278,7 @@ def committer_rate(work: Path, submitters: int, seconds: float, collector: str =
     leaves CPython's defaults, under which this process's full collections scanned every
     object of the modules it imported (numpy among them), a pause a server does not take.
 
-    ``prefilled``: a copy of that log (:func:`cached_committer_log`) is where the run
+    ``prefilled``: a copy of that log (:func:`cached_log`) is where the run
     appends, each submitter going on from its campaign's head: the rate at that size of log,
     not the average of a log growing from nothing.
     """
@@ -336,23 +336,32 @@ def committer_rate(work: Path, submitters: int, seconds: float, collector: str =
 # ---- 4. verify -----------------------------------------------------------------------------
 
 
-def build_log(path: Path, events: int, campaigns: int) -> None:
-    """``events`` one-event commands over ``campaigns`` campaigns, interleaved one by one
-    (ordered command ids: quicker to build, and all the same to verify)."""
+def build_log(path: Path, events: int, campaigns: int, *, committer: bool = False) -> None:
+    """``events`` one-event commands over ``campaigns`` campaigns, interleaved one by one.
+
+    For ``verify``: campaigns ``campaign-<k>``, ordered command ids (quicker to build, and
+    all the same to verify), the journal settled at close. For ``--prefill``
+    (``committer``): the committer runs' campaigns ``s<k>``, random ids as clients make
+    them, and each batch followed by the housekeeping the group committer does between two
+    commits (journal moves, command-index merges), so the file is as a server leaves it."""
     partial = path.with_name(path.name + ".partial")
     _remove(partial)
     log = SqliteLog(partial)
     heads = [0] * campaigns
+    ids = _random_ids() if committer else None
     batch: list[AppendRequest] = []
     for n in range(events):
         k = n % campaigns
-        batch.append(_request(f"campaign-{k}", heads[k], n, random_id=False))
+        batch.append(_request(f"s{k}" if committer else f"campaign-{k}", heads[k], n,
+                              random_id=False, command_id=None if ids is None else next(ids)))
         heads[k] += 1
         if len(batch) == 2000 or n == events - 1:
             for result in log.append_batch(batch):
                 if isinstance(result, Exception):
                     raise result
             batch.clear()
+            while committer and log.has_housework:
+                log.housekeeping()
             if n % 100_000 < 2000:
                 log.checkpoint()  # keep the WAL short (a 1 GB WAL slowed the build)
     log.checkpoint()
@@ -360,53 +369,15 @@ def build_log(path: Path, events: int, campaigns: int) -> None:
     partial.rename(path)
 
 
-def build_committer_log(path: Path, events: int, submitters: int) -> None:
-    """``events`` one-event commands over the committer runs' campaigns, interleaved one by
-    one, with random ids, stored as the group committer stores them: each batch followed by
-    the housekeeping it would do between commits (journal moves, command-index merges)."""
-    partial = path.with_name(path.name + ".partial")
-    _remove(partial)
-    log = SqliteLog(partial)
-    heads = [0] * submitters
-    ids = _random_ids()
-    batch: list[AppendRequest] = []
-    for n in range(events):
-        k = n % submitters
-        batch.append(_request(f"s{k}", heads[k], n, command_id=next(ids)))
-        heads[k] += 1
-        if len(batch) == 1000 or n == events - 1:
-            for result in log.append_batch(batch):
-                if isinstance(result, Exception):
-                    raise result
-            batch.clear()
-            while log.has_housework:
-                log.housekeeping()
-            if n % 100_000 < 1000:
-                log.checkpoint()
-    log.checkpoint()
-    log.close()
-    partial.rename(path)
-
-
-def cached_committer_log(cache: Path, events: int, submitters: int) -> Path:
-    """A log of ``events`` for ``--prefill``, built once and kept in ``cache``."""
-    path = cache / f"committer-{submitters}x{events}.db"
+def cached_log(cache: Path, events: int, campaigns: int, *, committer: bool = False) -> Path:
+    """A log of :func:`build_log`, built once and kept in ``cache``, keyed by its shape."""
+    path = cache / f"{'committer' if committer else 'verify'}-{campaigns}x{events}.db"
     if not path.exists():
         cache.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
         print(f"  (building {path}: {events:,} events, once)", flush=True)
-        build_committer_log(path, events, submitters)
+        build_log(path, events, campaigns, committer=committer)
         print(f"  (built in {time.perf_counter() - started:.1f} s)", flush=True)
-    return path
-
-
-def cached_log(cache: Path, events: int, campaigns: int) -> Path:
-    path = cache / f"verify-{campaigns}x{events}.db"
-    if not path.exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        started = time.perf_counter()
-        build_log(path, events, campaigns)
-        print(f"  (built {path} in {time.perf_counter() - started:.1f} s)", flush=True)
     return path
 
 
@@ -513,7 +484,7 @@ def main() -> None:
         if "committer" in parts:
             modes = [True, False] if args.compare_recheck else [False]
             for n in args.submitters:
-                prefilled = (cached_committer_log(args.cache, args.prefill, n)
+                prefilled = (cached_log(args.cache, args.prefill, n, committer=True)
                              if args.prefill else None)
                 runs: dict[bool, list[tuple[float, float, float, list[float]]]] = {
                     mode: [] for mode in modes}
