@@ -7,8 +7,8 @@ appended to in id order with no other index (a commit writes its last pages only
 lookup by id is served in two parts:
 
 - the **tail**, the rows after the last merge: the writer holds them in memory
-  (:class:`CommandKeys`); an offline reader scans them (a bounded scan: about
-  :data:`TAIL_LIMIT` rows at most);
+  (:class:`CommandKeys`); a reader scans them (a bounded scan: about :data:`TAIL_LIMIT`
+  rows at most; :mod:`events.command_lookup`, the index as readers read it);
 - **generations**, each a table ``command_keys_<gen>`` of rows ``(key, command)``, ``key`` a
   32-bit digest (CRC-32) of the campaign and id, ``command`` the ``commands`` row. A
   generation is written in key order into a new table, so its pages are appended, never
@@ -23,8 +23,8 @@ A table a generation, rather than one table keyed by ``(gen, key, command)`` as 
 temporary B-tree and sorts first, and the merged-away rows were then deleted row by row,
 rewriting every page once more. Reading tables apart, each in key order, SQLite merges them as
 they come, and a dropped table's pages are freed unwritten: a merge of four generations of
-524,288 ids cost half the time and half the WAL (``tests/bench/append_rate.py --prefill``
-measures the writer on a large log). A file of the one-table layout is rewritten into tables
+524,288 ids cost half the time and half the WAL in raw ``sqlite3``, and the index's whole
+housekeeping 0.77x the CPU and 0.62x the bytes (``tests/bench/index_merge.py``). A file of the one-table layout is rewritten into tables
 when a writer opens it, and read as it is by a reader.
 
 The digest only finds candidates: each lookup compares the stored campaign and id, so ids that
@@ -40,20 +40,18 @@ group committer calls on the writer's thread between two commits.
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any
 from zlib import crc32
 
 from events.bulk_insert import insert_rows
 
-__all__ = ["FAN_IN", "STEP_ROWS", "TAIL_LIMIT", "CommandKeys", "Found", "command_key",
-           "create_tables", "gens_lookup", "indexed_records", "last_seqs", "migrate_commands",
-           "tail_lookup"]
+__all__ = ["FAN_IN", "FOUND_COLUMNS", "ONE_TABLE", "PAIR_COLUMNS", "STEP_ROWS", "TAIL_LIMIT",
+           "CommandKeys", "Found", "command_key", "create_tables", "digests_json",
+           "migrate_commands", "pairs_json", "probe_sql"]
 
 logger = logging.getLogger(__name__)
 
@@ -83,24 +81,14 @@ _GEN_TABLE = ("CREATE TABLE {table} (key INTEGER NOT NULL, command INTEGER NOT N
               " PRIMARY KEY (key, command)) WITHOUT ROWID")
 _GEN_TABLES = ("SELECT name FROM sqlite_master WHERE type = 'table'"
                " AND name GLOB 'command_keys_[0-9]*'")
-_ONE_TABLE = "command_keys"
+ONE_TABLE = "command_keys"
 """The layout before 2026-11-26: every generation's rows in one table keyed by ``(gen, key,
 command)``, rewritten into tables by a writer's open and read as it is by a reader."""
-_ONE_TABLE_ARM = (  # the one-table layout, for a reader of a file no writer has opened since
-    "SELECT {columns} FROM json_each(?1) AS j CROSS JOIN command_gens AS g"
-    " CROSS JOIN command_keys AS k ON k.gen = g.gen AND k.key = j.value"
-    " CROSS JOIN commands AS c ON c.id = k.command")
 _ARM = (  # CROSS JOIN fixes the order: each id probes the generation's keys
     "SELECT {columns} FROM json_each(?1) AS j CROSS JOIN {table} AS k ON k.key = j.value"
     " CROSS JOIN commands AS c ON c.id = k.command")
-_FOUND = "c.command_id, c.actor, c.first_seq, c.last_seq"
-_PAIR = "c.campaign, c.command_id, c.last_seq"
-_TAIL_PAIRS = ("SELECT campaign, command_id, last_seq FROM commands"
-               " WHERE id > (SELECT coalesce(max(last), 0) FROM command_gens)")
-_TAIL = (
-    "SELECT command_id, actor, first_seq, last_seq FROM commands"
-    " WHERE id > (SELECT coalesce(max(last), 0) FROM command_gens) AND campaign = ?"
-    " AND command_id IN (SELECT value FROM json_each(?))")
+FOUND_COLUMNS = "c.command_id, c.actor, c.first_seq, c.last_seq"
+PAIR_COLUMNS = "c.campaign, c.command_id, c.last_seq"
 _KEY_SPACE = 2**32
 
 
@@ -109,8 +97,14 @@ def command_key(campaign: str, command_id: str) -> int:
     return crc32(f"{campaign}\x1f{command_id}".encode())
 
 
-def _keys_json(campaign: str, ids: list[str]) -> str:
+def digests_json(campaign: str, ids: list[str]) -> str:
+    """The keys of ``ids`` in ``campaign``, as the JSON array a probe takes."""
     return "[" + ",".join(str(command_key(campaign, i)) for i in ids) + "]"
+
+
+def pairs_json(pairs: Iterable[tuple[str, str]]) -> str:
+    """The keys of ``(campaign, command_id)`` pairs, as the JSON array a probe takes."""
+    return "[" + ",".join(str(command_key(*pair)) for pair in pairs) + "]"
 
 
 def create_tables(connection: sqlite3.Connection) -> None:
@@ -125,46 +119,12 @@ def _table(gen: int) -> str:
 
 
 @lru_cache(maxsize=32)
-def _probe_sql(columns: str, gens: tuple[int, ...], where: str) -> str:
+def probe_sql(columns: str, gens: tuple[int, ...], where: str) -> str:
     """One statement probing each of ``gens`` for the digests of JSON array ``?1``: the
     ``columns`` of the commands found (``where`` filters each generation's rows). A new text
     only when the live generations change."""
     return " UNION ALL ".join(_ARM.format(columns=columns, table=_table(gen)) + where
                               for gen in gens)
-
-
-_LIVE = ("SELECT gen, EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table'"
-         f" AND name = '{_ONE_TABLE}') FROM command_gens ORDER BY gen")
-
-
-@contextmanager
-def _snapshot(connection: sqlite3.Connection) -> Iterator[None]:
-    """One read transaction on a reader's ``connection``: the generations it lists and the
-    tables it probes are seen at one moment (a merge drops tables once it has unlisted
-    them, in a later transaction)."""
-    if connection.in_transaction:
-        yield
-        return
-    connection.execute("BEGIN")
-    try:
-        yield
-    finally:
-        connection.execute("ROLLBACK")  # a read: nothing to keep
-
-
-def _probe(connection: sqlite3.Connection, columns: str, where: str,
-           parameters: list[object]) -> list[Any]:
-    """The rows of :func:`_probe_sql` for the generations the file lists now, in either
-    layout (``parameters`` start with the digests' JSON array); inside the caller's
-    snapshot."""
-    live = connection.execute(_LIVE).fetchall()
-    if not live:
-        return []
-    if live[0][1]:  # the one-table layout: a file no writer of this release has opened
-        sql = _ONE_TABLE_ARM.format(columns=columns) + where
-    else:
-        sql = _probe_sql(columns, tuple(gen for gen, _ in live), where)
-    return connection.execute(sql, parameters).fetchall()
 
 
 def migrate_commands(connection: sqlite3.Connection) -> bool:
@@ -185,70 +145,6 @@ def migrate_commands(connection: sqlite3.Connection) -> bool:
     connection.execute("DROP TABLE commands")  # its triggers go with it; the caller remakes them
     connection.execute("ALTER TABLE commands_v2 RENAME TO commands")
     return True
-
-
-def indexed_records(connection: sqlite3.Connection, campaign: str, ids: list[str],
-                    keys: CommandKeys | None) -> dict[str, Found]:
-    """The records of ``ids`` outside the writer's memory: in the generations and, for a
-    reader with no writer's ``keys`` (which hold the tail), in the tail's rows too; in a log
-    from before the index (read as it is, never migrated by a reader), through its key on
-    the id."""
-    if keys is not None:
-        return {row[0]: row for row in keys.lookup(connection, campaign, ids)}
-    if connection.execute(
-            "SELECT 1 FROM sqlite_master WHERE name = 'command_gens'").fetchone() is None:
-        return {str(row[0]): row for row in connection.execute(
-            "SELECT command_id, actor, first_seq, last_seq FROM commands WHERE campaign = ?"
-            " AND command_id IN (SELECT value FROM json_each(?))", [campaign, json.dumps(ids)])}
-    with _snapshot(connection):  # the tail is what the generations probed do not cover
-        found = {row[0]: row for row in gens_lookup(connection, campaign, ids)}
-        found.update((row[0], row) for row in tail_lookup(connection, campaign, ids))
-    return found
-
-
-def last_seqs(connection: sqlite3.Connection, pairs: list[tuple[str, str]],
-              keys: CommandKeys | None) -> dict[tuple[str, str], int]:
-    """The last sequence number each ``(campaign, command_id)`` of ``pairs`` appended, for
-    those the log has: one statement for them all (the writer's ``keys`` holds the tail;
-    without them the tail's rows are scanned, and a log from before the index is read
-    through its key)."""
-    wanted = set(pairs)
-    if keys is None and connection.execute(
-            "SELECT 1 FROM sqlite_master WHERE name = 'command_gens'").fetchone() is None:
-        return {(c, i): last for c, i, last in connection.execute(
-            "SELECT c.campaign, c.command_id, c.last_seq FROM json_each(?) AS j"
-            " JOIN commands AS c ON c.campaign = j.value ->> 0 AND c.command_id = j.value ->> 1",
-            [json.dumps(pairs)]) if (c, i) in wanted}
-    digests = "[" + ",".join(str(command_key(*pair)) for pair in wanted) + "]"
-    with _snapshot(connection):  # the tail is what the generations probed do not cover
-        found = {(c, i): last for c, i, last in _probe(connection, _PAIR, "", [digests])
-                 if (c, i) in wanted}
-        if keys is None:
-            found.update(((c, i), last) for c, i, last in connection.execute(_TAIL_PAIRS)
-                         if (c, i) in wanted)
-    if keys is not None:
-        for pair in wanted:
-            held = keys.tail_get(*pair)
-            if held is not None:
-                found[pair] = held[3]
-    return found
-
-
-def gens_lookup(connection: sqlite3.Connection, campaign: str, ids: list[str]) -> list[Found]:
-    """The records of ``ids`` found in the live generations (one read transaction: the list
-    of generations, then one statement probing them all)."""
-    wanted = set(ids)
-    with _snapshot(connection):
-        rows = _probe(connection, _FOUND, " WHERE c.campaign = ?2",
-                      [_keys_json(campaign, ids), campaign])
-    return [row for row in rows if row[0] in wanted]  # a digest shared by another id is no
-    # match
-
-
-def tail_lookup(connection: sqlite3.Connection, campaign: str, ids: list[str]) -> list[Found]:
-    """The records of ``ids`` among the rows no generation covers yet: a bounded scan, for a
-    reader that does not hold the tail (the writer does, in memory)."""
-    return connection.execute(_TAIL, [campaign, json.dumps(ids)]).fetchall()
 
 
 class _Gen:
@@ -367,8 +263,8 @@ class CommandKeys:
         if not self._gens or not pairs:
             return set()
         rest = {pair for pair in pairs if pair not in self._tail}
-        keys = "[" + ",".join(str(command_key(*pair)) for pair in rest) + "]"
-        sql = _probe_sql(_PAIR, self._live, "")  # the writer's own connection: no merge
+        keys = pairs_json(rest)
+        sql = probe_sql(PAIR_COLUMNS, self._live, "")  # the writer's own connection: no merge
         # runs meanwhile
         return {(c, i) for c, i, _ in connection.execute(sql, [keys]) if (c, i) in rest}
 
@@ -381,13 +277,13 @@ class CommandKeys:
         (it drops merged-away tables only after listing the new one), SQLite says so and the
         lookup reads the list again, which holds the merged generation by then."""
         wanted = set(ids)
-        digests = _keys_json(campaign, ids)
+        digests = digests_json(campaign, ids)
         while True:
             gens = self.live
             if not gens:
                 return []
             try:
-                rows = connection.execute(_probe_sql(_FOUND, gens, " WHERE c.campaign = ?2"),
+                rows = connection.execute(probe_sql(FOUND_COLUMNS, gens, " WHERE c.campaign = ?2"),
                                           [digests, campaign]).fetchall()
             except sqlite3.OperationalError as error:
                 if "no such table" in str(error) and self.live != gens:
@@ -509,20 +405,20 @@ class CommandKeys:
 
 
 def _split_one_table(connection: sqlite3.Connection) -> None:
-    """Rewrite a file of the one-table layout (:data:`_ONE_TABLE`) into a table a live
+    """Rewrite a file of the one-table layout (:data:`ONE_TABLE`) into a table a live
     generation, in one transaction (rows of unlisted generations are left behind with the
     table). Each is already in key order, so this reads and appends: about a second a
     million commands."""
     if connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                          [_ONE_TABLE]).fetchone() is None:
+                          [ONE_TABLE]).fetchone() is None:
         return
     with _transaction(connection):
         gens = [gen for (gen,) in connection.execute("SELECT gen FROM command_gens")]
         for gen in gens:
             connection.execute(_GEN_TABLE.format(table=_table(gen)))
             connection.execute(f"INSERT INTO {_table(gen)} (key, command) SELECT key, command"
-                               f" FROM {_ONE_TABLE} WHERE gen = ? ORDER BY key, command", [gen])
-        connection.execute(f"DROP TABLE {_ONE_TABLE}")
+                               f" FROM {ONE_TABLE} WHERE gen = ? ORDER BY key, command", [gen])
+        connection.execute(f"DROP TABLE {ONE_TABLE}")
     logger.info("command index: %d generations rewritten a table each", len(gens))
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from events import command_keys, issued_tokens, journal
+from events import command_lookup, issued_tokens, journal
 from events.command_keys import CommandKeys
 from events.errors import StoreError
 from events.framed_pages import FRAME_JSON, FramePage, PageReader
@@ -265,7 +265,7 @@ class SqliteReader:
             with self._lookup_lock:
                 if self._lookup is None:
                     self._lookup = self._reader()
-                found.update(command_keys.indexed_records(self._lookup, campaign, missing,
+                found.update(command_lookup.indexed_records(self._lookup, campaign, missing,
                                                           keys))
         return {command: CommandRecord(str(actor), int(first), int(last))
                 for command, (_, actor, first, last) in found.items()}
@@ -278,7 +278,7 @@ class SqliteReader:
                   in self._scan(_directory, [])]
         connection = self._reader()
         try:  # the creating commands looked up in the command index, all at once
-            last = command_keys.last_seqs(connection, [(c, i) for c, i, _ in firsts],
+            last = command_lookup.last_seqs(connection, [(c, i) for c, i, _ in firsts],
                                           self._keys)
         finally:
             connection.close()
