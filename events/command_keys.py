@@ -24,8 +24,9 @@ temporary B-tree and sorts first, and the merged-away rows were then deleted row
 rewriting every page once more. Reading tables apart, each in key order, SQLite merges them as
 they come, and a dropped table's pages are freed unwritten: a merge of four generations of
 524,288 ids cost half the time and half the WAL in raw ``sqlite3``, and the index's whole
-housekeeping 0.77x the CPU and 0.62x the bytes (``tests/bench/index_merge.py``). A file of the one-table layout is rewritten into tables
-when a writer opens it, and read as it is by a reader.
+housekeeping 0.77x the CPU and 0.62x the bytes (``tests/bench/index_merge.py``). A file of
+the one-table layout is rewritten into tables when a writer opens it, and read as it is by a
+reader.
 
 The digest only finds candidates: each lookup compares the stored campaign and id, so ids that
 share a digest stay apart. 32 bits are enough: at a million commands a lookup meets another
