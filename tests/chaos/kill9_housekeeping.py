@@ -9,14 +9,18 @@
 a child process plays the group committer's writer against :class:`~events.store.SqliteLog`
 directly, as fast as it can, with the limits made small so that its housekeeping runs many
 times a second: the journal is moved into ``events`` (dropped and created again) every 2,000
-rows, and the WAL is started over each time it passes 256 KiB, by a checkpointing thread
-asking the writer (:meth:`~events.store.SqliteLog.checkpoint`) as the server's does. After
-each append it prints the campaigns' heads, which it has from the log's answer (acknowledged:
-committed with ``synchronous=FULL``). After a random 0.3-2.5 s it gets SIGKILL: in an append,
-a move, a restart of the WAL or a checkpoint. The next round reopens the same file.
+rows, the command index writes a generation every 256 commands and merges four into one (a
+table each, the merged-away ones dropped), and the WAL is started over each time it passes
+256 KiB, by a checkpointing thread asking the writer
+(:meth:`~events.store.SqliteLog.checkpoint`) as the server's does. After each append it
+prints the campaigns' heads, which it has from the log's answer (acknowledged: committed with
+``synchronous=FULL``). After a random 0.3-2.5 s it gets SIGKILL: in an append, a move, a step
+of the index, a restart of the WAL or a checkpoint. The next round reopens the same file.
 
-Checks: every acknowledged event is in the log after each kill; each reopened log has settled
-its journal into ``events``; every hash chain verifies at the end. Prints a line per round, the
+Checks: every acknowledged event is in the log after each kill; every command the file holds
+is found by the index, by a reader of the killed file and by the writer that reopens it (which
+drops the tables of generations the kill left unlisted); each reopened log has settled its
+journal into ``events``; every hash chain verifies at the end. Prints a line per round, the
 verdicts and a ``CHAOS-RESULT`` JSON line; exit 0 only if all hold.
 """
 
@@ -40,19 +44,23 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from events import journal  # noqa: E402
+from events import command_keys, journal  # noqa: E402
 from events.store import SqliteLog, SqliteReader  # noqa: E402
 
 CAMPAIGNS = 20
 WRITER = """
 import sys, threading, time
-from events import journal, store
+from events import command_keys, journal, store
 from events.store import SqliteLog
 from tests.events.store_contract import opened, request, rolled
 store.JOURNAL_SIZE_LIMIT = 256 * 1024
 journal.JOURNAL_LIMIT = 2000
+command_keys.TAIL_LIMIT = 256
+command_keys.STEP_ROWS = 64
 log = SqliteLog(sys.argv[1])
 print("settled", journal.rows_in(log.db.conn), flush=True)
+tables = log.db.execute("SELECT count(*) FROM sqlite_master WHERE name GLOB 'command_keys_*'")
+print("index", log._keys.generations, tables.fetchone()[0], flush=True)
 heads = {f"c{k}": log.head(f"c{k}") for k in range(int(sys.argv[2]))}
 
 def checkpoints():
@@ -91,17 +99,35 @@ def round_(db: Path, delay: float) -> dict[str, Any]:
     child.wait()
     reader.join()
     settled = next((line for line in lines if line.startswith("settled ")), "settled -1")
+    index = next((line for line in lines if line.startswith("index ")), "index -1 -2").split()
     heads = [line for line in lines if "=" in line]
     acked = {c: int(h) for c, h in (kv.split("=") for kv in heads[-1].split())} if heads else {}
     log = SqliteReader(db)
     lost = {c: [h, log.head(c)] for c, h in acked.items() if log.head(c) < h}
     with sqlite3.connect(db) as connection:
         left = journal.rows_in(connection)
+        tables = connection.execute("SELECT count(*) FROM sqlite_master"
+                                    " WHERE name GLOB 'command_keys_*'").fetchone()[0]
+        listed = connection.execute("SELECT count(*) FROM command_gens").fetchone()[0]
     wal = Path(f"{db}-wal")
     return {"killed after": round(delay, 2), "appends": len(heads),
             "events acknowledged": sum(acked.values()), "lost": lost,
+            "commands unfound by a reader": _unfound(log.command_records, db),
             "journal at open": int(settled.split()[1]), "journal at the kill": left,
+            "generations at open": int(index[1]), "tables at open": int(index[2]),
+            "tables at the kill": tables, "unlisted at the kill": tables - listed,
             "wal at the kill": wal.stat().st_size if wal.exists() else 0}
+
+
+def _unfound(command_records: Any, db: Path) -> int:
+    """How many of the commands the file holds a lookup does not find."""
+    with sqlite3.connect(db) as connection:
+        by_campaign: dict[str, list[str]] = {}
+        for campaign, command_id in connection.execute(
+                "SELECT campaign, command_id FROM commands"):
+            by_campaign.setdefault(campaign, []).append(command_id)
+    return sum(len(ids) - len(command_records(campaign, ids))
+               for campaign, ids in by_campaign.items())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,10 +149,16 @@ def main(argv: list[str] | None = None) -> int:
                   f"{result['appends']} appends, {result['events acknowledged']:,} events "
                   f"acknowledged in all, {len(result['lost'])} campaigns short; journal "
                   f"{result['journal at open']} rows at open, {result['journal at the kill']}"
-                  f" at the kill; WAL {result['wal at the kill'] // 1024} KiB", flush=True)
+                  f" at the kill; index {result['generations at open']} generations at open"
+                  f" ({result['tables at open']} tables), {result['tables at the kill']}"
+                  f" tables at the kill ({result['unlisted at the kill']} unlisted),"
+                  f" {result['commands unfound by a reader']} commands"
+                  f" unfound; WAL {result['wal at the kill'] // 1024} KiB", flush=True)
+        command_keys.TAIL_LIMIT, command_keys.STEP_ROWS = 256, 64  # as the writer had them
         log = SqliteLog(db)  # the last kill's journal, settled at open
         try:
             settled = journal.rows_in(log.db.conn)
+            unfound = _unfound(log.command_records, db)
             checked, problems = log.verify()
         finally:
             log.close()
@@ -137,6 +169,13 @@ def main(argv: list[str] | None = None) -> int:
          all(not r["lost"] for r in results)),
         ("the writer got acknowledgements before every kill",
          all(r["appends"] > 0 for r in results)),
+        ("every command is found by the index after each kill, by a reader and by the"
+         " writer that reopens the file",
+         all(r["commands unfound by a reader"] == 0 for r in results) and unfound == 0),
+        ("every reopened writer dropped the tables of unlisted generations",
+         all(r["generations at open"] == r["tables at open"] for r in results)),
+        ("the index wrote generations during the trial",
+         any(r["tables at the kill"] > 0 for r in results)),
         ("every reopened log settled its journal at open",
          all(r["journal at open"] == 0 for r in results) and settled == 0),
         (f"every hash chain verifies ({checked:,} events)", not problems),
