@@ -108,18 +108,21 @@ def last_seqs(connection: sqlite3.Connection, pairs: list[tuple[str, str]],
             "SELECT c.campaign, c.command_id, c.last_seq FROM json_each(?) AS j"
             " JOIN commands AS c ON c.campaign = j.value ->> 0 AND c.command_id = j.value ->> 1",
             [json.dumps(pairs)]) if (c, i) in wanted}
-    digests = pairs_json(wanted)
+    held: dict[tuple[str, str], int] = {}
+    if keys is not None:  # the writer's tail first: an id leaves it only once its generation
+        # is listed, so one not held now is in the generations the snapshot below lists
+        for pair in wanted:
+            record = keys.tail_get(*pair)
+            if record is not None:
+                held[pair] = record[3]
+    digests = pairs_json(wanted - held.keys())
     with _snapshot(connection):  # the tail is what the generations probed do not cover
         found = {(c, i): last for c, i, last in _probe(connection, PAIR_COLUMNS, "", [digests])
                  if (c, i) in wanted}
         if keys is None:
             found.update(((c, i), last) for c, i, last in connection.execute(_TAIL_PAIRS)
                          if (c, i) in wanted)
-    if keys is not None:
-        for pair in wanted:
-            held = keys.tail_get(*pair)
-            if held is not None:
-                found[pair] = held[3]
+    found.update(held)
     return found
 
 
