@@ -14,8 +14,8 @@ lookup by id is served in two parts:
   generation is written in key order into a new table, so its pages are appended, never
   scattered; when :data:`FAN_IN` generations of one size class are newest, they are merged
   into one (each id is rewritten about ``log4(commands / TAIL_LIMIT)`` times, and a lookup
-  probes a few B-trees), and the merged-away tables are dropped. ``command_gens`` lists the
-  live generations and the command ids each covers; a table not listed there (one being
+  probes a few B-trees), and the merged-away tables are dropped. ``command_generations``
+  lists the live generations and the command ids each covers; a table not listed there (one being
   built, or merged away) is never read, and is dropped at the next open.
 
 A table a generation, rather than one table keyed by ``(gen, key, command)`` as before
@@ -26,7 +26,9 @@ they come, and a dropped table's pages are freed unwritten: a merge of four gene
 524,288 ids cost half the time and half the WAL in raw ``sqlite3``, and the index's whole
 housekeeping 0.77x the CPU and 0.62x the bytes (``tests/bench/index_merge.py``). A file of
 the one-table layout is rewritten into tables when a writer opens it, and read as it is by a
-reader.
+reader. A file an older release has written since keeps this release's generations (they
+cover the commands up to their last; the ones after are the tail) and loses the older one's
+tables.
 
 The digest only finds candidates: each lookup compares the stored campaign and id, so ids that
 share a digest stay apart. 32 bits are enough: at a million commands a lookup meets another
@@ -50,9 +52,9 @@ from zlib import crc32
 
 from events.bulk_insert import insert_rows
 
-__all__ = ["FAN_IN", "FOUND_COLUMNS", "ONE_TABLE", "PAIR_COLUMNS", "STEP_ROWS", "TAIL_LIMIT",
-           "CommandKeys", "Found", "command_key", "create_tables", "digests_json",
-           "migrate_commands", "pairs_json", "probe_sql"]
+__all__ = ["FAN_IN", "FOUND_COLUMNS", "GENS_TABLE", "LEGACY_LIST", "ONE_TABLE", "PAIR_COLUMNS",
+           "STEP_ROWS", "TAIL_LIMIT", "CommandKeys", "Found", "command_key", "create_tables",
+           "digests_json", "migrate_commands", "pairs_json", "probe_sql"]
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +78,13 @@ COMMANDS_TABLE = (
 """``id`` is declared so that it is the rowid for good (``VACUUM`` may renumber an undeclared
 rowid, and the index refers to it)."""
 
-_GENS = ("CREATE TABLE IF NOT EXISTS command_gens (gen INTEGER PRIMARY KEY, first INTEGER NOT"
+GENS_TABLE = "command_generations"
+"""The list of live generations: ``(gen, first, last, size)``, the command ids each covers.
+
+Named apart from the list of the one-table layout (:data:`LEGACY_LIST`): an older release
+that opens the file finds no list of its own, so it indexes every command itself rather than
+trust generations it cannot read, and accepts no retried command twice."""
+_GENS = (f"CREATE TABLE IF NOT EXISTS {GENS_TABLE} (gen INTEGER PRIMARY KEY, first INTEGER NOT"
          " NULL, last INTEGER NOT NULL, size INTEGER NOT NULL)")
 _GEN_TABLE = ("CREATE TABLE {table} (key INTEGER NOT NULL, command INTEGER NOT NULL,"
               " PRIMARY KEY (key, command)) WITHOUT ROWID")
@@ -84,7 +92,9 @@ _GEN_TABLES = ("SELECT name FROM sqlite_master WHERE type = 'table'"
                " AND name GLOB 'command_keys_[0-9]*'")
 ONE_TABLE = "command_keys"
 """The layout before 2026-11-26: every generation's rows in one table keyed by ``(gen, key,
-command)``, rewritten into tables by a writer's open and read as it is by a reader."""
+command)``, listed in :data:`LEGACY_LIST`; split into tables by a writer's open, read as it is
+by a reader."""
+LEGACY_LIST = "command_gens"
 _ARM = (  # CROSS JOIN fixes the order: each id probes the generation's keys
     "SELECT {columns} FROM json_each(?1) AS j CROSS JOIN {table} AS k ON k.key = j.value"
     " CROSS JOIN commands AS c ON c.id = k.command")
@@ -176,6 +186,11 @@ class CommandKeys:
         self._next_gen = 1
         self.next_id = 1
         self._work: Iterator[None] | None = None
+        self._building: int | None = None
+        """The generation whose table the work is filling, unlisted yet."""
+        self._to_drop: list[int] = []
+        """Generations whose tables are to be dropped: merged away, or left half built by a
+        step that failed. Dropped by the next step, first, until that succeeds."""
 
     def load(self, connection: sqlite3.Connection) -> None:
         """Read the index's state at open: drop the tables of unlisted generations, index a
@@ -183,9 +198,9 @@ class CommandKeys:
         times), and hold the rest in memory. ``connection`` is the writer's, outside a
         transaction. A listed generation whose table is gone (dropped by hand) makes the
         whole index be rebuilt from ``commands``: it is derived, and a lookup must not miss."""
-        self._work = None
-        _split_one_table(connection)
-        listed = {gen for (gen,) in connection.execute("SELECT gen FROM command_gens")}
+        self._work, self._building, self._to_drop = None, None, []
+        _leave_the_one_table_layout(connection)
+        listed = {gen for (gen,) in connection.execute(f"SELECT gen FROM {GENS_TABLE}")}
         tables = {int(name.removeprefix("command_keys_")): name
                   for (name,) in connection.execute(_GEN_TABLES)
                   if name.removeprefix("command_keys_").isdigit()}
@@ -197,7 +212,7 @@ class CommandKeys:
         if orphans or lost:
             with _transaction(connection):
                 if lost:
-                    connection.execute("DELETE FROM command_gens")
+                    connection.execute(f"DELETE FROM {GENS_TABLE}")
                 for name in orphans:
                     connection.execute(f"DROP TABLE {name}")
         self._read_gens(connection)
@@ -217,7 +232,7 @@ class CommandKeys:
                 connection.execute(_GEN_TABLE.format(table=_table(gen)))
                 connection.execute(f"INSERT INTO {_table(gen)} (key, command) SELECT key,"
                                    " command FROM pending_keys ORDER BY key, command")
-                connection.execute("INSERT INTO command_gens VALUES (?, ?, ?, ?)",
+                connection.execute(f"INSERT INTO {GENS_TABLE} VALUES (?, ?, ?, ?)",
                                    [gen, watermark + 1, high, count])
                 connection.execute("DROP TABLE temp.pending_keys")
             self._read_gens(connection)
@@ -232,9 +247,9 @@ class CommandKeys:
 
     def _read_gens(self, connection: sqlite3.Connection) -> None:
         self._gens = [_Gen(*row) for row in connection.execute(
-            "SELECT gen, first, last, size FROM command_gens ORDER BY first")]
+            f"SELECT gen, first, last, size FROM {GENS_TABLE} ORDER BY first")]
         self._live = tuple(g.gen for g in self._gens)
-        (top,) = connection.execute("SELECT max(gen) FROM command_gens").fetchone()
+        (top,) = connection.execute(f"SELECT max(gen) FROM {GENS_TABLE}").fetchone()
         self._next_gen = (top or 0) + 1  # every table of a higher one was dropped as unlisted
 
     # ---- what the writer asks before and after a commit --------------------------------
@@ -304,16 +319,28 @@ class CommandKeys:
     @property
     def has_work(self) -> bool:
         """Whether :meth:`step` has something to do."""
-        return self._work is not None or len(self._tail) >= TAIL_LIMIT
+        return (self._work is not None or bool(self._to_drop) or len(self._tail) >= TAIL_LIMIT
+                or self._merge_due())
+
+    def _merge_due(self) -> bool:
+        """Whether the newest :data:`FAN_IN` generations are of one size class."""
+        return len(self._gens) >= FAN_IN and len(
+            {_size_class(g.size) for g in self._gens[-FAN_IN:]}) == 1
 
     def step(self, connection: sqlite3.Connection) -> None:
-        """Do one small transaction of the pending merge work. On an error the work is
-        dropped (its rows are unlisted, so never read, and removed at the next open) and
-        the error raised; the next call starts over."""
+        """Do one small transaction of the pending work: dropping tables no longer listed,
+        writing a full tail as a generation, or merging generations, in that order. On an
+        error the work is dropped and the error raised; a table it left half built is
+        dropped by the next step, and what was to be done is found to do again."""
         if self._work is None:
-            if len(self._tail) < TAIL_LIMIT:
+            if self._to_drop:
+                self._work = self._drop(connection)
+            elif len(self._tail) >= TAIL_LIMIT:
+                self._work = self._flush(connection)
+            elif self._merge_due():
+                self._work = self._merge_newest(connection)
+            else:
                 return
-            self._work = self._merge(connection)
         try:
             next(self._work)
         except StopIteration:
@@ -322,17 +349,19 @@ class CommandKeys:
             self._work = None
             if connection.in_transaction:
                 connection.execute("ROLLBACK")
+            if self._building is not None:
+                self._to_drop.append(self._building)
+                self._building = None
             raise
 
-    def _merge(self, connection: sqlite3.Connection) -> Iterator[None]:
-        """The tail into a new generation, then, while the newest :data:`FAN_IN` generations
-        are of one size class, those merged into one: one transaction per ``yield``."""
+    def _flush(self, connection: sqlite3.Connection) -> Iterator[None]:
+        """The tail into a new generation: one transaction per ``yield``."""
         held = list(self._tail.values())
         first, last = held[0][0], held[-1][0]
         shift = max(last.bit_length(), 1)  # key and id packed in one int: a faster sort
         mask = (1 << shift) - 1
         packed = sorted(entry[4] << shift | entry[0] for entry in held)
-        gen = self._new_gen()
+        gen = self._building = self._new_gen()
         table = _table(gen)
         for start in range(0, len(packed), STEP_ROWS):
             with _transaction(connection):
@@ -342,25 +371,23 @@ class CommandKeys:
                     (value >> shift, value & mask) for value in packed[start:start + STEP_ROWS]])
             yield
         with _transaction(connection):
-            connection.execute("INSERT INTO command_gens VALUES (?, ?, ?, ?)",
+            connection.execute(f"INSERT INTO {GENS_TABLE} VALUES (?, ?, ?, ?)",
                                [gen, first, last, len(packed)])
+        self._building = None
         self._gens.append(_Gen(gen, first, last, len(packed)))
         self._live = tuple(g.gen for g in self._gens)
         # Those are found in the generation now. A new dict, swapped in whole: a lookup on
         # the event loop reads the old or the new one, each right (the generation is live).
         self._tail = {pair: entry for pair, entry in self._tail.items() if entry[0] > last}
-        while len(self._gens) >= FAN_IN and len(
-                {_size_class(g.size) for g in self._gens[-FAN_IN:]}) == 1:
-            yield from self._merge_newest(connection)
 
     def _merge_newest(self, connection: sqlite3.Connection) -> Iterator[None]:
         """The newest :data:`FAN_IN` generations into a new one, a range of keys a
         transaction (each old table read in key order, merged as it comes), listed in their
-        place, then their tables dropped: in a later transaction, so that a reader that
-        listed them just before still finds them."""
+        place; their tables are dropped by the next step, so that a lookup that read the
+        list just before still finds them (:meth:`lookup`)."""
         merged = self._gens[-FAN_IN:]
         size = sum(g.size for g in merged)
-        gen = self._new_gen()
+        gen = self._building = self._new_gen()
         table = _table(gen)
         olds = [g.gen for g in merged]
         among = ", ".join("?" * len(olds))
@@ -375,15 +402,22 @@ class CommandKeys:
                 connection.execute(insert, [low, high])
             yield
         with _transaction(connection):
-            connection.execute(f"DELETE FROM command_gens WHERE gen IN ({among})", olds)
-            connection.execute("INSERT INTO command_gens VALUES (?, ?, ?, ?)",
+            connection.execute(f"DELETE FROM {GENS_TABLE} WHERE gen IN ({among})", olds)
+            connection.execute(f"INSERT INTO {GENS_TABLE} VALUES (?, ?, ?, ?)",
                                [gen, merged[0].first, merged[-1].last, size])
+        self._building = None
         self._gens[-FAN_IN:] = [_Gen(gen, merged[0].first, merged[-1].last, size)]
         self._live = tuple(g.gen for g in self._gens)
-        yield
-        with _transaction(connection):  # freed whole, unwritten: no row is deleted
-            for old in olds:
-                connection.execute(f"DROP TABLE {_table(old)}")
+        self._to_drop += olds
+
+    def _drop(self, connection: sqlite3.Connection) -> Iterator[None]:
+        """The tables of :attr:`_to_drop`, in one transaction: freed whole, unwritten (no
+        row is deleted)."""
+        doomed = list(self._to_drop)
+        with _transaction(connection):
+            for gen in doomed:
+                connection.execute(f"DROP TABLE IF EXISTS {_table(gen)}")
+        self._to_drop = [gen for gen in self._to_drop if gen not in doomed]
         yield
 
     def _new_gen(self) -> int:
@@ -405,22 +439,40 @@ class CommandKeys:
         return len(self._tail)
 
 
-def _split_one_table(connection: sqlite3.Connection) -> None:
-    """Rewrite a file of the one-table layout (:data:`ONE_TABLE`) into a table a live
-    generation, in one transaction (rows of unlisted generations are left behind with the
-    table). Each is already in key order, so this reads and appends: about a second a
-    million commands."""
-    if connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                          [ONE_TABLE]).fetchone() is None:
+def _leave_the_one_table_layout(connection: sqlite3.Connection) -> None:
+    """Leave the tables of the one-table layout (:data:`LEGACY_LIST`, :data:`ONE_TABLE`), in
+    one transaction. A file that only has that layout has each listed generation rewritten
+    into a table of its own (each is already in key order, so this reads and appends: about
+    a second a million commands). A file that has this release's list too was opened by an
+    older release since, which kept an index of its own: that one is dropped, and this one's
+    generations stand (the commands the older release added come after them, in the tail)."""
+    names = {name for (name,) in connection.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)",
+        [LEGACY_LIST, ONE_TABLE])}
+    if not names:
         return
+    (ours,) = connection.execute(f"SELECT count(*) FROM {GENS_TABLE}").fetchone()
+    split = not ours and names == {LEGACY_LIST, ONE_TABLE}
+    gens: list[int] = []
     with _transaction(connection):
-        gens = [gen for (gen,) in connection.execute("SELECT gen FROM command_gens")]
-        for gen in gens:
-            connection.execute(_GEN_TABLE.format(table=_table(gen)))
-            connection.execute(f"INSERT INTO {_table(gen)} (key, command) SELECT key, command"
-                               f" FROM {ONE_TABLE} WHERE gen = ? ORDER BY key, command", [gen])
-        connection.execute(f"DROP TABLE {ONE_TABLE}")
-    logger.info("command index: %d generations rewritten a table each", len(gens))
+        if split:
+            gens = [gen for (gen,) in connection.execute(f"SELECT gen FROM {LEGACY_LIST}")]
+            for gen in gens:
+                connection.execute(f"DROP TABLE IF EXISTS {_table(gen)}")
+                connection.execute(_GEN_TABLE.format(table=_table(gen)))
+                connection.execute(f"INSERT INTO {_table(gen)} (key, command) SELECT key,"
+                                   f" command FROM {ONE_TABLE} WHERE gen = ?"
+                                   " ORDER BY key, command", [gen])
+            connection.execute(f"INSERT INTO {GENS_TABLE} SELECT gen, first, last, size"
+                               f" FROM {LEGACY_LIST}")
+        for name in sorted(names):
+            connection.execute(f"DROP TABLE {name}")
+    if split:
+        logger.info("command index: %d generations of the one-table layout rewritten a table"
+                    " each", len(gens))
+    else:
+        logger.info("command index: %s dropped (an older release's index)",
+                    ", ".join(sorted(names)))
 
 
 def _size_class(size: int) -> int:

@@ -8,7 +8,8 @@ the commands no generation covers yet (a bounded scan: about
 lists and probes the generations: a merge lists its generation, then drops the merged-away
 tables in a later transaction, and a snapshot sees either the old list with its tables or the
 new one. A file of the one-table layout (before 2026-11-26; a writer's open splits it) is
-probed as it is, and a log from before the index through the old key of ``commands``.
+probed as it is, and a log from before the index through the old key of ``commands``; a file
+with both lists (an older release opened it since) is read through this release's.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import Any
 
 from events.command_keys import (
     FOUND_COLUMNS,
+    GENS_TABLE,
+    LEGACY_LIST,
     ONE_TABLE,
     PAIR_COLUMNS,
     CommandKeys,
@@ -30,20 +33,25 @@ from events.command_keys import (
     probe_sql,
 )
 
-__all__ = ["gens_lookup", "indexed_records", "last_seqs", "tail_lookup"]
+__all__ = ["indexed_records", "last_seqs"]
 
-_ONE_TABLE_ARM = (  # the one-table layout, for a file no writer has opened since
-    "SELECT {columns} FROM json_each(?1) AS j CROSS JOIN command_gens AS g"
-    " CROSS JOIN command_keys AS k ON k.gen = g.gen AND k.key = j.value"
-    " CROSS JOIN commands AS c ON c.id = k.command")
-_TAIL_PAIRS = ("SELECT campaign, command_id, last_seq FROM commands"
-               " WHERE id > (SELECT coalesce(max(last), 0) FROM command_gens)")
-_TAIL = (
-    "SELECT command_id, actor, first_seq, last_seq FROM commands"
-    " WHERE id > (SELECT coalesce(max(last), 0) FROM command_gens) AND campaign = ?"
+_LAYOUT = ("SELECT name FROM sqlite_master WHERE type = 'table'"
+           f" AND name IN ('{GENS_TABLE}', '{LEGACY_LIST}', '{ONE_TABLE}')")
+_ONE_TABLE_ARM = (  # the one-table layout, for a file no writer of this release has opened
+    "SELECT {columns} FROM json_each(?1) AS j"
+    f" CROSS JOIN {LEGACY_LIST} AS g CROSS JOIN {ONE_TABLE} AS k"
+    " ON k.gen = g.gen AND k.key = j.value CROSS JOIN commands AS c ON c.id = k.command")
+_AFTER = "id > (SELECT coalesce(max(last), 0) FROM {listing})"
+"""The commands no generation of ``listing`` covers: a reader's tail."""
+_TAIL_PAIRS = "SELECT campaign, command_id, last_seq FROM commands WHERE " + _AFTER
+_TAIL = ("SELECT command_id, actor, first_seq, last_seq FROM commands WHERE " + _AFTER
+         + " AND campaign = ? AND command_id IN (SELECT value FROM json_each(?))")
+_UNINDEXED = (  # a log from before the index, read as it is: through the old key on the id
+    "SELECT command_id, actor, first_seq, last_seq FROM commands WHERE campaign = ?"
     " AND command_id IN (SELECT value FROM json_each(?))")
-_LIVE = ("SELECT gen, EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table'"
-         f" AND name = '{ONE_TABLE}') FROM command_gens ORDER BY gen")
+_UNINDEXED_PAIRS = (
+    "SELECT c.campaign, c.command_id, c.last_seq FROM json_each(?) AS j"
+    " JOIN commands AS c ON c.campaign = j.value ->> 0 AND c.command_id = j.value ->> 1")
 
 
 @contextmanager
@@ -61,37 +69,54 @@ def _snapshot(connection: sqlite3.Connection) -> Iterator[None]:
         connection.execute("ROLLBACK")  # a read: nothing to keep
 
 
-def _probe(connection: sqlite3.Connection, columns: str, where: str,
+def _listing(connection: sqlite3.Connection) -> str | None:
+    """The list of generations to read in this file: this release's, else that of the
+    one-table layout (a file no writer of this release has opened), else none (a log from
+    before the index)."""
+    names = {name for (name,) in connection.execute(_LAYOUT)}
+    if GENS_TABLE in names:
+        return GENS_TABLE
+    if {LEGACY_LIST, ONE_TABLE} <= names:
+        return LEGACY_LIST
+    return None
+
+
+def _probe(connection: sqlite3.Connection, listing: str, columns: str, where: str,
            parameters: list[object]) -> list[Any]:
-    """The rows of :func:`probe_sql` for the generations the file lists now, in either
-    layout (``parameters`` start with the digests' JSON array); inside the caller's
+    """The ``columns`` of the commands the generations of ``listing`` hold for the digests
+    in ``parameters[0]`` (a JSON array), ``where`` filtering them; inside the caller's
     snapshot."""
-    live = connection.execute(_LIVE).fetchall()
-    if not live:
-        return []
-    if live[0][1]:  # the one-table layout: a file no writer of this release has opened
+    if listing == LEGACY_LIST:
         sql = _ONE_TABLE_ARM.format(columns=columns) + where
     else:
-        sql = probe_sql(columns, tuple(gen for gen, _ in live), where)
+        gens = tuple(gen for (gen,) in connection.execute(
+            f"SELECT gen FROM {GENS_TABLE} ORDER BY gen"))
+        if not gens:
+            return []
+        sql = probe_sql(columns, gens, where)
     return connection.execute(sql, parameters).fetchall()
 
 
 def indexed_records(connection: sqlite3.Connection, campaign: str, ids: list[str],
                     keys: CommandKeys | None) -> dict[str, Found]:
     """The records of ``ids`` outside the writer's memory: in the generations and, for a
-    reader with no writer's ``keys`` (which hold the tail), in the tail's rows too; in a log
-    from before the index (read as it is, never migrated by a reader), through its key on
-    the id."""
+    reader with no writer's ``keys`` (which hold the tail), in the tail's rows too, all in
+    one snapshot; in a log from before the index (read as it is, never migrated by a
+    reader), through its key on the id."""
     if keys is not None:
         return {row[0]: row for row in keys.lookup(connection, campaign, ids)}
-    if connection.execute(
-            "SELECT 1 FROM sqlite_master WHERE name = 'command_gens'").fetchone() is None:
-        return {str(row[0]): row for row in connection.execute(
-            "SELECT command_id, actor, first_seq, last_seq FROM commands WHERE campaign = ?"
-            " AND command_id IN (SELECT value FROM json_each(?))", [campaign, json.dumps(ids)])}
+    wanted = set(ids)
     with _snapshot(connection):  # the tail is what the generations probed do not cover
-        found = {row[0]: row for row in gens_lookup(connection, campaign, ids)}
-        found.update((row[0], row) for row in tail_lookup(connection, campaign, ids))
+        listing = _listing(connection)
+        if listing is None:
+            return {str(row[0]): row for row in connection.execute(
+                _UNINDEXED, [campaign, json.dumps(ids)])}
+        found = {row[0]: row for row in _probe(
+            connection, listing, FOUND_COLUMNS, " WHERE c.campaign = ?2",
+            [digests_json(campaign, ids), campaign]) if row[0] in wanted}  # a digest shared
+        # by another id is no match
+        found.update((row[0], row) for row in connection.execute(
+            _TAIL.format(listing=listing), [campaign, json.dumps(ids)]))
     return found
 
 
@@ -102,12 +127,6 @@ def last_seqs(connection: sqlite3.Connection, pairs: list[tuple[str, str]],
     without them the tail's rows are scanned, and a log from before the index is read
     through its key)."""
     wanted = set(pairs)
-    if keys is None and connection.execute(
-            "SELECT 1 FROM sqlite_master WHERE name = 'command_gens'").fetchone() is None:
-        return {(c, i): last for c, i, last in connection.execute(
-            "SELECT c.campaign, c.command_id, c.last_seq FROM json_each(?) AS j"
-            " JOIN commands AS c ON c.campaign = j.value ->> 0 AND c.command_id = j.value ->> 1",
-            [json.dumps(pairs)]) if (c, i) in wanted}
     held: dict[tuple[str, str], int] = {}
     if keys is not None:  # the writer's tail first: an id leaves it only once its generation
         # is listed, so one not held now is in the generations the snapshot below lists
@@ -115,29 +134,16 @@ def last_seqs(connection: sqlite3.Connection, pairs: list[tuple[str, str]],
             record = keys.tail_get(*pair)
             if record is not None:
                 held[pair] = record[3]
-    digests = pairs_json(wanted - held.keys())
     with _snapshot(connection):  # the tail is what the generations probed do not cover
-        found = {(c, i): last for c, i, last in _probe(connection, PAIR_COLUMNS, "", [digests])
-                 if (c, i) in wanted}
+        listing = GENS_TABLE if keys is not None else _listing(connection)
+        if listing is None:
+            return {(c, i): last for c, i, last in connection.execute(
+                _UNINDEXED_PAIRS, [json.dumps(pairs)]) if (c, i) in wanted}
+        found = {(c, i): last for c, i, last in _probe(
+            connection, listing, PAIR_COLUMNS, "", [pairs_json(wanted - held.keys())])
+            if (c, i) in wanted}
         if keys is None:
-            found.update(((c, i), last) for c, i, last in connection.execute(_TAIL_PAIRS)
-                         if (c, i) in wanted)
+            found.update(((c, i), last) for c, i, last in connection.execute(
+                _TAIL_PAIRS.format(listing=listing)) if (c, i) in wanted)
     found.update(held)
     return found
-
-
-def gens_lookup(connection: sqlite3.Connection, campaign: str, ids: list[str]) -> list[Found]:
-    """The records of ``ids`` found in the live generations (one read transaction: the list
-    of generations, then one statement probing them all)."""
-    wanted = set(ids)
-    with _snapshot(connection):
-        rows = _probe(connection, FOUND_COLUMNS, " WHERE c.campaign = ?2",
-                      [digests_json(campaign, ids), campaign])
-    return [row for row in rows if row[0] in wanted]  # a digest shared by another id is no
-    # match
-
-
-def tail_lookup(connection: sqlite3.Connection, campaign: str, ids: list[str]) -> list[Found]:
-    """The records of ``ids`` among the rows no generation covers yet: a bounded scan, for a
-    reader that does not hold the tail (the writer does, in memory)."""
-    return connection.execute(_TAIL, [campaign, json.dumps(ids)]).fetchall()

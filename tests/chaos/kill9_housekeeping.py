@@ -108,7 +108,7 @@ def round_(db: Path, delay: float) -> dict[str, Any]:
         left = journal.rows_in(connection)
         tables = connection.execute("SELECT count(*) FROM sqlite_master"
                                     " WHERE name GLOB 'command_keys_*'").fetchone()[0]
-        listed = connection.execute("SELECT count(*) FROM command_gens").fetchone()[0]
+        listed = connection.execute("SELECT count(*) FROM command_generations").fetchone()[0]
     wal = Path(f"{db}-wal")
     return {"killed after": round(delay, 2), "appends": len(heads),
             "events acknowledged": sum(acked.values()), "lost": lost,

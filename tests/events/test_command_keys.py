@@ -45,7 +45,8 @@ def _housekeep(log: SqliteLog) -> int:
 
 def _gens(path: Path) -> list[tuple[int, int, int]]:
     with sqlite3.connect(path) as connection:
-        return connection.execute("SELECT first, last, size FROM command_gens ORDER BY first"
+        return connection.execute("SELECT first, last, size FROM command_generations"
+                                  " ORDER BY first"
                                   ).fetchall()
 
 
@@ -61,7 +62,8 @@ def _key_tables(path: Path) -> dict[int, int]:
 
 def _listed(path: Path) -> list[int]:
     with sqlite3.connect(path) as connection:
-        return [gen for (gen,) in connection.execute("SELECT gen FROM command_gens ORDER BY gen")]
+        return [gen for (gen,) in connection.execute(
+            "SELECT gen FROM command_generations ORDER BY gen")]
 
 
 def test_a_commit_writes_no_index_page_and_the_tail_is_found(log) -> None:
@@ -84,6 +86,8 @@ def test_generations_merge_pairwise_and_every_id_stays_found(small, log) -> None
         _housekeep(log)
     gens = _gens(log.path)
     assert log.db.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL again for appends
+    assert log.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'command_gens'"
+                          ).fetchone() is None  # an older release finds no list to trust
     assert len(gens) <= 4 and sum(size for _, _, size in gens) + len(log._keys) == 100
     assert [first for first, _, _ in gens[1:]] == [last + 1 for _, last, _ in gens[:-1]]
     found = log.command_records("a", [*ids, "id-100"])
@@ -228,7 +232,7 @@ def test_a_failed_merge_step_loses_nothing_and_starts_over(small, log) -> None:
     the tail is kept whole, ids are still found, appends go on, and the next steps do the
     merge from the start (the table left unlisted is dropped at the next open)."""
     _append(log, "a", [f"id-{n}" for n in range(8)])
-    log.db.execute("CREATE TRIGGER refuse BEFORE INSERT ON command_gens"
+    log.db.execute("CREATE TRIGGER refuse BEFORE INSERT ON command_generations"
                    " BEGIN SELECT RAISE(ABORT, 'disk says no'); END")
     with pytest.raises(sqlite3.IntegrityError, match="disk says no"):
         _housekeep(log)
@@ -251,7 +255,7 @@ def test_the_index_dropped_is_rebuilt_from_the_commands_at_open(small, tmp_path)
     with sqlite3.connect(tmp_path / "log.db") as connection:
         for gen in _key_tables(tmp_path / "log.db"):
             connection.execute(f"DROP TABLE command_keys_{gen}")
-        connection.execute("DROP TABLE command_gens")
+        connection.execute("DROP TABLE command_generations")
     log = SqliteLog(tmp_path / "log.db")
     try:
         assert _gens(tmp_path / "log.db") == [(1, 20, 20)]
@@ -365,6 +369,7 @@ def test_a_file_of_the_one_table_layout_is_read_as_it_is_and_split_at_open(small
                                f" FROM command_keys_{gen}")
             connection.execute(f"DROP TABLE command_keys_{gen}")
         connection.execute("INSERT INTO command_keys VALUES (99, 1, 1)")  # an unlisted one
+        connection.execute("ALTER TABLE command_generations RENAME TO command_gens")
     assert _key_tables(path) == {}
     want = [*ids, "nope"]
     found = SqliteReader(path).command_records("a", want)
@@ -373,8 +378,8 @@ def test_a_file_of_the_one_table_layout_is_read_as_it_is_and_split_at_open(small
     try:
         assert _key_tables(path) == gens and sorted(gens) == _listed(path)
         with sqlite3.connect(path) as connection:
-            assert connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'command_keys'"
-                                      ).fetchone() is None
+            assert connection.execute("SELECT 1 FROM sqlite_master WHERE name IN"
+                                      " ('command_keys', 'command_gens')").fetchone() is None
         assert log.command_records("a", want) == found
         assert SqliteReader(path).command_records("a", want) == found
         (again,) = log.append_batch([request("a", 40, rolled(1), command="id-3")])
@@ -404,3 +409,84 @@ def test_a_lookup_that_meets_a_table_dropped_reads_the_generations_again(small, 
     monkeypatch.setattr(CommandKeys, "live", property(lambda self: stale))
     with pytest.raises(sqlite3.OperationalError, match="no such table"):
         log.command_records("a", ["id-0"])
+
+
+def test_a_file_an_older_release_wrote_since_keeps_this_releases_generations(small, tmp_path
+                                                                             ) -> None:
+    """An older release that opens the file finds no ``command_gens`` of its own, makes one
+    and indexes every command itself (its one table), then appends. Opened again here, its
+    tables are dropped; this release's generations stand, and the commands appended since
+    are found after them, in the tail."""
+    path = tmp_path / "log.db"
+    log = SqliteLog(path)
+    ids = [f"id-{n}" for n in range(20)]
+    for start in (0, 10):
+        _append(log, "a", ids[start:start + 10])
+        _housekeep(log)
+    log.close()
+    gens = _key_tables(path)
+    with sqlite3.connect(path) as connection:  # what the older release leaves behind
+        connection.execute("CREATE TABLE command_gens (gen INTEGER PRIMARY KEY, first INTEGER"
+                           " NOT NULL, last INTEGER NOT NULL, size INTEGER NOT NULL)")
+        connection.execute("CREATE TABLE command_keys (gen INTEGER NOT NULL, key INTEGER NOT"
+                           " NULL, command INTEGER NOT NULL, PRIMARY KEY (gen, key, command))"
+                           " WITHOUT ROWID")
+        connection.execute("INSERT INTO command_gens VALUES (1, 1, 21, 21)")
+        connection.execute("INSERT INTO commands (id, campaign, command_id, actor, first_seq,"
+                           " last_seq) VALUES (21, 'a', 'late', 'gm', 21, 21)")
+    log = SqliteLog(path)
+    try:
+        assert _key_tables(path) == gens and _listed(path) == sorted(gens)
+        with sqlite3.connect(path) as connection:
+            assert connection.execute("SELECT 1 FROM sqlite_master WHERE name IN"
+                                      " ('command_keys', 'command_gens')").fetchone() is None
+        want = [*ids, "late"]
+        assert log.command_records("a", want).keys() == set(want)
+        assert SqliteReader(path).command_records("a", want).keys() == set(want)
+        (again,) = log.append_batch([request("a", 20, rolled(1), command="late")])
+        assert isinstance(again, ConcurrencyError)
+    finally:
+        log.close()
+
+
+def _refuse(log: SqliteLog, action: int, table: str | None = None) -> None:
+    """Make the writer's connection refuse ``action`` (on ``table``, or any): the disk
+    refusing a step, as far as the index can tell."""
+    def authorize(code: int, first: str | None, *_: object) -> int:
+        refused = code == action and (table is None or first == table)
+        return sqlite3.SQLITE_DENY if refused else sqlite3.SQLITE_OK
+    log.db.conn.set_authorizer(authorize)
+
+
+def test_a_drop_that_fails_is_done_by_a_later_step(small, log) -> None:
+    """Merged-away tables that could not be dropped (the disk refusing) stay on the writer's
+    list and are dropped by the next steps, not left until the next open."""
+    for start in range(0, 32, 8):
+        _append(log, "a", [f"id-{n}" for n in range(start, start + 8)])
+        _refuse(log, sqlite3.SQLITE_DROP_TABLE)
+        try:
+            _housekeep(log)
+        except sqlite3.DatabaseError:
+            pass
+    assert len(_listed(log.path)) == 1 and len(_key_tables(log.path)) == 5
+    assert log.has_housework
+    log.db.conn.set_authorizer(None)
+    _housekeep(log)
+    assert sorted(_key_tables(log.path)) == _listed(log.path)
+    assert len(log.command_records("a", [f"id-{n}" for n in range(32)])) == 32
+
+
+def test_a_merge_that_fails_is_done_again_and_its_table_dropped(small, log) -> None:
+    """A merge whose new table cannot be filled is done again by later steps, and the table
+    it left half built is dropped: no generation is stranded beside the merged ones."""
+    for start in range(0, 32, 8):
+        _append(log, "a", [f"id-{n}" for n in range(start, start + 8)])
+        if start == 24:
+            _refuse(log, sqlite3.SQLITE_INSERT, "command_keys_5")  # the merge's new table
+            with pytest.raises(sqlite3.DatabaseError):
+                _housekeep(log)
+            log.db.conn.set_authorizer(None)
+        _housekeep(log)
+    assert _gens(log.path) == [(1, 32, 32)]
+    assert sorted(_key_tables(log.path)) == _listed(log.path)
+    assert len(log.command_records("a", [f"id-{n}" for n in range(32)])) == 32
