@@ -52,9 +52,9 @@ from zlib import crc32
 
 from events.bulk_insert import insert_rows
 
-__all__ = ["FAN_IN", "FOUND_COLUMNS", "GENS_TABLE", "LEGACY_LIST", "ONE_TABLE", "PAIR_COLUMNS",
-           "STEP_ROWS", "TAIL_LIMIT", "CommandKeys", "Found", "command_key", "create_tables",
-           "digests_json", "migrate_commands", "pairs_json", "probe_sql"]
+__all__ = ["FAN_IN", "FOUND_COLUMNS", "GEN_TABLE", "GENS_TABLE", "LEGACY_LIST", "ONE_TABLE",
+           "PAIR_COLUMNS", "STEP_ROWS", "TAIL_LIMIT", "CommandKeys", "Found", "command_key",
+           "create_tables", "digests_json", "gen_table", "pairs_json", "probe_sql", "transaction"]
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ that opens the file finds no list of its own, so it indexes every command itself
 trust generations it cannot read, and accepts no retried command twice."""
 _GENS = (f"CREATE TABLE IF NOT EXISTS {GENS_TABLE} (gen INTEGER PRIMARY KEY, first INTEGER NOT"
          " NULL, last INTEGER NOT NULL, size INTEGER NOT NULL)")
-_GEN_TABLE = ("CREATE TABLE {table} (key INTEGER NOT NULL, command INTEGER NOT NULL,"
+GEN_TABLE = ("CREATE TABLE {table} (key INTEGER NOT NULL, command INTEGER NOT NULL,"
               " PRIMARY KEY (key, command)) WITHOUT ROWID")
 _GEN_TABLES = ("SELECT name FROM sqlite_master WHERE type = 'table'"
                " AND name GLOB 'command_keys_[0-9]*'")
@@ -124,7 +124,7 @@ def create_tables(connection: sqlite3.Connection) -> None:
     connection.execute(_GENS)
 
 
-def _table(gen: int) -> str:
+def gen_table(gen: int) -> str:
     """The table of generation ``gen``."""
     return f"command_keys_{int(gen)}"
 
@@ -134,28 +134,8 @@ def probe_sql(columns: str, gens: tuple[int, ...], where: str) -> str:
     """One statement probing each of ``gens`` for the digests of JSON array ``?1``: the
     ``columns`` of the commands found (``where`` filters each generation's rows). A new text
     only when the live generations change."""
-    return " UNION ALL ".join(_ARM.format(columns=columns, table=_table(gen)) + where
+    return " UNION ALL ".join(_ARM.format(columns=columns, table=gen_table(gen)) + where
                               for gen in gens)
-
-
-def migrate_commands(connection: sqlite3.Connection) -> bool:
-    """Rewrite a ``commands`` table keyed by ``(campaign, command_id)`` (the old schema) as
-    the append-ordered one, keeping each row's rowid as its ``id``; ``True`` if it did.
-
-    Called once at open, in the caller's transaction. Its rows become the tail, which
-    :meth:`CommandKeys.load` then indexes as one generation.
-    """
-    columns = [row[1] for row in connection.execute("PRAGMA table_info(commands)")]
-    if not columns or "id" in columns:
-        return False
-    connection.execute(COMMANDS_TABLE.format(name="commands_v2"))
-    connection.execute(
-        "INSERT INTO commands_v2 (id, campaign, command_id, actor, first_seq, last_seq)"
-        " SELECT rowid, campaign, command_id, actor, first_seq, last_seq FROM commands"
-        " ORDER BY rowid")
-    connection.execute("DROP TABLE commands")  # its triggers go with it; the caller remakes them
-    connection.execute("ALTER TABLE commands_v2 RENAME TO commands")
-    return True
 
 
 class _Gen:
@@ -199,7 +179,6 @@ class CommandKeys:
         transaction. A listed generation whose table is gone (dropped by hand) makes the
         whole index be rebuilt from ``commands``: it is derived, and a lookup must not miss."""
         self._work, self._building, self._to_drop = None, None, []
-        _leave_the_one_table_layout(connection)
         listed = {gen for (gen,) in connection.execute(f"SELECT gen FROM {GENS_TABLE}")}
         tables = {int(name.removeprefix("command_keys_")): name
                   for (name,) in connection.execute(_GEN_TABLES)
@@ -210,7 +189,7 @@ class CommandKeys:
                            " index from the commands", sorted(lost))
         orphans = [name for gen, name in tables.items() if lost or gen not in listed]
         if orphans or lost:
-            with _transaction(connection):
+            with transaction(connection):
                 if lost:
                     connection.execute(f"DELETE FROM {GENS_TABLE}")
                 for name in orphans:
@@ -220,7 +199,7 @@ class CommandKeys:
         (high, count) = connection.execute(
             "SELECT max(id), count(*) FROM commands WHERE id > ?", [watermark]).fetchone()
         if count > TAIL_LIMIT:
-            with _transaction(connection):
+            with transaction(connection):
                 connection.execute(
                     "CREATE TEMP TABLE IF NOT EXISTS pending_keys (key INTEGER, command INTEGER)")
                 rows = connection.execute("SELECT id, campaign, command_id FROM commands"
@@ -229,8 +208,8 @@ class CommandKeys:
                     connection.executemany("INSERT INTO pending_keys VALUES (?, ?)", [
                         (command_key(campaign, cid), rowid) for rowid, campaign, cid in page])
                 gen = self._next_gen
-                connection.execute(_GEN_TABLE.format(table=_table(gen)))
-                connection.execute(f"INSERT INTO {_table(gen)} (key, command) SELECT key,"
+                connection.execute(GEN_TABLE.format(table=gen_table(gen)))
+                connection.execute(f"INSERT INTO {gen_table(gen)} (key, command) SELECT key,"
                                    " command FROM pending_keys ORDER BY key, command")
                 connection.execute(f"INSERT INTO {GENS_TABLE} VALUES (?, ?, ?, ?)",
                                    [gen, watermark + 1, high, count])
@@ -362,15 +341,15 @@ class CommandKeys:
         mask = (1 << shift) - 1
         packed = sorted(entry[4] << shift | entry[0] for entry in held)
         gen = self._building = self._new_gen()
-        table = _table(gen)
+        table = gen_table(gen)
         for start in range(0, len(packed), STEP_ROWS):
-            with _transaction(connection):
+            with transaction(connection):
                 if start == 0:
-                    connection.execute(_GEN_TABLE.format(table=table))
+                    connection.execute(GEN_TABLE.format(table=table))
                 insert_rows(connection, f"INSERT INTO {table} (key, command)", [
                     (value >> shift, value & mask) for value in packed[start:start + STEP_ROWS]])
             yield
-        with _transaction(connection):
+        with transaction(connection):
             connection.execute(f"INSERT INTO {GENS_TABLE} VALUES (?, ?, ?, ?)",
                                [gen, first, last, len(packed)])
         self._building = None
@@ -388,20 +367,20 @@ class CommandKeys:
         merged = self._gens[-FAN_IN:]
         size = sum(g.size for g in merged)
         gen = self._building = self._new_gen()
-        table = _table(gen)
+        table = gen_table(gen)
         olds = [g.gen for g in merged]
         among = ", ".join("?" * len(olds))
-        arms = " UNION ALL ".join(f"SELECT key, command FROM {_table(old)}"
+        arms = " UNION ALL ".join(f"SELECT key, command FROM {gen_table(old)}"
                                   " WHERE key BETWEEN ?1 AND ?2" for old in olds)
         insert = (f"INSERT INTO {table} (key, command) SELECT key, command FROM ({arms})"
                   " ORDER BY key, command")
         for step, (low, high) in enumerate(_key_ranges(-(-size // STEP_ROWS))):
-            with _transaction(connection):
+            with transaction(connection):
                 if step == 0:
-                    connection.execute(_GEN_TABLE.format(table=table))
+                    connection.execute(GEN_TABLE.format(table=table))
                 connection.execute(insert, [low, high])
             yield
-        with _transaction(connection):
+        with transaction(connection):
             connection.execute(f"DELETE FROM {GENS_TABLE} WHERE gen IN ({among})", olds)
             connection.execute(f"INSERT INTO {GENS_TABLE} VALUES (?, ?, ?, ?)",
                                [gen, merged[0].first, merged[-1].last, size])
@@ -414,9 +393,9 @@ class CommandKeys:
         """The tables of :attr:`_to_drop`, in one transaction: freed whole, unwritten (no
         row is deleted)."""
         doomed = list(self._to_drop)
-        with _transaction(connection):
+        with transaction(connection):
             for gen in doomed:
-                connection.execute(f"DROP TABLE IF EXISTS {_table(gen)}")
+                connection.execute(f"DROP TABLE IF EXISTS {gen_table(gen)}")
         self._to_drop = [gen for gen in self._to_drop if gen not in doomed]
         yield
 
@@ -439,42 +418,6 @@ class CommandKeys:
         return len(self._tail)
 
 
-def _leave_the_one_table_layout(connection: sqlite3.Connection) -> None:
-    """Leave the tables of the one-table layout (:data:`LEGACY_LIST`, :data:`ONE_TABLE`), in
-    one transaction. A file that only has that layout has each listed generation rewritten
-    into a table of its own (each is already in key order, so this reads and appends: about
-    a second a million commands). A file that has this release's list too was opened by an
-    older release since, which kept an index of its own: that one is dropped, and this one's
-    generations stand (the commands the older release added come after them, in the tail)."""
-    names = {name for (name,) in connection.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)",
-        [LEGACY_LIST, ONE_TABLE])}
-    if not names:
-        return
-    (ours,) = connection.execute(f"SELECT count(*) FROM {GENS_TABLE}").fetchone()
-    split = not ours and names == {LEGACY_LIST, ONE_TABLE}
-    gens: list[int] = []
-    with _transaction(connection):
-        if split:
-            gens = [gen for (gen,) in connection.execute(f"SELECT gen FROM {LEGACY_LIST}")]
-            for gen in gens:
-                connection.execute(f"DROP TABLE IF EXISTS {_table(gen)}")
-                connection.execute(_GEN_TABLE.format(table=_table(gen)))
-                connection.execute(f"INSERT INTO {_table(gen)} (key, command) SELECT key,"
-                                   f" command FROM {ONE_TABLE} WHERE gen = ?"
-                                   " ORDER BY key, command", [gen])
-            connection.execute(f"INSERT INTO {GENS_TABLE} SELECT gen, first, last, size"
-                               f" FROM {LEGACY_LIST}")
-        for name in sorted(names):
-            connection.execute(f"DROP TABLE {name}")
-    if split:
-        logger.info("command index: %d generations of the one-table layout rewritten a table"
-                    " each", len(gens))
-    else:
-        logger.info("command index: %s dropped (an older release's index)",
-                    ", ".join(sorted(names)))
-
-
 def _size_class(size: int) -> int:
     """0 for a generation under ``FAN_IN`` tails' size, 1 under ``FAN_IN**2``, and so on."""
     level, bound = 0, TAIL_LIMIT * FAN_IN
@@ -484,7 +427,7 @@ def _size_class(size: int) -> int:
 
 
 @contextmanager
-def _transaction(connection: sqlite3.Connection) -> Iterator[None]:
+def transaction(connection: sqlite3.Connection) -> Iterator[None]:
     """One explicit transaction, whatever the connection's isolation level."""
     connection.execute("BEGIN")
     try:

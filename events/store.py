@@ -36,7 +36,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from events import command_keys, issued_tokens, journal
+from events import command_keys, command_migrations, issued_tokens, journal
 from events.bulk_insert import insert_rows, insert_values
 from events.command_keys import COMMANDS_TABLE, CommandKeys
 from events.errors import ConcurrencyError, StoreError
@@ -167,7 +167,7 @@ class SqliteLog(SqliteReader):
                 self.db.table("events").create_index(["campaign", "seq"], unique=True)
             if "commands" not in self.db.table_names():
                 self.db.execute(COMMANDS_TABLE.format(name="commands"))
-            elif command_keys.migrate_commands(self.db.conn):
+            elif command_migrations.migrate_commands(self.db.conn):
                 logger.info("%s: commands table rewritten in append order", self.path)
             command_keys.create_tables(self.db.conn)
             self.db.execute(_CREATE_SEALED)
@@ -178,6 +178,7 @@ class SqliteLog(SqliteReader):
         for table in ("events", "commands", "sealed_tokens"):
             self.db.conn.executescript(_APPEND_ONLY.format(table=table))
         self._journal = True  # the reader's side: every read looks in the journal too
+        command_migrations.leave_the_one_table_layout(self.db.conn)
         self._keys.load(self.db.conn)
 
     def _settle_at_open(self) -> None:

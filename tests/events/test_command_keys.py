@@ -60,6 +60,22 @@ def _key_tables(path: Path) -> dict[int, int]:
                 for name in names}
 
 
+def _older_index(connection: sqlite3.Connection) -> None:
+    """The index tables of the releases before 2026-11-26, empty: a list ``command_gens``
+    and one table of every generation's rows."""
+    connection.execute("CREATE TABLE command_gens (gen INTEGER PRIMARY KEY, first INTEGER NOT"
+                       " NULL, last INTEGER NOT NULL, size INTEGER NOT NULL)")
+    connection.execute("CREATE TABLE command_keys (gen INTEGER NOT NULL, key INTEGER NOT NULL,"
+                       " command INTEGER NOT NULL, PRIMARY KEY (gen, key, command))"
+                       " WITHOUT ROWID")
+
+
+def _older_index_left(path: Path) -> bool:
+    with sqlite3.connect(path) as connection:
+        return connection.execute("SELECT 1 FROM sqlite_master WHERE name IN"
+                                  " ('command_keys', 'command_gens')").fetchone() is not None
+
+
 def _listed(path: Path) -> list[int]:
     with sqlite3.connect(path) as connection:
         return [gen for (gen,) in connection.execute(
@@ -86,8 +102,7 @@ def test_generations_merge_pairwise_and_every_id_stays_found(small, log) -> None
         _housekeep(log)
     gens = _gens(log.path)
     assert log.db.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL again for appends
-    assert log.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'command_gens'"
-                          ).fetchone() is None  # an older release finds no list to trust
+    assert not _older_index_left(log.path)  # an older release finds no list to trust
     assert len(gens) <= 4 and sum(size for _, _, size in gens) + len(log._keys) == 100
     assert [first for first, _, _ in gens[1:]] == [last + 1 for _, last, _ in gens[:-1]]
     found = log.command_records("a", [*ids, "id-100"])
@@ -361,15 +376,14 @@ def test_a_file_of_the_one_table_layout_is_read_as_it_is_and_split_at_open(small
     log.close()
     gens = _key_tables(path)
     with sqlite3.connect(path) as connection:  # the file as the release before wrote it
-        connection.execute(
-            "CREATE TABLE command_keys (gen INTEGER NOT NULL, key INTEGER NOT NULL, command"
-            " INTEGER NOT NULL, PRIMARY KEY (gen, key, command)) WITHOUT ROWID")
+        _older_index(connection)
+        connection.execute("INSERT INTO command_gens SELECT * FROM command_generations")
+        connection.execute("DROP TABLE command_generations")
         for gen in gens:
             connection.execute(f"INSERT INTO command_keys SELECT {gen}, key, command"
                                f" FROM command_keys_{gen}")
             connection.execute(f"DROP TABLE command_keys_{gen}")
         connection.execute("INSERT INTO command_keys VALUES (99, 1, 1)")  # an unlisted one
-        connection.execute("ALTER TABLE command_generations RENAME TO command_gens")
     assert _key_tables(path) == {}
     want = [*ids, "nope"]
     found = SqliteReader(path).command_records("a", want)
@@ -377,9 +391,7 @@ def test_a_file_of_the_one_table_layout_is_read_as_it_is_and_split_at_open(small
     log = SqliteLog(path)
     try:
         assert _key_tables(path) == gens and sorted(gens) == _listed(path)
-        with sqlite3.connect(path) as connection:
-            assert connection.execute("SELECT 1 FROM sqlite_master WHERE name IN"
-                                      " ('command_keys', 'command_gens')").fetchone() is None
+        assert not _older_index_left(path)
         assert log.command_records("a", want) == found
         assert SqliteReader(path).command_records("a", want) == found
         (again,) = log.append_batch([request("a", 40, rolled(1), command="id-3")])
@@ -426,20 +438,14 @@ def test_a_file_an_older_release_wrote_since_keeps_this_releases_generations(sma
     log.close()
     gens = _key_tables(path)
     with sqlite3.connect(path) as connection:  # what the older release leaves behind
-        connection.execute("CREATE TABLE command_gens (gen INTEGER PRIMARY KEY, first INTEGER"
-                           " NOT NULL, last INTEGER NOT NULL, size INTEGER NOT NULL)")
-        connection.execute("CREATE TABLE command_keys (gen INTEGER NOT NULL, key INTEGER NOT"
-                           " NULL, command INTEGER NOT NULL, PRIMARY KEY (gen, key, command))"
-                           " WITHOUT ROWID")
+        _older_index(connection)
         connection.execute("INSERT INTO command_gens VALUES (1, 1, 21, 21)")
         connection.execute("INSERT INTO commands (id, campaign, command_id, actor, first_seq,"
                            " last_seq) VALUES (21, 'a', 'late', 'gm', 21, 21)")
     log = SqliteLog(path)
     try:
         assert _key_tables(path) == gens and _listed(path) == sorted(gens)
-        with sqlite3.connect(path) as connection:
-            assert connection.execute("SELECT 1 FROM sqlite_master WHERE name IN"
-                                      " ('command_keys', 'command_gens')").fetchone() is None
+        assert not _older_index_left(path)
         want = [*ids, "late"]
         assert log.command_records("a", want).keys() == set(want)
         assert SqliteReader(path).command_records("a", want).keys() == set(want)
