@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 from itertools import chain
 
 __all__ = ["insert_rows", "insert_values"]
@@ -22,7 +22,7 @@ _LARGEST = 512
 32,766 parameters."""
 
 
-@lru_cache(maxsize=128)  # bounded: the command index names a new table each generation
+@cache
 def _statement(head: str, width: int, rows: int) -> str:
     one = "(" + ", ".join("?" * width) + ")"
     return f"{head} VALUES {', '.join([one] * rows)}"
