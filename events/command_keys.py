@@ -24,7 +24,7 @@ temporary B-tree and sorts first, and the merged-away rows were then deleted row
 rewriting every page once more. Reading tables apart, each in key order, SQLite merges them as
 they come, and a dropped table's pages are freed unwritten: a merge of four generations of
 524,288 ids cost half the time and half the WAL in raw ``sqlite3``, and the index's whole
-housekeeping 0.77x the CPU and 0.62x the bytes (``tests/bench/index_merge.py``). A file of
+housekeeping 0.68x the CPU and 0.62x the bytes (``tests/bench/index_merge.py``). A file of
 the one-table layout is rewritten into tables when a writer opens it, and read as it is by a
 reader. A file an older release has written since keeps this release's generations (they
 cover the commands up to their last; the ones after are the tail) and loses the older one's
