@@ -87,7 +87,8 @@ _GENS = (f"CREATE TABLE IF NOT EXISTS {GENS_TABLE} (gen INTEGER PRIMARY KEY, fir
 GEN_TABLE = ("CREATE TABLE {table} (key INTEGER NOT NULL, command INTEGER NOT NULL,"
               " PRIMARY KEY (key, command)) WITHOUT ROWID")
 _GEN_TABLES = ("SELECT name FROM sqlite_master WHERE type = 'table'"
-               " AND name GLOB 'command_keys_[0-9]*'")
+               " AND name GLOB 'command_keys_[0-9]*' AND NOT name GLOB 'command_keys_*[^0-9]*'")
+"""The generations' tables: ``command_keys_`` and digits only (a name this index made)."""
 ONE_TABLE = "command_keys"
 """The layout before 2026-11-26: every generation's rows in one table keyed by ``(gen, key,
 command)``, listed in :data:`LEGACY_LIST`; split into tables by a writer's open, read as it is
@@ -179,8 +180,7 @@ class CommandKeys:
         self._work, self._building, self._to_drop = None, None, []
         listed = {gen for (gen,) in connection.execute(f"SELECT gen FROM {GENS_TABLE}")}
         tables = {int(name.removeprefix("command_keys_")): name
-                  for (name,) in connection.execute(_GEN_TABLES)
-                  if name.removeprefix("command_keys_").isdigit()}
+                  for (name,) in connection.execute(_GEN_TABLES)}
         lost = listed - tables.keys()
         if lost:
             logger.warning("command index: generations %s have no table; rebuilding the"
@@ -225,7 +225,7 @@ class CommandKeys:
     def _read_gens(self, connection: sqlite3.Connection) -> None:
         self._gens = [_Gen(*row) for row in connection.execute(
             f"SELECT gen, first, last, size FROM {GENS_TABLE} ORDER BY first")]
-        self._live = tuple(g.gen for g in self._gens)
+        self._publish()
         (top,) = connection.execute(f"SELECT max(gen) FROM {GENS_TABLE}").fetchone()
         self._next_gen = (top or 0) + 1  # every table of a higher one was dropped as unlisted
 
@@ -358,7 +358,7 @@ class CommandKeys:
                                [gen, first, last, len(packed)])
         self._building = None
         self._gens.append(_Gen(gen, first, last, len(packed)))
-        self._live = tuple(g.gen for g in self._gens)
+        self._publish()
         # Those are found in the generation now. A new dict, swapped in whole: a lookup on
         # the event loop reads the old or the new one, each right (the generation is live).
         self._tail = {pair: entry for pair, entry in self._tail.items() if entry[0] > last}
@@ -390,22 +390,25 @@ class CommandKeys:
                                [gen, merged[0].first, merged[-1].last, size])
         self._building = None
         self._gens[-FAN_IN:] = [_Gen(gen, merged[0].first, merged[-1].last, size)]
-        self._live = tuple(g.gen for g in self._gens)
+        self._publish()
         self._to_drop += olds
 
     def _drop(self, connection: sqlite3.Connection) -> Iterator[None]:
         """The tables of :attr:`_to_drop`, in one transaction: freed whole, unwritten (no
         row is deleted)."""
-        doomed = list(self._to_drop)
         with transaction(connection):
-            for gen in doomed:
+            for gen in self._to_drop:
                 connection.execute(f"DROP TABLE IF EXISTS {gen_table(gen)}")
-        self._to_drop = [gen for gen in self._to_drop if gen not in doomed]
+        self._to_drop.clear()  # only this thread adds to it, never during a step
         yield
 
     def _new_gen(self) -> int:
         gen, self._next_gen = self._next_gen, self._next_gen + 1
         return gen
+
+    def _publish(self) -> None:
+        """Replace :attr:`live` whole from the generations held (after each change)."""
+        self._live = tuple(g.gen for g in self._gens)
 
     @property
     def live(self) -> tuple[int, ...]:

@@ -266,7 +266,7 @@ class SqliteReader:
                 if self._lookup is None:
                     self._lookup = self._reader()
                 found.update(command_lookup.indexed_records(self._lookup, campaign, missing,
-                                                          keys))
+                                                            keys))
         return {command: CommandRecord(str(actor), int(first), int(last))
                 for command, (_, actor, first, last) in found.items()}
 
@@ -279,7 +279,7 @@ class SqliteReader:
         connection = self._reader()
         try:  # the creating commands looked up in the command index, all at once
             last = command_lookup.last_seqs(connection, [(c, i) for c, i, _ in firsts],
-                                          self._keys)
+                                            self._keys)
         finally:
             connection.close()
         return [(c, i, actor, int(last.get((c, i)) or 1)) for c, i, actor in firsts]
