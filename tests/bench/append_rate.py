@@ -26,7 +26,10 @@ Prints, each a best of ``--repeat`` runs on a fresh SQLite file in ``--dir`` (WA
    of two seconds or more, the events/s of each second (the rate falls as the campaigns'
    index grows), with the collector tuned as ``poolhall serve`` tunes it (``--collector
    cpython`` for CPython's defaults); ``--compare-recheck`` runs the writer's own look-up of
-   every id too, alternately, and prints the ratio;
+   every id too, alternately, and prints the ratio; the writer thread's own CPU an event is
+   printed beside (that thread is the one that bounds the rate); ``--against CHECKOUT`` runs
+   that checkout's committer (before a change, say) and this one's alternately, each run in
+   a child process of its own, and prints the ratio of their medians;
 4. ``SqliteReader.verify`` on ``--verify-events`` events: one campaign, then 100 campaigns
    interleaved one event at a time (the worst order for a walk campaign by campaign). The
    logs are built with ``append_batch`` and kept in ``--cache`` (``/tmp`` by default), keyed
@@ -42,13 +45,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib.util
+import json
+import os
 import resource
 import secrets
 import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from itertools import chain, pairwise, repeat
@@ -56,7 +63,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+CHECKOUT_ENV = "POOLHALL_BENCH_CHECKOUT"
+"""Set by ``--against`` for its child runs: the checkout whose code a child imports."""
+ROOT = Path(os.environ.get(CHECKOUT_ENV) or Path(__file__).resolve().parents[2])
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -260,11 +269,13 @@ def append_batch_rate(work: Path, events: int, per_batch: int = 100, campaigns: 
 
 def committer_rate(work: Path, submitters: int, seconds: float, collector: str = "server",
                    recheck_ids: bool = False, prefilled: Path | None = None,
-                   ) -> tuple[float, float, float, list[float]]:
+                   ) -> tuple[float, float, float, float, list[float]]:
     """N submitters, each on its own campaign, one one-event append at a time, for a while:
     durable events/s, the mean batch the writer committed, the process's CPU seconds per
-    event (both threads; the steadier figure on a shared machine), and the events/s of each
-    whole second of the run (they fall as a thousand campaigns' index grows: each commit
+    event (both threads; the steadier figure on a shared machine), the writer thread's own
+    CPU seconds per event (what bounds the rate: that thread is never idle under this load,
+    and its CPU time is steadier than the wall clock on a shared machine), and the events/s
+    of each whole second of the run (they fall as a thousand campaigns' index grows: each commit
     then writes a page of the ``(campaign, seq)`` index for every campaign in it).
 
     Each request is marked as a hub marks its own (``id_looked_up``: the hub looked its id
@@ -290,7 +301,7 @@ def committer_rate(work: Path, submitters: int, seconds: float, collector: str =
         heads = [events // submitters + (k < events % submitters) for k in range(submitters)]
     log = SqliteLog(path)
 
-    async def main() -> tuple[int, float, int, float]:
+    async def main() -> tuple[int, float, int, float, float, list[int]]:
         tuning = GcTuning(Settings().gc_freeze_joins if collector == "server" else 0)
         tuning.start()
         committer = GroupCommitter(log)
@@ -311,6 +322,7 @@ def committer_rate(work: Path, submitters: int, seconds: float, collector: str =
         tasks = [asyncio.create_task(submit(k)) for k in range(submitters)]
         await asyncio.sleep(0.3)  # warm up: every submitter has its first append in
         before, batches = committer.appended, committer.batches
+        writer_cpu = _writer_cpu_seconds()
         started, cpu = time.perf_counter(), time.process_time()
         counts = [before]
         for whole in range(1, int(seconds) + 1):  # a count at the end of each whole second
@@ -319,18 +331,27 @@ def committer_rate(work: Path, submitters: int, seconds: float, collector: str =
         await asyncio.sleep(max(0.0, started + seconds - time.perf_counter()))
         done, elapsed = committer.appended - before, time.perf_counter() - started
         cpu = time.process_time() - cpu
+        writer_cpu = _writer_cpu_seconds() - writer_cpu
         batches = committer.batches - batches
         stop = True
         await asyncio.gather(*tasks)
         await committer.stop()
         tuning.stop()
-        return done, elapsed, batches, cpu, counts
+        return done, elapsed, batches, cpu, writer_cpu, counts
 
-    done, elapsed, batches, cpu, counts = asyncio.run(main())
+    done, elapsed, batches, cpu, writer_cpu, counts = asyncio.run(main())
     log.close()
     _remove(path)
     by_second = [float(b - a) for a, b in pairwise(counts)]
-    return done / elapsed, done / max(batches, 1), cpu / max(done, 1), by_second
+    return (done / elapsed, done / max(batches, 1), cpu / max(done, 1),
+            writer_cpu / max(done, 1), by_second)
+
+
+def _writer_cpu_seconds() -> float:
+    """The CPU time so far of the group committer's writer thread (its executor's one)."""
+    (writer,) = [t for t in threading.enumerate() if t.name.startswith("poolhall-writer")]
+    assert writer.ident is not None
+    return time.clock_gettime(time.pthread_getcpuclockid(writer.ident))
 
 
 # ---- 4. verify -----------------------------------------------------------------------------
@@ -422,6 +443,51 @@ def verify_of(checkout: Path) -> Callable[..., tuple[int, list[Any]]]:
     return module.verify_file  # type: ignore[no-any-return]
 
 
+def compare_committers(args: argparse.Namespace, submitters: int) -> None:
+    """``--against``: the committer of ``args.against`` and of this checkout, alternately,
+    ``args.repeat`` runs each, every run in a child process importing its checkout's code
+    (this file's measurement, the other's log, writer and hubs' requests). Each checkout
+    appends to a copy of a prefilled log of its own layout: the other's cache is a folder
+    of ``--cache``, seeded with a copy of this one's log, which that checkout's code then
+    brings to its own layout once (:func:`cached_log`). Prints every run and the ratio of
+    the medians: events/s, and the writer thread's CPU an event."""
+    checkouts = {"before": args.against.resolve(), "now": ROOT}
+    caches = {"before": args.cache / ("against-" + args.against.resolve().name), "now": args.cache}
+    if args.prefill:
+        ours = cached_log(args.cache, args.prefill, submitters, committer=True)
+        theirs = caches["before"] / ours.name
+        if not theirs.exists():
+            caches["before"].mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ours, theirs)
+    runs: dict[str, list[dict[str, float]]] = {label: [] for label in checkouts}
+    for _ in range(args.repeat):
+        for label, checkout in checkouts.items():
+            command = [sys.executable, __file__, "--only", "committer", "--child-json",
+                       "--submitters", str(submitters), "--seconds", str(args.seconds),
+                       "--prefill", str(args.prefill), "--collector", args.collector,
+                       "--cache", str(caches[label])]
+            if args.dir is not None:
+                command += ["--dir", str(args.dir)]
+            env = dict(os.environ, **{CHECKOUT_ENV: str(checkout), "PYTHONPATH": str(checkout)})
+            out = subprocess.run(command, env=env, capture_output=True, text=True)
+            if out.returncode:
+                raise SystemExit(f"the committer run of {checkout} failed:\n{out.stderr[-3000:]}")
+            run = json.loads(out.stdout.strip().splitlines()[-1])
+            runs[label].append(run)
+            print(f"  {label:<6} {run['rate']:>8,.0f} events/s  (writer's thread"
+                  f" {run['writer'] * 1e6:.1f} CPU-µs an event, all threads"
+                  f" {run['cpu'] * 1e6:.1f}; mean batch {run['batch']:,.0f})", flush=True)
+    rate = {label: statistics.median(r["rate"] for r in rs) for label, rs in runs.items()}
+    writer = {label: statistics.median(r["writer"] for r in rs) for label, rs in runs.items()}
+    on = f" on a log of {args.prefill:,}" if args.prefill else ""
+    print(f"group committer, {submitters} submitters{on}, medians of {args.repeat}: now"
+          f" {rate['now']:,.0f} events/s against {rate['before']:,.0f} before ="
+          f" {rate['now'] / rate['before']:.2f}x; the writer's CPU an event"
+          f" {writer['now'] * 1e6:.1f} against {writer['before'] * 1e6:.1f} µs ="
+          f" {writer['now'] / writer['before']:.2f}x (target >= {TARGET_COMMITTER:,.0f})",
+          flush=True)
+
+
 def _seconds(by_second: list[float]) -> str:
     """A run's events/s second by second, on a line of its own (for runs of 2 s or more)."""
     if len(by_second) < 2:
@@ -457,6 +523,11 @@ def main() -> None:
                         " size, not the average of a log growing from nothing")
     parser.add_argument("--verify-against", type=Path, default=None, metavar="CHECKOUT",
                         help="also run this checkout's verify, alternately with this one's")
+    parser.add_argument("--against", type=Path, default=None, metavar="CHECKOUT",
+                        help="run the committer of this checkout (before a change, say) and"
+                        " this one's alternately, each in a child process of its own, and print"
+                        " the ratio of their medians")
+    parser.add_argument("--child-json", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--dir", type=Path, default=None, help="where the append runs write")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir())
                         / "poolhall-bench-logs")
@@ -489,29 +560,39 @@ def main() -> None:
                 print(f"append_batch, {per_batch:>5} requests a call, {campaigns:>5} campaigns:"
                       f" {rate:>8,.0f} events/s  ({wal:,.0f} B of WAL, {cpu * 1e6:.1f} CPU-µs"
                       " an event)", flush=True)
-        if "committer" in parts:
+        if "committer" in parts and args.child_json:
+            (n,) = args.submitters
+            prefilled = (cached_log(args.cache, args.prefill, n, committer=True)
+                         if args.prefill else None)
+            rate, mean, cpu, writer, _ = committer_rate(work, n, args.seconds, args.collector,
+                                                        False, prefilled)
+            print(json.dumps({"rate": rate, "batch": mean, "cpu": cpu, "writer": writer}))
+        elif "committer" in parts and args.against is not None:
+            for n in args.submitters:
+                compare_committers(args, n)
+        elif "committer" in parts:
             modes = [True, False] if args.compare_recheck else [False]
             for n in args.submitters:
                 prefilled = (cached_log(args.cache, args.prefill, n, committer=True)
                              if args.prefill else None)
-                runs: dict[bool, list[tuple[float, float, float, list[float]]]] = {
+                by_mode: dict[bool, list[tuple[float, float, float, float, list[float]]]] = {
                     mode: [] for mode in modes}
                 for _ in range(args.repeat):  # alternately, so both see the same load
                     for mode in modes:
-                        runs[mode].append(committer_rate(work, n, args.seconds, args.collector,
+                        by_mode[mode].append(committer_rate(work, n, args.seconds, args.collector,
                                                          mode, prefilled))
                 for mode in modes:
-                    rate, mean, cpu, by_second = max(runs[mode])
+                    rate, mean, cpu, writer, by_second = max(by_mode[mode])
                     label = "ids looked up again by the writer" if mode else "hub's requests"
                     on = f", on a log of {args.prefill:,}" if args.prefill else ""
                     print(f"group committer, {n:>5} submitters{on}:      {rate:>10,.0f} events/s"
-                          f"  (mean batch {mean:,.0f}; {cpu * 1e6:.1f} CPU-µs an event;"
-                          f" {args.collector} collector; {label};"
-                          f" target >= {TARGET_COMMITTER:,.0f})" + _seconds(by_second),
+                          f"  (mean batch {mean:,.0f}; {cpu * 1e6:.1f} CPU-µs an event, the"
+                          f" writer's thread {writer * 1e6:.1f}; {args.collector} collector;"
+                          f" {label}; target >= {TARGET_COMMITTER:,.0f})" + _seconds(by_second),
                           flush=True)
                 if args.compare_recheck:
                     print(f"  hub's requests / ids looked up again: "
-                          f"{max(runs[False])[0] / max(runs[True])[0]:.2f}x", flush=True)
+                          f"{max(by_mode[False])[0] / max(by_mode[True])[0]:.2f}x", flush=True)
         if "verify" in parts:
             variants = [("", verify_file)]
             if args.verify_against is not None:
