@@ -41,7 +41,7 @@ from contextlib import AbstractContextManager
 
 import msgspec
 
-from events import journal
+from events import event_blocks, journal
 
 __all__ = ["FORMAT", "FRAME_JSON", "PAGES_TABLE", "STORED_PAGE", "STORE_CHUNK", "STORE_MOST",
            "TABLED", "FramePage", "PageReader", "Writer", "frame_pages", "store_pages",
@@ -93,9 +93,17 @@ _PAGE_JOURNAL = (
                               " WHERE campaign = ?1 AND seq > ?2 AND seq <= ?3", True, "seq")
     + ")"
 )
-""":data:`_PAGE` over the log's journal too (:mod:`events.journal`): the same frames, as
-the ordered compound is not flattened into the aggregate either (SQLite merges its two arms,
+""":data:`_PAGE` over an older release's journal too (:mod:`events.journal`): the same frames,
+as the ordered compound is not flattened into the aggregate either (SQLite merges its two arms,
 each read in its index's order)."""
+_PAGE_BLOCKS = (
+    f"SELECT count(*), CAST(group_concat({_HEADER} || frame, '') AS BLOB)"
+    f" FROM ({event_blocks.in_range(FRAME_JSON + ' AS frame')})"
+)
+""":data:`_PAGE` in the layout by block (:mod:`events.event_blocks`): the same frames, read
+run by run in sequence order (the ordered join is not flattened into the aggregate either).
+:data:`_PAGE`, the first layout's, stays what :data:`FORMAT` is the hash of."""
+_PAGES = {"blocks": _PAGE_BLOCKS, "journal": _PAGE_JOURNAL, "events": _PAGE}
 
 
 class FramePage(msgspec.Struct, frozen=True, array_like=True, gc=False):
@@ -155,7 +163,7 @@ def frame_pages(connection: sqlite3.Connection, campaign: str, after: int, upto:
     """
     pages: list[FramePage] = []
     found: dict[int, bytes] = {}
-    page = _PAGE_JOURNAL if journal.has_journal(connection) else _PAGE
+    page = _PAGES[event_blocks.layout_of(connection)]
     if stored and size == STORED_PAGE and upto - after >= size:
         found = _stored(connection, campaign, after, upto - size)
     start = after

@@ -22,7 +22,6 @@ import sqlite3
 import msgspec
 
 from events import core
-from events.journal import union
 
 __all__ = ["INSERT", "ISSUING", "campaign_of", "create_table", "issued_hash"]
 
@@ -35,13 +34,12 @@ INSERT = "INSERT OR IGNORE INTO issued_tokens (token_hash, campaign)"
 
 _CREATE = ("CREATE TABLE issued_tokens (token_hash TEXT PRIMARY KEY, campaign TEXT NOT NULL)"
            " WITHOUT ROWID")
-_FILL = ("INSERT OR IGNORE INTO issued_tokens (token_hash, campaign) " + union(
-    "SELECT json_extract(payload, '$.token_hash'), campaign FROM {table}"
-    f" WHERE type IN ({', '.join(repr(kind) for kind in sorted(ISSUING))})"
-    " AND json_extract(payload, '$.token_hash') IS NOT NULL", True))
-"""The rows of the events' issuing tokens, in ``events`` and in the journal, which the log
-creates before this table (:mod:`events.journal`): a log whose table was dropped may hold
-rows in it."""
+_FILL = ("INSERT OR IGNORE INTO issued_tokens (token_hash, campaign)"
+         " SELECT json_extract(payload, '$.token_hash'), campaign FROM events"
+         f" WHERE type IN ({', '.join(repr(kind) for kind in sorted(ISSUING))})"
+         " AND json_extract(payload, '$.token_hash') IS NOT NULL")
+"""The rows of the events' issuing tokens: all in ``events``, which the log lays out (an older
+release's journal settled into it) before it creates this table."""
 
 
 class _TokenHash(msgspec.Struct):

@@ -9,10 +9,10 @@ unique with the campaign, ``type``, schema ``version``, JSON ``payload``, ``reco
 :mod:`server.sealed_tokens`), so a retry can be answered with it. Table ``issued_tokens``:
 the campaign each token hash was issued for, so a join's token is checked before its campaign
 loads (:mod:`events.issued_tokens`, derived from the events).
-Triggers refuse UPDATE and DELETE on all three. Table ``journal``: the same columns as
-``events``, where :meth:`SqliteLog.append_batch` writes, moved into ``events`` in bulk off the
-commit path and settled (emptied) at open and close (:mod:`events.journal`: why, and what
-holds). Table ``write_probes``: a row each time the log
+Triggers refuse UPDATE and DELETE on all three. ``events`` is indexed by block, then campaign
+and sequence number, and table ``event_runs`` says which blocks hold each campaign's events
+(:mod:`events.event_blocks`: why, and what holds); a file of an older release is laid out so
+at open. Table ``write_probes``: a row each time the log
 recovered from failing writes (:meth:`SqliteLog.probe`). The file is created readable by its
 owner only (0600; SQLite gives its ``-wal`` and ``-shm`` files the same mode).
 ``synchronous=FULL`` makes a commit durable before :meth:`SqliteLog.append_batch` returns; the
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from events import command_keys, command_migrations, issued_tokens, journal
+from events import command_keys, command_migrations, event_blocks, issued_tokens, journal
 from events.bulk_insert import insert_rows, insert_values
 from events.command_keys import COMMANDS_TABLE, CommandKeys
 from events.errors import ConcurrencyError, StoreError
@@ -67,11 +67,11 @@ RESTART_BACKOFF = 1.0
 (:meth:`SqliteLog.checkpoint`)."""
 
 WRITER_CACHE_KIB = 16 * 1024
-"""The writer connection's page cache. A batch of a thousand campaigns' commands dirties a leaf
-of the ``(campaign, seq)`` index per campaign, 4-8 MB of pages; SQLite's default 2 MB made it
-spill pages to the WAL in mid-transaction and read them back (a third of the writer's time in
-``pwrite``/``pread`` at 1,000 submitters). Pages are allocated as used, so a quiet server's
-cache stays small."""
+"""The writer connection's page cache. A batch of a thousand campaigns' commands dirties a page
+of the command index per campaign, and the current block's index pages, 4-8 MB of pages;
+SQLite's default 2 MB made it spill pages to the WAL in mid-transaction and read them back (a
+third of the writer's time in ``pwrite``/``pread`` at 1,000 submitters). Pages are allocated
+as used, so a quiet server's cache stays small."""
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +82,7 @@ CREATE TRIGGER IF NOT EXISTS {table}_no_delete BEFORE DELETE ON {table}
 BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;
 """
 
+_INSERT_EVENT = f"INSERT INTO events ({journal.COLUMNS})"
 _INSERT_COMMAND = ("INSERT INTO commands (id, campaign, command_id, actor, first_seq,"
                    " last_seq)")
 _INSERT_SEALED = "INSERT INTO sealed_tokens (campaign, command_id, sealed)"
@@ -108,13 +109,11 @@ class SqliteLog(SqliteReader):
         super().__init__(path, mode="rwc")
         self._keys: CommandKeys = CommandKeys()
         self._heads: dict[str, tuple[int, str]] = {}
-        self._next_position = 1  # the journal's next row: set at open, advanced on COMMIT
-        self._journaled = 0  # rows in the journal, counted here rather than read each commit
-        self._move_next = False  # housekeeping alternates: the command index, then a move
+        self._next_position = 1  # the next event's: set at open, advanced on COMMIT
+        self._runs = event_blocks.BlockRuns()  # the campaigns with a run in the current block
         self._restart_wanted = threading.Event()  # set by checkpoint(), done by the writer
         self._restart_after = 0.0  # monotonic time before which the WAL is not emptied again
         self._restart_asked_at = 0.0  # when checkpoint() last asked the writer
-        self._open = True
         self._lock = writer_lock(self.path)
         try:
             self.db = sqlite_utils.Database(sqlite3.connect(self.path, check_same_thread=False))
@@ -124,7 +123,6 @@ class SqliteLog(SqliteReader):
         try:
             self._configure()
         except sqlite3.DatabaseError as error:
-            self._open = False  # nothing to settle in a file that cannot be opened
             self.close()
             raise open_error(self.path, error) from None
 
@@ -136,13 +134,14 @@ class SqliteLog(SqliteReader):
         self.db.execute("PRAGMA wal_autocheckpoint=0")
         self.db.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
         self.db.execute(f"PRAGMA cache_size=-{WRITER_CACHE_KIB}")
-        # Deleted content is never zeroed here: what this log deletes is a copy (journal rows
-        # once moved) or derived (the command index's merged generations), and zeroing it
-        # wrote freed pages to the WAL (Debian's SQLite zeroes by default).
+        # Deleted content is never zeroed here: what this log deletes is derived (the command
+        # index's merged generations), and zeroing it wrote freed pages to the WAL (Debian's
+        # SQLite zeroes by default).
         self.db.execute("PRAGMA secure_delete=OFF")
         self._create_schema()
         self.db.execute(_CREATE_PROBES)
-        self._settle_at_open()
+        (last,) = self.db.execute("SELECT max(position) FROM events").fetchone()
+        self._next_position = int(last or 0) + 1
 
     def _create_schema(self) -> None:
         with self.db.atomic():
@@ -164,47 +163,28 @@ class SqliteLog(SqliteReader):
                     not_null={"campaign", "seq", "type", "version", "payload", "recorded_at",
                               "actor", "command_id", "hash"},
                 )
-                self.db.table("events").create_index(["campaign", "seq"], unique=True)
+            event_blocks.adopt(self.db.conn)  # a file of an older release: settled, laid out
             if "commands" not in self.db.table_names():
                 self.db.execute(COMMANDS_TABLE.format(name="commands"))
             elif command_migrations.migrate_commands(self.db.conn):
                 logger.info("%s: commands table rewritten in append order", self.path)
             command_keys.create_tables(self.db.conn)
             self.db.execute(_CREATE_SEALED)
-            journal.create(self.db.conn)
             filled = issued_tokens.create_table(self.db.conn)
         if filled:
             logger.info("%s: %d issued tokens indexed from the log", self.path, filled)
         for table in ("events", "commands", "sealed_tokens"):
             self.db.conn.executescript(_APPEND_ONLY.format(table=table))
-        self._journal = True  # the reader's side: every read looks in the journal too
+        self._blocks = True  # the reader's side: every read goes through the runs
         command_migrations.leave_the_one_table_layout(self.db.conn)
         self._keys.load(self.db.conn)
-
-    def _settle_at_open(self) -> None:
-        """Move what a crash left in the journal into ``events``, then take the next position
-        from ``events`` (the journal is empty now)."""
-        moved = journal.settle(self.db.conn)
-        if moved:
-            logger.info("%s: %d journal rows moved into events at open", self.path, moved)
-        (last,) = self.db.execute(
-            "SELECT max(coalesce((SELECT max(position) FROM journal), 0),"
-            " coalesce((SELECT max(position) FROM events), 0))").fetchone()
-        self._next_position = int(last) + 1
-        self._journaled = journal.rows_in(self.db.conn)
 
     # ---- writing (the writer thread only) ----------------------------------------------
 
     def _head_of(self, campaign: str) -> tuple[int, str]:
         head = self._heads.get(campaign)
-        if head is None:  # the journal holds a campaign's newest rows, if any
-            row = self.db.execute(
-                "SELECT seq, hash FROM journal WHERE campaign = ? ORDER BY seq DESC LIMIT 1",
-                [campaign],
-            ).fetchone() or self.db.execute(
-                "SELECT seq, hash FROM events WHERE campaign = ? ORDER BY seq DESC LIMIT 1",
-                [campaign],
-            ).fetchone()
+        if head is None:
+            row = self.db.execute(event_blocks.HEAD, [campaign]).fetchone()
             head = (row[0], row[1]) if row else (0, GENESIS)
             self._heads[campaign] = head
         return head
@@ -229,6 +209,7 @@ class SqliteLog(SqliteReader):
         command_rows: list[tuple[int, str, str, str, int, int]] = []
         sealed_rows: list[tuple[str, str, str]] = []
         token_rows: list[tuple[str, str]] = []
+        run_rows: list[tuple[str, int, int]] = []  # a campaign's first event in a block
         try:  # the ids already in the log: the store keeps each unique in its campaign; each
             # is tested against the tail below, and on disk only if its sender did not
             taken = self._keys.in_generations(self.db.conn, [
@@ -238,6 +219,12 @@ class SqliteLog(SqliteReader):
         tail = self._keys.tail
         next_id = self._keys.next_id
         position = self._next_position
+        runs = self._runs
+        block = position >> event_blocks.BLOCK_BITS
+        try:
+            in_block = runs.enter(self.db.conn, block)
+        except sqlite3.Error as error:
+            return [StoreError(f"append failed: {error}")] * len(requests)
         for request in requests:
             campaign, actor, command_id, at = (request.campaign, request.actor,
                                                request.command_id, request.at)
@@ -262,6 +249,12 @@ class SqliteLog(SqliteReader):
                 event_values += (position, campaign, seq, prepared.type, prepared.version,
                                  prepared.payload.decode(), at, actor, command_id, previous)
                 hashes.append(previous)
+                if position >> event_blocks.BLOCK_BITS != block:  # a new block: runs anew
+                    block = position >> event_blocks.BLOCK_BITS
+                    in_block = runs.begin(block)
+                if campaign not in in_block:
+                    in_block.add(campaign)
+                    run_rows.append((campaign, seq, block))
                 position += 1
                 if prepared.type in ISSUING:  # an invite or a replay link: rare
                     token_rows.append((issued_hash(prepared.payload), campaign))
@@ -281,7 +274,8 @@ class SqliteLog(SqliteReader):
         try:
             connection.execute("BEGIN")
             try:
-                insert_values(connection, journal.INSERT, 10, event_values)
+                insert_values(connection, _INSERT_EVENT, 10, event_values)
+                insert_rows(connection, event_blocks.INSERT_RUN, run_rows)
                 insert_rows(connection, _INSERT_COMMAND, command_rows)
                 insert_rows(connection, _INSERT_SEALED, sealed_rows)
                 insert_rows(connection, issued_tokens.INSERT, token_rows)
@@ -292,10 +286,10 @@ class SqliteLog(SqliteReader):
                 raise
         except sqlite3.Error as error:
             self._heads.clear()  # the command index is as it was: it takes rows once committed
+            runs.forget()  # it may name runs the rollback undid
             failure = StoreError(f"append failed: {error}")
             return [failure if isinstance(r, Appended) else r for r in results]
         self._heads.update(heads)
-        self._journaled += position - self._next_position
         self._next_position = position
         self._keys.add(command_rows)
         self._keys.next_id = next_id
@@ -303,51 +297,29 @@ class SqliteLog(SqliteReader):
 
     @property
     def has_housework(self) -> bool:
-        """Whether :meth:`housekeeping` has work pending: the WAL to empty, the command
-        index's merge, or a journal of :data:`~events.journal.JOURNAL_LIMIT` rows or more to
-        move."""
-        return (self._restart_wanted.is_set() or self._keys.has_work
-                or self._journaled >= journal.JOURNAL_LIMIT)
+        """Whether :meth:`housekeeping` has work pending: the WAL to empty, or the command
+        index's merge."""
+        return self._restart_wanted.is_set() or self._keys.has_work
 
     def housekeeping(self) -> None:
         """One small transaction of pending work, the writer's thread calling it between two
         commits: emptying the WAL when :meth:`checkpoint` asked for it (first: it is short
-        and rare), else a step of the command index's merge (see :mod:`events.command_keys`)
-        or a move of the journal's rows into ``events`` (:func:`events.journal.move`),
-        taking turns when both wait, so neither holds the other back.
+        and rare), else a step of the command index's merge (see :mod:`events.command_keys`).
         Raises :class:`sqlite3.Error` if the disk refuses; the work starts over later.
 
         Committed without its own fsync (``synchronous=NORMAL``): the index is derived, and
         the WAL is written in order, so the next append's fsync makes it durable too; lost
         in a power cut, it is only unlisted rows, cleared and merged again at the next open.
-        A move lost so leaves its rows in the journal, where they were durable, to be moved
-        again.
         """
         if self._restart_wanted.is_set():
             self._empty_wal()
             return
-        move = self._journaled >= journal.JOURNAL_LIMIT
-        if move and self._keys.has_work:
-            move = self._move_next
-        self._move_next = not move
         connection = self.db.conn
         connection.execute("PRAGMA synchronous=NORMAL")
         try:
-            if move:
-                self._journaled -= journal.move(connection)
-            else:
-                self._keys.step(connection)
+            self._keys.step(connection)
         finally:
             connection.execute("PRAGMA synchronous=FULL")
-
-    def settle(self) -> int:
-        """Move every row of the journal into ``events`` (the rows moved), so that the file
-        reads as one table to an older release or a tool that knows only ``events``. The log
-        does it at open and at :meth:`close`; tests that edit ``events`` while the log is
-        open call it first. On the writer's thread, between commits, like any write."""
-        moved = journal.settle(self.db.conn)
-        self._journaled = 0
-        return moved
 
     def probe(self, at: str) -> None:
         """Prove the log takes writes again: commit a row that needs a new page of the file.
@@ -421,16 +393,7 @@ class SqliteLog(SqliteReader):
             self._restart_after = time.monotonic() + RESTART_BACKOFF
 
     def close(self) -> None:
-        """Settle the journal (:meth:`settle`), close the writer connection and release the
-        file to another server. A settle the disk refuses is logged and left to the next
-        open, which settles first: closing still releases the file."""
-        if self._open and self._lock >= 0:
-            self._open = False
-            try:
-                self.settle()
-            except sqlite3.Error as error:
-                logger.warning("%s: journal not settled at close (%s): the next open will",
-                               self.path, error)
+        """Close the writer connection and release the file to another server."""
         self._page_reader.close()
         self._close_page_writer()
         with self._lookup_lock:

@@ -17,9 +17,10 @@ from typing import Any
 
 import msgspec
 
-from events import command_lookup, issued_tokens, journal
+from events import command_lookup, event_blocks, issued_tokens, journal
 from events.command_keys import CommandKeys
 from events.errors import StoreError
+from events.event_blocks import Layout, layout_of
 from events.framed_pages import FRAME_JSON, FramePage, PageReader
 from events.log import (
     GENESIS,
@@ -39,23 +40,33 @@ it) no longer fits the CPU cache, and a full rebuild ran 1.5 times slower than w
 _ROW_COLUMNS = "seq, type, version, payload, recorded_at, actor, command_id"
 _RANGE = " WHERE campaign = ?1 AND seq > ?2 AND seq <= ?3"
 
+def _older(select: str, layout: Layout, order_by: str = "") -> str:
+    """``select`` on a file of an older release (:func:`events.journal.union`)."""
+    return journal.union(select, layout == "journal", order_by)
 
-def _rows(has_journal: bool) -> str:
-    return journal.union(f"SELECT {_ROW_COLUMNS}, campaign, hash FROM {{table}}{_RANGE}",
-                         has_journal, "seq")
+
+def _rows(layout: Layout) -> str:
+    if layout == "blocks":
+        return event_blocks.in_range(f"{_ROW_COLUMNS}, e.campaign, hash")
+    return _older(f"SELECT {_ROW_COLUMNS}, campaign, hash FROM {{table}}{_RANGE}", layout, "seq")
 
 
-def _frames(has_journal: bool) -> str:
+def _frames(layout: Layout) -> str:
     """An ``event`` frame per row (:meth:`SqliteReader.event_frames`)."""
-    return ("SELECT frame FROM (" + journal.union(
-        f"SELECT seq, CAST({FRAME_JSON} AS BLOB) AS frame FROM {{table}}{_RANGE}", has_journal,
+    if layout == "blocks":
+        return event_blocks.in_range(f"CAST({FRAME_JSON} AS BLOB)")
+    return ("SELECT frame FROM (" + _older(
+        f"SELECT seq, CAST({FRAME_JSON} AS BLOB) AS frame FROM {{table}}{_RANGE}", layout,
         "seq") + ")")
 
 
-def _hashes(has_journal: bool) -> str:
-    return journal.union("SELECT e.campaign, e.hash FROM json_each(?1) AS j"
-                         " JOIN {table} AS e ON e.campaign = j.key AND e.seq = j.value",
-                         has_journal)
+def _hashes(layout: Layout) -> str:
+    if layout == "blocks":
+        return ("SELECT e.campaign, e.hash FROM json_each(?1) AS j CROSS JOIN events AS e"
+                f" ON e.block = {event_blocks.run_of('j.key', 'j.value')}"
+                " AND e.campaign = j.key AND e.seq = j.value")
+    return _older("SELECT e.campaign, e.hash FROM json_each(?1) AS j"
+                  " JOIN {table} AS e ON e.campaign = j.key AND e.seq = j.value", layout)
 
 
 def _all_rows(table: str, typed: bool) -> str:
@@ -64,13 +75,24 @@ def _all_rows(table: str, typed: bool) -> str:
     return f"SELECT {columns} FROM {table} ORDER BY position"
 
 
-def _campaigns(has_journal: bool) -> str:
-    return ("SELECT campaign FROM (" + journal.union(
-        "SELECT position, campaign FROM {table} WHERE seq = 1", has_journal, "position") + ")")
+_FIRSTS = ("SELECT {columns} FROM event_runs AS r CROSS JOIN events AS e ON e.block = r.block"
+           " AND e.campaign = r.campaign AND e.seq = 1 WHERE r.first_seq = 1")
+"""Each campaign's first event, through its first run: one scan of the runs (a row a campaign
+a block), one index step a campaign. ``CROSS JOIN`` keeps the runs outside: left to choose,
+SQLite scanned ``events`` and looked up a run per event."""
 
 
-def _head(has_journal: bool) -> str:
-    if not has_journal:
+def _campaigns(layout: Layout) -> str:
+    if layout == "blocks":
+        return _FIRSTS.format(columns="e.campaign") + " ORDER BY e.position"
+    return ("SELECT campaign FROM (" + _older(
+        "SELECT position, campaign FROM {table} WHERE seq = 1", layout, "position") + ")")
+
+
+def _head(layout: Layout) -> str:
+    if layout == "blocks":
+        return f"SELECT max(seq) FROM ({event_blocks.last_event('seq')})"
+    if layout == "events":
         return "SELECT max(seq) FROM events WHERE campaign = ?1"
     return ("SELECT coalesce((SELECT max(seq) FROM journal WHERE campaign = ?1),"
             " (SELECT max(seq) FROM events WHERE campaign = ?1))")
@@ -83,10 +105,12 @@ _FIRST = ("SELECT e.campaign, e.command_id, e.actor FROM {name}"
           " JOIN {table} AS e ON e.campaign = {name}.campaign AND e.seq = 1")
 
 
-def _directory(has_journal: bool) -> str:
-    """Each campaign's first event, one index step per campaign in each table (a campaign's
-    first event is in one of them)."""
-    tables = [("c", "events"), ("d", "journal")] if has_journal else [("c", "events")]
+def _directory(layout: Layout) -> str:
+    """Each campaign's first event: through the runs, or on a file of an older release, one
+    index step per campaign in each table (a campaign's first event is in one of them)."""
+    if layout == "blocks":
+        return _FIRSTS.format(columns="e.campaign, e.command_id, e.actor") + " ORDER BY 1"
+    tables = [("c", "events"), ("d", "journal")] if layout == "journal" else [("c", "events")]
     return ("WITH RECURSIVE " + ", ".join(_SKIP.format(name=n, table=t) for n, t in tables)
             + " " + " UNION ALL ".join(_FIRST.format(name=n, table=t) for n, t in tables)
             + " ORDER BY 1")
@@ -108,7 +132,7 @@ class SqliteReader:
         self._page_write: sqlite3.Connection | None = None
         self._page_write_lock = threading.Lock()
         self._keys: CommandKeys | None = None  # the writer's command index (its tail held)
-        self._journal = False  # the file has a journal: once seen, it stays (never dropped)
+        self._blocks = False  # the file is laid out by block: once seen, it stays
         if mode == "ro":
             self._check_is_a_log()
 
@@ -126,22 +150,24 @@ class SqliteReader:
     def _reader(self) -> sqlite3.Connection:
         return sqlite3.connect(self._uri, uri=True, check_same_thread=False)
 
-    def _has_journal(self, connection: sqlite3.Connection) -> bool:
-        """Whether the file has a ``journal`` (:mod:`events.journal`) to read beside ``events``:
-        asked on ``connection`` until it has one. A file of an older release has none, until
-        a server of this one opens it: a reader kept open meanwhile sees it appear."""
-        if not self._journal:
-            self._journal = journal.has_journal(connection)
-        return self._journal
+    def _layout(self, connection: sqlite3.Connection) -> Layout:
+        """How the file holds its events, asked on ``connection`` until it is laid out by
+        block: a file of an older release is laid out so when a server of this one opens it,
+        and a reader kept open meanwhile reads it the new way from then on."""
+        if self._blocks:
+            return "blocks"
+        layout = layout_of(connection)
+        self._blocks = layout == "blocks"
+        return layout
 
-    def _scan(self, sql: str | Callable[[bool], str], parameters: list[object]
+    def _scan(self, sql: str | Callable[[Layout], str], parameters: list[object]
               ) -> Iterator[tuple[Any, ...]]:
         """Rows as SQLite gives them (its values are typed per value, hence ``Any``); ``sql``
-        may be built for the file, given whether it has a journal."""
+        may be built for the file, given its layout."""
         connection = self._reader()
         try:
             if not isinstance(sql, str):
-                sql = sql(self._has_journal(connection))
+                sql = sql(self._layout(connection))
             cursor = connection.execute(sql, parameters)
             while batch := cursor.fetchmany(PAGE_ROWS):
                 yield from batch
@@ -217,13 +243,13 @@ class SqliteReader:
 
         One sequential scan of the table: reading campaign by campaign through the index cost
         a random page read per row, five times slower on a log of interleaved campaigns.
-        Then one of the journal (:mod:`events.journal`), whose rows follow, in the same read
-        transaction, so a move meanwhile is seen whole or not at all: SQLite's merge of the
-        two in one ``UNION ALL`` cost 1.7 times as long a row.
+        In a file of an older release, then one of its journal (:mod:`events.journal`), whose
+        rows follow, in the same read transaction: SQLite's merge of the two in one ``UNION
+        ALL`` cost 1.7 times as long a row.
         """
         connection = self._reader()
         try:
-            live = self._has_journal(connection)
+            live = self._layout(connection) == "journal"
             connection.execute("BEGIN")  # a read transaction: one snapshot of both tables
             for table in ("events", "journal") if live else ("events",):
                 cursor = connection.execute(_all_rows(table, typed))

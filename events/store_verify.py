@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from events import journal
+from events import event_blocks, journal
 from events.chain import GENESIS, link_hash
 
 __all__ = ["Problem", "SEGMENT_EVENTS", "segment_starts", "verify_file", "walk_segment"]
@@ -70,10 +70,10 @@ _WALK = ("SELECT campaign, seq, type, version, CAST(payload AS BLOB), recorded_a
 a payload's UTF-8): not decoded into a ``str`` only to be encoded again. A payload stored as a
 BLOB is then hashed exactly, with no second try."""
 _WALK_TAIL = _WALK.replace("FROM events", "FROM journal")
-"""A live log's walk goes on in its journal, whose rows follow those of ``events`` in position
-order (:mod:`events.journal`), in the same read transaction (:func:`_snapshot`): one view of
-both tables, so a move meanwhile neither hides a row nor shows one twice. Two plain
-statements: a ``UNION ALL`` merged by SQLite cost the walk a fifth more CPU, journal or not.
+"""In a log of the release before the block layout, the walk goes on in its journal, whose
+rows follow those of ``events`` in position order (:mod:`events.journal`), in the same read
+transaction (:func:`_snapshot`): one view of both tables. Two plain statements: a ``UNION
+ALL`` merged by SQLite cost the walk a fifth more CPU, journal or not.
 """
 _PAGE = 256
 """Rows fetched at a time. A page of 4,096 rows with their objects (~3 MB) outgrew the 1 MiB
@@ -305,10 +305,30 @@ def _integrity(uri: str) -> list[Problem]:
         connection.close()
 
 
+def _runs_problems(uri: str) -> list[Problem]:
+    """Each stretch of events that reads by campaign would miss, as the table of runs stands
+    (:func:`events.event_blocks.stray_runs`; a log of an older release has no runs): the
+    chain walk reads in position order and cannot see it. On a thread of its own beside the
+    walk, like :func:`_integrity`."""
+    connection = _connect(uri)
+    try:
+        if not event_blocks.has_runs(connection):
+            return []
+        return [Problem(campaign, seq, f"event_runs does not lead to events {seq} onwards in"
+                                       f" block {block}: reads of the campaign skip them")
+                for campaign, seq, block in event_blocks.stray_runs(connection)]
+    finally:
+        connection.close()
+
+
 _CUT = ("SELECT e.position, c.rowid FROM commands AS c JOIN {table} AS e ON e.campaign ="
         " c.campaign AND e.seq = c.first_seq AND e.command_id = c.command_id"
         " WHERE c.rowid >= ? ORDER BY c.rowid LIMIT 1")
 """The first command from a rowid on whose first event is in ``{table}``: a cut."""
+_CUT_BLOCKS = _CUT.format(table="events").replace(
+    "ON e.campaign", f"ON e.block = {event_blocks.run_of('c.campaign', 'c.first_seq')} AND"
+    " e.campaign")
+""":data:`_CUT` in the layout by block: the first event found through its campaign's runs."""
 
 
 def segment_starts(connection: sqlite3.Connection, parts: int) -> list[tuple[int, int]]:
@@ -322,10 +342,12 @@ def segment_starts(connection: sqlite3.Connection, parts: int) -> list[tuple[int
     if low is None or parts < 2:
         return starts
     step = (high - low + 1) // parts
-    tables = ("events", "journal") if journal.has_journal(connection) else ("events",)
+    layout = event_blocks.layout_of(connection)
+    cuts = [_CUT_BLOCKS] if layout == "blocks" else [
+        _CUT.format(table=table) for table in ("events", "journal")[:1 + (layout == "journal")]]
     for k in range(1, parts):  # cut at a command (no index on its id): its first event
-        for table in tables:  # in events, or else in the journal that follows it
-            found = connection.execute(_CUT.format(table=table), [low + k * step]).fetchone()
+        for cut in cuts:  # in events, or else in the journal that follows it
+            found = connection.execute(cut, [low + k * step]).fetchone()
             if found is not None:
                 break
         if found is not None and found[0] > starts[-1][0] and found[1] > starts[-1][1]:
@@ -392,8 +414,9 @@ def verify_file(uri: str, *, segment_events: int = SEGMENT_EVENTS,
     ``segment_events`` and ``workers`` exist for tests, which cut small logs into segments.
     A file SQLite cannot check or read is reported as a problem of campaign ``""``.
     """
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="verify-integrity") as thread:
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="verify-integrity") as thread:
         integrity = thread.submit(_integrity, uri)
+        runs = thread.submit(_runs_problems, uri)
         try:
             checked, problems = _walk_all(uri, segment_events, workers or os.cpu_count() or 1)
             walk_error = None
@@ -401,6 +424,7 @@ def verify_file(uri: str, *, segment_events: int = SEGMENT_EVENTS,
             checked, problems, walk_error = 0, [], error
         try:
             damage = integrity.result()
+            problems += runs.result()
         except sqlite3.DatabaseError as error:
             return 0, [Problem("", 0, f"the file cannot be checked: {error}")]
     if walk_error is not None:

@@ -361,10 +361,10 @@ def build_log(path: Path, events: int, campaigns: int, *, committer: bool = Fals
     """``events`` one-event commands over ``campaigns`` campaigns, interleaved one by one.
 
     For ``verify``: campaigns ``campaign-<k>``, ordered command ids (quicker to build, and
-    all the same to verify), the journal settled at close. For ``--prefill``
-    (``committer``): the committer runs' campaigns ``s<k>``, random ids as clients make
-    them, and each batch followed by the housekeeping the group committer does between two
-    commits (journal moves, command-index merges), so the file is as a server leaves it."""
+    all the same to verify). For ``--prefill`` (``committer``): the committer runs'
+    campaigns ``s<k>``, random ids as clients make them, and each batch followed by the
+    housekeeping the group committer does between two commits (the command index's merges),
+    so the file is as a server leaves it."""
     partial = path.with_name(path.name + ".partial")
     _remove(partial)
     log = SqliteLog(partial)

@@ -23,8 +23,9 @@ one (WAL, ``synchronous=FULL``) with a thread checkpointing it every 0.1 s as th
   columns and index instead (its index stays a few pages, shared by every campaign); every
   ``--journal`` events, one transaction moves them into ``events`` in position order and
   deletes them from the journal, so each campaign's index page is written once per move rather
-  than once per commit (the store's layout since, :mod:`events.journal`, which moves at
-  16,384 rows; here without the store's Python, and only the writes).
+  than once per commit (the store's layout from then until the layout by block,
+  :mod:`events.event_blocks`, which writes each event once under an index keyed by block
+  first; here without the store's Python, and only the writes).
 
 Prints each run's events/s for each whole second, its mean over the second half (the steady
 state), CPU-µs an event (the committing thread) and bytes written an event (every write of the

@@ -8,19 +8,20 @@
 ``kill9.py`` kills a whole server under a load too light to reach the log's housekeeping. Here
 a child process plays the group committer's writer against :class:`~events.store.SqliteLog`
 directly, as fast as it can, with the limits made small so that its housekeeping runs many
-times a second: the journal is moved into ``events`` (dropped and created again) every 2,000
-rows, the command index writes a generation every 256 commands and merges four into one (a
+times a second: the command index writes a generation every 256 commands and merges four into one (a
 table each, the merged-away ones dropped), and the WAL is started over each time it passes
 256 KiB, by a checkpointing thread asking the writer
 (:meth:`~events.store.SqliteLog.checkpoint`) as the server's does. After each append it
 prints the campaigns' heads, which it has from the log's answer (acknowledged: committed with
 ``synchronous=FULL``). After a random 0.3-2.5 s it gets SIGKILL: in an append, a move, a step
-of the index, a restart of the WAL or a checkpoint. The next round reopens the same file.
+of the index, a restart of the WAL, a checkpoint, or the commit that opens a block of the log
+and writes its first runs (:mod:`events.event_blocks`: one every 16,384 events, about one a
+second here). The next round reopens the same file.
 
 Checks: every acknowledged event is in the log after each kill; every command the file holds
 is found by the index, by a reader of the killed file and by the writer that reopens it (which
-drops the tables of generations the kill left unlisted); each reopened log has settled its
-journal into ``events``; every hash chain verifies at the end. Prints a line per round, the
+drops the tables of generations the kill left unlisted); the runs of each killed file lead
+reads to every event it holds; every hash chain verifies at the end. Prints a line per round, the
 verdicts and a ``CHAOS-RESULT`` JSON line; exit 0 only if all hold.
 """
 
@@ -44,21 +45,20 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from events import command_keys, journal  # noqa: E402
+from events import command_keys, event_blocks  # noqa: E402
 from events.store import SqliteLog, SqliteReader  # noqa: E402
 
 CAMPAIGNS = 20
 WRITER = """
 import sys, threading, time
-from events import command_keys, journal, store
+from events import command_keys, event_blocks, store
 from events.store import SqliteLog
 from tests.events.store_contract import opened, request, rolled
 store.JOURNAL_SIZE_LIMIT = 256 * 1024
-journal.JOURNAL_LIMIT = 2000
 command_keys.TAIL_LIMIT = 256
 command_keys.STEP_ROWS = 64
 log = SqliteLog(sys.argv[1])
-print("settled", journal.rows_in(log.db.conn), flush=True)
+print("stray", len(event_blocks.stray_runs(log.db.conn)), flush=True)
 tables = log.db.execute("SELECT count(*) FROM sqlite_master WHERE name GLOB 'command_keys_*'")
 print("index", log._keys.generations, tables.fetchone()[0], flush=True)
 heads = {f"c{k}": log.head(f"c{k}") for k in range(int(sys.argv[2]))}
@@ -98,14 +98,15 @@ def round_(db: Path, delay: float) -> dict[str, Any]:
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
     reader.join()
-    settled = next((line for line in lines if line.startswith("settled ")), "settled -1")
+    stray = next((line for line in lines if line.startswith("stray ")), "stray -1")
     index = next((line for line in lines if line.startswith("index ")), "index -1 -2").split()
     heads = [line for line in lines if "=" in line]
     acked = {c: int(h) for c, h in (kv.split("=") for kv in heads[-1].split())} if heads else {}
     log = SqliteReader(db)
     lost = {c: [h, log.head(c)] for c, h in acked.items() if log.head(c) < h}
     with sqlite3.connect(db) as connection:
-        left = journal.rows_in(connection)
+        left = len(event_blocks.stray_runs(connection))
+        (last,) = connection.execute("SELECT max(position) FROM events").fetchone()
         tables = connection.execute("SELECT count(*) FROM sqlite_master"
                                     " WHERE name GLOB 'command_keys_*'").fetchone()[0]
         listed = connection.execute("SELECT count(*) FROM command_generations").fetchone()[0]
@@ -113,7 +114,8 @@ def round_(db: Path, delay: float) -> dict[str, Any]:
     return {"killed after": round(delay, 2), "appends": len(heads),
             "events acknowledged": sum(acked.values()), "lost": lost,
             "commands unfound by a reader": _unfound(log.command_records, db),
-            "journal at open": int(settled.split()[1]), "journal at the kill": left,
+            "stray runs at open": int(stray.split()[1]), "stray runs at the kill": left,
+            "block at the kill": (last or 0) >> event_blocks.BLOCK_BITS,
             "generations at open": int(index[1]), "tables at open": int(index[2]),
             "tables at the kill": tables, "unlisted at the kill": tables - listed,
             "wal at the kill": wal.stat().st_size if wal.exists() else 0}
@@ -147,17 +149,18 @@ def main(argv: list[str] | None = None) -> int:
             results.append(result)
             print(f"round {n + 1}: killed after {result['killed after']} s, "
                   f"{result['appends']} appends, {result['events acknowledged']:,} events "
-                  f"acknowledged in all, {len(result['lost'])} campaigns short; journal "
-                  f"{result['journal at open']} rows at open, {result['journal at the kill']}"
+                  f"acknowledged in all, {len(result['lost'])} campaigns short; block "
+                  f"{result['block at the kill']} at the kill, stray runs "
+                  f"{result['stray runs at open']} at open, {result['stray runs at the kill']}"
                   f" at the kill; index {result['generations at open']} generations at open"
                   f" ({result['tables at open']} tables), {result['tables at the kill']}"
                   f" tables at the kill ({result['unlisted at the kill']} unlisted),"
                   f" {result['commands unfound by a reader']} commands"
                   f" unfound; WAL {result['wal at the kill'] // 1024} KiB", flush=True)
         command_keys.TAIL_LIMIT, command_keys.STEP_ROWS = 256, 64  # as the writer had them
-        log = SqliteLog(db)  # the last kill's journal, settled at open
+        log = SqliteLog(db)  # the last kill's file, reopened
         try:
-            settled = journal.rows_in(log.db.conn)
+            stray = len(event_blocks.stray_runs(log.db.conn))
             unfound = _unfound(log.command_records, db)
             checked, problems = log.verify()
         finally:
@@ -176,8 +179,11 @@ def main(argv: list[str] | None = None) -> int:
          all(r["generations at open"] == r["tables at open"] for r in results)),
         ("the index wrote generations during the trial",
          any(r["tables at the kill"] > 0 for r in results)),
-        ("every reopened log settled its journal at open",
-         all(r["journal at open"] == 0 for r in results) and settled == 0),
+        ("the runs of every killed and every reopened file lead to all its events",
+         all(r["stray runs at open"] == 0 and r["stray runs at the kill"] == 0
+             for r in results) and stray == 0),
+        ("the writer crossed into new blocks during the trial",
+         results[-1]["block at the kill"] >= 1 if results else False),
         (f"every hash chain verifies ({checked:,} events)", not problems),
     ]
     print()

@@ -68,8 +68,9 @@ def test_kill9_loses_nothing_acknowledged() -> None:
 
 
 def test_kill9_in_housekeeping_loses_nothing_acknowledged() -> None:
-    """A writer killed with SIGKILL in the middle of its journal moves, WAL restarts and
-    checkpoints leaves every acknowledged event in the log, and the next open settles it."""
+    """A writer killed with SIGKILL in the middle of a block's first runs, the command
+    index's merge, WAL restarts and checkpoints leaves every acknowledged event in the log,
+    read through its runs."""
     run_quick("kill9_housekeeping.py")
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from events.store import SqliteLog
 from tests.serve_process import Watcher, free_port, poolhall, start_serve
 
 
@@ -82,7 +81,6 @@ def test_verify_reports_tampering_and_schema_prints_every_message(served, tmp_pa
     with sqlite3.connect(cwd / "poolhall.db") as source, sqlite3.connect(copy) as target:
         source.backup(target)
     assert "every hash chain holds" in poolhall("verify", str(copy), cwd=tmp_path).stdout
-    SqliteLog(copy).close()  # settled: the live copy's journal rows moved into events
     with sqlite3.connect(copy) as connection:
         connection.execute("DROP TRIGGER events_no_update")
         connection.execute("UPDATE events SET actor = 'mallory' WHERE seq = 1")

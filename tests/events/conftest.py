@@ -12,7 +12,7 @@ from events.store import SqliteLog
 
 @pytest.fixture
 def log(tmp_path: Path) -> Iterator[SqliteLog]:
-    """A fresh SQLite log in a real file, closed (its journal settled) after the test."""
+    """A fresh SQLite log in a real file, closed after the test."""
     store = SqliteLog(tmp_path / "log.db")
     yield store
     store.close()

@@ -61,7 +61,7 @@ def test_a_torn_index_ahead_of_its_table_is_reported_not_raised(tmp_path: Path) 
     log.append_batch([request("a", 2, rolled(2), rolled(3), command="c1")])
     log.close()
     after = path.read_bytes()
-    root, size = _page(path, "idx_events_campaign_seq")
+    root, size = _page(path, "events_block")
     start = (root - 1) * size
     path.write_bytes(before[:start] + after[start:start + size] + before[start + size:])
 

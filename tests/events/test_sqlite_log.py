@@ -27,7 +27,6 @@ from tests.events.store_contract import (  # noqa: F401  (the contract runs here
 def _filled(log: SqliteLog) -> Path:
     log.append_batch([request("a", 0, opened("a"), rolled(1), rolled(2), rolled(3))])
     log.append_batch([request("b", 0, opened("b"), rolled(9), command="b")])
-    log.settle()  # the rows moved into events, as a log at rest holds them
     return log.path
 
 
@@ -152,7 +151,7 @@ def test_append_hashes_chain_any_text(log) -> None:
 def test_a_failed_transaction_appends_nothing_and_the_log_goes_on(log) -> None:
     """A batch SQLite refuses (here a trigger aborts one row) is rolled back whole; the next
     one commits, and the commands it recorded are found."""
-    log.db.execute("CREATE TRIGGER boom BEFORE INSERT ON journal WHEN NEW.campaign = 'b'"
+    log.db.execute("CREATE TRIGGER boom BEFORE INSERT ON events WHEN NEW.campaign = 'b'"
                    " BEGIN SELECT RAISE(ABORT, 'boom'); END")
     results = log.append_batch([request("a", 0, opened("a"), command="same"),
                                 request("b", 0, opened("b"), command="x")])
