@@ -7,11 +7,11 @@ growing at once, each commit then rewrote a page of that index per campaign in i
 went first to a small journal and were moved into ``events`` in bulk (the layout of the
 release before, :mod:`events.journal`). The moves were still a third of the writer's work on
 a log of two million events: each rewrote two index leaves a campaign, 13 MiB of WAL every
-16,384 events (measured in the README's notes on scale). Here the index is keyed by **block** first: ``block`` is
-``position >> BLOCK_BITS``, a column SQLite computes (``VIRTUAL``: stored nowhere, so a file of
-an older release gains it without a rewrite). Every entry a commit adds lands in the current
-block's few hundred pages at the index's right edge, which every commit shares, and each event
-is written once: no journal, no moves.
+16,384 events (measured in the README's notes on scale). Here the index is keyed by
+**block** first: ``block`` is ``position >> BLOCK_BITS``, a column SQLite computes
+(``VIRTUAL``: stored nowhere, so a file of an older release gains it without a rewrite).
+Every entry a commit adds lands in the current block's few hundred pages at the index's right
+edge, which every commit shares, and each event is written once: no journal, no moves.
 
 A read by campaign learns which blocks hold the campaign's events from table ``event_runs``:
 one row a campaign a block, ``(campaign, first_seq, block)``, the first event the campaign has
@@ -55,6 +55,12 @@ CREATE_RUNS = (
 lies (up to the campaign's next run)."""
 _FILL_RUNS = ("INSERT INTO event_runs (campaign, first_seq, block)"
               " SELECT campaign, min(seq), block FROM events GROUP BY block, campaign")
+_FILL_LAST_RUNS = (
+    "INSERT OR IGNORE INTO event_runs (campaign, first_seq, block) SELECT campaign, min(seq),"
+    " block FROM events WHERE block >= (SELECT coalesce(max(block), 0) FROM event_runs)"
+    " GROUP BY block, campaign")
+"""The runs of the last block that has any and of every block after it: a run already there
+is the same row, ignored."""
 INSERT_RUN = "INSERT INTO event_runs (campaign, first_seq, block)"
 """The head of the writer's insert of new runs (:func:`events.bulk_insert.insert_rows`)."""
 
@@ -111,22 +117,28 @@ def has_runs(connection: sqlite3.Connection) -> bool:
     ).fetchone() is not None
 
 
-def adopt(connection: sqlite3.Connection) -> int | None:
-    """Lay out ``events`` by block if it is not yet, inside the caller's transaction: the
-    events laid out, or ``None`` if it was already.
+def adopt(connection: sqlite3.Connection) -> int:
+    """Bring the file to the layout by block, inside the caller's transaction (the writer's,
+    at open); the events laid out anew (0 for a file already laid out).
 
     A file of an older release is settled first (its journal's rows moved into ``events``
     and the journal dropped), then gains the ``block`` column (computed, so no row is
     rewritten), the block index and the runs, and loses its ``(campaign, seq)`` index: about
     1.3 s for two million events. A new file does the same with nothing in it.
+
+    A file already laid out has the runs of its last blocks summed up again (those already
+    there are kept): if an older release served it meanwhile, the events it appended (moved
+    from its journal, which is settled here too) have none, and reads by campaign would miss
+    them. A scan of the runs (a row a campaign a block) and of the index's last blocks.
     """
-    if has_runs(connection):
-        return None
     started = time.perf_counter()
     settled = 0
     if journal.has_journal(connection):
         settled = journal.move_rows(connection)
         connection.execute("DROP TABLE journal")  # its triggers go with it
+    if has_runs(connection):
+        connection.execute(_FILL_LAST_RUNS)
+        return 0
     columns = {str(row[1]) for row in connection.execute("PRAGMA table_xinfo(events)")}
     if "block" not in columns:
         connection.execute(_ADD_BLOCK)

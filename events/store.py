@@ -163,7 +163,7 @@ class SqliteLog(SqliteReader):
                     not_null={"campaign", "seq", "type", "version", "payload", "recorded_at",
                               "actor", "command_id", "hash"},
                 )
-            event_blocks.adopt(self.db.conn)  # a file of an older release: settled, laid out
+            event_blocks.adopt(self.db.conn)  # an older release's file: settled, laid out
             if "commands" not in self.db.table_names():
                 self.db.execute(COMMANDS_TABLE.format(name="commands"))
             elif command_migrations.migrate_commands(self.db.conn):

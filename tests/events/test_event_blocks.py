@@ -14,7 +14,7 @@ import pytest
 
 from events import core, event_blocks
 from events.codec import encode
-from events.log import Appended, ChainProblem, chain_hash
+from events.log import GENESIS, Appended, ChainProblem, StoredRow, chain_hash
 from events.messages import OutgoingEventFrame
 from events.store import SqliteLog, SqliteReader
 from events.store_reader import _campaigns, _directory, _frames, _hashes, _head, _rows
@@ -345,3 +345,44 @@ def test_a_segmented_verify_cuts_through_the_runs_and_finds_an_edit(blocks, tmp_
     checked, problems = verify_file(uri, segment_events=1000, workers=3)
     assert checked == total
     assert [(p.campaign, p.seq) for p in problems] == [("c", 200)]
+
+
+def test_events_an_older_release_appended_get_their_runs_at_the_next_open(tmp_path) -> None:
+    """An older release serving the file meanwhile appends through its journal and writes no
+    run: the next open of this release settles that journal and sums up the last blocks'
+    runs again, so reads find every event (the runs already there are kept)."""
+    path = tmp_path / "log.db"
+    log = SqliteLog(path)
+    log.append_batch([request("a", 0, opened("a"), rolled(1), command="a1")])
+    log.close()
+    with sqlite3.connect(path) as connection:  # what the release before would do
+        connection.execute(
+            "CREATE TABLE journal (position INTEGER PRIMARY KEY, campaign TEXT NOT NULL,"
+            " seq INTEGER NOT NULL, type TEXT NOT NULL, version INTEGER NOT NULL, payload TEXT"
+            " NOT NULL, recorded_at TEXT NOT NULL, actor TEXT NOT NULL, command_id TEXT NOT"
+            " NULL, hash TEXT NOT NULL, UNIQUE (campaign, seq))")
+        (previous,) = connection.execute("SELECT hash FROM events WHERE seq = 2").fetchone()
+        rows = []
+        for position, (campaign, seq, event) in enumerate(
+                [("a", 3, rolled(2)), ("b", 1, opened("b"))], start=3):
+            stored = request(campaign, seq - 1, event, command=f"{campaign}{seq}")
+            prepared = stored.events[0]
+            link = chain_hash(previous if campaign == "a" else GENESIS, campaign, StoredRow(
+                seq, prepared.type, prepared.version, prepared.payload.decode(), stored.at,
+                stored.actor, stored.command_id))
+            rows.append((position, campaign, seq, prepared.type, prepared.version,
+                         prepared.payload.decode(), stored.at, stored.actor,
+                         stored.command_id, link))
+            connection.execute("INSERT INTO commands (campaign, command_id, actor, first_seq,"
+                               " last_seq) VALUES (?, ?, ?, ?, ?)",
+                               [campaign, stored.command_id, stored.actor, seq, seq])
+        connection.executemany("INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    assert [r.seq for r in SqliteReader(path).rows("a")] == [1, 2]  # runs still the old ones
+    log = SqliteLog(path)
+    try:
+        assert _runs(path) == [("a", 1, 0), ("b", 1, 0)]
+        assert [r.seq for r in log.rows("a")] == [1, 2, 3] and log.head("b") == 1
+        assert log.verify() == (4, [])
+        assert log.append_batch([request("b", 1, rolled(5), command="b2")]) == [[2]]
+    finally:
+        log.close()
