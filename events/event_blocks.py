@@ -190,8 +190,9 @@ class BlockRuns:
     """The writer's runs of the block it is writing: which campaigns already have one.
 
     Kept in memory so that a commit inserts a run only for a campaign's first event in the
-    block (one row a campaign every 16,384 events), read from the index again when the
-    writer enters a block, or after a failed commit (:meth:`forget`).
+    block (one row a campaign every 16,384 events). Read from the index when the writer
+    opens; changed only once a commit is durable (:meth:`committed`), so a batch that fails,
+    for whatever reason, leaves it as the file is.
     """
 
     def __init__(self) -> None:
@@ -199,20 +200,17 @@ class BlockRuns:
         self.campaigns: set[str] = set()
 
     def enter(self, connection: sqlite3.Connection, block: int) -> set[str]:
-        """The campaigns with a run in ``block``, now the writer's block."""
+        """The campaigns with a run in ``block``, where the writer's next event goes (read
+        from the file unless it is the block of the last commit)."""
         if block != self.block:
             self.campaigns = {str(c) for (c,) in connection.execute(
                 "SELECT DISTINCT campaign FROM events WHERE block = ?", [block])}
             self.block = block
         return self.campaigns
 
-    def begin(self, block: int) -> set[str]:
-        """The writer's next position opens ``block``: no campaign has a run in it yet."""
-        self.block = block
-        self.campaigns = set()
-        return self.campaigns
-
-    def forget(self) -> None:
-        """A commit failed: what is in memory may name runs never written."""
-        self.block = -1
-        self.campaigns = set()
+    def committed(self, block: int, added: set[str]) -> None:
+        """A commit wrote the runs of ``added`` in ``block``, the block it ended in."""
+        if block == self.block:
+            self.campaigns |= added
+        else:
+            self.block, self.campaigns = block, added

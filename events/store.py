@@ -221,8 +221,9 @@ class SqliteLog(SqliteReader):
         position = self._next_position
         runs = self._runs
         block = position >> event_blocks.BLOCK_BITS
+        added: set[str] = set()  # campaigns given a run in ``block`` by this batch
         try:
-            in_block = runs.enter(self.db.conn, block)
+            known = runs.enter(self.db.conn, block)  # read, never changed here
         except sqlite3.Error as error:
             return [StoreError(f"append failed: {error}")] * len(requests)
         for request in requests:
@@ -251,9 +252,9 @@ class SqliteLog(SqliteReader):
                 hashes.append(previous)
                 if position >> event_blocks.BLOCK_BITS != block:  # a new block: runs anew
                     block = position >> event_blocks.BLOCK_BITS
-                    in_block = runs.begin(block)
-                if campaign not in in_block:
-                    in_block.add(campaign)
+                    known, added = set(), set()
+                if campaign not in added and campaign not in known:
+                    added.add(campaign)
                     run_rows.append((campaign, seq, block))
                 position += 1
                 if prepared.type in ISSUING:  # an invite or a replay link: rare
@@ -286,11 +287,11 @@ class SqliteLog(SqliteReader):
                 raise
         except sqlite3.Error as error:
             self._heads.clear()  # the command index is as it was: it takes rows once committed
-            runs.forget()  # it may name runs the rollback undid
             failure = StoreError(f"append failed: {error}")
             return [failure if isinstance(r, Appended) else r for r in results]
         self._heads.update(heads)
         self._next_position = position
+        runs.committed(block, added)
         self._keys.add(command_rows)
         self._keys.next_id = next_id
         return results

@@ -14,10 +14,9 @@ probe write once a second so the log recovers without a command having to fail f
 Repeated failures are logged once per episode and interval (:class:`~server.health.FailureLog`).
 
 Between two commits the writer also does one step of the log's housekeeping, if it has any
-(the command index merged off the commit path, :mod:`events.command_keys`; the journal moved
-into ``events``, :mod:`events.journal`; the WAL started over once the checkpointer finds it
-past its limit, :meth:`events.store.SqliteLog.checkpoint`), and when the queue is idle the
-checkpointer's tick finishes it.
+(the command index merged off the commit path, :mod:`events.command_keys`; the WAL started
+over once the checkpointer finds it past its limit, :meth:`events.store.SqliteLog.checkpoint`),
+and when the queue is idle the checkpointer's tick finishes it.
 """
 
 from __future__ import annotations
