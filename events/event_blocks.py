@@ -20,6 +20,11 @@ are one unbroken stretch, and the stretch of a run ends where the campaign's nex
 The writer inserts a run in the same transaction as the run's first event
 (:class:`BlockRuns`), so every snapshot a reader sees has the runs of every row it sees.
 
+The index is unique, but only within a block: the database no longer refuses a campaign's
+sequence number written again in a later block, as the ``(campaign, seq)`` index did. The
+writer never does so (it appends after each campaign's head, read through the runs), and
+``verify`` reports such a row ("expected event N: dropped or moved").
+
 SQLite seeks the block index from a join on ``block`` because ``block`` is a column: an index
 on the expression ``position >> 14`` itself was scanned whole from a join or an ``IN
 (SELECT ...)`` (100-330 ms a read on a 2M-event log). Each read here is one statement, a seek

@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from events import core, event_blocks
+from events import core, event_blocks, journal
 from events.codec import encode
 from events.log import GENESIS, Appended, ChainProblem, StoredRow, chain_hash
 from events.messages import OutgoingEventFrame
@@ -28,6 +28,7 @@ JOURNAL_FILE = ROOT / "tests" / "fixtures" / "logs" / "journal-layout.sqlite"
 OLD_FILE = ROOT / "tests" / "fixtures" / "logs" / "old-commands-schema.sqlite"
 """A log of an older release still: no journal, and the first ``commands`` table."""
 BLOCK = 1 << event_blocks.BLOCK_BITS
+_COLUMNS = journal.COLUMNS
 
 
 def _count(path: Path, table: str) -> int:
@@ -386,3 +387,16 @@ def test_events_an_older_release_appended_get_their_runs_at_the_next_open(tmp_pa
         assert log.append_batch([request("b", 1, rolled(5), command="b2")]) == [[2]]
     finally:
         log.close()
+
+
+def test_verify_reports_a_sequence_number_written_again_in_a_later_block(log) -> None:
+    """The block index is unique within a block only: a campaign's event copied into a later
+    block is not refused by the database, and ``verify`` reports it."""
+    log.append_batch([request("a", 0, opened("a"), rolled(1), command="a1")])
+    with sqlite3.connect(log.path) as connection:
+        connection.execute(
+            f"INSERT INTO events ({_COLUMNS}) SELECT {BLOCK + 5}, {_COLUMNS.split(', ', 1)[1]}"
+            " FROM events WHERE campaign = 'a' AND seq = 1")
+    checked, problems = log.verify()
+    assert checked == 3
+    assert ChainProblem("a", 1, "expected event 3: dropped or moved") in problems
