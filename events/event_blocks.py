@@ -36,12 +36,15 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Literal
 
 from events import journal
 
 __all__ = ["BLOCK_BITS", "CREATE_RUNS", "HEAD", "INSERT_RUN", "BlockRuns", "Layout", "adopt",
-           "has_runs", "in_range", "last_event", "layout_of", "run_of", "stray_runs"]
+           "empty_runs", "has_runs", "in_range", "last_event", "layout_of", "run_of", "snapshot",
+           "stray_runs"]
 
 logger = logging.getLogger("events.store")
 
@@ -112,6 +115,22 @@ def layout_of(connection: sqlite3.Connection) -> Layout:
     if has_runs(connection):
         return "blocks"
     return "journal" if journal.has_journal(connection) else "events"
+
+
+@contextmanager
+def snapshot(connection: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction around asking a file's layout and reading it: a server laying out
+    a file of an older release drops its journal for good, so a read planned for the journal
+    in one statement found no such table in the next. Within one already open, nothing."""
+    if connection.in_transaction:
+        yield
+        return
+    connection.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if connection.in_transaction:
+            connection.execute("COMMIT")  # it only read
 
 
 def has_runs(connection: sqlite3.Connection) -> bool:
@@ -185,10 +204,23 @@ the runs do not lead a read to whole: the run holding its first event names anot
 or a run begins inside it."""
 
 
+_EMPTY = ("SELECT r.campaign, r.first_seq, r.block FROM event_runs AS r WHERE NOT EXISTS ("
+          "SELECT 1 FROM events AS e WHERE e.block = r.block AND e.campaign = r.campaign"
+          " AND e.seq >= r.first_seq)")
+"""Each run whose block holds none of the events it names: a read of the campaign's head
+looks in the block of its last run, and would find nothing there."""
+
+
 def stray_runs(connection: sqlite3.Connection) -> list[tuple[str, int, int]]:
     """``(campaign, first seq, block)`` of each stretch of events a read by campaign would
     miss (``poolhall verify``): none in a log the store wrote."""
     return [(str(c), int(s), int(b)) for c, s, b in connection.execute(_STRAY)]
+
+
+def empty_runs(connection: sqlite3.Connection) -> list[tuple[str, int, int]]:
+    """``(campaign, first seq, block)`` of each run that leads reads to a block holding none
+    of its events (``poolhall verify``): none in a log the store wrote."""
+    return [(str(c), int(s), int(b)) for c, s, b in connection.execute(_EMPTY)]
 
 
 class BlockRuns:

@@ -161,6 +161,12 @@ def frame_pages(connection: sqlite3.Connection, campaign: str, after: int, upto:
     when it is there (one query for the lot, unless ``stored`` is false); any other is built
     by SQLite, one statement and one row a page.
     """
+    with event_blocks.snapshot(connection):  # the layout and the pages in one view
+        return _pages(connection, campaign, after, upto, size, stored)
+
+
+def _pages(connection: sqlite3.Connection, campaign: str, after: int, upto: int, size: int,
+           stored: bool) -> list[FramePage]:
     pages: list[FramePage] = []
     found: dict[int, bytes] = {}
     page = _PAGES[event_blocks.layout_of(connection)]

@@ -166,6 +166,7 @@ class SqliteReader:
         may be built for the file, given its layout."""
         connection = self._reader()
         try:
+            connection.execute("BEGIN")  # the layout asked in the read's own snapshot
             if not isinstance(sql, str):
                 sql = sql(self._layout(connection))
             cursor = connection.execute(sql, parameters)
@@ -249,8 +250,8 @@ class SqliteReader:
         """
         connection = self._reader()
         try:
-            live = self._layout(connection) == "journal"
             connection.execute("BEGIN")  # a read transaction: one snapshot of both tables
+            live = self._layout(connection) == "journal"
             for table in ("events", "journal") if live else ("events",):
                 cursor = connection.execute(_all_rows(table, typed))
                 while page := cursor.fetchmany(PAGE_ROWS):

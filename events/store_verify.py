@@ -180,8 +180,8 @@ def _walk(connection: sqlite3.Connection, positions: tuple[int, int],
     gaps = False  # a sequence break: runs need not be whole commands then
     recorded = _Recorded(connection, rowids)
     in_step = True
-    walks = (_WALK, _WALK_TAIL) if journal.has_journal(connection) else (_WALK,)
     with _collector_paused(), _snapshot(connection):
+        walks = (_WALK, _WALK_TAIL) if journal.has_journal(connection) else (_WALK,)
         for walk in walks:
             events = connection.execute(walk, positions)
             while page := events.fetchmany(_PAGE):
@@ -314,9 +314,14 @@ def _runs_problems(uri: str) -> list[Problem]:
     try:
         if not event_blocks.has_runs(connection):
             return []
-        return [Problem(campaign, seq, f"event_runs does not lead to events {seq} onwards in"
-                                       f" block {block}: reads of the campaign skip them")
-                for campaign, seq, block in event_blocks.stray_runs(connection)]
+        return [Problem(campaign, seq, f"event_runs does not lead to all of events {seq}"
+                                       f" onwards in block {block}: reads of the campaign"
+                                       " skip some")
+                for campaign, seq, block in event_blocks.stray_runs(connection)] + [
+            Problem(campaign, seq, f"event_runs says events {seq} onwards are in block"
+                                   f" {block}, which holds none of them: the campaign's head"
+                                   " reads wrong")
+            for campaign, seq, block in event_blocks.empty_runs(connection)]
     finally:
         connection.close()
 
@@ -375,14 +380,16 @@ def _stitch(segments: list[Segment]) -> list[Problem]:
 
 def _command_problems(connection: sqlite3.Connection) -> list[Problem]:
     """The exact command check, from SQL: for a log whose commands did not keep step."""
-    live = journal.has_journal(connection)
-    heads = dict(connection.execute(
-        _HEADS if live else "SELECT campaign, max(seq) FROM events GROUP BY campaign"))
-    problems = [Problem(str(campaign), int(seq), f"command {command!r} did not append this"
-                                                  " event")
-                for campaign, seq, command in connection.execute(journal.union(
-                    _UNCOVERED, live))]
-    for campaign, last in connection.execute(_RECORDED_HEADS):
+    with event_blocks.snapshot(connection):
+        live = journal.has_journal(connection)
+        heads = dict(connection.execute(
+            _HEADS if live else "SELECT campaign, max(seq) FROM events GROUP BY campaign"))
+        problems = [Problem(str(campaign), int(seq), f"command {command!r} did not append"
+                                                      " this event")
+                    for campaign, seq, command in connection.execute(journal.union(
+                        _UNCOVERED, live))]
+        recorded = connection.execute(_RECORDED_HEADS).fetchall()
+    for campaign, last in recorded:
         head = heads.get(campaign, 0)
         if last > head:
             problems.append(Problem(
@@ -398,9 +405,10 @@ def _journal_problems(connection: sqlite3.Connection) -> list[Problem]:
     """A journal whose rows are not the log's tail (a row placed there by hand, or one left
     in both tables): the walk reads ``events`` then the journal, which is the append order
     only while every journal position follows every position in ``events``."""
-    if not journal.has_journal(connection):
-        return []
-    last, first = connection.execute(_OVERLAP).fetchone()
+    with event_blocks.snapshot(connection):
+        if not journal.has_journal(connection):
+            return []
+        last, first = connection.execute(_OVERLAP).fetchone()
     if last is None or first is None or first > last:
         return []
     return [Problem("", 0, f"the journal is not the log's tail: it holds position {first},"
@@ -435,10 +443,11 @@ def verify_file(uri: str, *, segment_events: int = SEGMENT_EVENTS,
 def _walk_all(uri: str, segment_events: int, workers: int) -> tuple[int, list[Problem]]:
     connection = _connect(uri)
     try:
-        low, high = connection.execute(
-            _SPAN_JOURNAL if journal.has_journal(connection) else _SPAN).fetchone()
-        span = 0 if low is None else high - low + 1
-        starts = segment_starts(connection, min(workers, max(1, span // segment_events)))
+        with event_blocks.snapshot(connection):  # the layout read with the span and cuts
+            low, high = connection.execute(
+                _SPAN_JOURNAL if journal.has_journal(connection) else _SPAN).fetchone()
+            span = 0 if low is None else high - low + 1
+            starts = segment_starts(connection, min(workers, max(1, span // segment_events)))
         ranges = [(position, rowid, *end) for (position, rowid), end
                   in zip(starts, [*starts[1:], (_END, _END)], strict=True)]
         children = [(bounds, _start_segment(uri, *bounds)) for bounds in ranges[1:]]
