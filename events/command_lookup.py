@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from events.command_keys import (
@@ -32,6 +30,7 @@ from events.command_keys import (
     pairs_json,
     probe_sql,
 )
+from events.read_transaction import read_transaction
 
 __all__ = ["indexed_records", "last_seqs"]
 
@@ -52,21 +51,6 @@ _UNINDEXED = (  # a log from before the index, read as it is: through the old ke
 _UNINDEXED_PAIRS = (
     "SELECT c.campaign, c.command_id, c.last_seq FROM json_each(?) AS j"
     " JOIN commands AS c ON c.campaign = j.value ->> 0 AND c.command_id = j.value ->> 1")
-
-
-@contextmanager
-def _snapshot(connection: sqlite3.Connection) -> Iterator[None]:
-    """One read transaction on a reader's ``connection``: the generations it lists and the
-    tables it probes are seen at one moment (a merge drops tables once it has unlisted
-    them, in a later transaction)."""
-    if connection.in_transaction:
-        yield
-        return
-    connection.execute("BEGIN")
-    try:
-        yield
-    finally:
-        connection.execute("ROLLBACK")  # a read: nothing to keep
 
 
 def _listing(connection: sqlite3.Connection) -> str | None:
@@ -106,7 +90,7 @@ def indexed_records(connection: sqlite3.Connection, campaign: str, ids: list[str
     if keys is not None:
         return {row[0]: row for row in keys.lookup(connection, campaign, ids)}
     wanted = set(ids)
-    with _snapshot(connection):  # the tail is what the generations probed do not cover
+    with read_transaction(connection):  # the tail is what the generations probed do not cover
         listing = _listing(connection)
         if listing is None:
             return {str(row[0]): row for row in connection.execute(
@@ -134,7 +118,7 @@ def last_seqs(connection: sqlite3.Connection, pairs: list[tuple[str, str]],
             record = keys.tail_get(*pair)
             if record is not None:
                 held[pair] = record[3]
-    with _snapshot(connection):  # the tail is what the generations probed do not cover
+    with read_transaction(connection):  # the tail is what the generations probed do not cover
         listing = GENS_TABLE if keys is not None else _listing(connection)
         if listing is None:
             return {(c, i): last for c, i, last in connection.execute(

@@ -36,15 +36,13 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Literal
 
 from events import journal
 
 __all__ = ["BLOCK_BITS", "CREATE_RUNS", "HEAD", "INSERT_RUN", "BlockRuns", "Layout", "adopt",
-           "empty_runs", "has_runs", "in_range", "last_event", "layout_of", "run_of", "snapshot",
-           "stray_runs"]
+           "empty_runs", "has_runs", "in_range", "last_event", "layout_of", "run_of",
+           "run_problems", "stray_runs"]
 
 logger = logging.getLogger("events.store")
 
@@ -115,22 +113,6 @@ def layout_of(connection: sqlite3.Connection) -> Layout:
     if has_runs(connection):
         return "blocks"
     return "journal" if journal.has_journal(connection) else "events"
-
-
-@contextmanager
-def snapshot(connection: sqlite3.Connection) -> Iterator[None]:
-    """One read transaction around asking a file's layout and reading it: a server laying out
-    a file of an older release drops its journal for good, so a read planned for the journal
-    in one statement found no such table in the next. Within one already open, nothing."""
-    if connection.in_transaction:
-        yield
-        return
-    connection.execute("BEGIN")
-    try:
-        yield
-    finally:
-        if connection.in_transaction:
-            connection.execute("COMMIT")  # it only read
 
 
 def has_runs(connection: sqlite3.Connection) -> bool:
@@ -221,6 +203,19 @@ def empty_runs(connection: sqlite3.Connection) -> list[tuple[str, int, int]]:
     """``(campaign, first seq, block)`` of each run that leads reads to a block holding none
     of its events (``poolhall verify``): none in a log the store wrote."""
     return [(str(c), int(s), int(b)) for c, s, b in connection.execute(_EMPTY)]
+
+
+def run_problems(connection: sqlite3.Connection) -> list[tuple[str, int, str]]:
+    """``(campaign, seq, what is wrong)`` for each run that would mislead a read by campaign,
+    for ``poolhall verify`` (none in a file of an older release, which has no runs)."""
+    if not has_runs(connection):
+        return []
+    return [(campaign, seq, f"event_runs does not lead to all of events {seq} onwards in"
+                            f" block {block}: reads of the campaign skip some")
+            for campaign, seq, block in stray_runs(connection)] + [
+        (campaign, seq, f"event_runs says events {seq} onwards are in block {block}, which"
+                        " holds none of them: the campaign's head reads wrong")
+        for campaign, seq, block in empty_runs(connection)]
 
 
 class BlockRuns:

@@ -42,6 +42,7 @@ from contextlib import AbstractContextManager
 import msgspec
 
 from events import event_blocks, journal
+from events.read_transaction import read_transaction
 
 __all__ = ["FORMAT", "FRAME_JSON", "PAGES_TABLE", "STORED_PAGE", "STORE_CHUNK", "STORE_MOST",
            "TABLED", "FramePage", "PageReader", "Writer", "frame_pages", "store_pages",
@@ -161,7 +162,7 @@ def frame_pages(connection: sqlite3.Connection, campaign: str, after: int, upto:
     when it is there (one query for the lot, unless ``stored`` is false); any other is built
     by SQLite, one statement and one row a page.
     """
-    with event_blocks.snapshot(connection):  # the layout and the pages in one view
+    with read_transaction(connection):  # the layout and the pages in one view
         return _pages(connection, campaign, after, upto, size, stored)
 
 

@@ -46,6 +46,7 @@ import msgspec
 
 from events import event_blocks, journal
 from events.chain import GENESIS, link_hash
+from events.read_transaction import read_transaction
 
 __all__ = ["Problem", "SEGMENT_EVENTS", "segment_starts", "verify_file", "walk_segment"]
 
@@ -72,9 +73,8 @@ BLOB is then hashed exactly, with no second try."""
 _WALK_TAIL = _WALK.replace("FROM events", "FROM journal")
 """In a log of the release before the block layout, the walk goes on in its journal, whose
 rows follow those of ``events`` in position order (:mod:`events.journal`), in the same read
-transaction (:func:`_snapshot`): one view of both tables. Two plain statements: a ``UNION
-ALL`` merged by SQLite cost the walk a fifth more CPU, journal or not.
-"""
+transaction: one view of both tables. Two plain statements: a ``UNION ALL`` merged by SQLite
+cost the walk a fifth more CPU, journal or not."""
 _PAGE = 256
 """Rows fetched at a time. A page of 4,096 rows with their objects (~3 MB) outgrew the 1 MiB
 L2 cache before the loop read it back: 30 more misses an event than with 256 (cachegrind,
@@ -180,7 +180,7 @@ def _walk(connection: sqlite3.Connection, positions: tuple[int, int],
     gaps = False  # a sequence break: runs need not be whole commands then
     recorded = _Recorded(connection, rowids)
     in_step = True
-    with _collector_paused(), _snapshot(connection):
+    with _collector_paused(), read_transaction(connection):
         walks = (_WALK, _WALK_TAIL) if journal.has_journal(connection) else (_WALK,)
         for walk in walks:
             events = connection.execute(walk, positions)
@@ -214,19 +214,6 @@ def _walk(connection: sqlite3.Connection, positions: tuple[int, int],
                         runs.clear()
         in_step = in_step and recorded.match(runs, final=True)
     return Segment(checked, problems, firsts, state, in_step and not gaps)
-
-
-@contextmanager
-def _snapshot(connection: sqlite3.Connection) -> Iterator[None]:
-    """One read transaction around a walk's statements: WAL gives them all the same view of
-    the file, so a move from the journal into ``events`` meanwhile is seen whole or not at
-    all (each statement alone would see its own)."""
-    connection.execute("BEGIN")
-    try:
-        yield
-    finally:
-        if connection.in_transaction:
-            connection.execute("COMMIT")  # it only read: nothing to keep or undo
 
 
 @contextmanager
@@ -306,22 +293,12 @@ def _integrity(uri: str) -> list[Problem]:
 
 
 def _runs_problems(uri: str) -> list[Problem]:
-    """Each stretch of events that reads by campaign would miss, as the table of runs stands
-    (:func:`events.event_blocks.stray_runs`; a log of an older release has no runs): the
+    """What is wrong with the table of runs (:func:`events.event_blocks.run_problems`): the
     chain walk reads in position order and cannot see it. On a thread of its own beside the
     walk, like :func:`_integrity`."""
     connection = _connect(uri)
     try:
-        if not event_blocks.has_runs(connection):
-            return []
-        return [Problem(campaign, seq, f"event_runs does not lead to all of events {seq}"
-                                       f" onwards in block {block}: reads of the campaign"
-                                       " skip some")
-                for campaign, seq, block in event_blocks.stray_runs(connection)] + [
-            Problem(campaign, seq, f"event_runs says events {seq} onwards are in block"
-                                   f" {block}, which holds none of them: the campaign's head"
-                                   " reads wrong")
-            for campaign, seq, block in event_blocks.empty_runs(connection)]
+        return [Problem(*problem) for problem in event_blocks.run_problems(connection)]
     finally:
         connection.close()
 
@@ -380,7 +357,7 @@ def _stitch(segments: list[Segment]) -> list[Problem]:
 
 def _command_problems(connection: sqlite3.Connection) -> list[Problem]:
     """The exact command check, from SQL: for a log whose commands did not keep step."""
-    with event_blocks.snapshot(connection):
+    with read_transaction(connection):
         live = journal.has_journal(connection)
         heads = dict(connection.execute(
             _HEADS if live else "SELECT campaign, max(seq) FROM events GROUP BY campaign"))
@@ -405,7 +382,7 @@ def _journal_problems(connection: sqlite3.Connection) -> list[Problem]:
     """A journal whose rows are not the log's tail (a row placed there by hand, or one left
     in both tables): the walk reads ``events`` then the journal, which is the append order
     only while every journal position follows every position in ``events``."""
-    with event_blocks.snapshot(connection):
+    with read_transaction(connection):
         if not journal.has_journal(connection):
             return []
         last, first = connection.execute(_OVERLAP).fetchone()
@@ -443,7 +420,7 @@ def verify_file(uri: str, *, segment_events: int = SEGMENT_EVENTS,
 def _walk_all(uri: str, segment_events: int, workers: int) -> tuple[int, list[Problem]]:
     connection = _connect(uri)
     try:
-        with event_blocks.snapshot(connection):  # the layout read with the span and cuts
+        with read_transaction(connection):  # the layout read with the span and cuts
             low, high = connection.execute(
                 _SPAN_JOURNAL if journal.has_journal(connection) else _SPAN).fetchone()
             span = 0 if low is None else high - low + 1
