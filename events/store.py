@@ -36,7 +36,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from events import command_keys, command_migrations, event_blocks, issued_tokens, journal
+from events import command_keys, command_migrations, event_blocks, issued_tokens
 from events.bulk_insert import insert_rows, insert_values
 from events.command_keys import COMMANDS_TABLE, CommandKeys
 from events.errors import ConcurrencyError, StoreError
@@ -82,7 +82,8 @@ CREATE TRIGGER IF NOT EXISTS {table}_no_delete BEFORE DELETE ON {table}
 BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;
 """
 
-_INSERT_EVENT = f"INSERT INTO events ({journal.COLUMNS})"
+_INSERT_EVENT = ("INSERT INTO events (position, campaign, seq, type, version, payload,"
+                 " recorded_at, actor, command_id, hash)")
 _INSERT_COMMAND = ("INSERT INTO commands (id, campaign, command_id, actor, first_seq,"
                    " last_seq)")
 _INSERT_SEALED = "INSERT INTO sealed_tokens (campaign, command_id, sealed)"
