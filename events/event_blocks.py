@@ -40,7 +40,7 @@ from typing import Literal
 
 from events import journal
 
-__all__ = ["BLOCK_BITS", "CREATE_RUNS", "HEAD", "INSERT_RUN", "BlockRuns", "Layout", "adopt",
+__all__ = ["BLOCK_BITS", "HEAD", "INSERT_RUN", "BlockRuns", "Layout", "adopt",
            "empty_runs", "has_runs", "in_range", "last_event", "layout_of", "run_of",
            "run_problems", "stray_runs"]
 
@@ -54,7 +54,7 @@ that share, a smaller one would add runs (one a campaign a block)."""
 _ADD_BLOCK = (f"ALTER TABLE events ADD COLUMN block INTEGER GENERATED ALWAYS AS"
               f" (position >> {BLOCK_BITS}) VIRTUAL")
 _INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS events_block ON events (block, campaign, seq)"
-CREATE_RUNS = (
+_CREATE_RUNS = (
     "CREATE TABLE IF NOT EXISTS event_runs (campaign TEXT NOT NULL, first_seq INTEGER NOT NULL,"
     " block INTEGER NOT NULL, PRIMARY KEY (campaign, first_seq)) WITHOUT ROWID")
 """One row a campaign a block: where the stretch of the campaign's events from ``first_seq``
@@ -149,7 +149,7 @@ def adopt(connection: sqlite3.Connection) -> int:
     if "block" not in columns:
         connection.execute(_ADD_BLOCK)
     connection.execute(_INDEX)
-    connection.execute(CREATE_RUNS)
+    connection.execute(_CREATE_RUNS)
     connection.execute(_FILL_RUNS)
     for name in _campaign_indexes(connection):
         connection.execute(f'DROP INDEX "{name}"')

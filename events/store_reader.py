@@ -29,6 +29,7 @@ from events.log import (
     RowTuple,
     StoredRow,
 )
+from events.read_transaction import read_transaction
 from events.store_verify import verify_file
 
 __all__ = ["PAGE_ROWS", "SqliteReader"]
@@ -166,12 +167,12 @@ class SqliteReader:
         may be built for the file, given its layout."""
         connection = self._reader()
         try:
-            connection.execute("BEGIN")  # the layout asked in the read's own snapshot
-            if not isinstance(sql, str):
-                sql = sql(self._layout(connection))
-            cursor = connection.execute(sql, parameters)
-            while batch := cursor.fetchmany(PAGE_ROWS):
-                yield from batch
+            with read_transaction(connection):  # the layout asked in the read's own snapshot
+                if not isinstance(sql, str):
+                    sql = sql(self._layout(connection))
+                cursor = connection.execute(sql, parameters)
+                while batch := cursor.fetchmany(PAGE_ROWS):
+                    yield from batch
         finally:
             connection.close()
 
@@ -250,14 +251,14 @@ class SqliteReader:
         """
         connection = self._reader()
         try:
-            connection.execute("BEGIN")  # a read transaction: one snapshot of both tables
-            live = self._layout(connection) == "journal"
-            for table in ("events", "journal") if live else ("events",):
-                cursor = connection.execute(_all_rows(table, typed))
-                while page := cursor.fetchmany(PAGE_ROWS):
-                    yield page
+            with read_transaction(connection):  # one snapshot of both tables
+                live = self._layout(connection) == "journal"
+                for table in ("events", "journal") if live else ("events",):
+                    cursor = connection.execute(_all_rows(table, typed))
+                    while page := cursor.fetchmany(PAGE_ROWS):
+                        yield page
         finally:
-            connection.close()  # ends the read transaction: it wrote nothing
+            connection.close()
 
     def campaigns(self) -> list[str]:
         """Every campaign with at least one event, in the order they were created."""
