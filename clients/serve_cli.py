@@ -59,7 +59,7 @@ async def _serve(args: argparse.Namespace) -> int:
     common.console.print(styled("poolhall serving [bold]{}[/bold] from {}", server.url, args.db))
     common.console.print(styled("the table: [bold]{}/[/bold] (open it with a join link from "
                                 "`poolhall campaign create` or `poolhall invite`)",
-                                page_origin(server.url)))
+                                page_origin(server.url, server.settings.base_url or None)))
     # The token itself only on request: stdout of a service ends up in logs others read.
     made = "created in" if server.admin_token_created else "in"
     mode = token_file_mode(token_file)

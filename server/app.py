@@ -40,6 +40,7 @@ from events.errors import Rejected, StoreError
 from events.messages import ErrorReply, History, Join, ReportReady, ReportRequest, StateAt
 from events.store import SqliteLog
 from projections.campaign import CampaignState, Member
+from server.allowed_hosts import AllowedHosts
 from server.auth import (
     admin_token_path,
     check_admin_token,
@@ -51,6 +52,7 @@ from server.csprng import BufferedSystemRandom
 from server.gate import Gate
 from server.gc_tuning import GcTuning
 from server.health import LogHealth, health_response
+from server.http_door import HttpDoor
 from server.hub import CampaignHub, CommandWork
 from server.joins import Joins, member_by_token
 from server.keepalive import Keepalive
@@ -121,8 +123,13 @@ class Server:
         self.admin_token_created = False
         self.log: SqliteLog | None = None
         self.committer: GroupCommitter | None = None
-        self.web = WebTable(self.settings.allowed_origins)
+        self.hosts = AllowedHosts.of(host, self.settings.base_url,
+                                     self.settings.allowed_origins)
+        """The host names this server answers to and the page origins it trusts."""
+        self.web = WebTable(self.hosts)
         """The browser table's files and the handshake's origin check."""
+        self.door = HttpDoor(self.hosts, self._health)
+        """Every HTTP request's first stop: headers and host checked, every answer secured."""
         self.health = LogHealth()
         """Whether the log takes writes: fed by the writer, read by ``/health`` and hubs."""
         self.store: SnapshotStore | None = None
@@ -239,9 +246,11 @@ class Server:
         self.gc.start()  # the state loaded so far is frozen with the rest
         self.keepalive.start()
         self.gate.open()
+        self.door.open()
         self._ws = await serve(
             self._handle, self.host, self.port,
-            process_request=self.gate.process_request(self._health), max_size=2**20,
+            process_request=self.gate.process_request(self.door.process_request),
+            process_response=self.door.process_response, max_size=2**20,
             max_queue=64,
             ping_interval=None,  # self.keepalive pings every connection from one timer
             compression=None,  # ~200-byte JSON frames: deflate cost more CPU than it saved
@@ -299,6 +308,7 @@ class Server:
             self._ws.close()
             await self._ws.wait_closed()
         self.gate.close()
+        self.door.close()
 
     async def _close_log(self) -> None:
         if self.log is not None:

@@ -23,6 +23,8 @@ from http import HTTPStatus
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
+from server.http_headers import header_list
+
 __all__ = ["FailureLog", "LogHealth", "Problem", "health_response"]
 
 
@@ -143,7 +145,7 @@ def health_response(connection: ServerConnection, request: Request, query: str,
     """
     status = HTTPStatus.OK if health.ok else HTTPStatus.SERVICE_UNAVAILABLE
     wants_json = ("format=json" in query.split("&")
-                  or "application/json" in request.headers.get("Accept", ""))
+                  or "application/json" in header_list(request.headers, "Accept"))
     if not wants_json:
         text = f"ok {campaigns} campaigns" if health.ok else health.summary()
         if door:

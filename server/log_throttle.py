@@ -4,7 +4,8 @@ When the process runs out of file descriptors, asyncio logs ``socket.accept() ou
 resource`` with a traceback on every failed ``accept()`` - and retries a hundred at a time:
 122,699 tracebacks (54 MB) in 15 s under 1,012 idle connections. :class:`OncePerInterval`
 is a :class:`logging.Filter` that lets the first such record of each interval through, as one
-line without its traceback, saying how many it held back since the last one.
+line without its traceback, saying how many it held back since the last one. The HTTP door
+(:mod:`server.http_door`) throttles its refusals and failures the same way.
 """
 
 from __future__ import annotations
@@ -20,13 +21,19 @@ ACCEPT_FAILED = "socket.accept() out of system resource"
 
 
 class OncePerInterval(logging.Filter):
-    """Let one record starting with ``prefix`` through per ``interval`` seconds."""
+    """Let one record starting with ``prefix`` through per ``interval`` seconds.
+
+    The record let through is one line, unless ``keep_traceback``: then it keeps its traceback
+    (a failure that is a bug to find is worth one traceback a minute, not one a request).
+    """
 
     def __init__(self, prefix: str, interval: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, *,
+                 keep_traceback: bool = False) -> None:
         super().__init__()
         self.prefix = prefix
         self.interval = interval
+        self.keep_traceback = keep_traceback
         self._clock = clock
         self._last: float | None = None
         self.suppressed = 0
@@ -41,12 +48,13 @@ class OncePerInterval(logging.Filter):
             self.suppressed += 1
             return False
         held, self.suppressed, self._last = self.suppressed, 0, now
-        error = record.exc_info[1] if record.exc_info else None
+        error = record.exc_info[1] if record.exc_info and not self.keep_traceback else None
         line = message.splitlines()[0] + (f": {error}" if error is not None else "")
         if held:
             line += f" ({held} more since the last such line, not logged)"
         else:
             line += f" (repeats are logged once per {self.interval:g} s)"
         record.msg, record.args = line, None
-        record.exc_info = record.exc_text = None  # one line, not a traceback per attempt
+        if not self.keep_traceback:
+            record.exc_info = record.exc_text = None  # one line, not a traceback per attempt
         return True

@@ -105,9 +105,16 @@ class Settings:
         4096, "computed odds kept for reuse (the same pool again, members joining)")
     view_backlog: int = _setting(
         64, "views of one campaign that may wait for the workers; past it, sent without odds")
+    base_url: str = _setting(
+        "", "the address people open the table at when it is not this server's own (e.g. "
+        "https://table.example.org behind a proxy, http://gamebox.lan:8765 on a LAN): its "
+        "host name is answered and its pages may open a WebSocket")
+    """Requests naming another host are refused (403): a stranger's DNS name pointed at this
+    server (DNS rebinding) must not reach the table. Loopback names, the machine's own name,
+    address literals and ``--host`` are always answered (:mod:`server.allowed_hosts`)."""
     allowed_origins: str = _setting(
         "", "other web origins whose pages may open a WebSocket here, comma-separated "
-        "(e.g. https://table.example.org behind a proxy); the page's own origin always may")
+        "(e.g. https://table.example.org behind a proxy); their host names are answered too")
     idle_unload: float = _setting(
         300.0, "seconds a campaign nobody is connected to stays loaded before its hub is "
         "unloaded (0: never); it loads again, from its latest snapshot, when next joined")

@@ -9,9 +9,10 @@ only (no inline script, nothing from another origin: the table works on a LAN wi
 internet) and ``frame-ancestors 'none'``.
 
 A WebSocket handshake that carries an ``Origin`` (every browser sends one) is refused with
-``403`` unless the origin is the page's own (the ``Host`` it asked for, over http or https) or
-one the operator allowed (``--allowed-origins``): a page elsewhere cannot act at this table
-with a member's browser. Clients that are not browsers send no ``Origin`` and are let through.
+``403`` unless :class:`~server.allowed_hosts.AllowedHosts` trusts it: the page's own origin at
+a host name the server answers to, ``--base-url``'s, or one of ``--allowed-origins``. A page
+elsewhere (even one whose DNS name was pointed at this server) cannot act at this table with
+a member's browser. Clients that are not browsers send no ``Origin`` and are let through.
 
 Tokens never travel in a request line: a join link carries the token in the URL fragment,
 which browsers do not send, and the page sends it only inside the WebSocket's ``join``.
@@ -30,26 +31,15 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 
 from websockets.asyncio.server import ServerConnection
-from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
+
+from server.allowed_hosts import AllowedHosts
+from server.http_door import REFUSED
+from server.http_headers import CONTENT_SECURITY_POLICY, header_list, secure
 
 __all__ = ["Asset", "CONTENT_SECURITY_POLICY", "WebTable", "load_assets"]
 
 logger = logging.getLogger(__name__)
-
-CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; "
-    "frame-ancestors 'none'"
-)
-"""Nothing inline, nothing from elsewhere; the page may not be framed (clickjacking)."""
-
-_SECURITY_HEADERS = (
-    ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
-    ("X-Content-Type-Options", "nosniff"),
-    ("Referrer-Policy", "no-referrer"),
-    ("Cross-Origin-Opener-Policy", "same-origin"),
-)
 
 _CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -103,12 +93,11 @@ def load_assets(root: Traversable | None = None) -> dict[str, Asset]:
 class WebTable:
     """Answers the page's HTTP requests and checks the origin of WebSocket handshakes."""
 
-    def __init__(self, allowed_origins: str = "",
+    def __init__(self, hosts: AllowedHosts | None = None,
                  assets: dict[str, Asset] | None = None) -> None:
         self.assets = assets if assets is not None else load_assets()
-        self.allowed_origins = frozenset(
-            origin.strip().rstrip("/") for origin in allowed_origins.split(",")
-            if origin.strip())
+        self.hosts = hosts if hosts is not None else AllowedHosts()
+        """The host names and page origins the server trusts."""
 
     def respond(self, connection: ServerConnection, request: Request) -> Response | None:
         """The answer to ``request``, or ``None`` to go on with a WebSocket handshake."""
@@ -121,7 +110,7 @@ class WebTable:
         asset = self.assets.get(name) if name is not None else None
         if asset is None:
             return self._plain(connection, HTTPStatus.NOT_FOUND, "not found\n")
-        fresh = asset.etag not in _etags(request.headers.get("If-None-Match", ""))
+        fresh = asset.etag not in _etags(header_list(request.headers, "If-None-Match"))
         response = connection.respond(HTTPStatus.OK if fresh else HTTPStatus.NOT_MODIFIED, "")
         del response.headers["Content-Type"]
         del response.headers["Content-Length"]
@@ -131,7 +120,7 @@ class WebTable:
             response.headers["Content-Length"] = str(len(asset.body))
         response.headers["ETag"] = asset.etag
         response.headers["Cache-Control"] = "no-cache"  # revalidate: a new version shows at once
-        _secure(response.headers)
+        secure(response.headers)
         return response
 
     def _check_origin(self, connection: ServerConnection, request: Request) -> Response | None:
@@ -139,24 +128,21 @@ class WebTable:
         if origin is None:  # not a browser: tokens, not origins, guard those
             return None
         host = request.headers.get("Host", "")
-        if origin in (f"http://{host}", f"https://{host}") or origin in self.allowed_origins:
+        if self.hosts.origin_allowed(origin, host):
             return None
-        logger.info("refused a WebSocket from origin %r (host %r)", origin[:200], host[:200])
+        logger.warning("%s (403): origin %r may not open the table (host %r)", REFUSED,
+                       origin[:200], host[:200])
         return self._plain(connection, HTTPStatus.FORBIDDEN,
-                           "this page's origin may not open the table; see --allowed-origins\n")
+                           "this page's origin may not open the table; see --base-url and "
+                           "--allowed-origins\n")
 
     @staticmethod
     def _plain(connection: ServerConnection, status: HTTPStatus, text: str) -> Response:
         response = connection.respond(status, text)
-        _secure(response.headers)
+        secure(response.headers)
         return response
 
 
 def _etags(header: str) -> set[str]:
     """The entity tags an ``If-None-Match`` header lists (weak ones compared as strong)."""
     return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
-
-
-def _secure(headers: Headers) -> None:
-    for name, value in _SECURITY_HEADERS:
-        headers[name] = value

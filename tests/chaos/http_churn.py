@@ -26,7 +26,7 @@ from _trial import Trial, main  # noqa: E402
 
 async def attack(ctx: AttackContext) -> None:
     path = "/health" if ctx.options["path"] == 0 else "/"
-    request = f"GET {path} HTTP/1.1\r\nHost: poolhall\r\n\r\n".encode()
+    request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
     await ctx.ready()
 
     async def churn() -> None:

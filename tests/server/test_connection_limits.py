@@ -72,7 +72,7 @@ async def until_counted(server: Server, total: int) -> None:
 async def health(server: Server) -> str:
     """The body of ``GET /health``."""
     reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    writer.write(b"GET /health HTTP/1.1\r\nHost: poolhall\r\n\r\n")
+    writer.write(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     reply = (await reader.read()).decode()
     writer.close()
     return reply
