@@ -11,6 +11,12 @@ an answer, since a flood must not cost descriptors.
 Every connection has :attr:`Gate.join_timeout` seconds from its accept to join: the opening
 handshake is bounded by it (``open_timeout``) and :meth:`Gate.arm_deadline` closes with 1008
 one that has not joined by then, whatever it sent meanwhile.
+
+Until its HTTP request is whole, a connection's bytes are kept by the gate, bounded, and only
+the whole request is handed to websockets (:mod:`server.request_head`); an address may send
+``--unfinished-requests-per-address`` requests at once, and its further connections wait,
+unread, for a turn. A request past the bounds is answered 431 (at its address's request pace)
+and closed, so what it held is released at once.
 """
 
 from __future__ import annotations
@@ -26,7 +32,9 @@ from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from server.admission import Admission, Refusal, source_of
+from server.http_headers import secure
 from server.log_throttle import ACCEPT_FAILED, OncePerInterval
+from server.request_head import ReadingSlots, RequestHead, TooLarge
 from server.settings import Settings
 
 try:
@@ -124,6 +132,16 @@ class GatedConnection(ServerConnection):
     evicted = False
     """Closed to make room for a newer connection while it had not joined (not counted)."""
 
+    head: RequestHead | None = None
+    """The request's bytes until it is whole; ``None`` once handed to websockets."""
+    reading = False
+    """Whether it has one of its address's turns to send a request (:class:`ReadingSlots`)."""
+    waiting = False
+    """Whether it waits, unread, for such a turn."""
+    discarding = False
+    """Its request was too large: it is answered 431 and closed, nothing more is read."""
+    answer_due: asyncio.TimerHandle | None = None
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
         _abort_once_gone(transport)
@@ -140,9 +158,41 @@ class GatedConnection(ServerConnection):
             self.gate.refusing += 1
             if self.gate.refusing > self.gate.refusals_allowed:
                 self.transport.abort()  # connection_lost follows: no answer, no descriptor held
+                return
+        self.head = RequestHead()
+        self.gate.start_reading(self)
+
+    def data_received(self, data: bytes) -> None:
+        head = self.head
+        if head is None:  # the request was handed over: websockets reads on
+            super().data_received(data)
+            return
+        if self.discarding:
+            return
+        try:
+            whole = head.feed(data)
+        except TooLarge as why:
+            self.gate.too_large(self, str(why))
+            return
+        if whole is not None:
+            self.head = None
+            self.gate.finish_reading(self)
+            super().data_received(whole)
+
+    def eof_received(self) -> None:
+        head = self.head
+        if head is not None and not self.discarding:  # ended before its blank line
+            self.head = None
+            self.gate.finish_reading(self)
+            if len(head):
+                super().data_received(head.rest())  # websockets refuses it as before
+        super().eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
+        if self.answer_due is not None:
+            self.answer_due.cancel()
+        self.gate.finish_reading(self)
         self.gate.unjoined.pop(self, None)
         if self.refusal is not None:
             self.gate.refusing -= 1
@@ -194,6 +244,12 @@ class Gate:
         """Refused connections that may wait for their answer at once (fitted in open())."""
         self.timed_out = 0
         """Connections closed since start for not joining in time."""
+        self.slots: ReadingSlots[GatedConnection] = ReadingSlots(
+            settings.unfinished_requests_per_address)
+        """Each address's connections sending their request now, and those waiting a turn."""
+        self.oversized = 0
+        """Requests refused since start for headers past the bounds (431)."""
+        self._oversized_interval = 0
         self.unjoined: dict[GatedConnection, None] = {}
         """Counted connections that have not joined yet, oldest first."""
         self.evicted = 0
@@ -245,6 +301,57 @@ class Gate:
             return response
 
         return process
+
+    # ---- reading requests ---------------------------------------------------------------
+
+    def start_reading(self, connection: GatedConnection) -> None:
+        """A new connection sends its request now, or waits (unread) for its address's turn."""
+        if self.slots.start(connection.source, connection):
+            connection.reading = True
+        else:
+            connection.waiting = True
+            # Not paused here: asyncio (3.11) adds the transport's reader just after
+            # connection_made, whether it was paused meanwhile or not. Bytes read before the
+            # pause are kept like any others (a whole request simply ends its wait).
+            asyncio.get_running_loop().call_soon(self._pause_waiting, connection)
+
+    @staticmethod
+    def _pause_waiting(connection: GatedConnection) -> None:
+        if connection.waiting:
+            connection.transport.pause_reading()
+
+    def finish_reading(self, connection: GatedConnection) -> None:
+        """The connection's request is whole, or it closed: its address's next one is read."""
+        if not (connection.reading or connection.waiting):
+            return
+        following = self.slots.finish(connection.source, connection, connection.reading)
+        connection.reading = connection.waiting = False
+        if following is not None:
+            following.waiting, following.reading = False, True
+            following.transport.resume_reading()
+
+    def too_large(self, connection: GatedConnection, why: str) -> None:
+        """Stop reading a request past the bounds; answer it 431 at its address's request
+        pace (an address cannot be refused faster than it may ask), then close it. It keeps
+        its turn until then, so its address's other connections wait meanwhile."""
+        connection.discarding = True
+        connection.transport.pause_reading()
+        self.oversized += 1
+        self._oversized_interval += 1
+        delay = self.admission.request_delay(connection.source, self._now())
+        connection.answer_due = asyncio.get_running_loop().call_later(
+            delay, self._answer_too_large, connection, why)
+
+    @staticmethod
+    def _answer_too_large(connection: GatedConnection, why: str) -> None:
+        connection.answer_due = None
+        if connection.transport.is_closing():
+            return
+        response = connection.protocol.reject(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+                                              f"{why}\n")
+        secure(response.headers)
+        connection.transport.write(response.serialize())
+        connection.transport.close()  # connection_lost frees its turn and what it held
 
     # ---- joining ----------------------------------------------------------------------
 
@@ -305,7 +412,8 @@ class Gate:
     def status(self) -> dict[str, Any]:
         """What ``/health`` can show of the door: open, refused and rate-limited counts."""
         return {**self.admission.status(self._now()), "join_timeouts": self.timed_out,
-                "evicted_unjoined": self.evicted}
+                "evicted_unjoined": self.evicted, "reading_requests": self.slots.reading,
+                "waiting_requests": self.slots.waiting, "oversized_requests": self.oversized}
 
     def log_summary(self, when: str = f"in the last {SUMMARY_INTERVAL:g} s") -> None:
         """Log one line on what was refused since the last one, if anything was."""
@@ -314,6 +422,10 @@ class Gate:
         if timed_out:
             line = (f"{timed_out} connections closed for not joining within "
                     f"{self.join_timeout:g} s" + (f", {line}" if line else ""))
+        oversized, self._oversized_interval = self._oversized_interval, 0
+        if oversized:
+            line = (f"{oversized} requests refused as too large (431)"
+                    + (f", {line}" if line else ""))
         if line:
             logger.warning("%s: %s", when, line)
 

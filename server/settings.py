@@ -42,6 +42,11 @@ class Settings:
     max_connections_per_address: int = _setting(
         64, "connections open at once from one IP address (IPv6: one /64); a LAN party behind"
             " one NAT shares an address")
+    unfinished_requests_per_address: int = _setting(
+        8, "HTTP requests (WebSocket handshakes, /health, the page's files) one address may be"
+        " sending at once; its further connections wait, unread, for one of them to finish")
+    """A browser sends its request as soon as it connects, so its turn lasts a round trip; a
+    request sent a byte at a time holds one of its own address's turns, never another's."""
     request_rate: float = _setting(
         10.0, "HTTP requests (WebSocket handshakes, /health) per second one address may make"
         " before each is answered a second late")

@@ -8,7 +8,7 @@ import base64
 import secrets
 from dataclasses import dataclass
 
-__all__ = ["Reply", "handshake_lines", "send_request"]
+__all__ = ["Reply", "handshake_lines", "parse_reply", "send_request"]
 
 
 @dataclass
