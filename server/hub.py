@@ -32,6 +32,7 @@ import msgspec
 
 from events import core
 from events.base import Event, Recorded
+from events.client_payload import client_payload
 from events.codec import encode
 from events.errors import Rejected, StoreError
 from events.log import (
@@ -343,7 +344,7 @@ class CampaignHub:
             for seq, digest, stored in zip(seqs, seqs.hashes, request.events, strict=True):
                 frame = encode(OutgoingEventFrame(
                     seq=seq, at=request.at, actor=request.actor, command=request.command_id,
-                    event=msgspec.Raw(stored.payload), hash=digest))
+                    event=msgspec.Raw(client_payload(stored.type, stored.payload)), hash=digest))
                 self._snapshots.add(frame)
                 self._broadcast(frame)
             changed.extend(new_events)
