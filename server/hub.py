@@ -480,13 +480,14 @@ class CampaignHub:
         rate-limited."""
         return await history_page(self._log, self.campaign, self.state.head, request)
 
-    async def state_at(self, request: StateAt) -> tuple[bytes, CampaignState]:
+    async def state_at(self, request: StateAt, first: int = 1) -> tuple[bytes, CampaignState]:
         """The encoded snapshot of the table after event ``request.seq`` (the nearest stored
         snapshot and the events after it, read and folded in a worker thread), and that state:
         like history, outside the hub's queue. Raises :class:`Rejected` for a seq past the
-        log's head."""
+        log's head. ``first``: a replay link's first event (the table it shows holds nothing
+        from before it: :func:`server.snapshots.replay_at`)."""
         return await asyncio.to_thread(snapshot_at, self._log, self._store, self.campaign,
-                                       request, self._every)
+                                       request, self._every, first)
 
     async def views_at(self, request: StateAt, state: CampaignState) -> bytes:
         """The encoded ``views_at`` answer for ``state`` (a past table): its standing views,
