@@ -70,7 +70,9 @@ class MemberInvited(Event, frozen=True, kw_only=True):
     name: Name
     role: Role
     characters: Characters = ()
-    token_hash: TokenHash
+    token_hash: TokenHash = ""
+    """Always in the log; never in what a client receives (:mod:`events.client_payload`),
+    where it reads as empty."""
 
 
 class MemberRemoved(Event, frozen=True, kw_only=True):
@@ -131,7 +133,8 @@ class ReplayShared(Event, frozen=True, kw_only=True):
     last: Annotated[int, Meta(ge=0)] = 0
     """The last event of a campaign-wide replay (the head when it was shared); 0 for a
     session's replay, which runs to the session's end."""
-    token_hash: TokenHash
+    token_hash: TokenHash = ""
+    """Always in the log; never in what a client receives (:mod:`events.client_payload`)."""
 
 
 EVENTS: tuple[type[Event], ...] = (

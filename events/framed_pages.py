@@ -42,6 +42,7 @@ from contextlib import AbstractContextManager
 import msgspec
 
 from events import event_blocks, journal
+from events.client_payload import CLIENT_PAYLOAD_SQL
 from events.read_transaction import read_transaction
 
 __all__ = ["FORMAT", "FRAME_JSON", "PAGES_TABLE", "STORED_PAGE", "STORE_CHUNK", "STORE_MOST",
@@ -51,11 +52,12 @@ __all__ = ["FORMAT", "FRAME_JSON", "PAGES_TABLE", "STORED_PAGE", "STORE_CHUNK", 
 FRAME_JSON = (
     """printf('{"type":"event","seq":%d,"at":%s,"actor":%s,"command":%s,"event":%s,"""
     """"hash":"%s"}', seq, json_quote(recorded_at), json_quote(actor), json_quote(command_id),"""
-    " payload, hash)"
+    f" {CLIENT_PAYLOAD_SQL}, hash)"
 )
 """The SQL expression of a row's ``event`` frame: the field order and JSON of
 ``OutgoingEventFrame``'s encoding, which a test holds it to. The hash is the store's own hex
-digest, never quoted (``json_quote`` cost 8% of a page); every other text may hold anything."""
+digest, never quoted (``json_quote`` cost 8% of a page); every other text may hold anything.
+The payload is the one a client receives (:mod:`events.client_payload`: no token hash)."""
 
 TABLED = 4096
 """Payload lengths below which a medium frame's header is looked up in :data:`_HEADERS`."""

@@ -173,7 +173,8 @@ def _member_invited(state: CampaignState, rec: Recorded, event: Any) -> None:
         characters=list(event.characters),
         token_hash=event.token_hash,
     )
-    state.tokens[event.token_hash] = event.member
+    if event.token_hash:  # a client's events carry none (events.client_payload)
+        state.tokens[event.token_hash] = event.member
 
 
 def _member_removed(state: CampaignState, rec: Recorded, event: Any) -> None:
@@ -212,7 +213,8 @@ def _replay_shared(state: CampaignState, rec: Recorded, event: Any) -> None:
     state.members[event.member] = Member(
         member=event.member, name=event.name, role="replay", characters=[],
         token_hash=event.token_hash, replay_session=event.session, replay_last=event.last)
-    state.tokens[event.token_hash] = event.member
+    if event.token_hash:
+        state.tokens[event.token_hash] = event.member
 
 
 def _dice_rolled(state: CampaignState, rec: Recorded, event: Any) -> None:

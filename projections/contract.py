@@ -62,3 +62,8 @@ class Projection(Generic[S]):
     """What the table shows of the state (open checks, destiny pool, combat turn), bounded
     whatever the campaign's length, as a :attr:`table`: the system's part of the snapshot a
     joining member gets, onto which it folds live events."""
+    replay_start: Callable[[S], S] | None = None
+    """The state a replay link starts from, given the state just before its first event: what
+    stands (the destiny pool's points, the combat's order, the next test's number), with
+    nothing recorded before the replay (no check, test, roll or spend; see
+    :mod:`projections.replay_start`). ``None``: the system's initial state."""

@@ -40,6 +40,7 @@ __all__ = [
     "evolve",
     "initial_state",
     "open_tests",
+    "replay_start",
     "table_of",
 ]
 
@@ -123,6 +124,11 @@ def _drop_old_ended(state: GameState) -> None:
     ended = [number for number, test in state.tests.items() if not test.open]
     for number in ended[:-ENDED_KEPT]:
         del state.tests[number]
+
+
+def replay_start(state: GameState) -> GameState:
+    """The d12 table a replay starts from: the next test's number, no test from before it."""
+    return GameState(next_test=state.next_test)
 
 
 def open_tests(state: GameState) -> list[TestState]:
@@ -284,5 +290,5 @@ def describe(recorded: Recorded, campaign: TableView) -> str:
 
 PROJECTION: Projection[GameState] = Projection(
     system=d12.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
-    describe=describe, table=Table, snapshot=table_of)
+    describe=describe, table=Table, snapshot=table_of, replay_start=replay_start)
 """This system's part of the projections (see :mod:`projections.contract`)."""

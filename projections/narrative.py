@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["PROJECTION", "CheckState", "Difficulty", "CheckRecord", "Destiny", "DestinySpend",
            "FreeRoll", "GameState", "CLOSED_CHECKS", "CLOSED_KEPT", "LINES_KEPT", "TABLE_RECENT",
            "NarrativeTable", "Table",
-           "initial_state", "evolve", "describe", "dice_text", "table_of"]
+           "initial_state", "evolve", "describe", "dice_text", "replay_start", "table_of"]
 
 
 class Difficulty(msgspec.Struct, kw_only=True):
@@ -322,6 +322,12 @@ def table_of(state: GameState) -> NarrativeTable:
         destiny=destiny, rolls=state.rolls[-TABLE_RECENT:]))
 
 
+def replay_start(state: GameState) -> GameState:
+    """The narrative table a replay starts from: the destiny pool's points as they stand,
+    no check, history line, destiny die, spend or free roll from before the replay."""
+    return GameState(destiny=Destiny(light=state.destiny.light, dark=state.destiny.dark))
+
+
 # ---- describe -----------------------------------------------------------------------------
 
 _SHORT = {"success": "S", "advantage": "A", "triumph": "Tr", "failure": "F", "threat": "T",
@@ -391,5 +397,5 @@ def describe(recorded: Recorded, campaign: TableView) -> str:
 
 PROJECTION: Projection[GameState] = Projection(
     system=n.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
-    describe=describe, table=Table, snapshot=table_of)
+    describe=describe, table=Table, snapshot=table_of, replay_start=replay_start)
 """This system's part of the projections (see :mod:`projections.contract`)."""

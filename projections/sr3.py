@@ -34,6 +34,7 @@ __all__ = [
     "describe",
     "dice_text",
     "combat_view",
+    "replay_start",
 ]
 
 RECENT_TESTS = 200
@@ -124,6 +125,20 @@ def table_of(state: GameState) -> Sr3Table:
         tests={number: state.tests[number] for number in recent}, next_test=state.next_test,
         declared=dict(state.declared), karma_spent=dict(state.karma_spent),
         scene=state.scene))
+
+
+def replay_start(state: GameState) -> GameState:
+    """The sr3 table a replay starts from: the combat as it stands (its turn, pass, order,
+    scores and pools, without the initiative dice's faces), the count of combats, the next
+    test's number, the karma spent in the scene and the scene; no test or declared test from
+    before the replay."""
+    combat = None
+    if state.combat is not None:
+        combat = msgspec.structs.replace(state.combat, combatants={
+            name: msgspec.structs.replace(combatant, faces=())
+            for name, combatant in state.combat.combatants.items()})
+    return GameState(combat=combat, combats=state.combats, next_test=state.next_test,
+                     karma_spent=dict(state.karma_spent), scene=state.scene)
 
 
 def initial_state() -> GameState:
@@ -325,5 +340,5 @@ def combat_view(state: GameState) -> dict[str, Any] | None:
 
 PROJECTION: Projection[GameState] = Projection(
     system=vocabulary.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
-    describe=describe, table=Table, snapshot=table_of)
+    describe=describe, table=Table, snapshot=table_of, replay_start=replay_start)
 """This system's part of the projections (see :mod:`projections.contract`)."""

@@ -61,7 +61,7 @@ from server.log_redact import redact_frames
 from server.page_cache import PageCache
 from server.protocol import command_id_of, read_frame, read_join
 from server.rates import Limits, MemberKey, member_key
-from server.replay_links import replay_request
+from server.replay_links import replay_first, replay_request
 from server.report_page import ReportPages
 from server.settings import Settings
 from server.shutdown import answer_unread, run_steps
@@ -397,7 +397,8 @@ class Server:
                         continue
                     if isinstance(message, StateAt):  # a read too: the table at a seq
                         try:
-                            frame, past = await hub.state_at(message)
+                            frame, past = await hub.state_at(
+                                message, replay_first(hub.state, member))
                             subscriber.push(frame)
                             if message.views:
                                 self._send_views_at(hub, message, past, subscriber)

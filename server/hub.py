@@ -32,6 +32,7 @@ import msgspec
 
 from events import core
 from events.base import Event, Recorded
+from events.client_payload import client_payload
 from events.codec import encode
 from events.errors import Rejected, StoreError
 from events.log import (
@@ -343,7 +344,7 @@ class CampaignHub:
             for seq, digest, stored in zip(seqs, seqs.hashes, request.events, strict=True):
                 frame = encode(OutgoingEventFrame(
                     seq=seq, at=request.at, actor=request.actor, command=request.command_id,
-                    event=msgspec.Raw(stored.payload), hash=digest))
+                    event=msgspec.Raw(client_payload(stored.type, stored.payload)), hash=digest))
                 self._snapshots.add(frame)
                 self._broadcast(frame)
             changed.extend(new_events)
@@ -479,13 +480,14 @@ class CampaignHub:
         rate-limited."""
         return await history_page(self._log, self.campaign, self.state.head, request)
 
-    async def state_at(self, request: StateAt) -> tuple[bytes, CampaignState]:
+    async def state_at(self, request: StateAt, first: int = 1) -> tuple[bytes, CampaignState]:
         """The encoded snapshot of the table after event ``request.seq`` (the nearest stored
         snapshot and the events after it, read and folded in a worker thread), and that state:
         like history, outside the hub's queue. Raises :class:`Rejected` for a seq past the
-        log's head."""
+        log's head. ``first``: a replay link's first event (the table it shows holds nothing
+        from before it: :func:`server.snapshots.replay_at`)."""
         return await asyncio.to_thread(snapshot_at, self._log, self._store, self.campaign,
-                                       request, self._every)
+                                       request, self._every, first)
 
     async def views_at(self, request: StateAt, state: CampaignState) -> bytes:
         """The encoded ``views_at`` answer for ``state`` (a past table): its standing views,

@@ -40,6 +40,11 @@ _MAY_HOLD_CONTROL = re.compile(
 letter such as an e with an accent is not one), skips the walk over its strings; a false
 alarm (an escaped backslash before an ``n``) only costs the walk."""
 
+_MAY_SHOW_NOTHING = re.compile(r'[^\x00-\x7f]|\\u|[:\[,{]\s*"(?:\s|\\[bfnrt])*"')
+"""A frame may hold a string that shows nothing (:func:`events.plain_text.visible`) only if
+it holds a character beyond ASCII (raw or as a ``\\u`` escape) or a string of white space
+alone (or an empty one): any other frame skips the walk for that too."""
+
 
 class _Loose(msgspec.Struct):
     """Just enough of a frame to find its command id for the error reply."""
@@ -101,6 +106,7 @@ def read_frame(frame: str | bytes) -> Any:
     except UnicodeEncodeError:  # a str holding lone surrogates (no websocket frame can)
         raise Rejected("malformed", "not valid JSON: the text holds a lone surrogate, which"
                        " is not a character", "$") from None
-    if not isinstance(message, Join) and _MAY_HOLD_CONTROL.search(frame):
+    if not isinstance(message, Join) and (_MAY_HOLD_CONTROL.search(frame)
+                                          or _MAY_SHOW_NOTHING.search(frame)):
         check_plain_text(message)
     return message

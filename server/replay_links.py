@@ -8,7 +8,10 @@ token is kept only hashed.
 
 Such a connection is never subscribed to the table: no live events, no snapshot, no views. It
 may send ``state_at`` and ``history`` only, within its replay's events, checked against the
-campaign's state at each request (a link revoked meanwhile is refused at once).
+campaign's state at each request (a link revoked meanwhile is refused at once). What it reads
+holds nothing from before its first event: a history page starts there, and the table at any
+moment (``state_at``, with its ``recent`` events and its views) is the replay's own table
+(:func:`replay_first`, :mod:`projections.replay_start`). It may not ask for a report.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from events.errors import Rejected
 from events.messages import History, StateAt, Welcome
 from projections.campaign import CampaignState, Member
 
-__all__ = ["replay_request", "replay_welcome"]
+__all__ = ["replay_first", "replay_request", "replay_welcome"]
 
 
 def _range(state: CampaignState, member: Member) -> tuple[int, int]:
@@ -28,6 +31,12 @@ def _range(state: CampaignState, member: Member) -> tuple[int, int]:
     if span is None:
         raise Rejected("unauthorized", "this replay link was revoked", "$.token")
     return span
+
+
+def replay_first(state: CampaignState, member: Member) -> int:
+    """The first event ``member`` may read: its replay's for a replay link, 1 for a member of
+    the table (whose reads reach back to the campaign's start)."""
+    return _range(state, member)[0] if member.role == "replay" else 1
 
 
 def replay_welcome(state: CampaignState, member: Member) -> Welcome:

@@ -16,13 +16,14 @@ import msgspec
 
 from events.codec import encode
 from events.errors import Rejected
-from events.log import EventLog
+from events.log import EventLog, to_recorded
 from events.messages import History, OutgoingHistoryPage, StateAt
-from projections.campaign import CampaignState
+from projections.campaign import CampaignState, evolve
+from projections.replay_start import replay_start
 from projections.snapshot import RECENT_EVENTS, snapshot_of
-from server.stored_snapshots import SnapshotStore, fold_from
+from server.stored_snapshots import Folded, SnapshotStore, fold_from
 
-__all__ = ["SnapshotCache", "encoded_page", "history_page", "snapshot_at"]
+__all__ = ["SnapshotCache", "encoded_page", "history_page", "replay_at", "snapshot_at"]
 
 
 def encoded_page(log: EventLog, campaign: str, after: int, upto: int) -> list[bytes]:
@@ -43,18 +44,40 @@ async def history_page(log: EventLog, campaign: str, head: int, request: History
 
 
 def snapshot_at(log: EventLog, store: SnapshotStore, campaign: str, request: StateAt,
-                every: int) -> tuple[bytes, CampaignState]:
+                every: int, first: int = 1) -> tuple[bytes, CampaignState]:
     """The encoded answer to ``state_at`` (the snapshot of the table after ``request.seq``:
     the nearest stored snapshot at or before it, and the events between, with the last events
     up to it as ``recent``) and the state it shows. Called in a worker thread. Raises
-    :class:`Rejected` if the log has no event ``seq`` yet."""
-    state, head_hash = fold_from(log, store, campaign, upto=request.seq, every=every)
+    :class:`Rejected` if the log has no event ``seq`` yet.
+
+    ``first`` > 1 (a replay link's first event, ``request.seq`` at or after it): the table
+    is the replay's own, :func:`replay_at`, and ``recent`` holds no event before ``first``."""
+    if first > 1:
+        state, head_hash = replay_at(log, store, campaign, first, request.seq, every)
+    else:
+        state, head_hash = fold_from(log, store, campaign, upto=request.seq, every=every)
     if state.head != request.seq:
         raise Rejected("invalid", f"there is no event #{request.seq}: the campaign's last "
                        f"event is #{state.head}", "$.seq")
-    recent = encoded_page(log, campaign, max(0, request.seq - RECENT_EVENTS), request.seq)
+    recent = encoded_page(log, campaign, max(first - 1, request.seq - RECENT_EVENTS),
+                          request.seq)
     return encode(snapshot_of(state, head_hash, [msgspec.Raw(frame) for frame in recent],
                               id=request.id)), state
+
+
+def replay_at(log: EventLog, store: SnapshotStore, campaign: str, first: int, seq: int,
+              every: int) -> Folded:
+    """The table after event ``seq`` as a replay from event ``first`` shows it: the table
+    before ``first`` cut to what a replay may show (:func:`projections.replay_start`), with
+    events ``first`` to ``seq`` folded onto it. A seek costs the fold of the replay's events
+    up to it (a game session's: hundreds or a few thousand), as stored snapshots within the
+    replay hold what came before it."""
+    before = fold_from(log, store, campaign, upto=first - 1, every=every)
+    state, head_hash = replay_start(before.state), before.head_hash
+    for row in log.rows(campaign, first - 1, seq):
+        evolve(state, to_recorded(row))
+        head_hash = row.hash
+    return Folded(state, head_hash)
 
 
 class SnapshotCache:

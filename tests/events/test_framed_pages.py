@@ -22,8 +22,9 @@ def _table(lengths: list[int], filler: str) -> tuple[sqlite3.Connection, list[by
     """An ``events`` table in memory whose rows' frames are exactly ``lengths`` bytes long
     (padded in the payload with ``filler``), and those frames as the server encodes them."""
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE TABLE events (campaign TEXT, seq INTEGER, payload TEXT, recorded_at TEXT,"
-               " actor TEXT, command_id TEXT, hash TEXT, PRIMARY KEY (campaign, seq))")
+    db.execute("CREATE TABLE events (campaign TEXT, seq INTEGER, type TEXT, payload TEXT,"
+               " recorded_at TEXT, actor TEXT, command_id TEXT, hash TEXT,"
+               " PRIMARY KEY (campaign, seq))")
     frames: list[bytes] = []
     for seq, length in enumerate(lengths, start=1):
         def frame(pad: str, seq: int = seq) -> bytes:
@@ -33,7 +34,7 @@ def _table(lengths: list[int], filler: str) -> tuple[sqlite3.Connection, list[by
         pad = filler * (room // len(filler.encode())) + "x" * (room % len(filler.encode()))
         frames.append(frame(pad))
         assert len(frames[-1]) == length
-        db.execute("INSERT INTO events VALUES ('c', ?, ?, 't', 'a', 'c', '')",
+        db.execute("INSERT INTO events VALUES ('c', ?, 'dice_rolled', ?, 't', 'a', 'c', '')",
                    [seq, f'{{"p":"{pad}"}}'])
     return db, frames
 

@@ -1,0 +1,70 @@
+"""An event's payload as a client receives it: the log's payload without its secrets.
+
+The log keeps every field of every event: a ``member_invited`` or ``replay_shared`` event
+holds the SHA-256 of the token it issued (``token_hash``), which the server needs to find a
+member by their token after a restart and which the hash chain covers. No client needs it, and
+every client of a campaign (every player, spectator and replay link) would otherwise read every
+other member's token hash, in live events, catch-ups, history pages, snapshots and replays: a
+hash of a random token cannot be reversed, but it is a credential's fingerprint all the same
+and it identifies a token across copies of the log.
+
+Every event a client receives becomes a frame in one of two places, and both take the payload
+from here:
+
+- the live broadcast, encoded by the hub once per event (:func:`client_payload`);
+- every read of the log (catch-up pages, stored pages, history, a snapshot's recent events),
+  built by SQLite from the stored row (:data:`CLIENT_PAYLOAD_SQL`, used by
+  :data:`events.framed_pages.FRAME_JSON`; the stored pages' format is a hash of that SQL, so
+  pages stored before these fields were withheld are never sent again).
+
+The fields withheld are :data:`WITHHELD`: a field of that name in any event type, found at
+import from the registered events, so an event type that comes to carry a token hash is
+covered without a change here. Readers give such a field a default (``""``).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from events.codec import ALL_EVENTS, event_tag
+
+__all__ = ["CLIENT_PAYLOAD_SQL", "WITHHELD", "WITHHOLDING", "client_payload"]
+
+WITHHELD: tuple[str, ...] = ("token_hash",)
+"""Fields of the log's events no client ever receives."""
+
+WITHHOLDING: dict[str, tuple[str, ...]] = {
+    event_tag(cls): fields
+    for cls in ALL_EVENTS
+    if (fields := tuple(name for name in cls.__struct_fields__ if name in WITHHELD))
+}
+"""The event tags that carry a withheld field, and which fields (computed at import)."""
+
+_DECODER = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_ENCODER = msgspec.json.Encoder()
+
+
+def client_payload(tag: str, payload: bytes) -> bytes:
+    """``payload`` (the stored JSON of an event of type ``tag``) without its withheld fields;
+    the very bytes for an event that has none (all but a few: no decoding)."""
+    fields = WITHHOLDING.get(tag)
+    if fields is None:
+        return payload
+    members = _DECODER.decode(payload)
+    for name in fields:
+        members.pop(name, None)
+    return _ENCODER.encode(members)
+
+
+def _sql() -> str:
+    if not WITHHOLDING:
+        return "payload"
+    branches = " ".join(
+        f"WHEN '{tag}' THEN json_remove(payload, {', '.join(repr('$.' + f) for f in fields)})"
+        for tag, fields in sorted(WITHHOLDING.items()))
+    return f"CASE type {branches} ELSE payload END"
+
+
+CLIENT_PAYLOAD_SQL = _sql()
+"""The SQL expression (over a row of ``events``: its ``type`` and ``payload``) of the payload a
+client receives: :func:`client_payload`, computed by SQLite."""
