@@ -141,12 +141,12 @@ def connection_lost(lost: ConnectionLost | None, doing: str) -> CliError:
     """The line for a client that stopped: exit 4 if the server's history diverged, else 3.
 
     A diverged history is not a network problem to retry: the server lost events this
-    client had seen, and the people running it need to know (README, "Backups").
+    client had seen, and the people running it need to know (docs/how-to/backup-and-restore.md).
     """
     if isinstance(lost, HistoryDiverged):
         return CliError(f"history diverged, {doing}: {lost.message}; the server lost events "
-                        "it had acknowledged (see Backups in the README)", EXIT_DIVERGED,
-                        "diverged", None, lost.message)
+                        "it had acknowledged (see \"Back up and restore\" in the docs)",
+                        EXIT_DIVERGED, "diverged", None, lost.message)
     return CliError(f"{doing}: {lost}", EXIT_UNREACHABLE)
 
 

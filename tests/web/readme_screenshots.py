@@ -1,4 +1,4 @@
-"""The README's two pictures of the browser table, taken from a real session.
+"""The two screenshots of the browser table in the README and the docs, taken from a real session.
 
 ::
 

@@ -1,0 +1,1 @@
+"""Tools of the repository (not part of the installed package): the docs' reference generator."""
