@@ -105,6 +105,12 @@ class Settings:
         4096, "computed odds kept for reuse (the same pool again, members joining)")
     view_backlog: int = _setting(
         64, "views of one campaign that may wait for the workers; past it, sent without odds")
+    report_memory: int = _setting(
+        256, "MiB of data the report worker may hold (its RLIMIT_DATA: heap and private "
+        "mappings, matplotlib's included; 0: no limit); a page needing more is not made")
+    """The report worker folds a campaign's log a page at a time (~80 MiB resident whatever
+    the log's length, about 150 MiB of data mapped with matplotlib and numpy loaded): the
+    limit makes its share of the server's memory a known figure, whoever asks for a report."""
     allowed_origins: str = _setting(
         "", "other web origins whose pages may open a WebSocket here, comma-separated "
         "(e.g. https://table.example.org behind a proxy); the page's own origin always may")
