@@ -463,6 +463,26 @@ def main(argv: list[str] | None = None) -> int:
         return error.exit_code
     except KeyboardInterrupt:
         return common.EXIT_OK
+    except BrokenPipeError:
+        # whoever read our output stopped (`poolhall export ... | head -1`): they have what
+        # they wanted, so this is no error; the Python documentation's way (library
+        # "signal", note on SIGPIPE): stdout pointed at devnull, so that the flush at exit
+        # does not fail again and print "Exception ignored"
+        _quiet_stdout()
+        return common.EXIT_OK
+
+
+def _quiet_stdout() -> None:
+    """Send what is left of stdout to devnull (a no-op when stdout is not a file)."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, descriptor)
+    finally:
+        os.close(devnull)
 
 
 if __name__ == "__main__":

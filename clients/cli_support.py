@@ -83,8 +83,18 @@ EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_DIVERGED = 0, 1, 2, 3,
 # Markup off: names, reasons and messages come from users, and a "[/x]" in a roll's reason
 # must print as typed, not break every watcher's terminal. Styling goes through styled().
 # Control characters in what players typed are escaped by a render hook (clients.printable).
-console = Console(highlight=False, soft_wrap=True, markup=False)
-error_console = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+class _Console(Console):
+    """rich's console, except when the reader of our output goes away (``| head``): rich
+    would exit with status 1 there; ours raises, and :func:`clients.cli.main` ends quietly
+    with status 0 (the reader has what it wanted)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
+console = _Console(highlight=False, soft_wrap=True, markup=False)
+error_console = _Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 for _console in (console, error_console):
     _console.push_render_hook(EscapeUnprintable())
 

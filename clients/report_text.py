@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from clients.cli_support import styled
+from clients.printable import printable
 from projections.analytics_model import Luck, Report, RollRow, Section, Tally
 from reports.words import percent, who
 
@@ -30,7 +31,7 @@ def _luck_table(report: Report, section: Section) -> Table:
                          no_wrap=column == "verdict")
 
     def row(name: str, luck: Luck) -> None:
-        table.add_row(name, str(luck.rolls), f"{luck.mean_percentile:.3f}",
+        table.add_row(Text(printable(name)), str(luck.rolls), f"{luck.mean_percentile:.3f}",
                       f"{luck.low:.3f}-{luck.high:.3f}", f"{luck.p_value:.3g}",
                       luck.verdict + (" (few rolls)" if luck.rough else ""))
 
@@ -68,7 +69,7 @@ def _systems(report: Report, section: Section) -> list[RenderableType]:
                 swing = max(p.light for p in n.destiny) - min(p.light for p in n.destiny)
                 line += (f"; the pool went from {start.light} light / {start.dark} dark to "
                          f"{end.light} / {end.dark}, light swinging over {swing} points")
-            out.append(Text(line))
+            out.append(Text(printable(line)))
     if (s := section.sr3) is not None:
         t3 = s.table
         line = (f"Shadowrun: {t3.tests} tests; {_tally('successes', t3.successes)}; "
@@ -83,7 +84,7 @@ def _systems(report: Report, section: Section) -> list[RenderableType]:
         full = sum(t.full for t in s.combat_turns)
         if full:
             line += f"; pool dice unused {unused} of {full} over {len(s.combat_turns)} turns"
-        out.append(Text(line))
+        out.append(Text(printable(line)))
     if (d := section.d12) is not None:
         t12 = d.table
         line = (f"d12: {t12.rolls} rolls; {_tally('succeeded', t12.succeeded)}; "
@@ -93,7 +94,7 @@ def _systems(report: Report, section: Section) -> list[RenderableType]:
             lengths = [e.rounds for e in d.extended]
             line += (f"; {len(lengths)} extended tests, {min(lengths)}-{max(lengths)} rounds "
                      f"(mean {sum(lengths) / len(lengths):.1f})")
-        out.append(Text(line))
+        out.append(Text(printable(line)))
     if (f := section.free) is not None:
         dice = ", ".join(f"d{d.sides} x{d.dice} chi-square {d.chi_square:.1f} "
                          f"(p {d.p_value:.3g})" for d in f.dice)
@@ -141,7 +142,8 @@ def summary(report: Report, session: int | None = None) -> RenderableType:
         for column in ("session", "title", "events", "rolls", "table's luck"):
             table.add_column(column)
         for s in report.sessions:
-            table.add_row(str(s.session), s.title, str(s.timeline.events), str(s.luck.rolls),
+            table.add_row(str(s.session), Text(printable(s.title)), str(s.timeline.events),
+                          str(s.luck.rolls),
                           f"{s.luck.mean_percentile:.3f} ({s.luck.verdict})")
         parts.append(table)
     return Group(*parts)

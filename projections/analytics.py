@@ -47,6 +47,17 @@ from projections.sr3_odds import p_die_at_least
 __all__ = ["for_session", "report", "roll_rows"]
 
 _POOL_SOURCES = frozenset(sr3_events.POOLS)
+OPEN_KEPT = 4096
+"""Tests and checks still open that the fold remembers, at most (the oldest forgotten first):
+a reroll or a roll refers to one opened lately, and the fold's memory must not grow with the
+log. One forgotten is judged as a test of a partial log is (its reroll is not compared)."""
+
+
+def _remember(open_ones: dict[Any, Any], key: object, value: object) -> None:
+    """``open_ones[key] = value``, forgetting the oldest past :data:`OPEN_KEPT`."""
+    open_ones[key] = value
+    if len(open_ones) > OPEN_KEPT:
+        del open_ones[next(iter(open_ones))]
 
 
 def _seconds(at: str) -> float | None:
@@ -194,7 +205,7 @@ class _Fold:
 
     def check_opened(self, rec: Recorded, event: Any, seconds: float | None) -> None:
         if seconds is not None:
-            self.opened[event.check] = seconds
+            _remember(self.opened, event.check, seconds)
 
     def narrative_roll(self, rec: Recorded, event: Any, seconds: float | None) -> None:
         dist, adv, triumphs, despairs, p_success = odds.narrative_successes(event.pool)
@@ -250,7 +261,7 @@ class _Fold:
             x = event.successes or 0
             self.judge(rec, event.character, "sr3", "test", lambda: f"{n}d6 tn{tn}",
                        lambda: f"{x} successes{disastrous}", x, dist, dist.p_at_least(1))
-            self.sr3_tests[event.test] = (tn, x)
+            _remember(self.sr3_tests, event.test, (tn, x))
             karma = [d for d in event.dice if d.source == "karma"]
             if karma:
                 won = sum(1 for d in karma if sum(d.faces) >= tn)
@@ -262,7 +273,7 @@ class _Fold:
             self.judge(rec, event.character, "sr3", "open test", lambda: f"{n}d6 open",
                        lambda: f"highest {highest}{disastrous}", min(highest, odds.OPEN_CAP),
                        dist, None)
-            self.sr3_tests[event.test] = (None, highest)
+            _remember(self.sr3_tests, event.test, (None, highest))
         self.add("sr3", event.character, (
             float(event.successes or 0), dist.mean if event.tn is not None else 0.0,
             float(event.disastrous), 6.0**-n, 0.0, 0.0))
@@ -303,10 +314,10 @@ class _Fold:
             highest = event.highest
             self.judge(rec, event.character, "sr3", "karma reroll", lambda: f"{r}d6 open",
                        lambda: f"highest {highest}", min(highest, odds.OPEN_CAP), dist, None)
-            self.sr3_tests[event.test] = (None, highest)
+            _remember(self.sr3_tests, event.test, (None, highest))
 
     def d12_started(self, rec: Recorded, event: Any, seconds: float | None) -> None:
-        self.d12_tests[event.test] = (event.character, event.kind, seconds, 0)
+        _remember(self.d12_tests, event.test, (event.character, event.kind, seconds, 0))
         if event.kind == "extended":
             self.extended(event.test, event.character, 0, "open")
 
@@ -325,7 +336,7 @@ class _Fold:
         if rounds == 0 and started is not None and seconds is not None:
             for scope in self.scopes:
                 scope.check_timed(seconds - started)
-        self.d12_tests[event.test] = (character, kind, started, rounds + 1)
+        _remember(self.d12_tests, event.test, (character, kind, started, rounds + 1))
         if kind == "extended":
             self.extended(event.test, character, rounds + 1, "open")
 

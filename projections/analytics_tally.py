@@ -146,8 +146,13 @@ class Scope:
         self.bins = [0] * BINS
         self.dists: dict[int, list[Any]] = {}  # id -> [distribution, rolls judged by it]
         self.by_system: dict[str, dict[str, Sums]] = {}
-        self.times: list[tuple[float, str, int]] = []
-        self.check_seconds: list[float] = []
+        self.events = 0
+        self.first: tuple[float, str] | None = None
+        self.last: tuple[float, str, int] | None = None
+        self.per_minute: list[int] = []
+        self.pause: Pause | None = None
+        self.checks_timed = 0
+        self.check_total = 0.0
         self.systems: set[str] = set()
         self.flips: list[DestinyFlip] = []
         self.flips_by: dict[str, int] = {}
@@ -162,8 +167,22 @@ class Scope:
     # ---- what the fold tells it ---------------------------------------------------------
 
     def event(self, seconds: float, time: str, seq: int) -> None:
-        """An event happened at ``seconds`` (since the epoch; for the timeline)."""
-        self.times.append((seconds, time, seq))
+        """An event happened at ``seconds`` (since the epoch; for the timeline). Counted as it
+        comes, never kept: the report of a long log folds in memory that does not grow with
+        it (a session's events per minute grow with its minutes, not its events)."""
+        self.events += 1
+        if self.first is None:
+            self.first = (seconds, time)
+        elif self.last is not None:
+            gap = round(seconds - self.last[0], 3)
+            if self.pause is None or gap > self.pause.seconds:
+                self.pause = Pause(after_seq=self.last[2], seconds=gap)
+        self.last = (seconds, time, seq)
+        if self.session is not None:  # a campaign's minutes between game nights: months
+            minute = max(0, int((seconds - self.first[0]) // 60))
+            if minute >= len(self.per_minute):
+                self.per_minute.extend([0] * (minute + 1 - len(self.per_minute)))
+            self.per_minute[minute] += 1
 
     def roll(self, fact: Fact) -> None:
         """A roll judged against its odds."""
@@ -207,7 +226,8 @@ class Scope:
 
     def check_timed(self, seconds: float) -> None:
         """A check (test) was rolled ``seconds`` after it was opened (declared, called)."""
-        self.check_seconds.append(seconds)
+        self.checks_timed += 1
+        self.check_total += seconds
 
     def flip(self, flip: DestinyFlip) -> None:
         """A destiny point flipped: counted by whom; listed in a session's figures only."""
@@ -276,30 +296,16 @@ class Scope:
         return self.by_system.get(system, {}).get("") or Sums(SYSTEM_SUMS[system])
 
     def _timeline(self) -> Timeline:
-        if not self.times:
+        if self.first is None or self.last is None:
             return Timeline(events=0, first=None, last=None, minutes=0.0, per_minute=[],
                             checks_timed=0, seconds_per_check=None, longest_pause=None)
-        start = self.times[0][0]
-        # per session only: over a whole campaign the minutes between game nights are months
-        minutes = int((self.times[-1][0] - start) // 60) + 1 if self.session is not None else 0
-        per_minute = [0] * minutes
-        pause: Pause | None = None
-        previous: tuple[float, str, int] | None = None
-        for entry in self.times:
-            if minutes:
-                per_minute[int((entry[0] - start) // 60)] += 1
-            if previous is not None:
-                gap = round(entry[0] - previous[0], 3)
-                if pause is None or gap > pause.seconds:
-                    pause = Pause(after_seq=previous[2], seconds=gap)
-            previous = entry
-        timed = self.check_seconds
+        timed = self.checks_timed
         return Timeline(
-            events=len(self.times), first=self.times[0][1], last=self.times[-1][1],
-            minutes=round((self.times[-1][0] - start) / 60, 3), per_minute=per_minute,
-            checks_timed=len(timed),
-            seconds_per_check=round(sum(timed) / len(timed), 3) if timed else None,
-            longest_pause=pause)
+            events=self.events, first=self.first[1], last=self.last[1],
+            minutes=round((self.last[0] - self.first[0]) / 60, 3),
+            per_minute=list(self.per_minute), checks_timed=timed,
+            seconds_per_check=round(self.check_total / timed, 3) if timed else None,
+            longest_pause=self.pause)
 
     def _narrative(self) -> NarrativeFigures:
         def tally(s: Sums) -> NarrativeTally:

@@ -5,20 +5,24 @@ Each function takes figures of a :class:`projections.analytics_model.Section` an
 canvas: no global figure manager), its settings only inside ``rc_context``; text stays text
 (``svg.fonttype = none``: no glyphs or fonts embedded, none fetched), and the SVG carries no
 date and a salt per chart, so the same report draws the same bytes and the ids of two charts
-on one page never clash.
+on one page never clash. Labels are plain text (``text.parse_math`` off): no name a player
+types can be read by matplotlib as anything but characters.
 """
 
 from __future__ import annotations
 
 import functools
 import io
+import warnings
 from collections.abc import Callable, Sequence
-from typing import ParamSpec
+from typing import Any, ParamSpec
 
 from matplotlib import rc_context
 from matplotlib.figure import Figure
+from matplotlib.typing import RcKeyType
 
 from projections.analytics_model import DestinyPoint, DieFaces, Luck
+from reports.words import plain
 
 __all__ = ["destiny_chart", "faces_chart", "luck_chart", "percentile_chart", "per_minute_chart",
            "sessions_chart"]
@@ -27,13 +31,24 @@ LIGHT, DARK, ACCENT, MUTED = "#d9a400", "#3b2f63", "#2a6f97", "#9aa5b1"
 P = ParamSpec("P")
 
 
+_STYLE: dict[RcKeyType, Any] = {"font.size": 9, "axes.spines.top": False,
+                                 "axes.spines.right": False,
+                                 "svg.fonttype": "none", "text.parse_math": False,
+                                 "text.usetex": False}
+"""The report's look. ``text.parse_math`` off: every label is plain text, so a name like
+``Han $\\notacmd$`` (or a deeply nested ``\\sqrt{``) from the table is drawn as typed
+instead of being parsed as mathtext, which would fail the whole report."""
+
+
 def _styled(draw: Callable[P, str]) -> Callable[P, str]:
     """Draw with the report's style, set for this chart only (rcParams read as artists are
     made), never on matplotlib's global settings."""
     @functools.wraps(draw)
     def styled(*args: P.args, **kwargs: P.kwargs) -> str:
-        with rc_context({"font.size": 9, "axes.spines.top": False,
-                         "axes.spines.right": False, "svg.fonttype": "none"}):
+        with rc_context(_STYLE), warnings.catch_warnings():
+            # a name in a script DejaVu Sans lacks: the SVG keeps the text and the browser
+            # draws it in a font it has; matplotlib's width estimate is all that is missing
+            warnings.filterwarnings("ignore", "Glyph .* missing from font", UserWarning)
             return draw(*args, **kwargs)
     return styled
 
@@ -61,7 +76,7 @@ def luck_chart(rows: Sequence[tuple[str, Luck]], salt: str) -> str:
     """Mean percentile per player or character, against the 95% band of fair dice."""
     figure = _figure(6.4, 0.45 * len(rows) + 1.0)
     axes = figure.subplots()
-    names = [name for name, _ in rows]
+    names = [plain(name) for name, _ in rows]
     for y, (_, luck) in enumerate(rows):
         axes.plot([luck.low, luck.high], [y, y], color=MUTED, linewidth=6, alpha=0.6,
                   solid_capstyle="butt")
@@ -138,7 +153,7 @@ def sessions_chart(series: dict[str, list[tuple[int, float]]], salt: str) -> str
     figure = _figure(6.4, 2.6)
     axes = figure.subplots()
     for name, points in series.items():
-        axes.plot([s for s, _ in points], [m for _, m in points], marker="o", label=name)
+        axes.plot([s for s, _ in points], [m for _, m in points], marker="o", label=plain(name))
     axes.axhline(0.5, color=MUTED, linestyle="--", linewidth=0.8)
     axes.set_xlabel("game session")
     axes.set_ylabel("mean percentile")

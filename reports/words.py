@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from projections.analytics_model import Report
 
-__all__ = ["percent", "who"]
+__all__ = ["percent", "plain", "who"]
 
 
 def percent(p: float) -> str:
@@ -21,3 +21,12 @@ def percent(p: float) -> str:
 def who(report: Report, member: str) -> str:
     """A member by name (``Sam``), or their id when the log has no name for them."""
     return report.players.get(member, member)
+
+
+def plain(text: str) -> str:
+    """Text from the table as one line of characters: each character that is not printable
+    (controls, newlines, format characters) shown as its escape, so a name cannot move, hide
+    or break what is drawn around it."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

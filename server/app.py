@@ -155,7 +155,8 @@ class Server:
         self.view_workers = ViewWorkers(workers=self.settings.view_workers,
                                         budget=self.settings.view_budget,
                                         cache_size=self.settings.view_cache)
-        self.report_workers = ViewWorkers(workers=1, budget=REPORT_BUDGET, cache_size=16)
+        self.report_workers = ViewWorkers(workers=1, budget=REPORT_BUDGET, cache_size=16,
+                                          memory=self.settings.report_memory * 2**20)
         """Post-game report pages are drawn in their own worker: odds never wait for one."""
         self.reports = ReportPages(str(self.db_path), self.report_workers)
         self._background: set[asyncio.Task[None]] = set()

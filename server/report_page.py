@@ -19,20 +19,26 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from http import HTTPStatus
 
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
+from events.base import Recorded
 from events.errors import Rejected
-from events.log import to_recorded
+from events.log import StoredRow, to_recorded
 from events.store import SqliteReader
 from projections.analytics import for_session, report
 from server.views import NotComputed, ViewWorkers
 
-__all__ = ["REPORT_POLICY", "ReportPages", "TICKET_SECONDS", "build_page"]
+__all__ = ["PAGE_EVENTS", "REPORT_POLICY", "ReportPages", "TICKET_SECONDS", "build_page",
+           "paged_events"]
+
+PAGE_EVENTS = 1000
+"""Events the report worker reads and decodes at once: its memory for the log, whatever the
+log's length (the fold's own sums do not grow with it either)."""
 
 TICKET_SECONDS = 60.0
 """How long a report's ticket may wait before its page is opened."""
@@ -56,15 +62,33 @@ class _Ticket:
     when the tab opens; a browser that retries the request waits for the same one."""
 
 
+def paged_events(rows: Callable[[str, int, int], Iterable[StoredRow]], campaign: str,
+                 head: int, page: int = PAGE_EVENTS) -> Iterator[Recorded]:
+    """The campaign's events up to ``head``, read ``page`` at a time through the log's
+    ``rows(campaign, after, upto)``: one page is read (in a read transaction of its own, so a
+    long report never pins the log's WAL), decoded, handed on, and dropped before the next.
+    The fold that consumes them holds no more than one page of events at any time."""
+    after = 0
+    while after < head:
+        upto = min(after + page, head)
+        batch = [to_recorded(row) for row in rows(campaign, after, upto)]
+        if not batch:
+            return
+        after = batch[-1].seq
+        yield from batch
+        del batch
+
+
 def build_page(job: tuple[str, str, int | None, int]) -> dict[str, object]:
     """The report page's HTML (in a worker process): the campaign's events up to ``head``
-    read from the log, folded, drawn. ``{"html": bytes}``, or ``{"missing": why}``."""
+    read from the log a page at a time and folded as they come (:func:`paged_events`: the
+    worker's memory does not grow with the log), drawn. ``{"html": bytes}``, or
+    ``{"missing": why}``."""
     from reports.html import render_html  # matplotlib: imported in the worker only
 
     database, campaign, session, head = job
     reader = SqliteReader(database)
-    events = [to_recorded(row) for row in reader.rows(campaign, 0, head)]
-    full = report(events)
+    full = report(paged_events(reader.rows, campaign, head))
     if session is not None and not any(s.session == session for s in full.sessions):
         have = ", ".join(str(s.session) for s in full.sessions) or "none yet"
         return {"missing": f"no game session {session} in this campaign (its sessions: {have})"}

@@ -117,6 +117,12 @@ class Settings:
     """Requests naming another host are refused (403): a stranger's DNS name pointed at this
     server (DNS rebinding) must not reach the table. Loopback names, the machine's own name,
     address literals and ``--host`` are always answered (:mod:`server.allowed_hosts`)."""
+    report_memory: int = _setting(
+        256, "MiB of data the report worker may hold (its RLIMIT_DATA: heap and private "
+        "mappings, matplotlib's included; 0: no limit); a page needing more is not made")
+    """The report worker folds a campaign's log a page at a time (~80 MiB resident whatever
+    the log's length, about 150 MiB of data mapped with matplotlib and numpy loaded): the
+    limit makes its share of the server's memory a known figure, whoever asks for a report."""
     allowed_origins: str = _setting(
         "", "other web origins whose pages may open a WebSocket here, comma-separated "
         "(e.g. https://table.example.org behind a proxy); their host names are answered too")

@@ -41,6 +41,11 @@ from typing import Any
 
 import msgspec
 
+try:
+    import resource
+except ImportError:  # not on Windows: no memory limit there
+    resource = None  # type: ignore[assignment]
+
 from events.base import ViewData
 from events.messages import View
 
@@ -234,22 +239,38 @@ def _on_alarm(signum: int, frame: object) -> None:
     raise _OverBudget
 
 
+class _OverMemory(Exception):
+    """Raised inside a worker when a computation needed more memory than the worker may have."""
+
+
 def _run_with_budget(function: Callable[[Any], ViewResult], argument: Any,
                      budget: float) -> ViewResult:
     """Run in a worker's main thread with an alarm: a computation that takes longer than
-    ``budget`` seconds (of the wall clock) stops there, and the worker is free for the next."""
+    ``budget`` seconds (of the wall clock) stops there, and the worker is free for the next.
+    One that needs more memory than the worker's limit (:func:`_prepare`) stops with a
+    ``MemoryError``, answered as not computed."""
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, max(budget, 0.0))  # 0 disarms it: no budget
     try:
         return function(argument)
+    except MemoryError:
+        raise _OverMemory from None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 
 
-def _lower_priority() -> None:
-    """A worker yields the CPU to the event loop: odds may wait, rolls and joins may not."""
+def _prepare(memory: int) -> None:
+    """A worker yields the CPU to the event loop (odds may wait, rolls and joins may not), and
+    holds at most ``memory`` bytes of data (``RLIMIT_DATA``: its heap and private mappings;
+    0: no limit), so its memory is a known part of the server's budget, whatever it is
+    asked to compute."""
     os.nice(WORKER_NICENESS)
+    if memory > 0 and resource is not None:
+        _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        if hard != resource.RLIM_INFINITY:
+            memory = min(memory, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (memory, hard))
 
 
 def _processes(executor: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
@@ -266,9 +287,13 @@ class ViewWorkers:
     owed is computed again once; :meth:`stop` never waits for a computation.
     """
 
-    def __init__(self, *, workers: int, budget: float, cache_size: int) -> None:
+    def __init__(self, *, workers: int, budget: float, cache_size: int,
+                 memory: int = 0) -> None:
         self.workers = max(workers, 1)
         self.budget = budget
+        self.memory = memory
+        """Bytes of data each worker may hold (0: no limit); past it a computation is not
+        computed ("needed more memory than ...") and the worker lives on."""
         self.cache = ResultCache(cache_size)
         self._executor: ProcessPoolExecutor | None = None
         self._stopped = False
@@ -300,6 +325,9 @@ class ViewWorkers:
                     pass
                 except _OverBudget:
                     raise NotComputed(f"took longer than {self.budget:g}s") from None
+                except _OverMemory:
+                    raise NotComputed(f"needed more than the worker's "
+                                      f"{self.memory / 2**20:g} MiB") from None
             self._replace(executor)
             if self._stopped:
                 raise NotComputed("the server is shutting down")
@@ -314,7 +342,7 @@ class ViewWorkers:
         if self._executor is None:
             self._executor = ProcessPoolExecutor(
                 max_workers=self.workers, mp_context=multiprocessing.get_context("forkserver"),
-                initializer=_lower_priority)
+                initializer=_prepare, initargs=(self.memory,))
         return self._executor
 
     def _replace(self, broken: ProcessPoolExecutor) -> None:

@@ -37,3 +37,26 @@ async def test_workers_start_only_when_odds_are_asked_for() -> None:
     assert workers.pids() == []
     await workers.stop()
     assert workers.pids() == []
+
+
+def hungry(megabytes: int) -> dict[str, Any]:
+    return {"odds": len(bytearray(megabytes * 2**20))}
+
+
+async def test_a_computation_past_the_workers_memory_is_not_computed_and_the_worker_lives(
+        ) -> None:
+    """A worker holds at most its memory limit: a computation needing more is answered "not
+    computed" (saying so), not by a worker killed or a server swapping, and the same worker
+    computes the next."""
+    from server.views import NotComputed
+
+    workers = ViewWorkers(workers=1, budget=30.0, cache_size=8, memory=400 * 2**20)
+    try:
+        assert await workers.compute((hungry, 8)) == {"odds": 8 * 2**20}
+        (pid,) = workers.pids()
+        with pytest.raises(NotComputed, match="needed more than the worker's 400 MiB"):
+            await workers.compute((hungry, 1024))
+        assert await workers.compute((square, 5)) == {"odds": 25}
+        assert workers.pids() == [pid]
+    finally:
+        await workers.stop()
