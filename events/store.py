@@ -115,6 +115,9 @@ class SqliteLog(SqliteReader):
         self._restart_wanted = threading.Event()  # set by checkpoint(), done by the writer
         self._restart_after = 0.0  # monotonic time before which the WAL is not emptied again
         self._restart_asked_at = 0.0  # when checkpoint() last asked the writer
+        self.wal_held = False
+        """Whether the last checkpoint left frames of the WAL uncopied: a reader holds an
+        older snapshot (or the writer committed meanwhile), so the WAL cannot start over."""
         self._lock = writer_lock(self.path)
         try:
             self.db = sqlite_utils.Database(sqlite3.connect(self.path, check_same_thread=False))
@@ -362,6 +365,7 @@ class SqliteLog(SqliteReader):
         try:
             connection.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
             _, frames, copied = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            self.wal_held = copied < frames
             wal = self.path.with_name(self.path.name + "-wal")
             if (copied == frames and time.monotonic() >= self._restart_after
                     and wal.exists() and wal.stat().st_size > JOURNAL_SIZE_LIMIT):
@@ -374,6 +378,13 @@ class SqliteLog(SqliteReader):
                     self._restart_wanted.set()
         finally:
             connection.close()
+
+    def wal_size(self) -> int:
+        """Bytes of the WAL file now (0 when there is none)."""
+        try:
+            return self.path.with_name(self.path.name + "-wal").stat().st_size
+        except FileNotFoundError:
+            return 0
 
     def _empty_wal(self) -> None:
         """Copy the rest of the WAL back and start it over (RESTART: the next commit writes

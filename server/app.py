@@ -49,7 +49,7 @@ from server.auth import (
 )
 from server.campaign_creation import CampaignCreation
 from server.csprng import BufferedSystemRandom
-from server.gate import Gate
+from server.gate import ACCEPT_BATCH, Gate, lengthen_listen_queue
 from server.gc_tuning import GcTuning
 from server.health import LogHealth, health_response
 from server.http_door import HttpDoor
@@ -252,7 +252,7 @@ class Server:
             self._handle, self.host, self.port,
             process_request=self.gate.process_request(self.door.process_request),
             process_response=self.door.process_response, max_size=2**20,
-            max_queue=64,
+            max_queue=64, backlog=ACCEPT_BATCH,  # then lengthen_listen_queue
             ping_interval=None,  # self.keepalive pings every connection from one timer
             compression=None,  # ~200-byte JSON frames: deflate cost more CPU than it saved
             close_timeout=CLOSE_TIMEOUT,
@@ -260,6 +260,7 @@ class Server:
             open_timeout=self.settings.join_timeout,  # the handshake is part of the join time
             logger=redact_frames(),  # -v logs frames: tokens among them; kind and size only
         )
+        lengthen_listen_queue(self._ws.sockets)
 
     @property
     def url(self) -> str:

@@ -12,6 +12,9 @@ or successful append and checkpoint to the :class:`~server.health.LogHealth` it 
 checks the free space beside the log once a second, and while appends are failing tries a
 probe write once a second so the log recovers without a command having to fail first.
 Repeated failures are logged once per episode and interval (:class:`~server.health.FailureLog`).
+Once a second it also looks at the WAL's size: past its limit at two looks in a row while a
+checkpoint cannot copy it back (a reader outside the server holding an old snapshot), the
+log is reported degraded in ``/health`` and in the log, with the size and the limit.
 
 Between two commits the writer also does one step of the log's housekeeping, if it has any
 (the command index merged off the commit path, :mod:`events.command_keys`; the WAL started
@@ -31,6 +34,7 @@ from pathlib import Path
 
 from events.errors import ConcurrencyError, StoreError
 from events.log import Appended, AppendRequest, EventLog
+from events.store import JOURNAL_SIZE_LIMIT
 from server.health import FailureLog, LogHealth
 
 __all__ = ["GroupCommitter"]
@@ -47,6 +51,19 @@ waiting for the rest of what the loop is running: with a thousand hubs answered 
 the first few hundred commit while the loop runs the others (the two overlap on two cores);
 a few dozen are left to gather, as one fsync costs more than the loop's time for them. Half
 the last batch, when that is more."""
+
+WAL_LOOKS = 2
+"""Looks in a row (a second apart) the WAL must be past its limit before it is reported: under
+a heavy writer it passes the limit for a moment before the writer starts it over."""
+
+MiB = 2**20
+
+
+
+def _mib(size: int) -> str:
+    """``353 MiB``, ``0.3 MiB``."""
+    return f"{size / MiB:.0f} MiB" if size >= 10 * MiB else f"{size / MiB:.1f} MiB"
+
 
 _Waiting = tuple[int, "asyncio.Future[list[Appended | Exception]]"]
 
@@ -67,6 +84,11 @@ class GroupCommitter:
         self._checkpoint_failures = FailureLog(logger, "checkpoint")
         self._low_disk = FailureLog(logger, "disk", interval=60.0)
         self._housework_failures = FailureLog(logger, "index housekeeping", interval=60.0)
+        self._big_wal = FailureLog(logger, "the WAL", interval=60.0, level=logging.WARNING,
+                                   failing="past its limit", ended="back under its limit")
+        self.wal_limit = JOURNAL_SIZE_LIMIT
+        """Bytes of WAL past which the log is reported degraded (tests lower it)."""
+        self._wal_looks = 0
         self._lock = threading.Lock()
         """Guards the queue and :attr:`_busy`, shared by the loop and the writer's thread."""
         self._requests: list[AppendRequest] = []
@@ -116,6 +138,28 @@ class GroupCommitter:
         self._low_disk.failed(problem)
         self.health.failed("disk", problem)
 
+    def check_wal(self) -> None:
+        """Report the log degraded while its WAL is past :attr:`wal_limit` and checkpoints
+        cannot copy it back; recovered once they can (cheap: a stat)."""
+        size_of = getattr(self._log, "wal_size", None)
+        if size_of is None:  # a log with no WAL (PostgreSQL's is the database's business)
+            return
+        size = size_of()
+        if size <= self.wal_limit or not getattr(self._log, "wal_held", True):
+            self._wal_looks = 0
+            self._big_wal.succeeded()
+            self.health.recovered("wal")
+            return
+        self._wal_looks += 1
+        if self._wal_looks < WAL_LOOKS:
+            return
+        why = (f"the WAL file is {_mib(size)}, its limit {_mib(self.wal_limit)}: a reader "
+               "holds an old snapshot of the log (a backup, a long read, sqlite3 left open), "
+               "so checkpoints cannot copy the WAL back; it grows with every append until "
+               "that reader lets go")
+        self._big_wal.failed(why)
+        self.health.degraded("wal", why)
+
     async def _checkpoint_every(self, seconds: float) -> None:
         """Keep the WAL short from a thread of its own, never inside a commit; once a second
         look at the free space and, while appends fail, try a probe write."""
@@ -130,6 +174,7 @@ class GroupCommitter:
             tick += 1
             if tick % WATCH_EVERY == 0:
                 self.check_free_space()
+                self.check_wal()
                 if self.health.failing("append"):
                     await self._probe()
 

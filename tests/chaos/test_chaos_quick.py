@@ -28,6 +28,13 @@ def never_join_extra() -> tuple[str, ...]:
     return ("--option", "expect_closed=1", "--server-arg=--join-timeout=0.5")
 
 
+def held_requests_extra() -> tuple[str, ...]:
+    """Connections waiting unread for their address's turn notice their peer has gone only
+    when the join timeout closes them: the quick runs shorten it to 1 s, so that what the
+    attack held is seen freed 2 s after it ends."""
+    return ("--server-arg=--join-timeout=1",)
+
+
 def _run(script: str, extra: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(HERE / script), "--quick", *extra], cwd=ROOT,
                           capture_output=True, text=True, timeout=240,
@@ -47,7 +54,8 @@ def started() -> dict[str, Future[subprocess.CompletedProcess[str]]]:
         ("kill9.py", ()), ("disconnects.py", ()), ("hostile_frames.py", ()),
         ("never_join.py", never_join_extra()), ("flood.py", ()), ("slow_readers.py", ()),
         ("join_storm.py", ()), ("checks_churn.py", ()), ("garbage_frames.py", ()),
-        ("http_churn.py", ()), ("kill9_housekeeping.py", ()))}
+        ("http_churn.py", ()), ("kill9_housekeeping.py", ()),
+        ("big_headers.py", held_requests_extra()), ("slow_handshakes.py", held_requests_extra()))}
 
 
 def run_quick(script: str) -> dict[str, Any]:
@@ -117,3 +125,15 @@ def test_garbage_frames_are_refused_and_append_nothing() -> None:
 def test_http_churn_leaves_the_honest_table_served() -> None:
     """An outsider churning /health requests leaves the honest table served."""
     run_quick("http_churn.py")
+
+
+def test_big_headers_are_refused_and_released() -> None:
+    """Requests with huge headers that never end are refused 431 before they are read whole,
+    and nothing of them is held once the attacker is gone."""
+    run_quick("big_headers.py")
+
+
+def test_slow_handshakes_hold_only_their_addresses_turns() -> None:
+    """Requests trickled a byte at a time from several addresses: at most a few of each
+    address's are read at once, the others wait unread, and nothing is held afterwards."""
+    run_quick("slow_handshakes.py")

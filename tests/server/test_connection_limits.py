@@ -23,6 +23,7 @@ from server.app import Server
 from server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
 from tests.serve_process import ROOT
+from tests.server.http_raw import handshake_lines, send_request
 from tests.server.raw import RawPeer
 
 
@@ -296,15 +297,16 @@ def test_the_total_cap_is_fitted_to_the_file_descriptor_limit() -> None:
 
 async def test_a_full_server_makes_room_by_closing_the_oldest_connection_not_joined(
         tmp_path: Path) -> None:
-    """Idle connections filling the total cap (from many addresses, say) no longer lock a
+    """Idle connections filling the total cap (from another address) no longer lock a
     newcomer out: the oldest one that has not joined is closed to make room; joined members
     are never closed for it."""
-    async with server_with(tmp_path, max_connections=3) as server:
+    async with server_with(tmp_path, max_connections=4) as server:
         campaign, token = await new_campaign(server)
         member = await RawPeer.open(server.url)
         assert (await member.join(token, campaign))["type"] == "welcome"
-        idle = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(2)]
-        await until_counted(server, 3)
+        idle = [await asyncio.open_connection("127.0.0.1", server.port,
+                                              local_addr=("127.0.0.2", 0)) for _ in range(3)]
+        await until_counted(server, 4)
         newcomer = await RawPeer.open(server.url)  # the server is full: room is made
         assert (await newcomer.join(token, campaign))["type"] == "welcome"
         oldest_reader, _ = idle[0]
@@ -316,3 +318,27 @@ async def test_a_full_server_makes_room_by_closing_the_oldest_connection_not_joi
             writer.close()
         await member.close()
         await newcomer.close()
+
+
+async def test_addresses_holding_equal_shares_do_not_close_each_others_connections(
+        tmp_path: Path) -> None:
+    """A full server makes room only from the address holding at least two more than the
+    newcomer's would: two addresses holding two idle connections each do not close each
+    other's (a newcomer from either is refused 503), while a newcomer from a third address
+    closes the oldest of one of them. So connections from many addresses cannot churn by
+    closing each other as fast as they reconnect."""
+    async with server_with(tmp_path, max_connections=4) as server:
+        server.gate.refusal_delay = 0.0
+        idle = [await asyncio.open_connection("127.0.0.1", server.port,
+                                              local_addr=(f"127.0.0.{2 + n % 2}", 0))
+                for n in range(4)]
+        await until_counted(server, 4)
+        refused = await send_request(server.port, handshake_lines(server.port),
+                                     source="127.0.0.3")
+        assert refused.status == 503 and server.gate.evicted == 0
+        newcomer = await RawPeer.open(server.url)
+        await newcomer.close()  # from 127.0.0.1: it made room
+        assert server.gate.evicted == 1
+        assert await idle[0][0].read() == b""  # the oldest of 127.0.0.2, unanswered
+        for _, idle_writer in idle:
+            idle_writer.close()
