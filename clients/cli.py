@@ -19,6 +19,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, NoReturn
 
 import msgspec
+from rich.console import Group
 
 from clients import cli_support as common
 from clients import replay_cli, report_cli
@@ -37,6 +38,7 @@ from clients.links import join_link
 from clients.serve_cli import add_command as add_serve_command
 from clients.systems import CLI_HOOKS
 from clients.table_text import LOG_LINES, log_line, sheet, state_json, state_text, view_line
+from clients.verify_expect import expected_hash
 from events import core
 from events.codec import AnyCommand
 from events.dice import parse_dice
@@ -267,6 +269,7 @@ async def _state(args: argparse.Namespace) -> int:
         client, history = await _catch_up(args)
         await client.close()
         state, views, recent = client.state, client.views, history[-LOG_LINES:]
+        head_hash = client.last_hash
     else:  # an earlier table: the server rebuilds it from its nearest stored snapshot
         client = await open_client(args, args.campaign)
         try:
@@ -279,7 +282,12 @@ async def _state(args: argparse.Namespace) -> int:
             await client.close()
         state, views = state_from(snapshot), {}
         recent = [f.recorded() for f in snapshot.recent][-LOG_LINES:]
-    emit(args, state_json(client, state, recent), state_text(state, views, recent))
+        head_hash = snapshot.head_hash
+    # the chain hash of the event shown: kept anywhere but the server, it is what ``verify
+    # --expect CAMPAIGN@SEQ=HASH`` holds the log to
+    emit(args, {**state_json(client, state, recent), "head_hash": head_hash},
+         Group(state_text(state, views, recent),
+               styled("[dim]chain hash of #{}: {}[/dim]", state.head, head_hash)))
     return common.EXIT_OK
 
 
@@ -307,15 +315,27 @@ def _plays_one(client: Any) -> bool:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    """Walk every chain; compare every stored snapshot with a fold of the log
+    (:mod:`server.snapshot_check`); check the log against the hashes given with ``--expect``
+    (:mod:`clients.verify_expect`)."""
+    from clients.verify_expect import expectation_problems
     from events.store import SqliteReader
+    from server.snapshot_check import snapshot_problems
 
     try:  # read-only: verifying a log never changes it, even one that is being served
-        checked, problems = SqliteReader(args.db).verify()
+        reader = SqliteReader(args.db)
+        checked, problems = reader.verify()
+        snapshots, wrong = snapshot_problems(args.db)
+        problems += wrong + expectation_problems(reader, args.expect)
     except StoreError as error:
         raise CliError(str(error)) from None
+    held = f", {len(args.expect)} expected hash(es) match" if args.expect else \
+        " (against no hash held elsewhere: see --expect)"
     summary = (f"{len(problems)} problem(s) in {checked} events" if problems
-               else styled("[green]ok[/green]: {} events, every hash chain holds", checked))
-    emit(args, {"checked": checked, "problems": problems},
+               else styled("[green]ok[/green]: {} events, every hash chain holds, {} stored "
+                           "snapshot(s) equal to the log{}", checked, snapshots, held))
+    emit(args, {"checked": checked, "snapshots": snapshots, "expected": len(args.expect),
+                "problems": problems},
          lines(*(styled("[red]broken[/red] {} #{}: {}", p.campaign, p.seq, p.problem)
                  if p.campaign else styled("[red]{}[/red]", p.problem)  # the file itself
                  for p in problems), summary))
@@ -419,6 +439,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = sub.add_parser("verify", help="walk every hash chain; report tampering")
     verify.add_argument("db", nargs="?", default="poolhall.db")
+    verify.add_argument(
+        "--expect", action="append", default=[], type=expected_hash,
+        metavar="CAMPAIGN[@SEQ]=HASH",
+        help="a chain hash held elsewhere (a head hash from `poolhall state`): the log must "
+             "have it at that campaign's head, or at event SEQ; repeatable")
     common.add_json_option(verify)
     verify.set_defaults(handler=_verify)
 

@@ -14,11 +14,19 @@ What the rows are for: a hub loads from the latest row plus the events after it,
 log's length (:func:`server.rebuild.load_hub_state`), and the state at any seq is the nearest
 row at or before it plus at most ``--snapshot-every`` events
 (:func:`server.snapshots.snapshot_at`); both go through :func:`fold_from`.
+
+Why a row is trusted: only as far as the log vouches for it. A row is read only when the chain
+hash it was stored with is the log's hash of that very event (:func:`trusted_latest`),
+so a row that belongs to another log (a file restored from a backup, events dropped or
+rewritten below the row) is dropped and folded again. A row whose *state* was edited but whose
+hash was left alone is what ``poolhall verify`` finds: it folds the log and compares every
+row with it (:mod:`server.snapshot_check`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
 import sys
 from collections.abc import Iterable
@@ -37,10 +45,15 @@ __all__ = [
     "FINGERPRINT",
     "Folded",
     "SnapshotStore",
+    "StoredRow",
     "decode_state",
     "encode_state",
     "fold_from",
+    "stored_rows",
+    "trusted_latest",
 ]
+
+logger = logging.getLogger(__name__)
 
 _CORE_FIELDS = [(name, hint) for name, hint in get_type_hints(CampaignState).items()
                 if name != "game"]
@@ -151,12 +164,20 @@ class SnapshotStore:
 
     def latest(self, campaign: str, at_most: int | None = None) -> Folded | None:
         """The campaign's stored state at the greatest seq ``<= at_most`` written by this
-        code, if any (a table deleted under a running server reads as empty)."""
+        code, if any (a table deleted under a running server reads as empty). Not checked
+        against the log: :func:`trusted_latest` is."""
+        found = self.latest_row(campaign, at_most)
+        return None if found is None else found[1]
+
+    def latest_row(self, campaign: str, at_most: int | None = None
+                   ) -> tuple[int, Folded] | None:
+        """:meth:`latest` with the seq of its row (which a state edited in place may not
+        agree with)."""
         connection = self._connect()
         try:
             found = connection.execute(
-                "SELECT state, head_hash FROM snapshots WHERE campaign = ? AND seq <= ? AND"
-                " fingerprint = ? ORDER BY seq DESC LIMIT 1",
+                "SELECT state, head_hash, seq FROM snapshots WHERE campaign = ? AND seq <= ?"
+                " AND fingerprint = ? ORDER BY seq DESC LIMIT 1",
                 [campaign, at_most if at_most is not None else 2**62, FINGERPRINT]).fetchone()
         except sqlite3.OperationalError as error:
             if "no such table" in str(error):
@@ -166,7 +187,70 @@ class SnapshotStore:
             connection.close()
         if found is None:
             return None
-        return Folded(decode_state(found[0]), str(found[1]))
+        return int(found[2]), Folded(decode_state(found[0]), str(found[1]))
+
+    def discard(self, campaign: str, seq: int) -> None:
+        """Delete the campaign's row at ``seq`` (one the log does not vouch for)."""
+        connection = self._connect()
+        try:
+            connection.execute("DELETE FROM snapshots WHERE campaign = ? AND seq = ?",
+                               [campaign, seq])
+        finally:
+            connection.close()
+
+
+class StoredRow(NamedTuple):
+    """A row of the ``snapshots`` table as stored, for ``verify``."""
+
+    campaign: str
+    seq: int
+    fingerprint: str
+    head_hash: str
+    state: bytes
+
+
+def stored_rows(path: str | Path) -> list[StoredRow]:
+    """Every row of the file's ``snapshots`` table, by campaign and seq, read without changing
+    the file (none if it has no such table)."""
+    connection = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return [StoredRow(str(c), int(s), str(f), str(h), bytes(b)) for c, s, f, h, b in
+                connection.execute("SELECT campaign, seq, fingerprint, head_hash, state"
+                                   " FROM snapshots ORDER BY campaign, seq")]
+    except sqlite3.OperationalError as error:
+        if "no such table" in str(error):
+            return []
+        raise
+    finally:
+        connection.close()
+
+
+DISTRUSTED_MOST = 16
+"""Rows a fold discards at most before it folds from the first event instead."""
+
+
+def trusted_latest(log: EventLog, store: SnapshotStore, campaign: str,
+                   at_most: int | None = None) -> Folded | None:
+    """The campaign's latest stored state at or before ``at_most`` that the log vouches for:
+    its row's chain hash is the log's hash of that event, and its state is at that event.
+
+    A row that fails is logged, deleted and the next earlier one tried (at most
+    :data:`DISTRUSTED_MOST`): derived data is rebuilt, never believed against the log. One
+    indexed read of the log a row (:meth:`EventLog.hashes_at`). Called in a worker thread.
+    """
+    for _ in range(DISTRUSTED_MOST):
+        found = store.latest_row(campaign, at_most)
+        if found is None:
+            return None
+        seq, folded = found
+        if folded.state.head == seq and \
+                log.hashes_at({campaign: seq}).get(campaign) == folded.head_hash:
+            return folded
+        logger.warning("the stored snapshot of %s at #%d does not match the log (its chain"
+                       " hash or its seq): ignored and deleted; folding from an earlier one",
+                       campaign, seq)
+        store.discard(campaign, seq)
+    return None
 
 
 def fold_from(log: EventLog, store: SnapshotStore, campaign: str, *, upto: int | None = None,
@@ -178,7 +262,7 @@ def fold_from(log: EventLog, store: SnapshotStore, campaign: str, *, upto: int |
     it stored) it stores one, so the first load after an upgrade or a deleted table writes
     them back as it goes (0: stores none). Called in a worker thread.
     """
-    start = store.latest(campaign, upto)
+    start = trusted_latest(log, store, campaign, upto)
     state, head_hash = start if start is not None else (new_state(), GENESIS)
     due: list[tuple[int, str, bytes]] = []
     last_stored = state.head

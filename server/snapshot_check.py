@@ -1,0 +1,88 @@
+"""``poolhall verify``'s check of the stored snapshots: each one equal to a fold of the log.
+
+The server reads a stored snapshot only when its chain hash is the log's at that event
+(:func:`server.stored_snapshots.trusted_latest`), but a row whose state was edited in place
+(a player's role made ``gm``) with its hash left alone passes that check: the hash says which
+event the state was taken at, not that the state is the fold of the log up to it. So
+``verify`` folds the log of every campaign that has snapshots and compares each row written
+by this code with the fold at its seq, field by field. A row of other code (another
+fingerprint) is never read by this server and is not compared.
+
+Reads the file only (``mode=ro``), like the rest of ``verify``; the fold of a campaign runs
+up to its last snapshot and keeps one bounded state, whatever the log's length.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from events.log import ChainProblem, to_recorded
+from events.store import SqliteReader
+from projections.campaign import evolve, new_state
+from server.stored_snapshots import FINGERPRINT, StoredRow, decode_state, stored_rows
+
+__all__ = ["snapshot_problems"]
+
+
+def snapshot_problems(path: str | Path) -> tuple[int, list[ChainProblem]]:
+    """How many stored snapshots of the file were compared with a fold of its log, and each
+    one that differs (its campaign, its seq and what differs)."""
+    rows: dict[str, list[StoredRow]] = defaultdict(list)
+    for row in stored_rows(path):
+        if row.fingerprint == FINGERPRINT:
+            rows[row.campaign].append(row)
+    reader = SqliteReader(path)
+    problems: list[ChainProblem] = []
+    checked = 0
+    for campaign, stored in sorted(rows.items()):
+        checked += len(stored)
+        problems += _campaign_problems(reader, campaign, stored)
+    return checked, problems
+
+
+def _campaign_problems(reader: SqliteReader, campaign: str,
+                       stored: list[StoredRow]) -> list[ChainProblem]:
+    """Fold ``campaign``'s log once, comparing each of its rows (in seq order) on the way."""
+    problems: list[ChainProblem] = []
+    state = new_state()
+    head_hash = ""
+    pending = iter(stored)
+    row = next(pending, None)
+    events = reader.rows(campaign, 0, stored[-1].seq)
+    while row is not None:
+        while state.head < row.seq:
+            event = next(events, None)
+            if event is None:
+                break
+            evolve(state, to_recorded(event))
+            head_hash = event.hash
+        problem = _compare(row, state, head_hash)
+        if problem:
+            problems.append(ChainProblem(campaign, row.seq, problem))
+        row = next(pending, None)
+    return problems
+
+
+def _compare(row: StoredRow, state: Any, head_hash: str) -> str:
+    """What is wrong with ``row`` against the fold ``state`` (at ``head_hash``), or ``""``."""
+    if state.head < row.seq:
+        return (f"stored snapshot at #{row.seq}, but the log ends at #{state.head}: the row "
+                "is of another log, or events were dropped")
+    if row.head_hash != head_hash:
+        return ("stored snapshot's chain hash is not the log's at that event: it was taken "
+                "from another log, or the log was changed below it")
+    try:
+        stored = msgspec.to_builtins(decode_state(row.state))
+    except (msgspec.DecodeError, msgspec.ValidationError, TypeError, ValueError) as error:
+        return f"stored snapshot cannot be read: {error}"
+    folded = msgspec.to_builtins(state)
+    differ = sorted(key for key in folded.keys() | stored.keys()
+                    if folded.get(key) != stored.get(key))
+    if differ:
+        return (f"stored snapshot differs from the fold of the log in {', '.join(differ)}: "
+                "it was edited (the server would have believed it)")
+    return ""
