@@ -27,8 +27,11 @@ def _luck_table(report: Report, section: Section) -> Table:
     table = Table(title="Luck against the exact odds", title_justify="left", box=box.SIMPLE,
                   pad_edge=False)
     for column in ("who", "rolls", "mean percentile", "fair dice (95%)", "p-value", "verdict"):
-        table.add_column(column, justify="left" if column in ("who", "verdict") else "right",
-                         no_wrap=column == "verdict")
+        words = column in ("who", "verdict")
+        # figures never wrap or shrink (rich would cut 0.424-0.576 to "0.424-0…"): the
+        # words give way, folded onto more lines when the terminal is narrow
+        table.add_column(column, justify="left" if words else "right", no_wrap=not words,
+                         overflow="fold" if words else "ellipsis")
 
     def row(name: str, luck: Luck) -> None:
         table.add_row(Text(printable(name)), str(luck.rolls), f"{luck.mean_percentile:.3f}",
@@ -61,6 +64,12 @@ def _systems(report: Report, section: Section) -> list[RenderableType]:
             _tally("checks succeeded", t.succeeded), _tally("net successes", t.successes),
             _tally("triumphs", t.triumphs, 2), _tally("despairs", t.despairs, 2),
             _tally("net advantage", t.advantages)])))
+        for ch, v in n.characters.items():
+            out.append(Text(printable(
+                f"  {report.characters.get(ch, ch)}: {v.rolls} rolls; " + "; ".join([
+                    _tally("net successes", v.successes), _tally("triumphs", v.triumphs, 2),
+                    _tally("despairs", v.despairs, 2),
+                    _tally("net advantage", v.advantages)]))))
         if n.flips_by or n.destiny:
             flips = ", ".join(f"{who(report, m)} {c}" for m, c in n.flips_by.items())
             line = f"Destiny: {sum(n.flips_by.values())} flips ({flips or 'none'})"
@@ -83,8 +92,16 @@ def _systems(report: Report, section: Section) -> list[RenderableType]:
         unused = sum(t.unused for t in s.combat_turns)
         full = sum(t.full for t in s.combat_turns)
         if full:
-            line += f"; pool dice unused {unused} of {full} over {len(s.combat_turns)} turns"
+            turns = len({(t.encounter, t.turn) for t in s.combat_turns})
+            line += (f"; pool dice unused {unused} of {full} over {turns} Combat "
+                     f"Turn{'s' if turns != 1 else ''}")
         out.append(Text(printable(line)))
+        for ch, v3 in s.characters.items():
+            out.append(Text(printable(
+                f"  {report.characters.get(ch, ch)}: {v3.tests} tests; "
+                f"{_tally('successes', v3.successes)}; Rule of One "
+                f"{v3.disasters.actual:.0f} (expected {v3.disasters.expected:.2g}); Karma Pool "
+                f"spent {v3.karma_spent}")))
     if (d := section.d12) is not None:
         t12 = d.table
         line = (f"d12: {t12.rolls} rolls; {_tally('succeeded', t12.succeeded)}; "
@@ -95,6 +112,11 @@ def _systems(report: Report, section: Section) -> list[RenderableType]:
             line += (f"; {len(lengths)} extended tests, {min(lengths)}-{max(lengths)} rounds "
                      f"(mean {sum(lengths) / len(lengths):.1f})")
         out.append(Text(printable(line)))
+        for ch, v12 in d.characters.items():
+            out.append(Text(printable(
+                f"  {report.characters.get(ch, ch)}: {v12.rolls} rolls; "
+                f"{_tally('succeeded', v12.succeeded)}; {_tally('margin', v12.margin)}; "
+                f"{_tally('1s', v12.ones)}; {_tally('12s', v12.twelves)}")))
     if (f := section.free) is not None:
         dice = ", ".join(f"d{d.sides} x{d.dice} chi-square {d.chi_square:.1f} "
                          f"(p {d.p_value:.3g})" for d in f.dice)

@@ -15,7 +15,7 @@ What a roll is judged by (its *value*):
 - Shadowrun test with a target number: successes; an open test: the highest total; a Karma
   Pool reroll: the successes (the highest total) the rerolled dice added;
 - d12 roll: the margin;
-- free ``XdN`` roll: the total of its dice (the constant aside).
+- free ``XdN+C`` roll: its total, the constant included (``3d6+2`` showing 3, 3, 2: 10).
 """
 
 from __future__ import annotations
@@ -47,6 +47,9 @@ from projections.sr3_odds import p_die_at_least
 __all__ = ["for_session", "report", "roll_rows"]
 
 _POOL_SOURCES = frozenset(sr3_events.POOLS)
+_ASTRAL_POOLS = frozenset({"astral_combat", "astral"})
+"""Pools usable only on the astral plane (rules: sr3-dice-pools.md, Astral Combat Pool and
+Astral Pool)."""
 OPEN_KEPT = 4096
 """Tests and checks still open that the fold remembers, at most (the oldest forgotten first):
 a reroll or a roll refers to one opened lately, and the fold's memory must not grow with the
@@ -89,6 +92,8 @@ class _Fold:
         self.sr3_tests: dict[int, tuple[int | None, int | None]] = {}  # test -> (tn, result)
         self.encounter = 0
         self.turn: int | None = None
+        self.astral_pools: dict[str, int] = {}
+        """Astral pool dice of each character this Combat Turn, not yet counted as theirs."""
         self.d12_tests: dict[int, tuple[str | None, str, float | None, int]] = {}
         self.handlers: dict[type[Any], Callable[[Recorded, Any, float | None], None]] = {
             core.CampaignCreated: self.campaign_created,
@@ -195,9 +200,9 @@ class _Fold:
 
     def free_roll(self, rec: Recorded, event: core.DiceRolled, seconds: float | None) -> None:
         key = tuple((len(t.faces), t.sides, t.sign) for t in event.terms)
-        value = event.total - event.constant
         self.judge(rec, event.character, "free", "free", lambda: event.expression,
-                   lambda: str(event.total), value, odds.free_total(key), None)
+                   lambda: str(event.total), event.total,
+                   odds.free_total(key, event.constant), None)
         for scope in self.scopes:
             scope.free_rolls += 1
             for term in event.terms:
@@ -242,11 +247,18 @@ class _Fold:
         self.encounter += 1
 
     def turn_started(self, rec: Recorded, event: Any, seconds: float | None) -> None:
+        """Each character's pools at the start of a Combat Turn. The Astral Combat Pool and
+        the Astral Pool serve only tests on the astral plane: they count as dice the
+        character had only once they make an astral test in the turn."""
         self.turn = event.turn
+        self.astral_pools = {}
         for character, sizes in event.pools.items():
+            astral = sum(n for pool, n in sizes.items() if pool in _ASTRAL_POOLS)
+            if astral:
+                self.astral_pools[character] = astral
             for scope in self.scopes:
                 scope.turn_pools((self.encounter, event.turn, character),
-                                 sum(sizes.values()), 0)
+                                 sum(sizes.values()) - astral, 0)
 
     def turn_over(self, rec: Recorded, event: Any, seconds: float | None) -> None:
         self.turn = None
@@ -278,6 +290,7 @@ class _Fold:
             float(event.successes or 0), dist.mean if event.tn is not None else 0.0,
             float(event.disastrous), 6.0**-n, 0.0, 0.0))
         drawn = sum(1 for die in event.dice if die.source in _POOL_SOURCES)
+        astral = self.astral_pools.pop(event.character, 0) if event.astral else 0
         chain = max(event.dice, key=lambda die: len(die.faces))  # only sixes roll on
         for scope in self.scopes:
             if event.karma_spent:
@@ -286,8 +299,8 @@ class _Fold:
             if sixes and (scope.chain is None or sixes > scope.chain.sixes):
                 scope.six_chain(ChainRecord(sixes=sixes, faces=list(chain.faces),
                                             character=event.character, seq=rec.seq))
-            if self.turn is not None and drawn:
-                scope.turn_pools((self.encounter, self.turn, event.character), 0, drawn)
+            if self.turn is not None and (drawn or astral):
+                scope.turn_pools((self.encounter, self.turn, event.character), astral, drawn)
         declared = self.declared.pop(event.character, None)
         if declared is not None and seconds is not None:
             for scope in self.scopes:

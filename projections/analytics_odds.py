@@ -141,14 +141,15 @@ def d12_margin(dice: int, dt: int) -> Discrete:
 
 
 @lru_cache(maxsize=512)
-def free_total(terms: tuple[tuple[int, int, int], ...]) -> Discrete:
-    """The total of a free roll's dice, ``terms`` as ``(count, sides, sign)`` (constant aside).
+def free_total(terms: tuple[tuple[int, int, int], ...], constant: int = 0) -> Discrete:
+    """The total of a free roll, ``terms`` as ``(count, sides, sign)``, plus ``constant``
+    (``3d6+2``: 5 to 20, the total the table saw).
 
     Every die, added or subtracted, is ``1 + x + ... + x**(sides - 1)`` once its lowest value
     is shifted to 0; the total is their product, one packed big-integer power per term
     (Kronecker substitution, each coefficient in a slot wide enough for the largest count).
     """
-    lowest = sum(count * (1 if sign > 0 else -sides) for count, sides, sign in terms)
+    lowest = constant + sum(count * (1 if sign > 0 else -sides) for count, sides, sign in terms)
     total = 1
     for count, sides, _ in terms:
         total *= sides**count

@@ -19,6 +19,7 @@ from typing import Any, ParamSpec
 
 from matplotlib import rc_context
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 from matplotlib.typing import RcKeyType
 
 from projections.analytics_model import DestinyPoint, DieFaces, Luck
@@ -125,7 +126,12 @@ def per_minute_chart(per_minute: Sequence[int], salt: str) -> str:
     """Events in each minute of the session."""
     figure = _figure(6.4, 2.2)
     axes = figure.subplots()
-    axes.fill_between(range(len(per_minute)), per_minute, step="post", color=ACCENT, alpha=0.7)
+    # stairs: minute i spans [i, i + 1), the last one included (a line through the points
+    # would draw the last minute with no width, and a session of one minute not at all)
+    axes.stairs(per_minute, range(len(per_minute) + 1), fill=True, color=ACCENT, alpha=0.7)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_xlim(0, len(per_minute))
     axes.set_xlabel("minutes into the session")
     axes.set_ylabel("events")
     return _svg(figure, salt)
@@ -134,12 +140,17 @@ def per_minute_chart(per_minute: Sequence[int], salt: str) -> str:
 @_styled
 def faces_chart(dice: Sequence[DieFaces], salt: str) -> str:
     """Each face's count over what a uniform die would give, one panel per die size."""
-    figure = _figure(6.4, 1.6 * len(dice) + 0.4)
+    figure = Figure(figsize=(6.4, 1.9 * len(dice) + 0.4), layout="constrained")
     panels = figure.subplots(len(dice), 1, squeeze=False)
     for (axes,), die in zip(panels, dice, strict=True):
         expected = die.dice / die.sides
         axes.bar(range(1, die.sides + 1), [c / expected for c in die.faces], color=ACCENT)
         axes.axhline(1.0, color=MUTED, linestyle="--", linewidth=0.8)
+        if die.sides <= 20:  # every face named: a d4's axis reads 1 2 3 4, never 1.5
+            axes.set_xticks(range(1, die.sides + 1))
+        else:
+            axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.set_xlim(0.4, die.sides + 0.6)
         axes.set_ylabel(f"d{die.sides}")
         axes.set_title(f"d{die.sides}: {die.dice} dice, chi-square {die.chi_square:.1f}, "
                        f"p {die.p_value:.3g}", fontsize=8, loc="left")
@@ -155,6 +166,7 @@ def sessions_chart(series: dict[str, list[tuple[int, float]]], salt: str) -> str
     for name, points in series.items():
         axes.plot([s for s, _ in points], [m for _, m in points], marker="o", label=plain(name))
     axes.axhline(0.5, color=MUTED, linestyle="--", linewidth=0.8)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # session 2, never 1.25
     axes.set_xlabel("game session")
     axes.set_ylabel("mean percentile")
     axes.legend(frameon=False, fontsize=8)

@@ -68,6 +68,20 @@ def _tallies(pairs: list[tuple[str, Tally]]) -> str:
     return "<table><tr><th></th><th>actual</th><th>expected</th></tr>" + body + "</table>"
 
 
+def _by_character(report: Report, header: str, rows: list[tuple[str, int, list[Tally]]],
+                  figures: tuple[str, ...]) -> str:
+    """Each character's figures, actual and expected side by side."""
+    if not rows:
+        return ""
+    head = f"<tr><th>character</th><th>{_e(header)}</th>" + "".join(
+        f"<th>{_e(f)}</th><th>expected</th>" for f in figures) + "</tr>"
+    body = "".join(
+        f"<tr><td>{_e(report.characters.get(c, c))}</td><td>{n}</td>" + "".join(
+            f"<td>{t.actual:.2f}</td><td>{t.expected:.2f}</td>" for t in tallies) + "</tr>"
+        for c, n, tallies in rows)
+    return "<table>" + head + body + "</table>"
+
+
 def _systems(report: Report, section: Section, salt: str) -> list[str]:
     out: list[str] = []
     if (n := section.narrative) is not None:
@@ -75,7 +89,11 @@ def _systems(report: Report, section: Section, salt: str) -> list[str]:
         out += ["<h3>Narrative checks</h3>", _tallies([
             ("checks succeeded", t.succeeded), ("net successes", t.successes),
             ("net advantage", t.advantages), ("triumphs", t.triumphs),
-            ("despairs", t.despairs)])]
+            ("despairs", t.despairs)]),
+            _by_character(report, "rolls", [
+                (c, v.rolls, [v.successes, v.advantages, v.triumphs, v.despairs])
+                for c, v in n.characters.items()],
+                ("net successes", "net advantage", "triumphs", "despairs"))]
         if n.flips_by:
             by = ", ".join(f"{_e(who(report, m))} {c}" for m, c in n.flips_by.items())
             out.append(f"<p>{sum(n.flips_by.values())} destiny points flipped: {by}.</p>")
@@ -86,7 +104,11 @@ def _systems(report: Report, section: Section, salt: str) -> list[str]:
         out += ["<h3>Shadowrun tests</h3>", _tallies([
             ("successes", t3.successes), ("Rule of One disasters", t3.disasters),
             ("successes Karma Pool bought", t3.karma_successes)]),
-            f"<p>Karma Pool spent: {t3.karma_spent}.</p>"]
+            f"<p>Karma Pool spent: {t3.karma_spent}.</p>",
+            _by_character(report, "tests", [
+                (c, v.tests, [v.successes, v.disasters, v.karma_successes])
+                for c, v in s.characters.items()],
+                ("successes", "Rule of One", "bought with Karma"))]
         if s.longest_chain is not None:
             c = s.longest_chain
             out.append(f"<p>Longest Rule-of-Six chain: {c.sixes} sixes "
@@ -101,7 +123,11 @@ def _systems(report: Report, section: Section, salt: str) -> list[str]:
         t12 = d.table
         out += ["<h3>d12 rolls</h3>", _tallies([
             ("succeeded", t12.succeeded), ("margin", t12.margin), ("1s", t12.ones),
-            ("12s", t12.twelves)])]
+            ("12s", t12.twelves)]),
+            _by_character(report, "rolls", [
+                (c, v.rolls, [v.succeeded, v.margin, v.ones, v.twelves])
+                for c, v in d.characters.items()],
+                ("succeeded", "margin", "1s", "12s"))]
         if d.extended:
             lengths = [e.rounds for e in d.extended]
             out.append(f"<p>{len(lengths)} extended tests, {min(lengths)} to {max(lengths)} "
@@ -138,7 +164,7 @@ def _section(report: Report, section: Section, salt: str, full: bool) -> str:
                                               salt + "-pct")]
     if full:
         parts += _systems(report, section, salt)
-        if len(t.per_minute) > 1:
+        if t.per_minute:
             parts += ["<h3>Events per minute</h3>",
                       charts.per_minute_chart(t.per_minute, salt + "-pace")]
     return "\n".join(p for p in parts if p)
