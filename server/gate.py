@@ -360,6 +360,8 @@ class Gate:
         its turn until then, so its address's other connections wait meanwhile."""
         connection.discarding = True
         connection.transport.pause_reading()
+        if connection.head is not None:
+            connection.head.rest()  # its bytes are freed now, not when it closes
         self.oversized += 1
         self._oversized_interval += 1
         delay = self.admission.request_delay(connection.source, self._now())

@@ -36,6 +36,7 @@ def held_requests_extra() -> tuple[str, ...]:
 
 
 def _run(script: str, extra: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+    script = script.split()[0]  # "http_churn.py path=2": the script, run with its options
     return subprocess.run([sys.executable, str(HERE / script), "--quick", *extra], cwd=ROOT,
                           capture_output=True, text=True, timeout=240,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -55,7 +56,8 @@ def started() -> dict[str, Future[subprocess.CompletedProcess[str]]]:
         ("never_join.py", never_join_extra()), ("flood.py", ()), ("slow_readers.py", ()),
         ("join_storm.py", ()), ("checks_churn.py", ()), ("garbage_frames.py", ()),
         ("http_churn.py", ()), ("kill9_housekeeping.py", ()),
-        ("big_headers.py", held_requests_extra()), ("slow_handshakes.py", held_requests_extra()))}
+        ("big_headers.py", held_requests_extra()), ("slow_handshakes.py", held_requests_extra()),
+        ("http_churn.py path=2", ("--option", "path=2")))}
 
 
 def run_quick(script: str) -> dict[str, Any]:
@@ -137,3 +139,9 @@ def test_slow_handshakes_hold_only_their_addresses_turns() -> None:
     """Requests trickled a byte at a time from several addresses: at most a few of each
     address's are read at once, the others wait unread, and nothing is held afterwards."""
     run_quick("slow_handshakes.py")
+
+
+def test_repeated_headers_are_refused_with_a_few_log_lines() -> None:
+    """Handshakes repeating a header, churned from one address, are answered 400 and cost the
+    server's log a line a minute, not a traceback each."""
+    run_quick("http_churn.py path=2")
