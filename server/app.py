@@ -65,7 +65,7 @@ from server.replay_links import replay_first, replay_request
 from server.report_page import ReportPages
 from server.settings import Settings
 from server.shutdown import answer_unread, run_steps
-from server.stored_snapshots import SnapshotStore
+from server.stored_snapshots import SnapshotStore, seal_key
 from server.subscriber import Subscriber
 from server.utc_clock import UtcClock
 from server.views import ViewWorkers
@@ -240,7 +240,7 @@ class Server:
             reserve_bytes=self.settings.disk_reserve_mb * 2**20, clock=self.clock)
         self.committer.start()
         started = time.perf_counter()
-        self.store = SnapshotStore(self.db_path)
+        self.store = SnapshotStore(self.db_path, seal_key(self.admin_token))
         await self.loaded.open(self.log, self.store, self.committer)  # and unloads idle hubs
         logger.info("found %d campaigns in %.3fs (each loads when first joined)",
                     len(self.campaigns), time.perf_counter() - started)

@@ -1,12 +1,12 @@
 """``poolhall verify``'s check of the stored snapshots: each one equal to a fold of the log.
 
-The server reads a stored snapshot only when its chain hash is the log's at that event
-(:func:`server.stored_snapshots.trusted_latest`), but a row whose state was edited in place
-(a player's role made ``gm``) with its hash left alone passes that check: the hash says which
-event the state was taken at, not that the state is the fold of the log up to it. So
-``verify`` folds the log of every campaign that has snapshots and compares each row written
-by this code with the fold at its seq, field by field. A row of other code (another
-fingerprint) is never read by this server and is not compared.
+The server reads a stored snapshot only when its chain hash is the log's at that event and
+its seal is the server's (:func:`server.stored_snapshots.trusted_latest`). The seal's key is
+derived from the admin token, which ``verify`` does not hold (nor should it need to: it reads
+a copy of the file anywhere). So ``verify`` checks the rows the other way: it folds the log
+of every campaign that has snapshots and compares each row written by this code with the fold
+at its seq, field by field; a row edited in place (a player's role made ``gm``) differs. A row
+of other code (another fingerprint) is never read by the server and is not compared.
 
 Reads the file only (``mode=ro``), like the rest of ``verify``; the fold of a campaign runs
 up to its last snapshot and keeps one bounded state, whatever the log's length.

@@ -16,16 +16,17 @@ row at or before it plus at most ``--snapshot-every`` events
 (:func:`server.snapshots.snapshot_at`); both go through :func:`fold_from`.
 
 Why a row is trusted: only as far as the log vouches for it. A row is read only when the chain
-hash it was stored with is the log's hash of that very event (:func:`trusted_latest`),
-so a row that belongs to another log (a file restored from a backup, events dropped or
-rewritten below the row) is dropped and folded again. A row whose *state* was edited but whose
-hash was left alone is what ``poolhall verify`` finds: it folds the log and compares every
-row with it (:mod:`server.snapshot_check`).
+hash it was stored with is the log's hash of that very event and its seal (an HMAC under a
+key derived from the admin token, :func:`seal_key`) is the server's (:func:`trusted_latest`):
+a row of another log (a file restored from a backup, events dropped or rewritten below it) or
+one whose state was edited in place is dropped and folded again. ``poolhall verify``, which
+holds no key, folds the log and compares every row with it (:mod:`server.snapshot_check`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import logging
 import sqlite3
 import sys
@@ -49,6 +50,7 @@ __all__ = [
     "decode_state",
     "encode_state",
     "fold_from",
+    "seal_key",
     "stored_rows",
     "trusted_latest",
 ]
@@ -127,17 +129,45 @@ class Folded(NamedTuple):
 _CREATE = (
     "CREATE TABLE IF NOT EXISTS snapshots (campaign TEXT NOT NULL, seq INTEGER NOT NULL,"
     " fingerprint TEXT NOT NULL, head_hash TEXT NOT NULL, state BLOB NOT NULL,"
-    " PRIMARY KEY (campaign, seq))")
+    " seal TEXT NOT NULL DEFAULT '', PRIMARY KEY (campaign, seq))")
+_ADD_SEAL = "ALTER TABLE snapshots ADD COLUMN seal TEXT NOT NULL DEFAULT ''"
+"""A table of a release before seals gains the column (its rows, unsealed, are refolded)."""
+
+
+def seal_key(secret: str) -> bytes:
+    """The key that seals stored snapshots, derived from the server's admin token: forging a
+    row then takes the token, which opens every campaign as GM anyway."""
+    return hmac.new(secret.encode(), b"poolhall stored snapshots v1", hashlib.sha256).digest()
+
+
+def _seal(key: bytes, campaign: str, seq: int, head_hash: str, blob: bytes) -> str:
+    head = f"{campaign}\x1f{seq}\x1f{FINGERPRINT}\x1f{head_hash}\x1f".encode()
+    return hmac.new(key, head + blob, hashlib.sha256).hexdigest()
+
+
+class _Row(NamedTuple):
+    seq: int
+    head_hash: str
+    blob: bytes
+    sealed: bool
+    """Whether the row's seal is this store's (always, for a store without a key)."""
 
 
 class SnapshotStore:
-    """The ``snapshots`` table of a log file: written and read on connections of its own."""
+    """The ``snapshots`` table of a log file: written and read on connections of its own.
 
-    def __init__(self, path: str | Path) -> None:
+    With ``key`` (:func:`seal_key`; the server passes one) each row is sealed with an
+    HMAC-SHA256 over its campaign, seq, fingerprint, chain hash and state, and a row whose
+    seal is not this key's is never believed (:func:`trusted_latest`): someone who can write
+    the file but does not hold the admin token cannot make the server believe a state.
+    """
+
+    def __init__(self, path: str | Path, key: bytes | None = None) -> None:
         self._uri = Path(path).resolve().as_uri()
+        self._key = key
         connection = self._connect()
         try:
-            connection.execute(_CREATE)
+            _create(connection)
         finally:
             connection.close()
 
@@ -153,11 +183,13 @@ class SnapshotStore:
         connection = self._connect()
         try:
             connection.execute("BEGIN IMMEDIATE")
-            connection.execute(_CREATE)  # again: an operator may have dropped the table
+            _create(connection)  # again: an operator may have dropped the table
             connection.executemany(
-                "INSERT OR REPLACE INTO snapshots (campaign, seq, fingerprint, head_hash, state)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(campaign, seq, FINGERPRINT, digest, blob) for seq, digest, blob in rows])
+                "INSERT OR REPLACE INTO snapshots (campaign, seq, fingerprint, head_hash, state,"
+                " seal) VALUES (?, ?, ?, ?, ?, ?)",
+                [(campaign, seq, FINGERPRINT, digest, blob,
+                  _seal(self._key, campaign, seq, digest, blob) if self._key else "")
+                 for seq, digest, blob in rows])
             connection.execute("COMMIT")
         finally:
             connection.close()
@@ -167,17 +199,15 @@ class SnapshotStore:
         code, if any (a table deleted under a running server reads as empty). Not checked
         against the log: :func:`trusted_latest` is."""
         found = self.latest_row(campaign, at_most)
-        return None if found is None else found[1]
+        return None if found is None else Folded(decode_state(found.blob), found.head_hash)
 
-    def latest_row(self, campaign: str, at_most: int | None = None
-                   ) -> tuple[int, Folded] | None:
-        """:meth:`latest` with the seq of its row (which a state edited in place may not
-        agree with)."""
+    def latest_row(self, campaign: str, at_most: int | None = None) -> _Row | None:
+        """The row :meth:`latest` decodes, as stored, and whether its seal is this store's."""
         connection = self._connect()
         try:
             found = connection.execute(
-                "SELECT state, head_hash, seq FROM snapshots WHERE campaign = ? AND seq <= ?"
-                " AND fingerprint = ? ORDER BY seq DESC LIMIT 1",
+                "SELECT state, head_hash, seq, seal FROM snapshots WHERE campaign = ? AND"
+                " seq <= ? AND fingerprint = ? ORDER BY seq DESC LIMIT 1",
                 [campaign, at_most if at_most is not None else 2**62, FINGERPRINT]).fetchone()
         except sqlite3.OperationalError as error:
             if "no such table" in str(error):
@@ -187,7 +217,10 @@ class SnapshotStore:
             connection.close()
         if found is None:
             return None
-        return int(found[2]), Folded(decode_state(found[0]), str(found[1]))
+        seq, head_hash, blob = int(found[2]), str(found[1]), bytes(found[0])
+        sealed = self._key is None or hmac.compare_digest(
+            str(found[3]), _seal(self._key, campaign, seq, head_hash, blob))
+        return _Row(seq, head_hash, blob, sealed)
 
     def discard(self, campaign: str, seq: int) -> None:
         """Delete the campaign's row at ``seq`` (one the log does not vouch for)."""
@@ -197,6 +230,13 @@ class SnapshotStore:
                                [campaign, seq])
         finally:
             connection.close()
+
+
+def _create(connection: sqlite3.Connection) -> None:
+    connection.execute(_CREATE)
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(snapshots)")}
+    if "seal" not in columns:
+        connection.execute(_ADD_SEAL)
 
 
 class StoredRow(NamedTuple):
@@ -232,7 +272,8 @@ DISTRUSTED_MOST = 16
 def trusted_latest(log: EventLog, store: SnapshotStore, campaign: str,
                    at_most: int | None = None) -> Folded | None:
     """The campaign's latest stored state at or before ``at_most`` that the log vouches for:
-    its row's chain hash is the log's hash of that event, and its state is at that event.
+    its row's chain hash is the log's hash of that event, its state is at that event and
+    readable, and its seal is the store's (:class:`SnapshotStore`).
 
     A row that fails is logged, deleted and the next earlier one tried (at most
     :data:`DISTRUSTED_MOST`): derived data is rebuilt, never believed against the log. One
@@ -242,13 +283,17 @@ def trusted_latest(log: EventLog, store: SnapshotStore, campaign: str,
         found = store.latest_row(campaign, at_most)
         if found is None:
             return None
-        seq, folded = found
-        if folded.state.head == seq and \
-                log.hashes_at({campaign: seq}).get(campaign) == folded.head_hash:
-            return folded
-        logger.warning("the stored snapshot of %s at #%d does not match the log (its chain"
-                       " hash or its seq): ignored and deleted; folding from an earlier one",
-                       campaign, seq)
+        seq = found.seq
+        if found.sealed and log.hashes_at({campaign: seq}).get(campaign) == found.head_hash:
+            try:
+                state = decode_state(found.blob)
+            except (msgspec.DecodeError, msgspec.ValidationError, TypeError, ValueError):
+                state = None
+            if state is not None and state.head == seq:
+                return Folded(state, found.head_hash)
+        logger.warning("the stored snapshot of %s at #%d is not vouched for (its seal, its"
+                       " chain hash or its seq): ignored and deleted; folding from an earlier"
+                       " one", campaign, seq)
         store.discard(campaign, seq)
     return None
 

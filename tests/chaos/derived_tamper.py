@@ -11,8 +11,9 @@ with Python's ``sqlite3`` as an attacker holding the file (and poolhall's code) 
 starts the server again:
 
 - ``edited-state``: the latest stored snapshot says Ann is a GM, its chain hash left alone.
-  ``poolhall verify`` must report it (the server itself cannot tell such a row from the fold
-  without folding: the check is verify's, see docs/explanation/what-clients-see.md).
+  The row's seal (an HMAC keyed by the admin token, which the attacker does not hold) no
+  longer matches: Ann joins as a player and may not invite a GM; ``poolhall verify``, which
+  holds no key, folds the log and reports the row.
 - ``moved-state``: the same, with the row's chain hash not the log's at its seq (a row of
   another log, or of events since rewritten). The server must not believe it: Ann joins as a
   player and may not invite a GM; ``verify`` reports it.
@@ -185,9 +186,8 @@ async def attack(kind: str, work: Path, rolls: int) -> list[dict[str, Any]]:
         else:
             role, refused = await _ann_role(played, port)
             print(f"{kind}: Ann joins as {role!r}; her invite of a GM refused: {refused}")
-            if kind == "moved-state":
-                check("Ann still joins as a player", role == "player")
-                check("Ann may not invite a GM", refused)
+            check("Ann still joins as a player", role == "player")
+            check("Ann may not invite a GM", refused)
     finally:
         _stop(server)
     return checks

@@ -67,6 +67,21 @@ async def test_a_snapshot_the_log_does_not_vouch_for_is_never_believed(table: Ta
     assert ("ab" * 32,) not in hashes
 
 
+async def test_a_snapshot_edited_in_place_is_not_believed_without_its_seal(
+        table: Table) -> None:
+    """The issue's attack: Ann made a GM in the latest row, its chain hash left as it was.
+    The row's seal (keyed by the admin token, which the attacker lacks) no longer matches:
+    Ann joins as a player and may not invite a GM."""
+    campaign, member, token = await _stored(table)
+    _make_gm(table.db_path, campaign, member, head_hash=None)
+    await restart(table, snapshot_every=4)
+    ann = await table.connect(campaign, token)
+    assert ann.welcome is not None and ann.welcome.role == "player"
+    with pytest.raises(CommandRejected) as refused:
+        await ann.call(core.Invite, role="gm", name="Mallory")
+    assert refused.value.code == "forbidden"
+
+
 async def test_a_snapshot_beyond_the_log_is_never_believed(table: Table) -> None:
     """A row past the log's last event (a file whose later events were cut): ignored."""
     campaign, member, token = await _stored(table)
@@ -77,8 +92,8 @@ async def test_a_snapshot_beyond_the_log_is_never_believed(table: Table) -> None
         state = decode_state(blob)
         state.members[member].role = "gm"
         state.head = seq + 1000
-        db.execute("INSERT INTO snapshots SELECT campaign, ?, fingerprint, ?, ? FROM snapshots"
-                   " WHERE campaign = ? AND seq = ?",
+        db.execute("INSERT INTO snapshots SELECT campaign, ?, fingerprint, ?, ?, seal FROM"
+                   " snapshots WHERE campaign = ? AND seq = ?",
                    [seq + 1000, digest, encode_state(state), campaign, seq])
     await restart(table, snapshot_every=4)
     ann = await table.connect(campaign, token)
