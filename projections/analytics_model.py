@@ -311,6 +311,8 @@ class Section(msgspec.Struct, frozen=True, kw_only=True):
     for that character, and only they did): shown and tested once."""
     gms: list[str] = []
     """Members who rolled as GM: their rows and their NPCs' are kept apart from the players'."""
+    npcs: list[str] = []
+    """Characters only GMs rolled for."""
     family: str = ""
     """How the page's tests are corrected together, in words."""
 

@@ -343,7 +343,8 @@ class Scope:
             d12=self._d12() if "d12" in self.systems else None,
             free=self._free() if self.free_rolls else None,
             faces=self._face_tests(), counts=self._count_tests(), merged=self._merged(),
-            gms=sorted(m for m in self.rolled_for if m in gms))
+            gms=sorted(m for m in self.rolled_for if m in gms),
+            npcs=sorted(c for c, by in self.rolled_by.items() if by <= gms))
 
     def _face_tests(self) -> list[FaceTest]:
         kinds = [*self.dice.items(), *((f"free d{s}", c) for s, c in sorted(self.faces.items()))]
