@@ -173,6 +173,12 @@ def _section(report: Report, section: Section) -> list[RenderableType]:
                  _roll(report, "worst luck", worst, worst.p_at_most if worst else None)):
         if line is not None:
             parts.append(line)
+    for m in section.rarest:
+        whose = f" for {report.characters.get(m.row.character, m.row.character)}" \
+            if m.row.character else ""
+        parts.append(styled("rare: [bold]#{}[/bold] {}{}: {} -> {} ({} to do {})", m.row.seq,
+                            who(report, m.row.actor), whose, m.row.pool, m.row.result,
+                            percent(m.p), "at least that well" if m.lucky else "that badly"))
     parts.extend(_dice_tests(section))
     parts.extend(_systems(report, section))
     return parts

@@ -14,6 +14,8 @@ import msgspec
 
 __all__ = [
     "ChainRecord",
+    "CurvePoint",
+    "Moment",
     "CountTest",
     "FaceTest",
     "CombatTurnPools",
@@ -281,6 +283,24 @@ class Timeline(msgspec.Struct, frozen=True, kw_only=True):
     longest_pause: Pause | None
 
 
+class Moment(msgspec.Struct, frozen=True, kw_only=True):
+    """One of the night's rarest results: the roll, and how rare - P(at least that well)
+    when it was lucky, P(that badly or worse) when it was not."""
+
+    row: RollRow
+    p: float
+    lucky: bool
+
+
+class CurvePoint(msgspec.Struct, frozen=True, kw_only=True):
+    """The table's running luck after ``rolls`` rolls: the mean percentile so far and the
+    half-width of the band fair dice stay in 95% of the time at that many rolls."""
+
+    rolls: int
+    mean: float
+    half: float
+
+
 class Section(msgspec.Struct, frozen=True, kw_only=True):
     """The figures of one game session (``session`` None: the whole campaign)."""
 
@@ -311,6 +331,10 @@ class Section(msgspec.Struct, frozen=True, kw_only=True):
     for that character, and only they did): shown and tested once."""
     gms: list[str] = []
     """Members who rolled as GM: their rows and their NPCs' are kept apart from the players'."""
+    rarest: list[Moment] = []
+    """The rarest results of the section, rarest first (at most five)."""
+    curve: list[CurvePoint] = []
+    """The table's running luck through a game session (thinned to at most 400 points)."""
     npcs: list[str] = []
     """Characters only GMs rolled for."""
     family: str = ""

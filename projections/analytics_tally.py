@@ -8,6 +8,7 @@ them) but lives only inside one call of :func:`projections.analytics.report`.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
@@ -18,6 +19,7 @@ from projections.analytics_model import (
     ChainRecord,
     CombatTurnPools,
     CountTest,
+    CurvePoint,
     D12Figures,
     D12Tally,
     DestinyFlip,
@@ -27,6 +29,7 @@ from projections.analytics_model import (
     FaceTest,
     FreeFigures,
     Luck,
+    Moment,
     NarrativeFigures,
     NarrativeTally,
     Pause,
@@ -138,6 +141,11 @@ class _Luck:
         return luck_of(self.n, self.total, self.variances)
 
 
+RAREST = 5
+"""The rarest results a section lists."""
+CURVE_POINTS = 400
+"""Points of a session's running luck curve, at most (thinned by halves past it)."""
+
 SYSTEM_SUMS: dict[str, tuple[str, ...]] = {
     "narrative": ("succeeded", "successes", "advantages", "triumphs", "despairs"),
     "sr3": ("successes", "disasters", "karma"),
@@ -182,6 +190,10 @@ class Scope:
         self.one_tests: dict[int, int] = {}
         """Shadowrun tests by their number of dice (Rule of One: P = 6**-dice)."""
         self.disasters = 0
+        self.rarest: list[tuple[float, int, Moment]] = []
+        """A heap of the rarest results so far, the least rare on top (at most RAREST)."""
+        self.curve: list[CurvePoint] = []
+        self.curve_step = 1
         self.rolled_for: dict[str, set[str | None]] = {}
         self.rolled_by: dict[str, set[str]] = {}
 
@@ -205,6 +217,17 @@ class Scope:
                 self.per_minute.extend([0] * (minute + 1 - len(self.per_minute)))
             self.per_minute[minute] += 1
 
+    def _moment(self, fact: Fact) -> None:
+        """Keep the roll if it is among the RAREST rarest so far."""
+        lucky = fact.p_at_least <= fact.p_at_most
+        p = min(fact.p_at_least, fact.p_at_most)
+        if p >= 0.5 or (len(self.rarest) >= RAREST and p >= -self.rarest[0][0]):
+            return
+        seq = fact.row().seq
+        heapq.heappush(self.rarest, (-p, -seq, Moment(row=fact.row(), p=p, lucky=lucky)))
+        if len(self.rarest) > RAREST:
+            heapq.heappop(self.rarest)
+
     def die_faces(self, die: str, sides: int, faces: Iterable[int]) -> None:
         """Faces that came up on dice of one kind (each 1..sides)."""
         counts = self.dice.get(die)
@@ -224,6 +247,14 @@ class Scope:
         if fact.character is not None:
             self.rolled_by.setdefault(fact.character, set()).add(fact.actor)
         self.table.add(fact)
+        self._moment(fact)
+        if self.session is not None and self.table.n % self.curve_step == 0:
+            n, variances = self.table.n, self.table.variances
+            self.curve.append(CurvePoint(rolls=n, mean=round(self.table.total / n, 6),
+                                         half=round(1.959963984540054 * variances**0.5 / n, 6)))
+            if len(self.curve) > CURVE_POINTS:  # thinned: memory bounded, whatever the night
+                self.curve = self.curve[1::2]
+                self.curve_step *= 2
         luck = self.players.get(fact.actor)
         if luck is None:
             luck = self.players[fact.actor] = _Luck()
@@ -343,6 +374,8 @@ class Scope:
             d12=self._d12() if "d12" in self.systems else None,
             free=self._free() if self.free_rolls else None,
             faces=self._face_tests(), counts=self._count_tests(), merged=self._merged(),
+            rarest=[m for _, _, m in sorted(self.rarest, key=lambda e: (-e[0], -e[1]))],
+            curve=list(self.curve),
             gms=sorted(m for m in self.rolled_for if m in gms),
             npcs=sorted(c for c, by in self.rolled_by.items() if by <= gms))
 

@@ -22,10 +22,11 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from matplotlib.typing import RcKeyType
 
-from projections.analytics_model import DestinyPoint, DieFaces, FaceTest, Luck
+from projections.analytics_model import CurvePoint, DestinyPoint, DieFaces, FaceTest, Luck
 from reports.words import plain
 
-__all__ = ["destiny_chart", "face_tests_chart", "faces_chart", "luck_chart", "percentile_chart",
+__all__ = ["destiny_chart", "face_tests_chart", "faces_chart", "luck_chart", "luck_curve_chart",
+           "percentile_chart",
            "per_minute_chart", "sessions_chart"]
 
 LIGHT, DARK, ACCENT, MUTED = "#d9a400", "#3b2f63", "#2a6f97", "#9aa5b1"
@@ -192,4 +193,23 @@ def face_tests_chart(tests: Sequence[FaceTest], salt: str) -> str:
                 if test.powered and test.adjusted is not None else "too few dice to tell")
         axes.set_title(plain(f"{test.die}: {test.dice} dice; {said}"), fontsize=8, loc="left")
     panels[-1][0].set_xlabel("face (bar: count over a fair die's expectation)")
+    return _svg(figure, salt)
+
+
+@_styled
+def luck_curve_chart(points: Sequence[CurvePoint], salt: str) -> str:
+    """The table's mean percentile roll after roll, inside the band fair dice keep to 95% of
+    the time at that many rolls (wide at first, narrowing as rolls add up)."""
+    figure = _figure(6.4, 2.4)
+    axes = figure.subplots()
+    xs = [p.rolls for p in points]
+    axes.fill_between(xs, [0.5 - p.half for p in points], [0.5 + p.half for p in points],
+                      color=MUTED, alpha=0.35, linewidth=0, label="fair dice (95%)")
+    axes.plot(xs, [p.mean for p in points], color=ACCENT, label="the table")
+    axes.axhline(0.5, color=MUTED, linestyle="--", linewidth=0.8)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_ylim(0, 1)
+    axes.set_xlabel("rolls into the session")
+    axes.set_ylabel("mean percentile so far")
+    axes.legend(frameon=False, fontsize=8)
     return _svg(figure, salt)

@@ -209,6 +209,19 @@ def _section(report: Report, section: Section, salt: str, full: bool) -> str:
             parts += [charts.luck_chart(rows, salt + "-luck"),
                       charts.percentile_chart(section.percentiles, section.percentiles_expected,
                                               salt + "-pct")]
+    if section.rarest:
+        items = "".join(
+            f"<li>#{m.row.seq} {_e(who(report, m.row.actor))}"
+            + (f" for {_e(report.characters.get(m.row.character, m.row.character))}"
+               if m.row.character else "")
+            + f": {_e(m.row.pool)} &rarr; {_e(m.row.result)}, "
+            f"{_e(percent(m.p))} {'to do at least that well' if m.lucky else 'to do that badly'}"
+            f" (1 in {_e(f'{1 / m.p:,.0f}' if m.p > 0 else 'more than a million')})</li>"
+            for m in section.rarest)
+        parts.append(f"<h3>The rarest moments</h3><ol>{items}</ol>")
+    if full and len(section.curve) > 1:
+        parts += ["<h3>Luck through the session</h3>",
+                  charts.luck_curve_chart(section.curve, salt + "-curve")]
     parts += _dice_tests(section, salt, full)
     if full:
         parts += _systems(report, section, salt)
