@@ -38,12 +38,38 @@ def _luck_table(report: Report, section: Section) -> Table:
                       f"{luck.low:.3f}-{luck.high:.3f}", f"{luck.p_value:.3g}",
                       luck.verdict + (" (few rolls)" if luck.rough else ""))
 
-    for member, luck in section.players.items():
-        row(who(report, member), luck)
-    for character, luck in section.characters.items():
-        row(report.characters.get(character, character) + " (character)", luck)
-    row("the table", section.luck)
+    merged = set(section.merged.values())
+    for gm in (False, True):
+        for member, luck in section.players.items():
+            if (member in section.gms) == gm:
+                also = section.merged.get(member)
+                row(who(report, member) + (f" as {report.characters.get(also, also)}"
+                                           if also else "") + (" (GM)" if gm else ""), luck)
+        for character, luck in section.characters.items():
+            if character not in merged and (character in section.npcs) == gm:
+                row(report.characters.get(character, character)
+                    + (" (NPC)" if gm else " (character)"), luck)
+        if not gm:
+            row("the table", section.luck)
     return table
+
+
+def _dice_tests(section: Section) -> list[RenderableType]:
+    out: list[RenderableType] = []
+    for t in section.faces:
+        said = (f"p {t.p_value:.3g}" + (f" +/- {t.error:.2g}" if t.error else "")
+                + f" ({t.method}), after Holm {t.adjusted:.3g}"
+                if t.powered and t.adjusted is not None else "")
+        out.append(Text(printable(f"Faces of {t.die}: {t.dice} dice"
+                                  + (f"; {said}" if said else "") + f": {t.verdict}")))
+    for c in section.counts:
+        said = (f"; p {c.p_value:.3g} (exact), after Holm {c.adjusted:.3g}"
+                if c.powered and c.adjusted is not None else "")
+        out.append(Text(f"{c.what}: {c.actual} (expected {c.expected:.2f}){said}: {c.verdict}"))
+    if section.family:
+        out.append(Text(section.family + " A verdict says fair dice rarely do this, not that "
+                        "anyone cheated; no verdict does not prove the dice fair."))
+    return out
 
 
 def _roll(report: Report, label: str, row: RollRow | None, p: float | None) -> Text | None:
@@ -147,6 +173,13 @@ def _section(report: Report, section: Section) -> list[RenderableType]:
                  _roll(report, "worst luck", worst, worst.p_at_most if worst else None)):
         if line is not None:
             parts.append(line)
+    for m in section.rarest:
+        whose = f" for {report.characters.get(m.row.character, m.row.character)}" \
+            if m.row.character else ""
+        parts.append(styled("rare: [bold]#{}[/bold] {}{}: {} -> {} ({} to do {})", m.row.seq,
+                            who(report, m.row.actor), whose, m.row.pool, m.row.result,
+                            percent(m.p), "at least that well" if m.lucky else "that badly"))
+    parts.extend(_dice_tests(section))
     parts.extend(_systems(report, section))
     return parts
 
@@ -165,7 +198,6 @@ def summary(report: Report, session: int | None = None) -> RenderableType:
             table.add_column(column)
         for s in report.sessions:
             table.add_row(str(s.session), Text(printable(s.title)), str(s.timeline.events),
-                          str(s.luck.rolls),
-                          f"{s.luck.mean_percentile:.3f} ({s.luck.verdict})")
+                          str(s.luck.rolls), f"{s.luck.mean_percentile:.3f}")
         parts.append(table)
     return Group(*parts)

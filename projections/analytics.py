@@ -41,7 +41,7 @@ from projections.analytics_model import (
     RollRow,
 )
 from projections.analytics_tally import Fact, Scope
-from projections.narrative_dice import cancel_text
+from projections.narrative_dice import FACES, cancel_text
 from projections.sr3_odds import p_die_at_least
 
 __all__ = ["for_session", "report", "roll_rows"]
@@ -80,6 +80,8 @@ class _Fold:
         self.system = ""
         self.head = 0
         self.players: dict[str, str] = {}
+        self.gms: set[str] = {"gm"}
+        """The GMs: invited as such (and ``gm``, the member a campaign's GM is created as)."""
         self.characters: dict[str, str] = {}
         self.whole = Scope(None)
         self.sessions: list[Scope] = []
@@ -191,6 +193,8 @@ class _Fold:
 
     def member_invited(self, rec: Recorded, event: Any, seconds: float | None) -> None:
         self.players[event.member] = event.name
+        if event.role == "gm":
+            self.gms.add(event.member)
 
     def character_named(self, rec: Recorded, event: Any, seconds: float | None) -> None:
         if event.name is not None:
@@ -216,6 +220,9 @@ class _Fold:
         dist, adv, triumphs, despairs, p_success = odds.narrative_successes(event.pool)
         result: narrative_events.NarrativeResult = event.result
         kind = "check" if type(event) is narrative_events.CheckRolled else "pool"
+        for scope in self.scopes:
+            for die in event.dice:
+                scope.die_faces(die.kind, len(FACES[die.kind]), (die.face,))
         self.judge(rec, event.character, "narrative", kind, event.pool.notation,
                    lambda: cancel_text(result), result.successes, dist, p_success)
         self.add("narrative", event.character, (
@@ -228,6 +235,9 @@ class _Fold:
                     scope.check_timed(seconds - opened)
 
     def destiny(self, rec: Recorded, event: Any, seconds: float | None) -> None:
+        if type(event) is narrative_events.DestinyPoolRolled:
+            for scope in self.scopes:
+                scope.die_faces("force", len(FACES["force"]), (d.face for d in event.dice))
         point = DestinyPoint(seq=rec.seq, time=rec.at, light=event.light, dark=event.dark)
         for scope in self.scopes:
             scope.destiny_pool(point)
@@ -290,6 +300,9 @@ class _Fold:
             float(event.successes or 0), dist.mean if event.tn is not None else 0.0,
             float(event.disastrous), 6.0**-n, 0.0, 0.0))
         drawn = sum(1 for die in event.dice if die.source in _POOL_SOURCES)
+        for scope in self.scopes:
+            scope.die_faces("sr3 d6", 6, (die.faces[0] for die in event.dice))
+            scope.rule_of_one(n, event.disastrous)
         astral = self.astral_pools.pop(event.character, 0) if event.astral else 0
         chain = max(event.dice, key=lambda die: len(die.faces))  # only sixes roll on
         for scope in self.scopes:
@@ -310,6 +323,8 @@ class _Fold:
                    seconds: float | None) -> None:
         for scope in self.scopes:
             scope.karma_spent(event.character, event.cost)
+        for scope in self.scopes:
+            scope.die_faces("sr3 d6", 6, (chain[0] for chain in event.faces))
         tn, before = self.sr3_tests.get(event.test, (None, None))
         r = len(event.indices)
         if before is None:  # the test is not in this log (a partial one): nothing to compare
@@ -339,6 +354,8 @@ class _Fold:
         character, kind, started, rounds = self.d12_tests.get(
             event.test, (None, "basic", None, 0))
         n, dt, margin = len(event.faces), event.dt, event.margin
+        for scope in self.scopes:
+            scope.die_faces("d12", 12, event.faces)
         dist = odds.d12_margin(n, dt)
         p_success = dist.p_at_least(1)
         self.judge(rec, character, "d12", kind, lambda: f"{n}d12 dt{dt}",
@@ -367,8 +384,8 @@ class _Fold:
         return Report(campaign=self.campaign, name=self.name, system=self.system,
                       head=self.head, players=dict(sorted(self.players.items())),
                       characters=dict(sorted(self.characters.items())),
-                      campaign_figures=self.whole.section(),
-                      sessions=[scope.section() for scope in self.sessions])
+                      campaign_figures=self.whole.section(frozenset(self.gms)),
+                      sessions=[scope.section(frozenset(self.gms)) for scope in self.sessions])
 
 
 def report(events: Iterable[Recorded]) -> Report:

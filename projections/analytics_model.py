@@ -14,6 +14,10 @@ import msgspec
 
 __all__ = [
     "ChainRecord",
+    "CurvePoint",
+    "Moment",
+    "CountTest",
+    "FaceTest",
     "CombatTurnPools",
     "D12Figures",
     "DestinyFlip",
@@ -72,6 +76,42 @@ class Tally(msgspec.Struct, frozen=True, kw_only=True):
     expected: float
 
 
+class FaceTest(msgspec.Struct, frozen=True, kw_only=True):
+    """One kind of die's faces against a fair die (:mod:`projections.analytics_faces`).
+
+    ``die`` names the kind (``ability``, ``sr3 d6``, ``d12``, ``free d20`` ...), ``faces`` the
+    count of each face from 1; ``method`` is ``exact``, ``Monte Carlo`` (``error``: its
+    standard error) or ``asymptotic``; ``powered`` false when fair dice could not give a
+    p-value of 0.05 at this size (the p-value is then not shown and joins no family);
+    ``adjusted`` the p-value after the page's family correction (Holm)."""
+
+    die: str
+    dice: int
+    faces: list[int]
+    expected: float
+    chi_square: float
+    method: str
+    p_value: float
+    error: float | None
+    powered: bool
+    adjusted: float | None = None
+    verdict: str = ""
+
+
+class CountTest(msgspec.Struct, frozen=True, kw_only=True):
+    """A rare result's count against its exact distribution (triumphs, despairs, Rule of
+    One, 12s): two-sided exact p-value, and after the page's family correction."""
+
+    what: str
+    actual: int
+    expected: float
+    trials: int
+    p_value: float
+    powered: bool
+    adjusted: float | None = None
+    verdict: str = ""
+
+
 class Luck(msgspec.Struct, frozen=True, kw_only=True):
     """How lucky someone's rolls were: the mean of their mid-percentiles against fair dice.
 
@@ -88,6 +128,8 @@ class Luck(msgspec.Struct, frozen=True, kw_only=True):
     p_value: float
     verdict: str
     rough: bool
+    adjusted: float | None = None
+    """The p-value after the page's family correction (Holm): the verdict is read from it."""
 
 
 class NarrativeTally(msgspec.Struct, frozen=True, kw_only=True):
@@ -241,6 +283,24 @@ class Timeline(msgspec.Struct, frozen=True, kw_only=True):
     longest_pause: Pause | None
 
 
+class Moment(msgspec.Struct, frozen=True, kw_only=True):
+    """One of the night's rarest results: the roll, and how rare - P(at least that well)
+    when it was lucky, P(that badly or worse) when it was not."""
+
+    row: RollRow
+    p: float
+    lucky: bool
+
+
+class CurvePoint(msgspec.Struct, frozen=True, kw_only=True):
+    """The table's running luck after ``rolls`` rolls: the mean percentile so far and the
+    half-width of the band fair dice stay in 95% of the time at that many rolls."""
+
+    rolls: int
+    mean: float
+    half: float
+
+
 class Section(msgspec.Struct, frozen=True, kw_only=True):
     """The figures of one game session (``session`` None: the whole campaign)."""
 
@@ -262,6 +322,23 @@ class Section(msgspec.Struct, frozen=True, kw_only=True):
     sr3: Sr3Figures | None = None
     d12: D12Figures | None = None
     free: FreeFigures | None = None
+    faces: list[FaceTest] = []
+    """Each kind of die rolled, its faces against a fair die."""
+    counts: list[CountTest] = []
+    """Triumphs, despairs, Rule of One, 12s against their exact distributions."""
+    merged: dict[str, str] = {}
+    """Player to character, where the two rows are the same rolls (the player rolled only
+    for that character, and only they did): shown and tested once."""
+    gms: list[str] = []
+    """Members who rolled as GM: their rows and their NPCs' are kept apart from the players'."""
+    rarest: list[Moment] = []
+    """The rarest results of the section, rarest first (at most five)."""
+    curve: list[CurvePoint] = []
+    """The table's running luck through a game session (thinned to at most 400 points)."""
+    npcs: list[str] = []
+    """Characters only GMs rolled for."""
+    family: str = ""
+    """How the page's tests are corrected together, in words."""
 
 
 class Report(msgspec.Struct, frozen=True, kw_only=True):

@@ -8,20 +8,28 @@ them) but lives only inside one call of :func:`projections.analytics.report`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import heapq
+from collections.abc import Callable, Iterable
+from fractions import Fraction
 from typing import Any
 
+from projections.analytics_faces import ALPHA, bernoulli_sum_p, binomial_p, face_test
+from projections.analytics_family import control
 from projections.analytics_model import (
     ChainRecord,
     CombatTurnPools,
+    CountTest,
+    CurvePoint,
     D12Figures,
     D12Tally,
     DestinyFlip,
     DestinyPoint,
     DieFaces,
     ExtendedTest,
+    FaceTest,
     FreeFigures,
     Luck,
+    Moment,
     NarrativeFigures,
     NarrativeTally,
     Pause,
@@ -91,6 +99,15 @@ def _digits(value: float) -> float:
     return float(f"{value:.9g}")
 
 
+def _poisson_binomial_powered(tests: dict[int, int], chances: dict[int, float]) -> bool:
+    """Whether a count of rare results says anything: fair dice give one or more at least
+    one time in twenty (the same rule as the binomial counts')."""
+    none = 1.0
+    for dice, count in tests.items():
+        none *= (1 - chances[dice]) ** count
+    return 1 - none >= ALPHA
+
+
 def luck_of(n: int, total: float, variances: float) -> Luck:
     """The luck of ``n`` rolls whose percentiles sum to ``total`` (their variances under fair
     dice to ``variances``): mean, its 95% band for fair dice, z, p-value, a verdict."""
@@ -123,6 +140,11 @@ class _Luck:
     def done(self) -> Luck:
         return luck_of(self.n, self.total, self.variances)
 
+
+RAREST = 5
+"""The rarest results a section lists."""
+CURVE_POINTS = 400
+"""Points of a session's running luck curve, at most (thinned by halves past it)."""
 
 SYSTEM_SUMS: dict[str, tuple[str, ...]] = {
     "narrative": ("succeeded", "successes", "advantages", "triumphs", "despairs"),
@@ -163,6 +185,17 @@ class Scope:
         self.extended: dict[int, ExtendedTest] = {}
         self.free_rolls = 0
         self.faces: dict[int, list[int]] = {}
+        self.dice: dict[str, list[int]] = {}
+        """Face counts of each kind of die (``ability``, ``sr3 d6``, ``d12`` ...)."""
+        self.one_tests: dict[int, int] = {}
+        """Shadowrun tests by their number of dice (Rule of One: P = 6**-dice)."""
+        self.disasters = 0
+        self.rarest: list[tuple[float, int, Moment]] = []
+        """A heap of the rarest results so far, the least rare on top (at most RAREST)."""
+        self.curve: list[CurvePoint] = []
+        self.curve_step = 1
+        self.rolled_for: dict[str, set[str | None]] = {}
+        self.rolled_by: dict[str, set[str]] = {}
 
     # ---- what the fold tells it ---------------------------------------------------------
 
@@ -184,9 +217,44 @@ class Scope:
                 self.per_minute.extend([0] * (minute + 1 - len(self.per_minute)))
             self.per_minute[minute] += 1
 
+    def _moment(self, fact: Fact) -> None:
+        """Keep the roll if it is among the RAREST rarest so far."""
+        lucky = fact.p_at_least <= fact.p_at_most
+        p = min(fact.p_at_least, fact.p_at_most)
+        if p >= 0.5 or (len(self.rarest) >= RAREST and p >= -self.rarest[0][0]):
+            return
+        seq = fact.row().seq
+        heapq.heappush(self.rarest, (-p, -seq, Moment(row=fact.row(), p=p, lucky=lucky)))
+        if len(self.rarest) > RAREST:
+            heapq.heappop(self.rarest)
+
+    def die_faces(self, die: str, sides: int, faces: Iterable[int]) -> None:
+        """Faces that came up on dice of one kind (each 1..sides)."""
+        counts = self.dice.get(die)
+        if counts is None:
+            counts = self.dice[die] = [0] * sides
+        for face in faces:
+            counts[face - 1] += 1
+
+    def rule_of_one(self, dice: int, disastrous: bool) -> None:
+        """A Shadowrun test of ``dice`` dice, a disaster or not."""
+        self.one_tests[dice] = self.one_tests.get(dice, 0) + 1
+        self.disasters += disastrous
+
     def roll(self, fact: Fact) -> None:
         """A roll judged against its odds."""
+        self.rolled_for.setdefault(fact.actor, set()).add(fact.character)
+        if fact.character is not None:
+            self.rolled_by.setdefault(fact.character, set()).add(fact.actor)
         self.table.add(fact)
+        self._moment(fact)
+        if self.session is not None and self.table.n % self.curve_step == 0:
+            n, variances = self.table.n, self.table.variances
+            self.curve.append(CurvePoint(rolls=n, mean=round(self.table.total / n, 6),
+                                         half=round(1.959963984540054 * variances**0.5 / n, 6)))
+            if len(self.curve) > CURVE_POINTS:  # thinned: memory bounded, whatever the night
+                self.curve = self.curve[1::2]
+                self.curve_step *= 2
         luck = self.players.get(fact.actor)
         if luck is None:
             luck = self.players[fact.actor] = _Luck()
@@ -269,8 +337,22 @@ class Scope:
 
     # ---- the section ----------------------------------------------------------------------
 
-    def section(self) -> Section:
-        """The frozen figures."""
+    def section(self, gms: frozenset[str] = frozenset()) -> Section:
+        """The frozen figures, the page's tests corrected together (``gms``: the members who
+        are the campaign's GMs)."""
+        return control(self._section(gms))
+
+    def _merged(self) -> dict[str, str]:
+        merged = {}
+        for member, characters in self.rolled_for.items():
+            if len(characters) == 1:
+                (character,) = characters
+                if character is not None and self.rolled_by.get(character) == {member}:
+                    merged[member] = character
+        return dict(sorted(merged.items()))
+
+    def _section(self, gms: frozenset[str]) -> Section:
+        """The frozen figures, before the family's correction."""
         best = self.luckiest[1] if self.luckiest else None
         worst = self.unluckiest[1] if self.unluckiest else None
         improbable = None
@@ -290,7 +372,47 @@ class Scope:
             narrative=self._narrative() if "narrative" in self.systems else None,
             sr3=self._sr3() if "sr3" in self.systems else None,
             d12=self._d12() if "d12" in self.systems else None,
-            free=self._free() if self.free_rolls else None)
+            free=self._free() if self.free_rolls else None,
+            faces=self._face_tests(), counts=self._count_tests(), merged=self._merged(),
+            rarest=[m for _, _, m in sorted(self.rarest, key=lambda e: (-e[0], -e[1]))],
+            curve=list(self.curve),
+            gms=sorted(m for m in self.rolled_for if m in gms),
+            npcs=sorted(c for c, by in self.rolled_by.items() if by <= gms))
+
+    def _face_tests(self) -> list[FaceTest]:
+        kinds = [*self.dice.items(), *((f"free d{s}", c) for s, c in sorted(self.faces.items()))]
+        tests = []
+        for die, counts in kinds:
+            n = sum(counts)
+            if not n:
+                continue
+            p, method, error, powered = face_test(counts)
+            tests.append(FaceTest(
+                die=die, dice=n, faces=list(counts), expected=_digits(n / len(counts)),
+                chi_square=round(chi_square(counts), 4), method=method,
+                p_value=float(f"{p:.6g}"), error=error, powered=powered))
+        return tests
+
+    def _count_tests(self) -> list[CountTest]:
+        tests = []
+        for what, die in (("triumphs", "proficiency"), ("despairs", "challenge"),
+                          ("12s", "d12")):
+            counts = self.dice.get(die)
+            if counts:
+                n = sum(counts)
+                tests.append(CountTest(
+                    what=what, actual=counts[11], expected=_digits(n / 12), trials=n,
+                    p_value=float(f"{binomial_p(n, Fraction(1, 12), counts[11]):.6g}"),
+                    powered=1 - (11 / 12) ** n >= ALPHA))
+        if self.one_tests:
+            chances = {d: 6.0**-d for d in self.one_tests}
+            expected = sum(t * chances[d] for d, t in self.one_tests.items())
+            p = bernoulli_sum_p(self.one_tests, chances, self.disasters)
+            tests.append(CountTest(
+                what="Rule of One", actual=self.disasters, expected=_digits(expected),
+                trials=sum(self.one_tests.values()), p_value=float(f"{p:.6g}"),
+                powered=_poisson_binomial_powered(self.one_tests, chances)))
+        return tests
 
     def _sums(self, system: str) -> Sums:
         return self.by_system.get(system, {}).get("") or Sums(SYSTEM_SUMS[system])

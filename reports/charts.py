@@ -22,11 +22,12 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from matplotlib.typing import RcKeyType
 
-from projections.analytics_model import DestinyPoint, DieFaces, Luck
+from projections.analytics_model import CurvePoint, DestinyPoint, DieFaces, FaceTest, Luck
 from reports.words import plain
 
-__all__ = ["destiny_chart", "faces_chart", "luck_chart", "percentile_chart", "per_minute_chart",
-           "sessions_chart"]
+__all__ = ["destiny_chart", "face_tests_chart", "faces_chart", "luck_chart", "luck_curve_chart",
+           "percentile_chart",
+           "per_minute_chart", "sessions_chart"]
 
 LIGHT, DARK, ACCENT, MUTED = "#d9a400", "#3b2f63", "#2a6f97", "#9aa5b1"
 P = ParamSpec("P")
@@ -169,5 +170,46 @@ def sessions_chart(series: dict[str, list[tuple[int, float]]], salt: str) -> str
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # session 2, never 1.25
     axes.set_xlabel("game session")
     axes.set_ylabel("mean percentile")
+    axes.legend(frameon=False, fontsize=8)
+    return _svg(figure, salt)
+
+
+@_styled
+def face_tests_chart(tests: Sequence[FaceTest], salt: str) -> str:
+    """Each kind of die: each face's count over what a fair die gives, one panel each, the
+    test's p-value in its title when it has power."""
+    figure = Figure(figsize=(6.4, 1.9 * len(tests) + 0.4), layout="constrained")
+    panels = figure.subplots(len(tests), 1, squeeze=False)
+    for (axes,), test in zip(panels, tests, strict=True):
+        sides = len(test.faces)
+        axes.bar(range(1, sides + 1), [c / test.expected for c in test.faces], color=ACCENT)
+        axes.axhline(1.0, color=MUTED, linestyle="--", linewidth=0.8)
+        if sides <= 20:
+            axes.set_xticks(range(1, sides + 1))
+        else:
+            axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.set_xlim(0.4, sides + 0.6)
+        said = (f"p {test.p_value:.3g} ({test.method}), after Holm {test.adjusted:.3g}"
+                if test.powered and test.adjusted is not None else "too few dice to tell")
+        axes.set_title(plain(f"{test.die}: {test.dice} dice; {said}"), fontsize=8, loc="left")
+    panels[-1][0].set_xlabel("face (bar: count over a fair die's expectation)")
+    return _svg(figure, salt)
+
+
+@_styled
+def luck_curve_chart(points: Sequence[CurvePoint], salt: str) -> str:
+    """The table's mean percentile roll after roll, inside the band fair dice keep to 95% of
+    the time at that many rolls (wide at first, narrowing as rolls add up)."""
+    figure = _figure(6.4, 2.4)
+    axes = figure.subplots()
+    xs = [p.rolls for p in points]
+    axes.fill_between(xs, [0.5 - p.half for p in points], [0.5 + p.half for p in points],
+                      color=MUTED, alpha=0.35, linewidth=0, label="fair dice (95%)")
+    axes.plot(xs, [p.mean for p in points], color=ACCENT, label="the table")
+    axes.axhline(0.5, color=MUTED, linestyle="--", linewidth=0.8)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_ylim(0, 1)
+    axes.set_xlabel("rolls into the session")
+    axes.set_ylabel("mean percentile so far")
     axes.legend(frameon=False, fontsize=8)
     return _svg(figure, salt)

@@ -34,11 +34,53 @@ def _e(value: object) -> str:
     return escape(str(value))
 
 
-def _luck_rows(report: Report, section: Section) -> list[tuple[str, Luck]]:
-    rows = [(who(report, m), luck) for m, luck in section.players.items()]
-    rows += [(report.characters.get(c, c) + " (character)", luck)
-             for c, luck in section.characters.items()]
+def _luck_rows(report: Report, section: Section, gm: bool = False) -> list[tuple[str, Luck]]:
+    """The players and their characters (``gm``: the GMs and their NPCs); a player who rolled
+    only for one character, and that character only by them, is one row."""
+    merged = set(section.merged.values())
+    rows = [(who(report, m) + (f" as {report.characters.get(section.merged[m], section.merged[m])}"
+                               if m in section.merged else ""), luck)
+            for m, luck in section.players.items() if (m in section.gms) == gm]
+    rows += [(report.characters.get(c, c) + (" (NPC)" if gm else " (character)"), luck)
+             for c, luck in section.characters.items()
+             if c not in merged and (c in section.npcs) == gm]
     return rows
+
+
+VERDICT_WORDS = (
+    "A verdict (lucky, unlucky, unlike fair dice) means fair dice would rarely give results "
+    "this far from their odds, counting every other test on this page. It does not mean "
+    "anyone cheated or that a die is loaded: fair dice give such a page about 1 night in 20 "
+    "at most. No verdict does not mean the dice are fair either: with few rolls a loaded die "
+    "goes unnoticed (the documentation's power table says how many rolls it takes).")
+
+
+def _dice_tests(section: Section, salt: str, full: bool) -> list[str]:
+    out: list[str] = []
+    if section.faces:
+        rows = "".join(
+            f"<tr><td>{_e(t.die)}</td><td>{t.dice}</td><td>{_e(t.method)}</td>"
+            + (f"<td>{t.p_value:.3g}" + (f" &plusmn; {t.error:.2g}" if t.error else "")
+               + f"</td><td>{t.adjusted:.3g}</td>"
+               if t.powered and t.adjusted is not None else "<td>-</td><td>-</td>")
+            + f"<td class=l>{_e(t.verdict)}</td></tr>" for t in section.faces)
+        out += ["<h3>The dice, face by face</h3>",
+                "<table><tr><th>die</th><th>dice</th><th>test</th><th>p-value</th>"
+                "<th>after Holm</th><th class=l>verdict</th></tr>" + rows + "</table>"]
+        if full:
+            out.append(charts.face_tests_chart(section.faces, salt + "-faces"))
+    if section.counts:
+        rows = "".join(
+            f"<tr><td>{_e(t.what)}</td><td>{t.actual}</td><td>{t.expected:.2f}</td>"
+            + (f"<td>{t.p_value:.3g}</td><td>{t.adjusted:.3g}</td>"
+               if t.powered and t.adjusted is not None else "<td>-</td><td>-</td>")
+            + f"<td class=l>{_e(t.verdict)}</td></tr>" for t in section.counts)
+        out += ["<h3>Rare results against their exact odds</h3>",
+                "<table><tr><th></th><th>actual</th><th>expected</th><th>p-value (exact)</th>"
+                "<th>after Holm</th><th class=l>verdict</th></tr>" + rows + "</table>"]
+    if section.family:
+        out.append(f"<p class=note>{_e(section.family)} {_e(VERDICT_WORDS)}</p>")
+    return out
 
 
 def _luck_table(rows: list[tuple[str, Luck]]) -> str:
@@ -133,8 +175,8 @@ def _systems(report: Report, section: Section, salt: str) -> list[str]:
             out.append(f"<p>{len(lengths)} extended tests, {min(lengths)} to {max(lengths)} "
                        f"rounds (mean {sum(lengths) / len(lengths):.1f}).</p>")
     if (f := section.free) is not None:
-        out += [f"<h3>Free rolls</h3><p>{f.rolls} rolls. Faces against a uniform die "
-                "(Pearson's chi-square):</p>", charts.faces_chart(f.dice, salt + "-faces")]
+        out.append(f"<h3>Free rolls</h3><p>{f.rolls} rolls (their dice face by face are "
+                   "tested above).</p>")
     return out
 
 
@@ -155,13 +197,32 @@ def _section(report: Report, section: Section, salt: str, full: bool) -> str:
                        "to do that badly or worse"))
     if section.luck.rolls:
         rows = [*_luck_rows(report, section), ("the table", section.luck)]
-        parts += ["<h3>Luck against the exact odds</h3>", _luck_table(rows),
+        gm_rows = _luck_rows(report, section, gm=True)
+        parts += ["<h3>Luck against the exact odds</h3>", _luck_table(rows)]
+        if gm_rows:
+            parts += ["<h3>The GM's rolls and NPCs</h3>", _luck_table(gm_rows)]
+        rows += gm_rows
+        parts += [
                   "<p class=note>Each roll's percentile is P(worse) + P(as good)/2 under its "
                   "pool's exact odds; it averages 0.5 with fair dice.</p>"]
         if full:
             parts += [charts.luck_chart(rows, salt + "-luck"),
                       charts.percentile_chart(section.percentiles, section.percentiles_expected,
                                               salt + "-pct")]
+    if section.rarest:
+        items = "".join(
+            f"<li>#{m.row.seq} {_e(who(report, m.row.actor))}"
+            + (f" for {_e(report.characters.get(m.row.character, m.row.character))}"
+               if m.row.character else "")
+            + f": {_e(m.row.pool)} &rarr; {_e(m.row.result)}, "
+            f"{_e(percent(m.p))} {'to do at least that well' if m.lucky else 'to do that badly'}"
+            f" (1 in {_e(f'{1 / m.p:,.0f}' if m.p > 0 else 'more than a million')})</li>"
+            for m in section.rarest)
+        parts.append(f"<h3>The rarest moments</h3><ol>{items}</ol>")
+    if full and len(section.curve) > 1:
+        parts += ["<h3>Luck through the session</h3>",
+                  charts.luck_curve_chart(section.curve, salt + "-curve")]
+    parts += _dice_tests(section, salt, full)
     if full:
         parts += _systems(report, section, salt)
         if t.per_minute:
@@ -178,9 +239,9 @@ def _sessions(report: Report) -> str:
             if s.session is not None and luck.rolls:
                 series.setdefault(who(report, member), []).append(
                     (s.session, luck.mean_percentile))
+        # the mean only: each session's verdicts are on its own page, in its own family
         rows.append(f"<tr><td>{s.session}</td><td>{_e(s.title)}</td><td>{s.timeline.events}"
-                    f"</td><td>{s.luck.rolls}</td><td>{s.luck.mean_percentile:.3f} "
-                    f"({_e(s.luck.verdict)})</td></tr>")
+                    f"</td><td>{s.luck.rolls}</td><td>{s.luck.mean_percentile:.3f}</td></tr>")
     chart = charts.sessions_chart(series, "sessions") if series and len(report.sessions) > 1 \
         else ""
     return ("<h2>Game sessions</h2>" + chart
