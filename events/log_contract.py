@@ -60,6 +60,7 @@ __all__ = [
     "Maintenance",
     "PreparedEvent",
     "SealedTokens",
+    "ServerLog",
     "StoreError",
     "StoredRow",
 ]
@@ -242,6 +243,10 @@ class SealedTokens(Protocol):
     def sealed_token(self, campaign: str, command_id: str) -> str | None:
         """The sealed token the command stored with its events, if it stored one."""
         ...
+
+
+class ServerLog(EventLog, IssuedTokens, SealedTokens, Protocol):
+    """What a server opens: the log, and the two token tables its appends write."""
 
 
 class Maintenance(Protocol):

@@ -28,7 +28,7 @@ from websockets.http11 import Request, Response
 
 from events.errors import Rejected
 from events.log import to_recorded
-from events.store import SqliteReader
+from events.sqlite_backend import SqliteReader
 from projections.analytics import for_session, report
 from server.views import NotComputed, ViewWorkers
 

@@ -10,7 +10,7 @@ import pytest
 
 from events.errors import StoreError
 from events.log_contract import EventLog
-from events.store import SqliteLog, SqliteReader
+from events.sqlite_backend import SqliteLog, SqliteReader
 from tests.events.store_contract import LogContract, opened, request, rolled
 
 _TRIGGERS = ("events_no_update", "events_no_delete", "commands_no_update",
