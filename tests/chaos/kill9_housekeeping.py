@@ -58,7 +58,7 @@ store.JOURNAL_SIZE_LIMIT = 256 * 1024
 command_keys.TAIL_LIMIT = 256
 command_keys.STEP_ROWS = 64
 log = SqliteLog(sys.argv[1])
-print("stray", len(event_blocks.stray_runs(log.db.conn)), flush=True)
+print("stray", len(event_blocks.stray_runs(log.db)), flush=True)
 tables = log.db.execute("SELECT count(*) FROM sqlite_master WHERE name GLOB 'command_keys_*'")
 print("index", log._keys.generations, tables.fetchone()[0], flush=True)
 heads = {f"c{k}": log.head(f"c{k}") for k in range(int(sys.argv[2]))}
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         command_keys.TAIL_LIMIT, command_keys.STEP_ROWS = 256, 64  # as the writer had them
         log = SqliteLog(db)  # the last kill's file, reopened
         try:
-            stray = len(event_blocks.stray_runs(log.db.conn))
+            stray = len(event_blocks.stray_runs(log.db))
             unfound = _unfound(log.command_records, db)
             checked, problems = log.verify()
         finally:
