@@ -63,7 +63,10 @@ def build_page(job: tuple[str, str, int | None, int]) -> dict[str, object]:
 
     database, campaign, session, head = job
     reader = SqliteReader(database)
-    events = [to_recorded(row) for row in reader.rows(campaign, 0, head)]
+    try:
+        events = [to_recorded(row) for row in reader.rows(campaign, 0, head)]
+    finally:
+        reader.close()
     full = report(events)
     if session is not None and not any(s.session == session for s in full.sessions):
         have = ", ".join(str(s.session) for s in full.sessions) or "none yet"
