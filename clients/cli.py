@@ -319,7 +319,7 @@ def _verify(args: argparse.Namespace) -> int:
     (:mod:`server.snapshot_check`); check the log against the hashes given with ``--expect``
     (:mod:`clients.verify_expect`)."""
     from clients.verify_expect import expectation_problems
-    from events.store import SqliteReader
+    from events.sqlite_backend import SqliteReader
     from server.snapshot_check import snapshot_problems
 
     try:  # read-only: verifying a log never changes it, even one that is being served

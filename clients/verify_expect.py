@@ -19,7 +19,7 @@ import re
 from typing import NamedTuple
 
 from events.log import ChainProblem
-from events.store import SqliteReader
+from events.sqlite_backend import SqliteReader
 
 __all__ = ["Expected", "expected_hash", "expectation_problems"]
 

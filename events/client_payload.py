@@ -9,13 +9,11 @@ hash of a random token cannot be reversed, but it is a credential's fingerprint 
 and it identifies a token across copies of the log.
 
 Every event a client receives becomes a frame in one of two places, and both take the payload
-from here:
+from :func:`client_payload`:
 
-- the live broadcast, encoded by the hub once per event (:func:`client_payload`);
-- every read of the log (catch-up pages, stored pages, history, a snapshot's recent events),
-  built by SQLite from the stored row (:data:`CLIENT_PAYLOAD_SQL`, used by
-  :data:`events.framed_pages.FRAME_JSON`; the stored pages' format is a hash of that SQL, so
-  pages stored before these fields were withheld are never sent again).
+- the live broadcast, encoded by the hub once per event;
+- every read of the log (catch-up pages, history, a snapshot's recent events), framed from the
+  stored rows by :mod:`server.event_frames`.
 
 The fields withheld are :data:`WITHHELD`: a field of that name in any event type, found at
 import from the registered events, so an event type that comes to carry a token hash is
@@ -28,7 +26,7 @@ import msgspec
 
 from events.codec import ALL_EVENTS, event_tag
 
-__all__ = ["CLIENT_PAYLOAD_SQL", "WITHHELD", "WITHHOLDING", "client_payload"]
+__all__ = ["WITHHELD", "WITHHOLDING", "client_payload"]
 
 WITHHELD: tuple[str, ...] = ("token_hash",)
 """Fields of the log's events no client ever receives."""
@@ -44,7 +42,7 @@ _DECODER = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _ENCODER = msgspec.json.Encoder()
 
 
-def client_payload(tag: str, payload: bytes) -> bytes:
+def client_payload(tag: str, payload: bytes | str) -> bytes | str:
     """``payload`` (the stored JSON of an event of type ``tag``) without its withheld fields;
     the very bytes for an event that has none (all but a few: no decoding)."""
     fields = WITHHOLDING.get(tag)
@@ -54,17 +52,3 @@ def client_payload(tag: str, payload: bytes) -> bytes:
     for name in fields:
         members.pop(name, None)
     return _ENCODER.encode(members)
-
-
-def _sql() -> str:
-    if not WITHHOLDING:
-        return "payload"
-    branches = " ".join(
-        f"WHEN '{tag}' THEN json_remove(payload, {', '.join(repr('$.' + f) for f in fields)})"
-        for tag, fields in sorted(WITHHOLDING.items()))
-    return f"CASE type {branches} ELSE payload END"
-
-
-CLIENT_PAYLOAD_SQL = _sql()
-"""The SQL expression (over a row of ``events``: its ``type`` and ``payload``) of the payload a
-client receives: :func:`client_payload`, computed by SQLite."""

@@ -38,7 +38,7 @@ from websockets.http11 import Request, Response
 from events.codec import encode
 from events.errors import Rejected, StoreError
 from events.messages import ErrorReply, History, Join, ReportReady, ReportRequest, StateAt
-from events.store import SqliteLog
+from events.sqlite_backend import SqliteLog
 from projections.campaign import CampaignState, Member
 from server.allowed_hosts import AllowedHosts
 from server.auth import (

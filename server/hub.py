@@ -15,9 +15,8 @@ hub's queue; so is the table at any earlier seq (:meth:`CampaignHub.state_at`).
 A hub is loaded when its campaign is first used (:mod:`server.rebuild`) and holds a bounded
 state; every :attr:`~server.settings.Settings.snapshot_every` events it stores that state
 (:mod:`server.stored_snapshots`), encoded on the loop (a copy: the state changes in place) and
-written in a worker thread, and every :data:`PAGES_EVERY` events the log's catch-up pages
-(both :mod:`server.derived_writes`). The server unloads a hub nobody is connected to once it
-has been idle a while (:meth:`CampaignHub.idle_for`).
+written in a worker thread (:mod:`server.derived_writes`). The server unloads a hub nobody is
+connected to once it has been idle a while (:meth:`CampaignHub.idle_for`).
 """
 
 from __future__ import annotations
@@ -39,7 +38,7 @@ from events.log import (
     Appended,
     AppendRequest,
     CommandRecord,
-    EventLog,
+    ServerLog,
 )
 from events.messages import (
     Ack,
@@ -58,7 +57,7 @@ from server.catch_up import (
     schedule_catch_up,
 )
 from server.command_index import CommandIndex
-from server.derived_writes import PAGES_EVERY, DerivedWrites
+from server.derived_writes import DerivedWrites
 from server.divergence import check_history, needs_lookup
 from server.health import LogHealth
 from server.hub_commands import current_member, decide, refuse_while_failing, replayed_answer
@@ -78,7 +77,7 @@ from server.writer import GroupCommitter
 # The work items, the catch-up's and the page store's sizes are named here too, where the
 # server and tests have always found them; they live in server.hub_work, server.catch_up and
 # server.derived_writes.
-__all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "PAGES_EVERY", "RESUME_LIMIT",
+__all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "RESUME_LIMIT",
            "CampaignHub", "CommandWork", "JoinWork"]
 
 logger = logging.getLogger(__name__)
@@ -98,7 +97,7 @@ class CampaignHub:
         state: CampaignState,
         commands: CommandIndex,
         head_hash: str,
-        log: EventLog,
+        log: ServerLog,
         store: SnapshotStore,
         committer: GroupCommitter,
         rng: random.Random,
@@ -310,7 +309,6 @@ class CampaignHub:
                 campaign=self.campaign, expected_head=head, events=prepared,
                 actor=work.member.member, command_id=command_id, at=at,
                 sealed_token=sealed_for(work.command, self.campaign, ctx.issued_token),
-                id_looked_up=True,  # by ``look_up`` above; the next batch waits for this one
             )
             for offset, event in enumerate(new_events, start=1):
                 evolve(self.state, Recorded(seq=head + offset, at=at, actor=work.member.member,
@@ -332,6 +330,16 @@ class CampaignHub:
                 reply(work, answers.get(command_id) or unavailable(command_id))
                 continue
             seqs = next(by_request)
+            if isinstance(seqs, CommandRecord):  # another writer recorded this command first:
+                failed = True  # the state folded events the log does not hold; reload it
+                self.commands.add(command_id, seqs)
+                answers[command_id] = (
+                    await replayed_answer(self._log, self.campaign, work.command, seqs)
+                    if seqs.actor == work.member.member else
+                    ErrorReply(id=command_id, code="conflict", path="$.id",
+                               message="command id already used by another member"))
+                reply(work, answers[command_id])
+                continue
             if not isinstance(seqs, Appended):  # not stored; nor any later one (heads chain)
                 failed = True
                 answers[command_id] = unavailable(command_id)

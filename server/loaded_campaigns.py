@@ -17,7 +17,7 @@ import time
 
 from events.errors import Rejected
 from events.log import CommandRecord
-from events.store import SqliteLog
+from events.sqlite_backend import SqliteLog
 from server.health import LogHealth
 from server.hub import CampaignHub
 from server.page_cache import PageCache

@@ -29,7 +29,7 @@ from websockets.http11 import Request, Response
 from events.base import Recorded
 from events.errors import Rejected
 from events.log import StoredRow, to_recorded
-from events.store import SqliteReader
+from events.sqlite_backend import SqliteReader
 from projections.analytics import for_session, report
 from server.views import NotComputed, ViewWorkers
 
@@ -88,7 +88,10 @@ def build_page(job: tuple[str, str, int | None, int]) -> dict[str, object]:
 
     database, campaign, session, head = job
     reader = SqliteReader(database)
-    full = report(paged_events(reader.rows, campaign, head))
+    try:
+        full = report(paged_events(reader.rows, campaign, head))
+    finally:
+        reader.close()
     if session is not None and not any(s.session == session for s in full.sessions):
         have = ", ".join(str(s.session) for s in full.sessions) or "none yet"
         return {"missing": f"no game session {session} in this campaign (its sessions: {have})"}

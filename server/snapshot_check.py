@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from events.log import ChainProblem, to_recorded
-from events.store import SqliteReader
+from events.sqlite_backend import SqliteReader
 from projections.campaign import evolve, new_state
 from server.stored_snapshots import FINGERPRINT, StoredRow, decode_state, stored_rows
 

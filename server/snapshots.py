@@ -16,23 +16,24 @@ import msgspec
 
 from events.codec import encode
 from events.errors import Rejected
-from events.log import EventLog, to_recorded
+from events.log import ServerLog, to_recorded
 from events.messages import History, OutgoingHistoryPage, StateAt
 from projections.campaign import CampaignState, evolve
 from projections.replay_start import replay_start
 from projections.snapshot import RECENT_EVENTS, snapshot_of
+from server.event_frames import event_frames
 from server.stored_snapshots import Folded, SnapshotStore, fold_from
 
 __all__ = ["SnapshotCache", "encoded_page", "history_page", "replay_at", "snapshot_at"]
 
 
-def encoded_page(log: EventLog, campaign: str, after: int, upto: int) -> list[bytes]:
+def encoded_page(log: ServerLog, campaign: str, after: int, upto: int) -> list[bytes]:
     """The frames of events ``(after, upto]``; called in a worker thread, so the event loop
     only writes them."""
-    return log.event_frames(campaign, after, upto)
+    return event_frames(log, campaign, after, upto)
 
 
-async def history_page(log: EventLog, campaign: str, head: int, request: History) -> bytes:
+async def history_page(log: ServerLog, campaign: str, head: int, request: History) -> bytes:
     """The encoded answer to ``history``: the latest ``limit`` events before ``before``,
     oldest first, read in a worker thread."""
     upto = min(request.before - 1, head)
@@ -43,7 +44,7 @@ async def history_page(log: EventLog, campaign: str, head: int, request: History
                                       events=[msgspec.Raw(frame) for frame in frames]))
 
 
-def snapshot_at(log: EventLog, store: SnapshotStore, campaign: str, request: StateAt,
+def snapshot_at(log: ServerLog, store: SnapshotStore, campaign: str, request: StateAt,
                 every: int, first: int = 1) -> tuple[bytes, CampaignState]:
     """The encoded answer to ``state_at`` (the snapshot of the table after ``request.seq``:
     the nearest stored snapshot at or before it, and the events between, with the last events
@@ -65,7 +66,7 @@ def snapshot_at(log: EventLog, store: SnapshotStore, campaign: str, request: Sta
                               id=request.id)), state
 
 
-def replay_at(log: EventLog, store: SnapshotStore, campaign: str, first: int, seq: int,
+def replay_at(log: ServerLog, store: SnapshotStore, campaign: str, first: int, seq: int,
               every: int) -> Folded:
     """The table after event ``seq`` as a replay from event ``first`` shows it: the table
     before ``first`` cut to what a replay may show (:func:`projections.replay_start`), with
@@ -101,7 +102,7 @@ class SnapshotCache:
         """True while the frames held are fewer than the last events at ``head``."""
         return len(self._recent) < min(RECENT_EVENTS, head)
 
-    async def read(self, log: EventLog, campaign: str, head: int) -> None:
+    async def read(self, log: ServerLog, campaign: str, head: int) -> None:
         """Read the last events from the log, off the event loop (the hub waits for it
         between batches, so the head does not move meanwhile)."""
         frames = await asyncio.to_thread(encoded_page, log, campaign,

@@ -1,14 +1,13 @@
 """Stored snapshots: each campaign's projected state, kept every so many events.
 
-Table ``snapshots`` in the log's file: one row per (campaign, seq) with the bounded state after
-that event (:mod:`projections.campaign`), msgpack-encoded, the chain hash at that seq and the
-fingerprint of the state's types. It is derived data: deleting the table (or any row) loses
+One row per (campaign, seq) with the bounded state after that event
+(:mod:`projections.campaign`), msgpack-encoded, the chain hash at that seq and the fingerprint
+of the state's types. It is derived data: deleting the table (or any row) loses
 nothing, the next load folds from the log and writes the rows again. A row whose fingerprint
 is not this code's (written before a projection changed) is ignored and replaced.
 
-Rows are written on their own connection with ``synchronous=OFF`` (a lost snapshot costs a
-longer fold, never an event), in a worker thread, so a write holds the log's write lock for
-the time of one small insert and never an fsync or the event loop.
+The rows are the backend's (:class:`~events.log_contract.SnapshotRows`; for SQLite,
+:mod:`events.sqlite_backend.snapshots`), written in a worker thread, never on the event loop.
 
 What the rows are for: a hub loads from the latest row plus the events after it, whatever the
 log's length (:func:`server.rebuild.load_hub_state`), and the state at any seq is the nearest
@@ -28,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-import sqlite3
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -36,7 +34,9 @@ from typing import Any, NamedTuple, get_type_hints
 
 import msgspec
 
-from events.log import GENESIS, EventLog, to_recorded
+from events.log import GENESIS, ServerLog, to_recorded
+from events.log_contract import SnapshotRows
+from events.sqlite_backend.snapshots import SqliteSnapshots, read_only_rows
 from projections import campaign as campaign_projection
 from projections.campaign import CampaignState, evolve, new_state
 from projections.snapshot import TableUnion
@@ -126,14 +126,6 @@ class Folded(NamedTuple):
     head_hash: str
 
 
-_CREATE = (
-    "CREATE TABLE IF NOT EXISTS snapshots (campaign TEXT NOT NULL, seq INTEGER NOT NULL,"
-    " fingerprint TEXT NOT NULL, head_hash TEXT NOT NULL, state BLOB NOT NULL,"
-    " seal TEXT NOT NULL DEFAULT '', PRIMARY KEY (campaign, seq))")
-_ADD_SEAL = "ALTER TABLE snapshots ADD COLUMN seal TEXT NOT NULL DEFAULT ''"
-"""A table of a release before seals gains the column (its rows, unsealed, are refolded)."""
-
-
 def seal_key(secret: str) -> bytes:
     """The key that seals stored snapshots, derived from the server's admin token: forging a
     row then takes the token, which opens every campaign as GM anyway."""
@@ -154,45 +146,26 @@ class _Row(NamedTuple):
 
 
 class SnapshotStore:
-    """The ``snapshots`` table of a log file: written and read on connections of its own.
+    """A campaign's stored states: encoded, sealed and trusted here, kept by the backend's
+    :class:`~events.log_contract.SnapshotRows` (a log file's path: the SQLite backend's).
 
     With ``key`` (:func:`seal_key`; the server passes one) each row is sealed with an
     HMAC-SHA256 over its campaign, seq, fingerprint, chain hash and state, and a row whose
     seal is not this key's is never believed (:func:`trusted_latest`): someone who can write
-    the file but does not hold the admin token cannot make the server believe a state.
+    the database but does not hold the admin token cannot make the server believe a state.
     """
 
-    def __init__(self, path: str | Path, key: bytes | None = None) -> None:
-        self._uri = Path(path).resolve().as_uri()
+    def __init__(self, rows: SnapshotRows | str | Path, key: bytes | None = None) -> None:
+        self._rows = SqliteSnapshots(rows) if isinstance(rows, str | Path) else rows
         self._key = key
-        connection = self._connect()
-        try:
-            _create(connection)
-        finally:
-            connection.close()
-
-    def _connect(self) -> sqlite3.Connection:
-        connection = sqlite3.connect(self._uri, uri=True, timeout=30, check_same_thread=False,
-                                     isolation_level=None)
-        connection.execute("PRAGMA synchronous=OFF")  # derived data: a lost row costs a fold
-        return connection
 
     def save(self, campaign: str, rows: Iterable[tuple[int, str, bytes]]) -> None:
         """Store ``(seq, head_hash, encoded state)`` rows of a campaign (replacing any row at
         the same seq, whatever code wrote it). Called in a worker thread."""
-        connection = self._connect()
-        try:
-            connection.execute("BEGIN IMMEDIATE")
-            _create(connection)  # again: an operator may have dropped the table
-            connection.executemany(
-                "INSERT OR REPLACE INTO snapshots (campaign, seq, fingerprint, head_hash, state,"
-                " seal) VALUES (?, ?, ?, ?, ?, ?)",
-                [(campaign, seq, FINGERPRINT, digest, blob,
-                  _seal(self._key, campaign, seq, digest, blob) if self._key else "")
-                 for seq, digest, blob in rows])
-            connection.execute("COMMIT")
-        finally:
-            connection.close()
+        key = self._key
+        self._rows.save(campaign, FINGERPRINT, [
+            (seq, digest, blob, _seal(key, campaign, seq, digest, blob) if key else "")
+            for seq, digest, blob in rows])
 
     def latest(self, campaign: str, at_most: int | None = None) -> Folded | None:
         """The campaign's stored state at the greatest seq ``<= at_most`` written by this
@@ -203,40 +176,18 @@ class SnapshotStore:
 
     def latest_row(self, campaign: str, at_most: int | None = None) -> _Row | None:
         """The row :meth:`latest` decodes, as stored, and whether its seal is this store's."""
-        connection = self._connect()
-        try:
-            found = connection.execute(
-                "SELECT state, head_hash, seq, seal FROM snapshots WHERE campaign = ? AND"
-                " seq <= ? AND fingerprint = ? ORDER BY seq DESC LIMIT 1",
-                [campaign, at_most if at_most is not None else 2**62, FINGERPRINT]).fetchone()
-        except sqlite3.OperationalError as error:
-            if "no such table" in str(error):
-                return None
-            raise
-        finally:
-            connection.close()
+        found = self._rows.latest(campaign, FINGERPRINT,
+                                  at_most if at_most is not None else 2**62)
         if found is None:
             return None
-        seq, head_hash, blob = int(found[2]), str(found[1]), bytes(found[0])
+        seq, head_hash, blob, seal = found
         sealed = self._key is None or hmac.compare_digest(
-            str(found[3]), _seal(self._key, campaign, seq, head_hash, blob))
+            seal, _seal(self._key, campaign, seq, head_hash, blob))
         return _Row(seq, head_hash, blob, sealed)
 
     def discard(self, campaign: str, seq: int) -> None:
         """Delete the campaign's row at ``seq`` (one the log does not vouch for)."""
-        connection = self._connect()
-        try:
-            connection.execute("DELETE FROM snapshots WHERE campaign = ? AND seq = ?",
-                               [campaign, seq])
-        finally:
-            connection.close()
-
-
-def _create(connection: sqlite3.Connection) -> None:
-    connection.execute(_CREATE)
-    columns = {row[1] for row in connection.execute("PRAGMA table_info(snapshots)")}
-    if "seal" not in columns:
-        connection.execute(_ADD_SEAL)
+        self._rows.discard(campaign, seq)
 
 
 class StoredRow(NamedTuple):
@@ -252,24 +203,14 @@ class StoredRow(NamedTuple):
 def stored_rows(path: str | Path) -> list[StoredRow]:
     """Every row of the file's ``snapshots`` table, by campaign and seq, read without changing
     the file (none if it has no such table)."""
-    connection = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        return [StoredRow(str(c), int(s), str(f), str(h), bytes(b)) for c, s, f, h, b in
-                connection.execute("SELECT campaign, seq, fingerprint, head_hash, state"
-                                   " FROM snapshots ORDER BY campaign, seq")]
-    except sqlite3.OperationalError as error:
-        if "no such table" in str(error):
-            return []
-        raise
-    finally:
-        connection.close()
+    return [StoredRow(*row) for row in read_only_rows(path)]
 
 
 DISTRUSTED_MOST = 16
 """Rows a fold discards at most before it folds from the first event instead."""
 
 
-def trusted_latest(log: EventLog, store: SnapshotStore, campaign: str,
+def trusted_latest(log: ServerLog, store: SnapshotStore, campaign: str,
                    at_most: int | None = None) -> Folded | None:
     """The campaign's latest stored state at or before ``at_most`` that the log vouches for:
     its row's chain hash is the log's hash of that event, its state is at that event and
@@ -277,7 +218,7 @@ def trusted_latest(log: EventLog, store: SnapshotStore, campaign: str,
 
     A row that fails is logged, deleted and the next earlier one tried (at most
     :data:`DISTRUSTED_MOST`): derived data is rebuilt, never believed against the log. One
-    indexed read of the log a row (:meth:`EventLog.hashes_at`). Called in a worker thread.
+    read of the log a row. Called in a worker thread.
     """
     for _ in range(DISTRUSTED_MOST):
         found = store.latest_row(campaign, at_most)
@@ -298,7 +239,7 @@ def trusted_latest(log: EventLog, store: SnapshotStore, campaign: str,
     return None
 
 
-def fold_from(log: EventLog, store: SnapshotStore, campaign: str, *, upto: int | None = None,
+def fold_from(log: ServerLog, store: SnapshotStore, campaign: str, *, upto: int | None = None,
               every: int = 1000) -> Folded:
     """The campaign's state at ``upto`` (its head if ``None``): the nearest stored snapshot
     at or before it plus the events between, read from the log.

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from events.log import AppendRequest, prepare  # noqa: E402
-from events.store import SqliteLog, SqliteReader  # noqa: E402
+from events.sqlite_backend import SqliteLog, SqliteReader  # noqa: E402
 from tests.projections.analytics_logs import (  # noqa: E402
     LogBuilder,
     free_session,

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from events.log import StoredRow
-from events.store import SqliteReader
+from events.sqlite_backend import SqliteReader
 from projections.analytics import report
 from server.report_page import paged_events
 from tests.chaos.report_memory import measure, write_campaign

@@ -13,7 +13,7 @@ import pytest
 
 from clients.client import Client
 from events import core
-from events.store import SqliteLog
+from events.sqlite_backend import SqliteLog
 from server.app import Server
 from server.auth import AdminTokenError, admin_token_path, hash_token, load_or_create_admin_token
 from tests.conftest import ADMIN_TOKEN, start_server
@@ -134,8 +134,8 @@ def test_a_world_readable_log_is_reported_once(tmp_path, caplog) -> None:
     path = tmp_path / "old.db"
     path.touch()
     path.chmod(0o644)
-    with caplog.at_level(logging.WARNING, logger="events.store"):
+    with caplog.at_level(logging.WARNING, logger="events.sqlite_backend"):
         SqliteLog(path).close()
-    warnings = [r.getMessage() for r in caplog.records if r.name == "events.store"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "events.sqlite_backend"]
     assert len(warnings) == 1 and "readable by other users (mode 0644)" in warnings[0]
     assert stat.S_IMODE(path.stat().st_mode) == 0o644

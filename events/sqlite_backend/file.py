@@ -1,6 +1,6 @@
 """Opening the log's file for writing: the one-server lock, and open errors in plain words.
 
-Apart from :mod:`events.store` so that the store keeps to the log itself.
+Apart from :mod:`events.sqlite_backend.log` so that the log keeps to appending.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from events.errors import StoreError
 
 __all__ = ["open_error", "writer_lock"]
 
-logger = logging.getLogger("events.store")
+logger = logging.getLogger("events.sqlite_backend")
 
 
 def open_error(path: Path, error: sqlite3.Error) -> StoreError:
