@@ -1,10 +1,11 @@
 """The ``event`` frames of stored rows, built in Python from the log's contract.
 
 What a catch-up, a history page and a snapshot's recent events send: each row's
-:class:`~events.messages.OutgoingEventFrame` (the stored payload less what no client receives,
-:mod:`events.client_payload`), and for a catch-up, pages of them framed as websocket text
-frames back to back (:func:`server.subscriber.text_frames`), so that a page is written to the socket as one
-bytes object. Called in worker threads, never on the event loop.
+:class:`~events.messages.OutgoingEventFrame` (the stored payload less what no client
+receives, :mod:`events.client_payload`), and for a catch-up, pages of them framed as
+websocket text frames back to back (:func:`server.subscriber.text_frames`), so that a page
+is written to the socket as one bytes object. Called in worker threads, never on the event
+loop.
 """
 
 from __future__ import annotations
