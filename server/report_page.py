@@ -42,6 +42,12 @@ log's length (the fold's own sums do not grow with it either)."""
 
 TICKET_SECONDS = 60.0
 """How long a report's ticket may wait before its page is opened."""
+PAGE_WAIT = 4.0
+"""Seconds a request for a page being made waits for it before it is answered "being made"
+(202, the page reloading itself): the request is still inside the connection's handshake,
+which ``--join-timeout`` bounds, and a long report must not be cut off with no answer."""
+RELOAD_SECONDS = 2
+"""Seconds after which a "being made" page asks again."""
 TICKETS_KEPT = 1024
 """Tickets outstanding at most: the oldest is dropped past it."""
 PAGES_PER_CAMPAIGN = 2
@@ -54,7 +60,7 @@ REPORT_POLICY = (
 """The report runs no script: its own inline styles and SVG charts, nothing else."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Ticket:
     expires: float
     page: asyncio.Future[dict[str, object]]
@@ -152,7 +158,11 @@ class ReportPages:
             return _page(connection, HTTPStatus.NOT_FOUND, "This report link was used already "
                          "or is too old: ask the table for the report again.")
         try:
-            made = await asyncio.shield(ticket.page)
+            made = await asyncio.wait_for(asyncio.shield(ticket.page), PAGE_WAIT)
+        except TimeoutError:
+            ticket.expires = max(ticket.expires, self._clock() + TICKET_SECONDS)
+            return _page(connection, HTTPStatus.ACCEPTED, "The report is being made; this page "
+                         "reloads itself until it is ready.", reload=RELOAD_SECONDS)
         except NotComputed as why:
             self._tickets.pop(name, None)
             return _page(connection, HTTPStatus.SERVICE_UNAVAILABLE,
@@ -167,10 +177,12 @@ class ReportPages:
         return _respond(connection, HTTPStatus.OK, html)
 
 
-def _page(connection: ServerConnection, status: HTTPStatus, message: str) -> Response:
+def _page(connection: ServerConnection, status: HTTPStatus, message: str,
+          reload: int | None = None) -> Response:
     from html import escape
 
-    body = (f"<!doctype html><meta charset=utf-8><title>poolhall report</title>"
+    again = f"<meta http-equiv=refresh content={reload}>" if reload is not None else ""
+    body = (f"<!doctype html><meta charset=utf-8>{again}<title>poolhall report</title>"
             f"<p>{escape(message)}</p>").encode()
     return _respond(connection, status, body)
 

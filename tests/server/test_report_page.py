@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import urllib.error
 import urllib.request
 
@@ -13,7 +14,8 @@ from tests.server.raw import RawPeer
 
 
 async def _fetch(url: str) -> tuple[int, dict[str, str], str]:
-    """GET ``url`` off the event loop: status, headers and body."""
+    """GET ``url`` off the event loop as a browser would, reloading a "being made" page (202,
+    ``<meta http-equiv=refresh>``) until the report is there: status, headers and body."""
     import asyncio
 
     def get() -> tuple[int, dict[str, str], str]:
@@ -23,7 +25,13 @@ async def _fetch(url: str) -> tuple[int, dict[str, str], str]:
         except urllib.error.HTTPError as error:
             return error.code, dict(error.headers), error.read().decode()
 
-    return await asyncio.to_thread(get)
+    for _ in range(60):
+        status, headers, body = await asyncio.to_thread(get)
+        if status != 202:
+            return status, headers, body
+        assert "http-equiv=refresh" in body and "being made" in body
+        await asyncio.sleep(1)
+    raise AssertionError(f"the report at {url} was still being made after a minute")
 
 
 async def _ticket(table: Table, token: str, campaign: str, **fields: object) -> dict[str, object]:
@@ -91,3 +99,30 @@ async def test_a_member_asking_for_report_after_report_waits_its_turn(table: Tab
         assert (refused["id"], refused["code"]) == ("report-0009", "rate_limited")
     finally:
         await peer.connection.close()
+
+
+async def test_a_page_still_being_made_says_so_and_reloads(
+        table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A report that takes longer than the wait is answered 202 "being made" (never a dropped
+    connection), and the same ticket gives the page once it is ready."""
+    import server.report_page
+
+    _, gm = await table.create_campaign("d12", name="Slow Night")
+    await gm.call(core.Roll, expression="2d6")
+    monkeypatch.setattr(server.report_page, "PAGE_WAIT", 0.0)
+    answer = await _ticket(table, gm._token, gm.campaign)
+    url = table.url.replace("ws://", "http://") + str(answer["path"])
+    first = await asyncio.to_thread(_get_once, url)
+    assert first[0] == 202 and "http-equiv=refresh" in first[1]
+    monkeypatch.setattr(server.report_page, "PAGE_WAIT", 60.0)
+    status, _, page = await _fetch(url)
+    assert status == 200 and "Slow Night" in page
+
+
+def _get_once(url: str) -> tuple[int, str]:
+    """One GET, no reloading: status and body."""
+    try:
+        with urllib.request.urlopen(url, timeout=120) as reply:
+            return reply.status, reply.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
