@@ -103,7 +103,8 @@ def cli_page(parser: argparse.ArgumentParser | None = None) -> str:
         if helped:
             out.append(f"{helped[0].upper()}{helped[1:]}.\n\n" if not helped.endswith(".")
                        else f"{helped}\n\n")
-        usage = sub.format_usage().removeprefix("usage: ").strip()
+        usage_lines = sub.format_usage().removeprefix("usage: ").strip().splitlines()
+        usage = "\n".join(line.removeprefix(" " * len("usage: ")) for line in usage_lines)
         out.append(f"```\n{usage}\n```\n\n")
         rows = _argument_rows(sub)
         if rows:
