@@ -18,7 +18,7 @@ def test_the_rarest_moments_are_the_five_least_likely_rolls_with_how_rare() -> N
     narrative_session(log, random.Random(8), 200)
     section = report(log.events).sessions[0]
     rows = roll_rows(log.events)
-    expected = sorted(((min(r.p_at_least, r.p_at_most), r.seq) for r in rows))[:5]
+    expected = sorted((min(r.p_at_least, r.p_at_most), r.seq) for r in rows)[:5]
     assert [(m.p, m.row.seq) for m in section.rarest] == expected
     for m in section.rarest:
         assert m.lucky == (m.row.p_at_least <= m.row.p_at_most)
