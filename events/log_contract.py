@@ -282,3 +282,12 @@ class Maintenance(Protocol):
     def probe(self, at: str) -> None:
         """Prove the log takes writes again (raises while it does not)."""
         ...
+
+    @property
+    def has_housework(self) -> bool:
+        """Whether :meth:`housekeeping` has work pending."""
+        ...
+
+    def housekeeping(self) -> None:
+        """A short step of pending work, on the writer's thread between two commits."""
+        ...

@@ -30,7 +30,8 @@ ISSUING = frozenset(str(event.__struct_config__.tag)
 """The event types that issue a token (each carries its ``token_hash``)."""
 
 INSERT = "INSERT OR IGNORE INTO issued_tokens (token_hash, campaign)"
-"""The head of the writer's insert (:func:`events.bulk_insert.insert_rows` adds the rows)."""
+"""The head of the writer's insert (:func:`~events.sqlite_backend.bulk_insert.insert_rows`
+adds the rows)."""
 
 _CREATE = ("CREATE TABLE issued_tokens (token_hash TEXT PRIMARY KEY, campaign TEXT NOT NULL)"
            " WITHOUT ROWID")
@@ -38,8 +39,8 @@ _FILL = ("INSERT OR IGNORE INTO issued_tokens (token_hash, campaign)"
          " SELECT json_extract(payload, '$.token_hash'), campaign FROM events"
          f" WHERE type IN ({', '.join(repr(kind) for kind in sorted(ISSUING))})"
          " AND json_extract(payload, '$.token_hash') IS NOT NULL")
-"""The rows of the events' issuing tokens: all in ``events``, which the log lays out (an older
-release's journal settled into it) before it creates this table."""
+"""The rows of the events' issuing tokens: all in ``events`` (an older layout's file is
+migrated before this table is created)."""
 
 
 class _TokenHash(msgspec.Struct):

@@ -62,6 +62,7 @@ class SqliteReader(EventLog):
         self._uri = f"{self.path.resolve().as_uri()}?mode={mode}"
         self._idle: list[sqlite3.Connection] = []
         self._idle_lock = threading.Lock()
+        self._closed = False
         if mode == "ro":
             self._check_is_a_log()
 
@@ -91,7 +92,7 @@ class SqliteReader(EventLog):
             connection.close()
             raise
         with self._idle_lock:
-            if len(self._idle) < _KEPT_READERS:
+            if not self._closed and len(self._idle) < _KEPT_READERS:
                 self._idle.append(connection)
                 return
         connection.close()
@@ -161,8 +162,9 @@ class SqliteReader(EventLog):
         return str(found[0][0]) if found else None
 
     def close(self) -> None:
-        """Close the idle read connections (a read under way closes its own)."""
+        """Close the idle read connections (a read under way closes its own when done)."""
         with self._idle_lock:
+            self._closed = True
             idle, self._idle = self._idle, []
         for connection in idle:
             connection.close()
