@@ -33,12 +33,15 @@ from contextlib import contextmanager
 from hashlib import sha256
 from typing import Any
 
+import msgspec
 import psycopg
 import psycopg.errors
 from psycopg_pool import ConnectionPool
 
 from events.chain import GENESIS, link_hash
+from events.codec import encode
 from events.errors import ConcurrencyError, StoreError
+from events.framed_pages import FramePage
 from events.issued_tokens import ISSUING, issued_hash
 from events.log import (
     Appended,
@@ -48,7 +51,10 @@ from events.log import (
     RowTuple,
     StoredRow,
 )
+from events.messages import OutgoingEventFrame
+from events.postgres_backend.deployment import admin_hash, claim_admin_hash
 from events.postgres_backend.schema import CHANNEL, STATEMENTS
+from events.postgres_backend.snapshots import PostgresSnapshots
 
 __all__ = ["PAGE_ROWS", "PostgresLog", "channel_for", "create_schema", "is_postgres_url",
            "safe_url"]
@@ -347,6 +353,21 @@ class PostgresLog:
             except psycopg.Error as error:
                 raise StoreError(f"probe failed: {_reason(error)}") from None
 
+    def snapshots(self, fingerprint: str) -> PostgresSnapshots:
+        """The stored snapshots of this database, read and written through the log's pool."""
+        return PostgresSnapshots(self._pool, fingerprint)
+
+    def admin_hash(self, given: str | None) -> str | None:
+        """The deployment's admin token hash: ``given`` becomes it if none is set yet; the
+        one set (which may not be ``given``) otherwise (:mod:`.deployment`)."""
+        try:
+            with self._pool.connection() as connection:
+                if given is None:
+                    return admin_hash(connection)
+                return claim_admin_hash(connection, given)
+        except psycopg.Error as error:
+            raise StoreError(f"cannot read the admin token's hash: {_reason(error)}") from None
+
     def checkpoint(self) -> None:
         """Nothing to do: PostgreSQL keeps its own house."""
 
@@ -364,6 +385,25 @@ class PostgresLog:
             if len(page) < PAGE_ROWS:
                 return
             after = page[-1][0]
+
+    def event_frames(self, campaign: str, after: int, upto: int) -> list[bytes]:
+        """The ``event`` frames (JSON of ``OutgoingEventFrame``) of events ``(after, upto]``."""
+        return [encode(OutgoingEventFrame(seq=row.seq, at=row.at, actor=row.actor,
+                                          command=row.command_id,
+                                          event=msgspec.Raw(row.payload), hash=row.hash))
+                for row in self.rows(campaign, after, upto)]
+
+    def frame_pages(self, campaign: str, after: int, upto: int, size: int) -> list[FramePage]:
+        """Events ``(after, upto]`` in pages of ``size``, each the websocket text frames of
+        its events back to back (RFC 6455 5.2: a server's frames are not masked)."""
+        frames = self.event_frames(campaign, after, upto)
+        return [FramePage(len(chunk), b"".join(_text_frame(frame) for frame in chunk))
+                for chunk in (frames[i:i + size] for i in range(0, len(frames), size))]
+
+    def store_frame_pages(self, campaign: str, after: int | None, upto: int) -> int:
+        """Keeps no pages (derived data the SQLite log keeps): pages are built when read."""
+        del campaign, upto
+        return after or 0
 
     def hashes_at(self, wanted: dict[str, int]) -> dict[str, str]:
         """The chain hash of each campaign's event ``wanted[campaign]`` (GENESIS at 0)."""
@@ -497,6 +537,18 @@ class PostgresLog:
             if self._writer is not None:
                 self._writer.close()
                 self._writer = None
+
+
+def _text_frame(payload: bytes) -> bytes:
+    """One websocket text frame holding ``payload``."""
+    size = len(payload)
+    if size < 126:
+        header = bytes((0x81, size))
+    elif size < 65536:
+        header = bytes((0x81, 126)) + size.to_bytes(2, "big")
+    else:
+        header = bytes((0x81, 127)) + size.to_bytes(8, "big")
+    return header + payload
 
 
 def _conflict(request: AppendRequest, error: psycopg.errors.UniqueViolation) -> ConcurrencyError:

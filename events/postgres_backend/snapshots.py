@@ -1,0 +1,59 @@
+"""Stored snapshots on PostgreSQL: derived data, keyed by the chain hash they were folded at.
+
+The same interface as :class:`server.stored_snapshots.SnapshotStore` (``save``, ``latest``),
+in a table ``snapshots`` of the log's database that is not append-only: a row is replaced when
+a newer code's fold is stored at the same seq. A row whose ``fingerprint`` (the code that
+encoded it) is not the caller's is never read; the reader checks ``head_hash`` against the
+log before trusting a state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+from events.errors import StoreError
+
+__all__ = ["CREATE_SNAPSHOTS", "PostgresSnapshots"]
+
+CREATE_SNAPSHOTS = (
+    "CREATE TABLE IF NOT EXISTS snapshots (campaign text NOT NULL, seq bigint NOT NULL,"
+    " fingerprint text NOT NULL, head_hash text NOT NULL, state bytea NOT NULL,"
+    " PRIMARY KEY (campaign, seq))")
+
+
+class PostgresSnapshots:
+    """The ``snapshots`` table, on a connection of the log's pool."""
+
+    def __init__(self, pool: ConnectionPool[Any], fingerprint: str) -> None:
+        self._pool = pool
+        self._fingerprint = fingerprint
+        try:
+            with self._pool.connection() as connection:
+                connection.execute(CREATE_SNAPSHOTS)
+        except psycopg.Error as error:
+            raise StoreError(f"cannot create the snapshots table: {error}") from None
+
+    def save(self, campaign: str, rows: Iterable[tuple[int, str, bytes]]) -> None:
+        """Store ``(seq, head_hash, encoded state)`` rows (replacing any at the same seq)."""
+        with self._pool.connection() as connection, connection.transaction():
+            connection.cursor().executemany(
+                "INSERT INTO snapshots (campaign, seq, fingerprint, head_hash, state)"
+                " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (campaign, seq) DO UPDATE SET"
+                " fingerprint = excluded.fingerprint, head_hash = excluded.head_hash,"
+                " state = excluded.state",
+                [(campaign, seq, self._fingerprint, digest, blob) for seq, digest, blob in rows])
+
+    def latest(self, campaign: str, at_most: int | None = None) -> tuple[bytes, str] | None:
+        """The encoded state and head hash at the greatest seq ``<= at_most`` this code
+        wrote, if any."""
+        with self._pool.connection() as connection:
+            row = connection.execute(
+                "SELECT state, head_hash FROM snapshots WHERE campaign = %s AND seq <= %s AND"
+                " fingerprint = %s ORDER BY seq DESC LIMIT 1",
+                [campaign, at_most if at_most is not None else 2**62, self._fingerprint],
+            ).fetchone()
+        return None if row is None else (bytes(row[0]), str(row[1]))
