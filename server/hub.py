@@ -33,12 +33,14 @@ import msgspec
 from events import core
 from events.base import Event, Recorded
 from events.codec import encode
-from events.errors import Rejected, StoreError
+from events.errors import ConcurrencyError, Rejected, StoreError
 from events.log import (
     Appended,
     AppendRequest,
     CommandRecord,
     EventLog,
+    StoredRow,
+    to_recorded,
 )
 from events.messages import (
     Ack,
@@ -62,7 +64,14 @@ from server.divergence import check_history, needs_lookup
 from server.health import LogHealth
 from server.hub_commands import current_member, decide, refuse_while_failing, replayed_answer
 from server.hub_views import HubViews
-from server.hub_work import CommandWork, JoinWork, refuse_unavailable, reply, unavailable
+from server.hub_work import (
+    CommandWork,
+    FollowWork,
+    JoinWork,
+    refuse_unavailable,
+    reply,
+    unavailable,
+)
 from server.page_cache import PageCache
 from server.rebuild import load_hub_state
 from server.rules.base import Decision
@@ -83,6 +92,10 @@ __all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "PAGES_EVER
 logger = logging.getLogger(__name__)
 
 MAX_BATCH = 256
+MAX_RETRIES = 20
+"""Times a command is decided again after another process appended to its campaign first
+(a shared log); past it, it is answered ``unavailable`` (nothing was stored: a retry is
+safe)."""
 RESUME_LIMIT = 1_000
 """Most events a resuming client is sent to catch up; one further behind gets a snapshot of
 the table (one message, whatever the log's length) unless it asks for a replay."""
@@ -131,13 +144,19 @@ class CampaignHub:
         self.subscribers: set[Subscriber] = set()
         self._table = TableFeed()
         """Who watches the ``table`` message and who is connected."""
-        self._inbox: asyncio.Queue[CommandWork | JoinWork | None] = asyncio.Queue()
+        self._inbox: asyncio.Queue[CommandWork | JoinWork | FollowWork | None] = (
+            asyncio.Queue())
+        self._follow_queued = False
+        self._follow_to: int | None = 0
+        """The head another process reported (None: read it from the log), if above ours."""
         self._task: asyncio.Task[None] | None = None
         self.closing = False
         self._stale = False
         """True while the state could not be reloaded from the log: work is refused."""
         self._diverged_since_logged = 0
         self._diverged_logged_at: float | None = None
+        self.conflicts = 0
+        """Batches another process appended to first (a shared log), decided again."""
         self.reloads = 0
         """Times the state was rebuilt from the log after a failure (for operators, tests)."""
         self._writes = DerivedWrites(self, log=log, store=store, snapshot_every=snapshot_every)
@@ -168,6 +187,17 @@ class CampaignHub:
         if self.closing:
             raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
         self._inbox.put_nowait(work)
+
+    def follow(self, head: int | None) -> None:
+        """Another process appended up to ``head`` (``None``: it may have; read the log):
+        read the events this hub lacks, fold and broadcast them between two batches."""
+        if self.closing or (head is not None and head <= self.state.head):
+            return
+        if self._follow_to is not None:
+            self._follow_to = None if head is None else max(head, self._follow_to)
+        if not self._follow_queued:
+            self._follow_queued = True
+            self._inbox.put_nowait(FollowWork())
 
     def leave(self, subscriber: Subscriber) -> None:
         self.subscribers.discard(subscriber)
@@ -210,11 +240,17 @@ class CampaignHub:
                 batch.append(self._inbox.get_nowait())  # type: ignore[arg-type]
             stop = batch[-1] is None
             if self._stale and not await self._reload():
-                refuse_unavailable([item for item in batch if item is not None])
+                self._follow_queued = False  # the reload that ends it reads the log anyway
+                refuse_unavailable([item for item in batch
+                                    if isinstance(item, CommandWork | JoinWork)])
             else:
                 commands: list[CommandWork] = []
                 for item in batch:
-                    if isinstance(item, JoinWork):
+                    if isinstance(item, FollowWork):
+                        await self._process_safely(commands)
+                        commands = []
+                        await self._follow()
+                    elif isinstance(item, JoinWork):
                         await self._process_safely(commands)
                         commands = []
                         if await self._history_holds(item) and await self._recent_ready(item):
@@ -266,10 +302,78 @@ class CampaignHub:
         self._writes.reloaded(self.state.head)
         return True
 
-    async def _process(self, batch: list[CommandWork]) -> None:
-        """Decide, make durable, broadcast, answer: in that order, for a batch of commands."""
+    async def _follow(self) -> None:
+        """Read the events other processes appended after our head, fold and broadcast them
+        (a shared log); a read that fails is tried again at the next head heard."""
+        self._follow_queued = False
+        self._follow_to = 0
+        if self._stale:
+            return
+        try:
+            rows = await asyncio.to_thread(lambda: list(self._log.rows(
+                self.campaign, self.state.head)))
+        except Exception:
+            logger.exception("reading the events other processes appended to %s failed",
+                             self.campaign)
+            return
+        if rows:
+            self._after_change(self._send_rows(rows, fold=True))
+
+    def _send_rows(self, rows: list[StoredRow], *, fold: bool) -> list[Event]:
+        """Broadcast rows appended by another process (folded first when ``fold``); their
+        events."""
+        events: list[Event] = []
+        for row in rows:
+            recorded = to_recorded(row)
+            if fold:
+                evolve(self.state, recorded)
+                self.head_hash = row.hash
+                earlier = self.commands.get(row.command_id)
+                self.commands.add(row.command_id, CommandRecord(
+                    row.actor, earlier.first_seq if earlier else row.seq, row.seq))
+            frame = encode(OutgoingEventFrame(
+                seq=row.seq, at=row.at, actor=row.actor, command=row.command_id,
+                event=msgspec.Raw(row.payload), hash=row.hash))
+            self._snapshots.add(frame)
+            self._broadcast(frame)
+            events.append(recorded.event)
+        return events
+
+    def _after_change(self, changed: list[Event]) -> None:
+        """What follows new events: views, derived writes, the table, removed members."""
+        if changed:
+            self._views.state_changed()
+            self._writes.after_change()
+        if not self._stale:  # views of a state the log lacks would mislead the table
+            if changed:
+                self._table.broadcast(self.state)
+            for view in self._views.of_events(changed):
+                self._broadcast(encode(view))
+        self._close_removed(changed)
+
+    async def _caught_up_after_conflict(self, sent: int) -> list[Event]:
+        """Another process appended first: reload the state from the log and broadcast the
+        events after ``sent`` (the last this hub broadcast) that it has not sent."""
+        if not await self._reload():
+            return []
+        try:
+            rows = await asyncio.to_thread(lambda: list(self._log.rows(
+                self.campaign, sent, self.state.head)))
+        except Exception:
+            logger.exception("reading the events other processes appended to %s failed",
+                             self.campaign)
+            self._stale = True
+            return []
+        return self._send_rows(rows, fold=False)
+
+    async def _process(self, batch: list[CommandWork], attempt: int = 0) -> None:
+        """Decide, make durable, broadcast, answer: in that order, for a batch of commands.
+
+        A command whose append another process beat (a shared log) is decided again, once
+        this hub has the events it missed: the sender never sees the conflict."""
         if not batch:
             return
+        sent = self.state.head
         if self._stale:  # an earlier part of this batch left the state unknown
             refuse_unavailable(list(batch))
             return
@@ -325,12 +429,16 @@ class CampaignHub:
         answers: dict[str, Ack | ErrorReply] = {}
         changed: list[Event] = []
         failed = False
+        again: list[CommandWork] = []
         for work, request, new_events, ctx in decided:
             command_id = work.command.id
             if request is None:  # the same command twice in one batch: the same answer
                 reply(work, answers.get(command_id) or unavailable(command_id))
                 continue
             seqs = next(by_request)
+            if isinstance(seqs, ConcurrencyError) and attempt < MAX_RETRIES:
+                again.append(work)  # another process appended first: decided again below
+                continue
             if not isinstance(seqs, Appended):  # not stored; nor any later one (heads chain)
                 failed = True
                 answers[command_id] = unavailable(command_id)
@@ -340,6 +448,7 @@ class CampaignHub:
                 self.commands.add(request.command_id, CommandRecord(
                     request.actor, seqs[0], seqs[-1]))
                 self.head_hash = seqs.hashes[-1]
+                sent = seqs[-1]
             for seq, digest, stored in zip(seqs, seqs.hashes, request.events, strict=True):
                 frame = encode(OutgoingEventFrame(
                     seq=seq, at=request.at, actor=request.actor, command=request.command_id,
@@ -350,20 +459,20 @@ class CampaignHub:
             answers[command_id] = Ack(id=command_id, seqs=seqs, member=ctx.issued_member,
                                       token=ctx.issued_token)
             reply(work, answers[command_id])
-        if failed:  # the state ran ahead of the log: make it what is durable again (once:
+        if again:  # the state ran ahead of the log: the other process's events, then ours
+            self.conflicts += 1
+            changed.extend(await self._caught_up_after_conflict(sent))
+        elif failed:  # the state ran ahead of the log: make it what is durable again (once:
             # the log now reports failing, so later commands are refused before deciding)
             logger.error("an append failed in %s; reloading its state from the log",
                          self.campaign)
             await self._reload()
-        if changed:
-            self._views.state_changed()
-            self._writes.after_change()
-        if not self._stale:  # views of a state the log lacks would mislead the table
-            if changed:
-                self._table.broadcast(self.state)
-            for view in self._views.of_events(changed):
-                self._broadcast(encode(view))
-        self._close_removed(changed)
+        self._after_change(changed)
+        if again:
+            if self._stale:
+                refuse_unavailable(list(again))
+            else:
+                await self._process(again, attempt + 1)
 
     def _close_removed(self, events: list[Event]) -> None:
         """Close the connections of members these events removed, once they have seen it."""

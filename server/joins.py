@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from events.codec import encode
-from events.errors import Rejected
+from events.errors import Rejected, StoreError
 from events.messages import Join, Welcome
 from projections.campaign import CampaignState, Member
 from server.auth import hash_token, tokens_match
@@ -120,7 +120,7 @@ class Joins:
         assert log is not None
         try:
             return log.token_campaign(token_hash)
-        except sqlite3.Error:
+        except (sqlite3.Error, StoreError):
             logger.exception("looking up a token in the log failed")
             raise Rejected("unavailable", "the log cannot be read; retry shortly", None) from None
 

@@ -26,9 +26,9 @@ from http import HTTPStatus
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
+from events.backends import reading
 from events.errors import Rejected
 from events.log import to_recorded
-from events.store import SqliteReader
 from projections.analytics import for_session, report
 from server.views import NotComputed, ViewWorkers
 
@@ -62,8 +62,8 @@ def build_page(job: tuple[str, str, int | None, int]) -> dict[str, object]:
     from reports.html import render_html  # matplotlib: imported in the worker only
 
     database, campaign, session, head = job
-    reader = SqliteReader(database)
-    events = [to_recorded(row) for row in reader.rows(campaign, 0, head)]
+    with reading(database) as reader:
+        events = [to_recorded(row) for row in reader.rows(campaign, 0, head)]
     full = report(events)
     if session is not None and not any(s.session == session for s in full.sessions):
         have = ", ".join(str(s.session) for s in full.sessions) or "none yet"

@@ -34,6 +34,7 @@ from projections.snapshot import TableUnion
 from projections.systems import PROJECTIONS
 
 __all__ = [
+    "BackendSnapshotStore",
     "FINGERPRINT",
     "Folded",
     "SnapshotStore",
@@ -167,6 +168,22 @@ class SnapshotStore:
         if found is None:
             return None
         return Folded(decode_state(found[0]), str(found[1]))
+
+
+class BackendSnapshotStore(SnapshotStore):
+    """Stored snapshots kept by the log's backend (PostgreSQL's ``snapshots`` table,
+    :class:`events.postgres_backend.snapshots.PostgresSnapshots`): the same rows, the same
+    fingerprint, reached through the backend's connections."""
+
+    def __init__(self, table: Any) -> None:  # noqa: D107 - no SQLite file to open
+        self._table = table
+
+    def save(self, campaign: str, rows: Iterable[tuple[int, str, bytes]]) -> None:
+        self._table.save(campaign, list(rows))
+
+    def latest(self, campaign: str, at_most: int | None = None) -> Folded | None:
+        found = self._table.latest(campaign, at_most)
+        return None if found is None else Folded(decode_state(found[0]), str(found[1]))
 
 
 def fold_from(log: EventLog, store: SnapshotStore, campaign: str, *, upto: int | None = None,

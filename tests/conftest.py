@@ -106,3 +106,17 @@ def postgres_url() -> Iterator[str]:
     """A real PostgreSQL database's URL whose connections use a fresh schema of their own
     (``tests/postgres.py``; never skipped in CI)."""
     yield from fresh_schema()
+
+
+@pytest.fixture
+async def pg_table(postgres_url: str) -> AsyncIterator[Table]:
+    """A real server on 127.0.0.1:0 on a real PostgreSQL (a fresh schema) and seeded dice."""
+    server = Server(postgres_url, "127.0.0.1", 0, rng=random.Random(1234),
+                    admin_token=ADMIN_TOKEN)
+    await server.start()
+    table = Table(server, Path("."))
+    try:
+        yield table
+    finally:
+        await table.close_clients()
+        await table.server.stop()

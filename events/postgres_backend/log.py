@@ -48,6 +48,7 @@ from events.log import (
     AppendRequest,
     ChainProblem,
     CommandRecord,
+    EventLog,
     RowTuple,
     StoredRow,
 )
@@ -484,6 +485,14 @@ class PostgresLog:
                 " ORDER BY campaign").fetchall()
         return [(row[0], row[1], row[2], int(row[3])) for row in rows]
 
+    def creation(self, command_id: str) -> tuple[str, CommandRecord] | None:
+        """The campaign a command id created, and what it appended, if it created one."""
+        with self._read() as connection:
+            row = connection.execute(
+                "SELECT campaign, actor, first_seq, last_seq FROM commands"
+                " WHERE command_id = %s AND first_seq = 1", [command_id]).fetchone()
+        return None if row is None else (row[0], CommandRecord(row[1], row[2], row[3]))
+
     def token_campaign(self, token_hash: str) -> str | None:
         """The campaign a token with this hash was issued for, if any."""
         with self._read() as connection:
@@ -567,3 +576,8 @@ def _reason(error: BaseException) -> str:
 def safe_url(url: str) -> str:
     """``url`` without its password, to name it in a message or a log line."""
     return re.sub(r"(://[^:@/]*):[^@/]*@", r"\1:***@", url)
+
+
+def _conforms(log: PostgresLog) -> EventLog:
+    """For the type checker: a PostgresLog is an EventLog."""
+    return log

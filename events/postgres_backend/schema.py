@@ -55,6 +55,8 @@ STATEMENTS: tuple[str, ...] = (
         last_seq bigint NOT NULL,
         CONSTRAINT commands_campaign_command_id PRIMARY KEY (campaign, command_id),
         CHECK (first_seq > 0 AND last_seq >= first_seq))""",
+    """CREATE INDEX IF NOT EXISTS commands_creations ON commands (command_id)
+        WHERE first_seq = 1""",
     """CREATE TABLE IF NOT EXISTS sealed_tokens (
         campaign text NOT NULL,
         command_id text NOT NULL,
