@@ -307,7 +307,7 @@ def _plays_one(client: Any) -> bool:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from events.store import SqliteReader
+    from events.sqlite_backend import SqliteReader
 
     try:  # read-only: verifying a log never changes it, even one that is being served
         checked, problems = SqliteReader(args.db).verify()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from events.errors import StoreError
 
 if TYPE_CHECKING:
-    from events.log import EventLog
+    from events.log_contract import EventLog, ServerLog
 
 __all__ = ["is_postgres_url", "migrate", "open_log", "reading"]
 
@@ -36,12 +36,12 @@ def _postgres() -> Any:
     return postgres_backend
 
 
-def open_log(database: str | Path) -> EventLog:
+def open_log(database: str | Path) -> ServerLog:
     """The log for a server to write: created if it is not there."""
     if is_postgres_url(database):
-        log: EventLog = _postgres().PostgresLog(str(database))
+        log: ServerLog = _postgres().PostgresLog(str(database))
         return log
-    from events.store import SqliteLog
+    from events.sqlite_backend import SqliteLog
 
     return SqliteLog(database)
 
@@ -57,10 +57,13 @@ def reading(database: str | Path) -> Iterator[EventLog]:
         finally:
             log.close()
         return
-    from events.store import SqliteReader
+    from events.sqlite_backend import SqliteReader
 
-    reader: EventLog = SqliteReader(database)  # type: ignore[assignment]
-    yield reader
+    reader = SqliteReader(database)
+    try:
+        yield reader
+    finally:
+        reader.close()
 
 
 def migrate(database: str | Path) -> str:
@@ -69,7 +72,7 @@ def migrate(database: str | Path) -> str:
         log = _postgres().PostgresLog(str(database))
         log.close()
         return "the schema is up to date"
-    from events.store import SqliteLog
+    from events.sqlite_backend import SqliteLog
 
     SqliteLog(database).close()
     return "the file is up to date"

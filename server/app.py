@@ -38,7 +38,7 @@ from websockets.http11 import Request, Response
 from events.backends import is_postgres_url, open_log
 from events.codec import encode
 from events.errors import Rejected, StoreError
-from events.log import EventLog
+from events.log import ServerLog
 from events.messages import ErrorReply, History, Join, ReportReady, ReportRequest, StateAt
 from projections.campaign import CampaignState, Member
 from server.auth import (
@@ -125,7 +125,7 @@ class Server:
             check_admin_token(admin_token, "the admin token given")
         self._given_admin_token = admin_token
         self.admin_token_created = False
-        self.log: EventLog | None = None
+        self.log: ServerLog | None = None
         self.followers: SharedLog | None = None
         """On a shared log, what keeps this process's hubs up with the others' appends."""
         self.committer: GroupCommitter | None = None
@@ -198,7 +198,7 @@ class Server:
         self.admin_token = token
         self.joins.admin_hash = hash_token(token)
 
-    async def _use_shared_admin_token(self, log: EventLog) -> None:
+    async def _use_shared_admin_token(self, log: ServerLog) -> None:
         """The admin token of a deployment on a shared database: its hash is kept in the
         database, so every process checks the same token and a second process needs nothing
         copied to it. The first process started makes it (in :data:`SHARED_TOKEN_FILE`, its

@@ -14,8 +14,8 @@ import functools
 from collections import deque
 
 from events.errors import StoreError
-from events.framed_pages import STORED_PAGE, FramePage
-from events.log import EventLog
+from events.log import ServerLog
+from server.event_frames import STORED_PAGE, FramePage, frame_pages
 from server.page_cache import PageCache
 from server.subscriber import Subscriber
 
@@ -23,7 +23,7 @@ __all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "schedule_c
 
 CATCH_UP_PAGE = STORED_PAGE
 """Events written per step of a catch-up: about 60 KB, the most a joining client holds in its
-socket's buffer while it reads; the size of a stored page, so that stored pages are read."""
+socket's buffer while it reads; one page of :func:`server.event_frames.frame_pages`."""
 CATCH_UP_READ = 2_000
 """Events read from the log and encoded per trip to a worker thread (about 650 KB, shared
 through the page cache). Pages of 2,000 encoded one by one on the event loop once cost an
@@ -34,7 +34,7 @@ builds the frames (about 2 µs of CPU an event) with the interpreter lock releas
 reads keep both cores of a small machine busy while the event loop writes."""
 
 
-def schedule_catch_up(subscriber: Subscriber, *, log: EventLog, pages: PageCache,
+def schedule_catch_up(subscriber: Subscriber, *, log: ServerLog, pages: PageCache,
                       campaign: str, since: int, head: int) -> None:
     """Replay ``(since, head]`` from the log ahead of the live frames already queued.
 
@@ -43,13 +43,13 @@ def schedule_catch_up(subscriber: Subscriber, *, log: EventLog, pages: PageCache
     reads ahead of the pages being written, so reading the log (in SQLite, which releases
     the interpreter lock) and writing the socket overlap on every core; each read is
     cached and shared by every catch-up that needs it. A read comes as pages of framed
-    events (:class:`~events.framed_pages.FramePage`), each written as it is.
+    events (:class:`~server.event_frames.FramePage`), each written as it is.
     """
 
     def read(after: int, upto: int) -> asyncio.Future[list[FramePage]]:
         return asyncio.ensure_future(pages.get(
             (campaign, after, upto),
-            functools.partial(log.frame_pages, campaign, after, upto, CATCH_UP_PAGE)))
+            functools.partial(frame_pages, log, campaign, after, upto, CATCH_UP_PAGE)))
 
     async def catch_up(target: Subscriber) -> None:
         reads: deque[tuple[int, int, asyncio.Future[list[FramePage]]]] = deque()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from events.log import CommandRecord, EventLog
+from events.log import CommandRecord, ServerLog
 
 __all__ = ["RECENT_COMMANDS", "CommandIndex"]
 
@@ -30,7 +30,7 @@ commands/s)."""
 class CommandIndex:
     """A campaign's command ids: the recent ones held, the others read from the log."""
 
-    def __init__(self, log: EventLog | None, campaign: str, *,
+    def __init__(self, log: ServerLog | None, campaign: str, *,
                  recent: int = RECENT_COMMANDS) -> None:
         self._log = log
         self._campaign = campaign

@@ -1,6 +1,6 @@
-"""What a hub writes besides events: its state's snapshots and the log's catch-up pages.
+"""What a hub writes besides events: its state's snapshots.
 
-Both are derived data, rebuilt from the log if lost, and both are written in worker threads
+They are derived data, rebuilt from the log if lost, and written in worker threads
 after a batch changed the state, never in the way of an append or a broadcast. They are apart
 from :mod:`server.hub` because they are bookkeeping of their own (when each is due, which
 write is under way, what a failure costs) that the hub's flow need not read: the hub calls
@@ -14,19 +14,14 @@ import asyncio
 import logging
 from typing import Protocol
 
-from events.framed_pages import STORED_PAGE
-from events.log import EventLog
+from events.log import ServerLog
 from projections.campaign import CampaignState
 from server.stored_snapshots import SnapshotStore, encode_state
 
-__all__ = ["PAGES_EVERY", "DerivedWrites", "Owner"]
+__all__ = ["DerivedWrites", "Owner"]
 
 logger = logging.getLogger("server.hub")
 """The hub's logger: these lines are the hub's, as operators and their filters know them."""
-
-PAGES_EVERY = 5 * STORED_PAGE
-"""Events appended between two stores of a campaign's complete pages: one short write
-transaction per 1,000 events, as often as a snapshot's."""
 
 
 class Owner(Protocol):
@@ -46,9 +41,9 @@ class Owner(Protocol):
 
 
 class DerivedWrites:
-    """One hub's snapshot and page stores: when each is due, and the tasks writing them."""
+    """One hub's snapshot stores: when each is due, and the tasks writing them."""
 
-    def __init__(self, owner: Owner, *, log: EventLog, store: SnapshotStore,
+    def __init__(self, owner: Owner, *, log: ServerLog, store: SnapshotStore,
                  snapshot_every: int) -> None:
         self._owner = owner
         self._log = log
@@ -57,10 +52,6 @@ class DerivedWrites:
         self._stored_at = owner.state.head
         """The head when the state was last stored (or loaded: the load stored as it folded)."""
         self._saving: set[asyncio.Task[None]] = set()
-        self._paged_upto: int | None = None
-        """Where the campaign's stored pages end (None: not asked of the log yet)."""
-        self.paging = False
-        """True while a store of pages runs (one at a time)."""
 
     @property
     def busy(self) -> bool:
@@ -74,7 +65,6 @@ class DerivedWrites:
     def after_change(self) -> None:
         """A batch changed the state: store what is due of it."""
         self._store_if_due()
-        self._store_pages_if_due()
 
     async def wait(self) -> None:
         """Wait for the writes under way (the hub is stopping); their failures are logged."""
@@ -103,34 +93,3 @@ class DerivedWrites:
         self._saving.add(task)
         task.add_done_callback(self._saving.discard)
 
-    def _store_pages_if_due(self) -> None:
-        """Store the complete pages of the catch-up once :data:`PAGES_EVERY` events have
-        passed since they were last stored (built and written in a worker thread, one store
-        at a time, looked at again when it ends if events came meanwhile): a catch-up then
-        reads each page as one value instead of building its 200 frames (about 3 µs of
-        SQLite's CPU an event). A failure is logged and those pages skipped: a catch-up
-        builds what is not stored."""
-        owner = self._owner
-        head = owner.state.head
-        if owner.stale or self.paging or (
-                self._paged_upto is not None and head - self._paged_upto < PAGES_EVERY):
-            return
-        self.paging = True
-        campaign = owner.state.campaign
-
-        async def store() -> None:
-            try:
-                self._paged_upto = await asyncio.to_thread(
-                    self._log.store_frame_pages, campaign, self._paged_upto, head)
-            except Exception:  # derived data: the catch-ups build these pages
-                logger.exception("storing the catch-up pages of %s up to #%d failed",
-                                 campaign, head)
-                self._paged_upto = head // STORED_PAGE * STORED_PAGE
-            finally:
-                self.paging = False
-            if owner.state.head != head and not owner.closing:  # skipped while this ran
-                self._store_pages_if_due()
-
-        task = asyncio.create_task(store(), name=f"pages-{campaign}-{head}")
-        self._saving.add(task)
-        task.add_done_callback(self._saving.discard)

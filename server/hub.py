@@ -15,9 +15,8 @@ hub's queue; so is the table at any earlier seq (:meth:`CampaignHub.state_at`).
 A hub is loaded when its campaign is first used (:mod:`server.rebuild`) and holds a bounded
 state; every :attr:`~server.settings.Settings.snapshot_every` events it stores that state
 (:mod:`server.stored_snapshots`), encoded on the loop (a copy: the state changes in place) and
-written in a worker thread, and every :data:`PAGES_EVERY` events the log's catch-up pages
-(both :mod:`server.derived_writes`). The server unloads a hub nobody is connected to once it
-has been idle a while (:meth:`CampaignHub.idle_for`).
+written in a worker thread (:mod:`server.derived_writes`). The server unloads a hub nobody is
+connected to once it has been idle a while (:meth:`CampaignHub.idle_for`).
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ from events.log import (
     Appended,
     AppendRequest,
     CommandRecord,
-    EventLog,
+    ServerLog,
     StoredRow,
     to_recorded,
 )
@@ -59,7 +58,7 @@ from server.catch_up import (
     schedule_catch_up,
 )
 from server.command_index import CommandIndex
-from server.derived_writes import PAGES_EVERY, DerivedWrites
+from server.derived_writes import DerivedWrites
 from server.divergence import check_history, needs_lookup
 from server.health import LogHealth
 from server.hub_commands import current_member, decide, refuse_while_failing, replayed_answer
@@ -86,7 +85,7 @@ from server.writer import GroupCommitter
 # The work items, the catch-up's and the page store's sizes are named here too, where the
 # server and tests have always found them; they live in server.hub_work, server.catch_up and
 # server.derived_writes.
-__all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "PAGES_EVERY", "RESUME_LIMIT",
+__all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "RESUME_LIMIT",
            "CampaignHub", "CommandWork", "JoinWork"]
 
 logger = logging.getLogger(__name__)
@@ -110,7 +109,7 @@ class CampaignHub:
         state: CampaignState,
         commands: CommandIndex,
         head_hash: str,
-        log: EventLog,
+        log: ServerLog,
         store: SnapshotStore,
         committer: GroupCommitter,
         rng: random.Random,
@@ -413,7 +412,6 @@ class CampaignHub:
                 campaign=self.campaign, expected_head=head, events=prepared,
                 actor=work.member.member, command_id=command_id, at=at,
                 sealed_token=sealed_for(work.command, self.campaign, ctx.issued_token),
-                id_looked_up=True,  # by ``look_up`` above; the next batch waits for this one
             )
             for offset, event in enumerate(new_events, start=1):
                 evolve(self.state, Recorded(seq=head + offset, at=at, actor=work.member.member,
@@ -428,7 +426,7 @@ class CampaignHub:
         by_request = iter(results)
         answers: dict[str, Ack | ErrorReply] = {}
         changed: list[Event] = []
-        failed = False
+        failed = behind = False
         again: list[CommandWork] = []
         for work, request, new_events, ctx in decided:
             command_id = work.command.id
@@ -438,6 +436,16 @@ class CampaignHub:
             seqs = next(by_request)
             if isinstance(seqs, ConcurrencyError) and attempt < MAX_RETRIES:
                 again.append(work)  # another process appended first: decided again below
+                continue
+            if isinstance(seqs, CommandRecord):  # another writer recorded this command first:
+                behind = True  # the state folded events the log does not hold: caught up below
+                self.commands.add(command_id, seqs)
+                answers[command_id] = (
+                    await replayed_answer(self._log, self.campaign, work.command, seqs)
+                    if seqs.actor == work.member.member else
+                    ErrorReply(id=command_id, code="conflict", path="$.id",
+                               message="command id already used by another member"))
+                reply(work, answers[command_id])
                 continue
             if not isinstance(seqs, Appended):  # not stored; nor any later one (heads chain)
                 failed = True
@@ -459,8 +467,8 @@ class CampaignHub:
             answers[command_id] = Ack(id=command_id, seqs=seqs, member=ctx.issued_member,
                                       token=ctx.issued_token)
             reply(work, answers[command_id])
-        if again:  # the state ran ahead of the log: the other process's events, then ours
-            self.conflicts += 1
+        if again or behind:  # the state ran ahead of the log: the other writer's events
+            self.conflicts += 1  # (then ours, decided again)
             changed.extend(await self._caught_up_after_conflict(sent))
         elif failed:  # the state ran ahead of the log: make it what is durable again (once:
             # the log now reports failing, so later commands are refused before deciding)

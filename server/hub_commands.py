@@ -19,7 +19,7 @@ from typing import Any
 from events import core
 from events.base import Event
 from events.errors import Rejected
-from events.log import CommandRecord, EventLog, PreparedEvent, prepare
+from events.log import CommandRecord, PreparedEvent, ServerLog, prepare
 from events.messages import Ack, ErrorReply
 from projections.campaign import CampaignState, Member
 from server import rules
@@ -99,7 +99,7 @@ def current_member(state: CampaignState, member: Member) -> Member | None:
     return current if current is not None and current.active else None
 
 
-async def replayed_answer(log: EventLog, campaign: str, command: Any,
+async def replayed_answer(log: ServerLog, campaign: str, command: Any,
                           record: CommandRecord) -> Ack | ErrorReply:
     """The answer to a command retried after it was carried out: its original ``seqs``,
     and for an invite the member it invited and (given its retry key) their token.

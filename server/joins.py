@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -120,7 +119,7 @@ class Joins:
         assert log is not None
         try:
             return log.token_campaign(token_hash)
-        except (sqlite3.Error, StoreError):
+        except StoreError:
             logger.exception("looking up a token in the log failed")
             raise Rejected("unavailable", "the log cannot be read; retry shortly", None) from None
 

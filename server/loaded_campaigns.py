@@ -16,7 +16,7 @@ import random
 import time
 
 from events.errors import Rejected
-from events.log import CommandRecord, EventLog
+from events.log import CommandRecord, ServerLog
 from server.health import LogHealth
 from server.hub import CampaignHub
 from server.page_cache import PageCache
@@ -51,7 +51,7 @@ class LoadedCampaigns:
         self._workers = workers
         self._pages = pages
         self._unjoined_grace = unjoined_grace
-        self.log: EventLog | None = None
+        self.log: ServerLog | None = None
         self.store: SnapshotStore | None = None
         self.committer: GroupCommitter | None = None
         self.hubs: dict[str, CampaignHub] = {}
@@ -74,7 +74,7 @@ class LoadedCampaigns:
         connection handler, :mod:`server.campaign_creation` and :mod:`server.joins` read
         it: one flag for the one fact)."""
 
-    async def open(self, log: EventLog, store: SnapshotStore,
+    async def open(self, log: ServerLog, store: SnapshotStore,
                    committer: GroupCommitter) -> None:
         """Read which campaigns the log holds (not their events), then unload idle hubs
         every so often if ``--idle-unload`` is set."""

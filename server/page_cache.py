@@ -9,7 +9,7 @@ table's p99 from 4.5 to 33.5 ms. The log is append-only, so the frames of events
 asks for it, and concurrent requests for the same page share one read.
 
 A read is kept as the store gives it: a few pages, each the websocket frames of its events
-back to back in one bytes object (:class:`events.framed_pages.FramePage`), so a cached read of
+back to back in one bytes object (:class:`server.event_frames.FramePage`), so a cached read of
 2,000 events is about ten objects, not two thousand.
 
 The cache lives on the event loop (no lock): the loading itself runs in a worker thread.
@@ -23,7 +23,7 @@ import functools
 from collections import OrderedDict
 from collections.abc import Callable
 
-from events.framed_pages import FramePage
+from server.event_frames import FramePage
 
 __all__ = ["PAGE_CACHE_BYTES", "PageCache"]
 

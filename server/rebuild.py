@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from events.base import Recorded
-from events.log import CommandRecord, EventLog, recorded_pages
+from events.log import CommandRecord, ServerLog, recorded_pages
 from projections.campaign import CampaignState, evolve, new_state
 from server.command_index import CommandIndex
 from server.stored_snapshots import SnapshotStore, fold_from
@@ -59,12 +59,12 @@ class ScannedCampaign(NamedTuple):
     head_hash: str
 
 
-def rebuild_states(log: EventLog) -> dict[str, CampaignState]:
+def rebuild_states(log: ServerLog) -> dict[str, CampaignState]:
     """Fold every campaign's projections (alone: what the rebuild benchmark times)."""
     return {campaign: state for campaign, (state, _) in _scan(log, index=False).items()}
 
 
-def load_all_states(log: EventLog) -> dict[str, ScannedCampaign]:
+def load_all_states(log: ServerLog) -> dict[str, ScannedCampaign]:
     """Every campaign's state, full command index and head hash, in one scan of the log."""
     scanned = _scan(log, index=True)
     hashes = log.hashes_at({campaign: state.head for campaign, (state, _) in scanned.items()})
@@ -72,7 +72,7 @@ def load_all_states(log: EventLog) -> dict[str, ScannedCampaign]:
             for campaign, (state, index) in scanned.items()}
 
 
-def _scan(log: EventLog, index: bool) -> dict[str, tuple[CampaignState, CommandMap]]:
+def _scan(log: ServerLog, index: bool) -> dict[str, tuple[CampaignState, CommandMap]]:
     loaded: dict[str, tuple[CampaignState, CommandMap]] = {}
     with gc_paused():
         for page in recorded_pages(log):
@@ -86,7 +86,7 @@ def _scan(log: EventLog, index: bool) -> dict[str, tuple[CampaignState, CommandM
     return loaded
 
 
-def load_hub_state(log: EventLog, store: SnapshotStore, campaign: str,
+def load_hub_state(log: ServerLog, store: SnapshotStore, campaign: str,
                    every: int = 1000) -> LoadedCampaign:
     """One campaign's state and head hash, from its latest stored snapshot and the events
     after it (storing snapshots every ``every`` events it folds), and its command index.

@@ -22,7 +22,7 @@ import hmac
 from typing import Any
 
 from events import core
-from events.log import CommandRecord, EventLog, to_recorded
+from events.log import CommandRecord, ServerLog, to_recorded
 from server.auth import hash_token, tokens_match
 
 __all__ = ["recall_issued", "seal", "sealed_for", "unseal"]
@@ -69,7 +69,7 @@ def sealed_for(command: Any, campaign: str, token: str | None) -> str | None:
     return seal(token, retry_key, campaign, command.id)
 
 
-def recall_issued(log: EventLog, campaign: str, record: CommandRecord,
+def recall_issued(log: ServerLog, campaign: str, record: CommandRecord,
                   command: Any) -> tuple[str | None, str | None]:
     """The member a command invited and, given its retry key, the token it issued.
 

@@ -16,22 +16,23 @@ import msgspec
 
 from events.codec import encode
 from events.errors import Rejected
-from events.log import EventLog
+from events.log import ServerLog
 from events.messages import History, OutgoingHistoryPage, StateAt
 from projections.campaign import CampaignState
 from projections.snapshot import RECENT_EVENTS, snapshot_of
+from server.event_frames import event_frames
 from server.stored_snapshots import SnapshotStore, fold_from
 
 __all__ = ["SnapshotCache", "encoded_page", "history_page", "snapshot_at"]
 
 
-def encoded_page(log: EventLog, campaign: str, after: int, upto: int) -> list[bytes]:
+def encoded_page(log: ServerLog, campaign: str, after: int, upto: int) -> list[bytes]:
     """The frames of events ``(after, upto]``; called in a worker thread, so the event loop
     only writes them."""
-    return log.event_frames(campaign, after, upto)
+    return event_frames(log, campaign, after, upto)
 
 
-async def history_page(log: EventLog, campaign: str, head: int, request: History) -> bytes:
+async def history_page(log: ServerLog, campaign: str, head: int, request: History) -> bytes:
     """The encoded answer to ``history``: the latest ``limit`` events before ``before``,
     oldest first, read in a worker thread."""
     upto = min(request.before - 1, head)
@@ -42,7 +43,7 @@ async def history_page(log: EventLog, campaign: str, head: int, request: History
                                       events=[msgspec.Raw(frame) for frame in frames]))
 
 
-def snapshot_at(log: EventLog, store: SnapshotStore, campaign: str, request: StateAt,
+def snapshot_at(log: ServerLog, store: SnapshotStore, campaign: str, request: StateAt,
                 every: int) -> tuple[bytes, CampaignState]:
     """The encoded answer to ``state_at`` (the snapshot of the table after ``request.seq``:
     the nearest stored snapshot at or before it, and the events between, with the last events
@@ -78,7 +79,7 @@ class SnapshotCache:
         """True while the frames held are fewer than the last events at ``head``."""
         return len(self._recent) < min(RECENT_EVENTS, head)
 
-    async def read(self, log: EventLog, campaign: str, head: int) -> None:
+    async def read(self, log: ServerLog, campaign: str, head: int) -> None:
         """Read the last events from the log, off the event loop (the hub waits for it
         between batches, so the head does not move meanwhile)."""
         frames = await asyncio.to_thread(encoded_page, log, campaign,

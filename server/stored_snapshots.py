@@ -27,7 +27,7 @@ from typing import Any, NamedTuple, get_type_hints
 
 import msgspec
 
-from events.log import GENESIS, EventLog, to_recorded
+from events.log import GENESIS, ServerLog, to_recorded
 from projections import campaign as campaign_projection
 from projections.campaign import CampaignState, evolve, new_state
 from projections.snapshot import TableUnion
@@ -186,7 +186,7 @@ class BackendSnapshotStore(SnapshotStore):
         return None if found is None else Folded(decode_state(found[0]), str(found[1]))
 
 
-def fold_from(log: EventLog, store: SnapshotStore, campaign: str, *, upto: int | None = None,
+def fold_from(log: ServerLog, store: SnapshotStore, campaign: str, *, upto: int | None = None,
               every: int = 1000) -> Folded:
     """The campaign's state at ``upto`` (its head if ``None``): the nearest stored snapshot
     at or before it plus the events between, read from the log.

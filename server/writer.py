@@ -13,10 +13,10 @@ checks the free space beside the log once a second, and while appends are failin
 probe write once a second so the log recovers without a command having to fail first.
 Repeated failures are logged once per episode and interval (:class:`~server.health.FailureLog`).
 
-Between two commits the writer also does one step of the log's housekeeping, if it has any
-(the command index merged off the commit path, :mod:`events.command_keys`; the WAL started
-over once the checkpointer finds it past its limit, :meth:`events.store.SqliteLog.checkpoint`),
-and when the queue is idle the checkpointer's tick finishes it.
+Between two commits the writer also does the log's housekeeping, if it has any (SQLite: the
+WAL started over once the checkpointer finds it past its limit,
+:meth:`events.sqlite_backend.SqliteLog.checkpoint`), and when the queue is idle the
+checkpointer's tick does it.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from events.errors import ConcurrencyError, StoreError
-from events.log import Appended, AppendRequest, EventLog
+from events.log import AppendRequest, AppendResult, ServerLog
 from server.health import FailureLog, LogHealth
 
 __all__ = ["GroupCommitter"]
@@ -48,13 +48,13 @@ the first few hundred commit while the loop runs the others (the two overlap on 
 a few dozen are left to gather, as one fsync costs more than the loop's time for them. Half
 the last batch, when that is more."""
 
-_Waiting = tuple[int, "asyncio.Future[list[Appended | Exception]]"]
+_Waiting = tuple[int, "asyncio.Future[list[AppendResult]]"]
 
 
 class GroupCommitter:
     """The single writer of an event log."""
 
-    def __init__(self, log: EventLog, max_batch: int = 2000, *,
+    def __init__(self, log: ServerLog, max_batch: int = 2000, *,
                  health: LogHealth | None = None, directory: Path | None = None,
                  reserve_bytes: int = 0, clock: Callable[[], str] | None = None) -> None:
         self._log = log
@@ -135,7 +135,9 @@ class GroupCommitter:
 
     async def _checkpoint(self) -> None:
         try:
-            await asyncio.to_thread(self._log.checkpoint)
+            checkpoint = getattr(self._log, "checkpoint", None)  # see log_contract.Maintenance
+            if checkpoint is not None:
+                await asyncio.to_thread(checkpoint)
         except Exception as error:
             self._checkpoint_failures.failed(error)
             self.health.failed("checkpoint", str(error))
@@ -175,7 +177,7 @@ class GroupCommitter:
         self._housework_failures.succeeded()
         return True
 
-    def _report(self, results: list[Appended | Exception]) -> int:
+    def _report(self, results: list[AppendResult]) -> int:
         """Tell the health model what this batch met: a failed commit, or a good one; the
         events it stored."""
         stored = 0
@@ -195,7 +197,7 @@ class GroupCommitter:
         return stored
 
     def append(self, requests: list[AppendRequest]
-               ) -> asyncio.Future[list[Appended | Exception]]:
+               ) -> asyncio.Future[list[AppendResult]]:
         """Append requests durably: await the future this returns for each request's result,
         its sequence numbers or the error it met.
 
@@ -206,7 +208,7 @@ class GroupCommitter:
         loop = self._loop
         if loop is None or self._closing:
             raise StoreError("the writer is not running")
-        future: asyncio.Future[list[Appended | Exception]] = asyncio.Future(loop=loop)
+        future: asyncio.Future[list[AppendResult]] = asyncio.Future(loop=loop)
         if not requests:
             future.set_result([])
             return future
@@ -262,7 +264,7 @@ class GroupCommitter:
         assert loop is not None
         while batch:
             try:
-                outcome: list[Appended | Exception] | Exception = self._log.append_batch(batch)
+                outcome: list[AppendResult] | Exception = self._log.append_batch(batch)
             except Exception as error:  # a bug (the store turns SQLite's errors into results)
                 outcome = error
             idle = False
@@ -290,12 +292,12 @@ class GroupCommitter:
             self._drained.set_result(None)
 
     def _committed(self, waiting: list[_Waiting], size: int,
-                   outcome: list[Appended | Exception] | Exception) -> None:
+                   outcome: list[AppendResult] | Exception) -> None:
         """On the loop: answer each append of a committed batch."""
         if isinstance(outcome, Exception):
             if not self.health.failing("append"):  # its traceback, once per episode
                 logger.error("append batch raised", exc_info=outcome)
-            results: list[Appended | Exception] = (
+            results: list[AppendResult] = (
                 [StoreError(f"append failed: {outcome}")] * size)
         else:
             results = outcome

@@ -69,13 +69,14 @@ ROOT = Path(os.environ.get(CHECKOUT_ENV) or Path(__file__).resolve().parents[2])
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from events import core  # noqa: E402
-from events.bulk_insert import insert_rows  # noqa: E402
 from events.command_keys import COMMANDS_TABLE  # noqa: E402
+from events.store_verify import verify_file  # noqa: E402
+
+from events import core  # noqa: E402
 from events.dice import RolledTerm  # noqa: E402
 from events.log import AppendRequest, PreparedEvent, prepare  # noqa: E402
-from events.store import SqliteLog  # noqa: E402
-from events.store_verify import verify_file  # noqa: E402
+from events.sqlite_backend import SqliteLog  # noqa: E402
+from events.sqlite_backend.bulk_insert import insert_rows  # noqa: E402
 from server.gc_tuning import GcTuning  # noqa: E402
 from server.settings import Settings  # noqa: E402
 from server.writer import GroupCommitter  # noqa: E402

@@ -174,7 +174,7 @@ def cpu_seconds(pid: int, thread: int | None = None) -> float:
 
 def store_snapshots(db: Path, campaign: str) -> None:
     """Store the campaign's snapshots as the server does while it is written."""
-    from events.store import SqliteLog
+    from events.sqlite_backend import SqliteLog
     from server.settings import Settings
     from server.stored_snapshots import SnapshotStore, fold_from
 
@@ -189,7 +189,7 @@ def store_pages(db: Path, campaign: str, head: int) -> int:
     """Store the campaign's catch-up pages as a server appending it would have: the complete
     pages up to the last multiple of ``PAGES_EVERY`` events (a server stores them each time
     that many events have passed), the events after that left to be built. Where they end."""
-    from events.store import SqliteLog
+    from events.sqlite_backend import SqliteLog
     from server.hub import PAGES_EVERY
 
     log = SqliteLog(db)

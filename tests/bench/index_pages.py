@@ -52,9 +52,9 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 from append_rate import AT, ROLL, _random_ids, _raw_events_table, _remove  # noqa: E402
-
-from events.bulk_insert import insert_rows  # noqa: E402
 from events.command_keys import COMMANDS_TABLE  # noqa: E402
+
+from events.sqlite_backend.bulk_insert import insert_rows  # noqa: E402
 
 COLUMNS = "position, campaign, seq, type, version, payload, recorded_at, actor, command_id, hash"
 JOURNAL_TABLE = (

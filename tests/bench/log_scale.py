@@ -61,7 +61,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from events import core  # noqa: E402
 from events.dice import RolledTerm  # noqa: E402
 from events.log import AppendRequest, prepare  # noqa: E402
-from events.store import SqliteLog, SqliteReader  # noqa: E402
+from events.sqlite_backend import SqliteLog, SqliteReader  # noqa: E402
 from server.auth import hash_token  # noqa: E402
 from server.rules.base import ADMIN_MEMBER  # noqa: E402
 from server.rules.core import open_campaign  # noqa: E402

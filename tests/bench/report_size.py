@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 import msgspec  # noqa: E402
 
 from events.log import AppendRequest, prepare  # noqa: E402
-from events.store import SqliteLog  # noqa: E402
+from events.sqlite_backend import SqliteLog  # noqa: E402
 from projections.analytics import (  # noqa: E402
     for_session,  # noqa: E402
     report,

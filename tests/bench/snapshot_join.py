@@ -47,7 +47,7 @@ from events import narrative as n  # noqa: E402
 from events.base import Recorded  # noqa: E402
 from events.dice import RolledTerm  # noqa: E402
 from events.log import AppendRequest, prepare  # noqa: E402
-from events.store import SqliteLog  # noqa: E402
+from events.sqlite_backend import SqliteLog  # noqa: E402
 from projections.campaign import CampaignState, evolve, new_state  # noqa: E402
 from server import rules  # noqa: E402
 from server.auth import hash_token  # noqa: E402

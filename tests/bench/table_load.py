@@ -202,7 +202,7 @@ REBUILD_RUNS = 5
 def rebuild(db: Path) -> tuple[int, float, float, float, float]:
     """Events folded, seconds for the full fold, then for reading, decoding, folding alone."""
     from events.log import to_recorded
-    from events.store import SqliteLog
+    from events.sqlite_backend import SqliteLog
     from projections.campaign import fold
     from server.rebuild import rebuild_states
 

@@ -17,7 +17,7 @@ from typing import Any
 from events import core
 from events.dice import RolledTerm
 from events.log import AppendRequest, prepare
-from events.store import SqliteLog
+from events.sqlite_backend import SqliteLog
 from server.app import utc_now
 from server.auth import hash_token
 from server.rules.base import ADMIN_MEMBER

@@ -46,13 +46,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from events import command_keys, event_blocks  # noqa: E402
-from events.store import SqliteLog, SqliteReader  # noqa: E402
+from events.sqlite_backend import SqliteLog, SqliteReader  # noqa: E402
 
 CAMPAIGNS = 20
 WRITER = """
 import sys, threading, time
 from events import command_keys, event_blocks, store
-from events.store import SqliteLog
+from events.sqlite_backend import SqliteLog
 from tests.events.store_contract import opened, request, rolled
 store.JOURNAL_SIZE_LIMIT = 256 * 1024
 command_keys.TAIL_LIMIT = 256

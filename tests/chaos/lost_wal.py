@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
 from clients.client import Client  # noqa: E402
 from events import core  # noqa: E402
 from events.errors import CommandRejected, ConnectionLost, HistoryDiverged  # noqa: E402
-from events.store import SqliteReader  # noqa: E402
+from events.sqlite_backend import SqliteReader  # noqa: E402
 from tests import serve_process  # noqa: E402
 from tests.serve_process import free_port  # noqa: E402
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from events import core
 from events.d12 import D12Stats
 from events.log import AppendRequest, prepare
-from events.store import SqliteLog
+from events.sqlite_backend import SqliteLog
 from server.auth import hash_token
 from tests.serve_process import ROOT, free_port, poolhall, start_serve
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from events.store import SqliteLog
+from events.sqlite_backend import SqliteLog
 
 
 @pytest.fixture

@@ -1,22 +1,49 @@
-"""The contract every event log backend must keep, written once and run for each backend.
+"""The log's contract tests, written once: every backend's test module subclasses them.
 
-A backend's test module imports :func:`contract_tests` names into its namespace with a ``log``
-fixture of its own (see ``test_sqlite_log.py``), in the manner of eventsourcing's abstract
-recorder tests.
+:class:`LogContract` holds every test of :class:`events.log_contract.EventLog`; a backend's
+module (``test_sqlite_log.py``, the PostgreSQL one) subclasses it as ``TestXxxLog`` and gives
+the hooks: a ``log`` fixture yielding a fresh, empty log, :meth:`LogContract.reopen`,
+:meth:`LogContract.execute` (raw SQL on the backend's database, as an operator with a SQL shell
+would run it, triggers in place), :meth:`LogContract.tamper` (the same with the append-only
+triggers dropped first, as an attacker would) and :attr:`LogContract.integrity_errors` (what
+the backend's driver raises when the database refuses a statement). A new test added here
+runs on every backend at once, in the manner of eventsourcing's abstract recorder tests.
+
+The raw SQL uses only the plain schema's names (:mod:`events.log_contract`) and literal
+values, so that it reads the same to SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import ClassVar
+
+import pytest
+
 from events import core
+from events.chain import GENESIS, link_hash
 from events.errors import ConcurrencyError
-from events.log import GENESIS, AppendRequest, prepare, to_recorded
+from events.log import prepare, to_recorded
+from events.log_contract import (
+    PAGE_ROWS,
+    Appended,
+    AppendRequest,
+    CommandRecord,
+    Created,
+    EventLog,
+)
+
+__all__ = ["LogContract", "opened", "request", "rolled"]
+
+AT = "2026-11-22T08:00:00.000Z"
 
 
 def request(campaign: str, head: int, *events: object, command: str = "c1",
             actor: str = "gm") -> AppendRequest:
+    """A request appending ``events`` to ``campaign`` at ``head``."""
     return AppendRequest(campaign=campaign, expected_head=head,
                          events=tuple(prepare(e) for e in events),  # type: ignore[arg-type]
-                         actor=actor, command_id=command, at="2026-11-22T08:00:00.000Z")
+                         actor=actor, command_id=command, at=AT)
 
 
 def opened(campaign: str = "c") -> core.CampaignCreated:
@@ -27,102 +54,267 @@ def rolled(total: int) -> core.DiceRolled:
     return core.DiceRolled(expression="1d6", terms=(), total=total)
 
 
-def test_append_numbers_events_from_one_per_campaign(log) -> None:
-    """Each campaign's sequence starts at 1 and has no gap."""
-    results = log.append_batch([
-        request("a", 0, opened("a"), rolled(1), command="a1"),
-        request("b", 0, opened("b"), command="b1"),
-        request("a", 2, rolled(2), command="a2"),
-    ])
-    assert results == [[1, 2], [1], [3]]
-    assert [r.seq for r in log.rows("a")] == [1, 2, 3]
-    assert log.head("a") == 3 and log.head("b") == 1 and log.head("none") == 0
-    assert log.campaigns() == ["a", "b"]
+class LogContract:
+    """Every promise of the log; subclassed once per backend (see the module docstring)."""
 
+    integrity_errors: ClassVar[tuple[type[BaseException], ...]] = ()
+    """What the backend's driver raises when the database refuses a statement."""
 
-def test_stale_head_is_refused_and_appends_nothing(log) -> None:
-    """Optimistic concurrency: an append that expects an old head is refused alone."""
-    log.append_batch([request("a", 0, opened("a"))])
-    results = log.append_batch([request("a", 0, rolled(3), command="late"),
-                                request("a", 1, rolled(4), command="fresh")])
-    assert isinstance(results[0], ConcurrencyError) and results[1] == [2]
-    assert [to_recorded(r).event.total for r in log.rows("a", after=1)] == [4]
+    @pytest.fixture
+    def log(self) -> Iterator[EventLog]:
+        """A fresh, empty log of the backend, closed after the test."""
+        raise NotImplementedError
 
+    def reopen(self, log: EventLog) -> EventLog:
+        """Close ``log`` and open its database again (the caller closes the new one)."""
+        raise NotImplementedError
 
-def test_rows_round_trip_every_field(log) -> None:
-    """What is appended reads back the same: payload, actor, command id, time."""
-    log.append_batch([request("a", 0, opened("a"), rolled(5), command="x", actor="han")])
-    records = [to_recorded(r) for r in log.rows("a")]
-    assert records[1].event == rolled(5)
-    assert (records[1].actor, records[1].command, records[1].at) == (
-        "han", "x", "2026-11-22T08:00:00.000Z")
-    assert [r.seq for r in log.rows("a", after=1, upto=2)] == [2]
+    def execute(self, log: EventLog, sql: str) -> None:
+        """Run ``sql`` on the log's database in a transaction of its own, triggers in place."""
+        raise NotImplementedError
 
+    def tamper(self, log: EventLog, *statements: str) -> None:
+        """Drop the append-only triggers, then run ``statements``, as an attacker would."""
+        raise NotImplementedError
 
-def test_event_frames_are_the_outgoing_event_frames_of_the_rows(log) -> None:
-    """``event_frames`` gives, in order, the bytes the server's own encoding of each row's
-    ``OutgoingEventFrame`` gives, whatever the command id holds (quotes, backslashes,
-    control characters, non-ASCII)."""
-    import msgspec
+    # ---- helpers ---------------------------------------------------------------------
 
-    from events.codec import encode
-    from events.messages import OutgoingEventFrame
+    def filled(self, log: EventLog) -> None:
+        """Campaign ``a``: 4 events by two commands; ``b``: 2 events."""
+        log.append_batch([request("a", 0, opened("a"), rolled(1), command="a1")])
+        log.append_batch([request("a", 2, rolled(2), rolled(3), command="a2"),
+                          request("b", 0, opened("b"), rolled(9), command="b1")])
 
-    ids = ["plain", 'a "quoted" id', "back\\slash", "tab\tnew\nline\x01\x1f", "é ☃ 𝄞", "</script>"]
-    log.append_batch([request("a", 0, opened("a"), command="open")]
-                     + [request("a", 1 + n, rolled(n), command=cid, actor="han")
-                        for n, cid in enumerate(ids)])
-    expected = [encode(OutgoingEventFrame(seq=r.seq, at=r.at, actor=r.actor, command=r.command_id,
-                                          event=msgspec.Raw(r.payload), hash=r.hash))
-                for r in log.rows("a")]
-    assert log.event_frames("a", 0, 7) == expected
-    assert log.event_frames("a", 2, 4) == expected[2:4]
-    assert log.event_frames("a", 7, 9) == [] and log.event_frames("none", 0, 5) == []
+    def refused(self, log: EventLog, sql: str) -> None:
+        """``sql`` is refused by the database itself."""
+        assert self.integrity_errors, "the backend names its driver's errors"
+        with pytest.raises(self.integrity_errors):
+            self.execute(log, sql)
 
+    # ---- appending -------------------------------------------------------------------
 
-def test_frame_pages_are_the_event_frames_framed_page_by_page(log) -> None:
-    """``frame_pages`` gives the events of a range in pages on multiples of the size asked
-    (the first one shorter if the range starts inside a page), each page the websocket text
-    frames of its ``event`` frames back to back, in order, with its count; nothing past the
-    last event."""
-    from websockets.frames import Frame, Opcode
+    def test_append_numbers_events_from_one_per_campaign(self, log: EventLog) -> None:
+        """Each campaign's sequence starts at 1 and has no gap."""
+        results = log.append_batch([
+            request("a", 0, opened("a"), rolled(1), command="a1"),
+            request("b", 0, opened("b"), command="b1"),
+            request("a", 2, rolled(2), command="a2"),
+        ])
+        assert results == [[1, 2], [1], [3]]
+        assert all(isinstance(r, Appended) for r in results)
+        assert [r.seq for r in log.rows("a")] == [1, 2, 3]
+        assert log.head("a") == 3 and log.head("b") == 1 and log.head("none") == 0
 
-    ids = ['a "quoted" id', "back\\slash", "é ☃ 𝄞", "tab\t"] + [f"c{n}" for n in range(9)]
-    log.append_batch([request("a", 0, opened("a"), command="open")]
-                     + [request("a", 1 + n, rolled(n), command=cid, actor="han")
-                        for n, cid in enumerate(ids)])
+    def test_stale_head_is_refused_as_a_conflict_and_appends_nothing(self, log: EventLog
+                                                                     ) -> None:
+        """Optimistic concurrency: a request that expects an old head is refused alone."""
+        log.append_batch([request("a", 0, opened("a"))])
+        results = log.append_batch([request("a", 0, rolled(3), rolled(4), command="late"),
+                                    request("a", 1, rolled(5), command="fresh")])
+        assert isinstance(results[0], ConcurrencyError) and results[1] == [2]
+        assert [to_recorded(r).event.total for r in log.rows("a", after=1)] == [5]
+        assert log.command_records("a", ["late"]) == {}
 
-    def framed(after: int, upto: int) -> bytes:
-        return b"".join(Frame(Opcode.TEXT, frame).serialize(mask=False, extensions=[])
-                        for frame in log.event_frames("a", after, upto))
+    def test_a_refused_request_writes_none_of_its_events_nor_its_command(self, log: EventLog
+                                                                         ) -> None:
+        """All or nothing per request: after a conflict, the same command id appends whole."""
+        self.filled(log)
+        (refused,) = log.append_batch([request("a", 3, rolled(7), rolled(8), command="x")])
+        assert isinstance(refused, ConcurrencyError)
+        assert log.head("a") == 4 and log.command_records("a", ["x"]) == {}
+        assert log.append_batch([request("a", 4, rolled(7), rolled(8), command="x")]) == [[5, 6]]
 
-    pages = log.frame_pages("a", 1, 14, 5)
-    assert [(page.events, page.frames) for page in pages] == [
-        (4, framed(1, 5)), (5, framed(5, 10)), (4, framed(10, 14))]
-    assert [page.events for page in log.frame_pages("a", 9, 40, 2)] == [1, 2, 2]
-    assert log.frame_pages("a", 14, 20, 5) == [] and log.frame_pages("none", 0, 5, 5) == []
+    def test_a_retried_command_gets_its_recorded_answer_and_appends_nothing(
+            self, log: EventLog) -> None:
+        """Idempotency: a command id the campaign holds answers with what it appended,
+        whatever head the retry names."""
+        self.filled(log)
+        for head in (2, 4, 9):
+            (again,) = log.append_batch([request("a", head, rolled(5), command="a2")])
+            assert again == CommandRecord("gm", 3, 4)
+        assert log.head("a") == 4 and len(list(log.rows("a"))) == 4
 
+    def test_the_same_command_twice_in_one_batch_is_appended_once(self, log: EventLog) -> None:
+        """The second copy of a command in one batch gets the first's answer."""
+        first, second = log.append_batch([request("a", 0, opened("a"), command="x"),
+                                          request("a", 1, rolled(2), command="x")])
+        assert first == [1] and second == CommandRecord("gm", 1, 1)
+        assert log.head("a") == 1
 
-def test_commands_remember_what_each_command_appended(log) -> None:
-    """The command index answers a retried command with its original sequence numbers."""
-    log.append_batch([request("a", 0, opened("a"), rolled(1), command="first")])
-    found = log.commands("a")["first"]
-    assert (found.actor, found.seqs) == ("gm", [1, 2])
+    def test_a_command_id_is_unique_per_campaign_only(self, log: EventLog) -> None:
+        """One id may open two campaigns: each holds its own."""
+        assert log.append_batch([request("a", 0, opened("a"), command="same"),
+                                 request("b", 0, opened("b"), command="same")]) == [[1], [1]]
 
+    def test_an_empty_request_stores_nothing(self, log: EventLog) -> None:
+        """A request with no events appends nothing and records no command."""
+        self.filled(log)
+        assert log.append_batch([request("a", 4, command="nothing")]) == [[]]
+        assert log.head("a") == 4 and log.command_records("a", ["nothing"]) == {}
 
-def test_verify_passes_an_untouched_log(log) -> None:
-    """An honest log verifies clean."""
-    log.append_batch([request("a", 0, opened("a"), rolled(1), rolled(2))])
-    assert log.verify() == (3, [])
+    def test_appends_are_durable_across_a_reopen(self, log: EventLog) -> None:
+        """What an append returned is there when the database is opened again."""
+        self.filled(log)
+        again = self.reopen(log)
+        try:
+            assert again.head("a") == 4 and again.head("b") == 2
+            assert again.append_batch([request("a", 4, rolled(1), command="a3"),
+                                       request("a", 0, rolled(1), command="a1")]
+                                      ) == [[5], CommandRecord("gm", 1, 2)]
+            assert isinstance(again.append_batch([request("b", 1, rolled(1), command="b9")])[0],
+                              ConcurrencyError)
+        finally:
+            again.close()
 
+    # ---- reading ---------------------------------------------------------------------
 
-def test_each_event_has_its_chain_hash_in_the_append_and_the_rows(log) -> None:
-    """An append returns every event's chain hash: the one its row keeps and ``hashes_at`` finds."""
-    (first,) = log.append_batch([request("a", 0, opened("a"), rolled(1), command="first")])
-    (second,) = log.append_batch([request("a", 2, rolled(2), command="second"),
-                                  request("b", 0, opened("b"), command="b")])[:1]
-    assert len(set(first.hashes + second.hashes)) == 3
-    assert [row.hash for row in log.rows("a")] == first.hashes + second.hashes
-    assert [log.hashes_at({"a": seq})["a"] for seq in (1, 2, 3)] == first.hashes + second.hashes
-    assert log.hashes_at({"a": 0, "b": 1}) == {"a": GENESIS, "b": log.hashes_at({"b": 1})["b"]}
-    assert log.hashes_at({"a": 4, "none": 1}) == {}
+    def test_rows_round_trip_every_field(self, log: EventLog) -> None:
+        """What is appended reads back the same: type, version, payload, actor, command, time."""
+        log.append_batch([request("a", 0, opened("a"), rolled(5), command="x", actor="han")])
+        (row,) = log.read("a", after=1)
+        assert (row.seq, row.type, row.version, row.campaign) == (2, "dice_rolled", 1, "a")
+        record = to_recorded(row)
+        assert record.event == rolled(5)
+        assert (record.actor, record.command, record.at) == ("han", "x", AT)
+
+    def test_read_gives_a_page_at_a_time_and_rows_every_page(self, log: EventLog) -> None:
+        """``read`` stops at ``limit`` rows and ``upto``; ``rows`` reads on page after page."""
+        total = PAGE_ROWS * 2 + 10
+        log.append_batch([request("a", 0, opened("a"), command="open")] + [
+            request("a", n, rolled(n % 6 + 1), command=f"r{n}") for n in range(1, total)])
+        assert [r.seq for r in log.read("a", 0, limit=3)] == [1, 2, 3]
+        assert len(log.read("a")) == PAGE_ROWS
+        assert [r.seq for r in log.read("a", 10, 13)] == [11, 12, 13]
+        assert [r.seq for r in log.read("a", total - 2, total + 5)] == [total - 1, total]
+        assert log.read("a", total) == [] and log.read("none") == []
+        assert [r.seq for r in log.rows("a")] == list(range(1, total + 1))
+        assert [r.seq for r in log.rows("a", 5, PAGE_ROWS + 7)] == list(range(6, PAGE_ROWS + 8))
+
+    def test_command_records_answer_for_the_ids_the_campaign_holds(self, log: EventLog
+                                                                   ) -> None:
+        """Each known id with its actor and sequence numbers; unknown ids left out."""
+        self.filled(log)
+        assert log.command_records("a", ["a1", "a2", "b1", "zz"]) == {
+            "a1": CommandRecord("gm", 1, 2), "a2": CommandRecord("gm", 3, 4)}
+        assert log.command_records("a", []) == {}
+        assert log.command_records("a", ["a2"])["a2"].seqs == [3, 4]
+
+    def test_directory_lists_each_campaign_with_the_command_that_created_it(
+            self, log: EventLog) -> None:
+        """Campaigns in the order they were created, each with its first command."""
+        assert log.directory() == [] and log.campaigns() == []
+        log.append_batch([request("z", 0, opened("z"), rolled(1), command="z1", actor="owner")])
+        self.filled(log)
+        assert log.directory() == [Created("z", "z1", "owner", 2), Created("a", "a1", "gm", 2),
+                                   Created("b", "b1", "gm", 2)]
+        assert log.campaigns() == ["z", "a", "b"]
+
+    # ---- the chain -------------------------------------------------------------------
+
+    def test_each_event_has_its_chain_hash_in_the_append_and_the_rows(self, log: EventLog
+                                                                      ) -> None:
+        """An append returns every event's chain hash: the one its row keeps and
+        ``hashes_at`` finds; at the head, the head's hash."""
+        (first,) = log.append_batch([request("a", 0, opened("a"), rolled(1), command="first")])
+        (second, _) = log.append_batch([request("a", 2, rolled(2), command="second"),
+                                        request("b", 0, opened("b"), command="b")])
+        assert isinstance(first, Appended) and isinstance(second, Appended)
+        assert len(set(first.hashes + second.hashes)) == 3
+        assert [row.hash for row in log.rows("a")] == first.hashes + second.hashes
+        assert [log.hashes_at({"a": seq})["a"] for seq in (1, 2, 3)] == (
+            first.hashes + second.hashes)
+        assert log.hashes_at({"a": log.head("a")}) == {"a": second.hashes[-1]}
+        assert log.hashes_at({"a": 0, "b": 1}) == {"a": GENESIS,
+                                                   "b": log.hashes_at({"b": 1})["b"]}
+        assert log.hashes_at({"a": 4, "none": 1}) == {}
+
+    def test_the_chain_links_every_stored_field_to_the_previous_event(self, log: EventLog
+                                                                      ) -> None:
+        """Each hash is :func:`events.chain.link_hash` of the previous hash and the row."""
+        self.filled(log)
+        for campaign in ("a", "b"):
+            previous = GENESIS
+            for row in log.rows(campaign):
+                previous_hash = link_hash(previous, campaign, row.seq, row.type, row.version,
+                                          row.at, row.actor, row.command_id, row.payload)
+                assert row.hash == previous_hash
+                previous = row.hash
+
+    # ---- what the database refuses ---------------------------------------------------
+
+    def test_the_database_refuses_a_second_event_at_a_sequence_number(self, log: EventLog
+                                                                      ) -> None:
+        """UNIQUE (campaign, seq), written past the log's own code."""
+        self.filled(log)
+        self.refused(log, "INSERT INTO events (campaign, seq, type, version, payload,"
+                          " recorded_at, actor, command_id, hash) VALUES ('a', 2,"
+                          " 'dice_rolled', 1, '{}', 'now', 'gm', 'other', 'x')")
+        self.execute(log, "INSERT INTO events (campaign, seq, type, version, payload,"
+                          " recorded_at, actor, command_id, hash) VALUES ('c', 2,"
+                          " 'dice_rolled', 1, '{}', 'now', 'gm', 'other', 'x')")
+
+    def test_the_database_refuses_a_reused_command_id(self, log: EventLog) -> None:
+        """UNIQUE (campaign, command_id), written past the log's own code."""
+        self.filled(log)
+        self.refused(log, "INSERT INTO commands (campaign, command_id, actor, first_seq,"
+                          " last_seq) VALUES ('a', 'a1', 'gm', 5, 5)")
+        self.execute(log, "INSERT INTO commands (campaign, command_id, actor, first_seq,"
+                          " last_seq) VALUES ('b', 'a1', 'gm', 5, 5)")
+
+    def test_events_are_append_only(self, log: EventLog) -> None:
+        """UPDATE and DELETE of an event are refused by the database (triggers)."""
+        self.filled(log)
+        self.refused(log, "UPDATE events SET actor = 'mallory' WHERE campaign = 'a' AND seq = 2")
+        self.refused(log, "DELETE FROM events WHERE campaign = 'a' AND seq = 2")
+        assert [r.actor for r in log.rows("a")] == ["gm"] * 4
+
+    def test_commands_are_append_only(self, log: EventLog) -> None:
+        """UPDATE and DELETE of a recorded command are refused by the database (triggers)."""
+        self.filled(log)
+        self.refused(log, "UPDATE commands SET last_seq = 9 WHERE campaign = 'a'")
+        self.refused(log, "DELETE FROM commands WHERE campaign = 'a'")
+        assert log.command_records("a", ["a2"]) == {"a2": CommandRecord("gm", 3, 4)}
+
+    # ---- verify ----------------------------------------------------------------------
+
+    def test_verify_passes_an_untouched_log(self, log: EventLog) -> None:
+        """An honest log verifies clean, every event counted."""
+        assert log.verify() == (0, [])
+        self.filled(log)
+        assert log.verify() == (6, [])
+
+    def test_verify_detects_an_edited_event(self, log: EventLog) -> None:
+        """Changing one stored field breaks the chain at that event, and only there."""
+        self.filled(log)
+        self.tamper(log, "UPDATE events SET actor = 'mallory' WHERE campaign = 'a' AND seq = 3")
+        checked, problems = log.verify()
+        assert checked == 6
+        assert [(p.campaign, p.seq) for p in problems] == [("a", 3)]
+
+    def test_verify_detects_a_dropped_event(self, log: EventLog) -> None:
+        """Dropping an event leaves a gap the walk reports as dropped."""
+        self.filled(log)
+        self.tamper(log, "DELETE FROM events WHERE campaign = 'a' AND seq = 2")
+        _, problems = log.verify()
+        assert [(p.campaign, p.seq) for p in problems] == [("a", 3)]
+        assert "dropped" in problems[0].problem
+
+    def test_verify_detects_a_dropped_last_event(self, log: EventLog) -> None:
+        """The chain alone cannot see its end cut off; the recorded commands can."""
+        self.filled(log)
+        self.tamper(log, "DELETE FROM events WHERE campaign = 'a' AND seq = 4")
+        _, problems = log.verify()
+        assert [(p.campaign, p.seq) for p in problems] == [("a", 4)]
+        assert "missing" in problems[0].problem
+
+    def test_verify_detects_reordered_events(self, log: EventLog) -> None:
+        """Two events swapped (renumbered into each other's place) break the chain there."""
+        self.filled(log)
+        self.tamper(log,
+                    "UPDATE events SET seq = 1000 WHERE campaign = 'a' AND seq = 2",
+                    "UPDATE events SET seq = 2 WHERE campaign = 'a' AND seq = 3",
+                    "UPDATE events SET seq = 3 WHERE campaign = 'a' AND seq = 1000")
+        checked, problems = log.verify()
+        assert checked == 6 and problems
+        assert {p.campaign for p in problems} == {"a"}
+        assert {p.seq for p in problems} <= {2, 3, 4}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from events.store import SqliteLog, SqliteReader
+from events.sqlite_backend import SqliteLog, SqliteReader
 from tests.events.store_contract import opened, request, rolled
 
 
@@ -61,7 +61,7 @@ def test_a_torn_index_ahead_of_its_table_is_reported_not_raised(tmp_path: Path) 
     log.append_batch([request("a", 2, rolled(2), rolled(3), command="c1")])
     log.close()
     after = path.read_bytes()
-    root, size = _page(path, "events_block")
+    root, size = _page(path, "sqlite_autoindex_events_1")
     start = (root - 1) * size
     path.write_bytes(before[:start] + after[start:start + size] + before[start + size:])
 

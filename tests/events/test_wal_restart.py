@@ -8,8 +8,8 @@ import time
 from itertools import pairwise
 from pathlib import Path
 
-from events import store
-from events.store import SqliteLog
+from events.sqlite_backend import SqliteLog
+from events.sqlite_backend import log as store
 from tests.events.store_contract import opened, request, rolled
 
 LIMIT = 256 * 1024
@@ -81,7 +81,7 @@ def _past_the_limit(path: Path) -> SqliteLog:
 def test_a_reader_holding_the_wal_is_not_waited_for_again_at_once(tmp_path, monkeypatch
                                                                    ) -> None:
     """A reader in the middle of a read keeps the WAL from being emptied: the writer's try
-    gives way at once, and the next waits :data:`~events.store.RESTART_BACKOFF`, so a long
+    gives way at once, and the next waits :data:`RESTART_BACKOFF`, so a long
     read does not cost the writer a try at every checkpoint."""
     monkeypatch.setattr(store, "JOURNAL_SIZE_LIMIT", 64 * 1024)
     log = _past_the_limit(tmp_path / "log.db")
@@ -121,7 +121,7 @@ def test_a_checkpoint_of_a_short_wal_leaves_it(tmp_path) -> None:
 def test_a_request_nobody_takes_lapses(tmp_path, monkeypatch) -> None:
     """A log whose writer keeps no house (a script appending by itself, never calling
     :meth:`SqliteLog.housekeeping`) is not left without checkpoints: the request to the
-    writer lapses after :data:`~events.store.RESTART_BACKOFF`, and checkpoints copy again."""
+    writer lapses after :data:`RESTART_BACKOFF`, and checkpoints copy again."""
     monkeypatch.setattr(store, "JOURNAL_SIZE_LIMIT", 64 * 1024)
     log = _past_the_limit(tmp_path / "log.db")
     try:

@@ -187,7 +187,7 @@ async def test_a_logged_member_called_admin_is_not_the_admin_token(tmp_path) -> 
     """A log written before ``admin`` was reserved may hold a member with that id: removing
     them cuts them off, and leaves the admin token's own session alone."""
     from events.log import AppendRequest, prepare
-    from events.store import SqliteLog
+    from events.sqlite_backend import SqliteLog
     from server.auth import hash_token
     from tests.conftest import start_server
 

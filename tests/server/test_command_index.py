@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from events.log import CommandRecord
-from events.store import SqliteLog
+from events.sqlite_backend import SqliteLog
 from server.command_index import RECENT_COMMANDS, CommandIndex
 from tests.chaos._longlog import CAMPAIGN, build_long_log
 

@@ -90,7 +90,7 @@ async def test_stop_called_while_starting_leaves_nothing_running(tmp_path, monke
     it, then undoes it: the port is closed and the database is free for the next server."""
     import time
 
-    from events.store import SqliteReader
+    from events.sqlite_backend import SqliteReader
 
     def slow_directory(log):
         time.sleep(0.3)

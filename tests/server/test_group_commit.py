@@ -15,7 +15,7 @@ import pytest
 from events import command_keys
 from events.errors import ConcurrencyError, StoreError
 from events.log import Appended, AppendRequest
-from events.store import SqliteLog, SqliteReader
+from events.sqlite_backend import SqliteLog, SqliteReader
 from server import writer
 from server.writer import GroupCommitter
 from tests.events.store_contract import opened, request, rolled

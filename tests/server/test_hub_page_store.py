@@ -10,12 +10,12 @@ import threading
 from pathlib import Path
 
 import pytest
+from events.framed_pages import STORED_PAGE
 
 from events import core, framed_pages
 from events.dice import RolledTerm
-from events.framed_pages import STORED_PAGE
 from events.log import AppendRequest, prepare
-from events.store import SqliteLog
+from events.sqlite_backend import SqliteLog
 from server import derived_writes
 from server.hub import PAGES_EVERY
 from tests.conftest import Table, until

@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 from clients.client import Client
 from events import core
 from events.errors import CommandRejected, ConnectionLost
-from events.store import open_error
+from events.sqlite_backend import open_error
 from server.app import Server
 from server.health import FailureLog
 from server.settings import Settings

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from events.framed_pages import FramePage
+from server.event_frames import FramePage
 from server.page_cache import PageCache
 
 ONE = [FramePage(1, b"0123456789")]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from events.store import PAGE_ROWS, SqliteLog
+from events.sqlite_backend import PAGE_ROWS, SqliteLog
 from server.rebuild import load_all_states, load_hub_state, rebuild_states
 from server.stored_snapshots import SnapshotStore
 from tests.events.store_contract import opened, request, rolled

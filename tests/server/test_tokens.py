@@ -13,7 +13,7 @@ import pytest
 
 from clients.client import Client
 from events import core
-from events.store import SqliteLog
+from events.sqlite_backend import SqliteLog
 from server.app import Server
 from server.auth import AdminTokenError, admin_token_path, hash_token, load_or_create_admin_token
 from tests.conftest import ADMIN_TOKEN, start_server

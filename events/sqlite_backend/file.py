@@ -16,7 +16,7 @@ from events.errors import StoreError
 
 __all__ = ["open_error", "writer_lock"]
 
-logger = logging.getLogger("events.store")
+logger = logging.getLogger("events.sqlite_backend")
 
 
 def open_error(path: Path, error: sqlite3.Error) -> StoreError:

@@ -1,0 +1,168 @@
+"""Reading a SQLite log: :class:`SqliteReader`, what ``poolhall verify``, offline tools and
+the server's reads use (the server's :class:`~events.sqlite_backend.SqliteLog` is one).
+
+Reads run beside the writer (WAL) on connections of their own, kept in a small pool: a read
+takes one, runs one statement (one snapshot of the file) and gives it back, so the server's
+worker threads and its event loop (a command id's look-up, a join's token) never open one
+per read (opening one cost more than the read).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from events.chain import GENESIS
+from events.errors import StoreError
+from events.log_contract import (
+    PAGE_ROWS,
+    AppendRequest,
+    AppendResult,
+    ChainProblem,
+    CommandRecord,
+    Created,
+    EventLog,
+    StoredRow,
+)
+from events.sqlite_backend.issued_tokens import campaign_of
+from events.sqlite_backend.verify import verify_file
+
+__all__ = ["SqliteReader"]
+
+_READ = ("SELECT seq, type, version, payload, recorded_at, actor, command_id, campaign, hash"
+         " FROM events WHERE campaign = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq LIMIT ?4")
+_HEAD = "SELECT max(seq) FROM events WHERE campaign = ?"
+_HASHES = ("SELECT e.campaign, e.hash FROM json_each(?1) AS j CROSS JOIN events AS e"
+           " ON e.campaign = j.key AND e.seq = j.value")
+_RECORDS = ("SELECT c.command_id, c.actor, c.first_seq, c.last_seq FROM json_each(?2) AS j"
+            " CROSS JOIN commands AS c ON c.campaign = ?1 AND c.command_id = j.value")
+_DIRECTORY = ("SELECT campaign, command_id, actor, last_seq FROM commands INDEXED BY"
+              " commands_created WHERE first_seq = 1 ORDER BY rowid")
+_SEALED = "SELECT sealed FROM sealed_tokens WHERE campaign = ? AND command_id = ?"
+_KEPT_READERS = 8
+"""Idle read connections kept open at most (the server's worker threads share them)."""
+
+
+class SqliteReader(EventLog):
+    """Read-only access to a log file: the contract's reads, and ``verify``.
+
+    A reader never writes, so it can inspect a log that is being served, or one kept as
+    evidence (``verify`` reads a file of an older layout too; the other reads need the plain
+    schema a server of this release migrates to when it opens the file).
+    """
+
+    def __init__(self, path: str | Path, *, mode: str = "ro") -> None:
+        self.path = Path(path)
+        self._uri = f"{self.path.resolve().as_uri()}?mode={mode}"
+        self._idle: list[sqlite3.Connection] = []
+        self._idle_lock = threading.Lock()
+        if mode == "ro":
+            self._check_is_a_log()
+
+    def _check_is_a_log(self) -> None:
+        if not self.path.is_file():
+            raise StoreError(f"no database at {self.path}")
+        try:
+            with self._connection() as connection:
+                tables = {name for (name,) in connection.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"{self.path} is not a SQLite database ({error})") from None
+        if not {"events", "commands"} <= tables:
+            raise StoreError(f"{self.path} is not a poolhall log (no events and commands tables)")
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        """A read connection of the pool, for one statement (or one read transaction)."""
+        with self._idle_lock:
+            connection = self._idle.pop() if self._idle else None
+        if connection is None:
+            connection = sqlite3.connect(self._uri, uri=True, isolation_level=None,
+                                         check_same_thread=False)
+        try:
+            yield connection
+        except BaseException:
+            connection.close()
+            raise
+        with self._idle_lock:
+            if len(self._idle) < _KEPT_READERS:
+                self._idle.append(connection)
+                return
+        connection.close()
+
+    def _all(self, sql: str, parameters: Sequence[object]) -> list[Any]:
+        """Every row of one statement (SQLite types each value itself, hence ``Any``)."""
+        try:
+            with self._connection() as connection:
+                return connection.execute(sql, parameters).fetchall()
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot read {self.path}: {error}") from None
+
+    def append_batch(self, requests: Sequence[AppendRequest]) -> list[AppendResult]:
+        """A reader never appends: each request gets a :class:`StoreError`."""
+        return [StoreError(f"{self.path} is open read-only")] * len(requests)
+
+    def read(self, campaign: str, after: int = 0, upto: int | None = None,
+             limit: int = PAGE_ROWS) -> list[StoredRow]:
+        """One page of the campaign's rows, through the ``(campaign, seq)`` index."""
+        end = upto if upto is not None else 2**62
+        return [StoredRow(*row) for row in self._all(_READ, [campaign, after, end, limit])]
+
+    def head(self, campaign: str) -> int:
+        """The campaign's last sequence number (0 when it has no event)."""
+        ((found,),) = self._all(_HEAD, [campaign])
+        return int(found or 0)
+
+    def hashes_at(self, wanted: dict[str, int]) -> dict[str, str]:
+        """The chain hash at each campaign's ``wanted`` seq, in one statement: SQLite looks
+        each pair up in the unique index (a statement per campaign cost ten times as much,
+        seconds at start for ten thousand campaigns)."""
+        found = {campaign: GENESIS for campaign, seq in wanted.items() if seq == 0}
+        found.update((str(campaign), str(digest)) for campaign, digest in self._all(
+            _HASHES, [msgspec.json.encode(wanted).decode()]))
+        return found
+
+    def command_records(self, campaign: str, ids: Sequence[str]) -> dict[str, CommandRecord]:
+        """The recorded answers of ``ids``, in one indexed statement: ~30 µs on a kept
+        connection, so a hub may call it on the event loop."""
+        if not ids:
+            return {}
+        return {str(command): CommandRecord(str(actor), int(first), int(last))
+                for command, actor, first, last in self._all(
+                    _RECORDS, [campaign, msgspec.json.encode(list(ids)).decode()])}
+
+    def directory(self) -> list[Created]:
+        """Each campaign with its creating command, through the small index of those."""
+        return [Created(str(c), str(i), str(a), int(last))
+                for c, i, a, last in self._all(_DIRECTORY, [])]
+
+    def verify(self) -> tuple[int, list[ChainProblem]]:
+        """Check the file and walk every chain (:mod:`events.sqlite_backend.verify`)."""
+        return verify_file(f"{self.path.resolve().as_uri()}?mode=ro")
+
+    def token_campaign(self, token_hash: str) -> str | None:
+        """The campaign a token with this hash was issued for (an invite or a replay link),
+        if any: one indexed statement, run by a join before anything is loaded."""
+        try:
+            with self._connection() as connection:
+                return campaign_of(connection, token_hash)
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot read {self.path}: {error}") from None
+
+    def sealed_token(self, campaign: str, command_id: str) -> str | None:
+        """The sealed token a command stored with its events, if it stored one."""
+        found = self._all(_SEALED, [campaign, command_id])
+        return str(found[0][0]) if found else None
+
+    def close(self) -> None:
+        """Close the idle read connections (a read under way closes its own)."""
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()

@@ -1,0 +1,54 @@
+"""The ``event`` frames of stored rows, built in Python from the log's contract.
+
+What a catch-up, a history page and a snapshot's recent events send: each row's
+:class:`~events.messages.OutgoingEventFrame` (the stored payload as it is, never decoded),
+and for a catch-up, pages of them framed as websocket text frames back to back
+(:func:`server.subscriber.text_frames`), so that a page is written to the socket as one
+bytes object. Called in worker threads, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from events.codec import encode
+from events.log import ServerLog
+from events.messages import OutgoingEventFrame
+from server.subscriber import text_frames
+
+__all__ = ["STORED_PAGE", "FramePage", "event_frames", "frame_pages"]
+
+STORED_PAGE = 200
+"""Events in a page of a catch-up: about 60 KB, the most a joining client holds in its
+socket's buffer while it reads."""
+
+
+class FramePage(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """A page of a catch-up: how many events it holds and their text frames, back to back."""
+
+    events: int
+    frames: bytes
+
+
+def event_frames(log: ServerLog, campaign: str, after: int, upto: int) -> list[bytes]:
+    """The JSON of ``OutgoingEventFrame`` for each event ``(after, upto]``, in order."""
+    return [encode(OutgoingEventFrame(
+        seq=row.seq, at=row.at, actor=row.actor, command=row.command_id,
+        event=msgspec.Raw(row.payload), hash=row.hash)) for row in log.rows(campaign, after, upto)]
+
+
+def frame_pages(log: ServerLog, campaign: str, after: int, upto: int, size: int
+                ) -> list[FramePage]:
+    """Events ``(after, upto]`` in pages ending on multiples of ``size`` (the first shorter
+    if the range starts inside one), each the text frames of its events back to back."""
+    frames = event_frames(log, campaign, after, upto)
+    pages: list[FramePage] = []
+    start = 0
+    seq = after
+    while start < len(frames):
+        end = start + (seq // size + 1) * size - seq
+        page = frames[start:end]
+        pages.append(FramePage(len(page), text_frames(page)))
+        seq += len(page)
+        start = end
+    return pages
