@@ -307,10 +307,11 @@ def _plays_one(client: Any) -> bool:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from events.sqlite_backend import SqliteReader
+    from events.backends import reading
 
     try:  # read-only: verifying a log never changes it, even one that is being served
-        checked, problems = SqliteReader(args.db).verify()
+        with reading(args.db) as log:
+            checked, problems = log.verify()
     except StoreError as error:
         raise CliError(str(error)) from None
     summary = (f"{len(problems)} problem(s) in {checked} events" if problems
@@ -320,6 +321,20 @@ def _verify(args: argparse.Namespace) -> int:
                  if p.campaign else styled("[red]{}[/red]", p.problem)  # the file itself
                  for p in problems), summary))
     return common.EXIT_REFUSED if problems else common.EXIT_OK
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    """Create the schema (or bring an older file's up to date) without serving: for operators
+    who run schema changes themselves; ``serve`` does the same at start."""
+    from events.backends import migrate, safe_name
+
+    try:
+        done = migrate(args.db)
+    except StoreError as error:
+        raise CliError(str(error)) from None
+    emit(args, {"database": safe_name(str(args.db)), "done": done},
+         lines(f"{safe_name(str(args.db))}: {done}"))
+    return common.EXIT_OK
 
 
 def _schema(args: argparse.Namespace) -> int:
@@ -418,9 +433,18 @@ def build_parser() -> argparse.ArgumentParser:
     state.set_defaults(handler=_state)
 
     verify = sub.add_parser("verify", help="walk every hash chain; report tampering")
-    verify.add_argument("db", nargs="?", default="poolhall.db")
+    verify.add_argument("db", nargs="?", default=os.environ.get("POOLHALL_DB", "poolhall.db"),
+                        help="a SQLite file or a postgresql:// URL (default $POOLHALL_DB,"
+                             " else ./poolhall.db)")
     common.add_json_option(verify)
     verify.set_defaults(handler=_verify)
+
+    migrate = sub.add_parser("migrate", help="create or update the log's schema, then exit")
+    migrate.add_argument("--db", default=os.environ.get("POOLHALL_DB", "poolhall.db"),
+                         help="a SQLite file or a postgresql:// URL (default $POOLHALL_DB,"
+                              " else ./poolhall.db)")
+    common.add_json_option(migrate)
+    migrate.set_defaults(handler=_migrate)
 
     schema = sub.add_parser("schema", help="JSON Schema of every protocol message")
     common.add_json_option(schema)  # accepted for uniformity: the schema is JSON already

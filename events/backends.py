@@ -7,6 +7,7 @@ needs neither installed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,7 +18,7 @@ from events.errors import StoreError
 if TYPE_CHECKING:
     from events.log_contract import EventLog, ServerLog
 
-__all__ = ["is_postgres_url", "migrate", "open_log", "reading"]
+__all__ = ["is_postgres_url", "migrate", "open_log", "reading", "safe_name"]
 
 _SCHEMES = ("postgresql://", "postgres://")
 
@@ -25,6 +26,11 @@ _SCHEMES = ("postgresql://", "postgres://")
 def is_postgres_url(database: str | Path) -> bool:
     """Whether ``database`` names a PostgreSQL database rather than a SQLite file."""
     return isinstance(database, str) and database.startswith(_SCHEMES)
+
+
+def safe_name(database: str) -> str:
+    """A database's name to print or log: a URL's password hidden."""
+    return re.sub(r"(://[^:@/]*):[^@/]*@", r"\1:***@", database)
 
 
 def _postgres() -> Any:

@@ -35,7 +35,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from events.backends import is_postgres_url, open_log
+from events.backends import is_postgres_url, open_log, safe_name
 from events.codec import encode
 from events.errors import Rejected, StoreError
 from events.log import ServerLog
@@ -63,7 +63,7 @@ from server.rates import Limits, MemberKey, member_key
 from server.replay_links import replay_request
 from server.report_page import ReportPages
 from server.settings import Settings
-from server.shared_log import SharedLog, safe_name
+from server.shared_log import SharedLog
 from server.shutdown import answer_unread, run_steps
 from server.stored_snapshots import FINGERPRINT, BackendSnapshotStore, SnapshotStore
 from server.subscriber import Subscriber

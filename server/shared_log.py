@@ -17,21 +17,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Callable
 
 from events.postgres_backend.listener import HeadListener
 from server.health import LogHealth
 from server.loaded_campaigns import LoadedCampaigns
 
-__all__ = ["SharedLog", "safe_name"]
+__all__ = ["SharedLog"]
 
 logger = logging.getLogger(__name__)
-
-
-def safe_name(database: str) -> str:
-    """A database's name for a log line: a URL's password hidden."""
-    return re.sub(r"(://[^:@/]*):[^@/]*@", r"\1:***@", database)
 
 
 class SharedLog:

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import random
+from pathlib import Path
+
+import psycopg
 
 from events import core
 from events.postgres_backend import PostgresLog
 from server.app import Server
 from tests.conftest import ADMIN_TOKEN, Table, until
+from tests.events.store_contract import opened, request, rolled
+from tests.serve_process import poolhall
 from tests.server.raw import RawPeer
 
 
@@ -112,3 +117,28 @@ async def test_a_server_behind_the_log_decides_again_and_the_client_never_knows(
             await table.close_clients()
         for server in servers:
             await server.stop()
+
+
+def test_migrate_then_verify_a_postgresql_url(postgres_url: str, tmp_path: Path) -> None:
+    """``poolhall migrate --db URL`` creates the schema; ``poolhall verify URL`` walks it,
+    and reports an edited event with exit 1."""
+    said = poolhall("migrate", "--db", postgres_url, cwd=tmp_path).stdout
+    assert "the schema is up to date" in said
+    log = PostgresLog(postgres_url, create=False)
+    try:
+        log.append_batch([request("a", 0, opened("a"), rolled(1), rolled(2))])
+    finally:
+        log.close()
+    assert "ok: 3 events" in poolhall("verify", postgres_url, cwd=tmp_path).stdout
+    with psycopg.connect(postgres_url) as connection:
+        connection.execute("DROP TRIGGER events_append_only ON events")
+        connection.execute("UPDATE events SET actor = 'mallory' WHERE seq = 2")
+    broken = poolhall("verify", postgres_url, cwd=tmp_path, check=False)
+    assert broken.returncode == 1 and "a #2" in broken.stdout
+
+
+def test_verify_of_a_database_with_no_log_says_so(postgres_url: str, tmp_path: Path) -> None:
+    """verify never creates anything: a database without the schema is named (exit 2, as
+    for a SQLite file that is not there)."""
+    result = poolhall("verify", postgres_url, cwd=tmp_path, check=False)
+    assert result.returncode == 2 and "holds no poolhall log" in result.stderr
