@@ -72,7 +72,10 @@ class HeadListener:
         while not self._stop.is_set():
             try:
                 with psycopg.connect(self._url, autocommit=True, connect_timeout=5) as conn:
-                    conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel_for(conn))))
+                    channel = channel_for(conn)
+                    conn.execute(sql.SQL("SET application_name = {}").format(
+                        sql.Literal(f"poolhall listener {channel}"[:63])))
+                    conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
                     self.listening.set()
                     if not first:
                         self.reconnects += 1

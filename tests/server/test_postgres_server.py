@@ -142,3 +142,33 @@ def test_verify_of_a_database_with_no_log_says_so(postgres_url: str, tmp_path: P
     for a SQLite file that is not there)."""
     result = poolhall("verify", postgres_url, cwd=tmp_path, check=False)
     assert result.returncode == 2 and "holds no poolhall log" in result.stderr
+
+
+async def test_a_listener_cut_off_reconnects_and_reads_what_it_missed(postgres_url: str) -> None:
+    """The database ends a server's listening connection; another server appends meanwhile:
+    the first reconnects by itself and its clients get every event, in order."""
+    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
+                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
+    for server in servers:
+        await server.start()
+    tables = [Table(server, server.db_path) for server in servers]
+    try:
+        campaign, gm = await tables[0].create_campaign("d12")
+        elsewhere = await tables[1].connect(campaign, gm._token)  # type: ignore[attr-defined]
+        cut = servers[1].followers
+        assert cut is not None and cut.listener.listening.is_set()
+        channel = servers[1].log.channel  # type: ignore[union-attr]
+        with psycopg.connect(postgres_url, autocommit=True) as connection:
+            ended = connection.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE application_name = %s", [f"poolhall listener {channel}"[:63]]).fetchall()
+        assert len(ended) == 2  # one listener per server
+        acks = [await gm.call(core.Roll, expression="1d6") for _ in range(3)]
+        await elsewhere.wait_for_seq(acks[-1].seqs[-1], timeout=20)
+        assert [r.expression for r in elsewhere.state.rolls] == ["1d6"] * 3
+        await until(lambda: cut.listener.reconnects >= 1 and servers[1].health.ok)
+    finally:
+        for table in tables:
+            await table.close_clients()
+        for server in servers:
+            await server.stop()
