@@ -22,8 +22,8 @@ from websockets.asyncio.client import connect
 from clients.client import Client
 from clients.links import join_link
 from events import core
-from tests.server.test_several_servers import serve
 from tests.serve_process import ROOT, free_port
+from tests.server.test_several_servers import serve
 
 GUIDE = ROOT / "docs" / "how-to" / "several-servers.md"
 
