@@ -51,7 +51,7 @@ from events.log_contract import (
     StoredRow,
 )
 from events.postgres_backend.deployment import admin_hash, claim_admin_hash
-from events.postgres_backend.schema import CHANNEL, STATEMENTS
+from events.postgres_backend.schema import CHANNEL, SCHEMA_VERSION, STATEMENTS
 from events.postgres_backend.snapshots import PostgresSnapshots
 from events.sqlite_backend.issued_tokens import ISSUING, issued_hash
 
@@ -102,12 +102,29 @@ def channel_for(connection: psycopg.Connection[Any]) -> str:
 
 
 def create_schema(connection: psycopg.Connection[Any]) -> None:
-    """Create the schema if it is not there (every statement idempotent; one transaction,
-    under an advisory lock)."""
+    """Create the schema if it is not at :data:`SCHEMA_VERSION` (every statement idempotent;
+    one transaction, under an advisory lock).
+
+    A schema already there is left alone, not created again: its triggers' DDL takes a lock
+    on each table that deadlocked with the appends of the processes already serving, when a
+    process restarted beside them."""
+    if _schema_version(connection) == SCHEMA_VERSION:
+        return
     with connection.transaction():
         connection.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEMA_LOCK])
+        if _schema_version(connection) == SCHEMA_VERSION:  # another process made it meanwhile
+            return
         for statement in STATEMENTS:
             connection.execute(statement.encode())
+
+
+def _schema_version(connection: psycopg.Connection[Any]) -> int | None:
+    row = connection.execute("SELECT to_regclass('deployment') IS NOT NULL").fetchone()
+    if not row or not row[0]:
+        return None
+    found = connection.execute(
+        "SELECT value FROM deployment WHERE key = 'schema_version'").fetchone()
+    return int(found[0]) if found else None
 
 
 class _Batch:

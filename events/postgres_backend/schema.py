@@ -11,6 +11,7 @@
   (:mod:`server.sealed_tokens`), written in the same transaction as its events.
 - ``issued_tokens``: the campaign each token hash was issued for (derived from the events,
   written in the same transaction), so a join is checked before its campaign loads.
+- ``snapshots``: derived data (:mod:`.snapshots`), not append-only: may be dropped.
 - ``deployment``: settings all the processes of one deployment share (the admin token's
   SHA-256, never the token).
 
@@ -65,6 +66,13 @@ STATEMENTS: tuple[str, ...] = (
     """CREATE TABLE IF NOT EXISTS issued_tokens (
         token_hash text PRIMARY KEY,
         campaign text NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS snapshots (
+        campaign text NOT NULL,
+        seq bigint NOT NULL,
+        fingerprint text NOT NULL,
+        head_hash text NOT NULL,
+        state bytea NOT NULL,
+        PRIMARY KEY (campaign, seq))""",
     """CREATE TABLE IF NOT EXISTS deployment (
         key text PRIMARY KEY,
         value text NOT NULL)""",

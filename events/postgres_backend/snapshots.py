@@ -12,17 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import psycopg
 from psycopg_pool import ConnectionPool
 
-from events.errors import StoreError
+__all__ = ["PostgresSnapshots"]
 
-__all__ = ["CREATE_SNAPSHOTS", "PostgresSnapshots"]
-
-CREATE_SNAPSHOTS = (
-    "CREATE TABLE IF NOT EXISTS snapshots (campaign text NOT NULL, seq bigint NOT NULL,"
-    " fingerprint text NOT NULL, head_hash text NOT NULL, state bytea NOT NULL,"
-    " PRIMARY KEY (campaign, seq))")
 
 
 class PostgresSnapshots:
@@ -31,11 +24,6 @@ class PostgresSnapshots:
     def __init__(self, pool: ConnectionPool[Any], fingerprint: str) -> None:
         self._pool = pool
         self._fingerprint = fingerprint
-        try:
-            with self._pool.connection() as connection:
-                connection.execute(CREATE_SNAPSHOTS)
-        except psycopg.Error as error:
-            raise StoreError(f"cannot create the snapshots table: {error}") from None
 
     def save(self, campaign: str, rows: Iterable[tuple[int, str, bytes]]) -> None:
         """Store ``(seq, head_hash, encoded state)`` rows (replacing any at the same seq)."""

@@ -47,7 +47,8 @@ def started() -> dict[str, Future[subprocess.CompletedProcess[str]]]:
         ("kill9.py", ()), ("disconnects.py", ()), ("hostile_frames.py", ()),
         ("never_join.py", never_join_extra()), ("flood.py", ()), ("slow_readers.py", ()),
         ("join_storm.py", ()), ("checks_churn.py", ()), ("garbage_frames.py", ()),
-        ("http_churn.py", ()), ("kill9_housekeeping.py", ()))}
+        ("http_churn.py", ()), ("kill9_housekeeping.py", ()), ("pg_kill9.py", ()),
+        ("pg_restart.py", ()))}
 
 
 def run_quick(script: str) -> dict[str, Any]:
@@ -117,3 +118,15 @@ def test_garbage_frames_are_refused_and_append_nothing() -> None:
 def test_http_churn_leaves_the_honest_table_served() -> None:
     """An outsider churning /health requests leaves the honest table served."""
     run_quick("http_churn.py")
+
+
+def test_kill9_of_one_of_three_postgresql_servers_loses_nothing() -> None:
+    """One of three servers on one PostgreSQL killed under load: its players resume on
+    another; nothing acknowledged lost, no gap, no duplicate, nothing acknowledged twice."""
+    run_quick("pg_kill9.py")
+
+
+def test_postgresql_restarted_under_load_loses_nothing() -> None:
+    """PostgreSQL stopped under load: the servers answer unavailable and /health 503 while it
+    is down, recover by themselves, and nothing acknowledged is lost."""
+    run_quick("pg_restart.py")

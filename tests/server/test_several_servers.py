@@ -5,11 +5,7 @@ acknowledged exactly once, whichever process it reached."""
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +14,7 @@ import pytest
 
 from clients.client import Client
 from events import core
-from tests.serve_process import ROOT, free_port
+from tests.serve_process import free_port, serve_database
 from tests.server.raw import RawPeer
 
 COMMANDS_EACH = 12
@@ -28,23 +24,7 @@ in flight)."""
 
 def serve(url: str, port: int, cwd: Path, log: Path) -> subprocess.Popen[bytes]:
     """``poolhall serve --db URL`` on ``port``, once its health check answers."""
-    with open(log, "ab") as output:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "clients.cli", "serve", "--db", url, "--port", str(port)],
-            stdout=output, stderr=subprocess.STDOUT, cwd=cwd,
-            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as reply:
-                if reply.status == 200:
-                    return process
-        except OSError:
-            if process.poll() is not None:
-                break
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("server did not start: " + log.read_text())
+    return serve_database(url, port, cwd, log)
 
 
 @pytest.fixture
