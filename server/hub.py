@@ -146,12 +146,15 @@ class CampaignHub:
         self._inbox: asyncio.Queue[CommandWork | JoinWork | FollowWork | None] = (
             asyncio.Queue())
         self._follow_queued = False
-        self._follow_to: int | None = 0
-        """The head another process reported (None: read it from the log), if above ours."""
+        self._follow_waiters: list[asyncio.Future[None]] = []
+        """Who waits for the next follow to end (:meth:`catch_up`)."""
         self._task: asyncio.Task[None] | None = None
         self.closing = False
         self._stale = False
         """True while the state could not be reloaded from the log: work is refused."""
+        self._sent = state.head
+        """The last event broadcast to the subscribers (a reload that finds the log further,
+        another process having appended meanwhile, broadcasts the events after it)."""
         self._diverged_since_logged = 0
         self._diverged_logged_at: float | None = None
         self.conflicts = 0
@@ -187,13 +190,23 @@ class CampaignHub:
             raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
         self._inbox.put_nowait(work)
 
+    async def catch_up(self) -> None:
+        """Fold what other processes appended up to now (a shared log), before going on: a
+        join whose token another process issued waits for it. Gives up quietly if the log
+        cannot be read (the join is then judged on the state as it is)."""
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._follow_waiters.append(waiter)
+        self.follow(None)
+        if not self._follow_queued:  # closing: nothing will follow
+            self._follow_waiters.remove(waiter)
+            return
+        await asyncio.wait({waiter}, timeout=10)
+
     def follow(self, head: int | None) -> None:
         """Another process appended up to ``head`` (``None``: it may have; read the log):
         read the events this hub lacks, fold and broadcast them between two batches."""
         if self.closing or (head is not None and head <= self.state.head):
             return
-        if self._follow_to is not None:
-            self._follow_to = None if head is None else max(head, self._follow_to)
         if not self._follow_queued:
             self._follow_queued = True
             self._inbox.put_nowait(FollowWork())
@@ -240,6 +253,10 @@ class CampaignHub:
             stop = batch[-1] is None
             if self._stale and not await self._reload():
                 self._follow_queued = False  # the reload that ends it reads the log anyway
+                for waiter in self._follow_waiters:
+                    if not waiter.done():
+                        waiter.set_result(None)
+                self._follow_waiters = []
                 refuse_unavailable([item for item in batch
                                     if isinstance(item, CommandWork | JoinWork)])
             else:
@@ -290,6 +307,9 @@ class CampaignHub:
         try:
             self.state, self.commands, self.head_hash = await asyncio.to_thread(
                 load_hub_state, self._log, self._store, self.campaign, self._every)
+            missed = await asyncio.to_thread(lambda: list(self._log.rows(
+                self.campaign, self._sent, self.state.head))) if self._sent < self.state.head \
+                else []
         except Exception:
             logger.exception("reloading %s from the log failed; refusing its work until a "
                              "reload succeeds", self.campaign)
@@ -299,24 +319,32 @@ class CampaignHub:
         self._views.state_changed()
         self._snapshots.clear()
         self._writes.reloaded(self.state.head)
+        if missed:  # appended by another process (a shared log) since the last broadcast
+            self._after_change(self._send_rows(missed, fold=False))
         return True
 
     async def _follow(self) -> None:
         """Read the events other processes appended after our head, fold and broadcast them
         (a shared log); a read that fails is tried again at the next head heard."""
         self._follow_queued = False
-        self._follow_to = 0
-        if self._stale:
-            return
+        waiters, self._follow_waiters = self._follow_waiters, []
         try:
-            rows = await asyncio.to_thread(lambda: list(self._log.rows(
-                self.campaign, self.state.head)))
-        except Exception:
-            logger.exception("reading the events other processes appended to %s failed",
-                             self.campaign)
-            return
-        if rows:
-            self._after_change(self._send_rows(rows, fold=True))
+            if self._stale:  # the reload reads the log and broadcasts what was missed
+                await self._reload()
+                return
+            try:
+                rows = await asyncio.to_thread(lambda: list(self._log.rows(
+                    self.campaign, self.state.head)))
+            except Exception:
+                logger.exception("reading the events other processes appended to %s failed",
+                                 self.campaign)
+                return
+            if rows:
+                self._after_change(self._send_rows(rows, fold=True))
+        finally:
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
 
     def _send_rows(self, rows: list[StoredRow], *, fold: bool) -> list[Event]:
         """Broadcast rows appended by another process (folded first when ``fold``); their
@@ -335,6 +363,7 @@ class CampaignHub:
                 event=msgspec.Raw(row.payload), hash=row.hash))
             self._snapshots.add(frame)
             self._broadcast(frame)
+            self._sent = row.seq
             events.append(recorded.event)
         return events
 
@@ -350,21 +379,6 @@ class CampaignHub:
                 self._broadcast(encode(view))
         self._close_removed(changed)
 
-    async def _caught_up_after_conflict(self, sent: int) -> list[Event]:
-        """Another process appended first: reload the state from the log and broadcast the
-        events after ``sent`` (the last this hub broadcast) that it has not sent."""
-        if not await self._reload():
-            return []
-        try:
-            rows = await asyncio.to_thread(lambda: list(self._log.rows(
-                self.campaign, sent, self.state.head)))
-        except Exception:
-            logger.exception("reading the events other processes appended to %s failed",
-                             self.campaign)
-            self._stale = True
-            return []
-        return self._send_rows(rows, fold=False)
-
     async def _process(self, batch: list[CommandWork], attempt: int = 0) -> None:
         """Decide, make durable, broadcast, answer: in that order, for a batch of commands.
 
@@ -372,7 +386,6 @@ class CampaignHub:
         this hub has the events it missed: the sender never sees the conflict."""
         if not batch:
             return
-        sent = self.state.head
         if self._stale:  # an earlier part of this batch left the state unknown
             refuse_unavailable(list(batch))
             return
@@ -456,7 +469,7 @@ class CampaignHub:
                 self.commands.add(request.command_id, CommandRecord(
                     request.actor, seqs[0], seqs[-1]))
                 self.head_hash = seqs.hashes[-1]
-                sent = seqs[-1]
+                self._sent = seqs[-1]
             for seq, digest, stored in zip(seqs, seqs.hashes, request.events, strict=True):
                 frame = encode(OutgoingEventFrame(
                     seq=seq, at=request.at, actor=request.actor, command=request.command_id,
@@ -468,8 +481,8 @@ class CampaignHub:
                                       token=ctx.issued_token)
             reply(work, answers[command_id])
         if again or behind:  # the state ran ahead of the log: the other writer's events
-            self.conflicts += 1  # (then ours, decided again)
-            changed.extend(await self._caught_up_after_conflict(sent))
+            self.conflicts += 1  # (broadcast by the reload), then ours, decided again
+            await self._reload()
         elif failed:  # the state ran ahead of the log: make it what is durable again (once:
             # the log now reports failing, so later commands are refused before deciding)
             logger.error("an append failed in %s; reloading its state from the log",

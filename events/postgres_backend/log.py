@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from hashlib import sha256
@@ -35,7 +36,7 @@ from typing import Any
 
 import psycopg
 import psycopg.errors
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from events.chain import GENESIS, link_hash
 from events.errors import ConcurrencyError, StoreError
@@ -64,8 +65,11 @@ logger = logging.getLogger(__name__)
 READERS = 4
 """Most connections the readers hold (the pool opens them as needed)."""
 
-CONNECT_SECONDS = 5.0
+CONNECT_SECONDS = 2.0
 """How long a read waits for a connection before reporting the database unavailable."""
+
+UNREACHABLE_PAUSE = 1.0
+"""Seconds reads fail at once after one could not reach the database (see ``_read``)."""
 
 _SCHEMA_LOCK = 7_366_001
 """The advisory lock taken while the schema is created, so processes starting together
@@ -182,6 +186,7 @@ class PostgresLog(ServerLog):
         self.url = url
         self._writer: psycopg.Connection[Any] | None = None
         self._write_lock = threading.Lock()
+        self._unreachable_until = 0.0
         self._known: dict[str, tuple[int, str]] = {}
         """The last head this process wrote or read per campaign, with its hash (a hash at a
         seq never changes: the log is append-only; whether it is still the head, the
@@ -205,18 +210,24 @@ class PostgresLog(ServerLog):
 
     @contextmanager
     def _read(self) -> Iterator[psycopg.Connection[Any]]:
-        """A pooled connection in one read-only snapshot (REPEATABLE READ)."""
+        """A pooled connection in one read-only snapshot (REPEATABLE READ).
+
+        While the database is unreachable, reads fail at once for :data:`UNREACHABLE_PAUSE`
+        seconds after each failure to connect, rather than each waiting for the pool's
+        timeout: some reads (a join's token, a batch's command ids) are made on the server's
+        event loop, which must not stall for every table while the database is away."""
+        if time.monotonic() < self._unreachable_until:
+            raise StoreError("read failed: the database cannot be reached")
         try:
             with self._pool.connection() as connection:
                 connection.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
                 with connection.transaction():
                     yield connection
+        except (psycopg.OperationalError, PoolTimeout) as error:
+            self._unreachable_until = time.monotonic() + UNREACHABLE_PAUSE
+            raise StoreError(f"read failed: {_reason(error)}") from None
         except psycopg.Error as error:
             raise StoreError(f"read failed: {_reason(error)}") from None
-        except Exception as error:  # the pool's timeout: no connection to be had
-            if type(error).__module__.startswith("psycopg_pool"):
-                raise StoreError(f"read failed: {error}") from None
-            raise
 
     def _writer_connection(self) -> psycopg.Connection[Any]:
         connection = self._writer

@@ -79,8 +79,9 @@ class Servers:
                 codes.append(-9)
         return codes
 
-    def tracebacks(self) -> int:
-        return sum((self.work / f"serve{n}.log").read_text().count("Traceback")
+    def tracebacks(self, ending: str = "Traceback") -> int:
+        """Tracebacks in the servers' output (or lines holding ``ending``)."""
+        return sum((self.work / f"serve{n}.log").read_text().count(ending)
                    for n in range(len(self.ports)))
 
     def admin_token(self) -> str:

@@ -172,3 +172,34 @@ async def test_a_listener_cut_off_reconnects_and_reads_what_it_missed(postgres_u
             await table.close_clients()
         for server in servers:
             await server.stop()
+
+
+async def test_a_member_invited_through_another_server_joins_before_it_is_heard(
+        postgres_url: str) -> None:
+    """A server that has not heard of an invite (its listener stopped) still lets the new
+    member in: it reads the log before refusing a token its state does not know."""
+    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
+                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
+    for server in servers:
+        await server.start()
+    tables = [Table(server, server.db_path) for server in servers]
+    try:
+        campaign, gm = await tables[0].create_campaign("d12")
+        await tables[1].connect(campaign, gm._token)  # type: ignore[attr-defined]
+        deaf = servers[1]
+        assert deaf.followers is not None
+        await asyncio.to_thread(deaf.followers.stop)
+        invited = await gm.call(core.Invite, role="player", characters=("han",))
+        assert invited.token
+        han = await tables[1].connect(campaign, invited.token)
+        assert han.welcome is not None and han.welcome.member == "han"
+        wrong = RawPeer  # a token nobody issued is still refused, after the same read
+        peer = await wrong.open(deaf.url)
+        refused = await peer.join("ph_" + "x" * 40, campaign)
+        assert refused["code"] == "unauthorized"
+        await peer.close()
+    finally:
+        for table in tables:
+            await table.close_clients()
+        for server in servers:
+            await server.stop()
