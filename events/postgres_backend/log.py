@@ -77,15 +77,15 @@ create it once."""
 
 _INSERT_EVENTS = (
     "INSERT INTO events (campaign, seq, type, version, payload, recorded_at, actor,"
-    " command_id, hash) SELECT * FROM unnest(%s::text[], %s::bigint[], %s::text[],"
-    " %s::integer[], %s::json[], %s::text[], %s::text[], %s::text[], %s::text[])")
+    " command_id, hash) SELECT * FROM unnest(%b::text[], %b::bigint[], %b::text[],"
+    " %b::integer[], %b::json[], %b::text[], %b::text[], %b::text[], %b::text[])")
 _INSERT_COMMANDS = (
     "INSERT INTO commands (campaign, command_id, actor, first_seq, last_seq)"
-    " SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::bigint[], %s::bigint[])")
+    " SELECT * FROM unnest(%b::text[], %b::text[], %b::text[], %b::bigint[], %b::bigint[])")
 _INSERT_SEALED = ("INSERT INTO sealed_tokens (campaign, command_id, sealed)"
-                  " SELECT * FROM unnest(%s::text[], %s::text[], %s::text[])")
+                  " SELECT * FROM unnest(%b::text[], %b::text[], %b::text[])")
 _INSERT_ISSUED = ("INSERT INTO issued_tokens (token_hash, campaign)"
-                  " SELECT * FROM unnest(%s::text[], %s::text[]) ON CONFLICT DO NOTHING")
+                  " SELECT * FROM unnest(%b::text[], %b::text[]) ON CONFLICT DO NOTHING")
 _NOTIFY = ("SELECT pg_notify(%s, h::text || ' ' || c)"
            " FROM unnest(%s::text[], %s::bigint[]) AS t(c, h)")
 _ROWS = ("SELECT seq, type, version, payload::text, recorded_at, actor, command_id, campaign,"
@@ -167,15 +167,17 @@ class _Batch:
         """Insert the rows and notify the new heads (inside the caller's transaction)."""
         if not self.events[0]:
             return
-        cursor = connection.cursor()
-        cursor.execute(_INSERT_EVENTS, self.events)
-        cursor.execute(_INSERT_COMMANDS, self.commands)
-        if self.sealed[0]:
-            cursor.execute(_INSERT_SEALED, self.sealed)
-        if self.issued[0]:
-            cursor.execute(_INSERT_ISSUED, self.issued)
         campaigns = list(self.heads)
-        cursor.execute(_NOTIFY, [channel, campaigns, [self.heads[c][0] for c in campaigns]])
+        with connection.pipeline():  # the statements in one round trip
+            cursor = connection.cursor()  # the arrays go in binary (%b): the text format
+            # escaped every element with a regular expression (70% of a batch's time)
+            cursor.execute(_INSERT_EVENTS, self.events)
+            cursor.execute(_INSERT_COMMANDS, self.commands)
+            if self.sealed[0]:
+                cursor.execute(_INSERT_SEALED, self.sealed)
+            if self.issued[0]:
+                cursor.execute(_INSERT_ISSUED, self.issued)
+            cursor.execute(_NOTIFY, [channel, campaigns, [self.heads[c][0] for c in campaigns]])
 
 
 class PostgresLog(ServerLog):
@@ -261,9 +263,11 @@ class PostgresLog(ServerLog):
 
     def _append(self, requests: list[AppendRequest]) -> list[AppendResult]:
         connection = self._writer_connection()
-        recorded = self._recorded(connection, requests)
         previous = self._previous_hashes(connection, requests)
-        planned = self._plan(requests, previous, recorded, failed=set())
+        # Command ids are not looked up first: a retried one is refused by the commands
+        # table's primary key, and the batch is then judged request by request (which
+        # answers it with its record). Retries are rare; a look-up was a round trip a batch.
+        planned = self._plan(requests, previous, {}, failed=set())
         if any(isinstance(outcome, ConcurrencyError) for outcome in planned):
             return self._append_one_by_one(connection, requests)  # each judged by the database
         batch = _Batch()
