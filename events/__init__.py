@@ -1,4 +1,5 @@
 """The vocabulary and the log: event and command Structs, dice as data, the codec, the store.
 
-Everything here but :mod:`events.store` is pure: no I/O, no clock, no randomness.
+Everything here but the backends (:mod:`events.sqlite_backend`) is pure: no I/O, no clock,
+no randomness.
 """

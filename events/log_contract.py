@@ -38,7 +38,7 @@ The exception tree, under :class:`events.errors.StoreError`::
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, Protocol, runtime_checkable
 
 import msgspec
@@ -61,6 +61,7 @@ __all__ = [
     "PreparedEvent",
     "SealedTokens",
     "ServerLog",
+    "SnapshotRows",
     "StoreError",
     "StoredRow",
 ]
@@ -242,6 +243,23 @@ class SealedTokens(Protocol):
 
     def sealed_token(self, campaign: str, command_id: str) -> str | None:
         """The sealed token the command stored with its events, if it stored one."""
+        ...
+
+
+class SnapshotRows(Protocol):
+    """Stored snapshots: derived rows beside the log, keyed by ``(campaign, seq)`` with the
+    chain hash of that event and the fingerprint of the code that folded them (what a row
+    holds, and when it is trusted, is :mod:`server.stored_snapshots`'s)."""
+
+    def save(self, campaign: str, fingerprint: str,
+             rows: Iterable[tuple[int, str, bytes]]) -> None:
+        """Store ``(seq, head_hash, state)`` rows, replacing any row at the same seq."""
+        ...
+
+    def latest(self, campaign: str, fingerprint: str, at_most: int
+               ) -> tuple[int, str, bytes] | None:
+        """``(seq, head_hash, state)`` of the row of greatest seq ``<= at_most`` with this
+        fingerprint, if any."""
         ...
 
 

@@ -65,7 +65,7 @@ from server.report_page import ReportPages
 from server.settings import Settings
 from server.shared_log import SharedLog
 from server.shutdown import answer_unread, run_steps
-from server.stored_snapshots import FINGERPRINT, BackendSnapshotStore, SnapshotStore
+from server.stored_snapshots import SnapshotStore
 from server.subscriber import Subscriber
 from server.utc_clock import UtcClock
 from server.views import ViewWorkers
@@ -277,8 +277,8 @@ class Server:
             reserve_bytes=self.settings.disk_reserve_mb * 2**20, clock=self.clock)
         self.committer.start()
         started = time.perf_counter()
-        self.store = (BackendSnapshotStore(log.snapshots(FINGERPRINT))  # type: ignore[attr-defined]
-                      if self.shared else SnapshotStore(self.db_path))
+        self.store = SnapshotStore(log.snapshots()  # type: ignore[attr-defined]
+                                   if self.shared else self.db_path)
         await self.loaded.open(log, self.store, self.committer)  # and unloads idle hubs
         if self.shared:
             self.followers = SharedLog(self.database, self.loaded, self.health)

@@ -15,13 +15,13 @@ from collections import deque
 
 from events.errors import StoreError
 from events.log import ServerLog
-from server.event_frames import STORED_PAGE, FramePage, frame_pages
+from server.event_frames import FramePage, frame_pages
 from server.page_cache import PageCache
 from server.subscriber import Subscriber
 
 __all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "schedule_catch_up"]
 
-CATCH_UP_PAGE = STORED_PAGE
+CATCH_UP_PAGE = 200
 """Events written per step of a catch-up: about 60 KB, the most a joining client holds in its
 socket's buffer while it reads; one page of :func:`server.event_frames.frame_pages`."""
 CATCH_UP_READ = 2_000

@@ -16,12 +16,7 @@ from events.log import ServerLog
 from events.messages import OutgoingEventFrame
 from server.subscriber import text_frames
 
-__all__ = ["STORED_PAGE", "FramePage", "event_frames", "frame_pages"]
-
-STORED_PAGE = 200
-"""Events in a page of a catch-up: about 60 KB, the most a joining client holds in its
-socket's buffer while it reads."""
-
+__all__ = ["FramePage", "event_frames", "frame_pages"]
 
 class FramePage(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """A page of a catch-up: how many events it holds and their text frames, back to back."""

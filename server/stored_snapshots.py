@@ -1,14 +1,13 @@
 """Stored snapshots: each campaign's projected state, kept every so many events.
 
-Table ``snapshots`` in the log's file: one row per (campaign, seq) with the bounded state after
-that event (:mod:`projections.campaign`), msgpack-encoded, the chain hash at that seq and the
-fingerprint of the state's types. It is derived data: deleting the table (or any row) loses
+One row per (campaign, seq) with the bounded state after that event
+(:mod:`projections.campaign`), msgpack-encoded, the chain hash at that seq and the fingerprint
+of the state's types. It is derived data: deleting the table (or any row) loses
 nothing, the next load folds from the log and writes the rows again. A row whose fingerprint
 is not this code's (written before a projection changed) is ignored and replaced.
 
-Rows are written on their own connection with ``synchronous=OFF`` (a lost snapshot costs a
-longer fold, never an event), in a worker thread, so a write holds the log's write lock for
-the time of one small insert and never an fsync or the event loop.
+The rows are the backend's (:class:`~events.log_contract.SnapshotRows`; for SQLite,
+:mod:`events.sqlite_backend.snapshots`), written in a worker thread, never on the event loop.
 
 What the rows are for: a hub loads from the latest row plus the events after it, whatever the
 log's length (:func:`server.rebuild.load_hub_state`), and the state at any seq is the nearest
@@ -19,7 +18,6 @@ row at or before it plus at most ``--snapshot-every`` events
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -28,13 +26,14 @@ from typing import Any, NamedTuple, get_type_hints
 import msgspec
 
 from events.log import GENESIS, ServerLog, to_recorded
+from events.log_contract import SnapshotRows
+from events.sqlite_backend.snapshots import SqliteSnapshots
 from projections import campaign as campaign_projection
 from projections.campaign import CampaignState, evolve, new_state
 from projections.snapshot import TableUnion
 from projections.systems import PROJECTIONS
 
 __all__ = [
-    "BackendSnapshotStore",
     "FINGERPRINT",
     "Folded",
     "SnapshotStore",
@@ -112,78 +111,26 @@ class Folded(NamedTuple):
     head_hash: str
 
 
-_CREATE = (
-    "CREATE TABLE IF NOT EXISTS snapshots (campaign TEXT NOT NULL, seq INTEGER NOT NULL,"
-    " fingerprint TEXT NOT NULL, head_hash TEXT NOT NULL, state BLOB NOT NULL,"
-    " PRIMARY KEY (campaign, seq))")
-
-
 class SnapshotStore:
-    """The ``snapshots`` table of a log file: written and read on connections of its own."""
+    """A campaign's stored states: encoded and trusted here, kept by the backend's
+    :class:`~events.log_contract.SnapshotRows` (a log file's path: the SQLite backend's)."""
 
-    def __init__(self, path: str | Path) -> None:
-        self._uri = Path(path).resolve().as_uri()
-        connection = self._connect()
-        try:
-            connection.execute(_CREATE)
-        finally:
-            connection.close()
-
-    def _connect(self) -> sqlite3.Connection:
-        connection = sqlite3.connect(self._uri, uri=True, timeout=30, check_same_thread=False,
-                                     isolation_level=None)
-        connection.execute("PRAGMA synchronous=OFF")  # derived data: a lost row costs a fold
-        return connection
+    def __init__(self, rows: SnapshotRows | str | Path) -> None:
+        self._rows = SqliteSnapshots(rows) if isinstance(rows, str | Path) else rows
 
     def save(self, campaign: str, rows: Iterable[tuple[int, str, bytes]]) -> None:
         """Store ``(seq, head_hash, encoded state)`` rows of a campaign (replacing any row at
         the same seq, whatever code wrote it). Called in a worker thread."""
-        connection = self._connect()
-        try:
-            connection.execute("BEGIN IMMEDIATE")
-            connection.execute(_CREATE)  # again: an operator may have dropped the table
-            connection.executemany(
-                "INSERT OR REPLACE INTO snapshots (campaign, seq, fingerprint, head_hash, state)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(campaign, seq, FINGERPRINT, digest, blob) for seq, digest, blob in rows])
-            connection.execute("COMMIT")
-        finally:
-            connection.close()
+        self._rows.save(campaign, FINGERPRINT, rows)
 
     def latest(self, campaign: str, at_most: int | None = None) -> Folded | None:
         """The campaign's stored state at the greatest seq ``<= at_most`` written by this
         code, if any (a table deleted under a running server reads as empty)."""
-        connection = self._connect()
-        try:
-            found = connection.execute(
-                "SELECT state, head_hash FROM snapshots WHERE campaign = ? AND seq <= ? AND"
-                " fingerprint = ? ORDER BY seq DESC LIMIT 1",
-                [campaign, at_most if at_most is not None else 2**62, FINGERPRINT]).fetchone()
-        except sqlite3.OperationalError as error:
-            if "no such table" in str(error):
-                return None
-            raise
-        finally:
-            connection.close()
+        found = self._rows.latest(campaign, FINGERPRINT,
+                                  at_most if at_most is not None else 2**62)
         if found is None:
             return None
-        return Folded(decode_state(found[0]), str(found[1]))
-
-
-class BackendSnapshotStore(SnapshotStore):
-    """Stored snapshots kept by the log's backend (PostgreSQL's ``snapshots`` table,
-    :class:`events.postgres_backend.snapshots.PostgresSnapshots`): the same rows, the same
-    fingerprint, reached through the backend's connections."""
-
-    def __init__(self, table: Any) -> None:  # noqa: D107 - no SQLite file to open
-        self._table = table
-
-    def save(self, campaign: str, rows: Iterable[tuple[int, str, bytes]]) -> None:
-        self._table.save(campaign, list(rows))
-
-    def latest(self, campaign: str, at_most: int | None = None) -> Folded | None:
-        found = self._table.latest(campaign, at_most)
-        return None if found is None else Folded(decode_state(found[0]), str(found[1]))
+        return Folded(decode_state(found[2]), found[1])
 
 
 def fold_from(log: ServerLog, store: SnapshotStore, campaign: str, *, upto: int | None = None,

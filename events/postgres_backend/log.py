@@ -439,9 +439,9 @@ class PostgresLog(ServerLog):
             except psycopg.Error as error:
                 raise StoreError(f"probe failed: {_reason(error)}") from None
 
-    def snapshots(self, fingerprint: str) -> PostgresSnapshots:
+    def snapshots(self) -> PostgresSnapshots:
         """The stored snapshots of this database, read and written through the log's pool."""
-        return PostgresSnapshots(self._pool, fingerprint)
+        return PostgresSnapshots(self._pool)
 
     def admin_hash(self, given: str | None) -> str | None:
         """The deployment's admin token hash: ``given`` becomes it if none is set yet; the

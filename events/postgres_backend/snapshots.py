@@ -19,29 +19,30 @@ __all__ = ["PostgresSnapshots"]
 
 
 class PostgresSnapshots:
-    """The ``snapshots`` table, on a connection of the log's pool."""
+    """The ``snapshots`` table (a :class:`~events.log_contract.SnapshotRows`), on the log's
+    connection pool."""
 
-    def __init__(self, pool: ConnectionPool[Any], fingerprint: str) -> None:
+    def __init__(self, pool: ConnectionPool[Any]) -> None:
         self._pool = pool
-        self._fingerprint = fingerprint
 
-    def save(self, campaign: str, rows: Iterable[tuple[int, str, bytes]]) -> None:
-        """Store ``(seq, head_hash, encoded state)`` rows (replacing any at the same seq)."""
+    def save(self, campaign: str, fingerprint: str,
+             rows: Iterable[tuple[int, str, bytes]]) -> None:
+        """Store ``(seq, head_hash, state)`` rows, replacing any row at the same seq."""
         with self._pool.connection() as connection, connection.transaction():
             connection.cursor().executemany(
                 "INSERT INTO snapshots (campaign, seq, fingerprint, head_hash, state)"
                 " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (campaign, seq) DO UPDATE SET"
                 " fingerprint = excluded.fingerprint, head_hash = excluded.head_hash,"
                 " state = excluded.state",
-                [(campaign, seq, self._fingerprint, digest, blob) for seq, digest, blob in rows])
+                [(campaign, seq, fingerprint, digest, blob) for seq, digest, blob in rows])
 
-    def latest(self, campaign: str, at_most: int | None = None) -> tuple[bytes, str] | None:
-        """The encoded state and head hash at the greatest seq ``<= at_most`` this code
-        wrote, if any."""
+    def latest(self, campaign: str, fingerprint: str, at_most: int
+               ) -> tuple[int, str, bytes] | None:
+        """``(seq, head_hash, state)`` of the row of greatest seq ``<= at_most`` with this
+        fingerprint, if any."""
         with self._pool.connection() as connection:
             row = connection.execute(
-                "SELECT state, head_hash FROM snapshots WHERE campaign = %s AND seq <= %s AND"
-                " fingerprint = %s ORDER BY seq DESC LIMIT 1",
-                [campaign, at_most if at_most is not None else 2**62, self._fingerprint],
-            ).fetchone()
-        return None if row is None else (bytes(row[0]), str(row[1]))
+                "SELECT seq, head_hash, state FROM snapshots WHERE campaign = %s"
+                " AND seq <= %s AND fingerprint = %s ORDER BY seq DESC LIMIT 1",
+                [campaign, at_most, fingerprint]).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]), bytes(row[2]))

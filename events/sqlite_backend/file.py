@@ -1,6 +1,6 @@
 """Opening the log's file for writing: the one-server lock, and open errors in plain words.
 
-Apart from :mod:`events.store` so that the store keeps to the log itself.
+Apart from :mod:`events.sqlite_backend.log` so that the log keeps to appending.
 """
 
 from __future__ import annotations

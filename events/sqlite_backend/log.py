@@ -260,7 +260,10 @@ class SqliteLog(SqliteReader):
             if time.monotonic() < self._restart_asked_at + RESTART_BACKOFF:
                 return
             self._restart_wanted.clear()  # not taken (no writer keeping house): copy as before
-        with self._connection() as connection:
+        # A connection of its own each time (not the pool's): one that opens the file anew
+        # notices it is gone or unreadable, and says so to the health model.
+        connection = sqlite3.connect(self._uri, uri=True, isolation_level=None)
+        try:
             connection.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
             _, frames, copied = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
             wal = self.path.with_name(self.path.name + "-wal")
@@ -277,6 +280,8 @@ class SqliteLog(SqliteReader):
                         self._restart_wanted.set()
                 finally:
                     connection.execute("PRAGMA busy_timeout=5000")
+        finally:
+            connection.close()
 
     def _empty_wal(self) -> None:
         """Copy the rest of the WAL back and start it over (RESTART), on the writer's thread

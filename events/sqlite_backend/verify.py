@@ -22,6 +22,7 @@ its append order): it is walked the same way.
 from __future__ import annotations
 
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from hashlib import sha256
 
 from events.chain import GENESIS
@@ -51,25 +52,43 @@ def _union(select: str, journal: bool) -> str:
 
 def verify_file(uri: str) -> tuple[int, list[ChainProblem]]:
     """Verify the log at ``uri`` (a ``file:`` URI, opened read-only): the events checked and
-    every problem found, the file's first, then by campaign and event."""
+    every problem found, the file's first, then by campaign and event.
+
+    SQLite's ``integrity_check`` and the commands' check run in threads of their own beside
+    the walk, each on its own connection (SQLite lets go of the interpreter lock while it
+    works), so a long log's three passes overlap on the cores a machine has.
+    """
     try:
         connection = sqlite3.connect(uri, uri=True, isolation_level=None)
     except sqlite3.Error as error:
         return 0, [ChainProblem("", 0, f"the file cannot be checked: {error}")]
-    try:
-        damage = [ChainProblem("", 0, f"the file is damaged: {line}") for (line,) in
-                  connection.execute(f"PRAGMA integrity_check({_DAMAGE_SHOWN})") if line != "ok"]
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="verify") as pool:
+        damage = pool.submit(_damage, uri)
         try:
             connection.execute("BEGIN")
             journal = connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'"
                                          " AND name = 'journal'").fetchone() is not None
+            commands = pool.submit(_command_problems, uri, journal)
             checked, problems = _walk(connection, journal)
-            problems += _command_problems(connection, journal)
+            problems += commands.result()
         except sqlite3.Error as error:
-            return 0, [*damage, ChainProblem("", 0, f"the chains cannot be read: {error}")]
+            return 0, [*damage.result(),
+                       ChainProblem("", 0, f"the chains cannot be read: {error}")]
+        finally:
+            connection.close()
+    return checked, damage.result() + sorted(problems, key=lambda p: (p.campaign, p.seq))
+
+
+def _damage(uri: str) -> list[ChainProblem]:
+    """What SQLite's ``integrity_check`` finds wrong with the file itself."""
+    connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        return [ChainProblem("", 0, f"the file is damaged: {line}") for (line,) in
+                connection.execute(f"PRAGMA integrity_check({_DAMAGE_SHOWN})") if line != "ok"]
+    except sqlite3.Error as error:
+        return [ChainProblem("", 0, f"the file cannot be checked: {error}")]
     finally:
         connection.close()
-    return checked, damage + sorted(problems, key=lambda p: (p.campaign, p.seq))
 
 
 def _walk(connection: sqlite3.Connection, journal: bool) -> tuple[int, list[ChainProblem]]:
@@ -97,15 +116,23 @@ def _walk(connection: sqlite3.Connection, journal: bool) -> tuple[int, list[Chai
     return checked, problems
 
 
-def _command_problems(connection: sqlite3.Connection, journal: bool) -> list[ChainProblem]:
-    """Events their command did not record, and recorded events the log no longer holds."""
-    problems = [ChainProblem(str(campaign), int(seq),
-                             f"command {command!r} did not append this event")
-                for campaign, seq, command in connection.execute(_union(_UNCOVERED, journal))]
-    heads: dict[str, int] = {}
-    for campaign, head in connection.execute(_union(_HEADS, journal)):
-        heads[campaign] = max(heads.get(campaign, 0), int(head))
-    for campaign, last in connection.execute(_RECORDED_HEADS):
+def _command_problems(uri: str, journal: bool) -> list[ChainProblem]:
+    """Events their command did not record, and recorded events the log no longer holds
+    (one read transaction of its own)."""
+    connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        connection.execute("BEGIN")
+        problems = [ChainProblem(str(campaign), int(seq),
+                                 f"command {command!r} did not append this event")
+                    for campaign, seq, command in connection.execute(
+                        _union(_UNCOVERED, journal))]
+        heads: dict[str, int] = {}
+        for campaign, head in connection.execute(_union(_HEADS, journal)):
+            heads[campaign] = max(heads.get(campaign, 0), int(head))
+        recorded = connection.execute(_RECORDED_HEADS).fetchall()
+    finally:
+        connection.close()
+    for campaign, last in recorded:
         head = heads.get(campaign, 0)
         if last > head:
             missing = (f"event {last} is missing" if last == head + 1

@@ -69,17 +69,28 @@ ROOT = Path(os.environ.get(CHECKOUT_ENV) or Path(__file__).resolve().parents[2])
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from events.command_keys import COMMANDS_TABLE  # noqa: E402
-from events.store_verify import verify_file  # noqa: E402
-
 from events import core  # noqa: E402
 from events.dice import RolledTerm  # noqa: E402
 from events.log import AppendRequest, PreparedEvent, prepare  # noqa: E402
-from events.sqlite_backend import SqliteLog  # noqa: E402
-from events.sqlite_backend.bulk_insert import insert_rows  # noqa: E402
 from server.gc_tuning import GcTuning  # noqa: E402
 from server.settings import Settings  # noqa: E402
 from server.writer import GroupCommitter  # noqa: E402
+
+try:  # this checkout's store
+    from events.sqlite_backend import SqliteLog
+    from events.sqlite_backend.bulk_insert import insert_rows
+    from events.sqlite_backend.verify import verify_file
+except ImportError:  # a checkout from before the plain store (``--against``)
+    from events.bulk_insert import insert_rows  # type: ignore[no-redef]
+    from events.store import SqliteLog  # type: ignore[no-redef]
+    from events.store_verify import verify_file  # type: ignore[no-redef]
+
+COMMANDS_TABLE = ("CREATE TABLE commands (campaign TEXT NOT NULL, command_id TEXT NOT NULL,"
+                  " actor TEXT NOT NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL,"
+                  " PRIMARY KEY (campaign, command_id))")
+"""The plain schema's ``commands`` (:mod:`events.sqlite_backend.schema`), for the raw bound."""
+LOOKED_UP = "id_looked_up" in AppendRequest.__struct_fields__
+"""Whether the checkout's requests carry the older store's ``id_looked_up`` mark."""
 
 AT = "2026-01-01T00:00:00.000Z"
 TARGET_COMMITTER = 50_000.0
@@ -102,8 +113,9 @@ def _request(campaign: str, head: int, n: int, *, random_id: bool = True,
     ``looked_up``: marked as a hub marks its requests (it looked the id up before deciding)."""
     if command_id is None:
         command_id = f"c-{secrets.token_hex(8)}" if random_id else f"c{n:09d}"
+    marked = {"id_looked_up": looked_up} if LOOKED_UP else {}
     return AppendRequest(campaign=campaign, expected_head=head, events=(ROLL,), actor="gm",
-                         command_id=command_id, at=AT, id_looked_up=looked_up)
+                         command_id=command_id, at=AT, **marked)
 
 
 def _id_block(_: object = None) -> list[str]:
@@ -198,7 +210,7 @@ def commit_bound(work: Path, rows: int, seconds: float
     _remove(path)
     connection = _raw_events_table(path)
     connection.execute("PRAGMA wal_autocheckpoint=0")
-    connection.execute(COMMANDS_TABLE.format(name="commands"))
+    connection.execute(COMMANDS_TABLE)
     payload, digest, ids = ROLL.payload.decode(), "0" * 64, _random_ids()
     latencies: list[float] = []
     begun = time.perf_counter()
@@ -208,8 +220,7 @@ def commit_bound(work: Path, rows: int, seconds: float
         seq = len(latencies) + 1
         events = [(f"s{k}", seq, ROLL.type, 1, payload, AT, "gm", next(ids), digest)
                   for k in range(rows)]
-        commands = [(command + k, row[0], row[7], "gm", seq, seq)
-                    for k, row in enumerate(events, start=1)]
+        commands = [(row[0], row[7], "gm", seq, seq) for row in events]
         command += rows
         started = time.perf_counter()
         connection.execute("BEGIN")

@@ -9,10 +9,8 @@
 The campaign is written straight into a fresh log (``tests/chaos/_longlog.py``) with the
 snapshots a server writing it would have stored (every ``snapshot_every`` events: without
 them the first join folds the whole campaign, a cost of loading, not of catching up; pass
-``--no-snapshots`` to see it) and the catch-up pages it would have stored (the complete pages
-up to the last multiple of ``PAGES_EVERY``; the rest is built as it is read; pass
-``--no-stored-pages`` for a log written before pages were stored, every page built from the
-rows), then a real ``Server`` in a child process serves it with the replay budget lifted.
+``--no-snapshots`` to see it), then a real ``Server`` in a child process serves it with
+the replay budget lifted.
 The reader is a minimal websocket peer (an ``asyncio.Protocol`` that keeps the bytes and
 looks for the head's frame; they are split and checked afterwards), so the figure is the
 server's: from the join sent to the frame of the head received. The server's page cache holds
@@ -185,23 +183,6 @@ def store_snapshots(db: Path, campaign: str) -> None:
         log.close()
 
 
-def store_pages(db: Path, campaign: str, head: int) -> int:
-    """Store the campaign's catch-up pages as a server appending it would have: the complete
-    pages up to the last multiple of ``PAGES_EVERY`` events (a server stores them each time
-    that many events have passed), the events after that left to be built. Where they end."""
-    from events.sqlite_backend import SqliteLog
-    from server.hub import PAGES_EVERY
-
-    log = SqliteLog(db)
-    try:
-        upto = head // PAGES_EVERY * PAGES_EVERY
-        stored, before = 0, -1
-        while before < stored < upto:  # a hub stores a bounded number of events per call
-            before, stored = stored, log.store_frame_pages(campaign, stored, upto)
-        return stored
-    finally:
-        log.close()
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -210,9 +191,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", choices=("py-spy",))
     parser.add_argument("--no-snapshots", action="store_true",
                         help="leave the log without stored snapshots (the first join folds it)")
-    parser.add_argument("--no-stored-pages", action="store_true",
-                        help="leave the log without stored catch-up pages (a log written "
-                             "before they were stored: every page is built as it is read)")
     args = parser.parse_args(argv)
     from _longlog import build_long_log
 
@@ -225,9 +203,8 @@ def main(argv: list[str] | None = None) -> int:
         head, campaign = built["head"], built["campaign"]
         if not args.no_snapshots:
             store_snapshots(work / "log.db", campaign)
-        paged = 0 if args.no_stored_pages else store_pages(work / "log.db", campaign, head)
         print(f"catch-up speed: a {head:,}-event campaign written in "
-              f"{time.perf_counter() - started:.1f}s ({paged:,} events in stored pages); load "
+              f"{time.perf_counter() - started:.1f}s; load "
               f"average {os.getloadavg()[0]:.2f} on "
               f"{os.cpu_count()} CPUs")
         server = subprocess.Popen(

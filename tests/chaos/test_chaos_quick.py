@@ -69,9 +69,8 @@ def test_kill9_loses_nothing_acknowledged() -> None:
 
 
 def test_kill9_in_housekeeping_loses_nothing_acknowledged() -> None:
-    """A writer killed with SIGKILL in the middle of a block's first runs, the command
-    index's merge, WAL restarts and checkpoints leaves every acknowledged event in the log,
-    read through its runs."""
+    """A writer killed with SIGKILL in the middle of its appends, WAL restarts and
+    checkpoints leaves every acknowledged event and command in the log."""
     run_quick("kill9_housekeeping.py")
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import msgspec
 import psycopg
 import pytest
 
+from events import core
 from events.errors import ConcurrencyError, StoreError
 from events.log import GENESIS
 from events.log_contract import CommandRecord, EventLog
@@ -173,3 +175,66 @@ def test_an_unreachable_database_is_a_store_error() -> None:
     """Opening a log nobody serves fails with the URL in plain words, password hidden."""
     with pytest.raises(StoreError, match=r"cannot open postgresql://u:\*\*\*@127.0.0.1:1/x"):
         PostgresLog("postgresql://u:secret@127.0.0.1:1/x?connect_timeout=2")
+
+
+def _invited(token_hash: str) -> core.MemberInvited:
+    return core.MemberInvited(member="m1", name="Mira", role="player", token_hash=token_hash)
+
+
+def test_a_token_is_known_for_its_campaign_once_its_event_is_appended(log: PostgresLog
+                                                                     ) -> None:
+    """An invite's and a replay link's token hash name their campaign, from the append on."""
+    assert log.token_campaign("a" * 64) is None
+    log.append_batch([request("c", 0, opened("c"), _invited("a" * 64), command="c1")])
+    log.append_batch([request("c", 2, core.ReplayShared(member="r", name="R", last=2,
+                                                        token_hash="b" * 64), command="c2")])
+    assert log.token_campaign("a" * 64) == "c" and log.token_campaign("b" * 64) == "c"
+    assert log.token_campaign("c" * 64) is None
+
+
+def test_a_token_of_a_refused_or_failed_append_is_not_known(log: PostgresLog,
+                                                            postgres_url: str) -> None:
+    """Tokens are written in the events' transaction: none for a conflict or a failed batch."""
+    log.append_batch([request("c", 0, opened("c"))])
+    (stale,) = log.append_batch([request("c", 0, _invited("a" * 64), command="late")])
+    assert isinstance(stale, StoreError)
+    with psycopg.connect(postgres_url) as connection:
+        connection.execute(
+            "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS"
+            " $$ BEGIN RAISE EXCEPTION 'boom'; END $$")
+        connection.execute("CREATE TRIGGER boom BEFORE INSERT ON events FOR EACH ROW"
+                           " WHEN (NEW.campaign = 'd') EXECUTE FUNCTION boom()")
+    results = log.append_batch([request("c", 1, _invited("b" * 64), command="c2"),
+                                request("d", 0, opened("d"), command="d1")])
+    assert all(isinstance(r, StoreError) for r in results)
+    assert log.token_campaign("a" * 64) is None and log.token_campaign("b" * 64) is None
+    assert log.head("c") == 1
+
+
+def test_a_sealed_token_is_stored_with_its_command_and_never_changed(
+        log: PostgresLog, postgres_url: str) -> None:
+    """The sealed token comes back for its command only; the database refuses to change it."""
+    sealed = msgspec.structs.replace(request("c", 0, opened("c"), _invited("a" * 64),
+                                             command="c1"), sealed_token="00ff")
+    log.append_batch([sealed, request("d", 0, opened("d"), command="d1")])
+    assert log.sealed_token("c", "c1") == "00ff"
+    assert log.sealed_token("d", "d1") is None and log.sealed_token("c", "zz") is None
+    with psycopg.connect(postgres_url) as connection, pytest.raises(
+            psycopg.errors.IntegrityError):
+        connection.execute("UPDATE sealed_tokens SET sealed = 'aa'")
+
+
+def test_snapshot_rows_are_found_by_fingerprint_and_seq(log: PostgresLog) -> None:
+    """The latest row at or before a seq, of this code's fingerprint; a row at a seq is
+    replaced."""
+    log.append_batch([request("c", 0, opened("c"), rolled(1), rolled(2))])
+    rows = log.snapshots()
+    rows.save("c", "new", [(1, "h1", b"one"), (3, "h3", b"three")])
+    rows.save("c", "old", [(2, "h2", b"two")])
+    assert rows.latest("c", "new", 10) == (3, "h3", b"three")
+    assert rows.latest("c", "new", 2) == (1, "h1", b"one")
+    assert rows.latest("c", "old", 10) == (2, "h2", b"two")
+    assert rows.latest("c", "new", 0) is None and rows.latest("x", "new", 9) is None
+    rows.save("c", "new", [(3, "h3", b"again")])
+    assert rows.latest("c", "new", 3) == (3, "h3", b"again")
+    assert log.verify() == (3, [])

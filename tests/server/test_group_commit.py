@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from events import command_keys
 from events.errors import ConcurrencyError, StoreError
-from events.log import Appended, AppendRequest
+from events.log import Appended, AppendRequest, CommandRecord
 from events.sqlite_backend import SqliteLog, SqliteReader
 from server import writer
 from server.writer import GroupCommitter
@@ -139,14 +138,15 @@ async def test_several_requests_in_one_append_are_answered_together(committed) -
     assert SqliteReader(log.path).head("x") == 2
 
 
-async def test_a_duplicate_command_id_is_refused_for_that_request_alone(committed) -> None:
-    """The same id again in its campaign is refused; the batch's other requests commit."""
+async def test_a_duplicate_command_id_gets_its_recorded_answer_alone(committed) -> None:
+    """The same id again in its campaign appends nothing and gets its recorded answer; the
+    batch's other requests commit."""
     log, committer = committed
     assert await committer.append([_first("d", "same")]) == [[1]]
     again, other = await asyncio.gather(
         committer.append([request("d", 1, rolled(1), command="same")]),
         committer.append([_first("e", "same")]))
-    assert isinstance(again[0], ConcurrencyError) and "already appended" in str(again[0])
+    assert again == [CommandRecord("gm", 1, 1)]
     assert other == [[1]]
     assert SqliteReader(log.path).head("d") == 1
 
@@ -185,24 +185,21 @@ async def test_stop_commits_what_is_queued_and_refuses_the_rest(tmp_path: Path) 
     assert SqliteReader(log.path).campaigns() == ["s"] + [f"t{k}" for k in range(5)]
 
 
-async def test_the_writer_merges_the_command_index_between_commits(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The housekeeping runs on the writer's thread after commits: with a tail of 8 ids, 40
-    commands leave generations behind, and every id is still refused a second time."""
-    monkeypatch.setattr(command_keys, "TAIL_LIMIT", 8)
-    monkeypatch.setattr(command_keys, "STEP_ROWS", 4)
+async def test_a_retried_command_through_the_writer_gets_its_recorded_answer(
+        tmp_path: Path) -> None:
+    """Idempotency through the group committer: a command id already appended, sent again
+    (with any head), appends nothing and is answered with what it appended."""
     log = SqliteLog(tmp_path / "log.db")
     committer = GroupCommitter(log)
     committer.start()
     for k in range(40):
         event = opened("m") if k == 0 else rolled(k)
         assert await committer.append([request("m", k, event, command=f"m{k}")]) == [[k + 1]]
-    assert log._keys.generations > 0
     (again,) = await committer.append([request("m", 40, rolled(1), command="m3")])
-    assert isinstance(again, ConcurrencyError)
+    assert again == CommandRecord("gm", 4, 4)
+    assert log.head("m") == 40
     await committer.stop()
     log.close()
-
 
 
 async def test_an_idle_writer_empties_a_wal_grown_past_the_limit(
@@ -210,7 +207,7 @@ async def test_an_idle_writer_empties_a_wal_grown_past_the_limit(
     """Once appends stop, the checkpointer's next ticks get the WAL emptied: the
     checkpointer asks (:meth:`SqliteLog.checkpoint`) and the idle writer's thread does it,
     so the file does not keep the size that a burst of appends gave it."""
-    from events import store
+    from events.sqlite_backend import log as store
 
     monkeypatch.setattr(store, "JOURNAL_SIZE_LIMIT", 64 * 1024)
     log = SqliteLog(tmp_path / "log.db")

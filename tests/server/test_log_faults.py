@@ -50,7 +50,7 @@ async def test_health_answers_503_while_the_log_cannot_write_and_200_once_it_can
     """After an append fails (the log turned read-only) /health answers 503 with the reason,
     as text and as JSON; once the writer's probe write succeeds it answers 200 again."""
     campaign, gm = await table.create_campaign("d12")
-    writer = table.server.log.db.conn
+    writer = table.server.log.db
     writer.execute("PRAGMA query_only=1")
     with pytest.raises(CommandRejected) as refusal:
         await gm.call(core.Roll, expression="1d6")
@@ -80,12 +80,12 @@ async def test_a_retried_command_gets_its_original_answer_while_the_log_fails(ta
     roll = {"type": "roll", "id": "before-the-fault", "expression": "1d6"}
     await peer.send(roll)
     first = await peer.recv_until("ack")
-    table.server.log.db.conn.execute("PRAGMA query_only=1")
+    table.server.log.db.execute("PRAGMA query_only=1")
     await peer.send({"type": "roll", "id": "during-the-fault", "expression": "1d6"})
     assert (await peer.recv_until("error"))["code"] == "unavailable"
     await peer.send(roll)
     assert (await peer.recv_until("ack")) == first
-    table.server.log.db.conn.execute("PRAGMA query_only=0")
+    table.server.log.db.execute("PRAGMA query_only=0")
     await peer.close()
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from events.sqlite_backend import PAGE_ROWS, SqliteLog
+from events.log_contract import PAGE_ROWS
+from events.sqlite_backend import SqliteLog
 from server.rebuild import load_all_states, load_hub_state, rebuild_states
 from server.stored_snapshots import SnapshotStore
 from tests.events.store_contract import opened, request, rolled
@@ -37,7 +38,7 @@ def test_command_index_read_off_the_events_matches_the_commands_table(log) -> No
     loaded = load_all_states(log)
     assert set(loaded) == {"a", "b"}
     for campaign, (_, index, _) in loaded.items():
-        assert index == log.commands(campaign)
+        assert index == log.command_records(campaign, list(index))
         assert len(index) > PAGE_ROWS // 2
 
 

@@ -46,7 +46,7 @@ async def test_a_snapshot_of_other_code_is_ignored_and_rebuilt(table: Table) -> 
     store = SnapshotStore(table.db_path)
     fold_from(log, store, campaign, every=5)
     log.db.execute("UPDATE snapshots SET fingerprint = 'older', state = x'00'")
-    log.db.conn.commit()
+    log.db.commit()
     assert store.latest(campaign) is None
     folded = fold_from(log, store, campaign, every=5)
     rows = [to_recorded(row) for row in log.rows(campaign)]

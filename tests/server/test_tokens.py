@@ -134,8 +134,8 @@ def test_a_world_readable_log_is_reported_once(tmp_path, caplog) -> None:
     path = tmp_path / "old.db"
     path.touch()
     path.chmod(0o644)
-    with caplog.at_level(logging.WARNING, logger="events.store"):
+    with caplog.at_level(logging.WARNING, logger="events.sqlite_backend"):
         SqliteLog(path).close()
-    warnings = [r.getMessage() for r in caplog.records if r.name == "events.store"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "events.sqlite_backend"]
     assert len(warnings) == 1 and "readable by other users (mode 0644)" in warnings[0]
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
