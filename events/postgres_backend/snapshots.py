@@ -9,10 +9,14 @@ log before trusting a state.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from psycopg_pool import ConnectionPool
+import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from events.errors import StoreError
 
 __all__ = ["PostgresSnapshots"]
 
@@ -25,10 +29,19 @@ class PostgresSnapshots:
     def __init__(self, pool: ConnectionPool[Any]) -> None:
         self._pool = pool
 
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection; the database's errors as :class:`StoreError`."""
+        try:
+            with self._pool.connection() as connection:
+                yield connection
+        except (psycopg.Error, PoolTimeout) as error:
+            raise StoreError(f"stored snapshots: {' '.join(str(error).split())}") from None
+
     def save(self, campaign: str, fingerprint: str,
              rows: Iterable[tuple[int, str, bytes]]) -> None:
         """Store ``(seq, head_hash, state)`` rows, replacing any row at the same seq."""
-        with self._pool.connection() as connection, connection.transaction():
+        with self._connection() as connection, connection.transaction():
             connection.cursor().executemany(
                 "INSERT INTO snapshots (campaign, seq, fingerprint, head_hash, state)"
                 " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (campaign, seq) DO UPDATE SET"
@@ -40,7 +53,7 @@ class PostgresSnapshots:
                ) -> tuple[int, str, bytes] | None:
         """``(seq, head_hash, state)`` of the row of greatest seq ``<= at_most`` with this
         fingerprint, if any."""
-        with self._pool.connection() as connection:
+        with self._connection() as connection:
             row = connection.execute(
                 "SELECT seq, head_hash, state FROM snapshots WHERE campaign = %s"
                 " AND seq <= %s AND fingerprint = %s ORDER BY seq DESC LIMIT 1",
