@@ -316,17 +316,20 @@ def _plays_one(client: Any) -> bool:
 
 def _verify(args: argparse.Namespace) -> int:
     """Walk every chain; compare every stored snapshot with a fold of the log
-    (:mod:`server.snapshot_check`); check the log against the hashes given with ``--expect``
-    (:mod:`clients.verify_expect`)."""
+    (:mod:`server.snapshot_check`, for a SQLite file); check the log against the hashes given
+    with ``--expect`` (:mod:`clients.verify_expect`)."""
     from clients.verify_expect import expectation_problems
-    from events.sqlite_backend import SqliteReader
+    from events.backends import is_postgres_url, reading
     from server.snapshot_check import snapshot_problems
 
     try:  # read-only: verifying a log never changes it, even one that is being served
-        reader = SqliteReader(args.db)
-        checked, problems = reader.verify()
-        snapshots, wrong = snapshot_problems(args.db)
-        problems += wrong + expectation_problems(reader, args.expect)
+        with reading(args.db) as log:
+            checked, problems = log.verify()
+            problems += expectation_problems(log, args.expect)
+        snapshots = 0
+        if not is_postgres_url(args.db):
+            snapshots, wrong = snapshot_problems(args.db)
+            problems += wrong
     except StoreError as error:
         raise CliError(str(error)) from None
     held = f", {len(args.expect)} expected hash(es) match" if args.expect else \
@@ -340,6 +343,20 @@ def _verify(args: argparse.Namespace) -> int:
                  if p.campaign else styled("[red]{}[/red]", p.problem)  # the file itself
                  for p in problems), summary))
     return common.EXIT_REFUSED if problems else common.EXIT_OK
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    """Create the schema (or bring an older file's up to date) without serving: for operators
+    who run schema changes themselves; ``serve`` does the same at start."""
+    from events.backends import migrate, safe_name
+
+    try:
+        done = migrate(args.db)
+    except StoreError as error:
+        raise CliError(str(error)) from None
+    emit(args, {"database": safe_name(str(args.db)), "done": done},
+         lines(f"{safe_name(str(args.db))}: {done}"))
+    return common.EXIT_OK
 
 
 def _schema(args: argparse.Namespace) -> int:
@@ -438,7 +455,9 @@ def build_parser() -> argparse.ArgumentParser:
     state.set_defaults(handler=_state)
 
     verify = sub.add_parser("verify", help="walk every hash chain; report tampering")
-    verify.add_argument("db", nargs="?", default="poolhall.db")
+    verify.add_argument("db", nargs="?", default=os.environ.get("POOLHALL_DB", "poolhall.db"),
+                        help="a SQLite file or a postgresql:// URL (default $POOLHALL_DB,"
+                             " else ./poolhall.db)")
     verify.add_argument(
         "--expect", action="append", default=[], type=expected_hash,
         metavar="CAMPAIGN[@SEQ]=HASH",
@@ -446,6 +465,13 @@ def build_parser() -> argparse.ArgumentParser:
              "have it at that campaign's head, or at event SEQ; repeatable")
     common.add_json_option(verify)
     verify.set_defaults(handler=_verify)
+
+    migrate = sub.add_parser("migrate", help="create or update the log's schema, then exit")
+    migrate.add_argument("--db", default=os.environ.get("POOLHALL_DB", "poolhall.db"),
+                         help="a SQLite file or a postgresql:// URL (default $POOLHALL_DB,"
+                              " else ./poolhall.db)")
+    common.add_json_option(migrate)
+    migrate.set_defaults(handler=_migrate)
 
     schema = sub.add_parser("schema", help="JSON Schema of every protocol message")
     common.add_json_option(schema)  # accepted for uniformity: the schema is JSON already

@@ -178,8 +178,10 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--admin-token", default=os.environ.get("POOLHALL_ADMIN_TOKEN"),
                         help="the server's admin token (or $POOLHALL_ADMIN_TOKEN; "
                              "found beside --db otherwise)")
-    parser.add_argument("--db", default="poolhall.db",
-                        help="database whose admin-token file to use (default ./poolhall.db)")
+    parser.add_argument("--db", default=os.environ.get("POOLHALL_DB", "poolhall.db"),
+                        help="database whose admin-token file to use (default $POOLHALL_DB,"
+                             " else ./poolhall.db; for a postgresql:// URL,"
+                             " ./poolhall.admin-token)")
     add_json_option(parser)
 
 
@@ -187,7 +189,9 @@ def admin_token(args: argparse.Namespace) -> str:
     """The admin token: ``--admin-token``, ``$POOLHALL_ADMIN_TOKEN``, or the file beside --db."""
     if getattr(args, "admin_token", None):
         return str(args.admin_token)
-    path = Path(args.db).with_name(Path(args.db).name + ".admin-token")
+    path = (Path("poolhall.admin-token") if str(args.db).startswith(("postgresql://",
+                                                                     "postgres://"))
+            else Path(args.db).with_name(Path(args.db).name + ".admin-token"))
     if path.exists():
         return read_token_file(path)
     raise CliError(f"no admin token: pass --admin-token, set POOLHALL_ADMIN_TOKEN, or run in "

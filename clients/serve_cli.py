@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,9 @@ __all__ = ["add_command", "port_number"]
 def add_command(sub: Any) -> None:
     """Register ``serve`` (and the server's settings as its flags) on the CLI's subcommands."""
     serve = sub.add_parser("serve", help="run the server")
-    serve.add_argument("--db", default="poolhall.db", help="SQLite file (default ./poolhall.db)")
+    serve.add_argument("--db", default=os.environ.get("POOLHALL_DB", "poolhall.db"),
+                       help="a SQLite file, or a postgresql:// URL shared by several server"
+                            " processes (default $POOLHALL_DB, else ./poolhall.db)")
     serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     serve.add_argument("--port", type=port_number, default=8765,
                        help="port (default 8765; 0 picks a free one)")
@@ -38,14 +41,16 @@ def add_command(sub: Any) -> None:
 
 
 async def _serve(args: argparse.Namespace) -> int:
+    from events.backends import is_postgres_url, safe_name
     from server.app import Server
     from server.settings import from_arguments
 
-    if not Path(args.db).resolve().parent.is_dir():
+    shared = is_postgres_url(args.db)
+    if not shared and not Path(args.db).resolve().parent.is_dir():
         raise CliError(f"no directory for the database {args.db}; create it first")
-    if Path(args.db).is_dir():
+    if not shared and Path(args.db).is_dir():
         raise CliError(f"{args.db} is a directory; --db names the database file")
-    from server.auth import AdminTokenError, admin_token_path, token_file_mode
+    from server.auth import AdminTokenError, admin_token_path
 
     server = Server(args.db, args.host, args.port, settings=from_arguments(args))
     try:
@@ -56,18 +61,19 @@ async def _serve(args: argparse.Namespace) -> int:
         raise CliError(f"cannot listen on {args.host}:{args.port}: "
                        f"{error.strerror or error}", common.EXIT_REFUSED) from None
     token_file = admin_token_path(args.db)
-    common.console.print(styled("poolhall serving [bold]{}[/bold] from {}", server.url, args.db))
+    common.console.print(styled("poolhall serving [bold]{}[/bold] from {}", server.url,
+                                safe_name(args.db)))
     common.console.print(styled("the table: [bold]{}/[/bold] (open it with a join link from "
                                 "`poolhall campaign create` or `poolhall invite`)",
                                 page_origin(server.url, server.settings.base_url or None)))
     # The token itself only on request: stdout of a service ends up in logs others read.
-    made = "created in" if server.admin_token_created else "in"
-    mode = token_file_mode(token_file)
-    readable = "owner-readable only" if mode is not None and not mode & 0o077 \
-        else f"mode {mode:04o}: readable by others, chmod 600 it" if mode is not None \
-        else "mode unknown"
-    common.console.print(f"admin token: {made} {token_file} ({readable})")
-    if args.show_admin_token:
+    if shared and not server.admin_token:
+        common.console.print("admin token: the deployment's (its hash is in the database; the"
+                             f" first process wrote the token to {token_file.name} in its"
+                             " working directory)")
+    else:
+        _print_token_file(server.admin_token_created, token_file)
+    if args.show_admin_token and server.admin_token:
         common.console.print(styled("admin token: [bold]{}[/bold]", server.admin_token))
     common.console.print("health check: " + server.url.replace("ws://", "http://") + "/health"
                          "   (Ctrl-C to stop)")
@@ -79,6 +85,17 @@ async def _serve(args: argparse.Namespace) -> int:
     common.console.print("stopping: finishing in-flight commands")
     await server.stop()
     return common.EXIT_OK
+
+
+def _print_token_file(created: bool, token_file: Path) -> None:
+    from server.auth import token_file_mode
+
+    made = "created in" if created else "in"
+    mode = token_file_mode(token_file)
+    readable = "owner-readable only" if mode is not None and not mode & 0o077 \
+        else f"mode {mode:04o}: readable by others, chmod 600 it" if mode is not None \
+        else "mode unknown"
+    common.console.print(f"admin token: {made} {token_file} ({readable})")
 
 
 def port_number(text: str) -> int:

@@ -19,7 +19,7 @@ import re
 from typing import NamedTuple
 
 from events.log import ChainProblem
-from events.sqlite_backend import SqliteReader
+from events.log_contract import EventLog
 
 __all__ = ["Expected", "expected_hash", "expectation_problems"]
 
@@ -46,7 +46,7 @@ def expected_hash(text: str) -> Expected:
                     found.group("hash").lower())
 
 
-def expectation_problems(reader: SqliteReader, expected: list[Expected]) -> list[ChainProblem]:
+def expectation_problems(reader: EventLog, expected: list[Expected]) -> list[ChainProblem]:
     """Each expected hash the log does not have, in plain words."""
     problems: list[ChainProblem] = []
     campaigns = set(reader.campaigns())

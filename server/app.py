@@ -35,10 +35,11 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from events.backends import is_postgres_url, open_log, safe_name
 from events.codec import encode
 from events.errors import Rejected, StoreError
+from events.log import ServerLog
 from events.messages import ErrorReply, History, Join, ReportReady, ReportRequest, StateAt
-from events.sqlite_backend import SqliteLog
 from projections.campaign import CampaignState, Member
 from server.allowed_hosts import AllowedHosts
 from server.auth import (
@@ -64,6 +65,7 @@ from server.rates import Limits, MemberKey, member_key
 from server.replay_links import replay_first, replay_request
 from server.report_page import ReportPages
 from server.settings import Settings
+from server.shared_log import SharedLog
 from server.shutdown import answer_unread, run_steps
 from server.stored_snapshots import SnapshotStore, seal_key
 from server.subscriber import Subscriber
@@ -112,7 +114,11 @@ class Server:
         admin_token: str | None = None,
         settings: Settings | None = None,
     ) -> None:
-        self.db_path = Path(db_path)
+        self.database = str(db_path)
+        """The SQLite file's path, or the ``postgresql://`` URL of a shared database."""
+        self.shared = is_postgres_url(self.database)
+        """Whether other server processes may append to the same log (PostgreSQL)."""
+        self.db_path = Path(db_path) if not self.shared else Path(".")
         self.host = host
         self.port = port
         self.rng = rng if rng is not None else BufferedSystemRandom()
@@ -121,7 +127,9 @@ class Server:
             check_admin_token(admin_token, "the admin token given")
         self._given_admin_token = admin_token
         self.admin_token_created = False
-        self.log: SqliteLog | None = None
+        self.log: ServerLog | None = None
+        self.followers: SharedLog | None = None
+        """On a shared log, what keeps this process's hubs up with the others' appends."""
         self.committer: GroupCommitter | None = None
         self.hosts = AllowedHosts.of(host, self.settings.base_url,
                                      self.settings.allowed_origins)
@@ -158,13 +166,14 @@ class Server:
         self.report_workers = ViewWorkers(workers=1, budget=REPORT_BUDGET, cache_size=16,
                                           memory=self.settings.report_memory * 2**20)
         """Post-game report pages are drawn in their own worker: odds never wait for one."""
-        self.reports = ReportPages(str(self.db_path), self.report_workers)
+        self.reports = ReportPages(self.database, self.report_workers)
         self._background: set[asyncio.Task[None]] = set()
         """Views of past tables being computed for the connections that asked."""
         self.loaded = LoadedCampaigns(self.settings, rng=self.rng, clock=self.clock,
                                       health=self.health, workers=self.view_workers,
                                       pages=self.pages, unjoined_grace=UNJOINED_GRACE)
         """Every campaign of the log, and the hubs of those loaded now."""
+        self.loaded.shared = self.shared
         self.creation = CampaignCreation(self.loaded, health=self.health, limits=self.limits,
                                          clock=self.clock)
         """The admin session's campaign creations, one at a time."""
@@ -197,6 +206,39 @@ class Server:
         self.admin_token = token
         self.joins.admin_hash = hash_token(token)
 
+    async def _use_shared_admin_token(self, log: ServerLog) -> None:
+        """The admin token of a deployment on a shared database: its hash is kept in the
+        database, so every process checks the same token and a second process needs nothing
+        copied to it. The first process started makes it (in :data:`SHARED_TOKEN_FILE`, its
+        working directory), unless it was given one; a token given that is not the one the
+        deployment holds stops the server."""
+        given = self._given_admin_token
+        claim = log.admin_hash  # type: ignore[attr-defined]
+        if given is not None:
+            held = await asyncio.to_thread(claim, hash_token(given))
+            if held != hash_token(given):
+                raise StoreError("the admin token given is not this deployment's (the "
+                                 "database holds another's hash); start without one to use "
+                                 "the deployment's")
+            return
+        held = await asyncio.to_thread(claim, None)
+        if held is None:
+            path = admin_token_path(self.database)
+            try:
+                token, created = load_or_create_admin_token(path.with_suffix(""))
+            except OSError as error:
+                raise StoreError(f"cannot keep the admin token in {path}: "
+                                 f"{error.strerror or error}") from None
+            held = await asyncio.to_thread(claim, hash_token(token))
+            if held == hash_token(token):
+                self._use_admin_token(token)
+                self.admin_token_created = created
+                return
+            if created:  # another process set the deployment's first: this one is no token
+                path.unlink(missing_ok=True)
+        self.admin_token = ""  # not known here: only its hash, which is all a join needs
+        self.joins.admin_hash = held
+
     # ---- lifecycle --------------------------------------------------------------------
 
     async def start(self) -> None:
@@ -216,18 +258,20 @@ class Server:
         except BaseException:  # cancelled too: nothing may be left half started
             await self.stop()  # the lifecycle lock is released by now
             if self.admin_token_created:
-                admin_token_path(self.db_path).unlink(missing_ok=True)
+                admin_token_path(self.database).unlink(missing_ok=True)
                 self.admin_token_created = False
             raise
         assert self._ws is not None
         self.port = self._ws.sockets[0].getsockname()[1]
         logger.info("serving %d campaigns from %s on ws://%s:%d", len(self.hubs),
-                    self.db_path, self.host, self.port)
+                    safe_name(self.database), self.host, self.port)
 
     async def _open_and_listen(self) -> None:
         """The steps of :meth:`start`, which undoes them if one fails."""
-        self.log = SqliteLog(self.db_path)
-        if self._given_admin_token is None:
+        self.log = log = await asyncio.to_thread(open_log, self.database)
+        if self.shared:
+            await self._use_shared_admin_token(log)
+        elif self._given_admin_token is None:
             try:
                 token, self.admin_token_created = load_or_create_admin_token(self.db_path)
             except OSError as error:  # a full disk, or no right to write beside the log
@@ -236,12 +280,20 @@ class Server:
                                  f"{error.strerror or error}") from None
             self._use_admin_token(token)
         self.committer = GroupCommitter(
-            self.log, health=self.health, directory=self.db_path.resolve().parent,
+            log, health=self.health,
+            directory=None if self.shared else self.db_path.resolve().parent,
             reserve_bytes=self.settings.disk_reserve_mb * 2**20, clock=self.clock)
         self.committer.start()
         started = time.perf_counter()
-        self.store = SnapshotStore(self.db_path, seal_key(self.admin_token))
-        await self.loaded.open(self.log, self.store, self.committer)  # and unloads idle hubs
+        # A process of a shared log may hold only the admin token's hash: its rows go unsealed,
+        # and the database's own access control is what guards them (docs: what clients see).
+        self.store = SnapshotStore(log.snapshots()  # type: ignore[attr-defined]
+                                   if self.shared else self.db_path,
+                                   seal_key(self.admin_token) if self.admin_token else None)
+        await self.loaded.open(log, self.store, self.committer)  # and unloads idle hubs
+        if self.shared:
+            self.followers = SharedLog(self.database, self.loaded, self.health)
+            self.followers.start()
         logger.info("found %d campaigns in %.3fs (each loads when first joined)",
                     len(self.campaigns), time.perf_counter() - started)
         self.gc.start()  # the state loaded so far is frozen with the rest
@@ -313,6 +365,8 @@ class Server:
         self.door.close()
 
     async def _close_log(self) -> None:
+        if self.followers is not None:
+            await asyncio.to_thread(self.followers.stop)
         if self.log is not None:
             self.log.close()
 

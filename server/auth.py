@@ -24,6 +24,7 @@ from events.errors import PoolhallError
 
 __all__ = [
     "MIN_TOKEN_LENGTH",
+    "SHARED_TOKEN_FILE",
     "AdminTokenError",
     "admin_token_path",
     "check_admin_token",
@@ -73,8 +74,16 @@ def tokens_match(token_hash: str, expected_hash: str) -> bool:
     return hmac.compare_digest(token_hash, expected_hash) and expected_hash != _NO_TOKEN_HASH
 
 
+SHARED_TOKEN_FILE = "poolhall.admin-token"
+"""Where the first process of a PostgreSQL deployment writes the admin token it made: this
+name in its working directory (the database keeps only the token's hash)."""
+
+
 def admin_token_path(db_path: str | Path) -> Path:
-    """Where the admin token of a database lives: a file beside it."""
+    """Where the admin token of a database lives: a file beside it (for a ``postgresql://``
+    URL, :data:`SHARED_TOKEN_FILE` in the working directory)."""
+    if str(db_path).startswith(("postgresql://", "postgres://")):
+        return Path(SHARED_TOKEN_FILE)
     db = Path(db_path)
     return db.with_name(db.name + ".admin-token")
 

@@ -15,7 +15,7 @@ from typing import Any
 from events import core
 from events.base import Recorded
 from events.codec import encode
-from events.errors import Rejected, StoreError
+from events.errors import ConcurrencyError, Rejected, StoreError
 from events.log import Appended, AppendRequest, CommandRecord, prepare
 from events.messages import Ack
 from projections.campaign import evolve, new_state
@@ -34,6 +34,13 @@ from server.utc_clock import UtcClock
 __all__ = ["CampaignCreation"]
 
 logger = logging.getLogger("server.app")  # the server's lines keep the name they had before
+
+CREATE_TRIES = 3
+"""Tries at a campaign id on a shared log, where another process may take one meanwhile."""
+
+
+class _Taken(Exception):
+    """Another process appended the campaign id first (a shared log)."""
 
 
 class CampaignCreation:
@@ -89,6 +96,15 @@ class CampaignCreation:
         log = self._campaigns.log
         assert log is not None
         found = self._campaigns.creations.get(command.id)
+        if found is None and self._campaigns.shared:  # another process may have created it
+            try:
+                found = await asyncio.to_thread(log.creation, command.id)  # type: ignore[attr-defined]
+            except Exception:
+                logger.exception("looking up the creation %s failed", command.id)
+                raise Rejected("unavailable", "the log could not be read; retry it",
+                               None) from None
+            if found is not None:
+                self._campaigns.know(found[0], command.id, found[1])
         if found is None:
             return None
         campaign, record = found
@@ -104,6 +120,31 @@ class CampaignCreation:
                    token=token)
 
     async def _create_campaign(self, command: core.CreateCampaign) -> Ack:
+        """Append a new campaign's first events; on a shared log, a campaign id another
+        process took meanwhile is found in the log and the next free one tried."""
+        for _ in range(CREATE_TRIES - 1):
+            try:
+                return await self._create_once(command)
+            except _Taken:
+                await self._learn_campaigns()
+        try:
+            return await self._create_once(command)
+        except _Taken:
+            raise Rejected("unavailable", "the log could not store this; retry it",
+                           None) from None
+
+    async def _learn_campaigns(self) -> None:
+        log = self._campaigns.log
+        assert log is not None
+        try:
+            directory = await asyncio.to_thread(log.directory)
+        except Exception:
+            raise Rejected("unavailable", "the log could not be read; retry it",
+                           None) from None
+        for campaign, command_id, actor, last in directory:
+            self._campaigns.know(campaign, command_id, CommandRecord(actor, 1, last))
+
+    async def _create_once(self, command: core.CreateCampaign) -> Ack:
         campaigns = self._campaigns
         assert campaigns.committer is not None
         if command.campaign is not None:
@@ -123,6 +164,8 @@ class CampaignCreation:
             (result,) = await campaigns.committer.append([request])
         except StoreError:
             result = None
+        if isinstance(result, ConcurrencyError) and campaigns.shared:
+            raise _Taken
         if not isinstance(result, Appended):
             raise Rejected("unavailable", "the log could not store this; retry it", None)
         state = new_state()

@@ -33,12 +33,14 @@ from events import core
 from events.base import Event, Recorded
 from events.client_payload import client_payload
 from events.codec import encode
-from events.errors import Rejected, StoreError
+from events.errors import ConcurrencyError, Rejected, StoreError
 from events.log import (
     Appended,
     AppendRequest,
     CommandRecord,
     ServerLog,
+    StoredRow,
+    to_recorded,
 )
 from events.messages import (
     Ack,
@@ -62,7 +64,14 @@ from server.divergence import check_history, needs_lookup
 from server.health import LogHealth
 from server.hub_commands import current_member, decide, refuse_while_failing, replayed_answer
 from server.hub_views import HubViews
-from server.hub_work import CommandWork, JoinWork, refuse_unavailable, reply, unavailable
+from server.hub_work import (
+    CommandWork,
+    FollowWork,
+    JoinWork,
+    refuse_unavailable,
+    reply,
+    unavailable,
+)
 from server.page_cache import PageCache
 from server.rebuild import load_hub_state
 from server.rules.base import Decision
@@ -83,6 +92,10 @@ __all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "RESUME_LIM
 logger = logging.getLogger(__name__)
 
 MAX_BATCH = 256
+MAX_RETRIES = 20
+"""Times a command is decided again after another process appended to its campaign first
+(a shared log); past it, it is answered ``unavailable`` (nothing was stored: a retry is
+safe)."""
 RESUME_LIMIT = 1_000
 """Most events a resuming client is sent to catch up; one further behind gets a snapshot of
 the table (one message, whatever the log's length) unless it asks for a replay."""
@@ -131,13 +144,22 @@ class CampaignHub:
         self.subscribers: set[Subscriber] = set()
         self._table = TableFeed()
         """Who watches the ``table`` message and who is connected."""
-        self._inbox: asyncio.Queue[CommandWork | JoinWork | None] = asyncio.Queue()
+        self._inbox: asyncio.Queue[CommandWork | JoinWork | FollowWork | None] = (
+            asyncio.Queue())
+        self._follow_queued = False
+        self._follow_waiters: list[asyncio.Future[None]] = []
+        """Who waits for the next follow to end (:meth:`catch_up`)."""
         self._task: asyncio.Task[None] | None = None
         self.closing = False
         self._stale = False
         """True while the state could not be reloaded from the log: work is refused."""
+        self._sent = state.head
+        """The last event broadcast to the subscribers (a reload that finds the log further,
+        another process having appended meanwhile, broadcasts the events after it)."""
         self._diverged_since_logged = 0
         self._diverged_logged_at: float | None = None
+        self.conflicts = 0
+        """Batches another process appended to first (a shared log), decided again."""
         self.reloads = 0
         """Times the state was rebuilt from the log after a failure (for operators, tests)."""
         self._writes = DerivedWrites(self, log=log, store=store, snapshot_every=snapshot_every)
@@ -168,6 +190,27 @@ class CampaignHub:
         if self.closing:
             raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
         self._inbox.put_nowait(work)
+
+    async def catch_up(self) -> None:
+        """Fold what other processes appended up to now (a shared log), before going on: a
+        join whose token another process issued waits for it. Gives up quietly if the log
+        cannot be read (the join is then judged on the state as it is)."""
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._follow_waiters.append(waiter)
+        self.follow(None)
+        if not self._follow_queued:  # closing: nothing will follow
+            self._follow_waiters.remove(waiter)
+            return
+        await asyncio.wait({waiter}, timeout=10)
+
+    def follow(self, head: int | None) -> None:
+        """Another process appended up to ``head`` (``None``: it may have; read the log):
+        read the events this hub lacks, fold and broadcast them between two batches."""
+        if self.closing or (head is not None and head <= self.state.head):
+            return
+        if not self._follow_queued:
+            self._follow_queued = True
+            self._inbox.put_nowait(FollowWork())
 
     def leave(self, subscriber: Subscriber) -> None:
         self.subscribers.discard(subscriber)
@@ -210,11 +253,21 @@ class CampaignHub:
                 batch.append(self._inbox.get_nowait())  # type: ignore[arg-type]
             stop = batch[-1] is None
             if self._stale and not await self._reload():
-                refuse_unavailable([item for item in batch if item is not None])
+                self._follow_queued = False  # the reload that ends it reads the log anyway
+                for waiter in self._follow_waiters:
+                    if not waiter.done():
+                        waiter.set_result(None)
+                self._follow_waiters = []
+                refuse_unavailable([item for item in batch
+                                    if isinstance(item, CommandWork | JoinWork)])
             else:
                 commands: list[CommandWork] = []
                 for item in batch:
-                    if isinstance(item, JoinWork):
+                    if isinstance(item, FollowWork):
+                        await self._process_safely(commands)
+                        commands = []
+                        await self._follow()
+                    elif isinstance(item, JoinWork):
                         await self._process_safely(commands)
                         commands = []
                         if await self._history_holds(item) and await self._recent_ready(item):
@@ -255,6 +308,9 @@ class CampaignHub:
         try:
             self.state, self.commands, self.head_hash = await asyncio.to_thread(
                 load_hub_state, self._log, self._store, self.campaign, self._every)
+            missed = await asyncio.to_thread(lambda: list(self._log.rows(
+                self.campaign, self._sent, self.state.head))) if self._sent < self.state.head \
+                else []
         except Exception:
             logger.exception("reloading %s from the log failed; refusing its work until a "
                              "reload succeeds", self.campaign)
@@ -264,10 +320,71 @@ class CampaignHub:
         self._views.state_changed()
         self._snapshots.clear()
         self._writes.reloaded(self.state.head)
+        if missed:  # appended by another process (a shared log) since the last broadcast
+            self._after_change(self._send_rows(missed, fold=False))
         return True
 
-    async def _process(self, batch: list[CommandWork]) -> None:
-        """Decide, make durable, broadcast, answer: in that order, for a batch of commands."""
+    async def _follow(self) -> None:
+        """Read the events other processes appended after our head, fold and broadcast them
+        (a shared log); a read that fails is tried again at the next head heard."""
+        self._follow_queued = False
+        waiters, self._follow_waiters = self._follow_waiters, []
+        try:
+            if self._stale:  # the reload reads the log and broadcasts what was missed
+                await self._reload()
+                return
+            try:
+                rows = await asyncio.to_thread(lambda: list(self._log.rows(
+                    self.campaign, self.state.head)))
+            except Exception:
+                logger.exception("reading the events other processes appended to %s failed",
+                                 self.campaign)
+                return
+            if rows:
+                self._after_change(self._send_rows(rows, fold=True))
+        finally:
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+
+    def _send_rows(self, rows: list[StoredRow], *, fold: bool) -> list[Event]:
+        """Broadcast rows appended by another process (folded first when ``fold``); their
+        events."""
+        events: list[Event] = []
+        for row in rows:
+            recorded = to_recorded(row)
+            if fold:
+                evolve(self.state, recorded)
+                self.head_hash = row.hash
+                earlier = self.commands.get(row.command_id)
+                self.commands.add(row.command_id, CommandRecord(
+                    row.actor, earlier.first_seq if earlier else row.seq, row.seq))
+            frame = encode(OutgoingEventFrame(
+                seq=row.seq, at=row.at, actor=row.actor, command=row.command_id,
+                event=msgspec.Raw(row.payload), hash=row.hash))
+            self._snapshots.add(frame)
+            self._broadcast(frame)
+            self._sent = row.seq
+            events.append(recorded.event)
+        return events
+
+    def _after_change(self, changed: list[Event]) -> None:
+        """What follows new events: views, derived writes, the table, removed members."""
+        if changed:
+            self._views.state_changed()
+            self._writes.after_change()
+        if not self._stale:  # views of a state the log lacks would mislead the table
+            if changed:
+                self._table.broadcast(self.state)
+            for view in self._views.of_events(changed):
+                self._broadcast(encode(view))
+        self._close_removed(changed)
+
+    async def _process(self, batch: list[CommandWork], attempt: int = 0) -> None:
+        """Decide, make durable, broadcast, answer: in that order, for a batch of commands.
+
+        A command whose append another process beat (a shared log) is decided again, once
+        this hub has the events it missed: the sender never sees the conflict."""
         if not batch:
             return
         if self._stale:  # an earlier part of this batch left the state unknown
@@ -323,15 +440,19 @@ class CampaignHub:
         by_request = iter(results)
         answers: dict[str, Ack | ErrorReply] = {}
         changed: list[Event] = []
-        failed = False
+        failed = behind = False
+        again: list[CommandWork] = []
         for work, request, new_events, ctx in decided:
             command_id = work.command.id
             if request is None:  # the same command twice in one batch: the same answer
                 reply(work, answers.get(command_id) or unavailable(command_id))
                 continue
             seqs = next(by_request)
+            if isinstance(seqs, ConcurrencyError) and attempt < MAX_RETRIES:
+                again.append(work)  # another process appended first: decided again below
+                continue
             if isinstance(seqs, CommandRecord):  # another writer recorded this command first:
-                failed = True  # the state folded events the log does not hold; reload it
+                behind = True  # the state folded events the log does not hold: caught up below
                 self.commands.add(command_id, seqs)
                 answers[command_id] = (
                     await replayed_answer(self._log, self.campaign, work.command, seqs)
@@ -349,6 +470,7 @@ class CampaignHub:
                 self.commands.add(request.command_id, CommandRecord(
                     request.actor, seqs[0], seqs[-1]))
                 self.head_hash = seqs.hashes[-1]
+                self._sent = seqs[-1]
             for seq, digest, stored in zip(seqs, seqs.hashes, request.events, strict=True):
                 frame = encode(OutgoingEventFrame(
                     seq=seq, at=request.at, actor=request.actor, command=request.command_id,
@@ -359,20 +481,20 @@ class CampaignHub:
             answers[command_id] = Ack(id=command_id, seqs=seqs, member=ctx.issued_member,
                                       token=ctx.issued_token)
             reply(work, answers[command_id])
-        if failed:  # the state ran ahead of the log: make it what is durable again (once:
+        if again or behind:  # the state ran ahead of the log: the other writer's events
+            self.conflicts += 1  # (broadcast by the reload), then ours, decided again
+            await self._reload()
+        elif failed:  # the state ran ahead of the log: make it what is durable again (once:
             # the log now reports failing, so later commands are refused before deciding)
             logger.error("an append failed in %s; reloading its state from the log",
                          self.campaign)
             await self._reload()
-        if changed:
-            self._views.state_changed()
-            self._writes.after_change()
-        if not self._stale:  # views of a state the log lacks would mislead the table
-            if changed:
-                self._table.broadcast(self.state)
-            for view in self._views.of_events(changed):
-                self._broadcast(encode(view))
-        self._close_removed(changed)
+        self._after_change(changed)
+        if again:
+            if self._stale:
+                refuse_unavailable(list(again))
+            else:
+                await self._process(again, attempt + 1)
 
     def _close_removed(self, events: list[Event]) -> None:
         """Close the connections of members these events removed, once they have seen it."""

@@ -20,7 +20,7 @@ from events.messages import Ack, ErrorReply, Welcome
 from projections.campaign import Member
 from server.subscriber import Subscriber
 
-__all__ = ["CommandWork", "JoinWork", "refuse_unavailable", "reply", "unavailable"]
+__all__ = ["CommandWork", "FollowWork", "JoinWork", "refuse_unavailable", "reply", "unavailable"]
 
 
 class CommandWork(msgspec.Struct, kw_only=True):
@@ -42,6 +42,11 @@ class JoinWork(msgspec.Struct, kw_only=True):
     since_hash: str | None = None
     replay: bool = False
     table: bool = False
+
+
+class FollowWork(msgspec.Struct):
+    """Another process appended to the campaign (on a shared log): read what it appended,
+    fold it, broadcast it, between two batches."""
 
 
 def unavailable(command_id: str) -> ErrorReply:

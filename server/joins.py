@@ -128,6 +128,9 @@ class Joins:
         """Check the token against the loaded campaign and queue the join in its hub."""
         assert join.campaign is not None
         found = member_by_token(hub.state if hub is not None else None, token_hash)
+        if found is None and hub is not None and self._campaigns.shared and not is_admin:
+            await hub.catch_up()  # invited through another process, not yet heard here
+            found = member_by_token(hub.state, token_hash)
         if hub is None:
             if not is_admin:  # the same answer as a wrong token: no probing for campaign ids
                 raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",

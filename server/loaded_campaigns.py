@@ -16,8 +16,7 @@ import random
 import time
 
 from events.errors import Rejected
-from events.log import CommandRecord
-from events.sqlite_backend import SqliteLog
+from events.log import CommandRecord, ServerLog
 from server.health import LogHealth
 from server.hub import CampaignHub
 from server.page_cache import PageCache
@@ -52,7 +51,7 @@ class LoadedCampaigns:
         self._workers = workers
         self._pages = pages
         self._unjoined_grace = unjoined_grace
-        self.log: SqliteLog | None = None
+        self.log: ServerLog | None = None
         self.store: SnapshotStore | None = None
         self.committer: GroupCommitter | None = None
         self.hubs: dict[str, CampaignHub] = {}
@@ -66,13 +65,16 @@ class LoadedCampaigns:
         self._unloader: asyncio.Task[None] | None = None
         self.unloads = 0
         """Hubs unloaded after being idle (for operators, tests)."""
+        self.shared = False
+        """Whether other server processes append to the same log (PostgreSQL): then a
+        campaign this process has not heard of may still be in the log."""
         self.stopping = False
         """Set by the server when its stop begins: no campaign loads, is created or is
         joined after, and every command is answered ``shutting_down`` (the server's
         connection handler, :mod:`server.campaign_creation` and :mod:`server.joins` read
         it: one flag for the one fact)."""
 
-    async def open(self, log: SqliteLog, store: SnapshotStore,
+    async def open(self, log: ServerLog, store: SnapshotStore,
                    committer: GroupCommitter) -> None:
         """Read which campaigns the log holds (not their events), then unload idle hubs
         every so often if ``--idle-unload`` is set."""
@@ -116,7 +118,7 @@ class LoadedCampaigns:
         """The campaign's hub, loaded if it is not (once, however many join at the same
         time), and pinned: the caller unpins it when its connection leaves. ``None`` if the
         log has no such campaign."""
-        if campaign not in self.campaigns:
+        if campaign not in self.campaigns and not await self._created_elsewhere(campaign):
             return None
         hub = self.hubs.get(campaign)
         if hub is None:
@@ -128,6 +130,20 @@ class LoadedCampaigns:
             hub = await asyncio.shield(loading)
         hub.pin()
         return hub
+
+    async def _created_elsewhere(self, campaign: str) -> bool:
+        """Whether another process created ``campaign`` (a shared log; one indexed read)."""
+        if not self.shared or self.log is None:
+            return False
+        try:
+            found = await asyncio.to_thread(self.log.head, campaign) > 0
+        except Exception:
+            logger.exception("looking up %s in the log failed", campaign)
+            raise Rejected("unavailable", "the log cannot be read; retry shortly",
+                           None) from None
+        if found:
+            self.campaigns.add(campaign)
+        return found
 
     async def load(self, campaign: str) -> CampaignHub | None:
         """The campaign's hub, loaded if it is not (for operators and tests: a connection

@@ -26,10 +26,10 @@ from http import HTTPStatus
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
+from events.backends import reading
 from events.base import Recorded
 from events.errors import Rejected
 from events.log import StoredRow, to_recorded
-from events.sqlite_backend import SqliteReader
 from projections.analytics import for_session, report
 from server.views import NotComputed, ViewWorkers
 
@@ -93,11 +93,8 @@ def build_page(job: tuple[str, str, int | None, int]) -> dict[str, object]:
     from reports.html import render_html  # matplotlib: imported in the worker only
 
     database, campaign, session, head = job
-    reader = SqliteReader(database)
-    try:
+    with reading(database) as reader:
         full = report(paged_events(reader.rows, campaign, head))
-    finally:
-        reader.close()
     if session is not None and not any(s.session == session for s in full.sessions):
         have = ", ".join(str(s.session) for s in full.sessions) or "none yet"
         return {"missing": f"no game session {session} in this campaign (its sessions: {have})"}

@@ -11,7 +11,7 @@ import os
 import random
 import shutil
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +19,7 @@ import pytest
 from clients.client import Client
 from events import core
 from server.app import Server
+from tests.postgres import fresh_schema
 
 ADMIN_TOKEN = "ph_test-admin-token-0123456789abcdef"
 
@@ -98,3 +99,24 @@ async def table(tmp_path: Path) -> AsyncIterator[Table]:
         if keep:
             Path(keep).mkdir(parents=True, exist_ok=True)
             shutil.copy(db_path, Path(keep) / f"{uuid.uuid4().hex}.db")
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A real PostgreSQL database's URL whose connections use a fresh schema of their own
+    (``tests/postgres.py``; never skipped in CI)."""
+    yield from fresh_schema()
+
+
+@pytest.fixture
+async def pg_table(postgres_url: str) -> AsyncIterator[Table]:
+    """A real server on 127.0.0.1:0 on a real PostgreSQL (a fresh schema) and seeded dice."""
+    server = Server(postgres_url, "127.0.0.1", 0, rng=random.Random(1234),
+                    admin_token=ADMIN_TOKEN)
+    await server.start()
+    table = Table(server, Path("."))
+    try:
+        yield table
+    finally:
+        await table.close_clients()
+        await table.server.stop()

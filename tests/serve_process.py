@@ -81,6 +81,29 @@ def start_serve(db: Path, port: int, *options: str, file_size: int | None = None
     raise RuntimeError("server did not start: " + said)
 
 
+def serve_database(database: str, port: int, cwd: Path, log: Path,
+                   wait: float = 30) -> subprocess.Popen[bytes]:
+    """``poolhall serve --db DATABASE`` (a ``postgresql://`` URL) on ``port``, run in ``cwd``,
+    its output appended to ``log``, once its health check answers."""
+    with open(log, "ab") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "clients.cli", "serve", "--db", database, "--port",
+             str(port)], stdout=output, stderr=subprocess.STDOUT, cwd=cwd,
+            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as reply:
+                if reply.status == 200:
+                    return process
+        except OSError:
+            if process.poll() is not None:
+                break
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("server did not start: " + log.read_text())
+
+
 class Watcher:
     """A running ``poolhall watch``: its lines read in a thread, waited for by their text."""
 

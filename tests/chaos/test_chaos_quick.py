@@ -57,7 +57,8 @@ def started() -> dict[str, Future[subprocess.CompletedProcess[str]]]:
         ("join_storm.py", ()), ("checks_churn.py", ()), ("garbage_frames.py", ()),
         ("http_churn.py", ()), ("kill9_housekeeping.py", ()),
         ("big_headers.py", held_requests_extra()), ("slow_handshakes.py", held_requests_extra()),
-        ("http_churn.py path=2", ("--option", "path=2")))}
+        ("http_churn.py path=2", ("--option", "path=2")), ("pg_kill9.py", ()),
+        ("pg_restart.py", ()))}
 
 
 def run_quick(script: str) -> dict[str, Any]:
@@ -144,3 +145,15 @@ def test_repeated_headers_are_refused_with_a_few_log_lines() -> None:
     """Handshakes repeating a header, churned from one address, are answered 400 and cost the
     server's log a line a minute, not a traceback each."""
     run_quick("http_churn.py path=2")
+
+
+def test_kill9_of_one_of_three_postgresql_servers_loses_nothing() -> None:
+    """One of three servers on one PostgreSQL killed under load: its players resume on
+    another; nothing acknowledged lost, no gap, no duplicate, nothing acknowledged twice."""
+    run_quick("pg_kill9.py")
+
+
+def test_postgresql_restarted_under_load_loses_nothing() -> None:
+    """PostgreSQL stopped under load: the servers answer unavailable and /health 503 while it
+    is down, recover by themselves, and nothing acknowledged is lost."""
+    run_quick("pg_restart.py")

@@ -1,0 +1,103 @@
+"""One listening connection per process: the heads other processes appended.
+
+Every append's transaction notifies ``<new head> <campaign>`` on the schema's channel
+(:mod:`.log`); PostgreSQL delivers it to every listening session once the transaction
+commits, so a head heard is durable. :class:`HeadListener` keeps one connection in a thread
+of its own, ``LISTEN``\\s, and hands each ``(campaign, head)`` to ``on_head``; the caller then
+reads the rows by seq (the notification carries nothing else).
+
+A notification can be lost only with the connection: when it drops (the database restarted,
+a network cut), ``on_lost`` is called, the listener reconnects with a growing pause (at most
+:data:`MAX_PAUSE` seconds), and ``on_back`` is called once it listens again, so that the
+caller reads the heads of everything it holds (what it missed meanwhile).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from events.postgres_backend.log import channel_for, safe_url
+
+__all__ = ["MAX_PAUSE", "HeadListener"]
+
+logger = logging.getLogger(__name__)
+
+MAX_PAUSE = 2.0
+"""Most seconds between two tries to reconnect."""
+
+POLL = 0.5
+"""Seconds the thread waits for notifications before it looks whether it should stop."""
+
+
+def parse(payload: str) -> tuple[str, int] | None:
+    """``(campaign, head)`` from a notification's payload, or None for one not ours."""
+    head, _, campaign = payload.partition(" ")
+    if not campaign or not head.isdigit():
+        return None
+    return campaign, int(head)
+
+
+class HeadListener:
+    """A thread listening for the heads appended to the log, by any process."""
+
+    def __init__(self, url: str, *, on_head: Callable[[str, int], None],
+                 on_lost: Callable[[], None], on_back: Callable[[], None]) -> None:
+        self._url = url
+        self._on_head = on_head
+        self._on_lost = on_lost
+        self._on_back = on_back
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="poolhall-listener",
+                                        daemon=True)
+        self.listening = threading.Event()
+        """Set while the connection listens (for tests and the server's health)."""
+        self.reconnects = 0
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        pause = 0.1
+        first = True
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(self._url, autocommit=True, connect_timeout=5) as conn:
+                    channel = channel_for(conn)
+                    conn.execute(sql.SQL("SET application_name = {}").format(
+                        sql.Literal(f"poolhall listener {channel}"[:63])))
+                    conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+                    self.listening.set()
+                    if not first:
+                        self.reconnects += 1
+                        logger.info("listening for other processes' appends again")
+                        self._on_back()
+                    first, pause = False, 0.1
+                    self._listen(conn)
+            except psycopg.Error as error:
+                if self.listening.is_set():
+                    logger.warning("the listening connection to %s dropped (%s); reconnecting",
+                                   safe_url(self._url), " ".join(str(error).split()))
+                    self.listening.clear()
+                    self._on_lost()
+                first = False
+                self._stop.wait(pause)
+                pause = min(pause * 2, MAX_PAUSE)
+        self.listening.clear()
+
+    def _listen(self, conn: psycopg.Connection[Any]) -> None:
+        while not self._stop.is_set():
+            for notify in conn.notifies(timeout=POLL):
+                heard = parse(notify.payload)
+                if heard is not None:
+                    self._on_head(*heard)
+            conn.execute("SELECT 1")  # a dropped connection is noticed within a poll

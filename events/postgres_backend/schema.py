@@ -1,0 +1,95 @@
+"""The PostgreSQL log's schema: plain tables whose constraints are the log's promises.
+
+- ``events``: one row per event, ``UNIQUE (campaign, seq)``: a second event at a sequence
+  number is refused by the database, so two server processes that decided against the same
+  head cannot both append (the second gets a unique violation and decides again). The payload
+  is ``json`` (kept byte for byte as written, which the chain hash covers; readable with any
+  SQL tool's JSON operators); ``position`` is the order rows were appended in.
+- ``commands``: what each accepted command id appended, ``PRIMARY KEY (campaign,
+  command_id)``: a command id is used once per campaign, whichever process sees it.
+- ``sealed_tokens``: the token an invite issued, sealed under its retry key
+  (:mod:`server.sealed_tokens`), written in the same transaction as its events.
+- ``issued_tokens``: the campaign each token hash was issued for (derived from the events,
+  written in the same transaction), so a join is checked before its campaign loads.
+- ``snapshots``: derived data (:mod:`.snapshots`), not append-only: may be dropped.
+- ``deployment``: settings all the processes of one deployment share (the admin token's
+  SHA-256, never the token).
+
+Triggers refuse ``UPDATE``, ``DELETE`` and ``TRUNCATE`` on every table but ``deployment``:
+the log is append-only in the database itself, whoever connects. :data:`SCHEMA_VERSION` is
+kept in ``deployment``; :func:`create` runs every statement idempotently, in one transaction,
+under an advisory lock, so that three processes starting at once create it once.
+"""
+
+from __future__ import annotations
+
+__all__ = ["APPEND_ONLY_TABLES", "CHANNEL", "SCHEMA_VERSION", "STATEMENTS"]
+
+SCHEMA_VERSION = 1
+
+CHANNEL = "poolhall_heads"
+"""The LISTEN/NOTIFY channel: each payload is ``<new head> <campaign>`` (the campaign last,
+as it is the part that may hold spaces), sent by the append's transaction, so delivered only
+once it commits. A schema's name is appended (``poolhall_heads_<schema>``) when it is not
+``public``, so that deployments in two schemas of one database do not hear each other."""
+
+APPEND_ONLY_TABLES = ("events", "commands", "sealed_tokens", "issued_tokens")
+
+STATEMENTS: tuple[str, ...] = (
+    """CREATE TABLE IF NOT EXISTS events (
+        position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        campaign text NOT NULL,
+        seq bigint NOT NULL CHECK (seq > 0),
+        type text NOT NULL,
+        version integer NOT NULL,
+        payload json NOT NULL,
+        recorded_at text NOT NULL,
+        actor text NOT NULL,
+        command_id text NOT NULL,
+        hash text NOT NULL,
+        CONSTRAINT events_campaign_seq UNIQUE (campaign, seq))""",
+    """CREATE TABLE IF NOT EXISTS commands (
+        campaign text NOT NULL,
+        command_id text NOT NULL,
+        actor text NOT NULL,
+        first_seq bigint NOT NULL,
+        last_seq bigint NOT NULL,
+        CONSTRAINT commands_campaign_command_id PRIMARY KEY (campaign, command_id),
+        CHECK (first_seq > 0 AND last_seq >= first_seq))""",
+    """CREATE INDEX IF NOT EXISTS commands_creations ON commands (command_id)
+        WHERE first_seq = 1""",
+    """CREATE TABLE IF NOT EXISTS sealed_tokens (
+        campaign text NOT NULL,
+        command_id text NOT NULL,
+        sealed text NOT NULL,
+        PRIMARY KEY (campaign, command_id))""",
+    """CREATE TABLE IF NOT EXISTS issued_tokens (
+        token_hash text PRIMARY KEY,
+        campaign text NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS snapshots (
+        campaign text NOT NULL,
+        seq bigint NOT NULL,
+        fingerprint text NOT NULL,
+        head_hash text NOT NULL,
+        state bytea NOT NULL,
+        PRIMARY KEY (campaign, seq))""",
+    """CREATE TABLE IF NOT EXISTS deployment (
+        key text PRIMARY KEY,
+        value text NOT NULL)""",
+    """CREATE OR REPLACE FUNCTION poolhall_append_only() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            RAISE EXCEPTION 'poolhall: % is append-only (% refused)', TG_TABLE_NAME, TG_OP
+                USING ERRCODE = 'restrict_violation';
+        END $$""",
+    *(statement.format(table=table) for table in APPEND_ONLY_TABLES for statement in (
+        """CREATE OR REPLACE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table}
+            FOR EACH ROW EXECUTE FUNCTION poolhall_append_only()""",
+        """CREATE OR REPLACE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table}
+            FOR EACH STATEMENT EXECUTE FUNCTION poolhall_append_only()""",
+    )),
+    f"""INSERT INTO deployment (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}')
+        ON CONFLICT (key) DO NOTHING""",
+)
+"""Every statement of the schema, each safe to run again (``IF NOT EXISTS``, ``OR
+REPLACE``; triggers ``OR REPLACE`` need PostgreSQL 14 or later)."""

@@ -1,0 +1,61 @@
+"""Stored snapshots on PostgreSQL: derived data, keyed by the chain hash they were folded at.
+
+The same interface as :class:`server.stored_snapshots.SnapshotStore` (``save``, ``latest``),
+in a table ``snapshots`` of the log's database that is not append-only: a row is replaced when
+a newer code's fold is stored at the same seq. A row whose ``fingerprint`` (the code that
+encoded it) is not the caller's is never read; the reader checks ``head_hash`` against the
+log before trusting a state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from events.errors import StoreError
+
+__all__ = ["PostgresSnapshots"]
+
+
+
+class PostgresSnapshots:
+    """The ``snapshots`` table (a :class:`~events.log_contract.SnapshotRows`), on the log's
+    connection pool."""
+
+    def __init__(self, pool: ConnectionPool[Any]) -> None:
+        self._pool = pool
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection; the database's errors as :class:`StoreError`."""
+        try:
+            with self._pool.connection() as connection:
+                yield connection
+        except (psycopg.Error, PoolTimeout) as error:
+            raise StoreError(f"stored snapshots: {' '.join(str(error).split())}") from None
+
+    def save(self, campaign: str, fingerprint: str,
+             rows: Iterable[tuple[int, str, bytes]]) -> None:
+        """Store ``(seq, head_hash, state)`` rows, replacing any row at the same seq."""
+        with self._connection() as connection, connection.transaction():
+            connection.cursor().executemany(
+                "INSERT INTO snapshots (campaign, seq, fingerprint, head_hash, state)"
+                " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (campaign, seq) DO UPDATE SET"
+                " fingerprint = excluded.fingerprint, head_hash = excluded.head_hash,"
+                " state = excluded.state",
+                [(campaign, seq, fingerprint, digest, blob) for seq, digest, blob in rows])
+
+    def latest(self, campaign: str, fingerprint: str, at_most: int
+               ) -> tuple[int, str, bytes] | None:
+        """``(seq, head_hash, state)`` of the row of greatest seq ``<= at_most`` with this
+        fingerprint, if any."""
+        with self._connection() as connection:
+            row = connection.execute(
+                "SELECT seq, head_hash, state FROM snapshots WHERE campaign = %s"
+                " AND seq <= %s AND fingerprint = %s ORDER BY seq DESC LIMIT 1",
+                [campaign, at_most, fingerprint]).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]), bytes(row[2]))

@@ -1,0 +1,240 @@
+"""The PostgreSQL log on a real PostgreSQL (a fresh schema per test): the shared contract
+(:class:`TestPostgresLog`), then what only a shared database has: two processes' appends,
+the notifications, the triggers on every table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import msgspec
+import psycopg
+import pytest
+
+from events import core
+from events.errors import ConcurrencyError, StoreError
+from events.log import GENESIS
+from events.log_contract import CommandRecord, EventLog
+from events.postgres_backend import PostgresLog
+from events.postgres_backend.schema import APPEND_ONLY_TABLES
+from tests.events.store_contract import LogContract, opened, request, rolled
+
+
+def _url(log: EventLog) -> str:
+    assert isinstance(log, PostgresLog)
+    return log.url
+
+
+class TestPostgresLog(LogContract):
+    """The log's contract, on a real PostgreSQL database."""
+
+    integrity_errors = (psycopg.errors.IntegrityError,)
+
+    @pytest.fixture
+    def log(self, postgres_url: str) -> Iterator[EventLog]:
+        store = PostgresLog(postgres_url)
+        yield store
+        store.close()
+
+    def reopen(self, log: EventLog) -> EventLog:
+        log.close()
+        return PostgresLog(_url(log))
+
+    def execute(self, log: EventLog, sql: str) -> None:
+        with psycopg.connect(_url(log)) as connection:
+            connection.execute(sql.encode())
+
+    def tamper(self, log: EventLog, *statements: str) -> None:
+        with psycopg.connect(_url(log)) as connection:
+            for table in APPEND_ONLY_TABLES:
+                connection.execute(f"DROP TRIGGER IF EXISTS {table}_append_only ON {table}"
+                                   .encode())
+            for statement in statements:
+                connection.execute(statement.encode())
+
+
+@pytest.fixture
+def log(postgres_url: str) -> Iterator[PostgresLog]:
+    opened_log = PostgresLog(postgres_url)
+    try:
+        yield opened_log
+    finally:
+        opened_log.close()
+
+
+@pytest.fixture
+def other(postgres_url: str, log: PostgresLog) -> Iterator[PostgresLog]:
+    """A second process's log on the same database."""
+    opened_log = PostgresLog(postgres_url)
+    try:
+        yield opened_log
+    finally:
+        opened_log.close()
+
+
+def test_append_numbers_events_and_chains_them(log: PostgresLog) -> None:
+    """Sequence numbers from 1 per campaign; the head's hash read in one query."""
+    results = log.append_batch([
+        request("a", 0, opened("a"), rolled(1), command="a1"),
+        request("b", 0, opened("b"), command="b1"),
+        request("a", 2, rolled(2), command="a2"),
+    ])
+    assert results == [[1, 2], [1], [3]]
+    rows = list(log.rows("a"))
+    assert [r.seq for r in rows] == [1, 2, 3]
+    assert [r.hash for r in rows] == results[0].hashes + results[2].hashes  # type: ignore[union-attr]
+    assert log.head_hash("a") == (3, rows[-1].hash) and log.head_hash("z") == (0, GENESIS)
+    assert log.campaigns() == ["a", "b"]
+    assert log.verify() == (4, [])
+
+
+def test_the_database_refuses_a_second_event_at_a_seq(log: PostgresLog,
+                                                      postgres_url: str) -> None:
+    """UNIQUE (campaign, seq) holds in the database, whoever writes."""
+    log.append_batch([request("a", 0, opened("a"))])
+    with psycopg.connect(postgres_url) as connection, pytest.raises(
+            psycopg.errors.UniqueViolation, match="events_campaign_seq"):
+        connection.execute(
+            "INSERT INTO events (campaign, seq, type, version, payload, recorded_at, actor,"
+            " command_id, hash) VALUES ('a', 1, 'x', 1, '{}', '', 'gm', 'other', '')")
+
+
+def test_a_command_another_process_recorded_gets_its_answer(log: PostgresLog,
+                                                              other: PostgresLog) -> None:
+    """Two processes append one command id (a client's retry reaching another process):
+    the second gets the first's recorded answer and appends nothing."""
+    log.append_batch([request("a", 0, opened("a"), command="open")])
+    assert other.append_batch([request("a", 1, rolled(2), command="once")]) == [[2]]
+    (again,) = log.append_batch([request("a", 1, rolled(2), command="once")])
+    assert again == CommandRecord("gm", 2, 2)
+    assert log.head("a") == 2
+
+
+def test_the_database_refuses_a_reused_command_id(log: PostgresLog, postgres_url: str) -> None:
+    """UNIQUE (campaign, command_id) holds in the database: the constraint is named."""
+    log.append_batch([request("a", 0, opened("a"), command="once")])
+    with psycopg.connect(postgres_url) as connection, pytest.raises(
+            psycopg.errors.UniqueViolation, match="commands_campaign_command_id"):
+        connection.execute("INSERT INTO commands VALUES ('a', 'once', 'gm', 2, 2)")
+
+
+@pytest.mark.parametrize("statement", [
+    "UPDATE events SET actor = 'mallory'",
+    "DELETE FROM events",
+    "TRUNCATE events",
+    "UPDATE commands SET actor = 'mallory'",
+    "DELETE FROM commands",
+    "TRUNCATE issued_tokens",
+    "TRUNCATE sealed_tokens",
+])
+def test_the_log_is_append_only_in_the_database(log: PostgresLog, postgres_url: str,
+                                                statement: str) -> None:
+    """Triggers refuse every change but an insert, on every table of the log."""
+    log.append_batch([request("a", 0, opened("a"))])
+    with psycopg.connect(postgres_url) as connection, pytest.raises(
+            psycopg.errors.RestrictViolation, match="append-only"):
+        connection.execute(statement)
+
+
+def test_two_processes_one_head_the_second_is_refused_alone(log: PostgresLog,
+                                                             other: PostgresLog) -> None:
+    """Two processes decide against the same head: the one that commits second gets a
+    ConcurrencyError for that campaign, its other campaigns still commit."""
+    log.append_batch([request("a", 0, opened("a"), command="a0")])
+    assert other.append_batch([request("a", 1, rolled(1), command="theirs")]) == [[2]]
+    results = log.append_batch([request("a", 1, rolled(2), command="mine"),
+                                request("a", 2, rolled(3), command="mine-next"),
+                                request("b", 0, opened("b"), command="b0")])
+    assert isinstance(results[0], ConcurrencyError)
+    assert isinstance(results[1], ConcurrencyError)  # chained from the refused one
+    assert results[2] == [1]
+    assert [r.command_id for r in log.rows("a")] == ["a0", "theirs"]
+    retried = log.append_batch([request("a", 2, rolled(2), command="mine")])
+    assert retried == [[3]]
+    assert log.verify() == (4, [])
+
+
+def test_an_expected_head_past_the_log_is_refused(log: PostgresLog) -> None:
+    """A request naming a head the campaign has not reached appends nothing (no gap)."""
+    log.append_batch([request("a", 0, opened("a"))])
+    (result,) = log.append_batch([request("a", 5, rolled(1), command="far")])
+    assert isinstance(result, ConcurrencyError) and log.head("a") == 1
+
+
+def test_notify_carries_the_new_head_once_committed(log: PostgresLog, postgres_url: str) -> None:
+    """Each append's transaction notifies every campaign's new head, on the schema's
+    channel."""
+    with psycopg.connect(postgres_url, autocommit=True) as listener:
+        listener.execute(f'LISTEN "{log.channel}"')
+        log.append_batch([request("a", 0, opened("a"), rolled(1)),
+                          request("b", 0, opened("b"), command="b")])
+        heard = sorted(n.payload for n in listener.notifies(timeout=5, stop_after=2))
+    assert heard == ["1 b", "2 a"]
+
+
+def test_an_unreachable_database_is_a_store_error() -> None:
+    """Opening a log nobody serves fails with the URL in plain words, password hidden."""
+    with pytest.raises(StoreError, match=r"cannot open postgresql://u:\*\*\*@127.0.0.1:1/x"):
+        PostgresLog("postgresql://u:secret@127.0.0.1:1/x?connect_timeout=2")
+
+
+def _invited(token_hash: str) -> core.MemberInvited:
+    return core.MemberInvited(member="m1", name="Mira", role="player", token_hash=token_hash)
+
+
+def test_a_token_is_known_for_its_campaign_once_its_event_is_appended(log: PostgresLog
+                                                                     ) -> None:
+    """An invite's and a replay link's token hash name their campaign, from the append on."""
+    assert log.token_campaign("a" * 64) is None
+    log.append_batch([request("c", 0, opened("c"), _invited("a" * 64), command="c1")])
+    log.append_batch([request("c", 2, core.ReplayShared(member="r", name="R", last=2,
+                                                        token_hash="b" * 64), command="c2")])
+    assert log.token_campaign("a" * 64) == "c" and log.token_campaign("b" * 64) == "c"
+    assert log.token_campaign("c" * 64) is None
+
+
+def test_a_token_of_a_refused_or_failed_append_is_not_known(log: PostgresLog,
+                                                            postgres_url: str) -> None:
+    """Tokens are written in the events' transaction: none for a conflict or a failed batch."""
+    log.append_batch([request("c", 0, opened("c"))])
+    (stale,) = log.append_batch([request("c", 0, _invited("a" * 64), command="late")])
+    assert isinstance(stale, StoreError)
+    with psycopg.connect(postgres_url) as connection:
+        connection.execute(
+            "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS"
+            " $$ BEGIN RAISE EXCEPTION 'boom'; END $$")
+        connection.execute("CREATE TRIGGER boom BEFORE INSERT ON events FOR EACH ROW"
+                           " WHEN (NEW.campaign = 'd') EXECUTE FUNCTION boom()")
+    results = log.append_batch([request("c", 1, _invited("b" * 64), command="c2"),
+                                request("d", 0, opened("d"), command="d1")])
+    assert all(isinstance(r, StoreError) for r in results)
+    assert log.token_campaign("a" * 64) is None and log.token_campaign("b" * 64) is None
+    assert log.head("c") == 1
+
+
+def test_a_sealed_token_is_stored_with_its_command_and_never_changed(
+        log: PostgresLog, postgres_url: str) -> None:
+    """The sealed token comes back for its command only; the database refuses to change it."""
+    sealed = msgspec.structs.replace(request("c", 0, opened("c"), _invited("a" * 64),
+                                             command="c1"), sealed_token="00ff")
+    log.append_batch([sealed, request("d", 0, opened("d"), command="d1")])
+    assert log.sealed_token("c", "c1") == "00ff"
+    assert log.sealed_token("d", "d1") is None and log.sealed_token("c", "zz") is None
+    with psycopg.connect(postgres_url) as connection, pytest.raises(
+            psycopg.errors.IntegrityError):
+        connection.execute("UPDATE sealed_tokens SET sealed = 'aa'")
+
+
+def test_snapshot_rows_are_found_by_fingerprint_and_seq(log: PostgresLog) -> None:
+    """The latest row at or before a seq, of this code's fingerprint; a row at a seq is
+    replaced."""
+    log.append_batch([request("c", 0, opened("c"), rolled(1), rolled(2))])
+    rows = log.snapshots()
+    rows.save("c", "new", [(1, "h1", b"one"), (3, "h3", b"three")])
+    rows.save("c", "old", [(2, "h2", b"two")])
+    assert rows.latest("c", "new", 10) == (3, "h3", b"three")
+    assert rows.latest("c", "new", 2) == (1, "h1", b"one")
+    assert rows.latest("c", "old", 10) == (2, "h2", b"two")
+    assert rows.latest("c", "new", 0) is None and rows.latest("x", "new", 9) is None
+    rows.save("c", "new", [(3, "h3", b"again")])
+    assert rows.latest("c", "new", 3) == (3, "h3", b"again")
+    assert log.verify() == (3, [])

@@ -1,0 +1,59 @@
+"""The PostgreSQL the tests run against, and a fresh schema of it for each test.
+
+The server's URL comes from ``POOLHALL_TEST_POSTGRES`` (``sh tests/install-postgresql.sh``
+installs and starts one and prints it); unset, the database ``poolhall_test`` on the local
+socket is tried. Each test gets a schema of its own, named in the URL it is handed
+(``options=-csearch_path=...``), so tests never see each other's tables and the URL is one a
+real ``poolhall serve --db`` takes. No PostgreSQL answering skips the test on a developer's
+machine, saying how to get one, and fails it in CI (``CI`` set): a PostgreSQL test is never
+skipped there.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from psycopg import sql
+
+__all__ = ["fresh_schema", "server_url", "with_schema"]
+
+DEFAULT_URL = "postgresql:///poolhall_test"
+
+
+def server_url() -> str:
+    """The URL of the tests' PostgreSQL database (no schema in it)."""
+    return os.environ.get("POOLHALL_TEST_POSTGRES") or DEFAULT_URL
+
+
+def with_schema(url: str, schema: str) -> str:
+    """``url`` with its connections' search path set to ``schema``."""
+    option = urllib.parse.quote(f"-csearch_path={schema}")
+    return f"{url}{'&' if '?' in url else '?'}options={option}"
+
+
+def _unreachable(error: Exception) -> None:
+    message = (f"no PostgreSQL answers at {server_url()} ({str(error).strip()}); "
+               "run `export POOLHALL_TEST_POSTGRES=$(sh tests/install-postgresql.sh)`")
+    if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+        pytest.fail(message + " (CI never skips a PostgreSQL test)", pytrace=False)
+    pytest.skip(message)
+
+
+def fresh_schema() -> Iterator[str]:
+    """A URL whose connections use a new empty schema, dropped (with what is in it) after."""
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    try:
+        with psycopg.connect(server_url(), autocommit=True, connect_timeout=10) as conn:
+            conn.execute(sql.SQL("create schema {}").format(sql.Identifier(schema)))
+    except psycopg.OperationalError as error:
+        _unreachable(error)
+    try:
+        yield with_schema(server_url(), schema)
+    finally:
+        with psycopg.connect(server_url(), autocommit=True) as conn:
+            conn.execute(sql.SQL("drop schema {} cascade").format(sql.Identifier(schema)))

@@ -1,0 +1,205 @@
+"""A server on PostgreSQL: the table as on SQLite, and two servers on one database."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import psycopg
+
+from events import core
+from events.postgres_backend import PostgresLog
+from server.app import Server
+from tests.conftest import ADMIN_TOKEN, Table, until
+from tests.events.store_contract import opened, request, rolled
+from tests.serve_process import poolhall
+from tests.server.raw import RawPeer
+
+
+async def test_a_table_plays_on_postgresql(pg_table: Table, postgres_url: str) -> None:
+    """Create, invite, roll: acknowledged, broadcast, in the database, and verified."""
+    campaign, gm = await pg_table.create_campaign("d12")
+    player = await pg_table.invite(gm, "player", characters=("han",))
+    acks = [await gm.call(core.Roll, expression="2d6+1"),
+            await player.call(core.Roll, expression="1d20")]
+    await gm.wait_for_seq(acks[-1].seqs[-1])
+    await player.wait_for_seq(acks[-1].seqs[-1])
+    assert [r.seq for r in gm.state.rolls] == [r.seq for r in player.state.rolls]
+    log = PostgresLog(postgres_url, create=False)
+    try:
+        assert log.head(campaign) == acks[-1].seqs[-1]
+        checked, problems = log.verify()
+        assert checked == log.head(campaign) and problems == []
+    finally:
+        log.close()
+
+
+async def test_two_servers_one_campaign_every_client_sees_every_event(
+        postgres_url: str) -> None:
+    """Two servers on one database: clients of one campaign on both, commands to both at
+    once; each client folds every event, in one order, and each command is acked once."""
+    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
+                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
+    for server in servers:
+        await server.start()
+    tables = [Table(server, server.db_path) for server in servers]
+    try:
+        campaign, gm = await tables[0].create_campaign("d12")
+        ack = await gm.call(core.Invite, role="player", characters=("han",))
+        assert ack.token
+        han = await tables[1].connect(campaign, ack.token)
+        gm_elsewhere = await tables[1].connect(campaign, gm._token)  # type: ignore[attr-defined]
+
+        async def rolls(client: object, count: int) -> list[object]:
+            return list(await asyncio.gather(*(
+                client.call(core.Roll, expression="1d6")  # type: ignore[attr-defined]
+                for _ in range(count))))
+
+        watchers = [await RawPeer.open(server.url) for server in servers]
+        head = gm.head
+        for watcher in watchers:
+            welcome = await watcher.join(gm._token, campaign, since=head)  # type: ignore[attr-defined]
+            assert welcome["type"] == "welcome"
+        results = await asyncio.gather(rolls(gm, 15), rolls(han, 15), rolls(gm_elsewhere, 15))
+        seqs = sorted(seq for acks in results for ack in acks for seq in ack.seqs)  # type: ignore[attr-defined]
+        assert len(seqs) == len(set(seqs)) == 45
+        last = seqs[-1]
+        for client in (gm, han, gm_elsewhere):
+            await client.wait_for_seq(last)
+        orders = [[(r.seq, r.actor) for r in c.state.rolls] for c in (gm, han, gm_elsewhere)]
+        assert orders[0] == orders[1] == orders[2]
+        seen = []
+        for watcher in watchers:  # every event frame on the wire: no gap, no duplicate
+            frames: list[tuple[int, str]] = []
+            while not frames or frames[-1][0] < last:
+                frame = await watcher.recv_until("event")
+                frames.append((frame["seq"], frame["hash"]))
+            assert [seq for seq, _ in frames] == list(range(head + 1, last + 1))
+            seen.append(frames)
+            await watcher.close()
+        assert seen[0] == seen[1]
+        await until(lambda: all(s.hubs[campaign].state.head == last for s in servers))
+
+    finally:
+        for table in tables:
+            await table.close_clients()
+        for server in servers:
+            await server.stop()
+
+
+async def test_a_server_behind_the_log_decides_again_and_the_client_never_knows(
+        postgres_url: str) -> None:
+    """A server that has not heard another's append decides against an old head: the
+    database refuses its append, it reads the event it missed, broadcasts it, decides again;
+    its client gets an ack and both events in order, and no error."""
+    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
+                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
+    for server in servers:
+        await server.start()
+    tables = [Table(server, server.db_path) for server in servers]
+    try:
+        campaign, gm = await tables[0].create_campaign("d12")
+        deaf = servers[1]
+        assert deaf.followers is not None
+        await asyncio.to_thread(deaf.followers.stop)  # it hears no other process from now
+        elsewhere = await tables[1].connect(campaign, gm._token)  # type: ignore[attr-defined]
+        first = await gm.call(core.Roll, expression="1d6")
+        second = await elsewhere.call(core.Roll, expression="1d8")
+        assert second.seqs == [first.seqs[-1] + 1]
+        await elsewhere.wait_for_seq(second.seqs[-1])
+        assert [r.expression for r in elsewhere.state.rolls] == ["1d6", "1d8"]
+        assert deaf.hubs[campaign].conflicts == 1
+        await gm.wait_for_seq(second.seqs[-1])
+        assert [r.expression for r in gm.state.rolls] == ["1d6", "1d8"]
+    finally:
+        for table in tables:
+            await table.close_clients()
+        for server in servers:
+            await server.stop()
+
+
+def test_migrate_then_verify_a_postgresql_url(postgres_url: str, tmp_path: Path) -> None:
+    """``poolhall migrate --db URL`` creates the schema; ``poolhall verify URL`` walks it,
+    and reports an edited event with exit 1."""
+    said = poolhall("migrate", "--db", postgres_url, cwd=tmp_path).stdout
+    assert "the schema is up to date" in said
+    log = PostgresLog(postgres_url, create=False)
+    try:
+        log.append_batch([request("a", 0, opened("a"), rolled(1), rolled(2))])
+    finally:
+        log.close()
+    assert "ok: 3 events" in poolhall("verify", postgres_url, cwd=tmp_path).stdout
+    with psycopg.connect(postgres_url) as connection:
+        connection.execute("DROP TRIGGER events_append_only ON events")
+        connection.execute("UPDATE events SET actor = 'mallory' WHERE seq = 2")
+    broken = poolhall("verify", postgres_url, cwd=tmp_path, check=False)
+    assert broken.returncode == 1 and "a #2" in broken.stdout
+
+
+def test_verify_of_a_database_with_no_log_says_so(postgres_url: str, tmp_path: Path) -> None:
+    """verify never creates anything: a database without the schema is named (exit 2, as
+    for a SQLite file that is not there)."""
+    result = poolhall("verify", postgres_url, cwd=tmp_path, check=False)
+    assert result.returncode == 2 and "holds no poolhall log" in result.stderr
+
+
+async def test_a_listener_cut_off_reconnects_and_reads_what_it_missed(postgres_url: str) -> None:
+    """The database ends a server's listening connection; another server appends meanwhile:
+    the first reconnects by itself and its clients get every event, in order."""
+    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
+                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
+    for server in servers:
+        await server.start()
+    tables = [Table(server, server.db_path) for server in servers]
+    try:
+        campaign, gm = await tables[0].create_campaign("d12")
+        elsewhere = await tables[1].connect(campaign, gm._token)  # type: ignore[attr-defined]
+        cut = servers[1].followers
+        assert cut is not None and cut.listener.listening.is_set()
+        channel = servers[1].log.channel  # type: ignore[union-attr]
+        with psycopg.connect(postgres_url, autocommit=True) as connection:
+            ended = connection.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE application_name = %s", [f"poolhall listener {channel}"[:63]]).fetchall()
+        assert len(ended) == 2  # one listener per server
+        acks = [await gm.call(core.Roll, expression="1d6") for _ in range(3)]
+        await elsewhere.wait_for_seq(acks[-1].seqs[-1], timeout=20)
+        assert [r.expression for r in elsewhere.state.rolls] == ["1d6"] * 3
+        await until(lambda: cut.listener.reconnects >= 1 and servers[1].health.ok)
+    finally:
+        for table in tables:
+            await table.close_clients()
+        for server in servers:
+            await server.stop()
+
+
+async def test_a_member_invited_through_another_server_joins_before_it_is_heard(
+        postgres_url: str) -> None:
+    """A server that has not heard of an invite (its listener stopped) still lets the new
+    member in: it reads the log before refusing a token its state does not know."""
+    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
+                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
+    for server in servers:
+        await server.start()
+    tables = [Table(server, server.db_path) for server in servers]
+    try:
+        campaign, gm = await tables[0].create_campaign("d12")
+        await tables[1].connect(campaign, gm._token)  # type: ignore[attr-defined]
+        deaf = servers[1]
+        assert deaf.followers is not None
+        await asyncio.to_thread(deaf.followers.stop)
+        invited = await gm.call(core.Invite, role="player", characters=("han",))
+        assert invited.token
+        han = await tables[1].connect(campaign, invited.token)
+        assert han.welcome is not None and han.welcome.member == "han"
+        wrong = RawPeer  # a token nobody issued is still refused, after the same read
+        peer = await wrong.open(deaf.url)
+        refused = await peer.join("ph_" + "x" * 40, campaign)
+        assert refused["code"] == "unauthorized"
+        await peer.close()
+    finally:
+        for table in tables:
+            await table.close_clients()
+        for server in servers:
+            await server.stop()

@@ -1,0 +1,137 @@
+"""Three real ``poolhall serve`` processes on one PostgreSQL: one table played through all
+three at once. Every client sees every event once, in one order, and every command is
+acknowledged exactly once, whichever process it reached."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.client import Client
+from events import core
+from tests.serve_process import free_port, serve_database
+from tests.server.raw import RawPeer
+
+COMMANDS_EACH = 12
+"""Rolls each sender sends at once (two senders a process; under the 16 a member may have
+in flight)."""
+
+
+def serve(url: str, port: int, cwd: Path, log: Path) -> subprocess.Popen[bytes]:
+    """``poolhall serve --db URL`` on ``port``, once its health check answers."""
+    return serve_database(url, port, cwd, log)
+
+
+@pytest.fixture
+def three(postgres_url: str, tmp_path: Path) -> Iterator[list[str]]:
+    """Three servers on one database, started one after the other (the first makes the
+    admin token), each in the same working directory; their ws:// URLs."""
+    processes = []
+    urls = []
+    try:
+        for n in range(3):
+            port = free_port()
+            processes.append(serve(postgres_url, port, tmp_path, tmp_path / f"serve{n}.log"))
+            urls.append(f"ws://127.0.0.1:{port}")
+        yield urls
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+async def _watch(url: str, token: str, campaign: str, since: int, last: asyncio.Future[int],
+                 ) -> list[tuple[int, str, str]]:
+    """Every event frame one connection receives after ``since``, until ``last``."""
+    peer = await RawPeer.open(url)
+    welcome = await peer.join(token, campaign, since=since)
+    assert welcome["type"] == "welcome", welcome
+    frames: list[tuple[int, str, str]] = []
+    try:
+        while not last.done() or not frames or frames[-1][0] < last.result():
+            try:
+                frame = await peer.recv(timeout=0.5)
+            except TimeoutError:
+                continue
+            if frame["type"] == "event":
+                frames.append((frame["seq"], frame["hash"], frame["command"]))
+    finally:
+        await peer.close()
+    return frames
+
+
+async def _send(url: str, token: str, campaign: str, since: int, prefix: str
+                ) -> dict[str, list[dict[str, Any]]]:
+    """Send :data:`COMMANDS_EACH` rolls at once; every answer, by command id."""
+    peer = await RawPeer.open(url)
+    assert (await peer.join(token, campaign, since=since))["type"] == "welcome"
+    ids = [f"{prefix}-{n}" for n in range(COMMANDS_EACH)]
+    for command_id in ids:
+        await peer.send({"type": "roll", "id": command_id, "expression": "1d6"})
+    answers: dict[str, list[dict[str, Any]]] = {command_id: [] for command_id in ids}
+    pending = set(ids)
+    try:
+        while pending:
+            frame = await peer.recv(timeout=30)
+            if frame["type"] in ("ack", "error") and frame.get("id") in answers:
+                answers[frame["id"]].append(frame)
+                pending.discard(frame["id"])
+        with pytest.raises(TimeoutError):  # and nothing answered twice
+            while True:
+                frame = await peer.recv(timeout=0.5)
+                if frame["type"] in ("ack", "error") and frame.get("id") in answers:
+                    answers[frame["id"]].append(frame)
+    finally:
+        await peer.close()
+    return answers
+
+
+async def test_three_servers_one_table_every_client_sees_the_same_log(
+        three: list[str], tmp_path: Path) -> None:
+    """Clients of one campaign on three processes; commands to all three at once."""
+    admin_token = (tmp_path / "poolhall.admin-token").read_text().strip()
+    admin = Client(three[0], admin_token, None)
+    await admin.connect()
+    created = await admin.call(core.CreateCampaign, name="Shared", system="d12")
+    await admin.close()
+    assert created.campaign and created.token
+    campaign, gm_token = created.campaign, created.token
+    gm = Client(three[1], gm_token, campaign)  # the campaign reached through another process
+    await gm.connect()
+    invited = await gm.call(core.Invite, role="player", characters=("han",))
+    assert invited.token
+    await gm.wait_for_seq(invited.seqs[-1])
+    since = gm.head
+    await gm.close()
+
+    last: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    watchers = [asyncio.create_task(_watch(url, token, campaign, since, last))
+                for url in three for token in (gm_token, invited.token)]
+    await asyncio.sleep(0.5)  # every watcher joined before the first command
+    answers_by_sender = await asyncio.gather(*(
+        _send(url, token, campaign, since, f"s{n}-{m}")
+        for n, url in enumerate(three) for m, token in enumerate((gm_token, invited.token))))
+    answers = {k: v for sender in answers_by_sender for k, v in sender.items()}
+    assert all(len(replies) == 1 for replies in answers.values())  # each answered once
+    assert all(replies[0]["type"] == "ack" for replies in answers.values()), [
+        r for r in answers.values() if r[0]["type"] != "ack"][:3]
+    acked = sorted(seq for replies in answers.values() for seq in replies[0]["seqs"])
+    assert len(acked) == 6 * COMMANDS_EACH == len(set(acked))  # each applied once
+    last.set_result(acked[-1])
+    seen = await asyncio.wait_for(asyncio.gather(*watchers), 60)
+    expected = list(range(since + 1, acked[-1] + 1))
+    for frames in seen:  # no gap, no duplicate, the same events in the same order
+        assert [seq for seq, _, _ in frames] == expected
+        assert frames == seen[0]
+    by_seq = {seq: command for seq, _, command in seen[0]}
+    for command_id, replies in answers.items():
+        assert [by_seq[seq] for seq in replies[0]["seqs"]] == [command_id]
