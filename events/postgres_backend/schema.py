@@ -72,7 +72,9 @@ STATEMENTS: tuple[str, ...] = (
         fingerprint text NOT NULL,
         head_hash text NOT NULL,
         state bytea NOT NULL,
+        seal text NOT NULL DEFAULT '',
         PRIMARY KEY (campaign, seq))""",
+    "ALTER TABLE snapshots ADD COLUMN IF NOT EXISTS seal text NOT NULL DEFAULT ''",
     """CREATE TABLE IF NOT EXISTS deployment (
         key text PRIMARY KEY,
         value text NOT NULL)""",

@@ -1,6 +1,6 @@
 """Stored snapshots on PostgreSQL: derived data, keyed by the chain hash they were folded at.
 
-The same interface as :class:`server.stored_snapshots.SnapshotStore` (``save``, ``latest``),
+The same interface as :class:`events.sqlite_backend.snapshots.SqliteSnapshots`,
 in a table ``snapshots`` of the log's database that is not append-only: a row is replaced when
 a newer code's fold is stored at the same seq. A row whose ``fingerprint`` (the code that
 encoded it) is not the caller's is never read; the reader checks ``head_hash`` against the
@@ -39,23 +39,30 @@ class PostgresSnapshots:
             raise StoreError(f"stored snapshots: {' '.join(str(error).split())}") from None
 
     def save(self, campaign: str, fingerprint: str,
-             rows: Iterable[tuple[int, str, bytes]]) -> None:
-        """Store ``(seq, head_hash, state)`` rows, replacing any row at the same seq."""
+             rows: Iterable[tuple[int, str, bytes, str]]) -> None:
+        """Store ``(seq, head_hash, state, seal)`` rows, replacing any row at the same seq."""
         with self._connection() as connection, connection.transaction():
             connection.cursor().executemany(
-                "INSERT INTO snapshots (campaign, seq, fingerprint, head_hash, state)"
-                " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (campaign, seq) DO UPDATE SET"
+                "INSERT INTO snapshots (campaign, seq, fingerprint, head_hash, state, seal)"
+                " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (campaign, seq) DO UPDATE SET"
                 " fingerprint = excluded.fingerprint, head_hash = excluded.head_hash,"
-                " state = excluded.state",
-                [(campaign, seq, fingerprint, digest, blob) for seq, digest, blob in rows])
+                " state = excluded.state, seal = excluded.seal",
+                [(campaign, seq, fingerprint, digest, blob, seal)
+                 for seq, digest, blob, seal in rows])
 
     def latest(self, campaign: str, fingerprint: str, at_most: int
-               ) -> tuple[int, str, bytes] | None:
-        """``(seq, head_hash, state)`` of the row of greatest seq ``<= at_most`` with this
-        fingerprint, if any."""
+               ) -> tuple[int, str, bytes, str] | None:
+        """``(seq, head_hash, state, seal)`` of the row of greatest seq ``<= at_most`` with
+        this fingerprint, if any."""
         with self._connection() as connection:
             row = connection.execute(
-                "SELECT seq, head_hash, state FROM snapshots WHERE campaign = %s"
+                "SELECT seq, head_hash, state, seal FROM snapshots WHERE campaign = %s"
                 " AND seq <= %s AND fingerprint = %s ORDER BY seq DESC LIMIT 1",
                 [campaign, at_most, fingerprint]).fetchone()
-        return None if row is None else (int(row[0]), str(row[1]), bytes(row[2]))
+        return None if row is None else (int(row[0]), str(row[1]), bytes(row[2]), str(row[3]))
+
+    def discard(self, campaign: str, seq: int) -> None:
+        """Delete the campaign's row at ``seq`` (one the log does not vouch for)."""
+        with self._connection() as connection:
+            connection.execute("DELETE FROM snapshots WHERE campaign = %s AND seq = %s",
+                               [campaign, seq])

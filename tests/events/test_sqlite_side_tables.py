@@ -63,22 +63,24 @@ def test_a_sealed_token_is_stored_with_its_command_and_never_changed(log: Sqlite
 
 def test_snapshot_rows_are_found_by_fingerprint_and_seq(tmp_path: Path) -> None:
     """The latest row at or before a seq, of this code's fingerprint; a row at a seq is
-    replaced; a deleted table reads as none and is made again by the next save."""
+    replaced, a discarded one gone; a deleted table reads as none and is made again by the next save."""
     log = SqliteLog(tmp_path / "log.db")
     log.append_batch([request("c", 0, opened("c"), rolled(1), rolled(2))])
     rows = SqliteSnapshots(log.path)
-    rows.save("c", "new", [(1, "h1", b"one"), (3, "h3", b"three")])
-    rows.save("c", "old", [(2, "h2", b"two")])
-    assert rows.latest("c", "new", 10) == (3, "h3", b"three")
-    assert rows.latest("c", "new", 2) == (1, "h1", b"one")
-    assert rows.latest("c", "old", 10) == (2, "h2", b"two")
+    rows.save("c", "new", [(1, "h1", b"one", "s1"), (3, "h3", b"three", "s3")])
+    rows.save("c", "old", [(2, "h2", b"two", "s2")])
+    assert rows.latest("c", "new", 10) == (3, "h3", b"three", "s3")
+    assert rows.latest("c", "new", 2) == (1, "h1", b"one", "s1")
+    assert rows.latest("c", "old", 10) == (2, "h2", b"two", "s2")
     assert rows.latest("c", "new", 0) is None and rows.latest("x", "new", 9) is None
-    rows.save("c", "new", [(3, "h3", b"again")])
-    assert rows.latest("c", "new", 3) == (3, "h3", b"again")
+    rows.save("c", "new", [(3, "h3", b"again", "s3")])
+    assert rows.latest("c", "new", 3) == (3, "h3", b"again", "s3")
     with sqlite3.connect(log.path) as connection:
         connection.execute("DROP TABLE snapshots")
     assert rows.latest("c", "new", 3) is None
-    rows.save("c", "new", [(1, "h1", b"one")])
-    assert rows.latest("c", "new", 3) == (1, "h1", b"one")
+    rows.save("c", "new", [(1, "h1", b"one", "s1")])
+    assert rows.latest("c", "new", 3) == (1, "h1", b"one", "s1")
+    rows.discard("c", 1)
+    assert rows.latest("c", "new", 3) is None
     assert log.verify() == (3, [])
     log.close()
