@@ -63,6 +63,7 @@ _CONTENT_TYPES = {
 }
 
 PAGES = {"/": "index.html", "/index.html": "index.html", "/replay": "replay.html",
+         "/owner": "owner.html",
          "/report": "report.html"}
 """Paths a person opens, and the file each one is; every other file is under ``/static/``."""
 
