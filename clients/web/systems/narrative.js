@@ -50,10 +50,12 @@ class NarrativeTable extends HTMLElement {
     this.opener = player ? h("ph-narrative-opener", {class: "ph-nd-section"}) : null;
     this.results = h("ph-narrative-results", {class: "ph-nd-section"});
     this.free = player ? h("ph-narrative-free", {class: "ph-nd-section"}) : null;
-    this.append(this.destiny,
+    // Element.append writes null as the text "null": a spectator's and the replay's panels
+    // have no opener and no free dice, so only the parts that exist go in.
+    this.append(...[this.destiny,
       h("section", {class: "ph-nd-section ph-nd-checks", "aria-label": "Open checks"},
         h("h2", {}, "Open checks"), this.noChecks, this.checkList),
-      this.opener, this.results, this.free);
+      this.opener, this.results, this.free].filter(Boolean));
   }
 
   render() {

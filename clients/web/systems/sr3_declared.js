@@ -4,6 +4,7 @@
 // as they are typed: the page picks a row of the server's table, it computes nothing.
 import {h, percent, plural, replace} from "../dom.js";
 import {bindPathForm, labelled, whole} from "./sr3_forms.js";
+import {clearWhenChanged} from "../actions.js";
 import {poolWords, testWords} from "./sr3_dice.js";
 
 const SHARED = ["character", "kind", "skill", "attribute", "opposes", "surprised", "rigged",
@@ -83,6 +84,7 @@ export class Sr3Declared extends HTMLElement {
       + `${plural("die", test.base_dice, "dice")}`;
     const shown = matches(view, test) ? view : null;
     const key = JSON.stringify([test, shown?.rows ?? null, shown?.note ?? ""]);
+    clearWhenChanged(entry.card, JSON.stringify(test)); // a refusal about the test it was
     if (key !== entry.key) {
       entry.key = key;
       replace(entry.odds, this.odds(test, shown));
