@@ -11,6 +11,7 @@ from typing import Annotated
 from msgspec import Meta
 
 from events.base import Command, Event, Name, Reason, Role, Slug
+from events.character_io import CharacterImported, ImportCharacter
 from events.dice import MAX_EXPRESSION_LENGTH, RolledTerm
 from events.systems import SYSTEM_IDS, Stats
 
@@ -19,6 +20,7 @@ __all__ = [
     "EVENTS",
     "CampaignCreated",
     "CharacterCreated",
+    "CharacterImported",
     "CharacterUpdated",
     "CreateCampaign",
     "CreateCharacter",
@@ -26,6 +28,7 @@ __all__ = [
     "EndSession",
     "GameSessionEnded",
     "GameSessionStarted",
+    "ImportCharacter",
     "Invite",
     "MemberInvited",
     "MemberRemoved",
@@ -144,6 +147,7 @@ EVENTS: tuple[type[Event], ...] = (
     GameSessionEnded,
     DiceRolled,
     ReplayShared,
+    CharacterImported,
 )
 
 
@@ -229,5 +233,6 @@ COMMANDS: tuple[type[Command], ...] = (
     EndSession,
     Roll,
     ShareReplay,
+    ImportCharacter,
 )
 

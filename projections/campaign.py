@@ -244,6 +244,7 @@ _CORE: dict[type[Event], Callable[[CampaignState, Recorded, Any], None]] = {
     core.GameSessionEnded: _session_ended,
     core.DiceRolled: _dice_rolled,
     core.ReplayShared: _replay_shared,
+    core.CharacterImported: lambda state, recorded, event: None,  # its character_created did it
 }
 
 

@@ -119,6 +119,9 @@ COMMANDS: list[dict[str, Any]] = [
     {"type": "remove_member", "member": "han"},
     {"type": "create_character", "character": "sam", "name": "Sam", "stats": _stats()},
     {"type": "update_character", "character": "sam", "name": "Samantha"},
+    {"type": "import_character", "character": "sam-2", "file": {
+        "format": "poolhall.character", "version": 1, "name": "Sam", "stats": _stats(),
+        "exported_from": {"campaign": "seattle", "character": "sam"}}},
     {"type": "start_session"},
     {"type": "end_session"},
     {"type": "roll", "expression": "2d6+1"},

@@ -9,6 +9,7 @@ import {currentSession, forget, knownCampaigns, openedAsReplayLink, remember} fr
 import {namesOf} from "../describe.js";
 import {loadSystem} from "../systems/index.js";
 import {OLDER_EVENT} from "./ph-log.js";
+import "./ph-characters.js";
 import "./ph-invite.js";
 import "./ph-members.js";
 import "./ph-roll.js";
@@ -204,6 +205,9 @@ export class PhApp extends HTMLElement {
       this.sheet = h(this.system.sheet);
       this.tools.append(this.sheet);
     }
+    const characters = h("ph-characters");
+    characters.campaign = this.connection.campaign;
+    this.tools.append(characters);
   }
 }
 
