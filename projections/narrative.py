@@ -23,6 +23,7 @@ from projections.narrative_encounter import (
     SpendRecord,
     describe_encounter,
     evolve_encounter,
+    unspent,
 )
 from projections.narrative_pool import BuiltPool, Modification, PoolDie, base_dice, effective_pool
 
@@ -259,6 +260,7 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
         case n.CheckRolled() if check is not None:
             check.status, check.rolled_seq = "rolled", recorded.seq
             check.pool, check.dice, check.result = event.pool, event.dice, event.result
+            check.left = unspent(event.result)
             _record(state, check)
             _drop_old_closed(state)
         case n.CheckCancelled() if check is not None:

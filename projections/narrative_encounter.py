@@ -1,8 +1,8 @@
 """Folding the narrative encounter and the spending of results (:mod:`events.narrative_encounter`).
 
 The encounter keeps its initiative entries in the order they were entered and its claims of
-the current round; :meth:`Encounter.slots` orders the entries into slots as the rules have it
-(by successes, then advantage) and is what the table shows. A spend is kept on its check
+the current round; each entry re-orders the entries into slots as the rules have it
+(by successes, then advantage) into ``slots``, which the table shows. A spend is kept on its check
 (``spends``, and ``left``: what is left of that symbol), so it leaves the state with the check.
 """
 
@@ -17,7 +17,7 @@ from events.base import Recorded
 from events.narrative_values import NarrativeResult
 
 __all__ = ["ENCOUNTER_TYPES", "Claim", "Encounter", "InitiativeEntry", "SpendRecord",
-           "available", "describe_encounter", "evolve_encounter", "slot_order"]
+           "available", "describe_encounter", "evolve_encounter", "slot_order", "unspent"]
 
 ENCOUNTER_TYPES = frozenset(e.ENCOUNTER_EVENTS)
 
@@ -61,10 +61,9 @@ class Encounter(msgspec.Struct, kw_only=True):
     entries: list[InitiativeEntry] = msgspec.field(default_factory=list)
     claims: list[Claim] = msgspec.field(default_factory=list)
     reason: str = ""
-
-    def slots(self) -> list[InitiativeEntry]:
-        """The slots in the order they act (:func:`slot_order`)."""
-        return slot_order(self.entries)
+    slots: list[InitiativeEntry] = msgspec.field(default_factory=list)
+    """The entries in the order they act (:func:`slot_order`), kept in the state so that
+    the table shows the order the server decided, never one a client worked out."""
 
 
 def slot_order(entries: list[InitiativeEntry]) -> list[InitiativeEntry]:
@@ -96,6 +95,12 @@ def available(result: NarrativeResult, symbol: str) -> int:
     return 0
 
 
+def unspent(result: NarrativeResult) -> dict[str, int]:
+    """What a result holds to spend, by symbol, before anything is spent."""
+    return {symbol: available(result, symbol)
+            for symbol in ("advantage", "triumph", "threat", "despair")}
+
+
 def evolve_encounter(state: Any, recorded: Recorded, check: Any) -> None:
     """Fold one encounter or spending event onto the narrative ``state`` (a GameState);
     ``check`` is the CheckState the event names, if it names one the state holds."""
@@ -109,6 +114,7 @@ def evolve_encounter(state: Any, recorded: Recorded, check: Any) -> None:
                 character=event.character, check=event.check, skill=event.skill,
                 side=event.side, successes=event.successes, advantages=event.advantages,
                 triumphs=event.triumphs))
+            state.encounter.slots = slot_order(state.encounter.entries)
         case e.RoundStarted() if state.encounter is not None:
             state.encounter.round = event.round
             state.encounter.claims = []

@@ -106,7 +106,7 @@ def _claim(ctx: Decision, game: GameState, command: e.ClaimSlot) -> list[Event]:
     if encounter.round == 0:
         raise Rejected("rule", "the first round has not started; the GM starts it",
                        "$.type")
-    slots = encounter.slots()
+    slots = encounter.slots
     if command.slot > len(slots):
         raise Rejected("not_found", f"there are {len(slots)} slots this round", "$.slot")
     side: e.SlotSide = "player" if slots[command.slot - 1].side == "player" else "npc"

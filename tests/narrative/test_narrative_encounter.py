@@ -83,7 +83,7 @@ def test_slots_are_ordered_by_successes_then_advantage() -> None:
     table = encounter_with_slots()
     encounter = table.game.encounter
     assert encounter is not None
-    assert [(s.character, s.side) for s in encounter.slots()] == [
+    assert [(s.character, s.side) for s in encounter.slots] == [
         ("vader", "npc"), ("han", "player"), ("leia", "player")]
 
 
@@ -97,7 +97,7 @@ def test_a_tie_goes_to_triumphs_then_the_player_then_the_first_entered() -> None
     for check in ("vader-init", "han-init", "leia-init"):
         table.run("gm", e.EnterInitiative, check=check)
     assert table.game.encounter is not None
-    assert [s.character for s in table.game.encounter.slots()] == ["leia", "han", "vader"]
+    assert [s.character for s in table.game.encounter.slots] == ["leia", "han", "vader"]
 
 
 def test_any_player_character_may_claim_a_player_slot_each_round() -> None:
@@ -169,7 +169,8 @@ def test_in_combat_the_player_spends_advantage_and_triumph() -> None:
     assert "in combat, the player spends the advantage and triumph" in rule.message
     assert rule.path == "$.symbol"
     table.run("han-player", e.SpendResult, check="shot", symbol="triumph", on="a critical hit")
-    assert table.game.checks["shot"].left == {"advantage": 1, "triumph": 0}
+    assert table.game.checks["shot"].left == {"advantage": 1, "triumph": 0, "threat": 0,
+                                              "despair": 0}
     assert "1 advantage left" in refused(table, "han-player", e.SpendResult, check="shot",
                                          symbol="advantage", count=2, on="more").message
 
