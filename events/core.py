@@ -12,6 +12,7 @@ from msgspec import Meta
 
 from events.base import Command, Event, Name, Reason, Role, Slug
 from events.character_io import CharacterImported, ImportCharacter
+from events.conditions import ConditionChanged, SetCondition
 from events.dice import MAX_EXPRESSION_LENGTH, RolledTerm
 from events.systems import SYSTEM_IDS, Stats
 
@@ -22,6 +23,7 @@ __all__ = [
     "CharacterCreated",
     "CharacterImported",
     "CharacterUpdated",
+    "ConditionChanged",
     "CreateCampaign",
     "CreateCharacter",
     "DiceRolled",
@@ -36,6 +38,7 @@ __all__ = [
     "ReplayShared",
     "RetryKey",
     "Roll",
+    "SetCondition",
     "ShareReplay",
     "StartSession",
     "SystemId",
@@ -148,6 +151,7 @@ EVENTS: tuple[type[Event], ...] = (
     DiceRolled,
     ReplayShared,
     CharacterImported,
+    ConditionChanged,
 )
 
 
@@ -234,5 +238,6 @@ COMMANDS: tuple[type[Command], ...] = (
     Roll,
     ShareReplay,
     ImportCharacter,
+    SetCondition,
 )
 

@@ -83,6 +83,8 @@ class Character(msgspec.Struct, kw_only=True):
     character: str
     name: str
     stats: Stats
+    conditions: dict[str, int] = msgspec.field(default_factory=dict)
+    """Wounds, strain, condition monitors... by name (:mod:`events.conditions`)."""
 
 
 class RollEntry(msgspec.Struct, kw_only=True, gc=False):
@@ -194,6 +196,12 @@ def _character_updated(state: CampaignState, rec: Recorded, event: Any) -> None:
         character.stats = event.stats
 
 
+def _condition_changed(state: CampaignState, rec: Recorded, event: Any) -> None:
+    character = state.characters.get(event.character)
+    if character is not None:
+        character.conditions[event.condition] = event.value
+
+
 def _session_started(state: CampaignState, rec: Recorded, event: Any) -> None:
     state.session = event.session
     state.in_session = True
@@ -245,6 +253,7 @@ _CORE: dict[type[Event], Callable[[CampaignState, Recorded, Any], None]] = {
     core.DiceRolled: _dice_rolled,
     core.ReplayShared: _replay_shared,
     core.CharacterImported: lambda state, recorded, event: None,  # its character_created did it
+    core.ConditionChanged: _condition_changed,
 }
 
 

@@ -183,6 +183,10 @@ def decide(ctx: Decision, command: Any, hash_token: Any) -> list[Event]:
             return _end_session(ctx, command)
         case core.Roll():
             return _roll(ctx, command)
+        case core.SetCondition():
+            from server.rules.conditions import set_condition
+
+            return set_condition(ctx, command)
         case core.ImportCharacter():
             from server.rules.character_import import import_character  # it imports slugify
 

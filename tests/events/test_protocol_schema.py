@@ -119,6 +119,7 @@ COMMANDS: list[dict[str, Any]] = [
     {"type": "remove_member", "member": "han"},
     {"type": "create_character", "character": "sam", "name": "Sam", "stats": _stats()},
     {"type": "update_character", "character": "sam", "name": "Samantha"},
+    {"type": "set_condition", "character": "sam", "condition": "physical", "value": 3},
     {"type": "import_character", "character": "sam-2", "file": {
         "format": "poolhall.character", "version": 1, "name": "Sam", "stats": _stats(),
         "exported_from": {"campaign": "seattle", "character": "sam"}}},

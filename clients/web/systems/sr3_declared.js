@@ -129,7 +129,8 @@ export class Sr3Declared extends HTMLElement {
     const head = open ? ["Pool dice", "Dice", "All ones"]
       : ["Pool dice", "Dice", beat !== null ? `Beats ${beat}` : "≥ 1 success", "Mean", "All ones"];
     return h("table", {class: "ph-sr3-odds-table"},
-      h("caption", {}, open ? "Open test: the highest total decides" : "Exact odds by pool dice drawn"),
+      h("caption", {}, open ? "Open test: the highest total decides" : "Exact odds by pool dice drawn",
+        view.note ? h("span", {class: "ph-sr3-wounds"}, ` (${view.note})`) : null),
       h("thead", {}, h("tr", {}, head.map((text) => h("th", {scope: "col",
         class: text === "Dice" ? "ph-sr3-total" : null}, text)))),
       h("tbody", {}, view.rows.map((row) => h("tr", {"data-pool-dice": row.pool_dice},
@@ -161,7 +162,7 @@ export class Sr3Declared extends HTMLElement {
           && test[name] !== "") command[name] = test[name];
     }
     if (test.tn === null) command.open = true;
-    else command.tn = test.tn;
+    else command.tn = test.tn; // the server adds the wound modifier when it rolls
     if (!test.skill && !test.attribute && test.kind !== "dodge") command.dice = test.base_dice;
     const pools = {};
     for (const [pool, input] of entry.inputs) {
