@@ -21,8 +21,8 @@ from typing import Any, NoReturn
 import msgspec
 from rich.console import Group
 
+from clients import character_cli, replay_cli, report_cli
 from clients import cli_support as common
-from clients import replay_cli, report_cli
 from clients.access_cli import add_commands as access_commands
 from clients.cli_support import (
     CliError,
@@ -479,6 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     report_cli.add_commands(sub)  # report, export --rolls
     replay_cli.add_command(sub)
+    character_cli.add_command(sub)
     for hooks in CLI_HOOKS.values():
         hooks.add_commands(sub, common)
     return parser

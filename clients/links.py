@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlsplit
 
-__all__ = ["join_link", "page_origin", "replay_link"]
+__all__ = ["join_link", "owner_link", "page_origin", "replay_link"]
 
 
 def page_origin(url: str, base_url: str | None = None) -> str:
@@ -33,3 +33,9 @@ def replay_link(url: str, campaign: str, token: str, base_url: str | None = None
     """The link that opens ``campaign``'s shared replay with a replay link's ``token``."""
     return (f"{page_origin(url, base_url)}/replay#campaign={quote(campaign, safe='')}"
             f"&token={quote(token, safe='')}")
+
+
+def owner_link(url: str, token: str, base_url: str | None = None) -> str:
+    """The link that opens the owner's page (create campaigns, get GMs' links) with the admin
+    ``token``: whoever holds it is GM of every campaign on the server."""
+    return f"{page_origin(url, base_url)}/owner#token={quote(token, safe='')}"

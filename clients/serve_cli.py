@@ -16,7 +16,7 @@ from typing import Any
 
 from clients import cli_support as common
 from clients.cli_support import CliError, styled
-from clients.links import page_origin
+from clients.links import owner_link, page_origin
 from events.errors import StoreError
 
 __all__ = ["add_command", "port_number"]
@@ -32,8 +32,10 @@ def add_command(sub: Any) -> None:
     serve.add_argument("--port", type=port_number, default=8765,
                        help="port (default 8765; 0 picks a free one)")
     serve.add_argument("--show-admin-token", action="store_true",
-                       help="also print the admin token itself (by default only the path of"
-                            " its file is printed, as output often ends up in logs)")
+                       help="also print the admin token itself and the owner's link (by"
+                            " default only the first start on a new database prints the"
+                            " owner's link; later starts print the token file's path only,"
+                            " as output often ends up in logs)")
     from server.settings import add_arguments as add_settings_arguments
 
     add_settings_arguments(serve)
@@ -63,10 +65,20 @@ async def _serve(args: argparse.Namespace) -> int:
     token_file = admin_token_path(args.db)
     common.console.print(styled("poolhall serving [bold]{}[/bold] from {}", server.url,
                                 safe_name(args.db)))
+    origin = page_origin(server.url, server.settings.base_url or None)
+    # The owner's link once, on the first start of a new database: it is how a GM who never
+    # used a terminal opens a table. Later starts print the token file's path only (stdout of a
+    # service ends up in logs others read), unless --show-admin-token asks for the link again.
+    if server.admin_token and (server.admin_token_created or args.show_admin_token):
+        once = " (shown on this first start only; `poolhall serve --show-admin-token` shows" \
+            " it again)" if server.admin_token_created else ""
+        common.console.print(f"open this link to create campaigns{once}; whoever has it is GM"
+                             " of every campaign:")
+        link = owner_link(server.url, server.admin_token, server.settings.base_url or None)
+        common.console.print(link, markup=False, soft_wrap=True)
     common.console.print(styled("the table: [bold]{}/[/bold] (open it with a join link from "
-                                "`poolhall campaign create` or `poolhall invite`)",
-                                page_origin(server.url, server.settings.base_url or None)))
-    # The token itself only on request: stdout of a service ends up in logs others read.
+                                "the owner's page, `poolhall campaign create` or "
+                                "`poolhall invite`)", origin))
     if shared and not server.admin_token:
         common.console.print("admin token: the deployment's (its hash is in the database; the"
                              f" first process wrote the token to {token_file.name} in its"

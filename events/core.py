@@ -11,6 +11,8 @@ from typing import Annotated
 from msgspec import Meta
 
 from events.base import Command, Event, Name, Reason, Role, Slug
+from events.character_io import CharacterImported, ImportCharacter
+from events.conditions import ConditionChanged, SetCondition
 from events.dice import MAX_EXPRESSION_LENGTH, RolledTerm
 from events.systems import SYSTEM_IDS, Stats
 
@@ -19,13 +21,16 @@ __all__ = [
     "EVENTS",
     "CampaignCreated",
     "CharacterCreated",
+    "CharacterImported",
     "CharacterUpdated",
+    "ConditionChanged",
     "CreateCampaign",
     "CreateCharacter",
     "DiceRolled",
     "EndSession",
     "GameSessionEnded",
     "GameSessionStarted",
+    "ImportCharacter",
     "Invite",
     "MemberInvited",
     "MemberRemoved",
@@ -33,6 +38,7 @@ __all__ = [
     "ReplayShared",
     "RetryKey",
     "Roll",
+    "SetCondition",
     "ShareReplay",
     "StartSession",
     "SystemId",
@@ -147,6 +153,8 @@ EVENTS: tuple[type[Event], ...] = (
     GameSessionEnded,
     DiceRolled,
     ReplayShared,
+    CharacterImported,
+    ConditionChanged,
 )
 
 
@@ -232,5 +240,7 @@ COMMANDS: tuple[type[Command], ...] = (
     EndSession,
     Roll,
     ShareReplay,
+    ImportCharacter,
+    SetCondition,
 )
 

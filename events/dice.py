@@ -112,11 +112,16 @@ def parse_dice(text: str) -> DiceExpression:
             if match.group("dice"):
                 count = int(match.group("count") or "1")
                 sides = int(match.group("sides"))
+                faults = []  # every fault of the term at once: "1000000d1000000" has two
+                if count < 1:
+                    faults.append("a term needs at least one die")
+                elif count > MAX_DICE:
+                    faults.append(f"{count} dice is too many: at most {MAX_DICE} in one roll")
                 if sides not in SIDES:
                     allowed = " ".join(f"d{s}" for s in SIDES)
-                    raise NotationError(f"d{sides} is not a die here; use {allowed}", position)
-                if count < 1:
-                    raise NotationError("a term needs at least one die", position)
+                    faults.append(f"d{sides} is not a die here; use {allowed}")
+                if faults:
+                    raise NotationError("; ".join(faults), position)
                 terms.append(DiceTerm(count=min(count, MAX_DICE + 1), sides=sides, sign=sign))
                 if sum(t.count for t in terms) > MAX_DICE:
                     raise NotationError(f"at most {MAX_DICE} dice in one roll", position)

@@ -16,6 +16,7 @@ from msgspec import Meta
 from events.base import CommandId, MemberRole, Recorded, Seq, Slug, ViewData
 from events.codec import AnyCommand, AnyEvent
 from events.errors import ErrorCode
+from events.owner import CampaignList, ListCampaigns
 from events.strict import StrictDecoder, strict_type
 from events.systems import SYSTEMS, RegisteredSystem
 
@@ -126,7 +127,7 @@ class ReportRequest(msgspec.Struct, frozen=True, kw_only=True, tag_field="type",
     session: Annotated[int, Meta(ge=1)] | None = None
 
 
-ClientMessage = Union[Join, History, StateAt, ReportRequest, AnyCommand]
+ClientMessage = Union[Join, History, StateAt, ReportRequest, ListCampaigns, AnyCommand]
 
 
 class _ServerMessage(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -273,7 +274,7 @@ class ReportReady(_ServerMessage, frozen=True, tag="report"):
 
 
 ServerMessage = Union[Welcome, EventFrame, HistoryPage, Ack, ErrorReply, View, ReportReady,
-                      ViewsAt]
+                      ViewsAt, CampaignList]
 
 CLIENT_DECODER: StrictDecoder[Any] = StrictDecoder(ClientMessage)
 """Refuses unknown fields at any depth; the server's events, below, ignore them."""

@@ -26,6 +26,7 @@ from msgspec import Meta
 from events.base import Command, Event, Reason, Slug, ViewData
 from events.contract import SystemVocabulary
 from events.errors import NotationError
+from events.narrative_encounter import ENCOUNTER_COMMANDS, ENCOUNTER_EVENTS
 from events.narrative_notation import DIE_KINDS, DIE_LETTERS, read_pool
 from events.narrative_values import (
     CHARACTERISTICS,
@@ -219,7 +220,7 @@ class PoolRolled(Event, frozen=True, kw_only=True):
 EVENTS: tuple[type[Event], ...] = (
     CheckOpened, DifficultySet, DiceAdded, DiceUpgraded, DiceDowngraded, DiceRemoved,
     CheckRolled, CheckCancelled, DestinyPoolRolled, DestinyPoolSet, DestinyFlipped,
-    ForceDiceRolled, PoolRolled,
+    ForceDiceRolled, PoolRolled, *ENCOUNTER_EVENTS,
 )
 
 
@@ -343,6 +344,7 @@ class RollPool(Command, frozen=True, kw_only=True):
 COMMANDS: tuple[type[Command], ...] = (
     OpenCheck, SetDifficulty, AddDice, UpgradeDice, DowngradeDice, RemoveDice, RollCheck,
     CancelCheck, RollDestinyPool, SetDestinyPool, FlipDestiny, RollForceDice, RollPool,
+    *ENCOUNTER_COMMANDS,
 )
 
 

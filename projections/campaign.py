@@ -83,6 +83,8 @@ class Character(msgspec.Struct, kw_only=True):
     character: str
     name: str
     stats: Stats
+    conditions: dict[str, int] = msgspec.field(default_factory=dict)
+    """Wounds, strain, condition monitors... by name (:mod:`events.conditions`)."""
 
 
 class RollEntry(msgspec.Struct, kw_only=True, gc=False):
@@ -195,6 +197,12 @@ def _character_updated(state: CampaignState, rec: Recorded, event: Any) -> None:
         character.stats = event.stats
 
 
+def _condition_changed(state: CampaignState, rec: Recorded, event: Any) -> None:
+    character = state.characters.get(event.character)
+    if character is not None:
+        character.conditions[event.condition] = event.value
+
+
 def _session_started(state: CampaignState, rec: Recorded, event: Any) -> None:
     state.session = event.session
     state.in_session = True
@@ -246,6 +254,8 @@ _CORE: dict[type[Event], Callable[[CampaignState, Recorded, Any], None]] = {
     core.GameSessionEnded: _session_ended,
     core.DiceRolled: _dice_rolled,
     core.ReplayShared: _replay_shared,
+    core.CharacterImported: lambda state, recorded, event: None,  # its character_created did it
+    core.ConditionChanged: _condition_changed,
 }
 
 

@@ -48,6 +48,13 @@ def describe(recorded: Recorded, campaign: CampaignState) -> str:
             return f"ended game session {event.session}"
         case core.DiceRolled():
             return _roll_text(event)
+        case core.ConditionChanged():
+            why = f" ({event.reason})" if event.reason else ""
+            return (f"{event.character}'s {event.condition.replace('_', ' ')}: {event.was} ->"
+                    f" {event.value}{why}")
+        case core.CharacterImported():
+            where = f" from {event.from_campaign}" if event.from_campaign else ""
+            return f"imported character {event.character}{where}"
     if campaign.system:
         return str(projection(campaign.system).describe(recorded, campaign))
     return type(event).__name__

@@ -17,6 +17,14 @@ from events import narrative as n
 from events.base import Recorded
 from projections.contract import Projection, TableView
 from projections.narrative_dice import cancel_text
+from projections.narrative_encounter import (
+    ENCOUNTER_TYPES,
+    Encounter,
+    SpendRecord,
+    describe_encounter,
+    evolve_encounter,
+    unspent,
+)
 from projections.narrative_pool import BuiltPool, Modification, PoolDie, base_dice, effective_pool
 
 if TYPE_CHECKING:
@@ -82,6 +90,9 @@ class CheckState(msgspec.Struct, kw_only=True):
     pool: n.Pool | None = None
     dice: tuple[n.RolledDie, ...] = ()
     result: n.NarrativeResult | None = None
+    spends: list[SpendRecord] = msgspec.field(default_factory=list)
+    left: dict[str, int] = msgspec.field(default_factory=dict)
+    """What is left of each symbol spent from (:mod:`projections.narrative_encounter`)."""
 
     @property
     def is_open(self) -> bool:
@@ -159,6 +170,10 @@ class GameState(msgspec.Struct, kw_only=True):
     history: dict[str, list[CheckRecord]] = msgspec.field(default_factory=dict)
     destiny: Destiny = msgspec.field(default_factory=Destiny)
     rolls: list[FreeRoll] = msgspec.field(default_factory=list)
+    encounter: Encounter | None = None
+    """The encounter running now, if one is (:mod:`projections.narrative_encounter`)."""
+    encounters: int = 0
+    """How many encounters have started in the campaign."""
 
     def open_checks(self) -> list[CheckState]:
         """The checks being built now, oldest first."""
@@ -245,6 +260,7 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
         case n.CheckRolled() if check is not None:
             check.status, check.rolled_seq = "rolled", recorded.seq
             check.pool, check.dice, check.result = event.pool, event.dice, event.result
+            check.left = unspent(event.result)
             _record(state, check)
             _drop_old_closed(state)
         case n.CheckCancelled() if check is not None:
@@ -278,6 +294,8 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
                 pool=event.pool.notation(), dice=event.dice, result=event.result,
                 light=event.result.light, dark=event.result.dark, reason=event.reason))
             _keep_last(state.rolls)
+        case _ if type(event) in ENCOUNTER_TYPES:
+            evolve_encounter(state, recorded, check)
     return state
 
 
@@ -319,7 +337,8 @@ def table_of(state: GameState) -> NarrativeTable:
     return NarrativeTable(game=GameState(
         checks=checks, opened=dict(state.opened),
         history={who: lines[-TABLE_RECENT:] for who, lines in state.history.items()},
-        destiny=destiny, rolls=state.rolls[-TABLE_RECENT:]))
+        destiny=destiny, rolls=state.rolls[-TABLE_RECENT:], encounter=state.encounter,
+        encounters=state.encounters))
 
 
 def replay_start(state: GameState) -> GameState:
@@ -392,6 +411,8 @@ def describe(recorded: Recorded, campaign: TableView) -> str:
             who = f" for {event.character}" if event.character else ""
             return (f"rolled {event.pool.notation()}{who}{_why(event.reason)}: "
                     f"{dice_text(event.dice)} = {cancel_text(event.result)}")
+        case _ if type(event) in ENCOUNTER_TYPES:
+            return describe_encounter(event)
     return type(event).__name__
 
 

@@ -81,6 +81,7 @@ class CharacterEntry(msgspec.Struct, frozen=True, kw_only=True):
     character: str
     name: str
     stats: Stats
+    conditions: dict[str, int] = msgspec.field(default_factory=dict)
 
 
 class _TableFields(msgspec.Struct, frozen=True, kw_only=True):
@@ -160,7 +161,8 @@ def _table_fields(state: CampaignState) -> dict[str, Any]:
         "replay_links": [ReplayLinkEntry(member=m.member, name=m.name,
                                           session=m.replay_session, last=m.replay_last)
                          for m in state.members.values() if m.role == "replay" and m.active],
-        "characters": [CharacterEntry(character=c.character, name=c.name, stats=c.stats)
+        "characters": [CharacterEntry(character=c.character, name=c.name, stats=c.stats,
+                                      conditions=dict(c.conditions))
                        for c in state.characters.values()],
         "session": state.session, "in_session": state.in_session,
         "rolls": state.rolls[-TABLE_ROLLS:],
@@ -205,7 +207,8 @@ def state_from(snapshot: Snapshot) -> CampaignState:
                                         characters=[], token_hash="",
                                         replay_session=link.session, replay_last=link.last)
                     for link in snapshot.replay_links}},
-        characters={c.character: Character(character=c.character, name=c.name, stats=c.stats)
+        characters={c.character: Character(character=c.character, name=c.name, stats=c.stats,
+                                           conditions=dict(c.conditions))
                     for c in snapshot.characters},
         session=snapshot.session, in_session=snapshot.in_session, rolls=list(snapshot.rolls),
         game=snapshot.table.game)  # type: ignore[attr-defined]

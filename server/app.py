@@ -40,6 +40,7 @@ from events.codec import encode
 from events.errors import Rejected, StoreError
 from events.log import ServerLog
 from events.messages import ErrorReply, History, Join, ReportReady, ReportRequest, StateAt
+from events.owner import ListCampaigns
 from projections.campaign import CampaignState, Member
 from server.allowed_hosts import AllowedHosts
 from server.auth import (
@@ -59,6 +60,7 @@ from server.joins import Joins, member_by_token
 from server.keepalive import Keepalive
 from server.loaded_campaigns import LoadedCampaigns
 from server.log_redact import redact_frames
+from server.owner import list_campaigns
 from server.page_cache import PageCache
 from server.protocol import command_id_of, read_frame, read_join
 from server.rates import Limits, MemberKey, member_key
@@ -421,6 +423,17 @@ class Server:
                         raise Rejected("not_joined", "send join with your token first", "$.type")
                     assert key is not None
                     joined: MemberKey = key
+                    if isinstance(message, ListCampaigns):
+                        if hub is not None:
+                            raise Rejected("forbidden", "only the owner's session (the admin "
+                                           "token, no campaign) lists campaigns", "$.type")
+                        self.limits.admit_command(joined, None)
+                        try:
+                            subscriber.push(await list_campaigns(self.log, self.campaigns,
+                                                                 message))
+                        finally:
+                            self.limits.finish_command(joined)
+                        continue
                     if hub is None:
                         if isinstance(message, History | StateAt):
                             raise Rejected("invalid", "the admin session has no campaign and "

@@ -2,11 +2,14 @@
 
 The page (``clients/web/``: ES modules, custom elements, CSS and SVG, no build step) is read
 from the installed package once at start-up, so ``pip install .`` carries the table and a
-request costs a dictionary lookup. Each file is answered with its content type, an ``ETag``
-(a client revalidates with ``If-None-Match`` and gets ``304``), and headers that keep the page
-to itself: a Content-Security-Policy allowing scripts, styles and connections from this origin
-only (no inline script, nothing from another origin: the table works on a LAN without the
-internet) and ``frame-ancestors 'none'``.
+request costs a dictionary lookup. Text files are also gzipped once, at start-up: a browser
+whose ``Accept-Encoding`` takes gzip gets the compressed body (``Content-Encoding: gzip``, its
+own ``ETag``), any other client the plain one, and both answers say ``Vary: Accept-Encoding``
+so a cache never hands one to the other. Each file is answered with its content type, an
+``ETag`` (a client revalidates with ``If-None-Match`` and gets ``304``), and headers that
+keep the page to itself: a Content-Security-Policy allowing scripts, styles and connections
+from this origin only (no inline script, nothing from another origin: the table works on a
+LAN without the internet) and ``frame-ancestors 'none'``.
 
 A WebSocket handshake that carries an ``Origin`` (every browser sends one) is refused with
 ``403`` unless :class:`~server.allowed_hosts.AllowedHosts` trusts it: the page's own origin at
@@ -23,6 +26,7 @@ the server still depends on nothing above it.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import logging
 from dataclasses import dataclass
@@ -37,7 +41,8 @@ from server.allowed_hosts import AllowedHosts
 from server.http_door import REFUSED
 from server.http_headers import CONTENT_SECURITY_POLICY, header_list, secure
 
-__all__ = ["Asset", "CONTENT_SECURITY_POLICY", "WebTable", "load_assets"]
+__all__ = ["Asset", "CONTENT_SECURITY_POLICY", "WebTable", "accepts_gzip", "compressed",
+           "load_assets"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,17 +58,56 @@ _CONTENT_TYPES = {
 }
 
 PAGES = {"/": "index.html", "/index.html": "index.html", "/replay": "replay.html",
+         "/owner": "owner.html",
          "/report": "report.html"}
 """Paths a person opens, and the file each one is; every other file is under ``/static/``."""
 
 
+_COMPRESSIBLE = (".html", ".js", ".css", ".svg", ".json", ".webmanifest")
+"""Text files: gzip shrinks them to a quarter or so; images are compressed already."""
+
+
 @dataclass(frozen=True)
 class Asset:
-    """One file of the page, read once."""
+    """One file of the page, read once; ``gzipped`` its gzip encoding when that is smaller."""
 
     body: bytes
     content_type: str
     etag: str
+    gzipped: bytes | None = None
+
+    @property
+    def gzip_etag(self) -> str:
+        """The compressed body's entity tag: another representation, so another tag."""
+        return self.etag[:-1] + '-gz"'
+
+
+def compressed(body: bytes) -> bytes | None:
+    """``body`` gzipped (no timestamp: the same file gives the same bytes), or ``None`` if
+    that is not smaller."""
+    packed = gzip.compress(body, compresslevel=9, mtime=0)
+    return packed if len(packed) < len(body) else None
+
+
+def accepts_gzip(header: str) -> bool:
+    """Whether an ``Accept-Encoding`` header takes gzip (``gzip`` or ``*`` with a q above 0,
+    unless gzip itself is given q=0)."""
+    weights: dict[str, float] = {}
+    for part in header.split(","):
+        name, _, parameters = part.strip().partition(";")
+        quality = 1.0
+        for parameter in parameters.split(";"):
+            key, _, value = parameter.strip().partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        if name.strip():
+            weights[name.strip().lower()] = quality
+    if "gzip" in weights:
+        return weights["gzip"] > 0
+    return weights.get("*", 0.0) > 0
 
 
 def load_assets(root: Traversable | None = None) -> dict[str, Asset]:
@@ -83,7 +127,8 @@ def load_assets(root: Traversable | None = None) -> dict[str, Asset]:
                 continue
             body = entry.read_bytes()
             digest = hashlib.sha256(body).hexdigest()[:20]
-            assets[name] = Asset(body, _CONTENT_TYPES[suffix], f'"{digest}"')
+            packed = compressed(body) if suffix in _COMPRESSIBLE else None
+            assets[name] = Asset(body, _CONTENT_TYPES[suffix], f'"{digest}"', packed)
 
     if root.is_dir():
         walk(root, "")
@@ -110,15 +155,24 @@ class WebTable:
         asset = self.assets.get(name) if name is not None else None
         if asset is None:
             return self._plain(connection, HTTPStatus.NOT_FOUND, "not found\n")
-        fresh = asset.etag not in _etags(header_list(request.headers, "If-None-Match"))
+        packed = asset.gzipped is not None \
+            and accepts_gzip(header_list(request.headers, "Accept-Encoding"))
+        body, etag = (asset.gzipped, asset.gzip_etag) if packed and asset.gzipped is not None \
+            else (asset.body, asset.etag)
+        fresh = not {asset.etag, asset.gzip_etag} & _etags(
+            header_list(request.headers, "If-None-Match"))
         response = connection.respond(HTTPStatus.OK if fresh else HTTPStatus.NOT_MODIFIED, "")
         del response.headers["Content-Type"]
         del response.headers["Content-Length"]
         if fresh:
-            response.body = asset.body
+            response.body = body
             response.headers["Content-Type"] = asset.content_type
-            response.headers["Content-Length"] = str(len(asset.body))
-        response.headers["ETag"] = asset.etag
+            response.headers["Content-Length"] = str(len(body))
+            if packed:
+                response.headers["Content-Encoding"] = "gzip"
+        if asset.gzipped is not None:
+            response.headers["Vary"] = "Accept-Encoding"
+        response.headers["ETag"] = etag
         response.headers["Cache-Control"] = "no-cache"  # revalidate: a new version shows at once
         secure(response.headers)
         return response

@@ -6,6 +6,12 @@
 // `bindForm` wires a form: its submit builds a command, the button is disabled while it is in
 // flight, and a refusal is shown in plain words in the form's own <output class="ph-error">,
 // next to the control that caused it (the field the server's path names gets aria-invalid).
+//
+// Forms are not validated by the browser (`noValidate`): its bubble ("Value must be less than
+// or equal to 5") would stand in for the rule's own words, which the server's refusal quotes
+// beside the control. An error goes when it no longer applies: when the form is edited, and
+// when the table state it was about changes (`clearWhenChanged`). The control that acted keeps
+// the focus (a disabled button drops it to the page's body), for keyboard users.
 
 export const COMMAND_EVENT = "ph-command";
 
@@ -27,6 +33,8 @@ export function act(element, command) {
  */
 export function bindForm(form, build, done = () => {}) {
   const output = errorOutput(form);
+  form.noValidate = true;
+  form.addEventListener("input", () => clearError(form));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const submitter = event.submitter ?? form.querySelector("button[type=submit], button:not([type])");
@@ -39,6 +47,7 @@ export function bindForm(form, build, done = () => {}) {
       return;
     }
     if (!command) return;
+    const focused = keepFocus(submitter ?? form, form);
     if (submitter) submitter.disabled = true;
     form.setAttribute("aria-busy", "true");
     try {
@@ -48,6 +57,7 @@ export function bindForm(form, build, done = () => {}) {
     } finally {
       if (submitter) submitter.disabled = false;
       form.removeAttribute("aria-busy");
+      focused();
     }
   });
   return output;
@@ -60,6 +70,7 @@ export function bindButton(button, build) {
     clearError(holder);
     const command = build();
     if (!command) return;
+    const focused = keepFocus(button);
     button.disabled = true;
     try {
       await act(button, command);
@@ -67,8 +78,44 @@ export function bindButton(button, build) {
       showError(holder, error.message, error.path ?? null);
     } finally {
       button.disabled = false;
+      focused();
     }
   });
+}
+
+/**
+ * Call before an action: returns a function that, after it, puts the focus back where it was
+ * (the control, if it is still on the page; else the nearest part of the page that still
+ * is, such as the check's results once the check it rolled has closed). Only if the focus
+ * has fallen to the body: a person who moved on meanwhile keeps their place.
+ */
+export function keepFocus(control, container = control) {
+  const had = document.activeElement;
+  const start = had && had !== document.body && container.contains(had) ? had : control;
+  const ancestors = [];
+  for (let node = start; node; node = node.parentElement) ancestors.push(node);
+  return () => {
+    const now = document.activeElement;
+    if (now && now !== document.body) return;
+    const target = ancestors.find((node) => node.isConnected && !node.disabled && node !== document.body);
+    if (!target) return;
+    if (target !== start && !target.hasAttribute("tabindex") && target.tabIndex < 0) {
+      target.setAttribute("tabindex", "-1");
+    }
+    target.focus({preventScroll: true});
+  };
+}
+
+/**
+ * Clear the errors shown inside `element` when the table state they were about (`key`, any
+ * string the element derives from that state) is no longer the same: a refusal such as "the
+ * GM has not set the difficulty" goes once the GM has set it.
+ */
+export function clearWhenChanged(element, key) {
+  if (element.dataset.phStateKey === key) return;
+  element.dataset.phStateKey = key;
+  for (const output of element.querySelectorAll("output.ph-error")) output.textContent = "";
+  for (const field of element.querySelectorAll("[aria-invalid]")) field.removeAttribute("aria-invalid");
 }
 
 function errorOutput(holder) {

@@ -28,6 +28,12 @@ export function describeCore(frame, names) {
       return h("span", {}, `character ${event.name} created`);
     case "character_updated":
       return h("span", {}, `character ${event.name} updated`);
+    case "condition_changed":
+      return h("span", {}, `${names.character(event.character)}'s ${event.condition.replaceAll("_", " ")}: `,
+        `${event.was} → ${event.value}`, event.reason ? ` (${event.reason})` : "");
+    case "character_imported":
+      return h("span", {}, `character ${event.character} imported`,
+        event.from_campaign ? ` from ${event.from_campaign}` : "");
     case "game_session_started":
       return h("span", {class: "ph-session-mark"}, `game session ${event.session} started`,
         event.title ? `: ${event.title}` : "");

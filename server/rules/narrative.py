@@ -16,6 +16,7 @@ from events.base import Event
 from events.errors import Rejected
 from events.messages import View
 from events.narrative import Pool
+from events.narrative_encounter import ENCOUNTER_COMMANDS
 from projections.campaign import CampaignState
 from projections.narrative import CheckState, GameState
 from projections.narrative_odds import summary
@@ -23,6 +24,7 @@ from server.rules import narrative_checks as checks
 from server.rules import narrative_destiny as destiny
 from server.rules.base import Decision
 from server.rules.contract import Rules
+from server.rules.narrative_encounter import decide_encounter
 from server.views import Compute, ViewResult, ViewSpec, computed
 
 __all__ = ["RULES", "COMMANDS", "MAX_LIVE_ODDS_DICE", "check_about", "check_odds", "check_spec",
@@ -59,6 +61,8 @@ def decide(ctx: Decision, command: Any) -> list[Event]:
             return destiny.roll_force(ctx, command)
         case n.RollPool():
             return destiny.roll_pool(ctx, command)
+        case _ if type(command) in ENCOUNTER_COMMANDS:
+            return decide_encounter(ctx, command)
     raise Rejected("unknown_type", f"unknown command {type(command).__name__}", "$.type")
 
 

@@ -33,6 +33,7 @@ from projections.sr3_views import (
     odds_rows,
     sheets_view,
 )
+from projections.sr3_wounds import wound_modifier
 from server.rules import sr3_tests as tests
 from server.rules.base import Decision
 from server.rules.contract import Rules
@@ -137,6 +138,11 @@ def _prepare(ctx: Decision, command: Any) -> tuple[Sr3Stats, int, Any, int | Non
     return stats, base, tests.situation_of(command, base, skill), tn
 
 
+def _wounds(ctx: Decision, character: str) -> int:
+    """The target number modifier of the character's Condition Monitors."""
+    return wound_modifier(ctx.character(character).conditions)
+
+
 def _declare(ctx: Decision, command: vocabulary.DeclarePoolTest) -> list[Event]:
     stats, base, situation, tn = _prepare(ctx, command)
     left, _ = tests.pools_left(ctx, stats, command.character)
@@ -147,6 +153,8 @@ def _declare(ctx: Decision, command: vocabulary.DeclarePoolTest) -> list[Event]:
 
 def _roll(ctx: Decision, command: vocabulary.RollPoolTest) -> list[Event]:
     stats, base, situation, tn = _prepare(ctx, command)
+    if tn is not None:  # the wound modifiers raise every target number (standard SR3): the
+        tn += _wounds(ctx, command.character)  # event records the target number rolled against
     left, depletes = tests.pools_left(ctx, stats, command.character)
     check_draws(command.pools, situation, stats, left)
     cost = tests.karma_dice_cost(command.kind, command.karma_dice)
@@ -255,6 +263,13 @@ def declared_odds_rows(odds_input: OddsInput) -> ViewResult:
 def _odds(declared: vocabulary.PoolTestDeclared, state: CampaignState) -> Compute:
     """A declared test's view; its rows are computed by a worker."""
     data, odds_input = odds_parts(declared, state)
+    found = state.characters.get(declared.character)
+    wounds = wound_modifier(found.conditions) if found is not None else 0
+    if wounds and declared.tn is not None:  # the odds of the target number it will roll against
+        base, _, extra, beat = odds_input
+        tn = declared.tn
+        odds_input = (base, tn + wounds, extra, beat)
+        data["note"] = f"against target number {tn + wounds}: {tn} + {wounds} for wounds"
     return Compute(about=about_declared(declared.character),
                    data=msgspec.convert(data, vocabulary.Sr3TestOdds),
                    function=declared_odds_rows, input=odds_input)
@@ -278,6 +293,10 @@ def views(state: CampaignState, events: list[Event]) -> list[ViewSpec]:
     for event in events:
         if isinstance(event, vocabulary.PoolTestDeclared):
             out.append(_odds(event, state))
+        if isinstance(event, core.ConditionChanged):  # wounds change a declared test's odds
+            declared = state.game_as(GameState).declared.get(event.character)
+            if declared is not None:
+                out.append(_odds(declared, state))
     if any(isinstance(e, _COMBAT_EVENTS) or (isinstance(e, vocabulary.PoolTestRolled)
                                               and e.pools_left is not None) for e in events):
         out.append(_combat(state))

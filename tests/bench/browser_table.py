@@ -17,8 +17,9 @@ compare runs made together):
   polling them: Playwright's polling runs a script in every page every frame, which on two
   cores was itself a part of the figure).
 - **first load**: a fresh context (empty cache) opens the GM's link: every file's decoded
-  size (Resource Timing) and the time from navigation to the table on screen and usable (the
-  page's own ``poolhall:live`` performance mark), median of ``--loads`` loads.
+  size and its size on the wire (gzipped text; Resource Timing) and the time from
+  navigation to the table on screen and usable (the page's own ``poolhall:live``
+  performance mark), median of ``--loads`` loads.
 - **a long log scrolling**: ``--log-lines`` rolls, a page that fetched them all (the "Load
   older" pages), then its log scrolled from a quarter of the way down, ``--scroll-px`` pixels
   per animation frame for 180 frames (40 px: 2,400 px/s, fast wheel scrolling): frames that
@@ -107,7 +108,7 @@ FIRST_LOAD = """() => {
                  ...performance.getEntriesByType("resource")];
   const live = performance.getEntriesByName("poolhall:live")[0];
   return {
-    files: files.map((f) => ({name: f.name, bytes: f.decodedBodySize})),
+    files: files.map((f) => ({name: f.name, bytes: f.decodedBodySize, sent: f.encodedBodySize})),
     interactive: live ? live.startTime : null,
     dom_content_loaded: files[0].domContentLoadedEventEnd,
   };
@@ -220,6 +221,8 @@ def first_load(browser: Any, link: str, loads: int) -> None:
     print(f"first load of the page (fresh context, empty cache; median of {loads}):")
     line("files", f"{len(files)}", "-")
     line("bytes, uncompressed (page + every file)", f"{total / 1024:.1f} KB", "< 150 KB")
+    sent = sum(f["sent"] for f in files)
+    line("bytes on the wire (gzip where the browser takes it)", f"{sent / 1024:.1f} KB", "-")
     line(f"largest file: {largest['name'].rsplit('/', 1)[-1]}",
          f"{largest['bytes'] / 1024:.1f} KB", "-")
     loaded = statistics.median(r["dom_content_loaded"] for r in results)

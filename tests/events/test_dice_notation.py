@@ -61,3 +61,15 @@ def test_a_constant_with_leading_zeros_keeps_its_value() -> None:
     """``+0005`` is five, and a long run of zeros does not hide the digits after it."""
     assert parse_dice("1d6+0005").constant == 5
     assert parse_dice("1d6+0000000000001").constant == 1
+
+
+def test_a_term_wrong_in_count_and_size_says_both() -> None:
+    """``1000000d1000000`` is refused for the count and for the die size, in one message."""
+    with pytest.raises(NotationError) as error:
+        parse_dice("1000000d1000000")
+    message = error.value.message
+    assert f"1000000 dice is too many: at most {MAX_DICE}" in message
+    assert "d1000000 is not a die here" in message
+    with pytest.raises(NotationError) as error:
+        parse_dice(f"{MAX_DICE + 1}d6")
+    assert "too many" in error.value.message and "not a die" not in error.value.message

@@ -63,7 +63,8 @@ def test_a_sealed_token_is_stored_with_its_command_and_never_changed(log: Sqlite
 
 def test_snapshot_rows_are_found_by_fingerprint_and_seq(tmp_path: Path) -> None:
     """The latest row at or before a seq, of this code's fingerprint; a row at a seq is
-    replaced, a discarded one gone; a deleted table reads as none and is made again by the next save."""
+    replaced, a discarded one gone; a deleted table reads as none and is made again by the
+    next save."""
     log = SqliteLog(tmp_path / "log.db")
     log.append_batch([request("c", 0, opened("c"), rolled(1), rolled(2))])
     rows = SqliteSnapshots(log.path)

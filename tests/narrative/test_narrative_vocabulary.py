@@ -79,7 +79,7 @@ def test_tags_are_past_tense_events_and_imperative_commands_unique_everywhere() 
     for cls in n.EVENTS + n.COMMANDS:
         assert event_tag(cls) == snake_case(cls.__name__)
         assert cls.__doc__ and cls.__doc__.strip()
-    assert all(cls.__name__.endswith(("ed", "Set")) for cls in n.EVENTS)
+    assert all(cls.__name__.endswith(("ed", "Set", "Spent")) for cls in n.EVENTS)
 
 
 def test_stored_payloads_of_every_event_type_still_decode() -> None:

@@ -9,6 +9,8 @@ import {currentSession, forget, knownCampaigns, openedAsReplayLink, remember} fr
 import {namesOf} from "../describe.js";
 import {loadSystem} from "../systems/index.js";
 import {OLDER_EVENT} from "./ph-log.js";
+import "./ph-characters.js";
+import "./ph-conditions.js";
 import "./ph-invite.js";
 import "./ph-members.js";
 import "./ph-roll.js";
@@ -87,6 +89,7 @@ export class PhApp extends HTMLElement {
     }}, "Leave this table");
     this.panelSlot = h("section", {class: "ph-panel", "aria-label": "The table"});
     this.members = h("ph-members");
+    this.conditions = h("ph-conditions");
     this.log = h("ph-log");
     this.roll = h("ph-roll");
     this.tools = h("section", {class: "ph-tools", "aria-label": "Tools"});
@@ -94,7 +97,7 @@ export class PhApp extends HTMLElement {
       h("header", {class: "ph-header"}, this.heading, this.who, this.status, this.leave),
       this.problem,
       h("main", {class: "ph-main"}, this.panelSlot,
-        h("div", {class: "ph-side"}, this.log, this.roll, this.members, this.tools)));
+        h("div", {class: "ph-side"}, this.log, this.roll, this.conditions, this.members, this.tools)));
   }
 
   render(changed) {
@@ -139,6 +142,7 @@ export class PhApp extends HTMLElement {
     if (this.tableChanged && state.table) {
       this.tableChanged = false;
       this.members.update(state.table);
+      this.conditions.update(state.table, this.me);
       if (this.panel) this.panel.table = state.table;
       if (this.sheet) this.sheet.table = state.table;
       if (this.roll.isConnected) this.roll.update(this.mine(state.table));
@@ -204,6 +208,9 @@ export class PhApp extends HTMLElement {
       this.sheet = h(this.system.sheet);
       this.tools.append(this.sheet);
     }
+    const characters = h("ph-characters");
+    characters.campaign = this.connection.campaign;
+    this.tools.append(characters);
   }
 }
 

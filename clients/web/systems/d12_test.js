@@ -3,7 +3,7 @@
 // left, refresh dice that joined, the GM's reading) and, for who may use them, its controls.
 // The card is built once per test; an update redraws what it shows, never its forms.
 import {h, plural, replace} from "../dom.js";
-import {bindButton, bindForm} from "../actions.js";
+import {bindButton, bindForm, clearWhenChanged} from "../actions.js";
 import {d12Dice, poolWords, resultWords, signed, thresholdWords} from "./d12_dice.js";
 import {DtFields} from "./d12_form.js";
 import {oddsPart} from "./d12_odds.js";
@@ -13,6 +13,7 @@ export class PhD12Test extends HTMLElement {
    * `mayRoll` (this member plays its character, or is the GM) decide the controls. */
   update({test, view, role, mayRoll, names, characters}) {
     if (!this.heading) this.build(test.test, role);
+    clearWhenChanged(this, JSON.stringify(test)); // a refusal about the test it was
     // a table message comes after every change anywhere at the table: redraw only this test's
     const shown = JSON.stringify([test, view ?? null, mayRoll, characters]);
     if (shown === this.shown) return;

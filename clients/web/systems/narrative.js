@@ -15,6 +15,7 @@ import "./narrative_destiny.js";
 import "./narrative_opener.js";
 import "./narrative_free.js";
 import "./narrative_results.js";
+import "./narrative_encounter.js";
 import "./narrative_sheet.js";
 
 class NarrativeTable extends HTMLElement {
@@ -45,15 +46,18 @@ class NarrativeTable extends HTMLElement {
     this.built = true;
     const player = me.role === "gm" || me.role === "player";
     this.destiny = h("ph-narrative-destiny", {class: "ph-nd-section"});
+    this.encounter = h("ph-narrative-encounter", {class: "ph-nd-section ph-ne"});
     this.checkList = h("div", {class: "ph-nc-list"});
     this.noChecks = h("p", {class: "ph-muted"}, "No check is open.");
     this.opener = player ? h("ph-narrative-opener", {class: "ph-nd-section"}) : null;
     this.results = h("ph-narrative-results", {class: "ph-nd-section"});
     this.free = player ? h("ph-narrative-free", {class: "ph-nd-section"}) : null;
-    this.append(this.destiny,
+    // Element.append writes null as the text "null": a spectator's and the replay's panels
+    // have no opener and no free dice, so only the parts that exist go in.
+    this.append(...[this.encounter, this.destiny,
       h("section", {class: "ph-nd-section ph-nd-checks", "aria-label": "Open checks"},
         h("h2", {}, "Open checks"), this.noChecks, this.checkList),
-      this.opener, this.results, this.free);
+      this.opener, this.results, this.free].filter(Boolean));
   }
 
   render() {
@@ -69,7 +73,10 @@ class NarrativeTable extends HTMLElement {
     this.destiny.update({destiny: game.destiny, me, names, openChecks: open});
     this.showChecks(open, {me, names, mine, characters: message.characters});
     this.opener?.update({characters: message.characters, mine});
-    this.results.update({closed: checks.filter((c) => c.status !== "open"), names});
+    this.results.update({closed: checks.filter((c) => c.status !== "open"), names, me, mine});
+    const players = new Set(message.members.filter((m) => m.role === "player" && m.active !== false)
+      .flatMap((m) => m.characters));
+    this.encounter.update({game, me, names, mine, characters: message.characters, players});
     this.free?.update({characters: message.characters, mine});
   }
 

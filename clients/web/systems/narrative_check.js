@@ -4,7 +4,7 @@
 // them, the controls: roll, cancel, set the difficulty (GM), add/remove dice, upgrade or
 // downgrade, spend a destiny point on it. Built once per check and updated in place.
 import {h, percent, replace} from "../dom.js";
-import {bindButton, bindForm} from "../actions.js";
+import {bindButton, bindForm, clearWhenChanged} from "../actions.js";
 import {CHARACTERISTICS, LEVELS} from "./narrative_words.js";
 import {effectWords, levelWords} from "./narrative_describe.js";
 import {narrativeDie} from "./narrative_dice.js";
@@ -23,6 +23,7 @@ export class NarrativeCheck extends HTMLElement {
   update({check, view, me, names, acts, characters}) {
     this.checkId = check.check;
     if (!this.built) this.build(check, me, acts);
+    clearWhenChanged(this, JSON.stringify(check)); // a refusal about the check it was
     this.heading.textContent = `${names.character(check.character)}'s ${check.skill}`;
     this.meta.textContent = [`check ${check.check}`,
       `${levelWords(check.characteristic)} ${check.characteristic_value}, rank ${check.rank}`,

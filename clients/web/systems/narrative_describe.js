@@ -76,6 +76,21 @@ export function describeNarrative(frame, names) {
       return h("span", {}, "rolled ", code(poolNotation(event.pool)),
         event.character ? ` for ${names.character(event.character)}` : "", why(event.reason), ": ",
         rolledDice(event.dice), " = ", result(event, false));
+    case "encounter_started":
+      return h("span", {}, `encounter ${event.encounter} started${why(event.reason)}: roll initiative (Cool or Vigilance)`);
+    case "initiative_entered":
+      return h("span", {}, `${names.character(event.character)}'s initiative: ${event.successes} successes, `,
+        `${event.advantages} advantage (${event.skill}, ${event.side === "player" ? "player" : "NPC"} slot)`);
+    case "round_started":
+      return h("span", {class: "ph-session-mark"}, `round ${event.round} begins`);
+    case "slot_claimed":
+      return h("span", {}, `${names.character(event.character)} acts in slot ${event.slot} of round ${event.round}`);
+    case "encounter_ended":
+      return h("span", {class: "ph-session-mark"}, `encounter ${event.encounter} ended after ${event.rounds} rounds`,
+        why(event.reason));
+    case "result_spent":
+      return h("span", {}, `spent ${event.count} ${event.symbol} of `, code(event.check), ` on ${event.on}`,
+        ` (${event.left} left)`);
     default:
       return null;
   }

@@ -4,6 +4,7 @@
 // as they are typed: the page picks a row of the server's table, it computes nothing.
 import {h, percent, plural, replace} from "../dom.js";
 import {bindPathForm, labelled, whole} from "./sr3_forms.js";
+import {clearWhenChanged} from "../actions.js";
 import {poolWords, testWords} from "./sr3_dice.js";
 
 const SHARED = ["character", "kind", "skill", "attribute", "opposes", "surprised", "rigged",
@@ -83,6 +84,7 @@ export class Sr3Declared extends HTMLElement {
       + `${plural("die", test.base_dice, "dice")}`;
     const shown = matches(view, test) ? view : null;
     const key = JSON.stringify([test, shown?.rows ?? null, shown?.note ?? ""]);
+    clearWhenChanged(entry.card, JSON.stringify(test)); // a refusal about the test it was
     if (key !== entry.key) {
       entry.key = key;
       replace(entry.odds, this.odds(test, shown));
@@ -127,7 +129,8 @@ export class Sr3Declared extends HTMLElement {
     const head = open ? ["Pool dice", "Dice", "All ones"]
       : ["Pool dice", "Dice", beat !== null ? `Beats ${beat}` : "≥ 1 success", "Mean", "All ones"];
     return h("table", {class: "ph-sr3-odds-table"},
-      h("caption", {}, open ? "Open test: the highest total decides" : "Exact odds by pool dice drawn"),
+      h("caption", {}, open ? "Open test: the highest total decides" : "Exact odds by pool dice drawn",
+        view.note ? h("span", {class: "ph-sr3-wounds"}, ` (${view.note})`) : null),
       h("thead", {}, h("tr", {}, head.map((text) => h("th", {scope: "col",
         class: text === "Dice" ? "ph-sr3-total" : null}, text)))),
       h("tbody", {}, view.rows.map((row) => h("tr", {"data-pool-dice": row.pool_dice},
@@ -159,7 +162,7 @@ export class Sr3Declared extends HTMLElement {
           && test[name] !== "") command[name] = test[name];
     }
     if (test.tn === null) command.open = true;
-    else command.tn = test.tn;
+    else command.tn = test.tn; // the server adds the wound modifier when it rolls
     if (!test.skill && !test.attribute && test.kind !== "dodge") command.dice = test.base_dice;
     const pools = {};
     for (const [pool, input] of entry.inputs) {

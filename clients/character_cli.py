@@ -1,0 +1,100 @@
+"""``poolhall character export`` and ``poolhall character import``: a character as a file.
+
+Export reads the table (any member may: a sheet is no secret at the table) and writes the
+character file (:mod:`events.character_io`); import checks the file here first, so a typo is
+named with its path before anything is sent, then sends ``import_character`` (GM token).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from clients import cli_support as common
+from clients.cli_support import CliError, emit, styled
+from events.character_io import (
+    CHARACTER_FILE_FORMAT,
+    CHARACTER_FILE_VERSION,
+    FILE_DECODER,
+    ImportCharacter,
+    character_file,
+    read_character_file,
+)
+from events.suggest import did_you_mean
+from events.wire_errors import rejection_from
+
+__all__ = ["add_command", "load_character_file"]
+
+
+def add_command(sub: Any) -> None:
+    """Register ``character export`` and ``character import``."""
+    character = sub.add_parser("character", help="export a character to a file, or import one")
+    actions = character.add_subparsers(dest="action", required=True, metavar="ACTION")
+    export = actions.add_parser("export", help="write a character as a JSON character file")
+    export.add_argument("campaign")
+    export.add_argument("character")
+    export.add_argument("--out", metavar="FILE", help="write to FILE (default: standard output)")
+    common.add_connection_options(export)
+    export.set_defaults(handler=_export)
+    load = actions.add_parser("import", help="add a character from a character file (GM)")
+    load.add_argument("campaign")
+    load.add_argument("file", help="the character file (- for standard input)")
+    load.add_argument("--id", dest="character", help="the character's id here (default: the"
+                      " file's, or one made from its name if taken)")
+    common.add_connection_options(load)
+    load.set_defaults(handler=_import)
+
+
+def load_character_file(data: bytes, source: str) -> Any:
+    """The character file in ``data``, or a :class:`CliError` naming ``source``, the field's
+    path and what is wrong with it."""
+    try:
+        return read_character_file(data)
+    except (msgspec.ValidationError, msgspec.DecodeError) as error:
+        refusal = rejection_from(error, data, FILE_DECODER)
+        message = _HINTS.get(refusal.path or "", refusal.message)
+        raise CliError(f"{source}: {refusal.path}: {message}", common.EXIT_USAGE,
+                       "invalid", refusal.path) from None
+
+
+_HINTS = {
+    "$.format": f'not a poolhall character file: "format" must be "{CHARACTER_FILE_FORMAT}"',
+    "$.version": f"a character file of a version this poolhall does not read (it reads"
+                 f" version {CHARACTER_FILE_VERSION})",
+}
+"""What to say of the two fields that tell a character file apart from any other JSON."""
+
+
+async def _export(args: argparse.Namespace) -> int:
+    client = await common.fetch_table(args, args.campaign)
+    state = client.state
+    found = state.characters.get(args.character)
+    if found is None:
+        raise CliError(f"no character {args.character!r} in {args.campaign}"
+                       + did_you_mean(args.character, state.characters))
+    data = character_file(args.campaign, found.character, found.name, found.stats)
+    if args.out:
+        Path(args.out).write_bytes(data)
+        emit(args, {"written": args.out, "character": found.character},
+             styled("wrote [bold]{}[/bold] to {}", found.name, args.out))
+    else:
+        sys.stdout.write(data.decode())
+    return common.EXIT_OK
+
+
+async def _import(args: argparse.Namespace) -> int:
+    source = "standard input" if args.file == "-" else args.file
+    try:
+        data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    except OSError as error:
+        raise CliError(f"cannot read {source}: {error.strerror or error}") from None
+    file = load_character_file(data, source)
+    ack = await common.call_once(args, args.campaign, ImportCharacter, file=file,
+                                 character=args.character)
+    emit(args, ack, styled("imported [bold]{}[/bold] into {} (events {})", file.name,
+                           args.campaign, ", ".join(str(s) for s in ack.seqs)))
+    return common.EXIT_OK

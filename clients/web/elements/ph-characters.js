@@ -1,0 +1,112 @@
+// <ph-characters>: the GM moves characters between campaigns. Export writes a character as a
+// character file (JSON: docs/reference/character-json.md, events/character_io.py), which the
+// browser saves; Import reads such a file and sends `import_character` with it. The server
+// checks the file strictly and names the field at fault ("$.file.stats.agility"), shown
+// beside the file chooser like any refusal; the import is an event in the log.
+import {h} from "../dom.js";
+import {bindForm} from "../actions.js";
+
+const FORMAT = "poolhall.character";
+const VERSION = 1;
+
+export class PhCharacters extends HTMLElement {
+  constructor() {
+    super();
+    this.campaign = null;
+    this._table = null;
+  }
+
+  connectedCallback() {
+    if (this.exportForm) return;
+    this.choice = h("select", {name: "character", "aria-label": "character to export"});
+    this.exportForm = h("form", {class: "ph-characters-export", "aria-label": "Export a character"},
+      h("h2", {}, "Characters in and out"),
+      h("label", {}, "Character ", this.choice),
+      h("button", {type: "submit"}, "Export"));
+    this.exportForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.download(this.choice.value);
+    });
+    this.fileInput = h("input", {type: "file", name: "file", accept: ".json,application/json",
+                                 "data-path": "$.file", "aria-label": "character file"});
+    this.importForm = h("form", {class: "ph-characters-import", "aria-label": "Import a character"},
+      h("label", {}, "Character file ", this.fileInput),
+      h("label", {}, "Id here ", h("input", {name: "character", autocomplete: "off", maxlength: 64,
+                                             placeholder: "the file's"})),
+      h("button", {type: "submit"}, "Import"),
+      h("p", {class: "ph-characters-done ph-muted", role: "status"}));
+    this.fileInput.addEventListener("change", () => { this.reading = this.read(); });
+    bindForm(this.importForm, (data) => this.importCommand(data),
+             () => this.imported());
+    this.append(this.exportForm, this.importForm);
+    this.refresh();
+  }
+
+  set table(table) {
+    this._table = table;
+    this.refresh();
+  }
+
+  refresh() {
+    if (!this.choice || !this._table) return;
+    const characters = this._table.characters ?? [];
+    const key = characters.map((c) => `${c.character}\n${c.name}`).join("\n");
+    if (key === this.choice.dataset.key) return;
+    this.choice.dataset.key = key;
+    const chosen = this.choice.value;
+    this.choice.replaceChildren(...characters.map((c) => h("option", {value: c.character}, c.name)));
+    if (characters.some((c) => c.character === chosen)) this.choice.value = chosen;
+    this.exportForm.querySelector("button").disabled = characters.length === 0;
+  }
+
+  /** The character file of `id`, as the server and `poolhall character export` write it. */
+  fileOf(id) {
+    const c = this._table?.characters.find((entry) => entry.character === id);
+    if (!c) return null;
+    return {format: FORMAT, version: VERSION, name: c.name, stats: c.stats, character: c.character,
+            exported_from: {campaign: this.campaign ?? "", character: c.character}};
+  }
+
+  download(id) {
+    const file = this.fileOf(id);
+    if (!file) return;
+    const blob = new Blob([JSON.stringify(file, null, 2) + "\n"], {type: "application/json"});
+    const url = URL.createObjectURL(blob);
+    const link = h("a", {href: url, download: `${id}.json`, hidden: true});
+    this.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  }
+
+  /** The file is read when chosen (reading is asynchronous, a form's command is not). */
+  async read() {
+    const chosen = this.fileInput.files?.[0];
+    this.loaded = null;
+    if (!chosen) return;
+    const text = await chosen.text();
+    try {
+      this.loaded = {name: chosen.name, file: JSON.parse(text)};
+    } catch (error) {
+      this.loaded = {name: chosen.name, problem: `${chosen.name} is not JSON: ${error.message}`};
+    }
+  }
+
+  importCommand(data) {
+    if (!this.loaded) throw new Error("choose a character file first");
+    if (this.loaded.problem) throw new Error(this.loaded.problem);
+    const file = this.loaded.file;
+    this.pendingName = typeof file?.name === "string" ? file.name : null;
+    const id = String(data.get("character") ?? "").trim();
+    return {type: "import_character", file, ...(id ? {character: id} : {})};
+  }
+
+  imported() {
+    this.importForm.querySelector(".ph-characters-done").textContent =
+      `${this.pendingName ?? "the character"} imported`;
+    this.importForm.reset();
+    this.loaded = null;
+  }
+}
+
+customElements.define("ph-characters", PhCharacters);

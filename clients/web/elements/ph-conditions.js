@@ -1,0 +1,68 @@
+// <ph-conditions>: each character's conditions (events/conditions.py): narrative wounds and
+// strain with their thresholds, soak and defence; SR3 Physical and Stun Condition Monitors
+// (10 boxes; their wound modifiers reach every target number, shown with the test's odds);
+// none for d12, whose sources give none. The GM and the character's player set them; every
+// change is a `set_condition` command and a `condition_changed` event.
+import {h, replace} from "../dom.js";
+import {bindForm, clearWhenChanged} from "../actions.js";
+
+// the names events/conditions.py CONDITIONS gives each system (the server refuses any other)
+const CONDITIONS = {
+  narrative: [["wound_threshold", "wound threshold"], ["wounds", "wounds"],
+              ["strain_threshold", "strain threshold"], ["strain", "strain"], ["soak", "soak"],
+              ["melee_defence", "melee defence"], ["ranged_defence", "ranged defence"]],
+  sr3: [["physical", "Physical boxes"], ["stun", "Stun boxes"]],
+};
+
+export class PhConditions extends HTMLElement {
+  update(table, me) {
+    const names = CONDITIONS[table?.system];
+    this.hidden = !names || !table.characters.length;
+    if (!names) return;
+    if (!this.list) {
+      this.list = h("div", {class: "ph-conditions-list"});
+      this.append(h("h2", {}, "Conditions"), this.list);
+      this.cards = new Map();
+    }
+    const own = new Set(me?.role === "gm" ? table.characters.map((c) => c.character)
+      : table.members.find((m) => m.member === me?.member)?.characters ?? []);
+    for (const c of table.characters) {
+      let card = this.cards.get(c.character);
+      if (!card) {
+        card = this.card(c, names, own.has(c.character));
+        this.cards.set(c.character, card);
+        this.list.append(card.node);
+      }
+      const key = JSON.stringify([c.name, c.conditions ?? {}]);
+      clearWhenChanged(card.node, key);
+      if (card.key !== key) {
+        card.key = key;
+        card.title.textContent = c.name;
+        replace(card.values, names.map(([name, words]) => h("span", {class: "ph-condition",
+          "data-condition": name}, `${words} ${c.conditions?.[name] ?? 0}`)));
+      }
+    }
+  }
+
+  card(character, names, mine) {
+    const title = h("h3", {});
+    const values = h("p", {class: "ph-condition-values"});
+    const node = h("article", {class: "ph-conditions-card", "data-character": character.character},
+      title, values);
+    if (mine) {
+      const condition = h("select", {name: "condition", "aria-label": "condition"},
+        names.map(([name, words]) => h("option", {value: name}, words)));
+      const value = h("input", {name: "value", type: "number", min: 0, max: 99, value: "0",
+                                inputmode: "numeric", "aria-label": "value", class: "ph-nd-count"});
+      const form = h("form", {class: "ph-nc-form ph-conditions-form",
+                              "aria-label": `Set a condition of ${character.name}`},
+        condition, value, h("button", {type: "submit"}, "Set"));
+      bindForm(form, (data) => ({type: "set_condition", character: character.character,
+        condition: String(data.get("condition")), value: Number(data.get("value"))}));
+      node.append(form);
+    }
+    return {node, title, values, key: null};
+  }
+}
+
+customElements.define("ph-conditions", PhConditions);

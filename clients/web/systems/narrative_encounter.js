@@ -1,0 +1,125 @@
+// <ph-narrative-encounter>: the narrative Combat Turn. The GM starts an encounter; each
+// character's initiative is a Cool or Vigilance check built and rolled like any other, then
+// entered here; the server orders the slots (by successes, then advantage: `encounter.slots`)
+// and each round any player character who has not acted may claim a player slot, the GM fills
+// NPC slots. The element shows the table's `game.encounter` and sends commands; it decides
+// nothing (refusals come back from the server, naming the rule, beside the control).
+import {h, replace} from "../dom.js";
+import {bindButton, bindForm} from "../actions.js";
+import {labelled, setOptions} from "./narrative_forms.js";
+
+const INITIATIVE_SKILLS = new Set(["Cool", "Vigilance"]);
+
+export class NarrativeEncounter extends HTMLElement {
+  update({game, me, names, mine, characters, players}) {
+    if (!this.built) this.build(me);
+    const encounter = game.encounter;
+    const key = JSON.stringify([encounter, Object.values(game.checks).map((c) => [c.check, c.status]),
+                                [...mine], characters.map((c) => c.character), [...players]]);
+    if (key === this.key) return;
+    this.key = key;
+    this.dataset.round = encounter ? String(encounter.round) : "";
+    this.startBox.hidden = Boolean(encounter) || me.role !== "gm";
+    this.running.hidden = !encounter;
+    if (!encounter) {
+      this.heading.textContent = "Encounter";
+      this.status.textContent = "No encounter is running.";
+      return;
+    }
+    this.heading.textContent = `Encounter ${encounter.encounter}`;
+    this.status.textContent = encounter.round === 0
+      ? "Initiative: roll a Cool or Vigilance check, then enter it."
+      : `Round ${encounter.round}`;
+    if (this.advance) this.advance.textContent = encounter.round === 0 ? "Start round 1" : "Next round";
+    const acted = new Map(encounter.claims.map((claim) => [claim.slot, claim.character]));
+    const done = new Set(encounter.claims.map((claim) => claim.character));
+    replace(this.slotList, encounter.slots.map((slot, index) =>
+      this.slotItem(index + 1, slot, acted.get(index + 1), encounter.round, {me, names, mine, done, characters, players})));
+    const entered = new Set(encounter.entries.map((entry) => entry.check));
+    const ready = Object.values(game.checks).filter((c) => c.status === "rolled"
+      && INITIATIVE_SKILLS.has(c.skill) && !entered.has(c.check) && mine.has(c.character));
+    setOptions(this.initiativeSelect, ready.map((c) => [c.check, `${names.character(c.character)}'s ${c.skill} (${c.check})`]));
+    this.initiativeForm.hidden = ready.length === 0 || me.role === "spectator";
+  }
+
+  build(me) {
+    this.built = true;
+    this.heading = h("h2", {});
+    this.status = h("p", {class: "ph-ne-status", role: "status"});
+    this.startBox = h("div", {"data-ph-errors": ""});
+    if (me.role === "gm") {
+      const start = h("button", {type: "button"}, "Start encounter");
+      bindButton(start, () => ({type: "start_encounter"}));
+      this.startBox.append(start);
+    }
+    this.slotList = h("ol", {class: "ph-ne-slots", "aria-label": "Initiative slots"});
+    this.initiativeSelect = h("select", {name: "check"});
+    this.initiativeForm = h("form", {class: "ph-nc-form ph-ne-initiative", "aria-label": "Enter initiative"},
+      labelled("check", this.initiativeSelect), h("button", {type: "submit"}, "Enter initiative"));
+    bindForm(this.initiativeForm, (data) => ({type: "enter_initiative", check: String(data.get("check"))}));
+    this.running = h("div", {class: "ph-ne-running"}, this.slotList,
+                     me.role === "spectator" ? null : this.initiativeForm);
+    if (me.role === "gm") {
+      this.advance = h("button", {type: "button"}, "Start round 1");
+      const end = h("button", {type: "button", class: "ph-quiet"}, "End encounter");
+      bindButton(this.advance, () => ({type: "advance_round"}));
+      bindButton(end, () => ({type: "end_encounter"}));
+      this.running.append(h("div", {class: "ph-ne-gm", "data-ph-errors": ""}, this.advance, end));
+    }
+    this.append(this.heading, this.status, this.startBox, this.running);
+  }
+
+  slotItem(number, slot, actor, round, {me, names, mine, done, characters, players}) {
+    const side = slot.side === "player" ? "player slot" : "NPC slot";
+    const words = `${number}. ${side} · ${names.character(slot.character)}'s ${slot.skill}: `
+      + `${slot.successes} successes, ${slot.advantages} advantage`;
+    const item = h("li", {class: "ph-ne-slot", "data-slot": String(number), "data-side": slot.side},
+      h("span", {}, words));
+    if (actor) {
+      item.append(h("strong", {class: "ph-ne-acted"}, ` · ${names.character(actor)} acts`));
+      return item;
+    }
+    if (round === 0) return item;
+    const eligible = characters.filter((c) => !done.has(c.character)
+      && (slot.side === "player" ? players.has(c.character) && mine.has(c.character)
+        : me.role === "gm" && !players.has(c.character)));
+    if (!eligible.length) return item;
+    const select = h("select", {name: "character"});
+    setOptions(select, eligible.map((c) => [c.character, c.name]));
+    const form = h("form", {class: "ph-nc-form ph-ne-claim", "aria-label": `Claim slot ${number}`},
+      labelled("who", select),
+      h("button", {type: "submit"}, slot.side === "player" ? "Claim" : "Fill"));
+    bindForm(form, (data) => ({type: "claim_slot", slot: number, character: String(data.get("character"))}));
+    item.append(form);
+    return item;
+  }
+}
+
+customElements.define("ph-narrative-encounter", NarrativeEncounter);
+
+/** The spend controls of one rolled check: what is left, what was spent, and a form. */
+export function spendPart(check, {me, names, mayAct}) {
+  const left = check.left ?? {};
+  const symbols = ["advantage", "triumph", "threat", "despair"];
+  const leftWords = symbols.filter((s) => (left[s] ?? 0) > 0).map((s) => `${left[s]} ${s}`);
+  const part = h("div", {class: "ph-nd-spend-part"},
+    h("p", {class: "ph-nd-left"}, leftWords.length ? `Left to spend: ${leftWords.join(", ")}`
+      : "Nothing left to spend."),
+    check.spends?.length ? h("ul", {class: "ph-nd-spends"}, check.spends.map((spend) =>
+      h("li", {}, `${names.member(spend.actor)} spent ${spend.count} ${spend.symbol} on ${spend.on}`))) : null);
+  if (!mayAct || !leftWords.length) return part;
+  const symbol = h("select", {name: "symbol"},
+    symbols.filter((s) => (left[s] ?? 0) > 0).map((s) => h("option", {value: s}, s)));
+  const count = h("input", {name: "count", type: "number", min: 1, max: 40, value: "1",
+                            inputmode: "numeric", class: "ph-nd-count"});
+  const on = h("input", {name: "on", maxlength: 200, autocomplete: "off", placeholder: "on what",
+                         class: "ph-nd-reason"});
+  const form = h("form", {class: "ph-nc-form ph-nd-spend-form", "aria-label": `Spend the result of ${check.check}`},
+    labelled("symbol", symbol), labelled("how many", count), labelled("on", on),
+    h("button", {type: "submit"}, "Spend"));
+  bindForm(form, (data) => ({type: "spend_result", check: check.check, symbol: String(data.get("symbol")),
+    count: Number(data.get("count")), on: String(data.get("on") ?? "").trim()}));
+  part.append(form);
+  void me;
+  return part;
+}

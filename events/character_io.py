@@ -1,0 +1,99 @@
+"""Characters in and out: the character file (JSON, versioned) and importing it.
+
+A GM exports a character from one campaign (the page's Export button, or
+``poolhall character export``) and imports it into another (the page's Import form, or
+``poolhall character import``), so a party need not be typed twice. The file is
+:class:`CharacterFile`, documented in ``docs/reference/character-json.md``::
+
+    {"format": "poolhall.character", "version": 1, "name": "Han", "character": "han",
+     "stats": {"system": "narrative", "agility": 3, ...},
+     "exported_from": {"campaign": "edge", "character": "han"}}
+
+It is read strictly (an unknown field is refused, naming its path), so a typo is an error
+rather than a value silently dropped. ``version`` is the file format's: a later format gets a
+new number and this module reads the ones it knows. An import appends the character exactly as
+``create_character`` does (:class:`~events.core.CharacterCreated`, so every projection folds it
+as it always has) followed by :class:`CharacterImported`, which records where it came from.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final, Literal
+
+import msgspec
+from msgspec import Meta
+
+from events.base import Command, Event, Name, Slug
+from events.strict import StrictDecoder
+from events.systems import Stats
+
+__all__ = [
+    "CHARACTER_FILE_FORMAT",
+    "CHARACTER_FILE_VERSION",
+    "FILE_DECODER",
+    "CharacterFile",
+    "CharacterImported",
+    "ExportedFrom",
+    "ImportCharacter",
+    "character_file",
+    "read_character_file",
+]
+
+CHARACTER_FILE_FORMAT: Final = "poolhall.character"
+CHARACTER_FILE_VERSION: Final = 1
+
+_Origin = Annotated[str, Meta(max_length=64, description="a campaign or character id")]
+
+
+class ExportedFrom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Where an exported character came from (informative: an import never looks it up)."""
+
+    campaign: _Origin = ""
+    character: _Origin = ""
+
+
+class CharacterFile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One character as a file: its name, the stats of its game system, and its origin."""
+
+    format: Literal["poolhall.character"]
+    version: Literal[1]
+    name: Name
+    stats: Stats
+    character: Slug | None = None
+    """The id it had; an import keeps it unless the campaign has one by that id already."""
+    exported_from: ExportedFrom | None = None
+
+
+class ImportCharacter(Command, frozen=True, kw_only=True):
+    """Import a character file (GM only); ``character`` overrides the id it is given."""
+
+    file: CharacterFile
+    character: Slug | None = None
+
+
+class CharacterImported(Event, frozen=True, kw_only=True):
+    """A character came in from a character file (after its ``character_created``)."""
+
+    character: Slug
+    format_version: int = 1
+    from_campaign: str = ""
+    from_character: str = ""
+
+
+FILE_DECODER: StrictDecoder[CharacterFile] = StrictDecoder(CharacterFile)
+"""Refuses an unknown field at any depth (``"agilty"`` in the stats), as commands do."""
+_encoder = msgspec.json.Encoder()
+
+
+def read_character_file(data: bytes | str) -> CharacterFile:
+    """The character file in ``data``; :class:`msgspec.ValidationError` or
+    :class:`msgspec.DecodeError` naming what is wrong (and its path) if it is not one."""
+    return FILE_DECODER.decode(data)
+
+
+def character_file(campaign: str, character: str, name: str, stats: Stats) -> bytes:
+    """The character file of a character (pretty JSON, keys in a stable order)."""
+    file = CharacterFile(format=CHARACTER_FILE_FORMAT, version=CHARACTER_FILE_VERSION,
+                         name=name, stats=stats, character=character,
+                         exported_from=ExportedFrom(campaign=campaign, character=character))
+    return msgspec.json.format(_encoder.encode(file), indent=2) + b"\n"

@@ -1,0 +1,31 @@
+"""Deciding ``set_condition`` (:mod:`events.conditions`): who may, which conditions, what range."""
+
+from __future__ import annotations
+
+from events.base import Event
+from events.conditions import CONDITIONS, ConditionChanged, SetCondition
+from events.errors import Rejected
+from server.rules.base import Decision
+
+__all__ = ["set_condition"]
+
+
+def set_condition(ctx: Decision, command: SetCondition) -> list[Event]:
+    """The event of a condition set, or a refusal naming the field at fault."""
+    ctx.require_acts_for(command.character)
+    character = ctx.character(command.character)
+    known = CONDITIONS.get(ctx.state.system, {})
+    if not known:
+        raise Rejected("rule", f"{ctx.state.system} characters have no conditions: the"
+                       " d12 sources give none", "$.condition")
+    if command.condition not in known:
+        raise Rejected("invalid", f"{ctx.state.system} characters have no"
+                       f" {command.condition.replace('_', ' ')}; they have "
+                       + ", ".join(name.replace("_", " ") for name in known), "$.condition")
+    most = known[command.condition]
+    if command.value > most:
+        raise Rejected("invalid", f"{command.condition.replace('_', ' ')} is at most {most}",
+                       "$.value")
+    was = character.conditions.get(command.condition, 0)
+    return [ConditionChanged(character=command.character, condition=command.condition,
+                             value=command.value, was=was, reason=command.reason)]

@@ -1,0 +1,53 @@
+"""Text files of the page go gzipped to browsers that take gzip, plain to any other client,
+with ``Vary: Accept-Encoding`` and an ETag per representation (a real server, real sockets)."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from server.web import accepts_gzip
+from tests.conftest import Table
+from tests.server.test_web_http import get
+
+BROWSER = "gzip, deflate, br, zstd"  # what Chromium sends
+
+
+@pytest.mark.parametrize("path", ["/", "/static/app.js", "/static/table.css", "/owner"])
+async def test_a_browser_that_takes_gzip_gets_the_text_gzipped(table: Table, path: str) -> None:
+    """The same file, smaller, with Content-Encoding and its own ETag; unzipped it is the
+    plain answer byte for byte."""
+    _, plain_headers, plain = await get(table.url, path)
+    status, headers, body = await get(table.url, path, {"Accept-Encoding": BROWSER})
+    assert status == 200 and headers["content-encoding"] == "gzip"
+    assert gzip.decompress(body) == plain and len(body) < len(plain)
+    assert int(headers["content-length"]) == len(body)
+    assert headers["vary"] == plain_headers["vary"] == "Accept-Encoding"
+    assert "content-encoding" not in plain_headers
+    assert headers["etag"] != plain_headers["etag"]
+
+
+async def test_a_client_without_gzip_gets_the_plain_file(table: Table) -> None:
+    """No Accept-Encoding, identity only, or gzip;q=0: the plain body."""
+    for accept in ("", "identity", "gzip;q=0, br", "*;q=0"):
+        _, headers, body = await get(table.url, "/static/app.js",
+                                     {"Accept-Encoding": accept} if accept else {})
+        assert "content-encoding" not in headers, accept
+        assert body.startswith(b"//")
+
+
+async def test_either_etag_revalidates_to_a_304_naming_the_chosen_one(table: Table) -> None:
+    """A browser holding the gzipped copy revalidates with its tag and gets 304, no body."""
+    _, headers, _ = await get(table.url, "/static/app.js", {"Accept-Encoding": BROWSER})
+    status, again, body = await get(table.url, "/static/app.js", {
+        "Accept-Encoding": BROWSER, "If-None-Match": headers["etag"]})
+    assert (status, body) == (304, b"")
+    assert again["etag"] == headers["etag"] and again["vary"] == "Accept-Encoding"
+
+
+def test_accept_encoding_is_read_with_its_weights() -> None:
+    """gzip taken by name or by *, refused by q=0 on either."""
+    assert accepts_gzip("gzip") and accepts_gzip("br, gzip;q=0.5") and accepts_gzip("*")
+    assert not accepts_gzip("") and not accepts_gzip("br") and not accepts_gzip("gzip;q=0")
+    assert not accepts_gzip("*;q=0") and not accepts_gzip("*, gzip;q=0")

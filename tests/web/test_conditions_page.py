@@ -1,0 +1,57 @@
+"""Conditions on the sheet in the browser: the GM marks Sam's wounds, everyone sees them, and
+the wound modifier reaches the declared test's odds (equal to `poolhall sr3-odds` at the raised
+target number); a player sets her own character's strain and not another's."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from playwright.sync_api import Page, expect
+
+from tests.serve_process import poolhall
+from tests.web.conftest import Served
+from tests.web.test_sr3_browser_table import SAM, create
+
+
+def test_wounds_marked_by_the_gm_reach_the_tests_odds(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """3 Physical boxes (Moderate, +2): Sam's Pistols test against TN 5 has the odds of 7."""
+    campaign, gm_link = served.create_campaign("Seattle Nights", "sr3")
+    create(served, gm_link, campaign, "sam", "Sam", SAM)
+    gm = open_page(gm_link)
+    ana = open_page(served.invite(campaign, gm_link, "player", "Ana", "sam"))
+    form = gm.get_by_role("form", name="Set a condition of Sam")
+    form.get_by_label("condition").select_option("physical")
+    form.get_by_label("value").fill("3")
+    form.get_by_role("button", name="Set").click()
+    for page in (gm, ana):
+        expect(page.locator("ph-conditions [data-character=sam] [data-condition=physical]")
+               ).to_have_text("Physical boxes 3")
+        expect(page.locator("ph-log")).to_contain_text("Sam's physical: 0 → 3")
+    served.as_gm(gm_link, "send", campaign, json.dumps(
+        {"type": "declare_pool_test", "character": "sam", "skill": "pistols", "kind": "other",
+         "tn": 5}))
+    card = ana.locator("ph-sr3-declared [data-character=sam]")
+    expect(card.locator("caption")).to_contain_text("against target number 7: 5 + 2 for wounds")
+    odds = json.loads(poolhall("sr3-odds", "6", "--tn", "7", "--json",
+                               cwd=served.directory).stdout)["rows"]
+    expect(card.locator("tbody tr").first.locator("td").nth(1)).to_have_text(
+        f"{100 * odds[0]['at_least'][1]:.1f}%")
+
+
+def test_a_player_sets_her_characters_strain_and_no_other(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Narrative: Ana sets Han's strain; she has no form for Leia's."""
+    campaign, gm_link = served.create_campaign("Edge", "narrative")
+    for character, name in (("han", "Han"), ("leia", "Leia")):
+        served.send(gm_link, {"type": "create_character", "character": character, "name": name,
+                              "stats": {"system": "narrative"}})
+    ana = open_page(served.invite(campaign, gm_link, "player", "Ana", "han"))
+    form = ana.get_by_role("form", name="Set a condition of Han")
+    form.get_by_label("condition").select_option("strain")
+    form.get_by_label("value").fill("4")
+    form.get_by_role("button", name="Set").click()
+    expect(ana.locator("ph-conditions [data-character=han] [data-condition=strain]")
+           ).to_have_text("strain 4")
+    expect(ana.get_by_role("form", name="Set a condition of Leia")).to_have_count(0)

@@ -1,0 +1,137 @@
+"""A narrative encounter in three browsers: initiative from Cool and Vigilance checks, two
+rounds with a player slot claimed by Ana and an NPC slot filled by the GM, Ana spending her
+roll's advantage, the GM spending an NPC's threat, and the GM refused Ana's advantage."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from playwright.sync_api import Page, expect
+
+from tests.web.conftest import Served
+
+HAN = {"system": "narrative", "agility": 3, "presence": 3,
+       "skills": {"Ranged (Light)": {"rank": 2, "characteristic": "agility"},
+                  "Cool": {"rank": 1, "characteristic": "presence"}}}
+VADER = {"system": "narrative", "willpower": 4,
+         "skills": {"Vigilance": {"rank": 2, "characteristic": "willpower"}}}
+TROOPER = {"system": "narrative", "brawn": 0, "agility": 0, "intellect": 0, "cunning": 0,
+           "willpower": 0, "presence": 0}
+"""No ability dice at all: the Trooper's check holds only difficulty and setback dice."""
+
+
+def rolled_check(served: Served, gm_link: str, check: str, character: str, skill: str,
+                 level: str, *extra: dict[str, object]) -> None:
+    """The GM builds and rolls a check through the shared check's commands."""
+    served.send(gm_link,
+                {"type": "open_check", "check": check, "character": character, "skill": skill,
+                 **({"characteristic": "presence"} if skill == "Athletics" else {})},
+                {"type": "set_difficulty", "check": check, "level": level},
+                *extra, {"type": "roll_check", "check": check})
+
+
+def left(page: Page, check: str, symbol: str) -> int:
+    """What the page's table says is left of ``symbol`` on ``check``."""
+    return int(page.evaluate(
+        "([check, symbol]) => document.querySelector('ph-app').store.state.table.table"
+        ".game.checks[check].left[symbol]", [check, symbol]))
+
+
+def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The whole encounter in the page, as the rules have it."""
+    campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
+    for character, name, stats in (("han", "Han", HAN), ("vader", "Vader", VADER),
+                                   ("trooper", "Trooper", TROOPER)):
+        served.send(gm_link, {"type": "create_character", "character": character,
+                              "name": name, "stats": stats})
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "han")
+    gm, ana = open_page(gm_link), open_page(ana_link)
+    cy = open_page(served.invite(campaign, gm_link, "spectator", "Cy"), width=360)
+
+    gm.locator("ph-narrative-encounter").get_by_role("button", name="Start encounter").click()
+    for page in (gm, ana, cy):
+        expect(page.locator("ph-narrative-encounter h2")).to_have_text("Encounter 1")
+    expect(ana.locator("ph-narrative-encounter").get_by_role(
+        "button", name="Start encounter")).to_have_count(0)
+
+    rolled_check(served, gm_link, "han-init", "han", "Cool", "simple")
+    rolled_check(served, gm_link, "vader-init", "vader", "Vigilance", "simple")
+    ana_encounter = ana.locator("ph-narrative-encounter")
+    initiative = ana_encounter.get_by_role("form", name="Enter initiative")
+    expect(initiative.get_by_label("check")).to_have_value("han-init")
+    initiative.get_by_role("button", name="Enter initiative").click()
+    gm_encounter = gm.locator("ph-narrative-encounter")
+    gm_initiative = gm_encounter.get_by_role("form", name="Enter initiative")
+    gm_initiative.get_by_label("check").select_option("vader-init")
+    gm_initiative.get_by_role("button", name="Enter initiative").click()
+    for page in (gm, ana, cy):
+        expect(page.locator("ph-narrative-encounter li.ph-ne-slot")).to_have_count(2)
+    expect(gm_encounter.locator("li[data-side=player]")).to_contain_text("Han's Cool")
+    expect(gm_encounter.locator("li[data-side=npc]")).to_contain_text("Vader's Vigilance")
+
+    for round_number in (1, 2):
+        gm_encounter.get_by_role("button", name="Start round 1" if round_number == 1
+                                 else "Next round").click()
+        expect(ana_encounter.locator(".ph-ne-status")).to_have_text(f"Round {round_number}")
+        player_slot = ana_encounter.locator("li[data-side=player]")
+        player_slot.get_by_role("button", name="Claim").click()
+        npc_slot = gm_encounter.locator("li[data-side=npc]")
+        npc_slot.get_by_label("who").select_option("vader")
+        npc_slot.get_by_role("button", name="Fill").click()
+        for page in (gm, ana, cy):
+            expect(page.locator("ph-narrative-encounter li[data-side=player]")).to_contain_text(
+                "Han acts")
+            expect(page.locator("ph-narrative-encounter li[data-side=npc]")).to_contain_text(
+                "Vader acts")
+    expect(cy.locator("ph-log")).to_contain_text("round 2 begins")
+    assert cy.locator("ph-narrative-encounter form").count() == 0  # a spectator only watches
+
+    # Han shoots with 8 boost dice and no difficulty: 11 dice without a threat side, so
+    # advantage comes up unless all 11 show none (1 in 2,048)
+    rolled_check(served, gm_link, "han-shot", "han", "Ranged (Light)", "simple",
+                 {"type": "add_dice", "check": "han-shot", "kind": "boost", "count": 8})
+    # the Trooper (no ability dice) against Formidable and 10 setback dice: threat comes up
+    # unless all 15 dice show none (about 1 in 8,000)
+    rolled_check(served, gm_link, "trooper-shot", "trooper", "Athletics", "formidable",
+                 {"type": "add_dice", "check": "trooper-shot", "kind": "setback", "count": 10})
+    han_result = ana.locator("ph-narrative-results li[data-check=han-shot]")
+    expect(han_result.locator(".ph-nd-left")).to_contain_text("advantage")
+    before = left(ana, "han-shot", "advantage")
+    assert before > 0
+
+    gm_han = gm.locator("ph-narrative-results li[data-check=han-shot]")
+    gm_han.get_by_label("symbol").select_option("advantage")
+    gm_han.get_by_label("on", exact=True).fill("the GM's idea")
+    gm_han.get_by_role("button", name="Spend").click()
+    expect(gm_han.locator(".ph-error")).to_contain_text(
+        "in combat, the player spends the advantage and triumph and the GM spends the threat"
+        " and despair")
+    assert left(gm, "han-shot", "advantage") == before  # nothing appended
+
+    spend = han_result.get_by_role("form", name="Spend the result of han-shot")
+    spend.get_by_label("symbol").select_option("advantage")
+    spend.get_by_label("on", exact=True).fill("aim at the next trooper")
+    spend.get_by_role("button", name="Spend").click()
+    for page in (gm, ana, cy):
+        result = page.locator("ph-narrative-results li[data-check=han-shot]")
+        expect(result.locator(".ph-nd-spends")).to_contain_text(
+            "Ana spent 1 advantage on aim at the next trooper")
+    assert left(ana, "han-shot", "advantage") == before - 1
+    expect(gm_han.locator(".ph-error")).to_have_text("")  # the refusal went with the change
+
+    assert ana.locator("ph-narrative-results li[data-check=trooper-shot] form").count() == 0
+    trooper = gm.locator("ph-narrative-results li[data-check=trooper-shot]")
+    threat = left(gm, "trooper-shot", "threat")
+    assert threat > 0
+    trooper.get_by_label("symbol").select_option("threat")
+    trooper.get_by_label("on", exact=True).fill("the trooper's blaster overheats")
+    trooper.get_by_role("button", name="Spend").click()
+    expect(ana.locator("ph-log")).to_contain_text("on the trooper's blaster overheats")
+    assert left(ana, "trooper-shot", "threat") == threat - 1
+
+    gm_encounter.get_by_role("button", name="End encounter").click()
+    for page in (gm, ana, cy):
+        expect(page.locator("ph-log")).to_contain_text("encounter 1 ended after 2 rounds")
+        expect(page.locator("ph-narrative-encounter .ph-ne-status")).to_have_text(
+            "No encounter is running.")
