@@ -334,7 +334,7 @@ class Section(msgspec.Struct, frozen=True, kw_only=True):
     rarest: list[Moment] = []
     """The rarest results of the section, rarest first (at most five)."""
     curve: list[CurvePoint] = []
-    """The table's running luck through a game session (thinned to at most 400 points)."""
+    """The table's running luck through a game session (thinned to at most 100 points)."""
     npcs: list[str] = []
     """Characters only GMs rolled for."""
     family: str = ""

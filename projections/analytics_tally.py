@@ -143,8 +143,9 @@ class _Luck:
 
 RAREST = 5
 """The rarest results a section lists."""
-CURVE_POINTS = 400
-"""Points of a session's running luck curve, at most (thinned by halves past it)."""
+CURVE_POINTS = 100
+"""Points of a session's running luck curve, at most (thinned by halves past it): enough
+for its chart, and a long campaign of many sessions folds in memory that stays flat."""
 
 SYSTEM_SUMS: dict[str, tuple[str, ...]] = {
     "narrative": ("succeeded", "successes", "advantages", "triumphs", "despairs"),

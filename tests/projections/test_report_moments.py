@@ -28,11 +28,11 @@ def test_the_rarest_moments_are_the_five_least_likely_rolls_with_how_rare() -> N
 
 def test_the_running_luck_curve_ends_at_the_sessions_luck_and_stays_bounded() -> None:
     """The curve's last point is the session's mean percentile; its band is 1.96 standard
-    deviations of a fair mean at that many rolls; 1,000 rolls keep at most 400 points."""
+    deviations of a fair mean at that many rolls; 1,000 rolls keep at most 100 points."""
     log = LogBuilder(system="d12")
     d12_session(log, random.Random(2), 1000)
     section = report(log.events).sessions[0]
-    assert 1 < len(section.curve) <= 400
+    assert 1 < len(section.curve) <= 100
     last = section.curve[-1]
     assert last.rolls <= section.luck.rolls
     if last.rolls == section.luck.rolls:
