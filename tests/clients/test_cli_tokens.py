@@ -17,13 +17,17 @@ def _stop(process: subprocess.Popen[bytes]) -> str:
     return output.decode()
 
 
-def test_serve_prints_the_admin_token_path_not_the_token(tmp_path) -> None:
-    """The first start prints where the admin token is, never the token itself (stdout of a
-    service ends up in logs); ``--show-admin-token`` prints it on request."""
+def test_serve_prints_the_owner_link_once_then_the_admin_token_path_only(tmp_path) -> None:
+    """The first start on a new database prints the owner's link (the token in its fragment)
+    once, saying so, and where the token is kept; a later start prints the path only (stdout
+    of a service ends up in logs); ``--show-admin-token`` prints it on request."""
     db = tmp_path / "poolhall.db"
     output = _stop(start_serve(db, free_port()))
     token = (tmp_path / "poolhall.db.admin-token").read_text().strip()
-    assert token not in output and f"admin token: created in {db}.admin-token" in output
+    assert f"/owner#token={token}" in output and "shown on this first start only" in output
+    assert f"admin token: created in {db}.admin-token" in output
+    output = _stop(start_serve(db, free_port()))
+    assert token not in output and f"admin token: in {db}.admin-token" in output
     process = start_serve(db, free_port(), "--show-admin-token")
     assert f"admin token: {token}" in _stop(process)
     (tmp_path / "poolhall.db.admin-token").chmod(0o644)  # written back by hand, umask 022
