@@ -7,11 +7,15 @@ imported here by name, statically, and a registered system without one is refuse
 from __future__ import annotations
 
 from events.base import Command, Event
+from events.character_io import ImportCharacter
+from events.conditions import SetCondition
 from events.errors import Rejected
 from events.systems import check_registered
 from server.auth import hash_token
 from server.rules import core, d12, narrative, sr3
 from server.rules.base import Decision
+from server.rules.character_import import import_character
+from server.rules.conditions import set_condition
 from server.rules.contract import Rules
 
 __all__ = ["RULES", "decide", "rules"]
@@ -29,6 +33,10 @@ def rules(system_id: str) -> Rules:
 
 def decide(ctx: Decision, command: Command) -> list[Event]:
     """Decide any command in a campaign: core commands here, the rest by the game system."""
+    if isinstance(command, ImportCharacter):  # core commands with a module of their own
+        return import_character(ctx, command)
+    if isinstance(command, SetCondition):
+        return set_condition(ctx, command)
     if type(command) in core.COMMANDS:
         return core.decide(ctx, command, hash_token)
     system = RULES[ctx.state.system]

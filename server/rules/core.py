@@ -183,14 +183,6 @@ def decide(ctx: Decision, command: Any, hash_token: Any) -> list[Event]:
             return _end_session(ctx, command)
         case core.Roll():
             return _roll(ctx, command)
-        case core.SetCondition():
-            from server.rules.conditions import set_condition
-
-            return set_condition(ctx, command)
-        case core.ImportCharacter():
-            from server.rules.character_import import import_character  # it imports slugify
-
-            return import_character(ctx, command)
         case core.CreateCampaign():
             raise Rejected("forbidden", "campaigns are created with the admin token", "$.type")
     raise Rejected("unknown_type", f"unknown command {type(command).__name__}", "$.type")

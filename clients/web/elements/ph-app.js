@@ -22,6 +22,7 @@ const CONNECTION_WORDS = {
 };
 
 const LIVE_MARK = "poolhall:live";
+const MOTION_KEY = "poolhall.motion";
 const HISTORY_PAGE = 500; // events per `history` request (the most the server sends)
 
 export class PhApp extends HTMLElement {
@@ -88,16 +89,49 @@ export class PhApp extends HTMLElement {
       location.reload();
     }}, "Leave this table");
     this.panelSlot = h("section", {class: "ph-panel", "aria-label": "The table"});
+    this.motion = h("button", {type: "button", class: "ph-quiet ph-motion", "aria-pressed": "true",
+                               onclick: () => this.setMotion(this.dataset.motion === "off")},
+      "Dice roll animation");
+    this.setMotion(localStorage.getItem(MOTION_KEY) !== "off");
     this.members = h("ph-members");
     this.conditions = h("ph-conditions");
     this.log = h("ph-log");
     this.roll = h("ph-roll");
     this.tools = h("section", {class: "ph-tools", "aria-label": "Tools"});
+    // On a phone (table.css, narrow screens) one of three views shows at a time, one tap apart
+    // on a bar at the bottom of the screen, where a thumb reaches; the roll form stays just
+    // above it in the table's and the log's views. Wider screens show everything and no bar.
+    this.tabs = h("nav", {class: "ph-phone-tabs", "aria-label": "Views"},
+      [["table", "Table"], ["log", "Log"], ["sheet", "Sheet"]].map(([view, words]) =>
+        h("button", {type: "button", class: "ph-quiet", "data-view": view,
+                     onclick: () => this.showView(view)}, words)));
     replace(this,
-      h("header", {class: "ph-header"}, this.heading, this.who, this.status, this.leave),
+      h("header", {class: "ph-header"}, this.heading, this.who, this.status, this.motion, this.leave),
       this.problem,
       h("main", {class: "ph-main"}, this.panelSlot,
-        h("div", {class: "ph-side"}, this.log, this.roll, this.conditions, this.members, this.tools)));
+        h("div", {class: "ph-side"}, this.log, this.roll, this.conditions, this.members, this.tools)),
+      this.tabs);
+    this.showView("table");
+  }
+
+  /** The dice's short roll animation on or off (kept in this browser); the platform's
+   * prefers-reduced-motion turns it off whatever this says (table.css). */
+  setMotion(on) {
+    this.dataset.motion = on ? "on" : "off";
+    this.motion.setAttribute("aria-pressed", String(on));
+    try {
+      localStorage.setItem(MOTION_KEY, on ? "on" : "off");
+    } catch {
+      // storage refused (a private window): the choice lasts for this page
+    }
+  }
+
+  /** The phone's view: "table", "log" or "sheet" (every part shows on a wide screen). */
+  showView(view) {
+    this.dataset.view = view;
+    for (const button of this.tabs.querySelectorAll("button")) {
+      button.setAttribute("aria-pressed", String(button.dataset.view === view));
+    }
   }
 
   render(changed) {

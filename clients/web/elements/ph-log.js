@@ -318,6 +318,12 @@ export class PhLog extends HTMLElement {
     this.newest = newest;
     if (before === null || newest === null || newest <= before) return;
     const fresh = this.frames.slice(Math.max(this.find(before) + 1, n - ANNOUNCED));
+    for (const frame of fresh) { // its dice roll once (table.css: CSS only; the text is there)
+      const line = this.built.get(frame.seq);
+      if (!line || line.classList.contains("ph-fresh")) continue;
+      line.classList.add("ph-fresh");
+      line.addEventListener("animationend", () => line.classList.remove("ph-fresh"), {once: true});
+    }
     afterPaint(() => { // the line on screen first
       for (const frame of fresh) {
         const line = this.built.get(frame.seq) ?? this.line(frame);

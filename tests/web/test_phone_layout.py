@@ -1,0 +1,56 @@
+"""The table on a phone, 360 px wide: the table, the log and the sheet one tap apart on a bar
+at the bottom, the roll buttons within a thumb's reach, nothing scrolling sideways."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from playwright.sync_api import Page, expect
+
+from tests.web.conftest import Served
+from tests.web.test_page_layout import NO_SIDEWAYS_SCROLL, a_table_in_play
+
+
+def test_at_360_px_the_table_the_log_and_the_sheet_are_one_tap_apart(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Ana on a phone: each view a tap away, the log's lines on screen after one tap, the roll
+    form in the lower part of the screen in the table's and the log's views."""
+    _, _, ana_link = a_table_in_play(served)
+    ana = open_page(ana_link, width=360, height=740)
+    tabs = ana.get_by_role("navigation", name="Views")
+    expect(tabs).to_be_in_viewport()
+    box = tabs.bounding_box()
+    assert box and box["y"] + box["height"] >= 740 - 2  # at the bottom edge
+    assert ana.evaluate(NO_SIDEWAYS_SCROLL)
+
+    expect(ana.locator(".ph-panel")).to_be_visible()
+    expect(ana.locator("ph-log")).to_be_hidden()
+    roll = ana.locator(".ph-roll-form")
+    expect(roll).to_be_in_viewport()
+    roll_box = roll.bounding_box()
+    assert roll_box and roll_box["y"] > 740 / 2  # within a thumb's reach
+
+    tabs.get_by_role("button", name="Log").click()
+    expect(ana.locator("[data-type=dice_rolled]").first).to_be_in_viewport()
+    expect(ana.locator(".ph-panel")).to_be_hidden()
+    expect(roll).to_be_in_viewport()
+    assert ana.evaluate(NO_SIDEWAYS_SCROLL)
+
+    tabs.get_by_role("button", name="Sheet").click()
+    expect(ana.locator("ph-members")).to_be_in_viewport()
+    expect(ana.locator("ph-log")).to_be_hidden()
+    assert ana.evaluate(NO_SIDEWAYS_SCROLL)
+
+    tabs.get_by_role("button", name="Table").click()
+    expect(ana.locator(".ph-panel")).to_be_in_viewport()
+    expect(tabs.get_by_role("button", name="Table")).to_have_attribute("aria-pressed", "true")
+
+
+def test_a_wide_screen_shows_everything_and_no_bar(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """At 1280 px every part shows at once; the phone's bar is not there."""
+    _, _, ana_link = a_table_in_play(served)
+    ana = open_page(ana_link, width=1280)
+    expect(ana.get_by_role("navigation", name="Views")).to_be_hidden()
+    for part in (".ph-panel", "ph-log", "ph-members", ".ph-roll-form"):
+        expect(ana.locator(part)).to_be_visible()
