@@ -307,18 +307,23 @@ def _plays_one(client: Any) -> bool:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from clients.verify_rolls import fair_line, fair_rolls, fair_summary
     from events.store import SqliteReader
 
     try:  # read-only: verifying a log never changes it, even one that is being served
-        checked, problems = SqliteReader(args.db).verify()
+        reader = SqliteReader(args.db)
+        checked, problems = reader.verify()
+        rolls = fair_rolls(reader)  # every face of every revealed epoch, recomputed
     except StoreError as error:
         raise CliError(str(error)) from None
+    everything: list[Any] = [*problems, *rolls.problems]
+    problems = everything
     summary = (f"{len(problems)} problem(s) in {checked} events" if problems
                else styled("[green]ok[/green]: {} events, every hash chain holds", checked))
-    emit(args, {"checked": checked, "problems": problems},
+    emit(args, {"checked": checked, "problems": problems, "rolls": fair_summary(rolls)},
          lines(*(styled("[red]broken[/red] {} #{}: {}", p.campaign, p.seq, p.problem)
                  if p.campaign else styled("[red]{}[/red]", p.problem)  # the file itself
-                 for p in problems), summary))
+                 for p in problems), summary, fair_line(rolls)))
     return common.EXIT_REFUSED if problems else common.EXIT_OK
 
 

@@ -12,6 +12,9 @@ from msgspec import Meta
 
 from events.base import Command, Event, Name, Reason, Role, Slug
 from events.dice import MAX_EXPRESSION_LENGTH, RolledTerm
+from events.fair import COMMANDS as FAIR_COMMANDS
+from events.fair import EVENTS as FAIR_EVENTS
+from events.fair import FairStamp
 from events.systems import SYSTEM_IDS, Stats
 
 __all__ = [
@@ -118,6 +121,8 @@ class DiceRolled(Event, frozen=True, kw_only=True):
     constant: int = 0
     total: int
     reason: Reason = ""
+    fair: FairStamp | None = None
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
 
 
 class ReplayShared(Event, frozen=True, kw_only=True):
@@ -144,6 +149,7 @@ EVENTS: tuple[type[Event], ...] = (
     GameSessionEnded,
     DiceRolled,
     ReplayShared,
+    *FAIR_EVENTS,
 )
 
 
@@ -229,5 +235,6 @@ COMMANDS: tuple[type[Command], ...] = (
     EndSession,
     Roll,
     ShareReplay,
+    *FAIR_COMMANDS,
 )
 

@@ -47,7 +47,7 @@ from server.auth import (
     load_or_create_admin_token,
 )
 from server.campaign_creation import CampaignCreation
-from server.csprng import BufferedSystemRandom
+from server.fair_seeds import system_seed
 from server.gate import Gate
 from server.gc_tuning import GcTuning
 from server.health import LogHealth, health_response
@@ -61,6 +61,7 @@ from server.protocol import command_id_of, read_frame, read_join
 from server.rates import Limits, MemberKey, member_key
 from server.replay_links import replay_request
 from server.report_page import ReportPages
+from server.seed_vault_sqlite import SqliteSeedVault
 from server.settings import Settings
 from server.shutdown import answer_unread, run_steps
 from server.stored_snapshots import SnapshotStore
@@ -113,7 +114,9 @@ class Server:
         self.db_path = Path(db_path)
         self.host = host
         self.port = port
-        self.rng = rng if rng is not None else BufferedSystemRandom()
+        self.new_seed = (lambda: rng.randbytes(32)) if rng is not None else system_seed
+        """Each epoch's secret seed: the OS CSPRNG (tests give a seeded ``rng``: fixed seeds)."""
+        self.vault: SqliteSeedVault | None = None
         self.settings = settings if settings is not None else Settings()
         if admin_token is not None:
             check_admin_token(admin_token, "the admin token given")
@@ -153,7 +156,7 @@ class Server:
         self.reports = ReportPages(str(self.db_path), self.report_workers)
         self._background: set[asyncio.Task[None]] = set()
         """Views of past tables being computed for the connections that asked."""
-        self.loaded = LoadedCampaigns(self.settings, rng=self.rng, clock=self.clock,
+        self.loaded = LoadedCampaigns(self.settings, new_seed=self.new_seed, clock=self.clock,
                                       health=self.health, workers=self.view_workers,
                                       pages=self.pages, unjoined_grace=UNJOINED_GRACE)
         """Every campaign of the log, and the hubs of those loaded now."""
@@ -233,6 +236,7 @@ class Server:
         self.committer.start()
         started = time.perf_counter()
         self.store = SnapshotStore(self.db_path)
+        self.vault = self.loaded.vault = SqliteSeedVault(self.db_path)
         await self.loaded.open(self.log, self.store, self.committer)  # and unloads idle hubs
         logger.info("found %d campaigns in %.3fs (each loads when first joined)",
                     len(self.campaigns), time.perf_counter() - started)
@@ -301,6 +305,8 @@ class Server:
         self.gate.close()
 
     async def _close_log(self) -> None:
+        if self.vault is not None:
+            self.vault.close()
         if self.log is not None:
             self.log.close()
 

@@ -10,7 +10,7 @@ from events.base import Command, Event
 from events.errors import Rejected
 from events.systems import check_registered
 from server.auth import hash_token
-from server.rules import core, d12, narrative, sr3
+from server.rules import core, d12, fairness, narrative, sr3
 from server.rules.base import Decision
 from server.rules.contract import Rules
 
@@ -28,13 +28,16 @@ def rules(system_id: str) -> Rules:
 
 
 def decide(ctx: Decision, command: Command) -> list[Event]:
-    """Decide any command in a campaign: core commands here, the rest by the game system."""
+    """Decide any command in a campaign: core commands here, the rest by the game system;
+    then the fair rolls' part (:func:`server.rules.fairness.finish`)."""
     if type(command) in core.COMMANDS:
-        return core.decide(ctx, command, hash_token)
-    system = RULES[ctx.state.system]
-    if type(command) not in system.commands:
-        raise Rejected(
-            "wrong_system", f"this campaign plays {ctx.state.system!r}; "
-            f"{type(command).__name__} belongs to another system", "$.type",
-        )
-    return system.decide(ctx, command)
+        events = core.decide(ctx, command, hash_token)
+    else:
+        system = RULES[ctx.state.system]
+        if type(command) not in system.commands:
+            raise Rejected(
+                "wrong_system", f"this campaign plays {ctx.state.system!r}; "
+                f"{type(command).__name__} belongs to another system", "$.type",
+            )
+        events = system.decide(ctx, command)
+    return fairness.finish(ctx.fair, ctx.state, command, events)
