@@ -36,12 +36,12 @@ const REFILL_PX = 160;    // ... and filled in again when the view comes this cl
 const FIRST_GUESS_PX = 32; // a line's height before any line was measured
 const KEEP_BUILT = 400;   // built lines kept while not shown
 const ANNOUNCED = 3;      // new lines kept in the live region
-const FAIR_WORDS = {      // a roll's check: its badge, and what it means
-  checking: ["checking", "being recomputed from its epoch's revealed seed"],
-  verified: ["✓ verified", "recomputed from the revealed seed: every face matches"],
-  sealed: ["sealed", "sealed: checked here once its epoch's seed is revealed"],
-  mismatch: ["✗ mismatch", "the revealed seed does not give these dice"],
-  unavailable: ["cannot check here", "cannot check here: needs https or localhost"],
+const FAIR_WORDS = {      // a roll's check: its mark, its name, and what it means
+  checking: ["…", "checking", "being recomputed from its epoch's revealed seed"],
+  verified: ["✓", "verified", "recomputed from the revealed seed: every face matches"],
+  sealed: ["○", "sealed", "sealed: checked here once its epoch's seed is revealed"],
+  mismatch: ["✗", "mismatch", "the revealed seed does not give these dice"],
+  unavailable: ["–", "cannot check here", "cannot check here: needs https or localhost"],
 };
 
 export class PhLog extends HTMLElement {
@@ -367,12 +367,15 @@ export class PhLog extends HTMLElement {
       if (!result) return;
       this.fairPanel.replaceChildren(h("h3", {}, `Roll #${frame.seq}`), this.how(result));
       this.fairPanel.hidden = false;
-    }}, FAIR_WORDS.checking[0]);
+    }, "aria-label": `dice ${FAIR_WORDS.checking[1]}`, title: FAIR_WORDS.checking[2]},
+    FAIR_WORDS.checking[0]);
     const shown = (checked) => {
       result = checked;
       badge.dataset.state = checked.state;
-      badge.textContent = FAIR_WORDS[checked.state][0];
-      badge.title = FAIR_WORDS[checked.state][1];
+      const [mark, name, meaning] = FAIR_WORDS[checked.state];
+      badge.textContent = mark;
+      badge.setAttribute("aria-label", `dice ${name}`);
+      badge.title = meaning;
     };
     const known = this.fair.known(frame); // a sealed roll: drawn as it is, no waiting
     if (known) shown(known);
@@ -383,7 +386,7 @@ export class PhLog extends HTMLElement {
   /** How a roll was checked: its epoch, nonce, commitment, seed and the bytes it used. */
   how(result) {
     const rows = [
-      ["check", FAIR_WORDS[result.state][1]], ["epoch", result.epoch], ["nonce", result.nonce],
+      ["check", FAIR_WORDS[result.state][2]], ["epoch", result.epoch], ["nonce", result.nonce],
       ["commitment", result.commitment ?? "not in the log loaded here"],
       ["seed", result.seed ?? "not revealed yet"], ["client seeds digest", result.seeds],
       ["bytes used", result.bytes], ["why", result.why],
