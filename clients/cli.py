@@ -315,33 +315,37 @@ def _plays_one(client: Any) -> bool:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    """Walk every chain; compare every stored snapshot with a fold of the log
+    """Walk every chain; recompute every face of every revealed epoch
+    (:mod:`clients.verify_rolls`); compare every stored snapshot with a fold of the log
     (:mod:`server.snapshot_check`, for a SQLite file); check the log against the hashes given
     with ``--expect`` (:mod:`clients.verify_expect`)."""
     from clients.verify_expect import expectation_problems
+    from clients.verify_rolls import fair_line, fair_rolls, fair_summary
     from events.backends import is_postgres_url, reading
     from server.snapshot_check import snapshot_problems
 
     try:  # read-only: verifying a log never changes it, even one that is being served
         with reading(args.db) as log:
-            checked, problems = log.verify()
-            problems += expectation_problems(log, args.expect)
+            checked, chain = log.verify()
+            rolls = fair_rolls(log)  # every face of every revealed epoch, recomputed
+            chain += expectation_problems(log, args.expect)
         snapshots = 0
         if not is_postgres_url(args.db):
             snapshots, wrong = snapshot_problems(args.db)
-            problems += wrong
+            chain += wrong
     except StoreError as error:
         raise CliError(str(error)) from None
+    problems: list[Any] = [*chain, *rolls.problems]
     held = f", {len(args.expect)} expected hash(es) match" if args.expect else \
         " (against no hash held elsewhere: see --expect)"
     summary = (f"{len(problems)} problem(s) in {checked} events" if problems
                else styled("[green]ok[/green]: {} events, every hash chain holds, {} stored "
                            "snapshot(s) equal to the log{}", checked, snapshots, held))
     emit(args, {"checked": checked, "snapshots": snapshots, "expected": len(args.expect),
-                "problems": problems},
+                "problems": problems, "rolls": fair_summary(rolls)},
          lines(*(styled("[red]broken[/red] {} #{}: {}", p.campaign, p.seq, p.problem)
                  if p.campaign else styled("[red]{}[/red]", p.problem)  # the file itself
-                 for p in problems), summary))
+                 for p in problems), summary, fair_line(rolls)))
     return common.EXIT_REFUSED if problems else common.EXIT_OK
 
 

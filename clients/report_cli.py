@@ -69,9 +69,21 @@ def write_rows(rows: list[RollRow], out: TextIO, form: str) -> None:
 
 
 async def _export(args: argparse.Namespace) -> int:
-    if not args.rolls:
-        raise CliError("say what to export: --rolls (one row per roll)")
+    if not args.rolls and not args.events:
+        raise CliError("say what to export: --rolls (one row per roll) or --events (the log)")
     _, events = await fetch_log(args)
+    if args.events:  # the log as the table saw it: what docs/verifier/verify_rolls.py reads
+        text = "".join(msgspec.json.encode(recorded).decode() + "\n" for recorded in events)
+        if args.output is None:
+            sys.stdout.write(text)
+            return common.EXIT_OK
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise CliError(f"cannot write {args.output}: {error.strerror or error}") from None
+        emit(args, {"written": args.output, "events": len(events)},
+             styled("wrote {} events to [bold]{}[/bold]", len(events), args.output))
+        return common.EXIT_OK
     rows = roll_rows(events)
     if args.session is not None:
         session_bounds(events, args.session, args.campaign)
@@ -106,6 +118,8 @@ def add_commands(sub: Any) -> None:
     export.add_argument("campaign")
     export.add_argument("--rolls", action="store_true",
                         help="one row per roll, with its odds (the one export there is)")
+    export.add_argument("--events", action="store_true",
+                        help="every event as JSON lines (for docs/verifier/verify_rolls.py)")
     export.add_argument("--format", choices=("csv", "jsonl"), default="csv",
                         help="csv (default) or jsonl (one JSON object per line)")
     export.add_argument("--session", type=session_type, metavar="N", help="game session N")

@@ -14,6 +14,9 @@ from events.base import Command, Event, Name, Reason, Role, Slug
 from events.character_io import CharacterImported, ImportCharacter
 from events.conditions import ConditionChanged, SetCondition
 from events.dice import MAX_EXPRESSION_LENGTH, RolledTerm
+from events.fair import COMMANDS as FAIR_COMMANDS
+from events.fair import EVENTS as FAIR_EVENTS
+from events.fair import FairStamp
 from events.systems import SYSTEM_IDS, Stats
 
 __all__ = [
@@ -126,6 +129,8 @@ class DiceRolled(Event, frozen=True, kw_only=True):
     constant: int = 0
     total: int
     reason: Reason = ""
+    fair: FairStamp | None = None
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
 
 
 class ReplayShared(Event, frozen=True, kw_only=True):
@@ -155,6 +160,7 @@ EVENTS: tuple[type[Event], ...] = (
     ReplayShared,
     CharacterImported,
     ConditionChanged,
+    *FAIR_EVENTS,
 )
 
 
@@ -242,5 +248,6 @@ COMMANDS: tuple[type[Command], ...] = (
     ShareReplay,
     ImportCharacter,
     SetCondition,
+    *FAIR_COMMANDS,
 )
 

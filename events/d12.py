@@ -25,6 +25,7 @@ from msgspec import Meta
 from events.base import Command, Event, Reason, Slug, Value, ViewData
 from events.contract import SystemVocabulary
 from events.errors import NotationError
+from events.fair import FairStamp
 
 __all__ = [
     "VOCABULARY",
@@ -168,6 +169,8 @@ class ThresholdDiceRolled(Event, frozen=True, kw_only=True):
     failures: Tally
     margin: Margin
     succeeded: bool
+    fair: FairStamp | None = None
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
 
 
 class FailedDiceRemoved(Event, frozen=True, kw_only=True):

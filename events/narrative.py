@@ -26,6 +26,7 @@ from msgspec import Meta
 from events.base import Command, Event, Reason, Slug, ViewData
 from events.contract import SystemVocabulary
 from events.errors import NotationError
+from events.fair import FairStamp
 from events.narrative_encounter import ENCOUNTER_COMMANDS, ENCOUNTER_EVENTS
 from events.narrative_notation import DIE_KINDS, DIE_LETTERS, read_pool
 from events.narrative_values import (
@@ -161,6 +162,8 @@ class CheckRolled(Event, frozen=True, kw_only=True):
     pool: Pool
     dice: Dice
     result: NarrativeResult
+    fair: FairStamp | None = None
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
 
 
 class CheckCancelled(Event, frozen=True, kw_only=True):
@@ -176,6 +179,8 @@ class DestinyPoolRolled(Event, frozen=True, kw_only=True):
     dice: Annotated[tuple[DestinyDie, ...], Meta(max_length=20)]
     light: Points
     dark: Points
+    fair: FairStamp | None = None
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
 
 
 class DestinyPoolSet(Event, frozen=True, kw_only=True):
@@ -205,6 +210,8 @@ class ForceDiceRolled(Event, frozen=True, kw_only=True):
     light: Tally
     dark: Tally
     reason: Reason = ""
+    fair: FairStamp | None = None
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
 
 
 class PoolRolled(Event, frozen=True, kw_only=True):
@@ -215,6 +222,8 @@ class PoolRolled(Event, frozen=True, kw_only=True):
     dice: Dice
     result: NarrativeResult
     reason: Reason = ""
+    fair: FairStamp | None = None
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
 
 
 EVENTS: tuple[type[Event], ...] = (

@@ -33,6 +33,7 @@ from msgspec import Meta
 from events.base import Command, Event, Reason, Slug, ViewData
 from events.contract import SystemVocabulary
 from events.errors import NotationError
+from events.fair import FairStamp
 from events.sr3_values import (
     ATTRIBUTES,
     MAX_CHAIN,
@@ -103,6 +104,8 @@ class InitiativeScoresRolled(Event, frozen=True, kw_only=True):
     turn: Annotated[int, Meta(ge=1)]
     rolls: Annotated[tuple[InitiativeRoll, ...], Meta(max_length=50)]
     order: Participants
+    fair: FairStamp | None = None
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
 
 
 class CombatPassAdvanced(Event, frozen=True, kw_only=True):
@@ -167,6 +170,8 @@ class PoolTestRolled(_TestFields, Event, frozen=True, kw_only=True):
     karma_spent: Points = 0
     karma_left: Points = 0
     outcome: OpposedOutcome | None = None
+    fair: FairStamp | None = None
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
 
 
 class PoolTestRerolled(Event, frozen=True, kw_only=True):
@@ -183,6 +188,8 @@ class PoolTestRerolled(Event, frozen=True, kw_only=True):
     highest: Annotated[int, Meta(ge=1, le=6 * MAX_CHAIN)]
     disastrous: bool
     outcome: OpposedOutcome | None = None
+    fair: FairStamp | None = None
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
 
 
 class SceneEnded(Event, frozen=True, kw_only=True):

@@ -27,12 +27,15 @@ import msgspec
 from events import core
 from events.base import Event, MemberRole, Recorded
 from events.dice import RolledTerm
+from events.fair import ClientSeedSet, SeedCommitted, SeedRevealed
 from events.systems import RegisteredSystem, Stats
+from projections.fair_draws import DRAWS
 from projections.systems import GameState, projection
 
 __all__ = [
     "CampaignState",
     "Character",
+    "FairState",
     "Member",
     "ROLLS_KEPT",
     "RollEntry",
@@ -106,6 +109,25 @@ class RollEntry(msgspec.Struct, kw_only=True, gc=False):
     reason: str
 
 
+class FairState(msgspec.Struct, kw_only=True, gc=False):
+    """The fair rolls' epoch as the log stands: its commitment (never its seed, which is in no
+    event until it is revealed), the rolls made in it, and the members' own seeds."""
+
+    epoch: int = 0
+    """The current epoch (0: none committed yet)."""
+    commitment: str = ""
+    session: int = 0
+    committed_at: str = ""
+    rolls: int = 0
+    """Nonces used in the current epoch: the next roll's nonce."""
+    private: bool = False
+    """Whether the current epoch holds a private roll (it is then revealed only at the end of
+    its game session)."""
+    revealed: int = 0
+    """The last epoch whose seed was revealed."""
+    client_seeds: dict[str, str] = msgspec.field(default_factory=dict)
+
+
 class CampaignState(msgspec.Struct, kw_only=True):
     """Everything a campaign's log says, as it stands after event ``head``."""
 
@@ -124,6 +146,7 @@ class CampaignState(msgspec.Struct, kw_only=True):
     """Every game session's span of events (a few bytes a session): what a replay link of one
     session may read."""
     rolls: list[RollEntry] = msgspec.field(default_factory=list)
+    fair: FairState = msgspec.field(default_factory=FairState)
     game: GameState | None = None
     """The game system's part, set by ``campaign_created`` (see :mod:`projections.contract`)."""
 
@@ -244,6 +267,20 @@ def _dice_rolled(state: CampaignState, rec: Recorded, event: Any) -> None:
         del state.rolls[0]
 
 
+def _seed_committed(state: CampaignState, rec: Recorded, event: Any) -> None:
+    fair = state.fair
+    fair.epoch, fair.commitment, fair.session = event.epoch, event.commitment, event.session
+    fair.committed_at, fair.rolls, fair.private = rec.at, 0, False
+
+
+def _seed_revealed(state: CampaignState, rec: Recorded, event: Any) -> None:
+    state.fair.revealed = event.epoch
+
+
+def _client_seed_set(state: CampaignState, rec: Recorded, event: Any) -> None:
+    state.fair.client_seeds[event.member] = event.seed
+
+
 _CORE: dict[type[Event], Callable[[CampaignState, Recorded, Any], None]] = {
     core.CampaignCreated: _campaign_created,
     core.MemberInvited: _member_invited,
@@ -256,16 +293,24 @@ _CORE: dict[type[Event], Callable[[CampaignState, Recorded, Any], None]] = {
     core.ReplayShared: _replay_shared,
     core.CharacterImported: lambda state, recorded, event: None,  # its character_created did it
     core.ConditionChanged: _condition_changed,
+    SeedCommitted: _seed_committed,
+    SeedRevealed: _seed_revealed,
+    ClientSeedSet: _client_seed_set,
 }
 
 
 def evolve(state: CampaignState, recorded: Recorded) -> CampaignState:
     """Fold one recorded event into the campaign state and return it."""
-    handler = _CORE.get(type(recorded.event))
+    event = recorded.event
+    handler = _CORE.get(type(event))
     if handler is not None:
-        handler(state, recorded, recorded.event)
+        handler(state, recorded, event)
     else:
         state.game = projection(state.system).evolve(state.game, recorded)
+    if type(event) in DRAWS:
+        stamp = event.fair  # type: ignore[attr-defined]  # every DRAWS type has one
+        if stamp is not None and stamp.epoch == state.fair.epoch:
+            state.fair.rolls = stamp.nonce + 1
     state.head = recorded.seq
     return state
 

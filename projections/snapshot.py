@@ -23,7 +23,7 @@ from events.base import MemberRole
 from events.messages import EventFrame, json_schema
 from events.messages import ServerMessage as _EventsServerMessage
 from events.systems import RegisteredSystem, Stats
-from projections.campaign import CampaignState, Character, Member, RollEntry
+from projections.campaign import CampaignState, Character, FairState, Member, RollEntry
 from projections.systems import PROJECTIONS
 
 __all__ = [
@@ -100,6 +100,8 @@ class _TableFields(msgspec.Struct, frozen=True, kw_only=True):
     table: TableUnion  # type: ignore[valid-type]
     replay_links: list[ReplayLinkEntry] = msgspec.field(default_factory=list)
     """Replay links in force (not in ``members``: they have no seat at the table)."""
+    fair: FairState = msgspec.field(default_factory=FairState)
+    """The fair rolls' epoch: its commitment (never its seed), rolls so far, client seeds."""
 
 
 class _SnapshotBase(_TableFields, frozen=True, kw_only=True, tag_field="type",
@@ -166,6 +168,7 @@ def _table_fields(state: CampaignState) -> dict[str, Any]:
                        for c in state.characters.values()],
         "session": state.session, "in_session": state.in_session,
         "rolls": state.rolls[-TABLE_ROLLS:],
+        "fair": state.fair,
         "table": PROJECTIONS[state.system].snapshot(state.game),
     }
 
@@ -211,4 +214,6 @@ def state_from(snapshot: Snapshot) -> CampaignState:
                                            conditions=dict(c.conditions))
                     for c in snapshot.characters},
         session=snapshot.session, in_session=snapshot.in_session, rolls=list(snapshot.rolls),
+        fair=msgspec.structs.replace(snapshot.fair,
+                                     client_seeds=dict(snapshot.fair.client_seeds)),
         game=snapshot.table.game)  # type: ignore[attr-defined]

@@ -50,7 +50,7 @@ from server.auth import (
     load_or_create_admin_token,
 )
 from server.campaign_creation import CampaignCreation
-from server.csprng import BufferedSystemRandom
+from server.fair_seeds import system_seed
 from server.gate import ACCEPT_BATCH, Gate, lengthen_listen_queue
 from server.gc_tuning import GcTuning
 from server.health import LogHealth, health_response
@@ -66,6 +66,7 @@ from server.protocol import command_id_of, read_frame, read_join
 from server.rates import Limits, MemberKey, member_key
 from server.replay_links import replay_first, replay_request
 from server.report_page import ReportPages
+from server.seed_vault_sqlite import SqliteSeedVault
 from server.settings import Settings
 from server.shared_log import SharedLog
 from server.shutdown import answer_unread, run_steps
@@ -123,7 +124,9 @@ class Server:
         self.db_path = Path(db_path) if not self.shared else Path(".")
         self.host = host
         self.port = port
-        self.rng = rng if rng is not None else BufferedSystemRandom()
+        self.new_seed = (lambda: rng.randbytes(32)) if rng is not None else system_seed
+        """Each epoch's secret seed: the OS CSPRNG (tests give a seeded ``rng``: fixed seeds)."""
+        self.vault: SqliteSeedVault | None = None
         self.settings = settings if settings is not None else Settings()
         if admin_token is not None:
             check_admin_token(admin_token, "the admin token given")
@@ -171,7 +174,7 @@ class Server:
         self.reports = ReportPages(self.database, self.report_workers)
         self._background: set[asyncio.Task[None]] = set()
         """Views of past tables being computed for the connections that asked."""
-        self.loaded = LoadedCampaigns(self.settings, rng=self.rng, clock=self.clock,
+        self.loaded = LoadedCampaigns(self.settings, new_seed=self.new_seed, clock=self.clock,
                                       health=self.health, workers=self.view_workers,
                                       pages=self.pages, unjoined_grace=UNJOINED_GRACE)
         """Every campaign of the log, and the hubs of those loaded now."""
@@ -292,6 +295,9 @@ class Server:
         self.store = SnapshotStore(log.snapshots()  # type: ignore[attr-defined]
                                    if self.shared else self.db_path,
                                    seal_key(self.admin_token) if self.admin_token else None)
+        self.vault = self.loaded.vault = (
+            log.seed_vault() if self.shared  # type: ignore[attr-defined]
+            else SqliteSeedVault(self.db_path))
         await self.loaded.open(log, self.store, self.committer)  # and unloads idle hubs
         if self.shared:
             self.followers = SharedLog(self.database, self.loaded, self.health)
@@ -369,6 +375,8 @@ class Server:
     async def _close_log(self) -> None:
         if self.followers is not None:
             await asyncio.to_thread(self.followers.stop)
+        if self.vault is not None:
+            self.vault.close()
         if self.log is not None:
             self.log.close()
 

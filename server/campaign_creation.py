@@ -154,7 +154,11 @@ class CampaignCreation:
         else:
             campaign = slugify(command.name, campaigns.campaigns, "campaign")
         token = new_token()
-        new_events = open_campaign(command, campaign, hash_token(token))
+        try:  # the first epoch's seed is durable before its commitment is appended
+            first_seed = await asyncio.to_thread(campaigns.seeds(campaign).seed, 1)
+        except StoreError:
+            raise Rejected("unavailable", "the seed could not be stored; retry it", None) from None
+        new_events = open_campaign(command, campaign, hash_token(token), first_seed)
         at = self._clock()
         request = AppendRequest(campaign=campaign, expected_head=0,
                                 events=tuple(prepare(e) for e in new_events),

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import time
 from collections.abc import Callable
 
@@ -61,6 +60,7 @@ from server.catch_up import (
 from server.command_index import CommandIndex
 from server.derived_writes import DerivedWrites
 from server.divergence import check_history, needs_lookup
+from server.fair_seeds import FairSeeds
 from server.health import LogHealth
 from server.hub_commands import current_member, decide, refuse_while_failing, replayed_answer
 from server.hub_views import HubViews
@@ -113,7 +113,7 @@ class CampaignHub:
         log: ServerLog,
         store: SnapshotStore,
         committer: GroupCommitter,
-        rng: random.Random,
+        seeds: FairSeeds,
         clock: Callable[[], str],
         workers: ViewWorkers,
         health: LogHealth | None = None,
@@ -136,7 +136,8 @@ class CampaignHub:
         """True once a member joined: a hub only ever loaded for joins that were refused (a
         wrong token) is unloaded sooner (see :data:`server.app.UNJOINED_GRACE`)."""
         self._committer = committer
-        self._rng = rng
+        self._seeds = seeds
+        """The epoch seeds each decision rolls with (:mod:`server.fair_seeds`)."""
         self._clock = clock
         self._new_token = new_token
         self._health = health
@@ -399,6 +400,13 @@ class CampaignHub:
         batch = refuse_while_failing(batch, self._health, self.commands)
         if not batch:
             return
+        if not self._seeds.ready(self.state.fair.epoch):  # stored off the loop, then used
+            try:
+                await asyncio.to_thread(self._seeds.prepare, self.state.fair.epoch)
+            except StoreError as error:
+                logger.error("keeping the seeds of %s failed: %s", self.campaign, error)
+                refuse_unavailable(list(batch))
+                return
         decided: list[tuple[CommandWork, AppendRequest, list[Event], Decision]] = []
         in_batch: dict[str, str] = {}
         at = self._clock()
@@ -417,7 +425,7 @@ class CampaignHub:
                 else:  # the same command twice in one batch: answer it once it is durable
                     decided.append((work, None, [], None))  # type: ignore[arg-type]
                 continue
-            outcome = decide(work, self.state, self._rng, self._new_token)
+            outcome = decide(work, self.state, self._seeds, at, self._new_token)
             if outcome is None:
                 continue
             new_events, prepared, ctx = outcome

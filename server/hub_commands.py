@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +23,7 @@ from events.messages import Ack, ErrorReply
 from projections.campaign import CampaignState, Member
 from server import rules
 from server.command_index import CommandIndex
+from server.fair_seeds import FairSeeds
 from server.health import LogHealth
 from server.hub_work import CommandWork, reply, unavailable
 from server.rules.base import Decision
@@ -57,7 +57,7 @@ def refuse_while_failing(batch: list[CommandWork], health: LogHealth | None,
     return rest
 
 
-def decide(work: CommandWork, state: CampaignState, rng: random.Random,
+def decide(work: CommandWork, state: CampaignState, seeds: FairSeeds, at: str,
            new_token: Callable[[], str]) -> tuple[list[Event], tuple[PreparedEvent, ...],
                                                   Decision] | None:
     """Decide one command against the state as it stands; answer it if it is refused.
@@ -71,8 +71,8 @@ def decide(work: CommandWork, state: CampaignState, rng: random.Random,
         reply(work, ErrorReply(id=command_id, code="unauthorized", path=None,
                                message="you are no longer a member of this table"))
         return None
-    ctx = Decision(state, member, rng, new_token)
     try:
+        ctx = Decision(state, member, None, new_token, seeds.for_state(state, at))
         new_events = rules.decide(ctx, work.command)
         prepared = tuple(prepare(event) for event in new_events)
     except Rejected as refusal:

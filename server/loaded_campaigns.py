@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import time
+from collections.abc import Callable
 
 from events.errors import Rejected
 from events.log import CommandRecord, ServerLog
+from server.fair_seeds import FairSeeds
 from server.health import LogHealth
 from server.hub import CampaignHub
 from server.page_cache import PageCache
 from server.rebuild import LoadedCampaign, load_hub_state
+from server.seed_vault import SeedVault
 from server.settings import Settings
 from server.stored_snapshots import SnapshotStore
 from server.utc_clock import UtcClock
@@ -41,11 +43,13 @@ class LoadedCampaigns:
     (:data:`server.app.UNJOINED_GRACE`), the others after ``--idle-unload``.
     """
 
-    def __init__(self, settings: Settings, *, rng: random.Random, clock: UtcClock,
+    def __init__(self, settings: Settings, *, new_seed: Callable[[], bytes], clock: UtcClock,
                  health: LogHealth, workers: ViewWorkers, pages: PageCache,
                  unjoined_grace: float) -> None:
         self.settings = settings
-        self._rng = rng
+        self._new_seed = new_seed
+        self.vault: SeedVault | None = None
+        """Where each epoch's seed is kept (set by the server as it opens the log)."""
         self._clock = clock
         self._health = health
         self._workers = workers
@@ -101,13 +105,19 @@ class LoadedCampaigns:
         assert self.log is not None and self.committer is not None and self.store is not None
         hub = CampaignHub(state=loaded.state, commands=loaded.commands,
                           head_hash=loaded.head_hash, log=self.log, store=self.store,
-                          committer=self.committer, rng=self._rng, clock=self._clock,
+                          committer=self.committer, seeds=self.seeds(loaded.state.campaign),
+                          clock=self._clock,
                           health=self._health,
                           workers=self._workers, view_backlog=self.settings.view_backlog,
                           pages=self._pages, snapshot_every=self.settings.snapshot_every)
         self.hubs[loaded.state.campaign] = hub
         hub.start()
         return hub
+
+    def seeds(self, campaign: str) -> FairSeeds:
+        """The epoch seeds of ``campaign``, kept in the vault."""
+        assert self.vault is not None
+        return FairSeeds(self.vault, campaign, self._new_seed)
 
     def know(self, campaign: str, command_id: str, creation: CommandRecord) -> None:
         """Count ``campaign`` as one of the log's, created by ``command_id``."""

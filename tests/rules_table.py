@@ -15,6 +15,7 @@ from events.base import Event, Recorded
 from projections.campaign import CampaignState, evolve, new_state
 from server import rules
 from server.rules.base import Decision
+from server.rules.fairness import EpochSeeds
 
 __all__ = ["RulesTable"]
 
@@ -26,6 +27,8 @@ class RulesTable:
                  characters: Mapping[str, Any], seed: int = 7) -> None:
         self.state: CampaignState = new_state()
         self.rng: random.Random = random.Random(seed)
+        self.seeds: EpochSeeds | None = None
+        """Set to roll fair dice from these seeds (the server's way) instead of ``rng``."""
         self.seq = 0
         self.log: list[Recorded] = []
         self.fold(core.CampaignCreated(campaign="c", name="C", system=system))
@@ -51,7 +54,8 @@ class RulesTable:
 
     def decide(self, member: str, command_type: type[Any], **fields: Any) -> list[Event]:
         """Decide a command as ``member`` without folding the events."""
-        ctx = Decision(self.state, self.state.members[member], self.rng, lambda: "t" * 32)
+        ctx = Decision(self.state, self.state.members[member], self.rng, lambda: "t" * 32,
+                       self.seeds)
         return rules.decide(ctx, command_type(id=f"x{self.seq}", **fields))
 
     def run(self, member: str, command_type: type[Any], **fields: Any) -> list[Event]:

@@ -53,6 +53,7 @@ from events.log_contract import (
 )
 from events.postgres_backend.deployment import admin_hash, claim_admin_hash
 from events.postgres_backend.schema import CHANNEL, SCHEMA_VERSION, STATEMENTS
+from events.postgres_backend.seeds import PostgresSeedVault
 from events.postgres_backend.snapshots import PostgresSnapshots
 from events.sqlite_backend.issued_tokens import ISSUING, issued_hash
 
@@ -442,6 +443,10 @@ class PostgresLog(ServerLog):
     def snapshots(self) -> PostgresSnapshots:
         """The stored snapshots of this database, read and written through the log's pool."""
         return PostgresSnapshots(self._pool)
+
+    def seed_vault(self) -> PostgresSeedVault:
+        """The fair rolls' secret seeds in this database, through the log's pool."""
+        return PostgresSeedVault(self._pool)
 
     def admin_hash(self, given: str | None) -> str | None:
         """The deployment's admin token hash: ``given`` becomes it if none is set yet; the

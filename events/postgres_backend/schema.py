@@ -33,7 +33,7 @@ as it is the part that may hold spaces), sent by the append's transaction, so de
 once it commits. A schema's name is appended (``poolhall_heads_<schema>``) when it is not
 ``public``, so that deployments in two schemas of one database do not hear each other."""
 
-APPEND_ONLY_TABLES = ("events", "commands", "sealed_tokens", "issued_tokens")
+APPEND_ONLY_TABLES = ("events", "commands", "sealed_tokens", "issued_tokens", "fair_seeds")
 
 STATEMENTS: tuple[str, ...] = (
     """CREATE TABLE IF NOT EXISTS events (
@@ -75,6 +75,11 @@ STATEMENTS: tuple[str, ...] = (
         seal text NOT NULL DEFAULT '',
         PRIMARY KEY (campaign, seq))""",
     "ALTER TABLE snapshots ADD COLUMN IF NOT EXISTS seal text NOT NULL DEFAULT ''",
+    """CREATE TABLE IF NOT EXISTS fair_seeds (
+        campaign text NOT NULL,
+        epoch bigint NOT NULL CHECK (epoch >= 1),
+        seed bytea NOT NULL CHECK (length(seed) = 32),
+        PRIMARY KEY (campaign, epoch))""",
     """CREATE TABLE IF NOT EXISTS deployment (
         key text PRIMARY KEY,
         value text NOT NULL)""",

@@ -12,7 +12,7 @@ from events.conditions import SetCondition
 from events.errors import Rejected
 from events.systems import check_registered
 from server.auth import hash_token
-from server.rules import core, d12, narrative, sr3
+from server.rules import core, d12, fairness, narrative, sr3
 from server.rules.base import Decision
 from server.rules.character_import import import_character
 from server.rules.conditions import set_condition
@@ -32,17 +32,20 @@ def rules(system_id: str) -> Rules:
 
 
 def decide(ctx: Decision, command: Command) -> list[Event]:
-    """Decide any command in a campaign: core commands here, the rest by the game system."""
+    """Decide any command in a campaign: core commands here, the rest by the game system;
+    then the fair rolls' part (:func:`server.rules.fairness.finish`)."""
     if isinstance(command, ImportCharacter):  # core commands with a module of their own
-        return import_character(ctx, command)
-    if isinstance(command, SetCondition):
-        return set_condition(ctx, command)
-    if type(command) in core.COMMANDS:
-        return core.decide(ctx, command, hash_token)
-    system = RULES[ctx.state.system]
-    if type(command) not in system.commands:
-        raise Rejected(
-            "wrong_system", f"this campaign plays {ctx.state.system!r}; "
-            f"{type(command).__name__} belongs to another system", "$.type",
-        )
-    return system.decide(ctx, command)
+        events = import_character(ctx, command)
+    elif isinstance(command, SetCondition):
+        events = set_condition(ctx, command)
+    elif type(command) in core.COMMANDS:
+        events = core.decide(ctx, command, hash_token)
+    else:
+        system = RULES[ctx.state.system]
+        if type(command) not in system.commands:
+            raise Rejected(
+                "wrong_system", f"this campaign plays {ctx.state.system!r}; "
+                f"{type(command).__name__} belongs to another system", "$.type",
+            )
+        events = system.decide(ctx, command)
+    return fairness.finish(ctx.fair, ctx.state, command, events)

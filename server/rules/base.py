@@ -1,21 +1,31 @@
 """What a rules module sees when it decides a command: the state, the actor, the dice.
 
 A rules module's ``decide(ctx, command) -> list[Event]`` is a pure decision over
-``ctx.state`` with randomness drawn only from ``ctx.rng`` (the OS CSPRNG in production, a seeded
-generator in tests). It raises :class:`events.errors.Rejected` to refuse; nothing it returns is
-kept unless the whole list is appended durably.
+``ctx.state`` with dice drawn only from ``ctx.rng``: in the server, the fair roll's stream of
+the campaign's epoch (:mod:`server.rules.fairness`, :mod:`events.fair`), given a seed; rules
+tests hand a source that deals the faces a rule's test needs. It raises
+:class:`events.errors.Rejected` to refuse; nothing it returns is kept unless the whole list
+is appended durably.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from events.errors import Rejected
 from projections.campaign import CampaignState, Character, Member
+from server.rules.fairness import EpochSeeds, FairRoll
 
-__all__ = ["ADMIN_MEMBER", "Decision"]
+__all__ = ["ADMIN_MEMBER", "Decision", "DiceSource"]
+
+
+class DiceSource(Protocol):
+    """Where a decision's dice come from: a die of ``b - a + 1`` sides, or of ``n``."""
+
+    def randint(self, a: int, b: int) -> int: ...
+
+    def randrange(self, n: int) -> int: ...
 
 S = TypeVar("S")
 """A game system's stats type, as :meth:`Decision.stats` checks and returns it."""
@@ -33,12 +43,17 @@ class Decision:
         self,
         state: CampaignState,
         actor: Member,
-        rng: random.Random,
+        rng: DiceSource | None,
         new_token: Callable[[], str],
+        seeds: EpochSeeds | None = None,
     ) -> None:
         self.state = state
         self.actor = actor
-        self.rng = rng
+        self.fair = FairRoll(state, seeds) if seeds is not None else None
+        """The fair roll of this decision (``None``: the dice come from ``rng`` as given)."""
+        source = self.fair.stream if self.fair is not None else rng
+        assert source is not None, "a decision needs seeds or a dice source"
+        self.rng: DiceSource = source
         self._new_token = new_token
         self.issued_token: str | None = None
         self.issued_member: str | None = None

@@ -10,6 +10,8 @@ from events import core
 from events.base import Event
 from events.dice import DiceExpression, RolledTerm, parse_dice, total_of
 from events.errors import NotationError, Rejected
+from events.fair import RotateSeed, SeedCommitted, SetClientSeed, commitment
+from server.rules import fairness
 from server.rules.base import ADMIN_MEMBER, Decision
 
 __all__ = ["COMMANDS", "decide", "open_campaign", "slugify"]
@@ -28,13 +30,18 @@ def slugify(text: str, taken: set[str] | dict[str, Any], fallback: str) -> str:
 
 
 def open_campaign(
-    command: core.CreateCampaign, campaign: str, gm_token_hash: str
+    command: core.CreateCampaign, campaign: str, gm_token_hash: str,
+    first_seed: bytes | None = None,
 ) -> list[Event]:
-    """The first events of a campaign: it exists, and its GM is invited."""
-    return [
+    """The first events of a campaign: it exists, its GM is invited, and the server commits
+    to the seed of its first epoch of rolls (``first_seed``, already stored durably)."""
+    events: list[Event] = [
         core.CampaignCreated(campaign=campaign, name=command.name, system=command.system),
         core.MemberInvited(member="gm", name="GM", role="gm", token_hash=gm_token_hash),
     ]
+    if first_seed is not None:
+        events.append(SeedCommitted(epoch=1, commitment=commitment(first_seed)))
+    return events
 
 
 def _invite(ctx: Decision, command: core.Invite, hash_token: Any) -> list[Event]:
@@ -183,6 +190,8 @@ def decide(ctx: Decision, command: Any, hash_token: Any) -> list[Event]:
             return _end_session(ctx, command)
         case core.Roll():
             return _roll(ctx, command)
+        case SetClientSeed() | RotateSeed():
+            return fairness.decide(ctx.fair, ctx.state, ctx.actor.member, ctx.is_gm, command)
         case core.CreateCampaign():
             raise Rejected("forbidden", "campaigns are created with the admin token", "$.type")
     raise Rejected("unknown_type", f"unknown command {type(command).__name__}", "$.type")

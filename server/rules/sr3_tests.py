@@ -8,7 +8,6 @@ the test is a disastrous failure (Rule of One). Dice come only from ``ctx.rng``.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,7 +17,7 @@ from events.sr3 import MAX_CHAIN, MAX_TEST_DICE, POOLS, PoolDie, PoolName, Sr3St
 from events.suggest import did_you_mean
 from projections.sr3 import GameState, TestRecord
 from projections.sr3_pools import karma_pool, pool_sizes
-from server.rules.base import Decision
+from server.rules.base import Decision, DiceSource
 from server.rules.sr3_limits import Situation
 
 __all__ = [
@@ -50,7 +49,7 @@ KARMA_QUOTES = {
 }
 
 
-def roll_chain(rng: random.Random) -> tuple[int, ...]:
+def roll_chain(rng: DiceSource) -> tuple[int, ...]:
     """One die by the Rule of Six: faces until one is not a 6 (at most MAX_CHAIN faces)."""
     faces = [rng.randint(1, 6)]
     while faces[-1] == 6 and len(faces) < MAX_CHAIN:
@@ -184,7 +183,7 @@ def outcome_against(game: GameState, opposes: int | None, kind: str, tn: int | N
                                      missed=missed)
 
 
-def roll_dice(rng: random.Random, base: int, draws: Mapping[PoolName, int], karma: int
+def roll_dice(rng: DiceSource, base: int, draws: Mapping[PoolName, int], karma: int
               ) -> tuple[PoolDie, ...]:
     """Base dice, then each pool's dice in the source's order, then bought karma dice."""
     count = base + sum(draws.values()) + karma

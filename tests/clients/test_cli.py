@@ -228,7 +228,7 @@ def test_watch_follows_the_table_through_a_server_restart(tmp_path) -> None:
         server.wait(20)
         wait_for("reconnecting")
         server = start_serve(tmp_path / "poolhall.db", port)
-        wait_for("back (resumed at event 5)")
+        wait_for("back (resumed at event 6)")
         poolhall("roll", created["campaign"], "1d6", "--reason", "after", "--url", url,
                  cwd=tmp_path)
         wait_for("after")

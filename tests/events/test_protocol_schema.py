@@ -161,6 +161,8 @@ COMMANDS: list[dict[str, Any]] = [
     {"type": "roll_basic_test", "dice": 5, "dt": 7},
     {"type": "interpret_threshold_result", "test": 1, "text": "Han holds"},
     {"type": "end_threshold_test", "test": 1},
+    {"type": "set_client_seed", "seed": "my own words"},
+    {"type": "rotate_seed"},
 ]
 """A command of every type, as a client sends it (each checked by the server's decoder)."""
 

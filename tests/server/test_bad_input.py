@@ -161,7 +161,7 @@ async def test_since_past_the_head_is_refused(table) -> None:
     peer = await RawPeer.open(table.url)
     reply = await peer.join(gm._token, campaign, since=999)
     assert (reply["code"], reply["path"]) == ("diverged", "$.since")
-    assert "history ends at event 2" in reply["message"]
+    assert "history ends at event 3" in reply["message"]
 
 
 async def test_frame_over_the_websocket_limit_closes_the_connection(table) -> None:

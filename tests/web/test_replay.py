@@ -18,7 +18,8 @@ def _session_of_rolls(served: Served) -> tuple[str, str]:
         served.as_gm(gm_link, "roll", campaign, f"1d{sides}")
     served.as_gm(gm_link, "send", campaign, '{"type": "end_session"}')
     served.as_gm(gm_link, "send", campaign, '{"type": "start_session", "title": "Aftermath"}')
-    return campaign, gm_link
+    return campaign, gm_link  # 18 events: each session start and end also ends an epoch of
+    # rolls (seed revealed, next committed), and the campaign's creation commits the first
 
 
 def test_a_moment_of_the_campaign_shows_the_table_and_log_as_they_stood(
@@ -26,16 +27,16 @@ def test_a_moment_of_the_campaign_shows_the_table_and_log_as_they_stood(
     """The GM opens a replay link at the third roll: the log ends there, later rolls unseen."""
     campaign, gm_link = _session_of_rolls(served)
     page = open_page(gm_link)
-    page.goto(f"{served.origin}/replay#campaign={campaign}&seq=5")
+    page.goto(f"{served.origin}/replay#campaign={campaign}&seq=8")
     log = page.locator("ph-log")
-    expect(log.locator(".ph-log-line").last).to_have_attribute("data-seq", "5")
+    expect(log.locator(".ph-log-line").last).to_have_attribute("data-seq", "8")
     expect(log.locator("[data-type=dice_rolled]")).to_have_count(2)
-    expect(page.locator(".ph-position")).to_contain_text("event 5 of 11")
-    assert page.url.endswith(f"/replay#campaign={campaign}&seq=5")
+    expect(page.locator(".ph-position")).to_contain_text("event 8 of 18")
+    assert page.url.endswith(f"/replay#campaign={campaign}&seq=8")
     marks = page.locator("ph-timeline line.ph-mark-session")
     expect(marks).to_have_count(3)  # two starts and an end
     page.get_by_role("button", name="next mark").click()
-    expect(page.locator(".ph-position")).to_contain_text("event 10 of 11")
+    expect(page.locator(".ph-position")).to_contain_text("event 13 of 18")
     expect(log.locator("[data-type=game_session_ended]")).to_have_count(1)
 
 
@@ -45,12 +46,12 @@ def test_playing_moves_forward_event_by_event_and_a_session_can_be_chosen(
     campaign, gm_link = _session_of_rolls(served)
     page = open_page(gm_link)
     page.goto(f"{served.origin}/replay#campaign={campaign}")
-    expect(page.locator(".ph-position")).to_contain_text("event 11 of 11")
+    expect(page.locator(".ph-position")).to_contain_text("event 18 of 18")
     page.get_by_label("game session").select_option(label="session 1: The heist")
-    expect(page.locator(".ph-position")).to_contain_text("event 3 of 10")
+    expect(page.locator(".ph-position")).to_contain_text("event 4 of 13")
     page.get_by_label("speed").select_option("16")
     page.get_by_role("button", name="Play").click()
-    expect(page.locator(".ph-position")).to_contain_text("event 10 of 10")
+    expect(page.locator(".ph-position")).to_contain_text("event 13 of 13")
     expect(page.get_by_role("button", name="Play")).to_have_attribute("aria-pressed", "false")
     expect(page.locator("ph-log [data-type=dice_rolled]")).to_have_count(6)
 
@@ -70,11 +71,11 @@ def test_a_read_only_link_replays_one_session_for_someone_without_a_seat(
     expect(links.locator("li")).to_have_count(1)
 
     stranger = open_page(link)
-    expect(stranger.locator(".ph-position")).to_contain_text("event 10 of 10")
+    expect(stranger.locator(".ph-position")).to_contain_text("event 13 of 13")
     assert "token" not in stranger.url
     expect(stranger.locator("ph-timeline line.ph-mark-session")).to_have_count(2)  # read
     stranger.get_by_role("button", name="previous mark").click()
-    expect(stranger.locator("ph-log .ph-log-line").last).to_have_attribute("data-seq", "3")
+    expect(stranger.locator("ph-log .ph-log-line").last).to_have_attribute("data-seq", "4")
     expect(stranger.locator("ph-replay-links")).to_have_count(0)  # no GM tools for a link
 
     links.locator("li").get_by_role("button", name="Revoke").click()
@@ -152,7 +153,7 @@ def test_a_replay_link_opened_as_a_join_link_goes_to_the_replay_and_keeps_the_me
     expect(gm.locator(".ph-who")).to_contain_text("you are gm")
     gm.goto("about:blank")  # a fresh load, as from a link clicked elsewhere
     gm.goto(f"{served.origin}/#campaign={campaign}&token={shared.token}")
-    expect(gm.locator(".ph-position")).to_contain_text("event 10 of 10")
+    expect(gm.locator(".ph-position")).to_contain_text("event 13 of 13")
     assert gm.url.startswith(f"{served.origin}/replay#campaign={campaign}")
     assert "token" not in gm.url
     expect(gm.locator("ph-replay-links")).to_have_count(0)  # read with the link, no GM tools

@@ -150,6 +150,7 @@ export class PhApp extends HTMLElement {
     }
     if (changed.has("views")) this.viewsChanged = true;
     if ((changed.has("log") || changed.has("table")) && this.names) {
+      this.log.campaign = state.table?.campaign ?? this.log.campaign;
       this.log.update(state.log, this.names, this.system, state.olderExhausted);
     }
     if (!this.shown) {

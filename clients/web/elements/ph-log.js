@@ -18,11 +18,15 @@
 // not by the list, whose lines come and go as it scrolls. Find-in-page sees only the lines
 // near the view.
 //
+// Each roll carries a badge: the page recomputes it once its epoch's seed is revealed
+// (../fairness.js) and says "verified", "sealed" or "mismatch"; opened, it shows how.
+//
 // Older events come back a page at a time: scrolling to the top (or the "Load older" button,
 // for keyboards) raises `ph-older`; <ph-app> asks the server for a `history` page and hands
 // the lines down again.
 import {afterPaint, clock, h} from "../dom.js";
 import {describeCore} from "../describe.js";
+import {FairChecks} from "../fairness.js";
 
 export const OLDER_EVENT = "ph-older";
 const NEAR_TOP_PX = 120;  // scrolled this close to the top: fetch older lines
@@ -32,6 +36,13 @@ const REFILL_PX = 160;    // ... and filled in again when the view comes this cl
 const FIRST_GUESS_PX = 32; // a line's height before any line was measured
 const KEEP_BUILT = 400;   // built lines kept while not shown
 const ANNOUNCED = 3;      // new lines kept in the live region
+const FAIR_WORDS = {      // a roll's check: its mark, its name, and what it means
+  checking: ["…", "checking", "being recomputed from its epoch's revealed seed"],
+  verified: ["✓", "verified", "recomputed from the revealed seed: every face matches"],
+  sealed: ["○", "sealed", "sealed: checked here once its epoch's seed is revealed"],
+  mismatch: ["✗", "mismatch", "the revealed seed does not give these dice"],
+  unavailable: ["–", "cannot check here", "cannot check here: needs https or localhost"],
+};
 
 export class PhLog extends HTMLElement {
   constructor() {
@@ -56,6 +67,8 @@ export class PhLog extends HTMLElement {
     this.settling = false;     // resized, not yet drawn again
     this.placedAt = null;      // where draw() last put the view (its scroll event is not the reader's)
     this.drawnOf = null;       // [n, first seq, last seq] of the log last drawn
+    this.fair = new FairChecks(); // each roll checked against its epoch's revealed seed
+    this.campaign = "";
   }
 
   connectedCallback() {
@@ -72,7 +85,9 @@ export class PhLog extends HTMLElement {
     this.list.addEventListener("scroll", () => this.scrolled(), {passive: true});
     this.announcer = h("div", {class: "ph-sr-only", role: "log", "aria-live": "polite",
                                "aria-label": "New log lines"});
-    this.append(h("h2", {}, "Log"), this.older, this.list, this.announcer);
+    this.fairPanel = h("section", {class: "ph-fair-panel", hidden: true, "aria-live": "polite",
+                                   "aria-label": "How the roll was checked"});
+    this.append(h("h2", {}, "Log"), this.older, this.list, this.fairPanel, this.announcer);
     new ResizeObserver((entries) => {
       const {width, height} = entries[entries.length - 1].contentRect;
       const [wide, high] = this.size ?? [width, height];
@@ -102,7 +117,12 @@ export class PhLog extends HTMLElement {
     // the store appends to the same array: compare what was drawn, not the array
     const [n, first, last] = this.drawnOf ?? [];
     const same = frames.length === n && frames[0]?.seq === first && frames.at(-1)?.seq === last;
-    const redraw = !same || exhausted !== this.exhausted || this.loading || !this.names;
+    let redraw = !same || exhausted !== this.exhausted || this.loading || !this.names;
+    if (this.fair.learn(frames, this.campaign)) { // a seed revealed: rolls checked again
+      for (const line of this.built.values()) line.remove();
+      this.built.clear();
+      redraw = true;
+    }
     this.frames = frames;
     this.names = names;
     this.system = system;
@@ -338,9 +358,47 @@ export class PhLog extends HTMLElement {
       ?? h("span", {class: "ph-muted"}, frame.event.type.replaceAll("_", " "));
     const line = h("li", {class: "ph-log-line", "data-seq": frame.seq, "data-type": frame.event.type},
       h("time", {datetime: frame.at}, clock(frame.at)), " ",
-      h("span", {class: "ph-actor"}, this.names.member(frame.actor)), " ", body);
+      h("span", {class: "ph-actor"}, this.names.member(frame.actor)), " ", body,
+      frame.event.fair ? this.badge(frame) : null);
     line.seq = frame.seq;
     return line;
+  }
+
+  /** A roll's check: a button that says how it stands (one size whatever it says: the line
+   * was measured with it); pressed, the panel under the log shows how it was checked. */
+  badge(frame) {
+    let result = null;
+    const badge = h("button", {type: "button", class: "ph-fair ph-quiet", "data-state": "checking",
+                               onclick: () => {
+      if (!result) return;
+      this.fairPanel.replaceChildren(h("h3", {}, `Roll #${frame.seq}`), this.how(result));
+      this.fairPanel.hidden = false;
+    }, "aria-label": `dice ${FAIR_WORDS.checking[1]}`, title: FAIR_WORDS.checking[2]},
+    FAIR_WORDS.checking[0]);
+    const shown = (checked) => {
+      result = checked;
+      badge.dataset.state = checked.state;
+      const [mark, name, meaning] = FAIR_WORDS[checked.state];
+      badge.textContent = mark;
+      badge.setAttribute("aria-label", `dice ${name}`);
+      badge.title = meaning;
+    };
+    const known = this.fair.known(frame); // a sealed roll: drawn as it is, no waiting
+    if (known) shown(known);
+    else this.fair.check(frame).then(shown);
+    return badge;
+  }
+
+  /** How a roll was checked: its epoch, nonce, commitment, seed and the bytes it used. */
+  how(result) {
+    const rows = [
+      ["check", FAIR_WORDS[result.state][2]], ["epoch", result.epoch], ["nonce", result.nonce],
+      ["commitment", result.commitment ?? "not in the log loaded here"],
+      ["seed", result.seed ?? "not revealed yet"], ["client seeds digest", result.seeds],
+      ["bytes used", result.bytes], ["why", result.why],
+    ];
+    return h("dl", {class: "ph-fair-how"}, rows.filter(([, value]) => value !== undefined)
+      .flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, String(value))]));
   }
 }
 

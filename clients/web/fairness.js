@@ -1,0 +1,166 @@
+// The page checks the dice for itself: each roll of an epoch whose seed was revealed is
+// recomputed here, with the browser's Web Crypto (HMAC-SHA256, SHA-256), from the seed, the
+// campaign, the epoch, the client seeds digest and the nonce the log recorded — no library, no
+// request to the server. The algorithm is docs/explanation/fairness.md's, the same as
+// events/fair.py and the reference verifier; the order of each event's dice is
+// projections/fair_draws.py's.
+//
+// Web Crypto's `crypto.subtle` exists only in a secure context (https, or http on localhost /
+// 127.0.0.1): on a LAN address over plain http every roll says it cannot be checked here.
+
+const DOMAIN = new TextEncoder().encode("poolhall-roll-v1");
+const NARRATIVE_SIDES = {boost: 6, setback: 6, ability: 8, difficulty: 8,
+                         proficiency: 12, challenge: 12, force: 12};
+
+/** `[sides, face]` of each die an event drew, in the order drawn; null: it drew none. */
+export function drawsOf(event) {
+  switch (event.type) {
+    case "dice_rolled": return event.terms.flatMap((t) => t.faces.map((f) => [t.sides, f]));
+    case "check_rolled": case "pool_rolled": case "force_dice_rolled":
+      return event.dice.map((d) => [NARRATIVE_SIDES[d.kind], d.face]);
+    case "destiny_pool_rolled": return event.dice.map((d) => [12, d.face]);
+    case "pool_test_rolled": return event.dice.flatMap((d) => d.faces.map((f) => [6, f]));
+    case "pool_test_rerolled": return event.faces.flatMap((chain) => chain.map((f) => [6, f]));
+    case "initiative_scores_rolled": return event.rolls.flatMap((r) => r.faces.map((f) => [6, f]));
+    case "threshold_dice_rolled": return event.faces.map((f) => [12, f]);
+    default: return null;
+  }
+}
+
+const hex = (bytes) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+const fromHex = (text) => new Uint8Array(text.match(/../g).map((pair) => parseInt(pair, 16)));
+
+/** Whether this page can check (Web Crypto is there only in a secure context). */
+export function canCheck() {
+  return Boolean(globalThis.isSecureContext && globalThis.crypto?.subtle);
+}
+
+/** The HMAC message of a roll without its block counter. */
+function rollMessage(campaign, epoch, digest, nonce) {
+  const name = new TextEncoder().encode(campaign);
+  const out = new Uint8Array(16 + 2 + name.length + 4 + 32 + 8 + 4);
+  const view = new DataView(out.buffer);
+  out.set(DOMAIN, 0);
+  view.setUint16(16, name.length);
+  out.set(name, 18);
+  let at = 18 + name.length;
+  view.setUint32(at, epoch);
+  out.set(digest, at + 4);
+  view.setBigUint64(at + 36, BigInt(nonce));
+  return out; // the last 4 bytes: the counter, set per block
+}
+
+/** The faces of dice of `sides` for one roll, and the stream's bytes read (for "how"). */
+export async function deriveFaces(seedHex, campaign, epoch, digestHex, nonce, sides) {
+  const key = await crypto.subtle.importKey("raw", fromHex(seedHex),
+                                            {name: "HMAC", hash: "SHA-256"}, false, ["sign"]);
+  const message = rollMessage(campaign, epoch, fromHex(digestHex), nonce);
+  const counterAt = message.length - 4;
+  let block = new Uint8Array(0);
+  let at = 0;
+  let counter = 0;
+  const used = [];
+  const faces = [];
+  for (const n of sides) {
+    const limit = 256 - (256 % n);
+    for (;;) {
+      if (at >= block.length) {
+        new DataView(message.buffer).setUint32(counterAt, counter);
+        block = new Uint8Array(await crypto.subtle.sign("HMAC", key, message));
+        at = 0;
+        counter += 1;
+      }
+      const byte = block[at];
+      at += 1;
+      used.push(byte);
+      if (byte < limit) {
+        faces.push((byte % n) + 1);
+        break;
+      }
+    }
+  }
+  return {faces, bytes: hex(used)};
+}
+
+/**
+ * What the page knows of the epochs (from the log's frames it holds) and each roll's check.
+ * `check(frame)` -> Promise<{state, ...how}>; state is "verified", "sealed", "mismatch" or
+ * "unavailable" (no Web Crypto here).
+ */
+export class FairChecks {
+  constructor() {
+    this.seeds = new Map();        // epoch -> revealed seed (hex)
+    this.commitments = new Map();  // epoch -> commitment (hex)
+    this.rolls = new Map();        // "epoch/nonce" -> frames of that roll, in seq order
+    this.results = new Map();      // seq -> Promise of the check
+    this.seen = new Set();
+    this.campaign = "";
+  }
+
+  /** Take in the log's frames (any order, any repeats); true if a seed was newly revealed. */
+  learn(frames, campaign) {
+    this.campaign = campaign ?? this.campaign;
+    let revealed = false;
+    for (const frame of frames) {
+      if (this.seen.has(frame.seq)) continue;
+      this.seen.add(frame.seq);
+      const event = frame.event;
+      if (event.type === "seed_committed") this.commitments.set(event.epoch, event.commitment);
+      else if (event.type === "seed_revealed") {
+        this.seeds.set(event.epoch, event.seed);
+        revealed = true;
+      } else if (event.fair) {
+        const key = `${event.fair.epoch}/${event.fair.nonce}`;
+        const frames = this.rolls.get(key) ?? [];
+        frames.push(frame);
+        frames.sort((a, b) => a.seq - b.seq);
+        this.rolls.set(key, frames);
+        for (const other of frames) this.results.delete(other.seq);
+      }
+    }
+    if (revealed) this.results.clear();
+    return revealed;
+  }
+
+  /** The check's result at once when it needs no computing (a sealed roll), else null. */
+  known(frame) {
+    const stamp = frame.event.fair;
+    if (this.seeds.has(stamp.epoch)) return null;
+    return {state: "sealed", epoch: stamp.epoch, nonce: stamp.nonce, seeds: stamp.seeds,
+            commitment: this.commitments.get(stamp.epoch) ?? null};
+  }
+
+  check(frame) {
+    let result = this.results.get(frame.seq);
+    if (!result) {
+      result = this.compute(frame);
+      this.results.set(frame.seq, result);
+    }
+    return result;
+  }
+
+  async compute(frame) {
+    const stamp = frame.event.fair;
+    const how = {epoch: stamp.epoch, nonce: stamp.nonce, seeds: stamp.seeds,
+                 commitment: this.commitments.get(stamp.epoch) ?? null};
+    const seed = this.seeds.get(stamp.epoch);
+    if (seed === undefined) return {state: "sealed", ...how};
+    if (!canCheck()) return {state: "unavailable", seed, ...how};
+    const commitment = hex(await crypto.subtle.digest("SHA-256", fromHex(seed)));
+    if (how.commitment !== null && commitment !== how.commitment) {
+      return {state: "mismatch", seed, why: "the seed does not hash to its commitment", ...how};
+    }
+    const frames = this.rolls.get(`${stamp.epoch}/${stamp.nonce}`) ?? [frame];
+    const draws = frames.flatMap((f) => drawsOf(f.event).map(([sides, face]) => [f.seq, sides, face]));
+    const {faces, bytes} = await deriveFaces(seed, this.campaign, stamp.epoch, stamp.seeds,
+                                             stamp.nonce, draws.map(([, sides]) => sides));
+    const wrong = draws.findIndex(([, , face], i) => faces[i] !== face);
+    const mine = draws.filter(([seq]) => seq === frame.seq).length;
+    if (wrong >= 0) {
+      const [, sides, face] = draws[wrong];
+      return {state: "mismatch", seed, bytes, why: `a d${sides} shows ${face}; the seed gives ${faces[wrong]}`,
+              ...how};
+    }
+    return {state: "verified", seed, bytes, dice: mine, ...how};
+  }
+}

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Check a poolhall campaign's fair rolls from its export, with Python's standard library only.
+
+Usage::
+
+    poolhall export my-campaign --events > my-campaign.jsonl
+    python3 verify_rolls.py my-campaign.jsonl        # or - for standard input
+
+Reads one event per line (``{"seq", "at", "actor", "command", "event": {"type", ...}}``),
+and for every epoch whose seed was revealed: checks that the seed hashes to the commitment
+published before its rolls, and recomputes every face of every roll from the seed, the
+campaign, the epoch, the client seeds in force and the roll's nonce. The algorithm is the one
+docs/explanation/fairness.md writes down; this file shares no code with poolhall on purpose.
+Prints what it checked and every problem; exits 1 if there is any.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import sys
+
+DOMAIN = b"poolhall-roll-v1"
+NARRATIVE_SIDES = {"boost": 6, "setback": 6, "ability": 8, "difficulty": 8,
+                   "proficiency": 12, "challenge": 12, "force": 12}
+
+
+def client_seeds_digest(seeds):
+    """SHA-256 over (u16 len, member, u16 len, seed) of each member, sorted by member."""
+    digest = hashlib.sha256()
+    for member in sorted(seeds):
+        for text in (member, seeds[member]):
+            data = text.encode()
+            digest.update(len(data).to_bytes(2, "big") + data)
+    return digest.digest()
+
+
+def faces(seed, campaign, epoch, seeds_digest, nonce, sides_list):
+    """The faces of dice of the given sides, drawn in order from the roll's HMAC stream."""
+    name = campaign.encode()
+    prefix = (DOMAIN + len(name).to_bytes(2, "big") + name + epoch.to_bytes(4, "big")
+              + seeds_digest + nonce.to_bytes(8, "big"))
+    stream, at, counter, out = b"", 0, 0, []
+    for sides in sides_list:
+        limit = 256 - 256 % sides
+        while True:
+            if at == len(stream):
+                stream = hmac.new(seed, prefix + counter.to_bytes(4, "big"),
+                                  hashlib.sha256).digest()
+                at, counter = 0, counter + 1
+            byte = stream[at]
+            at += 1
+            if byte < limit:
+                out.append(byte % sides + 1)
+                break
+    return out
+
+
+def dice_of(event):
+    """``(sides, face)`` of each die an event drew, in the order drawn; None: no dice."""
+    kind = event["type"]
+    if kind == "dice_rolled":
+        return [(t["sides"], f) for t in event["terms"] for f in t["faces"]]
+    if kind in ("check_rolled", "pool_rolled", "force_dice_rolled"):
+        return [(NARRATIVE_SIDES[d["kind"]], d["face"]) for d in event["dice"]]
+    if kind == "destiny_pool_rolled":
+        return [(12, d["face"]) for d in event["dice"]]
+    if kind == "pool_test_rolled":
+        return [(6, f) for d in event["dice"] for f in d["faces"]]
+    if kind == "pool_test_rerolled":
+        return [(6, f) for chain in event["faces"] for f in chain]
+    if kind == "initiative_scores_rolled":
+        return [(6, f) for r in event["rolls"] for f in r["faces"]]
+    if kind == "threshold_dice_rolled":
+        return [(12, f) for f in event["faces"]]
+    return None
+
+
+def check(lines):
+    """Check the events of one campaign; return (counts, problems)."""
+    campaign, client_seeds, commitments = None, {}, {}
+    rolls = {}  # epoch -> list of [stamp, command, [(seq, sides, face)]]
+    counts = {"revealed": 0, "rolls": 0, "dice": 0, "sealed": 0}
+    problems = []
+    for line in lines:
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        event, seq = record["event"], record["seq"]
+        kind = event["type"]
+        if kind == "campaign_created":
+            campaign = event["campaign"]
+        elif kind == "client_seed_set":
+            client_seeds[event["member"]] = event["seed"]
+        elif kind == "seed_committed":
+            commitments[event["epoch"]] = event["commitment"]
+            rolls.setdefault(event["epoch"], [])
+        elif kind == "seed_revealed":
+            epoch, seed = event["epoch"], bytes.fromhex(event["seed"])
+            if hashlib.sha256(seed).hexdigest() != commitments.get(epoch):
+                problems.append(f"#{seq}: epoch {epoch}'s seed does not hash to its commitment")
+                continue
+            counts["revealed"] += 1
+            held = rolls.pop(epoch, [])
+            if event.get("rolls", len(held)) != len(held):
+                problems.append(f"#{seq}: epoch {epoch} held {event['rolls']} rolls, "
+                                f"the export has {len(held)}")
+            for stamp, _, draws in held:
+                got = faces(seed, campaign, epoch, bytes.fromhex(stamp["seeds"]),
+                            stamp["nonce"], [sides for _, sides, _ in draws])
+                for (at, sides, face), expected in zip(draws, got, strict=True):
+                    if face != expected:
+                        problems.append(f"#{at}: a d{sides} shows {face}, the seed gives "
+                                        f"{expected} (epoch {epoch}, nonce {stamp['nonce']})")
+                        break
+                counts["rolls"] += 1
+                counts["dice"] += len(draws)
+        else:
+            drawn = dice_of(event)
+            stamp = event.get("fair")
+            if drawn is None or stamp is None:
+                continue
+            if stamp["seeds"] != client_seeds_digest(client_seeds).hex():
+                problems.append(f"#{seq}: the roll names client seeds other than those set")
+            held = rolls.setdefault(stamp["epoch"], [])
+            if held and held[-1][0]["nonce"] == stamp["nonce"] \
+                    and held[-1][1] == record["command"]:
+                held[-1][2].extend((seq, s, f) for s, f in drawn)
+            elif stamp["nonce"] == len(held):
+                held.append([stamp, record["command"], [(seq, s, f) for s, f in drawn]])
+            else:
+                problems.append(f"#{seq}: nonce {stamp['nonce']} where {len(held)} comes next")
+    counts["sealed"] = sum(len(held) for held in rolls.values())
+    return counts, problems
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write(__doc__)
+        return 2
+    if argv[1] == "-":
+        counts, problems = check(sys.stdin)
+    else:
+        with open(argv[1], encoding="utf-8") as lines:
+            counts, problems = check(lines)
+    for problem in problems:
+        print("mismatch", problem)
+    print(f"{counts['dice']} dice of {counts['rolls']} rolls recomputed in "
+          f"{counts['revealed']} revealed epoch(s); {counts['sealed']} roll(s) sealed; "
+          f"{len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,78 @@
+"""A campaign's epoch seeds as its hub decides with them: the current one and the next.
+
+Before each command is decided the hub asks :meth:`FairSeeds.for_state` for the seed of the
+state's epoch and for the seed of the epoch after it, drawn now from the OS CSPRNG and stored
+in the vault if it is not there yet. So a decision that ends an epoch (a session ending, a GM's
+rotation, the automatic one) can publish the next epoch's commitment purely, from a seed that
+is already durable: the seed is kept *before* its ``seed_committed`` is appended, and a
+restart finds it (and the current one) in the vault.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+
+from projections.campaign import CampaignState
+from server.rules.fairness import EpochSeeds
+from server.seed_vault import SeedVault
+
+__all__ = ["FairSeeds", "system_seed"]
+
+
+def system_seed() -> bytes:
+    """A fresh 256-bit seed from the operating system's CSPRNG."""
+    return secrets.token_bytes(32)
+
+
+class FairSeeds:
+    """The seeds of one campaign, read from (and written to) the vault, kept in memory for
+    the current epoch and the two after it.
+
+    :meth:`prepare` does the vault's I/O (in a worker thread: a write waits for the file's
+    lock and an fsync, never on the event loop); :meth:`for_state` only reads what was
+    prepared, so deciding never blocks.
+    """
+
+    def __init__(self, vault: SeedVault, campaign: str, new_seed: Callable[[], bytes]) -> None:
+        self._vault = vault
+        self._campaign = campaign
+        self._new_seed = new_seed
+        self._known: dict[int, bytes] = {}
+        self._lost: set[int] = set()
+
+    def seed(self, epoch: int) -> bytes:
+        """The seed of ``epoch``, drawn and stored durably first if the vault has none."""
+        known = self._known.get(epoch)
+        if known is None:
+            known = self._vault.get(self._campaign, epoch)
+            if known is None:
+                known = self._vault.put(self._campaign, epoch, self._new_seed())
+            self._known[epoch] = known
+        return known
+
+    def ready(self, epoch: int) -> bool:
+        """Whether a decision in ``epoch`` finds every seed it may need in memory."""
+        return ((epoch == 0 or epoch in self._known or epoch in self._lost)
+                and epoch + 1 in self._known and epoch + 2 in self._known)
+
+    def prepare(self, epoch: int) -> None:
+        """Read the seed of ``epoch`` and make sure the next two exist (blocking I/O).
+
+        Raises :class:`~events.errors.StoreError` if the vault cannot be written.
+        """
+        self._known = {e: s for e, s in self._known.items() if e >= epoch}
+        if epoch and epoch not in self._known:
+            current = self._vault.get(self._campaign, epoch)
+            if current is None:  # the vault lost it: rolls are refused until a rotation
+                self._lost.add(epoch)
+            else:
+                self._known[epoch] = current
+        self.seed(epoch + 1)
+        self.seed(epoch + 2)
+
+    def for_state(self, state: CampaignState, now: str) -> EpochSeeds:
+        """What a decision against ``state`` may roll with and commit to (from memory)."""
+        epoch = state.fair.epoch
+        return EpochSeeds(current=self._known.get(epoch) if epoch else None,
+                          following=self._known.get(epoch + 1), now=now)

@@ -1,0 +1,187 @@
+"""The fair rolls' part of every decision: which stream the dice come from, the stamp on the
+events that hold dice, and when an epoch ends (its seed revealed, the next committed).
+
+A decision is given the seeds it may use (:class:`EpochSeeds`, from
+:class:`server.fair_seeds.FairSeeds`, both already durable) and draws its dice from a
+:class:`events.fair.DieStream` for the state's epoch and next nonce. :func:`finish` runs after
+the rules of the command: it stamps each event that holds dice with ``(epoch, nonce, client
+seeds digest)``, and ends the epoch when the rules say so:
+
+- a game session starts or ends (every session has an epoch of its own, and rolls outside a
+  session have theirs);
+- the GM rotates the seed (``rotate_seed``);
+- the epoch holds :data:`ROTATE_ROLLS` rolls, or began :data:`ROTATE_HOURS` hours ago;
+
+except that an epoch holding a private roll is revealed only when its session ends (revealing
+its seed would reveal the roll). A reveal whose seed does not hash to the commitment is refused
+here (:func:`reveal`), and ``poolhall verify`` checks it again in the log.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import msgspec
+
+from events import core
+from events.base import Event
+from events.errors import Rejected
+from events.fair import (
+    ClientSeedSet,
+    DieStream,
+    FairStamp,
+    RotateSeed,
+    SeedCommitted,
+    SeedRevealed,
+    SetClientSeed,
+    client_seeds_digest,
+    commitment,
+)
+from projections.campaign import CampaignState
+from projections.fair_draws import DRAWS
+
+__all__ = ["ROTATE_HOURS", "ROTATE_ROLLS", "EpochSeeds", "FairRoll", "decide", "finish",
+           "reveal"]
+
+ROTATE_ROLLS = 1000
+"""An epoch is revealed (and the next committed) after this many rolls at the latest."""
+ROTATE_HOURS = 12
+"""... or this many hours after its commitment (checked at its next roll)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EpochSeeds:
+    """The seeds a decision may use: the state's epoch's (``None`` before the first epoch, or
+    if the vault lost it) and the next epoch's, both durable; and the time now (ISO 8601)."""
+
+    current: bytes | None
+    following: bytes | None
+    """``None`` while the server is still storing it (a rotation is then refused: retry)."""
+    now: str
+
+
+class FairRoll:
+    """The dice source of one decision: a stream for the epoch's next nonce."""
+
+    __slots__ = ("seeds", "epoch", "nonce", "digest", "stream", "opened")
+
+    def __init__(self, state: CampaignState, seeds: EpochSeeds) -> None:
+        fair = state.fair
+        self.seeds = seeds
+        self.digest = client_seeds_digest(fair.client_seeds)
+        self.opened = fair.epoch == 0
+        """True for a campaign from before fair rolls: its first roll opens epoch 1."""
+        seed = seeds.following if self.opened else seeds.current
+        if self.opened and seed is None:
+            raise Rejected("unavailable", "the first seed is being stored; retry", None)
+        self.epoch = 1 if self.opened else fair.epoch
+        self.nonce = 0 if self.opened else fair.rolls
+        self.stream = DieStream(seed or b"", state.campaign, self.epoch, self.digest, self.nonce)
+        if seed is None:
+            self.stream = _Lost(self.epoch)  # type: ignore[assignment]
+
+
+class _Lost:
+    """The dice source of an epoch whose seed the vault lost: every roll is refused."""
+
+    faces = 0
+
+    def __init__(self, epoch: int) -> None:
+        self._epoch = epoch
+
+    def face(self, sides: int) -> int:
+        raise Rejected("unavailable", f"the seed of epoch {self._epoch} is lost; the gm "
+                       "rotates the seed (rotate_seed) to go on", None)
+
+    def randint(self, a: int, b: int) -> int:
+        return self.face(b - a + 1)
+
+    def randrange(self, n: int) -> int:
+        return self.face(n)
+
+
+def reveal(epoch: int, seed: bytes, published: str, rolls: int) -> SeedRevealed:
+    """The reveal of ``epoch``; refused if ``seed`` is not the one its commitment named."""
+    if commitment(seed) != published:
+        raise Rejected("internal", f"the seed kept for epoch {epoch} does not match its "
+                       "commitment; it cannot be revealed", None)
+    return SeedRevealed(epoch=epoch, seed=seed.hex(), rolls=rolls)
+
+
+def _rotation(state: CampaignState, seeds: EpochSeeds, session: int,
+              rolls: int | None = None) -> list[Event]:
+    """Reveal the current epoch (if it has a seed) and commit to the next one; ``rolls``:
+    the epoch's rolls counting the command's own (default: the state's)."""
+    fair = state.fair
+    if seeds.following is None:
+        raise Rejected("unavailable", "the next seed is being stored; retry", None)
+    ended: list[Event] = []
+    if fair.epoch and seeds.current is not None:
+        ended.append(reveal(fair.epoch, seeds.current, fair.commitment,
+                            fair.rolls if rolls is None else rolls))
+    return [*ended, SeedCommitted(epoch=fair.epoch + 1, commitment=commitment(seeds.following),
+                                  session=session)]
+
+
+def _expired(rolls: int, committed_at: str, now: str) -> bool:
+    """Whether an epoch of ``rolls`` rolls committed at ``committed_at`` ends now."""
+    if rolls >= ROTATE_ROLLS:
+        return True
+    try:
+        began = datetime.fromisoformat(committed_at)
+        return datetime.fromisoformat(now) - began >= timedelta(hours=ROTATE_HOURS)
+    except ValueError:
+        return False
+
+
+def decide(roll: FairRoll | None, state: CampaignState, actor: str, is_gm: bool,
+           command: Any) -> list[Event]:
+    """Decide ``set_client_seed`` and ``rotate_seed``."""
+    if isinstance(command, SetClientSeed):
+        return [ClientSeedSet(member=actor, seed=command.seed)]
+    assert isinstance(command, RotateSeed)
+    if not is_gm:
+        raise Rejected("forbidden", "only the gm may rotate the seed", "$.type")
+    if roll is None:
+        raise Rejected("unavailable", "this server rolls no fair dice", "$.type")
+    if state.fair.private and state.in_session:
+        raise Rejected("rule", "this epoch holds a private roll: its seed is revealed when "
+                       "the game session ends, not before", "$.type")
+    return []  # finish() rotates
+
+
+def finish(roll: FairRoll | None, state: CampaignState, command: Any,
+           events: list[Event]) -> list[Event]:
+    """Stamp the events that hold dice and end the epoch when the rules say so.
+
+    ``state`` is the state the command was decided against (nothing is folded yet).
+    """
+    if roll is None:
+        return events
+    out: list[Event] = []
+    if roll.stream.faces:
+        stamp = FairStamp(epoch=roll.epoch, nonce=roll.nonce, seeds=roll.digest.hex())
+        if roll.opened:
+            assert roll.seeds.following is not None  # FairRoll refuses otherwise
+            out.append(SeedCommitted(epoch=1, commitment=commitment(roll.seeds.following),
+                                     session=state.session if state.in_session else 0))
+        events = [msgspec.structs.replace(e, fair=stamp) if type(e) in DRAWS else e
+                  for e in events]
+    out.extend(events)
+    if roll.opened:
+        return out  # the next epoch's seed opened this one
+    for event in events:
+        if isinstance(event, core.GameSessionStarted):
+            return out + _rotation(state, roll.seeds, event.session)
+        if isinstance(event, core.GameSessionEnded):
+            return out + _rotation(state, roll.seeds, 0)
+    if isinstance(command, RotateSeed):
+        return out + _rotation(state, roll.seeds, state.session if state.in_session else 0)
+    rolls = roll.nonce + 1
+    if roll.stream.faces and not state.fair.private and roll.seeds.following is not None \
+            and _expired(rolls, state.fair.committed_at, roll.seeds.now):
+        return out + _rotation(state, roll.seeds, state.session if state.in_session else 0,
+                               rolls)
+    return out

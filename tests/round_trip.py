@@ -1,0 +1,25 @@
+"""An event re-encoded as a payload stored before some of its fields existed would be."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from events.base import Event
+from events.codec import encode_event
+
+__all__ = ["as_stored"]
+
+
+def as_stored(event: Event, stored: dict[str, Any]) -> dict[str, Any]:
+    """``event`` encoded, without the fields ``stored`` lacks that are at their default.
+
+    Schema evolution adds fields with defaults (``fair`` on the events that hold dice): an
+    old payload decodes with them at their default, and re-encodes to the same payload plus
+    them. A field added with any other value is kept, so the comparison fails.
+    """
+    encoded: dict[str, Any] = msgspec.json.decode(encode_event(event))
+    defaults = {field.encode_name: field.default for field in msgspec.structs.fields(event)}
+    return {name: value for name, value in encoded.items()
+            if name in stored or defaults.get(name, msgspec.NODEFAULT) != value}

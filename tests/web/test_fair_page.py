@@ -1,0 +1,88 @@
+"""The page checks the dice for itself: a player sees each roll sealed during the session and
+verified once the GM ends it, with how (seed, commitment, nonce, bytes); a face edited in the
+log shows as a mismatch; on a plain-http LAN address the page says it cannot check."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from playwright.sync_api import Page, expect
+
+from tests.serve_process import start_serve
+from tests.web.conftest import ONE_ADDRESS_FOR_EVERYONE, Served, serving
+
+
+def _badge(page: Page, seq: int):
+    return page.locator(f"ph-log .ph-log-line[data-seq='{seq}'] .ph-fair")
+
+
+def test_rolls_are_sealed_then_verified_in_the_browser(served: Served, open_page) -> None:
+    """The GM and a player roll; the player's page marks the rolls sealed; the GM ends the
+    session and every roll turns verified, opening one shows the seed and the bytes used."""
+    campaign, gm_link = served.create_campaign("Fair", "d12")
+    ana_link = served.invite(campaign, gm_link, "player", "Ana")
+    served.send(gm_link, {"type": "start_session"})
+    acks = served.send(ana_link, {"type": "set_client_seed", "seed": "ana-was-here"},
+                       {"type": "roll", "expression": "2d6+1d20"},
+                       {"type": "roll", "expression": "3d100"})
+    rolls = [ack.seqs[0] for ack in acks[1:]]
+    ana = open_page(ana_link)
+    for seq in rolls:
+        expect(_badge(ana, seq)).to_have_attribute("data-state", "sealed")
+    served.send(gm_link, {"type": "end_session"})
+    for seq in rolls:
+        expect(_badge(ana, seq)).to_have_attribute("data-state", "verified")
+    badge = _badge(ana, rolls[1])
+    badge.click()
+    panel = ana.locator("ph-log .ph-fair-panel")
+    how = panel.inner_text()
+    assert "commitment" in how and "bytes used" in how and "nonce" in how
+    assert len(panel.locator("dd").nth(4).inner_text()) == 64  # the seed, revealed
+
+
+def test_an_edited_face_shows_as_a_mismatch(tmp_path, browser, open_page) -> None:
+    """A face changed in the file (the server restarted on it) is marked mismatched."""
+    generator = serving(tmp_path)
+    served = next(generator)
+    port = served.port
+    campaign, gm_link = served.create_campaign("Edited", "d12")
+    (ack,) = served.send(gm_link, {"type": "roll", "expression": "4d6"})
+    served.send(gm_link, {"type": "rotate_seed"})
+    served.process.terminate()
+    served.process.wait(15)
+    with sqlite3.connect(tmp_path / "table.db") as db:
+        db.execute("DROP TRIGGER IF EXISTS events_no_update")
+        (payload,) = db.execute("SELECT payload FROM events WHERE campaign = ? AND seq = ?",
+                                (campaign, ack.seqs[0])).fetchone()
+        event = json.loads(payload)
+        face = event["terms"][0]["faces"][0]
+        event["terms"][0]["faces"][0] = 1 if face != 1 else 2
+        db.execute("UPDATE events SET payload = ? WHERE campaign = ? AND seq = ?",
+                   (json.dumps(event, separators=(",", ":")), campaign, ack.seqs[0]))
+    process = start_serve(tmp_path / "table.db", port, *ONE_ADDRESS_FOR_EVERYONE,
+                          log=tmp_path / "serve.log")  # the same address: the same link
+    try:
+        gm = open_page(gm_link)
+        expect(_badge(gm, ack.seqs[0])).to_have_attribute("data-state", "mismatch")
+        expect(_badge(gm, ack.seqs[0])).to_have_attribute("aria-label", "dice mismatch")
+        gm.close()  # before the server stops: a page reconnecting would log an error
+    finally:
+        process.terminate()
+        process.wait(15)
+
+
+def test_a_page_without_web_crypto_says_it_cannot_check(served: Served, open_page) -> None:
+    """Over plain http on a LAN address there is no crypto.subtle: the page says so."""
+    campaign, gm_link = served.create_campaign("Lan", "d12")
+    (ack,) = served.send(gm_link, {"type": "roll", "expression": "1d6"})
+    served.send(gm_link, {"type": "rotate_seed"})
+    page = open_page(gm_link, live=False)
+    page.close()
+    context = page.context
+    context.add_init_script("Object.defineProperty(window, 'isSecureContext', {value: false})")
+    page = context.new_page()
+    page.goto(gm_link)
+    expect(_badge(page, ack.seqs[0])).to_have_attribute("data-state", "unavailable")
+    expect(_badge(page, ack.seqs[0])).to_have_attribute(
+        "title", "cannot check here: needs https or localhost")
