@@ -10,6 +10,7 @@ the terminal summary and ``--json``.
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -57,12 +58,21 @@ async def _hostile_campaign(table: Any) -> tuple[str, list[str]]:
 
 
 async def _fetch(url: str) -> tuple[int, str]:
+    """GET ``url``; a request cut short is asked again, as a browser does (the server's
+    handshake budget, ``--join-timeout``, also bounds the wait for a page being made: under
+    load the first page, which starts the worker and imports matplotlib, may outlast it; the
+    ticket is spent only when the page is sent)."""
     def get() -> tuple[int, str]:
-        try:
-            with urllib.request.urlopen(url, timeout=120) as reply:
-                return reply.status, reply.read().decode()
-        except urllib.error.HTTPError as error:
-            return error.code, error.read().decode()
+        for attempt in range(4):
+            try:
+                with urllib.request.urlopen(url, timeout=120) as reply:
+                    return reply.status, reply.read().decode()
+            except urllib.error.HTTPError as error:
+                return error.code, error.read().decode()
+            except (http.client.RemoteDisconnected, ConnectionResetError):
+                if attempt == 3:
+                    raise
+        raise AssertionError("unreachable")
 
     return await asyncio.to_thread(get)
 
