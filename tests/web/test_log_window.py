@@ -73,6 +73,8 @@ def test_a_long_log_keeps_only_the_lines_near_the_view_and_reads_whole(
                            for n in range(ROLLS)))
     head = int(str(served.as_gm(gm_link, "state", campaign)["head"]))
     gm, ana = open_page(gm_link), open_page(ana_link, width=360, height=800)
+    # a phone shows one view at a time (test_phone_layout.py): Ana taps the log's
+    ana.get_by_role("navigation", name="Views").get_by_role("button", name="Log").click()
     for page in (gm, ana):
         page.locator("ph-log").scroll_into_view_if_needed()
         lines = page.locator("ph-log li[data-seq]")
