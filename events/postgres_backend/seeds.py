@@ -9,14 +9,14 @@ write is committed (durable) before the epoch's ``seed_committed`` event is appe
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool
 
 from events.errors import StoreError
+from events.postgres_backend.pooled import pooled
 
 __all__ = ["PostgresSeedVault"]
 
@@ -27,14 +27,9 @@ class PostgresSeedVault:
     def __init__(self, pool: ConnectionPool[Any]) -> None:
         self._pool = pool
 
-    @contextmanager
-    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+    def _connection(self) -> AbstractContextManager[psycopg.Connection[Any]]:
         """A pooled connection; the database's errors as :class:`StoreError`."""
-        try:
-            with self._pool.connection() as connection:
-                yield connection
-        except (psycopg.Error, PoolTimeout) as error:
-            raise StoreError(f"the seed vault: {' '.join(str(error).split())}") from None
+        return pooled(self._pool, "the seed vault")
 
     def put(self, campaign: str, epoch: int, seed: bytes) -> bytes:
         """Store ``seed`` for the epoch unless one is stored already; the stored one."""

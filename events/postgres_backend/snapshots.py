@@ -9,14 +9,14 @@ log before trusting a state.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool
 
-from events.errors import StoreError
+from events.postgres_backend.pooled import pooled
 
 __all__ = ["PostgresSnapshots"]
 
@@ -29,14 +29,9 @@ class PostgresSnapshots:
     def __init__(self, pool: ConnectionPool[Any]) -> None:
         self._pool = pool
 
-    @contextmanager
-    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+    def _connection(self) -> AbstractContextManager[psycopg.Connection[Any]]:
         """A pooled connection; the database's errors as :class:`StoreError`."""
-        try:
-            with self._pool.connection() as connection:
-                yield connection
-        except (psycopg.Error, PoolTimeout) as error:
-            raise StoreError(f"stored snapshots: {' '.join(str(error).split())}") from None
+        return pooled(self._pool, "stored snapshots")
 
     def save(self, campaign: str, fingerprint: str,
              rows: Iterable[tuple[int, str, bytes, str]]) -> None:

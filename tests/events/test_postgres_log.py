@@ -224,6 +224,24 @@ def test_a_sealed_token_is_stored_with_its_command_and_never_changed(
         connection.execute("UPDATE sealed_tokens SET sealed = 'aa'")
 
 
+def test_the_seed_vault_keeps_the_first_seed_of_an_epoch_and_never_changes_it(
+        log: PostgresLog, postgres_url: str) -> None:
+    """A second seed for the same epoch (another process opening it at once) gets the first
+    back; the database refuses to change or delete a stored seed."""
+    vault = log.seed_vault()
+    assert vault.get("c", 1) is None
+    assert vault.put("c", 1, b"\x01" * 32) == b"\x01" * 32
+    assert vault.put("c", 1, b"\x02" * 32) == b"\x01" * 32
+    assert vault.put("c", 2, b"\x03" * 32) == b"\x03" * 32 and vault.get("d", 1) is None
+    for statement in ("UPDATE fair_seeds SET seed = seed", "DELETE FROM fair_seeds"):
+        with psycopg.connect(postgres_url) as connection, pytest.raises(
+                psycopg.errors.IntegrityError):
+            connection.execute(statement)
+    with pytest.raises(StoreError, match="the seed vault"):
+        vault.put("c", 3, b"short")  # refused by the table's CHECK
+    assert vault.get("c", 1) == b"\x01" * 32
+
+
 def test_snapshot_rows_are_found_by_fingerprint_and_seq(log: PostgresLog) -> None:
     """The latest row at or before a seq, of this code's fingerprint; a row at a seq is
     replaced, a discarded one gone."""
