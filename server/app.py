@@ -29,6 +29,7 @@ import time
 from collections.abc import Awaitable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
@@ -68,7 +69,6 @@ from server.replay_links import replay_first, replay_request
 from server.report_page import ReportPages
 from server.seed_vault_sqlite import SqliteSeedVault
 from server.settings import Settings
-from server.shared_log import SharedLog
 from server.shutdown import answer_unread, run_steps
 from server.stored_snapshots import SnapshotStore, seal_key
 from server.subscriber import Subscriber
@@ -76,6 +76,9 @@ from server.utc_clock import UtcClock
 from server.views import ViewWorkers
 from server.web import WebTable
 from server.writer import GroupCommitter
+
+if TYPE_CHECKING:  # psycopg is needed only on a shared log (pip install 'poolhall[postgres]')
+    from server.shared_log import SharedLog
 
 __all__ = ["REPORT_BUDGET", "Server", "member_by_token", "utc_now"]
 
@@ -300,6 +303,8 @@ class Server:
             else SqliteSeedVault(self.db_path))
         await self.loaded.open(log, self.store, self.committer)  # and unloads idle hubs
         if self.shared:
+            from server.shared_log import SharedLog  # psycopg: only for a shared log
+
             self.followers = SharedLog(self.database, self.loaded, self.health)
             self.followers.start()
         logger.info("found %d campaigns in %.3fs (each loads when first joined)",
