@@ -50,6 +50,7 @@ from events.messages import (
     History,
     HistoryPage,
     Join,
+    Revealed,
     StateAt,
     View,
     Welcome,
@@ -134,6 +135,9 @@ class Client:
         """The last snapshot of the table the server sent (``None`` if it sent events)."""
         self.reconnects = 0
         self.last_hash = ""
+        self.revealed: list[EventFrame] = []
+        """Private rolls received sealed and since revealed (``revealed``), whole: the state
+        folded here left them out; a join afresh folds them."""
         """The chain hash of the last event folded (its frame's ``hash``), sent on resuming."""
         self._token = token
         self._reconnect = reconnect
@@ -370,6 +374,9 @@ class Client:
                 self.views[message.about] = message.data
                 if self._on_view is not None:
                     self._on_view(message)
+            case Revealed():
+                self.revealed.extend(message.events)
+                self._notify()
 
     def _take_snapshot(self, snapshot: Snapshot) -> None:
         """Set the state from the table as it stands; live events fold onto it from here."""

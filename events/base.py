@@ -57,6 +57,10 @@ Count = Annotated[int, Meta(ge=1, le=100, description="how many dice")]
 Role = Annotated[str, Meta(pattern=r"^(gm|player|spectator)$")]
 ROLES = ("gm", "player", "spectator")
 MemberRole = Literal["gm", "player", "spectator", "admin", "replay"]
+Visibility = Literal["public", "gm", "blind", "self"]
+"""Who sees a roll before its epoch's seed is revealed (:mod:`projections.privacy`): everyone;
+the GM only (a GM's secret roll); the GM only, not even the player who rolled (blind); the
+player who rolled and the GM (self)."""
 """A role at the table as the server tells it (``welcome``): one of :data:`ROLES` read from the
 log, ``admin`` for the admin token's session, which no member of the log has, or ``replay`` for
 a replay link's (``replay_shared``), which reads one replay and nothing else."""

@@ -24,6 +24,7 @@ __all__ = [
     "UPCASTERS",
     "AnyCommand",
     "AnyEvent",
+    "FrameEvent",
     "decode_event",
     "decode_stored",
     "decode_page",
@@ -40,9 +41,13 @@ ALL_COMMANDS: tuple[type[Command], ...] = core.COMMANDS + tuple(
 )
 if TYPE_CHECKING:  # the unions are built from the registries; statically, their bases
     AnyEvent = Event
+    FrameEvent = Event
     AnyCommand = Command
 else:
     AnyEvent = Union[ALL_EVENTS]
+    FrameEvent = Union[(*ALL_EVENTS, core.PrivateRoll)]
+    """What an event frame may hold: an event of the log, or a private roll sealed for its
+    reader (never in the log: :class:`events.core.PrivateRoll`)."""
     AnyCommand = Union[ALL_COMMANDS]
 
 

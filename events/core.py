@@ -10,7 +10,7 @@ from typing import Annotated
 
 from msgspec import Meta
 
-from events.base import Command, Event, Name, Reason, Role, Slug
+from events.base import Command, Event, Name, Reason, Role, Slug, Visibility
 from events.character_io import CharacterImported, ImportCharacter
 from events.conditions import ConditionChanged, SetCondition
 from events.dice import MAX_EXPRESSION_LENGTH, RolledTerm
@@ -131,6 +131,8 @@ class DiceRolled(Event, frozen=True, kw_only=True):
     reason: Reason = ""
     fair: FairStamp | None = None
     """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
+    visibility: Visibility = "public"
+    """Who sees it before its epoch's seed is revealed (:mod:`projections.privacy`)."""
 
 
 class ReplayShared(Event, frozen=True, kw_only=True):
@@ -146,6 +148,17 @@ class ReplayShared(Event, frozen=True, kw_only=True):
     session's replay, which runs to the session's end."""
     token_hash: TokenHash = ""
     """Always in the log; never in what a client receives (:mod:`events.client_payload`)."""
+
+
+class PrivateRoll(Event, frozen=True, kw_only=True):
+    """What a member who may not see a private roll receives in its place, until its epoch's
+    seed is revealed: that something was rolled in private, by the frame's ``actor``, and
+    nothing else (no dice, count, pool, odds or result; the frame's ``hash`` is empty too).
+
+    Never in the log: the server writes it into frames only (:mod:`server.audience`).
+    """
+
+    visibility: Visibility
 
 
 EVENTS: tuple[type[Event], ...] = (
@@ -224,6 +237,9 @@ class Roll(Command, frozen=True, kw_only=True):
     expression: Expression
     character: Slug | None = None
     reason: Reason = ""
+    visibility: Visibility = "public"
+    """``gm``: the GM's secret roll; ``blind``: a player's roll only the GM sees; ``self``:
+    a player's roll only they and the GM see. Revealed to all with its epoch's seed."""
 
 
 class ShareReplay(Command, frozen=True, kw_only=True):

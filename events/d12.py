@@ -22,7 +22,7 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from events.base import Command, Event, Reason, Slug, Value, ViewData
+from events.base import Command, Event, Reason, Slug, Value, ViewData, Visibility
 from events.contract import SystemVocabulary
 from events.errors import NotationError
 from events.fair import FairStamp
@@ -148,6 +148,8 @@ class ThresholdTestStarted(Event, frozen=True, kw_only=True):
     threshold: Threshold
     refresh: RefreshStat | None = None
     label: Reason = ""
+    visibility: Visibility = "public"
+    """Who sees it before its epoch's seed is revealed (:mod:`projections.privacy`)."""
 
 
 class DifficultyThresholdSet(Event, frozen=True, kw_only=True):
@@ -235,6 +237,9 @@ class CallThresholdTest(_ThresholdFields, frozen=True, kw_only=True):
     extended: bool = False
     refresh: RefreshStat | None = None
     label: Reason = ""
+    visibility: Visibility = "public"
+    """Who sees it before its epoch's seed is revealed: ``public``, ``gm``, ``blind``,
+    ``self`` (:mod:`projections.privacy`)."""
 
 
 class SetDifficultyThreshold(_ThresholdFields, frozen=True, kw_only=True):
@@ -259,6 +264,9 @@ class RollBasicTest(Command, frozen=True, kw_only=True):
     dice: DiceCount
     dt: DT
     character: Slug | None = None
+    visibility: Visibility = "public"
+    """Who sees it before its epoch's seed is revealed: ``public``, ``gm``, ``blind``,
+    ``self`` (:mod:`projections.privacy`)."""
 
 
 class InterpretThresholdResult(Command, frozen=True, kw_only=True):

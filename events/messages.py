@@ -14,7 +14,7 @@ import msgspec
 from msgspec import Meta
 
 from events.base import CommandId, MemberRole, Recorded, Seq, Slug, ViewData
-from events.codec import AnyCommand, AnyEvent
+from events.codec import AnyCommand, FrameEvent
 from events.errors import ErrorCode
 from events.owner import CampaignList, ListCampaigns
 from events.strict import StrictDecoder, strict_type
@@ -28,6 +28,8 @@ __all__ = [
     "ChainHash",
     "SERVER_DECODER",
     "Ack",
+    "OutgoingRevealed",
+    "Revealed",
     "ClientMessage",
     "ErrorReply",
     "EventFrame",
@@ -165,7 +167,7 @@ class EventFrame(_ServerMessage, frozen=True, tag="event"):
     at: str
     actor: str
     command: str
-    event: AnyEvent
+    event: FrameEvent
     hash: str = ""
 
     def recorded(self) -> Recorded:
@@ -198,6 +200,20 @@ class OutgoingHistoryPage(_ServerMessage, frozen=True, tag="history"):
 
     id: str
     before: int
+    events: list[msgspec.Raw]
+
+
+class Revealed(_ServerMessage, frozen=True, tag="revealed"):
+    """Private rolls whose epoch's seed was just revealed, sent to every member at the table
+    once the reveal is durable: the events each member received sealed (``private_roll``),
+    now whole, by ``seq``. A client replaces what it holds of those seqs with these."""
+
+    events: list[EventFrame]
+
+
+class OutgoingRevealed(_ServerMessage, frozen=True, tag="revealed"):
+    """The server's encoding of :class:`Revealed`: each frame sent as it was encoded."""
+
     events: list[msgspec.Raw]
 
 
@@ -273,8 +289,8 @@ class ReportReady(_ServerMessage, frozen=True, tag="report"):
     path: str
 
 
-ServerMessage = Union[Welcome, EventFrame, HistoryPage, Ack, ErrorReply, View, ReportReady,
-                      ViewsAt, CampaignList]
+ServerMessage = Union[Welcome, EventFrame, HistoryPage, Revealed, Ack, ErrorReply, View,
+                      ReportReady, ViewsAt, CampaignList]
 
 CLIENT_DECODER: StrictDecoder[Any] = StrictDecoder(ClientMessage)
 """Refuses unknown fields at any depth; the server's events, below, ignore them."""

@@ -23,7 +23,7 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from events.base import Command, Event, Reason, Slug, ViewData
+from events.base import Command, Event, Reason, Slug, ViewData, Visibility
 from events.contract import SystemVocabulary
 from events.errors import NotationError
 from events.fair import FairStamp
@@ -99,6 +99,8 @@ class CheckOpened(Event, frozen=True, kw_only=True):
     proficiency: DieCount
     target: Slug | None = None
     reason: Reason = ""
+    visibility: Visibility = "public"
+    """Who sees it before its epoch's seed is revealed (:mod:`projections.privacy`)."""
 
 
 class DifficultySet(Event, frozen=True, kw_only=True):
@@ -224,6 +226,8 @@ class PoolRolled(Event, frozen=True, kw_only=True):
     reason: Reason = ""
     fair: FairStamp | None = None
     """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
+    visibility: Visibility = "public"
+    """Who sees it before its epoch's seed is revealed (:mod:`projections.privacy`)."""
 
 
 EVENTS: tuple[type[Event], ...] = (
@@ -250,6 +254,9 @@ class OpenCheck(Command, frozen=True, kw_only=True):
     characteristic: CharacteristicName | None = None
     target: Slug | None = None
     reason: Reason = ""
+    visibility: Visibility = "public"
+    """Who sees it before its epoch's seed is revealed: ``public``, ``gm``, ``blind``,
+    ``self`` (:mod:`projections.privacy`)."""
 
 
 class SetDifficulty(Command, frozen=True, kw_only=True):
@@ -348,6 +355,9 @@ class RollPool(Command, frozen=True, kw_only=True):
     pool: Pool
     character: Slug | None = None
     reason: Reason = ""
+    visibility: Visibility = "public"
+    """Who sees it before its epoch's seed is revealed: ``public``, ``gm``, ``blind``,
+    ``self`` (:mod:`projections.privacy`)."""
 
 
 COMMANDS: tuple[type[Command], ...] = (

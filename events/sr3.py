@@ -30,7 +30,7 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from events.base import Command, Event, Reason, Slug, ViewData
+from events.base import Command, Event, Reason, Slug, ViewData, Visibility
 from events.contract import SystemVocabulary
 from events.errors import NotationError
 from events.fair import FairStamp
@@ -172,6 +172,8 @@ class PoolTestRolled(_TestFields, Event, frozen=True, kw_only=True):
     outcome: OpposedOutcome | None = None
     fair: FairStamp | None = None
     """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
+    visibility: Visibility = "public"
+    """Who sees it before its epoch's seed is revealed (:mod:`projections.privacy`)."""
 
 
 class PoolTestRerolled(Event, frozen=True, kw_only=True):
@@ -253,6 +255,9 @@ class RollPoolTest(_TestCommand, frozen=True, kw_only=True):
 
     pools: Draws = {}
     karma_dice: Annotated[int, Meta(ge=0, le=20)] = 0
+    visibility: Visibility = "public"
+    """Who sees it before its epoch's seed is revealed: ``public``, ``gm``, ``blind``,
+    ``self`` (:mod:`projections.privacy`)."""
 
 
 class RerollWithKarma(Command, frozen=True, kw_only=True):

@@ -30,6 +30,7 @@ from events.dice import RolledTerm
 from events.fair import ClientSeedSet, SeedCommitted, SeedRevealed
 from events.systems import RegisteredSystem, Stats
 from projections.fair_draws import DRAWS
+from projections.privacy import PrivateSubject, track
 from projections.systems import GameState, projection
 
 __all__ = [
@@ -147,6 +148,9 @@ class CampaignState(msgspec.Struct, kw_only=True):
     session may read."""
     rolls: list[RollEntry] = msgspec.field(default_factory=list)
     fair: FairState = msgspec.field(default_factory=FairState)
+    private: dict[str, PrivateSubject] = msgspec.field(default_factory=dict)
+    """Private rolls not yet revealed, by subject (:mod:`projections.privacy`); a few at a
+    time, and none once their epoch's seed is revealed."""
     game: GameState | None = None
     """The game system's part, set by ``campaign_created`` (see :mod:`projections.contract`)."""
 
@@ -296,6 +300,7 @@ _CORE: dict[type[Event], Callable[[CampaignState, Recorded, Any], None]] = {
     SeedCommitted: _seed_committed,
     SeedRevealed: _seed_revealed,
     ClientSeedSet: _client_seed_set,
+    core.PrivateRoll: lambda state, recorded, event: None,  # a sealed frame: nothing to fold
 }
 
 
@@ -311,6 +316,8 @@ def evolve(state: CampaignState, recorded: Recorded) -> CampaignState:
         stamp = event.fair  # type: ignore[attr-defined]  # every DRAWS type has one
         if stamp is not None and stamp.epoch == state.fair.epoch:
             state.fair.rolls = stamp.nonce + 1
+    if track(state.private, recorded, state.fair.epoch):
+        state.fair.private = True
     state.head = recorded.seq
     return state
 

@@ -461,7 +461,8 @@ class Server:
                     self.limits.admit_command(joined, hub.campaign)  # before any hub work
                     if isinstance(message, History):  # a read, not a command: no hub queue
                         try:
-                            subscriber.push(await hub.history_page(message))
+                            subscriber.push(await hub.history_page(message,
+                                                                   subscriber.member))
                         except Exception:
                             logger.exception("reading history of %s failed", hub.campaign)
                             raise Rejected("unavailable", "the log could not be read; retry "
@@ -480,7 +481,7 @@ class Server:
                     if isinstance(message, StateAt):  # a read too: the table at a seq
                         try:
                             frame, past = await hub.state_at(
-                                message, replay_first(hub.state, member))
+                                message, replay_first(hub.state, member), subscriber.member)
                             subscriber.push(frame)
                             if message.views:
                                 self._send_views_at(hub, message, past, subscriber)

@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections import deque
+from collections.abc import Mapping
 
+from events.base import Visibility
 from events.errors import StoreError
 from events.log import ServerLog
 from server.event_frames import FramePage, frame_pages
@@ -35,7 +37,8 @@ reads keep both cores of a small machine busy while the event loop writes."""
 
 
 def schedule_catch_up(subscriber: Subscriber, *, log: ServerLog, pages: PageCache,
-                      campaign: str, since: int, head: int) -> None:
+                      campaign: str, since: int, head: int,
+                      hidden: Mapping[int, Visibility] | None = None) -> None:
     """Replay ``(since, head]`` from the log ahead of the live frames already queued.
 
     The log is read :data:`CATCH_UP_READ` events per trip to a worker thread (a trip per
@@ -44,9 +47,17 @@ def schedule_catch_up(subscriber: Subscriber, *, log: ServerLog, pages: PageCach
     the interpreter lock) and writing the socket overlap on every core; each read is
     cached and shared by every catch-up that needs it. A read comes as pages of framed
     events (:class:`~server.event_frames.FramePage`), each written as it is.
+
+    A read holding one of the ``hidden`` events (private rolls this subscriber may not see
+    yet) is its own, with those sealed, and not cached.
     """
+    sealed = dict(hidden or {})
 
     def read(after: int, upto: int) -> asyncio.Future[list[FramePage]]:
+        own = {seq: how for seq, how in sealed.items() if after < seq <= upto}
+        if own:
+            return asyncio.ensure_future(asyncio.to_thread(
+                frame_pages, log, campaign, after, upto, CATCH_UP_PAGE, own))
         return asyncio.ensure_future(pages.get(
             (campaign, after, upto),
             functools.partial(frame_pages, log, campaign, after, upto, CATCH_UP_PAGE)))

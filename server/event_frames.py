@@ -10,10 +10,14 @@ loop.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import msgspec
 
+from events.base import Visibility
 from events.client_payload import client_payload
 from events.codec import encode
+from events.core import PrivateRoll
 from events.log import ServerLog
 from events.messages import OutgoingEventFrame
 from server.subscriber import text_frames
@@ -27,19 +31,26 @@ class FramePage(msgspec.Struct, frozen=True, array_like=True, gc=False):
     frames: bytes
 
 
-def event_frames(log: ServerLog, campaign: str, after: int, upto: int) -> list[bytes]:
-    """The JSON of ``OutgoingEventFrame`` for each event ``(after, upto]``, in order."""
+def event_frames(log: ServerLog, campaign: str, after: int, upto: int,
+                 hidden: Mapping[int, Visibility] | None = None) -> list[bytes]:
+    """The JSON of ``OutgoingEventFrame`` for each event ``(after, upto]``, in order; the
+    ``hidden`` seqs (private rolls the reader may not see) sealed, as
+    :func:`server.audience.sealed_frame` seals a live one."""
+    hidden = hidden or {}
     return [encode(OutgoingEventFrame(
         seq=row.seq, at=row.at, actor=row.actor, command=row.command_id,
         event=msgspec.Raw(client_payload(row.type, row.payload)), hash=row.hash))
+        if row.seq not in hidden else encode(OutgoingEventFrame(
+            seq=row.seq, at=row.at, actor=row.actor, command=row.command_id,
+            event=msgspec.Raw(encode(PrivateRoll(visibility=hidden[row.seq]))), hash=""))
         for row in log.rows(campaign, after, upto)]
 
 
-def frame_pages(log: ServerLog, campaign: str, after: int, upto: int, size: int
-                ) -> list[FramePage]:
+def frame_pages(log: ServerLog, campaign: str, after: int, upto: int, size: int,
+                hidden: Mapping[int, Visibility] | None = None) -> list[FramePage]:
     """Events ``(after, upto]`` in pages ending on multiples of ``size`` (the first shorter
     if the range starts inside one), each the text frames of its events back to back."""
-    frames = event_frames(log, campaign, after, upto)
+    frames = event_frames(log, campaign, after, upto, hidden)
     pages: list[FramePage] = []
     start = 0
     seq = after

@@ -29,7 +29,7 @@ from collections.abc import Callable
 import msgspec
 
 from events import core
-from events.base import Event, Recorded
+from events.base import Event, Recorded, Visibility
 from events.client_payload import client_payload
 from events.codec import encode
 from events.errors import ConcurrencyError, Rejected, StoreError
@@ -46,11 +46,21 @@ from events.messages import (
     ErrorReply,
     History,
     OutgoingEventFrame,
+    OutgoingRevealed,
     StateAt,
     Welcome,
 )
-from projections.campaign import CampaignState, evolve
+from projections.campaign import CampaignState
+from projections.privacy import pending_seqs, sees
 from server import auth
+from server.audience import (
+    PublicTable,
+    hidden_for,
+    role_of,
+    sealed_frame,
+    subject_at,
+    view_about,
+)
 from server.catch_up import (
     CATCH_UP_PAGE,
     CATCH_UP_READ,
@@ -76,7 +86,7 @@ from server.page_cache import PageCache
 from server.rebuild import load_hub_state
 from server.rules.base import Decision
 from server.sealed_tokens import sealed_for
-from server.snapshots import SnapshotCache, history_page, snapshot_at
+from server.snapshots import SnapshotCache, encoded_page, history_page, snapshot_at
 from server.stored_snapshots import SnapshotStore
 from server.subscriber import Subscriber
 from server.table_feed import TableFeed
@@ -121,6 +131,7 @@ class CampaignHub:
         pages: PageCache | None = None,
         new_token: Callable[[], str] = auth.new_token,
         snapshot_every: int = 1000,
+        public: CampaignState | None = None,
     ) -> None:
         self.state = state
         self.commands = commands
@@ -173,6 +184,9 @@ class CampaignHub:
         """The last event frames as broadcast and the snapshot of the head, encoded once."""
         self._pages = pages if pages is not None else PageCache()
         """Encoded catch-up pages, shared with the server's other campaigns."""
+        self.public = PublicTable(public)
+        """The table members who may not see the pending private rolls see (none pending:
+        no table of its own), folded beside the state (:mod:`server.audience`)."""
 
     @property
     def campaign(self) -> str:
@@ -216,7 +230,7 @@ class CampaignHub:
     def leave(self, subscriber: Subscriber) -> None:
         self.subscribers.discard(subscriber)
         if self._table.left(subscriber) and not self._stale:
-            self._table.broadcast(self.state)
+            self._table.broadcast(self._table_of)
 
     def pin(self) -> None:
         """A connection is joining or joined: keep the hub loaded."""
@@ -307,8 +321,9 @@ class CampaignHub:
         """
         self.reloads += 1
         try:
-            self.state, self.commands, self.head_hash = await asyncio.to_thread(
-                load_hub_state, self._log, self._store, self.campaign, self._every)
+            self.state, self.commands, self.head_hash, self.public.state = \
+                await asyncio.to_thread(load_hub_state, self._log, self._store,
+                                        self.campaign, self._every)
             missed = await asyncio.to_thread(lambda: list(self._log.rows(
                 self.campaign, self._sent, self.state.head))) if self._sent < self.state.head \
                 else []
@@ -342,7 +357,10 @@ class CampaignHub:
                                  self.campaign)
                 return
             if rows:
+                pending = set(pending_seqs(self.state.private))
                 self._after_change(self._send_rows(rows, fold=True))
+                if pending:
+                    await self._reveal(pending)
         finally:
             for waiter in waiters:
                 if not waiter.done():
@@ -355,16 +373,14 @@ class CampaignHub:
         for row in rows:
             recorded = to_recorded(row)
             if fold:
-                evolve(self.state, recorded)
+                self.public.fold(self.state, recorded)
                 self.head_hash = row.hash
                 earlier = self.commands.get(row.command_id)
                 self.commands.add(row.command_id, CommandRecord(
                     row.actor, earlier.first_seq if earlier else row.seq, row.seq))
-            frame = encode(OutgoingEventFrame(
+            self._publish(row.seq, encode(OutgoingEventFrame(
                 seq=row.seq, at=row.at, actor=row.actor, command=row.command_id,
-                event=msgspec.Raw(row.payload), hash=row.hash))
-            self._snapshots.add(frame)
-            self._broadcast(frame)
+                event=msgspec.Raw(client_payload(row.type, row.payload)), hash=row.hash)))
             self._sent = row.seq
             events.append(recorded.event)
         return events
@@ -376,9 +392,9 @@ class CampaignHub:
             self._writes.after_change()
         if not self._stale:  # views of a state the log lacks would mislead the table
             if changed:
-                self._table.broadcast(self.state)
+                self._table.broadcast(self._table_of)
             for view in self._views.of_events(changed):
-                self._broadcast(encode(view))
+                self._broadcast_view(encode(view))
         self._close_removed(changed)
 
     async def _process(self, batch: list[CommandWork], attempt: int = 0) -> None:
@@ -388,6 +404,8 @@ class CampaignHub:
         this hub has the events it missed: the sender never sees the conflict."""
         if not batch:
             return
+        pending = set(pending_seqs(self.state.private))
+        """Private rolls waiting before the batch: those it reveals are sent whole after it."""
         if self._stale:  # an earlier part of this batch left the state unknown
             refuse_unavailable(list(batch))
             return
@@ -436,8 +454,9 @@ class CampaignHub:
                 sealed_token=sealed_for(work.command, self.campaign, ctx.issued_token),
             )
             for offset, event in enumerate(new_events, start=1):
-                evolve(self.state, Recorded(seq=head + offset, at=at, actor=work.member.member,
-                                            command=command_id, event=event))
+                self.public.fold(self.state, Recorded(
+                    seq=head + offset, at=at, actor=work.member.member, command=command_id,
+                    event=event))
             in_batch[command_id] = work.member.member
             decided.append((work, request, new_events, ctx))
         requests = [request for _, request, _, _ in decided if request is not None]
@@ -480,11 +499,10 @@ class CampaignHub:
                 self.head_hash = seqs.hashes[-1]
                 self._sent = seqs[-1]
             for seq, digest, stored in zip(seqs, seqs.hashes, request.events, strict=True):
-                frame = encode(OutgoingEventFrame(
+                self._publish(seq, encode(OutgoingEventFrame(
                     seq=seq, at=request.at, actor=request.actor, command=request.command_id,
-                    event=msgspec.Raw(client_payload(stored.type, stored.payload)), hash=digest))
-                self._snapshots.add(frame)
-                self._broadcast(frame)
+                    event=msgspec.Raw(client_payload(stored.type, stored.payload)),
+                    hash=digest)))
             changed.extend(new_events)
             answers[command_id] = Ack(id=command_id, seqs=seqs, member=ctx.issued_member,
                                       token=ctx.issued_token)
@@ -498,6 +516,8 @@ class CampaignHub:
                          self.campaign)
             await self._reload()
         self._after_change(changed)
+        if pending:
+            await self._reveal(pending)
         if again:
             if self._stale:
                 refuse_unavailable(list(again))
@@ -517,6 +537,58 @@ class CampaignHub:
             subscriber.push(frame)
             if subscriber.dropped:  # it fell behind: it resumes from the log when it returns
                 self.subscribers.discard(subscriber)
+
+    def _publish(self, seq: int, frame: bytes) -> None:
+        """Broadcast event ``seq``'s frame: whole to whoever may see it, sealed to the others
+        while it is a pending private roll (:mod:`server.audience`)."""
+        self._snapshots.add(seq, frame)
+        subject = subject_at(self.state, seq) if self.state.private else None
+        if subject is None:
+            self._broadcast(frame)
+            return
+        sealed = sealed_frame(frame, subject.visibility)
+        for subscriber in tuple(self.subscribers):
+            member = subscriber.member
+            subscriber.push(frame if sees(subject, member, role_of(self.state, member))
+                            else sealed)
+            if subscriber.dropped:
+                self.subscribers.discard(subscriber)
+
+    def _broadcast_view(self, frame: bytes) -> None:
+        """Broadcast a view; one about a pending private roll (its odds) goes to the GM only."""
+        if not self.state.private or view_about(frame) not in self.state.private:
+            self._broadcast(frame)
+            return
+        for subscriber in tuple(self.subscribers):
+            if role_of(self.state, subscriber.member) in ("gm", "admin"):
+                subscriber.push(frame)
+
+    def _table_of(self, subscriber: Subscriber) -> CampaignState:
+        """The table ``subscriber`` sees (:meth:`PublicTable.for_member`)."""
+        return self.public.for_member(self.state, subscriber.member)
+
+    def hidden_from(self, member: str | None) -> dict[int, Visibility]:
+        """The events ``member`` (``None``: the admin) may not see yet, and how each is
+        sealed: for the reads a connection makes outside the hub's queue."""
+        return hidden_for(self.state, member)
+
+    async def _reveal(self, pending: set[int]) -> None:
+        """Send every member the events of ``pending`` that are no longer pending (their
+        seed was revealed), whole, once the reveal is durable."""
+        revealed = sorted(pending - set(pending_seqs(self.state.private)))
+        if not revealed or self._stale:
+            return
+        wanted = set(revealed)
+        try:
+            frames = await asyncio.to_thread(lambda: [
+                frame for seq, frame in zip(range(revealed[0], revealed[-1] + 1),
+                                            encoded_page(self._log, self.campaign,
+                                                         revealed[0] - 1, revealed[-1]),
+                                            strict=False) if seq in wanted])
+        except Exception:  # they are in the log: a join or a history page shows them
+            logger.exception("reading the revealed rolls of %s failed", self.campaign)
+            return
+        self._broadcast(encode(OutgoingRevealed(events=[msgspec.Raw(f) for f in frames])))
 
     # ---- joining ----------------------------------------------------------------------
 
@@ -560,9 +632,13 @@ class CampaignHub:
 
     def _attach(self, join: JoinWork) -> None:
         head = self.state.head
+        member = None if join.member.admin else join.member.member
+        hidden = self.hidden_from(member)
+        """Private rolls this member may not see yet (:mod:`server.audience`)."""
         welcome = Welcome(role=join.member.role, member=join.member.member,
                           campaign=self.campaign, name=self.state.name,
-                          system=self.state.system, head=head, head_hash=self.head_hash)
+                          system=self.state.system, head=head,
+                          head_hash="" if head in hidden else self.head_hash)
         if self._stale:
             refuse_unavailable([join])
             return
@@ -571,20 +647,24 @@ class CampaignHub:
                 "unauthorized", f"this token does not open {self.campaign!r}", "$.token"))
             return
         subscriber = join.subscriber
-        subscriber.member = None if join.member.admin else join.member.member
+        subscriber.member = member
         self.subscribers.add(subscriber)
         subscriber.push(encode(welcome))
         if self._wants_snapshot(join):
-            subscriber.push(self._snapshots.frame(self.state, self.head_hash))
+            subscriber.push(self._snapshots.frame(self._table_of(subscriber), self.head_hash,
+                                                  hidden))
         elif join.since < head:  # replayed from the log ahead of the live frames queued
             schedule_catch_up(subscriber, log=self._log, pages=self._pages,
-                              campaign=self.campaign, since=join.since, head=head)
+                              campaign=self.campaign, since=join.since, head=head,
+                              hidden=hidden)
         if self._table.joined(subscriber, subscriber.member, join.table):
-            self._table.broadcast(self.state)  # someone came: every watcher sees them
+            self._table.broadcast(self._table_of)  # someone came: every watcher sees them
         else:
-            self._table.send_to(subscriber, self.state)
+            self._table.send_to(subscriber, self._table_of(subscriber))
+        sees_all = role_of(self.state, member) in ("gm", "admin")
         for frame in self._views.standing_now():  # after the catch-up: views of the head
-            subscriber.push(frame)
+            if sees_all or not self.state.private or view_about(frame) not in self.state.private:
+                subscriber.push(frame)
         self._views.start_computing()
         self.joined_once = True
         join.done.set_result(welcome)
@@ -612,20 +692,24 @@ class CampaignHub:
                 return False
         return not join.done.done()
 
-    async def history_page(self, request: History) -> bytes:
+    async def history_page(self, request: History, member: str | None = None) -> bytes:
         """The encoded page of events before ``request.before``: history never waits in the
         hub's queue nor holds the event loop. Called by the connection that asked, once
-        rate-limited."""
-        return await history_page(self._log, self.campaign, self.state.head, request)
+        rate-limited; the private rolls ``member`` (``None``: the admin) may not see yet are
+        sealed."""
+        return await history_page(self._log, self.campaign, self.state.head, request,
+                                  self.hidden_from(member))
 
-    async def state_at(self, request: StateAt, first: int = 1) -> tuple[bytes, CampaignState]:
+    async def state_at(self, request: StateAt, first: int = 1, member: str | None = None,
+                       ) -> tuple[bytes, CampaignState]:
         """The encoded snapshot of the table after event ``request.seq`` (the nearest stored
         snapshot and the events after it, read and folded in a worker thread), and that state:
         like history, outside the hub's queue. Raises :class:`Rejected` for a seq past the
         log's head. ``first``: a replay link's first event (the table it shows holds nothing
-        from before it: :func:`server.snapshots.replay_at`)."""
+        from before it: :func:`server.snapshots.replay_at`); ``member``: who asks (``None``:
+        the admin), whose table leaves out the private rolls they may not see yet."""
         return await asyncio.to_thread(snapshot_at, self._log, self._store, self.campaign,
-                                       request, self._every, first)
+                                       request, self._every, first, self.hidden_from(member))
 
     async def views_at(self, request: StateAt, state: CampaignState) -> bytes:
         """The encoded ``views_at`` answer for ``state`` (a past table): its standing views,

@@ -109,7 +109,8 @@ class LoadedCampaigns:
                           clock=self._clock,
                           health=self._health,
                           workers=self._workers, view_backlog=self.settings.view_backlog,
-                          pages=self._pages, snapshot_every=self.settings.snapshot_every)
+                          pages=self._pages, snapshot_every=self.settings.snapshot_every,
+                          public=loaded.public)
         self.hubs[loaded.state.campaign] = hub
         hub.start()
         return hub

@@ -27,6 +27,8 @@ from typing import NamedTuple
 from events.base import Recorded
 from events.log import CommandRecord, ServerLog, recorded_pages
 from projections.campaign import CampaignState, evolve, new_state
+from projections.privacy import pending_seqs
+from server.audience import fold_public
 from server.command_index import CommandIndex
 from server.stored_snapshots import SnapshotStore, fold_from
 
@@ -49,6 +51,9 @@ class LoadedCampaign(NamedTuple):
     state: CampaignState
     commands: CommandIndex
     head_hash: str
+    public: CampaignState | None = None
+    """The table without the pending private rolls, while any is pending
+    (:class:`server.audience.PublicTable`)."""
 
 
 class ScannedCampaign(NamedTuple):
@@ -96,7 +101,10 @@ def load_hub_state(log: ServerLog, store: SnapshotStore, campaign: str,
     process-wide, and freezing would pin whatever garbage the server holds at that moment).
     """
     state, head_hash = fold_from(log, store, campaign, every=every)
-    return LoadedCampaign(state, CommandIndex(log, campaign), head_hash)
+    public = fold_public(log, store, campaign, state.head,
+                         dict.fromkeys(pending_seqs(state.private), "gm"), every).state \
+        if state.private else None
+    return LoadedCampaign(state, CommandIndex(log, campaign), head_hash, public)
 
 
 def _index_event(index: CommandMap, recorded: Recorded) -> None:

@@ -11,6 +11,7 @@ at all while none is connected, so tables of Python clients pay nothing for it.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from events.codec import encode
 from projections.campaign import CampaignState
@@ -60,12 +61,17 @@ class TableFeed:
         if subscriber in self._watchers:
             subscriber.push(self.frame(state))
 
-    def broadcast(self, state: CampaignState) -> None:
-        """Queue the table for every watcher (after a change); nothing when none watches."""
+    def broadcast(self, state_for: Callable[[Subscriber], CampaignState]) -> None:
+        """Queue the table for every watcher (after a change); nothing when none watches.
+        ``state_for`` gives the table each watcher sees (the hub's state, or the public
+        table while a private roll is pending: :mod:`server.audience`); each distinct table
+        is encoded once."""
         watchers = [s for s in self._watchers if not s.dropped]
         self._watchers.difference_update([s for s in self._watchers if s.dropped])
-        if not watchers:
-            return
-        frame = self.frame(state)
+        encoded: dict[int, bytes] = {}
         for subscriber in watchers:
+            state = state_for(subscriber)
+            frame = encoded.get(id(state))
+            if frame is None:
+                frame = encoded[id(state)] = self.frame(state)
             subscriber.push(frame)

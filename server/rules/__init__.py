@@ -12,7 +12,7 @@ from events.conditions import SetCondition
 from events.errors import Rejected
 from events.systems import check_registered
 from server.auth import hash_token
-from server.rules import core, d12, fairness, narrative, sr3
+from server.rules import core, d12, fairness, narrative, privacy, sr3
 from server.rules.base import Decision
 from server.rules.character_import import import_character
 from server.rules.conditions import set_condition
@@ -34,6 +34,7 @@ def rules(system_id: str) -> Rules:
 def decide(ctx: Decision, command: Command) -> list[Event]:
     """Decide any command in a campaign: core commands here, the rest by the game system;
     then the fair rolls' part (:func:`server.rules.fairness.finish`)."""
+    privacy.guard(ctx, command)
     if isinstance(command, ImportCharacter):  # core commands with a module of their own
         events = import_character(ctx, command)
     elif isinstance(command, SetCondition):
@@ -48,4 +49,4 @@ def decide(ctx: Decision, command: Command) -> list[Event]:
                 f"{type(command).__name__} belongs to another system", "$.type",
             )
         events = system.decide(ctx, command)
-    return fairness.finish(ctx.fair, ctx.state, command, events)
+    return fairness.finish(ctx.fair, ctx.state, command, privacy.stamp(command, events))

@@ -1,0 +1,78 @@
+"""The private rolls' part of every decision: who may roll with which visibility, and refusing
+a member who acts on a private roll they may not see as if it did not exist.
+
+The visibility rules (:mod:`projections.privacy` has what the log then keeps):
+
+- ``gm`` is the GM's secret roll or check; only the GM makes one.
+- ``blind`` and ``self`` are a player's private rolls, and only one-shot rolls (a free roll,
+  a narrative pool, an SR3 test): a check built step by step in front of the table cannot be
+  hidden from the player building it, so a private check is the GM's.
+- A private SR3 test draws no Combat, Astral or Karma Pool dice: those pools are shown to the
+  whole table, and their going down would tell what the test was.
+- At most :data:`~projections.privacy.MAX_PENDING` wait to be revealed at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from events import core, d12, narrative, sr3
+from events.base import Event
+from events.errors import Rejected
+from projections.privacy import MAX_PENDING, OPENERS, reference_of, sees
+from server.rules.base import Decision
+
+__all__ = ["ONE_SHOT_COMMANDS", "guard", "stamp"]
+
+ONE_SHOT_COMMANDS: frozenset[type[Any]] = frozenset(
+    {core.Roll, narrative.RollPool, sr3.RollPoolTest})
+"""The commands a player may make private (``blind`` or ``self``)."""
+
+
+def guard(ctx: Decision, command: Any) -> None:
+    """Refuse a visibility the actor may not use, and a reference to a private roll the actor
+    may not see (answered as if it did not exist: ``not_found``)."""
+    visibility = getattr(command, "visibility", "public")
+    if visibility != "public":
+        _check_visibility(ctx, command, visibility)
+    reference = reference_of(command)
+    if reference is not None and not ctx.is_gm:
+        key, path = reference
+        subject = ctx.state.private.get(key)
+        if subject is not None and not sees(subject, ctx.actor.member, ctx.actor.role):
+            kind, name = key.split(":", 1)
+            raise Rejected("not_found", f"no {kind} {name!r} in this campaign", path)
+
+
+def _check_visibility(ctx: Decision, command: Any, visibility: str) -> None:
+    if visibility == "gm":
+        if not ctx.is_gm:
+            raise Rejected("forbidden", "only the gm rolls in secret (visibility gm); a "
+                           "player's private roll is blind or self", "$.visibility")
+    elif ctx.is_gm:
+        raise Rejected("invalid", f"the gm's secret roll is visibility gm; {visibility} is a "
+                       "player's private roll", "$.visibility")
+    elif type(command) not in ONE_SHOT_COMMANDS:
+        raise Rejected("rule", "a player's private roll is a one-shot roll (roll, roll_pool, "
+                       "roll_pool_test); a check built step by step is private only as the "
+                       "gm's", "$.visibility")
+    if isinstance(command, sr3.RollPoolTest) and (any(command.pools.values())
+                                                   or command.karma_dice):
+        raise Rejected("rule", "a private test draws no pool or karma dice: those pools are "
+                       "shown to the whole table", "$.pools")
+    if isinstance(command, d12.RollBasicTest) and not ctx.is_gm:
+        raise Rejected("rule", "a test the gm called is rolled in the open", "$.visibility")
+    if len(ctx.state.private) >= MAX_PENDING:
+        raise Rejected("rule", f"{MAX_PENDING} private rolls wait to be revealed; end the "
+                       "game session to reveal them", "$.visibility")
+
+
+def stamp(command: Any, events: list[Event]) -> list[Event]:
+    """The command's visibility on the events that open a private roll."""
+    visibility = getattr(command, "visibility", "public")
+    if visibility == "public":
+        return events
+    return [msgspec.structs.replace(event, visibility=visibility)
+            if type(event) in OPENERS else event for event in events]
