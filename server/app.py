@@ -472,8 +472,9 @@ class Server:
                         continue
                     if isinstance(message, ReportRequest):  # a page's ticket, no hub work
                         try:
-                            path = self.reports.issue(hub.campaign, message.session,
-                                                      hub.state.head)
+                            path = self.reports.issue(
+                                hub.campaign, message.session, hub.state.head,
+                                tuple(sorted(hub.hidden_from(subscriber.member))))
                         finally:
                             self.limits.finish_command(joined)
                         subscriber.push(encode(ReportReady(id=message.id, path=path)))

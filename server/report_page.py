@@ -69,11 +69,13 @@ class _Ticket:
 
 
 def paged_events(rows: Callable[[str, int, int], Iterable[StoredRow]], campaign: str,
-                 head: int, page: int = PAGE_EVENTS) -> Iterator[Recorded]:
+                 head: int, page: int = PAGE_EVENTS,
+                 hidden: frozenset[int] = frozenset()) -> Iterator[Recorded]:
     """The campaign's events up to ``head``, read ``page`` at a time through the log's
     ``rows(campaign, after, upto)``: one page is read (in a read transaction of its own, so a
     long report never pins the log's WAL), decoded, handed on, and dropped before the next.
-    The fold that consumes them holds no more than one page of events at any time."""
+    The fold that consumes them holds no more than one page of events at any time. The
+    ``hidden`` events (private rolls the reader may not see yet) are left out."""
     after = 0
     while after < head:
         upto = min(after + page, head)
@@ -81,20 +83,25 @@ def paged_events(rows: Callable[[str, int, int], Iterable[StoredRow]], campaign:
         if not batch:
             return
         after = batch[-1].seq
-        yield from batch
+        yield from (recorded for recorded in batch if recorded.seq not in hidden)
         del batch
 
 
-def build_page(job: tuple[str, str, int | None, int]) -> dict[str, object]:
+Job = tuple[str, str, int | None, int, tuple[int, ...]]
+"""A report page to make: database, campaign, session (``None``: all), head, and the events
+its reader may not see yet (private rolls: :mod:`server.audience`)."""
+
+
+def build_page(job: Job) -> dict[str, object]:
     """The report page's HTML (in a worker process): the campaign's events up to ``head``
     read from the log a page at a time and folded as they come (:func:`paged_events`: the
     worker's memory does not grow with the log), drawn. ``{"html": bytes}``, or
     ``{"missing": why}``."""
     from reports.html import render_html  # matplotlib: imported in the worker only
 
-    database, campaign, session, head = job
+    database, campaign, session, head, hidden = job
     with reading(database) as reader:
-        full = report(paged_events(reader.rows, campaign, head))
+        full = report(paged_events(reader.rows, campaign, head, hidden=frozenset(hidden)))
     if session is not None and not any(s.session == session for s in full.sessions):
         have = ", ".join(str(s.session) for s in full.sessions) or "none yet"
         return {"missing": f"no game session {session} in this campaign (its sessions: {have})"}
@@ -110,18 +117,20 @@ class ReportPages:
         self._workers = workers
         self._clock = clock
         self._tickets: dict[str, _Ticket] = {}
-        self._making: dict[tuple[str, str, int | None, int], asyncio.Future[dict[str, object]]] = {}
+        self._making: dict[Job, asyncio.Future[dict[str, object]]] = {}
         """Pages being made, by what they are of: the same report asked twice is made once."""
 
-    def issue(self, campaign: str, session: int | None, head: int) -> str:
-        """A path to the report of ``campaign`` (one ``session``, or all) as of ``head``; the
-        page starts being made now."""
+    def issue(self, campaign: str, session: int | None, head: int,
+              hidden: tuple[int, ...] = ()) -> str:
+        """A path to the report of ``campaign`` (one ``session``, or all) as of ``head``
+        without the ``hidden`` events (private rolls its reader may not see yet); the page
+        starts being made now."""
         now = self._clock()
         for stale in [t for t, ticket in self._tickets.items() if ticket.expires < now]:
             self._forget(stale)
         while len(self._tickets) >= TICKETS_KEPT:
             self._forget(next(iter(self._tickets)))
-        job = (self._database, campaign, session, head)
+        job: Job = (self._database, campaign, session, head, hidden)
         page = self._making.get(job)
         if page is None:
             busy = sum(1 for other in self._making if other[1] == campaign)
@@ -135,7 +144,7 @@ class ReportPages:
         self._tickets[ticket] = _Ticket(now + TICKET_SECONDS, page)
         return f"/report/{ticket}"
 
-    def _made(self, job: tuple[str, str, int | None, int],
+    def _made(self, job: Job,
               page: asyncio.Future[dict[str, object]]) -> None:
         self._making.pop(job, None)
         if not page.cancelled():

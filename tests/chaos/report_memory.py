@@ -83,7 +83,7 @@ def _job(database: str, head: int, whole: bool, out: multiprocessing.Queue[objec
         events = [to_recorded(row) for row in SqliteReader(database).rows("night", 0, head)]
         size = len(render_html(report(events)))
     else:
-        page = build_page((database, "night", None, head))
+        page = build_page((database, "night", None, head, ()))
         html = page["html"]
         assert isinstance(html, bytes)
         size = len(html)
