@@ -1,0 +1,178 @@
+"""The private rolls' rules, decided and folded in memory: who may use which visibility, what
+the log keeps pending and for whom, the public table, and the reveal with the session's end.
+
+The server's side (every frame each role receives) is ``tests/server/test_private_rolls.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+import pytest
+
+from events import core, d12, narrative, sr3
+from events.base import Recorded
+from events.errors import Rejected
+from events.fair import RotateSeed, SeedCommitted, commitment
+from projections.privacy import MAX_PENDING, PrivateSubject, hidden_seqs, sees
+from server.audience import PublicTable
+from server.rules.fairness import EpochSeeds
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "d12"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "sr3"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "narrative"))
+
+from d12_support import Table as D12Table  # noqa: E402
+from narrative_support import Table as NarrativeTable  # noqa: E402
+from sr3_support import Table as Sr3Table  # noqa: E402
+
+SEEDS = [hashlib.sha256(f"private {n}".encode()).digest() for n in range(6)]
+NOW = "2024-01-01T00:00:00.000Z"
+
+
+def fair(table: object, epoch: int = 1) -> None:
+    """Epoch ``epoch`` committed in the table's log; the dice come from the server's
+    derivation, and the next epoch's seed is ready for a reveal."""
+    table.fold(SeedCommitted(epoch=epoch, commitment=commitment(SEEDS[epoch])))  # type: ignore[attr-defined]
+    table.seeds = EpochSeeds(current=SEEDS[epoch], following=SEEDS[epoch + 1], now=NOW)  # type: ignore[attr-defined]
+
+
+def refused(table: object, member: str, command: type, **fields: object) -> Rejected:
+    with pytest.raises(Rejected) as caught:
+        table.decide(member, command, **fields)  # type: ignore[attr-defined]
+    return caught.value
+
+
+def test_only_the_gm_rolls_in_secret_and_the_gm_is_never_blind() -> None:
+    """Rule: ``gm`` is the GM's; ``blind`` and ``self`` are a player's."""
+    table = NarrativeTable()
+    fair(table)
+    player = refused(table, "han-player", core.Roll, expression="1d6", visibility="gm")
+    assert (player.code, player.path) == ("forbidden", "$.visibility")
+    for visibility in ("blind", "self"):
+        gm = refused(table, "gm", core.Roll, expression="1d6", visibility=visibility)
+        assert (gm.code, gm.path) == ("invalid", "$.visibility")
+    assert table.run("gm", core.Roll, expression="1d6", visibility="gm")[0].visibility == "gm"
+
+
+def test_a_players_private_roll_is_one_shot() -> None:
+    """Rule: a check built step by step is private only as the GM's."""
+    table = NarrativeTable()
+    fair(table)
+    refusal = refused(table, "han-player", narrative.OpenCheck, character="han",
+                      skill="Cool", visibility="self")
+    assert (refusal.code, refusal.path) == ("rule", "$.visibility")
+    rolled = table.run("han-player", narrative.RollPool, pool=narrative.Pool(ability=2),
+                       character="han", visibility="blind")
+    assert rolled[0].visibility == "blind"
+    opened = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
+                       check="hidden", visibility="gm")
+    assert opened[0].visibility == "gm"
+
+
+def test_a_private_sr3_test_draws_no_pool_dice() -> None:
+    """Rule: the Combat, Astral and Karma Pools are the table's to see."""
+    table = Sr3Table()
+    fair(table)
+    refusal = refused(table, "sam-player", sr3.RollPoolTest, character="sam", dice=4, tn=4,
+                      karma_dice=1, visibility="self")
+    assert (refusal.code, refusal.path) == ("rule", "$.pools")
+    rolled = table.run("sam-player", sr3.RollPoolTest, character="sam", dice=4, tn=4,
+                       visibility="self")
+    assert rolled[-1].visibility == "self"
+
+
+def test_a_test_the_gm_called_is_rolled_in_the_open() -> None:
+    """Rule (d12): the GM's basic test may be secret; a player rolls a called test openly."""
+    table = D12Table()
+    fair(table)
+    secret = table.run("gm", d12.RollBasicTest, dice=3, dt=7, visibility="gm")
+    assert secret[0].visibility == "gm"
+    player = next(m for m, member in table.state.members.items() if member.role == "player")
+    refusal = refused(table, player, d12.RollBasicTest, dice=3, dt=7,
+                      character=table.state.members[player].characters[0], visibility="gm")
+    assert refusal.path == "$.visibility"
+
+
+def test_pending_subjects_and_who_sees_them() -> None:
+    """A check's every event joins its subject; each visibility is seen by whom it says;
+    a member acting on a check they may not see is told it does not exist."""
+    table = NarrativeTable()
+    fair(table)
+    table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance", check="hidden",
+              visibility="gm")
+    table.run("gm", narrative.AddDice, check="hidden", kind="boost")
+    table.run("han-player", core.Roll, expression="1d6", character="han", visibility="self")
+    table.run("han-player", core.Roll, expression="1d6", character="han", visibility="blind")
+    private = table.state.private
+    assert len(private["check:hidden"].seqs) == 2
+    assert sorted(subject.visibility for subject in private.values()) == ["blind", "gm", "self"]
+    assert table.state.fair.private
+    assert len(hidden_seqs(private, "gm", "gm")) == 0
+    assert {v for v in hidden_seqs(private, "han-player", "player").values()} == {"gm", "blind"}
+    assert len(hidden_seqs(private, "leia-player", "player")) == 4
+    assert len(hidden_seqs(private, "watcher", "spectator")) == 4
+    blind = next(s for s in private.values() if s.visibility == "blind")
+    assert not sees(blind, "han-player", "player") and sees(blind, None, "admin")
+    refusal = refused(table, "leia-player", narrative.AddDice, check="hidden", kind="boost")
+    assert (refusal.code, refusal.path) == ("not_found", "$.check")
+
+
+def test_the_session_end_reveals_and_a_private_epoch_is_not_rotated_before() -> None:
+    """Rule: an epoch holding a private roll is revealed only when its session ends."""
+    table = NarrativeTable()
+    fair(table)
+    table.run("gm", core.StartSession, title="One")
+    table.seeds = EpochSeeds(current=SEEDS[2], following=SEEDS[3], now=NOW)
+    table.run("gm", core.Roll, expression="1d6", visibility="gm")
+    assert table.state.private
+    refusal = refused(table, "gm", RotateSeed)
+    assert refusal.code == "rule"
+    ended = table.run("gm", core.EndSession)
+    assert [type(e).__name__ for e in ended][-2:] == ["SeedRevealed", "SeedCommitted"]
+    assert not table.state.private
+
+
+def test_the_public_table_leaves_out_what_is_pending_until_the_reveal() -> None:
+    """The table others see lacks the GM's secret check and free roll, keeps the head, and
+    is the GM's table again once the session ends."""
+    table = NarrativeTable()
+    fair(table)
+    public = PublicTable()
+    table.run("gm", core.StartSession, title="One")
+    table.seeds = EpochSeeds(current=SEEDS[2], following=SEEDS[3], now=NOW)
+
+    def run(member: str, command: type, **fields: object) -> None:
+        for event in table.decide(member, command, **fields):
+            table.seq += 1
+            recorded = Recorded(seq=table.seq, at=NOW, actor=member, command=f"c{table.seq}",
+                                event=event)
+            table.log.append(recorded)
+            public.fold(table.state, recorded)
+
+    run("gm", narrative.OpenCheck, character="vader", skill="Vigilance", check="hidden",
+        visibility="gm")
+    run("gm", core.Roll, expression="1d8", visibility="gm")
+    run("han-player", core.Roll, expression="1d4", character="han")
+    assert public.state is not None
+    assert "hidden" in table.game.checks and "hidden" not in public.state.game.checks
+    assert [r.expression for r in public.state.rolls] == ["1d4"]
+    assert public.state.head == table.state.head
+    assert public.for_member(table.state, "gm") is table.state
+    assert public.for_member(table.state, "leia-player") is public.state
+    run("gm", core.EndSession)
+    assert public.state is None
+    assert public.for_member(table.state, "leia-player") is table.state
+
+
+def test_at_most_max_pending_private_rolls_wait() -> None:
+    """Rule: the state stays bounded; past the bound the table ends its session."""
+    table = NarrativeTable()
+    fair(table)
+    for n in range(MAX_PENDING):
+        table.state.private[f"roll:{10_000 + n}"] = PrivateSubject(
+            visibility="gm", roller="gm", epoch=1, seqs=[10_000 + n])
+    refusal = refused(table, "gm", core.Roll, expression="1d6", visibility="gm")
+    assert (refusal.code, refusal.path) == ("rule", "$.visibility")
