@@ -652,7 +652,7 @@ class CampaignHub:
         subscriber.push(encode(welcome))
         if self._wants_snapshot(join):
             subscriber.push(self._snapshots.frame(self._table_of(subscriber), self.head_hash,
-                                                  hidden))
+                                                  hidden, shared=self.public.state is None))
         elif join.since < head:  # replayed from the log ahead of the live frames queued
             schedule_catch_up(subscriber, log=self._log, pages=self._pages,
                               campaign=self.campaign, since=join.since, head=head,

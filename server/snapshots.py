@@ -135,12 +135,14 @@ class SnapshotCache:
         self._recent.clear()
         self._recent.extend(enumerate(frames, start=first + 1))
 
-    def frame(self, state: CampaignState, head_hash: str, hidden: Hidden | None = None
-              ) -> bytes:
+    def frame(self, state: CampaignState, head_hash: str, hidden: Hidden | None = None,
+              *, shared: bool = True) -> bytes:
         """The snapshot of ``state`` at its head, encoded (once per head); for a reader who
-        may not see the ``hidden`` events, with those sealed (encoded for each such join:
-        only while a private roll waits to be revealed)."""
-        if hidden:
+        may not see the ``hidden`` events, with those sealed. ``shared``: ``state`` is the
+        table everyone sees, so its encoding is kept for the next join; while a private roll
+        is pending it is not (members see different tables), and each join is encoded."""
+        if hidden or not shared:
+            hidden = hidden or {}
             recent = [msgspec.Raw(sealed_frame(frame, hidden[seq]) if seq in hidden else frame)
                       for seq, frame in self._recent]
             return encode(snapshot_of(state, "" if state.head in hidden else head_hash,

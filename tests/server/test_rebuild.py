@@ -49,7 +49,9 @@ def test_one_scan_gives_each_campaign_what_its_own_rows_give(log, tmp_path) -> N
     states = rebuild_states(log)
     store = SnapshotStore(log.path)
     for campaign, (state, index, head_hash) in loaded.items():
-        alone_state, alone_index, alone_hash = load_hub_state(log, store, campaign, every=50)
+        alone_state, alone_index, alone_hash, public = load_hub_state(log, store, campaign,
+                                                                      every=50)
+        assert public is None  # no private roll pending: no public table of its own
         assert state == alone_state == states[campaign]
         assert len(alone_index) == 0  # nothing held: looked up on demand
         assert log.command_records(campaign, [*index, "never-sent"]) == index
