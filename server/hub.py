@@ -176,7 +176,7 @@ class CampaignHub:
         """Times the state was rebuilt from the log after a failure (for operators, tests)."""
         self._writes = DerivedWrites(self, log=log, store=store, snapshot_every=snapshot_every)
         """Snapshots and catch-up pages, stored after the batches that change the state."""
-        self._views = HubViews(self, broadcast=self._broadcast, workers=workers,
+        self._views = HubViews(self, broadcast=self._broadcast_view, workers=workers,
                                backlog=view_backlog)
         self.view_queue = self._views.queue
         """The views waiting for the odds workers (for operators, tests)."""

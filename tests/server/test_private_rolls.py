@@ -19,7 +19,7 @@ import pytest
 from clients.client import Client, CommandRejected
 from events import core
 from events import narrative as n
-from tests.conftest import Table
+from tests.conftest import Table, until
 from tests.narrative.narrative_support import HAN, LEIA
 from tests.server.raw import RawPeer
 from tests.server.test_lazy_campaigns import restart
@@ -123,6 +123,12 @@ async def test_private_rolls_reach_only_who_may_see_them(table: Table) -> None:
         received = [recorded.event for recorded in client.drain()]
         kinds = {type(event).__name__ for event in received}
         assert ("PrivateRoll" in kinds) == (name != "gm"), name
+    await until(lambda: "check:secret" in clients["gm"].views)  # computed by the workers
+    await clients["gm"].call(core.Roll, expression="1d4", reason="after the odds")
+    for name in ("ann", "bob", "watcher"):  # the live views: the secret check's went nowhere
+        await clients[name].wait_for_seq(head + 1)
+        assert "check:secret" not in clients[name].views, name
+    head += 1
 
     await restart(table)  # the public table and the seals are rebuilt from the log
     for name, token in tokens.items():
