@@ -241,7 +241,9 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
                 ability=event.ability, proficiency=event.proficiency,
                 opened_seq=recorded.seq, opened_by=recorded.actor, target=event.target,
                 reason=event.reason)
-            state.opened[event.character] = state.opened.get(event.character, 0) + 1
+            if event.visibility == "public":  # a GM's secret check leaves no trace in the
+                # numbering of the character's checks the table sees (projections.privacy)
+                state.opened[event.character] = state.opened.get(event.character, 0) + 1
             lines = state.history.setdefault(event.character, [])
             lines.append(CheckRecord(check=event.check, seq=recorded.seq, skill=event.skill,
                                      status="open"))

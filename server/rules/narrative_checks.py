@@ -77,6 +77,10 @@ def open_(ctx: Decision, command: n.OpenCheck) -> list[Event]:
     stats = ctx.stats(command.character, n.NarrativeStats)
     state = game(ctx)
     check_id = command.check
+    if check_id is None and command.visibility != "public":  # named by nothing the table
+        number = ctx.state.head + 1  # sees of it: not its character (projections.privacy)
+        while (check_id := f"secret-{number}") in state.checks:
+            number += 1
     if check_id is None:
         number = state.opened.get(command.character, 0) + 1
         while (check_id := f"{command.character[:32]}-{number}") in state.checks:

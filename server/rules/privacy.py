@@ -10,6 +10,9 @@ The visibility rules (:mod:`projections.privacy` has what the log then keeps):
 - A private SR3 test draws no Combat, Astral or Karma Pool dice: those pools are shown to the
   whole table, and their going down would tell what the test was.
 - At most :data:`~projections.privacy.MAX_PENDING` wait to be revealed at once.
+- A GM's secret check is named ``secret-<seq>`` unless the GM names it, and does not count
+  in its character's numbering of checks: the ids the table sees tell nothing of it. A destiny
+  point flipped for a secret check may not name it (the flip itself is the table's to see).
 """
 
 from __future__ import annotations
@@ -44,6 +47,11 @@ def guard(ctx: Decision, command: Any) -> None:
         if subject is not None and not sees(subject, ctx.actor.member, ctx.actor.role):
             kind, name = key.split(":", 1)
             raise Rejected("not_found", f"no {kind} {name!r} in this campaign", path)
+    if isinstance(command, narrative.FlipDestiny) and command.check is not None \
+            and f"check:{command.check}" in ctx.state.private:
+        raise Rejected("rule", "a destiny point flipped for a secret check would show the "
+                       "table which check it was: flip it without naming the check, and "
+                       "upgrade the secret check with upgrade_dice", "$.check")
 
 
 def _check_visibility(ctx: Decision, command: Any, visibility: str) -> None:

@@ -176,3 +176,19 @@ def test_at_most_max_pending_private_rolls_wait() -> None:
             visibility="gm", roller="gm", epoch=1, seqs=[10_000 + n])
     refusal = refused(table, "gm", core.Roll, expression="1d6", visibility="gm")
     assert (refusal.code, refusal.path) == ("rule", "$.visibility")
+
+
+def test_a_secret_check_leaves_no_trace_in_the_ids_the_table_sees() -> None:
+    """A GM's secret check is named ``secret-<seq>`` and counts in no character's numbering;
+    a destiny point flipped for it may not name it."""
+    table = NarrativeTable()
+    fair(table)
+    opened = table.run("gm", narrative.OpenCheck, character="han", skill="Cool",
+                       visibility="gm")
+    assert opened[0].check == f"secret-{table.seq}"
+    after = table.run("han-player", narrative.OpenCheck, character="han", skill="Cool")
+    assert after[0].check == "han-1"
+    table.fold(narrative.DestinyPoolSet(light=2, dark=2))
+    refusal = refused(table, "gm", narrative.FlipDestiny, side="dark",
+                      effect="upgrade_difficulty", check=opened[0].check)
+    assert (refusal.code, refusal.path) == ("rule", "$.check")
