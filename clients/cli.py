@@ -139,8 +139,9 @@ def _roll_command(args: argparse.Namespace, client: Client) -> Any:
     system = client.welcome.system if client.welcome else ""
     try:
         parse_dice(args.expression)
-        return core.Roll(id=common.new_command_id(), expression=args.expression,
-                         character=args.character, reason=args.reason or "")
+        return common.with_visibility(args, core.Roll(
+            id=common.new_command_id(), expression=args.expression, character=args.character,
+            reason=args.reason or ""))
     except NotationError as dice_error:
         try:
             command = SYSTEMS[system].parse_roll(args.expression, args.character)
@@ -155,7 +156,7 @@ def _roll_command(args: argparse.Namespace, client: Client) -> Any:
         command = msgspec.structs.replace(command, id=common.new_command_id())
         if args.reason and "reason" in command.__struct_fields__:
             command = msgspec.structs.replace(command, reason=args.reason)
-        return command
+        return common.with_visibility(args, command)
 
 
 _COMMAND_DECODER: StrictDecoder[Any] = StrictDecoder(AnyCommand)
@@ -428,6 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
     roll.add_argument("expression", help='e.g. "3d6+2"')
     roll.add_argument("--character", help="roll for this character")
     roll.add_argument("--reason", help="why, in a few words")
+    common.add_visibility_option(roll)
     common.add_connection_options(roll)
     roll.set_defaults(handler=_roll)
 
