@@ -277,7 +277,7 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
     ``follow`` (for ``watch``) reconnects and resumes through a server restart. The client
     gets a snapshot of the table on joining, not the log: ``replay`` asks for every event
     (for the commands that need the whole history, like ``state --at``). ``hooks``: the
-    client's ``on_connection`` and ``on_view``.
+    client's ``on_connection``, ``on_view`` and ``on_revealed``.
     """
     client = Client(args.url, token or resolve_token(args), campaign, reconnect=follow,
                     keep_all=True, replay=replay, **hooks)
