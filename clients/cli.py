@@ -139,8 +139,9 @@ def _roll_command(args: argparse.Namespace, client: Client) -> Any:
     system = client.welcome.system if client.welcome else ""
     try:
         parse_dice(args.expression)
-        return core.Roll(id=common.new_command_id(), expression=args.expression,
-                         character=args.character, reason=args.reason or "")
+        return common.with_visibility(args, core.Roll(
+            id=common.new_command_id(), expression=args.expression, character=args.character,
+            reason=args.reason or ""))
     except NotationError as dice_error:
         try:
             command = SYSTEMS[system].parse_roll(args.expression, args.character)
@@ -155,7 +156,7 @@ def _roll_command(args: argparse.Namespace, client: Client) -> Any:
         command = msgspec.structs.replace(command, id=common.new_command_id())
         if args.reason and "reason" in command.__struct_fields__:
             command = msgspec.structs.replace(command, reason=args.reason)
-        return command
+        return common.with_visibility(args, command)
 
 
 _COMMAND_DECODER: StrictDecoder[Any] = StrictDecoder(AnyCommand)
@@ -187,7 +188,7 @@ async def _catch_up(args: argparse.Namespace, follow: bool = False, replay: bool
                     last: int = 0, **hooks: Any) -> tuple[Any, list[Any]]:
     """A joined client at the head and the events before it: every one with ``replay``,
     else the last ``last`` (from the snapshot's, then history pages). ``hooks``: the
-    client's ``on_view`` and ``on_connection``."""
+    client's ``on_view``, ``on_connection`` and ``on_revealed``."""
     client = await open_client(args, args.campaign, follow=follow, replay=replay, **hooks)
     assert client.welcome is not None
     try:
@@ -234,6 +235,18 @@ async def _watch(args: argparse.Namespace) -> int:
         if live:
             common.console.print(styled("[dim]view[/dim] [magenta]{}[/magenta]", line))
 
+    def revealed(frames: list[Any]) -> None:
+        """Private rolls this watch printed sealed, whole now that the session ended; the
+        events before them first (they follow the reveal)."""
+        if live:
+            for recorded in client.drain():
+                show(recorded)
+        for frame in frames:
+            recorded = frame.recorded()
+            emit(args, {"revealed": to_plain(recorded)},
+                 lines(styled("[dim]revealed at the session's end:[/dim]"),
+                       log_line(recorded, state)))
+
     def connection(up: bool, head: int) -> None:
         if up:
             emit(args, {"connection": "back", "head": head},
@@ -245,7 +258,8 @@ async def _watch(args: argparse.Namespace) -> int:
 
     live = False
     client, history = await _catch_up(args, follow=True, replay=not args.last, last=args.last,
-                                      on_view=show_view, on_connection=connection)
+                                      on_view=show_view, on_connection=connection,
+                                      on_revealed=revealed)
     if client.snapshot is not None:
         state = state_from(client.snapshot)
     try:
@@ -428,6 +442,7 @@ def build_parser() -> argparse.ArgumentParser:
     roll.add_argument("expression", help='e.g. "3d6+2"')
     roll.add_argument("--character", help="roll for this character")
     roll.add_argument("--reason", help="why, in a few words")
+    common.add_visibility_option(roll)
     common.add_connection_options(roll)
     roll.set_defaults(handler=_roll)
 

@@ -6,6 +6,8 @@ Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``c
 - ``common.add_connection_options(parser)``: ``--url``, ``--token`` or ``--token-file``,
   ``--db``, ``--json``;
 - ``common.add_json_option(parser)``: ``--json`` alone (for commands that need no server);
+- ``common.add_visibility_option(parser)``, ``common.with_visibility(args, command)``:
+  ``--visibility`` on a command that rolls, and the command with it;
 - ``await common.send_command(args, campaign, command)``: connect with the token, send, print
   the ack (or the error) and return the exit code;
 - ``common.emit(args, data, text)``: print ``data`` as JSON with ``--json``, else ``text``
@@ -27,7 +29,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 from rich.console import Console
@@ -37,6 +39,7 @@ from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from clients.client import DEFAULT_URL, Client, new_command_id
 from clients.printable import EscapeUnprintable, json_safe, printable
+from events.base import Visibility
 from events.errors import (
     CommandRejected,
     ConnectionLost,
@@ -57,6 +60,8 @@ __all__ = [
     "CliError",
     "add_connection_options",
     "add_json_option",
+    "add_visibility_option",
+    "with_visibility",
     "connection_lost",
     "admin_token",
     "did_you_mean",
@@ -164,6 +169,37 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
+VISIBILITY_HELP = {
+    "player": "who sees the roll until the game session ends: public (default); gm: the GM's "
+              "secret roll (GM only); blind: a player's roll only the GM sees, not even the "
+              "player; self: a player's roll only they and the GM see. The others get a line "
+              "saying who rolled in private, no dice; everyone sees it when the session ends",
+    "gm": "who sees it until the game session ends: public (default), or gm: the GM's secret "
+          "(GM only; the others get a line saying the GM rolled in secret, no dice); "
+          "everyone sees it when the session ends",
+}
+
+
+def add_visibility_option(parser: argparse.ArgumentParser, *, gm_only: bool = False) -> None:
+    """``--visibility {public,gm,blind,self}`` (``gm_only``: a command only the GM makes
+    private, such as a check built step by step; the server refuses what a role may not use)."""
+    choices = ("public", "gm") if gm_only else get_args(Visibility)
+    parser.add_argument("--visibility", choices=choices, default="public",
+                        help=VISIBILITY_HELP["gm" if gm_only else "player"])
+
+
+def with_visibility(args: argparse.Namespace, command: Any) -> Any:
+    """``command`` with ``--visibility`` (unchanged when public); a command that cannot be
+    private is refused here, in words, rather than sent without it."""
+    visibility = getattr(args, "visibility", "public")
+    if visibility == "public":
+        return command
+    if "visibility" not in command.__struct_fields__:
+        raise CliError(f"a {type(command).__name__} is never private: leave out "
+                       "--visibility (the roll would be public)")
+    return msgspec.structs.replace(command, visibility=visibility)
+
+
 def add_connection_options(parser: argparse.ArgumentParser) -> None:
     """``--url``, ``--token`` or ``--token-file``, ``--admin-token``, ``--db`` and ``--json``."""
     parser.add_argument("--url", default=os.environ.get("POOLHALL_URL", DEFAULT_URL),
@@ -241,7 +277,7 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
     ``follow`` (for ``watch``) reconnects and resumes through a server restart. The client
     gets a snapshot of the table on joining, not the log: ``replay`` asks for every event
     (for the commands that need the whole history, like ``state --at``). ``hooks``: the
-    client's ``on_connection`` and ``on_view``.
+    client's ``on_connection``, ``on_view`` and ``on_revealed``.
     """
     client = Client(args.url, token or resolve_token(args), campaign, reconnect=follow,
                     keep_all=True, replay=replay, **hooks)

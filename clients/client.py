@@ -111,6 +111,7 @@ class Client:
         keep_all: bool = False,
         on_connection: Callable[[bool, int], None] | None = None,
         on_view: Callable[[View], None] | None = None,
+        on_revealed: Callable[[list[EventFrame]], None] | None = None,
         replay: bool = False,
     ) -> None:
         """``keep_all``: keep every event for ``async for`` until read, not only the last
@@ -121,8 +122,9 @@ class Client:
         ``on_connection(connected, head)`` is called when an established connection drops
         (``False``) and when the client has resumed (``True``, at the head it resumed from),
         so a follower can say "reconnecting" instead of going silent; ``on_view(view)`` with
-        each view as it arrives (after :attr:`views` is updated). Both run on the reader
-        task: they must not block.
+        each view as it arrives (after :attr:`views` is updated); ``on_revealed(frames)``
+        with the private rolls a session's end revealed (after :attr:`revealed` is
+        extended). They run on the reader task: they must not block.
         """
         self.url = url
         self.campaign = campaign
@@ -135,10 +137,10 @@ class Client:
         """The last snapshot of the table the server sent (``None`` if it sent events)."""
         self.reconnects = 0
         self.last_hash = ""
+        """The chain hash of the last event folded (its frame's ``hash``), sent on resuming."""
         self.revealed: list[EventFrame] = []
         """Private rolls received sealed and since revealed (``revealed``), whole: the state
         folded here left them out; a join afresh folds them."""
-        """The chain hash of the last event folded (its frame's ``hash``), sent on resuming."""
         self._token = token
         self._reconnect = reconnect
         self._replay = replay
@@ -157,6 +159,7 @@ class Client:
         self._closed = False
         self._on_connection = on_connection
         self._on_view = on_view
+        self._on_revealed = on_revealed
 
     # ---- lifecycle --------------------------------------------------------------------
 
@@ -376,6 +379,8 @@ class Client:
                     self._on_view(message)
             case Revealed():
                 self.revealed.extend(message.events)
+                if self._on_revealed is not None:
+                    self._on_revealed(message.events)
                 self._notify()
 
     def _take_snapshot(self, snapshot: Snapshot) -> None:

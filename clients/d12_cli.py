@@ -116,7 +116,8 @@ async def _call(args: argparse.Namespace, common: ModuleType) -> int:
     command = d12.CallThresholdTest(
         id=common.new_command_id(), character=args.character,
         stats=tuple(s.upper() for s in args.stats), extended=args.extended is not None,
-        refresh=args.extended, label=args.label or "", **_dt_fields(args))
+        refresh=args.extended, label=args.label or "", visibility=args.visibility,
+        **_dt_fields(args))
     return int(await common.send_command(args, args.campaign, command))
 
 
@@ -185,6 +186,7 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     call.add_argument("--extended", choices=d12.REFRESH_STATS, type=str.upper,
                       help="an extended test; CON or CHA dice join after each round")
     call.add_argument("--label", help="what the test is about")
+    common.add_visibility_option(call, gm_only=True)
     common.add_connection_options(call)
     call.set_defaults(handler=lambda args: _call(args, common))
 

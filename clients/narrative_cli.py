@@ -4,6 +4,7 @@
 
     poolhall odds "yyg vs pp" [--exact] [--joint] [--json]     no server needed
     poolhall narrative open CAMPAIGN [han] "Ranged (Light)" --id shot --reason "at the guard"
+    poolhall narrative open CAMPAIGN vader Perception --visibility gm   GM: a secret check
     poolhall narrative difficulty CAMPAIGN shot hard            GM: a level ...
     poolhall narrative difficulty CAMPAIGN duel --opposed vader:Discipline   ... or opposed
     poolhall narrative add CAMPAIGN shot boost --reason aiming  [COUNT]
@@ -235,7 +236,7 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
         return await _send(args, common, n.OpenCheck, character=character,
                            skill=args.skill, check=args.id,
                            characteristic=args.characteristic, target=args.target,
-                           reason=args.reason or "")
+                           reason=args.reason or "", visibility=args.visibility)
 
     parser = _parser(actions, common, "open", "open a check for a character's skill", open_)
     parser.add_argument("character", nargs="?", help="whose (default: the one you play)")
@@ -245,6 +246,7 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
                         help="instead of the skill's linked one (needed when untrained)")
     parser.add_argument("--target", help="the character the check is against")
     parser.add_argument("--reason")
+    common.add_visibility_option(parser, gm_only=True)
 
     parser = _parser(actions, common, "difficulty", "GM: set a check's difficulty",
                      _difficulty)

@@ -137,7 +137,8 @@ async def _parse(args: argparse.Namespace, common: ModuleType) -> sr3.RollPoolTe
 
 
 async def _test(args: argparse.Namespace, common: ModuleType) -> int:
-    return int(await common.send_command(args, args.campaign, await _parse(args, common)))
+    command = common.with_visibility(args, await _parse(args, common))
+    return int(await common.send_command(args, args.campaign, command))
 
 
 async def _declare(args: argparse.Namespace, common: ModuleType) -> int:
@@ -244,6 +245,8 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
         parser.add_argument("character", nargs="?", help="whose (default: the one you play)")
         parser.add_argument("notation")
         parser.add_argument("--reason", help="why, in a few words")
+        if name == "test":  # a private test draws no pool or Karma Pool dice
+            common.add_visibility_option(parser)
         parser.set_defaults(handler=lambda a, h=handler: h(a, common))
     karma = _connected(actions, common, "karma", "reroll a test with Karma Pool")
     karma.add_argument("character", nargs="?", help="whose (default: the one you play)")

@@ -26,6 +26,15 @@ def _roll_text(event: core.DiceRolled) -> str:
     return f"rolled {event.expression}{who}{why}: {' '.join(parts)} = {event.total}"
 
 
+_SEALED = {
+    "gm": "rolled in secret (gm): no dice shown until the game session ends",
+    "blind": "rolled blind: only the GM sees the result until the game session ends",
+    "self": "rolled in private (self): only the roller and the GM see it until the game "
+            "session ends",
+}
+"""A private roll as a member who may not see it reads it (:class:`events.core.PrivateRoll`)."""
+
+
 def describe(recorded: Recorded, campaign: CampaignState) -> str:
     """What happened, in words, as the table would say it."""
     event = recorded.event
@@ -48,6 +57,8 @@ def describe(recorded: Recorded, campaign: CampaignState) -> str:
             return f"ended game session {event.session}"
         case core.DiceRolled():
             return _roll_text(event)
+        case core.PrivateRoll():
+            return _SEALED.get(event.visibility, "rolled in private")
         case core.ConditionChanged():
             why = f" ({event.reason})" if event.reason else ""
             return (f"{event.character}'s {event.condition.replace('_', ' ')}: {event.was} ->"

@@ -107,6 +107,9 @@ export class TableConnection {
       case "event":
         if (!store.event(message)) socket.close(4000, "gap"); // resume from what we have
         break;
+      case "revealed": // private rolls, whole at the session's end, for the sealed lines
+        store.revealed(message.events ?? []);
+        break;
       case "table":
         store.table(message);
         break;

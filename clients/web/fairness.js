@@ -94,7 +94,22 @@ export class FairChecks {
     this.rolls = new Map();        // "epoch/nonce" -> frames of that roll, in seq order
     this.results = new Map();      // seq -> Promise of the check
     this.seen = new Set();
+    this.lastReveal = 0;           // the seq of the latest seed_revealed the page holds
     this.campaign = "";
+  }
+
+  /** Whether a seed was revealed after event `seq` (every roll before it is then public: an
+   * epoch holding a private roll is revealed only at the end of its session). */
+  revealedAfter(seq) {
+    return this.lastReveal > seq;
+  }
+
+  /** The frames of `seqs` were replaced (a sealed private roll, now whole): learn them again. */
+  forget(seqs) {
+    for (const seq of seqs) {
+      this.seen.delete(seq);
+      this.results.delete(seq);
+    }
   }
 
   /** Take in the log's frames (any order, any repeats); true if a seed was newly revealed. */
@@ -108,10 +123,12 @@ export class FairChecks {
       if (event.type === "seed_committed") this.commitments.set(event.epoch, event.commitment);
       else if (event.type === "seed_revealed") {
         this.seeds.set(event.epoch, event.seed);
+        this.lastReveal = Math.max(this.lastReveal, frame.seq);
         revealed = true;
       } else if (event.fair) {
         const key = `${event.fair.epoch}/${event.fair.nonce}`;
-        const frames = this.rolls.get(key) ?? [];
+        // a frame learned again (replaced in the log) takes the place of its old copy
+        const frames = (this.rolls.get(key) ?? []).filter((other) => other.seq !== frame.seq);
         frames.push(frame);
         frames.sort((a, b) => a.seq - b.seq);
         this.rolls.set(key, frames);

@@ -15,6 +15,7 @@ export class Store extends EventTarget {
       log: [],                   // event frames, oldest first
       views: new Map(),          // about -> data (odds, combat turn, sheets ...)
       olderExhausted: false,     // no history before log[0]
+      revealedNow: [],           // the seqs the last `revealed` message put in place of sealed lines
     };
   }
 
@@ -69,6 +70,30 @@ export class Store extends EventTarget {
     const before = frames.filter((frame) => frame.seq < first);
     this.set({log: [...before, ...this.state.log], olderExhausted: before.length === 0
               || before[0].seq <= 1});
+  }
+
+  /** Private rolls revealed at the session's end (`revealed`): each sealed line the log
+   * holds of those seqs (a `private_roll` frame) is replaced by the whole event, in place. */
+  revealed(frames) {
+    const log = this.state.log;
+    const first = log[0]?.seq;
+    const replaced = [];
+    for (const frame of frames) {
+      const at = frame.seq - first; // the log's seqs are in a row
+      if (at >= 0 && at < log.length && log[at].seq === frame.seq
+          && log[at].event.type === "private_roll" && frame.event.type !== "private_roll") {
+        log[at] = frame;
+        replaced.push(frame.seq);
+      }
+    }
+    if (replaced.length) this.set({revealedNow: replaced});
+    return replaced;
+  }
+
+  /** The seqs of the sealed lines the log holds. */
+  sealed() {
+    return this.state.log.filter((frame) => frame.event.type === "private_roll")
+      .map((frame) => frame.seq);
   }
 
   table(message) {

@@ -24,6 +24,7 @@ const CONNECTION_WORDS = {
 const LIVE_MARK = "poolhall:live";
 const MOTION_KEY = "poolhall.motion";
 const HISTORY_PAGE = 500; // events per `history` request (the most the server sends)
+const REVEALED_WAIT_MS = 3000; // after a seed is revealed, the server's `revealed` comes first
 
 export class PhApp extends HTMLElement {
   connectedCallback() {
@@ -143,15 +144,21 @@ export class PhApp extends HTMLElement {
       this.problem.textContent = state.problem ?? "";
     }
     if (changed.has("welcome") && state.welcome) this.welcomed(state.welcome);
+    if (changed.has("revealedNow")) this.log.replaced(state.revealedNow);
     if (!this.systemReady) return; // the table waits for its game system's module
     if (changed.has("table") && state.table) {
       this.names = namesOf(state.table);
       this.tableChanged = true;
     }
     if (changed.has("views")) this.viewsChanged = true;
-    if ((changed.has("log") || changed.has("table")) && this.names) {
+    if ((changed.has("log") || changed.has("table") || changed.has("revealedNow")) && this.names) {
       this.log.campaign = state.table?.campaign ?? this.log.campaign;
       this.log.update(state.log, this.names, this.system, state.olderExhausted);
+      if (this.log.fair.lastReveal !== this.revealSeen) { // a seed revealed: see sealedLeft
+        this.revealSeen = this.log.fair.lastReveal;
+        clearTimeout(this.sealedCheck);
+        this.sealedCheck = setTimeout(() => this.sealedLeft(), REVEALED_WAIT_MS);
+      }
     }
     if (!this.shown) {
       this.drawTable(); // the first table at once
@@ -215,8 +222,10 @@ export class PhApp extends HTMLElement {
     this.panel = system ? h(system.panel) : h("p", {}, `No page for ${welcome.system}.`);
     this.panel.me = this.me;
     this.members.me = this.me;
+    this.log.me = this.me;
     replace(this.panelSlot, this.panel);
     if (welcome.role === "spectator") this.roll.remove();
+    else this.roll.me = this.me;
     if (welcome.role === "gm") this.addGmTools();
     this.systemReady = true;
     this.render(new Set(["table", "log", "views"]));
@@ -233,6 +242,19 @@ export class PhApp extends HTMLElement {
   loadOlder(before) {
     this.connection.request({type: "history", before, limit: HISTORY_PAGE})
       .then((page) => this.store.older(page.events), () => this.log.olderFailed());
+  }
+
+  /** Sealed lines still in the log a while after a seed was revealed after them: the page
+   * was away when the server sent them whole (`revealed` goes to the members connected then),
+   * so it reads them again from a history page (whole now) and puts them in place. */
+  sealedLeft() {
+    const reveal = this.log.fair.lastReveal;
+    const sealed = this.store.sealed().filter((seq) => seq < reveal);
+    if (!sealed.length) return;
+    const last = sealed[sealed.length - 1];
+    this.connection.request({type: "history", before: last + 1,
+                             limit: Math.min(HISTORY_PAGE, last - sealed[0] + 1)})
+      .then((page) => this.store.revealed(page.events), () => {});
   }
 
   addGmTools() {

@@ -21,12 +21,18 @@
 // Each roll carries a badge: the page recomputes it once its epoch's seed is revealed
 // (../fairness.js) and says "verified", "sealed" or "mismatch"; opened, it shows how.
 //
+// A private roll this member may not see is a line that says who rolled it and how, and
+// nothing of the dice (../private-rolls.js); when the session ends the server sends it whole
+// and <ph-app> hands the seqs to `replaced()`: those lines are built, measured and checked
+// again from the whole events, marked as revealed at the session's end.
+//
 // Older events come back a page at a time: scrolling to the top (or the "Load older" button,
 // for keyboards) raises `ph-older`; <ph-app> asks the server for a `history` page and hands
 // the lines down again.
 import {afterPaint, clock, h} from "../dom.js";
 import {describeCore} from "../describe.js";
 import {FairChecks} from "../fairness.js";
+import {privateMark, sealedWords} from "../private-rolls.js";
 
 export const OLDER_EVENT = "ph-older";
 const NEAR_TOP_PX = 120;  // scrolled this close to the top: fetch older lines
@@ -69,6 +75,9 @@ export class PhLog extends HTMLElement {
     this.drawnOf = null;       // [n, first seq, last seq] of the log last drawn
     this.fair = new FairChecks(); // each roll checked against its epoch's revealed seed
     this.campaign = "";
+    this.me = null;               // {member, role}: the words of private rolls depend on who reads
+    this.revealed = new Set();    // seqs received sealed, then whole at the session's end
+    this.stale = false;           // lines replaced in place: draw again though the seqs are the same
   }
 
   connectedCallback() {
@@ -117,7 +126,8 @@ export class PhLog extends HTMLElement {
     // the store appends to the same array: compare what was drawn, not the array
     const [n, first, last] = this.drawnOf ?? [];
     const same = frames.length === n && frames[0]?.seq === first && frames.at(-1)?.seq === last;
-    let redraw = !same || exhausted !== this.exhausted || this.loading || !this.names;
+    let redraw = !same || exhausted !== this.exhausted || this.loading || !this.names || this.stale;
+    this.stale = false;
     if (this.fair.learn(frames, this.campaign)) { // a seed revealed: rolls checked again
       for (const line of this.built.values()) line.remove();
       this.built.clear();
@@ -129,6 +139,20 @@ export class PhLog extends HTMLElement {
     this.exhausted = exhausted;
     this.loading = false;
     if (redraw) this.draw(); // a `table` message alone changes no line: nothing to do
+  }
+
+  /** The frames of `seqs` were replaced in the log (the sealed private rolls, now whole):
+   * their lines are built, measured and checked again on the next update. */
+  replaced(seqs) {
+    for (const seq of seqs) {
+      this.revealed.add(seq);
+      this.built.get(seq)?.remove();
+      this.built.delete(seq);
+      this.heights.delete(seq);
+    }
+    this.fair.forget(seqs);
+    this.tops = null;
+    this.stale = true;
   }
 
   askOlder() {
@@ -354,11 +378,21 @@ export class PhLog extends HTMLElement {
   }
 
   line(frame) {
+    const time = h("time", {datetime: frame.at}, clock(frame.at));
+    if (frame.event.type === "private_roll") { // sealed: who rolled and how, nothing more
+      const line = h("li", {class: "ph-log-line ph-sealed", "data-seq": frame.seq,
+                            "data-type": "private_roll", "data-visibility": frame.event.visibility},
+        time, " ", sealedWords(frame, this.names, this.me));
+      line.seq = frame.seq;
+      return line;
+    }
     const body = this.system?.describe(frame, this.names) ?? describeCore(frame, this.names)
       ?? h("span", {class: "ph-muted"}, frame.event.type.replaceAll("_", " "));
-    const line = h("li", {class: "ph-log-line", "data-seq": frame.seq, "data-type": frame.event.type},
-      h("time", {datetime: frame.at}, clock(frame.at)), " ",
-      h("span", {class: "ph-actor"}, this.names.member(frame.actor)), " ", body,
+    const revealed = this.revealed.has(frame.seq) || this.fair.revealedAfter(frame.seq);
+    const line = h("li", {class: "ph-log-line", "data-seq": frame.seq, "data-type": frame.event.type,
+                          "data-revealed": this.revealed.has(frame.seq) ? "true" : null},
+      time, " ", h("span", {class: "ph-actor"}, this.names.member(frame.actor)), " ", body,
+      privateMark(frame, this.names, this.me, revealed),
       frame.event.fair ? this.badge(frame) : null);
     line.seq = frame.seq;
     return line;

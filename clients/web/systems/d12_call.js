@@ -1,9 +1,11 @@
 // <ph-d12-call>: the GM calls for a test (rules step 1 and 3): the character, the stats that
 // apply (their ratings make the pool: the server assembles it), basic or extended with the
 // stat whose dice join after each round, a label, and the DT or the opponent's stat.
-// Built once; a new `table` updates its option lists in place.
+// Built once; a new `table` updates its option lists in place. A test called in secret
+// (`gm`) is the GM's alone until the session ends: its rounds, DT and story too.
 import {h, replace} from "../dom.js";
 import {bindForm} from "../actions.js";
+import {visibilityChoice, visibilityOf} from "../visibility.js";
 import {DtFields, ratingsOf, setOptions} from "./d12_form.js";
 
 export class PhD12Call extends HTMLElement {
@@ -26,7 +28,8 @@ export class PhD12Call extends HTMLElement {
       h("label", {}, "Label ", h("input", {name: "label", maxlength: 120, autocomplete: "off",
                                           placeholder: "bar fight"})),
       this.dtFields.node,
-      h("button", {type: "submit"}, "Call the test"));
+      h("div", {class: "ph-d12-row"}, visibilityChoice({role: "gm"}),
+        h("button", {type: "submit"}, "Call the test")));
     this.character.addEventListener("change", () => this.syncStats());
     this.extended.addEventListener("change", () => this.syncKind());
     bindForm(this.form, (data) => ({
@@ -37,6 +40,7 @@ export class PhD12Call extends HTMLElement {
       refresh: this.extended.checked ? this.refresh.value : null,
       label: String(data.get("label") ?? "").trim(),
       ...this.dtFields.fields(),
+      ...visibilityOf(data),
     }), () => this.called());
     this.append(this.form);
     this.syncKind();

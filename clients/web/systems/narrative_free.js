@@ -2,19 +2,20 @@
 // or none) and Force dice for a character's power. The server rolls; the log draws them.
 import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
+import {visibilityChoice, visibilityOf} from "../visibility.js";
 import {KINDS, narrativeDie} from "./narrative_dice.js";
 import {countInput, labelled, reasonInput, reasonOf, setOptions, wholeNumber} from "./narrative_forms.js";
 
 export class NarrativeFree extends HTMLElement {
-  update({characters, mine}) {
-    if (!this.pool) this.build();
+  update({characters, mine, me}) {
+    if (!this.pool) this.build(me);
     const own = characters.filter((c) => mine.has(c.character)).map((c) => [c.character, c.name]);
     setOptions(this.poolCharacter, [["", "no character"], ...own], "");
     setOptions(this.forceCharacter, own);
     this.force.hidden = own.length === 0;
   }
 
-  build() {
+  build(me) {
     const counts = KINDS.map((kind) => h("label", {class: "ph-nd-kind"}, narrativeDie(kind),
       h("span", {class: "ph-nd-label"}, kind),
       h("input", {name: kind, type: "number", min: 0, max: 20, value: "0", inputmode: "numeric",
@@ -22,7 +23,8 @@ export class NarrativeFree extends HTMLElement {
     this.poolCharacter = h("select", {name: "character", "aria-label": "for character"});
     this.pool = h("form", {class: "ph-nc-form ph-nd-free-pool", "aria-label": "Roll a free pool"},
       h("fieldset", {name: "pool", class: "ph-nd-kinds"}, h("legend", {}, "Dice"), counts),
-      this.poolCharacter, reasonInput(), h("button", {type: "submit"}, "Roll pool"));
+      this.poolCharacter, reasonInput(), visibilityChoice(me, {oneShot: true}),
+      h("button", {type: "submit"}, "Roll pool"));
     bindForm(this.pool, (data) => {
       const pool = {};
       for (const kind of KINDS) {
@@ -31,7 +33,8 @@ export class NarrativeFree extends HTMLElement {
       }
       if (!Object.keys(pool).length) throw new Error("choose at least one die");
       const character = String(data.get("character") ?? "");
-      return {type: "roll_pool", pool, ...(character ? {character} : {}), ...reasonOf(data)};
+      return {type: "roll_pool", pool, ...(character ? {character} : {}), ...reasonOf(data),
+              ...visibilityOf(data)};
     }, () => {
       for (const kind of KINDS) this.pool.elements[kind].value = "0";
       this.pool.elements.reason.value = "";

@@ -3,6 +3,7 @@
 // is against, why. The server builds the pool from the sheet; the check appears for everyone.
 import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
+import {visibilityChoice, visibilityOf} from "../visibility.js";
 import {CHARACTERISTICS} from "./narrative_words.js";
 import {levelWords} from "./narrative_describe.js";
 import {labelled, reasonInput, reasonOf, setOptions} from "./narrative_forms.js";
@@ -10,8 +11,8 @@ import {labelled, reasonInput, reasonOf, setOptions} from "./narrative_forms.js"
 const OTHER = "*other"; // never a skill name: those start with a letter
 
 export class NarrativeOpener extends HTMLElement {
-  update({characters, mine}) {
-    if (!this.form) this.build();
+  update({characters, mine, me}) {
+    if (!this.form) this.build(me);
     this.characters = characters;
     const own = characters.filter((c) => mine.has(c.character));
     this.hidden = own.length === 0;
@@ -20,7 +21,7 @@ export class NarrativeOpener extends HTMLElement {
     this.skills();
   }
 
-  build() {
+  build(me) {
     this.character = h("select", {name: "character"});
     this.skill = h("select", {name: "skill"});
     this.other = h("input", {name: "other_skill", maxlength: 40, autocomplete: "off",
@@ -35,7 +36,7 @@ export class NarrativeOpener extends HTMLElement {
       h("h2", {}, "Open a check"),
       labelled("character", this.character), labelled("skill", this.skill), this.otherField,
       labelled("characteristic", this.characteristic), labelled("against", this.target),
-      reasonInput(), h("button", {type: "submit"}, "Open check"));
+      reasonInput(), visibilityChoice(me), h("button", {type: "submit"}, "Open check"));
     bindForm(this.form, (data) => {
       const trained = String(data.get("skill"));
       const skill = trained === OTHER ? String(data.get("other_skill") ?? "").trim() : trained;
@@ -43,7 +44,8 @@ export class NarrativeOpener extends HTMLElement {
       const characteristic = String(data.get("characteristic") ?? "");
       const target = String(data.get("target") ?? "");
       return {type: "open_check", character: String(data.get("character")), skill,
-              ...(characteristic ? {characteristic} : {}), ...(target ? {target} : {}), ...reasonOf(data)};
+              ...(characteristic ? {characteristic} : {}), ...(target ? {target} : {}), ...reasonOf(data),
+              ...visibilityOf(data)};
     }, () => { this.form.elements.reason.value = ""; });
     this.append(this.form);
   }

@@ -32,6 +32,7 @@ class Sr3Table extends TablePart {
     this.combat.me = this.me;
     this.declared = h("ph-sr3-declared", {class: "ph-sr3-part", hidden: true});
     this.declared.mayRoll = mayRoll;
+    this.declared.me = this.me;
     this.tests = h("ph-sr3-tests", {class: "ph-sr3-part"});
     this.tests.mayRoll = mayRoll;
     this.sheets = h("ph-sr3-sheets", {class: "ph-sr3-part"});

@@ -2,9 +2,12 @@
 // (`test:<character>` view: one row per number of pool dice drawn) and, for whoever may roll
 // it, the pool dice to draw and Karma Pool dice to buy. The row of the dice chosen is marked
 // as they are typed: the page picks a row of the server's table, it computes nothing.
+// Beside the roll button, who sees the roll: a private test draws no pool or Karma Pool dice
+// (those pools are shown to the whole table), so choosing one sets those fields aside.
 import {h, percent, plural, replace} from "../dom.js";
 import {bindPathForm, labelled, whole} from "./sr3_forms.js";
 import {clearWhenChanged} from "../actions.js";
+import {visibilityChoice} from "../visibility.js";
 import {poolWords, testWords} from "./sr3_dice.js";
 
 const SHARED = ["character", "kind", "skill", "attribute", "opposes", "surprised", "rigged",
@@ -68,10 +71,12 @@ export class Sr3Declared extends HTMLElement {
       entry.draws = h("div", {class: "ph-sr3-draws"});
       entry.karma = h("input", {type: "number", name: "karma_dice", min: 0, max: 20, value: "0",
                                 class: "ph-sr3-number", inputmode: "numeric"});
+      entry.visibility = visibilityChoice(this.me, {oneShot: true});
       entry.form = h("form", {class: "ph-sr3-roll-form", "aria-label": "Roll the test"},
         h("div", {class: "ph-sr3-row"}, entry.draws, labelled("Karma Pool dice", entry.karma),
-          h("button", {type: "submit"}, "Roll")));
+          entry.visibility, h("button", {type: "submit"}, "Roll")));
       entry.form.addEventListener("input", () => this.mark(entry));
+      entry.visibility?.addEventListener("change", () => this.privately(entry));
       bindPathForm(entry.form, () => this.command(entry));
       card.append(entry.form);
     }
@@ -107,6 +112,7 @@ export class Sr3Declared extends HTMLElement {
         input = h("input", {type: "number", name: "pools", "data-path": `$.pools.${pool}`,
                             "data-pool": pool, min: 0, value: "0", class: "ph-sr3-number",
                             inputmode: "numeric"});
+        input.disabled = this.secret(entry);
         entry.inputs.set(pool, input);
         entry.draws.append(labelled("", input));
       }
@@ -145,7 +151,7 @@ export class Sr3Declared extends HTMLElement {
   mark(entry) {
     if (!entry.form) return; // only whoever rolls it chooses a row
     let drawn = 0;
-    for (const input of entry.inputs.values()) drawn += Number(input.value) || 0;
+    for (const input of entry.inputs.values()) drawn += input.disabled ? 0 : Number(input.value) || 0;
     for (const row of entry.odds.querySelectorAll("tr[data-pool-dice]")) {
       const chosen = Number(row.dataset.poolDice) === drawn;
       row.classList.toggle("ph-sr3-chosen", chosen);
@@ -154,9 +160,23 @@ export class Sr3Declared extends HTMLElement {
     }
   }
 
+  /** A private roll draws no pool dice: their fields are set aside while one is chosen. */
+  privately(entry) {
+    const secret = this.secret(entry);
+    for (const input of [...entry.inputs.values(), entry.karma]) input.disabled = secret;
+    this.mark(entry);
+  }
+
+  secret(entry) {
+    return Boolean(entry.visibility && entry.visibility.value !== "public");
+  }
+
   command(entry) {
     const test = entry.test;
     const command = {type: "roll_pool_test"};
+    if (this.secret(entry)) {
+      command.visibility = entry.visibility.value;
+    }
     for (const name of SHARED) {
       if (test[name] !== null && test[name] !== undefined && test[name] !== false
           && test[name] !== "") command[name] = test[name];
@@ -164,6 +184,7 @@ export class Sr3Declared extends HTMLElement {
     if (test.tn === null) command.open = true;
     else command.tn = test.tn; // the server adds the wound modifier when it rolls
     if (!test.skill && !test.attribute && test.kind !== "dodge") command.dice = test.base_dice;
+    if (command.visibility) return command; // no pool dice (see privately)
     const pools = {};
     for (const [pool, input] of entry.inputs) {
       const count = whole(input, 0);
