@@ -42,8 +42,8 @@ export function bindForm(form, build, done = () => {}) {
     let command;
     try {
       command = build(new FormData(form, submitter ?? undefined), form, submitter);
-    } catch (error) {
-      showError(form, error.message, null);
+    } catch (error) { // the page's own check: its error may name the field (`path`)
+      showError(form, error.message, error.path ?? null);
       return;
     }
     if (!command) return;

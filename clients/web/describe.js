@@ -41,6 +41,8 @@ export function describeCore(frame, names) {
       return h("span", {class: "ph-session-mark"}, `game session ${event.session} ended`);
     case "dice_rolled":
       return freeRoll(event, names);
+    case "client_seed_set": // every roll from now on mixes it in (ph-seed.js)
+      return h("span", {}, "set their seed ", h("code", {class: "ph-seed-text"}, event.seed));
     default:
       return null;
   }

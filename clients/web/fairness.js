@@ -35,6 +35,30 @@ export function canCheck() {
   return Boolean(globalThis.isSecureContext && globalThis.crypto?.subtle);
 }
 
+/**
+ * The client seeds digest (events/fair.py `client_seeds_digest`): SHA-256 over the seeds in
+ * force (`Map` member -> seed), sorted by member id, each pair written `u16 len(member) |
+ * member | u16 len(seed) | seed` (UTF-8, big-endian byte counts); hex. Needs Web Crypto.
+ */
+export async function clientSeedsDigest(seeds) {
+  const encoder = new TextEncoder();
+  const parts = [];
+  // member ids are slugs (ASCII): sorting by UTF-16 units is Python's sort by code points
+  for (const member of [...seeds.keys()].sort()) {
+    for (const text of [member, seeds.get(member)]) {
+      const data = encoder.encode(text);
+      parts.push(new Uint8Array([data.length >> 8, data.length & 0xff]), data);
+    }
+  }
+  const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return hex(await crypto.subtle.digest("SHA-256", bytes));
+}
+
 /** The HMAC message of a roll without its block counter. */
 function rollMessage(campaign, epoch, digest, nonce) {
   const name = new TextEncoder().encode(campaign);
@@ -80,6 +104,41 @@ export async function deriveFaces(seedHex, campaign, epoch, digestHex, nonce, si
     }
   }
   return {faces, bytes: hex(used)};
+}
+
+/**
+ * The members' seeds in force when the roll `frame` was made, and whether they give the
+ * digest its stamp names: `{seeds: Map member -> seed, unknown: [member], digest, matches}`.
+ *
+ * `frames`: the log's lines the page holds, in a row (no gap) and holding `frame`; `now`: the
+ * seeds in force after the last of them (the `table` message's `fair.client_seeds`), for
+ * seeds set before the first. A member's seed at the roll is the last one they set before it
+ * among those lines; if they set none there: none at all when the lines begin at the log's
+ * first event, else the one in force now if they set none since either, else unknown (set
+ * before the lines held, changed after the roll). `digest` (hex) and `matches` are null when
+ * a seed is unknown or Web Crypto is missing.
+ */
+export async function seedsInForce(frame, frames, now = {}) {
+  const whole = (frames[0]?.seq ?? 1) <= 1;
+  const sets = new Map(); // member -> [[seq, seed], ...] in log order
+  for (const {seq, event} of frames) {
+    if (event.type !== "client_seed_set") continue;
+    if (!sets.has(event.member)) sets.set(event.member, []);
+    sets.get(event.member).push([seq, event.seed]);
+  }
+  const seeds = new Map();
+  const unknown = [];
+  for (const member of new Set([...Object.keys(now ?? {}), ...sets.keys()])) {
+    const own = sets.get(member) ?? [];
+    const before = own.filter(([seq]) => seq < frame.seq).at(-1);
+    if (before) seeds.set(member, before[1]);
+    else if (whole) continue;
+    else if (own.length === 0) seeds.set(member, now[member]);
+    else unknown.push(member);
+  }
+  const digest = unknown.length === 0 && canCheck() ? await clientSeedsDigest(seeds) : null;
+  const matches = digest === null ? null : digest === frame.event.fair.seeds;
+  return {seeds, unknown, digest, matches};
 }
 
 /**

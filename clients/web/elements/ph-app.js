@@ -14,6 +14,7 @@ import "./ph-conditions.js";
 import "./ph-invite.js";
 import "./ph-members.js";
 import "./ph-roll.js";
+import "./ph-seed.js";
 import "./ph-sessions.js";
 
 const CONNECTION_WORDS = {
@@ -98,10 +99,12 @@ export class PhApp extends HTMLElement {
     this.conditions = h("ph-conditions");
     this.log = h("ph-log");
     this.roll = h("ph-roll");
+    this.seed = h("ph-seed"); // the member's own seed, mixed into every roll (fairness)
     this.tools = h("section", {class: "ph-tools", "aria-label": "Tools"});
     // On a phone (table.css, narrow screens) one of three views shows at a time, one tap apart
     // on a bar at the bottom of the screen, where a thumb reaches; the roll form stays just
-    // above it in the table's and the log's views. Wider screens show everything and no bar.
+    // above it in the table's and the log's views (the log's also has "Your seed", whose
+    // rolls the log's marks check). Wider screens show everything and no bar.
     this.tabs = h("nav", {class: "ph-phone-tabs", "aria-label": "Views"},
       [["table", "Table"], ["log", "Log"], ["sheet", "Sheet"]].map(([view, words]) =>
         h("button", {type: "button", class: "ph-quiet", "data-view": view,
@@ -110,7 +113,7 @@ export class PhApp extends HTMLElement {
       h("header", {class: "ph-header"}, this.heading, this.who, this.status, this.motion, this.leave),
       this.problem,
       h("main", {class: "ph-main"}, this.panelSlot,
-        h("div", {class: "ph-side"}, this.log, this.roll, this.conditions, this.members, this.tools)),
+        h("div", {class: "ph-side"}, this.log, this.roll, this.seed, this.conditions, this.members, this.tools)),
       this.tabs);
     this.showView("table");
   }
@@ -153,6 +156,7 @@ export class PhApp extends HTMLElement {
     if (changed.has("views")) this.viewsChanged = true;
     if ((changed.has("log") || changed.has("table") || changed.has("revealedNow")) && this.names) {
       this.log.campaign = state.table?.campaign ?? this.log.campaign;
+      this.log.seedsNow = state.table?.fair?.client_seeds ?? this.log.seedsNow;
       this.log.update(state.log, this.names, this.system, state.olderExhausted);
       if (this.log.fair.lastReveal !== this.revealSeen) { // a seed revealed: see sealedLeft
         this.revealSeen = this.log.fair.lastReveal;
@@ -188,6 +192,7 @@ export class PhApp extends HTMLElement {
       if (this.panel) this.panel.table = state.table;
       if (this.sheet) this.sheet.table = state.table;
       if (this.roll.isConnected) this.roll.update(this.mine(state.table));
+      if (this.seed.isConnected) this.seed.table = state.table;
       for (const tool of this.tools.children) tool.table = state.table;
     }
     if (this.viewsChanged && this.panel) {
@@ -223,9 +228,13 @@ export class PhApp extends HTMLElement {
     this.panel.me = this.me;
     this.members.me = this.me;
     this.log.me = this.me;
+    this.seed.me = this.me;
+    this.log.member = this.me.member;
     replace(this.panelSlot, this.panel);
-    if (welcome.role === "spectator") this.roll.remove();
-    else this.roll.me = this.me;
+    if (welcome.role === "spectator") { // a spectator rolls nothing: no roll form, no seed
+      this.roll.remove();
+      this.seed.remove();
+    } else this.roll.me = this.me;
     if (welcome.role === "gm") this.addGmTools();
     this.systemReady = true;
     this.render(new Set(["table", "log", "views"]));

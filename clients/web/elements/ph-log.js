@@ -31,7 +31,7 @@
 // the lines down again.
 import {afterPaint, clock, h} from "../dom.js";
 import {describeCore} from "../describe.js";
-import {FairChecks} from "../fairness.js";
+import {FairChecks, seedsInForce} from "../fairness.js";
 import {privateMark, sealedWords} from "../private-rolls.js";
 
 export const OLDER_EVENT = "ph-older";
@@ -78,6 +78,8 @@ export class PhLog extends HTMLElement {
     this.me = null;               // {member, role}: the words of private rolls depend on who reads
     this.revealed = new Set();    // seqs received sealed, then whole at the session's end
     this.stale = false;           // lines replaced in place: draw again though the seqs are the same
+    this.member = null;           // this page's member: is their own seed in a roll's?
+    this.seedsNow = {};           // the client seeds in force after the last line (the table's)
   }
 
   connectedCallback() {
@@ -403,9 +405,11 @@ export class PhLog extends HTMLElement {
   badge(frame) {
     let result = null;
     const badge = h("button", {type: "button", class: "ph-fair ph-quiet", "data-state": "checking",
-                               onclick: () => {
+                               onclick: async () => {
       if (!result) return;
-      this.fairPanel.replaceChildren(h("h3", {}, `Roll #${frame.seq}`), this.how(result));
+      const shown = result;
+      const seeds = await seedsInForce(frame, this.frames, this.seedsNow);
+      this.fairPanel.replaceChildren(h("h3", {}, `Roll #${frame.seq}`), this.how(shown, seeds));
       this.fairPanel.hidden = false;
     }, "aria-label": `dice ${FAIR_WORDS.checking[1]}`, title: FAIR_WORDS.checking[2]},
     FAIR_WORDS.checking[0]);
@@ -423,16 +427,42 @@ export class PhLog extends HTMLElement {
     return badge;
   }
 
-  /** How a roll was checked: its epoch, nonce, commitment, seed and the bytes it used. */
-  how(result) {
+  /** How a roll was checked: its epoch, nonce, commitment, seed and the bytes it used; the
+   * client seeds in force (seedsInForce) and whether this member's own was one. */
+  how(result, seeds) {
     const rows = [
       ["check", FAIR_WORDS[result.state][2]], ["epoch", result.epoch], ["nonce", result.nonce],
       ["commitment", result.commitment ?? "not in the log loaded here"],
       ["seed", result.seed ?? "not revealed yet"], ["client seeds digest", result.seeds],
+      ["client seeds in force", this.seedsWords(seeds)],
+      ["your seed", this.ownSeedWords(seeds)],
       ["bytes used", result.bytes], ["why", result.why],
     ];
     return h("dl", {class: "ph-fair-how"}, rows.filter(([, value]) => value !== undefined)
       .flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, String(value))]));
+  }
+
+  /** Whose seeds were in force at a roll, and whether they give its stamp's digest. */
+  seedsWords({seeds, unknown, digest, matches}) {
+    if (unknown.length) {
+      return `${unknown.map(this.names.member).join(", ")} changed their seed since; the one `
+        + "before is older than the lines loaded here: Load older";
+    }
+    const whose = seeds.size ? [...seeds.keys()].sort().map(this.names.member).join(", ") : "none";
+    if (matches === null) return `${whose} (the digest cannot be checked here)`;
+    return matches ? `${whose}: the seeds set in the log give this digest`
+      : `${whose}: the seeds set in the log give ${digest}, not this digest`;
+  }
+
+  /** This member's own seed at a roll, and whether it was mixed in. */
+  ownSeedWords({seeds, unknown, matches}) {
+    if (this.member === null) return undefined;
+    if (unknown.includes(this.member)) return "set before the log loaded here: Load older";
+    if (!seeds.has(this.member)) return "none: you had set no seed before this roll";
+    const seed = `“${seeds.get(this.member)}”`;
+    if (matches === true) return `${seed}, mixed in`;
+    if (matches === false) return `${seed} was in force, but the digest is not of the seeds in force`;
+    return `${seed} was in force (the digest cannot be checked here)`;
   }
 }
 
