@@ -191,7 +191,8 @@ def decide(ctx: Decision, command: Any, hash_token: Any) -> list[Event]:
         case core.Roll():
             return _roll(ctx, command)
         case SetClientSeed() | RotateSeed():
-            return fairness.decide(ctx.fair, ctx.state, ctx.actor.member, ctx.is_gm, command)
+            return fairness.decide(ctx.fair, ctx.state, ctx.actor.member, ctx.is_gm, command,
+                                   ctx.actor.role)
         case core.CreateCampaign():
             raise Rejected("forbidden", "campaigns are created with the admin token", "$.type")
     raise Rejected("unknown_type", f"unknown command {type(command).__name__}", "$.type")

@@ -137,9 +137,12 @@ def _expired(rolls: int, committed_at: str, now: str) -> bool:
 
 
 def decide(roll: FairRoll | None, state: CampaignState, actor: str, is_gm: bool,
-           command: Any) -> list[Event]:
+           command: Any, role: str = "player") -> list[Event]:
     """Decide ``set_client_seed`` and ``rotate_seed``."""
     if isinstance(command, SetClientSeed):
+        if role == "spectator":  # a spectator only watches: their seed would be in rolls too
+            raise Rejected("forbidden", "a spectator may not set a seed: they roll nothing",
+                           "$.type")
         return [ClientSeedSet(member=actor, seed=command.seed)]
     assert isinstance(command, RotateSeed)
     if not is_gm:

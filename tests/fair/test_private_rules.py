@@ -192,3 +192,14 @@ def test_a_secret_check_leaves_no_trace_in_the_ids_the_table_sees() -> None:
     refusal = refused(table, "gm", narrative.FlipDestiny, side="dark",
                       effect="upgrade_difficulty", check=opened[0].check)
     assert (refusal.code, refusal.path) == ("rule", "$.check")
+
+
+def test_a_spectator_sets_no_seed() -> None:
+    """Rule: a spectator only watches; their seed would be mixed into everyone's rolls."""
+    from events.fair import SetClientSeed
+
+    table = NarrativeTable()
+    fair(table)
+    refusal = refused(table, "watcher", SetClientSeed, seed="mine")
+    assert (refusal.code, refusal.path) == ("forbidden", "$.type")
+    assert table.run("han-player", SetClientSeed, seed="mine")
