@@ -1,16 +1,22 @@
 """A campaign hub: the one writer of a campaign, serializing its commands and joins.
 
-Work reaches the hub through its inbox. The hub takes whatever has queued, decides each command
-in order against its state (folding the new events at once, so the next decision sees them),
-hands the whole batch to the group committer, and only when it is durable broadcasts each event
-(encoded once) to every subscriber, then answers each sender; the views those events changed
-(exact odds and the like) follow, those that need computing once the workers are done
-(:mod:`server.hub_views`). A join is handled between batches: a subscriber within
-:data:`RESUME_LIMIT` events of the head gets the events it missed from the log
-(:mod:`server.catch_up`), one further behind (or joining afresh) a snapshot of the table at the
-head; then live events, so there is never a gap nor a duplicate. Older history is read a page
-at a time on request (:meth:`CampaignHub.history_page`), off the event loop and outside the
-hub's queue; so is the table at any earlier seq (:meth:`CampaignHub.state_at`).
+Work reaches the hub through its inbox. The hub takes whatever has queued and hands the
+commands to its sans-I/O core (:class:`server.hub_core.HubCore`), which decides each in order
+against the state (folding the new events at once, so the next decision sees them) and says
+what to append; the hub hands that to the group committer, gives the core the results, and
+carries out what the core makes of them: only once the events are durable, each event's frame
+(encoded once) to every subscriber (sealed for whoever may not see a pending private roll),
+then each sender's answer, then a reload if the state ran ahead of the log. The core decides;
+this module only moves work in and frames out (:meth:`CampaignHub._process` reads as those
+steps). The views those events changed (exact odds and the like) follow, those that need
+computing once the workers are done (:mod:`server.hub_views`).
+
+A join is handled between batches: a subscriber within :data:`RESUME_LIMIT` events of the
+head gets the events it missed from the log (:mod:`server.catch_up`), one further behind (or
+joining afresh) a snapshot of the table at the head; then live events, so there is never a
+gap nor a duplicate. Older history is read a page at a time on request
+(:meth:`CampaignHub.history_page`), off the event loop and outside the hub's queue; so is the
+table at any earlier seq (:meth:`CampaignHub.state_at`).
 
 A hub is loaded when its campaign is first used (:mod:`server.rebuild`) and holds a bounded
 state; every :attr:`~server.settings.Settings.snapshot_every` events it stores that state
@@ -24,43 +30,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import msgspec
 
 from events import core
-from events.base import Event, Recorded, Visibility
-from events.client_payload import client_payload
+from events.base import Event, Visibility
 from events.codec import encode
-from events.errors import ConcurrencyError, Rejected, StoreError
-from events.log import (
-    Appended,
-    AppendRequest,
-    CommandRecord,
-    ServerLog,
-    StoredRow,
-    to_recorded,
-)
-from events.messages import (
-    Ack,
-    ErrorReply,
-    History,
-    OutgoingEventFrame,
-    OutgoingRevealed,
-    StateAt,
-    Welcome,
-)
+from events.errors import Rejected, StoreError
+from events.log import AppendRequest, AppendResult, ServerLog, StoredRow
+from events.messages import Ack, ErrorReply, History, OutgoingRevealed, StateAt, Welcome
 from projections.campaign import CampaignState
-from projections.privacy import pending_seqs, sees
+from projections.privacy import pending_seqs
 from server import auth
-from server.audience import (
-    PublicTable,
-    hidden_for,
-    role_of,
-    sealed_frame,
-    subject_at,
-    view_about,
-)
+from server.audience import PublicTable, hidden_for, role_of, view_about
 from server.catch_up import (
     CATCH_UP_PAGE,
     CATCH_UP_READ,
@@ -72,7 +55,8 @@ from server.derived_writes import DerivedWrites
 from server.divergence import check_history, needs_lookup
 from server.fair_seeds import FairSeeds
 from server.health import LogHealth
-from server.hub_commands import current_member, decide, refuse_while_failing, replayed_answer
+from server.hub_core import HubCore, Publish, Recall, Reply, Settled, current_member
+from server.hub_recall import replayed_answer
 from server.hub_views import HubViews
 from server.hub_work import (
     CommandWork,
@@ -80,12 +64,9 @@ from server.hub_work import (
     JoinWork,
     refuse_unavailable,
     reply,
-    unavailable,
 )
 from server.page_cache import PageCache
 from server.rebuild import load_hub_state
-from server.rules.base import Decision
-from server.sealed_tokens import sealed_for
 from server.snapshots import SnapshotCache, encoded_page, history_page, snapshot_at
 from server.stored_snapshots import SnapshotStore
 from server.subscriber import Subscriber
@@ -102,10 +83,6 @@ __all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "RESUME_LIM
 logger = logging.getLogger(__name__)
 
 MAX_BATCH = 256
-MAX_RETRIES = 20
-"""Times a command is decided again after another process appended to its campaign first
-(a shared log); past it, it is answered ``unavailable`` (nothing was stored: a retry is
-safe)."""
 RESUME_LIMIT = 1_000
 """Most events a resuming client is sent to catch up; one further behind gets a snapshot of
 the table (one message, whatever the log's length) unless it asks for a replay."""
@@ -133,10 +110,9 @@ class CampaignHub:
         snapshot_every: int = 1000,
         public: CampaignState | None = None,
     ) -> None:
-        self.state = state
-        self.commands = commands
-        self.head_hash = head_hash
-        """The chain hash of the head event, kept with the state: welcomes carry it."""
+        self._core = HubCore(state=state, commands=commands, head_hash=head_hash,
+                             public=public, seeds=seeds.for_state, new_token=new_token)
+        """The batch logic and the state it changes, with no I/O (:mod:`server.hub_core`)."""
         self._log = log
         self._store = store
         self._every = snapshot_every
@@ -150,7 +126,6 @@ class CampaignHub:
         self._seeds = seeds
         """The epoch seeds each decision rolls with (:mod:`server.fair_seeds`)."""
         self._clock = clock
-        self._new_token = new_token
         self._health = health
         """While it says the log is failing, commands are refused before they are decided."""
         self.subscribers: set[Subscriber] = set()
@@ -165,9 +140,6 @@ class CampaignHub:
         self.closing = False
         self._stale = False
         """True while the state could not be reloaded from the log: work is refused."""
-        self._sent = state.head
-        """The last event broadcast to the subscribers (a reload that finds the log further,
-        another process having appended meanwhile, broadcasts the events after it)."""
         self._diverged_since_logged = 0
         self._diverged_logged_at: float | None = None
         self.conflicts = 0
@@ -184,9 +156,27 @@ class CampaignHub:
         """The last event frames as broadcast and the snapshot of the head, encoded once."""
         self._pages = pages if pages is not None else PageCache()
         """Encoded catch-up pages, shared with the server's other campaigns."""
-        self.public = PublicTable(public)
+
+    @property
+    def state(self) -> CampaignState:
+        """The campaign's table as the log has it (the GM's: every pending private roll)."""
+        return self._core.state
+
+    @property
+    def commands(self) -> CommandIndex:
+        """The command ids the campaign accepted lately (idempotent retries)."""
+        return self._core.commands
+
+    @property
+    def head_hash(self) -> str:
+        """The chain hash of the head event, kept with the state: welcomes carry it."""
+        return self._core.head_hash
+
+    @property
+    def public(self) -> PublicTable:
         """The table members who may not see the pending private rolls see (none pending:
         no table of its own), folded beside the state (:mod:`server.audience`)."""
+        return self._core.public
 
     @property
     def campaign(self) -> str:
@@ -321,12 +311,11 @@ class CampaignHub:
         """
         self.reloads += 1
         try:
-            self.state, self.commands, self.head_hash, self.public.state = \
-                await asyncio.to_thread(load_hub_state, self._log, self._store,
-                                        self.campaign, self._every)
+            self._core.reloaded(*await asyncio.to_thread(
+                load_hub_state, self._log, self._store, self.campaign, self._every))
+            sent = self._core.sent
             missed = await asyncio.to_thread(lambda: list(self._log.rows(
-                self.campaign, self._sent, self.state.head))) if self._sent < self.state.head \
-                else []
+                self.campaign, sent, self.state.head))) if sent < self.state.head else []
         except Exception:
             logger.exception("reloading %s from the log failed; refusing its work until a "
                              "reload succeeds", self.campaign)
@@ -369,20 +358,9 @@ class CampaignHub:
     def _send_rows(self, rows: list[StoredRow], *, fold: bool) -> list[Event]:
         """Broadcast rows appended by another process (folded first when ``fold``); their
         events."""
-        events: list[Event] = []
-        for row in rows:
-            recorded = to_recorded(row)
-            if fold:
-                self.public.fold(self.state, recorded)
-                self.head_hash = row.hash
-                earlier = self.commands.get(row.command_id)
-                self.commands.add(row.command_id, CommandRecord(
-                    row.actor, earlier.first_seq if earlier else row.seq, row.seq))
-            self._publish(row.seq, encode(OutgoingEventFrame(
-                seq=row.seq, at=row.at, actor=row.actor, command=row.command_id,
-                event=msgspec.Raw(client_payload(row.type, row.payload)), hash=row.hash)))
-            self._sent = row.seq
-            events.append(recorded.event)
+        publishes, events = self._core.take_rows(rows, fold=fold)
+        for publish in publishes:
+            self._publish(publish)
         return events
 
     def _after_change(self, changed: list[Event]) -> None:
@@ -400,129 +378,93 @@ class CampaignHub:
     async def _process(self, batch: list[CommandWork], attempt: int = 0) -> None:
         """Decide, make durable, broadcast, answer: in that order, for a batch of commands.
 
-        A command whose append another process beat (a shared log) is decided again, once
-        this hub has the events it missed: the sender never sees the conflict."""
-        if not batch:
-            return
+        The core (:class:`~server.hub_core.HubCore`) decides and says what follows each
+        append's result; this carries it out. A command whose append another process beat (a
+        shared log) is decided again, once this hub has the events it missed: the sender
+        never sees the conflict."""
         pending = set(pending_seqs(self.state.private))
         """Private rolls waiting before the batch: those it reveals are sent whole after it."""
+        batch = await self._admit(batch)
+        if not batch:
+            return
+        decided = self._core.decide(batch, self._clock())
+        await self._carry_out(decided.replies)
+        settled = self._core.settle(decided, await self._append(decided.requests), attempt)
+        await self._carry_out(settled.effects)
+        await self._reload_after(settled)
+        self._after_change(settled.changed)
+        if pending:
+            await self._reveal(pending)
+        if settled.again:
+            await self._decide_again(settled.again, attempt + 1)
+
+    async def _admit(self, batch: list[CommandWork]) -> list[CommandWork]:
+        """The commands of ``batch`` that may be decided now, with what deciding needs at
+        hand (their ids looked up in the log, the epoch's seeds kept); the others are
+        answered. Nothing is decided on a state the log lacks."""
+        if not batch:
+            return batch
         if self._stale:  # an earlier part of this batch left the state unknown
             refuse_unavailable(list(batch))
-            return
+            return []
         try:  # old command ids are in the log, not in memory: one read for the batch
             self.commands.look_up([work.command.id for work in batch])
         except Exception:
             logger.exception("reading the command ids of %s failed", self.campaign)
             refuse_unavailable(list(batch))
-            return
-        batch = refuse_while_failing(batch, self._health, self.commands)
-        if not batch:
-            return
-        if not self._seeds.ready(self.state.fair.epoch):  # stored off the loop, then used
-            try:
+            return []
+        batch, refused = self._core.admit(
+            batch, self._health.refusal() if self._health is not None else None)
+        await self._carry_out(refused)
+        if batch and not self._seeds.ready(self.state.fair.epoch):
+            try:  # stored off the loop, then used
                 await asyncio.to_thread(self._seeds.prepare, self.state.fair.epoch)
             except StoreError as error:
                 logger.error("keeping the seeds of %s failed: %s", self.campaign, error)
                 refuse_unavailable(list(batch))
-                return
-        decided: list[tuple[CommandWork, AppendRequest, list[Event], Decision]] = []
-        in_batch: dict[str, str] = {}
-        at = self._clock()
-        for work in batch:
-            command_id = work.command.id
-            earlier = self.commands.get(command_id)
-            if earlier is not None or command_id in in_batch:
-                actor = earlier.actor if earlier else in_batch[command_id]
-                if actor != work.member.member:
-                    reply(work, ErrorReply(id=command_id, code="conflict", path="$.id",
-                                           message="command id already used by another"
-                                           " member"))
-                elif earlier is not None:
-                    reply(work, await replayed_answer(self._log, self.campaign, work.command,
-                                                      earlier))
-                else:  # the same command twice in one batch: answer it once it is durable
-                    decided.append((work, None, [], None))  # type: ignore[arg-type]
-                continue
-            outcome = decide(work, self.state, self._seeds, at, self._new_token)
-            if outcome is None:
-                continue
-            new_events, prepared, ctx = outcome
-            head = self.state.head
-            request = AppendRequest(
-                campaign=self.campaign, expected_head=head, events=prepared,
-                actor=work.member.member, command_id=command_id, at=at,
-                sealed_token=sealed_for(work.command, self.campaign, ctx.issued_token),
-            )
-            for offset, event in enumerate(new_events, start=1):
-                self.public.fold(self.state, Recorded(
-                    seq=head + offset, at=at, actor=work.member.member, command=command_id,
-                    event=event))
-            in_batch[command_id] = work.member.member
-            decided.append((work, request, new_events, ctx))
-        requests = [request for _, request, _, _ in decided if request is not None]
+                return []
+        return batch
+
+    async def _append(self, requests: list[AppendRequest]) -> list[AppendResult]:
+        """Append through the group committer: one result per request."""
         try:
-            results = await self._committer.append(requests) if requests else []
+            return await self._committer.append(requests) if requests else []
         except StoreError as error:  # the writer is gone (shutting down): nothing was stored
-            results = [error] * len(requests)
-        by_request = iter(results)
-        answers: dict[str, Ack | ErrorReply] = {}
-        changed: list[Event] = []
-        failed = behind = False
-        again: list[CommandWork] = []
-        for work, request, new_events, ctx in decided:
-            command_id = work.command.id
-            if request is None:  # the same command twice in one batch: the same answer
-                reply(work, answers.get(command_id) or unavailable(command_id))
-                continue
-            seqs = next(by_request)
-            if isinstance(seqs, ConcurrencyError) and attempt < MAX_RETRIES:
-                again.append(work)  # another process appended first: decided again below
-                continue
-            if isinstance(seqs, CommandRecord):  # another writer recorded this command first:
-                behind = True  # the state folded events the log does not hold: caught up below
-                self.commands.add(command_id, seqs)
-                answers[command_id] = (
-                    await replayed_answer(self._log, self.campaign, work.command, seqs)
-                    if seqs.actor == work.member.member else
-                    ErrorReply(id=command_id, code="conflict", path="$.id",
-                               message="command id already used by another member"))
-                reply(work, answers[command_id])
-                continue
-            if not isinstance(seqs, Appended):  # not stored; nor any later one (heads chain)
-                failed = True
-                answers[command_id] = unavailable(command_id)
-                reply(work, answers[command_id])
-                continue
-            if seqs:
-                self.commands.add(request.command_id, CommandRecord(
-                    request.actor, seqs[0], seqs[-1]))
-                self.head_hash = seqs.hashes[-1]
-                self._sent = seqs[-1]
-            for seq, digest, stored in zip(seqs, seqs.hashes, request.events, strict=True):
-                self._publish(seq, encode(OutgoingEventFrame(
-                    seq=seq, at=request.at, actor=request.actor, command=request.command_id,
-                    event=msgspec.Raw(client_payload(stored.type, stored.payload)),
-                    hash=digest)))
-            changed.extend(new_events)
-            answers[command_id] = Ack(id=command_id, seqs=seqs, member=ctx.issued_member,
-                                      token=ctx.issued_token)
-            reply(work, answers[command_id])
-        if again or behind:  # the state ran ahead of the log: the other writer's events
-            self.conflicts += 1  # (broadcast by the reload), then ours, decided again
+            return [error] * len(requests)
+
+    async def _carry_out(self, effects: Sequence[Reply | Publish]) -> None:
+        """Send the frames and answers the core asked for, in order. A :class:`Recall` is
+        read from the log once, however many commands of the batch it answers."""
+        recalled: dict[Recall, Ack | ErrorReply] = {}
+        for effect in effects:
+            match effect:
+                case Publish():
+                    self._publish(effect)
+                case Reply(work=work, answer=Recall() as recall):
+                    if recall not in recalled:
+                        recalled[recall] = await replayed_answer(
+                            self._log, self.campaign, recall.command, recall.record)
+                    reply(work, recalled[recall])
+                case Reply(work=work, answer=Ack() | ErrorReply() as answer):
+                    reply(work, answer)
+
+    async def _reload_after(self, settled: Settled) -> None:
+        """Make the state what is durable again when it ran ahead of the log."""
+        if settled.reload == "conflict":  # the other writer's events (broadcast by the
+            self.conflicts += 1  # reload), then ours, decided again
             await self._reload()
-        elif failed:  # the state ran ahead of the log: make it what is durable again (once:
-            # the log now reports failing, so later commands are refused before deciding)
+        elif settled.reload == "failed":  # once: the log now reports failing, so later
+            # commands are refused before deciding
             logger.error("an append failed in %s; reloading its state from the log",
                          self.campaign)
             await self._reload()
-        self._after_change(changed)
-        if pending:
-            await self._reveal(pending)
-        if again:
-            if self._stale:
-                refuse_unavailable(list(again))
-            else:
-                await self._process(again, attempt + 1)
+
+    async def _decide_again(self, again: list[CommandWork], attempt: int) -> None:
+        """Decide again the commands another process beat, on the state reloaded."""
+        if self._stale:
+            refuse_unavailable(list(again))
+        else:
+            await self._process(again, attempt)
 
     def _close_removed(self, events: list[Event]) -> None:
         """Close the connections of members these events removed, once they have seen it."""
@@ -538,19 +480,15 @@ class CampaignHub:
             if subscriber.dropped:  # it fell behind: it resumes from the log when it returns
                 self.subscribers.discard(subscriber)
 
-    def _publish(self, seq: int, frame: bytes) -> None:
-        """Broadcast event ``seq``'s frame: whole to whoever may see it, sealed to the others
-        while it is a pending private roll (:mod:`server.audience`)."""
-        self._snapshots.add(seq, frame)
-        subject = subject_at(self.state, seq) if self.state.private else None
-        if subject is None:
-            self._broadcast(frame)
+    def _publish(self, publish: Publish) -> None:
+        """Broadcast an event's frame: whole to whoever may see it, sealed to the others
+        while it is a pending private roll (:meth:`HubCore.publish`)."""
+        self._snapshots.add(publish.seq, publish.frame)
+        if publish.sealed is None:
+            self._broadcast(publish.frame)
             return
-        sealed = sealed_frame(frame, subject.visibility)
         for subscriber in tuple(self.subscribers):
-            member = subscriber.member
-            subscriber.push(frame if sees(subject, member, role_of(self.state, member))
-                            else sealed)
+            subscriber.push(publish.frame_for(subscriber.member))
             if subscriber.dropped:
                 self.subscribers.discard(subscriber)
 
