@@ -136,6 +136,8 @@ def _add_campaign_commands(sub: Any) -> None:
     _add_base_url(create)
     create.set_defaults(handler="clients.table_cli:campaign_create")
 
+
+def _add_invite_command(sub: Any) -> None:
     invite = sub.add_parser("invite", help=_HELP["invite"])
     invite.add_argument("campaign")
     invite.add_argument("--role", required=True, choices=("gm", "player", "spectator"))
@@ -215,7 +217,8 @@ def _add_table_commands(sub: Any) -> None:
 
 _GROUPS: tuple[tuple[tuple[str, ...], Callable[[Any], None]], ...] = (
     (("serve",), _from("clients.serve_cli", "add_command")),
-    (("campaign", "invite"), _add_campaign_commands),
+    (("campaign",), _add_campaign_commands),  # its --system choices: the systems' registry
+    (("invite",), _add_invite_command),
     (("remove-member", "share-replay"), _from("clients.access_cli", "add_commands")),
     (("roll", "send", "watch", "sheet", "state", "verify", "migrate", "schema"),
      _add_table_commands),
