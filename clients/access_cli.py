@@ -13,13 +13,14 @@ from typing import Any
 
 from clients import cli_support as common
 from clients.cli_support import emit, styled, to_plain
-from clients.links import replay_link
-from events import core
 
 __all__ = ["add_commands"]
 
 
 async def _share_replay(args: argparse.Namespace) -> int:
+    from clients.links import replay_link
+    from events import core
+
     ack = await common.call_once(args, args.campaign, core.ShareReplay, session=args.session,
                                  name=args.name)
     plain: dict[str, Any] = to_plain(ack)
@@ -38,6 +39,8 @@ async def _share_replay(args: argparse.Namespace) -> int:
 
 
 async def _remove_member(args: argparse.Namespace) -> int:
+    from events import core
+
     ack = await common.call_once(args, args.campaign, core.RemoveMember, member=args.member,
                                  reason=args.reason or "")
     emit(args, to_plain(ack), styled("removed [bold]{}[/bold]: their token (or link) no "

@@ -12,20 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from clients import cli_support as common
 from clients.cli_support import CliError, emit, styled
-from events.character_io import (
-    CHARACTER_FILE_FORMAT,
-    CHARACTER_FILE_VERSION,
-    FILE_DECODER,
-    ImportCharacter,
-    character_file,
-    read_character_file,
-)
-from events.suggest import did_you_mean
-from events.wire_errors import rejection_from
 
 __all__ = ["add_command", "load_character_file"]
 
@@ -52,24 +40,35 @@ def add_command(sub: Any) -> None:
 def load_character_file(data: bytes, source: str) -> Any:
     """The character file in ``data``, or a :class:`CliError` naming ``source``, the field's
     path and what is wrong with it."""
+    import msgspec
+
+    from events.character_io import FILE_DECODER, read_character_file
+    from events.wire_errors import rejection_from
+
     try:
         return read_character_file(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
         refusal = rejection_from(error, data, FILE_DECODER)
-        message = _HINTS.get(refusal.path or "", refusal.message)
+        message = _hints().get(refusal.path or "", refusal.message)
         raise CliError(f"{source}: {refusal.path}: {message}", common.EXIT_USAGE,
                        "invalid", refusal.path) from None
 
 
-_HINTS = {
-    "$.format": f'not a poolhall character file: "format" must be "{CHARACTER_FILE_FORMAT}"',
-    "$.version": f"a character file of a version this poolhall does not read (it reads"
-                 f" version {CHARACTER_FILE_VERSION})",
-}
-"""What to say of the two fields that tell a character file apart from any other JSON."""
+def _hints() -> dict[str, str]:
+    """What to say of the two fields that tell a character file apart from any other JSON."""
+    from events.character_io import CHARACTER_FILE_FORMAT, CHARACTER_FILE_VERSION
+
+    return {
+        "$.format": f'not a poolhall character file: "format" must be "{CHARACTER_FILE_FORMAT}"',
+        "$.version": f"a character file of a version this poolhall does not read (it reads"
+                     f" version {CHARACTER_FILE_VERSION})",
+    }
 
 
 async def _export(args: argparse.Namespace) -> int:
+    from events.character_io import character_file
+    from events.suggest import did_you_mean
+
     client = await common.fetch_table(args, args.campaign)
     state = client.state
     found = state.characters.get(args.character)
@@ -87,6 +86,8 @@ async def _export(args: argparse.Namespace) -> int:
 
 
 async def _import(args: argparse.Namespace) -> int:
+    from events.character_io import ImportCharacter
+
     source = "standard input" if args.file == "-" else args.file
     try:
         data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()

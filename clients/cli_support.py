@@ -28,28 +28,26 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
-from typing import Any, get_args
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import msgspec
-from rich.console import Console
-from rich.markup import escape
-from rich.text import Text
-from websockets.exceptions import InvalidHandshake, InvalidURI
-
-from clients.client import DEFAULT_URL, Client, new_command_id
-from clients.printable import EscapeUnprintable, json_safe, printable
-from events.base import Visibility
-from events.errors import (
-    CommandRejected,
-    ConnectionLost,
-    HistoryDiverged,
-    PoolhallError,
-    Rejected,
-)
+from clients.defaults import DEFAULT_URL, new_command_id
+from events.errors import PoolhallError
 from events.suggest import did_you_mean
-from projections.campaign import CampaignState
-from projections.describe import describe
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from rich.console import Console
+    from rich.text import Text
+
+    from clients.client import Client
+    from events.errors import ConnectionLost, Rejected
+    from projections.campaign import CampaignState
+
+# Imported when a command runs, not when the parser is built: rich, msgspec, websockets, the
+# client and the message types cost a ``--help`` hundreds of milliseconds (see
+# tests/bench/cli_start.py), so each function below imports what it uses.
 
 __all__ = [
     "EXIT_DIVERGED",
@@ -68,9 +66,9 @@ __all__ = [
     "character_for",
     "fetch_table",
     "own_character",
-    "console",
+    "console",  # noqa: F822 - made on first use, by the module's __getattr__
     "emit",
-    "error_console",
+    "error_console",  # noqa: F822 - made on first use, by the module's __getattr__
     "new_command_id",
     "open_client",
     "call_once",
@@ -88,31 +86,57 @@ EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_DIVERGED = 0, 1, 2, 3,
 # Markup off: names, reasons and messages come from users, and a "[/x]" in a roll's reason
 # must print as typed, not break every watcher's terminal. Styling goes through styled().
 # Control characters in what players typed are escaped by a render hook (clients.printable).
-class _Console(Console):
-    """rich's console, except when the reader of our output goes away (``| head``): rich
-    would exit with status 1 there; ours raises, and :func:`clients.cli.main` ends quietly
-    with status 0 (the reader has what it wanted)."""
+@cache
+def _consoles() -> tuple[Console, Console]:
+    """The consoles for standard output and standard error, made when first printed to."""
+    from rich.console import Console
 
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        raise BrokenPipeError
+    from clients.printable import EscapeUnprintable
+
+    class _Console(Console):
+        """rich's console, except when the reader of our output goes away (``| head``): rich
+        would exit with status 1 there; ours raises, and :func:`clients.cli.main` ends
+        quietly with status 0 (the reader has what it wanted)."""
+
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    made = (_Console(highlight=False, soft_wrap=True, markup=False),
+            _Console(stderr=True, highlight=False, soft_wrap=True, markup=False))
+    for each in made:
+        each.push_render_hook(EscapeUnprintable())
+    return made
 
 
-console = _Console(highlight=False, soft_wrap=True, markup=False)
-error_console = _Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
-for _console in (console, error_console):
-    _console.push_render_hook(EscapeUnprintable())
+def __getattr__(name: str) -> Any:
+    """``console`` and ``error_console``, made on first use (a module attribute to the
+    system CLIs, which print with ``common.console.print``)."""
+    if name == "console":
+        return _consoles()[0]
+    if name == "error_console":
+        return _consoles()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def styled(template: str, *values: object) -> Text:
     """Rich markup in ``template`` (ours), its ``{}`` filled with ``values`` as plain text
     (unprintable characters, newlines included, shown as escapes: a value is one line)."""
+    from rich.markup import escape
+    from rich.text import Text
+
+    from clients.printable import printable
+
     return Text.from_markup(template.format(*(escape(printable(str(value)))
                                               for value in values)))
 
 
 def lines(*parts: str | Text) -> Text:
     """Several lines of text, styled or not, as one renderable."""
+    from rich.text import Text
+
+    from clients.printable import printable
+
     return Text("\n").join(Text(printable(part)) if isinstance(part, str) else part
                            for part in parts)
 
@@ -158,6 +182,8 @@ def connection_lost(lost: ConnectionLost | None, doing: str) -> CliError:
     A diverged history is not a network problem to retry: the server lost events this
     client had seen, and the people running it need to know (docs/how-to/backup-and-restore.md).
     """
+    from events.errors import HistoryDiverged
+
     if isinstance(lost, HistoryDiverged):
         return CliError(f"history diverged, {doing}: {lost.message}; the server lost events "
                         "it had acknowledged (see \"Back up and restore\" in the docs)",
@@ -180,10 +206,15 @@ VISIBILITY_HELP = {
 }
 
 
+VISIBILITIES = ("public", "gm", "blind", "self")
+"""``events.base.Visibility``'s values, named here so that building a parser imports no message
+type (a test holds the two equal)."""
+
+
 def add_visibility_option(parser: argparse.ArgumentParser, *, gm_only: bool = False) -> None:
     """``--visibility {public,gm,blind,self}`` (``gm_only``: a command only the GM makes
     private, such as a check built step by step; the server refuses what a role may not use)."""
-    choices = ("public", "gm") if gm_only else get_args(Visibility)
+    choices = ("public", "gm") if gm_only else VISIBILITIES
     parser.add_argument("--visibility", choices=choices, default="public",
                         help=VISIBILITY_HELP["gm" if gm_only else "player"])
 
@@ -197,6 +228,8 @@ def with_visibility(args: argparse.Namespace, command: Any) -> Any:
     if "visibility" not in command.__struct_fields__:
         raise CliError(f"a {type(command).__name__} is never private: leave out "
                        "--visibility (the roll would be public)")
+    import msgspec
+
     return msgspec.structs.replace(command, visibility=visibility)
 
 
@@ -225,6 +258,8 @@ def admin_token(args: argparse.Namespace) -> str:
     """The admin token: ``--admin-token``, ``$POOLHALL_ADMIN_TOKEN``, or the file beside --db."""
     if getattr(args, "admin_token", None):
         return str(args.admin_token)
+    from pathlib import Path
+
     path = (Path("poolhall.admin-token") if str(args.db).startswith(("postgresql://",
                                                                      "postgres://"))
             else Path(args.db).with_name(Path(args.db).name + ".admin-token"))
@@ -258,6 +293,8 @@ def resolve_token(args: argparse.Namespace) -> str:
 
 def read_token_file(path: str | Path) -> str:
     """The token kept in a file (surrounding whitespace ignored), or a :class:`CliError`."""
+    from pathlib import Path
+
     try:
         token = Path(path).read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError) as error:
@@ -279,6 +316,11 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
     (for the commands that need the whole history, like ``state --at``). ``hooks``: the
     client's ``on_connection``, ``on_view`` and ``on_revealed``.
     """
+    from websockets.exceptions import InvalidHandshake, InvalidURI
+
+    from clients.client import Client
+    from events.errors import CommandRejected
+
     client = Client(args.url, token or resolve_token(args), campaign, reconnect=follow,
                     keep_all=True, replay=replay, **hooks)
     try:
@@ -315,6 +357,8 @@ async def call_once(args: argparse.Namespace, campaign: str | None, command_type
     Positional-only parameters, so a command's own fields (``campaign`` of create_campaign)
     pass through ``fields``.
     """
+    from events.errors import CommandRejected
+
     client = await open_client(args, campaign, token)
     try:
         return await client.call(command_type, **fields)
@@ -339,6 +383,8 @@ async def fetch_table(args: argparse.Namespace, campaign: str, *, whole: bool = 
     """Join, take the table (the snapshot, or with ``whole`` the whole log), leave: the
     closed client, whose ``state``, ``views`` (those that came while it read) and ``welcome``
     (who we are) stay readable."""
+    from events.errors import ConnectionLost
+
     client = await open_client(args, campaign, replay=whole)
     try:
         assert client.welcome is not None
@@ -379,15 +425,21 @@ def own_character(client: Client, given: str | None) -> str:
 
 def to_plain(value: Any) -> Any:
     """Structs to plain JSON-able data."""
+    import msgspec
+
     return msgspec.to_builtins(value)
 
 
 def emit(args: argparse.Namespace, data: Any, text: Any) -> None:
     """Print ``data`` as JSON with ``--json``, else ``text`` for people."""
     if getattr(args, "json", False):
+        import msgspec
+
+        from clients.printable import json_safe
+
         sys.stdout.write(json_safe(msgspec.json.encode(to_plain(data)).decode()) + "\n")
     else:
-        console.print(text)
+        _consoles()[0].print(text)
 
 
 async def send_command(args: argparse.Namespace, campaign: str, command: Any,
@@ -397,6 +449,9 @@ async def send_command(args: argparse.Namespace, campaign: str, command: Any,
     ``client``: one already joined (it is closed here), so a command that needed to look at
     the table first joins once.
     """
+    from events.errors import CommandRejected, ConnectionLost
+    from projections.describe import describe
+
     if client is None:
         client = await open_client(args, campaign)
     try:

@@ -35,6 +35,7 @@ from typing import Any, TypeVar, cast
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
+from clients.defaults import DEFAULT_URL, new_command_id
 from clients.event_buffer import EventBuffer
 from clients.in_flight import CommandsInFlight
 from clients.printable import printable
@@ -69,8 +70,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_URL = "ws://127.0.0.1:8765"
-
 EVENT_BUFFER = 10_000
 """Events kept for ``async for`` until read; a client used only for its state keeps no more."""
 
@@ -81,11 +80,6 @@ RETRYABLE_JOIN_REFUSALS = frozenset({"shutting_down", "unavailable", "rate_limit
                                      "too_many_connections"})
 """Join refusals that pass: the client keeps trying to resume through them (a connection the
 server has not yet seen die still counts against the token's connection cap)."""
-
-
-def new_command_id() -> str:
-    """A fresh client-generated command id."""
-    return "c-" + secrets.token_hex(8)
 
 
 def new_retry_key() -> str:

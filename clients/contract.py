@@ -9,6 +9,7 @@ client and the server both read it.
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
     from projections.campaign import CampaignState, Character
 
-__all__ = ["AddCommands", "CliHooks", "TableHooks"]
+__all__ = ["AddCommands", "CliHooks", "TableHooks", "deferred"]
 
 AddCommands = Callable[["argparse._SubParsersAction[Any]", ModuleType], None]
 """Adds the system's subcommands to ``poolhall``'s subparsers; the module is
@@ -60,3 +61,17 @@ class CliHooks:
     add_commands: AddCommands
     table: TableHooks | None = None
     """How the table is shown; ``None`` shows only what every system has."""
+
+
+def deferred(module: str, name: str) -> Any:
+    """``module``'s function ``name``, imported when first called.
+
+    A system's table hooks need rich and its projections; its ``CLI`` is read whenever its
+    commands are built (``poolhall d12 --help``), so the hooks import their module when
+    ``state`` or ``watch`` first shows a table, not before.
+    """
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = name
+    return call

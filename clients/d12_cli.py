@@ -18,22 +18,16 @@ from __future__ import annotations
 
 import argparse
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
-from rich.text import Text
-
-from clients import d12_table
 from clients.cli_support import lines, styled
-from clients.contract import CliHooks, TableHooks
-from events import d12
-from projections.d12 import GameState, TestState
-from projections.d12_odds import (
-    expected_margin,
-    margin_distribution,
-    success_probability,
-    survival,
-)
+from clients.contract import CliHooks, TableHooks, deferred
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+    from projections.d12 import TestState
+
 
 __all__ = ["CLI", "add_commands"]
 
@@ -43,6 +37,16 @@ def _percent(p: float) -> str:
 
 
 def _odds(args: argparse.Namespace, common: ModuleType) -> int:
+    from rich.table import Table
+
+    from events import d12
+    from projections.d12_odds import (
+        expected_margin,
+        margin_distribution,
+        success_probability,
+        survival,
+    )
+
     if not 1 <= args.dice <= d12.MAX_POOL:
         raise common.CliError(f"a pool holds 1 to {d12.MAX_POOL} dice")
     if (args.add is not None and not 0 <= args.add <= d12.MAX_POOL) or not 1 <= args.rounds <= 100:
@@ -113,6 +117,8 @@ def _add_dt_options(parser: argparse.ArgumentParser) -> None:
 
 
 async def _call(args: argparse.Namespace, common: ModuleType) -> int:
+    from events import d12
+
     command = d12.CallThresholdTest(
         id=common.new_command_id(), character=args.character,
         stats=tuple(s.upper() for s in args.stats), extended=args.extended is not None,
@@ -122,29 +128,39 @@ async def _call(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 async def _roll(args: argparse.Namespace, common: ModuleType) -> int:
+    from events import d12
+
     command = d12.RollThresholdTest(id=common.new_command_id(), test=args.test)
     return int(await common.send_command(args, args.campaign, command))
 
 
 async def _dt(args: argparse.Namespace, common: ModuleType) -> int:
+    from events import d12
+
     command = d12.SetDifficultyThreshold(id=common.new_command_id(), test=args.test,
                                          **_dt_fields(args))
     return int(await common.send_command(args, args.campaign, command))
 
 
 async def _say(args: argparse.Namespace, common: ModuleType) -> int:
+    from events import d12
+
     command = d12.InterpretThresholdResult(id=common.new_command_id(), test=args.test,
                                            text=args.text)
     return int(await common.send_command(args, args.campaign, command))
 
 
 async def _end(args: argparse.Namespace, common: ModuleType) -> int:
+    from events import d12
+
     command = d12.EndThresholdTest(id=common.new_command_id(), test=args.test,
                                    reason=args.reason or "")
     return int(await common.send_command(args, args.campaign, command))
 
 
 def _test_text(test: TestState) -> Text:
+    from clients import d12_table
+
     status = "open" if test.open else f"over ({test.ended})"
     margins = d12_table.margins_text(test)
     head = styled("[bold]test {}[/bold] {}", test.test,
@@ -154,6 +170,8 @@ def _test_text(test: TestState) -> Text:
 
 
 async def _tests(args: argparse.Namespace, common: ModuleType) -> int:
+    from projections.d12 import GameState
+
     game = (await common.fetch_state(args, args.campaign, whole=args.all)).game
     if not isinstance(game, GameState):
         raise common.CliError(f"{args.campaign} does not play d12")
@@ -165,6 +183,8 @@ async def _tests(args: argparse.Namespace, common: ModuleType) -> int:
 
 def add_commands(subparsers: Any, common: ModuleType) -> None:
     """Add ``d12-odds`` and ``d12 call|roll|dt|say|end|tests`` to the ``poolhall`` CLI."""
+    from events import d12
+
     odds = subparsers.add_parser("d12-odds", help="exact odds of a d12 pool against a DT")
     odds.add_argument("dice", type=int, help="pool size (1-100 d12s)")
     odds.add_argument("--dt", type=int, required=True, choices=range(1, 13), metavar="1-12",
@@ -224,7 +244,9 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     tests.set_defaults(handler=lambda args: _tests(args, common))
 
 
-CLI = CliHooks(system=d12.SYSTEM_ID, add_commands=add_commands, table=TableHooks(
-    table_parts=d12_table.table_parts, character_line=d12_table.character_line,
-    sheet_parts=d12_table.sheet_parts, view_line=d12_table.view_line))
+CLI = CliHooks(system="d12", add_commands=add_commands, table=TableHooks(
+    table_parts=deferred("clients.d12_table", "table_parts"),
+    character_line=deferred("clients.d12_table", "character_line"),
+    sheet_parts=deferred("clients.d12_table", "sheet_parts"),
+    view_line=deferred("clients.d12_table", "view_line")))
 """This system's command-line hooks (see :mod:`clients.contract`)."""

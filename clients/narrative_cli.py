@@ -23,20 +23,17 @@ from __future__ import annotations
 import argparse
 from fractions import Fraction
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Group
-from rich.table import Table
-from rich.text import Text
-
-from clients import narrative_table
 from clients.cli_support import lines, styled
-from clients.contract import CliHooks, TableHooks
-from events import narrative as n
-from events.errors import NotationError
-from projections.narrative import CheckState, GameState
-from projections.narrative_dice import cancel_text
-from projections.narrative_odds import distribution, exact, summary
+from clients.contract import CliHooks, TableHooks, deferred
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+    from events import narrative as n
+    from projections.narrative import CheckState, GameState
+
 
 __all__ = ["CLI", "add_commands", "odds_data"]
 
@@ -47,6 +44,8 @@ def _percent(p: float) -> str:
 
 def odds_data(pool: n.Pool, with_exact: bool = False, joint: bool = False) -> dict[str, Any]:
     """The odds of a pool as plain data (what ``poolhall odds --json`` prints)."""
+    from projections.narrative_odds import distribution, exact, summary
+
     data: dict[str, Any] = {"odds": summary(pool)}
     dist = distribution(pool)
     if with_exact:
@@ -69,6 +68,9 @@ def odds_data(pool: n.Pool, with_exact: bool = False, joint: bool = False) -> di
 
 
 def _odds_text(pool: n.Pool, data: dict[str, Any]) -> Any:
+    from rich.console import Group
+    from rich.table import Table
+
     odds = data["odds"]
     exacts = data.get("exact", {})
     head = Table(title=f"{pool.notation()}: {pool.total} dice", show_header=False)
@@ -104,6 +106,9 @@ def _odds_text(pool: n.Pool, data: dict[str, Any]) -> Any:
 
 
 def _odds(args: argparse.Namespace, common: ModuleType) -> int:
+    from events import narrative as n
+    from events.errors import NotationError
+
     try:
         pool = n.parse_pool(" ".join(args.pool))
     except NotationError as error:
@@ -130,6 +135,8 @@ def _opposed(text: str) -> tuple[str, str]:
 
 
 async def _difficulty(args: argparse.Namespace, common: ModuleType) -> int:
+    from events import narrative as n
+
     if (args.level is None) == (args.opposed is None):
         raise common.CliError("give a LEVEL or --opposed OPPONENT:SKILL")
     fields: dict[str, Any] = {"check": args.check, "reason": args.reason or ""}
@@ -143,6 +150,8 @@ async def _difficulty(args: argparse.Namespace, common: ModuleType) -> int:
 
 async def _game(args: argparse.Namespace, common: ModuleType) -> GameState:
     # --all shows every closed check: the whole log; else the table's snapshot is enough
+    from projections.narrative import GameState
+
     game = (await common.fetch_state(args, args.campaign,
                                      whole=getattr(args, "all", False))).game
     if not isinstance(game, GameState):
@@ -151,6 +160,9 @@ async def _game(args: argparse.Namespace, common: ModuleType) -> GameState:
 
 
 def _check_text(check: CheckState) -> Text:
+    from projections.narrative_dice import cancel_text
+    from projections.narrative_odds import summary
+
     built = check.effective()
     level = check.difficulty.level if check.difficulty else "no difficulty yet"
     shown: list[str | Text] = [styled(
@@ -182,6 +194,8 @@ async def _checks(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 async def _destiny(args: argparse.Namespace, common: ModuleType) -> int:
+    from events import narrative as n
+
     if args.roll:
         return await _send(args, common, n.RollDestinyPool)
     if args.set is not None:
@@ -220,6 +234,8 @@ def _modifier(actions: Any, common: ModuleType, name: str, command_type: type[An
 
 def add_commands(subparsers: Any, common: ModuleType) -> None:
     """Add ``odds`` and ``narrative ...`` to the ``poolhall`` CLI."""
+    from events import narrative as n
+
     odds = subparsers.add_parser("odds", help='exact odds of a narrative pool: "yyg vs pp"')
     odds.add_argument("pool", nargs="+", help="colour letters y g p r b k w with counts")
     odds.add_argument("--exact", action="store_true", help="also print exact fractions")
@@ -311,7 +327,9 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     parser.add_argument("--reason", help="the power")
 
 
-CLI = CliHooks(system=n.SYSTEM_ID, add_commands=add_commands, table=TableHooks(
-    table_parts=narrative_table.table_parts, character_line=narrative_table.character_line,
-    sheet_parts=narrative_table.sheet_parts, view_line=narrative_table.view_line))
+CLI = CliHooks(system="narrative", add_commands=add_commands, table=TableHooks(
+    table_parts=deferred("clients.narrative_table", "table_parts"),
+    character_line=deferred("clients.narrative_table", "character_line"),
+    sheet_parts=deferred("clients.narrative_table", "sheet_parts"),
+    view_line=deferred("clients.narrative_table", "view_line")))
 """This system's command-line hooks (see :mod:`clients.contract`)."""

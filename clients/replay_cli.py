@@ -10,17 +10,15 @@ older release replays as it was.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import math
-from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clients import cli_support as common
-from clients.campaign_log import fetch_log, session_bounds
 from clients.cli_support import CliError, emit
-from clients.table_text import log_line
-from events.base import Recorded
-from projections.campaign import CampaignState, evolve
+
+if TYPE_CHECKING:
+    from events.base import Recorded
+
 
 __all__ = ["MAX_PAUSE", "add_command", "number_of", "pause", "replay_lines"]
 
@@ -31,6 +29,8 @@ MAX_PAUSE = 2.0
 def pause(before: str, after: str, speed: float, longest: float = MAX_PAUSE) -> float:
     """Seconds to wait between events recorded at ``before`` and ``after``: the real gap
     divided by ``speed``, at most ``longest``; 0 when a time cannot be read."""
+    from datetime import datetime
+
     try:
         gap = (datetime.fromisoformat(after) - datetime.fromisoformat(before)).total_seconds()
     except ValueError:
@@ -42,6 +42,9 @@ def replay_lines(events: list[Recorded], first: int, last: int
                  ) -> list[tuple[Recorded, Any]]:
     """The events from ``first`` to ``last`` with the line ``watch`` would print for each
     (the table folded from the first event, so a line can name what it refers to)."""
+    from clients.table_text import log_line
+    from projections.campaign import CampaignState, evolve
+
     state = CampaignState()
     shown: list[tuple[Recorded, Any]] = []
     for recorded in events:
@@ -54,6 +57,10 @@ def replay_lines(events: list[Recorded], first: int, last: int
 
 
 async def _replay(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from clients.campaign_log import fetch_log, session_bounds
+
     _, events = await fetch_log(args)
     first, last = 1, events[-1].seq if events else 0
     if args.session is not None:

@@ -12,25 +12,22 @@ import csv
 import io
 import sys
 from pathlib import Path
-from typing import Any, TextIO
-
-import msgspec
+from typing import TYPE_CHECKING, Any, TextIO
 
 from clients import cli_support as common
-from clients.campaign_log import fetch_log, session_bounds
 from clients.cli_support import CliError, emit, styled
-from clients.replay_cli import number_of
-from clients.report_text import summary
-from projections.analytics import for_session, report, roll_rows
-from projections.analytics_model import RollRow
 
-__all__ = ["ROW_FIELDS", "add_commands", "write_rows"]
+if TYPE_CHECKING:
+    from projections.analytics_model import RollRow
 
-ROW_FIELDS: tuple[str, ...] = RollRow.__struct_fields__
-"""The columns of ``export --rolls``, in order."""
+__all__ = ["add_commands", "write_rows"]
 
 
 async def _report(args: argparse.Namespace) -> int:
+    from clients.campaign_log import fetch_log, session_bounds
+    from clients.report_text import summary
+    from projections.analytics import for_session, report
+
     _, events = await fetch_log(args)
     if args.session is not None:
         session_bounds(events, args.session, args.campaign)  # says which sessions there are
@@ -57,18 +54,28 @@ async def _report(args: argparse.Namespace) -> int:
 
 def write_rows(rows: list[RollRow], out: TextIO, form: str) -> None:
     """The rows as CSV (a header, then one line each; empty for none) or JSON lines."""
+    import msgspec
+
     if form == "jsonl":
         encoder = msgspec.json.Encoder()
         for row in rows:
             out.write(encoder.encode(row).decode() + "\n")
         return
+    from projections.analytics_model import RollRow
+
+    columns = RollRow.__struct_fields__  # in order
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(ROW_FIELDS)
+    writer.writerow(columns)
     for row in rows:
-        writer.writerow(["" if (v := getattr(row, name)) is None else v for name in ROW_FIELDS])
+        writer.writerow(["" if (v := getattr(row, name)) is None else v for name in columns])
 
 
 async def _export(args: argparse.Namespace) -> int:
+    import msgspec
+
+    from clients.campaign_log import fetch_log, session_bounds
+    from projections.analytics import roll_rows
+
     if not args.rolls and not args.events:
         raise CliError("say what to export: --rolls (one row per roll) or --events (the log)")
     _, events = await fetch_log(args)
@@ -104,6 +111,8 @@ async def _export(args: argparse.Namespace) -> int:
 
 def add_commands(sub: Any) -> None:
     """Register ``report`` and ``export`` on the ``poolhall`` subparsers."""
+    from clients.replay_cli import number_of
+
     session_type = number_of("a game session")
     parser = sub.add_parser("report", help="after the game: who was lucky against the exact "
                                            "odds, the destiny swing, the roll of the night")

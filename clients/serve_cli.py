@@ -8,16 +8,13 @@ without it.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
-import signal
 from pathlib import Path
 from typing import Any
 
 from clients import cli_support as common
 from clients.cli_support import CliError, styled
 from clients.links import owner_link, page_origin
-from events.errors import StoreError
 
 __all__ = ["add_command", "port_number"]
 
@@ -43,7 +40,11 @@ def add_command(sub: Any) -> None:
 
 
 async def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import signal
+
     from events.backends import is_postgres_url, safe_name
+    from events.errors import StoreError
     from server.app import Server
     from server.settings import from_arguments
 

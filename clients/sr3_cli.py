@@ -21,25 +21,13 @@ from __future__ import annotations
 
 import argparse
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
-from rich.console import Group
-from rich.table import Table
+from clients.contract import CliHooks, TableHooks, deferred
 
-from clients import sr3_table
-from clients.contract import CliHooks, TableHooks
-from events import sr3
-from events.errors import NotationError
-from projections.sr3 import GameState, combat_view
-from projections.sr3_odds import (
-    at_least,
-    open_distribution,
-    rule_of_one,
-    success_distribution,
-)
-from projections.sr3_odds import mean as expected
-from projections.sr3_views import sheets_view
+if TYPE_CHECKING:
+    from events import sr3
+
 
 __all__ = ["CLI", "add_commands"]
 
@@ -49,6 +37,12 @@ def _percent(p: float) -> str:
 
 
 def _odds(args: argparse.Namespace, common: ModuleType) -> int:
+    from rich.table import Table
+
+    from events import sr3
+    from projections.sr3_odds import at_least, rule_of_one, success_distribution
+    from projections.sr3_odds import mean as expected
+
     if not 0 <= args.dice <= sr3.MAX_TEST_DICE or not 0 <= args.pool <= sr3.MAX_TEST_DICE:
         raise common.CliError(f"dice and --pool are 0 to {sr3.MAX_TEST_DICE}")
     if args.dice + args.pool < 1 or args.dice + args.pool > sr3.MAX_TEST_DICE:
@@ -90,6 +84,10 @@ def _odds(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 def _open_odds(args: argparse.Namespace, common: ModuleType, counts: list[int]) -> int:
+    from rich.table import Table
+
+    from projections.sr3_odds import open_distribution
+
     table = Table(title=f"open test: P(highest >= t) for {args.dice} dice + 0..{args.pool}")
     table.add_column("t", justify="right")
     for dice in counts:
@@ -116,6 +114,11 @@ async def _parse(args: argparse.Namespace, common: ModuleType) -> sr3.RollPoolTe
     """The test as typed, for the character named or the one the player plays; a test on a
     Combat Skill with no kind given is a combat test (an offensive Combat Skill Test, which
     the Combat Pool helps)."""
+    import msgspec
+
+    from events import sr3
+    from events.errors import NotationError
+
     try:
         command = sr3.parse_roll(args.notation, args.character or "someone")
     except NotationError as error:
@@ -142,6 +145,8 @@ async def _test(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 async def _declare(args: argparse.Namespace, common: ModuleType) -> int:
+    from events import sr3
+
     parsed = await _parse(args, common)
     fields = {name: getattr(parsed, name) for name in sr3.DeclarePoolTest.__struct_fields__}
     command = sr3.DeclarePoolTest(**fields)
@@ -153,6 +158,8 @@ async def _simple(args: argparse.Namespace, common: ModuleType, command: Any) ->
 
 
 async def _state(args: argparse.Namespace, common: ModuleType) -> Any:
+    from projections.sr3 import GameState
+
     state = await common.fetch_state(args, args.campaign)
     if not isinstance(state.game, GameState):
         raise common.CliError(f"{args.campaign} does not play sr3")
@@ -160,6 +167,11 @@ async def _state(args: argparse.Namespace, common: ModuleType) -> Any:
 
 
 async def _sheet(args: argparse.Namespace, common: ModuleType) -> int:
+    from rich.console import Group
+    from rich.table import Table
+
+    from projections.sr3_views import sheets_view
+
     state = await _state(args, common)
     sheets = sheets_view(state)
     if args.character:
@@ -183,6 +195,10 @@ async def _sheet(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 async def _combat(args: argparse.Namespace, common: ModuleType) -> int:
+    from rich.table import Table
+
+    from projections.sr3 import combat_view
+
     state = await _state(args, common)
     view = combat_view(state.game)
     if view is None:
@@ -213,6 +229,8 @@ def _connected(actions: Any, common: ModuleType, name: str, help_text: str,
 
 def add_commands(subparsers: Any, common: ModuleType) -> None:
     """Add ``sr3-odds`` and ``sr3 start|pass|end|declare|test|karma|scene|sheet|combat``."""
+    from events import sr3
+
     odds = subparsers.add_parser("sr3-odds", help="exact odds of a Shadowrun 3 test")
     odds.add_argument("dice", type=int, help="base dice (skill or attribute)")
     target = odds.add_mutually_exclusive_group()
@@ -265,7 +283,9 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
         handler=lambda a: _combat(a, common))
 
 
-CLI = CliHooks(system=sr3.SYSTEM_ID, add_commands=add_commands, table=TableHooks(
-    table_parts=sr3_table.table_parts, character_line=sr3_table.character_line,
-    sheet_parts=sr3_table.sheet_parts, view_line=sr3_table.view_line))
+CLI = CliHooks(system="sr3", add_commands=add_commands, table=TableHooks(
+    table_parts=deferred("clients.sr3_table", "table_parts"),
+    character_line=deferred("clients.sr3_table", "character_line"),
+    sheet_parts=deferred("clients.sr3_table", "sheet_parts"),
+    view_line=deferred("clients.sr3_table", "view_line")))
 """This system's command-line hooks (see :mod:`clients.contract`)."""

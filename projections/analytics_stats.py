@@ -25,7 +25,7 @@ Pure functions of numbers: no I/O, no clock, no randomness.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from math import erfc, exp, lgamma, log, sqrt
 
 __all__ = [
@@ -35,7 +35,6 @@ __all__ = [
     "chi_square_p",
     "mean_test",
     "normal_two_sided",
-    "percentile_of",
     "percentile_variance",
 ]
 
@@ -49,18 +48,6 @@ Percentile = tuple[float, float, float]
 def percentile_variance(probabilities: Sequence[float]) -> float:
     """Var(mid-percentile) of a discrete distribution: ``(1 - sum p**3) / 12``."""
     return (1.0 - sum(p * p * p for p in probabilities)) / 12.0
-
-
-def percentile_of(counts: Mapping[int, int], total: int, x: int) -> Percentile:
-    """The percentile figures of result ``x`` in a distribution given as outcome counts.
-
-    ``counts[v]`` outcomes of ``total`` equally likely ones give the value ``v``. Integer
-    sums keep it exact until the one division per figure.
-    """
-    below = sum(c for v, c in counts.items() if v < x)
-    at = counts.get(x, 0)
-    variance = percentile_variance([c / total for c in counts.values()])
-    return (total - below) / total, (2 * below + at) / (2 * total), variance
 
 
 def normal_two_sided(z: float) -> float:

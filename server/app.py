@@ -27,9 +27,10 @@ import random
 import socket
 import time
 from collections.abc import Awaitable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
@@ -409,123 +410,140 @@ class Server:
         sock = connection.transport.get_extra_info("socket")
         if sock is not None and self.settings.send_buffer:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.settings.send_buffer)
-        deadline = self.gate.arm_deadline(connection)  # cancelled once it has joined
-        subscriber = Subscriber(connection, self.settings.queue_limit,
-                                catch_up_timeout=self.settings.catch_up_timeout)
+        session = _Session(connection, self.gate.arm_deadline(connection),  # cancelled on join
+                           Subscriber(connection, self.settings.queue_limit,
+                                      catch_up_timeout=self.settings.catch_up_timeout))
+        subscriber = session.subscriber
         self._connections.add(subscriber)
         self.keepalive.add(connection)
-        hub: CampaignHub | None = None
-        member: Member | None = None
-        key: MemberKey | None = None
         try:
             async for frame in connection:
                 try:
-                    if key is not None and not self.loaded.stopping:  # stopping: shutting_down
-                        self.limits.refuse_if_spent(key)  # before decoding anything
-                    message = read_frame(frame) if member is not None else read_join(frame)
-                    if isinstance(message, Join):
-                        if member is not None:
-                            raise Rejected("already_joined", "this connection has joined", "$.type")
-                        hub, member = await self.joins.join(message, subscriber)
-                        deadline.cancel()
-                        self.gate.joined(connection)
-                        self.gc.joined()
-                        key = member_key(hub.campaign if hub else None, member.member, member.admin)
-                        continue
-                    if member is None:
-                        raise Rejected("not_joined", "send join with your token first", "$.type")
-                    assert key is not None
-                    joined: MemberKey = key
-                    if isinstance(message, ListCampaigns):
-                        if hub is not None:
-                            raise Rejected("forbidden", "only the owner's session (the admin "
-                                           "token, no campaign) lists campaigns", "$.type")
-                        self.limits.admit_command(joined, None)
-                        try:
-                            subscriber.push(await list_campaigns(self.log, self.campaigns,
-                                                                 message))
-                        finally:
-                            self.limits.finish_command(joined)
-                        continue
-                    if hub is None:
-                        if isinstance(message, History | StateAt):
-                            raise Rejected("invalid", "the admin session has no campaign and "
-                                           "so no history", "$.type")
-                        await self.creation.admin_command(message, subscriber, joined)
-                        continue
-                    if self.loaded.stopping:  # not rate_limited: the answer that tells it to retry
-                        raise Rejected("shutting_down", "the server is shutting down; retry"
-                                       " shortly", None)
-                    if member.role == "replay":  # a replay link: its replay's reads only
-                        message = replay_request(hub.state, member, message)
-                    self.limits.admit_command(joined, hub.campaign)  # before any hub work
-                    if isinstance(message, History):  # a read, not a command: no hub queue
-                        try:
-                            subscriber.push(await hub.history_page(message,
-                                                                   subscriber.member))
-                        except Exception:
-                            logger.exception("reading history of %s failed", hub.campaign)
-                            raise Rejected("unavailable", "the log could not be read; retry "
-                                           "shortly", None) from None
-                        finally:
-                            self.limits.finish_command(joined)
-                        continue
-                    if isinstance(message, ReportRequest):  # a page's ticket, no hub work
-                        try:
-                            path = self.reports.issue(
-                                hub.campaign, message.session, hub.state.head,
-                                tuple(sorted(hub.hidden_from(subscriber.member))))
-                        finally:
-                            self.limits.finish_command(joined)
-                        subscriber.push(encode(ReportReady(id=message.id, path=path)))
-                        continue
-                    if isinstance(message, StateAt):  # a read too: the table at a seq
-                        try:
-                            frame, past = await hub.state_at(
-                                message, replay_first(hub.state, member), subscriber.member)
-                            subscriber.push(frame)
-                            if message.views:
-                                self._send_views_at(hub, message, past, subscriber)
-                        except Rejected:
-                            raise
-                        except Exception:
-                            logger.exception("reading the state of %s at #%d failed",
-                                             hub.campaign, message.seq)
-                            raise Rejected("unavailable", "the log could not be read; retry "
-                                           "shortly", None) from None
-                        finally:
-                            self.limits.finish_command(joined)
-                        continue
-                    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-                    done.add_done_callback(functools.partial(self._answered, joined))
-                    try:
-                        hub.submit(CommandWork(command=message, member=member,
-                                               subscriber=subscriber, done=done))
-                    except Rejected:
-                        done.set_result(None)
-                        raise
+                    if session.key is not None and not self.loaded.stopping:  # stopping:
+                        self.limits.refuse_if_spent(session.key)  # shutting_down; before decoding
+                    await self._dispatch(session, read_frame(frame) if session.member is not None
+                                         else read_join(frame))
                 except Rejected as refusal:
                     subscriber.push(encode(ErrorReply(
                         id=command_id_of(frame) if isinstance(frame, str) else None,
                         code=refusal.code, message=refusal.message, path=refusal.path,
                         retry_after=refusal.retry_after)))
-                    pause = self._pause_after(refusal, key, connection)
+                    pause = self._pause_after(refusal, session.key, connection)
                     if pause > 0:
                         await self._pause_reading(pause)
         except ConnectionClosed:
             pass
         finally:
-            deadline.cancel()
-            if key is not None:
-                self.limits.release_connection(key)
-            if hub is not None:
-                hub.leave(subscriber)
-                hub.unpin()
+            session.deadline.cancel()
+            if session.key is not None:
+                self.limits.release_connection(session.key)
+            if session.hub is not None:
+                session.hub.leave(subscriber)
+                session.hub.unpin()
             self._connections.discard(subscriber)
             self.keepalive.discard(connection)
-            if member is not None:
+            if session.member is not None:
                 self.gc.closed(len(self._connections))
             await subscriber.finish(timeout=0.5)
+
+    async def _dispatch(self, session: _Session, message: Any) -> None:
+        """Route one decoded message by its type: a ``match`` over the client union
+        (:data:`events.messages.ClientMessage`), the session's state in the guards."""
+        match message:
+            case Join():
+                if session.member is not None:
+                    raise Rejected("already_joined", "this connection has joined", "$.type")
+                await self._join(session, message)
+            case _ if session.member is None or session.key is None:
+                raise Rejected("not_joined", "send join with your token first", "$.type")
+            case ListCampaigns():
+                if session.hub is not None:
+                    raise Rejected("forbidden", "only the owner's session (the admin "
+                                   "token, no campaign) lists campaigns", "$.type")
+                self.limits.admit_command(session.key, None)
+                await self._read(session.key, list_campaigns(self.log, self.campaigns, message),
+                                 session.subscriber)
+            case History() | StateAt() if session.hub is None:
+                raise Rejected("invalid", "the admin session has no campaign and so no "
+                               "history", "$.type")
+            case _ if session.hub is None:
+                await self.creation.admin_command(message, session.subscriber, session.key)
+            case _:
+                await self._at_table(session.hub, session.member, session.key, message,
+                                     session.subscriber)
+
+    async def _join(self, session: _Session, join: Join) -> None:
+        hub, member = await self.joins.join(join, session.subscriber)
+        session.hub, session.member = hub, member
+        session.deadline.cancel()
+        self.gate.joined(session.connection)
+        self.gc.joined()
+        session.key = member_key(hub.campaign if hub else None, member.member, member.admin)
+
+    async def _at_table(self, hub: CampaignHub, member: Member, key: MemberKey, message: Any,
+                        subscriber: Subscriber) -> None:
+        """A message of a campaign's member: its reads answered here, its commands queued on
+        the hub."""
+        if self.loaded.stopping:  # not rate_limited: the answer that tells it to retry
+            raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
+        if member.role == "replay":  # a replay link: its replay's reads only
+            message = replay_request(hub.state, member, message)
+        self.limits.admit_command(key, hub.campaign)  # before any hub work
+        match message:
+            case History():  # a read, not a command: no hub queue
+                await self._read(key, hub.history_page(message, subscriber.member), subscriber,
+                                 f"reading history of {hub.campaign} failed")
+            case ReportRequest():  # a page's ticket, no hub work
+                try:
+                    path = self.reports.issue(hub.campaign, message.session, hub.state.head,
+                                              tuple(sorted(hub.hidden_from(subscriber.member))))
+                finally:
+                    self.limits.finish_command(key)
+                subscriber.push(encode(ReportReady(id=message.id, path=path)))
+            case StateAt():  # a read too: the table at a seq
+                await self._state_at(hub, member, key, message, subscriber)
+            case _:
+                done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                done.add_done_callback(functools.partial(self._answered, key))
+                try:
+                    hub.submit(CommandWork(command=message, member=member,
+                                           subscriber=subscriber, done=done))
+                except Rejected:
+                    done.set_result(None)
+                    raise
+
+    async def _read(self, key: MemberKey, answer: Awaitable[bytes],
+                    subscriber: Subscriber, failure: str | None = None) -> None:
+        """Push a read's answer (admitted as a command, in flight until answered). With
+        ``failure``, an error reading is logged so and answered ``unavailable``."""
+        try:
+            subscriber.push(await answer)
+        except Exception:
+            if failure is None:
+                raise
+            logger.exception("%s", failure)
+            raise Rejected("unavailable", "the log could not be read; retry shortly",
+                           None) from None
+        finally:
+            self.limits.finish_command(key)
+
+    async def _state_at(self, hub: CampaignHub, member: Member, key: MemberKey,
+                        message: StateAt, subscriber: Subscriber) -> None:
+        try:
+            frame, past = await hub.state_at(message, replay_first(hub.state, member),
+                                             subscriber.member)
+            subscriber.push(frame)
+            if message.views:
+                self._send_views_at(hub, message, past, subscriber)
+        except Rejected:
+            raise
+        except Exception:
+            logger.exception("reading the state of %s at #%d failed", hub.campaign,
+                             message.seq)
+            raise Rejected("unavailable", "the log could not be read; retry shortly",
+                           None) from None
+        finally:
+            self.limits.finish_command(key)
 
     def _send_views_at(self, hub: CampaignHub, request: StateAt, state: CampaignState,
                        subscriber: Subscriber) -> None:
@@ -570,3 +588,18 @@ class Server:
     def _answered(self, key: MemberKey, _: asyncio.Future[None]) -> None:
         """A member's command was answered: it no longer counts as in flight."""
         self.limits.finish_command(key)
+
+
+@dataclass(slots=True)
+class _Session:
+    """One connection's state between its frames: who joined, to which hub."""
+
+    connection: ServerConnection
+    deadline: asyncio.TimerHandle
+    """Closes the connection if it has not joined in time; cancelled by the join."""
+    subscriber: Subscriber
+    hub: CampaignHub | None = None
+    """``None`` before the join, and for the owner's session (the admin token, no campaign)."""
+    member: Member | None = None
+    key: MemberKey | None = None
+    """The member's key for the rate limits, set by the join."""

@@ -27,6 +27,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from server.http_headers import header_list
+from server.log_throttle import LogThrottle
 
 __all__ = ["FailureLog", "LogHealth", "Problem", "health_response"]
 
@@ -122,7 +123,8 @@ class LogHealth:
 
 
 class FailureLog:
-    """Log a repeating failure once when it starts, then at most once per ``interval``."""
+    """Log a repeating failure once when it starts, then at most once per ``interval``
+    (a :class:`~server.log_throttle.LogThrottle` restarted with each episode)."""
 
     def __init__(self, logger: logging.Logger, what: str, interval: float = 10.0,
                  monotonic: Callable[[], float] = time.monotonic, *,
@@ -130,33 +132,29 @@ class FailureLog:
                  ended: str = "recovered") -> None:
         self._logger = logger
         self._what = what
-        self._interval = interval
-        self._monotonic = monotonic
+        self._throttle = LogThrottle(interval, monotonic)
         self._level = level
         self._failing_words = failing
         """What the lines say of the fault (``WAL past its limit``: ``too large``)."""
         self._ended_words = ended
         self._failing = False
-        self._last_line = 0.0
-        self._since_line = 0
         self.failures = 0
         """Failures in the current episode (0 once it recovered)."""
 
     def failed(self, error: object) -> None:
         self.failures += 1
-        self._since_line += 1
-        now = self._monotonic()
         if not self._failing:
             self._failing = True
+            self._throttle.restart()
+            self._throttle.admit()  # the episode's first line always goes out
             self._logger.log(self._level, "%s %s: %s", self._what, self._failing_words, error)
-        elif now - self._last_line >= self._interval:
-            self._logger.log(self._level, "%s still %s: %s (%d failures in the last %.0f s)",
-                             self._what, self._failing_words, error, self._since_line,
-                             now - self._last_line)
-        else:
             return
-        self._last_line = now
-        self._since_line = 0
+        admitted = self._throttle.admit()
+        if admitted is None:
+            return
+        self._logger.log(self._level, "%s still %s: %s (%d failures in the last %.0f s)",
+                         self._what, self._failing_words, error, admitted.held + 1,
+                         admitted.elapsed or 0.0)
 
     def succeeded(self) -> None:
         if self._failing:
@@ -164,7 +162,7 @@ class FailureLog:
                                  self.failures)
         self._failing = False
         self.failures = 0
-        self._since_line = 0
+        self._throttle.restart()
 
 
 def health_response(connection: ServerConnection, request: Request, query: str,

@@ -65,6 +65,7 @@ from server.hub_work import (
     refuse_unavailable,
     reply,
 )
+from server.log_throttle import LogThrottle
 from server.page_cache import PageCache
 from server.rebuild import load_hub_state
 from server.snapshots import SnapshotCache, encoded_page, history_page, snapshot_at
@@ -140,8 +141,7 @@ class CampaignHub:
         self.closing = False
         self._stale = False
         """True while the state could not be reloaded from the log: work is refused."""
-        self._diverged_since_logged = 0
-        self._diverged_logged_at: float | None = None
+        self._diverged = LogThrottle(60.0)
         self.conflicts = 0
         """Batches another process appended to first (a shared log), decided again."""
         self.reloads = 0
@@ -559,14 +559,12 @@ class CampaignHub:
     def _log_diverged(self, message: str) -> None:
         """One line a minute at most: a member may join with a ``since`` past the head as
         often as the join rate allows, and a line per join filled the log (69 in 10 s)."""
-        self._diverged_since_logged += 1
-        now = time.monotonic()
-        if self._diverged_logged_at is not None and now - self._diverged_logged_at < 60:
+        admitted = self._diverged.admit()
+        if admitted is None:
             return
-        held = self._diverged_since_logged - 1
+        held = admitted.held
         logger.warning("join to %s refused: %s%s", self.campaign, message,
                        f" ({held} more such joins since the last line)" if held else "")
-        self._diverged_logged_at, self._diverged_since_logged = now, 0
 
     def _attach(self, join: JoinWork) -> None:
         head = self.state.head

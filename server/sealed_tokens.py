@@ -8,55 +8,96 @@ server stores the issued token *sealed* under it, beside the log's events but in
 unseals it: the same token. Anyone holding a copy of the database (and the admin token) holds
 only ciphertext under keys that were never stored.
 
-The seal is a one-time pad from HMAC-SHA256: block ``i`` of the keystream is
-``HMAC(key=retry_key, msg="poolhall-seal" \\x1f campaign \\x1f command_id \\x1f i)``, XORed
-with the token's bytes. Each (campaign, command id) is sealed once, so no keystream is ever
-reused; a wrong key unseals to bytes whose hash is not the member's, and is answered like no
-key at all: the member, without the token.
+The seal is AES-256-GCM from the ``cryptography`` library (an authenticated cipher, so a seal
+changed in the database, or opened with another key, or moved to another command, is refused
+rather than read as garbage). Its key is HKDF-SHA256 of the retry key (at least 22 characters
+of ``A-Za-z0-9_-``, about 130 bits: a key to stretch, not a password to slow down); the nonce is
+96 random bits; the associated data is the campaign and the command id, so a seal answers only
+the command it was made for. Stored as ``v2:`` and the URL-safe base64 of nonce and ciphertext.
+
+**Seals written before this format** (plain hex, no prefix: an HMAC-SHA256 keystream XORed with
+the token, poolhall 0.1) are not read any more: a retry that finds one is answered like a retry
+without its key - the member it invited and no token - and the server logs that the token can
+no longer be recovered. The clients already say what to do then (remove the member and invite
+again). We chose this over keeping the old reader because no migration is possible (the table
+is append-only and the keys were never stored, so nothing can re-seal them) and the window it
+would serve is tiny: a retry is a lost ack resent within seconds or minutes, and only one whose
+first try reached a server older than this one is affected. Keeping home-made cryptography
+alive for that window was not worth its review cost.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+import base64
+import binascii
+import logging
+import os
 from typing import Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from events import core
 from events.log import CommandRecord, ServerLog, to_recorded
 from server.auth import hash_token, tokens_match
 
-__all__ = ["recall_issued", "seal", "sealed_for", "unseal"]
+__all__ = ["PREFIX", "is_legacy", "recall_issued", "seal", "sealed_for", "unseal"]
+
+logger = logging.getLogger(__name__)
+
+PREFIX = "v2:"
+"""How a seal of the current format begins (the first format, unprefixed hex, was 1)."""
+
+_INFO = b"poolhall sealed token v2"
+"""HKDF's context: a key derived for sealing tokens is good for nothing else."""
+_NONCE_BYTES = 12
 
 
-def _keystream(retry_key: str, campaign: str, command_id: str, length: int) -> bytes:
-    blocks = []
-    for counter in range((length + 31) // 32):
-        message = f"poolhall-seal\x1f{campaign}\x1f{command_id}\x1f{counter}".encode()
-        blocks.append(hmac.new(retry_key.encode(), message, hashlib.sha256).digest())
-    return b"".join(blocks)[:length]
+def _cipher(retry_key: str) -> AESGCM:
+    key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_INFO).derive(
+        retry_key.encode())
+    return AESGCM(key)
+
+
+def _associated(campaign: str, command_id: str) -> bytes:
+    # Unit separator between the two: neither may contain it (both are slugs or command ids).
+    return f"{campaign}\x1f{command_id}".encode()
 
 
 def seal(token: str, retry_key: str, campaign: str, command_id: str) -> str:
-    """The token sealed under the retry key of the command that issued it (hex)."""
-    data = token.encode()
-    stream = _keystream(retry_key, campaign, command_id, len(data))
-    return bytes(a ^ b for a, b in zip(data, stream, strict=True)).hex()
+    """The token sealed under the retry key of the command that issued it."""
+    nonce = os.urandom(_NONCE_BYTES)
+    sealed = _cipher(retry_key).encrypt(nonce, token.encode(),
+                                        _associated(campaign, command_id))
+    return PREFIX + base64.urlsafe_b64encode(nonce + sealed).decode("ascii")
+
+
+def is_legacy(sealed: str) -> bool:
+    """Whether ``sealed`` was written in the first format, which is no longer read."""
+    return not sealed.startswith(PREFIX)
 
 
 def unseal(sealed: str, retry_key: str, campaign: str, command_id: str) -> str | None:
-    """The token :func:`seal` sealed, or ``None`` if ``sealed`` cannot be read as one.
-
-    A wrong key gives a wrong string (or none); the caller checks it against the hash the
-    log keeps.
-    """
-    try:
-        data = bytes.fromhex(sealed)
-    except ValueError:
+    """The token :func:`seal` sealed, or ``None``: a wrong key, another campaign or command,
+    a changed seal, or a seal of the first format (see the module's docstring)."""
+    if is_legacy(sealed):
         return None
-    stream = _keystream(retry_key, campaign, command_id, len(data))
     try:
-        return bytes(a ^ b for a, b in zip(data, stream, strict=True)).decode("ascii")
-    except UnicodeDecodeError:
+        data = base64.urlsafe_b64decode(sealed[len(PREFIX):].encode("ascii"))
+    except (binascii.Error, UnicodeEncodeError):
+        return None
+    if len(data) <= _NONCE_BYTES:
+        return None
+    try:
+        opened = _cipher(retry_key).decrypt(data[:_NONCE_BYTES], data[_NONCE_BYTES:],
+                                            _associated(campaign, command_id))
+    except InvalidTag:
+        return None
+    try:
+        return opened.decode("ascii")
+    except UnicodeDecodeError:  # authentic but not a token: nothing poolhall sealed
         return None
 
 
@@ -75,8 +116,8 @@ def recall_issued(log: ServerLog, campaign: str, record: CommandRecord,
 
     Reads the command's own events and its sealed token from the log (blocking: run it off
     the event loop; retries are rare). ``(None, None)`` if the command invited no one;
-    ``(member, None)`` if it did but the retry brings no key, or not the one it was sealed
-    under.
+    ``(member, None)`` if it did but the retry brings no key, not the one it was sealed
+    under, or the seal is of the first format.
     """
     invited: core.MemberInvited | core.ReplayShared | None = None
     for row in log.rows(campaign, record.first_seq - 1, record.last_seq):
@@ -87,6 +128,11 @@ def recall_issued(log: ServerLog, campaign: str, record: CommandRecord,
         return None, None
     retry_key = getattr(command, "retry_key", None)
     sealed = log.sealed_token(campaign, command.id) if retry_key is not None else None
+    if sealed and is_legacy(sealed):
+        logger.info("the token %s issued in %s was sealed by an older poolhall and can no"
+                    " longer be recovered: the retry gets the member without it (remove the"
+                    " member and invite again)", command.id, campaign)
+        return invited.member, None
     token = unseal(sealed, retry_key, campaign, command.id) if sealed and retry_key else None
     if token is None or not tokens_match(hash_token(token), invited.token_hash):
         return invited.member, None

@@ -83,3 +83,14 @@ async def test_watch_prints_a_secret_roll_sealed_then_revealed(table: Table) -> 
         assert "rolled 2d6 (ambush)" in whole
     finally:
         watcher.stop()
+
+
+def test_the_cli_names_every_visibility_the_protocol_has() -> None:
+    """The parser's choices (named in the CLI so a ``--help`` imports no message type) are
+    ``events.base.Visibility``'s values."""
+    from typing import get_args
+
+    from clients.cli_support import VISIBILITIES
+    from events.base import Visibility
+
+    assert VISIBILITIES == get_args(Visibility)

@@ -1,0 +1,75 @@
+"""The ``poolhall`` commands that need no server: verify, migrate and schema.
+
+Apart from :mod:`clients.table_cli` so that they import neither asyncio nor websockets nor
+the client; each imports the store or the schema's types when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from clients import cli_support as common
+from clients.cli_support import CliError, emit, lines, styled
+
+__all__ = ["migrate", "schema", "verify"]
+
+
+def verify(args: argparse.Namespace) -> int:
+    """Walk every chain; recompute every face of every revealed epoch
+    (:mod:`clients.verify_rolls`); compare every stored snapshot with a fold of the log
+    (:mod:`server.snapshot_check`, for a SQLite file); check the log against the hashes given
+    with ``--expect`` (:mod:`clients.verify_expect`)."""
+    from clients.verify_expect import expectation_problems
+    from clients.verify_rolls import fair_line, fair_rolls, fair_summary
+    from events.backends import is_postgres_url, reading
+    from events.errors import StoreError
+    from server.snapshot_check import snapshot_problems
+
+    try:  # read-only: verifying a log never changes it, even one that is being served
+        with reading(args.db) as log:
+            checked, chain = log.verify()
+            rolls = fair_rolls(log)  # every face of every revealed epoch, recomputed
+            chain += expectation_problems(log, args.expect)
+        snapshots = 0
+        if not is_postgres_url(args.db):
+            snapshots, wrong = snapshot_problems(args.db)
+            chain += wrong
+    except StoreError as error:
+        raise CliError(str(error)) from None
+    problems: list[Any] = [*chain, *rolls.problems]
+    held = f", {len(args.expect)} expected hash(es) match" if args.expect else \
+        " (against no hash held elsewhere: see --expect)"
+    summary = (f"{len(problems)} problem(s) in {checked} events" if problems
+               else styled("[green]ok[/green]: {} events, every hash chain holds, {} stored "
+                           "snapshot(s) equal to the log{}", checked, snapshots, held))
+    emit(args, {"checked": checked, "snapshots": snapshots, "expected": len(args.expect),
+                "problems": problems, "rolls": fair_summary(rolls)},
+         lines(*(styled("[red]broken[/red] {} #{}: {}", p.campaign, p.seq, p.problem)
+                 if p.campaign else styled("[red]{}[/red]", p.problem)  # the file itself
+                 for p in problems), summary, fair_line(rolls)))
+    return common.EXIT_REFUSED if problems else common.EXIT_OK
+
+
+def migrate(args: argparse.Namespace) -> int:
+    """Create the schema (or bring an older file's up to date) without serving: for operators
+    who run schema changes themselves; ``serve`` does the same at start."""
+    from events.backends import migrate, safe_name
+    from events.errors import StoreError
+
+    try:
+        done = migrate(args.db)
+    except StoreError as error:
+        raise CliError(str(error)) from None
+    emit(args, {"database": safe_name(str(args.db)), "done": done},
+         lines(f"{safe_name(str(args.db))}: {done}"))
+    return common.EXIT_OK
+
+
+def schema(args: argparse.Namespace) -> int:
+    from projections.snapshot import protocol_schema
+
+    sys.stdout.write(json.dumps(protocol_schema(), indent=2) + "\n")
+    return common.EXIT_OK

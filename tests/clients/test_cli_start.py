@@ -1,0 +1,92 @@
+"""``poolhall`` starts fast because it imports what a command needs when it needs it: no
+``--help`` loads rich, asyncio or websockets, and the offline commands load no client. Checked
+by what a fresh interpreter has imported, never by a time (tests/bench/cli_start.py times it)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from clients import cli
+from clients.systems import CLI_HOOKS
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("rich", "asyncio", "websockets")
+
+_PROBE = """
+import contextlib, io, json, sys
+from clients.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        code = main(sys.argv[1:])
+    except SystemExit as done:  # --help
+        code = done.code
+print(json.dumps([code, sorted(m for m in sys.modules if m.split(".")[0] in {heavy})]))
+"""
+
+
+def _imported(*argv: str) -> tuple[int, list[str]]:
+    """Run ``poolhall ARGV`` in a fresh interpreter: its exit code and the heavy modules it
+    imported."""
+    probe = _PROBE.format(heavy=set(HEAVY + ("msgspec", "events", "projections", "clients")))
+    done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=ROOT, check=True,
+                          capture_output=True, text=True)
+    code, modules = json.loads(done.stdout)
+    return code, modules
+
+
+@pytest.mark.parametrize("command", ["", *cli._HELP])
+def test_no_help_imports_rich_asyncio_or_websockets(command: str) -> None:
+    """``poolhall --help`` and every ``poolhall CMD --help`` import none of the three."""
+    code, modules = _imported(*([command] if command else []), "--help")
+    assert code == 0
+    assert [m for m in modules if m.split(".")[0] in HEAVY] == []
+
+
+def test_a_command_builds_only_its_own_parser() -> None:
+    """``state --help`` imports no other command's module (nor the client's message types)."""
+    _, modules = _imported("state", "--help")
+    assert not {"clients.report_cli", "clients.replay_cli", "clients.serve_cli",
+                "clients.d12_cli", "clients.table_cli", "events.messages"} & set(modules)
+
+
+def test_offline_commands_load_no_client() -> None:
+    """``schema`` prints the protocol's schema without the client, rich or asyncio."""
+    code, modules = _imported("schema")
+    assert code == 0 and "clients.client" not in modules
+    assert [m for m in modules if m.split(".")[0] in HEAVY] == []
+
+
+def test_every_command_is_built_by_one_group_in_the_help_order() -> None:
+    """The table of builders covers every command once, in ``--help``'s order, and each
+    system's commands come from its ``clients/<id>_cli.py``."""
+    names = [name for group, _ in cli._GROUPS for name in group]
+    assert names == list(cli._HELP)
+    full = cli.build_parser()
+    assert list(_subcommands(full)) == names
+    systems = {f"clients.{system}_cli" for system in CLI_HOOKS}
+    assert systems == {build.args[0] for _, build in cli._GROUPS
+                       if isinstance(build, partial) and build.func is cli._build_system}
+
+
+def test_each_command_not_asked_for_reads_as_its_own_parser_says() -> None:
+    """A command built as a stub (name and help line) shows the help line its parser has:
+    ``poolhall --help`` is the same whichever command's parser was built."""
+    real = {action.dest: action.help for action in _choices(cli.build_parser())}
+    assert real == cli._HELP
+    assert cli.build_parser("state").format_help() == cli.build_parser().format_help()
+
+
+def _choices(parser: object) -> list:
+    action = next(a for a in parser._actions if a.dest == "command")  # type: ignore[attr-defined]
+    return list(action._choices_actions)
+
+
+def _subcommands(parser: object) -> dict:
+    action = next(a for a in parser._actions if a.dest == "command")  # type: ignore[attr-defined]
+    return dict(action.choices)
