@@ -137,12 +137,20 @@ class Served:
         self._stop()
 
     def log_tail(self, lines: int = 20) -> str:
+        """What went wrong in the servers' output: the end of any with a traceback, else the
+        last lines logged at WARNING or ERROR (never the start-up lines: they hold the owner's
+        link)."""
         tails = []
         for log in self.logs:
             with contextlib.suppress(OSError):
-                text = log.read_text(errors="replace").strip()
-                if "Traceback" in text or "ERROR" in text:
-                    tails.append(f"{log.name}:\n" + "\n".join(text.splitlines()[-lines:]))
+                text = log.read_text(errors="replace").strip().splitlines()
+                if any(line.startswith("Traceback") for line in text):
+                    tails.append(f"{log.name}:\n" + "\n".join(text[-lines:]))
+                    continue
+                said = [line for line in text if " WARNING " in line or " ERROR " in line]
+                if said:
+                    tails.append(f"{log.name} ({len(said)} warnings and errors):\n"
+                                 + "\n".join(said[-lines:]))
         return "\n".join(tails)
 
 

@@ -187,6 +187,10 @@ class ServerProcess:
     def ports(self) -> list[int]:
         return [self.port]
 
+    @property
+    def pids(self) -> list[int]:
+        return [self.pid]
+
     def cpu_seconds(self) -> float:
         """User + system CPU of the whole server process (all threads) so far."""
         return sum(sum(split) for split in self.thread_cpu().values()) or float("nan")
