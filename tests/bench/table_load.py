@@ -326,7 +326,7 @@ async def run_load(args: argparse.Namespace, server: ServerProcess | Served,
     spy_out = work / "py-spy.txt"
     if args.profile == "py-spy":
         spy = subprocess.Popen(
-            [args.py_spy, "record", "--pid", str(server.pid), "--format", "raw", "--gil",
+            [args.py_spy, "record", "--pid", str(server.pids[0]), "--format", "raw", "--gil",
              "--function", "--rate", "200", "--duration", str(max(1, int(args.seconds))),
              "-o", str(spy_out)],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
