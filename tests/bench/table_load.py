@@ -83,7 +83,8 @@ SWITCH_ENV = "POOLHALL_BENCH_SWITCH_INTERVAL"
 CENSUS_ENV = "POOLHALL_BENCH_GC_CENSUS"
 """A file the server child writes what each collection found to (:mod:`_gc_census`)."""
 TARGET_AGAINST_28 = 0.90
-"""#28: commands/s and fan-out latency on SQLite not worse than 10% beside the release before."""
+"""#28: commands/s and fan-out latency on SQLite not worse than 10% beside the release before
+(at least 0.90x the commands/s, at most 1.10x the latency)."""
 TARGET_AGAINST_31 = 0.95
 """#31: commands/s within 5% of the release before (deriving faces must not slow the table)."""
 
@@ -523,7 +524,7 @@ async def compare_revisions(args: argparse.Namespace, this: Served, before: Serv
     print(ratio_line("commands per server CPU-second", mine["per CPU-second"],
                      theirs["per CPU-second"])[0] + " (the steadier one on a busy machine)")
     print(ratio_line("send -> last client p99 (#28)", mine["p99 ms"], theirs["p99 ms"], " ms",
-                     2, ceiling=1 / TARGET_AGAINST_28)[0])
+                     2, ceiling=2 - TARGET_AGAINST_28)[0])
     print(ratio_line("send -> last client p50", mine["p50 ms"], theirs["p50 ms"], " ms", 2)[0])
     failures += durability(args.db, benches[0].acked, " (this)")
     failures += durability(before_db, benches[1].acked, " (before)")
