@@ -374,8 +374,8 @@ def head_of(db: Path, campaign: str) -> int:
 
 def run(events: int, campaigns: int, fresh: bool, code: Path = ROOT) -> dict[str, Any]:
     db, written, snapshotted = log_of(code, events, campaigns, fresh)
-    # this code's reader for its own log (a plain connection beside the one that built it in
-    # this process fails: SQLite's locks are per process); plain SQL for another revision's
+    # this code's reader for its own log (a plain sqlite3 connection opened just after this
+    # process built the log failed with "disk I/O error"); plain SQL for another revision's
     heads = {"c-0": SqliteReader(db).head("c-0") if code == ROOT else head_of(db, "c-0")}
     started = time.perf_counter()
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(db), ADMIN,
