@@ -51,6 +51,7 @@ import contextlib
 import json
 import os
 import random
+import signal
 import sqlite3
 import statistics
 import subprocess
@@ -74,7 +75,7 @@ from events.sqlite_backend import SqliteLog, SqliteReader  # noqa: E402
 from server.auth import hash_token  # noqa: E402
 from server.rules.base import ADMIN_MEMBER  # noqa: E402
 from server.rules.core import open_campaign  # noqa: E402
-from server.stored_snapshots import SnapshotStore, fold_from  # noqa: E402
+from server.stored_snapshots import SnapshotStore, fold_from, seal_key  # noqa: E402
 
 CACHE = Path("/tmp/poolhall-log-scale")
 ADMIN = "ph_bench-admin-token-0123456789abcdef"
@@ -188,11 +189,19 @@ def build(db: Path, events: int, campaigns: int) -> None:
 
 def store_snapshots(db: Path) -> None:
     """Store every campaign's snapshots as a running server would have (those already stored
-    by this code are kept: then it costs a read and at most 1,000 events per campaign)."""
+    by this code are kept: then it costs a read and at most 1,000 events per campaign).
+
+    They are sealed with the key the server derives from :data:`ADMIN` (unsealed, the server
+    distrusts and refolds every one on a campaign's first join, and the join figures measure
+    that instead); the reader is closed before the log is renamed into the cache, so that its
+    WAL is checkpointed into the file rather than left behind under the old name."""
     reader = SqliteReader(db)
-    store = SnapshotStore(db)
-    for campaign in reader.campaigns():
-        fold_from(reader, store, campaign, every=SNAPSHOT_EVERY)
+    try:
+        store = SnapshotStore(db, seal_key(ADMIN))
+        for campaign in reader.campaigns():
+            fold_from(reader, store, campaign, every=SNAPSHOT_EVERY)
+    finally:
+        reader.close()
 
 
 def prepared_log(events: int, campaigns: int, fresh: bool) -> tuple[Path, float, float]:
@@ -448,6 +457,10 @@ def compare(label: str, this: list[dict[str, Any]], before: list[dict[str, Any]]
 
 
 def main() -> None:
+    def terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # unwind: the revision's worktree is removed, servers stop
+
+    signal.signal(signal.SIGTERM, terminate)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="the 10k logs only")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
