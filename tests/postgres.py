@@ -11,6 +11,7 @@ skipped there.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import urllib.parse
 import uuid
@@ -20,7 +21,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-__all__ = ["fresh_schema", "server_url", "with_schema"]
+__all__ = ["fresh_database", "fresh_schema", "server_url", "with_schema"]
 
 DEFAULT_URL = "postgresql:///poolhall_test"
 
@@ -57,3 +58,20 @@ def fresh_schema() -> Iterator[str]:
     finally:
         with psycopg.connect(server_url(), autocommit=True) as conn:
             conn.execute(sql.SQL("drop schema {} cascade").format(sql.Identifier(schema)))
+
+
+@contextlib.contextmanager
+def fresh_database(url: str) -> Iterator[str]:
+    """The URL of a new empty database on the server at ``url``, dropped (its connections
+    ended) after: what the benchmarks run on, so that a run starts from an empty log and
+    leaves nothing behind, whatever schema other runs left in ``url``'s database."""
+    name = f"poolhall_bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+        conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+    parts = urllib.parse.urlsplit(url)  # urlunsplit would drop the "//" of an empty host
+    try:
+        yield f"{parts.scheme}://{parts.netloc}/{name}" + (f"?{parts.query}" if parts.query
+                                                           else "")
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(sql.SQL("drop database {} with (force)").format(sql.Identifier(name)))

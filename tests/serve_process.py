@@ -52,11 +52,13 @@ def file_size_limit(size: int) -> Callable[[], None]:
 
 
 def start_serve(db: Path, port: int, *options: str, file_size: int | None = None,
-                log: Path | None = None, wait: float = 20) -> subprocess.Popen[bytes]:
+                log: Path | None = None, wait: float = 20,
+                code: Path = ROOT) -> subprocess.Popen[bytes]:
     """``poolhall serve`` in the database's directory, once its health check answers.
 
     Its output is a pipe the caller may read, or with ``log`` appended to that file: a
-    long-running server's pipe that nobody reads fills and stalls it.
+    long-running server's pipe that nobody reads fills and stalls it. ``code`` is the
+    checkout whose server runs (another revision's, for the benchmarks' ``--against``).
     """
     with contextlib.ExitStack() as files:
         output = files.enter_context(open(log, "ab")) if log is not None else subprocess.PIPE
@@ -64,7 +66,7 @@ def start_serve(db: Path, port: int, *options: str, file_size: int | None = None
             [sys.executable, "-m", "clients.cli", "serve", "--db", str(db), "--port", str(port),
              *options],
             stdout=output, stderr=subprocess.STDOUT, cwd=db.parent,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            env={**os.environ, "PYTHONPATH": str(code)},
             preexec_fn=file_size_limit(file_size) if file_size is not None else None,
         )
     deadline = time.monotonic() + wait
@@ -82,13 +84,14 @@ def start_serve(db: Path, port: int, *options: str, file_size: int | None = None
 
 
 def serve_database(database: str, port: int, cwd: Path, log: Path,
-                   wait: float = 30) -> subprocess.Popen[bytes]:
+                   wait: float = 30, options: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
     """``poolhall serve --db DATABASE`` (a ``postgresql://`` URL) on ``port``, run in ``cwd``,
-    its output appended to ``log``, once its health check answers."""
+    its output appended to ``log``, once its health check answers (``options``: more flags
+    of ``serve``, e.g. the benchmarks' lifted limits)."""
     with open(log, "ab") as output:
         process = subprocess.Popen(
             [sys.executable, "-m", "clients.cli", "serve", "--db", database, "--port",
-             str(port)], stdout=output, stderr=subprocess.STDOUT, cwd=cwd,
+             str(port), *options], stdout=output, stderr=subprocess.STDOUT, cwd=cwd,
             env={**os.environ, "PYTHONPATH": str(ROOT)})
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:

@@ -61,8 +61,10 @@ DECODER = msgspec.json.Decoder(Frame)
 class Peer(asyncio.Protocol):
     """One client connection: handshake, frame parsing and sending, nothing more."""
 
-    def __init__(self, bench: Bench, campaign: int, slot: int, deflate: bool) -> None:
+    def __init__(self, bench: Bench, campaign: int, slot: int, deflate: bool,
+                 port: int) -> None:
         self.bench, self.campaign, self.slot, self.deflate = bench, campaign, slot, deflate
+        self.port = port
         self.transport: asyncio.Transport | None = None
         self.buffer = bytearray()
         self.opened: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -90,7 +92,7 @@ class Peer(asyncio.Protocol):
         extensions = ("Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
                       if self.deflate else "")
         self.transport.write(
-            f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{self.bench.port}\r\nUpgrade: websocket\r\n"
+            f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nUpgrade: websocket\r\n"
             f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
             f"{extensions}\r\n".encode())
 
@@ -232,10 +234,16 @@ def percentile(values: list[float], q: float) -> float:
 
 
 class Bench:
-    """All clients of all campaigns in this one event loop, and the phase they are in."""
+    """All clients of all campaigns in this one event loop, and the phase they are in.
 
-    def __init__(self, args: argparse.Namespace, port: int) -> None:
-        self.args, self.port = args, port
+    With several server ``ports`` (processes sharing one PostgreSQL), the clients of each
+    campaign are spread over them round-robin, from a different process for each campaign:
+    every table then has members on every process, and its events cross between them.
+    """
+
+    def __init__(self, args: argparse.Namespace, ports: int | list[int]) -> None:
+        self.args = args
+        self.ports = [ports] if isinstance(ports, int) else list(ports)
         self.peers: list[list[Peer]] = []
         self.mode = "setup"
         self.running = False
@@ -250,8 +258,9 @@ class Bench:
 
     async def open_peer(self, campaign: int, slot: int, token: str, name: str | None) -> Peer:
         loop = asyncio.get_running_loop()
+        port = self.ports[(max(campaign, 0) + max(slot, 0)) % len(self.ports)]
         _, peer = await loop.create_connection(
-            lambda: Peer(self, campaign, slot, not self.args.no_deflate), "127.0.0.1", self.port)
+            lambda: Peer(self, campaign, slot, not self.args.no_deflate, port), "127.0.0.1", port)
         await asyncio.wait_for(peer.opened, 10)
         peer.welcome = loop.create_future()
         peer.send_text(encode(Join(token=token, campaign=name)))

@@ -5,6 +5,8 @@
     python tests/bench/connection_scale.py                    # 1k, 5k, 10k clients; 100 and 1,000/s
     python tests/bench/connection_scale.py --sizes 1000 --seconds 3     # a smoke run
     python tests/bench/connection_scale.py --server-setting gc_freeze_joins=0   # CPython's GC
+    python tests/bench/connection_scale.py --against 34f704b --sizes 1000,5000 --rounds 3
+    python tests/bench/connection_scale.py --db postgresql:///postgres --processes 3
 
 The real server runs in a child process (``table_load.py``'s, its rate limits lifted, and here
 its connection caps too: ``max_connections`` 12,000 and no per-address cap, as every client
@@ -19,6 +21,19 @@ more, from ``/health?format=json``), with the server's RSS. The load generator i
 To see what the server's collector scans, or which callbacks hold its event loop, run with
 ``POOLHALL_BENCH_GC_CENSUS=FILE`` (``FILE:stalls``, ``FILE:reclaim``: ``_gc_census.py``); never
 for figures, it slows the server.
+
+With ``--against REV`` two servers run side by side, this checkout's ``poolhall serve`` and
+revision REV's (checked out in a temporary worktree by ``_servers.py``), both started by the
+CLI with the same settings, each with its own clients; at each size and rate the two are
+measured alternately for ``--rounds`` rounds, and the medians are printed with their ratio
+(this / before) against #28's bound (not worse than 10%). The collector's figures are left out
+there (an older server may not report them the same way).
+
+With ``--db postgresql://...`` the clients are spread over ``--processes`` N ``poolhall
+serve`` processes on a fresh database of that PostgreSQL (dropped after), each table's over
+all of them, so that the latency is to the last client of the table on whichever process; CPU
+and RSS are the processes' sums (PostgreSQL's own processes not counted), and the collector's
+line is printed for each.
 
 Targets are printed beside the figures, never asserted. Exit 1 on a gap, a lost connection or
 a roll that never reached its table.
@@ -48,7 +63,15 @@ for entry in (str(ROOT), str(HERE)):
         sys.path.insert(0, entry)
 
 from _load_worker import Bench, percentile  # noqa: E402
-from table_load import ServerProcess  # noqa: E402
+from _servers import (  # noqa: E402
+    Served,
+    checkout,
+    ratio_line,
+    revision_name,
+    serve_postgres,
+    serve_sqlite,
+)
+from table_load import LIFTED, ServerProcess  # noqa: E402
 
 TARGET_P99_MS = 20.0
 SCALE_SETTINGS: dict[str, Any] = {
@@ -62,11 +85,14 @@ def gc_status(port: int) -> dict[str, Any]:
         return dict(json.loads(r.read())["gc"])
 
 
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+def rss_mb(pids: list[int]) -> float:
+    """The resident memory of processes ``pids``, summed."""
+    total = 0.0
+    for pid in pids:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1]) / 1024
+    return total
 
 
 class GeneratorGc:
@@ -104,27 +130,46 @@ def gc_line(before: dict[str, Any], after: dict[str, Any]) -> str:
             f"{after.get('sweeps', 0) - before.get('sweeps', 0)} sweeps")
 
 
-async def run(args: argparse.Namespace, server: ServerProcess) -> list[str]:
+async def grow(args: argparse.Namespace, main: Bench, server: ServerProcess | Served,
+               size: int, label: str = "") -> None:
+    """Tables of ``args.clients`` added to ``main`` until it has ``size`` clients."""
+    tables = len(main.peers)
+    wanted = size // args.clients
+    if wanted > tables:
+        args.campaigns = wanted - tables
+        more = Bench(args, server.ports)
+        started = time.perf_counter()
+        await more.setup(first=tables)
+        for table in more.peers:
+            for peer in table:
+                peer.bench = main
+        main.peers.extend(more.peers)
+        print(f"\n{label}{wanted * args.clients:,} clients ({wanted:,} tables x {args.clients}); "
+              f"the last {args.campaigns * args.clients:,} joined in "
+              f"{time.perf_counter() - started:.1f}s; server RSS "
+              f"{rss_mb(server.pids):.0f} MB")
+
+
+def client_checks(main: Bench, label: str = "") -> list[str]:
+    """Gaps, lost connections and error replies the clients of ``main`` saw."""
+    failures = []
+    gaps = sum(p.gaps for table in main.peers for p in table)
+    if gaps:
+        failures.append(f"{label}{gaps} gaps in the event sequences the clients received")
+    if main.lost:
+        failures.append(f"{label}{main.lost} connections lost during the run")
+    if main.errors:
+        failures.append(f"{label}error replies: "
+                        + "; ".join(f"{n} x {e}" for e, n in main.errors.items()))
+    return failures
+
+
+async def run(args: argparse.Namespace, server: ServerProcess | Served) -> list[str]:
     failures: list[str] = []
-    main = Bench(args, server.port)
+    main = Bench(args, server.ports)
     own_gc = GeneratorGc()
-    tables = 0
     for size in args.sizes:
-        wanted = size // args.clients
-        if wanted > tables:
-            args.campaigns = wanted - tables
-            more = Bench(args, server.port)
-            started = time.perf_counter()
-            await more.setup(first=tables)
-            for table in more.peers:
-                for peer in table:
-                    peer.bench = main
-            main.peers.extend(more.peers)
-            tables = wanted
-            print(f"\n{tables * args.clients:,} clients ({tables:,} tables x {args.clients}); "
-                  f"the last {args.campaigns * args.clients:,} joined in "
-                  f"{time.perf_counter() - started:.1f}s; server RSS "
-                  f"{rss_mb(server.pid):.0f} MB")
+        await grow(args, main, server, size)
         gc.collect()
         gc.freeze()  # the generator's thousands of peers: out of its own collector's scans
         await asyncio.sleep(args.settle)  # the burst of joins settles (and is frozen)
@@ -134,20 +179,23 @@ async def run(args: argparse.Namespace, server: ServerProcess) -> list[str]:
         print(f"   idle: server CPU {100 * idle:.1f}% of a core (no commands: keepalive and "
               "timers)")
         for rate in args.rates:
-            before = await asyncio.to_thread(gc_status, server.port)
+            before = [await asyncio.to_thread(gc_status, port) for port in server.ports]
             own_gc.pause = own_gc.longest = 0.0
             cpu0, own0 = server.cpu_seconds(), time.process_time()
             sent = await main.paced(args.seconds, rate)
             cpu1, own1 = server.cpu_seconds(), time.process_time()
             drained = await main.settle(60)
-            after = await asyncio.to_thread(gc_status, server.port)
+            after = [await asyncio.to_thread(gc_status, port) for port in server.ports]
             fan = main.fanout_latency
             p50, p99 = 1000 * percentile(fan, 0.5), 1000 * percentile(fan, 0.99)
             verdict = "meets target" if p99 <= TARGET_P99_MS else "BELOW TARGET"
             print(f"   {rate:>6,.0f} commands/s: command -> last client p50 {p50:.1f} ms, "
                   f"p99 {p99:.1f} ms, max {1000 * max(fan, default=float('nan')):.1f} ms "
                   f"({len(fan):,} of {sent:,})  (p99 <= {TARGET_P99_MS:.0f} ms: {verdict})")
-            print(f"      server {gc_line(before, after)}; RSS {rss_mb(server.pid):.0f} MB")
+            for n, (then, now) in enumerate(zip(before, after, strict=True)):
+                which = f"server {n + 1}" if len(server.ports) > 1 else "server"
+                print(f"      {which} {gc_line(then, now)}")
+            print(f"      RSS {rss_mb(server.pids):.0f} MB")
             print(f"      CPU: server {100 * (cpu1 - cpu0) / args.seconds:.0f}% of a core "
                   f"({1000 * (cpu1 - cpu0) / max(sent, 1):.2f} CPU-s per 1,000 commands), load "
                   f"generator {100 * (own1 - own0) / args.seconds:.0f}% (its GC paused "
@@ -156,14 +204,67 @@ async def run(args: argparse.Namespace, server: ServerProcess) -> list[str]:
             if not drained or len(fan) != sent:
                 failures.append(f"{size} clients at {rate}/s: {sent - len(fan)} rolls never "
                                 "reached every client of their table")
-    gaps = sum(p.gaps for table in main.peers for p in table)
-    if gaps:
-        failures.append(f"{gaps} gaps in the event sequences the clients received")
-    if main.lost:
-        failures.append(f"{main.lost} connections lost during the run")
-    if main.errors:
-        failures.append("error replies: " + "; ".join(f"{n} x {e}" for e, n in main.errors.items()))
+    failures += client_checks(main)
     await main.close()
+    return failures
+
+
+async def run_against(args: argparse.Namespace, this: Served, before: Served) -> list[str]:
+    """Each size and rate on both servers, alternately for ``args.rounds`` rounds."""
+    failures: list[str] = []
+    benches = {"this": (Bench(args, this.ports), this),
+               "before": (Bench(args, before.ports), before)}
+    own_gc = GeneratorGc()
+    for size in args.sizes:
+        for name, (main, server) in benches.items():
+            await grow(args, main, server, size, f"{name} ({server.label}): ")
+        gc.collect()
+        gc.freeze()
+        await asyncio.sleep(args.settle)
+        for rate in args.rates:
+            seen: dict[str, dict[str, list[float]]] = {
+                name: {"p50": [], "p99": [], "max": [], "cpu": []} for name in benches}
+            for round_ in range(args.rounds):
+                said = []
+                names = list(benches) if round_ % 2 == 0 else list(benches)[::-1]
+                for name in names:
+                    main, server = benches[name]
+                    own_gc.pause = 0.0
+                    cpu0 = server.cpu_seconds()
+                    sent = await main.paced(args.seconds, rate)
+                    cpu1 = server.cpu_seconds()
+                    drained = await main.settle(60)
+                    fan = main.fanout_latency
+                    mine = seen[name]
+                    mine["p50"].append(1000 * percentile(fan, 0.5))
+                    mine["p99"].append(1000 * percentile(fan, 0.99))
+                    mine["max"].append(1000 * max(fan, default=float("nan")))
+                    mine["cpu"].append(1000 * (cpu1 - cpu0) / max(sent, 1))
+                    said.append(f"{name} p50 {mine['p50'][-1]:.1f} p99 {mine['p99'][-1]:.1f} "
+                                f"max {mine['max'][-1]:.1f} ms, {mine['cpu'][-1]:.2f} CPU-s per "
+                                "1,000")
+                    if not drained or len(fan) != sent:
+                        failures.append(f"{name}: {size} clients at {rate}/s: "
+                                        f"{sent - len(fan)} rolls never reached every client "
+                                        "of their table")
+                print(f"   {size:,} clients, {rate:,.0f}/s, round {round_ + 1}: "
+                      + "; ".join(sorted(said))
+                      + f" (generator GC {1000 * own_gc.pause:.0f} ms); load average "
+                      f"{os.getloadavg()[0]:.2f}", flush=True)
+            print(f"   {size:,} clients at {rate:,.0f} commands/s, medians, this ({this.label})"
+                  f" / before ({before.label}):")
+            this_seen, before_seen = seen["this"], seen["before"]
+            print(ratio_line("command -> last client p99", this_seen["p99"],
+                             before_seen["p99"], " ms", 1, ceiling=1.1)[0])
+            print(ratio_line("command -> last client p50", this_seen["p50"],
+                             before_seen["p50"], " ms", 1)[0])
+            print(ratio_line("server CPU-s per 1,000 commands", this_seen["cpu"],
+                             before_seen["cpu"], "", 2, ceiling=1.1)[0], flush=True)
+        print(f"   RSS with {size:,} clients: this {rss_mb(this.pids):.0f} MB, before "
+              f"{rss_mb(before.pids):.0f} MB")
+    for name, (main, _) in benches.items():
+        failures += client_checks(main, f"{name}: ")
+        await main.close()
     return failures
 
 
@@ -180,7 +281,25 @@ def main(argv: list[str] | None = None) -> int:
                              "shared disk); a temporary directory by default")
     parser.add_argument("--server-setting", action="append", default=[], metavar="NAME=VALUE",
                         help="a server setting for this run, e.g. gc_freeze_joins=0")
+    parser.add_argument("--against", metavar="REV",
+                        help="run this checkout's `poolhall serve` and revision REV's side by "
+                             "side, alternately, printing both and the ratio")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="with --against: alternate rounds at each size and rate")
+    parser.add_argument("--db", dest="postgres", metavar="URL",
+                        help="a postgresql:// server: run on a fresh database of it (dropped "
+                             "after) instead of a SQLite file")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="with --db: `poolhall serve` processes sharing the database")
     args = parser.parse_args(argv)
+    if args.postgres is not None and not args.postgres.startswith("postgresql://"):
+        parser.error("--db takes a postgresql:// URL (SQLite is the default)")
+    if args.processes != 1 and args.postgres is None:
+        parser.error("--processes needs --db postgresql://...")
+    if args.against and args.postgres:
+        parser.error("--against compares on SQLite; it does not take --db")
+    if args.against and args.rounds < 1:
+        parser.error("--against needs --rounds >= 1")
     args.sizes = sorted(int(n) for n in args.sizes.split(","))
     args.rates = [float(n) for n in args.rates.split(",")]
     args.system, args.window, args.no_deflate = "narrative", 8, True
@@ -190,26 +309,61 @@ def main(argv: list[str] | None = None) -> int:
         settings[name] = json.loads(value)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    if hard < max(args.sizes) + 100:
-        parser.error(f"the descriptor limit ({hard}) is below {max(args.sizes)} clients")
+    needed = max(args.sizes) * (2 if args.against else 1) + 100
+    if hard < needed:
+        parser.error(f"the descriptor limit ({hard}) is below {needed - 100} clients")
     work = Path(tempfile.mkdtemp(prefix="poolhall-scale-", dir=args.db_dir))
     args.db = work / "bench.db"
     args.admin_token = "ph_bench-" + secrets.token_hex(16)
     print(f"connection scale: load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; "
           f"server settings {settings}")
-    server = ServerProcess(args.db, args.admin_token, work / "server.log", None, settings)
-    print(f"server pid {server.pid} (py-spy record -p {server.pid})")
     try:
-        failures = asyncio.run(run(args, server))
+        if args.against:
+            failures, tail = against(args, work, settings)
+        elif args.postgres:
+            with serve_postgres(args.postgres, args.processes, work,
+                                {**LIFTED, **settings}) as (servers, token, _):
+                args.admin_token = token
+                print(f"{servers.label} on a fresh database of {args.postgres}, pids "
+                      f"{servers.pids}, ports {servers.ports}")
+                failures = asyncio.run(run(args, servers))
+                tail = servers.log_tail()
+        else:
+            server = ServerProcess(args.db, args.admin_token, work / "server.log", None,
+                                   settings)
+            print(f"server pid {server.pid} (py-spy record -p {server.pid})")
+            try:
+                failures = asyncio.run(run(args, server))
+            finally:
+                server.stop()
+                tail = server.log_tail()
     finally:
-        server.stop()
-        tail = server.log_tail()
+        print(f"load average at the end: {os.getloadavg()[0]:.2f}")
         shutil.rmtree(work, ignore_errors=True)
     if tail:
         print("\nserver log (last lines):\n" + tail)
     for failure in failures:
         print(f"FAILED: {failure}")
     return 1 if failures else 0
+
+
+def against(args: argparse.Namespace, work: Path,
+            settings: dict[str, Any]) -> tuple[list[str], str]:
+    """``--against``: both servers started, compared, stopped; the failures, the logs' ends."""
+    with checkout(args.against) as code:
+        this = serve_sqlite(revision_name(), ROOT, work / "this" / "bench.db", args.admin_token,
+                            {**LIFTED, **settings})
+        try:
+            before = serve_sqlite(f"{args.against}, {revision_name(code)}", code,
+                                  work / "before" / "bench.db", args.admin_token,
+                                  {**LIFTED, **settings})
+            try:
+                failures = asyncio.run(run_against(args, this, before))
+            finally:
+                before.stop()
+        finally:
+            this.stop()
+    return failures, "\n".join(filter(None, (this.log_tail(), before.log_tail())))
 
 
 if __name__ == "__main__":

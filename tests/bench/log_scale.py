@@ -5,7 +5,7 @@
     python tests/bench/log_scale.py            # logs of 10k, 100k and 1M events
     python tests/bench/log_scale.py --quick    # 10k only
     python tests/bench/log_scale.py --sizes 100000 --fresh
-    python tests/bench/log_scale.py --peer /tmp/poolhall-before   # and an older checkout's server
+    python tests/bench/log_scale.py --quick --against 34f704b --rounds 3  # and the release before
 
 For each size, two logs: one narrative campaign of that many events, and 100 campaigns sharing
 them. Each log is written straight into SQLite with the store's own append (hash chain and
@@ -30,10 +30,15 @@ The server runs in a child process; from this process, for each log:
   command table is asked about each new id);
 - verify: ``SqliteReader.verify()`` of the file in this process, events/s.
 
-With ``--peer DIR`` (a checkout of another version, e.g. ``git archive <commit> | tar -x -C
-DIR``) each log is also served by that version's server, right after this one's, and its row
-printed below (``state_at`` and catch-up only where it has them: a version before ``state_at``
-shows a dash).
+With ``--against REV`` each log is also served by revision REV's server (checked out in a
+temporary worktree by ``_servers.py``), this one's and that one's alternately for ``--rounds``
+rounds, and the medians of both are printed with their ratio (this / before) against #28's
+bound (not worse than 10%). REV's logs are built by REV's own ``log_scale.py`` (the same
+events, in that revision's layout, which this code's may not be: a revision before the plain
+store cannot open a log this one wrote), cached beside this code's under the revision's commit;
+``verify`` is timed for this code only, and ``state_at`` only where the revision has it (a
+dash otherwise). Like the default run, it is SQLite only: these are one process's figures
+over its own file (start-up, memory, joins), so ``--db postgresql://`` is not offered.
 
 Figures are printed, never asserted; the machine is shared, so compare runs made together.
 """
@@ -42,9 +47,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
+import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -55,7 +63,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
+from _servers import checkout, ratio_line, revision_name  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
 from events import core  # noqa: E402
@@ -65,7 +75,7 @@ from events.sqlite_backend import SqliteLog, SqliteReader  # noqa: E402
 from server.auth import hash_token  # noqa: E402
 from server.rules.base import ADMIN_MEMBER  # noqa: E402
 from server.rules.core import open_campaign  # noqa: E402
-from server.stored_snapshots import SnapshotStore, fold_from  # noqa: E402
+from server.stored_snapshots import SnapshotStore, fold_from, seal_key  # noqa: E402
 
 CACHE = Path("/tmp/poolhall-log-scale")
 ADMIN = "ph_bench-admin-token-0123456789abcdef"
@@ -99,6 +109,20 @@ SETTINGS = {"max_connections": 2000, "max_connections_per_address": 2000,
             "snapshot_every": SNAPSHOT_EVERY}
 """Lifted limits: one process opens every connection from one address, and replays far more
 than a table would; the figures are of the server's work, not of its pacing."""
+
+
+BUILD_CHILD = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, "tests/bench")
+import log_scale
+log_scale.CACHE = Path(sys.argv[1])
+db, written, snapshotted = log_scale.prepared_log(int(sys.argv[2]), int(sys.argv[3]),
+                                                  sys.argv[4] == "fresh")
+print(json.dumps([str(db), written, snapshotted]))
+"""
+"""Another revision's own ``prepared_log``, in a child whose path is that revision's: its log
+in its own layout, cached in the directory given."""
 
 
 def member_token(campaign: str, k: int) -> str:
@@ -165,11 +189,19 @@ def build(db: Path, events: int, campaigns: int) -> None:
 
 def store_snapshots(db: Path) -> None:
     """Store every campaign's snapshots as a running server would have (those already stored
-    by this code are kept: then it costs a read and at most 1,000 events per campaign)."""
+    by this code are kept: then it costs a read and at most 1,000 events per campaign).
+
+    They are sealed with the key the server derives from :data:`ADMIN` (unsealed, the server
+    distrusts and refolds every one on a campaign's first join, and the join figures measure
+    that instead); the reader is closed before the log is renamed into the cache, so that its
+    WAL is checkpointed into the file rather than left behind under the old name."""
     reader = SqliteReader(db)
-    store = SnapshotStore(db)
-    for campaign in reader.campaigns():
-        fold_from(reader, store, campaign, every=SNAPSHOT_EVERY)
+    try:
+        store = SnapshotStore(db, seal_key(ADMIN))
+        for campaign in reader.campaigns():
+            fold_from(reader, store, campaign, every=SNAPSHOT_EVERY)
+    finally:
+        reader.close()
 
 
 def prepared_log(events: int, campaigns: int, fresh: bool) -> tuple[Path, float, float]:
@@ -323,10 +355,37 @@ async def measure(url: str, pid: int, campaigns: int, heads: dict[str, int],
     return figures
 
 
+def log_of(code: Path, events: int, campaigns: int, fresh: bool) -> tuple[Path, float, float]:
+    """The log of ``events`` over ``campaigns`` as the code at ``code`` writes it (built by
+    that code, cached); seconds to write it and to store its snapshots."""
+    if code == ROOT:
+        return prepared_log(events, campaigns, fresh)
+    cache = CACHE / f"rev-{revision_name(code)}"
+    cache.parent.mkdir(exist_ok=True)
+    built = subprocess.run([sys.executable, "-c", BUILD_CHILD, str(cache), str(events),
+                            str(campaigns), "fresh" if fresh else "cached"], cwd=code,
+                           capture_output=True, text=True, timeout=3600,
+                           env={**os.environ, "PYTHONPATH": str(code)})
+    if built.returncode != 0:
+        raise RuntimeError(f"{code.name} could not build its log:\n{built.stderr[-2000:]}")
+    db, written, snapshotted = json.loads(built.stdout.splitlines()[-1])
+    return Path(db), float(written), float(snapshotted)
+
+
+def head_of(db: Path, campaign: str) -> int:
+    """A campaign's head, read with plain SQL: a log in another revision's layout may not open
+    with this code's reader, and every layout so far has ``events (campaign, seq)``."""
+    with contextlib.closing(sqlite3.connect(db)) as connection:  # before its server opens it
+        (head,) = connection.execute("SELECT max(seq) FROM events WHERE campaign = ?",
+                                     [campaign]).fetchone()
+    return int(head)
+
+
 def run(events: int, campaigns: int, fresh: bool, code: Path = ROOT) -> dict[str, Any]:
-    db, written, snapshotted = prepared_log(events, campaigns, fresh)
-    reader = SqliteReader(db)
-    heads = {campaign: reader.head(campaign) for campaign in ("c-0",)}
+    db, written, snapshotted = log_of(code, events, campaigns, fresh)
+    # this code's reader for its own log (a plain sqlite3 connection opened just after this
+    # process built the log failed with "disk I/O error"); plain SQL for another revision's
+    heads = {"c-0": SqliteReader(db).head("c-0") if code == ROOT else head_of(db, "c-0")}
     started = time.perf_counter()
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(db), ADMIN,
                               json.dumps(settings_for(code))], cwd=code,
@@ -347,7 +406,9 @@ def run(events: int, campaigns: int, fresh: bool, code: Path = ROOT) -> dict[str
         child.stdin.close()
         child.wait(timeout=120)
     figures["verify"] = None
+    figures["load"] = os.getloadavg()[0]
     if code == ROOT:  # verify is this process's code: timed once per log
+        reader = SqliteReader(db)
         started = time.perf_counter()
         checked, problems = reader.verify()
         figures["verify"] = checked / (time.perf_counter() - started)
@@ -368,31 +429,74 @@ def row(label: str, f: dict[str, Any]) -> str:
             f"{f['join_max']:.1f} / {f['join_again']:.1f} ms | "
             f"{f['catch_up']:,.0f} ev/s ({f['behind']:,} behind) | "
             f"{at} | {f['command']:.1f} ms | "
-            f"{'—' if f['verify'] is None else format(f['verify'], ',.0f') + ' ev/s'} |")
+            f"{'—' if f['verify'] is None else format(f['verify'], ',.0f') + ' ev/s'} | "
+            f"{f['load']:.2f} |")
+
+
+AGAINST = (("spawn to /health", "start", " s", 2, "lower"),
+           ("start()", "own_start", " s", 3, "lower"),
+           ("RSS after start-up", "rss_start", " MiB", 0, "lower"),
+           ("RSS, 100 joined", "rss_joined", " MiB", 0, "lower"),
+           ("join-to-table p50", "join_p50", " ms", 1, "lower"),
+           ("join-to-table p50 again", "join_again", " ms", 1, "lower"),
+           ("catch-up", "catch_up", " ev/s", 0, "higher"),
+           ("roll to ack p50", "command", " ms", 1, "lower"))
+"""The figures compared with ``--against``, and which way is better (#28: not worse by more
+than 10%)."""
+
+
+def compare(label: str, this: list[dict[str, Any]], before: list[dict[str, Any]]) -> None:
+    """Print the medians of this code's and the revision's runs of one log, and the ratios."""
+    print(f"\n{label}: medians of {len(this)} round(s), this / before")
+    for name, key, unit, digits, better in AGAINST:
+        line, _ = ratio_line(name, [f[key] for f in this], [f[key] for f in before], unit,
+                             digits, **({"floor": 0.9} if better == "higher"
+                                        else {"ceiling": 1.1}))
+        print(line)
+    print(flush=True)
 
 
 def main() -> None:
+    def terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # unwind: the revision's worktree is removed, servers stop
+
+    signal.signal(signal.SIGTERM, terminate)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="the 10k logs only")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--fresh", action="store_true", help="rebuild the cached logs")
-    parser.add_argument("--peer", type=Path, help="also serve each log with the code there")
+    parser.add_argument("--against", metavar="REV",
+                        help="also serve each log with revision REV's server, alternately")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="with --against: runs of each server on each log (default 1)")
     args = parser.parse_args()
     sizes = [10_000] if args.quick else args.sizes
-    print("| log | spawn to /health (start()) | RSS start / 100 joined"
-          " | join-to-table p50 / max / p50 again | catch-up"
-          " | state_at first / middle / head | roll to ack p50 | verify |")
-    print("|---|---|---|---|---|---|---|---|")
-    for events in sizes:
-        for campaigns in (1, TABLES):
-            f = run(events, campaigns, args.fresh)
-            built = (f" (built in {f['written']:.0f} s, snapshots in {f['snapshotted']:.1f} s)"
-                     if f["written"] else f" (snapshots checked in {f['snapshotted']:.1f} s)")
-            label = f"{events:,} events, {campaigns} campaign{'s' if campaigns > 1 else ''}"
-            print(row(label + built, f), flush=True)
-            if args.peer is not None:
-                print(row(f"{label}, {args.peer.name}", run(events, campaigns, False,
-                                                            args.peer.resolve())), flush=True)
+    print(f"log scale: load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    with contextlib.ExitStack() as stack:
+        codes = [("this", ROOT)]
+        if args.against:
+            codes.append(("before", stack.enter_context(checkout(args.against))))
+            print(f"this: {revision_name()}; before: {args.against}, "
+                  f"{revision_name(codes[1][1])}; {args.rounds} round(s), alternately")
+        print("| log | spawn to /health (start()) | RSS start / 100 joined"
+              " | join-to-table p50 / max / p50 again | catch-up"
+              " | state_at first / middle / head | roll to ack p50 | verify | load average |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for events in sizes:
+            for campaigns in (1, TABLES):
+                label = f"{events:,} events, {campaigns} campaign{'s' if campaigns > 1 else ''}"
+                seen: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in codes}
+                for round_ in range(args.rounds if args.against else 1):
+                    for name, code in codes if round_ % 2 == 0 else codes[::-1]:
+                        f = run(events, campaigns, args.fresh and round_ == 0, code)
+                        seen[name].append(f)
+                        built = (f" (built in {f['written']:.0f} s, snapshots in "
+                                 f"{f['snapshotted']:.1f} s)" if f["written"]
+                                 else f" (snapshots checked in {f['snapshotted']:.1f} s)")
+                        said = f", {name}, round {round_ + 1}" if args.against else ""
+                        print(row(label + said + built, f), flush=True)
+                if args.against:
+                    compare(label, seen["this"], seen["before"])
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -126,6 +127,7 @@ def sqlite_run(args: argparse.Namespace) -> list[tuple[str, int, float, float]]:
                        args)
     finally:
         log.close()
+        shutil.rmtree(work, ignore_errors=True)  # tens of MB a run, left in /tmp before
 
 
 def postgres_run(args: argparse.Namespace) -> list[tuple[str, int, float, float]]:

@@ -6,6 +6,8 @@
     python tests/bench/table_load.py --quick              # a 2-second smoke run
     python tests/bench/table_load.py --profile py-spy     # where the server's time goes
     python tests/bench/table_load.py --keep /tmp/bench.db # keep the log to study a rebuild
+    python tests/bench/table_load.py --against 34f704b    # beside the release before, alternately
+    python tests/bench/table_load.py --db postgresql:///postgres --processes 3   # on PostgreSQL
 
 The server runs in a child process (this file, re-run with ``--serve-child``) on a temporary
 SQLite file; this process is the load generator. It speaks the JSON protocol over a minimal
@@ -18,6 +20,18 @@ unless ``--no-deflate``) so that the generator stays cheaper than the server it 
    client of the campaign received the event frame;
 3. rebuild: fold every campaign of the resulting log in this process, then time the server's
    own startup rebuild.
+
+With ``--against REV`` the run is instead phases 1 and 2 against two ``poolhall serve``
+processes started the same way (the CLI, the same lifted limits, a SQLite file each): this
+checkout's and revision REV's (checked out in a temporary worktree, ``_servers.py``),
+alternately for ``--rounds`` rounds, each printing its figures for both and the ratio of the
+medians (this / before).
+
+With ``--db postgresql://...`` phases 1 and 2 run on ``--processes`` N ``poolhall serve``
+processes sharing a fresh database of that PostgreSQL (dropped after), the clients of each
+campaign spread over them round-robin: phase 2's latency is then from a command's send until
+the last client of its table, on whichever process, has the event. The rebuild and the bare
+peer are SQLite-run figures and are left out there.
 
 Targets are printed beside the figures, never asserted. Exit 1 on any correctness failure.
 """
@@ -48,6 +62,15 @@ for entry in (str(ROOT), str(HERE)):
 
 from _bare_peer import serve_bare  # noqa: E402
 from _load_worker import Bench, percentile  # noqa: E402
+from _servers import (  # noqa: E402
+    Served,
+    checkout,
+    ratio_line,
+    revision_name,
+    serve_postgres,
+    serve_sqlite,
+    thread_cpu,
+)
 
 TARGET_THROUGHPUT = 5000.0
 TARGET_BARE_RATIO = 0.7
@@ -59,6 +82,19 @@ SETTINGS_ENV = "POOLHALL_BENCH_SETTINGS"
 SWITCH_ENV = "POOLHALL_BENCH_SWITCH_INTERVAL"
 CENSUS_ENV = "POOLHALL_BENCH_GC_CENSUS"
 """A file the server child writes what each collection found to (:mod:`_gc_census`)."""
+TARGET_AGAINST_28 = 0.90
+"""#28: commands/s and fan-out latency on SQLite not worse than 10% beside the release before
+(at least 0.90x the commands/s, at most 1.10x the latency)."""
+TARGET_AGAINST_31 = 0.95
+"""#31: commands/s within 5% of the release before (deriving faces must not slow the table)."""
+
+LIFTED: dict[str, object] = dict(
+    member_rate=1e9, member_burst=10**9, campaign_rate=1e9, campaign_burst=10**9,
+    member_in_flight=10**9, member_connections=10**9, join_rate=1e9, join_burst=10**9,
+    max_connections_per_address=10**6, request_rate=1e9, request_burst=10**9)
+"""The bench measures capacity, so the per-member and per-campaign rates are lifted (its
+clients share a few tokens and send far faster than a person does), and so are the caps per
+address (every client connects from 127.0.0.1)."""
 
 
 # ---- the server child ----------------------------------------------------------------------
@@ -88,14 +124,7 @@ def serve_child(db: str, token: str) -> None:
         else:
             GcCensus(out, collections=only != "reclaim")
 
-    # The bench measures capacity, so the per-member and per-campaign rates are lifted (its
-    # clients share a few tokens and send far faster than a person does), and so are the caps
-    # per address (every client connects from 127.0.0.1).
-    lifted: dict[str, object] = dict(
-        member_rate=1e9, member_burst=10**9, campaign_rate=1e9, campaign_burst=10**9,
-        member_in_flight=10**9, member_connections=10**9, join_rate=1e9, join_burst=10**9,
-        max_connections_per_address=10**6, request_rate=1e9, request_burst=10**9)
-    capacity = Settings(**{**lifted, **json.loads(os.environ.get(SETTINGS_ENV, "{}"))})
+    capacity = Settings(**{**LIFTED, **json.loads(os.environ.get(SETTINGS_ENV, "{}"))})
 
     async def main() -> None:
         started = time.perf_counter()
@@ -155,23 +184,21 @@ class ServerProcess:
     def pid(self) -> int:
         return self.proc.pid
 
+    @property
+    def ports(self) -> list[int]:
+        return [self.port]
+
+    @property
+    def pids(self) -> list[int]:
+        return [self.pid]
+
     def cpu_seconds(self) -> float:
         """User + system CPU of the whole server process (all threads) so far."""
         return sum(sum(split) for split in self.thread_cpu().values()) or float("nan")
 
     def thread_cpu(self) -> dict[str, tuple[float, float]]:
         """User and system CPU seconds so far: the event loop's thread, and all the others."""
-        found = {"event loop": (0.0, 0.0), "other threads": (0.0, 0.0)}
-        tick = os.sysconf("SC_CLK_TCK")
-        with contextlib.suppress(OSError):
-            for tid in os.listdir(f"/proc/{self.pid}/task"):
-                with contextlib.suppress(OSError, IndexError, ValueError):
-                    text = Path(f"/proc/{self.pid}/task/{tid}/stat").read_text()
-                    fields = text.rsplit(")", 1)[1].split()
-                    key = "event loop" if int(tid) == self.pid else "other threads"
-                    user, system = found[key]
-                    found[key] = (user + int(fields[11]) / tick, system + int(fields[12]) / tick)
-        return found
+        return thread_cpu([self.pid])
 
     def stop(self, timeout: float = 20.0) -> None:
         if self.proc.poll() is None:
@@ -286,10 +313,11 @@ def verdict(ok: bool) -> str:
     return "meets target" if ok else "BELOW TARGET"
 
 
-async def run_load(args: argparse.Namespace, server: ServerProcess, work: Path) -> list[str]:
+async def run_load(args: argparse.Namespace, server: ServerProcess | Served,
+                   work: Path) -> list[str]:
     """Phases 1 and 2; returns the correctness failures found."""
     failures: list[str] = []
-    bench = Bench(args, server.port)
+    bench = Bench(args, server.ports)
     started = time.perf_counter()
     await bench.setup()
     print(f"setup: {args.campaigns} campaigns x {args.clients} clients connected in "
@@ -299,7 +327,7 @@ async def run_load(args: argparse.Namespace, server: ServerProcess, work: Path) 
     spy_out = work / "py-spy.txt"
     if args.profile == "py-spy":
         spy = subprocess.Popen(
-            [args.py_spy, "record", "--pid", str(server.pid), "--format", "raw", "--gil",
+            [args.py_spy, "record", "--pid", str(server.pids[0]), "--format", "raw", "--gil",
              "--function", "--rate", "200", "--duration", str(max(1, int(args.seconds))),
              "-o", str(spy_out)],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -314,7 +342,8 @@ async def run_load(args: argparse.Namespace, server: ServerProcess, work: Path) 
     rate = acks / elapsed
     lat = bench.ack_latency
     print(f"\n1. full throttle, {args.campaigns} campaigns x {args.clients} clients, "
-          f"{args.window} in flight per client, {elapsed:.1f}s")
+          f"{args.window} in flight per client, {elapsed:.1f}s"
+          f"{'' if len(server.ports) == 1 else f', {len(server.ports)} server processes'}")
     print(f"   durable commands/s: {rate:,.0f}   (target >= {TARGET_THROUGHPUT:,.0f}: "
           f"{verdict(rate >= TARGET_THROUGHPUT)})")
     print(f"   acks in window {acks:,}; ack latency p50 {1000 * percentile(lat, 0.5):.1f} ms, "
@@ -325,7 +354,8 @@ async def run_load(args: argparse.Namespace, server: ServerProcess, work: Path) 
     print("   server CPU per command: " + ", ".join(
         f"{name} {1e6 * (threads1[name][0] - threads0[name][0]) / max(acks, 1):.0f} us user + "
         f"{1e6 * (threads1[name][1] - threads0[name][1]) / max(acks, 1):.0f} us sys"
-        for name in threads1) + "  (other threads = the SQLite writer)")
+        for name in threads1) + ("  (other threads = the SQLite writer)" if args.postgres is None
+                                 else "  (other threads = psycopg's pool and the listener)"))
     if not drained:
         failures.append("commands still in flight 30 s after phase 1 stopped")
     if args.rounds:
@@ -360,55 +390,101 @@ async def run_load(args: argparse.Namespace, server: ServerProcess, work: Path) 
     if not drained or len(fan) != sent:
         failures.append(f"paced phase: {sent - len(fan)} commands never reached every client")
 
-    gaps = sum(p.gaps for table in bench.peers for p in table)
-    if gaps:
-        failures.append(f"{gaps} gaps in the event sequences the clients received")
-    if bench.lost:
-        failures.append(f"{bench.lost} connections lost during the run")
-    if bench.errors:
-        failures.append("error replies: "
-                        + "; ".join(f"{n} x {e}" for e, n in bench.errors.items()))
+    failures += run_checks(bench)
 
-    with contextlib.closing(sqlite3.connect(args.db)) as db:
-        (stored,) = db.execute(  # read beside the server, which is still running
-            "SELECT count(*) FROM events WHERE type = 'dice_rolled'").fetchone()
-    print(f"\ndurability: {bench.acked:,} rolls acknowledged, {stored:,} dice_rolled rows in the "
-          f"log: {'match' if stored == bench.acked else 'MISMATCH'}")
-    if stored != bench.acked:
-        failures.append(f"the log holds {stored} dice_rolled rows, {bench.acked} were acked")
+    failures += durability(args.postgres or args.db, bench.acked)
     await bench.close()
     return failures
 
 
+def durability(db: str | Path, acked: int, label: str = "") -> list[str]:
+    """Whether the log (a SQLite file or a ``postgresql://`` URL) holds exactly as many
+    ``dice_rolled`` rows as rolls were acknowledged; read beside the running server."""
+    query = "SELECT count(*) FROM events WHERE type = 'dice_rolled'"
+    if str(db).startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(str(db)) as connection:
+            row = connection.execute(query).fetchone()
+    else:
+        with contextlib.closing(sqlite3.connect(db)) as connection:
+            row = connection.execute(query).fetchone()
+    stored = int(row[0]) if row is not None else 0
+    print(f"\ndurability{label}: {acked:,} rolls acknowledged, {stored:,} dice_rolled rows in "
+          f"the log: {'match' if stored == acked else 'MISMATCH'}")
+    if stored != acked:
+        return [f"the log{label} holds {stored} dice_rolled rows, {acked} were acked"]
+    return []
+
+
+def run_checks(bench: Bench, label: str = "") -> list[str]:
+    """The correctness failures one bench's clients saw: gaps, lost connections, errors."""
+    failures = []
+    gaps = sum(p.gaps for table in bench.peers for p in table)
+    if gaps:
+        failures.append(f"{label}{gaps} gaps in the event sequences the clients received")
+    if bench.lost:
+        failures.append(f"{label}{bench.lost} connections lost during the run")
+    if bench.errors:
+        failures.append(f"{label}error replies: "
+                        + "; ".join(f"{n} x {e}" for e, n in bench.errors.items()))
+    return failures
+
+
+Contender = tuple[str, Bench, "ServerProcess | Served"]
+
+
+async def interleave(args: argparse.Namespace, contenders: list[Contender], paced: bool,
+                     ) -> tuple[dict[str, dict[str, list[float]]], list[str]]:
+    """Phase 1 (and with ``paced`` phase 2) against each contender in turn, ``args.rounds``
+    times, the order reversed every other round; each figure of each round, by contender."""
+    failures: list[str] = []
+    names = ("commands/s", "% of a core", "per CPU-second", "p50 ms", "p99 ms")
+    figures: dict[str, dict[str, list[float]]] = {
+        name: {figure: [] for figure in names} for name, _, _ in contenders}
+    for round_ in range(args.rounds):
+        said = []
+        for name, bench, process in contenders if round_ % 2 == 0 else contenders[::-1]:
+            mine = figures[name]
+            cpu0 = process.cpu_seconds()
+            elapsed, acks = await bench.throughput(args.seconds)
+            cpu1 = process.cpu_seconds()
+            if not await bench.settle():
+                failures.append(f"{name}: commands still in flight after round {round_ + 1}")
+            mine["commands/s"].append(acks / elapsed)
+            mine["% of a core"].append(100 * (cpu1 - cpu0) / elapsed)
+            mine["per CPU-second"].append(acks / max(cpu1 - cpu0, 1e-9))
+            line = (f"{name} {acks / elapsed:,.0f}/s ({mine['% of a core'][-1]:.0f}% of a core,"
+                    f" {mine['per CPU-second'][-1]:,.0f} per CPU-second)")
+            if paced:
+                sent = await bench.paced(args.seconds, args.rate)
+                if not await bench.settle() or len(bench.fanout_latency) != sent:
+                    failures.append(f"{name}: round {round_ + 1}: "
+                                    f"{sent - len(bench.fanout_latency)} commands never reached"
+                                    " every client")
+                mine["p50 ms"].append(1000 * percentile(bench.fanout_latency, 0.5))
+                mine["p99 ms"].append(1000 * percentile(bench.fanout_latency, 0.99))
+                line += (f", paced p50 {mine['p50 ms'][-1]:.2f} ms p99 "
+                         f"{mine['p99 ms'][-1]:.2f} ms")
+            said.append(line)
+        print(f"   round {round_ + 1}: " + "; ".join(sorted(said))
+              + f"; load average {os.getloadavg()[0]:.2f}", flush=True)
+    return figures, failures
+
+
 async def compare_bare(args: argparse.Namespace, bench: Bench) -> list[str]:
     """Phase 1 against poolhall and the bare websockets peer, interleaved, same load."""
-    failures: list[str] = []
     bare = ServerProcess(args.db, args.admin_token, args.db.with_name("bare.log"), None,
                          bare=True)
     try:
         bare_bench = Bench(args, bare.port)
         await bare_bench.setup()
-        rates: dict[str, list[float]] = {"poolhall": [], "bare": []}
-        cpu: dict[str, list[float]] = {"poolhall": [], "bare": []}
-        per_cpu: dict[str, list[float]] = {"poolhall": [], "bare": []}
         print(f"\n1b. full throttle against a bare websockets peer (parses and broadcasts, "
               f"stores nothing), {args.rounds} rounds of {args.seconds:g}s each, interleaved")
-        for round_ in range(args.rounds):
-            order = [("poolhall", bench, server_of(args)), ("bare", bare_bench, bare)]
-            for name, which, process in order if round_ % 2 == 0 else order[::-1]:
-                cpu0 = process.cpu_seconds()
-                elapsed, acks = await which.throughput(args.seconds)
-                cpu1 = process.cpu_seconds()
-                if not await which.settle():
-                    failures.append(f"{name}: commands still in flight after round {round_ + 1}")
-                rates[name].append(acks / elapsed)
-                cpu[name].append(100 * (cpu1 - cpu0) / elapsed)
-                per_cpu[name].append(acks / max(cpu1 - cpu0, 1e-9))
-            print(f"   round {round_ + 1}: poolhall {rates['poolhall'][-1]:,.0f}/s "
-                  f"({cpu['poolhall'][-1]:.0f}% of a core, {per_cpu['poolhall'][-1]:,.0f} per "
-                  f"CPU-second), bare {rates['bare'][-1]:,.0f}/s ({cpu['bare'][-1]:.0f}%, "
-                  f"{per_cpu['bare'][-1]:,.0f} per CPU-second); load average "
-                  f"{os.getloadavg()[0]:.1f}")
+        figures, failures = await interleave(
+            args, [("poolhall", bench, server_of(args)), ("bare", bare_bench, bare)], False)
+        rates, per_cpu = ({name: figures[name][figure] for name in figures}
+                          for figure in ("commands/s", "per CPU-second"))
         ours, theirs = statistics.median(rates["poolhall"]), statistics.median(rates["bare"])
         ratio = ours / theirs
         print(f"   median commands/s: poolhall {ours:,.0f}, bare peer {theirs:,.0f}: ratio "
@@ -424,6 +500,71 @@ async def compare_bare(args: argparse.Namespace, bench: Bench) -> list[str]:
         await bare_bench.close()
     finally:
         bare.stop()
+    return failures
+
+
+async def compare_revisions(args: argparse.Namespace, this: Served, before: Served,
+                            before_db: Path) -> list[str]:
+    """Phases 1 and 2 against this checkout's server and the revision's, alternately."""
+    benches = [Bench(args, this.ports), Bench(args, before.ports)]
+    for bench, served in zip(benches, (this, before), strict=True):
+        started = time.perf_counter()
+        await bench.setup()
+        print(f"setup ({served.label}): {args.campaigns} campaigns x {args.clients} clients "
+              f"connected in {time.perf_counter() - started:.1f}s")
+    print(f"\nphases 1 (full throttle, {args.window} in flight per client) and 2 (paced at "
+          f"{args.rate:,.0f}/s), {args.rounds} rounds of {args.seconds:g}s each, alternately")
+    figures, failures = await interleave(
+        args, [("this", benches[0], this), ("before", benches[1], before)], True)
+    mine, theirs = figures["this"], figures["before"]
+    print(f"\nmedians over {args.rounds} rounds, this ({this.label}) / before ({before.label}):")
+    rates = (mine["commands/s"], theirs["commands/s"])
+    print(ratio_line("durable commands/s (#31)", *rates, floor=TARGET_AGAINST_31)[0])
+    print(ratio_line("durable commands/s (#28)", *rates, floor=TARGET_AGAINST_28)[0])
+    print(ratio_line("commands per server CPU-second", mine["per CPU-second"],
+                     theirs["per CPU-second"])[0] + " (the steadier one on a busy machine)")
+    print(ratio_line("send -> last client p99 (#28)", mine["p99 ms"], theirs["p99 ms"], " ms",
+                     2, ceiling=2 - TARGET_AGAINST_28)[0])
+    print(ratio_line("send -> last client p50", mine["p50 ms"], theirs["p50 ms"], " ms", 2)[0])
+    failures += durability(args.db, benches[0].acked, " (this)")
+    failures += durability(before_db, benches[1].acked, " (before)")
+    for bench, label in zip(benches, ("this: ", "before: "), strict=True):
+        failures += run_checks(bench, label)
+        await bench.close()
+    return failures
+
+
+def run_against(args: argparse.Namespace, work: Path) -> list[str]:
+    """``--against``: both servers started, compared, stopped; the failures found."""
+    this_db, before_db = work / "this" / "bench.db", work / "before" / "bench.db"
+    args.db = this_db
+    with checkout(args.against) as code:
+        this = serve_sqlite(revision_name(), ROOT, this_db, args.admin_token, LIFTED)
+        try:
+            before = serve_sqlite(f"{args.against}, {revision_name(code)}", code, before_db,
+                                  args.admin_token, LIFTED)
+            try:
+                return asyncio.run(compare_revisions(args, this, before, before_db))
+            finally:
+                before.stop()
+                if before.log_tail():
+                    print("\nserver log (before):\n" + before.log_tail())
+        finally:
+            this.stop()
+            if this.log_tail():
+                print("\nserver log (this):\n" + this.log_tail())
+
+
+def run_postgres(args: argparse.Namespace, work: Path) -> list[str]:
+    """``--db postgresql://``: phases 1 and 2 on ``--processes`` servers; the failures."""
+    with serve_postgres(args.postgres, args.processes, work, LIFTED) as (servers, token, url):
+        print(f"{servers.label} on a fresh database of {args.postgres}, clients spread over "
+              f"ports {servers.ports}")
+        args.admin_token, args.postgres, args.rounds = token, url, 0
+        failures = asyncio.run(run_load(args, servers, work))
+        tail = servers.log_tail()
+    if tail:
+        print("\nserver logs:\n" + tail)
     return failures
 
 
@@ -451,7 +592,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="copy the resulting log to DB (to profile a rebuild on it later)")
     parser.add_argument("--rounds", type=int, default=3,
                         help="interleaved rounds of phase 1 against poolhall and the bare "
-                             "websockets peer (0: no comparison)")
+                             "websockets peer (0: no comparison); with --against, rounds of "
+                             "phases 1 and 2 against each server")
+    parser.add_argument("--against", metavar="REV",
+                        help="instead, phases 1 and 2 against this checkout's `poolhall serve` "
+                             "and revision REV's (e.g. 34f704b, the release before), "
+                             "alternately, printing both and the ratio")
+    parser.add_argument("--db", dest="postgres", metavar="URL",
+                        help="a postgresql:// server: run on a fresh database of it (dropped "
+                             "after) instead of a SQLite file")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="with --db: `poolhall serve` processes sharing the database; the "
+                             "clients of each campaign are spread over them (default 1)")
     parser.add_argument("--serve-child", nargs=2, metavar=("DB", "TOKEN"), help=argparse.SUPPRESS)
     parser.add_argument("--serve-bare", metavar="TOKEN", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -466,6 +618,18 @@ def main(argv: list[str] | None = None) -> int:
     if not (1 <= args.campaigns <= 2000 and 1 <= args.clients <= 50 and 0 < args.seconds <= 600
             and 0 < args.rate <= 100_000 and 1 <= args.window <= 64):
         parser.error("out of range: campaigns 1-2000, clients 1-50, seconds <= 600, window 1-64")
+    if args.postgres is not None and not args.postgres.startswith("postgresql://"):
+        parser.error("--db takes a postgresql:// URL (SQLite is the default, a temporary file)")
+    if args.processes != 1 and args.postgres is None:
+        parser.error("--processes needs --db postgresql://...: SQLite is one process's")
+    if not 1 <= args.processes <= 8:
+        parser.error("--processes: 1 to 8")
+    if (args.against or args.postgres) and (args.profile or args.keep):
+        parser.error("--profile and --keep are for the default run (one SQLite server)")
+    if args.against and args.postgres:
+        parser.error("--against compares on SQLite; it does not take --db")
+    if args.against and args.rounds < 1:
+        parser.error("--against needs --rounds >= 1")
     if args.profile == "py-spy":
         args.py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
         if not Path(args.py_spy).exists():
@@ -482,8 +646,13 @@ def main(argv: list[str] | None = None) -> int:
     server: ServerProcess | None = None
     failures: list[str] = []
     try:
-        print(f"poolhall table load: server in a child process, log {args.db}; "
-              f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+        print(f"poolhall table load: load average {os.getloadavg()[0]:.2f} on "
+              f"{os.cpu_count()} CPUs")
+        if args.against or args.postgres:
+            failures = (run_against if args.against else run_postgres)(args, work)
+            print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+            return finish(failures)
+        print(f"server in a child process, log {args.db}")
         server = ServerProcess(args.db, args.admin_token, work / "server.log", profile_to)
         args.server = server
         failures = asyncio.run(run_load(args, server, work))
@@ -524,6 +693,11 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     if log_tail:
         print("\nserver log:\n" + "\n".join(log_tail.splitlines()[-20:]))
+    return finish(failures)
+
+
+def finish(failures: list[str]) -> int:
+    """Print the failures, or that there were none; the exit status."""
     if failures:
         for failure in failures:
             print(f"FAILED: {failure}")

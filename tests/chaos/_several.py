@@ -46,17 +46,20 @@ def health_status(port: int) -> int:
 
 
 class Servers:
-    """``count`` real ``poolhall serve`` processes on one database, in ``work``."""
+    """``count`` real ``poolhall serve`` processes on one database, in ``work`` (``options``:
+    more flags of ``serve`` for each)."""
 
-    def __init__(self, url: str, work: Path, count: int = 3) -> None:
-        self.url, self.work = url, work
+    def __init__(self, url: str, work: Path, count: int = 3,
+                 options: tuple[str, ...] = ()) -> None:
+        self.url, self.work, self.options = url, work, options
         self.ports = [free_port() for _ in range(count)]
         self.processes: dict[int, subprocess.Popen[bytes]] = {}
 
     def start(self) -> None:
         for n, port in enumerate(self.ports):
             self.processes[port] = serve_database(self.url, port, self.work,
-                                                  self.work / f"serve{n}.log")
+                                                  self.work / f"serve{n}.log",
+                                                  options=self.options)
 
     def kill(self, port: int) -> None:
         self.processes[port].send_signal(signal.SIGKILL)
