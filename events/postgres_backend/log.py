@@ -132,6 +132,14 @@ def _schema_version(connection: psycopg.Connection[Any]) -> int | None:
     return int(found[0]) if found else None
 
 
+def _in_campaign_order(requests: Sequence[AppendRequest]) -> list[int]:
+    """The requests' indexes by campaign (each campaign's in their order): every process
+    inserts rows in this one order, so two batches that meet on the unique index wait for
+    each other in a line, never in a cycle (a deadlock the database would break by failing
+    one of them)."""
+    return sorted(range(len(requests)), key=lambda index: requests[index].campaign)
+
+
 class _Batch:
     """The rows of a batch of requests, as the columns ``unnest`` takes."""
 
@@ -255,6 +263,14 @@ class PostgresLog(ServerLog):
         with self._write_lock:
             try:
                 return self._append(list(requests))
+            except (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure) as lost:
+                # Another process's batch and this one waited on each other: the database
+                # rolled this one back whole. Nothing was stored; like a moved head, the hub
+                # decides each command again (the client never sees it).
+                self._known.clear()
+                return [ConcurrencyError(f"campaign {request.campaign!r}: another process "
+                                         f"appended at once ({_reason(lost)})")
+                        for request in requests]
             except psycopg.Error as error:
                 if self._writer is not None and self._writer.broken:
                     self._writer.close()
@@ -272,7 +288,8 @@ class PostgresLog(ServerLog):
         if any(isinstance(outcome, ConcurrencyError) for outcome in planned):
             return self._append_one_by_one(connection, requests)  # each judged by the database
         batch = _Batch()
-        for request, outcome in zip(requests, planned, strict=True):
+        for index in _in_campaign_order(requests):
+            request, outcome = requests[index], planned[index]
             if isinstance(outcome, Appended) and outcome:
                 batch.add(request, outcome[0], outcome.hashes)
         try:
@@ -289,18 +306,19 @@ class PostgresLog(ServerLog):
         in a savepoint of its own. A request whose expected head is the head an earlier,
         refused request of the batch would have made is refused too: it was decided on a
         state the log does not hold, even if another process's events reached that seq."""
-        results: list[AppendResult] = []
+        results: dict[int, AppendResult] = {}
         known: dict[str, tuple[int, str]] = {}
         refused: set[tuple[str, int]] = set()
         with connection.transaction():
-            for request in requests:
+            for index in _in_campaign_order(requests):
+                request = requests[index]
                 outcome = self._one(connection, request, known, refused)
                 if isinstance(outcome, ConcurrencyError):
                     refused.add((request.campaign,
                                  request.expected_head + len(request.events)))
-                results.append(outcome)
+                results[index] = outcome
         self._known.update(known)
-        return results
+        return [results[index] for index in range(len(requests))]
 
     def _one(self, connection: psycopg.Connection[Any], request: AppendRequest,
              known: dict[str, tuple[int, str]], refused: set[tuple[str, int]]

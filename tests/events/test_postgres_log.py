@@ -5,6 +5,7 @@ the notifications, the triggers on every table."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import msgspec
 import psycopg
@@ -258,3 +259,53 @@ def test_snapshot_rows_are_found_by_fingerprint_and_seq(log: PostgresLog) -> Non
     rows.discard("c", 3)
     assert rows.latest("c", "new", 3) == (1, "h1", b"one", "s1")
     assert log.verify() == (3, [])
+
+
+def _race(url: str, name: str, campaigns: tuple[str, str], turns: int,
+          out: Any) -> None:
+    """One process's appends: a batch a turn naming both campaigns, at their heads now."""
+    store = PostgresLog(url)
+    stored: list[str] = []
+    failed: list[str] = []
+    try:
+        for turn in range(turns):
+            heads = {c: store.head(c) for c in campaigns}
+            batch = [request(c, heads[c], rolled(turn % 6 + 1), command=f"{name}-{c}-{turn}")
+                     for c in campaigns]
+            for req, result in zip(batch, store.append_batch(batch), strict=True):
+                if isinstance(result, ConcurrencyError):
+                    continue  # lost the race: the hub decides it again
+                if isinstance(result, StoreError):
+                    failed.append(str(result))
+                else:
+                    stored.append(req.command_id)
+    finally:
+        store.close()
+    out.put((stored, failed))
+
+
+def test_two_processes_racing_on_two_campaigns_never_deadlock(log: PostgresLog,
+                                                               postgres_url: str) -> None:
+    """Two processes append to the same two campaigns at once, each batch naming them in the
+    other's order. Rows go in in one order (by campaign), so the two never wait for each other
+    in a cycle (PostgreSQL broke such cycles by failing a batch: "deadlock detected"); a lost
+    race is a ConcurrencyError, decided again by the hub, never a failed append."""
+    import multiprocessing
+
+    log.append_batch([request("a", 0, opened("a"), command="a0"),
+                      request("b", 0, opened("b"), command="b0")])
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    racers = [context.Process(target=_race, args=(postgres_url, name, order, 1000, out))
+              for name, order in (("one", ("a", "b")), ("two", ("b", "a")))]
+    for racer in racers:
+        racer.start()
+    results = [out.get(timeout=120) for _ in racers]
+    for racer in racers:
+        racer.join(30)
+    assert [failed for _, failed in results] == [[], []]
+    stored = sorted(command for commands, _ in results for command in commands)
+    in_log = sorted(row.command_id for c in ("a", "b") for row in log.rows(c)
+                    if row.command_id not in ("a0", "b0"))
+    assert in_log == stored and stored
+    assert log.verify()[1] == []
