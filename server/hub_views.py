@@ -144,7 +144,13 @@ class HubViews:
         if self._standing is None:  # the state changed: declare them again
             system = rules.rules(self._owner.state.system)
             self._standing, self._standing_frames = self._derived(system.standing_views), None
-        views = [self.queue.offer(spec) for spec in self._standing]
+        views = []
+        for spec in self._standing:
+            owed = not isinstance(spec, View) and self.queue.waits_for(spec.key)
+            view = self.queue.offer(spec)
+            if view is not None and owed:  # the cache answered before the table's own
+                self._broadcast(encode(view))  # computation came back: it is not sent now
+            views.append(view)
         frames = [encode(view) for view in views if view is not None]
         if len(frames) == len(views):
             self._standing_frames = frames

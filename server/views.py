@@ -222,6 +222,11 @@ class ViewQueue:
         self._waiting[key] = None
         return None
 
+    def waits_for(self, key: str) -> bool:
+        """Whether the table is owed view ``key`` (queued or being computed): an answer for it
+        found in the cache now must go to the whole table, not only to whoever asked."""
+        return key in self._latest
+
     def _forget(self, key: str) -> None:
         """Drop what a view waited for: a newer one has been sent."""
         self._latest.pop(key, None)

@@ -10,10 +10,7 @@ the terminal summary and ``--json``.
 from __future__ import annotations
 
 import asyncio
-import http.client
 import json
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +18,7 @@ from clients.cli import main
 from events import core
 from tests.narrative.narrative_support import HAN
 from tests.server.raw import RawPeer
+from tests.server.test_report_page import _fetch as fetch_following
 
 HOSTILE = [
     "Han $\\notacmd$",                      # mathtext with an unknown command
@@ -58,23 +56,10 @@ async def _hostile_campaign(table: Any) -> tuple[str, list[str]]:
 
 
 async def _fetch(url: str) -> tuple[int, str]:
-    """GET ``url``; a request cut short is asked again, as a browser does (the server's
-    handshake budget, ``--join-timeout``, also bounds the wait for a page being made: under
-    load the first page, which starts the worker and imports matplotlib, may outlast it; the
-    ticket is spent only when the page is sent)."""
-    def get() -> tuple[int, str]:
-        for attempt in range(4):
-            try:
-                with urllib.request.urlopen(url, timeout=120) as reply:
-                    return reply.status, reply.read().decode()
-            except urllib.error.HTTPError as error:
-                return error.code, error.read().decode()
-            except (http.client.RemoteDisconnected, ConnectionResetError):
-                if attempt == 3:
-                    raise
-        raise AssertionError("unreachable")
-
-    return await asyncio.to_thread(get)
+    """GET ``url`` as a browser would, reloading a page still being made (202) until it is
+    there (on a loaded machine the first report, which starts the worker, takes a while)."""
+    status, _, body = await fetch_following(url)
+    return status, body
 
 
 async def _page(table: Any, token: str, campaign: str, **fields: object) -> tuple[int, str]:

@@ -83,8 +83,14 @@ def test_a_refused_visibility_is_said_in_plain_words_and_fits_a_phone(
     assert ana.evaluate(NO_SIDEWAYS_SCROLL)
 
 
-def _choices(form) -> list[str]:
-    return form.locator("select[name=visibility] option").all_text_contents()
+def _expect_choices(form, choices: list[str]) -> None:
+    """The form's visibility choices, once the page has drawn them (none: no choice)."""
+    options = form.locator("select[name=visibility] option")
+    if choices:
+        expect(options).to_have_text(choices)
+    else:
+        expect(form).to_have_count(1)  # the form is there, with no choice in it
+        expect(options).to_have_count(0)
 
 
 HAN = {"system": "narrative", "agility": 3,
@@ -104,10 +110,10 @@ def test_narrative_a_self_pool_and_a_secret_check(served: Served, open_page: Pag
     ana_link = served.invite(campaign, gm_link, "player", "Ana", "han")
     gm, ana = open_page(gm_link), open_page(ana_link)
     pool, opener = (".ph-nd-free-pool", "ph-narrative-opener form")
-    assert _choices(gm.locator(pool)) == ["public", "secret (GM only)"]
-    assert _choices(gm.locator(opener)) == ["public", "secret (GM only)"]
-    assert _choices(ana.locator(pool)) == ["public", "blind (GM only)", "self (you + GM)"]
-    assert _choices(ana.locator(opener)) == []  # a check is built in front of the table
+    _expect_choices(gm.locator(pool), ["public", "secret (GM only)"])
+    _expect_choices(gm.locator(opener), ["public", "secret (GM only)"])
+    _expect_choices(ana.locator(pool), ["public", "blind (GM only)", "self (you + GM)"])
+    _expect_choices(ana.locator(opener), [])  # a check is built in front of the table
 
     form = ana.locator(pool)
     form.locator("input[name=ability]").fill("2")
@@ -138,7 +144,8 @@ def test_sr3_a_secret_test_sets_its_pool_dice_aside(served: Served, open_page: P
                  "kind": "combat", "tn": 5})
     gm = open_page(gm_link)
     card = gm.locator("ph-sr3-declared [data-character=sam]")
-    assert _choices(card) == ["public", "secret (GM only)"]
+    expect(card.locator("select[name=visibility] option")).to_have_text(  # once drawn
+        ["public", "secret (GM only)"])
     pool_dice = card.locator("input[data-pool=combat]")
     pool_dice.fill("2")
     card.get_by_label("who sees this roll").select_option("gm")
@@ -155,10 +162,10 @@ def test_d12_the_gms_tests_offer_secret_a_players_called_test_nothing(
     campaign, gm_link = served.create_campaign("Every Test", "d12")
     ana_link = served.invite(campaign, gm_link, "player", "Ana")
     gm, ana = open_page(gm_link), open_page(ana_link)
-    assert _choices(gm.locator("ph-d12-call form")) == ["public", "secret (GM only)"]
-    assert _choices(gm.locator("ph-d12-basic form")) == ["public", "secret (GM only)"]
+    _expect_choices(gm.locator("ph-d12-call form"), ["public", "secret (GM only)"])
+    _expect_choices(gm.locator("ph-d12-basic form"), ["public", "secret (GM only)"])
     expect(ana.locator("ph-d12-basic form")).to_have_count(1)
-    assert _choices(ana.locator("ph-d12-basic form")) == []
+    _expect_choices(ana.locator("ph-d12-basic form"), [])
 
 
 def test_a_page_away_at_the_sessions_end_reads_the_revealed_rolls_when_back(
