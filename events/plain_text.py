@@ -85,6 +85,8 @@ def _find(value: Any) -> tuple[list[str], str] | None:
     path steps to it, innermost first (built only on the way back from a hit: the walk itself
     formats nothing)."""
     if type(value) is str:
+        if value.isascii() and value.isprintable():  # most text: no control, and visible
+            return ([], value) if value and value.isspace() else None  # unless all blank
         found = CONTROL_CHARACTERS.search(value)
         if found:
             return [], found.group()

@@ -19,6 +19,7 @@ here (:func:`reveal`), and ``poolhall verify`` checks it again in the log.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -70,7 +71,7 @@ class FairRoll:
     def __init__(self, state: CampaignState, seeds: EpochSeeds) -> None:
         fair = state.fair
         self.seeds = seeds
-        self.digest = client_seeds_digest(fair.client_seeds)
+        self.digest = _seeds_digest(tuple(sorted(fair.client_seeds.items())))
         self.opened = fair.epoch == 0
         """True for a campaign from before fair rolls: its first roll opens epoch 1."""
         seed = seeds.following if self.opened else seeds.current
@@ -129,11 +130,28 @@ def _expired(rolls: int, committed_at: str, now: str) -> bool:
     """Whether an epoch of ``rolls`` rolls committed at ``committed_at`` ends now."""
     if rolls >= ROTATE_ROLLS:
         return True
+    deadline = _deadline(committed_at)
     try:
-        began = datetime.fromisoformat(committed_at)
-        return datetime.fromisoformat(now) - began >= timedelta(hours=ROTATE_HOURS)
+        return deadline is not None and datetime.fromisoformat(now) >= deadline
     except ValueError:
         return False
+
+
+@functools.lru_cache(maxsize=256)
+def _deadline(committed_at: str) -> datetime | None:
+    """When an epoch committed at ``committed_at`` ends by the clock (parsed once an epoch,
+    not once a roll: every roll asks)."""
+    try:
+        return datetime.fromisoformat(committed_at) + timedelta(hours=ROTATE_HOURS)
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=256)
+def _seeds_digest(seeds: tuple[tuple[str, str], ...]) -> bytes:
+    """:func:`events.fair.client_seeds_digest` of the seeds in force, computed once for each
+    set of them (they change when a member sets one; every roll asks)."""
+    return client_seeds_digest(dict(seeds))
 
 
 def decide(roll: FairRoll | None, state: CampaignState, actor: str, is_gm: bool,

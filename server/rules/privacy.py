@@ -40,18 +40,20 @@ def guard(ctx: Decision, command: Any) -> None:
     visibility = getattr(command, "visibility", "public")
     if visibility != "public":
         _check_visibility(ctx, command, visibility)
-    reference = reference_of(command)
-    if reference is not None and not ctx.is_gm:
-        key, path = reference
-        subject = ctx.state.private.get(key)
-        if subject is not None and not sees(subject, ctx.actor.member, ctx.actor.role):
-            kind, name = key.split(":", 1)
-            raise Rejected("not_found", f"no {kind} {name!r} in this campaign", path)
+    if not ctx.state.private:  # nothing pending: nothing to hide (the common case)
+        return
     if isinstance(command, narrative.FlipDestiny) and command.check is not None \
             and f"check:{command.check}" in ctx.state.private:
         raise Rejected("rule", "a destiny point flipped for a secret check would show the "
                        "table which check it was: flip it without naming the check, and "
                        "upgrade the secret check with upgrade_dice", "$.check")
+    reference = reference_of(command) if not ctx.is_gm else None
+    if reference is not None:
+        key, path = reference
+        subject = ctx.state.private.get(key)
+        if subject is not None and not sees(subject, ctx.actor.member, ctx.actor.role):
+            kind, name = key.split(":", 1)
+            raise Rejected("not_found", f"no {kind} {name!r} in this campaign", path)
 
 
 def _check_visibility(ctx: Decision, command: Any, visibility: str) -> None:
