@@ -27,10 +27,10 @@ from events.core import PrivateRoll
 from events.log import ServerLog, to_recorded
 from events.messages import OutgoingEventFrame
 from projections.campaign import CampaignState, evolve
-from projections.privacy import OPENERS, PrivateSubject, hidden_seqs, sees, subject_key
+from projections.privacy import OPENERS, PrivateSubject, hidden_seqs, subject_key
 from server.stored_snapshots import Folded, SnapshotStore, fold_from
 
-__all__ = ["PublicTable", "fold_public", "hidden_for", "is_hidden_from", "role_of", "sealed_frame",
+__all__ = ["PublicTable", "fold_public", "hidden_for", "role_of", "sealed_frame",
            "subject_at", "view_about"]
 
 
@@ -139,9 +139,3 @@ def fold_public(log: ServerLog, store: SnapshotStore, campaign: str, upto: int,
         last = row.seq
     state.head = last  # a hidden last event still moves the head: live events follow it
     return Folded(state, head_hash)
-
-
-def is_hidden_from(state: CampaignState, seq: int, member: str | None) -> bool:
-    """Whether event ``seq`` is sealed for ``member`` now."""
-    subject = subject_at(state, seq)
-    return subject is not None and not sees(subject, member, role_of(state, member))
