@@ -278,7 +278,8 @@ async def state(args: argparse.Namespace) -> int:
     # --expect CAMPAIGN@SEQ=HASH`` holds the log to
     emit(args, {**state_json(client, state, recent), "head_hash": head_hash},
          Group(state_text(state, views, recent),
-               styled("[dim]chain hash of #{}: {}[/dim]", state.head, head_hash)))
+               styled("[dim]chain hash of #{}: {}[/dim]", state.head,
+                      head_hash or "sealed (a private roll you may not see yet)")))
     return common.EXIT_OK
 
 

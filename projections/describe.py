@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from events import core
 from events.base import Recorded
+from events.fair import ClientSeedSet, SeedCommitted, SeedRevealed
 from projections.campaign import CampaignState
 from projections.systems import projection
 
@@ -66,6 +67,16 @@ def describe(recorded: Recorded, campaign: CampaignState) -> str:
         case core.CharacterImported():
             where = f" from {event.from_campaign}" if event.from_campaign else ""
             return f"imported character {event.character}{where}"
+        case core.ReplayShared():
+            what = f"game session {event.session}" if event.session else f"up to #{event.last}"
+            return f"shared a replay of {what} ({event.name})"
+        case SeedCommitted():
+            return (f"committed to the seed of epoch {event.epoch} "
+                    f"(SHA-256 {event.commitment[:16]}...)")
+        case SeedRevealed():
+            return f"revealed the seed of epoch {event.epoch} ({event.rolls} rolls to check)"
+        case ClientSeedSet():
+            return f"{event.member} set their seed"
     if campaign.system:
         return str(projection(campaign.system).describe(recorded, campaign))
     return type(event).__name__

@@ -203,3 +203,20 @@ def test_a_spectator_sets_no_seed() -> None:
     refusal = refused(table, "watcher", SetClientSeed, seed="mine")
     assert (refusal.code, refusal.path) == ("forbidden", "$.type")
     assert table.run("han-player", SetClientSeed, seed="mine")
+
+
+def test_the_fair_rolls_events_read_in_words() -> None:
+    """The log's words for a commitment, a reveal, a member's seed and a replay link, in
+    every system (they are the campaign's, not a game system's: none fell to its type name)."""
+    from events.fair import ClientSeedSet, SeedRevealed
+    from projections.describe import describe
+
+    for table in (NarrativeTable(), Sr3Table(), D12Table()):
+        for event, words in (
+                (SeedCommitted(epoch=2, commitment="ab" * 32), "committed to the seed of epoch 2"),
+                (SeedRevealed(epoch=2, seed="cd" * 32, rolls=3), "revealed the seed of epoch 2"),
+                (ClientSeedSet(member="ann", seed="mine"), "ann set their seed"),
+                (core.ReplayShared(member="link", name="forum", session=1),
+                 "shared a replay of game session 1")):
+            recorded = Recorded(seq=1, at=NOW, actor="gm", command="c", event=event)
+            assert describe(recorded, table.state).startswith(words)
