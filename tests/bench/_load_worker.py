@@ -267,6 +267,19 @@ class Bench:
         await asyncio.wait_for(peer.welcome, 10)
         return peer
 
+    def failures(self, label: str = "") -> list[str]:
+        """The correctness failures these clients saw: gaps, lost connections, errors."""
+        found = []
+        gaps = sum(p.gaps for table in self.peers for p in table)
+        if gaps:
+            found.append(f"{label}{gaps} gaps in the event sequences the clients received")
+        if self.lost:
+            found.append(f"{label}{self.lost} connections lost during the run")
+        if self.errors:
+            found.append(f"{label}error replies: "
+                         + "; ".join(f"{n} x {e}" for e, n in self.errors.items()))
+        return found
+
     def on_lost(self, peer: Peer) -> None:
         if not self.closing and peer.campaign >= 0:  # the admin session closes itself
             self.lost += 1

@@ -150,18 +150,6 @@ async def grow(args: argparse.Namespace, main: Bench, server: ServerProcess | Se
               f"{rss_mb(server.pids):.0f} MB")
 
 
-def client_checks(main: Bench, label: str = "") -> list[str]:
-    """Gaps, lost connections and error replies the clients of ``main`` saw."""
-    failures = []
-    gaps = sum(p.gaps for table in main.peers for p in table)
-    if gaps:
-        failures.append(f"{label}{gaps} gaps in the event sequences the clients received")
-    if main.lost:
-        failures.append(f"{label}{main.lost} connections lost during the run")
-    if main.errors:
-        failures.append(f"{label}error replies: "
-                        + "; ".join(f"{n} x {e}" for e, n in main.errors.items()))
-    return failures
 
 
 async def run(args: argparse.Namespace, server: ServerProcess | Served) -> list[str]:
@@ -204,7 +192,7 @@ async def run(args: argparse.Namespace, server: ServerProcess | Served) -> list[
             if not drained or len(fan) != sent:
                 failures.append(f"{size} clients at {rate}/s: {sent - len(fan)} rolls never "
                                 "reached every client of their table")
-    failures += client_checks(main)
+    failures += main.failures()
     await main.close()
     return failures
 
@@ -263,7 +251,7 @@ async def run_against(args: argparse.Namespace, this: Served, before: Served) ->
         print(f"   RSS with {size:,} clients: this {rss_mb(this.pids):.0f} MB, before "
               f"{rss_mb(before.pids):.0f} MB")
     for name, (main, _) in benches.items():
-        failures += client_checks(main, f"{name}: ")
+        failures += main.failures(f"{name}: ")
         await main.close()
     return failures
 

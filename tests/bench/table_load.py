@@ -390,7 +390,7 @@ async def run_load(args: argparse.Namespace, server: ServerProcess | Served,
     if not drained or len(fan) != sent:
         failures.append(f"paced phase: {sent - len(fan)} commands never reached every client")
 
-    failures += run_checks(bench)
+    failures += bench.failures()
 
     failures += durability(args.postgres or args.db, bench.acked)
     await bench.close()
@@ -417,18 +417,6 @@ def durability(db: str | Path, acked: int, label: str = "") -> list[str]:
     return []
 
 
-def run_checks(bench: Bench, label: str = "") -> list[str]:
-    """The correctness failures one bench's clients saw: gaps, lost connections, errors."""
-    failures = []
-    gaps = sum(p.gaps for table in bench.peers for p in table)
-    if gaps:
-        failures.append(f"{label}{gaps} gaps in the event sequences the clients received")
-    if bench.lost:
-        failures.append(f"{label}{bench.lost} connections lost during the run")
-    if bench.errors:
-        failures.append(f"{label}error replies: "
-                        + "; ".join(f"{n} x {e}" for e, n in bench.errors.items()))
-    return failures
 
 
 Contender = tuple[str, Bench, "ServerProcess | Served"]
@@ -529,7 +517,7 @@ async def compare_revisions(args: argparse.Namespace, this: Served, before: Serv
     failures += durability(args.db, benches[0].acked, " (this)")
     failures += durability(before_db, benches[1].acked, " (before)")
     for bench, label in zip(benches, ("this: ", "before: "), strict=True):
-        failures += run_checks(bench, label)
+        failures += bench.failures(label)
         await bench.close()
     return failures
 
