@@ -121,9 +121,6 @@ class FairState(msgspec.Struct, kw_only=True, gc=False):
     committed_at: str = ""
     rolls: int = 0
     """Nonces used in the current epoch: the next roll's nonce."""
-    private: bool = False
-    """Whether the current epoch holds a private roll (it is then revealed only at the end of
-    its game session)."""
     revealed: int = 0
     """The last epoch whose seed was revealed."""
     client_seeds: dict[str, str] = msgspec.field(default_factory=dict)
@@ -163,6 +160,13 @@ class CampaignState(msgspec.Struct, kw_only=True):
             raise TypeError(f"campaign {self.campaign!r} plays {self.system!r}, "
                             f"whose state is not a {state_type.__module__}.{state_type.__name__}")
         return self.game
+
+    @property
+    def epoch_is_private(self) -> bool:
+        """Whether the current epoch holds a private roll not yet revealed: its seed is then
+        revealed only at the end of its game session (:mod:`server.rules.fairness`)."""
+        epoch = self.fair.epoch
+        return any(subject.epoch == epoch for subject in self.private.values())
 
     def replay_range(self, member: Member) -> tuple[int, int] | None:
         """The events a replay link may read, ``(first, last)``; ``None`` if its session is
@@ -274,7 +278,7 @@ def _dice_rolled(state: CampaignState, rec: Recorded, event: Any) -> None:
 def _seed_committed(state: CampaignState, rec: Recorded, event: Any) -> None:
     fair = state.fair
     fair.epoch, fair.commitment, fair.session = event.epoch, event.commitment, event.session
-    fair.committed_at, fair.rolls, fair.private = rec.at, 0, False
+    fair.committed_at, fair.rolls = rec.at, 0
 
 
 def _seed_revealed(state: CampaignState, rec: Recorded, event: Any) -> None:
@@ -316,8 +320,7 @@ def evolve(state: CampaignState, recorded: Recorded) -> CampaignState:
         stamp = event.fair  # type: ignore[attr-defined]  # every DRAWS type has one
         if stamp is not None and stamp.epoch == state.fair.epoch:
             state.fair.rolls = stamp.nonce + 1
-    if track(state.private, recorded, state.fair.epoch):
-        state.fair.private = True
+    track(state.private, recorded, state.fair.epoch)
     state.head = recorded.seq
     return state
 

@@ -83,29 +83,27 @@ def reference_of(command: Any) -> tuple[str, str] | None:
     return None
 
 
-def track(private: dict[str, PrivateSubject], recorded: Recorded, epoch: int) -> bool:
-    """Fold ``recorded`` into the pending subjects (``epoch``: the state's epoch now);
-    returns whether the event belongs to a pending subject (it is private)."""
+def track(private: dict[str, PrivateSubject], recorded: Recorded, epoch: int) -> None:
+    """Fold ``recorded`` into the pending subjects (``epoch``: the state's epoch now)."""
     event = recorded.event
     if isinstance(event, SeedRevealed):
         for name in [name for name, subject in private.items()
                      if subject.epoch <= event.epoch]:
             del private[name]
-        return False
+        return
     key = subject_key(event, recorded.seq)
     if key is None:
-        return False
+        return
     subject = private.get(key)
     if subject is None:
         visibility: Visibility = getattr(event, "visibility", "public") \
             if type(event) in OPENERS else "public"
         if visibility == "public":
-            return False
+            return
         subject = private[key] = PrivateSubject(visibility=visibility, roller=recorded.actor,
                                                 epoch=epoch)
     subject.seqs.append(recorded.seq)
     subject.epoch = epoch
-    return True
 
 
 def sees(subject: PrivateSubject, member: str | None, role: str) -> bool:

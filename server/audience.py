@@ -17,7 +17,7 @@ exist, :func:`hidden_for` is empty, and frames go out as they always did.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Collection
 
 import msgspec
 
@@ -123,7 +123,7 @@ class PublicTable:
 
 
 def fold_public(log: ServerLog, store: SnapshotStore, campaign: str, upto: int,
-                hidden: Mapping[int, Visibility], every: int) -> Folded:
+                hidden: Collection[int], every: int) -> Folded:
     """The table after ``upto`` folded without the ``hidden`` events (its head is ``upto``
     all the same): from the nearest stored snapshot before the first hidden event. Called in a
     worker thread. The head hash is empty when event ``upto`` itself is hidden."""

@@ -102,7 +102,7 @@ def load_hub_state(log: ServerLog, store: SnapshotStore, campaign: str,
     """
     state, head_hash = fold_from(log, store, campaign, every=every)
     public = fold_public(log, store, campaign, state.head,
-                         dict.fromkeys(pending_seqs(state.private), "gm"), every).state \
+                         set(pending_seqs(state.private)), every).state \
         if state.private else None
     return LoadedCampaign(state, CommandIndex(log, campaign), head_hash, public)
 

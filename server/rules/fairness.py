@@ -167,7 +167,7 @@ def decide(roll: FairRoll | None, state: CampaignState, actor: str, is_gm: bool,
         raise Rejected("forbidden", "only the gm may rotate the seed", "$.type")
     if roll is None:
         raise Rejected("unavailable", "this server rolls no fair dice", "$.type")
-    if state.fair.private and state.in_session:
+    if state.epoch_is_private and state.in_session:
         raise Rejected("rule", "this epoch holds a private roll: its seed is revealed when "
                        "the game session ends, not before", "$.type")
     return []  # finish() rotates
@@ -201,7 +201,7 @@ def finish(roll: FairRoll | None, state: CampaignState, command: Any,
     if isinstance(command, RotateSeed):
         return out + _rotation(state, roll.seeds, state.session if state.in_session else 0)
     rolls = roll.nonce + 1
-    if roll.stream.faces and not state.fair.private and roll.seeds.following is not None \
+    if roll.stream.faces and not state.epoch_is_private and roll.seeds.following is not None \
             and _expired(rolls, state.fair.committed_at, roll.seeds.now):
         return out + _rotation(state, roll.seeds, state.session if state.in_session else 0,
                                rolls)

@@ -109,7 +109,7 @@ def test_pending_subjects_and_who_sees_them() -> None:
     private = table.state.private
     assert len(private["check:hidden"].seqs) == 2
     assert sorted(subject.visibility for subject in private.values()) == ["blind", "gm", "self"]
-    assert table.state.fair.private
+    assert table.state.epoch_is_private
     assert len(hidden_seqs(private, "gm", "gm")) == 0
     assert {v for v in hidden_seqs(private, "han-player", "player").values()} == {"gm", "blind"}
     assert len(hidden_seqs(private, "leia-player", "player")) == 4

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 from server.auth import new_token
 from server.fair_seeds import system_seed
 
@@ -18,7 +16,6 @@ def test_seeds_and_tokens_are_fresh_draws_of_the_documented_size() -> None:
     assert len({new_token() for _ in range(200)}) == 200
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
 def test_a_forked_child_draws_seeds_its_parent_does_not() -> None:
     """A buffered generator must forget its buffer at fork; the OS source has none to forget:
     the child's next seed differs from the parent's."""
