@@ -106,10 +106,14 @@ class Command(
     tag_field="type",
     tag=snake_case,
     forbid_unknown_fields=True,
+    omit_defaults=True,
 ):
     """Something a member asks the table to do. ``id`` makes a retry idempotent.
 
     Unknown fields are refused, at any depth (:mod:`events.strict`): a typo is an error.
+    Fields left at their defaults are not sent (as on ``join``): the frame is smaller, and a
+    command that uses nothing new (a public roll, say) still reaches an older server, which
+    would refuse an unknown ``"visibility": "public"``.
     """
 
     id: CommandId
