@@ -60,13 +60,15 @@ async def test_health_answers_503_while_the_log_cannot_write_and_200_once_it_can
     assert body.startswith("failing: append failed: attempt to write a readonly database")
     for query, accept in (("?format=json", "*/*"), ("", "application/json")):
         status, body, types = await get_health(table.url, query, accept)
-        assert status == 503 and types == ["application/json"]
+        assert status == 503
+        assert types == ["application/json"]
         assert json.loads(body)["status"] == "failing"
         assert [p["part"] for p in json.loads(body)["problems"]] == ["append"]
     writer.execute("PRAGMA query_only=0")
     await until(lambda: table.server.health.ok)
     status, body, _ = await get_health(table.url)
-    assert status == 200 and body.startswith("ok 1 campaigns\nconnections=")
+    assert status == 200
+    assert body.startswith("ok 1 campaigns\nconnections=")
     ack = await gm.call(core.Roll, expression="1d6")
     assert table.server.log.head(campaign) == ack.seqs[-1]
 
@@ -118,7 +120,8 @@ async def test_a_full_log_refuses_commands_undecided_and_reloads_once(table, cap
     assert len([m for m in messages if m.startswith("append failing:")]) == 1
     assert len([m for m in messages if m.startswith("an append failed in")]) == 1
     status, body, _ = await get_health(table.url)
-    assert status == 503 and "database or disk is full" in body
+    assert status == 503
+    assert "database or disk is full" in body
 
 
 async def test_commands_are_refused_while_free_space_is_under_the_reserve(tmp_path) -> None:
@@ -148,9 +151,11 @@ async def test_commands_are_refused_while_free_space_is_under_the_reserve(tmp_pa
             await admin.call(core.CreateCampaign, name="More", system="d12")
         assert refusal.value.code == "unavailable"
         await admin.close()
-        assert server.log is not None and server.log.head(created.campaign) == created.seqs[-1]
+        assert server.log is not None
+        assert server.log.head(created.campaign) == created.seqs[-1]
         status, body, _ = await get_health(server.url)
-        assert status == 503 and body.startswith("failing: disk nearly full: ")
+        assert status == 503
+        assert body.startswith("failing: disk nearly full: ")
         assert "under the reserve" in body
     finally:
         await server.stop()
@@ -179,7 +184,8 @@ async def test_a_failing_checkpoint_logs_one_line_and_shows_in_health(table, cap
     try:
         await until(lambda: committer.checkpoint_failures >= 5)
         status, body, _ = await get_health(table.url)
-        assert status == 503 and body.startswith("failing: checkpoint failed:")
+        assert status == 503
+        assert body.startswith("failing: checkpoint failed:")
     finally:
         _put_log_back(table.db_path, moved)
     await until(lambda: table.server.health.ok)
@@ -313,7 +319,8 @@ def test_first_start_on_a_full_disk_says_it_cannot_write(tmp_path) -> None:
     result = poolhall("serve", "--db", str(tmp_path / "new.db"), "--port", "0",
                       cwd=tmp_path, check=False, file_size=2048)
     assert result.returncode == 1
-    assert "cannot write" in result.stderr and "is its disk full" in result.stderr
+    assert "cannot write" in result.stderr
+    assert "is its disk full" in result.stderr
     assert "not a SQLite database" not in result.stderr
 
 
@@ -324,7 +331,8 @@ def test_an_unwritable_admin_token_file_is_named_at_start(tmp_path) -> None:
     result = poolhall("serve", "--db", str(tmp_path / "tok.db"), "--port", "0",
                       cwd=tmp_path, check=False)
     assert result.returncode == 1
-    assert "the token file" in result.stderr and "tok.db.admin-token" in result.stderr
+    assert "the token file" in result.stderr
+    assert "tok.db.admin-token" in result.stderr
     assert "cannot listen" not in result.stderr
 
 

@@ -103,7 +103,8 @@ async def test_three_servers_one_table_every_client_sees_the_same_log(
     await admin.connect()
     created = await admin.call(core.CreateCampaign, name="Shared", system="d12")
     await admin.close()
-    assert created.campaign and created.token
+    assert created.campaign
+    assert created.token
     campaign, gm_token = created.campaign, created.token
     gm = Client(three[1], gm_token, campaign)  # the campaign reached through another process
     await gm.connect()

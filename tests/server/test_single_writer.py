@@ -44,7 +44,8 @@ async def test_a_first_start_that_fails_leaves_no_admin_token_behind(tmp_path) -
         assert not (tmp_path / "b.db.admin-token").exists()
         retry = Server(tmp_path / "b.db", "127.0.0.1", 0)
         await retry.start()
-        assert retry.admin_token_created and (tmp_path / "b.db.admin-token").exists()
+        assert retry.admin_token_created
+        assert (tmp_path / "b.db.admin-token").exists()
         await retry.stop()
     finally:
         await first.stop()

@@ -36,7 +36,9 @@ def test_skill_pools_kind_and_flags_notation() -> None:
     assert isinstance(soak, sr3.RollPoolTest)
     assert (soak.attribute, soak.kind) == ("body", "damage_resistance")
     rig = sr3.parse_roll("car tn5 +4ctl control rigged", "rig")
-    assert isinstance(rig, sr3.RollPoolTest) and rig.rigged and rig.pools == {"control": 4}
+    assert isinstance(rig, sr3.RollPoolTest)
+    assert rig.rigged
+    assert rig.pools == {"control": 4}
 
 
 def test_other_notations_are_not_ours() -> None:

@@ -191,7 +191,8 @@ def test_character_sheet_shows_each_pool_with_its_formula() -> None:
     by_pool = {line.pool: line for line in sheet.pools}
     assert list(by_pool) == ["combat", "control", "hacking", "spell", "astral_combat", "task",
                              "astral"]
-    assert by_pool["combat"].size == 7 and "Quickness 6" in by_pool["combat"].formula
+    assert by_pool["combat"].size == 7
+    assert "Quickness 6" in by_pool["combat"].formula
     assert by_pool["control"].formula == "no vehicle control rig: no Control Pool"
     assert (sheet.karma.size, sheet.karma.formula) == (4, "human: karma 40 // 10 = 4")
     assert sheet.initiative == "Reaction 5 + 4 + 3d6"

@@ -160,13 +160,15 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
     # what the pages showed is what the server recorded: faces, what each counted, the
     # failed dice that left, the CON dice that joined (3, then 4 once CON was raised)
     rounds = _server_test(served, gm_link, campaign, 1)["rounds"]
-    assert isinstance(rounds, list) and len(rounds) == 3
+    assert isinstance(rounds, list)
+    assert len(rounds) == 3
     assert [r["added"] for r in rounds] == [3, 4, 4]
     items = card_of[watcher].locator(".ph-d12-round")
     shown = _rounds(card_of[watcher])
     for i, (played, (margin, labels)) in enumerate(zip(rounds, shown, strict=True)):
         left = sum(1 for v in played["values"] if v < 0)
-        assert margin == str(played["margin"]) and left == played["removed"]
+        assert margin == str(played["margin"])
+        assert left == played["removed"]
         assert labels == [f"d12 showing {face}, {COUNTED[value]}"
                           + (", left the pool" if value < 0 else "")
                           for face, value in zip(played["faces"], played["values"], strict=True)]
@@ -226,7 +228,8 @@ def test_basic_tests_the_gm_rolls_at_once_or_calls_for_a_player_to_roll(
     expect(rolled.locator("svg.ph-die")).to_have_count(5)
     server = _server_test(served, gm_link, campaign, 1)
     rounds = server["rounds"]
-    assert isinstance(rounds, list) and len(rounds) == 1
+    assert isinstance(rounds, list)
+    assert len(rounds) == 1
     round_one = rounds[0]
     expect(rolled.locator(".ph-d12-outcome")).to_have_text(
         "Succeeded" if round_one["succeeded"] else "Failed")
