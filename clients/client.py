@@ -27,6 +27,7 @@ the state it had, rather than folding new events onto a history the server does 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator, Callable
@@ -244,10 +245,8 @@ class Client:
         sender): a connection lost meanwhile re-sends it once resumed."""
         if self._connection is None:
             return
-        try:
+        with contextlib.suppress(ConnectionClosed):  # re-sent with the same id once it is back
             await self._connection.send(encode(command), text=True)
-        except ConnectionClosed:
-            pass  # re-sent with the same id once the connection is back
 
     async def call(self, command_type: type[Any], **fields: Any) -> Ack:
         """Build a command with a fresh id and :meth:`send` it.

@@ -174,10 +174,8 @@ def outcome_against(game: GameState, opposes: int | None, kind: str, tn: int | N
     other = game.tests[opposes]
     theirs = other.highest if other.successes is None else other.successes
     ours = result.highest if result.successes is None else result.successes
-    if tn is not None and other.successes is None:
-        net = ours  # successes against the TN their open test set
-    else:
-        net = ours - theirs
+    # against their open test: our successes against the TN it set
+    net = ours if tn is not None and other.successes is None else ours - theirs
     missed = kind == "dodge" and other.successes is not None and ours > theirs
     return vocabulary.OpposedOutcome(test=opposes, theirs=theirs, ours=ours, net=net,
                                      missed=missed)

@@ -164,14 +164,14 @@ class ServerProcess:
         if profile_to is not None:
             env[PROFILE_ENV] = str(profile_to)
         self.log_path = log_path
-        self._log = open(log_path, "ab")
         started = time.perf_counter()
-        self.proc = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()),
-             *(["--serve-bare", token] if bare else ["--serve-child", str(db), token])],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, cwd=ROOT, env=env,
-            start_new_session=True,  # a Ctrl-C reaches us; we stop the server ourselves
-        )
+        with open(log_path, "ab") as log:  # the child writes to its own copy of the descriptor
+            self.proc = subprocess.Popen(
+                [sys.executable, str(Path(__file__).resolve()),
+                 *(["--serve-bare", token] if bare else ["--serve-child", str(db), token])],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=ROOT, env=env,
+                start_new_session=True,  # a Ctrl-C reaches us; we stop the server ourselves
+            )
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline().decode().split()
         if not line or line[0] != "READY":
@@ -213,7 +213,6 @@ class ServerProcess:
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
-        self._log.close()
 
     def log_tail(self, lines: int = 30) -> str:
         with contextlib.suppress(OSError):

@@ -98,4 +98,4 @@ def test_the_cli_names_every_visibility_the_protocol_has() -> None:
     from clients.cli_support import VISIBILITIES
     from events.base import Visibility
 
-    assert VISIBILITIES == get_args(Visibility)
+    assert get_args(Visibility) == VISIBILITIES

@@ -143,7 +143,7 @@ async def test_replay_prints_watch_lines_paced_and_as_json(table, capsys) -> Non
     assert "--speed" in err
 
 
-@pytest.mark.parametrize("argv, words", [
+@pytest.mark.parametrize(("argv", "words"), [
     (["replay", "c", "--session", "0"], "numbered from 1"),
     (["report", "c", "--session", "x"], "not a game session"),
 ])

@@ -124,7 +124,7 @@ def _luck_of(log: LogBuilder, player: str) -> float:
     return report(log.events).campaign_figures.players[player].p_value
 
 
-@pytest.mark.parametrize("play, player", [
+@pytest.mark.parametrize(("play", "player"), [
     (narrative_session, "han-player"), (sr3_session, "kat-player"), (d12_session, "ada-player")])
 def test_fair_dice_are_unremarkable_and_one_loaded_face_is_flagged(play, player) -> None:
     """Thousands of rolls with fair dice give p > 0.01; one face twice as likely, p < 0.001."""

@@ -41,7 +41,7 @@ def _enumerated_p(counts: list[int]) -> float:
     return at_least / k**n
 
 
-@pytest.mark.parametrize("counts, by_hand", [
+@pytest.mark.parametrize(("counts", "by_hand"), [
     ([1] + [0] * 11, 1.0),            # d12 rolled once: nothing to learn
     ([4, 0, 0, 0], 4 / 256),          # d4 x4 all one face: 0.016 (the asymptotic said 0.0074)
     ([2] + [0] * 19, 20 / 400),       # one d20 face twice: 0.05 (the asymptotic said 0.006)
@@ -144,7 +144,7 @@ def test_fair_nights_give_a_page_with_no_verdict_19_times_in_20() -> None:
     assert flagged <= 5, flagged
 
 
-@pytest.mark.parametrize("system, die", [
+@pytest.mark.parametrize(("system", "die"), [
     ("narrative", "ability"), ("sr3", "sr3 d6"), ("d12", "d12"), ("free", "free d6")])
 def test_a_die_loaded_on_one_face_is_flagged_by_its_face_test(system: str, die: str) -> None:
     """One face twice as likely, over as many rolls as the power table gives >= 90% power

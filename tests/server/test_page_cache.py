@@ -53,7 +53,7 @@ async def test_a_failed_load_reaches_every_waiter_and_is_not_kept() -> None:
     def broken() -> list[FramePage]:
         raise OSError("disk I/O error")
 
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="disk I/O error"):
         await cache.get(("c", 0, 200), broken)
     assert await cache.get(("c", 0, 200), lambda: ONE) == ONE
 

@@ -48,7 +48,7 @@ def test_other_notations_are_not_ours() -> None:
     assert sr3.parse_roll("hello world", "sam") is None
 
 
-@pytest.mark.parametrize("text, message", [
+@pytest.mark.parametrize(("text", "message"), [
     ("6d6 tn", "tn needs a number"),
     ("6d6 +2 bogus tn4", "no pool 'bogus'"),
     ("6d6 tn4 open", "not both"),

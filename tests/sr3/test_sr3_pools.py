@@ -172,9 +172,8 @@ def test_karma_pool_matches_counting_every_point_of_karma(karma: int, metahuman:
     step, cap, later = (15, 150, 30) if metahuman else (10, 100, 20)
     pool = 0
     for earned in range(1, karma + 1):
-        if earned <= cap and earned % step == 0:
-            pool += 1
-        elif earned > cap and (earned - cap) % later == 0:
+        if ((earned <= cap and earned % step == 0)
+                or (earned > cap and (earned - cap) % later == 0)):
             pool += 1
     assert karma_pool(karma, metahuman)[0] == pool
 

@@ -26,7 +26,7 @@ def create_frame(**stats: object) -> bytes:
                        "stats": base}).encode()
 
 
-@pytest.mark.parametrize("field, value, path", [
+@pytest.mark.parametrize(("field", "value", "path"), [
     ("quickness", 0, "$.stats.quickness"),
     ("body", 31, "$.stats.body"),
     ("essence", 6.5, "$.stats.essence"),
