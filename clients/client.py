@@ -27,6 +27,7 @@ the state it had, rather than folding new events onto a history the server does 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator, Callable
@@ -36,7 +37,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from clients.defaults import DEFAULT_URL, new_command_id
-from clients.event_buffer import EventBuffer
+from clients.event_buffer import EventBuffer, SeqWaiters
 from clients.in_flight import CommandsInFlight
 from clients.printable import printable
 from clients.server_frames import read_server_frame
@@ -88,6 +89,12 @@ def new_retry_key() -> str:
 
 
 _Answer = TypeVar("_Answer", HistoryPage, Snapshot)
+
+
+def _settle(waiting: asyncio.Future[Any] | None, answer: Any) -> None:
+    """Answer who waits on ``waiting``, if anyone still does."""
+    if waiting is not None and not waiting.done():
+        waiting.set_result(answer)
 
 
 class Client:
@@ -147,7 +154,7 @@ class Client:
         self._commands = CommandsInFlight(self._send_now, timeout)
         self._events = EventBuffer(None if keep_all else EVENT_BUFFER)
         self._lost: ConnectionLost | None = None
-        self._waiters: list[tuple[int, asyncio.Future[None]]] = []
+        self._waiters = SeqWaiters()
         self._received = asyncio.Event()
         self._joined: asyncio.Future[Welcome] | None = None
         self._closed = False
@@ -244,10 +251,8 @@ class Client:
         sender): a connection lost meanwhile re-sends it once resumed."""
         if self._connection is None:
             return
-        try:
+        with contextlib.suppress(ConnectionClosed):  # re-sent with the same id once it is back
             await self._connection.send(encode(command), text=True)
-        except ConnectionClosed:
-            pass  # re-sent with the same id once the connection is back
 
     async def call(self, command_type: type[Any], **fields: Any) -> Ack:
         """Build a command with a fresh id and :meth:`send` it.
@@ -275,9 +280,7 @@ class Client:
             return
         if self._lost is not None:
             raise self._lost
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append((seq, future))
-        await asyncio.wait_for(future, timeout or self._timeout)
+        await asyncio.wait_for(self._waiters.wait(seq), timeout or self._timeout)
 
     async def history(self, before: int, limit: int = 100) -> list[Recorded]:
         """The events before ``before`` (the latest ``limit``, at most
@@ -332,50 +335,56 @@ class Client:
         return result
 
     def _dispatch(self, frame: str | bytes) -> None:
+        """One frame from the server: an event is folded, an answer goes to who waits for it."""
         self._received.set()
         message = read_server_frame(frame)
         match message:
             case EventFrame():
                 self._fold(message)
             case Snapshot() if message.id is not None:  # the answer to state_at
-                asked_at = self._state_at.get(message.id)
-                if asked_at is not None and not asked_at.done():
-                    asked_at.set_result(message)
+                _settle(self._state_at.get(message.id), message)
             case Snapshot():
                 self._take_snapshot(message)
             case HistoryPage():
-                waiting = self._history.get(message.id)
-                if waiting is not None and not waiting.done():
-                    waiting.set_result(message)
+                _settle(self._history.get(message.id), message)
             case Ack():
                 self._commands.answer(message)
             case ErrorReply():
-                # A newer server's code, unknown here, is passed on as it came.
-                refusal = CommandRejected(cast(ErrorCode, message.code), message.message,
-                                          message.path, retry_after=message.retry_after)
-                if message.id is None and self._joined is not None and not self._joined.done():
-                    self._joined.set_exception(HistoryDiverged(message.message)
-                                               if message.code == "diverged" else refusal)
-                    return
-                asked = self._history.get(message.id or "") or self._state_at.get(
-                    message.id or "")
-                if asked is not None and not asked.done():
-                    asked.set_exception(refusal)
-                    return
-                if not self._commands.refuse(message.id or "", refusal):
-                    logger.warning("server error: %s", printable(str(refusal)))
+                self._refused(message)
             case Welcome():
-                if self._joined is not None and not self._joined.done():
-                    self._joined.set_result(message)
+                _settle(self._joined, message)
             case View():
-                self.views[message.about] = message.data
-                if self._on_view is not None:
-                    self._on_view(message)
+                self._take_view(message)
             case Revealed():
-                self.revealed.extend(message.events)
-                if self._on_revealed is not None:
-                    self._on_revealed(message.events)
-                self._notify()
+                self._take_revealed(message)
+
+    def _refused(self, message: ErrorReply) -> None:
+        """A refusal of the join, else of a read request, else of a command; of none of them
+        (no longer waited for) it is only logged."""
+        # A newer server's code, unknown here, is passed on as it came.
+        refusal = CommandRejected(cast(ErrorCode, message.code), message.message,
+                                  message.path, retry_after=message.retry_after)
+        if message.id is None and self._joined is not None and not self._joined.done():
+            self._joined.set_exception(HistoryDiverged(message.message)
+                                       if message.code == "diverged" else refusal)
+            return
+        asked = self._history.get(message.id or "") or self._state_at.get(message.id or "")
+        if asked is not None and not asked.done():
+            asked.set_exception(refusal)
+            return
+        if not self._commands.refuse(message.id or "", refusal):
+            logger.warning("server error: %s", printable(str(refusal)))
+
+    def _take_view(self, view: View) -> None:
+        self.views[view.about] = view.data
+        if self._on_view is not None:
+            self._on_view(view)
+
+    def _take_revealed(self, revealed: Revealed) -> None:
+        self.revealed.extend(revealed.events)
+        if self._on_revealed is not None:
+            self._on_revealed(revealed.events)
+        self._waiters.reached(self.head)
 
     def _take_snapshot(self, snapshot: Snapshot) -> None:
         """Set the state from the table as it stands; live events fold onto it from here."""
@@ -384,7 +393,7 @@ class Client:
         self.snapshot = snapshot
         self.state = state_from(snapshot)
         self.last_hash = snapshot.head_hash
-        self._notify()
+        self._waiters.reached(self.head)
 
     def _fold(self, frame: EventFrame) -> None:
         if frame.seq <= self.head:
@@ -395,19 +404,7 @@ class Client:
         evolve(self.state, recorded)
         self.last_hash = frame.hash
         self._events.put(recorded)
-        self._notify()
-
-    def _notify(self) -> None:
-        if not self._waiters:
-            return
-        waiting = []
-        for seq, future in self._waiters:
-            if seq <= self.head:
-                if not future.done():
-                    future.set_result(None)
-            elif not future.done():
-                waiting.append((seq, future))
-        self._waiters = waiting
+        self._waiters.reached(self.head)
 
     async def _read_forever(self) -> None:
         """Read until the end; whatever stops it, waiters learn why (never hang silently)."""
@@ -493,9 +490,6 @@ class Client:
         if self._lost is None:
             self._lost = error
         self._commands.fail(error)
-        for _, waiter in self._waiters:
-            if not waiter.done():
-                waiter.set_exception(error)
-        self._waiters = []
+        self._waiters.fail(error)
         self._events.wake()
         self._received.set()  # wake wait_until, which raises

@@ -1,4 +1,5 @@
-"""The events a client received and its caller has not read yet (``async for`` and ``drain``).
+"""The events a client received and its caller has not read yet (``async for`` and ``drain``),
+and the callers waiting for an event to be folded (``wait_for_seq``).
 
 A client used only for its state (``poolhall state``, a bot reading ``client.state``) never
 reads its events, so the buffer keeps the last so many and drops older ones with one warning:
@@ -15,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 
 from events.base import Recorded
 
-__all__ = ["EventBuffer"]
+__all__ = ["EventBuffer", "SeqWaiters"]
 
 logger = logging.getLogger(__name__)
 
@@ -58,3 +59,36 @@ class EventBuffer:
         drained = list(self._events)
         self._events.clear()
         return drained
+
+
+class SeqWaiters:
+    """The callers of ``wait_for_seq``: each waits until the state has folded its event."""
+
+    def __init__(self) -> None:
+        self._waiting: list[tuple[int, asyncio.Future[None]]] = []
+
+    def wait(self, seq: int) -> asyncio.Future[None]:
+        """A future set once :meth:`reached` passes ``seq``."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append((seq, future))
+        return future
+
+    def reached(self, head: int) -> None:
+        """The state has folded every event up to ``head``: its waiters go on."""
+        if not self._waiting:
+            return
+        waiting = []
+        for seq, future in self._waiting:
+            if seq <= head:
+                if not future.done():
+                    future.set_result(None)
+            elif not future.done():
+                waiting.append((seq, future))
+        self._waiting = waiting
+
+    def fail(self, error: Exception) -> None:
+        """No event will be folded any more: every waiter gets ``error``."""
+        for _, waiter in self._waiting:
+            if not waiter.done():
+                waiter.set_exception(error)
+        self._waiting = []

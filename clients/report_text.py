@@ -13,7 +13,16 @@ from rich.text import Text
 
 from clients.cli_support import styled
 from clients.printable import printable
-from projections.analytics_model import Luck, Report, RollRow, Section, Tally
+from projections.analytics_model import (
+    D12Figures,
+    Luck,
+    NarrativeFigures,
+    Report,
+    RollRow,
+    Section,
+    Sr3Figures,
+    Tally,
+)
 from reports.words import percent, who
 
 __all__ = ["summary"]
@@ -83,70 +92,90 @@ def _roll(report: Report, label: str, row: RollRow | None, p: float | None) -> T
 
 
 def _systems(report: Report, section: Section) -> list[RenderableType]:
+    """Each game system's figures the section has, then the free rolls'."""
     out: list[RenderableType] = []
-    if (n := section.narrative) is not None:
-        t = n.table
-        out.append(Text(f"Narrative: {t.rolls} rolls; " + "; ".join([
-            _tally("checks succeeded", t.succeeded), _tally("net successes", t.successes),
-            _tally("triumphs", t.triumphs, 2), _tally("despairs", t.despairs, 2),
-            _tally("net advantage", t.advantages)])))
-        for ch, v in n.characters.items():
-            out.append(Text(printable(
-                f"  {report.characters.get(ch, ch)}: {v.rolls} rolls; " + "; ".join([
-                    _tally("net successes", v.successes), _tally("triumphs", v.triumphs, 2),
-                    _tally("despairs", v.despairs, 2),
-                    _tally("net advantage", v.advantages)]))))
-        if n.flips_by or n.destiny:
-            flips = ", ".join(f"{who(report, m)} {c}" for m, c in n.flips_by.items())
-            line = f"Destiny: {sum(n.flips_by.values())} flips ({flips or 'none'})"
-            if n.destiny:
-                start, end = n.destiny[0], n.destiny[-1]
-                swing = max(p.light for p in n.destiny) - min(p.light for p in n.destiny)
-                line += (f"; the pool went from {start.light} light / {start.dark} dark to "
-                         f"{end.light} / {end.dark}, light swinging over {swing} points")
-            out.append(Text(printable(line)))
-    if (s := section.sr3) is not None:
-        t3 = s.table
-        line = (f"Shadowrun: {t3.tests} tests; {_tally('successes', t3.successes)}; "
-                f"Rule of One {t3.disasters.actual:.0f} (expected {t3.disasters.expected:.2g}); "
-                f"Karma Pool spent {t3.karma_spent}, "
-                f"{_tally('successes bought', t3.karma_successes)}")
-        if s.longest_chain is not None:
-            c = s.longest_chain
-            line += (f"; longest Rule of Six: {c.sixes} sixes "
-                     f"({'+'.join(map(str, c.faces))}) by {c.character} at #{c.seq}")
-        unused = sum(t.unused for t in s.combat_turns)
-        full = sum(t.full for t in s.combat_turns)
-        if full:
-            turns = len({(t.encounter, t.turn) for t in s.combat_turns})
-            line += (f"; pool dice unused {unused} of {full} over {turns} Combat "
-                     f"Turn{'s' if turns != 1 else ''}")
-        out.append(Text(printable(line)))
-        for ch, v3 in s.characters.items():
-            out.append(Text(printable(
-                f"  {report.characters.get(ch, ch)}: {v3.tests} tests; "
-                f"{_tally('successes', v3.successes)}; Rule of One "
-                f"{v3.disasters.actual:.0f} (expected {v3.disasters.expected:.2g}); Karma Pool "
-                f"spent {v3.karma_spent}")))
-    if (d := section.d12) is not None:
-        t12 = d.table
-        line = (f"d12: {t12.rolls} rolls; {_tally('succeeded', t12.succeeded)}; "
-                f"{_tally('margin', t12.margin)}; {_tally('1s', t12.ones)}; "
-                f"{_tally('12s', t12.twelves)}")
-        if d.extended:
-            lengths = [e.rounds for e in d.extended]
-            line += (f"; {len(lengths)} extended tests, {min(lengths)}-{max(lengths)} rounds "
-                     f"(mean {sum(lengths) / len(lengths):.1f})")
-        out.append(Text(printable(line)))
-        for ch, v12 in d.characters.items():
-            out.append(Text(printable(
-                f"  {report.characters.get(ch, ch)}: {v12.rolls} rolls; "
-                f"{_tally('succeeded', v12.succeeded)}; {_tally('margin', v12.margin)}; "
-                f"{_tally('1s', v12.ones)}; {_tally('12s', v12.twelves)}")))
+    if section.narrative is not None:
+        out += _narrative(report, section.narrative)
+    if section.sr3 is not None:
+        out += _sr3(report, section.sr3)
+    if section.d12 is not None:
+        out += _d12(report, section.d12)
     if (f := section.free) is not None:
         dice = ", ".join(f"d{d.sides} x{d.dice} chi-square {d.chi_square:.1f} "
                          f"(p {d.p_value:.3g})" for d in f.dice)
         out.append(Text(f"Free rolls: {f.rolls}; faces against uniform: {dice}"))
+    return out
+
+
+def _narrative(report: Report, n: NarrativeFigures) -> list[RenderableType]:
+    """The table's and each character's checks, and the destiny pool's flips and swing."""
+    t = n.table
+    out: list[RenderableType] = [Text(f"Narrative: {t.rolls} rolls; " + "; ".join([
+        _tally("checks succeeded", t.succeeded), _tally("net successes", t.successes),
+        _tally("triumphs", t.triumphs, 2), _tally("despairs", t.despairs, 2),
+        _tally("net advantage", t.advantages)]))]
+    for ch, v in n.characters.items():
+        out.append(Text(printable(
+            f"  {report.characters.get(ch, ch)}: {v.rolls} rolls; " + "; ".join([
+                _tally("net successes", v.successes), _tally("triumphs", v.triumphs, 2),
+                _tally("despairs", v.despairs, 2),
+                _tally("net advantage", v.advantages)]))))
+    if n.flips_by or n.destiny:
+        flips = ", ".join(f"{who(report, m)} {c}" for m, c in n.flips_by.items())
+        line = f"Destiny: {sum(n.flips_by.values())} flips ({flips or 'none'})"
+        if n.destiny:
+            start, end = n.destiny[0], n.destiny[-1]
+            swing = max(p.light for p in n.destiny) - min(p.light for p in n.destiny)
+            line += (f"; the pool went from {start.light} light / {start.dark} dark to "
+                     f"{end.light} / {end.dark}, light swinging over {swing} points")
+        out.append(Text(printable(line)))
+    return out
+
+
+def _sr3(report: Report, s: Sr3Figures) -> list[RenderableType]:
+    """The table's tests, its longest Rule of Six chain and unused pool dice, then each
+    character's tests."""
+    t3 = s.table
+    line = (f"Shadowrun: {t3.tests} tests; {_tally('successes', t3.successes)}; "
+            f"Rule of One {t3.disasters.actual:.0f} (expected {t3.disasters.expected:.2g}); "
+            f"Karma Pool spent {t3.karma_spent}, "
+            f"{_tally('successes bought', t3.karma_successes)}")
+    if s.longest_chain is not None:
+        c = s.longest_chain
+        line += (f"; longest Rule of Six: {c.sixes} sixes "
+                 f"({'+'.join(map(str, c.faces))}) by {c.character} at #{c.seq}")
+    unused = sum(t.unused for t in s.combat_turns)
+    full = sum(t.full for t in s.combat_turns)
+    if full:
+        turns = len({(t.encounter, t.turn) for t in s.combat_turns})
+        line += (f"; pool dice unused {unused} of {full} over {turns} Combat "
+                 f"Turn{'s' if turns != 1 else ''}")
+    out: list[RenderableType] = [Text(printable(line))]
+    for ch, v3 in s.characters.items():
+        out.append(Text(printable(
+            f"  {report.characters.get(ch, ch)}: {v3.tests} tests; "
+            f"{_tally('successes', v3.successes)}; Rule of One "
+            f"{v3.disasters.actual:.0f} (expected {v3.disasters.expected:.2g}); Karma Pool "
+            f"spent {v3.karma_spent}")))
+    return out
+
+
+def _d12(report: Report, d: D12Figures) -> list[RenderableType]:
+    """The table's rolls and extended tests, then each character's rolls."""
+    t12 = d.table
+    line = (f"d12: {t12.rolls} rolls; {_tally('succeeded', t12.succeeded)}; "
+            f"{_tally('margin', t12.margin)}; {_tally('1s', t12.ones)}; "
+            f"{_tally('12s', t12.twelves)}")
+    if d.extended:
+        lengths = [e.rounds for e in d.extended]
+        line += (f"; {len(lengths)} extended tests, {min(lengths)}-{max(lengths)} rounds "
+                 f"(mean {sum(lengths) / len(lengths):.1f})")
+    out: list[RenderableType] = [Text(printable(line))]
+    for ch, v12 in d.characters.items():
+        out.append(Text(printable(
+            f"  {report.characters.get(ch, ch)}: {v12.rolls} rolls; "
+            f"{_tally('succeeded', v12.succeeded)}; {_tally('margin', v12.margin)}; "
+            f"{_tally('1s', v12.ones)}; {_tally('12s', v12.twelves)}")))
     return out
 
 

@@ -39,18 +39,7 @@ def _percent(p: float) -> str:
 def _odds(args: argparse.Namespace, common: ModuleType) -> int:
     from rich.table import Table
 
-    from events import sr3
-    from projections.sr3_odds import at_least, rule_of_one, success_distribution
-    from projections.sr3_odds import mean as expected
-
-    if not 0 <= args.dice <= sr3.MAX_TEST_DICE or not 0 <= args.pool <= sr3.MAX_TEST_DICE:
-        raise common.CliError(f"dice and --pool are 0 to {sr3.MAX_TEST_DICE}")
-    if args.dice + args.pool < 1 or args.dice + args.pool > sr3.MAX_TEST_DICE:
-        raise common.CliError(f"a test rolls 1 to {sr3.MAX_TEST_DICE} dice")
-    if args.tn is None and not args.open:
-        raise common.CliError("give --tn N (2 or more) or --open")
-    if args.tn is not None and not 2 <= args.tn <= 100:
-        raise common.CliError("the target number is 2 to 100")
+    _check_odds_args(args, common)
     counts = [args.dice + extra for extra in range(args.pool + 1) if args.dice + extra > 0]
     if args.open:
         return _open_odds(args, common, counts)
@@ -62,25 +51,48 @@ def _odds(args: argparse.Namespace, common: ModuleType) -> int:
     if args.beat is not None:
         table.add_column(f"P(>{args.beat})", justify="right")
     for dice in counts:
-        dist = success_distribution(dice, args.tn)
-        cumulative = at_least(dist)
-        mean = float(expected(dist))
-        row: dict[str, Any] = {"dice": dice, "distribution": [float(p) for p in dist],
-                               "at_least": [float(p) for p in cumulative], "mean": mean,
-                               "rule_of_one": float(rule_of_one(dice))}
-        if args.exact:
-            row["exact"] = [str(p) for p in dist]
-        cells = [str(dice)] + [_percent(float(cumulative[1]))] + [f"{mean:.2f}"] + [
-            _percent(float(cumulative[k])) if k <= dice else "-" for k in (2, 3, 4)] + [
-            f"{float(rule_of_one(dice)):.2e}"]
-        if args.beat is not None:
-            beats = float(cumulative[args.beat + 1]) if args.beat + 1 <= dice else 0.0
-            row["beats"] = beats
-            cells.append(_percent(beats))
+        row, cells = _odds_row(args, dice)
         table.add_row(*cells)
         rows.append(row)
     common.emit(args, {"tn": args.tn, "rows": rows}, table)
     return int(common.EXIT_OK)
+
+
+def _check_odds_args(args: argparse.Namespace, common: ModuleType) -> None:
+    """Refuse dice a test cannot roll, and a test with neither a TN nor ``--open``."""
+    from events import sr3
+
+    if not 0 <= args.dice <= sr3.MAX_TEST_DICE or not 0 <= args.pool <= sr3.MAX_TEST_DICE:
+        raise common.CliError(f"dice and --pool are 0 to {sr3.MAX_TEST_DICE}")
+    if args.dice + args.pool < 1 or args.dice + args.pool > sr3.MAX_TEST_DICE:
+        raise common.CliError(f"a test rolls 1 to {sr3.MAX_TEST_DICE} dice")
+    if args.tn is None and not args.open:
+        raise common.CliError("give --tn N (2 or more) or --open")
+    if args.tn is not None and not 2 <= args.tn <= 100:
+        raise common.CliError("the target number is 2 to 100")
+
+
+def _odds_row(args: argparse.Namespace, dice: int) -> tuple[dict[str, Any], list[str]]:
+    """The odds of ``dice`` dice at the TN: the row ``--json`` prints, and the table's cells."""
+    from projections.sr3_odds import at_least, rule_of_one, success_distribution
+    from projections.sr3_odds import mean as expected
+
+    dist = success_distribution(dice, args.tn)
+    cumulative = at_least(dist)
+    mean = float(expected(dist))
+    row: dict[str, Any] = {"dice": dice, "distribution": [float(p) for p in dist],
+                           "at_least": [float(p) for p in cumulative], "mean": mean,
+                           "rule_of_one": float(rule_of_one(dice))}
+    if args.exact:
+        row["exact"] = [str(p) for p in dist]
+    cells = [str(dice)] + [_percent(float(cumulative[1]))] + [f"{mean:.2f}"] + [
+        _percent(float(cumulative[k])) if k <= dice else "-" for k in (2, 3, 4)] + [
+        f"{float(rule_of_one(dice)):.2e}"]
+    if args.beat is not None:
+        beats = float(cumulative[args.beat + 1]) if args.beat + 1 <= dice else 0.0
+        row["beats"] = beats
+        cells.append(_percent(beats))
+    return row, cells
 
 
 def _open_odds(args: argparse.Namespace, common: ModuleType, counts: list[int]) -> int:

@@ -183,76 +183,95 @@ async def _catch_up(args: argparse.Namespace, follow: bool = False, replay: bool
 
 
 async def watch(args: argparse.Namespace) -> int:
-    state = CampaignState()  # the snapshot's, once joined (show reads it when called)
-    shown_views: dict[str, str] = {}
+    return await _Watch(args).run()
 
-    def show(recorded: Any, quiet: bool = False) -> None:
-        if recorded.seq > state.head:  # the snapshot's own events are folded in it already
-            evolve(state, recorded)
+
+class _Watch:
+    """``poolhall watch``: the log's last lines, then every event as it comes, each view's
+    line when it changes, private rolls revealed, and the connection lost and back.
+
+    The client calls the hooks (:meth:`show_view`, :meth:`revealed`, :meth:`connection`) from
+    its reader, from the join on; until the history is printed (``live``) a view is only
+    kept, to print once the history is out."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.state = CampaignState()  # the snapshot's, once joined (show reads it when called)
+        self.shown_views: dict[str, str] = {}
+        self.live = False
+        self.client: Any = None
+
+    async def run(self) -> int:
+        args = self.args
+        self.client, history = await _catch_up(
+            args, follow=True, replay=not args.last, last=args.last, on_view=self.show_view,
+            on_connection=self.connection, on_revealed=self.revealed)
+        if self.client.snapshot is not None:
+            self.state = state_from(self.client.snapshot)
+        try:
+            shown_from = len(history) - args.last if args.last else 0
+            for index, recorded in enumerate(history):  # fold it all, print the last lines
+                self.show(recorded, quiet=index < shown_from)
+            if not args.json:
+                for line in self.shown_views.values():  # the standing views: the odds now
+                    common.console.print(styled("[dim]view[/dim] [magenta]{}[/magenta]", line))
+                common.console.print(styled("[dim]-- live (Ctrl-C to stop) --[/dim]"))
+            self.live = True
+            async for recorded in self.client:
+                self.show(recorded)
+            raise common.connection_lost(self.client.lost, f"stopped following {args.campaign}")
+        finally:
+            await self.client.close()
+
+    def show(self, recorded: Any, quiet: bool = False) -> None:
+        if recorded.seq > self.state.head:  # the snapshot's own events are folded in it already
+            evolve(self.state, recorded)
         if quiet:
             return
-        if args.json:
-            emit(args, recorded, "")
+        if self.args.json:
+            emit(self.args, recorded, "")
         else:
-            common.console.print(log_line(recorded, state))
+            common.console.print(log_line(recorded, self.state))
 
-    def show_view(view: View) -> None:
+    def _show_received(self) -> None:
+        """Once live, the events received and not shown yet: a view or a reveal follows
+        them."""
+        if self.live:
+            for recorded in self.client.drain():
+                self.show(recorded)
+
+    def show_view(self, view: View) -> None:
         """A view, once its line changes; the events before it first (it follows them)."""
-        if live:
-            for recorded in client.drain():
-                show(recorded)
-        if args.json:
-            if live:
-                emit(args, {"view": view.about, "data": view.data}, "")
+        self._show_received()
+        if self.args.json:
+            if self.live:
+                emit(self.args, {"view": view.about, "data": view.data}, "")
             return
         line = view_line(view.about, view.data)
-        if line is None or shown_views.get(view.about) == line:
+        if line is None or self.shown_views.get(view.about) == line:
             return
-        shown_views[view.about] = line
-        if live:
+        self.shown_views[view.about] = line
+        if self.live:
             common.console.print(styled("[dim]view[/dim] [magenta]{}[/magenta]", line))
 
-    def revealed(frames: list[Any]) -> None:
+    def revealed(self, frames: list[Any]) -> None:
         """Private rolls this watch printed sealed, whole now that the session ended; the
         events before them first (they follow the reveal)."""
-        if live:
-            for recorded in client.drain():
-                show(recorded)
+        self._show_received()
         for frame in frames:
             recorded = frame.recorded()
-            emit(args, {"revealed": to_plain(recorded)},
+            emit(self.args, {"revealed": to_plain(recorded)},
                  lines(styled("[dim]revealed at the session's end:[/dim]"),
-                       log_line(recorded, state)))
+                       log_line(recorded, self.state)))
 
-    def connection(up: bool, head: int) -> None:
+    def connection(self, up: bool, head: int) -> None:
         if up:
-            emit(args, {"connection": "back", "head": head},
+            emit(self.args, {"connection": "back", "head": head},
                  styled("[green]back[/green] (resumed at event {})", head))
         else:
-            emit(args, {"connection": "reconnecting", "head": head},
+            emit(self.args, {"connection": "reconnecting", "head": head},
                  styled("[yellow]reconnecting…[/yellow] (the server is not answering; "
                         "have event {})", head))
-
-    live = False
-    client, history = await _catch_up(args, follow=True, replay=not args.last, last=args.last,
-                                      on_view=show_view, on_connection=connection,
-                                      on_revealed=revealed)
-    if client.snapshot is not None:
-        state = state_from(client.snapshot)
-    try:
-        shown_from = len(history) - args.last if args.last else 0
-        for index, recorded in enumerate(history):  # fold it all, print the last lines
-            show(recorded, quiet=index < shown_from)
-        if not args.json:
-            for line in shown_views.values():  # the standing views: the odds now
-                common.console.print(styled("[dim]view[/dim] [magenta]{}[/magenta]", line))
-            common.console.print(styled("[dim]-- live (Ctrl-C to stop) --[/dim]"))
-        live = True
-        async for recorded in client:
-            show(recorded)
-        raise common.connection_lost(client.lost, f"stopped following {args.campaign}")
-    finally:
-        await client.close()
 
 
 async def state(args: argparse.Namespace) -> int:

@@ -85,59 +85,92 @@ def parse_dice(text: str) -> DiceExpression:
     """Parse ``XdN`` notation, raising :class:`NotationError` that says where and why."""
     if len(text) > MAX_EXPRESSION_LENGTH:
         raise NotationError(f"expression longer than {MAX_EXPRESSION_LENGTH} characters")
-    terms: list[DiceTerm] = []
-    constant = 0
-    sign = 1
-    expect_term = True
-    position = 0
     stripped = text.rstrip()
     if not stripped.strip():
         raise NotationError("empty dice expression", 0)
+    reading = _Reading()
+    position = 0
     while position < len(stripped):
-        match = _TOKEN.match(stripped, position)
-        if match is None:
-            rest = stripped[position:].strip()[:10]
-            if re.match(r"d(?![0-9])", rest, re.IGNORECASE):  # "3d": the sides are missing
-                raise NotationError(f"a die needs its number of sides after 'd', as in "
-                                    f"{stripped[:position]}d6", position)
-            raise NotationError(f"unexpected {rest!r}", position)
+        match = _next_token(stripped, position)
         if match.group("op"):
-            if expect_term:
-                raise NotationError(f"expected a term before {match.group('op')!r}", position)
-            sign = 1 if match.group("op") == "+" else -1
-            expect_term = True
+            reading.operator(match.group("op"), position)
         else:
-            if not expect_term:
-                raise NotationError("expected '+' or '-' between terms", position)
-            if match.group("dice"):
-                count = int(match.group("count") or "1")
-                sides = int(match.group("sides"))
-                faults = []  # every fault of the term at once: "1000000d1000000" has two
-                if count < 1:
-                    faults.append("a term needs at least one die")
-                elif count > MAX_DICE:
-                    faults.append(f"{count} dice is too many: at most {MAX_DICE} in one roll")
-                if sides not in SIDES:
-                    allowed = " ".join(f"d{s}" for s in SIDES)
-                    faults.append(f"d{sides} is not a die here; use {allowed}")
-                if faults:
-                    raise NotationError("; ".join(faults), position)
-                terms.append(DiceTerm(count=min(count, MAX_DICE + 1), sides=sides, sign=sign))
-                if sum(t.count for t in terms) > MAX_DICE:
-                    raise NotationError(f"at most {MAX_DICE} dice in one roll", position)
-            else:
-                constant += sign * int(match.group("num"))  # short: the expression is bounded
-                if abs(constant) > MAX_CONSTANT:
-                    raise NotationError(f"constant beyond ±{MAX_CONSTANT}", position)
-            if len(terms) > MAX_TERMS:
-                raise NotationError(f"at most {MAX_TERMS} dice terms", position)
-            expect_term = False
+            reading.term(match, position)
         position = match.end()
-    if expect_term:
-        raise NotationError("expression ends with an operator", position)
-    if not terms:
-        raise NotationError("no dice in the expression", 0)
-    return DiceExpression(terms=tuple(terms), constant=constant)
+    return reading.expression(position)
+
+
+def _next_token(stripped: str, position: int) -> re.Match[str]:
+    """The token at ``position``; what is not one is refused, a lone ``d`` by name (``3d``
+    lacks its sides, the commonest slip)."""
+    match = _TOKEN.match(stripped, position)
+    if match is not None:
+        return match
+    rest = stripped[position:].strip()[:10]
+    if re.match(r"d(?![0-9])", rest, re.IGNORECASE):  # "3d": the sides are missing
+        raise NotationError(f"a die needs its number of sides after 'd', as in "
+                            f"{stripped[:position]}d6", position)
+    raise NotationError(f"unexpected {rest!r}", position)
+
+
+class _Reading:
+    """An expression read so far, token by token: its terms and constant, the sign the next
+    term takes, and whether a term or an operator comes next."""
+
+    def __init__(self) -> None:
+        self.terms: list[DiceTerm] = []
+        self.constant = 0
+        self.sign = 1
+        self.expect_term = True
+
+    def operator(self, op: str, position: int) -> None:
+        """A ``+`` or ``-``: it sets the sign of the term that must follow."""
+        if self.expect_term:
+            raise NotationError(f"expected a term before {op!r}", position)
+        self.sign = 1 if op == "+" else -1
+        self.expect_term = True
+
+    def term(self, match: re.Match[str], position: int) -> None:
+        """A dice term or a number, checked against the limits on the whole expression."""
+        if not self.expect_term:
+            raise NotationError("expected '+' or '-' between terms", position)
+        if match.group("dice"):
+            self.terms.append(_dice_term(match, self.sign, position))
+            if sum(t.count for t in self.terms) > MAX_DICE:
+                raise NotationError(f"at most {MAX_DICE} dice in one roll", position)
+        else:
+            self.constant += self.sign * int(match.group("num"))  # short: the text is bounded
+            if abs(self.constant) > MAX_CONSTANT:
+                raise NotationError(f"constant beyond ±{MAX_CONSTANT}", position)
+        if len(self.terms) > MAX_TERMS:
+            raise NotationError(f"at most {MAX_TERMS} dice terms", position)
+        self.expect_term = False
+
+    def expression(self, position: int) -> DiceExpression:
+        """The expression read, once the text ends at ``position``."""
+        if self.expect_term:
+            raise NotationError("expression ends with an operator", position)
+        if not self.terms:
+            raise NotationError("no dice in the expression", 0)
+        return DiceExpression(terms=tuple(self.terms), constant=self.constant)
+
+
+def _dice_term(match: re.Match[str], sign: int, position: int) -> DiceTerm:
+    """One ``XdN`` term, with every fault it has named at once (``1000000d1000000`` has
+    two), so that a player fixes the term in one go."""
+    count = int(match.group("count") or "1")
+    sides = int(match.group("sides"))
+    faults = []
+    if count < 1:
+        faults.append("a term needs at least one die")
+    elif count > MAX_DICE:
+        faults.append(f"{count} dice is too many: at most {MAX_DICE} in one roll")
+    if sides not in SIDES:
+        allowed = " ".join(f"d{s}" for s in SIDES)
+        faults.append(f"d{sides} is not a die here; use {allowed}")
+    if faults:
+        raise NotationError("; ".join(faults), position)
+    return DiceTerm(count=min(count, MAX_DICE + 1), sides=sides, sign=sign)
 
 
 def total_of(rolled: tuple[RolledTerm, ...], constant: int) -> int:

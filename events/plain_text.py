@@ -92,25 +92,44 @@ def _find(value: Any) -> tuple[list[str], str] | None:
             return [], found.group()
         return ([], value) if value and not visible(value) else None
     if isinstance(value, msgspec.Struct):
-        for field, name in zip(value.__struct_fields__, value.__struct_encode_fields__,
-                               strict=True):
-            hit = _find(getattr(value, field))
-            if hit:
-                hit[0].append(f".{name}")
-                return hit
-    elif isinstance(value, _SEQUENCES):
-        for index, item in enumerate(value):
-            hit = _find(item)
-            if hit:
-                hit[0].append(f"[{index}]")
-                return hit
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            hit = _find(key) or _find(item)
-            if hit:
-                hit[0].append(f".{key}" if isinstance(key, str) and _NAME.match(key)
-                              else f"[{msgspec.json.encode(key).decode()}]")
-                return hit
+        return _find_in_struct(value)
+    if isinstance(value, _SEQUENCES):
+        return _find_in_sequence(value)
+    if isinstance(value, dict):
+        return _find_in_map(value)
+    return None
+
+
+def _find_in_struct(value: msgspec.Struct) -> tuple[list[str], str] | None:
+    """:func:`_find` in a Struct's fields, named as they are encoded (``.name``)."""
+    for field, name in zip(value.__struct_fields__, value.__struct_encode_fields__,
+                           strict=True):
+        hit = _find(getattr(value, field))
+        if hit:
+            hit[0].append(f".{name}")
+            return hit
+    return None
+
+
+def _find_in_sequence(value: tuple[Any, ...] | list[Any]) -> tuple[list[str], str] | None:
+    """:func:`_find` in the items of a tuple or list (``[index]``)."""
+    for index, item in enumerate(value):
+        hit = _find(item)
+        if hit:
+            hit[0].append(f"[{index}]")
+            return hit
+    return None
+
+
+def _find_in_map(value: dict[Any, Any]) -> tuple[list[str], str] | None:
+    """:func:`_find` in a map's keys and values: ``.key`` for a key that reads as a name,
+    else the key as JSON in brackets."""
+    for key, item in value.items():
+        hit = _find(key) or _find(item)
+        if hit:
+            hit[0].append(f".{key}" if isinstance(key, str) and _NAME.match(key)
+                          else f"[{msgspec.json.encode(key).decode()}]")
+            return hit
     return None
 
 

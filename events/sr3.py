@@ -25,6 +25,7 @@ Combat Pool dice, ``"0d6 tn4 +5cp dodge vs 3"`` a Dodge against test 3. Flags: `
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Annotated
 
 import msgspec
@@ -306,58 +307,80 @@ def parse_roll(text: str, character: str | None = None) -> Command | None:
     words = _TOKEN.findall(text.strip().lower())
     if len(words) < 2 or len(text) > 200:
         return None
-    first = words[0]
-    fields: dict[str, object] = {}
-    if match := _BASE.match(first):
-        fields["dice"] = int(match.group(1))
-    elif first in ATTRIBUTES:
-        fields["attribute"] = first
-    elif re.fullmatch(r"[a-z][a-z0-9_-]{0,39}", first) and (_TN.match(words[1])
-                                                           or words[1] == "open"):
-        fields["skill"] = first
-    else:
+    fields = _first_word(words[0], words[1])
+    if fields is None:
         return None
     if character is None:
         raise NotationError("say whose test it is (--character)", 0)
-    rest = iter(words[1:])
     pools: dict[str, int] = {}
+    rest = iter(words[1:])
     for word in rest:
-        if match := _TN.match(word):
-            number = match.group(1) or next(rest, "")
-            if not number.isdigit():
-                raise NotationError("tn needs a number: tn5", text.find("tn"))
-            fields["tn"] = int(number)
-        elif word == "open":
-            fields["open"] = True
-        elif match := _DRAW.match(word):
-            count, name = int(match.group(1)), match.group(2)
-            if name == "karma":
-                fields["karma_dice"] = count
-            elif name in _POOL_WORDS:
-                pools[_POOL_WORDS[name]] = pools.get(_POOL_WORDS[name], 0) + count
-            else:
-                raise NotationError(f"no pool {name!r}; use cp ctl hp sp acp tp ap or karma",
-                                    text.find(name))
-        elif word == "vs":
-            number = next(rest, "").lstrip("#")
-            if not number.isdigit():
-                raise NotationError("vs needs a test number: vs 3", text.find("vs"))
-            fields["opposes"] = int(number)
-        elif word in TEST_KINDS:
-            fields["kind"] = word
-        elif word in _FLAGS:
-            fields[word] = True
-        else:
-            raise NotationError(f"unexpected {word!r}", max(text.lower().find(word), 0))
-    if "tn" not in fields and not fields.get("open"):
-        raise NotationError("give a target number (tn5) or say open", len(text))
-    if "tn" in fields and fields.get("open"):
-        raise NotationError("a test has a target number or is open, not both", len(text))
+        _read_word(word, rest, text, fields, pools)
+    _check_target(fields, text)
     try:
         return msgspec.convert({"id": PARSED_COMMAND_ID, "character": character, "pools": pools,
                                 **fields}, RollPoolTest)
     except msgspec.ValidationError as error:
         raise NotationError(str(error), 0) from None
+
+
+def _first_word(first: str, second: str) -> dict[str, object] | None:
+    """What is rolled: ``6d6`` dice, an attribute, or a skill (a skill only when a target
+    number or ``open`` follows it, so that other text is not taken for this notation).
+    None when the text does not start like a test."""
+    if match := _BASE.match(first):
+        return {"dice": int(match.group(1))}
+    if first in ATTRIBUTES:
+        return {"attribute": first}
+    if re.fullmatch(r"[a-z][a-z0-9_-]{0,39}", first) and (_TN.match(second) or second == "open"):
+        return {"skill": first}
+    return None
+
+
+def _read_word(word: str, rest: Iterator[str], text: str, fields: dict[str, object],
+               pools: dict[str, int]) -> None:
+    """One word after the first, into ``fields`` (or ``pools``); ``tn`` and ``vs`` may take
+    their number from the word after them in ``rest``."""
+    if match := _TN.match(word):
+        number = match.group(1) or next(rest, "")
+        if not number.isdigit():
+            raise NotationError("tn needs a number: tn5", text.find("tn"))
+        fields["tn"] = int(number)
+    elif word == "open":
+        fields["open"] = True
+    elif match := _DRAW.match(word):
+        _read_draw(int(match.group(1)), match.group(2), text, fields, pools)
+    elif word == "vs":
+        number = next(rest, "").lstrip("#")
+        if not number.isdigit():
+            raise NotationError("vs needs a test number: vs 3", text.find("vs"))
+        fields["opposes"] = int(number)
+    elif word in TEST_KINDS:
+        fields["kind"] = word
+    elif word in _FLAGS:
+        fields[word] = True
+    else:
+        raise NotationError(f"unexpected {word!r}", max(text.lower().find(word), 0))
+
+
+def _read_draw(count: int, name: str, text: str, fields: dict[str, object],
+               pools: dict[str, int]) -> None:
+    """``+3cp``: dice drawn from a pool (a pool named twice adds up), or ``+2karma``."""
+    if name == "karma":
+        fields["karma_dice"] = count
+    elif name in _POOL_WORDS:
+        pools[_POOL_WORDS[name]] = pools.get(_POOL_WORDS[name], 0) + count
+    else:
+        raise NotationError(f"no pool {name!r}; use cp ctl hp sp acp tp ap or karma",
+                            text.find(name))
+
+
+def _check_target(fields: dict[str, object], text: str) -> None:
+    """A test has a target number or is open: exactly one of the two."""
+    if "tn" not in fields and not fields.get("open"):
+        raise NotationError("give a target number (tn5) or say open", len(text))
+    if "tn" in fields and fields.get("open"):
+        raise NotationError("a test has a target number or is open, not both", len(text))
 
 
 # ---- views: what the server shows the table (derived, never stored) -------------------------

@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from events import d12
-from events.base import Recorded
+from events.base import Event, Recorded
 from projections.contract import Projection, TableView
 
 __all__ = [
@@ -245,6 +245,17 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
     test = state.tests.get(getattr(event, "test", 0))
     if test is None:
         return state
+    _fold(test, event)
+    test.story.append(event_line(event))
+    _keep_last(test.story, STORY_KEPT)
+    if not test.open:
+        _drop_old_ended(state)
+    return state
+
+
+def _fold(test: TestState, event: Event) -> None:
+    """What one event of a test changes in it (besides its story line, which every event
+    adds)."""
     match event:
         case d12.DifficultyThresholdSet():
             test.threshold = event.threshold
@@ -267,11 +278,6 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
             test.ended = event.why
             test.end_reason = event.reason
             test.pool = event.pool
-    test.story.append(event_line(event))
-    _keep_last(test.story, STORY_KEPT)
-    if not test.open:
-        _drop_old_ended(state)
-    return state
 
 
 def describe(recorded: Recorded, campaign: TableView) -> str:

@@ -7,7 +7,7 @@ Core events are described here; a game system's events by its projection module'
 from __future__ import annotations
 
 from events import core
-from events.base import Recorded
+from events.base import Event, Recorded
 from events.fair import ClientSeedSet, SeedCommitted, SeedRevealed
 from projections.campaign import CampaignState
 from projections.systems import projection
@@ -39,6 +39,17 @@ _SEALED = {
 def describe(recorded: Recorded, campaign: CampaignState) -> str:
     """What happened, in words, as the table would say it."""
     event = recorded.event
+    for words in (_table_words, _play_words, _fairness_words):
+        said = words(event)
+        if said is not None:
+            return said
+    if campaign.system:
+        return str(projection(campaign.system).describe(recorded, campaign))
+    return type(event).__name__
+
+
+def _table_words(event: Event) -> str | None:
+    """Who sits at the table and who they play: the campaign, its members, its characters."""
     match event:
         case core.CampaignCreated():
             return f"opened campaign {event.name!r} ({event.system})"
@@ -51,6 +62,19 @@ def describe(recorded: Recorded, campaign: CampaignState) -> str:
             return f"created character {event.name} ({event.character})"
         case core.CharacterUpdated():
             return f"updated character {event.character}"
+        case core.CharacterImported():
+            where = f" from {event.from_campaign}" if event.from_campaign else ""
+            return f"imported character {event.character}{where}"
+        case core.ConditionChanged():
+            why = f" ({event.reason})" if event.reason else ""
+            return (f"{event.character}'s {event.condition.replace('_', ' ')}: {event.was} ->"
+                    f" {event.value}{why}")
+    return None
+
+
+def _play_words(event: Event) -> str | None:
+    """The play itself: game sessions, the free rolls, a replay shared."""
+    match event:
         case core.GameSessionStarted():
             title = f": {event.title}" if event.title else ""
             return f"started game session {event.session}{title}"
@@ -60,16 +84,15 @@ def describe(recorded: Recorded, campaign: CampaignState) -> str:
             return _roll_text(event)
         case core.PrivateRoll():
             return _SEALED.get(event.visibility, "rolled in private")
-        case core.ConditionChanged():
-            why = f" ({event.reason})" if event.reason else ""
-            return (f"{event.character}'s {event.condition.replace('_', ' ')}: {event.was} ->"
-                    f" {event.value}{why}")
-        case core.CharacterImported():
-            where = f" from {event.from_campaign}" if event.from_campaign else ""
-            return f"imported character {event.character}{where}"
         case core.ReplayShared():
             what = f"game session {event.session}" if event.session else f"up to #{event.last}"
             return f"shared a replay of {what} ({event.name})"
+    return None
+
+
+def _fairness_words(event: Event) -> str | None:
+    """The seeds that let the table check the dice (:mod:`events.fair`)."""
+    match event:
         case SeedCommitted():
             return (f"committed to the seed of epoch {event.epoch} "
                     f"(SHA-256 {event.commitment[:16]}...)")
@@ -77,6 +100,4 @@ def describe(recorded: Recorded, campaign: CampaignState) -> str:
             return f"revealed the seed of epoch {event.epoch} ({event.rolls} rolls to check)"
         case ClientSeedSet():
             return f"{event.member} set their seed"
-    if campaign.system:
-        return str(projection(campaign.system).describe(recorded, campaign))
-    return type(event).__name__
+    return None

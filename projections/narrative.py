@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from events import narrative as n
-from events.base import Recorded
+from events.base import Event, Recorded
 from projections.contract import Projection, TableView
 from projections.narrative_dice import cancel_text
 from projections.narrative_encounter import (
@@ -234,48 +234,71 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
     check = state.checks.get(getattr(event, "check", None) or "")
     match event:
         case n.CheckOpened():
-            state.checks[event.check] = CheckState(
-                check=event.check, character=event.character, skill=event.skill,
-                characteristic=event.characteristic,
-                characteristic_value=event.characteristic_value, rank=event.rank,
-                ability=event.ability, proficiency=event.proficiency,
-                opened_seq=recorded.seq, opened_by=recorded.actor, target=event.target,
-                reason=event.reason)
-            if event.visibility == "public":  # a GM's secret check leaves no trace in the
-                # numbering of the character's checks the table sees (projections.privacy)
-                state.opened[event.character] = state.opened.get(event.character, 0) + 1
-            lines = state.history.setdefault(event.character, [])
-            lines.append(CheckRecord(check=event.check, seq=recorded.seq, skill=event.skill,
-                                     status="open"))
-            _keep_last(lines)
-        case n.DifficultySet() if check is not None:
+            _check_opened(state, recorded, event)
+        case n.DestinyPoolRolled() | n.DestinyPoolSet() | n.DestinyFlipped():
+            _evolve_destiny(state, recorded, event, check)
+        case n.ForceDiceRolled() | n.PoolRolled():
+            _free_roll(state, recorded, event)
+        case _ if type(event) in ENCOUNTER_TYPES:
+            evolve_encounter(state, recorded, check)
+        case _ if check is not None:
+            _evolve_check(state, recorded, event, check)
+    return state
+
+
+def _check_opened(state: GameState, recorded: Recorded, event: n.CheckOpened) -> None:
+    """A new check, and its line in its character's history."""
+    state.checks[event.check] = CheckState(
+        check=event.check, character=event.character, skill=event.skill,
+        characteristic=event.characteristic,
+        characteristic_value=event.characteristic_value, rank=event.rank,
+        ability=event.ability, proficiency=event.proficiency,
+        opened_seq=recorded.seq, opened_by=recorded.actor, target=event.target,
+        reason=event.reason)
+    if event.visibility == "public":  # a GM's secret check leaves no trace in the
+        # numbering of the character's checks the table sees (projections.privacy)
+        state.opened[event.character] = state.opened.get(event.character, 0) + 1
+    lines = state.history.setdefault(event.character, [])
+    lines.append(CheckRecord(check=event.check, seq=recorded.seq, skill=event.skill,
+                             status="open"))
+    _keep_last(lines)
+
+
+def _evolve_check(state: GameState, recorded: Recorded, event: Event,
+                  check: CheckState) -> None:
+    """An event of a check there is: its difficulty, its dice changed, its roll or its end."""
+    match event:
+        case n.DifficultySet():
             check.difficulty = Difficulty(
                 level=event.level, difficulty=event.difficulty, challenge=event.challenge,
                 opponent=event.opponent, opponent_skill=event.opponent_skill,
                 opponent_characteristic=event.opponent_characteristic,
                 opponent_value=event.opponent_value, opponent_rank=event.opponent_rank,
                 reason=event.reason)
-        case n.DiceAdded() | n.DiceUpgraded() | n.DiceDowngraded() | n.DiceRemoved() \
-                if check is not None:
+        case n.DiceAdded() | n.DiceUpgraded() | n.DiceDowngraded() | n.DiceRemoved():
             check.modifications.append(_modification(_MODIFICATIONS[type(event)], recorded,
                                                      event))
-        case n.CheckRolled() if check is not None:
+        case n.CheckRolled():
             check.status, check.rolled_seq = "rolled", recorded.seq
             check.pool, check.dice, check.result = event.pool, event.dice, event.result
             check.left = unspent(event.result)
             _record(state, check)
             _drop_old_closed(state)
-        case n.CheckCancelled() if check is not None:
+        case n.CheckCancelled():
             check.status = "cancelled"
             _record(state, check)
             _drop_old_closed(state)
+
+
+def _evolve_destiny(state: GameState, recorded: Recorded,
+                    event: n.DestinyPoolRolled | n.DestinyPoolSet | n.DestinyFlipped,
+                    check: CheckState | None) -> None:
+    """The destiny pool rolled, set, or a point of it spent (on a check, if it names one)."""
+    state.destiny.light, state.destiny.dark = event.light, event.dark
+    match event:
         case n.DestinyPoolRolled():
-            state.destiny.light, state.destiny.dark = event.light, event.dark
             state.destiny.rolled = event.dice
-        case n.DestinyPoolSet():
-            state.destiny.light, state.destiny.dark = event.light, event.dark
         case n.DestinyFlipped():
-            state.destiny.light, state.destiny.dark = event.light, event.dark
             state.destiny.spent.append(DestinySpend(
                 seq=recorded.seq, actor=recorded.actor, side=event.side, effect=event.effect,
                 check=event.check, reason=event.reason))
@@ -284,21 +307,23 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
                 check.destiny.append(event.side)
                 if event.effect == "attempt_impossible":
                     check.impossible_allowed = True
-        case n.ForceDiceRolled():
-            state.rolls.append(FreeRoll(
-                seq=recorded.seq, actor=recorded.actor, character=event.character,
-                pool=n.Pool(force=len(event.dice)).notation(), dice=event.dice,
-                light=event.light, dark=event.dark, reason=event.reason))
-            _keep_last(state.rolls)
-        case n.PoolRolled():
-            state.rolls.append(FreeRoll(
-                seq=recorded.seq, actor=recorded.actor, character=event.character,
-                pool=event.pool.notation(), dice=event.dice, result=event.result,
-                light=event.result.light, dark=event.result.dark, reason=event.reason))
-            _keep_last(state.rolls)
-        case _ if type(event) in ENCOUNTER_TYPES:
-            evolve_encounter(state, recorded, check)
-    return state
+
+
+def _free_roll(state: GameState, recorded: Recorded,
+               event: n.ForceDiceRolled | n.PoolRolled) -> None:
+    """A roll outside any check: a free pool, or a Force power's dice."""
+    if isinstance(event, n.ForceDiceRolled):
+        roll = FreeRoll(
+            seq=recorded.seq, actor=recorded.actor, character=event.character,
+            pool=n.Pool(force=len(event.dice)).notation(), dice=event.dice,
+            light=event.light, dark=event.dark, reason=event.reason)
+    else:
+        roll = FreeRoll(
+            seq=recorded.seq, actor=recorded.actor, character=event.character,
+            pool=event.pool.notation(), dice=event.dice, result=event.result,
+            light=event.result.light, dark=event.result.dark, reason=event.reason)
+    state.rolls.append(roll)
+    _keep_last(state.rolls)
 
 
 # ---- the table a snapshot shows ---------------------------------------------------------
@@ -369,6 +394,13 @@ def _why(reason: str) -> str:
 def describe(recorded: Recorded, campaign: TableView) -> str:
     """One line for people."""
     event = recorded.event
+    if type(event) in ENCOUNTER_TYPES:
+        return describe_encounter(event)
+    return _check_words(event) or _destiny_and_roll_words(event) or type(event).__name__
+
+
+def _check_words(event: Event) -> str | None:
+    """A check opened, its difficulty set, its dice changed, and its roll or its end."""
     match event:
         case n.CheckOpened():
             pool = n.Pool(ability=event.ability, proficiency=event.proficiency).notation()
@@ -395,6 +427,12 @@ def describe(recorded: Recorded, campaign: TableView) -> str:
                     f"{dice_text(event.dice)} = {cancel_text(event.result)}: {verdict}")
         case n.CheckCancelled():
             return f"cancelled check {event.check}{_why(event.reason)}"
+    return None
+
+
+def _destiny_and_roll_words(event: Event) -> str | None:
+    """The destiny pool rolled, set or spent, and the rolls outside any check."""
+    match event:
         case n.DestinyPoolRolled():
             dice = ", ".join(f"{d.member} {''.join(_SHORT[s] for s in d.symbols)}"
                              for d in event.dice)
@@ -413,9 +451,7 @@ def describe(recorded: Recorded, campaign: TableView) -> str:
             who = f" for {event.character}" if event.character else ""
             return (f"rolled {event.pool.notation()}{who}{_why(event.reason)}: "
                     f"{dice_text(event.dice)} = {cancel_text(event.result)}")
-        case _ if type(event) in ENCOUNTER_TYPES:
-            return describe_encounter(event)
-    return type(event).__name__
+    return None
 
 
 PROJECTION: Projection[GameState] = Projection(

@@ -192,29 +192,6 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
         case vocabulary.CombatEncounterStarted():
             state.combat = Combat(participants=list(e.participants))
             state.combats += 1
-        case vocabulary.CombatTurnStarted() if state.combat is not None:
-            combat = state.combat
-            combat.turn, combat.pass_number, combat.turn_running = e.turn, 1, True
-            for character, sizes in e.pools.items():
-                combatant = combat.combatants.setdefault(character, Combatant(character=character))
-                combatant.pools_full = dict(sizes.items())
-                combatant.pools_left = dict(sizes.items())
-        case vocabulary.InitiativeScoresRolled() if state.combat is not None:
-            for roll in e.rolls:
-                combatant = state.combat.combatants.setdefault(
-                    roll.character, Combatant(character=roll.character))
-                combatant.score = combatant.initiative = roll.score
-                combatant.faces, combatant.reaction = roll.faces, roll.reaction
-            state.combat.order = list(e.order)
-        case vocabulary.CombatPassAdvanced() if state.combat is not None:
-            state.combat.pass_number = e.pass_number
-            for character, score in e.scores.items():
-                if character in state.combat.combatants:
-                    state.combat.combatants[character].score = score
-            state.combat.order = list(e.order)
-        case vocabulary.CombatTurnEnded() if state.combat is not None:
-            state.combat.turn_running = False
-            state.combat.order = []
         case vocabulary.CombatEncounterEnded():
             state.combat = None
         case vocabulary.PoolTestDeclared():
@@ -226,7 +203,36 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
         case vocabulary.SceneEnded():
             state.karma_spent = {}
             state.scene += 1
+        case _ if state.combat is not None:
+            _evolve_combat(state.combat, e)
     return state
+
+
+def _evolve_combat(combat: Combat, e: Any) -> None:
+    """Fold an event of the combat running: its turns, initiative and passes."""
+    match e:
+        case vocabulary.CombatTurnStarted():
+            combat.turn, combat.pass_number, combat.turn_running = e.turn, 1, True
+            for character, sizes in e.pools.items():
+                combatant = combat.combatants.setdefault(character, Combatant(character=character))
+                combatant.pools_full = dict(sizes.items())
+                combatant.pools_left = dict(sizes.items())
+        case vocabulary.InitiativeScoresRolled():
+            for roll in e.rolls:
+                combatant = combat.combatants.setdefault(
+                    roll.character, Combatant(character=roll.character))
+                combatant.score = combatant.initiative = roll.score
+                combatant.faces, combatant.reaction = roll.faces, roll.reaction
+            combat.order = list(e.order)
+        case vocabulary.CombatPassAdvanced():
+            combat.pass_number = e.pass_number
+            for character, score in e.scores.items():
+                if character in combat.combatants:
+                    combat.combatants[character].score = score
+            combat.order = list(e.order)
+        case vocabulary.CombatTurnEnded():
+            combat.turn_running = False
+            combat.order = []
 
 
 # ---- words and views ----------------------------------------------------------------------
@@ -273,6 +279,11 @@ def _result(e: Any) -> str:
 def describe(recorded: Recorded, campaign: TableView) -> str:
     """One line for people."""
     e: Any = recorded.event
+    return _combat_words(e) or _test_words(e) or type(e).__name__
+
+
+def _combat_words(e: Any) -> str | None:
+    """A combat's start and end, its turns, initiative and passes."""
     match e:
         case vocabulary.CombatEncounterStarted():
             return "combat started: " + ", ".join(e.participants)
@@ -292,23 +303,19 @@ def describe(recorded: Recorded, campaign: TableView) -> str:
             return f"Combat Turn {e.turn} ended; unused pool dice are gone"
         case vocabulary.CombatEncounterEnded():
             return f"combat ended after {e.turns} Combat Turn{'s' if e.turns != 1 else ''}"
+    return None
+
+
+def _test_words(e: Any) -> str | None:
+    """A test declared, rolled or rerolled, and the Karma Pool a scene's end refreshes."""
+    match e:
         case vocabulary.PoolTestDeclared():
             tn = f"tn {e.tn}" if e.tn else "open"
             return (f"{e.character} declares a {_what(e)} test, {tn}, {e.base_dice} dice; "
                     f"may draw: " + (", ".join(f"{p} {n}" for p, n in e.limits.items())
                                      or "no pool"))
         case vocabulary.PoolTestRolled():
-            tn = f"tn {e.tn}" if e.tn is not None else "open"
-            text = (f"{e.character} test #{e.test} {_what(e)} {tn}: {dice_text(e.dice)} -> "
-                    f"{_result(e)}")
-            left = e.pools_left or {}
-            drawn = [p for p in left if any(d.source == p for d in e.dice)]
-            if drawn:
-                text += "; left " + ", ".join(f"{p.replace('_', ' ')} pool {left[p]}"
-                                              for p in drawn)
-            if e.karma_spent:
-                text += f"; karma pool {e.karma_spent} spent, {e.karma_left} left"
-            return text
+            return _rolled_words(e)
         case vocabulary.PoolTestRerolled():
             faces = " ".join("+".join(map(str, chain)) for chain in e.faces)
             return (f"{e.character} spent {e.cost} Karma Pool to reroll {len(e.indices)} "
@@ -317,7 +324,21 @@ def describe(recorded: Recorded, campaign: TableView) -> str:
         case vocabulary.SceneEnded():
             back = ", ".join(f"{who} {n}" for who, n in e.refreshed.items() if n)
             return "scene ended; karma pool back: " + (back or "none spent")
-    return type(e).__name__
+    return None
+
+
+def _rolled_words(e: vocabulary.PoolTestRolled) -> str:
+    """A test rolled: its dice and result, then what is left of the pools it drew from and
+    the Karma Pool it spent."""
+    tn = f"tn {e.tn}" if e.tn is not None else "open"
+    text = f"{e.character} test #{e.test} {_what(e)} {tn}: {dice_text(e.dice)} -> {_result(e)}"
+    left = e.pools_left or {}
+    drawn = [p for p in left if any(d.source == p for d in e.dice)]
+    if drawn:
+        text += "; left " + ", ".join(f"{p.replace('_', ' ')} pool {left[p]}" for p in drawn)
+    if e.karma_spent:
+        text += f"; karma pool {e.karma_spent} spent, {e.karma_left} left"
+    return text
 
 
 def combat_view(state: GameState) -> dict[str, Any] | None:

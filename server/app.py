@@ -21,6 +21,7 @@ command).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import random
@@ -580,10 +581,8 @@ class Server:
 
     async def _pause_reading(self, seconds: float) -> None:
         """Leave a connection's frames unread for ``seconds``, or until the stop begins."""
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._stopped_reading_pauses.wait(), seconds)
-        except TimeoutError:
-            pass
 
     def _answered(self, key: MemberKey, _: asyncio.Future[None]) -> None:
         """A member's command was answered: it no longer counts as in flight."""

@@ -51,40 +51,70 @@ def schedule_catch_up(subscriber: Subscriber, *, log: ServerLog, pages: PageCach
     A read holding one of the ``hidden`` events (private rolls this subscriber may not see
     yet) is its own, with those sealed, and not cached.
     """
-    sealed = dict(hidden or {})
+    subscriber.push(_CatchUp(log, pages, campaign, since, head, dict(hidden or {})).run)
 
-    def read(after: int, upto: int) -> asyncio.Future[list[FramePage]]:
-        own = {seq: how for seq, how in sealed.items() if after < seq <= upto}
-        if own:
-            return asyncio.ensure_future(asyncio.to_thread(
-                frame_pages, log, campaign, after, upto, CATCH_UP_PAGE, own))
-        return asyncio.ensure_future(pages.get(
-            (campaign, after, upto),
-            functools.partial(frame_pages, log, campaign, after, upto, CATCH_UP_PAGE)))
 
-    async def catch_up(target: Subscriber) -> None:
-        reads: deque[tuple[int, int, asyncio.Future[list[FramePage]]]] = deque()
-        ahead = since  # where the next read starts
+class _CatchUp:
+    """One subscriber's catch-up (see :func:`schedule_catch_up`): the reads under way, oldest
+    first, ``(after, upto, pages)`` each, and where the next read starts (``ahead``)."""
+
+    def __init__(self, log: ServerLog, pages: PageCache, campaign: str, since: int, head: int,
+                 sealed: dict[int, Visibility]) -> None:
+        self.log = log
+        self.pages = pages
+        self.campaign = campaign
+        self.head = head
+        self.sealed = sealed
+        self.reads: deque[tuple[int, int, asyncio.Future[list[FramePage]]]] = deque()
+        self.ahead = since
+
+    async def run(self, target: Subscriber) -> None:
+        """Write every read's pages in order, reading ahead as each is taken."""
         try:
             while True:
-                while ahead < head and len(reads) <= CATCH_UP_READS_AHEAD:
-                    # Reads on multiples of the read size, so that every catch-up shares them.
-                    upto = min((ahead // CATCH_UP_READ + 1) * CATCH_UP_READ, head)
-                    reads.append((ahead, upto, read(ahead, upto)))
-                    ahead = upto
-                if not reads:
+                self._read_ahead()
+                if not self.reads:
                     return
-                after, upto, reading = reads.popleft()
-                for page in await reading:
-                    if not await target.send_page(page.frames):
-                        return  # too slow: dropped, it resumes from what it got
-                    after += page.events
-                if after < upto:  # the log holds less than the head: never skip
-                    raise StoreError(f"{campaign} has no events after #{after}")
+                if not await self._write(target, *self.reads.popleft()):
+                    return  # too slow: dropped, it resumes from what it got
         finally:
-            for _, _, reading in reads:
-                reading.cancel()  # a read ahead no one will take (it still fills the cache)
-                if reading.done() and not reading.cancelled():
-                    reading.exception()  # retrieved: the failure was raised or is moot
+            self._cancel_reads()
 
-    subscriber.push(catch_up)
+    def _read_ahead(self) -> None:
+        """Start reads until :data:`CATCH_UP_READS_AHEAD` are under way beyond the one being
+        written, or the head is reached."""
+        while self.ahead < self.head and len(self.reads) <= CATCH_UP_READS_AHEAD:
+            # Reads on multiples of the read size, so that every catch-up shares them.
+            upto = min((self.ahead // CATCH_UP_READ + 1) * CATCH_UP_READ, self.head)
+            self.reads.append((self.ahead, upto, self._read(self.ahead, upto)))
+            self.ahead = upto
+
+    def _read(self, after: int, upto: int) -> asyncio.Future[list[FramePage]]:
+        """The pages of ``(after, upto]``: from the cache (shared), or this subscriber's own
+        read if it holds an event sealed for it."""
+        own = {seq: how for seq, how in self.sealed.items() if after < seq <= upto}
+        if own:
+            return asyncio.ensure_future(asyncio.to_thread(
+                frame_pages, self.log, self.campaign, after, upto, CATCH_UP_PAGE, own))
+        return asyncio.ensure_future(self.pages.get(
+            (self.campaign, after, upto),
+            functools.partial(frame_pages, self.log, self.campaign, after, upto,
+                              CATCH_UP_PAGE)))
+
+    async def _write(self, target: Subscriber, after: int, upto: int,
+                     reading: asyncio.Future[list[FramePage]]) -> bool:
+        """Write one read's pages; False once the subscriber is dropped as too slow."""
+        for page in await reading:
+            if not await target.send_page(page.frames):
+                return False
+            after += page.events
+        if after < upto:  # the log holds less than the head: never skip
+            raise StoreError(f"{self.campaign} has no events after #{after}")
+        return True
+
+    def _cancel_reads(self) -> None:
+        """The reads ahead no one will take (each still fills the cache)."""
+        for _, _, reading in self.reads:
+            reading.cancel()
+            if reading.done() and not reading.cancelled():
+                reading.exception()  # retrieved: the failure was raised or is moot

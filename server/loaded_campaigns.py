@@ -102,7 +102,9 @@ class LoadedCampaigns:
 
     def open_hub(self, loaded: LoadedCampaign) -> CampaignHub:
         """Start the hub of a campaign just loaded (or just created) and hold it."""
-        assert self.log is not None and self.committer is not None and self.store is not None
+        assert self.log is not None
+        assert self.committer is not None
+        assert self.store is not None
         hub = CampaignHub(state=loaded.state, commands=loaded.commands,
                           head_hash=loaded.head_hash, log=self.log, store=self.store,
                           committer=self.committer, seeds=self.seeds(loaded.state.campaign),
@@ -167,7 +169,8 @@ class LoadedCampaigns:
     async def _load_hub(self, campaign: str) -> CampaignHub:
         """Load a campaign from its latest stored snapshot and the events after it, off the
         event loop; refused ``unavailable`` if the log cannot be read."""
-        assert self.log is not None and self.store is not None
+        assert self.log is not None
+        assert self.store is not None
         started = time.perf_counter()
         try:
             loaded = await asyncio.to_thread(load_hub_state, self.log, self.store, campaign,

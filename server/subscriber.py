@@ -13,6 +13,7 @@ not take its catch-up is closed (1013) and resumes later, so it never pins the s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import struct
 from collections import deque
@@ -246,8 +247,6 @@ class Subscriber:
         if not self.dropped:
             self._pending.append(None)
             self._wake.set()
-            try:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(self._task), timeout)
-            except (TimeoutError, asyncio.CancelledError):
-                pass
         self._task.cancel()

@@ -48,7 +48,8 @@ class Table:
         """Create a campaign with the admin token; return its id and a connected GM client."""
         admin = await self.connect(None, self.admin_token)
         ack = await admin.call(core.CreateCampaign, name=name, system=system)
-        assert ack.campaign and ack.token
+        assert ack.campaign
+        assert ack.token
         gm = await self.connect(ack.campaign, ack.token)
         await gm.wait_for_seq(ack.seqs[-1])
         return ack.campaign, gm

@@ -54,23 +54,42 @@ def event_problems(system: str, cls: type[Event], projection: Projection[msgspec
                    fixtures: Path) -> list[str]:
     """What one event type lacks: a stored payload, a round trip, a fold, a describe line."""
     tag = event_tag(cls)
-    stored_at = fixtures / f"{tag}.v{cls.schema_version}.json"
-    if not stored_at.exists():
-        return [f"{system}: event {tag!r} has no stored payload: capture "
-                f"tests/fixtures/events/{stored_at.name} (see capture_event_fixtures.py)"]
-    stored = json.loads(stored_at.read_text())
-    try:
-        event = decode_stored(json.dumps(stored["payload"]).encode(), tag, stored["version"])
-    except (msgspec.DecodeError, KeyError) as error:
-        return [f"{system}: event {tag!r}: its stored payload does not decode: {error}"]
+    stored = _stored_event(system, tag, cls, fixtures)
+    if isinstance(stored, str):
+        return [stored]
+    event, payload = stored
     problems = []
     if type(event) is not cls:
         problems.append(f"{system}: event {tag!r} decodes as {type(event).__name__}, not "
                         f"{cls.__name__}: is it in the vocabulary's events?")
-    elif as_stored(event, stored["payload"]) != stored["payload"]:
+    elif as_stored(event, payload) != payload:
         problems.append(f"{system}: event {tag!r} does not round-trip through the codec")
-    if projection is None:
-        return problems
+    if projection is not None:
+        problems += _projection_problems(system, tag, cls, projection, event)
+    return problems
+
+
+def _stored_event(system: str, tag: str, cls: type[Event],
+                  fixtures: Path) -> tuple[Event, object] | str:
+    """The event type's stored payload decoded, with the payload; or, when there is none or
+    it does not decode, the problem (nothing else can be checked without it)."""
+    stored_at = fixtures / f"{tag}.v{cls.schema_version}.json"
+    if not stored_at.exists():
+        return (f"{system}: event {tag!r} has no stored payload: capture "
+                f"tests/fixtures/events/{stored_at.name} (see capture_event_fixtures.py)")
+    stored = json.loads(stored_at.read_text())
+    try:
+        event = decode_stored(json.dumps(stored["payload"]).encode(), tag, stored["version"])
+    except (msgspec.DecodeError, KeyError) as error:
+        return f"{system}: event {tag!r}: its stored payload does not decode: {error}"
+    return event, stored["payload"]
+
+
+def _projection_problems(system: str, tag: str, cls: type[Event],
+                         projection: Projection[msgspec.Struct], event: Event) -> list[str]:
+    """Whether the projection folds the event into its state and describes it in words;
+    whatever either raises is named, not raised."""
+    problems = []
     recorded = Recorded(seq=1, at="2026-01-01T00:00:00.000Z", actor="gm", command="c1",
                         event=event)
     try:
@@ -95,7 +114,15 @@ def event_problems(system: str, cls: type[Event], projection: Projection[msgspec
 
 def problems_of(system: str, parts: Parts, fixtures: Path = FIXTURES) -> list[str]:
     """Everything a system's parts lack, in plain words: empty when the contract holds."""
-    vocabulary = parts.vocabulary
+    problems = (_identity_problems(system, parts.vocabulary)
+                + _registration_problems(system, parts) + _content_problems(system, parts))
+    for cls in parts.vocabulary.events:
+        problems += event_problems(system, cls, parts.projection, fixtures)
+    return problems
+
+
+def _identity_problems(system: str, vocabulary: SystemVocabulary) -> list[str]:
+    """The vocabulary's id and its stats' tag are the system's id."""
     problems = []
     if vocabulary.id != system:
         problems.append(f"{system}: its VOCABULARY says id {vocabulary.id!r}")
@@ -103,6 +130,12 @@ def problems_of(system: str, parts: Parts, fixtures: Path = FIXTURES) -> list[st
             vocabulary.stats.__struct_config__.tag != system:
         problems.append(f"{system}: its stats type must be a Struct tagged {system!r} "
                         "(tag_field='system')")
+    return problems
+
+
+def _registration_problems(system: str, parts: Parts) -> list[str]:
+    """Each layer's part is registered, and for this system."""
+    problems = []
     for layer, part, where in (("projection", parts.projection, f"projections/{system}.py"),
                                ("rules", parts.rules, f"server/rules/{system}.py"),
                                ("command-line", parts.cli, f"clients/{system}_cli.py")):
@@ -111,6 +144,14 @@ def problems_of(system: str, parts: Parts, fixtures: Path = FIXTURES) -> list[st
                             "it in that layer's systems module")
         elif part.system != system:
             problems.append(f"{system}: its {layer} part says system {part.system!r}")
+    return problems
+
+
+def _content_problems(system: str, parts: Parts) -> list[str]:
+    """The vocabulary has events and proper views, the rules decide exactly its commands, and
+    the projection starts from its own state."""
+    vocabulary = parts.vocabulary
+    problems = []
     if not vocabulary.events:
         problems.append(f"{system}: its vocabulary has no event types")
     if not all(issubclass(cls, ViewData) for cls in vocabulary.views):
@@ -123,8 +164,6 @@ def problems_of(system: str, parts: Parts, fixtures: Path = FIXTURES) -> list[st
         initial = parts.projection.initial_state()
         if not isinstance(initial, parts.projection.state):
             problems.append(f"{system}: initial_state() is not a {parts.projection.state}")
-    for cls in vocabulary.events:
-        problems += event_problems(system, cls, parts.projection, fixtures)
     return problems
 
 

@@ -79,60 +79,78 @@ def dice_of(event):
 
 def check(lines):
     """Check the events of one campaign; return (counts, problems)."""
-    campaign, client_seeds, commitments = None, {}, {}
-    rolls = {}  # epoch -> list of [stamp, command, [(seq, sides, face)]]
-    counts = {"revealed": 0, "rolls": 0, "dice": 0, "sealed": 0}
-    problems = []
+    checker = Checker()
     for line in lines:
-        if not line.strip():
-            continue
-        record = json.loads(line)
+        if line.strip():
+            checker.read(json.loads(line))
+    checker.counts["sealed"] = sum(len(held) for held in checker.rolls.values())
+    return checker.counts, checker.problems
+
+
+class Checker:
+    """What the events read so far say: the campaign, the client seeds in force, each epoch's
+    commitment and the rolls it holds until its seed is revealed."""
+
+    def __init__(self):
+        self.campaign, self.client_seeds, self.commitments = None, {}, {}
+        self.rolls = {}  # epoch -> list of [stamp, command, [(seq, sides, face)]]
+        self.counts = {"revealed": 0, "rolls": 0, "dice": 0, "sealed": 0}
+        self.problems = []
+
+    def read(self, record):
+        """One event of the export."""
         event, seq = record["event"], record["seq"]
         kind = event["type"]
         if kind == "campaign_created":
-            campaign = event["campaign"]
+            self.campaign = event["campaign"]
         elif kind == "client_seed_set":
-            client_seeds[event["member"]] = event["seed"]
+            self.client_seeds[event["member"]] = event["seed"]
         elif kind == "seed_committed":
-            commitments[event["epoch"]] = event["commitment"]
-            rolls.setdefault(event["epoch"], [])
+            self.commitments[event["epoch"]] = event["commitment"]
+            self.rolls.setdefault(event["epoch"], [])
         elif kind == "seed_revealed":
-            epoch, seed = event["epoch"], bytes.fromhex(event["seed"])
-            if hashlib.sha256(seed).hexdigest() != commitments.get(epoch):
-                problems.append(f"#{seq}: epoch {epoch}'s seed does not hash to its commitment")
-                continue
-            counts["revealed"] += 1
-            held = rolls.pop(epoch, [])
-            if event.get("rolls", len(held)) != len(held):
-                problems.append(f"#{seq}: epoch {epoch} held {event['rolls']} rolls, "
-                                f"the export has {len(held)}")
-            for stamp, _, draws in held:
-                got = faces(seed, campaign, epoch, bytes.fromhex(stamp["seeds"]),
-                            stamp["nonce"], [sides for _, sides, _ in draws])
-                for (at, sides, face), expected in zip(draws, got, strict=True):
-                    if face != expected:
-                        problems.append(f"#{at}: a d{sides} shows {face}, the seed gives "
-                                        f"{expected} (epoch {epoch}, nonce {stamp['nonce']})")
-                        break
-                counts["rolls"] += 1
-                counts["dice"] += len(draws)
+            self.revealed(seq, event)
         else:
             drawn = dice_of(event)
             stamp = event.get("fair")
-            if drawn is None or stamp is None:
-                continue
-            if stamp["seeds"] != client_seeds_digest(client_seeds).hex():
-                problems.append(f"#{seq}: the roll names client seeds other than those set")
-            held = rolls.setdefault(stamp["epoch"], [])
-            if held and held[-1][0]["nonce"] == stamp["nonce"] \
-                    and held[-1][1] == record["command"]:
-                held[-1][2].extend((seq, s, f) for s, f in drawn)
-            elif stamp["nonce"] == len(held):
-                held.append([stamp, record["command"], [(seq, s, f) for s, f in drawn]])
-            else:
-                problems.append(f"#{seq}: nonce {stamp['nonce']} where {len(held)} comes next")
-    counts["sealed"] = sum(len(held) for held in rolls.values())
-    return counts, problems
+            if drawn is not None and stamp is not None:
+                self.rolled(seq, record["command"], stamp, drawn)
+
+    def revealed(self, seq, event):
+        """A seed revealed: it must hash to its commitment; then every roll of its epoch is
+        recomputed from it."""
+        epoch, seed = event["epoch"], bytes.fromhex(event["seed"])
+        if hashlib.sha256(seed).hexdigest() != self.commitments.get(epoch):
+            self.problems.append(f"#{seq}: epoch {epoch}'s seed does not hash to its commitment")
+            return
+        self.counts["revealed"] += 1
+        held = self.rolls.pop(epoch, [])
+        if event.get("rolls", len(held)) != len(held):
+            self.problems.append(f"#{seq}: epoch {epoch} held {event['rolls']} rolls, "
+                                 f"the export has {len(held)}")
+        for stamp, _, draws in held:
+            got = faces(seed, self.campaign, epoch, bytes.fromhex(stamp["seeds"]),
+                        stamp["nonce"], [sides for _, sides, _ in draws])
+            for (at, sides, face), expected in zip(draws, got, strict=True):
+                if face != expected:
+                    self.problems.append(f"#{at}: a d{sides} shows {face}, the seed gives "
+                                         f"{expected} (epoch {epoch}, nonce {stamp['nonce']})")
+                    break
+            self.counts["rolls"] += 1
+            self.counts["dice"] += len(draws)
+
+    def rolled(self, seq, command, stamp, drawn):
+        """A fair roll's dice, held until its epoch's seed is revealed. A roll that spans
+        several events of one command (they share the stamp) goes on from the last one."""
+        if stamp["seeds"] != client_seeds_digest(self.client_seeds).hex():
+            self.problems.append(f"#{seq}: the roll names client seeds other than those set")
+        held = self.rolls.setdefault(stamp["epoch"], [])
+        if held and held[-1][0]["nonce"] == stamp["nonce"] and held[-1][1] == command:
+            held[-1][2].extend((seq, s, f) for s, f in drawn)
+        elif stamp["nonce"] == len(held):
+            held.append([stamp, command, [(seq, s, f) for s, f in drawn]])
+        else:
+            self.problems.append(f"#{seq}: nonce {stamp['nonce']} where {len(held)} comes next")
 
 
 def main(argv):

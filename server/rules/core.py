@@ -176,10 +176,21 @@ def decide(ctx: Decision, command: Any, hash_token: Any) -> list[Event]:
     match command:
         case core.Invite():
             return _invite(ctx, command, hash_token)
-        case core.RemoveMember():
-            return _remove_member(ctx, command)
         case core.ShareReplay():
             return _share_replay(ctx, command, hash_token)
+        case SetClientSeed() | RotateSeed():
+            return fairness.decide(ctx.fair, ctx.state, ctx.actor.member, ctx.is_gm, command,
+                                   ctx.actor.role)
+        case core.CreateCampaign():
+            raise Rejected("forbidden", "campaigns are created with the admin token", "$.type")
+    return _decide_play(ctx, command)
+
+
+def _decide_play(ctx: Decision, command: Any) -> list[Event]:
+    """The other core commands: a member removed, characters, game sessions, rolls."""
+    match command:
+        case core.RemoveMember():
+            return _remove_member(ctx, command)
         case core.CreateCharacter():
             return _create_character(ctx, command)
         case core.UpdateCharacter():
@@ -190,9 +201,4 @@ def decide(ctx: Decision, command: Any, hash_token: Any) -> list[Event]:
             return _end_session(ctx, command)
         case core.Roll():
             return _roll(ctx, command)
-        case SetClientSeed() | RotateSeed():
-            return fairness.decide(ctx.fair, ctx.state, ctx.actor.member, ctx.is_gm, command,
-                                   ctx.actor.role)
-        case core.CreateCampaign():
-            raise Rejected("forbidden", "campaigns are created with the admin token", "$.type")
     raise Rejected("unknown_type", f"unknown command {type(command).__name__}", "$.type")

@@ -171,7 +171,8 @@ def _round(ctx: Decision, test: TestState) -> list[Event]:
         events.append(d12.ThresholdTestEnded(test=test.test, why="pool_empty",
                                              rounds=round_no, pool=0))
         return events
-    assert test.character is not None and test.refresh is not None
+    assert test.character is not None
+    assert test.refresh is not None
     rating = _ratings(ctx, test.character, "$.test").get(test.refresh, 0)
     joined = min(rating, d12.MAX_POOL - remaining)
     events.append(d12.RefreshDiceAdded(test=test.test, round=round_no, stat=test.refresh,

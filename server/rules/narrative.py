@@ -7,6 +7,7 @@ change of a check, that check's effective pool with provenance and its exact odd
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -38,32 +39,33 @@ process at 20; a few ms for usual pools); a bigger pool's view says so, and ``po
 still computes it."""
 
 
+_DECIDERS: dict[type[Any], Callable[[Decision, Any], list[Event]]] = {
+    n.OpenCheck: checks.open_,
+    n.SetDifficulty: checks.set_difficulty,
+    n.AddDice: checks.modify,
+    n.UpgradeDice: checks.modify,
+    n.DowngradeDice: checks.modify,
+    n.RemoveDice: checks.modify,
+    n.RollCheck: checks.roll,
+    n.CancelCheck: checks.cancel,
+    n.RollDestinyPool: destiny.roll_destiny_pool,
+    n.SetDestinyPool: destiny.set_destiny_pool,
+    n.FlipDestiny: destiny.flip,
+    n.RollForceDice: destiny.roll_force,
+    n.RollPool: destiny.roll_pool,
+    **dict.fromkeys(ENCOUNTER_COMMANDS, decide_encounter),
+}
+"""Who decides each command: :mod:`server.rules.narrative_checks` a check's,
+:mod:`server.rules.narrative_destiny` the destiny pool's and the free rolls',
+:mod:`server.rules.narrative_encounter` an encounter's."""
+
+
 def decide(ctx: Decision, command: Any) -> list[Event]:
     """Decide one of this system's commands."""
-    match command:
-        case n.OpenCheck():
-            return checks.open_(ctx, command)
-        case n.SetDifficulty():
-            return checks.set_difficulty(ctx, command)
-        case n.AddDice() | n.UpgradeDice() | n.DowngradeDice() | n.RemoveDice():
-            return checks.modify(ctx, command)
-        case n.RollCheck():
-            return checks.roll(ctx, command)
-        case n.CancelCheck():
-            return checks.cancel(ctx, command)
-        case n.RollDestinyPool():
-            return destiny.roll_destiny_pool(ctx, command)
-        case n.SetDestinyPool():
-            return destiny.set_destiny_pool(ctx, command)
-        case n.FlipDestiny():
-            return destiny.flip(ctx, command)
-        case n.RollForceDice():
-            return destiny.roll_force(ctx, command)
-        case n.RollPool():
-            return destiny.roll_pool(ctx, command)
-        case _ if type(command) in ENCOUNTER_COMMANDS:
-            return decide_encounter(ctx, command)
-    raise Rejected("unknown_type", f"unknown command {type(command).__name__}", "$.type")
+    decider = _DECIDERS.get(type(command))
+    if decider is None:
+        raise Rejected("unknown_type", f"unknown command {type(command).__name__}", "$.type")
+    return decider(ctx, command)
 
 
 def check_odds(pool: Pool) -> ViewResult:

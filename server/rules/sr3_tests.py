@@ -92,22 +92,38 @@ def resolve_base(stats: Sr3Stats, command: Any) -> tuple[int, vocabulary.Sr3Skil
         raise Rejected("invalid", "give a skill, an attribute or dice, not several",
                        f"$.{named[1]}")
     if command.skill is not None:
-        skill = stats.skills.get(command.skill)
-        if skill is None:
-            raise Rejected("not_found", f"{command.character!r} has no skill "
-                           f"{command.skill!r}" + did_you_mean(command.skill, stats.skills),
-                           "$.skill")
+        skill = _skill(stats, command.character, command.skill)
         return skill.rating, skill
     if command.attribute is not None:
-        if command.attribute == "reaction":
-            return stats.natural_reaction + stats.reaction_bonus, None
-        return int(getattr(stats, command.attribute)), None
+        return _attribute(stats, command.attribute), None
     if command.dice is not None:
         return command.dice, None
-    if command.kind == "damage_resistance":
-        return stats.body, None
-    if command.kind == "drain":
-        return stats.willpower, None
+    return _resisted_with(stats, command.kind), None
+
+
+def _skill(stats: Sr3Stats, character: str, name: str) -> vocabulary.Sr3Skill:
+    """The character's skill ``name``, or a refusal suggesting the nearest they have."""
+    skill = stats.skills.get(name)
+    if skill is None:
+        raise Rejected("not_found", f"{character!r} has no skill {name!r}"
+                       + did_you_mean(name, stats.skills), "$.skill")
+    return skill
+
+
+def _attribute(stats: Sr3Stats, attribute: str) -> int:
+    """An attribute's rating; Reaction's is its natural rating plus its bonus."""
+    if attribute == "reaction":
+        return stats.natural_reaction + stats.reaction_bonus
+    return int(getattr(stats, attribute))
+
+
+def _resisted_with(stats: Sr3Stats, kind: str) -> int:
+    """The dice of a test that names none: Body resists damage, Willpower drain; any other
+    test must name its skill, attribute or dice."""
+    if kind == "damage_resistance":
+        return stats.body
+    if kind == "drain":
+        return stats.willpower
     raise Rejected("invalid", "give a skill, an attribute or dice for the test", "$.skill")
 
 
@@ -174,10 +190,8 @@ def outcome_against(game: GameState, opposes: int | None, kind: str, tn: int | N
     other = game.tests[opposes]
     theirs = other.highest if other.successes is None else other.successes
     ours = result.highest if result.successes is None else result.successes
-    if tn is not None and other.successes is None:
-        net = ours  # successes against the TN their open test set
-    else:
-        net = ours - theirs
+    # against their open test: our successes against the TN it set
+    net = ours if tn is not None and other.successes is None else ours - theirs
     missed = kind == "dodge" and other.successes is not None and ours > theirs
     return vocabulary.OpposedOutcome(test=opposes, theirs=theirs, ours=ours, net=net,
                                      missed=missed)

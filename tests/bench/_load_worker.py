@@ -132,39 +132,34 @@ class Peer(asyncio.Protocol):
         if not self.upgraded and not self._upgrade():
             return
         pos, size = 0, len(buffer)
-        while size - pos >= 2:
-            b0, b1 = buffer[pos], buffer[pos + 1]
-            length, header = b1 & 0x7F, 2
-            if length == 126:
-                if size - pos < 4:
-                    break
-                length, header = int.from_bytes(buffer[pos + 2:pos + 4], "big"), 4
-            elif length == 127:
-                if size - pos < 10:
-                    break
-                length, header = int.from_bytes(buffer[pos + 2:pos + 10], "big"), 10
-            if size - pos < header + length:
-                break
+        while (framed := _frame_at(buffer, pos, size)) is not None:
+            header, length = framed
+            b0 = buffer[pos]
             payload = bytes(buffer[pos + header:pos + header + length])
             pos += header + length
-            opcode = b0 & 0x0F
-            if opcode in (1, 0):
-                if opcode == 1:
-                    self.compressed = bool(b0 & 0x40)
-                self.fragments.append(payload)
-                if b0 & 0x80:
-                    message = b"".join(self.fragments) if len(self.fragments) > 1 else payload
-                    self.fragments.clear()
-                    if self.compressed:
-                        if self.inflate_reset:
-                            self.inflate = zlib.decompressobj(-15)
-                        message = self.inflate.decompress(message + b"\x00\x00\xff\xff")
-                    self.bench.on_message(self, DECODER.decode(message), now)
-            elif opcode == 9:
-                self._send_frame(0x8A, payload)
-            elif opcode == 8:
-                self._send_frame(0x88, payload[:2])
+            self._on_frame(b0, payload, now)
         del buffer[:pos]
+
+    def _on_frame(self, b0: int, payload: bytes, now: float) -> None:
+        """One whole frame: a text frame or a fragment of one (the message goes to the bench
+        once its last fragment is in, inflated), a ping answered, a close echoed."""
+        opcode = b0 & 0x0F
+        if opcode in (1, 0):
+            if opcode == 1:
+                self.compressed = bool(b0 & 0x40)
+            self.fragments.append(payload)
+            if b0 & 0x80:
+                message = b"".join(self.fragments) if len(self.fragments) > 1 else payload
+                self.fragments.clear()
+                if self.compressed:
+                    if self.inflate_reset:
+                        self.inflate = zlib.decompressobj(-15)
+                    message = self.inflate.decompress(message + b"\x00\x00\xff\xff")
+                self.bench.on_message(self, DECODER.decode(message), now)
+        elif opcode == 9:
+            self._send_frame(0x8A, payload)
+        elif opcode == 8:
+            self._send_frame(0x88, payload[:2])
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.opened.done():
@@ -221,6 +216,25 @@ class Peer(asyncio.Protocol):
                 await asyncio.wait_for(asyncio.shield(self.closed), 3)
             if not self.closed.done() and self.transport is not None:
                 self.transport.abort()
+
+
+def _frame_at(buffer: bytearray, pos: int, size: int) -> tuple[int, int] | None:
+    """The lengths of the header and of the payload of the frame at ``pos`` in ``buffer``
+    (``size`` bytes long); None until the whole frame has arrived."""
+    if size - pos < 2:
+        return None
+    length, header = buffer[pos + 1] & 0x7F, 2
+    if length == 126:
+        if size - pos < 4:
+            return None
+        length, header = int.from_bytes(buffer[pos + 2:pos + 4], "big"), 4
+    elif length == 127:
+        if size - pos < 10:
+            return None
+        length, header = int.from_bytes(buffer[pos + 2:pos + 10], "big"), 10
+    if size - pos < header + length:
+        return None
+    return header, length
 
 
 # ---- the load generator --------------------------------------------------------------------
@@ -289,42 +303,51 @@ class Bench:
     def on_message(self, peer: Peer, frame: Frame, now: float) -> None:
         kind = frame.type
         if kind == "event":
-            if frame.seq != peer.last_seq + 1:
-                peer.gaps += 1
-            peer.last_seq = frame.seq
-            entry = self.fanout.get(frame.command) if self.fanout else None
-            if entry is not None:
-                entry[1] -= 1
-                if entry[1] == 0:
-                    self.fanout_latency.append(now - entry[0])
-                    del self.fanout[frame.command]  # type: ignore[arg-type]
+            self._on_event(peer, frame, now)
         elif kind == "ack" or kind == "error":
             future = peer.pending.pop(frame.id, None) if frame.id else None  # type: ignore[arg-type]
-            if future is not None:
-                if kind == "ack":
-                    future.set_result(frame)
-                else:
-                    future.set_exception(RuntimeError(f"{frame.code}: {frame.message}"))
-                return
-            sent = peer.sent_at.pop(frame.id, None) if frame.id else None  # type: ignore[arg-type]
-            if kind == "error":
-                key = f"{frame.code}: {frame.message}"
-                self.errors[key] = self.errors.get(key, 0) + 1
-            if sent is None:
-                return
-            peer.in_flight -= 1
-            if kind == "ack":
-                self.acked += 1
-                if self.running:
-                    self.phase_acks += 1
-                    self.ack_latency.append(now - sent)
-            if self.running and self.mode == "throughput":
-                peer.roll()
+            if future is None:
+                self._on_roll_answer(peer, frame, now)
+            elif kind == "ack":
+                future.set_result(frame)
+            else:
+                future.set_exception(RuntimeError(f"{frame.code}: {frame.message}"))
         elif kind == "welcome":
             if peer.welcome is not None and not peer.welcome.done():
                 peer.welcome.set_result(frame)
         elif kind == "snapshot":  # joined afresh: the table at its seq, events from there
             peer.last_seq = max(peer.last_seq, frame.seq)
+
+    def _on_event(self, peer: Peer, frame: Frame, now: float) -> None:
+        """An event: a gap is counted; the last client to see a timed roll's event times
+        its fan-out."""
+        if frame.seq != peer.last_seq + 1:
+            peer.gaps += 1
+        peer.last_seq = frame.seq
+        entry = self.fanout.get(frame.command) if self.fanout else None
+        if entry is not None:
+            entry[1] -= 1
+            if entry[1] == 0:
+                self.fanout_latency.append(now - entry[0])
+                del self.fanout[frame.command]  # type: ignore[arg-type]
+
+    def _on_roll_answer(self, peer: Peer, frame: Frame, now: float) -> None:
+        """A roll's ack or error (not a setup request's): counted, timed while a phase runs;
+        in the throughput phase the client rolls again at once."""
+        sent = peer.sent_at.pop(frame.id, None) if frame.id else None  # type: ignore[arg-type]
+        if frame.type == "error":
+            key = f"{frame.code}: {frame.message}"
+            self.errors[key] = self.errors.get(key, 0) + 1
+        if sent is None:
+            return
+        peer.in_flight -= 1
+        if frame.type == "ack":
+            self.acked += 1
+            if self.running:
+                self.phase_acks += 1
+                self.ack_latency.append(now - sent)
+        if self.running and self.mode == "throughput":
+            peer.roll()
 
     # setup
 

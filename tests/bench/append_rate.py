@@ -513,6 +513,19 @@ def _remove(path: Path) -> None:
 
 
 def main() -> None:
+    args = _arguments()
+    parts = set(args.only or ["raw", "append", "committer", "verify"])
+    work = Path(tempfile.mkdtemp(prefix="append-rate-", dir=args.dir))
+    try:
+        for part, run in (("raw", _raw), ("append", _append), ("committer", _committer),
+                          ("verify", _verify)):
+            if part in parts:
+                run(args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
     parser.add_argument("--only", choices=["raw", "append", "committer", "verify"],
@@ -547,81 +560,98 @@ def main() -> None:
     if args.quick:
         args.events, args.seconds, args.repeat = 20_000, 1.0, 1
         args.verify_events, args.submitters = 100_000, [100]
-    parts = set(args.only or ["raw", "append", "committer", "verify"])
-    work = Path(tempfile.mkdtemp(prefix="append-rate-", dir=args.dir))
-    try:
-        if "raw" in parts:
-            rate = best(args.repeat, lambda: raw_rate(work, args.events))
-            print(f"raw sqlite3, batches of 100:            {rate:>10,.0f} events/s", flush=True)
-            rate = best(args.repeat, lambda: raw_rate(work, args.events, store_shape=True))
-            print(f"raw sqlite3, the same, commands keyed:  {rate:>10,.0f} events/s", flush=True)
-            rate = best(args.repeat, lambda: raw_rate(work, args.events, store_shape=True,
-                                                      keyed=False))
-            print(f"raw sqlite3, the same, commands in order:{rate:>9,.0f} events/s", flush=True)
-            for n in args.submitters:  # the bound each submitter count puts on the committer
-                latency, cpu, wal, by_second = min(commit_bound(work, n, args.seconds)
-                                                   for _ in range(args.repeat))
-                print(f"raw sqlite3, {n:>5} campaigns a commit:   {n / latency:>10,.0f} events/s"
-                      f"  (median commit {latency * 1e3:.2f} ms, {cpu * 1e6:.1f} CPU-µs and"
-                      f" {wal:,.0f} B of WAL an event: the bound of {n} submitters)"
-                      + _seconds(by_second), flush=True)
-        if "append" in parts:
-            for per_batch, campaigns in ((100, 10), (1000, 1000)):
-                rate, wal, cpu = max(append_batch_rate(work, args.events, per_batch, campaigns)
-                                     for _ in range(args.repeat))
-                print(f"append_batch, {per_batch:>5} requests a call, {campaigns:>5} campaigns:"
-                      f" {rate:>8,.0f} events/s  ({wal:,.0f} B of WAL, {cpu * 1e6:.1f} CPU-µs"
-                      " an event)", flush=True)
-        if "committer" in parts and args.child_json:
-            (n,) = args.submitters
-            prefilled = (cached_log(args.cache, args.prefill, n, committer=True)
-                         if args.prefill else None)
-            rate, mean, cpu, writer, _ = committer_rate(work, n, args.seconds, args.collector,
-                                                        False, prefilled)
-            print(json.dumps({"rate": rate, "batch": mean, "cpu": cpu, "writer": writer}))
-        elif "committer" in parts and args.against is not None:
-            for n in args.submitters:
-                compare_committers(args, n)
-        elif "committer" in parts:
-            modes = [True, False] if args.compare_recheck else [False]
-            for n in args.submitters:
-                prefilled = (cached_log(args.cache, args.prefill, n, committer=True)
-                             if args.prefill else None)
-                by_mode: dict[bool, list[tuple[float, float, float, float, list[float]]]] = {
-                    mode: [] for mode in modes}
-                for _ in range(args.repeat):  # alternately, so both see the same load
-                    for mode in modes:
-                        by_mode[mode].append(committer_rate(work, n, args.seconds, args.collector,
-                                                         mode, prefilled))
-                for mode in modes:
-                    rate, mean, cpu, writer, by_second = max(by_mode[mode])
-                    label = "ids looked up again by the writer" if mode else "hub's requests"
-                    on = f", on a log of {args.prefill:,}" if args.prefill else ""
-                    print(f"group committer, {n:>5} submitters{on}:      {rate:>10,.0f} events/s"
-                          f"  (mean batch {mean:,.0f}; {cpu * 1e6:.1f} CPU-µs an event, the"
-                          f" writer's thread {writer * 1e6:.1f}; {args.collector} collector;"
-                          f" {label}; target >= {TARGET_COMMITTER:,.0f})" + _seconds(by_second),
-                          flush=True)
-                if args.compare_recheck:
-                    print(f"  hub's requests / ids looked up again: "
-                          f"{max(by_mode[False])[0] / max(by_mode[True])[0]:.2f}x", flush=True)
-        if "verify" in parts:
-            variants = [("", verify_file)]
-            if args.verify_against is not None:
-                variants = [("before ", verify_of(args.verify_against)), ("now    ", verify_file)]
-            for campaigns, shape in ((1, "one campaign"), (100, "100 campaigns interleaved")):
-                path = cached_log(args.cache, args.verify_events, campaigns)
-                runs: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in variants}
-                for _ in range(args.repeat):  # alternately, so both see the same load
-                    for label, verify in variants:
-                        runs[label].append(verify_rate(path, args.verify_events, verify))
-                for label, _ in variants:  # the best of each: noise only ever adds
-                    rate, cpu = max(r for r, _ in runs[label]), min(c for _, c in runs[label])
-                    print(f"{label}verify, {args.verify_events:,} events, {shape + ':':<27}"
-                          f"{rate:>10,.0f} events/s  ({cpu:.1f} CPU-s; target >="
-                          f" {TARGET_VERIFY:,.0f})", flush=True)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    return args
+
+
+def _raw(args: argparse.Namespace, work: Path) -> None:
+    """Plain sqlite3 writes shaped like the log's: the ceiling the store works under."""
+    rate = best(args.repeat, lambda: raw_rate(work, args.events))
+    print(f"raw sqlite3, batches of 100:            {rate:>10,.0f} events/s", flush=True)
+    rate = best(args.repeat, lambda: raw_rate(work, args.events, store_shape=True))
+    print(f"raw sqlite3, the same, commands keyed:  {rate:>10,.0f} events/s", flush=True)
+    rate = best(args.repeat, lambda: raw_rate(work, args.events, store_shape=True,
+                                              keyed=False))
+    print(f"raw sqlite3, the same, commands in order:{rate:>9,.0f} events/s", flush=True)
+    for n in args.submitters:  # the bound each submitter count puts on the committer
+        latency, cpu, wal, by_second = min(commit_bound(work, n, args.seconds)
+                                           for _ in range(args.repeat))
+        print(f"raw sqlite3, {n:>5} campaigns a commit:   {n / latency:>10,.0f} events/s"
+              f"  (median commit {latency * 1e3:.2f} ms, {cpu * 1e6:.1f} CPU-µs and"
+              f" {wal:,.0f} B of WAL an event: the bound of {n} submitters)"
+              + _seconds(by_second), flush=True)
+
+
+def _append(args: argparse.Namespace, work: Path) -> None:
+    """The store's append_batch alone, in small and in wide batches."""
+    for per_batch, campaigns in ((100, 10), (1000, 1000)):
+        rate, wal, cpu = max(append_batch_rate(work, args.events, per_batch, campaigns)
+                             for _ in range(args.repeat))
+        print(f"append_batch, {per_batch:>5} requests a call, {campaigns:>5} campaigns:"
+              f" {rate:>8,.0f} events/s  ({wal:,.0f} B of WAL, {cpu * 1e6:.1f} CPU-µs"
+              " an event)", flush=True)
+
+
+def _committer(args: argparse.Namespace, work: Path) -> None:
+    """The group committer: as another checkout's child (``--child-json``), against another
+    checkout (``--against``), or here for each submitter count."""
+    if args.child_json:
+        (n,) = args.submitters
+        prefilled = (cached_log(args.cache, args.prefill, n, committer=True)
+                     if args.prefill else None)
+        rate, mean, cpu, writer, _ = committer_rate(work, n, args.seconds, args.collector,
+                                                    False, prefilled)
+        print(json.dumps({"rate": rate, "batch": mean, "cpu": cpu, "writer": writer}))
+    elif args.against is not None:
+        for n in args.submitters:
+            compare_committers(args, n)
+    else:
+        for n in args.submitters:
+            _committer_runs(args, work, n)
+
+
+def _committer_runs(args: argparse.Namespace, work: Path, n: int) -> None:
+    """The committer with ``n`` submitters, ``--repeat`` times (and with its requests
+    unmarked as well, alternately, with ``--compare-recheck``): the best run of each."""
+    modes = [True, False] if args.compare_recheck else [False]
+    prefilled = (cached_log(args.cache, args.prefill, n, committer=True)
+                 if args.prefill else None)
+    by_mode: dict[bool, list[tuple[float, float, float, float, list[float]]]] = {
+        mode: [] for mode in modes}
+    for _ in range(args.repeat):  # alternately, so both see the same load
+        for mode in modes:
+            by_mode[mode].append(committer_rate(work, n, args.seconds, args.collector,
+                                                mode, prefilled))
+    for mode in modes:
+        rate, mean, cpu, writer, by_second = max(by_mode[mode])
+        label = "ids looked up again by the writer" if mode else "hub's requests"
+        on = f", on a log of {args.prefill:,}" if args.prefill else ""
+        print(f"group committer, {n:>5} submitters{on}:      {rate:>10,.0f} events/s"
+              f"  (mean batch {mean:,.0f}; {cpu * 1e6:.1f} CPU-µs an event, the"
+              f" writer's thread {writer * 1e6:.1f}; {args.collector} collector;"
+              f" {label}; target >= {TARGET_COMMITTER:,.0f})" + _seconds(by_second),
+              flush=True)
+    if args.compare_recheck:
+        print(f"  hub's requests / ids looked up again: "
+              f"{max(by_mode[False])[0] / max(by_mode[True])[0]:.2f}x", flush=True)
+
+
+def _verify(args: argparse.Namespace, work: Path) -> None:
+    """``poolhall verify`` over a cached log (and another checkout's, alternately, with
+    ``--verify-against``); ``work`` is unused: the logs are kept in ``--cache``."""
+    variants = [("", verify_file)]
+    if args.verify_against is not None:
+        variants = [("before ", verify_of(args.verify_against)), ("now    ", verify_file)]
+    for campaigns, shape in ((1, "one campaign"), (100, "100 campaigns interleaved")):
+        path = cached_log(args.cache, args.verify_events, campaigns)
+        runs: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in variants}
+        for _ in range(args.repeat):  # alternately, so both see the same load
+            for label, verify in variants:
+                runs[label].append(verify_rate(path, args.verify_events, verify))
+        for label, _ in variants:  # the best of each: noise only ever adds
+            rate, cpu = max(r for r, _ in runs[label]), min(c for _, c in runs[label])
+            print(f"{label}verify, {args.verify_events:,} events, {shape + ':':<27}"
+                  f"{rate:>10,.0f} events/s  ({cpu:.1f} CPU-s; target >="
+                  f" {TARGET_VERIFY:,.0f})", flush=True)
 
 
 if __name__ == "__main__":

@@ -194,7 +194,8 @@ def roll_to_drawn(served: Served, pages: dict[str, Page], rolls: int) -> None:
     painted = [max(drawn[who][n]["painted"] for who in pages) - clicks[n] for n in range(rolls)]
     for who in pages:
         seqs = [entry["seq"] for entry in drawn[who]]
-        assert seqs == sorted(set(seqs)) and len(seqs) == rolls, f"{who}: lines lost or doubled"
+        assert seqs == sorted(set(seqs)), f"{who}: lines lost or doubled"
+        assert len(seqs) == rolls, f"{who}: lines lost or doubled"
     print(f"roll to drawn in all 4 pages ({rolls} rolls, loopback):")
     line("event frame reached all 4 pages, p50", f"{percentile(network, 50):.1f} ms", "-")
     line("event frame reached all 4 pages, p99", f"{percentile(network, 99):.1f} ms", "-")

@@ -94,7 +94,8 @@ class Reader(asyncio.Protocol):
             "Sec-WebSocket-Version: 13\r\n\r\n".encode())
 
     def _send(self, payload: bytes) -> None:
-        assert self.transport is not None and len(payload) < 126
+        assert self.transport is not None
+        assert len(payload) < 126
         mask = secrets.token_bytes(4)
         masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
         self.transport.write(bytes((0x81, 0x80 | len(payload))) + mask + masked)

@@ -257,6 +257,34 @@ async def run_against(args: argparse.Namespace, this: Served, before: Served) ->
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = _arguments(argv)
+    settings = dict(SCALE_SETTINGS)
+    for item in args.server_setting:
+        name, _, value = item.partition("=")
+        settings[name] = json.loads(value)
+    work = Path(tempfile.mkdtemp(prefix="poolhall-scale-", dir=args.db_dir))
+    args.db = work / "bench.db"
+    args.admin_token = "ph_bench-" + secrets.token_hex(16)
+    print(f"connection scale: load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; "
+          f"server settings {settings}")
+    try:
+        if args.against:
+            failures, tail = against(args, work, settings)
+        else:
+            failures, tail = _run_alone(args, work, settings)
+    finally:
+        print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+        shutil.rmtree(work, ignore_errors=True)
+    if tail:
+        print("\nserver log (last lines):\n" + tail)
+    for failure in failures:
+        print(f"FAILED: {failure}")
+    return 1 if failures else 0
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    """The command line, checked; the descriptor limit raised to its hard limit, which must
+    allow every client."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="1000,5000,10000", help="clients, comma-separated")
     parser.add_argument("--rates", default="100,1000", help="commands/s, comma-separated")
@@ -291,48 +319,32 @@ def main(argv: list[str] | None = None) -> int:
     args.sizes = sorted(int(n) for n in args.sizes.split(","))
     args.rates = [float(n) for n in args.rates.split(",")]
     args.system, args.window, args.no_deflate = "narrative", 8, True
-    settings = dict(SCALE_SETTINGS)
-    for item in args.server_setting:
-        name, _, value = item.partition("=")
-        settings[name] = json.loads(value)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     needed = max(args.sizes) * (2 if args.against else 1) + 100
     if hard < needed:
         parser.error(f"the descriptor limit ({hard}) is below {needed - 100} clients")
-    work = Path(tempfile.mkdtemp(prefix="poolhall-scale-", dir=args.db_dir))
-    args.db = work / "bench.db"
-    args.admin_token = "ph_bench-" + secrets.token_hex(16)
-    print(f"connection scale: load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; "
-          f"server settings {settings}")
+    return args
+
+
+def _run_alone(args: argparse.Namespace, work: Path,
+               settings: dict[str, Any]) -> tuple[list[str], str]:
+    """One server (or ``--processes`` on ``--db``) measured, stopped; the failures, the log's
+    end."""
+    if args.postgres:
+        with serve_postgres(args.postgres, args.processes, work,
+                            {**LIFTED, **settings}) as (servers, token, _):
+            args.admin_token = token
+            print(f"{servers.label} on a fresh database of {args.postgres}, pids "
+                  f"{servers.pids}, ports {servers.ports}")
+            return asyncio.run(run(args, servers)), servers.log_tail()
+    server = ServerProcess(args.db, args.admin_token, work / "server.log", None, settings)
+    print(f"server pid {server.pid} (py-spy record -p {server.pid})")
     try:
-        if args.against:
-            failures, tail = against(args, work, settings)
-        elif args.postgres:
-            with serve_postgres(args.postgres, args.processes, work,
-                                {**LIFTED, **settings}) as (servers, token, _):
-                args.admin_token = token
-                print(f"{servers.label} on a fresh database of {args.postgres}, pids "
-                      f"{servers.pids}, ports {servers.ports}")
-                failures = asyncio.run(run(args, servers))
-                tail = servers.log_tail()
-        else:
-            server = ServerProcess(args.db, args.admin_token, work / "server.log", None,
-                                   settings)
-            print(f"server pid {server.pid} (py-spy record -p {server.pid})")
-            try:
-                failures = asyncio.run(run(args, server))
-            finally:
-                server.stop()
-                tail = server.log_tail()
+        failures = asyncio.run(run(args, server))
     finally:
-        print(f"load average at the end: {os.getloadavg()[0]:.2f}")
-        shutil.rmtree(work, ignore_errors=True)
-    if tail:
-        print("\nserver log (last lines):\n" + tail)
-    for failure in failures:
-        print(f"FAILED: {failure}")
-    return 1 if failures else 0
+        server.stop()
+    return failures, server.log_tail()
 
 
 def against(args: argparse.Namespace, work: Path,

@@ -138,53 +138,63 @@ def build(db: Path, events: int, campaigns: int) -> None:
     writes them."""
     rng = random.Random(1)
     log = SqliteLog(db)
-    heads = {f"c-{k}": 0 for k in range(campaigns)}
-    batch: list[AppendRequest] = []
-    counter = 0
-
-    def add(campaign: str, new_events: list[Any], actor: str = "gm") -> None:
-        nonlocal counter
-        counter += 1
-        batch.append(AppendRequest(campaign=campaign, expected_head=heads[campaign],
-                                   actor=actor, command_id=f"setup-{counter}", at=AT,
-                                   events=tuple(prepare(event) for event in new_events)))
-        heads[campaign] += len(new_events)
-        if len(batch) >= BATCH:
-            flush()
-
-    def flush() -> None:
-        for result in log.append_batch(batch):
-            if isinstance(result, Exception):
-                raise result
-        batch.clear()
-
+    batches = _Batches(log, [f"c-{k}" for k in range(campaigns)])
+    heads = batches.heads
     try:
         for campaign in heads:
-            add(campaign, open_campaign(
+            batches.add(campaign, open_campaign(
                 core.CreateCampaign(id="create", name=campaign, system="narrative"),
                 campaign, hash_token(member_token(campaign, 0))), ADMIN_MEMBER)
             for k in range(1, MEMBERS if campaigns == 1 else 2):
-                add(campaign, [core.MemberInvited(member=f"p{k}", name=f"Player {k}",
-                                                  role="player",
-                                                  token_hash=hash_token(
-                                                      member_token(campaign, k)))])
+                batches.add(campaign, [core.MemberInvited(
+                    member=f"p{k}", name=f"Player {k}", role="player",
+                    token_hash=hash_token(member_token(campaign, k)))])
         per_campaign = events // campaigns
         while True:
             behind = [c for c, head in heads.items() if head < per_campaign]
             if not behind:
                 break
             for campaign in behind:
-                count = min(PER_COMMAND, per_campaign - heads[campaign])
-                rolled = []
-                for _ in range(count):
-                    faces = (rng.randint(1, 6), rng.randint(1, 6))
-                    rolled.append(core.DiceRolled(
-                        expression="2d6", terms=(RolledTerm(sides=6, faces=faces),),
-                        total=sum(faces)))
-                add(campaign, rolled)
-        flush()
+                batches.add(campaign, _rolls(rng, min(PER_COMMAND, per_campaign - heads[campaign])))
+        batches.flush()
     finally:
         log.close()
+
+
+class _Batches:
+    """Commands' events appended :data:`BATCH` commands at a time, as a busy server's
+    committer does, each campaign's head kept."""
+
+    def __init__(self, log: SqliteLog, campaigns: list[str]) -> None:
+        self.log = log
+        self.heads = dict.fromkeys(campaigns, 0)
+        self.batch: list[AppendRequest] = []
+        self.counter = 0
+
+    def add(self, campaign: str, new_events: list[Any], actor: str = "gm") -> None:
+        self.counter += 1
+        self.batch.append(AppendRequest(campaign=campaign, expected_head=self.heads[campaign],
+                                        actor=actor, command_id=f"setup-{self.counter}", at=AT,
+                                        events=tuple(prepare(event) for event in new_events)))
+        self.heads[campaign] += len(new_events)
+        if len(self.batch) >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        for result in self.log.append_batch(self.batch):
+            if isinstance(result, Exception):
+                raise result
+        self.batch.clear()
+
+
+def _rolls(rng: random.Random, count: int) -> list[Any]:
+    """``count`` rolls of 2d6, drawn from ``rng`` (seeded: every build is the same log)."""
+    rolled: list[Any] = []
+    for _ in range(count):
+        faces = (rng.randint(1, 6), rng.randint(1, 6))
+        rolled.append(core.DiceRolled(expression="2d6", terms=(RolledTerm(sides=6, faces=faces),),
+                                      total=sum(faces)))
+    return rolled
 
 
 def store_snapshots(db: Path) -> None:

@@ -164,14 +164,14 @@ class ServerProcess:
         if profile_to is not None:
             env[PROFILE_ENV] = str(profile_to)
         self.log_path = log_path
-        self._log = open(log_path, "ab")
         started = time.perf_counter()
-        self.proc = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()),
-             *(["--serve-bare", token] if bare else ["--serve-child", str(db), token])],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, cwd=ROOT, env=env,
-            start_new_session=True,  # a Ctrl-C reaches us; we stop the server ourselves
-        )
+        with open(log_path, "ab") as log:  # the child writes to its own copy of the descriptor
+            self.proc = subprocess.Popen(
+                [sys.executable, str(Path(__file__).resolve()),
+                 *(["--serve-bare", token] if bare else ["--serve-child", str(db), token])],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=ROOT, env=env,
+                start_new_session=True,  # a Ctrl-C reaches us; we stop the server ourselves
+            )
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline().decode().split()
         if not line or line[0] != "READY":
@@ -213,7 +213,6 @@ class ServerProcess:
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
-        self._log.close()
 
     def log_tail(self, lines: int = 30) -> str:
         with contextlib.suppress(OSError):
@@ -563,6 +562,50 @@ def server_of(args: argparse.Namespace) -> ServerProcess:
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.serve_bare:
+        serve_bare(args.serve_bare)
+        return 0
+    if args.serve_child:
+        serve_child(*args.serve_child)
+        return 0
+    if args.quick:
+        args.seconds = 2.0
+    _check(parser, args)
+
+    def terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # clean up as for Ctrl-C
+
+    signal.signal(signal.SIGTERM, terminate)
+    work = Path(tempfile.mkdtemp(prefix="poolhall-bench-"))
+    args.db = work / "bench.db"
+    args.admin_token = "ph_bench-" + secrets.token_hex(16)
+    failures: list[str] = []
+    try:
+        print(f"poolhall table load: load average {os.getloadavg()[0]:.2f} on "
+              f"{os.cpu_count()} CPUs")
+        if args.against or args.postgres:
+            failures = (run_against if args.against else run_postgres)(args, work)
+            print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+            return finish(failures)
+        _run_sqlite(args, work, failures)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # any failure: say it loudly, still clean up
+        failures.append(f"{type(error).__name__}: {error}")
+    finally:
+        log_tail = ""
+        with contextlib.suppress(OSError):
+            log_tail = (work / "server.log").read_text(errors="replace").strip()
+        shutil.rmtree(work, ignore_errors=True)
+    if log_tail:
+        print("\nserver log:\n" + "\n".join(log_tail.splitlines()[-20:]))
+    return finish(failures)
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--campaigns", type=int, default=100)
     parser.add_argument("--clients", type=int, default=5, help="per campaign, the GM included")
@@ -594,15 +637,11 @@ def main(argv: list[str] | None = None) -> int:
                              "clients of each campaign are spread over them (default 1)")
     parser.add_argument("--serve-child", nargs=2, metavar=("DB", "TOKEN"), help=argparse.SUPPRESS)
     parser.add_argument("--serve-bare", metavar="TOKEN", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.serve_bare:
-        serve_bare(args.serve_bare)
-        return 0
-    if args.serve_child:
-        serve_child(*args.serve_child)
-        return 0
-    if args.quick:
-        args.seconds = 2.0
+    return parser
+
+
+def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse what is out of range or does not go together (``parser.error`` exits)."""
     if not (1 <= args.campaigns <= 2000 and 1 <= args.clients <= 50 and 0 < args.seconds <= 600
             and 0 < args.rate <= 100_000 and 1 <= args.window <= 64):
         parser.error("out of range: campaigns 1-2000, clients 1-50, seconds <= 600, window 1-64")
@@ -619,69 +658,50 @@ def main(argv: list[str] | None = None) -> int:
     if args.against and args.rounds < 1:
         parser.error("--against needs --rounds >= 1")
     if args.profile == "py-spy":
-        args.py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
-        if not Path(args.py_spy).exists():
-            parser.error("py-spy not found: /work/venv/bin/pip install py-spy")
+        args.py_spy = _py_spy(parser)
 
-    def terminate(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt  # clean up as for Ctrl-C
 
-    signal.signal(signal.SIGTERM, terminate)
-    work = Path(tempfile.mkdtemp(prefix="poolhall-bench-"))
-    args.db = work / "bench.db"
-    args.admin_token = "ph_bench-" + secrets.token_hex(16)
+def _py_spy(parser: argparse.ArgumentParser) -> str:
+    """py-spy's path: on the PATH, or beside this Python."""
+    found = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not Path(found).exists():
+        parser.error("py-spy not found: /work/venv/bin/pip install py-spy")
+    return found
+
+
+def _run_sqlite(args: argparse.Namespace, work: Path, failures: list[str]) -> None:
+    """The default run, on one SQLite server: the load's phases (their failures added to
+    ``failures``), the server's profile, then the log it wrote rebuilt, here and by a
+    server starting on it."""
     profile_to = work / "server.prof" if args.profile == "cprofile" else None
-    server: ServerProcess | None = None
-    failures: list[str] = []
+    print(f"server in a child process, log {args.db}")
+    server = ServerProcess(args.db, args.admin_token, work / "server.log", profile_to)
+    args.server = server
     try:
-        print(f"poolhall table load: load average {os.getloadavg()[0]:.2f} on "
-              f"{os.cpu_count()} CPUs")
-        if args.against or args.postgres:
-            failures = (run_against if args.against else run_postgres)(args, work)
-            print(f"load average at the end: {os.getloadavg()[0]:.2f}")
-            return finish(failures)
-        print(f"server in a child process, log {args.db}")
-        server = ServerProcess(args.db, args.admin_token, work / "server.log", profile_to)
-        args.server = server
-        failures = asyncio.run(run_load(args, server, work))
+        failures.extend(asyncio.run(run_load(args, server, work)))
+    finally:
         server.stop()
-        if server.proc.returncode not in (0, None):
-            failures.append(f"server exited with {server.proc.returncode}")
-        if profile_to is not None and profile_to.exists():
-            print_cprofile(profile_to, args.top)
-        server = None
-
-        if args.keep is not None:
-            shutil.copyfile(args.db, args.keep)
-            print(f"\nthe log is kept in {args.keep}")
-        events, fold_s, read_s, decode_s, evolve_s = rebuild(args.db)
-        speed = events / fold_s
-        print(f"\n3. rebuild (best of {REBUILD_RUNS}): {events:,} events folded in "
-              f"{fold_s:.3f}s = {speed:,.0f} events/s   "
-              f"(target >= {TARGET_REBUILD:,.0f}: {verdict(speed >= TARGET_REBUILD)})")
-        print(f"   in separate passes: reading rows {read_s:.3f}s, decoding (to_recorded) "
-              f"{decode_s:.3f}s, folding (evolve) {evolve_s:.3f}s")
-        server = ServerProcess(args.db, args.admin_token, work / "server.log", None)
+    if server.proc.returncode not in (0, None):
+        failures.append(f"server exited with {server.proc.returncode}")
+    if profile_to is not None and profile_to.exists():
+        print_cprofile(profile_to, args.top)
+    if args.keep is not None:
+        shutil.copyfile(args.db, args.keep)
+        print(f"\nthe log is kept in {args.keep}")
+    events, fold_s, read_s, decode_s, evolve_s = rebuild(args.db)
+    speed = events / fold_s
+    print(f"\n3. rebuild (best of {REBUILD_RUNS}): {events:,} events folded in "
+          f"{fold_s:.3f}s = {speed:,.0f} events/s   "
+          f"(target >= {TARGET_REBUILD:,.0f}: {verdict(speed >= TARGET_REBUILD)})")
+    print(f"   in separate passes: reading rows {read_s:.3f}s, decoding (to_recorded) "
+          f"{decode_s:.3f}s, folding (evolve) {evolve_s:.3f}s")
+    server = ServerProcess(args.db, args.admin_token, work / "server.log", None)
+    try:
         print(f"   server startup rebuild: {server.hubs} campaigns in {server.start_seconds:.3f}s "
               f"= {events / server.start_seconds:,.0f} events/s (process ready in "
               f"{server.ready_seconds:.2f}s including imports)")
-        server.stop()
-        server = None
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        return 130
-    except Exception as error:  # any failure: say it loudly, still clean up
-        failures.append(f"{type(error).__name__}: {error}")
     finally:
-        if server is not None:
-            server.stop()
-        log_tail = ""
-        with contextlib.suppress(OSError):
-            log_tail = (work / "server.log").read_text(errors="replace").strip()
-        shutil.rmtree(work, ignore_errors=True)
-    if log_tail:
-        print("\nserver log:\n" + "\n".join(log_tail.splitlines()[-20:]))
-    return finish(failures)
+        server.stop()
 
 
 def finish(failures: list[str]) -> int:

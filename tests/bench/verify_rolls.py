@@ -63,7 +63,8 @@ def main() -> None:
         counts = check_campaign("bench", log)
         best = min(best, time.perf_counter() - started)
         cpu = min(cpu, time.process_time() - started_cpu)
-        assert not counts.problems and counts.dice_checked == args.rolls * args.dice
+        assert not counts.problems
+        assert counts.dice_checked == args.rolls * args.dice
     dice = args.rolls * args.dice
     sys.stdout.write(f"verify recomputed {dice} dice of {args.rolls} rolls in {best:.3f} s "
                      f"({cpu:.3f} s of CPU): {dice / best:,.0f} dice/s wall, "

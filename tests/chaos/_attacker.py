@@ -138,13 +138,13 @@ class AttackerProcess:
     """The trial's handle on the child: start it, wait for ``READY``, ``GO``, read ``RESULT``."""
 
     def __init__(self, script: Path, config: dict[str, Any], log: Path) -> None:
-        self._log = open(log, "ab")
         self.log = log
-        self.proc = subprocess.Popen(
-            [sys.executable, str(script), "--attack-child", json.dumps(config)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
-            start_new_session=True, text=True,
-        )
+        with open(log, "ab") as stderr:  # the child writes to its own copy of the descriptor
+            self.proc = subprocess.Popen(
+                [sys.executable, str(script), "--attack-child", json.dumps(config)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                start_new_session=True, text=True,
+            )
 
     async def _line(self, timeout: float) -> str:
         assert self.proc.stdout is not None
@@ -187,7 +187,6 @@ class AttackerProcess:
             with contextlib.suppress(OSError):
                 if stream is not None:
                     stream.close()
-        self._log.close()
 
 
 async def hold_until_closed(ctx: AttackContext, sock: RawSocket, read: bool,

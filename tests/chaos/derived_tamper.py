@@ -75,11 +75,13 @@ async def _play(db: Path, port: int, rolls: int) -> Played:
     await admin.connect()
     created = await admin.call(core.CreateCampaign, name="Tampered", system="d12")
     await admin.close()
-    assert created.campaign and created.token
+    assert created.campaign
+    assert created.token
     gm = Client(url, created.token, created.campaign)
     await gm.connect()
     invited = await gm.call(core.Invite, role="player", name="Ann", characters=("ann",))
-    assert invited.member and invited.token
+    assert invited.member
+    assert invited.token
     head = 0
     for number in range(rolls):
         head = (await gm.call(core.Roll, expression="1d6", reason=f"roll {number}")).seqs[-1]

@@ -40,102 +40,141 @@ async def attack(ctx: AttackContext) -> None:
         writers.append(sock)
     await gm.close()
     await ctx.ready()
-    head = 0
-    rng = random.Random(9)
-    written = asyncio.Event()  # every writer's last roll is answered: the head is final
+    table = _Table(ctx, campaign, writers)
+    await asyncio.gather(table.write(), *(table.reader(token) for token in tokens))
+    ctx.figures["head at the end"] = table.head
+    for sock in writers:
+        await sock.close()
 
-    async def writer(sock: RawSocket) -> None:
-        nonlocal head
-        pending = 0
-        rate = ctx.options["rate"] / len(writers)
 
-        async def acks() -> None:
-            nonlocal head, pending
-            while True:
-                frame = await sock.recv_json(3600)
-                if frame.get("type") == "ack":
-                    head = max(head, frame["seqs"][-1])
-                    pending -= 1
-                    ctx.count("writer rolls acked")
-                elif frame.get("type") == "error":
-                    pending -= 1
-                    ctx.count(f"writer rolls refused: {frame.get('code')}")
+class _Table:
+    """The campaign under attack: its writers' rolls, the head they reached, and the readers
+    cut off and resuming."""
 
-        reading = asyncio.create_task(acks())
-        while ctx.time_left() > 0:
-            sock.send_json({"type": "roll", "id": ctx.next_id("w"), "expression": "1d6"})
-            pending += 1
+    def __init__(self, ctx: AttackContext, campaign: str, writers: list[RawSocket]) -> None:
+        self.ctx = ctx
+        self.campaign = campaign
+        self.writers = writers
+        self.head = 0
+        self.rng = random.Random(9)
+        self.written = asyncio.Event()  # every writer's last roll is answered: the head is final
+
+    async def write(self) -> None:
+        await asyncio.gather(*(self._writer(sock) for sock in self.writers))
+        self.written.set()
+
+    async def _writer(self, sock: RawSocket) -> None:
+        """Roll at this writer's share of ``rate`` until the time is up, then wait (30 s at
+        most) for the last answers."""
+        pending = [0]
+        rate = self.ctx.options["rate"] / len(self.writers)
+        reading = asyncio.create_task(self._acks(sock, pending))
+        while self.ctx.time_left() > 0:
+            sock.send_json({"type": "roll", "id": self.ctx.next_id("w"), "expression": "1d6"})
+            pending[0] += 1
             await asyncio.sleep(1 / rate)
-        for _ in range(300):  # the last answers, 30 s at most
-            if not pending:
+        for _ in range(300):
+            if not pending[0]:
                 break
             await asyncio.sleep(0.1)
         reading.cancel()
 
-    async def write() -> None:
-        await asyncio.gather(*(writer(sock) for sock in writers))
-        written.set()
-
-    async def reader(token: str) -> None:
-        last = 0
-        finishing = False
+    async def _acks(self, sock: RawSocket, pending: list[int]) -> None:
+        """A writer's answers: the head moves with each ack; ``pending[0]`` counts the rolls
+        not answered yet."""
         while True:
-            finishing = ctx.time_left() <= 0
+            frame = await sock.recv_json(3600)
+            if frame.get("type") == "ack":
+                self.head = max(self.head, frame["seqs"][-1])
+                pending[0] -= 1
+                self.ctx.count("writer rolls acked")
+            elif frame.get("type") == "error":
+                pending[0] -= 1
+                self.ctx.count(f"writer rolls refused: {frame.get('code')}")
+
+    async def reader(self, token: str) -> None:
+        await _Reader(self, token).run()
+
+
+class _Reader:
+    """A player joining, reading for 50-800 ms, dropping the connection and resuming from
+    ``last``, the last event it holds; once the time is up and the head is final, it resumes
+    once more and must read up to the head."""
+
+    def __init__(self, table: _Table, token: str) -> None:
+        self.table = table
+        self.ctx = table.ctx
+        self.token = token
+        self.last = 0
+
+    async def run(self) -> None:
+        while True:
+            finishing = self.ctx.time_left() <= 0
             if finishing:
-                await written.wait()
+                await self.table.written.wait()
             sock: RawSocket | None = None
             try:
-                sock = await ctx.open(timeout=5)
-                reply = await sock.join(token, campaign, since=last, timeout=10)
+                sock = await self.ctx.open(timeout=5)
+                reply = await sock.join(self.token, self.table.campaign, since=self.last,
+                                        timeout=10)
                 if reply.get("type") != "welcome":
-                    ctx.count(f"resumes refused: {reply.get('code')}")
+                    self.ctx.count(f"resumes refused: {reply.get('code')}")
                     await asyncio.sleep(0.2)
                     continue
-                ctx.count("resumes")
-                cut = asyncio.get_running_loop().time() + rng.uniform(0.05, 0.8)
-                while True:
-                    if finishing:
-                        if last >= head:
-                            return
-                        timeout = 10.0
-                    else:
-                        timeout = cut - asyncio.get_running_loop().time()
-                        if timeout <= 0:
-                            break
-                    _, payload = await sock.recv(timeout)
-                    if payload.startswith(b'{"type":"snapshot"'):  # joined afresh: the table
-                        last = max(last, json.loads(payload)["seq"])
-                        ctx.count("snapshots")
-                    elif payload.startswith(b'{"type":"event"'):
-                        seq = json.loads(payload)["seq"]
-                        if seq <= last:
-                            ctx.count("duplicates")
-                        elif seq > last + 1:
-                            ctx.count("gaps")
-                        last = max(last, seq)
-                        ctx.count("events seen")
+                self.ctx.count("resumes")
+                await self._read(sock, finishing)
+                if finishing:
+                    return
             except TimeoutError:
                 if finishing:
-                    ctx.count("readers behind the head at the end")
+                    self.ctx.count("readers behind the head at the end")
                     return
             except Closed as closed:
-                ctx.count(f"closed by the server: {closed.code}")
+                self.ctx.count(f"closed by the server: {closed.code}")
             except OSError as error:
-                ctx.count(f"connections failed: {type(error).__name__}")
+                self.ctx.count(f"connections failed: {type(error).__name__}")
                 await asyncio.sleep(0.2)
             finally:
                 if sock is not None:
-                    if rng.random() < 0.5:
-                        sock.abort()
-                        ctx.count("forced disconnects (TCP abort)")
-                    else:
-                        await sock.close()
-                        ctx.count("forced disconnects (clean close)")
+                    await self._drop(sock)
 
-    await asyncio.gather(write(), *(reader(token) for token in tokens))
-    ctx.figures["head at the end"] = head
-    for sock in writers:
-        await sock.close()
+    async def _read(self, sock: RawSocket, finishing: bool) -> None:
+        """Read until the cut (drawn at random), or when ``finishing`` up to the head (each
+        frame within 10 s, else ``TimeoutError``)."""
+        cut = asyncio.get_running_loop().time() + self.table.rng.uniform(0.05, 0.8)
+        while not finishing or self.last < self.table.head:
+            if finishing:
+                timeout = 10.0
+            else:
+                timeout = cut - asyncio.get_running_loop().time()
+                if timeout <= 0:
+                    break
+            _, payload = await sock.recv(timeout)
+            self._seen(payload)
+
+    def _seen(self, payload: bytes) -> None:
+        """One frame read: a snapshot or an event moves ``last``; a gap or a duplicate is
+        counted."""
+        if payload.startswith(b'{"type":"snapshot"'):  # joined afresh: the table
+            self.last = max(self.last, json.loads(payload)["seq"])
+            self.ctx.count("snapshots")
+        elif payload.startswith(b'{"type":"event"'):
+            seq = json.loads(payload)["seq"]
+            if seq <= self.last:
+                self.ctx.count("duplicates")
+            elif seq > self.last + 1:
+                self.ctx.count("gaps")
+            self.last = max(self.last, seq)
+            self.ctx.count("events seen")
+
+    async def _drop(self, sock: RawSocket) -> None:
+        """Cut the connection: a TCP abort half the time, a clean close the other half."""
+        if self.table.rng.random() < 0.5:
+            sock.abort()
+            self.ctx.count("forced disconnects (TCP abort)")
+        else:
+            await sock.close()
+            self.ctx.count("forced disconnects (clean close)")
 
 
 def checks(figures: dict[str, object], options: dict[str, int]) -> list[Check]:

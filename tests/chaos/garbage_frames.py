@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _attacker import AttackContext  # noqa: E402
-from _raw import Closed  # noqa: E402
+from _raw import Closed, RawSocket  # noqa: E402
 from _trial import Trial, main  # noqa: E402
 
 
@@ -56,37 +56,53 @@ async def attack(ctx: AttackContext) -> None:
         await gm.close()
     frame = bad_frame(options["kind"])
     await ctx.ready()
-
-    async def one() -> None:
-        while ctx.time_left() > 0:
-            sock = None
-            try:
-                sock = await ctx.open(timeout=5)
-                if token is not None:
-                    reply = await sock.join(token, campaign, timeout=5)
-                    if reply.get("type") != "welcome":
-                        ctx.count(f"join refused: {reply.get('code')}")
-                        await asyncio.sleep(0.2)
-                        continue
-                for _ in range(options["window"]):
-                    sock.send_text(frame)
-                while ctx.time_left() > 0:
-                    reply = await sock.recv_json(max(0.05, ctx.time_left()))
-                    if reply.get("type") == "error":
-                        ctx.count(f"error {reply.get('code')}")
-                        sock.send_text(frame)
-            except Closed as closed:
-                ctx.count(f"closed {closed.code}")
-            except (TimeoutError, OSError):
-                pass
-            finally:
-                if sock is not None:
-                    with contextlib.suppress(Exception):
-                        await sock.close()
-
-    await asyncio.gather(*(one() for _ in range(options["connections"])))
+    await asyncio.gather(*(_connections(ctx, token, campaign, frame)
+                           for _ in range(options["connections"])))
     refused = sum(n for name, n in ctx.counters.items() if name.startswith("error"))
     ctx.figures["refusals per second"] = round(refused / ctx.seconds)
+
+
+async def _connections(ctx: AttackContext, token: str | None, campaign: str | None,
+                       frame: str) -> None:
+    """One connection after another until the time is up, each joined first if there is a
+    ``token``, sending the bad frame over and over."""
+    while ctx.time_left() > 0:
+        sock = None
+        try:
+            sock = await ctx.open(timeout=5)
+            if token is not None and not await _joined(ctx, sock, token, campaign):
+                await asyncio.sleep(0.2)
+                continue
+            await _send_bad_frames(ctx, sock, frame)
+        except Closed as closed:
+            ctx.count(f"closed {closed.code}")
+        except (TimeoutError, OSError):
+            pass
+        finally:
+            if sock is not None:
+                with contextlib.suppress(Exception):
+                    await sock.close()
+
+
+async def _joined(ctx: AttackContext, sock: RawSocket, token: str, campaign: str | None) -> bool:
+    """Whether the join was let in (a refusal is counted)."""
+    reply = await sock.join(token, campaign, timeout=5)
+    if reply.get("type") != "welcome":
+        ctx.count(f"join refused: {reply.get('code')}")
+        return False
+    return True
+
+
+async def _send_bad_frames(ctx: AttackContext, sock: RawSocket, frame: str) -> None:
+    """``window`` bad frames at once, then one more for each refusal, until the time is up
+    (or the server closes the connection)."""
+    for _ in range(ctx.options["window"]):
+        sock.send_text(frame)
+    while ctx.time_left() > 0:
+        reply = await sock.recv_json(max(0.05, ctx.time_left()))
+        if reply.get("type") == "error":
+            ctx.count(f"error {reply.get('code')}")
+            sock.send_text(frame)
 
 
 TRIAL = Trial(name="garbage-frames", script=Path(__file__).resolve(), attack=attack,

@@ -21,6 +21,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -94,53 +95,76 @@ async def attack(ctx: AttackContext) -> None:
     await gm.close()
     kinds = _kinds(campaign)
     await ctx.ready()
+    await asyncio.gather(
+        *(_Attacker(ctx, campaign, token, kinds).run(k * 7) for k in range(ctx.options["members"])),
+        *(_Attacker(ctx, campaign, None, kinds).run(k * 5)
+          for k in range(ctx.options["outsiders"])))
 
-    async def connect(member: bool) -> RawSocket:
-        sock = await ctx.open(timeout=5)
-        if member:
-            reply = await sock.join(token, campaign, timeout=5)
-            if reply.get("type") != "welcome":
-                ctx.count(f"member join refused: {reply.get('code')}")
-        return sock
 
-    async def one(member: bool, offset: int) -> None:
-        who = "member" if member else "outsider"
-        names = list(kinds)
-        sock: RawSocket | None = None
+class _Attacker:
+    """One connection, a member's (with ``token``) or an outsider's, sending every kind of
+    hostile frame in turn until the time is up; opened again when the server drops it."""
+
+    def __init__(self, ctx: AttackContext, campaign: str, token: str | None,
+                 kinds: dict[str, Callable[[str], Frame]]) -> None:
+        self.ctx = ctx
+        self.campaign = campaign
+        self.token = token
+        self.kinds = kinds
+        self.who = "outsider" if token is None else "member"
+        self.sock: RawSocket | None = None
+
+    async def run(self, offset: int) -> None:
+        names = list(self.kinds)
         n = offset
-        while ctx.time_left() > 0:
+        while self.ctx.time_left() > 0:
             kind = names[n % len(names)]
             n += 1
-            try:
-                if sock is None:
-                    sock = await connect(member)
-                command_id = ctx.next_id("h")
-                opcode, payload = kinds[kind](command_id)
-                sock.send_frame(opcode, payload)
-                await sock.drain()
-                while True:
-                    frame = await sock.recv_json(5)
-                    if frame.get("type") in ("error", "ack", "welcome"):
-                        break
-                outcome = (f"error {frame.get('code')}" if frame["type"] == "error"
-                           else frame["type"])
-            except Closed as closed:
-                outcome, sock = f"closed {closed.code}", None
-            except (ConnectionError, OSError) as error:
-                outcome, sock = f"connection failed: {type(error).__name__}", None
-            except TimeoutError:
-                outcome = "no answer in 5 s"
-                if sock is not None:
-                    sock.abort()
-                sock = None
-            ctx.count(f"{who} {kind}: {outcome}")
+            outcome = await self._send(kind)
+            self.ctx.count(f"{self.who} {kind}: {outcome}")
             if outcome in ("ack", "welcome"):
-                ctx.count("hostile frames accepted")
-        if sock is not None:
-            await sock.close()
+                self.ctx.count("hostile frames accepted")
+        if self.sock is not None:
+            await self.sock.close()
 
-    await asyncio.gather(*(one(True, k * 7) for k in range(ctx.options["members"])),
-                         *(one(False, k * 5) for k in range(ctx.options["outsiders"])))
+    async def _send(self, kind: str) -> str:
+        """Send one frame of ``kind``: what came of it (an answer's type or error code, a
+        close, no answer)."""
+        try:
+            if self.sock is None:
+                self.sock = await self._connect()
+            opcode, payload = self.kinds[kind](self.ctx.next_id("h"))
+            self.sock.send_frame(opcode, payload)
+            await self.sock.drain()
+            frame = await _answer(self.sock)
+            return f"error {frame.get('code')}" if frame["type"] == "error" else frame["type"]
+        except Closed as closed:
+            self.sock = None
+            return f"closed {closed.code}"
+        except (ConnectionError, OSError) as error:
+            self.sock = None
+            return f"connection failed: {type(error).__name__}"
+        except TimeoutError:
+            if self.sock is not None:
+                self.sock.abort()
+            self.sock = None
+            return "no answer in 5 s"
+
+    async def _connect(self) -> RawSocket:
+        sock = await self.ctx.open(timeout=5)
+        if self.token is not None:
+            reply = await sock.join(self.token, self.campaign, timeout=5)
+            if reply.get("type") != "welcome":
+                self.ctx.count(f"member join refused: {reply.get('code')}")
+        return sock
+
+
+async def _answer(sock: RawSocket) -> dict[str, Any]:
+    """The next answer (an error, an ack or a welcome), past the events before it."""
+    while True:
+        frame = await sock.recv_json(5)
+        if frame.get("type") in ("error", "ack", "welcome"):
+            return frame
 
 
 def checks(figures: dict[str, object], options: dict[str, int]) -> list[Check]:

@@ -39,10 +39,12 @@ def test_an_exported_character_reads_back_the_same() -> None:
     """export -> file -> read: the same name, id, stats and origin; the format is versioned."""
     data = character_file("edge", "han", "Han", HAN)
     plain = json.loads(data)
-    assert plain["format"] == "poolhall.character" and plain["version"] == 1
+    assert plain["format"] == "poolhall.character"
+    assert plain["version"] == 1
     file = read_character_file(data)
     assert (file.name, file.character, file.stats) == ("Han", "han", HAN)
-    assert file.exported_from is not None and file.exported_from.campaign == "edge"
+    assert file.exported_from is not None
+    assert file.exported_from.campaign == "edge"
 
 
 @pytest.mark.parametrize(("changes", "path", "words"), [
@@ -89,7 +91,8 @@ def test_a_taken_id_gets_a_new_one_unless_the_command_names_it() -> None:
     file = read_character_file(character_file("edge", "han", "Han", HAN))
     game.run("gm", ImportCharacter, file=file)
     again = game.run("gm", ImportCharacter, file=file)
-    assert isinstance(again[0], core.CharacterCreated) and again[0].character == "han-2"
+    assert isinstance(again[0], core.CharacterCreated)
+    assert again[0].character == "han-2"
     with pytest.raises(Rejected) as refused:
         game.decide("gm", ImportCharacter, file=file, character="han")
     assert (refused.value.code, refused.value.path) == ("conflict", "$.character")
@@ -103,14 +106,16 @@ def test_only_the_gm_imports_and_only_the_campaigns_system() -> None:
     assert refused.value.code == "forbidden"
     with pytest.raises(Rejected) as refused:
         table("sr3").decide("gm", ImportCharacter, file=file)
-    assert refused.value.path == "$.file.stats.system" and "'narrative'" in refused.value.message
+    assert refused.value.path == "$.file.stats.system"
+    assert "'narrative'" in refused.value.message
 
 
 def test_the_file_is_the_commands_file_field() -> None:
     """The command carries the file as it is on disk (one schema for both)."""
     command = msgspec.json.decode(json.dumps({"type": "import_character", "id": "c1",
                                               "file": han_file()}), type=core.ImportCharacter)
-    assert isinstance(command.file, CharacterFile) and command.file.name == "Han"
+    assert isinstance(command.file, CharacterFile)
+    assert command.file.name == "Han"
 
 
 def test_a_typo_deep_in_the_stats_is_refused_not_dropped() -> None:

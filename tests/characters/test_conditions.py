@@ -40,7 +40,8 @@ def test_the_gm_and_the_characters_player_set_conditions_and_the_sheet_keeps_the
     Bo (another player) and Cy (a spectator) may not."""
     game = table("narrative", NARRATIVE)
     (event,) = game.run("ana", core.SetCondition, character="hero", condition="strain", value=3)
-    assert isinstance(event, core.ConditionChanged) and (event.was, event.value) == (0, 3)
+    assert isinstance(event, core.ConditionChanged)
+    assert (event.was, event.value) == (0, 3)
     game.run("gm", core.SetCondition, character="hero", condition="wounds", value=5,
              reason="blaster bolt")
     assert game.state.characters["hero"].conditions == {"strain": 3, "wounds": 5}
@@ -101,7 +102,8 @@ def test_sr3_wound_modifier_raises_the_tests_target_number_and_its_odds() -> Non
     game.run("gm", core.SetCondition, character="hero", condition="physical", value=3)
     (declared,) = game.run("ana", vocabulary.DeclarePoolTest, character="hero",
                            skill="pistols", kind="other", tn=4)
-    assert isinstance(declared, vocabulary.PoolTestDeclared) and declared.tn == 4
+    assert isinstance(declared, vocabulary.PoolTestDeclared)
+    assert declared.tn == 4
     (view,) = computed(views(game.state, [declared]))
     assert view.data.note == "against target number 6: 4 + 2 for wounds"
     unhurt = table("sr3", SAM)
@@ -110,10 +112,12 @@ def test_sr3_wound_modifier_raises_the_tests_target_number_and_its_odds() -> Non
     assert view.data.rows == computed(views(unhurt.state, [plain]))[0].data.rows
     (rolled,) = game.run("ana", vocabulary.RollPoolTest, character="hero", skill="pistols",
                          kind="other", tn=4)
-    assert isinstance(rolled, vocabulary.PoolTestRolled) and rolled.tn == 6
+    assert isinstance(rolled, vocabulary.PoolTestRolled)
+    assert rolled.tn == 6
     (unhurt_roll,) = unhurt.run("ana", vocabulary.RollPoolTest, character="hero",
                                 skill="pistols", kind="other", tn=4)
-    assert isinstance(unhurt_roll, vocabulary.PoolTestRolled) and unhurt_roll.tn == 4
+    assert isinstance(unhurt_roll, vocabulary.PoolTestRolled)
+    assert unhurt_roll.tn == 4
 
 
 def test_a_wound_taken_after_declaring_changes_the_declared_tests_odds() -> None:

@@ -35,20 +35,24 @@ def test_campaign_invite_roll_state_and_time_travel(served) -> None:
     created = _json("campaign", "create", "Edge of the Empire", "--system", "d12", "--url", url,
                     cwd=cwd)
     campaign, gm_token = created["campaign"], created["token"]
-    assert campaign == "edge-of-the-empire" and gm_token.startswith("ph_")
+    assert campaign == "edge-of-the-empire"
+    assert gm_token.startswith("ph_")
     invited = _json("invite", campaign, "--role", "player", "--character", "han",
                     "--url", url, "--token", gm_token, cwd=cwd)
     rolled = _json("roll", campaign, "3d6+2", "--url", url, "--token", gm_token, cwd=cwd)
     [event] = rolled["events"]
     faces = event["event"]["terms"][0]["faces"]
-    assert len(faces) == 3 and event["event"]["total"] == sum(faces) + 2
+    assert len(faces) == 3
+    assert event["event"]["total"] == sum(faces) + 2
     before_roll = rolled["ack"]["seqs"][0] - 1
     past = _json("state", campaign, "--at", str(before_roll), "--url", url, cwd=cwd)
     now = _json("state", campaign, "--url", url, "--token", invited["token"], cwd=cwd)
-    assert past["rolls"] == [] and len(now["rolls"]) == 1
+    assert past["rolls"] == []
+    assert len(now["rolls"]) == 1
     assert "token_hash" not in json.dumps(now)
     human = poolhall("state", campaign, "--url", url, cwd=cwd).stdout
-    assert "Edge of the Empire" in human and "3d6+2" in human
+    assert "Edge of the Empire" in human
+    assert "3d6+2" in human
 
 
 def test_refusals_exit_non_zero_with_a_plain_message(served) -> None:
@@ -59,17 +63,20 @@ def test_refusals_exit_non_zero_with_a_plain_message(served) -> None:
                       cwd=cwd)
     refused = poolhall("roll", created["campaign"], "1d6", "--url", url, "--token",
                        spectator["token"], cwd=cwd, check=False)
-    assert refused.returncode == 1 and "spectator may not roll" in refused.stderr
+    assert refused.returncode == 1
+    assert "spectator may not roll" in refused.stderr
     absurd = poolhall("roll", created["campaign"], "1000000d1000000", "--url", url,
                       cwd=cwd, check=False)
-    assert absurd.returncode == 2 and "not a die" in absurd.stderr
+    assert absurd.returncode == 2
+    assert "not a die" in absurd.stderr
 
 
 def test_unreachable_server_is_reported_plainly(tmp_path) -> None:
     """No server: one line saying so, exit 3, no traceback."""
     result = poolhall("roll", "x", "1d6", "--url", f"ws://127.0.0.1:{free_port()}",
                       "--admin-token", "ph_" + "x" * 30, cwd=tmp_path, check=False)
-    assert result.returncode == 3 and "poolhall serve" in result.stderr
+    assert result.returncode == 3
+    assert "poolhall serve" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -85,7 +92,8 @@ def test_verify_reports_tampering_and_schema_prints_every_message(served, tmp_pa
         connection.execute("DROP TRIGGER events_no_update")
         connection.execute("UPDATE events SET actor = 'mallory' WHERE seq = 1")
     broken = poolhall("verify", str(copy), "--json", cwd=tmp_path, check=False)
-    assert broken.returncode == 1 and json.loads(broken.stdout)["problems"]
+    assert broken.returncode == 1
+    assert json.loads(broken.stdout)["problems"]
     with sqlite3.connect(copy) as connection:  # verify only reads: the evidence stays as found
         triggers = {name for (name,) in connection.execute(
             "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
@@ -101,12 +109,14 @@ def test_refused_create_and_invite_say_why_without_a_traceback(served) -> None:
           cwd=cwd)
     again = poolhall("campaign", "create", "Taken", "--system", "d12", "--id", "taken",
                      "--url", url, cwd=cwd, check=False)
-    assert again.returncode == 1 and "campaign 'taken' exists" in again.stderr
+    assert again.returncode == 1
+    assert "campaign 'taken' exists" in again.stderr
     assert "Traceback" not in again.stderr
     spectator = _json("invite", "taken", "--role", "spectator", "--url", url, cwd=cwd)
     refused = poolhall("invite", "taken", "--role", "player", "--url", url,
                        "--token", spectator["token"], cwd=cwd, check=False)
-    assert refused.returncode == 1 and "only the gm may invite" in refused.stderr
+    assert refused.returncode == 1
+    assert "only the gm may invite" in refused.stderr
 
 
 def test_verify_refuses_what_is_not_a_log(tmp_path) -> None:
@@ -117,7 +127,8 @@ def test_verify_refuses_what_is_not_a_log(tmp_path) -> None:
     for path, said in (("missing.db", "no database at"), ("notes.txt", "not a SQLite database"),
                        ("other.db", "not a poolhall log")):
         result = poolhall("verify", path, cwd=tmp_path, check=False)
-        assert result.returncode == 2 and said in result.stderr, result.stderr
+        assert result.returncode == 2, result.stderr
+        assert said in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
     assert not (tmp_path / "missing.db").exists()
 
@@ -126,12 +137,15 @@ def test_serve_refuses_a_database_already_served_and_a_bad_port(served) -> None:
     """A second server on the same file, or on a port in use, exits 1 saying why."""
     cwd, url = served
     second = poolhall("serve", "--port", "0", cwd=cwd, check=False)
-    assert second.returncode == 1 and "already open for writing" in second.stderr
+    assert second.returncode == 1
+    assert "already open for writing" in second.stderr
     port = url.rsplit(":", 1)[1]
     taken = poolhall("serve", "--db", "elsewhere.db", "--port", port, cwd=cwd, check=False)
-    assert taken.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in taken.stderr
+    assert taken.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in taken.stderr
     bad = poolhall("serve", "--port", "99999", cwd=cwd, check=False)
-    assert bad.returncode == 2 and "out of range" in bad.stderr
+    assert bad.returncode == 2
+    assert "out of range" in bad.stderr
     for result in (second, taken, bad):
         assert "Traceback" not in result.stderr
     assert "ok" in poolhall("verify", cwd=cwd).stdout  # the served log is untouched
@@ -149,7 +163,8 @@ def test_text_users_type_prints_as_typed(served) -> None:
              '"Bob [/x]", "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 1}}}',
              "--url", url, cwd=cwd)
     state = poolhall("state", campaign, "--url", url, cwd=cwd)
-    assert "Bob [/x]" in state.stdout and "Traceback" not in state.stderr
+    assert "Bob [/x]" in state.stdout
+    assert "Traceback" not in state.stderr
 
 
 def test_mistakes_at_the_prompt_get_one_plain_line(served, tmp_path) -> None:
@@ -169,8 +184,10 @@ def test_mistakes_at_the_prompt_get_one_plain_line(served, tmp_path) -> None:
     ]
     for args, code, said in cases:
         result = poolhall(*args, cwd=cwd, check=False)
-        assert result.returncode == code and said in result.stderr, (args, result.stderr)
-        assert "Traceback" not in result.stderr and result.stderr.count("\n") <= 2
+        assert result.returncode == code, (args, result.stderr)
+        assert said in result.stderr, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+        assert result.stderr.count("\n") <= 2
     as_json = poolhall("roll", campaign, "1d6", "--url", url, "--token", "ph_short", "--json",
                        cwd=tmp_path, check=False)
     assert as_json.returncode == 1

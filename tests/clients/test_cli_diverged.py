@@ -41,7 +41,8 @@ def test_watch_stops_with_exit_4_when_the_servers_history_diverged(tmp_path: Pat
         assert error.count("\n") == 1
         assert error.startswith(f"error: history diverged, stopped following {campaign}: your "
                                 "copy of this campaign has events the server does not have")
-        assert "your last event is 4" in error and "ends at event 3" in error
+        assert "your last event is 4" in error
+        assert "ends at event 3" in error
     finally:
         watcher.stop()
         server.send_signal(signal.SIGTERM)

@@ -19,7 +19,8 @@ def _head(argv: list[str], lines: int) -> tuple[int, list[str], str]:
     child = subprocess.Popen([sys.executable, "-m", "clients.cli", *argv], cwd=ROOT,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert child.stdout is not None and child.stderr is not None
+    assert child.stdout is not None
+    assert child.stderr is not None
     read = [child.stdout.readline() for _ in range(lines)]
     child.stdout.close()  # as head does once it has its lines
     code = child.wait(timeout=120)
@@ -42,6 +43,7 @@ async def test_export_and_replay_into_head_exit_0_without_a_traceback(tmp_path: 
         assert (code, err) == (0, "")
         code, lines, err = await asyncio.to_thread(
             _head, ["replay", setup["campaign"], "--speed", "inf", *who], 10)
-        assert all(lines) and (code, err) == (0, "")
+        assert all(lines)
+        assert (code, err) == (0, "")
     finally:
         await server.stop()

@@ -24,16 +24,19 @@ def test_serve_prints_the_owner_link_once_then_the_admin_token_path_only(tmp_pat
     db = tmp_path / "poolhall.db"
     output = _stop(start_serve(db, free_port()))
     token = (tmp_path / "poolhall.db.admin-token").read_text().strip()
-    assert f"/owner#token={token}" in output and "shown on this first start only" in output
+    assert f"/owner#token={token}" in output
+    assert "shown on this first start only" in output
     assert f"admin token: created in {db}.admin-token" in output
     output = _stop(start_serve(db, free_port()))
-    assert token not in output and f"admin token: in {db}.admin-token" in output
+    assert token not in output
+    assert f"admin token: in {db}.admin-token" in output
     process = start_serve(db, free_port(), "--show-admin-token")
     assert f"admin token: {token}" in _stop(process)
     (tmp_path / "poolhall.db.admin-token").chmod(0o644)  # written back by hand, umask 022
     output = _stop(start_serve(db, free_port()))
     assert "(mode 0644: readable by others, chmod 600 it)" in output
-    assert "admin token file" in output and "is readable by other users (mode 0644)" in output
+    assert "admin token file" in output
+    assert "is readable by other users (mode 0644)" in output
 
 
 def test_serve_refuses_an_empty_admin_token_file(tmp_path) -> None:
@@ -41,7 +44,8 @@ def test_serve_refuses_an_empty_admin_token_file(tmp_path) -> None:
     (tmp_path / "poolhall.db.admin-token").write_text("")
     result = poolhall("serve", "--db", str(tmp_path / "poolhall.db"), "--port", "0",
                       cwd=tmp_path, check=False)
-    assert result.returncode == 1 and "poolhall.db.admin-token is empty" in result.stderr
+    assert result.returncode == 1
+    assert "poolhall.db.admin-token is empty" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -58,12 +62,14 @@ def test_member_tokens_can_come_from_a_file(tmp_path) -> None:
         invited = json.loads(poolhall("invite", "files", "--role", "player", "--character",
                                       "han", "--url", url, "--token-file", str(gm_file),
                                       "--json", cwd=tmp_path).stdout)
-        assert invited["member"] == "han" and invited["token"].startswith("ph_")
+        assert invited["member"] == "han"
+        assert invited["token"].startswith("ph_")
         empty = Path(tmp_path / "empty.token")
         empty.write_text("\n")
         refused = poolhall("roll", "files", "1d6", "--url", url, "--token-file", str(empty),
                            cwd=tmp_path, check=False)
-        assert refused.returncode == 2 and f"the token file {empty} is empty" in refused.stderr
+        assert refused.returncode == 2
+        assert f"the token file {empty} is empty" in refused.stderr
         # Beside the admin token file, an empty token given is refused, never the admin's.
         attempts: list[tuple[tuple[str, ...], dict[str, str], str]] = [
             (("--token", ""), {}, "--token is empty"),
@@ -71,6 +77,7 @@ def test_member_tokens_can_come_from_a_file(tmp_path) -> None:
         for flags, environment, said in attempts:
             refused = poolhall("roll", "files", "1d6", "--url", url, *flags, cwd=tmp_path,
                                check=False, environment=environment)
-            assert refused.returncode == 2 and said in refused.stderr, refused.stderr
+            assert refused.returncode == 2, refused.stderr
+            assert said in refused.stderr, refused.stderr
     finally:
         _stop(process)

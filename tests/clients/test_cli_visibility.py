@@ -55,14 +55,18 @@ async def test_a_blind_roll_shows_its_roller_no_dice_and_refusals_are_plain(
         {"type": "private_roll", "visibility": "blind"}]
     code, out, _ = await _run(capsys, "roll", campaign, "3d6", "--visibility", "blind",
                               "--url", table.url, "--token", ana)
-    assert code == 0 and "rolled blind: only the GM sees the result" in out
+    assert code == 0
+    assert "rolled blind: only the GM sees the result" in out
     code, _, err = await _run(capsys, "roll", campaign, "1d6", "--visibility", "gm",
                               "--url", table.url, "--token", ana)
-    assert code == 1 and "only the gm rolls in secret" in err and "$.visibility" in err
+    assert code == 1
+    assert "only the gm rolls in secret" in err
+    assert "$.visibility" in err
     for argv in (("roll", campaign, "1d6", "--visibility", "secret"),
                  ("d12", "call", campaign, "vex", "CON", "--dt", "5", "--visibility", "blind")):
         code, _, err = await _run(capsys, *argv, "--url", table.url, "--token", ana)
-        assert code == 2 and "invalid choice" in err, argv
+        assert code == 2, argv
+        assert "invalid choice" in err, argv
 
 
 async def test_watch_prints_a_secret_roll_sealed_then_revealed(table: Table) -> None:
@@ -76,7 +80,8 @@ async def test_watch_prints_a_secret_roll_sealed_then_revealed(table: Table) -> 
         await asyncio.to_thread(watcher.wait_for, "-- live")
         await gm.call(core.Roll, expression="2d6", reason="ambush", visibility="gm")
         sealed = await asyncio.to_thread(watcher.wait_for, "rolled in secret (gm)")
-        assert "ambush" not in sealed and "2d6" not in sealed
+        assert "ambush" not in sealed
+        assert "2d6" not in sealed
         await gm.call(core.EndSession)
         await asyncio.to_thread(watcher.wait_for, "revealed at the session's end")
         whole = await asyncio.to_thread(watcher.wait_for, "2d6")
@@ -93,4 +98,4 @@ def test_the_cli_names_every_visibility_the_protocol_has() -> None:
     from clients.cli_support import VISIBILITIES
     from events.base import Visibility
 
-    assert VISIBILITIES == get_args(Visibility)
+    assert get_args(Visibility) == VISIBILITIES

@@ -52,28 +52,37 @@ async def test_report_json_html_and_terminal(table, capsys, tmp_path) -> None:
     code, out, _ = await _run(capsys, "report", campaign, "--json", *connect)
     assert code == 0
     data = json.loads(out)
-    assert data["name"] == "Game Night" and [s["session"] for s in data["sessions"]] == [1, 2]
+    assert data["name"] == "Game Night"
+    assert [s["session"] for s in data["sessions"]] == [1, 2]
     night = data["sessions"][0]
     assert night["title"] == "The Heist"
     assert night["narrative"]["table"]["rolls"] == 2
     assert night["narrative"]["flips_by"] == {"sam": 1}
     assert [(p["light"], p["dark"]) for p in night["narrative"]["destiny"]] == [(2, 1), (1, 2)]
-    assert set(night["players"]) == {"sam"} and data["players"]["sam"] == "Sam"
+    assert set(night["players"]) == {"sam"}
+    assert data["players"]["sam"] == "Sam"
     assert night["luck"]["rolls"] == 3  # two checks and the free roll
     assert night["free"]["dice"][0]["sides"] == 6
 
     page = tmp_path / "night.html"
     code, out, _ = await _run(capsys, "report", campaign, "--session", "1", "--html", str(page),
                               *connect)
-    assert code == 0 and "The Heist" in out and "Luck against the exact odds" in out
-    assert "roll of the night" in out and "night.html" in out
+    assert code == 0
+    assert "The Heist" in out
+    assert "Luck against the exact odds" in out
+    assert "roll of the night" in out
+    assert "night.html" in out
     html = page.read_text()
-    assert html.count("<svg") >= 3 and "The Heist" in html and "The Getaway" not in html
+    assert html.count("<svg") >= 3
+    assert "The Heist" in html
+    assert "The Getaway" not in html
     for loads in ("src=", 'href="http', "url(http", "<script", "<link", "@import"):
         assert loads not in html, loads  # nothing fetched: the page opens offline
 
     code, _, err = await _run(capsys, "report", campaign, "--session", "7", *connect)
-    assert code == 2 and "no game session 7" in err and "1, 2" in err
+    assert code == 2
+    assert "no game session 7" in err
+    assert "1, 2" in err
 
 
 async def test_export_rolls_csv_and_jsonl(table, capsys) -> None:
@@ -87,15 +96,20 @@ async def test_export_rolls_csv_and_jsonl(table, capsys) -> None:
     assert {"campaign", "session", "seq", "time", "actor", "character", "system", "pool",
             "result", "p_success", "percentile"} <= set(rows[0])
     assert [r["session"] for r in rows] == ["1", "1", "1", "2"]
-    assert rows[0]["actor"] == "sam" and rows[0]["character"] == "han"
-    assert 0 < float(rows[0]["p_success"]) < 1 and 0 < float(rows[0]["percentile"]) < 1
-    assert rows[2]["p_success"] == "" and rows[2]["pool"] == "2d6+1"
+    assert rows[0]["actor"] == "sam"
+    assert rows[0]["character"] == "han"
+    assert 0 < float(rows[0]["p_success"]) < 1
+    assert 0 < float(rows[0]["percentile"]) < 1
+    assert rows[2]["p_success"] == ""
+    assert rows[2]["pool"] == "2d6+1"
     code, out, _ = await _run(capsys, "export", campaign, "--rolls", "--format", "jsonl",
                               "--session", "2", *connect)
     [line] = out.splitlines()
-    assert json.loads(line)["pool"] == "1d20" and json.loads(line)["session"] == 2
+    assert json.loads(line)["pool"] == "1d20"
+    assert json.loads(line)["session"] == 2
     code, _, err = await _run(capsys, "export", campaign, *connect)
-    assert code == 2 and "--rolls" in err
+    assert code == 2
+    assert "--rolls" in err
 
 
 async def test_replay_prints_watch_lines_paced_and_as_json(table, capsys) -> None:
@@ -106,24 +120,30 @@ async def test_replay_prints_watch_lines_paced_and_as_json(table, capsys) -> Non
     code, out, _ = await _run(capsys, "replay", campaign, "--session", "1", "--speed", "inf",
                               *connect)
     lines = out.splitlines()
-    assert code == 0 and "started game session 1: The Heist" in lines[0]
-    assert "ended game session 1" in lines[-1] and "2d6+1" in out and "#" in lines[0]
+    assert code == 0
+    assert "started game session 1: The Heist" in lines[0]
+    assert "ended game session 1" in lines[-1]
+    assert "2d6+1" in out
+    assert "#" in lines[0]
     assert not any("1d20" in line for line in lines)
     code, out, _ = await _run(capsys, "replay", campaign, "--from", "5", "--json",
                               "--speed", "inf", *connect)
     objects = [json.loads(line) for line in out.splitlines()]
-    assert objects[0]["seq"] == 5 and objects[-1]["event"]["expression"] == "1d20"
+    assert objects[0]["seq"] == 5
+    assert objects[-1]["event"]["expression"] == "1d20"
     # paced (the gaps, milliseconds, are seconds at 0.001x, cut to 0.2; how long it waits is
     # test_pause_is_the_real_gap_over_the_speed_cut_short's): the same events, to the last
     code, paced, _ = await _run(capsys, "replay", campaign, "--speed", "0.001", "--max-pause",
                                 "0.2", "--from", "6", *connect)
-    assert code == 0 and len(paced.splitlines()) == len(objects) - 1
+    assert code == 0
+    assert len(paced.splitlines()) == len(objects) - 1
     assert "1d20" in paced.splitlines()[-1]
     code, _, err = await _run(capsys, "replay", campaign, "--speed", "0", *connect)
-    assert code == 2 and "--speed" in err
+    assert code == 2
+    assert "--speed" in err
 
 
-@pytest.mark.parametrize("argv, words", [
+@pytest.mark.parametrize(("argv", "words"), [
     (["replay", "c", "--session", "0"], "numbered from 1"),
     (["report", "c", "--session", "x"], "not a game session"),
 ])

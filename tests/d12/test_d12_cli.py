@@ -25,7 +25,8 @@ def test_d12_odds_prints_the_margin_distribution_and_survival(capsys: Any) -> No
     assert sum(data["distribution"].values()) == pytest.approx(1.0)
     assert main(["d12-odds", "5", "--dt", "7"]) == 0
     text = capsys.readouterr().out
-    assert "5d12 at DT 7" in text and "basic test succeeds" in text
+    assert "5d12 at DT 7" in text
+    assert "basic test succeeds" in text
 
 
 def test_d12_odds_refuses_absurd_pools(capsys: Any) -> None:

@@ -133,9 +133,9 @@ def test_odds_summary_is_what_the_table_sees() -> None:
 
 def test_chain_limits() -> None:
     """Pools beyond 100 dice, negative additions and empty caps are refused."""
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a pool holds 0 to 100 dice"):
         margin_distribution(101, 7)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="dice added and rounds are not negative"):
         survival(5, 7, -1, 2)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="the pool holds 0 to 4 dice"):
         survival(5, 7, 1, 2, cap=4)

@@ -75,7 +75,8 @@ def test_extended_pool_shrinks_by_its_failed_dice_and_grows_by_con(
         rolled, removed = events[0], events[1]
         assert len(rolled.faces) == pool
         failed = tuple(i for i, f in enumerate(rolled.faces) if f == 1 or (f != 12 and f <= dt))
-        assert removed.dice == failed and removed.count == len(failed)
+        assert removed.dice == failed
+        assert removed.count == len(failed)
         left = pool - len(failed)
         assert removed.pool == left
         if left == 0:

@@ -71,7 +71,8 @@ def test_replay_folds_the_same_state_from_the_log() -> None:
     replayed = fold(msgspec.structs.replace(r, event=decode_event(payload))
                     for r, payload in stored)
     assert msgspec.to_builtins(replayed.game) == msgspec.to_builtins(table.game)
-    assert len(replayed.game.tests) == 2 and not replayed.game.tests[2].open
+    assert len(replayed.game.tests) == 2
+    assert not replayed.game.tests[2].open
     assert replayed.game.tests[2].story[0] == "basic test: 4 dice at DT 3 set by the GM"
 
 
@@ -98,14 +99,17 @@ def test_views_give_the_odds_of_the_tests_a_command_touched() -> None:
     basic = table.run("gm", d12.CallThresholdTest, character="leia", stats=("WIT",), dt=5)
     (check,) = computed(views(table.state, basic))
     assert check.about == about_test(basic[0].test) == "test:2"
-    assert isinstance(check.data, d12.D12TestOdds) and check.data.odds is not None
-    assert check.data.odds.survival is None and check.data.odds.dice == 4
+    assert isinstance(check.data, d12.D12TestOdds)
+    assert check.data.odds is not None
+    assert check.data.odds.survival is None
+    assert check.data.odds.dice == 4
     assert check.data.odds.success == pytest.approx(float(success_probability(4, 5)))
     table.set_rating("han", "CON", 4)
     (fight,) = computed(views(table.state, [table.log[-1].event]))
     assert fight.about == about_test(test)
     data = fight.data
-    assert isinstance(data, d12.D12TestOdds) and data.odds is not None
+    assert isinstance(data, d12.D12TestOdds)
+    assert data.odds is not None
     assert (data.test, data.round, data.margins, data.odds.dice) == (test, 3, [1, 1], 5)
     assert data.odds.success == pytest.approx(float(success_probability(5, 8)))
     assert data.odds.survival == pytest.approx([float(survival(5, 8, 4, k))
@@ -113,7 +117,8 @@ def test_views_give_the_odds_of_the_tests_a_command_touched() -> None:
     ended = table.run("gm", d12.EndThresholdTest, test=test)
     (over,) = computed(views(table.state, ended))
     assert isinstance(over.data, d12.D12TestOdds)
-    assert over.data.open is False and over.data.odds is None
+    assert over.data.open is False
+    assert over.data.odds is None
     assert views(table.state, [core.GameSessionStarted(session=1)]) == []
 
 

@@ -16,7 +16,8 @@ def _basic(table: Table, faces: list[int], dt: int) -> d12.ThresholdDiceRolled:
     table.rng = FixedDice(faces)
     events = table.run("gm", d12.RollBasicTest, dice=len(faces), dt=dt, character="han")
     rolled = events[-1]
-    assert isinstance(rolled, d12.ThresholdDiceRolled) and rolled.faces == tuple(faces)
+    assert isinstance(rolled, d12.ThresholdDiceRolled)
+    assert rolled.faces == tuple(faces)
     return rolled
 
 
@@ -185,7 +186,8 @@ def test_rule_extended_test_goes_on_until_the_gm_ends_it() -> None:
     for _ in range(3):
         table.rng = FixedDice([10] * table.game.tests[test].pool)
         table.run("han-player", d12.RollThresholdTest, test=test)
-    assert table.game.tests[test].open and len(table.game.tests[test].rounds) == 3
+    assert table.game.tests[test].open
+    assert len(table.game.tests[test].rounds) == 3
     with pytest.raises(Rejected) as refused:
         table.decide("han-player", d12.EndThresholdTest, test=test)
     assert refused.value.code == "forbidden"

@@ -71,7 +71,8 @@ def test_commands_refuse_absurd_values_with_the_json_path() -> None:
 def test_events_and_commands_follow_the_contract() -> None:
     """Past-tense events and imperative commands, keyword-only, documented, with unique tags."""
     for cls in d12.EVENTS:
-        assert issubclass(cls, Event) and cls.__doc__
+        assert issubclass(cls, Event)
+        assert cls.__doc__
         with pytest.raises(TypeError, match="positional"):
             cls(1)
         assert cls.__name__.endswith(("ed", "Set")), cls
@@ -79,7 +80,8 @@ def test_events_and_commands_follow_the_contract() -> None:
     tags = [event_tag(cls) for cls in ALL_COMMANDS]
     assert len(tags) == len(set(tags))
     for cls in d12.COMMANDS:
-        assert issubclass(cls, Command) and cls.__doc__
+        assert issubclass(cls, Command)
+        assert cls.__doc__
         with pytest.raises(TypeError, match="positional"):
             cls("x", 1)
         assert cls in ALL_COMMANDS

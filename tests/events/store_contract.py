@@ -103,7 +103,9 @@ class LogContract:
         assert results == [[1, 2], [1], [3]]
         assert all(isinstance(r, Appended) for r in results)
         assert [r.seq for r in log.rows("a")] == [1, 2, 3]
-        assert log.head("a") == 3 and log.head("b") == 1 and log.head("none") == 0
+        assert log.head("a") == 3
+        assert log.head("b") == 1
+        assert log.head("none") == 0
 
     def test_stale_head_is_refused_as_a_conflict_and_appends_nothing(self, log: EventLog
                                                                      ) -> None:
@@ -111,7 +113,8 @@ class LogContract:
         log.append_batch([request("a", 0, opened("a"))])
         results = log.append_batch([request("a", 0, rolled(3), rolled(4), command="late"),
                                     request("a", 1, rolled(5), command="fresh")])
-        assert isinstance(results[0], ConcurrencyError) and results[1] == [2]
+        assert isinstance(results[0], ConcurrencyError)
+        assert results[1] == [2]
         assert [to_recorded(r).event.total for r in log.rows("a", after=1)] == [5]
         assert log.command_records("a", ["late"]) == {}
 
@@ -121,7 +124,8 @@ class LogContract:
         self.filled(log)
         (refused,) = log.append_batch([request("a", 3, rolled(7), rolled(8), command="x")])
         assert isinstance(refused, ConcurrencyError)
-        assert log.head("a") == 4 and log.command_records("a", ["x"]) == {}
+        assert log.head("a") == 4
+        assert log.command_records("a", ["x"]) == {}
         assert log.append_batch([request("a", 4, rolled(7), rolled(8), command="x")]) == [[5, 6]]
 
     def test_a_retried_command_gets_its_recorded_answer_and_appends_nothing(
@@ -132,13 +136,15 @@ class LogContract:
         for head in (2, 4, 9):
             (again,) = log.append_batch([request("a", head, rolled(5), command="a2")])
             assert again == CommandRecord("gm", 3, 4)
-        assert log.head("a") == 4 and len(list(log.rows("a"))) == 4
+        assert log.head("a") == 4
+        assert len(list(log.rows("a"))) == 4
 
     def test_the_same_command_twice_in_one_batch_is_appended_once(self, log: EventLog) -> None:
         """The second copy of a command in one batch gets the first's answer."""
         first, second = log.append_batch([request("a", 0, opened("a"), command="x"),
                                           request("a", 1, rolled(2), command="x")])
-        assert first == [1] and second == CommandRecord("gm", 1, 1)
+        assert first == [1]
+        assert second == CommandRecord("gm", 1, 1)
         assert log.head("a") == 1
 
     def test_a_command_id_is_unique_per_campaign_only(self, log: EventLog) -> None:
@@ -150,14 +156,16 @@ class LogContract:
         """A request with no events appends nothing and records no command."""
         self.filled(log)
         assert log.append_batch([request("a", 4, command="nothing")]) == [[]]
-        assert log.head("a") == 4 and log.command_records("a", ["nothing"]) == {}
+        assert log.head("a") == 4
+        assert log.command_records("a", ["nothing"]) == {}
 
     def test_appends_are_durable_across_a_reopen(self, log: EventLog) -> None:
         """What an append returned is there when the database is opened again."""
         self.filled(log)
         again = self.reopen(log)
         try:
-            assert again.head("a") == 4 and again.head("b") == 2
+            assert again.head("a") == 4
+            assert again.head("b") == 2
             assert again.append_batch([request("a", 4, rolled(1), command="a3"),
                                        request("a", 0, rolled(1), command="a1")]
                                       ) == [[5], CommandRecord("gm", 1, 2)]
@@ -186,7 +194,8 @@ class LogContract:
         assert len(log.read("a")) == PAGE_ROWS
         assert [r.seq for r in log.read("a", 10, 13)] == [11, 12, 13]
         assert [r.seq for r in log.read("a", total - 2, total + 5)] == [total - 1, total]
-        assert log.read("a", total) == [] and log.read("none") == []
+        assert log.read("a", total) == []
+        assert log.read("none") == []
         assert [r.seq for r in log.rows("a")] == list(range(1, total + 1))
         assert [r.seq for r in log.rows("a", 5, PAGE_ROWS + 7)] == list(range(6, PAGE_ROWS + 8))
 
@@ -202,7 +211,8 @@ class LogContract:
     def test_directory_lists_each_campaign_with_the_command_that_created_it(
             self, log: EventLog) -> None:
         """Campaigns in the order they were created, each with its first command."""
-        assert log.directory() == [] and log.campaigns() == []
+        assert log.directory() == []
+        assert log.campaigns() == []
         log.append_batch([request("z", 0, opened("z"), rolled(1), command="z1", actor="owner")])
         self.filled(log)
         assert log.directory() == [Created("z", "z1", "owner", 2), Created("a", "a1", "gm", 2),
@@ -218,7 +228,8 @@ class LogContract:
         (first,) = log.append_batch([request("a", 0, opened("a"), rolled(1), command="first")])
         (second, _) = log.append_batch([request("a", 2, rolled(2), command="second"),
                                         request("b", 0, opened("b"), command="b")])
-        assert isinstance(first, Appended) and isinstance(second, Appended)
+        assert isinstance(first, Appended)
+        assert isinstance(second, Appended)
         assert len(set(first.hashes + second.hashes)) == 3
         assert [row.hash for row in log.rows("a")] == first.hashes + second.hashes
         assert [log.hashes_at({"a": seq})["a"] for seq in (1, 2, 3)] == (
@@ -315,6 +326,7 @@ class LogContract:
                     "UPDATE events SET seq = 2 WHERE campaign = 'a' AND seq = 3",
                     "UPDATE events SET seq = 3 WHERE campaign = 'a' AND seq = 1000")
         checked, problems = log.verify()
-        assert checked == 6 and problems
+        assert checked == 6
+        assert problems
         assert {p.campaign for p in problems} == {"a"}
         assert {p.seq for p in problems} <= {2, 3, 4}

@@ -13,7 +13,8 @@ from events.errors import NotationError
 def test_rule_xdn_notation_rolls_x_dice_of_n_sides() -> None:
     """d12-dice.tex, Notation: "roll X dice and add their results together" is written XdN."""
     expression = parse_dice("2d8")
-    assert expression.terms == (DiceTerm(count=2, sides=8),) and expression.constant == 0
+    assert expression.terms == (DiceTerm(count=2, sides=8),)
+    assert expression.constant == 0
 
 
 def test_rule_notation_knows_the_common_dice() -> None:
@@ -29,7 +30,8 @@ def test_several_terms_and_a_constant() -> None:
     expression = parse_dice("2d8 + 1d4+3")
     assert [(t.count, t.sides) for t in expression.terms] == [(2, 8), (1, 4)]
     assert expression.constant == 3
-    assert parse_dice("d6-2").constant == -2 and parse_dice("D20").terms[0].count == 1
+    assert parse_dice("d6-2").constant == -2
+    assert parse_dice("D20").terms[0].count == 1
     assert parse_dice("1d6-1d4").terms[1].sign == -1
 
 
@@ -72,4 +74,5 @@ def test_a_term_wrong_in_count_and_size_says_both() -> None:
     assert "d1000000 is not a die here" in message
     with pytest.raises(NotationError) as error:
         parse_dice(f"{MAX_DICE + 1}d6")
-    assert "too many" in error.value.message and "not a die" not in error.value.message
+    assert "too many" in error.value.message
+    assert "not a die" not in error.value.message

@@ -83,7 +83,8 @@ def test_append_numbers_events_and_chains_them(log: PostgresLog) -> None:
     rows = list(log.rows("a"))
     assert [r.seq for r in rows] == [1, 2, 3]
     assert [r.hash for r in rows] == results[0].hashes + results[2].hashes  # type: ignore[union-attr]
-    assert log.head_hash("a") == (3, rows[-1].hash) and log.head_hash("z") == (0, GENESIS)
+    assert log.head_hash("a") == (3, rows[-1].hash)
+    assert log.head_hash("z") == (0, GENESIS)
     assert log.campaigns() == ["a", "b"]
     assert log.verify() == (4, [])
 
@@ -158,7 +159,8 @@ def test_an_expected_head_past_the_log_is_refused(log: PostgresLog) -> None:
     """A request naming a head the campaign has not reached appends nothing (no gap)."""
     log.append_batch([request("a", 0, opened("a"))])
     (result,) = log.append_batch([request("a", 5, rolled(1), command="far")])
-    assert isinstance(result, ConcurrencyError) and log.head("a") == 1
+    assert isinstance(result, ConcurrencyError)
+    assert log.head("a") == 1
 
 
 def test_notify_carries_the_new_head_once_committed(log: PostgresLog, postgres_url: str) -> None:
@@ -189,7 +191,8 @@ def test_a_token_is_known_for_its_campaign_once_its_event_is_appended(log: Postg
     log.append_batch([request("c", 0, opened("c"), _invited("a" * 64), command="c1")])
     log.append_batch([request("c", 2, core.ReplayShared(member="r", name="R", last=2,
                                                         token_hash="b" * 64), command="c2")])
-    assert log.token_campaign("a" * 64) == "c" and log.token_campaign("b" * 64) == "c"
+    assert log.token_campaign("a" * 64) == "c"
+    assert log.token_campaign("b" * 64) == "c"
     assert log.token_campaign("c" * 64) is None
 
 
@@ -208,7 +211,8 @@ def test_a_token_of_a_refused_or_failed_append_is_not_known(log: PostgresLog,
     results = log.append_batch([request("c", 1, _invited("b" * 64), command="c2"),
                                 request("d", 0, opened("d"), command="d1")])
     assert all(isinstance(r, StoreError) for r in results)
-    assert log.token_campaign("a" * 64) is None and log.token_campaign("b" * 64) is None
+    assert log.token_campaign("a" * 64) is None
+    assert log.token_campaign("b" * 64) is None
     assert log.head("c") == 1
 
 
@@ -219,7 +223,8 @@ def test_a_sealed_token_is_stored_with_its_command_and_never_changed(
                                              command="c1"), sealed_token="00ff")
     log.append_batch([sealed, request("d", 0, opened("d"), command="d1")])
     assert log.sealed_token("c", "c1") == "00ff"
-    assert log.sealed_token("d", "d1") is None and log.sealed_token("c", "zz") is None
+    assert log.sealed_token("d", "d1") is None
+    assert log.sealed_token("c", "zz") is None
     with psycopg.connect(postgres_url) as connection, pytest.raises(
             psycopg.errors.IntegrityError):
         connection.execute("UPDATE sealed_tokens SET sealed = 'aa'")
@@ -233,7 +238,8 @@ def test_the_seed_vault_keeps_the_first_seed_of_an_epoch_and_never_changes_it(
     assert vault.get("c", 1) is None
     assert vault.put("c", 1, b"\x01" * 32) == b"\x01" * 32
     assert vault.put("c", 1, b"\x02" * 32) == b"\x01" * 32
-    assert vault.put("c", 2, b"\x03" * 32) == b"\x03" * 32 and vault.get("d", 1) is None
+    assert vault.put("c", 2, b"\x03" * 32) == b"\x03" * 32
+    assert vault.get("d", 1) is None
     for statement in ("UPDATE fair_seeds SET seed = seed", "DELETE FROM fair_seeds"):
         with psycopg.connect(postgres_url) as connection, pytest.raises(
                 psycopg.errors.IntegrityError):
@@ -253,7 +259,8 @@ def test_snapshot_rows_are_found_by_fingerprint_and_seq(log: PostgresLog) -> Non
     assert rows.latest("c", "new", 10) == (3, "h3", b"three", "s3")
     assert rows.latest("c", "new", 2) == (1, "h1", b"one", "s1")
     assert rows.latest("c", "old", 10) == (2, "h2", b"two", "s2")
-    assert rows.latest("c", "new", 0) is None and rows.latest("x", "new", 9) is None
+    assert rows.latest("c", "new", 0) is None
+    assert rows.latest("x", "new", 9) is None
     rows.save("c", "new", [(3, "h3", b"again", "s3")])
     assert rows.latest("c", "new", 3) == (3, "h3", b"again", "s3")
     rows.discard("c", 3)
@@ -307,5 +314,6 @@ def test_two_processes_racing_on_two_campaigns_never_deadlock(log: PostgresLog,
     stored = sorted(command for commands, _ in results for command in commands)
     in_log = sorted(row.command_id for c in ("a", "b") for row in log.rows(c)
                     if row.command_id not in ("a0", "b0"))
-    assert in_log == stored and stored
+    assert in_log == stored
+    assert stored
     assert log.verify()[1] == []

@@ -16,7 +16,8 @@ def test_each_test_gets_an_empty_schema_of_its_own(postgres_url: str) -> None:
     """The URL's connections create their tables in a new, empty schema."""
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         schema = conn.execute("select current_schema()").fetchone()
-        assert schema is not None and schema[0].startswith("t_")
+        assert schema is not None
+        assert schema[0].startswith("t_")
         tables = conn.execute("select count(*) from information_schema.tables "
                               "where table_schema = current_schema()").fetchone()
         assert tables == (0,)
@@ -39,6 +40,9 @@ def test_no_postgresql_fails_in_ci_and_skips_elsewhere(tmp_path: Path) -> None:
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
         outcomes[ci] = (run.returncode, run.stdout)
     code, said = outcomes["true"]
-    assert code == 1 and "CI never skips a PostgreSQL test" in said, said
+    assert code == 1, said
+    assert "CI never skips a PostgreSQL test" in said, said
     code, said = outcomes[""]
-    assert code == 0 and "SKIPPED" in said and "install-postgresql.sh" in said, said
+    assert code == 0, said
+    assert "SKIPPED" in said, said
+    assert "install-postgresql.sh" in said, said

@@ -55,13 +55,17 @@ def test_the_block_layout_opens_in_the_plain_schema_with_everything_it_held(
                                    Created("twelve", "twelve0", "gm", 2)]
         assert log.command_records("nar", ["nar2", "nar3", "nope"]) == {
             "nar2": CommandRecord("gm", 4, 5), "nar3": CommandRecord("gm", 6, 7)}
-        assert log.token_campaign("a" * 64) == "nar" and log.token_campaign("e" * 64) == "nar"
-        assert log.token_campaign("c" * 64) == "twelve" and log.token_campaign("f" * 64) is None
+        assert log.token_campaign("a" * 64) == "nar"
+        assert log.token_campaign("e" * 64) == "nar"
+        assert log.token_campaign("c" * 64) == "twelve"
+        assert log.token_campaign("f" * 64) is None
         sealed = log.sealed_token("shadow", "shadow2")
-        assert sealed is not None and is_legacy(sealed)  # kept as it was; no longer read
+        assert sealed is not None
+        assert is_legacy(sealed)  # kept as it was; no longer read
         store = SnapshotStore(path)
         kept = [row for row in stored_rows(path) if row.campaign == "nar"]  # columns unchanged
-        assert kept and kept[-1].seq == 6
+        assert kept
+        assert kept[-1].seq == 6
         assert kept[-1].head_hash == log.hashes_at({"nar": 6})["nar"]
         latest = store.latest("nar")  # read only while the fixture's fingerprint is this code's
         assert latest is None or (latest.state.head == 6 and kept[-1].fingerprint == FINGERPRINT)
@@ -101,7 +105,8 @@ def test_older_layouts_open_in_the_plain_schema(tmp_path: Path, name: str, event
     assert before[1] == []
     log = SqliteLog(path)
     try:
-        assert log.verify() == before and before[0] == events
+        assert log.verify() == before
+        assert before[0] == events
         assert {c: log.head(c) for c in heads} == heads
         for created in log.directory():
             head = log.head(created.campaign)
@@ -109,7 +114,8 @@ def test_older_layouts_open_in_the_plain_schema(tmp_path: Path, name: str, event
                                              command="after-migration")]) == [[head + 1]]
     finally:
         log.close()
-    assert "journal" not in _tables(path) and "command_generations" not in _tables(path)
+    assert "journal" not in _tables(path)
+    assert "command_generations" not in _tables(path)
 
 
 def test_a_log_the_plain_schema_refuses_is_left_as_it_was(tmp_path: Path) -> None:
@@ -126,4 +132,5 @@ def test_a_log_the_plain_schema_refuses_is_left_as_it_was(tmp_path: Path) -> Non
     before = path.read_bytes()
     with pytest.raises(StoreError, match="block-layout.sqlite"):
         SqliteLog(path)
-    assert path.read_bytes() == before and "event_runs" in _tables(path)
+    assert path.read_bytes() == before
+    assert "event_runs" in _tables(path)

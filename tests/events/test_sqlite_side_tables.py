@@ -33,7 +33,8 @@ def test_a_token_is_known_for_its_campaign_once_its_event_is_appended(log: Sqlit
     log.append_batch([request("c", 0, opened("c"), _invited("a" * 64), command="c1")])
     log.append_batch([request("c", 2, core.ReplayShared(member="r", name="R", last=2,
                                                         token_hash="b" * 64), command="c2")])
-    assert log.token_campaign("a" * 64) == "c" and log.token_campaign("b" * 64) == "c"
+    assert log.token_campaign("a" * 64) == "c"
+    assert log.token_campaign("b" * 64) == "c"
     assert log.token_campaign("c" * 64) is None
 
 
@@ -47,7 +48,8 @@ def test_a_token_of_a_refused_or_failed_append_is_not_known(log: SqliteLog) -> N
     results = log.append_batch([request("c", 1, _invited("b" * 64), command="c2"),
                                 request("d", 0, opened("d"), command="d1")])
     assert all(isinstance(r, StoreError) for r in results)
-    assert log.token_campaign("a" * 64) is None and log.token_campaign("b" * 64) is None
+    assert log.token_campaign("a" * 64) is None
+    assert log.token_campaign("b" * 64) is None
 
 
 def test_a_sealed_token_is_stored_with_its_command_and_never_changed(log: SqliteLog) -> None:
@@ -56,7 +58,8 @@ def test_a_sealed_token_is_stored_with_its_command_and_never_changed(log: Sqlite
                                              command="c1"), sealed_token="00ff")
     log.append_batch([sealed, request("d", 0, opened("d"), command="d1")])
     assert log.sealed_token("c", "c1") == "00ff"
-    assert log.sealed_token("d", "d1") is None and log.sealed_token("c", "zz") is None
+    assert log.sealed_token("d", "d1") is None
+    assert log.sealed_token("c", "zz") is None
     with sqlite3.connect(log.path) as connection, pytest.raises(sqlite3.IntegrityError):
         connection.execute("UPDATE sealed_tokens SET sealed = 'aa'")
 
@@ -73,7 +76,8 @@ def test_snapshot_rows_are_found_by_fingerprint_and_seq(tmp_path: Path) -> None:
     assert rows.latest("c", "new", 10) == (3, "h3", b"three", "s3")
     assert rows.latest("c", "new", 2) == (1, "h1", b"one", "s1")
     assert rows.latest("c", "old", 10) == (2, "h2", b"two", "s2")
-    assert rows.latest("c", "new", 0) is None and rows.latest("x", "new", 9) is None
+    assert rows.latest("c", "new", 0) is None
+    assert rows.latest("x", "new", 9) is None
     rows.save("c", "new", [(3, "h3", b"again", "s3")])
     assert rows.latest("c", "new", 3) == (3, "h3", b"again", "s3")
     with sqlite3.connect(log.path) as connection:

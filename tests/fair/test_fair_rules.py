@@ -49,7 +49,8 @@ def check_derived(table, events) -> None:
     stamped = [e for e in events if type(e) in DRAWS]
     assert stamped, "the command rolled no dice"
     stamp = stamped[0].fair
-    assert stamp is not None and all(e.fair == stamp for e in stamped)
+    assert stamp is not None
+    assert all(e.fair == stamp for e in stamped)
     stream = DieStream(SEEDS[stamp.epoch], "c", stamp.epoch, bytes.fromhex(stamp.seeds),
                        stamp.nonce)
     for event in stamped:
@@ -81,7 +82,8 @@ def test_sr3_tests_rule_of_six_karma_and_initiative_are_derived() -> None:
     check_derived(table, table.run("sam-player", sr3.RerollWithKarma, test=rolled.test,
                                    character="sam"))
     check_derived(table, table.run("gm", sr3.StartCombat))
-    assert [r.fair.nonce for r in (rolled,)] == [0] and table.state.fair.rolls == 3
+    assert [r.fair.nonce for r in (rolled,)] == [0]
+    assert table.state.fair.rolls == 3
 
 
 def test_narrative_pools_force_dice_and_the_destiny_pool_are_derived() -> None:
@@ -116,7 +118,8 @@ def test_sessions_and_rotation_end_epochs_only_the_gm_rotates() -> None:
     fair(table)
     events = table.run("gm", core.StartSession)
     assert [type(e) for e in events] == [core.GameSessionStarted, SeedRevealed, SeedCommitted]
-    assert events[1].seed == SEEDS[1].hex() and events[2].session == 1
+    assert events[1].seed == SEEDS[1].hex()
+    assert events[2].session == 1
     with pytest.raises(Rejected) as refusal:
         table.decide("han-player", RotateSeed)
     assert refusal.value.code == "forbidden"
@@ -134,7 +137,8 @@ def test_an_epoch_ends_by_itself_after_its_rolls_or_hours() -> None:
     table.seeds = EpochSeeds(current=SEEDS[2], following=SEEDS[3],
                              now="2024-01-01T12:00:00.000Z")
     events = table.run("gm", d12.RollBasicTest, dice=2, dt=7, character="han")
-    assert isinstance(events[-1], SeedCommitted) and events[-1].epoch == 3
+    assert isinstance(events[-1], SeedCommitted)
+    assert events[-1].epoch == 3
 
 
 def _log(*events) -> list[Recorded]:

@@ -59,7 +59,8 @@ async def test_a_session_of_fair_rolls_verifies_and_never_leaks_its_seed(table: 
     admin = await table.connect(None, table.admin_token)
     created = await admin.call(core.CreateCampaign, name="Fair", system="narrative")
     campaign, gm_token = created.campaign, created.token
-    assert campaign and gm_token
+    assert campaign
+    assert gm_token
     gm = await table.connect(campaign, gm_token)
     tokens = [gm_token]
     for role, plays in (("player", ("han",)), ("spectator", ())):
@@ -69,7 +70,8 @@ async def test_a_session_of_fair_rolls_verifies_and_never_leaks_its_seed(table: 
     player = await table.connect(campaign, tokens[1])
     recorders = [await record(table, token, campaign) for token in tokens]
     await gm.wait_for_seq(created.seqs[-1])
-    assert isinstance(gm.state.fair.commitment, str) and gm.state.fair.epoch == 1
+    assert isinstance(gm.state.fair.commitment, str)
+    assert gm.state.fair.epoch == 1
     await player.call(SetClientSeed, seed="kessel-run-12")
     await gm.call(core.StartSession)
     await gm.call(n.RollDestinyPool)
@@ -96,13 +98,15 @@ async def test_a_session_of_fair_rolls_verifies_and_never_leaks_its_seed(table: 
     events = [to_recorded(row).event for row in SqliteReader(table.db_path).rows(campaign)]
     reveals = [e for e in events if isinstance(e, SeedRevealed)]
     commits = [e for e in events if isinstance(e, SeedCommitted)]
-    assert [e.epoch for e in commits] == [1, 2, 3] and [e.epoch for e in reveals] == [1, 2]
+    assert [e.epoch for e in commits] == [1, 2, 3]
+    assert [e.epoch for e in reveals] == [1, 2]
     assert all(commitment(bytes.fromhex(r.seed)) == c.commitment
                for r, c in zip(reveals, commits, strict=False))
     code, report = verify(table.db_path)
     assert code == 0, report
     rolls = report["rolls"]
-    assert rolls["revealed"] == 2 and rolls["rolls_checked"] == 6
+    assert rolls["revealed"] == 2
+    assert rolls["rolls_checked"] == 6
     assert rolls["dice_checked"] == 1 + 4 + 4 + 3 + 11 + 4  # destiny: one die, one player
     seeds = [r.seed for r in reveals]
     for recorder in recorders:
@@ -125,7 +129,8 @@ async def test_a_session_of_fair_rolls_verifies_and_never_leaks_its_seed(table: 
     edited = [edit_first_face(line) if '"dice_rolled"' in line else line for line in lines]
     (table.db_path.parent / "edited.jsonl").write_text("\n".join(edited) + "\n")
     reference = reference_verifier(table.db_path.parent / "edited.jsonl")
-    assert reference.returncode == 1 and "mismatch" in reference.stdout
+    assert reference.returncode == 1
+    assert "mismatch" in reference.stdout
 
 
 def reference_verifier(path: Path) -> subprocess.CompletedProcess[str]:

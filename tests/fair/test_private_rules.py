@@ -115,7 +115,8 @@ def test_pending_subjects_and_who_sees_them() -> None:
     assert len(hidden_seqs(private, "leia-player", "player")) == 4
     assert len(hidden_seqs(private, "watcher", "spectator")) == 4
     blind = next(s for s in private.values() if s.visibility == "blind")
-    assert not sees(blind, "han-player", "player") and sees(blind, None, "admin")
+    assert not sees(blind, "han-player", "player")
+    assert sees(blind, None, "admin")
     refusal = refused(table, "leia-player", narrative.AddDice, check="hidden", kind="boost")
     assert (refusal.code, refusal.path) == ("not_found", "$.check")
 
@@ -157,7 +158,8 @@ def test_the_public_table_leaves_out_what_is_pending_until_the_reveal() -> None:
     run("gm", core.Roll, expression="1d8", visibility="gm")
     run("han-player", core.Roll, expression="1d4", character="han")
     assert public.state is not None
-    assert "hidden" in table.game.checks and "hidden" not in public.state.game.checks
+    assert "hidden" in table.game.checks
+    assert "hidden" not in public.state.game.checks
     assert [r.expression for r in public.state.rolls] == ["1d4"]
     assert public.state.head == table.state.head
     assert public.for_member(table.state, "gm") is table.state

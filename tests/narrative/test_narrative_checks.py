@@ -124,12 +124,14 @@ def test_rule_impossible_needs_a_destiny_point_and_rolls_as_formidable() -> None
     table = Table()
     table.open("jump", skill="Piloting (Space)", level="impossible")
     error = refused(table, "han-player", n.RollCheck, check="jump")
-    assert (error.code, error.path) == ("rule", "$.check") and "destiny point" in error.message
+    assert (error.code, error.path) == ("rule", "$.check")
+    assert "destiny point" in error.message
     table.run("gm", n.SetDestinyPool, light=1, dark=0)
     table.run("han-player", n.FlipDestiny, side="light", effect="attempt_impossible",
               check="jump", reason="never tell me the odds")
     (rolled,) = table.run("han-player", n.RollCheck, check="jump")
-    assert rolled.pool.difficulty == 5 and rolled.pool.challenge == 0
+    assert rolled.pool.difficulty == 5
+    assert rolled.pool.challenge == 0
 
 
 def test_modifications_keep_who_how_many_which_side_and_why() -> None:
@@ -146,7 +148,8 @@ def test_modifications_keep_who_how_many_which_side_and_why() -> None:
         ("han-player", "add", "boost", "ability", 2, "aiming"),
         ("gm", "add", "setback", "difficulty", 1, "smoke")]
     notes = [d.notes[-1] for d in table.game.checks["shot"].effective().dice]
-    assert notes.count("+1 Boost: aiming") == 2 and "+1 Setback: smoke" in notes
+    assert notes.count("+1 Boost: aiming") == 2
+    assert "+1 Setback: smoke" in notes
 
 
 def test_live_pool_applies_rulebook_order_whatever_the_arrival_order() -> None:
@@ -214,11 +217,13 @@ def test_rolling_records_each_face_and_the_cancelled_result() -> None:
     assert (result.successes, result.advantages, result.triumphs) == (0, 3, 1)
     assert not result.succeeded
     check = table.game.checks["shot"]
-    assert check.status == "rolled" and check.result == result
+    assert check.status == "rolled"
+    assert check.result == result
     error = refused(table, "han-player", n.RollCheck, check="shot")
     assert (error.code, error.path) == ("conflict", "$.check")
     line = describe(table.log[-1], table.state)
-    assert "y[Tr] y[SA] g[A] p[FF] p[T] b[AA]" in line and "failure" in line
+    assert "y[Tr] y[SA] g[A] p[FF] p[T] b[AA]" in line
+    assert "failure" in line
 
 
 def test_cancelled_and_rolled_checks_are_each_characters_history() -> None:
@@ -230,7 +235,8 @@ def test_cancelled_and_rolled_checks_are_each_characters_history() -> None:
     table.run("han-player", n.CancelCheck, check="bluff", reason="he left")
     history = table.game.history["han"]
     assert [(h.check, h.status) for h in history] == [("shot", "rolled"), ("bluff", "cancelled")]
-    assert history[0].result is not None and history[0].pool == "2y1g2p"
+    assert history[0].result is not None
+    assert history[0].pool == "2y1g2p"
     assert table.game.open_checks() == []
     error = refused(table, "gm", n.AddDice, check="bluff", kind="boost")
     assert error.code == "conflict"
@@ -244,12 +250,14 @@ def test_views_send_the_odds_of_each_changed_check() -> None:
     events = table.run("han-player", n.AddDice, check="shot", kind="boost", reason="aiming")
     (view,) = computed(views(table.state, events))
     assert view.about == "check:shot"
-    assert view.data.pool == "2y1g2p1b" and view.data.status == "open"
+    assert view.data.pool == "2y1g2p1b"
+    assert view.data.status == "open"
     assert 0 < view.data.odds.p_success < 1
     assert n.CheckDie(kind="boost", notes=("+1 Boost: aiming",)) in view.data.dice
     events = table.run("han-player", n.RollCheck, check="shot")
     (view,) = computed(views(table.state, events))
-    assert view.data.status == "rolled" and view.data.odds is None
+    assert view.data.status == "rolled"
+    assert view.data.odds is None
     assert view.data.result.succeeded in (True, False)
 
 
@@ -260,7 +268,8 @@ def test_views_skip_odds_of_huge_pools() -> None:
     events = table.run("gm", n.AddDice, check="shot", kind="setback", count=10)
     events += table.run("gm", n.AddDice, check="shot", kind="boost", count=10)
     (view,) = computed(views(table.state, events))
-    assert view.data.odds is None and "poolhall odds" in view.data.note
+    assert view.data.odds is None
+    assert "poolhall odds" in view.data.note
 
 
 def test_an_open_check_keeps_the_base_it_was_opened_with() -> None:
@@ -287,6 +296,7 @@ def test_a_difficulty_that_would_overfill_the_pool_is_refused() -> None:
     assert table.game.checks["shot"].effective().pool.total == 57
     error = refused(table, "gm", n.SetDifficulty, check="shot", level="formidable")
     assert (error.code, error.path) == ("invalid", "$.level")
-    assert f"at most {n.MAX_POOL_DICE} dice" in error.message and "62" in error.message
+    assert f"at most {n.MAX_POOL_DICE} dice" in error.message
+    assert "62" in error.message
     table.run("gm", n.SetDifficulty, check="shot", level="average")
     assert table.game.checks["shot"].effective().pool.total == 59

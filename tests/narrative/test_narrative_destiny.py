@@ -48,8 +48,10 @@ def test_rule_players_spend_light_points_which_turn_dark() -> None:
     events = table.run("han-player", n.FlipDestiny, side="light", effect="upgrade_ability",
                        check="shot", reason="heroic moment")
     flipped, upgraded = events
-    assert isinstance(flipped, n.DestinyFlipped) and (flipped.light, flipped.dark) == (1, 1)
-    assert isinstance(upgraded, n.DiceUpgraded) and upgraded.side == "ability"
+    assert isinstance(flipped, n.DestinyFlipped)
+    assert (flipped.light, flipped.dark) == (1, 1)
+    assert isinstance(upgraded, n.DiceUpgraded)
+    assert upgraded.side == "ability"
     pool = table.game.checks["shot"].effective().pool
     assert (pool.proficiency, pool.ability) == (3, 0)
     error = refused(table, "han-player", n.FlipDestiny, side="dark", effect="other")
@@ -131,7 +133,8 @@ def test_destiny_for_an_ability_needs_no_check() -> None:
     table.run("gm", n.SetDestinyPool, light=1, dark=0)
     (event,) = table.run("han-player", n.FlipDestiny, side="light", effect="other",
                          reason="a contact on Tatooine")
-    assert event.check is None and table.game.destiny.dark == 1
+    assert event.check is None
+    assert table.game.destiny.dark == 1
     spend = table.game.destiny.spent[-1]
     assert (spend.actor, spend.side, spend.reason) == ("han-player", "light",
                                                        "a contact on Tatooine")

@@ -63,7 +63,8 @@ def test_initiative_is_a_cool_or_vigilance_check_rolled_through_the_shared_check
     assert refused(table, "han-player", e.EnterInitiative, check="cool").code == "rule"
     rolled(table, "cool-2", "han", "Cool")
     (entered,) = table.run("han-player", e.EnterInitiative, check="cool-2")
-    assert isinstance(entered, e.InitiativeEntered) and entered.side == "player"
+    assert isinstance(entered, e.InitiativeEntered)
+    assert entered.side == "player"
     rolled(table, "cool-3", "han", "Cool")
     assert "one initiative per character" in refused(
         table, "gm", e.EnterInitiative, check="cool-3").message
@@ -107,14 +108,17 @@ def test_any_player_character_may_claim_a_player_slot_each_round() -> None:
     assert refused(table, "leia-player", e.ClaimSlot, slot=2, character="leia").code == "rule"
     table.run("gm", e.AdvanceRound)
     (claim,) = table.run("leia-player", e.ClaimSlot, slot=2, character="leia")
-    assert isinstance(claim, e.SlotClaimed) and (claim.round, claim.side) == (1, "player")
+    assert isinstance(claim, e.SlotClaimed)
+    assert (claim.round, claim.side) == (1, "player")
     assert "taken" in refused(table, "han-player", e.ClaimSlot, slot=2, character="han").message
     assert "acted this round" in refused(table, "leia-player", e.ClaimSlot, slot=3,
                                          character="leia").message
     table.run("han-player", e.ClaimSlot, slot=3, character="han")
     table.run("gm", e.AdvanceRound)
     encounter = table.game.encounter
-    assert encounter is not None and encounter.round == 2 and encounter.claims == []
+    assert encounter is not None
+    assert encounter.round == 2
+    assert encounter.claims == []
     table.run("han-player", e.ClaimSlot, slot=2, character="han")
 
 
@@ -150,10 +154,12 @@ def test_rounds_advance_and_the_encounter_ends() -> None:
     table.run("gm", e.AdvanceRound)
     table.run("gm", e.AdvanceRound)
     (ended,) = table.run("gm", e.EndEncounter)
-    assert isinstance(ended, e.EncounterEnded) and ended.rounds == 2
+    assert isinstance(ended, e.EncounterEnded)
+    assert ended.rounds == 2
     assert table.game.encounter is None
     (started,) = table.run("gm", e.StartEncounter)
-    assert isinstance(started, e.EncounterStarted) and started.encounter == 2
+    assert isinstance(started, e.EncounterStarted)
+    assert started.encounter == 2
 
 
 def test_in_combat_the_player_spends_advantage_and_triumph() -> None:
@@ -163,7 +169,9 @@ def test_in_combat_the_player_spends_advantage_and_triumph() -> None:
     rolled(table, "shot", "han", "Ranged (Light)", successes=1, advantages=3, triumphs=1)
     (spent,) = table.run("han-player", e.SpendResult, check="shot", symbol="advantage",
                          count=2, on="recover 2 strain")
-    assert isinstance(spent, e.ResultSpent) and spent.in_combat and spent.left == 1
+    assert isinstance(spent, e.ResultSpent)
+    assert spent.in_combat
+    assert spent.left == 1
     rule = refused(table, "gm", e.SpendResult, check="shot", symbol="advantage",
                    on="the GM's idea")
     assert "in combat, the player spends the advantage and triumph" in rule.message
@@ -205,7 +213,8 @@ def test_out_of_combat_the_gm_spends_it_all() -> None:
         on="a friend").message
     (spent,) = table.run("gm", e.SpendResult, check="charm", symbol="triumph",
                          on="the senator owes her")
-    assert isinstance(spent, e.ResultSpent) and not spent.in_combat
+    assert isinstance(spent, e.ResultSpent)
+    assert not spent.in_combat
 
 
 def test_a_spectator_spends_nothing_and_an_open_check_has_nothing_to_spend() -> None:
@@ -229,4 +238,5 @@ def test_every_encounter_event_reads_as_a_line() -> None:
     for recorded in table.log:
         if type(recorded.event) in e.ENCOUNTER_EVENTS:
             line = describe(recorded, table.state)
-            assert line != type(recorded.event).__name__ and line
+            assert line != type(recorded.event).__name__
+            assert line

@@ -106,7 +106,9 @@ def test_large_pools_need_wide_counts_and_stay_exact() -> None:
 def test_summary_gives_floats_and_exact_text() -> None:
     """The summary the table sees: floats to display, exact fractions as text."""
     odds = summary(Pool(ability=1))
-    assert odds.p_success_exact == "1/2" and odds.p_success == 0.5
-    assert odds.p_advantage[1] == 0.5 and odds.p_triumph == 0
+    assert odds.p_success_exact == "1/2"
+    assert odds.p_success == 0.5
+    assert odds.p_advantage[1] == 0.5
+    assert odds.p_triumph == 0
     assert odds.net_successes == {0: 0.5, 1: 0.375, 2: 0.125}
     assert summary(Pool(force=3)).mean_light == 3 * 8 / 12

@@ -79,7 +79,8 @@ async def test_a_killed_worker_is_replaced_and_its_odds_computed(table: Any) -> 
     os.kill(worker, signal.SIGKILL)
     await gm.call(n.AddDice, check="shot", kind="boost")
     view = await gm.wait_until(lambda: (v := gm.views["check:shot"]).pool == "2y1g1b" and v)
-    assert view.odds.pool == "2y1g1b" and view.note == ""
+    assert view.odds.pool == "2y1g1b"
+    assert view.note == ""
     assert worker not in table.server.view_workers.pids()
 
 

@@ -90,16 +90,19 @@ def test_rule_worked_example_four_upgrades_then_four_downgrades_per_side() -> No
     downgrades = [mod("downgrade", 4, "ability", seq=3), mod("downgrade", 4, "difficulty", seq=4)]
     built = effective_pool(dice_of(pool), upgrades + downgrades)
     assert built.pool == Pool(ability=3, difficulty=3)
-    assert len(built.ignored) == 2 and all("2 downgrade(s) ignored" in i for i in built.ignored)
+    assert len(built.ignored) == 2
+    assert all("2 downgrade(s) ignored" in i for i in built.ignored)
 
 
 def test_rule_extra_downgrades_are_ignored() -> None:
     """Rule: "If all the potential dice are already in their downgraded form, any further
     downgrades are ignored"."""
     dice, missed = downgrade(dice_of(Pool(proficiency=1, ability=2)), "ability", 3, "x")
-    assert counts(dice) == Pool(ability=3) and missed == 2
+    assert counts(dice) == Pool(ability=3)
+    assert missed == 2
     dice, missed = downgrade(dice_of(Pool(difficulty=2)), "difficulty", 1, "x")
-    assert counts(dice) == Pool(difficulty=2) and missed == 1
+    assert counts(dice) == Pool(difficulty=2)
+    assert missed == 1
 
 
 def test_rule_extra_removals_are_ignored() -> None:
@@ -107,14 +110,16 @@ def test_rule_extra_removals_are_ignored() -> None:
     the maximum number of dice available are removed, and any additional removals are
     ignored"."""
     dice, missed = remove(dice_of(Pool(setback=2, boost=1)), "setback", 5, "x")
-    assert counts(dice) == Pool(boost=1) and missed == 3
+    assert counts(dice) == Pool(boost=1)
+    assert missed == 3
 
 
 def test_rule_decrease_ignores_proficiency_and_challenge() -> None:
     """Rule (quick reference): "Decrease: Remove Difficulty or Ability. If only Challenge or
     Proficiency are left, ignore additional decreases"."""
     dice, missed = remove(dice_of(Pool(proficiency=2, ability=1)), "ability", 2, "x")
-    assert counts(dice) == Pool(proficiency=2) and missed == 1
+    assert counts(dice) == Pool(proficiency=2)
+    assert missed == 1
 
 
 def test_rule_boost_and_setback_do_not_cancel() -> None:

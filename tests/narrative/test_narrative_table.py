@@ -35,7 +35,8 @@ async def test_a_check_built_by_the_table_and_rolled(table: Any) -> None:
     ack = await gm.call(n.RollDestinyPool)
     await watcher.wait_for_seq(ack.seqs[-1])
     destiny = watcher.state.game.destiny
-    assert len(destiny.rolled) == 2 and destiny.light + destiny.dark >= 2
+    assert len(destiny.rolled) == 2
+    assert destiny.light + destiny.dark >= 2
     await gm.call(n.SetDestinyPool, light=2, dark=2, reason="a fair start")
 
     await han.call(n.OpenCheck, character="han", skill="Ranged (Light)", check="shot",
@@ -57,8 +58,8 @@ async def test_a_check_built_by_the_table_and_rolled(table: Any) -> None:
     for client in (gm, leia, watcher):
         await client.wait_for_seq(ack.seqs[-1])
     check = watcher.state.game.checks["shot"]
-    assert check.status == "rolled" and check.pool == n.Pool(proficiency=2, ability=1,
-                                                            difficulty=2, challenge=1, boost=1)
+    assert check.status == "rolled"
+    assert check.pool == n.Pool(proficiency=2, ability=1, difficulty=2, challenge=1, boost=1)
     assert [d.kind for d in check.dice] == ["proficiency", "proficiency", "ability",
                                             "challenge", "difficulty", "difficulty", "boost"]
     assert check.result is not None
@@ -154,7 +155,8 @@ async def test_a_member_joining_mid_check_sees_its_odds_at_once(table: Any) -> N
     await gm.call(n.SetDifficulty, check="shot", level="hard")
     late = await table.invite(gm, "spectator", name="Lando")
     view = await late.wait_until(lambda: late.views.get("check:shot"), timeout=5)
-    assert view.pool == "2y1g3p" and view.status == "open"
+    assert view.pool == "2y1g3p"
+    assert view.status == "open"
     assert 0 < view.odds.p_success < 1
     assert "check:bluff" not in late.views
 

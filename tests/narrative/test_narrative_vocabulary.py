@@ -78,7 +78,8 @@ def test_tags_are_past_tense_events_and_imperative_commands_unique_everywhere() 
     assert len(tags) == len(set(tags))
     for cls in n.EVENTS + n.COMMANDS:
         assert event_tag(cls) == snake_case(cls.__name__)
-        assert cls.__doc__ and cls.__doc__.strip()
+        assert cls.__doc__
+        assert cls.__doc__.strip()
     assert all(cls.__name__.endswith(("ed", "Set", "Spent")) for cls in n.EVENTS)
 
 
@@ -111,7 +112,8 @@ def test_notation_reads_colour_letters_and_names(text: str, pool: n.Pool) -> Non
     """Colour letters y g p r b k w with optional counts, or the dice by name."""
     command = n.parse_roll(text, "han")
     assert isinstance(command, n.RollPool)
-    assert command.pool == pool and command.character == "han"
+    assert command.pool == pool
+    assert command.character == "han"
     assert command.id == n.PARSED_COMMAND_ID
 
 

@@ -46,23 +46,30 @@ def test_a_two_roll_log_matches_the_figures_worked_on_paper() -> None:
     assert [(r.kind, r.value) for r in rows] == [("free", 5), ("test", 0)]
     assert rows[0].p_at_least == pytest.approx(1 / 3)
     assert rows[0].percentile == pytest.approx(3 / 4)
-    assert rows[1].p_at_least == 1.0 and rows[1].percentile == pytest.approx(1 / 8)
-    assert rows[1].p_success == pytest.approx(3 / 4) and rows[1].expected == 1.0
+    assert rows[1].p_at_least == 1.0
+    assert rows[1].percentile == pytest.approx(1 / 8)
+    assert rows[1].p_success == pytest.approx(3 / 4)
+    assert rows[1].expected == 1.0
     section = report(_two_rolls().events).sessions[0]
     luck = section.players["kim"]
     sd = sqrt(35 / 432 + 9 / 128) / 2
-    assert luck.rolls == 2 and luck.mean_percentile == pytest.approx(7 / 16)
+    assert luck.rolls == 2
+    assert luck.mean_percentile == pytest.approx(7 / 16)
     assert luck.z == pytest.approx((7 / 16 - 1 / 2) / sd, abs=1e-4)
     assert luck.p_value == pytest.approx(erfc(abs(luck.z) / sqrt(2)), rel=1e-4)
-    assert luck.rough and section.characters["kat"].rolls == 1
+    assert luck.rough
+    assert section.characters["kat"].rolls == 1
     sr3 = section.sr3
     assert sr3 is not None
     assert (sr3.table.successes.actual, sr3.table.successes.expected) == (0.0, 1.0)
     assert sr3.table.disasters.expected == pytest.approx(1 / 36)
-    assert section.luckiest is not None and section.luckiest.seq == rows[0].seq
-    assert section.unluckiest is not None and section.unluckiest.seq == rows[1].seq
+    assert section.luckiest is not None
+    assert section.luckiest.seq == rows[0].seq
+    assert section.unluckiest is not None
+    assert section.unluckiest.seq == rows[1].seq
     free = section.free
-    assert free is not None and free.dice[0].faces == [0, 0, 0, 0, 1, 0]
+    assert free is not None
+    assert free.dice[0].faces == [0, 0, 0, 0, 1, 0]
     assert free.dice[0].chi_square == 5.0  # 5 x (1/6) + (5/6)^2 over 1/6 each
     assert free.dice[0].p_value == pytest.approx(0.41588, abs=1e-5)
     # where fair dice put the percentiles: 1d6 at 1/12, 3/12 ... 11/12 (1/6 each); the test
@@ -71,8 +78,10 @@ def test_a_two_roll_log_matches_the_figures_worked_on_paper() -> None:
     assert section.percentiles_expected == pytest.approx(
         [1 / 6, 1 / 4, 1 / 6, 0, 1 / 6, 1 / 6 + 1 / 2, 0, 1 / 6, 1 / 4, 1 / 6])
     timeline = section.timeline
-    assert timeline.events == 4 and timeline.per_minute == [2, 2]
-    assert timeline.longest_pause is not None and timeline.longest_pause.seconds == 65.0
+    assert timeline.events == 4
+    assert timeline.per_minute == [2, 2]
+    assert timeline.longest_pause is not None
+    assert timeline.longest_pause.seconds == 65.0
 
 
 def test_mid_percentile_variance_is_exact() -> None:
@@ -105,7 +114,8 @@ def test_distributions_agree_with_brute_force() -> None:
         for b in range(1, 5):
             for c in range(1, 7):
                 ways[a + b - c] = ways.get(a + b - c, 0) + 1
-    assert dist.counts == ways and dist.total == 96
+    assert dist.counts == ways
+    assert dist.total == 96
     open_two = sr3_open(2)
     assert open_two.p_at_least(7) == pytest.approx(1 - (5 / 6) ** 2)  # a six on either die
 
@@ -114,7 +124,7 @@ def _luck_of(log: LogBuilder, player: str) -> float:
     return report(log.events).campaign_figures.players[player].p_value
 
 
-@pytest.mark.parametrize("play, player", [
+@pytest.mark.parametrize(("play", "player"), [
     (narrative_session, "han-player"), (sr3_session, "kat-player"), (d12_session, "ada-player")])
 def test_fair_dice_are_unremarkable_and_one_loaded_face_is_flagged(play, player) -> None:
     """Thousands of rolls with fair dice give p > 0.01; one face twice as likely, p < 0.001."""
@@ -132,9 +142,11 @@ def test_free_roll_faces_fair_and_loaded() -> None:
     free_session(loaded, random.Random(5), 2000, loaded=True)
     [fair_d6] = report(fair.events).campaign_figures.free.dice  # type: ignore[union-attr]
     [loaded_d6] = report(loaded.events).campaign_figures.free.dice  # type: ignore[union-attr]
-    assert fair_d6.dice == 6000 and fair_d6.p_value > 0.01
+    assert fair_d6.dice == 6000
+    assert fair_d6.p_value > 0.01
     assert loaded_d6.p_value < 0.001
-    assert _luck_of(fair, "gm") > 0.01 and _luck_of(loaded, "gm") < 0.001
+    assert _luck_of(fair, "gm") > 0.01
+    assert _luck_of(loaded, "gm") < 0.001
 
 
 def test_the_report_of_the_same_log_is_identical() -> None:
@@ -158,11 +170,14 @@ def test_narrative_figures_destiny_and_time_per_check() -> None:
     section = report(log.events).sessions[0]
     figures = section.narrative
     assert figures is not None
-    assert figures.table.rolls == 12 and figures.characters["han"].rolls == 12
+    assert figures.table.rolls == 12
+    assert figures.characters["han"].rolls == 12
     assert figures.flips_by == {"gm": 1, "han-player": 2}
     assert [(p.light, p.dark) for p in figures.destiny] == [(2, 2), (1, 3), (2, 2), (1, 3)]
-    assert section.timeline.checks_timed == 12 and section.timeline.seconds_per_check == 20.0
-    assert figures.table.triumphs.expected > 0 and figures.table.despairs.expected > 0
+    assert section.timeline.checks_timed == 12
+    assert section.timeline.seconds_per_check == 20.0
+    assert figures.table.triumphs.expected > 0
+    assert figures.table.despairs.expected > 0
 
 
 def test_sr3_pools_per_combat_turn_and_six_chains() -> None:
@@ -176,7 +191,8 @@ def test_sr3_pools_per_combat_turn_and_six_chains() -> None:
     rows = [r for r in roll_rows(log.events) if r.system == "sr3"]
     chains = [e.event for e in log.events if isinstance(e.event, sr3_events.PoolTestRolled)]
     longest = max(d.faces.count(6) for test in chains for d in test.dice)
-    assert figures.longest_chain is not None and figures.longest_chain.sixes == longest
+    assert figures.longest_chain is not None
+    assert figures.longest_chain.sixes == longest
     assert {r.kind for r in rows} == {"test", "open test"}
 
 
@@ -194,4 +210,5 @@ def test_karma_pool_rerolls_are_judged_and_summed() -> None:
     assert kat.karma_spent == 1
     assert (kat.karma_successes.actual, kat.karma_successes.expected) == (1.0, 1.0)
     [reroll] = [r for r in roll_rows(log.events) if r.kind == "karma reroll"]
-    assert reroll.value == 1 and reroll.percentile == pytest.approx(1 / 4 + 1 / 4)
+    assert reroll.value == 1
+    assert reroll.percentile == pytest.approx(1 / 4 + 1 / 4)

@@ -45,7 +45,8 @@ def test_stored_payloads_report_and_replay(system: str) -> None:
     rolls are judged by the faces they recorded (a Shadowrun test's successes as stored)."""
     log = _log(system)
     first = report(log)
-    assert first.system == system and first.head == len(log)
+    assert first.system == system
+    assert first.head == len(log)
     assert report(log) == first
     lines = replay_lines(log, 1, len(log))
     assert [r.seq for r, _ in lines] == [r.seq for r in log]
@@ -59,4 +60,5 @@ def test_stored_payloads_report_and_replay(system: str) -> None:
             assert row.value == event.successes  # type: ignore[attr-defined]
         if row.kind == "check":
             assert row.value == event.result.successes  # type: ignore[attr-defined]
-        assert 0.0 <= row.percentile <= 1.0 and 0.0 < row.p_at_least <= 1.0
+        assert 0.0 <= row.percentile <= 1.0
+        assert 0.0 < row.p_at_least <= 1.0

@@ -33,7 +33,8 @@ def test_fold_builds_members_sessions_and_roll_log() -> None:
     """Folding the whole log gives the table as it stands."""
     state = fold(_log())
     assert (state.campaign, state.system, state.head) == ("eote", "d12", 7)
-    assert state.members["han"].active is False and state.owner_of("han") is None
+    assert state.members["han"].active is False
+    assert state.owner_of("han") is None
     assert (state.session, state.in_session) == (1, False)
     assert [(r.seq, r.total, r.session) for r in state.rolls] == [(5, 8, 1)]
 
@@ -42,7 +43,9 @@ def test_time_travel_gives_the_state_at_any_sequence() -> None:
     """``fold(log, upto=n)`` is the state as it stood after event n."""
     log = _log()
     at_four = fold(log, upto=4)
-    assert at_four.head == 4 and at_four.in_session and at_four.rolls == []
+    assert at_four.head == 4
+    assert at_four.in_session
+    assert at_four.rolls == []
     assert at_four.owner_of("han") == "han"
     assert msgspec.to_builtins(fold(log[:4])) == msgspec.to_builtins(at_four)
 
@@ -58,4 +61,5 @@ def test_describe_says_what_happened_in_words() -> None:
     state = fold(log)
     lines = [describe(r, state) for r in log]
     assert lines[4] == "rolled 2d6+1: d6[3 4] +1 = 8"
-    assert "Han" in lines[2] and "player" in lines[2]
+    assert "Han" in lines[2]
+    assert "player" in lines[2]

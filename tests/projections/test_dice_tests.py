@@ -41,7 +41,7 @@ def _enumerated_p(counts: list[int]) -> float:
     return at_least / k**n
 
 
-@pytest.mark.parametrize("counts, by_hand", [
+@pytest.mark.parametrize(("counts", "by_hand"), [
     ([1] + [0] * 11, 1.0),            # d12 rolled once: nothing to learn
     ([4, 0, 0, 0], 4 / 256),          # d4 x4 all one face: 0.016 (the asymptotic said 0.0074)
     ([2] + [0] * 19, 20 / 400),       # one d20 face twice: 0.05 (the asymptotic said 0.006)
@@ -50,7 +50,8 @@ def test_the_issues_small_samples_have_their_exact_p_values(counts: list[int],
                                                             by_hand: float) -> None:
     """The three cases of the issue, worked by hand: exact, not the chi-square's asymptote."""
     p, method, error, _ = face_test(counts)
-    assert method == "exact" and error is None
+    assert method == "exact"
+    assert error is None
     assert p == pytest.approx(by_hand, rel=1e-12)
 
 
@@ -82,9 +83,12 @@ def test_monte_carlo_between_exact_and_asymptotic_states_its_error_and_is_repeat
     within a few standard errors of the exact answer for a fair sample's statistic."""
     counts = [2] * 20
     p, method, error, powered = face_test(counts)
-    assert method == "Monte Carlo" and powered and error is not None
+    assert method == "Monte Carlo"
+    assert powered
+    assert error is not None
     assert face_test(counts) == (p, method, error, powered)
-    assert p > 0.99 and error <= (0.25 / MONTE_CARLO_DRAWS) ** 0.5  # the most even sample
+    assert p > 0.99
+    assert error <= (0.25 / MONTE_CARLO_DRAWS) ** 0.5  # the most even sample
     assert sum(counts) > EXACT_DICE
 
 
@@ -140,7 +144,7 @@ def test_fair_nights_give_a_page_with_no_verdict_19_times_in_20() -> None:
     assert flagged <= 5, flagged
 
 
-@pytest.mark.parametrize("system, die", [
+@pytest.mark.parametrize(("system", "die"), [
     ("narrative", "ability"), ("sr3", "sr3 d6"), ("d12", "d12"), ("free", "free d6")])
 def test_a_die_loaded_on_one_face_is_flagged_by_its_face_test(system: str, die: str) -> None:
     """One face twice as likely, over as many rolls as the power table gives >= 90% power
@@ -152,6 +156,7 @@ def test_a_die_loaded_on_one_face_is_flagged_by_its_face_test(system: str, die: 
         PLAY[system](log, random.Random(4), 600, loaded=True)
     figures = report(log.events).campaign_figures
     [test] = [t for t in figures.faces if t.die == die]
-    assert test.adjusted is not None and test.adjusted < 0.05, test
+    assert test.adjusted is not None, test
+    assert test.adjusted < 0.05, test
     assert test.verdict.startswith("unlike fair dice: face")
     assert "Holm" in figures.family

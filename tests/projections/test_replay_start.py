@@ -20,12 +20,16 @@ def test_sr3_keeps_the_combat_and_counters_but_no_test_or_initiative_faces() -> 
     table.run("gm", sr3.StartCombat)
     table.run("gm", sr3.RollPoolTest, character="sam", dice=4, tn=4)
     before = table.game
-    assert isinstance(before, Sr3State) and before.tests and before.combat is not None
+    assert isinstance(before, Sr3State)
+    assert before.tests
+    assert before.combat is not None
     start = replay_start(table.state)
     game = start.game
-    assert isinstance(game, Sr3State) and game.combat is not None
+    assert isinstance(game, Sr3State)
+    assert game.combat is not None
     assert (game.tests, game.declared) == ({}, {})
-    assert game.next_test == before.next_test and game.scene == before.scene
+    assert game.next_test == before.next_test
+    assert game.scene == before.scene
     assert game.combat.order == before.combat.order
     assert {name: c.score for name, c in game.combat.combatants.items()} == \
         {name: c.score for name, c in before.combat.combatants.items()}
@@ -38,10 +42,12 @@ def test_d12_keeps_the_next_test_number_and_no_test() -> None:
     table = D12Table()
     table.run("gm", d12.CallThresholdTest, character="han", stats=("STR",), dt=9)
     before = table.game
-    assert isinstance(before, D12State) and before.tests
+    assert isinstance(before, D12State)
+    assert before.tests
     game = replay_start(table.state).game
     assert isinstance(game, D12State)
-    assert game.tests == {} and game.next_test == before.next_test
+    assert game.tests == {}
+    assert game.next_test == before.next_test
 
 
 def test_the_campaign_keeps_members_and_sheets_but_no_roll_or_replay_link() -> None:
@@ -52,7 +58,8 @@ def test_the_campaign_keeps_members_and_sheets_but_no_roll_or_replay_link() -> N
     table.fold(core.ReplayShared(member="link", name="link", session=1, token_hash="1" * 64))
     assert table.state.rolls
     start = replay_start(table.state)
-    assert start.rolls == [] and "link" not in start.members
+    assert start.rolls == []
+    assert "link" not in start.members
     assert set(start.members) == set(table.state.members) - {"link"}
     assert all(member.token_hash == "" for member in start.members.values())
     assert start.tokens == {}

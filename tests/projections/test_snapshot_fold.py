@@ -83,7 +83,8 @@ def test_snapshot_then_events_equals_the_full_fold(make_log: Any,
     for split in range(1, len(log)):
         sent = encode(snapshot_of(fold(log[:split]), "0" * 64, []))
         snapshot = SERVER_DECODER.decode(sent)
-        assert isinstance(snapshot, Snapshot) and snapshot.seq == split
+        assert isinstance(snapshot, Snapshot)
+        assert snapshot.seq == split
         state = state_from(snapshot)
         for recorded in log[split:]:
             evolve(state, recorded)

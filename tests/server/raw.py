@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, NoReturn
 
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -35,6 +35,13 @@ class RawPeer:
             frame = await self.recv(timeout)
             if frame["type"] == kind:
                 return frame
+
+    async def read_all(self, into: list[dict[str, Any]], timeout: float = 5.0) -> NoReturn:
+        """Append every frame to ``into`` until the connection ends: this only returns by
+        raising, ``ConnectionClosed`` once closed or ``TimeoutError`` after ``timeout`` seconds
+        without a frame, for a test to expect with ``pytest.raises`` around this one call."""
+        while True:
+            into.append(await self.recv(timeout))
 
     async def join(self, token: str, campaign: str | None, since: int = 0,
                    replay: bool = False) -> dict[str, Any]:

@@ -21,10 +21,12 @@ def test_the_connection_over_the_per_address_cap_is_refused_and_others_still_com
     admission = door()
     assert [admission.connect("10.0.0.1") for _ in range(3)] == [None, None, None]
     refusal = admission.connect("10.0.0.1")
-    assert refusal is not None and refusal.code == "too_many_connections"
+    assert refusal is not None
+    assert refusal.code == "too_many_connections"
     assert "too many connections from your address (3)" in refusal.message
     assert admission.connect("10.0.0.2") is None
-    assert admission.open_from("10.0.0.1") == 3 and admission.total == 4
+    assert admission.open_from("10.0.0.1") == 3
+    assert admission.total == 4
 
 
 def test_a_closed_connection_makes_room_again() -> None:
@@ -42,7 +44,8 @@ def test_the_total_cap_refuses_everyone_once_full() -> None:
     admission.connect("10.0.0.1")
     admission.connect("10.0.0.2")
     refusal = admission.connect("10.0.0.3")
-    assert refusal is not None and refusal.retry_after > 0
+    assert refusal is not None
+    assert refusal.retry_after > 0
     assert "the server is full (2 connections)" in refusal.message
     assert admission.refused_connections == 1
 
@@ -63,7 +66,8 @@ def test_a_source_is_throttled_after_too_many_failed_joins() -> None:
         assert admission.check_join("10.0.0.9", at) is None
         admission.join_failed("10.0.0.9", at)
     refusal = admission.check_join("10.0.0.9", 10.0)
-    assert refusal is not None and refusal.code == "rate_limited"
+    assert refusal is not None
+    assert refusal.code == "rate_limited"
     assert refusal.retry_after == 50
     assert "retry in 50 s" in refusal.message
     assert admission.check_join("10.0.0.8", 10.0) is None  # another address is not affected
@@ -110,7 +114,8 @@ def test_memory_for_failed_joins_is_bounded(monkeypatch: pytest.MonkeyPatch) -> 
     for n in range(1000):
         admission.join_failed(f"10.0.{n // 256}.{n % 256}", 0.0)
     assert len(admission._failures) <= 100
-    assert admission.summary(0.0) is not None and len(admission._interval.failed_sources) == 0
+    assert admission.summary(0.0) is not None
+    assert len(admission._interval.failed_sources) == 0
 
 
 def test_a_repeated_log_line_goes_out_once_per_interval_with_a_count(

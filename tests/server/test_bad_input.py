@@ -102,7 +102,8 @@ async def test_error_reply_carries_the_command_id(table) -> None:
     peer = await _gm_peer(table, campaign, gm._token)
     await peer.send({"type": "roll", "id": "mine-7", "expression": "2d7"})
     reply = await peer.recv()
-    assert reply["id"] == "mine-7" and reply["path"] == "$.expression"
+    assert reply["id"] == "mine-7"
+    assert reply["path"] == "$.expression"
     assert "d7" in reply["message"]
 
 
@@ -114,7 +115,8 @@ async def test_command_before_join_is_refused(table) -> None:
     reply = await peer.recv()
     assert (reply["code"], reply["path"]) == ("not_joined", "$.type")
     welcome = await peer.join(gm._token, campaign)
-    assert welcome["type"] == "welcome" and welcome["role"] == "gm"
+    assert welcome["type"] == "welcome"
+    assert welcome["role"] == "gm"
     assert table.server.log.head(campaign) == gm.head
 
 

@@ -106,13 +106,15 @@ async def test_the_guides_nginx_serves_the_page_and_a_player_survives_their_proc
     proxy, ports, processes = deployment
     url = f"ws://127.0.0.1:{proxy}"
     with urllib.request.urlopen(f"http://127.0.0.1:{proxy}/", timeout=5) as reply:
-        assert reply.status == 200 and "text/html" in reply.headers["Content-Type"]
+        assert reply.status == 200
+        assert "text/html" in reply.headers["Content-Type"]
 
     admin = Client(url, (tmp_path / "poolhall.admin-token").read_text().strip(), None)
     await admin.connect()
     created = await admin.call(core.CreateCampaign, name="Behind nginx", system="d12")
     await admin.close()
-    assert created.campaign and created.token
+    assert created.campaign
+    assert created.token
     link = join_link(url, created.campaign, created.token)
     assert link.startswith(f"http://127.0.0.1:{proxy}/#campaign=")
 

@@ -62,7 +62,8 @@ async def test_a_catch_up_of_several_pages_arrives_whole_in_one_write_per_page(
     try:
         async with Client(server.url, ADMIN_TOKEN, None) as admin:
             ack = await admin.call(core.CreateCampaign, name="Pages", system="d12")
-        assert ack.campaign and ack.token
+        assert ack.campaign
+        assert ack.token
         async with Client(server.url, ack.token, ack.campaign) as gm:
             for _ in range(11):  # 2,200 rolls: past one read of 2,000
                 await asyncio.gather(*(gm.call(core.Roll, expression="1d6")

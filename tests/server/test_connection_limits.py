@@ -47,7 +47,8 @@ async def new_campaign(server: Server) -> tuple[str, str]:
         ack = await admin.call(core.CreateCampaign, name="Door", system="narrative")
     finally:
         await admin.close()
-    assert ack.campaign and ack.token
+    assert ack.campaign
+    assert ack.token
     return ack.campaign, ack.token
 
 
@@ -157,7 +158,8 @@ async def test_the_connection_over_the_per_address_cap_gets_a_clear_503(
             if server.gate.refusing == 1:
                 break
             await asyncio.sleep(0.001)
-        assert server.gate.refusing == 1 and not opening.done()  # not answered at once
+        assert server.gate.refusing == 1
+        assert not opening.done()  # not answered at once
         with pytest.raises(InvalidStatus) as refused:
             await opening
         response = refused.value.response
@@ -168,7 +170,8 @@ async def test_the_connection_over_the_per_address_cap_gets_a_clear_503(
         server.gate.refusal_delay = 60  # a refused handshake would now wait a minute:
         answer = await asyncio.wait_for(health(server), 30)  # /health over the cap does not
         server.gate.refusal_delay = 0.5
-        assert "200 OK" in answer and "refused_connections=2" in answer
+        assert "200 OK" in answer
+        assert "refused_connections=2" in answer
         await held[0].close()
         await until_counted(server, 1)
         campaign, token = await new_campaign(server)  # room again: an honest client plays
@@ -222,7 +225,8 @@ async def test_a_source_is_throttled_after_failed_joins_and_the_summary_counts_t
             reply = await peer.join(f"ph_wrong-{n}", campaign)
             assert (reply["code"], reply["path"]) == ("unauthorized", "$.token")
         refused = await peer.join(token, campaign)  # no token work: the address is throttled
-        assert refused["type"] == "error" and refused["code"] == "rate_limited"
+        assert refused["type"] == "error"
+        assert refused["code"] == "rate_limited"
         assert refused["message"].startswith("too many failed joins from your address; retry in")
         assert "rate_limited_addresses=1" in await health(server)
         with caplog.at_level(logging.WARNING, "server.gate"):
@@ -243,7 +247,8 @@ async def test_a_flood_of_accept_failures_logs_one_line(
                     "message": "socket.accept() out of system resource",
                     "exception": OSError(24, "Too many open files")})
         lines = [r for r in caplog.records if r.name == "asyncio"]
-        assert len(lines) == 1 and lines[0].exc_info is None
+        assert len(lines) == 1
+        assert lines[0].exc_info is None
         assert "Too many open files" in lines[0].getMessage()
 
 
@@ -335,7 +340,8 @@ async def test_addresses_holding_equal_shares_do_not_close_each_others_connectio
         await until_counted(server, 4)
         refused = await send_request(server.port, handshake_lines(server.port),
                                      source="127.0.0.3")
-        assert refused.status == 503 and server.gate.evicted == 0
+        assert refused.status == 503
+        assert server.gate.evicted == 0
         newcomer = await RawPeer.open(server.url)
         await newcomer.close()  # from 127.0.0.1: it made room
         assert server.gate.evicted == 1

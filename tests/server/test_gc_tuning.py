@@ -105,10 +105,12 @@ async def test_what_survives_a_sweep_of_the_young_generations_is_frozen(tmp_path
                 break
             await asyncio.sleep(0.01)
         assert server.gc.sweeps > sweeps
-        assert gc.is_tracked(survivor) and not _tracked_in_a_generation(survivor)
+        assert gc.is_tracked(survivor)
+        assert not _tracked_in_a_generation(survivor)
         assert gone() is None
         status = (await _health(server))["gc"]
-        assert isinstance(status, dict) and status["sweeps"] >= 1
+        assert isinstance(status, dict)
+        assert status["sweeps"] >= 1
     finally:
         await server.stop()
     gc.unfreeze()
@@ -168,9 +170,11 @@ def test_reclaim_collects_cycles_that_were_frozen() -> None:
         gc.collect()
         assert gone() is not None  # frozen: a full collection does not see it
         tuning.closed()
-        assert gone() is not None and tuning.reclaims == 0
+        assert gone() is not None
+        assert tuning.reclaims == 0
         tuning.closed()  # the second close since the last freeze: reclaim
-        assert gone() is None and tuning.reclaims == 1
+        assert gone() is None
+        assert tuning.reclaims == 1
     finally:
         gc.unfreeze()
 
@@ -184,8 +188,10 @@ def test_gc_stats_count_collections_by_generation() -> None:
         gc.collect(2)
     finally:
         gc.callbacks.remove(stats.callback)
-    assert stats.collections[0] >= 1 and stats.collections[2] >= 1
-    assert stats.pause_seconds[2] > 0 and stats.max_pause_seconds[2] > 0
+    assert stats.collections[0] >= 1
+    assert stats.collections[2] >= 1
+    assert stats.pause_seconds[2] > 0
+    assert stats.max_pause_seconds[2] > 0
     assert stats.status()["collections"] == stats.collections
 
 
@@ -209,7 +215,8 @@ def test_what_survives_a_full_collection_is_frozen() -> None:
         freezes = tuning.freezes
         gc.collect()
         assert tuning.freezes == freezes + 1
-        assert gc.is_tracked(survivor) and not _tracked_in_a_generation(survivor)
+        assert gc.is_tracked(survivor)
+        assert not _tracked_in_a_generation(survivor)
     finally:
         tuning.stop()
         gc.unfreeze()
@@ -242,7 +249,8 @@ def test_what_survives_a_young_collection_is_frozen() -> None:
         gone = weakref.ref(a)
         del a, b
         gc.collect(0)
-        assert gc.is_tracked(survivor) and not _tracked_in_a_generation(survivor)
+        assert gc.is_tracked(survivor)
+        assert not _tracked_in_a_generation(survivor)
         assert gone() is None
     finally:
         tuning.stop()

@@ -180,7 +180,8 @@ async def test_stop_commits_what_is_queued_and_refuses_the_rest(tmp_path: Path) 
         committer.append([_first("late", "late")])
     log.release.set()
     await stopping
-    assert await first == [[1]] and await asyncio.gather(*rest) == [[[1]]] * 5
+    assert await first == [[1]]
+    assert await asyncio.gather(*rest) == [[[1]]] * 5
     log.close()
     assert SqliteReader(log.path).campaigns() == ["s"] + [f"t{k}" for k in range(5)]
 
@@ -221,7 +222,8 @@ async def test_an_idle_writer_empties_a_wal_grown_past_the_limit(
     deadline = time.monotonic() + 5
     while wal.stat().st_size and time.monotonic() < deadline:
         await asyncio.sleep(writer.CHECKPOINT_SECONDS)
-    assert grown > 64 * 1024 and wal.stat().st_size == 0
+    assert grown > 64 * 1024
+    assert wal.stat().st_size == 0
     assert await committer.append([request("w", 473, rolled(2), command="w60")]) == [[474]]
     await committer.stop()
     assert log.verify() == (474, [])

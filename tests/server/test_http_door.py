@@ -67,7 +67,8 @@ async def test_a_handshake_repeating_a_one_valued_header_is_400(
         assert f"header {header} given more than once".encode() in reply.body
         assert_secured(reply)
         assert not tracebacks(caplog)
-        assert server.door.refused == 1 and server.door.failed == 0
+        assert server.door.refused == 1
+        assert server.door.failed == 0
 
 
 async def test_repeated_list_headers_read_as_one_line(tmp_path: Path,
@@ -79,11 +80,13 @@ async def test_repeated_list_headers_read_as_one_line(tmp_path: Path,
         host = f"Host: 127.0.0.1:{port}"
         reply = await send_request(port, ["GET /health HTTP/1.1", host, "Accept: text/plain",
                                           "Accept: application/json"])
-        assert reply.status == 200 and reply.body.startswith(b'{"status": "ok"')
+        assert reply.status == 200
+        assert reply.body.startswith(b'{"status": "ok"')
         etag = (await send_request(port, ["GET /static/app.js HTTP/1.1", host])).header("ETag")
         reply = await send_request(port, ["GET /static/app.js HTTP/1.1", host,
                                           'If-None-Match: "stale"', f"If-None-Match: {etag}"])
-        assert reply.status == 304 and reply.body == b""
+        assert reply.status == 304
+        assert reply.body == b""
         assert not tracebacks(caplog)
 
 
@@ -97,7 +100,8 @@ async def test_a_flood_of_bad_requests_logs_one_line(tmp_path: Path,
             reply = await send_request(port, handshake_lines(port, f"Host: 127.0.0.1:{port}"))
             assert reply.status == 400
         said = [r for r in caplog.records if r.getMessage().startswith(REFUSED)]
-        assert len(said) == 1 and "header Host given more than once" in said[0].getMessage()
+        assert len(said) == 1
+        assert "header Host given more than once" in said[0].getMessage()
         assert server.door.refused == 30
         assert not tracebacks(caplog)
 
@@ -122,7 +126,8 @@ async def test_health_and_refusals_carry_the_policy_and_nosniff(tmp_path: Path) 
         assert_secured(health)
         server.health.failed("append", "disk I/O error")
         failing = await ask(["GET /health?format=json HTTP/1.1", host])
-        assert failing.status == 503 and b"disk I/O error" in failing.body
+        assert failing.status == 503
+        assert b"disk I/O error" in failing.body
         assert_secured(failing)
         server.health.recovered("append")
         no_key = handshake_lines(port)
@@ -138,7 +143,8 @@ async def test_health_and_refusals_carry_the_policy_and_nosniff(tmp_path: Path) 
         try:
             await until(lambda: server.gate.admission.total == 1)
             full = await send_request(port, handshake_lines(port))
-            assert full.status == 503 and full.header("Retry-After")
+            assert full.status == 503
+            assert full.header("Retry-After")
             assert_secured(full)
         finally:
             writer.close()
@@ -167,7 +173,8 @@ async def test_a_failure_is_a_secured_500_with_one_traceback_a_minute(
     finally:
         door.close()
     said = [r for r in caplog.records if r.getMessage().startswith(FAILED)]
-    assert len(said) == 1 and said[0].exc_info is not None
+    assert len(said) == 1
+    assert said[0].exc_info is not None
     assert not [r for r in caplog.records if r.name.startswith("websockets")
                 and r.levelno >= logging.ERROR]
     assert door.failed == 5
@@ -184,7 +191,8 @@ async def test_a_rebinding_page_is_refused(tmp_path: Path) -> None:
         evil = f"evil.example:{port}"
         reply = await send_request(port, handshake_lines(port, f"Origin: http://{evil}",
                                                          host=evil))
-        assert reply.status == 403 and b"--base-url" in reply.body
+        assert reply.status == 403
+        assert b"--base-url" in reply.body
         assert_secured(reply)
         health = await send_request(port, ["GET /health HTTP/1.1", f"Host: {evil}"])
         assert health.status == 403

@@ -78,16 +78,19 @@ def test_a_batch_is_decided_in_order_then_broadcast_and_answered_from_its_result
     assert [r.expected_head for r in decided.requests] == [head, head + 1]
     assert table.state.head == head + 2  # folded at once, before the append
     settled = hub.settle(decided, [appended(head + 1), appended(head + 2)])
-    assert settled.reload is None and settled.again == []
+    assert settled.reload is None
+    assert settled.again == []
     kinds = [type(effect).__name__ for effect in settled.effects]
     assert kinds == ["Publish", "Reply", "Publish", "Reply"]  # each answer after its events
     assert answers(settled.effects) == [Ack(id="a", seqs=[head + 1]),
                                         Ack(id="b", seqs=[head + 2])]
     publish = settled.effects[0]
-    assert isinstance(publish, Publish) and publish.sealed is None
+    assert isinstance(publish, Publish)
+    assert publish.sealed is None
     assert event_of(publish.frame)["hash"] == f"hash{head + 1}"
     assert len(settled.changed) == 2
-    assert hub.head_hash == f"hash{head + 2}" and hub.sent == head + 2
+    assert hub.head_hash == f"hash{head + 2}"
+    assert hub.sent == head + 2
     assert hub.commands.get("b") == CommandRecord("han-player", head + 2, head + 2)
 
 
@@ -99,7 +102,8 @@ def test_a_retry_by_its_sender_is_answered_from_its_record() -> None:
     decided = hub.decide([work(table, "han-player", roll("a", character="han"))], AT)
     assert decided.requests == []
     (answer,) = answers(decided.replies)
-    assert isinstance(answer, Recall) and answer.record == record
+    assert isinstance(answer, Recall)
+    assert answer.record == record
 
 
 def test_a_command_id_another_member_used_is_a_conflict() -> None:
@@ -125,7 +129,8 @@ def test_the_same_command_twice_in_a_batch_is_answered_once_with_the_first_answe
     assert len(decided.requests) == 1
     settled = hub.settle(decided, [appended(head + 1)])
     first, second = answers(settled.effects)
-    assert first is second and first == Ack(id="a", seqs=[head + 1])
+    assert first is second
+    assert first == Ack(id="a", seqs=[head + 1])
 
 
 def test_a_command_recorded_by_another_writer_reloads_and_is_answered_from_its_record() -> None:
@@ -137,8 +142,11 @@ def test_a_command_recorded_by_another_writer_reloads_and_is_answered_from_its_r
     record = CommandRecord("gm", 9, 9)
     settled = hub.settle(decided, [record])
     first, second = answers(settled.effects)
-    assert isinstance(first, Recall) and first is second and first.record == record
-    assert settled.reload == "conflict" and settled.changed == []
+    assert isinstance(first, Recall)
+    assert first is second
+    assert first.record == record
+    assert settled.reload == "conflict"
+    assert settled.changed == []
     assert not any(isinstance(effect, Publish) for effect in settled.effects)
 
 
@@ -151,7 +159,8 @@ def test_a_lost_race_is_decided_again_without_an_answer() -> None:
     decided = hub.decide(batch, AT)
     results: list[AppendResult] = [appended(head + 1), ConcurrencyError("head moved")]
     settled = hub.settle(decided, results)
-    assert settled.again == [batch[1]] and settled.reload == "conflict"
+    assert settled.again == [batch[1]]
+    assert settled.reload == "conflict"
     assert answers(settled.effects) == [Ack(id="a", seqs=[head + 1])]
 
 
@@ -160,9 +169,11 @@ def test_a_race_lost_too_often_is_answered_unavailable() -> None:
     hub, table = make_core()
     decided = hub.decide([work(table, "gm", roll("a"))], AT)
     settled = hub.settle(decided, [ConcurrencyError("head moved")], attempt=MAX_RETRIES)
-    assert settled.again == [] and settled.reload == "failed"
+    assert settled.again == []
+    assert settled.reload == "failed"
     (answer,) = answers(settled.effects)
-    assert isinstance(answer, ErrorReply) and answer.code == "unavailable"
+    assert isinstance(answer, ErrorReply)
+    assert answer.code == "unavailable"
 
 
 def test_a_failed_append_broadcasts_nothing_answers_unavailable_and_reloads() -> None:
@@ -173,11 +184,13 @@ def test_a_failed_append_broadcasts_nothing_answers_unavailable_and_reloads() ->
     decided = hub.decide(batch, AT)
     error = StoreError("disk I/O error")
     settled = hub.settle(decided, [error, error])
-    assert settled.reload == "failed" and settled.changed == []
+    assert settled.reload == "failed"
+    assert settled.changed == []
     assert all(isinstance(effect, Reply) for effect in settled.effects)
     assert [(a.id, a.code) for a in answers(settled.effects)  # type: ignore[union-attr]
             ] == [("a", "unavailable"), ("a", "unavailable"), ("b", "unavailable")]
-    assert hub.head_hash == "h0" and "a" not in hub.commands
+    assert hub.head_hash == "h0"
+    assert "a" not in hub.commands
 
 
 def test_a_refused_command_is_answered_at_once_and_not_appended() -> None:
@@ -186,7 +199,8 @@ def test_a_refused_command_is_answered_at_once_and_not_appended() -> None:
     decided = hub.decide([work(table, "han-player", roll("a", visibility="gm"))], AT)
     assert decided.requests == []
     (answer,) = answers(decided.replies)
-    assert isinstance(answer, ErrorReply) and (answer.code, answer.path) == (
+    assert isinstance(answer, ErrorReply)
+    assert (answer.code, answer.path) == (
         "forbidden", "$.visibility")
 
 
@@ -210,11 +224,13 @@ def test_a_private_roll_goes_sealed_to_a_player_and_whole_to_the_gm() -> None:
     decided = hub.decide([work(table, "gm", roll("a", visibility="gm"))], AT)
     settled = hub.settle(decided, [appended(head + 1)])
     publish = settled.effects[0]
-    assert isinstance(publish, Publish) and publish.sealed is not None
+    assert isinstance(publish, Publish)
+    assert publish.sealed is not None
     assert publish.frame_for("gm") == publish.frame_for(None) == publish.frame
     sealed = event_of(publish.frame_for("han-player"))
     assert sealed["event"] == {"type": "private_roll", "visibility": "gm"}
-    assert sealed["hash"] == "" and sealed["seq"] == head + 1
+    assert sealed["hash"] == ""
+    assert sealed["seq"] == head + 1
     assert event_of(publish.frame)["event"]["type"] == "dice_rolled"
     assert hub.public.for_member(hub.state, "han-player") is not hub.state
 
@@ -239,8 +255,11 @@ def test_rows_another_process_appended_are_folded_and_published() -> None:
     row = StoredRow(seq=head + 1, type=stored.type, version=stored.version,
                     payload=stored.payload, at=AT, actor="gm", command_id="x", hash="hx")
     publishes, events = hub.take_rows([row], fold=True)
-    assert [p.seq for p in publishes] == [head + 1] and len(events) == 1
-    assert hub.state.head == head + 1 and hub.head_hash == "hx" and hub.sent == head + 1
+    assert [p.seq for p in publishes] == [head + 1]
+    assert len(events) == 1
+    assert hub.state.head == head + 1
+    assert hub.head_hash == "hx"
+    assert hub.sent == head + 1
     assert not hub.state.members["watcher"].active
     assert hub.commands.get("x") == CommandRecord("gm", head + 1, head + 1)
 
@@ -253,5 +272,7 @@ def test_rows_a_reload_already_folded_are_only_published() -> None:
     row = StoredRow(seq=head + 1, type=stored.type, version=stored.version,
                     payload=stored.payload, at=AT, actor="gm", command_id="x", hash="hx")
     publishes, _ = hub.take_rows([row], fold=False)
-    assert [p.seq for p in publishes] == [head + 1] and hub.sent == head + 1
-    assert hub.state.head == head and hub.head_hash == "h0"
+    assert [p.seq for p in publishes] == [head + 1]
+    assert hub.sent == head + 1
+    assert hub.state.head == head
+    assert hub.head_hash == "h0"

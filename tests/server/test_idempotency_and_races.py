@@ -33,11 +33,15 @@ async def test_retried_invite_returns_the_same_token(table) -> None:
                           retry_key="k" * 22)
     first = await gm.send(command)
     second = await gm.send(command)
-    assert first.token and second.token == first.token and second.seqs == first.seqs
-    assert first.member and second.member == first.member
+    assert first.token
+    assert second.token == first.token
+    assert second.seqs == first.seqs
+    assert first.member
+    assert second.member == first.member
     assert sum(1 for m in gm.state.members.values() if m.role == "player") == 1
     roll = core.Roll(id="roll-once", expression="1d6")
-    assert (await gm.send(roll)).token is None and (await gm.send(roll)).token is None
+    assert (await gm.send(roll)).token is None
+    assert (await gm.send(roll)).token is None
 
 
 async def test_an_invite_retried_without_its_retry_key_names_the_member_but_no_token(table) -> None:
@@ -46,11 +50,13 @@ async def test_an_invite_retried_without_its_retry_key_names_the_member_but_no_t
     _, gm = await table.create_campaign("d12")
     first = await gm.send(core.Invite(id="no-key", role="player", characters=("han",)))
     again = await gm.send(core.Invite(id="no-key", role="player", characters=("han",)))
-    assert first.token and (again.member, again.token, again.seqs) == ("han", None, first.seqs)
+    assert first.token
+    assert (again.member, again.token, again.seqs) == ("han", None, first.seqs)
     keyed = core.Invite(id="keyed", role="player", characters=("leia",), retry_key="a" * 22)
     issued = await gm.send(keyed)
     wrong = await gm.send(msgspec.structs.replace(keyed, retry_key="b" * 22))
-    assert issued.token and (wrong.member, wrong.token) == ("leia", None)
+    assert issued.token
+    assert (wrong.member, wrong.token) == ("leia", None)
 
 
 async def test_command_id_used_by_another_member_is_a_conflict(table) -> None:
@@ -86,7 +92,8 @@ async def test_the_client_sending_one_command_twice_at_once_gets_one_ack_for_bot
     command = core.Roll(id="double-send", expression="1d6")
     first, second = await asyncio.wait_for(
         asyncio.gather(gm.send(command), gm.send(command)), 5)
-    assert first == second and len(first.seqs) == 1
+    assert first == second
+    assert len(first.seqs) == 1
 
 
 async def test_two_gms_racing_both_succeed_in_one_order(table) -> None:
@@ -151,7 +158,8 @@ async def test_an_event_past_its_limits_is_refused_not_stored(table, monkeypatch
     monkeypatch.setattr(core_rules, "_roll", too_long_a_reason)
     with pytest.raises(CommandRejected) as refusal:
         await gm.call(core.Roll, expression="1d6")
-    assert refusal.value.code == "invalid" and "dice_rolled" in refusal.value.message
+    assert refusal.value.code == "invalid"
+    assert "dice_rolled" in refusal.value.message
     assert table.server.log.head(gm.campaign) == head
     monkeypatch.setattr(core_rules, "_roll", real_roll)
     assert (await gm.call(core.Roll, expression="1d6")).seqs == [head + 1]
@@ -166,7 +174,8 @@ async def test_a_create_retried_while_the_first_is_committing_makes_one_campaign
               "retry_key": "r" * 32}
     await asyncio.gather(*(peer.send(create) for peer in peers))
     acks = [await peer.recv_until("ack") for peer in peers]
-    assert acks[0] == acks[1] and acks[0]["campaign"] == "twice"
+    assert acks[0] == acks[1]
+    assert acks[0]["campaign"] == "twice"
     assert [c for c in table.server.hubs if c.startswith("twice")] == ["twice"]
     for peer in peers:
         await peer.close()
@@ -180,5 +189,7 @@ async def test_an_invite_and_its_retry_in_one_batch_both_carry_the_token(table) 
     invite = {"type": "invite", "id": "invite-1", "role": "player", "characters": ["han"]}
     await asyncio.gather(peer.send(invite), peer.send(invite))
     first, second = await peer.recv_until("ack"), await peer.recv_until("ack")
-    assert first == second and first["token"] and first["member"] == "han"
+    assert first == second
+    assert first["token"]
+    assert first["member"] == "han"
     await peer.close()

@@ -88,7 +88,8 @@ async def test_no_pings_when_the_interval_is_zero(tmp_path: Path) -> None:
         peer = await RawPeer.open(server.url)
         await peer.join(ADMIN_TOKEN, None)
         await asyncio.sleep(0.3)
-        assert server.keepalive.pings == 0 and not server.keepalive.enabled
+        assert server.keepalive.pings == 0
+        assert not server.keepalive.enabled
         (subscriber,) = server._connections
         assert subscriber.connection.latency == 0  # no ping, so no pong timed
         await peer.connection.close()

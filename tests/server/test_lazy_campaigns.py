@@ -38,10 +38,12 @@ async def test_start_loads_no_campaign_and_a_join_loads_its_own(table: Table) ->
     other, _ = await table.create_campaign("d12", name="Other")
     ack = await gm.call(core.Roll, expression="2d6")
     server = await restart(table)
-    assert server.hubs == {} and server.campaigns == {campaign, other}
+    assert server.hubs == {}
+    assert server.campaigns == {campaign, other}
     client = await table.connect(campaign, gm._token)
     assert set(server.hubs) == {campaign}
-    assert client.welcome is not None and client.welcome.head == ack.seqs[-1]
+    assert client.welcome is not None
+    assert client.welcome.head == ack.seqs[-1]
     again = await client.call(core.Roll, expression="1d4")
     assert again.seqs == [ack.seqs[-1] + 1]
 
@@ -56,12 +58,14 @@ async def test_an_idle_campaign_is_unloaded_and_loads_again_the_same(table: Tabl
         await gm.call(core.Roll, expression="3d6")
     before = msgspec.to_builtins(server.hubs[campaign].state)
     await asyncio.sleep(0.3)  # three idle periods: a joined table stays loaded
-    assert campaign in server.hubs and server.unloads == 0
+    assert campaign in server.hubs
+    assert server.unloads == 0
     await table.close_clients()
     await until(lambda: campaign not in server.hubs)
     assert server.unloads == 1
     loaded = await server.load(campaign)
-    assert loaded is not None and msgspec.to_builtins(loaded.state) == before
+    assert loaded is not None
+    assert msgspec.to_builtins(loaded.state) == before
 
 
 async def test_a_retry_after_the_hub_was_unloaded_gets_its_original_answer(table: Table
@@ -92,8 +96,10 @@ async def test_a_retried_creation_finds_its_campaign_unloaded(table: Table) -> N
     server = await restart(table)
     admin = await table.connect(None, table.admin_token)
     again = await admin.send(command)
-    assert again.campaign == first.campaign and again.seqs == first.seqs
-    assert server.campaigns == {first.campaign} and server.hubs == {}
+    assert again.campaign == first.campaign
+    assert again.seqs == first.seqs
+    assert server.campaigns == {first.campaign}
+    assert server.hubs == {}
 
 
 async def test_joins_arriving_together_load_the_campaign_once(table: Table, caplog: Any
@@ -129,7 +135,8 @@ async def test_a_campaign_loaded_only_by_refused_joins_goes_sooner(table: Table,
         await table.connect(probed, leia._token)
     assert refused.value.code == "unauthorized"
     await until(lambda: server.unloads == 1)  # it was loaded, and is gone
-    assert probed not in server.hubs and played in server.hubs
+    assert probed not in server.hubs
+    assert played in server.hubs
 
 
 async def test_a_token_not_issued_for_the_campaign_is_refused_before_anything_loads(
@@ -151,12 +158,15 @@ async def test_a_token_not_issued_for_the_campaign_is_refused_before_anything_lo
                 await table.connect(target, token)
             answers.append((refused.value.code, refused.value.path,
                             refused.value.message.replace(repr(target), "<campaign>")))
-    assert len(set(answers)) == 1 and answers[0][:2] == ("unauthorized", "$.token")
+    assert len(set(answers)) == 1
+    assert answers[0][:2] == ("unauthorized", "$.token")
     assert server.hubs == {}  # nothing was loaded to check those
     joined = await table.connect(campaign, player._token)
-    assert joined.welcome is not None and joined.welcome.role == "player"
+    assert joined.welcome is not None
+    assert joined.welcome.role == "player"
     replay = await table.connect(campaign, shared.token)
-    assert replay.welcome is not None and replay.welcome.role == "replay"
+    assert replay.welcome is not None
+    assert replay.welcome.role == "replay"
     assert set(server.hubs) == {campaign}
 
 
@@ -176,7 +186,8 @@ async def test_issued_tokens_are_indexed_from_the_log_when_the_table_is_missing(
     table.server = server
     for token in (gm._token, player._token):
         client = await table.connect(campaign, token)
-        assert client.welcome is not None and client.welcome.campaign == campaign
+        assert client.welcome is not None
+        assert client.welcome.campaign == campaign
 
 
 async def test_retries_after_a_restart_get_their_original_answers(table: Table) -> None:

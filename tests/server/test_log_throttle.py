@@ -20,7 +20,8 @@ def test_the_first_occurrence_goes_out_and_the_rest_of_its_interval_is_counted()
     for _ in range(5):
         now[0] += 10.0
         results.append(throttle.admit())
-    assert results == [None] * 5 and throttle.held == 5
+    assert results == [None] * 5
+    assert throttle.held == 5
     now[0] += 10.0  # 60 s after the first line: exactly one interval
     assert throttle.admit() == Admitted(5, 60.0)
     assert throttle.held == 0
@@ -36,7 +37,8 @@ def test_a_restart_lets_the_next_occurrence_through_as_a_first() -> None:
     now[0] = 1.0
     assert throttle.admit() is None
     throttle.restart()
-    assert throttle.held == 0 and throttle.admit() == Admitted(0, None)
+    assert throttle.held == 0
+    assert throttle.admit() == Admitted(0, None)
 
 
 def test_the_filter_passes_other_records_and_keeps_a_traceback_when_asked(
@@ -59,7 +61,8 @@ def test_the_filter_passes_other_records_and_keeps_a_traceback_when_asked(
         log.removeFilter(throttle)
     assert [r.getMessage() for r in caplog.records] == [
         "boom: GET / (repeats are logged once per 60 s)", "other", "other", "other"]
-    assert caplog.records[0].exc_info is not None and throttle.suppressed == 2
+    assert caplog.records[0].exc_info is not None
+    assert throttle.suppressed == 2
 
 
 def test_a_failure_episode_logs_its_start_each_interval_and_its_end(

@@ -18,7 +18,8 @@ async def test_the_owner_lists_the_campaigns_with_their_names_and_systems(table)
         answer = await owner.recv_until("campaign_list")
     finally:
         await owner.close()
-    assert answer["id"] == "list-1" and answer["more"] is False
+    assert answer["id"] == "list-1"
+    assert answer["more"] is False
     assert [(c["campaign"], c["name"], c["system"]) for c in answer["campaigns"]] == [
         ("edge-of-the-empire", "Edge of the Empire", "narrative"),
         ("seattle-nights", "Seattle Nights", "sr3")]
@@ -30,7 +31,8 @@ async def test_a_campaign_member_may_not_list_the_campaigns(table) -> None:
     admin = await table.connect(None, table.admin_token)
     ack = await admin.call(core.CreateCampaign, name="Solo", system="d12")
     campaign, token = ack.campaign, ack.token
-    assert campaign and token
+    assert campaign
+    assert token
     peer = await RawPeer.open(table.url)
     try:
         await peer.join(token, campaign)
@@ -51,4 +53,5 @@ async def test_a_malformed_list_request_names_the_field(table) -> None:
         refusal = await owner.recv_until("error")
     finally:
         await owner.close()
-    assert refusal["code"] == "invalid" and refusal["path"] == "$.all"
+    assert refusal["code"] == "invalid"
+    assert refusal["path"] == "$.all"

@@ -30,9 +30,11 @@ async def test_concurrent_catch_ups_share_one_load_and_later_ones_hit() -> None:
     await asyncio.sleep(0.05)
     release.set()
     pages = await asyncio.gather(*waiting)
-    assert loads == 1 and all(page == TWO for page in pages)
+    assert loads == 1
+    assert all(page == TWO for page in pages)
     assert await cache.get(("c", 0, 200), load) == TWO
-    assert loads == 1 and (cache.hits, cache.misses) == (8, 1)
+    assert loads == 1
+    assert (cache.hits, cache.misses) == (8, 1)
 
 
 async def test_the_least_recently_used_page_goes_past_the_bound() -> None:
@@ -51,7 +53,7 @@ async def test_a_failed_load_reaches_every_waiter_and_is_not_kept() -> None:
     def broken() -> list[FramePage]:
         raise OSError("disk I/O error")
 
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="disk I/O error"):
         await cache.get(("c", 0, 200), broken)
     assert await cache.get(("c", 0, 200), lambda: ONE) == ONE
 
@@ -75,5 +77,7 @@ async def test_a_waiter_that_stops_does_not_cancel_a_shared_load() -> None:
     first.cancel()
     await asyncio.sleep(0)
     release.set()
-    assert await second == ONE and first.cancelled()
-    assert await cache.get(("c", 0, 200), load) == ONE and loads == 1
+    assert await second == ONE
+    assert first.cancelled()
+    assert await cache.get(("c", 0, 200), load) == ONE
+    assert loads == 1

@@ -30,7 +30,8 @@ async def test_a_table_plays_on_postgresql(pg_table: Table, postgres_url: str) -
     try:
         assert log.head(campaign) == acks[-1].seqs[-1]
         checked, problems = log.verify()
-        assert checked == log.head(campaign) and problems == []
+        assert checked == log.head(campaign)
+        assert problems == []
     finally:
         log.close()
 
@@ -134,14 +135,16 @@ def test_migrate_then_verify_a_postgresql_url(postgres_url: str, tmp_path: Path)
         connection.execute("DROP TRIGGER events_append_only ON events")
         connection.execute("UPDATE events SET actor = 'mallory' WHERE seq = 2")
     broken = poolhall("verify", postgres_url, cwd=tmp_path, check=False)
-    assert broken.returncode == 1 and "a #2" in broken.stdout
+    assert broken.returncode == 1
+    assert "a #2" in broken.stdout
 
 
 def test_verify_of_a_database_with_no_log_says_so(postgres_url: str, tmp_path: Path) -> None:
     """verify never creates anything: a database without the schema is named (exit 2, as
     for a SQLite file that is not there)."""
     result = poolhall("verify", postgres_url, cwd=tmp_path, check=False)
-    assert result.returncode == 2 and "holds no poolhall log" in result.stderr
+    assert result.returncode == 2
+    assert "holds no poolhall log" in result.stderr
 
 
 async def test_a_listener_cut_off_reconnects_and_reads_what_it_missed(postgres_url: str) -> None:
@@ -156,7 +159,8 @@ async def test_a_listener_cut_off_reconnects_and_reads_what_it_missed(postgres_u
         campaign, gm = await tables[0].create_campaign("d12")
         elsewhere = await tables[1].connect(campaign, gm._token)  # type: ignore[attr-defined]
         cut = servers[1].followers
-        assert cut is not None and cut.listener.listening.is_set()
+        assert cut is not None
+        assert cut.listener.listening.is_set()
         channel = servers[1].log.channel  # type: ignore[union-attr]
         with psycopg.connect(postgres_url, autocommit=True) as connection:
             ended = connection.execute(
@@ -192,7 +196,8 @@ async def test_a_member_invited_through_another_server_joins_before_it_is_heard(
         invited = await gm.call(core.Invite, role="player", characters=("han",))
         assert invited.token
         han = await tables[1].connect(campaign, invited.token)
-        assert han.welcome is not None and han.welcome.member == "han"
+        assert han.welcome is not None
+        assert han.welcome.member == "han"
         wrong = RawPeer  # a token nobody issued is still refused, after the same read
         peer = await wrong.open(deaf.url)
         refused = await peer.join("ph_" + "x" * 40, campaign)

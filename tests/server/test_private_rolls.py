@@ -138,7 +138,8 @@ async def test_private_rolls_reach_only_who_may_see_them(table: Table) -> None:
     for name in ("gm", "bob"):  # the only d20 was the GM's secret roll: its face chart
         status, pages[name] = await _report_page(table, tokens[name], campaign)
         assert status == 200
-    assert "d20" in pages["gm"] and "d20" not in pages["bob"]
+    assert "d20" in pages["gm"]
+    assert "d20" not in pages["bob"]
 
     live = {name: await _raw(table, token, campaign, since=head)
             for name, token in tokens.items()}
@@ -152,7 +153,8 @@ async def test_private_rolls_reach_only_who_may_see_them(table: Table) -> None:
     for name, token in tokens.items():
         assert _seen(await _every_path(table, campaign, token, head)) == set(MARKERS), name
     status, page = await _report_page(table, tokens["bob"], campaign)
-    assert status == 200 and "d20" in page
+    assert status == 200
+    assert "d20" in page
 
 
 async def test_visibility_refusals_name_the_rule_and_append_nothing(table: Table) -> None:
@@ -185,7 +187,8 @@ async def test_a_welcome_hides_the_hash_of_a_private_head(table: Table) -> None:
     ack = await gm.call(core.Roll, expression="1d12", reason="secret", visibility="gm")
     joined: _Listening = await _raw(table, bob._token, campaign, since=0)
     welcome = json.loads(joined.texts[0])
-    assert welcome["head"] == ack.seqs[-1] and welcome["head_hash"] == ""
+    assert welcome["head"] == ack.seqs[-1]
+    assert welcome["head_hash"] == ""
     gm_join = await _raw(table, gm._token, campaign, since=0)
     assert json.loads(gm_join.texts[0])["head_hash"]
     again = await table.connect(campaign, bob._token)

@@ -39,7 +39,8 @@ def test_a_bucket_gives_its_burst_then_one_token_per_interval() -> None:
     assert bucket.wait(0.0) == pytest.approx(0.25)
     assert bucket.wait(0.1) == pytest.approx(0.15)
     assert bucket.wait(0.25) == 0.0
-    assert not bucket.full(0.5) and bucket.full(1.0)
+    assert not bucket.full(0.5)
+    assert bucket.full(1.0)
 
 
 def test_a_member_over_their_rate_is_told_when_to_retry() -> None:
@@ -86,7 +87,8 @@ def test_a_campaign_has_a_rate_of_its_own() -> None:
     for name in ("a", "b", "c", "d"):
         rates.admit_command(member_key("c", name, False), "c")
     refused = refusal(rates.admit_command, member_key("c", "e", False), "c")
-    assert refused.code == "rate_limited" and refused.retry_after == 0.1
+    assert refused.code == "rate_limited"
+    assert refused.retry_after == 0.1
     assert "this table" in refused.message
     rates.admit_command(member_key("other", "e", False), "other")
     clock.now += 0.1
@@ -100,7 +102,8 @@ def test_the_in_flight_cap_counts_all_of_a_members_connections() -> None:
     rates.admit_command(han, "c")  # on one connection
     rates.admit_command(han, "c")  # on another: the same key
     refused = refusal(rates.admit_command, han, "c")
-    assert refused.code == "rate_limited" and refused.retry_after == IN_FLIGHT_RETRY
+    assert refused.code == "rate_limited"
+    assert refused.retry_after == IN_FLIGHT_RETRY
     assert refused.message == "too many commands in flight (2); retry in 0.1 s"
     rates.finish_command(han)
     rates.admit_command(han, "c")

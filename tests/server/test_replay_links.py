@@ -25,7 +25,8 @@ async def test_a_replay_link_reads_its_session_and_nothing_else(table: Table) ->
     """The link's welcome names session 1's events; state_at and history stay within them."""
     gm, first, last = await _two_sessions(table)
     ack = await gm.call(core.ShareReplay, session=1)
-    assert ack.token and ack.member
+    assert ack.token
+    assert ack.member
     viewer = await table.connect(gm.campaign, ack.token)
     assert viewer.welcome is not None
     assert (viewer.welcome.role, viewer.welcome.replay_from, viewer.welcome.head) == \

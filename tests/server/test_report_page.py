@@ -29,7 +29,8 @@ async def _fetch(url: str) -> tuple[int, dict[str, str], str]:
         status, headers, body = await asyncio.to_thread(get)
         if status != 202:
             return status, headers, body
-        assert "http-equiv=refresh" in body and "being made" in body
+        assert "http-equiv=refresh" in body
+        assert "being made" in body
         await asyncio.sleep(1)
     raise AssertionError(f"the report at {url} was still being made after a minute")
 
@@ -55,14 +56,18 @@ async def test_a_member_opens_the_session_report_once_without_a_token_in_the_url
     assert ack.token
     answer = await _ticket(table, ack.token, gm.campaign, session=1)
     path = str(answer["path"])
-    assert path.startswith("/report/") and ack.token not in path
+    assert path.startswith("/report/")
+    assert ack.token not in path
     origin = table.url.replace("ws://", "http://")
     status, headers, page = await _fetch(origin + path)
-    assert status == 200 and "Dice Night" in page and "<svg" in page
+    assert status == 200
+    assert "Dice Night" in page
+    assert "<svg" in page
     assert "script-src" not in headers["Content-Security-Policy"]  # default-src 'none': none
     assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
     again, _, said = await _fetch(origin + path)
-    assert again == 404 and "used already" in said
+    assert again == 404
+    assert "used already" in said
 
 
 async def test_a_session_that_never_was_is_named_on_the_page(table: Table) -> None:
@@ -71,14 +76,17 @@ async def test_a_session_that_never_was_is_named_on_the_page(table: Table) -> No
     await gm.call(core.StartSession, title="Only one")
     answer = await _ticket(table, gm._token, gm.campaign, session=4)
     status, _, page = await _fetch(table.url.replace("ws://", "http://") + str(answer["path"]))
-    assert status == 404 and "no game session 4" in page and "its sessions: 1" in page
+    assert status == 404
+    assert "no game session 4" in page
+    assert "its sessions: 1" in page
 
 
 @pytest.mark.parametrize("path", ["/report/", "/report/not-a-ticket"])
 async def test_a_made_up_ticket_opens_nothing(table: Table, path: str) -> None:
     """A guessed path is refused like a spent one."""
     status, _, page = await _fetch(table.url.replace("ws://", "http://") + path)
-    assert status == 404 and "ask the table for the report again" in page
+    assert status == 404
+    assert "ask the table for the report again" in page
 
 
 async def test_a_member_asking_for_report_after_report_waits_its_turn(table: Table) -> None:
@@ -113,10 +121,12 @@ async def test_a_page_still_being_made_says_so_and_reloads(
     answer = await _ticket(table, gm._token, gm.campaign)
     url = table.url.replace("ws://", "http://") + str(answer["path"])
     first = await asyncio.to_thread(_get_once, url)
-    assert first[0] == 202 and "http-equiv=refresh" in first[1]
+    assert first[0] == 202
+    assert "http-equiv=refresh" in first[1]
     monkeypatch.setattr(server.report_page, "PAGE_WAIT", 60.0)
     status, _, page = await _fetch(url)
-    assert status == 200 and "Slow Night" in page
+    assert status == 200
+    assert "Slow Night" in page
 
 
 def _get_once(url: str) -> tuple[int, str]:

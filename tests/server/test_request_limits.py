@@ -75,7 +75,8 @@ async def test_huge_headers_that_never_end_are_refused_431_and_released(
                 reply = parse_reply(await answer)
         finally:
             writer.transport.abort()
-        assert reply.status == 431 and b"over 16384 bytes" in reply.body
+        assert reply.status == 431
+        assert b"over 16384 bytes" in reply.body
         assert "default-src 'none'" in reply.header("Content-Security-Policy")
         assert sent < 10
         await until(lambda: server.gate.slots.reading == 0 and server.gate.admission.total == 0)
@@ -94,7 +95,8 @@ async def test_too_many_lines_or_a_line_too_long_is_431(tmp_path: Path, extra: l
     its bytes are under the total bound (websockets alone let 128 lines through)."""
     async with server_with(tmp_path) as server:
         reply = await send_request(server.port, handshake_lines(server.port, *extra))
-        assert reply.status == 431 and why in reply.body
+        assert reply.status == 431
+        assert why in reply.body
 
 
 async def test_a_request_sent_a_byte_at_a_time_is_still_answered(tmp_path: Path) -> None:
@@ -129,7 +131,8 @@ async def test_an_address_sends_few_requests_at_once_and_its_others_wait(
         try:
             await until(lambda: server.gate.slots.waiting == 1)
             other = await send_request(port, health_lines(port), source="127.0.0.3")
-            assert other.status == 200 and "reading_requests=2 waiting_requests=1" in \
+            assert other.status == 200
+            assert "reading_requests=2 waiting_requests=1" in \
                 other.body.decode()
             await asyncio.sleep(0.2)
             assert not third.done()
@@ -171,8 +174,10 @@ def test_reading_slots_hand_a_freed_turn_to_the_oldest_waiting() -> None:
     """Per source, at most ``per_source`` read; a freed turn goes to the source's oldest
     waiting connection; a waiting one that closes just leaves the queue."""
     slots: ReadingSlots[str] = ReadingSlots(2)
-    assert slots.start("a", "a1") and slots.start("a", "a2")
-    assert not slots.start("a", "a3") and not slots.start("a", "a4")
+    assert slots.start("a", "a1")
+    assert slots.start("a", "a2")
+    assert not slots.start("a", "a3")
+    assert not slots.start("a", "a4")
     assert slots.start("b", "b1")
     assert (slots.reading, slots.waiting) == (3, 2)
     assert slots.finish("a", "a4", was_reading=False) is None

@@ -54,7 +54,8 @@ async def test_commands_pending_during_a_drop_are_resent_once(table) -> None:
     ack = await gm.call(core.Roll, expression="1d8", reason="sent while down")
     await gm.wait_for_seq(ack.seqs[-1])
     rows = [r for r in table.server.log.rows(campaign) if r.type == "dice_rolled"]
-    assert len(rows) == 1 and rows[0].seq == ack.seqs[0]
+    assert len(rows) == 1
+    assert rows[0].seq == ack.seqs[0]
 
 
 async def test_restart_on_the_same_file_gives_identical_projections(table) -> None:

@@ -22,7 +22,9 @@ LOGS = Path(__file__).parents[1] / "fixtures" / "logs"
 def test_a_sealed_token_unseals_with_its_key_campaign_and_command() -> None:
     """The round trip gives the token back; two seals of one token differ (a fresh nonce)."""
     sealed = seal(TOKEN, KEY, "camp", "invite-1")
-    assert sealed.startswith(PREFIX) and TOKEN not in sealed and not is_legacy(sealed)
+    assert sealed.startswith(PREFIX)
+    assert TOKEN not in sealed
+    assert not is_legacy(sealed)
     assert unseal(sealed, KEY, "camp", "invite-1") == TOKEN
     assert seal(TOKEN, KEY, "camp", "invite-1") != sealed
 
@@ -64,7 +66,8 @@ def test_a_seal_of_the_first_format_is_answered_as_no_longer_recoverable(
     log = SqliteLog(path)
     try:
         sealed = log.sealed_token("shadow", "shadow2")
-        assert sealed is not None and is_legacy(sealed)
+        assert sealed is not None
+        assert is_legacy(sealed)
         assert unseal(sealed, "retry-key", "shadow", "shadow2") is None
         record = log.command_records("shadow", ["shadow2"])["shadow2"]
         retry = core.Invite(id="shadow2", role="player", retry_key="retry-key")

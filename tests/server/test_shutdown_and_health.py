@@ -19,7 +19,8 @@ async def test_health_check_answers_over_plain_http(tmp_path) -> None:
     process = start_serve(tmp_path / "h.db", port)
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as reply:
-            assert reply.status == 200 and reply.read().startswith(b"ok")
+            assert reply.status == 200
+            assert reply.read().startswith(b"ok")
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(20) == 0

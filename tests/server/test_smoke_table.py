@@ -34,4 +34,5 @@ async def test_characters_are_created_and_updated_for_the_whole_table(table) -> 
                         stats=D12Stats(ratings={"CON": 4, "CHA": 3}))
     await player.wait_for_seq(ack.seqs[-1])
     han = player.state.characters["han"]
-    assert han.name == "Han Solo" and han.stats.ratings["CON"] == 4
+    assert han.name == "Han Solo"
+    assert han.stats.ratings["CON"] == 4

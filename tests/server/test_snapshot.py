@@ -42,15 +42,18 @@ async def test_a_join_afresh_gets_the_table_not_the_log(table: Any) -> None:
     peer = await RawPeer.open(table.url)
     welcome = await peer.join(gm._token, campaign)
     snapshot = await peer.recv(timeout=10)
-    assert welcome["type"] == "welcome" and snapshot["type"] == "snapshot"
+    assert welcome["type"] == "welcome"
+    assert snapshot["type"] == "snapshot"
     assert snapshot["seq"] == head == welcome["head"]
     assert snapshot["head_hash"] == welcome["head_hash"] == gm.last_hash
     assert [f["seq"] for f in snapshot["recent"]] == list(range(head - RECENT_EVENTS + 1,
                                                                 head + 1))
     assert snapshot["table"]["system"] == "d12"
     assert [m["member"] for m in snapshot["members"]] == ["gm", "p0", "p1"]
-    assert "token_hash" not in str(snapshot) and "tokens" not in snapshot
-    assert len(snapshot["rolls"]) == 10 and snapshot["rolls"][-1]["seq"] == head
+    assert "token_hash" not in str(snapshot)
+    assert "tokens" not in snapshot
+    assert len(snapshot["rolls"]) == 10
+    assert snapshot["rolls"][-1]["seq"] == head
     await peer.close()
 
 
@@ -63,7 +66,8 @@ async def test_the_snapshot_is_the_same_after_a_restart(table: Any) -> None:
     from tests.conftest import start_server
     table.server = await start_server(table.db_path)
     after = await table.connect(campaign, gm._token)
-    assert before.snapshot is not None and after.snapshot is not None
+    assert before.snapshot is not None
+    assert after.snapshot is not None
     assert after.snapshot == before.snapshot
 
 
@@ -71,7 +75,8 @@ async def test_a_client_from_a_snapshot_folds_live_events_like_the_server(table:
     """Snapshot then live events give what a full fold of the log shows."""
     campaign, gm, _ = await _rolled(table, 15)
     watcher = await table.connect(campaign, gm._token)
-    assert watcher.snapshot is not None and watcher.head == watcher.snapshot.seq
+    assert watcher.snapshot is not None
+    assert watcher.head == watcher.snapshot.seq
     ack = await gm.call(core.Invite, role="player", characters=("kit",), name="Kit")
     ack = await gm.call(core.Roll, expression="1d20")
     await watcher.wait_for_seq(ack.seqs[-1])
@@ -140,6 +145,6 @@ def test_the_schema_describes_snapshot_and_history() -> None:
     defs = schema["$defs"]
     assert {"Snapshot", "History", "HistoryPage", "NarrativeTable", "Sr3Table",
             "D12Table"} <= set(defs)
-    assert "token_hash" not in str(defs["Snapshot"]) and "token_hash" not in str(
-        defs["MemberEntry"])
+    assert "token_hash" not in str(defs["Snapshot"])
+    assert "token_hash" not in str(defs["MemberEntry"])
     assert defs["Join"]["properties"]["replay"]["type"] == "boolean"

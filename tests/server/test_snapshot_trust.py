@@ -26,7 +26,8 @@ async def _stored(table: Table) -> tuple[str, str, str]:
     await restart(table, snapshot_every=4)
     campaign, gm = await table.create_campaign("d12")
     ack = await gm.call(core.Invite, role="player", name="Ann", characters=("ann",))
-    assert ack.token and ack.member
+    assert ack.token
+    assert ack.member
     for number in range(10):
         await gm.call(core.Roll, expression="1d6", reason=f"roll {number}")
     await table.close_clients()
@@ -57,7 +58,8 @@ async def test_a_snapshot_the_log_does_not_vouch_for_is_never_believed(table: Ta
     seq = _make_gm(table.db_path, campaign, member, head_hash="ab" * 32)
     await restart(table, snapshot_every=4)
     ann = await table.connect(campaign, token)
-    assert ann.welcome is not None and ann.welcome.role == "player"
+    assert ann.welcome is not None
+    assert ann.welcome.role == "player"
     with pytest.raises(CommandRejected) as refused:
         await ann.call(core.Invite, role="gm", name="Mallory")
     assert refused.value.code == "forbidden"
@@ -76,7 +78,8 @@ async def test_a_snapshot_edited_in_place_is_not_believed_without_its_seal(
     _make_gm(table.db_path, campaign, member, head_hash=None)
     await restart(table, snapshot_every=4)
     ann = await table.connect(campaign, token)
-    assert ann.welcome is not None and ann.welcome.role == "player"
+    assert ann.welcome is not None
+    assert ann.welcome.role == "player"
     with pytest.raises(CommandRejected) as refused:
         await ann.call(core.Invite, role="gm", name="Mallory")
     assert refused.value.code == "forbidden"
@@ -97,7 +100,8 @@ async def test_a_snapshot_beyond_the_log_is_never_believed(table: Table) -> None
                    [seq + 1000, digest, encode_state(state), campaign, seq])
     await restart(table, snapshot_every=4)
     ann = await table.connect(campaign, token)
-    assert ann.welcome is not None and ann.welcome.role == "player"
+    assert ann.welcome is not None
+    assert ann.welcome.role == "player"
     assert ann.welcome.head < seq + 1000
 
 
@@ -109,7 +113,8 @@ async def test_verify_compares_every_stored_snapshot_with_the_log(table: Table,
     campaign, member, _ = await _stored(table)
     clean = poolhall("verify", str(table.db_path), "--json", cwd=tmp_path)
     report = json.loads(clean.stdout)
-    assert report["problems"] == [] and report["snapshots"] >= 2
+    assert report["problems"] == []
+    assert report["snapshots"] >= 2
     seq = _make_gm(table.db_path, campaign, member, head_hash=None)
     broken = poolhall("verify", str(table.db_path), cwd=tmp_path, check=False)
     assert broken.returncode == 1, broken.stdout
@@ -155,23 +160,28 @@ async def test_only_a_hash_held_elsewhere_catches_a_recomputed_chain(table: Tabl
              "--expect", f"{campaign}@3={third}", cwd=tmp_path)
     wrong = poolhall("verify", path, "--expect", f"{campaign}={'0' * 64}", cwd=tmp_path,
                      check=False)
-    assert wrong.returncode == 1 and "not the expected" in wrong.stdout
+    assert wrong.returncode == 1
+    assert "not the expected" in wrong.stdout
     past = poolhall("verify", path, "--expect", f"{campaign}@{head + 5}={noted}",
                     cwd=tmp_path, check=False)
-    assert past.returncode == 1 and f"the log ends at #{head}" in past.stdout
+    assert past.returncode == 1
+    assert f"the log ends at #{head}" in past.stdout
     unknown = poolhall("verify", path, "--expect", f"nowhere={noted}", cwd=tmp_path,
                        check=False)
-    assert unknown.returncode == 1 and "no such campaign" in unknown.stdout
+    assert unknown.returncode == 1
+    assert "no such campaign" in unknown.stdout
     malformed = poolhall("verify", path, "--expect", f"{campaign}:{noted}", cwd=tmp_path,
                          check=False)
-    assert malformed.returncode == 2 and "CAMPAIGN=HASH" in malformed.stderr
+    assert malformed.returncode == 2
+    assert "CAMPAIGN=HASH" in malformed.stderr
 
     _rewrite_history(table.db_path, campaign)
     assert "every hash chain holds" in poolhall("verify", path, cwd=tmp_path).stdout
     caught = poolhall("verify", path, "--expect", f"{campaign}={noted}", cwd=tmp_path,
                       check=False)
     assert caught.returncode == 1, caught.stdout
-    assert f"{campaign} #{head}" in caught.stdout and noted in caught.stdout
+    assert f"{campaign} #{head}" in caught.stdout
+    assert noted in caught.stdout
 
 
 async def test_state_prints_the_head_hash_to_hold(table: Table, tmp_path: Path) -> None:
@@ -184,7 +194,8 @@ async def test_state_prints_the_head_hash_to_hold(table: Table, tmp_path: Path) 
         cwd=tmp_path)).stdout)
     head = table.server.log.head(campaign)
     digest = table.server.log.hashes_at({campaign: head})[campaign]
-    assert shown["head_hash"] == digest and len(digest) == 64
+    assert shown["head_hash"] == digest
+    assert len(digest) == 64
     text = (await asyncio.to_thread(poolhall, "state", campaign, "--url", url, "--token",
                                     gm._token, cwd=tmp_path)).stdout
     assert f"chain hash of #{head}: {digest}" in text

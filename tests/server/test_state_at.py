@@ -40,7 +40,8 @@ async def test_state_at_start_middle_and_end_equals_a_full_fold(table: Table) ->
     for seq in (1, head // 2, head - 3, head):
         snapshot = await gm.state_at(seq)
         whole = fold([to_recorded(row) for row in rows], upto=seq)
-        assert snapshot.seq == seq and snapshot.head_hash == rows[seq - 1].hash
+        assert snapshot.seq == seq
+        assert snapshot.head_hash == rows[seq - 1].hash
         assert observable(state_from(snapshot)) == observable(whole)
         assert [frame.seq for frame in snapshot.recent] == list(range(max(1, seq - 49),
                                                                       seq + 1))
@@ -53,8 +54,10 @@ async def test_state_at_past_the_head_is_refused_naming_the_field(table: Table) 
     head = table.server.log.head(campaign)
     with pytest.raises(CommandRejected) as refused:
         await gm.state_at(head + 1)
-    assert refused.value.code == "invalid" and refused.value.path == "$.seq"
-    assert f"#{head + 1}" in refused.value.message and f"#{head}" in refused.value.message
+    assert refused.value.code == "invalid"
+    assert refused.value.path == "$.seq"
+    assert f"#{head + 1}" in refused.value.message
+    assert f"#{head}" in refused.value.message
 
 
 async def test_deleting_the_snapshots_table_loses_nothing(table: Table) -> None:
@@ -77,7 +80,8 @@ async def test_the_admin_session_has_no_table_to_ask_about(table: Table) -> None
     admin = await table.connect(None, table.admin_token)
     with pytest.raises(CommandRejected) as refused:
         await admin.state_at(1)
-    assert refused.value.code == "invalid" and refused.value.path == "$.type"
+    assert refused.value.code == "invalid"
+    assert refused.value.path == "$.type"
 
 
 async def test_the_odds_of_a_past_table_come_with_it_when_asked(table: Table) -> None:
@@ -108,4 +112,5 @@ async def test_the_odds_of_a_past_table_come_with_it_when_asked(table: Table) ->
     assert (snapshot["id"], snapshot["seq"], views["id"], views["seq"]) == \
         ("past-0001", moment, "past-0001", moment)
     odds = {view["about"]: view["data"] for view in views["views"]}["check:shot"]
-    assert odds["pool"] == "2g3p" and odds["odds"]["p_success"] > 0
+    assert odds["pool"] == "2g3p"
+    assert odds["odds"]["p_success"] > 0

@@ -32,7 +32,8 @@ async def test_what_a_hub_stores_is_the_fold_of_the_log(table: Table) -> None:
     assert len(seqs) >= 3
     for seq in seqs:
         snapshot = stored.latest(campaign, seq)
-        assert snapshot is not None and snapshot.state.head == seq
+        assert snapshot is not None
+        assert snapshot.state.head == seq
         assert msgspec.to_builtins(snapshot.state) == msgspec.to_builtins(fold(rows, upto=seq))
 
 
@@ -54,7 +55,8 @@ async def test_a_snapshot_of_other_code_is_ignored_and_rebuilt(table: Table) -> 
     assert {fingerprint for (fingerprint,) in log.db.execute(
         "SELECT fingerprint FROM snapshots")} == {FINGERPRINT}
     again = store.latest(campaign)
-    assert again is not None and decode_state(store_blob(log, again.state.head)) == again.state
+    assert again is not None
+    assert decode_state(store_blob(log, again.state.head)) == again.state
 
 
 def store_blob(log, seq: int) -> bytes:

@@ -12,7 +12,8 @@ from server.fair_seeds import system_seed
 def test_seeds_and_tokens_are_fresh_draws_of_the_documented_size() -> None:
     """A seed is 256 bits and no two draws repeat; a token carries 256 bits too."""
     seeds = {system_seed() for _ in range(200)}
-    assert len(seeds) == 200 and {len(s) for s in seeds} == {32}
+    assert len(seeds) == 200
+    assert {len(s) for s in seeds} == {32}
     assert len({new_token() for _ in range(200)}) == 200
 
 
@@ -31,4 +32,5 @@ def test_a_forked_child_draws_seeds_its_parent_does_not() -> None:
     finally:
         os.close(read)
         os.waitpid(pid, 0)
-    assert len(child) == 32 and child != system_seed()
+    assert len(child) == 32
+    assert child != system_seed()

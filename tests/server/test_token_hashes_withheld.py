@@ -28,7 +28,8 @@ def _token_hashes(db_path: Path) -> set[str]:
         found = {row[0] for row in db.execute(
             "SELECT json_extract(payload, '$.token_hash') FROM events"
             " WHERE type IN ('member_invited', 'replay_shared')")}
-    assert found and None not in found
+    assert found
+    assert None not in found
     return found
 
 

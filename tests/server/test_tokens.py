@@ -34,8 +34,11 @@ async def test_the_admin_token_and_the_database_do_not_yield_a_members_token(tab
     hashes = {m.token_hash for m in gm.state.members.values()}
     for row in table.server.log.rows(campaign):  # every command id the database holds
         guess = _old_recipe(table.admin_token, campaign, row.command_id)
-        assert guess != ack.token and hash_token(guess) not in hashes
-    assert ack.token and ack.token.startswith("ph_") and len(ack.token) == 46
+        assert guess != ack.token
+        assert hash_token(guess) not in hashes
+    assert ack.token
+    assert ack.token.startswith("ph_")
+    assert len(ack.token) == 46
 
 
 async def test_a_retried_invite_gets_its_token_back_across_a_server_restart(table) -> None:
@@ -50,10 +53,12 @@ async def test_a_retried_invite_gets_its_token_back_across_a_server_restart(tabl
     table.server = await start_server(table.db_path)
     gm = await table.connect(campaign, gm._token)
     again = await gm.send(command)
-    assert first.token and (again.token, again.member, again.seqs) == (
+    assert first.token
+    assert (again.token, again.member, again.seqs) == (
         first.token, "han", first.seqs)
     han = await table.connect(campaign, again.token)
-    assert han.welcome is not None and han.welcome.member == "han"
+    assert han.welcome is not None
+    assert han.welcome.member == "han"
 
 
 async def test_the_client_sends_a_retry_key_with_every_token_issuing_command(table) -> None:
@@ -64,10 +69,12 @@ async def test_the_client_sends_a_retry_key_with_every_token_issuing_command(tab
     rolled = await gm.call(core.Roll, expression="1d6")
     log = table.server.log
     create_id = next(log.rows(campaign)).command_id
-    assert log.sealed_token(campaign, invited.id) and log.sealed_token(campaign, create_id)
+    assert log.sealed_token(campaign, invited.id)
+    assert log.sealed_token(campaign, create_id)
     assert log.sealed_token(campaign, rolled.id) is None
     sealed = log.sealed_token(campaign, invited.id)
-    assert invited.token and invited.token.encode().hex() != sealed
+    assert invited.token
+    assert invited.token.encode().hex() != sealed
 
 
 async def test_an_empty_admin_token_file_stops_the_server(tmp_path) -> None:
@@ -97,7 +104,9 @@ def test_the_admin_token_file_is_created_whole_and_owner_only(tmp_path) -> None:
     file; the next start reads the same token."""
     token, created = load_or_create_admin_token(tmp_path / "poolhall.db")
     path = admin_token_path(tmp_path / "poolhall.db")
-    assert created and path.read_text() == token + "\n" and len(token) == 46
+    assert created
+    assert path.read_text() == token + "\n"
+    assert len(token) == 46
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
     assert load_or_create_admin_token(tmp_path / "poolhall.db") == (token, False)
@@ -137,5 +146,6 @@ def test_a_world_readable_log_is_reported_once(tmp_path, caplog) -> None:
     with caplog.at_level(logging.WARNING, logger="events.sqlite_backend"):
         SqliteLog(path).close()
     warnings = [r.getMessage() for r in caplog.records if r.name == "events.sqlite_backend"]
-    assert len(warnings) == 1 and "readable by other users (mode 0644)" in warnings[0]
+    assert len(warnings) == 1
+    assert "readable by other users (mode 0644)" in warnings[0]
     assert stat.S_IMODE(path.stat().st_mode) == 0o644

@@ -29,4 +29,6 @@ def test_the_clock_writes_what_datetime_wrote_for_the_same_instant() -> None:
 def test_the_clock_reads_the_time_now() -> None:
     """Without a time source given it reads the wall clock, as utc_now does."""
     before, now, after = utc_now(), UtcClock()(), utc_now()
-    assert before <= now <= after and now.endswith("Z") and len(now) == len(before)
+    assert before <= now <= after
+    assert now.endswith("Z")
+    assert len(now) == len(before)

@@ -35,7 +35,8 @@ def test_a_result_already_computed_is_sent_at_once() -> None:
     assert views.finished(key, job, double(3)) == View(about="check:shot",
                                                        data=Doubled(pool=3, odds=6))
     assert views.offer(spec(3)) == View(about="check:shot", data=Doubled(pool=3, odds=6))
-    assert views.take() == [] and views.started == 1
+    assert views.take() == []
+    assert views.started == 1
 
 
 def test_a_burst_of_changes_computes_the_first_and_the_last() -> None:
@@ -51,8 +52,10 @@ def test_a_burst_of_changes_computes_the_first_and_the_last() -> None:
     ((key, last),) = views.take()
     assert last == (double, 9)
     view = views.finished(key, last, double(9))
-    assert view is not None and view.data == Doubled(pool=9, odds=18)
-    assert views.started == 2 and views.running == views.waiting == 0
+    assert view is not None
+    assert view.data == Doubled(pool=9, odds=18)
+    assert views.started == 2
+    assert views.running == views.waiting == 0
 
 
 def test_a_ready_view_replaces_a_computation_in_flight() -> None:
@@ -85,9 +88,11 @@ def test_campaign_work_is_bounded_and_says_what_was_not_computed() -> None:
     for check in ("a", "b", "c", "d"):
         assert views.offer(spec(1, f"check:{check}")) is None
         views.take()  # as the hub does after every change
-    assert views.running == 2 and views.waiting == 2
+    assert views.running == 2
+    assert views.waiting == 2
     refused = views.offer(spec(1, "check:e"))
-    assert refused is not None and isinstance(refused.data, Doubled)
+    assert refused is not None
+    assert isinstance(refused.data, Doubled)
     assert refused.data.odds is None
     assert refused.data.note.startswith("odds not computed: too many views are waiting")
     assert views.offer(spec(2, "check:c")) is None  # a view already waiting is only updated
@@ -120,7 +125,8 @@ def test_the_cache_forgets_the_least_recently_used() -> None:
     cache.put((double, 2), {"odds": 4})
     assert cache.get((double, 1)) == {"odds": 2}
     cache.put((double, 3), {"odds": 6})
-    assert cache.get((double, 2)) is None and len(cache) == 2
+    assert cache.get((double, 2)) is None
+    assert len(cache) == 2
 
 
 def test_computed_gives_the_complete_views_in_place() -> None:

@@ -71,10 +71,12 @@ async def test_a_wal_held_past_its_limit_is_reported_degraded_then_recovered(
         assert "its limit 0.2 MiB: a reader holds an old snapshot" in text
         status, body = await health(server, json_body=True)
         document = json.loads(body)
-        assert status == 200 and document["status"] == "degraded"
+        assert status == 200
+        assert document["status"] == "degraded"
         assert [w["part"] for w in document["warnings"]] == ["wal"]
         said = [r for r in caplog.records if "the WAL past its limit" in r.getMessage()]
-        assert len(said) == 1 and said[0].levelno == logging.WARNING
+        assert len(said) == 1
+        assert said[0].levelno == logging.WARNING
         reader.rollback()  # the reader lets go: the next checkpoint copies the WAL back
         await until(lambda: server.health.status == "ok", turns=1000)
         assert (await health(server))[1].startswith("ok 1 campaigns")

@@ -60,7 +60,8 @@ async def test_the_page_and_its_files_come_with_their_content_types(
     assert headers["content-type"] == content_type
     assert int(headers["content-length"]) == len(body)
     assert body.lstrip().startswith(starts)
-    assert headers["etag"].startswith('"') and headers["cache-control"] == "no-cache"
+    assert headers["etag"].startswith('"')
+    assert headers["cache-control"] == "no-cache"
 
 
 async def test_an_unchanged_file_is_revalidated_with_a_304_and_no_body(table: Table) -> None:
@@ -71,9 +72,11 @@ async def test_an_unchanged_file_is_revalidated_with_a_304_and_no_body(table: Ta
     assert (status, again, headers["etag"]) == (304, b"", first["etag"])
     status, _, weak = await get(table.url, "/static/app.js",
                                 {"If-None-Match": f'"stale", W/{first["etag"]}'})
-    assert status == 304 and weak == b""
+    assert status == 304
+    assert weak == b""
     status, _, fresh = await get(table.url, "/static/app.js", {"If-None-Match": '"stale"'})
-    assert status == 200 and fresh == body
+    assert status == 200
+    assert fresh == body
 
 
 async def test_every_answer_keeps_the_page_to_itself(table: Table) -> None:
@@ -82,8 +85,10 @@ async def test_every_answer_keeps_the_page_to_itself(table: Table) -> None:
     for path in ("/", "/static/table.css", "/nowhere"):
         _, headers, _ = await get(table.url, path)
         policy = headers["content-security-policy"]
-        assert "default-src 'none'" in policy and "script-src 'self'" in policy
-        assert "frame-ancestors 'none'" in policy and "'unsafe-inline'" not in policy
+        assert "default-src 'none'" in policy
+        assert "script-src 'self'" in policy
+        assert "frame-ancestors 'none'" in policy
+        assert "'unsafe-inline'" not in policy
         assert headers["x-content-type-options"] == "nosniff"
         assert headers["referrer-policy"] == "no-referrer"
 
@@ -94,7 +99,8 @@ async def test_every_answer_keeps_the_page_to_itself(table: Table) -> None:
 async def test_an_unknown_path_is_404(table: Table, path: str) -> None:
     """Anything that is not the page or one of its files: 404, never a file from elsewhere."""
     status, headers, body = await get(table.url, path)
-    assert status == 404 and body == b"not found\n"
+    assert status == 404
+    assert body == b"not found\n"
     assert headers["content-type"].startswith("text/plain")
 
 
@@ -167,7 +173,8 @@ async def test_every_file_the_page_names_is_served(table: Table) -> None:
     (a stale name would be a failed request in every browser)."""
     _, _, page = await get(table.url, "/")
     named = re.findall(r'(?:href|src)="(/static/[^"]+)"', page.decode())
-    assert len(named) >= 10 and "/static/app.js" in named
+    assert len(named) >= 10
+    assert "/static/app.js" in named
     for path in named:
         status, _, _ = await get(table.url, path)
         assert status == 200, path

@@ -23,7 +23,8 @@ def test_rule_pools_are_full_at_the_first_combat_turn() -> None:
     table = duel()
     started, turn, initiative = table.run("gm", sr3.StartCombat)
     assert started == sr3.CombatEncounterStarted(participants=("sam", "deck"))
-    assert isinstance(turn, sr3.CombatTurnStarted) and turn.turn == 1
+    assert isinstance(turn, sr3.CombatTurnStarted)
+    assert turn.turn == 1
     assert turn.pools == {"sam": pool_sizes(street_sam()), "deck": pool_sizes(decker())}
     assert isinstance(initiative, sr3.InitiativeScoresRolled)
     left = table.game.combat.combatants["sam"].pools_left
@@ -75,7 +76,8 @@ def test_rule_turn_ends_when_no_one_is_above_zero_and_the_next_rerolls_initiativ
     table.dice(3, 3, 3, 4)
     ended, started, initiative = table.run("gm", sr3.AdvanceCombatPass)
     assert ended == sr3.CombatTurnEnded(turn=1)
-    assert started.turn == 2 and initiative.turn == 2
+    assert started.turn == 2
+    assert initiative.turn == 2
     assert [r.score for r in initiative.rolls] == [18, 8]
     view = combat_view(table.game)
     assert (view["turn"], view["pass"], view["order"]) == (2, 1, ["sam", "deck"])
@@ -105,7 +107,9 @@ def test_combat_turn_projection_gives_turn_pass_order_and_pools_full_and_left() 
     table.run("gm", sr3.RollPoolTest, character="deck", kind="matrix", skill="computer", tn=5,
               pools={"hacking": 4})
     view = combat_view(table.game)
-    assert view["turn"] == 1 and view["pass"] == 1 and view["order"] == ["sam", "deck"]
+    assert view["turn"] == 1
+    assert view["pass"] == 1
+    assert view["order"] == ["sam", "deck"]
     assert view["characters"]["deck"]["score"] == 10
     assert view["characters"]["deck"]["pools"]["hacking"] == {"full": 7, "left": 3}
     assert view["characters"]["sam"]["pools"]["combat"] == {"full": 7, "left": 7}
@@ -117,7 +121,8 @@ def test_combat_ends_and_pools_no_longer_deplete() -> None:
     table = duel()
     table.run("gm", sr3.StartCombat)
     ended, finished = table.run("gm", sr3.EndCombat)
-    assert ended == sr3.CombatTurnEnded(turn=1) and finished.turns == 1
+    assert ended == sr3.CombatTurnEnded(turn=1)
+    assert finished.turns == 1
     assert table.game.combat is None
     (event,) = table.run("gm", sr3.RollPoolTest, character="sam", kind="dodge", tn=4,
                          pools={"combat": 7})

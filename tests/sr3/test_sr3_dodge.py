@@ -28,7 +28,8 @@ def test_rule_dodge_beating_the_attack_with_combat_pool_dice_alone_is_a_complete
     dice alone than the attacker generates successes, the attack is considered a complete
     miss."""
     table, dodge = attack_then_dodge((5, 1, 1, 1, 1, 4, 1), (4, 5, 6, 3, 1), 4)
-    assert {d.source for d in dodge.dice} == {"combat"} and dodge.base_dice == 0
+    assert {d.source for d in dodge.dice} == {"combat"}
+    assert dodge.base_dice == 0
     assert dodge.outcome == sr3.OpposedOutcome(test=1, theirs=2, ours=3, net=1, missed=True)
     assert "test #1 is a complete miss" in describe(table.log[-1], table.state)
     assert dodge.pools_left["combat"] == 6 - 4

@@ -41,7 +41,8 @@ def test_rule_karma_reroll_on_an_open_test_rerolls_all_dice_and_loses_the_earlie
     table.dice(2, 3)
     (reroll,) = table.run("gm", sr3.RerollWithKarma, test=1, character="deck")
     assert reroll.indices == (0, 1)
-    assert reroll.highest == 3 and table.game.tests[1].highest == 3
+    assert reroll.highest == 3
+    assert table.game.tests[1].highest == 3
 
 
 def test_rule_karma_rerolls_cost_one_then_two_then_three() -> None:

@@ -49,7 +49,8 @@ def test_rule_offensive_combat_pool_at_most_the_skill_rating() -> None:
     equal to his or her character's rating in the skill for which he is making the test."""
     table = Table()
     event = draw(table, "sam", kind="combat", skill="pistols", pools={"combat": 5})
-    assert from_pool(event, "combat") == 5 and event.base_dice == 5
+    assert from_pool(event, "combat") == 5
+    assert event.base_dice == 5
     refusal = refused(table, "sam", kind="combat", skill="pistols", pools={"combat": 6})
     assert_quotes(refusal, "combat_offensive", "combat")
     assert "at most 5" in refusal.message
@@ -60,9 +61,11 @@ def test_rule_dodge_and_damage_resistance_draw_any_number_of_combat_pool_dice() 
     Damage Resistance Test."""
     table = Table()
     dodge = draw(table, "sam", kind="dodge", pools={"combat": 7})
-    assert dodge.base_dice == 0 and from_pool(dodge, "combat") == 7
+    assert dodge.base_dice == 0
+    assert from_pool(dodge, "combat") == 7
     soak = draw(table, "sam", kind="damage_resistance", pools={"combat": 7})
-    assert soak.base_dice == 6 and from_pool(soak, "combat") == 7
+    assert soak.base_dice == 6
+    assert from_pool(soak, "combat") == 7
 
 
 def test_rule_no_combat_pool_when_surprised() -> None:
@@ -300,7 +303,8 @@ def test_rule_never_more_pool_dice_than_are_left() -> None:
     table = Table()
     table.run("gm", sr3.StartCombat)
     first = draw(table, "sam", kind="combat", skill="pistols", pools={"combat": 5})
-    assert first.pools_left is not None and first.pools_left["combat"] == 2
+    assert first.pools_left is not None
+    assert first.pools_left["combat"] == 2
     refusal = refused(table, "sam", kind="dodge", pools={"combat": 3})
     assert_quotes(refusal, "left", "combat")
     assert "only 2 Combat Pool dice left" in refusal.message

@@ -36,7 +36,9 @@ def test_skill_pools_kind_and_flags_notation() -> None:
     assert isinstance(soak, sr3.RollPoolTest)
     assert (soak.attribute, soak.kind) == ("body", "damage_resistance")
     rig = sr3.parse_roll("car tn5 +4ctl control rigged", "rig")
-    assert isinstance(rig, sr3.RollPoolTest) and rig.rigged and rig.pools == {"control": 4}
+    assert isinstance(rig, sr3.RollPoolTest)
+    assert rig.rigged
+    assert rig.pools == {"control": 4}
 
 
 def test_other_notations_are_not_ours() -> None:
@@ -46,7 +48,7 @@ def test_other_notations_are_not_ours() -> None:
     assert sr3.parse_roll("hello world", "sam") is None
 
 
-@pytest.mark.parametrize("text, message", [
+@pytest.mark.parametrize(("text", "message"), [
     ("6d6 tn", "tn needs a number"),
     ("6d6 +2 bogus tn4", "no pool 'bogus'"),
     ("6d6 tn4 open", "not both"),

@@ -114,7 +114,8 @@ def test_declared_test_shows_the_odds_for_each_number_of_pool_dice() -> None:
     table = Table()
     (declared,) = table.run("sam-player", sr3.DeclarePoolTest, character="sam", kind="combat",
                             skill="pistols", tn=6)
-    assert declared.base_dice == 5 and declared.limits == {"combat": 5}
+    assert declared.base_dice == 5
+    assert declared.limits == {"combat": 5}
     view = odds_view(declared, table.state)
     assert [row["pool_dice"] for row in view["rows"]] == [0, 1, 2, 3, 4, 5]
     expected = float(at_least(success_distribution(8, 6))[1])

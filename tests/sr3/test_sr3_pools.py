@@ -172,9 +172,8 @@ def test_karma_pool_matches_counting_every_point_of_karma(karma: int, metahuman:
     step, cap, later = (15, 150, 30) if metahuman else (10, 100, 20)
     pool = 0
     for earned in range(1, karma + 1):
-        if earned <= cap and earned % step == 0:
-            pool += 1
-        elif earned > cap and (earned - cap) % later == 0:
+        if ((earned <= cap and earned % step == 0)
+                or (earned > cap and (earned - cap) % later == 0)):
             pool += 1
     assert karma_pool(karma, metahuman)[0] == pool
 
@@ -191,7 +190,8 @@ def test_character_sheet_shows_each_pool_with_its_formula() -> None:
     by_pool = {line.pool: line for line in sheet.pools}
     assert list(by_pool) == ["combat", "control", "hacking", "spell", "astral_combat", "task",
                              "astral"]
-    assert by_pool["combat"].size == 7 and "Quickness 6" in by_pool["combat"].formula
+    assert by_pool["combat"].size == 7
+    assert "Quickness 6" in by_pool["combat"].formula
     assert by_pool["control"].formula == "no vehicle control rig: no Control Pool"
     assert (sheet.karma.size, sheet.karma.formula) == (4, "human: karma 40 // 10 = 4")
     assert sheet.initiative == "Reaction 5 + 4 + 3d6"

@@ -56,7 +56,8 @@ def test_rule_of_one_every_die_showing_one_is_a_disastrous_failure() -> None:
     assert roll(table, character="sam", dice=3, tn=2).disastrous
     table.dice(1, 1, 6, 1)
     event = roll(table, character="sam", dice=3, tn=8)
-    assert event.successes == 0 and not event.disastrous  # a 6+1 die does not show 1
+    assert event.successes == 0
+    assert not event.disastrous  # a 6+1 die does not show 1
     table.dice(1, 1)
     assert roll(table, character="sam", dice=2, open=True).disastrous
 
@@ -76,7 +77,8 @@ def test_rule_open_test_result_is_the_highest_total() -> None:
     table = Table()
     table.dice(6, 4, 5, 2)
     event = roll(table, character="sam", dice=3, open=True)
-    assert event.tn is None and event.successes is None
+    assert event.tn is None
+    assert event.successes is None
     assert event.highest == 10
 
 

@@ -60,7 +60,8 @@ async def test_one_combat_turn_at_the_table(table: Any) -> None:
                          tn=4)
     await _settle(ack, sam, watcher)
     odds = await _view(watcher, "test:sam", lambda v: v["rows"] is not None)
-    assert odds["limits"] == {"combat": 5} and len(odds["rows"]) == 6
+    assert odds["limits"] == {"combat": 5}
+    assert len(odds["rows"]) == 6
 
     with pytest.raises(CommandRejected) as refused:
         await sam.call(sr3.RollPoolTest, character="sam", kind="combat", skill="pistols", tn=4,
@@ -72,7 +73,8 @@ async def test_one_combat_turn_at_the_table(table: Any) -> None:
                          tn=4, pools={"combat": 3})
     await _settle(ack, gm, sam, deck, watcher)
     attack = watcher.state.game.tests[1]
-    assert len(attack.dice) == 8 and all(die.faces for die in attack.dice)
+    assert len(attack.dice) == 8
+    assert all(die.faces for die in attack.dice)
     await _view(watcher, "combat",
                 lambda v: v["characters"]["sam"]["pools"]["combat"]["left"] == 4)
 
@@ -167,7 +169,8 @@ async def test_the_roll_notation_runs_a_test(table: Any) -> None:
     ack = await sam.send(msgspec.structs.replace(command, id="notation-1"))
     await _settle(ack, sam)
     (record,) = sam.state.game.tests.values()
-    assert [d.source for d in record.dice].count("combat") == 2 and record.base_dice == 5
+    assert [d.source for d in record.dice].count("combat") == 2
+    assert record.base_dice == 5
 
 
 async def test_a_member_joining_mid_combat_sees_turn_sheets_and_odds_at_once(table: Any) -> None:

@@ -26,7 +26,7 @@ def create_frame(**stats: object) -> bytes:
                        "stats": base}).encode()
 
 
-@pytest.mark.parametrize("field, value, path", [
+@pytest.mark.parametrize(("field", "value", "path"), [
     ("quickness", 0, "$.stats.quickness"),
     ("body", 31, "$.stats.body"),
     ("essence", 6.5, "$.stats.essence"),
@@ -73,7 +73,8 @@ def test_stored_payloads_of_every_event_type_still_decode() -> None:
 def test_event_and_command_tags_are_named_for_what_happened() -> None:
     """Past-tense events and imperative commands, each with a one-line docstring."""
     for cls in sr3.EVENTS + sr3.COMMANDS:
-        assert cls.__doc__ and cls.__doc__.strip()
+        assert cls.__doc__
+        assert cls.__doc__.strip()
     assert {event_tag(cls) for cls in sr3.EVENTS} >= {"pool_test_rolled", "combat_turn_started"}
     assert set(sr3.RollPoolTest.__struct_fields__) >= set(
         sr3._TestFields.__struct_fields__)  # the command carries every field of the event
@@ -102,4 +103,6 @@ def test_describe_gives_one_line_for_every_event() -> None:
                         "karma 4 -> 5 successes; left combat pool 5; karma pool 1 spent, "
                         "3 left")
     for line in lines:  # one line, and no [...] that a rich terminal would eat as markup
-        assert "\n" not in line and "[" not in line and len(line) < 400
+        assert "\n" not in line
+        assert "[" not in line
+        assert len(line) < 400

@@ -83,7 +83,8 @@ def test_the_cli_exports_and_imports_a_character(served: Served, tmp_path: Path)
     out = tmp_path / "han.json"
     served.as_gm(edge_gm, "character", "export", edge, "han", "--out", str(out))
     answer = served.as_gm(dawn_gm, "character", "import", dawn, str(out), "--id", "solo")
-    assert answer["type"] == "ack" and len(answer["seqs"]) == 2  # type: ignore[arg-type]
+    assert answer["type"] == "ack"
+    assert len(answer["seqs"]) == 2  # type: ignore[arg-type]
     sheet = served.as_gm(dawn_gm, "sheet", dawn, "solo")
     assert "Ranged (Light)" in json.dumps(sheet)
     typo = tmp_path / "typo.json"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
 
@@ -56,6 +57,55 @@ def _server_test(served: Served, gm_link: str, campaign: str, number: int) -> di
     assert isinstance(tests, list)
     test: dict[str, object] = next(t for t in tests if t["test"] == number)
     return test
+
+
+def _raise_con_and_take_the_dt_from_bram(gm: Page, ana: Page,
+                                         card_of: dict[Page, Locator]) -> None:
+    """After the first round the GM raises Ana's CON (4 dice join from now on) and takes the
+    DT from Bram's WIL: every page shows where the DT comes from."""
+    sheet = gm.locator(".ph-d12-sheet")
+    sheet.get_by_label("character to edit").select_option("ana")
+    sheet.get_by_label("CON rating").fill("4")
+    sheet.get_by_role("button", name="Save the character").click()
+    expect(gm.locator("[data-type=character_updated]")).to_contain_text("Ana Vex updated")
+    dt_form = card_of[gm].locator(".ph-d12-set-dt")
+    dt_form.locator("[name=opponent]").select_option("bram")
+    dt_form.locator("[name=opponent_stat]").select_option("WIL")
+    dt_form.get_by_role("button", name="Set the DT").click()
+    for page, card in card_of.items():
+        expect(card.locator(".ph-d12-threshold")).to_have_text("DT 3, from Bram’s WIL 3")
+        expect(page.locator("[data-type=difficulty_threshold_set]")).to_contain_text(
+            "test 1: next round at DT 3, from Bram’s WIL 3")
+    expect(card_of[ana].locator(".ph-d12-chance")).to_be_visible()
+    screenshot(gm, "d12-gm-1280")
+    screenshot(ana, "d12-player-360")
+
+
+def _rounds_shown_as_recorded(watcher: Page, card: Locator, rounds: list[Any]) -> None:
+    """Each round on the spectator's card and in its log is the round the server recorded:
+    its faces, what each counted, the failed dice that left and the dice that joined."""
+    items = card.locator(".ph-d12-round")
+    shown = _rounds(card)
+    for i, (played, (margin, labels)) in enumerate(zip(rounds, shown, strict=True)):
+        left = sum(1 for v in played["values"] if v < 0)
+        assert margin == str(played["margin"])
+        assert left == played["removed"]
+        assert labels == [f"d12 showing {face}, {COUNTED[value]}"
+                          + (", left the pool" if value < 0 else "")
+                          for face, value in zip(played["faces"], played["values"], strict=True)]
+        expect(items.nth(i).locator(".ph-d12-result")).to_have_text(_words(played))
+        expect(items.nth(i).locator(".ph-d12-pool-change")).to_have_text(
+            f"{left} failed {'die' if left == 1 else 'dice'} left, {played['added']} joined: "
+            f"{played['pool_after']} dice in the pool")
+        rolled = watcher.locator("[data-type=threshold_dice_rolled]").nth(i)
+        expect(rolled).to_contain_text(f"test 1, round {i + 1} at DT {played['dt']}:")
+        expect(rolled.locator(".ph-d12-won, .ph-d12-lost")).to_have_text(_words(played))
+        expect(watcher.locator("[data-type=failed_dice_removed]").nth(i)).to_have_text(
+            re.compile(f"test 1: {left} failed dic?e? left the pool, "
+                       f"{played['pool_after'] - played['added']} remain$"))
+        expect(watcher.locator("[data-type=refresh_dice_added]").nth(i)).to_contain_text(
+            f"test 1: CON {played['added']}, {played['added']} joined: "
+            f"{played['pool_after']} dice in the pool")
 
 
 def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectator(
@@ -138,51 +188,15 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
             expect(card_of[page].locator(".ph-d12-round").last.locator(".ph-d12-note")).to_have_text(
                 f"GM: {readings[number - 1]}")
         if number == 1:
-            # the GM raises Ana's CON (4 dice join from now on) and takes the DT from Bram's WIL
-            sheet = gm.locator(".ph-d12-sheet")
-            sheet.get_by_label("character to edit").select_option("ana")
-            sheet.get_by_label("CON rating").fill("4")
-            sheet.get_by_role("button", name="Save the character").click()
-            expect(gm.locator("[data-type=character_updated]")).to_contain_text("Ana Vex updated")
-            dt_form = card_of[gm].locator(".ph-d12-set-dt")
-            dt_form.locator("[name=opponent]").select_option("bram")
-            dt_form.locator("[name=opponent_stat]").select_option("WIL")
-            dt_form.get_by_role("button", name="Set the DT").click()
-            for page in everyone:
-                expect(card_of[page].locator(".ph-d12-threshold")).to_have_text(
-                    "DT 3, from Bram’s WIL 3")
-                expect(page.locator("[data-type=difficulty_threshold_set]")).to_contain_text(
-                    "test 1: next round at DT 3, from Bram’s WIL 3")
-            expect(card_of[ana].locator(".ph-d12-chance")).to_be_visible()
-            screenshot(gm, "d12-gm-1280")
-            screenshot(ana, "d12-player-360")
+            _raise_con_and_take_the_dt_from_bram(gm, ana, card_of)
 
     # what the pages showed is what the server recorded: faces, what each counted, the
     # failed dice that left, the CON dice that joined (3, then 4 once CON was raised)
     rounds = _server_test(served, gm_link, campaign, 1)["rounds"]
-    assert isinstance(rounds, list) and len(rounds) == 3
+    assert isinstance(rounds, list)
+    assert len(rounds) == 3
     assert [r["added"] for r in rounds] == [3, 4, 4]
-    items = card_of[watcher].locator(".ph-d12-round")
-    shown = _rounds(card_of[watcher])
-    for i, (played, (margin, labels)) in enumerate(zip(rounds, shown, strict=True)):
-        left = sum(1 for v in played["values"] if v < 0)
-        assert margin == str(played["margin"]) and left == played["removed"]
-        assert labels == [f"d12 showing {face}, {COUNTED[value]}"
-                          + (", left the pool" if value < 0 else "")
-                          for face, value in zip(played["faces"], played["values"], strict=True)]
-        expect(items.nth(i).locator(".ph-d12-result")).to_have_text(_words(played))
-        expect(items.nth(i).locator(".ph-d12-pool-change")).to_have_text(
-            f"{left} failed {'die' if left == 1 else 'dice'} left, {played['added']} joined: "
-            f"{played['pool_after']} dice in the pool")
-        rolled = watcher.locator("[data-type=threshold_dice_rolled]").nth(i)
-        expect(rolled).to_contain_text(f"test 1, round {i + 1} at DT {played['dt']}:")
-        expect(rolled.locator(".ph-d12-won, .ph-d12-lost")).to_have_text(_words(played))
-        expect(watcher.locator("[data-type=failed_dice_removed]").nth(i)).to_have_text(
-            re.compile(f"test 1: {left} failed dic?e? left the pool, "
-                       f"{played['pool_after'] - played['added']} remain$"))
-        expect(watcher.locator("[data-type=refresh_dice_added]").nth(i)).to_contain_text(
-            f"test 1: CON {played['added']}, {played['added']} joined: "
-            f"{played['pool_after']} dice in the pool")
+    _rounds_shown_as_recorded(watcher, card_of[watcher], rounds)
 
     end = card_of[gm].locator(".ph-d12-end")
     end.get_by_label("Reason").fill("the thugs flee")
@@ -226,7 +240,8 @@ def test_basic_tests_the_gm_rolls_at_once_or_calls_for_a_player_to_roll(
     expect(rolled.locator("svg.ph-die")).to_have_count(5)
     server = _server_test(served, gm_link, campaign, 1)
     rounds = server["rounds"]
-    assert isinstance(rounds, list) and len(rounds) == 1
+    assert isinstance(rounds, list)
+    assert len(rounds) == 1
     round_one = rounds[0]
     expect(rolled.locator(".ph-d12-outcome")).to_have_text(
         "Succeeded" if round_one["succeeded"] else "Failed")

@@ -44,8 +44,10 @@ def test_a_fresh_rolls_dice_tumble_while_its_words_are_already_there(
     campaign, gm_link = served.create_campaign("Dice Night", "d12")
     ana = open_page(served.invite(campaign, gm_link, "player", "Ana"))
     seen = roll_and_watch(ana)
-    assert seen["animation"] == "ph-die-roll" and seen["fresh"]
-    assert "rolls 3d6" in str(seen["words"]) and "=" in str(seen["words"])
+    assert seen["animation"] == "ph-die-roll"
+    assert seen["fresh"]
+    assert "rolls 3d6" in str(seen["words"])
+    assert "=" in str(seen["words"])
 
 
 def test_no_animation_under_prefers_reduced_motion(

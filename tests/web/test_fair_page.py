@@ -37,7 +37,9 @@ def test_rolls_are_sealed_then_verified_in_the_browser(served: Served, open_page
     badge.click()
     panel = ana.locator("ph-log .ph-fair-panel")
     how = panel.inner_text()
-    assert "commitment" in how and "bytes used" in how and "nonce" in how
+    assert "commitment" in how
+    assert "bytes used" in how
+    assert "nonce" in how
     assert len(panel.locator("dd").nth(4).inner_text()) == 64  # the seed, revealed
 
 

@@ -66,7 +66,8 @@ def test_a_player_offline_mid_check_comes_back_with_no_gap_and_no_duplicate(
     log = {line["seq"]: line for line in state["log"]}
     assert [seq for seq in log_read_through(ana) if seq in log] == sorted(log)
     tunnel = [roll for roll in state["rolls"] if roll["reason"] == "from the tunnel"]
-    assert len(tunnel) == 1 and tunnel[0]["expression"] == "2d6"
+    assert len(tunnel) == 1
+    assert tunnel[0]["expression"] == "2d6"
 
 
 FORGED_ROLL = """async () => {
@@ -105,7 +106,8 @@ def test_a_spectator_has_no_controls_and_a_forged_command_is_refused(
     head = int(served.as_gm(gm_link, "state", campaign)["head"])  # type: ignore[call-overload]
 
     refusal = watcher.evaluate(FORGED_ROLL)
-    assert refusal["type"] == "error" and refusal["code"] == "forbidden", refusal
+    assert refusal["type"] == "error", refusal
+    assert refusal["code"] == "forbidden", refusal
     assert int(served.as_gm(gm_link, "state", campaign)["head"]) == head  # type: ignore[call-overload]
     expect(gm.locator("[data-type=dice_rolled]")).to_have_count(0)
 

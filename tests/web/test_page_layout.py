@@ -42,7 +42,9 @@ def test_the_table_fits_a_phone_and_a_desktop(served: Served, open_page: PageOpe
                     page.get_by_role("navigation", name="Views").get_by_role(
                         "button", name=view).click()
                 box = page.locator(part).bounding_box()
-                assert box and box["x"] >= 0 and box["x"] + box["width"] <= width + 1, part
+                assert box, part
+                assert box["x"] >= 0, part
+                assert box["x"] + box["width"] <= width + 1, part
             screenshot(page, f"layout-{who}-{width}")
         if who == "player":
             page.get_by_role("navigation", name="Views").get_by_role(

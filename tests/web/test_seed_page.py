@@ -132,12 +132,14 @@ def test_a_player_takes_the_page_s_seed_and_their_next_roll_mixes_it_in(
     expect(panel).to_contain_text("your seed")
     assert detail("client seeds digest") == digest
     in_force = detail("client seeds in force")
-    assert "Ana" in in_force and in_force.endswith(": the seeds set in the log give this digest")
+    assert "Ana" in in_force
+    assert in_force.endswith(": the seeds set in the log give this digest")
     assert detail("your seed") == f"“{offered}”, mixed in"
 
     too_long = "x" * 65
     refused = _refusal(served, ana_link, {"type": "set_client_seed", "seed": too_long})
-    assert refused["type"] == "error" and refused["path"] == "$.seed"
+    assert refused["type"] == "error"
+    assert refused["path"] == "$.seed"
     own = control.get_by_role("textbox")
     own.fill(too_long)
     control.get_by_role("button", name="Set", exact=True).click()
@@ -170,7 +172,9 @@ def test_on_a_phone_the_seed_is_in_the_log_s_view(
     expect(control.get_by_role("textbox")).to_have_value("")
     assert ana.evaluate(NO_SIDEWAYS_SCROLL)
     box = control.bounding_box()
-    assert box and box["x"] >= 0 and box["x"] + box["width"] <= 361
+    assert box
+    assert box["x"] >= 0
+    assert box["x"] + box["width"] <= 361
     ana.get_by_role("navigation", name="Views").get_by_role("button", name="Sheet").click()
     expect(control).to_be_hidden()
 

@@ -33,6 +33,23 @@ def pool_left(page: Page, character: str, pool: str = "combat") -> Locator:
                         ".ph-sr3-left")
 
 
+def _start_combat(gm: Page, everyone: tuple[Page, ...]) -> None:
+    """The GM starts a combat: refused with no one ticked, then with Sam and Rook; every page
+    shows the first Combat Turn, its initiative dice and Sam's full Combat Pool."""
+    start = gm.locator("ph-sr3-combat form")
+    for name in ("Sam", "Rook"):
+        start.get_by_label(name).uncheck()
+    start.get_by_role("button", name="Start combat").click()
+    expect(start.locator(".ph-error")).to_have_text("tick the characters who fight")
+    for name in ("Sam", "Rook"):
+        start.get_by_label(name).check()
+    start.get_by_role("button", name="Start combat").click()
+    for page in everyone:
+        expect(page.locator("ph-sr3-combat h2")).to_have_text("Combat Turn 1 · pass 1")
+        expect(page.locator("ph-sr3-combat .ph-sr3-combatant")).to_have_count(2)
+        expect(pool_left(page, "sam")).to_have_text("7/7")
+        expect(page.locator("[data-type=initiative_scores_rolled] svg.ph-die")).to_have_count(3)
+
 def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         served: Served, open_page: Callable[..., Page]) -> None:
     """The GM starts a combat (naming who fights); Sam's player draws Combat Pool dice with the
@@ -49,19 +66,7 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
                        open_page(cy_link, width=360))
     everyone = (gm, ana, bo, cy)
 
-    start = gm.locator("ph-sr3-combat form")
-    for name in ("Sam", "Rook"):
-        start.get_by_label(name).uncheck()
-    start.get_by_role("button", name="Start combat").click()
-    expect(start.locator(".ph-error")).to_have_text("tick the characters who fight")
-    for name in ("Sam", "Rook"):
-        start.get_by_label(name).check()
-    start.get_by_role("button", name="Start combat").click()
-    for page in everyone:
-        expect(page.locator("ph-sr3-combat h2")).to_have_text("Combat Turn 1 · pass 1")
-        expect(page.locator("ph-sr3-combat .ph-sr3-combatant")).to_have_count(2)
-        expect(pool_left(page, "sam")).to_have_text("7/7")
-        expect(page.locator("[data-type=initiative_scores_rolled] svg.ph-die")).to_have_count(3)
+    _start_combat(gm, everyone)
 
     called = gm.locator("ph-sr3-declare")  # the GM calls Rook's test and sets its TN
     called.get_by_label("Character", exact=True).select_option("rook")
