@@ -13,11 +13,30 @@
 // when the table state it was about changes (`clearWhenChanged`). The control that acted keeps
 // the focus (a disabled button drops it to the page's body), for keyboard users.
 
+/** @import {Command} from "./messages.js" */
+
 export const COMMAND_EVENT = "ph-command";
 
-/** Send `command` from `element`; resolves with the ack, rejects with the refusal. */
+/**
+ * The `detail` of a `ph-command` event: the command, and how to answer it; `taken` is set by
+ * the one that sends it (ph-app).
+ * @typedef {object} CommandRequest
+ * @property {Command} command
+ * @property {(reply: any) => void} resolve
+ * @property {(error: Error) => void} reject
+ * @property {boolean} [taken]
+ */
+
+/** A refusal as the forms show it: its words, and the field it is about when it names one.
+ * @typedef {Error & {path?: string | null}} Refusal */
+
+/**
+ * Send `command` from `element`; resolves with the ack, rejects with the refusal.
+ * @param {Element} element @param {Command} command @returns {Promise<any>}
+ */
 export function act(element, command) {
   return new Promise((resolve, reject) => {
+    /** @type {CustomEvent<CommandRequest>} */
     const event = new CustomEvent(COMMAND_EVENT, {
       bubbles: true, composed: true, detail: {command, resolve, reject},
     });
@@ -30,6 +49,9 @@ export function act(element, command) {
 /**
  * On submit, `build(formData, form)` returns a command (or throws an Error whose message is
  * shown); the command is sent and `done(ack)` called on success.
+ * @param {HTMLFormElement} form
+ * @param {(data: FormData, form: HTMLFormElement, submitter: HTMLButtonElement | null) => Command | null | undefined | false | void} build
+ * @param {(ack: any) => void} [done]
  */
 export function bindForm(form, build, done = () => {}) {
   const output = errorOutput(form);
@@ -37,12 +59,14 @@ export function bindForm(form, build, done = () => {}) {
   form.addEventListener("input", () => clearError(form));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const submitter = event.submitter ?? form.querySelector("button[type=submit], button:not([type])");
+    const submitter = /** @type {HTMLButtonElement | null} */ (event.submitter
+      ?? form.querySelector("button[type=submit], button:not([type])"));
     clearError(form);
     let command;
     try {
       command = build(new FormData(form, submitter ?? undefined), form, submitter);
-    } catch (error) { // the page's own check: its error may name the field (`path`)
+    } catch (thrown) { // the page's own check: its error may name the field (`path`)
+      const error = /** @type {Refusal} */ (thrown);
       showError(form, error.message, error.path ?? null);
       return;
     }
@@ -52,7 +76,8 @@ export function bindForm(form, build, done = () => {}) {
     form.setAttribute("aria-busy", "true");
     try {
       done(await act(form, command));
-    } catch (error) {
+    } catch (thrown) {
+      const error = /** @type {Refusal} */ (thrown);
       showError(form, error.message, error.path ?? null);
     } finally {
       if (submitter) submitter.disabled = false;
@@ -63,10 +88,11 @@ export function bindForm(form, build, done = () => {}) {
   return output;
 }
 
-/** A button that sends one command; its refusal is shown beside it. */
+/** A button that sends one command; its refusal is shown beside it.
+ * @param {HTMLButtonElement} button @param {() => Command | null | undefined | false | void} build */
 export function bindButton(button, build) {
   button.addEventListener("click", async () => {
-    const holder = button.closest("[data-ph-errors]") ?? button.parentElement;
+    const holder = /** @type {Element} */ (button.closest("[data-ph-errors]") ?? button.parentElement);
     clearError(holder);
     const command = build();
     if (!command) return;
@@ -74,7 +100,8 @@ export function bindButton(button, build) {
     button.disabled = true;
     try {
       await act(button, command);
-    } catch (error) {
+    } catch (thrown) {
+      const error = /** @type {Refusal} */ (thrown);
       showError(holder, error.message, error.path ?? null);
     } finally {
       button.disabled = false;
@@ -88,16 +115,21 @@ export function bindButton(button, build) {
  * (the control, if it is still on the page; else the nearest part of the page that still
  * is, such as the check's results once the check it rolled has closed). Only if the focus
  * has fallen to the body: a person who moved on meanwhile keeps their place.
+ * @param {HTMLElement} control @param {Element} [container] @returns {() => void}
  */
 export function keepFocus(control, container = control) {
-  const had = document.activeElement;
+  const had = /** @type {HTMLElement | null} */ (document.activeElement);
   const start = had && had !== document.body && container.contains(had) ? had : control;
+  /** @type {HTMLElement[]} */
   const ancestors = [];
-  for (let node = start; node; node = node.parentElement) ancestors.push(node);
+  for (let node = /** @type {HTMLElement | null} */ (start); node; node = node.parentElement) {
+    ancestors.push(node);
+  }
   return () => {
     const now = document.activeElement;
     if (now && now !== document.body) return;
-    const target = ancestors.find((node) => node.isConnected && !node.disabled && node !== document.body);
+    const target = ancestors.find((node) => node.isConnected
+      && !(/** @type {HTMLButtonElement} */ (node)).disabled && node !== document.body);
     if (!target) return;
     if (target !== start && !target.hasAttribute("tabindex") && target.tabIndex < 0) {
       target.setAttribute("tabindex", "-1");
@@ -110,6 +142,7 @@ export function keepFocus(control, container = control) {
  * Clear the errors shown inside `element` when the table state they were about (`key`, any
  * string the element derives from that state) is no longer the same: a refusal such as "the
  * GM has not set the difficulty" goes once the GM has set it.
+ * @param {HTMLElement} element @param {string} key
  */
 export function clearWhenChanged(element, key) {
   if (element.dataset.phStateKey === key) return;
@@ -118,8 +151,9 @@ export function clearWhenChanged(element, key) {
   for (const field of element.querySelectorAll("[aria-invalid]")) field.removeAttribute("aria-invalid");
 }
 
+/** @param {Element} holder @returns {HTMLOutputElement} */
 function errorOutput(holder) {
-  let output = holder.querySelector(":scope > output.ph-error");
+  let output = /** @type {HTMLOutputElement | null} */ (holder.querySelector(":scope > output.ph-error"));
   if (!output) {
     output = document.createElement("output");
     output.className = "ph-error";
@@ -129,6 +163,7 @@ function errorOutput(holder) {
   return output;
 }
 
+/** @param {Element} holder @param {string} message @param {string | null} path */
 export function showError(holder, message, path) {
   const output = errorOutput(holder);
   output.textContent = message;
@@ -140,6 +175,7 @@ export function showError(holder, message, path) {
   }
 }
 
+/** @param {Element} holder */
 export function clearError(holder) {
   const output = holder.querySelector(":scope > output.ph-error");
   if (output) output.textContent = "";
@@ -148,11 +184,13 @@ export function clearError(holder) {
 
 /** The control a server path ("$.expression", "$.stats.skills.x.rating") is about: the one
  * whose own path — its `data-path`, else "$." and its name (forms name their controls after
- * the command's fields) — is the longest the server's path starts with. */
+ * the command's fields) — is the longest the server's path starts with.
+ * @param {Element} holder @param {string} path */
 function fieldFor(holder, path) {
   let best = null;
   let bestLength = -1;
-  for (const control of holder.querySelectorAll("[data-path], [name]")) {
+  const controls = /** @type {NodeListOf<HTMLElement>} */ (holder.querySelectorAll("[data-path], [name]"));
+  for (const control of controls) {
     const own = control.dataset.path ?? `$.${control.getAttribute("name")}`;
     const matches = path === own || path.startsWith(`${own}.`) || path.startsWith(`${own}[`);
     if (matches && own.length > bestLength) {

@@ -10,11 +10,24 @@
 // is closed and no reconnect is tried until it says it is online again (an open WebSocket
 // would otherwise look alive for minutes). Commands made meanwhile wait in `pending`.
 
+/** @import {Store} from "./store.js" */
+/** @import {Command, ErrorReply, ServerMessage} from "./messages.js" */
+
+/**
+ * A command sent and not yet answered.
+ * @typedef {object} Waiting
+ * @property {Command & {id: string}} message
+ * @property {(reply: any) => void} resolve
+ * @property {(error: Error) => void} reject
+ * @property {boolean} [retried]
+ */
+
 const RETRY_DELAYS = [250, 500, 1000, 2000, 4000, 8000];
 const BACK_SHOWN_MS = 2500;
 const FOR_GOOD = new Set(["unauthorized", "forbidden", "not_found", "diverged"]);
 
 export class CommandRefused extends Error {
+  /** @param {ErrorReply} reply */
   constructor(reply) {
     super(reply.message);
     this.code = reply.code;
@@ -23,21 +36,26 @@ export class CommandRefused extends Error {
 }
 
 export class TableConnection {
+  /** @param {Store} store @param {{campaign: string, token: string, url?: string}} where */
   constructor(store, {campaign, token, url = defaultUrl()}) {
     this.store = store;
     this.campaign = campaign;
     this.token = token;
     this.url = url;
+    /** @type {Map<string, Waiting>} */
     this.pending = new Map(); // id -> {message, resolve, reject, sent}
     this.attempt = 0;
+    /** @type {WebSocket | null} */
     this.socket = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.retry = undefined;
+    this.offline = () => this.wentOffline();
+    this.online = () => this.cameOnline();
     this.stopped = false;
     this.everJoined = false;
   }
 
   start() {
-    this.offline = () => this.wentOffline();
-    this.online = () => this.cameOnline();
     window.addEventListener("offline", this.offline);
     window.addEventListener("online", this.online);
     this.open();
@@ -73,15 +91,19 @@ export class TableConnection {
     socket.addEventListener("close", (event) => this.closed(socket, event));
   }
 
+  /** @param {WebSocket} socket */
   join(socket) {
     const [since, sinceHash] = this.store.last;
+    /** @type {Command} */
     const join = {type: "join", token: this.token, campaign: this.campaign, since, table: true};
     if (since > 0 && sinceHash) join.since_hash = sinceHash;
     socket.send(JSON.stringify(join));
   }
 
+  /** @param {WebSocket} socket @param {string} data */
   receive(socket, data) {
     if (socket !== this.socket) return;
+    /** @type {ServerMessage} */
     let message;
     try {
       message = JSON.parse(data);
@@ -136,6 +158,7 @@ export class TableConnection {
     }
   }
 
+  /** @param {ErrorReply} message */
   refusedJoin(message) {
     if (FOR_GOOD.has(message.code)) {
       this.stopped = true;
@@ -145,6 +168,7 @@ export class TableConnection {
     }
   }
 
+  /** @param {string} id @param {ServerMessage | null} reply @param {ErrorReply | null} error */
   answer(id, reply, error) {
     const waiting = this.pending.get(id);
     if (!waiting) return;
@@ -159,7 +183,8 @@ export class TableConnection {
   }
 
   /** Send a command (or a history request); resolves with the answer, rejects with the
-   * server's refusal (CommandRefused: code, message in plain words, path of the field). */
+   * server's refusal (CommandRefused: code, message in plain words, path of the field).
+   * @param {Command} fields @returns {Promise<any>} */
   request(fields) {
     const message = {...fields, id: fields.id ?? newId()};
     return new Promise((resolve, reject) => {
@@ -168,6 +193,7 @@ export class TableConnection {
     });
   }
 
+  /** @param {Command} message */
   transmit(message) {
     if (this.socket?.readyState === WebSocket.OPEN && this.store.state.welcome
         && this.store.state.connection !== "reconnecting") {
@@ -176,9 +202,11 @@ export class TableConnection {
   }
 
   resend() {
-    for (const waiting of this.pending.values()) this.socket.send(JSON.stringify(waiting.message));
+    const socket = /** @type {WebSocket} */ (this.socket); // called on its `welcome`
+    for (const waiting of this.pending.values()) socket.send(JSON.stringify(waiting.message));
   }
 
+  /** @param {WebSocket} socket @param {CloseEvent} event */
   closed(socket, event) {
     if (socket !== this.socket || this.stopped) return;
     const store = this.store;

@@ -8,27 +8,59 @@
 // Web Crypto's `crypto.subtle` exists only in a secure context (https, or http on localhost /
 // 127.0.0.1): on a LAN address over plain http every roll says it cannot be checked here.
 
+/** @import {EventFrame, FairStamp, GameEvent} from "./messages.js" */
+
+/**
+ * A roll's check: how it stands (`state`: "verified", "sealed", "mismatch" or "unavailable")
+ * and how it was made; the seed and the bytes once its epoch's seed is revealed.
+ * @typedef {object} Check
+ * @property {string} state
+ * @property {number} epoch
+ * @property {number} nonce
+ * @property {string} seeds the client seeds digest its stamp names
+ * @property {string | null} commitment
+ * @property {string} [seed]
+ * @property {string} [bytes]
+ * @property {string} [why]
+ * @property {number} [dice]
+ */
+
+/**
+ * The members' seeds in force at a roll (seedsInForce).
+ * @typedef {{seeds: Map<string, string>, unknown: string[], digest: string | null, matches: boolean | null}} SeedsAt
+ */
+
 const DOMAIN = new TextEncoder().encode("poolhall-roll-v1");
+/** @type {Record<string, number>} */
 const NARRATIVE_SIDES = {boost: 6, setback: 6, ability: 8, difficulty: 8,
                          proficiency: 12, challenge: 12, force: 12};
 
-/** `[sides, face]` of each die an event drew, in the order drawn; null: it drew none. */
+/** A die drawn, its faces and sides as the events record them. @typedef {{sides: number, faces: number[]}} Term */
+
+/** `[sides, face]` of each die an event drew, in the order drawn; null: it drew none.
+ * @param {GameEvent} event @returns {Array<[number, number]> | null} */
 export function drawsOf(event) {
   switch (event.type) {
-    case "dice_rolled": return event.terms.flatMap((t) => t.faces.map((f) => [t.sides, f]));
+    case "dice_rolled":
+      return event.terms.flatMap((/** @type {Term} */ t) => t.faces.map((f) => [t.sides, f]));
     case "check_rolled": case "pool_rolled": case "force_dice_rolled":
-      return event.dice.map((d) => [NARRATIVE_SIDES[d.kind], d.face]);
-    case "destiny_pool_rolled": return event.dice.map((d) => [12, d.face]);
-    case "pool_test_rolled": return event.dice.flatMap((d) => d.faces.map((f) => [6, f]));
-    case "pool_test_rerolled": return event.faces.flatMap((chain) => chain.map((f) => [6, f]));
-    case "initiative_scores_rolled": return event.rolls.flatMap((r) => r.faces.map((f) => [6, f]));
-    case "threshold_dice_rolled": return event.faces.map((f) => [12, f]);
+      return event.dice.map((/** @type {{kind: string, face: number}} */ d) => [NARRATIVE_SIDES[d.kind], d.face]);
+    case "destiny_pool_rolled": return event.dice.map((/** @type {{face: number}} */ d) => [12, d.face]);
+    case "pool_test_rolled":
+      return event.dice.flatMap((/** @type {{faces: number[]}} */ d) => d.faces.map((f) => [6, f]));
+    case "pool_test_rerolled":
+      return event.faces.flatMap((/** @type {number[]} */ chain) => chain.map((f) => [6, f]));
+    case "initiative_scores_rolled":
+      return event.rolls.flatMap((/** @type {{faces: number[]}} */ r) => r.faces.map((f) => [6, f]));
+    case "threshold_dice_rolled": return event.faces.map((/** @type {number} */ f) => [12, f]);
     default: return null;
   }
 }
 
-const hex = (bytes) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
-const fromHex = (text) => new Uint8Array(text.match(/../g).map((pair) => parseInt(pair, 16)));
+const hex = (/** @type {ArrayBuffer | number[]} */ bytes) => [...new Uint8Array(bytes)]
+  .map((b) => b.toString(16).padStart(2, "0")).join("");
+const fromHex = (/** @type {string} */ text) => new Uint8Array(
+  /** @type {RegExpMatchArray} */ (text.match(/../g)).map((pair) => parseInt(pair, 16)));
 
 /** Whether this page can check (Web Crypto is there only in a secure context). */
 export function canCheck() {
@@ -39,13 +71,14 @@ export function canCheck() {
  * The client seeds digest (events/fair.py `client_seeds_digest`): SHA-256 over the seeds in
  * force (`Map` member -> seed), sorted by member id, each pair written `u16 len(member) |
  * member | u16 len(seed) | seed` (UTF-8, big-endian byte counts); hex. Needs Web Crypto.
+ * @param {Map<string, string>} seeds
  */
 export async function clientSeedsDigest(seeds) {
   const encoder = new TextEncoder();
   const parts = [];
   // member ids are slugs (ASCII): sorting by UTF-16 units is Python's sort by code points
   for (const member of [...seeds.keys()].sort()) {
-    for (const text of [member, seeds.get(member)]) {
+    for (const text of [member, /** @type {string} */ (seeds.get(member))]) {
       const data = encoder.encode(text);
       parts.push(new Uint8Array([data.length >> 8, data.length & 0xff]), data);
     }
@@ -59,7 +92,8 @@ export async function clientSeedsDigest(seeds) {
   return hex(await crypto.subtle.digest("SHA-256", bytes));
 }
 
-/** The HMAC message of a roll without its block counter. */
+/** The HMAC message of a roll without its block counter.
+ * @param {string} campaign @param {number} epoch @param {Uint8Array} digest @param {number} nonce */
 function rollMessage(campaign, epoch, digest, nonce) {
   const name = new TextEncoder().encode(campaign);
   const out = new Uint8Array(16 + 2 + name.length + 4 + 32 + 8 + 4);
@@ -74,7 +108,9 @@ function rollMessage(campaign, epoch, digest, nonce) {
   return out; // the last 4 bytes: the counter, set per block
 }
 
-/** The faces of dice of `sides` for one roll, and the stream's bytes read (for "how"). */
+/** The faces of dice of `sides` for one roll, and the stream's bytes read (for "how").
+ * @param {string} seedHex @param {string} campaign @param {number} epoch @param {string} digestHex
+ * @param {number} nonce @param {number[]} sides */
 export async function deriveFaces(seedHex, campaign, epoch, digestHex, nonce, sides) {
   const key = await crypto.subtle.importKey("raw", fromHex(seedHex),
                                             {name: "HMAC", hash: "SHA-256"}, false, ["sign"]);
@@ -83,7 +119,9 @@ export async function deriveFaces(seedHex, campaign, epoch, digestHex, nonce, si
   let block = new Uint8Array(0);
   let at = 0;
   let counter = 0;
+  /** @type {number[]} */
   const used = [];
+  /** @type {number[]} */
   const faces = [];
   for (const n of sides) {
     const limit = 256 - (256 % n);
@@ -117,16 +155,21 @@ export async function deriveFaces(seedHex, campaign, epoch, digestHex, nonce, si
  * first event, else the one in force now if they set none since either, else unknown (set
  * before the lines held, changed after the roll). `digest` (hex) and `matches` are null when
  * a seed is unknown or Web Crypto is missing.
+ * @param {EventFrame} frame @param {EventFrame[]} frames @param {Record<string, string>} [now]
+ * @returns {Promise<SeedsAt>}
  */
 export async function seedsInForce(frame, frames, now = {}) {
   const whole = (frames[0]?.seq ?? 1) <= 1;
+  /** @type {Map<string, Array<[number, string]>>} */
   const sets = new Map(); // member -> [[seq, seed], ...] in log order
   for (const {seq, event} of frames) {
     if (event.type !== "client_seed_set") continue;
     if (!sets.has(event.member)) sets.set(event.member, []);
-    sets.get(event.member).push([seq, event.seed]);
+    /** @type {Array<[number, string]>} */ (sets.get(event.member)).push([seq, event.seed]);
   }
+  /** @type {Map<string, string>} */
   const seeds = new Map();
+  /** @type {string[]} */
   const unknown = [];
   for (const member of new Set([...Object.keys(now ?? {}), ...sets.keys()])) {
     const own = sets.get(member) ?? [];
@@ -137,7 +180,8 @@ export async function seedsInForce(frame, frames, now = {}) {
     else unknown.push(member);
   }
   const digest = unknown.length === 0 && canCheck() ? await clientSeedsDigest(seeds) : null;
-  const matches = digest === null ? null : digest === frame.event.fair.seeds;
+  const matches = digest === null ? null
+    : digest === /** @type {FairStamp} */ (frame.event.fair).seeds; // a roll's frame
   return {seeds, unknown, digest, matches};
 }
 
@@ -148,22 +192,29 @@ export async function seedsInForce(frame, frames, now = {}) {
  */
 export class FairChecks {
   constructor() {
+    /** @type {Map<number, string>} */
     this.seeds = new Map();        // epoch -> revealed seed (hex)
+    /** @type {Map<number, string>} */
     this.commitments = new Map();  // epoch -> commitment (hex)
+    /** @type {Map<string, EventFrame[]>} */
     this.rolls = new Map();        // "epoch/nonce" -> frames of that roll, in seq order
+    /** @type {Map<number, Promise<Check>>} */
     this.results = new Map();      // seq -> Promise of the check
+    /** @type {Set<number>} */
     this.seen = new Set();
     this.lastReveal = 0;           // the seq of the latest seed_revealed the page holds
     this.campaign = "";
   }
 
   /** Whether a seed was revealed after event `seq` (every roll before it is then public: an
-   * epoch holding a private roll is revealed only at the end of its session). */
+   * epoch holding a private roll is revealed only at the end of its session).
+   * @param {number} seq */
   revealedAfter(seq) {
     return this.lastReveal > seq;
   }
 
-  /** The frames of `seqs` were replaced (a sealed private roll, now whole): learn them again. */
+  /** The frames of `seqs` were replaced (a sealed private roll, now whole): learn them again.
+   * @param {number[]} seqs */
   forget(seqs) {
     for (const seq of seqs) {
       this.seen.delete(seq);
@@ -171,7 +222,8 @@ export class FairChecks {
     }
   }
 
-  /** Take in the log's frames (any order, any repeats); true if a seed was newly revealed. */
+  /** Take in the log's frames (any order, any repeats); true if a seed was newly revealed.
+   * @param {EventFrame[]} frames @param {string | null | undefined} campaign */
   learn(frames, campaign) {
     this.campaign = campaign ?? this.campaign;
     let revealed = false;
@@ -198,14 +250,16 @@ export class FairChecks {
     return revealed;
   }
 
-  /** The check's result at once when it needs no computing (a sealed roll), else null. */
+  /** The check's result at once when it needs no computing (a sealed roll), else null.
+   * @param {EventFrame} frame a roll's (its event has its `fair` stamp) @returns {Check | null} */
   known(frame) {
-    const stamp = frame.event.fair;
+    const stamp = /** @type {FairStamp} */ (frame.event.fair);
     if (this.seeds.has(stamp.epoch)) return null;
     return {state: "sealed", epoch: stamp.epoch, nonce: stamp.nonce, seeds: stamp.seeds,
             commitment: this.commitments.get(stamp.epoch) ?? null};
   }
 
+  /** @param {EventFrame} frame a roll's @returns {Promise<Check>} */
   check(frame) {
     let result = this.results.get(frame.seq);
     if (!result) {
@@ -215,8 +269,9 @@ export class FairChecks {
     return result;
   }
 
+  /** @param {EventFrame} frame a roll's @returns {Promise<Check>} */
   async compute(frame) {
-    const stamp = frame.event.fair;
+    const stamp = /** @type {FairStamp} */ (frame.event.fair);
     const how = {epoch: stamp.epoch, nonce: stamp.nonce, seeds: stamp.seeds,
                  commitment: this.commitments.get(stamp.epoch) ?? null};
     const seed = this.seeds.get(stamp.epoch);
@@ -227,7 +282,8 @@ export class FairChecks {
       return {state: "mismatch", seed, why: "the seed does not hash to its commitment", ...how};
     }
     const frames = this.rolls.get(`${stamp.epoch}/${stamp.nonce}`) ?? [frame];
-    const draws = frames.flatMap((f) => drawsOf(f.event).map(([sides, face]) => [f.seq, sides, face]));
+    const draws = frames.flatMap((f) => /** @type {Array<[number, number]>} */ (drawsOf(f.event))
+      .map(([sides, face]) => [f.seq, sides, face]));
     const {faces, bytes} = await deriveFaces(seed, this.campaign, stamp.epoch, stamp.seeds,
                                              stamp.nonce, draws.map(([, sides]) => sides));
     const wrong = draws.findIndex(([, , face], i) => faces[i] !== face);

@@ -9,8 +9,13 @@
 import {h, replace} from "./dom.js";
 import {defaultUrl, newId} from "./connection.js";
 import {joinLink} from "./session.js";
+/** @import {Command} from "./messages.js" */
+/** @import {NamedControls} from "./dom.js" */
+
+/** A campaign as `list_campaigns` answers it. @typedef {{campaign: string, name: string, system: string}} CampaignEntry */
 
 const KEY = "poolhall.owner";
+/** @type {Record<string, string>} */
 const SYSTEMS = {narrative: "narrative dice", sr3: "Shadowrun 3", d12: "d12 pools"};
 
 function ownerToken() {
@@ -26,10 +31,14 @@ function ownerToken() {
 
 /** One WebSocket session: join, then requests answered by id (ack, error, campaign_list). */
 class Session {
+  /** @param {string} token @param {string | null} [campaign] */
   constructor(token, campaign = null) {
     this.token = token;
     this.campaign = campaign;
+    /** @type {Map<string, {done: (answer: any) => void, fail: (error: Error) => void}>} */
     this.waiting = new Map();
+    /** @type {WebSocket | undefined} */
+    this.socket = undefined;
   }
 
   open() {
@@ -44,7 +53,8 @@ class Session {
         if (message.type === "welcome") resolve(message);
         else if (message.type === "error" && !message.id) reject(new Error(message.message));
         else if (message.id && this.waiting.has(message.id)) {
-          const {done, fail} = this.waiting.get(message.id);
+          const {done, fail} = /** @type {{done: (answer: any) => void, fail: (error: Error) => void}} */ (
+            this.waiting.get(message.id));
           this.waiting.delete(message.id);
           if (message.type === "error") fail(Object.assign(new Error(message.message),
                                                            {path: message.path}));
@@ -59,11 +69,12 @@ class Session {
     });
   }
 
+  /** A request once open(): resolves with its answer. @param {Command} message @returns {Promise<any>} */
   ask(message) {
     const id = newId();
     return new Promise((done, fail) => {
       this.waiting.set(id, {done, fail});
-      this.socket.send(JSON.stringify({...message, id}));
+      /** @type {WebSocket} */ (this.socket).send(JSON.stringify({...message, id}));
     });
   }
 
@@ -77,6 +88,7 @@ function retryKey() {
   return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
 }
 
+/** @param {string} link @param {string} label */
 function linkBox(link, label) {
   const field = h("input", {class: "ph-link", readonly: true, value: link, "aria-label": label});
   const said = h("span", {class: "ph-muted", role: "status"});
@@ -96,14 +108,19 @@ function linkBox(link, label) {
 }
 
 class OwnerPage {
+  /** @type {Session} made and opened by start() */ session;
+
+  /** @param {string} token */
   constructor(token) {
     this.token = token;
-    this.status = document.querySelector(".ph-owner-status");
-    this.form = document.querySelector(".ph-owner-create");
-    this.section = document.querySelector(".ph-owner-campaigns");
-    this.list = document.querySelector(".ph-owner-list");
-    this.empty = document.querySelector(".ph-owner-empty");
-    this.output = this.form.querySelector("output");
+    // owner.html's parts
+    this.status = /** @type {HTMLElement} */ (document.querySelector(".ph-owner-status"));
+    this.form = /** @type {HTMLFormElement} */ (document.querySelector(".ph-owner-create"));
+    this.section = /** @type {HTMLElement} */ (document.querySelector(".ph-owner-campaigns"));
+    this.list = /** @type {HTMLElement} */ (document.querySelector(".ph-owner-list"));
+    this.empty = /** @type {HTMLElement} */ (document.querySelector(".ph-owner-empty"));
+    this.output = /** @type {HTMLOutputElement} */ (this.form.querySelector("output"));
+    /** @type {Map<string, string>} */
     this.links = new Map(); // campaign -> the GM link shown in this tab
   }
 
@@ -112,23 +129,26 @@ class OwnerPage {
     try {
       await this.session.open();
     } catch (error) {
-      this.status.textContent = `this link does not open the owner's page: ${error.message}`;
+      this.status.textContent = `this link does not open the owner's page: ${/** @type {Error} */ (error).message}`;
       return;
     }
     this.status.textContent = "connected: create a campaign, then send its GM the link.";
     this.form.hidden = false;
     this.section.hidden = false;
     this.form.addEventListener("submit", (event) => this.create(event));
-    this.form.elements.name.addEventListener("input", () => { this.output.textContent = ""; });
+    /** @type {NamedControls} */ (this.form.elements).name.addEventListener("input", () => {
+      this.output.textContent = "";
+    });
     await this.refresh();
   }
 
   async refresh() {
     const answer = await this.session.ask({type: "list_campaigns"});
     this.empty.hidden = answer.campaigns.length > 0;
-    replace(this.list, answer.campaigns.map((c) => this.row(c)));
+    replace(this.list, answer.campaigns.map((/** @type {CampaignEntry} */ c) => this.row(c)));
   }
 
+  /** @param {CampaignEntry} campaign */
   row(campaign) {
     const holder = h("div", {class: "ph-owner-gm"});
     const known = this.links.get(campaign.campaign);
@@ -143,10 +163,11 @@ class OwnerPage {
       holder, h("div", {}, button), error);
   }
 
+  /** @param {SubmitEvent} event */
   async create(event) {
     event.preventDefault();
     const data = new FormData(this.form);
-    const button = this.form.querySelector("button[type=submit]");
+    const button = /** @type {HTMLButtonElement} */ (this.form.querySelector("button[type=submit]"));
     this.output.textContent = "";
     button.disabled = true;
     try {
@@ -157,14 +178,17 @@ class OwnerPage {
       this.links.set(ack.campaign, joinLink(ack.campaign, ack.token));
       this.form.reset();
       await this.refresh();
-      this.list.querySelector(`li[data-campaign="${CSS.escape(ack.campaign)}"] input`)?.focus();
+      /** @type {HTMLInputElement | null} */ (
+        this.list.querySelector(`li[data-campaign="${CSS.escape(ack.campaign)}"] input`))?.focus();
     } catch (error) {
-      this.output.textContent = error.message;
+      this.output.textContent = /** @type {Error} */ (error).message;
     } finally {
       button.disabled = false;
     }
   }
 
+  /** @param {CampaignEntry} campaign @param {HTMLElement} holder @param {HTMLButtonElement} button
+   * @param {HTMLOutputElement} error */
   async newGmLink(campaign, holder, button, error) {
     error.textContent = "";
     button.disabled = true;
@@ -176,9 +200,9 @@ class OwnerPage {
       this.links.set(campaign.campaign, link);
       replace(holder, linkBox(link, `GM link for ${campaign.name}`));
       button.textContent = "Another GM link";
-      holder.querySelector("input").focus();
+      /** @type {HTMLInputElement} */ (holder.querySelector("input")).focus();
     } catch (failure) {
-      error.textContent = failure.message;
+      error.textContent = /** @type {Error} */ (failure).message;
     } finally {
       session.close();
       button.disabled = false;
@@ -188,5 +212,5 @@ class OwnerPage {
 
 const token = ownerToken();
 if (token) new OwnerPage(token).start();
-else document.querySelector(".ph-owner-status").textContent =
+else /** @type {HTMLElement} */ (document.querySelector(".ph-owner-status")).textContent =
   "open this page with the owner's link `poolhall serve` printed on its first start.";

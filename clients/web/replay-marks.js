@@ -1,6 +1,12 @@
 // What the replay's timeline marks: the moments a table remembers. Read from the facts each
 // event records (a check's recorded result, a flip's side); never decided again.
 
+/** @import {EventFrame, GameEvent} from "./messages.js" */
+
+/** A game session in a run of frames (`to`: null while open).
+ * @typedef {{session: number, title: string, from: number, to: number | null}} SessionSpan */
+
+/** @type {Record<string, string>} */
 const KINDS = {
   game_session_started: "session",
   game_session_ended: "session",
@@ -12,7 +18,8 @@ const KINDS = {
   combat_turn_started: "combat",
 };
 
-/** {kind, label} for an event worth a mark on the timeline, or null. */
+/** {kind, label} for an event worth a mark on the timeline, or null.
+ * @param {EventFrame} frame @returns {{kind: string, label: string} | null} */
 export function markOf(frame) {
   const event = frame.event;
   let kind = KINDS[event.type];
@@ -24,6 +31,7 @@ export function markOf(frame) {
   return {kind, label: labelOf(event, kind)};
 }
 
+/** @param {GameEvent} event @param {string} kind @returns {string} */
 function labelOf(event, kind) {
   switch (event.type) {
     case "game_session_started":
@@ -40,7 +48,8 @@ function labelOf(event, kind) {
   }
 }
 
-/** The game sessions in a run of frames: [{session, title, from, to}] (to: null while open). */
+/** The game sessions in a run of frames: [{session, title, from, to}] (to: null while open).
+ * @param {EventFrame[]} frames @param {SessionSpan[]} [sessions] */
 export function sessionsOf(frames, sessions = []) {
   for (const frame of frames) {
     const event = frame.event;

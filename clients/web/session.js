@@ -6,6 +6,7 @@
 const KEY = "poolhall.tokens";
 const REPLACED = "poolhall.replaced."; // a token a newer link replaced, this tab only
 
+/** This browser's tokens by campaign. @returns {Record<string, string>} */
 function stored() {
   try {
     return JSON.parse(localStorage.getItem(KEY) ?? "{}") ?? {};
@@ -14,7 +15,11 @@ function stored() {
   }
 }
 
-/** {campaign, token} for this page, or {campaign, token: null} when none is known. */
+/**
+ * {campaign, token} for this page, or {campaign, token: null} when none is known.
+ * @param {Location} [location]
+ * @returns {{campaign: string | null, token: string | null, known?: string[]}}
+ */
 export function currentSession(location = window.location) {
   const fragment = new URLSearchParams(location.hash.replace(/^#/, ""));
   const campaign = fragment.get("campaign");
@@ -30,6 +35,7 @@ export function currentSession(location = window.location) {
     ? stored()[known[0]] : null, known};
 }
 
+/** @param {string} campaign @param {string} token */
 export function remember(campaign, token) {
   const tokens = stored();
   if (tokens[campaign] && tokens[campaign] !== token) {
@@ -41,7 +47,8 @@ export function remember(campaign, token) {
 
 /** A replay link's token was opened as a join link (at `/`, not `/replay`): hand it to this
  * tab's replay page, which keeps replay tokens apart, and put back the member's own token it
- * replaced in this browser (if it replaced one). The page to go to. */
+ * replaced in this browser (if it replaced one). The page to go to.
+ * @param {string} campaign @param {string} token */
 export function openedAsReplayLink(campaign, token) {
   sessionStorage.setItem(`poolhall.replay.${campaign}`, token);
   const replaced = sessionStorage.getItem(REPLACED + campaign);
@@ -53,6 +60,7 @@ export function openedAsReplayLink(campaign, token) {
   return `/replay#campaign=${encodeURIComponent(campaign)}`;
 }
 
+/** @param {string} campaign */
 export function forget(campaign) {
   const tokens = stored();
   delete tokens[campaign];
@@ -63,7 +71,8 @@ export function knownCampaigns() {
   return Object.keys(stored());
 }
 
-/** A join link for a member: the same origin, the token in the fragment. */
+/** A join link for a member: the same origin, the token in the fragment.
+ * @param {string} campaign @param {string} token @param {string} [origin] */
 export function joinLink(campaign, token, origin = window.location.origin) {
   return `${origin}/#campaign=${encodeURIComponent(campaign)}&token=${encodeURIComponent(token)}`;
 }

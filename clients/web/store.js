@@ -2,11 +2,29 @@
 // It folds no rule: the table itself comes whole from the server's `table` messages; the log
 // is the event frames as they came, with no gap and no duplicate (seq decides).
 
+/** @import {EventFrame, Snapshot, TableNow, View, Welcome} from "./messages.js" */
+
 export const LOG_KEEP = 5000; // lines kept in the page; older ones come back as history pages
+
+/**
+ * What the page knows, as the elements read it.
+ * @typedef {object} TableState
+ * @property {"connecting" | "live" | "reconnecting" | "back" | "closed"} connection
+ * @property {string | null} problem
+ * @property {Welcome | null} welcome
+ * @property {TableNow | null} table
+ * @property {EventFrame[]} log
+ * @property {Map<string, any>} views
+ * @property {boolean} olderExhausted
+ * @property {number[]} revealedNow
+ * @property {number} [snapshotSeq]
+ * @property {string} [snapshotHash]
+ */
 
 export class Store extends EventTarget {
   constructor() {
     super();
+    /** @type {TableState} */
     this.state = {
       connection: "connecting", // connecting | live | reconnecting | back | closed
       problem: null,             // why the connection stopped for good, in plain words
@@ -19,7 +37,8 @@ export class Store extends EventTarget {
     };
   }
 
-  /** The last event this page has, for a resume: [seq, hash]. */
+  /** The last event this page has, for a resume: [seq, hash].
+   * @returns {[number, string | null | undefined]} */
   get last() {
     const log = this.state.log;
     if (log.length === 0) return [this.state.snapshotSeq ?? 0, this.state.snapshotHash ?? null];
@@ -27,21 +46,24 @@ export class Store extends EventTarget {
     return [frame.seq, frame.hash];
   }
 
-  /** Change some parts and tell the elements which. */
+  /** Change some parts and tell the elements which. @param {Partial<TableState>} parts */
   set(parts) {
     Object.assign(this.state, parts);
     this.changed(Object.keys(parts));
   }
 
+  /** @param {string[]} keys */
   changed(keys) {
     this.dispatchEvent(new CustomEvent("change", {detail: new Set(keys)}));
   }
 
+  /** @param {Welcome} message */
   welcome(message) {
     this.set({welcome: message});
   }
 
-  /** A snapshot replaces the log with its recent frames: the page was too far behind (or new). */
+  /** A snapshot replaces the log with its recent frames: the page was too far behind (or new).
+   * @param {Snapshot} message */
   snapshot(message) {
     this.state.snapshotSeq = message.seq;
     this.state.snapshotHash = message.head_hash;
@@ -49,7 +71,8 @@ export class Store extends EventTarget {
               || message.recent[0].seq <= 1});
   }
 
-  /** A live or missed event; returns false on a gap (the caller resyncs). */
+  /** A live or missed event; returns false on a gap (the caller resyncs).
+   * @param {EventFrame} frame */
   event(frame) {
     const [seq] = this.last;
     if (frame.seq <= seq) return true;       // a duplicate: already shown
@@ -64,7 +87,8 @@ export class Store extends EventTarget {
     return true;
   }
 
-  /** Older events from a history page, put before what the log holds. */
+  /** Older events from a history page, put before what the log holds.
+   * @param {EventFrame[]} frames */
   older(frames) {
     const first = this.state.log[0]?.seq ?? Infinity;
     const before = frames.filter((frame) => frame.seq < first);
@@ -73,7 +97,8 @@ export class Store extends EventTarget {
   }
 
   /** Private rolls revealed at the session's end (`revealed`): each sealed line the log
-   * holds of those seqs (a `private_roll` frame) is replaced by the whole event, in place. */
+   * holds of those seqs (a `private_roll` frame) is replaced by the whole event, in place.
+   * @param {EventFrame[]} frames */
   revealed(frames) {
     const log = this.state.log;
     const first = log[0]?.seq;
@@ -96,10 +121,12 @@ export class Store extends EventTarget {
       .map((frame) => frame.seq);
   }
 
+  /** @param {TableNow} message */
   table(message) {
     this.set({table: message});
   }
 
+  /** @param {View} message */
   view(message) {
     this.state.views.set(message.about, message.data);
     this.changed(["views"]);

@@ -3,19 +3,26 @@
 // snapshot) and `.views` (about -> view data); it draws itself again when the table or the
 // views change. A subclass writes render() and reads this._table, this._views and this.me.
 
+/** @import {Me, Snapshot, TableNow} from "./messages.js" */
+
 export class TablePart extends HTMLElement {
   constructor() {
     super();
+    /** @type {TableNow | Snapshot | null} */
     this._table = null;
+    /** @type {Map<string, any>} */
     this._views = new Map();
+    /** @type {Me | null} */
     this.me = null;
   }
 
+  /** @param {TableNow | Snapshot | null} value */
   set table(value) {
     this._table = value;
     this.render();
   }
 
+  /** @param {Map<string, any>} value */
   set views(value) {
     this._views = value;
     this.render();

@@ -16,7 +16,18 @@ import "./ph-members.js";
 import "./ph-roll.js";
 import "./ph-seed.js";
 import "./ph-sessions.js";
+/** @import {EventFrame, GameSystem, HistoryPage, Me, Names, TableNow, Welcome} from "../messages.js" */
+/** @import {CommandRequest} from "../actions.js" */
+/** @import {PhCharacters} from "./ph-characters.js" */
+/** @import {PhConditions} from "./ph-conditions.js" */
+/** @import {PhInvite} from "./ph-invite.js" */
+/** @import {PhLog} from "./ph-log.js" */
+/** @import {PhMembers} from "./ph-members.js" */
+/** @import {PhRoll} from "./ph-roll.js" */
+/** @import {PhSeed} from "./ph-seed.js" */
+/** @import {TablePart} from "../table-part.js" */
 
+/** @type {Record<string, string>} */
 const CONNECTION_WORDS = {
   connecting: "connecting…", live: "connected", reconnecting: "reconnecting…", back: "back",
   closed: "disconnected",
@@ -28,6 +39,38 @@ const HISTORY_PAGE = 500; // events per `history` request (the most the server s
 const REVEALED_WAIT_MS = 3000; // after a seed is revealed, the server's `revealed` comes first
 
 export class PhApp extends HTMLElement {
+  // set by start() and layout(), before anything reads them
+  /** @type {Store} */ store;
+  /** @type {TableConnection} */ connection;
+  /** @type {HTMLHeadingElement} */ heading;
+  /** @type {HTMLSpanElement} */ who;
+  /** @type {HTMLSpanElement} */ status;
+  /** @type {HTMLParagraphElement} */ problem;
+  /** @type {HTMLButtonElement} */ leave;
+  /** @type {HTMLElement} */ panelSlot;
+  /** @type {HTMLButtonElement} */ motion;
+  /** @type {PhMembers} */ members;
+  /** @type {PhConditions} */ conditions;
+  /** @type {PhLog} */ log;
+  /** @type {PhRoll} */ roll;
+  /** @type {PhSeed} */ seed;
+  /** @type {HTMLElement} */ tools;
+  /** @type {HTMLElement} */ tabs;
+  // set as the table comes
+  /** @type {Me | undefined} */ me;
+  /** @type {string | undefined} */ systemId;
+  /** @type {boolean | undefined} */ systemReady;
+  /** @type {GameSystem | null | undefined} */ system;
+  /** @type {TablePart | undefined} */ panel;
+  /** @type {TablePart | undefined} */ sheet;
+  /** @type {Names | undefined} */ names;
+  /** @type {boolean | undefined} */ tableChanged;
+  /** @type {boolean | undefined} */ viewsChanged;
+  /** @type {boolean | undefined} */ shown;
+  /** @type {boolean | undefined} */ drawing;
+  /** @type {number | undefined} */ revealSeen;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */ sealedCheck;
+
   connectedCallback() {
     const {campaign, token} = currentSession();
     if (!campaign || !token) {
@@ -37,6 +80,7 @@ export class PhApp extends HTMLElement {
     this.start(campaign, token);
   }
 
+  /** @param {string | null} campaign */
   landing(campaign) {
     const form = h("form", {class: "ph-landing", "aria-label": "Open a table"},
       h("h1", {}, "poolhall"),
@@ -48,13 +92,15 @@ export class PhApp extends HTMLElement {
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const fragment = new URLSearchParams(String(new FormData(form).get("link")).split("#")[1] ?? "");
-      if (!fragment.get("campaign") || !fragment.get("token")) {
-        form.querySelector("output").textContent =
+      const linked = fragment.get("campaign");
+      const token = fragment.get("token");
+      if (!linked || !token) {
+        /** @type {HTMLOutputElement} */ (form.querySelector("output")).textContent =
           "That is not a join link: it has no #campaign=…&token=… part.";
         return;
       }
-      remember(fragment.get("campaign"), fragment.get("token"));
-      location.hash = `campaign=${encodeURIComponent(fragment.get("campaign"))}`;
+      remember(linked, token);
+      location.hash = `campaign=${encodeURIComponent(linked)}`;
       location.reload();
     });
     const known = knownCampaigns();
@@ -65,16 +111,20 @@ export class PhApp extends HTMLElement {
     campaign ? h("p", {class: "ph-error"}, `This browser has no token for “${campaign}”.`) : null);
   }
 
+  /** @param {string} campaign @param {string} token */
   start(campaign, token) {
     this.store = new Store();
     this.connection = new TableConnection(this.store, {campaign, token});
     this.addEventListener(COMMAND_EVENT, (event) => {
-      event.detail.taken = true;
-      this.connection.request(event.detail.command).then(event.detail.resolve, event.detail.reject);
+      const {detail} = /** @type {CustomEvent<CommandRequest>} */ (event);
+      detail.taken = true;
+      this.connection.request(detail.command).then(detail.resolve, detail.reject);
     });
-    this.addEventListener(OLDER_EVENT, (event) => this.loadOlder(event.detail.before));
+    this.addEventListener(OLDER_EVENT, (event) => this.loadOlder(
+      /** @type {CustomEvent<{before: number}>} */ (event).detail.before));
     this.layout();
-    this.store.addEventListener("change", (event) => this.render(event.detail));
+    this.store.addEventListener("change", (event) => this.render(
+      /** @type {CustomEvent<Set<string>>} */ (event).detail));
     this.connection.start();
   }
 
@@ -95,11 +145,11 @@ export class PhApp extends HTMLElement {
                                onclick: () => this.setMotion(this.dataset.motion === "off")},
       "Dice roll animation");
     this.setMotion(localStorage.getItem(MOTION_KEY) !== "off");
-    this.members = h("ph-members");
-    this.conditions = h("ph-conditions");
-    this.log = h("ph-log");
-    this.roll = h("ph-roll");
-    this.seed = h("ph-seed"); // the member's own seed, mixed into every roll (fairness)
+    this.members = /** @type {PhMembers} */ (h("ph-members"));
+    this.conditions = /** @type {PhConditions} */ (h("ph-conditions"));
+    this.log = /** @type {PhLog} */ (h("ph-log"));
+    this.roll = /** @type {PhRoll} */ (h("ph-roll"));
+    this.seed = /** @type {PhSeed} */ (h("ph-seed")); // the member's own seed, mixed into every roll (fairness)
     this.tools = h("section", {class: "ph-tools", "aria-label": "Tools"});
     // On a phone (table.css, narrow screens) one of three views shows at a time, one tap apart
     // on a bar at the bottom of the screen, where a thumb reaches; the roll form stays just
@@ -120,6 +170,7 @@ export class PhApp extends HTMLElement {
 
   /** The dice's short roll animation on or off (kept in this browser); the platform's
    * prefers-reduced-motion turns it off whatever this says (table.css). */
+  /** @param {boolean} on */
   setMotion(on) {
     this.dataset.motion = on ? "on" : "off";
     this.motion.setAttribute("aria-pressed", String(on));
@@ -131,6 +182,7 @@ export class PhApp extends HTMLElement {
   }
 
   /** The phone's view: "table", "log" or "sheet" (every part shows on a wide screen). */
+  /** @param {string} view */
   showView(view) {
     this.dataset.view = view;
     for (const button of this.tabs.querySelectorAll("button")) {
@@ -138,6 +190,7 @@ export class PhApp extends HTMLElement {
     }
   }
 
+  /** @param {Set<string>} changed */
   render(changed) {
     const state = this.store.state;
     if (changed.has("connection") || changed.has("problem")) {
@@ -193,7 +246,7 @@ export class PhApp extends HTMLElement {
       if (this.sheet) this.sheet.table = state.table;
       if (this.roll.isConnected) this.roll.update(this.mine(state.table));
       if (this.seed.isConnected) this.seed.table = state.table;
-      for (const tool of this.tools.children) tool.table = state.table;
+      for (const tool of this.tools.children) /** @type {TablePart} */ (tool).table = state.table;
     }
     if (this.viewsChanged && this.panel) {
       this.viewsChanged = false;
@@ -201,6 +254,7 @@ export class PhApp extends HTMLElement {
     }
   }
 
+  /** @param {Welcome} welcome */
   welcomed(welcome) {
     if (welcome.role === "replay") { // a replay link opened as a join link: it reads a replay
       this.connection.stop();
@@ -222,25 +276,28 @@ export class PhApp extends HTMLElement {
   }
 
   /** The campaign's game system's module is here (only its own is fetched): the table. */
+  /** @param {Welcome} welcome @param {GameSystem | null} system */
   systemLoaded(welcome, system) {
+    const me = /** @type {Me} */ (this.me); // set by welcomed()
     this.system = system;
-    this.panel = system ? h(system.panel) : h("p", {}, `No page for ${welcome.system}.`);
-    this.panel.me = this.me;
-    this.members.me = this.me;
-    this.log.me = this.me;
-    this.seed.me = this.me;
-    this.log.member = this.me.member;
+    this.panel = /** @type {TablePart} */ (system ? h(system.panel) : h("p", {}, `No page for ${welcome.system}.`));
+    this.panel.me = me;
+    this.members.me = me;
+    this.log.me = me;
+    this.seed.me = me;
+    this.log.member = me.member;
     replace(this.panelSlot, this.panel);
     if (welcome.role === "spectator") { // a spectator rolls nothing: no roll form, no seed
       this.roll.remove();
       this.seed.remove();
-    } else this.roll.me = this.me;
+    } else this.roll.me = me;
     if (welcome.role === "gm") this.addGmTools();
     this.systemReady = true;
     this.render(new Set(["table", "log", "views"]));
   }
 
   /** The characters this member acts for (every one for the GM). */
+  /** @param {TableNow} table */
   mine(table) {
     if (this.me?.role === "gm") return table.characters;
     const own = new Set(table.members.find((m) => m.member === this.me?.member)?.characters ?? []);
@@ -248,9 +305,10 @@ export class PhApp extends HTMLElement {
   }
 
   /** A page of the events before `before`, put above the log's first line. */
+  /** @param {number} before */
   loadOlder(before) {
     this.connection.request({type: "history", before, limit: HISTORY_PAGE})
-      .then((page) => this.store.older(page.events), () => this.log.olderFailed());
+      .then((/** @type {HistoryPage} */ page) => this.store.older(page.events), () => this.log.olderFailed());
   }
 
   /** Sealed lines still in the log a while after a seed was revealed after them: the page
@@ -263,18 +321,18 @@ export class PhApp extends HTMLElement {
     const last = sealed[sealed.length - 1];
     this.connection.request({type: "history", before: last + 1,
                              limit: Math.min(HISTORY_PAGE, last - sealed[0] + 1)})
-      .then((page) => this.store.revealed(page.events), () => {});
+      .then((/** @type {HistoryPage} */ page) => this.store.revealed(page.events), () => {});
   }
 
   addGmTools() {
-    const invite = h("ph-invite");
+    const invite = /** @type {PhInvite} */ (h("ph-invite"));
     invite.campaign = this.connection.campaign;
     this.tools.append(h("ph-sessions"), invite);
     if (this.system?.sheet) {
-      this.sheet = h(this.system.sheet);
+      this.sheet = /** @type {TablePart} */ (h(this.system.sheet));
       this.tools.append(this.sheet);
     }
-    const characters = h("ph-characters");
+    const characters = /** @type {PhCharacters} */ (h("ph-characters"));
     characters.campaign = this.connection.campaign;
     this.tools.append(characters);
   }

@@ -88,7 +88,8 @@ export class PhCharacters extends HTMLElement {
     try {
       this.loaded = {name: chosen.name, file: JSON.parse(text)};
     } catch (error) {
-      this.loaded = {name: chosen.name, problem: `${chosen.name} is not JSON: ${error.message}`};
+      this.loaded = {name: chosen.name,
+                     problem: `${chosen.name} is not JSON: ${/** @type {Error} */ (error).message}`};
     }
   }
 

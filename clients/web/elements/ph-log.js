@@ -33,6 +33,11 @@ import {afterPaint, clock, h} from "../dom.js";
 import {describeCore} from "../describe.js";
 import {FairChecks, seedsInForce} from "../fairness.js";
 import {privateMark, sealedWords} from "../private-rolls.js";
+/** @import {EventFrame, GameSystem, Me, Names} from "../messages.js" */
+/** @import {Check, SeedsAt} from "../fairness.js" */
+
+/** A line of the list: an <li> that knows its frame's seq (the spacers have none).
+ * @typedef {HTMLLIElement & {seq?: number}} LogLine */
 
 export const OLDER_EVENT = "ph-older";
 const NEAR_TOP_PX = 120;  // scrolled this close to the top: fetch older lines
@@ -42,6 +47,7 @@ const REFILL_PX = 160;    // ... and filled in again when the view comes this cl
 const FIRST_GUESS_PX = 32; // a line's height before any line was measured
 const KEEP_BUILT = 400;   // built lines kept while not shown
 const ANNOUNCED = 3;      // new lines kept in the live region
+/** @type {Record<string, [string, string, string]>} */
 const FAIR_WORDS = {      // a roll's check: its mark, its name, and what it means
   checking: ["…", "checking", "being recomputed from its epoch's revealed seed"],
   verified: ["✓", "verified", "recomputed from the revealed seed: every face matches"],
@@ -51,34 +57,59 @@ const FAIR_WORDS = {      // a roll's check: its mark, its name, and what it mea
 };
 
 export class PhLog extends HTMLElement {
+  // built by connectedCallback(); draw() and scrolled() run only once it has
+  /** @type {HTMLButtonElement} */ older;
+  /** @type {HTMLLIElement} */ above;
+  /** @type {HTMLLIElement} */ below;
+  /** @type {HTMLOListElement | undefined} */ list;
+  /** @type {HTMLDivElement} */ announcer;
+  /** @type {HTMLElement} */ fairPanel;
+
   constructor() {
     super();
+    /** @type {EventFrame[]} */
     this.frames = [];
+    /** @type {GameSystem | null | undefined} */
     this.system = null;
+    /** @type {Names | null} */
     this.names = null;
     this.exhausted = true;
     this.loading = false;
+    /** @type {Map<number, LogLine>} */
     this.built = new Map();    // seq -> <li>, least recently shown first
+    /** @type {Map<number, number>} */
     this.heights = new Map();  // seq -> measured height (px) at the list's current width
+    /** @type {number | null} */
     this.guess = null;         // the height of a line never shown (set by the first measured)
+    /** @type {Float64Array | null} */
     this.tops = null;          // tops[i]: the y of frames[i] in the whole log; tops[n]: its height
+    /** @type {[number, number | undefined, number | undefined] | null} */
     this.modelOf = null;       // [n, first seq, last seq] the tops were counted for
     this.from = 0;             // frames[from, to) are the lines in the DOM
     this.to = 0;
     this.covered = [0, 0];     // the y range those lines cover
     this.stuck = true;         // the view follows the newest line
+    /** @type {{seq: number, delta: number} | null} */
     this.anchor = null;        // {seq, delta}: the line at the view's top, and how far into it
+    /** @type {number | null} */
     this.newest = null;        // the newest seq drawn (for announcing what comes after it)
+    /** @type {[number, number] | null} */
     this.size = null;          // the list's [width, height] as last seen
     this.settling = false;     // resized, not yet drawn again
+    /** @type {number | null} */
     this.placedAt = null;      // where draw() last put the view (its scroll event is not the reader's)
+    /** @type {[number, number | undefined, number | undefined] | null} */
     this.drawnOf = null;       // [n, first seq, last seq] of the log last drawn
     this.fair = new FairChecks(); // each roll checked against its epoch's revealed seed
     this.campaign = "";
+    /** @type {Me | null} */
     this.me = null;               // {member, role}: the words of private rolls depend on who reads
+    /** @type {Set<number>} */
     this.revealed = new Set();    // seqs received sealed, then whole at the session's end
     this.stale = false;           // lines replaced in place: draw again though the seqs are the same
+    /** @type {string | null} */
     this.member = null;           // this page's member: is their own seed in a roll's?
+    /** @type {Record<string, string>} */
     this.seedsNow = {};           // the client seeds in force after the last line (the table's)
   }
 
@@ -123,7 +154,9 @@ export class PhLog extends HTMLElement {
   }
 
   /** The log's frames (oldest first, seqs in a row), names for ids, the game system's module,
-   * and whether the server has nothing older. */
+   * and whether the server has nothing older.
+   * @param {EventFrame[]} frames @param {Names} names @param {GameSystem | null | undefined} system
+   * @param {boolean} [exhausted] */
   update(frames, names, system, exhausted = true) {
     // the store appends to the same array: compare what was drawn, not the array
     const [n, first, last] = this.drawnOf ?? [];
@@ -144,7 +177,8 @@ export class PhLog extends HTMLElement {
   }
 
   /** The frames of `seqs` were replaced in the log (the sealed private rolls, now whole):
-   * their lines are built, measured and checked again on the next update. */
+   * their lines are built, measured and checked again on the next update.
+   * @param {number[]} seqs */
   replaced(seqs) {
     for (const seq of seqs) {
       this.revealed.add(seq);
@@ -173,7 +207,8 @@ export class PhLog extends HTMLElement {
 
   /** Put in the DOM the lines the view needs, keep the view where it is (or at the bottom).
    * `place` false: the reader is scrolling (refilling as they go), so the view is left where
-   * the browser has it: setting `scrollTop` would cut short a smooth scroll (Home, PageDown). */
+   * the browser has it: setting `scrollTop` would cut short a smooth scroll (Home, PageDown).
+   * @param {boolean} [place] */
   draw(place = true) {
     if (!this.list || !this.names) return;
     this.older.hidden = this.exhausted;
@@ -210,12 +245,14 @@ export class PhLog extends HTMLElement {
     this.announce();
   }
 
+  /** @param {Float64Array} tops @param {number} from @param {number} to */
   space(tops, from, to) {
     this.above.style.height = `${tops[from]}px`;
     this.below.style.height = `${tops[this.frames.length] - tops[to]}px`;
   }
 
-  /** Where the view's top should be: the bottom if it follows new lines, else its anchor. */
+  /** Where the view's top should be: the bottom if it follows new lines, else its anchor.
+   * @param {Float64Array} tops @param {number} view */
   wantedTop(tops, view) {
     const n = this.frames.length;
     const bottom = Math.max(0, tops[n] - view);
@@ -229,7 +266,7 @@ export class PhLog extends HTMLElement {
   }
 
   scrolled() {
-    const list = this.list;
+    const list = /** @type {HTMLOListElement} */ (this.list); // scroll events come once it is
     const n = this.frames.length;
     if (!n || !this.names) return;
     const tops = this.model();
@@ -255,7 +292,7 @@ export class PhLog extends HTMLElement {
     const frames = this.frames;
     const n = frames.length;
     const key = this.modelOf;
-    if (this.tops && key[0] === n && key[1] === frames[0]?.seq && key[2] === frames[n - 1]?.seq) {
+    if (this.tops && key && key[0] === n && key[1] === frames[0]?.seq && key[2] === frames[n - 1]?.seq) {
       return this.tops;
     }
     const guess = this.guess ?? FIRST_GUESS_PX;
@@ -266,7 +303,8 @@ export class PhLog extends HTMLElement {
     return tops;
   }
 
-  /** The index of the line at y (the first or the last line beyond the log's ends). */
+  /** The index of the line at y (the first or the last line beyond the log's ends).
+   * @param {Float64Array} tops @param {number} y */
   indexAt(tops, y) {
     let low = 0;
     let high = this.frames.length - 1;
@@ -278,7 +316,7 @@ export class PhLog extends HTMLElement {
     return low;
   }
 
-  /** The index of the frame with `seq`, or -1 (frames are in seq order). */
+  /** The index of the frame with `seq`, or -1 (frames are in seq order). @param {number} seq */
   find(seq) {
     let low = 0;
     let high = this.frames.length - 1;
@@ -292,19 +330,20 @@ export class PhLog extends HTMLElement {
     return -1;
   }
 
-  /** Make frames[from, to) the list's lines, in order, moving as few nodes as possible. */
+  /** Make frames[from, to) the list's lines, in order, moving as few nodes as possible.
+   * @param {number} from @param {number} to */
   show(from, to) {
-    const list = this.list;
+    const list = /** @type {HTMLOListElement} */ (this.list); // called by draw(), once it is
     const wanted = new Set();
     for (let i = from; i < to; i += 1) wanted.add(this.frames[i].seq);
-    for (const line of [...list.children]) {
+    for (const line of /** @type {LogLine[]} */ ([...list.children])) {
       if (line.seq !== undefined && !wanted.has(line.seq)) line.remove();
     }
     let next = this.above.nextElementSibling;
     const size = this.exhausted ? String(this.frames.length) : "-1";
     for (let i = from; i < to; i += 1) {
       const line = this.lineOf(this.frames[i]);
-      if (line === next) next = next.nextElementSibling;
+      if (line === next) next = line.nextElementSibling; // the same node
       else list.insertBefore(line, next);
       const place = this.exhausted ? String(i + 1) : String(this.frames[i].seq);
       if (line.getAttribute("aria-posinset") !== place) line.setAttribute("aria-posinset", place);
@@ -315,14 +354,15 @@ export class PhLog extends HTMLElement {
     this.forget();
   }
 
-  /** Measure the lines shown that were not yet; returns whether any was. */
+  /** Measure the lines shown that were not yet; returns whether any was.
+   * @param {number} from @param {number} to */
   measure(from, to) {
     let measured = false;
     let sum = 0;
     for (let i = from; i < to; i += 1) {
       const seq = this.frames[i].seq;
       if (this.heights.has(seq)) continue;
-      const height = this.built.get(seq).getBoundingClientRect().height;
+      const height = /** @type {LogLine} */ (this.built.get(seq)).getBoundingClientRect().height; // shown: built
       if (height === 0) return measured; // not laid out (the log is hidden): measure later
       this.heights.set(seq, height);
       sum += height;
@@ -335,7 +375,8 @@ export class PhLog extends HTMLElement {
     return measured;
   }
 
-  /** The built line of a frame (built now if it was not), marked as just shown. */
+  /** The built line of a frame (built now if it was not), marked as just shown.
+   * @param {EventFrame} frame */
   lineOf(frame) {
     let line = this.built.get(frame.seq);
     if (line) this.built.delete(frame.seq);
@@ -375,34 +416,38 @@ export class PhLog extends HTMLElement {
         const line = this.built.get(frame.seq) ?? this.line(frame);
         this.announcer.append(h("p", {}, [...line.childNodes].map((node) => node.cloneNode(true))));
       }
-      while (this.announcer.childElementCount > ANNOUNCED) this.announcer.firstElementChild.remove();
+      while (this.announcer.childElementCount > ANNOUNCED) this.announcer.firstElementChild?.remove();
     });
   }
 
+  /** @param {EventFrame} frame @returns {LogLine} */
   line(frame) {
+    const names = /** @type {Names} */ (this.names); // lines are drawn once names are known
     const time = h("time", {datetime: frame.at}, clock(frame.at));
     if (frame.event.type === "private_roll") { // sealed: who rolled and how, nothing more
       const line = h("li", {class: "ph-log-line ph-sealed", "data-seq": frame.seq,
                             "data-type": "private_roll", "data-visibility": frame.event.visibility},
-        time, " ", sealedWords(frame, this.names, this.me));
-      line.seq = frame.seq;
+        time, " ", sealedWords(frame, names, this.me));
+      /** @type {LogLine} */ (line).seq = frame.seq;
       return line;
     }
-    const body = this.system?.describe(frame, this.names) ?? describeCore(frame, this.names)
+    const body = this.system?.describe(frame, names) ?? describeCore(frame, names)
       ?? h("span", {class: "ph-muted"}, frame.event.type.replaceAll("_", " "));
     const revealed = this.revealed.has(frame.seq) || this.fair.revealedAfter(frame.seq);
     const line = h("li", {class: "ph-log-line", "data-seq": frame.seq, "data-type": frame.event.type,
                           "data-revealed": this.revealed.has(frame.seq) ? "true" : null},
-      time, " ", h("span", {class: "ph-actor"}, this.names.member(frame.actor)), " ", body,
-      privateMark(frame, this.names, this.me, revealed),
+      time, " ", h("span", {class: "ph-actor"}, names.member(frame.actor)), " ", body,
+      privateMark(frame, names, this.me, revealed),
       frame.event.fair ? this.badge(frame) : null);
-    line.seq = frame.seq;
+    /** @type {LogLine} */ (line).seq = frame.seq;
     return line;
   }
 
   /** A roll's check: a button that says how it stands (one size whatever it says: the line
-   * was measured with it); pressed, the panel under the log shows how it was checked. */
+   * was measured with it); pressed, the panel under the log shows how it was checked.
+   * @param {EventFrame} frame */
   badge(frame) {
+    /** @type {Check | null} */
     let result = null;
     const badge = h("button", {type: "button", class: "ph-fair ph-quiet", "data-state": "checking",
                                onclick: async () => {
@@ -413,7 +458,7 @@ export class PhLog extends HTMLElement {
       this.fairPanel.hidden = false;
     }, "aria-label": `dice ${FAIR_WORDS.checking[1]}`, title: FAIR_WORDS.checking[2]},
     FAIR_WORDS.checking[0]);
-    const shown = (checked) => {
+    const shown = (/** @type {Check} */ checked) => {
       result = checked;
       badge.dataset.state = checked.state;
       const [mark, name, meaning] = FAIR_WORDS[checked.state];
@@ -428,7 +473,8 @@ export class PhLog extends HTMLElement {
   }
 
   /** How a roll was checked: its epoch, nonce, commitment, seed and the bytes it used; the
-   * client seeds in force (seedsInForce) and whether this member's own was one. */
+   * client seeds in force (seedsInForce) and whether this member's own was one.
+   * @param {Check} result @param {SeedsAt} seeds */
   how(result, seeds) {
     const rows = [
       ["check", FAIR_WORDS[result.state][2]], ["epoch", result.epoch], ["nonce", result.nonce],
@@ -442,19 +488,21 @@ export class PhLog extends HTMLElement {
       .flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, String(value))]));
   }
 
-  /** Whose seeds were in force at a roll, and whether they give its stamp's digest. */
+  /** Whose seeds were in force at a roll, and whether they give its stamp's digest.
+   * @param {SeedsAt} seeds */
   seedsWords({seeds, unknown, digest, matches}) {
+    const names = /** @type {Names} */ (this.names);
     if (unknown.length) {
-      return `${unknown.map(this.names.member).join(", ")} changed their seed since; the one `
+      return `${unknown.map(names.member).join(", ")} changed their seed since; the one `
         + "before is older than the lines loaded here: Load older";
     }
-    const whose = seeds.size ? [...seeds.keys()].sort().map(this.names.member).join(", ") : "none";
+    const whose = seeds.size ? [...seeds.keys()].sort().map(names.member).join(", ") : "none";
     if (matches === null) return `${whose} (the digest cannot be checked here)`;
     return matches ? `${whose}: the seeds set in the log give this digest`
       : `${whose}: the seeds set in the log give ${digest}, not this digest`;
   }
 
-  /** This member's own seed at a roll, and whether it was mixed in. */
+  /** This member's own seed at a roll, and whether it was mixed in. @param {SeedsAt} seeds */
   ownSeedWords({seeds, unknown, matches}) {
     if (this.member === null) return undefined;
     if (unknown.includes(this.member)) return "set before the log loaded here: Load older";

@@ -81,7 +81,7 @@ export class PhMembers extends HTMLElement {
     ask.addEventListener("click", () => {
       ask.hidden = true;
       confirm.hidden = false;
-      confirm.querySelector("button[type=submit]").focus();
+      /** @type {HTMLButtonElement} */ (confirm.querySelector("button[type=submit]")).focus();
     });
     cancel.addEventListener("click", () => {
       confirm.hidden = true;

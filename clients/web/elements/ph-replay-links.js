@@ -2,8 +2,19 @@
 // campaign so far) to share with someone who has no seat at the table; revoke any of them.
 import {h, replace} from "../dom.js";
 import {clearError, showError} from "../actions.js";
+/** @import {Refusal} from "../actions.js" */
+/** @import {TableConnection} from "../connection.js" */
+/** @import {Ack, ReplayLinkEntry, Snapshot, TableNow} from "../messages.js" */
+/** @import {SessionSpan} from "../replay-marks.js" */
 
 export class PhReplayLinks extends HTMLElement {
+  /** @type {TableConnection} set by <ph-replay> */ connection;
+  // built by connectedCallback()
+  /** @type {HTMLSelectElement} */ choice;
+  /** @type {HTMLParagraphElement} */ made;
+  /** @type {HTMLFormElement} */ form;
+  /** @type {HTMLUListElement} */ list;
+
   connectedCallback() {
     if (this.form) return;
     this.setAttribute("data-ph-errors", "");
@@ -22,6 +33,7 @@ export class PhReplayLinks extends HTMLElement {
   }
 
   /** The sessions one may share and the links in force, from the table and the timeline. */
+  /** @param {TableNow | Snapshot} table @param {SessionSpan[]} sessions */
   sessions(table, sessions) {
     if (!this.form) return;
     const keep = this.choice.value;
@@ -38,9 +50,11 @@ export class PhReplayLinks extends HTMLElement {
     clearError(this.form);
     const session = this.choice.value;
     try {
+      /** @type {Ack} */
       const ack = await this.connection.request({type: "share_replay",
         ...(session ? {session: Number(session)} : {})});
-      const params = new URLSearchParams({campaign: this.connection.campaign, token: ack.token});
+      const params = new URLSearchParams({campaign: this.connection.campaign,
+                                          token: /** @type {string} */ (ack.token)});
       const link = `${location.origin}/replay#${params}`;
       const field = h("input", {readonly: true, value: link, "aria-label": "replay link",
         class: "ph-link-field"});
@@ -53,17 +67,20 @@ export class PhReplayLinks extends HTMLElement {
           }
         }}, "Copy"));
       this.made.hidden = false;
-    } catch (error) {
+    } catch (thrown) {
+      const error = /** @type {Refusal} */ (thrown);
       showError(this.form, error.message, error.path ?? null);
     }
   }
 
+  /** @param {ReplayLinkEntry} link */
   async revoke(link) {
     clearError(this.form);
     try {
       await this.connection.request({type: "remove_member", member: link.member,
         reason: "replay link revoked"});
-    } catch (error) {
+    } catch (thrown) {
+      const error = /** @type {Refusal} */ (thrown);
       showError(this.form, error.message, error.path ?? null);
     }
   }

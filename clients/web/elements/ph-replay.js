@@ -17,12 +17,51 @@ import "./ph-timeline.js";
 import "./ph-replay-links.js";
 import "./ph-report-link.js";
 import {COMMAND_EVENT} from "../actions.js";
+/** @import {CommandRequest} from "../actions.js" */
+/** @import {EventFrame, GameSystem, HistoryPage, Names, Snapshot, ViewsAt, Welcome} from "../messages.js" */
+/** @import {SessionSpan} from "../replay-marks.js" */
+/** @import {TablePart} from "../table-part.js" */
+/** @import {PhLog} from "./ph-log.js" */
+/** @import {PhReplayLinks} from "./ph-replay-links.js" */
+/** @import {PhReportLink} from "./ph-report-link.js" */
+/** @import {PhTimeline} from "./ph-timeline.js" */
 
 const REPLAY_LINES = 12;   // log lines shown with a moment
 const PAGE = 500;            // events per history page (the protocol's most)
 const LONGEST_PAUSE = 5000;  // real time: a pause longer than this is cut to it
 
 export class PhReplay extends HTMLElement {
+  // set by connectedCallback() and layout(), before anything reads them
+  /** @type {string} */ campaign;
+  /** @type {Store} */ store;
+  /** @type {TableConnection} */ connection;
+  /** @type {Map<number, number>} */ times;
+  /** @type {Array<{seq: number, kind: string, label: string}>} */ marks;
+  /** @type {SessionSpan[]} */ sessions;
+  /** @type {HTMLHeadingElement} */ heading;
+  /** @type {HTMLSpanElement} */ status;
+  /** @type {HTMLParagraphElement} */ problem;
+  /** @type {PhTimeline} */ timeline;
+  /** @type {HTMLElement} */ panelSlot;
+  /** @type {PhLog} */ log;
+  /** @type {PhReportLink} */ report;
+  // set as the replay goes
+  /** @type {number | null} */ wanted;
+  /** @type {string | null} */ chosenSession;
+  /** @type {number | undefined} */ head;
+  /** @type {number} */ first;
+  /** @type {GameSystem | null} */ system;
+  /** @type {TablePart | undefined} */ panel;
+  /** @type {PhReplayLinks | undefined} */ links;
+  /** @type {number | undefined} */ target;
+  /** @type {number | undefined} */ shown;
+  /** @type {boolean | undefined} */ inFlight;
+  /** @type {Names} */ names;
+  /** @type {EventFrame[]} */ frames;
+  /** @type {boolean | undefined} */ sessionApplied;
+  /** @type {boolean | undefined} */ playing;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */ timer;
+
   connectedCallback() {
     const fragment = new URLSearchParams(location.hash.replace(/^#/, ""));
     const campaign = fragment.get("campaign");
@@ -43,11 +82,14 @@ export class PhReplay extends HTMLElement {
     this.store = new Store();
     this.connection = new TableConnection(this.store, {campaign, token});
     this.addEventListener(COMMAND_EVENT, (event) => {
-      event.detail.taken = true;
-      this.connection.request(event.detail.command).then(event.detail.resolve, event.detail.reject);
+      const {detail} = /** @type {CustomEvent<CommandRequest>} */ (event);
+      detail.taken = true;
+      this.connection.request(detail.command).then(detail.resolve, detail.reject);
     });
-    this.store.addEventListener("change", (event) => this.changed(event.detail));
-    this.store.addEventListener("views_at", (event) => this.viewsAt(event.detail));
+    this.store.addEventListener("change", (event) => this.changed(
+      /** @type {CustomEvent<Set<string>>} */ (event).detail));
+    this.store.addEventListener("views_at", (event) => this.viewsAt(
+      /** @type {CustomEvent<ViewsAt>} */ (event).detail));
     this.connection.start();
   }
 
@@ -56,25 +98,28 @@ export class PhReplay extends HTMLElement {
     this.status = h("span", {class: "ph-connection", role: "status", "data-state": "connecting"},
       "connecting…");
     this.problem = h("p", {class: "ph-problem", role: "alert", hidden: true});
-    this.timeline = h("ph-timeline");
+    this.timeline = /** @type {PhTimeline} */ (h("ph-timeline"));
     this.panelSlot = h("section", {class: "ph-panel", "aria-label": "The table at this moment"});
-    this.log = h("ph-log");
+    this.log = /** @type {PhLog} */ (h("ph-log"));
     replace(this,
       h("header", {class: "ph-header"}, this.heading, h("span", {class: "ph-who"}, "replay"),
-        this.status, this.report = h("ph-report-link"),
+        this.status, this.report = /** @type {PhReportLink} */ (h("ph-report-link")),
         h("a", {href: `/#campaign=${encodeURIComponent(this.campaign)}`},
           "back to the live table")),
       this.problem, this.timeline,
       h("main", {class: "ph-main"}, this.panelSlot, h("div", {class: "ph-side"}, this.log)));
-    this.timeline.addEventListener("seek", (event) => this.seek(event.detail));
+    this.timeline.addEventListener("seek", (event) => this.seek(
+      /** @type {CustomEvent<number>} */ (event).detail));
     this.timeline.addEventListener("play", () => this.togglePlay());
     this.timeline.addEventListener("speed", () => this.playing && this.schedule());
     this.timeline.addEventListener("session", () => this.chooseSession(
       this.timeline.session.value || null, true));
     this.timeline.addEventListener("share", () => this.share());
-    this.log.addEventListener(OLDER_EVENT, (event) => this.older(event.detail.before));
+    this.log.addEventListener(OLDER_EVENT, (event) => this.older(
+      /** @type {CustomEvent<{before: number}>} */ (event).detail.before));
   }
 
+  /** @param {Set<string>} parts */
   changed(parts) {
     const state = this.store.state;
     if (parts.has("connection")) {
@@ -87,32 +132,37 @@ export class PhReplay extends HTMLElement {
       this.problem.textContent = state.problem ?? "";
     }
     if (parts.has("welcome") && state.welcome && !this.head) this.welcomed(state.welcome);
-    if (parts.has("table") && this.links) this.links.sessions(state.table, this.sessions);
+    if (parts.has("table") && this.links && state.table) this.links.sessions(state.table, this.sessions);
   }
 
+  /** @param {Welcome} welcome */
   async welcomed(welcome) {
-    this.head = welcome.head;
+    const head = welcome.head;
+    this.head = head;
     this.first = welcome.role === "replay" ? welcome.replay_from : 1;
     this.heading.textContent = `${welcome.name}: replay`;
     document.title = `${welcome.name} · replay · poolhall`;
     this.system = await loadSystem(welcome.system); // only this campaign's system is fetched
-    this.panel = this.system ? h(this.system.panel) : h("p", {}, `No page for ${welcome.system}.`);
-    this.panel.me = {member: welcome.member, role: "spectator"}; // a replay has no controls
-    this.panel.views = new Map();
-    replace(this.panelSlot, this.panel);
-    this.timeline.setRange(this.first, this.head);
-    this.seek(Math.max(this.first, Math.min(this.wanted ?? this.head, this.head)));
+    const panel = /** @type {TablePart} */ (this.system ? h(this.system.panel)
+      : h("p", {}, `No page for ${welcome.system}.`));
+    this.panel = panel;
+    panel.me = {member: welcome.member, role: "spectator"}; // a replay has no controls
+    panel.views = new Map();
+    replace(this.panelSlot, panel);
+    this.timeline.setRange(this.first, head);
+    this.seek(Math.max(this.first, Math.min(this.wanted ?? head, head)));
     if (welcome.role === "replay") this.report.remove(); // a replay link reads the replay only
     else this.report.session = this.chosenSession;
     if (welcome.role === "gm") {
-      this.links = h("ph-replay-links");
+      this.links = /** @type {PhReplayLinks} */ (h("ph-replay-links"));
       this.links.connection = this.connection;
-      this.querySelector(".ph-side").append(this.links);
+      /** @type {Element} */ (this.querySelector(".ph-side")).append(this.links);
     }
     this.readTimeline();
   }
 
-  /** Show the table after event `seq`: the newest wish wins while an answer is awaited. */
+  /** Show the table after event `seq`: the newest wish wins while an answer is awaited.
+   * @param {number} seq */
   async seek(seq) {
     this.target = seq;
     this.timeline.show(seq, this.atOf(seq));
@@ -128,17 +178,19 @@ export class PhReplay extends HTMLElement {
       }
     } catch (error) {
       this.problem.hidden = false;
-      this.problem.textContent = error.message;
+      this.problem.textContent = /** @type {Error} */ (error).message;
     } finally {
       this.inFlight = false;
     }
   }
 
+  /** @param {Snapshot} snapshot */
   render(snapshot) {
     const table = {...snapshot, connected: []};
     const names = namesOf(table);
-    this.panel.views = new Map(); // this moment's odds follow (views_at)
-    this.panel.table = table;
+    const panel = /** @type {TablePart} */ (this.panel); // seeks start once it is there
+    panel.views = new Map(); // this moment's odds follow (views_at)
+    panel.table = table;
     // the last lines up to this moment: enough to read what led to it, few enough that a seek
     // draws at once (50 lines of dice cost a seek some 100 ms on a slow machine)
     this.names = names;
@@ -152,10 +204,12 @@ export class PhReplay extends HTMLElement {
   }
 
   /** The log before the moment's first line, a page at a time ("Load older"): the log up to
-   * the moment shown, as far back as one cares to read. */
+   * the moment shown, as far back as one cares to read.
+   * @param {number} before */
   async older(before) {
     const moment = this.shown;
     try {
+      /** @type {HistoryPage} */
       const page = await this.connection.request({type: "history", before, limit: 100});
       if (this.shown !== moment) return; // the table moved on meanwhile
       this.frames = [...page.events.filter((frame) => frame.seq < before), ...this.frames];
@@ -166,12 +220,14 @@ export class PhReplay extends HTMLElement {
     }
   }
 
-  /** The odds (and other views) of the table shown, once the server computed them. */
+  /** The odds (and other views) of the table shown, once the server computed them.
+   * @param {ViewsAt} message */
   viewsAt(message) {
     if (message.seq !== this.shown || !this.panel) return; // a moment already left
     this.panel.views = new Map(message.views.map((view) => [view.about, view.data]));
   }
 
+  /** @param {number} seq */
   atOf(seq) {
     const ms = this.times.get(seq);
     return ms === undefined ? null : new Date(ms).toISOString();
@@ -179,13 +235,15 @@ export class PhReplay extends HTMLElement {
 
   /** Read every event's time and marks, a history page at a time, oldest first. */
   async readTimeline() {
-    for (let from = this.first; from <= this.head; from += PAGE) {
+    const head = /** @type {number} */ (this.head); // read once welcomed
+    for (let from = this.first; from <= head; from += PAGE) {
       while (this.inFlight) await new Promise((resolve) => setTimeout(resolve, 20)); // seeks first
+      /** @type {HistoryPage} */
       let page;
       try {
         page = await this.connection.request({type: "history", before: from + PAGE, limit: PAGE});
       } catch (error) {
-        this.timeline.progress.textContent = `timeline incomplete: ${error.message}`;
+        this.timeline.progress.textContent = `timeline incomplete: ${/** @type {Error} */ (error).message}`;
         return;
       }
       for (const frame of page.events) {
@@ -197,23 +255,26 @@ export class PhReplay extends HTMLElement {
       this.timeline.setMarks(this.marks);
       this.timeline.setSessions(this.sessions, this.chosenSession);
       if (this.links && this.store.state.table) this.links.sessions(this.store.state.table, this.sessions);
-      const read = Math.min(this.head, from + PAGE - 1);
-      this.timeline.progress.textContent = read < this.head
-        ? `reading the timeline: ${read.toLocaleString()} of ${this.head.toLocaleString()} events`
+      const read = Math.min(head, from + PAGE - 1);
+      this.timeline.progress.textContent = read < head
+        ? `reading the timeline: ${read.toLocaleString()} of ${head.toLocaleString()} events`
         : "";
       if (this.chosenSession && !this.sessionApplied) this.chooseSession(this.chosenSession, false);
     }
   }
 
+  /** @param {string | null} session @param {boolean} jump */
   chooseSession(session, jump) {
     const found = this.sessions.find((one) => String(one.session) === String(session));
     this.chosenSession = found ? String(found.session) : null;
     if (this.report) this.report.session = this.chosenSession;
     if (!found && session) return; // not read yet: applied when its start is read
     this.sessionApplied = true;
-    const [from, to] = found ? [found.from, found.to ?? this.head] : [this.first, this.head];
+    const head = /** @type {number} */ (this.head); // sessions are read once welcomed
+    const [from, to] = found ? [found.from, found.to ?? head] : [this.first, head];
     this.timeline.setRange(from, to);
-    if (jump || this.target < from || this.target > to) this.seek(from);
+    const target = /** @type {number} */ (this.target); // undefined compares false: as before
+    if (jump || target < from || target > to) this.seek(from);
   }
 
   togglePlay() {
@@ -258,6 +319,7 @@ export class PhReplay extends HTMLElement {
 
 /** The token this replay page opens with: a replay link's (its fragment's `token`, kept for this
  * tab only and cleared from the address bar), else the member's own from their join link. */
+/** @param {string} campaign @param {URLSearchParams} fragment */
 function replayToken(campaign, fragment) {
   const key = `poolhall.replay.${campaign}`;
   const fromLink = fragment.get("token");

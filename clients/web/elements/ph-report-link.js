@@ -3,8 +3,14 @@
 // opens in a new tab with no token in its URL.
 import {h} from "../dom.js";
 import {act, clearError, showError} from "../actions.js";
+/** @import {Refusal} from "../actions.js" */
+/** @import {ReportReady} from "../messages.js" */
 
 export class PhReportLink extends HTMLElement {
+  /** @type {HTMLButtonElement} */ button;
+  /** @type {HTMLSpanElement} */ opened;
+  /** @type {number | null | undefined} */ _session;
+
   connectedCallback() {
     if (this.button) return;
     this.setAttribute("data-ph-errors", "");
@@ -14,7 +20,8 @@ export class PhReportLink extends HTMLElement {
     this.append(this.button, " ", this.opened);
   }
 
-  /** The game session the report is about (null: the whole campaign). */
+  /** The game session the report is about (null: the whole campaign).
+   * @param {string | number | null} value */
   set session(value) {
     this._session = value ? Number(value) : null;
     if (this.button) {
@@ -27,12 +34,14 @@ export class PhReportLink extends HTMLElement {
     clearError(this);
     this.button.disabled = true;
     try {
+      /** @type {ReportReady} */
       const answer = await act(this, {type: "report", ...(this._session ? {session: this._session} : {})});
       const tab = window.open(answer.path, "_blank");
       if (tab) tab.opener = null; // the report runs no script; still, it gets no handle back
       this.opened.replaceChildren(tab ? "" : h("a", {href: answer.path, target: "_blank",
         rel: "noopener"}, "open the report"));
-    } catch (error) {
+    } catch (thrown) {
+      const error = /** @type {Refusal} */ (thrown);
       showError(this, error.message, error.path ?? null);
     } finally {
       this.button.disabled = false;

@@ -1,5 +1,6 @@
 // <ph-roll>: free dice (`2d6+1`) for anyone but a spectator; the server parses and rolls.
 // Beside the button, who sees the roll (../visibility.js), once the member's role is known.
+/** @import {NamedControls} from "../dom.js" */
 import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
 import {visibilityChoice, visibilityOf} from "../visibility.js";
@@ -20,7 +21,7 @@ export class PhRoll extends HTMLElement {
       ...(data.get("character") ? {character: data.get("character")} : {}),
       ...(String(data.get("reason") ?? "").trim() ? {reason: String(data.get("reason")).trim()} : {}),
       ...visibilityOf(data),
-    }), () => this.form.elements.expression.select());
+    }), () => /** @type {NamedControls} */ (this.form.elements).expression.select());
     this.append(this.form);
     if (this._me) this.me = this._me;
   }

@@ -10,6 +10,7 @@
 // the page holds. A typed seed is checked here as the server checks it (events/fair.py
 // `ClientSeed`: 1 to 64 characters), in the server's words, before anything is sent; any
 // other refusal is the server's, shown beside the control.
+/** @import {Refusal} from "../actions.js" */
 import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
 
@@ -62,7 +63,7 @@ export class PhSeed extends HTMLElement {
       const seed = String(data.get("seed") ?? "");
       const problem = seedProblem(seed);
       if (problem) { // refused here, in the server's words, beside the field: nothing is sent
-        const error = new Error(problem);
+        const error = /** @type {Refusal} */ (new Error(problem));
         error.path = "$.seed";
         throw error;
       }

@@ -3,14 +3,33 @@
 // the moment shown. It only says what the person asked for (a `seek` event with the seq, a
 // `play` toggle); <ph-replay> fetches the table at that moment.
 import {h, s} from "../dom.js";
+/** @import {SessionSpan} from "../replay-marks.js" */
+
+/** A mark on the strip. @typedef {{seq: number, kind: string, label: string}} Mark */
 
 export const SPEEDS = [["1", "1 event/s"], ["4", "4 events/s"], ["16", "16 events/s"],
   ["real", "real time (pauses cut to 5 s)"]];
 
 /** Which kind of mark shows where several share a column of the strip. */
+/** @type {Record<string, number>} */
 const RANK = {check: 1, combat: 2, destiny: 3, despair: 4, triumph: 4, session: 5};
 
 export class PhTimeline extends HTMLElement {
+  // built by connectedCallback(), before <ph-replay> calls anything
+  /** @type {HTMLInputElement} */ range;
+  /** @type {SVGElement} */ strip;
+  /** @type {HTMLButtonElement} */ playButton;
+  /** @type {HTMLSelectElement} */ speed;
+  /** @type {HTMLSelectElement} */ session;
+  /** @type {HTMLSpanElement} */ position;
+  /** @type {HTMLSpanElement} */ progress;
+  /** @type {HTMLButtonElement} */ copy;
+  /** @type {HTMLOutputElement} */ shared;
+  /** @type {Mark[]} */ marks;
+  /** @type {number} */ from;
+  /** @type {number} */ to;
+  /** @type {number | null | undefined} */ drawing;
+
   connectedCallback() {
     if (this.range) return;
     this.range = h("input", {type: "range", min: 1, max: 1, value: 1, step: 1,
@@ -47,7 +66,7 @@ export class PhTimeline extends HTMLElement {
     return this.speed.value;
   }
 
-  /** The range of events shown: [from, to]. */
+  /** The range of events shown: [from, to]. @param {number} from @param {number} to */
   setRange(from, to) {
     this.range.min = String(from);
     this.range.max = String(Math.max(from, to));
@@ -56,6 +75,7 @@ export class PhTimeline extends HTMLElement {
     this.drawMarks();
   }
 
+  /** @param {number} seq @param {string | null | undefined} at */
   show(seq, at) {
     this.range.value = String(seq);
     const when = at ? ` · ${at.slice(0, 10)} ${at.slice(11, 19)}` : "";
@@ -63,11 +83,13 @@ export class PhTimeline extends HTMLElement {
     this.range.setAttribute("aria-valuetext", this.position.textContent);
   }
 
+  /** @param {boolean} on */
   playing(on) {
     this.playButton.textContent = on ? "Pause" : "Play";
     this.playButton.setAttribute("aria-pressed", String(on));
   }
 
+  /** @param {SessionSpan[]} sessions @param {string | null} chosen */
   setSessions(sessions, chosen) {
     const keep = chosen ?? this.session.value;
     this.session.replaceChildren(h("option", {value: ""}, "the whole campaign"),
@@ -77,6 +99,7 @@ export class PhTimeline extends HTMLElement {
       ? String(keep) : "";
   }
 
+  /** @param {Mark[]} marks */
   setMarks(marks) {
     this.marks = marks;
     if (this.drawing) return; // one redraw per frame, however many pages of marks arrive
@@ -104,6 +127,7 @@ export class PhTimeline extends HTMLElement {
       class: `ph-mark ph-mark-${mark.kind}`}, s("title", {}, `#${mark.seq}: ${mark.label}`))));
   }
 
+  /** @param {number} direction */
   jumpMark(direction) {
     const here = Number(this.range.value);
     const marks = this.marks.filter((mark) => mark.seq >= this.from && mark.seq <= this.to);
@@ -112,6 +136,7 @@ export class PhTimeline extends HTMLElement {
     if (next) this.seek(next.seq);
   }
 
+  /** @param {number} seq */
   seek(seq) {
     this.dispatchEvent(new CustomEvent("seek", {detail: seq}));
   }

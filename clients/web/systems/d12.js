@@ -2,6 +2,8 @@
 // server's odds, then the ended ones), the GM's character form, and the log lines.
 // Controls by role: the GM calls tests, sets DTs, interprets and ends; a player rolls their own
 // characters' tests; a spectator watches (the server refuses them anyway).
+/** @import {PhD12Basic} from "./d12_basic.js" */
+/** @import {PhD12Call} from "./d12_call.js" */
 import {TablePart} from "../table-part.js";
 import {h, replace} from "../dom.js";
 import {namesOf} from "../describe.js";
@@ -26,8 +28,8 @@ class PhD12Table extends TablePart {
     this.endedList = h("div", {class: "ph-d12-ended"});
     this.ended = h("section", {class: "ph-d12-ended-tests", "aria-label": "Ended tests"},
       h("h2", {}, "Ended tests"), this.endedList);
-    this.call = role === "gm" ? h("ph-d12-call") : null;
-    this.basic = role === "spectator" ? null : h("ph-d12-basic");
+    this.call = role === "gm" ? /** @type {PhD12Call} */ (h("ph-d12-call")) : null;
+    this.basic = role === "spectator" ? null : /** @type {PhD12Basic} */ (h("ph-d12-basic"));
     const controls = this.call || this.basic
       ? h("div", {class: "ph-d12-gm-controls"}, this.call, this.basic) : null;
     replace(this,

@@ -3,6 +3,7 @@
 // stat whose dice join after each round, a label, and the DT or the opponent's stat.
 // Built once; a new `table` updates its option lists in place. A test called in secret
 // (`gm`) is the GM's alone until the session ends: its rounds, DT and story too.
+/** @import {NamedControls} from "../dom.js" */
 import {h, replace} from "../dom.js";
 import {bindForm} from "../actions.js";
 import {visibilityChoice, visibilityOf} from "../visibility.js";
@@ -65,7 +66,8 @@ export class PhD12Call extends HTMLElement {
     const ratings = Object.entries(ratingsOf(chosen));
     const signature = JSON.stringify([this.character.value, ratings]);
     if (this.stats.dataset.signature === signature) return;
-    const ticked = new Set([...this.stats.querySelectorAll("input:checked")].map((box) => box.value));
+    const ticked = new Set([.../** @type {NodeListOf<HTMLInputElement>} */ (this.stats.querySelectorAll("input:checked"))]
+      .map((box) => box.value));
     replace(this.stats, h("legend", {}, "Stats that apply"),
       ratings.length ? ratings.map(([stat, rating]) => h("label", {class: "ph-d12-check"},
         h("input", {type: "checkbox", name: "stats", value: stat, checked: ticked.has(stat)}),
@@ -76,8 +78,10 @@ export class PhD12Call extends HTMLElement {
 
   /** The test is on the table: clear the ticks and the label for the next call. */
   called() {
-    for (const box of this.stats.querySelectorAll("input:checked")) box.checked = false;
-    this.form.elements.label.value = "";
+    for (const box of /** @type {NodeListOf<HTMLInputElement>} */ (this.stats.querySelectorAll("input:checked"))) {
+      box.checked = false;
+    }
+    /** @type {NamedControls} */ (this.form.elements).label.value = "";
   }
 
   syncKind() {

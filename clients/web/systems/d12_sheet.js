@@ -86,10 +86,10 @@ export class PhD12Sheet extends HTMLElement {
   command() {
     const ratings = {};
     for (const row of this.rows.children) {
-      const stat = row.querySelector(".ph-d12-stat-name").value.trim().toUpperCase();
+      const stat = /** @type {HTMLInputElement} */ (row.querySelector(".ph-d12-stat-name")).value.trim().toUpperCase();
       if (!stat) throw new Error("name every stat, or remove its row");
       if (stat in ratings) throw new Error(`${stat} is named twice`);
-      ratings[stat] = Number(row.querySelector(".ph-d12-rating").value);
+      ratings[stat] = Number(/** @type {HTMLInputElement} */ (row.querySelector(".ph-d12-rating")).value);
     }
     const stats = {system: "d12", ratings};
     const name = this.nameInput.value.trim();

@@ -6,6 +6,11 @@
 // The panel folds nothing: it shows the `table` message's `table.game` (projections/
 // narrative.py GameState) and the `check:<id>` views, and keeps one element per check so a
 // form in use is never rebuilt under the user's fingers.
+/** @import {NarrativeDestiny} from "./narrative_destiny.js" */
+/** @import {NarrativeEncounter} from "./narrative_encounter.js" */
+/** @import {NarrativeFree} from "./narrative_free.js" */
+/** @import {NarrativeOpener} from "./narrative_opener.js" */
+/** @import {NarrativeResults} from "./narrative_results.js" */
 import {h} from "../dom.js";
 import {namesOf} from "../describe.js";
 import {describeNarrative} from "./narrative_describe.js";
@@ -45,13 +50,13 @@ class NarrativeTable extends HTMLElement {
   build(me) {
     this.built = true;
     const player = me.role === "gm" || me.role === "player";
-    this.destiny = h("ph-narrative-destiny", {class: "ph-nd-section"});
-    this.encounter = h("ph-narrative-encounter", {class: "ph-nd-section ph-ne"});
+    this.destiny = /** @type {NarrativeDestiny} */ (h("ph-narrative-destiny", {class: "ph-nd-section"}));
+    this.encounter = /** @type {NarrativeEncounter} */ (h("ph-narrative-encounter", {class: "ph-nd-section ph-ne"}));
     this.checkList = h("div", {class: "ph-nc-list"});
     this.noChecks = h("p", {class: "ph-muted"}, "No check is open.");
-    this.opener = player ? h("ph-narrative-opener", {class: "ph-nd-section"}) : null;
-    this.results = h("ph-narrative-results", {class: "ph-nd-section"});
-    this.free = player ? h("ph-narrative-free", {class: "ph-nd-section"}) : null;
+    this.opener = player ? /** @type {NarrativeOpener} */ (h("ph-narrative-opener", {class: "ph-nd-section"})) : null;
+    this.results = /** @type {NarrativeResults} */ (h("ph-narrative-results", {class: "ph-nd-section"}));
+    this.free = player ? /** @type {NarrativeFree} */ (h("ph-narrative-free", {class: "ph-nd-section"})) : null;
     // Element.append writes null as the text "null": a spectator's and the replay's panels
     // have no opener and no free dice, so only the parts that exist go in.
     this.append(...[this.encounter, this.destiny,

@@ -1,6 +1,7 @@
 // <ph-narrative-destiny>: the destiny pool as light and dark tokens, who rolled what, and the
 // controls to spend a point (a player flips light, the GM dark, on a check or not) and, for
 // the GM, to roll the pool for the session or set it.
+/** @import {NamedControls} from "../dom.js" */
 import {h, replace} from "../dom.js";
 import {bindButton, bindForm} from "../actions.js";
 import {EFFECTS} from "./narrative_words.js";
@@ -61,7 +62,7 @@ export class NarrativeDestiny extends HTMLElement {
       const check = String(data.get("check") ?? "");
       return {type: "flip_destiny", side: String(data.get("side") ?? (gm ? "dark" : "light")),
               effect: String(data.get("effect")), ...(check ? {check} : {}), ...reasonOf(data)};
-    }, () => { form.elements.reason.value = ""; });
+    }, () => { /** @type {NamedControls} */ (form.elements).reason.value = ""; });
     return form;
   }
 

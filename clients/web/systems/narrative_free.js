@@ -1,5 +1,6 @@
 // <ph-narrative-free>: dice outside a check: a free narrative pool (any dice, for a character
 // or none) and Force dice for a character's power. The server rolls; the log draws them.
+/** @import {NamedControls} from "../dom.js" */
 import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
 import {visibilityChoice, visibilityOf} from "../visibility.js";
@@ -36,8 +37,8 @@ export class NarrativeFree extends HTMLElement {
       return {type: "roll_pool", pool, ...(character ? {character} : {}), ...reasonOf(data),
               ...visibilityOf(data)};
     }, () => {
-      for (const kind of KINDS) this.pool.elements[kind].value = "0";
-      this.pool.elements.reason.value = "";
+      for (const kind of KINDS) /** @type {NamedControls} */ (this.pool.elements)[kind].value = "0";
+      /** @type {NamedControls} */ (this.pool.elements).reason.value = "";
     });
     this.forceCharacter = h("select", {name: "character"});
     this.force = h("form", {class: "ph-nc-form ph-nd-force", "aria-label": "Roll Force dice"},
@@ -45,7 +46,7 @@ export class NarrativeFree extends HTMLElement {
       reasonInput("power (optional)"), h("button", {type: "submit"}, "Roll Force dice"));
     bindForm(this.force, (data) => ({type: "roll_force_dice", character: String(data.get("character")),
       count: wholeNumber(data, "count", "how many"), ...reasonOf(data)}),
-    () => { this.force.elements.reason.value = ""; });
+    () => { /** @type {NamedControls} */ (this.force.elements).reason.value = ""; });
     this.append(h("h2", {}, "Free dice"), this.pool, this.force);
   }
 }

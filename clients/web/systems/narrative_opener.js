@@ -1,6 +1,7 @@
 // <ph-narrative-opener>: open a check for one of your characters (every one for the GM): the
 // skill from the character's sheet (or an untrained one, naming its characteristic), whom it
 // is against, why. The server builds the pool from the sheet; the check appears for everyone.
+/** @import {NamedControls} from "../dom.js" */
 import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
 import {visibilityChoice, visibilityOf} from "../visibility.js";
@@ -46,7 +47,7 @@ export class NarrativeOpener extends HTMLElement {
       return {type: "open_check", character: String(data.get("character")), skill,
               ...(characteristic ? {characteristic} : {}), ...(target ? {target} : {}), ...reasonOf(data),
               ...visibilityOf(data)};
-    }, () => { this.form.elements.reason.value = ""; });
+    }, () => { /** @type {NamedControls} */ (this.form.elements).reason.value = ""; });
     this.append(this.form);
   }
 

@@ -53,7 +53,7 @@ export class NarrativeSheet extends HTMLElement {
         characteristics),
       h("fieldset", {class: "ph-nd-skills"}, h("legend", {}, "Skills"), this.skillRows, addSkill),
       this.submit, this.status);
-    bindForm(this.form, (data) => this.command(data), (ack) => this.saved(ack));
+    bindForm(this.form, (data) => this.command(data), () => this.saved());
     this.append(this.form);
     this.load();
   }

@@ -8,6 +8,11 @@
 // The panel's parts and the character form are imported when the panel is first connected
 // (`import()`), after this module itself: elements created before their definition arrives
 // are upgraded in place.
+/** @import {Sr3Combat} from "./sr3_combat.js" */
+/** @import {Sr3Declare} from "./sr3_declare.js" */
+/** @import {Sr3Declared} from "./sr3_declared.js" */
+/** @import {Sr3Tests} from "./sr3_rolled.js" */
+/** @import {Sr3Sheets} from "./sr3_sheets.js" */
 import {TablePart} from "../table-part.js";
 import {h} from "../dom.js";
 import {namesOf} from "../describe.js";
@@ -27,17 +32,17 @@ class Sr3Table extends TablePart {
   }
 
   build() {
-    const mayRoll = (character) => this.mayRoll(character);
-    this.combat = h("ph-sr3-combat", {class: "ph-sr3-part"});
+    const mayRoll = (/** @type {string} */ character) => this.mayRoll(character);
+    this.combat = /** @type {Sr3Combat} */ (h("ph-sr3-combat", {class: "ph-sr3-part"}));
     this.combat.me = this.me;
-    this.declared = h("ph-sr3-declared", {class: "ph-sr3-part", hidden: true});
+    this.declared = /** @type {Sr3Declared} */ (h("ph-sr3-declared", {class: "ph-sr3-part", hidden: true}));
     this.declared.mayRoll = mayRoll;
     this.declared.me = this.me;
-    this.tests = h("ph-sr3-tests", {class: "ph-sr3-part"});
+    this.tests = /** @type {Sr3Tests} */ (h("ph-sr3-tests", {class: "ph-sr3-part"}));
     this.tests.mayRoll = mayRoll;
-    this.sheets = h("ph-sr3-sheets", {class: "ph-sr3-part"});
+    this.sheets = /** @type {Sr3Sheets} */ (h("ph-sr3-sheets", {class: "ph-sr3-part"}));
     const acts = this.me && this.me.role !== "spectator";
-    this.declare = acts ? h("ph-sr3-declare", {class: "ph-sr3-part"}) : null;
+    this.declare = acts ? /** @type {Sr3Declare} */ (h("ph-sr3-declare", {class: "ph-sr3-part"})) : null;
     this.append(...[this.combat, this.declare, this.declared, this.tests, this.sheets].filter(Boolean));
     this.render();
   }

@@ -3,21 +3,26 @@
 // the pools, and karma. No JSON: every field is a control named after the stats field it fills
 // (`data-path` "$.stats.body"), so a refusal marks the control at fault. Built once; a table
 // message only refreshes the list of characters, never what the GM is typing.
+/** @import {NamedControls} from "../dom.js" */
 import {h} from "../dom.js";
 import {bindPathForm, labelled, setOptions, whole} from "./sr3_forms.js";
 import {ATTRIBUTES} from "./sr3_declare.js";
 
+/** @type {Array<[string, string]>} */
 const CORE = [["body", "Body"], ["quickness", "Quickness"], ["strength", "Strength"],
               ["charisma", "Charisma"], ["intelligence", "Intelligence"], ["willpower", "Willpower"]];
+/** @type {Array<[string, string, number | null, number, number]>} */
 const MORE = [["magic", "Magic", 0, 0, 30], ["reaction", "Reaction (blank: (Q + I) / 2)", null, 0, 30],
               ["reaction_bonus", "Reaction bonus", 0, 0, 20],
               ["initiative_dice", "Initiative dice", 1, 1, 5]];
+/** @type {Array<[string, string, number, number]>} */
 const GEAR = [["ballistic", "Ballistic armor", 0, 30], ["impact", "Impact armor", 0, 30],
               ["vcr", "Vehicle control rig", 0, 3], ["mpcp", "Cyberterminal MPCP", 0, 20],
               ["encephalon", "Encephalon", 0, 4], ["math_spu", "Math SPU", 0, 4],
               ["task_activesoft", "Task Pool activesoft", 0, 12],
               ["cerebral_booster", "Cerebral booster", 0, 3], ["initiate_grade", "Initiate grade", 0, 30],
               ["karma_earned", "Karma earned", 0, 100000]];
+/** @type {Array<[string, string]>} */
 const FLAGS = [["hot_asist", "hot ASIST interface"], ["metahuman", "metahuman (Karma Pool)"]];
 export const SKILL_KINDS = ["combat", "physical", "social", "technical", "build_repair", "vehicle",
                             "sorcery", "conjuring", "magical", "knowledge", "language"];
@@ -100,7 +105,7 @@ export class Sr3Character extends HTMLElement {
     this.idInput.value = found?.character ?? "";
     this.idInput.readOnly = Boolean(found);
     this.nameInput.value = found?.name ?? "";
-    const elements = this.form.elements;
+    const elements = /** @type {NamedControls} */ (this.form.elements);
     for (const [field] of CORE) elements[field].value = String(stats[field] ?? 3);
     elements.essence.value = String(stats.essence ?? 6);
     for (const [field, , fallback] of MORE) elements[field].value = stats[field] ?? fallback ?? "";
@@ -131,7 +136,7 @@ export class Sr3Character extends HTMLElement {
   }
 
   command() {
-    const elements = this.form.elements;
+    const elements = /** @type {NamedControls} */ (this.form.elements);
     const stats = {system: "sr3"};
     for (const [field] of CORE) stats[field] = whole(elements[field]);
     const essence = String(elements.essence.value).trim();
@@ -144,7 +149,8 @@ export class Sr3Character extends HTMLElement {
     for (const [field] of FLAGS) stats[field] = elements[field].checked;
     stats.skills = {};
     for (const row of this.skills.querySelectorAll("tr")) {
-      const [name, rating, attribute, kind] = row.querySelectorAll("input, select");
+      const [name, rating, attribute, kind] = /** @type {NodeListOf<HTMLInputElement>} */ (
+        row.querySelectorAll("input, select"));
       const id = name.value.trim().toLowerCase();
       if (!id) continue;
       if (id in stats.skills) throw new Error(`the skill “${id}” is listed twice`);

@@ -4,6 +4,7 @@
 // as they are typed: the page picks a row of the server's table, it computes nothing.
 // Beside the roll button, who sees the roll: a private test draws no pool or Karma Pool dice
 // (those pools are shown to the whole table), so choosing one sets those fields aside.
+/** @import {Me} from "../messages.js" */
 import {h, percent, plural, replace} from "../dom.js";
 import {bindPathForm, labelled, whole} from "./sr3_forms.js";
 import {clearWhenChanged} from "../actions.js";
@@ -30,7 +31,10 @@ export class Sr3Declared extends HTMLElement {
   constructor() {
     super();
     this.cards = new Map(); // character -> {card, key, ...}
+    /** @type {(character: string) => boolean} set by the sr3 panel */
     this.mayRoll = () => false;
+    /** @type {Me | null} set by the sr3 panel */
+    this.me = null;
   }
 
   connectedCallback() {

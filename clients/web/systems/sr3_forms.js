@@ -14,10 +14,12 @@ export function bindPathForm(form, build, done = () => {}) {
   return bindForm(form, (_data, target, submitter) => build(target, submitter), done);
 }
 
+let labels = 0; // ids given to labels' text so far
+
 /** A labelled control: <label>text <control></label>. */
 export function labelled(text, control, extra = {}) {
   // named by its text alone (a label holding a <select> would otherwise add the option's text)
-  const id = `ph-sr3-${(labelled.count = (labelled.count ?? 0) + 1)}`;
+  const id = `ph-sr3-${(labels += 1)}`;
   if (!control.hasAttribute("aria-label")) control.setAttribute("aria-labelledby", id);
   return h("label", {class: "ph-sr3-field", ...extra}, h("span", {id}, text), control);
 }

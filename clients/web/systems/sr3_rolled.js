@@ -13,6 +13,7 @@ export class Sr3Tests extends HTMLElement {
   constructor() {
     super();
     this.cards = new Map(); // test number -> {card, key}
+    /** @type {(character: string) => boolean} set by the sr3 panel */
     this.mayRoll = () => false;
   }
 
