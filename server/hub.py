@@ -81,6 +81,9 @@ from server.writer import GroupCommitter
 __all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "RESUME_LIMIT",
            "CampaignHub", "CommandWork", "JoinWork"]
 
+Queued = CommandWork | JoinWork | FollowWork | None
+"""What the inbox holds: work, or ``None`` to stop."""
+
 logger = logging.getLogger(__name__)
 
 MAX_BATCH = 256
@@ -132,7 +135,7 @@ class CampaignHub:
         self.subscribers: set[Subscriber] = set()
         self._table = TableFeed()
         """Who watches the ``table`` message and who is connected."""
-        self._inbox: asyncio.Queue[CommandWork | JoinWork | FollowWork | None] = (
+        self._inbox: asyncio.Queue[Queued] = (
             asyncio.Queue())
         self._follow_queued = False
         self._follow_waiters: list[asyncio.Future[None]] = []
@@ -256,33 +259,40 @@ class CampaignHub:
             batch = [work]
             while len(batch) < MAX_BATCH and not self._inbox.empty():
                 batch.append(self._inbox.get_nowait())  # type: ignore[arg-type]
-            stop = batch[-1] is None
             if self._stale and not await self._reload():
-                self._follow_queued = False  # the reload that ends it reads the log anyway
-                for waiter in self._follow_waiters:
-                    if not waiter.done():
-                        waiter.set_result(None)
-                self._follow_waiters = []
-                refuse_unavailable([item for item in batch
-                                    if isinstance(item, CommandWork | JoinWork)])
+                self._refuse_while_stale(batch)
             else:
-                commands: list[CommandWork] = []
-                for item in batch:
-                    if isinstance(item, FollowWork):
-                        await self._process_safely(commands)
-                        commands = []
-                        await self._follow()
-                    elif isinstance(item, JoinWork):
-                        await self._process_safely(commands)
-                        commands = []
-                        if await self._history_holds(item) and await self._recent_ready(item):
-                            self._attach(item)
-                    elif isinstance(item, CommandWork):
-                        commands.append(item)
-                await self._process_safely(commands)
+                await self._run_batch(batch)
             self._idle_since = time.monotonic()
-            if stop:
+            if batch[-1] is None:
                 return
+
+    def _refuse_while_stale(self, batch: Sequence[Queued]) -> None:
+        """The log cannot be read: answer the batch ``unavailable`` and release the waiters."""
+        self._follow_queued = False  # the reload that ends it reads the log anyway
+        for waiter in self._follow_waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._follow_waiters = []
+        refuse_unavailable([item for item in batch if isinstance(item, CommandWork | JoinWork)])
+
+    async def _run_batch(self, batch: Sequence[Queued]) -> None:
+        """Commands in order, in runs between the joins and follows that must see their
+        results (a join attaches after the commands queued before it are broadcast)."""
+        commands: list[CommandWork] = []
+        for item in batch:
+            if isinstance(item, FollowWork):
+                await self._process_safely(commands)
+                commands = []
+                await self._follow()
+            elif isinstance(item, JoinWork):
+                await self._process_safely(commands)
+                commands = []
+                if await self._history_holds(item) and await self._recent_ready(item):
+                    self._attach(item)
+            elif isinstance(item, CommandWork):
+                commands.append(item)
+        await self._process_safely(commands)
 
     async def _process_safely(self, batch: list[CommandWork]) -> None:
         """Process a batch; if anything unforeseen breaks, answer it and reload from the log.
