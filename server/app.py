@@ -14,15 +14,15 @@ close with 1001 (going away); every step runs even if one before it failed.
 :class:`Server` keeps the lifecycle and the connection loop; the parts it owns do the rest:
 :mod:`server.loaded_campaigns` (which campaigns exist, loading and unloading their hubs),
 :mod:`server.joins` (checking a join's token, opening its session; :func:`member_by_token`
-lives there and is re-exported here) and :mod:`server.campaign_creation` (the admin's one
-command).
+lives there and is re-exported here), :mod:`server.table_messages` (a member's reads and
+commands once joined), :mod:`server.campaign_creation` (the admin's one command) and
+:mod:`server.shared_admin` (the admin token of several processes on one database).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import random
 import socket
@@ -42,9 +42,9 @@ from events.backends import is_postgres_url, open_log, safe_name
 from events.codec import encode
 from events.errors import Rejected, StoreError
 from events.log import ServerLog
-from events.messages import ErrorReply, History, Join, ReportReady, ReportRequest, StateAt
+from events.messages import ErrorReply, History, Join, StateAt
 from events.owner import ListCampaigns
-from projections.campaign import CampaignState, Member
+from projections.campaign import Member
 from server.allowed_hosts import AllowedHosts
 from server.auth import (
     admin_token_path,
@@ -58,7 +58,7 @@ from server.gate import ACCEPT_BATCH, Gate, lengthen_listen_queue
 from server.gc_tuning import GcTuning
 from server.health import LogHealth, health_response
 from server.http_door import HttpDoor
-from server.hub import CampaignHub, CommandWork
+from server.hub import CampaignHub
 from server.joins import Joins, member_by_token
 from server.keepalive import Keepalive
 from server.loaded_campaigns import LoadedCampaigns
@@ -67,13 +67,14 @@ from server.owner import list_campaigns
 from server.page_cache import PageCache
 from server.protocol import command_id_of, read_frame, read_join
 from server.rates import Limits, MemberKey, member_key
-from server.replay_links import replay_first, replay_request
 from server.report_page import ReportPages
 from server.seed_vault_sqlite import SqliteSeedVault
 from server.settings import Settings
+from server.shared_admin import claim_shared_admin_token
 from server.shutdown import answer_unread, run_steps
 from server.stored_snapshots import SnapshotStore, seal_key
 from server.subscriber import Subscriber
+from server.table_messages import TableMessages
 from server.utc_clock import UtcClock
 from server.views import ViewWorkers
 from server.web import WebTable
@@ -177,8 +178,6 @@ class Server:
                                           memory=self.settings.report_memory * 2**20)
         """Post-game report pages are drawn in their own worker: odds never wait for one."""
         self.reports = ReportPages(self.database, self.report_workers)
-        self._background: set[asyncio.Task[None]] = set()
-        """Views of past tables being computed for the connections that asked."""
         self.loaded = LoadedCampaigns(self.settings, new_seed=self.new_seed, clock=self.clock,
                                       health=self.health, workers=self.view_workers,
                                       pages=self.pages, unjoined_grace=UNJOINED_GRACE)
@@ -189,6 +188,8 @@ class Server:
         """The admin session's campaign creations, one at a time."""
         self.joins = Joins(self.loaded, gate=self.gate, limits=self.limits)
         """Checks each connection's join and opens its session."""
+        self.table = TableMessages(self.loaded, self.limits, self.reports)
+        """Answers a joined member's reads and queues their commands on the hub."""
         self._use_admin_token(admin_token or "")  # from the file beside the log, in start()
 
     @property
@@ -217,37 +218,10 @@ class Server:
         self.joins.admin_hash = hash_token(token)
 
     async def _use_shared_admin_token(self, log: ServerLog) -> None:
-        """The admin token of a deployment on a shared database: its hash is kept in the
-        database, so every process checks the same token and a second process needs nothing
-        copied to it. The first process started makes it (in :data:`SHARED_TOKEN_FILE`, its
-        working directory), unless it was given one; a token given that is not the one the
-        deployment holds stops the server."""
-        given = self._given_admin_token
-        claim = log.admin_hash  # type: ignore[attr-defined]
-        if given is not None:
-            held = await asyncio.to_thread(claim, hash_token(given))
-            if held != hash_token(given):
-                raise StoreError("the admin token given is not this deployment's (the "
-                                 "database holds another's hash); start without one to use "
-                                 "the deployment's")
-            return
-        held = await asyncio.to_thread(claim, None)
-        if held is None:
-            path = admin_token_path(self.database)
-            try:
-                token, created = load_or_create_admin_token(path.with_suffix(""))
-            except OSError as error:
-                raise StoreError(f"cannot keep the admin token in {path}: "
-                                 f"{error.strerror or error}") from None
-            held = await asyncio.to_thread(claim, hash_token(token))
-            if held == hash_token(token):
-                self._use_admin_token(token)
-                self.admin_token_created = created
-                return
-            if created:  # another process set the deployment's first: this one is no token
-                path.unlink(missing_ok=True)
-        self.admin_token = ""  # not known here: only its hash, which is all a join needs
-        self.joins.admin_hash = held
+        """The deployment's admin token on a shared database (:mod:`server.shared_admin`)."""
+        held = await claim_shared_admin_token(log, self._given_admin_token, self.database)
+        self.admin_token, self.admin_token_created = held.token, held.created
+        self.joins.admin_hash = held.hash
 
     # ---- lifecycle --------------------------------------------------------------------
 
@@ -462,15 +436,15 @@ class Server:
                     raise Rejected("forbidden", "only the owner's session (the admin "
                                    "token, no campaign) lists campaigns", "$.type")
                 self.limits.admit_command(session.key, None)
-                await self._read(session.key, list_campaigns(self.log, self.campaigns, message),
-                                 session.subscriber)
+                listed = list_campaigns(self.log, self.campaigns, message)
+                await self.table.read(session.key, listed, session.subscriber)
             case History() | StateAt() if session.hub is None:
                 raise Rejected("invalid", "the admin session has no campaign and so no "
                                "history", "$.type")
             case _ if session.hub is None:
                 await self.creation.admin_command(message, session.subscriber, session.key)
             case _:
-                await self._at_table(session.hub, session.member, session.key, message,
+                await self.table.at_table(session.hub, session.member, session.key, message,
                                      session.subscriber)
 
     async def _join(self, session: _Session, join: Join) -> None:
@@ -480,86 +454,6 @@ class Server:
         self.gate.joined(session.connection)
         self.gc.joined()
         session.key = member_key(hub.campaign if hub else None, member.member, member.admin)
-
-    async def _at_table(self, hub: CampaignHub, member: Member, key: MemberKey, message: Any,
-                        subscriber: Subscriber) -> None:
-        """A message of a campaign's member: its reads answered here, its commands queued on
-        the hub."""
-        if self.loaded.stopping:  # not rate_limited: the answer that tells it to retry
-            raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
-        if member.role == "replay":  # a replay link: its replay's reads only
-            message = replay_request(hub.state, member, message)
-        self.limits.admit_command(key, hub.campaign)  # before any hub work
-        match message:
-            case History():  # a read, not a command: no hub queue
-                await self._read(key, hub.history_page(message, subscriber.member), subscriber,
-                                 f"reading history of {hub.campaign} failed")
-            case ReportRequest():  # a page's ticket, no hub work
-                try:
-                    path = self.reports.issue(hub.campaign, message.session, hub.state.head,
-                                              tuple(sorted(hub.hidden_from(subscriber.member))))
-                finally:
-                    self.limits.finish_command(key)
-                subscriber.push(encode(ReportReady(id=message.id, path=path)))
-            case StateAt():  # a read too: the table at a seq
-                await self._state_at(hub, member, key, message, subscriber)
-            case _:
-                done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-                done.add_done_callback(functools.partial(self._answered, key))
-                try:
-                    hub.submit(CommandWork(command=message, member=member,
-                                           subscriber=subscriber, done=done))
-                except Rejected:
-                    done.set_result(None)
-                    raise
-
-    async def _read(self, key: MemberKey, answer: Awaitable[bytes],
-                    subscriber: Subscriber, failure: str | None = None) -> None:
-        """Push a read's answer (admitted as a command, in flight until answered). With
-        ``failure``, an error reading is logged so and answered ``unavailable``."""
-        try:
-            subscriber.push(await answer)
-        except Exception:
-            if failure is None:
-                raise
-            logger.exception("%s", failure)
-            raise Rejected("unavailable", "the log could not be read; retry shortly",
-                           None) from None
-        finally:
-            self.limits.finish_command(key)
-
-    async def _state_at(self, hub: CampaignHub, member: Member, key: MemberKey,
-                        message: StateAt, subscriber: Subscriber) -> None:
-        try:
-            frame, past = await hub.state_at(message, replay_first(hub.state, member),
-                                             subscriber.member)
-            subscriber.push(frame)
-            if message.views:
-                self._send_views_at(hub, message, past, subscriber)
-        except Rejected:
-            raise
-        except Exception:
-            logger.exception("reading the state of %s at #%d failed", hub.campaign,
-                             message.seq)
-            raise Rejected("unavailable", "the log could not be read; retry shortly",
-                           None) from None
-        finally:
-            self.limits.finish_command(key)
-
-    def _send_views_at(self, hub: CampaignHub, request: StateAt, state: CampaignState,
-                       subscriber: Subscriber) -> None:
-        """The views of a past table, sent when computed; the connection reads on meanwhile
-        (odds of a big pool may take a worker a while)."""
-
-        async def send() -> None:
-            try:
-                subscriber.push(await hub.views_at(request, state))
-            except Exception:  # derived data: a failure costs only the views
-                logger.exception("the views of %s at #%d failed", hub.campaign, request.seq)
-
-        task = asyncio.create_task(send(), name=f"views-at-{hub.campaign}")
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
 
     def _pause_after(self, refusal: Rejected, key: MemberKey | None,
                      connection: ServerConnection) -> float:
@@ -583,10 +477,6 @@ class Server:
         """Leave a connection's frames unread for ``seconds``, or until the stop begins."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._stopped_reading_pauses.wait(), seconds)
-
-    def _answered(self, key: MemberKey, _: asyncio.Future[None]) -> None:
-        """A member's command was answered: it no longer counts as in flight."""
-        self.limits.finish_command(key)
 
 
 @dataclass(slots=True)
