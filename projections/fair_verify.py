@@ -25,6 +25,7 @@ from events.fair import (
     SeedRevealed,
     client_seeds_digest,
     commitment,
+    keyed,
 )
 from projections.fair_draws import DRAWS, chain_problem
 
@@ -163,13 +164,14 @@ class FairCheck:
         if event.rolls != len(self._rolls):
             self._problem(seq, f"epoch {event.epoch} held {event.rolls} rolls; the log has "
                           f"{len(self._rolls)}: a roll is missing")
+        key = keyed(seed)  # once for the epoch: every roll's stream copies it
         for roll in self._rolls:
-            self._recompute(seed, roll)
+            self._recompute(key, roll)
         self._rolls = []
 
-    def _recompute(self, seed: bytes, roll: _Roll) -> None:
+    def _recompute(self, key: hmac.HMAC, roll: _Roll) -> None:
         stamp = roll.stamp
-        stream = DieStream(seed, self.campaign, stamp.epoch, bytes.fromhex(stamp.seeds),
+        stream = DieStream(key, self.campaign, stamp.epoch, bytes.fromhex(stamp.seeds),
                            stamp.nonce)
         face_of = stream.face
         for seq, sides, face in roll.draws:

@@ -10,9 +10,11 @@ restart finds it (and the current one) in the vault.
 
 from __future__ import annotations
 
+import hmac
 import secrets
 from collections.abc import Callable
 
+from events.fair import keyed
 from projections.campaign import CampaignState
 from server.rules.fairness import EpochSeeds
 from server.seed_vault import SeedVault
@@ -39,6 +41,8 @@ class FairSeeds:
         self._campaign = campaign
         self._new_seed = new_seed
         self._known: dict[int, bytes] = {}
+        self._keyed: dict[int, hmac.HMAC] = {}
+        """The current epoch's seed keyed for HMAC, made once (:func:`events.fair.keyed`)."""
         self._lost: set[int] = set()
 
     def seed(self, epoch: int) -> bytes:
@@ -62,6 +66,7 @@ class FairSeeds:
         Raises :class:`~events.errors.StoreError` if the vault cannot be written.
         """
         self._known = {e: s for e, s in self._known.items() if e >= epoch}
+        self._keyed = {e: k for e, k in self._keyed.items() if e >= epoch}
         if epoch and epoch not in self._known:
             current = self._vault.get(self._campaign, epoch)
             if current is None:  # the vault lost it: rolls are refused until a rotation
@@ -74,5 +79,8 @@ class FairSeeds:
     def for_state(self, state: CampaignState, now: str) -> EpochSeeds:
         """What a decision against ``state`` may roll with and commit to (from memory)."""
         epoch = state.fair.epoch
-        return EpochSeeds(current=self._known.get(epoch) if epoch else None,
-                          following=self._known.get(epoch + 1), now=now)
+        current = self._known.get(epoch) if epoch else None
+        if current is not None and epoch not in self._keyed:
+            self._keyed[epoch] = keyed(current)
+        return EpochSeeds(current=current, following=self._known.get(epoch + 1), now=now,
+                          current_keyed=self._keyed.get(epoch))
