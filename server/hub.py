@@ -11,12 +11,10 @@ this module only moves work in and frames out (:meth:`CampaignHub._process` read
 steps). The views those events changed (exact odds and the like) follow, those that need
 computing once the workers are done (:mod:`server.hub_views`).
 
-A join is handled between batches: a subscriber within :data:`RESUME_LIMIT` events of the
-head gets the events it missed from the log (:mod:`server.catch_up`), one further behind (or
-joining afresh) a snapshot of the table at the head; then live events, so there is never a
-gap nor a duplicate. Older history is read a page at a time on request
-(:meth:`CampaignHub.history_page`), off the event loop and outside the hub's queue; so is the
-table at any earlier seq (:meth:`CampaignHub.state_at`).
+A join is attached between batches (:mod:`server.hub_joins`); who is connected and which
+frame each is sent is :mod:`server.hub_audience`. Older history is read a page at a time on
+request, off the event loop and outside the hub's queue; so is the table at any earlier seq
+(:mod:`server.hub_reads`).
 
 A hub is loaded when its campaign is first used (:mod:`server.rebuild`) and holds a bounded
 state; every :attr:`~server.settings.Settings.snapshot_every` events it stores that state
@@ -32,30 +30,28 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
-import msgspec
-
-from events import core
 from events.base import Event, Visibility
 from events.codec import encode
 from events.errors import Rejected, StoreError
 from events.log import AppendRequest, AppendResult, ServerLog, StoredRow
-from events.messages import Ack, ErrorReply, History, OutgoingRevealed, StateAt, Welcome
+from events.messages import Ack, ErrorReply
 from projections.campaign import CampaignState
 from projections.privacy import pending_seqs
 from server import auth
-from server.audience import PublicTable, hidden_for, role_of, view_about
+from server.audience import PublicTable, hidden_for
 from server.catch_up import (
     CATCH_UP_PAGE,
     CATCH_UP_READ,
     CATCH_UP_READS_AHEAD,
-    schedule_catch_up,
 )
 from server.command_index import CommandIndex
 from server.derived_writes import DerivedWrites
-from server.divergence import check_history, needs_lookup
 from server.fair_seeds import FairSeeds
 from server.health import LogHealth
-from server.hub_core import HubCore, Publish, Recall, Reply, Settled, current_member
+from server.hub_audience import Audience
+from server.hub_core import HubCore, Publish, Recall, Reply, Settled
+from server.hub_joins import RESUME_LIMIT, HubJoins
+from server.hub_reads import HubReads
 from server.hub_recall import replayed_answer
 from server.hub_views import HubViews
 from server.hub_work import (
@@ -65,10 +61,9 @@ from server.hub_work import (
     refuse_unavailable,
     reply,
 )
-from server.log_throttle import LogThrottle
 from server.page_cache import PageCache
 from server.rebuild import load_hub_state
-from server.snapshots import SnapshotCache, encoded_page, history_page, snapshot_at
+from server.snapshots import SnapshotCache
 from server.stored_snapshots import SnapshotStore
 from server.subscriber import Subscriber
 from server.table_feed import TableFeed
@@ -87,9 +82,6 @@ Queued = CommandWork | JoinWork | FollowWork | None
 logger = logging.getLogger(__name__)
 
 MAX_BATCH = 256
-RESUME_LIMIT = 1_000
-"""Most events a resuming client is sent to catch up; one further behind gets a snapshot of
-the table (one message, whatever the log's length) unless it asks for a replay."""
 
 
 class CampaignHub:
@@ -123,20 +115,15 @@ class CampaignHub:
         self.pins = 0
         """Connections joined or joining (and loads waiting for it): never unloaded while any."""
         self._idle_since = time.monotonic()
-        self.joined_once = False
-        """True once a member joined: a hub only ever loaded for joins that were refused (a
-        wrong token) is unloaded sooner (see :data:`server.app.UNJOINED_GRACE`)."""
         self._committer = committer
         self._seeds = seeds
         """The epoch seeds each decision rolls with (:mod:`server.fair_seeds`)."""
         self._clock = clock
         self._health = health
         """While it says the log is failing, commands are refused before they are decided."""
-        self.subscribers: set[Subscriber] = set()
         self._table = TableFeed()
         """Who watches the ``table`` message and who is connected."""
-        self._inbox: asyncio.Queue[Queued] = (
-            asyncio.Queue())
+        self._inbox: asyncio.Queue[Queued] = asyncio.Queue()
         self._follow_queued = False
         self._follow_waiters: list[asyncio.Future[None]] = []
         """Who waits for the next follow to end (:meth:`catch_up`)."""
@@ -144,21 +131,39 @@ class CampaignHub:
         self.closing = False
         self._stale = False
         """True while the state could not be reloaded from the log: work is refused."""
-        self._diverged = LogThrottle(60.0)
         self.conflicts = 0
         """Batches another process appended to first (a shared log), decided again."""
         self.reloads = 0
         """Times the state was rebuilt from the log after a failure (for operators, tests)."""
+        self._snapshots = SnapshotCache()
+        """The last event frames as broadcast and the snapshot of the head, encoded once."""
+        self._audience = Audience(self, self._snapshots)
+        """Who is connected, and which frame each is sent (:mod:`server.hub_audience`)."""
         self._writes = DerivedWrites(self, log=log, store=store, snapshot_every=snapshot_every)
         """Snapshots and catch-up pages, stored after the batches that change the state."""
-        self._views = HubViews(self, broadcast=self._broadcast_view, workers=workers,
+        self._views = HubViews(self, broadcast=self._audience.broadcast_view, workers=workers,
                                backlog=view_backlog)
         self.view_queue = self._views.queue
         """The views waiting for the odds workers (for operators, tests)."""
-        self._snapshots = SnapshotCache()
-        """The last event frames as broadcast and the snapshot of the head, encoded once."""
         self._pages = pages if pages is not None else PageCache()
         """Encoded catch-up pages, shared with the server's other campaigns."""
+        self._joins = HubJoins(self, log=log, pages=self._pages, snapshots=self._snapshots,
+                               table=self._table, views=self._views, audience=self._audience)
+        """Attaches joins between batches (:mod:`server.hub_joins`)."""
+        self.reads = HubReads(self, log=log, store=store, views=self._views,
+                              snapshot_every=snapshot_every)
+        """History pages and past tables, read outside the queue (:mod:`server.hub_reads`)."""
+
+    @property
+    def joined_once(self) -> bool:
+        """True once a member joined: a hub only ever loaded for joins that were refused (a
+        wrong token) is unloaded sooner (see :data:`server.app.UNJOINED_GRACE`)."""
+        return self._joins.joined_once
+
+    @property
+    def subscribers(self) -> set[Subscriber]:
+        """The connections joined to this table."""
+        return self._audience.subscribers
 
     @property
     def state(self) -> CampaignState:
@@ -223,7 +228,7 @@ class CampaignHub:
     def leave(self, subscriber: Subscriber) -> None:
         self.subscribers.discard(subscriber)
         if self._table.left(subscriber) and not self._stale:
-            self._table.broadcast(self._table_of)
+            self._table.broadcast(self._audience.table_of)
 
     def pin(self) -> None:
         """A connection is joining or joined: keep the hub loaded."""
@@ -288,8 +293,7 @@ class CampaignHub:
             elif isinstance(item, JoinWork):
                 await self._process_safely(commands)
                 commands = []
-                if await self._history_holds(item) and await self._recent_ready(item):
-                    self._attach(item)
+                await self._joins.admit(item)
             elif isinstance(item, CommandWork):
                 commands.append(item)
         await self._process_safely(commands)
@@ -370,7 +374,7 @@ class CampaignHub:
         events."""
         publishes, events = self._core.take_rows(rows, fold=fold)
         for publish in publishes:
-            self._publish(publish)
+            self._audience.publish(publish)
         return events
 
     def _after_change(self, changed: list[Event]) -> None:
@@ -380,10 +384,10 @@ class CampaignHub:
             self._writes.after_change()
         if not self._stale:  # views of a state the log lacks would mislead the table
             if changed:
-                self._table.broadcast(self._table_of)
+                self._table.broadcast(self._audience.table_of)
             for view in self._views.of_events(changed):
-                self._broadcast_view(encode(view))
-        self._close_removed(changed)
+                self._audience.broadcast_view(encode(view))
+        self._audience.close_removed(changed)
 
     async def _process(self, batch: list[CommandWork], attempt: int = 0) -> None:
         """Decide, make durable, broadcast, answer: in that order, for a batch of commands.
@@ -449,7 +453,7 @@ class CampaignHub:
         for effect in effects:
             match effect:
                 case Publish():
-                    self._publish(effect)
+                    self._audience.publish(effect)
                 case Reply(work=work, answer=Recall() as recall):
                     if recall not in recalled:
                         recalled[recall] = await replayed_answer(
@@ -476,188 +480,11 @@ class CampaignHub:
         else:
             await self._process(again, attempt)
 
-    def _close_removed(self, events: list[Event]) -> None:
-        """Close the connections of members these events removed, once they have seen it."""
-        removed = {event.member for event in events if isinstance(event, core.MemberRemoved)}
-        for subscriber in tuple(self.subscribers):
-            if subscriber.member in removed:
-                self.subscribers.discard(subscriber)
-                subscriber.close_after_queued(1008, "removed from the campaign")
-
-    def _broadcast(self, frame: bytes) -> None:
-        for subscriber in tuple(self.subscribers):
-            subscriber.push(frame)
-            if subscriber.dropped:  # it fell behind: it resumes from the log when it returns
-                self.subscribers.discard(subscriber)
-
-    def _publish(self, publish: Publish) -> None:
-        """Broadcast an event's frame: whole to whoever may see it, sealed to the others
-        while it is a pending private roll (:meth:`HubCore.publish`)."""
-        self._snapshots.add(publish.seq, publish.frame)
-        if publish.sealed is None:
-            self._broadcast(publish.frame)
-            return
-        for subscriber in tuple(self.subscribers):
-            subscriber.push(publish.frame_for(subscriber.member))
-            if subscriber.dropped:
-                self.subscribers.discard(subscriber)
-
-    def _broadcast_view(self, frame: bytes) -> None:
-        """Broadcast a view; one about a pending private roll (its odds) goes to the GM only."""
-        if not self.state.private or view_about(frame) not in self.state.private:
-            self._broadcast(frame)
-            return
-        for subscriber in tuple(self.subscribers):
-            if role_of(self.state, subscriber.member) in ("gm", "admin"):
-                subscriber.push(frame)
-
-    def _table_of(self, subscriber: Subscriber) -> CampaignState:
-        """The table ``subscriber`` sees (:meth:`PublicTable.for_member`)."""
-        return self.public.for_member(self.state, subscriber.member)
-
     def hidden_from(self, member: str | None) -> dict[int, Visibility]:
         """The events ``member`` (``None``: the admin) may not see yet, and how each is
         sealed: for the reads a connection makes outside the hub's queue."""
         return hidden_for(self.state, member)
 
     async def _reveal(self, pending: set[int]) -> None:
-        """Send every member the events of ``pending`` that are no longer pending (their
-        seed was revealed), whole, once the reveal is durable."""
-        revealed = sorted(pending - set(pending_seqs(self.state.private)))
-        if not revealed or self._stale:
-            return
-        wanted = set(revealed)
-        try:
-            frames = await asyncio.to_thread(lambda: [
-                frame for seq, frame in zip(range(revealed[0], revealed[-1] + 1),
-                                            encoded_page(self._log, self.campaign,
-                                                         revealed[0] - 1, revealed[-1]),
-                                            strict=False) if seq in wanted])
-        except Exception:  # they are in the log: a join or a history page shows them
-            logger.exception("reading the revealed rolls of %s failed", self.campaign)
-            return
-        self._broadcast(encode(OutgoingRevealed(events=[msgspec.Raw(f) for f in frames])))
-
-    # ---- joining ----------------------------------------------------------------------
-
-    async def _history_holds(self, join: JoinWork) -> bool:
-        """Refuse with ``diverged`` a join whose copy is not this log's history.
-
-        The hash at ``since`` is the head's (in memory) or one indexed read, made off the
-        event loop; the hub waits for it between batches, so the head does not move meanwhile.
-        """
-        if self._stale:
-            return True  # refused as unavailable by _attach: the head is not known
-        head, found = self.state.head, None
-        if needs_lookup(join.since, join.since_hash, head):
-            try:
-                found = (await asyncio.to_thread(
-                    self._log.hashes_at, {self.campaign: join.since})).get(self.campaign)
-            except Exception:
-                logger.exception("reading the hash of %s #%d failed", self.campaign, join.since)
-                refuse_unavailable([join])
-                return False
-        refusal = check_history(since=join.since, since_hash=join.since_hash, head=head,
-                                head_hash=self.head_hash, hash_at_since=found)
-        if refusal is not None:
-            self._log_diverged(refusal.message)
-            if not join.done.done():
-                join.done.set_exception(refusal)
-            return False
-        return not join.done.done()  # a join given up while we read is not attached
-
-    def _log_diverged(self, message: str) -> None:
-        """One line a minute at most: a member may join with a ``since`` past the head as
-        often as the join rate allows, and a line per join filled the log (69 in 10 s)."""
-        admitted = self._diverged.admit()
-        if admitted is None:
-            return
-        held = admitted.held
-        logger.warning("join to %s refused: %s%s", self.campaign, message,
-                       f" ({held} more such joins since the last line)" if held else "")
-
-    def _attach(self, join: JoinWork) -> None:
-        head = self.state.head
-        member = None if join.member.admin else join.member.member
-        hidden = self.hidden_from(member)
-        """Private rolls this member may not see yet (:mod:`server.audience`)."""
-        welcome = Welcome(role=join.member.role, member=join.member.member,
-                          campaign=self.campaign, name=self.state.name,
-                          system=self.state.system, head=head,
-                          head_hash="" if head in hidden else self.head_hash)
-        if self._stale:
-            refuse_unavailable([join])
-            return
-        if current_member(self.state, join.member) is None:  # removed while the join was queued
-            join.done.set_exception(Rejected(
-                "unauthorized", f"this token does not open {self.campaign!r}", "$.token"))
-            return
-        subscriber = join.subscriber
-        subscriber.member = member
-        self.subscribers.add(subscriber)
-        subscriber.push(encode(welcome))
-        if self._wants_snapshot(join):
-            subscriber.push(self._snapshots.frame(self._table_of(subscriber), self.head_hash,
-                                                  hidden, shared=self.public.state is None))
-        elif join.since < head:  # replayed from the log ahead of the live frames queued
-            schedule_catch_up(subscriber, log=self._log, pages=self._pages,
-                              campaign=self.campaign, since=join.since, head=head,
-                              hidden=hidden)
-        if self._table.joined(subscriber, subscriber.member, join.table):
-            self._table.broadcast(self._table_of)  # someone came: every watcher sees them
-        else:
-            self._table.send_to(subscriber, self._table_of(subscriber))
-        sees_all = role_of(self.state, member) in ("gm", "admin")
-        for frame in self._views.standing_now():  # after the catch-up: views of the head
-            if sees_all or not self.state.private or view_about(frame) not in self.state.private:
-                subscriber.push(frame)
-        self._views.start_computing()
-        self.joined_once = True
-        join.done.set_result(welcome)
-
-    def _wants_snapshot(self, join: JoinWork) -> bool:
-        """A join afresh or from further than :data:`RESUME_LIMIT` gets a snapshot, unless it
-        asked for a replay; one within the limit gets exactly the events it missed."""
-        head = self.state.head
-        if join.replay or join.since >= head:
-            return False
-        return join.since == 0 or head - join.since > RESUME_LIMIT
-
-    async def _recent_ready(self, join: JoinWork) -> bool:
-        """Make sure the last events are at hand for a snapshot (read once after a start or a
-        reload, off the event loop, while the head cannot move); refuse the join if the log
-        cannot be read."""
-        if self._stale or not self._wants_snapshot(join):
-            return True
-        if self._snapshots.needs_reading(self.state.head):
-            try:
-                await self._snapshots.read(self._log, self.campaign, self.state.head)
-            except Exception:
-                logger.exception("reading the last events of %s failed", self.campaign)
-                refuse_unavailable([join])
-                return False
-        return not join.done.done()
-
-    async def history_page(self, request: History, member: str | None = None) -> bytes:
-        """The encoded page of events before ``request.before``: history never waits in the
-        hub's queue nor holds the event loop. Called by the connection that asked, once
-        rate-limited; the private rolls ``member`` (``None``: the admin) may not see yet are
-        sealed."""
-        return await history_page(self._log, self.campaign, self.state.head, request,
-                                  self.hidden_from(member))
-
-    async def state_at(self, request: StateAt, first: int = 1, member: str | None = None,
-                       ) -> tuple[bytes, CampaignState]:
-        """The encoded snapshot of the table after event ``request.seq`` (the nearest stored
-        snapshot and the events after it, read and folded in a worker thread), and that state:
-        like history, outside the hub's queue. Raises :class:`Rejected` for a seq past the
-        log's head. ``first``: a replay link's first event (the table it shows holds nothing
-        from before it: :func:`server.snapshots.replay_at`); ``member``: who asks (``None``:
-        the admin), whose table leaves out the private rolls they may not see yet."""
-        return await asyncio.to_thread(snapshot_at, self._log, self._store, self.campaign,
-                                       request, self._every, first, self.hidden_from(member))
-
-    async def views_at(self, request: StateAt, state: CampaignState) -> bytes:
-        """The encoded ``views_at`` answer for ``state`` (a past table): its standing views,
-        their odds from the result cache or the workers (:meth:`HubViews.views_at`)."""
-        return await self._views.views_at(request, state)
+        if not self._stale:
+            await self._audience.reveal(pending, self._log, self.campaign)

@@ -21,7 +21,8 @@ from events.messages import Join, Welcome
 from projections.campaign import CampaignState, Member
 from server.auth import hash_token, tokens_match
 from server.gate import Gate
-from server.hub import RESUME_LIMIT, CampaignHub, JoinWork
+from server.hub import CampaignHub, JoinWork
+from server.hub_joins import RESUME_LIMIT
 from server.loaded_campaigns import LoadedCampaigns
 from server.rates import Limits, member_key
 from server.replay_links import replay_welcome

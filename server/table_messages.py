@@ -52,7 +52,7 @@ class TableMessages:
         self.limits.admit_command(key, hub.campaign)  # before any hub work
         match message:
             case History():  # a read, not a command: no hub queue
-                await self.read(key, hub.history_page(message, subscriber.member), subscriber,
+                await self.read(key, hub.reads.history_page(message, subscriber.member), subscriber,
                                  f"reading history of {hub.campaign} failed")
             case ReportRequest():  # a page's ticket, no hub work
                 try:
@@ -91,7 +91,7 @@ class TableMessages:
     async def _state_at(self, hub: CampaignHub, member: Member, key: MemberKey,
                         message: StateAt, subscriber: Subscriber) -> None:
         try:
-            frame, past = await hub.state_at(message, replay_first(hub.state, member),
+            frame, past = await hub.reads.state_at(message, replay_first(hub.state, member),
                                              subscriber.member)
             subscriber.push(frame)
             if message.views:
@@ -113,7 +113,7 @@ class TableMessages:
 
         async def send() -> None:
             try:
-                subscriber.push(await hub.views_at(request, state))
+                subscriber.push(await hub.reads.views_at(request, state))
             except Exception:  # derived data: a failure costs only the views
                 logger.exception("the views of %s at #%d failed", hub.campaign, request.seq)
 

@@ -12,7 +12,7 @@ from events import core
 from events.errors import CommandRejected
 from events.messages import HISTORY_LIMIT
 from projections.snapshot import RECENT_EVENTS, observable, protocol_schema
-from server import hub as hub_module
+from server import hub_joins as hub_module
 from tests.server.raw import RawPeer
 
 

@@ -1,0 +1,68 @@
+"""A hub's reads: history pages, the table at an earlier seq and its views.
+
+None waits in the hub's queue nor holds the event loop: each is read (and folded) in a worker
+thread when the connection that asked has been admitted for it, and what the asker may not
+see yet is sealed or left out (:func:`server.audience.hidden_for`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Protocol
+
+from events.log import ServerLog
+from events.messages import History, StateAt
+from projections.campaign import CampaignState
+from server.audience import hidden_for
+from server.hub_views import HubViews
+from server.snapshots import history_page, snapshot_at
+from server.stored_snapshots import SnapshotStore
+
+__all__ = ["HubReads"]
+
+
+class Owner(Protocol):
+    """The hub as its reads see it: the campaign and its state now."""
+
+    @property
+    def state(self) -> CampaignState: ...
+
+    @property
+    def campaign(self) -> str: ...
+
+
+class HubReads:
+    """The reads of one campaign's hub, made by the connections that ask."""
+
+    def __init__(self, owner: Owner, *, log: ServerLog, store: SnapshotStore, views: HubViews,
+                 snapshot_every: int) -> None:
+        self._owner = owner
+        self._log = log
+        self._store = store
+        self._views = views
+        self._every = snapshot_every
+
+    async def history_page(self, request: History, member: str | None = None) -> bytes:
+        """The encoded page of events before ``request.before``: history never waits in the
+        hub's queue nor holds the event loop. Called by the connection that asked, once
+        rate-limited; the private rolls ``member`` (``None``: the admin) may not see yet are
+        sealed."""
+        return await history_page(self._log, self._owner.campaign, self._owner.state.head, request,
+                                  hidden_for(self._owner.state, member))
+
+    async def state_at(self, request: StateAt, first: int = 1, member: str | None = None,
+                       ) -> tuple[bytes, CampaignState]:
+        """The encoded snapshot of the table after event ``request.seq`` (the nearest stored
+        snapshot and the events after it, read and folded in a worker thread), and that state:
+        like history, outside the hub's queue. Raises :class:`Rejected` for a seq past the
+        log's head. ``first``: a replay link's first event (the table it shows holds nothing
+        from before it: :func:`server.snapshots.replay_at`); ``member``: who asks (``None``:
+        the admin), whose table leaves out the private rolls they may not see yet."""
+        hidden = hidden_for(self._owner.state, member)
+        return await asyncio.to_thread(snapshot_at, self._log, self._store, self._owner.campaign,
+                                       request, self._every, first, hidden)
+
+    async def views_at(self, request: StateAt, state: CampaignState) -> bytes:
+        """The encoded ``views_at`` answer for ``state`` (a past table): its standing views,
+        their odds from the result cache or the workers (:meth:`HubViews.views_at`)."""
+        return await self._views.views_at(request, state)
