@@ -20,13 +20,15 @@ import hashlib
 import hmac
 import json
 import sys
+from collections.abc import Iterable
+from typing import Any
 
 DOMAIN = b"poolhall-roll-v1"
 NARRATIVE_SIDES = {"boost": 6, "setback": 6, "ability": 8, "difficulty": 8,
                    "proficiency": 12, "challenge": 12, "force": 12}
 
 
-def client_seeds_digest(seeds):
+def client_seeds_digest(seeds: dict[str, str]) -> bytes:
     """SHA-256 over (u16 len, member, u16 len, seed) of each member, sorted by member."""
     digest = hashlib.sha256()
     for member in sorted(seeds):
@@ -36,11 +38,13 @@ def client_seeds_digest(seeds):
     return digest.digest()
 
 
-def faces(seed, campaign, epoch, seeds_digest, nonce, sides_list):
+def faces(seed: bytes, campaign: str, epoch: int, seeds_digest: bytes, nonce: int,
+          sides_list: list[int]) -> list[int]:
     """The faces of dice of the given sides, drawn in order from the roll's HMAC stream."""
     name = campaign.encode()
     prefix = (DOMAIN + len(name).to_bytes(2, "big") + name + epoch.to_bytes(4, "big")
               + seeds_digest + nonce.to_bytes(8, "big"))
+    out: list[int]
     stream, at, counter, out = b"", 0, 0, []
     for sides in sides_list:
         limit = 256 - 256 % sides
@@ -57,7 +61,7 @@ def faces(seed, campaign, epoch, seeds_digest, nonce, sides_list):
     return out
 
 
-def dice_of(event):
+def dice_of(event: dict[str, Any]) -> list[tuple[int, int]] | None:
     """``(sides, face)`` of each die an event drew, in the order drawn; None: no dice."""
     kind = event["type"]
     if kind == "dice_rolled":
@@ -77,12 +81,14 @@ def dice_of(event):
     return None
 
 
-def check(lines):
+def check(lines: Iterable[str]) -> tuple[dict[str, int], list[str]]:
     """Check the events of one campaign; return (counts, problems)."""
-    campaign, client_seeds, commitments = None, {}, {}
-    rolls = {}  # epoch -> list of [stamp, command, [(seq, sides, face)]]
+    campaign: Any = None  # the export's JSON, as every value read below
+    client_seeds: dict[str, str] = {}
+    commitments: dict[int, str] = {}
+    rolls: dict[int, list[list[Any]]] = {}  # epoch -> [[stamp, command, [(seq, sides, face)]]]
     counts = {"revealed": 0, "rolls": 0, "dice": 0, "sealed": 0}
-    problems = []
+    problems: list[str] = []
     for line in lines:
         if not line.strip():
             continue
@@ -135,7 +141,7 @@ def check(lines):
     return counts, problems
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     if len(argv) != 2:
         sys.stderr.write(__doc__)
         return 2
