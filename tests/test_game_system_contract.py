@@ -14,6 +14,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -70,7 +71,7 @@ def event_problems(system: str, cls: type[Event], projection: Projection[msgspec
 
 
 def _stored_event(system: str, tag: str, cls: type[Event],
-                  fixtures: Path) -> tuple[Event, object] | str:
+                  fixtures: Path) -> tuple[Event, dict[str, Any]] | str:
     """The event type's stored payload decoded, with the payload; or, when there is none or
     it does not decode, the problem (nothing else can be checked without it)."""
     stored_at = fixtures / f"{tag}.v{cls.schema_version}.json"

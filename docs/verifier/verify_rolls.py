@@ -20,13 +20,15 @@ import hashlib
 import hmac
 import json
 import sys
+from collections.abc import Iterable
+from typing import Any
 
 DOMAIN = b"poolhall-roll-v1"
 NARRATIVE_SIDES = {"boost": 6, "setback": 6, "ability": 8, "difficulty": 8,
                    "proficiency": 12, "challenge": 12, "force": 12}
 
 
-def client_seeds_digest(seeds):
+def client_seeds_digest(seeds: dict[str, str]) -> bytes:
     """SHA-256 over (u16 len, member, u16 len, seed) of each member, sorted by member."""
     digest = hashlib.sha256()
     for member in sorted(seeds):
@@ -36,11 +38,13 @@ def client_seeds_digest(seeds):
     return digest.digest()
 
 
-def faces(seed, campaign, epoch, seeds_digest, nonce, sides_list):
+def faces(seed: bytes, campaign: str, epoch: int, seeds_digest: bytes, nonce: int,
+          sides_list: list[int]) -> list[int]:
     """The faces of dice of the given sides, drawn in order from the roll's HMAC stream."""
     name = campaign.encode()
     prefix = (DOMAIN + len(name).to_bytes(2, "big") + name + epoch.to_bytes(4, "big")
               + seeds_digest + nonce.to_bytes(8, "big"))
+    out: list[int]
     stream, at, counter, out = b"", 0, 0, []
     for sides in sides_list:
         limit = 256 - 256 % sides
@@ -57,7 +61,7 @@ def faces(seed, campaign, epoch, seeds_digest, nonce, sides_list):
     return out
 
 
-def dice_of(event):
+def dice_of(event: dict[str, Any]) -> list[tuple[int, int]] | None:
     """``(sides, face)`` of each die an event drew, in the order drawn; None: no dice."""
     kind = event["type"]
     if kind == "dice_rolled":
@@ -77,7 +81,7 @@ def dice_of(event):
     return None
 
 
-def check(lines):
+def check(lines: Iterable[str]) -> tuple[dict[str, int], list[str]]:
     """Check the events of one campaign; return (counts, problems)."""
     checker = Checker()
     for line in lines:
@@ -91,13 +95,16 @@ class Checker:
     """What the events read so far say: the campaign, the client seeds in force, each epoch's
     commitment and the rolls it holds until its seed is revealed."""
 
-    def __init__(self):
-        self.campaign, self.client_seeds, self.commitments = None, {}, {}
-        self.rolls = {}  # epoch -> list of [stamp, command, [(seq, sides, face)]]
+    def __init__(self) -> None:
+        self.campaign: Any = None  # the export's JSON, as every value read below
+        self.client_seeds: dict[str, str] = {}
+        self.commitments: dict[int, str] = {}
+        self.rolls: dict[int, list[list[Any]]] = {}
+        """Epoch -> its rolls held until the reveal: [stamp, command, [(seq, sides, face)]]."""
         self.counts = {"revealed": 0, "rolls": 0, "dice": 0, "sealed": 0}
-        self.problems = []
+        self.problems: list[str] = []
 
-    def read(self, record):
+    def read(self, record: Any) -> None:
         """One event of the export."""
         event, seq = record["event"], record["seq"]
         kind = event["type"]
@@ -116,7 +123,7 @@ class Checker:
             if drawn is not None and stamp is not None:
                 self.rolled(seq, record["command"], stamp, drawn)
 
-    def revealed(self, seq, event):
+    def revealed(self, seq: int, event: Any) -> None:
         """A seed revealed: it must hash to its commitment; then every roll of its epoch is
         recomputed from it."""
         epoch, seed = event["epoch"], bytes.fromhex(event["seed"])
@@ -139,7 +146,7 @@ class Checker:
             self.counts["rolls"] += 1
             self.counts["dice"] += len(draws)
 
-    def rolled(self, seq, command, stamp, drawn):
+    def rolled(self, seq: int, command: str, stamp: Any, drawn: list[tuple[int, int]]) -> None:
         """A fair roll's dice, held until its epoch's seed is revealed. A roll that spans
         several events of one command (they share the stamp) goes on from the last one."""
         if stamp["seeds"] != client_seeds_digest(self.client_seeds).hex():
@@ -153,7 +160,7 @@ class Checker:
             self.problems.append(f"#{seq}: nonce {stamp['nonce']} where {len(held)} comes next")
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     if len(argv) != 2:
         sys.stderr.write(__doc__)
         return 2

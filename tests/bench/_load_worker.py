@@ -19,6 +19,7 @@ import zlib
 from typing import Any
 
 import msgspec
+from websockets.typing import BytesLike
 
 from events import core
 from events.codec import encode
@@ -27,12 +28,12 @@ from events.messages import Join
 try:
     from websockets.speedups import apply_mask
 except ImportError:  # pragma: no cover - the pure-Python fallback
-    def apply_mask(data: bytes, mask: bytes) -> bytes:
+    def apply_mask(data: BytesLike, mask: bytes | bytearray) -> bytes:
         n = len(data)
         key = (mask * (n // 4 + 1))[:n]
         return (int.from_bytes(data, "big") ^ int.from_bytes(key, "big")).to_bytes(n, "big")
 
-__all__ = ["Bench", "Frame", "Peer", "percentile", "EXPRESSION"]
+__all__ = ["Bench", "Frame", "Peer", "apply_mask", "percentile", "EXPRESSION"]
 
 EXPRESSION = "2d6+1"
 
@@ -91,6 +92,7 @@ class Peer(asyncio.Protocol):
         key = base64.b64encode(secrets.token_bytes(16)).decode()
         extensions = ("Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
                       if self.deflate else "")
+        assert self.transport is not None
         self.transport.write(
             f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nUpgrade: websocket\r\n"
             f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
@@ -305,7 +307,7 @@ class Bench:
         if kind == "event":
             self._on_event(peer, frame, now)
         elif kind == "ack" or kind == "error":
-            future = peer.pending.pop(frame.id, None) if frame.id else None  # type: ignore[arg-type]
+            future = peer.pending.pop(frame.id, None) if frame.id else None
             if future is None:
                 self._on_roll_answer(peer, frame, now)
             elif kind == "ack":
@@ -324,7 +326,7 @@ class Bench:
         if frame.seq != peer.last_seq + 1:
             peer.gaps += 1
         peer.last_seq = frame.seq
-        entry = self.fanout.get(frame.command) if self.fanout else None
+        entry = self.fanout.get(frame.command) if self.fanout and frame.command else None
         if entry is not None:
             entry[1] -= 1
             if entry[1] == 0:
@@ -334,7 +336,7 @@ class Bench:
     def _on_roll_answer(self, peer: Peer, frame: Frame, now: float) -> None:
         """A roll's ack or error (not a setup request's): counted, timed while a phase runs;
         in the throughput phase the client rolls again at once."""
-        sent = peer.sent_at.pop(frame.id, None) if frame.id else None  # type: ignore[arg-type]
+        sent = peer.sent_at.pop(frame.id, None) if frame.id else None
         if frame.type == "error":
             key = f"{frame.code}: {frame.message}"
             self.errors[key] = self.errors.get(key, 0) + 1
@@ -376,7 +378,8 @@ class Bench:
             return [gm, *players]
 
         self.peers = list(await asyncio.wait_for(asyncio.gather(
-            *(table(c, ack.token) for c, ack in enumerate(acks, start=first))), 600))
+            *(table(c, ack.token)  # type: ignore[arg-type]  # an invite's ack has its token
+              for c, ack in enumerate(acks, start=first))), 600))
         await self.settle()
 
     async def settle(self, timeout: float = 30.0) -> bool:

@@ -81,9 +81,10 @@ try:  # this checkout's store
     from events.sqlite_backend.bulk_insert import insert_rows
     from events.sqlite_backend.verify import verify_file
 except ImportError:  # a checkout from before the plain store (``--against``)
-    from events.bulk_insert import insert_rows  # type: ignore[no-redef]
-    from events.store import SqliteLog  # type: ignore[no-redef]
-    from events.store_verify import verify_file  # type: ignore[no-redef]
+    # (modules this checkout no longer has: they are found in the older one only)
+    from events.bulk_insert import insert_rows  # type: ignore[no-redef, import-not-found]
+    from events.store import SqliteLog  # type: ignore[no-redef, import-not-found]
+    from events.store_verify import verify_file  # type: ignore[no-redef, import-not-found]
 
 COMMANDS_TABLE = ("CREATE TABLE commands (campaign TEXT NOT NULL, command_id TEXT NOT NULL,"
                   " actor TEXT NOT NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL,"
@@ -113,7 +114,7 @@ def _request(campaign: str, head: int, n: int, *, random_id: bool = True,
     ``looked_up``: marked as a hub marks its requests (it looked the id up before deciding)."""
     if command_id is None:
         command_id = f"c-{secrets.token_hex(8)}" if random_id else f"c{n:09d}"
-    marked = {"id_looked_up": looked_up} if LOOKED_UP else {}
+    marked: dict[str, Any] = {"id_looked_up": looked_up} if LOOKED_UP else {}
     return AppendRequest(campaign=campaign, expected_head=head, events=(ROLL,), actor="gm",
                          command_id=command_id, at=AT, **marked)
 
@@ -232,11 +233,11 @@ def commit_bound(work: Path, rows: int, seconds: float
         latencies.append(finished - started)
         if (second := int(finished - begun)) < len(by_second):
             by_second[second] += rows
-    cpu, events = time.thread_time() - cpu, len(latencies) * rows
+    cpu, appended = time.thread_time() - cpu, len(latencies) * rows
     wal = Path(str(path) + "-wal").stat().st_size
     connection.close()
     _remove(path)
-    return statistics.median(latencies), cpu / events, wal / events, by_second
+    return statistics.median(latencies), cpu / appended, wal / appended, by_second
 
 
 # ---- 2. append_batch -----------------------------------------------------------------------
@@ -267,7 +268,7 @@ def append_batch_rate(work: Path, events: int, per_batch: int = 100, campaigns: 
         for result in log.append_batch(batch):
             if isinstance(result, Exception):
                 raise result
-        while housework is not None and log.has_housework:  # type: ignore[attr-defined]
+        while housework is not None and log.has_housework:
             housework()
     elapsed, cpu = time.perf_counter() - started, time.thread_time() - cpu
     written = wal.stat().st_size - wal_before

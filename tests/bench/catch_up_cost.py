@@ -102,7 +102,7 @@ class Peer:
         command = {**command, "id": f"b{self.count}-{os.urandom(4).hex()}"}
         await self.connection.send(json.dumps(command))
         while True:
-            frame = json.loads(await self.connection.recv())
+            frame: dict[str, Any] = json.loads(await self.connection.recv())
             if frame.get("id") == command["id"]:
                 return frame
 
@@ -122,7 +122,7 @@ async def fill(url: str, campaign: str, token: str, events: int) -> None:
                     {"type": "roll", "id": f"f{index}-{left}-{n}", "expression": "3d6"}))
             answered = 0
             while answered < window:
-                answered += (await peer.connection.recv()).startswith('{"type":"ack"')
+                answered += (await peer.connection.recv(decode=True)).startswith('{"type":"ack"')
             left -= window
 
     await asyncio.gather(*(roll(peer, index) for index, peer in enumerate(peers)))

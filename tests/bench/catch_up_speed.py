@@ -88,6 +88,7 @@ class Reader(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
         key = base64.b64encode(secrets.token_bytes(16)).decode()
+        assert self.transport is not None
         self.transport.write(
             f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nUpgrade: websocket\r\n"
             f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
@@ -193,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-snapshots", action="store_true",
                         help="leave the log without stored snapshots (the first join folds it)")
     args = parser.parse_args(argv)
-    from _longlog import build_long_log
+    from tests.chaos._longlog import build_long_log
 
     work = Path(tempfile.mkdtemp(prefix="poolhall-catchup-"))
     token = "ph_bench-" + secrets.token_hex(16)
@@ -247,8 +248,8 @@ def main(argv: list[str] | None = None) -> int:
                 leaf = stack.split(";")[-1]
                 own[leaf] = own.get(leaf, 0) + int(count)
                 total += int(count)
-            for leaf, count in sorted(own.items(), key=lambda kv: -kv[1])[:25]:
-                print(f"{100 * count / max(total, 1):6.1f}%  {leaf}")
+            for leaf, samples in sorted(own.items(), key=lambda kv: -kv[1])[:25]:
+                print(f"{100 * samples / max(total, 1):6.1f}%  {leaf}")
         median = statistics.median(rates)
         print(f"catch-up of {head:,} events: median {median:,.0f} events/s, best "
               f"{max(rates):,.0f}   (target >= {TARGET:,.0f}: "

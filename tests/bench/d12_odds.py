@@ -13,9 +13,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "d12")]
-
-from d12_support import Table  # noqa: E402
+sys.path.insert(0, str(ROOT))
 
 from events import d12  # noqa: E402
 from projections.d12_odds import (  # noqa: E402
@@ -25,6 +23,7 @@ from projections.d12_odds import (  # noqa: E402
     survival,
     survival_float,
 )
+from tests.d12.d12_support import Table  # noqa: E402
 
 
 def _ms(fn: Any, number: int) -> float:
@@ -55,8 +54,10 @@ def main() -> None:
     def one_round() -> None:
         nonlocal rounds, test
         if rounds % 50 == 0:
-            test = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR",),
-                             dt=4, extended=True, refresh="CON")[0].test
+            started = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR",),
+                                dt=4, extended=True, refresh="CON")[0]
+            assert isinstance(started, d12.ThresholdTestStarted)
+            test = started.test
         table.run("han-player", d12.RollThresholdTest, test=test)
         if not table.game.tests[test].open:
             rounds = -1

@@ -22,14 +22,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from events import core  # noqa: E402
-from events.base import Recorded  # noqa: E402
+from events.base import Event, Recorded  # noqa: E402
 from projections.campaign import CampaignState, Member, fold  # noqa: E402
 from server.app import member_by_token  # noqa: E402
 from server.auth import hash_token, tokens_match  # noqa: E402
 
 
 def campaign_of(members: int) -> CampaignState:
-    events: list[core.Event] = [core.CampaignCreated(campaign="c", name="C", system="narrative")]
+    events: list[Event] = [core.CampaignCreated(campaign="c", name="C", system="narrative")]
     events += [core.MemberInvited(member=f"m{n}", name=f"M {n}", role="spectator",
                                   token_hash=hash_token(f"ph_token-{n}"))
                for n in range(members)]

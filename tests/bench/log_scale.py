@@ -265,7 +265,7 @@ async def joined(url: str, token: str, campaign: str, since: int = 0,
     await connection.send(json.dumps({"type": "join", "token": token, "campaign": campaign,
                                       "since": since, "replay": replay}))
     while True:
-        frame = await connection.recv()
+        frame = await connection.recv(decode=True)
         message = json.loads(frame)
         if message["type"] == "error":
             raise RuntimeError(frame)
@@ -282,7 +282,7 @@ async def catch_up(url: str, token: str, campaign: str, head: int) -> tuple[int,
     connection, _, _ = await joined(url, token, campaign, since=since, replay=True)
     try:
         while True:
-            frame = await connection.recv()
+            frame = await connection.recv(decode=True)
             if frame.startswith('{"type":"event"') and f'"seq":{head},' in frame[:40]:
                 break
     finally:
@@ -298,7 +298,7 @@ async def state_at(connection: ClientConnection, seq: int, count: int = 5) -> fl
         await connection.send(json.dumps({"type": "state_at", "id": f"at-{seq}-{k}",
                                           "seq": seq}))
         while True:
-            frame = await connection.recv()
+            frame = await connection.recv(decode=True)
             if frame.startswith('{"type":"snapshot"') or frame.startswith('{"type":"error"'):
                 message = json.loads(frame)
                 if message.get("id") == f"at-{seq}-{k}":
@@ -406,8 +406,9 @@ def run(events: int, campaigns: int, fresh: bool, code: Path = ROOT) -> dict[str
         _, port_text, own_text = child.stdout.readline().split()
         port = int(port_text)
         wait_healthy(port)
-        figures = {"start": time.perf_counter() - started, "own_start": float(own_text),
-                   "written": written, "snapshotted": snapshotted}
+        figures: dict[str, Any] = {"start": time.perf_counter() - started,
+                                   "own_start": float(own_text), "written": written,
+                                   "snapshotted": snapshotted}
         figures.update(asyncio.run(measure(f"ws://127.0.0.1:{port}", child.pid, campaigns,
                                            heads, seeks="snapshot_every" in
                                            settings_for(code))))

@@ -41,6 +41,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
 from events import core  # noqa: E402
 from events import narrative as n  # noqa: E402
+from events.base import Command  # noqa: E402
 from events.messages import Join  # noqa: E402
 
 TOKEN = "ph_bench-admin-token-0123456789abcdef"
@@ -101,7 +102,7 @@ class Peer:
 
     async def call(self, command_type: type, **fields: Any) -> dict[str, Any]:
         command_id = f"{id(self):x}-{next(self._ids)}"
-        future = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._answers[command_id] = future
         await self.ws.send(msgspec.json.encode(command_type(id=command_id, **fields)).decode())
         return await future
@@ -136,10 +137,11 @@ async def open_checks(gm: Peer, count: int, extra: int) -> list[str]:
     return checks
 
 
-CHANGES = [(n.UpgradeDice, {"side": "ability"}), (n.DowngradeDice, {"side": "ability"}),
-           (n.UpgradeDice, {"side": "difficulty"}), (n.DowngradeDice, {"side": "difficulty"}),
-           (n.AddDice, {"kind": "setback"}), (n.RemoveDice, {"kind": "setback"}),
-           (n.AddDice, {"kind": "boost"}), (n.RemoveDice, {"kind": "boost"})]
+CHANGES: list[tuple[type[Command], dict[str, str]]] = [
+    (n.UpgradeDice, {"side": "ability"}), (n.DowngradeDice, {"side": "ability"}),
+    (n.UpgradeDice, {"side": "difficulty"}), (n.DowngradeDice, {"side": "difficulty"}),
+    (n.AddDice, {"kind": "setback"}), (n.RemoveDice, {"kind": "setback"}),
+    (n.AddDice, {"kind": "boost"}), (n.RemoveDice, {"kind": "boost"})]
 
 
 async def attack(gm: Peer, checks: list[str], stop: asyncio.Event, window: int) -> int:
@@ -213,7 +215,7 @@ async def measure(port: int, args: argparse.Namespace) -> None:
     print(f"their odds arrived after {time.perf_counter() - started:.1f}s")
     for phase in ("idle", "attack"):
         stop = asyncio.Event()
-        tasks = [asyncio.create_task(rolls(player, stop, args.rate)),
+        tasks: list[asyncio.Task[Any]] = [asyncio.create_task(rolls(player, stop, args.rate)),
                  asyncio.create_task(health(port, stop))]
         if phase == "attack":
             tasks.append(asyncio.create_task(attack(gm, checks, stop, args.window)))

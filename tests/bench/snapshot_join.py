@@ -38,7 +38,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "narrative"))
 
 from websockets.asyncio.client import connect  # noqa: E402
 
@@ -128,7 +127,7 @@ def _rolls(writer: Writer, count: int) -> None:
 
 def build(db: Path, events: int, campaigns: int, each: int) -> None:
     """The long narrative campaign ``long`` and ``campaigns`` d12 campaigns ``c-<k>``."""
-    from narrative_support import HAN, LEIA, VADER
+    from tests.narrative.narrative_support import HAN, LEIA, VADER
 
     log = SqliteLog(db)
     try:
@@ -185,7 +184,7 @@ async def join_to_table(url: str, token: str, campaign: str) -> tuple[float, int
         await connection.send(json.dumps({"type": "join", "token": token,
                                           "campaign": campaign, "since": 0}))
         while True:
-            frame = await connection.recv()
+            frame = await connection.recv(decode=True)
             if frame.startswith('{"type":"snapshot"'):
                 return (time.perf_counter() - started) * 1000, len(frame.encode())
             if frame.startswith('{"type":"error"'):

@@ -11,12 +11,11 @@ import timeit
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "sr3")]
-
-from sr3_support import Table  # noqa: E402
+sys.path.insert(0, str(ROOT))
 
 from events import sr3  # noqa: E402
 from projections.sr3_odds import odds_table, open_distribution, success_distribution  # noqa: E402
+from tests.sr3.sr3_support import Table  # noqa: E402
 
 
 def per_call(statement: object, number: int) -> float:

@@ -177,7 +177,7 @@ class RawSocket:
         """Whether the TCP connection is still established, asked of the kernel (Linux
         ``TCP_INFO``) without reading: a peer that never reads would otherwise have to wade
         through megabytes of backlog to find the server's close."""
-        sock = self.writer.get_extra_info("socket")
+        sock: socket.socket | None = self.writer.get_extra_info("socket")
         if sock is None or self.writer.transport.is_closing():
             return False
         try:

@@ -197,7 +197,7 @@ def log_facts(url: str, campaign: str) -> tuple[set[str], dict[int, str]]:
     with psycopg.connect(url) as connection:
         ids = {row[0] for row in connection.execute(
             "SELECT command_id FROM commands WHERE campaign = %s", [campaign])}
-        hashes = dict(connection.execute(  # type: ignore[arg-type]
+        hashes: dict[int, str] = dict(connection.execute(
             "SELECT seq, hash FROM events WHERE campaign = %s", [campaign]).fetchall())
     return ids, hashes
 
@@ -259,7 +259,7 @@ async def open_table(port: int, admin_token: str, players: int) -> tuple[str, li
     async def call(ws: Any, message: dict[str, Any]) -> dict[str, Any]:
         await ws.send(json.dumps(message))
         while True:
-            frame = json.loads(await asyncio.wait_for(ws.recv(), 20))
+            frame: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 20))
             if frame.get("id") == message["id"] and frame["type"] in ("ack", "error"):
                 assert frame["type"] == "ack", frame
                 return frame

@@ -38,10 +38,10 @@ from _harness import (
     percentile_ms,
 )
 from _load_worker import Bench
-from _longlog import build_long_log
 from _raw import Closed, RawSocket
 
 from events import core
+from tests.chaos._longlog import build_long_log
 
 __all__ = ["Check", "Trial", "main", "parse_args", "print_checks"]
 

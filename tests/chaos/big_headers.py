@@ -90,7 +90,7 @@ TRIAL = Trial(name="big-headers", script=Path(__file__).resolve(), attack=attack
                     "settle": 11},
               quick={"addresses": 2, "connections": 16, "headers": 126, "header_bytes": 8000,
                      "settle": 2},
-              checks=checks)  # type: ignore[arg-type]
+              checks=checks)
 
 if __name__ == "__main__":
     sys.exit(main(TRIAL, "huge request headers that never end"))

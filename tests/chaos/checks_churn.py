@@ -119,7 +119,7 @@ def checks(figures: dict[str, object], options: dict[str, int]) -> list[Check]:
 
 
 TRIAL = Trial(name="checks-churn", script=Path(__file__).resolve(), attack=attack,
-              full={"checks": 48}, quick={"checks": 12}, checks=checks)  # type: ignore[arg-type]
+              full={"checks": 48}, quick={"checks": 12}, checks=checks)
 
 if __name__ == "__main__":
     sys.exit(main(TRIAL, "open narrative checks of 18 dice changed as fast as answered"))

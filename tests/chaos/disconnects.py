@@ -191,7 +191,7 @@ def checks(figures: dict[str, object], options: dict[str, int]) -> list[Check]:
 TRIAL = Trial(name="disconnects", script=Path(__file__).resolve(), attack=attack,
               full={"readers": 20, "rate": 80, "writers": 10},
               quick={"readers": 6, "rate": 40, "writers": 5},
-              checks=checks)  # type: ignore[arg-type]
+              checks=checks)
 
 if __name__ == "__main__":
     sys.exit(main(TRIAL, "clients cut off and resuming while the table rolls"))

@@ -88,7 +88,7 @@ async def call(ws: ClientConnection, frame: dict[str, Any]) -> dict[str, Any]:
     """Send a frame and read until its answer (skipping broadcasts)."""
     await ws.send(json.dumps(frame))
     while True:
-        reply = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        reply: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 5))
         if reply["type"] in ("ack", "error", "welcome"):
             return reply
 

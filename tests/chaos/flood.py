@@ -107,7 +107,7 @@ def checks(figures: dict[str, object], options: dict[str, int]) -> list[Check]:
 TRIAL = Trial(name="flood", script=Path(__file__).resolve(), attack=attack,
               full={"connections": 4, "window": 64, "spectators": 300},
               quick={"connections": 4, "window": 16, "spectators": 40},
-              checks=checks)  # type: ignore[arg-type]
+              checks=checks)
 
 if __name__ == "__main__":
     sys.exit(main(TRIAL, "one player flooding rolls on 4 connections, one spectator on 300"))

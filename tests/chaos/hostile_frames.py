@@ -178,7 +178,7 @@ def checks(figures: dict[str, object], options: dict[str, int]) -> list[Check]:
 
 TRIAL = Trial(name="hostile-frames", script=Path(__file__).resolve(), attack=attack,
               full={"members": 4, "outsiders": 2}, quick={"members": 2, "outsiders": 1},
-              checks=checks)  # type: ignore[arg-type]
+              checks=checks)
 
 if __name__ == "__main__":
     sys.exit(main(TRIAL, "hostile frames from an outsider and a member"))

@@ -72,7 +72,7 @@ def checks(figures: dict[str, object], options: dict[str, int]) -> list[Check]:
 
 TRIAL = Trial(name="http-churn", script=Path(__file__).resolve(), attack=attack,
               full={"path": 0, "parallel": 60}, quick={"path": 0, "parallel": 20},
-              checks=checks)  # type: ignore[arg-type]
+              checks=checks)
 
 if __name__ == "__main__":
     sys.exit(main(TRIAL, "plain HTTP churn"))

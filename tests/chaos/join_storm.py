@@ -73,7 +73,7 @@ def checks(figures: dict[str, object], options: dict[str, int]) -> list[Check]:
 TRIAL = Trial(name="join-storm", script=Path(__file__).resolve(), attack=attack,
               full={"events": 30_000, "members": 8, "read_all": 0},
               quick={"events": 3_000, "members": 4, "read_all": 0},
-              checks=checks, long_log_role="player")  # type: ignore[arg-type]
+              checks=checks, long_log_role="player")
 
 if __name__ == "__main__":
     sys.exit(main(TRIAL, "joins with since=0 on a long log, as fast as served"))

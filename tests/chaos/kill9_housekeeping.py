@@ -82,9 +82,10 @@ def round_(db: Path, delay: float) -> dict[str, Any]:
     child = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(CAMPAIGNS)],
                              stdout=subprocess.PIPE, text=True, cwd=ROOT,
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert child.stdout is not None
+    stdout = child.stdout
+    assert stdout is not None
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(child.stdout.read().splitlines()))
+    reader = threading.Thread(target=lambda: lines.extend(stdout.read().splitlines()))
     reader.start()  # read as it writes: a full pipe would stop the writer, not the kill
     deadline = time.monotonic() + 30  # its start-up first (under load, up to a second)
     while not any("=" in line for line in lines) and time.monotonic() < deadline:

@@ -88,6 +88,7 @@ async def one_run(directory: Path, campaigns: int, seconds: float) -> dict[str, 
     for n in range(campaigns):
         async with Client(url, admin_token) as admin:
             ack = await admin.call(core.CreateCampaign, name=f"Trial {n}", system="d12")
+        assert ack.token is not None
         gm = Seat(Client(url, ack.token, ack.campaign, reconnect_for=120, timeout=120))
         await gm.client.connect()
         invite = await gm.client.call(core.Invite, role="spectator")

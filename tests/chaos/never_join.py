@@ -62,7 +62,7 @@ def checks(figures: dict[str, object], options: dict[str, int]) -> list[Check]:
 TRIAL = Trial(name="never-join", script=Path(__file__).resolve(), attack=attack,
               full={"connections": 1200, "tcp": 100, "expect_closed": 1, "due_after": 12},
               quick={"connections": 150, "tcp": 20, "expect_closed": 0, "due_after": 2},
-              checks=checks)  # type: ignore[arg-type]
+              checks=checks)
 
 if __name__ == "__main__":
     sys.exit(main(TRIAL, "connections that never send join"))

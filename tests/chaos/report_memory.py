@@ -71,7 +71,8 @@ def write_campaign(db: Path, events: int, seed: int = 2026) -> int:
     return head
 
 
-def _job(database: str, head: int, whole: bool, out: multiprocessing.Queue[object]) -> None:
+def _job(database: str, head: int, whole: bool,
+         out: multiprocessing.Queue[tuple[float, float, int]]) -> None:
     from server.report_page import build_page
 
     started = time.process_time()
@@ -94,12 +95,12 @@ def _job(database: str, head: int, whole: bool, out: multiprocessing.Queue[objec
 def measure(database: str, head: int, whole: bool = False) -> tuple[float, float, int]:
     """Peak RSS (MiB), CPU seconds and page size of one report made in a fresh process."""
     context = multiprocessing.get_context("forkserver")
-    out: multiprocessing.Queue[object] = context.Queue()
+    out: multiprocessing.Queue[tuple[float, float, int]] = context.Queue()
     child = context.Process(target=_job, args=(database, head, whole, out))
     child.start()
     result = out.get(timeout=600)
     child.join(30)
-    peak, cpu, size = result  # type: ignore[misc]
+    peak, cpu, size = result
     return float(peak), float(cpu), int(size)
 
 

@@ -95,7 +95,7 @@ TRIAL = Trial(name="slow-handshakes", script=Path(__file__).resolve(), attack=at
                     "reading_cap": 8, "settle": 11},
               quick={"addresses": 4, "per_address": 24, "interval_ms": 100, "chunk": 1,
                      "reading_cap": 8, "settle": 2},
-              checks=checks)  # type: ignore[arg-type]
+              checks=checks)
 
 if __name__ == "__main__":
     sys.exit(main(TRIAL, "slow handshakes from many addresses"))

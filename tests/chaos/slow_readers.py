@@ -70,7 +70,7 @@ def checks(figures: dict[str, object], options: dict[str, int]) -> list[Check]:
 TRIAL = Trial(name="slow-readers", script=Path(__file__).resolve(), attack=attack,
               full={"events": 20_000, "readers": 500, "trickle": 5, "members": 1},
               quick={"events": 2_000, "readers": 60, "trickle": 5, "members": 1},
-              checks=checks, long_log_role="spectator")  # type: ignore[arg-type]
+              checks=checks, long_log_role="spectator")
 
 if __name__ == "__main__":
     sys.exit(main(TRIAL, "members joining with since=0 on a long log and never reading"))

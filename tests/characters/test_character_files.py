@@ -30,7 +30,7 @@ def table(system: str = "narrative") -> RulesTable:
 
 
 def han_file(**changes: object) -> dict[str, object]:
-    data = json.loads(character_file("edge", "han", "Han", HAN))
+    data: dict[str, object] = json.loads(character_file("edge", "han", "Han", HAN))
     data.update(changes)
     return data
 

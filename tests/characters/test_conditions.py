@@ -105,11 +105,14 @@ def test_sr3_wound_modifier_raises_the_tests_target_number_and_its_odds() -> Non
     assert isinstance(declared, vocabulary.PoolTestDeclared)
     assert declared.tn == 4
     (view,) = computed(views(game.state, [declared]))
+    assert isinstance(view.data, vocabulary.Sr3TestOdds)
     assert view.data.note == "against target number 6: 4 + 2 for wounds"
     unhurt = table("sr3", SAM)
     (plain,) = unhurt.run("ana", vocabulary.DeclarePoolTest, character="hero",
                           skill="pistols", kind="other", tn=6)
-    assert view.data.rows == computed(views(unhurt.state, [plain]))[0].data.rows
+    unhurt_view = computed(views(unhurt.state, [plain]))[0]
+    assert isinstance(unhurt_view.data, vocabulary.Sr3TestOdds)
+    assert view.data.rows == unhurt_view.data.rows
     (rolled,) = game.run("ana", vocabulary.RollPoolTest, character="hero", skill="pistols",
                          kind="other", tn=4)
     assert isinstance(rolled, vocabulary.PoolTestRolled)
@@ -128,4 +131,5 @@ def test_a_wound_taken_after_declaring_changes_the_declared_tests_odds() -> None
              kind="other", tn=4)
     events = game.run("gm", core.SetCondition, character="hero", condition="physical", value=1)
     (view,) = computed(views(game.state, events))
+    assert isinstance(view.data, vocabulary.Sr3TestOdds)
     assert view.data.note == "against target number 5: 4 + 1 for wounds"

@@ -8,14 +8,16 @@ import signal
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.conftest import Table
 from tests.serve_process import Watcher, free_port, poolhall, start_serve
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory) -> Iterator[tuple[Path, str]]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
     """A ``poolhall serve`` process in its own directory, and its URL."""
     directory = tmp_path_factory.mktemp("cli")
     port = free_port()
@@ -25,11 +27,12 @@ def served(tmp_path_factory) -> Iterator[tuple[Path, str]]:
     process.wait(20)
 
 
-def _json(*args: str, cwd: Path) -> dict:
-    return json.loads(poolhall(*args, "--json", cwd=cwd).stdout)
+def _json(*args: str, cwd: Path) -> dict[str, Any]:
+    answer: dict[str, Any] = json.loads(poolhall(*args, "--json", cwd=cwd).stdout)
+    return answer
 
 
-def test_campaign_invite_roll_state_and_time_travel(served) -> None:
+def test_campaign_invite_roll_state_and_time_travel(served: tuple[Path, str]) -> None:
     """The tour of the README: create, invite, roll, and read the state at an earlier event."""
     cwd, url = served
     created = _json("campaign", "create", "Edge of the Empire", "--system", "d12", "--url", url,
@@ -55,7 +58,7 @@ def test_campaign_invite_roll_state_and_time_travel(served) -> None:
     assert "3d6+2" in human
 
 
-def test_refusals_exit_non_zero_with_a_plain_message(served) -> None:
+def test_refusals_exit_non_zero_with_a_plain_message(served: tuple[Path, str]) -> None:
     """A refused command prints why and exits 1; an unreadable expression exits 2."""
     cwd, url = served
     created = _json("campaign", "create", "Refusals", "--system", "d12", "--url", url, cwd=cwd)
@@ -71,7 +74,7 @@ def test_refusals_exit_non_zero_with_a_plain_message(served) -> None:
     assert "not a die" in absurd.stderr
 
 
-def test_unreachable_server_is_reported_plainly(tmp_path) -> None:
+def test_unreachable_server_is_reported_plainly(tmp_path: Path) -> None:
     """No server: one line saying so, exit 3, no traceback."""
     result = poolhall("roll", "x", "1d6", "--url", f"ws://127.0.0.1:{free_port()}",
                       "--admin-token", "ph_" + "x" * 30, cwd=tmp_path, check=False)
@@ -80,7 +83,8 @@ def test_unreachable_server_is_reported_plainly(tmp_path) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_verify_reports_tampering_and_schema_prints_every_message(served, tmp_path) -> None:
+def test_verify_reports_tampering_and_schema_prints_every_message(served: tuple[Path, str],
+                                                                  tmp_path: Path) -> None:
     """``verify`` passes a clean copy and fails an edited one; ``schema`` is valid JSON."""
     cwd, url = served
     _json("campaign", "create", "Verify", "--system", "d12", "--url", url, cwd=cwd)
@@ -102,7 +106,7 @@ def test_verify_reports_tampering_and_schema_prints_every_message(served, tmp_pa
     assert {"Join", "Ack", "ErrorReply", "EventFrame", "Roll"} <= set(schema["$defs"])
 
 
-def test_refused_create_and_invite_say_why_without_a_traceback(served) -> None:
+def test_refused_create_and_invite_say_why_without_a_traceback(served: tuple[Path, str]) -> None:
     """A campaign id already taken, or a spectator inviting, exits 1 with one plain line."""
     cwd, url = served
     _json("campaign", "create", "Taken", "--system", "d12", "--id", "taken", "--url", url,
@@ -119,7 +123,7 @@ def test_refused_create_and_invite_say_why_without_a_traceback(served) -> None:
     assert "only the gm may invite" in refused.stderr
 
 
-def test_verify_refuses_what_is_not_a_log(tmp_path) -> None:
+def test_verify_refuses_what_is_not_a_log(tmp_path: Path) -> None:
     """A missing file, a text file or another SQLite database: one plain line, exit 2."""
     (tmp_path / "notes.txt").write_text("not a database\n")
     with sqlite3.connect(tmp_path / "other.db") as connection:
@@ -133,7 +137,7 @@ def test_verify_refuses_what_is_not_a_log(tmp_path) -> None:
     assert not (tmp_path / "missing.db").exists()
 
 
-def test_serve_refuses_a_database_already_served_and_a_bad_port(served) -> None:
+def test_serve_refuses_a_database_already_served_and_a_bad_port(served: tuple[Path, str]) -> None:
     """A second server on the same file, or on a port in use, exits 1 saying why."""
     cwd, url = served
     second = poolhall("serve", "--port", "0", cwd=cwd, check=False)
@@ -151,7 +155,7 @@ def test_serve_refuses_a_database_already_served_and_a_bad_port(served) -> None:
     assert "ok" in poolhall("verify", cwd=cwd).stdout  # the served log is untouched
 
 
-def test_text_users_type_prints_as_typed(served) -> None:
+def test_text_users_type_prints_as_typed(served: tuple[Path, str]) -> None:
     """Square brackets in a reason or a name are text, not terminal markup: nothing breaks."""
     cwd, url = served
     created = _json("campaign", "create", "Brackets", "--system", "d12", "--url", url, cwd=cwd)
@@ -167,7 +171,8 @@ def test_text_users_type_prints_as_typed(served) -> None:
     assert "Traceback" not in state.stderr
 
 
-def test_mistakes_at_the_prompt_get_one_plain_line(served, tmp_path) -> None:
+def test_mistakes_at_the_prompt_get_one_plain_line(served: tuple[Path, str], tmp_path: Path
+                                                   ) -> None:
     """A URL without ws://, a wrong admin token, a short member token, event 0: each one
     line on stderr (or a JSON error with --json), the right exit code, no traceback."""
     cwd, url = served
@@ -201,7 +206,8 @@ def test_mistakes_at_the_prompt_get_one_plain_line(served, tmp_path) -> None:
     assert json.loads(poolhall("schema", "--json", cwd=tmp_path).stdout)["$defs"]
 
 
-async def test_state_at_reads_the_whole_history(table, monkeypatch, capsys) -> None:
+async def test_state_at_reads_the_whole_history(table: Table, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
     """``state --at`` shows the table at SEQ, however long the campaign: the server rebuilds
     it (``state_at``), so the client's buffer for unread events plays no part."""
     from clients import client as client_module
@@ -219,7 +225,7 @@ async def test_state_at_reads_the_whole_history(table, monkeypatch, capsys) -> N
     assert [r["reason"] for r in past["rolls"]] == [f"roll {n}" for n in range(10)]
 
 
-def test_watch_follows_the_table_through_a_server_restart(tmp_path) -> None:
+def test_watch_follows_the_table_through_a_server_restart(tmp_path: Path) -> None:
     """``poolhall watch`` prints events and the odds as they change, says when it is
     reconnecting and when it is back, and carries on after the server restarts."""
     port = free_port()
@@ -255,7 +261,9 @@ def test_watch_follows_the_table_through_a_server_restart(tmp_path) -> None:
         server.wait(20)
 
 
-async def test_state_takes_the_servers_snapshot_not_the_log(table, capsys) -> None:
+async def test_state_takes_the_servers_snapshot_not_the_log(table: Table,
+                                                            capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
     """``state`` without --at prints the table from the snapshot: the latest 10 free rolls at
     the head, not a fold of every event (which would list all 12)."""
     from clients.cli import main

@@ -59,7 +59,7 @@ def _watch_until_live(url: str, cwd: Path) -> str:
     return printed.decode()
 
 
-def test_watch_and_state_escape_control_characters_from_the_log(tmp_path) -> None:
+def test_watch_and_state_escape_control_characters_from_the_log(tmp_path: Path) -> None:
     """``watch``, ``state`` and ``--json`` print a hostile name and reason from an old log
     with every control character escaped: no screen cleared, no forged line."""
     _old_log(tmp_path / "poolhall.db")

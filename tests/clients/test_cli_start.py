@@ -4,6 +4,7 @@ by what a fresh interpreter has imported, never by a time (tests/bench/cli_start
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -83,11 +84,11 @@ def test_each_command_not_asked_for_reads_as_its_own_parser_says() -> None:
     assert cli.build_parser("state").format_help() == cli.build_parser().format_help()
 
 
-def _choices(parser: object) -> list:
+def _choices(parser: object) -> list[argparse.Action]:
     action = next(a for a in parser._actions if a.dest == "command")  # type: ignore[attr-defined]
     return list(action._choices_actions)
 
 
-def _subcommands(parser: object) -> dict:
+def _subcommands(parser: object) -> dict[str, argparse.ArgumentParser]:
     action = next(a for a in parser._actions if a.dest == "command")  # type: ignore[attr-defined]
     return dict(action.choices)

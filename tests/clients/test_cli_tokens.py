@@ -17,7 +17,7 @@ def _stop(process: subprocess.Popen[bytes]) -> str:
     return output.decode()
 
 
-def test_serve_prints_the_owner_link_once_then_the_admin_token_path_only(tmp_path) -> None:
+def test_serve_prints_the_owner_link_once_then_the_admin_token_path_only(tmp_path: Path) -> None:
     """The first start on a new database prints the owner's link (the token in its fragment)
     once, saying so, and where the token is kept; a later start prints the path only (stdout
     of a service ends up in logs); ``--show-admin-token`` prints it on request."""
@@ -39,7 +39,7 @@ def test_serve_prints_the_owner_link_once_then_the_admin_token_path_only(tmp_pat
     assert "is readable by other users (mode 0644)" in output
 
 
-def test_serve_refuses_an_empty_admin_token_file(tmp_path) -> None:
+def test_serve_refuses_an_empty_admin_token_file(tmp_path: Path) -> None:
     """``poolhall serve`` beside an empty admin token file exits 1 saying so."""
     (tmp_path / "poolhall.db.admin-token").write_text("")
     result = poolhall("serve", "--db", str(tmp_path / "poolhall.db"), "--port", "0",
@@ -49,7 +49,7 @@ def test_serve_refuses_an_empty_admin_token_file(tmp_path) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_member_tokens_can_come_from_a_file(tmp_path) -> None:
+def test_member_tokens_can_come_from_a_file(tmp_path: Path) -> None:
     """``--token-file`` reads the member token from a file; an empty one is refused plainly."""
     port = free_port()
     process = start_serve(tmp_path / "poolhall.db", port)

@@ -24,7 +24,8 @@ async def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str
     return code, captured.out, captured.err
 
 
-async def test_a_gm_secret_roll_reaches_a_player_sealed(table: Table, capsys) -> None:
+async def test_a_gm_secret_roll_reaches_a_player_sealed(table: Table,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """``roll --visibility gm`` by the GM: the GM's answer holds the dice; the player's
     client, connected meanwhile, receives a ``private_roll`` in its place."""
     campaign, gm = await table.create_campaign("d12")
@@ -42,7 +43,7 @@ async def test_a_gm_secret_roll_reaches_a_player_sealed(table: Table, capsys) ->
 
 
 async def test_a_blind_roll_shows_its_roller_no_dice_and_refusals_are_plain(
-        table: Table, capsys) -> None:
+        table: Table, capsys: pytest.CaptureFixture[str]) -> None:
     """A player's blind roll answers with a sealed line; a player's ``gm`` roll is refused
     by the server (exit 1, its words and path); ``--visibility secret`` is refused by
     argparse (exit 2), and ``d12 call`` (a test the GM calls) offers only public and gm."""

@@ -11,10 +11,10 @@ from clients.client import Client
 from events import core, d12
 from events.errors import ConnectionLost
 from server.app import Server
-from tests.conftest import ADMIN_TOKEN, until
+from tests.conftest import ADMIN_TOKEN, Table, until
 
 
-async def test_a_command_sent_while_the_server_restarts_is_answered_after_it(table) -> None:
+async def test_a_command_sent_while_the_server_restarts_is_answered_after_it(table: Table) -> None:
     """The client waits out a restart, resumes, and re-sends what it had not had answered."""
     campaign, gm = await table.create_campaign("d12")
     await table.server.stop()
@@ -27,11 +27,12 @@ async def test_a_command_sent_while_the_server_restarts_is_answered_after_it(tab
     ack = await asyncio.wait_for(rolling, 20)
     assert gm.reconnects >= 1
     assert gm.head >= ack.seqs[-1]
+    assert table.server.log is not None
     rows = [r for r in table.server.log.rows(campaign) if r.type == "dice_rolled"]
     assert [r.seq for r in rows] == ack.seqs
 
 
-async def test_a_client_that_gave_up_fails_sends_at_once(table) -> None:
+async def test_a_client_that_gave_up_fails_sends_at_once(table: Table) -> None:
     """No server for longer than ``reconnect_for``: pending and later commands fail fast."""
     campaign, gm = await table.create_campaign("d12")
     quick = await table.connect(campaign, gm._token, reconnect_for=0.3, timeout=3600)
@@ -45,7 +46,7 @@ async def test_a_client_that_gave_up_fails_sends_at_once(table) -> None:
         later.result()
 
 
-async def test_close_while_reconnecting_returns(table) -> None:
+async def test_close_while_reconnecting_returns(table: Table) -> None:
     """Closing a client whose server is gone does not wait for the reconnect attempts."""
     campaign, gm = await table.create_campaign("d12")
     await table.server.stop()
@@ -55,7 +56,9 @@ async def test_close_while_reconnecting_returns(table) -> None:
         pass
 
 
-async def test_a_client_nobody_iterates_keeps_a_bounded_buffer(table, monkeypatch) -> None:
+async def test_a_client_nobody_iterates_keeps_a_bounded_buffer(table: Table,
+                                                               monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
     """Events not read through ``async for`` are kept up to a bound; the state has them all."""
     monkeypatch.setattr(client_module, "EVENT_BUFFER", 5)
     campaign, gm = await table.create_campaign("d12")
@@ -68,7 +71,7 @@ async def test_a_client_nobody_iterates_keeps_a_bounded_buffer(table, monkeypatc
     assert len(watcher.state.rolls) == 8
 
 
-async def test_waiting_for_an_event_fails_once_the_client_gave_up(table) -> None:
+async def test_waiting_for_an_event_fails_once_the_client_gave_up(table: Table) -> None:
     """``wait_for_seq`` and ``wait_until`` raise ``ConnectionLost`` instead of timing out."""
     campaign, gm = await table.create_campaign("d12")
     quick = await table.connect(campaign, gm._token, reconnect_for=0.3)
@@ -90,9 +93,9 @@ async def test_a_newer_message_type_is_skipped_and_a_broken_event_ends_the_clien
     once (no reconnect loop on the same frame)."""
     import json
 
-    from websockets.asyncio.server import serve
+    from websockets.asyncio.server import ServerConnection, serve
 
-    async def newer_server(connection) -> None:
+    async def newer_server(connection: ServerConnection) -> None:
         await connection.recv()  # the join
         await connection.send(json.dumps({
             "type": "welcome", "role": "gm", "member": "gm", "campaign": "c", "name": "C",
@@ -122,7 +125,7 @@ async def test_a_newer_message_type_is_skipped_and_a_broken_event_ends_the_clien
         await peer.close()
 
 
-async def test_a_shared_send_outlives_the_caller_that_started_it(table) -> None:
+async def test_a_shared_send_outlives_the_caller_that_started_it(table: Table) -> None:
     """Two callers await one command; the first gives up early, the second still gets the
     answer (the command stays in flight until nobody waits for it)."""
     _, gm = await table.create_campaign("d12")
@@ -136,7 +139,7 @@ async def test_a_shared_send_outlives_the_caller_that_started_it(table) -> None:
     assert "shared" not in gm._commands
 
 
-async def test_close_during_a_reconnect_handshake_that_never_ends_returns(table) -> None:
+async def test_close_during_a_reconnect_handshake_that_never_ends_returns(table: Table) -> None:
     """The server's port answers TCP but never the websocket handshake: ``close()`` still
     returns, without waiting out the handshake's timeout."""
     campaign, gm = await table.create_campaign("d12")
@@ -153,7 +156,7 @@ async def test_close_during_a_reconnect_handshake_that_never_ends_returns(table)
         silent.close()
 
 
-async def test_connection_hook_says_when_the_link_drops_and_when_it_is_back(table) -> None:
+async def test_connection_hook_says_when_the_link_drops_and_when_it_is_back(table: Table) -> None:
     """``on_connection`` hears ``False`` when the server goes and ``True`` once resumed."""
     campaign, gm = await table.create_campaign("d12")
     heard: list[tuple[bool, int]] = []
@@ -173,7 +176,7 @@ async def test_connection_hook_says_when_the_link_drops_and_when_it_is_back(tabl
     assert heard == [(False, head), (True, head)]
 
 
-async def test_view_hook_hears_each_view(table) -> None:
+async def test_view_hook_hears_each_view(table: Table) -> None:
     """``on_view`` is called with every view the server sends, as :attr:`views` holds it."""
     campaign, gm = await table.create_campaign("d12")
     seen: list[str] = []

@@ -82,6 +82,8 @@ async def test_an_error_code_added_later_still_reaches_the_caller() -> None:
                           reconnect=False) as table:
             with pytest.raises(CommandRejected) as refused:
                 await table.call(core.Roll, expression="1d6")
-            assert refused.value.code == "quota_exceeded"
+            # the client keeps a newer server's code as it came (clients/client.py casts it to
+            # ErrorCode), so this comparison is one the types call impossible
+            assert refused.value.code == "quota_exceeded"  # type: ignore[comparison-overlap]
             assert "monthly dice" in refused.value.message
             assert table.state.head == 1

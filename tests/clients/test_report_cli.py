@@ -6,6 +6,7 @@ import asyncio
 import csv
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from clients.cli import main
 from events import core
 from events import narrative as n
+from tests.conftest import Table
 from tests.narrative.narrative_support import HAN
 
 
@@ -44,7 +46,8 @@ async def _run(capsys: Any, *argv: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
-async def test_report_json_html_and_terminal(table, capsys, tmp_path) -> None:
+async def test_report_json_html_and_terminal(table: Table, capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path) -> None:
     """The GM's report of a game night: every figure as JSON, the same as a page of its own
     with inline SVG charts and nothing loaded from elsewhere, and a summary for people."""
     campaign, _, _ = await _game_night(table)
@@ -85,7 +88,7 @@ async def test_report_json_html_and_terminal(table, capsys, tmp_path) -> None:
     assert "1, 2" in err
 
 
-async def test_export_rolls_csv_and_jsonl(table, capsys) -> None:
+async def test_export_rolls_csv_and_jsonl(table: Table, capsys: pytest.CaptureFixture[str]) -> None:
     """One row per roll with its odds; the csv module reads it back with the same figures."""
     campaign, _, _ = await _game_night(table)
     connect = ("--url", table.url, "--admin-token", table.admin_token)
@@ -112,7 +115,9 @@ async def test_export_rolls_csv_and_jsonl(table, capsys) -> None:
     assert "--rolls" in err
 
 
-async def test_replay_prints_watch_lines_paced_and_as_json(table, capsys) -> None:
+async def test_replay_prints_watch_lines_paced_and_as_json(table: Table,
+                                                           capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
     """``replay --session 1`` prints that session's events as ``watch`` does; ``--json`` one
     object per line from ``--from``; gaps divided by the speed, cut to ``--max-pause``."""
     campaign, _, _ = await _game_night(table)
@@ -147,7 +152,8 @@ async def test_replay_prints_watch_lines_paced_and_as_json(table, capsys) -> Non
     (["replay", "c", "--session", "0"], "numbered from 1"),
     (["report", "c", "--session", "x"], "not a game session"),
 ])
-def test_bad_arguments_are_named(argv, words, capsys) -> None:
+def test_bad_arguments_are_named(argv: list[str], words: str,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
     """A bad number names the option and says why, exit 2, nothing sent anywhere."""
     assert main(argv) == 2
     assert words in capsys.readouterr().err

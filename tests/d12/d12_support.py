@@ -1,6 +1,7 @@
 """Helpers for the d12 unit tests: a campaign state folded from real events, decisions on it.
 
-Not a test module: the d12 tests import it (pytest puts this folder on ``sys.path``).
+Not a test module: the d12 tests import it as ``tests.d12.d12_support`` (one name, so mypy
+sees the same module the tests do).
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import random
 
 from events import core, d12
+from projections.d12 import GameState
 from tests.rules_table import RulesTable
 
 __all__ = ["STATS", "FixedDice", "Table"]
@@ -30,9 +32,17 @@ class Table(RulesTable):
             character: d12.D12Stats(ratings=ratings) for character, ratings in STATS.items()
         }, seed)
 
+    @property
+    def game(self) -> GameState:
+        game = self.state.game
+        assert isinstance(game, GameState)
+        return game
+
     def set_rating(self, character: str, stat: str, rating: int) -> None:
         """The GM changes one rating of a character."""
-        ratings = dict(self.state.characters[character].stats.ratings)
+        stats = self.state.characters[character].stats
+        assert isinstance(stats, d12.D12Stats)
+        ratings = dict(stats.ratings)
         ratings[stat] = rating
         self.fold(core.CharacterUpdated(character=character,
                                         stats=d12.D12Stats(ratings=ratings)))

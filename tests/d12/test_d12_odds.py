@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections import Counter
+from collections import Counter, defaultdict
 from fractions import Fraction
 from functools import cache
 
@@ -64,7 +64,7 @@ def _brute_pool(pool: int, dt: int, add: int, rounds: int, cap: int) -> dict[int
     ``rounds`` rounds (0: emptied), with no Markov chain."""
     if rounds == 0 or pool == 0:
         return {pool: Fraction(1)}
-    out: Counter[int] = Counter()
+    out: defaultdict[int, Fraction] = defaultdict(Fraction)  # a Counter's values are ints
     for roll in itertools.product(FACES, repeat=pool):
         kept = sum(1 for f in roll if _value(f, dt) > 0)
         nxt = 0 if kept == 0 else min(kept + add, cap)

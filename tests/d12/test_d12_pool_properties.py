@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import random
 
-from d12_support import FixedDice, Table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from events import d12
+from tests.d12.d12_support import FixedDice, Table
 
 faces_st = st.lists(st.integers(1, 12), min_size=1, max_size=30)
 dt_st = st.integers(1, 12)
@@ -38,6 +38,7 @@ def test_rule_margin_by_pairing_success_and_failure_dice_matches(faces: list[int
     table = Table()
     table.rng = FixedDice(faces)
     rolled = table.run("gm", d12.RollBasicTest, dice=len(faces), dt=dt)[-1]
+    assert isinstance(rolled, d12.ThresholdDiceRolled)
     assert rolled.margin == _pair_off(faces, dt)
 
 
@@ -48,6 +49,7 @@ def test_counts_add_up(faces: list[int], dt: int) -> None:
     table = Table()
     table.rng = FixedDice(faces)
     rolled = table.run("gm", d12.RollBasicTest, dice=len(faces), dt=dt)[-1]
+    assert isinstance(rolled, d12.ThresholdDiceRolled)
     assert rolled.values == tuple(d12.die_value(f, dt) for f in faces)
     assert rolled.successes == sum(v for v in rolled.values if v > 0)
     assert rolled.failures == -sum(v for v in rolled.values if v < 0)
@@ -66,13 +68,17 @@ def test_extended_pool_shrinks_by_its_failed_dice_and_grows_by_con(
     table = Table()
     table.set_rating("han", "STR", strength)
     table.set_rating("han", "CON", con)
-    test = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR",), dt=dt,
-                     extended=True, refresh="CON")[0].test
+    started = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR",), dt=dt,
+                        extended=True, refresh="CON")[0]
+    assert isinstance(started, d12.ThresholdTestStarted)
+    test = started.test
     table.rng = random.Random(seed)
     pool = strength
     for _ in range(rounds):
         events = table.run("han-player", d12.RollThresholdTest, test=test)
         rolled, removed = events[0], events[1]
+        assert isinstance(rolled, d12.ThresholdDiceRolled)
+        assert isinstance(removed, d12.FailedDiceRemoved)
         assert len(rolled.faces) == pool
         failed = tuple(i for i, f in enumerate(rolled.faces) if f == 1 or (f != 12 and f <= dt))
         assert removed.dice == failed

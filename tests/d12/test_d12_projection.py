@@ -6,7 +6,6 @@ import random
 
 import msgspec
 import pytest
-from d12_support import FixedDice, Table
 
 from events import core, d12
 from events.base import Recorded
@@ -16,12 +15,16 @@ from projections.campaign import fold
 from projections.d12_odds import success_probability, survival
 from server.rules.d12 import about_test, views
 from server.views import computed
+from tests.d12.d12_support import FixedDice, Table
+from tests.typed import of_type
 
 
 def _fight(table: Table) -> int:
     """An extended test of Han (STR 3 + CON 2, refresh CON 2) over two rounds."""
-    test = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR", "CON"),
-                     dt=7, extended=True, refresh="CON", label="bar fight")[0].test
+    started = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR", "CON"),
+                        dt=7, extended=True, refresh="CON", label="bar fight")[0]
+    assert isinstance(started, d12.ThresholdTestStarted)
+    test = started.test
     table.rng = FixedDice([12, 9, 4, 1, 8])
     table.run("han-player", d12.RollThresholdTest, test=test)
     table.run("gm", d12.InterpretThresholdResult, test=test, text="Han lands a punch")
@@ -71,6 +74,7 @@ def test_replay_folds_the_same_state_from_the_log() -> None:
     replayed = fold(msgspec.structs.replace(r, event=decode_event(payload))
                     for r, payload in stored)
     assert msgspec.to_builtins(replayed.game) == msgspec.to_builtins(table.game)
+    assert isinstance(replayed.game, projection.GameState)
     assert len(replayed.game.tests) == 2
     assert not replayed.game.tests[2].open
     assert replayed.game.tests[2].story[0] == "basic test: 4 dice at DT 3 set by the GM"
@@ -98,6 +102,7 @@ def test_views_give_the_odds_of_the_tests_a_command_touched() -> None:
     test = _fight(table)
     basic = table.run("gm", d12.CallThresholdTest, character="leia", stats=("WIT",), dt=5)
     (check,) = computed(views(table.state, basic))
+    assert isinstance(basic[0], d12.ThresholdTestStarted)
     assert check.about == about_test(basic[0].test) == "test:2"
     assert isinstance(check.data, d12.D12TestOdds)
     assert check.data.odds is not None
@@ -133,9 +138,11 @@ def test_a_long_extended_test_keeps_its_last_rounds_and_counts_them_all() -> Non
     for _ in range(rounds - 2):
         table.rng = FixedDice([9, 9, 9, 2, 2])  # margin +1, pool stays 5
         rolled = table.run("han-player", d12.RollThresholdTest, test=test)[0]
+    assert isinstance(rolled, d12.ThresholdDiceRolled)
     assert rolled.round == rounds
     for n in range(projection.NOTES_KEPT + 3):
         (said,) = table.run("gm", d12.InterpretThresholdResult, test=test, text=f"blow {n}")
+        assert isinstance(said, d12.ThresholdResultInterpreted)
         assert said.round == rounds
     state = table.game.tests[test]
     assert (state.rounds_rolled, state.start_pool) == (rounds, 5)
@@ -149,8 +156,11 @@ def test_a_long_extended_test_keeps_its_last_rounds_and_counts_them_all() -> Non
     assert (view.data.first_round, view.data.round) == (8, rounds + 1)
     assert view.data.margins == state.margins
     table.rng = FixedDice([9, 9, 9, 2, 2])  # margin +1, pool stays 5
-    assert table.run("han-player", d12.RollThresholdTest, test=test)[0].round == rounds + 1
+    assert of_type(d12.ThresholdDiceRolled,
+                   table.run("han-player", d12.RollThresholdTest, test=test)[0]
+                   ).round == rounds + 1
     (ended,) = table.run("gm", d12.EndThresholdTest, test=test, reason="he yields")
+    assert isinstance(ended, d12.ThresholdTestEnded)
     assert ended.rounds == rounds + 1
     replayed = fold(msgspec.structs.replace(r, event=decode_event(encode_event(r.event)))
                     for r in table.log)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from d12_support import FixedDice, Table
 
 from events import d12
 from events.errors import Rejected
+from tests.d12.d12_support import FixedDice, Table
 
 
 def _refused(table: Table, member: str, command: type[Any], **fields: Any) -> Rejected:
@@ -19,7 +19,9 @@ def _refused(table: Table, member: str, command: type[Any], **fields: Any) -> Re
 
 def _call(table: Table, **fields: Any) -> int:
     base: dict[str, Any] = {"character": "han", "stats": ("STR",), "dt": 7}
-    return table.run("gm", d12.CallThresholdTest, **(base | fields))[0].test
+    started = table.run("gm", d12.CallThresholdTest, **(base | fields))[0]
+    assert isinstance(started, d12.ThresholdTestStarted)
+    return started.test
 
 
 def test_a_player_rolls_only_their_own_characters_tests() -> None:
@@ -63,6 +65,8 @@ def test_a_test_of_no_character_is_rolled_by_the_gm_only() -> None:
     """The GM's "5d12 dt7" for no one is theirs alone to roll."""
     table = Table()
     events = table.run("gm", d12.RollBasicTest, dice=5, dt=7)
+    assert isinstance(events[0], d12.ThresholdTestStarted)
+    assert isinstance(events[1], d12.ThresholdDiceRolled)
     assert events[0].character is None
     assert len(events[1].faces) == 5
 
@@ -135,6 +139,7 @@ def test_a_player_notation_roll_rolls_the_test_the_gm_called() -> None:
     assert refusal.code == "forbidden"
     table.rng = FixedDice([12, 8, 8, 2, 3])
     (rolled,) = table.run("han-player", d12.RollBasicTest, dice=5, dt=7, character="han")
+    assert isinstance(rolled, d12.ThresholdDiceRolled)
     assert (rolled.test, rolled.margin, rolled.succeeded) == (test, 2, True)
     assert not table.game.tests[test].open
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from d12_support import FixedDice, Table
 
 from events import d12
 from events.errors import Rejected
 from events.messages import CLIENT_DECODER
+from tests.d12.d12_support import FixedDice, Table
+from tests.typed import of_type
 
 
 def _basic(table: Table, faces: list[int], dt: int) -> d12.ThresholdDiceRolled:
@@ -25,8 +26,9 @@ def test_rule_dt_is_a_value_between_1_and_12() -> None:
     """Rule: "The DT is a value between 1 and 12"."""
     table = Table()
     for dt in (1, 12):
-        assert table.run("gm", d12.CallThresholdTest, character="han", stats=("STR",),
-                         dt=dt)[0].threshold.dt == dt
+        assert of_type(d12.ThresholdTestStarted, table.run(
+            "gm", d12.CallThresholdTest, character="han", stats=("STR",), dt=dt)[0]
+        ).threshold.dt == dt
     for dt in (0, 13):
         fields = {"type": "call_threshold_test", "id": "x", "character": "han",
                   "stats": ["STR"], "dt": dt}
@@ -40,6 +42,7 @@ def test_rule_dt_is_set_by_the_gm() -> None:
     """Rule: "the DT is either set by the GR" - the GM's number, recorded as set by the GM."""
     table = Table()
     started = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR",), dt=9)[0]
+    assert isinstance(started, d12.ThresholdTestStarted)
     assert started.threshold == d12.Threshold(dt=9, source="gm")
     with pytest.raises(Rejected) as refused:
         table.decide("han-player", d12.CallThresholdTest, character="han", stats=("STR",), dt=2)
@@ -51,14 +54,17 @@ def test_rule_dt_is_computed_from_the_opponents_stats() -> None:
     table = Table()
     started = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR",),
                         opponent="vader", opponent_stat="STR")[0]
+    assert isinstance(started, d12.ThresholdTestStarted)
     assert started.threshold == d12.Threshold(dt=8, source="opponent", opponent="vader",
                                               opponent_stat="STR", opponent_rating=8)
     clamped = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR",),
                         opponent="vader", opponent_stat="WIL")[0]
+    assert isinstance(clamped, d12.ThresholdTestStarted)
     assert (clamped.threshold.dt, clamped.threshold.opponent_rating) == (12, 15)
     table.set_rating("leia", "WIT", 0)
     low = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR",),
                     opponent="leia", opponent_stat="WIT")[0]
+    assert isinstance(low, d12.ThresholdTestStarted)
     assert low.threshold.dt == 1
 
 
@@ -113,16 +119,19 @@ def test_rule_basic_test_steps_gm_names_stats_player_assembles_gm_sets_dt_player
     table = Table()
     started = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR", "DEX"),
                         dt=6, label="jump the chasm")[0]
+    assert isinstance(started, d12.ThresholdTestStarted)
     assert started.kind == "basic"
     assert started.stats == (d12.StatUsed(stat="STR", rating=3), d12.StatUsed(stat="DEX",
                                                                               rating=4))
     assert started.pool == 7
     table.rng = FixedDice([7, 7, 7, 2, 2, 12, 1])
     (rolled,) = table.run("han-player", d12.RollThresholdTest, test=started.test)
+    assert isinstance(rolled, d12.ThresholdDiceRolled)
     assert (rolled.successes, rolled.failures, rolled.margin) == (5, 4, 1)
     assert not table.game.tests[started.test].open
     (said,) = table.run("gm", d12.InterpretThresholdResult, test=started.test,
                         text="Han lands, barely")
+    assert isinstance(said, d12.ThresholdResultInterpreted)
     assert said.round == 1
     assert table.game.tests[started.test].rounds[0].notes == ["Han lands, barely"]
     with pytest.raises(Rejected) as refused:
@@ -133,6 +142,7 @@ def test_rule_basic_test_steps_gm_names_stats_player_assembles_gm_sets_dt_player
 def _extended(table: Table, refresh: str = "CON") -> int:
     started = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR", "CON"),
                         dt=7, extended=True, refresh=refresh, label="bar fight")[0]
+    assert isinstance(started, d12.ThresholdTestStarted)
     assert (started.kind, started.pool, started.refresh) == ("extended", 5, refresh)
     return started.test
 
@@ -144,6 +154,8 @@ def test_rule_extended_test_removes_the_dice_that_came_up_failures() -> None:
     test = _extended(table)
     table.rng = FixedDice([1, 3, 9, 12, 8])
     rolled, removed, _ = table.run("han-player", d12.RollThresholdTest, test=test)
+    assert isinstance(rolled, d12.ThresholdDiceRolled)
+    assert isinstance(removed, d12.FailedDiceRemoved)
     assert rolled.failures == 3
     assert (removed.dice, removed.count, removed.pool) == ((0, 1), 2, 3)
 
@@ -155,6 +167,7 @@ def test_rule_extended_test_adds_con_or_cha_dice() -> None:
         test = _extended(table, refresh)
         table.rng = FixedDice([1, 3, 9, 12, 8])
         _, _, added = table.run("han-player", d12.RollThresholdTest, test=test)
+        assert isinstance(added, d12.RefreshDiceAdded)
         assert (added.stat, added.rating, added.count, added.pool) == (refresh, rating,
                                                                        rating, 3 + rating)
         assert table.game.tests[test].pool == 3 + rating
@@ -168,13 +181,16 @@ def test_rule_extended_test_repeats_from_setting_the_dt() -> None:
     table.run("han-player", d12.RollThresholdTest, test=test)
     (dt_set,) = table.run("gm", d12.SetDifficultyThreshold, test=test, opponent="vader",
                           opponent_stat="STR")
+    assert isinstance(dt_set, d12.DifficultyThresholdSet)
     assert dt_set.threshold.dt == 8
     table.rng = FixedDice([9] * 7)
     rolled = table.run("han-player", d12.RollThresholdTest, test=test)[0]
+    assert isinstance(rolled, d12.ThresholdDiceRolled)
     assert (rolled.round, rolled.dt, rolled.margin) == (2, 8, 7)
     table.run("gm", d12.SetDifficultyThreshold, test=test, dt=10)
     table.rng = FixedDice([9] * 9)
     rolled = table.run("han-player", d12.RollThresholdTest, test=test)[0]
+    assert isinstance(rolled, d12.ThresholdDiceRolled)
     assert (rolled.round, rolled.dt, rolled.margin) == (3, 10, -9)
     assert table.game.tests[test].margins == [5, 7, -9]
 
@@ -192,6 +208,7 @@ def test_rule_extended_test_goes_on_until_the_gm_ends_it() -> None:
         table.decide("han-player", d12.EndThresholdTest, test=test)
     assert refused.value.code == "forbidden"
     (ended,) = table.run("gm", d12.EndThresholdTest, test=test, reason="they flee")
+    assert isinstance(ended, d12.ThresholdTestEnded)
     assert (ended.why, ended.rounds, ended.pool) == ("gm", 3, 11)
     with pytest.raises(Rejected) as refused:
         table.decide("han-player", d12.RollThresholdTest, test=test)
@@ -206,6 +223,8 @@ def test_rule_extended_test_ends_when_the_pool_is_empty() -> None:
     events = table.run("han-player", d12.RollThresholdTest, test=test)
     assert [type(e) for e in events] == [d12.ThresholdDiceRolled, d12.FailedDiceRemoved,
                                          d12.ThresholdTestEnded]
+    assert isinstance(events[1], d12.FailedDiceRemoved)
+    assert isinstance(events[2], d12.ThresholdTestEnded)
     assert (events[1].pool, events[2].why, events[2].rounds) == (0, "pool_empty", 1)
     assert not table.game.tests[test].open
 
@@ -217,6 +236,9 @@ def test_rule_each_round_records_its_roll_margin_dice_removed_and_dice_added() -
     test = _extended(table)
     table.rng = FixedDice([8, 9, 10, 11, 12])
     rolled, removed, added = table.run("han-player", d12.RollThresholdTest, test=test)
+    assert isinstance(rolled, d12.ThresholdDiceRolled)
+    assert isinstance(removed, d12.FailedDiceRemoved)
+    assert isinstance(added, d12.RefreshDiceAdded)
     assert (rolled.margin, removed.count, added.count, added.pool) == (6, 0, 2, 7)
     record = table.game.tests[test].rounds[0]
     assert (record.margin, record.removed, record.added, record.pool_after) == (6, 0, 2, 7)
@@ -229,14 +251,18 @@ def test_refresh_dice_stop_at_the_pool_limit() -> None:
     for stat in ("DEX", "CON"):
         table.set_rating("han", stat, 20)
     table.set_rating("han", "CHA", 20)
-    test = table.run("gm", d12.CallThresholdTest, character="han",
-                     stats=("STR", "DEX", "CON", "CHA"), dt=1, extended=True,
-                     refresh="CON")[0].test
+    started = table.run("gm", d12.CallThresholdTest, character="han",
+                        stats=("STR", "DEX", "CON", "CHA"), dt=1, extended=True,
+                        refresh="CON")[0]
+    assert isinstance(started, d12.ThresholdTestStarted)
+    test = started.test
     table.rng = FixedDice([11] * 80)
     added = table.run("han-player", d12.RollThresholdTest, test=test)[-1]
+    assert isinstance(added, d12.RefreshDiceAdded)
     assert (added.rating, added.count, added.pool) == (20, 20, 100)
     table.rng = FixedDice([11] * 99 + [1])
     added = table.run("han-player", d12.RollThresholdTest, test=test)[-1]
+    assert isinstance(added, d12.RefreshDiceAdded)
     assert (added.count, added.pool) == (1, 100)
 
 
@@ -247,6 +273,7 @@ def test_refresh_uses_the_rating_the_character_has_now() -> None:
     table.set_rating("han", "CON", 5)
     table.rng = FixedDice([9] * 5)
     added = table.run("han-player", d12.RollThresholdTest, test=test)[-1]
+    assert isinstance(added, d12.RefreshDiceAdded)
     assert (added.rating, added.count, added.pool) == (5, 5, 10)
 
 
@@ -262,6 +289,7 @@ def test_rule_extended_test_steps_roll_interpret_remove_add_repeat() -> None:
                                              d12.RefreshDiceAdded]
         (said,) = table.run("gm", d12.InterpretThresholdResult, test=test,
                             text=f"reading {round_no}")
+        assert isinstance(said, d12.ThresholdResultInterpreted)
         assert said.round == round_no
     rounds = table.game.tests[test].rounds
     assert [r.notes for r in rounds] == [["reading 1"], ["reading 2"]]

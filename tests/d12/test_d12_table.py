@@ -8,8 +8,10 @@ import msgspec
 import pytest
 
 from events import core, d12
+from events.base import Command
 from events.errors import CommandRejected
 from server.rules.d12 import about_test
+from tests.typed import of_type
 
 
 async def _campaign(table: Any) -> tuple[Any, Any, Any, Any]:
@@ -78,7 +80,8 @@ async def test_the_roll_notation_is_a_basic_test(table: Any) -> None:
     """``5d12 dt7`` from the GM starts and rolls a basic test; from a player it rolls the
     basic test the GM called for their character."""
     gm, han, _, _ = await _campaign(table)
-    command = msgspec.structs.replace(d12.parse_roll("5d12 dt7", None), id="gm-roll-1")
+    parsed = of_type(d12.RollBasicTest, d12.parse_roll("5d12 dt7", None))
+    command = msgspec.structs.replace(parsed, id="gm-roll-1")
     ack = await gm.send(command)
     await gm.wait_for_seq(ack.seqs[-1])
     test = gm.state.game.tests[1]
@@ -86,11 +89,12 @@ async def test_the_roll_notation_is_a_basic_test(table: Any) -> None:
         "basic", False, 5, 7)
     assert test.rounds[0].succeeded == (test.rounds[0].margin > 0)
 
+    parsed = of_type(d12.RollBasicTest, d12.parse_roll("4d12 dt6", "han"))
     with pytest.raises(CommandRejected) as refusal:
-        await han.send(msgspec.structs.replace(d12.parse_roll("4d12 dt6", "han"), id="h-1"))
+        await han.send(msgspec.structs.replace(parsed, id="h-1"))
     assert (refusal.value.code, refusal.value.path) == ("forbidden", "$.dt")
     await gm.call(d12.CallThresholdTest, character="han", stats=("STR",), dt=6)
-    ack = await han.send(msgspec.structs.replace(d12.parse_roll("4d12 dt6", "han"), id="h-2"))
+    ack = await han.send(msgspec.structs.replace(parsed, id="h-2"))
     await han.wait_for_seq(ack.seqs[-1])
     assert len(han.state.game.tests[2].rounds) == 1
     assert not han.state.game.tests[2].open
@@ -120,7 +124,7 @@ async def test_bad_input_is_refused_with_its_path_and_appends_nothing(table: Any
     """An unknown stat, a DT of 13 and stats without CHA are refused naming the field."""
     gm, _, _, _ = await _campaign(table)
     head = gm.head
-    cases = [
+    cases: list[tuple[type[Command], dict[str, Any], str, str]] = [
         (d12.CallThresholdTest, {"character": "han", "stats": ("STR", "WIT"), "dt": 7},
          "not_found", "$.stats[1]"),
         (d12.RollBasicTest, {"dice": 5, "dt": 13}, "invalid", "$.dt"),

@@ -10,6 +10,7 @@ import pytest
 from events import core
 from events.codec import EVENT_TYPES, UPCASTERS, decode_stored
 from tests.round_trip import as_stored
+from tests.typed import of_type
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "events"
 STORED = sorted(FIXTURES.glob("*.json"))
@@ -33,7 +34,7 @@ def test_stored_payload_decodes_with_todays_code(path: Path) -> None:
         assert as_stored(event, stored["payload"]) == stored["payload"]
 
 
-def test_old_payload_is_upcast_before_decoding(monkeypatch) -> None:
+def test_old_payload_is_upcast_before_decoding(monkeypatch: pytest.MonkeyPatch) -> None:
     """An upcaster keyed on (tag, stored version) upgrades an old payload before decoding."""
     monkeypatch.setattr(core.GameSessionStarted, "schema_version", 2)
     monkeypatch.setitem(UPCASTERS, ("game_session_started", 1),
@@ -42,7 +43,8 @@ def test_old_payload_is_upcast_before_decoding(monkeypatch) -> None:
     event = decode_stored(old, "game_session_started", 1)
     assert event == core.GameSessionStarted(session=3, title="untitled")
     current = b'{"type":"game_session_started","session":3,"title":"x"}'
-    assert decode_stored(current, "game_session_started", 2).title == "x"
+    assert of_type(core.GameSessionStarted,
+                   decode_stored(current, "game_session_started", 2)).title == "x"
 
 
 def test_tags_are_snake_case_class_names_and_unique() -> None:

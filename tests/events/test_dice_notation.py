@@ -49,7 +49,8 @@ def test_bad_expressions_are_refused_with_a_reason(text: str) -> None:
 
 @given(st.lists(st.tuples(st.integers(1, 10), st.sampled_from(SIDES)), min_size=1, max_size=5),
        st.integers(-100, 100))
-def test_printed_expression_parses_back_to_itself(terms, constant) -> None:
+def test_printed_expression_parses_back_to_itself(terms: list[tuple[int, int]],
+                                                  constant: int) -> None:
     """str() of a parsed expression is canonical: it parses back to the same terms."""
     text = "+".join(f"{count}d{sides}" for count, sides in terms)
     if constant:

@@ -11,6 +11,7 @@ import pytest
 
 from events.codec import EVENT_TYPES, decode_event, decode_page, decode_stored
 from events.messages import CLIENT_DECODER, SERVER_DECODER, EventFrame, json_schema
+from events.narrative import PoolRolled, RollPool
 from events.wire_errors import rejection_from
 from tests.round_trip import as_stored
 
@@ -56,7 +57,8 @@ def test_stored_payload_with_unknown_fields_at_any_depth_decodes(path: Path) -> 
 def grown(tag: str) -> dict[str, Any]:
     """The stored payload of ``tag`` with an unknown field in every object."""
     payload = json.loads((FIXTURES / f"{tag}.v1.json").read_text())["payload"]
-    return with_future_fields(payload, decode_event(json.dumps(payload)))
+    grown: dict[str, Any] = with_future_fields(payload, decode_event(json.dumps(payload)))
+    return grown
 
 
 def test_the_grown_payloads_reach_nested_values() -> None:
@@ -107,6 +109,8 @@ def test_decoded_commands_hold_the_ordinary_value_classes() -> None:
         {"type": "roll_pool", "id": "x", "pool": {"ability": 2}}))
     stored = json.loads((FIXTURES / "pool_rolled.v1.json").read_text())
     event = decode_event(json.dumps(stored["payload"]))
+    assert isinstance(command, RollPool)
+    assert isinstance(event, PoolRolled)
     assert type(command.pool) is type(event.pool)
 
 

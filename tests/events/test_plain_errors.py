@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import msgspec
 import pytest
@@ -11,7 +12,7 @@ from events.messages import CLIENT_DECODER
 from events.wire_errors import rejection_from
 
 
-def _refusal(message: dict) -> tuple[str, str | None]:
+def _refusal(message: dict[str, Any]) -> tuple[str, str | None]:
     frame = json.dumps({"id": "c-1", **message})
     with pytest.raises(msgspec.ValidationError) as error:
         CLIENT_DECODER.decode(frame)
@@ -36,7 +37,8 @@ def _refusal(message: dict) -> tuple[str, str | None]:
     ({"type": "roll_pool_test", "character": "sam", "pools": {"combat": 0}},
      "pools.combat is between 1 and 100", "$.pools.combat"),
 ])
-def test_a_refusal_names_the_field_and_its_limits(message: dict, words: str, path: str) -> None:
+def test_a_refusal_names_the_field_and_its_limits(message: dict[str, Any], words: str,
+                                                  path: str) -> None:
     """The message says what to type (both limits, the choices), the path stays exact."""
     said, at = _refusal(message)
     assert words in said

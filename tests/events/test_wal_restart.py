@@ -8,6 +8,8 @@ import time
 from itertools import pairwise
 from pathlib import Path
 
+import pytest
+
 from events.sqlite_backend import SqliteLog
 from events.sqlite_backend import log as store
 from tests.events.store_contract import opened, request, rolled
@@ -40,7 +42,9 @@ def _append_until(log: SqliteLog, stop: threading.Event, failures: list[object])
             log.housekeeping()
 
 
-def test_the_wal_starts_over_under_a_writer_that_never_pauses(tmp_path, monkeypatch) -> None:
+def test_the_wal_starts_over_under_a_writer_that_never_pauses(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
     """A passive checkpoint alone never catches up with a writer that commits all the time,
     so the WAL grew for good; once it is past the limit and a checkpoint copied every frame
     it saw, the writer empties it between two commits, and it stays small."""
@@ -78,8 +82,9 @@ def _past_the_limit(path: Path) -> SqliteLog:
     return log
 
 
-def test_a_reader_holding_the_wal_is_not_waited_for_again_at_once(tmp_path, monkeypatch
-                                                                   ) -> None:
+def test_a_reader_holding_the_wal_is_not_waited_for_again_at_once(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
     """A reader in the middle of a read keeps the WAL from being emptied: the writer's try
     gives way at once, and the next waits :data:`RESTART_BACKOFF`, so a long
     read does not cost the writer a try at every checkpoint."""
@@ -106,7 +111,7 @@ def test_a_reader_holding_the_wal_is_not_waited_for_again_at_once(tmp_path, monk
         log.close()
 
 
-def test_a_checkpoint_of_a_short_wal_leaves_it(tmp_path) -> None:
+def test_a_checkpoint_of_a_short_wal_leaves_it(tmp_path: Path) -> None:
     """Under the limit the WAL is only copied back, never emptied by force."""
     log = SqliteLog(tmp_path / "log.db")
     try:
@@ -118,7 +123,7 @@ def test_a_checkpoint_of_a_short_wal_leaves_it(tmp_path) -> None:
         log.close()
 
 
-def test_a_request_nobody_takes_lapses(tmp_path, monkeypatch) -> None:
+def test_a_request_nobody_takes_lapses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A log whose writer keeps no house (a script appending by itself, never calling
     :meth:`SqliteLog.housekeeping`) is not left without checkpoints: the request to the
     writer lapses after :data:`RESTART_BACKOFF`, and checkpoints copy again."""

@@ -9,6 +9,7 @@ import math
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,7 +34,7 @@ def published_vectors() -> list[dict[str, object]]:
 
 
 @pytest.mark.parametrize("vector", published_vectors(), ids=lambda v: str(v["name"]))
-def test_published_vectors(vector: dict) -> None:
+def test_published_vectors(vector: dict[str, Any]) -> None:
     """Each vector's commitment, client seeds digest, message, byte stream and faces."""
     seed = bytes.fromhex(vector["seed"])
     assert commitment(seed) == vector["commitment"]

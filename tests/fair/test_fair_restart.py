@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from events.fair import SeedCommitted, SeedRevealed, commitment
+from events.fair import FairStamp, SeedCommitted, SeedRevealed, commitment
 from events.log import to_recorded
 from events.sqlite_backend import SqliteReader
 from tests.serve_process import free_port, poolhall, start_serve
@@ -42,9 +42,10 @@ def test_kill_9_between_commit_and_reveal_continues_the_epoch(tmp_path: Path) ->
     events = [to_recorded(row).event for row in SqliteReader(db).rows(campaign)]
     commits = [e for e in events if isinstance(e, SeedCommitted)]
     reveals = [e for e in events if isinstance(e, SeedRevealed)]
-    stamps = [e.fair for e in events if getattr(e, "fair", None) is not None]
+    stamps: list[FairStamp] = [stamp for e in events
+                               if (stamp := getattr(e, "fair", None)) is not None]
     assert [c.epoch for c in commits] == [1, 2]
-    assert [(s.epoch, s.nonce) for s in stamps] == [(1, 0), (1, 1)]  # type: ignore[union-attr]
+    assert [(s.epoch, s.nonce) for s in stamps] == [(1, 0), (1, 1)]
     assert [(r.epoch, r.rolls) for r in reveals] == [(1, 2)]
     assert commitment(bytes.fromhex(reveals[0].seed)) == commits[0].commitment
     done = subprocess.run([sys.executable, "-m", "clients.cli", "verify", str(db), "--json"],

@@ -7,8 +7,6 @@ The server's side (every frame each role receives) is ``tests/server/test_privat
 from __future__ import annotations
 
 import hashlib
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,17 +14,13 @@ from events import core, d12, narrative, sr3
 from events.base import Recorded
 from events.errors import Rejected
 from events.fair import RotateSeed, SeedCommitted, commitment
+from projections.narrative import GameState as NarrativeState
 from projections.privacy import MAX_PENDING, PrivateSubject, hidden_seqs, sees
 from server.audience import PublicTable
 from server.rules.fairness import EpochSeeds
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "d12"))
-sys.path.insert(0, str(Path(__file__).parents[1] / "sr3"))
-sys.path.insert(0, str(Path(__file__).parents[1] / "narrative"))
-
-from d12_support import Table as D12Table  # noqa: E402
-from narrative_support import Table as NarrativeTable  # noqa: E402
-from sr3_support import Table as Sr3Table  # noqa: E402
+from tests.d12.d12_support import Table as D12Table
+from tests.narrative.narrative_support import Table as NarrativeTable
+from tests.sr3.sr3_support import Table as Sr3Table
 
 SEEDS = [hashlib.sha256(f"private {n}".encode()).digest() for n in range(6)]
 NOW = "2024-01-01T00:00:00.000Z"
@@ -54,7 +48,9 @@ def test_only_the_gm_rolls_in_secret_and_the_gm_is_never_blind() -> None:
     for visibility in ("blind", "self"):
         gm = refused(table, "gm", core.Roll, expression="1d6", visibility=visibility)
         assert (gm.code, gm.path) == ("invalid", "$.visibility")
-    assert table.run("gm", core.Roll, expression="1d6", visibility="gm")[0].visibility == "gm"
+    rolled = table.run("gm", core.Roll, expression="1d6", visibility="gm")
+    assert isinstance(rolled[0], core.DiceRolled)
+    assert rolled[0].visibility == "gm"
 
 
 def test_a_players_private_roll_is_one_shot() -> None:
@@ -66,9 +62,11 @@ def test_a_players_private_roll_is_one_shot() -> None:
     assert (refusal.code, refusal.path) == ("rule", "$.visibility")
     rolled = table.run("han-player", narrative.RollPool, pool=narrative.Pool(ability=2),
                        character="han", visibility="blind")
+    assert isinstance(rolled[0], narrative.PoolRolled)
     assert rolled[0].visibility == "blind"
     opened = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
                        check="hidden", visibility="gm")
+    assert isinstance(opened[0], narrative.CheckOpened)
     assert opened[0].visibility == "gm"
 
 
@@ -81,6 +79,7 @@ def test_a_private_sr3_test_draws_no_pool_dice() -> None:
     assert (refusal.code, refusal.path) == ("rule", "$.pools")
     rolled = table.run("sam-player", sr3.RollPoolTest, character="sam", dice=4, tn=4,
                        visibility="self")
+    assert isinstance(rolled[-1], sr3.PoolTestRolled)
     assert rolled[-1].visibility == "self"
 
 
@@ -89,6 +88,7 @@ def test_a_test_the_gm_called_is_rolled_in_the_open() -> None:
     table = D12Table()
     fair(table)
     secret = table.run("gm", d12.RollBasicTest, dice=3, dt=7, visibility="gm")
+    assert isinstance(secret[0], d12.ThresholdTestStarted)
     assert secret[0].visibility == "gm"
     player = next(m for m, member in table.state.members.items() if member.role == "player")
     refusal = refused(table, player, d12.RollBasicTest, dice=3, dt=7,
@@ -158,6 +158,7 @@ def test_the_public_table_leaves_out_what_is_pending_until_the_reveal() -> None:
     run("gm", core.Roll, expression="1d8", visibility="gm")
     run("han-player", core.Roll, expression="1d4", character="han")
     assert public.state is not None
+    assert isinstance(public.state.game, NarrativeState)
     assert "hidden" in table.game.checks
     assert "hidden" not in public.state.game.checks
     assert [r.expression for r in public.state.rolls] == ["1d4"]
@@ -187,8 +188,10 @@ def test_a_secret_check_leaves_no_trace_in_the_ids_the_table_sees() -> None:
     fair(table)
     opened = table.run("gm", narrative.OpenCheck, character="han", skill="Cool",
                        visibility="gm")
+    assert isinstance(opened[0], narrative.CheckOpened)
     assert opened[0].check == f"secret-{table.seq}"
     after = table.run("han-player", narrative.OpenCheck, character="han", skill="Cool")
+    assert isinstance(after[0], narrative.CheckOpened)
     assert after[0].check == "han-1"
     table.fold(narrative.DestinyPoolSet(light=2, dark=2))
     refusal = refused(table, "gm", narrative.FlipDestiny, side="dark",

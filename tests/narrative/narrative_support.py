@@ -1,6 +1,7 @@
 """Helpers for the narrative unit tests: a campaign state folded from real events, decisions.
 
-Not a test module: the narrative tests import it (pytest puts this folder on ``sys.path``).
+Not a test module: the narrative tests import it as ``tests.narrative.narrative_support``
+(one name, so mypy sees the same module the tests do).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class FixedDice(random.Random):
         super().__init__(0)
         self.faces = list(faces)
 
-    def randrange(self, *args: Any, **kwargs: Any) -> int:  # type: ignore[override]
+    def randrange(self, *args: Any, **kwargs: Any) -> int:
         return self.faces.pop(0) - 1
 
 

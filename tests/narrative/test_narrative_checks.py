@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from narrative_support import FixedDice, Table
 
 from events import core
 from events import narrative as n
@@ -11,6 +10,7 @@ from events.errors import Rejected
 from projections.narrative import describe
 from server.rules.narrative import views
 from server.views import computed
+from tests.narrative.narrative_support import FixedDice, Table
 
 
 def refused(table: Table, member: str, command: type, **fields: object) -> Rejected:
@@ -43,6 +43,7 @@ def test_rule_skill_higher_than_characteristic_is_the_base() -> None:
     characteristic for the upgrade" (Piloting 4, Agility 3: 1 green, 3 yellow)."""
     table = Table()
     (event,) = table.run("han-player", n.OpenCheck, character="han", skill="Piloting (Space)")
+    assert isinstance(event, n.CheckOpened)
     assert (event.ability, event.proficiency) == (1, 3)
     notes = table.game.checks[event.check].effective().dice[0].notes
     assert notes == ("Piloting (Space) 4", "upgraded: Agility 3")
@@ -55,6 +56,7 @@ def test_rule_untrained_check_uses_the_characteristic_named() -> None:
     assert (error.code, error.path) == ("invalid", "$.characteristic")
     (event,) = table.run("han-player", n.OpenCheck, character="han", skill="Astrogation",
                          characteristic="intellect")
+    assert isinstance(event, n.CheckOpened)
     assert (event.ability, event.proficiency, event.rank) == (2, 0, 0)
 
 
@@ -62,7 +64,9 @@ def test_check_ids_are_generated_per_character_or_chosen() -> None:
     """Without an id a check is CHARACTER-N; a chosen id is unique at the table."""
     table = Table()
     first = table.run("han-player", n.OpenCheck, character="han", skill="Cool")[0]
+    assert isinstance(first, n.CheckOpened)
     second = table.run("han-player", n.OpenCheck, character="han", skill="Cool")[0]
+    assert isinstance(second, n.CheckOpened)
     assert (first.check, second.check) == ("han-1", "han-2")
     table.open("shot")
     error = refused(table, "leia-player", n.OpenCheck, character="leia", skill="Leadership",
@@ -105,6 +109,7 @@ def test_rule_opposed_check_difficulty_from_opponent_characteristic_and_skill() 
     table.open("bluff", skill="Cool", level=None)
     (event,) = table.run("gm", n.SetDifficulty, check="bluff", opponent="vader",
                          opponent_skill="vigilance")
+    assert isinstance(event, n.DifficultySet)
     assert (event.level, event.opponent_value, event.opponent_rank) == ("opposed", 5, 2)
     assert (event.difficulty, event.challenge) == (3, 2)
     check = table.game.checks["bluff"]
@@ -130,6 +135,7 @@ def test_rule_impossible_needs_a_destiny_point_and_rolls_as_formidable() -> None
     table.run("han-player", n.FlipDestiny, side="light", effect="attempt_impossible",
               check="jump", reason="never tell me the odds")
     (rolled,) = table.run("han-player", n.RollCheck, check="jump")
+    assert isinstance(rolled, n.CheckRolled)
     assert rolled.pool.difficulty == 5
     assert rolled.pool.challenge == 0
 
@@ -140,6 +146,7 @@ def test_modifications_keep_who_how_many_which_side_and_why() -> None:
     table.open("shot")
     (event,) = table.run("han-player", n.AddDice, check="shot", kind="boost", count=2,
                          reason="aiming")
+    assert isinstance(event, n.DiceAdded)
     assert (event.kind, event.count, event.side, event.reason) == ("boost", 2, "ability",
                                                                    "aiming")
     table.run("gm", n.AddDice, check="shot", kind="setback", reason="smoke")
@@ -209,6 +216,7 @@ def test_rolling_records_each_face_and_the_cancelled_result() -> None:
     # base order: y, y, g, p, p, then the boost: Tr, SA, A, FF, T, AA
     table.rng = FixedDice([12, 7, 5, 3, 4, 5])
     (rolled,) = table.run("han-player", n.RollCheck, check="shot")
+    assert isinstance(rolled, n.CheckRolled)
     assert [(d.kind, d.face) for d in rolled.dice] == [
         ("proficiency", 12), ("proficiency", 7), ("ability", 5), ("difficulty", 3),
         ("difficulty", 4), ("boost", 5)]
@@ -250,14 +258,18 @@ def test_views_send_the_odds_of_each_changed_check() -> None:
     events = table.run("han-player", n.AddDice, check="shot", kind="boost", reason="aiming")
     (view,) = computed(views(table.state, events))
     assert view.about == "check:shot"
+    assert isinstance(view.data, n.NarrativeCheckOdds)
+    assert view.data.odds is not None
     assert view.data.pool == "2y1g2p1b"
     assert view.data.status == "open"
     assert 0 < view.data.odds.p_success < 1
     assert n.CheckDie(kind="boost", notes=("+1 Boost: aiming",)) in view.data.dice
     events = table.run("han-player", n.RollCheck, check="shot")
     (view,) = computed(views(table.state, events))
+    assert isinstance(view.data, n.NarrativeCheckOdds)
     assert view.data.status == "rolled"
     assert view.data.odds is None
+    assert view.data.result is not None
     assert view.data.result.succeeded in (True, False)
 
 
@@ -268,6 +280,7 @@ def test_views_skip_odds_of_huge_pools() -> None:
     events = table.run("gm", n.AddDice, check="shot", kind="setback", count=10)
     events += table.run("gm", n.AddDice, check="shot", kind="boost", count=10)
     (view,) = computed(views(table.state, events))
+    assert isinstance(view.data, n.NarrativeCheckOdds)
     assert view.data.odds is None
     assert "poolhall odds" in view.data.note
 

@@ -7,12 +7,11 @@ import json
 from fractions import Fraction
 from typing import Any
 
-from narrative_support import HAN, VADER
-
 from clients.cli import main
 from events import core
 from events import narrative as n
 from projections.narrative_odds import distribution
+from tests.narrative.narrative_support import HAN, VADER
 
 
 def test_odds_prints_exact_and_float_odds_without_a_server(capsys: Any) -> None:

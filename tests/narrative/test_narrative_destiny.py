@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from narrative_support import FixedDice, Table
 
 from events import narrative as n
 from events.errors import Rejected
+from tests.narrative.narrative_support import FixedDice, Table
 
 
 def refused(table: Table, member: str, command: type, **fields: object) -> Rejected:
@@ -24,6 +24,7 @@ def test_rule_destiny_pool_every_player_rolls_one_force_die() -> None:
     table = Table()
     table.rng = FixedDice([10, 7])       # han's player: two light; leia's: two dark
     (event,) = table.run("gm", n.RollDestinyPool)
+    assert isinstance(event, n.DestinyPoolRolled)
     assert [(d.member, d.face, d.symbols) for d in event.dice] == [
         ("han-player", 10, ("light", "light")), ("leia-player", 7, ("dark", "dark"))]
     assert (event.light, event.dark) == (2, 2)
@@ -133,6 +134,7 @@ def test_destiny_for_an_ability_needs_no_check() -> None:
     table.run("gm", n.SetDestinyPool, light=1, dark=0)
     (event,) = table.run("han-player", n.FlipDestiny, side="light", effect="other",
                          reason="a contact on Tatooine")
+    assert isinstance(event, n.DestinyFlipped)
     assert event.check is None
     assert table.game.destiny.dark == 1
     spend = table.game.destiny.spent[-1]
@@ -148,6 +150,7 @@ def test_force_dice_rolled_for_a_power() -> None:
     table.rng = FixedDice([1, 12])
     (event,) = table.run("han-player", n.RollForceDice, character="han", count=2,
                          reason="Sense")
+    assert isinstance(event, n.ForceDiceRolled)
     assert [(d.face, d.symbols) for d in event.dice] == [(1, ("dark",)), (12, ("light",
                                                                                 "light"))]
     assert (event.light, event.dark) == (2, 1)
@@ -160,6 +163,7 @@ def test_free_pool_roll_from_notation() -> None:
     command = n.parse_roll("2y1g 2p1r 1b1k", "han")
     assert command is not None
     (event,) = table.run("han-player", n.RollPool, pool=command.pool, character="han")
+    assert isinstance(event, n.PoolRolled)
     assert [d.kind for d in event.dice] == ["proficiency", "proficiency", "ability",
                                            "difficulty", "difficulty", "challenge", "boost",
                                            "setback"]

@@ -5,12 +5,12 @@ NPC slots, rounds, and who spends which symbols in and out of combat."""
 from __future__ import annotations
 
 import pytest
-from narrative_support import Table
 
 from events import narrative as n
 from events import narrative_encounter as e
 from events.errors import Rejected
 from projections.narrative import describe
+from tests.narrative.narrative_support import Table
 
 VADER_COOL = n.NarrativeStats(willpower=3, presence=3,
                               skills={"Cool": n.Skill(rank=1, characteristic="presence")})

@@ -10,13 +10,12 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from narrative_support import HAN
-
 from events import core
 from events import narrative as n
 from server.app import Server
 from server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, Table
+from tests.narrative.narrative_support import HAN
 
 
 async def _check(table: Any) -> tuple[Any, dict[str, Any]]:
@@ -121,7 +120,8 @@ async def test_odds_over_the_time_budget_say_they_were_not_computed(tmp_path: Pa
         await gm.call(n.OpenCheck, character="han", skill="Ranged (Light)", check="shot")
         await gm.call(n.AddDice, check="shot", kind="ability", count=8)
         await gm.call(n.AddDice, check="shot", kind="difficulty", count=8)
-        view = await gm.wait_until(lambda: (v := gm.views.get("check:shot"))
+        view = await gm.wait_until(lambda: isinstance(v := gm.views.get("check:shot"),
+                                                      n.NarrativeCheckOdds)
                                    and v.pool == "2y9g8p" and v)
         assert view.odds is None  # 19 dice: tens of milliseconds of work, budget 1 ms
         assert view.note == "odds not computed: took longer than 0.001s"

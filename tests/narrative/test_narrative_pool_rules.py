@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import random
+from collections.abc import Callable
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -187,7 +189,8 @@ def _mods(ops: list[tuple[str, str, int]]) -> list[Modification]:
 
 
 @given(_pools, _ops, st.randoms(use_true_random=False))
-def test_property_effective_pool_ignores_arrival_order(pool: Pool, ops: list, rnd) -> None:
+def test_property_effective_pool_ignores_arrival_order(
+        pool: Pool, ops: list[tuple[str, str, int]], rnd: random.Random) -> None:
     """Whatever order the modifications arrive in, the effective pool is the same."""
     shuffled = list(ops)
     rnd.shuffle(shuffled)
@@ -199,7 +202,7 @@ def test_property_effective_pool_ignores_arrival_order(pool: Pool, ops: list, rn
 def test_property_upgrades_never_lose_dice_and_add_at_most_half(pool: Pool, k: int) -> None:
     """Upgrading k times grows the side's strength by exactly k steps (green 1, yellow 2)."""
     after = apply(pool, [mod("upgrade", k, "ability")]) if k else pool
-    strength = lambda p: p.ability + 2 * p.proficiency  # noqa: E731
+    strength: Callable[[Pool], int] = lambda p: p.ability + 2 * p.proficiency  # noqa: E731
     assert strength(after) == strength(pool) + k
     assert after.proficiency + after.ability >= pool.proficiency + pool.ability
     assert (after.difficulty, after.challenge, after.boost) == (pool.difficulty, pool.challenge,

@@ -6,11 +6,13 @@ from typing import Any
 
 import msgspec
 import pytest
-from narrative_support import HAN, LEIA, VADER
 
 from events import core
 from events import narrative as n
 from events.errors import CommandRejected
+from projections.campaign import CampaignState
+from server.views import ViewSpec
+from tests.narrative.narrative_support import HAN, LEIA, VADER
 
 
 async def _campaign(table: Any) -> tuple[Any, Any, Any, Any]:
@@ -161,17 +163,23 @@ async def test_a_member_joining_mid_check_sees_its_odds_at_once(table: Any) -> N
     assert "check:bluff" not in late.views
 
 
-async def test_standing_views_are_computed_once_per_change(table: Any, monkeypatch) -> None:
+async def test_standing_views_are_computed_once_per_change(table: Any,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """A burst of joins (a table reconnecting) computes the open checks' odds once, not once
     per member; a change to the table computes them again at the next join."""
     import dataclasses
 
     from server import rules
 
-    calls = []
+    calls: list[int] = []
     real = rules.RULES["narrative"]
+
+    def standing_views(state: CampaignState) -> list[ViewSpec]:
+        calls.append(state.head)
+        return real.standing_views(state)
+
     monkeypatch.setitem(rules.RULES, "narrative", dataclasses.replace(
-        real, standing_views=lambda state: calls.append(state.head) or real.standing_views(state)))
+        real, standing_views=standing_views))
     gm, han, leia, watcher = await _campaign(table)
     await han.call(n.OpenCheck, character="han", skill="Cool", check="bluff")
     before = len(calls)

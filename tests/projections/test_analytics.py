@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from fractions import Fraction
 from math import erfc, exp, sqrt
 
@@ -126,7 +127,8 @@ def _luck_of(log: LogBuilder, player: str) -> float:
 
 @pytest.mark.parametrize(("play", "player"), [
     (narrative_session, "han-player"), (sr3_session, "kat-player"), (d12_session, "ada-player")])
-def test_fair_dice_are_unremarkable_and_one_loaded_face_is_flagged(play, player) -> None:
+def test_fair_dice_are_unremarkable_and_one_loaded_face_is_flagged(
+        play: Callable[..., None], player: str) -> None:
     """Thousands of rolls with fair dice give p > 0.01; one face twice as likely, p < 0.001."""
     fair, loaded = LogBuilder(), LogBuilder()
     play(fair, random.Random(12), 3000)

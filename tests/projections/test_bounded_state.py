@@ -7,8 +7,6 @@ stored at any seq (as the server stores it) with the rest folded onto it is the 
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -24,10 +22,7 @@ from projections import sr3 as sr3_projection
 from projections.campaign import ROLLS_KEPT, evolve, fold
 from projections.snapshot import observable
 from server.stored_snapshots import decode_state, encode_state
-
-TESTS = Path(__file__).parents[1]
-sys.path.insert(0, str(TESTS / "projections"))
-from test_snapshot_fold import d12_log, narrative_log, sr3_log  # noqa: E402
+from tests.projections.test_snapshot_fold import d12_log, narrative_log, sr3_log
 
 
 def rolls(count: int) -> list[Recorded]:

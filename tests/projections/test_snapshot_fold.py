@@ -6,8 +6,6 @@ decoded as on the wire, so what a client holds is exactly what the server sent.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -22,14 +20,9 @@ from projections import narrative as narrative_projection
 from projections import sr3 as sr3_projection
 from projections.campaign import evolve, fold
 from projections.snapshot import SERVER_DECODER, Snapshot, observable, snapshot_of, state_from
-
-TESTS = Path(__file__).parents[1]
-for system in ("narrative", "d12", "sr3"):  # each system's test support, as its tests import it
-    sys.path.insert(0, str(TESTS / system))
-
-from d12_support import Table as D12Table  # noqa: E402
-from narrative_support import Table as NarrativeTable  # noqa: E402
-from sr3_support import Table as Sr3Table  # noqa: E402
+from tests.d12.d12_support import Table as D12Table
+from tests.narrative.narrative_support import Table as NarrativeTable
+from tests.sr3.sr3_support import Table as Sr3Table
 
 
 def narrative_log() -> list[Recorded]:

@@ -27,7 +27,9 @@ class RawPeer:
                                    else json.dumps(payload))
 
     async def recv(self, timeout: float = 5.0) -> dict[str, Any]:
-        return json.loads(await asyncio.wait_for(self.connection.recv(), timeout))
+        message: dict[str, Any] = json.loads(await asyncio.wait_for(self.connection.recv(),
+                                                                    timeout))
+        return message
 
     async def recv_until(self, kind: str, timeout: float = 5.0) -> dict[str, Any]:
         """Skip frames until one of ``type == kind`` arrives."""

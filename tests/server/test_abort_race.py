@@ -10,7 +10,7 @@ import pytest
 from server.gate import _abort_once_gone
 
 
-async def _closed_after_draining(guard: bool) -> asyncio.BaseTransport:
+async def _closed_after_draining(guard: bool) -> asyncio.Transport:
     """A server-side transport that was closed with 4 MB unsent, then fully drained by its
     peer: CPython has released its socket and loop without counting it as lost."""
     made: asyncio.Future[asyncio.Transport] = asyncio.get_running_loop().create_future()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,12 +13,14 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.client import Client
 from events import core
+from events.base import Command
 from events.d12 import Stats as D12Stats
 from events.errors import CommandRejected, ConnectionLost
+from tests.conftest import Table
 from tests.server.raw import RawPeer
 
 
-async def _table_with_members(table):
+async def _table_with_members(table: Table) -> tuple[str, Client, Client, Client, Client]:
     campaign, gm = await table.create_campaign("d12")
     han = await table.invite(gm, "player", characters=("han",))
     leia = await table.invite(gm, "player", characters=("leia",))
@@ -25,8 +28,9 @@ async def _table_with_members(table):
     return campaign, gm, han, leia, spectator
 
 
-async def _refused(client, command_type, **fields) -> CommandRejected:
-    head = client.table_head = client.head
+async def _refused(client: Client, command_type: type[Command], **fields: Any
+                   ) -> CommandRejected:
+    head = client.head
     with pytest.raises(CommandRejected) as refusal:
         await client.call(command_type, **fields)
     assert client.head == head
@@ -45,7 +49,8 @@ GM_ONLY = [
 
 
 @pytest.mark.parametrize(("command_type", "fields"), GM_ONLY)
-async def test_players_and_spectators_may_not_give_gm_commands(table, command_type, fields):
+async def test_players_and_spectators_may_not_give_gm_commands(
+        table: Table, command_type: type[Command], fields: dict[str, Any]) -> None:
     """Invitations, removals and game sessions are the GM's alone."""
     _, gm, han, _, spectator = await _table_with_members(table)
     for member in (han, spectator):
@@ -54,7 +59,7 @@ async def test_players_and_spectators_may_not_give_gm_commands(table, command_ty
     await gm.call(command_type, **fields)
 
 
-async def test_player_acts_only_for_their_own_character(table) -> None:
+async def test_player_acts_only_for_their_own_character(table: Table) -> None:
     """A player may create and roll for their character, not for another player's."""
     _, gm, han, leia, _ = await _table_with_members(table)
     await han.call(core.CreateCharacter, character="han", name="Han", stats=_stats())
@@ -70,7 +75,7 @@ async def test_player_acts_only_for_their_own_character(table) -> None:
     await gm.call(core.Roll, expression="1d20", character="leia")
 
 
-async def test_spectator_only_watches(table) -> None:
+async def test_spectator_only_watches(table: Table) -> None:
     """A spectator sees every event and may not roll or create anything."""
     _, gm, han, _, spectator = await _table_with_members(table)
     refusal = await _refused(spectator, core.Roll, expression="1d6")
@@ -80,7 +85,7 @@ async def test_spectator_only_watches(table) -> None:
     assert spectator.state.rolls[-1].seq == ack.seqs[-1]
 
 
-async def test_only_the_admin_token_creates_campaigns(table) -> None:
+async def test_only_the_admin_token_creates_campaigns(table: Table) -> None:
     """A GM's connection cannot create campaigns; the admin's can."""
     _, gm, *_ = await _table_with_members(table)
     refusal = await _refused(gm, core.CreateCampaign, name="Mine", system="d12")
@@ -91,7 +96,7 @@ async def test_only_the_admin_token_creates_campaigns(table) -> None:
     assert (only_creates.value.code, only_creates.value.path) == ("forbidden", "$.type")
 
 
-async def test_removed_member_token_no_longer_opens_the_table(table) -> None:
+async def test_removed_member_token_no_longer_opens_the_table(table: Table) -> None:
     """After removal a member's token is refused at join."""
     campaign, gm, _, leia, _ = await _table_with_members(table)
     token = leia._token
@@ -101,27 +106,29 @@ async def test_removed_member_token_no_longer_opens_the_table(table) -> None:
     assert refusal.value.code == "unauthorized"
 
 
-async def test_last_gm_cannot_be_removed(table) -> None:
+async def test_last_gm_cannot_be_removed(table: Table) -> None:
     """The table always keeps a GM."""
     _, gm, *_ = await _table_with_members(table)
     refusal = await _refused(gm, core.RemoveMember, member="gm")
     assert (refusal.code, refusal.path) == ("rule", "$.member")
 
 
-async def test_admin_token_acts_as_gm_in_any_campaign(table) -> None:
+async def test_admin_token_acts_as_gm_in_any_campaign(table: Table) -> None:
     """The admin token joins any campaign with the GM's rights."""
     campaign, gm, *_ = await _table_with_members(table)
     admin = await table.connect(campaign, table.admin_token)
+    assert admin.welcome is not None
     assert admin.welcome.role == "gm"
     assert admin.welcome.member == "admin"
     await admin.call(core.StartSession, title="by the admin")
 
 
-async def test_a_removed_member_is_cut_off_at_once(table) -> None:
+async def test_a_removed_member_is_cut_off_at_once(table: Table) -> None:
     """A member removed while connected gets no event in after the removal: what they send
     is refused, they see the removal, then their connection closes (1008)."""
     campaign, gm, _, leia, _ = await _table_with_members(table)
     peer = await RawPeer.open(table.url)
+    assert table.server.log is not None
     await peer.join(leia._token, campaign, since=table.server.log.head(campaign))
 
     async def flood() -> None:
@@ -148,7 +155,7 @@ async def test_a_removed_member_is_cut_off_at_once(table) -> None:
     assert all(f["code"] in {"unauthorized", "rate_limited"} for f in refused)
 
 
-async def test_a_removed_gm_can_no_longer_invite(table) -> None:
+async def test_a_removed_gm_can_no_longer_invite(table: Table) -> None:
     """A co-GM removed while connected cannot issue tokens or remove the other GM."""
     campaign, gm, *_ = await _table_with_members(table)
     second = await table.invite(gm, "gm", name="Co-GM")
@@ -159,7 +166,7 @@ async def test_a_removed_gm_can_no_longer_invite(table) -> None:
     assert "sleeper" not in table.server.hubs[campaign].state.members
 
 
-async def test_no_one_can_be_invited_as_the_admin(table) -> None:
+async def test_no_one_can_be_invited_as_the_admin(table: Table) -> None:
     """The id ``admin`` is the admin token's; an invited "Admin" gets another."""
     _, gm, *_ = await _table_with_members(table)
     ack = await gm.call(core.Invite, role="player", name="Admin")
@@ -167,11 +174,12 @@ async def test_no_one_can_be_invited_as_the_admin(table) -> None:
     assert ack.member != "admin"
 
 
-async def test_a_join_queued_behind_a_removal_is_refused(table) -> None:
+async def test_a_join_queued_behind_a_removal_is_refused(table: Table) -> None:
     """A member removed while their join waits in the queue is not let in: either the join
     is refused, or it came first and the connection closes after the removal."""
     campaign, gm, _, leia, _ = await _table_with_members(table)
     gm_peer = await RawPeer.open(table.url)
+    assert table.server.log is not None
     await gm_peer.join(gm._token, campaign, since=table.server.log.head(campaign))
     leia_peer = await RawPeer.open(table.url)
     await gm_peer.send({"type": "roll", "id": "r1", "expression": "1d6"})
@@ -187,7 +195,7 @@ async def test_a_join_queued_behind_a_removal_is_refused(table) -> None:
     await gm_peer.close()
 
 
-async def test_a_logged_member_called_admin_is_not_the_admin_token(tmp_path) -> None:
+async def test_a_logged_member_called_admin_is_not_the_admin_token(tmp_path: Path) -> None:
     """A log written before ``admin`` was reserved may hold a member with that id: removing
     them cuts them off, and leaves the admin token's own session alone."""
     from events.log import AppendRequest, prepare

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from events import core
+from tests.conftest import Table
 from tests.server.raw import RawPeer
 
 BAD_FRAMES = [
@@ -66,16 +68,18 @@ BAD_FRAMES = [
 ]
 
 
-async def _gm_peer(table, campaign: str, token: str) -> RawPeer:
+async def _gm_peer(table: Table, campaign: str, token: str) -> RawPeer:
     """A raw GM connection that already has every event (joins at the head)."""
     peer = await RawPeer.open(table.url)
+    assert table.server.log is not None
     welcome = await peer.join(token, campaign, since=table.server.log.head(campaign))
     assert welcome["type"] == "welcome"
     return peer
 
 
 @pytest.mark.parametrize(("frame", "code", "path"), BAD_FRAMES)
-async def test_bad_frame_is_refused_with_code_and_path(table, frame, code, path) -> None:
+async def test_bad_frame_is_refused_with_code_and_path(table: Table, frame: str | dict[str, Any],
+                                                       code: str, path: str) -> None:
     """Each bad frame gets an error with a stable code and the path at fault, and no event."""
     campaign, gm = await table.create_campaign("d12")
     watcher = await table.invite(gm, "spectator")
@@ -92,11 +96,12 @@ async def test_bad_frame_is_refused_with_code_and_path(table, frame, code, path)
     assert frame_after["seqs"] == [head + 1]
     await watcher.wait_for_seq(head + 1)
     assert [r.seq for r in watcher.drain()][-1] == head + 1
+    assert table.server.log is not None
     assert table.server.log.head(campaign) == head + 1
     await peer.close()
 
 
-async def test_error_reply_carries_the_command_id(table) -> None:
+async def test_error_reply_carries_the_command_id(table: Table) -> None:
     """A refused command's error names its id so the sender can match it."""
     campaign, gm = await table.create_campaign("d12")
     peer = await _gm_peer(table, campaign, gm._token)
@@ -107,7 +112,7 @@ async def test_error_reply_carries_the_command_id(table) -> None:
     assert "d7" in reply["message"]
 
 
-async def test_command_before_join_is_refused(table) -> None:
+async def test_command_before_join_is_refused(table: Table) -> None:
     """A command before ``join`` is refused with ``not_joined``; joining afterwards works."""
     campaign, gm = await table.create_campaign("d12")
     peer = await RawPeer.open(table.url)
@@ -117,10 +122,11 @@ async def test_command_before_join_is_refused(table) -> None:
     welcome = await peer.join(gm._token, campaign)
     assert welcome["type"] == "welcome"
     assert welcome["role"] == "gm"
+    assert table.server.log is not None
     assert table.server.log.head(campaign) == gm.head
 
 
-async def test_token_of_another_campaign_is_refused(table) -> None:
+async def test_token_of_another_campaign_is_refused(table: Table) -> None:
     """A token opens only its own campaign."""
     first, gm1 = await table.create_campaign("d12", name="First")
     second, gm2 = await table.create_campaign("d12", name="Second")
@@ -129,7 +135,7 @@ async def test_token_of_another_campaign_is_refused(table) -> None:
     assert (reply["type"], reply["code"], reply["path"]) == ("error", "unauthorized", "$.token")
 
 
-async def test_unknown_token_and_campaign_are_refused(table) -> None:
+async def test_unknown_token_and_campaign_are_refused(table: Table) -> None:
     """A made-up token or campaign gets a clear refusal, not a welcome."""
     campaign, gm = await table.create_campaign("d12")
     peer = await RawPeer.open(table.url)
@@ -147,7 +153,7 @@ async def test_unknown_token_and_campaign_are_refused(table) -> None:
     assert (reply["code"], reply["path"]) == ("unauthorized", "$.campaign")
 
 
-async def test_second_join_and_binary_frames_are_refused(table) -> None:
+async def test_second_join_and_binary_frames_are_refused(table: Table) -> None:
     """A connection joins once; binary frames are not part of the protocol."""
     campaign, gm = await table.create_campaign("d12")
     peer = await _gm_peer(table, campaign, gm._token)
@@ -157,7 +163,7 @@ async def test_second_join_and_binary_frames_are_refused(table) -> None:
     assert (await peer.recv())["code"] == "malformed"
 
 
-async def test_since_past_the_head_is_refused(table) -> None:
+async def test_since_past_the_head_is_refused(table: Table) -> None:
     """A client claiming events the campaign does not have is told its history diverged."""
     campaign, gm = await table.create_campaign("d12")
     peer = await RawPeer.open(table.url)
@@ -166,10 +172,11 @@ async def test_since_past_the_head_is_refused(table) -> None:
     assert "history ends at event 3" in reply["message"]
 
 
-async def test_frame_over_the_websocket_limit_closes_the_connection(table) -> None:
+async def test_frame_over_the_websocket_limit_closes_the_connection(table: Table) -> None:
     """A frame over 1 MiB breaks the protocol: the server closes with 1009, others go on."""
     campaign, gm = await table.create_campaign("d12")
     peer = await _gm_peer(table, campaign, gm._token)
+    assert table.server.log is not None
     head = table.server.log.head(campaign)
     await peer.send(json.dumps({"type": "roll", "id": "x", "expression": "a" * (2**20 + 10)}))
     await peer.connection.wait_closed()

@@ -41,6 +41,7 @@ def nginx_binary() -> str:
 
 def guide_config(ports: list[int], proxy: int) -> str:
     """The guide's nginx block, its ports swapped for free ones."""
+    config: str
     (config,) = re.findall(r"```nginx\n(.*?)```", GUIDE.read_text(), re.S)
     for old, new in zip((8765, 8766, 8767), ports, strict=True):
         config = config.replace(f"127.0.0.1:{old}", f"127.0.0.1:{new}")

@@ -16,7 +16,7 @@ from events.codec import encode
 from events.errors import HistoryDiverged
 from events.messages import Join
 from server.app import Server
-from tests.conftest import ADMIN_TOKEN
+from tests.conftest import ADMIN_TOKEN, Table
 from tests.server.raw import RawPeer
 
 
@@ -37,7 +37,7 @@ def _restore(copy: Path, db_path: Path) -> None:
         Path(f"{db_path}{suffix}").unlink(missing_ok=True)
 
 
-async def _restart(table, port: int) -> None:
+async def _restart(table: Table, port: int) -> None:
     table.server = Server(table.db_path, "127.0.0.1", port, rng=random.Random(7),
                           admin_token=ADMIN_TOKEN)
     await table.server.start()
@@ -49,7 +49,7 @@ async def _rolls(client: Client, count: int, reason: str) -> int:
     return ack.seqs[-1]
 
 
-async def test_a_client_holding_events_a_restored_log_lost_is_told_diverged(table) -> None:
+async def test_a_client_holding_events_a_restored_log_lost_is_told_diverged(table: Table) -> None:
     """The log loses its last events (restored from a copy); a follower holding them stops."""
     campaign, gm = await table.create_campaign("d12")
     follower = await table.invite(gm, "spectator")
@@ -75,7 +75,7 @@ async def test_a_client_holding_events_a_restored_log_lost_is_told_diverged(tabl
     assert [roll.reason for roll in follower.state.rolls] == ["kept"] * 2 + ["lost"] * 3
 
 
-async def test_the_same_position_with_another_history_is_refused(table) -> None:
+async def test_the_same_position_with_another_history_is_refused(table: Table) -> None:
     """A log that lost events and appended others to the same length is not resumed on."""
     campaign, gm = await table.create_campaign("d12")
     follower = await table.invite(gm, "spectator")
@@ -99,10 +99,11 @@ async def test_the_same_position_with_another_history_is_refused(table) -> None:
     assert [roll.reason for roll in follower.state.rolls] == ["lost"] * 3
 
 
-async def test_an_honest_resume_with_its_hash_has_no_gap_and_no_duplicate(table) -> None:
+async def test_an_honest_resume_with_its_hash_has_no_gap_and_no_duplicate(table: Table) -> None:
     """Resuming with the right hash, below the head or at it, gets exactly what follows."""
     campaign, gm = await table.create_campaign("d12")
     head = await _rolls(gm, 4, "roll")
+    assert table.server.log is not None
     rows = list(table.server.log.rows(campaign))
     for since in (2, head):
         peer = await RawPeer.open(table.url)
@@ -121,7 +122,9 @@ async def test_an_honest_resume_with_its_hash_has_no_gap_and_no_duplicate(table)
     assert gm.last_hash == rows[-1].hash
 
 
-async def test_a_wrong_hash_is_refused_below_the_head_and_at_it(table, caplog) -> None:
+async def test_a_wrong_hash_is_refused_below_the_head_and_at_it(table: Table,
+                                                                caplog: pytest.LogCaptureFixture
+                                                                ) -> None:
     """Both lookups, the log's row and the head kept in memory, catch another history; the
     refusals are logged once a minute, not once a join (a member may send them nonstop)."""
     campaign, gm = await table.create_campaign("d12")
@@ -132,12 +135,13 @@ async def test_a_wrong_hash_is_refused_below_the_head_and_at_it(table, caplog) -
         assert (reply["type"], reply["code"], reply["path"]) == ("error", "diverged", path)
         assert f"the server's history ends at event {head}" in reply["message"]
         await peer.close()
+    assert table.server.log is not None
     assert table.server.log.head(campaign) == head
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("join to ")]
     assert len(lines) == 1, lines
 
 
-async def test_an_older_client_without_a_hash_still_resumes(table) -> None:
+async def test_an_older_client_without_a_hash_still_resumes(table: Table) -> None:
     """A join with no ``since_hash`` resumes on ``since`` alone, as before."""
     campaign, gm = await table.create_campaign("d12")
     head = await _rolls(gm, 3, "roll")
@@ -148,7 +152,7 @@ async def test_an_older_client_without_a_hash_still_resumes(table) -> None:
     await peer.close()
 
 
-async def test_a_malformed_hash_is_refused_with_its_field(table) -> None:
+async def test_a_malformed_hash_is_refused_with_its_field(table: Table) -> None:
     """``since_hash`` is 64 lowercase hex digits; anything else is ``invalid`` at its path."""
     campaign, gm = await table.create_campaign("d12")
     peer = await RawPeer.open(table.url)

@@ -5,33 +5,39 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from events import core
 from events.errors import CommandRejected, ConnectionLost, StoreError
+from events.log import AppendRequest, AppendResult, Created, StoredRow
+from events.sqlite_backend import SqliteLog
 from server.app import Server
-from tests.conftest import ADMIN_TOKEN, until
+from tests.conftest import ADMIN_TOKEN, Table, until
 
 
 async def test_a_failed_append_and_failed_reloads_answer_unavailable_then_recover(
-        table, monkeypatch) -> None:
+        table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
     """One commit fails, then the log cannot be read twice: each command is answered
     ``unavailable`` (nothing stored), and once the log reads and writes again (the writer's
     probe write succeeds) the table plays on."""
     campaign, gm = await table.create_campaign("d12")
     log = table.server.log
+    assert log is not None
     head = log.head(campaign)
     real_append, real_rows = log.append_batch, log.rows
     failures = {"append": 1, "rows": 2}
 
-    def failing_append(requests):
+    def failing_append(requests: Sequence[AppendRequest]) -> list[AppendResult]:
         if failures["append"]:
             failures["append"] -= 1
             return [StoreError("disk full")] * len(requests)
         return real_append(requests)
 
-    def failing_rows(*args, **kwargs):
+    def failing_rows(*args: Any, **kwargs: Any) -> Iterator[StoredRow]:
         if failures["rows"]:
             failures["rows"] -= 1
             raise sqlite3.OperationalError("disk I/O error")
@@ -50,7 +56,7 @@ async def test_a_failed_append_and_failed_reloads_answer_unavailable_then_recove
     assert table.server.hubs[campaign].state.head == head + 1
 
 
-async def test_stop_while_a_campaign_is_being_created_finishes(table) -> None:
+async def test_stop_while_a_campaign_is_being_created_finishes(table: Table) -> None:
     """A create racing a stop is either made (and its hub stopped) or refused; stop returns."""
     admin = await table.connect(None, table.admin_token)
     creating = asyncio.create_task(admin.call(core.CreateCampaign, name="Late", system="d12"))
@@ -69,7 +75,7 @@ async def test_stop_while_a_campaign_is_being_created_finishes(table) -> None:
             assert table.server.hubs[ack.campaign].closing
 
 
-async def test_appends_after_the_writer_stopped_are_refused(tmp_path) -> None:
+async def test_appends_after_the_writer_stopped_are_refused(tmp_path: Path) -> None:
     """Once the writer is stopping nothing more is queued, so nothing waits forever."""
     server = Server(tmp_path / "w.db", "127.0.0.1", 0, admin_token=ADMIN_TOKEN)
     await server.start()
@@ -80,21 +86,24 @@ async def test_appends_after_the_writer_stopped_are_refused(tmp_path) -> None:
     await server.stop()
 
 
-async def test_two_stops_at_once_both_wait_for_the_one_shutdown(table) -> None:
+async def test_two_stops_at_once_both_wait_for_the_one_shutdown(table: Table) -> None:
     """Overlapping ``stop()`` calls return together, once the log is closed."""
     await asyncio.wait_for(asyncio.gather(table.server.stop(), table.server.stop()), 10)
+    assert isinstance(table.server.log, SqliteLog)
     with pytest.raises(sqlite3.ProgrammingError):  # the writer connection is closed
         table.server.log.db.execute("SELECT 1")
 
 
-async def test_stop_called_while_starting_leaves_nothing_running(tmp_path, monkeypatch) -> None:
+async def test_stop_called_while_starting_leaves_nothing_running(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
     """A stop that arrives during start (here while a slow log lists its campaigns) waits for
     it, then undoes it: the port is closed and the database is free for the next server."""
     import time
 
     from events.sqlite_backend import SqliteReader
 
-    def slow_directory(log):
+    def slow_directory(log: SqliteReader) -> list[Created]:
         time.sleep(0.3)
         return real_directory(log)
 

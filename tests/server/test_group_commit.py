@@ -7,13 +7,13 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from events.errors import ConcurrencyError, StoreError
-from events.log import Appended, AppendRequest, CommandRecord
+from events.log import Appended, AppendRequest, AppendResult, CommandRecord
 from events.sqlite_backend import SqliteLog, SqliteReader
 from server import writer
 from server.writer import GroupCommitter
@@ -33,7 +33,7 @@ class RecordingLog(SqliteLog):
         self.release.set()
         self.fail_next = False
 
-    def append_batch(self, requests: list[AppendRequest]) -> list[Appended | Exception]:
+    def append_batch(self, requests: Sequence[AppendRequest]) -> list[AppendResult]:
         self.sizes.append(len(requests))
         self.started.append(time.monotonic())
         self.entered.set()
@@ -59,7 +59,8 @@ def _first(campaign: str, command: str) -> AppendRequest:
     return request(campaign, 0, opened(campaign), command=command)
 
 
-async def test_many_submitters_each_get_their_own_gap_free_sequence(committed) -> None:
+async def test_many_submitters_each_get_their_own_gap_free_sequence(
+        committed: tuple[RecordingLog, GroupCommitter]) -> None:
     """600 hubs (more than a batch starts early at) append 5 commands each, one awaited at a
     time: every append is answered with its own next number, and the file holds exactly
     those events, each chain intact."""
@@ -86,7 +87,8 @@ async def test_many_submitters_each_get_their_own_gap_free_sequence(committed) -
     assert (checked, problems) == (hubs * rounds, [])
 
 
-async def test_a_large_backlog_starts_committing_before_the_rest_is_queued(committed) -> None:
+async def test_a_large_backlog_starts_committing_before_the_rest_is_queued(
+        committed: tuple[RecordingLog, GroupCommitter]) -> None:
     """Appends queued in one pass of the loop: once EARLY_BATCH of them wait, the writer
     starts on those, and the rest make the next batch (which waits for the loop otherwise)."""
     log, committer = committed
@@ -97,7 +99,8 @@ async def test_a_large_backlog_starts_committing_before_the_rest_is_queued(commi
     assert log.sizes == [writer.EARLY_BATCH, 100]
 
 
-async def test_a_few_appends_wait_for_the_loop_and_go_as_one_batch(committed) -> None:
+async def test_a_few_appends_wait_for_the_loop_and_go_as_one_batch(
+        committed: tuple[RecordingLog, GroupCommitter]) -> None:
     """Below EARLY_BATCH the writer starts once the loop has run what was ready: one fsync
     for all of them, not one for the first and another for the rest."""
     log, committer = committed
@@ -105,8 +108,8 @@ async def test_a_few_appends_wait_for_the_loop_and_go_as_one_batch(committed) ->
     assert log.sizes == [40]
 
 
-async def test_the_writer_takes_what_queued_during_a_commit_without_the_loop(committed
-                                                                              ) -> None:
+async def test_the_writer_takes_what_queued_during_a_commit_without_the_loop(
+        committed: tuple[RecordingLog, GroupCommitter]) -> None:
     """While the loop is busy (here: blocked outright), the writer's thread goes on from one
     commit to the next batch by itself; the loop only hears the answers."""
     log, committer = committed
@@ -124,7 +127,8 @@ async def test_the_writer_takes_what_queued_during_a_commit_without_the_loop(com
     assert blocked_from < log.started[1] < blocked_until
 
 
-async def test_several_requests_in_one_append_are_answered_together(committed) -> None:
+async def test_several_requests_in_one_append_are_answered_together(
+        committed: tuple[RecordingLog, GroupCommitter]) -> None:
     """An append of many requests (a hub's batch) beside single ones: each gets its own
     results, sliced in order, and a stale head refuses that request alone."""
     log, committer = committed
@@ -138,7 +142,8 @@ async def test_several_requests_in_one_append_are_answered_together(committed) -
     assert SqliteReader(log.path).head("x") == 2
 
 
-async def test_a_duplicate_command_id_gets_its_recorded_answer_alone(committed) -> None:
+async def test_a_duplicate_command_id_gets_its_recorded_answer_alone(
+        committed: tuple[RecordingLog, GroupCommitter]) -> None:
     """The same id again in its campaign appends nothing and gets its recorded answer; the
     batch's other requests commit."""
     log, committer = committed
@@ -151,7 +156,8 @@ async def test_a_duplicate_command_id_gets_its_recorded_answer_alone(committed) 
     assert SqliteReader(log.path).head("d") == 1
 
 
-async def test_a_store_that_raises_fails_its_batch_only(committed) -> None:
+async def test_a_store_that_raises_fails_its_batch_only(
+        committed: tuple[RecordingLog, GroupCommitter]) -> None:
     """A bug in the store fails every request of that batch with a StoreError (nothing is
     acknowledged that is not durable); the next batch commits."""
     log, committer = committed

@@ -7,17 +7,23 @@ import asyncio
 import msgspec
 import pytest
 
+from clients.client import Client
 from events import core
+from events.base import Event
 from events.errors import CommandRejected
 from projections.campaign import ROLLS_KEPT
+from server.rules.base import Decision
+from tests.conftest import Table
 from tests.server.raw import RawPeer
 
 
-async def test_retried_command_id_gives_the_original_ack_and_no_second_event(table) -> None:
+async def test_retried_command_id_gives_the_original_ack_and_no_second_event(table: Table) -> None:
     """Sending the same command id twice appends once and acks twice with the same seqs."""
     _, gm = await table.create_campaign("d12")
     command = core.Roll(id="retry-me", expression="3d6")
     first = await gm.send(command)
+    assert table.server.log is not None
+    assert gm.campaign is not None
     head = table.server.log.head(gm.campaign)
     second = await gm.send(command)
     assert second.seqs == first.seqs
@@ -25,7 +31,7 @@ async def test_retried_command_id_gives_the_original_ack_and_no_second_event(tab
     assert sum(1 for r in gm.state.rolls if r.seq in first.seqs) == 1
 
 
-async def test_retried_invite_returns_the_same_token(table) -> None:
+async def test_retried_invite_returns_the_same_token(table: Table) -> None:
     """An invite retried (with its retry key) after a lost ack gives the same token, not a
     second member."""
     _, gm = await table.create_campaign("d12")
@@ -44,7 +50,8 @@ async def test_retried_invite_returns_the_same_token(table) -> None:
     assert (await gm.send(roll)).token is None
 
 
-async def test_an_invite_retried_without_its_retry_key_names_the_member_but_no_token(table) -> None:
+async def test_an_invite_retried_without_its_retry_key_names_the_member_but_no_token(table: Table
+                                                                                     ) -> None:
     """The server keeps no token: a retry without the key, or with another, learns who was
     invited and not their token."""
     _, gm = await table.create_campaign("d12")
@@ -59,7 +66,7 @@ async def test_an_invite_retried_without_its_retry_key_names_the_member_but_no_t
     assert (wrong.member, wrong.token) == ("leia", None)
 
 
-async def test_command_id_used_by_another_member_is_a_conflict(table) -> None:
+async def test_command_id_used_by_another_member_is_a_conflict(table: Table) -> None:
     """One member cannot replay another member's command id."""
     _, gm = await table.create_campaign("d12")
     han = await table.invite(gm, "player", characters=("han",))
@@ -69,11 +76,12 @@ async def test_command_id_used_by_another_member_is_a_conflict(table) -> None:
     assert (refusal.value.code, refusal.value.path) == ("conflict", "$.id")
 
 
-async def test_same_command_twice_in_flight_appends_once(table) -> None:
+async def test_same_command_twice_in_flight_appends_once(table: Table) -> None:
     """Two copies of a command on the wire back to back (one batch) append once, and both
     get the same ack."""
     campaign, gm = await table.create_campaign("d12")
     peer = await RawPeer.open(table.url)
+    assert table.server.log is not None
     await peer.join(gm._token, campaign, since=table.server.log.head(campaign))
     command = {"type": "roll", "id": "double-send", "expression": "1d6"}
     await asyncio.gather(peer.send(command), peer.send(command))
@@ -86,7 +94,7 @@ async def test_same_command_twice_in_flight_appends_once(table) -> None:
 
 
 async def test_the_client_sending_one_command_twice_at_once_gets_one_ack_for_both(
-        table) -> None:
+        table: Table) -> None:
     """Two sends of the same command object while it is in flight share its one answer."""
     _, gm = await table.create_campaign("d12")
     command = core.Roll(id="double-send", expression="1d6")
@@ -96,14 +104,15 @@ async def test_the_client_sending_one_command_twice_at_once_gets_one_ack_for_bot
     assert len(first.seqs) == 1
 
 
-async def test_two_gms_racing_both_succeed_in_one_order(table) -> None:
+async def test_two_gms_racing_both_succeed_in_one_order(table: Table) -> None:
     """Two GMs sending at once both get every command in; everyone sees one gap-free order."""
     campaign, gm = await table.create_campaign("d12")
     co_gm = await table.invite(gm, "gm", name="Co GM")
     watcher = await table.invite(gm, "spectator")
+    assert table.server.log is not None
     start = table.server.log.head(campaign)
 
-    async def burst(client, label: str) -> list[int]:
+    async def burst(client: Client, label: str) -> list[int]:
         acks = await asyncio.gather(*(
             client.call(core.Roll, expression="1d20", reason=f"{label}-{i}") for i in range(40)))
         return [seq for ack in acks for seq in ack.seqs]
@@ -121,15 +130,19 @@ async def test_two_gms_racing_both_succeed_in_one_order(table) -> None:
     assert orders[0] == orders[1] == orders[2] == logged[-ROLLS_KEPT:]
 
 
-async def test_a_failing_rule_costs_one_command_not_the_table(table, monkeypatch) -> None:
+async def test_a_failing_rule_costs_one_command_not_the_table(table: Table,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
     """A bug that raises while deciding answers ``internal`` for that command; play goes on."""
     from server.rules import core as core_rules
 
     _, gm = await table.create_campaign("d12")
+    assert table.server.log is not None
+    assert gm.campaign is not None
     head = table.server.log.head(gm.campaign)
     real_roll = core_rules._roll
 
-    def broken_once(ctx, command):
+    def broken_once(ctx: Decision, command: core.Roll) -> list[Event]:
         monkeypatch.setattr(core_rules, "_roll", real_roll)
         raise RuntimeError("a bug in a rule")
 
@@ -142,16 +155,20 @@ async def test_a_failing_rule_costs_one_command_not_the_table(table, monkeypatch
     assert ack.seqs == [head + 1]
 
 
-async def test_an_event_past_its_limits_is_refused_not_stored(table, monkeypatch) -> None:
+async def test_an_event_past_its_limits_is_refused_not_stored(table: Table,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
     """A rule that lets a value past its type's limit costs that command (``invalid``) and
     stores nothing: the log never holds an event a rebuild could not read back."""
     from server.rules import core as core_rules
 
     _, gm = await table.create_campaign("d12")
+    assert table.server.log is not None
+    assert gm.campaign is not None
     head = table.server.log.head(gm.campaign)
     real_roll = core_rules._roll
 
-    def too_long_a_reason(ctx, command):
+    def too_long_a_reason(ctx: Decision, command: core.Roll) -> list[Event]:
         (event,) = real_roll(ctx, command)
         return [msgspec.structs.replace(event, reason="r" * 500)]
 
@@ -165,7 +182,8 @@ async def test_an_event_past_its_limits_is_refused_not_stored(table, monkeypatch
     assert (await gm.call(core.Roll, expression="1d6")).seqs == [head + 1]
 
 
-async def test_a_create_retried_while_the_first_is_committing_makes_one_campaign(table) -> None:
+async def test_a_create_retried_while_the_first_is_committing_makes_one_campaign(table: Table
+                                                                                 ) -> None:
     """Two admin connections send the same create at once: one campaign, the same answer."""
     peers = [await RawPeer.open(table.url) for _ in range(2)]
     for peer in peers:
@@ -181,10 +199,11 @@ async def test_a_create_retried_while_the_first_is_committing_makes_one_campaign
         await peer.close()
 
 
-async def test_an_invite_and_its_retry_in_one_batch_both_carry_the_token(table) -> None:
+async def test_an_invite_and_its_retry_in_one_batch_both_carry_the_token(table: Table) -> None:
     """A retry decided in the same batch as its original gets the very same answer."""
     campaign, gm = await table.create_campaign("d12")
     peer = await RawPeer.open(table.url)
+    assert table.server.log is not None
     await peer.join(gm._token, campaign, since=table.server.log.head(campaign))
     invite = {"type": "invite", "id": "invite-1", "role": "player", "characters": ["han"]}
     await asyncio.gather(peer.send(invite), peer.send(invite))

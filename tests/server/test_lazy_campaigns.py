@@ -16,8 +16,8 @@ from server.app import Server
 from server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, Table, until
 
-FAST = {"member_rate": 1000.0, "member_burst": 1000, "campaign_rate": 1000.0,
-        "campaign_burst": 1000}
+FAST: dict[str, Any] = {"member_rate": 1000.0, "member_burst": 1000, "campaign_rate": 1000.0,
+                        "campaign_burst": 1000}
 
 
 async def restart(table: Table, **settings: Any) -> Server:
@@ -77,6 +77,7 @@ async def test_a_retry_after_the_hub_was_unloaded_gets_its_original_answer(table
     gm = await table.connect(campaign, gm._token)
     first = await gm.send(core.Roll(id="roll-once", expression="1d6"))
     await gm.call(core.Roll, expression="1d8")
+    assert server.log is not None
     head = server.log.head(campaign)
     token = gm._token
     await table.close_clients()

@@ -70,7 +70,8 @@ def rolls_by(server: Server, campaign: str, actor: str) -> int:
                if row.actor == actor and row.type == "dice_rolled")
 
 
-async def test_a_member_over_their_rate_is_refused_and_the_others_are_served(tmp_path) -> None:
+async def test_a_member_over_their_rate_is_refused_and_the_others_are_served(tmp_path: Path
+                                                                             ) -> None:
     """Past their burst a player gets rate_limited with retry_after and nothing is appended;
     the GM of the same table and another table's GM are still served."""
     async with serving(tmp_path, member_rate=0.001, member_burst=4) as server:
@@ -101,7 +102,7 @@ async def test_a_member_over_their_rate_is_refused_and_the_others_are_served(tmp
         await player.close()
 
 
-async def test_refused_frames_spend_the_members_rate(tmp_path) -> None:
+async def test_refused_frames_spend_the_members_rate(tmp_path: Path) -> None:
     """A frame refused before it becomes work (malformed, invalid, unknown type) costs the
     member a command of their rate, so garbage is no way past the limit: after a burst of
     two bad frames, a good roll is refused rate_limited and nothing is appended; and once the
@@ -124,7 +125,8 @@ async def test_refused_frames_spend_the_members_rate(tmp_path) -> None:
         await player.close()
 
 
-async def test_replays_spend_the_campaigns_replay_budget_and_snapshots_do_not(tmp_path) -> None:
+async def test_replays_spend_the_campaigns_replay_budget_and_snapshots_do_not(tmp_path: Path
+                                                                              ) -> None:
     """A join that replays the log costs its campaign's replay budget by the events it is
     sent: one replay of any size goes through, the next waits until the debt is repaid
     (rate_limited at $.since); a join afresh, which gets a snapshot, costs none."""
@@ -145,7 +147,7 @@ async def test_replays_spend_the_campaigns_replay_budget_and_snapshots_do_not(tm
             await peer.close()
 
 
-async def test_the_in_flight_cap_holds_across_a_members_connections(tmp_path) -> None:
+async def test_the_in_flight_cap_holds_across_a_members_connections(tmp_path: Path) -> None:
     """With two commands unanswered on one connection, a third on another is refused."""
     async with serving(tmp_path, member_in_flight=2) as server:
         campaign, gm_token = await open_table(server, "Pipelined")
@@ -175,7 +177,7 @@ async def test_the_in_flight_cap_holds_across_a_members_connections(tmp_path) ->
             await peer.close()
 
 
-async def test_a_token_over_its_connection_cap_is_refused(tmp_path) -> None:
+async def test_a_token_over_its_connection_cap_is_refused(tmp_path: Path) -> None:
     """A spectator's third connection is refused with too_many_connections on the token."""
     async with serving(tmp_path, member_connections=2) as server:
         campaign, gm_token = await open_table(server, "Watched")
@@ -193,7 +195,7 @@ async def test_a_token_over_its_connection_cap_is_refused(tmp_path) -> None:
             await peer.close()
 
 
-async def test_joins_are_rate_limited_per_member(tmp_path) -> None:
+async def test_joins_are_rate_limited_per_member(tmp_path: Path) -> None:
     """A storm of joins from one token is refused rate_limited, with retry_after."""
     async with serving(tmp_path, join_rate=0.001, join_burst=2) as server:
         campaign, gm_token = await open_table(server, "Stormy")
@@ -209,7 +211,7 @@ async def test_joins_are_rate_limited_per_member(tmp_path) -> None:
             await peer.close()
 
 
-async def test_the_client_waits_out_rate_limited_commands(tmp_path) -> None:
+async def test_the_client_waits_out_rate_limited_commands(tmp_path: Path) -> None:
     """The Python client re-sends a rate-limited command after retry_after: all are acked."""
     async with serving(tmp_path, member_rate=20.0, member_burst=3) as server:
         campaign, gm_token = await open_table(server, "Patient")
@@ -220,7 +222,7 @@ async def test_the_client_waits_out_rate_limited_commands(tmp_path) -> None:
         assert rolls_by(server, campaign, "gm") == 10
 
 
-async def test_a_joiner_that_never_reads_its_catch_up_is_closed_and_resumes(tmp_path) -> None:
+async def test_a_joiner_that_never_reads_its_catch_up_is_closed_and_resumes(tmp_path: Path) -> None:
     """A reader replaying from 0 that stops reading is closed 1013 after the catch-up timeout,
     and resumes from the last event it got with no gap and no duplicate."""
     async with serving(tmp_path, catch_up_timeout=0.5, **UNLIMITED) as server:

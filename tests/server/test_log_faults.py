@@ -20,11 +20,11 @@ from websockets.exceptions import ConnectionClosed
 from clients.client import Client
 from events import core
 from events.errors import CommandRejected, ConnectionLost
-from events.sqlite_backend import open_error
+from events.sqlite_backend import SqliteLog, open_error
 from server.app import Server
 from server.health import FailureLog
 from server.settings import Settings
-from tests.conftest import ADMIN_TOKEN, start_server, until
+from tests.conftest import ADMIN_TOKEN, Table, start_server, until
 from tests.serve_process import free_port, poolhall, start_serve
 from tests.server.raw import RawPeer
 
@@ -47,10 +47,12 @@ async def get_health(url: str, query: str = "",
     return await asyncio.to_thread(fetch)
 
 
-async def test_health_answers_503_while_the_log_cannot_write_and_200_once_it_can(table) -> None:
+async def test_health_answers_503_while_the_log_cannot_write_and_200_once_it_can(table: Table
+                                                                                 ) -> None:
     """After an append fails (the log turned read-only) /health answers 503 with the reason,
     as text and as JSON; once the writer's probe write succeeds it answers 200 again."""
     campaign, gm = await table.create_campaign("d12")
+    assert isinstance(table.server.log, SqliteLog)
     writer = table.server.log.db
     writer.execute("PRAGMA query_only=1")
     with pytest.raises(CommandRejected) as refusal:
@@ -74,7 +76,7 @@ async def test_health_answers_503_while_the_log_cannot_write_and_200_once_it_can
     assert table.server.log.head(campaign) == ack.seqs[-1]
 
 
-async def test_a_retried_command_gets_its_original_answer_while_the_log_fails(table) -> None:
+async def test_a_retried_command_gets_its_original_answer_while_the_log_fails(table: Table) -> None:
     """While the log cannot write, a new command is refused ``unavailable`` but the retry of
     one already carried out still gets its original ack: it needs no write."""
     campaign, gm = await table.create_campaign("d12")
@@ -83,6 +85,7 @@ async def test_a_retried_command_gets_its_original_answer_while_the_log_fails(ta
     roll = {"type": "roll", "id": "before-the-fault", "expression": "1d6"}
     await peer.send(roll)
     first = await peer.recv_until("ack")
+    assert isinstance(table.server.log, SqliteLog)
     table.server.log.db.execute("PRAGMA query_only=1")
     await peer.send({"type": "roll", "id": "during-the-fault", "expression": "1d6"})
     assert (await peer.recv_until("error"))["code"] == "unavailable"
@@ -92,13 +95,15 @@ async def test_a_retried_command_gets_its_original_answer_while_the_log_fails(ta
     await peer.close()
 
 
-async def test_a_full_log_refuses_commands_undecided_and_reloads_once(table, caplog) -> None:
+async def test_a_full_log_refuses_commands_undecided_and_reloads_once(
+        table: Table, caplog: pytest.LogCaptureFixture) -> None:
     """Once the log is full, the command that met it and every later one are answered
     ``unavailable``, nothing more is appended, and the campaign is reloaded (and the fault
     logged) once, not once per command."""
     caplog.set_level(logging.INFO)
     campaign, gm = await table.create_campaign("d12")
     log = table.server.log
+    assert isinstance(log, SqliteLog)
     (pages,) = log.db.execute("PRAGMA page_count").fetchone()
     log.db.execute(f"PRAGMA max_page_count={pages}")  # the file may not grow: a full disk
     for _ in range(2000):
@@ -112,10 +117,11 @@ async def test_a_full_log_refuses_commands_undecided_and_reloads_once(table, cap
     assert refused == "unavailable"
     head = log.head(campaign)
     for _ in range(20):
-        with pytest.raises(CommandRejected) as refusal:
+        with pytest.raises(CommandRejected) as raised:
             await gm.call(core.Roll, expression="1d6")
-        assert refusal.value.code == "unavailable"
+        assert raised.value.code == "unavailable"
     hub = table.server.hubs[campaign]
+    assert hub.state is not None
     assert log.head(campaign) == head == hub.state.head
     assert hub.reloads == 1
     messages = [record.getMessage() for record in caplog.records]
@@ -126,7 +132,7 @@ async def test_a_full_log_refuses_commands_undecided_and_reloads_once(table, cap
     assert "database or disk is full" in body
 
 
-async def test_commands_are_refused_while_free_space_is_under_the_reserve(tmp_path) -> None:
+async def test_commands_are_refused_while_free_space_is_under_the_reserve(tmp_path: Path) -> None:
     """With less free disk space than the reserve, /health answers 503 and commands (and new
     campaigns) are refused ``unavailable`` in plain words, appending nothing."""
     db = tmp_path / "reserve.db"
@@ -140,6 +146,7 @@ async def test_commands_are_refused_while_free_space_is_under_the_reserve(tmp_pa
                     settings=Settings(disk_reserve_mb=2**40))
     await server.start()
     try:
+        assert created.token is not None
         gm = Client(server.url, created.token, created.campaign, reconnect=False)
         await gm.connect()
         with pytest.raises(CommandRejected) as refusal:
@@ -153,6 +160,7 @@ async def test_commands_are_refused_while_free_space_is_under_the_reserve(tmp_pa
             await admin.call(core.CreateCampaign, name="More", system="d12")
         assert refusal.value.code == "unavailable"
         await admin.close()
+        assert created.campaign is not None
         assert server.log is not None
         assert server.log.head(created.campaign) == created.seqs[-1]
         status, body, _ = await get_health(server.url)
@@ -177,13 +185,15 @@ def _put_log_back(db: Path, moved: Path) -> None:
     moved.rename(db)
 
 
-async def test_a_failing_checkpoint_logs_one_line_and_shows_in_health(table, caplog) -> None:
+async def test_a_failing_checkpoint_logs_one_line_and_shows_in_health(
+        table: Table, caplog: pytest.LogCaptureFixture) -> None:
     """A checkpoint failing ten times a second logs one line without a traceback and turns
     /health to 503; when a checkpoint succeeds again both say so."""
     caplog.set_level(logging.INFO, logger="server.writer")
     committer = table.server.committer
     moved = _move_log_away(table.db_path)
     try:
+        assert committer is not None
         await until(lambda: committer.checkpoint_failures >= 5)
         status, body, _ = await get_health(table.url)
         assert status == 503
@@ -197,7 +207,7 @@ async def test_a_failing_checkpoint_logs_one_line_and_shows_in_health(table, cap
     assert all(r.exc_info is None for r in caplog.records if r.name == "server.writer")
 
 
-async def test_stop_finishes_every_step_when_the_last_checkpoint_fails(table) -> None:
+async def test_stop_finishes_every_step_when_the_last_checkpoint_fails(table: Table) -> None:
     """With the checkpoint failing, stop() still returns, a client gets its 1001 close, and
     the log is closed and released: the next server opens it with every acknowledged event."""
     campaign, gm = await table.create_campaign("d12")
@@ -213,10 +223,12 @@ async def test_stop_finishes_every_step_when_the_last_checkpoint_fails(table) ->
     finally:
         _put_log_back(table.db_path, moved)
     table.server = await start_server(table.db_path)
-    assert (await table.server.load(campaign)).state.head == ack.seqs[-1]
+    hub = await table.server.load(campaign)
+    assert hub is not None
+    assert hub.state.head == ack.seqs[-1]
 
 
-async def test_commands_received_but_not_carried_out_get_shutting_down(table) -> None:
+async def test_commands_received_but_not_carried_out_get_shutting_down(table: Table) -> None:
     """Every command the server received before a stop is answered: acknowledged, or refused
     ``shutting_down``; none is left with only the 1001 close, even those still waiting in the
     socket's buffers behind a connection whose reading was paused."""
@@ -280,7 +292,7 @@ async def _roll_until_the_connection_is_lost(gm: Client, codes: set[str]) -> Non
             codes.add(refusal.code)
 
 
-async def test_sigterm_on_a_full_disk_tells_clients_and_exits_cleanly(tmp_path) -> None:
+async def test_sigterm_on_a_full_disk_tells_clients_and_exits_cleanly(tmp_path: Path) -> None:
     """With the disk full (every file capped), commands are refused ``unavailable``, the fault
     is logged, and SIGTERM still exits 0 without a traceback, losing no acknowledged event."""
     port = free_port()
@@ -291,6 +303,7 @@ async def test_sigterm_on_a_full_disk_tells_clients_and_exits_cleanly(tmp_path) 
     await admin.connect()
     created = await admin.call(core.CreateCampaign, name="Full", system="d12")
     await admin.close()
+    assert created.token is not None
     gm = Client(url, created.token, created.campaign, reconnect=False)
     await gm.connect()
     acked: list[int] = list(created.seqs)
@@ -323,7 +336,7 @@ async def test_sigterm_on_a_full_disk_tells_clients_and_exits_cleanly(tmp_path) 
     assert set(acked) <= stored
 
 
-def test_first_start_on_a_full_disk_says_it_cannot_write(tmp_path) -> None:
+def test_first_start_on_a_full_disk_says_it_cannot_write(tmp_path: Path) -> None:
     """A first start that cannot write the new log names the write failure, not a "not a
     SQLite database" that sends the operator looking for corruption."""
     result = poolhall("serve", "--db", str(tmp_path / "new.db"), "--port", "0",
@@ -334,7 +347,7 @@ def test_first_start_on_a_full_disk_says_it_cannot_write(tmp_path) -> None:
     assert "not a SQLite database" not in result.stderr
 
 
-def test_an_unwritable_admin_token_file_is_named_at_start(tmp_path) -> None:
+def test_an_unwritable_admin_token_file_is_named_at_start(tmp_path: Path) -> None:
     """When the admin token cannot be kept beside the log, ``serve`` says so, instead of
     blaming the address it would listen on."""
     (tmp_path / "tok.db.admin-token").mkdir()
@@ -346,7 +359,7 @@ def test_an_unwritable_admin_token_file_is_named_at_start(tmp_path) -> None:
     assert "cannot listen" not in result.stderr
 
 
-def test_open_errors_name_a_full_disk_and_a_file_that_is_not_a_database(tmp_path) -> None:
+def test_open_errors_name_a_full_disk_and_a_file_that_is_not_a_database(tmp_path: Path) -> None:
     """SQLite's "database or disk is full" reads as no space left; only a file that is not a
     database is called one."""
     connection = sqlite3.connect(tmp_path / "small.db")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from events import core
+from tests.conftest import Table
 from tests.server.raw import RawPeer
 
 
-async def test_the_owner_lists_the_campaigns_with_their_names_and_systems(table) -> None:
+async def test_the_owner_lists_the_campaigns_with_their_names_and_systems(table: Table) -> None:
     """Two campaigns created: the owner's list names both, by id, with name and system."""
     await table.create_campaign("narrative", name="Edge of the Empire")
     await table.create_campaign("sr3", name="Seattle Nights")
@@ -26,7 +27,7 @@ async def test_the_owner_lists_the_campaigns_with_their_names_and_systems(table)
     assert all(c["events"] >= 2 for c in answer["campaigns"])
 
 
-async def test_a_campaign_member_may_not_list_the_campaigns(table) -> None:
+async def test_a_campaign_member_may_not_list_the_campaigns(table: Table) -> None:
     """The GM of one campaign learns nothing of the others: refused, naming the type."""
     admin = await table.connect(None, table.admin_token)
     ack = await admin.call(core.CreateCampaign, name="Solo", system="d12")
@@ -44,7 +45,7 @@ async def test_a_campaign_member_may_not_list_the_campaigns(table) -> None:
     assert "owner" in refusal["message"]
 
 
-async def test_a_malformed_list_request_names_the_field(table) -> None:
+async def test_a_malformed_list_request_names_the_field(table: Table) -> None:
     """An unknown field in ``list_campaigns`` is refused, naming it."""
     owner = await RawPeer.open(table.url)
     try:

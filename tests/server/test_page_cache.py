@@ -42,8 +42,13 @@ async def test_the_least_recently_used_page_goes_past_the_bound() -> None:
     for after in (0, 200, 400):  # 10 bytes each: the first goes when the third comes
         await cache.get(("c", after, after + 200), lambda: ONE)
     assert cache.size == 20
-    loaded = []
-    await cache.get(("c", 0, 200), lambda: loaded.append(1) or ONE)
+    loaded: list[int] = []
+
+    def load() -> list[FramePage]:
+        loaded.append(1)
+        return ONE
+
+    await cache.get(("c", 0, 200), load)
     assert loaded == [1]  # read again: it had been dropped
 
 

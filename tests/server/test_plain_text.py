@@ -4,9 +4,11 @@ of the field, and a frame holding half a surrogate pair is told so in plain word
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
+from tests.conftest import Table
 from tests.server.raw import RawPeer
 
 CONTROL_FRAMES = [
@@ -43,10 +45,12 @@ def test_joiners_and_emoji_stay_allowed() -> None:
 
 
 @pytest.mark.parametrize(("frame", "path", "found"), CONTROL_FRAMES)
-async def test_control_characters_in_text_are_refused(table, frame, path, found) -> None:
+async def test_control_characters_in_text_are_refused(table: Table, frame: dict[str, Any],
+                                                      path: str, found: str) -> None:
     """A control character in any text field is ``invalid`` at that field, appends nothing,
     and the table plays on."""
     campaign, gm = await table.create_campaign("d12")
+    assert table.server.log is not None
     head = table.server.log.head(campaign)
     peer = await RawPeer.open(table.url)
     await peer.join(gm._token, campaign, since=head)
@@ -60,11 +64,12 @@ async def test_control_characters_in_text_are_refused(table, frame, path, found)
     await peer.close()
 
 
-async def test_a_lone_surrogate_is_named_not_called_truncated(table) -> None:
+async def test_a_lone_surrogate_is_named_not_called_truncated(table: Table) -> None:
     """``\\ud800`` alone in a frame is refused as half a surrogate pair, not as a frame that
     was cut short."""
     campaign, gm = await table.create_campaign("d12")
     peer = await RawPeer.open(table.url)
+    assert table.server.log is not None
     await peer.join(gm._token, campaign, since=table.server.log.head(campaign))
     await peer.send('{"type": "roll", "id": "x1", "expression": "1d6", "reason": "\\ud800"}')
     reply = await peer.recv()

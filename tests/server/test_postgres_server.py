@@ -8,7 +8,9 @@ from pathlib import Path
 
 import psycopg
 
+from clients.client import Client
 from events import core
+from events.messages import Ack
 from events.postgres_backend import PostgresLog
 from server.app import Server
 from tests.conftest import ADMIN_TOKEN, Table, until
@@ -50,20 +52,20 @@ async def test_two_servers_one_campaign_every_client_sees_every_event(
         ack = await gm.call(core.Invite, role="player", characters=("han",))
         assert ack.token
         han = await tables[1].connect(campaign, ack.token)
-        gm_elsewhere = await tables[1].connect(campaign, gm._token)  # type: ignore[attr-defined]
+        gm_elsewhere = await tables[1].connect(campaign, gm._token)
 
-        async def rolls(client: object, count: int) -> list[object]:
+        async def rolls(client: Client, count: int) -> list[Ack]:
             return list(await asyncio.gather(*(
-                client.call(core.Roll, expression="1d6")  # type: ignore[attr-defined]
+                client.call(core.Roll, expression="1d6")
                 for _ in range(count))))
 
         watchers = [await RawPeer.open(server.url) for server in servers]
         head = gm.head
         for watcher in watchers:
-            welcome = await watcher.join(gm._token, campaign, since=head)  # type: ignore[attr-defined]
+            welcome = await watcher.join(gm._token, campaign, since=head)
             assert welcome["type"] == "welcome"
         results = await asyncio.gather(rolls(gm, 15), rolls(han, 15), rolls(gm_elsewhere, 15))
-        seqs = sorted(seq for acks in results for ack in acks for seq in ack.seqs)  # type: ignore[attr-defined]
+        seqs = sorted(seq for acks in results for ack in acks for seq in ack.seqs)
         assert len(seqs) == len(set(seqs)) == 45
         last = seqs[-1]
         for client in (gm, han, gm_elsewhere):
@@ -104,7 +106,7 @@ async def test_a_server_behind_the_log_decides_again_and_the_client_never_knows(
         deaf = servers[1]
         assert deaf.followers is not None
         await asyncio.to_thread(deaf.followers.stop)  # it hears no other process from now
-        elsewhere = await tables[1].connect(campaign, gm._token)  # type: ignore[attr-defined]
+        elsewhere = await tables[1].connect(campaign, gm._token)
         first = await gm.call(core.Roll, expression="1d6")
         second = await elsewhere.call(core.Roll, expression="1d8")
         assert second.seqs == [first.seqs[-1] + 1]
@@ -157,7 +159,7 @@ async def test_a_listener_cut_off_reconnects_and_reads_what_it_missed(postgres_u
     tables = [Table(server, server.db_path) for server in servers]
     try:
         campaign, gm = await tables[0].create_campaign("d12")
-        elsewhere = await tables[1].connect(campaign, gm._token)  # type: ignore[attr-defined]
+        elsewhere = await tables[1].connect(campaign, gm._token)
         cut = servers[1].followers
         assert cut is not None
         assert cut.listener.listening.is_set()
@@ -189,7 +191,7 @@ async def test_a_member_invited_through_another_server_joins_before_it_is_heard(
     tables = [Table(server, server.db_path) for server in servers]
     try:
         campaign, gm = await tables[0].create_campaign("d12")
-        await tables[1].connect(campaign, gm._token)  # type: ignore[attr-defined]
+        await tables[1].connect(campaign, gm._token)
         deaf = servers[1]
         assert deaf.followers is not None
         await asyncio.to_thread(deaf.followers.stop)

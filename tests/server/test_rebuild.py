@@ -33,7 +33,7 @@ def log(tmp_path: Path) -> Iterator[SqliteLog]:
     store.close()
 
 
-def test_command_index_read_off_the_events_matches_the_commands_table(log) -> None:
+def test_command_index_read_off_the_events_matches_the_commands_table(log: SqliteLog) -> None:
     """The startup scan's index equals what the commands table recorded at append time."""
     loaded = load_all_states(log)
     assert set(loaded) == {"a", "b"}
@@ -42,7 +42,8 @@ def test_command_index_read_off_the_events_matches_the_commands_table(log) -> No
         assert len(index) > PAGE_ROWS // 2
 
 
-def test_one_scan_gives_each_campaign_what_its_own_rows_give(log, tmp_path) -> None:
+def test_one_scan_gives_each_campaign_what_its_own_rows_give(log: SqliteLog, tmp_path: Path
+                                                             ) -> None:
     """States from the interleaved scan equal each campaign loaded alone, whose command index
     finds every command id in the log."""
     loaded = load_all_states(log)
@@ -59,7 +60,7 @@ def test_one_scan_gives_each_campaign_what_its_own_rows_give(log, tmp_path) -> N
         assert head_hash == alone_hash == list(log.rows(campaign))[-1].hash
 
 
-def test_a_multi_event_command_spans_all_its_events(log) -> None:
+def test_a_multi_event_command_spans_all_its_events(log: SqliteLog) -> None:
     """A command that appended two events answers a retry with both sequence numbers."""
     index = load_all_states(log)["a"].commands
     record = index["c0"]

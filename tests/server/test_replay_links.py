@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from clients.client import Client, CommandRejected
+from clients.client import Client
 from events import core
+from events.errors import CommandRejected
 from tests.conftest import Table
 
 
@@ -49,6 +50,7 @@ async def test_removing_the_link_revokes_it_at_once(table: Table) -> None:
     """remove_member on the link's member: its next read and any new join are refused."""
     gm, _, last = await _two_sessions(table)
     ack = await gm.call(core.ShareReplay, session=1)
+    assert ack.token is not None
     viewer = await table.connect(gm.campaign, ack.token)
     await gm.call(core.RemoveMember, member=ack.member, reason="shared by mistake")
     with pytest.raises(CommandRejected) as read:
@@ -79,6 +81,7 @@ async def test_a_campaign_replay_link_ends_where_the_campaign_stood_when_shared(
     ack = await gm.call(core.ShareReplay)
     shared_at = ack.seqs[0] - 1
     await gm.call(core.Roll, expression="1d6")
+    assert ack.token is not None
     viewer = await table.connect(gm.campaign, ack.token)
     assert viewer.welcome is not None
     assert (viewer.welcome.replay_from, viewer.welcome.head) == (1, shared_at)

@@ -54,6 +54,7 @@ async def test_a_member_opens_the_session_report_once_without_a_token_in_the_url
         await gm.call(core.Roll, expression="2d6")
     ack = await gm.call(core.Invite, role="player", name="Ana")
     assert ack.token
+    assert gm.campaign is not None
     answer = await _ticket(table, ack.token, gm.campaign, session=1)
     path = str(answer["path"])
     assert path.startswith("/report/")
@@ -74,6 +75,7 @@ async def test_a_session_that_never_was_is_named_on_the_page(table: Table) -> No
     """Session 4 of a campaign with one session: the page says which sessions there are."""
     _, gm = await table.create_campaign("d12")
     await gm.call(core.StartSession, title="Only one")
+    assert gm.campaign is not None
     answer = await _ticket(table, gm._token, gm.campaign, session=4)
     status, _, page = await _fetch(table.url.replace("ws://", "http://") + str(answer["path"]))
     assert status == 404
@@ -118,6 +120,7 @@ async def test_a_page_still_being_made_says_so_and_reloads(
     _, gm = await table.create_campaign("d12", name="Slow Night")
     await gm.call(core.Roll, expression="2d6")
     monkeypatch.setattr(server.report_page, "PAGE_WAIT", 0.0)
+    assert gm.campaign is not None
     answer = await _ticket(table, gm._token, gm.campaign)
     url = table.url.replace("ws://", "http://") + str(answer["path"])
     first = await asyncio.to_thread(_get_once, url)

@@ -8,10 +8,10 @@ import msgspec
 
 from events import core
 from projections.snapshot import observable
-from tests.conftest import start_server
+from tests.conftest import Table, start_server
 
 
-async def test_resume_after_drop_has_no_gap_and_no_duplicate(table) -> None:
+async def test_resume_after_drop_has_no_gap_and_no_duplicate(table: Table) -> None:
     """A client whose connection drops mid-game resumes from its last seq while others roll."""
     campaign, gm = await table.create_campaign("d12")
     follower = await table.invite(gm, "spectator")
@@ -35,6 +35,7 @@ async def test_resume_after_drop_has_no_gap_and_no_duplicate(table) -> None:
     roller = asyncio.create_task(keep_rolling())
     for _ in range(3):  # drop the follower's connection three times, abruptly
         await asyncio.sleep(0.15)
+        assert follower._connection is not None
         follower._connection.transport.abort()
     await asyncio.sleep(0.2)
     stop.set()
@@ -47,18 +48,20 @@ async def test_resume_after_drop_has_no_gap_and_no_duplicate(table) -> None:
     assert observable(follower.state) == observable(gm.state)
 
 
-async def test_commands_pending_during_a_drop_are_resent_once(table) -> None:
+async def test_commands_pending_during_a_drop_are_resent_once(table: Table) -> None:
     """A command sent while the connection is down is re-sent on resume and appended once."""
     campaign, gm = await table.create_campaign("d12")
+    assert gm._connection is not None
     gm._connection.transport.abort()
     ack = await gm.call(core.Roll, expression="1d8", reason="sent while down")
     await gm.wait_for_seq(ack.seqs[-1])
+    assert table.server.log is not None
     rows = [r for r in table.server.log.rows(campaign) if r.type == "dice_rolled"]
     assert len(rows) == 1
     assert rows[0].seq == ack.seqs[0]
 
 
-async def test_restart_on_the_same_file_gives_identical_projections(table) -> None:
+async def test_restart_on_the_same_file_gives_identical_projections(table: Table) -> None:
     """Stopping and starting the server on its file rebuilds exactly the same state."""
     campaign, gm = await table.create_campaign("d12")
     await table.invite(gm, "player", characters=("han",))
@@ -72,8 +75,11 @@ async def test_restart_on_the_same_file_gives_identical_projections(table) -> No
 
     table.server = await start_server(table.db_path)
     assert campaign not in table.server.hubs  # loaded when first joined, not at start
-    after_server = msgspec.to_builtins((await table.server.load(campaign)).state)
+    hub = await table.server.load(campaign)
+    assert hub is not None
+    after_server = msgspec.to_builtins(hub.state)
     client = await table.connect(campaign, gm._token)
+    assert client.welcome is not None
     await client.wait_for_seq(client.welcome.head)
     assert after_server == before
     assert observable(client.state) == observable(table.server.hubs[campaign].state)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from typing import Any
 
 from server.settings import Settings, add_arguments, from_arguments
 
@@ -16,4 +17,5 @@ def test_every_setting_is_a_serve_flag_with_its_default() -> None:
     for setting in dataclasses.fields(Settings):
         flag = "--" + setting.name.replace("_", "-")
         given = parser.parse_args([flag, "7"])
-        assert getattr(from_arguments(given), setting.name) == type(setting.default)("7")
+        default: Any = setting.default  # a field's default is typed with dataclasses' MISSING
+        assert getattr(from_arguments(given), setting.name) == type(default)("7")

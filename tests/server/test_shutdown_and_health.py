@@ -6,6 +6,7 @@ import asyncio
 import signal
 import sqlite3
 import urllib.request
+from pathlib import Path
 
 from clients.client import Client
 from events import core
@@ -13,7 +14,7 @@ from events.errors import ConnectionLost, PoolhallError
 from tests.serve_process import free_port, start_serve
 
 
-async def test_health_check_answers_over_plain_http(tmp_path) -> None:
+async def test_health_check_answers_over_plain_http(tmp_path: Path) -> None:
     """GET /health answers 200 with the campaign count."""
     port = free_port()
     process = start_serve(tmp_path / "h.db", port)
@@ -26,7 +27,7 @@ async def test_health_check_answers_over_plain_http(tmp_path) -> None:
         assert process.wait(20) == 0
 
 
-async def test_sigterm_finishes_in_flight_commands_and_loses_no_ack(tmp_path) -> None:
+async def test_sigterm_finishes_in_flight_commands_and_loses_no_ack(tmp_path: Path) -> None:
     """Every command acknowledged before a SIGTERM is in the log after the server exits."""
     port = free_port()
     db = tmp_path / "term.db"
@@ -37,6 +38,7 @@ async def test_sigterm_finishes_in_flight_commands_and_loses_no_ack(tmp_path) ->
     await admin.connect()
     created = await admin.call(core.CreateCampaign, name="Term", system="d12")
     await admin.close()
+    assert created.token is not None
     gm = Client(url, created.token, created.campaign, reconnect=False)
     await gm.connect()
     acked: list[int] = []

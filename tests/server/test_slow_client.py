@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+from pathlib import Path
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
@@ -14,7 +15,7 @@ from tests.conftest import ADMIN_TOKEN
 from tests.server.raw import RawPeer
 
 
-async def test_stalled_reader_is_dropped_and_does_not_slow_the_table(tmp_path) -> None:
+async def test_stalled_reader_is_dropped_and_does_not_slow_the_table(tmp_path: Path) -> None:
     """With a stalled reader at the table, the others' acks stay fast and it gets closed."""
     import random
 
@@ -32,6 +33,7 @@ async def test_stalled_reader_is_dropped_and_does_not_slow_the_table(tmp_path) -
         admin = Client(server.url, ADMIN_TOKEN)
         await admin.connect()
         created = await admin.call(core.CreateCampaign, name="Slow", system="d12")
+        assert created.token is not None
         gm = Client(server.url, created.token, created.campaign)
         await gm.connect()
         # a small receive window, so the stalled reader's socket fills in a few hundred frames
@@ -46,6 +48,7 @@ async def test_stalled_reader_is_dropped_and_does_not_slow_the_table(tmp_path) -
         watcher = Client(server.url, created.token, created.campaign)
         await watcher.connect()
 
+        assert created.campaign is not None
         hub = server.hubs[created.campaign]
 
         async def play() -> int:

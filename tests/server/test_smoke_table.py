@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from events import core
+from tests.conftest import Table
 
 
-async def test_two_clients_see_each_others_rolls_in_the_same_order(table) -> None:
+async def test_two_clients_see_each_others_rolls_in_the_same_order(table: Table) -> None:
     """Rolls from the GM and a player reach both, in one order, folded into the roll log."""
     campaign, gm = await table.create_campaign("d12")
     player = await table.invite(gm, "player", characters=("han",))
@@ -22,7 +23,7 @@ async def test_two_clients_see_each_others_rolls_in_the_same_order(table) -> Non
     assert {r.actor for r in player.state.rolls} == {"gm", "han"}
 
 
-async def test_characters_are_created_and_updated_for_the_whole_table(table) -> None:
+async def test_characters_are_created_and_updated_for_the_whole_table(table: Table) -> None:
     """A character's creation and later change of stats reach every member's projection."""
     from events.d12 import D12Stats
 
@@ -34,5 +35,6 @@ async def test_characters_are_created_and_updated_for_the_whole_table(table) -> 
                         stats=D12Stats(ratings={"CON": 4, "CHA": 3}))
     await player.wait_for_seq(ack.seqs[-1])
     han = player.state.characters["han"]
+    assert isinstance(han.stats, D12Stats)
     assert han.name == "Han Solo"
     assert han.stats.ratings["CON"] == 4

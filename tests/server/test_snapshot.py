@@ -30,7 +30,7 @@ async def _rolled(table: Any, count: int) -> tuple[str, Any, int]:
 
 
 async def _frames_until(peer: RawPeer, kind: str) -> list[dict[str, Any]]:
-    frames = []
+    frames: list[dict[str, Any]] = []
     while not frames or frames[-1]["type"] != kind:
         frames.append(await peer.recv(timeout=10))
     return frames

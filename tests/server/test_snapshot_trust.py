@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from clients.client import CommandRejected
 from events import core
 from events.chain import link_hash
+from events.errors import CommandRejected
 from server.stored_snapshots import decode_state, encode_state
 from tests.conftest import Table
 from tests.serve_process import poolhall
@@ -192,6 +192,7 @@ async def test_state_prints_the_head_hash_to_hold(table: Table, tmp_path: Path) 
     shown = json.loads((await asyncio.to_thread(  # the server runs on this test's loop
         poolhall, "state", campaign, "--url", url, "--token", gm._token, "--json",
         cwd=tmp_path)).stdout)
+    assert table.server.log is not None
     head = table.server.log.head(campaign)
     digest = table.server.log.hashes_at({campaign: head})[campaign]
     assert shown["head_hash"] == digest

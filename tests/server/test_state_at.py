@@ -9,6 +9,7 @@ from clients.client import Client
 from events import core
 from events.errors import CommandRejected
 from events.log import to_recorded
+from events.sqlite_backend import SqliteLog
 from projections.campaign import fold
 from projections.snapshot import observable, state_from
 from tests.conftest import Table
@@ -35,6 +36,7 @@ async def test_state_at_start_middle_and_end_equals_a_full_fold(table: Table) ->
     """At the first event, one in the middle and the head, the snapshot shows what folding
     the log from its start shows, with the events up to there as ``recent``."""
     campaign, gm = await played(table)
+    assert table.server.log is not None
     rows = list(table.server.log.rows(campaign))
     head = rows[-1].seq
     for seq in (1, head // 2, head - 3, head):
@@ -51,6 +53,7 @@ async def test_state_at_start_middle_and_end_equals_a_full_fold(table: Table) ->
 async def test_state_at_past_the_head_is_refused_naming_the_field(table: Table) -> None:
     """A seq the log does not have yet is refused in plain words, at ``$.seq``."""
     campaign, gm = await played(table, rolls=3)
+    assert table.server.log is not None
     head = table.server.log.head(campaign)
     with pytest.raises(CommandRejected) as refused:
         await gm.state_at(head + 1)
@@ -67,6 +70,7 @@ async def test_deleting_the_snapshots_table_loses_nothing(table: Table) -> None:
     middle = (await gm.state_at(15))
     live = observable(table.server.hubs[campaign].state)
     server = await restart(table, snapshot_every=7)
+    assert isinstance(server.log, SqliteLog)
     server.log.db.execute("DROP TABLE snapshots")
     gm = await table.connect(campaign, gm._token)
     assert observable(server.hubs[campaign].state) == live

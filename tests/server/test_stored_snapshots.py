@@ -5,9 +5,11 @@ from __future__ import annotations
 import sqlite3
 
 import msgspec
+import pytest
 
 from events import core
 from events.log import to_recorded
+from events.sqlite_backend import SqliteLog
 from projections.campaign import fold
 from server.stored_snapshots import FINGERPRINT, SnapshotStore, decode_state, fold_from
 from tests.conftest import Table
@@ -24,6 +26,7 @@ async def test_what_a_hub_stores_is_the_fold_of_the_log(table: Table) -> None:
         await gm.call(core.Roll, expression="1d6", reason=f"roll {number}")
     await table.close_clients()
     await server.stop()  # the writes in flight finish
+    assert server.log is not None
     rows = [to_recorded(row) for row in server.log.rows(campaign)]
     stored = SnapshotStore(table.db_path)
     with sqlite3.connect(table.db_path) as db:
@@ -45,7 +48,9 @@ async def test_a_snapshot_of_other_code_is_ignored_and_rebuilt(table: Table) -> 
         await gm.call(core.Roll, expression="1d6")
     log = table.server.log
     store = SnapshotStore(table.db_path)
+    assert log is not None
     fold_from(log, store, campaign, every=5)
+    assert isinstance(log, SqliteLog)
     log.db.execute("UPDATE snapshots SET fingerprint = 'older', state = x'00'")
     log.db.commit()
     assert store.latest(campaign) is None
@@ -59,12 +64,12 @@ async def test_a_snapshot_of_other_code_is_ignored_and_rebuilt(table: Table) -> 
     assert decode_state(store_blob(log, again.state.head)) == again.state
 
 
-def store_blob(log, seq: int) -> bytes:
+def store_blob(log: SqliteLog, seq: int) -> bytes:
     (blob,) = log.db.execute("SELECT state FROM snapshots WHERE seq = ?", [seq]).fetchone()
     return bytes(blob)
 
 
-def test_the_fingerprint_covers_the_bounds(monkeypatch) -> None:
+def test_the_fingerprint_covers_the_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
     """A fold keeping more or fewer rolls is other code: its snapshots get another
     fingerprint (and so are never read by this one)."""
     from projections import campaign

@@ -41,6 +41,7 @@ async def test_text_that_shows_nothing_is_refused_at_its_field(
     """Each blank text, in each field, raw or escaped: ``invalid`` at the field, named in the
     message with the code points it holds, and nothing appended."""
     campaign, gm = await table.create_campaign("d12")
+    assert table.server.log is not None
     head = table.server.log.head(campaign)
     peer = await RawPeer.open(table.url)
     await peer.join(gm._token, campaign, since=head)
@@ -64,6 +65,7 @@ async def test_a_campaign_named_with_nothing_visible_is_refused(table: Table) ->
                                     "name": blank, "system": "d12"}, ensure_ascii=False))
         reply = await peer.recv()
         assert (reply["code"], reply["path"]) == ("invalid", "$.name"), reply
+    assert table.server.log is not None
     assert table.server.log.campaigns() == []
     await peer.close()
 
@@ -78,6 +80,7 @@ async def test_those_characters_among_visible_ones_are_ordinary_text(table: Tabl
     an accent on a letter), the same code points are accepted and stored as sent."""
     campaign, gm = await table.create_campaign("d12")
     peer = await RawPeer.open(table.url)
+    assert table.server.log is not None
     await peer.join(gm._token, campaign, since=table.server.log.head(campaign))
     for number, text in enumerate(MIXED):
         await peer.send(json.dumps({"type": "invite", "id": f"mixed-{number:04d}",

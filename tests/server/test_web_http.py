@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
+from websockets.typing import Origin
 
 from events import core
 from server.app import Server
@@ -138,11 +139,10 @@ async def proxied(tmp_path: Path) -> AsyncIterator[Server]:
 async def test_an_allowed_origin_may_open_the_table_and_no_other(proxied: Server) -> None:
     """Behind a proxy at https://table.example.org the page's handshakes are let in."""
     for origin in ("https://table.example.org", "https://other.example"):
-        async with connect(proxied.url, origin=origin):  # type: ignore[arg-type]
+        async with connect(proxied.url, origin=Origin(origin)):
             pass
     with pytest.raises(InvalidStatus) as refused:
-        async with connect(proxied.url, origin="https://table.example.org.evil.example"
-                           ):  # type: ignore[arg-type]
+        async with connect(proxied.url, origin=Origin("https://table.example.org.evil.example")):
             pass
     assert refused.value.response.status_code == 403
 

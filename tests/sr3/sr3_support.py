@@ -1,6 +1,7 @@
 """Helpers for the sr3 unit tests: a campaign state folded from real events, decisions on it.
 
-Not a test module: the sr3 tests import it (pytest puts this folder on ``sys.path``).
+Not a test module: the sr3 tests import it as ``tests.sr3.sr3_support`` (one name, so mypy
+sees the same module the tests do).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from events.sr3 import Sr3Skill, Sr3Stats
 from projections.campaign import CampaignState, fold
+from projections.sr3 import GameState
 from tests.rules_table import RulesTable
 
 __all__ = ["Table", "FixedDice", "street_sam", "decker", "mage", "rigger", "stats"]
@@ -93,6 +95,12 @@ class Table(RulesTable):
             ("deck-player", "player", ("deck",)), ("mage-player", "player", ("mage",)),
             ("rig-player", "player", ("rig",)), ("watcher", "spectator", ()),
         ), chosen, seed)
+
+    @property
+    def game(self) -> GameState:
+        game = self.state.game
+        assert isinstance(game, GameState)
+        return game
 
     def dice(self, *faces: int) -> None:
         """The next d6 faces to come up (then seeded dice)."""

@@ -8,11 +8,11 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from sr3_support import decker, street_sam
 
 from clients.cli import main
 from events import core
 from projections.sr3_odds import open_distribution, success_distribution
+from tests.sr3.sr3_support import decker, street_sam
 
 
 def test_sr3_odds_prints_success_odds_per_pool_die(capsys: Any) -> None:

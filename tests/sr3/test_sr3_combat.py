@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from sr3_support import Table, decker, rigger, stats, street_sam
 
 from events import sr3
 from events.errors import Rejected
 from projections.sr3 import combat_view
 from projections.sr3_pools import pool_sizes
 from server.rules.sr3 import initiative_order
+from tests.sr3.sr3_support import Table, decker, rigger, stats, street_sam
 
 
 def duel() -> Table:
@@ -27,6 +27,7 @@ def test_rule_pools_are_full_at_the_first_combat_turn() -> None:
     assert turn.turn == 1
     assert turn.pools == {"sam": pool_sizes(street_sam()), "deck": pool_sizes(decker())}
     assert isinstance(initiative, sr3.InitiativeScoresRolled)
+    assert table.game.combat is not None
     left = table.game.combat.combatants["sam"].pools_left
     assert left == table.game.combat.combatants["sam"].pools_full == pool_sizes(street_sam())
 
@@ -36,6 +37,7 @@ def test_rule_initiative_is_reaction_plus_initiative_dice_without_rule_of_six() 
     table = duel()
     table.dice(6, 6, 6, 2)
     *_, initiative = table.run("gm", sr3.StartCombat)
+    assert isinstance(initiative, sr3.InitiativeScoresRolled)
     sam, deck = initiative.rolls
     assert (sam.reaction, sam.faces, sam.score) == (9, (6, 6, 6), 27)
     assert (deck.reaction, deck.faces, deck.score) == (4, (2,), 6)
@@ -47,7 +49,9 @@ def test_rule_characters_act_in_descending_order_of_initiative() -> None:
                               "cat": stats(reaction=5), "dan": stats(reaction=1)})
     table.dice(4, 2, 2, 6)  # ann 7, bob 7, cat 7, dan 7
     *_, initiative = table.run("gm", sr3.StartCombat)
+    assert isinstance(initiative, sr3.InitiativeScoresRolled)
     assert initiative.order == ("bob", "cat", "ann", "dan")
+    assert table.game.combat is not None
     assert table.game.combat.order == ["bob", "cat", "ann", "dan"]
     assert initiative_order({"x": (12, 1), "y": (20, 1), "z": (0, 9)}) == ("y", "x")
 
@@ -62,7 +66,9 @@ def test_rule_scores_drop_by_ten_each_pass_and_those_above_zero_act_again() -> N
     assert second == sr3.CombatPassAdvanced(turn=1, pass_number=2,
                                             scores={"sam": 17, "deck": -1}, order=("sam",))
     (third,) = table.run("gm", sr3.AdvanceCombatPass)
+    assert isinstance(third, sr3.CombatPassAdvanced)
     assert (third.pass_number, third.scores["sam"], third.order) == (3, 7, ("sam",))
+    assert table.game.combat is not None
     assert table.game.combat.pass_number == 3
 
 
@@ -75,11 +81,14 @@ def test_rule_turn_ends_when_no_one_is_above_zero_and_the_next_rerolls_initiativ
     table.run("gm", sr3.AdvanceCombatPass)  # sam 2 acts again
     table.dice(3, 3, 3, 4)
     ended, started, initiative = table.run("gm", sr3.AdvanceCombatPass)
+    assert isinstance(initiative, sr3.InitiativeScoresRolled)
+    assert isinstance(started, sr3.CombatTurnStarted)
     assert ended == sr3.CombatTurnEnded(turn=1)
     assert started.turn == 2
     assert initiative.turn == 2
     assert [r.score for r in initiative.rolls] == [18, 8]
     view = combat_view(table.game)
+    assert view is not None
     assert (view["turn"], view["pass"], view["order"]) == (2, 1, ["sam", "deck"])
 
 
@@ -91,6 +100,7 @@ def test_rule_pools_refresh_each_turn_and_unused_dice_do_not_carry_over() -> Non
     table.run("gm", sr3.StartCombat)
     table.run("gm", sr3.RollPoolTest, character="sam", kind="combat", skill="pistols", tn=4,
               pools={"combat": 5})
+    assert table.game.combat is not None
     assert table.game.combat.combatants["sam"].pools_left["combat"] == 2
     table.run("gm", sr3.AdvanceCombatPass)
     table.run("gm", sr3.AdvanceCombatPass)  # turn 2
@@ -107,6 +117,7 @@ def test_combat_turn_projection_gives_turn_pass_order_and_pools_full_and_left() 
     table.run("gm", sr3.RollPoolTest, character="deck", kind="matrix", skill="computer", tn=5,
               pools={"hacking": 4})
     view = combat_view(table.game)
+    assert view is not None
     assert view["turn"] == 1
     assert view["pass"] == 1
     assert view["order"] == ["sam", "deck"]
@@ -121,14 +132,17 @@ def test_combat_ends_and_pools_no_longer_deplete() -> None:
     table = duel()
     table.run("gm", sr3.StartCombat)
     ended, finished = table.run("gm", sr3.EndCombat)
+    assert isinstance(finished, sr3.CombatEncounterEnded)
     assert ended == sr3.CombatTurnEnded(turn=1)
     assert finished.turns == 1
     assert table.game.combat is None
     (event,) = table.run("gm", sr3.RollPoolTest, character="sam", kind="dodge", tn=4,
                          pools={"combat": 7})
+    assert isinstance(event, sr3.PoolTestRolled)
     assert event.pools_left is None
     (again,) = table.run("gm", sr3.RollPoolTest, character="sam", kind="dodge", tn=4,
                          pools={"combat": 7})
+    assert isinstance(again, sr3.PoolTestRolled)
     assert again.pools_left is None
 
 
@@ -155,6 +169,7 @@ def test_combat_commands_refuse_the_wrong_moment_and_unknown_participants() -> N
         table.decide("gm", sr3.StartCombat, participants=("sam", "sam"))
     assert refused.value.path == "$.participants[1]"
     table.run("gm", sr3.StartCombat, participants=("rig",))
+    assert table.game.combat is not None
     assert list(table.game.combat.combatants) == ["rig"]
     with pytest.raises(Rejected) as refused:
         table.decide("gm", sr3.StartCombat)

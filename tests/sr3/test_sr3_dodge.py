@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from sr3_support import Table
 
 from events import sr3
 from events.errors import Rejected
 from projections.sr3 import describe
+from tests.sr3.sr3_support import Table
 
 
 def attack_then_dodge(attack_faces: tuple[int, ...], dodge_faces: tuple[int, ...],
@@ -20,6 +20,7 @@ def attack_then_dodge(attack_faces: tuple[int, ...], dodge_faces: tuple[int, ...
     table.dice(*dodge_faces)
     (dodge,) = table.run("deck-player", sr3.RollPoolTest, character="deck", kind="dodge", tn=4,
                          pools={"combat": dodge_dice}, opposes=1)
+    assert isinstance(dodge, sr3.PoolTestRolled)
     return table, dodge
 
 
@@ -32,6 +33,7 @@ def test_rule_dodge_beating_the_attack_with_combat_pool_dice_alone_is_a_complete
     assert dodge.base_dice == 0
     assert dodge.outcome == sr3.OpposedOutcome(test=1, theirs=2, ours=3, net=1, missed=True)
     assert "test #1 is a complete miss" in describe(table.log[-1], table.state)
+    assert dodge.pools_left is not None
     assert dodge.pools_left["combat"] == 6 - 4
 
 

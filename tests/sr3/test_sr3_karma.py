@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from sr3_support import Table
 
 from events import sr3
 from events.errors import Rejected
 from projections.sr3_views import sheets_view
 from server.rules.sr3_tests import KARMA_QUOTES
+from tests.sr3.sr3_support import Table
+from tests.typed import of_type
 
 
 def karma_left(table: Table, character: str) -> int:
-    return sheets_view(table.state)[character]["karma"]["left"]
+    left: int = sheets_view(table.state)[character]["karma"]["left"]
+    return left
 
 
 def test_rule_karma_reroll_on_a_test_with_a_tn_rerolls_the_failures() -> None:
@@ -21,9 +23,11 @@ def test_rule_karma_reroll_on_a_test_with_a_tn_rerolls_the_failures() -> None:
     table = Table()
     table.dice(5, 2, 6, 1, 3)  # TN 5: 5 and 6+1 succeed; 2 and 3 fail
     (rolled,) = table.run("sam-player", sr3.RollPoolTest, character="sam", dice=4, tn=5)
+    assert isinstance(rolled, sr3.PoolTestRolled)
     assert rolled.successes == 2
     table.dice(5, 1)
     (reroll,) = table.run("sam-player", sr3.RerollWithKarma, test=rolled.test, character="sam")
+    assert isinstance(reroll, sr3.PoolTestRerolled)
     assert (reroll.indices, reroll.faces) == ((1, 3), ((5,), (1,)))
     assert (reroll.reroll, reroll.cost, reroll.successes) == (1, 1, 3)
     assert [d.faces for d in table.game.tests[1].dice] == [(5,), (5,), (6, 1), (1,)]
@@ -37,9 +41,11 @@ def test_rule_karma_reroll_on_an_open_test_rerolls_all_dice_and_loses_the_earlie
     table = Table()
     table.dice(6, 4, 3)
     (rolled,) = table.run("gm", sr3.RollPoolTest, character="deck", dice=2, open=True)
+    assert isinstance(rolled, sr3.PoolTestRolled)
     assert rolled.highest == 10
     table.dice(2, 3)
     (reroll,) = table.run("gm", sr3.RerollWithKarma, test=1, character="deck")
+    assert isinstance(reroll, sr3.PoolTestRerolled)
     assert reroll.indices == (0, 1)
     assert reroll.highest == 3
     assert table.game.tests[1].highest == 3
@@ -50,8 +56,9 @@ def test_rule_karma_rerolls_cost_one_then_two_then_three() -> None:
     table = Table()  # deck: 120 karma -> Karma Pool 11
     table.dice(*[1] * 15)  # every die fails every time
     table.run("deck-player", sr3.RollPoolTest, character="deck", dice=3, tn=6)
-    costs = [table.run("deck-player", sr3.RerollWithKarma, test=1, character="deck")[0].cost
-             for _ in range(4)]
+    costs = [of_type(sr3.PoolTestRerolled,
+                     table.run("deck-player", sr3.RerollWithKarma, test=1, character="deck")[0]
+                     ).cost for _ in range(4)]
     assert costs == [1, 2, 3, 4]
     assert karma_left(table, "deck") == 11 - 10
     with pytest.raises(Rejected) as refused:
@@ -66,10 +73,12 @@ def test_rule_karma_buys_extra_dice_one_then_two_then_three_points() -> None:
     table = Table()
     (event,) = table.run("deck-player", sr3.RollPoolTest, character="deck", skill="computer",
                          kind="matrix", tn=4, karma_dice=3)
+    assert isinstance(event, sr3.PoolTestRolled)
     assert sum(1 for d in event.dice if d.source == "karma") == 3
     assert (event.karma_spent, event.karma_left) == (6, 5)
     (dodge,) = table.run("deck-player", sr3.RollPoolTest, character="deck", kind="dodge", tn=4,
                          karma_dice=2)
+    assert isinstance(dodge, sr3.PoolTestRolled)
     assert dodge.karma_spent == 3  # dodging is done by book rules
 
 
@@ -79,8 +88,10 @@ def test_rule_karma_dice_cost_one_point_each_on_damage_and_spell_resistance_test
     table = Table()
     (soak,) = table.run("gm", sr3.RollPoolTest, character="deck", kind="damage_resistance",
                         tn=6, karma_dice=4)
+    assert isinstance(soak, sr3.PoolTestRolled)
     (resist,) = table.run("gm", sr3.RollPoolTest, character="deck", kind="spell_resistance",
                           attribute="willpower", tn=6, karma_dice=3)
+    assert isinstance(resist, sr3.PoolTestRolled)
     assert (soak.karma_spent, resist.karma_spent) == (4, 3)
     assert karma_left(table, "deck") == 11 - 7
 
@@ -148,13 +159,16 @@ def test_decision_an_answered_test_is_settled_but_the_answer_may_be_rerolled() -
     table.dice(4, 4, 1)
     (dodge,) = table.run("deck-player", sr3.RollPoolTest, character="deck", kind="dodge", tn=4,
                          pools={"combat": 3}, opposes=1)
+    assert isinstance(dodge, sr3.PoolTestRolled)
     assert dodge.outcome == sr3.OpposedOutcome(test=1, theirs=2, ours=2, net=0, missed=False)
     with pytest.raises(Rejected) as refused:
         table.decide("sam-player", sr3.RerollWithKarma, test=1, character="sam")
     assert "answered by test #2" in refused.value.message
     table.dice(6, 2)
     (reroll,) = table.run("deck-player", sr3.RerollWithKarma, test=2, character="deck")
+    assert isinstance(reroll, sr3.PoolTestRerolled)
     assert reroll.outcome == sr3.OpposedOutcome(test=1, theirs=2, ours=3, net=1, missed=True)
+    assert table.game.tests[2].outcome is not None
     assert table.game.tests[2].outcome.missed
 
 
@@ -165,8 +179,10 @@ def test_rule_karma_rerolls_every_failed_die_even_those_from_pools() -> None:
     table.dice(5, 1, 1, 1, 1, 2, 6, 3, 5)  # Pistols 5 + 3 Combat Pool dice at TN 5
     (rolled,) = table.run("sam-player", sr3.RollPoolTest, character="sam", kind="combat",
                           skill="pistols", tn=5, pools={"combat": 3})
+    assert isinstance(rolled, sr3.PoolTestRolled)
     table.dice(*[2] * 6)
     (reroll,) = table.run("sam-player", sr3.RerollWithKarma, test=1, character="sam")
+    assert isinstance(reroll, sr3.PoolTestRerolled)
     assert reroll.indices == (1, 2, 3, 4, 5)
     assert {rolled.dice[i].source for i in reroll.indices} == {"base", "combat"}
     assert reroll.successes == 3  # the 5, the 6+3 and the pool's 5 stay
@@ -179,13 +195,14 @@ def test_rule_karma_pool_may_be_spent_on_any_roll() -> None:
     table.dice(1, 1)
     table.run("sam-player", sr3.RollPoolTest, character="sam", attribute="charisma", tn=3)
     (reroll,) = table.run("sam-player", sr3.RerollWithKarma, test=1, character="sam")
+    assert isinstance(reroll, sr3.PoolTestRerolled)
     assert reroll.cost == 1
 
 
 def test_a_test_is_rerolled_at_most_max_rerolls_times() -> None:
     """**Decision**: the reroll after the hundredth is refused, however much Karma is left
     (ending a scene refills the pool but never resets a test's count)."""
-    from sr3_support import FixedDice, stats
+    from tests.sr3.sr3_support import FixedDice, stats
 
     table = Table(characters={"sam": stats(karma_earned=100_000)})
     table.rng = FixedDice([1] * 5_000)  # every die fails every time: always one to reroll

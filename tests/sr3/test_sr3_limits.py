@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sr3_support import Table, mage, stats
 
 from events import sr3
 from events.errors import Rejected
 from events.sr3 import Sr3Skill
 from server.rules.sr3_limits import QUOTES
+from tests.sr3.sr3_support import Table, mage, stats
 
 
 def draw(table: Table, character: str, **fields: Any) -> sr3.PoolTestRolled:
@@ -308,7 +308,10 @@ def test_rule_never_more_pool_dice_than_are_left() -> None:
     refusal = refused(table, "sam", kind="dodge", pools={"combat": 3})
     assert_quotes(refusal, "left", "combat")
     assert "only 2 Combat Pool dice left" in refusal.message
-    assert draw(table, "sam", kind="dodge", pools={"combat": 2}).pools_left["combat"] == 0
+    dodge = draw(table, "sam", kind="dodge", pools={"combat": 2})
+    assert dodge.pools_left is not None
+    assert dodge.pools_left["combat"] == 0
+    assert table.game.combat is not None
     assert table.game.combat.combatants["sam"].pools_left["combat"] == 0
 
 

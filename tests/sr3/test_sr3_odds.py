@@ -8,7 +8,6 @@ from fractions import Fraction
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from sr3_support import Table
 
 from events import sr3
 from projections.sr3_odds import (
@@ -21,6 +20,7 @@ from projections.sr3_odds import (
     success_distribution,
 )
 from projections.sr3_views import odds_view
+from tests.sr3.sr3_support import Table
 
 SIXES = 3  # chains enumerated up to three sixes: exact for totals up to 18
 
@@ -114,6 +114,7 @@ def test_declared_test_shows_the_odds_for_each_number_of_pool_dice() -> None:
     table = Table()
     (declared,) = table.run("sam-player", sr3.DeclarePoolTest, character="sam", kind="combat",
                             skill="pistols", tn=6)
+    assert isinstance(declared, sr3.PoolTestDeclared)
     assert declared.base_dice == 5
     assert declared.limits == {"combat": 5}
     view = odds_view(declared, table.state)
@@ -133,6 +134,7 @@ def test_declared_dodge_shows_the_chance_of_a_complete_miss() -> None:
     table.run("gm", sr3.RollPoolTest, character="sam", kind="combat", skill="pistols", tn=4)
     (declared,) = table.run("deck-player", sr3.DeclarePoolTest, character="deck", kind="dodge",
                             tn=4, opposes=1)
+    assert isinstance(declared, sr3.PoolTestDeclared)
     view = odds_view(declared, table.state)
     assert view["beat"] == 2
     assert view["rows"][0]["pool_dice"] == 1  # a dodge has no dice without the pool

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from sr3_support import decker, mage, rigger, stats, street_sam
 
 from projections.sr3_pools import (
     astral_combat_pool,
@@ -18,6 +17,7 @@ from projections.sr3_pools import (
     spell_pool,
     task_pool,
 )
+from tests.sr3.sr3_support import decker, mage, rigger, stats, street_sam
 
 attribute = st.integers(min_value=1, max_value=30)
 rating = st.integers(min_value=0, max_value=30)

@@ -6,12 +6,13 @@ import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sr3_support import Table
 
 from events import sr3
 from events.errors import Rejected
 from events.messages import CLIENT_DECODER
 from events.sr3 import MAX_CHAIN
+from projections.sr3 import GameState
+from tests.sr3.sr3_support import Table
 
 
 def roll(table: Table, member: str = "gm", **fields: object) -> sr3.PoolTestRolled:
@@ -125,7 +126,9 @@ def test_each_roll_event_holds_every_dice_chain_and_source() -> None:
                                                            ("base", (6, 6, 1))]
     assert event.dice[-1].source == "combat"
     assert len(event.dice) == 6
-    assert table.replay().game.tests[1].dice == list(event.dice)
+    replayed = table.replay().game
+    assert isinstance(replayed, GameState)
+    assert replayed.tests[1].dice == list(event.dice)
 
 
 def test_base_dice_come_from_the_skill_the_attribute_or_dice() -> None:

@@ -7,11 +7,11 @@ from typing import Any
 
 import msgspec
 import pytest
-from sr3_support import decker, street_sam
 
 from events import core, sr3
 from events.errors import CommandRejected
 from server.rules.sr3_limits import QUOTES
+from tests.sr3.sr3_support import decker, street_sam
 
 
 async def _campaign(table: Any) -> tuple[Any, Any, Any, Any]:

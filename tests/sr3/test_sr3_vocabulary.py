@@ -7,13 +7,13 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from sr3_support import Table, street_sam
 
 from events import sr3
 from events.codec import EVENT_TYPES, decode_stored, event_tag
 from events.messages import CLIENT_DECODER
 from projections.sr3 import describe
 from tests.round_trip import as_stored
+from tests.sr3.sr3_support import Table, street_sam
 
 FIXTURE = Path(__file__).with_name("sr3_events_v1.json")
 

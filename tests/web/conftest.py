@@ -16,7 +16,7 @@ import asyncio
 import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -145,7 +145,7 @@ class Served:
         assert ack.token is not None
         return join_link(self.url, campaign, ack.token)
 
-    def send(self, link: str, *commands: dict[str, object]) -> list[Ack]:
+    def send(self, link: str, *commands: Mapping[str, object]) -> list[Ack]:
         """Send ``commands`` (protocol dicts; ids are filled in) as the member whose join link
         is ``link``, in order, over one connection of the Python client; their acks."""
         fragment = dict(part.split("=", 1) for part in link.split("#", 1)[1].split("&"))
@@ -154,7 +154,7 @@ class Served:
                 fragment["campaign"], fragment["token"], commands)).result()
 
     async def _send(self, campaign: str, token: str,
-                    commands: tuple[dict[str, object], ...]) -> list[Ack]:
+                    commands: tuple[Mapping[str, object], ...]) -> list[Ack]:
         client = Client(self.url, token, campaign)
         await client.connect()
         try:

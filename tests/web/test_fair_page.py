@@ -6,18 +6,20 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.serve_process import start_serve
-from tests.web.conftest import ONE_ADDRESS_FOR_EVERYONE, Served, serving
+from tests.web.conftest import ONE_ADDRESS_FOR_EVERYONE, PageOpener, Served, serving
 
 
-def _badge(page: Page, seq: int):
+def _badge(page: Page, seq: int) -> Locator:
     return page.locator(f"ph-log .ph-log-line[data-seq='{seq}'] .ph-fair")
 
 
-def test_rolls_are_sealed_then_verified_in_the_browser(served: Served, open_page) -> None:
+def test_rolls_are_sealed_then_verified_in_the_browser(served: Served, open_page: PageOpener
+                                                       ) -> None:
     """The GM and a player roll; the player's page marks the rolls sealed; the GM ends the
     session and every roll turns verified, opening one shows the seed and the bytes used."""
     campaign, gm_link = served.create_campaign("Fair", "d12")
@@ -43,7 +45,8 @@ def test_rolls_are_sealed_then_verified_in_the_browser(served: Served, open_page
     assert len(panel.locator("dd").nth(4).inner_text()) == 64  # the seed, revealed
 
 
-def test_an_edited_face_shows_as_a_mismatch(tmp_path, browser, open_page) -> None:
+def test_an_edited_face_shows_as_a_mismatch(tmp_path: Path, browser: Browser, open_page: PageOpener
+                                            ) -> None:
     """A face changed in the file (the server restarted on it) is marked mismatched."""
     generator = serving(tmp_path)
     served = next(generator)
@@ -74,7 +77,8 @@ def test_an_edited_face_shows_as_a_mismatch(tmp_path, browser, open_page) -> Non
         process.wait(15)
 
 
-def test_a_page_without_web_crypto_says_it_cannot_check(served: Served, open_page) -> None:
+def test_a_page_without_web_crypto_says_it_cannot_check(served: Served, open_page: PageOpener
+                                                        ) -> None:
     """Over plain http on a LAN address there is no crypto.subtle: the page says so."""
     campaign, gm_link = served.create_campaign("Lan", "d12")
     (ack,) = served.send(gm_link, {"type": "roll", "expression": "1d6"})

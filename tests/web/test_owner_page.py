@@ -17,7 +17,7 @@ OWNER_LINK = re.compile(r"http://127\.0\.0\.1:\d+/owner#token=\S+")
 def printed_owner_link(served: Served) -> str:
     """The owner's link, as the real ``poolhall serve`` process printed it."""
     printed = (served.directory / "serve.log").read_text()
-    found = OWNER_LINK.findall(printed)
+    found: list[str] = OWNER_LINK.findall(printed)
     assert len(found) == 1, printed
     return found[0]
 

@@ -4,7 +4,7 @@ when the GM ends the session the sealed lines turn into the whole rolls, checked
 
 from __future__ import annotations
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.web.conftest import PageOpener, Served
 from tests.web.test_page_layout import NO_SIDEWAYS_SCROLL
@@ -18,7 +18,7 @@ def _roll(page: Page, expression: str, visibility: str) -> None:
     form.get_by_role("button", name="Roll").click()
 
 
-def _line(page: Page, text: str):
+def _line(page: Page, text: str) -> Locator:
     return page.locator("ph-log .ph-log-line", has_text=text)
 
 
@@ -83,7 +83,7 @@ def test_a_refused_visibility_is_said_in_plain_words_and_fits_a_phone(
     assert ana.evaluate(NO_SIDEWAYS_SCROLL)
 
 
-def _expect_choices(form, choices: list[str]) -> None:
+def _expect_choices(form: Locator, choices: list[str]) -> None:
     """The form's visibility choices, once the page has drawn them (none: no choice)."""
     options = form.locator("select[name=visibility] option")
     if choices:
