@@ -85,8 +85,8 @@ def round_(db: Path, delay: float) -> dict[str, Any]:
     stdout = child.stdout
     assert stdout is not None
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(stdout.read().splitlines()))
-    reader.start()  # read as it writes: a full pipe would stop the writer, not the kill
+    reader = threading.Thread(target=lambda: lines.extend(line.rstrip("\n") for line in stdout))
+    reader.start()  # line by line as it writes: a full pipe would stop the writer, not the kill
     deadline = time.monotonic() + 30  # its start-up first (under load, up to a second)
     while not any("=" in line for line in lines) and time.monotonic() < deadline:
         time.sleep(0.01)
