@@ -58,11 +58,15 @@ RESERVED_DESCRIPTORS = 256
 """Descriptors kept free of connections: the log's files, the listening sockets, and the
 sockets asyncio accepts in one go before any of them is counted (:data:`ACCEPT_BATCH`)."""
 
-ACCEPT_BATCH = 16
+ACCEPT_BATCH = 4
 """Connections asyncio accepts in one turn of the event loop (its ``backlog``, 100 by default).
 Each costs the loop a few hundred microseconds before a byte is read (websockets' objects, a
-task); 1,280 connections arriving at once were accepted 100 at a time, and each turn held
-every table's frames behind it. Sixteen at a time, tables' frames are served between turns."""
+task, then its handshake's task in the next turn); 1,280 connections arriving at once were
+accepted 100 at a time, and each turn held every table's frames behind it. A command takes a
+few turns to reach every client (read, decide, commit, broadcast), each behind a turn's
+accepts: at 16 a turn an honest table's p99 was 31-52 ms through such a storm
+(``tests/chaos/slow_handshakes.py``), at 4 a turn 10-13 ms, while the storm is still accepted
+at thousands of connections a second."""
 
 LISTEN_QUEUE = 1024
 """Connections the kernel holds for the server until they are accepted (``listen()``'s
