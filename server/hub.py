@@ -55,7 +55,7 @@ from server.derived_writes import DerivedWrites
 from server.divergence import check_history, needs_lookup
 from server.fair_seeds import FairSeeds
 from server.health import LogHealth
-from server.hub_core import HubCore, Publish, Recall, Reply, Settled, current_member
+from server.hub_core import HubCore, Kept, Publish, Recall, Reply, Settled, current_member
 from server.hub_recall import replayed_answer
 from server.hub_views import HubViews
 from server.hub_work import (
@@ -82,6 +82,11 @@ __all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "RESUME_LIM
            "CampaignHub", "CommandWork", "JoinWork"]
 
 logger = logging.getLogger(__name__)
+
+CONTENDED_SECONDS = 10.0
+"""Seconds after a batch lost a race to another process (a shared log) during which each
+batch keeps a copy of the state first: if it loses too, the hub goes back to the copy and
+reads what the other process appended, rather than reloading the campaign."""
 
 MAX_BATCH = 256
 RESUME_LIMIT = 1_000
@@ -144,6 +149,9 @@ class CampaignHub:
         self._diverged = LogThrottle(60.0)
         self.conflicts = 0
         """Batches another process appended to first (a shared log), decided again."""
+        self._contended_until = 0.0
+        """Until when batches keep a copy of the state to go back to if they lose a race
+        (for :data:`CONTENDED_SECONDS` after the last one lost)."""
         self.reloads = 0
         """Times the state was rebuilt from the log after a failure (for operators, tests)."""
         self._writes = DerivedWrites(self, log=log, store=store, snapshot_every=snapshot_every)
@@ -387,11 +395,12 @@ class CampaignHub:
         batch = await self._admit(batch)
         if not batch:
             return
+        kept = self._core.keep() if time.monotonic() < self._contended_until else None
         decided = self._core.decide(batch, self._clock())
         await self._carry_out(decided.replies)
         settled = self._core.settle(decided, await self._append(decided.requests), attempt)
         await self._carry_out(settled.effects)
-        await self._reload_after(settled)
+        await self._reload_after(settled, kept)
         self._after_change(settled.changed)
         if pending:
             await self._reveal(pending)
@@ -448,16 +457,34 @@ class CampaignHub:
                 case Reply(work=work, answer=Ack() | ErrorReply() as answer):
                     reply(work, answer)
 
-    async def _reload_after(self, settled: Settled) -> None:
+    async def _reload_after(self, settled: Settled, kept: Kept | None) -> None:
         """Make the state what is durable again when it ran ahead of the log."""
         if settled.reload == "conflict":  # the other writer's events (broadcast by the
             self.conflicts += 1  # reload), then ours, decided again
+            self._contended_until = time.monotonic() + CONTENDED_SECONDS
+            if settled.lost_race and kept is not None:
+                self._core.restore(kept)  # the log took none of the batch: the state before
+                if await self._read_missed():  # it, and what the other process appended
+                    return
             await self._reload()
         elif settled.reload == "failed":  # once: the log now reports failing, so later
             # commands are refused before deciding
             logger.error("an append failed in %s; reloading its state from the log",
                          self.campaign)
             await self._reload()
+
+    async def _read_missed(self) -> bool:
+        """Fold and broadcast what other processes appended after the state's head, read at
+        once (the notification of it may not have come yet); whether the read succeeded."""
+        self._views.state_changed()
+        self._snapshots.clear()
+        try:
+            rows = await asyncio.to_thread(lambda: list(self._log.rows(
+                self.campaign, self.state.head)))
+        except Exception:  # the reload that follows reads the log again, or says why not
+            return False
+        self._after_change(self._send_rows(rows, fold=True))
+        return True
 
     async def _decide_again(self, again: list[CommandWork], attempt: int) -> None:
         """Decide again the commands another process beat, on the state reloaded."""
