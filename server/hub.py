@@ -34,25 +34,20 @@ from events.base import Event, Visibility
 from events.codec import encode
 from events.errors import Rejected, StoreError
 from events.log import AppendRequest, AppendResult, ServerLog, StoredRow
-from events.messages import Ack, ErrorReply
+from events.messages import ErrorReply
 from projections.campaign import CampaignState
 from projections.privacy import pending_seqs
 from server import auth
 from server.audience import PublicTable, hidden_for
-from server.catch_up import (
-    CATCH_UP_PAGE,
-    CATCH_UP_READ,
-    CATCH_UP_READS_AHEAD,
-)
 from server.command_index import CommandIndex
 from server.derived_writes import DerivedWrites
 from server.fair_seeds import FairSeeds
 from server.health import LogHealth
 from server.hub_audience import Audience
-from server.hub_core import HubCore, Publish, Recall, Reply, Settled
-from server.hub_joins import RESUME_LIMIT, HubJoins
+from server.hub_core import HubCore, Kept, Publish, Reply, Settled
+from server.hub_joins import HubJoins
 from server.hub_reads import HubReads
-from server.hub_recall import replayed_answer
+from server.hub_recall import carry_out
 from server.hub_views import HubViews
 from server.hub_work import (
     CommandWork,
@@ -70,16 +65,17 @@ from server.table_feed import TableFeed
 from server.views import ViewWorkers
 from server.writer import GroupCommitter
 
-# The work items, the catch-up's and the page store's sizes are named here too, where the
-# server and tests have always found them; they live in server.hub_work, server.catch_up and
-# server.derived_writes.
-__all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "RESUME_LIMIT",
-           "CampaignHub", "CommandWork", "JoinWork"]
+__all__ = ["CampaignHub", "CommandWork", "JoinWork"]  # the work items live in server.hub_work
 
 Queued = CommandWork | JoinWork | FollowWork | None
 """What the inbox holds: work, or ``None`` to stop."""
 
 logger = logging.getLogger(__name__)
+
+CONTENDED_SECONDS = 10.0
+"""Seconds after a batch lost a race to another process (a shared log) during which each
+batch keeps a copy of the state first: if it loses too, the hub goes back to the copy and
+reads what the other process appended, rather than reloading the campaign."""
 
 MAX_BATCH = 256
 
@@ -133,6 +129,9 @@ class CampaignHub:
         """True while the state could not be reloaded from the log: work is refused."""
         self.conflicts = 0
         """Batches another process appended to first (a shared log), decided again."""
+        self._contended_until = 0.0
+        """Until when batches keep a copy of the state to go back to if they lose a race
+        (for :data:`CONTENDED_SECONDS` after the last one lost)."""
         self.reloads = 0
         """Times the state was rebuilt from the log after a failure (for operators, tests)."""
         self._snapshots = SnapshotCache()
@@ -401,11 +400,12 @@ class CampaignHub:
         batch = await self._admit(batch)
         if not batch:
             return
+        kept = self._core.keep() if time.monotonic() < self._contended_until else None
         decided = self._core.decide(batch, self._clock())
         await self._carry_out(decided.replies)
         settled = self._core.settle(decided, await self._append(decided.requests), attempt)
         await self._carry_out(settled.effects)
-        await self._reload_after(settled)
+        await self._reload_after(settled, kept)
         self._after_change(settled.changed)
         if pending:
             await self._reveal(pending)
@@ -447,31 +447,36 @@ class CampaignHub:
             return [error] * len(requests)
 
     async def _carry_out(self, effects: Sequence[Reply | Publish]) -> None:
-        """Send the frames and answers the core asked for, in order. A :class:`Recall` is
-        read from the log once, however many commands of the batch it answers."""
-        recalled: dict[Recall, Ack | ErrorReply] = {}
-        for effect in effects:
-            match effect:
-                case Publish():
-                    self._audience.publish(effect)
-                case Reply(work=work, answer=Recall() as recall):
-                    if recall not in recalled:
-                        recalled[recall] = await replayed_answer(
-                            self._log, self.campaign, recall.command, recall.record)
-                    reply(work, recalled[recall])
-                case Reply(work=work, answer=Ack() | ErrorReply() as answer):
-                    reply(work, answer)
+        await carry_out(effects, self._audience.publish, self._log, self.campaign)
 
-    async def _reload_after(self, settled: Settled) -> None:
+    async def _reload_after(self, settled: Settled, kept: Kept | None) -> None:
         """Make the state what is durable again when it ran ahead of the log."""
         if settled.reload == "conflict":  # the other writer's events (broadcast by the
             self.conflicts += 1  # reload), then ours, decided again
+            self._contended_until = time.monotonic() + CONTENDED_SECONDS
+            if settled.lost_race and kept is not None:
+                self._core.restore(kept)  # the log took none of the batch: the state before
+                if await self._read_missed():  # it, and what the other process appended
+                    return
             await self._reload()
         elif settled.reload == "failed":  # once: the log now reports failing, so later
             # commands are refused before deciding
             logger.error("an append failed in %s; reloading its state from the log",
                          self.campaign)
             await self._reload()
+
+    async def _read_missed(self) -> bool:
+        """Fold and broadcast what other processes appended after the state's head, read at
+        once (the notification of it may not have come yet); whether the read succeeded."""
+        self._views.state_changed()
+        self._snapshots.clear()
+        try:
+            rows = await asyncio.to_thread(lambda: list(self._log.rows(
+                self.campaign, self.state.head)))
+        except Exception:  # the reload that follows reads the log again, or says why not
+            return False
+        self._after_change(self._send_rows(rows, fold=True))
+        return True
 
     async def _decide_again(self, again: list[CommandWork], attempt: int) -> None:
         """Decide again the commands another process beat, on the state reloaded."""

@@ -54,8 +54,9 @@ from server.hub_work import CommandWork, unavailable
 from server.rules.base import Decision
 from server.rules.fairness import EpochSeeds
 from server.sealed_tokens import sealed_for
+from server.stored_snapshots import decode_state, encode_state
 
-__all__ = ["MAX_RETRIES", "Decided", "HubCore", "Publish", "Recall", "Reply", "Settled",
+__all__ = ["MAX_RETRIES", "Decided", "HubCore", "Kept", "Publish", "Recall", "Reply", "Settled",
            "current_member"]
 
 logger = logging.getLogger("server.hub")
@@ -148,6 +149,18 @@ class Settled(msgspec.Struct, frozen=True):
     """The events now durable (views, derived writes and the table follow them)."""
     again: list[CommandWork]
     reload: Literal["conflict", "failed"] | None = None
+    lost_race: bool = False
+    """Every command appended was refused because another process appended first, so the
+    log took nothing of the batch: the state :meth:`HubCore.keep` kept before it is the
+    log's, behind by what the other process appended (read, not reloaded)."""
+
+
+class Kept(msgspec.Struct, frozen=True):
+    """The state, public table and head hash before a batch (:meth:`HubCore.keep`)."""
+
+    state: bytes
+    public: bytes | None
+    head_hash: str
 
 
 class HubCore:
@@ -182,6 +195,18 @@ class HubCore:
         """Take the state as the log has it (after a failure or a lost race)."""
         self.state, self.commands, self.head_hash = state, commands, head_hash
         self.public.state = public
+
+    def keep(self) -> Kept:
+        """A copy of the state before a batch that may lose a race (tens of microseconds)."""
+        public = self.public.state
+        return Kept(encode_state(self.state),
+                    None if public is None else encode_state(public), self.head_hash)
+
+    def restore(self, kept: Kept) -> None:
+        """Go back to the state :meth:`keep` copied: the batch decided on it was refused
+        whole, so the log holds none of the events folded since."""
+        self.state, self.head_hash = decode_state(kept.state), kept.head_hash
+        self.public.state = None if kept.public is None else decode_state(kept.public)
 
     # ---- a batch ----------------------------------------------------------------------
 
@@ -303,7 +328,8 @@ class HubCore:
             effects.append(Reply(work, answers[command_id]))
         reload: Literal["conflict", "failed"] | None = (
             "conflict" if again or behind else "failed" if failed else None)
-        return Settled(effects, changed, again, reload)
+        lost_race = bool(again) and not (behind or failed or changed)
+        return Settled(effects, changed, again, reload, lost_race)
 
     def _appended(self, request: AppendRequest, seqs: Appended) -> list[Publish]:
         """Record a request the log stored as ``seqs``; the frames of its events."""

@@ -1,25 +1,28 @@
-"""A retried command's recorded answer, read back from the log: the one read a hub makes for
-a single command (:class:`server.hub_core.Recall`).
+"""What the hub's core asks for, carried out: frames published, answers sent, and a retried
+command's recorded answer read back from the log, the one read a hub makes for a single command
+(:class:`server.hub_core.Recall`).
 
 The batch logic (:mod:`server.hub_core`) knows a command id was carried out before and by whom,
 but not an invite's answer: tokens are random and the log keeps only their hashes, so the token
 an invite issued comes back only unsealed from the log (:mod:`server.sealed_tokens`). That read
-is I/O, so it is the shell's (:meth:`server.hub.CampaignHub._carry_out`), made here.
+is I/O, so it is the shell's (:func:`carry_out`), made here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from events import core
 from events.log import CommandRecord, ServerLog
 from events.messages import Ack, ErrorReply
-from server.hub_work import unavailable
+from server.hub_core import Publish, Recall, Reply
+from server.hub_work import reply, unavailable
 from server.sealed_tokens import recall_issued
 
-__all__ = ["replayed_answer"]
+__all__ = ["carry_out", "replayed_answer"]
 
 logger = logging.getLogger("server.hub")
 """The hub's logger: these lines are the hub's, as operators and their filters know them."""
@@ -40,3 +43,21 @@ async def replayed_answer(log: ServerLog, campaign: str, command: Any,
         logger.exception("reading what %s issued in %s failed", command.id, campaign)
         return unavailable(command.id)
     return Ack(id=command.id, seqs=record.seqs, member=member, token=token)
+
+
+async def carry_out(effects: Sequence[Reply | Publish], publish: Callable[[Publish], None],
+                    log: ServerLog, campaign: str) -> None:
+    """Send the frames and answers the core asked for, in order. A :class:`Recall` is read
+    from the log once, however many commands of the batch it answers."""
+    recalled: dict[Recall, Ack | ErrorReply] = {}
+    for effect in effects:
+        match effect:
+            case Publish():
+                publish(effect)
+            case Reply(work=work, answer=Recall() as recall):
+                if recall not in recalled:
+                    recalled[recall] = await replayed_answer(log, campaign, recall.command,
+                                                             recall.record)
+                reply(work, recalled[recall])
+            case Reply(work=work, answer=Ack() | ErrorReply() as answer):
+                reply(work, answer)

@@ -8,9 +8,9 @@ every event once, in order, whichever process appended it. A campaign another pr
 becomes known here when its first head is heard (or when a join names it).
 
 When the listening connection drops, notifications may be lost: ``/health`` reports the
-``listener`` part failing meanwhile (commands are not refused: an append that meets another
-process's events is refused by the database and decided again), and once it listens again
-every loaded hub reads its head from the log and follows it.
+``listener`` part failing meanwhile (commands are not refused: an append reads its
+campaign's head under the campaign's lock, so one another process got ahead of is decided
+again), and once it listens again every loaded hub reads its head from the log and follows it.
 """
 
 from __future__ import annotations

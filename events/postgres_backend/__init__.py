@@ -1,9 +1,10 @@
 """The PostgreSQL backend of the event log: several server processes on one database.
 
-:class:`PostgresLog` is the log (:mod:`.log`), :mod:`.schema` its tables and the promises the
-database keeps, :class:`HeadListener` (:mod:`.listener`) the one connection per process that
-hears the heads the other processes append. Nothing outside this package touches a
-PostgreSQL connection.
+:class:`PostgresLog` is the log (:mod:`.log`: its reads; :mod:`.append`: its appends, one
+process at a time per campaign), :mod:`.schema` its tables and the promises the database keeps,
+:mod:`.database` the URL, the schema's creation and the NOTIFY channel, :class:`HeadListener`
+(:mod:`.listener`) the one connection per process that hears the heads the other processes
+append. Nothing outside this package touches a PostgreSQL connection.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 - ``events``: one row per event, ``UNIQUE (campaign, seq)``: a second event at a sequence
   number is refused by the database, so two server processes that decided against the same
-  head cannot both append (the second gets a unique violation and decides again). The payload
+  head cannot both append, whoever writes (this release's processes find it out first, under
+  each campaign's advisory lock: :mod:`.append`; a writer that takes none gets a unique
+  violation, and the batch is made again from a fresh read). The payload
   is ``json`` (kept byte for byte as written, which the chain hash covers; readable with any
   SQL tool's JSON operators); ``position`` is the order rows were appended in.
 - ``commands``: what each accepted command id appended, ``PRIMARY KEY (campaign,

@@ -4,7 +4,9 @@ the notifications, the triggers on every table."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import msgspec
@@ -16,6 +18,7 @@ from events.errors import ConcurrencyError, StoreError
 from events.log import GENESIS
 from events.log_contract import CommandRecord, EventLog
 from events.postgres_backend import PostgresLog
+from events.postgres_backend.append import LOCK_SPACE, _Batch, _hashed, lock_key
 from events.postgres_backend.schema import APPEND_ONLY_TABLES
 from tests.events.store_contract import LogContract, opened, request, rolled
 
@@ -153,6 +156,72 @@ def test_two_processes_one_head_the_second_is_refused_alone(log: PostgresLog,
     retried = log.append_batch([request("a", 2, rolled(2), command="mine")])
     assert retried == [[3]]
     assert log.verify() == (4, [])
+
+
+def test_an_append_waits_for_one_in_flight_on_its_campaign_rather_than_failing(
+        log: PostgresLog, postgres_url: str) -> None:
+    """While another process's append to a campaign is in flight (its lock held), a batch
+    naming that campaign waits for it, then finds the head it made: that campaign's request
+    is refused before anything is written, the batch's others commit, and the database
+    refuses no statement."""
+    log.append_batch([request("a", 0, opened("a"), command="a0")])
+    with psycopg.connect(postgres_url) as in_flight:  # the lock another process's append holds
+        in_flight.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_SPACE, lock_key("a")])
+        with ThreadPoolExecutor(1) as pool:
+            waiting = pool.submit(log.append_batch, [
+                request("a", 1, rolled(2), command="mine"),
+                request("b", 0, opened("b"), command="b0")])
+            _wait_for_a_lock_wait(postgres_url, in_flight)
+            theirs = request("a", 1, rolled(1), command="theirs")  # written as an append does
+            rows = _Batch()
+            rows.add(theirs, 2, _hashed(theirs, log.head_hash("a")[1]).hashes)
+            for statement, params in rows.statements(log.channel):
+                in_flight.execute(statement, params)
+            assert not waiting.done()
+            in_flight.commit()
+            results = waiting.result(timeout=30)
+    assert isinstance(results[0], ConcurrencyError)
+    assert results[1] == [1]
+    assert [r.command_id for r in log.rows("a")] == ["a0", "theirs"]
+    assert log.verify() == (3, [])
+
+
+def test_a_writer_that_takes_no_lock_is_still_refused_by_the_database(
+        log: PostgresLog, postgres_url: str) -> None:
+    """A writer that takes no lock (a process of an older release) inserts the row at the
+    seq a batch is about to write: the unique index makes the batch wait for it, the
+    database refuses the batch once it commits, and the batch is made again from a fresh
+    read: that campaign's request is refused, the others commit."""
+    log.append_batch([request("a", 0, opened("a"), command="a0")])
+    with psycopg.connect(postgres_url) as legacy:
+        legacy.execute(
+            "INSERT INTO events (campaign, seq, type, version, payload, recorded_at, actor,"
+            " command_id, hash) VALUES ('a', 2, 'dice_rolled', 1, '{}', 'then', 'gm',"
+            " 'legacy', 'h')")
+        with ThreadPoolExecutor(1) as pool:
+            waiting = pool.submit(log.append_batch, [
+                request("a", 1, rolled(2), command="mine"),
+                request("b", 0, opened("b"), command="b0")])
+            _wait_for_a_lock_wait(postgres_url, legacy)
+            legacy.commit()
+            results = waiting.result(timeout=30)
+    assert isinstance(results[0], ConcurrencyError)
+    assert results[1] == [1]
+    assert [r.command_id for r in log.rows("a")] == ["a0", "legacy"]
+
+
+def _wait_for_a_lock_wait(url: str, holder: psycopg.Connection[Any]) -> None:
+    """Until a session of the database waits for a lock ``holder`` holds (the append in a
+    thread)."""
+    with psycopg.connect(url, autocommit=True) as looking:
+        for _ in range(500):
+            row = looking.execute("SELECT count(*) FROM pg_stat_activity"
+                                  " WHERE %s = ANY(pg_blocking_pids(pid))",
+                                  [holder.info.backend_pid]).fetchone()
+            if row and row[0]:
+                return
+            time.sleep(0.01)
+    raise AssertionError("the append never waited")
 
 
 def test_an_expected_head_past_the_log_is_refused(log: PostgresLog) -> None:

@@ -13,7 +13,7 @@ from clients.client import Client
 from events import core
 from server import catch_up
 from server.app import Server
-from server.hub import CATCH_UP_PAGE, CATCH_UP_READ, CATCH_UP_READS_AHEAD
+from server.catch_up import CATCH_UP_PAGE, CATCH_UP_READ, CATCH_UP_READS_AHEAD
 from server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
 from tests.server.raw import RawPeer

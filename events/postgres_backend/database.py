@@ -1,0 +1,67 @@
+"""Reaching the PostgreSQL database: its URL, its schema's creation, its NOTIFY channel, and
+its errors in one line without the URL's password (shared by the log, its appender and the
+listener)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import psycopg
+
+from events.postgres_backend.schema import CHANNEL, SCHEMA_VERSION, STATEMENTS
+
+__all__ = ["channel_for", "create_schema", "is_postgres_url", "reason", "safe_url"]
+
+_SCHEMA_LOCK = 7_366_001
+"""The advisory lock taken while the schema is created, so processes starting together
+create it once (a one-``bigint`` key: the campaigns' append locks take two ``integer``
+keys, a space of their own, :mod:`.append`)."""
+
+
+def is_postgres_url(database: object) -> bool:
+    """Whether ``database`` names a PostgreSQL database rather than a SQLite file."""
+    return isinstance(database, str) and database.startswith(("postgresql://", "postgres://"))
+
+
+def channel_for(connection: psycopg.Connection[Any]) -> str:
+    """The NOTIFY channel of the schema this connection works in."""
+    row = connection.execute("SELECT current_schema()").fetchone()
+    schema = row[0] if row else None
+    return CHANNEL if schema in (None, "public") else f"{CHANNEL}_{schema}"
+
+
+def create_schema(connection: psycopg.Connection[Any]) -> None:
+    """Create the schema if it is not at :data:`SCHEMA_VERSION` (every statement idempotent;
+    one transaction, under an advisory lock).
+
+    A schema already there is left alone, not created again: its triggers' DDL takes a lock
+    on each table that deadlocked with the appends of the processes already serving, when a
+    process restarted beside them."""
+    if _schema_version(connection) == SCHEMA_VERSION:
+        return
+    with connection.transaction():
+        connection.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEMA_LOCK])
+        if _schema_version(connection) == SCHEMA_VERSION:  # another process made it meanwhile
+            return
+        for statement in STATEMENTS:
+            connection.execute(statement.encode())
+
+
+def _schema_version(connection: psycopg.Connection[Any]) -> int | None:
+    row = connection.execute("SELECT to_regclass('deployment') IS NOT NULL").fetchone()
+    if not row or not row[0]:
+        return None
+    found = connection.execute(
+        "SELECT value FROM deployment WHERE key = 'schema_version'").fetchone()
+    return int(found[0]) if found else None
+
+
+def reason(error: BaseException) -> str:
+    """A database error in one line, without the URL's password."""
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def safe_url(url: str) -> str:
+    """``url`` without its password, to name it in a message or a log line."""
+    return re.sub(r"(://[^:@/]*):[^@/]*@", r"\1:***@", url)
