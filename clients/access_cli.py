@@ -11,15 +11,15 @@ import argparse
 import os
 from typing import Any
 
-from clients import cli_support as common
-from clients.cli_support import emit, styled, to_plain
+from poolhall.clients import cli_support as common
+from poolhall.clients.cli_support import emit, styled, to_plain
 
 __all__ = ["add_commands"]
 
 
 async def _share_replay(args: argparse.Namespace) -> int:
-    from clients.links import replay_link
-    from events import core
+    from poolhall.clients.links import replay_link
+    from poolhall.events import core
 
     ack = await common.call_once(args, args.campaign, core.ShareReplay, session=args.session,
                                  name=args.name)
@@ -39,7 +39,7 @@ async def _share_replay(args: argparse.Namespace) -> int:
 
 
 async def _remove_member(args: argparse.Namespace) -> int:
-    from events import core
+    from poolhall.events import core
 
     ack = await common.call_once(args, args.campaign, core.RemoveMember, member=args.member,
                                  reason=args.reason or "")

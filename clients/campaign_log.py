@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 
-from clients import cli_support as common
-from clients.cli_support import CliError
-from events.base import Recorded
-from events.errors import ConnectionLost
-from projections.campaign import CampaignState
+from poolhall.clients import cli_support as common
+from poolhall.clients.cli_support import CliError
+from poolhall.events.base import Recorded
+from poolhall.events.errors import ConnectionLost
+from poolhall.projections.campaign import CampaignState
 
 __all__ = ["fetch_log", "session_bounds"]
 
@@ -34,7 +34,7 @@ async def fetch_log(args: argparse.Namespace) -> tuple[CampaignState, list[Recor
 def session_bounds(events: list[Recorded], session: int, campaign: str) -> tuple[int, int]:
     """The first and last sequence numbers of game session ``session`` (the last event so far
     if it has not ended), or a :class:`CliError` naming the sessions there are."""
-    from events.core import GameSessionEnded, GameSessionStarted
+    from poolhall.events.core import GameSessionEnded, GameSessionStarted
 
     first = last = None
     known: list[int] = []

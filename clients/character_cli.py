@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from clients import cli_support as common
-from clients.cli_support import CliError, emit, styled
+from poolhall.clients import cli_support as common
+from poolhall.clients.cli_support import CliError, emit, styled
 
 __all__ = ["add_command", "load_character_file"]
 
@@ -42,8 +42,8 @@ def load_character_file(data: bytes, source: str) -> Any:
     path and what is wrong with it."""
     import msgspec
 
-    from events.character_io import FILE_DECODER, read_character_file
-    from events.wire_errors import rejection_from
+    from poolhall.events.character_io import FILE_DECODER, read_character_file
+    from poolhall.events.wire_errors import rejection_from
 
     try:
         return read_character_file(data)
@@ -56,7 +56,7 @@ def load_character_file(data: bytes, source: str) -> Any:
 
 def _hints() -> dict[str, str]:
     """What to say of the two fields that tell a character file apart from any other JSON."""
-    from events.character_io import CHARACTER_FILE_FORMAT, CHARACTER_FILE_VERSION
+    from poolhall.events.character_io import CHARACTER_FILE_FORMAT, CHARACTER_FILE_VERSION
 
     return {
         "$.format": f'not a poolhall character file: "format" must be "{CHARACTER_FILE_FORMAT}"',
@@ -66,8 +66,8 @@ def _hints() -> dict[str, str]:
 
 
 async def _export(args: argparse.Namespace) -> int:
-    from events.character_io import character_file
-    from events.suggest import did_you_mean
+    from poolhall.events.character_io import character_file
+    from poolhall.events.suggest import did_you_mean
 
     client = await common.fetch_table(args, args.campaign)
     state = client.state
@@ -86,7 +86,7 @@ async def _export(args: argparse.Namespace) -> int:
 
 
 async def _import(args: argparse.Namespace) -> int:
-    from events.character_io import ImportCharacter
+    from poolhall.events.character_io import ImportCharacter
 
     source = "standard input" if args.file == "-" else args.file
     try:

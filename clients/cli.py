@@ -25,8 +25,8 @@ from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import Any, NoReturn
 
-from clients import cli_support as common
-from clients.cli_support import CliError, emit, styled
+from poolhall.clients import cli_support as common
+from poolhall.clients.cli_support import CliError, emit, styled
 
 __all__ = ["build_parser", "main"]
 
@@ -124,7 +124,7 @@ def _system(module: str) -> Callable[[Any], None]:
 
 
 def _add_campaign_commands(sub: Any) -> None:
-    from events.systems import SYSTEM_IDS
+    from poolhall.events.systems import SYSTEM_IDS
 
     campaign = sub.add_parser("campaign", help=_HELP["campaign"])
     campaign_sub = campaign.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -134,7 +134,7 @@ def _add_campaign_commands(sub: Any) -> None:
     create.add_argument("--id", help="campaign id (default: from the name)")
     common.add_connection_options(create)
     _add_base_url(create)
-    create.set_defaults(handler="clients.table_cli:campaign_create")
+    create.set_defaults(handler="poolhall.clients.table_cli:campaign_create")
 
 
 def _add_invite_command(sub: Any) -> None:
@@ -145,13 +145,13 @@ def _add_invite_command(sub: Any) -> None:
     invite.add_argument("--name", help="their name (default: the character or the role)")
     common.add_connection_options(invite)
     _add_base_url(invite)
-    invite.set_defaults(handler="clients.table_cli:invite")
+    invite.set_defaults(handler="poolhall.clients.table_cli:invite")
 
 
 def expected_hash(text: str) -> Any:
     """``verify --expect``'s type (:func:`clients.verify_expect.expected_hash`, imported when
     the option is given)."""
-    from clients.verify_expect import expected_hash as read
+    from poolhall.clients.verify_expect import expected_hash as read
 
     return read(text)
 
@@ -164,33 +164,33 @@ def _add_table_commands(sub: Any) -> None:
     roll.add_argument("--reason", help="why, in a few words")
     common.add_visibility_option(roll)
     common.add_connection_options(roll)
-    roll.set_defaults(handler="clients.table_cli:roll")
+    roll.set_defaults(handler="poolhall.clients.table_cli:roll")
 
     send = sub.add_parser("send", help=_HELP["send"])
     send.add_argument("campaign")
     send.add_argument("command", help='e.g. \'{"type": "start_session", "title": "Ep. 1"}\'')
     common.add_connection_options(send)
-    send.set_defaults(handler="clients.table_cli:send")
+    send.set_defaults(handler="poolhall.clients.table_cli:send")
 
     watch = sub.add_parser("watch", help=_HELP["watch"])
     watch.add_argument("campaign")
     watch.add_argument("--last", type=int, default=20, help="history lines first (0: all)")
     common.add_connection_options(watch)
-    watch.set_defaults(handler="clients.table_cli:watch")
+    watch.set_defaults(handler="poolhall.clients.table_cli:watch")
 
     sheet_parser = sub.add_parser("sheet", help=_HELP["sheet"])
     sheet_parser.add_argument("campaign")
     sheet_parser.add_argument("character", nargs="?",
                               help="whose (default: the one you play, else all)")
     common.add_connection_options(sheet_parser)
-    sheet_parser.set_defaults(handler="clients.table_cli:sheet_of")
+    sheet_parser.set_defaults(handler="poolhall.clients.table_cli:sheet_of")
 
     state = sub.add_parser("state", help=_HELP["state"])
     state.add_argument("campaign")
     state.add_argument("--at", type=event_number, metavar="SEQ",
                        help="as they stood after event SEQ (1 is the campaign's first event)")
     common.add_connection_options(state)
-    state.set_defaults(handler="clients.table_cli:state")
+    state.set_defaults(handler="poolhall.clients.table_cli:state")
 
     verify = sub.add_parser("verify", help=_HELP["verify"])
     verify.add_argument("db", nargs="?", default=os.environ.get("POOLHALL_DB", "poolhall.db"),
@@ -202,33 +202,33 @@ def _add_table_commands(sub: Any) -> None:
         help="a chain hash held elsewhere (a head hash from `poolhall state`): the log must "
              "have it at that campaign's head, or at event SEQ; repeatable")
     common.add_json_option(verify)
-    verify.set_defaults(handler="clients.log_cli:verify")
+    verify.set_defaults(handler="poolhall.clients.log_cli:verify")
 
     migrate = sub.add_parser("migrate", help=_HELP["migrate"])
     migrate.add_argument("--db", default=os.environ.get("POOLHALL_DB", "poolhall.db"),
                          help="a SQLite file or a postgresql:// URL (default $POOLHALL_DB,"
                               " else ./poolhall.db)")
     common.add_json_option(migrate)
-    migrate.set_defaults(handler="clients.log_cli:migrate")
+    migrate.set_defaults(handler="poolhall.clients.log_cli:migrate")
 
     schema = sub.add_parser("schema", help=_HELP["schema"])
     common.add_json_option(schema)  # accepted for uniformity: the schema is JSON already
-    schema.set_defaults(handler="clients.log_cli:schema")
+    schema.set_defaults(handler="poolhall.clients.log_cli:schema")
 
 
 _GROUPS: tuple[tuple[tuple[str, ...], Callable[[Any], None]], ...] = (
-    (("serve",), _from("clients.serve_cli", "add_command")),
+    (("serve",), _from("poolhall.clients.serve_cli", "add_command")),
     (("campaign",), _add_campaign_commands),  # its --system choices: the systems' registry
     (("invite",), _add_invite_command),
-    (("remove-member", "share-replay"), _from("clients.access_cli", "add_commands")),
+    (("remove-member", "share-replay"), _from("poolhall.clients.access_cli", "add_commands")),
     (("roll", "send", "watch", "sheet", "state", "verify", "migrate", "schema"),
      _add_table_commands),
-    (("report", "export"), _from("clients.report_cli", "add_commands")),
-    (("replay",), _from("clients.replay_cli", "add_command")),
-    (("character",), _from("clients.character_cli", "add_command")),
-    (("odds", "narrative"), _system("clients.narrative_cli")),
-    (("sr3-odds", "sr3"), _system("clients.sr3_cli")),
-    (("d12-odds", "d12"), _system("clients.d12_cli")),
+    (("report", "export"), _from("poolhall.clients.report_cli", "add_commands")),
+    (("replay",), _from("poolhall.clients.replay_cli", "add_command")),
+    (("character",), _from("poolhall.clients.character_cli", "add_command")),
+    (("odds", "narrative"), _system("poolhall.clients.narrative_cli")),
+    (("sr3-odds", "sr3"), _system("poolhall.clients.sr3_cli")),
+    (("d12-odds", "d12"), _system("poolhall.clients.d12_cli")),
 )
 """Which builder makes which commands, in ``--help``'s order. A game system's commands are
 its ``clients/<id>_cli.py``'s (a test holds this to :data:`clients.systems.CLI_HOOKS`)."""
@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if not args.verbose:  # one line per connection is noise at a busy table
         logging.getLogger("websockets").setLevel(logging.WARNING)
-        logging.getLogger("clients.client").setLevel(logging.WARNING)  # watch's reconnects
+        logging.getLogger("poolhall.clients.client").setLevel(logging.WARNING)  # watch's reconnects
     try:
         result = _handler(args)(args)
         if isinstance(result, Coroutine):  # asyncio is imported by the commands that use it

@@ -31,9 +31,9 @@ import sys
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from clients.defaults import DEFAULT_URL, new_command_id
-from events.errors import PoolhallError
-from events.suggest import did_you_mean
+from poolhall.clients.defaults import DEFAULT_URL, new_command_id
+from poolhall.events.errors import PoolhallError
+from poolhall.events.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -41,9 +41,9 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-    from clients.client import Client
-    from events.errors import ConnectionLost, Rejected
-    from projections.campaign import CampaignState
+    from poolhall.clients.client import Client
+    from poolhall.events.errors import ConnectionLost, Rejected
+    from poolhall.projections.campaign import CampaignState
 
 # Imported when a command runs, not when the parser is built: rich, msgspec, websockets, the
 # client and the message types cost a ``--help`` hundreds of milliseconds (see
@@ -91,7 +91,7 @@ def _consoles() -> tuple[Console, Console]:
     """The consoles for standard output and standard error, made when first printed to."""
     from rich.console import Console
 
-    from clients.printable import EscapeUnprintable
+    from poolhall.clients.printable import EscapeUnprintable
 
     class _Console(Console):
         """rich's console, except when the reader of our output goes away (``| head``): rich
@@ -125,7 +125,7 @@ def styled(template: str, *values: object) -> Text:
     from rich.markup import escape
     from rich.text import Text
 
-    from clients.printable import printable
+    from poolhall.clients.printable import printable
 
     return Text.from_markup(template.format(*(escape(printable(str(value)))
                                               for value in values)))
@@ -135,7 +135,7 @@ def lines(*parts: str | Text) -> Text:
     """Several lines of text, styled or not, as one renderable."""
     from rich.text import Text
 
-    from clients.printable import printable
+    from poolhall.clients.printable import printable
 
     return Text("\n").join(Text(printable(part)) if isinstance(part, str) else part
                            for part in parts)
@@ -182,7 +182,7 @@ def connection_lost(lost: ConnectionLost | None, doing: str) -> CliError:
     A diverged history is not a network problem to retry: the server lost events this
     client had seen, and the people running it need to know (docs/how-to/backup-and-restore.md).
     """
-    from events.errors import HistoryDiverged
+    from poolhall.events.errors import HistoryDiverged
 
     if isinstance(lost, HistoryDiverged):
         return CliError(f"history diverged, {doing}: {lost.message}; the server lost events "
@@ -318,8 +318,8 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
     """
     from websockets.exceptions import InvalidHandshake, InvalidURI
 
-    from clients.client import Client
-    from events.errors import CommandRejected
+    from poolhall.clients.client import Client
+    from poolhall.events.errors import CommandRejected
 
     client = Client(args.url, token or resolve_token(args), campaign, reconnect=follow,
                     keep_all=True, replay=replay, **hooks)
@@ -357,7 +357,7 @@ async def call_once(args: argparse.Namespace, campaign: str | None, command_type
     Positional-only parameters, so a command's own fields (``campaign`` of create_campaign)
     pass through ``fields``.
     """
-    from events.errors import CommandRejected
+    from poolhall.events.errors import CommandRejected
 
     client = await open_client(args, campaign, token)
     try:
@@ -383,7 +383,7 @@ async def fetch_table(args: argparse.Namespace, campaign: str, *, whole: bool = 
     """Join, take the table (the snapshot, or with ``whole`` the whole log), leave: the
     closed client, whose ``state``, ``views`` (those that came while it read) and ``welcome``
     (who we are) stay readable."""
-    from events.errors import ConnectionLost
+    from poolhall.events.errors import ConnectionLost
 
     client = await open_client(args, campaign, replay=whole)
     try:
@@ -435,7 +435,7 @@ def emit(args: argparse.Namespace, data: Any, text: Any) -> None:
     if getattr(args, "json", False):
         import msgspec
 
-        from clients.printable import json_safe
+        from poolhall.clients.printable import json_safe
 
         sys.stdout.write(json_safe(msgspec.json.encode(to_plain(data)).decode()) + "\n")
     else:
@@ -449,8 +449,8 @@ async def send_command(args: argparse.Namespace, campaign: str, command: Any,
     ``client``: one already joined (it is closed here), so a command that needed to look at
     the table first joins once.
     """
-    from events.errors import CommandRejected, ConnectionLost
-    from projections.describe import describe
+    from poolhall.events.errors import CommandRejected, ConnectionLost
+    from poolhall.projections.describe import describe
 
     if client is None:
         client = await open_client(args, campaign)

@@ -36,15 +36,15 @@ from typing import Any, TypeVar, cast
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from clients.defaults import DEFAULT_URL, new_command_id
-from clients.event_buffer import EventBuffer, SeqWaiters
-from clients.in_flight import CommandsInFlight
-from clients.printable import printable
-from clients.server_frames import read_server_frame
-from events.base import Recorded, ViewData
-from events.codec import encode
-from events.errors import CommandRejected, ConnectionLost, ErrorCode, HistoryDiverged
-from events.messages import (
+from poolhall.clients.defaults import DEFAULT_URL, new_command_id
+from poolhall.clients.event_buffer import EventBuffer, SeqWaiters
+from poolhall.clients.in_flight import CommandsInFlight
+from poolhall.clients.printable import printable
+from poolhall.clients.server_frames import read_server_frame
+from poolhall.events.base import Recorded, ViewData
+from poolhall.events.codec import encode
+from poolhall.events.errors import CommandRejected, ConnectionLost, ErrorCode, HistoryDiverged
+from poolhall.events.messages import (
     HISTORY_LIMIT,
     Ack,
     ErrorReply,
@@ -57,8 +57,8 @@ from events.messages import (
     View,
     Welcome,
 )
-from projections.campaign import CampaignState, evolve, new_state
-from projections.snapshot import Snapshot, state_from
+from poolhall.projections.campaign import CampaignState, evolve, new_state
+from poolhall.projections.snapshot import Snapshot, state_from
 
 __all__ = [
     "DEFAULT_URL",

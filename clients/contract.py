@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from projections.campaign import CampaignState, Character
+    from poolhall.projections.campaign import CampaignState, Character
 
 __all__ = ["AddCommands", "CliHooks", "TableHooks", "deferred"]
 

@@ -20,13 +20,13 @@ import argparse
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from clients.cli_support import lines, styled
-from clients.contract import CliHooks, TableHooks, deferred
+from poolhall.clients.cli_support import lines, styled
+from poolhall.clients.contract import CliHooks, TableHooks, deferred
 
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from projections.d12 import TestState
+    from poolhall.projections.d12 import TestState
 
 
 __all__ = ["CLI", "add_commands"]
@@ -39,8 +39,8 @@ def _percent(p: float) -> str:
 def _odds(args: argparse.Namespace, common: ModuleType) -> int:
     from rich.table import Table
 
-    from events import d12
-    from projections.d12_odds import (
+    from poolhall.events import d12
+    from poolhall.projections.d12_odds import (
         expected_margin,
         margin_distribution,
         success_probability,
@@ -117,7 +117,7 @@ def _add_dt_options(parser: argparse.ArgumentParser) -> None:
 
 
 async def _call(args: argparse.Namespace, common: ModuleType) -> int:
-    from events import d12
+    from poolhall.events import d12
 
     command = d12.CallThresholdTest(
         id=common.new_command_id(), character=args.character,
@@ -128,14 +128,14 @@ async def _call(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 async def _roll(args: argparse.Namespace, common: ModuleType) -> int:
-    from events import d12
+    from poolhall.events import d12
 
     command = d12.RollThresholdTest(id=common.new_command_id(), test=args.test)
     return int(await common.send_command(args, args.campaign, command))
 
 
 async def _dt(args: argparse.Namespace, common: ModuleType) -> int:
-    from events import d12
+    from poolhall.events import d12
 
     command = d12.SetDifficultyThreshold(id=common.new_command_id(), test=args.test,
                                          **_dt_fields(args))
@@ -143,7 +143,7 @@ async def _dt(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 async def _say(args: argparse.Namespace, common: ModuleType) -> int:
-    from events import d12
+    from poolhall.events import d12
 
     command = d12.InterpretThresholdResult(id=common.new_command_id(), test=args.test,
                                            text=args.text)
@@ -151,7 +151,7 @@ async def _say(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 async def _end(args: argparse.Namespace, common: ModuleType) -> int:
-    from events import d12
+    from poolhall.events import d12
 
     command = d12.EndThresholdTest(id=common.new_command_id(), test=args.test,
                                    reason=args.reason or "")
@@ -159,7 +159,7 @@ async def _end(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 def _test_text(test: TestState) -> Text:
-    from clients import d12_table
+    from poolhall.clients import d12_table
 
     status = "open" if test.open else f"over ({test.ended})"
     margins = d12_table.margins_text(test)
@@ -170,7 +170,7 @@ def _test_text(test: TestState) -> Text:
 
 
 async def _tests(args: argparse.Namespace, common: ModuleType) -> int:
-    from projections.d12 import GameState
+    from poolhall.projections.d12 import GameState
 
     game = (await common.fetch_state(args, args.campaign, whole=args.all)).game
     if not isinstance(game, GameState):
@@ -183,7 +183,7 @@ async def _tests(args: argparse.Namespace, common: ModuleType) -> int:
 
 def add_commands(subparsers: Any, common: ModuleType) -> None:
     """Add ``d12-odds`` and ``d12 call|roll|dt|say|end|tests`` to the ``poolhall`` CLI."""
-    from events import d12
+    from poolhall.events import d12
 
     odds = subparsers.add_parser("d12-odds", help="exact odds of a d12 pool against a DT")
     odds.add_argument("dice", type=int, help="pool size (1-100 d12s)")
@@ -245,8 +245,8 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
 
 
 CLI = CliHooks(system="d12", add_commands=add_commands, table=TableHooks(
-    table_parts=deferred("clients.d12_table", "table_parts"),
-    character_line=deferred("clients.d12_table", "character_line"),
-    sheet_parts=deferred("clients.d12_table", "sheet_parts"),
-    view_line=deferred("clients.d12_table", "view_line")))
+    table_parts=deferred("poolhall.clients.d12_table", "table_parts"),
+    character_line=deferred("poolhall.clients.d12_table", "character_line"),
+    sheet_parts=deferred("poolhall.clients.d12_table", "sheet_parts"),
+    view_line=deferred("poolhall.clients.d12_table", "view_line")))
 """This system's command-line hooks (see :mod:`clients.contract`)."""

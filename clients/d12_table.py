@@ -13,11 +13,11 @@ from typing import Any
 
 from rich.text import Text
 
-from clients.cli_support import styled
-from events import d12
-from projections.campaign import CampaignState, Character
-from projections.d12 import GameState, TestState
-from projections.d12_odds import odds_summary
+from poolhall.clients.cli_support import styled
+from poolhall.events import d12
+from poolhall.projections.campaign import CampaignState, Character
+from poolhall.projections.d12 import GameState, TestState
+from poolhall.projections.d12_odds import odds_summary
 
 __all__ = ["character_line", "margins_text", "sheet_parts", "table_parts", "view_line"]
 

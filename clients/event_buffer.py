@@ -14,7 +14,7 @@ import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 
-from events.base import Recorded
+from poolhall.events.base import Recorded
 
 __all__ = ["EventBuffer", "SeqWaiters"]
 

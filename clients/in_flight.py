@@ -18,8 +18,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from events.errors import CommandRejected
-from events.messages import Ack
+from poolhall.events.errors import CommandRejected
+from poolhall.events.messages import Ack
 
 __all__ = ["CommandsInFlight"]
 

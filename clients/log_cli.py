@@ -11,8 +11,8 @@ import json
 import sys
 from typing import Any
 
-from clients import cli_support as common
-from clients.cli_support import CliError, emit, lines, styled
+from poolhall.clients import cli_support as common
+from poolhall.clients.cli_support import CliError, emit, lines, styled
 
 __all__ = ["migrate", "schema", "verify"]
 
@@ -22,11 +22,11 @@ def verify(args: argparse.Namespace) -> int:
     (:mod:`clients.verify_rolls`); compare every stored snapshot with a fold of the log
     (:mod:`server.snapshot_check`, for a SQLite file); check the log against the hashes given
     with ``--expect`` (:mod:`clients.verify_expect`)."""
-    from clients.verify_expect import expectation_problems
-    from clients.verify_rolls import fair_line, fair_rolls, fair_summary
-    from events.backends import is_postgres_url, reading
-    from events.errors import StoreError
-    from server.snapshot_check import snapshot_problems
+    from poolhall.clients.verify_expect import expectation_problems
+    from poolhall.clients.verify_rolls import fair_line, fair_rolls, fair_summary
+    from poolhall.events.backends import is_postgres_url, reading
+    from poolhall.events.errors import StoreError
+    from poolhall.server.snapshot_check import snapshot_problems
 
     try:  # read-only: verifying a log never changes it, even one that is being served
         with reading(args.db) as log:
@@ -56,8 +56,8 @@ def verify(args: argparse.Namespace) -> int:
 def migrate(args: argparse.Namespace) -> int:
     """Create the schema (or bring an older file's up to date) without serving: for operators
     who run schema changes themselves; ``serve`` does the same at start."""
-    from events.backends import migrate, safe_name
-    from events.errors import StoreError
+    from poolhall.events.backends import migrate, safe_name
+    from poolhall.events.errors import StoreError
 
     try:
         done = migrate(args.db)
@@ -69,7 +69,7 @@ def migrate(args: argparse.Namespace) -> int:
 
 
 def schema(args: argparse.Namespace) -> int:
-    from projections.snapshot import protocol_schema
+    from poolhall.projections.snapshot import protocol_schema
 
     sys.stdout.write(json.dumps(protocol_schema(), indent=2) + "\n")
     return common.EXIT_OK

@@ -25,14 +25,14 @@ from fractions import Fraction
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from clients.cli_support import lines, styled
-from clients.contract import CliHooks, TableHooks, deferred
+from poolhall.clients.cli_support import lines, styled
+from poolhall.clients.contract import CliHooks, TableHooks, deferred
 
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from events import narrative as n
-    from projections.narrative import CheckState, GameState
+    from poolhall.events import narrative as n
+    from poolhall.projections.narrative import CheckState, GameState
 
 
 __all__ = ["CLI", "add_commands", "odds_data"]
@@ -44,7 +44,7 @@ def _percent(p: float) -> str:
 
 def odds_data(pool: n.Pool, with_exact: bool = False, joint: bool = False) -> dict[str, Any]:
     """The odds of a pool as plain data (what ``poolhall odds --json`` prints)."""
-    from projections.narrative_odds import distribution, exact, summary
+    from poolhall.projections.narrative_odds import distribution, exact, summary
 
     data: dict[str, Any] = {"odds": summary(pool)}
     dist = distribution(pool)
@@ -106,8 +106,8 @@ def _odds_text(pool: n.Pool, data: dict[str, Any]) -> Any:
 
 
 def _odds(args: argparse.Namespace, common: ModuleType) -> int:
-    from events import narrative as n
-    from events.errors import NotationError
+    from poolhall.events import narrative as n
+    from poolhall.events.errors import NotationError
 
     try:
         pool = n.parse_pool(" ".join(args.pool))
@@ -135,7 +135,7 @@ def _opposed(text: str) -> tuple[str, str]:
 
 
 async def _difficulty(args: argparse.Namespace, common: ModuleType) -> int:
-    from events import narrative as n
+    from poolhall.events import narrative as n
 
     if (args.level is None) == (args.opposed is None):
         raise common.CliError("give a LEVEL or --opposed OPPONENT:SKILL")
@@ -150,7 +150,7 @@ async def _difficulty(args: argparse.Namespace, common: ModuleType) -> int:
 
 async def _game(args: argparse.Namespace, common: ModuleType) -> GameState:
     # --all shows every closed check: the whole log; else the table's snapshot is enough
-    from projections.narrative import GameState
+    from poolhall.projections.narrative import GameState
 
     game = (await common.fetch_state(args, args.campaign,
                                      whole=getattr(args, "all", False))).game
@@ -160,8 +160,8 @@ async def _game(args: argparse.Namespace, common: ModuleType) -> GameState:
 
 
 def _check_text(check: CheckState) -> Text:
-    from projections.narrative_dice import cancel_text
-    from projections.narrative_odds import summary
+    from poolhall.projections.narrative_dice import cancel_text
+    from poolhall.projections.narrative_odds import summary
 
     built = check.effective()
     level = check.difficulty.level if check.difficulty else "no difficulty yet"
@@ -194,7 +194,7 @@ async def _checks(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 async def _destiny(args: argparse.Namespace, common: ModuleType) -> int:
-    from events import narrative as n
+    from poolhall.events import narrative as n
 
     if args.roll:
         return await _send(args, common, n.RollDestinyPool)
@@ -234,7 +234,7 @@ def _modifier(actions: Any, common: ModuleType, name: str, command_type: type[An
 
 def add_commands(subparsers: Any, common: ModuleType) -> None:
     """Add ``odds`` and ``narrative ...`` to the ``poolhall`` CLI."""
-    from events import narrative as n
+    from poolhall.events import narrative as n
 
     odds = subparsers.add_parser("odds", help='exact odds of a narrative pool: "yyg vs pp"')
     odds.add_argument("pool", nargs="+", help="colour letters y g p r b k w with counts")
@@ -328,8 +328,8 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
 
 
 CLI = CliHooks(system="narrative", add_commands=add_commands, table=TableHooks(
-    table_parts=deferred("clients.narrative_table", "table_parts"),
-    character_line=deferred("clients.narrative_table", "character_line"),
-    sheet_parts=deferred("clients.narrative_table", "sheet_parts"),
-    view_line=deferred("clients.narrative_table", "view_line")))
+    table_parts=deferred("poolhall.clients.narrative_table", "table_parts"),
+    character_line=deferred("poolhall.clients.narrative_table", "character_line"),
+    sheet_parts=deferred("poolhall.clients.narrative_table", "sheet_parts"),
+    view_line=deferred("poolhall.clients.narrative_table", "view_line")))
 """This system's command-line hooks (see :mod:`clients.contract`)."""

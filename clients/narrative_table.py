@@ -14,12 +14,12 @@ from typing import Any
 import msgspec
 from rich.text import Text
 
-from clients.cli_support import styled
-from events import narrative as n
-from projections.campaign import CampaignState, Character
-from projections.narrative import CheckState, GameState
-from projections.narrative_dice import cancel_text
-from projections.narrative_odds import summary
+from poolhall.clients.cli_support import styled
+from poolhall.events import narrative as n
+from poolhall.projections.campaign import CampaignState, Character
+from poolhall.projections.narrative import CheckState, GameState
+from poolhall.projections.narrative_dice import cancel_text
+from poolhall.projections.narrative_odds import summary
 
 __all__ = ["character_line", "sheet_parts", "table_parts", "view_line"]
 

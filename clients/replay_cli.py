@@ -13,11 +13,11 @@ import argparse
 import math
 from typing import TYPE_CHECKING, Any
 
-from clients import cli_support as common
-from clients.cli_support import CliError, emit
+from poolhall.clients import cli_support as common
+from poolhall.clients.cli_support import CliError, emit
 
 if TYPE_CHECKING:
-    from events.base import Recorded
+    from poolhall.events.base import Recorded
 
 
 __all__ = ["MAX_PAUSE", "add_command", "number_of", "pause", "replay_lines"]
@@ -42,8 +42,8 @@ def replay_lines(events: list[Recorded], first: int, last: int
                  ) -> list[tuple[Recorded, Any]]:
     """The events from ``first`` to ``last`` with the line ``watch`` would print for each
     (the table folded from the first event, so a line can name what it refers to)."""
-    from clients.table_text import log_line
-    from projections.campaign import CampaignState, evolve
+    from poolhall.clients.table_text import log_line
+    from poolhall.projections.campaign import CampaignState, evolve
 
     state = CampaignState()
     shown: list[tuple[Recorded, Any]] = []
@@ -59,7 +59,7 @@ def replay_lines(events: list[Recorded], first: int, last: int
 async def _replay(args: argparse.Namespace) -> int:
     import asyncio
 
-    from clients.campaign_log import fetch_log, session_bounds
+    from poolhall.clients.campaign_log import fetch_log, session_bounds
 
     _, events = await fetch_log(args)
     first, last = 1, events[-1].seq if events else 0

@@ -14,19 +14,19 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from clients import cli_support as common
-from clients.cli_support import CliError, emit, styled
+from poolhall.clients import cli_support as common
+from poolhall.clients.cli_support import CliError, emit, styled
 
 if TYPE_CHECKING:
-    from projections.analytics_model import RollRow
+    from poolhall.projections.analytics_model import RollRow
 
 __all__ = ["add_commands", "write_rows"]
 
 
 async def _report(args: argparse.Namespace) -> int:
-    from clients.campaign_log import fetch_log, session_bounds
-    from clients.report_text import summary
-    from projections.analytics import for_session, report
+    from poolhall.clients.campaign_log import fetch_log, session_bounds
+    from poolhall.clients.report_text import summary
+    from poolhall.projections.analytics import for_session, report
 
     _, events = await fetch_log(args)
     if args.session is not None:
@@ -34,7 +34,7 @@ async def _report(args: argparse.Namespace) -> int:
     chosen = for_session(report(events), args.session)
     written = None
     if args.html:
-        from reports.html import render_html  # matplotlib: only for a page
+        from poolhall.reports.html import render_html  # matplotlib: only for a page
 
         page = render_html(chosen, args.session)
         try:
@@ -61,7 +61,7 @@ def write_rows(rows: list[RollRow], out: TextIO, form: str) -> None:
         for row in rows:
             out.write(encoder.encode(row).decode() + "\n")
         return
-    from projections.analytics_model import RollRow
+    from poolhall.projections.analytics_model import RollRow
 
     columns = RollRow.__struct_fields__  # in order
     writer = csv.writer(out, lineterminator="\n")
@@ -73,8 +73,8 @@ def write_rows(rows: list[RollRow], out: TextIO, form: str) -> None:
 async def _export(args: argparse.Namespace) -> int:
     import msgspec
 
-    from clients.campaign_log import fetch_log, session_bounds
-    from projections.analytics import roll_rows
+    from poolhall.clients.campaign_log import fetch_log, session_bounds
+    from poolhall.projections.analytics import roll_rows
 
     if not args.rolls and not args.events:
         raise CliError("say what to export: --rolls (one row per roll) or --events (the log)")
@@ -111,7 +111,7 @@ async def _export(args: argparse.Namespace) -> int:
 
 def add_commands(sub: Any) -> None:
     """Register ``report`` and ``export`` on the ``poolhall`` subparsers."""
-    from clients.replay_cli import number_of
+    from poolhall.clients.replay_cli import number_of
 
     session_type = number_of("a game session")
     parser = sub.add_parser("report", help="after the game: who was lucky against the exact "

@@ -11,9 +11,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from clients.cli_support import styled
-from clients.printable import printable
-from projections.analytics_model import (
+from poolhall.clients.cli_support import styled
+from poolhall.clients.printable import printable
+from poolhall.projections.analytics_model import (
     D12Figures,
     Luck,
     NarrativeFigures,
@@ -23,7 +23,7 @@ from projections.analytics_model import (
     Sr3Figures,
     Tally,
 )
-from reports.words import percent, who
+from poolhall.reports.words import percent, who
 
 __all__ = ["summary"]
 

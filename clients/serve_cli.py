@@ -12,9 +12,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from clients import cli_support as common
-from clients.cli_support import CliError, styled
-from clients.links import owner_link, page_origin
+from poolhall.clients import cli_support as common
+from poolhall.clients.cli_support import CliError, styled
+from poolhall.clients.links import owner_link, page_origin
 
 __all__ = ["add_command", "port_number"]
 
@@ -33,7 +33,7 @@ def add_command(sub: Any) -> None:
                             " default only the first start on a new database prints the"
                             " owner's link; later starts print the token file's path only,"
                             " as output often ends up in logs)")
-    from server.settings import add_arguments as add_settings_arguments
+    from poolhall.server.settings import add_arguments as add_settings_arguments
 
     add_settings_arguments(serve)
     serve.set_defaults(handler=_serve)
@@ -43,17 +43,17 @@ async def _serve(args: argparse.Namespace) -> int:
     import asyncio
     import signal
 
-    from events.backends import is_postgres_url, safe_name
-    from events.errors import StoreError
-    from server.app import Server
-    from server.settings import from_arguments
+    from poolhall.events.backends import is_postgres_url, safe_name
+    from poolhall.events.errors import StoreError
+    from poolhall.server.app import Server
+    from poolhall.server.settings import from_arguments
 
     shared = is_postgres_url(args.db)
     if not shared and not Path(args.db).resolve().parent.is_dir():
         raise CliError(f"no directory for the database {args.db}; create it first")
     if not shared and Path(args.db).is_dir():
         raise CliError(f"{args.db} is a directory; --db names the database file")
-    from server.auth import AdminTokenError, admin_token_path
+    from poolhall.server.auth import AdminTokenError, admin_token_path
 
     server = Server(args.db, args.host, args.port, settings=from_arguments(args))
     try:
@@ -101,7 +101,7 @@ async def _serve(args: argparse.Namespace) -> int:
 
 
 def _print_token_file(created: bool, token_file: Path) -> None:
-    from server.auth import token_file_mode
+    from poolhall.server.auth import token_file_mode
 
     made = "created in" if created else "in"
     mode = token_file_mode(token_file)

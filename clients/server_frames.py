@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from projections.snapshot import SERVER_DECODER
+from poolhall.projections.snapshot import SERVER_DECODER
 
 __all__ = ["read_server_frame"]
 

@@ -23,10 +23,10 @@ import argparse
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from clients.contract import CliHooks, TableHooks, deferred
+from poolhall.clients.contract import CliHooks, TableHooks, deferred
 
 if TYPE_CHECKING:
-    from events import sr3
+    from poolhall.events import sr3
 
 
 __all__ = ["CLI", "add_commands"]
@@ -60,7 +60,7 @@ def _odds(args: argparse.Namespace, common: ModuleType) -> int:
 
 def _check_odds_args(args: argparse.Namespace, common: ModuleType) -> None:
     """Refuse dice a test cannot roll, and a test with neither a TN nor ``--open``."""
-    from events import sr3
+    from poolhall.events import sr3
 
     if not 0 <= args.dice <= sr3.MAX_TEST_DICE or not 0 <= args.pool <= sr3.MAX_TEST_DICE:
         raise common.CliError(f"dice and --pool are 0 to {sr3.MAX_TEST_DICE}")
@@ -74,8 +74,8 @@ def _check_odds_args(args: argparse.Namespace, common: ModuleType) -> None:
 
 def _odds_row(args: argparse.Namespace, dice: int) -> tuple[dict[str, Any], list[str]]:
     """The odds of ``dice`` dice at the TN: the row ``--json`` prints, and the table's cells."""
-    from projections.sr3_odds import at_least, rule_of_one, success_distribution
-    from projections.sr3_odds import mean as expected
+    from poolhall.projections.sr3_odds import at_least, rule_of_one, success_distribution
+    from poolhall.projections.sr3_odds import mean as expected
 
     dist = success_distribution(dice, args.tn)
     cumulative = at_least(dist)
@@ -98,7 +98,7 @@ def _odds_row(args: argparse.Namespace, dice: int) -> tuple[dict[str, Any], list
 def _open_odds(args: argparse.Namespace, common: ModuleType, counts: list[int]) -> int:
     from rich.table import Table
 
-    from projections.sr3_odds import open_distribution
+    from poolhall.projections.sr3_odds import open_distribution
 
     table = Table(title=f"open test: P(highest >= t) for {args.dice} dice + 0..{args.pool}")
     table.add_column("t", justify="right")
@@ -128,8 +128,8 @@ async def _parse(args: argparse.Namespace, common: ModuleType) -> sr3.RollPoolTe
     the Combat Pool helps)."""
     import msgspec
 
-    from events import sr3
-    from events.errors import NotationError
+    from poolhall.events import sr3
+    from poolhall.events.errors import NotationError
 
     try:
         command = sr3.parse_roll(args.notation, args.character or "someone")
@@ -157,7 +157,7 @@ async def _test(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 async def _declare(args: argparse.Namespace, common: ModuleType) -> int:
-    from events import sr3
+    from poolhall.events import sr3
 
     parsed = await _parse(args, common)
     fields = {name: getattr(parsed, name) for name in sr3.DeclarePoolTest.__struct_fields__}
@@ -170,7 +170,7 @@ async def _simple(args: argparse.Namespace, common: ModuleType, command: Any) ->
 
 
 async def _state(args: argparse.Namespace, common: ModuleType) -> Any:
-    from projections.sr3 import GameState
+    from poolhall.projections.sr3 import GameState
 
     state = await common.fetch_state(args, args.campaign)
     if not isinstance(state.game, GameState):
@@ -182,7 +182,7 @@ async def _sheet(args: argparse.Namespace, common: ModuleType) -> int:
     from rich.console import Group
     from rich.table import Table
 
-    from projections.sr3_views import sheets_view
+    from poolhall.projections.sr3_views import sheets_view
 
     state = await _state(args, common)
     sheets = sheets_view(state)
@@ -209,7 +209,7 @@ async def _sheet(args: argparse.Namespace, common: ModuleType) -> int:
 async def _combat(args: argparse.Namespace, common: ModuleType) -> int:
     from rich.table import Table
 
-    from projections.sr3 import combat_view
+    from poolhall.projections.sr3 import combat_view
 
     state = await _state(args, common)
     view = combat_view(state.game)
@@ -241,7 +241,7 @@ def _connected(actions: Any, common: ModuleType, name: str, help_text: str,
 
 def add_commands(subparsers: Any, common: ModuleType) -> None:
     """Add ``sr3-odds`` and ``sr3 start|pass|end|declare|test|karma|scene|sheet|combat``."""
-    from events import sr3
+    from poolhall.events import sr3
 
     odds = subparsers.add_parser("sr3-odds", help="exact odds of a Shadowrun 3 test")
     odds.add_argument("dice", type=int, help="base dice (skill or attribute)")
@@ -296,8 +296,8 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
 
 
 CLI = CliHooks(system="sr3", add_commands=add_commands, table=TableHooks(
-    table_parts=deferred("clients.sr3_table", "table_parts"),
-    character_line=deferred("clients.sr3_table", "character_line"),
-    sheet_parts=deferred("clients.sr3_table", "sheet_parts"),
-    view_line=deferred("clients.sr3_table", "view_line")))
+    table_parts=deferred("poolhall.clients.sr3_table", "table_parts"),
+    character_line=deferred("poolhall.clients.sr3_table", "character_line"),
+    sheet_parts=deferred("poolhall.clients.sr3_table", "sheet_parts"),
+    view_line=deferred("poolhall.clients.sr3_table", "view_line")))
 """This system's command-line hooks (see :mod:`clients.contract`)."""

@@ -13,11 +13,11 @@ from typing import Any
 
 from rich.text import Text
 
-from clients.cli_support import styled
-from events.sr3 import Sr3Stats
-from projections.campaign import CampaignState, Character
-from projections.sr3 import GameState, combat_view
-from projections.sr3_views import odds_view, sheet_of
+from poolhall.clients.cli_support import styled
+from poolhall.events.sr3 import Sr3Stats
+from poolhall.projections.campaign import CampaignState, Character
+from poolhall.projections.sr3 import GameState, combat_view
+from poolhall.projections.sr3_views import odds_view, sheet_of
 
 __all__ = ["character_line", "combat_words", "sheet_parts", "table_parts", "view_line"]
 

@@ -6,9 +6,9 @@ without a ``CLI`` here is refused at import, by name.
 
 from __future__ import annotations
 
-from clients import d12_cli, narrative_cli, sr3_cli
-from clients.contract import CliHooks
-from events.systems import check_registered
+from poolhall.clients import d12_cli, narrative_cli, sr3_cli
+from poolhall.clients.contract import CliHooks
+from poolhall.events.systems import check_registered
 
 __all__ = ["CLI_HOOKS"]
 

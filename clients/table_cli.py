@@ -16,8 +16,8 @@ from typing import Any
 import msgspec
 from rich.console import Group
 
-from clients import cli_support as common
-from clients.cli_support import (
+from poolhall.clients import cli_support as common
+from poolhall.clients.cli_support import (
     CliError,
     emit,
     lines,
@@ -26,20 +26,27 @@ from clients.cli_support import (
     styled,
     to_plain,
 )
-from clients.client import Client
-from clients.links import join_link
-from clients.table_text import LOG_LINES, log_line, sheet, state_json, state_text, view_line
-from events import core
-from events.codec import AnyCommand
-from events.dice import parse_dice
-from events.errors import ConnectionLost, NotationError, Rejected
-from events.messages import View
-from events.plain_text import check_plain_text
-from events.strict import StrictDecoder
-from events.systems import SYSTEMS
-from events.wire_errors import rejection_from
-from projections.campaign import CampaignState, evolve
-from projections.snapshot import state_from
+from poolhall.clients.client import Client
+from poolhall.clients.links import join_link
+from poolhall.clients.table_text import (
+    LOG_LINES,
+    log_line,
+    sheet,
+    state_json,
+    state_text,
+    view_line,
+)
+from poolhall.events import core
+from poolhall.events.codec import AnyCommand
+from poolhall.events.dice import parse_dice
+from poolhall.events.errors import ConnectionLost, NotationError, Rejected
+from poolhall.events.messages import View
+from poolhall.events.plain_text import check_plain_text
+from poolhall.events.strict import StrictDecoder
+from poolhall.events.systems import SYSTEMS
+from poolhall.events.wire_errors import rejection_from
+from poolhall.projections.campaign import CampaignState, evolve
+from poolhall.projections.snapshot import state_from
 
 __all__ = ["campaign_create", "invite", "roll", "send", "sheet_of", "state", "watch"]
 

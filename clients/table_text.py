@@ -17,13 +17,13 @@ import msgspec
 from rich.console import Group
 from rich.text import Text
 
-from clients.cli_support import lines, styled
-from clients.contract import TableHooks
-from clients.systems import CLI_HOOKS
-from events.base import Recorded
-from events.systems import SYSTEM_IDS
-from projections.campaign import CampaignState
-from projections.describe import describe
+from poolhall.clients.cli_support import lines, styled
+from poolhall.clients.contract import TableHooks
+from poolhall.clients.systems import CLI_HOOKS
+from poolhall.events.base import Recorded
+from poolhall.events.systems import SYSTEM_IDS
+from poolhall.projections.campaign import CampaignState
+from poolhall.projections.describe import describe
 
 __all__ = ["LOG_LINES", "log_line", "sheet", "state_data", "state_json", "state_text",
            "system_table", "view_line"]

@@ -18,8 +18,8 @@ import argparse
 import re
 from typing import NamedTuple
 
-from events.log import ChainProblem
-from events.log_contract import EventLog
+from poolhall.events.log import ChainProblem
+from poolhall.events.log_contract import EventLog
 
 __all__ = ["Expected", "expected_hash", "expectation_problems"]
 

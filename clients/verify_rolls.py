@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from events.log import to_recorded
-from events.log_contract import EventLog
-from projections.fair_verify import FairCheck, FairCounts
+from poolhall.events.log import to_recorded
+from poolhall.events.log_contract import EventLog
+from poolhall.projections.fair_verify import FairCheck, FairCounts
 
 __all__ = ["fair_line", "fair_rolls", "fair_summary"]
 

@@ -13,10 +13,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from events.errors import StoreError
+from poolhall.events.errors import StoreError
 
 if TYPE_CHECKING:
-    from events.log_contract import EventLog, ServerLog
+    from poolhall.events.log_contract import EventLog, ServerLog
 
 __all__ = ["is_postgres_url", "migrate", "open_log", "reading", "safe_name"]
 
@@ -35,7 +35,7 @@ def safe_name(database: str) -> str:
 
 def _postgres() -> Any:
     try:
-        from events import postgres_backend
+        from poolhall.events import postgres_backend
     except ImportError as error:
         raise StoreError(f"a postgresql:// database needs psycopg ({error.name} is not "
                          "installed): pip install 'poolhall[postgres]'") from None
@@ -47,7 +47,7 @@ def open_log(database: str | Path) -> ServerLog:
     if is_postgres_url(database):
         log: ServerLog = _postgres().PostgresLog(str(database))
         return log
-    from events.sqlite_backend import SqliteLog
+    from poolhall.events.sqlite_backend import SqliteLog
 
     return SqliteLog(database)
 
@@ -63,7 +63,7 @@ def reading(database: str | Path) -> Iterator[EventLog]:
         finally:
             log.close()
         return
-    from events.sqlite_backend import SqliteReader
+    from poolhall.events.sqlite_backend import SqliteReader
 
     reader = SqliteReader(database)
     try:
@@ -78,7 +78,7 @@ def migrate(database: str | Path) -> str:
         log = _postgres().PostgresLog(str(database))
         log.close()
         return "the schema is up to date"
-    from events.sqlite_backend import SqliteLog
+    from poolhall.events.sqlite_backend import SqliteLog
 
     SqliteLog(database).close()
     return "the file is up to date"

@@ -23,9 +23,9 @@ from typing import Annotated, Final, Literal
 import msgspec
 from msgspec import Meta
 
-from events.base import Command, Event, Name, Slug
-from events.strict import StrictDecoder
-from events.systems import Stats
+from poolhall.events.base import Command, Event, Name, Slug
+from poolhall.events.strict import StrictDecoder
+from poolhall.events.systems import Stats
 
 __all__ = [
     "CHARACTER_FILE_FORMAT",

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import msgspec
 
-from events.codec import ALL_EVENTS, event_tag
+from poolhall.events.codec import ALL_EVENTS, event_tag
 
 __all__ = ["WITHHELD", "WITHHOLDING", "client_payload"]
 

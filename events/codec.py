@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Union
 
 import msgspec
 
-from events import core
-from events.base import Command, Event, snake_case
-from events.systems import SYSTEMS
+from poolhall.events import core
+from poolhall.events.base import Command, Event, snake_case
+from poolhall.events.systems import SYSTEMS
 
 __all__ = [
     "ALL_COMMANDS",

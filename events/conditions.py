@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
-from events.base import Command, Event, Reason, Slug
+from poolhall.events.base import Command, Event, Reason, Slug
 
 __all__ = ["CONDITIONS", "ConditionChanged", "ConditionName", "SetCondition"]
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from events.base import Command, Event, ViewData
+from poolhall.events.base import Command, Event, ViewData
 
 __all__ = ["ParseRoll", "SystemVocabulary"]
 

@@ -10,14 +10,14 @@ from typing import Annotated
 
 from msgspec import Meta
 
-from events.base import Command, Event, Name, Reason, Role, Slug, Visibility
-from events.character_io import CharacterImported, ImportCharacter
-from events.conditions import ConditionChanged, SetCondition
-from events.dice import MAX_EXPRESSION_LENGTH, RolledTerm
-from events.fair import COMMANDS as FAIR_COMMANDS
-from events.fair import EVENTS as FAIR_EVENTS
-from events.fair import FairStamp
-from events.systems import SYSTEM_IDS, Stats
+from poolhall.events.base import Command, Event, Name, Reason, Role, Slug, Visibility
+from poolhall.events.character_io import CharacterImported, ImportCharacter
+from poolhall.events.conditions import ConditionChanged, SetCondition
+from poolhall.events.dice import MAX_EXPRESSION_LENGTH, RolledTerm
+from poolhall.events.fair import COMMANDS as FAIR_COMMANDS
+from poolhall.events.fair import EVENTS as FAIR_EVENTS
+from poolhall.events.fair import FairStamp
+from poolhall.events.systems import SYSTEM_IDS, Stats
 
 __all__ = [
     "COMMANDS",

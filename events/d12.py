@@ -22,10 +22,10 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from events.base import Command, Event, Reason, Slug, Value, ViewData, Visibility
-from events.contract import SystemVocabulary
-from events.errors import NotationError
-from events.fair import FairStamp
+from poolhall.events.base import Command, Event, Reason, Slug, Value, ViewData, Visibility
+from poolhall.events.contract import SystemVocabulary
+from poolhall.events.errors import NotationError
+from poolhall.events.fair import FairStamp
 
 __all__ = [
     "VOCABULARY",

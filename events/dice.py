@@ -18,8 +18,8 @@ from typing import Annotated
 
 from msgspec import Meta
 
-from events.base import Value
-from events.errors import NotationError
+from poolhall.events.base import Value
+from poolhall.events.errors import NotationError
 
 __all__ = [
     "MAX_CONSTANT",

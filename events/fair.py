@@ -22,7 +22,7 @@ from typing import Annotated
 
 from msgspec import Meta
 
-from events.base import Command, Event, Slug, Value
+from poolhall.events.base import Command, Event, Slug, Value
 
 __all__ = [
     "COMMANDS",

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 import msgspec
 
-from events.base import Event, Recorded
-from events.chain import GENESIS, link_hash
-from events.codec import (
+from poolhall.events.base import Event, Recorded
+from poolhall.events.chain import GENESIS, link_hash
+from poolhall.events.codec import (
     UPCASTERS,
     decode_event,
     decode_page,
@@ -22,8 +22,8 @@ from events.codec import (
     encode_event,
     event_tag,
 )
-from events.errors import Rejected
-from events.log_contract import (
+from poolhall.events.errors import Rejected
+from poolhall.events.log_contract import (
     Appended,
     AppendRequest,
     AppendResult,

@@ -43,7 +43,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 import msgspec
 
-from events.errors import ChainBroken, ConcurrencyError, StoreError
+from poolhall.events.errors import ChainBroken, ConcurrencyError, StoreError
 
 __all__ = [
     "PAGE_ROWS",

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 import msgspec
 from msgspec import Meta
 
-from events.base import CommandId, MemberRole, Recorded, Seq, Slug, ViewData
-from events.codec import AnyCommand, FrameEvent
-from events.errors import ErrorCode
-from events.owner import CampaignList, ListCampaigns
-from events.strict import StrictDecoder, strict_type
-from events.systems import SYSTEMS, RegisteredSystem
+from poolhall.events.base import CommandId, MemberRole, Recorded, Seq, Slug, ViewData
+from poolhall.events.codec import AnyCommand, FrameEvent
+from poolhall.events.errors import ErrorCode
+from poolhall.events.owner import CampaignList, ListCampaigns
+from poolhall.events.strict import StrictDecoder, strict_type
+from poolhall.events.systems import SYSTEMS, RegisteredSystem
 
 __all__ = [
     "CLIENT_DECODER",

@@ -23,13 +23,13 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from events.base import Command, Event, Reason, Slug, ViewData, Visibility
-from events.contract import SystemVocabulary
-from events.errors import NotationError
-from events.fair import FairStamp
-from events.narrative_encounter import ENCOUNTER_COMMANDS, ENCOUNTER_EVENTS
-from events.narrative_notation import DIE_KINDS, DIE_LETTERS, read_pool
-from events.narrative_values import (
+from poolhall.events.base import Command, Event, Reason, Slug, ViewData, Visibility
+from poolhall.events.contract import SystemVocabulary
+from poolhall.events.errors import NotationError
+from poolhall.events.fair import FairStamp
+from poolhall.events.narrative_encounter import ENCOUNTER_COMMANDS, ENCOUNTER_EVENTS
+from poolhall.events.narrative_notation import DIE_KINDS, DIE_LETTERS, read_pool
+from poolhall.events.narrative_values import (
     CHARACTERISTICS,
     DIFFICULTY_DICE,
     MAX_DESTINY,

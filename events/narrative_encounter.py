@@ -21,8 +21,8 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
-from events.base import Command, Event, Reason, Slug
-from events.narrative_values import Net, SkillName, Tally
+from poolhall.events.base import Command, Event, Reason, Slug
+from poolhall.events.narrative_values import Net, SkillName, Tally
 
 __all__ = [
     "ENCOUNTER_COMMANDS",

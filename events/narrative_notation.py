@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from events.errors import NotationError
-from events.suggest import did_you_mean
+from poolhall.events.errors import NotationError
+from poolhall.events.suggest import did_you_mean
 
 __all__ = ["DIE_KINDS", "DIE_LETTERS", "read_pool"]
 

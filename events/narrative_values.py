@@ -12,8 +12,8 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from events.base import Slug, Value
-from events.narrative_notation import DIE_KINDS, DIE_LETTERS
+from poolhall.events.base import Slug, Value
+from poolhall.events.narrative_notation import DIE_KINDS, DIE_LETTERS
 
 __all__ = [
     "SYSTEM_ID",

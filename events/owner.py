@@ -14,7 +14,7 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from events.base import CommandId, Name, Slug
+from poolhall.events.base import CommandId, Name, Slug
 
 __all__ = ["CAMPAIGN_LIST_LIMIT", "CampaignEntry", "CampaignList", "ListCampaigns"]
 

@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from events.suggest import did_you_mean
+from poolhall.events.suggest import did_you_mean
 
 __all__ = ["field_label", "plain_words"]
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import msgspec
 
-from events.errors import Rejected
+from poolhall.events.errors import Rejected
 
 __all__ = ["CONTROL_CHARACTERS", "INVISIBLE_CHARACTERS", "check_plain_text",
            "control_character_in", "visible"]

@@ -31,11 +31,11 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from events.base import Command, Event, Reason, Slug, ViewData, Visibility
-from events.contract import SystemVocabulary
-from events.errors import NotationError
-from events.fair import FairStamp
-from events.sr3_values import (
+from poolhall.events.base import Command, Event, Reason, Slug, ViewData, Visibility
+from poolhall.events.contract import SystemVocabulary
+from poolhall.events.errors import NotationError
+from poolhall.events.fair import FairStamp
+from poolhall.events.sr3_values import (
     ATTRIBUTES,
     MAX_CHAIN,
     MAX_REROLLS,

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
-from events.base import Slug, Value
+from poolhall.events.base import Slug, Value
 
 __all__ = [
     "SYSTEM_ID",

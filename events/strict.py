@@ -23,7 +23,7 @@ from typing import Annotated, Any, Generic, TypeVar, Union, get_args, get_origin
 
 import msgspec
 
-from events.base import Command
+from poolhall.events.base import Command
 
 __all__ = ["StrictDecoder", "strict_type"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, Union, get_args
 
-from events import d12, narrative, sr3
-from events.contract import SystemVocabulary
+from poolhall.events import d12, narrative, sr3
+from poolhall.events.contract import SystemVocabulary
 
 __all__ = ["SYSTEMS", "SYSTEM_IDS", "Stats", "RegisteredSystem", "check_registered", "vocabulary"]
 

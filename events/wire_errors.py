@@ -12,10 +12,10 @@ from typing import Any
 
 import msgspec
 
-from events.errors import Rejected
-from events.messages import CLIENT_DECODER
-from events.plain_errors import plain_words
-from events.strict import StrictDecoder
+from poolhall.events.errors import Rejected
+from poolhall.events.messages import CLIENT_DECODER
+from poolhall.events.plain_errors import plain_words
+from poolhall.events.strict import StrictDecoder
 
 __all__ = ["MAX_MAP_SEARCH", "MAX_SEARCHED_FRAME", "rejection_from"]
 

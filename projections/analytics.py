@@ -26,13 +26,13 @@ from typing import Any
 
 import msgspec
 
-from events import core
-from events import d12 as d12_events
-from events import narrative as narrative_events
-from events import sr3 as sr3_events
-from events.base import Recorded
-from projections import analytics_odds as odds
-from projections.analytics_model import (
+from poolhall.events import core
+from poolhall.events import d12 as d12_events
+from poolhall.events import narrative as narrative_events
+from poolhall.events import sr3 as sr3_events
+from poolhall.events.base import Recorded
+from poolhall.projections import analytics_odds as odds
+from poolhall.projections.analytics_model import (
     ChainRecord,
     DestinyFlip,
     DestinyPoint,
@@ -40,9 +40,9 @@ from projections.analytics_model import (
     Report,
     RollRow,
 )
-from projections.analytics_tally import Fact, Scope
-from projections.narrative_dice import FACES, cancel_text
-from projections.sr3_odds import p_die_at_least
+from poolhall.projections.analytics_tally import Fact, Scope
+from poolhall.projections.narrative_dice import FACES, cancel_text
+from poolhall.projections.sr3_odds import p_die_at_least
 
 __all__ = ["for_session", "report", "roll_rows"]
 

@@ -38,7 +38,7 @@ from functools import lru_cache
 from math import comb, exp, factorial, lgamma, log, log1p
 from typing import Any
 
-from projections.analytics_stats import chi_square, chi_square_p
+from poolhall.projections.analytics_stats import chi_square, chi_square_p
 
 __all__ = [
     "ALPHA",

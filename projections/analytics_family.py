@@ -26,8 +26,8 @@ from collections.abc import Sequence
 
 import msgspec
 
-from projections.analytics_faces import ALPHA
-from projections.analytics_model import CountTest, FaceTest, Luck, Section
+from poolhall.projections.analytics_faces import ALPHA
+from poolhall.projections.analytics_model import CountTest, FaceTest, Luck, Section
 
 __all__ = ["FAMILY_WORDS", "control", "holm", "luck_verdict"]
 

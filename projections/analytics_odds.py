@@ -17,9 +17,9 @@ from bisect import bisect_left
 from collections.abc import Mapping
 from functools import lru_cache
 
-from events.narrative import Pool
-from projections import d12_odds, narrative_odds, sr3_odds
-from projections.analytics_stats import Percentile, percentile_variance
+from poolhall.events.narrative import Pool
+from poolhall.projections import d12_odds, narrative_odds, sr3_odds
+from poolhall.projections.analytics_stats import Percentile, percentile_variance
 
 __all__ = [
     "BINS",

@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
-from projections.analytics_faces import ALPHA, bernoulli_sum_p, binomial_p, face_test
-from projections.analytics_family import control
-from projections.analytics_model import (
+from poolhall.projections.analytics_faces import ALPHA, bernoulli_sum_p, binomial_p, face_test
+from poolhall.projections.analytics_family import control
+from poolhall.projections.analytics_model import (
     ChainRecord,
     CombatTurnPools,
     CountTest,
@@ -40,8 +40,14 @@ from projections.analytics_model import (
     Tally,
     Timeline,
 )
-from projections.analytics_odds import BINS, Discrete
-from projections.analytics_stats import FEW_ROLLS, Percentile, chi_square, chi_square_p, mean_test
+from poolhall.projections.analytics_odds import BINS, Discrete
+from poolhall.projections.analytics_stats import (
+    FEW_ROLLS,
+    Percentile,
+    chi_square,
+    chi_square_p,
+    mean_test,
+)
 
 __all__ = ["SYSTEM_SUMS", "Fact", "Scope", "Sums", "luck_of"]
 

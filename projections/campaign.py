@@ -24,14 +24,14 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
-from events import core
-from events.base import Event, MemberRole, Recorded
-from events.dice import RolledTerm
-from events.fair import ClientSeedSet, SeedCommitted, SeedRevealed
-from events.systems import RegisteredSystem, Stats
-from projections.fair_draws import DRAWS
-from projections.privacy import PrivateSubject, track
-from projections.systems import GameState, projection
+from poolhall.events import core
+from poolhall.events.base import Event, MemberRole, Recorded
+from poolhall.events.dice import RolledTerm
+from poolhall.events.fair import ClientSeedSet, SeedCommitted, SeedRevealed
+from poolhall.events.systems import RegisteredSystem, Stats
+from poolhall.projections.fair_draws import DRAWS
+from poolhall.projections.privacy import PrivateSubject, track
+from poolhall.projections.systems import GameState, projection
 
 __all__ = [
     "CampaignState",

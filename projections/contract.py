@@ -13,7 +13,7 @@ from typing import Generic, Protocol, TypeVar
 
 import msgspec
 
-from events.base import Recorded
+from poolhall.events.base import Recorded
 
 __all__ = ["Named", "Projection", "TableView"]
 

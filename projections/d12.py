@@ -19,9 +19,9 @@ from typing import Any
 
 import msgspec
 
-from events import d12
-from events.base import Event, Recorded
-from projections.contract import Projection, TableView
+from poolhall.events import d12
+from poolhall.events.base import Event, Recorded
+from poolhall.projections.contract import Projection, TableView
 
 __all__ = [
     "PROJECTION",

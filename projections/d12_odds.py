@@ -22,7 +22,7 @@ from fractions import Fraction
 from math import comb
 from typing import Any
 
-from events.d12 import MAX_POOL, die_value
+from poolhall.events.d12 import MAX_POOL, die_value
 
 __all__ = [
     "expected_margin",

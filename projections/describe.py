@@ -6,11 +6,11 @@ Core events are described here; a game system's events by its projection module'
 
 from __future__ import annotations
 
-from events import core
-from events.base import Event, Recorded
-from events.fair import ClientSeedSet, SeedCommitted, SeedRevealed
-from projections.campaign import CampaignState
-from projections.systems import projection
+from poolhall.events import core
+from poolhall.events.base import Event, Recorded
+from poolhall.events.fair import ClientSeedSet, SeedCommitted, SeedRevealed
+from poolhall.projections.campaign import CampaignState
+from poolhall.projections.systems import projection
 
 __all__ = ["describe"]
 

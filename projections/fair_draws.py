@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from events import core, d12, narrative, sr3
-from events.base import Event
-from events.sr3_values import MAX_CHAIN
-from projections.narrative_dice import SIDES
+from poolhall.events import core, d12, narrative, sr3
+from poolhall.events.base import Event
+from poolhall.events.sr3_values import MAX_CHAIN
+from poolhall.projections.narrative_dice import SIDES
 
 __all__ = ["DRAWS", "chain_problem", "draws_of"]
 

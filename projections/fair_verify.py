@@ -16,8 +16,8 @@ import hmac
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from events.base import Event, Recorded
-from events.fair import (
+from poolhall.events.base import Event, Recorded
+from poolhall.events.fair import (
     ClientSeedSet,
     DieStream,
     FairStamp,
@@ -27,7 +27,7 @@ from events.fair import (
     commitment,
     keyed,
 )
-from projections.fair_draws import DRAWS, chain_problem
+from poolhall.projections.fair_draws import DRAWS, chain_problem
 
 __all__ = ["FairCheck", "FairCounts", "FairProblem", "check_campaign"]
 

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from events import narrative as n
-from events.base import Event, Recorded
-from projections.contract import Projection, TableView
-from projections.narrative_dice import cancel_text
-from projections.narrative_encounter import (
+from poolhall.events import narrative as n
+from poolhall.events.base import Event, Recorded
+from poolhall.projections.contract import Projection, TableView
+from poolhall.projections.narrative_dice import cancel_text
+from poolhall.projections.narrative_encounter import (
     ENCOUNTER_TYPES,
     Encounter,
     SpendRecord,
@@ -25,7 +25,13 @@ from projections.narrative_encounter import (
     evolve_encounter,
     unspent,
 )
-from projections.narrative_pool import BuiltPool, Modification, PoolDie, base_dice, effective_pool
+from poolhall.projections.narrative_pool import (
+    BuiltPool,
+    Modification,
+    PoolDie,
+    base_dice,
+    effective_pool,
+)
 
 if TYPE_CHECKING:
     pass

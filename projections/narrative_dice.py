@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from events.narrative import NarrativeResult, RolledDie
+from poolhall.events.narrative import NarrativeResult, RolledDie
 
 __all__ = ["FACES", "SIDES", "FACE_VECTORS", "face_symbols", "face_vector", "rolled_die",
            "tally", "cancel_text"]

@@ -12,9 +12,9 @@ from typing import Any
 
 import msgspec
 
-from events import narrative_encounter as e
-from events.base import Recorded
-from events.narrative_values import NarrativeResult
+from poolhall.events import narrative_encounter as e
+from poolhall.events.base import Recorded
+from poolhall.events.narrative_values import NarrativeResult
 
 __all__ = ["ENCOUNTER_TYPES", "Claim", "Encounter", "InitiativeEntry", "SpendRecord",
            "available", "describe_encounter", "evolve_encounter", "slot_order", "unspent"]

@@ -27,8 +27,8 @@ from fractions import Fraction
 from functools import lru_cache
 from math import comb, prod
 
-from events.narrative import OddsSummary, Pool
-from projections.narrative_dice import FACE_VECTORS, FACES, SIDES
+from poolhall.events.narrative import OddsSummary, Pool
+from poolhall.projections.narrative_dice import FACE_VECTORS, FACES, SIDES
 
 __all__ = ["Key", "Distribution", "OddsSummary", "distribution", "summary", "exact"]
 

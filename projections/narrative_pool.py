@@ -26,7 +26,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from events.narrative import DIE_KINDS, DIFFICULTY_DICE, Pool
+from poolhall.events.narrative import DIE_KINDS, DIFFICULTY_DICE, Pool
 
 __all__ = [
     "ORDER", "UPGRADES", "PoolDie", "Modification", "BuiltPool", "skill_dice",

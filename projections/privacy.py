@@ -25,9 +25,9 @@ from typing import Any
 
 import msgspec
 
-from events import core, d12, narrative, sr3
-from events.base import Event, Recorded, Visibility
-from events.fair import SeedRevealed
+from poolhall.events import core, d12, narrative, sr3
+from poolhall.events.base import Event, Recorded, Visibility
+from poolhall.events.fair import SeedRevealed
 
 __all__ = ["MAX_PENDING", "ONE_SHOT", "OPENERS", "PrivateSubject", "hidden_seqs", "pending_seqs",
            "reference_of", "sees", "subject_key", "track"]

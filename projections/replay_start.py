@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import msgspec
 
-from projections.campaign import CampaignState
-from projections.systems import projection
+from poolhall.projections.campaign import CampaignState
+from poolhall.projections.systems import projection
 
 __all__ = ["replay_start"]
 

@@ -19,12 +19,12 @@ from typing import Any, Union
 
 import msgspec
 
-from events.base import MemberRole
-from events.messages import EventFrame, json_schema
-from events.messages import ServerMessage as _EventsServerMessage
-from events.systems import RegisteredSystem, Stats
-from projections.campaign import CampaignState, Character, FairState, Member, RollEntry
-from projections.systems import PROJECTIONS
+from poolhall.events.base import MemberRole
+from poolhall.events.messages import EventFrame, json_schema
+from poolhall.events.messages import ServerMessage as _EventsServerMessage
+from poolhall.events.systems import RegisteredSystem, Stats
+from poolhall.projections.campaign import CampaignState, Character, FairState, Member, RollEntry
+from poolhall.projections.systems import PROJECTIONS
 
 __all__ = [
     "RECENT_EVENTS",

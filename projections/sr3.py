@@ -13,10 +13,10 @@ from typing import Any
 
 import msgspec
 
-from events import sr3 as vocabulary
-from events.base import Recorded
-from events.sr3 import PoolDie
-from projections.contract import Projection, TableView
+from poolhall.events import sr3 as vocabulary
+from poolhall.events.base import Recorded
+from poolhall.events.sr3 import PoolDie
+from poolhall.projections.contract import Projection, TableView
 
 __all__ = [
     "PROJECTION",

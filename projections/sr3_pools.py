@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-from events.sr3 import POOLS, Sr3Stats
+from poolhall.events.sr3 import POOLS, Sr3Stats
 
 __all__ = [
     "PoolLine",

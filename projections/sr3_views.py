@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from events.sr3 import MAX_TEST_DICE, PoolTestDeclared, Sr3Stats
-from projections.sr3 import GameState, combat_view
-from projections.sr3_odds import odds_table
-from projections.sr3_pools import character_sheet
+from poolhall.events.sr3 import MAX_TEST_DICE, PoolTestDeclared, Sr3Stats
+from poolhall.projections.sr3 import GameState, combat_view
+from poolhall.projections.sr3_odds import odds_table
+from poolhall.projections.sr3_pools import character_sheet
 
 if TYPE_CHECKING:
-    from projections.campaign import CampaignState
+    from poolhall.projections.campaign import CampaignState
 
 __all__ = ["OddsInput", "sheet_of", "sheets_view", "odds_parts", "odds_rows", "odds_view",
            "combat_turn_view"]

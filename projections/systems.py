@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from events.systems import check_registered
-from projections import d12, narrative, sr3
-from projections.contract import Projection
+from poolhall.events.systems import check_registered
+from poolhall.projections import d12, narrative, sr3
+from poolhall.projections.contract import Projection
 
 __all__ = ["PROJECTIONS", "GameState", "projection"]
 

@@ -22,8 +22,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from matplotlib.typing import RcKeyType
 
-from projections.analytics_model import CurvePoint, DestinyPoint, DieFaces, FaceTest, Luck
-from reports.words import plain
+from poolhall.projections.analytics_model import CurvePoint, DestinyPoint, DieFaces, FaceTest, Luck
+from poolhall.reports.words import plain
 
 __all__ = ["destiny_chart", "face_tests_chart", "faces_chart", "luck_chart", "luck_curve_chart",
            "percentile_chart",

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from html import escape
 
-from projections.analytics_model import Luck, Report, RollRow, Section, Tally
-from reports import charts
-from reports.words import percent, who
+from poolhall.projections.analytics_model import Luck, Report, RollRow, Section, Tally
+from poolhall.reports import charts
+from poolhall.reports.words import percent, who
 
 __all__ = ["render_html"]
 

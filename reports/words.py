@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from projections.analytics_model import Report
+from poolhall.projections.analytics_model import Report
 
 __all__ = ["percent", "plain", "who"]
 

@@ -22,8 +22,8 @@ import ipaddress
 import math
 from dataclasses import dataclass
 
-from events.errors import ErrorCode
-from server.rates import TokenBucket
+from poolhall.events.errors import ErrorCode
+from poolhall.server.rates import TokenBucket
 
 __all__ = ["Admission", "Refusal", "source_of"]
 

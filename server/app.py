@@ -38,50 +38,50 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from events.backends import is_postgres_url, open_log, safe_name
-from events.codec import encode
-from events.errors import Rejected, StoreError
-from events.log import ServerLog
-from events.messages import ErrorReply, History, Join, StateAt
-from events.owner import ListCampaigns
-from projections.campaign import Member
-from server.allowed_hosts import AllowedHosts
-from server.auth import (
+from poolhall.events.backends import is_postgres_url, open_log, safe_name
+from poolhall.events.codec import encode
+from poolhall.events.errors import Rejected, StoreError
+from poolhall.events.log import ServerLog
+from poolhall.events.messages import ErrorReply, History, Join, StateAt
+from poolhall.events.owner import ListCampaigns
+from poolhall.projections.campaign import Member
+from poolhall.server.allowed_hosts import AllowedHosts
+from poolhall.server.auth import (
     admin_token_path,
     check_admin_token,
     hash_token,
     load_or_create_admin_token,
 )
-from server.campaign_creation import CampaignCreation
-from server.fair_seeds import system_seed
-from server.gate import ACCEPT_BATCH, Gate, lengthen_listen_queue
-from server.gc_tuning import GcTuning
-from server.health import LogHealth, health_response
-from server.http_door import HttpDoor
-from server.hub import CampaignHub
-from server.joins import Joins, member_by_token
-from server.keepalive import Keepalive
-from server.loaded_campaigns import LoadedCampaigns
-from server.log_redact import redact_frames
-from server.owner import list_campaigns
-from server.page_cache import PageCache
-from server.protocol import command_id_of, read_frame, read_join
-from server.rates import Limits, MemberKey, member_key
-from server.report_page import ReportPages
-from server.seed_vault_sqlite import SqliteSeedVault
-from server.settings import Settings
-from server.shared_admin import claim_shared_admin_token
-from server.shutdown import answer_unread, run_steps
-from server.stored_snapshots import SnapshotStore, seal_key
-from server.subscriber import Subscriber
-from server.table_messages import TableMessages
-from server.utc_clock import UtcClock
-from server.views import ViewWorkers
-from server.web import WebTable
-from server.writer import GroupCommitter
+from poolhall.server.campaign_creation import CampaignCreation
+from poolhall.server.fair_seeds import system_seed
+from poolhall.server.gate import ACCEPT_BATCH, Gate, lengthen_listen_queue
+from poolhall.server.gc_tuning import GcTuning
+from poolhall.server.health import LogHealth, health_response
+from poolhall.server.http_door import HttpDoor
+from poolhall.server.hub import CampaignHub
+from poolhall.server.joins import Joins, member_by_token
+from poolhall.server.keepalive import Keepalive
+from poolhall.server.loaded_campaigns import LoadedCampaigns
+from poolhall.server.log_redact import redact_frames
+from poolhall.server.owner import list_campaigns
+from poolhall.server.page_cache import PageCache
+from poolhall.server.protocol import command_id_of, read_frame, read_join
+from poolhall.server.rates import Limits, MemberKey, member_key
+from poolhall.server.report_page import ReportPages
+from poolhall.server.seed_vault_sqlite import SqliteSeedVault
+from poolhall.server.settings import Settings
+from poolhall.server.shared_admin import claim_shared_admin_token
+from poolhall.server.shutdown import answer_unread, run_steps
+from poolhall.server.stored_snapshots import SnapshotStore, seal_key
+from poolhall.server.subscriber import Subscriber
+from poolhall.server.table_messages import TableMessages
+from poolhall.server.utc_clock import UtcClock
+from poolhall.server.views import ViewWorkers
+from poolhall.server.web import WebTable
+from poolhall.server.writer import GroupCommitter
 
 if TYPE_CHECKING:  # psycopg is needed only on a shared log (pip install 'poolhall[postgres]')
-    from server.shared_log import SharedLog
+    from poolhall.server.shared_log import SharedLog
 
 __all__ = ["REPORT_BUDGET", "Server", "member_by_token", "utc_now"]
 
@@ -279,7 +279,7 @@ class Server:
             else SqliteSeedVault(self.db_path))
         await self.loaded.open(log, self.store, self.committer)  # and unloads idle hubs
         if self.shared:
-            from server.shared_log import SharedLog  # psycopg: only for a shared log
+            from poolhall.server.shared_log import SharedLog  # psycopg: only for a shared log
 
             self.followers = SharedLog(self.database, self.loaded, self.health)
             self.followers.start()

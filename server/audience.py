@@ -21,14 +21,14 @@ from collections.abc import Collection
 
 import msgspec
 
-from events.base import Recorded, Visibility
-from events.codec import encode
-from events.core import PrivateRoll
-from events.log import ServerLog, to_recorded
-from events.messages import OutgoingEventFrame
-from projections.campaign import CampaignState, evolve
-from projections.privacy import OPENERS, PrivateSubject, hidden_seqs, subject_key
-from server.stored_snapshots import Folded, SnapshotStore, fold_from
+from poolhall.events.base import Recorded, Visibility
+from poolhall.events.codec import encode
+from poolhall.events.core import PrivateRoll
+from poolhall.events.log import ServerLog, to_recorded
+from poolhall.events.messages import OutgoingEventFrame
+from poolhall.projections.campaign import CampaignState, evolve
+from poolhall.projections.privacy import OPENERS, PrivateSubject, hidden_seqs, subject_key
+from poolhall.server.stored_snapshots import Folded, SnapshotStore, fold_from
 
 __all__ = ["PublicTable", "fold_public", "hidden_for", "role_of", "sealed_frame",
            "subject_at", "view_about"]

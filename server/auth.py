@@ -20,7 +20,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from events.errors import PoolhallError
+from poolhall.events.errors import PoolhallError
 
 __all__ = [
     "MIN_TOKEN_LENGTH",

@@ -12,28 +12,28 @@ import asyncio
 import logging
 from typing import Any
 
-from events import core
-from events.base import Recorded
-from events.codec import encode
-from events.errors import ConcurrencyError, Rejected, StoreError
-from events.log import Appended, AppendRequest, CommandRecord, prepare
-from events.messages import Ack
-from projections.campaign import evolve, new_state
-from server.auth import hash_token, new_token
-from server.command_index import CommandIndex
-from server.health import LogHealth
-from server.loaded_campaigns import LoadedCampaigns
-from server.rates import Limits, MemberKey
-from server.rebuild import LoadedCampaign
-from server.rules.base import ADMIN_MEMBER
-from server.rules.core import open_campaign, slugify
-from server.sealed_tokens import recall_issued, sealed_for
-from server.subscriber import Subscriber
-from server.utc_clock import UtcClock
+from poolhall.events import core
+from poolhall.events.base import Recorded
+from poolhall.events.codec import encode
+from poolhall.events.errors import ConcurrencyError, Rejected, StoreError
+from poolhall.events.log import Appended, AppendRequest, CommandRecord, prepare
+from poolhall.events.messages import Ack
+from poolhall.projections.campaign import evolve, new_state
+from poolhall.server.auth import hash_token, new_token
+from poolhall.server.command_index import CommandIndex
+from poolhall.server.health import LogHealth
+from poolhall.server.loaded_campaigns import LoadedCampaigns
+from poolhall.server.rates import Limits, MemberKey
+from poolhall.server.rebuild import LoadedCampaign
+from poolhall.server.rules.base import ADMIN_MEMBER
+from poolhall.server.rules.core import open_campaign, slugify
+from poolhall.server.sealed_tokens import recall_issued, sealed_for
+from poolhall.server.subscriber import Subscriber
+from poolhall.server.utc_clock import UtcClock
 
 __all__ = ["CampaignCreation"]
 
-logger = logging.getLogger("server.app")  # the server's lines keep the name they had before
+logger = logging.getLogger("poolhall.server.app")  # one name for the server's lines
 
 CREATE_TRIES = 3
 """Tries at a campaign id on a shared log, where another process may take one meanwhile."""

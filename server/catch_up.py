@@ -14,12 +14,12 @@ import functools
 from collections import deque
 from collections.abc import Mapping
 
-from events.base import Visibility
-from events.errors import StoreError
-from events.log import ServerLog
-from server.event_frames import FramePage, frame_pages
-from server.page_cache import PageCache
-from server.subscriber import Subscriber
+from poolhall.events.base import Visibility
+from poolhall.events.errors import StoreError
+from poolhall.events.log import ServerLog
+from poolhall.server.event_frames import FramePage, frame_pages
+from poolhall.server.page_cache import PageCache
+from poolhall.server.subscriber import Subscriber
 
 __all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "schedule_catch_up"]
 

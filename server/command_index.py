@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from events.log import CommandRecord, ServerLog
+from poolhall.events.log import CommandRecord, ServerLog
 
 __all__ = ["RECENT_COMMANDS", "CommandIndex"]
 

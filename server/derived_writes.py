@@ -14,13 +14,13 @@ import asyncio
 import logging
 from typing import Protocol
 
-from events.log import ServerLog
-from projections.campaign import CampaignState
-from server.stored_snapshots import SnapshotStore, encode_state
+from poolhall.events.log import ServerLog
+from poolhall.projections.campaign import CampaignState
+from poolhall.server.stored_snapshots import SnapshotStore, encode_state
 
 __all__ = ["DerivedWrites", "Owner"]
 
-logger = logging.getLogger("server.hub")
+logger = logging.getLogger("poolhall.server.hub")
 """The hub's logger: these lines are the hub's, as operators and their filters know them."""
 
 

@@ -14,7 +14,7 @@ indexed read of the log off the event loop) and answers.
 
 from __future__ import annotations
 
-from events.errors import Rejected
+from poolhall.events.errors import Rejected
 
 __all__ = ["check_history", "needs_lookup"]
 

@@ -14,13 +14,13 @@ from collections.abc import Mapping
 
 import msgspec
 
-from events.base import Visibility
-from events.client_payload import client_payload
-from events.codec import encode
-from events.core import PrivateRoll
-from events.log import ServerLog
-from events.messages import OutgoingEventFrame
-from server.subscriber import text_frames
+from poolhall.events.base import Visibility
+from poolhall.events.client_payload import client_payload
+from poolhall.events.codec import encode
+from poolhall.events.core import PrivateRoll
+from poolhall.events.log import ServerLog
+from poolhall.events.messages import OutgoingEventFrame
+from poolhall.server.subscriber import text_frames
 
 __all__ = ["FramePage", "event_frames", "frame_pages"]
 

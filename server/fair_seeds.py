@@ -14,10 +14,10 @@ import hmac
 import secrets
 from collections.abc import Callable
 
-from events.fair import keyed
-from projections.campaign import CampaignState
-from server.rules.fairness import EpochSeeds
-from server.seed_vault import SeedVault
+from poolhall.events.fair import keyed
+from poolhall.projections.campaign import CampaignState
+from poolhall.server.rules.fairness import EpochSeeds
+from poolhall.server.seed_vault import SeedVault
 
 __all__ = ["FairSeeds", "system_seed"]
 

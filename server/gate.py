@@ -33,11 +33,11 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
-from server.admission import Admission, Refusal, source_of
-from server.http_headers import secure
-from server.log_throttle import ACCEPT_FAILED, OncePerInterval
-from server.request_head import ReadingSlots, RequestHead, TooLarge
-from server.settings import Settings
+from poolhall.server.admission import Admission, Refusal, source_of
+from poolhall.server.http_headers import secure
+from poolhall.server.log_throttle import ACCEPT_FAILED, OncePerInterval
+from poolhall.server.request_head import ReadingSlots, RequestHead, TooLarge
+from poolhall.server.settings import Settings
 
 try:
     import resource

@@ -26,8 +26,8 @@ from http import HTTPStatus
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
-from server.http_headers import header_list
-from server.log_throttle import LogThrottle
+from poolhall.server.http_headers import header_list
+from poolhall.server.log_throttle import LogThrottle
 
 __all__ = ["FailureLog", "LogHealth", "Problem", "health_response"]
 

@@ -27,9 +27,9 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import MultipleValuesError
 from websockets.http11 import Request, Response
 
-from server.allowed_hosts import AllowedHosts
-from server.http_headers import duplicated, secure
-from server.log_throttle import OncePerInterval
+from poolhall.server.allowed_hosts import AllowedHosts
+from poolhall.server.http_headers import duplicated, secure
+from poolhall.server.log_throttle import OncePerInterval
 
 __all__ = ["FAILED", "REFUSED", "HttpDoor"]
 
@@ -56,7 +56,7 @@ class HttpDoor:
         """Requests answered 500."""
         self._refusals = OncePerInterval(REFUSED, LOG_INTERVAL)
         self._failures = OncePerInterval(FAILED, LOG_INTERVAL, keep_traceback=True)
-        self._loggers = (logger, logging.getLogger("server.web"))
+        self._loggers = (logger, logging.getLogger("poolhall.server.web"))
 
     def open(self) -> None:
         """Start throttling the door's log lines (and the origin check's, in :mod:`server.web`)."""

@@ -30,40 +30,40 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
-from events.base import Event, Visibility
-from events.codec import encode
-from events.errors import Rejected, StoreError
-from events.log import AppendRequest, AppendResult, ServerLog, StoredRow
-from events.messages import ErrorReply
-from projections.campaign import CampaignState
-from projections.privacy import pending_seqs
-from server import auth
-from server.audience import PublicTable, hidden_for
-from server.command_index import CommandIndex
-from server.derived_writes import DerivedWrites
-from server.fair_seeds import FairSeeds
-from server.health import LogHealth
-from server.hub_audience import Audience
-from server.hub_core import HubCore, Kept, Publish, Reply, Settled
-from server.hub_joins import HubJoins
-from server.hub_reads import HubReads
-from server.hub_recall import carry_out
-from server.hub_views import HubViews
-from server.hub_work import (
+from poolhall.events.base import Event, Visibility
+from poolhall.events.codec import encode
+from poolhall.events.errors import Rejected, StoreError
+from poolhall.events.log import AppendRequest, AppendResult, ServerLog, StoredRow
+from poolhall.events.messages import ErrorReply
+from poolhall.projections.campaign import CampaignState
+from poolhall.projections.privacy import pending_seqs
+from poolhall.server import auth
+from poolhall.server.audience import PublicTable, hidden_for
+from poolhall.server.command_index import CommandIndex
+from poolhall.server.derived_writes import DerivedWrites
+from poolhall.server.fair_seeds import FairSeeds
+from poolhall.server.health import LogHealth
+from poolhall.server.hub_audience import Audience
+from poolhall.server.hub_core import HubCore, Kept, Publish, Reply, Settled
+from poolhall.server.hub_joins import HubJoins
+from poolhall.server.hub_reads import HubReads
+from poolhall.server.hub_recall import carry_out
+from poolhall.server.hub_views import HubViews
+from poolhall.server.hub_work import (
     CommandWork,
     FollowWork,
     JoinWork,
     refuse_unavailable,
     reply,
 )
-from server.page_cache import PageCache
-from server.rebuild import load_hub_state
-from server.snapshots import SnapshotCache
-from server.stored_snapshots import SnapshotStore
-from server.subscriber import Subscriber
-from server.table_feed import TableFeed
-from server.views import ViewWorkers
-from server.writer import GroupCommitter
+from poolhall.server.page_cache import PageCache
+from poolhall.server.rebuild import load_hub_state
+from poolhall.server.snapshots import SnapshotCache
+from poolhall.server.stored_snapshots import SnapshotStore
+from poolhall.server.subscriber import Subscriber
+from poolhall.server.table_feed import TableFeed
+from poolhall.server.views import ViewWorkers
+from poolhall.server.writer import GroupCommitter
 
 __all__ = ["CampaignHub", "CommandWork", "JoinWork"]  # the work items live in server.hub_work
 

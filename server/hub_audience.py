@@ -15,21 +15,21 @@ from typing import Protocol
 
 import msgspec
 
-from events import core
-from events.base import Event
-from events.codec import encode
-from events.log import ServerLog
-from events.messages import OutgoingRevealed
-from projections.campaign import CampaignState
-from projections.privacy import pending_seqs
-from server.audience import PublicTable, role_of, view_about
-from server.hub_core import Publish
-from server.snapshots import SnapshotCache, encoded_page
-from server.subscriber import Subscriber
+from poolhall.events import core
+from poolhall.events.base import Event
+from poolhall.events.codec import encode
+from poolhall.events.log import ServerLog
+from poolhall.events.messages import OutgoingRevealed
+from poolhall.projections.campaign import CampaignState
+from poolhall.projections.privacy import pending_seqs
+from poolhall.server.audience import PublicTable, role_of, view_about
+from poolhall.server.hub_core import Publish
+from poolhall.server.snapshots import SnapshotCache, encoded_page
+from poolhall.server.subscriber import Subscriber
 
 __all__ = ["Audience"]
 
-logger = logging.getLogger("server.hub")
+logger = logging.getLogger("poolhall.server.hub")
 
 
 class Owner(Protocol):

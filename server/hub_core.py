@@ -32,11 +32,11 @@ from typing import Any, Literal
 
 import msgspec
 
-from events.base import Event, Recorded
-from events.client_payload import client_payload
-from events.codec import encode
-from events.errors import ConcurrencyError, Rejected
-from events.log import (
+from poolhall.events.base import Event, Recorded
+from poolhall.events.client_payload import client_payload
+from poolhall.events.codec import encode
+from poolhall.events.errors import ConcurrencyError, Rejected
+from poolhall.events.log import (
     Appended,
     AppendRequest,
     AppendResult,
@@ -45,21 +45,21 @@ from events.log import (
     prepare,
     to_recorded,
 )
-from events.messages import Ack, ErrorReply, OutgoingEventFrame
-from projections.campaign import CampaignState, Member
-from server import rules
-from server.audience import PublicTable, sealed_frame, subject_at
-from server.command_index import CommandIndex
-from server.hub_work import CommandWork, unavailable
-from server.rules.base import Decision
-from server.rules.fairness import EpochSeeds
-from server.sealed_tokens import sealed_for
-from server.stored_snapshots import decode_state, encode_state
+from poolhall.events.messages import Ack, ErrorReply, OutgoingEventFrame
+from poolhall.projections.campaign import CampaignState, Member
+from poolhall.server import rules
+from poolhall.server.audience import PublicTable, sealed_frame, subject_at
+from poolhall.server.command_index import CommandIndex
+from poolhall.server.hub_work import CommandWork, unavailable
+from poolhall.server.rules.base import Decision
+from poolhall.server.rules.fairness import EpochSeeds
+from poolhall.server.sealed_tokens import sealed_for
+from poolhall.server.stored_snapshots import decode_state, encode_state
 
 __all__ = ["MAX_RETRIES", "Decided", "HubCore", "Kept", "Publish", "Recall", "Reply", "Settled",
            "current_member"]
 
-logger = logging.getLogger("server.hub")
+logger = logging.getLogger("poolhall.server.hub")
 """The hub's logger: these lines are the hub's, as operators and their filters know them."""
 
 MAX_RETRIES = 20

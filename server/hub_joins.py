@@ -16,26 +16,26 @@ import asyncio
 import logging
 from typing import Protocol
 
-from events.codec import encode
-from events.errors import Rejected
-from events.log import ServerLog
-from events.messages import Welcome
-from projections.campaign import CampaignState
-from server.audience import PublicTable, hidden_for, role_of, view_about
-from server.catch_up import schedule_catch_up
-from server.divergence import check_history, needs_lookup
-from server.hub_audience import Audience
-from server.hub_core import current_member
-from server.hub_views import HubViews
-from server.hub_work import JoinWork, refuse_unavailable
-from server.log_throttle import LogThrottle
-from server.page_cache import PageCache
-from server.snapshots import SnapshotCache
-from server.table_feed import TableFeed
+from poolhall.events.codec import encode
+from poolhall.events.errors import Rejected
+from poolhall.events.log import ServerLog
+from poolhall.events.messages import Welcome
+from poolhall.projections.campaign import CampaignState
+from poolhall.server.audience import PublicTable, hidden_for, role_of, view_about
+from poolhall.server.catch_up import schedule_catch_up
+from poolhall.server.divergence import check_history, needs_lookup
+from poolhall.server.hub_audience import Audience
+from poolhall.server.hub_core import current_member
+from poolhall.server.hub_views import HubViews
+from poolhall.server.hub_work import JoinWork, refuse_unavailable
+from poolhall.server.log_throttle import LogThrottle
+from poolhall.server.page_cache import PageCache
+from poolhall.server.snapshots import SnapshotCache
+from poolhall.server.table_feed import TableFeed
 
 __all__ = ["RESUME_LIMIT", "HubJoins"]
 
-logger = logging.getLogger("server.hub")
+logger = logging.getLogger("poolhall.server.hub")
 
 RESUME_LIMIT = 1_000
 """Most events a resuming client is sent to catch up; one further behind gets a snapshot of

@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 from typing import Protocol
 
-from events.log import ServerLog
-from events.messages import History, StateAt
-from projections.campaign import CampaignState
-from server.audience import hidden_for
-from server.hub_views import HubViews
-from server.snapshots import history_page, snapshot_at
-from server.stored_snapshots import SnapshotStore
+from poolhall.events.log import ServerLog
+from poolhall.events.messages import History, StateAt
+from poolhall.projections.campaign import CampaignState
+from poolhall.server.audience import hidden_for
+from poolhall.server.hub_views import HubViews
+from poolhall.server.snapshots import history_page, snapshot_at
+from poolhall.server.stored_snapshots import SnapshotStore
 
 __all__ = ["HubReads"]
 

@@ -15,16 +15,16 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from events import core
-from events.log import CommandRecord, ServerLog
-from events.messages import Ack, ErrorReply
-from server.hub_core import Publish, Recall, Reply
-from server.hub_work import reply, unavailable
-from server.sealed_tokens import recall_issued
+from poolhall.events import core
+from poolhall.events.log import CommandRecord, ServerLog
+from poolhall.events.messages import Ack, ErrorReply
+from poolhall.server.hub_core import Publish, Recall, Reply
+from poolhall.server.hub_work import reply, unavailable
+from poolhall.server.sealed_tokens import recall_issued
 
 __all__ = ["carry_out", "replayed_answer"]
 
-logger = logging.getLogger("server.hub")
+logger = logging.getLogger("poolhall.server.hub")
 """The hub's logger: these lines are the hub's, as operators and their filters know them."""
 
 

@@ -16,16 +16,16 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
-from events.base import Event
-from events.codec import encode
-from events.messages import StateAt, View, ViewsAt
-from projections.campaign import CampaignState
-from server import rules
-from server.views import Job, NotComputed, ViewQueue, ViewResult, ViewSpec, ViewWorkers
+from poolhall.events.base import Event
+from poolhall.events.codec import encode
+from poolhall.events.messages import StateAt, View, ViewsAt
+from poolhall.projections.campaign import CampaignState
+from poolhall.server import rules
+from poolhall.server.views import Job, NotComputed, ViewQueue, ViewResult, ViewSpec, ViewWorkers
 
 __all__ = ["HubViews", "Owner"]
 
-logger = logging.getLogger("server.hub")
+logger = logging.getLogger("poolhall.server.hub")
 """The hub's logger: these lines are the hub's, as operators and their filters know them."""
 
 

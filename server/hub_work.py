@@ -14,11 +14,11 @@ from typing import Any
 
 import msgspec
 
-from events.codec import encode
-from events.errors import Rejected
-from events.messages import Ack, ErrorReply, Welcome
-from projections.campaign import Member
-from server.subscriber import Subscriber
+from poolhall.events.codec import encode
+from poolhall.events.errors import Rejected
+from poolhall.events.messages import Ack, ErrorReply, Welcome
+from poolhall.projections.campaign import Member
+from poolhall.server.subscriber import Subscriber
 
 __all__ = ["CommandWork", "FollowWork", "JoinWork", "refuse_unavailable", "reply", "unavailable"]
 

@@ -15,23 +15,23 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from events.codec import encode
-from events.errors import Rejected, StoreError
-from events.messages import Join, Welcome
-from projections.campaign import CampaignState, Member
-from server.auth import hash_token, tokens_match
-from server.gate import Gate
-from server.hub import CampaignHub, JoinWork
-from server.hub_joins import RESUME_LIMIT
-from server.loaded_campaigns import LoadedCampaigns
-from server.rates import Limits, member_key
-from server.replay_links import replay_welcome
-from server.rules.base import ADMIN_MEMBER
-from server.subscriber import Subscriber
+from poolhall.events.codec import encode
+from poolhall.events.errors import Rejected, StoreError
+from poolhall.events.messages import Join, Welcome
+from poolhall.projections.campaign import CampaignState, Member
+from poolhall.server.auth import hash_token, tokens_match
+from poolhall.server.gate import Gate
+from poolhall.server.hub import CampaignHub, JoinWork
+from poolhall.server.hub_joins import RESUME_LIMIT
+from poolhall.server.loaded_campaigns import LoadedCampaigns
+from poolhall.server.rates import Limits, member_key
+from poolhall.server.replay_links import replay_welcome
+from poolhall.server.rules.base import ADMIN_MEMBER
+from poolhall.server.subscriber import Subscriber
 
 __all__ = ["Joins", "member_by_token"]
 
-logger = logging.getLogger("server.app")  # the server's lines keep the name they had before
+logger = logging.getLogger("poolhall.server.app")  # one name for the server's lines
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 

@@ -15,23 +15,23 @@ import logging
 import time
 from collections.abc import Callable
 
-from events.errors import Rejected
-from events.log import CommandRecord, ServerLog
-from server.fair_seeds import FairSeeds
-from server.health import LogHealth
-from server.hub import CampaignHub
-from server.page_cache import PageCache
-from server.rebuild import LoadedCampaign, load_hub_state
-from server.seed_vault import SeedVault
-from server.settings import Settings
-from server.stored_snapshots import SnapshotStore
-from server.utc_clock import UtcClock
-from server.views import ViewWorkers
-from server.writer import GroupCommitter
+from poolhall.events.errors import Rejected
+from poolhall.events.log import CommandRecord, ServerLog
+from poolhall.server.fair_seeds import FairSeeds
+from poolhall.server.health import LogHealth
+from poolhall.server.hub import CampaignHub
+from poolhall.server.page_cache import PageCache
+from poolhall.server.rebuild import LoadedCampaign, load_hub_state
+from poolhall.server.seed_vault import SeedVault
+from poolhall.server.settings import Settings
+from poolhall.server.stored_snapshots import SnapshotStore
+from poolhall.server.utc_clock import UtcClock
+from poolhall.server.views import ViewWorkers
+from poolhall.server.writer import GroupCommitter
 
 __all__ = ["LoadedCampaigns"]
 
-logger = logging.getLogger("server.app")  # the server's lines keep the name they had before
+logger = logging.getLogger("poolhall.server.app")  # one name for the server's lines
 
 
 class LoadedCampaigns:

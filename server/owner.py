@@ -12,15 +12,15 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from events.codec import encode
-from events.core import CampaignCreated
-from events.errors import Rejected
-from events.log import EventLog, to_recorded
-from events.owner import CAMPAIGN_LIST_LIMIT, CampaignEntry, CampaignList, ListCampaigns
+from poolhall.events.codec import encode
+from poolhall.events.core import CampaignCreated
+from poolhall.events.errors import Rejected
+from poolhall.events.log import EventLog, to_recorded
+from poolhall.events.owner import CAMPAIGN_LIST_LIMIT, CampaignEntry, CampaignList, ListCampaigns
 
 __all__ = ["campaign_list", "list_campaigns"]
 
-logger = logging.getLogger("server.app")
+logger = logging.getLogger("poolhall.server.app")
 
 
 def campaign_list(log: EventLog, campaigns: set[str],

@@ -23,7 +23,7 @@ import functools
 from collections import OrderedDict
 from collections.abc import Callable
 
-from server.event_frames import FramePage
+from poolhall.server.event_frames import FramePage
 
 __all__ = ["PAGE_CACHE_BYTES", "PageCache"]
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import msgspec
 
-from events.errors import Rejected
-from events.messages import CLIENT_DECODER, Join
-from events.plain_text import check_plain_text
-from events.wire_errors import rejection_from
+from poolhall.events.errors import Rejected
+from poolhall.events.messages import CLIENT_DECODER, Join
+from poolhall.events.plain_text import check_plain_text
+from poolhall.events.wire_errors import rejection_from
 
 __all__ = ["MAX_FRAME_BYTES", "command_id_of", "read_frame", "rejection_from"]
 

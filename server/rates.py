@@ -19,8 +19,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from events.errors import Rejected
-from server.settings import Settings
+from poolhall.events.errors import Rejected
+from poolhall.server.settings import Settings
 
 __all__ = ["IN_FLIGHT_RETRY", "Limits", "MemberKey", "TokenBucket", "member_key"]
 

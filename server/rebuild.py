@@ -24,13 +24,13 @@ import gc
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from events.base import Recorded
-from events.log import CommandRecord, ServerLog, recorded_pages
-from projections.campaign import CampaignState, evolve, new_state
-from projections.privacy import pending_seqs
-from server.audience import fold_public
-from server.command_index import CommandIndex
-from server.stored_snapshots import SnapshotStore, fold_from
+from poolhall.events.base import Recorded
+from poolhall.events.log import CommandRecord, ServerLog, recorded_pages
+from poolhall.projections.campaign import CampaignState, evolve, new_state
+from poolhall.projections.privacy import pending_seqs
+from poolhall.server.audience import fold_public
+from poolhall.server.command_index import CommandIndex
+from poolhall.server.stored_snapshots import SnapshotStore, fold_from
 
 __all__ = [
     "CommandMap",

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from events.errors import Rejected
-from events.messages import History, StateAt, Welcome
-from projections.campaign import CampaignState, Member
+from poolhall.events.errors import Rejected
+from poolhall.events.messages import History, StateAt, Welcome
+from poolhall.projections.campaign import CampaignState, Member
 
 __all__ = ["replay_first", "replay_request", "replay_welcome"]
 

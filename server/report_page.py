@@ -26,12 +26,12 @@ from http import HTTPStatus
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
-from events.backends import reading
-from events.base import Recorded
-from events.errors import Rejected
-from events.log import StoredRow, to_recorded
-from projections.analytics import for_session, report
-from server.views import NotComputed, ViewWorkers
+from poolhall.events.backends import reading
+from poolhall.events.base import Recorded
+from poolhall.events.errors import Rejected
+from poolhall.events.log import StoredRow, to_recorded
+from poolhall.projections.analytics import for_session, report
+from poolhall.server.views import NotComputed, ViewWorkers
 
 __all__ = ["PAGE_EVENTS", "REPORT_POLICY", "ReportPages", "TICKET_SECONDS", "build_page",
            "paged_events"]
@@ -97,7 +97,7 @@ def build_page(job: Job) -> dict[str, object]:
     read from the log a page at a time and folded as they come (:func:`paged_events`: the
     worker's memory does not grow with the log), drawn. ``{"html": bytes}``, or
     ``{"missing": why}``."""
-    from reports.html import render_html  # matplotlib: imported in the worker only
+    from poolhall.reports.html import render_html  # matplotlib: imported in the worker only
 
     database, campaign, session, head, hidden = job
     with reading(database) as reader:

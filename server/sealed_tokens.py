@@ -39,9 +39,9 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from events import core
-from events.log import CommandRecord, ServerLog, to_recorded
-from server.auth import hash_token, tokens_match
+from poolhall.events import core
+from poolhall.events.log import CommandRecord, ServerLog, to_recorded
+from poolhall.server.auth import hash_token, tokens_match
 
 __all__ = ["PREFIX", "is_legacy", "recall_issued", "seal", "sealed_for", "unseal"]
 

@@ -13,7 +13,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from events.errors import StoreError
+from poolhall.events.errors import StoreError
 
 __all__ = ["SqliteSeedVault"]
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 from typing import NamedTuple
 
-from events.errors import StoreError
-from events.log import ServerLog
-from server.auth import admin_token_path, hash_token, load_or_create_admin_token
+from poolhall.events.errors import StoreError
+from poolhall.events.log import ServerLog
+from poolhall.server.auth import admin_token_path, hash_token, load_or_create_admin_token
 
 __all__ = ["SharedAdmin", "claim_shared_admin_token"]
 

@@ -19,9 +19,9 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from events.postgres_backend.listener import HeadListener
-from server.health import LogHealth
-from server.loaded_campaigns import LoadedCampaigns
+from poolhall.events.postgres_backend.listener import HeadListener
+from poolhall.server.health import LogHealth
+from poolhall.server.loaded_campaigns import LoadedCampaigns
 
 __all__ = ["SharedLog"]
 

@@ -20,10 +20,10 @@ from typing import Any
 
 import msgspec
 
-from events.log import ChainProblem, to_recorded
-from events.sqlite_backend import SqliteReader
-from projections.campaign import evolve, new_state
-from server.stored_snapshots import FINGERPRINT, StoredRow, decode_state, stored_rows
+from poolhall.events.log import ChainProblem, to_recorded
+from poolhall.events.sqlite_backend import SqliteReader
+from poolhall.projections.campaign import evolve, new_state
+from poolhall.server.stored_snapshots import FINGERPRINT, StoredRow, decode_state, stored_rows
 
 __all__ = ["snapshot_problems"]
 

@@ -15,17 +15,17 @@ from collections.abc import Mapping
 
 import msgspec
 
-from events.base import Visibility
-from events.codec import encode
-from events.errors import Rejected
-from events.log import ServerLog, to_recorded
-from events.messages import History, OutgoingHistoryPage, StateAt
-from projections.campaign import CampaignState, evolve
-from projections.replay_start import replay_start
-from projections.snapshot import RECENT_EVENTS, snapshot_of
-from server.audience import fold_public, sealed_frame
-from server.event_frames import event_frames
-from server.stored_snapshots import Folded, SnapshotStore, fold_from
+from poolhall.events.base import Visibility
+from poolhall.events.codec import encode
+from poolhall.events.errors import Rejected
+from poolhall.events.log import ServerLog, to_recorded
+from poolhall.events.messages import History, OutgoingHistoryPage, StateAt
+from poolhall.projections.campaign import CampaignState, evolve
+from poolhall.projections.replay_start import replay_start
+from poolhall.projections.snapshot import RECENT_EVENTS, snapshot_of
+from poolhall.server.audience import fold_public, sealed_frame
+from poolhall.server.event_frames import event_frames
+from poolhall.server.stored_snapshots import Folded, SnapshotStore, fold_from
 
 __all__ = ["SnapshotCache", "encoded_page", "history_page", "replay_at", "snapshot_at"]
 

@@ -34,13 +34,13 @@ from typing import Any, NamedTuple, get_type_hints
 
 import msgspec
 
-from events.log import GENESIS, ServerLog, to_recorded
-from events.log_contract import SnapshotRows
-from events.sqlite_backend.snapshots import SqliteSnapshots, read_only_rows
-from projections import campaign as campaign_projection
-from projections.campaign import CampaignState, evolve, new_state
-from projections.snapshot import TableUnion
-from projections.systems import PROJECTIONS
+from poolhall.events.log import GENESIS, ServerLog, to_recorded
+from poolhall.events.log_contract import SnapshotRows
+from poolhall.events.sqlite_backend.snapshots import SqliteSnapshots, read_only_rows
+from poolhall.projections import campaign as campaign_projection
+from poolhall.projections.campaign import CampaignState, evolve, new_state
+from poolhall.projections.snapshot import TableUnion
+from poolhall.projections.systems import PROJECTIONS
 
 __all__ = [
     "FINGERPRINT",

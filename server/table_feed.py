@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from events.codec import encode
-from projections.campaign import CampaignState
-from projections.snapshot import table_now_of
-from server.subscriber import Subscriber
+from poolhall.events.codec import encode
+from poolhall.projections.campaign import CampaignState
+from poolhall.projections.snapshot import table_now_of
+from poolhall.server.subscriber import Subscriber
 
 __all__ = ["TableFeed"]
 

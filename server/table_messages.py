@@ -15,20 +15,20 @@ import logging
 from collections.abc import Awaitable
 from typing import Any
 
-from events.codec import encode
-from events.errors import Rejected
-from events.messages import History, ReportReady, ReportRequest, StateAt
-from projections.campaign import CampaignState, Member
-from server.hub import CampaignHub, CommandWork
-from server.loaded_campaigns import LoadedCampaigns
-from server.rates import Limits, MemberKey
-from server.replay_links import replay_first, replay_request
-from server.report_page import ReportPages
-from server.subscriber import Subscriber
+from poolhall.events.codec import encode
+from poolhall.events.errors import Rejected
+from poolhall.events.messages import History, ReportReady, ReportRequest, StateAt
+from poolhall.projections.campaign import CampaignState, Member
+from poolhall.server.hub import CampaignHub, CommandWork
+from poolhall.server.loaded_campaigns import LoadedCampaigns
+from poolhall.server.rates import Limits, MemberKey
+from poolhall.server.replay_links import replay_first, replay_request
+from poolhall.server.report_page import ReportPages
+from poolhall.server.subscriber import Subscriber
 
 __all__ = ["TableMessages"]
 
-logger = logging.getLogger("server.app")  # one name for the server's lines
+logger = logging.getLogger("poolhall.server.app")  # one name for the server's lines
 
 
 class TableMessages:

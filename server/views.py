@@ -46,8 +46,8 @@ try:
 except ImportError:  # not on Windows: no memory limit there
     resource = None  # type: ignore[assignment]
 
-from events.base import ViewData
-from events.messages import View
+from poolhall.events.base import ViewData
+from poolhall.events.messages import View
 
 __all__ = [
     "Compute",

@@ -37,9 +37,9 @@ from importlib.resources.abc import Traversable
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
-from server.allowed_hosts import AllowedHosts
-from server.http_door import REFUSED
-from server.http_headers import CONTENT_SECURITY_POLICY, header_list, secure
+from poolhall.server.allowed_hosts import AllowedHosts
+from poolhall.server.http_door import REFUSED
+from poolhall.server.http_headers import CONTENT_SECURITY_POLICY, header_list, secure
 
 __all__ = ["Asset", "CONTENT_SECURITY_POLICY", "WebTable", "accepts_gzip", "compressed",
            "load_assets"]

@@ -32,10 +32,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from events.errors import ConcurrencyError, StoreError
-from events.log import AppendRequest, AppendResult, ServerLog
-from events.sqlite_backend import JOURNAL_SIZE_LIMIT
-from server.health import FailureLog, LogHealth
+from poolhall.events.errors import ConcurrencyError, StoreError
+from poolhall.events.log import AppendRequest, AppendResult, ServerLog
+from poolhall.events.sqlite_backend import JOURNAL_SIZE_LIMIT
+from poolhall.server.health import FailureLog, LogHealth
 
 __all__ = ["GroupCommitter"]
 

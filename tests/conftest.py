@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from clients.client import Client
-from events import core
-from server.app import Server
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.server.app import Server
 from tests.postgres import fresh_schema
 
 ADMIN_TOKEN = "ph_test-admin-token-0123456789abcdef"

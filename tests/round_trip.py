@@ -6,8 +6,8 @@ from typing import Any
 
 import msgspec
 
-from events.base import Event
-from events.codec import encode_event
+from poolhall.events.base import Event
+from poolhall.events.codec import encode_event
 
 __all__ = ["as_stored"]
 

@@ -10,12 +10,12 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from events import core
-from events.base import Event, Recorded
-from projections.campaign import CampaignState, evolve, new_state
-from server import rules
-from server.rules.base import Decision
-from server.rules.fairness import EpochSeeds
+from poolhall.events import core
+from poolhall.events.base import Event, Recorded
+from poolhall.projections.campaign import CampaignState, evolve, new_state
+from poolhall.server import rules
+from poolhall.server.rules.base import Decision
+from poolhall.server.rules.fairness import EpochSeeds
 
 __all__ = ["RulesTable"]
 

@@ -31,7 +31,7 @@ def poolhall(*args: str, cwd: Path, check: bool = True, file_size: int | None = 
     """Run one ``poolhall`` command and return what it printed (``environment``: more
     environment variables)."""
     result = subprocess.run(
-        [sys.executable, "-m", "clients.cli", *args], cwd=cwd, capture_output=True, text=True,
+        [sys.executable, "-m", "poolhall", *args], cwd=cwd, capture_output=True, text=True,
         timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200",
                          **(environment or {})},
         preexec_fn=file_size_limit(file_size) if file_size is not None else None,
@@ -51,6 +51,12 @@ def file_size_limit(size: int) -> Callable[[], None]:
     return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 
 
+def cli_module(code: Path = ROOT) -> str:
+    """The module that runs ``poolhall`` in the checkout ``code``: ``poolhall`` (its
+    ``__main__``), or ``clients.cli`` in a revision from before the one namespace."""
+    return "poolhall" if (code / "poolhall" / "__main__.py").exists() else "clients.cli"
+
+
 def start_serve(db: Path, port: int, *options: str, file_size: int | None = None,
                 log: Path | None = None, wait: float = 20,
                 code: Path = ROOT) -> subprocess.Popen[bytes]:
@@ -63,8 +69,8 @@ def start_serve(db: Path, port: int, *options: str, file_size: int | None = None
     with contextlib.ExitStack() as files:
         output = files.enter_context(open(log, "ab")) if log is not None else subprocess.PIPE
         process = subprocess.Popen(
-            [sys.executable, "-m", "clients.cli", "serve", "--db", str(db), "--port", str(port),
-             *options],
+            [sys.executable, "-m", cli_module(code), "serve", "--db", str(db), "--port",
+             str(port), *options],
             stdout=output, stderr=subprocess.STDOUT, cwd=db.parent,
             env={**os.environ, "PYTHONPATH": str(code)},
             preexec_fn=file_size_limit(file_size) if file_size is not None else None,
@@ -90,7 +96,7 @@ def serve_database(database: str, port: int, cwd: Path, log: Path,
     of ``serve``, e.g. the benchmarks' lifted limits)."""
     with open(log, "ab") as output:
         process = subprocess.Popen(
-            [sys.executable, "-m", "clients.cli", "serve", "--db", database, "--port",
+            [sys.executable, "-m", "poolhall", "serve", "--db", database, "--port",
              str(port), *options], stdout=output, stderr=subprocess.STDOUT, cwd=cwd,
             env={**os.environ, "PYTHONPATH": str(ROOT)})
     deadline = time.monotonic() + wait
@@ -113,7 +119,7 @@ class Watcher:
     def __init__(self, *args: str, cwd: Path, merge_stderr: bool = True,
                  columns: int = 200) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "clients.cli", "watch", *args], cwd=cwd,
+            [sys.executable, "-m", "poolhall", "watch", *args], cwd=cwd,
             stdout=subprocess.PIPE, text=True,
             stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
             env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": str(columns)})

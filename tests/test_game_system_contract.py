@@ -19,18 +19,18 @@ from typing import Any
 import msgspec
 import pytest
 
-from clients.contract import CliHooks
-from clients.systems import CLI_HOOKS
-from events import core
-from events.base import Command, Event, Recorded, ViewData
-from events.codec import decode_stored, event_tag
-from events.contract import SystemVocabulary
-from events.systems import SYSTEM_IDS, SYSTEMS, check_registered
-from projections.campaign import CampaignState
-from projections.contract import Projection
-from projections.systems import PROJECTIONS
-from server.rules import RULES
-from server.rules.contract import Rules
+from poolhall.clients.contract import CliHooks
+from poolhall.clients.systems import CLI_HOOKS
+from poolhall.events import core
+from poolhall.events.base import Command, Event, Recorded, ViewData
+from poolhall.events.codec import decode_stored, event_tag
+from poolhall.events.contract import SystemVocabulary
+from poolhall.events.systems import SYSTEM_IDS, SYSTEMS, check_registered
+from poolhall.projections.campaign import CampaignState
+from poolhall.projections.contract import Projection
+from poolhall.projections.systems import PROJECTIONS
+from poolhall.server.rules import RULES
+from poolhall.server.rules.contract import Rules
 from tests.round_trip import as_stored
 
 FIXTURES = Path(__file__).parent / "fixtures" / "events"

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import os
 import tomllib
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ("events", "projections", "server", "reports", "clients")
@@ -15,9 +19,36 @@ def test_every_package_of_the_code_is_in_the_distribution() -> None:
     checkout, would not notice)."""
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
         "packages"])
-    found = {".".join(init.parent.relative_to(ROOT).parts)
+    found = {".".join(("poolhall", *init.parent.relative_to(ROOT).parts))
              for top in SHIPPED for init in (ROOT / top).rglob("__init__.py")}
+    assert len(found) >= len(SHIPPED)
     assert found - listed == set(), "add these to [tool.setuptools] packages"
+
+
+def test_the_checkout_links_each_package_where_an_install_puts_it() -> None:
+    """``poolhall/`` in the repository holds links to the top-level folders, so a checkout
+    imports ``poolhall.events`` from ``events/`` exactly as ``package-dir`` installs it."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    for top in SHIPPED:
+        assert config["package-dir"][f"poolhall.{top}"] == top
+        assert (ROOT / "poolhall" / top).resolve() == (ROOT / top).resolve()
+
+
+def test_an_install_adds_one_top_level_package() -> None:
+    """``pip install poolhall`` puts its code under ``poolhall/`` only (issue 27): a top-level
+    ``events`` or ``server`` in site-packages would collide with any other of that name. Read
+    from the installed distribution's own list of files (CI installs the checkout first)."""
+    try:
+        files = importlib.metadata.distribution("poolhall").files or []
+    except importlib.metadata.PackageNotFoundError:
+        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+            pytest.fail("poolhall is not installed: CI installs it (pip install '.[test]')")
+        pytest.skip("poolhall is not installed here: `pip install .` to check what it adds")
+    tops = {file.parts[0] for file in files if file.parts[0] != ".."}
+    assert {top for top in tops if not top.endswith(".dist-info")} == {"poolhall"}
+    names = {str(file) for file in files}
+    assert "poolhall/clients/web/index.html" in names  # the browser table ships with it
+    assert "poolhall/__main__.py" in names
 
 
 def test_the_embedded_server_and_cli_start_without_psycopg() -> None:
@@ -27,7 +58,8 @@ def test_the_embedded_server_and_cli_start_without_psycopg() -> None:
     import sys
 
     probe = ("import sys; sys.modules['psycopg'] = None; sys.modules['psycopg_pool'] = None; "
-             "import server.app, clients.cli, clients.serve_cli; print('ok')")
+             "import poolhall.server.app, poolhall.clients.cli, poolhall.clients.serve_cli; "
+             "print('ok')")
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
                             text=True, timeout=60, check=False)
     assert result.stdout.strip() == "ok", result.stderr

@@ -87,7 +87,7 @@ def _argument_rows(parser: argparse.ArgumentParser) -> list[str]:
 def cli_page(parser: argparse.ArgumentParser | None = None) -> str:
     """The CLI reference: every command and option of ``poolhall``, from its parser."""
     if parser is None:
-        from clients.cli import build_parser
+        from poolhall.clients.cli import build_parser
 
         parser = build_parser()
     out = [_HEADER, "# The `poolhall` command\n\n",
@@ -117,7 +117,7 @@ def cli_page(parser: argparse.ArgumentParser | None = None) -> str:
 
 def settings_page() -> str:
     """The server settings: every field of :class:`server.settings.Settings` and its flag."""
-    from server.settings import Settings
+    from poolhall.server.settings import Settings
 
     out = [_HEADER, "# Server settings\n\n",
            "What an operator may tune, read from `server/settings.py` when these docs were "
@@ -261,7 +261,7 @@ def _referenced(schema: dict[str, Any], start: str) -> list[str]:
 def protocol_page(schema: dict[str, Any] | None = None) -> str:
     """The protocol's message types, from the JSON Schema ``poolhall schema`` prints."""
     if schema is None:
-        from projections.snapshot import protocol_schema
+        from poolhall.projections.snapshot import protocol_schema
 
         schema = protocol_schema()
     defs = schema["$defs"]

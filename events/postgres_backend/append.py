@@ -44,15 +44,15 @@ import psycopg
 import psycopg.errors
 from psycopg import pq
 
-from events.chain import GENESIS
-from events.errors import ConcurrencyError, StoreError
-from events.log_contract import Appended, AppendRequest, AppendResult, CommandRecord
-from events.postgres_backend.database import reason
-from events.sqlite_backend.issued_tokens import ISSUING, issued_hash
+from poolhall.events.chain import GENESIS
+from poolhall.events.errors import ConcurrencyError, StoreError
+from poolhall.events.log_contract import Appended, AppendRequest, AppendResult, CommandRecord
+from poolhall.events.postgres_backend.database import reason
+from poolhall.events.sqlite_backend.issued_tokens import ISSUING, issued_hash
 
 __all__ = ["LOCK_SPACE", "RACE_TRIES", "Appender", "lock_key"]
 
-logger = logging.getLogger("events.postgres_backend.log")
+logger = logging.getLogger("poolhall.events.postgres_backend.log")
 
 LOCK_SPACE = 0x706F6F6C
 """The first key of every campaign's advisory lock (``pg_advisory_xact_lock(int, int)``), so

@@ -9,7 +9,7 @@ from typing import Any
 
 import psycopg
 
-from events.postgres_backend.schema import CHANNEL, SCHEMA_VERSION, STATEMENTS
+from poolhall.events.postgres_backend.schema import CHANNEL, SCHEMA_VERSION, STATEMENTS
 
 __all__ = ["channel_for", "create_schema", "is_postgres_url", "reason", "safe_url"]
 

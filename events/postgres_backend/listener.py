@@ -22,7 +22,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from events.postgres_backend.database import channel_for, safe_url
+from poolhall.events.postgres_backend.database import channel_for, safe_url
 
 __all__ = ["MAX_PAUSE", "HeadListener"]
 

@@ -25,9 +25,9 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from events.chain import GENESIS, link_hash
-from events.errors import StoreError
-from events.log_contract import (
+from poolhall.events.chain import GENESIS, link_hash
+from poolhall.events.errors import StoreError
+from poolhall.events.log_contract import (
     PAGE_ROWS,
     AppendRequest,
     AppendResult,
@@ -37,17 +37,17 @@ from events.log_contract import (
     ServerLog,
     StoredRow,
 )
-from events.postgres_backend.append import Appender
-from events.postgres_backend.database import (
+from poolhall.events.postgres_backend.append import Appender
+from poolhall.events.postgres_backend.database import (
     channel_for,
     create_schema,
     is_postgres_url,
     reason,
     safe_url,
 )
-from events.postgres_backend.deployment import admin_hash, claim_admin_hash
-from events.postgres_backend.seeds import PostgresSeedVault
-from events.postgres_backend.snapshots import PostgresSnapshots
+from poolhall.events.postgres_backend.deployment import admin_hash, claim_admin_hash
+from poolhall.events.postgres_backend.seeds import PostgresSeedVault
+from poolhall.events.postgres_backend.snapshots import PostgresSnapshots
 
 __all__ = ["PAGE_ROWS", "PostgresLog", "channel_for", "create_schema", "is_postgres_url",
            "safe_url"]

@@ -9,7 +9,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from events.errors import StoreError
+from poolhall.events.errors import StoreError
 
 __all__ = ["pooled"]
 

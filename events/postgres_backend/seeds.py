@@ -15,8 +15,8 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from events.errors import StoreError
-from events.postgres_backend.pooled import pooled
+from poolhall.events.errors import StoreError
+from poolhall.events.postgres_backend.pooled import pooled
 
 __all__ = ["PostgresSeedVault"]
 

@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from events.postgres_backend.pooled import pooled
+from poolhall.events.postgres_backend.pooled import pooled
 
 __all__ = ["PostgresSnapshots"]
 

@@ -11,8 +11,8 @@ Nothing outside this package opens a connection to the file.
 
 from __future__ import annotations
 
-from events.sqlite_backend.file import open_error, writer_lock
-from events.sqlite_backend.log import JOURNAL_SIZE_LIMIT, SqliteLog
-from events.sqlite_backend.reader import SqliteReader
+from poolhall.events.sqlite_backend.file import open_error, writer_lock
+from poolhall.events.sqlite_backend.log import JOURNAL_SIZE_LIMIT, SqliteLog
+from poolhall.events.sqlite_backend.reader import SqliteReader
 
 __all__ = ["JOURNAL_SIZE_LIMIT", "SqliteLog", "SqliteReader", "open_error", "writer_lock"]

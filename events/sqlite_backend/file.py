@@ -12,11 +12,11 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from events.errors import StoreError
+from poolhall.events.errors import StoreError
 
 __all__ = ["open_error", "writer_lock"]
 
-logger = logging.getLogger("events.sqlite_backend")
+logger = logging.getLogger("poolhall.events.sqlite_backend")
 
 
 def open_error(path: Path, error: sqlite3.Error) -> StoreError:

@@ -21,7 +21,7 @@ import sqlite3
 
 import msgspec
 
-from events import core
+from poolhall.events import core
 
 __all__ = ["INSERT", "ISSUING", "campaign_of", "create_table", "issued_hash"]
 

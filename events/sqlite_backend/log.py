@@ -27,15 +27,15 @@ from pathlib import Path
 
 import msgspec
 
-from events.chain import GENESIS
-from events.errors import ConcurrencyError, StoreError
-from events.log_contract import Appended, AppendRequest, AppendResult, CommandRecord
-from events.sqlite_backend.bulk_insert import insert_rows, insert_values
-from events.sqlite_backend.file import open_error, writer_lock
-from events.sqlite_backend.issued_tokens import INSERT as INSERT_ISSUED
-from events.sqlite_backend.issued_tokens import ISSUING, issued_hash
-from events.sqlite_backend.reader import SqliteReader
-from events.sqlite_backend.schema import COLUMNS, create_or_migrate
+from poolhall.events.chain import GENESIS
+from poolhall.events.errors import ConcurrencyError, StoreError
+from poolhall.events.log_contract import Appended, AppendRequest, AppendResult, CommandRecord
+from poolhall.events.sqlite_backend.bulk_insert import insert_rows, insert_values
+from poolhall.events.sqlite_backend.file import open_error, writer_lock
+from poolhall.events.sqlite_backend.issued_tokens import INSERT as INSERT_ISSUED
+from poolhall.events.sqlite_backend.issued_tokens import ISSUING, issued_hash
+from poolhall.events.sqlite_backend.reader import SqliteReader
+from poolhall.events.sqlite_backend.schema import COLUMNS, create_or_migrate
 
 __all__ = ["JOURNAL_SIZE_LIMIT", "SqliteLog"]
 
@@ -56,7 +56,7 @@ WRITER_CACHE_KIB = 16 * 1024
 page of each unique index per campaign; SQLite's default 2 MB made it spill pages to the WAL
 in mid-transaction and read them back."""
 
-logger = logging.getLogger("events.sqlite_backend")
+logger = logging.getLogger("poolhall.events.sqlite_backend")
 
 _INSERT_EVENT = f"INSERT INTO events ({COLUMNS})"
 _INSERT_COMMAND = "INSERT INTO commands (campaign, command_id, actor, first_seq, last_seq)"

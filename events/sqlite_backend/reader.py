@@ -18,9 +18,9 @@ from typing import Any
 
 import msgspec
 
-from events.chain import GENESIS
-from events.errors import StoreError
-from events.log_contract import (
+from poolhall.events.chain import GENESIS
+from poolhall.events.errors import StoreError
+from poolhall.events.log_contract import (
     PAGE_ROWS,
     AppendRequest,
     AppendResult,
@@ -30,8 +30,8 @@ from events.log_contract import (
     EventLog,
     StoredRow,
 )
-from events.sqlite_backend.issued_tokens import campaign_of
-from events.sqlite_backend.verify import verify_file
+from poolhall.events.sqlite_backend.issued_tokens import campaign_of
+from poolhall.events.sqlite_backend.verify import verify_file
 
 __all__ = ["SqliteReader"]
 

@@ -30,11 +30,11 @@ import logging
 import sqlite3
 import time
 
-from events.sqlite_backend.issued_tokens import create_table
+from poolhall.events.sqlite_backend.issued_tokens import create_table
 
 __all__ = ["PLAIN", "create_or_migrate", "is_plain"]
 
-logger = logging.getLogger("events.sqlite_backend")
+logger = logging.getLogger("poolhall.events.sqlite_backend")
 
 PLAIN = 28
 """``PRAGMA user_version`` of a file in the plain schema (the issue that made it)."""

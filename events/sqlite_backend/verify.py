@@ -25,8 +25,8 @@ import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from hashlib import sha256
 
-from events.chain import GENESIS
-from events.log_contract import ChainProblem
+from poolhall.events.chain import GENESIS
+from poolhall.events.log_contract import ChainProblem
 
 __all__ = ["verify_file"]
 

@@ -6,17 +6,17 @@ imported here by name, statically, and a registered system without one is refuse
 
 from __future__ import annotations
 
-from events.base import Command, Event
-from events.character_io import ImportCharacter
-from events.conditions import SetCondition
-from events.errors import Rejected
-from events.systems import check_registered
-from server.auth import hash_token
-from server.rules import core, d12, fairness, narrative, privacy, sr3
-from server.rules.base import Decision
-from server.rules.character_import import import_character
-from server.rules.conditions import set_condition
-from server.rules.contract import Rules
+from poolhall.events.base import Command, Event
+from poolhall.events.character_io import ImportCharacter
+from poolhall.events.conditions import SetCondition
+from poolhall.events.errors import Rejected
+from poolhall.events.systems import check_registered
+from poolhall.server.auth import hash_token
+from poolhall.server.rules import core, d12, fairness, narrative, privacy, sr3
+from poolhall.server.rules.base import Decision
+from poolhall.server.rules.character_import import import_character
+from poolhall.server.rules.conditions import set_condition
+from poolhall.server.rules.contract import Rules
 
 __all__ = ["RULES", "decide", "rules"]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from events.errors import Rejected
-from projections.campaign import CampaignState, Character, Member
-from server.rules.fairness import EpochSeeds, FairRoll
+from poolhall.events.errors import Rejected
+from poolhall.projections.campaign import CampaignState, Character, Member
+from poolhall.server.rules.fairness import EpochSeeds, FairRoll
 
 __all__ = ["ADMIN_MEMBER", "Decision", "DiceSource"]
 

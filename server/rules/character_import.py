@@ -9,12 +9,12 @@ the sheet is built by the same folds, and the log says where it came from.
 
 from __future__ import annotations
 
-from events.base import Event
-from events.character_io import ImportCharacter
-from events.core import CharacterCreated, CharacterImported
-from events.errors import Rejected
-from server.rules.base import Decision
-from server.rules.core import slugify
+from poolhall.events.base import Event
+from poolhall.events.character_io import ImportCharacter
+from poolhall.events.core import CharacterCreated, CharacterImported
+from poolhall.events.errors import Rejected
+from poolhall.server.rules.base import Decision
+from poolhall.server.rules.core import slugify
 
 __all__ = ["import_character"]
 

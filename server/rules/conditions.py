@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from events.base import Event
-from events.conditions import CONDITIONS, ConditionChanged, SetCondition
-from events.errors import Rejected
-from server.rules.base import Decision
+from poolhall.events.base import Event
+from poolhall.events.conditions import CONDITIONS, ConditionChanged, SetCondition
+from poolhall.events.errors import Rejected
+from poolhall.server.rules.base import Decision
 
 __all__ = ["set_condition"]
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from events.base import Command, Event
-from projections.campaign import CampaignState
-from server.rules.base import Decision
-from server.views import ViewSpec
+from poolhall.events.base import Command, Event
+from poolhall.projections.campaign import CampaignState
+from poolhall.server.rules.base import Decision
+from poolhall.server.views import ViewSpec
 
 __all__ = ["Decide", "Rules", "StandingViews", "Views"]
 

@@ -6,13 +6,13 @@ import functools
 import re
 from typing import Any
 
-from events import core
-from events.base import Event
-from events.dice import DiceExpression, RolledTerm, parse_dice, total_of
-from events.errors import NotationError, Rejected
-from events.fair import RotateSeed, SeedCommitted, SetClientSeed, commitment
-from server.rules import fairness
-from server.rules.base import ADMIN_MEMBER, Decision
+from poolhall.events import core
+from poolhall.events.base import Event
+from poolhall.events.dice import DiceExpression, RolledTerm, parse_dice, total_of
+from poolhall.events.errors import NotationError, Rejected
+from poolhall.events.fair import RotateSeed, SeedCommitted, SetClientSeed, commitment
+from poolhall.server.rules import fairness
+from poolhall.server.rules.base import ADMIN_MEMBER, Decision
 
 __all__ = ["COMMANDS", "decide", "open_campaign", "slugify"]
 

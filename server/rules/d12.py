@@ -16,16 +16,16 @@ from typing import Any
 
 import msgspec
 
-from events import core, d12
-from events.base import Event
-from events.errors import Rejected
-from events.messages import View
-from projections.campaign import CampaignState
-from projections.d12 import GameState, TestState, open_tests
-from projections.d12_odds import odds_summary
-from server.rules.base import Decision
-from server.rules.contract import Rules
-from server.views import Compute, ViewResult, ViewSpec
+from poolhall.events import core, d12
+from poolhall.events.base import Event
+from poolhall.events.errors import Rejected
+from poolhall.events.messages import View
+from poolhall.projections.campaign import CampaignState
+from poolhall.projections.d12 import GameState, TestState, open_tests
+from poolhall.projections.d12_odds import odds_summary
+from poolhall.server.rules.base import Decision
+from poolhall.server.rules.contract import Rules
+from poolhall.server.views import Compute, ViewResult, ViewSpec
 
 __all__ = ["RULES",
     "COMMANDS",

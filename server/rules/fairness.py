@@ -26,10 +26,10 @@ from typing import Any
 
 import msgspec
 
-from events import core
-from events.base import Event
-from events.errors import Rejected
-from events.fair import (
+from poolhall.events import core
+from poolhall.events.base import Event
+from poolhall.events.errors import Rejected
+from poolhall.events.fair import (
     ClientSeedSet,
     DieStream,
     FairStamp,
@@ -40,8 +40,8 @@ from events.fair import (
     client_seeds_digest,
     commitment,
 )
-from projections.campaign import CampaignState
-from projections.fair_draws import DRAWS
+from poolhall.projections.campaign import CampaignState
+from poolhall.projections.fair_draws import DRAWS
 
 __all__ = ["ROTATE_HOURS", "ROTATE_ROLLS", "EpochSeeds", "FairRoll", "decide", "finish",
            "reveal"]

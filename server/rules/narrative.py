@@ -12,21 +12,21 @@ from typing import Any
 
 import msgspec
 
-from events import narrative as n
-from events.base import Event
-from events.errors import Rejected
-from events.messages import View
-from events.narrative import Pool
-from events.narrative_encounter import ENCOUNTER_COMMANDS
-from projections.campaign import CampaignState
-from projections.narrative import CheckState, GameState
-from projections.narrative_odds import summary
-from server.rules import narrative_checks as checks
-from server.rules import narrative_destiny as destiny
-from server.rules.base import Decision
-from server.rules.contract import Rules
-from server.rules.narrative_encounter import decide_encounter
-from server.views import Compute, ViewResult, ViewSpec, computed
+from poolhall.events import narrative as n
+from poolhall.events.base import Event
+from poolhall.events.errors import Rejected
+from poolhall.events.messages import View
+from poolhall.events.narrative import Pool
+from poolhall.events.narrative_encounter import ENCOUNTER_COMMANDS
+from poolhall.projections.campaign import CampaignState
+from poolhall.projections.narrative import CheckState, GameState
+from poolhall.projections.narrative_odds import summary
+from poolhall.server.rules import narrative_checks as checks
+from poolhall.server.rules import narrative_destiny as destiny
+from poolhall.server.rules.base import Decision
+from poolhall.server.rules.contract import Rules
+from poolhall.server.rules.narrative_encounter import decide_encounter
+from poolhall.server.views import Compute, ViewResult, ViewSpec, computed
 
 __all__ = ["RULES", "COMMANDS", "MAX_LIVE_ODDS_DICE", "check_about", "check_odds", "check_spec",
            "check_view", "decide", "standing_views", "views"]

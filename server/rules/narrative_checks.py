@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import msgspec
 
-from events import narrative as n
-from events.base import Event
-from events.errors import Rejected
-from events.suggest import did_you_mean
-from projections.narrative import CheckState, Difficulty, GameState
-from projections.narrative_dice import SIDES, rolled_die, tally
-from projections.narrative_pool import Modification, skill_dice
-from server.rules.base import Decision
+from poolhall.events import narrative as n
+from poolhall.events.base import Event
+from poolhall.events.errors import Rejected
+from poolhall.events.suggest import did_you_mean
+from poolhall.projections.narrative import CheckState, Difficulty, GameState
+from poolhall.projections.narrative_dice import SIDES, rolled_die, tally
+from poolhall.projections.narrative_pool import Modification, skill_dice
+from poolhall.server.rules.base import Decision
 
 __all__ = ["MAX_OPEN_CHECKS", "MAX_MODIFICATIONS", "game", "open_check", "resolve_skill",
            "check_fits", "open_", "set_difficulty", "modify", "roll", "cancel"]

@@ -23,14 +23,14 @@ anything); a player never spends a dark side point.
 
 from __future__ import annotations
 
-from events import narrative as n
-from events.base import Event
-from events.errors import Rejected
-from projections.narrative import CheckState
-from projections.narrative_dice import SIDES, face_symbols, rolled_die, tally
-from projections.narrative_pool import Modification
-from server.rules.base import Decision
-from server.rules.narrative_checks import check_fits, game, open_check
+from poolhall.events import narrative as n
+from poolhall.events.base import Event
+from poolhall.events.errors import Rejected
+from poolhall.projections.narrative import CheckState
+from poolhall.projections.narrative_dice import SIDES, face_symbols, rolled_die, tally
+from poolhall.projections.narrative_pool import Modification
+from poolhall.server.rules.base import Decision
+from poolhall.server.rules.narrative_checks import check_fits, game, open_check
 
 __all__ = ["roll_destiny_pool", "set_destiny_pool", "flip", "roll_force", "roll_pool"]
 

@@ -14,12 +14,12 @@ a check is the player of its character, and the GM for a character no player pla
 
 from __future__ import annotations
 
-from events import narrative_encounter as e
-from events.base import Event
-from events.errors import Rejected
-from projections.narrative import CheckState, GameState
-from projections.narrative_encounter import Encounter, available
-from server.rules.base import Decision
+from poolhall.events import narrative_encounter as e
+from poolhall.events.base import Event
+from poolhall.events.errors import Rejected
+from poolhall.projections.narrative import CheckState, GameState
+from poolhall.projections.narrative_encounter import Encounter, available
+from poolhall.server.rules.base import Decision
 
 __all__ = ["IN_COMBAT", "OUT_OF_COMBAT", "decide_encounter", "player_characters"]
 

@@ -21,11 +21,11 @@ from typing import Any
 
 import msgspec
 
-from events import core, d12, narrative, sr3
-from events.base import Event
-from events.errors import Rejected
-from projections.privacy import MAX_PENDING, OPENERS, reference_of, sees
-from server.rules.base import Decision
+from poolhall.events import core, d12, narrative, sr3
+from poolhall.events.base import Event
+from poolhall.events.errors import Rejected
+from poolhall.projections.privacy import MAX_PENDING, OPENERS, reference_of, sees
+from poolhall.server.rules.base import Decision
 
 __all__ = ["ONE_SHOT_COMMANDS", "guard", "stamp"]
 

@@ -17,28 +17,28 @@ from typing import Any
 
 import msgspec
 
-from events import core
-from events import sr3 as vocabulary
-from events.base import Event
-from events.errors import Rejected
-from events.messages import View
-from events.sr3 import POOLS, PoolDie, Sr3Stats
-from projections.campaign import CampaignState
-from projections.sr3 import GameState
-from projections.sr3_pools import pool_sizes
-from projections.sr3_views import (
+from poolhall.events import core
+from poolhall.events import sr3 as vocabulary
+from poolhall.events.base import Event
+from poolhall.events.errors import Rejected
+from poolhall.events.messages import View
+from poolhall.events.sr3 import POOLS, PoolDie, Sr3Stats
+from poolhall.projections.campaign import CampaignState
+from poolhall.projections.sr3 import GameState
+from poolhall.projections.sr3_pools import pool_sizes
+from poolhall.projections.sr3_views import (
     OddsInput,
     combat_turn_view,
     odds_parts,
     odds_rows,
     sheets_view,
 )
-from projections.sr3_wounds import wound_modifier
-from server.rules import sr3_tests as tests
-from server.rules.base import Decision
-from server.rules.contract import Rules
-from server.rules.sr3_limits import check_draws, drawable
-from server.views import Compute, ViewResult, ViewSpec
+from poolhall.projections.sr3_wounds import wound_modifier
+from poolhall.server.rules import sr3_tests as tests
+from poolhall.server.rules.base import Decision
+from poolhall.server.rules.contract import Rules
+from poolhall.server.rules.sr3_limits import check_draws, drawable
+from poolhall.server.views import Compute, ViewResult, ViewSpec
 
 __all__ = ["RULES", "COMMANDS", "decide", "initiative_order", "standing_views", "about_declared",
            "declared_odds_rows", "views"]

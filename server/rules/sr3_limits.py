@@ -12,9 +12,9 @@ from collections.abc import Mapping
 
 import msgspec
 
-from events.errors import Rejected
-from events.sr3 import POOLS, PoolName, Sr3Skill, Sr3Stats
-from projections.sr3_pools import pool_lines
+from poolhall.events.errors import Rejected
+from poolhall.events.sr3 import POOLS, PoolName, Sr3Skill, Sr3Stats
+from poolhall.projections.sr3_pools import pool_lines
 
 __all__ = [
     "Situation",

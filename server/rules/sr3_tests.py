@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from events import sr3 as vocabulary
-from events.errors import Rejected
-from events.sr3 import MAX_CHAIN, MAX_TEST_DICE, POOLS, PoolDie, PoolName, Sr3Stats
-from events.suggest import did_you_mean
-from projections.sr3 import GameState, TestRecord
-from projections.sr3_pools import karma_pool, pool_sizes
-from server.rules.base import Decision, DiceSource
-from server.rules.sr3_limits import Situation
+from poolhall.events import sr3 as vocabulary
+from poolhall.events.errors import Rejected
+from poolhall.events.sr3 import MAX_CHAIN, MAX_TEST_DICE, POOLS, PoolDie, PoolName, Sr3Stats
+from poolhall.events.suggest import did_you_mean
+from poolhall.projections.sr3 import GameState, TestRecord
+from poolhall.projections.sr3_pools import karma_pool, pool_sizes
+from poolhall.server.rules.base import Decision, DiceSource
+from poolhall.server.rules.sr3_limits import Situation
 
 __all__ = [
     "KARMA_QUOTES",

@@ -21,9 +21,9 @@ from typing import Any
 import msgspec
 from websockets.typing import BytesLike
 
-from events import core
-from events.codec import encode
-from events.messages import Join
+from poolhall.events import core
+from poolhall.events.codec import encode
+from poolhall.events.messages import Join
 
 try:
     from websockets.speedups import apply_mask

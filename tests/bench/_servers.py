@@ -6,7 +6,7 @@ one (``--against REV``), or several processes on one PostgreSQL (``--processes N
 
 - :func:`checkout` puts a git revision in a temporary detached worktree (``git worktree add
   --detach``), removed at the end: the revision's own code, not a copy someone keeps around;
-- :func:`serve_sqlite` starts ``python -m clients.cli serve`` (the user's command) of a
+- :func:`serve_sqlite` starts ``python -m poolhall serve`` (the user's command) of a
   checkout, its ``PYTHONPATH`` at that checkout, on a SQLite file of its own; both sides of a
   comparison are started this way, with the same flags (:func:`settings_flags` leaves out
   those a revision's ``serve`` does not take: the flags are generated from each revision's
@@ -40,7 +40,7 @@ for entry in (str(ROOT), str(HERE.parent / "chaos")):
     if entry not in sys.path:
         sys.path.insert(0, entry)
 
-from tests.serve_process import free_port, start_serve  # noqa: E402
+from tests.serve_process import cli_module, free_port, start_serve  # noqa: E402
 
 __all__ = ["RELEASE_BEFORE", "Served", "checkout", "ratio_line", "revision_name",
            "serve_postgres", "serve_sqlite", "settings_flags", "thread_cpu"]
@@ -68,7 +68,7 @@ def thread_cpu(pids: list[int]) -> dict[str, tuple[float, float]]:
 
 @functools.cache
 def _serve_help(code: Path) -> str:
-    return subprocess.run([sys.executable, "-m", "clients.cli", "serve", "--help"], cwd=code,
+    return subprocess.run([sys.executable, "-m", cli_module(code), "serve", "--help"], cwd=code,
                           capture_output=True, text=True, check=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(code), "COLUMNS": "200"}).stdout
 

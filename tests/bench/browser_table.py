@@ -50,8 +50,8 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
-from clients.client import Client  # noqa: E402
-from events import core  # noqa: E402
+from poolhall.clients.client import Client  # noqa: E402
+from poolhall.events import core  # noqa: E402
 from tests.serve_process import free_port, start_serve  # noqa: E402
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, Served  # noqa: E402
 

@@ -48,8 +48,8 @@ TARGET = 500_000.0
 
 CHILD = """
 import asyncio, sys
-from server.app import Server
-from server.settings import Settings
+from poolhall.server.app import Server
+from poolhall.server.settings import Settings
 async def main():
     server = Server(sys.argv[1], "127.0.0.1", 0, admin_token=sys.argv[2],
                     settings=Settings(replay_rate=1e9, replay_burst=10**9, join_rate=1e9,
@@ -174,9 +174,9 @@ def cpu_seconds(pid: int, thread: int | None = None) -> float:
 
 def store_snapshots(db: Path, campaign: str) -> None:
     """Store the campaign's snapshots as the server does while it is written."""
-    from events.sqlite_backend import SqliteLog
-    from server.settings import Settings
-    from server.stored_snapshots import SnapshotStore, fold_from
+    from poolhall.events.sqlite_backend import SqliteLog
+    from poolhall.server.settings import Settings
+    from poolhall.server.stored_snapshots import SnapshotStore, fold_from
 
     log = SqliteLog(db)
     try:

@@ -3,7 +3,7 @@
 For every command: ``poolhall CMD --help`` (the parser and nothing else), and where one can be
 run again and again, a real quick one against a small campaign (``state``, ``roll``, ``verify``
 of a small file, the odds commands ...), each the median wall time of ``--runs`` runs as a
-fresh process (``python -m clients.cli``, what the console script runs). A server is started
+fresh process (``python -m poolhall``, what the console script runs). A server is started
 on a temporary database for the commands that need one; its own start is timed as ``serve``
 (until ``/health`` answers). Run: ``python tests/bench/cli_start.py [--runs N] [--only CMD]``.
 
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "clients.cli"]
+CLI = [sys.executable, "-m", "poolhall"]
 TARGET = 0.150
 
 COMMANDS = ["serve", "campaign", "invite", "remove-member", "share-replay", "roll", "send",

@@ -15,8 +15,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from events import d12  # noqa: E402
-from projections.d12_odds import (  # noqa: E402
+from poolhall.events import d12  # noqa: E402
+from poolhall.projections.d12_odds import (  # noqa: E402
     margin_counts,
     odds_summary,
     success_probability,

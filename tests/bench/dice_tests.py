@@ -32,9 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from projections.analytics import report  # noqa: E402
-from projections.analytics_faces import face_test  # noqa: E402
-from projections.analytics_model import Section  # noqa: E402
+from poolhall.projections.analytics import report  # noqa: E402
+from poolhall.projections.analytics_faces import face_test  # noqa: E402
+from poolhall.projections.analytics_model import Section  # noqa: E402
 from tests.projections.analytics_logs import (  # noqa: E402
     LogBuilder,
     d12_session,

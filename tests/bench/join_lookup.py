@@ -21,11 +21,11 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from events import core  # noqa: E402
-from events.base import Event, Recorded  # noqa: E402
-from projections.campaign import CampaignState, Member, fold  # noqa: E402
-from server.app import member_by_token  # noqa: E402
-from server.auth import hash_token, tokens_match  # noqa: E402
+from poolhall.events import core  # noqa: E402
+from poolhall.events.base import Event, Recorded  # noqa: E402
+from poolhall.projections.campaign import CampaignState, Member, fold  # noqa: E402
+from poolhall.server.app import member_by_token  # noqa: E402
+from poolhall.server.auth import hash_token, tokens_match  # noqa: E402
 
 
 def campaign_of(members: int) -> CampaignState:

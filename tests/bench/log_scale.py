@@ -68,14 +68,14 @@ sys.path.insert(0, str(ROOT / "tests" / "bench"))
 from _servers import checkout, ratio_line, revision_name  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
-from events import core  # noqa: E402
-from events.dice import RolledTerm  # noqa: E402
-from events.log import AppendRequest, prepare  # noqa: E402
-from events.sqlite_backend import SqliteLog, SqliteReader  # noqa: E402
-from server.auth import hash_token  # noqa: E402
-from server.rules.base import ADMIN_MEMBER  # noqa: E402
-from server.rules.core import open_campaign  # noqa: E402
-from server.stored_snapshots import SnapshotStore, fold_from, seal_key  # noqa: E402
+from poolhall.events import core  # noqa: E402
+from poolhall.events.dice import RolledTerm  # noqa: E402
+from poolhall.events.log import AppendRequest, prepare  # noqa: E402
+from poolhall.events.sqlite_backend import SqliteLog, SqliteReader  # noqa: E402
+from poolhall.server.auth import hash_token  # noqa: E402
+from poolhall.server.rules.base import ADMIN_MEMBER  # noqa: E402
+from poolhall.server.rules.core import open_campaign  # noqa: E402
+from poolhall.server.stored_snapshots import SnapshotStore, fold_from, seal_key  # noqa: E402
 
 CACHE = Path("/tmp/poolhall-log-scale")
 ADMIN = "ph_bench-admin-token-0123456789abcdef"
@@ -89,8 +89,8 @@ SNAPSHOT_EVERY = 1000
 
 CHILD = """
 import asyncio, json, sys, time
-from server.app import Server
-from server.settings import Settings
+from poolhall.server.app import Server
+from poolhall.server.settings import Settings
 async def main():
     started = time.perf_counter()
     server = Server(sys.argv[1], "127.0.0.1", 0, admin_token=sys.argv[2],

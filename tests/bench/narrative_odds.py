@@ -17,8 +17,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from events.narrative import Pool  # noqa: E402
-from projections import narrative_odds  # noqa: E402
+from poolhall.events.narrative import Pool  # noqa: E402
+from poolhall.projections import narrative_odds  # noqa: E402
 
 POOLS = (
     Pool(proficiency=1, ability=2, difficulty=2),

@@ -39,16 +39,16 @@ if str(ROOT) not in sys.path:
 import msgspec  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
-from events import core  # noqa: E402
-from events import narrative as n  # noqa: E402
-from events.base import Command  # noqa: E402
-from events.messages import Join  # noqa: E402
+from poolhall.events import core  # noqa: E402
+from poolhall.events import narrative as n  # noqa: E402
+from poolhall.events.base import Command  # noqa: E402
+from poolhall.events.messages import Join  # noqa: E402
 
 TOKEN = "ph_bench-admin-token-0123456789abcdef"
 TARGET_P99_MS = 20.0
 SERVE = """
 import asyncio, cProfile, sys
-from server.app import Server
+from poolhall.server.app import Server
 async def main():
     server = Server(sys.argv[1], "127.0.0.1", 0, admin_token=sys.argv[2])
     await server.start()

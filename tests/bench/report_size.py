@@ -35,14 +35,14 @@ sys.path.insert(0, str(ROOT))
 
 import msgspec  # noqa: E402
 
-from events.log import AppendRequest, prepare  # noqa: E402
-from events.sqlite_backend import SqliteLog  # noqa: E402
-from projections.analytics import (  # noqa: E402
+from poolhall.events.log import AppendRequest, prepare  # noqa: E402
+from poolhall.events.sqlite_backend import SqliteLog  # noqa: E402
+from poolhall.projections.analytics import (  # noqa: E402
     for_session,  # noqa: E402
     report,
     roll_rows,
 )
-from reports.html import render_html  # noqa: E402
+from poolhall.reports.html import render_html  # noqa: E402
 from tests.projections.analytics_logs import (  # noqa: E402
     LogBuilder,
     d12_session,
@@ -55,7 +55,7 @@ TOKEN = "ph_bench-admin-token-0123456789abcdef"
 PLAY = {"narrative": narrative_session, "sr3": sr3_session, "d12": d12_session}
 CHILD = """
 import asyncio, sys
-from server.app import Server
+from poolhall.server.app import Server
 async def main():
     server = Server(sys.argv[1], "127.0.0.1", 0, admin_token=sys.argv[2])
     await server.start()
@@ -125,7 +125,7 @@ def served(log: LogBuilder, tmp: Path) -> None:
         page = tmp / "cli.html"
         started = time.perf_counter()
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
-        done = subprocess.run([sys.executable, "-m", "clients.cli", "report", "night",
+        done = subprocess.run([sys.executable, "-m", "poolhall", "report", "night",
                                "--html", str(page), "--json", "--url", url, "--admin-token",
                                TOKEN], cwd=ROOT, env=env, capture_output=True, check=True)
         took = time.perf_counter() - started

@@ -41,17 +41,17 @@ sys.path.insert(0, str(ROOT))
 
 from websockets.asyncio.client import connect  # noqa: E402
 
-from events import core  # noqa: E402
-from events import narrative as n  # noqa: E402
-from events.base import Recorded  # noqa: E402
-from events.dice import RolledTerm  # noqa: E402
-from events.log import AppendRequest, prepare  # noqa: E402
-from events.sqlite_backend import SqliteLog  # noqa: E402
-from projections.campaign import CampaignState, evolve, new_state  # noqa: E402
-from server import rules  # noqa: E402
-from server.auth import hash_token  # noqa: E402
-from server.rules.base import ADMIN_MEMBER, Decision  # noqa: E402
-from server.rules.core import open_campaign  # noqa: E402
+from poolhall.events import core  # noqa: E402
+from poolhall.events import narrative as n  # noqa: E402
+from poolhall.events.base import Recorded  # noqa: E402
+from poolhall.events.dice import RolledTerm  # noqa: E402
+from poolhall.events.log import AppendRequest, prepare  # noqa: E402
+from poolhall.events.sqlite_backend import SqliteLog  # noqa: E402
+from poolhall.projections.campaign import CampaignState, evolve, new_state  # noqa: E402
+from poolhall.server import rules  # noqa: E402
+from poolhall.server.auth import hash_token  # noqa: E402
+from poolhall.server.rules.base import ADMIN_MEMBER, Decision  # noqa: E402
+from poolhall.server.rules.core import open_campaign  # noqa: E402
 
 TOKEN = "ph_bench-admin-token-0123456789abcdef"
 GM_TOKEN = "ph_bench-gm-token-0123456789abcdef"
@@ -62,8 +62,8 @@ BATCH = 500
 
 CHILD = """
 import asyncio, sys
-from server.app import Server
-from server.settings import Settings
+from poolhall.server.app import Server
+from poolhall.server.settings import Settings
 async def main():
     settings = Settings(request_burst=int(sys.argv[3])) if sys.argv[3] != "0" else Settings()
     server = Server(sys.argv[1], "127.0.0.1", 0, admin_token=sys.argv[2], settings=settings)
@@ -194,7 +194,7 @@ async def join_to_table(url: str, token: str, campaign: str) -> tuple[float, int
 def cli(url: str, token: str, *arguments: str) -> float:
     """Seconds one ``poolhall`` command takes, as a user runs it."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "clients.cli", *arguments, "--url", url,
+    subprocess.run([sys.executable, "-m", "poolhall", *arguments, "--url", url,
                     "--token", token], check=True, cwd=ROOT, capture_output=True,
                    env={**os.environ, "PYTHONPATH": str(ROOT)})
     return time.perf_counter() - started

@@ -13,8 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from events import sr3  # noqa: E402
-from projections.sr3_odds import odds_table, open_distribution, success_distribution  # noqa: E402
+from poolhall.events import sr3  # noqa: E402
+from poolhall.projections.sr3_odds import odds_table, open_distribution, success_distribution  # noqa: E402
 from tests.sr3.sr3_support import Table  # noqa: E402
 
 

@@ -44,11 +44,11 @@ from eventsourcing.persistence import StoredEvent  # noqa: E402
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore  # noqa: E402
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore  # noqa: E402
 
-from events import core  # noqa: E402
-from events.log import AppendRequest, prepare  # noqa: E402
-from events.log_contract import EventLog  # noqa: E402
-from events.postgres_backend import PostgresLog  # noqa: E402
-from events.sqlite_backend import SqliteLog  # noqa: E402
+from poolhall.events import core  # noqa: E402
+from poolhall.events.log import AppendRequest, prepare  # noqa: E402
+from poolhall.events.log_contract import EventLog  # noqa: E402
+from poolhall.events.postgres_backend import PostgresLog  # noqa: E402
+from poolhall.events.sqlite_backend import SqliteLog  # noqa: E402
 from tests.postgres import server_url, with_schema  # noqa: E402
 
 EVENT = prepare(core.DiceRolled(expression="2d6", terms=(), total=7))

@@ -110,8 +110,8 @@ def serve_child(db: str, token: str) -> None:
     logging.basicConfig(level=logging.WARNING, format="server %(levelname)s %(name)s: %(message)s")
     if os.environ.get(SWITCH_ENV):  # diagnosis: does the writer thread wait for the GIL?
         sys.setswitchinterval(float(os.environ[SWITCH_ENV]))
-    from server.app import Server
-    from server.settings import Settings
+    from poolhall.server.app import Server
+    from poolhall.server.settings import Settings
 
     census_to = os.environ.get(CENSUS_ENV)
     if census_to:  # diagnosis: what the collector's young generations hold
@@ -227,10 +227,10 @@ REBUILD_RUNS = 5
 
 def rebuild(db: Path) -> tuple[int, float, float, float, float]:
     """Events folded, seconds for the full fold, then for reading, decoding, folding alone."""
-    from events.log import to_recorded
-    from events.sqlite_backend import SqliteLog
-    from projections.campaign import fold
-    from server.rebuild import rebuild_states
+    from poolhall.events.log import to_recorded
+    from poolhall.events.sqlite_backend import SqliteLog
+    from poolhall.projections.campaign import fold
+    from poolhall.server.rebuild import rebuild_states
 
     log = SqliteLog(db)
     try:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from events import core  # noqa: E402
-from events.base import Recorded  # noqa: E402
-from events.dice import RolledTerm  # noqa: E402
-from events.fair import (  # noqa: E402
+from poolhall.events import core  # noqa: E402
+from poolhall.events.base import Recorded  # noqa: E402
+from poolhall.events.dice import RolledTerm  # noqa: E402
+from poolhall.events.fair import (  # noqa: E402
     DieStream,
     FairStamp,
     SeedCommitted,
@@ -27,7 +27,7 @@ from events.fair import (  # noqa: E402
     client_seeds_digest,
     commitment,
 )
-from projections.fair_verify import check_campaign  # noqa: E402
+from poolhall.projections.fair_verify import check_campaign  # noqa: E402
 
 SIDES = (4, 6, 8, 10, 12, 20, 100)
 

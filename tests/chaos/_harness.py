@@ -1,6 +1,6 @@
 """The chaos trials' shared pieces: the server as a real process, its memory, its health.
 
-:class:`ServerProcess` runs ``poolhall serve`` (``python -m clients.cli serve``) exactly as a
+:class:`ServerProcess` runs ``poolhall serve`` (``python -m poolhall serve``) exactly as a
 user does, on a loopback port and a fresh SQLite file, with the operator's flags passed through
 (``--server-arg=--queue-limit=64``); its output goes to files so that a traceback is counted,
 not lost. :class:`RssSampler` watches its resident memory from a thread. :func:`health` times
@@ -73,7 +73,7 @@ class ServerProcess:
         """Start (or restart, same log and port) and return once ``/health`` answers."""
         with open(self.out_path, "ab") as out, open(self.err_path, "ab") as err:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "clients.cli", "serve", "--db", str(self.db),
+                [sys.executable, "-m", "poolhall", "serve", "--db", str(self.db),
                  "--port", str(self.port), *self.server_args],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.db.parent,
                 env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},

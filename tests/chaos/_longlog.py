@@ -14,14 +14,14 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from events import core
-from events.dice import RolledTerm
-from events.log import AppendRequest, prepare
-from events.sqlite_backend import SqliteLog
-from server.app import utc_now
-from server.auth import hash_token
-from server.rules.base import ADMIN_MEMBER
-from server.rules.core import open_campaign
+from poolhall.events import core
+from poolhall.events.dice import RolledTerm
+from poolhall.events.log import AppendRequest, prepare
+from poolhall.events.sqlite_backend import SqliteLog
+from poolhall.server.app import utc_now
+from poolhall.server.auth import hash_token
+from poolhall.server.rules.base import ADMIN_MEMBER
+from poolhall.server.rules.core import open_campaign
 
 __all__ = ["CAMPAIGN", "build_long_log"]
 

@@ -203,7 +203,7 @@ def log_facts(url: str, campaign: str) -> tuple[set[str], dict[int, str]]:
 
 
 def verify(url: str) -> bool:
-    done = subprocess.run([sys.executable, "-m", "clients.cli", "verify", url], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "poolhall", "verify", url], cwd=ROOT,
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     return done.returncode == 0

@@ -40,7 +40,7 @@ from _harness import (
 from _load_worker import Bench
 from _raw import Closed, RawSocket
 
-from events import core
+from poolhall.events import core
 from tests.chaos._longlog import build_long_log
 
 __all__ = ["Check", "Trial", "main", "parse_args", "print_checks"]

@@ -41,11 +41,11 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from clients.client import Client  # noqa: E402
-from events import core  # noqa: E402
-from events.chain import GENESIS, link_hash  # noqa: E402
-from events.errors import CommandRejected  # noqa: E402
-from server.stored_snapshots import decode_state, encode_state  # noqa: E402
+from poolhall.clients.client import Client  # noqa: E402
+from poolhall.events import core  # noqa: E402
+from poolhall.events.chain import GENESIS, link_hash  # noqa: E402
+from poolhall.events.errors import CommandRejected  # noqa: E402
+from poolhall.server.stored_snapshots import decode_state, encode_state  # noqa: E402
 from tests.serve_process import free_port, poolhall, start_serve  # noqa: E402
 from tests.server.raw import RawPeer  # noqa: E402
 

@@ -59,7 +59,7 @@ def start_server(root: Path, db: Path, port: int, nofile: int, log: Path,
         resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
     process = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "serve", "--db", str(db), "--port", str(port),
+        [sys.executable, "-m", "poolhall", "serve", "--db", str(db), "--port", str(port),
          *flags],
         stdout=log.open("wb"), stderr=subprocess.STDOUT, cwd=db.parent, preexec_fn=limit,
         env={**os.environ, "PYTHONPATH": str(root)})

@@ -71,7 +71,7 @@ async def load(ctx: AttackContext) -> None:
 
 
 def verify(db: Path) -> bool:
-    done = subprocess.run([sys.executable, "-m", "clients.cli", "verify", str(db)],
+    done = subprocess.run([sys.executable, "-m", "poolhall", "verify", str(db)],
                           cwd=db.parent, capture_output=True, text=True, timeout=120,
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     return done.returncode == 0

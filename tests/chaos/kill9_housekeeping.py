@@ -40,13 +40,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from events.sqlite_backend import SqliteLog, SqliteReader  # noqa: E402
+from poolhall.events.sqlite_backend import SqliteLog, SqliteReader  # noqa: E402
 
 CAMPAIGNS = 20
 WRITER = """
 import sys, threading, time
-from events.sqlite_backend import SqliteLog
-from events.sqlite_backend import log as store
+from poolhall.events.sqlite_backend import SqliteLog
+from poolhall.events.sqlite_backend import log as store
 from tests.events.store_contract import opened, request, rolled
 store.JOURNAL_SIZE_LIMIT = 256 * 1024
 log = SqliteLog(sys.argv[1])

@@ -30,10 +30,10 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from clients.client import Client  # noqa: E402
-from events import core  # noqa: E402
-from events.errors import CommandRejected, ConnectionLost, HistoryDiverged  # noqa: E402
-from events.sqlite_backend import SqliteReader  # noqa: E402
+from poolhall.clients.client import Client  # noqa: E402
+from poolhall.events import core  # noqa: E402
+from poolhall.events.errors import CommandRejected, ConnectionLost, HistoryDiverged  # noqa: E402
+from poolhall.events.sqlite_backend import SqliteReader  # noqa: E402
 from tests import serve_process  # noqa: E402
 from tests.serve_process import free_port  # noqa: E402
 

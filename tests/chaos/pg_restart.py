@@ -165,7 +165,8 @@ def main() -> int:
     finally:
         codes = servers.stop()
         checks.append(("every server stopped cleanly on SIGTERM", all(c == 0 for c in codes)))
-        unexpected = servers.tracebacks() - servers.tracebacks("events.errors.StoreError: ")
+        store_errors = servers.tracebacks("poolhall.events.errors.StoreError: ")
+        unexpected = servers.tracebacks() - store_errors
         checks.append(("no traceback in the servers' output but the database's absence",
                        unexpected == 0))
         cluster.stop()

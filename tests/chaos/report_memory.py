@@ -31,8 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from events.log import AppendRequest, prepare  # noqa: E402
-from events.sqlite_backend import SqliteLog, SqliteReader  # noqa: E402
+from poolhall.events.log import AppendRequest, prepare  # noqa: E402
+from poolhall.events.sqlite_backend import SqliteLog, SqliteReader  # noqa: E402
 from tests.projections.analytics_logs import (  # noqa: E402
     LogBuilder,
     free_session,
@@ -73,13 +73,13 @@ def write_campaign(db: Path, events: int, seed: int = 2026) -> int:
 
 def _job(database: str, head: int, whole: bool,
          out: multiprocessing.Queue[tuple[float, float, int]]) -> None:
-    from server.report_page import build_page
+    from poolhall.server.report_page import build_page
 
     started = time.process_time()
     if whole:  # the old way: every event decoded into one list, then folded
-        from events.log import to_recorded
-        from projections.analytics import report
-        from reports.html import render_html
+        from poolhall.events.log import to_recorded
+        from poolhall.projections.analytics import report
+        from poolhall.reports.html import render_html
 
         events = [to_recorded(row) for row in SqliteReader(database).rows("night", 0, head)]
         size = len(render_html(report(events)))

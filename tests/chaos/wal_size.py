@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from events.log import AppendRequest, PreparedEvent  # noqa: E402
-from events.sqlite_backend import SqliteLog  # noqa: E402
+from poolhall.events.log import AppendRequest, PreparedEvent  # noqa: E402
+from poolhall.events.sqlite_backend import SqliteLog  # noqa: E402
 
 MiB = 2**20
 

@@ -8,17 +8,17 @@ import json
 import msgspec
 import pytest
 
-from clients.character_cli import load_character_file
-from clients.cli_support import CliError
-from events import core
-from events.character_io import (
+from poolhall.clients.character_cli import load_character_file
+from poolhall.clients.cli_support import CliError
+from poolhall.events import core
+from poolhall.events.character_io import (
     CharacterFile,
     ImportCharacter,
     character_file,
     read_character_file,
 )
-from events.errors import Rejected
-from events.narrative_values import NarrativeStats, Skill
+from poolhall.events.errors import Rejected
+from poolhall.events.narrative_values import NarrativeStats, Skill
 from tests.rules_table import RulesTable
 
 HAN = NarrativeStats(agility=3, skills={"Ranged (Light)": Skill(rank=2,

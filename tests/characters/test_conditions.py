@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from events import core
-from events import narrative as n
-from events import sr3 as vocabulary
-from events.errors import Rejected
-from projections.sr3_wounds import wound_level, wound_modifier
-from server.rules.sr3 import views
-from server.views import computed
+from poolhall.events import core
+from poolhall.events import narrative as n
+from poolhall.events import sr3 as vocabulary
+from poolhall.events.errors import Rejected
+from poolhall.projections.sr3_wounds import wound_level, wound_modifier
+from poolhall.server.rules.sr3 import views
+from poolhall.server.views import computed
 from tests.rules_table import RulesTable
 
 
@@ -74,7 +74,7 @@ def test_sr3_condition_monitors_have_ten_boxes() -> None:
 
 def test_d12_characters_have_no_conditions_the_sources_do_not_give() -> None:
     """d12: nothing invented: every condition is refused, saying why."""
-    from events.d12 import Stats as D12Stats
+    from poolhall.events.d12 import Stats as D12Stats
     game = table("d12", D12Stats(ratings={"CON": 3, "CHA": 2}))
     assert "give none" in refused(game, "gm", character="hero", condition="wounds",
                                   value=1).message

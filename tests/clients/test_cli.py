@@ -210,9 +210,9 @@ async def test_state_at_reads_the_whole_history(table: Table, monkeypatch: pytes
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """``state --at`` shows the table at SEQ, however long the campaign: the server rebuilds
     it (``state_at``), so the client's buffer for unread events plays no part."""
-    from clients import client as client_module
-    from clients.cli import main
-    from events import core
+    from poolhall.clients import client as client_module
+    from poolhall.clients.cli import main
+    from poolhall.events import core
 
     monkeypatch.setattr(client_module, "EVENT_BUFFER", 5)
     campaign, gm = await table.create_campaign("d12")
@@ -266,8 +266,8 @@ async def test_state_takes_the_servers_snapshot_not_the_log(table: Table,
                                                             ) -> None:
     """``state`` without --at prints the table from the snapshot: the latest 10 free rolls at
     the head, not a fold of every event (which would list all 12)."""
-    from clients.cli import main
-    from events import core
+    from poolhall.clients.cli import main
+    from poolhall.events import core
 
     campaign, gm = await table.create_campaign("d12")
     for n in range(12):

@@ -16,7 +16,7 @@ from tests.serve_process import ROOT
 
 def _head(argv: list[str], lines: int) -> tuple[int, list[str], str]:
     """Run ``poolhall argv | head -<lines>``: the pipe closed after ``lines`` lines."""
-    child = subprocess.Popen([sys.executable, "-m", "clients.cli", *argv], cwd=ROOT,
+    child = subprocess.Popen([sys.executable, "-m", "poolhall", *argv], cwd=ROOT,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert child.stdout is not None

@@ -10,11 +10,11 @@ import sys
 import threading
 from pathlib import Path
 
-from events import core
-from events.d12 import D12Stats
-from events.log import AppendRequest, prepare
-from events.sqlite_backend import SqliteLog
-from server.auth import hash_token
+from poolhall.events import core
+from poolhall.events.d12 import D12Stats
+from poolhall.events.log import AppendRequest, prepare
+from poolhall.events.sqlite_backend import SqliteLog
+from poolhall.server.auth import hash_token
 from tests.serve_process import ROOT, free_port, poolhall, start_serve
 
 GM_TOKEN = "ph_" + "g" * 43
@@ -42,7 +42,7 @@ def _old_log(path: Path) -> None:
 def _watch_until_live(url: str, cwd: Path) -> str:
     """What ``poolhall watch`` prints of the history, up to its ``-- live`` line."""
     watcher = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "watch", "old", "--url", url, "--token",
+        [sys.executable, "-m", "poolhall", "watch", "old", "--url", url, "--token",
          GM_TOKEN], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         env={**os.environ, "PYTHONPATH": str(ROOT)})
     timer = threading.Timer(30, watcher.kill)  # a watch that never gets live fails the test

@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from clients import cli
-from clients.systems import CLI_HOOKS
+from poolhall.clients import cli
+from poolhall.clients.systems import CLI_HOOKS
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("rich", "asyncio", "websockets")
 
 _PROBE = """
 import contextlib, io, json, sys
-from clients.cli import main
+from poolhall.clients.cli import main
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     try:
         code = main(sys.argv[1:])
@@ -34,7 +34,7 @@ print(json.dumps([code, sorted(m for m in sys.modules if m.split(".")[0] in {hea
 def _imported(*argv: str) -> tuple[int, list[str]]:
     """Run ``poolhall ARGV`` in a fresh interpreter: its exit code and the heavy modules it
     imported."""
-    probe = _PROBE.format(heavy=set(HEAVY + ("msgspec", "events", "projections", "clients")))
+    probe = _PROBE.format(heavy=set(HEAVY + ("msgspec", "poolhall")))
     done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=ROOT, check=True,
                           capture_output=True, text=True)
     code, modules = json.loads(done.stdout)
@@ -52,15 +52,16 @@ def test_no_help_imports_rich_asyncio_or_websockets(command: str) -> None:
 def test_a_command_builds_only_its_own_parser() -> None:
     """``state --help`` imports no other command's module (nor the client's message types)."""
     _, modules = _imported("state", "--help")
-    assert not {"clients.report_cli", "clients.replay_cli", "clients.serve_cli",
-                "clients.d12_cli", "clients.table_cli", "events.messages"} & set(modules)
+    others = {"clients.report_cli", "clients.replay_cli", "clients.serve_cli",
+              "clients.d12_cli", "clients.table_cli", "events.messages"}
+    assert not {f"poolhall.{name}" for name in others} & set(modules)
 
 
 def test_offline_commands_load_no_client() -> None:
     """``schema`` prints the protocol's schema without the client, rich or asyncio."""
     code, modules = _imported("schema")
     assert code == 0
-    assert "clients.client" not in modules
+    assert "poolhall.clients.client" not in modules
     assert [m for m in modules if m.split(".")[0] in HEAVY] == []
 
 
@@ -71,7 +72,7 @@ def test_every_command_is_built_by_one_group_in_the_help_order() -> None:
     assert names == list(cli._HELP)
     full = cli.build_parser()
     assert list(_subcommands(full)) == names
-    systems = {f"clients.{system}_cli" for system in CLI_HOOKS}
+    systems = {f"poolhall.clients.{system}_cli" for system in CLI_HOOKS}
     assert systems == {build.args[0] for _, build in cli._GROUPS
                        if isinstance(build, partial) and build.func is cli._build_system}
 

@@ -6,9 +6,9 @@ import asyncio
 import json
 from typing import Any
 
-from clients.cli import main
-from events import core, d12, sr3
-from events import narrative as n
+from poolhall.clients.cli import main
+from poolhall.events import core, d12, sr3
+from poolhall.events import narrative as n
 
 HAN = n.NarrativeStats(agility=3, skills={
     "Ranged (Light)": n.Skill(rank=2, characteristic="agility"),

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from clients.cli import main
-from events import core
+from poolhall.clients.cli import main
+from poolhall.events import core
 from tests.conftest import Table
 from tests.serve_process import Watcher
 
@@ -96,7 +96,7 @@ def test_the_cli_names_every_visibility_the_protocol_has() -> None:
     ``events.base.Visibility``'s values."""
     from typing import get_args
 
-    from clients.cli_support import VISIBILITIES
-    from events.base import Visibility
+    from poolhall.clients.cli_support import VISIBILITIES
+    from poolhall.events.base import Visibility
 
     assert get_args(Visibility) == VISIBILITIES

@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
-from clients import client as client_module
-from clients.client import Client
-from events import core, d12
-from events.errors import ConnectionLost
-from server.app import Server
+from poolhall.clients import client as client_module
+from poolhall.clients.client import Client
+from poolhall.events import core, d12
+from poolhall.events.errors import ConnectionLost
+from poolhall.server.app import Server
 from tests.conftest import ADMIN_TOKEN, Table, until
 
 

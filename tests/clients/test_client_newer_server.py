@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from clients.client import Client
-from events import core, sr3
-from events.errors import CommandRejected
+from poolhall.clients.client import Client
+from poolhall.events import core, sr3
+from poolhall.events.errors import CommandRejected
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "events"
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from clients.cli import main
-from events import core
-from events import narrative as n
+from poolhall.clients.cli import main
+from poolhall.events import core
+from poolhall.events import narrative as n
 from tests.conftest import Table
 from tests.narrative.narrative_support import HAN
 
@@ -161,7 +161,7 @@ def test_bad_arguments_are_named(argv: list[str], words: str,
 
 def test_pause_is_the_real_gap_over_the_speed_cut_short() -> None:
     """10 s at 4x waits 2 s at most (cut), at 10x 1 s; an unreadable time waits nothing."""
-    from clients.replay_cli import pause
+    from poolhall.clients.replay_cli import pause
 
     before, after = "2026-11-23T20:00:00.000Z", "2026-11-23T20:00:10.000Z"
     assert pause(before, after, 4.0) == 2.0
@@ -179,7 +179,7 @@ def test_the_cli_does_not_import_matplotlib_until_a_page_is_drawn() -> None:
     from pathlib import Path
 
     root = str(Path(__file__).resolve().parents[2])
-    code = ("import sys, clients.cli, clients.report_cli; "
+    code = ("import sys, poolhall.clients.cli, poolhall.clients.report_cli; "
             "sys.exit(3 if 'matplotlib' in sys.modules else 0)")
     done = subprocess.run([sys.executable, "-c", code], cwd=root, check=False,
                           env={**os.environ, "PYTHONPATH": root})

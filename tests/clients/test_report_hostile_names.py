@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from clients.cli import main
-from events import core
+from poolhall.clients.cli import main
+from poolhall.events import core
 from tests.narrative.narrative_support import HAN
 from tests.server.raw import RawPeer
 from tests.server.test_report_page import _fetch as fetch_following
@@ -102,8 +102,8 @@ async def test_hostile_names_fail_no_report_page_and_no_cli_report(table: Any, c
 
 def test_charts_draw_any_text_as_plain_characters() -> None:
     """The charts take every label as plain text, controls shown as escapes, whatever it is."""
-    from projections.analytics_model import Luck
-    from reports import charts
+    from poolhall.projections.analytics_model import Luck
+    from poolhall.reports import charts
 
     luck = Luck(rolls=3, mean_percentile=0.4, low=0.3, high=0.7, z=-0.5, p_value=0.6,
                 verdict="as fair dice go", rough=True)

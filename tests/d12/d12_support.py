@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import random
 
-from events import core, d12
-from projections.d12 import GameState
+from poolhall.events import core, d12
+from poolhall.projections.d12 import GameState
 from tests.rules_table import RulesTable
 
 __all__ = ["STATS", "FixedDice", "Table"]

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from clients.cli import main
-from events import core, d12
-from projections.d12_odds import success_probability, survival
+from poolhall.clients.cli import main
+from poolhall.events import core, d12
+from poolhall.projections.d12_odds import success_probability, survival
 
 
 def test_d12_odds_prints_the_margin_distribution_and_survival(capsys: Any) -> None:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from projections.d12_odds import (
+from poolhall.projections.d12_odds import (
     expected_margin,
     margin_distribution,
     odds_summary,

@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from events import d12
+from poolhall.events import d12
 from tests.d12.d12_support import FixedDice, Table
 
 faces_st = st.lists(st.integers(1, 12), min_size=1, max_size=30)

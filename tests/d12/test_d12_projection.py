@@ -7,14 +7,14 @@ import random
 import msgspec
 import pytest
 
-from events import core, d12
-from events.base import Recorded
-from events.codec import decode_event, encode_event
-from projections import d12 as projection
-from projections.campaign import fold
-from projections.d12_odds import success_probability, survival
-from server.rules.d12 import about_test, views
-from server.views import computed
+from poolhall.events import core, d12
+from poolhall.events.base import Recorded
+from poolhall.events.codec import decode_event, encode_event
+from poolhall.projections import d12 as projection
+from poolhall.projections.campaign import fold
+from poolhall.projections.d12_odds import success_probability, survival
+from poolhall.server.rules.d12 import about_test, views
+from poolhall.server.views import computed
 from tests.d12.d12_support import FixedDice, Table
 from tests.typed import of_type
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from events import d12
-from events.errors import Rejected
+from poolhall.events import d12
+from poolhall.events.errors import Rejected
 from tests.d12.d12_support import FixedDice, Table
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from events import d12
-from events.errors import Rejected
-from events.messages import CLIENT_DECODER
+from poolhall.events import d12
+from poolhall.events.errors import Rejected
+from poolhall.events.messages import CLIENT_DECODER
 from tests.d12.d12_support import FixedDice, Table
 from tests.typed import of_type
 

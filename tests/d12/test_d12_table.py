@@ -7,10 +7,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from events import core, d12
-from events.base import Command
-from events.errors import CommandRejected
-from server.rules.d12 import about_test
+from poolhall.events import core, d12
+from poolhall.events.base import Command
+from poolhall.events.errors import CommandRejected
+from poolhall.server.rules.d12 import about_test
 from tests.typed import of_type
 
 

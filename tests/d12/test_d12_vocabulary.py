@@ -8,12 +8,12 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from events import core, d12
-from events.base import Command, Event
-from events.codec import ALL_COMMANDS, EVENT_TYPES, decode_stored, event_tag
-from events.dice import parse_dice
-from events.errors import NotationError
-from events.messages import CLIENT_DECODER
+from poolhall.events import core, d12
+from poolhall.events.base import Command, Event
+from poolhall.events.codec import ALL_COMMANDS, EVENT_TYPES, decode_stored, event_tag
+from poolhall.events.dice import parse_dice
+from poolhall.events.errors import NotationError
+from poolhall.events.messages import CLIENT_DECODER
 from tests.round_trip import as_stored
 from tests.typed import of_type
 

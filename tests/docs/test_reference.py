@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from clients.cli import build_parser
-from projections.snapshot import protocol_schema
-from server.settings import Settings
+from poolhall.clients.cli import build_parser
+from poolhall.projections.snapshot import protocol_schema
+from poolhall.server.settings import Settings
 from tools.docs_reference import cli_page, protocol_page, settings_page, subcommands
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from events.sqlite_backend import SqliteLog
+from poolhall.events.sqlite_backend import SqliteLog
 
 
 @pytest.fixture

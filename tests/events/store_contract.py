@@ -20,11 +20,11 @@ from typing import ClassVar
 
 import pytest
 
-from events import core
-from events.chain import GENESIS, link_hash
-from events.errors import ConcurrencyError
-from events.log import prepare, to_recorded
-from events.log_contract import (
+from poolhall.events import core
+from poolhall.events.chain import GENESIS, link_hash
+from poolhall.events.errors import ConcurrencyError
+from poolhall.events.log import prepare, to_recorded
+from poolhall.events.log_contract import (
     PAGE_ROWS,
     Appended,
     AppendRequest,

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from events.sqlite_backend.bulk_insert import insert_rows, insert_values
+from poolhall.events.sqlite_backend.bulk_insert import insert_rows, insert_values
 
 
 @pytest.mark.parametrize("count", [0, 1, 3, 100, 512, 513, 1100])

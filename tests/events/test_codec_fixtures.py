@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from events import core
-from events.codec import EVENT_TYPES, UPCASTERS, decode_stored
+from poolhall.events import core
+from poolhall.events.codec import EVENT_TYPES, UPCASTERS, decode_stored
 from tests.round_trip import as_stored
 from tests.typed import of_type
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from events.dice import MAX_DICE, SIDES, DiceTerm, parse_dice
-from events.errors import NotationError
+from poolhall.events.dice import MAX_DICE, SIDES, DiceTerm, parse_dice
+from poolhall.events.errors import NotationError
 
 
 def test_rule_xdn_notation_rolls_x_dice_of_n_sides() -> None:

@@ -9,10 +9,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from events.codec import EVENT_TYPES, decode_event, decode_page, decode_stored
-from events.messages import CLIENT_DECODER, SERVER_DECODER, EventFrame, json_schema
-from events.narrative import PoolRolled, RollPool
-from events.wire_errors import rejection_from
+from poolhall.events.codec import EVENT_TYPES, decode_event, decode_page, decode_stored
+from poolhall.events.messages import CLIENT_DECODER, SERVER_DECODER, EventFrame, json_schema
+from poolhall.events.narrative import PoolRolled, RollPool
+from poolhall.events.wire_errors import rejection_from
 from tests.round_trip import as_stored
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "events"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from events.sqlite_backend import SqliteLog, SqliteReader
+from poolhall.events.sqlite_backend import SqliteLog, SqliteReader
 from tests.events.store_contract import opened, request, rolled
 
 

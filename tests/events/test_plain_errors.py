@@ -8,8 +8,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from events.messages import CLIENT_DECODER
-from events.wire_errors import rejection_from
+from poolhall.events.messages import CLIENT_DECODER
+from poolhall.events.wire_errors import rejection_from
 
 
 def _refusal(message: dict[str, Any]) -> tuple[str, str | None]:

@@ -13,13 +13,13 @@ import msgspec
 import psycopg
 import pytest
 
-from events import core
-from events.errors import ConcurrencyError, StoreError
-from events.log import GENESIS
-from events.log_contract import CommandRecord, EventLog
-from events.postgres_backend import PostgresLog
-from events.postgres_backend.append import LOCK_SPACE, _Batch, _hashed, lock_key
-from events.postgres_backend.schema import APPEND_ONLY_TABLES
+from poolhall.events import core
+from poolhall.events.errors import ConcurrencyError, StoreError
+from poolhall.events.log import GENESIS
+from poolhall.events.log_contract import CommandRecord, EventLog
+from poolhall.events.postgres_backend import PostgresLog
+from poolhall.events.postgres_backend.append import LOCK_SPACE, _Batch, _hashed, lock_key
+from poolhall.events.postgres_backend.schema import APPEND_ONLY_TABLES
 from tests.events.store_contract import LogContract, opened, request, rolled
 
 

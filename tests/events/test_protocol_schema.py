@@ -10,9 +10,9 @@ import jsonschema
 import msgspec
 import pytest
 
-from events import d12, narrative, sr3
-from events.codec import ALL_COMMANDS, EVENT_TYPES, decode_stored
-from events.messages import (
+from poolhall.events import d12, narrative, sr3
+from poolhall.events.codec import ALL_COMMANDS, EVENT_TYPES, decode_stored
+from poolhall.events.messages import (
     ALL_VIEWS,
     CLIENT_DECODER,
     CLOSE_CODES,
@@ -25,9 +25,9 @@ from events.messages import (
     Welcome,
     json_schema,
 )
-from projections.d12_odds import odds_summary
-from projections.narrative_odds import summary
-from projections.sr3_odds import odds_table
+from poolhall.projections.d12_odds import odds_summary
+from poolhall.projections.narrative_odds import summary
+from poolhall.projections.sr3_odds import odds_table
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "events"
 STORED = sorted(FIXTURES.glob("*.json"))

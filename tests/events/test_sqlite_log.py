@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from events.errors import StoreError
-from events.log_contract import EventLog
-from events.sqlite_backend import SqliteLog, SqliteReader
+from poolhall.events.errors import StoreError
+from poolhall.events.log_contract import EventLog
+from poolhall.events.sqlite_backend import SqliteLog, SqliteReader
 from tests.events.store_contract import LogContract, opened, request, rolled
 
 _TRIGGERS = ("events_no_update", "events_no_delete", "commands_no_update",
@@ -104,8 +104,8 @@ def test_recorded_pages_upcast_when_an_upcaster_is_registered(log: SqliteLog,
                                                               monkeypatch: pytest.MonkeyPatch
                                                               ) -> None:
     """The rebuild's page scan gives the same events on its fast path and its upcasting path."""
-    from events import codec, core
-    from events.log import recorded_pages
+    from poolhall.events import codec, core
+    from poolhall.events.log import recorded_pages
 
     _filled(log)
     fast = [(c, r.seq, r.event) for page in recorded_pages(log) for c, r in page]
@@ -120,7 +120,7 @@ def test_recorded_pages_upcast_when_an_upcaster_is_registered(log: SqliteLog,
 
 def test_append_hashes_chain_any_text(log: SqliteLog) -> None:
     """The writer's inline hash is the chain's own, for non-ASCII ids and multi-event commands."""
-    from events.log import chain_hash
+    from poolhall.events.log import chain_hash
 
     appended = log.append_batch([
         request("café-☕", 0, opened("cafe"), rolled(1), actor="gm-é", command="ç-1"),

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from events.errors import StoreError
-from events.log_contract import CommandRecord, Created
-from events.sqlite_backend import SqliteLog, SqliteReader
-from events.sqlite_backend.schema import PLAIN
-from server.sealed_tokens import is_legacy
-from server.stored_snapshots import FINGERPRINT, SnapshotStore, fold_from, stored_rows
+from poolhall.events.errors import StoreError
+from poolhall.events.log_contract import CommandRecord, Created
+from poolhall.events.sqlite_backend import SqliteLog, SqliteReader
+from poolhall.events.sqlite_backend.schema import PLAIN
+from poolhall.server.sealed_tokens import is_legacy
+from poolhall.server.stored_snapshots import FINGERPRINT, SnapshotStore, fold_from, stored_rows
 from tests.events.store_contract import request, rolled
 
 LOGS = Path(__file__).parents[1] / "fixtures" / "logs"

@@ -9,10 +9,10 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from events import core
-from events.errors import StoreError
-from events.sqlite_backend import SqliteLog
-from events.sqlite_backend.snapshots import SqliteSnapshots
+from poolhall.events import core
+from poolhall.events.errors import StoreError
+from poolhall.events.sqlite_backend import SqliteLog
+from poolhall.events.sqlite_backend.snapshots import SqliteSnapshots
 from tests.events.store_contract import opened, request, rolled
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from events.sqlite_backend import SqliteLog
-from events.sqlite_backend import log as store
+from poolhall.events.sqlite_backend import SqliteLog
+from poolhall.events.sqlite_backend import log as store
 from tests.events.store_contract import opened, request, rolled
 
 LIMIT = 256 * 1024

@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from events.fair import (
+from poolhall.events.fair import (
     DieStream,
     client_seeds_digest,
     commitment,
     derive_faces,
     roll_message,
 )
-from projections.narrative_dice import SIDES
+from poolhall.projections.narrative_dice import SIDES
 
 DOCS = Path(__file__).parents[2] / "docs" / "explanation" / "fairness.md"
 

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from events.fair import FairStamp, SeedCommitted, SeedRevealed, commitment
-from events.log import to_recorded
-from events.sqlite_backend import SqliteReader
+from poolhall.events.fair import FairStamp, SeedCommitted, SeedRevealed, commitment
+from poolhall.events.log import to_recorded
+from poolhall.events.sqlite_backend import SqliteReader
 from tests.serve_process import free_port, poolhall, start_serve
 
 ROOT = Path(__file__).parents[2]
@@ -48,7 +48,7 @@ def test_kill_9_between_commit_and_reveal_continues_the_epoch(tmp_path: Path) ->
     assert [(s.epoch, s.nonce) for s in stamps] == [(1, 0), (1, 1)]
     assert [(r.epoch, r.rolls) for r in reveals] == [(1, 2)]
     assert commitment(bytes.fromhex(reveals[0].seed)) == commits[0].commitment
-    done = subprocess.run([sys.executable, "-m", "clients.cli", "verify", str(db), "--json"],
+    done = subprocess.run([sys.executable, "-m", "poolhall", "verify", str(db), "--json"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     report = json.loads(done.stdout)
     assert done.returncode == 0, report

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from events import core, d12, narrative, sr3
-from events.base import Event, Recorded
-from events.errors import Rejected
-from events.fair import (
+from poolhall.events import core, d12, narrative, sr3
+from poolhall.events.base import Event, Recorded
+from poolhall.events.errors import Rejected
+from poolhall.events.fair import (
     DieStream,
     RotateSeed,
     SeedCommitted,
@@ -20,10 +20,10 @@ from events.fair import (
     client_seeds_digest,
     commitment,
 )
-from projections.fair_draws import DRAWS, draws_of
-from projections.fair_verify import check_campaign
-from server.rules import fairness
-from server.rules.fairness import EpochSeeds
+from poolhall.projections.fair_draws import DRAWS, draws_of
+from poolhall.projections.fair_verify import check_campaign
+from poolhall.server.rules import fairness
+from poolhall.server.rules.fairness import EpochSeeds
 from tests.d12.d12_support import Table as D12Table
 from tests.narrative.narrative_support import Table as NarrativeTable
 from tests.rules_table import RulesTable
@@ -151,8 +151,8 @@ def _log(*events: Event) -> list[Recorded]:
 
 
 def _roll(nonce: int, faces: tuple[int, ...]) -> core.DiceRolled:
-    from events.dice import RolledTerm
-    from events.fair import FairStamp
+    from poolhall.events.dice import RolledTerm
+    from poolhall.events.fair import FairStamp
     return core.DiceRolled(expression="2d6", terms=(RolledTerm(sides=6, sign=1, faces=faces),),
                            total=sum(faces), fair=FairStamp(
                                epoch=1, nonce=nonce, seeds=client_seeds_digest({}).hex()))

@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from events import core
-from events import narrative as n
-from events.fair import SeedCommitted, SeedRevealed, SetClientSeed, commitment
-from events.log import to_recorded
-from events.sqlite_backend import SqliteReader
+from poolhall.events import core
+from poolhall.events import narrative as n
+from poolhall.events.fair import SeedCommitted, SeedRevealed, SetClientSeed, commitment
+from poolhall.events.log import to_recorded
+from poolhall.events.sqlite_backend import SqliteReader
 from tests.conftest import Table
 from tests.server.raw import RawPeer
 
@@ -24,7 +24,7 @@ ROOT = Path(__file__).parents[2]
 
 def verify(db: Path) -> tuple[int, dict[str, Any]]:
     """``poolhall verify --json`` on the file: its exit code and what it printed."""
-    done = subprocess.run([sys.executable, "-m", "clients.cli", "verify", str(db), "--json"],
+    done = subprocess.run([sys.executable, "-m", "poolhall", "verify", str(db), "--json"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     return done.returncode, json.loads(done.stdout)
 
@@ -85,7 +85,7 @@ async def test_a_session_of_fair_rolls_verifies_and_never_leaks_its_seed(table: 
     await gm.wait_for_seq(ack.seqs[-1])
     await asyncio.sleep(0.2)
     exported = await asyncio.to_thread(
-        subprocess.run, [sys.executable, "-m", "clients.cli", "export", campaign, "--events",
+        subprocess.run, [sys.executable, "-m", "poolhall", "export", campaign, "--events",
                          "--url", table.url, "--token", gm_token],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert exported.returncode == 0, exported.stderr

@@ -10,14 +10,14 @@ import hashlib
 
 import pytest
 
-from events import core, d12, narrative, sr3
-from events.base import Recorded
-from events.errors import Rejected
-from events.fair import RotateSeed, SeedCommitted, commitment
-from projections.narrative import GameState as NarrativeState
-from projections.privacy import MAX_PENDING, PrivateSubject, hidden_seqs, sees
-from server.audience import PublicTable
-from server.rules.fairness import EpochSeeds
+from poolhall.events import core, d12, narrative, sr3
+from poolhall.events.base import Recorded
+from poolhall.events.errors import Rejected
+from poolhall.events.fair import RotateSeed, SeedCommitted, commitment
+from poolhall.projections.narrative import GameState as NarrativeState
+from poolhall.projections.privacy import MAX_PENDING, PrivateSubject, hidden_seqs, sees
+from poolhall.server.audience import PublicTable
+from poolhall.server.rules.fairness import EpochSeeds
 from tests.d12.d12_support import Table as D12Table
 from tests.narrative.narrative_support import Table as NarrativeTable
 from tests.sr3.sr3_support import Table as Sr3Table
@@ -201,7 +201,7 @@ def test_a_secret_check_leaves_no_trace_in_the_ids_the_table_sees() -> None:
 
 def test_a_spectator_sets_no_seed() -> None:
     """Rule: a spectator only watches; their seed would be mixed into everyone's rolls."""
-    from events.fair import SetClientSeed
+    from poolhall.events.fair import SetClientSeed
 
     table = NarrativeTable()
     fair(table)
@@ -213,8 +213,8 @@ def test_a_spectator_sets_no_seed() -> None:
 def test_the_fair_rolls_events_read_in_words() -> None:
     """The log's words for a commitment, a reveal, a member's seed and a replay link, in
     every system (they are the campaign's, not a game system's: none fell to its type name)."""
-    from events.fair import ClientSeedSet, SeedRevealed
-    from projections.describe import describe
+    from poolhall.events.fair import ClientSeedSet, SeedRevealed
+    from poolhall.projections.describe import describe
 
     for table in (NarrativeTable(), Sr3Table(), D12Table()):
         for event, words in (

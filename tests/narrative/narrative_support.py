@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from events import narrative as n
-from projections.narrative import GameState
+from poolhall.events import narrative as n
+from poolhall.projections.narrative import GameState
 from tests.rules_table import RulesTable
 
 __all__ = ["HAN", "LEIA", "VADER", "Table", "FixedDice"]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from events import core
-from events import narrative as n
-from events.errors import Rejected
-from projections.narrative import describe
-from server.rules.narrative import views
-from server.views import computed
+from poolhall.events import core
+from poolhall.events import narrative as n
+from poolhall.events.errors import Rejected
+from poolhall.projections.narrative import describe
+from poolhall.server.rules.narrative import views
+from poolhall.server.views import computed
 from tests.narrative.narrative_support import FixedDice, Table
 
 

@@ -7,10 +7,10 @@ import json
 from fractions import Fraction
 from typing import Any
 
-from clients.cli import main
-from events import core
-from events import narrative as n
-from projections.narrative_odds import distribution
+from poolhall.clients.cli import main
+from poolhall.events import core
+from poolhall.events import narrative as n
+from poolhall.projections.narrative_odds import distribution
 from tests.narrative.narrative_support import HAN, VADER
 
 

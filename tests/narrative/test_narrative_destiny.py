@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from events import narrative as n
-from events.errors import Rejected
+from poolhall.events import narrative as n
+from poolhall.events.errors import Rejected
 from tests.narrative.narrative_support import FixedDice, Table
 
 

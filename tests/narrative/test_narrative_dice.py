@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 
-from events.narrative import RolledDie
-from projections.narrative_dice import FACES, SIDES, cancel_text, face_symbols, rolled_die, tally
+from poolhall.events.narrative import RolledDie
+from poolhall.projections.narrative_dice import (
+    FACES,
+    SIDES,
+    cancel_text,
+    face_symbols,
+    rolled_die,
+    tally,
+)
 
 
 def die(kind: str, face: int) -> RolledDie:

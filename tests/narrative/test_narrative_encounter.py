@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from events import narrative as n
-from events import narrative_encounter as e
-from events.errors import Rejected
-from projections.narrative import describe
+from poolhall.events import narrative as n
+from poolhall.events import narrative_encounter as e
+from poolhall.events.errors import Rejected
+from poolhall.projections.narrative import describe
 from tests.narrative.narrative_support import Table
 
 VADER_COOL = n.NarrativeStats(willpower=3, presence=3,

@@ -9,9 +9,9 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from events.narrative import Pool
-from projections.narrative_dice import FACE_VECTORS, FACES
-from projections.narrative_odds import distribution, summary
+from poolhall.events.narrative import Pool
+from poolhall.projections.narrative_dice import FACE_VECTORS, FACES
+from poolhall.projections.narrative_odds import distribution, summary
 
 KINDS = ("proficiency", "ability", "difficulty", "challenge", "boost", "setback")
 

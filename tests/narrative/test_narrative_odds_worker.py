@@ -10,10 +10,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from events import core
-from events import narrative as n
-from server.app import Server
-from server.settings import Settings
+from poolhall.events import core
+from poolhall.events import narrative as n
+from poolhall.server.app import Server
+from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, Table
 from tests.narrative.narrative_support import HAN
 

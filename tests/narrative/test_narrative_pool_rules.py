@@ -9,8 +9,8 @@ from collections.abc import Callable
 from hypothesis import given
 from hypothesis import strategies as st
 
-from events.narrative import DIFFICULTY_DICE, Pool
-from projections.narrative_pool import (
+from poolhall.events.narrative import DIFFICULTY_DICE, Pool
+from poolhall.projections.narrative_pool import (
     Modification,
     add,
     apply,

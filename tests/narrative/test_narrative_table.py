@@ -7,11 +7,11 @@ from typing import Any
 import msgspec
 import pytest
 
-from events import core
-from events import narrative as n
-from events.errors import CommandRejected
-from projections.campaign import CampaignState
-from server.views import ViewSpec
+from poolhall.events import core
+from poolhall.events import narrative as n
+from poolhall.events.errors import CommandRejected
+from poolhall.projections.campaign import CampaignState
+from poolhall.server.views import ViewSpec
 from tests.narrative.narrative_support import HAN, LEIA, VADER
 
 
@@ -169,7 +169,7 @@ async def test_standing_views_are_computed_once_per_change(table: Any,
     per member; a change to the table computes them again at the next join."""
     import dataclasses
 
-    from server import rules
+    from poolhall.server import rules
 
     calls: list[int] = []
     real = rules.RULES["narrative"]

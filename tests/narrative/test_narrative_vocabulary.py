@@ -8,17 +8,17 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from events import core
-from events import narrative as n
-from events.base import snake_case
-from events.codec import (
+from poolhall.events import core
+from poolhall.events import narrative as n
+from poolhall.events.base import snake_case
+from poolhall.events.codec import (
     ALL_COMMANDS,
     ALL_EVENTS,
     AnyCommand,
     decode_stored,
     event_tag,
 )
-from events.errors import NotationError
+from poolhall.events.errors import NotationError
 from tests.round_trip import as_stored
 
 FIXTURE = Path(__file__).with_name("narrative_events_v1.json")

@@ -10,14 +10,14 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
-from events import core
-from events import d12 as d12_events
-from events import narrative as narrative_events
-from events import sr3 as sr3_events
-from events.base import Event, Recorded
-from events.dice import RolledTerm
-from events.narrative import Pool
-from projections.narrative_dice import FACES, rolled_die, tally
+from poolhall.events import core
+from poolhall.events import d12 as d12_events
+from poolhall.events import narrative as narrative_events
+from poolhall.events import sr3 as sr3_events
+from poolhall.events.base import Event, Recorded
+from poolhall.events.dice import RolledTerm
+from poolhall.events.narrative import Pool
+from poolhall.projections.narrative_dice import FACES, rolled_die, tally
 
 __all__ = ["LogBuilder", "d12_session", "free_session", "narrative_session", "sr3_session",
            "weighted_face"]

@@ -10,12 +10,12 @@ from math import erfc, exp, sqrt
 import msgspec
 import pytest
 
-from events import core
-from events import sr3 as sr3_events
-from events.dice import RolledTerm
-from projections.analytics import report, roll_rows
-from projections.analytics_odds import free_total, sr3_open, sr3_successes
-from projections.analytics_stats import chi_square_p, percentile_variance
+from poolhall.events import core
+from poolhall.events import sr3 as sr3_events
+from poolhall.events.dice import RolledTerm
+from poolhall.projections.analytics import report, roll_rows
+from poolhall.projections.analytics_odds import free_total, sr3_open, sr3_successes
+from poolhall.projections.analytics_stats import chi_square_p, percentile_variance
 from tests.projections.analytics_logs import (
     LogBuilder,
     d12_session,
@@ -154,7 +154,7 @@ def test_free_roll_faces_fair_and_loaded() -> None:
 def test_the_report_of_the_same_log_is_identical() -> None:
     """A pure function of the log: two runs encode to the same bytes, and draw the same page
     (no date in the SVG, the same ids)."""
-    from reports.html import render_html
+    from poolhall.reports.html import render_html
 
     log = LogBuilder()
     narrative_session(log, random.Random(3), 50)

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from clients.replay_cli import replay_lines
-from events import core
-from events.base import Recorded
-from events.codec import decode_stored
-from events.systems import SYSTEM_IDS, SYSTEMS
-from projections.analytics import report, roll_rows
+from poolhall.clients.replay_cli import replay_lines
+from poolhall.events import core
+from poolhall.events.base import Recorded
+from poolhall.events.codec import decode_stored
+from poolhall.events.systems import SYSTEM_IDS, SYSTEMS
+from poolhall.projections.analytics import report, roll_rows
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "events"
 

@@ -12,16 +12,16 @@ from typing import Any
 import msgspec
 import pytest
 
-from events import core
-from events.base import Recorded
-from events.dice import RolledTerm
-from projections import campaign as campaign_projection
-from projections import d12 as d12_projection
-from projections import narrative as narrative_projection
-from projections import sr3 as sr3_projection
-from projections.campaign import ROLLS_KEPT, evolve, fold
-from projections.snapshot import observable
-from server.stored_snapshots import decode_state, encode_state
+from poolhall.events import core
+from poolhall.events.base import Recorded
+from poolhall.events.dice import RolledTerm
+from poolhall.projections import campaign as campaign_projection
+from poolhall.projections import d12 as d12_projection
+from poolhall.projections import narrative as narrative_projection
+from poolhall.projections import sr3 as sr3_projection
+from poolhall.projections.campaign import ROLLS_KEPT, evolve, fold
+from poolhall.projections.snapshot import observable
+from poolhall.server.stored_snapshots import decode_state, encode_state
 from tests.projections.test_snapshot_fold import d12_log, narrative_log, sr3_log
 
 
@@ -57,7 +57,7 @@ def small_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     for module in (narrative_projection, d12_projection, sr3_projection):
         monkeypatch.setattr(module, "TABLE_RECENT", 1)
     monkeypatch.setattr(narrative_projection, "CLOSED_CHECKS", 1)
-    monkeypatch.setattr("projections.snapshot.TABLE_ROLLS", 1)
+    monkeypatch.setattr("poolhall.projections.snapshot.TABLE_ROLLS", 1)
 
 
 @pytest.mark.parametrize("make_log", [narrative_log, d12_log, sr3_log])

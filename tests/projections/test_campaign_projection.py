@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import msgspec
 
-from events import core
-from events.base import Recorded
-from events.dice import RolledTerm
-from projections.campaign import fold
-from projections.describe import describe
+from poolhall.events import core
+from poolhall.events.base import Recorded
+from poolhall.events.dice import RolledTerm
+from poolhall.projections.campaign import fold
+from poolhall.projections.describe import describe
 
 HASH = "a" * 64
 

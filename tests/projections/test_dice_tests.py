@@ -10,17 +10,17 @@ from itertools import product
 
 import pytest
 
-from events import core
-from events.dice import RolledTerm
-from projections.analytics import report
-from projections.analytics_faces import (
+from poolhall.events import core
+from poolhall.events.dice import RolledTerm
+from poolhall.projections.analytics import report
+from poolhall.projections.analytics_faces import (
     EXACT_DICE,
     MONTE_CARLO_DRAWS,
     bernoulli_sum_p,
     binomial_p,
     face_test,
 )
-from projections.analytics_family import holm
+from poolhall.projections.analytics_family import holm
 from tests.projections.analytics_logs import (
     LogBuilder,
     d12_session,
@@ -120,7 +120,7 @@ def test_holm_adjusts_step_down() -> None:
 
 
 def _page_has_a_verdict(section: object) -> bool:
-    from projections.analytics_model import Section
+    from poolhall.projections.analytics_model import Section
 
     assert isinstance(section, Section)
     rows = [section.luck, *section.players.values(), *section.characters.values()]

@@ -5,10 +5,10 @@
 
 from __future__ import annotations
 
-from events import core, d12, sr3
-from projections.d12 import GameState as D12State
-from projections.replay_start import replay_start
-from projections.sr3 import GameState as Sr3State
+from poolhall.events import core, d12, sr3
+from poolhall.projections.d12 import GameState as D12State
+from poolhall.projections.replay_start import replay_start
+from poolhall.projections.sr3 import GameState as Sr3State
 from tests.d12.d12_support import Table as D12Table
 from tests.sr3.sr3_support import Table as Sr3Table
 

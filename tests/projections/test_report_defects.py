@@ -9,13 +9,13 @@ from itertools import product
 import pytest
 from rich.console import Console
 
-from clients.report_text import summary
-from events import core
-from events import sr3 as sr3_events
-from events.dice import RolledTerm
-from projections.analytics import report, roll_rows
-from reports import charts
-from reports.html import render_html
+from poolhall.clients.report_text import summary
+from poolhall.events import core
+from poolhall.events import sr3 as sr3_events
+from poolhall.events.dice import RolledTerm
+from poolhall.projections.analytics import report, roll_rows
+from poolhall.reports import charts
+from poolhall.reports.html import render_html
 from tests.projections.analytics_logs import LogBuilder, free_session, narrative_session
 
 

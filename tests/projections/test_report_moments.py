@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from projections.analytics import report, roll_rows
-from reports.html import render_html
+from poolhall.projections.analytics import report, roll_rows
+from poolhall.reports.html import render_html
 from tests.projections.analytics_logs import LogBuilder, d12_session, narrative_session
 
 

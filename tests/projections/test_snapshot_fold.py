@@ -11,15 +11,21 @@ from typing import Any
 import msgspec
 import pytest
 
-from events import core, d12, sr3
-from events import narrative as n
-from events.base import Recorded
-from events.codec import encode
-from projections import d12 as d12_projection
-from projections import narrative as narrative_projection
-from projections import sr3 as sr3_projection
-from projections.campaign import evolve, fold
-from projections.snapshot import SERVER_DECODER, Snapshot, observable, snapshot_of, state_from
+from poolhall.events import core, d12, sr3
+from poolhall.events import narrative as n
+from poolhall.events.base import Recorded
+from poolhall.events.codec import encode
+from poolhall.projections import d12 as d12_projection
+from poolhall.projections import narrative as narrative_projection
+from poolhall.projections import sr3 as sr3_projection
+from poolhall.projections.campaign import evolve, fold
+from poolhall.projections.snapshot import (
+    SERVER_DECODER,
+    Snapshot,
+    observable,
+    snapshot_of,
+    state_from,
+)
 from tests.d12.d12_support import Table as D12Table
 from tests.narrative.narrative_support import Table as NarrativeTable
 from tests.sr3.sr3_support import Table as Sr3Table

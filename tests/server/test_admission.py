@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from server.admission import MAX_REQUEST_WAIT, Admission, source_of
-from server.log_throttle import ACCEPT_FAILED, OncePerInterval
+from poolhall.server.admission import MAX_REQUEST_WAIT, Admission, source_of
+from poolhall.server.log_throttle import ACCEPT_FAILED, OncePerInterval
 
 
 def door(**limits: float) -> Admission:
@@ -109,7 +109,7 @@ def test_the_summary_is_one_line_of_counts_then_nothing() -> None:
 
 def test_memory_for_failed_joins_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """A botnet of more addresses than are tracked costs a bounded table, not one per address."""
-    monkeypatch.setattr("server.admission.MAX_TRACKED_SOURCES", 100)
+    monkeypatch.setattr("poolhall.server.admission.MAX_TRACKED_SOURCES", 100)
     admission = door()
     for n in range(1000):
         admission.join_failed(f"10.0.{n // 256}.{n % 256}", 0.0)
@@ -166,7 +166,7 @@ def test_an_address_asking_faster_than_its_request_rate_waits_its_turn() -> None
 def test_a_file_of_the_page_costs_a_fifth_of_a_request() -> None:
     """Two dozen files of one page load fit a burst of ten requests (at a fifth each), so a
     table behind one NAT address opens at once; a handshake still costs a whole request."""
-    from server.gate import PAGE_FILE_COST
+    from poolhall.server.gate import PAGE_FILE_COST
 
     admission = door(request_rate=2.0, request_burst=10)
     delays = [admission.request_delay("10.0.0.1", 0.0, PAGE_FILE_COST) for _ in range(24)]

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from clients.client import Client
-from events import core
-from events.base import Command
-from events.d12 import Stats as D12Stats
-from events.errors import CommandRejected, ConnectionLost
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.events.base import Command
+from poolhall.events.d12 import Stats as D12Stats
+from poolhall.events.errors import CommandRejected, ConnectionLost
 from tests.conftest import Table
 from tests.server.raw import RawPeer
 
@@ -198,9 +198,9 @@ async def test_a_join_queued_behind_a_removal_is_refused(table: Table) -> None:
 async def test_a_logged_member_called_admin_is_not_the_admin_token(tmp_path: Path) -> None:
     """A log written before ``admin`` was reserved may hold a member with that id: removing
     them cuts them off, and leaves the admin token's own session alone."""
-    from events.log import AppendRequest, prepare
-    from events.sqlite_backend import SqliteLog
-    from server.auth import hash_token
+    from poolhall.events.log import AppendRequest, prepare
+    from poolhall.events.sqlite_backend import SqliteLog
+    from poolhall.server.auth import hash_token
     from tests.conftest import start_server
 
     gm_token, impostor_token = "ph_" + "g" * 40, "ph_" + "i" * 40

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from events import core
+from poolhall.events import core
 from tests.conftest import Table
 from tests.server.raw import RawPeer
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.client import connect
 
-from clients.client import Client
-from clients.links import join_link
-from events import core
+from poolhall.clients.client import Client
+from poolhall.clients.links import join_link
+from poolhall.events import core
 from tests.serve_process import ROOT, free_port
 from tests.server.test_several_servers import serve
 

@@ -9,7 +9,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 
-from server.subscriber import Subscriber, text_frames, text_payloads
+from poolhall.server.subscriber import Subscriber, text_frames, text_payloads
 
 PAYLOADS = [b'{"type":"event","seq":%d,"pad":"%s"}' % (n, b"x" * size)
             for n, size in enumerate((0, 100, 200, 70_000), start=1)]

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from clients.client import Client
-from events import core
-from server import catch_up
-from server.app import Server
-from server.catch_up import CATCH_UP_PAGE, CATCH_UP_READ, CATCH_UP_READS_AHEAD
-from server.settings import Settings
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.server import catch_up
+from poolhall.server.app import Server
+from poolhall.server.catch_up import CATCH_UP_PAGE, CATCH_UP_READ, CATCH_UP_READS_AHEAD
+from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
 from tests.server.raw import RawPeer
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from events.log import CommandRecord
-from events.sqlite_backend import SqliteLog
-from server.command_index import RECENT_COMMANDS, CommandIndex
+from poolhall.events.log import CommandRecord
+from poolhall.events.sqlite_backend import SqliteLog
+from poolhall.server.command_index import RECENT_COMMANDS, CommandIndex
 from tests.chaos._longlog import CAMPAIGN, build_long_log
 
 

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from clients.cli_support import CliError, open_client
-from clients.client import Client
-from events import core
-from projections.campaign import fold
-from server.app import Server
-from server.settings import Settings
+from poolhall.clients.cli_support import CliError, open_client
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.projections.campaign import fold
+from poolhall.server.app import Server
+from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
 from tests.serve_process import ROOT
 from tests.server.http_raw import handshake_lines, send_request
@@ -229,9 +229,9 @@ async def test_a_source_is_throttled_after_failed_joins_and_the_summary_counts_t
         assert refused["code"] == "rate_limited"
         assert refused["message"].startswith("too many failed joins from your address; retry in")
         assert "rate_limited_addresses=1" in await health(server)
-        with caplog.at_level(logging.WARNING, "server.gate"):
+        with caplog.at_level(logging.WARNING, "poolhall.server.gate"):
             server.gate.log_summary()
-        (line,) = [r.getMessage() for r in caplog.records if r.name == "server.gate"]
+        (line,) = [r.getMessage() for r in caplog.records if r.name == "poolhall.server.gate"]
         assert "3 failed joins from 1 address, 1 joins refused as rate_limited" in line
         await peer.close()
 
@@ -276,7 +276,7 @@ async def test_every_member_of_a_large_campaign_joins_by_their_own_token(table) 
 
 def test_the_token_index_follows_the_log() -> None:
     """The projection indexes every invited member by token hash, removed ones included."""
-    from events.base import Recorded
+    from poolhall.events.base import Recorded
 
     events = [core.CampaignCreated(campaign="c", name="C", system="narrative"),
               core.MemberInvited(member="gm", name="GM", role="gm", token_hash="a" * 64),
@@ -291,7 +291,7 @@ def test_the_total_cap_is_fitted_to_the_file_descriptor_limit() -> None:
     """With 1,024 descriptors at most, the server caps itself below them and says so."""
     probe = ("import logging, resource; logging.basicConfig(level=logging.INFO);"
              "resource.setrlimit(resource.RLIMIT_NOFILE, (512, 1024));"
-             "from server.gate import fit_to_descriptors; print(fit_to_descriptors(1000));"
+             "from poolhall.server.gate import fit_to_descriptors; print(fit_to_descriptors(1000));"
              "print(resource.getrlimit(resource.RLIMIT_NOFILE))")
     ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          cwd=ROOT, timeout=60, check=True)

@@ -10,12 +10,12 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from clients.client import Client
-from events import core
-from events.codec import encode
-from events.errors import HistoryDiverged
-from events.messages import Join
-from server.app import Server
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.events.codec import encode
+from poolhall.events.errors import HistoryDiverged
+from poolhall.events.messages import Join
+from poolhall.server.app import Server
 from tests.conftest import ADMIN_TOKEN, Table
 from tests.server.raw import RawPeer
 

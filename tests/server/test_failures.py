@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from events import core
-from events.errors import CommandRejected, ConnectionLost, StoreError
-from events.log import AppendRequest, AppendResult, Created, StoredRow
-from events.sqlite_backend import SqliteLog
-from server.app import Server
+from poolhall.events import core
+from poolhall.events.errors import CommandRejected, ConnectionLost, StoreError
+from poolhall.events.log import AppendRequest, AppendResult, Created, StoredRow
+from poolhall.events.sqlite_backend import SqliteLog
+from poolhall.server.app import Server
 from tests.conftest import ADMIN_TOKEN, Table, until
 
 
@@ -101,7 +101,7 @@ async def test_stop_called_while_starting_leaves_nothing_running(tmp_path: Path,
     it, then undoes it: the port is closed and the database is free for the next server."""
     import time
 
-    from events.sqlite_backend import SqliteReader
+    from poolhall.events.sqlite_backend import SqliteReader
 
     def slow_directory(log: SqliteReader) -> list[Created]:
         time.sleep(0.3)

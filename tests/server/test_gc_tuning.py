@@ -12,9 +12,15 @@ import urllib.request
 import weakref
 from pathlib import Path
 
-from server.app import Server
-from server.gc_tuning import LONG_PAUSES_MS, SWEEP_INTERVAL, YOUNG_THRESHOLD, GcStats, GcTuning
-from server.settings import Settings
+from poolhall.server.app import Server
+from poolhall.server.gc_tuning import (
+    LONG_PAUSES_MS,
+    SWEEP_INTERVAL,
+    YOUNG_THRESHOLD,
+    GcStats,
+    GcTuning,
+)
+from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
 from tests.server.raw import RawPeer
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from events.errors import ConcurrencyError, StoreError
-from events.log import Appended, AppendRequest, AppendResult, CommandRecord
-from events.sqlite_backend import SqliteLog, SqliteReader
-from server import writer
-from server.writer import GroupCommitter
+from poolhall.events.errors import ConcurrencyError, StoreError
+from poolhall.events.log import Appended, AppendRequest, AppendResult, CommandRecord
+from poolhall.events.sqlite_backend import SqliteLog, SqliteReader
+from poolhall.server import writer
+from poolhall.server.writer import GroupCommitter
 from tests.events.store_contract import opened, request, rolled
 
 
@@ -214,7 +214,7 @@ async def test_an_idle_writer_empties_a_wal_grown_past_the_limit(
     """Once appends stop, the checkpointer's next ticks get the WAL emptied: the
     checkpointer asks (:meth:`SqliteLog.checkpoint`) and the idle writer's thread does it,
     so the file does not keep the size that a burst of appends gave it."""
-    from events.sqlite_backend import log as store
+    from poolhall.events.sqlite_backend import log as store
 
     monkeypatch.setattr(store, "JOURNAL_SIZE_LIMIT", 64 * 1024)
     log = SqliteLog(tmp_path / "log.db")

@@ -19,10 +19,10 @@ import pytest
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from server.allowed_hosts import AllowedHosts
-from server.app import Server
-from server.http_door import FAILED, REFUSED, HttpDoor
-from server.settings import Settings
+from poolhall.server.allowed_hosts import AllowedHosts
+from poolhall.server.app import Server
+from poolhall.server.http_door import FAILED, REFUSED, HttpDoor
+from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, until
 from tests.server.http_raw import Reply, handshake_lines, send_request
 

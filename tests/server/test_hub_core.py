@@ -14,15 +14,15 @@ from typing import Any
 
 import msgspec
 
-from events import core
-from events.errors import ConcurrencyError, StoreError
-from events.fair import SeedCommitted, commitment
-from events.log import Appended, AppendResult, CommandRecord, StoredRow, prepare
-from events.messages import Ack, ErrorReply
-from server.command_index import CommandIndex
-from server.hub_core import MAX_RETRIES, HubCore, Publish, Recall, Reply
-from server.hub_work import CommandWork
-from server.rules.fairness import EpochSeeds
+from poolhall.events import core
+from poolhall.events.errors import ConcurrencyError, StoreError
+from poolhall.events.fair import SeedCommitted, commitment
+from poolhall.events.log import Appended, AppendResult, CommandRecord, StoredRow, prepare
+from poolhall.events.messages import Ack, ErrorReply
+from poolhall.server.command_index import CommandIndex
+from poolhall.server.hub_core import MAX_RETRIES, HubCore, Publish, Recall, Reply
+from poolhall.server.hub_work import CommandWork
+from poolhall.server.rules.fairness import EpochSeeds
 from tests.narrative.narrative_support import Table
 
 SEEDS = [hashlib.sha256(f"hub core {n}".encode()).digest() for n in range(4)]

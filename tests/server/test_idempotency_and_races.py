@@ -7,12 +7,12 @@ import asyncio
 import msgspec
 import pytest
 
-from clients.client import Client
-from events import core
-from events.base import Event
-from events.errors import CommandRejected
-from projections.campaign import ROLLS_KEPT
-from server.rules.base import Decision
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.events.base import Event
+from poolhall.events.errors import CommandRejected
+from poolhall.projections.campaign import ROLLS_KEPT
+from poolhall.server.rules.base import Decision
 from tests.conftest import Table
 from tests.server.raw import RawPeer
 
@@ -134,7 +134,7 @@ async def test_a_failing_rule_costs_one_command_not_the_table(table: Table,
                                                               monkeypatch: pytest.MonkeyPatch
                                                               ) -> None:
     """A bug that raises while deciding answers ``internal`` for that command; play goes on."""
-    from server.rules import core as core_rules
+    from poolhall.server.rules import core as core_rules
 
     _, gm = await table.create_campaign("d12")
     assert table.server.log is not None
@@ -160,7 +160,7 @@ async def test_an_event_past_its_limits_is_refused_not_stored(table: Table,
                                                               ) -> None:
     """A rule that lets a value past its type's limit costs that command (``invalid``) and
     stores nothing: the log never holds an event a rebuild could not read back."""
-    from server.rules import core as core_rules
+    from poolhall.server.rules import core as core_rules
 
     _, gm = await table.create_campaign("d12")
     assert table.server.log is not None

@@ -10,9 +10,9 @@ import random
 import struct
 from pathlib import Path
 
-from server.app import Server
-from server.keepalive import PAYLOAD
-from server.settings import Settings
+from poolhall.server.app import Server
+from poolhall.server.keepalive import PAYLOAD
+from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, until
 from tests.server.raw import RawPeer
 

@@ -10,10 +10,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from events import core
-from events.errors import CommandRejected
-from server.app import Server
-from server.settings import Settings
+from poolhall.events import core
+from poolhall.events.errors import CommandRejected
+from poolhall.server.app import Server
+from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, Table, until
 
 FAST: dict[str, Any] = {"member_rate": 1000.0, "member_burst": 1000, "campaign_rate": 1000.0,
@@ -108,7 +108,7 @@ async def test_joins_arriving_together_load_the_campaign_once(table: Table, capl
     """Five members joining an unloaded campaign at once share one load and one hub."""
     campaign, gm = await table.create_campaign("d12")
     server = await restart(table)
-    caplog.set_level("INFO", logger="server.app")
+    caplog.set_level("INFO", logger="poolhall.server.app")
     clients = await asyncio.gather(*(table.connect(campaign, gm._token) for _ in range(5)))
     assert all(client.welcome is not None for client in clients)
     loads = [r for r in caplog.records if r.getMessage().startswith(f"loaded {campaign} ")]
@@ -121,7 +121,7 @@ async def test_a_campaign_loaded_only_by_refused_joins_goes_sooner(table: Table,
     """A token once issued there but no longer valid (a removed member's) loads a campaign
     (the exact check needs its state) but never keeps it for the whole --idle-unload: it goes
     after the short grace; a joined one stays."""
-    from server import app
+    from poolhall.server import app
 
     monkeypatch.setattr(app, "UNJOINED_GRACE", 0.1)
     probed, probed_gm = await table.create_campaign("d12", name="Probed")

@@ -15,10 +15,10 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from clients.client import Client
-from events import core
-from server.app import Server
-from server.settings import Settings
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.server.app import Server
+from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
 from tests.server.raw import RawPeer
 
@@ -270,7 +270,7 @@ def test_catch_up_pages_are_framed_as_websockets_frames_them() -> None:
     """The catch-up's own framing gives websockets' bytes for short, medium and long frames."""
     from websockets.frames import Frame, Opcode
 
-    from server.subscriber import text_frames
+    from poolhall.server.subscriber import text_frames
 
     payloads = [b"", b"x" * 125, b"y" * 126, b"z" * 65535, b"w" * 65536, b'{"type":"event"}']
     assert text_frames(payloads) == b"".join(

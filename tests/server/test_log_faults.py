@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from clients.client import Client
-from events import core
-from events.errors import CommandRejected, ConnectionLost
-from events.sqlite_backend import SqliteLog, open_error
-from server.app import Server
-from server.health import FailureLog
-from server.settings import Settings
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.events.errors import CommandRejected, ConnectionLost
+from poolhall.events.sqlite_backend import SqliteLog, open_error
+from poolhall.server.app import Server
+from poolhall.server.health import FailureLog
+from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, Table, start_server, until
 from tests.serve_process import free_port, poolhall, start_serve
 from tests.server.raw import RawPeer
@@ -189,7 +189,7 @@ async def test_a_failing_checkpoint_logs_one_line_and_shows_in_health(
         table: Table, caplog: pytest.LogCaptureFixture) -> None:
     """A checkpoint failing ten times a second logs one line without a traceback and turns
     /health to 503; when a checkpoint succeeds again both say so."""
-    caplog.set_level(logging.INFO, logger="server.writer")
+    caplog.set_level(logging.INFO, logger="poolhall.server.writer")
     committer = table.server.committer
     moved = _move_log_away(table.db_path)
     try:
@@ -201,10 +201,10 @@ async def test_a_failing_checkpoint_logs_one_line_and_shows_in_health(
     finally:
         _put_log_back(table.db_path, moved)
     await until(lambda: table.server.health.ok)
-    messages = [r.getMessage() for r in caplog.records if r.name == "server.writer"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "poolhall.server.writer"]
     assert len([m for m in messages if m.startswith("checkpoint failing:")]) == 1
     assert any(m.startswith("checkpoint recovered after") for m in messages)
-    assert all(r.exc_info is None for r in caplog.records if r.name == "server.writer")
+    assert all(r.exc_info is None for r in caplog.records if r.name == "poolhall.server.writer")
 
 
 async def test_stop_finishes_every_step_when_the_last_checkpoint_fails(table: Table) -> None:

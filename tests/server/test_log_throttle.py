@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-from server.health import FailureLog
-from server.log_throttle import Admitted, LogThrottle, OncePerInterval
+from poolhall.server.health import FailureLog
+from poolhall.server.log_throttle import Admitted, LogThrottle, OncePerInterval
 
 
 def test_the_first_occurrence_goes_out_and_the_rest_of_its_interval_is_counted() -> None:

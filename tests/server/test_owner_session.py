@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from events import core
+from poolhall.events import core
 from tests.conftest import Table
 from tests.server.raw import RawPeer
 

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from server.event_frames import FramePage
-from server.page_cache import PageCache
+from poolhall.server.event_frames import FramePage
+from poolhall.server.page_cache import PageCache
 
 ONE = [FramePage(1, b"0123456789")]
 TWO = [FramePage(1, b"frame-1"), FramePage(1, b"frame-2")]

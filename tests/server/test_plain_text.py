@@ -36,7 +36,7 @@ CONTROL_FRAMES = [
 def test_joiners_and_emoji_stay_allowed() -> None:
     """The zero-width joiner (family emoji), non-joiner (Persian) and tag characters (the flag
     of Scotland) are text: only invisible *format* characters are refused."""
-    from events.plain_text import CONTROL_CHARACTERS
+    from poolhall.events.plain_text import CONTROL_CHARACTERS
 
     for text in ("\U0001f468\u200d\U0001f469\u200d\U0001f467",
                  "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",

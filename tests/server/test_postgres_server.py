@@ -10,11 +10,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from clients.client import Client
-from events import core
-from events.messages import Ack
-from events.postgres_backend import PostgresLog
-from server.app import Server
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.events.messages import Ack
+from poolhall.events.postgres_backend import PostgresLog
+from poolhall.server.app import Server
 from tests.conftest import ADMIN_TOKEN, Table, until
 from tests.events.store_contract import opened, request, rolled
 from tests.serve_process import poolhall

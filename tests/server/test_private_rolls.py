@@ -16,10 +16,10 @@ import json
 
 import pytest
 
-from clients.client import Client
-from events import core
-from events import narrative as n
-from events.errors import CommandRejected
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.events import narrative as n
+from poolhall.events.errors import CommandRejected
 from tests.conftest import Table, until
 from tests.narrative.narrative_support import HAN, LEIA
 from tests.server.raw import RawPeer

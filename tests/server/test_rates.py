@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from events.errors import Rejected
-from server.rates import IN_FLIGHT_RETRY, Limits, TokenBucket, member_key
-from server.settings import Settings
+from poolhall.events.errors import Rejected
+from poolhall.server.rates import IN_FLIGHT_RETRY, Limits, TokenBucket, member_key
+from poolhall.server.settings import Settings
 
 
 class Clock:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from events.log_contract import PAGE_ROWS
-from events.sqlite_backend import SqliteLog
-from server.rebuild import load_all_states, load_hub_state, rebuild_states
-from server.stored_snapshots import SnapshotStore
+from poolhall.events.log_contract import PAGE_ROWS
+from poolhall.events.sqlite_backend import SqliteLog
+from poolhall.server.rebuild import load_all_states, load_hub_state, rebuild_states
+from poolhall.server.stored_snapshots import SnapshotStore
 from tests.events.store_contract import opened, request, rolled
 
 

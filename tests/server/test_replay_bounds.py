@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from events import core
-from events import narrative as n
+from poolhall.events import core
+from poolhall.events import narrative as n
 from tests.conftest import Table
 from tests.narrative.narrative_support import HAN
 from tests.server.raw import RawPeer

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from clients.client import Client
-from events import core
-from events.errors import CommandRejected
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.events.errors import CommandRejected
 from tests.conftest import Table
 
 

@@ -7,10 +7,10 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
-from events.log import StoredRow
-from events.sqlite_backend import SqliteReader
-from projections.analytics import report
-from server.report_page import paged_events
+from poolhall.events.log import StoredRow
+from poolhall.events.sqlite_backend import SqliteReader
+from poolhall.projections.analytics import report
+from poolhall.server.report_page import paged_events
 from tests.chaos.report_memory import measure, write_campaign
 from tests.projections.analytics_logs import LogBuilder, narrative_session
 

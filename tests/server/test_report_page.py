@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from events import core
+from poolhall.events import core
 from tests.conftest import Table
 from tests.server.raw import RawPeer
 
@@ -115,18 +115,18 @@ async def test_a_page_still_being_made_says_so_and_reloads(
         table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
     """A report that takes longer than the wait is answered 202 "being made" (never a dropped
     connection), and the same ticket gives the page once it is ready."""
-    import server.report_page
+    from poolhall.server import report_page
 
     _, gm = await table.create_campaign("d12", name="Slow Night")
     await gm.call(core.Roll, expression="2d6")
-    monkeypatch.setattr(server.report_page, "PAGE_WAIT", 0.0)
+    monkeypatch.setattr(report_page, "PAGE_WAIT", 0.0)
     assert gm.campaign is not None
     answer = await _ticket(table, gm._token, gm.campaign)
     url = table.url.replace("ws://", "http://") + str(answer["path"])
     first = await asyncio.to_thread(_get_once, url)
     assert first[0] == 202
     assert "http-equiv=refresh" in first[1]
-    monkeypatch.setattr(server.report_page, "PAGE_WAIT", 60.0)
+    monkeypatch.setattr(report_page, "PAGE_WAIT", 60.0)
     status, _, page = await _fetch(url)
     assert status == 200
     assert "Slow Night" in page

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from server.app import Server
-from server.request_head import (
+from poolhall.server.app import Server
+from poolhall.server.request_head import (
     MAX_HEADER_LINES,
     MAX_LINE_BYTES,
     MAX_REQUEST_BYTES,
@@ -24,7 +24,7 @@ from server.request_head import (
     RequestHead,
     TooLarge,
 )
-from server.settings import Settings
+from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, until
 from tests.server.http_raw import handshake_lines, parse_reply, send_request
 

@@ -6,8 +6,8 @@ import asyncio
 
 import msgspec
 
-from events import core
-from projections.snapshot import observable
+from poolhall.events import core
+from poolhall.projections.snapshot import observable
 from tests.conftest import Table, start_server
 
 

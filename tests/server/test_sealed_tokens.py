@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from events import core
-from events.sqlite_backend import SqliteLog
-from server.sealed_tokens import PREFIX, is_legacy, recall_issued, seal, unseal
+from poolhall.events import core
+from poolhall.events.sqlite_backend import SqliteLog
+from poolhall.server.sealed_tokens import PREFIX, is_legacy, recall_issued, seal, unseal
 
 KEY = "Zr4-" + "q" * 28
 TOKEN = "ph_" + "t" * 43
@@ -71,7 +71,7 @@ def test_a_seal_of_the_first_format_is_answered_as_no_longer_recoverable(
         assert unseal(sealed, "retry-key", "shadow", "shadow2") is None
         record = log.command_records("shadow", ["shadow2"])["shadow2"]
         retry = core.Invite(id="shadow2", role="player", retry_key="retry-key")
-        with caplog.at_level(logging.INFO, logger="server.sealed_tokens"):
+        with caplog.at_level(logging.INFO, logger="poolhall.server.sealed_tokens"):
             assert recall_issued(log, "shadow", record, retry) == ("m1", None)
     finally:
         log.close()

@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 from typing import Any
 
-from server.settings import Settings, add_arguments, from_arguments
+from poolhall.server.settings import Settings, add_arguments, from_arguments
 
 
 def test_every_setting_is_a_serve_flag_with_its_default() -> None:

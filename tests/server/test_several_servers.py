@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from clients.client import Client
-from events import core
+from poolhall.clients.client import Client
+from poolhall.events import core
 from tests.serve_process import free_port, serve_database
 from tests.server.raw import RawPeer
 

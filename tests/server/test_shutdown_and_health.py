@@ -8,9 +8,9 @@ import sqlite3
 import urllib.request
 from pathlib import Path
 
-from clients.client import Client
-from events import core
-from events.errors import ConnectionLost, PoolhallError
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.events.errors import ConnectionLost, PoolhallError
 from tests.serve_process import free_port, start_serve
 
 

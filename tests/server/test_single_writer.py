@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from events import core
-from events.errors import StoreError
-from server.app import Server
+from poolhall.events import core
+from poolhall.events.errors import StoreError
+from poolhall.server.app import Server
 from tests.conftest import ADMIN_TOKEN, Table, start_server
 
 

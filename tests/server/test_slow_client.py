@@ -10,7 +10,7 @@ from pathlib import Path
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from events import core
+from poolhall.events import core
 from tests.conftest import ADMIN_TOKEN
 from tests.server.raw import RawPeer
 
@@ -19,9 +19,9 @@ async def test_stalled_reader_is_dropped_and_does_not_slow_the_table(tmp_path: P
     """With a stalled reader at the table, the others' acks stay fast and it gets closed."""
     import random
 
-    from clients.client import Client
-    from server.app import Server
-    from server.settings import Settings
+    from poolhall.clients.client import Client
+    from poolhall.server.app import Server
+    from poolhall.server.settings import Settings
 
     # rates lifted: this test is about a stalled reader, not about a member sending too much
     server = Server(tmp_path / "slow.db", "127.0.0.1", 0, rng=random.Random(5),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from events import core
+from poolhall.events import core
 from tests.conftest import Table
 
 
@@ -25,7 +25,7 @@ async def test_two_clients_see_each_others_rolls_in_the_same_order(table: Table)
 
 async def test_characters_are_created_and_updated_for_the_whole_table(table: Table) -> None:
     """A character's creation and later change of stats reach every member's projection."""
-    from events.d12 import D12Stats
+    from poolhall.events.d12 import D12Stats
 
     _, gm = await table.create_campaign("d12")
     player = await table.invite(gm, "player", characters=("han",))

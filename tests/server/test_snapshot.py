@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from events import core
-from events.errors import CommandRejected
-from events.messages import HISTORY_LIMIT
-from projections.snapshot import RECENT_EVENTS, observable, protocol_schema
-from server import hub_joins as hub_module
+from poolhall.events import core
+from poolhall.events.errors import CommandRejected
+from poolhall.events.messages import HISTORY_LIMIT
+from poolhall.projections.snapshot import RECENT_EVENTS, observable, protocol_schema
+from poolhall.server import hub_joins as hub_module
 from tests.server.raw import RawPeer
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from events import core
-from events.chain import link_hash
-from events.errors import CommandRejected
-from server.stored_snapshots import decode_state, encode_state
+from poolhall.events import core
+from poolhall.events.chain import link_hash
+from poolhall.events.errors import CommandRejected
+from poolhall.server.stored_snapshots import decode_state, encode_state
 from tests.conftest import Table
 from tests.serve_process import poolhall
 from tests.server.test_lazy_campaigns import restart

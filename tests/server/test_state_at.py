@@ -5,13 +5,13 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from clients.client import Client
-from events import core
-from events.errors import CommandRejected
-from events.log import to_recorded
-from events.sqlite_backend import SqliteLog
-from projections.campaign import fold
-from projections.snapshot import observable, state_from
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.events.errors import CommandRejected
+from poolhall.events.log import to_recorded
+from poolhall.events.sqlite_backend import SqliteLog
+from poolhall.projections.campaign import fold
+from poolhall.projections.snapshot import observable, state_from
 from tests.conftest import Table
 from tests.server.test_lazy_campaigns import restart
 
@@ -91,8 +91,8 @@ async def test_the_admin_session_has_no_table_to_ask_about(table: Table) -> None
 async def test_the_odds_of_a_past_table_come_with_it_when_asked(table: Table) -> None:
     """state_at with views: after the snapshot, a views_at with the check's exact odds as it
     stood then (two ability dice against Hard), though the check was rolled since."""
-    from events import narrative as n
-    from events.messages import StateAt
+    from poolhall.events import narrative as n
+    from poolhall.events.messages import StateAt
     from tests.server.raw import RawPeer
 
     _, gm = await table.create_campaign("narrative")

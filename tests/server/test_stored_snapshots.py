@@ -7,11 +7,11 @@ import sqlite3
 import msgspec
 import pytest
 
-from events import core
-from events.log import to_recorded
-from events.sqlite_backend import SqliteLog
-from projections.campaign import fold
-from server.stored_snapshots import FINGERPRINT, SnapshotStore, decode_state, fold_from
+from poolhall.events import core
+from poolhall.events.log import to_recorded
+from poolhall.events.sqlite_backend import SqliteLog
+from poolhall.projections.campaign import fold
+from poolhall.server.stored_snapshots import FINGERPRINT, SnapshotStore, decode_state, fold_from
 from tests.conftest import Table
 from tests.server.test_lazy_campaigns import restart
 
@@ -72,8 +72,8 @@ def store_blob(log: SqliteLog, seq: int) -> bytes:
 def test_the_fingerprint_covers_the_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
     """A fold keeping more or fewer rolls is other code: its snapshots get another
     fingerprint (and so are never read by this one)."""
-    from projections import campaign
-    from server import stored_snapshots
+    from poolhall.projections import campaign
+    from poolhall.server import stored_snapshots
 
     assert stored_snapshots._fingerprint() == FINGERPRINT
     monkeypatch.setattr(campaign, "ROLLS_KEPT", campaign.ROLLS_KEPT + 1)

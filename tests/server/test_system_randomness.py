@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 
-from server.auth import new_token
-from server.fair_seeds import system_seed
+from poolhall.server.auth import new_token
+from poolhall.server.fair_seeds import system_seed
 
 
 def test_seeds_and_tokens_are_fresh_draws_of_the_documented_size() -> None:

@@ -13,9 +13,9 @@ import http.client
 import sqlite3
 from pathlib import Path
 
-from events import core
-from events.client_payload import client_payload
-from server.catch_up import CATCH_UP_PAGE
+from poolhall.events import core
+from poolhall.events.client_payload import client_payload
+from poolhall.server.catch_up import CATCH_UP_PAGE
 from tests.conftest import Table
 from tests.server.raw import RawPeer
 from tests.server.test_lazy_campaigns import restart

@@ -12,11 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from clients.client import Client
-from events import core
-from events.sqlite_backend import SqliteLog
-from server.app import Server
-from server.auth import AdminTokenError, admin_token_path, hash_token, load_or_create_admin_token
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.events.sqlite_backend import SqliteLog
+from poolhall.server.app import Server
+from poolhall.server.auth import (
+    AdminTokenError,
+    admin_token_path,
+    hash_token,
+    load_or_create_admin_token,
+)
 from tests.conftest import ADMIN_TOKEN, Table, start_server
 from tests.server.raw import RawPeer
 
@@ -148,9 +153,10 @@ def test_a_world_readable_log_is_reported_once(tmp_path: Path, caplog: pytest.Lo
     path = tmp_path / "old.db"
     path.touch()
     path.chmod(0o644)
-    with caplog.at_level(logging.WARNING, logger="events.sqlite_backend"):
+    backend = "poolhall.events.sqlite_backend"
+    with caplog.at_level(logging.WARNING, logger=backend):
         SqliteLog(path).close()
-    warnings = [r.getMessage() for r in caplog.records if r.name == "events.sqlite_backend"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == backend]
     assert len(warnings) == 1
     assert "readable by other users (mode 0644)" in warnings[0]
     assert stat.S_IMODE(path.stat().st_mode) == 0o644

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from server.app import utc_now
-from server.utc_clock import UtcClock
+from poolhall.server.app import utc_now
+from poolhall.server.utc_clock import UtcClock
 
 
 def _datetime_text(ns: int) -> str:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from server.views import ViewWorkers
+from poolhall.server.views import ViewWorkers
 
 
 def broken(n: int) -> dict[str, Any]:
@@ -48,7 +48,7 @@ async def test_a_computation_past_the_workers_memory_is_not_computed_and_the_wor
     """A worker holds at most its memory limit: a computation needing more is answered "not
     computed" (saying so), not by a worker killed or a server swapping, and the same worker
     computes the next."""
-    from server.views import NotComputed
+    from poolhall.server.views import NotComputed
 
     workers = ViewWorkers(workers=1, budget=30.0, cache_size=8, memory=400 * 2**20)
     try:

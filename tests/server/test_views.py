@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from events.base import ViewData
-from events.messages import View
-from server.views import Compute, NotComputed, ResultCache, ViewQueue, ViewResult, computed
+from poolhall.events.base import ViewData
+from poolhall.events.messages import View
+from poolhall.server.views import Compute, NotComputed, ResultCache, ViewQueue, ViewResult, computed
 
 
 class Doubled(ViewData, frozen=True, kw_only=True, tag="doubled"):

@@ -95,7 +95,7 @@ async def test_those_characters_among_visible_ones_are_ordinary_text(table: Tabl
 def test_visible_is_about_what_shows() -> None:
     """A lone combining mark, the blank Braille pattern, a variation selector: nothing
     shows; a letter, a digit, a punctuation mark or an emoji does."""
-    from events.plain_text import visible
+    from poolhall.events.plain_text import visible
 
     assert not any(visible(text) for text in ("\u0301", "\u2800", "\ufe0f", "\u2028", ""))
     assert all(visible(text) for text in ("a", "7", ".", "\U0001f600", "\u65e5"))

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from clients.client import Client
-from events import core
-from server.app import Server
-from server.settings import Settings
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.server.app import Server
+from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, until
 from tests.server.http_raw import send_request
 

@@ -7,7 +7,7 @@ import gzip
 
 import pytest
 
-from server.web import accepts_gzip
+from poolhall.server.web import accepts_gzip
 from tests.conftest import Table
 from tests.server.test_web_http import get
 

@@ -22,9 +22,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
 
-from events import core
-from server.app import Server
-from server.settings import Settings
+from poolhall.events import core
+from poolhall.server.app import Server
+from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, Table
 
 Reply = tuple[int, dict[str, str], bytes]

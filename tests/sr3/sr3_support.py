@@ -10,9 +10,9 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
-from events.sr3 import Sr3Skill, Sr3Stats
-from projections.campaign import CampaignState, fold
-from projections.sr3 import GameState
+from poolhall.events.sr3 import Sr3Skill, Sr3Stats
+from poolhall.projections.campaign import CampaignState, fold
+from poolhall.projections.sr3 import GameState
 from tests.rules_table import RulesTable
 
 __all__ = ["Table", "FixedDice", "street_sam", "decker", "mage", "rigger", "stats"]

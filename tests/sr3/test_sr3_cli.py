@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from clients.cli import main
-from events import core
-from projections.sr3_odds import open_distribution, success_distribution
+from poolhall.clients.cli import main
+from poolhall.events import core
+from poolhall.projections.sr3_odds import open_distribution, success_distribution
 from tests.sr3.sr3_support import decker, street_sam
 
 

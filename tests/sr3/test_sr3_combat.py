@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from events import sr3
-from events.errors import Rejected
-from projections.sr3 import combat_view
-from projections.sr3_pools import pool_sizes
-from server.rules.sr3 import initiative_order
+from poolhall.events import sr3
+from poolhall.events.errors import Rejected
+from poolhall.projections.sr3 import combat_view
+from poolhall.projections.sr3_pools import pool_sizes
+from poolhall.server.rules.sr3 import initiative_order
 from tests.sr3.sr3_support import Table, decker, rigger, stats, street_sam
 
 

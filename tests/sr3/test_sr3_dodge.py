@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from events import sr3
-from events.errors import Rejected
-from projections.sr3 import describe
+from poolhall.events import sr3
+from poolhall.events.errors import Rejected
+from poolhall.projections.sr3 import describe
 from tests.sr3.sr3_support import Table
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from events import sr3
-from events.errors import Rejected
-from projections.sr3_views import sheets_view
-from server.rules.sr3_tests import KARMA_QUOTES
+from poolhall.events import sr3
+from poolhall.events.errors import Rejected
+from poolhall.projections.sr3_views import sheets_view
+from poolhall.server.rules.sr3_tests import KARMA_QUOTES
 from tests.sr3.sr3_support import Table
 from tests.typed import of_type
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from events import sr3
-from events.errors import Rejected
-from events.sr3 import Sr3Skill
-from server.rules.sr3_limits import QUOTES
+from poolhall.events import sr3
+from poolhall.events.errors import Rejected
+from poolhall.events.sr3 import Sr3Skill
+from poolhall.server.rules.sr3_limits import QUOTES
 from tests.sr3.sr3_support import Table, mage, stats
 
 

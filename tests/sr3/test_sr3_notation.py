@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from events import sr3
-from events.errors import NotationError
+from poolhall.events import sr3
+from poolhall.events.errors import NotationError
 
 
 def test_success_test_notation() -> None:

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from events import sr3
-from projections.sr3_odds import (
+from poolhall.events import sr3
+from poolhall.projections.sr3_odds import (
     at_least,
     mean,
     odds_table,
@@ -19,7 +19,7 @@ from projections.sr3_odds import (
     rule_of_one,
     success_distribution,
 )
-from projections.sr3_views import odds_view
+from poolhall.projections.sr3_views import odds_view
 from tests.sr3.sr3_support import Table
 
 SIXES = 3  # chains enumerated up to three sixes: exact for totals up to 18

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from events import core, sr3
-from events.errors import Rejected
-from events.sr3 import POOLS, TEST_KINDS
-from events.sr3_values import PoolName
+from poolhall.events import core, sr3
+from poolhall.events.errors import Rejected
+from poolhall.events.sr3 import POOLS, TEST_KINDS
+from poolhall.events.sr3_values import PoolName
 from tests.sr3.sr3_support import Table
 
 SITUATIONS = st.fixed_dictionaries({

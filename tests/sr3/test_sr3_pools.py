@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from projections.sr3_pools import (
+from poolhall.projections.sr3_pools import (
     astral_combat_pool,
     astral_pool,
     character_sheet,

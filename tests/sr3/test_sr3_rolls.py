@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from events import sr3
-from events.errors import Rejected
-from events.messages import CLIENT_DECODER
-from events.sr3 import MAX_CHAIN
-from projections.sr3 import GameState
+from poolhall.events import sr3
+from poolhall.events.errors import Rejected
+from poolhall.events.messages import CLIENT_DECODER
+from poolhall.events.sr3 import MAX_CHAIN
+from poolhall.projections.sr3 import GameState
 from tests.sr3.sr3_support import Table
 
 

@@ -8,9 +8,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from events import core, sr3
-from events.errors import CommandRejected
-from server.rules.sr3_limits import QUOTES
+from poolhall.events import core, sr3
+from poolhall.events.errors import CommandRejected
+from poolhall.server.rules.sr3_limits import QUOTES
 from tests.sr3.sr3_support import decker, street_sam
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from events import sr3
-from events.codec import EVENT_TYPES, decode_stored, event_tag
-from events.messages import CLIENT_DECODER
-from projections.sr3 import describe
+from poolhall.events import sr3
+from poolhall.events.codec import EVENT_TYPES, decode_stored, event_tag
+from poolhall.events.messages import CLIENT_DECODER
+from poolhall.projections.sr3 import describe
 from tests.round_trip import as_stored
 from tests.sr3.sr3_support import Table, street_sam
 

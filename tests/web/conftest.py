@@ -31,11 +31,11 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from clients.client import Client
-from clients.links import join_link
-from events.codec import AnyCommand
-from events.messages import Ack
-from events.strict import StrictDecoder
+from poolhall.clients.client import Client
+from poolhall.clients.links import join_link
+from poolhall.events.codec import AnyCommand
+from poolhall.events.messages import Ack
+from poolhall.events.strict import StrictDecoder
 from tests.serve_process import free_port, poolhall, start_serve
 
 CHROMIUM = os.environ.get("POOLHALL_CHROMIUM", "/usr/bin/chromium")

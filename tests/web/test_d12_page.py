@@ -8,8 +8,8 @@ from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
 
-from projections.d12 import ROUNDS_KEPT
-from projections.d12_odds import success_probability
+from poolhall.projections.d12 import ROUNDS_KEPT
+from poolhall.projections.d12_odds import success_probability
 from tests.web.conftest import Served, log_lines_read_through, screenshot
 
 COUNTED = {2: "two successes", 1: "a success", -1: "a failure", -2: "two failures"}

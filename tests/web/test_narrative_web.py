@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from playwright.sync_api import Locator, Page, WebSocket, expect
 
-from events.messages import CLIENT_DECODER
+from poolhall.events.messages import CLIENT_DECODER
 from tests.serve_process import poolhall
 from tests.web.conftest import Served, screenshot
 

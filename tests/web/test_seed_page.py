@@ -13,7 +13,7 @@ from typing import Any
 from playwright.sync_api import Page, expect
 from websockets.sync.client import connect
 
-from events.fair import client_seeds_digest
+from poolhall.events.fair import client_seeds_digest
 from tests.fair.test_fair_derivation import published_vectors
 from tests.web.conftest import PageOpener, Served
 from tests.web.test_page_layout import NO_SIDEWAYS_SCROLL
