@@ -113,7 +113,7 @@ def accepts_gzip(header: str) -> bool:
 def load_assets(root: Traversable | None = None) -> dict[str, Asset]:
     """Every servable file under ``clients/web`` by its path relative to it (``app.js``,
     ``systems/narrative.js``); files of other kinds (a stray ``.py``, a README) are left out."""
-    root = root if root is not None else resources.files("clients") / "web"
+    root = root if root is not None else resources.files("poolhall.clients") / "web"
     assets: dict[str, Asset] = {}
 
     def walk(folder: Traversable, prefix: str) -> None:

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+import subprocess
+import sys
+import time
 import tomllib
+import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.serve_process import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ("events", "projections", "server", "reports", "clients")
@@ -63,3 +69,41 @@ def test_the_embedded_server_and_cli_start_without_psycopg() -> None:
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
                             text=True, timeout=60, check=False)
     assert result.stdout.strip() == "ok", result.stderr
+
+
+def test_the_installed_server_starts_and_serves_the_table_outside_the_checkout(
+        tmp_path: Path) -> None:
+    """The installed ``poolhall serve``, run away from the checkout (whose folders would
+    otherwise answer a bare ``import clients``), starts, answers ``/health`` and serves the
+    browser table from the package's own files."""
+    script = Path(sys.executable).parent / "poolhall"
+    try:
+        importlib.metadata.distribution("poolhall")
+    except importlib.metadata.PackageNotFoundError:
+        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+            pytest.fail("poolhall is not installed: CI installs it (pip install '.[test]')")
+        pytest.skip("poolhall is not installed here: `pip install .` to run its server")
+    assert script.exists(), f"no console script at {script}"
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    server = subprocess.Popen([str(script), "serve", "--db", str(tmp_path / "fresh.db"),
+                               "--port", str(port)], cwd=tmp_path, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        health, page = "", ""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and server.poll() is None and not health:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
+                    health = r.read().decode()
+            except OSError:
+                time.sleep(0.1)
+        if health:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as reply:
+                page = reply.read().decode()
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=30)[0].decode(errors="replace")
+    assert health.startswith("ok"), output
+    assert "<html" in page.lower(), output
+    assert str(Path(__file__).resolve().parents[1]) not in output  # nothing from the checkout
