@@ -12,38 +12,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Protocol
 
 from poolhall.events.log import ServerLog
-from poolhall.projections.campaign import CampaignState
+from poolhall.server.hub_owner import HubOwner
 from poolhall.server.stored_snapshots import SnapshotStore, encode_state
 
-__all__ = ["DerivedWrites", "Owner"]
+__all__ = ["DerivedWrites"]
 
 logger = logging.getLogger("poolhall.server.hub")
 """The hub's logger: these lines are the hub's, as operators and their filters know them."""
 
 
-class Owner(Protocol):
-    """The hub as its writes see it: read when a write is due and again when one ends."""
-
-    @property
-    def state(self) -> CampaignState: ...
-
-    @property
-    def head_hash(self) -> str: ...
-
-    @property
-    def stale(self) -> bool: ...
-
-    @property
-    def closing(self) -> bool: ...
-
 
 class DerivedWrites:
     """One hub's snapshot stores: when each is due, and the tasks writing them."""
 
-    def __init__(self, owner: Owner, *, log: ServerLog, store: SnapshotStore,
+    def __init__(self, owner: HubOwner, *, log: ServerLog, store: SnapshotStore,
                  snapshot_every: int) -> None:
         self._owner = owner
         self._log = log

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Protocol
 
 import msgspec
 
@@ -22,8 +21,9 @@ from poolhall.events.log import ServerLog
 from poolhall.events.messages import OutgoingRevealed
 from poolhall.projections.campaign import CampaignState
 from poolhall.projections.privacy import pending_seqs
-from poolhall.server.audience import PublicTable, role_of, view_about
+from poolhall.server.audience import role_of, view_about
 from poolhall.server.hub_core import Publish
+from poolhall.server.hub_owner import HubOwner
 from poolhall.server.snapshots import SnapshotCache, encoded_page
 from poolhall.server.subscriber import Subscriber
 
@@ -32,20 +32,11 @@ __all__ = ["Audience"]
 logger = logging.getLogger("poolhall.server.hub")
 
 
-class Owner(Protocol):
-    """The hub as its audience sees it: the table now, and the table for the public."""
-
-    @property
-    def state(self) -> CampaignState: ...
-
-    @property
-    def public(self) -> PublicTable: ...
-
 
 class Audience:
     """The subscribers of one campaign's hub, and what each is sent."""
 
-    def __init__(self, owner: Owner, snapshots: SnapshotCache) -> None:
+    def __init__(self, owner: HubOwner, snapshots: SnapshotCache) -> None:
         self._owner = owner
         self._snapshots = snapshots
         """Every event frame broadcast is kept there too, for the snapshots of the head."""

@@ -14,18 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Protocol
 
 from poolhall.events.codec import encode
 from poolhall.events.errors import Rejected
 from poolhall.events.log import ServerLog
 from poolhall.events.messages import Welcome
-from poolhall.projections.campaign import CampaignState
-from poolhall.server.audience import PublicTable, hidden_for, role_of, view_about
+from poolhall.server.audience import hidden_for, role_of, view_about
 from poolhall.server.catch_up import schedule_catch_up
 from poolhall.server.divergence import check_history, needs_lookup
 from poolhall.server.hub_audience import Audience
 from poolhall.server.hub_core import current_member
+from poolhall.server.hub_owner import HubOwner
 from poolhall.server.hub_views import HubViews
 from poolhall.server.hub_work import JoinWork, refuse_unavailable
 from poolhall.server.log_throttle import LogThrottle
@@ -42,29 +41,11 @@ RESUME_LIMIT = 1_000
 the table (one message, whatever the log's length) unless it asks for a replay."""
 
 
-class Owner(Protocol):
-    """The hub as its joins see it."""
-
-    @property
-    def state(self) -> CampaignState: ...
-
-    @property
-    def head_hash(self) -> str: ...
-
-    @property
-    def public(self) -> PublicTable: ...
-
-    @property
-    def campaign(self) -> str: ...
-
-    @property
-    def stale(self) -> bool: ...
-
 
 class HubJoins:
     """Checks and attaches the joins of one campaign's hub."""
 
-    def __init__(self, owner: Owner, *, log: ServerLog, pages: PageCache,
+    def __init__(self, owner: HubOwner, *, log: ServerLog, pages: PageCache,
                  snapshots: SnapshotCache, table: TableFeed, views: HubViews,
                  audience: Audience) -> None:
         self._owner = owner

@@ -8,12 +8,12 @@ see yet is sealed or left out (:func:`server.audience.hidden_for`).
 from __future__ import annotations
 
 import asyncio
-from typing import Protocol
 
 from poolhall.events.log import ServerLog
 from poolhall.events.messages import History, StateAt
 from poolhall.projections.campaign import CampaignState
 from poolhall.server.audience import hidden_for
+from poolhall.server.hub_owner import HubOwner
 from poolhall.server.hub_views import HubViews
 from poolhall.server.snapshots import history_page, snapshot_at
 from poolhall.server.stored_snapshots import SnapshotStore
@@ -21,20 +21,11 @@ from poolhall.server.stored_snapshots import SnapshotStore
 __all__ = ["HubReads"]
 
 
-class Owner(Protocol):
-    """The hub as its reads see it: the campaign and its state now."""
-
-    @property
-    def state(self) -> CampaignState: ...
-
-    @property
-    def campaign(self) -> str: ...
-
 
 class HubReads:
     """The reads of one campaign's hub, made by the connections that ask."""
 
-    def __init__(self, owner: Owner, *, log: ServerLog, store: SnapshotStore, views: HubViews,
+    def __init__(self, owner: HubOwner, *, log: ServerLog, store: SnapshotStore, views: HubViews,
                  snapshot_every: int) -> None:
         self._owner = owner
         self._log = log

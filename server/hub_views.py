@@ -14,35 +14,26 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Protocol
 
 from poolhall.events.base import Event
 from poolhall.events.codec import encode
 from poolhall.events.messages import StateAt, View, ViewsAt
 from poolhall.projections.campaign import CampaignState
 from poolhall.server import rules
+from poolhall.server.hub_owner import HubOwner
 from poolhall.server.views import Job, NotComputed, ViewQueue, ViewResult, ViewSpec, ViewWorkers
 
-__all__ = ["HubViews", "Owner"]
+__all__ = ["HubViews"]
 
 logger = logging.getLogger("poolhall.server.hub")
 """The hub's logger: these lines are the hub's, as operators and their filters know them."""
 
 
-class Owner(Protocol):
-    """The hub as its views see it: the state now, and whether the log holds it."""
-
-    @property
-    def state(self) -> CampaignState: ...
-
-    @property
-    def stale(self) -> bool: ...
-
 
 class HubViews:
     """One campaign's views: the standing ones, and those being computed off the loop."""
 
-    def __init__(self, owner: Owner, *, broadcast: Callable[[bytes], None],
+    def __init__(self, owner: HubOwner, *, broadcast: Callable[[bytes], None],
                  workers: ViewWorkers, backlog: int) -> None:
         self._owner = owner
         self._broadcast = broadcast

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import psycopg
@@ -93,11 +95,11 @@ async def test_two_servers_one_campaign_every_client_sees_every_event(
             await server.stop()
 
 
-async def test_a_server_behind_the_log_decides_again_and_the_client_never_knows(
-        postgres_url: str) -> None:
-    """A server that has not heard another's append decides against an old head: the
-    database refuses its append, it reads the event it missed, broadcasts it, decides again;
-    its client gets an ack and both events in order, and no error."""
+@contextlib.asynccontextmanager
+async def _one_server_deaf_to_the_other(
+        postgres_url: str) -> AsyncIterator[tuple[Server, str, Client, Client]]:
+    """Two servers on one database, the second no longer hearing the first's appends: that
+    server, the campaign, its GM on the first and the same GM on the second."""
     servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
                       admin_token=ADMIN_TOKEN) for seed in (1, 2)]
     for server in servers:
@@ -109,6 +111,20 @@ async def test_a_server_behind_the_log_decides_again_and_the_client_never_knows(
         assert deaf.followers is not None
         await asyncio.to_thread(deaf.followers.stop)  # it hears no other process from now
         elsewhere = await tables[1].connect(campaign, gm._token)
+        yield deaf, campaign, gm, elsewhere
+    finally:
+        for table in tables:
+            await table.close_clients()
+        for server in servers:
+            await server.stop()
+
+
+async def test_a_server_behind_the_log_decides_again_and_the_client_never_knows(
+        postgres_url: str) -> None:
+    """A server that has not heard another's append decides against an old head: the
+    database refuses its append, it reads the event it missed, broadcasts it, decides again;
+    its client gets an ack and both events in order, and no error."""
+    async with _one_server_deaf_to_the_other(postgres_url) as (deaf, campaign, gm, elsewhere):
         first = await gm.call(core.Roll, expression="1d6")
         second = await elsewhere.call(core.Roll, expression="1d8")
         assert second.seqs == [first.seqs[-1] + 1]
@@ -117,11 +133,6 @@ async def test_a_server_behind_the_log_decides_again_and_the_client_never_knows(
         assert deaf.hubs[campaign].conflicts == 1
         await gm.wait_for_seq(second.seqs[-1])
         assert [r.expression for r in gm.state.rolls] == ["1d6", "1d8"]
-    finally:
-        for table in tables:
-            await table.close_clients()
-        for server in servers:
-            await server.stop()
 
 
 async def test_a_server_that_keeps_losing_races_reads_what_it_missed_not_the_campaign(
@@ -133,17 +144,7 @@ async def test_a_server_that_keeps_losing_races_reads_what_it_missed_not_the_cam
     is decided twice at most, acknowledged once, and no statement is refused by the database
     (an aborted pipeline was a psycopg warning each time)."""
     caplog.set_level(logging.WARNING)
-    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
-                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
-    for server in servers:
-        await server.start()
-    tables = [Table(server, server.db_path) for server in servers]
-    try:
-        campaign, gm = await tables[0].create_campaign("d12")
-        deaf = servers[1]
-        assert deaf.followers is not None
-        await asyncio.to_thread(deaf.followers.stop)  # it hears no other process from now
-        elsewhere = await tables[1].connect(campaign, gm._token)
+    async with _one_server_deaf_to_the_other(postgres_url) as (deaf, campaign, gm, elsewhere):
         hub = deaf.hubs[campaign]
         reloads = hub.reloads
         expressions = []
@@ -159,11 +160,6 @@ async def test_a_server_that_keeps_losing_races_reads_what_it_missed_not_the_cam
         assert hub.state.head == second.seqs[-1]
         await gm.wait_for_seq(second.seqs[-1])
         assert [r.expression for r in gm.state.rolls] == expressions
-    finally:
-        for table in tables:
-            await table.close_clients()
-        for server in servers:
-            await server.stop()
     assert [r.getMessage() for r in caplog.records if r.name.startswith("psycopg")] == []
 
 
