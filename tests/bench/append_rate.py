@@ -68,23 +68,19 @@ CHECKOUT_ENV = "POOLHALL_BENCH_CHECKOUT"
 ROOT = Path(os.environ.get(CHECKOUT_ENV) or Path(__file__).resolve().parents[2])
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+if not (ROOT / "poolhall" / "__init__.py").exists():  # its code is not poolhall.* yet
+    raise SystemExit(f"{ROOT} is a checkout from before the one namespace (it has no "
+                     "poolhall/): run that checkout's own tests/bench/append_rate.py")
 
 from poolhall.events import core  # noqa: E402
 from poolhall.events.dice import RolledTerm  # noqa: E402
 from poolhall.events.log import AppendRequest, PreparedEvent, prepare  # noqa: E402
+from poolhall.events.sqlite_backend import SqliteLog  # noqa: E402
+from poolhall.events.sqlite_backend.bulk_insert import insert_rows  # noqa: E402
+from poolhall.events.sqlite_backend.verify import verify_file  # noqa: E402
 from poolhall.server.gc_tuning import GcTuning  # noqa: E402
 from poolhall.server.settings import Settings  # noqa: E402
 from poolhall.server.writer import GroupCommitter  # noqa: E402
-
-try:  # this checkout's store
-    from poolhall.events.sqlite_backend import SqliteLog
-    from poolhall.events.sqlite_backend.bulk_insert import insert_rows
-    from poolhall.events.sqlite_backend.verify import verify_file
-except ImportError:  # a checkout from before the plain store (``--against``)
-    # (modules this checkout no longer has: they are found in the older one only)
-    from poolhall.events.bulk_insert import insert_rows  # type: ignore[no-redef, import-not-found]
-    from poolhall.events.store import SqliteLog  # type: ignore[no-redef, import-not-found]
-    from poolhall.events.store_verify import verify_file  # type: ignore[no-redef, import-not-found]
 
 COMMANDS_TABLE = ("CREATE TABLE commands (campaign TEXT NOT NULL, command_id TEXT NOT NULL,"
                   " actor TEXT NOT NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL,"

@@ -48,8 +48,10 @@ TOKEN = "ph_bench-admin-token-0123456789abcdef"
 
 CHILD = """
 import asyncio, dataclasses, sys
-from poolhall.server.app import Server
-from poolhall.server.settings import Settings
+import importlib, pathlib
+code = "poolhall." if pathlib.Path("poolhall/__init__.py").exists() else ""  # cwd: its checkout
+Server = importlib.import_module(code + "server.app").Server  # before the one namespace: bare
+Settings = importlib.import_module(code + "server.settings").Settings
 names = {f.name for f in dataclasses.fields(Settings)}
 wanted = dict(member_rate=1e9, member_burst=10**9, campaign_rate=1e9, campaign_burst=10**9,
               member_in_flight=10**9, member_connections=10**9, join_rate=1e9,

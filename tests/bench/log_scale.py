@@ -89,8 +89,10 @@ SNAPSHOT_EVERY = 1000
 
 CHILD = """
 import asyncio, json, sys, time
-from poolhall.server.app import Server
-from poolhall.server.settings import Settings
+import importlib, pathlib
+code = "poolhall." if pathlib.Path("poolhall/__init__.py").exists() else ""  # cwd: its checkout
+Server = importlib.import_module(code + "server.app").Server  # before the one namespace: bare
+Settings = importlib.import_module(code + "server.settings").Settings
 async def main():
     started = time.perf_counter()
     server = Server(sys.argv[1], "127.0.0.1", 0, admin_token=sys.argv[2],
