@@ -161,9 +161,9 @@ class Checker:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        sys.stderr.write(__doc__)
-        return 2
+    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+        sys.stderr.write(__doc__ or "")
+        return 0 if argv[1:] in (["-h"], ["--help"]) else 2
     if argv[1] == "-":
         counts, problems = check(sys.stdin)
     else:

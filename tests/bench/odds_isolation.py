@@ -47,8 +47,9 @@ from poolhall.events.messages import Join  # noqa: E402
 TOKEN = "ph_bench-admin-token-0123456789abcdef"
 TARGET_P99_MS = 20.0
 SERVE = """
-import asyncio, cProfile, sys
-from poolhall.server.app import Server
+import asyncio, cProfile, importlib, pathlib, sys
+code = "poolhall." if pathlib.Path("poolhall/__init__.py").exists() else ""  # cwd: its checkout
+Server = importlib.import_module(code + "server.app").Server  # before the one namespace: bare
 async def main():
     server = Server(sys.argv[1], "127.0.0.1", 0, admin_token=sys.argv[2])
     await server.start()
