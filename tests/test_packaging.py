@@ -6,6 +6,7 @@ import importlib.metadata
 import os
 import subprocess
 import sys
+import sysconfig
 import time
 import tomllib
 import urllib.request
@@ -40,16 +41,24 @@ def test_the_checkout_links_each_package_where_an_install_puts_it() -> None:
         assert (ROOT / "poolhall" / top).resolve() == (ROOT / top).resolve()
 
 
+def _installed() -> importlib.metadata.Distribution:
+    """poolhall as installed in this interpreter's site-packages: never the ``.egg-info`` a
+    ``pip install .`` leaves in the checkout, which the checkout's place on ``sys.path`` would
+    otherwise find first. Missing, the test fails in CI (which installs it) and skips here."""
+    site = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    found = list(importlib.metadata.distributions(name="poolhall", path=sorted(site)))
+    if not found:
+        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+            pytest.fail("poolhall is not installed: CI installs it (pip install '.[test]')")
+        pytest.skip("poolhall is not installed here: `pip install .` to check what it adds")
+    return found[0]
+
+
 def test_an_install_adds_one_top_level_package() -> None:
     """``pip install poolhall`` puts its code under ``poolhall/`` only (issue 27): a top-level
     ``events`` or ``server`` in site-packages would collide with any other of that name. Read
     from the installed distribution's own list of files (CI installs the checkout first)."""
-    try:
-        files = importlib.metadata.distribution("poolhall").files or []
-    except importlib.metadata.PackageNotFoundError:
-        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
-            pytest.fail("poolhall is not installed: CI installs it (pip install '.[test]')")
-        pytest.skip("poolhall is not installed here: `pip install .` to check what it adds")
+    files = _installed().files or []
     tops = {file.parts[0] for file in files if file.parts[0] != ".."}
     assert {top for top in tops if not top.endswith(".dist-info")} == {"poolhall"}
     names = {str(file) for file in files}
@@ -77,12 +86,7 @@ def test_the_installed_server_starts_and_serves_the_table_outside_the_checkout(
     otherwise answer a bare ``import clients``), starts, answers ``/health`` and serves the
     browser table from the package's own files."""
     script = Path(sys.executable).parent / "poolhall"
-    try:
-        importlib.metadata.distribution("poolhall")
-    except importlib.metadata.PackageNotFoundError:
-        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
-            pytest.fail("poolhall is not installed: CI installs it (pip install '.[test]')")
-        pytest.skip("poolhall is not installed here: `pip install .` to run its server")
+    _installed()
     assert script.exists(), f"no console script at {script}"
     port = free_port()
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
