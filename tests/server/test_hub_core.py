@@ -247,13 +247,18 @@ def test_a_players_self_roll_is_whole_to_them_and_the_gm_only() -> None:
             for m in ("han-player", "gm", "leia-player", "watcher")] == [True, True, False, False]
 
 
+def _watcher_removed_row(seq: int) -> StoredRow:
+    """The row another process appended: the GM removed the watcher (command ``x``)."""
+    stored = prepare(core.MemberRemoved(member="watcher"))
+    return StoredRow(seq=seq, type=stored.type, version=stored.version,
+                     payload=stored.payload, at=AT, actor="gm", command_id="x", hash="hx")
+
+
 def test_rows_another_process_appended_are_folded_and_published() -> None:
     """On a shared log another process's events are folded, indexed and broadcast."""
     hub, table = make_core()
     head = table.state.head
-    stored = prepare(core.MemberRemoved(member="watcher"))
-    row = StoredRow(seq=head + 1, type=stored.type, version=stored.version,
-                    payload=stored.payload, at=AT, actor="gm", command_id="x", hash="hx")
+    row = _watcher_removed_row(head + 1)
     publishes, events = hub.take_rows([row], fold=True)
     assert [p.seq for p in publishes] == [head + 1]
     assert len(events) == 1
@@ -268,9 +273,7 @@ def test_rows_a_reload_already_folded_are_only_published() -> None:
     """After a reload the state has them: they are broadcast, not folded twice."""
     hub, table = make_core()
     head = table.state.head
-    stored = prepare(core.MemberRemoved(member="watcher"))
-    row = StoredRow(seq=head + 1, type=stored.type, version=stored.version,
-                    payload=stored.payload, at=AT, actor="gm", command_id="x", hash="hx")
+    row = _watcher_removed_row(head + 1)
     publishes, _ = hub.take_rows([row], fold=False)
     assert [p.seq for p in publishes] == [head + 1]
     assert hub.sent == head + 1
