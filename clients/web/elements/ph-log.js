@@ -125,6 +125,7 @@ export class PhLog extends HTMLElement {
     this.list = h("ol", {class: "ph-log-lines", tabindex: 0, "aria-label": "Log lines"},
                   this.above, this.below);
     this.list.addEventListener("scroll", () => this.scrolled(), {passive: true});
+    this.list.addEventListener("keydown", (event) => this.keyed(event));
     this.announcer = h("div", {class: "ph-sr-only", role: "log", "aria-live": "polite",
                                "aria-label": "New log lines"});
     this.fairPanel = h("section", {class: "ph-fair-panel", hidden: true, "aria-live": "polite",
@@ -263,6 +264,18 @@ export class PhLog extends HTMLElement {
       return bottom;
     }
     return Math.max(0, Math.min(tops[at] + this.anchor.delta, bottom));
+  }
+
+  /** End goes to the newest line and follows from there. The browser's own End scrolls
+   * (animated) to the bottom the list had when it was pressed; lines measured on the way
+   * can make the list taller than that, and the view would stop short of the newest line.
+   * @param {KeyboardEvent} event */
+  keyed(event) {
+    if (event.key !== "End" || event.altKey || event.shiftKey || event.metaKey) return;
+    event.preventDefault();
+    this.stuck = true;
+    this.anchor = null;
+    this.draw();
   }
 
   scrolled() {
