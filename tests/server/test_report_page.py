@@ -116,9 +116,20 @@ async def test_a_page_still_being_made_says_so_and_reloads(
     """A report that takes longer than the wait is answered 202 "being made" (never a dropped
     connection), and the same ticket gives the page once it is ready."""
     from poolhall.server import report_page
+    from poolhall.server.views import Job, ViewResult, ViewWorkers
 
     _, gm = await table.create_campaign("d12", name="Slow Night")
     await gm.call(core.Roll, expression="2d6")
+    # the worker's page is held back until the first answer is in: a quick machine would
+    # otherwise make it before the first request asks
+    made = asyncio.Event()
+    compute = ViewWorkers.compute
+
+    async def held_back(workers: ViewWorkers, job: Job) -> ViewResult:
+        await made.wait()
+        return await compute(workers, job)
+
+    monkeypatch.setattr(ViewWorkers, "compute", held_back)
     monkeypatch.setattr(report_page, "PAGE_WAIT", 0.0)
     assert gm.campaign is not None
     answer = await _ticket(table, gm._token, gm.campaign)
@@ -126,6 +137,7 @@ async def test_a_page_still_being_made_says_so_and_reloads(
     first = await asyncio.to_thread(_get_once, url)
     assert first[0] == 202
     assert "http-equiv=refresh" in first[1]
+    made.set()
     monkeypatch.setattr(report_page, "PAGE_WAIT", 60.0)
     status, _, page = await _fetch(url)
     assert status == 200
