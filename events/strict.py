@@ -93,17 +93,33 @@ class StrictDecoder(Generic[T]):
     def __init__(self, tp: Any) -> None:
         self.type = tp
         """The type decoded (its limits give refusals their plain words)."""
-        self._plain: msgspec.json.Decoder[T] = msgspec.json.Decoder(tp)
-        self._strict: msgspec.json.Decoder[Any] = msgspec.json.Decoder(strict_type(tp))
-        self._nested = frozenset(
-            cls for cls in _struct_members(tp) if _strict_struct(cls) is not cls)
+        self._decoders: tuple[msgspec.json.Decoder[T], msgspec.json.Decoder[Any],
+                              frozenset[type]] | None = None
+
+    def ready(self) -> None:
+        """Build the decoders now rather than on the first message.
+
+        Building them reads every class the type reaches and makes the strict twins (tens of
+        milliseconds for every command): a module-level decoder that built them on import
+        cost every ``poolhall`` command that never decodes one. The server calls this as it
+        starts, so its first command does not wait for it."""
+        self._built()
 
     def decode(self, frame: str | bytes) -> T:
         """The message as the ordinary types, or :class:`msgspec.ValidationError`."""
-        message = self._plain.decode(frame)
-        if type(message) in self._nested:
-            self._strict.decode(frame)
+        plain, strict, nested = self._decoders or self._built()
+        message = plain.decode(frame)
+        if type(message) in nested:
+            strict.decode(frame)
         return message
+
+    def _built(self) -> tuple[msgspec.json.Decoder[T], msgspec.json.Decoder[Any], frozenset[type]]:
+        if self._decoders is None:
+            self._decoders = (
+                msgspec.json.Decoder(self.type), msgspec.json.Decoder(strict_type(self.type)),
+                frozenset(cls for cls in _struct_members(self.type)
+                          if _strict_struct(cls) is not cls))
+        return self._decoders
 
 
 def _struct_members(tp: Any) -> tuple[type[msgspec.Struct], ...]:

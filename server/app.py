@@ -42,7 +42,7 @@ from poolhall.events.backends import is_postgres_url, open_log, safe_name
 from poolhall.events.codec import encode
 from poolhall.events.errors import Rejected, StoreError
 from poolhall.events.log import ServerLog
-from poolhall.events.messages import ErrorReply, History, Join, StateAt
+from poolhall.events.messages import CLIENT_DECODER, ErrorReply, History, Join, StateAt
 from poolhall.events.owner import ListCampaigns
 from poolhall.projections.campaign import Member
 from poolhall.server.allowed_hosts import AllowedHosts
@@ -268,6 +268,7 @@ class Server:
             directory=None if self.shared else self.db_path.resolve().parent,
             reserve_bytes=self.settings.disk_reserve_mb * 2**20, clock=self.clock)
         self.committer.start()
+        CLIENT_DECODER.ready()  # built now: the first frame would wait for it
         started = time.perf_counter()
         # A process of a shared log may hold only the admin token's hash: its rows go unsealed,
         # and the database's own access control is what guards them (docs: what clients see).

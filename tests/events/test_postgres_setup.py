@@ -35,8 +35,9 @@ def test_no_postgresql_fails_in_ci_and_skips_elsewhere(tmp_path: Path) -> None:
     for ci in ("true", ""):
         env = {**os.environ, "POOLHALL_TEST_POSTGRES": nowhere, "CI": ci}
         run = subprocess.run(
-            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "tests.conftest",
-             "-rs", "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT), str(probe)],
+            [sys.executable, "-m", "pytest", "-n", "0",  # one process: xdist's workers cost 5 s
+             "-p", "no:cacheprovider", "-p", "tests.conftest", "-rs",
+             "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT), str(probe)],
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
         outcomes[ci] = (run.returncode, run.stdout)
     code, said = outcomes["true"]

@@ -31,7 +31,9 @@ async def test_sigterm_finishes_in_flight_commands_and_loses_no_ack(tmp_path: Pa
     """Every command acknowledged before a SIGTERM is in the log after the server exits."""
     port = free_port()
     db = tmp_path / "term.db"
-    process = start_serve(db, port)
+    # the default member rate (10 a second) would make the 200 rolls take 17 s
+    process = start_serve(db, port, "--member-rate", "1000", "--member-burst", "1000",
+                          "--campaign-rate", "1000", "--campaign-burst", "1000")
     url = f"ws://127.0.0.1:{port}"
     admin_token = (tmp_path / "term.db.admin-token").read_text().strip()
     admin = Client(url, admin_token, reconnect=False)
