@@ -1,1 +1,2 @@
-"""Clients of poolhall: the asyncio :class:`clients.client.Client` and the ``poolhall`` CLI."""
+"""Clients of poolhall: the asyncio :class:`poolhall.clients.client.Client` and the ``poolhall``
+CLI."""

@@ -1,8 +1,8 @@
 """``poolhall character export`` and ``poolhall character import``: a character as a file.
 
 Export reads the table (any member may: a sheet is no secret at the table) and writes the
-character file (:mod:`events.character_io`); import checks the file here first, so a typo is
-named with its path before anything is sent, then sends ``import_character`` (GM token).
+character file (:mod:`poolhall.events.character_io`); import checks the file here first, so a typo
+is named with its path before anything is sent, then sends ``import_character`` (GM token).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ report, export and replay.
 
 Each subcommand is a small function; the ones that talk to a server use the Python client.
 Game systems add their own subcommands from ``clients/<system>_cli.py``
-(``add_commands(subparsers, common)``, with :mod:`clients.cli_support` as ``common``).
+(``add_commands(subparsers, common)``, with :mod:`poolhall.clients.cli_support` as ``common``).
 
 **Imported as needed.** Every command should start in well under 150 ms
 (``tests/bench/cli_start.py``), and importing rich, asyncio, websockets and the message types
@@ -149,8 +149,8 @@ def _add_invite_command(sub: Any) -> None:
 
 
 def expected_hash(text: str) -> Any:
-    """``verify --expect``'s type (:func:`clients.verify_expect.expected_hash`, imported when
-    the option is given)."""
+    """``verify --expect``'s type (:func:`poolhall.clients.verify_expect.expected_hash`, imported
+    when the option is given)."""
     from poolhall.clients.verify_expect import expected_hash as read
 
     return read(text)
@@ -231,7 +231,7 @@ _GROUPS: tuple[tuple[tuple[str, ...], Callable[[Any], None]], ...] = (
     (("d12-odds", "d12"), _system("poolhall.clients.d12_cli")),
 )
 """Which builder makes which commands, in ``--help``'s order. A game system's commands are
-its ``clients/<id>_cli.py``'s (a test holds this to :data:`clients.systems.CLI_HOOKS`)."""
+its ``clients/<id>_cli.py``'s (a test holds this to :data:`poolhall.clients.systems.CLI_HOOKS`)."""
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -95,7 +95,7 @@ def _consoles() -> tuple[Console, Console]:
 
     class _Console(Console):
         """rich's console, except when the reader of our output goes away (``| head``): rich
-        would exit with status 1 there; ours raises, and :func:`clients.cli.main` ends
+        would exit with status 1 there; ours raises, and :func:`poolhall.clients.cli.main` ends
         quietly with status 0 (the reader has what it wanted)."""
 
         def on_broken_pipe(self) -> None:

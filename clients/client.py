@@ -20,7 +20,7 @@ after the ``retry_after`` the server asked for, one at a time, while its timeout
 
 On resuming it also sends the chain hash of its last event. A server whose log no longer has
 that event (it lost acknowledged events, or was restored from an older copy) answers
-``diverged``: the client then stops with :class:`~events.errors.HistoryDiverged` and keeps
+``diverged``: the client then stops with :class:`~poolhall.events.errors.HistoryDiverged` and keeps
 the state it had, rather than folding new events onto a history the server does not have.
 """
 
@@ -132,7 +132,7 @@ class Client:
         self.state: CampaignState = new_state()
         self.views: dict[str, ViewData] = {}
         """The latest view about each thing at the table (``check:<id>``, ``combat`` ...),
-        typed: a :class:`events.narrative.NarrativeCheckOdds`, ... ."""
+        typed: a :class:`poolhall.events.narrative.NarrativeCheckOdds`, ... ."""
         self.welcome: Welcome | None = None
         self.snapshot: Snapshot | None = None
         """The last snapshot of the table the server sent (``None`` if it sent events)."""
@@ -247,7 +247,7 @@ class Client:
         return await self._commands.send(command)
 
     async def _send_now(self, command: Any) -> None:
-        """Send a command on the connection there is, if any (:mod:`clients.in_flight`'s
+        """Send a command on the connection there is, if any (:mod:`poolhall.clients.in_flight`'s
         sender): a connection lost meanwhile re-sends it once resumed."""
         if self._connection is None:
             return
@@ -284,7 +284,7 @@ class Client:
 
     async def history(self, before: int, limit: int = 100) -> list[Recorded]:
         """The events before ``before`` (the latest ``limit``, at most
-        :data:`~events.messages.HISTORY_LIMIT`), oldest first; empty once none is left.
+        :data:`~poolhall.events.messages.HISTORY_LIMIT`), oldest first; empty once none is left.
 
         Read off the server's log on request: nothing is folded into :attr:`state`.
         """

@@ -1,8 +1,8 @@
-"""The clients' part of a game system's contract (see :mod:`events.contract`).
+"""The clients' part of a game system's contract (see :mod:`poolhall.events.contract`).
 
 Each ``clients/<id>_cli.py`` exports ``CLI``, a :class:`CliHooks`: the subcommands the system
 adds to ``poolhall`` (its odds calculator, its table commands). ``poolhall roll``'s notation
-is the vocabulary's (:attr:`events.contract.SystemVocabulary.parse_roll`), since the Python
+is the vocabulary's (:attr:`poolhall.events.contract.SystemVocabulary.parse_roll`), since the Python
 client and the server both read it.
 """
 
@@ -24,7 +24,7 @@ __all__ = ["AddCommands", "CliHooks", "TableHooks", "deferred"]
 
 AddCommands = Callable[["argparse._SubParsersAction[Any]", ModuleType], None]
 """Adds the system's subcommands to ``poolhall``'s subparsers; the module is
-:mod:`clients.cli_support`, the helpers every subcommand shares."""
+:mod:`poolhall.clients.cli_support`, the helpers every subcommand shares."""
 
 
 TableParts = Callable[["CampaignState", Mapping[str, Any]],
@@ -57,7 +57,7 @@ class CliHooks:
     """What a game system adds to the ``poolhall`` command line."""
 
     system: str
-    """The system id, as registered in :data:`events.systems.SYSTEMS`."""
+    """The system id, as registered in :data:`poolhall.events.systems.SYSTEMS`."""
     add_commands: AddCommands
     table: TableHooks | None = None
     """How the table is shown; ``None`` shows only what every system has."""

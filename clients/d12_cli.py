@@ -249,4 +249,4 @@ CLI = CliHooks(system="d12", add_commands=add_commands, table=TableHooks(
     character_line=deferred("poolhall.clients.d12_table", "character_line"),
     sheet_parts=deferred("poolhall.clients.d12_table", "sheet_parts"),
     view_line=deferred("poolhall.clients.d12_table", "view_line")))
-"""This system's command-line hooks (see :mod:`clients.contract`)."""
+"""This system's command-line hooks (see :mod:`poolhall.clients.contract`)."""

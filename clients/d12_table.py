@@ -1,9 +1,9 @@
 """The d12 table as a terminal shows it: open tests with their odds, sheets, views.
 
 Used by ``poolhall state``, ``poolhall sheet`` and ``poolhall watch`` through
-:mod:`clients.table_text`. Odds come from the server's ``d12.odds.<test>`` view when the
+:mod:`poolhall.clients.table_text`. Odds come from the server's ``d12.odds.<test>`` view when the
 client holds one, else from the projection code the server runs
-(:func:`projections.d12_odds.odds_summary`).
+(:func:`poolhall.projections.d12_odds.odds_summary`).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def view_line(about: str, data: Mapping[str, Any]) -> str | None:
 
 def margins_text(test: TestState) -> str:
     """The margins of the rounds the table keeps, "…" first when earlier ones are only in the
-    log (:data:`projections.d12.ROUNDS_KEPT`)."""
+    log (:data:`poolhall.projections.d12.ROUNDS_KEPT`)."""
     margins = " ".join(f"{m:+d}" for m in test.margins) or "none yet"
     return f"… {margins}" if test.rounds_rolled > len(test.rounds) else margins
 

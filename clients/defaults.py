@@ -1,8 +1,8 @@
 """What a command line needs before it connects anywhere: the default server address and
 fresh command ids.
 
-Kept apart from :mod:`clients.client` so that building the ``poolhall`` parser, or printing a
-command's ``--help``, imports neither asyncio nor websockets nor the message types.
+Kept apart from :mod:`poolhall.clients.client` so that building the ``poolhall`` parser, or printing
+a command's ``--help``, imports neither asyncio nor websockets nor the message types.
 """
 
 from __future__ import annotations

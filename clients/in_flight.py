@@ -7,8 +7,8 @@ until its answer comes, re-sent with the same id after a reconnect (:meth:`resen
 one command at a time, while the caller's timeout allows. Callers sending the same id share
 one answer.
 
-:class:`clients.client.Client` owns one of these; it lives apart so the client's module keeps
-to the connection and the table.
+:class:`poolhall.clients.client.Client` owns one of these; it lives apart so the client's module
+keeps to the connection and the table.
 """
 
 from __future__ import annotations

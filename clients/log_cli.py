@@ -1,6 +1,6 @@
 """The ``poolhall`` commands that need no server: verify, migrate and schema.
 
-Apart from :mod:`clients.table_cli` so that they import neither asyncio nor websockets nor
+Apart from :mod:`poolhall.clients.table_cli` so that they import neither asyncio nor websockets nor
 the client; each imports the store or the schema's types when it runs.
 """
 
@@ -19,9 +19,9 @@ __all__ = ["migrate", "schema", "verify"]
 
 def verify(args: argparse.Namespace) -> int:
     """Walk every chain; recompute every face of every revealed epoch
-    (:mod:`clients.verify_rolls`); compare every stored snapshot with a fold of the log
-    (:mod:`server.snapshot_check`, for a SQLite file); check the log against the hashes given
-    with ``--expect`` (:mod:`clients.verify_expect`)."""
+    (:mod:`poolhall.clients.verify_rolls`); compare every stored snapshot with a fold of the log
+    (:mod:`poolhall.server.snapshot_check`, for a SQLite file); check the log against the hashes
+    given with ``--expect`` (:mod:`poolhall.clients.verify_expect`)."""
     from poolhall.clients.verify_expect import expectation_problems
     from poolhall.clients.verify_rolls import fair_line, fair_rolls, fair_summary
     from poolhall.events.backends import is_postgres_url, reading

@@ -332,4 +332,4 @@ CLI = CliHooks(system="narrative", add_commands=add_commands, table=TableHooks(
     character_line=deferred("poolhall.clients.narrative_table", "character_line"),
     sheet_parts=deferred("poolhall.clients.narrative_table", "sheet_parts"),
     view_line=deferred("poolhall.clients.narrative_table", "view_line")))
-"""This system's command-line hooks (see :mod:`clients.contract`)."""
+"""This system's command-line hooks (see :mod:`poolhall.clients.contract`)."""

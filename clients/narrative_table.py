@@ -1,9 +1,9 @@
 """The narrative table as a terminal shows it: open checks with odds, destiny, sheets, views.
 
 Used by ``poolhall state``, ``poolhall sheet`` and ``poolhall watch`` through
-:mod:`clients.table_text`; each function returns plain data and lines for people. Odds come
+:mod:`poolhall.clients.table_text`; each function returns plain data and lines for people. Odds come
 from the server's ``check:<check>`` view when the client holds one, else from the same
-projection code the server runs (:func:`projections.narrative_odds.summary`).
+projection code the server runs (:func:`poolhall.projections.narrative_odds.summary`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ characters in new commands, but a log may hold older ones, and a client must not
 server anyway; so everything the CLI prints goes through here:
 
 - :func:`printable` turns every unprintable character of one value into a visible escape
-  (``\\x1b``, ``\\u202e``, ``\\n``): :func:`clients.cli_support.styled` applies it to each
+  (``\\x1b``, ``\\u202e``, ``\\n``): :func:`poolhall.clients.cli_support.styled` applies it to each
   value it fills in, newlines included;
 - :class:`EscapeUnprintable`, a render hook on the CLI's consoles, does the same to every
   piece of text rich is about to write (its own line breaks aside), whatever built it: a

@@ -1,9 +1,9 @@
 """``poolhall replay CAMPAIGN [--session N] [--from SEQ] [--speed X] [--json]``.
 
 Prints a campaign's log again, one line per event as ``watch`` prints it (the same function,
-:func:`clients.table_text.log_line`), paced as it was played: the real gap between two events
-divided by ``--speed``, a pause longer than ``--max-pause`` seconds cut short to it. The lines
-come from the facts in the events: nothing is rolled or decided again, so a log recorded by an
+:func:`poolhall.clients.table_text.log_line`), paced as it was played: the real gap between two
+events divided by ``--speed``, a pause longer than ``--max-pause`` seconds cut short to it. The
+lines come from the facts in the events: nothing is rolled or decided again, so a log recorded by an
 older release replays as it was.
 """
 

@@ -1,8 +1,8 @@
 """``poolhall report`` and ``poolhall export --rolls``: the post-game report and the rolls.
 
-Both read the campaign's whole log with the member's token (:mod:`clients.campaign_log`) and
-hand it to the pure fold of :mod:`projections.analytics`; this module only chooses, prints and
-writes.
+Both read the campaign's whole log with the member's token (:mod:`poolhall.clients.campaign_log`)
+and hand it to the pure fold of :mod:`poolhall.projections.analytics`; this module only chooses,
+prints and writes.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The post-game report in the terminal: who was lucky, the destiny swing, the roll of the night.
 
-A few rich tables and lines read from a :class:`projections.analytics_model.Report`; every
+A few rich tables and lines read from a :class:`poolhall.projections.analytics_model.Report`; every
 figure behind them is in ``poolhall report --json``.
 """
 

@@ -300,4 +300,4 @@ CLI = CliHooks(system="sr3", add_commands=add_commands, table=TableHooks(
     character_line=deferred("poolhall.clients.sr3_table", "character_line"),
     sheet_parts=deferred("poolhall.clients.sr3_table", "sheet_parts"),
     view_line=deferred("poolhall.clients.sr3_table", "view_line")))
-"""This system's command-line hooks (see :mod:`clients.contract`)."""
+"""This system's command-line hooks (see :mod:`poolhall.clients.contract`)."""

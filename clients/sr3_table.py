@@ -1,9 +1,9 @@
 """The Shadowrun 3 table as a terminal shows it: combat turn, declared tests, sheets, views.
 
 Used by ``poolhall state``, ``poolhall sheet`` and ``poolhall watch`` through
-:mod:`clients.table_text`. A declared test's odds come from the server's ``sr3.odds`` view
+:mod:`poolhall.clients.table_text`. A declared test's odds come from the server's ``sr3.odds`` view
 when the client holds the one for that character, else from the projection code the server
-runs (:func:`projections.sr3_views.odds_view`).
+runs (:func:`poolhall.projections.sr3_views.odds_view`).
 """
 
 from __future__ import annotations

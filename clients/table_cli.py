@@ -1,7 +1,7 @@
 """The ``poolhall`` commands that talk to a table: campaign create, invite, roll, send, watch,
 sheet and state.
 
-:mod:`clients.cli` builds their parsers without importing this module; it is imported when
+:mod:`poolhall.clients.cli` builds their parsers without importing this module; it is imported when
 one of them runs (its imports - asyncio, websockets, rich, the message types - are what a
 command needs, not what ``--help`` needs).
 """

@@ -1,7 +1,7 @@
 """``poolhall verify``'s fair-rolls part: every campaign's rolls recomputed from the log file.
 
-:mod:`projections.fair_verify` does the checking; this reads each campaign's events from the
-file (read-only) and says what it found in one line (and in ``--json``, as counts).
+:mod:`poolhall.projections.fair_verify` does the checking; this reads each campaign's events from
+the file (read-only) and says what it found in one line (and in ``--json``, as counts).
 """
 
 from __future__ import annotations

@@ -58,8 +58,8 @@ Role = Annotated[str, Meta(pattern=r"^(gm|player|spectator)$")]
 ROLES = ("gm", "player", "spectator")
 MemberRole = Literal["gm", "player", "spectator", "admin", "replay"]
 Visibility = Literal["public", "gm", "blind", "self"]
-"""Who sees a roll before its epoch's seed is revealed (:mod:`projections.privacy`): everyone;
-the GM only (a GM's secret roll); the GM only, not even the player who rolled (blind); the
+"""Who sees a roll before its epoch's seed is revealed (:mod:`poolhall.projections.privacy`):
+everyone; the GM only (a GM's secret roll); the GM only, not even the player who rolled (blind); the
 player who rolled and the GM (self)."""
 """A role at the table as the server tells it (``welcome``): one of :data:`ROLES` read from the
 log, ``admin`` for the admin token's session, which no member of the log has, or ``replay`` for
@@ -83,7 +83,7 @@ class Event(
     garbage collector need not track the hundreds of thousands a rebuild creates.
 
     ``schema_version`` is stored beside each payload; bump it (and register an upcaster in
-    :mod:`events.codec`) when a stored payload can no longer be decoded as it stands.
+    :mod:`poolhall.events.codec`) when a stored payload can no longer be decoded as it stands.
     """
 
     schema_version: ClassVar[int] = 1
@@ -95,7 +95,7 @@ class Value(msgspec.Struct, frozen=True, kw_only=True):
     Unknown fields are ignored here as on events, for older readers. Inside a command they
     are refused all the same (``"stats": {"agilty": 3}`` is an ``invalid`` error naming its
     path, never a value silently dropped): commands are decoded against strict twins of
-    these classes, see :mod:`events.strict`.
+    these classes, see :mod:`poolhall.events.strict`.
     """
 
 
@@ -110,7 +110,7 @@ class Command(
 ):
     """Something a member asks the table to do. ``id`` makes a retry idempotent.
 
-    Unknown fields are refused, at any depth (:mod:`events.strict`): a typo is an error.
+    Unknown fields are refused, at any depth (:mod:`poolhall.events.strict`): a typo is an error.
     Fields left at their defaults are not sent (as on ``join``): the frame is smaller, and a
     command that uses nothing new (a public roll, say) still reaches an older server, which
     would refuse an unknown ``"visibility": "public"``.
@@ -130,7 +130,8 @@ class Recorded(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
 
 class ViewData(msgspec.Struct, frozen=True, kw_only=True, tag_field="view"):
-    """Base of the typed views a game system sends (:class:`events.messages.View`'s ``data``).
+    """Base of the typed views a game system sends (:class:`poolhall.events.messages.View`'s
+    ``data``).
 
     Derived data, never stored: each subclass is tagged (``view``) by what it shows
     (``narrative_check_odds``), and registered in its system's vocabulary. A view whose

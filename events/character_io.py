@@ -12,8 +12,8 @@ A GM exports a character from one campaign (the page's Export button, or
 It is read strictly (an unknown field is refused, naming its path), so a typo is an error
 rather than a value silently dropped. ``version`` is the file format's: a later format gets a
 new number and this module reads the ones it knows. An import appends the character exactly as
-``create_character`` does (:class:`~events.core.CharacterCreated`, so every projection folds it
-as it always has) followed by :class:`CharacterImported`, which records where it came from.
+``create_character`` does (:class:`~poolhall.events.core.CharacterCreated`, so every projection
+folds it as it always has) followed by :class:`CharacterImported`, which records where it came from.
 """
 
 from __future__ import annotations

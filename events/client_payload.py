@@ -13,7 +13,7 @@ from :func:`client_payload`:
 
 - the live broadcast, encoded by the hub once per event;
 - every read of the log (catch-up pages, history, a snapshot's recent events), framed from the
-  stored rows by :mod:`server.event_frames`.
+  stored rows by :mod:`poolhall.server.event_frames`.
 
 The fields withheld are :data:`WITHHELD`: a field of that name in any event type, found at
 import from the registered events, so an event type that comes to carry a token hash is

@@ -47,7 +47,7 @@ else:
     AnyEvent = Union[ALL_EVENTS]
     FrameEvent = Union[(*ALL_EVENTS, core.PrivateRoll)]
     """What an event frame may hold: an event of the log, or a private roll sealed for its
-    reader (never in the log: :class:`events.core.PrivateRoll`)."""
+    reader (never in the log: :class:`poolhall.events.core.PrivateRoll`)."""
     AnyCommand = Union[ALL_COMMANDS]
 
 

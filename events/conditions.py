@@ -8,7 +8,7 @@ of each. Which conditions a character has depends on the campaign's game system
 - ``narrative``: wound threshold and wounds, strain threshold and strain, soak, melee and
   ranged defence (the sheet's characteristics of the narrative games);
 - ``sr3``: the Physical and Stun Condition Monitors, 10 boxes each, whose wound modifiers
-  raise every target number (:mod:`projections.sr3_wounds`);
+  raise every target number (:mod:`poolhall.projections.sr3_wounds`);
 - ``d12``: none: the d12 sources give no conditions, and nothing is invented.
 """
 

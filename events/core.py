@@ -1,7 +1,7 @@
 """Core events and commands every campaign shares, whatever its game system.
 
 System-specific events live beside this module in ``events/<system>.py``; the character
-stats of every system form the tagged union :data:`events.systems.Stats`.
+stats of every system form the tagged union :data:`poolhall.events.systems.Stats`.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ RetryKey = Annotated[str, Meta(
     description="a random secret drawn for this one command and sent with every try of it:"
                 " a retry that brings it gets the token the command issued")]
 """Never stored nor put in an event: the issued token is kept sealed under it (see
-:mod:`server.sealed_tokens`), so a copy of the database does not yield the token."""
+:mod:`poolhall.server.sealed_tokens`), so a copy of the database does not yield the token."""
 
 
 # ---- events -------------------------------------------------------------------------------
@@ -80,7 +80,7 @@ class MemberInvited(Event, frozen=True, kw_only=True):
     role: Role
     characters: Characters = ()
     token_hash: TokenHash = ""
-    """Always in the log; never in what a client receives (:mod:`events.client_payload`),
+    """Always in the log; never in what a client receives (:mod:`poolhall.events.client_payload`),
     where it reads as empty."""
 
 
@@ -130,9 +130,9 @@ class DiceRolled(Event, frozen=True, kw_only=True):
     total: int
     reason: Reason = ""
     fair: FairStamp | None = None
-    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`poolhall.events.fair`."""
     visibility: Visibility = "public"
-    """Who sees it before its epoch's seed is revealed (:mod:`projections.privacy`)."""
+    """Who sees it before its epoch's seed is revealed (:mod:`poolhall.projections.privacy`)."""
 
 
 class ReplayShared(Event, frozen=True, kw_only=True):
@@ -147,7 +147,8 @@ class ReplayShared(Event, frozen=True, kw_only=True):
     """The last event of a campaign-wide replay (the head when it was shared); 0 for a
     session's replay, which runs to the session's end."""
     token_hash: TokenHash = ""
-    """Always in the log; never in what a client receives (:mod:`events.client_payload`)."""
+    """Always in the log; never in what a client receives
+    (:mod:`poolhall.events.client_payload`)."""
 
 
 class PrivateRoll(Event, frozen=True, kw_only=True):
@@ -155,7 +156,7 @@ class PrivateRoll(Event, frozen=True, kw_only=True):
     seed is revealed: that something was rolled in private, by the frame's ``actor``, and
     nothing else (no dice, count, pool, odds or result; the frame's ``hash`` is empty too).
 
-    Never in the log: the server writes it into frames only (:mod:`server.audience`).
+    Never in the log: the server writes it into frames only (:mod:`poolhall.server.audience`).
     """
 
     visibility: Visibility

@@ -149,7 +149,7 @@ class ThresholdTestStarted(Event, frozen=True, kw_only=True):
     refresh: RefreshStat | None = None
     label: Reason = ""
     visibility: Visibility = "public"
-    """Who sees it before its epoch's seed is revealed (:mod:`projections.privacy`)."""
+    """Who sees it before its epoch's seed is revealed (:mod:`poolhall.projections.privacy`)."""
 
 
 class DifficultyThresholdSet(Event, frozen=True, kw_only=True):
@@ -172,7 +172,7 @@ class ThresholdDiceRolled(Event, frozen=True, kw_only=True):
     margin: Margin
     succeeded: bool
     fair: FairStamp | None = None
-    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`poolhall.events.fair`."""
 
 
 class FailedDiceRemoved(Event, frozen=True, kw_only=True):
@@ -239,7 +239,7 @@ class CallThresholdTest(_ThresholdFields, frozen=True, kw_only=True):
     label: Reason = ""
     visibility: Visibility = "public"
     """Who sees it before its epoch's seed is revealed: ``public``, ``gm``, ``blind``,
-    ``self`` (:mod:`projections.privacy`)."""
+    ``self`` (:mod:`poolhall.projections.privacy`)."""
 
 
 class SetDifficultyThreshold(_ThresholdFields, frozen=True, kw_only=True):
@@ -266,7 +266,7 @@ class RollBasicTest(Command, frozen=True, kw_only=True):
     character: Slug | None = None
     visibility: Visibility = "public"
     """Who sees it before its epoch's seed is revealed: ``public``, ``gm``, ``blind``,
-    ``self`` (:mod:`projections.privacy`)."""
+    ``self`` (:mod:`poolhall.projections.privacy`)."""
 
 
 class InterpretThresholdResult(Command, frozen=True, kw_only=True):
@@ -380,4 +380,4 @@ VIEWS: tuple[type[ViewData], ...] = (D12TestOdds,)
 
 VOCABULARY = SystemVocabulary(id=SYSTEM_ID, stats=Stats, events=EVENTS, commands=COMMANDS,
                               views=VIEWS, parse_roll=parse_roll)
-"""This system's part of the vocabulary (see :mod:`events.contract`)."""
+"""This system's part of the vocabulary (see :mod:`poolhall.events.contract`)."""

@@ -103,7 +103,7 @@ def keyed(seed: bytes) -> hmac.HMAC:
 class DieStream:
     """The faces of one roll: HMAC blocks ``counter = 0, 1, ...`` read a byte at a time.
 
-    Also the dice source a rules module draws from (:class:`server.rules.base.DiceSource`):
+    Also the dice source a rules module draws from (:class:`poolhall.server.rules.base.DiceSource`):
     ``randint(1, n)`` and ``randrange(n)`` are a die of ``n`` sides. ``seed`` is the epoch's
     seed, or that seed already keyed (:func:`keyed`): the same faces either way.
     """

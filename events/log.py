@@ -1,4 +1,4 @@
-"""Helpers over the log's contract (:mod:`events.log_contract`), for any backend.
+"""Helpers over the log's contract (:mod:`poolhall.events.log_contract`), for any backend.
 
 Encoding an event for the log (:func:`prepare`), decoding a stored row (:func:`to_recorded`),
 a row's chain hash (:func:`chain_hash`) and every event of every campaign a page at a time

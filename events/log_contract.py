@@ -2,17 +2,17 @@
 
 A log holds, per campaign, a gap-free sequence of events numbered from 1. Each event is a row
 of the plain schema below, chained to the one before it in its campaign by a SHA-256 hash over
-every stored field (:mod:`events.chain`), so that ``poolhall verify`` detects an edited,
+every stored field (:mod:`poolhall.events.chain`), so that ``poolhall verify`` detects an edited,
 dropped or reordered event. Every append names the head it was decided against (optimistic
 concurrency) and the client's command id (idempotency).
 
 **Sync, on purpose.** Every method is a plain blocking call. The server never calls the log on
-its event loop: the group committer (:mod:`server.writer`) calls :meth:`EventLog.append_batch`
-on its one writer thread, and reads run in worker threads (``asyncio.to_thread``). A blocking
-contract keeps the SQLite backend free of a thread hop per call, and a PostgreSQL backend
-implements it naturally with psycopg 3's blocking connections and ``psycopg_pool.ConnectionPool``
-(one connection per thread at a time); an ``async`` contract would have forced one of the two
-to wrap the other.
+its event loop: the group committer (:mod:`poolhall.server.writer`) calls
+:meth:`EventLog.append_batch` on its one writer thread, and reads run in worker threads
+(``asyncio.to_thread``). A blocking contract keeps the SQLite backend free of a thread hop per call,
+and a PostgreSQL backend implements it naturally with psycopg 3's blocking connections and
+``psycopg_pool.ConnectionPool`` (one connection per thread at a time); an ``async`` contract would
+have forced one of the two to wrap the other.
 
 The plain schema (both backends; names are part of the contract, the contract tests write
 rows with raw SQL)::
@@ -28,7 +28,7 @@ chain. The database itself refuses a second event at a sequence number, a second
 one id in a campaign, and any change or removal of either (triggers): those promises do not
 rest on this code.
 
-The exception tree, under :class:`events.errors.StoreError`::
+The exception tree, under :class:`poolhall.events.errors.StoreError`::
 
     StoreError             the log could not read or append (the disk, the server, a bug)
     ├── ConcurrencyError   a request expected a head that is no longer the head: nothing
@@ -73,7 +73,8 @@ ran 1.5 times slower than with 256."""
 
 
 class PreparedEvent(msgspec.Struct, frozen=True):
-    """An event encoded once, ready to store and to broadcast (:func:`events.log.prepare`)."""
+    """An event encoded once, ready to store and to broadcast
+    (:func:`poolhall.events.log.prepare`)."""
 
     type: str
     version: int
@@ -95,7 +96,7 @@ class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
     at: str
     sealed_token: str | None = None
     """The token the command issued, sealed under its retry key (see
-    :mod:`server.sealed_tokens`): stored in the same transaction, never in an event."""
+    :mod:`poolhall.server.sealed_tokens`): stored in the same transaction, never in an event."""
 
 
 class StoredRow(msgspec.Struct, frozen=True, array_like=True, gc=False):
@@ -249,7 +250,7 @@ class SealedTokens(Protocol):
 class SnapshotRows(Protocol):
     """Stored snapshots: derived rows beside the log, keyed by ``(campaign, seq)`` with the
     chain hash of that event and the fingerprint of the code that folded them (what a row
-    holds, and when it is trusted, is :mod:`server.stored_snapshots`'s)."""
+    holds, and when it is trusted, is :mod:`poolhall.server.stored_snapshots`'s)."""
 
     def save(self, campaign: str, fingerprint: str,
              rows: Iterable[tuple[int, str, bytes, str]]) -> None:

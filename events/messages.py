@@ -1,7 +1,7 @@
 """The wire protocol: every message a client sends and the server answers, as typed Structs.
 
 One JSON text frame holds one message, tagged by ``type``. The first client message is
-:class:`Join`; every later one is a command (see :data:`events.codec.AnyCommand`), answered
+:class:`Join`; every later one is a command (see :data:`poolhall.events.codec.AnyCommand`), answered
 by :class:`Ack` or :class:`ErrorReply`. Events reach every member as :class:`EventFrame`.
 ``poolhall schema`` prints the JSON Schema generated from these types.
 """
@@ -232,7 +232,7 @@ class Ack(_ServerMessage, frozen=True, tag="ack", omit_defaults=True):
 
 
 WireErrorCode = Annotated[str, Meta(extra_json_schema={"enum": list(get_args(ErrorCode))})]
-"""An :data:`~events.errors.ErrorCode` as it travels: the schema lists the codes a server
+"""An :data:`~poolhall.events.errors.ErrorCode` as it travels: the schema lists the codes a server
 sends today, and a reader takes any string, so an older client told a code added later still
 reads the error (and shows its message) instead of failing on the frame."""
 
@@ -314,11 +314,12 @@ def json_schema(server: Any = ServerMessage) -> dict[str, Any]:
 
     The root is a ``oneOf`` a client message (``$defs/ClientMessage``) or a server message
     (``$defs/ServerMessage``); the close codes are in its description. The client's messages
-    are described by their strict twins (:mod:`events.strict`), so every object a client sends
-    says ``additionalProperties: false`` (a value nested in a command is named
+    are described by their strict twins (:mod:`poolhall.events.strict`), so every object a client
+    sends says ``additionalProperties: false`` (a value nested in a command is named
     ``<Name>Input``), while the events a server sends do not: older clients ignore what they
     do not know. ``server`` is the union of the server's messages: the snapshot, whose table
-    is typed by the projections, adds itself (:func:`projections.snapshot.protocol_schema`).
+    is typed by the projections, adds itself
+    (:func:`poolhall.projections.snapshot.protocol_schema`).
     """
     (client, server), components = msgspec.json.schema_components(
         [strict_type(ClientMessage), server], ref_template="#/$defs/{name}"

@@ -100,7 +100,7 @@ class CheckOpened(Event, frozen=True, kw_only=True):
     target: Slug | None = None
     reason: Reason = ""
     visibility: Visibility = "public"
-    """Who sees it before its epoch's seed is revealed (:mod:`projections.privacy`)."""
+    """Who sees it before its epoch's seed is revealed (:mod:`poolhall.projections.privacy`)."""
 
 
 class DifficultySet(Event, frozen=True, kw_only=True):
@@ -165,7 +165,7 @@ class CheckRolled(Event, frozen=True, kw_only=True):
     dice: Dice
     result: NarrativeResult
     fair: FairStamp | None = None
-    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`poolhall.events.fair`."""
 
 
 class CheckCancelled(Event, frozen=True, kw_only=True):
@@ -182,7 +182,7 @@ class DestinyPoolRolled(Event, frozen=True, kw_only=True):
     light: Points
     dark: Points
     fair: FairStamp | None = None
-    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`poolhall.events.fair`."""
 
 
 class DestinyPoolSet(Event, frozen=True, kw_only=True):
@@ -213,7 +213,7 @@ class ForceDiceRolled(Event, frozen=True, kw_only=True):
     dark: Tally
     reason: Reason = ""
     fair: FairStamp | None = None
-    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`poolhall.events.fair`."""
 
 
 class PoolRolled(Event, frozen=True, kw_only=True):
@@ -225,9 +225,9 @@ class PoolRolled(Event, frozen=True, kw_only=True):
     result: NarrativeResult
     reason: Reason = ""
     fair: FairStamp | None = None
-    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`poolhall.events.fair`."""
     visibility: Visibility = "public"
-    """Who sees it before its epoch's seed is revealed (:mod:`projections.privacy`)."""
+    """Who sees it before its epoch's seed is revealed (:mod:`poolhall.projections.privacy`)."""
 
 
 EVENTS: tuple[type[Event], ...] = (
@@ -256,7 +256,7 @@ class OpenCheck(Command, frozen=True, kw_only=True):
     reason: Reason = ""
     visibility: Visibility = "public"
     """Who sees it before its epoch's seed is revealed: ``public``, ``gm``, ``blind``,
-    ``self`` (:mod:`projections.privacy`)."""
+    ``self`` (:mod:`poolhall.projections.privacy`)."""
 
 
 class SetDifficulty(Command, frozen=True, kw_only=True):
@@ -357,7 +357,7 @@ class RollPool(Command, frozen=True, kw_only=True):
     reason: Reason = ""
     visibility: Visibility = "public"
     """Who sees it before its epoch's seed is revealed: ``public``, ``gm``, ``blind``,
-    ``self`` (:mod:`projections.privacy`)."""
+    ``self`` (:mod:`poolhall.projections.privacy`)."""
 
 
 COMMANDS: tuple[type[Command], ...] = (
@@ -371,7 +371,8 @@ COMMANDS: tuple[type[Command], ...] = (
 
 
 def parse_pool(text: str, limit: int = MAX_FREE_DICE) -> Pool | None:
-    """Read a pool in the notation (:func:`events.narrative_notation.read_pool`); None if not one.
+    """Read a pool in the notation (:func:`poolhall.events.narrative_notation.read_pool`); None if
+    not one.
 
     ``"2y1g 2p1r 1b1k"``, ``"yyg vs pp"``, ``"2 proficiency, 1 ability + 1 boost"``. Raises
     :class:`NotationError` (with the position) for text that starts like a pool but is not one,
@@ -457,4 +458,4 @@ VIEWS: tuple[type[ViewData], ...] = (NarrativeCheckOdds,)
 
 VOCABULARY = SystemVocabulary(id=SYSTEM_ID, stats=Stats, events=EVENTS, commands=COMMANDS,
                               views=VIEWS, parse_roll=parse_roll)
-"""This system's part of the vocabulary (see :mod:`events.contract`)."""
+"""This system's part of the vocabulary (see :mod:`poolhall.events.contract`)."""

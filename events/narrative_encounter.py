@@ -11,8 +11,9 @@ Spending (narrative quick reference, "Interpreting the result"): "In combat, you
 advantage and triumph and the GM spends the threat and despair. Out of combat, the GM spends
 it all." Each spend is a :class:`ResultSpent`: how many of which symbol, on what, in words.
 
-Registered in :mod:`events.narrative`'s ``EVENTS`` and ``COMMANDS``; decided by
-:mod:`server.rules.narrative_encounter`, folded by :mod:`projections.narrative_encounter`.
+Registered in :mod:`poolhall.events.narrative`'s ``EVENTS`` and ``COMMANDS``; decided by
+:mod:`poolhall.server.rules.narrative_encounter`, folded by
+:mod:`poolhall.projections.narrative_encounter`.
 """
 
 from __future__ import annotations

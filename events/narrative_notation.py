@@ -4,8 +4,9 @@ Colour letters ``y g p r b k w`` stand for proficiency, ability, difficulty, cha
 setback and force; counts are optional; spaces, commas, ``+`` and ``vs`` separate.
 
 This module is the lower one: it knows the dice kinds and how people write them, and reads
-text into counts. :mod:`events.narrative` imports it and builds its ``Pool`` and ``RollPool``
-from the counts (``narrative.parse_pool`` / ``parse_roll``), so the dependency is one-way.
+text into counts. :mod:`poolhall.events.narrative` imports it and builds its ``Pool`` and
+``RollPool`` from the counts (``narrative.parse_pool`` / ``parse_roll``), so the dependency is
+one-way.
 """
 
 from __future__ import annotations

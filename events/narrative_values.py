@@ -1,8 +1,8 @@
 """The values of the ``narrative`` game system: its limits, a character's stats, a pool, a die
 as it came up and a roll's result.
 
-They are what :mod:`events.narrative`'s events and commands are made of; kept apart so that
-module holds only what happens at the table. :mod:`events.narrative` re-exports every name.
+They are what :mod:`poolhall.events.narrative`'s events and commands are made of; kept apart so that
+module holds only what happens at the table. :mod:`poolhall.events.narrative` re-exports every name.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 The owner (whoever holds the admin token) opens ``/owner`` with the link the first
 ``poolhall serve`` printed. That page creates campaigns with the existing ``create_campaign``
 command, and lists them with :class:`ListCampaigns`, answered by one :class:`CampaignList`.
-Apart from :mod:`events.messages` because only the owner's session speaks it; the two unions
-there include it, so ``poolhall schema`` prints it with every other message.
+Apart from :mod:`poolhall.events.messages` because only the owner's session speaks it; the two
+unions there include it, so ``poolhall schema`` prints it with every other message.
 """
 
 from __future__ import annotations

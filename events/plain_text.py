@@ -11,7 +11,7 @@ Why not a pattern on the field types: events share those types, and events must 
 as stored (a log written before this check may hold such a character, and must still
 rebuild). The check therefore sits at the protocol, on commands only, and covers every string
 field of every command at once, including fields added later. Events are left as they are;
-clients escape what they print (:mod:`clients.printable`).
+clients escape what they print (:mod:`poolhall.clients.printable`).
 
 Text that shows nothing is refused the same way: a string that is not empty must hold at
 least one visible character (:func:`visible`). A member named only U+3164 (the Hangul filler,

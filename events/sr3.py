@@ -106,7 +106,7 @@ class InitiativeScoresRolled(Event, frozen=True, kw_only=True):
     rolls: Annotated[tuple[InitiativeRoll, ...], Meta(max_length=50)]
     order: Participants
     fair: FairStamp | None = None
-    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`poolhall.events.fair`."""
 
 
 class CombatPassAdvanced(Event, frozen=True, kw_only=True):
@@ -172,9 +172,9 @@ class PoolTestRolled(_TestFields, Event, frozen=True, kw_only=True):
     karma_left: Points = 0
     outcome: OpposedOutcome | None = None
     fair: FairStamp | None = None
-    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`poolhall.events.fair`."""
     visibility: Visibility = "public"
-    """Who sees it before its epoch's seed is revealed (:mod:`projections.privacy`)."""
+    """Who sees it before its epoch's seed is revealed (:mod:`poolhall.projections.privacy`)."""
 
 
 class PoolTestRerolled(Event, frozen=True, kw_only=True):
@@ -192,7 +192,7 @@ class PoolTestRerolled(Event, frozen=True, kw_only=True):
     disastrous: bool
     outcome: OpposedOutcome | None = None
     fair: FairStamp | None = None
-    """Where the dice came from (epoch, nonce, client seeds): see :mod:`events.fair`."""
+    """Where the dice came from (epoch, nonce, client seeds): see :mod:`poolhall.events.fair`."""
 
 
 class SceneEnded(Event, frozen=True, kw_only=True):
@@ -258,7 +258,7 @@ class RollPoolTest(_TestCommand, frozen=True, kw_only=True):
     karma_dice: Annotated[int, Meta(ge=0, le=20)] = 0
     visibility: Visibility = "public"
     """Who sees it before its epoch's seed is revealed: ``public``, ``gm``, ``blind``,
-    ``self`` (:mod:`projections.privacy`)."""
+    ``self`` (:mod:`poolhall.projections.privacy`)."""
 
 
 class RerollWithKarma(Command, frozen=True, kw_only=True):
@@ -488,4 +488,4 @@ VIEWS: tuple[type[ViewData], ...] = (Sr3TestOdds, Sr3CombatTurn, Sr3Sheets)
 
 VOCABULARY = SystemVocabulary(id=SYSTEM_ID, stats=Stats, events=EVENTS, commands=COMMANDS,
                               views=VIEWS, parse_roll=parse_roll)
-"""This system's part of the vocabulary (see :mod:`events.contract`)."""
+"""This system's part of the vocabulary (see :mod:`poolhall.events.contract`)."""

@@ -1,8 +1,8 @@
 """The values of the ``sr3`` game system: its limits and names, a character's stats, a pool die as
 it came up, an initiative roll and an opposed outcome.
 
-They are what :mod:`events.sr3`'s events and commands are made of; kept apart so that module
-holds only what happens at the table. :mod:`events.sr3` re-exports every name.
+They are what :mod:`poolhall.events.sr3`'s events and commands are made of; kept apart so that
+module holds only what happens at the table. :mod:`poolhall.events.sr3` re-exports every name.
 """
 
 from __future__ import annotations

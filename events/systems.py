@@ -1,7 +1,7 @@
 """The one registration of game systems: :data:`SYSTEMS`.
 
 A game system is a vertical slice with the same file name in each layer (see
-:mod:`events.contract` for the parts and why there is one per layer). Adding a system means
+:mod:`poolhall.events.contract` for the parts and why there is one per layer). Adding a system means
 writing its files, adding its ``VOCABULARY`` to :data:`SYSTEMS` and its id to
 :data:`RegisteredSystem`; each other layer's ``systems.py`` then says, at import, which of its
 parts is missing.

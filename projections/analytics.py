@@ -1,11 +1,11 @@
 """The post-game report: a pure fold over a campaign's recorded events.
 
 ``report(events) -> Report`` judges every roll against the exact odds of the very pool it came
-from (:mod:`projections.analytics_odds`), and sums, per player, per character, per game session
-and for the campaign, the figures of :mod:`projections.analytics_model`. It reads only what the
-events record - faces, pools, results, times - and never re-rolls or asks today's rules what a
-roll should have been, so the report of an old log is the report of what happened. No I/O, no
-clock (times are the events' own), no randomness: the same log gives the same report.
+from (:mod:`poolhall.projections.analytics_odds`), and sums, per player, per character, per game
+session and for the campaign, the figures of :mod:`poolhall.projections.analytics_model`. It reads
+only what the events record - faces, pools, results, times - and never re-rolls or asks today's
+rules what a roll should have been, so the report of an old log is the report of what happened. No
+I/O, no clock (times are the events' own), no randomness: the same log gives the same report.
 
 ``roll_rows(events)`` gives the judged rolls themselves, one row each (``poolhall export``).
 
@@ -149,7 +149,8 @@ class _Fold:
 
     def add(self, system: str, character: str | None, pairs: tuple[float, ...]) -> None:
         """One roll's actual, expected, actual, expected ... of the system's figures
-        (:data:`projections.analytics_tally.SYSTEM_SUMS`), for the table and the character."""
+        (:data:`poolhall.projections.analytics_tally.SYSTEM_SUMS`), for the table and the
+        character."""
         for scope in self.scopes:
             table, mine = scope.sums(system, character)
             table.rolls += 1

@@ -6,7 +6,7 @@ dice answer "yes" to one of them most nights. So every test on a page is one **f
 its p-values are adjusted by **Holm's step-down method** (valid whatever the dependence between
 the tests: a player's rolls are also the table's): sorted ascending, the ``i``-th of ``m`` is
 multiplied by ``m - i + 1`` and made no smaller than the one before. A verdict is given only
-when the adjusted p-value is below :data:`projections.analytics_faces.ALPHA`, so fair dice
+when the adjusted p-value is below :data:`poolhall.projections.analytics_faces.ALPHA`, so fair dice
 give a page with any verdict at all in at most 1 night of 20.
 
 What a verdict means: fair dice would rarely give results this far from their odds, *given

@@ -77,7 +77,7 @@ class Tally(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class FaceTest(msgspec.Struct, frozen=True, kw_only=True):
-    """One kind of die's faces against a fair die (:mod:`projections.analytics_faces`).
+    """One kind of die's faces against a fair die (:mod:`poolhall.projections.analytics_faces`).
 
     ``die`` names the kind (``ability``, ``sr3 d6``, ``d12``, ``free d20`` ...), ``faces`` the
     count of each face from 1; ``method`` is ``exact``, ``Monte Carlo`` (``error``: its

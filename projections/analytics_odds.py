@@ -2,13 +2,13 @@
 
 Each is the distribution of one integer (net successes of a narrative pool, successes or the
 highest total of a Shadowrun test, the margin of a d12 roll, the total of a free roll) as outcome
-counts over a common denominator, from the odds engines (:mod:`projections.narrative_odds`,
-:mod:`projections.sr3_odds`, :mod:`projections.d12_odds`); the free roll's is computed here the
-same way (a packed polynomial power). Never simulated.
+counts over a common denominator, from the odds engines (:mod:`poolhall.projections.narrative_odds`,
+:mod:`poolhall.projections.sr3_odds`, :mod:`poolhall.projections.d12_odds`); the free roll's is
+computed here the same way (a packed polynomial power). Never simulated.
 
 A :class:`Discrete` answers, for a result, P(doing at least that well) and the mid-percentile
-(:mod:`projections.analytics_stats`). They are cached by the pool: a campaign rolls the same few
-pools again and again, and each is a pure function of its arguments.
+(:mod:`poolhall.projections.analytics_stats`). They are cached by the pool: a campaign rolls the
+same few pools again and again, and each is a pure function of its arguments.
 """
 
 from __future__ import annotations

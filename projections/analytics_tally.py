@@ -1,9 +1,9 @@
 """The running sums behind one section of the report (a game session, or the whole campaign).
 
-:class:`Scope` is fed by the fold of :mod:`projections.analytics` (one call per roll, flip,
-test or pause) and turned into the frozen :class:`projections.analytics_model.Section` at the
-end. It is mutable for speed (a 100,000-event log adds to a few dozen sums instead of copying
-them) but lives only inside one call of :func:`projections.analytics.report`.
+:class:`Scope` is fed by the fold of :mod:`poolhall.projections.analytics` (one call per roll, flip,
+test or pause) and turned into the frozen :class:`poolhall.projections.analytics_model.Section` at
+the end. It is mutable for speed (a 100,000-event log adds to a few dozen sums instead of copying
+them) but lives only inside one call of :func:`poolhall.projections.analytics.report`.
 """
 
 from __future__ import annotations

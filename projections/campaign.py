@@ -13,7 +13,7 @@ the last :data:`ROLLS_KEPT` free rolls, and each system's open checks or tests w
 closed ones), never the campaign's whole history, which stays in the log and is read a page at
 a time. The bound is applied by ``evolve`` itself, event by event, so the state after event N
 is one function of the log up to N whether it was folded from the start or from a stored
-snapshot (:mod:`server.stored_snapshots`): a server holds kilobytes per campaign, not the
+snapshot (:mod:`poolhall.server.stored_snapshots`): a server holds kilobytes per campaign, not the
 ~2 KB per roll it once did.
 """
 
@@ -49,7 +49,7 @@ __all__ = [
 
 ROLLS_KEPT = 20
 """Free rolls the state keeps (the latest): a snapshot shows the last
-:data:`~projections.snapshot.TABLE_ROLLS` of them; older ones are in the log."""
+:data:`~poolhall.projections.snapshot.TABLE_ROLLS` of them; older ones are in the log."""
 
 G = TypeVar("G")
 """A game system's state type, as :meth:`CampaignState.game_as` checks and returns it."""
@@ -88,7 +88,7 @@ class Character(msgspec.Struct, kw_only=True):
     name: str
     stats: Stats
     conditions: dict[str, int] = msgspec.field(default_factory=dict)
-    """Wounds, strain, condition monitors... by name (:mod:`events.conditions`)."""
+    """Wounds, strain, condition monitors... by name (:mod:`poolhall.events.conditions`)."""
 
 
 class RollEntry(msgspec.Struct, kw_only=True, gc=False):
@@ -146,10 +146,11 @@ class CampaignState(msgspec.Struct, kw_only=True):
     rolls: list[RollEntry] = msgspec.field(default_factory=list)
     fair: FairState = msgspec.field(default_factory=FairState)
     private: dict[str, PrivateSubject] = msgspec.field(default_factory=dict)
-    """Private rolls not yet revealed, by subject (:mod:`projections.privacy`); a few at a
+    """Private rolls not yet revealed, by subject (:mod:`poolhall.projections.privacy`); a few at a
     time, and none once their epoch's seed is revealed."""
     game: GameState | None = None
-    """The game system's part, set by ``campaign_created`` (see :mod:`projections.contract`)."""
+    """The game system's part, set by ``campaign_created`` (see
+    :mod:`poolhall.projections.contract`)."""
 
     def game_as(self, state_type: type[G]) -> G:
         """The game system's state, checked to be ``state_type`` (the one typed way to it).
@@ -164,7 +165,7 @@ class CampaignState(msgspec.Struct, kw_only=True):
     @property
     def epoch_is_private(self) -> bool:
         """Whether the current epoch holds a private roll not yet revealed: its seed is then
-        revealed only at the end of its game session (:mod:`server.rules.fairness`)."""
+        revealed only at the end of its game session (:mod:`poolhall.server.rules.fairness`)."""
         epoch = self.fair.epoch
         return any(subject.epoch == epoch for subject in self.private.values())
 

@@ -1,4 +1,4 @@
-"""The ``projections`` part of a game system's contract (see :mod:`events.contract`).
+"""The ``projections`` part of a game system's contract (see :mod:`poolhall.events.contract`).
 
 Each ``projections/<id>.py`` exports ``PROJECTION``, a :class:`Projection` of its own state
 type: mypy checks that ``initial_state``, ``evolve`` and ``snapshot`` agree on that type where
@@ -28,7 +28,7 @@ class Named(Protocol):
 class TableView(Protocol):
     """What ``describe`` may read of the campaign: its characters and the system's state.
 
-    A protocol, not :class:`projections.campaign.CampaignState` itself, which holds every
+    A protocol, not :class:`poolhall.projections.campaign.CampaignState` itself, which holds every
     system's state type: the system modules would import the campaign, which imports them.
     """
 
@@ -39,7 +39,7 @@ class TableView(Protocol):
     def game(self) -> object: ...
 
 S = TypeVar("S", bound=msgspec.Struct)
-"""A system's state: its part of :attr:`projections.campaign.CampaignState.game`."""
+"""A system's state: its part of :attr:`poolhall.projections.campaign.CampaignState.game`."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Projection(Generic[S]):
     """How a game system folds its events, and how it tells people what happened."""
 
     system: str
-    """The system id, as registered in :data:`events.systems.SYSTEMS`."""
+    """The system id, as registered in :data:`poolhall.events.systems.SYSTEMS`."""
     state: type[S]
     """The type of the system's part of the campaign state."""
     initial_state: Callable[[], S]
@@ -66,4 +66,4 @@ class Projection(Generic[S]):
     """The state a replay link starts from, given the state just before its first event: what
     stands (the destiny pool's points, the combat's order, the next test's number), with
     nothing recorded before the replay (no check, test, roll or spend; see
-    :mod:`projections.replay_start`). ``None``: the system's initial state."""
+    :mod:`poolhall.projections.replay_start`). ``None``: the system's initial state."""

@@ -10,7 +10,7 @@ and GM readings per round), with the count of every round rolled; the older ones
 log, where a replay or ``history`` finds them.
 
 A basic test ends with its one roll; an extended test when the GM ends it or its pool is
-empty (:class:`events.d12.ThresholdTestEnded`).
+empty (:class:`poolhall.events.d12.ThresholdTestEnded`).
 """
 
 from __future__ import annotations
@@ -238,7 +238,7 @@ def _keep_last(items: list[Any], kept: int) -> None:
 
 
 def evolve(state: GameState, recorded: Recorded) -> GameState:
-    """Fold one d12 event into the tests (in place; see :mod:`projections.campaign`)."""
+    """Fold one d12 event into the tests (in place; see :mod:`poolhall.projections.campaign`)."""
     event = recorded.event
     if isinstance(event, d12.ThresholdTestStarted):
         _started(state, recorded, event)
@@ -297,4 +297,4 @@ def describe(recorded: Recorded, campaign: TableView) -> str:
 PROJECTION: Projection[GameState] = Projection(
     system=d12.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
     describe=describe, table=Table, snapshot=table_of, replay_start=replay_start)
-"""This system's part of the projections (see :mod:`projections.contract`)."""
+"""This system's part of the projections (see :mod:`poolhall.projections.contract`)."""

@@ -33,7 +33,8 @@ _SEALED = {
     "self": "rolled in private (self): only the roller and the GM see it until the game "
             "session ends",
 }
-"""A private roll as a member who may not see it reads it (:class:`events.core.PrivateRoll`)."""
+"""A private roll as a member who may not see it reads it
+(:class:`poolhall.events.core.PrivateRoll`)."""
 
 
 def describe(recorded: Recorded, campaign: CampaignState) -> str:
@@ -91,7 +92,7 @@ def _play_words(event: Event) -> str | None:
 
 
 def _fairness_words(event: Event) -> str | None:
-    """The seeds that let the table check the dice (:mod:`events.fair`)."""
+    """The seeds that let the table check the dice (:mod:`poolhall.events.fair`)."""
     match event:
         case SeedCommitted():
             return (f"committed to the seed of epoch {event.epoch} "

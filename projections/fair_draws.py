@@ -1,10 +1,10 @@
 """Which dice each rolling event drew, in the order they were drawn: ``(sides, face)`` pairs.
 
-A roll's faces are the byte stream of :mod:`events.fair` read die after die, so a verifier
+A roll's faces are the byte stream of :mod:`poolhall.events.fair` read die after die, so a verifier
 needs, for each event that holds dice, the sides of each die in the order the rules drew them
 (the order the rules modules call the dice source in, which is the order the event lists
 them). This is that order, one small function per event type, used by ``poolhall verify``
-(:mod:`projections.fair_verify`) and mirrored by the page and the reference verifier.
+(:mod:`poolhall.projections.fair_verify`) and mirrored by the page and the reference verifier.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 
 Fed a campaign's events in order, :class:`FairCheck` keeps the rolls of each epoch until its
 seed is revealed, then checks that the seed hashes to the epoch's commitment and derives each
-roll's dice again (:mod:`events.fair`), in the order :mod:`projections.fair_draws` gives,
-comparing every face. It also reports what would hide a discarded or edited roll: a nonce
+roll's dice again (:mod:`poolhall.events.fair`), in the order :mod:`poolhall.projections.fair_draws`
+gives, comparing every face. It also reports what would hide a discarded or edited roll: a nonce
 skipped, repeated or out of order, an epoch's reveal counting more rolls than the log holds, a
 roll stamped with client seeds other than those in force, an SR3 chain the Rule of Six did not
 draw, an epoch committed twice or out of order. Pure: events in, counts and problems out.

@@ -1,8 +1,8 @@
 """Projections of the ``narrative`` game system: open checks with their effective pool and
 provenance, the destiny pool, each character's history of checks, and free rolls.
 
-A check keeps its base (from :class:`events.narrative.CheckOpened` and
-:class:`events.narrative.DifficultySet`) and its modifications as recorded; the effective
+A check keeps its base (from :class:`poolhall.events.narrative.CheckOpened` and
+:class:`poolhall.events.narrative.DifficultySet`) and its modifications as recorded; the effective
 pool is computed from them (:meth:`CheckState.effective`) in the rulebook's order, never stored,
 so a modification that arrives late still lands in its place.
 """
@@ -98,7 +98,7 @@ class CheckState(msgspec.Struct, kw_only=True):
     result: n.NarrativeResult | None = None
     spends: list[SpendRecord] = msgspec.field(default_factory=list)
     left: dict[str, int] = msgspec.field(default_factory=dict)
-    """What is left of each symbol spent from (:mod:`projections.narrative_encounter`)."""
+    """What is left of each symbol spent from (:mod:`poolhall.projections.narrative_encounter`)."""
 
     @property
     def is_open(self) -> bool:
@@ -177,7 +177,7 @@ class GameState(msgspec.Struct, kw_only=True):
     destiny: Destiny = msgspec.field(default_factory=Destiny)
     rolls: list[FreeRoll] = msgspec.field(default_factory=list)
     encounter: Encounter | None = None
-    """The encounter running now, if one is (:mod:`projections.narrative_encounter`)."""
+    """The encounter running now, if one is (:mod:`poolhall.projections.narrative_encounter`)."""
     encounters: int = 0
     """How many encounters have started in the campaign."""
 
@@ -463,4 +463,4 @@ def _destiny_and_roll_words(event: Event) -> str | None:
 PROJECTION: Projection[GameState] = Projection(
     system=n.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
     describe=describe, table=Table, snapshot=table_of, replay_start=replay_start)
-"""This system's part of the projections (see :mod:`projections.contract`)."""
+"""This system's part of the projections (see :mod:`poolhall.projections.contract`)."""

@@ -1,4 +1,5 @@
-"""Folding the narrative encounter and the spending of results (:mod:`events.narrative_encounter`).
+"""Folding the narrative encounter and the spending of results
+(:mod:`poolhall.events.narrative_encounter`).
 
 The encounter keeps its initiative entries in the order they were entered and its claims of
 the current round; each entry re-orders the entries into slots as the rules have it

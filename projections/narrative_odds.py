@@ -4,10 +4,10 @@ triumphs, despairs), and what the table wants to know from it.
 How it is fast enough to send live (3 Proficiency, 2 Ability, 3 Difficulty, 2 Challenge,
 2 Boost, 2 Setback in a few milliseconds, where a general-purpose dice library takes seconds):
 
-- every face is a vector ``(s, a, tr, de)`` (:data:`projections.narrative_dice.FACE_VECTORS`);
-  a die is the polynomial ``sum(x**s * y**a)`` over its faces, and a pool is the product of
-  its dice's polynomials: the coefficient of ``x**s y**a`` counts the outcomes with that net
-  success and advantage;
+- every face is a vector ``(s, a, tr, de)``
+  (:data:`poolhall.projections.narrative_dice.FACE_VECTORS`); a die is the polynomial
+  ``sum(x**s * y**a)`` over its faces, and a pool is the product of its dice's polynomials:
+  the coefficient of ``x**s y**a`` counts the outcomes with that net success and advantage;
 - triumphs come only from Proficiency dice and despairs only from Challenge dice, so
   the triumph count splits the Proficiency dice binomially (``C(n, t)`` ways for ``t`` dice to
   show the triumph face) and likewise despairs: one 2-D polynomial per (triumphs, despairs);

@@ -1,21 +1,21 @@
 """Private rolls: which events of a campaign are sealed, for whom, until when.
 
-A roll or check made with a :data:`~events.base.Visibility` other than ``public`` opens a
+A roll or check made with a :data:`~poolhall.events.base.Visibility` other than ``public`` opens a
 *private subject*: a one-shot roll (``dice_rolled``, ``pool_rolled``, an SR3
 ``pool_test_rolled``) is a subject of its own, keyed ``roll:<seq>`` or ``test:<number>``; a
 check built step by step (a narrative ``check_opened``, a d12 ``threshold_test_started``)
 takes in every later event of that check or test (``check:<id>``, ``test:<number>``). While a
 subject is pending it is in :attr:`CampaignState.private`; it leaves it when the seed of the
 last epoch it was touched in is revealed (``seed_revealed``: at the end of its game session,
-see :mod:`server.rules.fairness`), and from then on its events are public like any other.
+see :mod:`poolhall.server.rules.fairness`), and from then on its events are public like any other.
 
 Who sees a pending subject's events (:func:`sees`): the GM (and the admin acting as GM)
 always; for ``self``, the member who rolled; nobody else — not even the roller of a ``blind``
-roll. Everyone else receives each of its events sealed (:class:`events.core.PrivateRoll`) and
-a table folded without them (:func:`public_fold`).
+roll. Everyone else receives each of its events sealed (:class:`poolhall.events.core.PrivateRoll`)
+and a table folded without them (:func:`public_fold`).
 
-This module is pure (no I/O): it is folded by :func:`projections.campaign.evolve` and read by
-the server's audience filter (:mod:`server.audience`) and by the report and the export.
+This module is pure (no I/O): it is folded by :func:`poolhall.projections.campaign.evolve` and read
+by the server's audience filter (:mod:`poolhall.server.audience`) and by the report and the export.
 """
 
 from __future__ import annotations

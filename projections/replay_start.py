@@ -17,7 +17,7 @@ and never the free rolls, checks, tests, destiny spends or dice faces of before 
 nor any token hash. An event of the replay about something begun before it (a check opened
 before the session and rolled in it) shows in the replay's log but not on its table.
 
-Pure, like every projection: :mod:`server.snapshots` folds and reads, this only cuts.
+Pure, like every projection: :mod:`poolhall.server.snapshots` folds and reads, this only cuts.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ sets its state from it (:func:`state_from`) and folds the live events onto it wi
 code as the server; older history comes a page at a time.
 
 This module also holds the whole union of the server's messages (:data:`ServerMessage`), since
-the snapshot's table is typed by the projections, which :mod:`events.messages` cannot import.
+the snapshot's table is typed by the projections, which :mod:`poolhall.events.messages` cannot
+import.
 """
 
 from __future__ import annotations

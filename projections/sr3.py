@@ -362,4 +362,4 @@ def combat_view(state: GameState) -> dict[str, Any] | None:
 PROJECTION: Projection[GameState] = Projection(
     system=vocabulary.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
     describe=describe, table=Table, snapshot=table_of, replay_start=replay_start)
-"""This system's part of the projections (see :mod:`projections.contract`)."""
+"""This system's part of the projections (see :mod:`poolhall.projections.contract`)."""

@@ -2,8 +2,8 @@
 
 Each pool comes with the formula that produced it, so a character sheet can show *how* the
 number was reached ("(Quickness 5 + Intelligence 6 + Willpower 4) // 2 = 7"). Pure functions
-of :class:`events.sr3.Sr3Stats`; the rules (``server/rules/sr3*.py``) and the views use the same
-numbers.
+of :class:`poolhall.events.sr3.Sr3Stats`; the rules (``server/rules/sr3*.py``) and the views use the
+same numbers.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Each game system's projection, by id (the systems are registered once, in events.systems).
 
-The system modules are imported here by name, statically; :func:`events.systems.check_registered`
-refuses, at import, a registered system without a ``PROJECTION`` here, naming it.
+The system modules are imported here by name, statically;
+:func:`poolhall.events.systems.check_registered` refuses, at import, a registered system without a
+``PROJECTION`` here, naming it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The report's charts, drawn by matplotlib as inline SVG (no plotting code of our own).
 
-Each function takes figures of a :class:`projections.analytics_model.Section` and returns one
-``<svg>`` element as text. matplotlib is used without pyplot (a :class:`Figure` and its own
+Each function takes figures of a :class:`poolhall.projections.analytics_model.Section` and returns
+one ``<svg>`` element as text. matplotlib is used without pyplot (a :class:`Figure` and its own
 canvas: no global figure manager), its settings only inside ``rc_context``; text stays text
 (``svg.fonttype = none``: no glyphs or fonts embedded, none fetched), and the SVG carries no
 date and a salt per chart, so the same report draws the same bytes and the ids of two charts

@@ -4,7 +4,7 @@ One outsider must not lock a table out. Three limits, all counted per *source* (
 address, or an IPv6 /64, since one IPv6 host owns a whole /64 and could rotate through it):
 
 - connections open at once, per source and in total (the total kept under the process's file
-  descriptor limit by :mod:`server.gate`), so idle sockets cannot use up the descriptors;
+  descriptor limit by :mod:`poolhall.server.gate`), so idle sockets cannot use up the descriptors;
 - failed joins: a source that sends more than ``failures_allowed`` wrong tokens within
   ``failure_window`` seconds has its further joins refused (``rate_limited``) until the window
   ends, before any token is hashed or looked up;
@@ -12,7 +12,7 @@ address, or an IPv6 /64, since one IPv6 host owns a whole /64 and could rotate t
   counted, and :meth:`Admission.summary` turns the counts into one line per interval.
 
 :class:`Admission` does no I/O and reads no clock: callers pass ``now`` (seconds on any
-monotonic clock), so the rules are tested without a socket or a sleep. :mod:`server.gate`
+monotonic clock), so the rules are tested without a socket or a sleep. :mod:`poolhall.server.gate`
 wraps it for the asyncio server.
 """
 
@@ -111,7 +111,8 @@ class Admission:
         """Seconds an HTTP request from ``source`` (a handshake, ``/health``) waits before it
         is answered: 0 within ``request_rate`` (bursts of ``request_burst``, room for a LAN
         party reconnecting at once behind one address), else its turn in the source's queue.
-        A file of the page costs ``cost`` (:data:`server.gate.PAGE_FILE_COST`) of a request.
+        A file of the page costs ``cost`` (:data:`poolhall.server.gate.PAGE_FILE_COST`) of a
+        request.
 
         Every answer costs the event loop all tables share. Requests past the rate are let
         through one at a time at the rate, not all after the same second: sixty requests

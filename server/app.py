@@ -6,17 +6,17 @@ A campaign's hub is loaded when it is first joined (from its latest stored snaps
 events after it) and unloaded once nobody has been connected to it for ``--idle-unload``
 seconds: the server starts without folding the log, and holds the tables in use.
 ``GET /health`` answers over plain HTTP for load balancers and scripts: 200, or 503 with the
-reason while the log cannot take writes (:mod:`server.health`). :meth:`Server.stop` is
+reason while the log cannot take writes (:mod:`poolhall.server.health`). :meth:`Server.stop` is
 graceful: new commands are refused, queued ones finish and are made durable, commands received
 but not carried out are answered ``shutting_down``, queued frames go out, then connections
 close with 1001 (going away); every step runs even if one before it failed.
 
 :class:`Server` keeps the lifecycle and the connection loop; the parts it owns do the rest:
-:mod:`server.loaded_campaigns` (which campaigns exist, loading and unloading their hubs),
-:mod:`server.joins` (checking a join's token, opening its session; :func:`member_by_token`
-lives there and is re-exported here), :mod:`server.table_messages` (a member's reads and
-commands once joined), :mod:`server.campaign_creation` (the admin's one command) and
-:mod:`server.shared_admin` (the admin token of several processes on one database).
+:mod:`poolhall.server.loaded_campaigns` (which campaigns exist, loading and unloading their hubs),
+:mod:`poolhall.server.joins` (checking a join's token, opening its session; :func:`member_by_token`
+lives there and is re-exported here), :mod:`poolhall.server.table_messages` (a member's reads and
+commands once joined), :mod:`poolhall.server.campaign_creation` (the admin's one command) and
+:mod:`poolhall.server.shared_admin` (the admin token of several processes on one database).
 """
 
 from __future__ import annotations
@@ -218,7 +218,8 @@ class Server:
         self.joins.admin_hash = hash_token(token)
 
     async def _use_shared_admin_token(self, log: ServerLog) -> None:
-        """The deployment's admin token on a shared database (:mod:`server.shared_admin`)."""
+        """The deployment's admin token on a shared database
+        (:mod:`poolhall.server.shared_admin`)."""
         held = await claim_shared_admin_token(log, self._given_admin_token, self.database)
         self.admin_token, self.admin_token_created = held.token, held.created
         self.joins.admin_hash = held.hash
@@ -228,8 +229,8 @@ class Server:
     async def start(self) -> None:
         """Open the log, read which campaigns it holds (not their events), start listening.
 
-        Raises :class:`~events.errors.StoreError` if the log cannot be opened (another server
-        holds it, or it is not a database) and :class:`OSError` if the address cannot be
+        Raises :class:`~poolhall.events.errors.StoreError` if the log cannot be opened (another
+        server holds it, or it is not a database) and :class:`OSError` if the address cannot be
         bound; either way nothing is left running and the file is released. The admin token
         file is created with the log, and taken back if the server then fails to start, so
         the first start that succeeds is the one that prints it.
@@ -367,8 +368,8 @@ class Server:
     def _health(self, connection: ServerConnection,
                 request: Request) -> Response | None | Awaitable[Response | None]:
         """``GET /health``: 200 ``ok N campaigns``, or 503 ``failing: <why> (since <when>)``;
-        ``/report/<ticket>`` a report page (:mod:`server.report_page`); any other request is
-        the browser table's (:mod:`server.web`).
+        ``/report/<ticket>`` a report page (:mod:`poolhall.server.report_page`); any other request
+        is the browser table's (:mod:`poolhall.server.web`).
 
         ``?format=json`` (or ``Accept: application/json``) answers the same as JSON.
         """
@@ -424,7 +425,7 @@ class Server:
 
     async def _dispatch(self, session: _Session, message: Any) -> None:
         """Route one decoded message by its type: a ``match`` over the client union
-        (:data:`events.messages.ClientMessage`), the session's state in the guards."""
+        (:data:`poolhall.events.messages.ClientMessage`), the session's state in the guards."""
         match message:
             case Join():
                 if session.member is not None:

@@ -1,11 +1,11 @@
 """What each member at a table may see while private rolls wait to be revealed.
 
 The hub keeps two tables while a campaign holds a pending private roll
-(:mod:`projections.privacy`): its own state, which decides every command and which the GM
+(:mod:`poolhall.projections.privacy`): its own state, which decides every command and which the GM
 sees, and the *public* table (:class:`PublicTable`), the same log folded without the pending
 private events, which every other member sees (in ``table`` messages, snapshots and
-``state_at``). Every event frame goes whole to whoever :func:`~projections.privacy.sees` its
-subject and sealed (:func:`sealed_frame`) to everyone else; reads of the log (catch-ups,
+``state_at``). Every event frame goes whole to whoever :func:`~poolhall.projections.privacy.sees`
+its subject and sealed (:func:`sealed_frame`) to everyone else; reads of the log (catch-ups,
 history pages, a snapshot's recent events) seal the same seqs (:func:`hidden_for`). When the
 seed is revealed the public table is dropped (it is the hub's state again) and the hub sends
 every member the events it sealed (``revealed``).

@@ -1,7 +1,7 @@
 """The admin session's one command: create a campaign and its GM's token, exactly once.
 
-Apart from :mod:`server.app` because creation is its own small protocol, outside any hub: the
-admin's commands are serialized here (they are rare), a retry gets its original answer (with
+Apart from :mod:`poolhall.server.app` because creation is its own small protocol, outside any hub:
+the admin's commands are serialized here (they are rare), a retry gets its original answer (with
 the GM's token if it brings the command's ``retry_key``), and the new campaign's first events
 are appended before its hub exists. :class:`CampaignCreation` is owned by the server.
 """
@@ -91,7 +91,7 @@ class CampaignCreation:
         """The original answer to a create command already carried out, if it was.
 
         The GM's token is in it only if the retry brings the command's ``retry_key``
-        (:mod:`server.sealed_tokens`); it is read from the log off the event loop.
+        (:mod:`poolhall.server.sealed_tokens`); it is read from the log off the event loop.
         """
         log = self._campaigns.log
         assert log is not None

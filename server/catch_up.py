@@ -2,7 +2,7 @@
 
 A hub schedules one when it attaches a subscriber behind the head (:meth:`Subscriber.push` of
 the coroutine below, ahead of the live frames already queued for it). It is apart from
-:mod:`server.hub` because it is a pipeline of its own (reads of the log in worker threads,
+:mod:`poolhall.server.hub` because it is a pipeline of its own (reads of the log in worker threads,
 ahead of the pages being written, shared through the page cache) that needs nothing of the
 hub's state but the campaign and the range: the hub only decides *that* a client catches up.
 """
@@ -25,7 +25,7 @@ __all__ = ["CATCH_UP_PAGE", "CATCH_UP_READ", "CATCH_UP_READS_AHEAD", "schedule_c
 
 CATCH_UP_PAGE = 200
 """Events written per step of a catch-up: about 60 KB, the most a joining client holds in its
-socket's buffer while it reads; one page of :func:`server.event_frames.frame_pages`."""
+socket's buffer while it reads; one page of :func:`poolhall.server.event_frames.frame_pages`."""
 CATCH_UP_READ = 2_000
 """Events read from the log and encoded per trip to a worker thread (about 650 KB, shared
 through the page cache). Pages of 2,000 encoded one by one on the event loop once cost an
@@ -46,7 +46,7 @@ def schedule_catch_up(subscriber: Subscriber, *, log: ServerLog, pages: PageCach
     reads ahead of the pages being written, so reading the log (in SQLite, which releases
     the interpreter lock) and writing the socket overlap on every core; each read is
     cached and shared by every catch-up that needs it. A read comes as pages of framed
-    events (:class:`~server.event_frames.FramePage`), each written as it is.
+    events (:class:`~poolhall.server.event_frames.FramePage`), each written as it is.
 
     A read holding one of the ``hidden`` events (private rolls this subscriber may not see
     yet) is its own, with those sealed, and not cached.

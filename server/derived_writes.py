@@ -2,7 +2,7 @@
 
 They are derived data, rebuilt from the log if lost, and written in worker threads
 after a batch changed the state, never in the way of an append or a broadcast. They are apart
-from :mod:`server.hub` because they are bookkeeping of their own (when each is due, which
+from :mod:`poolhall.server.hub` because they are bookkeeping of their own (when each is due, which
 write is under way, what a failure costs) that the hub's flow need not read: the hub calls
 :meth:`DerivedWrites.after_change` once per batch that changed its state and waits for the
 writes under way when it stops.

@@ -1,9 +1,9 @@
 """The ``event`` frames of stored rows, built in Python from the log's contract.
 
 What a catch-up, a history page and a snapshot's recent events send: each row's
-:class:`~events.messages.OutgoingEventFrame` (the stored payload less what no client
-receives, :mod:`events.client_payload`), and for a catch-up, pages of them framed as
-websocket text frames back to back (:func:`server.subscriber.text_frames`), so that a page
+:class:`~poolhall.events.messages.OutgoingEventFrame` (the stored payload less what no client
+receives, :mod:`poolhall.events.client_payload`), and for a catch-up, pages of them framed as
+websocket text frames back to back (:func:`poolhall.server.subscriber.text_frames`), so that a page
 is written to the socket as one bytes object. Called in worker threads, never on the event
 loop.
 """
@@ -35,7 +35,7 @@ def event_frames(log: ServerLog, campaign: str, after: int, upto: int,
                  hidden: Mapping[int, Visibility] | None = None) -> list[bytes]:
     """The JSON of ``OutgoingEventFrame`` for each event ``(after, upto]``, in order; the
     ``hidden`` seqs (private rolls the reader may not see) sealed, as
-    :func:`server.audience.sealed_frame` seals a live one."""
+    :func:`poolhall.server.audience.sealed_frame` seals a live one."""
     hidden = hidden or {}
     return [encode(OutgoingEventFrame(
         seq=row.seq, at=row.at, actor=row.actor, command=row.command_id,

@@ -42,7 +42,8 @@ class FairSeeds:
         self._new_seed = new_seed
         self._known: dict[int, bytes] = {}
         self._keyed: dict[int, hmac.HMAC] = {}
-        """The current epoch's seed keyed for HMAC, made once (:func:`events.fair.keyed`)."""
+        """The current epoch's seed keyed for HMAC, made once
+        (:func:`poolhall.events.fair.keyed`)."""
         self._lost: set[int] = set()
 
     def seed(self, epoch: int) -> bytes:
@@ -63,7 +64,7 @@ class FairSeeds:
     def prepare(self, epoch: int) -> None:
         """Read the seed of ``epoch`` and make sure the next two exist (blocking I/O).
 
-        Raises :class:`~events.errors.StoreError` if the vault cannot be written.
+        Raises :class:`~poolhall.events.errors.StoreError` if the vault cannot be written.
         """
         self._known = {e: s for e, s in self._known.items() if e >= epoch}
         self._keyed = {e: k for e, k in self._keyed.items() if e >= epoch}

@@ -1,4 +1,5 @@
-"""The server's door: :class:`server.admission.Admission` wired into websockets' asyncio server.
+"""The server's door: :class:`poolhall.server.admission.Admission` wired into websockets' asyncio
+server.
 
 A connection is counted from the moment TCP accepts it (:meth:`GatedConnection.connection_made`,
 before any HTTP is read), because an idle socket costs a file descriptor whether or not it ever
@@ -13,7 +14,7 @@ handshake is bounded by it (``open_timeout``) and :meth:`Gate.arm_deadline` clos
 one that has not joined by then, whatever it sent meanwhile.
 
 Until its HTTP request is whole, a connection's bytes are kept by the gate, bounded, and only
-the whole request is handed to websockets (:mod:`server.request_head`); an address may send
+the whole request is handed to websockets (:mod:`poolhall.server.request_head`); an address may send
 ``--unfinished-requests-per-address`` requests at once, and its further connections wait,
 unread, for a turn. A request past the bounds is answered 431 (at its address's request pace)
 and closed, so what it held is released at once.
@@ -152,7 +153,7 @@ class GatedConnection(ServerConnection):
     """Set on the subclass :meth:`Gate.connection_class` makes for one server."""
 
     source = "local"
-    """Where the connection comes from, as :func:`server.admission.source_of` counts it."""
+    """Where the connection comes from, as :func:`poolhall.server.admission.source_of` counts it."""
     refusal: Refusal | None = None
     """Why the connection is refused, if it is over a cap (it is then not counted)."""
     accepted_at = 0.0

@@ -124,7 +124,7 @@ class LogHealth:
 
 class FailureLog:
     """Log a repeating failure once when it starts, then at most once per ``interval``
-    (a :class:`~server.log_throttle.LogThrottle` restarted with each episode)."""
+    (a :class:`~poolhall.server.log_throttle.LogThrottle` restarted with each episode)."""
 
     def __init__(self, logger: logging.Logger, what: str, interval: float = 10.0,
                  monotonic: Callable[[], float] = time.monotonic, *,
@@ -176,7 +176,7 @@ def health_response(connection: ServerConnection, request: Request, query: str,
     JSON for ``?format=json`` or ``Accept: application/json``. ``door`` (open connections,
     refusals) follows as a second line of ``name=value`` pairs, or as the JSON's
     ``connections`` object; ``gc`` (the collector's tuning and pauses,
-    :mod:`server.gc_tuning`) only in the JSON, as its ``gc`` object.
+    :mod:`poolhall.server.gc_tuning`) only in the JSON, as its ``gc`` object.
     """
     status = HTTPStatus.OK if health.ok else HTTPStatus.SERVICE_UNAVAILABLE
     wants_json = ("format=json" in query.split("&")

@@ -4,15 +4,15 @@
 (``process_response``):
 
 - a request that repeats a one-valued header (two ``Host``, ``Origin`` or ``Upgrade``) is
-  answered 400, before any part of the server reads it (:mod:`server.http_headers`);
+  answered 400, before any part of the server reads it (:mod:`poolhall.server.http_headers`);
 - a request whose ``Host`` is not a name the server answers to is answered 403 (DNS
-  rebinding: :mod:`server.allowed_hosts`);
+  rebinding: :mod:`poolhall.server.allowed_hosts`);
 - an error while answering is answered 500 - never websockets' own 500, which logged a 1.3 KB
   traceback per request: 16.7 KB/s of log per address, with no token needed;
 - every answer, whoever made it, carries the Content-Security-Policy and ``nosniff``.
 
 Refusals and failures are logged as one line a minute at most (each kind its own
-:class:`~server.log_throttle.OncePerInterval`, saying how many it held back); the first
+:class:`~poolhall.server.log_throttle.OncePerInterval`, saying how many it held back); the first
 failure of each minute keeps its traceback, since a 500 is a bug to find.
 """
 
@@ -59,7 +59,8 @@ class HttpDoor:
         self._loggers = (logger, logging.getLogger("poolhall.server.web"))
 
     def open(self) -> None:
-        """Start throttling the door's log lines (and the origin check's, in :mod:`server.web`)."""
+        """Start throttling the door's log lines (and the origin check's, in
+        :mod:`poolhall.server.web`)."""
         for each in self._loggers:
             each.addFilter(self._refusals)
             each.addFilter(self._failures)

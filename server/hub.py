@@ -1,26 +1,26 @@
 """A campaign hub: the one writer of a campaign, serializing its commands and joins.
 
 Work reaches the hub through its inbox. The hub takes whatever has queued and hands the
-commands to its sans-I/O core (:class:`server.hub_core.HubCore`), which decides each in order
-against the state (folding the new events at once, so the next decision sees them) and says
+commands to its sans-I/O core (:class:`poolhall.server.hub_core.HubCore`), which decides each in
+order against the state (folding the new events at once, so the next decision sees them) and says
 what to append; the hub hands that to the group committer, gives the core the results, and
 carries out what the core makes of them: only once the events are durable, each event's frame
 (encoded once) to every subscriber (sealed for whoever may not see a pending private roll),
 then each sender's answer, then a reload if the state ran ahead of the log. The core decides;
 this module only moves work in and frames out (:meth:`CampaignHub._process` reads as those
 steps). The views those events changed (exact odds and the like) follow, those that need
-computing once the workers are done (:mod:`server.hub_views`).
+computing once the workers are done (:mod:`poolhall.server.hub_views`).
 
-A join is attached between batches (:mod:`server.hub_joins`); who is connected and which
-frame each is sent is :mod:`server.hub_audience`. Older history is read a page at a time on
+A join is attached between batches (:mod:`poolhall.server.hub_joins`); who is connected and which
+frame each is sent is :mod:`poolhall.server.hub_audience`. Older history is read a page at a time on
 request, off the event loop and outside the hub's queue; so is the table at any earlier seq
-(:mod:`server.hub_reads`).
+(:mod:`poolhall.server.hub_reads`).
 
-A hub is loaded when its campaign is first used (:mod:`server.rebuild`) and holds a bounded
-state; every :attr:`~server.settings.Settings.snapshot_every` events it stores that state
-(:mod:`server.stored_snapshots`), encoded on the loop (a copy: the state changes in place) and
-written in a worker thread (:mod:`server.derived_writes`). The server unloads a hub nobody is
-connected to once it has been idle a while (:meth:`CampaignHub.idle_for`).
+A hub is loaded when its campaign is first used (:mod:`poolhall.server.rebuild`) and holds a bounded
+state; every :attr:`~poolhall.server.settings.Settings.snapshot_every` events it stores that state
+(:mod:`poolhall.server.stored_snapshots`), encoded on the loop (a copy: the state changes in place)
+and written in a worker thread (:mod:`poolhall.server.derived_writes`). The server unloads a hub
+nobody is connected to once it has been idle a while (:meth:`CampaignHub.idle_for`).
 """
 
 from __future__ import annotations
@@ -104,7 +104,8 @@ class CampaignHub:
     ) -> None:
         self._core = HubCore(state=state, commands=commands, head_hash=head_hash,
                              public=public, seeds=seeds.for_state, new_token=new_token)
-        """The batch logic and the state it changes, with no I/O (:mod:`server.hub_core`)."""
+        """The batch logic and the state it changes, with no I/O
+        (:mod:`poolhall.server.hub_core`)."""
         self._log = log
         self._store = store
         self._every = snapshot_every
@@ -113,7 +114,7 @@ class CampaignHub:
         self._idle_since = time.monotonic()
         self._committer = committer
         self._seeds = seeds
-        """The epoch seeds each decision rolls with (:mod:`server.fair_seeds`)."""
+        """The epoch seeds each decision rolls with (:mod:`poolhall.server.fair_seeds`)."""
         self._clock = clock
         self._health = health
         """While it says the log is failing, commands are refused before they are decided."""
@@ -137,7 +138,7 @@ class CampaignHub:
         self._snapshots = SnapshotCache()
         """The last event frames as broadcast and the snapshot of the head, encoded once."""
         self._audience = Audience(self, self._snapshots)
-        """Who is connected, and which frame each is sent (:mod:`server.hub_audience`)."""
+        """Who is connected, and which frame each is sent (:mod:`poolhall.server.hub_audience`)."""
         self._writes = DerivedWrites(self, log=log, store=store, snapshot_every=snapshot_every)
         """Snapshots and catch-up pages, stored after the batches that change the state."""
         self._views = HubViews(self, broadcast=self._audience.broadcast_view, workers=workers,
@@ -148,15 +149,16 @@ class CampaignHub:
         """Encoded catch-up pages, shared with the server's other campaigns."""
         self._joins = HubJoins(self, log=log, pages=self._pages, snapshots=self._snapshots,
                                table=self._table, views=self._views, audience=self._audience)
-        """Attaches joins between batches (:mod:`server.hub_joins`)."""
+        """Attaches joins between batches (:mod:`poolhall.server.hub_joins`)."""
         self.reads = HubReads(self, log=log, store=store, views=self._views,
                               snapshot_every=snapshot_every)
-        """History pages and past tables, read outside the queue (:mod:`server.hub_reads`)."""
+        """History pages and past tables, read outside the queue
+        (:mod:`poolhall.server.hub_reads`)."""
 
     @property
     def joined_once(self) -> bool:
         """True once a member joined: a hub only ever loaded for joins that were refused (a
-        wrong token) is unloaded sooner (see :data:`server.app.UNJOINED_GRACE`)."""
+        wrong token) is unloaded sooner (see :data:`poolhall.server.app.UNJOINED_GRACE`)."""
         return self._joins.joined_once
 
     @property
@@ -182,7 +184,7 @@ class CampaignHub:
     @property
     def public(self) -> PublicTable:
         """The table members who may not see the pending private rolls see (none pending:
-        no table of its own), folded beside the state (:mod:`server.audience`)."""
+        no table of its own), folded beside the state (:mod:`poolhall.server.audience`)."""
         return self._core.public
 
     @property
@@ -391,7 +393,7 @@ class CampaignHub:
     async def _process(self, batch: list[CommandWork], attempt: int = 0) -> None:
         """Decide, make durable, broadcast, answer: in that order, for a batch of commands.
 
-        The core (:class:`~server.hub_core.HubCore`) decides and says what follows each
+        The core (:class:`~poolhall.server.hub_core.HubCore`) decides and says what follows each
         append's result; this carries it out. A command whose append another process beat (a
         shared log) is decided again, once this hub has the events it missed: the sender
         never sees the conflict."""

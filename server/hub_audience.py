@@ -1,7 +1,7 @@
 """A hub's audience: who is connected to the table, and which frame each of them is sent.
 
 An event's frame goes whole to whoever may see it and sealed to the others while it is a
-pending private roll (:mod:`server.audience` decides who sees what; this sends it); a view
+pending private roll (:mod:`poolhall.server.audience` decides who sees what; this sends it); a view
 about a pending private roll (its odds) goes to the GM only; at the reveal every member gets
 the rolls whole; a member removed from the campaign is closed once they have seen it. A
 subscriber that fell behind is dropped here and resumes from the log when it returns.

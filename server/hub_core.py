@@ -1,7 +1,7 @@
 """A campaign hub's batch logic, with no I/O: what to append, and what follows from each result.
 
 Like the protocol state machine at the heart of websockets, :class:`HubCore` takes values and
-returns values; the asyncio :class:`~server.hub.CampaignHub` around it moves work in and
+returns values; the asyncio :class:`~poolhall.server.hub.CampaignHub` around it moves work in and
 frames out. A batch of commands goes through it in three calls:
 
 1. :meth:`HubCore.admit` — while the log is failing, refuse new commands before deciding them
@@ -10,8 +10,8 @@ frames out. A batch of commands goes through it in three calls:
    is answered from its record (the same member) or refused as a ``conflict`` (another
    member); the same id twice in the batch is answered once, with the first's answer; any
    other is decided by the game system's rules and its events folded at once (beside the
-   public table, :class:`~server.audience.PublicTable`), so the next decision sees them. It
-   returns the replies due now and the :class:`~events.log.AppendRequest` s to append.
+   public table, :class:`~poolhall.server.audience.PublicTable`), so the next decision sees them. It
+   returns the replies due now and the :class:`~poolhall.events.log.AppendRequest` s to append.
 3. :meth:`HubCore.settle` — given the append's results, in order: the frames to broadcast
    (:class:`Publish`: whole, or sealed for who may not see a pending private roll), the
    answers (:class:`Reply`), the commands another process beat (decided again once the hub
@@ -75,7 +75,8 @@ class Recall:
     an invite's member and token are read back from the log, which only the shell may do).
 
     Compared by identity: a command id twice in one batch is answered with the same
-    ``Recall``, and the shell reads it once (:meth:`~server.hub.CampaignHub._carry_out`)."""
+    ``Recall``, and the shell reads it once
+    (:meth:`~poolhall.server.hub.CampaignHub._carry_out`)."""
 
     __slots__ = ("command", "record")
 
@@ -97,7 +98,7 @@ class Reply(msgspec.Struct, frozen=True):
 class Publish(msgspec.Struct, frozen=True):
     """Broadcast event ``seq``'s ``frame`` to every subscriber; while it belongs to a pending
     private roll, whole only to the admin and the members in ``seen_by`` and ``sealed`` to
-    everyone else (:mod:`server.audience`)."""
+    everyone else (:mod:`poolhall.server.audience`)."""
 
     seq: int
     frame: bytes
@@ -168,7 +169,7 @@ class HubCore:
 
     ``seeds`` gives the dice a decision against a state may roll with (from memory: the shell
     keeps them ready); ``new_token`` draws the tokens an invite issues; ``seal`` seals one under
-    a command's retry key (:func:`server.sealed_tokens.sealed_for`).
+    a command's retry key (:func:`poolhall.server.sealed_tokens.sealed_for`).
     """
 
     def __init__(self, *, state: CampaignState, commands: CommandIndex, head_hash: str,
@@ -182,7 +183,7 @@ class HubCore:
         """The chain hash of the head event, kept with the state: welcomes carry it."""
         self.public = PublicTable(public)
         """The table members who may not see the pending private rolls see (none pending:
-        no table of its own), folded beside the state (:mod:`server.audience`)."""
+        no table of its own), folded beside the state (:mod:`poolhall.server.audience`)."""
         self.sent = state.head
         """The last event broadcast (a reload that finds the log further, another process
         having appended meanwhile, broadcasts the events after it)."""

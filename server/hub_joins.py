@@ -5,9 +5,9 @@ First the joiner's copy is checked against this log's history (``since`` and its
 copy that is not this log's is refused ``diverged``); then, for a snapshot, the last events
 are made sure to be at hand. Attaching sends the welcome, then a snapshot of the table (a
 join afresh, or further than :data:`RESUME_LIMIT` behind) or exactly the events it missed
-(:mod:`server.catch_up`), then the ``table`` message and the standing views, each sealed or
-left out for what the joiner may not see yet (:mod:`server.audience`); the live frames follow,
-so there is never a gap nor a duplicate.
+(:mod:`poolhall.server.catch_up`), then the ``table`` message and the standing views, each sealed or
+left out for what the joiner may not see yet (:mod:`poolhall.server.audience`); the live frames
+follow, so there is never a gap nor a duplicate.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class HubJoins:
         self._audience = audience
         self._diverged = LogThrottle(60.0)
         self.joined_once = False
-        """True once a member joined (:attr:`server.hub.CampaignHub.joined_once`)."""
+        """True once a member joined (:attr:`poolhall.server.hub.CampaignHub.joined_once`)."""
 
     async def admit(self, join: JoinWork) -> None:
         """Attach ``join`` if its history holds and what it needs is at hand; else it has
@@ -106,7 +106,7 @@ class HubJoins:
         head = state.head
         member = None if join.member.admin else join.member.member
         hidden = hidden_for(state, member)
-        """Private rolls this member may not see yet (:mod:`server.audience`)."""
+        """Private rolls this member may not see yet (:mod:`poolhall.server.audience`)."""
         welcome = Welcome(role=join.member.role, member=join.member.member,
                           campaign=campaign, name=state.name, system=state.system, head=head,
                           head_hash="" if head in hidden else self._owner.head_hash)

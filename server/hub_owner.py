@@ -1,5 +1,5 @@
-"""The hub as its parts see it: what :class:`server.hub.CampaignHub` shows the objects it is
-made of (its joins, audience, reads, views and derived writes), read-only.
+"""The hub as its parts see it: what :class:`poolhall.server.hub.CampaignHub` shows the objects it
+is made of (its joins, audience, reads, views and derived writes), read-only.
 
 One protocol for all of them, rather than one per part: each part reads what it needs of it,
 and a test's stand-in for the hub implements it once.

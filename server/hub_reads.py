@@ -2,7 +2,7 @@
 
 None waits in the hub's queue nor holds the event loop: each is read (and folded) in a worker
 thread when the connection that asked has been admitted for it, and what the asker may not
-see yet is sealed or left out (:func:`server.audience.hidden_for`).
+see yet is sealed or left out (:func:`poolhall.server.audience.hidden_for`).
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ class HubReads:
         snapshot and the events after it, read and folded in a worker thread), and that state:
         like history, outside the hub's queue. Raises :class:`Rejected` for a seq past the
         log's head. ``first``: a replay link's first event (the table it shows holds nothing
-        from before it: :func:`server.snapshots.replay_at`); ``member``: who asks (``None``:
-        the admin), whose table leaves out the private rolls they may not see yet."""
+        from before it: :func:`poolhall.server.snapshots.replay_at`); ``member``: who asks
+        (``None``: the admin), whose table leaves out the private rolls they may not see yet."""
         hidden = hidden_for(self._owner.state, member)
         return await asyncio.to_thread(snapshot_at, self._log, self._store, self._owner.campaign,
                                        request, self._every, first, hidden)

@@ -1,11 +1,11 @@
 """What the hub's core asks for, carried out: frames published, answers sent, and a retried
 command's recorded answer read back from the log, the one read a hub makes for a single command
-(:class:`server.hub_core.Recall`).
+(:class:`poolhall.server.hub_core.Recall`).
 
-The batch logic (:mod:`server.hub_core`) knows a command id was carried out before and by whom,
-but not an invite's answer: tokens are random and the log keeps only their hashes, so the token
-an invite issued comes back only unsealed from the log (:mod:`server.sealed_tokens`). That read
-is I/O, so it is the shell's (:func:`carry_out`), made here.
+The batch logic (:mod:`poolhall.server.hub_core`) knows a command id was carried out before and by
+whom, but not an invite's answer: tokens are random and the log keeps only their hashes, so the
+token an invite issued comes back only unsealed from the log (:mod:`poolhall.server.sealed_tokens`).
+That read is I/O, so it is the shell's (:func:`carry_out`), made here.
 """
 
 from __future__ import annotations

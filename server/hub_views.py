@@ -2,10 +2,10 @@
 
 The game system says which views a batch's events changed and which views the table stands
 with (sent to each joining member); a view ready at once is sent with the batch, one that needs
-computing is queued (:class:`~server.views.ViewQueue`), computed by the worker processes and
-broadcast when it arrives, if it is still the current one. This is apart from
-:mod:`server.hub` because it is a flow of its own beside the hub's (tasks, a queue, a cache)
-that must never take the table down: the hub only tells it when the state changed, asks it
+computing is queued (:class:`~poolhall.server.views.ViewQueue`), computed by the worker processes
+and broadcast when it arrives, if it is still the current one. This is apart from
+:mod:`poolhall.server.hub` because it is a flow of its own beside the hub's (tasks, a queue, a
+cache) that must never take the table down: the hub only tells it when the state changed, asks it
 what to send, and gives it the broadcast to use.
 """
 

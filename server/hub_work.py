@@ -1,9 +1,9 @@
 """The work a hub is given (a member's command, a member's join) and how each is answered.
 
-The server queues these in a hub's inbox (:meth:`server.hub.CampaignHub.submit`); each carries
-where its answer goes: the sender's subscriber, and a future the connection waits on. They are
-apart from :mod:`server.hub` because the connection handler builds them and every part of a
-hub's flow answers them, while none of that needs the hub: answering is pushing one encoded
+The server queues these in a hub's inbox (:meth:`poolhall.server.hub.CampaignHub.submit`); each
+carries where its answer goes: the sender's subscriber, and a future the connection waits on. They
+are apart from :mod:`poolhall.server.hub` because the connection handler builds them and every part
+of a hub's flow answers them, while none of that needs the hub: answering is pushing one encoded
 frame and resolving the future, or failing a join's.
 """
 

@@ -1,6 +1,6 @@
 """Joins: who a connection's token is, and the session it opens (a campaign's, or the admin's).
 
-Apart from :mod:`server.app` because a join is the one place a token is checked, and its
+Apart from :mod:`poolhall.server.app` because a join is the one place a token is checked, and its
 order matters for what an outsider can learn: the failed-join throttle first, then the log's
 issued tokens (before anything is loaded), then the exact check in the loaded state, then the
 rates, then the join is queued in the campaign's hub. The connection loop calls
@@ -81,8 +81,8 @@ class Joins:
         """Check the token against the campaign; attach to its hub, or an admin session.
 
         Before anything is loaded, the log says which campaign the token was issued for (one
-        indexed lookup by its hash, :mod:`events.issued_tokens`): a token not issued for this
-        campaign is refused then, whether the campaign exists or not, is loaded or not, so a
+        indexed lookup by its hash, :mod:`poolhall.events.issued_tokens`): a token not issued for
+        this campaign is refused then, whether the campaign exists or not, is loaded or not, so a
         refusal's time tells an outsider nothing of which campaigns exist (loading one first
         took milliseconds a refusal for a missing one did not). A token issued there loads
         the campaign and gets the exact check: one lookup by hash in the loaded state,

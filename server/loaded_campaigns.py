@@ -3,8 +3,8 @@
 A campaign's hub is loaded when it is first joined (from its latest stored snapshot and the
 events after it, once however many join at the same time) and unloaded once nobody has been
 connected to it for ``--idle-unload`` seconds: the server starts without folding the log, and
-memory follows the tables in use. Apart from :mod:`server.app` so that the server's module keeps
-to connections and its lifecycle; :class:`LoadedCampaigns` is the one place hubs are made,
+memory follows the tables in use. Apart from :mod:`poolhall.server.app` so that the server's module
+keeps to connections and its lifecycle; :class:`LoadedCampaigns` is the one place hubs are made,
 found and dropped.
 """
 
@@ -40,7 +40,7 @@ class LoadedCampaigns:
     Made with the server; :meth:`open` gives it the log, the snapshot store and the writer
     once the server has opened them, and reads the log's directory (not its events). A hub
     no join ever succeeded on goes after ``unjoined_grace`` seconds
-    (:data:`server.app.UNJOINED_GRACE`), the others after ``--idle-unload``.
+    (:data:`poolhall.server.app.UNJOINED_GRACE`), the others after ``--idle-unload``.
     """
 
     def __init__(self, settings: Settings, *, new_seed: Callable[[], bytes], clock: UtcClock,
@@ -75,8 +75,8 @@ class LoadedCampaigns:
         self.stopping = False
         """Set by the server when its stop begins: no campaign loads, is created or is
         joined after, and every command is answered ``shutting_down`` (the server's
-        connection handler, :mod:`server.campaign_creation` and :mod:`server.joins` read
-        it: one flag for the one fact)."""
+        connection handler, :mod:`poolhall.server.campaign_creation` and
+        :mod:`poolhall.server.joins` read it: one flag for the one fact)."""
 
     async def open(self, log: ServerLog, store: SnapshotStore,
                    committer: GroupCommitter) -> None:

@@ -8,12 +8,13 @@ which only decides (no logging, its clock injected, so it is tested without a sl
 
 - :class:`OncePerInterval`, a :class:`logging.Filter` over it, for lines logged by code that
   is not ours (asyncio's failed ``accept()``) and for the HTTP door's refusals and failures
-  (:mod:`server.http_door`);
-- :class:`server.health.FailureLog`, for the writer's failing appends, checkpoints and disk;
-- the hub's joins refused as diverged (:mod:`server.hub`).
+  (:mod:`poolhall.server.http_door`);
+- :class:`poolhall.server.health.FailureLog`, for the writer's failing appends, checkpoints
+  and disk;
+- the hub's joins refused as diverged (:mod:`poolhall.server.hub`).
 
-The gate's summary of refused connections and joins (:mod:`server.admission`,
-:mod:`server.gate`) is another shape: a tally of several counts and distinct addresses,
+The gate's summary of refused connections and joins (:mod:`poolhall.server.admission`,
+:mod:`poolhall.server.gate`) is another shape: a tally of several counts and distinct addresses,
 logged by a timer even after the flood stopped, so it keeps its own interval.
 """
 

@@ -2,8 +2,8 @@
 
 The owner's page (``/owner``) lists the server's campaigns with ``list_campaigns``: each
 campaign's id, name and game system, read from its first event (``campaign_created``), off the
-event loop. Creating a campaign stays :mod:`server.campaign_creation`'s job, and a GM's link
-for an existing campaign is an ordinary ``invite`` the owner's page sends after joining that
+event loop. Creating a campaign stays :mod:`poolhall.server.campaign_creation`'s job, and a GM's
+link for an existing campaign is an ordinary ``invite`` the owner's page sends after joining that
 campaign with the admin token (which is GM everywhere): no new power, only a new page.
 """
 

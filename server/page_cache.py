@@ -9,8 +9,8 @@ table's p99 from 4.5 to 33.5 ms. The log is append-only, so the frames of events
 asks for it, and concurrent requests for the same page share one read.
 
 A read is kept as the store gives it: a few pages, each the websocket frames of its events
-back to back in one bytes object (:class:`server.event_frames.FramePage`), so a cached read of
-2,000 events is about ten objects, not two thousand.
+back to back in one bytes object (:class:`poolhall.server.event_frames.FramePage`), so a cached read
+of 2,000 events is about ten objects, not two thousand.
 
 The cache lives on the event loop (no lock): the loading itself runs in a worker thread.
 It is bounded in bytes across all campaigns, least recently used first out.

@@ -1,7 +1,8 @@
 """Reading client frames strictly: one typed decoder, errors that name the field at fault.
 
-:func:`read_frame` turns a text frame into a :class:`events.messages.Join` or a command, or
-raises :class:`events.errors.Rejected` with a stable code and the JSON path msgspec reports:
+:func:`read_frame` turns a text frame into a :class:`poolhall.events.messages.Join` or a command, or
+raises :class:`poolhall.events.errors.Rejected` with a stable code and the JSON path msgspec
+reports:
 
 ==================  ==========================================================
 code                when
@@ -10,7 +11,7 @@ code                when
 ``too_large``       a frame over :data:`MAX_FRAME_BYTES`
 ``unknown_type``    ``type`` missing or not a message this server knows
 ``invalid``         a field is missing, unknown, of the wrong type or out of range,
-                    or text holds a control character (:mod:`events.plain_text`)
+                    or text holds a control character (:mod:`poolhall.events.plain_text`)
 ==================  ==========================================================
 """
 
@@ -41,7 +42,7 @@ letter such as an e with an accent is not one), skips the walk over its strings;
 alarm (an escaped backslash before an ``n``) only costs the walk."""
 
 _MAY_SHOW_NOTHING = re.compile(r'[^\x00-\x7f]|\\u|[:\[,{]\s*"(?:\s|\\[bfnrt])*"')
-"""A frame may hold a string that shows nothing (:func:`events.plain_text.visible`) only if
+"""A frame may hold a string that shows nothing (:func:`poolhall.events.plain_text.visible`) only if
 it holds a character beyond ASCII (raw or as a ``\\u`` escape) or a string of white space
 alone (or an empty one): any other frame skips the walk for that too."""
 

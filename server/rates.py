@@ -9,8 +9,8 @@ This module is the sans-I/O core: no sockets, and the clock is injected, so the 
 unit-tested without waiting. :class:`Limits` keeps, per member, a token bucket of commands and
 one of joins, and counts their open connections and in-flight commands; per campaign, a token
 bucket of commands. A member is keyed by campaign and member id; the admin token is one member
-wherever it acts (:func:`member_key`). Refusals are :class:`~events.errors.Rejected` with code
-``rate_limited`` and a ``retry_after`` in seconds, or ``too_many_connections``.
+wherever it acts (:func:`member_key`). Refusals are :class:`~poolhall.events.errors.Rejected` with
+code ``rate_limited`` and a ``retry_after`` in seconds, or ``too_many_connections``.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 Everything the server holds in memory is derived from the log. A hub loads its campaign when it
 is first used (:func:`load_hub_state`): the latest stored snapshot plus the events after it
-(:mod:`server.stored_snapshots`), and a :class:`~server.command_index.CommandIndex` that reads
-old command ids from the log on demand. The server no longer folds every campaign at start.
+(:mod:`poolhall.server.stored_snapshots`), and a
+:class:`~poolhall.server.command_index.CommandIndex` that reads old command ids from the log on
+demand. The server no longer folds every campaign at start.
 
 :func:`load_all_states` and :func:`rebuild_states` fold the whole log in one sequential scan,
 for benchmarks and tests that compare against a full fold: the index is read off the same rows
@@ -53,7 +54,7 @@ class LoadedCampaign(NamedTuple):
     head_hash: str
     public: CampaignState | None = None
     """The table without the pending private rolls, while any is pending
-    (:class:`server.audience.PublicTable`)."""
+    (:class:`poolhall.server.audience.PublicTable`)."""
 
 
 class ScannedCampaign(NamedTuple):

@@ -11,7 +11,7 @@ may send ``state_at`` and ``history`` only, within its replay's events, checked 
 campaign's state at each request (a link revoked meanwhile is refused at once). What it reads
 holds nothing from before its first event: a history page starts there, and the table at any
 moment (``state_at``, with its ``recent`` events and its views) is the replay's own table
-(:func:`replay_first`, :mod:`projections.replay_start`). It may not ask for a report.
+(:func:`replay_first`, :mod:`poolhall.projections.replay_start`). It may not ask for a report.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ the report without a token ever being put in a URL (a ticket that leaks is spent
 The page starts being made when the ticket is issued; the ticket is spent when the page is
 sent (a browser that retries a request cut short gets the same page, once).
 
-The page is the very HTML file ``poolhall report --html`` writes (:mod:`reports.html`): made
-from the log by the pure analytics fold and drawn by matplotlib, in a worker process (a report
+The page is the very HTML file ``poolhall report --html`` writes (:mod:`poolhall.reports.html`):
+made from the log by the pure analytics fold and drawn by matplotlib, in a worker process (a report
 of 100,000 events takes seconds of a core, which on the event loop would stall every table),
 cached by the campaign's head. It is served with a policy of its own: no script at all, its
 inline styles and data-URI images allowed, nothing from another origin, not framable.
@@ -89,7 +89,7 @@ def paged_events(rows: Callable[[str, int, int], Iterable[StoredRow]], campaign:
 
 Job = tuple[str, str, int | None, int, tuple[int, ...]]
 """A report page to make: database, campaign, session (``None``: all), head, and the events
-its reader may not see yet (private rolls: :mod:`server.audience`)."""
+its reader may not see yet (private rolls: :mod:`poolhall.server.audience`)."""
 
 
 def build_page(job: Job) -> dict[str, object]:

@@ -1,5 +1,5 @@
 """An HTTP request before it is whole: its bytes bounded, and an address's half-sent requests
-counted. The sans-I/O core of the door's first phase (:class:`server.gate.GatedConnection`
+counted. The sans-I/O core of the door's first phase (:class:`poolhall.server.gate.GatedConnection`
 feeds it).
 
 Until a request's blank line arrives, nothing of it can be answered, yet each connection

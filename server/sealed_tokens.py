@@ -1,6 +1,6 @@
 """Answering a retried invite with the token it issued, without the server keeping tokens.
 
-Tokens are random (:func:`server.auth.new_token`), so a retry cannot recompute one, and the
+Tokens are random (:func:`poolhall.server.auth.new_token`), so a retry cannot recompute one, and the
 log keeps only hashes. A token-issuing command (``invite``, ``create_campaign``) may carry a
 ``retry_key``: a secret the client draws for that one command and sends with each try. The
 server stores the issued token *sealed* under it, beside the log's events but in no event

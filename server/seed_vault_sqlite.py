@@ -30,7 +30,7 @@ BEGIN SELECT RAISE(ABORT, 'a seed is never changed'); END;
 
 
 class SqliteSeedVault:
-    """:class:`server.seed_vault.SeedVault` in a SQLite file (the log's, by default)."""
+    """:class:`poolhall.server.seed_vault.SeedVault` in a SQLite file (the log's, by default)."""
 
     def __init__(self, path: str | Path) -> None:
         self._lock = threading.Lock()

@@ -95,12 +95,13 @@ class Settings:
         64, "joins after which, once they pause for a second, the objects alive are frozen out of"
         " the garbage collector's full scans (0: CPython's defaults)")
     """Connections live long and hold ~100 tracked objects each: with 10,000 of them a full
-    collection held the event loop ~0.5 s (:mod:`server.gc_tuning`)."""
+    collection held the event loop ~0.5 s (:mod:`poolhall.server.gc_tuning`)."""
     ping_interval: float = _setting(
         20.0, "seconds between keepalive pings to each client; a client that has not answered"
         " one by the next is closed (1011), within twice this of its last answer (0: no pings)")
     """websockets' default interval, and its bound for detecting a dead client (20 s to the
-    next ping, 20 s for the pong); pinged from one timer for all (:mod:`server.keepalive`)."""
+    next ping, 20 s for the pong); pinged from one timer for all
+    (:mod:`poolhall.server.keepalive`)."""
     view_workers: int = _setting(
         1, "worker processes computing odds off the event loop (each takes a core while busy)")
     view_budget: float = _setting(
@@ -116,7 +117,7 @@ class Settings:
         "host name is answered and its pages may open a WebSocket")
     """Requests naming another host are refused (403): a stranger's DNS name pointed at this
     server (DNS rebinding) must not reach the table. Loopback names, the machine's own name,
-    address literals and ``--host`` are always answered (:mod:`server.allowed_hosts`)."""
+    address literals and ``--host`` are always answered (:mod:`poolhall.server.allowed_hosts`)."""
     report_memory: int = _setting(
         256, "MiB of data the report worker may hold (its RLIMIT_DATA: heap and private "
         "mappings, matplotlib's included; 0: no limit); a page needing more is not made")

@@ -2,7 +2,7 @@
 
 Its hash is kept in the database, so every process checks the same token and a second process
 needs nothing copied to it. The first process started makes it (in the file named by
-:func:`server.auth.admin_token_path`, in its working directory), unless it was given one; a
+:func:`poolhall.server.auth.admin_token_path`, in its working directory), unless it was given one; a
 token given that is not the one the deployment holds stops the server.
 """
 

@@ -1,10 +1,10 @@
 """Keeping up with the other server processes of a shared (PostgreSQL) log.
 
 Any process may append to any campaign. Each process holds one listening connection
-(:class:`events.postgres_backend.listener.HeadListener`) that hears every campaign's new head,
-with no rows; a loaded campaign's hub then reads the events it lacks by seq, folds them and
-broadcasts them (:meth:`server.hub.CampaignHub.follow`), in its own queue, so its clients see
-every event once, in order, whichever process appended it. A campaign another process created
+(:class:`poolhall.events.postgres_backend.listener.HeadListener`) that hears every campaign's new
+head, with no rows; a loaded campaign's hub then reads the events it lacks by seq, folds them and
+broadcasts them (:meth:`poolhall.server.hub.CampaignHub.follow`), in its own queue, so its clients
+see every event once, in order, whichever process appended it. A campaign another process created
 becomes known here when its first head is heard (or when a join names it).
 
 When the listening connection drops, notifications may be lost: ``/health`` reports the

@@ -1,8 +1,8 @@
 """``poolhall verify``'s check of the stored snapshots: each one equal to a fold of the log.
 
 The server reads a stored snapshot only when its chain hash is the log's at that event and
-its seal is the server's (:func:`server.stored_snapshots.trusted_latest`). The seal's key is
-derived from the admin token, which ``verify`` does not hold (nor should it need to: it reads
+its seal is the server's (:func:`poolhall.server.stored_snapshots.trusted_latest`). The seal's key
+is derived from the admin token, which ``verify`` does not hold (nor should it need to: it reads
 a copy of the file anywhere). So ``verify`` checks the rows the other way: it folds the log
 of every campaign that has snapshots and compares each row written by this code with the fold
 at its seq, field by field; a row edited in place (a player's role made ``gm``) differs. A row

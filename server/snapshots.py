@@ -1,6 +1,6 @@
 """What a campaign's hub keeps to answer joins from afar and history requests cheaply.
 
-A join afresh gets a snapshot of the table (:mod:`projections.snapshot`), which carries the
+A join afresh gets a snapshot of the table (:mod:`poolhall.projections.snapshot`), which carries the
 last events of the log as frames: :class:`SnapshotCache` keeps those frames as they are
 broadcast (reading them from the log once after a start or a reload) and the encoded snapshot
 of the current head, so a hundred joins to a quiet table cost one encoding. History pages and
@@ -65,7 +65,7 @@ def snapshot_at(log: ServerLog, store: SnapshotStore, campaign: str, request: St
     is the replay's own, :func:`replay_at`, and ``recent`` holds no event before ``first``.
 
     ``hidden``: the private rolls the reader may not see, left out of the table and sealed in
-    ``recent`` (:mod:`server.audience`)."""
+    ``recent`` (:mod:`poolhall.server.audience`)."""
     hidden = hidden or {}
     if first > 1:
         state, head_hash = replay_at(log, store, campaign, first, request.seq, every, hidden)
@@ -85,7 +85,7 @@ def snapshot_at(log: ServerLog, store: SnapshotStore, campaign: str, request: St
 def replay_at(log: ServerLog, store: SnapshotStore, campaign: str, first: int, seq: int,
               every: int, hidden: Hidden | None = None) -> Folded:
     """The table after event ``seq`` as a replay from event ``first`` shows it: the table
-    before ``first`` cut to what a replay may show (:func:`projections.replay_start`), with
+    before ``first`` cut to what a replay may show (:func:`poolhall.projections.replay_start`), with
     events ``first`` to ``seq`` folded onto it. A seek costs the fold of the replay's events
     up to it (a game session's: hundreds or a few thousand), as stored snapshots within the
     replay hold what came before it. The ``hidden`` events (private rolls not yet revealed)
@@ -107,7 +107,7 @@ def replay_at(log: ServerLog, store: SnapshotStore, campaign: str, first: int, s
 
 
 class SnapshotCache:
-    """The last :data:`~projections.snapshot.RECENT_EVENTS` event frames of one campaign,
+    """The last :data:`~poolhall.projections.snapshot.RECENT_EVENTS` event frames of one campaign,
     and its snapshot encoded once per head."""
 
     def __init__(self) -> None:

@@ -1,25 +1,26 @@
 """Stored snapshots: each campaign's projected state, kept every so many events.
 
 One row per (campaign, seq) with the bounded state after that event
-(:mod:`projections.campaign`), msgpack-encoded, the chain hash at that seq and the fingerprint
-of the state's types. It is derived data: deleting the table (or any row) loses
+(:mod:`poolhall.projections.campaign`), msgpack-encoded, the chain hash at that seq and the
+fingerprint of the state's types. It is derived data: deleting the table (or any row) loses
 nothing, the next load folds from the log and writes the rows again. A row whose fingerprint
 is not this code's (written before a projection changed) is ignored and replaced.
 
-The rows are the backend's (:class:`~events.log_contract.SnapshotRows`; for SQLite,
-:mod:`events.sqlite_backend.snapshots`), written in a worker thread, never on the event loop.
+The rows are the backend's (:class:`~poolhall.events.log_contract.SnapshotRows`; for SQLite,
+:mod:`poolhall.events.sqlite_backend.snapshots`), written in a worker thread, never on the event
+loop.
 
 What the rows are for: a hub loads from the latest row plus the events after it, whatever the
-log's length (:func:`server.rebuild.load_hub_state`), and the state at any seq is the nearest
-row at or before it plus at most ``--snapshot-every`` events
-(:func:`server.snapshots.snapshot_at`); both go through :func:`fold_from`.
+log's length (:func:`poolhall.server.rebuild.load_hub_state`), and the state at any seq is the
+nearest row at or before it plus at most ``--snapshot-every`` events
+(:func:`poolhall.server.snapshots.snapshot_at`); both go through :func:`fold_from`.
 
 Why a row is trusted: only as far as the log vouches for it. A row is read only when the chain
 hash it was stored with is the log's hash of that very event and its seal (an HMAC under a
 key derived from the admin token, :func:`seal_key`) is the server's (:func:`trusted_latest`):
 a row of another log (a file restored from a backup, events dropped or rewritten below it) or
 one whose state was edited in place is dropped and folded again. ``poolhall verify``, which
-holds no key, folds the log and compares every row with it (:mod:`server.snapshot_check`).
+holds no key, folds the log and compares every row with it (:mod:`poolhall.server.snapshot_check`).
 """
 
 from __future__ import annotations
@@ -147,7 +148,7 @@ class _Row(NamedTuple):
 
 class SnapshotStore:
     """A campaign's stored states: encoded, sealed and trusted here, kept by the backend's
-    :class:`~events.log_contract.SnapshotRows` (a log file's path: the SQLite backend's).
+    :class:`~poolhall.events.log_contract.SnapshotRows` (a log file's path: the SQLite backend's).
 
     With ``key`` (:func:`seal_key`; the server passes one) each row is sealed with an
     HMAC-SHA256 over its campaign, seq, fingerprint, chain hash and state, and a row whose

@@ -2,7 +2,7 @@
 
 The browser table never implements a rule, so it cannot fold events onto a snapshot as the
 Python client does. A client that joins with ``table`` gets, instead, the table as the hub's
-state answers it (:class:`projections.snapshot.TableNow`) after its join, after every batch
+state answers it (:class:`poolhall.projections.snapshot.TableNow`) after its join, after every batch
 that changed the state, and when someone connects or leaves (the message says who is connected).
 The message is built and encoded once per change whatever the number of such clients, and not
 at all while none is connected, so tables of Python clients pay nothing for it.
@@ -64,7 +64,7 @@ class TableFeed:
     def broadcast(self, state_for: Callable[[Subscriber], CampaignState]) -> None:
         """Queue the table for every watcher (after a change); nothing when none watches.
         ``state_for`` gives the table each watcher sees (the hub's state, or the public
-        table while a private roll is pending: :mod:`server.audience`); each distinct table
+        table while a private roll is pending: :mod:`poolhall.server.audience`); each distinct table
         is encoded once."""
         watchers = [s for s in self._watchers if not s.dropped]
         self._watchers.difference_update([s for s in self._watchers if s.dropped])

@@ -12,8 +12,8 @@ from this origin only (no inline script, nothing from another origin: the table 
 LAN without the internet) and ``frame-ancestors 'none'``.
 
 A WebSocket handshake that carries an ``Origin`` (every browser sends one) is refused with
-``403`` unless :class:`~server.allowed_hosts.AllowedHosts` trusts it: the page's own origin at
-a host name the server answers to, ``--base-url``'s, or one of ``--allowed-origins``. A page
+``403`` unless :class:`~poolhall.server.allowed_hosts.AllowedHosts` trusts it: the page's own origin
+at a host name the server answers to, ``--base-url``'s, or one of ``--allowed-origins``. A page
 elsewhere (even one whose DNS name was pointed at this server) cannot act at this table with
 a member's browser. Clients that are not browsers send no ``Origin`` and are let through.
 

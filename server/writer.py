@@ -8,17 +8,18 @@ itself, and a large backlog starts a commit before the loop has queued all of it
 (running the hubs the last answers woke) and the commit overlap on two cores.
 
 The writer is also the one that knows whether the disk takes writes: it reports every failed
-or successful append and checkpoint to the :class:`~server.health.LogHealth` it is given,
+or successful append and checkpoint to the :class:`~poolhall.server.health.LogHealth` it is given,
 checks the free space beside the log once a second, and while appends are failing tries a
 probe write once a second so the log recovers without a command having to fail first.
-Repeated failures are logged once per episode and interval (:class:`~server.health.FailureLog`).
-Once a second it also looks at the WAL's size: past its limit at two looks in a row while a
-checkpoint cannot copy it back (a reader outside the server holding an old snapshot), the
-log is reported degraded in ``/health`` and in the log, with the size and the limit.
+Repeated failures are logged once per episode and interval
+(:class:`~poolhall.server.health.FailureLog`). Once a second it also looks at the WAL's size: past
+its limit at two looks in a row while a checkpoint cannot copy it back (a reader outside the server
+holding an old snapshot), the log is reported degraded in ``/health`` and in the log, with the size
+and the limit.
 
 Between two commits the writer also does the log's housekeeping, if it has any (SQLite: the
 WAL started over once the checkpointer finds it past its limit,
-:meth:`events.sqlite_backend.SqliteLog.checkpoint`), and when the queue is idle the
+:meth:`poolhall.events.sqlite_backend.SqliteLog.checkpoint`), and when the queue is idle the
 checkpointer's tick does it.
 """
 

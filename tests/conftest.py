@@ -1,7 +1,7 @@
 """Shared fixtures: a real server on an ephemeral loopback port with a real SQLite file.
 
-``table`` starts :class:`server.app.Server` on 127.0.0.1 port 0 with a log in ``tmp_path`` and a
-seeded dice generator, and hands out real :class:`clients.client.Client` connections.
+``table`` starts :class:`poolhall.server.app.Server` on 127.0.0.1 port 0 with a log in ``tmp_path``
+and a seeded dice generator, and hands out real :class:`poolhall.clients.client.Client` connections.
 """
 
 from __future__ import annotations

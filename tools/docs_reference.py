@@ -3,8 +3,8 @@
 Three pages are written from what the program itself knows, so the docs cannot drift from it:
 the protocol from the JSON Schema that ``poolhall schema`` prints (the msgspec types), every
 ``poolhall`` command and option from the CLI's argparse parser, and the server's settings
-from :class:`server.settings.Settings`. MkDocs calls :func:`generated_pages` through the hook
-in ``tools/mkdocs_hooks.py``; ``tests/docs/test_reference.py`` checks that every subcommand,
+from :class:`poolhall.server.settings.Settings`. MkDocs calls :func:`generated_pages` through the
+hook in ``tools/mkdocs_hooks.py``; ``tests/docs/test_reference.py`` checks that every subcommand,
 option, setting and message type appears.
 """
 
@@ -116,7 +116,8 @@ def cli_page(parser: argparse.ArgumentParser | None = None) -> str:
 # --- the settings --------------------------------------------------------------------------
 
 def settings_page() -> str:
-    """The server settings: every field of :class:`server.settings.Settings` and its flag."""
+    """The server settings: every field of :class:`poolhall.server.settings.Settings` and its
+    flag."""
     from poolhall.server.settings import Settings
 
     out = [_HEADER, "# Server settings\n\n",

@@ -14,7 +14,7 @@ so a thousand commands cost two round trips and one WAL flush:
 
 So a process that lost a race learns it from the head it reads under the lock, before it
 writes anything: only that campaign's requests get a
-:class:`~events.errors.ConcurrencyError` (the hub reads what it missed and decides again),
+:class:`~poolhall.events.errors.ConcurrencyError` (the hub reads what it missed and decides again),
 the batch's other campaigns commit, and no statement fails. Before the locks, the database's
 unique constraints were the only referee: a batch met another process's rows, failed whole
 (an aborted pipeline and a warning each time) and was judged again request by request, a
@@ -26,8 +26,8 @@ hold whoever writes: a writer that takes no lock (a process of an older release 
 one) can still beat a batch between its read and its insert. The batch is then rolled back
 and made again from a fresh read (:data:`RACE_TRIES` times), which finds that writer's rows.
 
-The ``NOTIFY`` (:data:`~events.postgres_backend.schema.CHANNEL`) is delivered only once the
-transaction commits: :class:`~events.postgres_backend.listener.HeadListener` hears it in
+The ``NOTIFY`` (:data:`~poolhall.events.postgres_backend.schema.CHANNEL`) is delivered only once the
+transaction commits: :class:`~poolhall.events.postgres_backend.listener.HeadListener` hears it in
 every process.
 """
 
@@ -109,7 +109,7 @@ class Appender:
 
     def append_batch(self, requests: Sequence[AppendRequest]) -> list[AppendResult]:
         """Append every request whose expected head holds, in one durable transaction (see
-        :meth:`events.log_contract.ServerLog.append_batch`)."""
+        :meth:`poolhall.events.log_contract.ServerLog.append_batch`)."""
         requests = list(requests)
         lost: psycopg.Error | None = None
         with self._lock:

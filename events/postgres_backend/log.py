@@ -2,16 +2,16 @@
 
 Appends (:mod:`.append`) take each campaign's advisory lock, read its head under it and
 write the requests whose expected head holds in one transaction; one whose campaign another
-process appended to first gets :class:`~events.errors.ConcurrencyError` (the caller reads what
-it missed and decides again) while the batch's other campaigns commit. The append's
-transaction also sends ``NOTIFY`` (:data:`~events.postgres_backend.schema.CHANNEL`) with each
-campaign's new head, which PostgreSQL delivers only once it commits:
-:class:`~events.postgres_backend.listener.HeadListener` hears them in every process.
+process appended to first gets :class:`~poolhall.events.errors.ConcurrencyError` (the caller reads
+what it missed and decides again) while the batch's other campaigns commit. The append's
+transaction also sends ``NOTIFY`` (:data:`~poolhall.events.postgres_backend.schema.CHANNEL`) with
+each campaign's new head, which PostgreSQL delivers only once it commits:
+:class:`~poolhall.events.postgres_backend.listener.HeadListener` hears them in every process.
 
 Reads go through a small connection pool (psycopg_pool), each in its own transaction; writes
 through one connection of their own, used by one thread at a time (the server's writer), made
 again after the database went away. Every database error reaches the caller as a
-:class:`~events.errors.StoreError`: the server reports ``unavailable`` and retries.
+:class:`~poolhall.events.errors.StoreError`: the server reports ``unavailable`` and retries.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ class PostgresLog(ServerLog):
         A request whose command id the campaign already holds (here, in another process, or
         earlier in the batch) gets that command's :class:`CommandRecord` and appends nothing.
         One whose head moved (here or in another process) gets a
-        :class:`~events.errors.ConcurrencyError` and appends nothing; the others commit. If
+        :class:`~poolhall.events.errors.ConcurrencyError` and appends nothing; the others commit. If
         the database cannot be reached, every request that would have stored gets a
         :class:`StoreError`.
         """

@@ -10,7 +10,7 @@
 - ``commands``: what each accepted command id appended, ``PRIMARY KEY (campaign,
   command_id)``: a command id is used once per campaign, whichever process sees it.
 - ``sealed_tokens``: the token an invite issued, sealed under its retry key
-  (:mod:`server.sealed_tokens`), written in the same transaction as its events.
+  (:mod:`poolhall.server.sealed_tokens`), written in the same transaction as its events.
 - ``issued_tokens``: the campaign each token hash was issued for (derived from the events,
   written in the same transaction), so a join is checked before its campaign loads.
 - ``snapshots``: derived data (:mod:`.snapshots`), not append-only: may be dropped.

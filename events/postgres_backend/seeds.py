@@ -1,8 +1,8 @@
 """The fair rolls' seed vault on PostgreSQL: table ``fair_seeds``, apart from the events.
 
-The same interface as :class:`server.seed_vault.SeedVault` (and its SQLite twin,
-:mod:`server.seed_vault_sqlite`): one row per (campaign, epoch) with the 32-byte secret seed,
-never changed (a trigger refuses it). ``INSERT … ON CONFLICT DO NOTHING`` then a read, so that
+The same interface as :class:`poolhall.server.seed_vault.SeedVault` (and its SQLite twin,
+:mod:`poolhall.server.seed_vault_sqlite`): one row per (campaign, epoch) with the 32-byte secret
+seed, never changed (a trigger refuses it). ``INSERT … ON CONFLICT DO NOTHING`` then a read, so that
 when two server processes open the same epoch at once both use the seed stored first. The
 write is committed (durable) before the epoch's ``seed_committed`` event is appended.
 """

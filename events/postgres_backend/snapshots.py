@@ -1,6 +1,6 @@
 """Stored snapshots on PostgreSQL: derived data, keyed by the chain hash they were folded at.
 
-The same interface as :class:`events.sqlite_backend.snapshots.SqliteSnapshots`,
+The same interface as :class:`poolhall.events.sqlite_backend.snapshots.SqliteSnapshots`,
 in a table ``snapshots`` of the log's database that is not append-only: a row is replaced when
 a newer code's fold is stored at the same seq. A row whose ``fingerprint`` (the code that
 encoded it) is not the caller's is never read; the reader checks ``head_hash`` against the
@@ -23,7 +23,7 @@ __all__ = ["PostgresSnapshots"]
 
 
 class PostgresSnapshots:
-    """The ``snapshots`` table (a :class:`~events.log_contract.SnapshotRows`), on the log's
+    """The ``snapshots`` table (a :class:`~poolhall.events.log_contract.SnapshotRows`), on the log's
     connection pool."""
 
     def __init__(self, pool: ConnectionPool[Any]) -> None:

@@ -1,10 +1,10 @@
 """The SQLite backend of the event log: the embedded default (one file, WAL, group commit).
 
-- :mod:`~events.sqlite_backend.schema`: the plain schema, its constraints, the migration;
-- :mod:`~events.sqlite_backend.log`: :class:`SqliteLog`, the file opened by its one server;
-- :mod:`~events.sqlite_backend.reader`: :class:`SqliteReader`, reads and ``verify``;
-- :mod:`~events.sqlite_backend.verify`: the walk of every chain;
-- :mod:`~events.sqlite_backend.file`, ``bulk_insert``, ``issued_tokens``: their helpers.
+- :mod:`~poolhall.events.sqlite_backend.schema`: the plain schema, its constraints, the migration;
+- :mod:`~poolhall.events.sqlite_backend.log`: :class:`SqliteLog`, the file opened by its one server;
+- :mod:`~poolhall.events.sqlite_backend.reader`: :class:`SqliteReader`, reads and ``verify``;
+- :mod:`~poolhall.events.sqlite_backend.verify`: the walk of every chain;
+- :mod:`~poolhall.events.sqlite_backend.file`, ``bulk_insert``, ``issued_tokens``: their helpers.
 
 Nothing outside this package opens a connection to the file.
 """

@@ -1,6 +1,6 @@
 """Opening the log's file for writing: the one-server lock, and open errors in plain words.
 
-Apart from :mod:`events.sqlite_backend.log` so that the log keeps to appending.
+Apart from :mod:`poolhall.events.sqlite_backend.log` so that the log keeps to appending.
 """
 
 from __future__ import annotations

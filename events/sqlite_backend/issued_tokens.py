@@ -30,7 +30,7 @@ ISSUING = frozenset(str(event.__struct_config__.tag)
 """The event types that issue a token (each carries its ``token_hash``)."""
 
 INSERT = "INSERT OR IGNORE INTO issued_tokens (token_hash, campaign)"
-"""The head of the writer's insert (:func:`~events.sqlite_backend.bulk_insert.insert_rows`
+"""The head of the writer's insert (:func:`~poolhall.events.sqlite_backend.bulk_insert.insert_rows`
 adds the rows)."""
 
 _CREATE = ("CREATE TABLE issued_tokens (token_hash TEXT PRIMARY KEY, campaign TEXT NOT NULL)"

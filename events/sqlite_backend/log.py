@@ -2,13 +2,13 @@
 
 :class:`SqliteLog` is the file opened for writing by its one server (an exclusive lock on the
 file refuses a second). Its :meth:`~SqliteLog.append_batch` is the group committer's one
-transaction per batch (:mod:`server.writer`): a thousand commands cost one fsync
+transaction per batch (:mod:`poolhall.server.writer`): a thousand commands cost one fsync
 (``synchronous=FULL``: durable before it returns, and the server acknowledges nothing before).
-The schema and its constraints are in :mod:`events.sqlite_backend.schema`; reads are
-:class:`~events.sqlite_backend.reader.SqliteReader`'s, which this extends.
+The schema and its constraints are in :mod:`poolhall.events.sqlite_backend.schema`; reads are
+:class:`~poolhall.events.sqlite_backend.reader.SqliteReader`'s, which this extends.
 
 What is kept of the older store's speed, each simple and measured to matter: rows inserted a
-few hundred per statement (:mod:`events.sqlite_backend.bulk_insert`), each campaign's head
+few hundred per statement (:mod:`poolhall.events.sqlite_backend.bulk_insert`), each campaign's head
 and head hash kept in memory by the one writer, the command ids of a batch looked up in one
 statement, and the WAL kept short beside the writer (:meth:`SqliteLog.checkpoint`).
 """
@@ -85,7 +85,7 @@ class SqliteLog(SqliteReader):
     the file (released by :meth:`close`), so a second server on the same database is refused
     at once instead of both appending and each holding a state the other does not see. An
     older layout's file is migrated to the plain schema as it opens
-    (:mod:`events.sqlite_backend.schema`).
+    (:mod:`poolhall.events.sqlite_backend.schema`).
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -139,8 +139,8 @@ class SqliteLog(SqliteReader):
                     _KNOWN, [msgspec.json.encode(pairs).decode()])}
 
     def append_batch(self, requests: Sequence[AppendRequest]) -> list[AppendResult]:
-        """Append every request (see :meth:`events.log_contract.EventLog.append_batch`) in one
-        durable transaction.
+        """Append every request (see :meth:`poolhall.events.log_contract.EventLog.append_batch`) in
+        one durable transaction.
 
         The writer's hot path: the batch's command ids are looked up in one statement, each
         chain hash is one formatted string and one ``sha256`` call, and the rows go a few

@@ -1,5 +1,5 @@
 """Reading a SQLite log: :class:`SqliteReader`, what ``poolhall verify``, offline tools and
-the server's reads use (the server's :class:`~events.sqlite_backend.SqliteLog` is one).
+the server's reads use (the server's :class:`~poolhall.events.sqlite_backend.SqliteLog` is one).
 
 Reads run beside the writer (WAL) on connections of their own, kept in a small pool: a read
 takes one, runs one statement (one snapshot of the file) and gives it back, so the server's
@@ -144,7 +144,7 @@ class SqliteReader(EventLog):
                 for c, i, a, last in self._all(_DIRECTORY, [])]
 
     def verify(self) -> tuple[int, list[ChainProblem]]:
-        """Check the file and walk every chain (:mod:`events.sqlite_backend.verify`)."""
+        """Check the file and walk every chain (:mod:`poolhall.events.sqlite_backend.verify`)."""
         return verify_file(f"{self.path.resolve().as_uri()}?mode=ro")
 
     def token_campaign(self, token_hash: str) -> str | None:

@@ -1,6 +1,6 @@
 """The plain schema in SQLite, created on a new file, and the one migration to it.
 
-Every promise of the log is a constraint SQLite enforces (see :mod:`events.log_contract`):
+Every promise of the log is a constraint SQLite enforces (see :mod:`poolhall.events.log_contract`):
 
 - ``UNIQUE (campaign, seq)`` on ``events``: a second event at a sequence number is refused;
 - ``PRIMARY KEY (campaign, command_id)`` on ``commands``: a command id is recorded once per

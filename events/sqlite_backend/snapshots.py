@@ -3,7 +3,7 @@
 One row per ``(campaign, seq)``: the encoded state after that event, the fingerprint of the
 code that folded it and the chain hash of the event (``head_hash``). Deleting the table, or
 any row, loses nothing: the next load folds from the log and writes them again. What a row
-holds, and when it is trusted, is :mod:`server.stored_snapshots`'s; this keeps the rows.
+holds, and when it is trusted, is :mod:`poolhall.server.stored_snapshots`'s; this keeps the rows.
 
 Rows are written on connections of their own with ``synchronous=OFF`` (a lost snapshot costs
 a longer fold, never an event), in a worker thread, so a write holds the log's write lock
@@ -55,7 +55,8 @@ def read_only_rows(path: str | Path) -> list[tuple[str, int, str, str, bytes]]:
 
 
 class SqliteSnapshots:
-    """The ``snapshots`` table of a log file (:class:`events.log_contract.SnapshotRows`)."""
+    """The ``snapshots`` table of a log file
+    (:class:`poolhall.events.log_contract.SnapshotRows`)."""
 
     def __init__(self, path: str | Path) -> None:
         self._uri = Path(path).resolve().as_uri()

@@ -2,7 +2,7 @@
 
 One read transaction (one snapshot of the file, even one being served): the events in their
 append order (one sequential scan of the table), each hash computed again from the row and
-the hash of the previous row of its campaign (:mod:`events.chain`); then the ``commands``
+the hash of the previous row of its campaign (:mod:`poolhall.events.chain`); then the ``commands``
 table against the events, in SQL. What each finds:
 
 - an edited event: its hash does not match (``hash does not match: edited, or out of order``);
@@ -94,7 +94,7 @@ def _damage(uri: str) -> list[ChainProblem]:
 def _walk(connection: sqlite3.Connection, journal: bool) -> tuple[int, list[ChainProblem]]:
     """The hot loop: the table read in append order (a sequential scan of the rows
     themselves, never of an index that might not match them), each campaign's last link
-    kept; each row's hash formatted inline (the bytes :func:`events.chain.link_hash`
+    kept; each row's hash formatted inline (the bytes :func:`poolhall.events.chain.link_hash`
     hashes), one problem at most an event."""
     problems: list[ChainProblem] = []
     checked = 0

@@ -1,7 +1,7 @@
 """The rules: which game system decides a command, found by the campaign's system id.
 
-Each ``server/rules/<id>.py`` exports ``RULES`` (see :mod:`server.rules.contract`); they are
-imported here by name, statically, and a registered system without one is refused at import.
+Each ``server/rules/<id>.py`` exports ``RULES`` (see :mod:`poolhall.server.rules.contract`); they
+are imported here by name, statically, and a registered system without one is refused at import.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def rules(system_id: str) -> Rules:
 
 def decide(ctx: Decision, command: Command) -> list[Event]:
     """Decide any command in a campaign: core commands here, the rest by the game system;
-    then the fair rolls' part (:func:`server.rules.fairness.finish`)."""
+    then the fair rolls' part (:func:`poolhall.server.rules.fairness.finish`)."""
     privacy.guard(ctx, command)
     if isinstance(command, ImportCharacter):  # core commands with a module of their own
         events = import_character(ctx, command)

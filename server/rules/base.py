@@ -2,9 +2,9 @@
 
 A rules module's ``decide(ctx, command) -> list[Event]`` is a pure decision over
 ``ctx.state`` with dice drawn only from ``ctx.rng``: in the server, the fair roll's stream of
-the campaign's epoch (:mod:`server.rules.fairness`, :mod:`events.fair`), given a seed; rules
-tests hand a source that deals the faces a rule's test needs. It raises
-:class:`events.errors.Rejected` to refuse; nothing it returns is kept unless the whole list
+the campaign's epoch (:mod:`poolhall.server.rules.fairness`, :mod:`poolhall.events.fair`), given a
+seed; rules tests hand a source that deals the faces a rule's test needs. It raises
+:class:`poolhall.events.errors.Rejected` to refuse; nothing it returns is kept unless the whole list
 is appended durably.
 """
 

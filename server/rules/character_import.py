@@ -3,7 +3,7 @@
 The GM alone imports (a player's own character goes through the GM, who knows the table's
 house rules). The file's stats must be of the campaign's game system; the id is the command's
 ``character``, else the file's, else one made from the name, and must be free. The events are
-the ones ``create_character`` appends plus :class:`~events.character_io.CharacterImported`:
+the ones ``create_character`` appends plus :class:`~poolhall.events.character_io.CharacterImported`:
 the sheet is built by the same folds, and the log says where it came from.
 """
 

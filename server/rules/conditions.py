@@ -1,4 +1,5 @@
-"""Deciding ``set_condition`` (:mod:`events.conditions`): who may, which conditions, what range."""
+"""Deciding ``set_condition`` (:mod:`poolhall.events.conditions`): who may, which conditions, what
+range."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The server's part of a game system's contract (see :mod:`events.contract`).
+"""The server's part of a game system's contract (see :mod:`poolhall.events.contract`).
 
 Each ``server/rules/<id>.py`` exports ``RULES``, a :class:`Rules`: which commands it decides,
 ``decide``, and the views it sends the table. A system without views leaves them at their
@@ -19,7 +19,7 @@ __all__ = ["Decide", "Rules", "StandingViews", "Views"]
 
 Decide = Callable[[Decision, Command], list[Event]]
 """A pure decision over ``ctx.state``, randomness drawn only from ``ctx.rng``; raises
-:class:`events.errors.Rejected` to refuse."""
+:class:`poolhall.events.errors.Rejected` to refuse."""
 Views = Callable[[CampaignState, list[Event]], list[ViewSpec]]
 """The views these (just appended, already folded) events changed, sent to the table."""
 StandingViews = Callable[[CampaignState], list[ViewSpec]]
@@ -41,7 +41,7 @@ class Rules:
     """How a game system decides its commands and what derived data it shows the table."""
 
     system: str
-    """The system id, as registered in :data:`events.systems.SYSTEMS`."""
+    """The system id, as registered in :data:`poolhall.events.systems.SYSTEMS`."""
     commands: frozenset[type[Command]]
     """The command types :attr:`decide` takes: the system's own, from its vocabulary."""
     decide: Decide

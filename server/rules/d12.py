@@ -1,9 +1,10 @@
 """Decisions of the ``d12`` game system: threshold tests, basic and extended.
 
 Who does what, as the rules' steps say: the GM names the stats that apply and sets or derives
-the DT (:class:`~events.d12.CallThresholdTest`, :class:`~events.d12.SetDifficultyThreshold`),
-the player of the character rolls (:class:`~events.d12.RollThresholdTest`), the GM interprets
-the result and ends an extended test. Dice come only from ``ctx.rng``.
+the DT (:class:`~poolhall.events.d12.CallThresholdTest`,
+:class:`~poolhall.events.d12.SetDifficultyThreshold`), the player of the character rolls
+(:class:`~poolhall.events.d12.RollThresholdTest`), the GM interprets the result and ends an extended
+test. Dice come only from ``ctx.rng``.
 
 An extended round is decided as one list of events, so the log never holds half a round:
 the roll, the failed dice leaving, then either the refresh dice joining or - when no die is
@@ -322,4 +323,4 @@ def _test_view(state: CampaignState, test: TestState) -> ViewSpec:
 
 RULES = Rules(system=d12.SYSTEM_ID, commands=COMMANDS, decide=decide, views=views,
               standing_views=standing_views)
-"""This system's rules (see :mod:`server.rules.contract`)."""
+"""This system's rules (see :mod:`poolhall.server.rules.contract`)."""

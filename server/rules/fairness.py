@@ -2,9 +2,9 @@
 events that hold dice, and when an epoch ends (its seed revealed, the next committed).
 
 A decision is given the seeds it may use (:class:`EpochSeeds`, from
-:class:`server.fair_seeds.FairSeeds`, both already durable) and draws its dice from a
-:class:`events.fair.DieStream` for the state's epoch and next nonce. :func:`finish` runs after
-the rules of the command: it stamps each event that holds dice with ``(epoch, nonce, client
+:class:`poolhall.server.fair_seeds.FairSeeds`, both already durable) and draws its dice from a
+:class:`poolhall.events.fair.DieStream` for the state's epoch and next nonce. :func:`finish` runs
+after the rules of the command: it stamps each event that holds dice with ``(epoch, nonce, client
 seeds digest)``, and ends the epoch when the rules say so:
 
 - a game session starts or ends (every session has an epoch of its own, and rolls outside a
@@ -64,8 +64,8 @@ class EpochSeeds(msgspec.Struct, frozen=True, kw_only=True):
     """``None`` while the server is still storing it (a rotation is then refused: retry)."""
     now: str
     current_keyed: hmac.HMAC | None = None
-    """``current`` keyed for HMAC (:func:`events.fair.keyed`), once for the epoch; ``None``:
-    keyed for each roll."""
+    """``current`` keyed for HMAC (:func:`poolhall.events.fair.keyed`), once for the epoch;
+    ``None``: keyed for each roll."""
 
 
 class FairRoll:
@@ -157,8 +157,8 @@ def _deadline(committed_at: str) -> datetime | None:
 
 @functools.lru_cache(maxsize=256)
 def _seeds_digest(seeds: tuple[tuple[str, str], ...]) -> bytes:
-    """:func:`events.fair.client_seeds_digest` of the seeds in force, computed once for each
-    set of them (they change when a member sets one; every roll asks)."""
+    """:func:`poolhall.events.fair.client_seeds_digest` of the seeds in force, computed once for
+    each set of them (they change when a member sets one; every roll asks)."""
     return client_seeds_digest(dict(seeds))
 
 

@@ -1,7 +1,7 @@
 """Decisions of the ``narrative`` game system, and the live odds of its open checks.
 
-Checks are decided in :mod:`server.rules.narrative_checks`, destiny, Force dice and free
-pools in :mod:`server.rules.narrative_destiny`. :func:`views` sends the table, after every
+Checks are decided in :mod:`poolhall.server.rules.narrative_checks`, destiny, Force dice and free
+pools in :mod:`poolhall.server.rules.narrative_destiny`. :func:`views` sends the table, after every
 change of a check, that check's effective pool with provenance and its exact odds.
 """
 
@@ -55,9 +55,9 @@ _DECIDERS: dict[type[Any], Callable[[Decision, Any], list[Event]]] = {
     n.RollPool: destiny.roll_pool,
     **dict.fromkeys(ENCOUNTER_COMMANDS, decide_encounter),
 }
-"""Who decides each command: :mod:`server.rules.narrative_checks` a check's,
-:mod:`server.rules.narrative_destiny` the destiny pool's and the free rolls',
-:mod:`server.rules.narrative_encounter` an encounter's."""
+"""Who decides each command: :mod:`poolhall.server.rules.narrative_checks` a check's,
+:mod:`poolhall.server.rules.narrative_destiny` the destiny pool's and the free rolls',
+:mod:`poolhall.server.rules.narrative_encounter` an encounter's."""
 
 
 def decide(ctx: Decision, command: Any) -> list[Event]:
@@ -135,4 +135,4 @@ def standing_views(state: CampaignState) -> list[ViewSpec]:
 
 RULES = Rules(system=n.SYSTEM_ID, commands=COMMANDS, decide=decide, views=views,
               standing_views=standing_views)
-"""This system's rules (see :mod:`server.rules.contract`)."""
+"""This system's rules (see :mod:`poolhall.server.rules.contract`)."""

@@ -10,7 +10,7 @@ Who may do what (**decision**, also in docs/narrative.md):
   Difficulty, Challenge and Setback dice, a talent's removal of Setback included) is the GM's,
   the final arbiter of the pool;
 - other players change someone else's check only by spending destiny (see
-  :mod:`server.rules.narrative_destiny`); spectators only watch.
+  :mod:`poolhall.server.rules.narrative_destiny`); spectators only watch.
 """
 
 from __future__ import annotations

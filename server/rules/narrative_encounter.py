@@ -1,4 +1,5 @@
-"""Deciding the narrative encounter and the spending of results (:mod:`events.narrative_encounter`).
+"""Deciding the narrative encounter and the spending of results
+(:mod:`poolhall.events.narrative_encounter`).
 
 Each refusal names the rule it enforces, in the sources' words where they have them:
 

@@ -1,7 +1,7 @@
 """The private rolls' part of every decision: who may roll with which visibility, and refusing
 a member who acts on a private roll they may not see as if it did not exist.
 
-The visibility rules (:mod:`projections.privacy` has what the log then keeps):
+The visibility rules (:mod:`poolhall.projections.privacy` has what the log then keeps):
 
 - ``gm`` is the GM's secret roll or check; only the GM makes one.
 - ``blind`` and ``self`` are a player's private rolls, and only one-shot rolls (a free roll,
@@ -9,7 +9,7 @@ The visibility rules (:mod:`projections.privacy` has what the log then keeps):
   hidden from the player building it, so a private check is the GM's.
 - A private SR3 test draws no Combat, Astral or Karma Pool dice: those pools are shown to the
   whole table, and their going down would tell what the test was.
-- At most :data:`~projections.privacy.MAX_PENDING` wait to be revealed at once.
+- At most :data:`~poolhall.projections.privacy.MAX_PENDING` wait to be revealed at once.
 - A GM's secret check is named ``secret-<seq>`` unless the GM names it, and does not count
   in its character's numbering of checks: the ids the table sees tell nothing of it. A destiny
   point flipped for a secret check may not name it (the flip itself is the table's to see).

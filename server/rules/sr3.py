@@ -320,4 +320,4 @@ def standing_views(state: CampaignState) -> list[ViewSpec]:
 
 RULES = Rules(system=vocabulary.SYSTEM_ID, commands=COMMANDS, decide=decide, views=views,
               standing_views=standing_views)
-"""This system's rules (see :mod:`server.rules.contract`)."""
+"""This system's rules (see :mod:`poolhall.server.rules.contract`)."""

@@ -2,8 +2,8 @@
 
 :func:`pool_cap` answers for one pool and one test: refused (with the source's sentence), or
 allowed up to a cap (None: no limit beyond what is left). :func:`check_draws` turns a refusal
-into :class:`events.errors.Rejected` with code ``rule``, the quoted rule, and the path of the
-draw at fault (``$.pools.combat``). Decisions beyond the source are marked **decision**.
+into :class:`poolhall.events.errors.Rejected` with code ``rule``, the quoted rule, and the path of
+the draw at fault (``$.pools.combat``). Decisions beyond the source are marked **decision**.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Shadowrun 3 tests: base dice, target number, the roll with the Rule of Six, the result.
 
 A die is rolled as a chain of faces: a 6 is rolled again and the new face added, as often as
-sixes come up (Rule of Six), up to :data:`events.sr3.MAX_CHAIN` faces. Successes are the dice
-whose value reaches the TN; an open test's result is the highest value; if every die shows 1
+sixes come up (Rule of Six), up to :data:`poolhall.events.sr3.MAX_CHAIN` faces. Successes are the
+dice whose value reaches the TN; an open test's result is the highest value; if every die shows 1
 the test is a disastrous failure (Rule of One). Dice come only from ``ctx.rng``.
 """
 

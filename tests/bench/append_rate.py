@@ -85,7 +85,8 @@ from poolhall.server.writer import GroupCommitter  # noqa: E402
 COMMANDS_TABLE = ("CREATE TABLE commands (campaign TEXT NOT NULL, command_id TEXT NOT NULL,"
                   " actor TEXT NOT NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL,"
                   " PRIMARY KEY (campaign, command_id))")
-"""The plain schema's ``commands`` (:mod:`events.sqlite_backend.schema`), for the raw bound."""
+"""The plain schema's ``commands`` (:mod:`poolhall.events.sqlite_backend.schema`), for the raw
+bound."""
 LOOKED_UP = "id_looked_up" in AppendRequest.__struct_fields__
 """Whether the checkout's requests carry the older store's ``id_looked_up`` mark."""
 
@@ -293,7 +294,7 @@ def committer_rate(work: Path, submitters: int, seconds: float, collector: str =
     requests before 2026-11-26.
 
     ``collector="server"`` runs CPython's garbage collector as ``poolhall serve`` does
-    (:class:`server.gc_tuning.GcTuning` with the default settings: what start-up built is
+    (:class:`poolhall.server.gc_tuning.GcTuning` with the default settings: what start-up built is
     frozen, young collections every 10,000 allocations, a sweep a second); ``"cpython"``
     leaves CPython's defaults, under which this process's full collections scanned every
     object of the modules it imported (numpy among them), a pause a server does not take.

@@ -14,7 +14,7 @@ die unlike fair dice, a rare result more or fewer than fair dice give). The targ
 
 ``--power`` draws, with a seeded numpy generator, ``n`` dice of ``k`` faces with one face twice
 as likely as each other, and prints the share of samples the face test of
-:mod:`projections.analytics_faces` gives p < 0.05 (the test alone) and p < 0.005 (what Holm
+:mod:`poolhall.projections.analytics_faces` gives p < 0.05 (the test alone) and p < 0.005 (what Holm
 asks of the smallest of a page of ten tests), for each ``k`` and ``n``.
 
 Figures are printed, never asserted (the suite has small versions in

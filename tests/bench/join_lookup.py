@@ -4,8 +4,8 @@
 
     python tests/bench/join_lookup.py [--members 10 1000 10000] [--repeat 20000]
 
-Prints microseconds per check (best of 5) of :func:`server.app.member_by_token` plus the token
-hash, for a right token, a wrong one, and a campaign that does not exist, and beside them the
+Prints microseconds per check (best of 5) of :func:`poolhall.server.app.member_by_token` plus the
+token hash, for a right token, a wrong one, and a campaign that does not exist, and beside them the
 scan over every member that joins used before (a wrong token had to be compared with each
 member's hash, so its answer time told how big the campaign was).
 """

@@ -8,7 +8,7 @@
 The campaign is played with a seeded generator and fair dice by the builders of
 ``tests/projections/analytics_logs.py``: game sessions of about 2,500 events (checks with
 destiny flips, or Shadowrun tests in Combat Turns, or d12 tests) and free rolls between them.
-Measured in this process: the fold (:func:`projections.analytics.report`), the rows of
+Measured in this process: the fold (:func:`poolhall.projections.analytics.report`), the rows of
 ``export --rolls``, the HTML of the campaign and of one session, the JSON. With ``--served``
 the log is also written into a SQLite file with the store's own append, a server is started
 on it in a child process, and ``poolhall report CAMPAIGN --html FILE --json`` runs as a

@@ -1,9 +1,10 @@
 """How fast ``poolhall verify`` recomputes fair rolls: dice a second (target >= 200,000).
 
 Builds one campaign's log in memory (an epoch of free rolls of mixed dice, stamped the way
-the server stamps them, then its reveal) and times :func:`projections.fair_verify.check_campaign`
-over it: the recomputation itself, apart from reading the file (which the hash-chain check
-measures). Run: ``python tests/bench/verify_rolls.py [--rolls N]``.
+the server stamps them, then its reveal) and times
+:func:`poolhall.projections.fair_verify.check_campaign` over it: the recomputation itself, apart
+from reading the file (which the hash-chain check measures). Run: ``python
+tests/bench/verify_rolls.py [--rolls N]``.
 """
 
 from __future__ import annotations

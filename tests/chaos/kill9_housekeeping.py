@@ -7,10 +7,10 @@
 
 ``kill9.py`` kills a whole server under a load too light to reach the log's housekeeping. Here
 a child process plays the group committer's writer against
-:class:`~events.sqlite_backend.SqliteLog` directly, as fast as it can, with the WAL's limit made
-small so that it is started over each time it passes 256 KiB, by a checkpointing thread asking
-the writer (:meth:`~events.sqlite_backend.SqliteLog.checkpoint`) as the server's does. After
-each append it prints the campaigns' heads, which it has from the log's answer (acknowledged:
+:class:`~poolhall.events.sqlite_backend.SqliteLog` directly, as fast as it can, with the WAL's limit
+made small so that it is started over each time it passes 256 KiB, by a checkpointing thread asking
+the writer (:meth:`~poolhall.events.sqlite_backend.SqliteLog.checkpoint`) as the server's does.
+After each append it prints the campaigns' heads, which it has from the log's answer (acknowledged:
 committed with ``synchronous=FULL``). After a random 0.3-2.5 s of appending it gets SIGKILL:
 in an append, a restart of the WAL or a checkpoint. The next round reopens the same file.
 

@@ -8,10 +8,11 @@
 Any member can ask for the report of their campaign, and the page is made in the server's
 report worker. This writes a narrative campaign played with a seeded generator (game sessions
 of destiny flips and checks, free rolls between; ``tests/projections/analytics_logs.py``) into a
-real SQLite log with the store's own append, then runs :func:`server.report_page.build_page` -
-the worker's very job: read, fold, draw - in a fresh process per length, and prints that
-process's peak RSS (``ru_maxrss``: matplotlib and the interpreter included). ``--whole`` also
-runs the old way (the whole log decoded into a list, then folded) for the comparison.
+real SQLite log with the store's own append, then runs
+:func:`poolhall.server.report_page.build_page` - the worker's very job: read, fold, draw - in a
+fresh process per length, and prints that process's peak RSS (``ru_maxrss``: matplotlib and the
+interpreter included). ``--whole`` also runs the old way (the whole log decoded into a list, then
+folded) for the comparison.
 
 Bounded: a few seconds of a core per 10,000 events; the figures are printed, never asserted
 (the suite's ``tests/server/test_report_memory.py`` asserts the page-at-a-time fold).

@@ -8,8 +8,8 @@ A reader that keeps a read transaction open (a long catch-up, a backup, ``sqlite
 by an operator) stops checkpoints from resetting the WAL, so it grows with every append. When
 the reader lets go, the server's checkpointer catches up; what is left on disk then is the
 figure that matters. Without ``journal_size_limit`` the file kept its largest size for good.
-Appends go straight to :class:`~events.sqlite_backend.SqliteLog` (no server), so the figures do not
-depend on the machine's load. Prints the sizes; asserts nothing.
+Appends go straight to :class:`~poolhall.events.sqlite_backend.SqliteLog` (no server), so the
+figures do not depend on the machine's load. Prints the sizes; asserts nothing.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The log's contract tests, written once: every backend's test module subclasses them.
 
-:class:`LogContract` holds every test of :class:`events.log_contract.EventLog`; a backend's
+:class:`LogContract` holds every test of :class:`poolhall.events.log_contract.EventLog`; a backend's
 module (``test_sqlite_log.py``, the PostgreSQL one) subclasses it as ``TestXxxLog`` and gives
 the hooks: a ``log`` fixture yielding a fresh, empty log, :meth:`LogContract.reopen`,
 :meth:`LogContract.execute` (raw SQL on the backend's database, as an operator with a SQL shell
@@ -9,7 +9,7 @@ triggers dropped first, as an attacker would) and :attr:`LogContract.integrity_e
 the backend's driver raises when the database refuses a statement). A new test added here
 runs on every backend at once, in the manner of eventsourcing's abstract recorder tests.
 
-The raw SQL uses only the plain schema's names (:mod:`events.log_contract`) and literal
+The raw SQL uses only the plain schema's names (:mod:`poolhall.events.log_contract`) and literal
 values, so that it reads the same to SQLite and PostgreSQL.
 """
 
@@ -243,7 +243,7 @@ class LogContract:
 
     def test_the_chain_links_every_stored_field_to_the_previous_event(self, log: EventLog
                                                                       ) -> None:
-        """Each hash is :func:`events.chain.link_hash` of the previous hash and the row."""
+        """Each hash is :func:`poolhall.events.chain.link_hash` of the previous hash and the row."""
         self.filled(log)
         for campaign in ("a", "b"):
             previous = GENESIS
