@@ -21,7 +21,8 @@ def _badge(page: Page, seq: int) -> Locator:
 def test_rolls_are_sealed_then_verified_in_the_browser(served: Served, open_page: PageOpener
                                                        ) -> None:
     """The GM and a player roll; the player's page marks the rolls sealed; the GM ends the
-    session and every roll turns verified, opening one shows the seed and the bytes used."""
+    session and every roll turns verified, opening one shows the seed and the bytes used; the
+    campaign's replay marks them verified too."""
     campaign, gm_link = served.create_campaign("Fair", "d12")
     ana_link = served.invite(campaign, gm_link, "player", "Ana")
     served.send(gm_link, {"type": "start_session"})
@@ -43,6 +44,11 @@ def test_rolls_are_sealed_then_verified_in_the_browser(served: Served, open_page
     assert "bytes used" in how
     assert "nonce" in how
     assert len(panel.locator("dd").nth(4).inner_text()) == 64  # the seed, revealed
+    # the replay checks them alike (it once derived the dice without the campaign's id: every
+    # roll a mismatch)
+    ana.goto(f"{served.origin}/replay#campaign={campaign}")
+    for seq in rolls:
+        expect(_badge(ana, seq)).to_have_attribute("data-state", "verified")
 
 
 def test_an_edited_face_shows_as_a_mismatch(tmp_path: Path, browser: Browser, open_page: PageOpener

@@ -195,6 +195,7 @@ export class PhReplay extends HTMLElement {
     // draws at once (50 lines of dice cost a seek some 100 ms on a slow machine)
     this.names = names;
     this.frames = snapshot.recent.slice(-REPLAY_LINES);
+    this.log.campaign = table.campaign; // a roll's dice are derived with its campaign's id
     this.log.seedsNow = snapshot.fair?.client_seeds ?? {}; // for a roll's client seeds
     this.log.update(this.frames, names, this.system, (this.frames[0]?.seq ?? 1) <= this.first);
     this.timeline.show(snapshot.seq, this.atOf(snapshot.seq) ?? snapshot.recent.at(-1)?.at);
