@@ -15,6 +15,7 @@ import msgspec
 
 from poolhall.events import narrative as n
 from poolhall.events.base import Event, Recorded
+from poolhall.events.narrative_encounter import INITIATIVE_SKILLS
 from poolhall.projections.contract import Projection, TableView
 from poolhall.projections.narrative_dice import cancel_text
 from poolhall.projections.narrative_encounter import (
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PROJECTION", "CheckState", "Difficulty", "CheckRecord", "Destiny", "DestinySpend",
            "FreeRoll", "GameState", "CLOSED_CHECKS", "CLOSED_KEPT", "LINES_KEPT", "TABLE_RECENT",
-           "NarrativeTable", "Table",
+           "NarrativeTable", "Table", "initiative_waiting",
            "initial_state", "evolve", "describe", "dice_text", "replay_start", "table_of"]
 
 
@@ -358,11 +359,13 @@ Table = NarrativeTable
 
 def table_of(state: GameState) -> NarrativeTable:
     """The state with its unbounded history cut to the latest entries: every open check, the
-    last :data:`CLOSED_CHECKS` closed ones, each character's last :data:`TABLE_RECENT` checks,
+    last :data:`CLOSED_CHECKS` closed ones (and the initiatives waiting to be entered:
+    :func:`initiative_waiting`), each character's last :data:`TABLE_RECENT` checks,
     the destiny pool with its last spends, the last free rolls. Folding later events onto it
-    keeps it equal to the same cut of the full state (a closed check never changes again)."""
+    keeps it equal to the same cut of the full state (a closed check never changes again),
+    but for an initiative entered since, which stays until the next cut."""
     closed = [key for key in reversed(state.checks) if not state.checks[key].is_open]
-    kept = set(closed[:CLOSED_CHECKS])
+    kept = set(closed[:CLOSED_CHECKS]) | initiative_waiting(state)
     checks = {key: check for key, check in state.checks.items()
               if check.is_open or key in kept}
     destiny = Destiny(light=state.destiny.light, dark=state.destiny.dark,
@@ -372,6 +375,20 @@ def table_of(state: GameState) -> NarrativeTable:
         history={who: lines[-TABLE_RECENT:] for who, lines in state.history.items()},
         destiny=destiny, rolls=state.rolls[-TABLE_RECENT:], encounter=state.encounter,
         encounters=state.encounters))
+
+
+def initiative_waiting(state: GameState) -> set[str]:
+    """The rolled Cool and Vigilance checks the running encounter has not entered yet.
+
+    The table keeps them however many checks closed since: four characters rolling
+    initiative one after another closed four checks, and the first fell out of the latest
+    :data:`CLOSED_CHECKS` before anyone could enter it from the page."""
+    if state.encounter is None:
+        return set()
+    entered = {entry.check for entry in state.encounter.entries}
+    return {key for key, check in state.checks.items()
+            if check.status == "rolled" and check.skill in INITIATIVE_SKILLS
+            and key not in entered}
 
 
 def replay_start(state: GameState) -> GameState:

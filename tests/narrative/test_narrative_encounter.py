@@ -240,3 +240,23 @@ def test_every_encounter_event_reads_as_a_line() -> None:
             line = describe(recorded, table.state)
             assert line != type(recorded.event).__name__
             assert line
+
+
+def test_every_initiative_waiting_to_be_entered_stays_on_the_table() -> None:
+    """The table a page gets keeps only the latest closed checks, but never drops a rolled
+    Cool or Vigilance check the running encounter has not entered: four initiatives rolled
+    one after another all stay enterable, and an entered one leaves with the older checks."""
+    from poolhall.projections.narrative import CLOSED_CHECKS, table_of
+
+    table = Table()
+    table.run("gm", e.StartEncounter)
+    rolls = [("i1", "han", "Cool"), ("i2", "leia", "Vigilance"), ("i3", "vader", "Cool"),
+             ("i4", "han", "Vigilance"), ("shot", "han", "Ranged (Light)")]
+    for check, character, skill in rolls:
+        rolled(table, check, character, skill)
+    assert len(rolls) > CLOSED_CHECKS
+    assert set(table_of(table.game).game.checks) == {"i1", "i2", "i3", "i4", "shot"}
+    table.run("han-player", e.EnterInitiative, check="i1")
+    assert set(table_of(table.game).game.checks) == {"i2", "i3", "i4", "shot"}
+    table.run("gm", e.EndEncounter)
+    assert set(table_of(table.game).game.checks) == {"i3", "i4", "shot"}
