@@ -26,8 +26,8 @@ export function describeCore(frame, names) {
         event.reason ? ` (${event.reason})` : "");
     case "character_created":
       return h("span", {}, `character ${event.name} created`);
-    case "character_updated":
-      return h("span", {}, `character ${event.name} updated`);
+    case "character_updated": // a name is there only when it changed
+      return h("span", {}, `character ${event.name ?? names.character(event.character)} updated`);
     case "condition_changed":
       return h("span", {}, `${names.character(event.character)}'s ${event.condition.replaceAll("_", " ")}: `,
         `${event.was} → ${event.value}`, event.reason ? ` (${event.reason})` : "");

@@ -272,17 +272,25 @@ def test_a_long_fight_shows_its_last_rounds_and_says_the_earlier_ones_are_in_the
         served: Served, open_page: Callable[..., Page]) -> None:
     """An extended test past ROUNDS_KEPT rounds: the card shows the last of them, says how
     many earlier rounds are in the log, and numbers the next round and the end from all of
-    them (the table the server sends stays the same size however long the fight)."""
+    them (the table the server sends stays the same size however long the fight). A stats-only
+    update of the character reads with its name in the log."""
     campaign, gm_link = served.create_campaign("Long Siege", "d12")
-    served.send(gm_link, {"type": "create_character", "character": "ana", "name": "Ana Vex",
-                          "stats": {"system": "d12", "ratings": {"CON": 12, "CHA": 0,
-                                                                  "STR": 12}}},
+    _, updated, _ = served.send(
+        gm_link, {"type": "create_character", "character": "ana", "name": "Ana Vex",
+                  "stats": {"system": "d12", "ratings": {"CON": 12, "CHA": 0, "STR": 12}}},
+                {"type": "update_character", "character": "ana",  # the stats alone: no name
+                 "stats": {"system": "d12", "ratings": {"CON": 12, "CHA": 0, "STR": 12}}},
                 {"type": "call_threshold_test", "character": "ana", "stats": ["STR"],
                  "dt": 1, "extended": True, "refresh": "CON", "label": "the siege"})
     # at DT 1 only a 1 fails, and 12 CON dice join each round: the pool never empties
     rolled = ROUNDS_KEPT + 2
     served.send(gm_link, *({"type": "roll_threshold_test", "test": 1} for _ in range(rolled)))
     gm = open_page(gm_link)
+    gm.get_by_role("button", name="Load older").click()  # the snapshot brought the latest lines
+    expect(gm.get_by_role("button", name="Load older")).to_be_hidden()
+    gm.locator("ph-log .ph-log-lines").evaluate("(list) => { list.scrollTop = 0; }")
+    expect(gm.locator(f"ph-log li[data-seq='{updated.seqs[0]}']")).to_contain_text(
+        "character Ana Vex updated")  # an update without a name names it
     card = gm.locator("ph-d12-test[data-test='1']")
     expect(card.locator(".ph-d12-round")).to_have_count(ROUNDS_KEPT)
     expect(card.locator(".ph-d12-earlier")).to_have_text("2 earlier rounds are in the log")
