@@ -138,7 +138,8 @@ def describe_encounter(event: Any) -> str:
         case e.EncounterStarted():
             return f"started encounter {event.encounter}{why}: roll initiative (Cool or Vigilance)"
         case e.InitiativeEntered():
-            return (f"{event.character}'s initiative: {event.successes} successes, "
+            successes = "success" if event.successes == 1 else "successes"
+            return (f"{event.character}'s initiative: {event.successes} {successes}, "
                     f"{event.advantages} advantage ({event.skill}, {event.side} slot)")
         case e.RoundStarted():
             return f"round {event.round} begins"

@@ -228,7 +228,8 @@ def test_a_spectator_spends_nothing_and_an_open_check_has_nothing_to_spend() -> 
 
 
 def test_every_encounter_event_reads_as_a_line() -> None:
-    """The log describes each new event in words, not by its type name."""
+    """The log describes each new event in words, not by its type name (one success is
+    "1 success")."""
     table = encounter_with_slots()
     table.run("gm", e.AdvanceRound)
     table.run("gm", e.ClaimSlot, slot=1, character="vader")
@@ -240,6 +241,8 @@ def test_every_encounter_event_reads_as_a_line() -> None:
             line = describe(recorded, table.state)
             assert line != type(recorded.event).__name__
             assert line
+    lines = [describe(recorded, table.state) for recorded in table.log]
+    assert "leia's initiative: 1 success, 3 advantage (Vigilance, player slot)" in lines
 
 
 def test_every_initiative_waiting_to_be_entered_stays_on_the_table() -> None:

@@ -54,4 +54,10 @@ def test_a_player_sets_her_characters_strain_and_no_other(
     form.get_by_role("button", name="Set").click()
     expect(ana.locator("ph-conditions [data-character=han] [data-condition=strain]")
            ).to_have_text("strain 4")
+    # each value stands apart from the next ("wound threshold 0wounds 0" ran together)
+    values = ana.locator("ph-conditions [data-character=han] .ph-condition")
+    first, second = values.nth(0).bounding_box(), values.nth(1).bounding_box()
+    assert first is not None
+    assert second is not None
+    assert second["x"] >= first["x"] + first["width"] + 8 or second["y"] > first["y"]
     expect(ana.get_by_role("form", name="Set a condition of Leia")).to_have_count(0)

@@ -4,6 +4,7 @@ roll's advantage, the GM spending an NPC's threat, and the GM refused Ana's adva
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
@@ -69,6 +70,9 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
         expect(page.locator("ph-narrative-encounter li.ph-ne-slot")).to_have_count(2)
     expect(gm_encounter.locator("li[data-side=player]")).to_contain_text("Han's Cool")
     expect(gm_encounter.locator("li[data-side=npc]")).to_contain_text("Vader's Vigilance")
+    # the list numbers its slots: the words do not again ("1. 1. player slot")
+    expect(gm_encounter.locator("li.ph-ne-slot").first).to_have_text(
+        re.compile(r"^(player|NPC) slot · "))
 
     for round_number in (1, 2):
         gm_encounter.get_by_role("button", name="Start round 1" if round_number == 1
@@ -111,6 +115,9 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
 
     spend = han_result.get_by_role("form", name="Spend the result of han-shot")
     spend.get_by_label("symbol").select_option("advantage")
+    box = spend.get_by_label("on", exact=True).bounding_box()
+    assert box is not None
+    assert box["height"] < 60, box  # one line of text, not a 144-pixel box
     spend.get_by_label("on", exact=True).fill("aim at the next trooper")
     spend.get_by_role("button", name="Spend").click()
     for page in (gm, ana, cy):

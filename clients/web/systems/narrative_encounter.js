@@ -4,7 +4,7 @@
 // and each round any player character who has not acted may claim a player slot, the GM fills
 // NPC slots. The element shows the table's `game.encounter` and sends commands; it decides
 // nothing (refusals come back from the server, naming the rule, beside the control).
-import {h, replace} from "../dom.js";
+import {h, plural, replace} from "../dom.js";
 import {bindButton, bindForm} from "../actions.js";
 import {labelled, setOptions} from "./narrative_forms.js";
 
@@ -71,8 +71,9 @@ export class NarrativeEncounter extends HTMLElement {
 
   slotItem(number, slot, actor, round, {me, names, mine, done, characters, players}) {
     const side = slot.side === "player" ? "player slot" : "NPC slot";
-    const words = `${number}. ${side} · ${names.character(slot.character)}'s ${slot.skill}: `
-      + `${slot.successes} successes, ${slot.advantages} advantage`;
+    // the list numbers the slots itself
+    const words = `${side} · ${names.character(slot.character)}'s ${slot.skill}: `
+      + `${plural("success", slot.successes)}, ${slot.advantages} advantage`;
     const item = h("li", {class: "ph-ne-slot", "data-slot": String(number), "data-side": slot.side},
       h("span", {}, words));
     if (actor) {
