@@ -78,9 +78,10 @@ class NarrativeTable extends HTMLElement {
     this.destiny.update({destiny: game.destiny, me, names, openChecks: open});
     this.showChecks(open, {me, names, mine, characters: message.characters});
     this.opener?.update({characters: message.characters, mine, me});
-    this.results.update({closed: checks.filter((c) => c.status !== "open"), names, me, mine});
     const players = new Set(message.members.filter((m) => m.role === "player" && m.active !== false)
       .flatMap((m) => m.characters));
+    this.results.update({closed: checks.filter((c) => c.status !== "open"), names, me, mine,
+      inCombat: Boolean(game.encounter), players});
     this.encounter.update({game, me, names, mine, characters: message.characters, players});
     this.free?.update({characters: message.characters, mine, me});
   }

@@ -99,7 +99,7 @@ export class NarrativeEncounter extends HTMLElement {
 customElements.define("ph-narrative-encounter", NarrativeEncounter);
 
 /** The spend controls of one rolled check: what is left, what was spent, and a form. */
-export function spendPart(check, {me, names, mayAct}) {
+export function spendPart(check, {me, names, symbols: allowed}) {
   const left = check.left ?? {};
   const symbols = ["advantage", "triumph", "threat", "despair"];
   const leftWords = symbols.filter((s) => (left[s] ?? 0) > 0).map((s) => `${left[s]} ${s}`);
@@ -108,9 +108,9 @@ export function spendPart(check, {me, names, mayAct}) {
       : "Nothing left to spend."),
     check.spends?.length ? h("ul", {class: "ph-nd-spends"}, check.spends.map((spend) =>
       h("li", {}, `${names.member(spend.actor)} spent ${spend.count} ${spend.symbol} on ${spend.on}`))) : null);
-  if (!mayAct || !leftWords.length) return part;
-  const symbol = h("select", {name: "symbol"},
-    symbols.filter((s) => (left[s] ?? 0) > 0).map((s) => h("option", {value: s}, s)));
+  const mayspend = allowed.filter((s) => (left[s] ?? 0) > 0); // the symbols this member may spend
+  if (!mayspend.length) return part;
+  const symbol = h("select", {name: "symbol"}, mayspend.map((s) => h("option", {value: s}, s)));
   const count = h("input", {name: "count", type: "number", min: 1, max: 40, value: "1",
                             inputmode: "numeric", class: "ph-nd-count"});
   const on = h("input", {name: "on", maxlength: 200, autocomplete: "off", placeholder: "on what",

@@ -7,7 +7,7 @@ import {resultSymbols, resultWords, rolledDice} from "./narrative_dice.js";
 import {spendPart} from "./narrative_encounter.js";
 
 export class NarrativeResults extends HTMLElement {
-  update({closed, names, me = null, mine = new Set()}) {
+  update({closed, names, me = null, mine = new Set(), inCombat = false, players = new Set()}) {
     if (!this.list) {
       this.list = h("ol", {class: "ph-nd-results"});
       this.empty = h("p", {class: "ph-muted"}, "No check rolled yet.");
@@ -27,19 +27,18 @@ export class NarrativeResults extends HTMLElement {
     }
     this.list.replaceChildren(...ordered.map((c) => this.items.get(c.check)));
     this.empty.hidden = ordered.length > 0;
-    for (const check of ordered) this.spends(check, names, me, mine);
+    for (const check of ordered) this.spends(check, names, me, spendable(check, me, mine, inCombat, players));
   }
 
   /** What is left of the result and what was spent: the only part of a closed check that
    * changes (each spend is an event); redrawn only when it did. */
-  spends(check, names, me, mine) {
+  spends(check, names, me, symbols) {
     const slot = this.items.get(check.check)?.querySelector(".ph-nd-spend-slot");
     if (!slot) return;
-    const mayAct = Boolean(me) && (me.role === "gm" || (me.role === "player" && mine.has(check.character)));
-    const key = JSON.stringify([check.left, check.spends, mayAct]);
+    const key = JSON.stringify([check.left, check.spends, symbols]);
     if (slot.dataset.key === key) return;
     slot.dataset.key = key;
-    replace(slot, spendPart(check, {me, names, mayAct}));
+    replace(slot, spendPart(check, {me, names, symbols}));
   }
 
   item(check, names) {
@@ -61,3 +60,17 @@ export class NarrativeResults extends HTMLElement {
 }
 
 customElements.define("ph-narrative-results", NarrativeResults);
+
+/** The symbols of a check's result `me` may spend, as the server decides it
+ * (server/rules/narrative_encounter.py): out of combat the GM spends it all; in combat the
+ * player of the check's character spends its advantage and triumph (the GM, an NPC's) and
+ * the GM spends the threat and despair. */
+function spendable(check, me, mine, inCombat, players) {
+  if (!me || me.role === "spectator") return [];
+  const gm = me.role === "gm";
+  if (!inCombat) return gm ? [...SYMBOLS] : [];
+  const playersSymbols = gm ? !players.has(check.character) : mine.has(check.character);
+  return SYMBOLS.filter((s) => (s === "advantage" || s === "triumph") ? playersSymbols : gm);
+}
+
+const SYMBOLS = ["advantage", "triumph", "threat", "despair"];
