@@ -33,6 +33,7 @@ def test_the_gm_runs_a_session_invites_a_player_and_removes_them(
     invite = tools.locator("ph-invite")
     invite.get_by_label("Role").select_option("player")
     invite.get_by_label("Name").fill("Ana")
+    expect(invite.locator(".ph-invite-hint")).to_be_hidden()  # a character to give: no hint
     invite.get_by_label("Vex").check()
     invite.get_by_role("button", name="Invite").click()
     expect(invite).to_contain_text("Join link for Ana")

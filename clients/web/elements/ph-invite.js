@@ -21,12 +21,16 @@ export class PhInvite extends HTMLElement {
       h("option", {value: "gm"}, "GM"));
     this.characterBox = h("fieldset", {class: "ph-invite-characters"},
       h("legend", {}, "Plays"));
+    // a member's characters are given when they are invited: say so before the first invite
+    this.noCharacters = h("p", {class: "ph-muted ph-invite-hint"},
+      "No character yet: create the player's characters first to give them theirs with the"
+      + " invitation (they cannot be given later without inviting the player again).");
     this.form = h("form", {class: "ph-invite-form", "aria-label": "Invite a member"},
       h("h2", {}, "Invite a member"),
       h("label", {}, "Role ", this.roleSelect),
       h("label", {}, "Name ", h("input", {name: "name", maxlength: 80, autocomplete: "off",
                                           placeholder: "Ana"})),
-      this.characterBox,
+      this.characterBox, this.noCharacters,
       h("button", {type: "submit"}, "Invite"));
     this.result = h("div", {class: "ph-invite-result", hidden: true, role: "status"});
     this.roleSelect.addEventListener("change", () => this.showCharacters());
@@ -60,7 +64,9 @@ export class PhInvite extends HTMLElement {
   }
 
   showCharacters() {
+    const player = this.roleSelect.value === "player";
     this.characterBox.hidden = this.choices.size === 0 || this.roleSelect.value === "spectator";
+    this.noCharacters.hidden = this.choices.size > 0 || !player;
   }
 
   invited(ack) {
