@@ -23,7 +23,7 @@ from poolhall.projections.analytics_model import (
     Sr3Figures,
     Tally,
 )
-from poolhall.reports.words import percent, who
+from poolhall.reports.words import fair_band, percent, who
 
 __all__ = ["summary"]
 
@@ -44,7 +44,7 @@ def _luck_table(report: Report, section: Section) -> Table:
 
     def row(name: str, luck: Luck) -> None:
         table.add_row(Text(printable(name)), str(luck.rolls), f"{luck.mean_percentile:.3f}",
-                      f"{luck.low:.3f}-{luck.high:.3f}", f"{luck.p_value:.3g}",
+                      fair_band(luck), f"{luck.p_value:.3g}",
                       luck.verdict + (" (few rolls)" if luck.rough else ""))
 
     merged = set(section.merged.values())

@@ -15,7 +15,7 @@ from html import escape
 
 from poolhall.projections.analytics_model import Luck, Report, RollRow, Section, Tally
 from poolhall.reports import charts
-from poolhall.reports.words import percent, who
+from poolhall.reports.words import fair_band, percent, who
 
 __all__ = ["render_html"]
 
@@ -86,7 +86,7 @@ def _dice_tests(section: Section, salt: str, full: bool) -> list[str]:
 def _luck_table(rows: list[tuple[str, Luck]]) -> str:
     body = "".join(
         f"<tr><td>{_e(name)}</td><td>{luck.rolls}</td><td>{luck.mean_percentile:.3f}</td>"
-        f"<td>{luck.low:.3f}-{luck.high:.3f}</td><td>{luck.p_value:.3g}</td>"
+        f"<td>{fair_band(luck)}</td><td>{luck.p_value:.3g}</td>"
         f"<td class=l>{_e(luck.verdict)}{' (few rolls)' if luck.rough else ''}</td></tr>"
         for name, luck in rows)
     return ("<table><tr><th>who</th><th>rolls</th><th>mean percentile</th>"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from poolhall.projections.analytics_model import Report
+from poolhall.projections.analytics_model import Luck, Report
 
-__all__ = ["percent", "plain", "who"]
+__all__ = ["fair_band", "percent", "plain", "who"]
 
 
 def percent(p: float) -> str:
@@ -16,6 +16,15 @@ def percent(p: float) -> str:
     if p >= 0.01:
         return f"{p:.1%}"
     return f"{p * 100:.2g}%"
+
+
+def fair_band(luck: Luck) -> str:
+    """Where fair dice put a mean percentile 95% of the time, as ``0.312–0.688``.
+
+    The band is a normal approximation, so with few rolls it reaches past the scale
+    (``-0.040-1.040`` for one roll); a mean percentile lies in 0..1, and so does the band
+    shown."""
+    return f"{max(luck.low, 0.0):.3f}–{min(luck.high, 1.0):.3f}"
 
 
 def who(report: Report, member: str) -> str:

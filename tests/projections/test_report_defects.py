@@ -126,7 +126,7 @@ def test_the_terminal_report_at_80_columns_cuts_no_number() -> None:
     the band of fair dice reads low-high in full."""
     text = _lucky_report()
     assert "…" not in text
-    assert re.search(r"\b0\.\d{3}-0\.\d{3}\b", text)
+    assert re.search(r"\b0\.\d{3}–[01]\.\d{3}\b", text)
     for line in text.splitlines():
         assert len(line) <= 80
 
@@ -147,3 +147,18 @@ def test_per_character_figures_are_in_the_html_and_the_text() -> None:
     assert f"Han: {han.rolls} rolls" in text
     assert f"net successes {han.successes.actual:.1f} (expected {han.successes.expected:.1f})" \
         in text
+
+
+def test_the_fair_band_shown_stays_on_the_percentile_scale() -> None:
+    """The 95% band of a mean percentile is a normal approximation: with one roll it reaches
+    -0.040..1.040 (0.5 ± 1.96 × 0.2887), which the report printed as "-0.040-1.040". A mean
+    percentile lies in 0..1, and so does the band the page and the terminal show."""
+    from poolhall.projections.analytics_model import Luck
+    from poolhall.reports.words import fair_band
+
+    one_roll = Luck(rolls=1, mean_percentile=0.2, low=0.5 - 1.96 * 0.2887,
+                    high=0.5 + 1.96 * 0.2887, z=-1.0, p_value=0.3, verdict="", rough=True)
+    assert fair_band(one_roll) == "0.000–1.000"
+    many = Luck(rolls=100, mean_percentile=0.5, low=0.5 - 1.96 * 0.02887,
+                high=0.5 + 1.96 * 0.02887, z=0.0, p_value=1.0, verdict="", rough=False)
+    assert fair_band(many) == "0.443–0.557"
