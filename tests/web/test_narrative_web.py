@@ -67,6 +67,8 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
     gm = open_page(gm_link)
     sent = recording(gm)
     create_character(gm, "Han", {"agility": 3}, [("Ranged (Light)", 2, "agility")])
+    served.send(gm_link, {"type": "create_character", "character": "boba", "name": "Boba",
+                          "stats": {"system": "narrative"}})  # listed before Vader
     create_character(gm, "Leia", {"presence": 4}, [("Charm", 1, "presence")])
     ana = open_page(served.invite(campaign, gm_link, "player", "Ana", "han"))
     ben = open_page(served.invite(campaign, gm_link, "player", "Ben", "leia"), width=360)
@@ -167,12 +169,15 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
 
 def test_the_gm_keeps_typing_a_sheet_while_the_table_moves_and_free_dice_read_in_words(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """The GM opposes Han's check with Vader's Vigilance and withdraws it; then edits Han's
+    """The GM opposes Han's check (against Vader) with Vader's Vigilance, the opponent the
+    form offers, and withdraws it; then edits Han's
     sheet while Ana rolls a free pool and Force dice: the form keeps what the GM typed, the
     saved rank reaches Ana's check form, and each roll reads in words."""
     campaign, gm_link = served.create_campaign("Far Horizons", "narrative")
     gm = open_page(gm_link)
     create_character(gm, "Han", {"agility": 3}, [("Ranged (Light)", 2, "agility")])
+    served.send(gm_link, {"type": "create_character", "character": "boba", "name": "Boba",
+                          "stats": {"system": "narrative"}})  # listed before Vader
     served.as_gm(gm_link, "send", campaign, json.dumps({
         "type": "create_character", "character": "vader", "name": "Vader",
         "stats": {"system": "narrative", "willpower": 3,
@@ -181,10 +186,12 @@ def test_the_gm_keeps_typing_a_sheet_while_the_table_moves_and_free_dice_read_in
 
     opener = gm.locator("ph-narrative-opener form")
     opener.get_by_label("character", exact=True).select_option("han")
+    opener.get_by_label("against", exact=True).select_option("vader")
     opener.get_by_role("button", name="Open check").click()
     card = check_card(gm, "han-1")
     card.get_by_label("difficulty", exact=True).select_option("opposed")
-    card.get_by_label("opponent", exact=True).select_option("vader")
+    # the check is against Vader: the opponent offered first is Vader, not the first listed
+    expect(card.get_by_label("opponent", exact=True)).to_have_value("vader")
     expect(card.locator("datalist option[value=Vigilance]")).to_have_count(1)  # Vader's sheet
     card.get_by_label("their skill", exact=True).fill("Vigilance")
     card.get_by_role("button", name="Set difficulty").click()

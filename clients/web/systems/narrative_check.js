@@ -38,7 +38,7 @@ export class NarrativeCheck extends HTMLElement {
     this.characters = characters;
     if (this.opponentSelect) {
       setOptions(this.opponentSelect, characters.filter((c) => c.character !== check.character)
-        .map((c) => [c.character, c.name]));
+        .map((c) => [c.character, c.name]), check.target ?? null); // whom the check is against
       this.opponentSkills();
     }
     if (view !== this.shownView || !this.shownOnce) {
