@@ -26,6 +26,11 @@ def test_the_gm_runs_a_session_invites_a_player_and_removes_them(
     expect(gm.locator("ph-log")).to_contain_text("game session 1 started: The Heist")
     expect(sessions).to_contain_text("Game session 1 is running")
     sessions.get_by_role("button", name="End game session").click()
+    expect(sessions).to_contain_text("its private rolls are shown to the whole table")
+    sessions.get_by_role("button", name="Keep playing").click()  # asked first: nothing ended
+    expect(sessions).to_contain_text("Game session 1 is running")
+    sessions.get_by_role("button", name="End game session").click()
+    sessions.get_by_role("button", name="Yes, end it").click()
     expect(gm.locator("ph-log")).to_contain_text("game session 1 ended")
     expect(sessions.get_by_role("button", name="Start game session")).to_be_visible()
 

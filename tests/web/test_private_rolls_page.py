@@ -54,6 +54,7 @@ def test_secret_and_blind_rolls_are_sealed_then_revealed_and_verified(
     assert seen_by_gm.get_attribute("data-seq") == seqs[1]
 
     gm.get_by_role("button", name="End game session").click()
+    gm.get_by_role("button", name="Yes, end it").click()
     for seq in seqs:
         line = ana.locator(f"ph-log .ph-log-line[data-seq='{seq}']")
         expect(line).to_have_attribute("data-type", "dice_rolled")

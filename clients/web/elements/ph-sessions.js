@@ -1,6 +1,7 @@
 // <ph-sessions>: the GM starts a game session (with a title) and ends it. Both forms stay in
 // the DOM and are shown or hidden as the table says whether a session is running, so a table
-// message arriving while the GM types a title leaves the title alone.
+// message arriving while the GM types a title leaves the title alone. Ending asks first: it
+// cannot be undone, and it reveals the session's dice seed and every private roll in it.
 import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
 
@@ -12,9 +13,17 @@ export class PhSessions extends HTMLElement {
                                            placeholder: "optional"})),
       h("button", {type: "submit"}, "Start game session"));
     this.running = h("span", {class: "ph-session-running"});
+    this.ask = h("button", {type: "button", class: "ph-quiet"}, "End game session");
+    const cancel = h("button", {type: "button", class: "ph-quiet ph-small"}, "Keep playing");
+    this.confirm = h("span", {class: "ph-confirm", hidden: true},
+      h("span", {}, "End the session for everyone? Its dice seed and its private rolls are"
+        + " shown to the whole table."),
+      h("button", {type: "submit", class: "ph-danger ph-small"}, "Yes, end it"), cancel);
     this.end = h("form", {class: "ph-session-end", "aria-label": "End the game session",
                           hidden: true},
-      this.running, h("button", {type: "submit", class: "ph-quiet"}, "End game session"));
+      this.running, this.ask, this.confirm);
+    this.ask.addEventListener("click", () => this.asking(true));
+    cancel.addEventListener("click", () => this.asking(false));
     bindForm(this.start, (data) => ({
       type: "start_session",
       ...(String(data.get("title") ?? "").trim() ? {title: String(data.get("title")).trim()} : {}),
@@ -27,11 +36,21 @@ export class PhSessions extends HTMLElement {
     if (!this.start || !table) return;
     const focused = [this.start, this.end].find((form) => form.contains(document.activeElement));
     this.start.hidden = table.in_session;
+    if (this.end.hidden !== !table.in_session) this.asking(false, false); // a new session
     this.end.hidden = !table.in_session;
     this.running.textContent = table.in_session ? `Game session ${table.session} is running. ` : "";
     if (focused?.hidden) { // the form the GM used went away: keep the keyboard nearby
       (table.in_session ? this.end : this.start).querySelector("button").focus();
     }
+  }
+
+  /** Show the question (or the button again), the keyboard on what is shown.
+   * @param {boolean} ask @param {boolean} [focus] */
+  asking(ask, focus = true) {
+    this.ask.hidden = ask;
+    this.confirm.hidden = !ask;
+    if (focus) /** @type {HTMLButtonElement} */ (ask ? this.confirm.querySelector("button[type=submit]")
+      : this.ask).focus();
   }
 }
 
