@@ -1,4 +1,5 @@
-"""Who may open the table: ``poolhall share-replay`` and ``poolhall remove-member`` (GM only).
+"""Who may open the table and who plays whom: ``poolhall share-replay``, ``poolhall
+remove-member`` and ``poolhall assign`` (GM only).
 
 A replay link opens ``/replay`` for someone without a seat at the table: it shows that replay
 and nothing else. ``poolhall remove-member CAMPAIGN MEMBER`` with the member ``share-replay``
@@ -48,14 +49,40 @@ async def _remove_member(args: argparse.Namespace) -> int:
     return common.EXIT_OK
 
 
+async def _assign(args: argparse.Namespace) -> int:
+    from poolhall.events import core
+
+    if bool(args.characters) == args.none:
+        raise common.CliError("name the characters they play, or --none to take every "
+                              "character away", common.EXIT_USAGE)
+    ack = await common.call_once(args, args.campaign, core.AssignCharacters,
+                                 member=args.member, characters=tuple(args.characters))
+    plays = ", ".join(args.characters) if args.characters else "no character"
+    emit(args, to_plain(ack), styled("[bold]{}[/bold] now plays {}", args.member, plays))
+    return common.EXIT_OK
+
+
 def add_commands(sub: Any) -> None:
-    """Register ``share-replay`` and ``remove-member`` on the CLI's subcommands."""
+    """Register ``remove-member``, ``assign`` and ``share-replay`` on the CLI's subcommands."""
     remove = sub.add_parser("remove-member", help="remove a member or revoke a replay link (GM)")
     remove.add_argument("campaign")
     remove.add_argument("member", help="the member's id (as `invite` or `share-replay` printed)")
     remove.add_argument("--reason", help="why, in a few words")
     common.add_connection_options(remove)
     remove.set_defaults(handler=_remove_member)
+
+    assign = sub.add_parser("assign", help="set the characters a player plays (GM)",
+                            description="Set the characters a player plays: the whole new "
+                                        "list, replacing the one they had. A character may "
+                                        "be one they are yet to create.")
+    assign.add_argument("campaign")
+    assign.add_argument("member", help="the player's id (as `invite` printed it)")
+    assign.add_argument("characters", nargs="*", metavar="CHARACTER",
+                        help="a character's id (e.g. ana); several for several")
+    assign.add_argument("--none", action="store_true",
+                        help="take every character away from them")
+    common.add_connection_options(assign)
+    assign.set_defaults(handler=_assign)
 
     share = sub.add_parser("share-replay", help="a read-only link to a session's replay (GM)")
     share.add_argument("campaign")

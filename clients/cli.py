@@ -79,6 +79,7 @@ _HELP = {
     "campaign": "create campaigns (admin token)",
     "invite": "invite a member; prints their token",
     "remove-member": "remove a member or revoke a replay link (GM)",
+    "assign": "set the characters a player plays (GM)",
     "share-replay": "a read-only link to a session's replay (GM)",
     "roll": "roll XdN dice, or the campaign system's notation",
     "send": "send any command as JSON (its id is filled in)",
@@ -220,7 +221,8 @@ _GROUPS: tuple[tuple[tuple[str, ...], Callable[[Any], None]], ...] = (
     (("serve",), _from("poolhall.clients.serve_cli", "add_command")),
     (("campaign",), _add_campaign_commands),  # its --system choices: the systems' registry
     (("invite",), _add_invite_command),
-    (("remove-member", "share-replay"), _from("poolhall.clients.access_cli", "add_commands")),
+    (("remove-member", "assign", "share-replay"),
+     _from("poolhall.clients.access_cli", "add_commands")),
     (("roll", "send", "watch", "sheet", "state", "verify", "migrate", "schema"),
      _add_table_commands),
     (("report", "export"), _from("poolhall.clients.report_cli", "add_commands")),

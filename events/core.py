@@ -25,7 +25,9 @@ __all__ = [
     "CampaignCreated",
     "CharacterCreated",
     "CharacterImported",
+    "AssignCharacters",
     "CharacterUpdated",
+    "CharactersAssigned",
     "ConditionChanged",
     "CreateCampaign",
     "CreateCharacter",
@@ -89,6 +91,14 @@ class MemberRemoved(Event, frozen=True, kw_only=True):
 
     member: Slug
     reason: Reason = ""
+
+
+class CharactersAssigned(Event, frozen=True, kw_only=True):
+    """The GM changed which characters a player plays: ``characters`` is the whole new list
+    (empty: none). What the player may act for follows it from this event on."""
+
+    member: Slug
+    characters: Characters = ()
 
 
 class CharacterCreated(Event, frozen=True, kw_only=True):
@@ -174,6 +184,7 @@ EVENTS: tuple[type[Event], ...] = (
     ReplayShared,
     CharacterImported,
     ConditionChanged,
+    CharactersAssigned,
     *FAIR_EVENTS,
 )
 
@@ -204,6 +215,15 @@ class RemoveMember(Command, frozen=True, kw_only=True):
 
     member: Slug
     reason: Reason = ""
+
+
+class AssignCharacters(Command, frozen=True, kw_only=True):
+    """Set the characters a player plays (GM only), for a player invited before their
+    characters were made, or one who changes character: ``characters`` is the whole new list;
+    as at an invite, a character may be one the player is yet to create."""
+
+    member: Slug
+    characters: Characters = ()
 
 
 class CreateCharacter(Command, frozen=True, kw_only=True):
@@ -265,6 +285,7 @@ COMMANDS: tuple[type[Command], ...] = (
     ShareReplay,
     ImportCharacter,
     SetCondition,
+    AssignCharacters,
     *FAIR_COMMANDS,
 )
 

@@ -215,6 +215,10 @@ def _member_removed(state: CampaignState, rec: Recorded, event: Any) -> None:
     state.members[event.member].active = False
 
 
+def _characters_assigned(state: CampaignState, rec: Recorded, event: Any) -> None:
+    state.members[event.member].characters = list(event.characters)
+
+
 def _character_created(state: CampaignState, rec: Recorded, event: Any) -> None:
     state.characters[event.character] = Character(
         character=event.character, name=event.name, stats=event.stats
@@ -294,6 +298,7 @@ _CORE: dict[type[Event], Callable[[CampaignState, Recorded, Any], None]] = {
     core.CampaignCreated: _campaign_created,
     core.MemberInvited: _member_invited,
     core.MemberRemoved: _member_removed,
+    core.CharactersAssigned: _characters_assigned,
     core.CharacterCreated: _character_created,
     core.CharacterUpdated: _character_updated,
     core.GameSessionStarted: _session_started,

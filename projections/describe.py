@@ -59,6 +59,9 @@ def _table_words(event: Event) -> str | None:
             return f"invited {event.name} as {event.role}{plays}"
         case core.MemberRemoved():
             return f"removed {event.member}" + (f" ({event.reason})" if event.reason else "")
+        case core.CharactersAssigned():
+            plays = ", ".join(event.characters) if event.characters else "no character"
+            return f"{event.member} now plays {plays}"
         case core.CharacterCreated():
             return f"created character {event.name} ({event.character})"
         case core.CharacterUpdated():

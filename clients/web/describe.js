@@ -24,6 +24,9 @@ export function describeCore(frame, names) {
     case "member_removed":
       return h("span", {}, `${names.member(event.member)} removed`,
         event.reason ? ` (${event.reason})` : "");
+    case "characters_assigned":
+      return h("span", {}, `${names.member(event.member)} now plays `,
+        event.characters?.length ? event.characters.map(names.character).join(", ") : "no character");
     case "character_created":
       return h("span", {}, `character ${event.name} created`);
     case "character_updated": // a name is there only when it changed

@@ -1,4 +1,5 @@
-"""Decisions on the core commands: members, characters, game sessions and free rolls."""
+"""Decisions on the core commands: members and who they play, characters, game sessions and free
+rolls."""
 
 from __future__ import annotations
 
@@ -89,6 +90,24 @@ def _remove_member(ctx: Decision, command: core.RemoveMember) -> list[Event]:
     if member.role == "gm" and len(gms) == 1:
         raise Rejected("rule", "the last gm cannot be removed", "$.member")
     return [core.MemberRemoved(member=command.member, reason=command.reason)]
+
+
+def _assign_characters(ctx: Decision, command: core.AssignCharacters) -> list[Event]:
+    ctx.require_gm("assign characters")
+    member = ctx.state.members.get(command.member)
+    if member is None or not member.active or member.role == "replay":
+        raise Rejected("not_found", f"no member {command.member!r} at this table", "$.member")
+    if member.role != "player":
+        raise Rejected("invalid", f"{member.name} is a {member.role}: only players are given "
+                       "characters (a gm acts for every character)", "$.member")
+    characters = tuple(dict.fromkeys(command.characters))  # each once, in the order given
+    if list(characters) == member.characters:
+        names = [ctx.state.characters[c].name if c in ctx.state.characters else c
+                 for c in characters]
+        plays = ", ".join(names) if names else "no character"
+        raise Rejected("invalid", f"{member.name} already plays {plays}: nothing to change",
+                       "$.characters")
+    return [core.CharactersAssigned(member=command.member, characters=characters)]
 
 
 def _check_system(ctx: Decision, stats: Any) -> None:
@@ -191,6 +210,8 @@ def _decide_play(ctx: Decision, command: Any) -> list[Event]:
     match command:
         case core.RemoveMember():
             return _remove_member(ctx, command)
+        case core.AssignCharacters():
+            return _assign_characters(ctx, command)
         case core.CreateCharacter():
             return _create_character(ctx, command)
         case core.UpdateCharacter():

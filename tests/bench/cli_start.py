@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "poolhall"]
 TARGET = 0.150
 
-COMMANDS = ["serve", "campaign", "invite", "remove-member", "share-replay", "roll", "send",
-            "watch", "sheet", "state", "verify", "migrate", "schema", "report", "export",
+COMMANDS = ["serve", "campaign", "invite", "remove-member", "assign", "share-replay", "roll",
+            "send", "watch", "sheet", "state", "verify", "migrate", "schema", "report", "export",
             "replay", "character", "odds", "narrative", "sr3-odds", "sr3", "d12-odds", "d12"]
 
 REAL: dict[str, list[str]] = {

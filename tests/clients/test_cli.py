@@ -281,3 +281,32 @@ async def test_state_takes_the_servers_snapshot_not_the_log(table: Table,
     typed = now["snapshot"]  # the protocol's own message, as the server sent it
     assert (typed["type"], typed["seq"], typed["campaign"]) == ("snapshot", ack.seqs[-1], campaign)
     assert [r["reason"] for r in typed["rolls"]] == [f"roll {n}" for n in range(2, 12)]
+
+
+def test_assign_gives_a_player_characters_after_the_invite(served: tuple[Path, str]) -> None:
+    """``poolhall assign`` sets the characters a player plays (the whole list); with none
+    named it asks for ``--none``; a spectator cannot be given one."""
+    cwd, url = served
+    created = _json("campaign", "create", "Late Sheets", "--system", "d12", "--url", url,
+                    cwd=cwd)
+    campaign = created["campaign"]
+    _json("invite", campaign, "--role", "player", "--name", "Mira", "--url", url, cwd=cwd)
+    _json("invite", campaign, "--role", "spectator", "--name", "Wren", "--url", url, cwd=cwd)
+    said = poolhall("assign", campaign, "mira", "ana", "bram", "--url", url, cwd=cwd).stdout
+    assert "mira now plays ana, bram" in said
+
+    def plays() -> list[str]:
+        state = _json("state", campaign, "--url", url, cwd=cwd)
+        return list(state["members"]["mira"]["characters"])
+
+    assert plays() == ["ana", "bram"]
+    unsaid = poolhall("assign", campaign, "mira", "--url", url, cwd=cwd, check=False)
+    assert unsaid.returncode == 2
+    assert "--none" in unsaid.stderr
+    assert plays() == ["ana", "bram"]
+    assert "mira now plays no character" in poolhall("assign", campaign, "mira", "--none",
+                                                     "--url", url, cwd=cwd).stdout
+    assert plays() == []
+    spectator = poolhall("assign", campaign, "wren", "ana", "--url", url, cwd=cwd, check=False)
+    assert spectator.returncode == 1
+    assert "Wren is a spectator: only players are given characters" in spectator.stderr

@@ -44,6 +44,7 @@ def _stats() -> D12Stats:
 GM_ONLY = [
     (core.Invite, {"role": "player"}),
     (core.RemoveMember, {"member": "leia"}),
+    (core.AssignCharacters, {"member": "leia", "characters": ["leia", "r2"]}),
     (core.StartSession, {}),
 ]
 

@@ -96,3 +96,46 @@ def test_without_a_clipboard_the_link_is_selected_for_copying(
                            " return f.value.slice(f.selectionStart, f.selectionEnd); })()")
     assert selected == field.input_value()
     assert "#campaign=" in selected
+
+
+def test_the_gm_gives_a_player_invited_early_the_character_made_later(
+        served: Served, open_page: PageOpener) -> None:
+    """Mira was invited before Vex was made: the GM ticks Vex for her under "Characters"; both
+    pages say she plays Vex and her roll form offers Vex; an unchanged list is refused beside
+    the form; unticking takes Vex away again. A player has no such button."""
+    campaign, gm_link = served.create_campaign("Late Sheets", "d12")
+    mira_link = served.invite(campaign, gm_link, "player", "Mira")
+    served.send(gm_link, {"type": "create_character", "character": "vex", "name": "Vex",
+                          "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 1}}})
+    gm, mira = open_page(gm_link), open_page(mira_link, width=360)
+    as_character = mira.locator("ph-roll").get_by_label("as character")
+    expect(as_character.locator("option")).to_have_text(["no character"])
+    expect(mira.get_by_role("button", name=re.compile("^Characters"))).to_have_count(0)
+
+    gm.get_by_role("button", name="Characters Mira plays").click()
+    form = gm.get_by_role("form", name="Characters Mira plays")
+    vex = form.get_by_role("checkbox", name="Vex")
+    expect(vex).to_be_focused()
+    expect(vex).not_to_be_checked()
+    vex.check()
+    form.get_by_role("button", name="Save").click()
+    expect(form).to_be_hidden()
+    for page in (gm, mira):
+        expect(page.locator("ph-members li[data-member=mira]")).to_contain_text("Mira player")
+        expect(page.locator("ph-members li[data-member=mira]")).to_contain_text("· Vex")
+        expect(page.locator("ph-log")).to_contain_text("Mira now plays Vex")
+    expect(as_character.locator("option")).to_have_text(["no character", "Vex"])
+    mira.locator("ph-roll").get_by_label("dice expression").fill("1d6")
+    as_character.select_option("vex")
+    mira.locator("ph-roll").get_by_role("button", name="Roll").click()
+    expect(gm.locator("ph-log")).to_contain_text("Vex rolls 1d6")
+
+    gm.get_by_role("button", name="Characters Mira plays").click()
+    expect(vex).to_be_checked()
+    form.get_by_role("button", name="Save").click()
+    expect(form.locator(".ph-error")).to_have_text("Mira already plays Vex: nothing to change")
+    vex.uncheck()
+    form.get_by_role("button", name="Save").click()
+    expect(form).to_be_hidden()
+    expect(mira.locator("ph-log")).to_contain_text("Mira now plays no character")
+    expect(as_character.locator("option")).to_have_text(["no character"])
