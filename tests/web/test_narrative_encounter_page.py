@@ -134,7 +134,13 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
     expect(ana.locator("ph-log")).to_contain_text("on the trooper's blaster overheats")
     assert left(ana, "trooper-shot", "threat") == threat - 1
 
+    gm_encounter.get_by_role("button", name="End encounter").click()  # asked first
+    expect(gm_encounter).to_contain_text("End the encounter for everyone?")
+    gm_encounter.get_by_role("button", name="Keep fighting").click()
+    expect(gm_encounter.get_by_role("button", name="Yes, end it")).to_be_hidden()
+    expect(ana.locator("ph-narrative-encounter .ph-ne-status")).to_have_text("Round 2")
     gm_encounter.get_by_role("button", name="End encounter").click()
+    gm_encounter.get_by_role("button", name="Yes, end it").click()
     for page in (gm, ana, cy):
         expect(page.locator("ph-log")).to_contain_text("encounter 1 ended after 2 rounds")
         expect(page.locator("ph-narrative-encounter .ph-ne-status")).to_have_text(

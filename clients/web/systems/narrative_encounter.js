@@ -22,6 +22,10 @@ export class NarrativeEncounter extends HTMLElement {
     this.startBox.hidden = Boolean(encounter) || me.role !== "gm";
     this.running.hidden = !encounter;
     if (!encounter) {
+      if (this.endConfirm) { // asked again from the start at the next encounter
+        this.endConfirm.hidden = true;
+        this.endAsk.hidden = false;
+      }
       this.heading.textContent = "Encounter";
       this.status.textContent = "No encounter is running.";
       return;
@@ -61,12 +65,33 @@ export class NarrativeEncounter extends HTMLElement {
                      me.role === "spectator" ? null : this.initiativeForm);
     if (me.role === "gm") {
       this.advance = h("button", {type: "button"}, "Start round 1");
-      const end = h("button", {type: "button", class: "ph-quiet"}, "End encounter");
       bindButton(this.advance, () => ({type: "advance_round"}));
-      bindButton(end, () => ({type: "end_encounter"}));
-      this.running.append(h("div", {class: "ph-ne-gm", "data-ph-errors": ""}, this.advance, end));
+      this.running.append(h("div", {class: "ph-ne-gm", "data-ph-errors": ""}, this.advance,
+                            ...this.ending()));
     }
     this.append(this.heading, this.status, this.startBox, this.running);
+  }
+
+  /** "End encounter" -> "End the encounter for everyone? ..." [Yes, end it] [Keep fighting]:
+   * ending cannot be undone (its slots and initiative are gone), and one click did it. */
+  ending() {
+    const ask = h("button", {type: "button", class: "ph-quiet"}, "End encounter");
+    const yes = h("button", {type: "button", class: "ph-danger ph-small"}, "Yes, end it");
+    const keep = h("button", {type: "button", class: "ph-quiet ph-small"}, "Keep fighting");
+    const confirm = h("span", {class: "ph-confirm", hidden: true},
+      h("span", {}, "End the encounter for everyone? Its slots and initiative are cleared."),
+      yes, keep);
+    this.asking = (asked) => {
+      ask.hidden = asked;
+      confirm.hidden = !asked;
+      (asked ? yes : ask).focus();
+    };
+    ask.addEventListener("click", () => this.asking(true));
+    keep.addEventListener("click", () => this.asking(false));
+    bindButton(yes, () => ({type: "end_encounter"}));
+    this.endAsk = ask;
+    this.endConfirm = confirm;
+    return [ask, confirm];
   }
 
   slotItem(number, slot, actor, round, {me, names, mine, done, characters, players}) {
