@@ -43,9 +43,12 @@ def test_the_owner_creates_a_campaign_from_the_printed_link_and_the_gm_opens_the
     gm = open_page(gm_link)
     expect(gm.locator(".ph-title")).to_have_text("Edge of the Empire")
     expect(gm.locator("ph-invite")).to_be_visible()  # the GM's tools: invites, sessions
-    # no character yet: the invite form says to create them first (they come with the invite)
+    # no character yet: the invite form says to create them first (they come with the invite),
+    # or to give them later
     expect(gm.locator("ph-invite .ph-invite-hint")).to_contain_text(
         "create the player's characters first")
+    expect(gm.locator("ph-invite .ph-invite-hint")).to_contain_text(
+        "later, with Characters beside the player")
 
     # a second GM link for the same campaign, from the list (tokens are shown once each)
     owner.reload()

@@ -21,10 +21,10 @@ export class PhInvite extends HTMLElement {
       h("option", {value: "gm"}, "GM"));
     this.characterBox = h("fieldset", {class: "ph-invite-characters"},
       h("legend", {}, "Plays"));
-    // a member's characters are given when they are invited: say so before the first invite
+    // a member's characters are best given with the invitation: say so before the first invite
     this.noCharacters = h("p", {class: "ph-muted ph-invite-hint"},
       "No character yet: create the player's characters first to give them theirs with the"
-      + " invitation (they cannot be given later without inviting the player again).");
+      + " invitation (or later, with Characters beside the player under At the table).");
     this.form = h("form", {class: "ph-invite-form", "aria-label": "Invite a member"},
       h("h2", {}, "Invite a member"),
       h("label", {}, "Role ", this.roleSelect),
