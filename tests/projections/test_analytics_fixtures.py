@@ -25,13 +25,11 @@ def _stored(tag: str) -> object:
 
 def _log(system: str) -> list[Recorded]:
     """A campaign of ``system`` holding each stored core and system payload once, in the
-    order the vocabularies list them, a minute apart. The core payloads about characters,
-    who plays them and removals are left out: they come from other systems' logs and name
-    who is not here."""
+    order the vocabularies list them, a minute apart. The core payloads about characters and
+    removals are left out: they come from other systems' logs and name who is not here."""
     events: list[object] = [core.CampaignCreated(campaign="old", name="Old", system=system)]
     for cls in (*core.EVENTS[1:], *SYSTEMS[system].events):
-        if cls in (core.MemberRemoved, core.CharactersAssigned, core.CharacterCreated,
-                   core.CharacterUpdated):
+        if cls in (core.MemberRemoved, core.CharacterCreated, core.CharacterUpdated):
             continue
         tag = cls.__struct_config__.tag
         if (FIXTURES / f"{tag}.v1.json").exists():
