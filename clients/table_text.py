@@ -23,7 +23,7 @@ from poolhall.clients.systems import CLI_HOOKS
 from poolhall.events.base import Recorded
 from poolhall.events.systems import SYSTEM_IDS
 from poolhall.projections.campaign import CampaignState
-from poolhall.projections.describe import describe
+from poolhall.projections.describe import describe, who
 
 __all__ = ["LOG_LINES", "log_line", "sheet", "state_data", "state_json", "state_text",
            "system_table", "view_line"]
@@ -38,7 +38,7 @@ def log_line(recorded: Recorded, state: CampaignState) -> Text:
     """One line of the log as ``watch`` and ``replay`` print it: time, number, who, what
     (``state``: the table just after the event, for the words of the game system)."""
     return styled("[dim]{}[/dim] [bold]#{}[/bold] [cyan]{}[/cyan] {}", recorded.at[11:19],
-                  recorded.seq, recorded.actor, describe(recorded, state))
+                  recorded.seq, who(recorded, state), describe(recorded, state))
 
 
 def system_table(system: str) -> TableHooks | None:
@@ -148,7 +148,7 @@ def state_text(state: CampaignState, views: Mapping[str, Any],
                   for line in game]
     parts.append(styled("[bold]last {} events[/bold]", min(LOG_LINES, len(recent))))
     for r in recent[-LOG_LINES:]:
-        parts.append(styled("  [dim]{}[/dim] #{} {} {}", r.at[11:19], r.seq, r.actor,
+        parts.append(styled("  [dim]{}[/dim] #{} {} {}", r.at[11:19], r.seq, who(r, state),
                             describe(r, state)))
     return Group(lines(*parts))
 

@@ -12,7 +12,7 @@ from poolhall.events.fair import ClientSeedSet, SeedCommitted, SeedRevealed
 from poolhall.projections.campaign import CampaignState
 from poolhall.projections.systems import projection
 
-__all__ = ["describe"]
+__all__ = ["describe", "who"]
 
 
 def _roll_text(event: core.DiceRolled) -> str:
@@ -40,16 +40,31 @@ _SEALED = {
 def describe(recorded: Recorded, campaign: CampaignState) -> str:
     """What happened, in words, as the table would say it."""
     event = recorded.event
-    for words in (_table_words, _play_words, _fairness_words):
-        said = words(event)
-        if said is not None:
-            return said
+    said = _table_words(event, campaign) or _play_words(event) or _fairness_words(event)
+    if said is not None:
+        return said
     if campaign.system:
         return str(projection(campaign.system).describe(recorded, campaign))
     return type(event).__name__
 
 
-def _table_words(event: Event) -> str | None:
+def who(recorded: Recorded, campaign: CampaignState) -> str:
+    """Who an event's command came from, by the name the table knows them by (their id if
+    the table has no member of that id: ``admin``, or a log read from its middle)."""
+    return _member_name(campaign, recorded.actor)
+
+
+def _member_name(campaign: CampaignState, member: str) -> str:
+    found = campaign.members.get(member)
+    return found.name if found is not None else member
+
+
+def _character_names(campaign: CampaignState, characters: tuple[str, ...]) -> str:
+    return ", ".join(campaign.characters[c].name if c in campaign.characters else c
+                     for c in characters)
+
+
+def _table_words(event: Event, campaign: CampaignState) -> str | None:
     """Who sits at the table and who they play: the campaign, its members, its characters."""
     match event:
         case core.CampaignCreated():
@@ -58,10 +73,11 @@ def _table_words(event: Event) -> str | None:
             plays = f" playing {', '.join(event.characters)}" if event.characters else ""
             return f"invited {event.name} as {event.role}{plays}"
         case core.MemberRemoved():
-            return f"removed {event.member}" + (f" ({event.reason})" if event.reason else "")
+            return (f"removed {_member_name(campaign, event.member)}"
+                    + (f" ({event.reason})" if event.reason else ""))
         case core.CharactersAssigned():
-            plays = ", ".join(event.characters) if event.characters else "no character"
-            return f"{event.member} now plays {plays}"
+            plays = _character_names(campaign, event.characters) or "no character"
+            return f"{_member_name(campaign, event.member)} now plays {plays}"
         case core.CharacterCreated():
             return f"created character {event.name} ({event.character})"
         case core.CharacterUpdated():

@@ -285,12 +285,14 @@ async def test_state_takes_the_servers_snapshot_not_the_log(table: Table,
 
 def test_assign_gives_a_player_characters_after_the_invite(served: tuple[Path, str]) -> None:
     """``poolhall assign`` sets the characters a player plays (the whole list); with none
-    named it asks for ``--none``; a spectator cannot be given one."""
+    named it asks for ``--none``; a spectator cannot be given one. The log names members by
+    their names, as who acted and in the words."""
     cwd, url = served
     created = _json("campaign", "create", "Late Sheets", "--system", "d12", "--url", url,
                     cwd=cwd)
     campaign = created["campaign"]
-    _json("invite", campaign, "--role", "player", "--name", "Mira", "--url", url, cwd=cwd)
+    mira = _json("invite", campaign, "--role", "player", "--name", "Mira", "--url", url,
+                 cwd=cwd)
     _json("invite", campaign, "--role", "spectator", "--name", "Wren", "--url", url, cwd=cwd)
     said = poolhall("assign", campaign, "mira", "ana", "bram", "--url", url, cwd=cwd).stdout
     assert "mira now plays ana, bram" in said
@@ -310,3 +312,8 @@ def test_assign_gives_a_player_characters_after_the_invite(served: tuple[Path, s
     spectator = poolhall("assign", campaign, "wren", "ana", "--url", url, cwd=cwd, check=False)
     assert spectator.returncode == 1
     assert "Wren is a spectator: only players are given characters" in spectator.stderr
+    poolhall("roll", campaign, "1d6", "--url", url, "--token", mira["token"], cwd=cwd)
+    log = poolhall("state", campaign, "--url", url, cwd=cwd).stdout  # members by their names
+    assert "admin Mira now plays ana, bram" in log
+    assert "admin Mira now plays no character" in log
+    assert "Mira rolled 1d6" in log
