@@ -42,7 +42,8 @@ def test_wounds_marked_by_the_gm_reach_the_tests_odds(
 
 def test_a_player_sets_her_characters_strain_and_no_other(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """Narrative: Ana sets Han's strain; she has no form for Leia's."""
+    """Narrative: Ana sets Han's strain; she has no form for Leia's until the GM gives her
+    Leia in Han's place."""
     campaign, gm_link = served.create_campaign("Edge", "narrative")
     for character, name in (("han", "Han"), ("leia", "Leia")):
         served.send(gm_link, {"type": "create_character", "character": character, "name": name,
@@ -61,3 +62,8 @@ def test_a_player_sets_her_characters_strain_and_no_other(
     assert second is not None
     assert second["x"] >= first["x"] + first["width"] + 8 or second["y"] > first["y"]
     expect(ana.get_by_role("form", name="Set a condition of Leia")).to_have_count(0)
+
+    # the GM gives her Leia instead of Han: her forms follow at once, with no reload
+    served.send(gm_link, {"type": "assign_characters", "member": "ana", "characters": ["leia"]})
+    expect(ana.get_by_role("form", name="Set a condition of Leia")).to_have_count(1)
+    expect(ana.get_by_role("form", name="Set a condition of Han")).to_have_count(0)

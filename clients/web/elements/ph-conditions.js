@@ -29,9 +29,16 @@ export class PhConditions extends HTMLElement {
     for (const c of table.characters) {
       let card = this.cards.get(c.character);
       if (!card) {
-        card = this.card(c, names, own.has(c.character));
+        card = this.card(c);
         this.cards.set(c.character, card);
         this.list.append(card.node);
+      }
+      const mine = own.has(c.character); // the GM may give or take a character at any time
+      if (card.mine !== mine) {
+        card.form?.remove();
+        card.form = mine ? this.form(c, names) : null;
+        if (card.form) card.node.append(card.form);
+        card.mine = mine;
       }
       const key = JSON.stringify([c.name, c.conditions ?? {}]);
       clearWhenChanged(card.node, key);
@@ -44,24 +51,26 @@ export class PhConditions extends HTMLElement {
     }
   }
 
-  card(character, names, mine) {
+  card(character) {
     const title = h("h3", {});
     const values = h("p", {class: "ph-condition-values"});
     const node = h("article", {class: "ph-conditions-card", "data-character": character.character},
       title, values);
-    if (mine) {
-      const condition = h("select", {name: "condition", "aria-label": "condition"},
-        names.map(([name, words]) => h("option", {value: name}, words)));
-      const value = h("input", {name: "value", type: "number", min: 0, max: 99, value: "0",
-                                inputmode: "numeric", "aria-label": "value", class: "ph-nd-count"});
-      const form = h("form", {class: "ph-nc-form ph-conditions-form",
-                              "aria-label": `Set a condition of ${character.name}`},
-        condition, value, h("button", {type: "submit"}, "Set"));
-      bindForm(form, (data) => ({type: "set_condition", character: character.character,
-        condition: String(data.get("condition")), value: Number(data.get("value"))}));
-      node.append(form);
-    }
-    return {node, title, values, key: null};
+    return {node, title, values, key: null, mine: false, form: null};
+  }
+
+  /** The form that sets a condition: the GM's, and the character's player's. */
+  form(character, names) {
+    const condition = h("select", {name: "condition", "aria-label": "condition"},
+      names.map(([name, words]) => h("option", {value: name}, words)));
+    const value = h("input", {name: "value", type: "number", min: 0, max: 99, value: "0",
+                              inputmode: "numeric", "aria-label": "value", class: "ph-nd-count"});
+    const form = h("form", {class: "ph-nc-form ph-conditions-form",
+                            "aria-label": `Set a condition of ${character.name}`},
+      condition, value, h("button", {type: "submit"}, "Set"));
+    bindForm(form, (data) => ({type: "set_condition", character: character.character,
+      condition: String(data.get("condition")), value: Number(data.get("value"))}));
+    return form;
   }
 }
 
