@@ -147,6 +147,7 @@ class Joins:
         key = member_key(hub.campaign, member.member, member.admin)
         if member.role == "replay":  # reads its replay only: never subscribed to the table
             self._limits.admit_join(key)
+            subscriber.member = member.member  # whose reads seal what it may not see yet
             subscriber.push(encode(replay_welcome(hub.state, member)))
             return hub, member
         behind = max(0, hub.state.head - join.since)

@@ -6,8 +6,9 @@ of the raw text of every frame a connection received finds any leak of the event
 sealed frames are counted, and their hash is checked empty (a chain hash of a small payload
 could be searched for the roll that gives it). Every path is tried: live frames, a join's
 snapshot, a catch-up, history pages, ``state_at``, the ``table`` message, the views (a GM's
-secret check has odds), a restart, and the report page; then the session ends, every member
-receives the rolls whole (``revealed``), and every path shows them.
+secret check has odds), a replay link shared mid-session, a restart, and the report page;
+then the session ends, every member receives the rolls whole (``revealed``), and every path
+shows them.
 """
 
 from __future__ import annotations
@@ -101,6 +102,19 @@ async def _every_path(table: Table, campaign: str, token: str, head: int) -> lis
     return texts
 
 
+async def _replay_link_paths(table: Table, campaign: str, token: str, seq: int) -> list[str]:
+    """The text of every frame a replay link gets: its welcome, a history page and
+    ``state_at`` (a link reads its replay and nothing live)."""
+    link = await _join(table, {"token": token, "campaign": campaign})
+    await link.peer.send({"type": "history", "id": "history-0001", "before": seq + 1,
+                          "limit": 100})
+    await link.recv_until("history")
+    await link.peer.send({"type": "state_at", "id": "state-at-0001", "seq": seq})
+    await link.recv_until("snapshot")
+    await link.peer.close()
+    return link.texts
+
+
 async def test_private_rolls_reach_only_who_may_see_them(table: Table) -> None:
     """Live, snapshot, catch-up, history, state_at, table, views, after a restart and in the
     report: each role sees exactly the private rolls it may; the others come sealed, hashless;
@@ -120,6 +134,12 @@ async def test_private_rolls_reach_only_who_may_see_them(table: Table) -> None:
         else:
             assert not sealed
             assert any('"about":"check:secret"' in t for t in texts)
+    for session in (1, None):  # a replay link shared mid-session is no GM either
+        link = await clients["gm"].call(core.ShareReplay, session=session)
+        assert link.token
+        texts = await _replay_link_paths(table, campaign, link.token, head)
+        assert _seen(texts) == set(), session
+        assert any('"private_roll"' in t for t in texts), session  # in its history page
     for name, client in clients.items():  # what the Python clients folded live
         received = [recorded.event for recorded in client.drain()]
         kinds = {type(event).__name__ for event in received}
