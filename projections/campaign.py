@@ -25,10 +25,12 @@ from typing import Any, Literal, TypeVar
 import msgspec
 
 from poolhall.events import core
+from poolhall.events import sr3 as sr3_events
 from poolhall.events.base import Event, MemberRole, Recorded
 from poolhall.events.dice import RolledTerm
 from poolhall.events.fair import ClientSeedSet, SeedCommitted, SeedRevealed
 from poolhall.events.systems import RegisteredSystem, Stats
+from poolhall.projections import sr3 as sr3_projection
 from poolhall.projections.fair_draws import DRAWS
 from poolhall.projections.privacy import PrivateSubject, track
 from poolhall.projections.systems import GameState, projection
@@ -43,6 +45,7 @@ __all__ = [
     "SessionSpan",
     "evolve",
     "fold",
+    "fold_sealed",
     "new_state",
 ]
 
@@ -329,6 +332,20 @@ def evolve(state: CampaignState, recorded: Recorded) -> CampaignState:
     track(state.private, recorded, state.fair.epoch)
     state.head = recorded.seq
     return state
+
+
+def fold_sealed(state: CampaignState, recorded: Recorded) -> None:
+    """What a table folded without a pending private event (the public table,
+    :mod:`poolhall.server.audience`) still takes from it: only that a Shadowrun test declared
+    in front of everyone and then rolled in private is no longer waiting to be rolled.
+
+    The declaration was public and the sealed line says who rolled, so this tells no more than
+    they did; without it the declared card, and its Roll button, stayed on every other page
+    (the roller's too) until the session's end, and a player could roll the test again."""
+    event = recorded.event
+    if isinstance(event, sr3_events.PoolTestRolled) \
+            and isinstance(state.game, sr3_projection.GameState):
+        state.game.declared.pop(event.character, None)
 
 
 def fold(records: Iterable[Recorded], upto: int | None = None) -> CampaignState:

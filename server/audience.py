@@ -26,7 +26,7 @@ from poolhall.events.codec import encode
 from poolhall.events.core import PrivateRoll
 from poolhall.events.log import ServerLog, to_recorded
 from poolhall.events.messages import OutgoingEventFrame
-from poolhall.projections.campaign import CampaignState, evolve
+from poolhall.projections.campaign import CampaignState, evolve, fold_sealed
 from poolhall.projections.privacy import OPENERS, PrivateSubject, hidden_seqs, subject_key
 from poolhall.server.stored_snapshots import Folded, SnapshotStore, fold_from
 
@@ -111,6 +111,8 @@ class PublicTable:
         key = subject_key(event, recorded.seq)
         if key is None or key not in full.private:
             evolve(self.state, recorded)
+        else:
+            fold_sealed(self.state, recorded)
         self.state.head = recorded.seq  # the same head: live events follow from it
         if not full.private:  # revealed: everyone sees the hub's state again
             self.state = None
@@ -136,6 +138,8 @@ def fold_public(log: ServerLog, store: SnapshotStore, campaign: str, upto: int,
         head_hash = "" if row.seq in hidden else row.hash
         if row.seq not in hidden:
             evolve(state, to_recorded(row))
+        else:
+            fold_sealed(state, to_recorded(row))
         last = row.seq
     state.head = last  # a hidden last event still moves the head: live events follow it
     return Folded(state, head_hash)

@@ -20,7 +20,7 @@ from poolhall.events.codec import encode
 from poolhall.events.errors import Rejected
 from poolhall.events.log import ServerLog, to_recorded
 from poolhall.events.messages import History, OutgoingHistoryPage, StateAt
-from poolhall.projections.campaign import CampaignState, evolve
+from poolhall.projections.campaign import CampaignState, evolve, fold_sealed
 from poolhall.projections.replay_start import replay_start
 from poolhall.projections.snapshot import RECENT_EVENTS, snapshot_of
 from poolhall.server.audience import fold_public, sealed_frame
@@ -97,6 +97,7 @@ def replay_at(log: ServerLog, store: SnapshotStore, campaign: str, first: int, s
     last = state.head
     for row in log.rows(campaign, first - 1, seq):
         if row.seq in hidden:
+            fold_sealed(state, to_recorded(row))
             head_hash = ""
         else:
             evolve(state, to_recorded(row))

@@ -156,6 +156,40 @@ def test_sr3_a_secret_test_sets_its_pool_dice_aside(served: Served, open_page: P
         "data-type", "pool_test_rolled")
 
 
+def test_sr3_a_declared_test_rolled_blind_leaves_and_a_secret_one_is_never_declared(
+        served: Served, open_page: PageOpener) -> None:
+    """Ana declares Pistols in front of the table and rolls it blind: the declared card leaves
+    her page and the GM's (it stayed, with its Roll button, until the session's end). The
+    GM's declare form set to secret rolls at once: Ana's page shows a sealed line, no card,
+    nothing of the test."""
+    campaign, gm_link = served.create_campaign("Every Gap", "sr3")
+    served.send(gm_link, {"type": "create_character", "character": "sam", "name": "Sam",
+                          "stats": SAM},
+                {"type": "create_character", "character": "ganger", "name": "Ganger",
+                 "stats": SAM})
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "sam")
+    served.send(ana_link, {"type": "declare_pool_test", "character": "sam", "skill": "pistols",
+                           "kind": "combat", "tn": 4, "reason": "the gap"})
+    gm, ana = open_page(gm_link), open_page(ana_link)
+    card = ana.locator("ph-sr3-declared [data-character=sam]")
+    card.get_by_label("who sees this roll").select_option("blind")
+    card.get_by_role("button", name="Roll").click()
+    expect(_line(gm, "blind: only the GM sees this (not Ana)")).to_have_count(1)
+    for page in (gm, ana):
+        expect(page.locator("ph-sr3-declared [data-character=sam]")).to_have_count(0)
+
+    declare = gm.get_by_role("form", name="Declare a test")
+    declare.get_by_label("Character").select_option("ganger")
+    declare.get_by_label("Reason").fill("spot the decker")
+    declare.get_by_label("who sees this roll").select_option("gm")
+    declare.get_by_role("button", name="Roll in private").click()
+    expect(_line(gm, "secret: only the GM sees this")).to_have_attribute(
+        "data-type", "pool_test_rolled")
+    expect(_line(ana, "The GM rolled in secret")).to_have_count(1)
+    expect(ana.locator("ph-sr3-declared [data-character=ganger]")).to_have_count(0)
+    expect(ana.locator("body")).not_to_contain_text("spot the decker")
+
+
 def test_d12_the_gms_tests_offer_secret_a_players_called_test_nothing(
         served: Served, open_page: PageOpener) -> None:
     """The GM's call and basic test offer secret; Ana's basic test (one the GM called, rolled

@@ -43,6 +43,7 @@ class Sr3Table extends TablePart {
     this.sheets = /** @type {Sr3Sheets} */ (h("ph-sr3-sheets", {class: "ph-sr3-part"}));
     const acts = this.me && this.me.role !== "spectator";
     this.declare = acts ? /** @type {Sr3Declare} */ (h("ph-sr3-declare", {class: "ph-sr3-part"})) : null;
+    if (this.declare) this.declare.me = this.me;
     this.append(...[this.combat, this.declare, this.declared, this.tests, this.sheets].filter(Boolean));
     this.render();
   }

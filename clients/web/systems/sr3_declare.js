@@ -3,7 +3,11 @@
 // of test (which decides the pools it may draw on), the target number or an open test, the
 // test it answers and the situation. The server answers with the odds (`test:<character>`),
 // shown by <ph-sr3-declared>. The form is built once; table messages only refresh its options.
+// A declaration is public; with "who sees this roll" set to a private choice the same form
+// rolls the test at once instead (`roll_pool_test` with its visibility, no pool dice), so a
+// GM's secret test or a player's blind one shows nothing of what it is before it is rolled.
 import {h} from "../dom.js";
+import {visibilityChoice} from "../visibility.js";
 import {bindPathForm, labelled, setOptions, whole} from "./sr3_forms.js";
 
 export const TEST_KINDS = [
@@ -32,6 +36,8 @@ export class Sr3Declare extends HTMLElement {
   constructor() {
     super();
     this.characters = [];
+    /** @type {{member: string, role: string} | null} who this page is (set before it is drawn) */
+    this.me = null;
   }
 
   connectedCallback() {
@@ -49,6 +55,11 @@ export class Sr3Declare extends HTMLElement {
     this.opposes = number("opposes", {min: 1, placeholder: "—"});
     this.reason = h("input", {name: "reason", maxlength: 200, autocomplete: "off",
                               placeholder: "optional"});
+    this.visibility = visibilityChoice(this.me, {oneShot: true});
+    this.submit = h("button", {type: "submit"}, "Declare");
+    this.visibility?.addEventListener("change", () => {
+      this.submit.textContent = this.private() ? "Roll in private" : "Declare";
+    });
     this.form = h("form", {class: "ph-sr3-declare-form", "aria-label": "Declare a test"},
       h("h2", {}, "Declare a test"),
       h("div", {class: "ph-sr3-row"},
@@ -62,7 +73,7 @@ export class Sr3Declare extends HTMLElement {
         h("div", {class: "ph-sr3-row"}, FLAGS.map(([name, words]) => h("label",
           {class: "ph-sr3-check"}, h("input", {type: "checkbox", name}), h("span", {}, words))))),
       h("div", {class: "ph-sr3-row"}, labelled("Reason", this.reason),
-        h("button", {type: "submit"}, "Declare")));
+        this.visibility, this.submit));
     this.character.addEventListener("change", () => this.refreshBase());
     this.base.addEventListener("change", () => this.baseChosen());
     this.kind.addEventListener("change", () => {
@@ -119,10 +130,19 @@ export class Sr3Declare extends HTMLElement {
     }
   }
 
+  /** Whether the chosen visibility is a private one (the form then rolls, not declares). */
+  private() {
+    return Boolean(this.visibility && this.visibility.value !== "public");
+  }
+
   /** The test as the commands' fields (shared by declare_pool_test and roll_pool_test). */
   command() {
     const form = this.form;
-    const test = {type: "declare_pool_test", character: this.character.value, kind: this.kind.value};
+    const test = this.private()
+      ? {type: "roll_pool_test", visibility: this.visibility.value}
+      : {type: "declare_pool_test"};
+    test.character = this.character.value;
+    test.kind = this.kind.value;
     if (!test.character) throw new Error("choose a character");
     const [source, name] = this.base.value.split(":");
     if (source === "skill") test.skill = name;
