@@ -48,6 +48,24 @@ def test_at_360_px_the_table_the_log_and_the_sheet_are_one_tap_apart(
     expect(tabs.get_by_role("button", name="Table")).to_have_attribute("aria-pressed", "true")
 
 
+def test_on_a_phone_the_newest_log_line_stands_above_the_roll_form(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """A log longer than the screen: in the Log view the newest line is on screen, above the
+    roll form that sticks to the bottom (it slid under the form, and the page scrolled)."""
+    _, gm_link = served.create_campaign("Long Night", "d12")
+    served.send(gm_link, *({"type": "roll", "expression": "3d6", "reason": f"roll {n}"}
+                           for n in range(1, 31)))
+    gm = open_page(gm_link, width=360, height=740)
+    gm.get_by_role("navigation", name="Views").get_by_role("button", name="Log").click()
+    newest = gm.locator("ph-log .ph-log-line", has_text="(roll 30)")
+    expect(newest).to_be_in_viewport()
+    line, form = newest.bounding_box(), gm.locator(".ph-roll-form").bounding_box()
+    assert line is not None
+    assert form is not None
+    assert line["y"] + line["height"] <= form["y"]
+    assert gm.evaluate("document.documentElement.scrollHeight") <= 740  # nothing to scroll
+
+
 def test_a_wide_screen_shows_everything_and_no_bar(
         served: Served, open_page: Callable[..., Page]) -> None:
     """At 1280 px every part shows at once; the phone's bar is not there."""
