@@ -89,7 +89,9 @@ export class PhD12Sheet extends HTMLElement {
       const stat = /** @type {HTMLInputElement} */ (row.querySelector(".ph-d12-stat-name")).value.trim().toUpperCase();
       if (!stat) throw new Error("name every stat, or remove its row");
       if (stat in ratings) throw new Error(`${stat} is named twice`);
-      ratings[stat] = Number(/** @type {HTMLInputElement} */ (row.querySelector(".ph-d12-rating")).value);
+      const rating = /** @type {HTMLInputElement} */ (row.querySelector(".ph-d12-rating")).value.trim();
+      if (rating === "") throw new Error(`give ${stat} a rating, or remove its row`); // not 0
+      ratings[stat] = Number(rating);
     }
     const stats = {system: "d12", ratings};
     const name = this.nameInput.value.trim();
