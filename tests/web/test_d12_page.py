@@ -216,7 +216,7 @@ def test_basic_tests_the_gm_rolls_at_once_or_calls_for_a_player_to_roll(
         served: Served, open_page: Callable[..., Page]) -> None:
     """Bram's basic test before any call is refused beside his form; the GM's 5d12 DT 7 is
     rolled at once; the GM calls one for Bram, who rolls it by keyboard; the GM reads it. (A
-    rating emptied on his sheet is asked for, not saved as 0.)"""
+    rating emptied on his sheet is asked for, not saved as 0; Bram's page shows his ratings.)"""
     campaign, gm_link = served.create_campaign("Quiet Roads", "d12")
     bram_link = served.invite(campaign, gm_link, "player", "Olek", "bram")
     gm, bram = open_page(gm_link), open_page(bram_link, width=360)
@@ -226,6 +226,11 @@ def test_basic_tests_the_gm_rolls_at_once_or_calls_for_a_player_to_roll(
     sheet.get_by_role("button", name="Save the character").click()
     expect(sheet.locator(".ph-error")).to_have_text("give WIL a rating, or remove its row")
     sheet.get_by_label("WIL rating").fill("4")
+    # the player assembles his pool from his ratings: they are on his page
+    expect(bram.locator(".ph-d12-characters [data-character=bram]")).to_have_text(
+        "Bram (yours) · CON 2, CHA 2, WIL 4")
+    expect(gm.locator(".ph-d12-characters [data-character=bram]")).to_have_text(
+        "Bram · CON 2, CHA 2, WIL 4")
 
     bram.get_by_text("Basic test", exact=True).click()  # folded away until wanted
     basic = bram.locator(".ph-d12-basic")

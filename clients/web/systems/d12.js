@@ -1,5 +1,6 @@
 // The d12 system's part of the page: <ph-d12-table> (the threshold tests: open ones with the
-// server's odds, then the ended ones), the GM's character form, and the log lines.
+// server's odds, every character's ratings, then the ended ones), the GM's character form, and
+// the log lines.
 // Controls by role: the GM calls tests, sets DTs, interprets and ends; a player rolls their own
 // characters' tests; a spectator watches (the server refuses them anyway).
 /** @import {PhD12Basic} from "./d12_basic.js" */
@@ -12,6 +13,7 @@ import "./d12_call.js";
 import "./d12_test.js";
 import "./d12_sheet.js";
 import {describe} from "./d12_log.js";
+import {ratingsOf} from "./d12_form.js";
 
 class PhD12Table extends TablePart {
   constructor() {
@@ -32,10 +34,14 @@ class PhD12Table extends TablePart {
     this.basic = role === "spectator" ? null : /** @type {PhD12Basic} */ (h("ph-d12-basic"));
     const controls = this.call || this.basic
       ? h("div", {class: "ph-d12-gm-controls"}, this.call, this.basic) : null;
+    // every character's ratings, for the player who assembles a pool from them
+    this.sheetList = h("ul", {class: "ph-d12-ratings"});
+    this.sheets = h("section", {class: "ph-d12-characters", "aria-label": "Characters"},
+      h("h2", {}, "Characters"), this.sheetList);
     replace(this,
       h("section", {class: "ph-d12-open-tests", "aria-label": "Open tests"},
         h("h2", {}, "Threshold tests"), this.empty, this.openList),
-      controls, this.ended);
+      controls, this.sheets, this.ended);
   }
 
   render() {
@@ -48,6 +54,7 @@ class PhD12Table extends TablePart {
     const mine = role === "gm" ? table.characters : table.characters.filter((c) => own.has(c.character));
     if (this.call) this.call.table = table;
     if (this.basic) this.basic.update(mine, role === "gm");
+    this.ratings(table.characters, own);
     const tests = Object.values(table.table?.game?.tests ?? {}).sort((a, b) => a.test - b.test);
     const seen = new Set();
     for (const test of tests) {
@@ -74,6 +81,17 @@ class PhD12Table extends TablePart {
     }
     this.empty.hidden = this.openList.childElementCount > 0;
     this.ended.hidden = this.endedList.childElementCount === 0;
+  }
+
+  /** "Bram (yours) · CON 2, CHA 2, WIL 4", a line per character, redrawn when one changes. */
+  ratings(characters, own) {
+    const key = JSON.stringify([characters.map((c) => [c.character, c.name, ratingsOf(c)]), [...own]]);
+    if (key === this.ratingsKey) return;
+    this.ratingsKey = key;
+    this.sheets.hidden = characters.length === 0;
+    replace(this.sheetList, characters.map((c) => h("li", {"data-character": c.character},
+      h("strong", {}, c.name), own.has(c.character) ? " (yours)" : "", " · ",
+      Object.entries(ratingsOf(c)).map(([stat, rating]) => `${stat} ${rating}`).join(", ") || "no stats")));
   }
 }
 
