@@ -9,6 +9,9 @@
 // A browser that says it went offline (a phone leaving Wi-Fi) is believed at once: the socket
 // is closed and no reconnect is tried until it says it is online again (an open WebSocket
 // would otherwise look alive for minutes). Commands made meanwhile wait in `pending`.
+//
+// Opening again (the delays, offline and online) is `Reconnecting`'s, which the owner's page
+// (owner.js) builds on too.
 
 /** @import {Store} from "./store.js" */
 /** @import {Command, ErrorReply, ServerMessage} from "./messages.js" */
@@ -23,8 +26,10 @@
  */
 
 const RETRY_DELAYS = [250, 500, 1000, 2000, 4000, 8000];
-const BACK_SHOWN_MS = 2500;
-const FOR_GOOD = new Set(["unauthorized", "forbidden", "not_found", "diverged"]);
+/** How long "back" is shown after a join again, before "connected". */
+export const BACK_SHOWN_MS = 2500;
+/** Join refusals that another try would get again: the page stops trying. */
+export const FOR_GOOD = new Set(["unauthorized", "forbidden", "not_found", "diverged"]);
 
 export class CommandRefused extends Error {
   /** @param {ErrorReply} reply */
@@ -35,15 +40,17 @@ export class CommandRefused extends Error {
   }
 }
 
-export class TableConnection {
-  /** @param {Store} store @param {{campaign: string, token: string, url?: string}} where */
-  constructor(store, {campaign, token, url = defaultUrl()}) {
-    this.store = store;
-    this.campaign = campaign;
-    this.token = token;
+/**
+ * One WebSocket to the server that opens again by itself: after a close, with a growing,
+ * jittered delay (RETRY_DELAYS); at once when the browser says it is online again; never while
+ * it says it is offline. What is said on it is the subclass's: `join(socket)` once it opens,
+ * `receive(socket, data)` for each frame of the current socket, `dropped(event)` when that
+ * socket closed (`null`: the browser went offline), and `welcomed()` on each `welcome`.
+ */
+export class Reconnecting {
+  /** @param {string} url */
+  constructor(url) {
     this.url = url;
-    /** @type {Map<string, Waiting>} */
-    this.pending = new Map(); // id -> {message, resolve, reject, sent}
     this.attempt = 0;
     /** @type {WebSocket | null} */
     this.socket = null;
@@ -53,6 +60,8 @@ export class TableConnection {
     this.online = () => this.cameOnline();
     this.stopped = false;
     this.everJoined = false;
+    /** @type {WebSocket | null} the socket the last `welcome` came on */
+    this.joinedOn = null;
   }
 
   start() {
@@ -63,6 +72,7 @@ export class TableConnection {
 
   stop() {
     this.stopped = true;
+    clearTimeout(this.retry);
     window.removeEventListener("offline", this.offline);
     window.removeEventListener("online", this.online);
     this.socket?.close(1000);
@@ -70,7 +80,7 @@ export class TableConnection {
 
   wentOffline() {
     if (this.stopped) return;
-    this.store.set({connection: "reconnecting"});
+    this.dropped(null);
     this.socket?.close(1000, "offline");
   }
 
@@ -87,8 +97,58 @@ export class TableConnection {
     const socket = new WebSocket(this.url);
     this.socket = socket;
     socket.addEventListener("open", () => this.join(socket));
-    socket.addEventListener("message", (event) => this.receive(socket, event.data));
+    socket.addEventListener("message", (event) => {
+      if (socket === this.socket) this.receive(socket, event.data);
+    });
     socket.addEventListener("close", (event) => this.closed(socket, event));
+  }
+
+  /** The join to send on a socket just opened. @param {WebSocket} socket */
+  join(socket) {}
+
+  /** A frame of the current socket. @param {WebSocket} socket @param {string} data */
+  receive(socket, data) {}
+
+  /** The connection is gone (`event`: the socket's close; null: the browser went offline);
+   * a new one is opened by itself after this returns, unless stopped.
+   * @param {CloseEvent | null} event */
+  dropped(event) {}
+
+  /** Call on each `welcome`: true when it is a join again (after a drop), not the first. */
+  welcomed() {
+    const again = this.everJoined;
+    this.attempt = 0;
+    this.everJoined = true;
+    this.joinedOn = this.socket;
+    return again;
+  }
+
+  /** True while joined: the current socket is open and was welcomed. */
+  get joined() {
+    return this.joinedOn === this.socket && this.socket?.readyState === WebSocket.OPEN;
+  }
+
+  /** @param {WebSocket} socket @param {CloseEvent} event */
+  closed(socket, event) {
+    if (socket !== this.socket || this.stopped) return;
+    this.dropped(event);
+    if (this.stopped || !navigator.onLine) return; // cameOnline() opens again
+    const delay = RETRY_DELAYS[Math.min(this.attempt, RETRY_DELAYS.length - 1)];
+    this.attempt += 1;
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => this.open(), delay * (0.75 + Math.random() / 2));
+  }
+}
+
+export class TableConnection extends Reconnecting {
+  /** @param {Store} store @param {{campaign: string, token: string, url?: string}} where */
+  constructor(store, {campaign, token, url = defaultUrl()}) {
+    super(url);
+    this.store = store;
+    this.campaign = campaign;
+    this.token = token;
+    /** @type {Map<string, Waiting>} */
+    this.pending = new Map(); // id -> {message, resolve, reject, sent}
   }
 
   /** @param {WebSocket} socket */
@@ -102,7 +162,6 @@ export class TableConnection {
 
   /** @param {WebSocket} socket @param {string} data */
   receive(socket, data) {
-    if (socket !== this.socket) return;
     /** @type {ServerMessage} */
     let message;
     try {
@@ -112,16 +171,16 @@ export class TableConnection {
     }
     const store = this.store;
     switch (message.type) {
-      case "welcome":
-        this.attempt = 0;
+      case "welcome": {
+        const again = this.welcomed();
         store.welcome(message);
-        store.set({connection: this.everJoined ? "back" : "live", problem: null});
-        if (this.everJoined) setTimeout(() => {
+        store.set({connection: again ? "back" : "live", problem: null});
+        if (again) setTimeout(() => {
           if (store.state.connection === "back") store.set({connection: "live"});
         }, BACK_SHOWN_MS);
-        this.everJoined = true;
         this.resend();
         break;
+      }
       case "snapshot":
         if (message.id) this.answer(message.id, message, null); // a `state_at` answer
         else store.snapshot(message);
@@ -206,21 +265,15 @@ export class TableConnection {
     for (const waiting of this.pending.values()) socket.send(JSON.stringify(waiting.message));
   }
 
-  /** @param {WebSocket} socket @param {CloseEvent} event */
-  closed(socket, event) {
-    if (socket !== this.socket || this.stopped) return;
+  /** @param {CloseEvent | null} event */
+  dropped(event) {
     const store = this.store;
-    if (event.code === 1008 && store.state.connection !== "reconnecting" && this.everJoined) {
+    if (event?.code === 1008 && store.state.connection !== "reconnecting" && this.everJoined) {
       // removed from the campaign, or no join in time
       store.set({connection: "reconnecting", problem: event.reason || null});
     } else {
       store.set({connection: "reconnecting"});
     }
-    if (!navigator.onLine) return; // cameOnline() opens again
-    const delay = RETRY_DELAYS[Math.min(this.attempt, RETRY_DELAYS.length - 1)];
-    this.attempt += 1;
-    clearTimeout(this.retry);
-    this.retry = setTimeout(() => this.open(), delay * (0.75 + Math.random() / 2));
   }
 }
 

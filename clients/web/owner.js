@@ -6,17 +6,33 @@
 // campaign opens the owner's session, where `create_campaign` (its ack carries the new GM's
 // token) and `list_campaigns` are answered; a new GM link for an existing campaign is an
 // `invite` sent after joining that campaign with the same token (the owner is GM everywhere).
+// The connection is the table page's (`Reconnecting`, connection.js): when it drops the status
+// line says so and it opens again by itself; joined again, the status says "back" and the
+// campaign list is read anew. A request made while not connected is refused at once, beside
+// its button, and nothing is sent; one sent just before the drop fails when it drops, beside
+// its button too. Pressing again sends the same command id and `retry_key` (until the server
+// has answered it), so a try that did reach the server gets its first answer, with the GM's
+// token, and never makes a second campaign or GM.
 import {h, replace} from "./dom.js";
-import {defaultUrl, newId} from "./connection.js";
+import {BACK_SHOWN_MS, FOR_GOOD, Reconnecting, defaultUrl, newId} from "./connection.js";
 import {joinLink} from "./session.js";
 /** @import {Command} from "./messages.js" */
 /** @import {NamedControls} from "./dom.js" */
 
 /** A campaign as `list_campaigns` answers it. @typedef {{campaign: string, name: string, system: string}} CampaignEntry */
+/** @typedef {{done: (answer: any) => void, fail: (error: Error) => void}} Asked */
+/** @typedef {"connecting" | "live" | "reconnecting" | "back" | "refused"} OwnerState */
 
 const KEY = "poolhall.owner";
 /** @type {Record<string, string>} */
 const SYSTEMS = {narrative: "narrative dice", sr3: "Shadowrun 3", d12: "d12 pools"};
+const NOT_CONNECTED = "Not connected to the server, so nothing was sent: try again once this"
+  + " page says it is connected.";
+const LOST_ANSWER = "The connection was lost before the server answered. Try again once this"
+  + " page says it is connected: if the first try reached the server, you get what it did,"
+  + " not a second one.";
+const NO_TOKEN = "Done, but the server can no longer show the link it made: press New GM"
+  + " link beside the campaign for another.";
 
 function ownerToken() {
   const fragment = new URLSearchParams(location.hash.replace(/^#/, ""));
@@ -29,57 +45,131 @@ function ownerToken() {
   return sessionStorage.getItem(KEY);
 }
 
-/** One WebSocket session: join, then requests answered by id (ack, error, campaign_list). */
-class Session {
-  /** @param {string} token @param {string | null} [campaign] */
-  constructor(token, campaign = null) {
+/** The server's refusal of a request (not a lost connection). */
+class Refused extends Error {
+  /** @param {string} message @param {string | undefined} path */
+  constructor(message, path) {
+    super(message);
+    this.path = path;
+  }
+}
+
+/** The owner's WebSocket: joins with the admin token (and a campaign, for a GM link), then
+ * requests answered by id (ack, error, campaign_list). It opens again by itself after a drop;
+ * `once`: it does not (a GM link's short session), and `ready` fails instead. */
+class OwnerSession extends Reconnecting {
+  /** @param {string} token @param {{campaign?: string | null, once?: boolean}} [options] */
+  constructor(token, {campaign = null, once = false} = {}) {
+    super(defaultUrl());
     this.token = token;
     this.campaign = campaign;
-    /** @type {Map<string, {done: (answer: any) => void, fail: (error: Error) => void}>} */
+    this.once = once;
+    /** @type {Map<string, Asked>} */
     this.waiting = new Map();
-    /** @type {WebSocket | undefined} */
-    this.socket = undefined;
+    /** @type {OwnerState} */
+    this.state = "connecting";
+    this.problem = ""; // the server's words on a refused join
+    /** Told each change of `state` (or of `problem`). @type {(state: OwnerState) => void} */
+    this.changed = () => {};
+    /** @type {Asked} */
+    let settle = {done: () => {}, fail: () => {}};
+    /** The first join: resolves on its `welcome`, fails when refused (or, `once`, dropped). */
+    this.ready = new Promise((done, fail) => { settle = {done, fail}; });
+    this.ready.catch(() => {}); // a page that waits on `changed` instead never reads it
+    this.settleReady = settle;
   }
 
-  open() {
-    return new Promise((resolve, reject) => {
-      const socket = new WebSocket(defaultUrl());
-      this.socket = socket;
-      socket.addEventListener("open", () => socket.send(JSON.stringify(
-        this.campaign ? {type: "join", token: this.token, campaign: this.campaign}
-          : {type: "join", token: this.token})));
-      socket.addEventListener("message", (event) => {
-        const message = JSON.parse(event.data);
-        if (message.type === "welcome") resolve(message);
-        else if (message.type === "error" && !message.id) reject(new Error(message.message));
-        else if (message.id && this.waiting.has(message.id)) {
-          const {done, fail} = /** @type {{done: (answer: any) => void, fail: (error: Error) => void}} */ (
-            this.waiting.get(message.id));
-          this.waiting.delete(message.id);
-          if (message.type === "error") fail(Object.assign(new Error(message.message),
-                                                           {path: message.path}));
-          else done(message);
-        }
-      });
-      socket.addEventListener("close", () => {
-        reject(new Error("the server closed the connection"));
-        for (const {fail} of this.waiting.values()) fail(new Error("the connection closed"));
-        this.waiting.clear();
-      });
-    });
+  /** @param {OwnerState} state */
+  set(state) {
+    this.state = state;
+    this.changed(state);
   }
 
-  /** A request once open(): resolves with its answer. @param {Command} message @returns {Promise<any>} */
+  /** @param {WebSocket} socket */
+  join(socket) {
+    socket.send(JSON.stringify(this.campaign ? {type: "join", token: this.token, campaign: this.campaign}
+      : {type: "join", token: this.token}));
+  }
+
+  /** @param {WebSocket} socket @param {string} data */
+  receive(socket, data) {
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (message.type === "welcome") {
+      const again = this.welcomed();
+      this.problem = "";
+      this.set(again ? "back" : "live");
+      this.settleReady.done(message);
+      if (again) setTimeout(() => { if (this.state === "back") this.set("live"); }, BACK_SHOWN_MS);
+    } else if (message.type === "error" && !message.id) { // the join was refused
+      this.problem = message.message;
+      if (FOR_GOOD.has(message.code) || this.once) {
+        this.stop();
+        this.set("refused");
+        this.settleReady.fail(new Refused(message.message, message.path));
+      } else this.set(this.state); // said; tried again after the server closes
+    } else if (message.id && this.waiting.has(message.id)) {
+      const {done, fail} = /** @type {Asked} */ (this.waiting.get(message.id));
+      this.waiting.delete(message.id);
+      if (message.type === "error") fail(new Refused(message.message, message.path));
+      else done(message);
+    }
+  }
+
+  /** @param {CloseEvent | null} event */
+  dropped(event) {
+    for (const {fail} of this.waiting.values()) fail(new Error(LOST_ANSWER));
+    this.waiting.clear();
+    if (this.once) {
+      this.stop();
+      this.settleReady.fail(new Error(event?.reason || "the server could not be reached"));
+    }
+    if (this.state !== "reconnecting") this.set("reconnecting");
+  }
+
+  /** A request, sent only while joined: resolves with its answer; fails with `Refused` (the
+   * server's words) or, at once, with an Error when not connected or when the connection is
+   * lost before the answer. @param {Command} message @returns {Promise<any>} */
   ask(message) {
-    const id = newId();
+    if (!this.joined) return Promise.reject(new Error(NOT_CONNECTED));
+    const socket = /** @type {WebSocket} */ (this.socket);
+    const id = message.id ?? newId();
     return new Promise((done, fail) => {
       this.waiting.set(id, {done, fail});
-      /** @type {WebSocket} */ (this.socket).send(JSON.stringify({...message, id}));
+      socket.send(JSON.stringify({...message, id}));
     });
   }
+}
 
-  close() {
-    this.socket?.close(1000);
+/** A command's id and retry_key, kept from its first try until the server has answered it:
+ * a try again after a lost connection sends the same ones, so the server answers with what the
+ * first try did (a command id stands for its command), never doing it twice. */
+class Tries {
+  constructor() {
+    /** @type {Map<string, {id: string, retry_key: string}>} */
+    this.kept = new Map();
+  }
+
+  /** The id and retry_key for `command` (the same body, to the same campaign: the same ones).
+   * @param {Command} command @param {string} [campaign] */
+  of(command, campaign = "") {
+    const key = campaign + JSON.stringify(command);
+    let kept = this.kept.get(key);
+    if (!kept) {
+      kept = {id: newId(), retry_key: retryKey()};
+      this.kept.set(key, kept);
+    }
+    return kept;
+  }
+
+  /** The server answered `command` (done or refused): a next one is a new command.
+   * @param {Command} command @param {string} [campaign] */
+  answered(command, campaign = "") {
+    this.kept.delete(campaign + JSON.stringify(command));
   }
 }
 
@@ -107,12 +197,21 @@ function linkBox(link, label) {
            h("a", {href: link, target: "_blank", rel: "noopener"}, "Open the table"), said);
 }
 
-class OwnerPage {
-  /** @type {Session} made and opened by start() */ session;
+/** @type {Record<OwnerState, string>} */
+const STATUS_WORDS = {
+  connecting: "connecting…",
+  live: "connected: create a campaign, then send its GM the link.",
+  reconnecting: "connection lost: reconnecting…",
+  back: "back: connected again.",
+  refused: "this link does not open the owner's page",
+};
 
+class OwnerPage {
   /** @param {string} token */
   constructor(token) {
     this.token = token;
+    this.session = new OwnerSession(token);
+    this.tries = new Tries();
     // owner.html's parts
     this.status = /** @type {HTMLElement} */ (document.querySelector(".ph-owner-status"));
     this.form = /** @type {HTMLFormElement} */ (document.querySelector(".ph-owner-create"));
@@ -122,28 +221,45 @@ class OwnerPage {
     this.output = /** @type {HTMLOutputElement} */ (this.form.querySelector("output"));
     /** @type {Map<string, string>} */
     this.links = new Map(); // campaign -> the GM link shown in this tab
+    this.listed = false; // the list was read once
   }
 
-  async start() {
-    this.session = new Session(this.token);
-    try {
-      await this.session.open();
-    } catch (error) {
-      this.status.textContent = `this link does not open the owner's page: ${/** @type {Error} */ (error).message}`;
-      return;
-    }
-    this.status.textContent = "connected: create a campaign, then send its GM the link.";
-    this.form.hidden = false;
-    this.section.hidden = false;
+  start() {
     this.form.addEventListener("submit", (event) => this.create(event));
     /** @type {NamedControls} */ (this.form.elements).name.addEventListener("input", () => {
       this.output.textContent = "";
     });
-    await this.refresh();
+    this.session.changed = (state) => this.connection(state);
+    this.session.start();
   }
 
+  /** The status line says where the connection is; each join (the first, or again after a
+   * drop) reads the campaign list anew. @param {OwnerState} state */
+  connection(state) {
+    const session = this.session;
+    let words = STATUS_WORDS[state];
+    if (state === "reconnecting" && !session.everJoined) words = "cannot reach the server: trying again…";
+    if (state === "refused") words = `${words}: ${session.problem}`;
+    else if (session.problem) words = `${words} (the server said: ${session.problem})`;
+    this.status.textContent = words;
+    this.status.dataset.state = state;
+    if (state === "live" || state === "back") {
+      this.form.hidden = false;
+      this.section.hidden = false;
+      if (state === "back" || !this.listed) this.refresh();
+    }
+  }
+
+  /** Read the campaign list; a drop meanwhile leaves the list as it was (the next join
+   * reads it again). */
   async refresh() {
-    const answer = await this.session.ask({type: "list_campaigns"});
+    let answer;
+    try {
+      answer = await this.session.ask({type: "list_campaigns"});
+    } catch {
+      return;
+    }
+    this.listed = true;
     this.empty.hidden = answer.campaigns.length > 0;
     replace(this.list, answer.campaigns.map((/** @type {CampaignEntry} */ c) => this.row(c)));
   }
@@ -168,43 +284,57 @@ class OwnerPage {
     event.preventDefault();
     const data = new FormData(this.form);
     const button = /** @type {HTMLButtonElement} */ (this.form.querySelector("button[type=submit]"));
+    const command = {type: "create_campaign", name: String(data.get("name")).trim(),
+                     system: String(data.get("system"))};
     this.output.textContent = "";
     button.disabled = true;
+    let ack;
     try {
-      const ack = await this.session.ask({
-        type: "create_campaign", name: String(data.get("name")).trim(),
-        system: String(data.get("system")), retry_key: retryKey(),
-      });
-      this.links.set(ack.campaign, joinLink(ack.campaign, ack.token));
-      this.form.reset();
-      await this.refresh();
-      /** @type {HTMLInputElement | null} */ (
-        this.list.querySelector(`li[data-campaign="${CSS.escape(ack.campaign)}"] input`))?.focus();
+      ack = await this.session.ask({...command, ...this.tries.of(command)});
+      this.tries.answered(command);
     } catch (error) {
+      if (error instanceof Refused) this.tries.answered(command);
       this.output.textContent = /** @type {Error} */ (error).message;
+      return;
     } finally {
       button.disabled = false;
     }
+    if (ack.token) this.links.set(ack.campaign, joinLink(ack.campaign, ack.token));
+    this.form.reset();
+    if (!ack.token) this.output.textContent = NO_TOKEN;
+    await this.refresh();
+    /** @type {HTMLInputElement | null} */ (
+      this.list.querySelector(`li[data-campaign="${CSS.escape(ack.campaign)}"] input`))?.focus();
   }
 
-  /** @param {CampaignEntry} campaign @param {HTMLElement} holder @param {HTMLButtonElement} button
+  /** A new GM for the campaign, on a short session of its own (a join is to one campaign).
+   * @param {CampaignEntry} campaign @param {HTMLElement} holder @param {HTMLButtonElement} button
    * @param {HTMLOutputElement} error */
   async newGmLink(campaign, holder, button, error) {
     error.textContent = "";
+    if (!this.session.joined) {
+      error.textContent = NOT_CONNECTED;
+      return;
+    }
     button.disabled = true;
-    const session = new Session(this.token, campaign.campaign);
+    const command = {type: "invite", role: "gm", name: "GM"};
+    const session = new OwnerSession(this.token, {campaign: campaign.campaign, once: true});
     try {
-      await session.open();
-      const ack = await session.ask({type: "invite", role: "gm", name: "GM", retry_key: retryKey()});
+      session.start();
+      await session.ready;
+      const ack = await session.ask({...command, ...this.tries.of(command, campaign.campaign)});
+      this.tries.answered(command, campaign.campaign);
+      if (!ack.token) throw new Error(NO_TOKEN);
       const link = joinLink(campaign.campaign, ack.token);
       this.links.set(campaign.campaign, link);
       replace(holder, linkBox(link, `GM link for ${campaign.name}`));
       button.textContent = "Another GM link";
       /** @type {HTMLInputElement} */ (holder.querySelector("input")).focus();
     } catch (failure) {
+      if (failure instanceof Refused) this.tries.answered(command, campaign.campaign);
       error.textContent = /** @type {Error} */ (failure).message;
     } finally {
-      session.close();
+      session.stop();
       button.disabled = false;
     }
   }

@@ -3,13 +3,17 @@ created in the page, a GM invited from it who opens the table with no terminal a
 
 from __future__ import annotations
 
+import json
 import re
+import signal
+import subprocess
 import time
 from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
-from tests.web.conftest import Served
+from tests.serve_process import start_serve
+from tests.web.conftest import ONE_ADDRESS_FOR_EVERYONE, PageOpener, Served
 
 OWNER_LINK = re.compile(r"http://127\.0\.0\.1:\d+/owner#token=\S+")
 
@@ -89,3 +93,129 @@ def test_a_wrong_owner_link_says_so(served: Served, open_page: Callable[..., Pag
     owner = open_page(f"{served.origin}/owner#token=ph_{'x' * 43}", live=False)
     expect(owner.locator(".ph-owner-status")).to_contain_text("does not open the owner's page")
     expect(owner.get_by_role("form", name="Create a campaign")).to_be_hidden()
+
+
+WEBSOCKET_REFUSED = re.compile(r"console: WebSocket connection to 'ws://127\.0\.0\.1:\d+/' failed")
+"""What Chromium logs (a console error) at each try to reach a server that is down: expected
+while a test has stopped it, and only then."""
+
+
+def restart(served: Served) -> subprocess.Popen[bytes]:
+    """``poolhall serve`` again on the same port and database (the same links work), after
+    ``served.process`` stopped; the caller stops it."""
+    process = start_serve(served.directory / "table.db", served.port, *ONE_ADDRESS_FOR_EVERYONE,
+                          log=served.directory / "serve.log")
+    served.process = process
+    return process
+
+
+def expected_outage_only(open_page: PageOpener) -> None:
+    """Drop the console errors of the tries at reaching the stopped server; keep any other."""
+    open_page.problems[:] = [problem for problem in open_page.problems
+                             if not WEBSOCKET_REFUSED.match(problem)]
+
+
+def test_the_owner_page_says_when_the_server_is_gone_and_carries_on_once_it_is_back(
+        served: Served, open_page: PageOpener) -> None:
+    """The trial's evening: the server restarts under an open owner's page. The page says the
+    connection is lost; Create and New GM link pressed meanwhile say at once that nothing was
+    sent, and stay usable; the page reconnects by itself, says "back", and Create works with no
+    reload. Back online after a time offline, the list holds a campaign made meanwhile."""
+    owner = open_page(printed_owner_link(served), live=False)
+    status = owner.locator(".ph-owner-status")
+    expect(status).to_have_text("connected: create a campaign, then send its GM the link.")
+    form = owner.get_by_role("form", name="Create a campaign")
+    create = form.get_by_role("button", name="Create")
+    form.get_by_label("Title").fill("Edge of the Empire")
+    create.click()
+    edge = owner.locator("li[data-campaign=edge-of-the-empire]")
+    expect(edge.get_by_label("GM link for Edge of the Empire")).to_be_visible()
+
+    served.process.terminate()
+    served.process.wait(15)
+    process: subprocess.Popen[bytes] | None = None
+    try:
+        expect(status).to_have_text("connection lost: reconnecting…")
+        expect(status).to_have_attribute("data-state", "reconnecting")
+        form.get_by_label("Title").fill("Dockside Heist")
+        form.get_by_label("Game system").select_option("d12")
+        create.click()
+        expect(form.get_by_role("alert")).to_have_text(re.compile(
+            r"^Not connected to the server, so nothing was sent"))
+        expect(create).to_be_enabled()
+        expect(form.get_by_label("Title")).to_have_value("Dockside Heist")  # kept for the retry
+        edge.get_by_role("button", name="Another GM link").click()
+        expect(edge.get_by_role("alert")).to_contain_text("Not connected to the server")
+        expect(edge.get_by_role("button", name="Another GM link")).to_be_enabled()
+
+        process = restart(served)
+        expect(status).to_have_text("back: connected again.", timeout=15_000)  # for 2.5 s
+        create.click()  # no reload
+        dockside = owner.locator("li[data-campaign=dockside-heist]")
+        expect(dockside).to_contain_text("d12 pools")
+        expect(dockside.get_by_label("GM link for Dockside Heist")).to_be_visible()
+        expect(form.locator("output")).to_be_empty()
+        expect(owner.locator(".ph-owner-list li")).to_have_count(2)
+        edge.get_by_role("button", name="Another GM link").click()
+        expect(edge.locator("output")).to_be_empty()
+        second = edge.get_by_label("GM link for Edge of the Empire").input_value()
+        assert second.startswith(served.origin + "/#campaign=edge-of-the-empire&token=ph_")
+        expect(status).to_have_attribute("data-state", "live")  # "back" is said for a while
+        expect(status).to_have_text("connected: create a campaign, then send its GM the link.")
+
+        owner.context.set_offline(True)  # a laptop off the Wi-Fi: the list is not told
+        expect(status).to_have_text("connection lost: reconnecting…")
+        served.cli("campaign", "create", "Made Meanwhile", "--system", "sr3")
+        owner.context.set_offline(False)
+        expect(status).to_have_text("back: connected again.", timeout=15_000)
+        expect(owner.locator("li[data-campaign=made-meanwhile]")).to_contain_text("Shadowrun 3")
+    finally:
+        owner.close()  # before the server stops: a page trying again would log errors
+        expected_outage_only(open_page)
+        if process is not None:
+            process.terminate()
+            process.wait(15)
+
+
+def test_a_create_cut_off_by_the_server_s_death_is_sent_again_as_the_same_command(
+        served: Served, open_page: PageOpener) -> None:
+    """Create is pressed while the server hangs, and the server dies before answering: the form
+    says the answer was lost and Create is usable again; pressed once the page is back, it
+    sends the same command (id and retry_key), which the server answers as the first try,
+    never as a second campaign."""
+    owner = open_page(printed_owner_link(served), live=False)
+    status = owner.locator(".ph-owner-status")
+    expect(status).to_contain_text("connected")
+    form = owner.get_by_role("form", name="Create a campaign")
+    create = form.get_by_role("button", name="Create")
+    form.get_by_label("Title").fill("Edge of the Empire")
+    served.process.send_signal(signal.SIGSTOP)  # hangs: the frame waits unread
+    process: subprocess.Popen[bytes] | None = None
+    try:
+        create.click()
+        expect(create).to_be_disabled()  # sent, not answered
+        served.process.kill()
+        served.process.wait(15)
+        expect(form.get_by_role("alert")).to_have_text(re.compile(
+            r"^The connection was lost before the server answered"))
+        expect(create).to_be_enabled()
+        expect(status).to_have_text("connection lost: reconnecting…")
+
+        process = restart(served)
+        expect(status).to_have_text("back: connected again.", timeout=15_000)
+        expect(owner.locator(".ph-owner-empty")).to_be_visible()  # the first try never ran
+        create.click()
+        row = owner.locator("li[data-campaign=edge-of-the-empire]")
+        expect(row.get_by_label("GM link for Edge of the Empire")).to_be_visible()
+        expect(owner.locator(".ph-owner-list li")).to_have_count(1)
+    finally:
+        owner.close()  # before the server stops: a page trying again would log errors
+        expected_outage_only(open_page)
+        if process is not None:
+            process.terminate()
+            process.wait(15)
+    creates = [message for message in map(json.loads, open_page.sent)
+               if message["type"] == "create_campaign"]
+    assert len(creates) == 2, creates
+    assert creates[0]["id"] == creates[1]["id"]
+    assert creates[0]["retry_key"] == creates[1]["retry_key"]

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
-from tests.web.conftest import Served
+from tests.web.conftest import Served, screenshot
 
 
 def test_a_join_link_opens_the_table_and_its_token_leaves_the_address_bar(
@@ -42,3 +42,38 @@ def test_free_dice_are_drawn_for_everyone_and_a_bad_expression_is_explained(
     assert labels == [gm.locator("[data-type=dice_rolled] svg.ph-die").nth(i).get_attribute(
         "aria-label") for i in range(3)]
     assert all(label and label.startswith("d6 showing ") for label in labels)
+
+
+STORED_TOKENS = "() => JSON.parse(localStorage.getItem('poolhall.tokens') ?? '{}')"
+
+
+def test_leaving_the_table_asks_first_and_staying_keeps_the_seat(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Ana taps "Leave this table": the page asks first, saying she needs her join link to come
+    back (it was shown once). "Stay" keeps her seat; "Yes, leave" forgets it in this browser."""
+    campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
+    ana = open_page(served.invite(campaign, gm_link, "player", "Ana"))
+    header = ana.locator(".ph-header")
+    leave = header.get_by_role("button", name="Leave this table")
+    leave.click()
+    expect(header.locator(".ph-confirm")).to_have_text(
+        "Leave this table? This browser forgets your seat: you need your join link to come back."
+        "Yes, leaveStay")
+    expect(header.get_by_role("button", name="Yes, leave")).to_be_focused()
+    expect(leave).to_be_hidden()
+    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")  # still here
+    assert campaign in ana.evaluate(STORED_TOKENS)
+    screenshot(ana, "leave-question")
+
+    header.get_by_role("button", name="Stay").click()
+    expect(header.locator(".ph-confirm")).to_be_hidden()
+    expect(leave).to_be_focused()
+    ana.reload()  # the seat was kept
+    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")
+    expect(ana.locator(".ph-who")).to_contain_text("you are player")
+
+    leave.click()
+    header.get_by_role("button", name="Yes, leave").click()
+    expect(ana.get_by_role("form", name="Open a table")).to_be_visible()
+    assert ana.evaluate(STORED_TOKENS) == {}
+    expect(ana.get_by_role("navigation", name="Tables you joined")).to_have_count(0)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
-from tests.web.conftest import Served
+from tests.web.conftest import Served, screenshot
 from tests.web.test_page_layout import NO_SIDEWAYS_SCROLL, a_table_in_play
 
 
@@ -74,3 +74,27 @@ def test_a_wide_screen_shows_everything_and_no_bar(
     expect(ana.get_by_role("navigation", name="Views")).to_be_hidden()
     for part in (".ph-panel", "ph-log", "ph-members", ".ph-roll-form"):
         expect(ana.locator(part)).to_be_visible()
+
+
+def test_at_360_px_the_question_before_leaving_fits(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Ana taps "Leave this table" on her phone: the question and both answers are on screen,
+    nothing scrolls sideways, and "Stay" puts the button back."""
+    _, _, ana_link = a_table_in_play(served)
+    ana = open_page(ana_link, width=360, height=740)
+    header = ana.locator(".ph-header")
+    header.get_by_role("button", name="Leave this table").click()
+    question = header.locator(".ph-confirm")
+    expect(question).to_contain_text("you need your join link to come back")
+    assert ana.evaluate(NO_SIDEWAYS_SCROLL)
+    for part in (question, header.get_by_role("button", name="Yes, leave"),
+                 header.get_by_role("button", name="Stay")):
+        expect(part).to_be_in_viewport(ratio=1)
+        box = part.bounding_box()
+        assert box
+        assert box["x"] >= 0
+        assert box["x"] + box["width"] <= 360 + 1
+    screenshot(ana, "phone-leave-question")
+    header.get_by_role("button", name="Stay").click()
+    expect(header.get_by_role("button", name="Leave this table")).to_be_in_viewport()
+    expect(question).to_be_hidden()

@@ -47,6 +47,7 @@ export class PhApp extends HTMLElement {
   /** @type {HTMLSpanElement} */ status;
   /** @type {HTMLParagraphElement} */ problem;
   /** @type {HTMLButtonElement} */ leave;
+  /** @type {HTMLElement} */ leaving;
   /** @type {HTMLElement} */ panelSlot;
   /** @type {HTMLButtonElement} */ motion;
   /** @type {PhMembers} */ members;
@@ -134,12 +135,8 @@ export class PhApp extends HTMLElement {
     this.status = h("span", {class: "ph-connection", role: "status", "aria-live": "polite",
                              "data-state": "connecting"}, CONNECTION_WORDS.connecting);
     this.problem = h("p", {class: "ph-problem", role: "alert", hidden: true});
-    this.leave = h("button", {type: "button", class: "ph-quiet", onclick: () => {
-      forget(this.connection.campaign);
-      this.connection.stop();
-      location.hash = "";
-      location.reload();
-    }}, "Leave this table");
+    this.leave = h("button", {type: "button", class: "ph-quiet"}, "Leave this table");
+    this.leaving = this.leaveConfirm();
     this.panelSlot = h("section", {class: "ph-panel", "aria-label": "The table"});
     this.motion = h("button", {type: "button", class: "ph-quiet ph-motion", "aria-pressed": "true",
                                onclick: () => this.setMotion(this.dataset.motion === "off")},
@@ -160,12 +157,38 @@ export class PhApp extends HTMLElement {
         h("button", {type: "button", class: "ph-quiet", "data-view": view,
                      onclick: () => this.showView(view)}, words)));
     replace(this,
-      h("header", {class: "ph-header"}, this.heading, this.who, this.status, this.motion, this.leave),
+      h("header", {class: "ph-header"}, this.heading, this.who, this.status, this.motion, this.leave,
+        this.leaving),
       this.problem,
       h("main", {class: "ph-main"}, this.panelSlot,
         h("div", {class: "ph-side"}, this.log, this.roll, this.seed, this.conditions, this.members, this.tools)),
       this.tabs);
     this.showView("table");
+  }
+
+  /** "Leave this table" -> "Leave this table? ..." [Yes, leave] [Stay]: leaving forgets the
+   * member's token in this browser, and their join link, shown once, is the only way back. */
+  leaveConfirm() {
+    const yes = h("button", {type: "button", class: "ph-danger ph-small"}, "Yes, leave");
+    const stay = h("button", {type: "button", class: "ph-quiet ph-small"}, "Stay");
+    const confirm = h("span", {class: "ph-confirm ph-leave", hidden: true},
+      h("span", {}, "Leave this table? This browser forgets your seat: you need your join link"
+        + " to come back."), yes, stay);
+    /** @param {boolean} asked */
+    const asking = (asked) => {
+      this.leave.hidden = asked;
+      confirm.hidden = !asked;
+      (asked ? yes : this.leave).focus();
+    };
+    this.leave.addEventListener("click", () => asking(true));
+    stay.addEventListener("click", () => asking(false));
+    yes.addEventListener("click", () => {
+      forget(this.connection.campaign);
+      this.connection.stop();
+      location.hash = "";
+      location.reload();
+    });
+    return confirm;
   }
 
   /** The dice's short roll animation on or off (kept in this browser); the platform's
