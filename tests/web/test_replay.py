@@ -42,10 +42,14 @@ def test_a_moment_of_the_campaign_shows_the_table_and_log_as_they_stood(
 
 def test_playing_moves_forward_event_by_event_and_a_session_can_be_chosen(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """Choosing session 1 starts at its first event; playing at 16 events/s reaches its end."""
+    """The table's link opens the replay in a tab of its own; choosing session 1 starts at its
+    first event; playing at 16 events/s reaches its end."""
     campaign, gm_link = _session_of_rolls(served)
-    page = open_page(gm_link)
-    page.goto(f"{served.origin}/replay#campaign={campaign}")
+    table = open_page(gm_link)
+    with table.context.expect_page() as opened:
+        table.get_by_role("link", name="Replay and post-game reports").click()
+    page = opened.value
+    assert page.url == f"{served.origin}/replay#campaign={campaign}"
     expect(page.locator(".ph-position")).to_contain_text("event 18 of 18")
     page.get_by_label("game session").select_option(label="session 1: The heist")
     expect(page.locator(".ph-position")).to_contain_text("event 4 of 13")

@@ -148,6 +148,9 @@ export class PhApp extends HTMLElement {
     this.roll = /** @type {PhRoll} */ (h("ph-roll"));
     this.seed = /** @type {PhSeed} */ (h("ph-seed")); // the member's own seed, mixed into every roll (fairness)
     this.tools = h("section", {class: "ph-tools", "aria-label": "Tools"});
+    // the replay and each session's report open in a tab of their own, with this browser's token
+    this.afterGame = h("a", {href: "/replay", target: "_blank", rel: "noopener"},
+      "Replay and post-game reports");
     // On a phone (table.css, narrow screens) one of three views shows at a time, one tap apart
     // on a bar at the bottom of the screen, where a thumb reaches; the roll form stays just
     // above it in the table's and the log's views (the log's also has "Your seed", whose
@@ -161,7 +164,8 @@ export class PhApp extends HTMLElement {
         this.leaving),
       this.problem,
       h("main", {class: "ph-main"}, this.panelSlot,
-        h("div", {class: "ph-side"}, this.log, this.roll, this.seed, this.conditions, this.members, this.tools)),
+        h("div", {class: "ph-side"}, this.log, this.roll, this.seed, this.conditions, this.members,
+          h("p", {class: "ph-after-game"}, this.afterGame), this.tools)),
       this.tabs);
     this.showView("table");
   }
@@ -232,6 +236,7 @@ export class PhApp extends HTMLElement {
     if (changed.has("views")) this.viewsChanged = true;
     if ((changed.has("log") || changed.has("table") || changed.has("revealedNow")) && this.names) {
       this.log.campaign = state.table?.campaign ?? this.log.campaign;
+      this.afterGame.href = `/replay#campaign=${encodeURIComponent(this.log.campaign)}`;
       this.log.seedsNow = state.table?.fair?.client_seeds ?? this.log.seedsNow;
       this.log.update(state.log, this.names, this.system, state.olderExhausted);
       if (this.log.fair.lastReveal !== this.revealSeen) { // a seed revealed: see sealedLeft
