@@ -134,10 +134,13 @@ class OwnerPage {
     }
     this.status.textContent = "connected: create a campaign, then send its GM the link.";
     this.form.hidden = false;
+    this.form.noValidate = true; // the browser's bubble would stand in for the page's own words
     this.section.hidden = false;
     this.form.addEventListener("submit", (event) => this.create(event));
-    /** @type {NamedControls} */ (this.form.elements).name.addEventListener("input", () => {
+    const title = /** @type {NamedControls} */ (this.form.elements).name;
+    title.addEventListener("input", () => {
       this.output.textContent = "";
+      title.removeAttribute("aria-invalid");
     });
     await this.refresh();
   }
@@ -168,12 +171,22 @@ class OwnerPage {
     event.preventDefault();
     const data = new FormData(this.form);
     const button = /** @type {HTMLButtonElement} */ (this.form.querySelector("button[type=submit]"));
+    const title = /** @type {NamedControls} */ (this.form.elements).name;
+    const name = String(data.get("name")).trim();
     this.output.textContent = "";
+    if (!name) { // the page's own check, in the words of its own label: the server's refusal
+      // names its field ("the name is empty"), which this form calls "Title"
+      this.output.id ||= "ph-owner-error";
+      title.setAttribute("aria-invalid", "true");
+      title.setAttribute("aria-describedby", this.output.id);
+      this.output.textContent = "give the campaign a title";
+      title.focus();
+      return;
+    }
     button.disabled = true;
     try {
       const ack = await this.session.ask({
-        type: "create_campaign", name: String(data.get("name")).trim(),
-        system: String(data.get("system")), retry_key: retryKey(),
+        type: "create_campaign", name, system: String(data.get("system")), retry_key: retryKey(),
       });
       this.links.set(ack.campaign, joinLink(ack.campaign, ack.token));
       this.form.reset();

@@ -89,3 +89,25 @@ def test_a_wrong_owner_link_says_so(served: Served, open_page: Callable[..., Pag
     owner = open_page(f"{served.origin}/owner#token=ph_{'x' * 43}", live=False)
     expect(owner.locator(".ph-owner-status")).to_contain_text("does not open the owner's page")
     expect(owner.get_by_role("form", name="Create a campaign")).to_be_hidden()
+
+
+def test_a_blank_title_is_asked_for_by_the_form_s_own_label(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """A title of spaces (or none) is the page's to refuse, in the words of its label: the
+    server's "the name holds at least 1 characters" named a field this form calls Title."""
+    owner = open_page(printed_owner_link(served), live=False)
+    expect(owner.locator(".ph-owner-status")).to_contain_text("connected")
+    form = owner.get_by_role("form", name="Create a campaign")
+    title = form.get_by_label("Title")
+    for typed in ("   ", ""):
+        title.fill(typed)
+        form.get_by_role("button", name="Create").click()
+        expect(form.locator("output.ph-error")).to_have_text("give the campaign a title")
+        expect(title).to_have_attribute("aria-invalid", "true")
+        expect(title).to_be_focused()
+    title.fill("Night of the Long Dice")  # typing clears the complaint, and the title is taken
+    expect(form.locator("output.ph-error")).to_have_text("")
+    expect(title).not_to_have_attribute("aria-invalid", "true")
+    form.get_by_role("button", name="Create").click()
+    expect(owner.locator("li[data-campaign=night-of-the-long-dice]")).to_contain_text(
+        "Night of the Long Dice")
