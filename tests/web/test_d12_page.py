@@ -227,7 +227,7 @@ def test_basic_tests_the_gm_rolls_at_once_or_calls_for_a_player_to_roll(
     basic.get_by_label("DT").fill("5")
     basic.get_by_role("button", name="Roll the test").click()
     expect(basic.locator(".ph-error")).to_have_text(
-        "the gm sets or determines the dt: ask the gm to call for a test")
+        "the GM sets or determines the DT: ask the GM to call for a test")
     expect(basic.get_by_label("DT")).to_have_attribute("aria-invalid", "true")
 
     gm.get_by_text("Basic test", exact=True).click()
