@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from poolhall.clients.cli_support import lines, styled
 from poolhall.clients.contract import CliHooks, TableHooks, deferred
+from poolhall.events.plural import plural
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -83,7 +84,8 @@ def _odds(args: argparse.Namespace, common: ModuleType) -> int:
         data["survival"] = [float(p) for p in rows]
         if args.exact:
             data["exact"]["survival"] = [str(p) for p in rows]
-        surv = Table(title=f"extended test: {args.add} dice join after each round; "
+        joining = plural("die joins", args.add, "dice join")
+        surv = Table(title=f"extended test: {joining} after each round; "
                            "P(the pool is not emptied)")
         surv.add_column("rounds", justify="right")
         surv.add_column("P(survives)", justify="right")

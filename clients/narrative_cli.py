@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from poolhall.clients.cli_support import lines, styled
 from poolhall.clients.contract import CliHooks, TableHooks, deferred
+from poolhall.events.plural import plural
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -73,7 +74,8 @@ def _odds_text(pool: n.Pool, data: dict[str, Any]) -> Any:
 
     odds = data["odds"]
     exacts = data.get("exact", {})
-    head = Table(title=f"{pool.notation()}: {pool.total} dice", show_header=False)
+    head = Table(title=f"{pool.notation()}: {plural('die', pool.total, 'dice')}",
+                 show_header=False)
     head.add_column("what")
     head.add_column("P", justify="right")
     if exacts:

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from poolhall.clients.cli_support import styled
 from poolhall.clients.printable import printable
+from poolhall.events.plural import plural
 from poolhall.projections.analytics_model import (
     D12Figures,
     Luck,
@@ -69,7 +70,7 @@ def _dice_tests(section: Section) -> list[RenderableType]:
         said = (f"p {t.p_value:.3g}" + (f" +/- {t.error:.2g}" if t.error else "")
                 + f" ({t.method}), after Holm {t.adjusted:.3g}"
                 if t.powered and t.adjusted is not None else "")
-        out.append(Text(printable(f"Faces of {t.die}: {t.dice} dice"
+        out.append(Text(printable(f"Faces of {t.die}: {plural('die', t.dice, 'dice')}"
                                   + (f"; {said}" if said else "") + f": {t.verdict}")))
     for c in section.counts:
         said = (f"; p {c.p_value:.3g} (exact), after Holm {c.adjusted:.3g}"
@@ -110,24 +111,24 @@ def _systems(report: Report, section: Section) -> list[RenderableType]:
 def _narrative(report: Report, n: NarrativeFigures) -> list[RenderableType]:
     """The table's and each character's checks, and the destiny pool's flips and swing."""
     t = n.table
-    out: list[RenderableType] = [Text(f"Narrative: {t.rolls} rolls; " + "; ".join([
+    out: list[RenderableType] = [Text(f"Narrative: {plural('roll', t.rolls)}; " + "; ".join([
         _tally("checks succeeded", t.succeeded), _tally("net successes", t.successes),
         _tally("triumphs", t.triumphs, 2), _tally("despairs", t.despairs, 2),
         _tally("net advantage", t.advantages)]))]
     for ch, v in n.characters.items():
         out.append(Text(printable(
-            f"  {report.characters.get(ch, ch)}: {v.rolls} rolls; " + "; ".join([
+            f"  {report.characters.get(ch, ch)}: {plural('roll', v.rolls)}; " + "; ".join([
                 _tally("net successes", v.successes), _tally("triumphs", v.triumphs, 2),
                 _tally("despairs", v.despairs, 2),
                 _tally("net advantage", v.advantages)]))))
     if n.flips_by or n.destiny:
         flips = ", ".join(f"{who(report, m)} {c}" for m, c in n.flips_by.items())
-        line = f"Destiny: {sum(n.flips_by.values())} flips ({flips or 'none'})"
+        line = f"Destiny: {plural('flip', sum(n.flips_by.values()))} ({flips or 'none'})"
         if n.destiny:
             start, end = n.destiny[0], n.destiny[-1]
             swing = max(p.light for p in n.destiny) - min(p.light for p in n.destiny)
             line += (f"; the pool went from {start.light} light / {start.dark} dark to "
-                     f"{end.light} / {end.dark}, light swinging over {swing} points")
+                     f"{end.light} / {end.dark}, light swinging over {plural('point', swing)}")
         out.append(Text(printable(line)))
     return out
 
@@ -136,24 +137,24 @@ def _sr3(report: Report, s: Sr3Figures) -> list[RenderableType]:
     """The table's tests, its longest Rule of Six chain and unused pool dice, then each
     character's tests."""
     t3 = s.table
-    line = (f"Shadowrun: {t3.tests} tests; {_tally('successes', t3.successes)}; "
+    line = (f"Shadowrun: {plural('test', t3.tests)}; {_tally('successes', t3.successes)}; "
             f"Rule of One {t3.disasters.actual:.0f} (expected {t3.disasters.expected:.2g}); "
             f"Karma Pool spent {t3.karma_spent}, "
             f"{_tally('successes bought', t3.karma_successes)}")
     if s.longest_chain is not None:
         c = s.longest_chain
-        line += (f"; longest Rule of Six: {c.sixes} sixes "
+        line += (f"; longest Rule of Six: {plural('six', c.sixes, 'sixes')} "
                  f"({'+'.join(map(str, c.faces))}) by {c.character} at #{c.seq}")
     unused = sum(t.unused for t in s.combat_turns)
     full = sum(t.full for t in s.combat_turns)
     if full:
         turns = len({(t.encounter, t.turn) for t in s.combat_turns})
-        line += (f"; pool dice unused {unused} of {full} over {turns} Combat "
-                 f"Turn{'s' if turns != 1 else ''}")
+        line += (f"; pool dice unused {unused} of {full} over "
+                 f"{plural('Combat Turn', turns)}")
     out: list[RenderableType] = [Text(printable(line))]
     for ch, v3 in s.characters.items():
         out.append(Text(printable(
-            f"  {report.characters.get(ch, ch)}: {v3.tests} tests; "
+            f"  {report.characters.get(ch, ch)}: {plural('test', v3.tests)}; "
             f"{_tally('successes', v3.successes)}; Rule of One "
             f"{v3.disasters.actual:.0f} (expected {v3.disasters.expected:.2g}); Karma Pool "
             f"spent {v3.karma_spent}")))
@@ -163,17 +164,18 @@ def _sr3(report: Report, s: Sr3Figures) -> list[RenderableType]:
 def _d12(report: Report, d: D12Figures) -> list[RenderableType]:
     """The table's rolls and extended tests, then each character's rolls."""
     t12 = d.table
-    line = (f"d12: {t12.rolls} rolls; {_tally('succeeded', t12.succeeded)}; "
+    line = (f"d12: {plural('roll', t12.rolls)}; {_tally('succeeded', t12.succeeded)}; "
             f"{_tally('margin', t12.margin)}; {_tally('1s', t12.ones)}; "
             f"{_tally('12s', t12.twelves)}")
     if d.extended:
         lengths = [e.rounds for e in d.extended]
-        line += (f"; {len(lengths)} extended tests, {min(lengths)}-{max(lengths)} rounds "
+        line += (f"; {plural('extended test', len(lengths))}, {min(lengths)}-"
+                 f"{plural('round', max(lengths))} "
                  f"(mean {sum(lengths) / len(lengths):.1f})")
     out: list[RenderableType] = [Text(printable(line))]
     for ch, v12 in d.characters.items():
         out.append(Text(printable(
-            f"  {report.characters.get(ch, ch)}: {v12.rolls} rolls; "
+            f"  {report.characters.get(ch, ch)}: {plural('roll', v12.rolls)}; "
             f"{_tally('succeeded', v12.succeeded)}; {_tally('margin', v12.margin)}; "
             f"{_tally('1s', v12.ones)}; {_tally('12s', v12.twelves)}")))
     return out
@@ -181,10 +183,10 @@ def _d12(report: Report, d: D12Figures) -> list[RenderableType]:
 
 def _timeline(section: Section) -> Text:
     t = section.timeline
-    parts = [f"{t.events} events over {t.minutes:.0f} minutes"]
+    parts = [f"{plural('event', t.events)} over {plural('minute', round(t.minutes))}"]
     if t.seconds_per_check is not None:
         parts.append(f"{t.seconds_per_check:.0f} s from opening a check to rolling it "
-                     f"({t.checks_timed} checks)")
+                     f"({plural('check', t.checks_timed)})")
     if t.longest_pause is not None:
         parts.append(f"longest pause {t.longest_pause.seconds / 60:.1f} min after "
                      f"#{t.longest_pause.after_seq}")
@@ -215,8 +217,8 @@ def _section(report: Report, section: Section) -> list[RenderableType]:
 
 def summary(report: Report, session: int | None = None) -> RenderableType:
     """The report for people: the session asked for, else the campaign and each session."""
-    head = styled("[bold]{}[/bold] ({}), {} events", report.name or report.campaign,
-                  report.system, report.head)
+    head = styled("[bold]{}[/bold] ({}), {}", report.name or report.campaign,
+                  report.system, plural("event", report.head))
     if session is not None:
         return Group(head, *[part for s in report.sessions for part in _section(report, s)])
     parts: list[RenderableType] = [head, *_section(report, report.campaign_figures)]

@@ -24,6 +24,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from poolhall.clients.contract import CliHooks, TableHooks, deferred
+from poolhall.events.plural import plural
 
 if TYPE_CHECKING:
     from poolhall.events import sr3
@@ -44,8 +45,8 @@ def _odds(args: argparse.Namespace, common: ModuleType) -> int:
     if args.open:
         return _open_odds(args, common, counts)
     rows: list[dict[str, Any]] = []
-    table = Table(title=f"{args.dice} dice + 0..{args.pool} pool dice at TN {args.tn} "
-                        "(Rule of Six)")
+    table = Table(title=f"{plural('die', args.dice, 'dice')} + 0..{args.pool} pool dice at TN "
+                        f"{args.tn} (Rule of Six)")
     for column in ("dice", "P(>=1)", "mean", "P(>=2)", "P(>=3)", "P(>=4)", "all ones"):
         table.add_column(column, justify="right")
     if args.beat is not None:
@@ -100,10 +101,11 @@ def _open_odds(args: argparse.Namespace, common: ModuleType, counts: list[int]) 
 
     from poolhall.projections.sr3_odds import open_distribution
 
-    table = Table(title=f"open test: P(highest >= t) for {args.dice} dice + 0..{args.pool}")
+    table = Table(title=f"open test: P(highest >= t) for {plural('die', args.dice, 'dice')} "
+                        f"+ 0..{args.pool}")
     table.add_column("t", justify="right")
     for dice in counts:
-        table.add_column(f"{dice} dice", justify="right")
+        table.add_column(plural("die", dice, "dice"), justify="right")
     rows: dict[str, Any] = {}
     tails: dict[int, list[float]] = {}
     for dice in counts:

@@ -14,6 +14,7 @@ from typing import Any
 from rich.text import Text
 
 from poolhall.clients.cli_support import styled
+from poolhall.events.plural import plural
 from poolhall.events.sr3 import Sr3Stats
 from poolhall.projections.campaign import CampaignState, Character
 from poolhall.projections.sr3 import GameState, combat_view
@@ -87,7 +88,7 @@ def table_parts(state: CampaignState, views: Mapping[str, Any]
         shown.append("declared: " + odds_words(odds))
     tests = []
     for record in list(game.tests.values())[-3:]:
-        result = (f"{record.successes} successes" if record.successes is not None
+        result = (plural("success", record.successes) if record.successes is not None
                   else f"highest {record.highest}")
         what = record.skill or record.attribute or "dice"
         line = (f"test #{record.test} {record.character} {what} ({record.kind}): {result}"

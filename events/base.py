@@ -44,7 +44,7 @@ Slug = Annotated[
     str,
     Meta(
         pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$",
-        description="lowercase id: letters, digits, '-' and '_', at most 40 characters",
+        description="a lowercase id: letters, digits, '-' and '_', at most 40 characters",
     ),
 ]
 Name = Annotated[str, Meta(min_length=1, max_length=80, description="a name for people")]

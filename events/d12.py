@@ -75,7 +75,8 @@ MAX_SUCCESSES = 2 * MAX_POOL
 StatName = Annotated[
     str,
     Meta(pattern=r"^[A-Z][A-Z0-9_]{0,11}$",
-         description="a stat's name in capitals, e.g. CON, CHA, STR (at most 12 characters)"),
+         description="a stat's name: capital letters A-Z, digits and _, starting with a "
+                     "letter, at most 12 characters (CON, CHA, STR)"),
 ]
 Rating = Annotated[int, Meta(ge=0, le=20, description="a stat's rating: d12s it brings")]
 DT = Annotated[int, Meta(ge=1, le=12, description="Difficulty Threshold: faces above succeed")]

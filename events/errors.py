@@ -12,7 +12,9 @@
     └── ConnectionLost             the client gave up reconnecting
         └── HistoryDiverged        the server's log lacks events the client holds: no resume
 
-Messages are short, lowercase and exact, like those of the websockets library.
+Messages are short and exact and begin in lowercase, like those of the websockets library;
+the game's abbreviations keep their capitals (GM, DT, CON, CHA), as players write them and
+the page and the rules show them: "the gm sets the dt" read as a typo at the table.
 """
 
 from __future__ import annotations

@@ -53,9 +53,9 @@ def rejection_from(error: msgspec.ValidationError | msgspec.DecodeError,
     match = _AT_PATH.search(text)
     path = match.group("path") if match else "$"
     message = _AT_PATH.sub("", text)
-    if match and match.group("key"):
+    key = bool(match and match.group("key"))
+    if key:
         path += "[...]"
-        message = f"bad key: {message[0].lower()}{message[1:]}"
     if frame is not None and "[...]" in path:
         path = _name_map_entries(frame, path, text, decoder)
     field = _FIELD.search(message)
@@ -67,7 +67,9 @@ def rejection_from(error: msgspec.ValidationError | msgspec.DecodeError,
         return Rejected("unknown_type", "every message needs a `type`", "$.type")
     if path == "$" and message.startswith("Expected `object`"):
         return Rejected("malformed", "a message is one json object", "$")
-    plain = plain_words(message, path, frame, decoder.type)
+    plain = plain_words(message, path, frame, decoder.type, key=key)
+    if plain is None and key:
+        plain = f"bad key: {message[0].lower()}{message[1:]}"
     return Rejected("invalid", plain or message[0].lower() + message[1:], path)
 
 

@@ -31,6 +31,7 @@ from poolhall.events import d12 as d12_events
 from poolhall.events import narrative as narrative_events
 from poolhall.events import sr3 as sr3_events
 from poolhall.events.base import Recorded
+from poolhall.events.plural import plural
 from poolhall.projections import analytics_odds as odds
 from poolhall.projections.analytics_model import (
     ChainRecord,
@@ -283,7 +284,7 @@ class _Fold:
             dist = odds.sr3_successes(n, tn)
             x = event.successes or 0
             self.judge(rec, event.character, "sr3", "test", lambda: f"{n}d6 tn{tn}",
-                       lambda: f"{x} successes{disastrous}", x, dist, dist.p_at_least(1))
+                       lambda: f"{plural('success', x)}{disastrous}", x, dist, dist.p_at_least(1))
             _remember(self.sr3_tests, event.test, (tn, x))
             karma = [d for d in event.dice if d.source == "karma"]
             if karma:
@@ -334,7 +335,7 @@ class _Fold:
             gained = (event.successes or 0) - before
             dist = odds.sr3_successes(r, tn)
             self.judge(rec, event.character, "sr3", "karma reroll", lambda: f"{r}d6 tn{tn}",
-                       lambda: f"+{gained} successes", gained, dist, dist.p_at_least(1))
+                       lambda: f"+{plural('success', gained)}", gained, dist, dist.p_at_least(1))
             self.add_one("sr3", event.character, "karma", gained, dist.mean)
             self.add_one("sr3", event.character, "successes", gained, dist.mean)
             self.sr3_tests[event.test] = (tn, event.successes or 0)

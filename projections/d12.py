@@ -21,6 +21,7 @@ import msgspec
 
 from poolhall.events import d12
 from poolhall.events.base import Event, Recorded
+from poolhall.events.plural import plural
 from poolhall.projections.contract import Projection, TableView
 
 __all__ = [
@@ -172,16 +173,12 @@ def _threshold_text(threshold: d12.Threshold) -> str:
     return f"DT {threshold.dt} set by the GM"
 
 
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
 def event_line(event: Any) -> str:
     """The story line of one d12 event, from the event alone (replay needs nothing else)."""
     match event:
         case d12.ThresholdTestStarted():
             stats = " + ".join(f"{s.stat} {s.rating}" for s in event.stats)
-            pool = f"{stats} = " * bool(stats) + _count(event.pool, "die", "dice")
+            pool = f"{stats} = " * bool(stats) + plural("die", event.pool, "dice")
             refresh = f"; {event.refresh} dice join after each round" if event.refresh else ""
             label = f" ({event.label})" if event.label else ""
             return (f"{event.kind} test{label}: {pool} at {_threshold_text(event.threshold)}"
@@ -191,21 +188,21 @@ def event_line(event: Any) -> str:
         case d12.ThresholdDiceRolled():
             outcome = "success" if event.succeeded else "no success"
             return (f"round {event.round}: [{' '.join(str(f) for f in event.faces)}] at DT "
-                    f"{event.dt}: {_count(event.successes, 'success', 'successes')}, "
-                    f"{_count(event.failures, 'failure', 'failures')}, margin {event.margin:+d} "
+                    f"{event.dt}: {plural('success', event.successes)}, "
+                    f"{plural('failure', event.failures)}, margin {event.margin:+d} "
                     f"({outcome})")
         case d12.FailedDiceRemoved():
-            return (f"{_count(event.count, 'failed die', 'failed dice')} left the pool: "
-                    f"{event.pool} remain")
+            return (f"{plural('failed die', event.count, 'failed dice')} left the pool: "
+                    f"{plural('die remains', event.pool, 'dice remain')}")
         case d12.RefreshDiceAdded():
             return (f"{event.stat} {event.rating}: {event.count} joined: "
-                    f"{_count(event.pool, 'die', 'dice')} in the pool")
+                    f"{plural('die', event.pool, 'dice')} in the pool")
         case d12.ThresholdResultInterpreted():
             return f"GM: {event.text}"
         case d12.ThresholdTestEnded():
             why = "the pool is empty" if event.why == "pool_empty" else "ended by the GM"
             reason = f" ({event.reason})" if event.reason else ""
-            return f"test over after {_count(event.rounds, 'round', 'rounds')}: {why}{reason}"
+            return f"test over after {plural('round', event.rounds)}: {why}{reason}"
     return type(event).__name__
 
 

@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from matplotlib.typing import RcKeyType
 
+from poolhall.events.plural import plural
 from poolhall.projections.analytics_model import CurvePoint, DestinyPoint, DieFaces, FaceTest, Luck
 from poolhall.reports.words import plain
 
@@ -153,8 +154,8 @@ def faces_chart(dice: Sequence[DieFaces], salt: str) -> str:
             axes.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes.set_xlim(0.4, die.sides + 0.6)
         axes.set_ylabel(f"d{die.sides}")
-        axes.set_title(f"d{die.sides}: {die.dice} dice, chi-square {die.chi_square:.1f}, "
-                       f"p {die.p_value:.3g}", fontsize=8, loc="left")
+        axes.set_title(f"d{die.sides}: {plural('die', die.dice, 'dice')}, chi-square "
+                       f"{die.chi_square:.1f}, p {die.p_value:.3g}", fontsize=8, loc="left")
     panels[-1][0].set_xlabel("face (bar: count over the uniform expectation)")
     return _svg(figure, salt)
 
@@ -191,7 +192,8 @@ def face_tests_chart(tests: Sequence[FaceTest], salt: str) -> str:
         axes.set_xlim(0.4, sides + 0.6)
         said = (f"p {test.p_value:.3g} ({test.method}), after Holm {test.adjusted:.3g}"
                 if test.powered and test.adjusted is not None else "too few dice to tell")
-        axes.set_title(plain(f"{test.die}: {test.dice} dice; {said}"), fontsize=8, loc="left")
+        axes.set_title(plain(f"{test.die}: {plural('die', test.dice, 'dice')}; {said}"),
+                       fontsize=8, loc="left")
     panels[-1][0].set_xlabel("face (bar: count over a fair die's expectation)")
     return _svg(figure, salt)
 

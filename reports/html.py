@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from html import escape
 
+from poolhall.events.plural import plural
 from poolhall.projections.analytics_model import Luck, Report, RollRow, Section, Tally
 from poolhall.reports import charts
 from poolhall.reports.words import fair_band, percent, who
@@ -138,7 +139,8 @@ def _systems(report: Report, section: Section, salt: str) -> list[str]:
                 ("net successes", "net advantage", "triumphs", "despairs"))]
         if n.flips_by:
             by = ", ".join(f"{_e(who(report, m))} {c}" for m, c in n.flips_by.items())
-            out.append(f"<p>{sum(n.flips_by.values())} destiny points flipped: {by}.</p>")
+            flipped = plural("destiny point", sum(n.flips_by.values()))
+            out.append(f"<p>{flipped} flipped: {by}.</p>")
         if len(n.destiny) > 1:
             out.append(charts.destiny_chart(n.destiny, salt + "-destiny"))
     if (s := section.sr3) is not None:
@@ -153,7 +155,7 @@ def _systems(report: Report, section: Section, salt: str) -> list[str]:
                 ("successes", "Rule of One", "bought with Karma"))]
         if s.longest_chain is not None:
             c = s.longest_chain
-            out.append(f"<p>Longest Rule-of-Six chain: {c.sixes} sixes "
+            out.append(f"<p>Longest Rule-of-Six chain: {plural('six', c.sixes, 'sixes')} "
                        f"({'+'.join(map(str, c.faces))}) by {_e(c.character)} at #{c.seq}.</p>")
         if s.combat_turns:
             rows = "".join(f"<tr><td>{_e(t.character)}</td><td>{t.encounter}.{t.turn}</td>"
@@ -172,10 +174,11 @@ def _systems(report: Report, section: Section, salt: str) -> list[str]:
                 ("succeeded", "margin", "1s", "12s"))]
         if d.extended:
             lengths = [e.rounds for e in d.extended]
-            out.append(f"<p>{len(lengths)} extended tests, {min(lengths)} to {max(lengths)} "
-                       f"rounds (mean {sum(lengths) / len(lengths):.1f}).</p>")
+            out.append(f"<p>{plural('extended test', len(lengths))}, {min(lengths)} to "
+                       f"{plural('round', max(lengths))} "
+                       f"(mean {sum(lengths) / len(lengths):.1f}).</p>")
     if (f := section.free) is not None:
-        out.append(f"<h3>Free rolls</h3><p>{f.rolls} rolls (their dice face by face are "
+        out.append(f"<h3>Free rolls</h3><p>{plural('roll', f.rolls)} (their dice face by face are "
                    "tested above).</p>")
     return out
 
@@ -185,7 +188,7 @@ def _section(report: Report, section: Section, salt: str, full: bool) -> str:
              if section.session is not None else "The whole campaign")
     t = section.timeline
     parts = [f"<h2>{_e(title)}</h2>",
-             f"<p class=note>{t.events} events, {t.first or '-'} to {t.last or '-'}"
+             f"<p class=note>{plural('event', t.events)}, {t.first or '-'} to {t.last or '-'}"
              + (f"; {t.seconds_per_check:.0f} s from opening a check to rolling it"
                 if t.seconds_per_check is not None else "")
              + (f"; longest pause {t.longest_pause.seconds / 60:.1f} min after "
@@ -262,6 +265,7 @@ def render_html(report: Report, session: int | None = None) -> str:
             f"<meta name=viewport content='width=device-width,initial-scale=1'>"
             f"<title>{_e(name)}: post-game report</title><style>{_CSS}</style></head><body>"
             f"<h1>{_e(name)}</h1><p class=note>{_e(report.system)} campaign "
-            f"<code>{_e(report.campaign)}</code>, {report.head} events. Every figure is in "
+            f"<code>{_e(report.campaign)}</code>, {plural('event', report.head)}. "
+            "Every figure is in "
             f"<code>poolhall report {_e(report.campaign)} --json</code>.</p>\n{body}\n"
             "</body></html>\n")

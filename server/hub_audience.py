@@ -24,6 +24,7 @@ from poolhall.projections.privacy import pending_seqs
 from poolhall.server.audience import role_of, view_about
 from poolhall.server.hub_core import Publish
 from poolhall.server.hub_owner import HubOwner
+from poolhall.server.join_refusals import REMOVED
 from poolhall.server.snapshots import SnapshotCache, encoded_page
 from poolhall.server.subscriber import Subscriber
 
@@ -48,7 +49,7 @@ class Audience:
         for subscriber in tuple(self.subscribers):
             if subscriber.member in removed:
                 self.subscribers.discard(subscriber)
-                subscriber.close_after_queued(1008, "removed from the campaign")
+                subscriber.close_after_queued(1008, REMOVED)
 
     def broadcast(self, frame: bytes) -> None:
         for subscriber in tuple(self.subscribers):

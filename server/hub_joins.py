@@ -16,7 +16,6 @@ import asyncio
 import logging
 
 from poolhall.events.codec import encode
-from poolhall.events.errors import Rejected
 from poolhall.events.log import ServerLog
 from poolhall.events.messages import Welcome
 from poolhall.server.audience import hidden_for, role_of, view_about
@@ -27,6 +26,7 @@ from poolhall.server.hub_core import current_member
 from poolhall.server.hub_owner import HubOwner
 from poolhall.server.hub_views import HubViews
 from poolhall.server.hub_work import JoinWork, refuse_unavailable
+from poolhall.server.join_refusals import token_refused
 from poolhall.server.log_throttle import LogThrottle
 from poolhall.server.page_cache import PageCache
 from poolhall.server.snapshots import SnapshotCache
@@ -114,8 +114,7 @@ class HubJoins:
             refuse_unavailable([join])
             return
         if current_member(state, join.member) is None:  # removed while the join was queued
-            join.done.set_exception(Rejected(
-                "unauthorized", f"this token does not open {campaign!r}", "$.token"))
+            join.done.set_exception(token_refused(campaign, join.member))
             return
         subscriber = join.subscriber
         subscriber.member = member

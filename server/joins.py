@@ -23,6 +23,7 @@ from poolhall.server.auth import hash_token, tokens_match
 from poolhall.server.gate import Gate
 from poolhall.server.hub import CampaignHub, JoinWork
 from poolhall.server.hub_joins import RESUME_LIMIT
+from poolhall.server.join_refusals import removed_member_by_token, token_refused
 from poolhall.server.loaded_campaigns import LoadedCampaigns
 from poolhall.server.rates import Limits, member_key
 from poolhall.server.replay_links import replay_welcome
@@ -103,8 +104,7 @@ class Joins:
         if self._campaigns.stopping:
             raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
         if not is_admin and self._issued_for(token_hash) != join.campaign:
-            raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
-                           "$.token")
+            raise token_refused(join.campaign)
         hub = await self._campaigns.hub_for(join.campaign)
         try:
             return await self._attach(hub, join, subscriber, token_hash, is_admin)
@@ -134,16 +134,15 @@ class Joins:
             found = member_by_token(hub.state, token_hash)
         if hub is None:
             if not is_admin:  # the same answer as a wrong token: no probing for campaign ids
-                raise Rejected("unauthorized", f"this token does not open {join.campaign!r}",
-                               "$.token")
+                raise token_refused(join.campaign)
             raise Rejected("not_found", f"no campaign {join.campaign!r}", "$.campaign")
         if is_admin:
             member = Member(member=ADMIN_MEMBER, name="Admin", role="gm", characters=[],
                             token_hash=token_hash, admin=True)
         elif found is not None:
             member = found
-        else:
-            raise Rejected("unauthorized", f"this token does not open {join.campaign!r}", "$.token")
+        else:  # the token's own member, if they were removed, is told so (join_refusals)
+            raise token_refused(join.campaign, removed_member_by_token(hub.state, token_hash))
         key = member_key(hub.campaign, member.member, member.admin)
         if member.role == "replay":  # reads its replay only: never subscribed to the table
             self._limits.admit_join(key)

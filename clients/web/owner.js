@@ -225,9 +225,12 @@ class OwnerPage {
   }
 
   start() {
+    this.form.noValidate = true; // the browser's bubble would stand in for the page's own words
     this.form.addEventListener("submit", (event) => this.create(event));
-    /** @type {NamedControls} */ (this.form.elements).name.addEventListener("input", () => {
+    const title = /** @type {NamedControls} */ (this.form.elements).name;
+    title.addEventListener("input", () => {
       this.output.textContent = "";
+      title.removeAttribute("aria-invalid");
     });
     this.session.changed = (state) => this.connection(state);
     this.session.start();
@@ -284,9 +287,19 @@ class OwnerPage {
     event.preventDefault();
     const data = new FormData(this.form);
     const button = /** @type {HTMLButtonElement} */ (this.form.querySelector("button[type=submit]"));
-    const command = {type: "create_campaign", name: String(data.get("name")).trim(),
-                     system: String(data.get("system"))};
+    const title = /** @type {NamedControls} */ (this.form.elements).name;
+    const name = String(data.get("name")).trim();
+    const command = {type: "create_campaign", name, system: String(data.get("system"))};
     this.output.textContent = "";
+    if (!name) { // the page's own check, in the words of its own label: the server's refusal
+      // names its field ("the name is empty"), which this form calls "Title"
+      this.output.id ||= "ph-owner-error";
+      title.setAttribute("aria-invalid", "true");
+      title.setAttribute("aria-describedby", this.output.id);
+      this.output.textContent = "give the campaign a title";
+      title.focus();
+      return;
+    }
     button.disabled = true;
     let ack;
     try {

@@ -66,7 +66,7 @@ class Decision:
     def require_gm(self, what: str) -> None:
         """Refuse unless the actor is the GM; ``what`` names the command for the message."""
         if not self.is_gm:
-            raise Rejected("forbidden", f"only the gm may {what}", "$.type")
+            raise Rejected("forbidden", f"only the GM may {what}", "$.type")
 
     def require_participant(self, what: str) -> None:
         """Refuse spectators: they only watch."""

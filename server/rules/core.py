@@ -88,7 +88,7 @@ def _remove_member(ctx: Decision, command: core.RemoveMember) -> list[Event]:
         raise Rejected("not_found", f"no member {command.member!r} at this table", "$.member")
     gms = [m for m in ctx.state.members.values() if m.active and m.role == "gm"]
     if member.role == "gm" and len(gms) == 1:
-        raise Rejected("rule", "the last gm cannot be removed", "$.member")
+        raise Rejected("rule", "the last GM cannot be removed", "$.member")
     return [core.MemberRemoved(member=command.member, reason=command.reason)]
 
 
@@ -99,7 +99,7 @@ def _assign_characters(ctx: Decision, command: core.AssignCharacters) -> list[Ev
         raise Rejected("not_found", f"no member {command.member!r} at this table", "$.member")
     if member.role != "player":
         raise Rejected("invalid", f"{member.name} is a {member.role}: only players are given "
-                       "characters (a gm acts for every character)", "$.member")
+                       "characters (a GM acts for every character)", "$.member")
     characters = tuple(dict.fromkeys(command.characters))  # each once, in the order given
     if list(characters) == member.characters:
         names = [ctx.state.characters[c].name if c in ctx.state.characters else c

@@ -58,16 +58,16 @@ def _threshold(ctx: Decision, command: Any) -> d12.Threshold:
     """The DT the GM set, or the one derived from the opponent's stat; exactly one of them."""
     by_opponent = command.opponent is not None or command.opponent_stat is not None
     if command.dt is not None and by_opponent:
-        raise Rejected("invalid", "set the dt or name an opponent's stat, not both", "$.dt")
+        raise Rejected("invalid", "set the DT or name an opponent's stat, not both", "$.dt")
     if command.dt is not None:
         return d12.Threshold(dt=command.dt, source="gm")
     if not by_opponent:
-        raise Rejected("invalid", "the gm sets the dt (1-12) or determines it from an "
-                       "opponent's stat: give dt, or opponent and opponent_stat", "$.dt")
+        raise Rejected("invalid", "set the DT (1-12), or choose an opponent and the stat of "
+                       "theirs that sets it", "$.dt")
     if command.opponent is None:
-        raise Rejected("invalid", "name the opponent whose stat sets the dt", "$.opponent")
+        raise Rejected("invalid", "name the opponent whose stat sets the DT", "$.opponent")
     if command.opponent_stat is None:
-        raise Rejected("invalid", "name the opponent's stat that sets the dt", "$.opponent_stat")
+        raise Rejected("invalid", "name the opponent's stat that sets the DT", "$.opponent_stat")
     ratings = _ratings(ctx, command.opponent, "$.opponent")
     if command.opponent_stat not in ratings:
         raise Rejected("not_found", f"{command.opponent!r} has no stat "
@@ -101,7 +101,7 @@ def _require_roller(ctx: Decision, test: TestState) -> None:
 
 
 def _call(ctx: Decision, command: d12.CallThresholdTest) -> list[Event]:
-    ctx.require_gm("call for a test (the gm names the stats and sets the dt)")
+    ctx.require_gm("call for a test (the GM names the stats and sets the DT)")
     ratings = _ratings(ctx, command.character, "$.character")
     used: list[d12.StatUsed] = []
     for i, stat in enumerate(command.stats):
@@ -119,8 +119,8 @@ def _call(ctx: Decision, command: d12.CallThresholdTest) -> list[Event]:
         raise Rejected("rule", f"a pool holds at most {d12.MAX_POOL} dice; these stats give "
                        f"{pool}", "$.stats")
     if command.extended and command.refresh is None:
-        raise Rejected("invalid", "an extended test adds con or cha dice after each round: "
-                       "name refresh", "$.refresh")
+        raise Rejected("invalid", "an extended test adds CON or CHA dice after each round: "
+                       "say which of them", "$.refresh")
     if not command.extended and command.refresh is not None:
         raise Rejected("invalid", "a basic test is one roll: no dice join it", "$.refresh")
     threshold = _threshold(ctx, command)
@@ -133,10 +133,10 @@ def _call(ctx: Decision, command: d12.CallThresholdTest) -> list[Event]:
 
 
 def _set_dt(ctx: Decision, command: d12.SetDifficultyThreshold) -> list[Event]:
-    ctx.require_gm("set the dt")
+    ctx.require_gm("set the DT")
     test = _open_test(ctx, command.test)
     if test.kind != "extended":
-        raise Rejected("rule", "a basic test has one roll: its dt is set when it is called",
+        raise Rejected("rule", "a basic test has one roll: its DT is set when it is called",
                        "$.test")
     return [d12.DifficultyThresholdSet(test=test.test, threshold=_threshold(ctx, command))]
 
@@ -207,14 +207,14 @@ def _roll_basic(ctx: Decision, command: d12.RollBasicTest) -> list[Event]:
     called = [t for t in open_tests(ctx.game(GameState))
               if t.kind == "basic" and t.character == command.character]
     if not called:
-        raise Rejected("forbidden", "the gm sets or determines the dt: ask the gm to call for "
+        raise Rejected("forbidden", "the GM sets or determines the DT: ask the GM to call for "
                        "a test", "$.dt")
     for test in called:
         if test.pool == command.dice and test.threshold.dt == command.dt:
             return _round(ctx, test)
     test = called[0]
     path = "$.dice" if test.pool != command.dice else "$.dt"
-    raise Rejected("rule", f"the gm called test {test.test}: {test.pool}d12 at dt "
+    raise Rejected("rule", f"the GM called test {test.test}: {test.pool}d12 at DT "
                    f"{test.threshold.dt}", path)
 
 

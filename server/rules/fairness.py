@@ -101,7 +101,7 @@ class _Lost:
         self._epoch = epoch
 
     def face(self, sides: int) -> int:
-        raise Rejected("unavailable", f"the seed of epoch {self._epoch} is lost; the gm "
+        raise Rejected("unavailable", f"the seed of epoch {self._epoch} is lost; the GM "
                        "rotates the seed (rotate_seed) to go on", None)
 
     def randint(self, a: int, b: int) -> int:
@@ -172,7 +172,7 @@ def decide(roll: FairRoll | None, state: CampaignState, actor: str, is_gm: bool,
         return [ClientSeedSet(member=actor, seed=command.seed)]
     assert isinstance(command, RotateSeed)
     if not is_gm:
-        raise Rejected("forbidden", "only the gm may rotate the seed", "$.type")
+        raise Rejected("forbidden", "only the GM may rotate the seed", "$.type")
     if roll is None:
         raise Rejected("unavailable", "this server rolls no fair dice", "$.type")
     if state.epoch_is_private and state.in_session:

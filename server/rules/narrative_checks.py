@@ -194,7 +194,7 @@ def roll(ctx: Decision, command: n.RollCheck) -> list[Event]:
     check = open_check(ctx, command.check)
     ctx.require_participant("roll")
     if not ctx.plays(check.character):
-        raise Rejected("forbidden", f"only the player of {check.character!r} or the gm rolls "
+        raise Rejected("forbidden", f"only the player of {check.character!r} or the GM rolls "
                        f"{check.check!r}", "$.check")
     if check.difficulty is None:
         raise Rejected("rule", "the GM sets the difficulty level of the task prior to the "

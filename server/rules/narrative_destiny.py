@@ -73,7 +73,7 @@ def _may_spend_on(ctx: Decision, check: CheckState, effect: str) -> None:
             raise Rejected("forbidden", "a light side point upgrades the difficulty only of a "
                            "check made against your character", "$.check")
     if effect == "attempt_impossible" and not ctx.plays(check.character):
-        raise Rejected("forbidden", f"only the player of {check.character!r} or the gm "
+        raise Rejected("forbidden", f"only the player of {check.character!r} or the GM "
                        "attempts the impossible with it", "$.check")
 
 

@@ -59,21 +59,21 @@ def guard(ctx: Decision, command: Any) -> None:
 def _check_visibility(ctx: Decision, command: Any, visibility: str) -> None:
     if visibility == "gm":
         if not ctx.is_gm:
-            raise Rejected("forbidden", "only the gm rolls in secret (visibility gm); a "
+            raise Rejected("forbidden", "only the GM rolls in secret (visibility 'gm'); a "
                            "player's private roll is blind or self", "$.visibility")
     elif ctx.is_gm:
-        raise Rejected("invalid", f"the gm's secret roll is visibility gm; {visibility} is a "
+        raise Rejected("invalid", f"the GM's secret roll is visibility 'gm'; '{visibility}' is a "
                        "player's private roll", "$.visibility")
     elif type(command) not in ONE_SHOT_COMMANDS:
         raise Rejected("rule", "a player's private roll is a one-shot roll (roll, roll_pool, "
                        "roll_pool_test); a check built step by step is private only as the "
-                       "gm's", "$.visibility")
+                       "GM's", "$.visibility")
     if isinstance(command, sr3.RollPoolTest) and (any(command.pools.values())
                                                    or command.karma_dice):
         raise Rejected("rule", "a private test draws no pool or karma dice: those pools are "
                        "shown to the whole table", "$.pools")
     if isinstance(command, d12.RollBasicTest) and not ctx.is_gm:
-        raise Rejected("rule", "a test the gm called is rolled in the open", "$.visibility")
+        raise Rejected("rule", "a test the GM called is rolled in the open", "$.visibility")
     if len(ctx.state.private) >= MAX_PENDING:
         raise Rejected("rule", f"{MAX_PENDING} private rolls wait to be revealed; end the "
                        "game session to reveal them", "$.visibility")

@@ -50,7 +50,7 @@ def test_an_exported_character_reads_back_the_same() -> None:
 @pytest.mark.parametrize(("changes", "path", "words"), [
     ({"format": "something.else"}, "$.format", "poolhall.character"),
     ({"version": 2}, "$.version", "1"),
-    ({"name": ""}, "$.name", "at least 1 character"),
+    ({"name": ""}, "$.name", "the name is empty"),
     ({"colour": "red"}, "$.colour", "unknown field"),
     ({"stats": {"system": "narrative", "agility": 11}}, "$.stats.agility", "10"),
     ({"stats": {"system": "chess"}}, "$.stats.system", "chess"),

@@ -120,7 +120,7 @@ def test_refused_create_and_invite_say_why_without_a_traceback(served: tuple[Pat
     refused = poolhall("invite", "taken", "--role", "player", "--url", url,
                        "--token", spectator["token"], cwd=cwd, check=False)
     assert refused.returncode == 1
-    assert "only the gm may invite" in refused.stderr
+    assert "only the GM may invite" in refused.stderr
 
 
 def test_verify_refuses_what_is_not_a_log(tmp_path: Path) -> None:

@@ -61,7 +61,7 @@ async def test_a_blind_roll_shows_its_roller_no_dice_and_refusals_are_plain(
     code, _, err = await _run(capsys, "roll", campaign, "1d6", "--visibility", "gm",
                               "--url", table.url, "--token", ana)
     assert code == 1
-    assert "only the gm rolls in secret" in err
+    assert "only the GM rolls in secret" in err
     assert "$.visibility" in err
     for argv in (("roll", campaign, "1d6", "--visibility", "secret"),
                  ("d12", "call", campaign, "vex", "CON", "--dt", "5", "--visibility", "blind")):

@@ -52,7 +52,7 @@ async def test_an_extended_test_from_the_shell(table: Any, capsys: Any) -> None:
     assert await run(han._token, "d12", "roll", campaign, "1") == 0
     assert "round 1:" in capsys.readouterr().out
     assert await run(han._token, "d12", "end", campaign, "1") == 1
-    assert "only the gm may end a test" in capsys.readouterr().err
+    assert "only the GM may end a test" in capsys.readouterr().err
     assert await run(gm._token, "d12", "say", campaign, "1", "Han holds his own") == 0
     assert await run(gm._token, "d12", "dt", campaign, "1", "--dt", "9") == 0
     capsys.readouterr()

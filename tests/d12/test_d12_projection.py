@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import msgspec
 import pytest
@@ -49,12 +50,12 @@ def test_open_tests_show_pool_rounds_margins_and_story() -> None:
         ("extended test (bar fight): STR 3 + CON 2 = 5 dice at DT 7 set by the GM; "
         "CON dice join after each round"),
         "round 1: [12 9 4 1 8] at DT 7: 4 successes, 3 failures, margin +1 (success)",
-        "2 failed dice left the pool: 3 remain",
+        "2 failed dice left the pool: 3 dice remain",
         "CON 2: 2 joined: 5 dice in the pool",
         "GM: Han lands a punch",
         "next round at DT 8 from vader's STR 8",
         "round 2: [3 10 11 2 9] at DT 8: 3 successes, 2 failures, margin +1 (success)",
-        "2 failed dice left the pool: 3 remain",
+        "2 failed dice left the pool: 3 dice remain",
         "CON 2: 2 joined: 5 dice in the pool",
     ]
     table.run("gm", d12.EndThresholdTest, test=test, reason="Vader walks off")
@@ -165,3 +166,16 @@ def test_a_long_extended_test_keeps_its_last_rounds_and_counts_them_all() -> Non
     replayed = fold(msgspec.structs.replace(r, event=decode_event(encode_event(r.event)))
                     for r in table.log)
     assert msgspec.to_builtins(replayed.game) == msgspec.to_builtins(table.game)
+
+
+@pytest.mark.parametrize(("event", "line"), [
+    (d12.FailedDiceRemoved(test=1, round=1, dice=tuple(range(6)), count=6, pool=1),
+     "6 failed dice left the pool: 1 die remains"),
+    (d12.FailedDiceRemoved(test=1, round=1, dice=(0,), count=1, pool=3),
+     "1 failed die left the pool: 3 dice remain"),
+    (d12.ThresholdTestEnded(test=1, why="gm", rounds=1, pool=2),
+     "test over after 1 round: ended by the GM"),
+])
+def test_story_lines_count_in_the_right_number(event: Any, line: str) -> None:
+    """One die remains, not "1 remain" (the game-night trial's line), in every count."""
+    assert projection.event_line(event) == line

@@ -127,7 +127,7 @@ def test_a_player_notation_roll_rolls_the_test_the_gm_called() -> None:
     table.set_rating("han", "STR", 5)
     refusal = _refused(table, "han-player", d12.RollBasicTest, dice=5, dt=7, character="han")
     assert (refusal.code, refusal.path) == ("forbidden", "$.dt")
-    assert "the gm sets or determines the dt" in refusal.message
+    assert "the GM sets or determines the DT" in refusal.message
     test = _call(table)
     refusal = _refused(table, "han-player", d12.RollBasicTest, dice=5, dt=6, character="han")
     assert (refusal.code, refusal.path) == ("rule", "$.dt")
@@ -152,3 +152,34 @@ def test_open_tests_are_limited() -> None:
     assert _refused(table, "gm", d12.CallThresholdTest, character="han", stats=("STR",),
                     dt=7).code == "conflict"
     assert _refused(table, "gm", d12.RollBasicTest, dice=2, dt=7).code == "conflict"
+
+
+def test_a_player_s_basic_test_is_refused_naming_the_gm_and_the_dt() -> None:
+    """The basic test form's refusals write GM and DT as the table does (the trial showed
+    "the gm called test 2: 8d12 at dt 3")."""
+    table = Table()
+    refusal = _refused(table, "han-player", d12.RollBasicTest, dice=5, dt=7, character="han")
+    assert refusal.message == "the GM sets or determines the DT: ask the GM to call for a test"
+    test = _call(table, dt=3)
+    refusal = _refused(table, "han-player", d12.RollBasicTest, dice=8, dt=3, character="han")
+    assert refusal.message == f"the GM called test {test}: 3d12 at DT 3"
+    assert refusal.path == "$.dice"
+
+
+def test_a_dt_left_unset_is_asked_for_as_the_form_says_it() -> None:
+    """Set the DT with nothing filled in: the DT field or an opponent's stat, in the form's
+    words, not the command's fields ("give dt, or opponent and opponent_stat")."""
+    table = Table()
+    refusal = _refused(table, "gm", d12.CallThresholdTest, character="han", stats=("STR",))
+    assert refusal.message == ("set the DT (1-12), or choose an opponent and the stat of "
+                               "theirs that sets it")
+    assert refusal.path == "$.dt"
+    test = _call(table, extended=True, refresh="CON")
+    refusal = _refused(table, "gm", d12.SetDifficultyThreshold, test=test)
+    assert refusal.message.startswith("set the DT (1-12), or choose an opponent")
+    assert "opponent_stat" not in refusal.message
+    refusal = _refused(table, "gm", d12.CallThresholdTest, character="han", stats=("STR",),
+                       dt=7, extended=True)
+    assert refusal.message == ("an extended test adds CON or CHA dice after each round: say "
+                               "which of them")
+    assert refusal.path == "$.refresh"

@@ -63,7 +63,7 @@ async def test_a_check_from_the_shell(table: Any, capsys: Any) -> None:
                      "--id", "shot", "--reason", "at the guard") == 0
     assert "opened check shot" in capsys.readouterr().out
     assert await run(han._token, "narrative", "difficulty", campaign, "shot", "hard") == 1
-    assert "only the gm" in capsys.readouterr().err
+    assert "only the GM" in capsys.readouterr().err
     assert await run(gm._token, "narrative", "difficulty", campaign, "shot",
                      "--opposed", "vader:Vigilance") == 0
     assert await run(han._token, "narrative", "add", campaign, "shot", "boost", "2",

@@ -187,12 +187,14 @@ async def test_a_join_queued_behind_a_removal_is_refused(table: Table) -> None:
     await gm_peer.send({"type": "remove_member", "id": "rm", "member": "leia"})
     reply = await leia_peer.join(leia._token, campaign, since=0)
     if reply["type"] == "error":
-        assert reply["code"] == "unauthorized"
+        assert (reply["code"], reply["message"]) == (
+            "unauthorized", "you were removed from this table by the GM")
     else:
         with pytest.raises(ConnectionClosed) as closed:
             await leia_peer.read_all([])
         assert closed.value.rcvd is not None
-        assert closed.value.rcvd.code == 1008
+        assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (
+            1008, "you were removed from this table by the GM")
     await gm_peer.close()
 
 

@@ -183,3 +183,45 @@ async def test_frame_over_the_websocket_limit_closes_the_connection(table: Table
     assert peer.connection.close_code == 1009
     ack = await gm.call(core.Roll, expression="1d4")
     assert ack.seqs == [head + 1]
+
+
+def _sheet(**ratings: Any) -> dict[str, Any]:
+    return {"type": "create_character", "id": "x1", "character": "ana", "name": "Ana",
+            "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 1, **ratings}}}
+
+
+STAT_NAME = ("is not a stat's name: capital letters A-Z, digits and _, starting with a letter, "
+             "at most 12 characters (CON, CHA, STR)")
+
+
+@pytest.mark.parametrize(("frame", "path", "words"), [
+    pytest.param(_sheet(STR=2.5), "$.stats.ratings.STR",
+                 "STR should be a whole number, not 2.5", id="fractional-rating"),
+    pytest.param({"type": "roll_basic_test", "id": "x1", "dice": 2.5, "dt": 3}, "$.dice",
+                 "the dice should be a whole number, not 2.5", id="fractional-dice"),
+    pytest.param(_sheet(**{"wi l": 2}), '$.stats.ratings["wi l"]', f"'wi l' {STAT_NAME}",
+                 id="stat-name-with-a-space"),
+    pytest.param(_sheet(**{"ÄGI": 2}), '$.stats.ratings["ÄGI"]', f"'ÄGI' {STAT_NAME}",
+                 id="stat-name-not-a-to-z"),
+    pytest.param(_sheet(ABCDEFGHIJKLM=2), "$.stats.ratings.ABCDEFGHIJKLM",
+                 f"'ABCDEFGHIJKLM' {STAT_NAME}", id="stat-name-too-long"),
+    pytest.param(_sheet(STR=999), "$.stats.ratings.STR",
+                 "STR is between 0 and 20 (a stat's rating: d12s it brings)", id="rating-999"),
+    pytest.param({"type": "roll", "id": "x1", "expression": ""}, "$.expression",
+                 "the expression is empty", id="empty-free-roll"),
+])
+async def test_game_night_refusals_read_as_words(table: Table, frame: dict[str, Any],
+                                                 path: str, words: str) -> None:
+    """What a game-night trial showed players ("not a number", a raw regex, a field's path
+    for its name, "at least 1 characters") now reads as words; the path still names the
+    field exactly, and nothing is appended."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await _gm_peer(table, campaign, gm._token)
+    assert table.server.log is not None
+    head = table.server.log.head(campaign)
+    await peer.send(frame)
+    reply = await peer.recv()
+    assert (reply["type"], reply["code"], reply["path"]) == ("error", "invalid", path)
+    assert reply["message"] == words
+    assert table.server.log.head(campaign) == head
+    await peer.close()

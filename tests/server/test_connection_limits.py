@@ -253,7 +253,7 @@ async def test_a_flood_of_accept_failures_logs_one_line(
 
 
 async def test_every_member_of_a_large_campaign_joins_by_their_own_token(table) -> None:  # type: ignore[no-untyped-def]
-    """Members are found by token hash; a wrong or removed token is refused as before."""
+    """Members are found by token hash; a wrong token is refused, a removed one told so."""
     campaign, gm = await table.create_campaign("narrative")
     tokens = []
     for n in range(40):
@@ -266,11 +266,14 @@ async def test_every_member_of_a_large_campaign_joins_by_their_own_token(table) 
         assert (await peer.join(token, campaign))["member"] == member
         await peer.close()
     await gm.call(core.RemoveMember, member=tokens[0][0])
-    for token, where in ((tokens[0][1], campaign), ("ph_wrong", campaign), ("ph_wrong", "nowhere")):
+    for token, where, said in (
+            (tokens[0][1], campaign, "you were removed from this table by the GM"),
+            ("ph_wrong", campaign, f"this token does not open {campaign!r}"),
+            ("ph_wrong", "nowhere", "this token does not open 'nowhere'")):
         peer = await RawPeer.open(table.url)
         reply = await peer.join(token, where)
-        assert (reply["code"], reply["message"], reply["path"]) == (
-            "unauthorized", f"this token does not open {where!r}", "$.token")
+        assert (reply["code"], reply["message"], reply["path"]) == ("unauthorized", said,
+                                                                     "$.token")
         await peer.close()
 
 

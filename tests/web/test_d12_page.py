@@ -100,9 +100,11 @@ def _rounds_shown_as_recorded(watcher: Page, card: Locator, rounds: list[Any]) -
         rolled = watcher.locator("[data-type=threshold_dice_rolled]").nth(i)
         expect(rolled).to_contain_text(f"test 1, round {i + 1} at DT {played['dt']}:")
         expect(rolled.locator(".ph-d12-won, .ph-d12-lost")).to_have_text(_words(played))
+        remaining = played["pool_after"] - played["added"]
         expect(watcher.locator("[data-type=failed_dice_removed]").nth(i)).to_have_text(
-            re.compile(f"test 1: {left} failed dic?e? left the pool, "
-                       f"{played['pool_after'] - played['added']} remain$"))
+            re.compile(re.escape(f"test 1: {left} failed {'die' if left == 1 else 'dice'} left "
+                                 f"the pool, {remaining} "
+                                 f"{'die remains' if remaining == 1 else 'dice remain'}") + "$"))
         expect(watcher.locator("[data-type=refresh_dice_added]").nth(i)).to_contain_text(
             f"test 1: CON {played['added']}, {played['added']} joined: "
             f"{played['pool_after']} dice in the pool")
@@ -240,7 +242,7 @@ def test_basic_tests_the_gm_rolls_at_once_or_calls_for_a_player_to_roll(
     basic.get_by_label("DT").fill("5")
     basic.get_by_role("button", name="Roll the test").click()
     expect(basic.locator(".ph-error")).to_have_text(
-        "the gm sets or determines the dt: ask the gm to call for a test")
+        "the GM sets or determines the DT: ask the GM to call for a test")
     expect(basic.get_by_label("DT")).to_have_attribute("aria-invalid", "true")
 
     gm.get_by_text("Basic test", exact=True).click()

@@ -219,3 +219,25 @@ def test_a_create_cut_off_by_the_server_s_death_is_sent_again_as_the_same_comman
     assert len(creates) == 2, creates
     assert creates[0]["id"] == creates[1]["id"]
     assert creates[0]["retry_key"] == creates[1]["retry_key"]
+
+
+def test_a_blank_title_is_asked_for_by_the_form_s_own_label(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """A title of spaces (or none) is the page's to refuse, in the words of its label: the
+    server's "the name holds at least 1 characters" named a field this form calls Title."""
+    owner = open_page(printed_owner_link(served), live=False)
+    expect(owner.locator(".ph-owner-status")).to_contain_text("connected")
+    form = owner.get_by_role("form", name="Create a campaign")
+    title = form.get_by_label("Title")
+    for typed in ("   ", ""):
+        title.fill(typed)
+        form.get_by_role("button", name="Create").click()
+        expect(form.locator("output.ph-error")).to_have_text("give the campaign a title")
+        expect(title).to_have_attribute("aria-invalid", "true")
+        expect(title).to_be_focused()
+    title.fill("Night of the Long Dice")  # typing clears the complaint, and the title is taken
+    expect(form.locator("output.ph-error")).to_have_text("")
+    expect(title).not_to_have_attribute("aria-invalid", "true")
+    form.get_by_role("button", name="Create").click()
+    expect(owner.locator("li[data-campaign=night-of-the-long-dice]")).to_contain_text(
+        "Night of the Long Dice")

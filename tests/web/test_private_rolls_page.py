@@ -79,7 +79,7 @@ def test_a_refused_visibility_is_said_in_plain_words_and_fits_a_phone(
     choice.evaluate("""(select) => select.append(new Option("gm", "gm"))""")
     _roll(ana, "1d6", "gm")
     error = ana.locator(".ph-roll-form output.ph-error")
-    expect(error).to_contain_text("only the gm rolls in secret")
+    expect(error).to_contain_text("only the GM rolls in secret")
     expect(choice).to_have_attribute("aria-invalid", "true")
     assert ana.evaluate(NO_SIDEWAYS_SCROLL)
 

@@ -85,7 +85,7 @@ def test_a_read_only_link_replays_one_session_for_someone_without_a_seat(
     links.locator("li").get_by_role("button", name="Revoke").click()
     expect(links.locator("li")).to_have_count(0)
     stranger.reload()
-    expect(stranger.locator(".ph-problem")).to_contain_text("does not open")
+    expect(stranger.locator(".ph-problem")).to_have_text("this replay link was revoked")
 
 
 def test_the_post_game_report_of_the_session_opens_in_a_new_tab(

@@ -150,6 +150,12 @@ def test_a_player_takes_the_page_s_seed_and_their_next_roll_mixes_it_in(
     assert sum(e["type"] == "client_seed_set" for e in _events(served, campaign)) == 2
     assert not [frame for frame in open_page.sent if too_long in str(frame)]
 
+    empty = _refusal(served, ana_link, {"type": "set_client_seed", "seed": ""})
+    assert empty["message"] == "the seed is empty"  # not "holds at least 1 characters"
+    own.fill("")
+    control.get_by_role("button", name="Set", exact=True).click()
+    expect(error).to_have_text(empty["message"])  # the page's own check, in the same words
+
 
 def test_on_a_phone_the_seed_is_in_the_log_s_view(
         served: Served, open_page: PageOpener) -> None:

@@ -29,7 +29,7 @@ export function freshSeed() {
  * msgspec counts them (code points: an emoji is one, not two UTF-16 units). */
 export function seedProblem(seed) {
   const length = [...seed].length;
-  if (length < SEED_MIN) return "the seed holds at least 1 character";
+  if (length < SEED_MIN) return "the seed is empty";
   if (length > SEED_MAX) return `the seed holds at most ${SEED_MAX} characters`;
   return null;
 }

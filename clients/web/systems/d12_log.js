@@ -21,7 +21,7 @@ export function describe(frame, names) {
         h("span", {class: event.succeeded ? "ph-d12-won" : "ph-d12-lost"}, resultWords(event)));
     case "failed_dice_removed":
       return h("span", {}, test, `: ${plural("failed die", event.count, "failed dice")} left the pool, `,
-        `${event.pool} remain`);
+        plural("die remains", event.pool, "dice remain"));
     case "refresh_dice_added":
       return h("span", {}, test, `: ${event.stat} ${event.rating}, ${event.count} joined: `,
         `${plural("die", event.pool, "dice")} in the pool`);
