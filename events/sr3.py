@@ -51,7 +51,9 @@ from poolhall.events.sr3_values import (
     DiceCount,
     DieSource,
     Draws,
+    Incapacity,
     InitiativeRoll,
+    NotActing,
     OpposedOutcome,
     Participants,
     Points,
@@ -65,6 +67,7 @@ from poolhall.events.sr3_values import (
     Stats,
     TestKind,
     TestNo,
+    WoundModifier,
 )
 
 __all__ = [
@@ -73,7 +76,8 @@ __all__ = [
     "SheetKarma", "Sr3Sheet", "Sr3Sheets",
     "SYSTEM_ID", "ATTRIBUTES", "POOLS", "TEST_KINDS", "SKILL_KINDS", "MAX_CHAIN", "MAX_TEST_DICE",
     "PARSED_COMMAND_ID", "AttributeName", "PoolName", "TestKind", "SkillKind", "DieSource",
-    "Sr3Skill", "Sr3Stats", "Stats", "PoolDie", "InitiativeRoll", "OpposedOutcome",
+    "Sr3Skill", "Sr3Stats", "Stats", "PoolDie", "InitiativeRoll", "Incapacity", "NotActing",
+    "WoundModifier", "OpposedOutcome",
     "CombatEncounterStarted", "CombatTurnStarted", "InitiativeScoresRolled", "CombatPassAdvanced",
     "CombatTurnEnded", "CombatEncounterEnded", "PoolTestDeclared", "PoolTestRolled",
     "MAX_REROLLS", "PoolTestRerolled", "SceneEnded", "StartCombat", "AdvanceCombatPass",
@@ -100,22 +104,32 @@ class CombatTurnStarted(Event, frozen=True, kw_only=True):
 
 
 class InitiativeScoresRolled(Event, frozen=True, kw_only=True):
-    """Initiative was rolled for everyone; ``order`` is who acts in the first pass."""
+    """Initiative was rolled for everyone who can act; ``order`` is who acts in the first pass.
+
+    ``out``: the participants who do not act this Combat Turn and why (a full Stun or Physical
+    monitor); they roll no dice and have no score. Added later: an old log's events have none.
+    """
 
     turn: Annotated[int, Meta(ge=1)]
     rolls: Annotated[tuple[InitiativeRoll, ...], Meta(max_length=50)]
     order: Participants
+    out: NotActing = {}
     fair: FairStamp | None = None
     """Where the dice came from (epoch, nonce, client seeds): see :mod:`poolhall.events.fair`."""
 
 
 class CombatPassAdvanced(Event, frozen=True, kw_only=True):
-    """Every initiative score dropped by 10; ``order`` is who acts in this pass."""
+    """Every initiative score dropped by 10; ``order`` is who acts in this pass.
+
+    ``out``: combatants whose Stun or Physical monitor is full now (knocked out during the
+    turn), left out of ``order`` whatever their score. Added later: an old log's have none.
+    """
 
     turn: Annotated[int, Meta(ge=1)]
     pass_number: Annotated[int, Meta(ge=2, le=20)]
     scores: dict[Slug, Annotated[int, Meta(ge=-200, le=100)]]
     order: Participants
+    out: NotActing = {}
 
 
 class CombatTurnEnded(Event, frozen=True, kw_only=True):
@@ -430,11 +444,14 @@ class PoolLeft(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class CombatantView(msgspec.Struct, frozen=True, kw_only=True):
-    """A combatant's initiative score and pools this turn."""
+    """A combatant's initiative score and pools this turn; ``wounds`` the wound modifier taken
+    off the initiative rolled, ``out`` why they do not act (``unconscious``, ``dying``)."""
 
     score: int
     initiative: int
     pools: dict[str, PoolLeft]
+    wounds: int = 0
+    out: Incapacity | None = None
 
 
 class Sr3CombatTurn(ViewData, frozen=True, kw_only=True, tag="sr3_combat_turn"):
