@@ -77,13 +77,11 @@ __all__ = [
     "SYSTEM_ID", "ATTRIBUTES", "POOLS", "TEST_KINDS", "SKILL_KINDS", "MAX_CHAIN", "MAX_TEST_DICE",
     "PARSED_COMMAND_ID", "AttributeName", "PoolName", "TestKind", "SkillKind", "DieSource",
     "Sr3Skill", "Sr3Stats", "Stats", "PoolDie", "InitiativeRoll", "Incapacity", "NotActing",
-    "WoundModifier", "OpposedOutcome",
-    "CombatEncounterStarted", "CombatTurnStarted", "InitiativeScoresRolled", "CombatPassAdvanced",
-    "CombatTurnEnded", "CombatEncounterEnded", "PoolTestDeclared", "PoolTestRolled",
-    "MAX_REROLLS", "PoolTestRerolled", "SceneEnded", "StartCombat", "AdvanceCombatPass",
-    "EndCombat",
-    "DeclarePoolTest", "RollPoolTest", "RerollWithKarma", "EndScene", "EVENTS", "COMMANDS",
-    "die_total", "parse_roll",
+    "WoundModifier", "OpposedOutcome", "CombatEncounterStarted", "CombatTurnStarted",
+    "InitiativeScoresRolled", "CombatPassAdvanced", "CombatTurnEnded", "CombatEncounterEnded",
+    "PoolTestDeclared", "PoolTestRolled", "MAX_REROLLS", "PoolTestRerolled", "SceneEnded",
+    "StartCombat", "AdvanceCombatPass", "EndCombat", "DeclarePoolTest", "RollPoolTest",
+    "RerollWithKarma", "EndScene", "EVENTS", "COMMANDS", "die_total", "parse_roll",
 ]
 
 
@@ -104,11 +102,8 @@ class CombatTurnStarted(Event, frozen=True, kw_only=True):
 
 
 class InitiativeScoresRolled(Event, frozen=True, kw_only=True):
-    """Initiative was rolled for everyone who can act; ``order`` is who acts in the first pass.
-
-    ``out``: the participants who do not act this Combat Turn and why (a full Stun or Physical
-    monitor); they roll no dice and have no score. Added later: an old log's events have none.
-    """
+    """Initiative rolled for all who can act; ``order`` acts in the first pass. ``out`` (none in
+    older logs): who does not act this turn and why (a full monitor): no dice, no score."""
 
     turn: Annotated[int, Meta(ge=1)]
     rolls: Annotated[tuple[InitiativeRoll, ...], Meta(max_length=50)]
@@ -119,11 +114,8 @@ class InitiativeScoresRolled(Event, frozen=True, kw_only=True):
 
 
 class CombatPassAdvanced(Event, frozen=True, kw_only=True):
-    """Every initiative score dropped by 10; ``order`` is who acts in this pass.
-
-    ``out``: combatants whose Stun or Physical monitor is full now (knocked out during the
-    turn), left out of ``order`` whatever their score. Added later: an old log's have none.
-    """
+    """Every initiative score dropped by 10; ``order`` acts in this pass. ``out`` (none in older
+    logs): who has a full Stun or Physical monitor now, out of ``order`` whatever their score."""
 
     turn: Annotated[int, Meta(ge=1)]
     pass_number: Annotated[int, Meta(ge=2, le=20)]
@@ -444,8 +436,7 @@ class PoolLeft(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class CombatantView(msgspec.Struct, frozen=True, kw_only=True):
-    """A combatant's initiative score and pools this turn; ``wounds`` the wound modifier taken
-    off the initiative rolled, ``out`` why they do not act (``unconscious``, ``dying``)."""
+    """A combatant's score, pools, wound modifier off the initiative rolled, and why not acting."""
 
     score: int
     initiative: int
