@@ -226,9 +226,18 @@ async def _combat(args: argparse.Namespace, common: ModuleType) -> int:
     for cid, c in view["characters"].items():
         pools = ", ".join(f"{p.replace('_', ' ')} {v['left']}/{v['full']}"
                           for p, v in c["pools"].items() if v["full"])
-        table.add_row(cid, str(c["score"]), pools or "-")
+        table.add_row(cid, _score_words(c), pools or "-")
     common.emit(args, view, table)
     return int(common.EXIT_OK)
+
+
+def _score_words(combatant: dict[str, Any]) -> str:
+    """``7``, ``7 (-3 for wounds)`` when the wound modifier was taken off the initiative rolled,
+    ``unconscious`` or ``dying`` for a combatant who does not act."""
+    if combatant.get("out"):
+        return str(combatant["out"])
+    wounds = combatant.get("wounds", 0)
+    return f"{combatant['score']} (-{wounds} for wounds)" if wounds else str(combatant["score"])
 
 
 def _connected(actions: Any, common: ModuleType, name: str, help_text: str,

@@ -51,7 +51,8 @@ def odds_words(data: Mapping[str, Any]) -> str:
 
 
 def combat_words(view: Mapping[str, Any] | None) -> str:
-    """``Combat Turn 1, pass 1: sam > deck; sam combat 4/7, deck combat 6/6``."""
+    """``Combat Turn 1, pass 1: sam > deck; not acting: rook (unconscious); pools sam combat
+    4/7, deck combat 6/6``."""
     if not view:
         return "no combat running"
     order = " > ".join(view.get("order") or []) or "no one left to act"
@@ -59,7 +60,10 @@ def combat_words(view: Mapping[str, Any] | None) -> str:
         f"{who} " + " ".join(f"{pool.replace('_', ' ')} {p['left']}/{p['full']}"
                              for pool, p in c["pools"].items() if p["full"])
         for who, c in view.get("characters", {}).items())
-    return f"Combat Turn {view['turn']}, pass {view['pass']}: {order}; pools {pools or '-'}"
+    out = ", ".join(f"{who} ({c['out']})" for who, c in view.get("characters", {}).items()
+                    if c.get("out"))
+    return (f"Combat Turn {view['turn']}, pass {view['pass']}: {order}"
+            + (f"; not acting: {out}" if out else "") + f"; pools {pools or '-'}")
 
 
 def view_line(about: str, data: Mapping[str, Any]) -> str | None:
@@ -118,7 +122,7 @@ def sheet_parts(character: Character, state: CampaignState
         return {}, []
     game = state.game
     spent = game.karma_spent.get(character.character, 0) if isinstance(game, GameState) else 0
-    sheet = sheet_of(stats, spent)
+    sheet = sheet_of(stats, spent, character.conditions)
     shown: list[str | Text] = [
         styled("[bold]{}[/bold] ({}): initiative {}", character.name, character.character,
                sheet["initiative"]),

@@ -51,7 +51,9 @@ from poolhall.events.sr3_values import (
     DiceCount,
     DieSource,
     Draws,
+    Incapacity,
     InitiativeRoll,
+    NotActing,
     OpposedOutcome,
     Participants,
     Points,
@@ -65,6 +67,7 @@ from poolhall.events.sr3_values import (
     Stats,
     TestKind,
     TestNo,
+    WoundModifier,
 )
 
 __all__ = [
@@ -73,13 +76,12 @@ __all__ = [
     "SheetKarma", "Sr3Sheet", "Sr3Sheets",
     "SYSTEM_ID", "ATTRIBUTES", "POOLS", "TEST_KINDS", "SKILL_KINDS", "MAX_CHAIN", "MAX_TEST_DICE",
     "PARSED_COMMAND_ID", "AttributeName", "PoolName", "TestKind", "SkillKind", "DieSource",
-    "Sr3Skill", "Sr3Stats", "Stats", "PoolDie", "InitiativeRoll", "OpposedOutcome",
-    "CombatEncounterStarted", "CombatTurnStarted", "InitiativeScoresRolled", "CombatPassAdvanced",
-    "CombatTurnEnded", "CombatEncounterEnded", "PoolTestDeclared", "PoolTestRolled",
-    "MAX_REROLLS", "PoolTestRerolled", "SceneEnded", "StartCombat", "AdvanceCombatPass",
-    "EndCombat",
-    "DeclarePoolTest", "RollPoolTest", "RerollWithKarma", "EndScene", "EVENTS", "COMMANDS",
-    "die_total", "parse_roll",
+    "Sr3Skill", "Sr3Stats", "Stats", "PoolDie", "InitiativeRoll", "Incapacity", "NotActing",
+    "WoundModifier", "OpposedOutcome", "CombatEncounterStarted", "CombatTurnStarted",
+    "InitiativeScoresRolled", "CombatPassAdvanced", "CombatTurnEnded", "CombatEncounterEnded",
+    "PoolTestDeclared", "PoolTestRolled", "MAX_REROLLS", "PoolTestRerolled", "SceneEnded",
+    "StartCombat", "AdvanceCombatPass", "EndCombat", "DeclarePoolTest", "RollPoolTest",
+    "RerollWithKarma", "EndScene", "EVENTS", "COMMANDS", "die_total", "parse_roll",
 ]
 
 
@@ -100,22 +102,26 @@ class CombatTurnStarted(Event, frozen=True, kw_only=True):
 
 
 class InitiativeScoresRolled(Event, frozen=True, kw_only=True):
-    """Initiative was rolled for everyone; ``order`` is who acts in the first pass."""
+    """Initiative rolled for all who can act; ``order`` acts in the first pass. ``out`` (none in
+    older logs): who does not act this turn and why (a full monitor): no dice, no score."""
 
     turn: Annotated[int, Meta(ge=1)]
     rolls: Annotated[tuple[InitiativeRoll, ...], Meta(max_length=50)]
     order: Participants
+    out: NotActing = {}
     fair: FairStamp | None = None
     """Where the dice came from (epoch, nonce, client seeds): see :mod:`poolhall.events.fair`."""
 
 
 class CombatPassAdvanced(Event, frozen=True, kw_only=True):
-    """Every initiative score dropped by 10; ``order`` is who acts in this pass."""
+    """Every initiative score dropped by 10; ``order`` acts in this pass. ``out`` (none in older
+    logs): who has a full Stun or Physical monitor now, out of ``order`` whatever their score."""
 
     turn: Annotated[int, Meta(ge=1)]
     pass_number: Annotated[int, Meta(ge=2, le=20)]
     scores: dict[Slug, Annotated[int, Meta(ge=-200, le=100)]]
     order: Participants
+    out: NotActing = {}
 
 
 class CombatTurnEnded(Event, frozen=True, kw_only=True):
@@ -430,11 +436,13 @@ class PoolLeft(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class CombatantView(msgspec.Struct, frozen=True, kw_only=True):
-    """A combatant's initiative score and pools this turn."""
+    """A combatant's score, pools, wound modifier off the initiative rolled, and why not acting."""
 
     score: int
     initiative: int
     pools: dict[str, PoolLeft]
+    wounds: int = 0
+    out: Incapacity | None = None
 
 
 class Sr3CombatTurn(ViewData, frozen=True, kw_only=True, tag="sr3_combat_turn"):

@@ -47,6 +47,9 @@ __all__ = [
     "Stats",
     "PoolDie",
     "InitiativeRoll",
+    "Incapacity",
+    "NotActing",
+    "WoundModifier",
     "OpposedOutcome",
 ]
 
@@ -104,6 +107,12 @@ MAX_REROLLS = 100
 Draws = Annotated[dict[PoolName, Draw], Meta(max_length=len(POOLS))]
 PoolSizes = Annotated[dict[PoolName, PoolSize], Meta(max_length=len(POOLS))]
 Participants = Annotated[tuple[Slug, ...], Meta(max_length=50)]
+Incapacity = Literal["unconscious", "dying"]
+"""Why a character does not act: a full Stun monitor (``unconscious``) or a full Physical one
+(``dying``; see :mod:`poolhall.projections.sr3_wounds`)."""
+NotActing = Annotated[dict[Slug, Incapacity], Meta(max_length=50)]
+WoundModifier = Annotated[int, Meta(ge=0, le=6, description="the wound modifier: 0 to 3 for "
+                                    "each Condition Monitor")]
 
 
 class Sr3Skill(Value, frozen=True, kw_only=True, gc=False):
@@ -167,13 +176,21 @@ class PoolDie(Value, frozen=True, kw_only=True, gc=False):
     faces: Chain
 
 
-class InitiativeRoll(Value, frozen=True, kw_only=True, gc=False):
-    """A character's initiative: Reaction + bonus + the d6 faces (no Rule of Six)."""
+class InitiativeRoll(Value, frozen=True, kw_only=True, gc=False, omit_defaults=True):
+    """A character's initiative: Reaction + bonus + the d6 faces (no Rule of Six), less
+    ``wounds``, never below 0.
+
+    ``wounds`` is the wound modifier subtracted (the one that raises the character's target
+    numbers), recorded so that the log says why a score is lower than its dice. It was added
+    later with a default of 0, and ``omit_defaults`` keeps an unwounded roll's payload as it was
+    stored before: old logs decode and re-encode unchanged.
+    """
 
     character: Slug
     reaction: Annotated[int, Meta(ge=0, le=60)]
     faces: Annotated[tuple[Face, ...], Meta(min_length=1, max_length=5)]
     score: Annotated[int, Meta(ge=0, le=100)]
+    wounds: WoundModifier = 0
 
 
 class OpposedOutcome(Value, frozen=True, kw_only=True, gc=False):

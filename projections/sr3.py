@@ -9,6 +9,7 @@ scene. It is folded only from recorded facts: pool sizes come from ``CombatTurnS
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -42,7 +43,12 @@ RECENT_TESTS = 200
 
 
 class Combatant(msgspec.Struct, kw_only=True):
-    """A character in the combat: initiative score now, and each pool full and left."""
+    """A character in the combat: initiative score now, and each pool full and left.
+
+    ``wounds`` is the wound modifier taken off the initiative rolled this turn; ``out`` says
+    why the character does not act (``unconscious``, ``dying``), as the last initiative roll or
+    pass recorded it.
+    """
 
     character: str
     score: int = 0
@@ -51,6 +57,8 @@ class Combatant(msgspec.Struct, kw_only=True):
     reaction: int = 0
     pools_full: dict[str, int] = msgspec.field(default_factory=dict)
     pools_left: dict[str, int] = msgspec.field(default_factory=dict)
+    wounds: int = 0
+    out: vocabulary.Incapacity | None = None
 
 
 class Combat(msgspec.Struct, kw_only=True):
@@ -218,21 +226,34 @@ def _evolve_combat(combat: Combat, e: Any) -> None:
                 combatant.pools_full = dict(sizes.items())
                 combatant.pools_left = dict(sizes.items())
         case vocabulary.InitiativeScoresRolled():
-            for roll in e.rolls:
-                combatant = combat.combatants.setdefault(
-                    roll.character, Combatant(character=roll.character))
-                combatant.score = combatant.initiative = roll.score
-                combatant.faces, combatant.reaction = roll.faces, roll.reaction
-            combat.order = list(e.order)
+            _initiative_rolled(combat, e)
         case vocabulary.CombatPassAdvanced():
             combat.pass_number = e.pass_number
             for character, score in e.scores.items():
                 if character in combat.combatants:
                     combat.combatants[character].score = score
+            for character, combatant in combat.combatants.items():
+                combatant.out = e.out.get(character)
             combat.order = list(e.order)
         case vocabulary.CombatTurnEnded():
             combat.turn_running = False
             combat.order = []
+
+
+def _initiative_rolled(combat: Combat, e: vocabulary.InitiativeScoresRolled) -> None:
+    """Each roll's score, dice and wound modifier; a character who does not act this turn has
+    no score and no dice (not last turn's), only the reason."""
+    for roll in e.rolls:
+        combatant = combat.combatants.setdefault(roll.character,
+                                                 Combatant(character=roll.character))
+        combatant.score = combatant.initiative = roll.score
+        combatant.faces, combatant.reaction = roll.faces, roll.reaction
+        combatant.wounds, combatant.out = roll.wounds, None
+    for character, why in e.out.items():
+        combatant = combat.combatants.setdefault(character, Combatant(character=character))
+        combatant.score = combatant.initiative = combatant.wounds = 0
+        combatant.faces, combatant.out = (), why
+    combat.order = list(e.order)
 
 
 # ---- words and views ----------------------------------------------------------------------
@@ -293,17 +314,32 @@ def _combat_words(e: Any) -> str | None:
                 for who, sizes in e.pools.items())
             return f"Combat Turn {e.turn} begins, pools full: {pools}"
         case vocabulary.InitiativeScoresRolled():
-            rolls = ", ".join(f"{r.character} {r.score} ({r.reaction} + "
-                              f"{'+'.join(map(str, r.faces))})" for r in e.rolls)
-            return f"initiative for turn {e.turn}: {rolls}; order: {', '.join(e.order)}"
+            rolls = ", ".join(map(_initiative_words, e.rolls)) or "no one rolls"
+            return (f"initiative for turn {e.turn}: {rolls}; order: "
+                    f"{', '.join(e.order) or 'no one'}{_out_words(e.out)}")
         case vocabulary.CombatPassAdvanced():
             return (f"Combat Phase pass {e.pass_number} of turn {e.turn}: "
-                    + (", ".join(e.order) or "no one"))
+                    + (", ".join(e.order) or "no one") + _out_words(e.out))
         case vocabulary.CombatTurnEnded():
             return f"Combat Turn {e.turn} ended; unused pool dice are gone"
         case vocabulary.CombatEncounterEnded():
             return f"combat ended after {e.turns} Combat Turn{'s' if e.turns != 1 else ''}"
     return None
+
+
+def _initiative_words(roll: vocabulary.InitiativeRoll) -> str:
+    """``sam 10 (5 + 4+4 - 3 for wounds)``: the score and how it was made, the wound modifier
+    named when one was taken off (so a score held at 0 by the floor still shows why)."""
+    wounds = f" - {roll.wounds} for wounds" if roll.wounds else ""
+    return (f"{roll.character} {roll.score} ({roll.reaction} + "
+            f"{'+'.join(map(str, roll.faces))}{wounds})")
+
+
+def _out_words(out: Mapping[str, str]) -> str:
+    """``; not acting: rook (unconscious), mara (dying)``; nothing when everyone may act."""
+    if not out:
+        return ""
+    return "; not acting: " + ", ".join(f"{who} ({why})" for who, why in out.items())
 
 
 def _test_words(e: Any) -> str | None:
@@ -342,7 +378,8 @@ def _rolled_words(e: vocabulary.PoolTestRolled) -> str:
 
 
 def combat_view(state: GameState) -> dict[str, Any] | None:
-    """The combat-turn projection: turn, pass, order, scores, each pool full and left."""
+    """The combat-turn projection: turn, pass, order, scores (with the wound modifier taken off
+    the initiative rolled, and why a character does not act), each pool full and left."""
     combat = state.combat
     if combat is None:
         return None
@@ -353,7 +390,8 @@ def combat_view(state: GameState) -> dict[str, Any] | None:
         "characters": {
             who: {"score": c.score, "initiative": c.initiative,
                   "pools": {pool: {"full": full, "left": c.pools_left.get(pool, 0)}
-                            for pool, full in c.pools_full.items()}}
+                            for pool, full in c.pools_full.items()},
+                  "wounds": c.wounds, "out": c.out}
             for who, c in combat.combatants.items()
         },
     }

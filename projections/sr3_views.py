@@ -6,6 +6,7 @@ Pure functions of the campaign state: the server broadcasts them after each chan
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -14,6 +15,7 @@ from poolhall.events.sr3 import MAX_TEST_DICE, PoolTestDeclared, Sr3Stats
 from poolhall.projections.sr3 import GameState, combat_view
 from poolhall.projections.sr3_odds import odds_table
 from poolhall.projections.sr3_pools import character_sheet
+from poolhall.projections.sr3_wounds import incapacity, wound_modifier
 
 if TYPE_CHECKING:
     from poolhall.projections.campaign import CampaignState
@@ -25,23 +27,37 @@ OddsInput = tuple[int, int | None, int, int | None]
 """What a declared test's odds depend on: base dice, TN, most pool dice, successes to beat."""
 
 
-def sheet_of(stats: Sr3Stats, karma_spent: int = 0) -> dict[str, Any]:
-    """One character's pools with their formulas, Karma Pool full / spent / left, initiative."""
+def sheet_of(stats: Sr3Stats, karma_spent: int = 0,
+             conditions: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """One character's pools with their formulas, Karma Pool full / spent / left, initiative.
+
+    The initiative formula names what ``conditions`` (the Condition Monitors) do to it, as
+    the rules apply them when a Combat Turn's initiative is rolled: ``- 3 for wounds``, or
+    that the character does not act.
+    """
     sheet = character_sheet(stats)
     return {
         "pools": [msgspec.to_builtins(line) for line in sheet.pools],
         "karma": {"full": sheet.karma.size, "spent": karma_spent,
                   "left": max(sheet.karma.size - karma_spent, 0),
                   "formula": sheet.karma.formula},
-        "initiative": sheet.initiative,
+        "initiative": sheet.initiative + _wounded(conditions or {}),
     }
+
+
+def _wounded(conditions: Mapping[str, int]) -> str:
+    why = incapacity(conditions)
+    if why is not None:
+        return f" ({why}: does not act)"
+    wounds = wound_modifier(conditions)
+    return f" - {wounds} for wounds" if wounds else ""
 
 
 def sheets_view(campaign: CampaignState) -> dict[str, Any]:
     """Every sr3 character's sheet, by character id."""
     game = campaign.game_as(GameState)
     return {
-        cid: {"name": c.name, **sheet_of(c.stats, game.karma_spent.get(cid, 0))}
+        cid: {"name": c.name, **sheet_of(c.stats, game.karma_spent.get(cid, 0), c.conditions)}
         for cid, c in campaign.characters.items() if isinstance(c.stats, Sr3Stats)
     }
 

@@ -15,11 +15,21 @@ __all__ = ["as_stored"]
 def as_stored(event: Event, stored: dict[str, Any]) -> dict[str, Any]:
     """``event`` encoded, without the fields ``stored`` lacks that are at their default.
 
-    Schema evolution adds fields with defaults (``fair`` on the events that hold dice): an
-    old payload decodes with them at their default, and re-encodes to the same payload plus
-    them. A field added with any other value is kept, so the comparison fails.
+    Schema evolution adds fields with defaults (``fair`` on the events that hold dice, ``out``
+    on SR3's initiative, whose ``{}`` msgspec keeps as a default factory): an old payload
+    decodes with them at their default, and re-encodes to the same payload plus them. A field
+    added with any other value is kept, so the comparison fails.
     """
     encoded: dict[str, Any] = msgspec.json.decode(encode_event(event))
-    defaults = {field.encode_name: field.default for field in msgspec.structs.fields(event)}
+    defaults = {field.encode_name: _default(field) for field in msgspec.structs.fields(event)}
     return {name: value for name, value in encoded.items()
             if name in stored or defaults.get(name, msgspec.NODEFAULT) != value}
+
+
+def _default(field: msgspec.structs.FieldInfo) -> Any:
+    """The field's default as JSON decodes it: its value, or what its factory makes."""
+    if field.default is not msgspec.NODEFAULT:
+        return field.default
+    if field.default_factory is not msgspec.NODEFAULT:
+        return msgspec.to_builtins(field.default_factory())
+    return msgspec.NODEFAULT

@@ -1,9 +1,11 @@
 """Decisions of the ``sr3`` game system: Combat Turns, tests with pool dice, Karma Pool.
 
 - **Combat** (GM): ``StartCombat`` fills every participant's pools and rolls initiative
-  (Reaction + initiative d6s, no Rule of Six); ``AdvanceCombatPass`` drops every score by 10
-  and gives the order of the next pass, or - when no one is left above 0 - ends the Combat
-  Turn and starts the next one (pools full again, initiative rerolled); ``EndCombat``.
+  (Reaction + initiative d6s, no Rule of Six, less the wound modifier, never below 0; a
+  character with a full Stun or Physical monitor rolls none and does not act);
+  ``AdvanceCombatPass`` drops every score by 10 and gives the order of the next pass (without
+  anyone knocked out since), or - when no one is left above 0 - ends the Combat Turn and
+  starts the next one (pools full again, initiative rerolled); ``EndCombat``.
 - **Tests** (the GM or the character's player): ``DeclarePoolTest`` shows the odds for each
   number of pool dice; ``RollPoolTest`` draws pool dice within every limit of the source
   (``sr3_limits``), buys karma dice, rolls and records every chain of faces.
@@ -13,6 +15,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -22,7 +25,7 @@ from poolhall.events import sr3 as vocabulary
 from poolhall.events.base import Event
 from poolhall.events.errors import Rejected
 from poolhall.events.messages import View
-from poolhall.events.sr3 import POOLS, PoolDie, Sr3Stats
+from poolhall.events.sr3 import POOLS, Incapacity, PoolDie, Sr3Stats
 from poolhall.projections.campaign import CampaignState
 from poolhall.projections.sr3 import GameState
 from poolhall.projections.sr3_pools import pool_sizes
@@ -33,7 +36,7 @@ from poolhall.projections.sr3_views import (
     odds_rows,
     sheets_view,
 )
-from poolhall.projections.sr3_wounds import wound_modifier
+from poolhall.projections.sr3_wounds import incapacity, wound_modifier, wounded_initiative
 from poolhall.server.rules import sr3_tests as tests
 from poolhall.server.rules.base import Decision
 from poolhall.server.rules.contract import Rules
@@ -63,19 +66,43 @@ def initiative_order(rolls: list[vocabulary.InitiativeRoll] | dict[str, tuple[in
     return tuple(character for character, (score, _) in ranked if score > 0)
 
 
+def _initiative(ctx: Decision, character: str, stats: Sr3Stats) -> vocabulary.InitiativeRoll:
+    """Reaction + bonus + the initiative dice, less the wound modifier that also raises the
+    character's target numbers (standard SR3's Damage Modifiers), never below 0; the roll
+    records the modifier so the log says why the score is lower than the dice."""
+    reaction = stats.natural_reaction + stats.reaction_bonus
+    faces = tuple(ctx.rng.randint(1, 6) for _ in range(stats.initiative_dice))
+    wounds = _wounds(ctx, character)
+    return vocabulary.InitiativeRoll(character=character, reaction=reaction, faces=faces,
+                                     score=wounded_initiative(reaction + sum(faces), wounds),
+                                     wounds=wounds)
+
+
+def _out(ctx: Decision, characters: Iterable[str]) -> dict[str, Incapacity]:
+    """Who of ``characters`` cannot act (a full Stun or Physical monitor), and why."""
+    out: dict[str, Incapacity] = {}
+    for character in characters:
+        found = ctx.state.characters.get(character)
+        why = incapacity(found.conditions) if found is not None else None
+        if why is not None:
+            out[character] = why
+    return out
+
+
 def _new_turn(ctx: Decision, participants: list[str], turn: int) -> list[Event]:
+    """A Combat Turn: every participant's pools full; initiative for those who can act (an
+    unconscious or dying character rolls no dice and is named in ``out`` instead)."""
     pools: dict[str, Any] = {}
     rolls: list[vocabulary.InitiativeRoll] = []
+    out = _out(ctx, participants)
     for character in participants:
         stats = ctx.stats(character, Sr3Stats)
         pools[character] = pool_sizes(stats)
-        reaction = stats.natural_reaction + stats.reaction_bonus
-        faces = tuple(ctx.rng.randint(1, 6) for _ in range(stats.initiative_dice))
-        rolls.append(vocabulary.InitiativeRoll(character=character, reaction=reaction,
-                                               faces=faces, score=reaction + sum(faces)))
+        if character not in out:
+            rolls.append(_initiative(ctx, character, stats))
     return [vocabulary.CombatTurnStarted(turn=turn, pools=pools),
             vocabulary.InitiativeScoresRolled(turn=turn, rolls=tuple(rolls),
-                                              order=initiative_order(rolls))]
+                                              order=initiative_order(rolls), out=out)]
 
 
 def _start_combat(ctx: Decision, command: vocabulary.StartCombat) -> list[Event]:
@@ -104,11 +131,12 @@ def _advance(ctx: Decision, command: vocabulary.AdvanceCombatPass) -> list[Event
     if combat is None:
         raise Rejected("rule", "no combat is running", "$.type")
     scores = {who: c.score - 10 for who, c in combat.combatants.items()}
+    out = _out(ctx, combat.combatants)  # knocked out since initiative: they act no more
     order = initiative_order({who: (scores[who], c.reaction)
-                              for who, c in combat.combatants.items()})
+                              for who, c in combat.combatants.items() if who not in out})
     if order:
         return [vocabulary.CombatPassAdvanced(turn=combat.turn, pass_number=combat.pass_number + 1,
-                                              scores=scores, order=order)]
+                                              scores=scores, order=order, out=out)]
     participants = [c for c in combat.participants if c in ctx.state.characters]
     return [vocabulary.CombatTurnEnded(turn=combat.turn),
             *_new_turn(ctx, participants, combat.turn + 1)]
@@ -139,7 +167,8 @@ def _prepare(ctx: Decision, command: Any) -> tuple[Sr3Stats, int, Any, int | Non
 
 
 def _wounds(ctx: Decision, character: str) -> int:
-    """The target number modifier of the character's Condition Monitors."""
+    """The wound modifier of the character's Condition Monitors: added to target numbers,
+    taken off initiative."""
     return wound_modifier(ctx.character(character).conditions)
 
 
@@ -247,7 +276,8 @@ _COMBAT_EVENTS = (vocabulary.CombatEncounterStarted, vocabulary.CombatTurnStarte
                   vocabulary.CombatPassAdvanced, vocabulary.CombatTurnEnded,
                   vocabulary.CombatEncounterEnded)
 _SHEET_EVENTS = (core.CharacterCreated, core.CharacterUpdated, vocabulary.PoolTestRolled,
-                 vocabulary.PoolTestRerolled, vocabulary.SceneEnded)
+                 vocabulary.PoolTestRerolled, vocabulary.SceneEnded,
+                 core.ConditionChanged)  # the initiative line names the wound modifier
 
 
 def about_declared(character: str) -> str:

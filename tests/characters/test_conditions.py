@@ -130,6 +130,6 @@ def test_a_wound_taken_after_declaring_changes_the_declared_tests_odds() -> None
     game.run("ana", vocabulary.DeclarePoolTest, character="hero", skill="pistols",
              kind="other", tn=4)
     events = game.run("gm", core.SetCondition, character="hero", condition="physical", value=1)
-    (view,) = computed(views(game.state, events))
+    (view,) = [v for v in computed(views(game.state, events)) if v.about == "test:hero"]
     assert isinstance(view.data, vocabulary.Sr3TestOdds)
     assert view.data.note == "against target number 5: 4 + 1 for wounds"

@@ -90,3 +90,32 @@ async def test_one_combat_turn_from_the_shell(table: Any, capsys: Any) -> None:
     assert "combat ended" in capsys.readouterr().out
     assert await run(gm._token, "roll", campaign, "6d6 tn5", "--character", "sam") == 0
     assert "6d6" not in capsys.readouterr().err
+
+
+async def test_wounded_initiative_and_the_unconscious_from_the_shell(table: Any,
+                                                                      capsys: Any) -> None:
+    """Sam with Physical 3 + Stun 2 and Deck with a full Stun monitor: ``sr3 start`` prints
+    Sam's score less 3 for wounds and Deck not acting; ``sr3 combat`` and ``sr3 sheet`` too."""
+    campaign, gm = await table.create_campaign("sr3")
+    await gm.call(core.CreateCharacter, character="sam", name="Sam", stats=street_sam())
+    await gm.call(core.CreateCharacter, character="deck", name="Deck", stats=decker())
+    for character, condition, value in (("sam", "physical", 3), ("sam", "stun", 2),
+                                        ("deck", "stun", 10)):
+        await gm.call(core.SetCondition, character=character, condition=condition, value=value)
+    connection = ["--url", table.url, "--token", gm._token]
+
+    async def run(*argv: str) -> str:
+        assert await asyncio.to_thread(main, [*argv, *connection]) == 0
+        out: str = capsys.readouterr().out
+        return out
+
+    out = await run("sr3", "start", campaign)
+    assert "- 3 for wounds); order: sam; not acting: deck (unconscious)" in out
+    view = json.loads(await run("sr3", "combat", campaign, "--json"))
+    assert (view["characters"]["sam"]["wounds"], view["characters"]["deck"]["out"]) == \
+        (3, "unconscious")
+    out = await run("sr3", "combat", campaign)
+    assert f"{view['characters']['sam']['score']} (-3 for wounds)" in out
+    assert "unconscious" in out
+    sheet = json.loads(await run("sr3", "sheet", campaign, "sam", "--json"))
+    assert sheet["sam"]["initiative"] == "Reaction 5 + 4 + 3d6 - 3 for wounds"

@@ -10,6 +10,7 @@ import pytest
 
 from poolhall.events import core, sr3
 from poolhall.events.errors import CommandRejected
+from poolhall.projections.sr3 import describe
 from poolhall.server.rules.sr3_limits import QUOTES
 from tests.sr3.sr3_support import decker, street_sam
 
@@ -204,3 +205,43 @@ async def test_two_declared_tests_each_keep_their_own_view(table: Any) -> None:
     deck_odds = await _view(late, "test:deck", lambda v: v["rows"] is not None)
     assert (sam_odds["character"], sam_odds["kind"]) == ("sam", "combat")
     assert (deck_odds["character"], deck_odds["kind"], deck_odds["tn"]) == ("deck", "matrix", 5)
+
+
+async def test_rule_wounds_come_off_initiative_and_the_unconscious_do_not_act_at_the_table(
+        table: Any) -> None:
+    """Through the real server: the GM marks Sam Physical 3 + Stun 2 (+3 to his target
+    numbers) and Deck a full Stun monitor. Sam's sheet says so; the combat rolls Sam's
+    initiative 3 lower than his Reaction 9 + dice, leaves unconscious Deck out of the order,
+    and every member reads the same event, view and words."""
+    gm, sam, deck, watcher = await _campaign(table)
+    for character, condition, value in (("sam", "physical", 3), ("sam", "stun", 2),
+                                        ("deck", "stun", 10)):
+        ack = await gm.call(core.SetCondition, character=character, condition=condition,
+                            value=value)
+    await _settle(ack, gm, watcher)
+    sheets = await _view(watcher, "sheets", lambda v: "unconscious" in v["deck"]["initiative"])
+    assert sheets["sam"]["initiative"] == "Reaction 5 + 4 + 3d6 - 3 for wounds"
+    assert sheets["deck"]["initiative"] == "Reaction 4 + 1d6 (unconscious: does not act)"
+
+    ack = await gm.call(sr3.StartCombat)
+    await _settle(ack, gm, sam, deck, watcher)
+    (recorded,) = [r for r in await watcher.history(before=ack.seqs[-1] + 1)
+                   if isinstance(r.event, sr3.InitiativeScoresRolled)]
+    initiative = recorded.event
+    assert isinstance(initiative, sr3.InitiativeScoresRolled)
+    (roll,) = initiative.rolls
+    assert (roll.character, roll.reaction, roll.wounds) == ("sam", 9, 3)
+    assert roll.score == 9 + sum(roll.faces) - 3  # at least 9 + 3 - 3: above the floor
+    assert initiative.out == {"deck": "unconscious"}
+    assert initiative.order == ("sam",)
+    faces = "+".join(map(str, roll.faces))
+    assert describe(recorded, watcher.state) == (
+        f"initiative for turn 1: sam {roll.score} (9 + {faces} - 3 for wounds); order: sam; "
+        "not acting: deck (unconscious)")
+
+    combat = await _view(deck, "combat", lambda v: v["in_combat"])
+    assert combat["characters"]["sam"]["wounds"] == 3
+    assert combat["characters"]["sam"]["initiative"] == roll.score
+    assert combat["characters"]["deck"]["out"] == "unconscious"
+    assert "deck" not in combat["order"]
+    assert msgspec.to_builtins(gm.state.game) == msgspec.to_builtins(watcher.state.game)

@@ -1,6 +1,7 @@
 """Conditions on the sheet in the browser: the GM marks Sam's wounds, everyone sees them, and
 the wound modifier reaches the declared test's odds (equal to `poolhall sr3-odds` at the raised
-target number); a player sets her own character's strain and not another's."""
+target number) and his initiative, while a character with a full Stun monitor does not act; a
+player sets her own character's strain and not another's."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from playwright.sync_api import Page, expect
 
 from tests.serve_process import poolhall
 from tests.web.conftest import Served
-from tests.web.test_sr3_browser_table import SAM, create
+from tests.web.test_sr3_browser_table import ROOK, SAM, create
 
 
 def test_wounds_marked_by_the_gm_reach_the_tests_odds(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """3 Physical boxes (Moderate, +2): Sam's Pistols test against TN 5 has the odds of 7."""
+    """3 Physical boxes (Moderate, +2): Sam's Pistols test against TN 5 has the odds of 7, and
+    his initiative is 2 lower, said so on the sheet, in the log and in the combat panel; Rook,
+    unconscious, is left out of the order."""
     campaign, gm_link = served.create_campaign("Seattle Nights", "sr3")
     create(served, gm_link, campaign, "sam", "Sam", SAM)
     gm = open_page(gm_link)
@@ -38,6 +41,21 @@ def test_wounds_marked_by_the_gm_reach_the_tests_odds(
                                cwd=served.directory).stdout)["rows"]
     expect(card.locator("tbody tr").first.locator("td").nth(1)).to_have_text(
         f"{100 * odds[0]['at_least'][1]:.1f}%")
+
+    # the same modifier comes off Sam's initiative; Rook, Stun monitor full, does not act
+    create(served, gm_link, campaign, "rook", "Rook", ROOK)
+    served.send(gm_link, {"type": "set_condition", "character": "rook", "condition": "stun",
+                          "value": 10}, {"type": "start_combat"})
+    expect(ana.locator("ph-sr3-sheets")).to_contain_text("Reaction 5 + 1d6 - 2 for wounds")
+    line = ana.locator("ph-log [data-type=initiative_scores_rolled]")
+    expect(line).to_contain_text("− 2 for wounds)")
+    expect(line).to_contain_text("not acting: Rook (unconscious)")
+    combat = ana.locator("ph-sr3-combat")
+    expect(combat.locator("[data-character=sam] .ph-sr3-rolled")).to_contain_text(
+        "− 2 for wounds")
+    expect(combat.locator("[data-character=rook] .ph-sr3-out")).to_have_text(
+        "unconscious: does not act")
+    expect(combat.locator(".ph-sr3-acting")).to_have_text("Acting this pass: Sam")
 
 
 def test_a_player_sets_her_characters_strain_and_no_other(

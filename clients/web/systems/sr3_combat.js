@@ -1,13 +1,14 @@
 // <ph-sr3-combat>: the Combat Turn as the server's `combat` view tells it: the turn and pass,
-// who acts in this pass (in order, with their scores), and each combatant's pools full and
-// left. The GM's controls (start a combat with chosen participants, next pass, end the combat,
+// who acts in this pass (in order, with their scores and any wound modifier taken off the
+// initiative rolled), who does not act (unconscious, dying), and each combatant's pools full
+// and left. The GM's controls (start a combat with chosen participants, next pass, end the combat,
 // end the scene) are built once and only shown or hidden, so a table message never rebuilds
 // a control someone is using.
 import {TablePart} from "../table-part.js";
 import {h, replace} from "../dom.js";
 import {bindButton} from "../actions.js";
 import {bindPathForm} from "./sr3_forms.js";
-import {initiativeDice, poolWords} from "./sr3_dice.js";
+import {initiativeDice, poolWords, woundWords} from "./sr3_dice.js";
 
 export class Sr3Combat extends TablePart {
   connectedCallback() {
@@ -76,16 +77,20 @@ export class Sr3Combat extends TablePart {
 
   combatant(id, name, fighter, rolled, place) {
     const pools = Object.entries(fighter.pools).filter(([, pool]) => pool.full > 0);
+    // a full Stun or Physical monitor: no score, no dice this turn, and the reason instead
+    const out = fighter.out;
     return h("li", {class: `ph-sr3-combatant${place === 0 ? " ph-sr3-now" : ""}`
       + `${place < 0 ? " ph-sr3-done" : ""}`, "data-character": id},
       h("div", {class: "ph-sr3-who"},
         h("strong", {}, name),
-        h("span", {class: "ph-sr3-score", "aria-label": `initiative score ${fighter.score}`},
-          String(fighter.score)),
+        out ? h("span", {class: "ph-sr3-out"}, `${out}: does not act`)
+          : h("span", {class: "ph-sr3-score", "aria-label": `initiative score ${fighter.score}`},
+            String(fighter.score)),
         place === 0 ? h("span", {class: "ph-sr3-badge"}, "acts now") : null,
-        place < 0 ? h("span", {class: "ph-muted"}, "done this pass") : null,
-        rolled ? h("span", {class: "ph-sr3-rolled"}, `rolled ${fighter.initiative}: `
-          + `Reaction ${rolled.reaction} + `, initiativeDice(rolled.faces)) : null),
+        place < 0 && !out ? h("span", {class: "ph-muted"}, "done this pass") : null,
+        rolled && !out ? h("span", {class: "ph-sr3-rolled"}, `rolled ${fighter.initiative}: `
+          + `Reaction ${rolled.reaction} + `, initiativeDice(rolled.faces),
+          woundWords(fighter.wounds)) : null),
       pools.length ? h("ul", {class: "ph-sr3-pools", "aria-label": `${name}'s pools`},
         pools.map(([pool, {full, left}]) => this.pool(pool, full, left)))
         : h("p", {class: "ph-muted"}, "no pools"));

@@ -2,7 +2,7 @@
 // each event recorded (formatting, never a rule).
 import {h, plural} from "../dom.js";
 import {
-  chainDie, initiativeDice, outcomeWords, poolWords, resultWords, testDice, testWords,
+  chainDie, initiativeDice, outcomeWords, poolWords, resultWords, testDice, testWords, woundWords,
 } from "./sr3_dice.js";
 
 function who(names, character) {
@@ -11,6 +11,14 @@ function who(names, character) {
 
 function list(names, characters) {
   return characters.length ? characters.map(names.character).join(", ") : "no one";
+}
+
+/** "; not acting: Rook (unconscious)": who a full Stun or Physical monitor keeps from acting
+ * (older logs record no one). */
+function notActing(names, out) {
+  const entries = Object.entries(out ?? {});
+  if (!entries.length) return "";
+  return `; not acting: ${entries.map(([character, why]) => `${names.character(character)} (${why})`).join(", ")}`;
 }
 
 function poolsFull(names, pools) {
@@ -60,13 +68,14 @@ export function describeSr3(frame, names) {
         " begins, pools full: ", poolsFull(names, event.pools));
     case "initiative_scores_rolled":
       return h("span", {class: "ph-sr3-line"}, `initiative for turn ${event.turn}: `,
-        event.rolls.map((roll, index) => h("span", {class: "ph-sr3-init"},
+        event.rolls.length ? event.rolls.map((roll, index) => h("span", {class: "ph-sr3-init"},
           index ? ", " : "", who(names, roll.character), ` ${roll.score} (Reaction ${roll.reaction} + `,
-          initiativeDice(roll.faces), ")")),
-        `; order: ${list(names, event.order)}`);
+          initiativeDice(roll.faces), woundWords(roll.wounds), ")")) : "no one rolls",
+        `; order: ${list(names, event.order)}`, notActing(names, event.out));
     case "combat_pass_advanced":
       return h("span", {class: "ph-sr3-line"},
-        `Combat Phase pass ${event.pass_number} of turn ${event.turn}: ${list(names, event.order)}`);
+        `Combat Phase pass ${event.pass_number} of turn ${event.turn}: ${list(names, event.order)}`,
+        notActing(names, event.out));
     case "combat_turn_ended":
       return h("span", {class: "ph-sr3-line"}, `Combat Turn ${event.turn} ends; unused pool dice are gone`);
     case "combat_encounter_ended":

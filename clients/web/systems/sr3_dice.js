@@ -54,6 +54,11 @@ export function initiativeDice(faces) {
   return h("span", {class: "ph-dice"}, faces.map((face) => numericDie(6, face)));
 }
 
+/** " − 3 for wounds": the wound modifier an initiative roll recorded taking off (none: ""). */
+export function woundWords(wounds) {
+  return wounds ? ` − ${wounds} for wounds` : "";
+}
+
 /** "2 successes", "highest 14" (open test), with the Rule of One noted. */
 export function resultWords(result) {
   const words = result.successes === null || result.successes === undefined
