@@ -231,11 +231,12 @@ def test_watch_follows_the_table_through_a_server_restart(tmp_path: Path) -> Non
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
     server = start_serve(tmp_path / "poolhall.db", port)
-    created = _json("campaign", "create", "Live", "--system", "d12", "--url", url, cwd=tmp_path)
-    watcher = Watcher(created["campaign"], "--url", url, cwd=tmp_path)
-    wait_for = watcher.wait_for
-
-    try:
+    watcher: Watcher | None = None
+    try:  # from here on a failure still stops the server (it outlived a failed create)
+        created = _json("campaign", "create", "Live", "--system", "d12", "--url", url,
+                        cwd=tmp_path)
+        watcher = Watcher(created["campaign"], "--url", url, cwd=tmp_path)
+        wait_for = watcher.wait_for
         wait_for("-- live")
         poolhall("roll", created["campaign"], "1d6", "--reason", "before", "--url", url,
                  cwd=tmp_path)
@@ -256,7 +257,8 @@ def test_watch_follows_the_table_through_a_server_restart(tmp_path: Path) -> Non
                  cwd=tmp_path)
         wait_for("after")
     finally:
-        watcher.stop()
+        if watcher is not None:
+            watcher.stop()
         server.send_signal(signal.SIGTERM)
         server.wait(20)
 

@@ -18,13 +18,13 @@ def test_watch_stops_with_exit_4_when_the_servers_history_diverged(tmp_path: Pat
     url = f"ws://127.0.0.1:{port}"
     db = tmp_path / "poolhall.db"
     server = start_serve(db, port)
-    created = json.loads(poolhall("campaign", "create", "Live", "--system", "d12", "--url", url,
-                                  "--json", cwd=tmp_path).stdout)
-    campaign = created["campaign"]
-    watcher = Watcher(campaign, "--url", url, cwd=tmp_path, merge_stderr=False, columns=400)
-    wait_for = watcher.wait_for
-
-    try:
+    watcher: Watcher | None = None
+    try:  # from here on a failure still stops the server (it outlived a failed create)
+        created = json.loads(poolhall("campaign", "create", "Live", "--system", "d12", "--url",
+                                      url, "--json", cwd=tmp_path).stdout)
+        campaign = created["campaign"]
+        watcher = Watcher(campaign, "--url", url, cwd=tmp_path, merge_stderr=False, columns=400)
+        wait_for = watcher.wait_for
         wait_for("-- live")
         with contextlib.closing(sqlite3.connect(db)) as source, \
                 contextlib.closing(sqlite3.connect(tmp_path / "copy.db")) as copy:
@@ -44,6 +44,7 @@ def test_watch_stops_with_exit_4_when_the_servers_history_diverged(tmp_path: Pat
         assert "your last event is 4" in error
         assert "ends at event 3" in error
     finally:
-        watcher.stop()
+        if watcher is not None:
+            watcher.stop()
         server.send_signal(signal.SIGTERM)
         server.wait(20)
