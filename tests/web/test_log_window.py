@@ -19,12 +19,20 @@ SCRIPTED = ("--member-rate", "1000", "--member-burst", "1000",
 """The GM's script rolls 300 times in a row (the default member rate allows 10 a second)."""
 
 SETTLED = """async (list) => {
-  // keyboard scrolling is animated: wait until the view has stopped for a few frames
+  // keyboard scrolling is animated: wait until the view has stood still for 400 ms (counted
+  // in time, not frames: on a busy machine the animation of the last key may start frames
+  // after the key, and a few still frames before it read as settled)
   const frame = () => new Promise((done) => requestAnimationFrame(done));
-  let last = -1;
-  for (let still = 0; still < 5; still = list.scrollTop === last ? still + 1 : 0) {
-    last = list.scrollTop;
+  let last = list.scrollTop;
+  let since = performance.now();
+  for (;;) {
     await frame();
+    if (list.scrollTop !== last) {
+      last = list.scrollTop;
+      since = performance.now();
+    } else if (performance.now() - since >= 400) {
+      return;
+    }
   }
 }"""
 
