@@ -16,7 +16,7 @@ from html import escape
 from poolhall.events.plural import plural
 from poolhall.projections.analytics_model import Luck, Report, RollRow, Section, Tally
 from poolhall.reports import charts
-from poolhall.reports.words import fair_band, percent, who
+from poolhall.reports.words import fair_band, percent, time_span, who
 
 __all__ = ["render_html"]
 
@@ -188,7 +188,7 @@ def _section(report: Report, section: Section, salt: str, full: bool) -> str:
              if section.session is not None else "The whole campaign")
     t = section.timeline
     parts = [f"<h2>{_e(title)}</h2>",
-             f"<p class=note>{plural('event', t.events)}, {t.first or '-'} to {t.last or '-'}"
+             f"<p class=note>{plural('event', t.events)}, {time_span(t.first, t.last)}"
              + (f"; {t.seconds_per_check:.0f} s from opening a check to rolling it"
                 if t.seconds_per_check is not None else "")
              + (f"; longest pause {t.longest_pause.seconds / 60:.1f} min after "

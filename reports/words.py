@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from poolhall.projections.analytics_model import Luck, Report
 
-__all__ = ["fair_band", "percent", "plain", "who"]
+__all__ = ["fair_band", "percent", "plain", "time_span", "who"]
 
 
 def percent(p: float) -> str:
@@ -16,6 +16,18 @@ def percent(p: float) -> str:
     if p >= 0.01:
         return f"{p:.1%}"
     return f"{p * 100:.2g}%"
+
+
+def time_span(first: str | None, last: str | None) -> str:
+    """When a stretch of the log was played, as people read it: ``2026-11-23 20:00 to 23:41
+    UTC`` (the date once when it is the same), from the log's ISO times
+    (``2026-11-23T20:00:00.000Z``); ``-`` for a stretch with no event."""
+    if first is None or last is None:
+        return "-"
+    start, end = f"{first[:10]} {first[11:16]}", f"{last[:10]} {last[11:16]}"
+    if first[:10] == last[:10]:
+        end = last[11:16]
+    return f"{start} to {end} UTC"
 
 
 def fair_band(luck: Luck) -> str:

@@ -162,3 +162,20 @@ def test_the_fair_band_shown_stays_on_the_percentile_scale() -> None:
     many = Luck(rolls=100, mean_percentile=0.5, low=0.5 - 1.96 * 0.02887,
                 high=0.5 + 1.96 * 0.02887, z=0.0, p_value=1.0, verdict="", rough=False)
     assert fair_band(many) == "0.443–0.557"
+
+
+def test_a_sessions_times_read_as_a_clock_not_as_the_logs_iso_stamps() -> None:
+    """The page said "3 events, 2026-11-27T12:42:42.273Z to ...": it says when, in minutes,
+    with the date once when the stretch is within a day."""
+    from poolhall.reports.words import time_span
+
+    section = report(_short_session([40.0, 40.0]).events).sessions[0]
+    first, last = section.timeline.first, section.timeline.last
+    assert first is not None
+    assert last is not None
+    page = render_html(report(_short_session([40.0, 40.0]).events), 1)
+    assert f"{first[:10]} {first[11:16]} to {last[11:16]} UTC" in page
+    assert first not in page  # no ISO stamp left
+    assert time_span("2026-11-23T23:50:00.000Z", "2026-11-24T00:20:05.000Z") == \
+        "2026-11-23 23:50 to 2026-11-24 00:20 UTC"
+    assert time_span(None, None) == "-"
