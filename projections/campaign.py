@@ -25,12 +25,10 @@ from typing import Any, Literal, TypeVar
 import msgspec
 
 from poolhall.events import core
-from poolhall.events import sr3 as sr3_events
 from poolhall.events.base import Event, MemberRole, Recorded
 from poolhall.events.dice import RolledTerm
 from poolhall.events.fair import ClientSeedSet, SeedCommitted, SeedRevealed
 from poolhall.events.systems import RegisteredSystem, Stats
-from poolhall.projections import sr3 as sr3_projection
 from poolhall.projections.fair_draws import DRAWS
 from poolhall.projections.privacy import PrivateSubject, track
 from poolhall.projections.systems import GameState, projection
@@ -336,16 +334,11 @@ def evolve(state: CampaignState, recorded: Recorded) -> CampaignState:
 
 def fold_sealed(state: CampaignState, recorded: Recorded) -> None:
     """What a table folded without a pending private event (the public table,
-    :mod:`poolhall.server.audience`) still takes from it: only that a Shadowrun test declared
-    in front of everyone and then rolled in private is no longer waiting to be rolled.
-
-    The declaration was public and the sealed line says who rolled, so this tells no more than
-    they did; without it the declared card, and its Roll button, stayed on every other page
-    (the roller's too) until the session's end, and a player could roll the test again."""
-    event = recorded.event
-    if isinstance(event, sr3_events.PoolTestRolled) \
-            and isinstance(state.game, sr3_projection.GameState):
-        state.game.declared.pop(event.character, None)
+    :mod:`poolhall.server.audience`) still takes from it: the game system's say
+    (:attr:`poolhall.projections.contract.Projection.fold_sealed`), nothing by default."""
+    hook = projection(state.system).fold_sealed if state.system else None
+    if hook is not None:
+        hook(state.game, recorded)
 
 
 def fold(records: Iterable[Recorded], upto: int | None = None) -> CampaignState:

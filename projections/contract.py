@@ -67,3 +67,8 @@ class Projection(Generic[S]):
     stands (the destiny pool's points, the combat's order, the next test's number), with
     nothing recorded before the replay (no check, test, roll or spend; see
     :mod:`poolhall.projections.replay_start`). ``None``: the system's initial state."""
+    fold_sealed: Callable[[S, Recorded], None] | None = None
+    """What a table folded without one of the system's pending private events (the public
+    table, :mod:`poolhall.server.audience`) still takes from it, if anything: only what the
+    table already knows (SR3: a test declared in public is no longer waiting once rolled).
+    ``None``: nothing."""

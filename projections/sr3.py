@@ -397,7 +397,18 @@ def combat_view(state: GameState) -> dict[str, Any] | None:
     }
 
 
+def fold_sealed(state: GameState, recorded: Recorded) -> None:
+    """A test declared in front of everyone and then rolled in private is no longer waiting
+    (:attr:`poolhall.projections.contract.Projection.fold_sealed`). The declaration was
+    public and the sealed line says who rolled, so this tells no more than they did; without
+    it the declared card, and its Roll button, stayed on every other page (the roller's too)
+    until the session's end, and a player could roll the test again."""
+    if isinstance(recorded.event, vocabulary.PoolTestRolled):
+        state.declared.pop(recorded.event.character, None)
+
+
 PROJECTION: Projection[GameState] = Projection(
     system=vocabulary.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
-    describe=describe, table=Table, snapshot=table_of, replay_start=replay_start)
+    describe=describe, table=Table, snapshot=table_of, replay_start=replay_start,
+    fold_sealed=fold_sealed)
 """This system's part of the projections (see :mod:`poolhall.projections.contract`)."""
