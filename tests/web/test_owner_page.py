@@ -115,6 +115,17 @@ def expected_outage_only(open_page: PageOpener) -> None:
                              if not WEBSOCKET_REFUSED.match(problem)]
 
 
+def after_the_outage(owner: Page, open_page: PageOpener,
+                     process: subprocess.Popen[bytes] | None) -> None:
+    """Close the owner's page before its server stops (a page trying again would log
+    errors), keep the console errors other than the outage's, and stop the restarted server."""
+    owner.close()
+    expected_outage_only(open_page)
+    if process is not None:
+        process.terminate()
+        process.wait(15)
+
+
 def test_the_owner_page_says_when_the_server_is_gone_and_carries_on_once_it_is_back(
         served: Served, open_page: PageOpener) -> None:
     """The trial's evening: the server restarts under an open owner's page. The page says the
@@ -170,11 +181,7 @@ def test_the_owner_page_says_when_the_server_is_gone_and_carries_on_once_it_is_b
         expect(status).to_have_text("back: connected again.", timeout=15_000)
         expect(owner.locator("li[data-campaign=made-meanwhile]")).to_contain_text("Shadowrun 3")
     finally:
-        owner.close()  # before the server stops: a page trying again would log errors
-        expected_outage_only(open_page)
-        if process is not None:
-            process.terminate()
-            process.wait(15)
+        after_the_outage(owner, open_page, process)
 
 
 def test_a_create_cut_off_by_the_server_s_death_is_sent_again_as_the_same_command(
@@ -209,11 +216,7 @@ def test_a_create_cut_off_by_the_server_s_death_is_sent_again_as_the_same_comman
         expect(row.get_by_label("GM link for Edge of the Empire")).to_be_visible()
         expect(owner.locator(".ph-owner-list li")).to_have_count(1)
     finally:
-        owner.close()  # before the server stops: a page trying again would log errors
-        expected_outage_only(open_page)
-        if process is not None:
-            process.terminate()
-            process.wait(15)
+        after_the_outage(owner, open_page, process)
     creates = [message for message in map(json.loads, open_page.sent)
                if message["type"] == "create_campaign"]
     assert len(creates) == 2, creates
