@@ -193,7 +193,9 @@ EVENTS: tuple[type[Event], ...] = (
 
 
 class CreateCampaign(Command, frozen=True, kw_only=True):
-    """Open a new campaign (admin token only); the ack carries the GM's token."""
+    """Open a new campaign (admin token only); the ack carries the GM's token. Without
+    ``campaign``, its id is made from ``name`` ("Édge of the Empire" is
+    ``edge-of-the-empire``), as a member's is (see ``invite``)."""
 
     name: Name
     system: SystemId
@@ -202,7 +204,10 @@ class CreateCampaign(Command, frozen=True, kw_only=True):
 
 
 class Invite(Command, frozen=True, kw_only=True):
-    """Invite a member (GM or admin); the ack carries their token, shown only once."""
+    """Invite a member (GM or admin); the ack carries their token, shown only once, and
+    the member's id, made from ``name`` (else the first character, else the role): "Ørjan"
+    is ``orjan``, a name with no Latin letter or digit takes the role (``player-2`` when
+    ``player`` is taken)."""
 
     role: Role
     name: Name | None = None

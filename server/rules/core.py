@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from typing import Any
 
 from poolhall.events import core
@@ -20,9 +21,24 @@ __all__ = ["COMMANDS", "decide", "open_campaign", "slugify"]
 COMMANDS = frozenset(core.COMMANDS)
 
 
+_UNSPLIT = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "đ": "d", "ð": "d",
+                          "ł": "l", "þ": "th", "ı": "i", "ħ": "h", "ŧ": "t", "ŋ": "n"})
+"""Latin letters that Unicode does not split into a base letter and a mark, as they are
+written without the mark. The page's ids follow the same table (``clients/web/slug.js``)."""
+
+
+def ascii_letters(text: str) -> str:
+    """``text`` in lower case with its Latin letters unmarked ("Ørjan Émile" -> "orjan emile");
+    letters of other scripts are left as they are (and become separators in an id)."""
+    split = unicodedata.normalize("NFKD", text.lower().translate(_UNSPLIT))
+    return "".join(char for char in split if not unicodedata.combining(char))
+
+
 def slugify(text: str, taken: set[str] | dict[str, Any], fallback: str) -> str:
-    """A readable id from a name ("Edge of the Empire" -> "edge-of-the-empire"), made unique."""
-    base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:32] or fallback
+    """A readable id from a name ("Édge of the Empire" -> "edge-of-the-empire"), made unique.
+
+    A name with no Latin letter or digit at all ("李") takes ``fallback`` ("player-2")."""
+    base = re.sub(r"[^a-z0-9]+", "-", ascii_letters(text)).strip("-")[:32].strip("-") or fallback
     candidate, n = base, 2
     while candidate in taken:
         candidate = f"{base}-{n}"

@@ -172,7 +172,8 @@ def test_the_gm_keeps_typing_a_sheet_while_the_table_moves_and_free_dice_read_in
     """The GM opposes Han's check (against Vader) with Vader's Vigilance, the opponent the
     form offers, and withdraws it; then edits Han's
     sheet while Ana rolls a free pool and Force dice: the form keeps what the GM typed, the
-    saved rank reaches Ana's check form, and each roll reads in words."""
+    saved rank reaches Ana's check form, and each roll reads in words. A new character's id
+    follows its name as the server makes ids ("Ørjan Lïf" is ``orjan-lif``)."""
     campaign, gm_link = served.create_campaign("Far Horizons", "narrative")
     gm = open_page(gm_link)
     create_character(gm, "Han", {"agility": 3}, [("Ranged (Light)", 2, "agility")])
@@ -245,6 +246,10 @@ def test_the_gm_keeps_typing_a_sheet_while_the_table_moves_and_free_dice_read_in
     expect(ana.locator("ph-log")).to_contain_text("character Han Solo updated")
 
     sheet.get_by_label("character", exact=True).select_option("")
+    sheet.get_by_label("name", exact=True).fill("Ørjan Lïf")  # as the server makes ids
+    expect(sheet.get_by_label("id", exact=True)).to_have_value("orjan-lif")
+    sheet.get_by_label("name", exact=True).fill("李")  # no Latin letter: a free fallback
+    expect(sheet.get_by_label("id", exact=True)).to_have_value("character")
     sheet.get_by_label("name", exact=True).fill("Han")
     sheet.get_by_role("button", name="Create character").click()
     expect(sheet.locator(".ph-error")).to_have_text("character 'han' exists")

@@ -167,8 +167,11 @@ def test_the_gm_creates_and_edits_a_character_in_a_form(
     campaign, gm_link = served.create_campaign("Redmond Barrens", "sr3")
     gm = open_page(gm_link)
     form = gm.locator("ph-sr3-character form")
+    form.get_by_label("Name").fill("Jadé Ø")  # the id follows the name until it is typed in
+    expect(form.get_by_label("Id")).to_have_value("jade-o")
     form.get_by_label("Id").fill("jade")
     form.get_by_label("Name").fill("Jade")
+    expect(form.get_by_label("Id")).to_have_value("jade")
     for field, value in (("Body", "3"), ("Quickness", "6"), ("Intelligence", "6"),
                          ("Willpower", "5"), ("Magic", "6")):
         form.get_by_label(field, exact=True).fill(value)

@@ -4,6 +4,7 @@
 // characters to edit, never the fields being filled in.
 import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
+import {slugOf} from "../slug.js";
 import {ratingsOf, setOptions} from "./d12_form.js";
 
 const REQUIRED = ["CON", "CHA"];
@@ -30,7 +31,7 @@ export class PhD12Sheet extends HTMLElement {
     this.pick.addEventListener("change", () => this.load());
     bindForm(this.form, () => this.command(), () => {
       if (this.pick.value) return;
-      this.wanted = this.idInput.value || slug(this.nameInput.value);
+      this.wanted = this.idInput.value || slugOf(this.nameInput.value, this.ids());
       if (this._table) this.update(); // the new table may have come before the answer
     });
     this.append(this.form);
@@ -51,6 +52,11 @@ export class PhD12Sheet extends HTMLElement {
       this.wanted = null;
       this.load();
     }
+  }
+
+  /** The ids of the characters at the table. @returns {string[]} */
+  ids() {
+    return (this._table?.characters ?? []).map((c) => c.character);
   }
 
   /** Fill the fields from the chosen character, or empty them for a new one. */
@@ -98,14 +104,8 @@ export class PhD12Sheet extends HTMLElement {
     if (this.pick.value) {
       return {type: "update_character", character: this.pick.value, name, stats};
     }
-    return {type: "create_character", character: this.idInput.value.trim() || slug(name), name, stats};
+    return {type: "create_character", character: this.idInput.value.trim() || slugOf(name, this.ids()), name, stats};
   }
-}
-
-/** A character id from a name: "Ana Vex" -> "ana-vex". */
-function slug(name) {
-  return name.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "").slice(0, 40);
 }
 
 customElements.define("ph-d12-sheet", PhD12Sheet);

@@ -4,6 +4,7 @@
 // message only refreshes the list of characters, never what the GM is typing.
 import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
+import {slugOf} from "../slug.js";
 import {CHARACTERISTICS, CHARACTERISTIC_MAX, RANK_MAX} from "./narrative_words.js";
 import {levelWords} from "./narrative_describe.js";
 import {labelled, setOptions} from "./narrative_forms.js";
@@ -11,11 +12,6 @@ import {labelled, setOptions} from "./narrative_forms.js";
 const NEW = "";
 const SLUG = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 const SKILL = /^[A-Za-z][A-Za-z0-9 ()'/&.-]{0,39}$/;
-
-/** A character id from a name: "Han Solo" -> "han-solo". */
-function slugOf(name) {
-  return name.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
-}
 
 export class NarrativeSheet extends HTMLElement {
   set table(value) {
@@ -34,7 +30,9 @@ export class NarrativeSheet extends HTMLElement {
     this.nameInput = h("input", {name: "name", required: true, maxlength: 80, autocomplete: "off",
                                  placeholder: "Han Solo"});
     this.nameInput.addEventListener("input", () => {
-      if (this.choice.value === NEW && !this.idTouched) this.idInput.value = slugOf(this.nameInput.value);
+      if (this.choice.value === NEW && !this.idTouched) {
+        this.idInput.value = slugOf(this.nameInput.value, this.ids());
+      }
     });
     this.idInput.addEventListener("input", () => { this.idTouched = true; });
     const characteristics = CHARACTERISTICS.map((c) => labelled(levelWords(c),
@@ -72,6 +70,11 @@ export class NarrativeSheet extends HTMLElement {
     row.append(remove);
     this.skillRows.append(row);
     return row;
+  }
+
+  /** The ids of the characters at the table. @returns {string[]} */
+  ids() {
+    return (this._table?.characters ?? []).map((c) => c.character);
   }
 
   /** Fill the form from the chosen character (or empty it for a new one). */

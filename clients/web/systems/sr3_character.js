@@ -5,6 +5,7 @@
 // message only refreshes the list of characters, never what the GM is typing.
 /** @import {NamedControls} from "../dom.js" */
 import {h} from "../dom.js";
+import {slugOf} from "../slug.js";
 import {bindPathForm, labelled, setOptions, whole} from "./sr3_forms.js";
 import {ATTRIBUTES} from "./sr3_declare.js";
 
@@ -51,7 +52,7 @@ export class Sr3Character extends HTMLElement {
     this.form = h("form", {class: "ph-sr3-character-form", "aria-label": "Shadowrun character"},
       h("h2", {}, "Characters"),
       h("div", {class: "ph-sr3-row"}, labelled("Edit", this.pick)),
-      h("div", {class: "ph-sr3-row"}, labelled("Id", this.idInput), labelled("Name", this.nameInput)),
+      h("div", {class: "ph-sr3-row"}, labelled("Name", this.nameInput), labelled("Id", this.idInput)),
       h("fieldset", {}, h("legend", {}, "Attributes"), h("div", {class: "ph-sr3-grid"},
         CORE.map(([field, words]) => labelled(words, numberInput(field, 1, 30, {required: true}))),
         labelled("Essence", numberInput("essence", 0, 6, {step: "0.1", inputmode: "decimal"})),
@@ -69,6 +70,12 @@ export class Sr3Character extends HTMLElement {
           h("span", {}, words))))),
       this.submit);
     this.pick.addEventListener("change", () => this.load());
+    this.nameInput.addEventListener("input", () => {
+      if (this.pick.value === NEW && !this.idTouched) {
+        this.idInput.value = slugOf(this.nameInput.value, this.characters().map((c) => c.character));
+      }
+    });
+    this.idInput.addEventListener("input", () => { this.idTouched = true; });
     bindPathForm(this.form, () => this.command(), () => {
       if (this.pick.value === NEW) this.pendingPick = this.idInput.value.trim();
     });
@@ -102,6 +109,7 @@ export class Sr3Character extends HTMLElement {
     const found = this.characters().find((c) => c.character === this.pick.value);
     const stats = found?.stats ?? {body: 3, quickness: 3, strength: 3, charisma: 3,
                                     intelligence: 3, willpower: 3, essence: 6, skills: {}};
+    this.idTouched = false;
     this.idInput.value = found?.character ?? "";
     this.idInput.readOnly = Boolean(found);
     this.nameInput.value = found?.name ?? "";
