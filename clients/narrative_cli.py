@@ -16,6 +16,8 @@
     poolhall narrative destiny CAMPAIGN [--roll | --set LIGHT DARK]
     poolhall narrative flip CAMPAIGN light upgrade_ability --check shot --reason "heroic"
     poolhall narrative force CAMPAIGN luke 2 --reason "Move"
+
+The encounter and the spending of results: :mod:`poolhall.clients.narrative_encounter_cli`.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
     from poolhall.projections.narrative import CheckState, GameState
 
 
-__all__ = ["CLI", "add_commands", "odds_data"]
+__all__ = ["CLI", "action_parser", "add_commands", "odds_data", "send_as"]
 
 
 def _percent(p: float) -> str:
@@ -123,8 +125,9 @@ def _odds(args: argparse.Namespace, common: ModuleType) -> int:
     return int(common.EXIT_OK)
 
 
-async def _send(args: argparse.Namespace, common: ModuleType, command_type: type[Any],
-                **fields: Any) -> int:
+async def send_as(args: argparse.Namespace, common: ModuleType, command_type: type[Any],
+                  **fields: Any) -> int:
+    """Send one ``command_type`` command with ``fields`` to ``args.campaign``; the exit code."""
     command = command_type(id=common.new_command_id(), **fields)
     return int(await common.send_command(args, args.campaign, command))
 
@@ -147,7 +150,7 @@ async def _difficulty(args: argparse.Namespace, common: ModuleType) -> int:
                    "opponent_characteristic": args.characteristic}
     else:
         fields["level"] = args.level
-    return await _send(args, common, n.SetDifficulty, **fields)
+    return await send_as(args, common, n.SetDifficulty, **fields)
 
 
 async def _game(args: argparse.Namespace, common: ModuleType) -> GameState:
@@ -199,9 +202,9 @@ async def _destiny(args: argparse.Namespace, common: ModuleType) -> int:
     from poolhall.events import narrative as n
 
     if args.roll:
-        return await _send(args, common, n.RollDestinyPool)
+        return await send_as(args, common, n.RollDestinyPool)
     if args.set is not None:
-        return await _send(args, common, n.SetDestinyPool, light=args.set[0], dark=args.set[1],
+        return await send_as(args, common, n.SetDestinyPool, light=args.set[0], dark=args.set[1],
                            reason=args.reason or "")
     destiny = (await _game(args, common)).destiny
     common.emit(args, common.to_plain(destiny),
@@ -210,8 +213,9 @@ async def _destiny(args: argparse.Namespace, common: ModuleType) -> int:
     return int(common.EXIT_OK)
 
 
-def _parser(actions: Any, common: ModuleType, name: str, help_text: str,
-            handler: Any) -> argparse.ArgumentParser:
+def action_parser(actions: Any, common: ModuleType, name: str, help_text: str,
+                  handler: Any) -> argparse.ArgumentParser:
+    """``poolhall narrative NAME CAMPAIGN ...``, run by ``handler(args, common)``."""
     parser: argparse.ArgumentParser = actions.add_parser(name, help=help_text)
     parser.add_argument("campaign")
     common.add_connection_options(parser)
@@ -224,10 +228,10 @@ def _modifier(actions: Any, common: ModuleType, name: str, command_type: type[An
     field = "side" if "side" in command_type.__struct_fields__ else "kind"
 
     async def handler(args: argparse.Namespace, common: ModuleType) -> int:
-        return await _send(args, common, command_type, check=args.check, count=args.count,
+        return await send_as(args, common, command_type, check=args.check, count=args.count,
                            reason=args.reason or "", **{field: getattr(args, field)})
 
-    parser = _parser(actions, common, name, f"{what} dice of a check", handler)
+    parser = action_parser(actions, common, name, f"{what} dice of a check", handler)
     parser.add_argument("check")
     parser.add_argument(field, choices=choices)
     parser.add_argument("count", type=int, nargs="?", default=1, help="how many (default 1)")
@@ -251,12 +255,12 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
 
     async def open_(args: argparse.Namespace, common: ModuleType) -> int:
         character = await common.character_for(args, args.campaign, args.character)
-        return await _send(args, common, n.OpenCheck, character=character,
+        return await send_as(args, common, n.OpenCheck, character=character,
                            skill=args.skill, check=args.id,
                            characteristic=args.characteristic, target=args.target,
                            reason=args.reason or "", visibility=args.visibility)
 
-    parser = _parser(actions, common, "open", "open a check for a character's skill", open_)
+    parser = action_parser(actions, common, "open", "open a check for a character's skill", open_)
     parser.add_argument("character", nargs="?", help="whose (default: the one you play)")
     parser.add_argument("skill", help='e.g. "Ranged (Light)"')
     parser.add_argument("--id", help="the check's id (default: CHARACTER-N)")
@@ -266,7 +270,7 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     parser.add_argument("--reason")
     common.add_visibility_option(parser, gm_only=True)
 
-    parser = _parser(actions, common, "difficulty", "GM: set a check's difficulty",
+    parser = action_parser(actions, common, "difficulty", "GM: set a check's difficulty",
                      _difficulty)
     parser.add_argument("check")
     parser.add_argument("level", nargs="?", choices=tuple(n.DIFFICULTY_DICE))
@@ -283,23 +287,23 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
               ("ability", "difficulty"))
 
     async def roll(args: argparse.Namespace, common: ModuleType) -> int:
-        return await _send(args, common, n.RollCheck, check=args.check)
+        return await send_as(args, common, n.RollCheck, check=args.check)
 
-    _parser(actions, common, "roll", "roll an open check", roll).add_argument("check")
+    action_parser(actions, common, "roll", "roll an open check", roll).add_argument("check")
 
     async def cancel(args: argparse.Namespace, common: ModuleType) -> int:
-        return await _send(args, common, n.CancelCheck, check=args.check,
+        return await send_as(args, common, n.CancelCheck, check=args.check,
                            reason=args.reason or "")
 
-    parser = _parser(actions, common, "cancel", "withdraw an open check", cancel)
+    parser = action_parser(actions, common, "cancel", "withdraw an open check", cancel)
     parser.add_argument("check")
     parser.add_argument("--reason")
 
-    parser = _parser(actions, common, "checks", "checks with pools, provenance and odds",
+    parser = action_parser(actions, common, "checks", "checks with pools, provenance and odds",
                      _checks)
     parser.add_argument("--all", action="store_true", help="rolled and cancelled ones too")
 
-    parser = _parser(actions, common, "destiny", "the destiny pool; GM: --roll or --set",
+    parser = action_parser(actions, common, "destiny", "the destiny pool; GM: --roll or --set",
                      _destiny)
     either = parser.add_mutually_exclusive_group()
     either.add_argument("--roll", action="store_true", help="GM: every player rolls a Force die")
@@ -308,10 +312,10 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     parser.add_argument("--reason")
 
     async def flip(args: argparse.Namespace, common: ModuleType) -> int:
-        return await _send(args, common, n.FlipDestiny, side=args.side, effect=args.effect,
+        return await send_as(args, common, n.FlipDestiny, side=args.side, effect=args.effect,
                            check=args.check, reason=args.reason or "")
 
-    parser = _parser(actions, common, "flip", "spend a destiny point", flip)
+    parser = action_parser(actions, common, "flip", "spend a destiny point", flip)
     parser.add_argument("side", choices=("light", "dark"))
     parser.add_argument("effect", choices=("upgrade_ability", "upgrade_difficulty",
                                            "attempt_impossible", "other"))
@@ -320,13 +324,17 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
 
     async def force(args: argparse.Namespace, common: ModuleType) -> int:
         character = await common.character_for(args, args.campaign, args.character)
-        return await _send(args, common, n.RollForceDice, character=character,
+        return await send_as(args, common, n.RollForceDice, character=character,
                            count=args.count, reason=args.reason or "")
 
-    parser = _parser(actions, common, "force", "roll Force dice for a power", force)
+    parser = action_parser(actions, common, "force", "roll Force dice for a power", force)
     parser.add_argument("character", nargs="?", help="whose (default: the one you play)")
     parser.add_argument("count", type=int, help="Force rating: dice to roll")
     parser.add_argument("--reason", help="the power")
+
+    from poolhall.clients.narrative_encounter_cli import add_encounter_commands
+
+    add_encounter_commands(actions, common)
 
 
 CLI = CliHooks(system="narrative", add_commands=add_commands, table=TableHooks(

@@ -15,6 +15,7 @@ import msgspec
 from rich.text import Text
 
 from poolhall.clients.cli_support import styled
+from poolhall.clients.narrative_encounter_cli import encounter_data, encounter_lines
 from poolhall.events import narrative as n
 from poolhall.projections.campaign import CampaignState, Character
 from poolhall.projections.narrative import CheckState, GameState
@@ -69,13 +70,17 @@ def _check_odds(check: CheckState, views: Mapping[str, Any]) -> str:
 
 def table_parts(state: CampaignState, views: Mapping[str, Any]
                 ) -> tuple[dict[str, Any], list[str | Text]]:
-    """The destiny pool and the open checks (pool, difficulty, odds), as data and lines."""
+    """The destiny pool, the encounter if one runs, and the open checks (pool, difficulty,
+    odds), as data and lines."""
     game = state.game
     if not isinstance(game, GameState):
         return {}, []
     destiny = game.destiny
     shown: list[str | Text] = [styled("destiny pool: [bold]{}[/bold] light, [bold]{}[/bold] "
                                       "dark", destiny.light, destiny.dark)]
+    encounter = encounter_data(game)
+    if encounter["encounter"] is not None:
+        shown += encounter_lines(encounter)
     open_checks = [c for c in game.checks.values() if c.is_open]
     checks = []
     for check in open_checks[-SHOWN_CHECKS:]:
@@ -93,7 +98,8 @@ def table_parts(state: CampaignState, views: Mapping[str, Any]
     if not open_checks:
         shown.append("no open check")
     return {"destiny": {"light": destiny.light, "dark": destiny.dark},
-            "open_checks": checks, "open_check_count": len(open_checks)}, shown
+            "encounter": encounter["encounter"], "open_checks": checks,
+            "open_check_count": len(open_checks)}, shown
 
 
 def character_line(character: Character) -> str:

@@ -83,3 +83,68 @@ async def test_a_check_from_the_shell(table: Any, capsys: Any) -> None:
     assert json.loads(capsys.readouterr().out)["light"] == 2
     assert await run(han._token, "roll", campaign, "2g 1p") == 0
     assert "rolled 2g1p" in capsys.readouterr().out
+
+
+async def test_an_encounter_and_a_spend_from_the_shell(table: Any, capsys: Any) -> None:
+    """``narrative encounter --start``, ``initiative``, ``encounter --round``, ``claim``,
+    ``spend`` and ``encounter --end`` run an encounter; ``encounter`` and ``state`` show its
+    round and who took which slot; a spend of more than the result holds is refused."""
+    campaign, gm = await table.create_campaign("narrative")
+    han = await table.invite(gm, "player", characters=("han",))
+    await han.call(core.CreateCharacter, character="han", name="Han", stats=HAN)
+    connection = ["--url", table.url]
+
+    async def run(token: str, *argv: str) -> int:
+        return await asyncio.to_thread(main, [*argv, *connection, "--token", token])
+
+    assert await run(han._token, "narrative", "encounter", campaign, "--start") == 1
+    assert "only the GM" in capsys.readouterr().err
+    assert await run(gm._token, "narrative", "encounter", campaign, "--start",
+                     "--reason", "ambush at the docks") == 0
+    await han.call(n.OpenCheck, character="han", skill="Cool", check="init")
+    await gm.call(n.SetDifficulty, check="init", level="simple")
+    await han.call(n.RollCheck, check="init")
+    capsys.readouterr()
+    assert await run(han._token, "narrative", "encounter", campaign) == 0
+    text = capsys.readouterr().out
+    assert "encounter 1 (ambush at the docks): initiative being rolled" in text
+    assert "rolled, not entered yet: init" in text
+    assert await run(han._token, "narrative", "initiative", campaign, "init") == 0
+    assert await run(gm._token, "narrative", "encounter", campaign, "--round") == 0
+    assert await run(han._token, "narrative", "claim", campaign, "1") == 0  # the one han plays
+    capsys.readouterr()
+    assert await run(han._token, "narrative", "encounter", campaign, "--json") == 0
+    encounter = json.loads(capsys.readouterr().out)["encounter"]
+    assert (encounter["round"], encounter["waiting"]) == (1, [])
+    assert [(s["slot"], s["side"], s["character"], s["taken_by"])
+            for s in encounter["slots"]] == [(1, "player", "han", "han")]
+    assert await run(gm._token, "state", campaign) == 0
+    assert "1. player slot, han's Cool" in capsys.readouterr().out
+
+    # a check whose result holds something to spend (dice are the server's: roll till one does)
+    for attempt in range(20):
+        await han.call(n.OpenCheck, character="han", skill="Ranged (Light)", check=f"s{attempt}")
+        await gm.call(n.SetDifficulty, check=f"s{attempt}", level="average")
+        await han.call(n.RollCheck, check=f"s{attempt}")
+        result = han.state.game.checks[f"s{attempt}"].result
+        assert result is not None
+        held = {"advantage": max(result.advantages, 0), "threat": max(-result.advantages, 0),
+                "triumph": result.triumphs, "despair": result.despairs}
+        symbol = next((s for s, count in held.items() if count), None)
+        if symbol is not None:
+            break
+    assert symbol is not None, "20 checks in a row had nothing to spend"
+    check = f"s{attempt}"
+    # in combat the player spends advantage and triumph, the GM threat and despair (the rule)
+    spender = gm._token if symbol in ("threat", "despair") else han._token
+    capsys.readouterr()
+    assert await run(spender, "narrative", "spend", campaign, check, symbol, "40",
+                     "--on", "everything") == 1
+    assert "$.count" in capsys.readouterr().err
+    assert await run(spender, "narrative", "spend", campaign, check, symbol,
+                     "--on", "an extra manoeuvre") == 0
+    assert f"spent 1 {symbol} of {check} on an extra manoeuvre" in capsys.readouterr().out
+    assert await run(gm._token, "narrative", "encounter", campaign, "--end") == 0
+    capsys.readouterr()
+    assert await run(gm._token, "narrative", "encounter", campaign) == 0
+    assert "no encounter running" in capsys.readouterr().out
