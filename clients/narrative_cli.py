@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from poolhall.clients.cli_support import lines, styled
 from poolhall.clients.contract import CliHooks, TableHooks, deferred
+from poolhall.clients.narrative_actions import action_parser, send_as
+from poolhall.clients.narrative_encounter_cli import add_encounter_commands
 from poolhall.events.plural import plural
 
 if TYPE_CHECKING:
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
     from poolhall.projections.narrative import CheckState, GameState
 
 
-__all__ = ["CLI", "action_parser", "add_commands", "odds_data", "send_as"]
+__all__ = ["CLI", "add_commands", "odds_data"]
 
 
 def _percent(p: float) -> str:
@@ -125,13 +127,6 @@ def _odds(args: argparse.Namespace, common: ModuleType) -> int:
     return int(common.EXIT_OK)
 
 
-async def send_as(args: argparse.Namespace, common: ModuleType, command_type: type[Any],
-                  **fields: Any) -> int:
-    """Send one ``command_type`` command with ``fields`` to ``args.campaign``; the exit code."""
-    command = command_type(id=common.new_command_id(), **fields)
-    return int(await common.send_command(args, args.campaign, command))
-
-
 def _opposed(text: str) -> tuple[str, str]:
     opponent, _, skill = text.partition(":")
     if not opponent or not skill:
@@ -211,16 +206,6 @@ async def _destiny(args: argparse.Namespace, common: ModuleType) -> int:
                 common.styled("destiny pool: [bold]{}[/bold] light side, [bold]{}[/bold] dark "
                               "side", destiny.light, destiny.dark))
     return int(common.EXIT_OK)
-
-
-def action_parser(actions: Any, common: ModuleType, name: str, help_text: str,
-                  handler: Any) -> argparse.ArgumentParser:
-    """``poolhall narrative NAME CAMPAIGN ...``, run by ``handler(args, common)``."""
-    parser: argparse.ArgumentParser = actions.add_parser(name, help=help_text)
-    parser.add_argument("campaign")
-    common.add_connection_options(parser)
-    parser.set_defaults(handler=lambda args: handler(args, common))
-    return parser
 
 
 def _modifier(actions: Any, common: ModuleType, name: str, command_type: type[Any],
@@ -331,9 +316,6 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     parser.add_argument("character", nargs="?", help="whose (default: the one you play)")
     parser.add_argument("count", type=int, help="Force rating: dice to roll")
     parser.add_argument("--reason", help="the power")
-
-    from poolhall.clients.narrative_encounter_cli import add_encounter_commands
-
     add_encounter_commands(actions, common)
 
 

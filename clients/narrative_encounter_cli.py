@@ -22,7 +22,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from poolhall.clients.cli_support import lines, styled
-from poolhall.clients.narrative_cli import action_parser, send_as
+from poolhall.clients.narrative_actions import action_parser, send_as
 from poolhall.events.plural import plural
 
 if TYPE_CHECKING:

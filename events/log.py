@@ -52,6 +52,7 @@ __all__ = [
     "prepare",
     "recorded_pages",
     "to_recorded",
+    "with_seal",
 ]
 
 
@@ -71,6 +72,31 @@ def prepare(event: Event) -> PreparedEvent:
                        f"{str(error)[0].lower()}{str(error)[1:]} in {event_tag(type(event))}",
                        None) from None
     return PreparedEvent(event_tag(type(event)), type(event).schema_version, payload)
+
+
+SEAL_BYTES = 16
+"""Random bytes in the ``seal`` of a private roll's event: 128 bits, past any search."""
+
+
+def with_seal(prepared: PreparedEvent, seal: bytes) -> PreparedEvent:
+    """``prepared`` with ``"seal": "<hex of seal>"`` added to its stored payload.
+
+    An event of a private roll is sealed for most of the table until its epoch's seed is
+    revealed, hash and all. But the next public event's chain hash covers the sealed event's
+    hash, which covers its payload, and the payload of a roll is small: a member holding the
+    hashes on both sides could try every expression and every face until the chain closes
+    (3d6 in 11,130 tries). A random ``seal`` in the payload makes that search hopeless. It
+    is part of the stored bytes (so ``verify`` and anyone checking the chain after the reveal
+    hash it like the rest), and no event class declares it: decoding ignores it, as it does
+    any member it does not know, so it never reaches a projection or a rule.
+    """
+    if len(seal) < SEAL_BYTES:
+        raise ValueError(f"a seal is at least {SEAL_BYTES} random bytes")
+    payload = prepared.payload
+    if not payload.endswith(b"}"):
+        raise ValueError("an event's payload is a JSON object")
+    return PreparedEvent(prepared.type, prepared.version,
+                         payload[:-1] + b',"seal":"' + seal.hex().encode() + b'"}')
 
 
 def chain_hash(previous: str, campaign: str, row: StoredRow) -> str:

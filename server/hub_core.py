@@ -27,6 +27,7 @@ answer follows the events it caused.
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
@@ -37,6 +38,7 @@ from poolhall.events.client_payload import client_payload
 from poolhall.events.codec import encode
 from poolhall.events.errors import ConcurrencyError, Rejected
 from poolhall.events.log import (
+    SEAL_BYTES,
     Appended,
     AppendRequest,
     AppendResult,
@@ -44,6 +46,7 @@ from poolhall.events.log import (
     StoredRow,
     prepare,
     to_recorded,
+    with_seal,
 )
 from poolhall.events.messages import Ack, ErrorReply, OutgoingEventFrame
 from poolhall.projections.campaign import CampaignState, Member
@@ -281,13 +284,18 @@ class HubCore:
             return Reply(work, ErrorReply(id=command_id, code="internal", path=None,
                                           message="the server failed to decide this command"))
         head, actor = state.head, work.member.member
+        for offset, event in enumerate(new_events, start=1):
+            self.public.fold(state, Recorded(seq=head + offset, at=at, actor=actor,
+                                             command=command_id, event=event))
+        if state.private:  # the events of a private roll: sealed for someone
+            prepared = tuple(
+                with_seal(event, secrets.token_bytes(SEAL_BYTES))
+                if subject_at(state, head + offset) is not None else event
+                for offset, event in enumerate(prepared, start=1))
         request = AppendRequest(
             campaign=state.campaign, expected_head=head, events=prepared, actor=actor,
             command_id=command_id, at=at,
             sealed_token=self._seal(work.command, state.campaign, ctx.issued_token))
-        for offset, event in enumerate(new_events, start=1):
-            self.public.fold(state, Recorded(seq=head + offset, at=at, actor=actor,
-                                             command=command_id, event=event))
         return _Entry(work, request, new_events, ctx.issued_member, ctx.issued_token)
 
     def settle(self, decided: Decided, results: list[AppendResult], attempt: int = 0,
