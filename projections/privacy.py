@@ -29,8 +29,8 @@ from poolhall.events import core, d12, narrative, sr3
 from poolhall.events.base import Event, Recorded, Visibility
 from poolhall.events.fair import SeedRevealed
 
-__all__ = ["MAX_PENDING", "ONE_SHOT", "OPENERS", "PrivateSubject", "hidden_seqs", "pending_seqs",
-           "reference_of", "sees", "subject_key", "track"]
+__all__ = ["MAX_PENDING", "ONE_SHOT", "OPENERS", "PrivateSubject", "hidden_seqs",
+           "makes_private", "pending_seqs", "reference_of", "sees", "subject_key", "track"]
 
 MAX_PENDING = 200
 """Private subjects a campaign may hold unrevealed at once: the state stays bounded, and a
@@ -104,6 +104,14 @@ def track(private: dict[str, PrivateSubject], recorded: Recorded, epoch: int) ->
                                                 epoch=epoch)
     subject.seqs.append(recorded.seq)
     subject.epoch = epoch
+
+
+def makes_private(events: Iterable[Event]) -> bool:
+    """Whether ``events`` (a command's, not yet folded) open a private subject: a roll or
+    check made with a visibility other than ``public``. (Later events of a subject need no
+    look: a pending subject keeps its epoch private, see ``CampaignState.epoch_is_private``.)"""
+    return any(type(event) in OPENERS and getattr(event, "visibility", "public") != "public"
+               for event in events)
 
 
 def sees(subject: PrivateSubject, member: str | None, role: str) -> bool:

@@ -42,6 +42,7 @@ from poolhall.events.fair import (
 )
 from poolhall.projections.campaign import CampaignState
 from poolhall.projections.fair_draws import DRAWS
+from poolhall.projections.privacy import makes_private
 
 __all__ = ["ROTATE_HOURS", "ROTATE_ROLLS", "EpochSeeds", "FairRoll", "decide", "finish",
            "reveal"]
@@ -209,7 +210,9 @@ def finish(roll: FairRoll | None, state: CampaignState, command: Any,
     if isinstance(command, RotateSeed):
         return out + _rotation(state, roll.seeds, state.session if state.in_session else 0)
     rolls = roll.nonce + 1
+    # the roll that ends an epoch may itself be private: the state before it does not say so
     if roll.stream.faces and not state.epoch_is_private and roll.seeds.following is not None \
+            and not makes_private(events) \
             and _expired(rolls, state.fair.committed_at, roll.seeds.now):
         return out + _rotation(state, roll.seeds, state.session if state.in_session else 0,
                                rolls)

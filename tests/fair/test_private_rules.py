@@ -17,7 +17,7 @@ from poolhall.events.fair import RotateSeed, SeedCommitted, commitment
 from poolhall.projections.narrative import GameState as NarrativeState
 from poolhall.projections.privacy import MAX_PENDING, PrivateSubject, hidden_seqs, sees
 from poolhall.server.audience import PublicTable
-from poolhall.server.rules.fairness import EpochSeeds
+from poolhall.server.rules.fairness import ROTATE_ROLLS, EpochSeeds
 from tests.d12.d12_support import Table as D12Table
 from tests.narrative.narrative_support import Table as NarrativeTable
 from tests.sr3.sr3_support import Table as Sr3Table
@@ -134,6 +134,33 @@ def test_the_session_end_reveals_and_a_private_epoch_is_not_rotated_before() -> 
     ended = table.run("gm", core.EndSession)
     assert [type(e).__name__ for e in ended][-2:] == ["SeedRevealed", "SeedCommitted"]
     assert not table.state.private
+
+
+@pytest.mark.parametrize(("member", "command", "fields"), [
+    ("gm", core.Roll, {"expression": "5d20", "visibility": "gm"}),
+    ("han-player", narrative.RollPool,
+     {"pool": narrative.Pool(ability=2), "character": "han", "visibility": "blind"}),
+])
+def test_a_private_roll_that_ends_its_epoch_does_not_reveal_it(
+        member: str, command: type, fields: dict[str, object]) -> None:
+    """Rule: the automatic rotation waits for an epoch that holds a private roll, even when
+    that roll is the one that reaches ROTATE_ROLLS (or ROTATE_HOURS): the state it was
+    decided against held nothing private yet, and a reveal there would show it to everyone,
+    the blind roller too (an attacker's trial had players fill an epoch with 999 public
+    rolls, then read the GM's secret 5d20 whole). The next public roll does not rotate it
+    either; the session's end does."""
+    table = NarrativeTable()
+    fair(table)
+    table.run("gm", core.StartSession, title="One")
+    table.seeds = EpochSeeds(current=SEEDS[2], following=SEEDS[3], now=NOW)
+    table.state.fair.rolls = ROTATE_ROLLS - 1
+    events = table.run(member, command, **fields)
+    assert [type(e).__name__ for e in events if "Seed" in type(e).__name__] == []
+    assert table.state.private
+    events = table.run("gm", core.Roll, expression="1d6")
+    assert [type(e).__name__ for e in events if "Seed" in type(e).__name__] == []
+    ended = table.run("gm", core.EndSession)
+    assert [type(e).__name__ for e in ended][-2:] == ["SeedRevealed", "SeedCommitted"]
 
 
 def test_the_public_table_leaves_out_what_is_pending_until_the_reveal() -> None:
