@@ -17,7 +17,15 @@ from poolhall.events.errors import Rejected
 from poolhall.projections.campaign import CampaignState, Character, Member
 from poolhall.server.rules.fairness import EpochSeeds, FairRoll
 
-__all__ = ["ADMIN_MEMBER", "Decision", "DiceSource"]
+__all__ = ["ADMIN_MEMBER", "Decision", "DiceSource", "no_such"]
+
+
+def no_such(kind: str, name: str | int, path: str) -> Rejected:
+    """The refusal for a check or test that is not at the table: one wording for one that
+    never was and for a private one the member may not see (:mod:`poolhall.server.rules.privacy`),
+    so that trying names tells nothing of a secret roll."""
+    shown = f"#{name}" if kind == "test" else repr(name)
+    return Rejected("not_found", f"no {kind} {shown} at this table", path)
 
 
 class DiceSource(Protocol):

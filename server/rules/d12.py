@@ -24,7 +24,7 @@ from poolhall.events.messages import View
 from poolhall.projections.campaign import CampaignState
 from poolhall.projections.d12 import GameState, TestState, open_tests
 from poolhall.projections.d12_odds import odds_summary
-from poolhall.server.rules.base import Decision
+from poolhall.server.rules.base import Decision, no_such
 from poolhall.server.rules.contract import Rules
 from poolhall.server.views import Compute, ViewResult, ViewSpec
 
@@ -80,7 +80,7 @@ def _threshold(ctx: Decision, command: Any) -> d12.Threshold:
 def _open_test(ctx: Decision, number: int) -> TestState:
     test = ctx.game(GameState).tests.get(number)
     if test is None:
-        raise Rejected("not_found", f"no test {number} in this campaign", "$.test")
+        raise no_such("test", number, "$.test")
     if not test.open:
         raise Rejected("conflict", f"test {number} is over", "$.test")
     return test
@@ -222,7 +222,7 @@ def _interpret(ctx: Decision, command: d12.InterpretThresholdResult) -> list[Eve
     ctx.require_gm("interpret the result")
     test = ctx.game(GameState).tests.get(command.test)
     if test is None:
-        raise Rejected("not_found", f"no test {command.test} in this campaign", "$.test")
+        raise no_such("test", command.test, "$.test")
     if not test.rounds:
         raise Rejected("rule", f"test {command.test} has not been rolled yet", "$.test")
     return [d12.ThresholdResultInterpreted(test=test.test, round=test.rounds_rolled,

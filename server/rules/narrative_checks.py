@@ -24,10 +24,10 @@ from poolhall.events.suggest import did_you_mean
 from poolhall.projections.narrative import CheckState, Difficulty, GameState
 from poolhall.projections.narrative_dice import SIDES, rolled_die, tally
 from poolhall.projections.narrative_pool import Modification, skill_dice
-from poolhall.server.rules.base import Decision
+from poolhall.server.rules.base import Decision, no_such
 
-__all__ = ["MAX_OPEN_CHECKS", "MAX_MODIFICATIONS", "game", "open_check", "resolve_skill",
-           "check_fits", "open_", "set_difficulty", "modify", "roll", "cancel"]
+__all__ = ["MAX_MODIFICATIONS", "MAX_OPEN_CHECKS", "SECRET_PREFIX", "game", "open_check",
+           "resolve_skill", "check_fits", "open_", "set_difficulty", "modify", "roll", "cancel"]
 
 MAX_OPEN_CHECKS = 50
 MAX_MODIFICATIONS = 40
@@ -38,11 +38,16 @@ def game(ctx: Decision) -> GameState:
     return ctx.game(GameState)
 
 
+SECRET_PREFIX = "secret-"
+"""The ids of the GM's secret checks, ``secret-<the seq it was opened at>``; no other check
+may take one."""
+
+
 def open_check(ctx: Decision, check_id: str, path: str = "$.check") -> CheckState:
     """The open check ``check_id``, or the refusal that says why not."""
     check = game(ctx).checks.get(check_id)
     if check is None:
-        raise Rejected("not_found", f"no check {check_id!r} at this table", path)
+        raise no_such("check", check_id, path)
     if not check.is_open:
         raise Rejected("conflict", f"check {check_id!r} was already {check.status}", path)
     return check
@@ -77,9 +82,16 @@ def open_(ctx: Decision, command: n.OpenCheck) -> list[Event]:
     stats = ctx.stats(command.character, n.NarrativeStats)
     state = game(ctx)
     check_id = command.check
+    if check_id is not None and command.visibility != "public":
+        raise Rejected("invalid", "a secret check is named by the server (secret-<number>): a "
+                       "name the GM chose could be found by a player trying names; leave out "
+                       "the check's id", "$.check")
+    if check_id is not None and check_id.startswith(SECRET_PREFIX):
+        raise Rejected("invalid", f"ids starting with {SECRET_PREFIX!r} are the GM's secret "
+                       "checks'; choose another", "$.check")
     if check_id is None and command.visibility != "public":  # named by nothing the table
         number = ctx.state.head + 1  # sees of it: not its character (projections.privacy)
-        while (check_id := f"secret-{number}") in state.checks:
+        while (check_id := f"{SECRET_PREFIX}{number}") in state.checks:
             number += 1
     if check_id is None:
         number = state.opened.get(command.character, 0) + 1

@@ -20,7 +20,7 @@ from poolhall.events.base import Event
 from poolhall.events.errors import Rejected
 from poolhall.projections.narrative import CheckState, GameState
 from poolhall.projections.narrative_encounter import Encounter, available
-from poolhall.server.rules.base import Decision
+from poolhall.server.rules.base import Decision, no_such
 
 __all__ = ["IN_COMBAT", "OUT_OF_COMBAT", "decide_encounter", "player_characters"]
 
@@ -75,7 +75,7 @@ def _running(game: GameState) -> Encounter:
 def _rolled(game: GameState, check_id: str) -> CheckState:
     check = game.checks.get(check_id)
     if check is None:
-        raise Rejected("not_found", f"no check {check_id!r} at the table", "$.check")
+        raise no_such("check", check_id, "$.check")
     if check.status != "rolled" or check.result is None:
         raise Rejected("rule", f"check {check_id!r} has not been rolled", "$.check")
     return check
@@ -86,6 +86,10 @@ def _enter_initiative(ctx: Decision, game: GameState, command: e.EnterInitiative
     check = _rolled(game, command.check)
     assert check.result is not None
     ctx.require_acts_for(check.character, "$.check")
+    if f"check:{check.check}" in ctx.state.private:
+        raise Rejected("rule", "initiative is rolled in front of the table: a secret check's "
+                       "slot would show where it ranks; roll the NPC's Cool or Vigilance in "
+                       "the open", "$.check")
     if check.skill not in e.INITIATIVE_SKILLS:
         raise Rejected("rule", "initiative is a Cool or Vigilance check; "
                        f"{check.check!r} is {check.skill}", "$.check")

@@ -10,9 +10,14 @@ The visibility rules (:mod:`poolhall.projections.privacy` has what the log then 
 - A private SR3 test draws no Combat, Astral or Karma Pool dice: those pools are shown to the
   whole table, and their going down would tell what the test was.
 - At most :data:`~poolhall.projections.privacy.MAX_PENDING` wait to be revealed at once.
-- A GM's secret check is named ``secret-<seq>`` unless the GM names it, and does not count
-  in its character's numbering of checks: the ids the table sees tell nothing of it. A destiny
-  point flipped for a secret check may not name it (the flip itself is the table's to see).
+- A GM's secret check is named ``secret-<seq>`` by the server (a name the GM chose could be
+  found by trying names), and does not count in its character's numbering of checks: the ids
+  the table sees tell nothing of it. A destiny point flipped for a secret check may not name
+  it (the flip itself is the table's to see), nor may it be entered as initiative.
+- An SR3 test answers another as privately as that one was rolled
+  (:func:`answer_as_private`).
+- A member acting on a private roll they may not see gets the refusal of one that never was,
+  word for word (:func:`~poolhall.server.rules.base.no_such`).
 """
 
 from __future__ import annotations
@@ -25,9 +30,9 @@ from poolhall.events import core, d12, narrative, sr3
 from poolhall.events.base import Event
 from poolhall.events.errors import Rejected
 from poolhall.projections.privacy import MAX_PENDING, OPENERS, reference_of, sees
-from poolhall.server.rules.base import Decision
+from poolhall.server.rules.base import Decision, no_such
 
-__all__ = ["ONE_SHOT_COMMANDS", "guard", "stamp"]
+__all__ = ["ONE_SHOT_COMMANDS", "answer_as_private", "guard", "stamp"]
 
 ONE_SHOT_COMMANDS: frozenset[type[Any]] = frozenset(
     {core.Roll, narrative.RollPool, sr3.RollPoolTest})
@@ -53,7 +58,36 @@ def guard(ctx: Decision, command: Any) -> None:
         subject = ctx.state.private.get(key)
         if subject is not None and not sees(subject, ctx.actor.member, ctx.actor.role):
             kind, name = key.split(":", 1)
-            raise Rejected("not_found", f"no {kind} {name!r} in this campaign", path)
+            raise no_such(kind, name, path)
+
+
+_AS = {"public": "in the open", "gm": "in secret (gm)", "blind": "blind", "self": "as self"}
+
+
+def answer_as_private(ctx: Decision, answered: int | None, visibility: str | None) -> None:
+    """Refuse an SR3 test that answers test ``answered`` (``opposes``) less or more privately
+    than it was rolled; ``visibility`` ``None`` is a declaration, made in front of the table.
+
+    The two results are one contest: a secret answer to a public test showed when the public
+    test's Karma reroll was refused ("answered by test #2"), and a public answer to a secret
+    test carried the secret test's successes in its odds. So a public test is answered in the
+    open, a GM's secret test in secret, and a player's private test not before its reveal.
+    """
+    if answered is None:
+        return
+    subject = ctx.state.private.get(f"test:{answered}")
+    theirs = subject.visibility if subject is not None else "public"
+    if theirs in ("blind", "self") and (visibility != theirs or ctx.is_gm):
+        raise Rejected("rule", f"test #{answered} is a player's private roll: it is answered "
+                       "after the session's end reveals it", "$.opposes")
+    if visibility is None:
+        if theirs != "public":
+            raise Rejected("rule", f"test #{answered} was rolled in secret: answer it with a "
+                           "secret roll, not a declaration in front of the table", "$.opposes")
+    elif visibility != theirs:
+        raise Rejected("rule", f"a test is answered as it was rolled: test #{answered} was "
+                       f"rolled {_AS[theirs]}, so roll this one {_AS[theirs]} too",
+                       "$.visibility")
 
 
 def _check_visibility(ctx: Decision, command: Any, visibility: str) -> None:

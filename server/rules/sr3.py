@@ -38,8 +38,9 @@ from poolhall.projections.sr3_views import (
 )
 from poolhall.projections.sr3_wounds import incapacity, wound_modifier, wounded_initiative
 from poolhall.server.rules import sr3_tests as tests
-from poolhall.server.rules.base import Decision
+from poolhall.server.rules.base import Decision, no_such
 from poolhall.server.rules.contract import Rules
+from poolhall.server.rules.privacy import answer_as_private
 from poolhall.server.rules.sr3_limits import check_draws, drawable
 from poolhall.server.views import Compute, ViewResult, ViewSpec
 
@@ -163,6 +164,7 @@ def _prepare(ctx: Decision, command: Any) -> tuple[Sr3Stats, int, Any, int | Non
     stats: Sr3Stats = ctx.stats(command.character, Sr3Stats)
     base, skill = tests.resolve_base(stats, command)
     tn = tests.resolve_tn(ctx.game(GameState), command)
+    answer_as_private(ctx, command.opposes, getattr(command, "visibility", None))
     return stats, base, tests.situation_of(command, base, skill), tn
 
 
@@ -209,7 +211,7 @@ def _reroll(ctx: Decision, command: vocabulary.RerollWithKarma) -> list[Event]:
     game = ctx.game(GameState)
     record = game.tests.get(command.test)
     if record is None:
-        raise Rejected("not_found", f"no recent test #{command.test}", "$.test")
+        raise no_such("test", command.test, "$.test")
     if record.character != command.character:
         raise Rejected("rule", f"test #{record.test} is {record.character!r}'s roll: "
                        f'"{tests.KARMA_QUOTES["own"]}"', "$.character")

@@ -17,7 +17,7 @@ from poolhall.events.sr3 import MAX_CHAIN, MAX_TEST_DICE, POOLS, PoolDie, PoolNa
 from poolhall.events.suggest import did_you_mean
 from poolhall.projections.sr3 import GameState, TestRecord
 from poolhall.projections.sr3_pools import karma_pool, pool_sizes
-from poolhall.server.rules.base import Decision, DiceSource
+from poolhall.server.rules.base import Decision, DiceSource, no_such
 from poolhall.server.rules.sr3_limits import Situation
 
 __all__ = [
@@ -135,7 +135,7 @@ def resolve_tn(game: GameState, command: Any) -> int | None:
     if command.opposes is not None:
         other = game.tests.get(command.opposes)
         if other is None:
-            raise Rejected("not_found", f"no recent test #{command.opposes}", "$.opposes")
+            raise no_such("test", command.opposes, "$.opposes")
     if command.open:
         if command.kind == "dodge":
             raise Rejected("invalid", "a Dodge Test has a target number", "$.open")

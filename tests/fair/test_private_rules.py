@@ -14,6 +14,7 @@ from poolhall.events import core, d12, narrative, sr3
 from poolhall.events.base import Recorded
 from poolhall.events.errors import Rejected
 from poolhall.events.fair import RotateSeed, SeedCommitted, commitment
+from poolhall.events.narrative_encounter import EnterInitiative, StartEncounter
 from poolhall.projections.narrative import GameState as NarrativeState
 from poolhall.projections.privacy import MAX_PENDING, PrivateSubject, hidden_seqs, sees
 from poolhall.server.audience import PublicTable
@@ -65,7 +66,7 @@ def test_a_players_private_roll_is_one_shot() -> None:
     assert isinstance(rolled[0], narrative.PoolRolled)
     assert rolled[0].visibility == "blind"
     opened = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
-                       check="hidden", visibility="gm")
+                       visibility="gm")
     assert isinstance(opened[0], narrative.CheckOpened)
     assert opened[0].visibility == "gm"
 
@@ -101,13 +102,15 @@ def test_pending_subjects_and_who_sees_them() -> None:
     a member acting on a check they may not see is told it does not exist."""
     table = NarrativeTable()
     fair(table)
-    table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance", check="hidden",
-              visibility="gm")
-    table.run("gm", narrative.AddDice, check="hidden", kind="boost")
+    opened = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
+                       visibility="gm")
+    assert isinstance(opened[0], narrative.CheckOpened)
+    hidden = opened[0].check
+    table.run("gm", narrative.AddDice, check=hidden, kind="boost")
     table.run("han-player", core.Roll, expression="1d6", character="han", visibility="self")
     table.run("han-player", core.Roll, expression="1d6", character="han", visibility="blind")
     private = table.state.private
-    assert len(private["check:hidden"].seqs) == 2
+    assert len(private[f"check:{hidden}"].seqs) == 2
     assert sorted(subject.visibility for subject in private.values()) == ["blind", "gm", "self"]
     assert table.state.epoch_is_private
     assert len(hidden_seqs(private, "gm", "gm")) == 0
@@ -117,8 +120,10 @@ def test_pending_subjects_and_who_sees_them() -> None:
     blind = next(s for s in private.values() if s.visibility == "blind")
     assert not sees(blind, "han-player", "player")
     assert sees(blind, None, "admin")
-    refusal = refused(table, "leia-player", narrative.AddDice, check="hidden", kind="boost")
-    assert (refusal.code, refusal.path) == ("not_found", "$.check")
+    refusal = refused(table, "leia-player", narrative.AddDice, check=hidden, kind="boost")
+    never = refused(table, "leia-player", narrative.AddDice, check="secret-999", kind="boost")
+    assert (refusal.code, refusal.message, refusal.path) == (
+        never.code, never.message.replace("secret-999", hidden), "$.check")
 
 
 def test_the_session_end_reveals_and_a_private_epoch_is_not_rotated_before() -> None:
@@ -180,14 +185,14 @@ def test_the_public_table_leaves_out_what_is_pending_until_the_reveal() -> None:
             table.log.append(recorded)
             public.fold(table.state, recorded)
 
-    run("gm", narrative.OpenCheck, character="vader", skill="Vigilance", check="hidden",
-        visibility="gm")
+    run("gm", narrative.OpenCheck, character="vader", skill="Vigilance", visibility="gm")
+    hidden = f"secret-{table.seq}"
     run("gm", core.Roll, expression="1d8", visibility="gm")
     run("han-player", core.Roll, expression="1d4", character="han")
     assert public.state is not None
     assert isinstance(public.state.game, NarrativeState)
-    assert "hidden" in table.game.checks
-    assert "hidden" not in public.state.game.checks
+    assert hidden in table.game.checks
+    assert hidden not in public.state.game.checks
     assert [r.expression for r in public.state.rolls] == ["1d4"]
     assert public.state.head == table.state.head
     assert public.for_member(table.state, "gm") is table.state
@@ -226,6 +231,47 @@ def test_a_secret_check_leaves_no_trace_in_the_ids_the_table_sees() -> None:
     assert (refusal.code, refusal.path) == ("rule", "$.check")
 
 
+def test_a_secret_checks_name_cannot_be_found_by_trying_names() -> None:
+    """The GM may not name a secret check (a player opening checks of guessed names would
+    find it taken), no other check takes a ``secret-`` id, and a player acting on a secret
+    check is told what a check that never was gets, word for word."""
+    table = NarrativeTable()
+    fair(table)
+    named = refused(table, "gm", narrative.OpenCheck, character="vader", skill="Vigilance",
+                    check="perception", visibility="gm")
+    assert (named.code, named.path) == ("invalid", "$.check")
+    taken = refused(table, "han-player", narrative.OpenCheck, character="han", skill="Cool",
+                    check="secret-5")
+    assert (taken.code, taken.path) == ("invalid", "$.check")
+    opened = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
+                       visibility="gm")
+    assert isinstance(opened[0], narrative.CheckOpened)
+    secret = opened[0].check
+    hidden = refused(table, "han-player", narrative.AddDice, check=secret, kind="boost")
+    never = refused(table, "han-player", narrative.AddDice, check="nothing", kind="boost")
+    assert (hidden.code, hidden.path) == (never.code, never.path) == ("not_found", "$.check")
+    assert hidden.message == never.message.replace("'nothing'", repr(secret))
+
+
+def test_a_secret_check_is_not_entered_as_initiative() -> None:
+    """Rule: initiative is rolled in front of the table. A secret check's slot would rank it
+    among the others, and the slots a player may claim would tell where (an attacker's trial
+    read it from the refusals of claims)."""
+    table = NarrativeTable()
+    fair(table)
+    table.run("gm", StartEncounter)
+    opened = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
+                       visibility="gm")
+    assert isinstance(opened[0], narrative.CheckOpened)
+    secret = opened[0].check
+    table.run("gm", narrative.SetDifficulty, check=secret, level="simple")
+    table.run("gm", narrative.RollCheck, check=secret)
+    refusal = refused(table, "gm", EnterInitiative, check=secret)
+    assert (refusal.code, refusal.path) == ("rule", "$.check")
+    assert table.game.encounter is not None
+    assert table.game.encounter.entries == []
+
+
 def test_a_spectator_sets_no_seed() -> None:
     """Rule: a spectator only watches; their seed would be mixed into everyone's rolls."""
     from poolhall.events.fair import SetClientSeed
@@ -252,3 +298,37 @@ def test_the_fair_rolls_events_read_in_words() -> None:
                  "shared a replay of game session 1")):
             recorded = Recorded(seq=1, at=NOW, actor="gm", command="c", event=event)
             assert describe(recorded, table.state).startswith(words)
+
+
+def test_an_sr3_test_is_answered_as_privately_as_it_was_rolled() -> None:
+    """Rule: an opposed test and its answer are one contest. A secret answer to a public
+    test was told by the public test's refused Karma reroll ("answered by test #2"); a public
+    answer to a secret test carried the secret successes in its odds. So a public test is
+    answered in the open, a GM's secret test in secret (never by a declaration in front of
+    the table), and a player's private test not before its reveal."""
+    table = Sr3Table()
+    fair(table)
+    public = table.run("sam-player", sr3.RollPoolTest, character="sam", dice=4, tn=4)
+    assert isinstance(public[-1], sr3.PoolTestRolled)
+    in_secret = refused(table, "gm", sr3.RollPoolTest, character="deck", dice=4, tn=4,
+                        opposes=public[-1].test, visibility="gm")
+    assert (in_secret.code, in_secret.path) == ("rule", "$.visibility")
+    secret = table.run("gm", sr3.RollPoolTest, character="deck", dice=4, tn=4, kind="ranged",
+                       visibility="gm")
+    assert isinstance(secret[-1], sr3.PoolTestRolled)
+    attack = secret[-1].test
+    declared = refused(table, "gm", sr3.DeclarePoolTest, character="sam", opposes=attack,
+                       tn=4, dice=3)
+    assert (declared.code, declared.path) == ("rule", "$.opposes")
+    in_open = refused(table, "gm", sr3.RollPoolTest, character="sam", tn=4, dice=3,
+                      opposes=attack)
+    assert (in_open.code, in_open.path) == ("rule", "$.visibility")
+    answered = table.run("gm", sr3.RollPoolTest, character="sam", tn=4, dice=3,
+                         opposes=attack, visibility="gm")
+    assert isinstance(answered[-1], sr3.PoolTestRolled)
+    own = table.run("sam-player", sr3.RollPoolTest, character="sam", dice=4, tn=4,
+                    visibility="self")
+    assert isinstance(own[-1], sr3.PoolTestRolled)
+    players = refused(table, "gm", sr3.RollPoolTest, character="deck", dice=4, tn=4,
+                      opposes=own[-1].test, visibility="gm")
+    assert (players.code, players.path) == ("rule", "$.opposes")

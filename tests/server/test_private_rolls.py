@@ -21,6 +21,7 @@ from poolhall.clients.client import Client
 from poolhall.events import core
 from poolhall.events import narrative as n
 from poolhall.events.errors import CommandRejected
+from poolhall.projections.narrative import GameState as NarrativeState
 from tests.conftest import Table, until
 from tests.narrative.narrative_support import HAN, LEIA
 from tests.server.raw import RawPeer
@@ -63,9 +64,9 @@ async def _session_with_private_rolls(table: Table) -> tuple[str, dict[str, Clie
                    reason=MARKERS["blind"], visibility="blind")
     await ann.call(core.Roll, expression="2d6", character="han", reason=MARKERS["self"],
                    visibility="self")
-    await gm.call(n.OpenCheck, character="leia", skill="Leadership", check="secret",
-                  reason=MARKERS["check"], visibility="gm")
-    await gm.call(n.AddDice, check="secret", kind="difficulty", count=2)
+    opened = await gm.call(n.OpenCheck, character="leia", skill="Leadership",
+                           reason=MARKERS["check"], visibility="gm")
+    await gm.call(n.AddDice, check=f"secret-{opened.seqs[0]}", kind="difficulty", count=2)
     head = (await gm.call(core.Roll, expression="1d4", reason="in the open")).seqs[-1]
     return campaign, {"gm": gm, "ann": ann, "bob": bob, "watcher": watcher}, head
 
@@ -130,10 +131,10 @@ async def test_private_rolls_reach_only_who_may_see_them(table: Table) -> None:
         assert all(frame["hash"] == "" for frame in sealed), name
         if name != "gm":
             assert sealed, name
-            assert not any('"about":"check:secret"' in t for t in texts), name
+            assert not any('"about":"check:secret-' in t for t in texts), name
         else:
             assert not sealed
-            assert any('"about":"check:secret"' in t for t in texts)
+            assert any('"about":"check:secret-' in t for t in texts)
     for session in (1, None):  # a replay link shared mid-session is no GM either
         link = await clients["gm"].call(core.ShareReplay, session=session)
         assert link.token
@@ -144,11 +145,11 @@ async def test_private_rolls_reach_only_who_may_see_them(table: Table) -> None:
         received = [recorded.event for recorded in client.drain()]
         kinds = {type(event).__name__ for event in received}
         assert ("PrivateRoll" in kinds) == (name != "gm"), name
-    await until(lambda: "check:secret" in clients["gm"].views)  # computed by the workers
+    await until(lambda: any(v.startswith("check:secret-") for v in clients["gm"].views))
     await clients["gm"].call(core.Roll, expression="1d4", reason="after the odds")
     for name in ("ann", "bob", "watcher"):  # the live views: the secret check's went nowhere
         await clients[name].wait_for_seq(head + 1)
-        assert "check:secret" not in clients[name].views, name
+        assert not any(v.startswith("check:secret-") for v in clients[name].views), name
     head += 1
 
     await restart(table)  # the public table and the seals are rebuilt from the log
@@ -184,12 +185,14 @@ async def test_visibility_refusals_name_the_rule_and_append_nothing(table: Table
     may not see is told it does not exist. Each refusal appends nothing."""
     campaign, clients, head = await _session_with_private_rolls(table)
     gm, ann = clients["gm"], clients["ann"]
+    assert isinstance(gm.state.game, NarrativeState)
+    (secret,) = [c for c in gm.state.game.checks if c.startswith("secret-")]
     cases = [
         (ann, core.Roll, {"expression": "1d6", "visibility": "gm"}, "forbidden"),
         (gm, core.Roll, {"expression": "1d6", "visibility": "blind"}, "invalid"),
         (ann, n.OpenCheck, {"character": "han", "skill": "Cool", "visibility": "self"},
          "rule"),
-        (ann, n.AddDice, {"check": "secret", "kind": "boost"}, "not_found"),
+        (ann, n.AddDice, {"check": secret, "kind": "boost"}, "not_found"),
     ]
     for client, command, fields, code in cases:
         with pytest.raises(CommandRejected) as refused:
