@@ -82,10 +82,11 @@ class Joins:
         """Check the token against the campaign; attach to its hub, or an admin session.
 
         Before anything is loaded, the log says which campaign the token was issued for (one
-        indexed lookup by its hash, :mod:`poolhall.events.issued_tokens`): a token not issued for
-        this campaign is refused then, whether the campaign exists or not, is loaded or not, so a
-        refusal's time tells an outsider nothing of which campaigns exist (loading one first
-        took milliseconds a refusal for a missing one did not). A token issued there loads
+        indexed lookup by its hash: :mod:`poolhall.events.sqlite_backend.issued_tokens`, or
+        ``PostgresLog.token_campaign``): a token not issued for this campaign is refused then,
+        whether the campaign exists or not, is loaded or not, so a refusal's time tells an
+        outsider nothing of which campaigns exist (loading one first took milliseconds a
+        refusal for a missing one did not). A token issued there loads
         the campaign and gets the exact check: one lookup by hash in the loaded state,
         whatever the campaign's size.
         """

@@ -1,4 +1,5 @@
-"""The packages import one way: no module imports, even indirectly, one that imports it."""
+"""The packages import one way: no module imports, even indirectly, one that imports it; no
+layer imports one above it (the exceptions are listed once, in ALLOWED_UPWARD)."""
 
 from __future__ import annotations
 
@@ -76,3 +77,59 @@ def test_code_imports_its_own_modules_only_by_their_poolhall_names() -> None:
                          and not node.level else [])
             if name.split(".")[0] in (*PACKAGES, "reports")]
     assert bare == []
+
+
+LAYERS = ("events", "projections", "reports", "server", "clients")
+"""Every layer, the lowest first (docs/explanation/architecture.md, "The layers and the one
+dependency rule")."""
+
+MAY_IMPORT: dict[str, frozenset[str]] = {
+    "events": frozenset({"events"}),
+    "projections": frozenset({"events", "projections"}),
+    "reports": frozenset({"events", "projections", "reports"}),
+    "server": frozenset({"events", "projections", "reports", "server"}),
+    "clients": frozenset({"events", "projections", "reports", "clients"}),
+}
+"""The layers each layer may import: its own and those below it (``server`` never imports
+``clients``, nor ``clients`` ``server``, but for the exceptions below)."""
+
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {
+    ("poolhall.clients.serve_cli", "poolhall.server.app"): "`poolhall serve` runs the server",
+    ("poolhall.clients.serve_cli", "poolhall.server.settings"): "`poolhall serve` takes the "
+                                                                "server's settings as options",
+    ("poolhall.clients.serve_cli", "poolhall.server.auth"): "`poolhall serve` makes and checks "
+                                                            "the admin token's file",
+    ("poolhall.clients.log_cli", "poolhall.server.snapshot_check"): "`poolhall verify` compares "
+                                                                    "stored snapshots with the log",
+}
+"""The only imports against the rule, each with why; the architecture page names the same."""
+
+
+def layered_imports() -> dict[tuple[str, str], str]:
+    """Every import from one layer's module into another layer: (importer, imported) -> layer."""
+    paths = [path for layer in LAYERS for path in (ROOT / layer).rglob("*.py")]
+    known = {module_name(path) for path in paths} | {f"poolhall.{layer}" for layer in LAYERS}
+    found: dict[tuple[str, str], str] = {}
+    for path in paths:
+        importer = module_name(path)
+        for imported in imports_of(path, known):
+            found[(importer, imported)] = importer.split(".")[1]
+    return found
+
+
+def test_no_layer_imports_one_above_it() -> None:
+    """``events`` <- ``projections`` <- ``reports`` <- ``server``; ``clients`` use ``events``,
+    ``projections`` and ``reports``. Only the imports in ALLOWED_UPWARD go against it."""
+    imports = layered_imports()
+    assert len(imports) > 100, "no imports found: are the names right?"
+    wrong = sorted(f"{importer} imports {imported}"
+                   for (importer, imported), layer in imports.items()
+                   if imported.split(".")[1] not in MAY_IMPORT[layer]
+                   and (importer, imported) not in ALLOWED_UPWARD)
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_every_allowed_upward_import_is_still_made() -> None:
+    """An exception no longer needed is removed from the list, so that the list stays true."""
+    imports = layered_imports()
+    assert sorted(set(ALLOWED_UPWARD) - set(imports)) == []
