@@ -183,6 +183,8 @@ class DestinyPoolRolled(Event, frozen=True, kw_only=True):
     dark: Points
     fair: FairStamp | None = None
     """Where the dice came from (epoch, nonce, client seeds): see :mod:`poolhall.events.fair`."""
+    session: Annotated[int, Meta(ge=0)] = 0
+    """The game session it was rolled for (0 in logs written before it was recorded)."""
 
 
 class DestinyPoolSet(Event, frozen=True, kw_only=True):

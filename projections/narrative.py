@@ -153,6 +153,8 @@ class Destiny(msgspec.Struct, kw_only=True):
     dark: int = 0
     rolled: tuple[n.DestinyDie, ...] = ()
     spent: list[DestinySpend] = msgspec.field(default_factory=list)
+    session: int = 0
+    """The game session the pool was last rolled for (0: none yet)."""
 
 
 class FreeRoll(msgspec.Struct, kw_only=True, gc=False):
@@ -305,6 +307,7 @@ def _evolve_destiny(state: GameState, recorded: Recorded,
     match event:
         case n.DestinyPoolRolled():
             state.destiny.rolled = event.dice
+            state.destiny.session = event.session
         case n.DestinyFlipped():
             state.destiny.spent.append(DestinySpend(
                 seq=recorded.seq, actor=recorded.actor, side=event.side, effect=event.effect,

@@ -17,6 +17,9 @@ What a point does (``effect``), reading the quick reference's list:
   point is spent on it (the GM allowed it by setting Impossible);
 - ``other``: activating an ability, or anything else the GM allows; no dice change.
 
+The pool is rolled in a game session, once: a second roll would let the GM roll again until
+the sides suit them. The GM may set it (``set_destiny_pool``, in the log like the roll).
+
 **Decision**: the GM may also record a light side point spent for a player (the GM may do
 anything); a player never spends a dark side point.
 """
@@ -38,6 +41,14 @@ __all__ = ["roll_destiny_pool", "set_destiny_pool", "flip", "roll_force", "roll_
 def roll_destiny_pool(ctx: Decision, command: n.RollDestinyPool) -> list[Event]:
     """Every player at the table rolls one Force die; the pool is what came up."""
     ctx.require_gm("roll the destiny pool")
+    session = ctx.state.session
+    if not ctx.state.in_session:
+        raise Rejected("rule", "every player rolls one Force die for the destiny pool at the "
+                       "start of a game session: start one first (or set the pool)", "$.type")
+    if game(ctx).destiny.session == session:
+        raise Rejected("rule", f"the destiny pool was rolled for game session {session} "
+                       "already: it is rolled once, at the start of each session (set the "
+                       "pool if it must change)", "$.type")
     players = [m.member for m in ctx.state.members.values() if m.active and m.role == "player"]
     if not players:
         raise Rejected("rule", "every player rolls one Force die for the destiny pool, and "
@@ -51,7 +62,7 @@ def roll_destiny_pool(ctx: Decision, command: n.RollDestinyPool) -> list[Event]:
                                  symbols=face_symbols("force", face)))  # type: ignore[arg-type]
     light = sum(d.symbols.count("light") for d in dice)
     dark = sum(d.symbols.count("dark") for d in dice)
-    return [n.DestinyPoolRolled(dice=tuple(dice), light=light, dark=dark)]
+    return [n.DestinyPoolRolled(dice=tuple(dice), light=light, dark=dark, session=session)]
 
 
 def set_destiny_pool(ctx: Decision, command: n.SetDestinyPool) -> list[Event]:

@@ -95,6 +95,8 @@ def test_narrative_pools_force_dice_and_the_destiny_pool_are_derived() -> None:
     assert isinstance(events[0], narrative.PoolRolled)
     assert events[0].fair is not None
     assert events[0].fair.seeds == client_seeds_digest({player: "my-own"}).hex()
+    table.run("gm", core.StartSession, title="One")  # the destiny pool is rolled in one
+    table.seeds = EpochSeeds(current=SEEDS[2], following=SEEDS[3], now=NOW)  # its new epoch
     check_derived(table, table.run("gm", narrative.RollDestinyPool))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from poolhall.events import core
 from poolhall.events import narrative as n
 from poolhall.events.errors import Rejected
 from tests.narrative.narrative_support import FixedDice, Table
@@ -22,6 +23,7 @@ def test_rule_destiny_pool_every_player_rolls_one_force_die() -> None:
     """Rule (README): "every player rolls one Force die: each light pip adds a light side
     point, each dark pip a dark side point"."""
     table = Table()
+    table.run("gm", core.StartSession, title="One")
     table.rng = FixedDice([10, 7])       # han's player: two light; leia's: two dark
     (event,) = table.run("gm", n.RollDestinyPool)
     assert isinstance(event, n.DestinyPoolRolled)
@@ -31,6 +33,28 @@ def test_rule_destiny_pool_every_player_rolls_one_force_die() -> None:
     assert (table.game.destiny.light, table.game.destiny.dark) == (2, 2)
     error = refused(table, "han-player", n.RollDestinyPool)
     assert error.code == "forbidden"
+
+
+def test_rule_destiny_pool_is_rolled_once_at_the_start_of_each_session() -> None:
+    """Rule (README): "At the start of each game session every player rolls one Force die".
+    Not outside a session, and not twice in one: a second roll would let the GM roll until
+    the sides suit them. The next session rolls again; setting the pool stays the GM's."""
+    table = Table()
+    outside = refused(table, "gm", n.RollDestinyPool)
+    assert (outside.code, outside.path) == ("rule", "$.type")
+    table.run("gm", core.StartSession, title="One")
+    (first,) = table.run("gm", n.RollDestinyPool)
+    assert isinstance(first, n.DestinyPoolRolled)
+    assert first.session == table.game.destiny.session == 1
+    again = refused(table, "gm", n.RollDestinyPool)
+    assert (again.code, again.path) == ("rule", "$.type")
+    assert "game session 1" in again.message
+    table.run("gm", n.SetDestinyPool, light=1, dark=1, reason="the GM's call")
+    table.run("gm", core.EndSession)
+    table.run("gm", core.StartSession, title="Two")
+    (second,) = table.run("gm", n.RollDestinyPool)
+    assert isinstance(second, n.DestinyPoolRolled)
+    assert second.session == 2
 
 
 def test_gm_sets_the_destiny_pool() -> None:

@@ -34,6 +34,7 @@ from tests.sr3.sr3_support import Table as Sr3Table
 def narrative_log() -> list[Recorded]:
     table = NarrativeTable()
     table.run("gm", core.Roll, expression="2d6")
+    table.run("gm", core.StartSession, title="One")
     table.run("gm", n.RollDestinyPool)
     for number in range(4):
         table.open(f"shot{number}")

@@ -255,6 +255,7 @@ def test_the_gm_keeps_typing_a_sheet_while_the_table_moves_and_free_dice_read_in
     expect(sheet.locator(".ph-error")).to_have_text("character 'han' exists")
     expect(sheet.get_by_label("id", exact=True)).to_have_attribute("aria-invalid", "true")
 
+    served.send(gm_link, {"type": "start_session", "title": "One"})  # rolled at a session's start
     gm.locator("ph-narrative-destiny").get_by_role("button", name="Roll the destiny pool").click()
     for page in (gm, ana):
         line = page.locator("ph-log [data-type=destiny_pool_rolled]")
