@@ -4,6 +4,8 @@ removed player's page, a lost claim race, and a light side point spent with one 
 
 from __future__ import annotations
 
+from playwright.sync_api import expect
+
 from tests.web.conftest import PageOpener, Served, screenshot
 
 LONG = "X" * 80
@@ -63,3 +65,47 @@ def test_a_long_name_without_spaces_never_widens_the_page_nor_covers_a_control(
         assert inner[0] <= inner[1], inner
     card.get_by_label("their skill", exact=True).fill("Cool")
     card.get_by_role("button", name="Set difficulty").click(timeout=3000)
+
+
+def test_an_emptied_characteristic_and_a_nameless_skill_row_are_refused_not_saved(
+        served: Served, open_page: PageOpener) -> None:
+    """An emptied Agility was saved as 0, and a skill row with no name dropped with its rank,
+    both without a word: each is refused in plain words beside its field, and nothing sent."""
+    _, gm_link = narrative_table(served)
+    gm = open_page(gm_link)
+    form = gm.locator("ph-narrative-sheet form")
+    sent: list[str] = []
+    gm.on("websocket", lambda socket: socket.on("framesent", lambda f: sent.append(str(f))))
+    form.get_by_label("name", exact=True).fill("Ørjan Kessel")
+    agility = form.get_by_label("Agility", exact=True)
+    agility.fill("")
+    form.get_by_role("button", name="Create character").click()
+    error = form.locator(":scope > output.ph-error")
+    expect(error).to_have_text("Agility is a whole number from 0 to 10: it is empty")
+    expect(agility).to_have_attribute("aria-invalid", "true")
+    agility.fill("3")
+    expect(error).to_be_empty()
+
+    form.get_by_role("button", name="Add a skill").click()
+    form.get_by_role("button", name="Add a skill").click()
+    rows = form.locator(".ph-nd-skill-row")
+    rows.nth(0).get_by_label("skill", exact=True).fill("Cool")
+    rows.nth(1).get_by_label("rank", exact=True).fill("2")  # no name
+    form.get_by_role("button", name="Create character").click()
+    expect(error).to_have_text("skill row 2 has no name: name the skill, or remove its row")
+    expect(rows.nth(1).get_by_label("skill", exact=True)).to_have_attribute(
+        "aria-invalid", "true")
+    rows.nth(0).get_by_label("rank", exact=True).fill("")
+    rows.nth(1).get_by_label("skill", exact=True).fill("Stealth")
+    form.get_by_role("button", name="Create character").click()
+    expect(error).to_have_text("the rank of Cool is a whole number from 0 to 5: it is empty")
+    assert not [frame for frame in sent if "create_character" in frame]
+
+    rows.nth(0).get_by_label("rank", exact=True).fill("1")
+    form.get_by_role("button", name="Create character").click()
+    expect(form.locator(".ph-nd-sheet-status")).to_have_text("Ørjan Kessel (orjan-kessel) created.")
+    stats = gm.evaluate("() => document.querySelector('ph-app').store.state.table.characters"
+                        ".find((c) => c.name === 'Ørjan Kessel').stats")
+    assert stats["agility"] == 3
+    assert stats["skills"] == {"Cool": {"rank": 1, "characteristic": "agility"},
+                               "Stealth": {"rank": 2, "characteristic": "agility"}}
