@@ -109,3 +109,41 @@ def test_an_emptied_characteristic_and_a_nameless_skill_row_are_refused_not_save
     assert stats["agility"] == 3
     assert stats["skills"] == {"Cool": {"rank": 1, "characteristic": "agility"},
                                "Stealth": {"rank": 2, "characteristic": "agility"}}
+
+
+def test_the_open_check_skills_and_the_invite_names_follow_the_table_live(
+        served: Served, open_page: PageOpener) -> None:
+    """Zed gains Stealth while the GM's Open a check shows him with no skill: the form moves to
+    Stealth (it stayed on "another skill (untrained)" until a reload); a renamed character
+    reads by their new name in the invite's Plays list, ticked as before; what the GM typed
+    stays."""
+    _, gm_link = narrative_table(served)
+    served.send(gm_link, {"type": "create_character", "character": "zed", "name": "Zed",
+                          "stats": {"system": "narrative"}})
+    gm = open_page(gm_link)
+    opener = gm.locator("ph-narrative-opener form")
+    opener.get_by_label("character", exact=True).select_option("zed")
+    skill = opener.get_by_label("skill", exact=True)
+    expect(skill).to_have_value("*other")
+    opener.get_by_label("reason", exact=True).fill("sneak past")
+    invite = gm.locator("ph-invite form")
+    invite.get_by_label("Name").fill("Ana")
+    invite.get_by_role("checkbox", name="Zed").check()
+
+    served.send(gm_link, {"type": "update_character", "character": "zed", "name": "Zed Orrs",
+                          "stats": {"system": "narrative", "skills": {
+                              "Stealth": {"rank": 1, "characteristic": "agility"}}}})
+    expect(skill).to_have_value("Stealth")
+    expect(opener.get_by_label("untrained skill")).to_be_hidden()
+    expect(opener.get_by_label("reason", exact=True)).to_have_value("sneak past")
+    expect(invite.get_by_role("checkbox", name="Zed Orrs")).to_be_checked()
+    assert invite.locator(".ph-invite-characters label").all_inner_texts() == [
+        "Han", "Zed Orrs"]
+    expect(invite.get_by_label("Name")).to_have_value("Ana")
+
+    skill.select_option("*other")  # the GM's own choice stays while the sheet changes
+    served.send(gm_link, {"type": "update_character", "character": "zed", "name": "Zed Orrs",
+                          "stats": {"system": "narrative", "skills": {
+                              "Stealth": {"rank": 2, "characteristic": "agility"}}}})
+    expect(skill).to_contain_text("Stealth (rank 2, Agility)")
+    expect(skill).to_have_value("*other")
