@@ -147,3 +147,92 @@ def test_the_open_check_skills_and_the_invite_names_follow_the_table_live(
                               "Stealth": {"rank": 2, "characteristic": "agility"}}}})
     expect(skill).to_contain_text("Stealth (rank 2, Agility)")
     expect(skill).to_have_value("*other")
+
+
+def test_a_refusal_goes_when_what_it_was_about_changes(
+        served: Served, open_page: PageOpener) -> None:
+    """"No dark side destiny point left" goes once the pool is rolled; a player's "the light
+    side already did on 'han-1'" goes once han-1 is rolled; "initiative comes first" goes once
+    an initiative is entered. Each stayed on the page for the rest of the night."""
+    campaign, gm_link = narrative_table(served)
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "han")
+    gm, ana = open_page(gm_link), open_page(ana_link)
+
+    destiny = gm.locator("ph-narrative-destiny")
+    destiny.get_by_role("button", name="Spend a dark side point").click()
+    gm_error = destiny.locator(".ph-nd-spend > output.ph-error")
+    expect(gm_error).to_contain_text("no dark side destiny point left")
+    served.send(gm_link, {"type": "set_destiny_pool", "light": 2, "dark": 1})
+    expect(gm.locator(".ph-nd-destiny-count")).to_have_text("2 light, 1 dark")
+    expect(gm_error).to_be_empty()
+
+    served.send(gm_link, {"type": "open_check", "check": "han-1", "character": "han",
+                          "skill": "Cool"},
+                {"type": "set_difficulty", "check": "han-1", "level": "easy"})
+    served.send(ana_link, {"type": "flip_destiny", "side": "light", "effect": "other",
+                           "check": "han-1"})
+    spend = ana.locator("ph-narrative-destiny .ph-nd-spend")
+    expect(ana.locator(".ph-nd-destiny-count")).to_have_text("1 light, 2 dark")
+    spend.get_by_label("on", exact=True).select_option("han-1")
+    spend.get_by_role("button", name="Spend a light side point").click()
+    ana_error = spend.locator(":scope > output.ph-error")
+    expect(ana_error).to_contain_text("the light side already did on 'han-1'")
+    served.send(ana_link, {"type": "roll_check", "check": "han-1"})
+    expect(ana.locator("ph-narrative-results li[data-check=han-1]")).to_be_visible()
+    expect(ana_error).to_be_empty()
+
+    encounter = gm.locator("ph-narrative-encounter")
+    encounter.get_by_role("button", name="Start encounter").click()
+    encounter.get_by_role("button", name="Start round 1").click()
+    round_error = encounter.locator(".ph-ne-gm > output.ph-error")
+    expect(round_error).to_contain_text("initiative comes first")
+    served.send(gm_link, {"type": "open_check", "check": "han-2", "character": "han",
+                          "skill": "Cool"},
+                {"type": "set_difficulty", "check": "han-2", "level": "simple"},
+                {"type": "roll_check", "check": "han-2"},
+                {"type": "enter_initiative", "check": "han-2"})
+    expect(encounter.locator("li.ph-ne-slot")).to_have_count(1)
+    expect(round_error).to_be_empty()
+
+
+def test_the_player_who_loses_a_claim_race_is_told_who_took_the_slot(
+        served: Served, open_page: PageOpener) -> None:
+    """Ana and Ben press Claim on the same slot; Ben's claim reaches the server first. Ana's
+    Claim form goes with the slot, and the encounter's own line says why (it said nothing)."""
+    campaign, gm_link = narrative_table(served)
+    served.send(gm_link, {"type": "create_character", "character": "kira", "name": "Kira Vance",
+                          "stats": HAN},
+                {"type": "start_encounter"})
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "han")
+    ben_link = served.invite(campaign, gm_link, "player", "Ben", "kira")
+    for check, who in (("han-i", "han"), ("kira-i", "kira")):
+        served.send(gm_link, {"type": "open_check", "check": check, "character": who,
+                              "skill": "Cool"},
+                    {"type": "set_difficulty", "check": check, "level": "simple"},
+                    {"type": "roll_check", "check": check},
+                    {"type": "enter_initiative", "check": check})
+    served.send(gm_link, {"type": "advance_round"})
+    ana = open_page(ana_link)
+    slot = ana.locator("ph-narrative-encounter li.ph-ne-slot[data-slot='1']")
+    expect(slot.get_by_role("button", name="Claim")).to_be_visible()
+    # Ana's page is a moment behind: the table with Ben's claim reaches it after she pressed
+    ana.evaluate("""() => {
+      const store = document.querySelector('ph-app').store;
+      window.heldTables = [];
+      window.ownTable = store.table;
+      store.table = (message) => window.heldTables.push(message);
+    }""")
+    served.send(ben_link, {"type": "claim_slot", "slot": 1, "character": "kira"})
+    ana.wait_for_function("() => window.heldTables.length > 0")
+    slot.get_by_role("button", name="Claim").click()
+    ana.evaluate("""() => {
+      const store = document.querySelector('ph-app').store;
+      store.table = window.ownTable;
+      for (const message of window.heldTables) store.table(message);
+    }""")
+    expect(slot).to_contain_text("Kira Vance acts")
+    expect(slot.get_by_role("form")).to_have_count(0)
+    notice = ana.locator("ph-narrative-encounter .ph-ne-notice")
+    expect(notice).to_have_text(
+        "Slot 1 was not yours: slot 1 is taken this round (Kira Vance took it).")
+    screenshot(ana, "night-claim-race")

@@ -69,6 +69,7 @@ export class PhApp extends HTMLElement {
   /** @type {boolean | undefined} */ viewsChanged;
   /** @type {boolean | undefined} */ shown;
   /** @type {boolean | undefined} */ drawing;
+  /** @type {(() => void)[]} */ afterDraw = [];
   /** @type {number | undefined} */ revealSeen;
   /** @type {ReturnType<typeof setTimeout> | undefined} */ sealedCheck;
 
@@ -119,7 +120,9 @@ export class PhApp extends HTMLElement {
     this.addEventListener(COMMAND_EVENT, (event) => {
       const {detail} = /** @type {CustomEvent<CommandRequest>} */ (event);
       detail.taken = true;
-      this.connection.request(detail.command).then(detail.resolve, detail.reject);
+      this.connection.request(detail.command).then(
+        (reply) => this.whenDrawn(() => detail.resolve(reply)),
+        (error) => this.whenDrawn(() => detail.reject(error)));
     });
     this.addEventListener(OLDER_EVENT, (event) => this.loadOlder(
       /** @type {CustomEvent<{before: number}>} */ (event).detail.before));
@@ -259,8 +262,20 @@ export class PhApp extends HTMLElement {
       afterPaint(() => {
         this.drawing = false;
         this.drawTable();
+        for (const task of this.afterDraw.splice(0)) task();
       });
     }
+  }
+
+  /** Run `task` (a command's answer, handed to its form) once the table that came before the
+   * answer is drawn: the server sends an event's `table` before answering the next command, so
+   * a refusal is shown after the table it is about, and a part clearing the errors of a table
+   * that changed (actions.js clearWhenChanged) never clears the refusal of that very change
+   * (a lost race: the winner's `table`, then the loser's refusal).
+   * @param {() => void} task */
+  whenDrawn(task) {
+    if (this.drawing) this.afterDraw.push(task);
+    else task();
   }
 
   /** Hand the latest table and views to every part that shows them. */

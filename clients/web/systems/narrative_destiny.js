@@ -3,7 +3,7 @@
 // the GM, to roll the pool for the session or set it.
 /** @import {NamedControls} from "../dom.js" */
 import {h, replace} from "../dom.js";
-import {bindButton, bindForm} from "../actions.js";
+import {bindButton, bindForm, clearWhenChanged} from "../actions.js";
 import {EFFECTS} from "./narrative_words.js";
 import {effectWords} from "./narrative_describe.js";
 import {destinyToken, narrativeDie} from "./narrative_dice.js";
@@ -12,6 +12,9 @@ import {labelled, reasonInput, reasonOf, setOptions, wholeNumber} from "./narrat
 export class NarrativeDestiny extends HTMLElement {
   update({destiny, me, names, openChecks}) {
     if (!this.built) this.build(me);
+    // a refusal is about the pool and the open checks as they were ("no dark side destiny point
+    // left", "the light side already did on 'orjan-1'"): it goes when either changes
+    clearWhenChanged(this, JSON.stringify([destiny.light, destiny.dark, openChecks.map((c) => [c.check, c.destiny])]));
     const words = `${destiny.light} light, ${destiny.dark} dark`;
     if (this.count.textContent !== words) { // a live region: said once per change
       replace(this.tokens,
