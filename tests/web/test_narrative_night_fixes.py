@@ -236,3 +236,30 @@ def test_the_player_who_loses_a_claim_race_is_told_who_took_the_slot(
     expect(notice).to_have_text(
         "Slot 1 was not yours: slot 1 is taken this round (Kira Vance took it).")
     screenshot(ana, "night-claim-race")
+
+
+def test_a_removed_players_page_closes_live_and_after_a_reload(
+        served: Served, open_page: PageOpener) -> None:
+    """The GM removes Ana: her page (open, with every control) gives way to a notice in plain
+    words with no control but Leave this table, at once and again after a reload. It kept
+    every control, answered "send join with your token first", and reloaded nearly blank."""
+    campaign, gm_link = narrative_table(served)
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "han")
+    ana = open_page(ana_link)
+    expect(ana.get_by_role("button", name="Open check")).to_be_visible()
+    member = ana.evaluate("() => document.querySelector('ph-app').me.member")
+    served.send(gm_link, {"type": "remove_member", "member": member})
+    for attempt in ("live", "reloaded"):
+        if attempt == "reloaded":
+            ana.reload()
+        notice = ana.get_by_role("alert", name="This table is closed to you")
+        expect(notice).to_contain_text("You were removed from this table by the GM.")
+        expect(notice).to_contain_text("ask the GM for a new join link")
+        expect(ana.locator(".ph-main, .ph-phone-tabs, ph-roll, ph-narrative-table")
+               ).to_have_count(0)
+        controls = ana.locator("ph-app :is(button, input, select, textarea):visible")
+        assert controls.all_inner_texts() == ["Leave this table"], attempt
+        screenshot(ana, f"night-removed-{attempt}")
+    ana.get_by_role("button", name="Leave this table").click()
+    ana.get_by_role("button", name="Yes, leave").click()
+    expect(ana.get_by_role("form", name="Open a table")).to_be_visible()

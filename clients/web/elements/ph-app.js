@@ -7,6 +7,7 @@ import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
 import {currentSession, forget, knownCampaigns, openedAsReplayLink, remember} from "../session.js";
 import {namesOf} from "../describe.js";
+import {NO_SEAT, closedNotice} from "../closed-notice.js";
 import {loadSystem} from "../systems/index.js";
 import {OLDER_EVENT} from "./ph-log.js";
 import "./ph-characters.js";
@@ -228,7 +229,11 @@ export class PhApp extends HTMLElement {
       this.status.dataset.state = state.connection;
       this.problem.hidden = !state.problem;
       this.problem.textContent = state.problem ?? "";
+      if (state.connection === "closed" && NO_SEAT.has(state.refused ?? "")) {
+        this.closedToMe(state.problem ?? "this link does not open the table");
+      }
     }
+    if (this.dataset.closed !== undefined) return; // nothing of the table is drawn any more
     if (changed.has("welcome") && state.welcome) this.welcomed(state.welcome);
     if (changed.has("revealedNow")) this.log.replaced(state.revealedNow);
     if (!this.systemReady) return; // the table waits for its game system's module
@@ -276,6 +281,17 @@ export class PhApp extends HTMLElement {
   whenDrawn(task) {
     if (this.drawing) this.afterDraw.push(task);
     else task();
+  }
+
+  /** The table no longer opens to this member (removed by the GM): every part of the table
+   * and its controls give way to a notice; the header keeps Leave this table.
+   * @param {string} words the server's refusal */
+  closedToMe(words) {
+    this.dataset.closed = "";
+    this.problem.hidden = true;
+    this.motion.hidden = true;
+    replace(this, this.querySelector(".ph-header"), closedNotice(words));
+    this.leave.focus();
   }
 
   /** Hand the latest table and views to every part that shows them. */
