@@ -4,8 +4,11 @@ removed player's page, a lost claim race, and a light side point spent with one 
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import expect
 
+from poolhall.events.narrative_values import MAX_DESTINY
 from tests.web.conftest import PageOpener, Served, screenshot
 
 LONG = "X" * 80
@@ -263,3 +266,41 @@ def test_a_removed_players_page_closes_live_and_after_a_reload(
     ana.get_by_role("button", name="Leave this table").click()
     ana.get_by_role("button", name="Yes, leave").click()
     expect(ana.get_by_role("form", name="Open a table")).to_be_visible()
+
+
+def test_light_for_a_player_is_asked_first_and_the_log_says_for_whom(
+        served: Served, open_page: PageOpener) -> None:
+    """"Spend light for a player" spent at once (one stray click burned a light point) and
+    read "GM spent a light side point"; the pool's inputs allowed 20 where the server takes
+    50; a Force roll read "Ana Han rolled 1 Force die" (the name twice when they share it)."""
+    campaign, gm_link = narrative_table(served)
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "han")
+    gm = open_page(gm_link)
+    destiny = gm.locator("ph-narrative-destiny")
+    for side in ("light", "dark"):
+        expect(destiny.get_by_label(side, exact=True)).to_have_attribute("max", str(MAX_DESTINY))
+    destiny.get_by_label("light", exact=True).fill("30")
+    destiny.get_by_label("dark", exact=True).fill("2")
+    destiny.get_by_role("button", name="Set the pool").click()
+    count = gm.locator(".ph-nd-destiny-count")
+    expect(count).to_have_text("30 light, 2 dark")
+
+    spend = destiny.locator(".ph-nd-spend")
+    spend.get_by_role("button", name="Spend light for a player").click()
+    yes = spend.get_by_role("button", name="Yes, spend light")
+    expect(yes).to_be_focused()
+    expect(spend).to_contain_text("Spend one of the players' light side points")
+    spend.get_by_role("button", name="Keep it").click()
+    expect(yes).to_be_hidden()
+    expect(spend.get_by_role("button", name="Spend light for a player")).to_be_focused()
+    expect(count).to_have_text("30 light, 2 dark")  # nothing was sent
+    spend.get_by_role("button", name="Spend light for a player").click()
+    yes.click()
+    expect(count).to_have_text("29 light, 3 dark")
+    expect(yes).to_be_hidden()
+    flipped = gm.locator("ph-log [data-type=destiny_flipped]")
+    expect(flipped).to_contain_text(re.compile(r"GM spent a light side point .*for a player: "))
+
+    served.send(ana_link, {"type": "roll_force_dice", "character": "han", "reason": "Move"})
+    force = gm.locator("ph-log [data-type=force_dice_rolled]")
+    expect(force).to_contain_text("Ana rolled 1 Force die for Han (Move)")
