@@ -227,8 +227,12 @@ def test_the_player_who_loses_a_claim_race_is_told_who_took_the_slot(
     }""")
     served.send(ben_link, {"type": "claim_slot", "slot": 1, "character": "kira"})
     ana.wait_for_function("() => window.heldTables.length > 0")
-    slot.get_by_role("button", name="Claim").click()
+    # she presses Claim, and the table with Ben's claim comes in before the server's answer
+    # (as the server sends them: an event's table first)
     ana.evaluate("""() => {
+      const button = [...document.querySelectorAll("li.ph-ne-slot[data-slot='1'] button")]
+        .find((b) => b.textContent === "Claim");
+      button.click();
       const store = document.querySelector('ph-app').store;
       store.table = window.ownTable;
       for (const message of window.heldTables) store.table(message);
