@@ -140,6 +140,11 @@ def _wrong_type(match: re.Match[str], spot: Spot) -> str:
     return f"{said}, not {_TYPE_WORDS.get(got, 'that')}"
 
 
+_WHEN_EMPTY = {"$.on": "say what the symbols are spent on"}
+"""A text field whose name reads badly as "the … is empty" (spend_result's ``on``: "the on is
+empty"): what it asks for instead, by the field's path."""
+
+
 def plain_words(message: str, path: str, frame: str | bytes | None, root: Any, *,
                 key: bool = False) -> str | None:
     """``message`` (msgspec's, without its path) in plain words, or ``None`` if unknown.
@@ -154,6 +159,8 @@ def plain_words(message: str, path: str, frame: str | bytes | None, root: Any, *
     if match := _BOUND.match(message):
         return _bound(match, spot, about)
     if match := _LENGTH.match(message):
+        if path in _WHEN_EMPTY and spot.value == "" and not key:
+            return _WHEN_EMPTY[path]
         return _length(match, spot, key)
     if match := _ENUM.match(message):
         return _enum(match, spot, key)

@@ -471,7 +471,7 @@ def _destiny_and_roll_words(event: Event) -> str | None:
             return (f"spent a {event.side} side destiny point: {event.effect.replace('_', ' ')}"
                     f"{on}{_why(event.reason)} -> {event.light} light, {event.dark} dark")
         case n.ForceDiceRolled():
-            return (f"{event.character} rolled {len(event.dice)} Force dice{_why(event.reason)}"
+            return (f"rolled {len(event.dice)} Force dice for {event.character}{_why(event.reason)}"
                     f": {dice_text(event.dice)} = {event.light} light, {event.dark} dark")
         case n.PoolRolled():
             who = f" for {event.character}" if event.character else ""

@@ -9,8 +9,11 @@
 //
 // Forms are not validated by the browser (`noValidate`): its bubble ("Value must be less than
 // or equal to 5") would stand in for the rule's own words, which the server's refusal quotes
-// beside the control. An error goes when it no longer applies: when the form is edited, and
-// when the table state it was about changes (`clearWhenChanged`). The control that acted keeps
+// beside the control. An error goes when it no longer applies: when the form is edited or
+// sent again (a success leaves none), and when the part of the table it was about changes
+// (`clearWhenChanged`, called by each part with a key of what it shows: a check, the destiny
+// pool and the open checks, the encounter). ph-app hands a command's answer over only once the
+// table sent before it is drawn, so a refusal is never cleared by the very change it reports. The control that acted keeps
 // the focus (a disabled button drops it to the page's body), for keyboard users.
 
 /** @import {Command} from "./messages.js" */
@@ -48,13 +51,21 @@ export function act(element, command) {
 
 /**
  * On submit, `build(formData, form)` returns a command (or throws an Error whose message is
- * shown); the command is sent and `done(ack)` called on success.
+ * shown); the command is sent and `done(ack)` called on success. A form that may be gone by
+ * the time its answer comes (a claim form, once the slot is taken) names in `errorsIn` where
+ * its refusals are shown instead, and `words(message)` may say which form it was.
  * @param {HTMLFormElement} form
  * @param {(data: FormData, form: HTMLFormElement, submitter: HTMLButtonElement | null) => Command | null | undefined | false | void} build
  * @param {(ack: any) => void} [done]
+ * @param {{errorsIn?: Element, words?: (message: string) => string}} [options]
  */
-export function bindForm(form, build, done = () => {}) {
+export function bindForm(form, build, done = () => {}, {errorsIn, words = (message) => message} = {}) {
   const output = errorOutput(form);
+  /** @param {Refusal} error */
+  const refused = (error) => {
+    if (errorsIn) showError(errorsIn, words(error.message), null);
+    else showError(form, error.message, error.path ?? null);
+  };
   form.noValidate = true;
   form.addEventListener("input", () => clearError(form));
   form.addEventListener("submit", async (event) => {
@@ -62,12 +73,12 @@ export function bindForm(form, build, done = () => {}) {
     const submitter = /** @type {HTMLButtonElement | null} */ (event.submitter
       ?? form.querySelector("button[type=submit], button:not([type])"));
     clearError(form);
+    if (errorsIn) clearError(errorsIn);
     let command;
     try {
       command = build(new FormData(form, submitter ?? undefined), form, submitter);
     } catch (thrown) { // the page's own check: its error may name the field (`path`)
-      const error = /** @type {Refusal} */ (thrown);
-      showError(form, error.message, error.path ?? null);
+      refused(/** @type {Refusal} */ (thrown));
       return;
     }
     if (!command) return;
@@ -77,8 +88,7 @@ export function bindForm(form, build, done = () => {}) {
     try {
       done(await act(form, command));
     } catch (thrown) {
-      const error = /** @type {Refusal} */ (thrown);
-      showError(form, error.message, error.path ?? null);
+      refused(/** @type {Refusal} */ (thrown));
     } finally {
       if (submitter) submitter.disabled = false;
       form.removeAttribute("aria-busy");

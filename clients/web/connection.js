@@ -221,7 +221,9 @@ export class TableConnection extends Reconnecting {
   refusedJoin(message) {
     if (FOR_GOOD.has(message.code)) {
       this.stopped = true;
-      this.store.set({connection: "closed", problem: message.message});
+      this.store.set({connection: "closed", problem: message.message, refused: message.code});
+      for (const waiting of this.pending.values()) waiting.reject(new CommandRefused(message));
+      this.pending.clear();
     } else {
       this.store.set({problem: message.message});
     }

@@ -7,8 +7,10 @@ import {numericDie} from "./dice.js";
 export function namesOf(table) {
   const members = new Map((table?.members ?? []).map((m) => [m.member, m.name]));
   const characters = new Map((table?.characters ?? []).map((c) => [c.character, c.name]));
+  const roles = new Map((table?.members ?? []).map((m) => [m.member, m.role]));
   return {
     member: (id) => (id === "admin" ? "the server's admin" : members.get(id) ?? id),
+    role: (id) => roles.get(id) ?? null,
     character: (id) => characters.get(id) ?? id,
   };
 }

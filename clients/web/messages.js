@@ -106,7 +106,8 @@ export {};
 /** A command or request the page sends: `type` and its fields (`id` is added when sent).
  * @typedef {{type: string, id?: string, [field: string]: any}} Command */
 
-/** Names for ids (describe.js namesOf). @typedef {{member: (id: string) => string, character: (id: string) => string}} Names */
+/** Names for ids (describe.js namesOf), and a member's role (null if unknown).
+ * @typedef {{member: (id: string) => string, character: (id: string) => string, role?: (id: string) => string | null}} Names */
 
 /**
  * A game system's module (systems/index.js).

@@ -11,6 +11,7 @@ export const LOG_KEEP = 5000; // lines kept in the page; older ones come back as
  * @typedef {object} TableState
  * @property {"connecting" | "live" | "reconnecting" | "back" | "closed"} connection
  * @property {string | null} problem
+ * @property {string | null} [refused] the code of a join refused for good
  * @property {Welcome | null} welcome
  * @property {TableNow | null} table
  * @property {EventFrame[]} log

@@ -133,8 +133,9 @@ def set_difficulty(ctx: Decision, command: n.SetDifficulty) -> list[Event]:
     if command.level not in (None, "opposed"):
         raise Rejected("invalid", "an opposed check takes its difficulty from the opponent, "
                        "not a level", "$.level")
-    if command.opponent_skill is None:
-        raise Rejected("invalid", "name the opponent's skill", "$.opponent_skill")
+    if command.opponent_skill is None or not command.opponent_skill.strip():  # the page sends ""
+        raise Rejected("invalid", "the opponent's skill is missing: name the skill they oppose "
+                       "the check with", "$.opponent_skill")
     stats = ctx.stats(command.opponent, n.NarrativeStats, "$.opponent")
     skill, characteristic, value, rank = resolve_skill(
         stats, command.opponent, command.opponent_skill, command.opponent_characteristic,

@@ -123,6 +123,18 @@ def test_rule_opposed_check_difficulty_from_opponent_characteristic_and_skill() 
     assert (error.code, error.path) == ("not_found", "$.opponent")
 
 
+@pytest.mark.parametrize("skill", [None, "", "  "])
+def test_an_opposed_check_with_no_opponent_skill_says_it_is_missing(skill: str | None) -> None:
+    """The page sends "" when the GM names no skill: it read "the opponent skill '' is not a
+    skill's name"; the opponent's skill is said to be missing, at its field."""
+    table = Table()
+    table.open("bluff", skill="Cool", level=None)
+    error = refused(table, "gm", n.SetDifficulty, check="bluff", opponent="vader",
+                    **({} if skill is None else {"opponent_skill": skill}))
+    assert (error.code, error.path) == ("invalid", "$.opponent_skill")
+    assert error.message.startswith("the opponent's skill is missing")
+
+
 def test_rule_impossible_needs_a_destiny_point_and_rolls_as_formidable() -> None:
     """Rule: Impossible is attempted "only with the GM's permission and a destiny point spent;
     then it is rolled as Formidable"."""

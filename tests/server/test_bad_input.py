@@ -209,6 +209,9 @@ STAT_NAME = ("is not a stat's name: capital letters A-Z, digits and _, starting 
                  "STR is between 0 and 20 (a stat's rating: d12s it brings)", id="rating-999"),
     pytest.param({"type": "roll", "id": "x1", "expression": ""}, "$.expression",
                  "the expression is empty", id="empty-free-roll"),
+    pytest.param({"type": "spend_result", "id": "x1", "check": "han-1", "symbol": "advantage",
+                  "on": ""}, "$.on", "say what the symbols are spent on",
+                 id="empty-spend-text"),  # it read "the on is empty"
 ])
 async def test_game_night_refusals_read_as_words(table: Table, frame: dict[str, Any],
                                                  path: str, words: str) -> None:

@@ -230,7 +230,7 @@ def test_the_gm_keeps_typing_a_sheet_while_the_table_moves_and_free_dice_read_in
         expect(pool.locator("svg.ph-nd")).to_have_count(3)
         expect(pool.locator(".ph-nd-words")).not_to_be_empty()
         line = page.locator("ph-log [data-type=force_dice_rolled]")
-        expect(line).to_contain_text("Han rolled 2 Force dice (Move)")
+        expect(line).to_contain_text("Ana rolled 2 Force dice for Han (Move)")  # one name each
         labels = dice_labels(line)
         light = sum(label.count("light side pip") for label in labels)
         dark = sum(label.count("dark side pip") for label in labels)

@@ -7,6 +7,7 @@ import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
 import {currentSession, forget, knownCampaigns, openedAsReplayLink, remember} from "../session.js";
 import {namesOf} from "../describe.js";
+import {NO_SEAT, closedNotice} from "../closed-notice.js";
 import {loadSystem} from "../systems/index.js";
 import {OLDER_EVENT} from "./ph-log.js";
 import "./ph-characters.js";
@@ -69,6 +70,7 @@ export class PhApp extends HTMLElement {
   /** @type {boolean | undefined} */ viewsChanged;
   /** @type {boolean | undefined} */ shown;
   /** @type {boolean | undefined} */ drawing;
+  /** @type {(() => void)[]} */ afterDraw = [];
   /** @type {number | undefined} */ revealSeen;
   /** @type {ReturnType<typeof setTimeout> | undefined} */ sealedCheck;
 
@@ -119,7 +121,9 @@ export class PhApp extends HTMLElement {
     this.addEventListener(COMMAND_EVENT, (event) => {
       const {detail} = /** @type {CustomEvent<CommandRequest>} */ (event);
       detail.taken = true;
-      this.connection.request(detail.command).then(detail.resolve, detail.reject);
+      this.connection.request(detail.command).then(
+        (reply) => this.whenDrawn(() => detail.resolve(reply)),
+        (error) => this.whenDrawn(() => detail.reject(error)));
     });
     this.addEventListener(OLDER_EVENT, (event) => this.loadOlder(
       /** @type {CustomEvent<{before: number}>} */ (event).detail.before));
@@ -225,7 +229,11 @@ export class PhApp extends HTMLElement {
       this.status.dataset.state = state.connection;
       this.problem.hidden = !state.problem;
       this.problem.textContent = state.problem ?? "";
+      if (state.connection === "closed" && NO_SEAT.has(state.refused ?? "")) {
+        this.closedToMe(state.problem ?? "this link does not open the table");
+      }
     }
+    if (this.dataset.closed !== undefined) return; // nothing of the table is drawn any more
     if (changed.has("welcome") && state.welcome) this.welcomed(state.welcome);
     if (changed.has("revealedNow")) this.log.replaced(state.revealedNow);
     if (!this.systemReady) return; // the table waits for its game system's module
@@ -259,8 +267,31 @@ export class PhApp extends HTMLElement {
       afterPaint(() => {
         this.drawing = false;
         this.drawTable();
+        for (const task of this.afterDraw.splice(0)) task();
       });
     }
+  }
+
+  /** Run `task` (a command's answer, handed to its form) once the table that came before the
+   * answer is drawn: the server sends an event's `table` before answering the next command, so
+   * a refusal is shown after the table it is about, and a part clearing the errors of a table
+   * that changed (actions.js clearWhenChanged) never clears the refusal of that very change
+   * (a lost race: the winner's `table`, then the loser's refusal).
+   * @param {() => void} task */
+  whenDrawn(task) {
+    if (this.drawing) this.afterDraw.push(task);
+    else task();
+  }
+
+  /** The table no longer opens to this member (removed by the GM): every part of the table
+   * and its controls give way to a notice; the header keeps Leave this table.
+   * @param {string} words the server's refusal */
+  closedToMe(words) {
+    this.dataset.closed = "";
+    this.problem.hidden = true;
+    this.motion.hidden = true;
+    replace(this, this.querySelector(".ph-header"), closedNotice(words));
+    this.leave.focus();
   }
 
   /** Hand the latest table and views to every part that shows them. */

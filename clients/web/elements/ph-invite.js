@@ -11,7 +11,7 @@ export class PhInvite extends HTMLElement {
   constructor() {
     super();
     this.campaign = null;
-    this.choices = new Map(); // character -> <label> holding its checkbox
+    this.choices = new Map(); // character -> <label> holding its checkbox and its name
   }
 
   connectedCallback() {
@@ -54,9 +54,14 @@ export class PhInvite extends HTMLElement {
       }
     }
     for (const c of table.characters) {
-      if (this.choices.has(c.character)) continue;
+      const shown = this.choices.get(c.character);
+      if (shown) { // a renamed character: its new name, its box as ticked
+        const words = /** @type {HTMLElement} */ (shown.querySelector("span"));
+        if (words.textContent !== c.name) words.textContent = c.name;
+        continue;
+      }
       const label = h("label", {class: "ph-check"},
-        h("input", {type: "checkbox", name: "characters", value: c.character}), ` ${c.name}`);
+        h("input", {type: "checkbox", name: "characters", value: c.character}), h("span", {}, c.name));
       this.choices.set(c.character, label);
       this.characterBox.append(label);
     }

@@ -66,11 +66,16 @@ export function describeNarrative(frame, names) {
     case "destiny_pool_set":
       return h("span", {}, "set the destiny pool", why(event.reason), destinyAfter(event));
     case "destiny_flipped":
-      return h("span", {}, `spent a ${event.side} side point `, destinyToken(event.side), `: ${effectWords(event.effect)}`,
+      // the GM spends light only for a player ("GM spent a light side point" read as the GM's own)
+      return h("span", {}, `spent a ${event.side} side point `, destinyToken(event.side),
+        event.side === "light" && names.role?.(frame.actor) === "gm" ? " for a player" : "",
+        `: ${effectWords(event.effect)}`,
         event.check ? [" on ", code(event.check)] : "", why(event.reason), destinyAfter(event));
     case "force_dice_rolled":
-      return h("span", {}, `${names.character(event.character)} rolled ${event.dice.length} Force `,
-        `${dieWord(event.dice.length)}${why(event.reason)}: `, rolledDice(event.dice), " = ",
+      // the line starts with who rolled ("Ørjan"): the character comes after, as for a pool
+      // ("Ørjan Ørjan Kessel rolled 1 Force die" read the name twice)
+      return h("span", {}, `rolled ${event.dice.length} Force ${dieWord(event.dice.length)}`,
+        ` for ${names.character(event.character)}${why(event.reason)}: `, rolledDice(event.dice), " = ",
         h("strong", {class: "ph-nd-words"}, `${event.light} light, ${event.dark} dark`));
     case "pool_rolled":
       return h("span", {}, "rolled ", code(poolNotation(event.pool)),

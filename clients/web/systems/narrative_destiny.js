@@ -3,8 +3,8 @@
 // the GM, to roll the pool for the session or set it.
 /** @import {NamedControls} from "../dom.js" */
 import {h, replace} from "../dom.js";
-import {bindButton, bindForm} from "../actions.js";
-import {EFFECTS} from "./narrative_words.js";
+import {bindButton, bindForm, clearWhenChanged} from "../actions.js";
+import {DESTINY_MAX, EFFECTS} from "./narrative_words.js";
 import {effectWords} from "./narrative_describe.js";
 import {destinyToken, narrativeDie} from "./narrative_dice.js";
 import {labelled, reasonInput, reasonOf, setOptions, wholeNumber} from "./narrative_forms.js";
@@ -12,6 +12,9 @@ import {labelled, reasonInput, reasonOf, setOptions, wholeNumber} from "./narrat
 export class NarrativeDestiny extends HTMLElement {
   update({destiny, me, names, openChecks}) {
     if (!this.built) this.build(me);
+    // a refusal is about the pool and the open checks as they were ("no dark side destiny point
+    // left", "the light side already did on 'orjan-1'"): it goes when either changes
+    clearWhenChanged(this, JSON.stringify([destiny.light, destiny.dark, openChecks.map((c) => [c.check, c.destiny])]));
     const words = `${destiny.light} light, ${destiny.dark} dark`;
     if (this.count.textContent !== words) { // a live region: said once per change
       replace(this.tokens,
@@ -54,7 +57,7 @@ export class NarrativeDestiny extends HTMLElement {
     effect.value = "other";
     const buttons = gm
       ? [h("button", {type: "submit", name: "side", value: "dark", class: "ph-nd-spend-dark"}, "Spend a dark side point"),
-         h("button", {type: "submit", name: "side", value: "light", class: "ph-quiet"}, "Spend light for a player")]
+         ...this.lightForAPlayer()]
       : [h("button", {type: "submit", name: "side", value: "light", class: "ph-nd-spend-light"}, "Spend a light side point")];
     const form = h("form", {class: "ph-nc-form ph-nd-spend", "aria-label": "Spend a destiny point"},
       labelled("to", effect), labelled("on", this.checkSelect), reasonInput(), buttons);
@@ -62,14 +65,40 @@ export class NarrativeDestiny extends HTMLElement {
       const check = String(data.get("check") ?? "");
       return {type: "flip_destiny", side: String(data.get("side") ?? (gm ? "dark" : "light")),
               effect: String(data.get("effect")), ...(check ? {check} : {}), ...reasonOf(data)};
-    }, () => { /** @type {NamedControls} */ (form.elements).reason.value = ""; });
+    }, () => {
+      /** @type {NamedControls} */ (form.elements).reason.value = "";
+      this.askLight?.(false);
+    });
     return form;
+  }
+
+  /** The GM's "Spend light for a player" -> "Spend one of the players' light side points?"
+   * [Yes, spend light] [Keep it]: it is the players' pool, and one stray click spent it. */
+  lightForAPlayer() {
+    const ask = h("button", {type: "button", class: "ph-quiet"}, "Spend light for a player");
+    const yes = h("button", {type: "submit", name: "side", value: "light", class: "ph-danger ph-small"},
+      "Yes, spend light");
+    const keep = h("button", {type: "button", class: "ph-quiet ph-small"}, "Keep it");
+    const confirm = h("span", {class: "ph-confirm", hidden: true},
+      h("span", {}, "Spend one of the players' light side points, for a player, as chosen above?"),
+      yes, keep);
+    /** @param {boolean} asked */
+    this.askLight = (asked) => {
+      const had = confirm.contains(document.activeElement);
+      ask.hidden = asked;
+      confirm.hidden = !asked;
+      if (asked) yes.focus();
+      else if (had || document.activeElement === document.body) ask.focus();
+    };
+    ask.addEventListener("click", () => this.askLight?.(true));
+    keep.addEventListener("click", () => this.askLight?.(false));
+    return [ask, confirm];
   }
 
   gmControls() {
     const roll = h("button", {type: "button"}, "Roll the destiny pool");
     bindButton(roll, () => ({type: "roll_destiny_pool"}));
-    const number = (name) => h("input", {name, type: "number", min: 0, max: 20, value: "0",
+    const number = (name) => h("input", {name, type: "number", min: 0, max: DESTINY_MAX, value: "0",
                                          inputmode: "numeric", class: "ph-nd-count", required: true});
     const set = h("form", {class: "ph-nc-form ph-nd-set", "aria-label": "Set the destiny pool"},
       labelled("light", number("light")), labelled("dark", number("dark")),

@@ -5,7 +5,7 @@
 // NPC slots. The element shows the table's `game.encounter` and sends commands; it decides
 // nothing (refusals come back from the server, naming the rule, beside the control).
 import {h, plural, replace} from "../dom.js";
-import {bindButton, bindForm} from "../actions.js";
+import {bindButton, bindForm, clearWhenChanged} from "../actions.js";
 import {labelled, setOptions} from "./narrative_forms.js";
 
 const INITIATIVE_SKILLS = new Set(["Cool", "Vigilance"]);
@@ -18,6 +18,13 @@ export class NarrativeEncounter extends HTMLElement {
                                 [...mine], characters.map((c) => c.character), [...players]]);
     if (key === this.key) return;
     this.key = key;
+    // "initiative comes first" goes once an initiative is entered; a lost claim's words (in
+    // the notice: its form is gone) stay until the next round
+    clearWhenChanged(this.startBox, key);
+    clearWhenChanged(this.running, key);
+    clearWhenChanged(this.notice, JSON.stringify([encounter?.encounter, encounter?.round]));
+    this.claims = new Map((encounter?.claims ?? []).map((claim) => [claim.slot, claim.character]));
+    this.names = names;
     this.dataset.round = encounter ? String(encounter.round) : "";
     this.startBox.hidden = Boolean(encounter) || me.role !== "gm";
     this.running.hidden = !encounter;
@@ -51,6 +58,7 @@ export class NarrativeEncounter extends HTMLElement {
     this.heading = h("h2", {});
     this.status = h("p", {class: "ph-ne-status", role: "status"});
     this.startBox = h("div", {"data-ph-errors": ""});
+    this.notice = h("div", {class: "ph-ne-notice"}); // a claim's refusal, which outlives its form
     if (me.role === "gm") {
       const start = h("button", {type: "button"}, "Start encounter");
       bindButton(start, () => ({type: "start_encounter"}));
@@ -69,7 +77,7 @@ export class NarrativeEncounter extends HTMLElement {
       this.running.append(h("div", {class: "ph-ne-gm", "data-ph-errors": ""}, this.advance,
                             ...this.ending()));
     }
-    this.append(this.heading, this.status, this.startBox, this.running);
+    this.append(this.heading, this.status, this.notice, this.startBox, this.running);
   }
 
   /** "End encounter" -> "End the encounter for everyone? ..." [Yes, end it] [Keep fighting]:
@@ -94,6 +102,14 @@ export class NarrativeEncounter extends HTMLElement {
     return [ask, confirm];
   }
 
+  /** A refused claim in words that need no form beside them: which slot, the server's words,
+   * and who took it when someone did (the table drawn before the answer says so).
+   * @param {number} number @param {string} message */
+  claimRefused(number, message) {
+    const taker = this.claims?.get(number);
+    return `Slot ${number} was not yours: ${message}${taker ? ` (${this.names.character(taker)} took it)` : ""}.`;
+  }
+
   slotItem(number, slot, actor, round, {me, names, mine, done, characters, players}) {
     const side = slot.side === "player" ? "player slot" : "NPC slot";
     // the list numbers the slots itself
@@ -115,7 +131,8 @@ export class NarrativeEncounter extends HTMLElement {
     const form = h("form", {class: "ph-nc-form ph-ne-claim", "aria-label": `Claim slot ${number}`},
       labelled("who", select),
       h("button", {type: "submit"}, slot.side === "player" ? "Claim" : "Fill"));
-    bindForm(form, (data) => ({type: "claim_slot", slot: number, character: String(data.get("character"))}));
+    bindForm(form, (data) => ({type: "claim_slot", slot: number, character: String(data.get("character"))}),
+      undefined, {errorsIn: this.notice, words: (message) => this.claimRefused(number, message)});
     item.append(form);
     return item;
   }

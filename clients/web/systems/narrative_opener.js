@@ -32,7 +32,10 @@ export class NarrativeOpener extends HTMLElement {
       CHARACTERISTICS.map((c) => h("option", {value: c}, levelWords(c))));
     this.target = h("select", {name: "target"});
     this.character.addEventListener("change", () => this.skills());
-    this.skill.addEventListener("change", () => this.untrained());
+    this.skill.addEventListener("change", () => {
+      this.skillChosen = true; // the member's choice: kept while the character's skills change
+      this.untrained();
+    });
     this.form = h("form", {class: "ph-nc-form ph-nd-open", "aria-label": "Open a check"},
       h("h2", {}, "Open a check"),
       labelled("character", this.character), labelled("skill", this.skill), this.otherField,
@@ -60,8 +63,11 @@ export class NarrativeOpener extends HTMLElement {
       [OTHER, "another skill (untrained)…"]]);
     if (this.skillsOf !== this.character.value) {
       this.skillsOf = this.character.value; // another character: start from their first skill
-      this.skill.selectedIndex = 0;
+      this.skillChosen = false;
     }
+    // until the member picks a skill, the first of the sheet as it is now: a character who
+    // gains a skill no longer stays on "another skill (untrained)", the only choice they had
+    if (!this.skillChosen) this.skill.selectedIndex = 0;
     this.untrained();
   }
 

@@ -101,25 +101,21 @@ export class NarrativeSheet extends HTMLElement {
     }
     const stats = {system: "narrative", skills: {}};
     for (const c of CHARACTERISTICS) {
-      const value = Number(data.get(c));
-      if (!Number.isInteger(value) || value < 0 || value > CHARACTERISTIC_MAX) {
-        throw new Error(`${levelWords(c)} is a whole number from 0 to ${CHARACTERISTIC_MAX}`);
-      }
-      stats[c] = value;
+      stats[c] = whole(data.get(c), CHARACTERISTIC_MAX, levelWords(c), `$.${c}`);
     }
-    const names = data.getAll("skill_name");
-    const ranks = data.getAll("skill_rank");
-    const linked = data.getAll("skill_characteristic");
-    names.forEach((raw, i) => {
-      const name = String(raw).trim();
-      if (!name) return;
-      if (!SKILL.test(name)) throw new Error(`the skill “${name}” starts with a letter and has at most 40 letters, digits, spaces or ()'/&.-`);
-      if (name in stats.skills) throw new Error(`the skill “${name}” is listed twice`);
-      const rank = Number(ranks[i]);
-      if (!Number.isInteger(rank) || rank < 0 || rank > RANK_MAX) {
-        throw new Error(`the rank of ${name} is a whole number from 0 to ${RANK_MAX}`);
-      }
-      stats.skills[name] = {rank, characteristic: String(linked[i])};
+    // row by row, as the d12 form does: a row left without a name is refused, naming the row,
+    // rather than dropped (its rank would be lost without a word)
+    [...this.skillRows.children].forEach((row, i) => {
+      const [nameInput, rankInput] = /** @type {NodeListOf<HTMLInputElement>} */ (row.querySelectorAll("input"));
+      const where = `$.skill_row_${i + 1}`;
+      nameInput.dataset.path = `${where}.name`;
+      rankInput.dataset.path = `${where}.rank`;
+      const name = nameInput.value.trim();
+      if (!name) throw refusal(`skill row ${i + 1} has no name: name the skill, or remove its row`, `${where}.name`);
+      if (!SKILL.test(name)) throw refusal(`the skill “${name}” starts with a letter and has at most 40 letters, digits, spaces or ()'/&.-`, `${where}.name`);
+      if (name in stats.skills) throw refusal(`the skill “${name}” is listed twice`, `${where}.name`);
+      const rank = whole(rankInput.value, RANK_MAX, `the rank of ${name}`, `${where}.rank`);
+      stats.skills[name] = {rank, characteristic: /** @type {HTMLSelectElement} */ (row.querySelector("select")).value};
     });
     const name = String(data.get("name") ?? "").trim();
     this.pending = {character, name, created: this.choice.value === NEW};
@@ -136,6 +132,24 @@ export class NarrativeSheet extends HTMLElement {
       this.status.textContent = `${name} saved.`;
     }
   }
+}
+
+/** An Error the form shows, marking the field at `path` (actions.js bindForm).
+ * @param {string} message @param {string} path */
+function refusal(message, path) {
+  return Object.assign(new Error(message), {path});
+}
+
+/** A whole number from 0 to `max` from the field `words` names; an empty field is refused too
+ * (`Number("")` is 0: an emptied Agility was saved as 0 without a word).
+ * @param {FormDataEntryValue | null} raw @param {number} max @param {string} words @param {string} path */
+function whole(raw, max, words, path) {
+  const text = String(raw ?? "").trim();
+  const value = Number(text);
+  if (text === "" || !Number.isInteger(value) || value < 0 || value > max) {
+    throw refusal(`${words} is a whole number from 0 to ${max}${text === "" ? ": it is empty" : ""}`, path);
+  }
+  return value;
 }
 
 customElements.define("ph-narrative-sheet", NarrativeSheet);

@@ -15,3 +15,6 @@ export const EFFECTS = ["upgrade_ability", "upgrade_difficulty", "attempt_imposs
 /** A characteristic's rating bounds and a skill's rank bounds (NarrativeStatsInput, SkillInput). */
 export const CHARACTERISTIC_MAX = 10;
 export const RANK_MAX = 5;
+/** The most points either side of the destiny pool holds (events/narrative_values.py
+ * MAX_DESTINY: the server's "the light is between 0 and 50"). */
+export const DESTINY_MAX = 50;
