@@ -13,8 +13,9 @@
 // sent again (a success leaves none), and when the part of the table it was about changes
 // (`clearWhenChanged`, called by each part with a key of what it shows: a check, the destiny
 // pool and the open checks, the encounter). ph-app hands a command's answer over only once the
-// table sent before it is drawn, so a refusal is never cleared by the very change it reports. The control that acted keeps
-// the focus (a disabled button drops it to the page's body), for keyboard users.
+// table sent before it is drawn, so a refusal is never cleared by the very change it reports.
+// The control that acted keeps the focus (a disabled button drops it to the page's body), for
+// keyboard users.
 
 /** @import {Command} from "./messages.js" */
 
