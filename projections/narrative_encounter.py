@@ -16,6 +16,7 @@ import msgspec
 from poolhall.events import narrative_encounter as e
 from poolhall.events.base import Recorded
 from poolhall.events.narrative_values import NarrativeResult
+from poolhall.events.plural import plural
 
 __all__ = ["ENCOUNTER_TYPES", "Claim", "Encounter", "InitiativeEntry", "SpendRecord",
            "available", "describe_encounter", "evolve_encounter", "slot_order", "unspent"]
@@ -147,7 +148,8 @@ def describe_encounter(event: Any) -> str:
             return (f"{event.character} acts in slot {event.slot} ({event.side}) of round "
                     f"{event.round}")
         case e.EncounterEnded():
-            return f"ended encounter {event.encounter} after {event.rounds} rounds{why}"
+            return (f"ended encounter {event.encounter} after "
+                    f"{plural('round', event.rounds)}{why}")
         case e.ResultSpent():
             where = "in combat" if event.in_combat else "out of combat"
             return (f"spent {event.count} {event.symbol} of {event.check} on {event.on} "

@@ -1,6 +1,6 @@
 // The log's lines for the narrative events: dice drawn as dice, results in words, every fact
 // from the event as recorded (nothing re-derived from the rules).
-import {h} from "../dom.js";
+import {h, plural} from "../dom.js";
 import {destinyToken, narrativeDie, poolDice, resultWords, rolledDice} from "./narrative_dice.js";
 
 const why = (reason) => (reason ? ` (${reason})` : "");
@@ -91,7 +91,7 @@ export function describeNarrative(frame, names) {
     case "slot_claimed":
       return h("span", {}, `${names.character(event.character)} acts in slot ${event.slot} of round ${event.round}`);
     case "encounter_ended":
-      return h("span", {class: "ph-session-mark"}, `encounter ${event.encounter} ended after ${event.rounds} rounds`,
+      return h("span", {class: "ph-session-mark"}, `encounter ${event.encounter} ended after ${plural("round", event.rounds)}`,
         why(event.reason));
     case "result_spent":
       return h("span", {}, `spent ${event.count} ${event.symbol} of `, code(event.check), ` on ${event.on}`,
