@@ -146,6 +146,6 @@ async def test_an_encounter_and_a_spend_from_the_shell(table: Any, capsys: Any) 
     assert f"spent 1 {symbol} of {check} on an extra manoeuvre" in capsys.readouterr().out
     capsys.readouterr()
     assert await run(gm._token, "narrative", "encounter", campaign, "--end") == 0
-    assert "ended encounter 1 after 1 round" in capsys.readouterr().out  # one, not "1 rounds"
+    assert "ended encounter 1 after 1 round\n" in capsys.readouterr().out  # not "1 rounds"
     assert await run(gm._token, "narrative", "encounter", campaign) == 0
     assert "no encounter running" in capsys.readouterr().out
