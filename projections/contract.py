@@ -72,3 +72,9 @@ class Projection(Generic[S]):
     table, :mod:`poolhall.server.audience`) still takes from it, if anything: only what the
     table already knows (SR3: a test declared in public is no longer waiting once rolled).
     ``None``: nothing."""
+    unfinished: Callable[[S, str], bool] | None = None
+    """Whether the private subject ``key`` (``check:<id>``, ``test:<number>``, see
+    :mod:`poolhall.projections.privacy`) is a check or test still being built: revealed with its
+    epoch's seed, the rest of it would be played in front of the table
+    (:func:`poolhall.server.rules.privacy.unfinished_secrets`). ``None``: the system's private
+    rolls are one-shot."""

@@ -291,7 +291,15 @@ def describe(recorded: Recorded, campaign: TableView) -> str:
     return f"test {getattr(event, 'test', '?')}{who}: {event_line(event)}"
 
 
+def unfinished(state: GameState, key: str) -> bool:
+    """Whether the private subject ``key`` is a test still going on."""
+    kind, _, name = key.partition(":")
+    test = state.tests.get(int(name)) if kind == "test" and name.isdigit() else None
+    return test is not None and test.open
+
+
 PROJECTION: Projection[GameState] = Projection(
     system=d12.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
-    describe=describe, table=Table, snapshot=table_of, replay_start=replay_start)
+    describe=describe, table=Table, snapshot=table_of, replay_start=replay_start,
+    unfinished=unfinished)
 """This system's part of the projections (see :mod:`poolhall.projections.contract`)."""

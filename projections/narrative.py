@@ -480,7 +480,15 @@ def _destiny_and_roll_words(event: Event) -> str | None:
     return None
 
 
+def unfinished(state: GameState, key: str) -> bool:
+    """Whether the private subject ``key`` is a check still open (not rolled, not cancelled)."""
+    kind, _, name = key.partition(":")
+    check = state.checks.get(name) if kind == "check" else None
+    return check is not None and check.is_open
+
+
 PROJECTION: Projection[GameState] = Projection(
     system=n.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
-    describe=describe, table=Table, snapshot=table_of, replay_start=replay_start)
+    describe=describe, table=Table, snapshot=table_of, replay_start=replay_start,
+    unfinished=unfinished)
 """This system's part of the projections (see :mod:`poolhall.projections.contract`)."""

@@ -75,7 +75,11 @@ def subject_key(event: Event, seq: int) -> str | None:
 
 def reference_of(command: Any) -> tuple[str, str] | None:
     """The subject a command acts on (``check``, ``test`` or ``opposes``) and the field's
-    path, for refusing a member who may not see it as if it did not exist."""
+    path, for refusing a member who may not see it as if it did not exist. ``open_check``
+    names a check to be, not one to act on: its id is refused by the rule that keeps
+    ``secret-`` ids for secret checks, in the same words whether one exists or not."""
+    if isinstance(command, narrative.OpenCheck):
+        return None
     for field, prefix in (("check", "check"), ("test", "test"), ("opposes", "test")):
         value = getattr(command, field, None)
         if isinstance(value, str | int) and not isinstance(value, bool):

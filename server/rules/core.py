@@ -13,7 +13,7 @@ from poolhall.events.base import Event
 from poolhall.events.dice import DiceExpression, RolledTerm, parse_dice, total_of
 from poolhall.events.errors import NotationError, Rejected
 from poolhall.events.fair import RotateSeed, SeedCommitted, SetClientSeed, commitment
-from poolhall.server.rules import fairness
+from poolhall.server.rules import fairness, privacy
 from poolhall.server.rules.base import ADMIN_MEMBER, Decision
 
 __all__ = ["COMMANDS", "decide", "open_campaign", "slugify"]
@@ -158,6 +158,7 @@ def _start_session(ctx: Decision, command: core.StartSession) -> list[Event]:
     ctx.require_gm("start a game session")
     if ctx.state.in_session:
         raise Rejected("rule", f"game session {ctx.state.session} is still running", "$.type")
+    privacy.require_secrets_finished(ctx, "starting a game session")
     return [core.GameSessionStarted(session=ctx.state.session + 1, title=command.title)]
 
 
@@ -165,6 +166,7 @@ def _end_session(ctx: Decision, command: core.EndSession) -> list[Event]:
     ctx.require_gm("end a game session")
     if not ctx.state.in_session:
         raise Rejected("rule", "no game session is running", "$.type")
+    privacy.require_secrets_finished(ctx, "ending the game session")
     return [core.GameSessionEnded(session=ctx.state.session)]
 
 

@@ -26,6 +26,7 @@ from poolhall.projections.d12 import GameState, TestState, open_tests
 from poolhall.projections.d12_odds import odds_summary
 from poolhall.server.rules.base import Decision, no_such
 from poolhall.server.rules.contract import Rules
+from poolhall.server.rules.privacy import hidden_from
 from poolhall.server.views import Compute, ViewResult, ViewSpec
 
 __all__ = ["RULES",
@@ -204,8 +205,9 @@ def _roll_basic(ctx: Decision, command: d12.RollBasicTest) -> list[Event]:
     if command.character is None:
         raise Rejected("invalid", "say which of your characters rolls", "$.character")
     ctx.require_acts_for(command.character)
-    called = [t for t in open_tests(ctx.game(GameState))
-              if t.kind == "basic" and t.character == command.character]
+    called = [t for t in open_tests(ctx.game(GameState))  # not the GM's secret ones
+              if t.kind == "basic" and t.character == command.character
+              and not hidden_from(ctx, f"test:{t.test}")]
     if not called:
         raise Rejected("forbidden", "the GM sets or determines the DT: ask the GM to call for "
                        "a test", "$.dt")

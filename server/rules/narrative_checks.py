@@ -99,7 +99,10 @@ def open_(ctx: Decision, command: n.OpenCheck) -> list[Event]:
             number += 1
     elif check_id in state.checks:
         raise Rejected("conflict", f"a check {check_id!r} exists; choose another id", "$.check")
-    if len(state.open_checks()) >= MAX_OPEN_CHECKS:
+    # Secret checks count apart (at most MAX_PENDING private rolls wait): counted here, the
+    # refusal told a player how many the GM had open.
+    public = [c for c in state.open_checks() if f"check:{c.check}" not in ctx.state.private]
+    if command.visibility == "public" and len(public) >= MAX_OPEN_CHECKS:
         raise Rejected("invalid", f"at most {MAX_OPEN_CHECKS} checks may be open at once", "$")
     if command.target is not None:
         ctx.character(command.target, "$.target")

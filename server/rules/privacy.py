@@ -15,7 +15,9 @@ The visibility rules (:mod:`poolhall.projections.privacy` has what the log then 
   the table sees tell nothing of it. A destiny point flipped for a secret check may not name
   it (the flip itself is the table's to see), nor may it be entered as initiative.
 - An SR3 test answers another as privately as that one was rolled
-  (:func:`answer_as_private`).
+  (:func:`answer_as_private`), and a private one is not rerolled with Karma.
+- A game session neither starts nor ends over a secret check or test still being built
+  (:func:`require_secrets_finished`): each reveals the epoch's secret rolls.
 - A member acting on a private roll they may not see gets the refusal of one that never was,
   word for word (:func:`~poolhall.server.rules.base.no_such`).
 """
@@ -30,9 +32,11 @@ from poolhall.events import core, d12, narrative, sr3
 from poolhall.events.base import Event
 from poolhall.events.errors import Rejected
 from poolhall.projections.privacy import MAX_PENDING, OPENERS, reference_of, sees
+from poolhall.projections.systems import projection
 from poolhall.server.rules.base import Decision, no_such
 
-__all__ = ["ONE_SHOT_COMMANDS", "answer_as_private", "guard", "stamp"]
+__all__ = ["ONE_SHOT_COMMANDS", "answer_as_private", "guard", "hidden_from",
+           "require_secrets_finished", "stamp", "unfinished_secrets"]
 
 ONE_SHOT_COMMANDS: frozenset[type[Any]] = frozenset(
     {core.Roll, narrative.RollPool, sr3.RollPoolTest})
@@ -47,18 +51,16 @@ def guard(ctx: Decision, command: Any) -> None:
         _check_visibility(ctx, command, visibility)
     if not ctx.state.private:  # nothing pending: nothing to hide (the common case)
         return
+    reference = reference_of(command)
+    if reference is not None and hidden_from(ctx, reference[0]):  # checked first: no other
+        key, path = reference  # refusal may tell a hidden roll from one that never was
+        kind, name = key.split(":", 1)
+        raise no_such(kind, name, path)
     if isinstance(command, narrative.FlipDestiny) and command.check is not None \
             and f"check:{command.check}" in ctx.state.private:
         raise Rejected("rule", "a destiny point flipped for a secret check would show the "
                        "table which check it was: flip it without naming the check, and "
                        "upgrade the secret check with upgrade_dice", "$.check")
-    reference = reference_of(command) if not ctx.is_gm else None
-    if reference is not None:
-        key, path = reference
-        subject = ctx.state.private.get(key)
-        if subject is not None and not sees(subject, ctx.actor.member, ctx.actor.role):
-            kind, name = key.split(":", 1)
-            raise no_such(kind, name, path)
 
 
 _AS = {"public": "in the open", "gm": "in secret (gm)", "blind": "blind", "self": "as self"}
@@ -88,6 +90,37 @@ def answer_as_private(ctx: Decision, answered: int | None, visibility: str | Non
         raise Rejected("rule", f"a test is answered as it was rolled: test #{answered} was "
                        f"rolled {_AS[theirs]}, so roll this one {_AS[theirs]} too",
                        "$.visibility")
+
+
+def hidden_from(ctx: Decision, key: str) -> bool:
+    """Whether the actor may not see the pending private subject ``key`` (``check:<id>``,
+    ``test:<number>``): a rule that looks a subject up for them must act as if it were not
+    there."""
+    subject = ctx.state.private.get(key)
+    return subject is not None and not sees(subject, ctx.actor.member, ctx.actor.role)
+
+
+def unfinished_secrets(ctx: Decision) -> list[str]:
+    """The pending private checks and tests still being built (``check:secret-12``), which a
+    reveal of their epoch's seed would leave to be played in front of the table."""
+    hook = projection(ctx.state.system).unfinished if ctx.state.system else None
+    if hook is None:
+        return []
+    return sorted(key for key in ctx.state.private if hook(ctx.state.game, key))
+
+
+def require_secrets_finished(ctx: Decision, doing: str) -> None:
+    """Refuse ``doing`` (starting or ending a game session: each reveals the epoch's seed)
+    while a secret check or test is unfinished: revealed, the rest of it would go on in front
+    of the table while its GM believed it secret."""
+    keys = unfinished_secrets(ctx)
+    if keys:
+        names = ", ".join(key.split(":", 1)[1] if key.startswith("check:")
+                          else f"test {key.split(':', 1)[1]}" for key in keys)
+        raise Rejected("rule", f"{doing} reveals the secret rolls, and {names} "
+                       f"{'is' if len(keys) == 1 else 'are'} not finished: roll or cancel "
+                       f"{'it' if len(keys) == 1 else 'them'} first (or end the test)",
+                       "$.type")
 
 
 def _check_visibility(ctx: Decision, command: Any, visibility: str) -> None:

@@ -212,6 +212,10 @@ def _reroll(ctx: Decision, command: vocabulary.RerollWithKarma) -> list[Event]:
     record = game.tests.get(command.test)
     if record is None:
         raise no_such("test", command.test, "$.test")
+    if f"test:{record.test}" in ctx.state.private:
+        raise Rejected("rule", f"test #{record.test} was rolled in private: it is not rerolled "
+                       "with Karma, since the Karma Pool is the table's to see and its going "
+                       "down would tell whose test it was", "$.test")
     if record.character != command.character:
         raise Rejected("rule", f"test #{record.test} is {record.character!r}'s roll: "
                        f'"{tests.KARMA_QUOTES["own"]}"', "$.character")

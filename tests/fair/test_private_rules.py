@@ -19,6 +19,7 @@ from poolhall.projections.narrative import GameState as NarrativeState
 from poolhall.projections.privacy import MAX_PENDING, PrivateSubject, hidden_seqs, sees
 from poolhall.server.audience import PublicTable
 from poolhall.server.rules.fairness import ROTATE_ROLLS, EpochSeeds
+from poolhall.server.rules.narrative_checks import MAX_OPEN_CHECKS
 from tests.d12.d12_support import Table as D12Table
 from tests.narrative.narrative_support import Table as NarrativeTable
 from tests.sr3.sr3_support import Table as Sr3Table
@@ -197,6 +198,7 @@ def test_the_public_table_leaves_out_what_is_pending_until_the_reveal() -> None:
     assert public.state.head == table.state.head
     assert public.for_member(table.state, "gm") is table.state
     assert public.for_member(table.state, "leia-player") is public.state
+    run("gm", narrative.CancelCheck, check=hidden)  # a session ends over no unfinished secret
     run("gm", core.EndSession)
     assert public.state is None
     assert public.for_member(table.state, "leia-player") is table.state
@@ -332,3 +334,108 @@ def test_an_sr3_test_is_answered_as_privately_as_it_was_rolled() -> None:
     players = refused(table, "gm", sr3.RollPoolTest, character="deck", dice=4, tn=4,
                       opposes=own[-1].test, visibility="gm")
     assert (players.code, players.path) == ("rule", "$.opposes")
+
+
+def test_a_player_neither_finds_nor_rolls_the_gms_secret_test_on_their_character() -> None:
+    """A d12 basic test the GM called in secret on Han is not the one Han's player may roll:
+    their probe gets the words of no test called (the pool and DT it would have named were the
+    secret's), and rolling its pool and DT rolls nothing of it."""
+    table = D12Table()
+    fair(table)
+    before = refused(table, "han-player", d12.RollBasicTest, character="han", dice=3, dt=7)
+    started = table.run("gm", d12.CallThresholdTest, character="han", stats=("STR",), dt=9,
+                        visibility="gm")
+    assert isinstance(started[0], d12.ThresholdTestStarted)
+    pool = started[0].pool
+    probe = refused(table, "han-player", d12.RollBasicTest, character="han", dice=1, dt=1)
+    rolled = refused(table, "han-player", d12.RollBasicTest, character="han", dice=pool, dt=9)
+    for refusal in (probe, rolled):
+        assert (refusal.code, refusal.message, refusal.path) == (
+            before.code, before.message, before.path)
+    assert table.game.tests[started[0].test].rounds == []
+
+
+def test_a_session_does_not_start_or_end_over_an_unfinished_secret() -> None:
+    """Starting or ending a game session reveals the epoch's secret rolls; a GM's secret
+    check still open, or a secret d12 test still going on, would then be played on in front
+    of the table while its GM believed it secret. So the session waits until it is rolled,
+    cancelled or ended, and says which."""
+    table = NarrativeTable()
+    fair(table)
+    opened = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
+                       visibility="gm")
+    assert isinstance(opened[0], narrative.CheckOpened)
+    secret = opened[0].check
+    refusal = refused(table, "gm", core.StartSession, title="One")
+    assert (refusal.code, refusal.path) == ("rule", "$.type")
+    assert secret in refusal.message
+    table.run("gm", narrative.CancelCheck, check=secret)
+    table.run("gm", core.StartSession, title="One")
+    table.seeds = EpochSeeds(current=SEEDS[2], following=SEEDS[3], now=NOW)
+    again = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
+                      visibility="gm")
+    assert isinstance(again[0], narrative.CheckOpened)
+    ending = refused(table, "gm", core.EndSession)
+    assert (ending.code, ending.path) == ("rule", "$.type")
+    table.run("gm", narrative.SetDifficulty, check=again[0].check, level="average")
+    table.run("gm", narrative.RollCheck, check=again[0].check)
+    assert [type(e).__name__ for e in table.run("gm", core.EndSession)][-2:] == [
+        "SeedRevealed", "SeedCommitted"]
+
+    d12_table = D12Table()
+    fair(d12_table)
+    d12_table.run("gm", core.StartSession, title="One")
+    d12_table.seeds = EpochSeeds(current=SEEDS[2], following=SEEDS[3], now=NOW)
+    started = d12_table.run("gm", d12.CallThresholdTest, character="han", stats=("STR",),
+                            dt=7, extended=True, refresh="CON", visibility="gm")
+    assert isinstance(started[0], d12.ThresholdTestStarted)
+    test = started[0].test
+    assert f"test {test}" in refused(d12_table, "gm", core.EndSession).message
+    d12_table.run("gm", d12.EndThresholdTest, test=test)
+    d12_table.run("gm", core.EndSession)
+
+
+def test_a_private_sr3_test_is_not_rerolled_with_karma() -> None:
+    """Rule: the Karma Pool is the table's to see; a Karma reroll of a private test showed
+    whose test it was in the public sheets and in the scene's end."""
+    table = Sr3Table()
+    fair(table)
+    rolled = table.run("sam-player", sr3.RollPoolTest, character="sam", dice=6, tn=12,
+                       visibility="self")
+    assert isinstance(rolled[-1], sr3.PoolTestRolled)
+    refusal = refused(table, "sam-player", sr3.RerollWithKarma, character="sam",
+                      test=rolled[-1].test)
+    assert (refusal.code, refusal.path) == ("rule", "$.test")
+    hidden = refused(table, "deck-player", sr3.RerollWithKarma, character="deck",
+                     test=rolled[-1].test)
+    assert (hidden.code, hidden.path) == ("not_found", "$.test")
+
+
+def test_a_secret_checks_id_and_count_tell_a_player_nothing() -> None:
+    """A player opening a check as ``secret-<seq>`` is refused in the same words whether the
+    GM's secret check of that seq exists or not; flipping a destiny point for it is refused as
+    for a check that never was; and the open checks a player may open are counted without the
+    secret ones."""
+    table = NarrativeTable()
+    fair(table)
+    opened = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
+                       visibility="gm")
+    assert isinstance(opened[0], narrative.CheckOpened)
+    secret = opened[0].check
+    table.run("gm", core.Roll, expression="1d6", visibility="gm")
+    one_shot = f"secret-{table.seq}"  # a secret roll's seq, no check
+    taken = refused(table, "han-player", narrative.OpenCheck, character="han", skill="Cool",
+                    check=secret)
+    free = refused(table, "han-player", narrative.OpenCheck, character="han", skill="Cool",
+                   check="secret-9999")
+    assert (taken.code, taken.message, taken.path) == (free.code, free.message, free.path)
+    table.fold(narrative.DestinyPoolSet(light=2, dark=2))
+    flips = [refused(table, "han-player", narrative.FlipDestiny, side="light", effect="other",
+                     check=name) for name in (secret, one_shot)]
+    assert [(f.code, f.path) for f in flips] == [("not_found", "$.check")] * 2
+    assert flips[0].message == flips[1].message.replace(one_shot, secret)
+    for number in range(MAX_OPEN_CHECKS):
+        table.run("han-player", narrative.OpenCheck, character="han", skill="Cool",
+                  check=f"c{number}")
+    full = refused(table, "han-player", narrative.OpenCheck, character="han", skill="Cool")
+    assert full.message == f"at most {MAX_OPEN_CHECKS} checks may be open at once"

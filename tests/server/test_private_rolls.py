@@ -166,6 +166,9 @@ async def test_private_rolls_reach_only_who_may_see_them(table: Table) -> None:
     live = {name: await _raw(table, token, campaign, since=head)
             for name, token in tokens.items()}
     gm = await table.connect(campaign, tokens["gm"])
+    assert isinstance(gm.state.game, NarrativeState)
+    (secret,) = [c for c in gm.state.game.checks if c.startswith("secret-")]
+    await gm.call(n.CancelCheck, check=secret)  # a session ends over no unfinished secret
     await gm.call(core.EndSession)
     for name, listening in live.items():
         text = await listening.recv_until("revealed")
