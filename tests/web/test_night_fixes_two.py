@@ -51,3 +51,38 @@ def test_an_invite_with_no_name_is_asked_for_one_and_nothing_is_sent(
     expect(gm.locator(".ph-invite-result")).to_contain_text("Join link for Ana")
     expect(gm.locator("ph-members")).to_contain_text("Ana player")
 
+
+def test_each_gm_link_has_a_name_of_its_own_and_the_right_one_is_removed(
+        served: Served, open_page: PageOpener) -> None:
+    """Each "Another GM link" was a member called "GM": the table listed "GM gm (you)" and
+    "GM gm". Now each is "GM 2", "GM 3", as the owner's page says beside the link, and the GM
+    removes the lost one by that name; the other keeps working."""
+    owner = open_page(printed_owner_link(served), live=False)
+    form = owner.get_by_role("form", name="Create a campaign")
+    form.get_by_label("Title").fill("Outer Rim")
+    form.get_by_role("button", name="Create").click()
+    row = owner.locator("li[data-campaign=outer-rim]")
+    gm_link = row.get_by_label("GM link for Outer Rim").input_value()
+    links = {}
+    for name in ("GM 2", "GM 3"):
+        row.get_by_role("button", name="Another GM link").click()
+        expect(row.locator(".ph-owner-gm-name")).to_contain_text(f"the GM “{name}”")
+        links[name] = row.get_by_label("GM link for Outer Rim").input_value()
+    screenshot(owner, "night2-owner-gm-links")
+
+    gm = open_page(gm_link)
+    expect(gm.locator("ph-members li")).to_have_count(3)
+    assert members_of(gm) == ["GM gm (you)", "GM 2 gm", "GM 3 gm"]
+    members = gm.locator("ph-members")
+    members.get_by_role("button", name="Remove GM 2").click()
+    members.get_by_role("form", name="Remove GM 2").get_by_role(
+        "button", name="Yes, remove").click()
+    expect(gm.locator("ph-members li")).to_have_count(2)
+    assert members_of(gm) == ["GM gm (you)", "GM 3 gm"]
+    screenshot(gm, "night2-gm-links-at-the-table")
+
+    kept = open_page(links["GM 3"])
+    expect(kept.locator("ph-invite")).to_be_visible()
+    lost = open_page(links["GM 2"], live=False)
+    expect(lost.get_by_role("alert", name="This table is closed to you")).to_be_visible()
+
