@@ -86,3 +86,20 @@ def test_each_gm_link_has_a_name_of_its_own_and_the_right_one_is_removed(
     lost = open_page(links["GM 2"], live=False)
     expect(lost.get_by_role("alert", name="This table is closed to you")).to_be_visible()
 
+
+def test_odds_wait_for_the_difficulty(served: Served, open_page: PageOpener) -> None:
+    """"94.4% to succeed" stood beside "no difficulty yet" and read as the real chance: until
+    the GM sets the difficulty the card says the odds come then, and shows none."""
+    campaign, gm_link = narrative_table(served)
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "han")
+    served.send(ana_link, {"type": "open_check", "check": "han-1", "character": "han",
+                           "skill": "Cool"})
+    ana = open_page(ana_link)
+    card = ana.locator("ph-narrative-check[data-check=han-1]")
+    expect(card.locator(".ph-nc-notation")).to_have_text("1y2g")
+    expect(card.locator(".ph-nc-odds")).to_have_text("Odds once the GM sets the difficulty.")
+    expect(card.locator(".ph-nc-success, .ph-nc-table")).to_have_count(0)
+    served.send(gm_link, {"type": "set_difficulty", "check": "han-1", "level": "simple"})
+    expect(card.locator(".ph-nc-difficulty")).to_have_text("Simple")
+    expect(card.locator(".ph-nc-success")).to_contain_text(re.compile(r"% to succeed$"))
+
