@@ -103,3 +103,42 @@ def test_odds_wait_for_the_difficulty(served: Served, open_page: PageOpener) -> 
     expect(card.locator(".ph-nc-difficulty")).to_have_text("Simple")
     expect(card.locator(".ph-nc-success")).to_contain_text(re.compile(r"% to succeed$"))
 
+
+def test_on_a_phone_the_roll_form_keeps_to_one_line_and_a_check_can_be_rolled(
+        served: Served, open_page: PageOpener) -> None:
+    """At 390x844 the sticky roll form took about 220 px and hid a check's controls: it is one
+    line (dice, Roll, More) and the check's Roll, brought into view, is not under it; More
+    opens the rest, and a roll that is not public shows its choice even when folded."""
+    campaign, gm_link = narrative_table(served)
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "han")
+    served.send(ana_link, {"type": "open_check", "check": "han-1", "character": "han",
+                           "skill": "Cool"})
+    served.send(gm_link, {"type": "set_difficulty", "check": "han-1", "level": "easy"})
+    ana = open_page(ana_link, width=390, height=844)
+    form = ana.locator("ph-roll")
+    box = form.bounding_box()
+    assert box
+    assert box["height"] <= 80, box
+    expect(form.get_by_label("reason")).to_be_hidden()
+
+    roll = ana.locator("ph-narrative-check[data-check=han-1] .ph-nc-roll")
+    roll.focus()  # as a keyboard, or a person scrolling to it, brings it into view
+    assert roll.evaluate(UNCOVERED), (roll.bounding_box(), form.bounding_box())
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    ana.screenshot(path=str(SCREENSHOTS / "night2-phone-check.png"))  # the screen, as seen
+    roll_box = roll.bounding_box()
+    assert roll_box
+    ana.mouse.click(roll_box["x"] + roll_box["width"] / 2, roll_box["y"] + roll_box["height"] / 2)
+    expect(ana.locator("ph-narrative-check[data-check=han-1]")).to_have_count(0)  # rolled
+
+    more = form.get_by_role("button", name="More")
+    more.click()
+    expect(form.get_by_role("button", name="Less")).to_have_attribute("aria-expanded", "true")
+    form.get_by_label("reason").fill("a hunch")
+    form.get_by_label("who sees this roll").select_option("self")
+    form.get_by_label("dice expression").fill("2d6")
+    form.get_by_role("button", name="Less").click()
+    expect(form.get_by_label("who sees this roll")).to_be_visible()  # private: never hidden
+    form.get_by_role("button", name="Roll", exact=True).click()
+    expect(ana.locator("ph-log [data-type=dice_rolled]").last).to_contain_text("a hunch")
+
