@@ -142,3 +142,33 @@ def test_on_a_phone_the_roll_form_keeps_to_one_line_and_a_check_can_be_rolled(
     form.get_by_role("button", name="Roll", exact=True).click()
     expect(ana.locator("ph-log [data-type=dice_rolled]").last).to_contain_text("a hunch")
 
+
+def test_the_conditions_form_starts_at_the_current_value_and_follows_it(
+        served: Served, open_page: PageOpener) -> None:
+    """The number always started at 0: it shows the chosen condition's current value, follows
+    it as it changes, and leaves alone what someone is typing."""
+    campaign, gm_link = narrative_table(served)
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "han")
+    served.send(gm_link, {"type": "set_condition", "character": "han", "condition": "wounds",
+                          "value": 3})
+    ana = open_page(ana_link)
+    form = ana.get_by_role("form", name="Set a condition of Han")
+    value = form.get_by_label("value", exact=True)
+    form.get_by_label("condition", exact=True).select_option("wounds")
+    expect(value).to_have_value("3")
+    served.send(gm_link, {"type": "set_condition", "character": "han", "condition": "wounds",
+                          "value": 4})
+    expect(value).to_have_value("4")
+    form.get_by_label("condition", exact=True).select_option("strain")
+    expect(value).to_have_value("0")
+    value.fill("2")
+    served.send(gm_link, {"type": "set_condition", "character": "han", "condition": "strain",
+                          "value": 1})
+    expect(ana.locator("ph-conditions [data-condition=strain]")).to_have_text("strain 1")
+    expect(value).to_have_value("2")  # what she typed stays
+    form.get_by_role("button", name="Set").click()
+    expect(ana.locator("ph-conditions [data-condition=strain]")).to_have_text("strain 2")
+    served.send(gm_link, {"type": "set_condition", "character": "han", "condition": "strain",
+                          "value": 5})
+    expect(value).to_have_value("5")  # set: it follows again
+
