@@ -172,3 +172,24 @@ def test_the_conditions_form_starts_at_the_current_value_and_follows_it(
                           "value": 5})
     expect(value).to_have_value("5")  # set: it follows again
 
+
+def test_the_character_file_chooser_stays_clear_of_its_neighbours(
+        served: Served, open_page: PageOpener) -> None:
+    """"Characters in and out": the file chooser ran under the next label ("…ld here")."""
+    _, gm_link = narrative_table(served)
+    gm = open_page(gm_link)
+    card = gm.locator("ph-characters")
+    chooser = card.get_by_label("character file").bounding_box()
+    id_here = card.get_by_label("Id here").bounding_box()
+    words = card.locator("label", has_text="Id here").bounding_box()
+    edge = card.bounding_box()
+    assert chooser
+    assert id_here
+    assert words
+    assert edge
+    for box in (chooser, id_here, words):
+        assert box["x"] + box["width"] <= edge["x"] + edge["width"], (box, edge)
+    assert chooser["y"] + chooser["height"] <= words["y"], (chooser, words)  # a line each
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    card.screenshot(path=str(SCREENSHOTS / "night2-characters.png"))
+
