@@ -193,3 +193,30 @@ def test_the_character_file_chooser_stays_clear_of_its_neighbours(
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     card.screenshot(path=str(SCREENSHOTS / "night2-characters.png"))
 
+
+def test_long_names_on_a_d12_table_at_phone_width(
+        served: Served, open_page: PageOpener) -> None:
+    """An 80-character character name with no space (in every character select) and as long
+    a member name, on a d12 table 390 px wide: the GM's Call for a test and the Basic test
+    widened the page to 889 px; now nothing runs past its card."""
+    campaign, gm_link = served.create_campaign("Long d12", "d12")
+    served.send(gm_link, {"type": "create_character", "character": "long", "name": LONG,
+                          "stats": {"system": "d12", "ratings": {"CON": 3, "CHA": 2, "STR": 4}}},
+                {"type": "call_threshold_test", "character": "long", "stats": ["STR"],
+                 "dt": 6, "label": "L" * 60})
+    player = served.invite(campaign, gm_link, "player", "M" * 80, "long")
+    for link in (gm_link, player):
+        page = open_page(link, width=390, height=844)
+        expect(page.locator("ph-d12-test")).to_have_count(1)
+        page.evaluate("() => document.querySelectorAll('details')"
+                      ".forEach((d) => { d.open = true; })")
+        for view in ("Table", "Sheet", "Log"):
+            page.get_by_role("navigation", name="Views").get_by_role("button", name=view).click()
+            assert page.evaluate(NO_SIDEWAYS_SCROLL), (view, page.evaluate(
+                "document.documentElement.scrollWidth"))
+            assert page.evaluate(PAST_THEIR_CARD) == [], view
+        page.get_by_role("navigation", name="Views").get_by_role("button", name="Table").click()
+        button = page.locator("ph-d12-test button").first
+        button.focus()
+        assert button.evaluate(UNCOVERED)
+        screenshot(page, f"night2-d12-long-{'gm' if link == gm_link else 'player'}")
