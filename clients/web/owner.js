@@ -69,6 +69,9 @@ class OwnerSession extends Reconnecting {
     /** @type {OwnerState} */
     this.state = "connecting";
     this.problem = ""; // the server's words on a refused join
+    /** Each member's name, from the campaign's `member_invited` events (a GM link's session
+     * reads the log from its start): the name the table shows a new GM by. @type {Map<string, string>} */
+    this.invited = new Map();
     /** Told each change of `state` (or of `problem`). @type {(state: OwnerState) => void} */
     this.changed = () => {};
     /** @type {Asked} */
@@ -112,6 +115,8 @@ class OwnerSession extends Reconnecting {
         this.set("refused");
         this.settleReady.fail(new Refused(message.message, message.path));
       } else this.set(this.state); // said; tried again after the server closes
+    } else if (message.type === "event" && message.event?.type === "member_invited") {
+      this.invited.set(message.event.member, message.event.name);
     } else if (message.id && this.waiting.has(message.id)) {
       const {done, fail} = /** @type {Asked} */ (this.waiting.get(message.id));
       this.waiting.delete(message.id);
@@ -340,7 +345,11 @@ class OwnerPage {
       if (!ack.token) throw new Error(NO_TOKEN);
       const link = joinLink(campaign.campaign, ack.token);
       this.links.set(campaign.campaign, link);
-      replace(holder, linkBox(link, `GM link for ${campaign.name}`));
+      // each GM link is a member of its own name ("GM 2"): the one to remove if it is lost
+      const name = session.invited.get(ack.member) ?? ack.member;
+      replace(holder, linkBox(link, `GM link for ${campaign.name}`),
+              h("p", {class: "ph-owner-gm-name"}, `At the table this link is the GM “${name}”:`
+                + " if it is ever lost, remove that member there."));
       button.textContent = "Another GM link";
       /** @type {HTMLInputElement} */ (holder.querySelector("input")).focus();
     } catch (failure) {

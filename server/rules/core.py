@@ -46,6 +46,18 @@ def slugify(text: str, taken: set[str] | dict[str, Any], fallback: str) -> str:
     return candidate
 
 
+def distinct_name(name: str, taken: set[str]) -> str:
+    """``name``, or with a number after it ("GM 2") when a member at the table already has it:
+    every "Another GM link" was a member called "GM", and the GM could not tell which old link
+    to remove. Cut short to stay within a name's 80 characters."""
+    candidate, n = name, 2
+    while candidate in taken:
+        suffix = f" {n}"
+        candidate = name[:80 - len(suffix)] + suffix
+        n += 1
+    return candidate
+
+
 def open_campaign(
     command: core.CreateCampaign, campaign: str, gm_token_hash: str,
     first_seed: bytes | None = None,
@@ -67,6 +79,7 @@ def _invite(ctx: Decision, command: core.Invite, hash_token: Any) -> list[Event]
         raise Rejected("invalid", "a spectator plays no characters", "$.characters")
     name = command.name or (command.characters[0] if command.characters else command.role)
     member = slugify(name, {*ctx.state.members, ADMIN_MEMBER}, command.role)  # "admin" is taken
+    name = distinct_name(name, {m.name for m in ctx.state.members.values() if m.active})
     token = ctx.issue_token(member)
     return [
         core.MemberInvited(

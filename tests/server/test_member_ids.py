@@ -35,9 +35,23 @@ def test_an_id_cut_to_its_length_does_not_end_in_a_dash() -> None:
 
 async def test_players_named_in_other_scripts_get_distinct_ids(table: Table) -> None:
     """Two players invited as "李" and one as "Ørjan" are ``player``, ``player-2`` and
-    ``orjan``, and keep the names they were given."""
+    ``orjan``; the second "李" is listed as "李 2", so the two can be told apart."""
     _, gm = await table.create_campaign("d12")
     acks = [await gm.call(core.Invite, role="player", name=name) for name in ("李", "李", "Ørjan")]
     members = [ack.member for ack in acks]
     assert members == ["player", "player-2", "orjan"]
-    assert [gm.state.members[str(member)].name for member in members] == ["李", "李", "Ørjan"]
+    assert [gm.state.members[str(member)].name for member in members] == ["李", "李 2", "Ørjan"]
+
+
+async def test_each_new_gm_link_is_a_member_of_its_own_name(table: Table) -> None:
+    """The owner's "Another GM link" invites a GM named "GM" each time: the table listed "GM"
+    twice and the GM could not tell which old link to remove. They are "GM 2" and "GM 3"; a
+    name free again (its member removed) is given again; an 80-character name stays 80."""
+    _, gm = await table.create_campaign("d12")
+    acks = [await gm.call(core.Invite, role="gm", name="GM") for _ in range(2)]
+    assert [gm.state.members[str(ack.member)].name for ack in acks] == ["GM 2", "GM 3"]
+    await gm.call(core.RemoveMember, member=str(acks[0].member))
+    again = await gm.call(core.Invite, role="gm", name="GM")
+    assert gm.state.members[str(again.member)].name == "GM 2"
+    long = [await gm.call(core.Invite, role="player", name="X" * 80) for _ in range(2)]
+    assert gm.state.members[str(long[1].member)].name == "X" * 78 + " 2"

@@ -36,10 +36,14 @@ export class PhConditions extends HTMLElement {
       const mine = own.has(c.character); // the GM may give or take a character at any time
       if (card.mine !== mine) {
         card.form?.remove();
-        card.form = mine ? this.form(c, names) : null;
+        card.current = c.conditions ?? {};
+        card.follow = null;
+        card.form = mine ? this.form(c, names, card) : null;
         if (card.form) card.node.append(card.form);
         card.mine = mine;
       }
+      card.current = c.conditions ?? {};
+      card.follow?.();
       const key = JSON.stringify([c.name, c.conditions ?? {}]);
       clearWhenChanged(card.node, key);
       if (card.key !== key) {
@@ -56,20 +60,39 @@ export class PhConditions extends HTMLElement {
     const values = h("p", {class: "ph-condition-values"});
     const node = h("article", {class: "ph-conditions-card", "data-character": character.character},
       title, values);
-    return {node, title, values, key: null, mine: false, form: null};
+    return {node, title, values, key: null, mine: false, form: null, current: {}, follow: null};
   }
 
-  /** The form that sets a condition: the GM's, and the character's player's. */
-  form(character, names) {
+  /** The form that sets a condition: the GM's, and the character's player's. Its number starts
+   * at the condition's current value (it started at 0: adding 2 strain meant working it out)
+   * and follows it as it changes, until someone types in it; choosing another condition, or
+   * setting one, goes back to following.
+   * @param {{character: string, name: string}} character @param {string[][]} names
+   * @param {{current: Record<string, number>, follow: (() => void) | null}} card */
+  form(character, names, card) {
     const condition = h("select", {name: "condition", "aria-label": "condition"},
       names.map(([name, words]) => h("option", {value: name}, words)));
     const value = h("input", {name: "value", type: "number", min: 0, max: 99, value: "0",
                               inputmode: "numeric", "aria-label": "value", class: "ph-nd-count"});
+    let typed = false;
+    card.follow = () => {
+      if (!typed) value.value = String(card.current[condition.value] ?? 0);
+    };
+    value.addEventListener("input", () => { typed = true; });
+    condition.addEventListener("change", () => {
+      typed = false;
+      card.follow?.();
+    });
     const form = h("form", {class: "ph-nc-form ph-conditions-form",
                             "aria-label": `Set a condition of ${character.name}`},
       condition, value, h("button", {type: "submit"}, "Set"));
     bindForm(form, (data) => ({type: "set_condition", character: character.character,
-      condition: String(data.get("condition")), value: Number(data.get("value"))}));
+      condition: String(data.get("condition")), value: Number(data.get("value"))}),
+      () => {
+        typed = false;
+        card.follow?.();
+      });
+    card.follow();
     return form;
   }
 }

@@ -1,6 +1,7 @@
 // <ph-invite>: the GM invites a member (role, name, characters). The server answers with the
 // new member's token, once: the page turns it into a join link on this page's own origin
 // (session.js joinLink), shows it with a Copy button and says it will not be shown again.
+// An empty name is refused by the page itself ("give the member a name"), and nothing is sent.
 // The command carries a retry_key, so an invite re-sent after a dropped connection still
 // brings back the token it issued.
 import {h, replace} from "../dom.js";
@@ -35,8 +36,7 @@ export class PhInvite extends HTMLElement {
     this.result = h("div", {class: "ph-invite-result", hidden: true, role: "status"});
     this.roleSelect.addEventListener("change", () => this.showCharacters());
     bindForm(this.form, (data) => ({
-      type: "invite", role: String(data.get("role")),
-      ...(String(data.get("name") ?? "").trim() ? {name: String(data.get("name")).trim()} : {}),
+      type: "invite", role: String(data.get("role")), name: this.nameOf(data),
       ...(data.get("role") !== "spectator" ? {characters: data.getAll("characters").map(String)} : {}),
       retry_key: retryKey(),
     }), (ack) => this.invited(ack));
@@ -66,6 +66,16 @@ export class PhInvite extends HTMLElement {
       this.characterBox.append(label);
     }
     this.showCharacters();
+  }
+
+  /** The name typed, or the page's own refusal in plain words: an empty name made a working
+   * member called "player" (the server's default), then "player-2", with no word said.
+   * @param {FormData} data @returns {string} */
+  nameOf(data) {
+    const name = String(data.get("name") ?? "").trim();
+    if (name) return name;
+    /** @type {HTMLInputElement} */ (this.form.querySelector("input[name=name]")).focus();
+    throw Object.assign(new Error("give the member a name"), {path: "$.name"});
   }
 
   showCharacters() {

@@ -1,5 +1,9 @@
 // <ph-roll>: free dice (`2d6+1`) for anyone but a spectator; the server parses and rolls.
 // Beside the button, who sees the roll (../visibility.js), once the member's role is known.
+// On a phone the form sticks above the views' bar, so it keeps to one line: the dice, Roll,
+// and "More", which opens the rest (as which character, the reason, who sees it). It took
+// about 220 of 844 px and hid a check's controls. A roll that is not public always shows its
+// choice, so a private roll is never made with the choice out of sight.
 /** @import {NamedControls} from "../dom.js" */
 import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
@@ -9,13 +13,17 @@ export class PhRoll extends HTMLElement {
   connectedCallback() {
     if (this.form) return;
     this.characterSelect = h("select", {name: "character", "aria-label": "as character"});
-    this.button = h("button", {type: "submit"}, "Roll");
+    this.button = h("button", {type: "submit", class: "ph-roll-go"}, "Roll");
+    this.more = h("div", {class: "ph-roll-more", id: "ph-roll-more"},
+      this.characterSelect,
+      h("input", {name: "reason", placeholder: "reason (optional)", "aria-label": "reason"}));
+    this.toggle = h("button", {type: "button", class: "ph-quiet ph-roll-toggle",
+                               "aria-expanded": "false", "aria-controls": "ph-roll-more"}, "More");
+    this.toggle.addEventListener("click", () => this.open(this.toggle.ariaExpanded !== "true"));
     this.form = h("form", {class: "ph-roll-form", "aria-label": "Roll dice"},
       h("label", {}, "Roll ", h("input", {name: "expression", required: true, placeholder: "2d6+1",
         autocomplete: "off", size: 10, "aria-label": "dice expression"})),
-      this.characterSelect,
-      h("input", {name: "reason", placeholder: "reason (optional)", "aria-label": "reason"}),
-      this.button);
+      this.more, this.button, this.toggle);
     bindForm(this.form, (data) => ({
       type: "roll", expression: String(data.get("expression")).trim(),
       ...(data.get("character") ? {character: data.get("character")} : {}),
@@ -26,12 +34,20 @@ export class PhRoll extends HTMLElement {
     if (this._me) this.me = this._me;
   }
 
+  /** Show or fold the rest of the form (on a phone; elsewhere it is always shown).
+   * @param {boolean} open */
+  open(open) {
+    this.toggle.ariaExpanded = String(open);
+    this.toggle.textContent = open ? "Less" : "More";
+    this.form.toggleAttribute("data-open", open);
+  }
+
   /** The member ({member, role}): the visibility choice their role has, beside the button. */
   set me(value) {
     this._me = value;
     if (!this.form || this.visibility !== undefined) return;
     this.visibility = visibilityChoice(value, {oneShot: true});
-    if (this.visibility) this.button.before(this.visibility);
+    if (this.visibility) this.more.append(this.visibility);
   }
 
   /** The characters this member may roll for. */

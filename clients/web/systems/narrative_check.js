@@ -41,13 +41,14 @@ export class NarrativeCheck extends HTMLElement {
         .map((c) => [c.character, c.name]), check.target ?? null); // whom the check is against
       this.opponentSkills();
     }
-    if (view !== this.shownView || !this.shownOnce) {
-      // only a new view redraws the dice and odds (a table message comes after every change at
-      // the table; the odds region is a live region and must not repeat itself)
+    if (view !== this.shownView || level !== this.shownLevel || !this.shownOnce) {
+      // only a new view (or difficulty) redraws the dice and odds (a table message comes after
+      // every change at the table; the odds region is a live region and must not repeat itself)
       this.shownView = view;
+      this.shownLevel = level;
       this.shownOnce = true;
       this.showPool(view);
-      this.showOdds(view);
+      this.showOdds(level === null ? null : view, level === null);
     }
     const changes = check.modifications.map((mod) => modificationWords(mod, names));
     for (const side of check.destiny) changes.push(`a ${side} side destiny point was spent on it`);
@@ -94,7 +95,15 @@ export class NarrativeCheck extends HTMLElement {
     this.notation.title = "the pool in the notation of poolhall odds";
   }
 
-  showOdds(view) {
+  /** The odds of the pool, once the GM has set the difficulty: before, the server's odds are
+   * those of a pool with no difficulty dice, and "94.4% to succeed" beside "no difficulty yet"
+   * read as the real chance. */
+  showOdds(view, noDifficulty = false) {
+    if (noDifficulty) {
+      replace(this.odds, h("p", {class: "ph-muted ph-nc-note ph-nc-odds-later"},
+        "Odds once the GM sets the difficulty."));
+      return;
+    }
     const odds = view?.odds;
     if (!odds) {
       replace(this.odds, h("p", {class: "ph-muted ph-nc-note"},
