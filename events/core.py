@@ -207,7 +207,8 @@ class Invite(Command, frozen=True, kw_only=True):
     """Invite a member (GM or admin); the ack carries their token, shown only once, and
     the member's id, made from ``name`` (else the first character, else the role): "Ørjan"
     is ``orjan``, a name with no Latin letter or digit takes the role (``player-2`` when
-    ``player`` is taken)."""
+    ``player`` is taken). A name a member at the table already has takes a number ("GM 2"),
+    so that two members are never listed alike."""
 
     role: Role
     name: Name | None = None
