@@ -89,10 +89,11 @@ def test_without_a_clipboard_the_link_is_selected_for_copying(
     gm.evaluate("Object.defineProperty(navigator, 'clipboard', {value: undefined})")
     invite = gm.locator("ph-invite")
     invite.get_by_label("Role").select_option("spectator")
+    invite.get_by_label("Name").fill("Watcher")
     invite.get_by_role("button", name="Invite").click()
     invite.get_by_role("button", name="Copy").click()
     expect(invite).to_contain_text("press Ctrl+C")
-    field = invite.get_by_label("join link for the new member")
+    field = invite.get_by_label("join link for Watcher")
     expect(field).to_be_focused()
     selected = gm.evaluate("(() => { const f = document.activeElement;"
                            " return f.value.slice(f.selectionStart, f.selectionEnd); })()")
@@ -128,6 +129,7 @@ def test_the_gm_gives_a_player_invited_early_the_character_made_later(
         expect(page.locator("ph-log")).to_contain_text("Mira now plays Vex")
     expect(as_character.locator("option")).to_have_text(["no character", "Vex"])
     mira.locator("ph-roll").get_by_label("dice expression").fill("1d6")
+    mira.locator("ph-roll").get_by_role("button", name="More").click()  # a phone: one line
     as_character.select_option("vex")
     mira.locator("ph-roll").get_by_role("button", name="Roll").click()
     expect(gm.locator("ph-log")).to_contain_text("Vex rolls 1d6")
