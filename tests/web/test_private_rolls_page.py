@@ -68,8 +68,9 @@ def test_secret_and_blind_rolls_are_sealed_then_revealed_and_verified(
 def test_a_refused_visibility_is_said_in_plain_words_and_fits_a_phone(
         served: Served, open_page: PageOpener) -> None:
     """On a 360 px phone the choice sits in the roll form, behind More (the form keeps to one
-    line there), without sideways scrolling; a visibility the server refuses (a player's ``gm``, put in the list here: the page offers
-    it only to the GM) is told in the server's words beside the form, the choice marked."""
+    line there), without sideways scrolling; a visibility the server refuses (a player's
+    ``gm``, put in the list here: the page offers it only to the GM) is told in the server's
+    words beside the form, the choice marked."""
     campaign, gm_link = served.create_campaign("Narrow", "d12")
     ana_link = served.invite(campaign, gm_link, "player", "Ana")
     ana = open_page(ana_link, width=360, height=740)
