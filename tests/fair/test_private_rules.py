@@ -41,6 +41,15 @@ def refused(table: object, member: str, command: type, **fields: object) -> Reje
     return caught.value
 
 
+def open_secret_check(table: NarrativeTable) -> str:
+    """The GM opens a secret check (Vader's Vigilance); its id, which the server chose."""
+    opened = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
+                       visibility="gm")
+    assert isinstance(opened[0], narrative.CheckOpened)
+    assert opened[0].visibility == "gm"
+    return opened[0].check
+
+
 def test_only_the_gm_rolls_in_secret_and_the_gm_is_never_blind() -> None:
     """Rule: ``gm`` is the GM's; ``blind`` and ``self`` are a player's."""
     table = NarrativeTable()
@@ -103,10 +112,7 @@ def test_pending_subjects_and_who_sees_them() -> None:
     a member acting on a check they may not see is told it does not exist."""
     table = NarrativeTable()
     fair(table)
-    opened = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
-                       visibility="gm")
-    assert isinstance(opened[0], narrative.CheckOpened)
-    hidden = opened[0].check
+    hidden = open_secret_check(table)
     table.run("gm", narrative.AddDice, check=hidden, kind="boost")
     table.run("han-player", core.Roll, expression="1d6", character="han", visibility="self")
     table.run("han-player", core.Roll, expression="1d6", character="han", visibility="blind")
@@ -245,10 +251,7 @@ def test_a_secret_checks_name_cannot_be_found_by_trying_names() -> None:
     taken = refused(table, "han-player", narrative.OpenCheck, character="han", skill="Cool",
                     check="secret-5")
     assert (taken.code, taken.path) == ("invalid", "$.check")
-    opened = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
-                       visibility="gm")
-    assert isinstance(opened[0], narrative.CheckOpened)
-    secret = opened[0].check
+    secret = open_secret_check(table)
     hidden = refused(table, "han-player", narrative.AddDice, check=secret, kind="boost")
     never = refused(table, "han-player", narrative.AddDice, check="nothing", kind="boost")
     assert (hidden.code, hidden.path) == (never.code, never.path) == ("not_found", "$.check")
@@ -262,10 +265,7 @@ def test_a_secret_check_is_not_entered_as_initiative() -> None:
     table = NarrativeTable()
     fair(table)
     table.run("gm", StartEncounter)
-    opened = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
-                       visibility="gm")
-    assert isinstance(opened[0], narrative.CheckOpened)
-    secret = opened[0].check
+    secret = open_secret_check(table)
     table.run("gm", narrative.SetDifficulty, check=secret, level="simple")
     table.run("gm", narrative.RollCheck, check=secret)
     refusal = refused(table, "gm", EnterInitiative, check=secret)
@@ -362,10 +362,7 @@ def test_a_session_does_not_start_or_end_over_an_unfinished_secret() -> None:
     cancelled or ended, and says which."""
     table = NarrativeTable()
     fair(table)
-    opened = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
-                       visibility="gm")
-    assert isinstance(opened[0], narrative.CheckOpened)
-    secret = opened[0].check
+    secret = open_secret_check(table)
     refusal = refused(table, "gm", core.StartSession, title="One")
     assert (refusal.code, refusal.path) == ("rule", "$.type")
     assert secret in refusal.message
@@ -418,10 +415,7 @@ def test_a_secret_checks_id_and_count_tell_a_player_nothing() -> None:
     secret ones."""
     table = NarrativeTable()
     fair(table)
-    opened = table.run("gm", narrative.OpenCheck, character="vader", skill="Vigilance",
-                       visibility="gm")
-    assert isinstance(opened[0], narrative.CheckOpened)
-    secret = opened[0].check
+    secret = open_secret_check(table)
     table.run("gm", core.Roll, expression="1d6", visibility="gm")
     one_shot = f"secret-{table.seq}"  # a secret roll's seq, no check
     taken = refused(table, "han-player", narrative.OpenCheck, character="han", skill="Cool",
