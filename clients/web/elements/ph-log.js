@@ -163,18 +163,24 @@ export class PhLog extends HTMLElement {
     const [n, first, last] = this.drawnOf ?? [];
     const same = frames.length === n && frames[0]?.seq === first && frames.at(-1)?.seq === last;
     let redraw = !same || exhausted !== this.exhausted || this.loading || !this.names || this.stale;
+    // lines only added below the view move nothing the reader sees: the view is left where
+    // the browser has it (placed again from its anchor, it could move by a line when a line
+    // above had changed height since the anchor was taken)
+    let below = !same && n !== undefined && frames[0]?.seq === first && frames.length > n
+      && !this.loading && !this.stale && exhausted === this.exhausted && Boolean(this.names);
     this.stale = false;
     if (this.fair.learn(frames, this.campaign)) { // a seed revealed: rolls checked again
       for (const line of this.built.values()) line.remove();
       this.built.clear();
       redraw = true;
+      below = false;
     }
     this.frames = frames;
     this.names = names;
     this.system = system;
     this.exhausted = exhausted;
     this.loading = false;
-    if (redraw) this.draw(); // a `table` message alone changes no line: nothing to do
+    if (redraw) this.draw(!below); // a `table` message alone changes no line: nothing to do
   }
 
   /** The frames of `seqs` were replaced in the log (the sealed private rolls, now whole):
