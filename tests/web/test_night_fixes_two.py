@@ -122,8 +122,13 @@ def test_on_a_phone_the_roll_form_keeps_to_one_line_and_a_check_can_be_rolled(
     assert box["height"] <= 80, box
     expect(form.get_by_label("reason")).to_be_hidden()
 
-    roll = ana.locator("ph-narrative-check[data-check=han-1] .ph-nc-roll")
+    card = ana.locator("ph-narrative-check[data-check=han-1]")
+    # the card drawn whole first (its odds come later, from a worker: they make it taller)
+    expect(card.locator(".ph-nc-success")).to_contain_text("% to succeed", timeout=15_000)
+    roll = card.locator(".ph-nc-roll")
     roll.focus()  # as a keyboard, or a person scrolling to it, brings it into view
+    ana.evaluate("() => new Promise((done) => requestAnimationFrame(() =>"
+                 " requestAnimationFrame(done)))")  # the scroll it causes, drawn
     assert roll.evaluate(UNCOVERED), (roll.bounding_box(), form.bounding_box())
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     ana.screenshot(path=str(SCREENSHOTS / "night2-phone-check.png"))  # the screen, as seen
