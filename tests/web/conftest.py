@@ -16,7 +16,7 @@ import asyncio
 import json
 import os
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Coroutine, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -123,9 +123,15 @@ class Served:
         return answer
 
     def create_campaign(self, name: str, system: str) -> tuple[str, str]:
-        """A new campaign: its id and the GM's join link."""
-        answer = self.cli("campaign", "create", name, "--system", system)
-        return str(answer["campaign"]), str(answer["link"])
+        """A new campaign: its id and the GM's join link (made with the admin token over the
+        Python client, as :meth:`invite`: a CLI process each cost 0.3-1 s, some 50 times a
+        run; ``tests/clients`` test ``poolhall campaign create``)."""
+        admin = (self.directory / "table.db.admin-token").read_text().strip()
+        ack, = self._run(self._send(None, admin, ({"type": "create_campaign", "name": name,
+                                                     "system": system},)))
+        assert ack.campaign is not None
+        assert ack.token is not None
+        return ack.campaign, join_link(self.url, ack.campaign, ack.token)
 
     def gm_token_file(self, link: str) -> Path:
         """The GM's token (from their link) in a file, for CLI commands as the GM."""
@@ -149,11 +155,16 @@ class Served:
         """Send ``commands`` (protocol dicts; ids are filled in) as the member whose join link
         is ``link``, in order, over one connection of the Python client; their acks."""
         fragment = dict(part.split("=", 1) for part in link.split("#", 1)[1].split("&"))
-        with ThreadPoolExecutor(1) as thread:  # Playwright's sync API holds this thread's loop
-            return thread.submit(asyncio.run, self._send(
-                fragment["campaign"], fragment["token"], commands)).result()
+        return self._run(self._send(fragment["campaign"], fragment["token"], commands))
 
-    async def _send(self, campaign: str, token: str,
+    @staticmethod
+    def _run(work: Coroutine[object, object, list[Ack]]) -> list[Ack]:
+        """``work`` run to its end on a loop of its own thread: Playwright's sync API holds
+        this thread's loop."""
+        with ThreadPoolExecutor(1) as thread:
+            return thread.submit(asyncio.run, work).result()
+
+    async def _send(self, campaign: str | None, token: str,
                     commands: tuple[Mapping[str, object], ...]) -> list[Ack]:
         client = Client(self.url, token, campaign)
         await client.connect()

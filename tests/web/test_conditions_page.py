@@ -32,9 +32,8 @@ def test_wounds_marked_by_the_gm_reach_the_tests_odds(
         expect(page.locator("ph-conditions [data-character=sam] [data-condition=physical]")
                ).to_have_text("Physical boxes 3")
         expect(page.locator("ph-log")).to_contain_text("Sam's physical: 0 → 3")
-    served.as_gm(gm_link, "send", campaign, json.dumps(
-        {"type": "declare_pool_test", "character": "sam", "skill": "pistols", "kind": "other",
-         "tn": 5}))
+    served.send(gm_link, {"type": "declare_pool_test", "character": "sam", "skill": "pistols",
+                          "kind": "other", "tn": 5})
     card = ana.locator("ph-sr3-declared [data-character=sam]")
     expect(card.locator("caption")).to_contain_text("against target number 7: 5 + 2 for wounds")
     odds = json.loads(poolhall("sr3-odds", "6", "--tn", "7", "--json",

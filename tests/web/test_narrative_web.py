@@ -179,10 +179,10 @@ def test_the_gm_keeps_typing_a_sheet_while_the_table_moves_and_free_dice_read_in
     create_character(gm, "Han", {"agility": 3}, [("Ranged (Light)", 2, "agility")])
     served.send(gm_link, {"type": "create_character", "character": "boba", "name": "Boba",
                           "stats": {"system": "narrative"}})  # listed before Vader
-    served.as_gm(gm_link, "send", campaign, json.dumps({
+    served.send(gm_link, {
         "type": "create_character", "character": "vader", "name": "Vader",
         "stats": {"system": "narrative", "willpower": 3,
-                  "skills": {"Vigilance": {"rank": 2, "characteristic": "willpower"}}}}))
+                  "skills": {"Vigilance": {"rank": 2, "characteristic": "willpower"}}}})
     ana = open_page(served.invite(campaign, gm_link, "player", "Ana", "han"))
 
     opener = gm.locator("ph-narrative-opener form")

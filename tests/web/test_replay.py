@@ -13,11 +13,9 @@ from tests.web.conftest import Served
 def _session_of_rolls(served: Served) -> tuple[str, str]:
     """A d12 campaign: a game session with six free rolls, then a second session."""
     campaign, gm_link = served.create_campaign("Replayed", "d12")
-    served.as_gm(gm_link, "send", campaign, '{"type": "start_session", "title": "The heist"}')
-    for sides in (4, 6, 8, 10, 12, 20):
-        served.as_gm(gm_link, "roll", campaign, f"1d{sides}")
-    served.as_gm(gm_link, "send", campaign, '{"type": "end_session"}')
-    served.as_gm(gm_link, "send", campaign, '{"type": "start_session", "title": "Aftermath"}')
+    served.send(gm_link, {"type": "start_session", "title": "The heist"},
+                *({"type": "roll", "expression": f"1d{sides}"} for sides in (4, 6, 8, 10, 12, 20)),
+                {"type": "end_session"}, {"type": "start_session", "title": "Aftermath"})
     return campaign, gm_link  # 18 events: each session start and end also ends an epoch of
     # rolls (seed revealed, next committed), and the campaign's creation commits the first
 

@@ -23,9 +23,9 @@ ROOK = {"system": "sr3", "body": 6, "quickness": 4, "strength": 6, "charisma": 2
 
 def create(served: Served, gm_link: str, campaign: str, character: str, name: str,
            stats: dict[str, object]) -> None:
-    """The GM creates a character from the CLI (the form has its own test)."""
-    served.as_gm(gm_link, "send", campaign, json.dumps(
-        {"type": "create_character", "character": character, "name": name, "stats": stats}))
+    """The GM creates a character over the Python client (the form has its own test)."""
+    served.send(gm_link, {"type": "create_character", "character": character, "name": name,
+                          "stats": stats})
 
 
 def pool_left(page: Page, character: str, pool: str = "combat") -> Locator:

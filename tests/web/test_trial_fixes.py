@@ -4,7 +4,6 @@ error gone once the state it was about has changed, and the focus kept on the co
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
@@ -62,11 +61,9 @@ def test_pool_dice_past_the_limit_get_the_rules_words_beside_the_control(
     campaign, gm_link = served.create_campaign("Seattle Nights", "sr3")
     create(served, gm_link, campaign, "sam", "Sam", SAM)
     ana = open_page(served.invite(campaign, gm_link, "player", "Ana", "sam"))
-    served.as_gm(gm_link, "send", campaign, json.dumps(
-        {"type": "start_combat", "participants": ["sam"]}))
-    served.as_gm(gm_link, "send", campaign, json.dumps(
-        {"type": "declare_pool_test", "character": "sam", "skill": "pistols",
-         "kind": "combat", "tn": 5}))
+    served.send(gm_link, {"type": "start_combat", "participants": ["sam"]},
+                {"type": "declare_pool_test", "character": "sam", "skill": "pistols",
+                 "kind": "combat", "tn": 5})
     card = ana.locator("ph-sr3-declared [data-character=sam]")
     field = card.get_by_label("Combat Pool dice (up to 6)")
     field.fill("7")
