@@ -144,7 +144,8 @@ def _sr3(report: Report, s: Sr3Figures) -> list[RenderableType]:
     if s.longest_chain is not None:
         c = s.longest_chain
         line += (f"; longest Rule of Six: {plural('six', c.sixes, 'sixes')} "
-                 f"({'+'.join(map(str, c.faces))}) by {c.character} at #{c.seq}")
+                 f"({'+'.join(map(str, c.faces))}) by "
+                 f"{report.characters.get(c.character, c.character)} at #{c.seq}")
     unused = sum(t.unused for t in s.combat_turns)
     full = sum(t.full for t in s.combat_turns)
     if full:

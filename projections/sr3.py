@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from poolhall.events import sr3 as vocabulary
-from poolhall.events.base import Recorded
+from poolhall.events.base import Recorded, Visibility
 from poolhall.events.sr3 import PoolDie
 from poolhall.projections.contract import Projection, TableView
 
@@ -92,6 +92,11 @@ class TestRecord(msgspec.Struct, kw_only=True):
     opposes: int | None = None
     opposed_by: list[int] = msgspec.field(default_factory=list)
     outcome: vocabulary.OpposedOutcome | None = None
+    visibility: Visibility = "public"
+    """Who saw the roll before its seed was revealed (``gm``, ``blind``, ``self``)."""
+    epoch: int | None = None
+    """The fair epoch it was rolled in: a private test is still sealed, and not rerolled with
+    Karma, while this is the campaign's epoch (its seed is revealed when the epoch ends)."""
 
 
 class GameState(msgspec.Struct, kw_only=True):
@@ -166,7 +171,8 @@ def _test_rolled(state: GameState, rec: Recorded, e: vocabulary.PoolTestRolled) 
         attribute=e.attribute, tn=e.tn, base_dice=e.base_dice, dice=list(e.dice),
         successes=e.successes, highest=e.highest, disastrous=e.disastrous,
         karma_dice=sum(1 for die in e.dice if die.source == "karma"), opposes=e.opposes,
-        outcome=e.outcome)
+        outcome=e.outcome, visibility=e.visibility,
+        epoch=e.fair.epoch if e.fair is not None else None)
     state.next_test = max(state.next_test, e.test + 1)
     if e.opposes is not None and e.opposes in state.tests:
         state.tests[e.opposes].opposed_by.append(e.test)

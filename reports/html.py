@@ -156,13 +156,15 @@ def _systems(report: Report, section: Section, salt: str) -> list[str]:
         if s.longest_chain is not None:
             c = s.longest_chain
             out.append(f"<p>Longest Rule-of-Six chain: {plural('six', c.sixes, 'sixes')} "
-                       f"({'+'.join(map(str, c.faces))}) by {_e(c.character)} at #{c.seq}.</p>")
-        if s.combat_turns:
-            rows = "".join(f"<tr><td>{_e(t.character)}</td><td>{t.encounter}.{t.turn}</td>"
+                       f"({'+'.join(map(str, c.faces))}) by "
+                       f"{_e(report.characters.get(c.character, c.character))} at #{c.seq}.</p>")
+        if s.combat_turns:  # by name, as every other table of the report names characters
+            rows = "".join(f"<tr><td>{_e(report.characters.get(t.character, t.character))}</td>"
+                           f"<td>{t.encounter}</td><td>{t.turn}</td>"
                            f"<td>{t.full}</td><td>{t.drawn}</td><td>{t.unused}</td></tr>"
                            for t in s.combat_turns[:200])
-            out.append("<table><tr><th>character</th><th>combat.turn</th><th>pool dice</th>"
-                       "<th>drawn</th><th>unused</th></tr>" + rows + "</table>")
+            out.append("<table><tr><th>character</th><th>combat</th><th>Combat Turn</th>"
+                       "<th>pool dice</th><th>drawn</th><th>unused</th></tr>" + rows + "</table>")
     if (d := section.d12) is not None:
         t12 = d.table
         out += ["<h3>d12 rolls</h3>", _tallies([

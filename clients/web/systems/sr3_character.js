@@ -29,6 +29,20 @@ export const SKILL_KINDS = ["combat", "physical", "social", "technical", "build_
                             "sorcery", "conjuring", "magical", "knowledge", "language"];
 const NEW = "";
 
+/**
+ * A skill's id from what the GM typed: a group moving from a character sheet writes "Unarmed
+ * Combat" or "Etiquette (Matrix)", and the server takes ids only ("unarmed-combat",
+ * "etiquette-matrix"); the table shows an id as words again ("Unarmed combat"). Something with
+ * no letter to start an id is left as typed, for the server to refuse naming the skill.
+ * @param {string} typed
+ * @returns {string}
+ */
+export function skillIdOf(typed) {
+  const id = typed.trim().toLowerCase().normalize("NFKD").replace(/\p{M}/gu, "")
+    .replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40).replace(/-+$/, "");
+  return /^[a-z]/.test(id) ? id : typed.trim().toLowerCase();
+}
+
 function numberInput(field, min, max, extra = {}) {
   return h("input", {type: "number", name: field, "data-path": `$.stats.${field}`, min, max,
                      inputmode: "numeric", class: "ph-sr3-number", ...extra});
@@ -58,9 +72,9 @@ export class Sr3Character extends HTMLElement {
         labelled("Essence", numberInput("essence", 0, 6, {step: "0.1", inputmode: "decimal"})),
         MORE.map(([field, words, , min, max]) => labelled(words, numberInput(field, min, max))))),
       h("fieldset", {"data-path": "$.stats.skills"}, h("legend", {}, "Skills"),
-        h("table", {class: "ph-sr3-skills"},
+        h("div", {class: "ph-sr3-skills-box"}, h("table", {class: "ph-sr3-skills"},
           h("thead", {}, h("tr", {}, ["Skill", "Rating", "Attribute", "Kind", ""].map((text) =>
-            h("th", {scope: "col"}, text)))), this.skills),
+            h("th", {scope: "col"}, text)))), this.skills)),
         h("button", {type: "button", class: "ph-quiet", onclick: () => this.addSkill().focus()},
           "Add a skill")),
       h("details", {}, h("summary", {}, "Gear and karma"), h("div", {class: "ph-sr3-grid"},
@@ -126,7 +140,7 @@ export class Sr3Character extends HTMLElement {
 
   addSkill(name = "", skill = {rating: 1, attribute: "quickness", kind: "physical"}) {
     const input = h("input", {name: "skill_name", "aria-label": "skill", value: name, required: true,
-                              pattern: "[a-z][a-z0-9_\\-]{0,39}", placeholder: "pistols",
+                              maxlength: 60, placeholder: "Pistols",
                               autocomplete: "off", class: "ph-sr3-skill-name"});
     const row = h("tr", {class: "ph-sr3-skill"},
       h("td", {}, input),
@@ -159,8 +173,9 @@ export class Sr3Character extends HTMLElement {
     for (const row of this.skills.querySelectorAll("tr")) {
       const [name, rating, attribute, kind] = /** @type {NodeListOf<HTMLInputElement>} */ (
         row.querySelectorAll("input, select"));
-      const id = name.value.trim().toLowerCase();
+      const id = skillIdOf(name.value);
       if (!id) continue;
+      name.value = id; // the GM sees the id the skill is saved under
       if (id in stats.skills) throw new Error(`the skill “${id}” is listed twice`);
       name.dataset.path = `$.stats.skills.${id}`;
       rating.dataset.path = `$.stats.skills.${id}.rating`;

@@ -14,9 +14,13 @@ import {poolWords, testWords} from "./sr3_dice.js";
 const SHARED = ["character", "kind", "skill", "attribute", "opposes", "surprised", "rigged",
                 "astral", "magic", "elemental", "reason"];
 
-/** A chance for people; one too small for two decimals still reads as not quite none. */
-function chance(p) {
-  return p > 0 && p < 0.00005 ? "< 0.01%" : percent(p);
+/** A chance for people; one too small for two decimals still reads as not quite none, and
+ * one too close to certain for two decimals as not quite certain (ten dice at TN 3 fail
+ * once in 59,049 tests: "100.00%" told the table they could not). */
+export function chance(p) {
+  if (p > 0 && p < 0.00005) return "< 0.01%";
+  if (p < 1 && p >= 0.99995) return "> 99.99%";
+  return percent(p);
 }
 
 /** The view's odds belong to this declaration (an older view may still be in the store). */

@@ -1,13 +1,25 @@
 // <ph-sr3-tests>: the latest tests rolled, newest first: every die with its chain of faces
 // (Rule of Six), the dice that reached the TN marked, the result in words as recorded (Rule of
 // One noted), Karma Pool rerolls so far, and for whoever may spend the character's Karma Pool a
-// button to reroll the failures. A card is rebuilt only when its test changed, so a refusal
+// button to reroll the failures. A test rolled in private (a GM's secret test, a player's self
+// roll) says so, and offers no reroll until its seed is revealed: the server refuses one (the
+// Karma Pool is the table's to see). A card is rebuilt only when its test changed, so a refusal
 // shown beside its button stays until the next try.
 import {h, plural, replace} from "../dom.js";
 import {bindButton} from "../actions.js";
 import {outcomeWords, resultWords, testDice, testWords} from "./sr3_dice.js";
 
 export const SHOWN_TESTS = 6;
+
+const PRIVATELY = {gm: "rolled in secret: only the GM sees it",
+                   blind: "rolled blind: only the GM sees it",
+                   self: "rolled in private: only its player and the GM see it"};
+
+/** Whether `test` is a private test whose seed is not revealed yet (`epoch`: the table's now):
+ * its seed is revealed when the epoch it was rolled in ends. */
+function sealed(test, epoch) {
+  return Boolean(test.visibility && test.visibility !== "public") && test.epoch === epoch;
+}
 
 export class Sr3Tests extends HTMLElement {
   constructor() {
@@ -27,6 +39,7 @@ export class Sr3Tests extends HTMLElement {
 
   update(table, names) {
     if (!this.list) this.connectedCallback();
+    const epoch = table?.fair?.epoch;
     const tests = Object.values(table?.table?.game?.tests ?? {})
       .sort((a, b) => b.test - a.test).slice(0, SHOWN_TESTS);
     const wanted = new Set(tests.map((test) => test.test));
@@ -38,7 +51,8 @@ export class Sr3Tests extends HTMLElement {
     }
     let previous = null;
     for (const test of tests) {
-      const key = JSON.stringify(test);
+      const secret = sealed(test, epoch);
+      const key = JSON.stringify([test, secret]);
       let entry = this.cards.get(test.test);
       if (!entry) {
         entry = {card: h("li", {class: "ph-sr3-card ph-sr3-test", "data-test": test.test}), key: null};
@@ -46,7 +60,7 @@ export class Sr3Tests extends HTMLElement {
       }
       if (entry.key !== key) {
         entry.key = key;
-        this.fill(entry.card, test, names);
+        this.fill(entry.card, test, names, secret);
       }
       if (previous) {
         if (previous.nextSibling !== entry.card) previous.after(entry.card);
@@ -57,10 +71,10 @@ export class Sr3Tests extends HTMLElement {
     this.empty.hidden = tests.length > 0;
   }
 
-  fill(card, test, names) {
+  fill(card, test, names, secret) {
     const outcome = outcomeWords(test.outcome, test.kind);
     const karma = test.dice.filter((die) => die.source === "karma").length;
-    const rerollable = this.mayRoll(test.character) && test.opposed_by.length === 0;
+    const rerollable = this.mayRoll(test.character) && test.opposed_by.length === 0 && !secret;
     let button = null;
     if (rerollable) {
       button = h("button", {type: "button", class: "ph-quiet"}, "Reroll failures with Karma Pool");
@@ -76,7 +90,9 @@ export class Sr3Tests extends HTMLElement {
           ` · rerolled ${plural("time", test.rerolls)} with Karma Pool`) : "",
         karma ? h("span", {class: "ph-muted"}, ` · ${plural("Karma Pool die", karma, "Karma Pool dice")} bought`) : "",
         test.opposed_by.length ? h("span", {class: "ph-muted"},
-          ` · answered by #${test.opposed_by.join(", #")}`) : ""),
+          ` · answered by #${test.opposed_by.join(", #")}`) : "",
+        secret ? h("span", {class: "ph-private-mark", "data-visibility": test.visibility},
+          ` · ${PRIVATELY[test.visibility] ?? "rolled in private"} until the session ends`) : ""),
       button ? h("div", {class: "ph-sr3-buttons", "data-ph-errors": ""}, button) : null);
   }
 }

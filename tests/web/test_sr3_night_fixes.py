@@ -1,0 +1,122 @@
+"""What the Shadowrun game night found, each in a browser: skills typed as a character sheet
+writes them, the skill row cut to "qui…" in the GM's side column, odds of nearly certain tests
+reading "100.00%", and a Karma reroll offered on a secret test the server will not reroll."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from playwright.sync_api import Page, expect
+
+from tests.web.conftest import Served, screenshot
+from tests.web.test_sr3_browser_table import create
+
+ROOM = """(select) => {
+  // the room the widest option leaves beside it (the arrow takes about 20 px of it)
+  const style = getComputedStyle(select);
+  const probe = document.createElement("span");
+  probe.style.font = style.font;
+  probe.style.position = "absolute";
+  probe.style.whiteSpace = "pre";
+  document.body.append(probe);
+  let widest = 0;
+  for (const option of select.options) {
+    probe.textContent = option.textContent;
+    widest = Math.max(widest, probe.getBoundingClientRect().width);
+  }
+  probe.remove();
+  return select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
+    - widest;
+}"""
+
+TROLL = {"system": "sr3", "body": 10, "quickness": 4, "strength": 9, "charisma": 1,
+         "intelligence": 3, "willpower": 3, "karma_earned": 30}
+"""Body 10: ten dice at TN 3 fail once in 59,049 tests."""
+
+
+def test_skills_typed_as_a_sheet_writes_them_are_saved_and_their_row_is_not_cut(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The GM types "Unarmed Combat" and "Etiquette (Matrix)" as their sheet says: the server
+    took ids only and answered "'unarmed combat' is not a skill id". Now the form saves them
+    as "unarmed-combat" and "etiquette-matrix" (and shows so) and the table offers "Unarmed
+    combat 4". In the side column of a laptop's table the skill's attribute and kind read
+    "qui…" and "co…": each now has room for its longest choice."""
+    _, gm_link = served.create_campaign("Seattle Shadows", "sr3")
+    gm = open_page(gm_link)
+    form = gm.locator("ph-sr3-character form")
+    form.get_by_label("Name").fill("Sam Shadow")
+    for skill, rating, attribute, kind in (("Unarmed Combat", "4", "strength", "combat"),
+                                           ("Etiquette (Matrix)", "3", "charisma", "social")):
+        form.get_by_role("button", name="Add a skill").click()
+        row = form.locator("tr.ph-sr3-skill").last
+        row.get_by_label("skill", exact=True).fill(skill)
+        row.get_by_label("rating").fill(rating)
+        row.get_by_label("linked attribute").select_option(attribute)
+        row.get_by_label("kind").select_option(kind)
+    form.get_by_role("button", name="Create character").click()
+    expect(gm.locator("ph-sr3-sheets [data-character=sam-shadow]")).to_be_visible()
+    expect(form.locator(".ph-error")).to_be_empty()
+    expect(form.get_by_label("skill", exact=True)).to_have_count(2)
+    expect(form.get_by_label("skill", exact=True).first).to_have_value("unarmed-combat")
+    expect(form.get_by_label("skill", exact=True).last).to_have_value("etiquette-matrix")
+    roll = gm.locator("ph-sr3-declare").get_by_label("Roll", exact=True)
+    expect(roll.locator("option[value='skill:unarmed-combat']")).to_have_text("Unarmed combat 4")
+    expect(roll.locator("option[value='skill:etiquette-matrix']")).to_have_text(
+        "Etiquette matrix 3")
+
+    selects = form.locator("tr.ph-sr3-skill select")
+    expect(selects).to_have_count(4)
+    for select in selects.all():
+        assert select.evaluate(ROOM) >= 20, select.get_attribute("aria-label")
+    screenshot(gm, "sr3-night-skills-1280")
+
+
+def test_odds_nearly_certain_read_as_not_quite_certain(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """A troll's Body 10 against TN 3 fails once in 59,049 tests: its odds read "> 99.99%",
+    never "100.00%", which told the table it could not fail."""
+    campaign, gm_link = served.create_campaign("Seattle Shadows", "sr3")
+    create(served, gm_link, campaign, "rook", "Rook", TROLL)
+    gm = open_page(gm_link)
+    declare = gm.locator("ph-sr3-declare")
+    declare.get_by_label("Roll", exact=True).select_option("attribute:body")
+    declare.get_by_label("Test", exact=True).select_option("damage_resistance")
+    declare.get_by_label("Target number").fill("3")
+    declare.get_by_role("button", name="Declare").click()
+    row = gm.locator("ph-sr3-declared [data-character=rook] tbody tr").first
+    expect(row.locator("td").nth(1)).to_have_text("> 99.99%")
+    expect(gm.locator("ph-sr3-declared")).not_to_contain_text("100.00%")
+
+
+def test_a_secret_test_offers_no_karma_reroll_until_the_session_ends(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The GM's secret Perception test showed "Reroll failures with Karma Pool", and pressing
+    it was refused (a private test is not rerolled: the Karma Pool is the table's to see).
+    Its card now says it was rolled in secret and offers no reroll; once the session ends
+    and the seed is revealed, the mark is gone and the reroll is offered, as the server then
+    allows it. The players never saw the card before the reveal."""
+    campaign, gm_link = served.create_campaign("Seattle Shadows", "sr3")
+    create(served, gm_link, campaign, "rook", "Rook", TROLL)
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "rook")
+    served.send(gm_link, {"type": "start_session", "title": "The docks"})
+    gm, ana = open_page(gm_link), open_page(ana_link)
+    declare = gm.locator("ph-sr3-declare")
+    declare.get_by_label("Roll", exact=True).select_option("attribute:intelligence")
+    declare.get_by_label("Test", exact=True).select_option("perception")
+    declare.get_by_label("Target number").fill("5")
+    declare.get_by_label("who sees this roll").select_option("gm")
+    declare.get_by_role("button", name="Roll in private").click()
+    card = gm.locator("ph-sr3-tests [data-test='1']")
+    expect(card.locator(".ph-private-mark")).to_have_text(
+        " · rolled in secret: only the GM sees it until the session ends")
+    expect(card.get_by_role("button")).to_have_count(0)
+    expect(ana.locator("[data-type=private_roll]")).to_have_count(1)
+    expect(ana.locator("ph-sr3-tests [data-test='1']")).to_have_count(0)
+    screenshot(gm, "sr3-night-secret-test-1280")
+
+    served.send(gm_link, {"type": "end_session"})
+    expect(card.locator(".ph-private-mark")).to_have_count(0)
+    expect(card.get_by_role("button", name="Reroll failures with Karma Pool")).to_be_visible()
+    revealed = ana.locator("ph-sr3-tests [data-test='1']")
+    expect(revealed).to_be_visible()
+    expect(revealed.get_by_role("button", name="Reroll failures with Karma Pool")).to_be_visible()
