@@ -130,8 +130,12 @@ class Joins:
         """Check the token against the loaded campaign and queue the join in its hub."""
         assert join.campaign is not None
         found = member_by_token(hub.state if hub is not None else None, token_hash)
-        if found is None and hub is not None and self._campaigns.shared and not is_admin:
-            await hub.catch_up()  # invited through another process, not yet heard here
+        if hub is not None and self._campaigns.shared and (
+                (found is None and not is_admin) or join.since > hub.state.head):
+            # invited through another process, or holding events another process appended
+            # and broadcast (its client came here when it died), not yet heard here: judged
+            # on this state alone, the first is refused its token and the second `diverged`
+            await hub.catch_up()
             found = member_by_token(hub.state, token_hash)
         if hub is None:
             if not is_admin:  # the same answer as a wrong token: no probing for campaign ids

@@ -251,3 +251,35 @@ async def test_a_member_invited_through_another_server_joins_before_it_is_heard(
             await table.close_clients()
         for server in servers:
             await server.stop()
+
+
+async def test_a_client_ahead_of_a_server_that_has_not_heard_resumes_there(
+        postgres_url: str) -> None:
+    """A player's process dies after broadcasting rolls another server has not heard of yet
+    (its listener is slow, here stopped); the player resumes on that server with ``since`` past
+    the head it knows. It reads the log before judging the copy, so the player resumes with
+    no gap, instead of being refused ``diverged`` for events that are in the log."""
+    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
+                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
+    for server in servers:
+        await server.start()
+    tables = [Table(server, server.db_path) for server in servers]
+    try:
+        campaign, gm = await tables[0].create_campaign("d12")
+        await tables[1].connect(campaign, gm._token)  # the campaign is loaded there
+        deaf = servers[1]
+        assert deaf.followers is not None
+        await asyncio.to_thread(deaf.followers.stop)
+        acks = [await gm.call(core.Roll, expression="1d6") for _ in range(3)]
+        await gm.wait_for_seq(acks[-1].seqs[-1])
+        assert gm.last_hash
+        peer = await RawPeer.open(deaf.url)
+        welcome = await peer.join_with(gm._token, campaign, gm.state.head, gm.last_hash)
+        assert welcome["type"] == "welcome", welcome
+        assert welcome["head"] == acks[-1].seqs[-1]
+        await peer.close()
+    finally:
+        for table in tables:
+            await table.close_clients()
+        for server in servers:
+            await server.stop()
