@@ -67,6 +67,13 @@ class LogHealth:
         if part not in self._problems:
             self._problems[part] = Problem(part, reason, self._clock())
 
+    def failing_because(self, part: str, reason: str) -> None:
+        """``part`` fails, now for ``reason`` (which replaces an earlier one); its first
+        failure still dates it. For a fault whose cause changes while it lasts, such as a
+        connection that dropped and then cannot be made again."""
+        since = self._problems[part].since if part in self._problems else self._clock()
+        self._problems[part] = Problem(part, reason, since)
+
     def degraded(self, part: str, reason: str) -> None:
         """``part`` (``wal``) needs the operator but refuses nothing; the reason is kept up to
         date (the WAL's size), the first time dates it."""

@@ -65,9 +65,11 @@ class SharedLog:
         elif campaign not in self._loaded.campaigns:
             self._loaded.campaigns.add(campaign)
 
-    def _lost(self) -> None:
-        self._health.failed("listener", "the database's notifications of other processes' "
-                            "appends were lost; reconnecting")
+    def _lost(self, why: str) -> None:
+        """The listener dropped, or a try to reconnect failed for a new reason: ``/health``
+        names the latest, which is what the operator has to fix."""
+        self._health.failing_because("listener", "the database's notifications of other "
+                                     f"processes' appends were lost; reconnecting: {why}")
 
     def _back(self) -> None:
         self._health.recovered("listener")

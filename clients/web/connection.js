@@ -30,6 +30,13 @@ const RETRY_DELAYS = [250, 500, 1000, 2000, 4000, 8000];
 export const BACK_SHOWN_MS = 2500;
 /** Join refusals that another try would get again: the page stops trying. */
 export const FOR_GOOD = new Set(["unauthorized", "forbidden", "not_found", "diverged"]);
+/** What the page adds to the server's words on `diverged`: the server's log was put back
+ * (a backup restored) and this page holds events it lost. Trying again only gets the same
+ * refusal, while a reload joins afresh (the page keeps its events in memory only), so say so:
+ * the bare refusal left people looking at "disconnected" with nothing to do. */
+export const DIVERGED_ADVICE = "the server's log was put back to an earlier point (a backup "
+  + "restored?), so the events after it are no longer on record: reload this page to see the "
+  + "table as the server has it now";
 
 export class CommandRefused extends Error {
   /** @param {ErrorReply} reply */
@@ -221,7 +228,9 @@ export class TableConnection extends Reconnecting {
   refusedJoin(message) {
     if (FOR_GOOD.has(message.code)) {
       this.stopped = true;
-      this.store.set({connection: "closed", problem: message.message, refused: message.code});
+      const problem = message.code === "diverged"
+        ? `${message.message}; ${DIVERGED_ADVICE}` : message.message;
+      this.store.set({connection: "closed", problem, refused: message.code});
       for (const waiting of this.pending.values()) waiting.reject(new CommandRefused(message));
       this.pending.clear();
     } else {

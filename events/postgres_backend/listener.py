@@ -7,9 +7,13 @@ of its own, ``LISTEN``\\s, and hands each ``(campaign, head)`` to ``on_head``; t
 reads the rows by seq (the notification carries nothing else).
 
 A notification can be lost only with the connection: when it drops (the database restarted,
-a network cut), ``on_lost`` is called, the listener reconnects with a growing pause (at most
-:data:`MAX_PAUSE` seconds), and ``on_back`` is called once it listens again, so that the
-caller reads the heads of everything it holds (what it missed meanwhile).
+a network cut), ``on_lost`` is called with why, the listener reconnects with a growing pause
+(at most :data:`MAX_PAUSE` seconds), and ``on_back`` is called once it listens again, so that
+the caller reads the heads of everything it holds (what it missed meanwhile). A try to
+reconnect that fails for another reason than the last one calls ``on_lost`` again, and logs
+it: what an operator must fix is why the database refuses *now* (it does not accept
+connections, a password changed), which the first drop's "server closed the connection"
+does not say.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from poolhall.events.postgres_backend.database import channel_for, safe_url
+from poolhall.events.postgres_backend.database import channel_for, reason, safe_url
 
 __all__ = ["MAX_PAUSE", "HeadListener"]
 
@@ -47,7 +51,7 @@ class HeadListener:
     """A thread listening for the heads appended to the log, by any process."""
 
     def __init__(self, url: str, *, on_head: Callable[[str, int], None],
-                 on_lost: Callable[[], None], on_back: Callable[[], None]) -> None:
+                 on_lost: Callable[[str], None], on_back: Callable[[], None]) -> None:
         self._url = url
         self._on_head = on_head
         self._on_lost = on_lost
@@ -69,6 +73,7 @@ class HeadListener:
     def _run(self) -> None:
         pause = 0.1
         first = True
+        told = ""  # the last reason handed to on_lost while not listening
         while not self._stop.is_set():
             try:
                 with psycopg.connect(self._url, autocommit=True, connect_timeout=5) as conn:
@@ -81,14 +86,21 @@ class HeadListener:
                         self.reconnects += 1
                         logger.info("listening for other processes' appends again")
                         self._on_back()
-                    first, pause = False, 0.1
+                    first, pause, told = False, 0.1, ""
                     self._listen(conn)
             except psycopg.Error as error:
+                why = reason(error)
                 if self.listening.is_set():
                     logger.warning("the listening connection to %s dropped (%s); reconnecting",
-                                   safe_url(self._url), " ".join(str(error).split()))
+                                   safe_url(self._url), why)
                     self.listening.clear()
-                    self._on_lost()
+                    told = why
+                    self._on_lost(why)
+                elif not first and why != told:
+                    logger.warning("cannot listen to %s again yet (%s); still trying",
+                                   safe_url(self._url), why)
+                    told = why
+                    self._on_lost(why)
                 first = False
                 self._stop.wait(pause)
                 pause = min(pause * 2, MAX_PAUSE)

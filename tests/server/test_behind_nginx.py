@@ -1,6 +1,7 @@
 """The nginx configuration of docs/how-to/several-servers.md, run as written: three real
-servers on one PostgreSQL behind it; the page, a browser-origin join, and a player whose
-process is killed resuming through the proxy on another."""
+servers on one PostgreSQL behind it, started with the guide's flags; the page, a
+browser-origin join, a player whose process is killed resuming through the proxy on another,
+and the guide's rate limit counting handshakes, not the page's files."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import asyncio
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -23,8 +25,7 @@ from poolhall.clients.client import Client
 from poolhall.clients.links import join_link
 from poolhall.events import core
 from tests.missing import missing
-from tests.serve_process import ROOT, free_port
-from tests.server.test_several_servers import serve
+from tests.serve_process import ROOT, free_port, serve_database
 
 GUIDE = ROOT / "docs" / "how-to" / "several-servers.md"
 
@@ -47,6 +48,12 @@ def guide_config(ports: list[int], proxy: int) -> str:
     return config.replace("listen 127.0.0.1:8080;", f"listen 127.0.0.1:{proxy};")
 
 
+def guide_flags() -> tuple[str, ...]:
+    """The flags the guide starts every ``poolhall serve`` with behind the proxy."""
+    (flags,) = re.findall(r'^behind_proxy="([^"]*)"$', GUIDE.read_text(), re.M)
+    return tuple(shlex.split(flags))
+
+
 def connections(port: int) -> int:
     """The connections a server holds (its ``/health``)."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/health?format=json",
@@ -66,7 +73,8 @@ def deployment(postgres_url: str, tmp_path: Path) -> Iterator[tuple[int, list[in
     nginx = None
     try:
         for n, port in enumerate(ports):
-            processes[port] = serve(postgres_url, port, tmp_path, tmp_path / f"serve{n}.log")
+            processes[port] = serve_database(postgres_url, port, tmp_path,
+                                             tmp_path / f"serve{n}.log", options=guide_flags())
         proxy = free_port()
         prefix = tmp_path / "nginx"
         prefix.mkdir()
@@ -141,3 +149,51 @@ async def test_the_guides_nginx_serves_the_page_and_a_player_survives_their_proc
     assert second.seqs[-1] == first.seqs[-1] + 1
     await player.close()
     await asyncio.sleep(0)
+
+
+PAGE_FILES = sorted(path.relative_to(ROOT / "clients" / "web").as_posix()
+                    for path in (ROOT / "clients" / "web").rglob("*")
+                    if path.suffix in (".js", ".css", ".svg"))
+"""Every file a table's page may load (one narrative table loads 39 of them)."""
+
+
+async def status_of(port: int, request: bytes) -> int:
+    """The HTTP status the proxy answers ``request`` with (the connection then closed)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(request)
+        await writer.drain()
+        return int((await reader.readline()).split()[1])
+    finally:
+        writer.close()
+
+
+def get(path: str) -> bytes:
+    """A browser's request for ``path``."""
+    return f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
+
+
+HANDSHAKE = (b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+             b"Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+             b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+
+
+async def test_the_guides_rate_limit_counts_handshakes_not_the_pages_files(
+        deployment: tuple[int, list[int], dict[int, subprocess.Popen[bytes]]]) -> None:
+    """One browser opening a table fetches about 40 files over its six connections through
+    the proxy: none is refused (a limit on every request refused a dozen, and the page could
+    not load), while a burst of handshakes from one address still meets the proxy's limit."""
+    proxy, _, _ = deployment
+    assert len(PAGE_FILES) > 45
+    browser = asyncio.Semaphore(6)  # a browser's connections to one host over HTTP/1.1
+
+    async def load(name: str) -> int:
+        async with browser:
+            return await status_of(proxy, get(f"/static/{name}"))
+
+    files = await asyncio.gather(*(load(name) for name in PAGE_FILES))
+    assert {name: status for name, status in zip(PAGE_FILES, files, strict=True)
+            if status != 200} == {}
+
+    handshakes = await asyncio.gather(*(status_of(proxy, HANDSHAKE) for _ in range(60)))
+    assert sorted(set(handshakes)) == [101, 503], handshakes

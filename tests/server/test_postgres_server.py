@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 import logging
 import random
+import urllib.error
+import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from poolhall.events.postgres_backend import PostgresLog
 from poolhall.server.app import Server
 from tests.conftest import ADMIN_TOKEN, Table, until
 from tests.events.store_contract import opened, request, rolled
+from tests.postgres import fresh_database, server_url
 from tests.serve_process import poolhall
 from tests.server.raw import RawPeer
 
@@ -282,4 +285,48 @@ async def test_a_client_ahead_of_a_server_that_has_not_heard_resumes_there(
         for table in tables:
             await table.close_clients()
         for server in servers:
+            await server.stop()
+
+
+def _health(port: int) -> tuple[int, str]:
+    """``GET /health`` of the server on ``port``: its status and first line."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as reply:
+            return reply.status, reply.read().decode().splitlines()[0]
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode().splitlines()[0]
+
+
+async def test_health_names_why_the_listener_cannot_reconnect() -> None:
+    """The database stops accepting connections and ends the server's listening one: /health
+    says why the listener cannot come back (what the operator must fix), not only that it
+    dropped; once the database accepts connections again, /health is ok by itself."""
+    with fresh_database(server_url()) as url:
+        server = Server(url, "127.0.0.1", 0, rng=random.Random(1), admin_token=ADMIN_TOKEN)
+        await server.start()
+        name = url.rsplit("/", 1)[1].split("?", 1)[0]
+        try:
+            assert server.followers is not None
+            await until(server.followers.listener.listening.is_set)
+            with psycopg.connect(server_url(), autocommit=True) as admin:
+                admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+                admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                              " WHERE datname = %s AND application_name LIKE %s",
+                              [name, "poolhall listener%"])
+                for _ in range(200):  # the listener tries again within 2 s
+                    status, line = await asyncio.to_thread(_health, server.port)
+                    if "not currently accepting connections" in line:
+                        break
+                    await asyncio.sleep(0.05)
+                assert status == 503
+                assert line.startswith("failing: listener failed: the database's notifications")
+                assert "not currently accepting connections" in line
+                admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+            for _ in range(200):
+                status, line = await asyncio.to_thread(_health, server.port)
+                if status == 200:
+                    break
+                await asyncio.sleep(0.05)
+            assert (status, line) == (200, "ok 0 campaigns")
+        finally:
             await server.stop()
