@@ -4,11 +4,12 @@ The hub keeps two tables while a campaign holds a pending private roll
 (:mod:`poolhall.projections.privacy`): its own state, which decides every command and which the GM
 sees, and the *public* table (:class:`PublicTable`), the same log folded without the pending
 private events, which every other member sees (in ``table`` messages, snapshots and
-``state_at``). Every event frame goes whole to whoever :func:`~poolhall.projections.privacy.sees`
-its subject and sealed (:func:`sealed_frame`) to everyone else; reads of the log (catch-ups,
-history pages, a snapshot's recent events) seal the same seqs (:func:`hidden_for`). When the
-seed is revealed the public table is dropped (it is the hub's state again) and the hub sends
-every member the events it sealed (``revealed``).
+``state_at``), except that a player with a ``self`` roll pending sees a table of their own:
+the public one with their self rolls in it. Every event frame goes whole to whoever
+:func:`~poolhall.projections.privacy.sees` its subject and sealed (:func:`sealed_frame`) to
+everyone else; reads of the log (catch-ups, history pages, a snapshot's recent events) seal the
+same seqs (:func:`hidden_for`). When the seed is revealed the public table is dropped (it is
+the hub's state again) and the hub sends every member the events it sealed (``revealed``).
 
 Nothing here is done for a campaign without a pending private roll: the public table does not
 exist, :func:`hidden_for` is empty, and frames go out as they always did.
@@ -27,11 +28,17 @@ from poolhall.events.core import PrivateRoll
 from poolhall.events.log import ServerLog, to_recorded
 from poolhall.events.messages import OutgoingEventFrame
 from poolhall.projections.campaign import CampaignState, evolve, fold_sealed
-from poolhall.projections.privacy import OPENERS, PrivateSubject, hidden_seqs, subject_key
+from poolhall.projections.privacy import (
+    OPENERS,
+    PrivateSubject,
+    hidden_seqs,
+    sees,
+    subject_key,
+)
 from poolhall.server.stored_snapshots import Folded, SnapshotStore, fold_from
 
 __all__ = ["PublicTable", "fold_public", "hidden_for", "role_of", "sealed_frame",
-           "subject_at", "view_about"]
+           "self_rollers", "subject_at", "view_about"]
 
 
 class _FrameHead(msgspec.Struct):
@@ -92,36 +99,69 @@ def subject_at(state: CampaignState, seq: int) -> PrivateSubject | None:
 
 
 class PublicTable:
-    """The table as the members who may not see the pending private rolls see it.
+    """The tables of the members who may not see every pending private roll.
 
-    ``state`` is ``None`` while nothing is pending (everyone sees the hub's own state)."""
+    ``state`` is the table of those who see none of them (``None`` while nothing is pending:
+    everyone sees the hub's own state). ``own`` holds a table for each player with a ``self``
+    roll pending: the public table with their own self rolls folded whole, so that the roll a
+    player made for their eyes only is on their own table too (a Shadowrun test's card), not
+    in their log alone. A GM's table is the hub's state."""
 
-    def __init__(self, state: CampaignState | None = None) -> None:
+    def __init__(self, state: CampaignState | None = None,
+                 own: dict[str, CampaignState] | None = None) -> None:
         self.state = state
+        self.own: dict[str, CampaignState] = own if own is not None else {}
 
     def fold(self, full: CampaignState, recorded: Recorded) -> None:
-        """Fold ``recorded`` into the hub's state ``full`` and into the public table."""
+        """Fold ``recorded`` into the hub's state ``full`` and into every table kept here."""
         event = recorded.event
-        if self.state is None and type(event) in OPENERS \
-                and getattr(event, "visibility", "public") != "public":
-            self.state = copy.deepcopy(full)  # the table just before the first private roll
+        visibility = getattr(event, "visibility", "public")
+        if type(event) in OPENERS and visibility != "public":
+            if self.state is None:
+                self.state = copy.deepcopy(full)  # the table just before the first private roll
+            roller = recorded.actor
+            if visibility == "self" and roller not in self.own and _plays(full, roller):
+                self.own[roller] = copy.deepcopy(self.state)  # what they saw until now
         evolve(full, recorded)
         if self.state is None:
             return
         key = subject_key(event, recorded.seq)
-        if key is None or key not in full.private:
-            evolve(self.state, recorded)
-        else:
-            fold_sealed(self.state, recorded)
-        self.state.head = recorded.seq  # the same head: live events follow from it
+        subject = full.private.get(key) if key is not None else None
+        _fold_into(self.state, recorded, sealed=subject is not None)
+        for member, table in self.own.items():
+            _fold_into(table, recorded, sealed=subject is not None
+                       and not sees(subject, member, role_of(full, member)))
         if not full.private:  # revealed: everyone sees the hub's state again
             self.state = None
+            self.own = {}
 
     def for_member(self, full: CampaignState, member: str | None) -> CampaignState:
         """The table ``member`` sees."""
         if self.state is None or role_of(full, member) in ("gm", "admin"):
             return full
-        return self.state
+        return self.own.get(member, self.state) if member is not None else self.state
+
+
+def _fold_into(table: CampaignState, recorded: Recorded, *, sealed: bool) -> None:
+    """Fold one event into a member's table: whole, or as the sealed event they are shown."""
+    if sealed:
+        fold_sealed(table, recorded)
+    else:
+        evolve(table, recorded)
+    table.head = recorded.seq  # the same head: live events follow from it
+
+
+def self_rollers(state: CampaignState) -> set[str]:
+    """The players with a ``self`` roll pending: each has a table of their own
+    (:attr:`PublicTable.own`)."""
+    return {subject.roller for subject in state.private.values()
+            if subject.visibility == "self" and _plays(state, subject.roller)}
+
+
+def _plays(state: CampaignState, actor: str) -> bool:
+    """Whether ``actor`` is a member who sees less than the GM (not the GM, not the admin,
+    who is no member)."""
+    return actor in state.members and role_of(state, actor) not in ("gm", "admin")
 
 
 def fold_public(log: ServerLog, store: SnapshotStore, campaign: str, upto: int,

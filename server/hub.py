@@ -100,7 +100,7 @@ class CampaignHub:
         pages: PageCache | None = None,
         new_token: Callable[[], str] = auth.new_token,
         snapshot_every: int = 1000,
-        public: CampaignState | None = None,
+        public: PublicTable | None = None,
     ) -> None:
         self._core = HubCore(state=state, commands=commands, head_hash=head_hash,
                              public=public, seeds=seeds.for_state, new_token=new_token)

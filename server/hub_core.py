@@ -160,11 +160,13 @@ class Settled(msgspec.Struct, frozen=True):
 
 
 class Kept(msgspec.Struct, frozen=True):
-    """The state, public table and head hash before a batch (:meth:`HubCore.keep`)."""
+    """The state, the members' tables and head hash before a batch (:meth:`HubCore.keep`)."""
 
     state: bytes
     public: bytes | None
     head_hash: str
+    own: dict[str, bytes] = {}
+    """The tables of players with a self roll pending (:attr:`PublicTable.own`)."""
 
 
 class HubCore:
@@ -176,7 +178,7 @@ class HubCore:
     """
 
     def __init__(self, *, state: CampaignState, commands: CommandIndex, head_hash: str,
-                 public: CampaignState | None,
+                 public: PublicTable | None,
                  seeds: Callable[[CampaignState, str], EpochSeeds],
                  new_token: Callable[[], str],
                  seal: Callable[[Any, str, str | None], str | None] = sealed_for) -> None:
@@ -184,7 +186,7 @@ class HubCore:
         self.commands = commands
         self.head_hash = head_hash
         """The chain hash of the head event, kept with the state: welcomes carry it."""
-        self.public = PublicTable(public)
+        self.public = public if public is not None else PublicTable()
         """The table members who may not see the pending private rolls see (none pending:
         no table of its own), folded beside the state (:mod:`poolhall.server.audience`)."""
         self.sent = state.head
@@ -195,22 +197,25 @@ class HubCore:
         self._seal = seal
 
     def reloaded(self, state: CampaignState, commands: CommandIndex, head_hash: str,
-                 public: CampaignState | None) -> None:
+                 public: PublicTable | None) -> None:
         """Take the state as the log has it (after a failure or a lost race)."""
         self.state, self.commands, self.head_hash = state, commands, head_hash
-        self.public.state = public
+        self.public = public if public is not None else PublicTable()
 
     def keep(self) -> Kept:
         """A copy of the state before a batch that may lose a race (tens of microseconds)."""
         public = self.public.state
         return Kept(encode_state(self.state),
-                    None if public is None else encode_state(public), self.head_hash)
+                    None if public is None else encode_state(public), self.head_hash,
+                    {member: encode_state(table) for member, table in self.public.own.items()})
 
     def restore(self, kept: Kept) -> None:
         """Go back to the state :meth:`keep` copied: the batch decided on it was refused
         whole, so the log holds none of the events folded since."""
         self.state, self.head_hash = decode_state(kept.state), kept.head_hash
-        self.public.state = None if kept.public is None else decode_state(kept.public)
+        self.public = PublicTable(
+            None if kept.public is None else decode_state(kept.public),
+            {member: decode_state(table) for member, table in kept.own.items()})
 
     # ---- a batch ----------------------------------------------------------------------
 

@@ -29,7 +29,7 @@ from poolhall.events.base import Recorded
 from poolhall.events.log import CommandRecord, ServerLog, recorded_pages
 from poolhall.projections.campaign import CampaignState, evolve, new_state
 from poolhall.projections.privacy import pending_seqs
-from poolhall.server.audience import fold_public
+from poolhall.server.audience import PublicTable, fold_public, hidden_for, self_rollers
 from poolhall.server.command_index import CommandIndex
 from poolhall.server.stored_snapshots import SnapshotStore, fold_from
 
@@ -52,9 +52,9 @@ class LoadedCampaign(NamedTuple):
     state: CampaignState
     commands: CommandIndex
     head_hash: str
-    public: CampaignState | None = None
-    """The table without the pending private rolls, while any is pending
-    (:class:`poolhall.server.audience.PublicTable`)."""
+    public: PublicTable | None = None
+    """The members' tables without the pending private rolls they may not see, while any is
+    pending (:class:`poolhall.server.audience.PublicTable`)."""
 
 
 class ScannedCampaign(NamedTuple):
@@ -102,9 +102,14 @@ def load_hub_state(log: ServerLog, store: SnapshotStore, campaign: str,
     process-wide, and freezing would pin whatever garbage the server holds at that moment).
     """
     state, head_hash = fold_from(log, store, campaign, every=every)
-    public = fold_public(log, store, campaign, state.head,
-                         set(pending_seqs(state.private)), every).state \
-        if state.private else None
+    public = None
+    if state.private:
+        public = PublicTable(
+            fold_public(log, store, campaign, state.head, set(pending_seqs(state.private)),
+                        every).state,
+            {member: fold_public(log, store, campaign, state.head,
+                                 set(hidden_for(state, member)), every).state
+             for member in self_rollers(state)})
     return LoadedCampaign(state, CommandIndex(log, campaign), head_hash, public)
 
 

@@ -192,6 +192,33 @@ def test_sr3_a_declared_test_rolled_blind_leaves_and_a_secret_one_is_never_decla
     expect(ana.locator("body")).not_to_contain_text("spot the decker")
 
 
+def test_sr3_a_players_self_test_is_on_her_own_card_and_no_one_elses(
+        served: Served, open_page: PageOpener) -> None:
+    """Ana rolls her declared Pistols test for herself: her Latest tests show it, marked as
+    seen by her and the GM until the session ends, with no Karma reroll (the server refuses
+    one on a private test); Bob's page has the sealed line and no card. (Her own card was
+    missing: only the GM's table had it until the reveal.)"""
+    campaign, gm_link = served.create_campaign("Every Glance", "sr3")
+    served.send(gm_link, *({"type": "create_character", "character": character,
+                            "name": character.title(), "stats": SAM}
+                           for character in ("sam", "rook")),
+                {"type": "start_session", "title": "The docks"})
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "sam")
+    bob_link = served.invite(campaign, gm_link, "player", "Bob", "rook")
+    served.send(ana_link, {"type": "declare_pool_test", "character": "sam", "skill": "pistols",
+                           "kind": "combat", "tn": 4})
+    ana, bob = open_page(ana_link), open_page(bob_link)
+    card = ana.locator("ph-sr3-declared [data-character=sam]")
+    card.get_by_label("who sees this roll").select_option("self")
+    card.get_by_role("button", name="Roll").click()
+    mine = ana.locator("ph-sr3-tests [data-test='1']")
+    expect(mine.locator(".ph-private-mark")).to_have_text(
+        " · rolled in private: only its player and the GM see it until the session ends")
+    expect(mine.get_by_role("button")).to_have_count(0)
+    expect(bob.locator("[data-type=private_roll]")).to_have_count(1)
+    expect(bob.locator("ph-sr3-tests [data-test='1']")).to_have_count(0)
+
+
 def test_d12_the_gms_tests_offer_secret_a_players_called_test_nothing(
         served: Served, open_page: PageOpener) -> None:
     """The GM's call and basic test offer secret; Ana's basic test (one the GM called, rolled
