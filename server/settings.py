@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Settings", "add_arguments", "from_arguments"]
 
 
-def _setting(default: Any, help: str) -> Any:
-    """A field with its default and the help text of its flag."""
-    return field(default=default, metadata={"help": help})
+def _setting(default: Any, help: str, env: str | None = None) -> Any:
+    """A field with its default, the help text of its flag, and the environment variable
+    that may set it instead of the flag (``env``)."""
+    return field(default=default, metadata={"help": help, "env": env})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,7 +116,7 @@ class Settings:
     base_url: str = _setting(
         "", "the address people open the table at when it is not this server's own (e.g. "
         "https://table.example.org behind a proxy, http://gamebox.lan:8765 on a LAN): its "
-        "host name is answered and its pages may open a WebSocket")
+        "host name is answered and its pages may open a WebSocket", env="POOLHALL_BASE_URL")
     """Requests naming another host are refused (403): a stranger's DNS name pointed at this
     server (DNS rebinding) must not reach the table. Loopback names, the machine's own name,
     address literals and ``--host`` are always answered (:mod:`poolhall.server.allowed_hosts`)."""
@@ -144,13 +146,17 @@ def _flag(name: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add a flag for every setting to ``parser`` (``poolhall serve``)."""
+    """Add a flag for every setting to ``parser`` (``poolhall serve``); a setting with an
+    environment variable takes its default from it (``POOLHALL_BASE_URL``, which the commands
+    that print links read too: set once, it names the same address everywhere)."""
     group = parser.add_argument_group("limits and tuning")
     for setting in dataclasses.fields(Settings):
-        default = setting.default
+        default, env = setting.default, setting.metadata["env"]
+        shown = f"${env}, else {default or 'none'}" if env else default
         group.add_argument(_flag(setting.name), dest=setting.name, type=type(default),
-                           default=default, metavar=type(default).__name__.upper(),
-                           help=f"{setting.metadata['help']} (default {default})")
+                           default=os.environ.get(env, default) if env else default,
+                           metavar=type(default).__name__.upper(),
+                           help=f"{setting.metadata['help']} (default {shown})")
 
 
 def from_arguments(args: argparse.Namespace) -> Settings:

@@ -133,6 +133,8 @@ def settings_page() -> str:
         default = setting.default
         shown = repr(default) if isinstance(default, str) else f"{default}"
         text = setting.metadata.get("help", "")
+        if setting.metadata.get("env"):
+            text += f" (or `${setting.metadata['env']}`)"
         if setting.name in notes:
             text += f". {notes[setting.name]}"
         out.append(f"| `{flag}` | `{_cell(shown)}` | {_cell(text)} |\n")

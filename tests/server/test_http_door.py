@@ -24,6 +24,7 @@ from poolhall.server.app import Server
 from poolhall.server.http_door import FAILED, REFUSED, HttpDoor
 from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, until
+from tests.serve_process import free_port, start_serve
 from tests.server.http_raw import Reply, handshake_lines, send_request
 
 
@@ -227,6 +228,24 @@ async def test_the_base_url_opens_the_table_and_no_other_name(tmp_path: Path) ->
         other = await send_request(port, handshake_lines(
             port, f"Origin: http://gamebox.example:{port}", host=f"gamebox.example:{port}"))
         assert other.status == 403
+
+
+async def test_serve_takes_the_base_url_from_the_environment_as_the_link_commands_do(
+        tmp_path: Path) -> None:
+    """``POOLHALL_BASE_URL``, set once for a deployment, is read by ``poolhall serve`` too: its
+    host is answered. (Only the commands that print links read it, and every request for the
+    table's host name was refused 403 unless ``--base-url`` was passed to serve as well.)"""
+    port = free_port()
+    process = start_serve(tmp_path / "table.db", port, log=tmp_path / "serve.log",
+                          environment={"POOLHALL_BASE_URL": "https://table.example.org"})
+    try:
+        named = await send_request(port, ["GET /health HTTP/1.1", "Host: table.example.org"])
+        assert named.status == 200
+        other = await send_request(port, ["GET /health HTTP/1.1", "Host: other.example.org"])
+        assert other.status == 403
+    finally:
+        process.terminate()
+        process.wait(15)
 
 
 def test_the_names_each_option_adds() -> None:
