@@ -186,7 +186,9 @@ def serving(tmp_path: Path, *flags: str) -> Iterator[Served]:
     port = free_port()
     process = start_serve(tmp_path / "table.db", port, *ONE_ADDRESS_FOR_EVERYONE, *flags,
                           log=tmp_path / "serve.log")
-    yield Served(tmp_path, port, process)
+    served = Served(tmp_path, port, process)
+    yield served
+    process = served.process  # a test may have restarted it (a restore): stop that one
     process.terminate()
     try:
         process.wait(15)

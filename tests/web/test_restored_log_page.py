@@ -11,8 +11,8 @@ import sqlite3
 
 from playwright.sync_api import expect
 
-from tests.serve_process import start_serve
-from tests.web.conftest import ONE_ADDRESS_FOR_EVERYONE, PageOpener, Served, log_read_through
+from tests.web.conftest import PageOpener, Served, log_read_through
+from tests.web.test_owner_page import expected_outage_only, restart
 
 
 def test_a_page_open_across_a_restore_says_to_reload_and_a_reload_shows_the_restored_table(
@@ -35,8 +35,7 @@ def test_a_page_open_across_a_restore_says_to_reload_and_a_reload_shows_the_rest
     for stale in ("table.db-wal", "table.db-shm"):
         (served.directory / stale).unlink(missing_ok=True)
     backup.replace(served.directory / "table.db")
-    served.process = start_serve(served.directory / "table.db", served.port,
-                                 *ONE_ADDRESS_FOR_EVERYONE, log=served.directory / "serve.log")
+    restart(served)
 
     problem = ana.locator(".ph-problem")
     expect(problem).to_contain_text("your last event is", timeout=20_000)
@@ -49,6 +48,4 @@ def test_a_page_open_across_a_restore_says_to_reload_and_a_reload_shows_the_rest
     expect(ana.locator(".ph-problem")).to_be_hidden()
     expect(ana.locator("[data-type=dice_rolled]")).to_have_count(0)
     assert log_read_through(ana) == list(range(1, kept + 1))
-    # the browser logs each try to reconnect while the server was stopped: expected here
-    open_page.problems[:] = [problem for problem in open_page.problems
-                             if "WebSocket connection to" not in problem]
+    expected_outage_only(open_page)
