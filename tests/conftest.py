@@ -20,6 +20,7 @@ from poolhall.clients.client import Client
 from poolhall.events import core
 from poolhall.server.app import Server
 from tests.postgres import fresh_schema
+from tests.web.chromium import KEY, stop_before
 
 ADMIN_TOKEN = "ph_test-admin-token-0123456789abcdef"
 
@@ -132,3 +133,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     together on short tests instead of one waiting on the other's last 20-second browser test
     (collected in folder order, the browser tests came last)."""
     items.sort(key=lambda item: not item.nodeid.startswith(LONG_FIRST))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Stop a worker's Chromium before its first test outside the browser tests."""
+    stop_before(item)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Stop a worker's Chromium if its last test was a browser test."""
+    chromium = session.config.stash.get(KEY, None)
+    if chromium is not None:
+        chromium.stop()

@@ -53,7 +53,8 @@ from playwright.sync_api import Page, sync_playwright  # noqa: E402
 from poolhall.clients.client import Client  # noqa: E402
 from poolhall.events import core  # noqa: E402
 from tests.serve_process import free_port, start_serve  # noqa: E402
-from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, Served  # noqa: E402
+from tests.web.chromium import CHROMIUM_ARGS  # noqa: E402
+from tests.web.conftest import CHROMIUM, Served  # noqa: E402
 
 SERVE_OPTIONS = ("--request-rate", "500", "--request-burst", "1000",  # 4 pages, 1 address
                  "--member-rate", "1000", "--member-burst", "1000",   # a script rolling

@@ -32,7 +32,8 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from tests.bench.report_size import build, write  # noqa: E402
 from tests.serve_process import free_port, start_serve  # noqa: E402
-from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.web.chromium import CHROMIUM_ARGS  # noqa: E402
+from tests.web.conftest import CHROMIUM  # noqa: E402
 
 SEEK = """async (seq) => {
   const replay = document.querySelector("ph-replay");

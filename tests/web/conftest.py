@@ -26,9 +26,7 @@ from playwright.sync_api import (
     Browser,
     BrowserContext,
     Page,
-    Playwright,
     WebSocket,
-    sync_playwright,
 )
 
 from poolhall.clients.client import Client
@@ -37,37 +35,17 @@ from poolhall.events.codec import AnyCommand
 from poolhall.events.messages import Ack
 from poolhall.events.strict import StrictDecoder
 from tests.serve_process import free_port, poolhall, start_serve
+from tests.web.chromium import KEY, Chromium
 
 CHROMIUM = os.environ.get("POOLHALL_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(os.environ.get("POOLHALL_SCREENSHOTS", "test-screenshots"))
 """Where the tests write screenshots (not committed; .gitignore'd)."""
 
-CHROMIUM_ARGS = [
-    # what a headless Chromium needs on a closed machine as root (see the env notes): no
-    # sandbox (root), no GPU, and none of the background connections a closed network refuses
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
-
-
-@pytest.fixture(scope="module")
-def playwright_driver() -> Iterator[Playwright]:
-    """Playwright's sync driver, one per test module: it runs an event loop of its own on the
-    main thread while open, so it must be closed before any asyncio test (another directory's)
-    runs after these."""
-    with sync_playwright() as driver:
-        yield driver
-
-
-@pytest.fixture(scope="module")
-def browser(playwright_driver: Playwright) -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's chromium "
-                    "(`apt-get install chromium`) or set POOLHALL_CHROMIUM")
-    browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                                args=CHROMIUM_ARGS)
-    yield browser
-    browser.close()
+@pytest.fixture
+def browser(request: pytest.FixtureRequest) -> Browser:
+    """The worker's Chromium (:mod:`tests.web.chromium`): each person gets a fresh context of
+    it (:class:`PageOpener`)."""
+    return request.config.stash.setdefault(KEY, Chromium(CHROMIUM)).browser()
 
 
 @pytest.fixture(scope="session")

@@ -25,7 +25,8 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
 from tests.serve_process import free_port, start_serve  # noqa: E402
-from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, ONE_ADDRESS_FOR_EVERYONE, Served  # noqa: E402
+from tests.web.chromium import CHROMIUM_ARGS  # noqa: E402
+from tests.web.conftest import CHROMIUM, ONE_ADDRESS_FOR_EVERYONE, Served  # noqa: E402
 
 DOCS = ROOT / "docs"
 
