@@ -124,17 +124,6 @@ async def pg_table(postgres_url: str) -> AsyncIterator[Table]:
         await table.server.stop()
 
 
-LONG_FIRST = ("tests/web/", "tests/chaos/")
-"""Folders whose tests take seconds each (browsers, killed servers); run first."""
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The browser and chaos tests first, the quick ones after: the two workers then finish
-    together on short tests instead of one waiting on the other's last 20-second browser test
-    (collected in folder order, the browser tests came last)."""
-    items.sort(key=lambda item: not item.nodeid.startswith(LONG_FIRST))
-
-
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Stop a worker's Chromium before its first test outside the browser tests."""
     stop_before(item)

@@ -45,16 +45,29 @@ async def test_a_table_plays_on_postgresql(pg_table: Table, postgres_url: str) -
         log.close()
 
 
-async def test_two_servers_one_campaign_every_client_sees_every_event(
-        postgres_url: str) -> None:
-    """Two servers on one database: clients of one campaign on both, commands to both at
-    once; each client folds every event, in one order, and each command is acked once."""
+@contextlib.asynccontextmanager
+async def _two_servers(postgres_url: str) -> AsyncIterator[tuple[list[Server], list[Table]]]:
+    """Two servers on one database and a table of each; the clients closed and both servers
+    stopped after."""
     servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
                       admin_token=ADMIN_TOKEN) for seed in (1, 2)]
     for server in servers:
         await server.start()
     tables = [Table(server, server.db_path) for server in servers]
     try:
+        yield servers, tables
+    finally:
+        for table in tables:
+            await table.close_clients()
+        for server in servers:
+            await server.stop()
+
+
+async def test_two_servers_one_campaign_every_client_sees_every_event(
+        postgres_url: str) -> None:
+    """Two servers on one database: clients of one campaign on both, commands to both at
+    once; each client folds every event, in one order, and each command is acked once."""
+    async with _two_servers(postgres_url) as (servers, tables):
         campaign, gm = await tables[0].create_campaign("d12")
         ack = await gm.call(core.Invite, role="player", characters=("han",))
         assert ack.token
@@ -91,11 +104,6 @@ async def test_two_servers_one_campaign_every_client_sees_every_event(
         assert seen[0] == seen[1]
         await until(lambda: all(s.hubs[campaign].state.head == last for s in servers))
 
-    finally:
-        for table in tables:
-            await table.close_clients()
-        for server in servers:
-            await server.stop()
 
 
 @contextlib.asynccontextmanager
@@ -103,23 +111,13 @@ async def _one_server_deaf_to_the_other(
         postgres_url: str) -> AsyncIterator[tuple[Server, str, Client, Client]]:
     """Two servers on one database, the second no longer hearing the first's appends: that
     server, the campaign, its GM on the first and the same GM on the second."""
-    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
-                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
-    for server in servers:
-        await server.start()
-    tables = [Table(server, server.db_path) for server in servers]
-    try:
+    async with _two_servers(postgres_url) as (servers, tables):
         campaign, gm = await tables[0].create_campaign("d12")
         deaf = servers[1]
         assert deaf.followers is not None
         await asyncio.to_thread(deaf.followers.stop)  # it hears no other process from now
         elsewhere = await tables[1].connect(campaign, gm._token)
         yield deaf, campaign, gm, elsewhere
-    finally:
-        for table in tables:
-            await table.close_clients()
-        for server in servers:
-            await server.stop()
 
 
 async def test_a_server_behind_the_log_decides_again_and_the_client_never_knows(
@@ -196,12 +194,7 @@ def test_verify_of_a_database_with_no_log_says_so(postgres_url: str, tmp_path: P
 async def test_a_listener_cut_off_reconnects_and_reads_what_it_missed(postgres_url: str) -> None:
     """The database ends a server's listening connection; another server appends meanwhile:
     the first reconnects by itself and its clients get every event, in order."""
-    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
-                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
-    for server in servers:
-        await server.start()
-    tables = [Table(server, server.db_path) for server in servers]
-    try:
+    async with _two_servers(postgres_url) as (servers, tables):
         campaign, gm = await tables[0].create_campaign("d12")
         elsewhere = await tables[1].connect(campaign, gm._token)
         cut = servers[1].followers
@@ -217,23 +210,13 @@ async def test_a_listener_cut_off_reconnects_and_reads_what_it_missed(postgres_u
         await elsewhere.wait_for_seq(acks[-1].seqs[-1], timeout=20)
         assert [r.expression for r in elsewhere.state.rolls] == ["1d6"] * 3
         await until(lambda: cut.listener.reconnects >= 1 and servers[1].health.ok)
-    finally:
-        for table in tables:
-            await table.close_clients()
-        for server in servers:
-            await server.stop()
 
 
 async def test_a_member_invited_through_another_server_joins_before_it_is_heard(
         postgres_url: str) -> None:
     """A server that has not heard of an invite (its listener stopped) still lets the new
     member in: it reads the log before refusing a token its state does not know."""
-    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
-                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
-    for server in servers:
-        await server.start()
-    tables = [Table(server, server.db_path) for server in servers]
-    try:
+    async with _two_servers(postgres_url) as (servers, tables):
         campaign, gm = await tables[0].create_campaign("d12")
         await tables[1].connect(campaign, gm._token)
         deaf = servers[1]
@@ -249,11 +232,6 @@ async def test_a_member_invited_through_another_server_joins_before_it_is_heard(
         refused = await peer.join("ph_" + "x" * 40, campaign)
         assert refused["code"] == "unauthorized"
         await peer.close()
-    finally:
-        for table in tables:
-            await table.close_clients()
-        for server in servers:
-            await server.stop()
 
 
 async def test_a_client_ahead_of_a_server_that_has_not_heard_resumes_there(
@@ -262,17 +240,7 @@ async def test_a_client_ahead_of_a_server_that_has_not_heard_resumes_there(
     (its listener is slow, here stopped); the player resumes on that server with ``since`` past
     the head it knows. It reads the log before judging the copy, so the player resumes with
     no gap, instead of being refused ``diverged`` for events that are in the log."""
-    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
-                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
-    for server in servers:
-        await server.start()
-    tables = [Table(server, server.db_path) for server in servers]
-    try:
-        campaign, gm = await tables[0].create_campaign("d12")
-        await tables[1].connect(campaign, gm._token)  # the campaign is loaded there
-        deaf = servers[1]
-        assert deaf.followers is not None
-        await asyncio.to_thread(deaf.followers.stop)
+    async with _one_server_deaf_to_the_other(postgres_url) as (deaf, campaign, gm, _):
         acks = [await gm.call(core.Roll, expression="1d6") for _ in range(3)]
         await gm.wait_for_seq(acks[-1].seqs[-1])
         assert gm.last_hash
@@ -281,11 +249,6 @@ async def test_a_client_ahead_of_a_server_that_has_not_heard_resumes_there(
         assert welcome["type"] == "welcome", welcome
         assert welcome["head"] == acks[-1].seqs[-1]
         await peer.close()
-    finally:
-        for table in tables:
-            await table.close_clients()
-        for server in servers:
-            await server.stop()
 
 
 def _health(port: int) -> tuple[int, str]:

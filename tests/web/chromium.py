@@ -4,8 +4,8 @@ Started for a worker's first browser test and kept for the next (starting the dr
 browser cost about 1.2 s, and the browser tests of 25 modules each paid it on both workers);
 stopped before the worker's first test of another folder (:func:`stop_before`), because
 Playwright's sync driver runs an event loop of its own on the main thread while it is open,
-and an asyncio test cannot run beside it. The suite runs the browser tests before the others
-(``tests/conftest.py``), so a worker starts it once.
+and an asyncio test cannot run beside it. The browser tests are collected last
+(``tests/web``), so a worker starts it once.
 """
 
 from __future__ import annotations

@@ -211,12 +211,17 @@ def test_sr3_a_players_self_test_is_on_her_own_card_and_no_one_elses(
     card = ana.locator("ph-sr3-declared [data-character=sam]")
     card.get_by_label("who sees this roll").select_option("self")
     card.get_by_role("button", name="Roll").click()
-    mine = ana.locator("ph-sr3-tests [data-test='1']")
-    expect(mine.locator(".ph-private-mark")).to_have_text(
-        " · rolled in private: only its player and the GM see it until the session ends")
-    expect(mine.get_by_role("button")).to_have_count(0)
-    expect(bob.locator("[data-type=private_roll]")).to_have_count(1)
-    expect(bob.locator("ph-sr3-tests [data-test='1']")).to_have_count(0)
+    sr3_sealed_test_card(ana, bob, "rolled in private: only its player and the GM see it")
+
+
+def sr3_sealed_test_card(roller: Page, other: Page, words: str) -> None:
+    """Test 1 is on the roller's Latest tests marked private (``words``, "until the session
+    ends") with no Karma reroll; another member's page has the sealed line and no card."""
+    card = roller.locator("ph-sr3-tests [data-test='1']")
+    expect(card.locator(".ph-private-mark")).to_have_text(f" · {words} until the session ends")
+    expect(card.get_by_role("button")).to_have_count(0)
+    expect(other.locator("[data-type=private_roll]")).to_have_count(1)
+    expect(other.locator("ph-sr3-tests [data-test='1']")).to_have_count(0)
 
 
 def test_d12_the_gms_tests_offer_secret_a_players_called_test_nothing(

@@ -46,8 +46,8 @@ def test_playing_moves_forward_event_by_event_and_a_session_can_be_chosen(
     table = open_page(gm_link)
     with table.context.expect_page() as opened:
         table.get_by_role("link", name="Replay and post-game reports").click()
-    page = opened.value
-    assert page.url == f"{served.origin}/replay#campaign={campaign}"
+    page = opened.value  # a new tab, still at its first address for a moment under load
+    expect(page).to_have_url(f"{served.origin}/replay#campaign={campaign}")
     expect(page.locator(".ph-position")).to_contain_text("event 18 of 18")
     page.get_by_label("game session").select_option(label="session 1: The heist")
     expect(page.locator(".ph-position")).to_contain_text("event 4 of 13")

@@ -46,6 +46,8 @@ def test_a_page_open_across_a_restore_says_to_reload_and_a_reload_shows_the_rest
     expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live",
                                                             timeout=20_000)
     expect(ana.locator(".ph-problem")).to_be_hidden()
+    # live means joined: the log's lines are drawn after, and a read before them finds none
+    expect(ana.locator("ph-log .ph-log-line").last).to_have_attribute("data-seq", str(kept))
     expect(ana.locator("[data-type=dice_rolled]")).to_have_count(0)
     assert log_read_through(ana) == list(range(1, kept + 1))
     expected_outage_only(open_page)

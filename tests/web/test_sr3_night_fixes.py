@@ -9,6 +9,7 @@ from collections.abc import Callable
 from playwright.sync_api import Page, expect
 
 from tests.web.conftest import Served, screenshot
+from tests.web.test_private_rolls_page import sr3_sealed_test_card
 from tests.web.test_sr3_browser_table import create
 
 ROOM = """(select) => {
@@ -106,12 +107,8 @@ def test_a_secret_test_offers_no_karma_reroll_until_the_session_ends(
     declare.get_by_label("Target number").fill("5")
     declare.get_by_label("who sees this roll").select_option("gm")
     declare.get_by_role("button", name="Roll in private").click()
+    sr3_sealed_test_card(gm, ana, "rolled in secret: only the GM sees it")
     card = gm.locator("ph-sr3-tests [data-test='1']")
-    expect(card.locator(".ph-private-mark")).to_have_text(
-        " · rolled in secret: only the GM sees it until the session ends")
-    expect(card.get_by_role("button")).to_have_count(0)
-    expect(ana.locator("[data-type=private_roll]")).to_have_count(1)
-    expect(ana.locator("ph-sr3-tests [data-test='1']")).to_have_count(0)
     screenshot(gm, "sr3-night-secret-test-1280")
 
     served.send(gm_link, {"type": "end_session"})
