@@ -14,6 +14,8 @@ indexed read of the log off the event loop) and answers.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from poolhall.events.errors import Rejected
 
 __all__ = ["check_history", "needs_lookup"]
@@ -28,15 +30,19 @@ def needs_lookup(since: int, since_hash: str | None, head: int) -> bool:
 
 
 def check_history(*, since: int, since_hash: str | None, head: int, head_hash: str,
-                  hash_at_since: str | None = None) -> Rejected | None:
+                  hash_at_since: str | None = None,
+                  hidden: Collection[int] = ()) -> Rejected | None:
     """The ``diverged`` refusal for a client holding events the server lacks, or ``None``.
 
     ``hash_at_since`` is the log's hash of event ``since`` when ``since < head`` (see
     :func:`needs_lookup`). A client that sends no ``since_hash`` (an older one) is checked
-    on ``since`` alone.
+    on ``since`` alone. ``hidden``: the seqs this member may not see yet (sealed private
+    rolls), whose hashes the message does not quote: a sealed event reaches them with no
+    hash, and the refusal must not give it either.
     """
     lead = "your copy of this campaign has events the server does not have"
-    ends = f"the server's history ends at event {head} (hash {_short(head_hash)})"
+    ends = (f"the server's history ends at event {head} "
+            f"(hash {_quoted(head_hash, head in hidden)})")
     if since > head:
         return Rejected("diverged", f"{lead}: {ends}; your last event is {since}", "$.since")
     if since_hash is None:
@@ -46,7 +52,12 @@ def check_history(*, since: int, since_hash: str | None, head: int, head_hash: s
         return None
     return Rejected("diverged", f"{lead}: your last event is {since} with hash "
                     f"{_short(since_hash)}, the server's event {since} has hash "
-                    f"{_short(server_hash or '')}; {ends}", "$.since_hash")
+                    f"{_quoted(server_hash or '', since in hidden)}; {ends}", "$.since_hash")
+
+
+def _quoted(digest: str, withheld: bool) -> str:
+    """A hash of the server's as a refusal quotes it: withheld for a sealed event."""
+    return "withheld: a private roll" if withheld else _short(digest)
 
 
 def _short(digest: str) -> str:

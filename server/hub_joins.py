@@ -83,7 +83,9 @@ class HubJoins:
                 refuse_unavailable([join])
                 return False
         refusal = check_history(since=join.since, since_hash=join.since_hash, head=head,
-                                head_hash=self._owner.head_hash, hash_at_since=found)
+                                head_hash=self._owner.head_hash, hash_at_since=found,
+                                hidden=hidden_for(self._owner.state, None if join.member.admin
+                                                  else join.member.member))
         if refusal is not None:
             self._log_diverged(refusal.message)
             if not join.done.done():

@@ -165,3 +165,23 @@ def test_a_join_without_a_hash_does_not_name_the_field() -> None:
     """A client with no hash to send omits ``since_hash``, which older servers would refuse."""
     frame = msgspec.json.decode(encode(Join(token="ph_x", campaign="c", since=3)))
     assert frame == {"type": "join", "token": "ph_x", "campaign": "c", "since": 3}
+
+
+async def test_a_refusal_quotes_no_hash_of_a_private_roll_its_member_may_not_see(
+        table: Table) -> None:
+    """Bob's frames of the GM's secret roll carry no hash, nor does his welcome at its head:
+    a ``diverged`` refusal does not quote it either, past the head or below it (it quoted the
+    sealed head's hash and any sealed event's). The GM's refusals still quote both."""
+    campaign, gm = await table.create_campaign("d12")
+    bob = await table.invite(gm, "player", name="Bob")
+    await gm.call(core.StartSession, title="One")
+    secret = (await gm.call(core.Roll, expression="1d20", visibility="gm")).seqs[-1]
+    assert table.server.log is not None
+    sealed = table.server.log.hashes_at({campaign: secret})[campaign][:16]
+    for token, quoted in ((bob._token, False), (gm._token, True)):
+        for since, since_hash in ((secret + 1, "ab" * 32), (secret, "ab" * 32)):
+            peer = await RawPeer.open(table.url)
+            reply = await peer.join_with(token, campaign, since, since_hash)
+            assert (reply["type"], reply["code"]) == ("error", "diverged")
+            assert (sealed in reply["message"]) is quoted, reply["message"]
+            await peer.close()
