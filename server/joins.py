@@ -130,12 +130,8 @@ class Joins:
         """Check the token against the loaded campaign and queue the join in its hub."""
         assert join.campaign is not None
         found = member_by_token(hub.state if hub is not None else None, token_hash)
-        if hub is not None and self._campaigns.shared and (
-                (found is None and not is_admin) or join.since > hub.state.head):
-            # invited through another process, or holding events another process appended
-            # and broadcast (its client came here when it died), not yet heard here: judged
-            # on this state alone, the first is refused its token and the second `diverged`
-            await hub.catch_up()
+        if found is None and hub is not None and self._campaigns.shared and not is_admin:
+            await hub.catch_up()  # invited through another process, not yet heard here
             found = member_by_token(hub.state, token_hash)
         if hub is None:
             if not is_admin:  # the same answer as a wrong token: no probing for campaign ids
@@ -159,6 +155,11 @@ class Joins:
             self._limits.admit_replay(hub.campaign, behind)  # events, not joins, cost here
         self._limits.admit_join(key)  # rate and connection cap, before the hub does any work
         try:
+            if self._campaigns.shared and join.since > hub.state.head:
+                # holding events another process appended and broadcast (its client came
+                # here when that process died), not yet heard here: judged on this state
+                # alone, it would be refused `diverged` for events that are in the log
+                await hub.catch_up()
             done: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()
             hub.submit(JoinWork(member=member, since=join.since, since_hash=join.since_hash,
                                 replay=join.replay, table=join.table, subscriber=subscriber,
