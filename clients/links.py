@@ -11,7 +11,22 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlsplit
 
-__all__ = ["join_link", "owner_link", "page_origin", "replay_link"]
+__all__ = ["base_url_problem", "join_link", "owner_link", "page_origin", "replay_link"]
+
+
+def base_url_problem(base_url: str | None) -> str | None:
+    """Why ``base_url`` cannot be the address people open the table at (``None``: it can, or
+    none was given). A server answers only that address's host name and builds the links it
+    prints on it, so a value that names no host (a bare name, a list) would refuse every
+    request and print links nobody can open, without a word."""
+    if not base_url:
+        return None
+    parts = urlsplit(base_url)
+    if parts.scheme in ("http", "https") and parts.hostname and "@" not in parts.netloc \
+            and not any(mark in base_url for mark in ", \t"):
+        return None
+    return (f"--base-url (or $POOLHALL_BASE_URL) must be one http:// or https:// address with "
+            f"a host name, such as https://table.example.org; got {base_url!r}")
 
 
 def page_origin(url: str, base_url: str | None = None) -> str:

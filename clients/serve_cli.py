@@ -14,7 +14,7 @@ from typing import Any
 
 from poolhall.clients import cli_support as common
 from poolhall.clients.cli_support import CliError, styled
-from poolhall.clients.links import owner_link, page_origin
+from poolhall.clients.links import base_url_problem, owner_link, page_origin
 
 __all__ = ["add_command", "port_number"]
 
@@ -48,6 +48,9 @@ async def _serve(args: argparse.Namespace) -> int:
     from poolhall.server.app import Server
     from poolhall.server.settings import from_arguments
 
+    problem = base_url_problem(args.base_url)
+    if problem is not None:
+        raise CliError(problem)
     shared = is_postgres_url(args.db)
     if not shared and not Path(args.db).resolve().parent.is_dir():
         raise CliError(f"no directory for the database {args.db}; create it first")

@@ -24,7 +24,7 @@ from poolhall.server.app import Server
 from poolhall.server.http_door import FAILED, REFUSED, HttpDoor
 from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, until
-from tests.serve_process import free_port, start_serve
+from tests.serve_process import free_port, poolhall, start_serve
 from tests.server.http_raw import Reply, handshake_lines, send_request
 
 
@@ -246,6 +246,22 @@ async def test_serve_takes_the_base_url_from_the_environment_as_the_link_command
     finally:
         process.terminate()
         process.wait(15)
+
+
+@pytest.mark.parametrize("value", ["table.example.org", "https://a.example,https://b.example",
+                                   "http://user@table.example.org", "ftp://table.example.org"])
+def test_serve_refuses_a_base_url_that_names_no_host_it_could_answer(
+        tmp_path: Path, value: str) -> None:
+    """A base URL that is not one http(s) address with a host name is refused at start, naming
+    the flag and the variable: it added no host (every request then refused 403) and the
+    owner's link was printed on it, an address nobody could open."""
+    result = poolhall("serve", "--db", str(tmp_path / "table.db"), "--port", "0",
+                      cwd=tmp_path, check=False, environment={"POOLHALL_BASE_URL": value})
+    assert result.returncode == 2
+    assert "--base-url (or $POOLHALL_BASE_URL) must be one http:// or https:// address" \
+        in result.stderr
+    assert repr(value) in result.stderr
+    assert not (tmp_path / "table.db").exists()
 
 
 def test_the_names_each_option_adds() -> None:
