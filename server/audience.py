@@ -159,9 +159,10 @@ def self_rollers(state: CampaignState) -> set[str]:
 
 
 def _plays(state: CampaignState, actor: str) -> bool:
-    """Whether ``actor`` is a member who sees less than the GM (not the GM, not the admin,
+    """Whether ``actor`` is a member who sees less than the GM (not the GM, nor the admin,
     who is no member)."""
-    return actor in state.members and role_of(state, actor) not in ("gm", "admin")
+    found = state.members.get(actor)
+    return found is not None and found.role != "gm"
 
 
 def fold_public(log: ServerLog, store: SnapshotStore, campaign: str, upto: int,

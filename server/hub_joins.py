@@ -84,8 +84,7 @@ class HubJoins:
                 return False
         refusal = check_history(since=join.since, since_hash=join.since_hash, head=head,
                                 head_hash=self._owner.head_hash, hash_at_since=found,
-                                hidden=hidden_for(self._owner.state, None if join.member.admin
-                                                  else join.member.member))
+                                hidden=hidden_for(self._owner.state, join.viewer))
         if refusal is not None:
             self._log_diverged(refusal.message)
             if not join.done.done():
@@ -106,7 +105,7 @@ class HubJoins:
     def _attach(self, join: JoinWork) -> None:
         state, campaign = self._owner.state, self._owner.campaign
         head = state.head
-        member = None if join.member.admin else join.member.member
+        member = join.viewer
         hidden = hidden_for(state, member)
         """Private rolls this member may not see yet (:mod:`poolhall.server.audience`)."""
         welcome = Welcome(role=join.member.role, member=join.member.member,

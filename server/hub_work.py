@@ -43,6 +43,11 @@ class JoinWork(msgspec.Struct, kw_only=True):
     replay: bool = False
     table: bool = False
 
+    @property
+    def viewer(self) -> str | None:
+        """Whose eyes the join reads with, as privacy names them (``None``: the admin)."""
+        return None if self.member.admin else self.member.member
+
 
 class FollowWork(msgspec.Struct):
     """Another process appended to the campaign (on a shared log): read what it appended,
