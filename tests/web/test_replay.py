@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from tests.web.conftest import Served
 
@@ -166,3 +166,23 @@ def test_a_replay_link_opened_as_a_join_link_goes_to_the_replay_and_keeps_the_me
     gm.goto("about:blank")
     gm.goto(f"{served.origin}/#campaign={campaign}")
     expect(gm.locator(".ph-who")).to_contain_text("you are gm")
+
+
+def test_the_replay_link_names_the_campaign_before_the_table_is_drawn(
+        served: Served, browser: Browser) -> None:
+    """Joined, the table's "Replay and post-game reports" link names the campaign at once, even
+    while its game system's module is still on its way (here it never comes): it pointed at a
+    replay of no campaign until then, and a click under load opened "No campaign to replay"."""
+    campaign, gm_link = served.create_campaign("Early", "d12")
+    context = browser.new_context()
+    held: list[Route] = []
+    context.route("**/systems/d12.js", lambda route: held.append(route))  # never answered
+    try:
+        page = context.new_page()
+        page.goto(gm_link)
+        page.wait_for_selector(".ph-connection[data-state=live]", timeout=10_000)
+        link = page.get_by_role("link", name="Replay and post-game reports")
+        assert link.get_attribute("href") == f"/replay#campaign={campaign}"
+        assert held  # the table was waiting for its module
+    finally:
+        context.close()

@@ -325,6 +325,9 @@ export class PhApp extends HTMLElement {
     this.heading.textContent = welcome.name;
     document.title = `${welcome.name} · poolhall`;
     this.who.textContent = `${welcome.system} · you are ${welcome.role}`;
+    // the replay's link names the campaign from the welcome on: clicked before the table and
+    // its game system's module came, it opened a replay of no campaign
+    this.afterGame.href = `/replay#campaign=${encodeURIComponent(welcome.campaign)}`;
     if (this.systemId === welcome.system) return;
     this.systemId = welcome.system;
     this.systemReady = false;
