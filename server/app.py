@@ -342,7 +342,10 @@ class Server:
         )
         self.gc.stop()
         self.keepalive.stop()
-        logger.info("stopped" + (f" ({failed} step(s) failed; see above)" if failed else ""))
+        if self._ws is None:  # a start that failed, undone: its error is what the user reads
+            logger.debug("a start that failed was undone (%d step(s) failed)", failed)
+        else:
+            logger.info("stopped" + (f" ({failed} step(s) failed; see above)" if failed else ""))
 
     async def _stop_writer(self) -> None:
         if self.committer is not None:
