@@ -281,7 +281,8 @@ def decide(ctx: Decision, command: Any) -> list[Event]:
 _COMBAT_EVENTS = (vocabulary.CombatEncounterStarted, vocabulary.CombatTurnStarted,
                   vocabulary.CombatPassAdvanced, vocabulary.CombatTurnEnded,
                   vocabulary.CombatEncounterEnded)
-_SHEET_EVENTS = (core.CharacterCreated, core.CharacterUpdated, vocabulary.PoolTestRolled,
+_SHEET_EVENTS = (core.CharacterCreated, core.CharacterUpdated, core.CharacterRetired,
+                 vocabulary.PoolTestRolled,
                  vocabulary.PoolTestRerolled, vocabulary.SceneEnded,
                  core.ConditionChanged)  # the initiative line names the wound modifier
 
