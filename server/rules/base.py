@@ -89,8 +89,13 @@ class Decision:
         """Refuse unless the actor is the GM or the player of ``character``."""
         self.require_participant("act")
         if not self.plays(character):
-            raise Rejected("forbidden", f"you do not play {self.state.character_name(character)}",
+            raise Rejected("forbidden", f"you do not play {self.name_of(character)}",
                            path)
+
+    def name_of(self, character: str) -> str:
+        """``character``'s name, as a refusal should say it: the table knows "Sam Shadow",
+        not ``sam-shadow`` (its id when the table has no such character yet)."""
+        return self.state.character_name(character)
 
     def character(self, character: str, path: str = "$.character") -> Character:
         """The character ``character``, or a ``not_found`` refusal naming the field."""
