@@ -426,9 +426,11 @@ def holding(state: GameState, character: str) -> str | None:
 
 def retired(state: GameState, character: str) -> None:
     """A retired character's declared test is withdrawn: it was only the odds of a test not
-    rolled, which no later event refers to
+    rolled, which no later event refers to; and the Karma Pool it spent this scene is
+    forgotten, so the scene's end gives back none to a character who is gone
     (:attr:`poolhall.projections.contract.Projection.retired`)."""
     state.declared.pop(character, None)
+    state.karma_spent.pop(character, None)
 
 
 PROJECTION: Projection[GameState] = Projection(

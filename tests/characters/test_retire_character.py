@@ -19,6 +19,7 @@ from poolhall.projections.describe import describe
 from poolhall.projections.snapshot import SERVER_DECODER, observable, snapshot_of, state_from
 from poolhall.server import rules
 from poolhall.server.rules.base import Decision
+from poolhall.server.rules.sr3 import views as sr3_views
 from poolhall.server.stored_snapshots import decode_state, encode_state
 from tests.d12.d12_support import Table as D12Table
 from tests.narrative.narrative_support import Table as NarrativeTable
@@ -152,7 +153,8 @@ def test_narrative_a_character_in_an_open_check_or_encounter_is_not_retired() ->
 
 def test_sr3_a_combatant_is_not_retired_and_a_declared_test_is_withdrawn() -> None:
     """Sam in the combat running: refused until it ends. Deck's declared test (the odds of a
-    test not rolled) goes with him, and the sheets no longer list him."""
+    test not rolled) goes with him, the scene's end gives him no Karma Pool back, and the
+    sheets view is sent again without him."""
     table = Sr3Table(characters={"sam": Sr3Table.CHARACTERS["sam"](),
                                  "deck": Sr3Table.CHARACTERS["deck"]()})
     table.run("gm", sr3.StartCombat)
@@ -162,9 +164,20 @@ def test_sr3_a_combatant_is_not_retired_and_a_declared_test_is_withdrawn() -> No
     table.run("deck-player", sr3.DeclarePoolTest, character="deck", kind="task",
               attribute="intelligence", tn=4)
     assert "deck" in table.game.declared
-    table.run("gm", core.RetireCharacter, character="deck")
+    rolled = table.run("deck-player", sr3.RollPoolTest, character="deck", kind="task",
+                       attribute="intelligence", tn=12)[0]
+    assert isinstance(rolled, sr3.PoolTestRolled)
+    table.run("deck-player", sr3.RerollWithKarma, test=rolled.test, character="deck")
+    assert table.game.karma_spent["deck"] > 0
+    table.run("deck-player", sr3.DeclarePoolTest, character="deck", kind="task",
+              attribute="intelligence", tn=4)
+    retiring = table.run("gm", core.RetireCharacter, character="deck")
     assert table.game.declared == {}
     assert "deck" not in table.state.characters
+    (sheets,) = [spec for spec in sr3_views(table.state, retiring) if spec.about == "sheets"]
+    assert isinstance(sheets.data, sr3.Sr3Sheets)
+    assert list(sheets.data.sheets) == ["sam"]
+    assert table.run("gm", sr3.EndScene) == [sr3.SceneEnded(refreshed={})]
     table.run("gm", core.RetireCharacter, character="sam")
 
 
