@@ -81,6 +81,8 @@ async def _export(args: argparse.Namespace) -> int:
     client = await common.fetch_table(args, args.campaign)
     state = client.state
     found = state.characters.get(args.character)
+    if found is None and args.character in state.retired:  # the server's words
+        raise CliError(f"{state.retired[args.character]} is retired: no longer at this table")
     if found is None:
         raise CliError(f"no character {args.character!r} in {args.campaign}"
                        + did_you_mean(args.character, state.characters))

@@ -349,6 +349,11 @@ def test_character_retire_takes_a_character_off_the_table(served: tuple[Path, st
                      check=False)
     assert again.returncode == 1
     assert "Sam Shadow is retired already" in again.stderr
+    for argv in (("character", "export", campaign, "sam-shadow"),
+                 ("roll", campaign, "1d6", "--character", "sam-shadow")):
+        gone = poolhall(*argv, "--url", url, cwd=cwd, check=False)
+        assert gone.returncode != 0, argv
+        assert "Sam Shadow is retired: no longer at this table" in gone.stderr, argv
     said = poolhall("character", "retire", campaign, "nobody", "--url", url, cwd=cwd,
                     check=False)
     assert "no character 'nobody' in this campaign" in said.stderr
