@@ -14,6 +14,7 @@ from poolhall.events import narrative as n
 from poolhall.events import narrative_encounter as e
 from poolhall.events.character_io import CharacterFile
 from poolhall.events.errors import Rejected
+from poolhall.projections.analytics import report
 from poolhall.projections.campaign import evolve, fold
 from poolhall.projections.describe import describe
 from poolhall.projections.snapshot import SERVER_DECODER, observable, snapshot_of, state_from
@@ -110,7 +111,7 @@ def test_an_unknown_or_already_retired_character_is_refused_by_name() -> None:
 
 def test_the_log_before_the_retirement_keeps_the_character() -> None:
     """``state --at`` before it (a fold up to there) still has Han on his player's sheet;
-    after it the table names him in lines from before (his rolls)."""
+    after it the table names him in lines from before (his rolls), as the report does."""
     table = D12Table()
     table.run("han-player", core.Roll, expression="1d12", character="han")
     before = table.seq
@@ -122,6 +123,7 @@ def test_the_log_before_the_retirement_keeps_the_character() -> None:
     now = table.state
     assert describe(table.log[before - 1], now).startswith("rolled 1d12 for han")
     assert fold(table.log).retired == {"han": "Han"}  # the fold is one function of the log
+    assert report(table.log).characters["han"] == "Han"  # the post-game report names him
 
 
 def test_narrative_a_character_in_an_open_check_or_encounter_is_not_retired() -> None:
