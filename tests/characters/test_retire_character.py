@@ -17,6 +17,7 @@ from poolhall.events.errors import Rejected
 from poolhall.projections.analytics import report
 from poolhall.projections.campaign import evolve, fold
 from poolhall.projections.describe import describe
+from poolhall.projections.replay_start import replay_start
 from poolhall.projections.snapshot import SERVER_DECODER, observable, snapshot_of, state_from
 from poolhall.server import rules
 from poolhall.server.rules.base import Decision
@@ -124,6 +125,7 @@ def test_the_log_before_the_retirement_keeps_the_character() -> None:
     assert describe(table.log[before - 1], now).startswith("rolled 1d12 for han")
     assert fold(table.log).retired == {"han": "Han"}  # the fold is one function of the log
     assert report(table.log).characters["han"] == "Han"  # the post-game report names him
+    assert replay_start(table.state).retired == {"han": "Han"}  # a replay from after, too
 
 
 def test_narrative_a_character_in_an_open_check_or_encounter_is_not_retired() -> None:
