@@ -46,7 +46,7 @@ export class PhCharacters extends HTMLElement {
     this.fileInput.addEventListener("change", () => { this.reading = this.read(); });
     bindForm(this.importForm, (data) => this.importCommand(data),
              () => this.imported());
-    this.append(h("h2", {}, "Characters"), this.list, this.exportForm, this.importForm);
+    this.append(h("h2", {}, "Retire a character"), this.list, this.exportForm, this.importForm);
     this.refresh();
   }
 
