@@ -1,4 +1,5 @@
-"""``poolhall character export`` and ``poolhall character import``: a character as a file.
+"""``poolhall character export`` and ``poolhall character import``: a character as a file;
+``poolhall character retire``: a character leaves the table for good (GM).
 
 Export reads the table (any member may: a sheet is no secret at the table) and writes the
 character file (:mod:`poolhall.events.character_io`); import checks the file here first, so a typo
@@ -19,8 +20,9 @@ __all__ = ["add_command", "load_character_file"]
 
 
 def add_command(sub: Any) -> None:
-    """Register ``character export`` and ``character import``."""
-    character = sub.add_parser("character", help="export a character to a file, or import one")
+    """Register ``character export``, ``character import`` and ``character retire``."""
+    character = sub.add_parser("character", help="export a character to a file, import one, "
+                               "or retire one")
     actions = character.add_subparsers(dest="action", required=True, metavar="ACTION")
     export = actions.add_parser("export", help="write a character as a JSON character file")
     export.add_argument("campaign")
@@ -35,6 +37,13 @@ def add_command(sub: Any) -> None:
                       " file's, or one made from its name if taken)")
     common.add_connection_options(load)
     load.set_defaults(handler=_import)
+    retire = actions.add_parser("retire", help="take a character off the table for good (GM):"
+                                " whoever played it no longer does; its id is not reused")
+    retire.add_argument("campaign")
+    retire.add_argument("character", help="the character's id")
+    retire.add_argument("--reason", default="", help="why, in a few words (in the log)")
+    common.add_connection_options(retire)
+    retire.set_defaults(handler=_retire)
 
 
 def load_character_file(data: bytes, source: str) -> Any:
@@ -72,6 +81,8 @@ async def _export(args: argparse.Namespace) -> int:
     client = await common.fetch_table(args, args.campaign)
     state = client.state
     found = state.characters.get(args.character)
+    if found is None and args.character in state.retired:  # the server's words
+        raise CliError(f"{state.retired[args.character]} is retired: no longer at this table")
     if found is None:
         raise CliError(f"no character {args.character!r} in {args.campaign}"
                        + did_you_mean(args.character, state.characters))
@@ -97,5 +108,15 @@ async def _import(args: argparse.Namespace) -> int:
     ack = await common.call_once(args, args.campaign, ImportCharacter, file=file,
                                  character=args.character)
     emit(args, ack, styled("imported [bold]{}[/bold] into {} (events {})", file.name,
+                           args.campaign, ", ".join(str(s) for s in ack.seqs)))
+    return common.EXIT_OK
+
+
+async def _retire(args: argparse.Namespace) -> int:
+    from poolhall.events.core import RetireCharacter
+
+    ack = await common.call_once(args, args.campaign, RetireCharacter, character=args.character,
+                                 reason=args.reason)
+    emit(args, ack, styled("retired [bold]{}[/bold] from {} (events {})", args.character,
                            args.campaign, ", ".join(str(s) for s in ack.seqs)))
     return common.EXIT_OK

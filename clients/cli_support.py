@@ -411,6 +411,8 @@ def own_character(client: Client, given: str | None) -> str:
     if given is not None:
         if given in state.characters:
             return given
+        if given in state.retired:
+            raise CliError(f"{state.retired[given]} is retired: no longer at this table")
         raise CliError(f"no character {given!r} in {state.campaign}"
                        + did_you_mean(given, state.characters))
     member = state.members.get(client.welcome.member) if client.welcome else None

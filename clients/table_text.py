@@ -97,6 +97,7 @@ def state_data(state: CampaignState, views: Mapping[str, Any],
                     for m in state.members.values()},
         "characters": _character_lines(state),
         "character_count": len(state.characters),
+        "retired": dict(state.retired),
         "game": game,
         "rolls": [{"seq": r.seq, "actor": r.actor, "expression": r.expression,
                    "total": r.total, "reason": r.reason} for r in state.rolls[-LOG_LINES:]],
@@ -141,6 +142,8 @@ def state_text(state: CampaignState, views: Mapping[str, Any],
         parts.append(f"  ... and {len(state.characters) - len(characters)} more")
     if not characters:
         parts.append("  none yet")
+    if state.retired:
+        parts.append(styled("  retired: {}", ", ".join(state.retired.values())))
     _, game = _game(state, views)
     if game:
         parts.append(styled("[bold]{}[/bold]", state.system))

@@ -25,6 +25,7 @@ __all__ = [
     "CampaignCreated",
     "CharacterCreated",
     "CharacterImported",
+    "CharacterRetired",
     "AssignCharacters",
     "CharacterUpdated",
     "CharactersAssigned",
@@ -41,6 +42,7 @@ __all__ = [
     "MemberRemoved",
     "RemoveMember",
     "ReplayShared",
+    "RetireCharacter",
     "RetryKey",
     "Roll",
     "SetCondition",
@@ -117,6 +119,16 @@ class CharacterUpdated(Event, frozen=True, kw_only=True):
     stats: Stats | None = None
 
 
+class CharacterRetired(Event, frozen=True, kw_only=True):
+    """The GM retired a character (``name``: as the table knew it): it leaves the table for
+    good, its id is never given to another, and the log before keeps it by name. A player who
+    played it was given the list without it just before (``characters_assigned``)."""
+
+    character: Slug
+    name: Name
+    reason: Reason = ""
+
+
 class GameSessionStarted(Event, frozen=True, kw_only=True):
     """The table sat down for a game session."""
 
@@ -185,6 +197,7 @@ EVENTS: tuple[type[Event], ...] = (
     CharacterImported,
     ConditionChanged,
     CharactersAssigned,
+    CharacterRetired,
     *FAIR_EVENTS,
 )
 
@@ -248,6 +261,15 @@ class UpdateCharacter(Command, frozen=True, kw_only=True):
     stats: Stats | None = None
 
 
+class RetireCharacter(Command, frozen=True, kw_only=True):
+    """Retire a character (GM only): it leaves every sheet, list and picker, whoever played
+    it no longer does, and its id is not reused. Refused while it is in something open (a
+    check, a test, a combat or encounter): end that first."""
+
+    character: Slug
+    reason: Reason = ""
+
+
 class StartSession(Command, frozen=True, kw_only=True):
     """Start a game session (GM only)."""
 
@@ -292,6 +314,7 @@ COMMANDS: tuple[type[Command], ...] = (
     ImportCharacter,
     SetCondition,
     AssignCharacters,
+    RetireCharacter,
     *FAIR_COMMANDS,
 )
 

@@ -139,6 +139,10 @@ class CampaignState(msgspec.Struct, kw_only=True):
     tokens: dict[str, str] = msgspec.field(default_factory=dict)
     """Member id by token hash: a join finds its member in one lookup, not a scan."""
     characters: dict[str, Character] = msgspec.field(default_factory=dict)
+    """The characters at the table now (a retired one is in :attr:`retired` instead)."""
+    retired: dict[str, str] = msgspec.field(default_factory=dict)
+    """The name of each retired character, by id (a few bytes each): what the log before its
+    retirement still names it by; its id is never given to another character."""
     session: int = 0
     in_session: bool = False
     sessions: list[SessionSpan] = msgspec.field(default_factory=list)
@@ -179,6 +183,12 @@ class CampaignState(msgspec.Struct, kw_only=True):
             if span.session == member.replay_session:
                 return span.first, span.last or self.head
         return None
+
+    def character_name(self, character: str) -> str:
+        """``character``'s name as the table knows it, retired or not; its id if the state
+        has no character of that id (one yet to be made)."""
+        found = self.characters.get(character)
+        return found.name if found is not None else self.retired.get(character, character)
 
     def owner_of(self, character: str) -> str | None:
         """The active player member who plays ``character``, if any."""
@@ -232,6 +242,17 @@ def _character_updated(state: CampaignState, rec: Recorded, event: Any) -> None:
         character.name = event.name
     if event.stats is not None:
         character.stats = event.stats
+
+
+def _character_retired(state: CampaignState, rec: Recorded, event: Any) -> None:
+    """The character leaves the table, its name kept for the log before; the game system
+    lets go of what it holds of it (:attr:`poolhall.projections.contract.Projection.retired`).
+    Who played it was told by the ``characters_assigned`` the same command appended first."""
+    state.characters.pop(event.character, None)
+    state.retired[event.character] = event.name
+    hook = projection(state.system).retired if state.system else None
+    if hook is not None:
+        hook(state.game, event.character)
 
 
 def _condition_changed(state: CampaignState, rec: Recorded, event: Any) -> None:
@@ -302,6 +323,7 @@ _CORE: dict[type[Event], Callable[[CampaignState, Recorded, Any], None]] = {
     core.CharactersAssigned: _characters_assigned,
     core.CharacterCreated: _character_created,
     core.CharacterUpdated: _character_updated,
+    core.CharacterRetired: _character_retired,
     core.GameSessionStarted: _session_started,
     core.GameSessionEnded: _session_ended,
     core.DiceRolled: _dice_rolled,

@@ -78,3 +78,15 @@ class Projection(Generic[S]):
     epoch's seed, the rest of it would be played in front of the table
     (:func:`poolhall.server.rules.privacy.unfinished_secrets`). ``None``: the system's private
     rolls are one-shot."""
+    holding: Callable[[S, str], str | None] | None = None
+    """Why ``character`` may not be retired now, if it is in something open of this system:
+    the rest of a sentence after the character's name ("is in the open combat: end it
+    first"); ``None`` when nothing holds it. Retiring refuses rather than withdraw a
+    character from an open thing that its events would then point at (see
+    ``docs/how-to/retire-a-character.md``). Every registered system sets it (the
+    contract test checks)."""
+    retired: Callable[[S, str], None] | None = None
+    """What the system's state lets go of when ``character`` retires
+    (:class:`poolhall.events.core.CharacterRetired`), folded after the campaign's part:
+    only what no event refers to (SR3: its declared test, a preview of odds with no dice
+    rolled). ``None``: nothing."""

@@ -298,8 +298,17 @@ def unfinished(state: GameState, key: str) -> bool:
     return test is not None and test.open
 
 
+def holding(state: GameState, character: str) -> str | None:
+    """The open test of ``character``, if it has one: it may not retire before it ends
+    (:attr:`poolhall.projections.contract.Projection.holding`)."""
+    for test in open_tests(state):
+        if test.character == character:
+            return f"is in the open test #{test.test}: end it first"
+    return None
+
+
 PROJECTION: Projection[GameState] = Projection(
     system=d12.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
     describe=describe, table=Table, snapshot=table_of, replay_start=replay_start,
-    unfinished=unfinished)
+    unfinished=unfinished, holding=holding)
 """This system's part of the projections (see :mod:`poolhall.projections.contract`)."""

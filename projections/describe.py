@@ -60,8 +60,7 @@ def _member_name(campaign: CampaignState, member: str) -> str:
 
 
 def _character_names(campaign: CampaignState, characters: tuple[str, ...]) -> str:
-    return ", ".join(campaign.characters[c].name if c in campaign.characters else c
-                     for c in characters)
+    return ", ".join(campaign.character_name(c) for c in characters)
 
 
 def _table_words(event: Event, campaign: CampaignState) -> str | None:
@@ -82,6 +81,9 @@ def _table_words(event: Event, campaign: CampaignState) -> str | None:
             return f"created character {event.name} ({event.character})"
         case core.CharacterUpdated():
             return f"updated character {event.character}"
+        case core.CharacterRetired():
+            why = f" ({event.reason})" if event.reason else ""
+            return f"retired character {event.name} ({event.character}){why}"
         case core.CharacterImported():
             where = f" from {event.from_campaign}" if event.from_campaign else ""
             return f"imported character {event.character}{where}"

@@ -9,7 +9,7 @@ so a modification that arrives late still lands in its place.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
@@ -24,6 +24,7 @@ from poolhall.projections.narrative_encounter import (
     SpendRecord,
     describe_encounter,
     evolve_encounter,
+    holding,
     unspent,
 )
 from poolhall.projections.narrative_pool import (
@@ -33,9 +34,6 @@ from poolhall.projections.narrative_pool import (
     base_dice,
     effective_pool,
 )
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["PROJECTION", "CheckState", "Difficulty", "CheckRecord", "Destiny", "DestinySpend",
            "FreeRoll", "GameState", "CLOSED_CHECKS", "CLOSED_KEPT", "LINES_KEPT", "TABLE_RECENT",
@@ -490,5 +488,5 @@ def unfinished(state: GameState, key: str) -> bool:
 PROJECTION: Projection[GameState] = Projection(
     system=n.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
     describe=describe, table=Table, snapshot=table_of, replay_start=replay_start,
-    unfinished=unfinished)
+    unfinished=unfinished, holding=holding)
 """This system's part of the projections (see :mod:`poolhall.projections.contract`)."""

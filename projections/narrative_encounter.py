@@ -132,6 +132,21 @@ def evolve_encounter(state: Any, recorded: Recorded, check: Any) -> None:
             check.left[event.symbol] = event.left
 
 
+def holding(state: Any, character: str) -> str | None:
+    """What open thing of the narrative ``state`` (a GameState) holds ``character``, so that
+    it may not retire yet (:attr:`poolhall.projections.contract.Projection.holding`): a check
+    it rolls, or is the target or the opponent of, or the encounter it has a slot in."""
+    for check in state.open_checks():
+        opponent = check.difficulty.opponent if check.difficulty is not None else None
+        if character in (check.character, check.target, opponent):
+            return f"is in the open check {check.check!r}: roll or cancel it first"
+    encounter = state.encounter
+    if encounter is not None and any(character == entry.character for entry in
+                                     [*encounter.entries, *encounter.claims]):
+        return f"is in the open encounter {encounter.encounter}: end it first"
+    return None
+
+
 def describe_encounter(event: Any) -> str:
     """One line for people of an encounter or spending event."""
     why = f" ({event.reason})" if getattr(event, "reason", "") else ""

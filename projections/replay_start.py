@@ -43,5 +43,6 @@ def replay_start(state: CampaignState) -> CampaignState:
                  for key, member in state.members.items() if member.role != "replay"},
         characters={key: msgspec.structs.replace(character)
                     for key, character in state.characters.items()},
+        retired=dict(state.retired),  # retired before the replay: still named in its lines
         session=state.session, in_session=state.in_session,
         sessions=[msgspec.structs.replace(span) for span in state.sessions], game=game)

@@ -35,6 +35,7 @@ __all__ = [
     "MemberEntry",
     "OutgoingSnapshot",
     "ReplayLinkEntry",
+    "RetiredEntry",
     "ServerMessage",
     "Snapshot",
     "TableNow",
@@ -85,6 +86,14 @@ class CharacterEntry(msgspec.Struct, frozen=True, kw_only=True):
     conditions: dict[str, int] = msgspec.field(default_factory=dict)
 
 
+class RetiredEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """A retired character (``retire_character``): no longer at the table, named here for
+    the lines of the log from before its retirement."""
+
+    character: str
+    name: str
+
+
 class _TableFields(msgspec.Struct, frozen=True, kw_only=True):
     """What a snapshot and a table message share: the table as a campaign's state answers it
     (built by :func:`_table_fields`)."""
@@ -103,6 +112,9 @@ class _TableFields(msgspec.Struct, frozen=True, kw_only=True):
     """Replay links in force (not in ``members``: they have no seat at the table)."""
     fair: FairState = msgspec.field(default_factory=FairState)
     """The fair rolls' epoch: its commitment (never its seed), rolls so far, client seeds."""
+    retired: list[RetiredEntry] = msgspec.field(default_factory=list)
+    """Retired characters, by the name the log before names them (absent: none, as in a
+    snapshot of a server from before retiring)."""
 
 
 class _SnapshotBase(_TableFields, frozen=True, kw_only=True, tag_field="type",
@@ -170,6 +182,7 @@ def _table_fields(state: CampaignState) -> dict[str, Any]:
         "session": state.session, "in_session": state.in_session,
         "rolls": state.rolls[-TABLE_ROLLS:],
         "fair": state.fair,
+        "retired": [RetiredEntry(character=c, name=name) for c, name in state.retired.items()],
         "table": PROJECTIONS[state.system].snapshot(state.game),
     }
 
@@ -214,6 +227,7 @@ def state_from(snapshot: Snapshot) -> CampaignState:
         characters={c.character: Character(character=c.character, name=c.name, stats=c.stats,
                                            conditions=dict(c.conditions))
                     for c in snapshot.characters},
+        retired={entry.character: entry.name for entry in snapshot.retired},
         session=snapshot.session, in_session=snapshot.in_session, rolls=list(snapshot.rolls),
         fair=msgspec.structs.replace(snapshot.fair,
                                      client_seeds=dict(snapshot.fair.client_seeds)),

@@ -413,8 +413,28 @@ def fold_sealed(state: GameState, recorded: Recorded) -> None:
         state.declared.pop(recorded.event.character, None)
 
 
+def holding(state: GameState, character: str) -> str | None:
+    """Whether ``character`` is in the combat running: it may not retire before it ends
+    (:attr:`poolhall.projections.contract.Projection.holding`); its initiative, pools and
+    place in the order are the combat's."""
+    combat = state.combat
+    if combat is not None and (character in combat.participants
+                               or character in combat.combatants):
+        return "is in the open combat: end it first"
+    return None
+
+
+def retired(state: GameState, character: str) -> None:
+    """A retired character's declared test is withdrawn: it was only the odds of a test not
+    rolled, which no later event refers to; and the Karma Pool it spent this scene is
+    forgotten, so the scene's end gives back none to a character who is gone
+    (:attr:`poolhall.projections.contract.Projection.retired`)."""
+    state.declared.pop(character, None)
+    state.karma_spent.pop(character, None)
+
+
 PROJECTION: Projection[GameState] = Projection(
     system=vocabulary.SYSTEM_ID, state=GameState, initial_state=initial_state, evolve=evolve,
     describe=describe, table=Table, snapshot=table_of, replay_start=replay_start,
-    fold_sealed=fold_sealed)
+    fold_sealed=fold_sealed, holding=holding, retired=retired)
 """This system's part of the projections (see :mod:`poolhall.projections.contract`)."""

@@ -3,7 +3,8 @@ plain words, which part is missing.
 
 The parts (see ``events/contract.py``): ``VOCABULARY`` in ``events/<id>.py``, ``PROJECTION``
 in ``projections/<id>.py``, ``RULES`` in ``server/rules/<id>.py``, ``CLI`` in
-``clients/<id>_cli.py``, each added to its layer's registry; every event type with a
+``clients/<id>_cli.py``, each added to its layer's registry; a projection that says what open
+thing holds a character (for ``retire_character``); every event type with a
 ``describe`` line, a stored payload in ``tests/fixtures/events``, a codec round trip and a
 fold; tags of events, commands and views unique across every system.
 """
@@ -165,6 +166,9 @@ def _content_problems(system: str, parts: Parts) -> list[str]:
         initial = parts.projection.initial_state()
         if not isinstance(initial, parts.projection.state):
             problems.append(f"{system}: initial_state() is not a {parts.projection.state}")
+        if parts.projection.holding is None:
+            problems.append(f"{system}: its projection does not say what open thing holds a "
+                            "character (holding): retire_character must refuse one in play")
     return problems
 
 
@@ -232,13 +236,15 @@ def test_a_system_missing_parts_is_told_which_in_plain_words(tmp_path: Path) -> 
         "layer's systems module",
         "tarot: no command-line part: export it from clients/tarot_cli.py and register it in "
         "that layer's systems module",
+        "tarot: its projection does not say what open thing holds a character (holding): "
+        "retire_character must refuse one in play",
         "tarot: event 'tarot_drawn' has no stored payload: capture "
         "tests/fixtures/events/tarot_drawn.v1.json (see capture_event_fixtures.py)",
     ]
     (tmp_path / "tarot_drawn.v1.json").write_text(json.dumps(
         {"type": "tarot_drawn", "version": 1, "payload": {"type": "tarot_drawn", "card": "x"}}))
     # not in the codec (never registered): the decode is refused, and said so
-    assert problems_of("tarot", parts, fixtures=tmp_path)[2].startswith(
+    assert problems_of("tarot", parts, fixtures=tmp_path)[3].startswith(
         "tarot: event 'tarot_drawn': its stored payload does not decode")
 
 

@@ -6,7 +6,9 @@ import {numericDie} from "./dice.js";
 /** Names for ids, from the latest table message. */
 export function namesOf(table) {
   const members = new Map((table?.members ?? []).map((m) => [m.member, m.name]));
-  const characters = new Map((table?.characters ?? []).map((c) => [c.character, c.name]));
+  // a retired character is still named in the lines from before its retirement
+  const characters = new Map([...(table?.retired ?? []), ...(table?.characters ?? [])]
+    .map((c) => [c.character, c.name]));
   const roles = new Map((table?.members ?? []).map((m) => [m.member, m.role]));
   return {
     member: (id) => (id === "admin" ? "the server's admin" : members.get(id) ?? id),
@@ -31,6 +33,8 @@ export function describeCore(frame, names) {
         event.characters?.length ? event.characters.map(names.character).join(", ") : "no character");
     case "character_created":
       return h("span", {}, `character ${event.name} created`);
+    case "character_retired":
+      return h("span", {}, `character ${event.name} retired`, event.reason ? ` (${event.reason})` : "");
     case "character_updated": // a name is there only when it changed
       return h("span", {}, `character ${event.name ?? names.character(event.character)} updated`);
     case "condition_changed":

@@ -50,6 +50,7 @@ export {};
 /** @typedef {{character: string, name: string, stats: Stats, conditions?: Record<string, number>}} CharacterEntry */
 
 /** @typedef {{member: string, name: string, session: number, last?: number}} ReplayLinkEntry */
+/** @typedef {{character: string, name: string}} RetiredEntry */
 
 /** The fair rolls' epoch (projections/campaign.py FairState).
  * @typedef {{client_seeds: Record<string, string>, [field: string]: any}} FairState */
@@ -72,6 +73,7 @@ export {};
  * @property {SystemTable} table
  * @property {ReplayLinkEntry[]} [replay_links]
  * @property {FairState} [fair]
+ * @property {RetiredEntry[]} [retired] characters retired, named for the log before
  */
 
 /** @typedef {TableFields & {type: "table", connected: string[]}} TableNow */

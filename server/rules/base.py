@@ -89,12 +89,22 @@ class Decision:
         """Refuse unless the actor is the GM or the player of ``character``."""
         self.require_participant("act")
         if not self.plays(character):
-            raise Rejected("forbidden", f"you do not play {character!r}", path)
+            raise Rejected("forbidden", f"you do not play {self.name_of(character)}",
+                           path)
+
+    def name_of(self, character: str) -> str:
+        """``character``'s name, as a refusal should say it: the table knows "Sam Shadow",
+        not ``sam-shadow`` (its id when the table has no such character yet)."""
+        return self.state.character_name(character)
 
     def character(self, character: str, path: str = "$.character") -> Character:
         """The character ``character``, or a ``not_found`` refusal naming the field."""
         found = self.state.characters.get(character)
         if found is None:
+            retired = self.state.retired.get(character)
+            if retired is not None:
+                raise Rejected("not_found", f"{retired} is retired: no longer at this table",
+                               path)
             raise Rejected("not_found", f"no character {character!r} in this campaign", path)
         return found
 
@@ -108,9 +118,10 @@ class Decision:
 
     def stats(self, character: str, stats_type: type[S], path: str = "$.character") -> S:
         """The character's stats, checked to be of this system's type."""
-        stats = self.character(character, path).stats
+        found = self.character(character, path)
+        stats = found.stats
         if not isinstance(stats, stats_type):
-            raise Rejected("invalid", f"{character!r} has no stats for this system", path)
+            raise Rejected("invalid", f"{found.name} has no stats for this system", path)
         return stats
 
     def issue_token(self, member: str) -> str:

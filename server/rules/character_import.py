@@ -27,10 +27,12 @@ def import_character(ctx: Decision, command: ImportCharacter) -> list[Event]:
     if system != ctx.state.system:
         raise Rejected("invalid", f"this campaign plays {ctx.state.system!r}; the file's"
                        f" character is a {system!r} character", "$.file.stats.system")
-    taken = ctx.state.characters
+    taken = {*ctx.state.characters, *ctx.state.retired}  # a retired id is never reused
     if command.character is not None:
         if command.character in taken:
-            raise Rejected("conflict", f"character {command.character!r} exists; choose"
+            was = "was a retired character's" if command.character in ctx.state.retired \
+                else "exists"
+            raise Rejected("conflict", f"character {command.character!r} {was}; choose"
                            " another id", "$.character")
         character = command.character
     elif file.character is not None and file.character not in taken:

@@ -15,6 +15,7 @@ from poolhall.events.errors import NotationError, Rejected
 from poolhall.events.fair import RotateSeed, SeedCommitted, SetClientSeed, commitment
 from poolhall.server.rules import fairness, privacy
 from poolhall.server.rules.base import ADMIN_MEMBER, Decision
+from poolhall.server.rules.retire import require_not_retired, retire_character
 
 __all__ = ["COMMANDS", "decide", "open_campaign", "slugify"]
 
@@ -77,6 +78,7 @@ def _invite(ctx: Decision, command: core.Invite, hash_token: Any) -> list[Event]
     ctx.require_gm("invite members")
     if command.role == "spectator" and command.characters:
         raise Rejected("invalid", "a spectator plays no characters", "$.characters")
+    require_not_retired(ctx, command.characters, "$.characters")
     name = command.name or (command.characters[0] if command.characters else command.role)
     member = slugify(name, {*ctx.state.members, ADMIN_MEMBER}, command.role)  # "admin" is taken
     name = distinct_name(name, {m.name for m in ctx.state.members.values() if m.active})
@@ -129,6 +131,7 @@ def _assign_characters(ctx: Decision, command: core.AssignCharacters) -> list[Ev
     if member.role != "player":
         raise Rejected("invalid", f"{member.name} is a {member.role}: only players are given "
                        "characters (a GM acts for every character)", "$.member")
+    require_not_retired(ctx, command.characters, "$.characters")
     characters = tuple(dict.fromkeys(command.characters))  # each once, in the order given
     if list(characters) == member.characters:
         names = [ctx.state.characters[c].name if c in ctx.state.characters else c
@@ -152,6 +155,10 @@ def _create_character(ctx: Decision, command: core.CreateCharacter) -> list[Even
     ctx.require_acts_for(command.character)
     if command.character in ctx.state.characters:
         raise Rejected("conflict", f"character {command.character!r} exists", "$.character")
+    if command.character in ctx.state.retired:
+        raise Rejected("conflict", f"{command.character!r} was the id of "
+                       f"{ctx.state.retired[command.character]}, retired: a retired "
+                       "character's id is not reused, choose another", "$.character")
     _check_system(ctx, command.stats)
     return [core.CharacterCreated(character=command.character, name=command.name,
                                   stats=command.stats)]
@@ -243,6 +250,8 @@ def _decide_play(ctx: Decision, command: Any) -> list[Event]:
             return _remove_member(ctx, command)
         case core.AssignCharacters():
             return _assign_characters(ctx, command)
+        case core.RetireCharacter():
+            return retire_character(ctx, command)
         case core.CreateCharacter():
             return _create_character(ctx, command)
         case core.UpdateCharacter():

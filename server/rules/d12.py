@@ -109,7 +109,7 @@ def _call(ctx: Decision, command: d12.CallThresholdTest) -> list[Event]:
         if stat in command.stats[:i]:
             raise Rejected("invalid", f"{stat} is named twice", f"$.stats[{i}]")
         if stat not in ratings:
-            raise Rejected("not_found", f"{command.character!r} has no stat {stat}",
+            raise Rejected("not_found", f"{ctx.name_of(command.character)} has no stat {stat}",
                            f"$.stats[{i}]")
         used.append(d12.StatUsed(stat=stat, rating=ratings[stat]))
     pool = sum(s.rating for s in used)

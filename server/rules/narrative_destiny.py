@@ -77,14 +77,14 @@ def _may_spend_on(ctx: Decision, check: CheckState, effect: str) -> None:
         return
     if effect == "upgrade_ability" and ctx.state.owner_of(check.character) is None:
         raise Rejected("forbidden", "a light side point upgrades your own or an ally's check, "
-                       f"and {check.character!r} is no player's character", "$.check")
+                       f"and {ctx.name_of(check.character)} is no player's character", "$.check")
     if effect == "upgrade_difficulty":
         against = {check.target, check.difficulty.opponent if check.difficulty else None}
         if not any(c is not None and ctx.plays(c) for c in against):
             raise Rejected("forbidden", "a light side point upgrades the difficulty only of a "
                            "check made against your character", "$.check")
     if effect == "attempt_impossible" and not ctx.plays(check.character):
-        raise Rejected("forbidden", f"only the player of {check.character!r} or the GM "
+        raise Rejected("forbidden", f"only the player of {ctx.name_of(check.character)} or the GM "
                        "attempts the impossible with it", "$.check")
 
 

@@ -94,8 +94,8 @@ def _enter_initiative(ctx: Decision, game: GameState, command: e.EnterInitiative
         raise Rejected("rule", "initiative is a Cool or Vigilance check; "
                        f"{check.check!r} is {check.skill}", "$.check")
     if any(entry.character == check.character for entry in encounter.entries):
-        raise Rejected("rule", f"{check.character!r} has a slot already: one initiative per"
-                       " character and encounter", "$.check")
+        raise Rejected("rule", f"{ctx.name_of(check.character)} has a slot already: one "
+                       "initiative per character and encounter", "$.check")
     if any(entry.check == check.check for entry in encounter.entries):
         raise Rejected("conflict", f"check {check.check!r} is entered already", "$.check")
     side: e.SlotSide = "player" if check.character in player_characters(ctx) else "npc"
@@ -123,15 +123,15 @@ def _claim(ctx: Decision, game: GameState, command: e.ClaimSlot) -> list[Event]:
         ctx.require_acts_for(command.character)
         if command.character not in pcs:
             raise Rejected("rule", "any player character may claim a player slot; "
-                           f"{command.character!r} is an NPC", "$.character")
+                           f"{ctx.name_of(command.character)} is an NPC", "$.character")
     else:
         if not ctx.is_gm:
             raise Rejected("forbidden", "the GM fills NPC slots", "$.slot")
         if command.character in pcs:
             raise Rejected("rule", "the GM fills NPC slots with NPCs; "
-                           f"{command.character!r} is a player character", "$.character")
+                           f"{ctx.name_of(command.character)} is a player character", "$.character")
     if any(claim.character == command.character for claim in encounter.claims):
-        raise Rejected("rule", f"{command.character!r} has acted this round already",
+        raise Rejected("rule", f"{ctx.name_of(command.character)} has acted this round already",
                        "$.character")
     return [e.SlotClaimed(round=encounter.round, slot=command.slot, side=side,
                           character=command.character)]
@@ -148,7 +148,7 @@ def _spend(ctx: Decision, game: GameState, command: e.SpendResult) -> list[Event
         spender_is_player = ctx.plays(check.character) and (not ctx.is_gm or npc)
         if players_symbol and not spender_is_player:
             raise Rejected("rule", f"{IN_COMBAT}: the {command.symbol} of {check.check!r} is"
-                           f" {check.character}'s player's to spend", "$.symbol")
+                           f" {ctx.name_of(check.character)}'s player's to spend", "$.symbol")
         if not players_symbol and not ctx.is_gm:
             raise Rejected("rule", f"{IN_COMBAT}: the {command.symbol} is the GM's to spend",
                            "$.symbol")

@@ -121,7 +121,7 @@ def _start_combat(ctx: Decision, command: vocabulary.StartCombat) -> list[Event]
         path = f"$.participants[{index}]"
         ctx.stats(character, Sr3Stats, path)
         if character in participants[:index]:
-            raise Rejected("invalid", f"{character!r} is named twice", path)
+            raise Rejected("invalid", f"{ctx.name_of(character)} is named twice", path)
     return [vocabulary.CombatEncounterStarted(participants=tuple(participants)),
             *_new_turn(ctx, participants, 1)]
 
@@ -162,7 +162,7 @@ _SHARED = ("character", "kind", "skill", "attribute", "opposes", "surprised", "r
 def _prepare(ctx: Decision, command: Any) -> tuple[Sr3Stats, int, Any, int | None]:
     ctx.require_acts_for(command.character)
     stats: Sr3Stats = ctx.stats(command.character, Sr3Stats)
-    base, skill = tests.resolve_base(stats, command)
+    base, skill = tests.resolve_base(stats, command, ctx.name_of(command.character))
     tn = tests.resolve_tn(ctx.game(GameState), command)
     answer_as_private(ctx, command.opposes, getattr(command, "visibility", None))
     return stats, base, tests.situation_of(command, base, skill), tn
@@ -217,7 +217,7 @@ def _reroll(ctx: Decision, command: vocabulary.RerollWithKarma) -> list[Event]:
                        "with Karma, since the Karma Pool is the table's to see and its going "
                        "down would tell whose test it was", "$.test")
     if record.character != command.character:
-        raise Rejected("rule", f"test #{record.test} is {record.character!r}'s roll: "
+        raise Rejected("rule", f"test #{record.test} is {ctx.name_of(record.character)}'s roll: "
                        f'"{tests.KARMA_QUOTES["own"]}"', "$.character")
     stats: Sr3Stats = ctx.stats(command.character, Sr3Stats)
     if record.opposed_by:
@@ -281,7 +281,8 @@ def decide(ctx: Decision, command: Any) -> list[Event]:
 _COMBAT_EVENTS = (vocabulary.CombatEncounterStarted, vocabulary.CombatTurnStarted,
                   vocabulary.CombatPassAdvanced, vocabulary.CombatTurnEnded,
                   vocabulary.CombatEncounterEnded)
-_SHEET_EVENTS = (core.CharacterCreated, core.CharacterUpdated, vocabulary.PoolTestRolled,
+_SHEET_EVENTS = (core.CharacterCreated, core.CharacterUpdated, core.CharacterRetired,
+                 vocabulary.PoolTestRolled,
                  vocabulary.PoolTestRerolled, vocabulary.SceneEnded,
                  core.ConditionChanged)  # the initiative line names the wound modifier
 

@@ -75,7 +75,8 @@ def result_of(dice: Sequence[PoolDie], tn: int | None) -> Result:
     return Result(successes, max(totals), all(total == 1 for total in totals))
 
 
-def resolve_base(stats: Sr3Stats, command: Any) -> tuple[int, vocabulary.Sr3Skill | None]:
+def resolve_base(stats: Sr3Stats, command: Any,
+                 who: str) -> tuple[int, vocabulary.Sr3Skill | None]:
     """The base dice of a test and its skill: from the skill, the attribute or ``dice``.
 
     A Dodge Test uses Combat Pool dice alone (no base dice). Damage Resistance defaults to Body
@@ -92,7 +93,7 @@ def resolve_base(stats: Sr3Stats, command: Any) -> tuple[int, vocabulary.Sr3Skil
         raise Rejected("invalid", "give a skill, an attribute or dice, not several",
                        f"$.{named[1]}")
     if command.skill is not None:
-        skill = _skill(stats, command.character, command.skill)
+        skill = _skill(stats, who, command.skill)
         return skill.rating, skill
     if command.attribute is not None:
         return _attribute(stats, command.attribute), None
@@ -101,11 +102,11 @@ def resolve_base(stats: Sr3Stats, command: Any) -> tuple[int, vocabulary.Sr3Skil
     return _resisted_with(stats, command.kind), None
 
 
-def _skill(stats: Sr3Stats, character: str, name: str) -> vocabulary.Sr3Skill:
+def _skill(stats: Sr3Stats, who: str, name: str) -> vocabulary.Sr3Skill:
     """The character's skill ``name``, or a refusal suggesting the nearest they have."""
     skill = stats.skills.get(name)
     if skill is None:
-        raise Rejected("not_found", f"{character!r} has no skill {name!r}"
+        raise Rejected("not_found", f"{who} has no skill {name!r}"
                        + did_you_mean(name, stats.skills), "$.skill")
     return skill
 

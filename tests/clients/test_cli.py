@@ -321,3 +321,41 @@ def test_assign_gives_a_player_characters_after_the_invite(served: tuple[Path, s
     assert "admin Mira now plays ana, bram" in log
     assert "admin Mira now plays no character" in log
     assert "Mira rolled 1d6" in log
+
+
+def test_character_retire_takes_a_character_off_the_table(served: tuple[Path, str]) -> None:
+    """``character retire`` (GM): ``--json`` prints the ack; ``state`` no longer lists the
+    character nor gives it to its player, ``state --at`` before still does; a second retire
+    is refused by name with exit status 1."""
+    cwd, url = served
+    campaign = _json("campaign", "create", "Last Stand", "--system", "d12", "--url", url,
+                     cwd=cwd)["campaign"]
+    poolhall("send", campaign, '{"type": "create_character", "character": "sam-shadow", '
+             '"name": "Sam Shadow", "stats": {"system": "d12", "ratings": {"CON": 2, '
+             '"CHA": 1}}}', "--url", url, cwd=cwd)
+    _json("invite", campaign, "--role", "player", "--name", "Ivy", "--character", "sam-shadow",
+          "--url", url, cwd=cwd)
+    retired = _json("character", "retire", campaign, "sam-shadow", "--reason", "died",
+                    "--url", url, cwd=cwd)
+    first = retired["seqs"][0]
+    now = _json("state", campaign, "--url", url, cwd=cwd)
+    assert now["characters"] == []
+    assert now["retired"] == {"sam-shadow": "Sam Shadow"}
+    assert now["members"]["ivy"]["characters"] == []
+    assert any("retired character Sam Shadow (sam-shadow) (died)" in line["text"]
+               for line in now["log"])
+    before = _json("state", campaign, "--at", str(first - 1), "--url", url, cwd=cwd)
+    assert [c["name"] for c in before["characters"]] == ["Sam Shadow"]
+    assert before["members"]["ivy"]["characters"] == ["sam-shadow"]
+    again = poolhall("character", "retire", campaign, "sam-shadow", "--url", url, cwd=cwd,
+                     check=False)
+    assert again.returncode == 1
+    assert "Sam Shadow is retired already" in again.stderr
+    for argv in (("character", "export", campaign, "sam-shadow"),
+                 ("roll", campaign, "1d6", "--character", "sam-shadow")):
+        gone = poolhall(*argv, "--url", url, cwd=cwd, check=False)
+        assert gone.returncode != 0, argv
+        assert "Sam Shadow is retired: no longer at this table" in gone.stderr, argv
+    said = poolhall("character", "retire", campaign, "nobody", "--url", url, cwd=cwd,
+                    check=False)
+    assert "no character 'nobody' in this campaign" in said.stderr

@@ -118,6 +118,7 @@ COMMANDS: list[dict[str, Any]] = [
     {"type": "share_replay", "session": 1, "name": "for the forum"},
     {"type": "remove_member", "member": "han"},
     {"type": "assign_characters", "member": "han", "characters": ["han", "chewie"]},
+    {"type": "retire_character", "character": "greedo", "reason": "shot first"},
     {"type": "create_character", "character": "sam", "name": "Sam", "stats": _stats()},
     {"type": "update_character", "character": "sam", "name": "Samantha"},
     {"type": "set_condition", "character": "sam", "condition": "physical", "value": 3},

@@ -105,7 +105,9 @@ def test_the_gm_gives_a_player_invited_early_the_character_made_later(
         served: Served, open_page: PageOpener) -> None:
     """Mira was invited before Vex was made: the GM ticks Vex for her under "Characters"; both
     pages say she plays Vex and her roll form offers Vex; an unchanged list is refused beside
-    the form; unticking takes Vex away again. A player has no such button."""
+    the form; unticking takes Vex away again. A player has no such button. Given Vex again,
+    then retired by the GM (after a confirm step), Vex leaves both pages live: the characters
+    panel, the members' row, Mira's roll form; the log still names Vex."""
     campaign, gm_link = served.create_campaign("Late Sheets", "d12")
     mira_link = served.invite(campaign, gm_link, "player", "Mira")
     served.send(gm_link, {"type": "create_character", "character": "vex", "name": "Vex",
@@ -143,3 +145,29 @@ def test_the_gm_gives_a_player_invited_early_the_character_made_later(
     expect(form).to_be_hidden()
     expect(mira.locator("ph-log")).to_contain_text("Mira now plays no character")
     expect(as_character.locator("option")).to_have_text(["no character"])
+
+    gm.get_by_role("button", name="Characters Mira plays").click()
+    vex.check()
+    form.get_by_role("button", name="Save").click()
+    expect(as_character.locator("option")).to_have_text(["no character", "Vex"])
+    expect(mira.get_by_role("button", name=re.compile("^Retire"))).to_have_count(0)
+    panel = gm.locator("ph-characters")
+    expect(panel.locator(".ph-characters-list li")).to_have_text([re.compile("^Vex")])
+    panel.get_by_role("button", name="Retire Vex").click()
+    confirm = panel.get_by_role("form", name="Retire Vex")
+    expect(confirm).to_contain_text("Retire Vex?")
+    confirm.get_by_role("button", name="Cancel").click()
+    expect(confirm).to_be_hidden()
+    expect(as_character.locator("option")).to_have_text(["no character", "Vex"])  # not sent
+    panel.get_by_role("button", name="Retire Vex").click()
+    confirm.get_by_label("Reason").fill("fell in the river")
+    confirm.get_by_role("button", name="Yes, retire").click()
+    for page in (gm, mira):
+        expect(page.locator("ph-log")).to_contain_text("character Vex retired (fell in the river)")
+        expect(page.locator("ph-members li[data-member=mira] .ph-member-about")).to_have_text(
+            re.compile(r"Mira player\s*(\(you\))?$"))
+        expect(page.locator("ph-log")).to_contain_text("Vex rolls 1d6")  # named as before
+    expect(as_character.locator("option")).to_have_text(["no character"])
+    expect(panel.locator(".ph-characters-list li")).to_have_text(["No characters yet."])
+    expect(gm.locator("ph-roll").get_by_label("as character").locator("option")).to_have_text(
+        ["no character"])

@@ -1,4 +1,9 @@
-// <ph-characters>: the GM moves characters between campaigns. Export writes a character as a
+// <ph-characters>: the GM's characters panel. Each character has a "Retire" button with a
+// confirm step, as removing a member has (a retirement cannot be undone: the character leaves
+// every sheet, list and picker of every page, whoever played it no longer does, and its id is
+// not reused); rows are kept per character and updated in place, so a `table` message
+// arriving mid-confirm leaves the question on screen.
+// The GM also moves characters between campaigns. Export writes a character as a
 // character file (JSON: docs/reference/character-json.md, events/character_io.py), which the
 // browser saves; Import reads such a file and sends `import_character` with it. The server
 // checks the file strictly and names the field at fault ("$.file.stats.agility"), shown
@@ -14,6 +19,8 @@ export class PhCharacters extends HTMLElement {
     super();
     this.campaign = null;
     this._table = null;
+    this.rows = new Map(); // character -> {row, name}
+    /** @type {HTMLElement | null} */ this.none = null; // "No characters yet."
   }
 
   connectedCallback() {
@@ -35,10 +42,11 @@ export class PhCharacters extends HTMLElement {
                                              placeholder: "the file's"})),
       h("button", {type: "submit"}, "Import"),
       h("p", {class: "ph-characters-done ph-muted", role: "status"}));
+    this.list = h("ul", {class: "ph-characters-list", "aria-label": "Characters"});
     this.fileInput.addEventListener("change", () => { this.reading = this.read(); });
     bindForm(this.importForm, (data) => this.importCommand(data),
              () => this.imported());
-    this.append(this.exportForm, this.importForm);
+    this.append(h("h2", {}, "Retire a character"), this.list, this.exportForm, this.importForm);
     this.refresh();
   }
 
@@ -50,6 +58,7 @@ export class PhCharacters extends HTMLElement {
   refresh() {
     if (!this.choice || !this._table) return;
     const characters = this._table.characters ?? [];
+    this.listCharacters(characters);
     const key = characters.map((c) => `${c.character}\n${c.name}`).join("\n");
     if (key === this.choice.dataset.key) return;
     this.choice.dataset.key = key;
@@ -57,6 +66,63 @@ export class PhCharacters extends HTMLElement {
     this.choice.replaceChildren(...characters.map((c) => h("option", {value: c.character}, c.name)));
     if (characters.some((c) => c.character === chosen)) this.choice.value = chosen;
     this.exportForm.querySelector("button").disabled = characters.length === 0;
+  }
+
+  /** A row per character at the table, in the server's order; a retired one's row goes.
+   * @param {import("../messages.js").CharacterEntry[]} characters */
+  listCharacters(characters) {
+    const present = new Set(characters.map((c) => c.character));
+    for (const [id, entry] of this.rows) {
+      if (!present.has(id)) {
+        entry.row.remove();
+        this.rows.delete(id);
+      }
+    }
+    const rows = characters.map((c) => {
+      const entry = this.rows.get(c.character) ?? this.row(c);
+      if (entry.name.textContent !== c.name) entry.name.textContent = c.name;
+      return entry.row;
+    });
+    if (!rows.length) rows.push(this.none ??= h("li", {class: "ph-muted"}, "No characters yet."));
+    else this.none?.remove();
+    const children = this.list.children;
+    if (rows.length !== children.length || rows.some((row, i) => row !== children[i])) {
+      this.list.append(...rows); // moving a node keeps its state (an open confirm)
+    }
+  }
+
+  /** "Retire" -> "Retire Sam Shadow? ..." [Yes, retire] [Cancel].
+   * @param {import("../messages.js").CharacterEntry} character */
+  row(character) {
+    const name = h("strong", {}, character.name);
+    const ask = h("button", {type: "button", class: "ph-quiet ph-small"}, "Retire");
+    ask.setAttribute("aria-label", `Retire ${character.name}`);
+    const cancel = h("button", {type: "button", class: "ph-quiet ph-small"}, "Cancel");
+    const confirm = h("form", {class: "ph-confirm", hidden: true,
+                               "aria-label": `Retire ${character.name}`},
+      h("span", {}, `Retire ${character.name}? They leave every sheet and list for good; `
+        + "the log keeps them."),
+      h("label", {}, "Reason ", h("input", {name: "reason", maxlength: 120, autocomplete: "off",
+                                             placeholder: "optional", size: 12})),
+      h("button", {type: "submit", class: "ph-danger ph-small"}, "Yes, retire"), cancel);
+    ask.addEventListener("click", () => {
+      ask.hidden = true;
+      confirm.hidden = false;
+      /** @type {HTMLButtonElement} */ (confirm.querySelector("button[type=submit]")).focus();
+    });
+    cancel.addEventListener("click", () => {
+      confirm.hidden = true;
+      ask.hidden = false;
+      ask.focus();
+    });
+    bindForm(confirm, (data) => ({
+      type: "retire_character", character: character.character,
+      ...(String(data.get("reason") ?? "").trim() ? {reason: String(data.get("reason")).trim()} : {}),
+    }));
+    const row = h("li", {"data-character": character.character}, name, " ", ask, confirm);
+    const entry = {row, name};
+    this.rows.set(character.character, entry);
+    return entry;
   }
 
   /** The character file of `id`, as the server and `poolhall character export` write it. */
