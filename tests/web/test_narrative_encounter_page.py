@@ -74,6 +74,12 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
     # the list numbers its slots: the words do not again ("1. 1. player slot")
     expect(gm_encounter.locator("li.ph-ne-slot").first).to_have_text(
         re.compile(r"^(player|NPC) slot · "))
+    # counted words agree with their count: "5 advantage" and "1 successes" read wrong
+    counted = r"(\b1 success|\d+ successes), (\b1 advantage|\d+ advantages)"
+    for slot in gm_encounter.locator("li.ph-ne-slot").all():
+        expect(slot).to_have_text(re.compile(counted + "$"))
+    expect(cy.locator("ph-log [data-type=initiative_entered]").first).to_contain_text(
+        re.compile(counted + r" \(Cool, player slot\)"))
 
     for round_number in (1, 2):
         gm_encounter.get_by_role("button", name="Start round 1" if round_number == 1
@@ -133,6 +139,11 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
     trooper.get_by_role("button", name="Spend").click()
     expect(ana.locator("ph-log")).to_contain_text("on the trooper's blaster overheats")
     assert left(ana, "trooper-shot", "threat") == threat - 1
+    # what is left reads as a count of threats ("Left to spend: 5 threat" read wrong)
+    rest = "Nothing left to spend." if threat == 1 else (
+        f"Left to spend: {threat - 1} threat{'s' if threat - 1 != 1 else ''}")
+    expect(ana.locator("ph-narrative-results li[data-check=trooper-shot] .ph-nd-left")
+           ).to_have_text(rest)
 
     gm_encounter.get_by_role("button", name="End encounter").click()  # asked first
     expect(gm_encounter).to_contain_text("End the encounter for everyone?")

@@ -114,7 +114,7 @@ export class NarrativeEncounter extends HTMLElement {
     const side = slot.side === "player" ? "player slot" : "NPC slot";
     // the list numbers the slots itself
     const words = `${side} · ${names.character(slot.character)}'s ${slot.skill}: `
-      + `${plural("success", slot.successes)}, ${slot.advantages} advantage`;
+      + `${plural("success", slot.successes)}, ${plural("advantage", slot.advantages)}`;
     const item = h("li", {class: "ph-ne-slot", "data-slot": String(number), "data-side": slot.side},
       h("span", {}, words));
     if (actor) {
@@ -144,12 +144,12 @@ customElements.define("ph-narrative-encounter", NarrativeEncounter);
 export function spendPart(check, {me, names, symbols: allowed}) {
   const left = check.left ?? {};
   const symbols = ["advantage", "triumph", "threat", "despair"];
-  const leftWords = symbols.filter((s) => (left[s] ?? 0) > 0).map((s) => `${left[s]} ${s}`);
+  const leftWords = symbols.filter((s) => (left[s] ?? 0) > 0).map((s) => plural(s, left[s]));
   const part = h("div", {class: "ph-nd-spend-part"},
     h("p", {class: "ph-nd-left"}, leftWords.length ? `Left to spend: ${leftWords.join(", ")}`
       : "Nothing left to spend."),
     check.spends?.length ? h("ul", {class: "ph-nd-spends"}, check.spends.map((spend) =>
-      h("li", {}, `${names.member(spend.actor)} spent ${spend.count} ${spend.symbol} on ${spend.on}`))) : null);
+      h("li", {}, `${names.member(spend.actor)} spent ${plural(spend.symbol, spend.count)} on ${spend.on}`))) : null);
   const mayspend = allowed.filter((s) => (left[s] ?? 0) > 0); // the symbols this member may spend
   if (!mayspend.length) return part;
   const symbol = h("select", {name: "symbol"}, mayspend.map((s) => h("option", {value: s}, s)));
