@@ -59,6 +59,7 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
 
     rolled_check(served, gm_link, "han-init", "han", "Cool", "simple")
     rolled_check(served, gm_link, "vader-init", "vader", "Vigilance", "simple")
+    rolled_check(served, gm_link, "vader-wary", "vader", "Vigilance", "easy")
     ana_encounter = ana.locator("ph-narrative-encounter")
     initiative = ana_encounter.get_by_role("form", name="Enter initiative")
     expect(initiative.get_by_label("check")).to_have_value("han-init")
@@ -69,6 +70,8 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
     gm_initiative.get_by_role("button", name="Enter initiative").click()
     for page in (gm, ana, cy):
         expect(page.locator("ph-narrative-encounter li.ph-ne-slot")).to_have_count(2)
+    # Vader has his slot: his other Vigilance is no longer offered (one initiative each)
+    expect(gm_initiative).to_be_hidden()
     expect(gm_encounter.locator("li[data-side=player]")).to_contain_text("Han's Cool")
     expect(gm_encounter.locator("li[data-side=npc]")).to_contain_text("Vader's Vigilance")
     # the list numbers its slots: the words do not again ("1. 1. player slot")

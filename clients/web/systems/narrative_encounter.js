@@ -46,9 +46,11 @@ export class NarrativeEncounter extends HTMLElement {
     const done = new Set(encounter.claims.map((claim) => claim.character));
     replace(this.slotList, encounter.slots.map((slot, index) =>
       this.slotItem(index + 1, slot, acted.get(index + 1), encounter.round, {me, names, mine, done, characters, players})));
-    const entered = new Set(encounter.entries.map((entry) => entry.check));
+    // one initiative per character and encounter: a character with a slot offers no other
+    // check (the GM's list kept Vader's second Vigilance, which could only be refused)
+    const entered = new Set(encounter.entries.map((entry) => entry.character));
     const ready = Object.values(game.checks).filter((c) => c.status === "rolled"
-      && INITIATIVE_SKILLS.has(c.skill) && !entered.has(c.check) && mine.has(c.character));
+      && INITIATIVE_SKILLS.has(c.skill) && !entered.has(c.character) && mine.has(c.character));
     setOptions(this.initiativeSelect, ready.map((c) => [c.check, `${names.character(c.character)}'s ${c.skill} (${c.check})`]));
     this.initiativeForm.hidden = ready.length === 0 || me.role === "spectator";
   }
