@@ -99,6 +99,12 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
             expect(page.locator("ph-narrative-encounter li[data-side=npc]")).to_contain_text(
                 "Vader acts")
     expect(cy.locator("ph-log")).to_contain_text("round 2 begins")
+    # the GM's round buttons stand apart (they touched: "Next round" ran into "End encounter")
+    next_box = gm_encounter.get_by_role("button", name="Next round").bounding_box()
+    end_box = gm_encounter.get_by_role("button", name="End encounter").bounding_box()
+    assert next_box is not None
+    assert end_box is not None
+    assert end_box["x"] - (next_box["x"] + next_box["width"]) >= 4, (next_box, end_box)
     assert cy.locator("ph-narrative-encounter form").count() == 0  # a spectator only watches
 
     # Han shoots with 8 boost dice and no difficulty: 11 dice without a threat side, so
