@@ -156,6 +156,8 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
         expect(card.locator(".ph-d12-threshold")).to_have_text("DT 3, set by the GM")
         # the server's first odds come from a worker process it starts then: give it time
         expect(card.locator(".ph-d12-chance")).to_have_text(chance, timeout=20_000)
+        # all 8 dice fail at DT 3 once in 65,536 rounds: not quite certain ("100.00%" said so)
+        expect(card.locator(".ph-d12-survival")).to_contain_text("1 round > 99.99% · 2 rounds")
     # controls by role: only Ana (and the GM) may roll; the spectator has no control at all
     expect(ana.get_by_role("button", name="Roll 8 dice")).to_be_visible()
     expect(bram.locator("ph-d12-test").get_by_role("button")).to_have_count(0)
