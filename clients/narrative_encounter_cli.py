@@ -66,7 +66,7 @@ def encounter_lines(data: dict[str, Any]) -> list[str | Text]:
                                       why, when)]
     for slot in encounter["slots"]:
         roll = (f"{plural('success', slot['successes'], 'successes')}, "
-                f"{slot['advantages']} advantage")
+                f"{plural('advantage', slot['advantages'])}")
         acted = (f"taken by {slot['taken_by']}" if slot["taken_by"]
                  else "free" if encounter["round"] else "")
         shown.append(f"  {slot['slot']}. {slot['side']} slot, {slot['character']}'s "

@@ -154,9 +154,8 @@ def describe_encounter(event: Any) -> str:
         case e.EncounterStarted():
             return f"started encounter {event.encounter}{why}: roll initiative (Cool or Vigilance)"
         case e.InitiativeEntered():
-            successes = "success" if event.successes == 1 else "successes"
-            return (f"{event.character}'s initiative: {event.successes} {successes}, "
-                    f"{event.advantages} advantage ({event.skill}, {event.side} slot)")
+            return (f"{event.character}'s initiative: {plural('success', event.successes)}, "
+                    f"{plural('advantage', event.advantages)} ({event.skill}, {event.side} slot)")
         case e.RoundStarted():
             return f"round {event.round} begins"
         case e.SlotClaimed():
@@ -167,6 +166,6 @@ def describe_encounter(event: Any) -> str:
                     f"{plural('round', event.rounds)}{why}")
         case e.ResultSpent():
             where = "in combat" if event.in_combat else "out of combat"
-            return (f"spent {event.count} {event.symbol} of {event.check} on {event.on} "
+            return (f"spent {plural(event.symbol, event.count)} of {event.check} on {event.on} "
                     f"({where}; {event.left} left)")
     return type(event).__name__

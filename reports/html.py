@@ -24,11 +24,14 @@ _CSS = """
 body{font:15px/1.45 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;
 color:#1d2430}h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2.2rem;
 border-bottom:1px solid #d5dbe1}h3{margin:1.4rem 0 .4rem}table{border-collapse:collapse;
-margin:.5rem 0}td,th{padding:.2rem .6rem;border-bottom:1px solid #e6e9ed;text-align:right}
+margin:.5rem 0;display:block;max-width:100%;overflow-x:auto}
+td,th{padding:.2rem .6rem;border-bottom:1px solid #e6e9ed;text-align:right}
 td:first-child,th:first-child,.l{text-align:left}.note{color:#5b6775;font-size:.9rem}
 .roll{background:#f5f7f9;border-left:4px solid #2a6f97;padding:.4rem .8rem;margin:.4rem 0}
 svg{max-width:100%;height:auto}
 """
+"""A table wider than a phone (a character's figures, actual and expected, ten columns)
+scrolls within its own box (display:block), and the page keeps to the screen's width."""
 
 
 def _e(value: object) -> str:

@@ -242,7 +242,7 @@ def test_every_encounter_event_reads_as_a_line() -> None:
             assert line != type(recorded.event).__name__
             assert line
     lines = [describe(recorded, table.state) for recorded in table.log]
-    assert "leia's initiative: 1 success, 3 advantage (Vigilance, player slot)" in lines
+    assert "leia's initiative: 1 success, 3 advantages (Vigilance, player slot)" in lines
 
 
 def test_every_initiative_waiting_to_be_entered_stays_on_the_table() -> None:

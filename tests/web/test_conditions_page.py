@@ -78,6 +78,12 @@ def test_a_player_sets_her_characters_strain_and_no_other(
     assert first is not None
     assert second is not None
     assert second["x"] >= first["x"] + first["width"] + 8 or second["y"] > first["y"]
+    # Han's Set form stands apart from Leia's name below it (the two touched)
+    set_box = form.bounding_box()
+    leia = ana.locator("ph-conditions [data-character=leia] h3").bounding_box()
+    assert set_box is not None
+    assert leia is not None
+    assert leia["y"] - (set_box["y"] + set_box["height"]) >= 8, (set_box, leia)
     expect(ana.get_by_role("form", name="Set a condition of Leia")).to_have_count(0)
 
     # the GM gives her Leia instead of Han: her forms follow at once, with no reload

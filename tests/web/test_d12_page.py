@@ -69,6 +69,7 @@ def _raise_con_and_take_the_dt_from_bram(gm: Page, ana: Page,
     sheet.get_by_role("button", name="Save the character").click()
     expect(gm.locator("[data-type=character_updated]")).to_contain_text("Ana Vex updated")
     dt_form = card_of[gm].locator(".ph-d12-set-dt")
+    expect(dt_form.locator("[name=opponent] option")).to_have_text(["no opponent", "Bram"])
     dt_form.locator("[name=opponent]").select_option("bram")
     dt_form.locator("[name=opponent_stat]").select_option("WIL")
     dt_form.get_by_role("button", name="Set the DT").click()
@@ -130,6 +131,8 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
     # a rule refusal, next to the control: CHA 0 brings no dice
     call = gm.locator(".ph-d12-call")
     call.get_by_label("Character").select_option("ana")
+    # Ana is not her own opponent: the DT's "or from" offers only the others
+    expect(call.get_by_label("or from").locator("option")).to_have_text(["no opponent", "Bram"])
     call.get_by_role("checkbox", name="CHA").check()
     call.get_by_role("button", name="Call the test").click()
     expect(call.locator(".ph-error")).to_have_text(
@@ -156,6 +159,8 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
         expect(card.locator(".ph-d12-threshold")).to_have_text("DT 3, set by the GM")
         # the server's first odds come from a worker process it starts then: give it time
         expect(card.locator(".ph-d12-chance")).to_have_text(chance, timeout=20_000)
+        # all 8 dice fail at DT 3 once in 65,536 rounds: not quite certain ("100.00%" said so)
+        expect(card.locator(".ph-d12-survival")).to_contain_text("1 round > 99.99% · 2 rounds")
     # controls by role: only Ana (and the GM) may roll; the spectator has no control at all
     expect(ana.get_by_role("button", name="Roll 8 dice")).to_be_visible()
     expect(bram.locator("ph-d12-test").get_by_role("button")).to_have_count(0)

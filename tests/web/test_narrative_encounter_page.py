@@ -59,6 +59,7 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
 
     rolled_check(served, gm_link, "han-init", "han", "Cool", "simple")
     rolled_check(served, gm_link, "vader-init", "vader", "Vigilance", "simple")
+    rolled_check(served, gm_link, "vader-wary", "vader", "Vigilance", "easy")
     ana_encounter = ana.locator("ph-narrative-encounter")
     initiative = ana_encounter.get_by_role("form", name="Enter initiative")
     expect(initiative.get_by_label("check")).to_have_value("han-init")
@@ -69,11 +70,19 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
     gm_initiative.get_by_role("button", name="Enter initiative").click()
     for page in (gm, ana, cy):
         expect(page.locator("ph-narrative-encounter li.ph-ne-slot")).to_have_count(2)
+    # Vader has his slot: his other Vigilance is no longer offered (one initiative each)
+    expect(gm_initiative).to_be_hidden()
     expect(gm_encounter.locator("li[data-side=player]")).to_contain_text("Han's Cool")
     expect(gm_encounter.locator("li[data-side=npc]")).to_contain_text("Vader's Vigilance")
     # the list numbers its slots: the words do not again ("1. 1. player slot")
     expect(gm_encounter.locator("li.ph-ne-slot").first).to_have_text(
         re.compile(r"^(player|NPC) slot · "))
+    # counted words agree with their count: "5 advantage" and "1 successes" read wrong
+    counted = r"(\b1 success|\d+ successes), (\b1 advantage|\d+ advantages)"
+    for slot in gm_encounter.locator("li.ph-ne-slot").all():
+        expect(slot).to_have_text(re.compile(counted + "$"))
+    expect(cy.locator("ph-log [data-type=initiative_entered]").first).to_contain_text(
+        re.compile(counted + r" \(Cool, player slot\)"))
 
     for round_number in (1, 2):
         gm_encounter.get_by_role("button", name="Start round 1" if round_number == 1
@@ -90,6 +99,12 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
             expect(page.locator("ph-narrative-encounter li[data-side=npc]")).to_contain_text(
                 "Vader acts")
     expect(cy.locator("ph-log")).to_contain_text("round 2 begins")
+    # the GM's round buttons stand apart (they touched: "Next round" ran into "End encounter")
+    next_box = gm_encounter.get_by_role("button", name="Next round").bounding_box()
+    end_box = gm_encounter.get_by_role("button", name="End encounter").bounding_box()
+    assert next_box is not None
+    assert end_box is not None
+    assert end_box["x"] - (next_box["x"] + next_box["width"]) >= 4, (next_box, end_box)
     assert cy.locator("ph-narrative-encounter form").count() == 0  # a spectator only watches
 
     # Han shoots with 8 boost dice and no difficulty: 11 dice without a threat side, so
@@ -133,6 +148,11 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
     trooper.get_by_role("button", name="Spend").click()
     expect(ana.locator("ph-log")).to_contain_text("on the trooper's blaster overheats")
     assert left(ana, "trooper-shot", "threat") == threat - 1
+    # what is left reads as a count of threats ("Left to spend: 5 threat" read wrong)
+    rest = "Nothing left to spend." if threat == 1 else (
+        f"Left to spend: {threat - 1} threat{'s' if threat - 1 != 1 else ''}")
+    expect(ana.locator("ph-narrative-results li[data-check=trooper-shot] .ph-nd-left")
+           ).to_have_text(rest)
 
     gm_encounter.get_by_role("button", name="End encounter").click()  # asked first
     expect(gm_encounter).to_contain_text("End the encounter for everyone?")

@@ -184,6 +184,20 @@ def test_a_refusal_goes_when_what_it_was_about_changes(
     expect(ana.locator("ph-narrative-results li[data-check=han-1]")).to_be_visible()
     expect(ana_error).to_be_empty()
 
+    # an Impossible check says it needs a destiny point first, and offers that spend (it
+    # showed odds and a Roll the server refuses, with "upgrade ability" offered)
+    served.send(gm_link, {"type": "open_check", "check": "han-3", "character": "han",
+                          "skill": "Cool"},
+                {"type": "set_difficulty", "check": "han-3", "level": "impossible"})
+    impossible = ana.locator("ph-narrative-check[data-check=han-3]")
+    note = impossible.locator(".ph-nc-impossible")
+    expect(note).to_contain_text("once a destiny point is spent on it")
+    expect(impossible.get_by_label("to", exact=True)).to_have_value("attempt_impossible")
+    impossible.get_by_role("button", name="Spend a light side point").click()
+    expect(note).to_be_hidden()
+    impossible.get_by_role("button", name="Roll").click()
+    expect(ana.locator("ph-narrative-results li[data-check=han-3]")).to_be_visible()
+
     encounter = gm.locator("ph-narrative-encounter")
     encounter.get_by_role("button", name="Start encounter").click()
     encounter.get_by_role("button", name="Start round 1").click()

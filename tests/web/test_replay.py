@@ -10,12 +10,13 @@ from playwright.sync_api import Browser, Page, Route, expect
 from tests.web.conftest import Served
 
 
-def _session_of_rolls(served: Served) -> tuple[str, str]:
-    """A d12 campaign: a game session with six free rolls, then a second session."""
+def _session_of_rolls(served: Served, *more: dict[str, object]) -> tuple[str, str]:
+    """A d12 campaign: a game session with six free rolls (and ``more``), then a second
+    session."""
     campaign, gm_link = served.create_campaign("Replayed", "d12")
     served.send(gm_link, {"type": "start_session", "title": "The heist"},
                 *({"type": "roll", "expression": f"1d{sides}"} for sides in (4, 6, 8, 10, 12, 20)),
-                {"type": "end_session"}, {"type": "start_session", "title": "Aftermath"})
+                *more, {"type": "end_session"}, {"type": "start_session", "title": "Aftermath"})
     return campaign, gm_link  # 18 events: each session start and end also ends an epoch of
     # rolls (seed revealed, next committed), and the campaign's creation commits the first
 
@@ -88,8 +89,15 @@ def test_a_read_only_link_replays_one_session_for_someone_without_a_seat(
 
 def test_the_post_game_report_of_the_session_opens_in_a_new_tab(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """From the replay of session 1 the GM opens its report: the CLI's page, no token in it."""
-    campaign, gm_link = _session_of_rolls(served)
+    """From the replay of session 1 the GM opens its report: the CLI's page, no token in it;
+    on a phone its widest table (a character's d12 figures) scrolls in its own box, and the
+    page does not scroll sideways (it was 853 px wide at 390)."""
+    campaign, gm_link = _session_of_rolls(
+        served,
+        {"type": "create_character", "character": "ana", "name": "Ana Vex",
+         "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 0, "STR": 5}}},
+        {"type": "call_threshold_test", "character": "ana", "stats": ["STR"], "dt": 6},
+        {"type": "roll_threshold_test", "test": 1})
     page = open_page(gm_link)
     page.goto(f"{served.origin}/replay#campaign={campaign}&session=1")
     button = page.get_by_role("button", name="Report of session 1")
@@ -101,6 +109,10 @@ def test_the_post_game_report_of_the_session_opens_in_a_new_tab(
     assert "/report/" in report.url
     assert "token" not in report.url
     expect(report.locator("svg").first).to_be_visible()
+    report.set_viewport_size({"width": 390, "height": 844})
+    expect(report.get_by_role("cell", name="Ana Vex", exact=True)).to_be_visible()
+    assert report.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), \
+        report.evaluate("document.documentElement.scrollWidth")
 
 
 def test_a_past_check_is_shown_with_its_odds_as_they_stood(

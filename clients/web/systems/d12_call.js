@@ -31,7 +31,10 @@ export class PhD12Call extends HTMLElement {
       this.dtFields.node,
       h("div", {class: "ph-d12-row"}, visibilityChoice({role: "gm"}),
         h("button", {type: "submit"}, "Call the test")));
-    this.character.addEventListener("change", () => this.syncStats());
+    this.character.addEventListener("change", () => {
+      this.syncStats();
+      this.dtFields.update(this._table?.characters ?? [], this.character.value);
+    });
     this.extended.addEventListener("change", () => this.syncKind());
     bindForm(this.form, (data) => ({
       type: "call_threshold_test",
@@ -56,7 +59,7 @@ export class PhD12Call extends HTMLElement {
   update() {
     const characters = this._table.characters;
     setOptions(this.character, characters.map((c) => [c.character, c.name]));
-    this.dtFields.update(characters);
+    this.dtFields.update(characters, this.character.value);
     this.syncStats();
   }
 

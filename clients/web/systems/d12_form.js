@@ -36,11 +36,13 @@ export class DtFields {
     this.sync();
   }
 
-  /** The characters an opponent may be (the table's, with their ratings). */
-  update(characters) {
-    this.characters = characters;
+  /** The characters an opponent may be (the table's, with their ratings), all but the one
+   * tested (`tested`: a character is not their own opponent; the list offered Han against
+   * Han's own CON). */
+  update(characters, tested = "") {
+    this.characters = characters.filter((c) => c.character !== tested);
     setOptions(this.opponent, [["", "no opponent"],
-      ...characters.map((c) => [c.character, c.name])]);
+      ...this.characters.map((c) => [c.character, c.name])]);
     this.sync();
   }
 

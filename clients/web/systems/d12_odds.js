@@ -6,6 +6,15 @@ import {signed} from "./d12_dice.js";
 
 const SHOWN = 0.0005; // margins less likely than this at the edges of the chart are left out
 
+/** A chance for people: one too close to certain for two decimals reads as not quite certain,
+ * one too small as not quite none (8 dice at DT 3 are all lost once in 65,536 rounds: "Pool
+ * lasts 1 round 100.00%" told the table it could not happen). */
+export function chance(p) {
+  if (p > 0 && p < 0.00005) return "< 0.01%";
+  if (p < 1 && p >= 0.99995) return "> 99.99%";
+  return percent(p);
+}
+
 /** Whether `view` is the odds of the roll `test` is about to make (not an earlier round's). */
 export function oddsFit(test, view) {
   const odds = view?.odds;
@@ -24,12 +33,12 @@ export function oddsPart(test, view) {
   return h("div", {class: "ph-d12-odds", "data-success": odds.success},
     h("p", {class: "ph-d12-odds-head"},
       `Next roll, ${odds.dice}d12 at DT ${odds.dt}: `,
-      h("strong", {class: "ph-d12-chance"}, `${percent(odds.success)} to succeed`),
+      h("strong", {class: "ph-d12-chance"}, `${chance(odds.success)} to succeed`),
       `, mean margin ${odds.expected_margin >= 0 ? "+" : ""}${odds.expected_margin.toFixed(2)}`),
     chart(odds.distribution),
     odds.survival?.length ? h("p", {class: "ph-d12-survival"},
       `Pool lasts (${odds.add} join each round): `,
-      odds.survival.map((p, i) => `${i + 1} ${i ? "rounds" : "round"} ${percent(p)}`).join(" · "))
+      odds.survival.map((p, i) => `${i + 1} ${i ? "rounds" : "round"} ${chance(p)}`).join(" · "))
       : null);
 }
 

@@ -84,7 +84,7 @@ export class PhD12Test extends HTMLElement {
         (test.rounds_rolled && test.kind === "extended" ? ` (round ${test.rounds_rolled + 1})` : "");
     }
     if (role !== "gm" || !this.dtForm) return;
-    this.dtFields.update(characters);
+    this.dtFields.update(characters, test.character);
     if (this.dtFields.dt.value === "" && document.activeElement !== this.dtFields.dt) {
       this.dtFields.dt.placeholder = String(test.threshold.dt);
     }

@@ -50,6 +50,15 @@ export class NarrativeCheck extends HTMLElement {
       this.showPool(view);
       this.showOdds(level === null ? null : view, level === null);
     }
+    // an Impossible check is rolled (as Formidable, the odds shown) only once a destiny point
+    // is spent to attempt it: say so, and offer that spend first (the card showed "41.5% to
+    // succeed" and a Roll the server could only refuse, with "upgrade ability" offered)
+    const waiting = level === "impossible" && !check.impossible_allowed;
+    this.impossibleNote.hidden = !waiting;
+    if (waiting !== this.shownWaiting) {
+      this.shownWaiting = waiting;
+      if (waiting && this.effectSelect) this.effectSelect.value = "attempt_impossible";
+    }
     const changes = check.modifications.map((mod) => modificationWords(mod, names));
     for (const side of check.destiny) changes.push(`a ${side} side destiny point was spent on it`);
     for (const note of view?.ignored ?? []) changes.push(`ignored: ${note}`);
@@ -74,12 +83,15 @@ export class NarrativeCheck extends HTMLElement {
     this.dice = h("span", {class: "ph-dice ph-nd-dice ph-nc-dice"});
     this.notation = h("code", {class: "ph-nc-notation"});
     this.odds = h("div", {class: "ph-nc-odds", "aria-live": "polite"});
+    this.impossibleNote = h("p", {class: "ph-nc-note ph-nc-impossible", hidden: true},
+      "Impossible: rolled as Formidable (these odds) once a destiny point is spent on it to "
+      + "attempt the impossible; until then it cannot be rolled.");
     this.changes = h("ul", {class: "ph-nc-changes", "aria-label": "Changes to the pool"});
     this.append(
       h("header", {class: "ph-nc-head"}, this.heading, this.difficulty),
       this.meta,
       h("div", {class: "ph-nc-pool"}, this.dice, this.notation),
-      this.odds, this.changes);
+      this.impossibleNote, this.odds, this.changes);
     const controls = this.controls(check, me, acts);
     if (controls.length) this.append(h("div", {class: "ph-nc-controls"}, controls));
   }
@@ -215,6 +227,7 @@ export class NarrativeCheck extends HTMLElement {
     const effects = gm ? ["upgrade_difficulty", "upgrade_ability", "attempt_impossible", "other"]
       : ["upgrade_ability", "upgrade_difficulty", "attempt_impossible", "other"];
     const effect = h("select", {name: "effect"}, effects.map((value) => h("option", {value}, effectWords(value))));
+    this.effectSelect = effect;
     const form = h("form", {class: `ph-nc-form ph-nc-destiny-form ph-nc-destiny-${side}`,
                             "aria-label": `Spend a ${side} side point on this check`},
       labelled("to", effect), reasonInput(),

@@ -84,8 +84,8 @@ export function describeNarrative(frame, names) {
     case "encounter_started":
       return h("span", {}, `encounter ${event.encounter} started${why(event.reason)}: roll initiative (Cool or Vigilance)`);
     case "initiative_entered":
-      return h("span", {}, `${names.character(event.character)}'s initiative: ${event.successes} successes, `,
-        `${event.advantages} advantage (${event.skill}, ${event.side === "player" ? "player" : "NPC"} slot)`);
+      return h("span", {}, `${names.character(event.character)}'s initiative: ${plural("success", event.successes)}, `,
+        `${plural("advantage", event.advantages)} (${event.skill}, ${event.side === "player" ? "player" : "NPC"} slot)`);
     case "round_started":
       return h("span", {class: "ph-session-mark"}, `round ${event.round} begins`);
     case "slot_claimed":
@@ -94,7 +94,7 @@ export function describeNarrative(frame, names) {
       return h("span", {class: "ph-session-mark"}, `encounter ${event.encounter} ended after ${plural("round", event.rounds)}`,
         why(event.reason));
     case "result_spent":
-      return h("span", {}, `spent ${event.count} ${event.symbol} of `, code(event.check), ` on ${event.on}`,
+      return h("span", {}, `spent ${plural(event.symbol, event.count)} of `, code(event.check), ` on ${event.on}`,
         ` (${event.left} left)`);
     default:
       return null;

@@ -46,9 +46,11 @@ export class NarrativeEncounter extends HTMLElement {
     const done = new Set(encounter.claims.map((claim) => claim.character));
     replace(this.slotList, encounter.slots.map((slot, index) =>
       this.slotItem(index + 1, slot, acted.get(index + 1), encounter.round, {me, names, mine, done, characters, players})));
-    const entered = new Set(encounter.entries.map((entry) => entry.check));
+    // one initiative per character and encounter: a character with a slot offers no other
+    // check (the GM's list kept Vader's second Vigilance, which could only be refused)
+    const entered = new Set(encounter.entries.map((entry) => entry.character));
     const ready = Object.values(game.checks).filter((c) => c.status === "rolled"
-      && INITIATIVE_SKILLS.has(c.skill) && !entered.has(c.check) && mine.has(c.character));
+      && INITIATIVE_SKILLS.has(c.skill) && !entered.has(c.character) && mine.has(c.character));
     setOptions(this.initiativeSelect, ready.map((c) => [c.check, `${names.character(c.character)}'s ${c.skill} (${c.check})`]));
     this.initiativeForm.hidden = ready.length === 0 || me.role === "spectator";
   }
@@ -114,7 +116,7 @@ export class NarrativeEncounter extends HTMLElement {
     const side = slot.side === "player" ? "player slot" : "NPC slot";
     // the list numbers the slots itself
     const words = `${side} · ${names.character(slot.character)}'s ${slot.skill}: `
-      + `${plural("success", slot.successes)}, ${slot.advantages} advantage`;
+      + `${plural("success", slot.successes)}, ${plural("advantage", slot.advantages)}`;
     const item = h("li", {class: "ph-ne-slot", "data-slot": String(number), "data-side": slot.side},
       h("span", {}, words));
     if (actor) {
@@ -144,12 +146,12 @@ customElements.define("ph-narrative-encounter", NarrativeEncounter);
 export function spendPart(check, {me, names, symbols: allowed}) {
   const left = check.left ?? {};
   const symbols = ["advantage", "triumph", "threat", "despair"];
-  const leftWords = symbols.filter((s) => (left[s] ?? 0) > 0).map((s) => `${left[s]} ${s}`);
+  const leftWords = symbols.filter((s) => (left[s] ?? 0) > 0).map((s) => plural(s, left[s]));
   const part = h("div", {class: "ph-nd-spend-part"},
     h("p", {class: "ph-nd-left"}, leftWords.length ? `Left to spend: ${leftWords.join(", ")}`
       : "Nothing left to spend."),
     check.spends?.length ? h("ul", {class: "ph-nd-spends"}, check.spends.map((spend) =>
-      h("li", {}, `${names.member(spend.actor)} spent ${spend.count} ${spend.symbol} on ${spend.on}`))) : null);
+      h("li", {}, `${names.member(spend.actor)} spent ${plural(spend.symbol, spend.count)} on ${spend.on}`))) : null);
   const mayspend = allowed.filter((s) => (left[s] ?? 0) > 0); // the symbols this member may spend
   if (!mayspend.length) return part;
   const symbol = h("select", {name: "symbol"}, mayspend.map((s) => h("option", {value: s}, s)));
