@@ -6,6 +6,12 @@ state answers it (:class:`poolhall.projections.snapshot.TableNow`) after its joi
 that changed the state, and when someone connects or leaves (the message says who is connected).
 The message is built and encoded once per change whatever the number of such clients, and not
 at all while none is connected, so tables of Python clients pay nothing for it.
+
+Who is connected is counted here, per connection, for this process. With several processes on
+one log (PostgreSQL), each change of this process's set of connected members is handed to
+``publish`` (:mod:`poolhall.server.shared_presence` writes it to the presence board), and the
+members connected through the other processes arrive in :meth:`TableFeed.elsewhere`: the
+message names the members connected anywhere. A SQLite server gives no ``publish``.
 """
 
 from __future__ import annotations
@@ -24,24 +30,28 @@ __all__ = ["TableFeed"]
 class TableFeed:
     """One campaign's watchers of the ``table`` message and who is connected."""
 
-    def __init__(self) -> None:
+    def __init__(self, publish: Callable[[dict[str, int]], None] | None = None) -> None:
         self._watchers: set[Subscriber] = set()
         self._connected: Counter[str] = Counter()
         self._members: dict[Subscriber, str] = {}
+        self._publish = publish
+        """Told this process's connections by member whenever its set of members changes."""
+        self._elsewhere: frozenset[str] = frozenset()
+        """The members connected through other processes (a shared log)."""
 
     def joined(self, subscriber: Subscriber, member: str | None, wants_table: bool) -> bool:
         """Count a member's connection (``None``: the admin, never shown); returns whether the
-        set of connected members changed."""
+        set of members shown connected changed."""
         if wants_table:
             self._watchers.add(subscriber)
         if member is None or subscriber in self._members:
             return False
         self._members[subscriber] = member
         self._connected[member] += 1
-        return self._connected[member] == 1
+        return self._connected[member] == 1 and self._here_changed(member)
 
     def left(self, subscriber: Subscriber) -> bool:
-        """Forget a connection; returns whether the set of connected members changed."""
+        """Forget a connection; returns whether the set of members shown connected changed."""
         self._watchers.discard(subscriber)
         member = self._members.pop(subscriber, None)
         if member is None:
@@ -50,11 +60,31 @@ class TableFeed:
         if self._connected[member] > 0:
             return False
         del self._connected[member]
-        return True
+        return self._here_changed(member)
+
+    def _here_changed(self, member: str) -> bool:
+        """``member`` came or went here: publish this process's members; whether the set
+        shown changed (not if they are connected through another process too)."""
+        if self._publish is not None:
+            self._publish(dict(self._connected))
+        return member not in self._elsewhere
+
+    def elsewhere(self, members: frozenset[str]) -> bool:
+        """The members connected through the other processes now; returns whether the set of
+        members shown connected changed."""
+        before = self.shown()
+        self._elsewhere = members
+        return self.shown() != before
+
+    def shown(self) -> list[str]:
+        """The members connected, here or through another process, in order."""
+        if not self._elsewhere:
+            return sorted(self._connected)
+        return sorted(self._connected.keys() | self._elsewhere)
 
     def frame(self, state: CampaignState) -> bytes:
         """The encoded table message of ``state`` as it stands."""
-        return encode(table_now_of(state, sorted(self._connected)))
+        return encode(table_now_of(state, self.shown()))
 
     def send_to(self, subscriber: Subscriber, state: CampaignState) -> None:
         """Queue the table for one watcher (after its join)."""
