@@ -2,14 +2,17 @@
 connected to one process shows as connected on the page of a member on another (the
 ``table`` message's ``connected``, which the page's **At the table** reads), goes when they
 leave, goes within the expiry when their process is killed, and a process started later
-learns who is connected elsewhere."""
+learns who is connected elsewhere; then, with servers in this process, what a member with a
+connection to each, a clean stop and a listener back each make of it."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import random
 import signal
 import subprocess
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,9 @@ import pytest
 
 from poolhall.clients.client import Client
 from poolhall.events import core
+from poolhall.events.postgres_backend.presence import PostgresPresence
+from poolhall.server.app import Server
+from tests.conftest import ADMIN_TOKEN, Table
 from tests.serve_process import free_port, serve_database
 from tests.server.raw import RawPeer
 
@@ -120,3 +126,98 @@ async def test_a_member_on_one_process_is_at_the_table_on_every_other(
         await gm_on_c.close()
     finally:
         await gm.close()
+
+
+@contextlib.asynccontextmanager
+async def _two_servers(postgres_url: str) -> AsyncIterator[tuple[list[Server], list[Table]]]:
+    """Two servers on one database in this process (the default ``--presence-expiry``, 5 s)
+    and a table of each; the clients closed and both servers stopped after."""
+    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
+                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
+    for server in servers:
+        await server.start()
+    tables = [Table(server, server.db_path) for server in servers]
+    try:
+        yield servers, tables
+    finally:
+        for table in tables:
+            await table.close_clients()
+        for server in servers:
+            await server.stop()
+
+
+async def _han_and_a_watcher(servers: list[Server], tables: list[Table]
+                             ) -> tuple[str, str, RawPeer]:
+    """A campaign made on the first server with a player, Han, invited (not connected); the
+    campaign, Han's token and the GM's page on the second server, shown the GM alone."""
+    campaign, gm = await tables[0].create_campaign("d12")
+    invited = await gm.call(core.Invite, role="player", characters=("han",))
+    assert invited.token
+    await gm.close()
+    watcher, gm_member = await _watch_table(servers[1].url, gm._token, campaign)
+    await _until_connected(watcher, {gm_member})
+    return campaign, invited.token, watcher
+
+
+async def test_a_member_connected_through_two_servers_shows_until_both_let_go(
+        postgres_url: str) -> None:
+    """Han has a tab on each server; closing the one on the watcher's server leaves him at
+    the table (no table message says otherwise), closing the other takes him off."""
+    async with _two_servers(postgres_url) as (servers, tables):
+        campaign, token, watcher = await _han_and_a_watcher(servers, tables)
+        there = await tables[0].connect(campaign, token)
+        await _until_connected(watcher, {"gm", "han"})  # the watcher's server heard of him
+        here = await tables[1].connect(campaign, token)
+        await here.close()
+        frames: list[dict[str, Any]] = []
+        with pytest.raises(TimeoutError):
+            await watcher.read_all(frames, timeout=0.5)
+        shown = [f["connected"] for f in frames if f["type"] == "table"]
+        assert all("han" in connected for connected in shown), shown
+        await there.close()
+        await _until_connected(watcher, {"gm"})
+        await watcher.close()
+
+
+async def test_a_server_stopped_cleanly_takes_its_members_off_at_once(
+        postgres_url: str) -> None:
+    """A server stopped cleanly does not wait to be forgotten: its connections close and it
+    withdraws from the board, so the other server's page shows Han gone well before the 5 s
+    expiry would have."""
+    async with _two_servers(postgres_url) as (servers, tables):
+        campaign, token, watcher = await _han_and_a_watcher(servers, tables)
+        await tables[0].connect(campaign, token)
+        await _until_connected(watcher, {"gm", "han"})
+        await servers[0].stop()
+        await _until_connected(watcher, {"gm"}, timeout=2)
+        await watcher.close()
+
+
+async def test_a_server_whose_listener_is_back_reads_who_is_connected_elsewhere(
+        postgres_url: str) -> None:
+    """The second server's listener is stopped (it hears nothing) while Han connects to the
+    first: its page cannot know. Once the listener is back (the callback it makes on
+    reconnecting), the server reads who is connected elsewhere and the page shows Han."""
+    async with _two_servers(postgres_url) as (servers, tables):
+        campaign, token, watcher = await _han_and_a_watcher(servers, tables)
+        deaf = servers[1].followers
+        assert deaf is not None
+        await asyncio.to_thread(deaf.stop)
+        await tables[0].connect(campaign, token)
+        probe = PostgresPresence(postgres_url, "probe", expiry=5.0)
+        try:  # the first server has published Han
+            for _ in range(500):
+                if "han" in await asyncio.to_thread(probe.elsewhere, campaign):
+                    break
+                await asyncio.sleep(0.01)
+            else:
+                raise AssertionError("the first server never published Han")
+        finally:
+            probe.close()
+        frames: list[dict[str, Any]] = []
+        with pytest.raises(TimeoutError):
+            await watcher.read_all(frames, timeout=0.3)
+        assert not any("han" in f["connected"] for f in frames if f["type"] == "table")
+        deaf.listener._on_back()  # what the listener calls once it listens again
+        await _until_connected(watcher, {"gm", "han"})
+        await watcher.close()
