@@ -36,8 +36,9 @@ class PresenceBoard(Protocol):
     """This process's id on the board (unique per start)."""
 
     def publish(self, campaign: str, members: Mapping[str, int]) -> None:
-        """This process's connections to ``campaign`` now, by member (empty: none); every
-        process is told that the campaign changed."""
+        """This process's connections to ``campaign`` now, by member (empty: none); if its
+        set of members changed (not only a count), every process is told the campaign
+        changed."""
 
     def elsewhere(self, campaign: str) -> frozenset[str]:
         """The members connected to ``campaign`` through the other live processes."""
@@ -101,13 +102,14 @@ class MemoryPresence:
         members = {member: count for member, count in members.items() if count > 0}
         with self.space.lock:
             told = self._alive()
+            same = members.keys() == self._mine.get(campaign, {}).keys()
             rows = self.space.rows.setdefault(self.process, {})
             if members:
                 rows[campaign] = self._mine[campaign] = members
             else:
                 rows.pop(campaign, None)
                 self._mine.pop(campaign, None)
-        self.space.notify(sorted({*told, campaign}))
+        self.space.notify(sorted({*told, *([] if same else [campaign])}))
 
     def elsewhere(self, campaign: str) -> frozenset[str]:
         space = self.space

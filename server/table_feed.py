@@ -8,7 +8,7 @@ The message is built and encoded once per change whatever the number of such cli
 at all while none is connected, so tables of Python clients pay nothing for it.
 
 Who is connected is counted here, per connection, for this process. With several processes on
-one log (PostgreSQL), each change of this process's set of connected members is handed to
+one log (PostgreSQL), each change of this process's connections by member is handed to
 ``publish`` (:mod:`poolhall.server.shared_presence` writes it to the presence board), and the
 members connected through the other processes arrive in :meth:`TableFeed.elsewhere`: the
 message names the members connected anywhere. A SQLite server gives no ``publish``.
@@ -48,7 +48,8 @@ class TableFeed:
             return False
         self._members[subscriber] = member
         self._connected[member] += 1
-        return self._connected[member] == 1 and self._here_changed(member)
+        self._counted()
+        return self._connected[member] == 1 and member not in self._elsewhere
 
     def left(self, subscriber: Subscriber) -> bool:
         """Forget a connection; returns whether the set of members shown connected changed."""
@@ -58,16 +59,16 @@ class TableFeed:
             return False
         self._connected[member] -= 1
         if self._connected[member] > 0:
+            self._counted()
             return False
         del self._connected[member]
-        return self._here_changed(member)
+        self._counted()
+        return member not in self._elsewhere  # shown still if connected elsewhere
 
-    def _here_changed(self, member: str) -> bool:
-        """``member`` came or went here: publish this process's members; whether the set
-        shown changed (not if they are connected through another process too)."""
+    def _counted(self) -> None:
+        """Hand this process's connections by member to ``publish`` (a shared log)."""
         if self._publish is not None:
             self._publish(dict(self._connected))
-        return member not in self._elsewhere
 
     def elsewhere(self, members: frozenset[str]) -> bool:
         """The members connected through the other processes now; returns whether the set of

@@ -7,10 +7,11 @@ not agree), and ``presence``, this process's connections per (campaign, member).
 writes only its own rows, on a connection of its own used by one thread (the server's
 presence thread, :mod:`poolhall.server.shared_presence`): nothing of this runs per command.
 
-- :meth:`PostgresPresence.publish` replaces the process's rows of one campaign and notifies
-  the campaign on :data:`~.schema.PRESENCE_CHANNEL` (payload: the campaign only), in one
-  transaction; every process hears it on its one listening connection (:mod:`.listener`) and
-  reads the campaign's rows again (:meth:`PostgresPresence.elsewhere`).
+- :meth:`PostgresPresence.publish` replaces the process's rows of one campaign and, when its
+  set of members changed (not only a count), notifies the campaign on
+  :data:`~.schema.PRESENCE_CHANNEL` (payload: the campaign only), in one transaction; every
+  process hears it on its one listening connection (:mod:`.listener`) and reads the
+  campaign's rows again (:meth:`PostgresPresence.elsewhere`).
 - :meth:`PostgresPresence.elsewhere` reads the members connected through the *other*
   processes whose heartbeat is younger than the expiry: the rows of a process that died
   (``kill -9``, its machine gone) are ignored once it has not beaten for that long.
@@ -113,10 +114,11 @@ class PostgresPresence:
         """This process's connections to ``campaign`` now, by member (empty: none), and the
         campaign notified."""
         members = {member: count for member, count in members.items() if count > 0}
+        same = members.keys() == self._mine.get(campaign, {}).keys()
         with self._transaction("publishing who is connected") as connection:
             told = self._alive(connection)
             self._write(connection, campaign, members)
-            self._notify(connection, sorted({*told, campaign}))
+            self._notify(connection, sorted({*told, *([] if same else [campaign])}))
         if members:
             self._mine[campaign] = members
         else:

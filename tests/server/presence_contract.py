@@ -28,8 +28,8 @@ class Deployment(Protocol):
     def board(self, process: str, expiry: float = 30.0) -> PresenceBoard:
         """A new process's board (closed with the deployment)."""
 
-    def quiet(self) -> None:
-        """Wait until every notification sent so far is heard, then forget them."""
+    def quiet(self) -> list[str]:
+        """Wait until every notification sent so far is heard; forget them, and return them."""
 
 
 def until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
@@ -85,13 +85,21 @@ class PresenceContract:
         b.publish("c1", {"bob": 1})
         assert c.elsewhere("c1") == {"alice", "bob"}
 
-    def test_every_change_notifies_its_campaign(self, deployment: Deployment) -> None:
-        """Each publish tells every process which campaign changed (and nothing else), so
-        that they read it again."""
-        a = deployment.board("a")
+    def test_every_change_of_members_notifies_its_campaign(
+            self, deployment: Deployment) -> None:
+        """Each publish that changes who is connected tells every process which campaign
+        changed (and nothing else), so that they read it again; one that changes only how
+        many connections a member has tells nobody (the pages show no count)."""
+        a, b = deployment.board("a"), deployment.board("b")
         a.publish("c1", {"alice": 1})
-        a.publish("c2", {})
-        until(lambda: deployment.heard[-2:] == ["c1", "c2"])
+        a.publish("c2", {"bob": 1})
+        assert deployment.quiet() == ["c1", "c2"]
+        a.publish("c1", {"alice": 3})
+        b.publish("c2", {})  # b had no one there either
+        assert deployment.quiet() == []
+        a.publish("c1", {})
+        assert deployment.quiet() == ["c1"]
+        assert b.elsewhere("c2") == {"bob"}
 
     def test_a_process_that_stops_beating_is_forgotten_after_the_expiry(
             self, deployment: Deployment) -> None:

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from poolhall.clients.client import Client
@@ -161,13 +162,17 @@ async def _han_and_a_watcher(servers: list[Server], tables: list[Table]
 
 async def test_a_member_connected_through_two_servers_shows_until_both_let_go(
         postgres_url: str) -> None:
-    """Han has a tab on each server; closing the one on the watcher's server leaves him at
-    the table (no table message says otherwise), closing the other takes him off."""
+    """Han has two tabs on one server and one on the other; the database counts each
+    process's connections (what an operator reads there). Closing the tab on the watcher's
+    server leaves him at the table (no table message says otherwise); closing the others
+    takes him off."""
     async with _two_servers(postgres_url) as (servers, tables):
         campaign, token, watcher = await _han_and_a_watcher(servers, tables)
         there = await tables[0].connect(campaign, token)
         await _until_connected(watcher, {"gm", "han"})  # the watcher's server heard of him
+        also_there = await tables[0].connect(campaign, token)
         here = await tables[1].connect(campaign, token)
+        await _until_counted(postgres_url, campaign, "han", 3)
         await here.close()
         frames: list[dict[str, Any]] = []
         with pytest.raises(TimeoutError):
@@ -175,8 +180,26 @@ async def test_a_member_connected_through_two_servers_shows_until_both_let_go(
         shown = [f["connected"] for f in frames if f["type"] == "table"]
         assert all("han" in connected for connected in shown), shown
         await there.close()
+        await _until_counted(postgres_url, campaign, "han", 1)
+        await also_there.close()
         await _until_connected(watcher, {"gm"})
         await watcher.close()
+
+
+async def _until_counted(url: str, campaign: str, member: str, connections: int) -> None:
+    """Wait until the presence rows count ``connections`` of ``member``, all processes
+    together (read as an operator would, with SQL)."""
+    def counted() -> int:
+        with psycopg.connect(url, autocommit=True) as connection:
+            row = connection.execute("SELECT coalesce(sum(connections), 0) FROM presence"
+                                     " WHERE campaign = %s AND member = %s",
+                                     [campaign, member]).fetchone()
+        return int(row[0]) if row else 0
+    for _ in range(300):
+        if await asyncio.to_thread(counted) == connections:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{member} never had {connections} connections counted")
 
 
 async def test_a_server_stopped_cleanly_takes_its_members_off_at_once(

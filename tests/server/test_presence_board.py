@@ -29,8 +29,9 @@ class _MemoryDeployment:
         self.boards.append(MemoryPresence(process, expiry=expiry, space=self.space))
         return self.boards[-1]
 
-    def quiet(self) -> None:
-        self.heard.clear()  # notified as they are sent
+    def quiet(self) -> list[str]:
+        heard, self.heard[:] = list(self.heard), []  # notified as they are sent
+        return heard
 
 
 class TestMemoryPresence(PresenceContract):
@@ -57,13 +58,15 @@ class _PostgresDeployment:
         self.boards.append(PostgresPresence(self.url, process, expiry=expiry))
         return self.boards[-1]
 
-    def quiet(self) -> None:
+    def quiet(self) -> list[str]:
         """A marker notified after everything sent so far (delivered in commit order)."""
         with psycopg.connect(self.url, autocommit=True) as connection:
             connection.execute("SELECT pg_notify(%s, '-marker-')",
                                [channel_for(connection, PRESENCE_CHANNEL)])
         until(lambda: "-marker-" in self.heard)
-        self.heard.clear()
+        heard = self.heard[:self.heard.index("-marker-")]
+        del self.heard[:len(heard) + 1]
+        return heard
 
 
 class TestPostgresPresence(PresenceContract):
