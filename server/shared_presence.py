@@ -45,8 +45,8 @@ __all__ = ["HEARTBEATS_PER_EXPIRY", "SharedPresence", "process_id"]
 logger = logging.getLogger(__name__)
 
 HEARTBEATS_PER_EXPIRY = 5
-"""Heartbeats a process may miss, less one, before the others forget it: one late heartbeat
-(a busy machine, a slow statement) does not hide its members."""
+"""Heartbeats per expiry: a process may miss four in a row (a busy machine, a slow
+statement, a short cut from the database) before the others forget it."""
 
 
 def process_id() -> str:
