@@ -59,8 +59,8 @@ class PresenceSpace:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self.lock = threading.Lock()
-        self.beats: dict[str, float] = {}
-        """Each live process's last heartbeat."""
+        self.beats: dict[str, tuple[float, float]] = {}
+        """Each live process's last heartbeat, and its expiry."""
         self.rows: dict[str, dict[str, dict[str, int]]] = {}
         """Each live process's connections, by campaign, by member."""
         self._listeners: list[Callable[[str], None]] = []
@@ -92,7 +92,7 @@ class MemoryPresence:
         its rows again: the campaigns to notify."""
         space = self.space
         forgotten = self.process not in space.beats
-        space.beats[self.process] = space.clock()
+        space.beats[self.process] = (space.clock(), self.expiry)
         if not forgotten:
             return []
         space.rows[self.process] = {c: dict(m) for c, m in self._mine.items()}
@@ -114,19 +114,24 @@ class MemoryPresence:
     def elsewhere(self, campaign: str) -> frozenset[str]:
         space = self.space
         with space.lock:
-            oldest = space.clock() - self.expiry
+            now = space.clock()
             return frozenset(member for process, rows in space.rows.items()
-                             if process != self.process and space.beats.get(process, oldest - 1)
-                             >= oldest for member in rows.get(campaign, {}))
+                             if process != self.process and self._live(process, now)
+                             for member in rows.get(campaign, {}))
+
+    def _live(self, process: str, now: float) -> bool:
+        """Whether ``process`` beat within its own expiry."""
+        beaten, expiry = self.space.beats.get(process, (-1.0, 0.0))
+        return beaten >= now - expiry
 
     def beat(self) -> list[str]:
         space = self.space
         with space.lock:
             told = self._alive()
-            oldest = space.clock() - self.expiry
+            now = space.clock()
             expired: set[str] = set()
-            for process, beaten in list(space.beats.items()):
-                if beaten < oldest:
+            for process in list(space.beats):
+                if not self._live(process, now):
                     del space.beats[process]
                     expired.update(space.rows.pop(process, {}))
         changed = sorted({*told, *expired})

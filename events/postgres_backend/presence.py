@@ -13,8 +13,10 @@ presence thread, :mod:`poolhall.server.shared_presence`): nothing of this runs p
   process hears it on its one listening connection (:mod:`.listener`) and reads the
   campaign's rows again (:meth:`PostgresPresence.elsewhere`).
 - :meth:`PostgresPresence.elsewhere` reads the members connected through the *other*
-  processes whose heartbeat is younger than the expiry: the rows of a process that died
-  (``kill -9``, its machine gone) are ignored once it has not beaten for that long.
+  processes whose heartbeat is younger than their expiry (each process's own, kept in its
+  row, so that processes started with different ``--presence-expiry`` agree on who is
+  live): the rows of a process that died (``kill -9``, its machine gone) are ignored once it
+  has not beaten for that long.
 - :meth:`PostgresPresence.beat` renews the heartbeat, and deletes the processes that have
   not beaten for the expiry (their rows go with them: ``ON DELETE CASCADE``), notifying their
   campaigns, so the pages update without waiting for anyone to connect. A process found
@@ -42,19 +44,20 @@ __all__ = ["PostgresPresence"]
 logger = logging.getLogger(__name__)
 
 _ALIVE = "UPDATE presence_processes SET beat = now() WHERE process = %s"
-_REVIVE = "INSERT INTO presence_processes (process) VALUES (%s) ON CONFLICT (process) DO NOTHING"
+_REVIVE = ("INSERT INTO presence_processes (process, expiry) VALUES (%s, %s)"
+           " ON CONFLICT (process) DO NOTHING")
 _FORGET = "DELETE FROM presence WHERE campaign = %s AND process = %s"
 _WRITE = ("INSERT INTO presence (campaign, process, member, connections)"
           " SELECT %s, %s, m, n FROM unnest(%s::text[], %s::integer[]) AS t(m, n)")
 _NOTIFY = "SELECT pg_notify(%s, c) FROM unnest(%s::text[]) AS t(c)"
 _EXPIRE = ("WITH dead AS (DELETE FROM presence_processes"
-           "             WHERE beat < now() - make_interval(secs => %s) RETURNING process)"
+           "             WHERE beat < now() - make_interval(secs => expiry) RETURNING process)"
            " SELECT DISTINCT campaign FROM presence WHERE process IN (SELECT process FROM dead)")
-"""Delete the processes silent for the expiry; their campaigns (read in the statement's
+"""Delete the processes silent for their expiry; their campaigns (read in the statement's
 snapshot, before the cascade deletes their rows)."""
 _ELSEWHERE = ("SELECT DISTINCT p.member FROM presence p JOIN presence_processes h"
               " USING (process) WHERE p.campaign = %s AND p.process <> %s"
-              " AND h.beat >= now() - make_interval(secs => %s)")
+              " AND h.beat >= now() - make_interval(secs => h.expiry)")
 _WITHDRAW = ("WITH gone AS (DELETE FROM presence_processes WHERE process = %s RETURNING process)"
              " SELECT DISTINCT campaign FROM presence WHERE process IN (SELECT process FROM gone)")
 
@@ -66,7 +69,8 @@ class PostgresPresence:
         self.process = process
         """This process's id in the tables (unique per start)."""
         self.expiry = expiry
-        """Seconds after its last heartbeat a process's members stop showing elsewhere."""
+        """Seconds after its last heartbeat this process's members stop showing elsewhere
+        (kept in its row: every process judges it by it)."""
         self._url = url
         self._connection: psycopg.Connection[Any] | None = None
         self._channel = PRESENCE_CHANNEL
@@ -94,7 +98,7 @@ class PostgresPresence:
         published again: the campaigns to notify."""
         if connection.execute(_ALIVE, [self.process]).rowcount:
             return []
-        connection.execute(_REVIVE, [self.process])
+        connection.execute(_REVIVE, [self.process, self.expiry])
         for campaign, members in self._mine.items():
             self._write(connection, campaign, members)
         return list(self._mine)
@@ -127,8 +131,7 @@ class PostgresPresence:
     def elsewhere(self, campaign: str) -> frozenset[str]:
         """The members connected to ``campaign`` through the other live processes."""
         with self._transaction("reading who is connected") as connection:
-            rows = connection.execute(_ELSEWHERE, [campaign, self.process,
-                                                   self.expiry]).fetchall()
+            rows = connection.execute(_ELSEWHERE, [campaign, self.process]).fetchall()
         return frozenset(row[0] for row in rows)
 
     def beat(self) -> list[str]:
@@ -136,7 +139,7 @@ class PostgresPresence:
         campaigns whose presence changed (notified)."""
         with self._transaction("renewing the presence heartbeat") as connection:
             told = self._alive(connection)
-            expired = [row[0] for row in connection.execute(_EXPIRE, [self.expiry])]
+            expired = [row[0] for row in connection.execute(_EXPIRE)]
             changed = sorted({*told, *expired})
             self._notify(connection, changed)
         return changed

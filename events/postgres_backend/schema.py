@@ -53,7 +53,8 @@ APPEND_ONLY_TABLES = ("events", "commands", "sealed_tokens", "issued_tokens", "f
 _PRESENCE: tuple[str, ...] = (
     """CREATE UNLOGGED TABLE IF NOT EXISTS presence_processes (
         process text PRIMARY KEY,
-        beat timestamptz NOT NULL DEFAULT now())""",
+        beat timestamptz NOT NULL DEFAULT now(),
+        expiry double precision NOT NULL CHECK (expiry > 0))""",
     """CREATE UNLOGGED TABLE IF NOT EXISTS presence (
         campaign text NOT NULL,
         process text NOT NULL REFERENCES presence_processes ON DELETE CASCADE,

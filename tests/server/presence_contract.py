@@ -155,3 +155,19 @@ class PresenceContract:
         assert b.elsewhere("c1") == frozenset()
         until(lambda: deployment.heard == ["c1"])
         assert deployment.board("c").elsewhere("c1") == {"bob"}
+
+    def test_each_process_is_judged_by_its_own_expiry(self, deployment: Deployment) -> None:
+        """Processes started with different expiries agree on who is live: a process is
+        forgotten after its own expiry, whoever looks (a process with a shorter one does
+        not forget the others between their heartbeats, one with a longer one does not keep
+        a dead process longer)."""
+        slow, quick = deployment.board("slow", 30.0), deployment.board("quick", SHORT)
+        patient, hasty = deployment.board("patient", 30.0), deployment.board("hasty", SHORT)
+        slow.publish("c1", {"alice": 1})
+        quick.publish("c1", {"bob": 1})
+        time.sleep(SHORT + 0.1)  # neither beats meanwhile
+        assert hasty.elsewhere("c1") == {"alice"}
+        assert patient.beat() == ["c1"]  # quick forgotten
+        assert patient.elsewhere("c1") == {"alice"}
+        assert hasty.beat() == []
+        assert hasty.elsewhere("c1") == {"alice"}
