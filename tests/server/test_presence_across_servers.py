@@ -24,7 +24,7 @@ from poolhall.events import core
 from poolhall.events.postgres_backend.presence import PostgresPresence
 from poolhall.server.app import Server
 from tests.conftest import ADMIN_TOKEN, Table
-from tests.serve_process import free_port, poolhall, serve_database
+from tests.serve_process import free_port, serve_database
 from tests.server.raw import RawPeer
 
 EXPIRY = 1.5
@@ -247,11 +247,14 @@ async def test_a_server_whose_listener_is_back_reads_who_is_connected_elsewhere(
 
 
 def test_serve_refuses_a_presence_expiry_that_is_not_positive(
-        postgres_url: str, tmp_path: Path) -> None:
-    """An expiry of 0 (or less) would forget every process at once: refused at start with
-    the flag named, before the database is touched."""
-    result = poolhall("serve", "--db", postgres_url, "--port", "0", "--presence-expiry", "0",
-                      cwd=tmp_path, check=False)
-    assert result.returncode == 2
-    assert "--presence-expiry must be more than 0 seconds, not 0" in result.stderr
-    assert not (tmp_path / "poolhall.admin-token").exists()
+        postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """An expiry of 0 (or less) would forget every process at once: ``poolhall serve``
+    refuses it at start with the flag named, before the database is touched."""
+    from poolhall.clients.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["serve", "--db", postgres_url, "--port", "0", "--presence-expiry", "0"]) == 2
+    assert "--presence-expiry must be more than 0 seconds, not 0" in capsys.readouterr().err
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        assert connection.execute("SELECT to_regclass('events')").fetchone() == (None,)
