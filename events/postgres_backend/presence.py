@@ -28,7 +28,6 @@ presence thread, :mod:`poolhall.server.shared_presence`): nothing of this runs p
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -40,8 +39,6 @@ from poolhall.events.postgres_backend.database import channel_for, reason
 from poolhall.events.postgres_backend.schema import PRESENCE_CHANNEL
 
 __all__ = ["PostgresPresence"]
-
-logger = logging.getLogger(__name__)
 
 _ALIVE = "UPDATE presence_processes SET beat = now() WHERE process = %s"
 _REVIVE = ("INSERT INTO presence_processes (process, expiry) VALUES (%s, %s)"
