@@ -39,6 +39,14 @@ def add_command(sub: Any) -> None:
     serve.set_defaults(handler=_serve)
 
 
+def _settings_problem(args: argparse.Namespace) -> str | None:
+    """Why the settings given cannot serve (``None``: they can), checked before anything
+    is opened."""
+    if not args.presence_expiry > 0:  # 0 would forget every process at once
+        return f"--presence-expiry must be more than 0 seconds, not {args.presence_expiry:g}"
+    return base_url_problem(args.base_url)
+
+
 async def _serve(args: argparse.Namespace) -> int:
     import asyncio
     import signal
@@ -48,7 +56,7 @@ async def _serve(args: argparse.Namespace) -> int:
     from poolhall.server.app import Server
     from poolhall.server.settings import from_arguments
 
-    problem = base_url_problem(args.base_url)
+    problem = _settings_problem(args)
     if problem is not None:
         raise CliError(problem)
     shared = is_postgres_url(args.db)

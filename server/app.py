@@ -82,6 +82,7 @@ from poolhall.server.writer import GroupCommitter
 
 if TYPE_CHECKING:  # psycopg is needed only on a shared log (pip install 'poolhall[postgres]')
     from poolhall.server.shared_log import SharedLog
+    from poolhall.server.shared_presence import SharedPresence
 
 __all__ = ["REPORT_BUDGET", "Server", "member_by_token", "utc_now"]
 
@@ -141,6 +142,8 @@ class Server:
         self.log: ServerLog | None = None
         self.followers: SharedLog | None = None
         """On a shared log, what keeps this process's hubs up with the others' appends."""
+        self.presence: SharedPresence | None = None
+        """On a shared log, who is connected through the other processes."""
         self.committer: GroupCommitter | None = None
         self.hosts = AllowedHosts.of(host, self.settings.base_url,
                                      self.settings.allowed_origins)
@@ -282,7 +285,13 @@ class Server:
         await self.loaded.open(log, self.store, self.committer)  # and unloads idle hubs
         if self.shared:
             from poolhall.server.shared_log import SharedLog  # psycopg: only for a shared log
+            from poolhall.server.shared_presence import SharedPresence, process_id
 
+            expiry = self.settings.presence_expiry
+            self.presence = self.loaded.presence = SharedPresence(
+                log.presence_board(process_id(), expiry),  # type: ignore[attr-defined]
+                self.loaded.hubs, expiry)
+            self.presence.start()
             self.followers = SharedLog(self.database, self.loaded, self.health)
             self.followers.start()
         logger.info("found %d campaigns in %.3fs (each loads when first joined)",
@@ -361,6 +370,8 @@ class Server:
     async def _close_log(self) -> None:
         if self.followers is not None:
             await asyncio.to_thread(self.followers.stop)
+        if self.presence is not None:  # withdraws this process's members from the others
+            await asyncio.to_thread(self.presence.stop)
         if self.vault is not None:
             self.vault.close()
         if self.log is not None:

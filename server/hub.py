@@ -101,6 +101,7 @@ class CampaignHub:
         new_token: Callable[[], str] = auth.new_token,
         snapshot_every: int = 1000,
         public: PublicTable | None = None,
+        presence: Callable[[str, dict[str, int]], None] | None = None,
     ) -> None:
         self._core = HubCore(state=state, commands=commands, head_hash=head_hash,
                              public=public, seeds=seeds.for_state, new_token=new_token)
@@ -118,8 +119,11 @@ class CampaignHub:
         self._clock = clock
         self._health = health
         """While it says the log is failing, commands are refused before they are decided."""
-        self._table = TableFeed()
-        """Who watches the ``table`` message and who is connected."""
+        campaign = state.campaign
+        self._table = TableFeed(None if presence is None
+                                else lambda members: presence(campaign, members))
+        """Who watches the ``table`` message and who is connected (``presence``: told this
+        process's members whenever they change, on a shared log)."""
         self._inbox: asyncio.Queue[Queued] = asyncio.Queue()
         self._follow_queued = False
         self._follow_waiters: list[asyncio.Future[None]] = []
@@ -229,6 +233,12 @@ class CampaignHub:
     def leave(self, subscriber: Subscriber) -> None:
         self.subscribers.discard(subscriber)
         if self._table.left(subscriber) and not self._stale:
+            self._table.broadcast(self._audience.table_of)
+
+    def present_elsewhere(self, members: frozenset[str]) -> None:
+        """The members connected to the campaign through other processes now (a shared log:
+        :mod:`poolhall.server.shared_presence`): every watcher sees who came or went."""
+        if self._table.elsewhere(members) and not self._stale:
             self._table.broadcast(self._audience.table_of)
 
     def pin(self) -> None:

@@ -14,6 +14,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from poolhall.events.errors import Rejected
 from poolhall.events.log import CommandRecord, ServerLog
@@ -28,6 +29,9 @@ from poolhall.server.stored_snapshots import SnapshotStore
 from poolhall.server.utc_clock import UtcClock
 from poolhall.server.views import ViewWorkers
 from poolhall.server.writer import GroupCommitter
+
+if TYPE_CHECKING:  # made only on a shared log
+    from poolhall.server.shared_presence import SharedPresence
 
 __all__ = ["LoadedCampaigns"]
 
@@ -72,6 +76,8 @@ class LoadedCampaigns:
         self.shared = False
         """Whether other server processes append to the same log (PostgreSQL): then a
         campaign this process has not heard of may still be in the log."""
+        self.presence: SharedPresence | None = None
+        """Who is connected through the other processes (a shared log; set by the server)."""
         self.stopping = False
         """Set by the server when its stop begins: no campaign loads, is created or is
         joined after, and every command is answered ``shutting_down`` (the server's
@@ -112,9 +118,12 @@ class LoadedCampaigns:
                           health=self._health,
                           workers=self._workers, view_backlog=self.settings.view_backlog,
                           pages=self._pages, snapshot_every=self.settings.snapshot_every,
-                          public=loaded.public)
+                          public=loaded.public,
+                          presence=self.presence.changed if self.presence else None)
         self.hubs[loaded.state.campaign] = hub
         hub.start()
+        if self.presence is not None:  # who is connected elsewhere already
+            self.presence.look(loaded.state.campaign)
         return hub
 
     def seeds(self, campaign: str) -> FairSeeds:

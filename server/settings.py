@@ -139,6 +139,13 @@ class Settings:
     """Loading folds at most this many events after the latest snapshot; ``state_at`` as many
     after the nearest one. Each snapshot is a few KiB in the log's file (table ``snapshots``,
     derived data: deleting it loses nothing)."""
+    presence_expiry: float = _setting(
+        5.0, "with several processes on one PostgreSQL: seconds after a process stops (killed, "
+        "cut off from the database) that the members connected through it stop showing as "
+        "connected on the others' pages; each process beats five times as often")
+    """A process stopped cleanly withdraws its members at once; one killed cannot, so the
+    others forget it once it has not beaten for this long (:mod:`poolhall.server.shared_presence`).
+    Shorter shows a dead process's members gone sooner, at a heartbeat statement more often."""
 
 
 def _flag(name: str) -> str:

@@ -7,10 +7,14 @@ broadcasts them (:meth:`poolhall.server.hub.CampaignHub.follow`), in its own que
 see every event once, in order, whichever process appended it. A campaign another process created
 becomes known here when its first head is heard (or when a join names it).
 
+The same connection hears which campaigns' presence changed (who is connected, through
+which process: :mod:`poolhall.server.shared_presence`); a loaded campaign's is read again.
+
 When the listening connection drops, notifications may be lost: ``/health`` reports the
 ``listener`` part failing meanwhile (commands are not refused: an append reads its
 campaign's head under the campaign's lock, so one another process got ahead of is decided
-again), and once it listens again every loaded hub reads its head from the log and follows it.
+again), and once it listens again every loaded hub reads its head from the log and follows it,
+and who is connected elsewhere is read again.
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ class SharedLog:
         self._loop = asyncio.get_running_loop()
         self.listener = HeadListener(url, on_head=self._from_thread(self._heard),
                                      on_lost=self._from_thread(self._lost),
-                                     on_back=self._from_thread(self._back))
+                                     on_back=self._from_thread(self._back),
+                                     on_presence=self._from_thread(self._presence_changed))
         self.heard = 0
         """Heads heard (for operators and tests)."""
 
@@ -65,6 +70,10 @@ class SharedLog:
         elif campaign not in self._loaded.campaigns:
             self._loaded.campaigns.add(campaign)
 
+    def _presence_changed(self, campaign: str) -> None:
+        if self._loaded.presence is not None:
+            self._loaded.presence.look(campaign)
+
     def _lost(self, why: str) -> None:
         """The listener dropped, or a try to reconnect failed for a new reason: ``/health``
         names the latest, which is what the operator has to fix."""
@@ -75,3 +84,5 @@ class SharedLog:
         self._health.recovered("listener")
         for hub in tuple(self._loaded.hubs.values()):
             hub.follow(None)  # read the head from the log: notifications may have been lost
+        if self._loaded.presence is not None:
+            self._loaded.presence.look_all()

@@ -6,6 +6,12 @@ state answers it (:class:`poolhall.projections.snapshot.TableNow`) after its joi
 that changed the state, and when someone connects or leaves (the message says who is connected).
 The message is built and encoded once per change whatever the number of such clients, and not
 at all while none is connected, so tables of Python clients pay nothing for it.
+
+Who is connected is counted here, per connection, for this process. With several processes on
+one log (PostgreSQL), each change of this process's connections by member is handed to
+``publish`` (:mod:`poolhall.server.shared_presence` writes it to the presence board), and the
+members connected through the other processes arrive in :meth:`TableFeed.elsewhere`: the
+message names the members connected anywhere. A SQLite server gives no ``publish``.
 """
 
 from __future__ import annotations
@@ -24,37 +30,62 @@ __all__ = ["TableFeed"]
 class TableFeed:
     """One campaign's watchers of the ``table`` message and who is connected."""
 
-    def __init__(self) -> None:
+    def __init__(self, publish: Callable[[dict[str, int]], None] | None = None) -> None:
         self._watchers: set[Subscriber] = set()
         self._connected: Counter[str] = Counter()
         self._members: dict[Subscriber, str] = {}
+        self._publish = publish
+        """Told this process's connections by member whenever its set of members changes."""
+        self._elsewhere: frozenset[str] = frozenset()
+        """The members connected through other processes (a shared log)."""
 
     def joined(self, subscriber: Subscriber, member: str | None, wants_table: bool) -> bool:
         """Count a member's connection (``None``: the admin, never shown); returns whether the
-        set of connected members changed."""
+        set of members shown connected changed."""
         if wants_table:
             self._watchers.add(subscriber)
         if member is None or subscriber in self._members:
             return False
         self._members[subscriber] = member
         self._connected[member] += 1
-        return self._connected[member] == 1
+        self._counted()
+        return self._connected[member] == 1 and member not in self._elsewhere
 
     def left(self, subscriber: Subscriber) -> bool:
-        """Forget a connection; returns whether the set of connected members changed."""
+        """Forget a connection; returns whether the set of members shown connected changed."""
         self._watchers.discard(subscriber)
         member = self._members.pop(subscriber, None)
         if member is None:
             return False
         self._connected[member] -= 1
         if self._connected[member] > 0:
+            self._counted()
             return False
         del self._connected[member]
-        return True
+        self._counted()
+        return member not in self._elsewhere  # shown still if connected elsewhere
+
+    def _counted(self) -> None:
+        """Hand this process's connections by member to ``publish`` (a shared log)."""
+        if self._publish is not None:
+            self._publish(dict(self._connected))
+
+    def elsewhere(self, members: frozenset[str]) -> bool:
+        """The members connected through the other processes now; returns whether the set of
+        members shown connected changed."""
+        before = self.shown()
+        self._elsewhere = members
+        return self.shown() != before
+
+    def shown(self) -> list[str]:
+        """The members connected, here or through another process, in order."""
+        if not self._elsewhere:
+            return sorted(self._connected)
+        return sorted(self._connected.keys() | self._elsewhere)
 
     def frame(self, state: CampaignState) -> bytes:
         """The encoded table message of ``state`` as it stands."""
-        return encode(table_now_of(state, sorted(self._connected)))
+        return encode(table_now_of(state, self.shown()))
 
     def send_to(self, subscriber: Subscriber, state: CampaignState) -> None:
         """Queue the table for one watcher (after its join)."""

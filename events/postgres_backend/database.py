@@ -9,7 +9,7 @@ from typing import Any
 
 import psycopg
 
-from poolhall.events.postgres_backend.schema import CHANNEL, SCHEMA_VERSION, STATEMENTS
+from poolhall.events.postgres_backend.schema import CHANNEL, SCHEMA_VERSION, STATEMENTS, UPGRADES
 
 __all__ = ["channel_for", "create_schema", "is_postgres_url", "reason", "safe_url"]
 
@@ -24,27 +24,30 @@ def is_postgres_url(database: object) -> bool:
     return isinstance(database, str) and database.startswith(("postgresql://", "postgres://"))
 
 
-def channel_for(connection: psycopg.Connection[Any]) -> str:
-    """The NOTIFY channel of the schema this connection works in."""
+def channel_for(connection: psycopg.Connection[Any], base: str = CHANNEL) -> str:
+    """The NOTIFY channel ``base`` (the heads', or the presence's) of the schema this
+    connection works in."""
     row = connection.execute("SELECT current_schema()").fetchone()
     schema = row[0] if row else None
-    return CHANNEL if schema in (None, "public") else f"{CHANNEL}_{schema}"
+    return base if schema in (None, "public") else f"{base}_{schema}"
 
 
 def create_schema(connection: psycopg.Connection[Any]) -> None:
     """Create the schema if it is not at :data:`SCHEMA_VERSION` (every statement idempotent;
-    one transaction, under an advisory lock).
+    one transaction, under an advisory lock); one at an older version gets the statements of
+    :data:`~poolhall.events.postgres_backend.schema.UPGRADES` only.
 
     A schema already there is left alone, not created again: its triggers' DDL takes a lock
     on each table that deadlocked with the appends of the processes already serving, when a
     process restarted beside them."""
-    if _schema_version(connection) == SCHEMA_VERSION:
+    if (_schema_version(connection) or 0) >= SCHEMA_VERSION:
         return
     with connection.transaction():
         connection.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEMA_LOCK])
-        if _schema_version(connection) == SCHEMA_VERSION:  # another process made it meanwhile
+        found = _schema_version(connection)  # another process may have made it meanwhile
+        if (found or 0) >= SCHEMA_VERSION:
             return
-        for statement in STATEMENTS:
+        for statement in STATEMENTS if found is None else UPGRADES[found]:
             connection.execute(statement.encode())
 
 

@@ -4,7 +4,9 @@ Every append's transaction notifies ``<new head> <campaign>`` on the schema's ch
 (:mod:`.log`); PostgreSQL delivers it to every listening session once the transaction
 commits, so a head heard is durable. :class:`HeadListener` keeps one connection in a thread
 of its own, ``LISTEN``\\s, and hands each ``(campaign, head)`` to ``on_head``; the caller then
-reads the rows by seq (the notification carries nothing else).
+reads the rows by seq (the notification carries nothing else). The same connection listens
+for presence changes (:mod:`.presence`) when given ``on_presence``: each is a campaign whose
+members connected through some process changed, handed to ``on_presence``.
 
 A notification can be lost only with the connection: when it drops (the database restarted,
 a network cut), ``on_lost`` is called with why, the listener reconnects with a growing pause
@@ -27,6 +29,7 @@ import psycopg
 from psycopg import sql
 
 from poolhall.events.postgres_backend.database import channel_for, reason, safe_url
+from poolhall.events.postgres_backend.schema import PRESENCE_CHANNEL
 
 __all__ = ["MAX_PAUSE", "HeadListener"]
 
@@ -51,9 +54,11 @@ class HeadListener:
     """A thread listening for the heads appended to the log, by any process."""
 
     def __init__(self, url: str, *, on_head: Callable[[str, int], None],
-                 on_lost: Callable[[str], None], on_back: Callable[[], None]) -> None:
+                 on_lost: Callable[[str], None], on_back: Callable[[], None],
+                 on_presence: Callable[[str], None] | None = None) -> None:
         self._url = url
         self._on_head = on_head
+        self._on_presence = on_presence
         self._on_lost = on_lost
         self._on_back = on_back
         self._stop = threading.Event()
@@ -81,13 +86,16 @@ class HeadListener:
                     conn.execute(sql.SQL("SET application_name = {}").format(
                         sql.Literal(f"poolhall listener {channel}"[:63])))
                     conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+                    presence = channel_for(conn, PRESENCE_CHANNEL)
+                    if self._on_presence is not None:
+                        conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(presence)))
                     self.listening.set()
                     if not first:
                         self.reconnects += 1
                         logger.info("listening for other processes' appends again")
                         self._on_back()
                     first, pause, told = False, 0.1, ""
-                    self._listen(conn)
+                    self._listen(conn, presence)
             except psycopg.Error as error:
                 why = reason(error)
                 if self.listening.is_set():
@@ -106,9 +114,13 @@ class HeadListener:
                 pause = min(pause * 2, MAX_PAUSE)
         self.listening.clear()
 
-    def _listen(self, conn: psycopg.Connection[Any]) -> None:
+    def _listen(self, conn: psycopg.Connection[Any], presence: str) -> None:
         while not self._stop.is_set():
             for notify in conn.notifies(timeout=POLL):
+                if notify.channel == presence:
+                    if self._on_presence is not None:
+                        self._on_presence(notify.payload)
+                    continue
                 heard = parse(notify.payload)
                 if heard is not None:
                     self._on_head(*heard)

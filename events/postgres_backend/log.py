@@ -46,6 +46,7 @@ from poolhall.events.postgres_backend.database import (
     safe_url,
 )
 from poolhall.events.postgres_backend.deployment import admin_hash, claim_admin_hash
+from poolhall.events.postgres_backend.presence import PostgresPresence
 from poolhall.events.postgres_backend.seeds import PostgresSeedVault
 from poolhall.events.postgres_backend.snapshots import PostgresSnapshots
 
@@ -142,6 +143,11 @@ class PostgresLog(ServerLog):
     def seed_vault(self) -> PostgresSeedVault:
         """The fair rolls' secret seeds in this database, through the log's pool."""
         return PostgresSeedVault(self._pool)
+
+    def presence_board(self, process: str, expiry: float) -> PostgresPresence:
+        """Who is connected through each process of the deployment (:mod:`.presence`), on a
+        connection of its own: its heartbeat never waits for a reader's."""
+        return PostgresPresence(self.url, process, expiry=expiry)
 
     def admin_hash(self, given: str | None) -> str | None:
         """The deployment's admin token hash: ``given`` becomes it if none is set yet; the

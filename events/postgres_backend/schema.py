@@ -16,18 +16,27 @@
 - ``snapshots``: derived data (:mod:`.snapshots`), not append-only: may be dropped.
 - ``deployment``: settings all the processes of one deployment share (the admin token's
   SHA-256, never the token).
+- ``presence_processes`` and ``presence``: who is connected, through which server process
+  (:mod:`.presence`): each process's heartbeat, and its connections per (campaign, member).
+  ``UNLOGGED``: nothing in them outlives the processes that write them, so they cost no WAL,
+  and a crash of the database empties them (each process writes its rows again at its next
+  heartbeat).
 
-Triggers refuse ``UPDATE``, ``DELETE`` and ``TRUNCATE`` on every table but ``deployment``:
-the log is append-only in the database itself, whoever connects. :data:`SCHEMA_VERSION` is
-kept in ``deployment``; :func:`create` runs every statement idempotently, in one transaction,
-under an advisory lock, so that three processes starting at once create it once.
+Triggers refuse ``UPDATE``, ``DELETE`` and ``TRUNCATE`` on every table but ``deployment`` and
+the presence tables: the log is append-only in the database itself, whoever connects.
+:data:`SCHEMA_VERSION` is kept in ``deployment``; :func:`create` runs every statement
+idempotently, in one transaction, under an advisory lock, so that three processes starting at
+once create it once; a schema at an older version gets the statements of
+:data:`UPGRADES` only.
 """
 
 from __future__ import annotations
 
-__all__ = ["APPEND_ONLY_TABLES", "CHANNEL", "SCHEMA_VERSION", "STATEMENTS"]
+__all__ = ["APPEND_ONLY_TABLES", "CHANNEL", "PRESENCE_CHANNEL", "SCHEMA_VERSION", "STATEMENTS",
+           "UPGRADES"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: the log; 2: the presence tables."""
 
 CHANNEL = "poolhall_heads"
 """The LISTEN/NOTIFY channel: each payload is ``<new head> <campaign>`` (the campaign last,
@@ -35,7 +44,28 @@ as it is the part that may hold spaces), sent by the append's transaction, so de
 once it commits. A schema's name is appended (``poolhall_heads_<schema>``) when it is not
 ``public``, so that deployments in two schemas of one database do not hear each other."""
 
+PRESENCE_CHANNEL = "poolhall_presence"
+"""The channel of presence changes: each payload is a campaign whose members connected
+through some process changed (:mod:`.presence`); the same schema suffix as :data:`CHANNEL`."""
+
 APPEND_ONLY_TABLES = ("events", "commands", "sealed_tokens", "issued_tokens", "fair_seeds")
+
+_PRESENCE: tuple[str, ...] = (
+    """CREATE UNLOGGED TABLE IF NOT EXISTS presence_processes (
+        process text PRIMARY KEY,
+        beat timestamptz NOT NULL DEFAULT now(),
+        expiry double precision NOT NULL CHECK (expiry > 0))""",
+    """CREATE UNLOGGED TABLE IF NOT EXISTS presence (
+        campaign text NOT NULL,
+        process text NOT NULL REFERENCES presence_processes ON DELETE CASCADE,
+        member text NOT NULL,
+        connections integer NOT NULL CHECK (connections > 0),
+        PRIMARY KEY (campaign, process, member))""",
+    "CREATE INDEX IF NOT EXISTS presence_of_process ON presence (process)",
+)
+
+_VERSION = f"""INSERT INTO deployment (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}')
+    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"""
 
 STATEMENTS: tuple[str, ...] = (
     """CREATE TABLE IF NOT EXISTS events (
@@ -97,8 +127,13 @@ STATEMENTS: tuple[str, ...] = (
         """CREATE OR REPLACE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table}
             FOR EACH STATEMENT EXECUTE FUNCTION poolhall_append_only()""",
     )),
-    f"""INSERT INTO deployment (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}')
-        ON CONFLICT (key) DO NOTHING""",
+    *_PRESENCE,
+    _VERSION,
 )
 """Every statement of the schema, each safe to run again (``IF NOT EXISTS``, ``OR
 REPLACE``; triggers ``OR REPLACE`` need PostgreSQL 14 or later)."""
+
+UPGRADES: dict[int, tuple[str, ...]] = {1: (*_PRESENCE, _VERSION)}
+"""What brings a schema at each older version to :data:`SCHEMA_VERSION`: only the new
+tables, so that an upgrade beside running processes takes no lock on the log's tables (their
+triggers' DDL would)."""
