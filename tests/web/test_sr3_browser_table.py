@@ -53,9 +53,10 @@ def _start_combat(gm: Page, everyone: tuple[Page, ...]) -> None:
 def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         served: Served, open_page: Callable[..., Page]) -> None:
     """The GM starts a combat (naming who fights); Sam's player draws Combat Pool dice with the
-    odds in view, rolls, rerolls with Karma Pool and is refused a second reroll; all four pages
-    see the same dice, Sam's pool is full again at the next Combat Turn and his Karma Pool once
-    the scene ends. The spectator has no control."""
+    odds in view, rolls, rerolls with Karma Pool and then finds the reroll disabled, saying
+    why (none left); Rook, with no Karma Pool, is offered neither Karma dice nor a reroll; all
+    four pages see the same dice, Sam's pool is full again at the next Combat Turn and his Karma
+    Pool once the scene ends. The spectator has no control."""
     campaign, gm_link = served.create_campaign("Seattle Nights", "sr3")
     create(served, gm_link, campaign, "sam", "Sam", SAM)
     create(served, gm_link, campaign, "rook", "Rook", ROOK)
@@ -121,12 +122,20 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
             "spends 1 Karma Pool point to reroll")
         expect(page.locator("ph-sr3-sheets [data-character=sam] .ph-sr3-karma")).to_contain_text(
             "Karma Pool 0 of 1")
-    reroll.click()  # the rule refusal, beside the button that caused it; nothing changes
-    expect(ana.locator(f"{test} .ph-error")).to_have_text(
-        "reroll 2 of test #1 costs 2 Karma Pool points, 0 left: \"The first reroll costs 1 KP, "
-        "the second, 2 KP, the third, 3 KP, and so on.\"")
+    # none left this scene: the button stays, disabled, saying why (it was pressed and refused)
+    expect(reroll).to_be_disabled()
+    expect(reroll).to_have_accessible_description(
+        "no Karma Pool left: it comes back when the scene ends")
     expect(gm.locator(test)).to_contain_text("rerolled 1 time")
     assert bo.locator(f"{test} button").count() == 0  # not Bo's character
+
+    # Rook has no Karma Pool (0 of 0): his card offers no Karma Pool dice, his test no reroll
+    rook_card = bo.locator(rook)
+    expect(rook_card.get_by_role("button", name="Roll")).to_be_visible()
+    expect(rook_card.get_by_label("Karma Pool dice")).to_be_hidden()
+    rook_card.get_by_role("button", name="Roll").click()
+    expect(bo.locator("ph-sr3-tests [data-test='2'] .ph-sr3-die")).to_have_count(5)
+    expect(bo.locator("ph-sr3-tests [data-test='2'] button")).to_have_count(0)
 
     screenshot(gm, "sr3-gm-1280")
     screenshot(cy, "sr3-spectator-360")

@@ -4,12 +4,15 @@
 // as they are typed: the page picks a row of the server's table, it computes nothing.
 // Beside the roll button, who sees the roll: a private test draws no pool or Karma Pool dice
 // (those pools are shown to the whole table), so choosing one sets those fields aside.
+// The Karma Pool dice field follows the character's Karma Pool (the `sheets` view): none for a
+// character with no Karma Pool (0 of 0), disabled and saying why when it is spent this scene.
 /** @import {Me} from "../messages.js" */
 import {h, percent, plural, replace} from "../dom.js";
 import {bindPathForm, labelled, whole} from "./sr3_forms.js";
 import {clearWhenChanged} from "../actions.js";
 import {visibilityChoice} from "../visibility.js";
 import {poolWords, testWords} from "./sr3_dice.js";
+import {karmaState} from "./sr3_rolled.js";
 
 const SHARED = ["character", "kind", "skill", "attribute", "opposes", "surprised", "rigged",
                 "astral", "magic", "elemental", "reason"];
@@ -65,6 +68,7 @@ export class Sr3Declared extends HTMLElement {
         this.list.append(entry.card);
       }
       this.fill(entry, test, views.get(`test:${character}`), names);
+      this.karmaField(entry, karmaState(views.get("sheets")?.sheets?.[character]?.karma));
     }
     this.hidden = this.cards.size === 0;
   }
@@ -80,8 +84,10 @@ export class Sr3Declared extends HTMLElement {
       entry.karma = h("input", {type: "number", name: "karma_dice", min: 0, max: 20, value: "0",
                                 class: "ph-sr3-number", inputmode: "numeric"});
       entry.visibility = visibilityChoice(this.me, {oneShot: true});
+      entry.karmaLabel = labelled("Karma Pool dice", entry.karma);
+      entry.karmaState = "unknown";
       entry.form = h("form", {class: "ph-sr3-roll-form", "aria-label": "Roll the test"},
-        h("div", {class: "ph-sr3-row"}, entry.draws, labelled("Karma Pool dice", entry.karma),
+        h("div", {class: "ph-sr3-row"}, entry.draws, entry.karmaLabel,
           entry.visibility, h("button", {type: "submit"}, "Roll")));
       entry.form.addEventListener("input", () => this.mark(entry));
       entry.visibility?.addEventListener("change", () => this.privately(entry));
@@ -171,8 +177,22 @@ export class Sr3Declared extends HTMLElement {
   /** A private roll draws no pool dice: their fields are set aside while one is chosen. */
   privately(entry) {
     const secret = this.secret(entry);
-    for (const input of [...entry.inputs.values(), entry.karma]) input.disabled = secret;
+    for (const input of entry.inputs.values()) input.disabled = secret;
+    entry.karma.disabled = secret || entry.karmaState === "none" || entry.karmaState === "spent";
     this.mark(entry);
+  }
+
+  /** The Karma Pool dice field as the character's Karma Pool allows: gone with none at all,
+   * disabled with the reason when it is spent this scene (it comes back at the scene's end).
+   * @param {string} state see karmaState */
+  karmaField(entry, state) {
+    if (!entry.form || entry.karmaState === state) return;
+    entry.karmaState = state;
+    entry.karmaLabel.hidden = state === "none";
+    if (state === "none" || state === "spent") entry.karma.value = "0";
+    entry.karmaLabel.querySelector("span").textContent = state === "spent"
+      ? "Karma Pool dice (none left until the scene ends)" : "Karma Pool dice";
+    this.privately(entry);
   }
 
   secret(entry) {
@@ -199,7 +219,7 @@ export class Sr3Declared extends HTMLElement {
       if (count > 0) pools[pool] = count;
     }
     if (Object.keys(pools).length) command.pools = pools;
-    const karma = whole(entry.karma, 0);
+    const karma = entry.karma.disabled ? 0 : whole(entry.karma, 0);
     if (karma > 0) command.karma_dice = karma;
     return command;
   }
