@@ -52,8 +52,9 @@ def _start_combat(gm: Page, everyone: tuple[Page, ...]) -> None:
 
 def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """The GM starts a combat (naming who fights); Sam's player draws Combat Pool dice with the
-    odds in view, rolls, rerolls with Karma Pool and then finds the reroll disabled, saying
+    """The GM starts a combat (naming who fights); Sam's player declares a test with a reason
+    (kept after a refusal, cleared once declared, shown on its cards), draws Combat Pool dice
+    with the odds in view, rolls, rerolls with Karma Pool and then finds the reroll disabled, saying
     why (none left); Rook, with no Karma Pool, is offered neither Karma dice nor a reroll; all
     four pages see the same dice, Sam's pool is full again at the next Combat Turn and his Karma
     Pool once the scene ends. The spectator has no control."""
@@ -84,9 +85,18 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
     declare.get_by_label("Roll", exact=True).select_option("skill:pistols")
     expect(declare.get_by_label("Test", exact=True)).to_have_value("combat")
     declare.get_by_label("Target number").fill("5")
+    reason = declare.get_by_label("Reason")
+    reason.fill("shoots Rook")
+    declare.get_by_label("Against test #").fill("99")  # refused: the reason is kept
+    declare.get_by_role("button", name="Declare").click()
+    expect(declare.locator(".ph-error")).to_contain_text("99")
+    expect(reason).to_have_value("shoots Rook")
+    declare.get_by_label("Against test #").fill("")
     declare.get_by_role("button", name="Declare").click()
     card = ana.locator("ph-sr3-declared [data-character=sam]")
     expect(card.locator("h3")).to_have_text("Sam: Pistols (combat), TN 5, 6 dice")
+    expect(card.locator(".ph-sr3-reason")).to_have_text("shoots Rook")
+    expect(reason).to_have_value("")  # declared: the next test has its own reason
     odds = json.loads(poolhall("sr3-odds", "6", "--tn", "5", "--pool", "6", "--json",
                                cwd=served.directory).stdout)["rows"]
     for page in everyone:  # the server's exact odds, one row per pool die drawn (up to Pistols 6)
@@ -104,6 +114,7 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         expect(page.locator("ph-sr3-declared [data-character=sam]")).to_have_count(0)
         expect(page.locator(f"{test} .ph-sr3-die")).to_have_count(9)
         expect(page.locator(f"{test} [data-source=combat] .ph-sr3-die")).to_have_count(3)
+        expect(page.locator(f"{test} .ph-sr3-reason")).to_have_text("shoots Rook")
         expect(pool_left(page, "sam")).to_have_text("4/7")
         expect(page.locator("[data-type=pool_test_rolled] .ph-sr3-die")).to_have_count(9)
     labels = ana.locator(f"{test} .ph-sr3-die").evaluate_all(

@@ -83,7 +83,8 @@ export class Sr3Declare extends HTMLElement {
     this.open.addEventListener("change", () => {
       this.tn.disabled = this.open.checked;
     });
-    bindPathForm(this.form, () => this.command());
+    // declared (or rolled in private): the next test has its own reason; a refusal keeps it
+    bindPathForm(this.form, () => this.command(), () => { this.reason.value = ""; });
     this.append(this.form);
     this.update(this.characters);
   }

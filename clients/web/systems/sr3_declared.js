@@ -75,10 +75,11 @@ export class Sr3Declared extends HTMLElement {
 
   card(character) {
     const heading = h("h3", {});
+    const reason = h("p", {class: "ph-sr3-reason", hidden: true});
     const odds = h("div", {class: "ph-sr3-odds"});
     const card = h("article", {class: "ph-sr3-card ph-sr3-declared", "data-character": character},
-      heading, odds);
-    const entry = {card, heading, odds, form: null, key: null, inputs: new Map()};
+      heading, reason, odds);
+    const entry = {card, heading, reason, odds, form: null, key: null, inputs: new Map()};
     if (this.mayRoll(character)) {
       entry.draws = h("div", {class: "ph-sr3-draws"});
       entry.karma = h("input", {type: "number", name: "karma_dice", min: 0, max: 20, value: "0",
@@ -101,6 +102,8 @@ export class Sr3Declared extends HTMLElement {
     entry.test = test;
     entry.heading.textContent = `${names.character(test.character)}: ${testWords(test)}, `
       + `${plural("die", test.base_dice, "dice")}`;
+    entry.reason.textContent = test.reason ?? "";
+    entry.reason.hidden = !test.reason;
     const shown = matches(view, test) ? view : null;
     const key = JSON.stringify([test, shown?.rows ?? null, shown?.note ?? ""]);
     clearWhenChanged(entry.card, JSON.stringify(test)); // a refusal about the test it was

@@ -1,4 +1,4 @@
-// <ph-sr3-tests>: the latest tests rolled, newest first: every die with its chain of faces
+// <ph-sr3-tests>: the latest tests rolled, newest first: the reason given, every die with its chain of faces
 // (Rule of Six), the dice that reached the TN marked, the result in words as recorded (Rule of
 // One noted), Karma Pool rerolls so far, and for whoever may spend the character's Karma Pool a
 // button to reroll the failures. A test rolled in private (a GM's secret test, a player's self
@@ -109,6 +109,7 @@ export class Sr3Tests extends HTMLElement {
     }
     replace(card,
       h("h3", {}, `#${test.test} ${names.character(test.character)}: ${testWords(test)}`),
+      test.reason ? h("p", {class: "ph-sr3-reason"}, test.reason) : null,
       testDice(test.dice, test.tn),
       h("p", {class: `ph-sr3-outcome${test.disastrous ? " ph-sr3-disaster" : ""}`},
         h("strong", {class: "ph-sr3-result"}, resultWords(test)),
