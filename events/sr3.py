@@ -73,7 +73,7 @@ from poolhall.events.sr3_values import (
 __all__ = [
     "VOCABULARY",
     "VIEWS", "Sr3OddsRow", "Sr3TestOdds", "PoolLeft", "CombatantView", "Sr3CombatTurn", "SheetPool",
-    "SheetKarma", "Sr3Sheet", "Sr3Sheets",
+    "SheetKarma", "SheetSkill", "Sr3Sheet", "Sr3Sheets",
     "SYSTEM_ID", "ATTRIBUTES", "POOLS", "TEST_KINDS", "SKILL_KINDS", "MAX_CHAIN", "MAX_TEST_DICE",
     "PARSED_COMMAND_ID", "AttributeName", "PoolName", "TestKind", "SkillKind", "DieSource",
     "Sr3Skill", "Sr3Stats", "Stats", "PoolDie", "InitiativeRoll", "Incapacity", "NotActing",
@@ -476,13 +476,28 @@ class SheetKarma(msgspec.Struct, frozen=True, kw_only=True):
     formula: str
 
 
+class SheetSkill(msgspec.Struct, frozen=True, kw_only=True):
+    """One skill on a sheet: its id, rating and linked attribute ("pistols", 6, "quickness")."""
+
+    skill: str
+    rating: int
+    attribute: str
+
+
 class Sr3Sheet(msgspec.Struct, frozen=True, kw_only=True):
-    """One character's pools with their formulas, Karma Pool, initiative."""
+    """One character's attributes and skills, pools with their formulas, Karma Pool,
+    initiative.
+
+    ``attributes`` are the ratings a player looks up, in the sheet's order (Body to Willpower,
+    Essence, and Magic when the character has it); Reaction is on the initiative line.
+    """
 
     name: str
     pools: list[SheetPool]
     karma: SheetKarma
     initiative: str
+    attributes: dict[str, int | float] = {}
+    skills: list[SheetSkill] = []
 
 
 class Sr3Sheets(ViewData, frozen=True, kw_only=True, tag="sr3_sheets"):

@@ -20,8 +20,8 @@ from poolhall.projections.sr3_wounds import incapacity, wound_modifier
 if TYPE_CHECKING:
     from poolhall.projections.campaign import CampaignState
 
-__all__ = ["OddsInput", "sheet_of", "sheets_view", "odds_parts", "odds_rows", "odds_view",
-           "combat_turn_view"]
+__all__ = ["OddsInput", "ATTRIBUTES", "attributes_of", "sheet_of", "sheets_view", "odds_parts",
+           "odds_rows", "odds_view", "combat_turn_view"]
 
 OddsInput = tuple[int, int | None, int, int | None]
 """What a declared test's odds depend on: base dice, TN, most pool dice, successes to beat."""
@@ -45,6 +45,18 @@ def sheet_of(stats: Sr3Stats, karma_spent: int = 0,
     }
 
 
+ATTRIBUTES = ("body", "quickness", "strength", "charisma", "intelligence", "willpower",
+              "essence", "magic")
+"""The attributes a sheet lists, in its order (Reaction is on the initiative line)."""
+
+
+def attributes_of(stats: Sr3Stats) -> dict[str, int | float]:
+    """The character's attribute ratings as a sheet lists them; Magic only for a character who
+    has it."""
+    return {name: getattr(stats, name) for name in ATTRIBUTES
+            if name != "magic" or stats.magic > 0}
+
+
 def _wounded(conditions: Mapping[str, int]) -> str:
     why = incapacity(conditions)
     if why is not None:
@@ -54,10 +66,14 @@ def _wounded(conditions: Mapping[str, int]) -> str:
 
 
 def sheets_view(campaign: CampaignState) -> dict[str, Any]:
-    """Every sr3 character's sheet, by character id."""
+    """Every sr3 character's sheet, by character id: :func:`sheet_of` with the attributes and
+    skills a player looks up on a sheet ("Pistols 6")."""
     game = campaign.game_as(GameState)
     return {
-        cid: {"name": c.name, **sheet_of(c.stats, game.karma_spent.get(cid, 0), c.conditions)}
+        cid: {"name": c.name, **sheet_of(c.stats, game.karma_spent.get(cid, 0), c.conditions),
+              "attributes": attributes_of(c.stats),
+              "skills": [{"skill": name, "rating": skill.rating, "attribute": skill.attribute}
+                         for name, skill in c.stats.skills.items()]}
         for cid, c in campaign.characters.items() if isinstance(c.stats, Sr3Stats)
     }
 

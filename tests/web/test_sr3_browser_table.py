@@ -182,8 +182,9 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
 
 def test_the_gm_creates_and_edits_a_character_in_a_form(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """The GM fills in a runner (attributes, a skill), then edits the sheet; an id already used
-    is refused beside the Id field and nothing changes."""
+    """The GM fills in a runner (attributes, a skill), then edits the sheet; the table's sheet
+    lists her attributes and skills ("Sorcery 5"), not only her pools; an id already used is
+    refused beside the Id field and nothing changes."""
     campaign, gm_link = served.create_campaign("Redmond Barrens", "sr3")
     gm = open_page(gm_link)
     form = gm.locator("ph-sr3-character form")
@@ -204,6 +205,12 @@ def test_the_gm_creates_and_edits_a_character_in_a_form(
     sheet = gm.locator("ph-sr3-sheets [data-character=jade]")
     expect(sheet.locator("[data-pool=spell]")).to_contain_text("5")  # (6 + 5 + 6) // 3
     expect(sheet.locator("[data-pool=combat]")).to_contain_text("8")  # (6 + 6 + 5) // 2
+    # what a player looks up on a sheet: the attributes (as a paper sheet abbreviates them)
+    expect(sheet.get_by_role("list", name="Skills")).to_have_text("Sorcery 5")
+    quickness = sheet.locator("[data-attribute=quickness]")
+    expect(quickness).to_contain_text("Quickness 6")
+    expect(quickness.locator("abbr")).to_have_text("Q")
+    expect(sheet.locator("[data-attribute=magic]")).to_contain_text("Magic 6")
     expect(form.get_by_label("Character to edit")).to_have_value("jade")
     expect(form.get_by_role("button", name="Save changes")).to_be_visible()
 
@@ -213,6 +220,7 @@ def test_the_gm_creates_and_edits_a_character_in_a_form(
     form.get_by_label("Quickness").fill("8")
     form.get_by_role("button", name="Save changes").click()
     expect(sheet.locator("[data-pool=combat]")).to_contain_text("9")  # (8 + 6 + 5) // 2
+    expect(quickness).to_contain_text("Quickness 8")
     expect(gm.locator("[data-type=character_updated]")).to_contain_text("character Jade updated")
 
     form.get_by_label("Character to edit").select_option("")

@@ -27,7 +27,8 @@ const FLAGS = [["surprised", "surprised"], ["rigged", "rigged into the vehicle"]
                ["astral", "on the astral plane"], ["magic", "magic-related"],
                ["elemental", "elemental manipulation spell"]];
 
-function title(word) {
+/** An id as words: "unarmed-combat" -> "Unarmed combat". */
+export function title(word) {
   const plain = word.replaceAll("_", " ").replaceAll("-", " ");
   return plain[0].toUpperCase() + plain.slice(1);
 }
