@@ -73,7 +73,7 @@ from poolhall.events.sr3_values import (
 __all__ = [
     "VOCABULARY",
     "VIEWS", "Sr3OddsRow", "Sr3TestOdds", "PoolLeft", "CombatantView", "Sr3CombatTurn", "SheetPool",
-    "SheetKarma", "SheetSkill", "Sr3Sheet", "Sr3Sheets",
+    "SheetKarma", "SheetSkill", "SheetWounds", "Sr3Sheet", "Sr3Sheets",
     "SYSTEM_ID", "ATTRIBUTES", "POOLS", "TEST_KINDS", "SKILL_KINDS", "MAX_CHAIN", "MAX_TEST_DICE",
     "PARSED_COMMAND_ID", "AttributeName", "PoolName", "TestKind", "SkillKind", "DieSource",
     "Sr3Skill", "Sr3Stats", "Stats", "PoolDie", "InitiativeRoll", "Incapacity", "NotActing",
@@ -484,6 +484,18 @@ class SheetSkill(msgspec.Struct, frozen=True, kw_only=True):
     attribute: str
 
 
+class SheetWounds(msgspec.Struct, frozen=True, kw_only=True):
+    """What the Condition Monitors do, as the rules apply them: each monitor's wound level
+    (``unhurt``, ``light``, ``moderate``, ``serious``, ``deadly``), the modifier of the two
+    added together (added to every target number, taken off initiative), and why the character
+    does not act (``unconscious``, ``dying``), if so."""
+
+    physical: str = "unhurt"
+    stun: str = "unhurt"
+    modifier: int = 0
+    out: Incapacity | None = None
+
+
 class Sr3Sheet(msgspec.Struct, frozen=True, kw_only=True):
     """One character's attributes and skills, pools with their formulas, Karma Pool,
     initiative.
@@ -498,6 +510,7 @@ class Sr3Sheet(msgspec.Struct, frozen=True, kw_only=True):
     initiative: str
     attributes: dict[str, int | float] = {}
     skills: list[SheetSkill] = []
+    wounds: SheetWounds = SheetWounds()
 
 
 class Sr3Sheets(ViewData, frozen=True, kw_only=True, tag="sr3_sheets"):

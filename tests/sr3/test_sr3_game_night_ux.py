@@ -5,8 +5,9 @@ events decided and folded (``tests.sr3.sr3_support.Table``), no mocks."""
 from __future__ import annotations
 
 import msgspec
+import pytest
 
-from poolhall.events import sr3
+from poolhall.events import core, sr3
 from poolhall.projections.sr3 import GameState
 from poolhall.projections.sr3_views import sheets_view
 from tests.sr3.sr3_support import Table
@@ -40,3 +41,26 @@ def test_a_sheet_lists_attributes_and_skills_as_a_player_looks_them_up() -> None
     sent = msgspec.convert(sheets, dict[str, sr3.Sr3Sheet])  # as the server sends the view
     assert sent["sam"].skills[0] == sr3.SheetSkill(skill="pistols", rating=5,
                                                    attribute="quickness")
+
+
+@pytest.mark.parametrize(("physical", "stun", "wounds"), [
+    (0, 0, {"physical": "unhurt", "stun": "unhurt", "modifier": 0, "out": None}),
+    (6, 0, {"physical": "serious", "stun": "unhurt", "modifier": 3, "out": None}),
+    (3, 1, {"physical": "moderate", "stun": "light", "modifier": 3, "out": None}),
+    (9, 5, {"physical": "serious", "stun": "moderate", "modifier": 5, "out": None}),
+    (2, 10, {"physical": "light", "stun": "deadly", "modifier": 4, "out": "unconscious"}),
+    (10, 10, {"physical": "deadly", "stun": "deadly", "modifier": 6, "out": "dying"}),
+])
+def test_a_sheet_says_what_the_wounds_do(physical: int, stun: int,
+                                         wounds: dict[str, object]) -> None:
+    """The Conditions card gave boxes ("Physical boxes 6") but not what they do. The sheets
+    view says it from the functions the rules apply: 1 box Light (+1), 3 Moderate (+2), 6
+    Serious (+3), 10 Deadly (still +3), the two monitors added up; a full Stun monitor is
+    unconscious, a full Physical one dying (which wins). Hand-computed from the Damage
+    Modifiers table in ``projections/sr3_wounds.py``."""
+    table = Table()
+    for condition, value in (("physical", physical), ("stun", stun)):
+        table.run("gm", core.SetCondition, character="sam", condition=condition, value=value)
+    assert sheets_view(table.state)["sam"]["wounds"] == wounds
+    sent = msgspec.convert(sheets_view(table.state), dict[str, sr3.Sr3Sheet])
+    assert msgspec.to_builtins(sent["sam"].wounds) == wounds
