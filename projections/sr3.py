@@ -356,7 +356,8 @@ def _test_words(e: Any) -> str | None:
     match e:
         case vocabulary.PoolTestDeclared():
             tn = f"tn {e.tn}" if e.tn else "open"
-            return (f"{e.character} declares a {_what(e)} test, {tn}, {e.base_dice} dice; "
+            dice = f"{e.base_dice} dice" if e.base_dice else "pool dice only"  # a Dodge
+            return (f"{e.character} declares a {_what(e)} test, {tn}, {dice}; "
                     f"may draw: " + (", ".join(f"{p} {n}" for p, n in e.limits.items())
                                      or "no pool"))
         case vocabulary.PoolTestRolled():

@@ -8,7 +8,8 @@ import msgspec
 import pytest
 
 from poolhall.events import core, sr3
-from poolhall.projections.sr3 import GameState
+from poolhall.events.base import Recorded
+from poolhall.projections.sr3 import GameState, describe
 from poolhall.projections.sr3_views import sheets_view
 from tests.sr3.sr3_support import Table
 
@@ -64,3 +65,19 @@ def test_a_sheet_says_what_the_wounds_do(physical: int, stun: int,
     assert sheets_view(table.state)["sam"]["wounds"] == wounds
     sent = msgspec.convert(sheets_view(table.state), dict[str, sr3.Sr3Sheet])
     assert msgspec.to_builtins(sent["sam"].wounds) == wounds
+
+
+def test_a_dodge_is_declared_as_pool_dice_only() -> None:
+    """A Dodge rolls Combat Pool dice alone: the log read "tn 4, 0 dice", as if the test had
+    nothing to roll. It now reads "pool dice only" (a test with base dice still counts them)."""
+    table = Table()
+    (dodge,) = table.run("sam-player", sr3.DeclarePoolTest, character="sam", kind="dodge", tn=4)
+    assert isinstance(dodge, sr3.PoolTestDeclared)
+    assert dodge.base_dice == 0
+    (shot,) = table.run("sam-player", sr3.DeclarePoolTest, character="sam", kind="combat",
+                        skill="pistols", tn=4)
+    said = [describe(Recorded(seq=n, at="2026-11-27T21:00:00Z", actor="sam-player",
+                              command="c", event=event), table.state)
+            for n, event in enumerate((dodge, shot), 1)]
+    assert "tn 4, pool dice only; may draw: combat 7" in said[0]
+    assert "tn 4, 5 dice; may draw: combat 5" in said[1]

@@ -54,10 +54,11 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         served: Served, open_page: Callable[..., Page]) -> None:
     """The GM starts a combat (naming who fights); Sam's player declares a test with a reason
     (kept after a refusal, cleared once declared, shown on its cards), draws Combat Pool dice
-    with the odds in view, rolls, rerolls with Karma Pool and then finds the reroll disabled, saying
-    why (none left); Rook, with no Karma Pool, is offered neither Karma dice nor a reroll; all
-    four pages see the same dice, Sam's pool is full again at the next Combat Turn and his Karma
-    Pool once the scene ends. The spectator has no control."""
+    with the odds in view, rolls, rerolls with Karma Pool and then finds the reroll disabled,
+    saying why (none left); Rook, with no Karma Pool, is offered neither Karma dice nor a
+    reroll, and his Dodge reads "Combat Pool dice only"; all four pages see the same dice,
+    Sam's pool is full again at the next Combat Turn and his Karma Pool once the scene ends.
+    The spectator has no control."""
     campaign, gm_link = served.create_campaign("Seattle Nights", "sr3")
     create(served, gm_link, campaign, "sam", "Sam", SAM)
     create(served, gm_link, campaign, "rook", "Rook", ROOK)
@@ -147,6 +148,16 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
     rook_card.get_by_role("button", name="Roll").click()
     expect(bo.locator("ph-sr3-tests [data-test='2'] .ph-sr3-die")).to_have_count(5)
     expect(bo.locator("ph-sr3-tests [data-test='2'] button")).to_have_count(0)
+
+    # a Dodge rolls Combat Pool dice alone: its card says so (it read "TN 4, 0 dice")
+    called.get_by_label("Roll", exact=True).select_option("none")
+    expect(called.get_by_label("Test", exact=True)).to_have_value("dodge")
+    called.get_by_label("Against test #").fill("1")
+    called.get_by_role("button", name="Declare").click()
+    expect(bo.locator(rook).locator("h3")).to_have_text(
+        "Rook: Combat Pool (dodge), TN 4, Combat Pool dice only")
+    expect(bo.locator("[data-type=pool_test_declared]").last).to_contain_text(
+        "Combat Pool dice only; may draw Combat up to 5")
 
     screenshot(gm, "sr3-gm-1280")
     screenshot(cy, "sr3-spectator-360")

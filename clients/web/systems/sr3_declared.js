@@ -7,11 +7,11 @@
 // The Karma Pool dice field follows the character's Karma Pool (the `sheets` view): none for a
 // character with no Karma Pool (0 of 0), disabled and saying why when it is spent this scene.
 /** @import {Me} from "../messages.js" */
-import {h, percent, plural, replace} from "../dom.js";
+import {h, percent, replace} from "../dom.js";
 import {bindPathForm, labelled, whole} from "./sr3_forms.js";
 import {clearWhenChanged} from "../actions.js";
 import {visibilityChoice} from "../visibility.js";
-import {poolWords, testWords} from "./sr3_dice.js";
+import {baseDiceWords, poolWords, testWords} from "./sr3_dice.js";
 import {karmaState} from "./sr3_rolled.js";
 
 const SHARED = ["character", "kind", "skill", "attribute", "opposes", "surprised", "rigged",
@@ -101,7 +101,7 @@ export class Sr3Declared extends HTMLElement {
   fill(entry, test, view, names) {
     entry.test = test;
     entry.heading.textContent = `${names.character(test.character)}: ${testWords(test)}, `
-      + `${plural("die", test.base_dice, "dice")}`;
+      + baseDiceWords(test);
     entry.reason.textContent = test.reason ?? "";
     entry.reason.hidden = !test.reason;
     const shown = matches(view, test) ? view : null;
