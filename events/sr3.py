@@ -154,10 +154,17 @@ class _TestFields(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class PoolTestDeclared(_TestFields, Event, frozen=True, kw_only=True):
-    """A player announced a test; the table sees the odds for each number of pool dice."""
+    """A player announced a test; the table sees the odds for each number of pool dice.
+
+    ``limits`` holds the pools the test may draw on now, with the most dice from each;
+    ``spent`` the pools that would help it but have no die left this Combat Turn (so a page
+    says "spent for this turn", not that no pool may help). Declarations recorded before
+    ``spent`` read as none spent.
+    """
 
     base_dice: DiceCount
     limits: PoolSizes
+    spent: Annotated[tuple[PoolName, ...], Meta(max_length=len(POOLS))] = ()
 
 
 class PoolTestRolled(_TestFields, Event, frozen=True, kw_only=True):

@@ -357,9 +357,10 @@ def _test_words(e: Any) -> str | None:
         case vocabulary.PoolTestDeclared():
             tn = f"tn {e.tn}" if e.tn else "open"
             dice = f"{e.base_dice} dice" if e.base_dice else "pool dice only"  # a Dodge
+            spent = f"; spent this turn: {', '.join(e.spent)}" if e.spent else ""
             return (f"{e.character} declares a {_what(e)} test, {tn}, {dice}; "
                     f"may draw: " + (", ".join(f"{p} {n}" for p, n in e.limits.items())
-                                     or "no pool"))
+                                     or "no pool") + spent)
         case vocabulary.PoolTestRolled():
             return _rolled_words(e)
         case vocabulary.PoolTestRerolled():

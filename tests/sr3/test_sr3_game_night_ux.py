@@ -81,3 +81,40 @@ def test_a_dodge_is_declared_as_pool_dice_only() -> None:
             for n, event in enumerate((dodge, shot), 1)]
     assert "tn 4, pool dice only; may draw: combat 7" in said[0]
     assert "tn 4, 5 dice; may draw: combat 5" in said[1]
+
+
+def test_a_declaration_names_the_pools_spent_this_turn() -> None:
+    """A ganger with Combat Pool 0 of 5 declaring Damage Resistance was told "No pool may help
+    this test": the declaration left out pools with no die left, so a page could not tell
+    "spent" from "no use". It now names them (``spent``). Sam draws 5 Combat Pool dice on
+    Pistols 5 and his last 2 on a Dodge; his Damage Resistance may draw nothing, with Combat
+    spent. A test the Combat Pool never helps (Etiquette) names no pool spent; out of combat
+    nothing is ever spent; and a declaration logged before ``spent`` reads as none spent."""
+    table = Table()
+    (calm,) = table.run("sam-player", sr3.DeclarePoolTest, character="sam",
+                        kind="damage_resistance", tn=4)
+    assert isinstance(calm, sr3.PoolTestDeclared)
+    assert (calm.limits, calm.spent) == ({"combat": 7}, ())
+    table.run("gm", sr3.StartCombat, participants=("sam", "deck"))
+    table.run("sam-player", sr3.RollPoolTest, character="sam", kind="combat", skill="pistols",
+              tn=4, pools={"combat": 5})
+    (dodge,) = table.run("sam-player", sr3.DeclarePoolTest, character="sam", kind="dodge", tn=4)
+    assert isinstance(dodge, sr3.PoolTestDeclared)
+    assert (dodge.limits, dodge.spent) == ({"combat": 2}, ())
+    table.run("sam-player", sr3.RollPoolTest, character="sam", kind="dodge", tn=4,
+              pools={"combat": 2})
+    (soak,) = table.run("sam-player", sr3.DeclarePoolTest, character="sam",
+                        kind="damage_resistance", tn=4)
+    assert isinstance(soak, sr3.PoolTestDeclared)
+    assert (soak.limits, soak.spent) == ({}, ("combat",))
+    said = describe(Recorded(seq=9, at="2026-11-27T21:00:00Z", actor="sam-player",
+                             command="c", event=soak), table.state)
+    assert said.endswith("may draw: no pool; spent this turn: combat")
+    (talk,) = table.run("sam-player", sr3.DeclarePoolTest, character="sam", kind="other",
+                        skill="etiquette", tn=4)
+    assert isinstance(talk, sr3.PoolTestDeclared)
+    assert (talk.limits, talk.spent) == ({}, ())
+
+    old = msgspec.json.encode(soak).replace(b',"spent":["combat"]', b"")
+    assert b"spent" not in old
+    assert msgspec.json.decode(old, type=sr3.PoolTestDeclared).spent == ()

@@ -56,9 +56,10 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
     (kept after a refusal, cleared once declared, shown on its cards), draws Combat Pool dice
     with the odds in view, rolls, rerolls with Karma Pool and then finds the reroll disabled,
     saying why (none left); Rook, with no Karma Pool, is offered neither Karma dice nor a
-    reroll, and his Dodge reads "Combat Pool dice only"; all four pages see the same dice,
-    Sam's pool is full again at the next Combat Turn and his Karma Pool once the scene ends.
-    The spectator has no control."""
+    reroll, his Dodge reads "Combat Pool dice only", and his Damage Resistance once the Dodge
+    took his last Combat Pool die says that pool is spent this turn; all four pages see the
+    same dice, Sam's pool is full again at the next Combat Turn and his Karma Pool once the
+    scene ends. The spectator has no control."""
     campaign, gm_link = served.create_campaign("Seattle Nights", "sr3")
     create(served, gm_link, campaign, "sam", "Sam", SAM)
     create(served, gm_link, campaign, "rook", "Rook", ROOK)
@@ -158,6 +159,18 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         "Rook: Combat Pool (dodge), TN 4, Combat Pool dice only")
     expect(bo.locator("[data-type=pool_test_declared]").last).to_contain_text(
         "Combat Pool dice only; may draw Combat up to 5")
+    bo.locator(rook).get_by_label("Combat Pool dice (up to 5)").fill("5")
+    bo.locator(rook).get_by_role("button", name="Roll").click()
+    expect(pool_left(bo, "rook")).to_have_text("0/5")
+    # his Damage Resistance: the Combat Pool would help, but it is spent for this turn
+    called.get_by_label("Roll", exact=True).select_option("attribute:body")
+    called.get_by_label("Test", exact=True).select_option("damage_resistance")
+    called.get_by_label("Against test #").fill("")
+    called.get_by_role("button", name="Declare").click()
+    expect(bo.locator(rook).locator("h3")).to_have_text(
+        "Rook: Body (damage resistance), TN 4, 6 dice")
+    expect(bo.locator(f"{rook} .ph-sr3-pool-note")).to_have_text(
+        "Combat Pool: no dice left this Combat Turn; it refreshes at the next one.")
 
     screenshot(gm, "sr3-gm-1280")
     screenshot(cy, "sr3-spectator-360")

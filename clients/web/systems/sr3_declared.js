@@ -26,6 +26,19 @@ export function chance(p) {
   return percent(p);
 }
 
+/** What the pool fields cannot say: the pools that would help but are spent this Combat Turn
+ * (`spent`, from the server; a ganger's Combat Pool 0 of 5 read "No pool may help"), or that
+ * no pool helps at all; null when the fields say it all.
+ * @param {boolean} drawable some pool may be drawn on @param {string[]} spent */
+export function poolNote(drawable, spent) {
+  if (spent.length) {
+    const names = spent.map((pool) => `${poolWords(pool)} Pool`).join(" and ");
+    return `${names}: no dice left this Combat Turn; ${spent.length > 1 ? "they refresh" : "it refreshes"}`
+      + " at the next one.";
+  }
+  return drawable ? null : "No pool may help this test.";
+}
+
 /** The view's odds belong to this declaration (an older view may still be in the store). */
 function matches(view, declared) {
   return view && view.character === declared.character && view.kind === declared.kind
@@ -137,11 +150,9 @@ export class Sr3Declared extends HTMLElement {
       input.closest("label").querySelector("span").textContent =
         `${poolWords(pool)} Pool dice (up to ${most})`;
     }
-    if (!pools.length && !entry.draws.querySelector("p")) {
-      entry.draws.append(h("p", {class: "ph-muted"}, "No pool may help this test."));
-    } else if (pools.length) {
-      entry.draws.querySelector("p")?.remove();
-    }
+    entry.draws.querySelector("p")?.remove();
+    const note = poolNote(pools.length > 0, test.spent ?? []);
+    if (note) entry.draws.append(h("p", {class: "ph-muted ph-sr3-pool-note"}, note));
   }
 
   odds(test, view) {

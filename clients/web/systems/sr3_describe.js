@@ -87,7 +87,9 @@ export function describeSr3(frame, names) {
         .map(([pool, most]) => `${poolWords(pool)} up to ${most}`);
       return h("span", {class: "ph-sr3-line"}, who(names, event.character), " declares ",
         testWords(event), `, ${baseDiceWords(event)}; may draw `,
-        limits.join(", ") || "no pool dice", event.reason ? ` (${event.reason})` : "");
+        limits.join(", ") || "no pool dice",
+        (event.spent ?? []).length ? `; spent this turn: ${event.spent.map(poolWords).join(", ")}` : "",
+        event.reason ? ` (${event.reason})` : "");
     }
     case "pool_test_rolled":
       return rolled(event, names);
