@@ -35,7 +35,8 @@ def pool_left(page: Page, character: str, pool: str = "combat") -> Locator:
 
 def _start_combat(gm: Page, everyone: tuple[Page, ...]) -> None:
     """The GM starts a combat: refused with no one ticked, then with Sam and Rook; every page
-    shows the first Combat Turn, its initiative dice and Sam's full Combat Pool."""
+    shows the first Combat Turn, its initiative dice, Sam's full Combat Pool, and who acts
+    first (never "acts now": nobody records who has acted within a pass)."""
     start = gm.locator("ph-sr3-combat form")
     for name in ("Sam", "Rook"):
         start.get_by_label(name).uncheck()
@@ -49,6 +50,8 @@ def _start_combat(gm: Page, everyone: tuple[Page, ...]) -> None:
         expect(page.locator("ph-sr3-combat .ph-sr3-combatant")).to_have_count(2)
         expect(pool_left(page, "sam")).to_have_text("7/7")
         expect(page.locator("[data-type=initiative_scores_rolled] svg.ph-die")).to_have_count(3)
+        # the table keeps passes, not Combat Phases: the first in the order "acts first"
+        expect(page.locator("ph-sr3-combat .ph-sr3-badge")).to_have_text("acts first")
 
 def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         served: Served, open_page: Callable[..., Page]) -> None:
