@@ -174,6 +174,10 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         "Rook: Body (damage resistance), TN 4, 6 dice")
     expect(bo.locator(f"{rook} .ph-sr3-pool-note")).to_have_text(
         "Combat Pool: no dice left this Combat Turn; it refreshes at the next one.")
+    bo.set_viewport_size({"width": 390, "height": 844})  # a phone: nothing wider than it
+    assert bo.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(bo, "sr3-player-spent-pool-390")
+    bo.set_viewport_size({"width": 1280, "height": 900})
 
     screenshot(gm, "sr3-gm-1280")
     screenshot(cy, "sr3-spectator-360")

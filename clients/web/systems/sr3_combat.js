@@ -1,9 +1,9 @@
 // <ph-sr3-combat>: the Combat Turn as the server's `combat` view tells it: the turn and pass,
 // who acts in this pass (in order, the first marked "acts first", with their scores and any
 // wound modifier taken off the initiative rolled), who does not act (unconscious, dying), and
-// each combatant's pools full and left. The GM's controls (start a combat with chosen participants, next pass, end the combat,
-// end the scene) are built once and only shown or hidden, so a table message never rebuilds
-// a control someone is using.
+// each combatant's pools full and left. The GM's controls (start a combat with chosen
+// participants, next pass, end the combat, end the scene) are built once and only shown or
+// hidden, so a table message never rebuilds a control someone is using.
 import {TablePart} from "../table-part.js";
 import {h, replace} from "../dom.js";
 import {bindButton} from "../actions.js";
