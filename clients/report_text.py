@@ -24,7 +24,7 @@ from poolhall.projections.analytics_model import (
     Sr3Figures,
     Tally,
 )
-from poolhall.reports.words import fair_band, percent, who
+from poolhall.reports.words import at_event, fair_band, percent, who
 
 __all__ = ["summary"]
 
@@ -87,7 +87,8 @@ def _roll(report: Report, label: str, row: RollRow | None, p: float | None) -> T
         return None
     whose = f" for {report.characters.get(row.character, row.character)}" if row.character \
         else ""
-    return styled("{} [bold]#{}[/bold] {}{}: {} -> {} ({} to do {})", label, row.seq,
+    return styled("{} [bold]{}[/bold] {}{}: {} -> {} ({} to do {})", label,
+                  at_event(row.seq, row.test),
                   who(report, row.actor), whose, row.pool, row.result, percent(p),
                   "at least that well" if label.startswith("roll") else "that badly or worse")
 
@@ -145,7 +146,8 @@ def _sr3(report: Report, s: Sr3Figures) -> list[RenderableType]:
         c = s.longest_chain
         line += (f"; longest Rule of Six: {plural('six', c.sixes, 'sixes')} "
                  f"({'+'.join(map(str, c.faces))}) by "
-                 f"{report.characters.get(c.character, c.character)} at #{c.seq}")
+                 f"{report.characters.get(c.character, c.character)} in "
+                 f"{at_event(c.seq, c.test)}")
     unused = sum(t.unused for t in s.combat_turns)
     full = sum(t.full for t in s.combat_turns)
     if full:
@@ -190,7 +192,7 @@ def _timeline(section: Section) -> Text:
                      f"({plural('check', t.checks_timed)})")
     if t.longest_pause is not None:
         parts.append(f"longest pause {t.longest_pause.seconds / 60:.1f} min after "
-                     f"#{t.longest_pause.after_seq}")
+                     f"{at_event(t.longest_pause.after_seq)}")
     return Text("Timeline: " + "; ".join(parts))
 
 
@@ -208,7 +210,8 @@ def _section(report: Report, section: Section) -> list[RenderableType]:
     for m in section.rarest:
         whose = f" for {report.characters.get(m.row.character, m.row.character)}" \
             if m.row.character else ""
-        parts.append(styled("rare: [bold]#{}[/bold] {}{}: {} -> {} ({} to do {})", m.row.seq,
+        parts.append(styled("rare: [bold]{}[/bold] {}{}: {} -> {} ({} to do {})",
+                            at_event(m.row.seq, m.row.test),
                             who(report, m.row.actor), whose, m.row.pool, m.row.result,
                             percent(m.p), "at least that well" if m.lucky else "that badly"))
     parts.extend(_dice_tests(section))

@@ -31,7 +31,7 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from poolhall.events.base import Command, Event, Reason, Slug, ViewData, Visibility
+from poolhall.events.base import Command, Event, Reason, Slug, Visibility
 from poolhall.events.contract import SystemVocabulary
 from poolhall.events.errors import NotationError
 from poolhall.events.fair import FairStamp
@@ -69,11 +69,25 @@ from poolhall.events.sr3_values import (
     TestNo,
     WoundModifier,
 )
+from poolhall.events.sr3_views import (
+    VIEWS,
+    CombatantView,
+    PoolLeft,
+    SheetKarma,
+    SheetPool,
+    SheetSkill,
+    SheetWounds,
+    Sr3CombatTurn,
+    Sr3OddsRow,
+    Sr3Sheet,
+    Sr3Sheets,
+    Sr3TestOdds,
+)
 
 __all__ = [
     "VOCABULARY",
     "VIEWS", "Sr3OddsRow", "Sr3TestOdds", "PoolLeft", "CombatantView", "Sr3CombatTurn", "SheetPool",
-    "SheetKarma", "Sr3Sheet", "Sr3Sheets",
+    "SheetKarma", "SheetSkill", "SheetWounds", "Sr3Sheet", "Sr3Sheets",
     "SYSTEM_ID", "ATTRIBUTES", "POOLS", "TEST_KINDS", "SKILL_KINDS", "MAX_CHAIN", "MAX_TEST_DICE",
     "PARSED_COMMAND_ID", "AttributeName", "PoolName", "TestKind", "SkillKind", "DieSource",
     "Sr3Skill", "Sr3Stats", "Stats", "PoolDie", "InitiativeRoll", "Incapacity", "NotActing",
@@ -154,10 +168,17 @@ class _TestFields(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class PoolTestDeclared(_TestFields, Event, frozen=True, kw_only=True):
-    """A player announced a test; the table sees the odds for each number of pool dice."""
+    """A player announced a test; the table sees the odds for each number of pool dice.
+
+    ``limits`` holds the pools the test may draw on now, with the most dice from each;
+    ``spent`` the pools that would help it but have no die left this Combat Turn (so a page
+    says "spent for this turn", not that no pool may help). Declarations recorded before
+    ``spent`` read as none spent.
+    """
 
     base_dice: DiceCount
     limits: PoolSizes
+    spent: Annotated[tuple[PoolName, ...], Meta(max_length=len(POOLS))] = ()
 
 
 class PoolTestRolled(_TestFields, Event, frozen=True, kw_only=True):
@@ -389,109 +410,7 @@ def _check_target(fields: dict[str, object], text: str) -> None:
         raise NotationError("a test has a target number or is open, not both", len(text))
 
 
-# ---- views: what the server shows the table (derived, never stored) -------------------------
-
-
-class Sr3OddsRow(msgspec.Struct, frozen=True, kw_only=True):
-    """The odds of a test with ``pool_dice`` pool dice added (``dice`` in all).
-
-    With a TN: P(at least one success), the mean, P(successes >= k) for k = 0.. (``at_least``),
-    and ``beats`` when the test must beat another's successes. Open (no TN): P(highest = t).
-    """
-
-    pool_dice: int
-    dice: int
-    rule_of_one: float
-    success: float | None = None
-    mean_successes: float | None = None
-    at_least: list[float] | None = None
-    beats: float | None = None
-    highest: dict[str, float] | None = None
-    highest_above_18: float | None = None
-
-
-class Sr3TestOdds(ViewData, frozen=True, kw_only=True, tag="sr3_test_odds"):
-    """A declared test (about ``test:<character>``): one row of odds per pool dice committed.
-
-    ``rows`` is null when they were not computed (``note`` says why).
-    """
-
-    character: str
-    kind: str
-    skill: str | None
-    attribute: str | None
-    tn: int | None
-    base_dice: int
-    limits: dict[str, int]
-    beat: int | None = None
-    rows: list[Sr3OddsRow] | None = None
-    note: str = ""
-
-
-class PoolLeft(msgspec.Struct, frozen=True, kw_only=True):
-    """A pool's dice for the turn, and those left."""
-
-    full: int
-    left: int
-
-
-class CombatantView(msgspec.Struct, frozen=True, kw_only=True):
-    """A combatant's score, pools, wound modifier off the initiative rolled, and why not acting."""
-
-    score: int
-    initiative: int
-    pools: dict[str, PoolLeft]
-    wounds: int = 0
-    out: Incapacity | None = None
-
-
-class Sr3CombatTurn(ViewData, frozen=True, kw_only=True, tag="sr3_combat_turn"):
-    """The Combat Turn (about ``combat``): turn, pass, order, each combatant's pools.
-
-    ``in_combat`` is false (and the rest empty) once the combat has ended.
-    """
-
-    in_combat: bool = True
-    turn: int = 0
-    pass_number: int = msgspec.field(default=0, name="pass")
-    order: tuple[str, ...] = ()
-    characters: dict[str, CombatantView] = {}
-
-
-class SheetPool(msgspec.Struct, frozen=True, kw_only=True):
-    """One pool on a sheet: its size, whether the character has it at all, and why."""
-
-    pool: str
-    size: int
-    available: bool
-    formula: str
-
-
-class SheetKarma(msgspec.Struct, frozen=True, kw_only=True):
-    """The Karma Pool: full, spent this scene, left, and its formula."""
-
-    full: int
-    spent: int
-    left: int
-    formula: str
-
-
-class Sr3Sheet(msgspec.Struct, frozen=True, kw_only=True):
-    """One character's pools with their formulas, Karma Pool, initiative."""
-
-    name: str
-    pools: list[SheetPool]
-    karma: SheetKarma
-    initiative: str
-
-
-class Sr3Sheets(ViewData, frozen=True, kw_only=True, tag="sr3_sheets"):
-    """Every sr3 character's sheet by character id (about ``sheets``)."""
-
-    sheets: dict[str, Sr3Sheet]
-
-
-VIEWS: tuple[type[ViewData], ...] = (Sr3TestOdds, Sr3CombatTurn, Sr3Sheets)
+# ---- views: in :mod:`poolhall.events.sr3_views`, re-exported here ---------------------------
 
 
 VOCABULARY = SystemVocabulary(id=SYSTEM_ID, stats=Stats, events=EVENTS, commands=COMMANDS,

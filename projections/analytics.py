@@ -126,9 +126,10 @@ class _Fold:
 
     def judge(self, rec: Recorded, character: str | None, system: str, kind: str,
               pool: Callable[[], str], result: Callable[[], str], x: int, dist: odds.Discrete,
-              p_success: float | None) -> None:
+              p_success: float | None, test: int | None = None) -> None:
         """Judge one roll's value ``x`` against its distribution. The row (and the words of
-        its pool and result) is made only if it is kept or shown."""
+        its pool and result) is made only if it is kept or shown; ``test`` is the number the
+        table gives the test (SR3's), for the report to name it as the table does."""
         figures = dist.figures(x)
         p_at_most = dist.p_at_most(x)
         session = self.current.session if self.current else None
@@ -138,7 +139,7 @@ class _Fold:
                 campaign=self.campaign, session=session, seq=rec.seq, time=rec.at,
                 actor=rec.actor, character=character, system=system, kind=kind, pool=pool(),
                 result=result(), value=x, expected=round(dist.mean, 6), p_success=p_success,
-                p_at_least=figures[0], p_at_most=p_at_most, percentile=figures[1])
+                p_at_least=figures[0], p_at_most=p_at_most, percentile=figures[1], test=test)
 
         fact = Fact(rec.actor, character, system, figures, p_at_most, dist, make)
         if self.keep_rows:
@@ -284,7 +285,8 @@ class _Fold:
             dist = odds.sr3_successes(n, tn)
             x = event.successes or 0
             self.judge(rec, event.character, "sr3", "test", lambda: f"{n}d6 tn{tn}",
-                       lambda: f"{plural('success', x)}{disastrous}", x, dist, dist.p_at_least(1))
+                       lambda: f"{plural('success', x)}{disastrous}", x, dist, dist.p_at_least(1),
+                       event.test)
             _remember(self.sr3_tests, event.test, (tn, x))
             karma = [d for d in event.dice if d.source == "karma"]
             if karma:
@@ -296,7 +298,7 @@ class _Fold:
             highest = event.highest
             self.judge(rec, event.character, "sr3", "open test", lambda: f"{n}d6 open",
                        lambda: f"highest {highest}{disastrous}", min(highest, odds.OPEN_CAP),
-                       dist, None)
+                       dist, None, event.test)
             _remember(self.sr3_tests, event.test, (None, highest))
         self.add("sr3", event.character, (
             float(event.successes or 0), dist.mean if event.tn is not None else 0.0,
@@ -313,7 +315,8 @@ class _Fold:
             sixes = chain.faces.count(6)
             if sixes and (scope.chain is None or sixes > scope.chain.sixes):
                 scope.six_chain(ChainRecord(sixes=sixes, faces=list(chain.faces),
-                                            character=event.character, seq=rec.seq))
+                                            character=event.character, seq=rec.seq,
+                                            test=event.test))
             if self.turn is not None and (drawn or astral):
                 scope.turn_pools((self.encounter, self.turn, event.character), astral, drawn)
         declared = self.declared.pop(event.character, None)
@@ -335,7 +338,8 @@ class _Fold:
             gained = (event.successes or 0) - before
             dist = odds.sr3_successes(r, tn)
             self.judge(rec, event.character, "sr3", "karma reroll", lambda: f"{r}d6 tn{tn}",
-                       lambda: f"+{plural('success', gained)}", gained, dist, dist.p_at_least(1))
+                       lambda: f"+{plural('success', gained)}", gained, dist, dist.p_at_least(1),
+                       event.test)
             self.add_one("sr3", event.character, "karma", gained, dist.mean)
             self.add_one("sr3", event.character, "successes", gained, dist.mean)
             self.sr3_tests[event.test] = (tn, event.successes or 0)
@@ -343,7 +347,8 @@ class _Fold:
             dist = odds.sr3_open(r)
             highest = event.highest
             self.judge(rec, event.character, "sr3", "karma reroll", lambda: f"{r}d6 open",
-                       lambda: f"highest {highest}", min(highest, odds.OPEN_CAP), dist, None)
+                       lambda: f"highest {highest}", min(highest, odds.OPEN_CAP), dist, None,
+                       event.test)
             _remember(self.sr3_tests, event.test, (None, highest))
 
     def d12_started(self, rec: Recorded, event: Any, seconds: float | None) -> None:

@@ -67,6 +67,9 @@ class RollRow(msgspec.Struct, frozen=True, kw_only=True):
     p_at_least: float
     p_at_most: float
     percentile: float
+    test: int | None = None
+    """The number the table gives the test rolled (SR3's "#9" on its Latest tests), where ``seq``
+    is the event's (#37): the report names a roll by both."""
 
 
 class Tally(msgspec.Struct, frozen=True, kw_only=True):
@@ -194,6 +197,8 @@ class ChainRecord(msgspec.Struct, frozen=True, kw_only=True):
     faces: list[int]
     character: str
     seq: int
+    test: int | None = None
+    """The table's number of the test it was rolled in (``seq`` is the event's)."""
 
 
 class CombatTurnPools(msgspec.Struct, frozen=True, kw_only=True):

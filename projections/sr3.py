@@ -97,6 +97,9 @@ class TestRecord(msgspec.Struct, kw_only=True):
     epoch: int | None = None
     """The fair epoch it was rolled in: a private test is still sealed, and not rerolled with
     Karma, while this is the campaign's epoch (its seed is revealed when the epoch ends)."""
+    reason: str = ""
+    """Why it was rolled, as the player gave it ("shoots Ganger One"): the log had it, the
+    test's card did not."""
 
 
 class GameState(msgspec.Struct, kw_only=True):
@@ -172,7 +175,7 @@ def _test_rolled(state: GameState, rec: Recorded, e: vocabulary.PoolTestRolled) 
         successes=e.successes, highest=e.highest, disastrous=e.disastrous,
         karma_dice=sum(1 for die in e.dice if die.source == "karma"), opposes=e.opposes,
         outcome=e.outcome, visibility=e.visibility,
-        epoch=e.fair.epoch if e.fair is not None else None)
+        epoch=e.fair.epoch if e.fair is not None else None, reason=e.reason)
     state.next_test = max(state.next_test, e.test + 1)
     if e.opposes is not None and e.opposes in state.tests:
         state.tests[e.opposes].opposed_by.append(e.test)
@@ -353,9 +356,11 @@ def _test_words(e: Any) -> str | None:
     match e:
         case vocabulary.PoolTestDeclared():
             tn = f"tn {e.tn}" if e.tn else "open"
-            return (f"{e.character} declares a {_what(e)} test, {tn}, {e.base_dice} dice; "
+            dice = f"{e.base_dice} dice" if e.base_dice else "pool dice only"  # a Dodge
+            spent = f"; spent this turn: {', '.join(e.spent)}" if e.spent else ""
+            return (f"{e.character} declares a {_what(e)} test, {tn}, {dice}; "
                     f"may draw: " + (", ".join(f"{p} {n}" for p, n in e.limits.items())
-                                     or "no pool"))
+                                     or "no pool") + spent)
         case vocabulary.PoolTestRolled():
             return _rolled_words(e)
         case vocabulary.PoolTestRerolled():

@@ -15,13 +15,13 @@ from poolhall.events.sr3 import MAX_TEST_DICE, PoolTestDeclared, Sr3Stats
 from poolhall.projections.sr3 import GameState, combat_view
 from poolhall.projections.sr3_odds import odds_table
 from poolhall.projections.sr3_pools import character_sheet
-from poolhall.projections.sr3_wounds import incapacity, wound_modifier
+from poolhall.projections.sr3_wounds import incapacity, wound_level, wound_modifier
 
 if TYPE_CHECKING:
     from poolhall.projections.campaign import CampaignState
 
-__all__ = ["OddsInput", "sheet_of", "sheets_view", "odds_parts", "odds_rows", "odds_view",
-           "combat_turn_view"]
+__all__ = ["OddsInput", "ATTRIBUTES", "attributes_of", "wounds_of", "sheet_of", "sheets_view",
+           "odds_parts", "odds_rows", "odds_view", "combat_turn_view"]
 
 OddsInput = tuple[int, int | None, int, int | None]
 """What a declared test's odds depend on: base dice, TN, most pool dice, successes to beat."""
@@ -45,6 +45,27 @@ def sheet_of(stats: Sr3Stats, karma_spent: int = 0,
     }
 
 
+ATTRIBUTES = ("body", "quickness", "strength", "charisma", "intelligence", "willpower",
+              "essence", "magic")
+"""The attributes a sheet lists, in its order (Reaction is on the initiative line)."""
+
+
+def attributes_of(stats: Sr3Stats) -> dict[str, int | float]:
+    """The character's attribute ratings as a sheet lists them; Magic only for a character who
+    has it."""
+    return {name: getattr(stats, name) for name in ATTRIBUTES
+            if name != "magic" or stats.magic > 0}
+
+
+def wounds_of(conditions: Mapping[str, int]) -> dict[str, Any]:
+    """Each Condition Monitor's wound level, their modifier and why the character does not
+    act: the very functions the rules apply (:mod:`poolhall.projections.sr3_wounds`), so a
+    page shows "Serious: +3 TN, -3 initiative" without a copy of the rule."""
+    return {"physical": wound_level(conditions.get("physical", 0))[0],
+            "stun": wound_level(conditions.get("stun", 0))[0],
+            "modifier": wound_modifier(conditions), "out": incapacity(conditions)}
+
+
 def _wounded(conditions: Mapping[str, int]) -> str:
     why = incapacity(conditions)
     if why is not None:
@@ -54,10 +75,16 @@ def _wounded(conditions: Mapping[str, int]) -> str:
 
 
 def sheets_view(campaign: CampaignState) -> dict[str, Any]:
-    """Every sr3 character's sheet, by character id."""
+    """Every sr3 character's sheet, by character id: :func:`sheet_of` with the attributes and
+    skills a player looks up on a sheet ("Pistols 6"), and what their wounds do
+    (:func:`wounds_of`, for the Conditions card)."""
     game = campaign.game_as(GameState)
     return {
-        cid: {"name": c.name, **sheet_of(c.stats, game.karma_spent.get(cid, 0), c.conditions)}
+        cid: {"name": c.name, **sheet_of(c.stats, game.karma_spent.get(cid, 0), c.conditions),
+              "attributes": attributes_of(c.stats),
+              "skills": [{"skill": name, "rating": skill.rating, "attribute": skill.attribute}
+                         for name, skill in c.stats.skills.items()],
+              "wounds": wounds_of(c.conditions)}
         for cid, c in campaign.characters.items() if isinstance(c.stats, Sr3Stats)
     }
 

@@ -16,7 +16,7 @@ from html import escape
 from poolhall.events.plural import plural
 from poolhall.projections.analytics_model import Luck, Report, RollRow, Section, Tally
 from poolhall.reports import charts
-from poolhall.reports.words import fair_band, percent, time_span, who
+from poolhall.reports.words import at_event, fair_band, percent, time_span, who
 
 __all__ = ["render_html"]
 
@@ -104,7 +104,8 @@ def _roll(report: Report, label: str, row: RollRow | None, p: float | None,
         return ""
     whose = f" for {_e(report.characters.get(row.character, row.character))}" \
         if row.character else ""
-    return (f"<p class=roll><b>{_e(label)}</b>: #{row.seq} {_e(who(report, row.actor))}{whose}"
+    return (f"<p class=roll><b>{_e(label)}</b>: {_e(at_event(row.seq, row.test))} "
+            f"{_e(who(report, row.actor))}{whose}"
             f", {_e(row.pool)} &rarr; {_e(row.result)} ({_e(percent(p))} {how})</p>")
 
 
@@ -160,7 +161,8 @@ def _systems(report: Report, section: Section, salt: str) -> list[str]:
             c = s.longest_chain
             out.append(f"<p>Longest Rule-of-Six chain: {plural('six', c.sixes, 'sixes')} "
                        f"({'+'.join(map(str, c.faces))}) by "
-                       f"{_e(report.characters.get(c.character, c.character))} at #{c.seq}.</p>")
+                       f"{_e(report.characters.get(c.character, c.character))} in "
+                       f"{_e(at_event(c.seq, c.test))}.</p>")
         if s.combat_turns:  # by name, as every other table of the report names characters
             rows = "".join(f"<tr><td>{_e(report.characters.get(t.character, t.character))}</td>"
                            f"<td>{t.encounter}</td><td>{t.turn}</td>"
@@ -197,7 +199,7 @@ def _section(report: Report, section: Section, salt: str, full: bool) -> str:
              + (f"; {t.seconds_per_check:.0f} s from opening a check to rolling it"
                 if t.seconds_per_check is not None else "")
              + (f"; longest pause {t.longest_pause.seconds / 60:.1f} min after "
-                f"#{t.longest_pause.after_seq}" if t.longest_pause else "") + "</p>"]
+                f"{at_event(t.longest_pause.after_seq)}" if t.longest_pause else "") + "</p>"]
     best, worst = section.luckiest, section.unluckiest
     parts.append(_roll(report, "Roll of the night", best, best.p_at_least if best else None,
                        "to do at least that well"))
@@ -219,7 +221,7 @@ def _section(report: Report, section: Section, salt: str, full: bool) -> str:
                                               salt + "-pct")]
     if section.rarest:
         items = "".join(
-            f"<li>#{m.row.seq} {_e(who(report, m.row.actor))}"
+            f"<li>{_e(at_event(m.row.seq, m.row.test))} {_e(who(report, m.row.actor))}"
             + (f" for {_e(report.characters.get(m.row.character, m.row.character))}"
                if m.row.character else "")
             + f": {_e(m.row.pool)} &rarr; {_e(m.row.result)}, "

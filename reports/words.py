@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from poolhall.projections.analytics_model import Luck, Report
 
-__all__ = ["fair_band", "percent", "plain", "time_span", "who"]
+__all__ = ["fair_band", "at_event", "percent", "plain", "time_span", "who"]
 
 
 def percent(p: float) -> str:
@@ -51,3 +51,10 @@ def plain(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def at_event(seq: int, test: int | None = None) -> str:
+    """Where a roll is, in the table's terms: ``test #9 (event #37)`` for a test the table
+    numbers (its Latest tests call it #9), else ``event #37``. A bare ``#37`` was read as the
+    test's number."""
+    return f"test #{test} (event #{seq})" if test is not None else f"event #{seq}"

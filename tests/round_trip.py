@@ -28,8 +28,8 @@ def as_stored(event: Event, stored: dict[str, Any]) -> dict[str, Any]:
 
 def _default(field: msgspec.structs.FieldInfo) -> Any:
     """The field's default as JSON decodes it: its value, or what its factory makes."""
-    if field.default is not msgspec.NODEFAULT:
-        return field.default
+    if field.default is not msgspec.NODEFAULT:  # as JSON reads it: a tuple's () is []
+        return msgspec.json.decode(msgspec.json.encode(field.default))
     if field.default_factory is not msgspec.NODEFAULT:
         return msgspec.to_builtins(field.default_factory())
     return msgspec.NODEFAULT

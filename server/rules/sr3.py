@@ -41,7 +41,7 @@ from poolhall.server.rules import sr3_tests as tests
 from poolhall.server.rules.base import Decision, no_such
 from poolhall.server.rules.contract import Rules
 from poolhall.server.rules.privacy import answer_as_private
-from poolhall.server.rules.sr3_limits import check_draws, drawable
+from poolhall.server.rules.sr3_limits import check_draws, drawable, spent
 from poolhall.server.views import Compute, ViewResult, ViewSpec
 
 __all__ = ["RULES", "COMMANDS", "decide", "initiative_order", "standing_views", "about_declared",
@@ -177,9 +177,10 @@ def _wounds(ctx: Decision, character: str) -> int:
 def _declare(ctx: Decision, command: vocabulary.DeclarePoolTest) -> list[Event]:
     stats, base, situation, tn = _prepare(ctx, command)
     left, _ = tests.pools_left(ctx, stats, command.character)
+    full = tests.pools_full(ctx, stats, command.character)
     return [vocabulary.PoolTestDeclared(
         **{name: getattr(command, name) for name in _SHARED}, tn=tn, base_dice=base,
-        limits=drawable(situation, stats, left))]
+        limits=drawable(situation, stats, left), spent=spent(situation, stats, left, full))]
 
 
 def _roll(ctx: Decision, command: vocabulary.RollPoolTest) -> list[Event]:

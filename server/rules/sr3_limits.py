@@ -26,6 +26,7 @@ __all__ = [
     "QUOTES",
     "pool_cap",
     "drawable",
+    "spent",
     "check_draws",
 ]
 
@@ -235,6 +236,16 @@ def drawable(situation: Situation, stats: Sr3Stats, left: Mapping[str, int]
         if most > 0:
             out[pool] = most
     return out
+
+
+def spent(situation: Situation, stats: Sr3Stats, left: Mapping[str, int],
+          full: Mapping[str, int]) -> tuple[PoolName, ...]:
+    """The pools that would help this test but have no die left (``left``) of a pool that had
+    some (``full``): spent this Combat Turn, until the pools refresh. A pool the test may not
+    use, or may draw none from (an offensive test with skill 0), is not among them."""
+    return tuple(pool for pool in POOLS
+                 if (verdict := pool_cap(pool, situation, stats)).allowed
+                 and verdict.cap != 0 and left.get(pool, 0) <= 0 and full.get(pool, 0) > 0)
 
 
 def check_draws(draws: Mapping[PoolName, int], situation: Situation, stats: Sr3Stats,

@@ -31,6 +31,7 @@ __all__ = [
     "resolve_tn",
     "situation_of",
     "pools_left",
+    "pools_full",
     "karma_left",
     "karma_dice_cost",
     "outcome_against",
@@ -168,6 +169,15 @@ def pools_left(ctx: Decision, stats: Sr3Stats, character: str) -> tuple[dict[str
     if combat is not None and combat.turn_running and character in combat.combatants:
         return dict(combat.combatants[character].pools_left), True
     return pool_sizes(stats), False
+
+
+def pools_full(ctx: Decision, stats: Sr3Stats, character: str) -> dict[str, int]:
+    """Each pool's dice at the start of this Combat Turn (a combatant in a running turn), else
+    the character's full pools: what :func:`pools_left` counts down from."""
+    combat = ctx.game(GameState).combat
+    if combat is not None and combat.turn_running and character in combat.combatants:
+        return dict(combat.combatants[character].pools_full)
+    return pool_sizes(stats)
 
 
 def karma_left(ctx: Decision, stats: Sr3Stats, character: str) -> int:

@@ -1,8 +1,11 @@
-"""The post-game report names Shadowrun characters as the table does, everywhere: its longest
-Rule-of-Six line and its pools-per-Combat-Turn table gave ids ("sam-shadow") and a column
-headed "combat.turn" reading "1.2", beside tables that say "Sam Shadow"."""
+"""The post-game report names Shadowrun characters and tests as the table does, everywhere: its
+longest Rule-of-Six line and its pools-per-Combat-Turn table gave ids ("sam-shadow") and a
+column headed "combat.turn" reading "1.2", beside tables that say "Sam Shadow"; its "Roll of
+the night: #37" gave the event's number where the table calls that test "#9"."""
 
 from __future__ import annotations
+
+import re
 
 from rich.console import Console
 
@@ -25,7 +28,7 @@ def _night() -> LogBuilder:
         log.add(sr3_events.CombatTurnStarted(turn=turn, pools={"sam-shadow": {"combat": 7}}))
         if turn == 2:
             log.add(sr3_events.PoolTestRolled(
-                character="sam-shadow", test=1, base_dice=1, tn=4, successes=2, highest=15,
+                character="sam-shadow", test=9, base_dice=1, tn=4, successes=2, highest=15,
                 disastrous=False, skill="pistols", kind="combat",
                 dice=(sr3_events.PoolDie(source="base", faces=(6, 6, 3)),
                       sr3_events.PoolDie(source="combat", faces=(5,)))))
@@ -37,7 +40,7 @@ def test_the_html_report_names_sr3_characters_and_their_combat_turns_in_words() 
     """The Rule-of-Six line and each row of pools per Combat Turn say "Sam Shadow", never the
     id, and the turn has a column of its own headed "Combat Turn"."""
     page = render_html(report(_night().events))
-    assert "by Sam Shadow at #" in page
+    assert "by Sam Shadow in test #9 (event #7)" in page
     assert ">sam-shadow<" not in page
     assert "by sam-shadow" not in page
     assert "combat.turn" not in page
@@ -50,8 +53,29 @@ def test_the_html_report_names_sr3_characters_and_their_combat_turns_in_words() 
 def test_the_terminal_report_names_the_longest_rule_of_six_by_the_characters_name() -> None:
     """``poolhall report`` in a terminal: "longest Rule of Six: 2 sixes (6+6+3) by Sam
     Shadow"."""
-    console = Console(width=200, record=True)
+    console = Console(width=300, record=True)
     console.print(summary(report(_night().events)))
     text = console.export_text()
-    assert "by Sam Shadow at #" in text
+    assert "by Sam Shadow in test #9 (event #7)" in text
     assert "by sam-shadow" not in text
+
+
+def test_the_roll_of_the_night_is_named_by_its_test_and_its_event_in_both_reports() -> None:
+    """The report's "Roll of the night: #37" was the event's number, while the table calls
+    that test "#9": the HTML and the terminal report now both say "test #9 (event #7)" (the
+    roll of the night and the worst luck alike), and the longest pause "after event #N"; no
+    roll or pause is named by a bare "#"."""
+    night = report(_night().events)
+    page = render_html(night)
+    assert "<b>Roll of the night</b>: test #9 (event #7) " in page
+    assert "<b>Worst luck</b>: test #9 (event #7) " in page
+    assert "longest pause 0.1 min after event #" in page
+    console = Console(width=200, record=True)
+    console.print(summary(night))
+    text = console.export_text()
+    assert "roll of the night test #9 (event #7) " in text
+    assert "worst luck test #9 (event #7) " in text
+    assert "longest pause 0.1 min after event #" in text
+    shown = re.sub(r"<style.*?</style>|<svg.*?</svg>", "", page, flags=re.DOTALL)
+    for said in (shown, text):
+        assert re.search(r"(?:: |at |after |night |luck )#\d", said) is None

@@ -35,7 +35,8 @@ def pool_left(page: Page, character: str, pool: str = "combat") -> Locator:
 
 def _start_combat(gm: Page, everyone: tuple[Page, ...]) -> None:
     """The GM starts a combat: refused with no one ticked, then with Sam and Rook; every page
-    shows the first Combat Turn, its initiative dice and Sam's full Combat Pool."""
+    shows the first Combat Turn, its initiative dice, Sam's full Combat Pool, and who acts
+    first (never "acts now": nobody records who has acted within a pass)."""
     start = gm.locator("ph-sr3-combat form")
     for name in ("Sam", "Rook"):
         start.get_by_label(name).uncheck()
@@ -49,13 +50,19 @@ def _start_combat(gm: Page, everyone: tuple[Page, ...]) -> None:
         expect(page.locator("ph-sr3-combat .ph-sr3-combatant")).to_have_count(2)
         expect(pool_left(page, "sam")).to_have_text("7/7")
         expect(page.locator("[data-type=initiative_scores_rolled] svg.ph-die")).to_have_count(3)
+        # the table keeps passes, not Combat Phases: the first in the order "acts first"
+        expect(page.locator("ph-sr3-combat .ph-sr3-badge")).to_have_text("acts first")
 
 def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """The GM starts a combat (naming who fights); Sam's player draws Combat Pool dice with the
-    odds in view, rolls, rerolls with Karma Pool and is refused a second reroll; all four pages
-    see the same dice, Sam's pool is full again at the next Combat Turn and his Karma Pool once
-    the scene ends. The spectator has no control."""
+    """The GM starts a combat (naming who fights); Sam's player declares a test with a reason
+    (kept after a refusal, cleared once declared, shown on its cards), draws Combat Pool dice
+    with the odds in view, rolls, rerolls with Karma Pool and then finds the reroll disabled,
+    saying why (none left); Rook, with no Karma Pool, is offered neither Karma dice nor a
+    reroll, his Dodge reads "Combat Pool dice only", and his Damage Resistance once the Dodge
+    took his last Combat Pool die says that pool is spent this turn; all four pages see the
+    same dice, Sam's pool is full again at the next Combat Turn and his Karma Pool once the
+    scene ends. The spectator has no control."""
     campaign, gm_link = served.create_campaign("Seattle Nights", "sr3")
     create(served, gm_link, campaign, "sam", "Sam", SAM)
     create(served, gm_link, campaign, "rook", "Rook", ROOK)
@@ -83,9 +90,18 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
     declare.get_by_label("Roll", exact=True).select_option("skill:pistols")
     expect(declare.get_by_label("Test", exact=True)).to_have_value("combat")
     declare.get_by_label("Target number").fill("5")
+    reason = declare.get_by_label("Reason")
+    reason.fill("shoots Rook")
+    declare.get_by_label("Against test #").fill("99")  # refused: the reason is kept
+    declare.get_by_role("button", name="Declare").click()
+    expect(declare.locator(".ph-error")).to_contain_text("99")
+    expect(reason).to_have_value("shoots Rook")
+    declare.get_by_label("Against test #").fill("")
     declare.get_by_role("button", name="Declare").click()
     card = ana.locator("ph-sr3-declared [data-character=sam]")
     expect(card.locator("h3")).to_have_text("Sam: Pistols (combat), TN 5, 6 dice")
+    expect(card.locator(".ph-sr3-reason")).to_have_text("shoots Rook")
+    expect(reason).to_have_value("")  # declared: the next test has its own reason
     odds = json.loads(poolhall("sr3-odds", "6", "--tn", "5", "--pool", "6", "--json",
                                cwd=served.directory).stdout)["rows"]
     for page in everyone:  # the server's exact odds, one row per pool die drawn (up to Pistols 6)
@@ -103,6 +119,7 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         expect(page.locator("ph-sr3-declared [data-character=sam]")).to_have_count(0)
         expect(page.locator(f"{test} .ph-sr3-die")).to_have_count(9)
         expect(page.locator(f"{test} [data-source=combat] .ph-sr3-die")).to_have_count(3)
+        expect(page.locator(f"{test} .ph-sr3-reason")).to_have_text("shoots Rook")
         expect(pool_left(page, "sam")).to_have_text("4/7")
         expect(page.locator("[data-type=pool_test_rolled] .ph-sr3-die")).to_have_count(9)
     labels = ana.locator(f"{test} .ph-sr3-die").evaluate_all(
@@ -121,12 +138,46 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
             "spends 1 Karma Pool point to reroll")
         expect(page.locator("ph-sr3-sheets [data-character=sam] .ph-sr3-karma")).to_contain_text(
             "Karma Pool 0 of 1")
-    reroll.click()  # the rule refusal, beside the button that caused it; nothing changes
-    expect(ana.locator(f"{test} .ph-error")).to_have_text(
-        "reroll 2 of test #1 costs 2 Karma Pool points, 0 left: \"The first reroll costs 1 KP, "
-        "the second, 2 KP, the third, 3 KP, and so on.\"")
+    # none left this scene: the button stays, disabled, saying why (it was pressed and refused)
+    expect(reroll).to_be_disabled()
+    expect(reroll).to_have_accessible_description(
+        "no Karma Pool left: it comes back when the scene ends")
     expect(gm.locator(test)).to_contain_text("rerolled 1 time")
     assert bo.locator(f"{test} button").count() == 0  # not Bo's character
+
+    # Rook has no Karma Pool (0 of 0): his card offers no Karma Pool dice, his test no reroll
+    rook_card = bo.locator(rook)
+    expect(rook_card.get_by_role("button", name="Roll")).to_be_visible()
+    expect(rook_card.get_by_label("Karma Pool dice")).to_be_hidden()
+    rook_card.get_by_role("button", name="Roll").click()
+    expect(bo.locator("ph-sr3-tests [data-test='2'] .ph-sr3-die")).to_have_count(5)
+    expect(bo.locator("ph-sr3-tests [data-test='2'] button")).to_have_count(0)
+
+    # a Dodge rolls Combat Pool dice alone: its card says so (it read "TN 4, 0 dice")
+    called.get_by_label("Roll", exact=True).select_option("none")
+    expect(called.get_by_label("Test", exact=True)).to_have_value("dodge")
+    called.get_by_label("Against test #").fill("1")
+    called.get_by_role("button", name="Declare").click()
+    expect(bo.locator(rook).locator("h3")).to_have_text(
+        "Rook: Combat Pool (dodge), TN 4, Combat Pool dice only")
+    expect(bo.locator("[data-type=pool_test_declared]").last).to_contain_text(
+        "Combat Pool dice only; may draw Combat up to 5")
+    bo.locator(rook).get_by_label("Combat Pool dice (up to 5)").fill("5")
+    bo.locator(rook).get_by_role("button", name="Roll").click()
+    expect(pool_left(bo, "rook")).to_have_text("0/5")
+    # his Damage Resistance: the Combat Pool would help, but it is spent for this turn
+    called.get_by_label("Roll", exact=True).select_option("attribute:body")
+    called.get_by_label("Test", exact=True).select_option("damage_resistance")
+    called.get_by_label("Against test #").fill("")
+    called.get_by_role("button", name="Declare").click()
+    expect(bo.locator(rook).locator("h3")).to_have_text(
+        "Rook: Body (damage resistance), TN 4, 6 dice")
+    expect(bo.locator(f"{rook} .ph-sr3-pool-note")).to_have_text(
+        "Combat Pool: no dice left this Combat Turn; it refreshes at the next one.")
+    bo.set_viewport_size({"width": 390, "height": 844})  # a phone: nothing wider than it
+    assert bo.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(bo, "sr3-player-spent-pool-390")
+    bo.set_viewport_size({"width": 1280, "height": 900})
 
     screenshot(gm, "sr3-gm-1280")
     screenshot(cy, "sr3-spectator-360")
@@ -162,8 +213,9 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
 
 def test_the_gm_creates_and_edits_a_character_in_a_form(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """The GM fills in a runner (attributes, a skill), then edits the sheet; an id already used
-    is refused beside the Id field and nothing changes."""
+    """The GM fills in a runner (attributes, a skill), then edits the sheet; the table's sheet
+    lists her attributes and skills ("Sorcery 5"), not only her pools; an id already used is
+    refused beside the Id field and nothing changes."""
     campaign, gm_link = served.create_campaign("Redmond Barrens", "sr3")
     gm = open_page(gm_link)
     form = gm.locator("ph-sr3-character form")
@@ -184,6 +236,12 @@ def test_the_gm_creates_and_edits_a_character_in_a_form(
     sheet = gm.locator("ph-sr3-sheets [data-character=jade]")
     expect(sheet.locator("[data-pool=spell]")).to_contain_text("5")  # (6 + 5 + 6) // 3
     expect(sheet.locator("[data-pool=combat]")).to_contain_text("8")  # (6 + 6 + 5) // 2
+    # what a player looks up on a sheet: the attributes (as a paper sheet abbreviates them)
+    expect(sheet.get_by_role("list", name="Skills")).to_have_text("Sorcery 5")
+    quickness = sheet.locator("[data-attribute=quickness]")
+    expect(quickness).to_contain_text("Quickness 6")
+    expect(quickness.locator("abbr")).to_have_text("Q")
+    expect(sheet.locator("[data-attribute=magic]")).to_contain_text("Magic 6")
     expect(form.get_by_label("Character to edit")).to_have_value("jade")
     expect(form.get_by_role("button", name="Save changes")).to_be_visible()
 
@@ -193,6 +251,7 @@ def test_the_gm_creates_and_edits_a_character_in_a_form(
     form.get_by_label("Quickness").fill("8")
     form.get_by_role("button", name="Save changes").click()
     expect(sheet.locator("[data-pool=combat]")).to_contain_text("9")  # (8 + 6 + 5) // 2
+    expect(quickness).to_contain_text("Quickness 8")
     expect(gm.locator("[data-type=character_updated]")).to_contain_text("character Jade updated")
 
     form.get_by_label("Character to edit").select_option("")

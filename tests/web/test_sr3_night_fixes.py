@@ -1,6 +1,7 @@
 """What the Shadowrun game night found, each in a browser: skills typed as a character sheet
 writes them, the skill row cut to "qui…" in the GM's side column, odds of nearly certain tests
-reading "100.00%", and a Karma reroll offered on a secret test the server will not reroll."""
+reading "100.00%", a Conditions card that did not say what the wounds do, and a Karma reroll
+offered on a secret test the server will not reroll."""
 
 from __future__ import annotations
 
@@ -75,7 +76,9 @@ def test_skills_typed_as_a_sheet_writes_them_are_saved_and_their_row_is_not_cut(
 def test_odds_nearly_certain_read_as_not_quite_certain(
         served: Served, open_page: Callable[..., Page]) -> None:
     """A troll's Body 10 against TN 3 fails once in 59,049 tests: its odds read "> 99.99%",
-    never "100.00%", which told the table it could not fail."""
+    never "100.00%", which told the table it could not fail. Then he is hurt: his Conditions
+    card gave only "Physical boxes 6"; it now says what the boxes do ("Serious (Physical): +3
+    TN, −3 initiative"), and once his Stun monitor is full, that he does not act."""
     campaign, gm_link = served.create_campaign("Seattle Shadows", "sr3")
     create(served, gm_link, campaign, "rook", "Rook", TROLL)
     gm = open_page(gm_link)
@@ -87,6 +90,19 @@ def test_odds_nearly_certain_read_as_not_quite_certain(
     row = gm.locator("ph-sr3-declared [data-character=rook] tbody tr").first
     expect(row.locator("td").nth(1)).to_have_text("> 99.99%")
     expect(gm.locator("ph-sr3-declared")).not_to_contain_text("100.00%")
+
+    # the Conditions card says what the boxes do, as the server applies them
+    conditions = gm.locator("ph-conditions [data-character=rook]")
+    expect(conditions.locator(".ph-condition-effect")).to_be_hidden()  # unhurt
+    served.send(gm_link, {"type": "set_condition", "character": "rook", "condition": "physical",
+                          "value": 6})
+    expect(conditions).to_contain_text("Physical boxes 6")
+    expect(conditions.locator(".ph-condition-effect")).to_have_text(
+        "Serious (Physical): +3 TN, −3 initiative")
+    served.send(gm_link, {"type": "set_condition", "character": "rook", "condition": "stun",
+                          "value": 10})
+    expect(conditions.locator(".ph-condition-effect")).to_have_text(
+        "Unconscious: does not act")
 
 
 def test_a_secret_test_offers_no_karma_reroll_until_the_session_ends(

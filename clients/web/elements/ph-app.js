@@ -300,7 +300,7 @@ export class PhApp extends HTMLElement {
     if (this.tableChanged && state.table) {
       this.tableChanged = false;
       this.members.update(state.table);
-      this.conditions.update(state.table, this.me);
+      this.conditions.update(state.table, this.me, state.views);
       if (this.panel) this.panel.table = state.table;
       if (this.sheet) this.sheet.table = state.table;
       if (this.roll.isConnected) this.roll.update(this.mine(state.table));
@@ -310,6 +310,7 @@ export class PhApp extends HTMLElement {
     if (this.viewsChanged && this.panel) {
       this.viewsChanged = false;
       this.panel.views = state.views;
+      if (state.table) this.conditions.update(state.table, this.me, state.views);
     }
   }
 

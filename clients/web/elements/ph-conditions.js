@@ -2,7 +2,9 @@
 // strain with their thresholds, soak and defence; SR3 Physical and Stun Condition Monitors
 // (10 boxes; their wound modifiers reach every target number, shown with the test's odds);
 // none for d12, whose sources give none. The GM and the character's player set them; every
-// change is a `set_condition` command and a `condition_changed` event.
+// change is a `set_condition` command and a `condition_changed` event. An SR3 card also says
+// what the wounds do ("Serious (Physical): +3 TN, −3 initiative", or "Unconscious: does not
+// act"), from the `sheets` view: the server works it out with the functions its rules apply.
 import {h, replace} from "../dom.js";
 import {bindForm, clearWhenChanged} from "../actions.js";
 
@@ -14,8 +16,31 @@ const CONDITIONS = {
   sr3: [["physical", "Physical boxes"], ["stun", "Stun boxes"]],
 };
 
+/** @param {string} word */
+function capital(word) {
+  return word[0].toUpperCase() + word.slice(1);
+}
+
+/** What an SR3 character's wounds do, from the `sheets` view's `wounds`; "" when unhurt.
+ * @param {{physical: string, stun: string, modifier: number, out?: string | null} | undefined} wounds */
+export function sr3WoundWords(wounds) {
+  if (!wounds) return "";
+  if (wounds.out) return `${capital(wounds.out)}: does not act`;
+  if (!wounds.modifier) return "";
+  const levels = [["physical", "Physical"], ["stun", "Stun"]]
+    .filter(([monitor]) => wounds[monitor] !== "unhurt")
+    .map(([monitor, words]) => `${capital(wounds[monitor])} (${words})`);
+  return `${levels.join(", ")}: +${wounds.modifier} TN, −${wounds.modifier} initiative`;
+}
+
+/** What a character's conditions do, by system (the server sends it in a view). */
+const EFFECTS = {
+  sr3: (views, character) => sr3WoundWords(views?.get("sheets")?.sheets?.[character]?.wounds),
+};
+
 export class PhConditions extends HTMLElement {
-  update(table, me) {
+  /** @param {Map<string, any> | undefined} views the table's views (an effect is read there) */
+  update(table, me, views = undefined) {
     const names = CONDITIONS[table?.system];
     this.hidden = !names || !table.characters.length;
     if (!names) return;
@@ -44,13 +69,16 @@ export class PhConditions extends HTMLElement {
       }
       card.current = c.conditions ?? {};
       card.follow?.();
-      const key = JSON.stringify([c.name, c.conditions ?? {}]);
-      clearWhenChanged(card.node, key);
+      clearWhenChanged(card.node, JSON.stringify([c.name, c.conditions ?? {}]));
+      const effect = EFFECTS[table.system]?.(views, c.character) ?? "";
+      const key = JSON.stringify([c.name, c.conditions ?? {}, effect]);
       if (card.key !== key) {
         card.key = key;
         card.title.textContent = c.name;
         replace(card.values, names.map(([name, words]) => h("span", {class: "ph-condition",
           "data-condition": name}, `${words} ${c.conditions?.[name] ?? 0}`)));
+        card.effect.textContent = effect;
+        card.effect.hidden = !effect;
       }
     }
   }
@@ -58,9 +86,11 @@ export class PhConditions extends HTMLElement {
   card(character) {
     const title = h("h3", {});
     const values = h("p", {class: "ph-condition-values"});
+    const effect = h("p", {class: "ph-condition-effect", hidden: true});
     const node = h("article", {class: "ph-conditions-card", "data-character": character.character},
-      title, values);
-    return {node, title, values, key: null, mine: false, form: null, current: {}, follow: null};
+      title, values, effect);
+    return {node, title, values, effect, key: null, mine: false, form: null, current: {},
+            follow: null};
   }
 
   /** The form that sets a condition: the GM's, and the character's player's. Its number starts

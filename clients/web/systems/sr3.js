@@ -69,8 +69,9 @@ class Sr3Table extends TablePart {
     this.combat.views = this._views;
     this.declare?.update(this.own());
     this.declared.update(this._table, this._views, names);
-    this.tests.update(this._table, names);
-    this.sheets.update(this._views.get("sheets"));
+    const sheets = this._views.get("sheets");
+    this.tests.update(this._table, names, sheets?.sheets);
+    this.sheets.update(sheets);
   }
 }
 

@@ -1,9 +1,9 @@
 // <ph-sr3-combat>: the Combat Turn as the server's `combat` view tells it: the turn and pass,
-// who acts in this pass (in order, with their scores and any wound modifier taken off the
-// initiative rolled), who does not act (unconscious, dying), and each combatant's pools full
-// and left. The GM's controls (start a combat with chosen participants, next pass, end the combat,
-// end the scene) are built once and only shown or hidden, so a table message never rebuilds
-// a control someone is using.
+// who acts in this pass (in order, the first marked "acts first", with their scores and any
+// wound modifier taken off the initiative rolled), who does not act (unconscious, dying), and
+// each combatant's pools full and left. The GM's controls (start a combat with chosen
+// participants, next pass, end the combat, end the scene) are built once and only shown or
+// hidden, so a table message never rebuilds a control someone is using.
 import {TablePart} from "../table-part.js";
 import {h, replace} from "../dom.js";
 import {bindButton} from "../actions.js";
@@ -86,7 +86,9 @@ export class Sr3Combat extends TablePart {
         out ? h("span", {class: "ph-sr3-out"}, `${out}: does not act`)
           : h("span", {class: "ph-sr3-score", "aria-label": `initiative score ${fighter.score}`},
             String(fighter.score)),
-        place === 0 ? h("span", {class: "ph-sr3-badge"}, "acts now") : null,
+        // "first", not "now": the table keeps passes, not Combat Phases, so it never learns who
+        // has acted within a pass, and "acts now" sat on the first for the whole pass
+        place === 0 ? h("span", {class: "ph-sr3-badge"}, "acts first") : null,
         place < 0 && !out ? h("span", {class: "ph-muted"}, "done this pass") : null,
         rolled && !out ? h("span", {class: "ph-sr3-rolled"}, `rolled ${fighter.initiative}: `
           + `Reaction ${rolled.reaction} + `, initiativeDice(rolled.faces),

@@ -27,7 +27,8 @@ const FLAGS = [["surprised", "surprised"], ["rigged", "rigged into the vehicle"]
                ["astral", "on the astral plane"], ["magic", "magic-related"],
                ["elemental", "elemental manipulation spell"]];
 
-function title(word) {
+/** An id as words: "unarmed-combat" -> "Unarmed combat". */
+export function title(word) {
   const plain = word.replaceAll("_", " ").replaceAll("-", " ");
   return plain[0].toUpperCase() + plain.slice(1);
 }
@@ -83,7 +84,8 @@ export class Sr3Declare extends HTMLElement {
     this.open.addEventListener("change", () => {
       this.tn.disabled = this.open.checked;
     });
-    bindPathForm(this.form, () => this.command());
+    // declared (or rolled in private): the next test has its own reason; a refusal keeps it
+    bindPathForm(this.form, () => this.command(), () => { this.reason.value = ""; });
     this.append(this.form);
     this.update(this.characters);
   }

@@ -4,12 +4,15 @@
 // as they are typed: the page picks a row of the server's table, it computes nothing.
 // Beside the roll button, who sees the roll: a private test draws no pool or Karma Pool dice
 // (those pools are shown to the whole table), so choosing one sets those fields aside.
+// The Karma Pool dice field follows the character's Karma Pool (the `sheets` view): none for a
+// character with no Karma Pool (0 of 0), disabled and saying why when it is spent this scene.
 /** @import {Me} from "../messages.js" */
-import {h, percent, plural, replace} from "../dom.js";
+import {h, percent, replace} from "../dom.js";
 import {bindPathForm, labelled, whole} from "./sr3_forms.js";
 import {clearWhenChanged} from "../actions.js";
 import {visibilityChoice} from "../visibility.js";
-import {poolWords, testWords} from "./sr3_dice.js";
+import {baseDiceWords, poolWords, testWords} from "./sr3_dice.js";
+import {karmaState} from "./sr3_rolled.js";
 
 const SHARED = ["character", "kind", "skill", "attribute", "opposes", "surprised", "rigged",
                 "astral", "magic", "elemental", "reason"];
@@ -21,6 +24,19 @@ export function chance(p) {
   if (p > 0 && p < 0.00005) return "< 0.01%";
   if (p < 1 && p >= 0.99995) return "> 99.99%";
   return percent(p);
+}
+
+/** What the pool fields cannot say: the pools that would help but are spent this Combat Turn
+ * (`spent`, from the server; a ganger's Combat Pool 0 of 5 read "No pool may help"), or that
+ * no pool helps at all; null when the fields say it all.
+ * @param {boolean} drawable some pool may be drawn on @param {string[]} spent */
+export function poolNote(drawable, spent) {
+  if (spent.length) {
+    const names = spent.map((pool) => `${poolWords(pool)} Pool`).join(" and ");
+    return `${names}: no dice left this Combat Turn; ${spent.length > 1 ? "they refresh" : "it refreshes"}`
+      + " at the next one.";
+  }
+  return drawable ? null : "No pool may help this test.";
 }
 
 /** The view's odds belong to this declaration (an older view may still be in the store). */
@@ -65,23 +81,27 @@ export class Sr3Declared extends HTMLElement {
         this.list.append(entry.card);
       }
       this.fill(entry, test, views.get(`test:${character}`), names);
+      this.karmaField(entry, karmaState(views.get("sheets")?.sheets?.[character]?.karma));
     }
     this.hidden = this.cards.size === 0;
   }
 
   card(character) {
     const heading = h("h3", {});
+    const reason = h("p", {class: "ph-sr3-reason", hidden: true});
     const odds = h("div", {class: "ph-sr3-odds"});
     const card = h("article", {class: "ph-sr3-card ph-sr3-declared", "data-character": character},
-      heading, odds);
-    const entry = {card, heading, odds, form: null, key: null, inputs: new Map()};
+      heading, reason, odds);
+    const entry = {card, heading, reason, odds, form: null, key: null, inputs: new Map()};
     if (this.mayRoll(character)) {
       entry.draws = h("div", {class: "ph-sr3-draws"});
       entry.karma = h("input", {type: "number", name: "karma_dice", min: 0, max: 20, value: "0",
                                 class: "ph-sr3-number", inputmode: "numeric"});
       entry.visibility = visibilityChoice(this.me, {oneShot: true});
+      entry.karmaLabel = labelled("Karma Pool dice", entry.karma);
+      entry.karmaState = "unknown";
       entry.form = h("form", {class: "ph-sr3-roll-form", "aria-label": "Roll the test"},
-        h("div", {class: "ph-sr3-row"}, entry.draws, labelled("Karma Pool dice", entry.karma),
+        h("div", {class: "ph-sr3-row"}, entry.draws, entry.karmaLabel,
           entry.visibility, h("button", {type: "submit"}, "Roll")));
       entry.form.addEventListener("input", () => this.mark(entry));
       entry.visibility?.addEventListener("change", () => this.privately(entry));
@@ -94,7 +114,9 @@ export class Sr3Declared extends HTMLElement {
   fill(entry, test, view, names) {
     entry.test = test;
     entry.heading.textContent = `${names.character(test.character)}: ${testWords(test)}, `
-      + `${plural("die", test.base_dice, "dice")}`;
+      + baseDiceWords(test);
+    entry.reason.textContent = test.reason ?? "";
+    entry.reason.hidden = !test.reason;
     const shown = matches(view, test) ? view : null;
     const key = JSON.stringify([test, shown?.rows ?? null, shown?.note ?? ""]);
     clearWhenChanged(entry.card, JSON.stringify(test)); // a refusal about the test it was
@@ -128,11 +150,9 @@ export class Sr3Declared extends HTMLElement {
       input.closest("label").querySelector("span").textContent =
         `${poolWords(pool)} Pool dice (up to ${most})`;
     }
-    if (!pools.length && !entry.draws.querySelector("p")) {
-      entry.draws.append(h("p", {class: "ph-muted"}, "No pool may help this test."));
-    } else if (pools.length) {
-      entry.draws.querySelector("p")?.remove();
-    }
+    entry.draws.querySelector("p")?.remove();
+    const note = poolNote(pools.length > 0, test.spent ?? []);
+    if (note) entry.draws.append(h("p", {class: "ph-muted ph-sr3-pool-note"}, note));
   }
 
   odds(test, view) {
@@ -171,8 +191,22 @@ export class Sr3Declared extends HTMLElement {
   /** A private roll draws no pool dice: their fields are set aside while one is chosen. */
   privately(entry) {
     const secret = this.secret(entry);
-    for (const input of [...entry.inputs.values(), entry.karma]) input.disabled = secret;
+    for (const input of entry.inputs.values()) input.disabled = secret;
+    entry.karma.disabled = secret || entry.karmaState === "none" || entry.karmaState === "spent";
     this.mark(entry);
+  }
+
+  /** The Karma Pool dice field as the character's Karma Pool allows: gone with none at all,
+   * disabled with the reason when it is spent this scene (it comes back at the scene's end).
+   * @param {string} state see karmaState */
+  karmaField(entry, state) {
+    if (!entry.form || entry.karmaState === state) return;
+    entry.karmaState = state;
+    entry.karmaLabel.hidden = state === "none";
+    if (state === "none" || state === "spent") entry.karma.value = "0";
+    entry.karmaLabel.querySelector("span").textContent = state === "spent"
+      ? "Karma Pool dice (none left until the scene ends)" : "Karma Pool dice";
+    this.privately(entry);
   }
 
   secret(entry) {
@@ -199,7 +233,7 @@ export class Sr3Declared extends HTMLElement {
       if (count > 0) pools[pool] = count;
     }
     if (Object.keys(pools).length) command.pools = pools;
-    const karma = whole(entry.karma, 0);
+    const karma = entry.karma.disabled ? 0 : whole(entry.karma, 0);
     if (karma > 0) command.karma_dice = karma;
     return command;
   }

@@ -2,7 +2,8 @@
 // each event recorded (formatting, never a rule).
 import {h, plural} from "../dom.js";
 import {
-  chainDie, initiativeDice, outcomeWords, poolWords, resultWords, testDice, testWords, woundWords,
+  baseDiceWords, chainDie, initiativeDice, outcomeWords, poolWords, resultWords, testDice, testWords,
+  woundWords,
 } from "./sr3_dice.js";
 
 function who(names, character) {
@@ -85,8 +86,10 @@ export function describeSr3(frame, names) {
       const limits = Object.entries(event.limits)
         .map(([pool, most]) => `${poolWords(pool)} up to ${most}`);
       return h("span", {class: "ph-sr3-line"}, who(names, event.character), " declares ",
-        testWords(event), `, ${plural("die", event.base_dice, "dice")}; may draw `,
-        limits.join(", ") || "no pool dice", event.reason ? ` (${event.reason})` : "");
+        testWords(event), `, ${baseDiceWords(event)}; may draw `,
+        limits.join(", ") || "no pool dice",
+        (event.spent ?? []).length ? `; spent this turn: ${event.spent.map(poolWords).join(", ")}` : "",
+        event.reason ? ` (${event.reason})` : "");
     }
     case "pool_test_rolled":
       return rolled(event, names);

@@ -2,7 +2,7 @@
 // rolled again and added), shown as the faces in a row and the die's value. Which dice reached
 // the target number is read from the recorded faces and TN; the successes themselves come from
 // the event. Every die is the project's numeric d6 SVG with a text alternative.
-import {h} from "../dom.js";
+import {h, plural} from "../dom.js";
 import {numericDie} from "../dice.js";
 
 /** Words for where a die came from (PoolDie.source). */
@@ -83,4 +83,13 @@ export function testWords(test) {
   const kind = test.kind.replaceAll("_", " ") + (flags.length ? `, ${flags.join(", ")}` : "");
   const tn = test.tn === null || test.tn === undefined ? "open" : `TN ${test.tn}`;
   return `${name[0].toUpperCase()}${name.slice(1)} (${kind}), ${tn}`;
+}
+
+/** A declared test's base dice in words: "6 dice", or for a test with none (a Dodge rolls
+ * Combat Pool dice alone) the pools it rolls instead, "Combat Pool dice only" ("TN 4, 0 dice"
+ * read as if the test had nothing to roll). */
+export function baseDiceWords(test) {
+  if (test.base_dice > 0) return plural("die", test.base_dice, "dice");
+  const pools = [...Object.keys(test.limits ?? {}), ...(test.spent ?? [])];
+  return pools.length ? `${pools.map(poolWords).join(" or ")} Pool dice only` : "pool dice only";
 }

@@ -1,10 +1,13 @@
-// <ph-sr3-tests>: the latest tests rolled, newest first: every die with its chain of faces
+// <ph-sr3-tests>: the latest tests rolled, newest first: the reason given, every die with its chain of faces
 // (Rule of Six), the dice that reached the TN marked, the result in words as recorded (Rule of
 // One noted), Karma Pool rerolls so far, and for whoever may spend the character's Karma Pool a
 // button to reroll the failures. A test rolled in private (a GM's secret test, a player's self
 // roll) says so, and offers no reroll until its seed is revealed: the server refuses one (the
 // Karma Pool is the table's to see). A card is rebuilt only when its test changed, so a refusal
 // shown beside its button stays until the next try.
+// The reroll follows the character's Karma Pool (the `sheets` view): a character with none (0 of
+// 0, most NPCs) is offered no reroll; one whose points are all spent this scene sees the button
+// disabled and why, since the points come back when the scene ends.
 import {h, plural, replace} from "../dom.js";
 import {bindButton} from "../actions.js";
 import {outcomeWords, resultWords, testDice, testWords} from "./sr3_dice.js";
@@ -19,6 +22,19 @@ const PRIVATELY = {gm: "rolled in secret: only the GM sees it",
  * its seed is revealed when the epoch it was rolled in ends. */
 function sealed(test, epoch) {
   return Boolean(test.visibility && test.visibility !== "public") && test.epoch === epoch;
+}
+
+/** Why Karma Pool cannot be spent now, shown beside its disabled controls. */
+export const SPENT = "no Karma Pool left: it comes back when the scene ends";
+
+/** A character's Karma Pool as its controls need it: "none" (0 of 0: no controls at all),
+ * "spent" (none left this scene: controls disabled, saying why), "some", or "unknown" (the
+ * `sheets` view has not arrived: controls as before, the server judges).
+ * @param {{full: number, left: number} | undefined} karma */
+export function karmaState(karma) {
+  if (!karma) return "unknown";
+  if (karma.full <= 0) return "none";
+  return karma.left <= 0 ? "spent" : "some";
 }
 
 export class Sr3Tests extends HTMLElement {
@@ -37,7 +53,9 @@ export class Sr3Tests extends HTMLElement {
     }
   }
 
-  update(table, names) {
+  /** @param {Record<string, {karma: {full: number, left: number}}> | undefined} sheets the
+   * `sheets` view (each character's Karma Pool full and left) */
+  update(table, names, sheets = undefined) {
     if (!this.list) this.connectedCallback();
     const epoch = table?.fair?.epoch;
     const tests = Object.values(table?.table?.game?.tests ?? {})
@@ -52,7 +70,8 @@ export class Sr3Tests extends HTMLElement {
     let previous = null;
     for (const test of tests) {
       const secret = sealed(test, epoch);
-      const key = JSON.stringify([test, secret]);
+      const karma = karmaState(sheets?.[test.character]?.karma);
+      const key = JSON.stringify([test, secret, karma]);
       let entry = this.cards.get(test.test);
       if (!entry) {
         entry = {card: h("li", {class: "ph-sr3-card ph-sr3-test", "data-test": test.test}), key: null};
@@ -60,7 +79,7 @@ export class Sr3Tests extends HTMLElement {
       }
       if (entry.key !== key) {
         entry.key = key;
-        this.fill(entry.card, test, names, secret);
+        this.fill(entry.card, test, names, secret, karma);
       }
       if (previous) {
         if (previous.nextSibling !== entry.card) previous.after(entry.card);
@@ -71,17 +90,26 @@ export class Sr3Tests extends HTMLElement {
     this.empty.hidden = tests.length > 0;
   }
 
-  fill(card, test, names, secret) {
+  fill(card, test, names, secret, pool) {
     const outcome = outcomeWords(test.outcome, test.kind);
     const karma = test.dice.filter((die) => die.source === "karma").length;
-    const rerollable = this.mayRoll(test.character) && test.opposed_by.length === 0 && !secret;
+    const rerollable = this.mayRoll(test.character) && test.opposed_by.length === 0 && !secret
+      && pool !== "none";
     let button = null;
+    let why = null;
     if (rerollable) {
       button = h("button", {type: "button", class: "ph-quiet"}, "Reroll failures with Karma Pool");
       bindButton(button, () => ({type: "reroll_with_karma", test: test.test, character: test.character}));
+      if (pool === "spent") {
+        const id = `ph-sr3-spent-${test.test}`;
+        button.disabled = true;
+        button.setAttribute("aria-describedby", id);
+        why = h("span", {class: "ph-muted ph-sr3-karma-spent", id}, SPENT);
+      }
     }
     replace(card,
       h("h3", {}, `#${test.test} ${names.character(test.character)}: ${testWords(test)}`),
+      test.reason ? h("p", {class: "ph-sr3-reason"}, test.reason) : null,
       testDice(test.dice, test.tn),
       h("p", {class: `ph-sr3-outcome${test.disastrous ? " ph-sr3-disaster" : ""}`},
         h("strong", {class: "ph-sr3-result"}, resultWords(test)),
@@ -93,7 +121,7 @@ export class Sr3Tests extends HTMLElement {
           ` · answered by #${test.opposed_by.join(", #")}`) : "",
         secret ? h("span", {class: "ph-private-mark", "data-visibility": test.visibility},
           ` · ${PRIVATELY[test.visibility] ?? "rolled in private"} until the session ends`) : ""),
-      button ? h("div", {class: "ph-sr3-buttons", "data-ph-errors": ""}, button) : null);
+      button ? h("div", {class: "ph-sr3-buttons", "data-ph-errors": ""}, button, why) : null);
   }
 }
 

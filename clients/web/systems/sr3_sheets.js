@@ -1,7 +1,14 @@
-// <ph-sr3-sheets>: every character's pools (with the formula that made each, from the server's
-// `sheets` view), Karma Pool left of full this scene, and the initiative formula.
+// <ph-sr3-sheets>: every character's attributes (abbreviated as on a paper sheet, "Q 5", the
+// full word read to screen readers) and skills ("Pistols 6"), pools (with the formula that made
+// each), Karma Pool left of full this scene, and the initiative formula: all from the server's
+// `sheets` view.
 import {h, replace} from "../dom.js";
 import {poolWords} from "./sr3_dice.js";
+import {title} from "./sr3_declare.js";
+
+/** The abbreviation a Shadowrun sheet uses for each attribute. */
+const SHORT = {body: "B", quickness: "Q", strength: "S", charisma: "C", intelligence: "I",
+               willpower: "W", essence: "E", magic: "M"};
 
 export class Sr3Sheets extends HTMLElement {
   update(view) {
@@ -22,6 +29,14 @@ export class Sr3Sheets extends HTMLElement {
     const karma = sheet.karma;
     return h("article", {class: "ph-sr3-card ph-sr3-sheet", "data-character": character},
       h("h3", {}, sheet.name),
+      h("ul", {class: "ph-sr3-attributes", "aria-label": "Attributes"},
+        Object.entries(sheet.attributes ?? {}).map(([name, value]) => h("li",
+          {"data-attribute": name}, h("abbr", {title: title(name), "aria-hidden": "true"},
+            SHORT[name] ?? title(name)), h("span", {class: "ph-sr-only"}, title(name)),
+          ` ${value}`))),
+      sheet.skills?.length ? h("ul", {class: "ph-sr3-skill-list", "aria-label": "Skills"},
+        sheet.skills.map((skill) => h("li", {"data-skill": skill.skill},
+          `${title(skill.skill)} ${skill.rating}`))) : null,
       h("p", {class: "ph-sr3-karma", "data-left": karma.left},
         h("strong", {}, `Karma Pool ${karma.left}`), ` of ${karma.full}`,
         karma.spent ? h("span", {class: "ph-muted"}, ` (${karma.spent} spent this scene)`) : ""),
