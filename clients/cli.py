@@ -94,7 +94,7 @@ _HELP = {
               "roll of the night",
     "export": "the rolls for your own tools: CSV or JSON lines",
     "replay": "print the log again, paced as it was played",
-    "character": "export a character to a file, or import one",
+    "character": "export a character to a file, import one, or retire one",
     "odds": 'exact odds of a narrative pool: "yyg vs pp"',
     "narrative": "narrative dice: checks, destiny, Force",
     "sr3-odds": "exact odds of a Shadowrun 3 test",
