@@ -10,6 +10,7 @@
 // beside the file chooser like any refusal; the import is an event in the log.
 import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
+import {confirmStep} from "../confirm.js";
 
 const FORMAT = "poolhall.character";
 const VERSION = 1;
@@ -95,30 +96,12 @@ export class PhCharacters extends HTMLElement {
    * @param {import("../messages.js").CharacterEntry} character */
   row(character) {
     const name = h("strong", {}, character.name);
-    const ask = h("button", {type: "button", class: "ph-quiet ph-small"}, "Retire");
-    ask.setAttribute("aria-label", `Retire ${character.name}`);
-    const cancel = h("button", {type: "button", class: "ph-quiet ph-small"}, "Cancel");
-    const confirm = h("form", {class: "ph-confirm", hidden: true,
-                               "aria-label": `Retire ${character.name}`},
-      h("span", {}, `Retire ${character.name}? They leave every sheet and list for good; `
-        + "the log keeps them."),
-      h("label", {}, "Reason ", h("input", {name: "reason", maxlength: 120, autocomplete: "off",
-                                             placeholder: "optional", size: 12})),
-      h("button", {type: "submit", class: "ph-danger ph-small"}, "Yes, retire"), cancel);
-    ask.addEventListener("click", () => {
-      ask.hidden = true;
-      confirm.hidden = false;
-      /** @type {HTMLButtonElement} */ (confirm.querySelector("button[type=submit]")).focus();
+    const [ask, confirm] = confirmStep({
+      verb: "Retire", name: character.name, yes: "Yes, retire",
+      question: `Retire ${character.name}? They leave every sheet and list for good; `
+        + "the log keeps them.",
+      target: {type: "retire_character", character: character.character},
     });
-    cancel.addEventListener("click", () => {
-      confirm.hidden = true;
-      ask.hidden = false;
-      ask.focus();
-    });
-    bindForm(confirm, (data) => ({
-      type: "retire_character", character: character.character,
-      ...(String(data.get("reason") ?? "").trim() ? {reason: String(data.get("reason")).trim()} : {}),
-    }));
     const row = h("li", {"data-character": character.character}, name, " ", ask, confirm);
     const entry = {row, name};
     this.rows.set(character.character, entry);

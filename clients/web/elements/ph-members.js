@@ -6,6 +6,7 @@
 // updated in place, so a `table` message arriving mid-confirm leaves the question on screen.
 import {h, replace} from "../dom.js";
 import {bindForm} from "../actions.js";
+import {confirmStep} from "../confirm.js";
 
 export class PhMembers extends HTMLElement {
   constructor() {
@@ -79,31 +80,11 @@ export class PhMembers extends HTMLElement {
 
   /** "Remove" -> "Remove Ana from the table?" [Yes, remove] [Cancel]. */
   removal(member) {
-    const ask = h("button", {type: "button", class: "ph-quiet ph-small"}, `Remove`);
-    ask.setAttribute("aria-label", `Remove ${member.name}`);
-    const cancel = h("button", {type: "button", class: "ph-quiet ph-small"}, "Cancel");
-    const confirm = h("form", {class: "ph-confirm", hidden: true,
-                               "aria-label": `Remove ${member.name}`},
-      h("span", {}, `Remove ${member.name} from the table? Their link stops working.`),
-      h("input", {type: "hidden", name: "member", value: member.member}),
-      h("label", {}, "Reason ", h("input", {name: "reason", maxlength: 120, autocomplete: "off",
-                                             placeholder: "optional", size: 12})),
-      h("button", {type: "submit", class: "ph-danger ph-small"}, "Yes, remove"), cancel);
-    ask.addEventListener("click", () => {
-      ask.hidden = true;
-      confirm.hidden = false;
-      /** @type {HTMLButtonElement} */ (confirm.querySelector("button[type=submit]")).focus();
+    return confirmStep({
+      verb: "Remove", name: member.name, yes: "Yes, remove",
+      question: `Remove ${member.name} from the table? Their link stops working.`,
+      target: {type: "remove_member", member: member.member},
     });
-    cancel.addEventListener("click", () => {
-      confirm.hidden = true;
-      ask.hidden = false;
-      ask.focus();
-    });
-    bindForm(confirm, (data) => ({
-      type: "remove_member", member: member.member,
-      ...(String(data.get("reason") ?? "").trim() ? {reason: String(data.get("reason")).trim()} : {}),
-    }));
-    return [ask, confirm];
   }
 
   /** "Characters" -> a tick box per character of the campaign, those they play ticked

@@ -1,0 +1,48 @@
+// A destructive action asked twice: a quiet button ("Remove", "Retire") opens a small form
+// that says what will happen, takes an optional reason, and sends the command only on its
+// "Yes, ..." button; Cancel closes it. The focus follows (to "Yes" when asked, back to the
+// button when cancelled), for keyboard users. Used for removing a member and retiring a
+// character: one that cannot be undone never goes on one click.
+
+import {h} from "./dom.js";
+import {bindForm} from "./actions.js";
+
+/** The command type and its target's field, e.g. {type: "remove_member", member: "ana"}.
+ * @typedef {{type: string, [field: string]: string}} Target */
+
+/**
+ * The button and its confirm form, both to be placed by the caller, side by side.
+ * @param {{verb: string, name: string, question: string, yes: string, target: Target}} what
+ *   `verb` the button's word ("Remove"), `name` whom it acts on (for the labels),
+ *   `question` the sentence shown, `yes` the confirming button's words, `target` the command
+ *   without its reason
+ * @returns {[HTMLButtonElement, HTMLFormElement]}
+ */
+export function confirmStep({verb, name, question, yes, target}) {
+  const ask = /** @type {HTMLButtonElement} */ (
+    h("button", {type: "button", class: "ph-quiet ph-small"}, verb));
+  ask.setAttribute("aria-label", `${verb} ${name}`);
+  const cancel = h("button", {type: "button", class: "ph-quiet ph-small"}, "Cancel");
+  const confirm = /** @type {HTMLFormElement} */ (
+    h("form", {class: "ph-confirm", hidden: true, "aria-label": `${verb} ${name}`},
+      h("span", {}, question),
+      h("label", {}, "Reason ", h("input", {name: "reason", maxlength: 120, autocomplete: "off",
+                                             placeholder: "optional", size: 12})),
+      h("button", {type: "submit", class: "ph-danger ph-small"}, yes), cancel));
+  ask.addEventListener("click", () => {
+    ask.hidden = true;
+    confirm.hidden = false;
+    /** @type {HTMLButtonElement} */ (confirm.querySelector("button[type=submit]")).focus();
+  });
+  cancel.addEventListener("click", () => {
+    confirm.hidden = true;
+    ask.hidden = false;
+    ask.focus();
+  });
+  bindForm(confirm, (data) => {
+    const reason = String(data.get("reason") ?? "").trim();
+    return /** @type {import("./messages.js").Command} */ (
+      /** @type {unknown} */ ({...target, ...(reason ? {reason} : {})}));
+  });
+  return [ask, confirm];
+}
