@@ -24,6 +24,7 @@ from tests.events.store_contract import opened, request, rolled
 from tests.postgres import fresh_database, server_url
 from tests.serve_process import poolhall
 from tests.server.raw import RawPeer
+from tests.server.two_servers import two_servers
 
 
 async def test_a_table_plays_on_postgresql(pg_table: Table, postgres_url: str) -> None:
@@ -45,29 +46,11 @@ async def test_a_table_plays_on_postgresql(pg_table: Table, postgres_url: str) -
         log.close()
 
 
-@contextlib.asynccontextmanager
-async def _two_servers(postgres_url: str) -> AsyncIterator[tuple[list[Server], list[Table]]]:
-    """Two servers on one database and a table of each; the clients closed and both servers
-    stopped after."""
-    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
-                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
-    for server in servers:
-        await server.start()
-    tables = [Table(server, server.db_path) for server in servers]
-    try:
-        yield servers, tables
-    finally:
-        for table in tables:
-            await table.close_clients()
-        for server in servers:
-            await server.stop()
-
-
 async def test_two_servers_one_campaign_every_client_sees_every_event(
         postgres_url: str) -> None:
     """Two servers on one database: clients of one campaign on both, commands to both at
     once; each client folds every event, in one order, and each command is acked once."""
-    async with _two_servers(postgres_url) as (servers, tables):
+    async with two_servers(postgres_url) as (servers, tables):
         campaign, gm = await tables[0].create_campaign("d12")
         ack = await gm.call(core.Invite, role="player", characters=("han",))
         assert ack.token
@@ -111,7 +94,7 @@ async def _one_server_deaf_to_the_other(
         postgres_url: str) -> AsyncIterator[tuple[Server, str, Client, Client]]:
     """Two servers on one database, the second no longer hearing the first's appends: that
     server, the campaign, its GM on the first and the same GM on the second."""
-    async with _two_servers(postgres_url) as (servers, tables):
+    async with two_servers(postgres_url) as (servers, tables):
         campaign, gm = await tables[0].create_campaign("d12")
         deaf = servers[1]
         assert deaf.followers is not None
@@ -194,7 +177,7 @@ def test_verify_of_a_database_with_no_log_says_so(postgres_url: str, tmp_path: P
 async def test_a_listener_cut_off_reconnects_and_reads_what_it_missed(postgres_url: str) -> None:
     """The database ends a server's listening connection; another server appends meanwhile:
     the first reconnects by itself and its clients get every event, in order."""
-    async with _two_servers(postgres_url) as (servers, tables):
+    async with two_servers(postgres_url) as (servers, tables):
         campaign, gm = await tables[0].create_campaign("d12")
         elsewhere = await tables[1].connect(campaign, gm._token)
         cut = servers[1].followers
@@ -216,7 +199,7 @@ async def test_a_member_invited_through_another_server_joins_before_it_is_heard(
         postgres_url: str) -> None:
     """A server that has not heard of an invite (its listener stopped) still lets the new
     member in: it reads the log before refusing a token its state does not know."""
-    async with _two_servers(postgres_url) as (servers, tables):
+    async with two_servers(postgres_url) as (servers, tables):
         campaign, gm = await tables[0].create_campaign("d12")
         await tables[1].connect(campaign, gm._token)
         deaf = servers[1]

@@ -8,11 +8,9 @@ connection to each, a clean stop and a listener back each make of it."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import random
 import signal
 import subprocess
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +21,10 @@ from poolhall.clients.client import Client
 from poolhall.events import core
 from poolhall.events.postgres_backend.presence import PostgresPresence
 from poolhall.server.app import Server
-from tests.conftest import ADMIN_TOKEN, Table
+from tests.conftest import Table
 from tests.serve_process import free_port, serve_database
 from tests.server.raw import RawPeer
+from tests.server.two_servers import two_servers
 
 EXPIRY = 1.5
 """``--presence-expiry`` of the processes: a killed one is forgotten within it (and a
@@ -129,24 +128,6 @@ async def test_a_member_on_one_process_is_at_the_table_on_every_other(
         await gm.close()
 
 
-@contextlib.asynccontextmanager
-async def _two_servers(postgres_url: str) -> AsyncIterator[tuple[list[Server], list[Table]]]:
-    """Two servers on one database in this process (the default ``--presence-expiry``, 5 s)
-    and a table of each; the clients closed and both servers stopped after."""
-    servers = [Server(postgres_url, "127.0.0.1", 0, rng=random.Random(seed),
-                      admin_token=ADMIN_TOKEN) for seed in (1, 2)]
-    for server in servers:
-        await server.start()
-    tables = [Table(server, server.db_path) for server in servers]
-    try:
-        yield servers, tables
-    finally:
-        for table in tables:
-            await table.close_clients()
-        for server in servers:
-            await server.stop()
-
-
 async def _han_and_a_watcher(servers: list[Server], tables: list[Table]
                              ) -> tuple[str, str, RawPeer]:
     """A campaign made on the first server with a player, Han, invited (not connected); the
@@ -166,7 +147,7 @@ async def test_a_member_connected_through_two_servers_shows_until_both_let_go(
     process's connections (what an operator reads there). Closing the tab on the watcher's
     server leaves him at the table (no table message says otherwise); closing the others
     takes him off."""
-    async with _two_servers(postgres_url) as (servers, tables):
+    async with two_servers(postgres_url) as (servers, tables):
         campaign, token, watcher = await _han_and_a_watcher(servers, tables)
         there = await tables[0].connect(campaign, token)
         await _until_connected(watcher, {"gm", "han"})  # the watcher's server heard of him
@@ -207,7 +188,7 @@ async def test_a_server_stopped_cleanly_takes_its_members_off_at_once(
     """A server stopped cleanly does not wait to be forgotten: its connections close and it
     withdraws from the board, so the other server's page shows Han gone well before the 5 s
     expiry would have."""
-    async with _two_servers(postgres_url) as (servers, tables):
+    async with two_servers(postgres_url) as (servers, tables):
         campaign, token, watcher = await _han_and_a_watcher(servers, tables)
         await tables[0].connect(campaign, token)
         await _until_connected(watcher, {"gm", "han"})
@@ -221,7 +202,7 @@ async def test_a_server_whose_listener_is_back_reads_who_is_connected_elsewhere(
     """The second server's listener is stopped (it hears nothing) while Han connects to the
     first: its page cannot know. Once the listener is back (the callback it makes on
     reconnecting), the server reads who is connected elsewhere and the page shows Han."""
-    async with _two_servers(postgres_url) as (servers, tables):
+    async with two_servers(postgres_url) as (servers, tables):
         campaign, token, watcher = await _han_and_a_watcher(servers, tables)
         deaf = servers[1].followers
         assert deaf is not None
