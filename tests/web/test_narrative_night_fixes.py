@@ -204,6 +204,8 @@ def test_a_refusal_goes_when_what_it_was_about_changes(
     expect(impossible.get_by_label("to", exact=True)).to_have_value("attempt_impossible")
     impossible.get_by_role("button", name="Spend a light side point").click()
     expect(note).to_be_hidden()
+    expect(impossible.locator(".ph-nc-changes li")).to_have_text(
+        ["a light side destiny point was spent on it to attempt the impossible"])
     # that was the last light point: both of Ana's light buttons are off, and stay off after
     # the spend's answer (the form re-enabled its button once the command came back)
     expect(ana.locator(".ph-nd-destiny-count")).to_have_text("0 light, 3 dark")

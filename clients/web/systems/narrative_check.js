@@ -61,7 +61,14 @@ export class NarrativeCheck extends HTMLElement {
       if (waiting && this.effectSelect) this.effectSelect.value = "attempt_impossible";
     }
     const changes = check.modifications.map((mod) => modificationWords(mod, names));
-    for (const side of check.destiny) changes.push(`a ${side} side destiny point was spent on it`);
+    for (const side of check.destiny) {
+      const effect = check.destiny_effects?.[side]; // absent in a table from an older snapshot
+      // an upgrade is listed once, as the upgrade the point made ("GM upgraded 1
+      // difficulty-side die (GM destiny point)"); it was listed again as a point spent
+      if (effect?.startsWith("upgrade_")) continue;
+      changes.push(`a ${side} side destiny point was spent on it${
+        effect === "attempt_impossible" ? " to attempt the impossible" : ""}`);
+    }
     for (const note of view?.ignored ?? []) changes.push(`ignored: ${note}`);
     const key = JSON.stringify(changes);
     if (key !== this.changes.dataset.key) {
