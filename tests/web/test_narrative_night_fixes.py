@@ -338,6 +338,12 @@ def test_light_for_a_player_is_asked_first_and_the_log_says_for_whom(
     expect(yes).to_be_hidden()
     flipped = gm.locator("ph-log [data-type=destiny_flipped]")
     expect(flipped).to_contain_text(re.compile(r"GM spent a light side point .*for a player: "))
+    # the question goes if the pool runs out of light while it is asked: nothing to spend
+    spend.get_by_role("button", name="Spend light for a player").click()
+    expect(yes).to_be_visible()
+    served.send(gm_link, {"type": "set_destiny_pool", "light": 0, "dark": 2})
+    expect(yes).to_be_hidden()
+    expect(spend.get_by_role("button", name="Spend light for a player")).to_be_disabled()
 
     served.send(ana_link, {"type": "roll_force_dice", "character": "han", "reason": "Move"})
     force = gm.locator("ph-log [data-type=force_dice_rolled]")

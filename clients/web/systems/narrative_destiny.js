@@ -36,7 +36,7 @@ export class NarrativeDestiny extends HTMLElement {
   /** A side with 0 points has nothing to spend: its button is off, the reason beside it. */
   offer(destiny) {
     for (const [button, note, side] of this.spendButtons ?? []) offerPoints(button, note, destiny[side], side);
-    if (this.askLight && this.lightAsk?.disabled) this.askLight(false);
+    if (this.lightAsk?.disabled && this.lightConfirm && !this.lightConfirm.hidden) this.askLight?.(false);
   }
 
   /** The open checks a point may be spent on. */
@@ -104,6 +104,7 @@ export class NarrativeDestiny extends HTMLElement {
     keep.addEventListener("click", () => this.askLight?.(false));
     const note = pointsNote();
     this.lightAsk = ask;
+    this.lightConfirm = confirm;
     this.spendButtons?.push([ask, note, "light"]);
     return [ask, note, confirm];
   }
