@@ -24,7 +24,7 @@ from poolhall.projections.analytics_model import (
     Sr3Figures,
     Tally,
 )
-from poolhall.reports.words import at_event, fair_band, percent, who
+from poolhall.reports.words import at_event, fair_band, percent, time_to_roll, who
 
 __all__ = ["summary"]
 
@@ -184,12 +184,11 @@ def _d12(report: Report, d: D12Figures) -> list[RenderableType]:
     return out
 
 
-def _timeline(section: Section) -> Text:
+def _timeline(report: Report, section: Section) -> Text:
     t = section.timeline
     parts = [f"{plural('event', t.events)} over {plural('minute', round(t.minutes))}"]
     if t.seconds_per_check is not None:
-        parts.append(f"{t.seconds_per_check:.0f} s from opening a check to rolling it "
-                     f"({plural('check', t.checks_timed)})")
+        parts.append(time_to_roll(report.system, t.seconds_per_check, t.checks_timed))
     if t.longest_pause is not None:
         parts.append(f"longest pause {t.longest_pause.seconds / 60:.1f} min after "
                      f"{at_event(t.longest_pause.after_seq)}")
@@ -199,7 +198,7 @@ def _timeline(section: Section) -> Text:
 def _section(report: Report, section: Section) -> list[RenderableType]:
     title = (f"Game session {section.session}" + (f": {section.title}" if section.title else "")
              if section.session is not None else "The whole campaign")
-    parts: list[RenderableType] = [styled("[bold]{}[/bold]", title), _timeline(section)]
+    parts: list[RenderableType] = [styled("[bold]{}[/bold]", title), _timeline(report, section)]
     if section.luck.rolls:
         parts.append(_luck_table(report, section))
     best, worst = section.luckiest, section.unluckiest
@@ -210,7 +209,7 @@ def _section(report: Report, section: Section) -> list[RenderableType]:
     for m in section.rarest:
         whose = f" for {report.characters.get(m.row.character, m.row.character)}" \
             if m.row.character else ""
-        parts.append(styled("rare: [bold]{}[/bold] {}{}: {} -> {} ({} to do {})",
+        parts.append(styled("least likely: [bold]{}[/bold] {}{}: {} -> {} ({} to do {})",
                             at_event(m.row.seq, m.row.test),
                             who(report, m.row.actor), whose, m.row.pool, m.row.result,
                             percent(m.p), "at least that well" if m.lucky else "that badly"))

@@ -28,13 +28,15 @@ def _roll_text(event: core.DiceRolled) -> str:
 
 
 _SEALED = {
-    "gm": "rolled in secret (gm): no dice shown until the game session ends",
+    "gm": "acted in secret (gm): nothing shown until the game session ends",
     "blind": "rolled blind: only the GM sees the result until the game session ends",
     "self": "rolled in private (self): only the roller and the GM see it until the game "
             "session ends",
 }
 """A private roll as a member who may not see it reads it
-(:class:`poolhall.events.core.PrivateRoll`)."""
+(:class:`poolhall.events.core.PrivateRoll`). The GM's may be no roll at all (a secret check
+opened, its difficulty set, a d12 test called) and the sealed event does not say which, so it
+"acted"; a player's private event is always a one-shot roll."""
 
 
 def describe(recorded: Recorded, campaign: CampaignState) -> str:
@@ -105,7 +107,7 @@ def _play_words(event: Event) -> str | None:
         case core.DiceRolled():
             return _roll_text(event)
         case core.PrivateRoll():
-            return _SEALED.get(event.visibility, "rolled in private")
+            return _SEALED.get(event.visibility, "acted in private")
         case core.ReplayShared():
             what = f"game session {event.session}" if event.session else f"up to #{event.last}"
             return f"shared a replay of {what} ({event.name})"

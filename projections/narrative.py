@@ -89,6 +89,10 @@ class CheckState(msgspec.Struct, kw_only=True):
     difficulty: Difficulty | None = None
     modifications: list[Modification] = msgspec.field(default_factory=list)
     destiny: list[str] = msgspec.field(default_factory=list)
+    destiny_effects: dict[str, str] = msgspec.field(default_factory=dict)
+    """What each side's point in ``destiny`` was spent to do (``{"dark": "upgrade_difficulty"}``;
+    one a side): the card names an upgrade once, as the upgrade it made. Empty in a snapshot
+    from before it was kept, where the card says only which side spent."""
     impossible_allowed: bool = False
     status: str = "open"
     rolled_seq: int | None = None
@@ -313,6 +317,7 @@ def _evolve_destiny(state: GameState, recorded: Recorded,
             _keep_last(state.destiny.spent)
             if check is not None:
                 check.destiny.append(event.side)
+                check.destiny_effects[event.side] = event.effect
                 if event.effect == "attempt_impossible":
                     check.impossible_allowed = True
 

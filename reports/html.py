@@ -16,7 +16,7 @@ from html import escape
 from poolhall.events.plural import plural
 from poolhall.projections.analytics_model import Luck, Report, RollRow, Section, Tally
 from poolhall.reports import charts
-from poolhall.reports.words import at_event, fair_band, percent, time_span, who
+from poolhall.reports.words import at_event, fair_band, percent, time_span, time_to_roll, who
 
 __all__ = ["render_html"]
 
@@ -196,7 +196,7 @@ def _section(report: Report, section: Section, salt: str, full: bool) -> str:
     t = section.timeline
     parts = [f"<h2>{_e(title)}</h2>",
              f"<p class=note>{plural('event', t.events)}, {time_span(t.first, t.last)}"
-             + (f"; {t.seconds_per_check:.0f} s from opening a check to rolling it"
+             + (f"; {_e(time_to_roll(report.system, t.seconds_per_check, t.checks_timed))}"
                 if t.seconds_per_check is not None else "")
              + (f"; longest pause {t.longest_pause.seconds / 60:.1f} min after "
                 f"{at_event(t.longest_pause.after_seq)}" if t.longest_pause else "") + "</p>"]
@@ -228,7 +228,7 @@ def _section(report: Report, section: Section, salt: str, full: bool) -> str:
             f"{_e(percent(m.p))} {'to do at least that well' if m.lucky else 'to do that badly'}"
             f" (1 in {_e(f'{1 / m.p:,.0f}' if m.p > 0 else 'more than a million')})</li>"
             for m in section.rarest)
-        parts.append(f"<h3>The rarest moments</h3><ol>{items}</ol>")
+        parts.append(f"<h3>The least likely rolls</h3><ol>{items}</ol>")
     if full and len(section.curve) > 1:
         parts += ["<h3>Luck through the session</h3>",
                   charts.luck_curve_chart(section.curve, salt + "-curve")]

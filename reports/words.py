@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+from poolhall.events.plural import plural
 from poolhall.projections.analytics_model import Luck, Report
 
-__all__ = ["fair_band", "at_event", "percent", "plain", "time_span", "who"]
+__all__ = ["fair_band", "at_event", "percent", "plain", "time_span", "time_to_roll", "who"]
+
+_OPENED = {"narrative": ("opening", "check"), "sr3": ("declaring", "test"),
+           "d12": ("calling", "test")}
+"""Each system's own word for what is timed, and how it starts: a narrative check is opened,
+an SR3 test declared, a d12 test called (the report said "check" of all three)."""
+
+
+def time_to_roll(system: str, seconds: float, count: int) -> str:
+    """The pace from a check or test's start to its roll, in the system's own words: ``12 s
+    from calling a test to rolling it (3 tests)``."""
+    verb, noun = _OPENED.get(system, ("opening", "test"))
+    return f"{seconds:.0f} s from {verb} a {noun} to rolling it ({plural(noun, count)})"
 
 
 def percent(p: float) -> str:

@@ -91,7 +91,8 @@ export function bindForm(form, build, done = () => {}, {errorsIn, words = (messa
     } catch (thrown) {
       refused(/** @type {Refusal} */ (thrown));
     } finally {
-      if (submitter) submitter.disabled = false;
+      // a button its part turned off meanwhile (a spend that emptied the pool) stays off
+      if (submitter) submitter.disabled = submitter.hasAttribute("data-ph-unavailable");
       form.removeAttribute("aria-busy");
       focused();
     }

@@ -3,9 +3,11 @@
 //
 // - a roll this member may not see comes sealed: an event frame whose event is
 //   {type: "private_roll", visibility} (the same seq, time and roller; no dice, no hash). Its
-//   line says who rolled and how, nothing more ("The GM rolled in secret", "Ann rolled in
+//   line says who acted and how, nothing more ("The GM acted in secret", "Ann rolled in
 //   private (blind)"); the roller of a blind roll reads "You rolled blind: the GM sees the
-//   result".
+//   result". The GM's secret event may be no roll at all (a secret check opened, its
+//   difficulty set, a d12 test called), and the frame does not say which: "acted" is true of
+//   each. A player's private event is always a one-shot roll (server/rules/privacy.py).
 // - a private roll this member may see comes whole, with its `visibility`; its line says who
 //   else sees it ("only you and the GM see this").
 // - when the session ends the server sends every member the rolls it sealed for them
@@ -13,7 +15,7 @@
 //   were revealed at the session's end (and the page checks their dice like any other roll).
 import {h} from "./dom.js";
 
-const HOW = {gm: "in secret", blind: "in private (blind)", self: "in private (self)"};
+const HOW = {gm: "acted in secret", blind: "rolled in private (blind)", self: "rolled in private (self)"};
 
 /** The visibility an event was made with, when it is not public ("" otherwise). */
 export function privateVisibility(event) {
@@ -21,7 +23,7 @@ export function privateVisibility(event) {
   return typeof visibility === "string" && visibility !== "public" ? visibility : "";
 }
 
-/** The words of a sealed line (after its time): who rolled, how, and nothing of the roll. */
+/** The words of a sealed line (after its time): who acted, how, and nothing of what. */
 export function sealedWords(frame, names, me) {
   const visibility = frame.event.visibility;
   const mine = me?.member && frame.actor === me.member;
@@ -30,7 +32,7 @@ export function sealedWords(frame, names, me) {
       h("span", {class: "ph-private-why"}, "the GM sees the result; everyone sees it when the session ends")];
   }
   const who = visibility === "gm" ? "The GM" : names.member(frame.actor);
-  return [h("span", {class: "ph-actor"}, who), ` rolled ${HOW[visibility] ?? "in private"}`,
+  return [h("span", {class: "ph-actor"}, who), ` ${HOW[visibility] ?? "acted in private"}`,
     h("span", {class: "ph-private-why"}, ": shown to everyone when the session ends")];
 }
 
@@ -43,7 +45,8 @@ export function privateMark(frame, names, me, revealed) {
   if (!visibility) return null;
   let words;
   if (revealed) {
-    words = `${visibility === "gm" ? "secret" : visibility} roll, revealed at the session's end`;
+    words = visibility === "gm" ? "secret, revealed at the session's end"
+      : `${visibility} roll, revealed at the session's end`;
   } else if (visibility === "gm") {
     words = "secret: only the GM sees this";
   } else if (me?.member && frame.actor === me.member) {

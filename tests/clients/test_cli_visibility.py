@@ -80,7 +80,7 @@ async def test_watch_prints_a_secret_roll_sealed_then_revealed(table: Table) -> 
     try:
         await asyncio.to_thread(watcher.wait_for, "-- live")
         await gm.call(core.Roll, expression="2d6", reason="ambush", visibility="gm")
-        sealed = await asyncio.to_thread(watcher.wait_for, "rolled in secret (gm)")
+        sealed = await asyncio.to_thread(watcher.wait_for, "acted in secret (gm)")
         assert "ambush" not in sealed
         assert "2d6" not in sealed
         await gm.call(core.EndSession)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from poolhall.events import core
 from poolhall.events import narrative as n
 from poolhall.events.errors import Rejected
+from poolhall.projections.narrative import CheckState
 from tests.narrative.narrative_support import FixedDice, Table
 
 
@@ -109,6 +111,23 @@ def test_rule_each_side_at_most_one_destiny_point_per_check() -> None:
     assert refused(table, "gm", n.FlipDestiny, side="dark", effect="upgrade_difficulty",
                    check="shot").code == "rule"
     assert table.game.checks["shot"].destiny == ["light", "dark"]
+
+
+def test_a_check_keeps_what_each_sides_point_was_spent_to_do() -> None:
+    """The check state keeps each side's effect, so the card lists a destiny upgrade once (as
+    the upgrade) and names any other spend; a check from a snapshot made before it was kept
+    loads with none."""
+    table = Table()
+    table.run("gm", n.SetDestinyPool, light=3, dark=3)
+    table.open("shot")
+    table.run("han-player", n.FlipDestiny, side="light", effect="other", check="shot")
+    table.run("gm", n.FlipDestiny, side="dark", effect="upgrade_difficulty", check="shot")
+    check = table.game.checks["shot"]
+    assert check.destiny_effects == {"light": "other", "dark": "upgrade_difficulty"}
+    older = msgspec.to_builtins(check)
+    del older["destiny_effects"]
+    loaded = msgspec.convert(older, CheckState)
+    assert (loaded.destiny, loaded.destiny_effects) == (["light", "dark"], {})
 
 
 def test_rule_no_point_of_that_side_left_is_a_clear_error() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from poolhall.events import core
-from poolhall.events.base import Recorded
+from poolhall.events.base import Recorded, Visibility
 from poolhall.events.dice import RolledTerm
 from poolhall.projections.campaign import fold
 from poolhall.projections.describe import describe
@@ -63,3 +63,17 @@ def test_describe_says_what_happened_in_words() -> None:
     assert lines[4] == "rolled 2d6+1: d6[3 4] +1 = 8"
     assert "Han" in lines[2]
     assert "player" in lines[2]
+
+
+def test_a_sealed_secret_event_says_the_gm_acted_not_rolled() -> None:
+    """A member who may not see the GM's secret event gets it sealed, with no type: it may be
+    a secret check opened or its difficulty set (nothing rolled), so its line says the GM acted
+    in secret; a player's private event is always a roll, and says so."""
+    state = fold(_log())
+    cases: tuple[tuple[Visibility, str], ...] = (
+        ("gm", "acted in secret (gm): nothing shown until"),
+        ("blind", "rolled blind: "), ("self", "rolled in private (self)"))
+    for visibility, words in cases:
+        sealed = Recorded(seq=8, at="t8", actor="gm", command="c8",
+                          event=core.PrivateRoll(visibility=visibility))
+        assert describe(sealed, state).startswith(words), visibility

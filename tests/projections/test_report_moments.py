@@ -23,7 +23,7 @@ def test_the_rarest_moments_are_the_five_least_likely_rolls_with_how_rare() -> N
     for m in section.rarest:
         assert m.lucky == (m.row.p_at_least <= m.row.p_at_most)
     page = render_html(report(log.events), 1)
-    assert "The rarest moments" in page
+    assert "The least likely rolls" in page
     assert f"#{section.rarest[0].row.seq} " in page
 
 

@@ -17,13 +17,16 @@ from tests.web.test_sr3_browser_table import ROOK, SAM, create
 
 def test_wounds_marked_by_the_gm_reach_the_tests_odds(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """3 Physical boxes (Moderate, +2): Sam's Pistols test against TN 5 has the odds of 7, and
-    his initiative is 2 lower, said so on the sheet, in the log and in the combat panel; Rook,
-    unconscious, is left out of the order."""
+    """Sam reads "nothing marked" until the GM marks 3 Physical boxes (Moderate, +2): his
+    Pistols test against TN 5 has the odds of 7, and his initiative is 2 lower, said so on the
+    sheet, in the log and in the combat panel; Rook, unconscious, is left out of the order."""
     campaign, gm_link = served.create_campaign("Seattle Nights", "sr3")
     create(served, gm_link, campaign, "sam", "Sam", SAM)
     gm = open_page(gm_link)
     ana = open_page(served.invite(campaign, gm_link, "player", "Ana", "sam"))
+    sam = gm.locator("ph-conditions [data-character=sam]")
+    expect(sam.locator(".ph-condition-values")).to_have_text("nothing marked")  # not 2 zeros
+    expect(sam.locator(".ph-condition")).to_have_count(0)
     form = gm.get_by_role("form", name="Set a condition of Sam")
     form.get_by_label("condition").select_option("physical")
     form.get_by_label("value").fill("3")
@@ -59,19 +62,26 @@ def test_wounds_marked_by_the_gm_reach_the_tests_odds(
 
 def test_a_player_sets_her_characters_strain_and_no_other(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """Narrative: Ana sets Han's strain; she has no form for Leia's until the GM gives her
+    """Narrative: each character reads "nothing marked" until a condition is set (seven 0s
+    each, before); Ana sets Han's strain; she has no form for Leia's until the GM gives her
     Leia in Han's place."""
     campaign, gm_link = served.create_campaign("Edge", "narrative")
     for character, name in (("han", "Han"), ("leia", "Leia")):
         served.send(gm_link, {"type": "create_character", "character": character, "name": name,
                               "stats": {"system": "narrative"}})
     ana = open_page(served.invite(campaign, gm_link, "player", "Ana", "han"))
+    # nothing set: one muted line a character, not seven values of 0 each
+    cards = ana.locator("ph-conditions .ph-condition-values")
+    expect(cards).to_have_text(["nothing marked", "nothing marked"])
+    expect(ana.locator("ph-conditions .ph-condition")).to_have_count(0)
     form = ana.get_by_role("form", name="Set a condition of Han")
     form.get_by_label("condition").select_option("strain")
     form.get_by_label("value").fill("4")
     form.get_by_role("button", name="Set").click()
     expect(ana.locator("ph-conditions [data-character=han] [data-condition=strain]")
            ).to_have_text("strain 4")
+    expect(ana.locator("ph-conditions [data-character=han] .ph-condition")).to_have_count(7)
+    expect(cards.nth(1)).to_have_text("nothing marked")  # Leia's
     # each value stands apart from the next ("wound threshold 0wounds 0" ran together)
     values = ana.locator("ph-conditions [data-character=han] .ph-condition")
     first, second = values.nth(0).bounding_box(), values.nth(1).bounding_box()

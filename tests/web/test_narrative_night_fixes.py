@@ -161,13 +161,22 @@ def test_a_refusal_goes_when_what_it_was_about_changes(
     ana_link = served.invite(campaign, gm_link, "player", "Ana", "han")
     gm, ana = open_page(gm_link), open_page(ana_link)
 
+    # a side with 0 points is not offered (the GM's dark and "light for a player" buttons and
+    # the player's light one were, and only the server's refusal said why): the button is off
+    # with the reason beside it, and comes back when the pool changes
     destiny = gm.locator("ph-narrative-destiny")
-    destiny.get_by_role("button", name="Spend a dark side point").click()
-    gm_error = destiny.locator(".ph-nd-spend > output.ph-error")
-    expect(gm_error).to_contain_text("no dark side destiny point left")
+    dark = destiny.get_by_role("button", name="Spend a dark side point")
+    for_a_player = destiny.get_by_role("button", name="Spend light for a player")
+    expect(dark).to_be_disabled()
+    expect(for_a_player).to_be_disabled()
+    expect(destiny.locator(".ph-nd-spend")).to_contain_text("no dark side points in the pool")
+    expect(destiny.locator(".ph-nd-spend")).to_contain_text("no light side points in the pool")
     served.send(gm_link, {"type": "set_destiny_pool", "light": 2, "dark": 1})
     expect(gm.locator(".ph-nd-destiny-count")).to_have_text("2 light, 1 dark")
-    expect(gm_error).to_be_empty()
+    expect(dark).to_be_enabled()
+    expect(for_a_player).to_be_enabled()
+    expect(destiny.locator(".ph-nd-none")).to_have_count(2)
+    expect(destiny.locator(".ph-nd-none:visible")).to_have_count(0)
 
     served.send(gm_link, {"type": "open_check", "check": "han-1", "character": "han",
                           "skill": "Cool"},
@@ -195,8 +204,19 @@ def test_a_refusal_goes_when_what_it_was_about_changes(
     expect(impossible.get_by_label("to", exact=True)).to_have_value("attempt_impossible")
     impossible.get_by_role("button", name="Spend a light side point").click()
     expect(note).to_be_hidden()
+    expect(impossible.locator(".ph-nc-changes li")).to_have_text(
+        ["a light side destiny point was spent on it to attempt the impossible"])
+    # that was the last light point: both of Ana's light buttons are off, and stay off after
+    # the spend's answer (the form re-enabled its button once the command came back)
+    expect(ana.locator(".ph-nd-destiny-count")).to_have_text("0 light, 3 dark")
+    for part in (spend, impossible):
+        expect(part.get_by_role("button", name="Spend a light side point")).to_be_disabled()
+        expect(part).to_contain_text("no light side points in the pool")
     impossible.get_by_role("button", name="Roll").click()
     expect(ana.locator("ph-narrative-results li[data-check=han-3]")).to_be_visible()
+    served.send(gm_link, {"type": "flip_destiny", "side": "dark", "effect": "other"})
+    expect(spend.get_by_role("button", name="Spend a light side point")).to_be_enabled()
+    expect(spend.locator(".ph-nd-none")).to_be_hidden()
 
     encounter = gm.locator("ph-narrative-encounter")
     encounter.get_by_role("button", name="Start encounter").click()
@@ -318,6 +338,12 @@ def test_light_for_a_player_is_asked_first_and_the_log_says_for_whom(
     expect(yes).to_be_hidden()
     flipped = gm.locator("ph-log [data-type=destiny_flipped]")
     expect(flipped).to_contain_text(re.compile(r"GM spent a light side point .*for a player: "))
+    # the question goes if the pool runs out of light while it is asked: nothing to spend
+    spend.get_by_role("button", name="Spend light for a player").click()
+    expect(yes).to_be_visible()
+    served.send(gm_link, {"type": "set_destiny_pool", "light": 0, "dark": 2})
+    expect(yes).to_be_hidden()
+    expect(spend.get_by_role("button", name="Spend light for a player")).to_be_disabled()
 
     served.send(ana_link, {"type": "roll_force_dice", "character": "han", "reason": "Move"})
     force = gm.locator("ph-log [data-type=force_dice_rolled]")

@@ -126,7 +126,11 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
             "data-exact", cli["exact"]["p_despair"])
         advantage = card_of.locator(".ph-nc-p-advantage dd").get_attribute("data-p")
         assert float(str(advantage)) == cli["odds"]["p_advantage"]["1"]
-        expect(card_of.locator(".ph-nc-changes")).to_contain_text("a dark side destiny point")
+        # the GM's destiny upgrade is listed once, as the upgrade (it was listed again as "a
+        # dark side destiny point was spent on it")
+        expect(card_of.locator(".ph-nc-changes li")).to_have_text([
+            re.compile(r"upgraded 1 difficulty-side die \(GM destiny point\)$"),
+            re.compile(r"added 1 boost die")])
         expect(card_of.locator("svg.ph-nd")).to_have_count(7)
         expect(page.locator(".ph-nd-destiny-count")).to_have_text("3 light, 1 dark")
 

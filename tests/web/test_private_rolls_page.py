@@ -24,7 +24,7 @@ def _line(page: Page, text: str) -> Locator:
 
 def test_secret_and_blind_rolls_are_sealed_then_revealed_and_verified(
         served: Served, open_page: PageOpener) -> None:
-    """The GM rolls in secret: Ana's page says the GM rolled in secret, with no dice. Ana
+    """The GM rolls in secret: Ana's page says the GM acted in secret, with no dice. Ana
     rolls blind: her page shows no result, the GM's page shows the dice. The GM ends the
     session: Ana's page shows both rolls whole, revealed and verified."""
     campaign, gm_link = served.create_campaign("Hidden Hand", "d12")
@@ -38,7 +38,7 @@ def test_secret_and_blind_rolls_are_sealed_then_revealed_and_verified(
         ["public", "secret (GM only)"])
 
     _roll(gm, "3d6", "gm")
-    sealed = _line(ana, "The GM rolled in secret")
+    sealed = _line(ana, "The GM acted in secret")
     expect(sealed).to_have_attribute("data-type", "private_roll")
     expect(sealed.locator("svg")).to_have_count(0)
     expect(sealed.locator(".ph-fair")).to_have_count(0)
@@ -105,7 +105,8 @@ SAM = {"system": "sr3", "body": 4, "quickness": 5, "strength": 3, "charisma": 3,
 
 def test_narrative_a_self_pool_and_a_secret_check(served: Served, open_page: PageOpener) -> None:
     """Ana rolls a free pool only she and the GM see; the GM opens a check in secret, which
-    Ana's page shows sealed and not on the table. A player's check form has no choice: a check
+    Ana's page shows sealed ("The GM acted in secret": it read "rolled", though opening a
+    check rolls nothing) and not on the table. A player's check form has no choice: a check
     built step by step in front of the table is private only as the GM's."""
     campaign, gm_link = served.create_campaign("Every Door", "narrative")
     served.send(gm_link, {"type": "create_character", "character": "han", "name": "Han",
@@ -133,7 +134,7 @@ def test_narrative_a_self_pool_and_a_secret_check(served: Served, open_page: Pag
     expect(_line(gm, "secret: only the GM sees this")).to_have_attribute(
         "data-type", "check_opened")
     expect(gm.locator("ph-narrative-check")).to_have_count(1)
-    expect(_line(ana, "The GM rolled in secret")).to_have_count(1)
+    expect(_line(ana, "The GM acted in secret")).to_have_count(1)
     expect(ana.locator("ph-narrative-check")).to_have_count(0)
 
 
@@ -187,7 +188,7 @@ def test_sr3_a_declared_test_rolled_blind_leaves_and_a_secret_one_is_never_decla
     declare.get_by_role("button", name="Roll in private").click()
     expect(_line(gm, "secret: only the GM sees this")).to_have_attribute(
         "data-type", "pool_test_rolled")
-    expect(_line(ana, "The GM rolled in secret")).to_have_count(1)
+    expect(_line(ana, "The GM acted in secret")).to_have_count(1)
     expect(ana.locator("ph-sr3-declared [data-character=ganger]")).to_have_count(0)
     expect(ana.locator("body")).not_to_contain_text("spot the decker")
 

@@ -2,7 +2,8 @@
 // strain with their thresholds, soak and defence; SR3 Physical and Stun Condition Monitors
 // (10 boxes; their wound modifiers reach every target number, shown with the test's odds);
 // none for d12, whose sources give none. The GM and the character's player set them; every
-// change is a `set_condition` command and a `condition_changed` event. An SR3 card also says
+// change is a `set_condition` command and a `condition_changed` event. A character with every
+// condition at 0 reads "nothing marked"; once one is set, its card lists them all. An SR3 card also says
 // what the wounds do ("Serious (Physical): +3 TN, −3 initiative", or "Unconscious: does not
 // act"), from the `sheets` view: the server works it out with the functions its rules apply.
 import {h, replace} from "../dom.js";
@@ -75,8 +76,13 @@ export class PhConditions extends HTMLElement {
       if (card.key !== key) {
         card.key = key;
         card.title.textContent = c.name;
-        replace(card.values, names.map(([name, words]) => h("span", {class: "ph-condition",
-          "data-condition": name}, `${words} ${c.conditions?.[name] ?? 0}`)));
+        // a character with nothing marked is one muted line (a four-character narrative
+        // table read 28 values of 0 before the GM set anything)
+        const marked = names.some(([name]) => c.conditions?.[name]);
+        replace(card.values, marked
+          ? names.map(([name, words]) => h("span", {class: "ph-condition",
+            "data-condition": name}, `${words} ${c.conditions?.[name] ?? 0}`))
+          : h("span", {class: "ph-muted ph-conditions-none"}, "nothing marked"));
         card.effect.textContent = effect;
         card.effect.hidden = !effect;
       }

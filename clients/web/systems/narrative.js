@@ -76,7 +76,7 @@ class NarrativeTable extends HTMLElement {
     const checks = Object.values(game.checks);
     const open = checks.filter((c) => c.status === "open");
     this.destiny.update({destiny: game.destiny, me, names, openChecks: open});
-    this.showChecks(open, {me, names, mine, characters: message.characters});
+    this.showChecks(open, {me, names, mine, characters: message.characters, destiny: game.destiny});
     this.opener?.update({characters: message.characters, mine, me});
     const players = new Set(message.members.filter((m) => m.role === "player" && m.active !== false)
       .flatMap((m) => m.characters));
@@ -86,7 +86,7 @@ class NarrativeTable extends HTMLElement {
     this.free?.update({characters: message.characters, mine, me});
   }
 
-  showChecks(open, {me, names, mine, characters}) {
+  showChecks(open, {me, names, mine, characters, destiny}) {
     const wanted = new Set(open.map((c) => c.check));
     for (const [id, element] of this.checkElements) {
       if (!wanted.has(id)) {
@@ -104,7 +104,7 @@ class NarrativeTable extends HTMLElement {
         else this.checkList.prepend(element);
       }
       element.update({check, view: this._views.get(`check:${check.check}`) ?? null, me, names,
-                      acts: me.role === "gm" || mine.has(check.character), characters});
+                      acts: me.role === "gm" || mine.has(check.character), characters, destiny});
       previous = element;
     }
     this.noChecks.hidden = open.length > 0;

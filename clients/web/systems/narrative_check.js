@@ -8,7 +8,7 @@ import {bindButton, bindForm, clearWhenChanged} from "../actions.js";
 import {CHARACTERISTICS, LEVELS} from "./narrative_words.js";
 import {effectWords, levelWords} from "./narrative_describe.js";
 import {narrativeDie} from "./narrative_dice.js";
-import {countInput, labelled, reasonInput, reasonOf, setOptions, wholeNumber} from "./narrative_forms.js";
+import {countInput, labelled, offerPoints, pointsNote, reasonInput, reasonOf, setOptions, wholeNumber} from "./narrative_forms.js";
 
 const OP_WORDS = {add: "added", remove: "removed", upgrade: "upgraded", downgrade: "downgraded"};
 
@@ -20,9 +20,10 @@ function modificationWords(mod, names) {
 
 export class NarrativeCheck extends HTMLElement {
   /** `check`: the CheckState of the table message; `view`: its NarrativeCheckOdds or null. */
-  update({check, view, me, names, acts, characters}) {
+  update({check, view, me, names, acts, characters, destiny}) {
     this.checkId = check.check;
     if (!this.built) this.build(check, me, acts);
+    if (this.spendButton) offerPoints(this.spendButton, this.spendNote, destiny[this.spendSide], this.spendSide);
     clearWhenChanged(this, JSON.stringify(check)); // a refusal about the check it was
     this.heading.textContent = `${names.character(check.character)}'s ${check.skill}`;
     this.meta.textContent = [`check ${check.check}`,
@@ -60,7 +61,14 @@ export class NarrativeCheck extends HTMLElement {
       if (waiting && this.effectSelect) this.effectSelect.value = "attempt_impossible";
     }
     const changes = check.modifications.map((mod) => modificationWords(mod, names));
-    for (const side of check.destiny) changes.push(`a ${side} side destiny point was spent on it`);
+    for (const side of check.destiny) {
+      const effect = check.destiny_effects?.[side]; // absent in a table from an older snapshot
+      // an upgrade is listed once, as the upgrade the point made ("GM upgraded 1
+      // difficulty-side die (GM destiny point)"); it was listed again as a point spent
+      if (effect?.startsWith("upgrade_")) continue;
+      changes.push(`a ${side} side destiny point was spent on it${
+        effect === "attempt_impossible" ? " to attempt the impossible" : ""}`);
+    }
     for (const note of view?.ignored ?? []) changes.push(`ignored: ${note}`);
     const key = JSON.stringify(changes);
     if (key !== this.changes.dataset.key) {
@@ -223,15 +231,17 @@ export class NarrativeCheck extends HTMLElement {
   }
 
   destinyForm(check, gm) {
-    const side = gm ? "dark" : "light";
+    const side = /** @type {"light" | "dark"} */ (gm ? "dark" : "light");
     const effects = gm ? ["upgrade_difficulty", "upgrade_ability", "attempt_impossible", "other"]
       : ["upgrade_ability", "upgrade_difficulty", "attempt_impossible", "other"];
     const effect = h("select", {name: "effect"}, effects.map((value) => h("option", {value}, effectWords(value))));
     this.effectSelect = effect;
+    this.spendButton = h("button", {type: "submit", class: `ph-nd-spend-${side}`}, `Spend a ${side} side point`);
+    this.spendNote = pointsNote();
+    this.spendSide = side;
     const form = h("form", {class: `ph-nc-form ph-nc-destiny-form ph-nc-destiny-${side}`,
                             "aria-label": `Spend a ${side} side point on this check`},
-      labelled("to", effect), reasonInput(),
-      h("button", {type: "submit", class: `ph-nd-spend-${side}`}, `Spend a ${side} side point`));
+      labelled("to", effect), reasonInput(), this.spendButton, this.spendNote);
     bindForm(form, (data) => ({type: "flip_destiny", side, effect: String(data.get("effect")),
       check: check.check, ...reasonOf(data)}), () => this.reset(form));
     return form;

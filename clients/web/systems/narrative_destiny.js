@@ -7,7 +7,7 @@ import {bindButton, bindForm, clearWhenChanged} from "../actions.js";
 import {DESTINY_MAX, EFFECTS} from "./narrative_words.js";
 import {effectWords} from "./narrative_describe.js";
 import {destinyToken, narrativeDie} from "./narrative_dice.js";
-import {labelled, reasonInput, reasonOf, setOptions, wholeNumber} from "./narrative_forms.js";
+import {labelled, offerPoints, pointsNote, reasonInput, reasonOf, setOptions, wholeNumber} from "./narrative_forms.js";
 
 export class NarrativeDestiny extends HTMLElement {
   update({destiny, me, names, openChecks}) {
@@ -30,6 +30,13 @@ export class NarrativeDestiny extends HTMLElement {
           narrativeDie("force", die.symbols ?? [])))] : null);
     }
     this.checks(names, openChecks);
+    this.offer(destiny);
+  }
+
+  /** A side with 0 points has nothing to spend: its button is off, the reason beside it. */
+  offer(destiny) {
+    for (const [button, note, side] of this.spendButtons ?? []) offerPoints(button, note, destiny[side], side);
+    if (this.lightAsk?.disabled && this.lightConfirm && !this.lightConfirm.hidden) this.askLight?.(false);
   }
 
   /** The open checks a point may be spent on. */
@@ -55,10 +62,13 @@ export class NarrativeDestiny extends HTMLElement {
     this.checkSelect = h("select", {name: "check"});
     const effect = h("select", {name: "effect"}, EFFECTS.map((value) => h("option", {value}, effectWords(value))));
     effect.value = "other";
-    const buttons = gm
-      ? [h("button", {type: "submit", name: "side", value: "dark", class: "ph-nd-spend-dark"}, "Spend a dark side point"),
-         ...this.lightForAPlayer()]
-      : [h("button", {type: "submit", name: "side", value: "light", class: "ph-nd-spend-light"}, "Spend a light side point")];
+    const side = gm ? "dark" : "light";
+    const spend = h("button", {type: "submit", name: "side", value: side, class: `ph-nd-spend-${side}`},
+      `Spend a ${side} side point`);
+    const note = pointsNote();
+    /** @type {[HTMLButtonElement, HTMLElement, "light" | "dark"][]} */
+    this.spendButtons = [[spend, note, side]];
+    const buttons = [spend, note, ...(gm ? this.lightForAPlayer() : [])];
     const form = h("form", {class: "ph-nc-form ph-nd-spend", "aria-label": "Spend a destiny point"},
       labelled("to", effect), labelled("on", this.checkSelect), reasonInput(), buttons);
     bindForm(form, (data) => {
@@ -92,7 +102,11 @@ export class NarrativeDestiny extends HTMLElement {
     };
     ask.addEventListener("click", () => this.askLight?.(true));
     keep.addEventListener("click", () => this.askLight?.(false));
-    return [ask, confirm];
+    const note = pointsNote();
+    this.lightAsk = ask;
+    this.lightConfirm = confirm;
+    this.spendButtons?.push([ask, note, "light"]);
+    return [ask, note, confirm];
   }
 
   gmControls() {

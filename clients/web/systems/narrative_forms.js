@@ -47,6 +47,25 @@ export function wholeNumber(data, name, words) {
   return Number(text);
 }
 
+/** A destiny spend button with 0 points of its side: disabled, with the reason beside it in
+ * `note` ("no light side points in the pool"); back as soon as the pool has one. The pool's
+ * numbers are the table message's; the only rule kept here is "0 points: nothing to spend".
+ * `data-ph-unavailable` tells bindForm not to re-enable it after a spend that emptied the pool.
+ * @param {HTMLButtonElement} button @param {HTMLElement} note @param {number} points
+ * @param {"light" | "dark"} side */
+export function offerPoints(button, note, points, side) {
+  const none = points <= 0;
+  button.disabled = none;
+  button.toggleAttribute("data-ph-unavailable", none);
+  note.hidden = !none;
+  note.textContent = none ? `no ${side} side points in the pool` : "";
+}
+
+/** The reason a spend button is off (hidden until offerPoints fills it). */
+export function pointsNote() {
+  return h("span", {class: "ph-muted ph-nd-none", hidden: true});
+}
+
 /** The ids of the characters a member acts for: every one for the GM, their own for a player,
  * none for a spectator. */
 export function actsFor(table, me) {
