@@ -299,10 +299,12 @@ def unfinished(state: GameState, key: str) -> bool:
 
 
 def holding(state: GameState, character: str) -> str | None:
-    """The open test of ``character``, if it has one: it may not retire before it ends
-    (:attr:`poolhall.projections.contract.Projection.holding`)."""
+    """The open test of ``character``, or whose DT comes from its stat (the opponent), if
+    there is one: it may not retire before it ends
+    (:attr:`poolhall.projections.contract.Projection.holding`); an extended test's next DT
+    may be derived from the opponent again."""
     for test in open_tests(state):
-        if test.character == character:
+        if character in (test.character, test.threshold.opponent):
             return f"is in the open test #{test.test}: end it first"
     return None
 

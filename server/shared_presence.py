@@ -19,7 +19,8 @@ loop.
 
 When the database cannot be reached, what was queued is kept and tried again after a pause;
 one line is logged when it fails and one when it works again. Stopping withdraws the process:
-its members are gone from the other pages at once.
+its members are gone from the other pages at once (if the database answers within
+:data:`STOP_WAIT`; otherwise they expire as a killed process's do).
 """
 
 from __future__ import annotations
@@ -40,13 +41,18 @@ from poolhall.server.presence_board import PresenceBoard
 if TYPE_CHECKING:
     from poolhall.server.hub import CampaignHub
 
-__all__ = ["HEARTBEATS_PER_EXPIRY", "SharedPresence", "process_id"]
+__all__ = ["HEARTBEATS_PER_EXPIRY", "STOP_WAIT", "SharedPresence", "process_id"]
 
 logger = logging.getLogger(__name__)
 
 HEARTBEATS_PER_EXPIRY = 5
 """Heartbeats per expiry: a process may miss four in a row (a busy machine, a slow
 statement, a short cut from the database) before the others forget it."""
+
+
+STOP_WAIT = 10.0
+"""Seconds a stop waits for the presence thread to finish what it is doing before it leaves
+this process's rows to expire (a database that stopped answering holds the thread)."""
 
 
 def process_id() -> str:
@@ -84,7 +90,13 @@ class SharedPresence:
         self._stop.set()
         self._wake.set()
         if self._thread.ident is not None:  # started
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=STOP_WAIT)
+            if self._thread.is_alive():  # stuck on a database that does not answer (a cut
+                # network drops packets, no reset): withdrawing would wait for its connection
+                # as long, and the process would never exit
+                logger.warning("the presence board did not answer within %g s; this process's "
+                               "connections are left to expire by themselves", STOP_WAIT)
+                return
         try:
             self.board.close()
         except StoreError as error:

@@ -4,6 +4,7 @@ listener)."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -12,6 +13,9 @@ import psycopg
 from poolhall.events.postgres_backend.schema import CHANNEL, SCHEMA_VERSION, STATEMENTS, UPGRADES
 
 __all__ = ["channel_for", "create_schema", "is_postgres_url", "reason", "safe_url"]
+
+MAX_CHANNEL = 63
+"""The longest NOTIFY channel PostgreSQL takes, in bytes (an identifier: NAMEDATALEN - 1)."""
 
 _SCHEMA_LOCK = 7_366_001
 """The advisory lock taken while the schema is created, so processes starting together
@@ -29,7 +33,14 @@ def channel_for(connection: psycopg.Connection[Any], base: str = CHANNEL) -> str
     connection works in."""
     row = connection.execute("SELECT current_schema()").fetchone()
     schema = row[0] if row else None
-    return base if schema in (None, "public") else f"{base}_{schema}"
+    if schema in (None, "public"):
+        return base
+    channel = f"{base}_{schema}"
+    if len(channel.encode()) <= MAX_CHANNEL:
+        return channel
+    # pg_notify refuses a longer channel ("channel name too long"), which failed every
+    # append of a schema named with more than about 45 characters: name it by a digest
+    return f"{base}_{hashlib.sha256(schema.encode()).hexdigest()[:32]}"
 
 
 def create_schema(connection: psycopg.Connection[Any]) -> None:

@@ -196,6 +196,20 @@ def test_d12_a_character_in_an_open_test_is_not_retired() -> None:
     table.run("gm", core.RetireCharacter, character="han")
 
 
+def test_d12_the_opponent_of_an_open_test_is_not_retired() -> None:
+    """Leia's extended test takes its DT from Han's STR: Han is refused, naming the test, as a
+    narrative check's opponent is (the next round's DT may be derived from him again)."""
+    table = D12Table()
+    started = table.run("gm", d12.CallThresholdTest, character="leia", stats=("CHA",),
+                        opponent="han", opponent_stat="STR", extended=True, refresh="CHA")[0]
+    assert isinstance(started, d12.ThresholdTestStarted)
+    refusal = refused(table, "gm", core.RetireCharacter, character="han")
+    assert (refusal.code, refusal.message, refusal.path) == (
+        "rule", f"Han is in the open test #{started.test}: end it first", "$.character")
+    table.run("gm", d12.EndThresholdTest, test=started.test)
+    table.run("gm", core.RetireCharacter, character="han")
+
+
 def test_snapshots_from_before_and_after_a_retirement_both_load() -> None:
     """A snapshot without ``retired`` (an older server's) loads with none retired; one after
     a retirement carries the name; the stored state round-trips; and a snapshot with the

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from poolhall.clients.client import Client
-from poolhall.events import core
+from poolhall.events import core, d12
 from poolhall.events.d12 import Stats as D12Stats
 from poolhall.events.errors import CommandRejected
 from poolhall.projections.snapshot import observable
@@ -62,3 +62,21 @@ async def test_a_retired_character_leaves_every_table_and_stays_gone_after_a_res
     reused = await _refused(back, core.CreateCharacter, character="ana", name="Ana II",
                             stats=D12Stats(ratings={"CON": 1, "CHA": 1}))
     assert reused.code == "conflict"
+
+
+async def test_the_opponent_of_an_open_d12_test_is_not_retired(table: Table) -> None:
+    """Bram's STR sets the DT of Ana's extended test: the server refuses to retire him,
+    naming the test, and appends nothing; once the test ends, he retires."""
+    _, gm = await table.create_campaign("d12")
+    for character, ratings in (("ana", {"CON": 2, "CHA": 3}),
+                               ("bram", {"CON": 2, "CHA": 1, "STR": 4})):
+        await gm.call(core.CreateCharacter, character=character, name=character.title(),
+                      stats=D12Stats(ratings=ratings))
+    await gm.call(d12.CallThresholdTest, character="ana", stats=("CHA",), opponent="bram",
+                  opponent_stat="STR", extended=True, refresh="CHA")
+    refusal = await _refused(gm, core.RetireCharacter, character="bram")
+    assert (refusal.code, refusal.message, refusal.path) == (
+        "rule", "Bram is in the open test #1: end it first", "$.character")
+    await gm.call(d12.EndThresholdTest, test=1)
+    await gm.call(core.RetireCharacter, character="bram")
+    assert "bram" in gm.state.retired
