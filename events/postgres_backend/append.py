@@ -47,7 +47,7 @@ from psycopg import pq
 from poolhall.events.chain import GENESIS
 from poolhall.events.errors import ConcurrencyError, StoreError
 from poolhall.events.log_contract import Appended, AppendRequest, AppendResult, CommandRecord
-from poolhall.events.postgres_backend.database import reason
+from poolhall.events.postgres_backend.database import connect, reason
 from poolhall.events.sqlite_backend.issued_tokens import ISSUING, issued_hash
 
 __all__ = ["LOCK_SPACE", "RACE_TRIES", "Appender", "lock_key"]
@@ -158,8 +158,8 @@ class Appender:
         if connection is None or connection.closed or connection.broken:
             if connection is not None:
                 connection.close()
-            self._connection = connection = psycopg.connect(self.url, autocommit=True,
-                                                            connect_timeout=10)
+            self._connection = connection = connect(self.url, autocommit=True,
+                                                    connect_timeout=10)
         return connection
 
     def _append(self, requests: list[AppendRequest]) -> list[AppendResult]:

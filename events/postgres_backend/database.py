@@ -9,10 +9,24 @@ import re
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from poolhall.events.postgres_backend.schema import CHANNEL, SCHEMA_VERSION, STATEMENTS, UPGRADES
 
-__all__ = ["channel_for", "create_schema", "is_postgres_url", "reason", "safe_url"]
+__all__ = ["TCP_DEFAULTS", "channel_for", "connect", "conninfo", "create_schema",
+           "is_postgres_url", "reason", "safe_url"]
+
+TCP_DEFAULTS: dict[str, int] = {
+    "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
+    "tcp_user_timeout": 30_000,
+}
+"""libpq's TCP settings for every connection whose URL does not set its own: a database cut
+off without a reset (a network partition drops packets; nothing says the connection is gone)
+is given up after about 25 s of silence on an idle connection (the listener's) and 30 s of
+unanswered data on a busy one (an append in flight), instead of the kernel's 15 minutes or
+so. The append then fails and the command is answered ``unavailable`` (a retry with its id is
+answered once), the listener reconnects and ``/health`` says why meanwhile. Unix-socket
+connections ignore them."""
 
 MAX_CHANNEL = 63
 """The longest NOTIFY channel PostgreSQL takes, in bytes (an identifier: NAMEDATALEN - 1)."""
@@ -21,6 +35,19 @@ _SCHEMA_LOCK = 7_366_001
 """The advisory lock taken while the schema is created, so processes starting together
 create it once (a one-``bigint`` key: the campaigns' append locks take two ``integer``
 keys, a space of their own, :mod:`.append`)."""
+
+
+def conninfo(url: str) -> str:
+    """``url`` with the :data:`TCP_DEFAULTS` it does not set itself (the URL's own win:
+    ``?keepalives_idle=60``)."""
+    given = conninfo_to_dict(url)
+    return make_conninfo(url, **{key: value for key, value in TCP_DEFAULTS.items()
+                                 if key not in given})
+
+
+def connect(url: str, **options: Any) -> psycopg.Connection[Any]:
+    """A connection to ``url`` with the :data:`TCP_DEFAULTS` (``options``: psycopg's)."""
+    return psycopg.connect(conninfo(url), **options)
 
 
 def is_postgres_url(database: object) -> bool:

@@ -28,7 +28,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from poolhall.events.postgres_backend.database import channel_for, reason, safe_url
+from poolhall.events.postgres_backend.database import channel_for, connect, reason, safe_url
 from poolhall.events.postgres_backend.schema import PRESENCE_CHANNEL
 
 __all__ = ["MAX_PAUSE", "HeadListener"]
@@ -81,7 +81,7 @@ class HeadListener:
         told = ""  # the last reason handed to on_lost while not listening
         while not self._stop.is_set():
             try:
-                with psycopg.connect(self._url, autocommit=True, connect_timeout=5) as conn:
+                with connect(self._url, autocommit=True, connect_timeout=5) as conn:
                     channel = channel_for(conn)
                     conn.execute(sql.SQL("SET application_name = {}").format(
                         sql.Literal(f"poolhall listener {channel}"[:63])))

@@ -40,6 +40,8 @@ from poolhall.events.log_contract import (
 from poolhall.events.postgres_backend.append import Appender
 from poolhall.events.postgres_backend.database import (
     channel_for,
+    connect,
+    conninfo,
     create_schema,
     is_postgres_url,
     reason,
@@ -78,7 +80,7 @@ class PostgresLog(ServerLog):
         self.url = url
         self._unreachable_until = 0.0
         try:
-            with psycopg.connect(url, autocommit=True, connect_timeout=10) as connection:
+            with connect(url, autocommit=True, connect_timeout=10) as connection:
                 if create:
                     create_schema(connection)
                 elif connection.execute(
@@ -89,7 +91,7 @@ class PostgresLog(ServerLog):
         except psycopg.Error as error:
             raise StoreError(f"cannot open {safe_url(url)}: {reason(error)}") from None
         self._appender = Appender(url, self.channel)
-        self._pool = ConnectionPool(url, min_size=1, max_size=readers, open=True,
+        self._pool = ConnectionPool(conninfo(url), min_size=1, max_size=readers, open=True,
                                     kwargs={"autocommit": True}, name="poolhall-readers",
                                     timeout=CONNECT_SECONDS)
 

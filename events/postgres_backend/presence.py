@@ -35,7 +35,7 @@ from typing import Any
 import psycopg
 
 from poolhall.events.errors import StoreError
-from poolhall.events.postgres_backend.database import channel_for, reason
+from poolhall.events.postgres_backend.database import channel_for, connect, reason
 from poolhall.events.postgres_backend.schema import PRESENCE_CHANNEL
 
 __all__ = ["PostgresPresence"]
@@ -80,8 +80,7 @@ class PostgresPresence:
         errors as :class:`StoreError` naming ``what``."""
         try:
             if self._connection is None or self._connection.closed:
-                self._connection = psycopg.connect(self._url, autocommit=True,
-                                                   connect_timeout=5)
+                self._connection = connect(self._url, autocommit=True, connect_timeout=5)
                 self._channel = channel_for(self._connection, PRESENCE_CHANNEL)
             with self._connection.transaction():
                 yield self._connection
