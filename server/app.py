@@ -81,8 +81,7 @@ from poolhall.server.web import WebTable
 from poolhall.server.writer import GroupCommitter
 
 if TYPE_CHECKING:  # psycopg is needed only on a shared log (pip install 'poolhall[postgres]')
-    from poolhall.server.shared_log import SharedLog
-    from poolhall.server.shared_presence import SharedPresence
+    from poolhall.server.shared_deployment import SharedDeployment
 
 __all__ = ["REPORT_BUDGET", "Server", "member_by_token", "utc_now"]
 
@@ -140,10 +139,8 @@ class Server:
         self._given_admin_token = admin_token
         self.admin_token_created = False
         self.log: ServerLog | None = None
-        self.followers: SharedLog | None = None
-        """On a shared log, what keeps this process's hubs up with the others' appends."""
-        self.presence: SharedPresence | None = None
-        """On a shared log, who is connected through the other processes."""
+        self.deployment: SharedDeployment | None = None
+        """On a shared log, its followers and its presence (:mod:`.shared_deployment`)."""
         self.committer: GroupCommitter | None = None
         self.hosts = AllowedHosts.of(host, self.settings.base_url,
                                      self.settings.allowed_origins)
@@ -284,16 +281,11 @@ class Server:
             else SqliteSeedVault(self.db_path))
         await self.loaded.open(log, self.store, self.committer)  # and unloads idle hubs
         if self.shared:
-            from poolhall.server.shared_log import SharedLog  # psycopg: only for a shared log
-            from poolhall.server.shared_presence import SharedPresence, process_id
+            from poolhall.server.shared_deployment import SharedDeployment  # psycopg
 
-            expiry = self.settings.presence_expiry
-            self.presence = self.loaded.presence = SharedPresence(
-                log.presence_board(process_id(), expiry),  # type: ignore[attr-defined]
-                self.loaded.hubs, expiry)
-            self.presence.start()
-            self.followers = SharedLog(self.database, self.loaded, self.health)
-            self.followers.start()
+            self.deployment = SharedDeployment(log, self.database, self.loaded, self.health,
+                                               self.settings.presence_expiry)
+            self.deployment.start()
         logger.info("found %d campaigns in %.3fs (each loads when first joined)",
                     len(self.campaigns), time.perf_counter() - started)
         self.gc.start()  # the state loaded so far is frozen with the rest
@@ -368,10 +360,8 @@ class Server:
         self.door.close()
 
     async def _close_log(self) -> None:
-        if self.followers is not None:
-            await asyncio.to_thread(self.followers.stop)
-        if self.presence is not None:  # withdraws this process's members from the others
-            await asyncio.to_thread(self.presence.stop)
+        if self.deployment is not None:
+            await asyncio.to_thread(self.deployment.stop)
         if self.vault is not None:
             self.vault.close()
         if self.log is not None:

@@ -29,6 +29,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from poolhall.events.base import Event, Visibility
 from poolhall.events.codec import encode
@@ -119,9 +120,7 @@ class CampaignHub:
         self._clock = clock
         self._health = health
         """While it says the log is failing, commands are refused before they are decided."""
-        campaign = state.campaign
-        self._table = TableFeed(None if presence is None
-                                else lambda members: presence(campaign, members))
+        self._table = TableFeed(None if presence is None else partial(presence, state.campaign))
         """Who watches the ``table`` message and who is connected (``presence``: told this
         process's members whenever they change, on a shared log)."""
         self._inbox: asyncio.Queue[Queued] = asyncio.Queue()

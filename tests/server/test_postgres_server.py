@@ -97,8 +97,8 @@ async def _one_server_deaf_to_the_other(
     async with two_servers(postgres_url) as (servers, tables):
         campaign, gm = await tables[0].create_campaign("d12")
         deaf = servers[1]
-        assert deaf.followers is not None
-        await asyncio.to_thread(deaf.followers.stop)  # it hears no other process from now
+        assert deaf.deployment is not None
+        await asyncio.to_thread(deaf.deployment.followers.stop)  # it hears no other process
         elsewhere = await tables[1].connect(campaign, gm._token)
         yield deaf, campaign, gm, elsewhere
 
@@ -180,8 +180,8 @@ async def test_a_listener_cut_off_reconnects_and_reads_what_it_missed(postgres_u
     async with two_servers(postgres_url) as (servers, tables):
         campaign, gm = await tables[0].create_campaign("d12")
         elsewhere = await tables[1].connect(campaign, gm._token)
-        cut = servers[1].followers
-        assert cut is not None
+        assert servers[1].deployment is not None
+        cut = servers[1].deployment.followers
         assert cut.listener.listening.is_set()
         channel = servers[1].log.channel  # type: ignore[union-attr]
         with psycopg.connect(postgres_url, autocommit=True) as connection:
@@ -203,8 +203,8 @@ async def test_a_member_invited_through_another_server_joins_before_it_is_heard(
         campaign, gm = await tables[0].create_campaign("d12")
         await tables[1].connect(campaign, gm._token)
         deaf = servers[1]
-        assert deaf.followers is not None
-        await asyncio.to_thread(deaf.followers.stop)
+        assert deaf.deployment is not None
+        await asyncio.to_thread(deaf.deployment.followers.stop)
         invited = await gm.call(core.Invite, role="player", characters=("han",))
         assert invited.token
         han = await tables[1].connect(campaign, invited.token)
@@ -252,8 +252,8 @@ async def test_health_names_why_the_listener_cannot_reconnect() -> None:
         await server.start()
         name = url.rsplit("/", 1)[1].split("?", 1)[0]
         try:
-            assert server.followers is not None
-            await until(server.followers.listener.listening.is_set)
+            assert server.deployment is not None
+            await until(server.deployment.followers.listener.listening.is_set)
             with psycopg.connect(server_url(), autocommit=True) as admin:
                 admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
                 admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"

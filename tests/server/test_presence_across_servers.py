@@ -204,8 +204,8 @@ async def test_a_server_whose_listener_is_back_reads_who_is_connected_elsewhere(
     reconnecting), the server reads who is connected elsewhere and the page shows Han."""
     async with two_servers(postgres_url) as (servers, tables):
         campaign, token, watcher = await _han_and_a_watcher(servers, tables)
-        deaf = servers[1].followers
-        assert deaf is not None
+        assert servers[1].deployment is not None
+        deaf = servers[1].deployment.followers
         await asyncio.to_thread(deaf.stop)
         await tables[0].connect(campaign, token)
         probe = PostgresPresence(postgres_url, "probe", expiry=5.0)

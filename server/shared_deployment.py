@@ -1,0 +1,37 @@
+"""What a process of a shared (PostgreSQL) log runs beside its hubs, started and stopped as
+one: following the other processes' appends (:mod:`poolhall.server.shared_log`) and telling
+them who is connected here (:mod:`poolhall.server.shared_presence`). A SQLite server is the
+only process of its log and runs neither. Imported only for a shared log: psycopg."""
+
+from __future__ import annotations
+
+from poolhall.events.log import ServerLog
+from poolhall.server.health import LogHealth
+from poolhall.server.loaded_campaigns import LoadedCampaigns
+from poolhall.server.shared_log import SharedLog
+from poolhall.server.shared_presence import SharedPresence, process_id
+
+__all__ = ["SharedDeployment"]
+
+
+class SharedDeployment:
+    """This process's part in a deployment of several: its followers and its presence."""
+
+    def __init__(self, log: ServerLog, url: str, loaded: LoadedCampaigns, health: LogHealth,
+                 presence_expiry: float) -> None:
+        self.presence = loaded.presence = SharedPresence(
+            log.presence_board(process_id(), presence_expiry),  # type: ignore[attr-defined]
+            loaded.hubs, presence_expiry)
+        """Who is connected through the other processes; told who is connected here."""
+        self.followers = SharedLog(url, loaded, health)
+        """What keeps this process's hubs up with the others' appends."""
+
+    def start(self) -> None:
+        self.presence.start()
+        self.followers.start()
+
+    def stop(self) -> None:
+        """Blocking (the listener's and the presence thread's ends): call it off the loop.
+        Stopping the presence withdraws this process's members from the others' pages."""
+        self.followers.stop()
+        self.presence.stop()
