@@ -92,10 +92,8 @@ async def test_a_server_stops_while_its_database_does_not_answer(
         await server.start()
         table = Table(server, server.db_path)
         await table.create_campaign("d12")
-        assert server.presence is not None
+        assert server.deployment is not None
         hole.held.set()
-        await asyncio.sleep(2 * server.presence.heartbeat)  # a heartbeat is held now
-        started = time.monotonic()
-        await asyncio.wait_for(server.stop(), 30)
-        assert time.monotonic() - started < 15
+        await asyncio.sleep(2 * server.deployment.presence.heartbeat)  # a heartbeat is held now
+        await asyncio.wait_for(server.stop(), 30)  # before the fix: never (the stop hung)
         await table.close_clients()
