@@ -46,6 +46,7 @@ from poolhall.server.fair_seeds import FairSeeds
 from poolhall.server.health import LogHealth
 from poolhall.server.hub_audience import Audience
 from poolhall.server.hub_core import HubCore, Kept, Publish, Reply, Settled
+from poolhall.server.hub_follow import FollowRequests, release, rows_after
 from poolhall.server.hub_joins import HubJoins
 from poolhall.server.hub_reads import HubReads
 from poolhall.server.hub_recall import carry_out
@@ -124,9 +125,8 @@ class CampaignHub:
         """Who watches the ``table`` message and who is connected (``presence``: told this
         process's members whenever they change, on a shared log)."""
         self._inbox: asyncio.Queue[Queued] = asyncio.Queue()
-        self._follow_queued = False
-        self._follow_waiters: list[asyncio.Future[None]] = []
-        """Who waits for the next follow to end (:meth:`catch_up`)."""
+        self._follows = FollowRequests()
+        """Whether a follow is queued, and who waits for it (:meth:`catch_up`)."""
         self._task: asyncio.Task[None] | None = None
         self.closing = False
         self._stale = False
@@ -212,11 +212,10 @@ class CampaignHub:
         """Fold what other processes appended up to now (a shared log), before going on: a
         join whose token another process issued waits for it. Gives up quietly if the log
         cannot be read (the join is then judged on the state as it is)."""
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._follow_waiters.append(waiter)
+        waiter = self._follows.wait()
         self.follow(None)
-        if not self._follow_queued:  # closing: nothing will follow
-            self._follow_waiters.remove(waiter)
+        if not self._follows.queued:  # closing: nothing will follow
+            self._follows.forget(waiter)
             return
         await asyncio.wait({waiter}, timeout=10)
 
@@ -225,8 +224,7 @@ class CampaignHub:
         read the events this hub lacks, fold and broadcast them between two batches."""
         if self.closing or (head is not None and head <= self.state.head):
             return
-        if not self._follow_queued:
-            self._follow_queued = True
+        if self._follows.ask():
             self._inbox.put_nowait(FollowWork())
 
     def leave(self, subscriber: Subscriber) -> None:
@@ -284,11 +282,7 @@ class CampaignHub:
 
     def _refuse_while_stale(self, batch: Sequence[Queued]) -> None:
         """The log cannot be read: answer the batch ``unavailable`` and release the waiters."""
-        self._follow_queued = False  # the reload that ends it reads the log anyway
-        for waiter in self._follow_waiters:
-            if not waiter.done():
-                waiter.set_result(None)
-        self._follow_waiters = []
+        release(self._follows.take())  # the reload that ends it reads the log anyway
         refuse_unavailable([item for item in batch if isinstance(item, CommandWork | JoinWork)])
 
     async def _run_batch(self, batch: Sequence[Queued]) -> None:
@@ -338,8 +332,8 @@ class CampaignHub:
             self._core.reloaded(*await asyncio.to_thread(
                 load_hub_state, self._log, self._store, self.campaign, self._every))
             sent = self._core.sent
-            missed = await asyncio.to_thread(lambda: list(self._log.rows(
-                self.campaign, sent, self.state.head))) if sent < self.state.head else []
+            missed = (await rows_after(self._log, self.campaign, sent, self.state.head)
+                      if sent < self.state.head else [])
         except Exception:
             logger.exception("reloading %s from the log failed; refusing its work until a "
                              "reload succeeds", self.campaign)
@@ -356,28 +350,16 @@ class CampaignHub:
     async def _follow(self) -> None:
         """Read the events other processes appended after our head, fold and broadcast them
         (a shared log); a read that fails is tried again at the next head heard."""
-        self._follow_queued = False
-        waiters, self._follow_waiters = self._follow_waiters, []
+        waiters = self._follows.take()
         try:
             if self._stale:  # the reload reads the log and broadcasts what was missed
                 await self._reload()
                 return
-            try:
-                rows = await asyncio.to_thread(lambda: list(self._log.rows(
-                    self.campaign, self.state.head)))
-            except Exception:
-                logger.exception("reading the events other processes appended to %s failed",
-                                 self.campaign)
-                return
-            if rows:
-                pending = set(pending_seqs(self.state.private))
-                self._after_change(self._send_rows(rows, fold=True))
-                if pending:
-                    await self._reveal(pending)
+            pending = set(pending_seqs(self.state.private))
+            if await self._read_missed() and pending:
+                await self._reveal(pending)
         finally:
-            for waiter in waiters:
-                if not waiter.done():
-                    waiter.set_result(None)
+            release(waiters)
 
     def _send_rows(self, rows: list[StoredRow], *, fold: bool) -> list[Event]:
         """Broadcast rows appended by another process (folded first when ``fold``); their
@@ -467,7 +449,9 @@ class CampaignHub:
             self._contended_until = time.monotonic() + CONTENDED_SECONDS
             if settled.lost_race and kept is not None:
                 self._core.restore(kept)  # the log took none of the batch: the state before
-                if await self._read_missed():  # it, and what the other process appended
+                self._views.state_changed()  # it, and what the other process appended
+                self._snapshots.clear()
+                if await self._read_missed():
                     return
             await self._reload()
         elif settled.reload == "failed":  # once: the log now reports failing, so later
@@ -477,14 +461,14 @@ class CampaignHub:
             await self._reload()
 
     async def _read_missed(self) -> bool:
-        """Fold and broadcast what other processes appended after the state's head, read at
-        once (the notification of it may not have come yet); whether the read succeeded."""
-        self._views.state_changed()
-        self._snapshots.clear()
+        """Fold and broadcast what other processes appended after the state's head (a shared
+        log); whether the read succeeded. A follow tries again at the next head heard; a batch
+        that lost a race reloads instead."""
         try:
-            rows = await asyncio.to_thread(lambda: list(self._log.rows(
-                self.campaign, self.state.head)))
-        except Exception:  # the reload that follows reads the log again, or says why not
+            rows = await rows_after(self._log, self.campaign, self.state.head)
+        except Exception:
+            logger.exception("reading the events other processes appended to %s failed",
+                             self.campaign)
             return False
         self._after_change(self._send_rows(rows, fold=True))
         return True
