@@ -15,8 +15,9 @@ close with 1001 (going away); every step runs even if one before it failed.
 :mod:`poolhall.server.loaded_campaigns` (which campaigns exist, loading and unloading their hubs),
 :mod:`poolhall.server.joins` (checking a join's token, opening its session; :func:`member_by_token`
 lives there and is re-exported here), :mod:`poolhall.server.table_messages` (a member's reads and
-commands once joined), :mod:`poolhall.server.campaign_creation` (the admin's one command) and
-:mod:`poolhall.server.shared_admin` (the admin token of several processes on one database).
+commands once joined), :mod:`poolhall.server.campaign_creation` (the admin's one command),
+:mod:`poolhall.server.shared_admin` (the admin token of several processes on one database) and
+:mod:`poolhall.server.refusal_cost` (how long a refused frame leaves its connection unread).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from poolhall.server.owner import list_campaigns
 from poolhall.server.page_cache import PageCache
 from poolhall.server.protocol import command_id_of, read_frame, read_join
 from poolhall.server.rates import Limits, MemberKey, member_key
+from poolhall.server.refusal_cost import pause_after
 from poolhall.server.report_page import ReportPages
 from poolhall.server.seed_vault_sqlite import SqliteSeedVault
 from poolhall.server.settings import Settings
@@ -90,11 +92,6 @@ REPORT_BUDGET = 120.0
 
 logger = logging.getLogger(__name__)
 
-REFUSED_PAUSE = 1.0
-"""Most seconds a connection's frames go unread after a ``rate_limited`` refusal. Reading on
-would only refuse again: pausing until the retry time (at most this) keeps a flood from one
-member from costing the server a decode and a refusal per frame."""
-
 CLOSE_TIMEOUT = 2.0
 """Seconds a closing handshake may take. A client that stopped reading never answers it; at
 websockets' default of 10 s, one such client held up a Ctrl-C for 10 s."""
@@ -104,6 +101,7 @@ UNJOINED_GRACE = 5.0
 """Most seconds a campaign stays loaded when no join to it ever succeeded (say, joins with
 wrong tokens): loading costs the server memory, and an outsider's refused joins must not keep
 every campaign of the log loaded for the whole ``--idle-unload``."""
+
 
 def utc_now() -> str:
     """The time an event is recorded, ISO 8601 in UTC to the millisecond."""
@@ -409,7 +407,8 @@ class Server:
                         id=command_id_of(frame) if isinstance(frame, str) else None,
                         code=refusal.code, message=refusal.message, path=refusal.path,
                         retry_after=refusal.retry_after)))
-                    pause = self._pause_after(refusal, session.key, connection)
+                    pause = pause_after(refusal, session.key, connection,
+                                        limits=self.limits, gate=self.gate)
                     if pause > 0:
                         await self._pause_reading(pause)
         except ConnectionClosed:
@@ -460,24 +459,6 @@ class Server:
         self.gate.joined(session.connection)
         self.gc.joined()
         session.key = member_key(hub.campaign if hub else None, member.member, member.admin)
-
-    def _pause_after(self, refusal: Rejected, key: MemberKey | None,
-                     connection: ServerConnection) -> float:
-        """Seconds to leave a connection's frames unread after refusing one of them.
-
-        Every refused frame costs the sender: a ``rate_limited`` one waits out its retry time;
-        a member's other refusals spend their command rate (:meth:`Limits.charge_refusal`); a
-        connection that has not joined reads one frame a second, and each refused frame
-        counts as a failed join of its address. Without this, refused frames were free: an
-        outsider sending garbage 700 times a second raised another table's p99 to 260 ms.
-        """
-        if refusal.retry_after is not None:
-            return min(refusal.retry_after, REFUSED_PAUSE)
-        if key is not None:
-            return min(self.limits.charge_refusal(key), REFUSED_PAUSE)
-        if refusal.code != "unauthorized":  # a wrong token was counted by Joins.join already
-            self.gate.join_failed(connection)
-        return REFUSED_PAUSE
 
     async def _pause_reading(self, seconds: float) -> None:
         """Leave a connection's frames unread for ``seconds``, or until the stop begins."""
