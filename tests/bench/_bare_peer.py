@@ -128,7 +128,7 @@ class BarePeer:
 
 
 def serve_bare(admin_token: str) -> None:
-    """Run the bare peer until stdin closes (the ``--serve-bare`` child of table_load.py)."""
+    """Run the bare peer until stdin closes (the ``--serve-bare`` child, ``_server_child.py``)."""
     import sys
 
     async def main() -> None:

@@ -1,7 +1,7 @@
 """Diagnosis for the bench's server child: what the collector's young generations hold.
 
 With ``POOLHALL_BENCH_GC_CENSUS=FILE`` (or ``FILE:reclaim``, the reclaims only) in its
-environment, ``table_load.py``'s server child
+environment, the bench's server child (``_server_child.py``)
 writes to FILE, at the start of every collection, its generation, how many objects each
 generation it scans holds, and how long it took; every ``--every``-th such line also counts
 those objects by type (the most common first). On SIGUSR2 it unfreezes everything, runs a

@@ -44,24 +44,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import json
 import os
-import resource
-import secrets
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
-from itertools import chain, pairwise, repeat
+from itertools import pairwise
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
 CHECKOUT_ENV = "POOLHALL_BENCH_CHECKOUT"
 """Set by ``--against`` for its child runs: the checkout whose code a child imports."""
@@ -72,169 +65,22 @@ if not (ROOT / "poolhall" / "__init__.py").exists():  # its code is not poolhall
     raise SystemExit(f"{ROOT} is a checkout from before the one namespace (it has no "
                      "poolhall/): run that checkout's own tests/bench/append_rate.py")
 
-from poolhall.events import core  # noqa: E402
-from poolhall.events.dice import RolledTerm  # noqa: E402
-from poolhall.events.log import AppendRequest, PreparedEvent, prepare  # noqa: E402
+from _append_common import (  # noqa: E402  (after ROOT: its poolhall is the checkout's)
+    cached_log,
+    random_ids,
+    remove_db,
+    request,
+    seconds_line,
+)
+from _append_verify import run_verify  # noqa: E402
+from _raw_sqlite import run_raw  # noqa: E402
+
 from poolhall.events.sqlite_backend import SqliteLog  # noqa: E402
-from poolhall.events.sqlite_backend.bulk_insert import insert_rows  # noqa: E402
-from poolhall.events.sqlite_backend.verify import verify_file  # noqa: E402
 from poolhall.server.gc_tuning import GcTuning  # noqa: E402
 from poolhall.server.settings import Settings  # noqa: E402
 from poolhall.server.writer import GroupCommitter  # noqa: E402
 
-COMMANDS_TABLE = ("CREATE TABLE commands (campaign TEXT NOT NULL, command_id TEXT NOT NULL,"
-                  " actor TEXT NOT NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL,"
-                  " PRIMARY KEY (campaign, command_id))")
-"""The plain schema's ``commands`` (:mod:`poolhall.events.sqlite_backend.schema`), for the raw
-bound."""
-LOOKED_UP = "id_looked_up" in AppendRequest.__struct_fields__
-"""Whether the checkout's requests carry the older store's ``id_looked_up`` mark."""
-
-AT = "2026-01-01T00:00:00.000Z"
 TARGET_COMMITTER = 50_000.0
-TARGET_VERIFY = 300_000.0
-
-
-def _roll() -> PreparedEvent:
-    faces = (3, 5)
-    return prepare(core.DiceRolled(expression="2d6", terms=(RolledTerm(sides=6, faces=faces),),
-                                   total=sum(faces)))
-
-
-ROLL = _roll()
-
-
-def _request(campaign: str, head: int, n: int, *, random_id: bool = True,
-             command_id: str | None = None, looked_up: bool = False) -> AppendRequest:
-    """A one-roll command; its id random like a real client's (``c-`` and 16 hex digits), so
-    that an index on the ids takes its inserts where a server's would, all over the tree.
-    ``looked_up``: marked as a hub marks its requests (it looked the id up before deciding)."""
-    if command_id is None:
-        command_id = f"c-{secrets.token_hex(8)}" if random_id else f"c{n:09d}"
-    marked: dict[str, Any] = {"id_looked_up": looked_up} if LOOKED_UP else {}
-    return AppendRequest(campaign=campaign, expected_head=head, events=(ROLL,), actor="gm",
-                         command_id=command_id, at=AT, **marked)
-
-
-def _id_block(_: object = None) -> list[str]:
-    block = secrets.token_hex(8 * 512)
-    return [f"c-{block[start:start + 16]}" for start in range(0, len(block), 16)]
-
-
-def _random_ids() -> Iterator[str]:
-    """Random ids as clients make them, drawn 512 at a time: the load generator's cost (a
-    ``token_hex`` call each, a system call, was a tenth of the committer run's CPU) is not
-    the server's. Handed out by C iterators (a generator's resumption per id was 7% of the
-    event loop's time in a run against a log that stores nothing)."""
-    return chain.from_iterable(map(_id_block, repeat(None)))
-
-
-def best(repeat: int, run: Callable[[], float]) -> float:
-    """The best of ``repeat`` rates: the machine is shared, and noise only ever slows a run."""
-    return max(run() for _ in range(repeat))
-
-
-# ---- 1. raw sqlite3 ------------------------------------------------------------------------
-
-
-def _raw_events_table(path: Path) -> sqlite3.Connection:
-    """A raw ``sqlite3`` file as the store opens one (WAL, ``synchronous=FULL``) with the
-    events table's columns and unique index, no Python of the store's."""
-    connection = sqlite3.connect(path, isolation_level=None)
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("PRAGMA synchronous=FULL")
-    connection.execute(
-        "CREATE TABLE events (position INTEGER PRIMARY KEY, campaign TEXT NOT NULL, seq INTEGER"
-        " NOT NULL, type TEXT NOT NULL, version INTEGER NOT NULL, payload TEXT NOT NULL,"
-        " recorded_at TEXT NOT NULL, actor TEXT NOT NULL, command_id TEXT NOT NULL,"
-        " hash TEXT NOT NULL)")
-    connection.execute("CREATE UNIQUE INDEX events_seq ON events (campaign, seq)")
-    return connection
-
-
-def raw_rate(work: Path, events: int, *, store_shape: bool = False, keyed: bool = True
-             ) -> float:
-    """Raw sqlite3, the store's columns and index, a commit per 100 tuples: events/s.
-
-    ``store_shape`` writes what ``append_batch`` writes, without its Python: the ``commands``
-    row of each event too (random ids), the events spread over 10 campaigns; otherwise one
-    campaign and no command rows, the cheapest shape there is. ``keyed`` gives ``commands``
-    the old key on ``(campaign, command_id)``.
-    """
-    path = work / "raw.db"
-    connection = _raw_events_table(path)
-    connection.execute("CREATE TABLE commands (campaign TEXT, command_id TEXT, actor TEXT NOT"
-                       " NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL"
-                       + (", PRIMARY KEY (campaign, command_id))" if keyed else ")"))
-    payload = ROLL.payload.decode()
-    digest = "0" * 64
-    campaigns = 10 if store_shape else 1
-    batches = []
-    for first in range(0, events, 100):
-        batches.append([(f"c{n % campaigns}", n // campaigns + 1, ROLL.type, 1, payload, AT,
-                         "gm", f"c-{secrets.token_hex(8)}", digest)
-                        for n in range(first, first + 100)])
-    started = time.perf_counter()
-    for rows in batches:
-        connection.execute("BEGIN")
-        connection.executemany("INSERT INTO events (campaign, seq, type, version, payload,"
-                               " recorded_at, actor, command_id, hash)"
-                               " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        if store_shape:
-            connection.executemany("INSERT INTO commands VALUES (?, ?, ?, ?, ?)",
-                                   [(r[0], r[7], r[6], r[1], r[1]) for r in rows])
-        connection.execute("COMMIT")
-    elapsed = time.perf_counter() - started
-    connection.close()
-    _remove(path)
-    return events / elapsed
-
-
-def commit_bound(work: Path, rows: int, seconds: float
-                 ) -> tuple[float, float, float, list[float]]:
-    """The physical bound of N submitters: raw ``sqlite3`` committing ``rows`` rows a
-    transaction in the committer's shape (one event and one ``commands`` row for each of
-    ``rows`` campaigns, inserted as the store inserts them, WAL, ``synchronous=FULL``), for
-    ``seconds``: the median seconds a commit took, the CPU seconds and the bytes of WAL per
-    event (the WAL is never checkpointed meanwhile), and the events committed in each whole
-    second (they fall as each campaign's entries of the ``(campaign, seq)`` index come to
-    fill pages of their own: a commit then writes a page for every campaign in it).
-
-    N submitters that each await their own append have at most N events in any commit, and
-    commits go one at a time, so no committer can beat ``N / latency``: this is that bound,
-    with nothing of Python's but the rows' tuples built beforehand.
-    """
-    path = work / "bound.db"
-    _remove(path)
-    connection = _raw_events_table(path)
-    connection.execute("PRAGMA wal_autocheckpoint=0")
-    connection.execute(COMMANDS_TABLE)
-    payload, digest, ids = ROLL.payload.decode(), "0" * 64, _random_ids()
-    latencies: list[float] = []
-    begun = time.perf_counter()
-    command, cpu, ends = 0, time.thread_time(), begun + seconds
-    by_second = [0.0] * int(seconds)
-    while time.perf_counter() < ends:
-        seq = len(latencies) + 1
-        events = [(f"s{k}", seq, ROLL.type, 1, payload, AT, "gm", next(ids), digest)
-                  for k in range(rows)]
-        commands = [(row[0], row[7], "gm", seq, seq) for row in events]
-        command += rows
-        started = time.perf_counter()
-        connection.execute("BEGIN")
-        insert_rows(connection, "INSERT INTO events (campaign, seq, type, version, payload,"
-                    " recorded_at, actor, command_id, hash)", events)
-        insert_rows(connection, "INSERT INTO commands", commands)
-        connection.execute("COMMIT")
-        finished = time.perf_counter()
-        latencies.append(finished - started)
-        if (second := int(finished - begun)) < len(by_second):
-            by_second[second] += rows
-    cpu, appended = time.thread_time() - cpu, len(latencies) * rows
-    wal = Path(str(path) + "-wal").stat().st_size
-    connection.close()
-    _remove(path)
-    return statistics.median(latencies), cpu / appended, wal / appended, by_second
 
 
 # ---- 2. append_batch -----------------------------------------------------------------------
@@ -254,7 +100,7 @@ def append_batch_rate(work: Path, events: int, per_batch: int = 100, campaigns: 
         batch = []
         for n in range(first, first + per_batch):
             k = n % campaigns
-            batch.append(_request(f"c{k}", heads[k], n))
+            batch.append(request(f"c{k}", heads[k], n))
             heads[k] += 1
         batches.append(batch)
     housework = getattr(log, "housekeeping", None)
@@ -270,7 +116,7 @@ def append_batch_rate(work: Path, events: int, per_batch: int = 100, campaigns: 
     elapsed, cpu = time.perf_counter() - started, time.thread_time() - cpu
     written = wal.stat().st_size - wal_before
     log.close()
-    _remove(path)
+    remove_db(path)
     return events / elapsed, written / events, cpu / events
 
 
@@ -320,9 +166,9 @@ def committer_rate(work: Path, submitters: int, seconds: float, collector: str =
 
         async def submit(k: int) -> int:
             head = heads[k]
-            ids = _random_ids()
+            ids = random_ids()
             while not stop:
-                (result,) = await committer.append([_request(
+                (result,) = await committer.append([request(
                     f"s{k}", head, head, command_id=next(ids), looked_up=not recheck_ids)])
                 if isinstance(result, Exception):
                     raise result
@@ -351,7 +197,7 @@ def committer_rate(work: Path, submitters: int, seconds: float, collector: str =
 
     done, elapsed, batches, cpu, writer_cpu, counts = asyncio.run(main())
     log.close()
-    _remove(path)
+    remove_db(path)
     by_second = [float(b - a) for a, b in pairwise(counts)]
     return (done / elapsed, done / max(batches, 1), cpu / max(done, 1),
             writer_cpu / max(done, 1), by_second)
@@ -362,95 +208,6 @@ def _writer_cpu_seconds() -> float:
     (writer,) = [t for t in threading.enumerate() if t.name.startswith("poolhall-writer")]
     assert writer.ident is not None
     return time.clock_gettime(time.pthread_getcpuclockid(writer.ident))
-
-
-# ---- 4. verify -----------------------------------------------------------------------------
-
-
-def build_log(path: Path, events: int, campaigns: int, *, committer: bool = False) -> None:
-    """``events`` one-event commands over ``campaigns`` campaigns, interleaved one by one.
-
-    For ``verify``: campaigns ``campaign-<k>``, ordered command ids (quicker to build, and
-    all the same to verify). For ``--prefill`` (``committer``): the committer runs'
-    campaigns ``s<k>``, random ids as clients make them, and each batch followed by the
-    housekeeping the group committer does between two commits (the command index's merges),
-    so the file is as a server leaves it."""
-    partial = path.with_name(path.name + ".partial")
-    _remove(partial)
-    log = SqliteLog(partial)
-    heads = [0] * campaigns
-    ids = _random_ids() if committer else None
-    batch: list[AppendRequest] = []
-    for n in range(events):
-        k = n % campaigns
-        batch.append(_request(f"s{k}" if committer else f"campaign-{k}", heads[k], n,
-                              random_id=False, command_id=None if ids is None else next(ids)))
-        heads[k] += 1
-        if len(batch) == 2000 or n == events - 1:
-            for result in log.append_batch(batch):
-                if isinstance(result, Exception):
-                    raise result
-            batch.clear()
-            while committer and log.has_housework:
-                log.housekeeping()
-            if n % 100_000 < 2000:
-                log.checkpoint()  # keep the WAL short (a 1 GB WAL slowed the build)
-    log.checkpoint()
-    log.close()
-    partial.rename(path)
-
-
-def cached_log(cache: Path, events: int, campaigns: int, *, committer: bool = False) -> Path:
-    """A log of :func:`build_log`, built once and kept in ``cache``, keyed by its shape.
-
-    The committer's is opened and closed once by this code's writer before it is used, so
-    that one an older release built is brought to this release's layout here, not at the
-    open of each run's copy (whose rewrite then burdened the timed run with its WAL)."""
-    path = cache / f"{'committer' if committer else 'verify'}-{campaigns}x{events}.db"
-    if not path.exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        started = time.perf_counter()
-        print(f"  (building {path}: {events:,} events, once)", flush=True)
-        build_log(path, events, campaigns, committer=committer)
-        print(f"  (built in {time.perf_counter() - started:.1f} s)", flush=True)
-    elif committer:
-        log = SqliteLog(path)
-        log.checkpoint()
-        log.close()
-    return path
-
-
-def _cpu_seconds() -> float:
-    """CPU time of this process and its finished children (verify's segment walkers)."""
-    own, children = (resource.getrusage(who) for who in
-                     (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
-def verify_rate(path: Path, events: int, verify: Callable[..., tuple[int, list[Any]]]
-                = verify_file) -> tuple[float, float]:
-    """Events/s of one ``verify`` (``SqliteReader.verify``'s own call), and the CPU seconds
-    it took on all cores (a figure that a busy shared machine inflates less than the wall
-    time)."""
-    started, cpu = time.perf_counter(), _cpu_seconds()
-    checked, problems = verify(f"{path.resolve().as_uri()}?mode=ro")
-    elapsed, cpu = time.perf_counter() - started, _cpu_seconds() - cpu
-    if checked != events or problems:
-        raise SystemExit(f"verify of {path}: {checked} checked, problems {problems[:3]}")
-    return events / elapsed, cpu
-
-
-def verify_of(checkout: Path) -> Callable[..., tuple[int, list[Any]]]:
-    """Another checkout's ``verify_file``, loaded beside this one's (its segment walkers
-    run from that checkout too: they are started by the module's own path)."""
-    spec = importlib.util.spec_from_file_location(
-        "before_store_verify", checkout / "events" / "store_verify.py")
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"no events/store_verify.py in {checkout}")
-    module: ModuleType = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # msgspec resolves the module's annotations through it
-    spec.loader.exec_module(module)
-    return module.verify_file  # type: ignore[no-any-return]
 
 
 def compare_committers(args: argparse.Namespace, submitters: int) -> None:
@@ -498,25 +255,13 @@ def compare_committers(args: argparse.Namespace, submitters: int) -> None:
           flush=True)
 
 
-def _seconds(by_second: list[float]) -> str:
-    """A run's events/s second by second, on a line of its own (for runs of 2 s or more)."""
-    if len(by_second) < 2:
-        return ""
-    return "\n  second by second: " + " ".join(f"{rate / 1000:.0f}k" for rate in by_second)
-
-
-def _remove(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
-
-
 def main() -> None:
     args = _arguments()
     parts = set(args.only or ["raw", "append", "committer", "verify"])
     work = Path(tempfile.mkdtemp(prefix="append-rate-", dir=args.dir))
     try:
-        for part, run in (("raw", _raw), ("append", _append), ("committer", _committer),
-                          ("verify", _verify)):
+        for part, run in (("raw", run_raw), ("append", _append), ("committer", _committer),
+                          ("verify", run_verify)):
             if part in parts:
                 run(args, work)
     finally:
@@ -559,24 +304,6 @@ def _arguments() -> argparse.Namespace:
         args.events, args.seconds, args.repeat = 20_000, 1.0, 1
         args.verify_events, args.submitters = 100_000, [100]
     return args
-
-
-def _raw(args: argparse.Namespace, work: Path) -> None:
-    """Plain sqlite3 writes shaped like the log's: the ceiling the store works under."""
-    rate = best(args.repeat, lambda: raw_rate(work, args.events))
-    print(f"raw sqlite3, batches of 100:            {rate:>10,.0f} events/s", flush=True)
-    rate = best(args.repeat, lambda: raw_rate(work, args.events, store_shape=True))
-    print(f"raw sqlite3, the same, commands keyed:  {rate:>10,.0f} events/s", flush=True)
-    rate = best(args.repeat, lambda: raw_rate(work, args.events, store_shape=True,
-                                              keyed=False))
-    print(f"raw sqlite3, the same, commands in order:{rate:>9,.0f} events/s", flush=True)
-    for n in args.submitters:  # the bound each submitter count puts on the committer
-        latency, cpu, wal, by_second = min(commit_bound(work, n, args.seconds)
-                                           for _ in range(args.repeat))
-        print(f"raw sqlite3, {n:>5} campaigns a commit:   {n / latency:>10,.0f} events/s"
-              f"  (median commit {latency * 1e3:.2f} ms, {cpu * 1e6:.1f} CPU-µs and"
-              f" {wal:,.0f} B of WAL an event: the bound of {n} submitters)"
-              + _seconds(by_second), flush=True)
 
 
 def _append(args: argparse.Namespace, work: Path) -> None:
@@ -626,30 +353,11 @@ def _committer_runs(args: argparse.Namespace, work: Path, n: int) -> None:
         print(f"group committer, {n:>5} submitters{on}:      {rate:>10,.0f} events/s"
               f"  (mean batch {mean:,.0f}; {cpu * 1e6:.1f} CPU-µs an event, the"
               f" writer's thread {writer * 1e6:.1f}; {args.collector} collector;"
-              f" {label}; target >= {TARGET_COMMITTER:,.0f})" + _seconds(by_second),
+              f" {label}; target >= {TARGET_COMMITTER:,.0f})" + seconds_line(by_second),
               flush=True)
     if args.compare_recheck:
         print(f"  hub's requests / ids looked up again: "
               f"{max(by_mode[False])[0] / max(by_mode[True])[0]:.2f}x", flush=True)
-
-
-def _verify(args: argparse.Namespace, work: Path) -> None:
-    """``poolhall verify`` over a cached log (and another checkout's, alternately, with
-    ``--verify-against``); ``work`` is unused: the logs are kept in ``--cache``."""
-    variants = [("", verify_file)]
-    if args.verify_against is not None:
-        variants = [("before ", verify_of(args.verify_against)), ("now    ", verify_file)]
-    for campaigns, shape in ((1, "one campaign"), (100, "100 campaigns interleaved")):
-        path = cached_log(args.cache, args.verify_events, campaigns)
-        runs: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in variants}
-        for _ in range(args.repeat):  # alternately, so both see the same load
-            for label, verify in variants:
-                runs[label].append(verify_rate(path, args.verify_events, verify))
-        for label, _ in variants:  # the best of each: noise only ever adds
-            rate, cpu = max(r for r, _ in runs[label]), min(c for _, c in runs[label])
-            print(f"{label}verify, {args.verify_events:,} events, {shape + ':':<27}"
-                  f"{rate:>10,.0f} events/s  ({cpu:.1f} CPU-s; target >="
-                  f" {TARGET_VERIFY:,.0f})", flush=True)
 
 
 if __name__ == "__main__":

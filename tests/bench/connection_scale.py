@@ -8,15 +8,15 @@
     python tests/bench/connection_scale.py --against 34f704b --sizes 1000,5000 --rounds 3
     python tests/bench/connection_scale.py --db postgresql:///postgres --processes 3
 
-The real server runs in a child process (``table_load.py``'s, its rate limits lifted, and here
-its connection caps too: ``max_connections`` 12,000 and no per-address cap, as every client
-comes from 127.0.0.1). Tables of ``--clients`` clients (the GM and players) are added until
-each size is reached, then at each ``--rates`` the clients roll, paced across the tables, for
-``--seconds``; printed per step: p50/p99/max from sending a roll to the last client of its
-table having the event, and what the garbage collector cost the server meanwhile (collections
-and pause totals per generation, how many collections took 2, 5, 10, 20 or 50 ms of CPU or
-more, from ``/health?format=json``), with the server's RSS. The load generator is
-``_load_worker.py``'s: one event loop, a minimal websocket peer per client.
+The real server runs in a child process (``_server_child.py``'s, as for ``table_load.py``, its
+rate limits lifted, and here its connection caps too: ``max_connections`` 12,000 and no
+per-address cap, as every client comes from 127.0.0.1). Tables of ``--clients`` clients (the GM
+and players) are added until each size is reached, then at each ``--rates`` the clients roll,
+paced across the tables, for ``--seconds``; printed per step: p50/p99/max from sending a roll
+to the last client of its table having the event, and what the garbage collector cost the
+server meanwhile (collections and pause totals per generation, how many collections took 2, 5,
+10, 20 or 50 ms of CPU or more, from ``/health?format=json``), with the server's RSS. The load
+generator is ``_load_worker.py``'s: one event loop, a minimal websocket peer per client.
 
 To see what the server's collector scans, or which callbacks hold its event loop, run with
 ``POOLHALL_BENCH_GC_CENSUS=FILE`` (``FILE:stalls``, ``FILE:reclaim``: ``_gc_census.py``); never
@@ -63,6 +63,7 @@ for entry in (str(ROOT), str(HERE)):
         sys.path.insert(0, entry)
 
 from _load_worker import Bench, percentile  # noqa: E402
+from _server_child import LIFTED, ServerProcess  # noqa: E402
 from _servers import (  # noqa: E402
     Served,
     checkout,
@@ -71,7 +72,6 @@ from _servers import (  # noqa: E402
     serve_postgres,
     serve_sqlite,
 )
-from table_load import LIFTED, ServerProcess  # noqa: E402
 
 TARGET_P99_MS = 20.0
 SCALE_SETTINGS: dict[str, Any] = {

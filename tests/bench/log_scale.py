@@ -8,11 +8,11 @@
     python tests/bench/log_scale.py --quick --against 34f704b --rounds 3  # and the release before
 
 For each size, two logs: one narrative campaign of that many events, and 100 campaigns sharing
-them. Each log is written straight into SQLite with the store's own append (hash chain and
-command index included; ten rolls per command, as in ``snapshot_join.py``), then the state
-snapshots a running server would have stored are built once (:func:`fold_from`, timed: what
-the first load after an upgrade costs). Logs are cached in ``/tmp/poolhall-log-scale/``
-between runs (``--fresh`` rebuilds them).
+them. Each log is written straight into SQLite with the store's own append (``_log_build.py``:
+hash chain and command index included; ten rolls per command, as in ``snapshot_join.py``), then
+the state snapshots a running server would have stored are built once (:func:`fold_from`,
+timed: what the first load after an upgrade costs). Logs are cached in
+``/tmp/poolhall-log-scale/`` between runs (``--fresh`` rebuilds them).
 
 The server runs in a child process; from this process, for each log:
 
@@ -50,7 +50,6 @@ import asyncio
 import contextlib
 import json
 import os
-import random
 import signal
 import sqlite3
 import statistics
@@ -65,27 +64,16 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
+import _log_build  # noqa: E402
+from _log_build import ADMIN, MEMBERS, SNAPSHOT_EVERY, member_token  # noqa: E402
 from _servers import checkout, ratio_line, revision_name  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
-from poolhall.events import core  # noqa: E402
-from poolhall.events.dice import RolledTerm  # noqa: E402
-from poolhall.events.log import AppendRequest, prepare  # noqa: E402
-from poolhall.events.sqlite_backend import SqliteLog, SqliteReader  # noqa: E402
-from poolhall.server.auth import hash_token  # noqa: E402
-from poolhall.server.rules.base import ADMIN_MEMBER  # noqa: E402
-from poolhall.server.rules.core import open_campaign  # noqa: E402
-from poolhall.server.stored_snapshots import SnapshotStore, fold_from, seal_key  # noqa: E402
+from poolhall.events.sqlite_backend import SqliteReader  # noqa: E402
 
 CACHE = Path("/tmp/poolhall-log-scale")
-ADMIN = "ph_bench-admin-token-0123456789abcdef"
-AT = "2026-01-01T00:00:00.000Z"
-PER_COMMAND = 10
-BATCH = 2000
 TABLES = 100
-MEMBERS = 100
 BEHIND = 100_000
-SNAPSHOT_EVERY = 1000
 
 CHILD = """
 import asyncio, json, sys, time
@@ -127,116 +115,12 @@ print(json.dumps([str(db), written, snapshotted]))
 in its own layout, cached in the directory given."""
 
 
-def member_token(campaign: str, k: int) -> str:
-    return f"ph_bench-{campaign}-{k}-0123456789abcdef0123456789abcdef"
-
-
-# ---- building the logs ------------------------------------------------------------------------
-
-
-def build(db: Path, events: int, campaigns: int) -> None:
-    """``campaigns`` narrative campaigns ``c-<k>`` sharing ``events`` events (rolls, after a GM
-    and :data:`MEMBERS` players in the first), interleaved in the log as a busy server
-    writes them."""
-    rng = random.Random(1)
-    log = SqliteLog(db)
-    batches = _Batches(log, [f"c-{k}" for k in range(campaigns)])
-    heads = batches.heads
-    try:
-        for campaign in heads:
-            batches.add(campaign, open_campaign(
-                core.CreateCampaign(id="create", name=campaign, system="narrative"),
-                campaign, hash_token(member_token(campaign, 0))), ADMIN_MEMBER)
-            for k in range(1, MEMBERS if campaigns == 1 else 2):
-                batches.add(campaign, [core.MemberInvited(
-                    member=f"p{k}", name=f"Player {k}", role="player",
-                    token_hash=hash_token(member_token(campaign, k)))])
-        per_campaign = events // campaigns
-        while True:
-            behind = [c for c, head in heads.items() if head < per_campaign]
-            if not behind:
-                break
-            for campaign in behind:
-                batches.add(campaign, _rolls(rng, min(PER_COMMAND, per_campaign - heads[campaign])))
-        batches.flush()
-    finally:
-        log.close()
-
-
-class _Batches:
-    """Commands' events appended :data:`BATCH` commands at a time, as a busy server's
-    committer does, each campaign's head kept."""
-
-    def __init__(self, log: SqliteLog, campaigns: list[str]) -> None:
-        self.log = log
-        self.heads = dict.fromkeys(campaigns, 0)
-        self.batch: list[AppendRequest] = []
-        self.counter = 0
-
-    def add(self, campaign: str, new_events: list[Any], actor: str = "gm") -> None:
-        self.counter += 1
-        self.batch.append(AppendRequest(campaign=campaign, expected_head=self.heads[campaign],
-                                        actor=actor, command_id=f"setup-{self.counter}", at=AT,
-                                        events=tuple(prepare(event) for event in new_events)))
-        self.heads[campaign] += len(new_events)
-        if len(self.batch) >= BATCH:
-            self.flush()
-
-    def flush(self) -> None:
-        for result in self.log.append_batch(self.batch):
-            if isinstance(result, Exception):
-                raise result
-        self.batch.clear()
-
-
-def _rolls(rng: random.Random, count: int) -> list[Any]:
-    """``count`` rolls of 2d6, drawn from ``rng`` (seeded: every build is the same log)."""
-    rolled: list[Any] = []
-    for _ in range(count):
-        faces = (rng.randint(1, 6), rng.randint(1, 6))
-        rolled.append(core.DiceRolled(expression="2d6", terms=(RolledTerm(sides=6, faces=faces),),
-                                      total=sum(faces)))
-    return rolled
-
-
-def store_snapshots(db: Path) -> None:
-    """Store every campaign's snapshots as a running server would have (those already stored
-    by this code are kept: then it costs a read and at most 1,000 events per campaign).
-
-    They are sealed with the key the server derives from :data:`ADMIN` (unsealed, the server
-    distrusts and refolds every one on a campaign's first join, and the join figures measure
-    that instead); the reader is closed before the log is renamed into the cache, so that its
-    WAL is checkpointed into the file rather than left behind under the old name."""
-    reader = SqliteReader(db)
-    try:
-        store = SnapshotStore(db, seal_key(ADMIN))
-        for campaign in reader.campaigns():
-            fold_from(reader, store, campaign, every=SNAPSHOT_EVERY)
-    finally:
-        reader.close()
-
-
 def prepared_log(events: int, campaigns: int, fresh: bool) -> tuple[Path, float, float]:
-    """The cached log (built if missing); seconds to write it and to store its snapshots
-    (0 when it came from the cache)."""
-    CACHE.mkdir(exist_ok=True)
-    db = CACHE / f"log-{events}-{campaigns}.db"
-    if db.exists() and not fresh:  # snapshots of an older fingerprint are stored again
-        started = time.perf_counter()
-        store_snapshots(db)
-        return db, 0.0, time.perf_counter() - started
-    building = db.with_suffix(".building")  # renamed once complete: no half-built cache
-    for path in (db, building):
-        for suffix in ("", "-wal", "-shm", ".admin-token"):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
-    started = time.perf_counter()
-    build(building, events, campaigns)
-    written = time.perf_counter() - started
-    started = time.perf_counter()
-    store_snapshots(building)
-    snapshotted = time.perf_counter() - started
-    building.rename(db)
-    return db, written, snapshotted
+    """The log of ``events`` over ``campaigns`` cached in :data:`CACHE` (``_log_build.py``'s,
+    built if missing); seconds to write it and to store its snapshots. Kept here, with
+    :data:`CACHE`, under these names: a later revision's ``--against`` builds this one's logs by
+    setting ``log_scale.CACHE`` and calling ``log_scale.prepared_log`` (``BUILD_CHILD``)."""
+    return _log_build.prepared_log(CACHE, events, campaigns, fresh)
 
 
 # ---- measuring --------------------------------------------------------------------------------
