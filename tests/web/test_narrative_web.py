@@ -62,7 +62,8 @@ def dice_labels(scope: Locator) -> list[str]:
 def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_words(
         served: Served, open_page: Callable[..., Page]) -> None:
     """The GM sets Hard and spends a dark side point, Ana's pool comes from Han's sheet and she
-    adds a boost; the odds equal `poolhall odds`; the roll reads the same on all four pages."""
+    adds a boost; the odds equal `poolhall odds`; the roll reads the same on all four pages;
+    a button that goes away once pressed (Set difficulty, Roll) leaves the focus nearby."""
     campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
     gm = open_page(gm_link)
     sent = recording(gm)
@@ -102,8 +103,11 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
 
     gm_card = check_card(gm, "han-1")
     gm_card.get_by_label("difficulty", exact=True).select_option("hard")
-    gm_card.get_by_role("button", name="Set difficulty").click()
+    gm_card.get_by_role("button", name="Set difficulty").press("Enter")  # by keyboard
     expect(gm_card.locator(".ph-nc-notation")).to_have_text("2y1g3p", timeout=VIEW_WAIT)
+    # the form went with its button: the focus is on the check's card, not the page's body
+    # (where a keyboard user's next Tab started again from the top)
+    expect(gm_card).to_be_focused()
     gm_card.locator(".ph-nc-destiny-form").get_by_role(
         "button", name="Spend a dark side point").click()
     expect(gm_card.locator(".ph-nc-notation")).to_have_text("2y1g2p1r", timeout=VIEW_WAIT)
@@ -161,6 +165,8 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
         expect(result.locator(".ph-nd-words")).to_have_text(words)
         expect(page.locator("ph-log [data-type=check_rolled] .ph-nd-words")).to_have_text(words)
         expect(check_card(page, "han-1")).to_have_count(0)
+    # the card went with the Roll button Ana pressed: her focus is on the open checks' section
+    expect(ana.get_by_role("region", name="Open checks")).to_be_focused()
     screenshot(ana, "narrative-player-1280")
     sent += sent_by_ana
     commands = [json.loads(frame)["type"] for frame in sent]

@@ -3,6 +3,7 @@
 // from (elements raise `ph-command`; see actions.js).
 import {afterPaint, h, replace} from "../dom.js";
 import {COMMAND_EVENT} from "../actions.js";
+import {catchLostFocus} from "../lost-focus.js";
 import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
 import {currentSession, forget, knownCampaigns, openedAsReplayLink, remember} from "../session.js";
@@ -128,6 +129,7 @@ export class PhApp extends HTMLElement {
     this.addEventListener(OLDER_EVENT, (event) => this.loadOlder(
       /** @type {CustomEvent<{before: number}>} */ (event).detail.before));
     this.layout();
+    catchLostFocus(this); // a control that went away (a check rolled) hands the focus nearby
     this.store.addEventListener("change", (event) => this.render(
       /** @type {CustomEvent<Set<string>>} */ (event).detail));
     this.connection.start();
