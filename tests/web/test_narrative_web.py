@@ -11,7 +11,7 @@ from playwright.sync_api import Locator, Page, WebSocket, expect
 
 from poolhall.events.messages import CLIENT_DECODER
 from tests.serve_process import poolhall
-from tests.web.conftest import Served, screenshot
+from tests.web.conftest import Served, heard, listen, screenshot
 
 VIEW_WAIT = 20_000
 """Milliseconds to wait for a check's view: its odds come from a worker process, which on a
@@ -63,7 +63,8 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
         served: Served, open_page: Callable[..., Page]) -> None:
     """The GM sets Hard and spends a dark side point, Ana's pool comes from Han's sheet and she
     adds a boost; the odds equal `poolhall odds`; the roll reads the same on all four pages;
-    a button that goes away once pressed (Set difficulty, Roll) leaves the focus nearby."""
+    a button that goes away once pressed (Set difficulty, Roll) leaves the focus nearby; a
+    screen reader is told of a die added and of the roll once each, in words."""
     campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
     gm = open_page(gm_link)
     sent = recording(gm)
@@ -111,6 +112,7 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
     gm_card.locator(".ph-nc-destiny-form").get_by_role(
         "button", name="Spend a dark side point").click()
     expect(gm_card.locator(".ph-nc-notation")).to_have_text("2y1g2p1r", timeout=VIEW_WAIT)
+    listen(cy)
     card.locator(".ph-nc-dice-form").get_by_label("dice", exact=True).select_option("boost")
     card.locator(".ph-nc-dice-form").get_by_role("button", name="Add").click()
 
@@ -137,6 +139,11 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
             re.compile(r"added 1 boost die")])
         expect(card_of.locator("svg.ph-nd")).to_have_count(7)
         expect(page.locator(".ph-nd-destiny-count")).to_have_text("3 light, 1 dark")
+    # a screen reader hears the die added and the new chance, not the whole table of odds
+    added = sorted(heard(cy), key=lambda words: "to succeed" in words)
+    assert len(added) == 2, added
+    assert "added 1 boost die" in added[0], added
+    assert re.fullmatch(r"Han's Ranged \(Light\): \d+\.\d% to succeed", added[1]), added
 
     expect(check_card(ben, "han-1").get_by_role("button", name="Roll")).to_have_count(0)
     expect(check_card(ben, "han-1").get_by_role(
@@ -156,6 +163,13 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
     results = [page.locator("ph-narrative-results li[data-check=han-1]") for page in everyone]
     for result in results:
         expect(result.locator("svg.ph-nd")).to_have_count(7)
+    # one announcement per roll: the log's line, in words, with no "button" in it (every
+    # table message said "No encounter is running." again)
+    expect(cy.get_by_role("log", name="New log lines")).to_contain_text("rolled han-1")
+    rolled = heard(cy)
+    assert len(rolled) == 1, rolled
+    assert "Ana rolled han-1 for Han" in rolled[0], rolled
+    expect(cy.get_by_role("log", name="New log lines").get_by_role("button")).to_have_count(0)
     faces = dice_labels(results[0])
     words = results[0].locator(".ph-nd-words").inner_text()
     assert words
