@@ -4,6 +4,7 @@
 import {afterPaint, h, replace} from "../dom.js";
 import {COMMAND_EVENT} from "../actions.js";
 import {catchLostFocus} from "../lost-focus.js";
+import {escapeCancels} from "../confirm.js";
 import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
 import {currentSession, forget, knownCampaigns, openedAsReplayLink, remember} from "../session.js";
@@ -130,6 +131,7 @@ export class PhApp extends HTMLElement {
       /** @type {CustomEvent<{before: number}>} */ (event).detail.before));
     this.layout();
     catchLostFocus(this); // a control that went away (a check rolled) hands the focus nearby
+    escapeCancels(this);  // Escape in a confirm step is its Cancel
     this.store.addEventListener("change", (event) => this.render(
       /** @type {CustomEvent<Set<string>>} */ (event).detail));
     this.connection.start();
@@ -180,7 +182,7 @@ export class PhApp extends HTMLElement {
    * member's token in this browser, and their join link, shown once, is the only way back. */
   leaveConfirm() {
     const yes = h("button", {type: "button", class: "ph-danger ph-small"}, "Yes, leave");
-    const stay = h("button", {type: "button", class: "ph-quiet ph-small"}, "Stay");
+    const stay = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, "Stay");
     const confirm = h("span", {class: "ph-confirm ph-leave", hidden: true},
       h("span", {}, "Leave this table? This browser forgets your seat: you need your join link"
         + " to come back."), yes, stay);

@@ -87,7 +87,7 @@ export class NarrativeEncounter extends HTMLElement {
   ending() {
     const ask = h("button", {type: "button", class: "ph-quiet"}, "End encounter");
     const yes = h("button", {type: "button", class: "ph-danger ph-small"}, "Yes, end it");
-    const keep = h("button", {type: "button", class: "ph-quiet ph-small"}, "Keep fighting");
+    const keep = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, "Keep fighting");
     const confirm = h("span", {class: "ph-confirm", hidden: true},
       h("span", {}, "End the encounter for everyone? Its slots and initiative are cleared."),
       yes, keep);
