@@ -4,7 +4,9 @@
 // keyboard user's next Tab starts again from the top of the page; a screen reader says
 // nothing. Here the focus goes instead to the nearest part of the page around the control that
 // is still shown and has a name (the check's card, the "Open checks" section), so the next
-// Tab goes on from there and a screen reader names where the person is.
+// Tab goes on from there and a screen reader names where the person is. A part with no name
+// of its own but a heading (the encounter once "Start encounter" hid) gives the focus to its
+// heading, which a screen reader reads ("Encounter 1, heading").
 //
 // Only a control that went away (removed, or no longer shown) is followed: a disabled button
 // is put back by `keepFocus` (actions.js) once its command is answered, and a click on the
@@ -40,7 +42,13 @@ export function catchLostFocus(root) {
     setTimeout(() => { // once the change that removed or hid the control is done
       const now = document.activeElement;
       if ((now && now !== document.body) || shown(lost)) return;
-      const place = around.find((node) => shown(node) && named(node));
+      let place = null;
+      for (const node of around) {
+        if (!shown(node)) continue;
+        const heading = node.querySelector(":scope > :is(h2, h3), :scope > header > :is(h2, h3)");
+        place = named(node) ? node : heading && shown(heading) ? /** @type {HTMLElement} */ (heading) : null;
+        if (place) break;
+      }
       if (!place) return;
       if (place.tabIndex < 0 && !place.hasAttribute("tabindex")) place.setAttribute("tabindex", "-1");
       place.focus({preventScroll: true});
