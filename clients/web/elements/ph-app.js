@@ -91,17 +91,24 @@ export class PhApp extends HTMLElement {
       h("h1", {}, "poolhall"),
       h("p", {}, "Open the join link your GM gave you, or paste it here."),
       h("label", {}, "Join link ", h("input", {name: "link", required: true, autocomplete: "off",
-        placeholder: "http://…/#campaign=…&token=…"})),
+        placeholder: "http://…/#campaign=…&token=…", "aria-describedby": "ph-landing-error"})),
       h("button", {type: "submit"}, "Open the table"),
-      h("output", {class: "ph-error", role: "alert"}));
+      h("output", {class: "ph-error", role: "alert", id: "ph-landing-error"}));
+    const field = /** @type {HTMLInputElement} */ (form.querySelector("input[name=link]"));
+    const error = /** @type {HTMLOutputElement} */ (form.querySelector("output"));
+    field.addEventListener("input", () => { // a refusal goes once the link is edited
+      field.removeAttribute("aria-invalid");
+      error.textContent = "";
+    });
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const fragment = new URLSearchParams(String(new FormData(form).get("link")).split("#")[1] ?? "");
       const linked = fragment.get("campaign");
       const token = fragment.get("token");
-      if (!linked || !token) {
-        /** @type {HTMLOutputElement} */ (form.querySelector("output")).textContent =
-          "That is not a join link: it has no #campaign=…&token=… part.";
+      if (!linked || !token) { // said beside the field, which is marked as the one at fault
+        error.textContent = "That is not a join link: it has no #campaign=…&token=… part.";
+        field.setAttribute("aria-invalid", "true");
+        field.focus();
         return;
       }
       remember(linked, token);
