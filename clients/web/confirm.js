@@ -22,7 +22,7 @@ export function confirmStep({verb, name, question, yes, target}) {
   const ask = /** @type {HTMLButtonElement} */ (
     h("button", {type: "button", class: "ph-quiet ph-small"}, verb));
   ask.setAttribute("aria-label", `${verb} ${name}`);
-  const cancel = h("button", {type: "button", class: "ph-quiet ph-small"}, "Cancel");
+  const cancel = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, "Cancel");
   const confirm = /** @type {HTMLFormElement} */ (
     h("form", {class: "ph-confirm", hidden: true, "aria-label": `${verb} ${name}`},
       h("span", {}, question),
@@ -45,4 +45,20 @@ export function confirmStep({verb, name, question, yes, target}) {
       /** @type {unknown} */ ({...target, ...(reason ? {reason} : {})}));
   });
   return [ask, confirm];
+}
+
+/**
+ * Escape in a confirm step presses its cancel button (the one marked `data-ph-cancel`:
+ * "Cancel", "Stay", "Keep playing"): the question closes and the focus goes back to the
+ * button that asked, as a dialog's Escape would. Installed once, by the page.
+ * @param {HTMLElement} root
+ */
+export function escapeCancels(root) {
+  root.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !(event.target instanceof Element)) return;
+    const cancel = event.target.closest(".ph-confirm")?.querySelector("[data-ph-cancel]");
+    if (!(cancel instanceof HTMLButtonElement)) return;
+    event.preventDefault();
+    cancel.click();
+  });
 }

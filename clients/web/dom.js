@@ -108,3 +108,11 @@ export function afterPaint(task) {
   requestAnimationFrame(() => setTimeout(once));
   setTimeout(once, 250);
 }
+
+/** Put `words` in a live region, only when they are not already there: a screen reader says
+ * a live region again each time its text is set, even to the same words (every table message
+ * set "No encounter is running." again, and it was read out after every roll).
+ * @param {Element} region @param {string} words */
+export function say(region, words) {
+  if (region.textContent !== words) region.textContent = words;
+}

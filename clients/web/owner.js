@@ -278,8 +278,11 @@ class OwnerPage {
     const known = this.links.get(campaign.campaign);
     if (known) holder.append(linkBox(known, `GM link for ${campaign.name}`));
     const error = h("output", {class: "ph-error", role: "alert"});
+    // each row's button says whose link it makes: a screen reader listing the buttons heard
+    // "New GM link" once per campaign, the same words for every one
     const button = h("button", {type: "button", class: "ph-quiet"},
-                     known ? "Another GM link" : "New GM link");
+                     known ? "Another GM link" : "New GM link",
+                     h("span", {class: "ph-sr-only"}, ` for ${campaign.name}`));
     button.addEventListener("click", () => this.newGmLink(campaign, holder, button, error));
     return h("li", {"data-campaign": campaign.campaign},
       h("strong", {}, campaign.name), " ",
@@ -350,7 +353,7 @@ class OwnerPage {
       replace(holder, linkBox(link, `GM link for ${campaign.name}`),
               h("p", {class: "ph-owner-gm-name"}, `At the table this link is the GM “${name}”:`
                 + " if it is ever lost, remove that member there."));
-      button.textContent = "Another GM link";
+      button.firstChild.textContent = "Another GM link"; // the words, not the campaign's name
       /** @type {HTMLInputElement} */ (holder.querySelector("input")).focus();
     } catch (failure) {
       if (failure instanceof Refused) this.tries.answered(command, campaign.campaign);

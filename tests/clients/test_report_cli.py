@@ -49,7 +49,8 @@ async def _run(capsys: Any, *argv: str) -> tuple[int, str, str]:
 async def test_report_json_html_and_terminal(table: Table, capsys: pytest.CaptureFixture[str],
                                              tmp_path: Path) -> None:
     """The GM's report of a game night: every figure as JSON, the same as a page of its own
-    with inline SVG charts and nothing loaded from elsewhere, and a summary for people."""
+    with inline SVG charts (each an image with a name) and nothing loaded from elsewhere, and
+    a summary for people."""
     campaign, _, _ = await _game_night(table)
     connect = ("--url", table.url, "--admin-token", table.admin_token)
     code, out, _ = await _run(capsys, "report", campaign, "--json", *connect)
@@ -77,6 +78,10 @@ async def test_report_json_html_and_terminal(table: Table, capsys: pytest.Captur
     assert "night.html" in out
     html = page.read_text()
     assert html.count("<svg") >= 3
+    # each chart is one image with a name (a screen reader read its tick labels run together)
+    assert html.count('<svg role="img" aria-label="') == html.count("<svg")
+    assert 'aria-label="Mean percentile per player or character, against the 95% band of fair' \
+        in html
     assert "The Heist" in html
     assert "The Getaway" not in html
     for loads in ("src=", 'href="http', "url(http", "<script", "<link", "@import"):

@@ -282,3 +282,33 @@ def log_lines_read_through(page: Page) -> list[tuple[int, str]]:
 def log_read_through(page: Page) -> list[int]:
     """The seq of every line of the page's log, read through (:func:`log_lines_read_through`)."""
     return [seq for seq, _ in log_lines_read_through(page)]
+
+
+LISTEN = """() => {
+  // what a screen reader is given to say: each text put into a live region (aria-live other
+  // than off, or a role that is one: log, status, alert), one entry per change
+  window.__heard = [];
+  const live = '[aria-live]:not([aria-live=off]), [role=log], [role=status], [role=alert]';
+  new MutationObserver((changes) => {
+    for (const change of changes) {
+      const node = change.target.nodeType === 1 ? change.target : change.target.parentElement;
+      const region = node?.closest(live);
+      if (!region) continue;
+      const words = change.type === 'characterData' ? change.target.textContent
+        : [...change.addedNodes].map((added) => added.textContent).join(' ');
+      if (words.trim()) window.__heard.push(words.trim());
+    }
+  }).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+
+
+def listen(page: Page) -> None:
+    """From now on, keep what the page puts into its live regions (:func:`heard`)."""
+    page.evaluate(LISTEN)
+
+
+def heard(page: Page) -> list[str]:
+    """What the page put into its live regions since :func:`listen` or the last call, in
+    order: what a screen reader would have said."""
+    said: list[str] = page.evaluate("() => window.__heard.splice(0)")
+    return said

@@ -6,6 +6,7 @@ player sets her own character's strain and not another's."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
@@ -88,6 +89,9 @@ def test_a_player_sets_her_characters_strain_and_no_other(
     assert first is not None
     assert second is not None
     assert second["x"] >= first["x"] + first["width"] + 8 or second["y"] > first["y"]
+    # and for a screen reader too: the values are read apart ("strain 4wounds 0" ran together)
+    read = ana.locator("ph-conditions [data-character=han]").aria_snapshot()
+    assert re.search(r"strain threshold 0\s*,\s*strain 4\s*,", read), read
     # Han's Set form stands apart from Leia's name below it (the two touched)
     set_box = form.bounding_box()
     leia = ana.locator("ph-conditions [data-character=leia] h3").bounding_box()

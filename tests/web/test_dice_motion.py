@@ -52,13 +52,22 @@ def test_a_fresh_rolls_dice_tumble_while_its_words_are_already_there(
 
 def test_no_animation_under_prefers_reduced_motion(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """The platform asks for reduced motion: the dice appear still."""
+    """The platform asks for reduced motion: the dice appear still. It asks for forced colours
+    (high contrast): every button keeps a border (a filled one read as bare text). Its text
+    size is larger: the page's text follows it (the page had fixed it at 16 px)."""
     campaign, gm_link = served.create_campaign("Dice Night", "d12")
     ana = open_page(served.invite(campaign, gm_link, "player", "Ana"))
-    ana.emulate_media(reduced_motion="reduce")
+    ana.emulate_media(reduced_motion="reduce", forced_colors="active")
     seen = roll_and_watch(ana)
     assert seen["animation"] == "none"
     assert "rolls 3d6" in str(seen["words"])
+    roll = ana.locator(".ph-roll-form").get_by_role("button", name="Roll")
+    assert roll.evaluate("(b) => getComputedStyle(b).borderTopStyle") == "solid"
+    assert roll.evaluate("(b) => parseFloat(getComputedStyle(b).borderTopWidth)") >= 1
+
+    # the reader's browser set to a larger text size (as chrome://settings/fonts does)
+    ana.context.new_cdp_session(ana).send("Page.setFontSizes", {"fontSizes": {"standard": 24}})
+    expect(ana.locator("html")).to_have_css("font-size", "24px")
 
 
 def test_the_setting_turns_it_off_and_is_kept(

@@ -41,7 +41,8 @@ def left(page: Page, check: str, symbol: str) -> int:
 
 def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
         served: Served, open_page: Callable[..., Page]) -> None:
-    """The whole encounter in the page, as the rules have it."""
+    """The whole encounter in the page, as the rules have it (started by keyboard, the focus
+    then on its heading)."""
     campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
     for character, name, stats in (("han", "Han", HAN), ("vader", "Vader", VADER),
                                    ("trooper", "Trooper", TROOPER)):
@@ -51,9 +52,12 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
     gm, ana = open_page(gm_link), open_page(ana_link)
     cy = open_page(served.invite(campaign, gm_link, "spectator", "Cy"), width=360)
 
-    gm.locator("ph-narrative-encounter").get_by_role("button", name="Start encounter").click()
+    gm.locator("ph-narrative-encounter").get_by_role("button", name="Start encounter").press(
+        "Enter")
     for page in (gm, ana, cy):
         expect(page.locator("ph-narrative-encounter h2")).to_have_text("Encounter 1")
+    # the button went once pressed: the GM's keyboard is on the encounter's heading
+    expect(gm.get_by_role("heading", name="Encounter 1")).to_be_focused()
     expect(ana.locator("ph-narrative-encounter").get_by_role(
         "button", name="Start encounter")).to_have_count(0)
 

@@ -20,6 +20,7 @@ HAN = {"system": "narrative", "agility": 3, "presence": 3,
 
 NO_SIDEWAYS_SCROLL = "document.documentElement.scrollWidth <= window.innerWidth"
 PAST_THEIR_CARD = """() => [...document.querySelectorAll('.ph-panel, .ph-side > *, .ph-tools > *')]
+  .filter((card) => getComputedStyle(card).display !== 'contents') // no box: not a card
   .flatMap((card) => {
     const edge = card.getBoundingClientRect().right;
     return [...card.querySelectorAll('*')]

@@ -11,7 +11,7 @@ from playwright.sync_api import Locator, Page, WebSocket, expect
 
 from poolhall.events.messages import CLIENT_DECODER
 from tests.serve_process import poolhall
-from tests.web.conftest import Served, screenshot
+from tests.web.conftest import Served, heard, listen, screenshot
 
 VIEW_WAIT = 20_000
 """Milliseconds to wait for a check's view: its odds come from a worker process, which on a
@@ -62,7 +62,9 @@ def dice_labels(scope: Locator) -> list[str]:
 def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_words(
         served: Served, open_page: Callable[..., Page]) -> None:
     """The GM sets Hard and spends a dark side point, Ana's pool comes from Han's sheet and she
-    adds a boost; the odds equal `poolhall odds`; the roll reads the same on all four pages."""
+    adds a boost; the odds equal `poolhall odds`; the roll reads the same on all four pages;
+    a button that goes away once pressed (Set difficulty, Roll) leaves the focus nearby; a
+    screen reader is told of a die added and of the roll once each, in words."""
     campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
     gm = open_page(gm_link)
     sent = recording(gm)
@@ -102,11 +104,15 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
 
     gm_card = check_card(gm, "han-1")
     gm_card.get_by_label("difficulty", exact=True).select_option("hard")
-    gm_card.get_by_role("button", name="Set difficulty").click()
+    gm_card.get_by_role("button", name="Set difficulty").press("Enter")  # by keyboard
     expect(gm_card.locator(".ph-nc-notation")).to_have_text("2y1g3p", timeout=VIEW_WAIT)
+    # the form went with its button: the focus is on the check's card, not the page's body
+    # (where a keyboard user's next Tab started again from the top)
+    expect(gm_card).to_be_focused()
     gm_card.locator(".ph-nc-destiny-form").get_by_role(
         "button", name="Spend a dark side point").click()
     expect(gm_card.locator(".ph-nc-notation")).to_have_text("2y1g2p1r", timeout=VIEW_WAIT)
+    listen(cy)
     card.locator(".ph-nc-dice-form").get_by_label("dice", exact=True).select_option("boost")
     card.locator(".ph-nc-dice-form").get_by_role("button", name="Add").click()
 
@@ -133,6 +139,11 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
             re.compile(r"added 1 boost die")])
         expect(card_of.locator("svg.ph-nd")).to_have_count(7)
         expect(page.locator(".ph-nd-destiny-count")).to_have_text("3 light, 1 dark")
+    # a screen reader hears the die added and the new chance, not the whole table of odds
+    added = sorted(heard(cy), key=lambda words: "to succeed" in words)
+    assert len(added) == 2, added
+    assert "added 1 boost die" in added[0], added
+    assert re.fullmatch(r"Han's Ranged \(Light\): \d+\.\d% to succeed", added[1]), added
 
     expect(check_card(ben, "han-1").get_by_role("button", name="Roll")).to_have_count(0)
     expect(check_card(ben, "han-1").get_by_role(
@@ -152,6 +163,13 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
     results = [page.locator("ph-narrative-results li[data-check=han-1]") for page in everyone]
     for result in results:
         expect(result.locator("svg.ph-nd")).to_have_count(7)
+    # one announcement per roll: the log's line, in words, with no "button" in it (every
+    # table message said "No encounter is running." again)
+    expect(cy.get_by_role("log", name="New log lines")).to_contain_text("rolled han-1")
+    rolled = heard(cy)
+    assert len(rolled) == 1, rolled
+    assert "Ana rolled han-1 for Han" in rolled[0], rolled
+    expect(cy.get_by_role("log", name="New log lines").get_by_role("button")).to_have_count(0)
     faces = dice_labels(results[0])
     words = results[0].locator(".ph-nd-words").inner_text()
     assert words
@@ -161,6 +179,8 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
         expect(result.locator(".ph-nd-words")).to_have_text(words)
         expect(page.locator("ph-log [data-type=check_rolled] .ph-nd-words")).to_have_text(words)
         expect(check_card(page, "han-1")).to_have_count(0)
+    # the card went with the Roll button Ana pressed: her focus is on the open checks' section
+    expect(ana.get_by_role("region", name="Open checks")).to_be_focused()
     screenshot(ana, "narrative-player-1280")
     sent += sent_by_ana
     commands = [json.loads(frame)["type"] for frame in sent]
@@ -220,8 +240,9 @@ def test_the_gm_keeps_typing_a_sheet_while_the_table_moves_and_free_dice_read_in
     free = ana.locator("ph-narrative-free")
     free.get_by_role("button", name="Roll pool").click()
     expect(free.locator(".ph-nd-free-pool .ph-error")).to_have_text("choose at least one die")
-    free.locator("input[name=ability]").fill("2")
-    free.locator("input[name=boost]").fill("1")
+    # each count is named by its word alone (it was "ability die ability")
+    free.get_by_role("spinbutton", name="ability", exact=True).fill("2")
+    free.get_by_role("spinbutton", name="boost", exact=True).fill("1")
     free.get_by_label("for character", exact=True).select_option("han")
     free.get_by_role("button", name="Roll pool").click()
     force = free.locator(".ph-nd-force")

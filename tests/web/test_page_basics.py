@@ -50,7 +50,8 @@ STORED_TOKENS = "() => JSON.parse(localStorage.getItem('poolhall.tokens') ?? '{}
 def test_leaving_the_table_asks_first_and_staying_keeps_the_seat(
         served: Served, open_page: Callable[..., Page]) -> None:
     """Ana taps "Leave this table": the page asks first, saying she needs her join link to come
-    back (it was shown once). "Stay" keeps her seat; "Yes, leave" forgets it in this browser."""
+    back (it was shown once). "Stay" (or Escape) keeps her seat; "Yes, leave" forgets it in
+    this browser."""
     campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
     ana = open_page(served.invite(campaign, gm_link, "player", "Ana"))
     header = ana.locator(".ph-header")
@@ -72,6 +73,10 @@ def test_leaving_the_table_asks_first_and_staying_keeps_the_seat(
     expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")
     expect(ana.locator(".ph-who")).to_contain_text("you are player")
 
+    leave.click()
+    ana.keyboard.press("Escape")  # Escape is "Stay", as a dialog's would be
+    expect(header.locator(".ph-confirm")).to_be_hidden()
+    expect(leave).to_be_focused()
     leave.click()
     header.get_by_role("button", name="Yes, leave").click()
     expect(ana.get_by_role("form", name="Open a table")).to_be_visible()

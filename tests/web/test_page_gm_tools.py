@@ -12,8 +12,9 @@ from tests.web.conftest import PageOpener, Served
 
 def test_the_gm_runs_a_session_invites_a_player_and_removes_them(
         served: Served, open_page: PageOpener) -> None:
-    """The GM starts "The Heist", invites Ana for her character and copies her link; Ana opens
-    it and shows as connected; the GM removes her (after confirming) and her page is shut."""
+    """The GM starts "The Heist" (ending it asks first; Escape keeps playing), invites Ana for
+    her character and copies her link; Ana opens it and shows as connected; the GM removes
+    her (after confirming) and her page is shut."""
     campaign, gm_link = served.create_campaign("Heist Night", "d12")
     served.send(gm_link, {"type": "create_character", "character": "vex", "name": "Vex",
                           "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 1}}})
@@ -29,6 +30,9 @@ def test_the_gm_runs_a_session_invites_a_player_and_removes_them(
     expect(sessions).to_contain_text("its private rolls are shown to the whole table")
     sessions.get_by_role("button", name="Keep playing").click()  # asked first: nothing ended
     expect(sessions).to_contain_text("Game session 1 is running")
+    sessions.get_by_role("button", name="End game session").click()
+    gm.keyboard.press("Escape")  # Escape is "Keep playing"; the keyboard back where it was
+    expect(sessions.get_by_role("button", name="End game session")).to_be_focused()
     sessions.get_by_role("button", name="End game session").click()
     sessions.get_by_role("button", name="Yes, end it").click()
     expect(gm.locator("ph-log")).to_contain_text("game session 1 ended")

@@ -102,8 +102,9 @@ def test_a_player_reaches_every_control_and_rolls_by_keyboard_alone(
 
 def test_without_a_token_the_landing_page_takes_a_pasted_join_link(
         served: Served, open_page: PageOpener) -> None:
-    """Ana opens the bare address: she is asked for her link; a wrong one is explained, the
-    right one opens her table and leaves no token in the address bar."""
+    """Ana opens the bare address: she is asked for her link; a wrong one is explained beside
+    the field (tied to it for a screen reader), the right one opens her table and leaves no
+    token in the address bar."""
     campaign, _, ana_link = a_table_in_play(served)
     page = open_page(f"{served.origin}/", width=360, live=False)
     landing = page.get_by_role("form", name="Open a table")
@@ -111,6 +112,12 @@ def test_without_a_token_the_landing_page_takes_a_pasted_join_link(
     landing.get_by_label("Join link").fill(f"{served.origin}/#campaign={campaign}")
     landing.get_by_role("button", name="Open the table").click()
     expect(landing.locator(".ph-error")).to_contain_text("not a join link")
+    # tied to its field for a screen reader: marked invalid, described by the refusal
+    field = landing.get_by_label("Join link")
+    expect(field).to_have_attribute("aria-invalid", "true")
+    expect(field).to_be_focused()
+    described = field.get_attribute("aria-describedby")
+    expect(page.locator(f"[id='{described}']")).to_contain_text("not a join link")
     landing.get_by_label("Join link").fill(ana_link)
     landing.get_by_role("button", name="Open the table").click()
     expect(page.locator(".ph-connection")).to_have_attribute("data-state", "live")

@@ -14,7 +14,8 @@ from tests.web.test_page_layout import NO_SIDEWAYS_SCROLL, a_table_in_play
 def test_at_360_px_the_table_the_log_and_the_sheet_are_one_tap_apart(
         served: Served, open_page: Callable[..., Page]) -> None:
     """Ana on a phone: each view a tap away, the log's lines on screen after one tap, the roll
-    form in the lower part of the screen in the table's and the log's views."""
+    form in the lower part of the screen in the table's and the log's views; the log's live
+    region stays in every view (hidden with the log, a screen reader heard no roll)."""
     _, _, ana_link = a_table_in_play(served)
     ana = open_page(ana_link, width=360, height=740)
     tabs = ana.get_by_role("navigation", name="Views")
@@ -25,7 +26,9 @@ def test_at_360_px_the_table_the_log_and_the_sheet_are_one_tap_apart(
     assert ana.evaluate(NO_SIDEWAYS_SCROLL)
 
     expect(ana.locator(".ph-panel")).to_be_visible()
-    expect(ana.locator("ph-log")).to_be_hidden()
+    expect(ana.locator("ph-log .ph-log-lines")).to_be_hidden()
+    # the log's live region is still there: a screen reader hears rolls in every view
+    expect(ana.get_by_role("log", name="New log lines")).to_be_visible()
     roll = ana.locator(".ph-roll-form")
     expect(roll).to_be_in_viewport()
     roll_box = roll.bounding_box()
@@ -40,7 +43,8 @@ def test_at_360_px_the_table_the_log_and_the_sheet_are_one_tap_apart(
 
     tabs.get_by_role("button", name="Sheet").click()
     expect(ana.locator("ph-members")).to_be_in_viewport()
-    expect(ana.locator("ph-log")).to_be_hidden()
+    expect(ana.locator("ph-log .ph-log-lines")).to_be_hidden()
+    expect(ana.get_by_role("log", name="New log lines")).to_be_visible()
     assert ana.evaluate(NO_SIDEWAYS_SCROLL)
 
     tabs.get_by_role("button", name="Table").click()

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from playwright.sync_api import Locator, Page, expect
 
 from tests.serve_process import poolhall
-from tests.web.conftest import Served, screenshot
+from tests.web.conftest import Served, heard, listen, screenshot
 
 SAM = {"system": "sr3", "body": 4, "quickness": 5, "strength": 3, "charisma": 3,
        "intelligence": 5, "willpower": 4, "karma_earned": 10,
@@ -62,7 +62,7 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
     reroll, his Dodge reads "Combat Pool dice only", and his Damage Resistance once the Dodge
     took his last Combat Pool die says that pool is spent this turn; all four pages see the
     same dice, Sam's pool is full again at the next Combat Turn and his Karma Pool once the
-    scene ends. The spectator has no control."""
+    scene ends. The spectator has no control, and hears each roll once."""
     campaign, gm_link = served.create_campaign("Seattle Nights", "sr3")
     create(served, gm_link, campaign, "sam", "Sam", SAM)
     create(served, gm_link, campaign, "rook", "Rook", ROOK)
@@ -112,6 +112,7 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
     screenshot(ana, "sr3-player-declared-1280")
     card.get_by_label("Combat Pool dice (up to 6)").fill("3")
     expect(card.locator("tr.ph-sr3-chosen th")).to_have_text("+3")
+    listen(cy)
     card.get_by_role("button", name="Roll").click()
 
     test = "ph-sr3-tests [data-test='1']"
@@ -122,6 +123,12 @@ def test_a_combat_turn_a_test_with_combat_pool_dice_and_a_karma_reroll(
         expect(page.locator(f"{test} .ph-sr3-reason")).to_have_text("shoots Rook")
         expect(pool_left(page, "sam")).to_have_text("4/7")
         expect(page.locator("[data-type=pool_test_rolled] .ph-sr3-die")).to_have_count(9)
+    # a screen reader hears the roll once (the log's line), not the initiative order and
+    # every pool again because Sam's Combat Pool went down
+    expect(cy.get_by_role("log", name="New log lines")).to_contain_text("Sam")
+    said = heard(cy)
+    assert len(said) == 1, said
+    assert "Sam" in said[0], said
     labels = ana.locator(f"{test} .ph-sr3-die").evaluate_all(
         "dice => dice.map(die => die.getAttribute('aria-label'))")
     result = ana.locator(f"{test} .ph-sr3-result").inner_text()

@@ -3,6 +3,8 @@
 // from (elements raise `ph-command`; see actions.js).
 import {afterPaint, h, replace} from "../dom.js";
 import {COMMAND_EVENT} from "../actions.js";
+import {catchLostFocus} from "../lost-focus.js";
+import {escapeCancels} from "../confirm.js";
 import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
 import {currentSession, forget, knownCampaigns, openedAsReplayLink, remember} from "../session.js";
@@ -89,17 +91,24 @@ export class PhApp extends HTMLElement {
       h("h1", {}, "poolhall"),
       h("p", {}, "Open the join link your GM gave you, or paste it here."),
       h("label", {}, "Join link ", h("input", {name: "link", required: true, autocomplete: "off",
-        placeholder: "http://…/#campaign=…&token=…"})),
+        placeholder: "http://…/#campaign=…&token=…", "aria-describedby": "ph-landing-error"})),
       h("button", {type: "submit"}, "Open the table"),
-      h("output", {class: "ph-error", role: "alert"}));
+      h("output", {class: "ph-error", role: "alert", id: "ph-landing-error"}));
+    const field = /** @type {HTMLInputElement} */ (form.querySelector("input[name=link]"));
+    const error = /** @type {HTMLOutputElement} */ (form.querySelector("output"));
+    field.addEventListener("input", () => { // a refusal goes once the link is edited
+      field.removeAttribute("aria-invalid");
+      error.textContent = "";
+    });
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const fragment = new URLSearchParams(String(new FormData(form).get("link")).split("#")[1] ?? "");
       const linked = fragment.get("campaign");
       const token = fragment.get("token");
-      if (!linked || !token) {
-        /** @type {HTMLOutputElement} */ (form.querySelector("output")).textContent =
-          "That is not a join link: it has no #campaign=…&token=… part.";
+      if (!linked || !token) { // said beside the field, which is marked as the one at fault
+        error.textContent = "That is not a join link: it has no #campaign=…&token=… part.";
+        field.setAttribute("aria-invalid", "true");
+        field.focus();
         return;
       }
       remember(linked, token);
@@ -128,6 +137,8 @@ export class PhApp extends HTMLElement {
     this.addEventListener(OLDER_EVENT, (event) => this.loadOlder(
       /** @type {CustomEvent<{before: number}>} */ (event).detail.before));
     this.layout();
+    catchLostFocus(this); // a control that went away (a check rolled) hands the focus nearby
+    escapeCancels(this);  // Escape in a confirm step is its Cancel
     this.store.addEventListener("change", (event) => this.render(
       /** @type {CustomEvent<Set<string>>} */ (event).detail));
     this.connection.start();
@@ -178,7 +189,7 @@ export class PhApp extends HTMLElement {
    * member's token in this browser, and their join link, shown once, is the only way back. */
   leaveConfirm() {
     const yes = h("button", {type: "button", class: "ph-danger ph-small"}, "Yes, leave");
-    const stay = h("button", {type: "button", class: "ph-quiet ph-small"}, "Stay");
+    const stay = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, "Stay");
     const confirm = h("span", {class: "ph-confirm ph-leave", hidden: true},
       h("span", {}, "Leave this table? This browser forgets your seat: you need your join link"
         + " to come back."), yes, stay);

@@ -80,8 +80,11 @@ export class PhConditions extends HTMLElement {
         // table read 28 values of 0 before the GM set anything)
         const marked = names.some(([name]) => c.conditions?.[name]);
         replace(card.values, marked
-          ? names.map(([name, words]) => h("span", {class: "ph-condition",
-            "data-condition": name}, `${words} ${c.conditions?.[name] ?? 0}`))
+          // a comma between values (sr-only: the gap shows it), as a screen reader read
+          // "wounds 2strain 1" with the spans run together
+          ? names.map(([name, words], i) => [i ? h("span", {class: "ph-sr-only"}, ", ") : null,
+            h("span", {class: "ph-condition", "data-condition": name},
+              `${words} ${c.conditions?.[name] ?? 0}`)])
           : h("span", {class: "ph-muted ph-conditions-none"}, "nothing marked"));
         card.effect.textContent = effect;
         card.effect.hidden = !effect;

@@ -433,7 +433,11 @@ export class PhLog extends HTMLElement {
     afterPaint(() => { // the line on screen first
       for (const frame of fresh) {
         const line = this.built.get(frame.seq) ?? this.line(frame);
-        this.announcer.append(h("p", {}, [...line.childNodes].map((node) => node.cloneNode(true))));
+        const copy = h("p", {}, [...line.childNodes].map((node) => node.cloneNode(true)));
+        // the roll's check mark is a button on the line; in the copy it was read out as
+        // "dice checking, button" after every roll, and pressed nothing
+        for (const badge of copy.querySelectorAll(".ph-fair")) badge.remove();
+        this.announcer.append(copy);
       }
       while (this.announcer.childElementCount > ANNOUNCED) this.announcer.firstElementChild?.remove();
     });

@@ -94,7 +94,7 @@ export class PhMembers extends HTMLElement {
     ask.setAttribute("aria-label", `Characters ${member.name} plays`);
     const choices = h("span", {class: "ph-assign-choices"});
     const save = h("button", {type: "submit", class: "ph-small"}, "Save");
-    const cancel = h("button", {type: "button", class: "ph-quiet ph-small"}, "Cancel");
+    const cancel = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, "Cancel");
     const form = h("form", {class: "ph-confirm ph-assign", hidden: true,
                             "aria-label": `Characters ${member.name} plays`},
       h("fieldset", {name: "characters"}, h("legend", {}, `${member.name} plays`), choices),

@@ -14,7 +14,7 @@ export class PhSessions extends HTMLElement {
       h("button", {type: "submit"}, "Start game session"));
     this.running = h("span", {class: "ph-session-running"});
     this.ask = h("button", {type: "button", class: "ph-quiet"}, "End game session");
-    const cancel = h("button", {type: "button", class: "ph-quiet ph-small"}, "Keep playing");
+    const cancel = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, "Keep playing");
     this.confirm = h("span", {class: "ph-confirm", hidden: true},
       h("span", {}, "End the session for everyone? Its dice seed and its private rolls are"
         + " shown to the whole table."),

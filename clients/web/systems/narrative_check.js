@@ -3,7 +3,7 @@
 // modifications, and the server's exact odds from the `check:<id>` view; and, for who may use
 // them, the controls: roll, cancel, set the difficulty (GM), add/remove dice, upgrade or
 // downgrade, spend a destiny point on it. Built once per check and updated in place.
-import {h, percent, replace} from "../dom.js";
+import {h, percent, replace, say} from "../dom.js";
 import {bindButton, bindForm, clearWhenChanged} from "../actions.js";
 import {CHARACTERISTICS, LEVELS} from "./narrative_words.js";
 import {effectWords, levelWords} from "./narrative_describe.js";
@@ -90,7 +90,10 @@ export class NarrativeCheck extends HTMLElement {
     this.difficulty = h("span", {class: "ph-nc-difficulty"});
     this.dice = h("span", {class: "ph-dice ph-nd-dice ph-nc-dice"});
     this.notation = h("code", {class: "ph-nc-notation"});
-    this.odds = h("div", {class: "ph-nc-odds", "aria-live": "polite"});
+    // the odds are read on the card; a screen reader hears only the chance of success when
+    // it changes (the whole table of odds, read out after every die added, was too much)
+    this.odds = h("div", {class: "ph-nc-odds"});
+    this.oddsSaid = h("p", {class: "ph-sr-only ph-nc-odds-said", "aria-live": "polite"});
     this.impossibleNote = h("p", {class: "ph-nc-note ph-nc-impossible", hidden: true},
       "Impossible: rolled as Formidable (these odds) once a destiny point is spent on it to "
       + "attempt the impossible; until then it cannot be rolled.");
@@ -99,7 +102,7 @@ export class NarrativeCheck extends HTMLElement {
       h("header", {class: "ph-nc-head"}, this.heading, this.difficulty),
       this.meta,
       h("div", {class: "ph-nc-pool"}, this.dice, this.notation),
-      this.impossibleNote, this.odds, this.changes);
+      this.impossibleNote, this.odds, this.oddsSaid, this.changes);
     const controls = this.controls(check, me, acts);
     if (controls.length) this.append(h("div", {class: "ph-nc-controls"}, controls));
   }
@@ -125,6 +128,7 @@ export class NarrativeCheck extends HTMLElement {
       return;
     }
     const odds = view?.odds;
+    if (odds) say(this.oddsSaid, `${this.heading.textContent}: ${percent(odds.p_success)} to succeed`);
     if (!odds) {
       replace(this.odds, h("p", {class: "ph-muted ph-nc-note"},
         view?.note || "odds: being computed by the server…"));

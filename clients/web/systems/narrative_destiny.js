@@ -88,7 +88,7 @@ export class NarrativeDestiny extends HTMLElement {
     const ask = h("button", {type: "button", class: "ph-quiet"}, "Spend light for a player");
     const yes = h("button", {type: "submit", name: "side", value: "light", class: "ph-danger ph-small"},
       "Yes, spend light");
-    const keep = h("button", {type: "button", class: "ph-quiet ph-small"}, "Keep it");
+    const keep = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, "Keep it");
     const confirm = h("span", {class: "ph-confirm", hidden: true},
       h("span", {}, "Spend one of the players' light side points, for a player, as chosen above?"),
       yes, keep);

@@ -4,7 +4,7 @@
 // and each round any player character who has not acted may claim a player slot, the GM fills
 // NPC slots. The element shows the table's `game.encounter` and sends commands; it decides
 // nothing (refusals come back from the server, naming the rule, beside the control).
-import {h, plural, replace} from "../dom.js";
+import {h, plural, replace, say} from "../dom.js";
 import {bindButton, bindForm, clearWhenChanged} from "../actions.js";
 import {labelled, setOptions} from "./narrative_forms.js";
 
@@ -34,13 +34,13 @@ export class NarrativeEncounter extends HTMLElement {
         this.endAsk.hidden = false;
       }
       this.heading.textContent = "Encounter";
-      this.status.textContent = "No encounter is running.";
+      say(this.status, "No encounter is running.");
       return;
     }
     this.heading.textContent = `Encounter ${encounter.encounter}`;
-    this.status.textContent = encounter.round === 0
+    say(this.status, encounter.round === 0
       ? "Initiative: roll a Cool or Vigilance check, then enter it."
-      : `Round ${encounter.round}`;
+      : `Round ${encounter.round}`);
     if (this.advance) this.advance.textContent = encounter.round === 0 ? "Start round 1" : "Next round";
     const acted = new Map(encounter.claims.map((claim) => [claim.slot, claim.character]));
     const done = new Set(encounter.claims.map((claim) => claim.character));
@@ -87,7 +87,7 @@ export class NarrativeEncounter extends HTMLElement {
   ending() {
     const ask = h("button", {type: "button", class: "ph-quiet"}, "End encounter");
     const yes = h("button", {type: "button", class: "ph-danger ph-small"}, "Yes, end it");
-    const keep = h("button", {type: "button", class: "ph-quiet ph-small"}, "Keep fighting");
+    const keep = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, "Keep fighting");
     const confirm = h("span", {class: "ph-confirm", hidden: true},
       h("span", {}, "End the encounter for everyone? Its slots and initiative are cleared."),
       yes, keep);

@@ -17,7 +17,14 @@ export class NarrativeFree extends HTMLElement {
   }
 
   build(me) {
-    const counts = KINDS.map((kind) => h("label", {class: "ph-nd-kind"}, narrativeDie(kind),
+    // the die is the word's picture: hidden from screen readers, so the count's name is
+    // "proficiency", not "proficiency die proficiency"
+    const picture = (kind) => {
+      const die = narrativeDie(kind);
+      die.setAttribute("aria-hidden", "true");
+      return die;
+    };
+    const counts = KINDS.map((kind) => h("label", {class: "ph-nd-kind"}, picture(kind),
       h("span", {class: "ph-nd-label"}, kind),
       h("input", {name: kind, type: "number", min: 0, max: 20, value: "0", inputmode: "numeric",
                   class: "ph-nd-count"})));

@@ -5,7 +5,7 @@
 // participants, next pass, end the combat, end the scene) are built once and only shown or
 // hidden, so a table message never rebuilds a control someone is using.
 import {TablePart} from "../table-part.js";
-import {h, replace} from "../dom.js";
+import {h, replace, say} from "../dom.js";
 import {bindButton} from "../actions.js";
 import {bindPathForm} from "./sr3_forms.js";
 import {initiativeDice, poolWords, woundWords} from "./sr3_dice.js";
@@ -14,8 +14,11 @@ export class Sr3Combat extends TablePart {
   connectedCallback() {
     if (this.status) return;
     this.heading = h("h2", {}, "Combat");
-    this.status = h("div", {class: "ph-sr3-combat-status", "aria-live": "polite"});
-    this.append(this.heading, this.status);
+    this.status = h("div", {class: "ph-sr3-combat-status"});
+    // a screen reader hears the turn, the pass and who acts when they change, not the whole
+    // initiative order and every pool again after each roll (the order is read on the page)
+    this.said = h("p", {class: "ph-sr-only ph-sr3-combat-said", "aria-live": "polite"});
+    this.append(this.heading, this.status, this.said);
     if (this.me?.role === "gm") this.append(this.gmControls());
     this.render();
   }
@@ -59,6 +62,7 @@ export class Sr3Combat extends TablePart {
     if (!fighting) {
       this.heading.textContent = "Combat";
       replace(this.status, h("p", {class: "ph-muted"}, "No combat running."));
+      if (this.said.textContent) say(this.said, "The combat ended."); // not on opening the page
       return;
     }
     this.heading.textContent = `Combat Turn ${view.turn} · pass ${view.pass}`;
@@ -66,6 +70,8 @@ export class Sr3Combat extends TablePart {
     const order = view.order;
     const rest = Object.keys(view.characters).filter((id) => !order.includes(id))
       .sort((a, b) => view.characters[b].score - view.characters[a].score);
+    say(this.said, `Combat Turn ${view.turn}, pass ${view.pass}: ${order.length
+      ? `acting ${order.map(name).join(", ")}` : "no one is left to act"}.`);
     replace(this.status,
       h("p", {class: "ph-sr3-acting"}, order.length
         ? ["Acting this pass: ", h("strong", {}, order.map(name).join(" → "))]

@@ -1,0 +1,57 @@
+// Focus that the table took away, given back nearby. A control often goes away once it has
+// done its work: "Set difficulty" hides its form, "Roll" closes the check whose card held it,
+// a spend empties what it spent. The browser then drops the focus to the page's body, and a
+// keyboard user's next Tab starts again from the top of the page; a screen reader says
+// nothing. Here the focus goes instead to the nearest part of the page around the control that
+// is still shown and has a name (the check's card, the "Open checks" section), so the next
+// Tab goes on from there and a screen reader names where the person is. A part with no name
+// of its own but a heading (the encounter once "Start encounter" hid) gives the focus to its
+// heading, which a screen reader reads ("Encounter 1, heading").
+//
+// Only a control that went away (removed, or no longer shown) is followed: a disabled button
+// is put back by `keepFocus` (actions.js) once its command is answered, and a click on the
+// page's background leaves the focus on the body as the browser does.
+
+/** Whether `element` is laid out (not `display: none` itself or by an ancestor).
+ * @param {Element} element */
+function shown(element) {
+  return element.isConnected && element.getClientRects().length > 0;
+}
+
+/** A part of the page a screen reader names when the focus lands on it.
+ * @param {Element} element */
+function named(element) {
+  return element.hasAttribute("role") || element.hasAttribute("aria-label")
+    || element.hasAttribute("aria-labelledby") || /^(MAIN|SECTION|ARTICLE|FORM|FIELDSET|LI)$/.test(element.tagName);
+}
+
+/**
+ * Watch `root` (the page's element): when the focused control inside it goes away, put the
+ * focus on its nearest named ancestor still shown (given `tabindex="-1"` if it had none).
+ * @param {HTMLElement} root
+ */
+export function catchLostFocus(root) {
+  root.addEventListener("focusout", (event) => {
+    const lost = event.target;
+    if (event.relatedTarget || !(lost instanceof Element)) return; // the focus went somewhere
+    /** @type {HTMLElement[]} */
+    const around = [];
+    for (let node = lost.parentElement; node && node !== root.parentElement; node = node.parentElement) {
+      around.push(node);
+    }
+    setTimeout(() => { // once the change that removed or hid the control is done
+      const now = document.activeElement;
+      if ((now && now !== document.body) || shown(lost)) return;
+      let place = null;
+      for (const node of around) {
+        if (!shown(node)) continue;
+        const heading = node.querySelector(":scope > :is(h2, h3), :scope > header > :is(h2, h3)");
+        place = named(node) ? node : heading && shown(heading) ? /** @type {HTMLElement} */ (heading) : null;
+        if (place) break;
+      }
+      if (!place) return;
+      if (place.tabIndex < 0 && !place.hasAttribute("tabindex")) place.setAttribute("tabindex", "-1");
+      place.focus({preventScroll: true});
+    });
+  });
+}
