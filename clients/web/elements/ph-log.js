@@ -19,7 +19,8 @@
 // near the view.
 //
 // Each roll carries a badge: the page recomputes it once its epoch's seed is revealed
-// (../fairness.js) and says "verified", "sealed" or "mismatch"; opened, it shows how.
+// (../fairness.js) and says "verified", "sealed" or "mismatch"; opened, it shows how
+// (../fair-badge.js).
 //
 // A private roll this member may not see is a line that says who rolled it and how, and
 // nothing of the dice (../private-rolls.js); when the session ends the server sends it whole
@@ -31,10 +32,10 @@
 // the lines down again.
 import {afterPaint, clock, h} from "../dom.js";
 import {describeCore} from "../describe.js";
-import {FairChecks, seedsInForce} from "../fairness.js";
+import {fairBadge} from "../fair-badge.js";
+import {FairChecks} from "../fairness.js";
 import {privateMark, sealedWords} from "../private-rolls.js";
 /** @import {EventFrame, GameSystem, Me, Names} from "../messages.js" */
-/** @import {Check, SeedsAt} from "../fairness.js" */
 
 /** A line of the list: an <li> that knows its frame's seq (the spacers have none).
  * @typedef {HTMLLIElement & {seq?: number}} LogLine */
@@ -47,14 +48,6 @@ const REFILL_PX = 160;    // ... and filled in again when the view comes this cl
 const FIRST_GUESS_PX = 32; // a line's height before any line was measured
 const KEEP_BUILT = 400;   // built lines kept while not shown
 const ANNOUNCED = 3;      // new lines kept in the live region
-/** @type {Record<string, [string, string, string]>} */
-const FAIR_WORDS = {      // a roll's check: its mark, its name, and what it means
-  checking: ["…", "checking", "being recomputed from its epoch's revealed seed"],
-  verified: ["✓", "verified", "recomputed from the revealed seed: every face matches"],
-  sealed: ["○", "sealed", "sealed: checked here once its epoch's seed is revealed"],
-  mismatch: ["✗", "mismatch", "the revealed seed does not give these dice"],
-  unavailable: ["–", "cannot check here", "cannot check here: needs https or localhost"],
-};
 
 export class PhLog extends HTMLElement {
   // built by connectedCallback(); draw() and scrolled() run only once it has
@@ -461,79 +454,9 @@ export class PhLog extends HTMLElement {
                           "data-revealed": this.revealed.has(frame.seq) ? "true" : null},
       time, " ", h("span", {class: "ph-actor"}, names.member(frame.actor)), " ", body,
       privateMark(frame, names, this.me, revealed),
-      frame.event.fair ? this.badge(frame) : null);
+      frame.event.fair ? fairBadge(frame, this) : null);
     /** @type {LogLine} */ (line).seq = frame.seq;
     return line;
-  }
-
-  /** A roll's check: a button that says how it stands (one size whatever it says: the line
-   * was measured with it); pressed, the panel under the log shows how it was checked.
-   * @param {EventFrame} frame */
-  badge(frame) {
-    /** @type {Check | null} */
-    let result = null;
-    const badge = h("button", {type: "button", class: "ph-fair ph-quiet", "data-state": "checking",
-                               onclick: async () => {
-      if (!result) return;
-      const shown = result;
-      const seeds = await seedsInForce(frame, this.frames, this.seedsNow);
-      this.fairPanel.replaceChildren(h("h3", {}, `Roll #${frame.seq}`), this.how(shown, seeds));
-      this.fairPanel.hidden = false;
-    }, "aria-label": `dice ${FAIR_WORDS.checking[1]}`, title: FAIR_WORDS.checking[2]},
-    FAIR_WORDS.checking[0]);
-    const shown = (/** @type {Check} */ checked) => {
-      result = checked;
-      badge.dataset.state = checked.state;
-      const [mark, name, meaning] = FAIR_WORDS[checked.state];
-      badge.textContent = mark;
-      badge.setAttribute("aria-label", `dice ${name}`);
-      badge.title = meaning;
-    };
-    const known = this.fair.known(frame); // a sealed roll: drawn as it is, no waiting
-    if (known) shown(known);
-    else this.fair.check(frame).then(shown);
-    return badge;
-  }
-
-  /** How a roll was checked: its epoch, nonce, commitment, seed and the bytes it used; the
-   * client seeds in force (seedsInForce) and whether this member's own was one.
-   * @param {Check} result @param {SeedsAt} seeds */
-  how(result, seeds) {
-    const rows = [
-      ["check", FAIR_WORDS[result.state][2]], ["epoch", result.epoch], ["nonce", result.nonce],
-      ["commitment", result.commitment ?? "not in the log loaded here"],
-      ["seed", result.seed ?? "not revealed yet"], ["client seeds digest", result.seeds],
-      ["client seeds in force", this.seedsWords(seeds)],
-      ["your seed", this.ownSeedWords(seeds)],
-      ["bytes used", result.bytes], ["why", result.why],
-    ];
-    return h("dl", {class: "ph-fair-how"}, rows.filter(([, value]) => value !== undefined)
-      .flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, String(value))]));
-  }
-
-  /** Whose seeds were in force at a roll, and whether they give its stamp's digest.
-   * @param {SeedsAt} seeds */
-  seedsWords({seeds, unknown, digest, matches}) {
-    const names = /** @type {Names} */ (this.names);
-    if (unknown.length) {
-      return `${unknown.map(names.member).join(", ")} changed their seed since; the one `
-        + "before is older than the lines loaded here: Load older";
-    }
-    const whose = seeds.size ? [...seeds.keys()].sort().map(names.member).join(", ") : "none";
-    if (matches === null) return `${whose} (the digest cannot be checked here)`;
-    return matches ? `${whose}: the seeds set in the log give this digest`
-      : `${whose}: the seeds set in the log give ${digest}, not this digest`;
-  }
-
-  /** This member's own seed at a roll, and whether it was mixed in. @param {SeedsAt} seeds */
-  ownSeedWords({seeds, unknown, matches}) {
-    if (this.member === null) return undefined;
-    if (unknown.includes(this.member)) return "set before the log loaded here: Load older";
-    if (!seeds.has(this.member)) return "none: you had set no seed before this roll";
-    const seed = `“${seeds.get(this.member)}”`;
-    if (matches === true) return `${seed}, mixed in`;
-    if (matches === false) return `${seed} was in force, but the digest is not of the seeds in force`;
-    return `${seed} was in force (the digest cannot be checked here)`;
   }
 }
 
