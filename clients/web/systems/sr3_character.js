@@ -73,8 +73,9 @@ export class Sr3Character extends HTMLElement {
         MORE.map(([field, words, , min, max]) => labelled(words, numberInput(field, min, max))))),
       h("fieldset", {"data-path": "$.stats.skills"}, h("legend", {}, "Skills"),
         h("div", {class: "ph-sr3-skills-box"}, h("table", {class: "ph-sr3-skills"},
-          h("thead", {}, h("tr", {}, ["Skill", "Rating", "Attribute", "Kind", ""].map((text) =>
-            h("th", {scope: "col"}, text)))), this.skills)),
+          h("thead", {}, h("tr", {}, ["Skill", "Rating", "Attribute", "Kind"].map((text) =>
+            h("th", {scope: "col"}, text)), // the remove buttons' column: named, not shown
+            h("th", {scope: "col"}, h("span", {class: "ph-sr-only"}, "Remove")))), this.skills)),
         h("button", {type: "button", class: "ph-quiet", onclick: () => this.addSkill().focus()},
           "Add a skill")),
       h("details", {}, h("summary", {}, "Gear and karma"), h("div", {class: "ph-sr3-grid"},
