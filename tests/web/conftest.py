@@ -270,15 +270,32 @@ READ_LOG_BY_SCROLLING = """async (list) => {
 }"""
 
 
-def log_lines_read_through(page: Page) -> list[tuple[int, str]]:
-    """Every line of the page's log as (seq, event type), in order, as read by scrolling it
+def logs_lines_read_through(*pages: Page) -> list[list[tuple[int, str]]]:
+    """Every line of each page's log as (seq, event type), in order, as read by scrolling it
     from the top to the bottom (the log keeps only the lines near its view in the DOM); a line
-    twice, or out of order, in what is shown at any moment fails."""
-    read = page.locator("ph-log .ph-log-lines").evaluate(READ_LOG_BY_SCROLLING)
-    assert read["inOrder"], "the log showed a line twice or out of order"
-    return [(int(seq), str(kind)) for seq, kind in read["lines"]]
+    twice, or out of order, in what is shown at any moment fails.
+
+    The pages read at the same time, each its own log: a read waits two frames a step, some
+    seconds for a long log, and one page's frames need not wait for another's read."""
+    logs = [page.locator("ph-log .ph-log-lines") for page in pages]
+    for log in logs:
+        log.evaluate(f"(list) => {{ list.phReadThrough = ({READ_LOG_BY_SCROLLING})(list); }}")
+    reads = [log.evaluate("""async (list) => {
+      const read = await list.phReadThrough;
+      delete list.phReadThrough;
+      return read;
+    }""") for log in logs]
+    for page, read in zip(pages, reads, strict=True):
+        assert read["inOrder"], f"the log showed a line twice or out of order ({page.url})"
+    return [[(int(seq), str(kind)) for seq, kind in read["lines"]] for read in reads]
+
+
+def logs_read_through(*pages: Page) -> list[list[int]]:
+    """The seq of every line of each page's log, the pages read at once
+    (:func:`logs_lines_read_through`)."""
+    return [[seq for seq, _ in lines] for lines in logs_lines_read_through(*pages)]
 
 
 def log_read_through(page: Page) -> list[int]:
-    """The seq of every line of the page's log, read through (:func:`log_lines_read_through`)."""
-    return [seq for seq, _ in log_lines_read_through(page)]
+    """The seq of every line of the page's log, read through (:func:`logs_lines_read_through`)."""
+    return logs_read_through(page)[0]
