@@ -183,14 +183,16 @@ class PageOpener:
     """``open_page(link, width=1280)``: one person's browser (a fresh context) at ``link``,
     with the table connected (``live=False``: not waiting for it, e.g. the landing page).
 
-    Every frame any of its pages sends over a WebSocket is kept in ``sent``: at the end of the
-    test each must be a ``ClientMessage`` of ``poolhall schema``."""
+    Every frame any of its pages sends over a WebSocket is kept in ``sent`` (and each page's
+    in :meth:`sent_from`): at the end of the test each must be a ``ClientMessage`` of
+    ``poolhall schema``."""
 
     def __init__(self, browser: Browser) -> None:
         self.browser = browser
         self.contexts: list[BrowserContext] = []
         self.problems: list[str] = []
         self.sent: list[str | bytes] = []
+        self._sent_by: dict[Page, list[str]] = {}
 
     def __call__(self, link: str, width: int = 1280, height: int = 900,
                  live: bool = True) -> Page:
@@ -200,17 +202,23 @@ class PageOpener:
         page.on("console", lambda message: self.problems.append(f"console: {message.text}")
                 if message.type == "error" else None)
         page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
-        page.on("websocket", self._record)
+        self._sent_by[page] = []
+        page.on("websocket", lambda socket: self._record(page, socket))
         page.goto(link)
         if live:
             page.wait_for_selector(".ph-connection[data-state=live]", timeout=10_000)
         return page
 
-    def _record(self, socket: WebSocket) -> None:
-        socket.on("framesent", self._keep)
+    def sent_from(self, page: Page) -> list[str]:
+        """Every frame ``page`` has sent since it was opened, as text, in order."""
+        return list(self._sent_by[page])
 
-    def _keep(self, payload: str | bytes) -> None:
+    def _record(self, page: Page, socket: WebSocket) -> None:
+        socket.on("framesent", lambda payload: self._keep(page, payload))
+
+    def _keep(self, page: Page, payload: str | bytes) -> None:
         self.sent.append(payload)
+        self._sent_by[page].append(str(payload))
 
     def close(self) -> None:
         for context in self.contexts:

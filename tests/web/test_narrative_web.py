@@ -7,11 +7,11 @@ import json
 import re
 from collections.abc import Callable
 
-from playwright.sync_api import Locator, Page, WebSocket, expect
+from playwright.sync_api import Locator, Page, expect
 
 from poolhall.events.messages import CLIENT_DECODER
 from tests.serve_process import poolhall
-from tests.web.conftest import Served, screenshot
+from tests.web.conftest import PageOpener, Served, screenshot
 
 VIEW_WAIT = 20_000
 """Milliseconds to wait for a check's view: its odds come from a worker process, which on a
@@ -36,19 +36,6 @@ def create_character(gm: Page, name: str, characteristics: dict[str, int],
     expect(form.locator(".ph-nd-sheet-status")).to_contain_text(f"{name} (")
 
 
-def recording(page: Page) -> list[str]:
-    """Every frame `page` sends from now on (the page is reloaded to catch its WebSocket)."""
-    sent: list[str] = []
-
-    def watch(socket: WebSocket) -> None:
-        socket.on("framesent", lambda frame: sent.append(str(frame)))
-
-    page.on("websocket", watch)
-    page.reload()
-    page.wait_for_selector(".ph-connection[data-state=live]", timeout=10_000)
-    return sent
-
-
 def check_card(page: Page, check: str) -> Locator:
     return page.locator(f"ph-narrative-check[data-check={check}]")
 
@@ -60,12 +47,11 @@ def dice_labels(scope: Locator) -> list[str]:
 
 
 def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_words(
-        served: Served, open_page: Callable[..., Page]) -> None:
+        served: Served, open_page: PageOpener) -> None:
     """The GM sets Hard and spends a dark side point, Ana's pool comes from Han's sheet and she
     adds a boost; the odds equal `poolhall odds`; the roll reads the same on all four pages."""
     campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
     gm = open_page(gm_link)
-    sent = recording(gm)
     create_character(gm, "Han", {"agility": 3}, [("Ranged (Light)", 2, "agility")])
     served.send(gm_link, {"type": "create_character", "character": "boba", "name": "Boba",
                           "stats": {"system": "narrative"}})  # listed before Vader
@@ -74,7 +60,6 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
     ben = open_page(served.invite(campaign, gm_link, "player", "Ben", "leia"), width=360)
     cy = open_page(served.invite(campaign, gm_link, "spectator", "Cy"))
     everyone = (gm, ana, ben, cy)
-    sent_by_ana = recording(ana)
 
     destiny = gm.locator("ph-narrative-destiny")
     destiny.get_by_label("light", exact=True).fill("2")
@@ -162,7 +147,7 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
         expect(page.locator("ph-log [data-type=check_rolled] .ph-nd-words")).to_have_text(words)
         expect(check_card(page, "han-1")).to_have_count(0)
     screenshot(ana, "narrative-player-1280")
-    sent += sent_by_ana
+    sent = open_page.sent_from(gm) + open_page.sent_from(ana)  # since each was opened
     commands = [json.loads(frame)["type"] for frame in sent]
     assert {"create_character", "set_destiny_pool", "open_check", "roll_check", "set_difficulty",
             "flip_destiny", "add_dice"} <= set(commands)
