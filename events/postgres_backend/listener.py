@@ -31,7 +31,7 @@ from psycopg import sql
 from poolhall.events.postgres_backend.database import channel_for, connect, reason, safe_url
 from poolhall.events.postgres_backend.schema import PRESENCE_CHANNEL
 
-__all__ = ["MAX_PAUSE", "HeadListener"]
+__all__ = ["MAX_PAUSE", "STOP_WAIT", "HeadListener"]
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +40,10 @@ MAX_PAUSE = 2.0
 
 POLL = 0.5
 """Seconds the thread waits for notifications before it looks whether it should stop."""
+
+STOP_WAIT = 5.0
+"""Seconds a stop waits for the thread to end (a database that stopped answering holds it in a
+statement; it is a daemon thread, left to end with the process)."""
 
 
 def parse(payload: str) -> tuple[str, int] | None:
@@ -73,7 +77,7 @@ class HeadListener:
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=5)
+        self._thread.join(timeout=STOP_WAIT)
 
     def _run(self) -> None:
         pause = 0.1

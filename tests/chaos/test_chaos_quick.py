@@ -13,10 +13,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -35,41 +38,90 @@ def held_requests_extra() -> tuple[str, ...]:
     return ("--server-arg=--join-timeout=1",)
 
 
-def _run(script: str, extra: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
-    script = script.split()[0]  # "http_churn.py path=2": the script, run with its options
-    return subprocess.run([sys.executable, str(HERE / script), "--quick", *extra], cwd=ROOT,
-                          capture_output=True, text=True, timeout=240,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+TRIALS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("kill9.py", ()), ("disconnects.py", ()), ("hostile_frames.py", ()),
+    ("never_join.py", never_join_extra()), ("flood.py", ()), ("slow_readers.py", ()),
+    ("join_storm.py", ()), ("checks_churn.py", ()), ("garbage_frames.py", ()),
+    ("http_churn.py", ()), ("kill9_housekeeping.py", ()),
+    ("big_headers.py", held_requests_extra()), ("slow_handshakes.py", held_requests_extra()),
+    ("http_churn.py path=2", ("--option", "path=2")), ("pg_kill9.py", ()),
+    ("pg_restart.py", ()))
+"""Every quick trial (``"script option"``: the script, run with its options) and its flags."""
+
+
+RUNS = Path()
+"""Where this run's trials are claimed and their results kept (set by :func:`shared_runs`)."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def shared_runs(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """:data:`RUNS` in the run's own temporary folder, one for both workers (``-n 2``), so
+    that each trial runs once per run."""
+    base = tmp_path_factory.getbasetemp()
+    global RUNS  # noqa: PLW0603 (set before the first test starts the trials' threads)
+    RUNS = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "chaos-quick"
+    RUNS.mkdir(exist_ok=True)
+
+
+def _result_file(script: str) -> Path:
+    return RUNS / (script.replace(" ", "_").replace("=", "-") + ".json")
+
+
+def _run(script: str, extra: tuple[str, ...]) -> bool:
+    """Run ``script`` if no other worker claimed it, keeping its output for both workers;
+    False if another worker runs it."""
+    try:
+        (RUNS / (_result_file(script).name + ".claimed")).touch(exist_ok=False)
+    except FileExistsError:
+        return False
+    try:
+        done = subprocess.run([sys.executable, str(HERE / script.split()[0]), "--quick", *extra],
+                              cwd=ROOT, capture_output=True, text=True, timeout=240,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        output = {"stdout": done.stdout, "stderr": done.stderr}
+    except subprocess.TimeoutExpired as timeout:  # both workers' tests say so, not wait
+        output = {"stdout": _text(timeout.stdout),
+                  "stderr": f"timed out after 240 s\n{_text(timeout.stderr)}"}
+    kept = _result_file(script).with_suffix(".partial")
+    kept.write_text(json.dumps(output))
+    kept.replace(_result_file(script))
+    return True
+
+
+def _text(output: str | bytes | None) -> str:
+    return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
 
 
 @cache
-def started() -> dict[str, Future[subprocess.CompletedProcess[str]]]:
+def started() -> dict[str, Future[bool]]:
     """Every quick trial, started at the first test, three at a time.
 
     Most of a quick trial's seconds are spent waiting (Python starting three processes, the
     attack's clock), so running three at once brings the file from ~70 s to ~25 s on two cores.
     Each trial measures against its own honest table, and only correctness is asserted.
+
+    With ``-n 2`` both workers run some of these tests: each trial is run by the worker that
+    claims it first (before, each worker ran all sixteen, for the half of the tests it got).
     """
     pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="chaos-quick")
-    return {script: pool.submit(_run, script, extra) for script, extra in (
-        ("kill9.py", ()), ("disconnects.py", ()), ("hostile_frames.py", ()),
-        ("never_join.py", never_join_extra()), ("flood.py", ()), ("slow_readers.py", ()),
-        ("join_storm.py", ()), ("checks_churn.py", ()), ("garbage_frames.py", ()),
-        ("http_churn.py", ()), ("kill9_housekeeping.py", ()),
-        ("big_headers.py", held_requests_extra()), ("slow_handshakes.py", held_requests_extra()),
-        ("http_churn.py path=2", ("--option", "path=2")), ("pg_kill9.py", ()),
-        ("pg_restart.py", ()))}
+    return {script: pool.submit(_run, script, extra) for script, extra in TRIALS}
 
 
 def run_quick(script: str) -> dict[str, Any]:
     """One trial's quick run (see :func:`started`): its ``CHAOS-RESULT``, checked."""
-    done = started()[script].result(timeout=600)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("CHAOS-RESULT ")]
-    assert lines, f"{script} printed no result:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    started()[script].result(timeout=600)
+    kept = _result_file(script)
+    deadline = time.monotonic() + 600
+    while not kept.exists():  # run by the other worker: its result is written when it ends
+        assert time.monotonic() < deadline, f"{script}: the worker that claimed it never ended"
+        time.sleep(0.1)
+    done = json.loads(kept.read_text())
+    lines = [line for line in done["stdout"].splitlines() if line.startswith("CHAOS-RESULT ")]
+    assert lines, f"{script} printed no result:\n{done['stdout'][-3000:]}\n{done['stderr'][-3000:]}"
     result: dict[str, Any] = json.loads(lines[-1][len("CHAOS-RESULT "):])
     failed = [check["name"] for check in result["checks"]
               if check["kind"] == "correctness" and not check["ok"]]
-    assert not failed, f"{script}: {failed}\n{done.stdout[-4000:]}"
+    assert not failed, f"{script}: {failed}\n{done['stdout'][-4000:]}"
     return result
 
 

@@ -183,14 +183,16 @@ class PageOpener:
     """``open_page(link, width=1280)``: one person's browser (a fresh context) at ``link``,
     with the table connected (``live=False``: not waiting for it, e.g. the landing page).
 
-    Every frame any of its pages sends over a WebSocket is kept in ``sent``: at the end of the
-    test each must be a ``ClientMessage`` of ``poolhall schema``."""
+    Every frame any of its pages sends over a WebSocket is kept in ``sent`` (and each page's
+    in :meth:`sent_from`): at the end of the test each must be a ``ClientMessage`` of
+    ``poolhall schema``."""
 
     def __init__(self, browser: Browser) -> None:
         self.browser = browser
         self.contexts: list[BrowserContext] = []
         self.problems: list[str] = []
         self.sent: list[str | bytes] = []
+        self._sent_by: dict[Page, list[str]] = {}
 
     def __call__(self, link: str, width: int = 1280, height: int = 900,
                  live: bool = True) -> Page:
@@ -200,17 +202,23 @@ class PageOpener:
         page.on("console", lambda message: self.problems.append(f"console: {message.text}")
                 if message.type == "error" else None)
         page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
-        page.on("websocket", self._record)
+        self._sent_by[page] = []
+        page.on("websocket", lambda socket: self._record(page, socket))
         page.goto(link)
         if live:
             page.wait_for_selector(".ph-connection[data-state=live]", timeout=10_000)
         return page
 
-    def _record(self, socket: WebSocket) -> None:
-        socket.on("framesent", self._keep)
+    def sent_from(self, page: Page) -> list[str]:
+        """Every frame ``page`` has sent since it was opened, as text, in order."""
+        return list(self._sent_by[page])
 
-    def _keep(self, payload: str | bytes) -> None:
+    def _record(self, page: Page, socket: WebSocket) -> None:
+        socket.on("framesent", lambda payload: self._keep(page, payload))
+
+    def _keep(self, page: Page, payload: str | bytes) -> None:
         self.sent.append(payload)
+        self._sent_by[page].append(str(payload))
 
     def close(self) -> None:
         for context in self.contexts:
@@ -270,18 +278,35 @@ READ_LOG_BY_SCROLLING = """async (list) => {
 }"""
 
 
-def log_lines_read_through(page: Page) -> list[tuple[int, str]]:
-    """Every line of the page's log as (seq, event type), in order, as read by scrolling it
+def logs_lines_read_through(*pages: Page) -> list[list[tuple[int, str]]]:
+    """Every line of each page's log as (seq, event type), in order, as read by scrolling it
     from the top to the bottom (the log keeps only the lines near its view in the DOM); a line
-    twice, or out of order, in what is shown at any moment fails."""
-    read = page.locator("ph-log .ph-log-lines").evaluate(READ_LOG_BY_SCROLLING)
-    assert read["inOrder"], "the log showed a line twice or out of order"
-    return [(int(seq), str(kind)) for seq, kind in read["lines"]]
+    twice, or out of order, in what is shown at any moment fails.
+
+    The pages read at the same time, each its own log: a read waits two frames a step, some
+    seconds for a long log, and one page's frames need not wait for another's read."""
+    logs = [page.locator("ph-log .ph-log-lines") for page in pages]
+    for log in logs:
+        log.evaluate(f"(list) => {{ list.phReadThrough = ({READ_LOG_BY_SCROLLING})(list); }}")
+    reads = [log.evaluate("""async (list) => {
+      const read = await list.phReadThrough;
+      delete list.phReadThrough;
+      return read;
+    }""") for log in logs]
+    for page, read in zip(pages, reads, strict=True):
+        assert read["inOrder"], f"the log showed a line twice or out of order ({page.url})"
+    return [[(int(seq), str(kind)) for seq, kind in read["lines"]] for read in reads]
+
+
+def logs_read_through(*pages: Page) -> list[list[int]]:
+    """The seq of every line of each page's log, the pages read at once
+    (:func:`logs_lines_read_through`)."""
+    return [[seq for seq, _ in lines] for lines in logs_lines_read_through(*pages)]
 
 
 def log_read_through(page: Page) -> list[int]:
-    """The seq of every line of the page's log, read through (:func:`log_lines_read_through`)."""
-    return [seq for seq, _ in log_lines_read_through(page)]
+    """The seq of every line of the page's log, read through (:func:`logs_lines_read_through`)."""
+    return logs_read_through(page)[0]
 
 
 LISTEN = """() => {

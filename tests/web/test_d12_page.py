@@ -10,7 +10,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from poolhall.projections.d12 import ROUNDS_KEPT
 from poolhall.projections.d12_odds import success_probability
-from tests.web.conftest import Served, log_lines_read_through, screenshot
+from tests.web.conftest import Served, logs_lines_read_through, screenshot
 
 COUNTED = {2: "two successes", 1: "a success", -1: "a failure", -2: "two failures"}
 
@@ -30,15 +30,15 @@ def _create_character(gm: Page, name: str, character: str, ratings: dict[str, in
     expect(form.get_by_label("character to edit")).to_have_value(character)
 
 
+ROUNDS_SHOWN = """(rounds) => rounds.map((round) => [round.getAttribute("data-margin"),
+  [...round.querySelectorAll("svg.ph-die")].map((die) => die.getAttribute("aria-label"))])"""
+
+
 def _rounds(card: Locator) -> list[tuple[str | None, list[str | None]]]:
-    """Each round of a test card as shown: its margin and every die's text alternative."""
-    rounds = []
-    for i in range(card.locator(".ph-d12-round").count()):
-        item = card.locator(".ph-d12-round").nth(i)
-        dice = item.locator("svg.ph-die")
-        rounds.append((item.get_attribute("data-margin"),
-                       [dice.nth(j).get_attribute("aria-label") for j in range(dice.count())]))
-    return rounds
+    """Each round of a test card as shown: its margin and every die's text alternative (read
+    in one look: a look per die cost some 270 round trips to the browser a test)."""
+    shown = card.locator(".ph-d12-round").evaluate_all(ROUNDS_SHOWN)
+    return [(margin, list(labels)) for margin, labels in shown]
 
 
 def _words(roll: dict[str, int]) -> str:
@@ -189,8 +189,9 @@ def test_an_extended_test_over_three_rounds_seen_alike_by_gm_players_and_spectat
         pool = card_of[gm].locator(".ph-d12-pool").inner_text()
         for page in everyone:
             expect(card_of[page].locator(".ph-d12-pool")).to_have_text(pool)
-            kinds = [kind for _, kind in log_lines_read_through(page)]
-            assert kinds.count("refresh_dice_added") == number
+        refreshes = [[kind for _, kind in lines].count("refresh_dice_added")
+                     for lines in logs_lines_read_through(*everyone)]
+        assert refreshes == [number] * len(everyone)
         reading.fill(readings[number - 1])
         say.get_by_role("button", name="Say").click()
         for page in everyone:

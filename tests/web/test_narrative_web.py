@@ -7,11 +7,11 @@ import json
 import re
 from collections.abc import Callable
 
-from playwright.sync_api import Locator, Page, WebSocket, expect
+from playwright.sync_api import Locator, Page, expect
 
 from poolhall.events.messages import CLIENT_DECODER
 from tests.serve_process import poolhall
-from tests.web.conftest import Served, heard, listen, screenshot
+from tests.web.conftest import PageOpener, Served, heard, listen, screenshot
 
 VIEW_WAIT = 20_000
 """Milliseconds to wait for a check's view: its odds come from a worker process, which on a
@@ -36,19 +36,6 @@ def create_character(gm: Page, name: str, characteristics: dict[str, int],
     expect(form.locator(".ph-nd-sheet-status")).to_contain_text(f"{name} (")
 
 
-def recording(page: Page) -> list[str]:
-    """Every frame `page` sends from now on (the page is reloaded to catch its WebSocket)."""
-    sent: list[str] = []
-
-    def watch(socket: WebSocket) -> None:
-        socket.on("framesent", lambda frame: sent.append(str(frame)))
-
-    page.on("websocket", watch)
-    page.reload()
-    page.wait_for_selector(".ph-connection[data-state=live]", timeout=10_000)
-    return sent
-
-
 def check_card(page: Page, check: str) -> Locator:
     return page.locator(f"ph-narrative-check[data-check={check}]")
 
@@ -60,14 +47,13 @@ def dice_labels(scope: Locator) -> list[str]:
 
 
 def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_words(
-        served: Served, open_page: Callable[..., Page]) -> None:
+        served: Served, open_page: PageOpener) -> None:
     """The GM sets Hard and spends a dark side point, Ana's pool comes from Han's sheet and she
     adds a boost; the odds equal `poolhall odds`; the roll reads the same on all four pages;
     a button that goes away once pressed (Set difficulty, Roll) leaves the focus nearby; a
     screen reader is told of a die added and of the roll once each, in words."""
     campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
     gm = open_page(gm_link)
-    sent = recording(gm)
     create_character(gm, "Han", {"agility": 3}, [("Ranged (Light)", 2, "agility")])
     served.send(gm_link, {"type": "create_character", "character": "boba", "name": "Boba",
                           "stats": {"system": "narrative"}})  # listed before Vader
@@ -76,7 +62,6 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
     ben = open_page(served.invite(campaign, gm_link, "player", "Ben", "leia"), width=360)
     cy = open_page(served.invite(campaign, gm_link, "spectator", "Cy"))
     everyone = (gm, ana, ben, cy)
-    sent_by_ana = recording(ana)
 
     destiny = gm.locator("ph-narrative-destiny")
     destiny.get_by_label("light", exact=True).fill("2")
@@ -182,7 +167,7 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
     # the card went with the Roll button Ana pressed: her focus is on the open checks' section
     expect(ana.get_by_role("region", name="Open checks")).to_be_focused()
     screenshot(ana, "narrative-player-1280")
-    sent += sent_by_ana
+    sent = open_page.sent_from(gm) + open_page.sent_from(ana)  # since each was opened
     commands = [json.loads(frame)["type"] for frame in sent]
     assert {"create_character", "set_destiny_pool", "open_check", "roll_check", "set_difficulty",
             "flip_destiny", "add_dice"} <= set(commands)
