@@ -65,6 +65,17 @@ def test_offline_commands_load_no_client() -> None:
     assert [m for m in modules if m.split(".")[0] in HEAVY] == []
 
 
+@pytest.mark.parametrize("argv", [["d12-odds", "4", "--dt", "6"], ["sr3-odds", "6", "--tn", "5"],
+                                  ["sr3-odds", "2", "--open", "--pool", "1"]])
+def test_d12_and_sr3_odds_import_no_msgspec_and_no_events(argv: list[str]) -> None:
+    """``d12-odds`` and ``sr3-odds`` compute from plain numbers (``events/<id>_dice.py``):
+    neither msgspec nor the system's events, nor asyncio or websockets, only rich to print."""
+    code, modules = _imported(*argv)
+    assert code == 0
+    assert [m for m in modules if m.split(".")[0] in ("msgspec", "asyncio", "websockets")] == []
+    assert not {"poolhall.events.d12", "poolhall.events.sr3"} & set(modules)
+
+
 def test_every_command_is_built_by_one_group_in_the_help_order() -> None:
     """The table of builders covers every command once, in ``--help``'s order, and each
     system's commands come from its ``clients/<id>_cli.py``."""
