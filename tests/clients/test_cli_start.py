@@ -65,6 +65,19 @@ def test_offline_commands_load_no_client() -> None:
     assert [m for m in modules if m.split(".")[0] in HEAVY] == []
 
 
+def test_migrate_and_verify_asked_for_json_import_no_rich(tmp_path: Path) -> None:
+    """``migrate --json`` and ``verify --json`` print JSON without importing rich, and
+    ``migrate`` opens the file without importing any event type."""
+    db = str(tmp_path / "log.db")
+    code, modules = _imported("migrate", "--db", db, "--json")
+    assert code == 0
+    assert [m for m in modules if m.split(".")[0] in HEAVY] == []
+    assert "poolhall.events.core" not in modules
+    code, modules = _imported("verify", db, "--json")
+    assert code == 0
+    assert [m for m in modules if m.split(".")[0] in HEAVY] == []
+
+
 @pytest.mark.parametrize("argv", [["d12-odds", "4", "--dt", "6"], ["sr3-odds", "6", "--tn", "5"],
                                   ["sr3-odds", "2", "--open", "--pool", "1"]])
 def test_d12_and_sr3_odds_import_no_msgspec_and_no_events(argv: list[str]) -> None:
