@@ -66,8 +66,9 @@ def test_offline_commands_load_no_client() -> None:
 
 
 def test_migrate_and_verify_asked_for_json_import_no_rich(tmp_path: Path) -> None:
-    """``migrate --json`` and ``verify --json`` print JSON without importing rich, and
-    ``migrate`` opens the file without importing any event type."""
+    """``migrate --json`` and ``verify --json`` print JSON without importing rich,
+    ``migrate`` opens the file without importing any event type, and ``verify`` of a file with
+    no stored snapshot imports no fold (nor the stored snapshots' fingerprint)."""
     db = str(tmp_path / "log.db")
     code, modules = _imported("migrate", "--db", db, "--json")
     assert code == 0
@@ -76,6 +77,7 @@ def test_migrate_and_verify_asked_for_json_import_no_rich(tmp_path: Path) -> Non
     code, modules = _imported("verify", db, "--json")
     assert code == 0
     assert [m for m in modules if m.split(".")[0] in HEAVY] == []
+    assert not {"poolhall.server.stored_snapshots", "poolhall.projections.campaign"} & set(modules)
 
 
 @pytest.mark.parametrize("argv", [["d12-odds", "4", "--dt", "6"], ["sr3-odds", "6", "--tn", "5"],
