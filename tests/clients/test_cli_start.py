@@ -34,7 +34,7 @@ print(json.dumps([code, sorted(m for m in sys.modules if m.split(".")[0] in {hea
 def _imported(*argv: str) -> tuple[int, list[str]]:
     """Run ``poolhall ARGV`` in a fresh interpreter: its exit code and the heavy modules it
     imported."""
-    probe = _PROBE.format(heavy=set(HEAVY + ("msgspec", "poolhall")))
+    probe = _PROBE.format(heavy=set(HEAVY + ("msgspec", "poolhall", "difflib")))
     done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=ROOT, check=True,
                           capture_output=True, text=True)
     code, modules = json.loads(done.stdout)
@@ -47,6 +47,14 @@ def test_no_help_imports_rich_asyncio_or_websockets(command: str) -> None:
     code, modules = _imported(*([command] if command else []), "--help")
     assert code == 0
     assert [m for m in modules if m.split(".")[0] in HEAVY] == []
+
+
+def test_difflib_is_imported_for_a_misspelt_command_only() -> None:
+    """"Did you mean" imports difflib when a word is misspelt, not for every command."""
+    assert "difflib" not in _imported("d12-odds", "4", "--dt", "6")[1]
+    code, modules = _imported("d12-od", "4")
+    assert code == 2
+    assert "difflib" in modules
 
 
 def test_a_command_builds_only_its_own_parser() -> None:
