@@ -11,7 +11,8 @@ Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``c
 - ``await common.send_command(args, campaign, command)``: connect with the token, send, print
   the ack (or the error) and return the exit code;
 - ``common.emit(args, data, text)``: print ``data`` as JSON with ``--json``, else ``text``
-  (plain text, or any rich renderable; markup is off: style with ``common.styled``);
+  (plain text, or any rich renderable; markup is off: style with ``common.styled``; or a
+  function of no arguments that makes it, called only without ``--json``);
 - ``await common.call_once(args, campaign, CommandType, **fields)``: one command, its ack;
 - ``await common.fetch_state(args, campaign)``: the campaign's table as it stands now (from
   the server's snapshot: no replay; ``whole=True`` folds the whole log, for closed history);
@@ -91,7 +92,7 @@ def _consoles() -> tuple[Console, Console]:
     """The consoles for standard output and standard error, made when first printed to."""
     from rich.console import Console
 
-    from poolhall.clients.printable import EscapeUnprintable
+    from poolhall.clients.render_hook import EscapeUnprintable
 
     class _Console(Console):
         """rich's console, except when the reader of our output goes away (``| head``): rich
@@ -433,7 +434,10 @@ def to_plain(value: Any) -> Any:
 
 
 def emit(args: argparse.Namespace, data: Any, text: Any) -> None:
-    """Print ``data`` as JSON with ``--json``, else ``text`` for people."""
+    """Print ``data`` as JSON with ``--json``, else ``text`` for people.
+
+    ``text`` may be a function of no arguments that makes it: then ``--json`` imports no rich
+    (building styled text imports it: tens of milliseconds of an offline command's start)."""
     if getattr(args, "json", False):
         import msgspec
 
@@ -441,7 +445,7 @@ def emit(args: argparse.Namespace, data: Any, text: Any) -> None:
 
         sys.stdout.write(json_safe(msgspec.json.encode(to_plain(data)).decode()) + "\n")
     else:
-        _consoles()[0].print(text)
+        _consoles()[0].print(text() if callable(text) else text)
 
 
 async def send_command(args: argparse.Namespace, campaign: str, command: Any,

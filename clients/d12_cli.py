@@ -40,7 +40,7 @@ def _percent(p: float) -> str:
 def _odds(args: argparse.Namespace, common: ModuleType) -> int:
     from rich.table import Table
 
-    from poolhall.events import d12
+    from poolhall.events import d12_dice as d12  # not events.d12: no msgspec, no events
     from poolhall.projections.d12_odds import (
         expected_margin,
         margin_distribution,
@@ -185,7 +185,7 @@ async def _tests(args: argparse.Namespace, common: ModuleType) -> int:
 
 def add_commands(subparsers: Any, common: ModuleType) -> None:
     """Add ``d12-odds`` and ``d12 call|roll|dt|say|end|tests`` to the ``poolhall`` CLI."""
-    from poolhall.events import d12
+    from poolhall.events import d12_dice as d12  # not events.d12: d12-odds needs no msgspec
 
     odds = subparsers.add_parser("d12-odds", help="exact odds of a d12 pool against a DT")
     odds.add_argument("dice", type=int, help="pool size (1-100 d12s)")

@@ -7,12 +7,14 @@ the client; each imports the store or the schema's types when it runs.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from poolhall.clients import cli_support as common
 from poolhall.clients.cli_support import CliError, emit, lines, styled
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 __all__ = ["migrate", "schema", "verify"]
 
@@ -40,16 +42,19 @@ def verify(args: argparse.Namespace) -> int:
     except StoreError as error:
         raise CliError(str(error)) from None
     problems: list[Any] = [*chain, *rolls.problems]
-    held = f", {len(args.expect)} expected hash(es) match" if args.expect else \
-        " (against no hash held elsewhere: see --expect)"
-    summary = (f"{len(problems)} problem(s) in {checked} events" if problems
-               else styled("[green]ok[/green]: {} events, every hash chain holds, {} stored "
-                           "snapshot(s) equal to the log{}", checked, snapshots, held))
+
+    def text() -> Text:  # made only without --json: styled text imports rich
+        held = f", {len(args.expect)} expected hash(es) match" if args.expect else \
+            " (against no hash held elsewhere: see --expect)"
+        summary = (f"{len(problems)} problem(s) in {checked} events" if problems
+                   else styled("[green]ok[/green]: {} events, every hash chain holds, {} stored "
+                               "snapshot(s) equal to the log{}", checked, snapshots, held))
+        return lines(*(styled("[red]broken[/red] {} #{}: {}", p.campaign, p.seq, p.problem)
+                       if p.campaign else styled("[red]{}[/red]", p.problem)  # the file itself
+                       for p in problems), summary, fair_line(rolls))
+
     emit(args, {"checked": checked, "snapshots": snapshots, "expected": len(args.expect),
-                "problems": problems, "rolls": fair_summary(rolls)},
-         lines(*(styled("[red]broken[/red] {} #{}: {}", p.campaign, p.seq, p.problem)
-                 if p.campaign else styled("[red]{}[/red]", p.problem)  # the file itself
-                 for p in problems), summary, fair_line(rolls)))
+                "problems": problems, "rolls": fair_summary(rolls)}, text)
     return common.EXIT_REFUSED if problems else common.EXIT_OK
 
 
@@ -64,11 +69,13 @@ def migrate(args: argparse.Namespace) -> int:
     except StoreError as error:
         raise CliError(str(error)) from None
     emit(args, {"database": safe_name(str(args.db)), "done": done},
-         lines(f"{safe_name(str(args.db))}: {done}"))
+         lambda: lines(f"{safe_name(str(args.db))}: {done}"))  # --json imports no rich
     return common.EXIT_OK
 
 
 def schema(args: argparse.Namespace) -> int:
+    import json
+
     from poolhall.projections.snapshot import protocol_schema
 
     sys.stdout.write(json.dumps(protocol_schema(), indent=2) + "\n")

@@ -9,10 +9,11 @@ server anyway; so everything the CLI prints goes through here:
 - :func:`printable` turns every unprintable character of one value into a visible escape
   (``\\x1b``, ``\\u202e``, ``\\n``): :func:`poolhall.clients.cli_support.styled` applies it to each
   value it fills in, newlines included;
-- :class:`EscapeUnprintable`, a render hook on the CLI's consoles, does the same to every
-  piece of text rich is about to write (its own line breaks aside), whatever built it: a
-  table title, a cell, a plain string. Rich's own styling is emitted after this, from styles,
-  so it is untouched;
+- :class:`~poolhall.clients.render_hook.EscapeUnprintable`, a render hook on the CLI's
+  consoles, does the same to every piece of text rich is about to write (its own line breaks
+  aside), whatever built it: a table title, a cell, a plain string. Rich's own styling is
+  emitted after this, from styles, so it is untouched. It is a module of its own, so that
+  this one imports no rich: ``--json`` output needs only :func:`json_safe`;
 - :func:`json_safe` escapes, in JSON output, the characters a terminal may act on that JSON
   encoders leave raw (DEL, C1 controls, bidi overrides, line separators).
 """
@@ -20,13 +21,8 @@ server anyway; so everything the CLI prints goes through here:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Any
 
-from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderHook, RenderResult
-from rich.segment import Segment
-
-__all__ = ["EscapeUnprintable", "json_safe", "printable"]
+__all__ = ["json_safe", "printable"]
 
 _RAW_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -51,31 +47,3 @@ def json_safe(encoded: str) -> str:
     """JSON text with the terminal-active characters JSON leaves raw written as ``\\uXXXX``
     (the same JSON value: a reader decodes exactly what the server sent)."""
     return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", encoded)
-
-
-class _Escaped:
-    """A renderable rendered as usual, its text segments made printable."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield from _printable_segments(console.render(self.inner, options))
-
-
-def _printable_segments(segments: Iterable[Segment]) -> Iterable[Segment]:
-    for segment in segments:
-        text = segment.text
-        if segment.control or text == "\n" or text.isprintable():
-            yield segment
-        else:
-            lines = text.split("\n")  # rich's own line breaks stay; the rest is escaped
-            yield Segment("\n".join(printable(line) for line in lines), segment.style)
-
-
-class EscapeUnprintable(RenderHook):
-    """A console render hook: whatever is printed, no character of it drives the terminal."""
-
-    def process_renderables(self, renderables: list[ConsoleRenderable]
-                            ) -> list[ConsoleRenderable]:
-        return [_Escaped(renderable) for renderable in renderables]

@@ -61,7 +61,7 @@ def _odds(args: argparse.Namespace, common: ModuleType) -> int:
 
 def _check_odds_args(args: argparse.Namespace, common: ModuleType) -> None:
     """Refuse dice a test cannot roll, and a test with neither a TN nor ``--open``."""
-    from poolhall.events import sr3
+    from poolhall.events import sr3_dice as sr3  # not events.sr3: sr3-odds needs no msgspec
 
     if not 0 <= args.dice <= sr3.MAX_TEST_DICE or not 0 <= args.pool <= sr3.MAX_TEST_DICE:
         raise common.CliError(f"dice and --pool are 0 to {sr3.MAX_TEST_DICE}")
@@ -250,10 +250,16 @@ def _connected(actions: Any, common: ModuleType, name: str, help_text: str,
     return parser
 
 
-def add_commands(subparsers: Any, common: ModuleType) -> None:
-    """Add ``sr3-odds`` and ``sr3 start|pass|end|declare|test|karma|scene|sheet|combat``."""
+def _sr3() -> ModuleType:
+    """:mod:`poolhall.events.sr3`, imported when a table command runs, not when the parser is
+    built: ``sr3-odds`` needs none of its types (nor msgspec)."""
     from poolhall.events import sr3
 
+    return sr3
+
+
+def add_commands(subparsers: Any, common: ModuleType) -> None:
+    """Add ``sr3-odds`` and ``sr3 start|pass|end|declare|test|karma|scene|sheet|combat``."""
     odds = subparsers.add_parser("sr3-odds", help="exact odds of a Shadowrun 3 test")
     odds.add_argument("dice", type=int, help="base dice (skill or attribute)")
     target = odds.add_mutually_exclusive_group()
@@ -270,14 +276,14 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
 
     start = _connected(actions, common, "start", "GM: start a combat (default: everyone)")
     start.add_argument("participants", nargs="*", help="characters in the combat")
-    start.set_defaults(handler=lambda a: _simple(a, common, sr3.StartCombat(
+    start.set_defaults(handler=lambda a: _simple(a, common, _sr3().StartCombat(
         id=common.new_command_id(), participants=tuple(a.participants))))
     _connected(actions, common, "pass", "GM: next Combat Phase pass").set_defaults(
-        handler=lambda a: _simple(a, common, sr3.AdvanceCombatPass(id=common.new_command_id())))
+        handler=lambda a: _simple(a, common, _sr3().AdvanceCombatPass(id=common.new_command_id())))
     _connected(actions, common, "end", "GM: end the combat").set_defaults(
-        handler=lambda a: _simple(a, common, sr3.EndCombat(id=common.new_command_id())))
+        handler=lambda a: _simple(a, common, _sr3().EndCombat(id=common.new_command_id())))
     _connected(actions, common, "scene", "GM: end the scene (Karma Pool back)").set_defaults(
-        handler=lambda a: _simple(a, common, sr3.EndScene(id=common.new_command_id())))
+        handler=lambda a: _simple(a, common, _sr3().EndScene(id=common.new_command_id())))
     for name, handler, help_text in (
         ("declare", _declare, "announce a test: the table sees the odds per pool die"),
         ("test", _test, 'roll a test, e.g. "pistols tn4 +3cp combat" or "6d6 tn5"'),
@@ -295,7 +301,7 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
 
     async def reroll(args: argparse.Namespace) -> int:
         character = await common.character_for(args, args.campaign, args.character)
-        return await _simple(args, common, sr3.RerollWithKarma(
+        return await _simple(args, common, _sr3().RerollWithKarma(
             id=common.new_command_id(), test=args.test, character=character))
 
     karma.set_defaults(handler=reroll)

@@ -24,6 +24,7 @@ from msgspec import Meta
 
 from poolhall.events.base import Command, Event, Reason, Slug, Value, ViewData, Visibility
 from poolhall.events.contract import SystemVocabulary
+from poolhall.events.d12_dice import MAX_POOL, REFRESH_STATS, die_value
 from poolhall.events.errors import NotationError
 from poolhall.events.fair import FairStamp
 
@@ -64,12 +65,9 @@ __all__ = [
 ]
 
 SYSTEM_ID = "d12"
-MAX_POOL = 100
-"""**Decision**: a pool holds at most 100 dice; refresh dice beyond that are not added."""
 MAX_OPEN_TESTS = 50
 PARSED_COMMAND_ID = "parsed-roll"
 REQUIRED_STATS = ("CON", "CHA")
-REFRESH_STATS = ("CON", "CHA")
 MAX_SUCCESSES = 2 * MAX_POOL
 
 StatName = Annotated[
@@ -301,16 +299,6 @@ COMMANDS: tuple[type[Command], ...] = (
     InterpretThresholdResult,
     EndThresholdTest,
 )
-
-
-def die_value(face: int, dt: int) -> int:
-    """What one die counts: 12 two successes, 1 two failures, above the DT one success, else one
-    failure (a 12 counts two successes even at DT 12)."""
-    if face == 12:
-        return 2
-    if face == 1:
-        return -2
-    return 1 if face > dt else -1
 
 
 _NOTATION = re.compile(r"\bdt\b|\bdt\s*\d", re.IGNORECASE)

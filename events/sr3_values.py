@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from msgspec import Meta
 
 from poolhall.events.base import Slug, Value
+from poolhall.events.sr3_dice import MAX_TEST_DICE
 
 __all__ = [
     "SYSTEM_ID",
@@ -56,7 +57,6 @@ __all__ = [
 SYSTEM_ID = "sr3"
 MAX_CHAIN = 30
 """**Decision**: a Rule of Six chain stops after 30 faces (a chance of 6^-30), to bound events."""
-MAX_TEST_DICE = 100
 PARSED_COMMAND_ID = "parsed-roll"
 
 ATTRIBUTES = ("body", "quickness", "strength", "charisma", "intelligence", "willpower", "magic",

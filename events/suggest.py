@@ -6,7 +6,6 @@ client) and in the CLI (argparse's choices, names checked before sending).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 __all__ = ["did_you_mean"]
@@ -15,6 +14,8 @@ __all__ = ["did_you_mean"]
 def did_you_mean(word: str, options: Iterable[str], cutoff: float = 0.6) -> str:
     """``; did you mean 'ability'?`` for a near miss among ``options`` (case ignored), else
     the empty string, so that it can end any message."""
+    import difflib  # here, not at import: every ``poolhall`` command imports this module
+
     by_fold: dict[str, str] = {}
     for option in options:
         by_fold.setdefault(option.casefold(), option)

@@ -8,7 +8,7 @@ An extended test's pool is a Markov chain over pool sizes. Each round every die 
 independently comes up a failure with probability ``q = failure faces / 12`` (faces at or
 below the DT, but never a 12); the failed dice leave. **Decision**: the pool is *empty* when
 the failed dice have left and none remain - then the test ends and no dice join; otherwise
-the refresh stat's dice join, up to :data:`poolhall.events.d12.MAX_POOL`. "The pool survives k
+the refresh stat's dice join, up to :data:`poolhall.events.d12_dice.MAX_POOL`. "The pool survives k
 rounds" means it was not emptied in any of the first k rounds (empty is absorbing).
 
 Exact results are :class:`fractions.Fraction`; the chain is carried in integers over a common
@@ -22,7 +22,7 @@ from fractions import Fraction
 from math import comb
 from typing import Any
 
-from poolhall.events.d12 import MAX_POOL, die_value
+from poolhall.events.d12_dice import MAX_POOL, die_value
 
 __all__ = [
     "expected_margin",

@@ -34,7 +34,7 @@ print(json.dumps([code, sorted(m for m in sys.modules if m.split(".")[0] in {hea
 def _imported(*argv: str) -> tuple[int, list[str]]:
     """Run ``poolhall ARGV`` in a fresh interpreter: its exit code and the heavy modules it
     imported."""
-    probe = _PROBE.format(heavy=set(HEAVY + ("msgspec", "poolhall")))
+    probe = _PROBE.format(heavy=set(HEAVY + ("msgspec", "poolhall", "difflib")))
     done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=ROOT, check=True,
                           capture_output=True, text=True)
     code, modules = json.loads(done.stdout)
@@ -47,6 +47,14 @@ def test_no_help_imports_rich_asyncio_or_websockets(command: str) -> None:
     code, modules = _imported(*([command] if command else []), "--help")
     assert code == 0
     assert [m for m in modules if m.split(".")[0] in HEAVY] == []
+
+
+def test_difflib_is_imported_for_a_misspelt_command_only() -> None:
+    """"Did you mean" imports difflib when a word is misspelt, not for every command."""
+    assert "difflib" not in _imported("d12-odds", "4", "--dt", "6")[1]
+    code, modules = _imported("d12-od", "4")
+    assert code == 2
+    assert "difflib" in modules
 
 
 def test_a_command_builds_only_its_own_parser() -> None:
@@ -63,6 +71,32 @@ def test_offline_commands_load_no_client() -> None:
     assert code == 0
     assert "poolhall.clients.client" not in modules
     assert [m for m in modules if m.split(".")[0] in HEAVY] == []
+
+
+def test_migrate_and_verify_asked_for_json_import_no_rich(tmp_path: Path) -> None:
+    """``migrate --json`` and ``verify --json`` print JSON without importing rich,
+    ``migrate`` opens the file without importing any event type, and ``verify`` of a file with
+    no stored snapshot imports no fold (nor the stored snapshots' fingerprint)."""
+    db = str(tmp_path / "log.db")
+    code, modules = _imported("migrate", "--db", db, "--json")
+    assert code == 0
+    assert [m for m in modules if m.split(".")[0] in HEAVY] == []
+    assert "poolhall.events.core" not in modules
+    code, modules = _imported("verify", db, "--json")
+    assert code == 0
+    assert [m for m in modules if m.split(".")[0] in HEAVY] == []
+    assert not {"poolhall.server.stored_snapshots", "poolhall.projections.campaign"} & set(modules)
+
+
+@pytest.mark.parametrize("argv", [["d12-odds", "4", "--dt", "6"], ["sr3-odds", "6", "--tn", "5"],
+                                  ["sr3-odds", "2", "--open", "--pool", "1"]])
+def test_d12_and_sr3_odds_import_no_msgspec_and_no_events(argv: list[str]) -> None:
+    """``d12-odds`` and ``sr3-odds`` compute from plain numbers (``events/<id>_dice.py``):
+    neither msgspec nor the system's events, nor asyncio or websockets, only rich to print."""
+    code, modules = _imported(*argv)
+    assert code == 0
+    assert [m for m in modules if m.split(".")[0] in ("msgspec", "asyncio", "websockets")] == []
+    assert not {"poolhall.events.d12", "poolhall.events.sr3"} & set(modules)
 
 
 def test_every_command_is_built_by_one_group_in_the_help_order() -> None:

@@ -27,6 +27,16 @@ def _invited(token_hash: str) -> core.MemberInvited:
     return core.MemberInvited(member="m1", name="Mira", role="player", token_hash=token_hash)
 
 
+def test_the_issuing_tags_are_those_of_every_event_that_carries_a_token_hash() -> None:
+    """``ISSUING`` is written out (so that opening the file imports no event type): it is
+    exactly the tags of the events with a ``token_hash`` field."""
+    from poolhall.events.codec import ALL_EVENTS, event_tag
+    from poolhall.events.sqlite_backend.issued_tokens import ISSUING
+
+    carrying = {event_tag(cls) for cls in ALL_EVENTS if "token_hash" in cls.__struct_fields__}
+    assert carrying == ISSUING
+
+
 def test_a_token_is_known_for_its_campaign_once_its_event_is_appended(log: SqliteLog) -> None:
     """An invite's and a replay link's token hash name their campaign, from the append on."""
     assert log.token_campaign("a" * 64) is None
