@@ -28,10 +28,15 @@ from poolhall.server.app import member_by_token  # noqa: E402
 from poolhall.server.auth import hash_token, tokens_match  # noqa: E402
 
 
+def token(n: int) -> str:
+    """A token as long as issued ones (46 characters): shorter ones hash to match nothing."""
+    return f"ph_token-{n:037d}"
+
+
 def campaign_of(members: int) -> CampaignState:
     events: list[Event] = [core.CampaignCreated(campaign="c", name="C", system="narrative")]
     events += [core.MemberInvited(member=f"m{n}", name=f"M {n}", role="spectator",
-                                  token_hash=hash_token(f"ph_token-{n}"))
+                                  token_hash=hash_token(token(n)))
                for n in range(members)]
     return fold(Recorded(seq=n, at="", actor="admin", command=f"c{n}", event=event)
                 for n, event in enumerate(events, 1))
@@ -55,7 +60,7 @@ def main() -> None:
     print(f"{'members':>8} {'right':>8} {'wrong':>8} {'missing':>8}   {'scan: wrong':>12}  (µs)")
     for members in args.members:
         state = campaign_of(members)
-        right, wrong = f"ph_token-{members - 1}", "ph_not-a-token"
+        right, wrong = token(members - 1), token(members)
         assert member_by_token(state, hash_token(right)) is not None
         times = [micros(lambda t=token, s=where: member_by_token(s, hash_token(t)), args.repeat)
                  for token, where in ((right, state), (wrong, state), (wrong, None))]

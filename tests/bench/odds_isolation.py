@@ -47,11 +47,17 @@ from poolhall.events.messages import Join  # noqa: E402
 TOKEN = "ph_bench-admin-token-0123456789abcdef"
 TARGET_P99_MS = 20.0
 SERVE = """
-import asyncio, cProfile, importlib, pathlib, sys
+import asyncio, cProfile, dataclasses, importlib, pathlib, sys
 code = "poolhall." if pathlib.Path("poolhall/__init__.py").exists() else ""  # cwd: its checkout
 Server = importlib.import_module(code + "server.app").Server  # before the one namespace: bare
+Settings = importlib.import_module(code + "server.settings").Settings
+names = {f.name for f in dataclasses.fields(Settings)}
+# the load limits lifted: the attacker and the victim send more than a person would
+wanted = dict(member_rate=1e9, member_burst=10**9, campaign_rate=1e9, campaign_burst=10**9,
+              member_in_flight=10**9, request_rate=1e9, request_burst=10**9)
 async def main():
-    server = Server(sys.argv[1], "127.0.0.1", 0, admin_token=sys.argv[2])
+    server = Server(sys.argv[1], "127.0.0.1", 0, admin_token=sys.argv[2],
+                    settings=Settings(**{k: v for k, v in wanted.items() if k in names}))
     await server.start()
     print("READY", server.port, flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)

@@ -8,7 +8,8 @@ Runs ``poolhall serve`` from ``--root`` (this checkout by default; point it at a
 to compare) as a real process whose file descriptor limit is ``--nofile``, then, each phase
 for ``--seconds``:
 
-1. quiet: an honest player (connecting from 127.0.0.2) rolls, one roll in flight;
+1. quiet: an honest player (connecting from 127.0.0.2) rolls, one roll in flight, about 9 a
+   second (under the server's default ``member_rate``);
 2. idle flood: ``--idle`` TCP connections from 127.0.0.1 open and send nothing, re-opened
    as the server closes them, while the player joins afresh and rolls;
 3. guessing: one outsider sends wrong tokens as fast as the server answers, while the
@@ -101,6 +102,11 @@ async def create_campaign(url: str, admin_token: str) -> tuple[str, str]:
     return ack["campaign"], ack["token"]
 
 
+PLAYER_INTERVAL = 0.11
+"""Seconds from one of the player's rolls to the next: under the server's default
+``member_rate`` (10 commands a second), which refuses a faster player ``rate_limited``."""
+
+
 async def player(url: str, campaign: str, token: str, seconds: float) -> dict[str, Any]:
     """Join from 127.0.0.2 and roll, one roll in flight, for ``seconds``."""
     started = time.perf_counter()
@@ -124,7 +130,7 @@ async def player(url: str, campaign: str, token: str, seconds: float) -> dict[st
             if reply["type"] != "ack":
                 return {"joined": "yes", "refused": reply["code"]}
             times.append((time.perf_counter() - sent) * 1000)
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(max(0.0, sent + PLAYER_INTERVAL - time.perf_counter()))
     except Exception as error:
         return {"joined": f"yes in {joined_ms:.1f} ms", "rolls": len(times),
                 "then": f"{type(error).__name__}: {error}"[:120]}
