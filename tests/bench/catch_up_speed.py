@@ -172,15 +172,18 @@ def cpu_seconds(pid: int, thread: int | None = None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def store_snapshots(db: Path, campaign: str) -> None:
-    """Store the campaign's snapshots as the server does while it is written."""
+def store_snapshots(db: Path, campaign: str, admin_token: str) -> None:
+    """Store the campaign's snapshots as the server does while it is written: sealed with the
+    key of the server's admin token (unsealed, the server discards them and folds the whole
+    campaign at the first join)."""
     from poolhall.events.sqlite_backend import SqliteLog
     from poolhall.server.settings import Settings
-    from poolhall.server.stored_snapshots import SnapshotStore, fold_from
+    from poolhall.server.stored_snapshots import SnapshotStore, fold_from, seal_key
 
     log = SqliteLog(db)
     try:
-        fold_from(log, SnapshotStore(db), campaign, every=Settings().snapshot_every)
+        fold_from(log, SnapshotStore(db, seal_key(admin_token)), campaign,
+                  every=Settings().snapshot_every)
     finally:
         log.close()
 
@@ -204,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         built = build_long_log(work / "log.db", args.events, 1, "player")
         head, campaign = built["head"], built["campaign"]
         if not args.no_snapshots:
-            store_snapshots(work / "log.db", campaign)
+            store_snapshots(work / "log.db", campaign, token)
         print(f"catch-up speed: a {head:,}-event campaign written in "
               f"{time.perf_counter() - started:.1f}s; load "
               f"average {os.getloadavg()[0]:.2f} on "
