@@ -9,11 +9,12 @@ full runs print, never asserted in the suite.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -58,8 +59,9 @@ class QuickTrials:
     Each trial measures against its own honest table, and only correctness is asserted.
 
     With ``-n 2`` both workers run some of these tests. Each trial is run by the worker that
-    claims it first (a file created exclusively in ``runs``, the run's folder both workers
-    share), which keeps its output there; a test whose trial the other worker runs reads it.
+    takes the trial's lock first (a file in ``runs``, the run's folder both workers share) and
+    keeps its output there while holding it; a test whose trial the other worker runs waits
+    for that lock, then reads the output.
     (Each worker used to run all sixteen, for the half of the tests it got.)
     """
 
@@ -76,12 +78,10 @@ class QuickTrials:
     def result(self, script: str) -> dict[str, Any]:
         """One trial's quick run: its ``CHAOS-RESULT``, checked."""
         self._started[script].result(timeout=600)
-        kept = self._result_file(script)
-        deadline = time.monotonic() + 600
-        while not kept.exists():  # run by the other worker: its result is written when it ends
-            assert time.monotonic() < deadline, f"{script}: the worker that claimed it never ended"
-            time.sleep(0.1)
-        done = json.loads(kept.read_text())
+        with self._lock(script, wait=True):  # run by the other worker: held until it wrote it
+            kept = self._result_file(script)
+            assert kept.exists(), f"{script}: the worker that claimed it ended without a result"
+            done = json.loads(kept.read_text())
         lines = [line for line in done["stdout"].splitlines() if line.startswith("CHAOS-RESULT ")]
         assert lines, (f"{script} printed no result:\n{done['stdout'][-3000:]}\n"
                        f"{done['stderr'][-3000:]}")
@@ -91,29 +91,42 @@ class QuickTrials:
         assert not failed, f"{script}: {failed}\n{done['stdout'][-4000:]}"
         return result
 
+    @contextlib.contextmanager
+    def _lock(self, script: str, *, wait: bool) -> Iterator[bool]:
+        """Hold the trial's lock (an ``flock`` on a file in the shared folder, released by the
+        system if the holder dies); with ``wait=False``, yield False at once if another holds
+        it."""
+        with (self._runs / (self._result_file(script).name + ".lock")).open("a") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
     def _result_file(self, script: str) -> Path:
         return self._runs / (script.replace(" ", "_").replace("=", "-") + ".json")
 
     def _run(self, script: str, extra: tuple[str, ...]) -> bool:
-        """Run ``script`` if no other worker claimed it, keeping its output for both workers;
-        False if another worker runs it."""
-        try:
-            (self._runs / (self._result_file(script).name + ".claimed")).touch(exist_ok=False)
-        except FileExistsError:
-            return False
-        try:
-            done = subprocess.run(
-                [sys.executable, str(HERE / script.split()[0]), "--quick", *extra], cwd=ROOT,
-                capture_output=True, text=True, timeout=240,
-                env={**os.environ, "PYTHONPATH": str(ROOT)})
-            output = {"stdout": done.stdout, "stderr": done.stderr}
-        except subprocess.TimeoutExpired as timeout:  # both workers' tests say so, not wait
-            output = {"stdout": _text(timeout.stdout),
-                      "stderr": f"timed out after 240 s\n{_text(timeout.stderr)}"}
-        kept = self._result_file(script).with_suffix(".partial")
-        kept.write_text(json.dumps(output))
-        kept.replace(self._result_file(script))
-        return True
+        """Run ``script`` unless another worker runs or ran it, keeping its output for both
+        workers; whether this worker ran it."""
+        with self._lock(script, wait=False) as held:
+            if not held or self._result_file(script).exists():
+                return False
+            try:
+                done = subprocess.run(
+                    [sys.executable, str(HERE / script.split()[0]), "--quick", *extra],
+                    cwd=ROOT, capture_output=True, text=True, timeout=240,
+                    env={**os.environ, "PYTHONPATH": str(ROOT)})
+                output = {"stdout": done.stdout, "stderr": done.stderr}
+            except subprocess.TimeoutExpired as timeout:  # both workers' tests say so
+                output = {"stdout": _text(timeout.stdout),
+                          "stderr": f"timed out after 240 s\n{_text(timeout.stderr)}"}
+            self._result_file(script).write_text(json.dumps(output))
+            return True
 
 
 def _text(output: str | bytes | None) -> str:
