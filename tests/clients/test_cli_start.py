@@ -66,11 +66,15 @@ def test_a_command_builds_only_its_own_parser() -> None:
 
 
 def test_offline_commands_load_no_client() -> None:
-    """``schema`` prints the protocol's schema without the client, rich or asyncio."""
+    """``schema`` prints the protocol's schema without the client, rich or asyncio, and
+    without generating it: no msgspec, no message type (it prints the shipped file that
+    ``tests/clients/test_schema_file.py`` holds equal to the generated schema)."""
     code, modules = _imported("schema")
     assert code == 0
     assert "poolhall.clients.client" not in modules
-    assert [m for m in modules if m.split(".")[0] in HEAVY] == []
+    assert [m for m in modules if m.split(".")[0] in (*HEAVY, "msgspec")] == []
+    assert not [m for m in modules if m.startswith(("poolhall.projections",
+                                                    "poolhall.events.messages"))]
 
 
 def test_migrate_and_verify_asked_for_json_import_no_rich(tmp_path: Path) -> None:
