@@ -103,6 +103,22 @@ def test_d12_and_sr3_odds_import_no_msgspec_and_no_events(argv: list[str]) -> No
     assert not {"poolhall.events.d12", "poolhall.events.sr3"} & set(modules)
 
 
+@pytest.mark.parametrize("argv", [["odds", "yyg", "vs", "pp"], ["odds", "2y1g", "1w", "--exact"],
+                                  ["odds", "--help"], ["narrative", "--help"],
+                                  ["narrative", "add", "--help"]])
+def test_narrative_odds_and_its_parser_import_no_msgspec_and_no_events(argv: list[str]) -> None:
+    """``odds`` computes on plain counts (``events/narrative_notation.py``,
+    ``projections/narrative_faces.py``), and building the narrative parser, which ``odds``
+    shares, reads only plain vocabulary: neither msgspec nor any narrative event is imported."""
+    code, modules = _imported(*argv)
+    assert code == 0
+    assert [m for m in modules if m.split(".")[0] in ("msgspec", "asyncio", "websockets")] == []
+    assert not [m for m in modules if m.startswith(("poolhall.events.narrative.",
+                                                    "poolhall.events.narrative_encounter",
+                                                    "poolhall.events.narrative_values"))]
+    assert "poolhall.events.narrative" not in modules
+
+
 def test_every_command_is_built_by_one_group_in_the_help_order() -> None:
     """The table of builders covers every command once, in ``--help``'s order, and each
     system's commands come from its ``clients/<id>_cli.py``."""
