@@ -36,22 +36,24 @@ from poolhall.events.plural import plural
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from poolhall.events import narrative as n
+    from poolhall.events.narrative_notation import DiceCounts
     from poolhall.projections.narrative import CheckState, GameState
 
 
-__all__ = ["CLI", "add_commands", "odds_data"]
+__all__ = ["CLI", "MODIFIERS", "add_commands", "odds_data"]
 
 
 def _percent(p: float) -> str:
     return f"{100 * p:6.2f}%"
 
 
-def odds_data(pool: n.Pool, with_exact: bool = False, joint: bool = False) -> dict[str, Any]:
-    """The odds of a pool as plain data (what ``poolhall odds --json`` prints)."""
-    from poolhall.projections.narrative_odds import distribution, exact, summary
+def odds_data(pool: DiceCounts, with_exact: bool = False, joint: bool = False
+              ) -> dict[str, Any]:
+    """The odds of a pool as plain data (what ``poolhall odds --json`` prints): computed on
+    plain counts, with neither msgspec nor the events imported."""
+    from poolhall.projections.narrative_odds import distribution, exact, summary_fields
 
-    data: dict[str, Any] = {"odds": summary(pool)}
+    data: dict[str, Any] = {"odds": summary_fields(pool)}
     dist = distribution(pool)
     if with_exact:
         means = dist.means()
@@ -72,13 +74,13 @@ def odds_data(pool: n.Pool, with_exact: bool = False, joint: bool = False) -> di
     return data
 
 
-def _odds_text(pool: n.Pool, data: dict[str, Any]) -> Any:
+def _odds_text(pool: DiceCounts, data: dict[str, Any]) -> Any:
     from rich.console import Group
     from rich.table import Table
 
     odds = data["odds"]
     exacts = data.get("exact", {})
-    head = Table(title=f"{pool.notation()}: {plural('die', pool.total, 'dice')}",
+    head = Table(title=f"{odds['pool']}: {plural('die', odds['dice'], 'dice')}",
                  show_header=False)
     head.add_column("what")
     head.add_column("P", justify="right")
@@ -88,35 +90,35 @@ def _odds_text(pool: n.Pool, data: dict[str, Any]) -> Any:
     def row(what: str, p: float, fraction: str = "") -> None:
         head.add_row(what, _percent(p), *([fraction] if exacts else []))
 
-    row("succeeds (net success >= 1)", odds.p_success, exacts.get("p_success", ""))
-    for k, p in odds.p_advantage.items():
+    row("succeeds (net success >= 1)", odds["p_success"], exacts.get("p_success", ""))
+    for k, p in odds["p_advantage"].items():
         row(f"net advantage >= {k}", p, exacts.get("p_advantage", {}).get(k, ""))
-    row("net threat >= 1", odds.p_threat)
-    row("at least one triumph", odds.p_triumph, exacts.get("p_triumph", ""))
-    row("at least one despair", odds.p_despair, exacts.get("p_despair", ""))
-    means = (f"means: {odds.mean_successes:+.3f} net successes, {odds.mean_advantages:+.3f} "
-             f"net advantage, {odds.mean_triumphs:.3f} triumphs, {odds.mean_despairs:.3f} "
-             "despairs")
-    if pool.force:
-        means += (f"\nforce dice (not in the success odds): {odds.mean_light:.3f} light, "
-                  f"{odds.mean_dark:.3f} dark pips on average")
+    row("net threat >= 1", odds["p_threat"])
+    row("at least one triumph", odds["p_triumph"], exacts.get("p_triumph", ""))
+    row("at least one despair", odds["p_despair"], exacts.get("p_despair", ""))
+    means = (f"means: {odds['mean_successes']:+.3f} net successes, "
+             f"{odds['mean_advantages']:+.3f} net advantage, {odds['mean_triumphs']:.3f} "
+             f"triumphs, {odds['mean_despairs']:.3f} despairs")
+    if pool.count("force"):
+        means += (f"\nforce dice (not in the success odds): {odds['mean_light']:.3f} light, "
+                  f"{odds['mean_dark']:.3f} dark pips on average")
     spread = Table(title="net successes (negative: net failures)")
     spread.add_column("net", justify="right")
     spread.add_column("P(=)", justify="right")
     spread.add_column("P(>=)", justify="right")
     at_least = 1.0
-    for value, p in odds.net_successes.items():
+    for value, p in odds["net_successes"].items():
         spread.add_row(f"{value:+d}", _percent(p), _percent(at_least))
         at_least -= p
     return Group(head, means, spread)
 
 
 def _odds(args: argparse.Namespace, common: ModuleType) -> int:
-    from poolhall.events import narrative as n
     from poolhall.events.errors import NotationError
+    from poolhall.events.narrative_notation import MAX_FREE_DICE, read_pool
 
-    try:
-        pool = n.parse_pool(" ".join(args.pool))
+    try:  # plain counts, as events.narrative.parse_pool reads them before making its Pool
+        pool = read_pool(" ".join(args.pool), MAX_FREE_DICE)
     except NotationError as error:
         raise common.CliError(f"cannot read {' '.join(args.pool)!r}: {error.message}") from None
     if pool is None:
@@ -208,13 +210,28 @@ async def _destiny(args: argparse.Namespace, common: ModuleType) -> int:
     return int(common.EXIT_OK)
 
 
-def _modifier(actions: Any, common: ModuleType, name: str, command_type: type[Any],
+MODIFIERS = (
+    ("add", "AddDice", "kind", ("ability", "difficulty", "boost", "setback")),
+    ("remove", "RemoveDice", "kind", ("ability", "difficulty", "boost", "setback")),
+    ("upgrade", "UpgradeDice", "side", ("ability", "difficulty")),
+    ("downgrade", "DowngradeDice", "side", ("ability", "difficulty")),
+)
+"""``narrative ACTION``s that change a check's dice: the command type each sends (named, so that
+building the parser imports no event), the field its die kind or side goes in, and the choices
+(a test holds each to :mod:`poolhall.events.narrative`)."""
+
+
+def _modifier(actions: Any, common: ModuleType, name: str, command: str, field: str,
               what: str, choices: tuple[str, ...]) -> None:
-    field = "side" if "side" in command_type.__struct_fields__ else "kind"
+    """``narrative NAME CAMPAIGN CHECK FIELD [COUNT]``: sends the narrative ``command`` (its
+    type named, imported when sent: building the parser imports no message type)."""
 
     async def handler(args: argparse.Namespace, common: ModuleType) -> int:
-        return await send_as(args, common, command_type, check=args.check, count=args.count,
-                           reason=args.reason or "", **{field: getattr(args, field)})
+        from poolhall.events import narrative as n
+
+        return await send_as(args, common, getattr(n, command), check=args.check,
+                             count=args.count, reason=args.reason or "",
+                             **{field: getattr(args, field)})
 
     parser = action_parser(actions, common, name, f"{what} dice of a check", handler)
     parser.add_argument("check")
@@ -224,8 +241,13 @@ def _modifier(actions: Any, common: ModuleType, name: str, command_type: type[An
 
 
 def add_commands(subparsers: Any, common: ModuleType) -> None:
-    """Add ``odds`` and ``narrative ...`` to the ``poolhall`` CLI."""
-    from poolhall.events import narrative as n
+    """Add ``odds`` and ``narrative ...`` to the ``poolhall`` CLI.
+
+    Its vocabulary comes from :mod:`poolhall.events.narrative_notation` (plain data), and each
+    handler imports the events it sends: ``poolhall odds`` builds this parser, and imports
+    neither msgspec nor an event type (``tests/clients/test_cli_start.py``).
+    """
+    from poolhall.events.narrative_notation import CHARACTERISTICS, DIFFICULTY_DICE
 
     odds = subparsers.add_parser("odds", help='exact odds of a narrative pool: "yyg vs pp"')
     odds.add_argument("pool", nargs="+", help="colour letters y g p r b k w with counts")
@@ -239,6 +261,8 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     actions = group.add_subparsers(dest="action", required=True, metavar="ACTION")
 
     async def open_(args: argparse.Namespace, common: ModuleType) -> int:
+        from poolhall.events import narrative as n
+
         character = await common.character_for(args, args.campaign, args.character)
         return await send_as(args, common, n.OpenCheck, character=character,
                            skill=args.skill, check=args.id,
@@ -249,7 +273,7 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     parser.add_argument("character", nargs="?", help="whose (default: the one you play)")
     parser.add_argument("skill", help='e.g. "Ranged (Light)"')
     parser.add_argument("--id", help="the check's id (default: CHARACTER-N)")
-    parser.add_argument("--characteristic", choices=n.CHARACTERISTICS,
+    parser.add_argument("--characteristic", choices=CHARACTERISTICS,
                         help="instead of the skill's linked one (needed when untrained)")
     parser.add_argument("--target", help="the character the check is against")
     parser.add_argument("--reason")
@@ -258,25 +282,25 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     parser = action_parser(actions, common, "difficulty", "GM: set a check's difficulty",
                      _difficulty)
     parser.add_argument("check")
-    parser.add_argument("level", nargs="?", choices=tuple(n.DIFFICULTY_DICE))
+    parser.add_argument("level", nargs="?", choices=tuple(DIFFICULTY_DICE))
     parser.add_argument("--opposed", type=_opposed, metavar="OPPONENT:SKILL")
-    parser.add_argument("--characteristic", choices=n.CHARACTERISTICS,
+    parser.add_argument("--characteristic", choices=CHARACTERISTICS,
                         help="the opponent's, when their skill is untrained")
     parser.add_argument("--reason")
 
-    kinds = ("ability", "difficulty", "boost", "setback")
-    _modifier(actions, common, "add", n.AddDice, "add", kinds)
-    _modifier(actions, common, "remove", n.RemoveDice, "remove", kinds)
-    _modifier(actions, common, "upgrade", n.UpgradeDice, "upgrade", ("ability", "difficulty"))
-    _modifier(actions, common, "downgrade", n.DowngradeDice, "downgrade",
-              ("ability", "difficulty"))
+    for name, command, field, choices in MODIFIERS:
+        _modifier(actions, common, name, command, field, name, choices)
 
     async def roll(args: argparse.Namespace, common: ModuleType) -> int:
+        from poolhall.events import narrative as n
+
         return await send_as(args, common, n.RollCheck, check=args.check)
 
     action_parser(actions, common, "roll", "roll an open check", roll).add_argument("check")
 
     async def cancel(args: argparse.Namespace, common: ModuleType) -> int:
+        from poolhall.events import narrative as n
+
         return await send_as(args, common, n.CancelCheck, check=args.check,
                            reason=args.reason or "")
 
@@ -297,6 +321,8 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     parser.add_argument("--reason")
 
     async def flip(args: argparse.Namespace, common: ModuleType) -> int:
+        from poolhall.events import narrative as n
+
         return await send_as(args, common, n.FlipDestiny, side=args.side, effect=args.effect,
                            check=args.check, reason=args.reason or "")
 
@@ -308,6 +334,8 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     parser.add_argument("--reason")
 
     async def force(args: argparse.Namespace, common: ModuleType) -> int:
+        from poolhall.events import narrative as n
+
         character = await common.character_for(args, args.campaign, args.character)
         return await send_as(args, common, n.RollForceDice, character=character,
                            count=args.count, reason=args.reason or "")

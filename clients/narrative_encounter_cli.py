@@ -104,9 +104,8 @@ async def _encounter(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 def add_encounter_commands(actions: Any, common: ModuleType) -> None:
-    """Add ``encounter``, ``initiative``, ``claim`` and ``spend`` to ``poolhall narrative``."""
-    from poolhall.events import narrative_encounter as e
-
+    """Add ``encounter``, ``initiative``, ``claim`` and ``spend`` to ``poolhall narrative``
+    (each handler imports the events it sends: building the parser imports none)."""
     parser = action_parser(actions, common, "encounter",
                            "the encounter; GM: --start, --round or --end", _encounter)
     either = parser.add_mutually_exclusive_group()
@@ -117,6 +116,8 @@ def add_encounter_commands(actions: Any, common: ModuleType) -> None:
     parser.add_argument("--reason", help="with --start or --end: why, in a few words")
 
     async def initiative(args: argparse.Namespace, common: ModuleType) -> int:
+        from poolhall.events import narrative_encounter as e
+
         return await send_as(args, common, e.EnterInitiative, check=args.check)
 
     parser = action_parser(actions, common, "initiative",
@@ -124,6 +125,8 @@ def add_encounter_commands(actions: Any, common: ModuleType) -> None:
     parser.add_argument("check", help="the rolled check's id")
 
     async def claim(args: argparse.Namespace, common: ModuleType) -> int:
+        from poolhall.events import narrative_encounter as e
+
         character = await common.character_for(args, args.campaign, args.character)
         return await send_as(args, common, e.ClaimSlot, slot=args.slot, character=character)
 
@@ -132,6 +135,8 @@ def add_encounter_commands(actions: Any, common: ModuleType) -> None:
     parser.add_argument("character", nargs="?", help="who acts (default: the one you play)")
 
     async def spend(args: argparse.Namespace, common: ModuleType) -> int:
+        from poolhall.events import narrative_encounter as e
+
         return await send_as(args, common, e.SpendResult, check=args.check,
                              symbol=args.symbol, count=args.count, on=args.on)
 

@@ -13,7 +13,13 @@ import msgspec
 from msgspec import Meta
 
 from poolhall.events.base import Slug, Value
-from poolhall.events.narrative_notation import DIE_KINDS, DIE_LETTERS
+from poolhall.events.narrative_notation import (
+    CHARACTERISTICS,
+    DIFFICULTY_DICE,
+    MAX_FREE_DICE,
+    pool_notation,
+    pool_total,
+)
 
 __all__ = [
     "SYSTEM_ID",
@@ -56,15 +62,8 @@ SYSTEM_ID = "narrative"
 PARSED_COMMAND_ID = "parsed-roll"
 """The id of a command made by :func:`parse_roll`; the caller replaces it with a fresh one."""
 
-CHARACTERISTICS = ("brawn", "agility", "intellect", "cunning", "willpower", "presence")
-DIFFICULTY_DICE = {"simple": 0, "easy": 1, "average": 2, "hard": 3, "daunting": 4,
-                   "formidable": 5, "impossible": 5}
-"""Difficulty dice per level; **Impossible** is rolled as Formidable, with a destiny point."""
-
 MAX_POOL_DICE = 60
 """**Decision**: a check's effective pool holds at most 60 dice; more is refused."""
-MAX_FREE_DICE = 40
-"""A free roll (``poolhall roll``) holds at most 40 dice."""
 MAX_STEP = 10
 """One modification adds, upgrades, downgrades or removes at most 10 dice."""
 MAX_DESTINY = 50
@@ -160,13 +159,11 @@ class Pool(Value, frozen=True, kw_only=True, gc=False, omit_defaults=True):
     @property
     def total(self) -> int:
         """All the dice."""
-        return sum(self.count(kind) for kind in DIE_KINDS)
+        return pool_total(self)
 
     def notation(self) -> str:
         """Colour letters with counts, ``"2y1g 2p1r"``; ``"-"`` for an empty pool."""
-        letters = {kind: letter for letter, kind in DIE_LETTERS.items()}
-        parts = [f"{self.count(kind)}{letters[kind]}" for kind in DIE_KINDS if self.count(kind)]
-        return "".join(parts) or "-"
+        return pool_notation(self)
 
 
 class RolledDie(Value, frozen=True, kw_only=True, gc=False):

@@ -19,6 +19,12 @@ How it is fast enough to send live (3 Proficiency, 2 Ability, 3 Difficulty, 2 Ch
 
 Force dice do not take part in success: they are left out of the distribution (their mean
 light and dark pips are in the summary).
+
+A pool is anything that counts its dice by kind (:class:`~poolhall.events.narrative_notation.
+DiceCounts`): the events' ``Pool``, or the plain counts ``poolhall odds`` reads. This module
+imports no msgspec and no event (the faces are :mod:`poolhall.projections.narrative_faces`'s
+plain data), so that command starts without them; only :func:`summary`, which makes the view's
+``OddsSummary``, imports the events when it is called.
 """
 
 from __future__ import annotations
@@ -26,11 +32,15 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 from math import comb, prod
+from typing import TYPE_CHECKING, Any
 
-from poolhall.events.narrative import OddsSummary, Pool
-from poolhall.projections.narrative_dice import FACE_VECTORS, FACES, SIDES
+from poolhall.events.narrative_notation import Counts, DiceCounts, pool_notation, pool_total
+from poolhall.projections.narrative_faces import FACE_VECTORS, FACES, SIDES
 
-__all__ = ["Key", "Distribution", "OddsSummary", "distribution", "summary", "exact"]
+if TYPE_CHECKING:
+    from poolhall.events.narrative import OddsSummary
+
+__all__ = ["Key", "Distribution", "distribution", "summary", "summary_fields", "exact"]
 
 Key = tuple[int, int, int, int]
 """``(net success, net advantage, triumphs, despairs)``."""
@@ -153,7 +163,7 @@ def _spans(kind: str) -> tuple[int, int]:
     return max(v[0] for v in vectors) - ls, max(v[1] for v in vectors) - la
 
 
-def _side(pool: Pool, plain: tuple[str, str], special: str, flag: int, word: int,
+def _side(pool: DiceCounts, plain: tuple[str, str], special: str, flag: int, word: int,
           width: int) -> list[int]:
     """One side's packed polynomials, one per count of its special symbol (triumph/despair)."""
     base = 1
@@ -169,7 +179,7 @@ def _side(pool: Pool, plain: tuple[str, str], special: str, flag: int, word: int
     return [comb(n, t) * without ** (n - t) * with_it ** t * base for t in range(n + 1)]
 
 
-def _side_sums(pool: Pool, plain: tuple[str, str], special: str, flag: int) -> list[int]:
+def _side_sums(pool: DiceCounts, plain: tuple[str, str], special: str, flag: int) -> list[int]:
     """The outcomes each of :func:`_side`'s polynomials counts (their value at x = y = 1)."""
     base = prod(SIDES[kind] ** pool.count(kind) for kind in plain)
     n = pool.count(special)
@@ -193,9 +203,8 @@ def _unpack(product: int, slots: int, words: int) -> tuple[int, ...]:
 
 @lru_cache(maxsize=256)
 def _compute(key: tuple[int, ...]) -> Distribution:
-    pool = Pool(proficiency=key[0], ability=key[1], difficulty=key[2], challenge=key[3],
-                boost=key[4], setback=key[5])
     kinds = ("proficiency", "ability", "difficulty", "challenge", "boost", "setback")
+    pool = Counts(zip(kinds, key, strict=True))
     total = prod(SIDES[kind] ** pool.count(kind) for kind in kinds)
     width = 1 + sum(_spans(kind)[0] * pool.count(kind) for kind in kinds)
     height = 1 + sum(_spans(kind)[1] * pool.count(kind) for kind in kinds)
@@ -219,14 +228,14 @@ def _compute(key: tuple[int, ...]) -> Distribution:
     return Distribution(total, width, height, s_offset, a_offset, blocks)
 
 
-def distribution(pool: Pool) -> Distribution:
+def distribution(pool: DiceCounts) -> Distribution:
     """The exact joint distribution of a pool (Force dice left out).
 
     Results are cached by the pool's counts (pure function of them), so the live odds of a
     check the table keeps changing back and forth are computed once per pool.
     """
-    return _compute((pool.proficiency, pool.ability, pool.difficulty, pool.challenge,
-                     pool.boost, pool.setback))
+    return _compute(tuple(pool.count(kind) for kind in ("proficiency", "ability", "difficulty",
+                                                        "challenge", "boost", "setback")))
 
 
 def exact(value: Fraction) -> str:
@@ -234,18 +243,26 @@ def exact(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}"
 
 
-def summary(pool: Pool) -> OddsSummary:
-    """The odds summary of a pool."""
+def summary(pool: DiceCounts) -> OddsSummary:
+    """The odds summary of a pool, as the table's view carries it."""
+    from poolhall.events.narrative import OddsSummary
+
+    return OddsSummary(**summary_fields(pool))
+
+
+def summary_fields(pool: DiceCounts) -> dict[str, Any]:
+    """The odds summary of a pool as plain data: :class:`~poolhall.events.narrative.OddsSummary`'s
+    fields, in its order (what :func:`summary` makes it of; ``poolhall odds`` prints them)."""
     dist = distribution(pool)
     p_success = dist.p_success()
     p_triumph, p_despair = dist.p_triumph(), dist.p_despair()
     means = dist.means()
-    force = pool.force
+    force = pool.count("force")
     light = sum(face.count("light") for face in FACES["force"])
     dark = sum(face.count("dark") for face in FACES["force"])
-    return OddsSummary(
-        pool=pool.notation(),
-        dice=pool.total,
+    return dict(
+        pool=pool_notation(pool),
+        dice=pool_total(pool),
         p_success=float(p_success),
         p_success_exact=exact(p_success),
         p_advantage={k: float(dist.p_advantage_at_least(k)) for k in (1, 2, 3)},

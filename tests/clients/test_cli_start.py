@@ -66,11 +66,15 @@ def test_a_command_builds_only_its_own_parser() -> None:
 
 
 def test_offline_commands_load_no_client() -> None:
-    """``schema`` prints the protocol's schema without the client, rich or asyncio."""
+    """``schema`` prints the protocol's schema without the client, rich or asyncio, and
+    without generating it: no msgspec, no message type (it prints the shipped file that
+    ``tests/clients/test_schema_file.py`` holds equal to the generated schema)."""
     code, modules = _imported("schema")
     assert code == 0
     assert "poolhall.clients.client" not in modules
-    assert [m for m in modules if m.split(".")[0] in HEAVY] == []
+    assert [m for m in modules if m.split(".")[0] in (*HEAVY, "msgspec")] == []
+    assert not [m for m in modules if m.startswith(("poolhall.projections",
+                                                    "poolhall.events.messages"))]
 
 
 def test_migrate_and_verify_asked_for_json_import_no_rich(tmp_path: Path) -> None:
@@ -97,6 +101,22 @@ def test_d12_and_sr3_odds_import_no_msgspec_and_no_events(argv: list[str]) -> No
     assert code == 0
     assert [m for m in modules if m.split(".")[0] in ("msgspec", "asyncio", "websockets")] == []
     assert not {"poolhall.events.d12", "poolhall.events.sr3"} & set(modules)
+
+
+@pytest.mark.parametrize("argv", [["odds", "yyg", "vs", "pp"], ["odds", "2y1g", "1w", "--exact"],
+                                  ["odds", "--help"], ["narrative", "--help"],
+                                  ["narrative", "add", "--help"]])
+def test_narrative_odds_and_its_parser_import_no_msgspec_and_no_events(argv: list[str]) -> None:
+    """``odds`` computes on plain counts (``events/narrative_notation.py``,
+    ``projections/narrative_faces.py``), and building the narrative parser, which ``odds``
+    shares, reads only plain vocabulary: neither msgspec nor any narrative event is imported."""
+    code, modules = _imported(*argv)
+    assert code == 0
+    assert [m for m in modules if m.split(".")[0] in ("msgspec", "asyncio", "websockets")] == []
+    assert not [m for m in modules if m.startswith(("poolhall.events.narrative.",
+                                                    "poolhall.events.narrative_encounter",
+                                                    "poolhall.events.narrative_values"))]
+    assert "poolhall.events.narrative" not in modules
 
 
 def test_every_command_is_built_by_one_group_in_the_help_order() -> None:

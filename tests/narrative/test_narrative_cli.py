@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import typing
 from fractions import Fraction
 from typing import Any
 
 from poolhall.clients.cli import main
+from poolhall.clients.narrative_cli import MODIFIERS
 from poolhall.events import core
 from poolhall.events import narrative as n
 from poolhall.projections.narrative_odds import distribution
@@ -149,3 +151,15 @@ async def test_an_encounter_and_a_spend_from_the_shell(table: Any, capsys: Any) 
     assert "ended encounter 1 after 1 round\n" in capsys.readouterr().out  # not "1 rounds"
     assert await run(gm._token, "narrative", "encounter", campaign) == 0
     assert "no encounter running" in capsys.readouterr().out
+
+
+def test_each_dice_modifier_names_a_command_of_the_events_with_its_field() -> None:
+    """``narrative add|remove|upgrade|downgrade`` name the command they send (imported when
+    sent, so that ``poolhall odds`` loads no event): each is a narrative command with that field,
+    and the choices are the values the field takes."""
+    for _, command, field, choices in MODIFIERS:
+        command_type = getattr(n, command)
+        assert command_type in n.COMMANDS
+        assert field in command_type.__struct_fields__
+        hint = typing.get_type_hints(command_type)[field]
+        assert set(typing.get_args(hint)) == set(choices)
