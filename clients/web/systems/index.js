@@ -7,7 +7,8 @@
 //   describe:  (frame, names) -> Node | null: one log line's body for the system's events.
 //
 // Only the campaign's own system is fetched (its module and its stylesheet), when the page
-// learns which it is: a table of one system does not load the other two.
+// learns which it is: a table of one system does not load the other two. The GM's character
+// form (`sheet`) is fetched beside it for the GM only: no one else is shown one.
 
 const MODULES = {
   narrative: () => import("./narrative.js"),
@@ -15,10 +16,19 @@ const MODULES = {
   d12: () => import("./d12.js"),
 };
 
+/** The module that defines each system's `sheet` element. */
+const SHEETS = {
+  narrative: () => import("./narrative_sheet.js"),
+  sr3: () => import("./sr3_character.js"),
+  d12: () => import("./d12_sheet.js"),
+};
+
 export const SYSTEM_IDS = Object.keys(MODULES);
 
-/** The module of game system `id` (null for one this page does not know), its CSS linked. */
-export async function loadSystem(id) {
+/** The module of game system `id` (null for one this page does not know), its CSS linked;
+ * with `sheet`, its character form's too, fetched at the same time.
+ * @param {string} id @param {{sheet?: boolean}} [options] */
+export async function loadSystem(id, {sheet = false} = {}) {
   const load = MODULES[id];
   if (!load) return null;
   if (!document.querySelector(`link[data-system="${CSS.escape(id)}"]`)) {
@@ -28,5 +38,6 @@ export async function loadSystem(id) {
     link.dataset.system = id;
     document.head.append(link);
   }
-  return load();
+  const [system] = await Promise.all([load(), sheet ? SHEETS[id]() : null]);
+  return system;
 }
