@@ -1,8 +1,8 @@
 """What a table's first load fetches, and the parts fetched later, when first needed.
 
-A page fetches the campaign's own game system only, the GM's tools and character form for the
-GM only, a threshold test's card once the table holds a test, and the code that recomputes a
-revealed roll (and says how) once a seed is revealed or a mark is pressed
+A page fetches the campaign's own game system only, the GM's tools, character form and the
+like for the GM only, a threshold test's card once the table holds a test, and the code that
+recomputes a revealed roll (and says how) once a seed is revealed or a mark is pressed
 (docs/performance.md, "browser: first load"). The set of files is pinned here, so a static
 import that pulls one of them back into every first load fails a test instead of growing the
 figure unseen. A part fetched later is held back (its request stalled, then let through) to
@@ -28,12 +28,13 @@ D12_FIRST_LOAD = {
     "fair-badge.js", "fairness.js", "lost-focus.js", "private-rolls.js", "session.js",
     "store.js", "table-part.js", "visibility.js", "systems/index.js",
     # the campaign's game system: the panel without a test's card, the log's lines
-    "systems/d12.js", "systems/d12.css", "systems/d12_basic.js", "systems/d12_call.js",
-    "systems/d12_dice.js", "systems/d12_form.js", "systems/d12_log.js",
+    "systems/d12.js", "systems/d12.css", "systems/d12_basic.js", "systems/d12_dice.js",
+    "systems/d12_form.js", "systems/d12_log.js",
 }
 GM_ONLY = {"elements/ph-characters.js", "elements/ph-invite.js", "elements/ph-sessions.js",
-           "systems/d12_sheet.js", "slug.js"}
-"""The GM's tools and character form: fetched for the GM, never for anyone else."""
+           "systems/d12_sheet.js", "slug.js", "systems/d12_call.js"}
+"""The GM's tools, character form and Call for a test: fetched for the GM, never for anyone
+else."""
 
 LATER = ("systems/d12_test.js", "systems/d12_odds.js", "fair-check.js", "fair-how.js",
          "replay.css", "elements/ph-replay.js", "elements/ph-conditions.js", "landing.js")
@@ -47,8 +48,8 @@ def _first_load(page: Page) -> set[str]:
 
 def test_a_d12_tables_first_load_is_the_files_its_first_screen_shows(
         served: Served, open_page: PageOpener) -> None:
-    """The GM's first load of a new d12 table is exactly the pinned set and the GM's tools; a
-    player's is the same set without the GM's tools: nothing of the other two systems, of a
+    """The GM's first load of a new d12 table is exactly the pinned set and the GM's parts; a
+    player's is the same set without the GM's parts: nothing of the other two systems, of a
     test's card, of checking revealed rolls or of the replay page."""
     campaign, gm_link = served.create_campaign("Broken Crown", "d12")
     ana_link = served.invite(campaign, gm_link, "player", "Ana")

@@ -5,8 +5,8 @@
 // What only some tables show is fetched once the welcome says which table this is, all at
 // once, before the table is drawn (so nothing on screen waits for its code): the campaign's
 // game system (./systems/index.js; <ph-conditions> comes with the systems that have
-// conditions), and for the GM the GM's tools and the system's character form. A player's
-// page never fetches the GM's tools.
+// conditions), and for the GM the GM's tools and the system's GM-only parts (its character
+// form ...). A player's page never fetches them.
 import {afterPaint, h, replace} from "../dom.js";
 import {COMMAND_EVENT} from "../actions.js";
 import {catchLostFocus} from "../lost-focus.js";
@@ -317,7 +317,7 @@ export class PhApp extends HTMLElement {
     this.systemId = welcome.system;
     this.systemReady = false;
     const gm = welcome.role === "gm";
-    Promise.all([loadSystem(welcome.system, {sheet: gm}), gm ? loadGmTools() : null]).then(
+    Promise.all([loadSystem(welcome.system, {gm}), gm ? loadGmTools() : null]).then(
       ([system]) => this.systemLoaded(welcome, system), () => {
       this.problem.hidden = false;
       this.problem.textContent = `The page for ${welcome.system} tables could not load; reload.`;

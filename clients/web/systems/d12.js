@@ -1,7 +1,7 @@
 // The d12 system's part of the page: <ph-d12-table> (the threshold tests: open ones with the
 // server's odds, every character's ratings, then the ended ones), the GM's character form, and
-// the log lines. The character form (./d12_sheet.js) is the GM's only: ./index.js fetches it
-// for the GM beside this module.
+// the log lines. The character form (./d12_sheet.js) and Call for a test (./d12_call.js) are
+// the GM's only: ./index.js fetches them for the GM beside this module.
 // A test's card (<ph-d12-test>, ./d12_test.js, with its odds) is fetched when the table first
 // holds a test: a table with none (a new campaign's) never loads it. Until it is here the
 // panel draws everything else; its buttons come with the card, so no click waits on it.
@@ -13,7 +13,6 @@ import {TablePart} from "../table-part.js";
 import {h, replace} from "../dom.js";
 import {namesOf} from "../describe.js";
 import "./d12_basic.js";
-import "./d12_call.js";
 import {describe} from "./d12_log.js";
 import {ratingsOf} from "./d12_form.js";
 
