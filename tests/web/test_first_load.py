@@ -133,3 +133,34 @@ def test_a_marks_how_pressed_while_its_code_loads_is_shown_once_it_is_here(
     expect(panel).to_be_visible()
     expect(panel).to_contain_text(f"Roll #{ack.seqs[0]}")
     expect(panel).to_contain_text("not revealed yet")
+
+
+def test_a_tests_card_that_failed_to_load_is_fetched_again_with_the_next_table(
+        served: Served, open_page: PageOpener) -> None:
+    """The card's module fails to come (the server was away a moment): the next `table` the
+    page gets fetches it again, and the card is drawn."""
+    campaign, gm_link = served.create_campaign("Broken Crown", "d12")
+    gm = open_page(gm_link)
+    failed: list[str] = []
+
+    def first_fails(route: Route) -> None:
+        if failed:
+            route.continue_()
+        else:
+            failed.append(route.request.url)
+            route.abort()
+
+    gm.route("**/static/systems/d12_test.js", first_fails)
+    with gm.expect_request("**/static/systems/d12_test.js"):
+        served.send(gm_link,
+                    {"type": "create_character", "character": "ana", "name": "Ana Vex",
+                     "stats": {"system": "d12", "ratings": {"CON": 3, "CHA": 0, "STR": 4}}},
+                    {"type": "call_threshold_test", "character": "ana", "stats": ["STR"],
+                     "dt": 6, "label": "the gate"})
+    expect(gm.locator("ph-d12-test")).to_have_count(0)
+    served.send(gm_link, {"type": "roll", "expression": "1d6"})  # any event: a new `table`
+    expect(gm.locator("ph-d12-test[data-test='1'] h3")).to_contain_text("Test 1 · the gate")
+    assert len(failed) == 1
+    # the one failed fetch, as the browser reports it: the failure this test made
+    open_page.problems[:] = [problem for problem in open_page.problems
+                             if problem != "console: Failed to load resource: net::ERR_FAILED"]
