@@ -16,10 +16,13 @@ compare runs made together):
   ``click()``. The script waits for each roll with promises the pages resolve (never by
   polling them: Playwright's polling runs a script in every page every frame, which on two
   cores was itself a part of the figure).
-- **first load**: a fresh context (empty cache) opens the GM's link: every file's decoded
-  size and its size on the wire (gzipped text; Resource Timing) and the time from
-  navigation to the table on screen and usable (the page's own ``poolhall:live``
-  performance mark), median of ``--loads`` loads.
+- **first load**: a fresh context (empty cache) opens the GM's link of a new d12 campaign:
+  every file's decoded size and its size on the wire (gzipped text; Resource Timing) and the
+  time from navigation to the table on screen and usable (the page's own ``poolhall:live``
+  performance mark), median of ``--loads`` loads; then the same for a player's link (no GM
+  tools). The files counted are those fetched by then: the parts a page fetches only when
+  first needed (a test's card, checking a revealed roll, the replay) are not in a new
+  table's first screen (tests/web/test_first_load.py pins the set).
 - **a long log scrolling**: ``--log-lines`` rolls, a page that fetched them all (the "Load
   older" pages), then its log scrolled from a quarter of the way down, ``--scroll-px`` pixels
   per animation frame for 180 frames (40 px: 2,400 px/s, fast wheel scrolling): frames that
@@ -208,7 +211,7 @@ def roll_to_drawn(served: Served, pages: dict[str, Page], rolls: int) -> None:
     line("painted (next animation frame), p99", f"{percentile(painted, 99):.1f} ms", "p99 < 50 ms")
 
 
-def first_load(browser: Any, link: str, loads: int) -> None:
+def first_load(browser: Any, link: str, loads: int, who: str = "the GM's") -> None:
     results = []
     for _ in range(loads):
         context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -220,7 +223,7 @@ def first_load(browser: Any, link: str, loads: int) -> None:
     files = results[0]["files"]
     total = sum(f["bytes"] for f in files)
     largest = max(files, key=lambda f: f["bytes"])
-    print(f"first load of the page (fresh context, empty cache; median of {loads}):")
+    print(f"first load of {who} page (fresh context, empty cache; median of {loads}):")
     line("files", f"{len(files)}", "-")
     line("bytes, uncompressed (page + every file)", f"{total / 1024:.1f} KB", "< 150 KB")
     sent = sum(f["sent"] for f in files)
@@ -290,6 +293,7 @@ def main() -> None:
             print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
             if args.loads:
                 first_load(browser, gm, args.loads)
+                first_load(browser, links["ana"], args.loads, "a player's")
             pages = {}
             for who, link in links.items():
                 page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()

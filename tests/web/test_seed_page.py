@@ -63,7 +63,7 @@ def _seeds_in_force(page: Page) -> list[Any]:
          0, {"gm": "h"}],
     ]
     answer: list[Any] = page.evaluate("""async (cases) => {
-      const {seedsInForce} = await import("/static/fairness.js");
+      const {seedsInForce} = await import("/static/fair-check.js");
       return Promise.all(cases.map(async ([frames, at, now]) => {
         const {seeds, unknown, matches} = await seedsInForce(frames[at], frames, now);
         return [[...seeds].sort(), unknown, matches];
@@ -96,7 +96,7 @@ def test_a_player_takes_the_page_s_seed_and_their_next_roll_mixes_it_in(
         f"Ana set their seed {offered}")
     vectors = published_vectors()  # the page's digest is the docs' (and events/fair.py's)
     digests = ana.evaluate("""async (seeds) => {
-      const {clientSeedsDigest} = await import("/static/fairness.js");
+      const {clientSeedsDigest} = await import("/static/fair-check.js");
       return Promise.all(seeds.map((s) => clientSeedsDigest(new Map(Object.entries(s)))));
     }""", [v["client_seeds"] for v in vectors])
     assert digests == [v["client_seeds_digest"] for v in vectors]

@@ -1,24 +1,26 @@
 // <ph-app>: the page. It owns the one store and the one connection, lays the table out, hands
 // each element its part of the state (as properties), and is the one place commands are sent
 // from (elements raise `ph-command`; see actions.js).
+//
+// What only some tables show is fetched once the welcome says which table this is, all at
+// once, before the table is drawn (so nothing on screen waits for its code): the campaign's
+// game system (./systems/index.js; <ph-conditions> comes with the systems that have
+// conditions), and for the GM the GM's tools and the system's GM-only parts (its character
+// form ...). A player's page never fetches them.
 import {afterPaint, h, replace} from "../dom.js";
 import {COMMAND_EVENT} from "../actions.js";
 import {catchLostFocus} from "../lost-focus.js";
 import {escapeCancels} from "../confirm.js";
 import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
-import {currentSession, forget, knownCampaigns, openedAsReplayLink, remember} from "../session.js";
+import {currentSession, forget, openedAsReplayLink} from "../session.js";
 import {namesOf} from "../describe.js";
 import {NO_SEAT, closedNotice} from "../closed-notice.js";
 import {loadSystem} from "../systems/index.js";
 import {OLDER_EVENT} from "./ph-log.js";
-import "./ph-characters.js";
-import "./ph-conditions.js";
-import "./ph-invite.js";
 import "./ph-members.js";
 import "./ph-roll.js";
 import "./ph-seed.js";
-import "./ph-sessions.js";
 /** @import {EventFrame, GameSystem, HistoryPage, Me, Names, TableNow, Welcome} from "../messages.js" */
 /** @import {CommandRequest} from "../actions.js" */
 /** @import {PhCharacters} from "./ph-characters.js" */
@@ -35,6 +37,12 @@ const CONNECTION_WORDS = {
   connecting: "connecting…", live: "connected", reconnecting: "reconnecting…", back: "back",
   closed: "disconnected",
 };
+
+/** The GM's tools (<ph-sessions>, <ph-invite>, <ph-characters>), fetched for the GM only. */
+function loadGmTools() {
+  return Promise.all([import("./ph-sessions.js"), import("./ph-invite.js"),
+                      import("./ph-characters.js")]);
+}
 
 const LIVE_MARK = "poolhall:live";
 const MOTION_KEY = "poolhall.motion";
@@ -78,49 +86,12 @@ export class PhApp extends HTMLElement {
 
   connectedCallback() {
     const {campaign, token} = currentSession();
-    if (!campaign || !token) {
-      this.landing(campaign);
+    if (!campaign || !token) { // no table to open: the landing page (its own module)
+      import("../landing.js").then(({landing}) => landing(this, campaign), () => replace(this,
+        h("p", {class: "ph-error"}, "This page could not load; reload.")));
       return;
     }
     this.start(campaign, token);
-  }
-
-  /** @param {string | null} campaign */
-  landing(campaign) {
-    const form = h("form", {class: "ph-landing", "aria-label": "Open a table"},
-      h("h1", {}, "poolhall"),
-      h("p", {}, "Open the join link your GM gave you, or paste it here."),
-      h("label", {}, "Join link ", h("input", {name: "link", required: true, autocomplete: "off",
-        placeholder: "http://…/#campaign=…&token=…", "aria-describedby": "ph-landing-error"})),
-      h("button", {type: "submit"}, "Open the table"),
-      h("output", {class: "ph-error", role: "alert", id: "ph-landing-error"}));
-    const field = /** @type {HTMLInputElement} */ (form.querySelector("input[name=link]"));
-    const error = /** @type {HTMLOutputElement} */ (form.querySelector("output"));
-    field.addEventListener("input", () => { // a refusal goes once the link is edited
-      field.removeAttribute("aria-invalid");
-      error.textContent = "";
-    });
-    form.addEventListener("submit", (event) => {
-      event.preventDefault();
-      const fragment = new URLSearchParams(String(new FormData(form).get("link")).split("#")[1] ?? "");
-      const linked = fragment.get("campaign");
-      const token = fragment.get("token");
-      if (!linked || !token) { // said beside the field, which is marked as the one at fault
-        error.textContent = "That is not a join link: it has no #campaign=…&token=… part.";
-        field.setAttribute("aria-invalid", "true");
-        field.focus();
-        return;
-      }
-      remember(linked, token);
-      location.hash = `campaign=${encodeURIComponent(linked)}`;
-      location.reload();
-    });
-    const known = knownCampaigns();
-    replace(this, form, known.length ? h("nav", {"aria-label": "Tables you joined"},
-      h("h2", {}, "Your tables"),
-      h("ul", {}, known.map((slug) => h("li", {}, h("a", {href: `/#campaign=${encodeURIComponent(slug)}`,
-        onclick: () => setTimeout(() => location.reload())}, slug))))) : null,
-    campaign ? h("p", {class: "ph-error"}, `This browser has no token for “${campaign}”.`) : null);
   }
 
   /** @param {string} campaign @param {string} token */
@@ -311,7 +282,7 @@ export class PhApp extends HTMLElement {
     if (this.tableChanged && state.table) {
       this.tableChanged = false;
       this.members.update(state.table);
-      this.conditions.update(state.table, this.me, state.views);
+      if (this.conditions.isConnected) this.conditions.update(state.table, this.me, state.views);
       if (this.panel) this.panel.table = state.table;
       if (this.sheet) this.sheet.table = state.table;
       if (this.roll.isConnected) this.roll.update(this.mine(state.table));
@@ -321,7 +292,9 @@ export class PhApp extends HTMLElement {
     if (this.viewsChanged && this.panel) {
       this.viewsChanged = false;
       this.panel.views = state.views;
-      if (state.table) this.conditions.update(state.table, this.me, state.views);
+      if (state.table && this.conditions.isConnected) {
+        this.conditions.update(state.table, this.me, state.views);
+      }
     }
   }
 
@@ -343,7 +316,9 @@ export class PhApp extends HTMLElement {
     if (this.systemId === welcome.system) return;
     this.systemId = welcome.system;
     this.systemReady = false;
-    loadSystem(welcome.system).then((system) => this.systemLoaded(welcome, system), () => {
+    const gm = welcome.role === "gm";
+    Promise.all([loadSystem(welcome.system, {gm}), gm ? loadGmTools() : null]).then(
+      ([system]) => this.systemLoaded(welcome, system), () => {
       this.problem.hidden = false;
       this.problem.textContent = `The page for ${welcome.system} tables could not load; reload.`;
     });
@@ -361,6 +336,8 @@ export class PhApp extends HTMLElement {
     this.seed.me = me;
     this.log.member = me.member;
     replace(this.panelSlot, this.panel);
+    // defined by the systems whose characters have conditions (none for d12)
+    if (!customElements.get("ph-conditions")) this.conditions.remove();
     if (welcome.role === "spectator") { // a spectator rolls nothing: no roll form, no seed
       this.roll.remove();
       this.seed.remove();

@@ -1,6 +1,10 @@
 // The d12 system's part of the page: <ph-d12-table> (the threshold tests: open ones with the
 // server's odds, every character's ratings, then the ended ones), the GM's character form, and
-// the log lines.
+// the log lines. The character form (./d12_sheet.js) and Call for a test (./d12_call.js) are
+// the GM's only: ./index.js fetches them for the GM beside this module.
+// A test's card (<ph-d12-test>, ./d12_test.js, with its odds) is fetched when the table first
+// holds a test: a table with none (a new campaign's) never loads it. Until it is here the
+// panel draws everything else; its buttons come with the card, so no click waits on it.
 // Controls by role: the GM calls tests, sets DTs, interprets and ends; a player rolls their own
 // characters' tests; a spectator watches (the server refuses them anyway).
 /** @import {PhD12Basic} from "./d12_basic.js" */
@@ -9,9 +13,6 @@ import {TablePart} from "../table-part.js";
 import {h, replace} from "../dom.js";
 import {namesOf} from "../describe.js";
 import "./d12_basic.js";
-import "./d12_call.js";
-import "./d12_test.js";
-import "./d12_sheet.js";
 import {describe} from "./d12_log.js";
 import {ratingsOf} from "./d12_form.js";
 
@@ -56,6 +57,12 @@ class PhD12Table extends TablePart {
     if (this.basic) this.basic.update(mine, role === "gm");
     this.ratings(table.characters, own);
     const tests = Object.values(table.table?.game?.tests ?? {}).sort((a, b) => a.test - b.test);
+    if (tests.length && !customElements.get("ph-d12-test")) {
+      // drawn again once the card's module is here; fetched again on the next table if it failed
+      this.testCards ??= import("./d12_test.js").then(() => this.render(),
+                                                      () => { this.testCards = undefined; });
+      return;
+    }
     const seen = new Set();
     for (const test of tests) {
       seen.add(test.test);

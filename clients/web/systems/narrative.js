@@ -1,7 +1,8 @@
 // The narrative (Star Wars / Genesys) system's part of the page:
 //   <ph-narrative-table>  the destiny pool, the open checks with their pools and the server's
 //                         odds, a form to open a check, the latest results, free dice;
-//   <ph-narrative-sheet>  the GM's character form (narrative_sheet.js);
+//   <ph-narrative-sheet>  the GM's character form (narrative_sheet.js, which ./index.js
+//                         fetches for the GM only);
 //   describe()            the log lines of the narrative events (narrative_describe.js).
 // The panel folds nothing: it shows the `table` message's `table.game` (projections/
 // narrative.py GameState) and the `check:<id>` views, and keeps one element per check so a
@@ -21,7 +22,7 @@ import "./narrative_opener.js";
 import "./narrative_free.js";
 import "./narrative_results.js";
 import "./narrative_encounter.js";
-import "./narrative_sheet.js";
+import "../elements/ph-conditions.js"; // wounds, strain ...: narrative characters have conditions
 
 class NarrativeTable extends HTMLElement {
   constructor() {

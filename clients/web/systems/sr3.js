@@ -5,9 +5,10 @@
 // gives the log its sr3 lines. Controls are shown by role: a player acts for their own
 // characters, the GM for everyone, a spectator only watches (the server refuses them anyway).
 //
-// The panel's parts and the character form are imported when the panel is first connected
-// (`import()`), after this module itself: elements created before their definition arrives
-// are upgraded in place.
+// The panel's parts are imported when the panel is first connected (`import()`), after this
+// module itself: elements created before their definition arrives are upgraded in place. The
+// character form (./sr3_character.js) is the GM's only: ./index.js fetches it for the GM
+// beside this module.
 /** @import {Sr3Combat} from "./sr3_combat.js" */
 /** @import {Sr3Declare} from "./sr3_declare.js" */
 /** @import {Sr3Declared} from "./sr3_declared.js" */
@@ -17,12 +18,13 @@ import {TablePart} from "../table-part.js";
 import {h} from "../dom.js";
 import {namesOf} from "../describe.js";
 import {describeSr3} from "./sr3_describe.js";
+import "../elements/ph-conditions.js"; // the Physical and Stun Condition Monitors
 
 /** The modules of the panel's parts (the browser fetches each once). */
 function loadParts() {
   return Promise.all([import("./sr3_combat.js"), import("./sr3_declare.js"),
                       import("./sr3_declared.js"), import("./sr3_rolled.js"),
-                      import("./sr3_sheets.js"), import("./sr3_character.js")]);
+                      import("./sr3_sheets.js")]);
 }
 
 class Sr3Table extends TablePart {

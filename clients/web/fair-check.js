@@ -1,0 +1,199 @@
+// The page checks the dice for itself: each roll of an epoch whose seed was revealed is
+// recomputed here (fetched by ./fairness.js the first time a seed is revealed, and by the
+// "how" panel), with the browser's Web Crypto (HMAC-SHA256, SHA-256), from the seed, the
+// campaign, the epoch, the client seeds digest and the nonce the log recorded — no library, no
+// request to the server. The algorithm is docs/explanation/fairness.md's, the same as
+// events/fair.py and the reference verifier; the order of each event's dice is
+// projections/fair_draws.py's.
+//
+// Web Crypto's `crypto.subtle` exists only in a secure context (https, or http on localhost /
+// 127.0.0.1): on a LAN address over plain http every roll says it cannot be checked here.
+
+/** @import {EventFrame, FairStamp, GameEvent} from "./messages.js" */
+/** @import {Check} from "./fairness.js" */
+
+/**
+ * The members' seeds in force at a roll (seedsInForce).
+ * @typedef {{seeds: Map<string, string>, unknown: string[], digest: string | null, matches: boolean | null}} SeedsAt
+ */
+
+const DOMAIN = new TextEncoder().encode("poolhall-roll-v1");
+/** @type {Record<string, number>} */
+const NARRATIVE_SIDES = {boost: 6, setback: 6, ability: 8, difficulty: 8,
+                         proficiency: 12, challenge: 12, force: 12};
+
+/** A die drawn, its faces and sides as the events record them. @typedef {{sides: number, faces: number[]}} Term */
+
+/** `[sides, face]` of each die an event drew, in the order drawn; null: it drew none.
+ * @param {GameEvent} event @returns {Array<[number, number]> | null} */
+export function drawsOf(event) {
+  switch (event.type) {
+    case "dice_rolled":
+      return event.terms.flatMap((/** @type {Term} */ t) => t.faces.map((f) => [t.sides, f]));
+    case "check_rolled": case "pool_rolled": case "force_dice_rolled":
+      return event.dice.map((/** @type {{kind: string, face: number}} */ d) => [NARRATIVE_SIDES[d.kind], d.face]);
+    case "destiny_pool_rolled": return event.dice.map((/** @type {{face: number}} */ d) => [12, d.face]);
+    case "pool_test_rolled":
+      return event.dice.flatMap((/** @type {{faces: number[]}} */ d) => d.faces.map((f) => [6, f]));
+    case "pool_test_rerolled":
+      return event.faces.flatMap((/** @type {number[]} */ chain) => chain.map((f) => [6, f]));
+    case "initiative_scores_rolled":
+      return event.rolls.flatMap((/** @type {{faces: number[]}} */ r) => r.faces.map((f) => [6, f]));
+    case "threshold_dice_rolled": return event.faces.map((/** @type {number} */ f) => [12, f]);
+    default: return null;
+  }
+}
+
+const hex = (/** @type {ArrayBuffer | number[]} */ bytes) => [...new Uint8Array(bytes)]
+  .map((b) => b.toString(16).padStart(2, "0")).join("");
+const fromHex = (/** @type {string} */ text) => new Uint8Array(
+  /** @type {RegExpMatchArray} */ (text.match(/../g)).map((pair) => parseInt(pair, 16)));
+
+/** Whether this page can check (Web Crypto is there only in a secure context). */
+export function canCheck() {
+  return Boolean(globalThis.isSecureContext && globalThis.crypto?.subtle);
+}
+
+/**
+ * The client seeds digest (events/fair.py `client_seeds_digest`): SHA-256 over the seeds in
+ * force (`Map` member -> seed), sorted by member id, each pair written `u16 len(member) |
+ * member | u16 len(seed) | seed` (UTF-8, big-endian byte counts); hex. Needs Web Crypto.
+ * @param {Map<string, string>} seeds
+ */
+export async function clientSeedsDigest(seeds) {
+  const encoder = new TextEncoder();
+  const parts = [];
+  // member ids are slugs (ASCII): sorting by UTF-16 units is Python's sort by code points
+  for (const member of [...seeds.keys()].sort()) {
+    for (const text of [member, /** @type {string} */ (seeds.get(member))]) {
+      const data = encoder.encode(text);
+      parts.push(new Uint8Array([data.length >> 8, data.length & 0xff]), data);
+    }
+  }
+  const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return hex(await crypto.subtle.digest("SHA-256", bytes));
+}
+
+/** The HMAC message of a roll without its block counter.
+ * @param {string} campaign @param {number} epoch @param {Uint8Array} digest @param {number} nonce */
+function rollMessage(campaign, epoch, digest, nonce) {
+  const name = new TextEncoder().encode(campaign);
+  const out = new Uint8Array(16 + 2 + name.length + 4 + 32 + 8 + 4);
+  const view = new DataView(out.buffer);
+  out.set(DOMAIN, 0);
+  view.setUint16(16, name.length);
+  out.set(name, 18);
+  let at = 18 + name.length;
+  view.setUint32(at, epoch);
+  out.set(digest, at + 4);
+  view.setBigUint64(at + 36, BigInt(nonce));
+  return out; // the last 4 bytes: the counter, set per block
+}
+
+/** The faces of dice of `sides` for one roll, and the stream's bytes read (for "how").
+ * @param {string} seedHex @param {string} campaign @param {number} epoch @param {string} digestHex
+ * @param {number} nonce @param {number[]} sides */
+export async function deriveFaces(seedHex, campaign, epoch, digestHex, nonce, sides) {
+  const key = await crypto.subtle.importKey("raw", fromHex(seedHex),
+                                            {name: "HMAC", hash: "SHA-256"}, false, ["sign"]);
+  const message = rollMessage(campaign, epoch, fromHex(digestHex), nonce);
+  const counterAt = message.length - 4;
+  let block = new Uint8Array(0);
+  let at = 0;
+  let counter = 0;
+  /** @type {number[]} */
+  const used = [];
+  /** @type {number[]} */
+  const faces = [];
+  for (const n of sides) {
+    const limit = 256 - (256 % n);
+    for (;;) {
+      if (at >= block.length) {
+        new DataView(message.buffer).setUint32(counterAt, counter);
+        block = new Uint8Array(await crypto.subtle.sign("HMAC", key, message));
+        at = 0;
+        counter += 1;
+      }
+      const byte = block[at];
+      at += 1;
+      used.push(byte);
+      if (byte < limit) {
+        faces.push((byte % n) + 1);
+        break;
+      }
+    }
+  }
+  return {faces, bytes: hex(used)};
+}
+
+/**
+ * The members' seeds in force when the roll `frame` was made, and whether they give the
+ * digest its stamp names: `{seeds: Map member -> seed, unknown: [member], digest, matches}`.
+ *
+ * `frames`: the log's lines the page holds, in a row (no gap) and holding `frame`; `now`: the
+ * seeds in force after the last of them (the `table` message's `fair.client_seeds`), for
+ * seeds set before the first. A member's seed at the roll is the last one they set before it
+ * among those lines; if they set none there: none at all when the lines begin at the log's
+ * first event, else the one in force now if they set none since either, else unknown (set
+ * before the lines held, changed after the roll). `digest` (hex) and `matches` are null when
+ * a seed is unknown or Web Crypto is missing.
+ * @param {EventFrame} frame @param {EventFrame[]} frames @param {Record<string, string>} [now]
+ * @returns {Promise<SeedsAt>}
+ */
+export async function seedsInForce(frame, frames, now = {}) {
+  const whole = (frames[0]?.seq ?? 1) <= 1;
+  /** @type {Map<string, Array<[number, string]>>} */
+  const sets = new Map(); // member -> [[seq, seed], ...] in log order
+  for (const {seq, event} of frames) {
+    if (event.type !== "client_seed_set") continue;
+    if (!sets.has(event.member)) sets.set(event.member, []);
+    /** @type {Array<[number, string]>} */ (sets.get(event.member)).push([seq, event.seed]);
+  }
+  /** @type {Map<string, string>} */
+  const seeds = new Map();
+  /** @type {string[]} */
+  const unknown = [];
+  for (const member of new Set([...Object.keys(now ?? {}), ...sets.keys()])) {
+    const own = sets.get(member) ?? [];
+    const before = own.filter(([seq]) => seq < frame.seq).at(-1);
+    if (before) seeds.set(member, before[1]);
+    else if (whole) continue;
+    else if (own.length === 0) seeds.set(member, now[member]);
+    else unknown.push(member);
+  }
+  const digest = unknown.length === 0 && canCheck() ? await clientSeedsDigest(seeds) : null;
+  const matches = digest === null ? null
+    : digest === /** @type {FairStamp} */ (frame.event.fair).seeds; // a roll's frame
+  return {seeds, unknown, digest, matches};
+}
+
+/** A roll of a revealed epoch checked: the seed against its commitment, then every die drawn
+ * with the roll's stamp (`frames`: the frames of that epoch and nonce, in seq order; a roll
+ * and the dice joining it later share one) against the faces the seed gives.
+ * @param {EventFrame} frame @param {string} seed the epoch's revealed seed (hex)
+ * @param {{epoch: number, nonce: number, seeds: string, commitment: string | null}} how
+ * @param {EventFrame[]} frames @param {string} campaign @returns {Promise<Check>} */
+export async function recompute(frame, seed, how, frames, campaign) {
+  if (!canCheck()) return {state: "unavailable", seed, ...how};
+  const commitment = hex(await crypto.subtle.digest("SHA-256", fromHex(seed)));
+  if (how.commitment !== null && commitment !== how.commitment) {
+    return {state: "mismatch", seed, why: "the seed does not hash to its commitment", ...how};
+  }
+  const draws = frames.flatMap((f) => /** @type {Array<[number, number]>} */ (drawsOf(f.event))
+    .map(([sides, face]) => [f.seq, sides, face]));
+  const {faces, bytes} = await deriveFaces(seed, campaign, how.epoch, how.seeds,
+                                           how.nonce, draws.map(([, sides]) => sides));
+  const wrong = draws.findIndex(([, , face], i) => faces[i] !== face);
+  const mine = draws.filter(([seq]) => seq === frame.seq).length;
+  if (wrong >= 0) {
+    const [, sides, face] = draws[wrong];
+    return {state: "mismatch", seed, bytes, why: `a d${sides} shows ${face}; the seed gives ${faces[wrong]}`,
+            ...how};
+  }
+  return {state: "verified", seed, bytes, dice: mine, ...how};
+}
