@@ -118,17 +118,14 @@ def to_recorded(row: StoredRow) -> Recorded:
 
 def recorded_pages(log: EventLog) -> Iterator[list[tuple[str, Recorded]]]:
     """Every event of the log as ``(campaign, recorded)`` pairs, a page at a time, each
-    campaign's in order (campaign after campaign). With no upcaster registered, a page's
-    payloads are decoded in one call."""
+    campaign's in order (:meth:`EventLog.scan`: on SQLite, the log's append order). With no
+    upcaster registered, a page's payloads are decoded in one call."""
     fast = not UPCASTERS
-    for campaign in log.campaigns():
-        after = 0
-        while page := log.read(campaign, after):
-            events = (decode_page([row.payload if isinstance(row.payload, str) else
-                                   row.payload.decode() for row in page]) if fast else
-                      [decode_stored(row.payload, row.type, row.version) for row in page])
-            assert events is not None
-            yield [(campaign, Recorded(seq=row.seq, at=row.at, actor=row.actor,
+    for page in log.scan():
+        events = (decode_page([row.payload if isinstance(row.payload, str) else
+                               row.payload.decode() for row in page]) if fast else
+                  [decode_stored(row.payload, row.type, row.version) for row in page])
+        assert events is not None
+        yield [(row.campaign, Recorded(seq=row.seq, at=row.at, actor=row.actor,
                                        command=row.command_id, event=event))
-                   for row, event in zip(page, events, strict=True)]
-            after = page[-1].seq
+               for row, event in zip(page, events, strict=True)]

@@ -223,6 +223,16 @@ class EventLog(Protocol):
                 return
             after = page[-1].seq
 
+    def scan(self) -> Iterator[list[StoredRow]]:
+        """Every row of every campaign, a page at a time, each campaign's in seq order (the
+        campaigns' rows may interleave). Here campaign after campaign; a backend may read its
+        table in one pass instead (SQLite does)."""
+        for campaign in self.campaigns():
+            after = 0
+            while page := self.read(campaign, after):
+                yield page
+                after = page[-1].seq
+
     def campaigns(self) -> list[str]:
         """Every campaign with at least one event, in the order they were created."""
         return [created.campaign for created in self.directory()]

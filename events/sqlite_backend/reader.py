@@ -35,8 +35,10 @@ from poolhall.events.sqlite_backend.verify import verify_file
 
 __all__ = ["SqliteReader"]
 
-_READ = ("SELECT seq, type, version, payload, recorded_at, actor, command_id, campaign, hash"
+_READ = ("SELECT seq, type, version, payload, recorded_at, actor, command_id, hash"
          " FROM events WHERE campaign = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq LIMIT ?4")
+_SCAN = ("SELECT seq, type, version, payload, recorded_at, actor, command_id, campaign, hash"
+         " FROM events ORDER BY position")
 _HEAD = "SELECT max(seq) FROM events WHERE campaign = ?"
 _HASHES = ("SELECT e.campaign, e.hash FROM json_each(?1) AS j CROSS JOIN events AS e"
            " ON e.campaign = j.key AND e.seq = j.value")
@@ -47,6 +49,16 @@ _DIRECTORY = ("SELECT campaign, command_id, actor, last_seq FROM commands INDEXE
 _SEALED = "SELECT sealed FROM sealed_tokens WHERE campaign = ? AND command_id = ?"
 _KEPT_READERS = 8
 """Idle read connections kept open at most (the server's worker threads share them)."""
+READ_MMAP_BYTES = 1 << 30
+"""``PRAGMA mmap_size`` of a read connection: SQLite reads the file's pages through a memory
+map instead of a ``read`` call each into its own page cache (which it empties whenever the
+writer commits). A campaign read through the ``(campaign, seq)`` index visits a page per few
+events when campaigns interleave: the map took reading 100,000 events of 100 such campaigns
+from 2.5 to 1.8 µs of CPU an event. It is address space, not memory the server allocates:
+the pages read are the kernel's file cache, which a ``read`` call fills as well, but mapped
+they count in the process's RSS (``RssFile``: a catch-up of 100,000 events adds ~35 MB,
+given back under memory pressure). Writes never go through it (the writer's connection has
+none)."""
 
 
 class SqliteReader(EventLog):
@@ -86,6 +98,7 @@ class SqliteReader(EventLog):
         if connection is None:
             connection = sqlite3.connect(self._uri, uri=True, isolation_level=None,
                                          check_same_thread=False)
+            connection.execute(f"PRAGMA mmap_size={READ_MMAP_BYTES}")
         try:
             yield connection
         except BaseException:
@@ -111,9 +124,28 @@ class SqliteReader(EventLog):
 
     def read(self, campaign: str, after: int = 0, upto: int | None = None,
              limit: int = PAGE_ROWS) -> list[StoredRow]:
-        """One page of the campaign's rows, through the ``(campaign, seq)`` index."""
+        """One page of the campaign's rows, through the ``(campaign, seq)`` index (the
+        campaign is the one asked for, not read again from each row)."""
         end = upto if upto is not None else 2**62
-        return [StoredRow(*row) for row in self._all(_READ, [campaign, after, end, limit])]
+        return [StoredRow(seq, type_, version, payload, at, actor, command, campaign, digest)
+                for seq, type_, version, payload, at, actor, command, digest
+                in self._all(_READ, [campaign, after, end, limit])]
+
+    def scan(self) -> Iterator[list[StoredRow]]:
+        """Every row in append order, a page at a time, in one read transaction (one snapshot
+        of the file): one sequential pass over the table, where reading campaign after campaign
+        through the index visits each page of interleaved campaigns once per campaign on it."""
+        try:
+            with self._connection() as connection:
+                connection.execute("BEGIN")
+                try:
+                    cursor = connection.execute(_SCAN)
+                    while page := cursor.fetchmany(PAGE_ROWS):
+                        yield [StoredRow(*row) for row in page]
+                finally:
+                    connection.execute("COMMIT")
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot read {self.path}: {error}") from None
 
     def head(self, campaign: str) -> int:
         """The campaign's last sequence number (0 when it has no event)."""

@@ -35,14 +35,23 @@ _DAMAGE_SHOWN = 20
 
 _PAGE = 512
 
-_WALK = ("SELECT position, campaign, seq, type, version, CAST(payload AS BLOB), recorded_at, actor,"
-         " command_id, hash FROM {table}")
+_WALK = ("SELECT position, campaign, seq, type, version, CAST(payload AS BLOB) AS payload,"
+         " recorded_at, actor, command_id, hash FROM {table}")
+_WALKED = "campaign, seq, type, version, payload, recorded_at, actor, command_id, hash"
+"""The columns the walk reads, in append order (``position`` only sorts them)."""
 _UNCOVERED = (
     "SELECT e.campaign, e.seq, e.command_id FROM {table} AS e LEFT JOIN commands AS c"
     " ON c.campaign = e.campaign AND c.command_id = e.command_id"
     " WHERE c.first_seq IS NULL OR e.seq < c.first_seq OR e.seq > c.last_seq")
 _HEADS = "SELECT campaign, max(seq) FROM {table} GROUP BY campaign"
-_RECORDED_HEADS = "SELECT campaign, max(last_seq) FROM commands GROUP BY campaign"
+_RECORDED_HEADS = "SELECT campaign, max(last_seq) FROM commands NOT INDEXED GROUP BY campaign"
+"""One sequential pass over ``commands``, grouped in a temporary tree: through the primary
+key's index instead, SQLite looked each command's row up in the table (four times the CPU
+for a million commands)."""
+_MMAP_BYTES = 1 << 30
+"""``PRAGMA mmap_size`` of verify's read-only connections: SQLite reads the file through a
+memory map instead of a ``read`` call per page (the commands' check, a look-up per event,
+took a third less CPU with it)."""
 
 
 def _union(select: str, journal: bool) -> str:
@@ -59,7 +68,7 @@ def verify_file(uri: str) -> tuple[int, list[ChainProblem]]:
     works), so a long log's three passes overlap on the cores a machine has.
     """
     try:
-        connection = sqlite3.connect(uri, uri=True, isolation_level=None)
+        connection = _connect(uri)
     except sqlite3.Error as error:
         return 0, [ChainProblem("", 0, f"the file cannot be checked: {error}")]
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="verify") as pool:
@@ -79,9 +88,19 @@ def verify_file(uri: str) -> tuple[int, list[ChainProblem]]:
     return checked, damage.result() + sorted(problems, key=lambda p: (p.campaign, p.seq))
 
 
+def _connect(uri: str) -> sqlite3.Connection:
+    """A connection of one of verify's passes (each its own, in a thread of its own)."""
+    connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    connection.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
+    return connection
+
+
 def _damage(uri: str) -> list[ChainProblem]:
     """What SQLite's ``integrity_check`` finds wrong with the file itself."""
-    connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        connection = _connect(uri)
+    except sqlite3.Error as error:
+        return [ChainProblem("", 0, f"the file cannot be checked: {error}")]
     try:
         return [ChainProblem("", 0, f"the file is damaged: {line}") for (line,) in
                 connection.execute(f"PRAGMA integrity_check({_DAMAGE_SHOWN})") if line != "ok"]
@@ -99,10 +118,11 @@ def _walk(connection: sqlite3.Connection, journal: bool) -> tuple[int, list[Chai
     problems: list[ChainProblem] = []
     checked = 0
     links: dict[str, tuple[int, str]] = {}  # campaign -> (next seq expected, last hash)
-    cursor = connection.execute(f"SELECT * FROM ({_union(_WALK, journal)}) ORDER BY 1")
+    cursor = connection.execute(
+        f"SELECT {_WALKED} FROM ({_union(_WALK, journal)}) ORDER BY position")
     while page := cursor.fetchmany(_PAGE):
         checked += len(page)
-        for _, campaign, seq, type_, version, payload, at, actor, command, stored in page:
+        for campaign, seq, type_, version, payload, at, actor, command, stored in page:
             expected, previous = links.get(campaign) or (1, GENESIS)
             if seq != expected:
                 problems.append(ChainProblem(campaign, seq,
@@ -119,7 +139,7 @@ def _walk(connection: sqlite3.Connection, journal: bool) -> tuple[int, list[Chai
 def _command_problems(uri: str, journal: bool) -> list[ChainProblem]:
     """Events their command did not record, and recorded events the log no longer holds
     (one read transaction of its own)."""
-    connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    connection = _connect(uri)
     try:
         connection.execute("BEGIN")
         problems = [ChainProblem(str(campaign), int(seq),

@@ -201,6 +201,23 @@ class LogContract:
         assert [r.seq for r in log.rows("a")] == list(range(1, total + 1))
         assert [r.seq for r in log.rows("a", 5, PAGE_ROWS + 7)] == list(range(6, PAGE_ROWS + 8))
 
+    def test_scan_gives_every_row_of_interleaved_campaigns_each_in_order(self, log: EventLog
+                                                                         ) -> None:
+        """``scan`` holds every row ``read`` gives, each campaign's in seq order, in pages."""
+        log.append_batch([request("a", 0, opened("a"), command="open"),
+                          request("b", 0, opened("b"), command="open")])
+        for n in range(1, PAGE_ROWS + 5):  # the campaigns' rows interleave in the table
+            log.append_batch([request("a", n, rolled(n % 6 + 1), command=f"r{n}"),
+                              request("b", n, rolled(n % 6 + 1), rolled(1), command=f"r{n}")
+                              ][::1 if n % 2 else -1])
+        pages = list(log.scan())
+        assert all(0 < len(page) <= PAGE_ROWS for page in pages)
+        scanned = [row for page in pages for row in page]
+        for campaign in ("a", "b"):
+            assert [row for row in scanned if row.campaign == campaign] == list(
+                log.rows(campaign))
+        assert len(scanned) == log.head("a") + log.head("b")
+
     def test_command_records_answer_for_the_ids_the_campaign_holds(self, log: EventLog
                                                                    ) -> None:
         """Each known id with its actor and sequence numbers; unknown ids left out."""
