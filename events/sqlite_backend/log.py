@@ -9,8 +9,9 @@ The schema and its constraints are in :mod:`poolhall.events.sqlite_backend.schem
 
 What is kept of the older store's speed, each simple and measured to matter: rows inserted a
 few hundred per statement (:mod:`poolhall.events.sqlite_backend.bulk_insert`), each campaign's head
-and head hash kept in memory by the one writer, the command ids of a batch looked up in one
-statement, and the WAL kept short beside the writer (:meth:`SqliteLog.checkpoint`).
+and head hash kept in memory by the one writer, the command ids of a batch looked up only when
+the key of ``commands`` refuses one (the hub looked them up already), and the WAL kept short
+beside the writer (:meth:`SqliteLog.checkpoint`).
 """
 
 from __future__ import annotations
@@ -142,17 +143,30 @@ class SqliteLog(SqliteReader):
         """Append every request (see :meth:`poolhall.events.log_contract.EventLog.append_batch`) in
         one durable transaction.
 
-        The writer's hot path: the batch's command ids are looked up in one statement, each
-        chain hash is one formatted string and one ``sha256`` call, and the rows go a few
-        hundred per statement. The database's own constraints stand behind each check made
-        here: a row they refuse fails the transaction, and every request with it.
+        The writer's hot path: each chain hash is one formatted string and one ``sha256`` call,
+        and the rows go a few hundred per statement. The database's own constraints stand
+        behind each check made here: a row they refuse fails the transaction, and every
+        request with it.
+
+        The batch's command ids are not looked up before its rows are written: the hub looked
+        each up before deciding (:mod:`poolhall.server.command_index`), so an id the log
+        already holds reaches the writer only when two tries of one command race, and on a
+        log of millions of commands the look-up cost as much as the insert it preceded (each a
+        walk down the same index). The key of ``commands`` refuses such an id; the batch is
+        then rolled back and made again with its ids looked up in one statement
+        (:meth:`_known`), so the retried command gets its recorded answer.
         """
+        return self._append(requests, look_up=False)
+
+    def _append(self, requests: Sequence[AppendRequest], *, look_up: bool
+                ) -> list[AppendResult]:
+        """One try of :meth:`append_batch`; ``look_up``: its command ids looked up first."""
         connection = self.db
         results: list[AppendResult] | None = None
         try:
             connection.execute("BEGIN IMMEDIATE")
             try:
-                results, heads, rows = self._plan(requests)
+                results, heads, rows = self._plan(requests, look_up)
                 if rows.events:
                     insert_values(connection, _INSERT_EVENT, 9, rows.events)
                     insert_rows(connection, _INSERT_COMMAND, rows.commands)
@@ -165,6 +179,8 @@ class SqliteLog(SqliteReader):
                 self._heads.clear()  # reloaded from the file on next use
                 raise
         except sqlite3.Error as error:
+            if isinstance(error, sqlite3.IntegrityError) and not look_up:
+                return self._append(requests, look_up=True)  # an id the log holds: see above
             failure = StoreError(f"append failed: {error}")
             if results is None:
                 return [failure] * len(requests)
@@ -172,14 +188,16 @@ class SqliteLog(SqliteReader):
         self._heads.update(heads)
         return results
 
-    def _plan(self, requests: Sequence[AppendRequest]
+    def _plan(self, requests: Sequence[AppendRequest], look_up: bool
               ) -> tuple[list[AppendResult], dict[str, tuple[int, str]], _Rows]:
-        """Each request's result, the heads they leave and the rows to insert (reads only)."""
+        """Each request's result, the heads they leave and the rows to insert (reads only;
+        ``look_up``: the recorded answers of the ids the log holds read first)."""
         results: list[AppendResult] = []
         heads: dict[str, tuple[int, str]] = {}
         rows = _Rows()
         event_values = rows.events  # nine a row, flat: no list of rows to flatten
-        known = self._known(requests)
+        known = self._known(requests) if look_up else {}
+        refused: list[int] = []  # the requests refused as conflicts, by index
         for request in requests:
             campaign, actor, command_id, at = (request.campaign, request.actor,
                                                request.command_id, request.at)
@@ -192,6 +210,7 @@ class SqliteLog(SqliteReader):
             if seq != request.expected_head:
                 results.append(ConcurrencyError(
                     f"campaign {campaign!r} is at {seq}, not {request.expected_head}"))
+                refused.append(len(results) - 1)
                 continue
             first = seq + 1
             hashes: list[str] = []
@@ -215,7 +234,19 @@ class SqliteLog(SqliteReader):
             appended = Appended([seq] if seq == first else range(first, seq + 1))
             appended.hashes = hashes
             results.append(appended)
+        if refused and not look_up:
+            self._answer_retries(requests, refused, results)
         return results, heads, rows
+
+    def _answer_retries(self, requests: Sequence[AppendRequest], refused: list[int],
+                        results: list[AppendResult]) -> None:
+        """Give each request refused as a conflict its recorded answer if its id is in the
+        log: a retry names any head, often a stale one (rare: the hub answers retries)."""
+        recorded = self._known([requests[k] for k in refused])
+        for k in refused:
+            record = recorded.get((requests[k].campaign, requests[k].command_id))
+            if record is not None:
+                results[k] = record
 
     # ---- beside the writer -------------------------------------------------------------
 

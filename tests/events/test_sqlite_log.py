@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from poolhall.events.errors import StoreError
-from poolhall.events.log_contract import EventLog
+from poolhall.events.log_contract import CommandRecord, EventLog
 from poolhall.events.sqlite_backend import SqliteLog, SqliteReader
 from tests.events.store_contract import LogContract, opened, request, rolled
 
@@ -149,3 +149,41 @@ def test_a_failed_transaction_appends_nothing_and_the_log_goes_on(log: SqliteLog
                              request("b", 0, opened("b"), command="x")]) == [[1], [1]]
     assert log.command_records("a", ["again", "same"]).keys() == {"again"}
     assert log.verify() == (2, [])
+
+
+def _statements(log: SqliteLog) -> list[str]:
+    """The statements the writer's connection runs from now on (SQLite's own trace)."""
+    seen: list[str] = []
+    log.db.set_trace_callback(seen.append)
+    return seen
+
+
+def test_a_batch_of_new_command_ids_is_written_without_looking_them_up(log: SqliteLog
+                                                                       ) -> None:
+    """The hub looked each id up before deciding: the writer inserts the batch's commands
+    straight away (the key of ``commands`` refuses an id it holds), reading nothing of
+    ``commands`` first. On a log of millions of commands that look-up was a walk down the
+    index as long as the insert's."""
+    _filled(log)
+    seen = _statements(log)
+    assert log.append_batch([request("a", 4, rolled(4), command="a-new"),
+                             request("b", 2, rolled(5), command="b-new")]) == [[5], [3]]
+    log.db.set_trace_callback(None)
+    assert not [s for s in seen if "FROM json_each" in s and "commands" in s]
+    assert log.command_records("a", ["a-new"]).keys() == {"a-new"}
+
+
+def test_a_command_the_log_holds_racing_into_a_batch_gets_its_answer(log: SqliteLog
+                                                                     ) -> None:
+    """Two tries of one command that both passed the hub's look-up: the second, at the
+    campaign's head, is refused by the key of ``commands``, and the batch is made again
+    with its ids looked up: the retry gets the recorded answer, the others of the batch
+    are appended, nothing twice."""
+    _filled(log)  # "b" recorded events 1-2 of campaign b
+    assert log.append_batch([request("a", 4, rolled(4), command="a-new"),
+                             request("b", 2, rolled(9), command="b"),
+                             request("b", 2, rolled(6), command="b-new")]
+                            ) == [[5], CommandRecord("gm", 1, 2), [3]]
+    assert log.head("a") == 5
+    assert log.head("b") == 3
+    assert log.verify() == (8, [])
