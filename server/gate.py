@@ -463,7 +463,9 @@ class Gate:
         """What ``/health`` can show of the door: open, refused and rate-limited counts."""
         return {**self.admission.status(self._now()), "join_timeouts": self.timed_out,
                 "evicted_unjoined": self.evicted, "reading_requests": self.slots.reading,
-                "waiting_requests": self.slots.waiting, "oversized_requests": self.oversized}
+                "waiting_requests": self.slots.waiting,
+                "reading_most_per_address": self.slots.most_reading_from_one_source,
+                "oversized_requests": self.oversized}
 
     def log_summary(self, when: str = f"in the last {SUMMARY_INTERVAL:g} s") -> None:
         """Log one line on what was refused since the last one, if anything was."""

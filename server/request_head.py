@@ -138,5 +138,11 @@ class ReadingSlots(Generic[C]):
     def reading_from(self, source: str) -> int:
         return self._reading.get(source, 0)
 
+    @property
+    def most_reading_from_one_source(self) -> int:
+        """The most connections of any one source being read now: what the per-source cap
+        bounds (``reading`` also counts every other source's, an honest page's included)."""
+        return max(self._reading.values(), default=0)
+
     def waiting_from(self, source: str) -> int:
         return len(self._waiting.get(source, ()))

@@ -32,7 +32,7 @@ from _attacker import AttackContext  # noqa: E402
 from _requests import address, after_attack, connect_from, ended, watch_door  # noqa: E402
 from _trial import Check, Trial, main  # noqa: E402
 
-WATCHED = ("reading_requests", "waiting_requests")
+WATCHED = ("reading_requests", "waiting_requests", "reading_most_per_address")
 
 
 async def attack(ctx: AttackContext) -> None:
@@ -76,11 +76,12 @@ async def attack(ctx: AttackContext) -> None:
 
 def checks(figures: dict[str, object], options: dict[str, int]) -> list[Check]:
     found = figures["attacker"]["figures"]  # type: ignore[index]
-    cap = options["reading_cap"] * options["addresses"]
-    return [
+    per_address = found.get("most reading_most_per_address", 0)
+    return [  # per address: the total also counts the honest table's own handshakes
         Check(f"at most {options['reading_cap']} unfinished requests read per address "
-              f"({cap} in all; most seen: {found.get('most reading_requests')})",
-              0 < found.get("most reading_requests", 0) <= cap),
+              f"(most seen from one: {per_address}; in all: "
+              f"{found.get('most reading_requests')})",
+              0 < per_address <= options["reading_cap"]),
         Check("an address's further connections wait, unread, for a turn",
               found.get("most waiting_requests", 0) > 0
               or options["per_address"] <= options["reading_cap"]),

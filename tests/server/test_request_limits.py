@@ -132,7 +132,7 @@ async def test_an_address_sends_few_requests_at_once_and_its_others_wait(
             await until(lambda: server.gate.slots.waiting == 1)
             other = await send_request(port, health_lines(port), source="127.0.0.3")
             assert other.status == 200
-            assert "reading_requests=2 waiting_requests=1" in \
+            assert "reading_requests=2 waiting_requests=1 reading_most_per_address=2" in \
                 other.body.decode()
             await asyncio.sleep(0.2)
             assert not third.done()
