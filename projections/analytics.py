@@ -304,15 +304,16 @@ class _Fold:
             float(event.successes or 0), dist.mean if event.tn is not None else 0.0,
             float(event.disastrous), 6.0**-n, 0.0, 0.0))
         drawn = sum(1 for die in event.dice if die.source in _POOL_SOURCES)
+        first_faces = [die.faces[0] for die in event.dice]
         for scope in self.scopes:
-            scope.die_faces("sr3 d6", 6, (die.faces[0] for die in event.dice))
+            scope.die_faces("sr3 d6", 6, first_faces)
             scope.rule_of_one(n, event.disastrous)
         astral = self.astral_pools.pop(event.character, 0) if event.astral else 0
         chain = max(event.dice, key=lambda die: len(die.faces))  # only sixes roll on
+        sixes = chain.faces.count(6)
         for scope in self.scopes:
             if event.karma_spent:
                 scope.karma_spent(event.character, event.karma_spent)
-            sixes = chain.faces.count(6)
             if sixes and (scope.chain is None or sixes > scope.chain.sixes):
                 scope.six_chain(ChainRecord(sixes=sixes, faces=list(chain.faces),
                                             character=event.character, seq=rec.seq,

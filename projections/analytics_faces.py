@@ -170,21 +170,47 @@ def binomial_p(trials: int, p: Fraction, x: int) -> float:
     return _two_sided(probabilities, x)
 
 
+def _add_trials(distribution: Sequence[float], q: float, trials: int, keep: int) -> list[float]:
+    """The distribution of a count after ``trials`` more trials of chance ``q`` each, cut at
+    the top where the chance is below 1e-15 but never to fewer than ``keep`` counts.
+
+    One trial at a time, as written by hand: count ``i`` after a trial has chance ``w[i] * (1
+    - q) + w[i - 1] * q``. numpy does each trial's products and sums over the whole array at
+    once - the same float operations on the same numbers, so the same bits as a Python loop
+    over the counts - because a campaign's Rule-of-One test adds ~100,000 trials to a
+    distribution of ~200 counts: 1.7 s of a 100,000-event report as a loop, 0.13 s so. The
+    array is longer than the distribution and zero past it (a count cut off is zeroed), so
+    each trial is three whole-array operations on views made once; it lives for this call."""
+    import numpy
+
+    n, stay = len(distribution), 1 - q
+    counts = numpy.zeros(2 * n + 2)
+    counts[:n] = distribution
+    carry = numpy.empty(len(counts))
+    above, carried = counts[1:], carry[:-1]
+    for _ in range(trials):
+        if n == len(counts):  # no zero left past the distribution: twice the room
+            counts = numpy.concatenate((counts, numpy.zeros(n)))
+            carry = numpy.empty(len(counts))
+            above, carried = counts[1:], carry[:-1]
+        numpy.multiply(counts, q, out=carry)  # the chance that moves up a count ...
+        numpy.multiply(counts, stay, out=counts)  # ... and the chance that stays
+        numpy.add(above, carried, out=above)
+        n += 1
+        while n > keep and counts[n - 1] < 1e-15:
+            n -= 1
+            counts[n] = 0.0
+    result: list[float] = counts[:n].tolist()
+    return result
+
+
 def bernoulli_sum_p(chances: Mapping[int, int], p_of: Mapping[int, float], x: int) -> float:
     """Two-sided exact p-value of ``x`` events among independent trials: ``chances[key]``
     trials of chance ``p_of[key]`` each (a Poisson-binomial, built by convolution and cut
     where the tail is below 1e-15: counts past it are never more likely than ``x``)."""
     distribution = [1.0]
     for key, trials in sorted(chances.items()):
-        q = p_of[key]
-        for _ in range(trials):
-            step = [0.0] * (len(distribution) + 1)
-            for i, w in enumerate(distribution):
-                step[i] += w * (1 - q)
-                step[i + 1] += w * q
-            while len(step) > max(x + 2, 2) and step[-1] < 1e-15:
-                step.pop()
-            distribution = step
+        distribution = _add_trials(distribution, p_of[key], trials, max(x + 2, 2))
     if x >= len(distribution):
         return 0.0
     return _two_sided(distribution, x)

@@ -113,6 +113,40 @@ def test_binomial_and_rule_of_one_p_values_against_enumeration() -> None:
             pytest.approx(by_hand, rel=1e-9)
 
 
+def _convolved_by_hand(chances: dict[int, int], p_of: dict[int, float], x: int) -> float:
+    """The Rule-of-One p-value as first written: a Python loop over the counts, trial by trial,
+    cut at the top below 1e-15 (never to fewer than x + 2 counts)."""
+    distribution = [1.0]
+    for key, trials in sorted(chances.items()):
+        q = p_of[key]
+        for _ in range(trials):
+            step = [0.0] * (len(distribution) + 1)
+            for i, w in enumerate(distribution):
+                step[i] += w * (1 - q)
+                step[i + 1] += w * q
+            while len(step) > max(x + 2, 2) and step[-1] < 1e-15:
+                step.pop()
+            distribution = step
+    if x >= len(distribution):
+        return 0.0
+    seen = distribution[x] * (1 + 1e-9)
+    return min(1.0, sum(p for p in distribution if p <= seen))
+
+
+@pytest.mark.parametrize("chances", [
+    {1: 40, 3: 1500, 4: 1500, 5: 1500, 6: 1500},  # a long campaign: the array grows, is cut
+    {2: 3, 3: 7},                                  # a short night: a few counts, no cut
+    {4: 0, 7: 12},                                 # a size with no tests
+])
+def test_rule_of_one_p_value_is_the_hand_loops_to_the_bit(chances: dict[int, int]) -> None:
+    """The Rule-of-One p-value, its convolution done by numpy a trial at a time, is the very
+    float the loop over the counts gives, for counts seen, unseen and past the cut."""
+    p_of = {d: 6.0**-d for d in chances}
+    expected = sum(t * p_of[d] for d, t in chances.items())
+    for x in sorted({0, 1, 2, int(expected), int(expected) + 5, 3 * int(expected) + 40, 400}):
+        assert bernoulli_sum_p(chances, p_of, x) == _convolved_by_hand(chances, p_of, x), x
+
+
 def test_holm_adjusts_step_down() -> None:
     """Holm on (0.01, 0.04, 0.03, 0.5): sorted 0.01 x 4 = 0.04, 0.03 x 3 = 0.09, 0.04 x 2 =
     0.08 raised to 0.09 (never below the one before), 0.5 x 1 - worked by hand."""
