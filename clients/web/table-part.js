@@ -28,8 +28,7 @@ export class TablePart extends HTMLElement {
     this.render();
   }
 
-  /** A table and its views at once, drawn once (a replay's moment: its table, none of the
-   * last moment's views).
+  /** A table and its views at once, drawn once (a replay's moment).
    * @param {TableNow | Snapshot | null} table @param {Map<string, any>} views */
   moment(table, views) {
     this._table = table;

@@ -44,9 +44,7 @@ export const OLDER_EVENT = "ph-older";
 const NEAR_TOP_PX = 120;  // scrolled this close to the top: fetch older lines
 const STUCK_PX = 40;      // this close to the bottom: follow new lines
 const AHEAD_PX = 480;     // lines kept in the DOM beyond each edge of the view ...
-const REFILL_PX = 400;    // ... and filled in again when the view comes this close to an edge:
-                          // a few lines at a time as one scrolls (nine at a time, 160 px, made
-                          // a frame of fast scrolling too long now and then)
+const REFILL_PX = 400;    // ... refilled this close to an edge (a few lines a time: 160 dropped frames)
 const FIRST_GUESS_PX = 32; // a line's height before any line was measured
 const KEEP_BUILT = 400;   // built lines kept while not shown
 const ANNOUNCED = 3;      // new lines kept in the live region
@@ -93,7 +91,7 @@ export class PhLog extends HTMLElement {
     this.settling = false;     // resized, not yet drawn again
     /** @type {number | null} */
     this.placedAt = null;      // where draw() last put the view (its scroll event is not the reader's)
-    this.touched = false;      // the reader scrolled, pressed or touched the list since
+    this.touched = false;      // the reader acted on the list since
     /** @type {[number, number | undefined, number | undefined] | null} */
     this.drawnOf = null;       // [n, first seq, last seq] of the log last drawn
     this.fair = new FairChecks(); // each roll checked against its epoch's revealed seed
@@ -168,7 +166,7 @@ export class PhLog extends HTMLElement {
     let below = !same && n !== undefined && frames[0]?.seq === first && frames.length > n
       && !this.loading && !this.stale && exhausted === this.exhausted && Boolean(this.names);
     this.stale = false;
-    // lines only added: only those are new to the checks (not the whole log again per event)
+    // lines only added: only those are new to the checks
     if (this.fair.learn(below ? frames.slice(/** @type {number} */ (n)) : frames, this.campaign)) { // a seed revealed: rolls checked again
       for (const line of this.built.values()) line.remove();
       this.built.clear();
@@ -218,8 +216,7 @@ export class PhLog extends HTMLElement {
    * @param {boolean} [place] */
   draw(place = true) {
     if (!this.list || !this.names) return;
-    // written only when changed: writing the same value is still a change of the attribute,
-    // and the style of the page is worked out again after every event
+    // written when changed only: the same value written is a change (style worked out again)
     if (this.older.hidden !== this.exhausted) this.older.hidden = this.exhausted;
     if (this.older.disabled !== this.loading) this.older.disabled = this.loading;
     const list = this.list;
@@ -249,8 +246,8 @@ export class PhLog extends HTMLElement {
     const settled = this.wantedTop(tops, list.clientHeight || view);
     if ((place || this.stuck) && Math.abs(list.scrollTop - settled) >= 1) {
       list.scrollTop = settled;
-      this.placedAt = settled; // the scroll event this causes is ours, not the reader's ...
-      this.touched = false;    // ... unless they scroll, press or touch before it comes
+      this.placedAt = settled; // the scroll event this causes is ours, not the reader's
+      this.touched = false;
     }
     this.announce();
   }
@@ -292,9 +289,7 @@ export class PhLog extends HTMLElement {
     const n = this.frames.length;
     if (!n || !this.names) return;
     if (this.placedAt !== null && !this.touched) {
-      // draw() put the view there and drew the lines around it, and the reader did nothing
-      // since: reading where the list is would lay the page out in the middle of the frame
-      // (the new line's style, its dice starting to roll), before the frame's own layout
+      // ours, the lines around it drawn: reading the list would lay the page out mid-frame
       const top = this.placedAt;
       this.placedAt = null;
       if (top < NEAR_TOP_PX) this.askOlder();
@@ -328,7 +323,7 @@ export class PhLog extends HTMLElement {
     }
     const guess = this.guess ?? FIRST_GUESS_PX;
     const tops = new Float64Array(n + 1);
-    // lines only added below (a new event): the tops counted before still hold
+    // lines only added below: the tops counted before still hold
     const kept = this.tops && key && key[0] < n && key[1] === frames[0]?.seq
       && key[2] === frames[key[0] - 1]?.seq ? key[0] : 0;
     if (kept) tops.set(/** @type {Float64Array} */ (this.tops).subarray(0, kept + 1));

@@ -79,8 +79,7 @@ class PhD12Table extends TablePart {
         this.cards.delete(number);
       }
     }
-    // written when changed only: the same value written again is still a change of the
-    // attribute, and the page's style is worked out again (this runs after every event)
+    // written when changed only (the same value written is a change: style worked out again)
     const open = this.openList.childElementCount > 0;
     const ended = this.endedList.childElementCount > 0;
     if (this.empty.hidden !== open) this.empty.hidden = open;
