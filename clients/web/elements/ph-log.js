@@ -248,6 +248,8 @@ export class PhLog extends HTMLElement {
       list.scrollTop = settled;
       this.placedAt = settled; // the scroll event this causes is ours, not the reader's
       this.touched = false;
+      // it comes before the next frame's callbacks, or never (the list was already there)
+      requestAnimationFrame(() => { this.placedAt = null; });
     }
     this.announce();
   }
