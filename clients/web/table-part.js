@@ -28,5 +28,13 @@ export class TablePart extends HTMLElement {
     this.render();
   }
 
+  /** A table and its views at once, drawn once (a replay's moment).
+   * @param {TableNow | Snapshot | null} table @param {Map<string, any>} views */
+  moment(table, views) {
+    this._table = table;
+    this._views = views;
+    this.render();
+  }
+
   render() {}
 }

@@ -161,3 +161,41 @@ def test_a_long_log_keeps_only_the_lines_near_the_view_and_reads_whole(
     # read through, top to bottom: every line once, in order
     whole = list(range(1, head + 6))
     assert logs_read_through(gm, ana) == [whole, whole]
+
+
+SCROLL_AS_IT_ARRIVES = """(list) => {
+  // the reader scrolls up with the wheel in the very frame a new line arrives (the log has
+  // just put its view at the bottom for it, and that scroll event is still to come)
+  window.__scrolled = false;
+  new MutationObserver((changes, observer) => {
+    if (!changes.some((change) => [...change.addedNodes].some(
+        (node) => node.textContent?.includes("as you scroll")))) return;
+    observer.disconnect();
+    list.dispatchEvent(new WheelEvent("wheel", {deltaY: -600}));
+    list.scrollTop = Math.round(list.scrollHeight / 3);
+    window.__scrolled = true;
+  }).observe(list, {childList: true});
+}"""
+
+
+def test_a_reader_scrolling_as_a_line_arrives_is_not_taken_back_to_the_bottom(
+        served: Served, open_page: PageOpener) -> None:
+    """The log takes the scroll event that follows its own placement for its own, without
+    reading where the list is; a reader who scrolled before that event came keeps their
+    place when the next line arrives."""
+    campaign, gm_link = served.create_campaign("Scroll Night", "d12")
+    served.send(gm_link, *({"type": "roll", "expression": "3d6"} for _ in range(60)))
+    gm = open_page(gm_link)
+    listed = gm.locator("ph-log .ph-log-lines")
+    expect(gm.locator("ph-log li[data-seq]").last).to_be_in_viewport()
+    listed.evaluate(SCROLL_AS_IT_ARRIVES)
+    served.send(gm_link, {"type": "roll", "expression": "1d6", "reason": "as you scroll"})
+    gm.wait_for_function("() => window.__scrolled")
+    next_frames(gm)
+    reading = steady_top_line(gm)
+    assert reading["seq"] < 55, reading  # a line a third of the way down, drawn there
+    served.send(gm_link, {"type": "roll", "expression": "1d6", "reason": "after you scrolled"})
+    expect(gm.get_by_role("log", name="New log lines")).to_contain_text("after you scrolled")
+    next_frames(gm)
+    assert steady_top_line(gm) == reading
+    expect(gm.locator("ph-log li", has_text="after you scrolled")).not_to_be_in_viewport()

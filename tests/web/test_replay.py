@@ -143,6 +143,30 @@ def test_a_past_check_is_shown_with_its_odds_as_they_stood(
     expect(card).to_have_count(0)
 
 
+COUNT_DRAWS = """() => {
+  // the panel's draws from now on (a seek's table and its cleared views drew it twice)
+  const panel = document.querySelector("ph-replay .ph-panel > *");
+  window.__draws = 0;
+  const render = panel.render.bind(panel);
+  panel.render = () => { window.__draws += 1; render(); };
+}"""
+
+
+def test_a_seek_draws_the_panel_once(served: Served, open_page: Callable[..., Page]) -> None:
+    """Each moment's table is drawn once, with none of the last moment's odds (they follow in
+    a message of their own, and draw it again only if the moment has any)."""
+    campaign, gm_link = _session_of_rolls(served)
+    page = open_page(gm_link)
+    page.goto(f"{served.origin}/replay#campaign={campaign}&seq=8")
+    expect(page.locator(".ph-position")).to_contain_text("event 8 of 18")
+    expect(page.locator(".ph-progress")).to_have_text("")  # the timeline read: no more seeks
+    page.evaluate(COUNT_DRAWS)
+    page.evaluate("() => document.querySelector('ph-replay').seek(5)")
+    expect(page.locator(".ph-position")).to_contain_text("event 5 of 18")
+    page.wait_for_function("() => document.querySelector('ph-replay').shown === 5")
+    assert page.evaluate("() => window.__draws") == 1
+
+
 def test_the_log_before_a_moment_comes_back_a_page_at_a_time(
         served: Served, open_page: Callable[..., Page]) -> None:
     """A moment shows its last lines; Load older brings back the log up to it from the start."""

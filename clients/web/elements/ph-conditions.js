@@ -43,7 +43,8 @@ export class PhConditions extends HTMLElement {
   /** @param {Map<string, any> | undefined} views the table's views (an effect is read there) */
   update(table, me, views = undefined) {
     const names = CONDITIONS[table?.system];
-    this.hidden = !names || !table.characters.length;
+    const none = !names || !table.characters.length;
+    if (this.hidden !== none) this.hidden = none; // the same value written is still a change
     if (!names) return;
     if (!this.list) {
       this.list = h("div", {class: "ph-conditions-list"});

@@ -44,7 +44,9 @@ export const OLDER_EVENT = "ph-older";
 const NEAR_TOP_PX = 120;  // scrolled this close to the top: fetch older lines
 const STUCK_PX = 40;      // this close to the bottom: follow new lines
 const AHEAD_PX = 480;     // lines kept in the DOM beyond each edge of the view ...
-const REFILL_PX = 160;    // ... and filled in again when the view comes this close to an edge
+const REFILL_PX = 400;    // ... and filled in again when the view comes this close to an edge:
+                          // a few lines at a time as one scrolls (nine at a time, at 160 px,
+                          // made a frame of fast scrolling too long now and then)
 const FIRST_GUESS_PX = 32; // a line's height before any line was measured
 const KEEP_BUILT = 400;   // built lines kept while not shown
 const ANNOUNCED = 3;      // new lines kept in the live region
@@ -91,6 +93,7 @@ export class PhLog extends HTMLElement {
     this.settling = false;     // resized, not yet drawn again
     /** @type {number | null} */
     this.placedAt = null;      // where draw() last put the view (its scroll event is not the reader's)
+    this.touched = false;      // the reader scrolled, pressed, touched or typed on the list since
     /** @type {[number, number | undefined, number | undefined] | null} */
     this.drawnOf = null;       // [n, first seq, last seq] of the log last drawn
     this.fair = new FairChecks(); // each roll checked against its epoch's revealed seed
@@ -118,6 +121,9 @@ export class PhLog extends HTMLElement {
     this.list = h("ol", {class: "ph-log-lines", tabindex: 0, "aria-label": "Log lines"},
                   this.above, this.below);
     this.list.addEventListener("scroll", () => this.scrolled(), {passive: true});
+    for (const input of ["wheel", "pointerdown", "keydown", "touchstart"]) {
+      this.list.addEventListener(input, () => { this.touched = true; }, {passive: true});
+    }
     this.list.addEventListener("keydown", (event) => this.keyed(event));
     this.announcer = h("div", {class: "ph-sr-only", role: "log", "aria-live": "polite",
                                "aria-label": "New log lines"});
@@ -162,7 +168,8 @@ export class PhLog extends HTMLElement {
     let below = !same && n !== undefined && frames[0]?.seq === first && frames.length > n
       && !this.loading && !this.stale && exhausted === this.exhausted && Boolean(this.names);
     this.stale = false;
-    if (this.fair.learn(frames, this.campaign)) { // a seed revealed: rolls checked again
+    // lines only added: only those are new to the checks
+    if (this.fair.learn(below ? frames.slice(/** @type {number} */ (n)) : frames, this.campaign)) { // a seed revealed: rolls checked again
       for (const line of this.built.values()) line.remove();
       this.built.clear();
       redraw = true;
@@ -211,8 +218,10 @@ export class PhLog extends HTMLElement {
    * @param {boolean} [place] */
   draw(place = true) {
     if (!this.list || !this.names) return;
-    this.older.hidden = this.exhausted;
-    this.older.disabled = this.loading;
+    // written only when changed: writing the same value is still a change of the attribute,
+    // and the style of the page is worked out again after every event
+    if (this.older.hidden !== this.exhausted) this.older.hidden = this.exhausted;
+    if (this.older.disabled !== this.loading) this.older.disabled = this.loading;
     const list = this.list;
     const frames = this.frames;
     const n = frames.length;
@@ -241,6 +250,9 @@ export class PhLog extends HTMLElement {
     if ((place || this.stuck) && Math.abs(list.scrollTop - settled) >= 1) {
       list.scrollTop = settled;
       this.placedAt = settled; // the scroll event this causes is ours, not the reader's
+      this.touched = false;
+      // it comes before the next frame's callbacks, or never (the list was already there)
+      requestAnimationFrame(() => { this.placedAt = null; });
     }
     this.announce();
   }
@@ -281,6 +293,15 @@ export class PhLog extends HTMLElement {
     const list = /** @type {HTMLOListElement} */ (this.list); // scroll events come once it is
     const n = this.frames.length;
     if (!n || !this.names) return;
+    if (this.placedAt !== null && !this.touched) {
+      // draw() put the view there and drew the lines around it, and the reader did nothing
+      // since: reading where the list is would lay the page out in the middle of the frame
+      // (the new line's style, its dice starting to roll), before the frame's own layout
+      const top = this.placedAt;
+      this.placedAt = null;
+      if (top < NEAR_TOP_PX) this.askOlder();
+      return;
+    }
     const tops = this.model();
     const top = list.scrollTop;
     const view = list.clientHeight;
@@ -309,7 +330,11 @@ export class PhLog extends HTMLElement {
     }
     const guess = this.guess ?? FIRST_GUESS_PX;
     const tops = new Float64Array(n + 1);
-    for (let i = 0; i < n; i += 1) tops[i + 1] = tops[i] + (this.heights.get(frames[i].seq) ?? guess);
+    // lines only added below: the tops counted before still hold
+    const kept = this.tops && key && key[0] < n && key[1] === frames[0]?.seq
+      && key[2] === frames[key[0] - 1]?.seq ? key[0] : 0;
+    if (kept) tops.set(/** @type {Float64Array} */ (this.tops).subarray(0, kept + 1));
+    for (let i = kept; i < n; i += 1) tops[i + 1] = tops[i] + (this.heights.get(frames[i].seq) ?? guess);
     this.tops = tops;
     this.modelOf = [n, frames[0]?.seq, frames[n - 1]?.seq];
     return tops;
@@ -426,10 +451,11 @@ export class PhLog extends HTMLElement {
     afterPaint(() => { // the line on screen first
       for (const frame of fresh) {
         const line = this.built.get(frame.seq) ?? this.line(frame);
-        const copy = h("p", {}, [...line.childNodes].map((node) => node.cloneNode(true)));
         // the roll's check mark is a button on the line; in the copy it was read out as
-        // "dice checking, button" after every roll, and pressed nothing
-        for (const badge of copy.querySelectorAll(".ph-fair")) badge.remove();
+        // "dice checking, button" after every roll, and pressed nothing: it is not copied
+        const copy = h("p", {}, [...line.childNodes]
+          .filter((node) => !(node instanceof Element && node.classList.contains("ph-fair")))
+          .map((node) => node.cloneNode(true)));
         this.announcer.append(copy);
       }
       while (this.announcer.childElementCount > ANNOUNCED) this.announcer.firstElementChild?.remove();

@@ -61,6 +61,9 @@ export class PhReplay extends HTMLElement {
   /** @type {boolean | undefined} */ sessionApplied;
   /** @type {boolean | undefined} */ playing;
   /** @type {ReturnType<typeof setTimeout> | undefined} */ timer;
+  /** @type {string} */ address = "";
+  addressing = false;
+  viewsShown = 0; // the views of the moment shown
 
   connectedCallback() {
     const fragment = new URLSearchParams(location.hash.replace(/^#/, ""));
@@ -189,8 +192,10 @@ export class PhReplay extends HTMLElement {
     const table = {...snapshot, connected: []};
     const names = namesOf(table);
     const panel = /** @type {TablePart} */ (this.panel); // seeks start once it is there
-    panel.views = new Map(); // this moment's odds follow (views_at)
-    panel.table = table;
+    // drawn once, with none of the last moment's odds (this moment's follow: views_at); set
+    // one after the other, the table and the views drew the panel twice a seek
+    if (this.system) panel.moment(table, new Map());
+    this.viewsShown = 0;
     // the last lines up to this moment: enough to read what led to it, few enough that a seek
     // draws at once (50 lines of dice cost a seek some 100 ms on a slow machine)
     this.names = names;
@@ -201,7 +206,15 @@ export class PhReplay extends HTMLElement {
     this.timeline.show(snapshot.seq, this.atOf(snapshot.seq) ?? snapshot.recent.at(-1)?.at);
     const params = new URLSearchParams({campaign: this.campaign, seq: String(snapshot.seq)});
     if (this.chosenSession) params.set("session", this.chosenSession);
-    history.replaceState(null, "", `/replay#${params}`);
+    this.address = `/replay#${params}`;
+    if (this.addressing) return;
+    // the address names the moment, written once the moment is painted (replaceState cost a
+    // seek some 6 ms before it drew); seeks in a row write the last one once
+    this.addressing = true;
+    requestAnimationFrame(() => setTimeout(() => {
+      this.addressing = false;
+      history.replaceState(null, "", this.address);
+    }));
   }
 
   /** The log before the moment's first line, a page at a time ("Load older"): the log up to
@@ -225,6 +238,8 @@ export class PhReplay extends HTMLElement {
    * @param {ViewsAt} message */
   viewsAt(message) {
     if (message.seq !== this.shown || !this.panel) return; // a moment already left
+    if (message.views.length === 0 && this.viewsShown === 0) return; // none, none shown: as drawn
+    this.viewsShown = message.views.length;
     this.panel.views = new Map(message.views.map((view) => [view.about, view.data]));
   }
 

@@ -25,6 +25,7 @@ export class PhTimeline extends HTMLElement {
   /** @type {HTMLSpanElement} */ progress;
   /** @type {HTMLButtonElement} */ copy;
   /** @type {HTMLOutputElement} */ shared;
+  /** @type {string | undefined} */ shown; // the moment show() last wrote
   /** @type {Mark[]} */ marks;
   /** @type {number} */ from;
   /** @type {number} */ to;
@@ -77,6 +78,10 @@ export class PhTimeline extends HTMLElement {
 
   /** @param {number} seq @param {string | null | undefined} at */
   show(seq, at) {
+    // a seek shows its moment twice (asked, then drawn): the second writes nothing
+    const shown = `${seq} ${this.to} ${at}`;
+    if (shown === this.shown && this.range.value === String(seq)) return;
+    this.shown = shown;
     this.range.value = String(seq);
     const when = at ? ` · ${at.slice(0, 10)} ${at.slice(11, 19)}` : "";
     this.position.textContent = `event ${seq.toLocaleString()} of ${this.to.toLocaleString()}${when}`;

@@ -86,8 +86,11 @@ class PhD12Table extends TablePart {
         this.cards.delete(number);
       }
     }
-    this.empty.hidden = this.openList.childElementCount > 0;
-    this.ended.hidden = this.endedList.childElementCount === 0;
+    // written when changed only (the same value written is a change: style worked out again)
+    const open = this.openList.childElementCount > 0;
+    const ended = this.endedList.childElementCount > 0;
+    if (this.empty.hidden !== open) this.empty.hidden = open;
+    if (this.ended.hidden === ended) this.ended.hidden = !ended;
   }
 
   /** "Bram (yours) · CON 2, CHA 2, WIL 4", a line per character, redrawn when one changes. */

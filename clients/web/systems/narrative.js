@@ -48,6 +48,13 @@ class NarrativeTable extends HTMLElement {
     this.render();
   }
 
+  /** The table and its views at once, drawn once (a replay's moment: see TablePart). */
+  moment(table, views) {
+    this._table = table;
+    this._views = views ?? new Map();
+    this.render();
+  }
+
   build(me) {
     this.built = true;
     const player = me.role === "gm" || me.role === "player";
