@@ -39,6 +39,7 @@ def test_rolls_are_sealed_then_verified_in_the_browser(served: Served, open_page
     badge = _badge(ana, rolls[1])
     badge.click()
     panel = ana.locator("ph-log .ph-fair-panel")
+    expect(panel).to_contain_text("commitment")  # shown once its words are fetched (on demand)
     how = panel.inner_text()
     assert "commitment" in how
     assert "bytes used" in how
