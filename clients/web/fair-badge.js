@@ -28,15 +28,18 @@ export const FAIR_WORDS = {      // a roll's check: its mark, its name, and what
 export function fairBadge(frame, log) {
   /** @type {Check | null} */
   let result = null;
-  const badge = h("button", {type: "button", class: "ph-fair ph-quiet", "data-state": "checking",
-                             onclick: async () => {
+  const explain = async () => {
     if (!result) return;
     const shown = result;
     const {how, seedsInForce} = await import("./fair-how.js"); // once: the module is kept
     const seeds = await seedsInForce(frame, log.frames, log.seedsNow);
     log.fairPanel.replaceChildren(h("h3", {}, `Roll #${frame.seq}`), how(shown, seeds, log));
+    log.fairPanel.dataset.seq = String(frame.seq);
     log.fairPanel.hidden = false;
-  }, "aria-label": `dice ${FAIR_WORDS.checking[1]}`, title: FAIR_WORDS.checking[2]},
+  };
+  const badge = h("button", {type: "button", class: "ph-fair ph-quiet", "data-state": "checking",
+                             tabindex: -1, onclick: explain, // one Tab stop: ./log-marks.js "aria-label": `dice ${FAIR_WORDS.checking[1]}`,
+                             title: FAIR_WORDS.checking[2]},
   FAIR_WORDS.checking[0]);
   const shown = (/** @type {Check} */ checked) => {
     result = checked;
@@ -45,6 +48,8 @@ export function fairBadge(frame, log) {
     badge.textContent = mark;
     badge.setAttribute("aria-label", `dice ${name}`);
     badge.title = meaning;
+    // the panel open on this roll says how it stands now (a seed revealed while it was open)
+    if (!log.fairPanel.hidden && log.fairPanel.dataset.seq === String(frame.seq)) explain();
   };
   const known = log.fair.known(frame); // a sealed roll: drawn as it is, no waiting
   if (known) shown(known);

@@ -55,3 +55,24 @@ export function catchLostFocus(root) {
     });
   });
 }
+
+/**
+ * Call before `container` builds its lines (`lineSelector`, each with its `data-seq`) again:
+ * returns a function that, once they are built, puts the focus back on the same control of
+ * the same line, if it was in one. A roll's fairness mark is built again when its seed is
+ * revealed; the reader who had pressed it keeps their place instead of falling to the page.
+ * @param {Element} container @param {string} lineSelector @returns {() => void}
+ */
+export function keepLineFocus(container, lineSelector) {
+  const focused = document.activeElement;
+  const line = focused && container.contains(focused) ? focused.closest(lineSelector) : null;
+  const part = focused?.classList[0];
+  if (!(line instanceof HTMLElement) || !part) return () => {};
+  const again = `${lineSelector}[data-seq="${line.dataset.seq}"] .${CSS.escape(part)}`;
+  return () => {
+    const control = container.querySelector(again);
+    if (control instanceof HTMLElement && document.activeElement !== control) {
+      control.focus({preventScroll: true});
+    }
+  };
+}

@@ -22,7 +22,8 @@ def test_rolls_are_sealed_then_verified_in_the_browser(served: Served, open_page
                                                        ) -> None:
     """The GM and a player roll; the player's page marks the rolls sealed; the GM ends the
     session and every roll turns verified, opening one shows the seed and the bytes used; the
-    campaign's replay marks them verified too."""
+    mark the player had pressed keeps the focus and its open panel follows; the campaign's
+    replay marks them verified too."""
     campaign, gm_link = served.create_campaign("Fair", "d12")
     ana_link = served.invite(campaign, gm_link, "player", "Ana")
     served.send(gm_link, {"type": "start_session"})
@@ -33,12 +34,19 @@ def test_rolls_are_sealed_then_verified_in_the_browser(served: Served, open_page
     ana = open_page(ana_link)
     for seq in rolls:
         expect(_badge(ana, seq)).to_have_attribute("data-state", "sealed")
+    badge = _badge(ana, rolls[1])
+    badge.focus()
+    ana.keyboard.press("Enter")  # pressed with the keyboard while sealed
+    panel = ana.locator("ph-log .ph-fair-panel")
+    expect(panel).to_contain_text("not revealed yet")
     served.send(gm_link, {"type": "end_session"})
     for seq in rolls:
         expect(_badge(ana, seq)).to_have_attribute("data-state", "verified")
-    badge = _badge(ana, rolls[1])
+    # the marks are built again with the revealed seed: the one pressed keeps the focus, and
+    # the panel open on it says how it was checked now
+    expect(badge).to_be_focused()
+    expect(panel).not_to_contain_text("not revealed yet")
     badge.click()
-    panel = ana.locator("ph-log .ph-fair-panel")
     expect(panel).to_contain_text("commitment")  # shown once its words are fetched (on demand)
     how = panel.inner_text()
     assert "commitment" in how

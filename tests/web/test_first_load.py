@@ -25,8 +25,8 @@ D12_FIRST_LOAD = {
     "app.js", "table.css", "icon.svg", "elements/ph-app.js", "elements/ph-log.js",
     "elements/ph-members.js", "elements/ph-roll.js", "elements/ph-seed.js", "actions.js",
     "closed-notice.js", "confirm.js", "connection.js", "describe.js", "dice.js", "dom.js",
-    "fair-badge.js", "fairness.js", "lost-focus.js", "private-rolls.js", "session.js",
-    "store.js", "table-part.js", "visibility.js", "systems/index.js",
+    "fair-badge.js", "fairness.js", "log-marks.js", "lost-focus.js", "private-rolls.js",
+    "session.js", "store.js", "table-part.js", "visibility.js", "systems/index.js",
     # the campaign's game system: the panel without a test's card, the log's lines
     "systems/d12.js", "systems/d12.css", "systems/d12_basic.js", "systems/d12_dice.js",
     "systems/d12_form.js", "systems/d12_log.js",

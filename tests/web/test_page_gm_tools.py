@@ -47,6 +47,10 @@ def test_the_gm_runs_a_session_invites_a_player_and_removes_them(
     invite.get_by_role("button", name="Invite").click()
     expect(invite).to_contain_text("Join link for Ana")
     expect(invite).to_contain_text("shown only this once")
+    # what a screen reader announces is the sentence: not the link, not the button's "Copy"
+    spoken = [region.inner_text() for region in invite.get_by_role("status").all()]
+    assert spoken == ["Join link for Ana: give it to them privately. It is shown only this once.",
+                      ""], spoken
     link = invite.get_by_label("join link for Ana").input_value()
     assert re.fullmatch(rf"{served.origin}/#campaign={campaign}&token=[\w-]+", link), link
     invite.get_by_role("button", name="Copy").click()

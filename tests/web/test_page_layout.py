@@ -8,7 +8,7 @@ from playwright.sync_api import Page, expect
 from tests.web.conftest import PageOpener, Served, logs_read_through, screenshot
 
 CONTROLS = ("ph-app :is(button, input, select, textarea, a[href], [tabindex='0'])"
-            ":visible:not(:disabled)")
+            ":visible:not(:disabled):not([tabindex='-1'])")
 
 NO_SIDEWAYS_SCROLL = "document.documentElement.scrollWidth <= window.innerWidth"
 
@@ -55,7 +55,8 @@ def test_the_table_fits_a_phone_and_a_desktop(served: Served, open_page: PageOpe
 def test_a_player_reaches_every_control_and_rolls_by_keyboard_alone(
         served: Served, open_page: PageOpener) -> None:
     """Ana never touches the mouse: Tab reaches every control in order, each with a visible
-    focus ring, and Enter in the roll form rolls."""
+    focus ring, stopping once on the rolls' marks (the arrows go between them), and Enter in
+    the roll form rolls."""
     _, gm_link, ana_link = a_table_in_play(served)
     ana = open_page(ana_link)
     expect(ana.locator("[data-type=dice_rolled]")).to_have_count(2)
@@ -77,6 +78,15 @@ def test_a_player_reaches_every_control_and_rolls_by_keyboard_alone(
     missed = ana.locator(CONTROLS + ":not([data-reached])")
     assert missed.count() == 0, [missed.nth(i).evaluate("e => e.outerHTML.slice(0, 120)")
                                  for i in range(missed.count())]
+    # the rolls' marks are one Tab stop, the newest; the arrows go from roll to roll
+    marks = ana.locator("ph-log .ph-fair")
+    expect(marks).to_have_count(2)
+    assert [marks.nth(i).get_attribute("data-reached") for i in (0, 1)] == [None, "yes"]
+    marks.nth(1).focus()
+    ana.keyboard.press("ArrowUp")
+    expect(marks.nth(0)).to_be_focused()
+    ana.keyboard.press("ArrowDown")
+    expect(marks.nth(1)).to_be_focused()
 
     ana.evaluate("document.activeElement?.blur()")
     expression = ana.locator(".ph-roll-form [name=expression]")

@@ -92,6 +92,10 @@ def test_a_player_takes_the_page_s_seed_and_their_next_roll_mixes_it_in(
     expect(control.locator("summary")).to_have_text(f"Your seed: {offered[:12]}…")
     expect(control.locator(".ph-seed-now")).to_have_text(offered)
     expect(control.locator(".ph-seed-offered")).not_to_have_text(offered)  # a fresh offer
+    control.get_by_role("button", name="Draw another").focus()
+    ana.keyboard.press("Escape")  # closes it, as a menu's Escape would: the focus on its summary
+    expect(control.locator("details")).not_to_have_attribute("open", "")
+    expect(control.locator("summary")).to_be_focused()
     expect(ana.locator("ph-log [data-type=client_seed_set]").last).to_contain_text(
         f"Ana set their seed {offered}")
     vectors = published_vectors()  # the page's digest is the docs' (and events/fair.py's)
@@ -140,6 +144,7 @@ def test_a_player_takes_the_page_s_seed_and_their_next_roll_mixes_it_in(
     refused = _refusal(served, ana_link, {"type": "set_client_seed", "seed": too_long})
     assert refused["type"] == "error"
     assert refused["path"] == "$.seed"
+    control.locator("summary").click()  # open again (Escape closed it)
     own = control.get_by_role("textbox")
     own.fill(too_long)
     control.get_by_role("button", name="Set", exact=True).click()

@@ -33,7 +33,13 @@ export class PhInvite extends HTMLElement {
                                           placeholder: "Ana"})),
       this.characterBox, this.noCharacters,
       h("button", {type: "submit"}, "Invite"));
-    this.result = h("div", {class: "ph-invite-result", hidden: true, role: "status"});
+    // the live region is the sentence alone: a screen reader says whose link it is and that it
+    // is shown once, not the link's characters and "Copy" (the Copy button takes the focus)
+    this.announcement = h("p", {role: "status"});
+    this.linkRow = h("div", {class: "ph-link-row"});
+    this.copied = h("span", {class: "ph-muted", role: "status"}); // "copied", or how to copy
+    this.result = h("div", {class: "ph-invite-result", hidden: true}, this.announcement,
+                    this.linkRow, this.copied);
     this.roleSelect.addEventListener("change", () => this.showCharacters());
     bindForm(this.form, (data) => ({
       type: "invite", role: String(data.get("role")), name: this.nameOf(data),
@@ -89,7 +95,8 @@ export class PhInvite extends HTMLElement {
     const link = joinLink(this.campaign, ack.token);
     const field = h("input", {class: "ph-link", readonly: true, value: link,
                               "aria-label": `join link for ${name}`});
-    const copied = h("span", {class: "ph-muted", role: "status"});
+    const copied = this.copied;
+    copied.textContent = "";
     const copy = h("button", {type: "button"}, "Copy");
     copy.addEventListener("click", async () => {
       try {
@@ -101,10 +108,9 @@ export class PhInvite extends HTMLElement {
         copied.textContent = "selected: press Ctrl+C (⌘C) to copy";
       }
     });
-    replace(this.result,
-      h("p", {}, h("strong", {}, `Join link for ${name}`),
-        ": give it to them privately. It is shown only this once."),
-      h("div", {class: "ph-link-row"}, field, copy), copied);
+    replace(this.announcement, h("strong", {}, `Join link for ${name}`),
+      ": give it to them privately. It is shown only this once.");
+    replace(this.linkRow, field, copy);
     this.result.hidden = false;
     this.form.reset();
     this.showCharacters();

@@ -34,6 +34,8 @@ import {afterPaint, clock, h} from "../dom.js";
 import {describeCore} from "../describe.js";
 import {fairBadge} from "../fair-badge.js";
 import {FairChecks} from "../fairness.js";
+import {keepLineFocus} from "../lost-focus.js";
+import {markStop, roveMarks} from "../log-marks.js";
 import {privateMark, sealedWords} from "../private-rolls.js";
 /** @import {EventFrame, GameSystem, Me, Names} from "../messages.js" */
 
@@ -103,6 +105,8 @@ export class PhLog extends HTMLElement {
     /** @type {Set<number>} */
     this.revealed = new Set();    // seqs received sealed, then whole at the session's end
     this.stale = false;           // lines replaced in place: draw again though the seqs are the same
+    /** @type {(() => void) | null} */
+    this.refocus = null;          // gives the focus back to a line built again (lost-focus.js)
     /** @type {string | null} */
     this.member = null;           // this page's member: is their own seed in a roll's?
     /** @type {Record<string, string>} */
@@ -125,6 +129,7 @@ export class PhLog extends HTMLElement {
       this.list.addEventListener(input, () => { this.touched = true; }, {passive: true});
     }
     this.list.addEventListener("keydown", (event) => this.keyed(event));
+    roveMarks(this.list); // the rolls' marks: one Tab stop, the arrows between them
     this.announcer = h("div", {class: "ph-sr-only", role: "log", "aria-live": "polite",
                                "aria-label": "New log lines"});
     this.fairPanel = h("section", {class: "ph-fair-panel", hidden: true, "aria-live": "polite",
@@ -170,6 +175,7 @@ export class PhLog extends HTMLElement {
     this.stale = false;
     // lines only added: only those are new to the checks
     if (this.fair.learn(below ? frames.slice(/** @type {number} */ (n)) : frames, this.campaign)) { // a seed revealed: rolls checked again
+      this.refocus ??= keepLineFocus(this, ".ph-log-line");
       for (const line of this.built.values()) line.remove();
       this.built.clear();
       redraw = true;
@@ -181,12 +187,15 @@ export class PhLog extends HTMLElement {
     this.exhausted = exhausted;
     this.loading = false;
     if (redraw) this.draw(!below); // a `table` message alone changes no line: nothing to do
+    this.refocus?.();
+    this.refocus = null;
   }
 
   /** The frames of `seqs` were replaced in the log (the sealed private rolls, now whole):
    * their lines are built, measured and checked again on the next update.
    * @param {number[]} seqs */
   replaced(seqs) {
+    this.refocus ??= keepLineFocus(this, ".ph-log-line");
     for (const seq of seqs) {
       this.revealed.add(seq);
       this.built.get(seq)?.remove();
@@ -231,6 +240,7 @@ export class PhLog extends HTMLElement {
     const from = n ? this.indexAt(tops, top - AHEAD_PX) : 0;
     const to = n ? this.indexAt(tops, top + view + AHEAD_PX) + 1 : 0;
     this.show(from, to);
+    markStop(list);
     // the spacers stand for the lines not shown: measuring the ones shown cannot change them
     // (unless it sets the first guess), so they are sized before the one layout measuring takes
     this.space(tops, from, to);

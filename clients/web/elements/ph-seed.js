@@ -76,6 +76,12 @@ export class PhSeed extends HTMLElement {
         "secret seed before you chose yours, so it cannot know how your dice will fall; ",
         "when it reveals its seed, this page checks every roll (the mark beside it in the log)."),
       h("p", {}, "In force now: ", this.now), offer, own);
+    this.box.addEventListener("keydown", (event) => { // Escape closes it, as a menu's would
+      if (event.key !== "Escape" || !this.box.open) return;
+      event.preventDefault();
+      this.box.open = false;
+      this.box.querySelector("summary")?.focus(); // the focus was inside what just closed
+    });
     this.append(this.box);
     this.draw();
     this.show();
