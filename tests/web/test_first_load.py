@@ -46,6 +46,15 @@ def _first_load(page: Page) -> set[str]:
     return set(page.evaluate(STATIC_FILES))
 
 
+def _call_the_first_test(served: Served, gm_link: str) -> None:
+    """Ana Vex is made and the GM calls the table's first test (STR against 6, "the gate")."""
+    served.send(gm_link,
+                {"type": "create_character", "character": "ana", "name": "Ana Vex",
+                 "stats": {"system": "d12", "ratings": {"CON": 3, "CHA": 0, "STR": 4}}},
+                {"type": "call_threshold_test", "character": "ana", "stats": ["STR"],
+                 "dt": 6, "label": "the gate"})
+
+
 def test_a_d12_tables_first_load_is_the_files_its_first_screen_shows(
         served: Served, open_page: PageOpener) -> None:
     """The GM's first load of a new d12 table is exactly the pinned set and the GM's parts; a
@@ -97,11 +106,7 @@ def test_a_tests_card_is_fetched_with_the_first_test_and_the_table_draws_meanwhi
     gm = open_page(gm_link)
     held = _hold(gm, "systems/d12_test.js")
     with gm.expect_request("**/static/systems/d12_test.js"):
-        served.send(gm_link,
-                    {"type": "create_character", "character": "ana", "name": "Ana Vex",
-                     "stats": {"system": "d12", "ratings": {"CON": 3, "CHA": 0, "STR": 4}}},
-                    {"type": "call_threshold_test", "character": "ana", "stats": ["STR"],
-                     "dt": 6, "label": "the gate"})
+        _call_the_first_test(served, gm_link)
     expect(gm.locator("ul.ph-d12-ratings")).to_contain_text("Ana Vex · CON 3, CHA 0, STR 4")
     expect(gm.locator("ph-d12-test")).to_have_count(0)
     assert len(held) == 1
@@ -152,11 +157,7 @@ def test_a_tests_card_that_failed_to_load_is_fetched_again_with_the_next_table(
 
     gm.route("**/static/systems/d12_test.js", first_fails)
     with gm.expect_request("**/static/systems/d12_test.js"):
-        served.send(gm_link,
-                    {"type": "create_character", "character": "ana", "name": "Ana Vex",
-                     "stats": {"system": "d12", "ratings": {"CON": 3, "CHA": 0, "STR": 4}}},
-                    {"type": "call_threshold_test", "character": "ana", "stats": ["STR"],
-                     "dt": 6, "label": "the gate"})
+        _call_the_first_test(served, gm_link)
     expect(gm.locator("ph-d12-test")).to_have_count(0)
     served.send(gm_link, {"type": "roll", "expression": "1d6"})  # any event: a new `table`
     expect(gm.locator("ph-d12-test[data-test='1'] h3")).to_contain_text("Test 1 · the gate")
