@@ -15,6 +15,7 @@ The digest and HMAC come from :mod:`hashlib` and :mod:`hmac`, never hand-written
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 from collections.abc import Mapping
@@ -85,9 +86,15 @@ def roll_message(campaign: str, epoch: int, seeds_digest: bytes, nonce: int) -> 
     ``DOMAIN (16) | u16 len(campaign) | campaign (UTF-8) | u32 epoch | seeds digest (32) |
     u64 nonce``, integers big endian.
     """
+    return _message_head(campaign, epoch, seeds_digest) + nonce.to_bytes(8, "big")
+
+
+@functools.lru_cache(maxsize=1024)
+def _message_head(campaign: str, epoch: int, seeds_digest: bytes) -> bytes:
+    """:func:`roll_message` up to the nonce: the same for every roll of an epoch (until a
+    member sets a seed), so built once for them, not once a roll."""
     name = campaign.encode()
-    return (DOMAIN + len(name).to_bytes(2, "big") + name + epoch.to_bytes(4, "big")
-            + seeds_digest + nonce.to_bytes(8, "big"))
+    return DOMAIN + len(name).to_bytes(2, "big") + name + epoch.to_bytes(4, "big") + seeds_digest
 
 
 def keyed(seed: bytes) -> hmac.HMAC:

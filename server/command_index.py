@@ -6,7 +6,8 @@ a million commands). The hub instead keeps the ids it accepted lately (a retry u
 its original within seconds) and looks the others of a batch up in the log's ``commands``
 table before deciding the batch: one indexed statement on a connection kept for it, run on the
 event loop (~30 µs; a worker thread's round trip cost a command 4-8 ms of latency when the
-machine was busy).
+machine was busy), for the look-ups of every hub of one turn of the loop together
+(:mod:`poolhall.server.command_lookups`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ __all__ = ["RECENT_COMMANDS", "CommandIndex"]
 RECENT_COMMANDS = 64
 """Command ids a hub remembers without asking the log (the latest accepted).
 
-Only a retry is ever found here (a new id never is), and one that is not is found in the log:
-in the writer's memory for its last ~32,000 commands, else by one indexed statement. So few
+Only a retry is ever found here (a new id never is), and one that is not is found in the log
+by an indexed statement. So few
 are kept: every loaded campaign holds this many (~250 bytes each), and 1,024 of them for each
 of 2,000 loaded tables would have grown the server by ~500 MB (15 MB a minute at 1,000
 commands/s)."""
@@ -56,12 +57,23 @@ class CommandIndex:
 
     __setitem__ = add
 
+    def missing(self, ids: list[str]) -> list[str]:
+        """Those of ``ids`` not held, once each: what the log is asked for (none when the
+        index has no log, as in tests of the hub's logic)."""
+        if self._log is None:
+            return []
+        return [command_id for command_id in dict.fromkeys(ids)
+                if command_id not in self._recent]
+
+    def hold(self, records: dict[str, CommandRecord]) -> None:
+        """Hold the records the log answered for :meth:`missing` ids."""
+        for command_id, record in records.items():
+            self.add(command_id, record)
+
     def look_up(self, ids: list[str]) -> None:
         """Read from the log the records of those ``ids`` not held, and hold the ones it has.
-        Raises what the log raises if it cannot be read."""
-        missing = [command_id for command_id in dict.fromkeys(ids)
-                   if command_id not in self._recent]
-        if not missing or self._log is None:
-            return
-        for command_id, record in self._log.command_records(self._campaign, missing).items():
-            self.add(command_id, record)
+        Raises what the log raises if it cannot be read. (The server's hubs read theirs
+        together instead: :mod:`poolhall.server.command_lookups`.)"""
+        missing = self.missing(ids)
+        if missing and self._log is not None:
+            self.hold(self._log.command_records(self._campaign, missing))

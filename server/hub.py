@@ -41,6 +41,7 @@ from poolhall.projections.privacy import pending_seqs
 from poolhall.server import auth
 from poolhall.server.audience import PublicTable, hidden_for
 from poolhall.server.command_index import CommandIndex
+from poolhall.server.command_lookups import CommandLookups
 from poolhall.server.derived_writes import DerivedWrites
 from poolhall.server.fair_seeds import FairSeeds
 from poolhall.server.health import LogHealth
@@ -94,6 +95,7 @@ class CampaignHub:
         log: ServerLog,
         store: SnapshotStore,
         committer: GroupCommitter,
+        lookups: CommandLookups,
         seeds: FairSeeds,
         clock: Callable[[], str],
         workers: ViewWorkers,
@@ -116,6 +118,8 @@ class CampaignHub:
         """Connections joined or joining (and loads waiting for it): never unloaded while any."""
         self._idle_since = time.monotonic()
         self._committer = committer
+        self._lookups = lookups
+        """Reads a batch's command ids with the other hubs' (:mod:`.command_lookups`)."""
         self._seeds = seeds
         """The epoch seeds each decision rolls with (:mod:`poolhall.server.fair_seeds`)."""
         self._clock = clock
@@ -314,7 +318,7 @@ class CampaignHub:
             logger.exception("a batch of %s failed; reloading its state from the log",
                              self.campaign)
             for work in batch:
-                if not work.done.done():
+                if not work.replied:
                     reply(work, ErrorReply(id=work.command.id, code="internal",
                                            message="the server failed on this command; "
                                            "retry it", path=None))
@@ -395,10 +399,12 @@ class CampaignHub:
             return
         kept = self._core.keep() if time.monotonic() < self._contended_until else None
         decided = self._core.decide(batch, self._clock())
-        await self._carry_out(decided.replies)
+        if decided.replies:  # refusals and retries (seldom: each await costs a coroutine)
+            await self._carry_out(decided.replies)
         settled = self._core.settle(decided, await self._append(decided.requests), attempt)
         await self._carry_out(settled.effects)
-        await self._reload_after(settled, kept)
+        if settled.reload is not None:
+            await self._reload_after(settled, kept)
         self._after_change(settled.changed)
         if pending:
             await self._reveal(pending)
@@ -414,15 +420,18 @@ class CampaignHub:
         if self._stale:  # an earlier part of this batch left the state unknown
             refuse_unavailable(list(batch))
             return []
-        try:  # old command ids are in the log, not in memory: one read for the batch
-            self.commands.look_up([work.command.id for work in batch])
+        try:  # old command ids are in the log, not in memory: read with the other hubs'
+            missing = self.commands.missing([work.command.id for work in batch])
+            if missing:
+                self.commands.hold(await self._lookups.look_up(self.campaign, missing))
         except Exception:
             logger.exception("reading the command ids of %s failed", self.campaign)
             refuse_unavailable(list(batch))
             return []
         batch, refused = self._core.admit(
             batch, self._health.refusal() if self._health is not None else None)
-        await self._carry_out(refused)
+        if refused:
+            await self._carry_out(refused)
         if batch and not self._seeds.ready(self.state.fair.epoch):
             try:  # stored off the loop, then used
                 await asyncio.to_thread(self._seeds.prepare, self.state.fair.epoch)

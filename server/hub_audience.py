@@ -46,6 +46,8 @@ class Audience:
     def close_removed(self, events: list[Event]) -> None:
         """Close the connections of members these events removed, once they have seen it."""
         removed = {event.member for event in events if isinstance(event, core.MemberRemoved)}
+        if not removed:  # nearly every batch: no walk over the table's connections
+            return
         for subscriber in tuple(self.subscribers):
             if subscriber.member in removed:
                 self.subscribers.discard(subscriber)

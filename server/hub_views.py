@@ -61,8 +61,10 @@ class HubViews:
         if not changed:
             return []
         system = rules.rules(self._owner.state.system)
-        ready = [view for spec in self._derived(lambda state: system.views(state, changed))
-                 if (view := self.queue.offer(spec)) is not None]
+        specs = self._derived(lambda state: system.views(state, changed))
+        if not specs:  # most batches (a free roll, say) change no view: nothing to start
+            return []
+        ready = [view for spec in specs if (view := self.queue.offer(spec)) is not None]
         self.start_computing()
         return ready
 

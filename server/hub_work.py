@@ -10,6 +10,7 @@ frame and resolving the future, or failing a join's.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -29,7 +30,12 @@ class CommandWork(msgspec.Struct, kw_only=True):
     command: Any
     member: Member
     subscriber: Subscriber
-    done: asyncio.Future[None]
+    answered: Callable[[], None]
+    """Called once, when the first answer is pushed (the member's command is no longer in
+    flight). A plain call: the future this was (created, given a callback, resolved, its
+    callback run a turn of the loop later) cost ~1.5 µs a command, and nothing awaited it."""
+    replied: bool = False
+    """Whether an answer was pushed already (:func:`reply`)."""
 
 
 class JoinWork(msgspec.Struct, kw_only=True):
@@ -63,8 +69,9 @@ def unavailable(command_id: str) -> ErrorReply:
 def reply(work: CommandWork, message: Ack | ErrorReply) -> None:
     """Answer a command: the frame goes to its sender in order with the events it caused."""
     work.subscriber.push(encode(message))
-    if not work.done.done():
-        work.done.set_result(None)
+    if not work.replied:
+        work.replied = True
+        work.answered()
 
 
 def refuse_unavailable(items: list[CommandWork | JoinWork]) -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from poolhall.events.errors import Rejected
 from poolhall.events.log import CommandRecord, ServerLog
+from poolhall.server.command_lookups import CommandLookups
 from poolhall.server.fair_seeds import FairSeeds
 from poolhall.server.health import LogHealth
 from poolhall.server.hub import CampaignHub
@@ -62,6 +63,8 @@ class LoadedCampaigns:
         self.log: ServerLog | None = None
         self.store: SnapshotStore | None = None
         self.committer: GroupCommitter | None = None
+        self.lookups: CommandLookups | None = None
+        """The hubs' look-ups of command ids, read together (set with the log)."""
         self.hubs: dict[str, CampaignHub] = {}
         """The campaigns loaded now (joined lately), by id."""
         self.campaigns: set[str] = set()
@@ -89,6 +92,7 @@ class LoadedCampaigns:
         """Read which campaigns the log holds (not their events), then unload idle hubs
         every so often if ``--idle-unload`` is set."""
         self.log, self.store, self.committer = log, store, committer
+        self.lookups = CommandLookups(log)
         for campaign, command_id, actor, last in await asyncio.to_thread(log.directory):
             self.know(campaign, command_id, CommandRecord(actor, 1, last))
         if self.settings.idle_unload > 0:
@@ -111,10 +115,11 @@ class LoadedCampaigns:
         assert self.log is not None
         assert self.committer is not None
         assert self.store is not None
+        assert self.lookups is not None
         hub = CampaignHub(state=loaded.state, commands=loaded.commands,
                           head_hash=loaded.head_hash, log=self.log, store=self.store,
-                          committer=self.committer, seeds=self.seeds(loaded.state.campaign),
-                          clock=self._clock,
+                          committer=self.committer, lookups=self.lookups,
+                          seeds=self.seeds(loaded.state.campaign), clock=self._clock,
                           health=self._health,
                           workers=self._workers, view_backlog=self.settings.view_backlog,
                           pages=self._pages, snapshot_every=self.settings.snapshot_every,

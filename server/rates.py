@@ -49,9 +49,11 @@ class TokenBucket:
         self.stamp = now
 
     def _refill(self, now: float) -> None:
+        """Add what ``rate`` earned since ``stamp`` (nothing for a clock that went back, nor
+        again for the same instant: every command refills each bucket up to three times)."""
         if now > self.stamp:
             self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = max(self.stamp, now)
+            self.stamp = now
 
     def wait(self, now: float, cost: float = 1.0) -> float:
         """Seconds until ``cost`` tokens are available; 0.0 if they are now."""

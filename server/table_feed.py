@@ -97,6 +97,8 @@ class TableFeed:
         ``state_for`` gives the table each watcher sees (the hub's state, or the public
         table while a private roll is pending: :mod:`poolhall.server.audience`); each distinct table
         is encoded once."""
+        if not self._watchers:  # a table of Python clients: nothing to do after each batch
+            return
         watchers = [s for s in self._watchers if not s.dropped]
         self._watchers.difference_update([s for s in self._watchers if s.dropped])
         encoded: dict[int, bytes] = {}

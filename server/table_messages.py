@@ -4,7 +4,8 @@ campaign's hub.
 History pages, the table at a seq (and its views, computed in the background), report
 tickets and the owner's list of campaigns are reads: admitted like a command against the
 member's rates and in flight until answered, but no hub work. Everything else is a command
-for the hub, whose answer ends its time in flight (:meth:`TableMessages._answered`).
+for the hub, whose answer ends its time in flight (:attr:`CommandWork.answered
+<poolhall.server.hub_work.CommandWork.answered>`).
 """
 
 from __future__ import annotations
@@ -64,13 +65,12 @@ class TableMessages:
             case StateAt():  # a read too: the table at a seq
                 await self._state_at(hub, member, key, message, subscriber)
             case _:
-                done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-                done.add_done_callback(functools.partial(self._answered, key))
                 try:
-                    hub.submit(CommandWork(command=message, member=member,
-                                           subscriber=subscriber, done=done))
+                    hub.submit(CommandWork(
+                        command=message, member=member, subscriber=subscriber,
+                        answered=functools.partial(self.limits.finish_command, key)))
                 except Rejected:
-                    done.set_result(None)
+                    self.limits.finish_command(key)
                     raise
 
     async def read(self, key: MemberKey, answer: Awaitable[bytes],
@@ -120,7 +120,3 @@ class TableMessages:
         task = asyncio.create_task(send(), name=f"views-at-{hub.campaign}")
         self._background.add(task)
         task.add_done_callback(self._background.discard)
-
-    def _answered(self, key: MemberKey, _: asyncio.Future[None]) -> None:
-        """A member's command was answered: it no longer counts as in flight."""
-        self.limits.finish_command(key)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,10 @@ _HASHES = ("SELECT e.campaign, e.hash FROM json_each(?1) AS j CROSS JOIN events 
            " ON e.campaign = j.key AND e.seq = j.value")
 _RECORDS = ("SELECT c.command_id, c.actor, c.first_seq, c.last_seq FROM json_each(?2) AS j"
             " CROSS JOIN commands AS c ON c.campaign = ?1 AND c.command_id = j.value")
+_RECORDS_BY_CAMPAIGN = (
+    "SELECT c.campaign, c.command_id, c.actor, c.first_seq, c.last_seq"
+    " FROM json_each(?1) AS k CROSS JOIN json_each(k.value) AS j"
+    " CROSS JOIN commands AS c ON c.campaign = k.key AND c.command_id = j.value")
 _DIRECTORY = ("SELECT campaign, command_id, actor, last_seq FROM commands INDEXED BY"
               " commands_created WHERE first_seq = 1 ORDER BY rowid")
 _SEALED = "SELECT sealed FROM sealed_tokens WHERE campaign = ? AND command_id = ?"
@@ -169,6 +173,19 @@ class SqliteReader(EventLog):
         return {str(command): CommandRecord(str(actor), int(first), int(last))
                 for command, actor, first, last in self._all(
                     _RECORDS, [campaign, msgspec.json.encode(list(ids)).decode()])}
+
+    def command_records_by_campaign(self, wanted: Mapping[str, Sequence[str]]
+                                    ) -> dict[str, dict[str, CommandRecord]]:
+        """The recorded answers of each campaign's ``wanted`` ids, in one indexed statement
+        for every campaign (``wanted`` as a JSON object of id lists)."""
+        found: dict[str, dict[str, CommandRecord]] = {}
+        if not any(wanted.values()):
+            return found
+        for campaign, command, actor, first, last in self._all(
+                _RECORDS_BY_CAMPAIGN, [msgspec.json.encode(wanted).decode()]):
+            found.setdefault(str(campaign), {})[str(command)] = CommandRecord(
+                str(actor), int(first), int(last))
+        return found
 
     def directory(self) -> list[Created]:
         """Each campaign with its creating command, through the small index of those."""

@@ -140,10 +140,20 @@ def _expired(rolls: int, committed_at: str, now: str) -> bool:
     if rolls >= ROTATE_ROLLS:
         return True
     deadline = _deadline(committed_at)
-    try:
-        return deadline is not None and datetime.fromisoformat(now) >= deadline
-    except ValueError:
+    if deadline is None:
         return False
+    instant = _instant(now)
+    return instant is not None and instant >= deadline
+
+
+@functools.lru_cache(maxsize=16)
+def _instant(now: str) -> datetime | None:
+    """The time ``now`` (ISO 8601) names, ``None`` if it names none: parsed once for every
+    command of a batch (the hub decides them all at one time), not once a roll."""
+    try:
+        return datetime.fromisoformat(now)
+    except ValueError:
+        return None
 
 
 @functools.lru_cache(maxsize=256)
@@ -211,9 +221,10 @@ def finish(roll: FairRoll | None, state: CampaignState, command: Any,
         return out + _rotation(state, roll.seeds, state.session if state.in_session else 0)
     rolls = roll.nonce + 1
     # the roll that ends an epoch may itself be private: the state before it does not say so
-    if roll.stream.faces and not state.epoch_is_private and roll.seeds.following is not None \
-            and not makes_private(events) \
-            and _expired(rolls, state.fair.committed_at, roll.seeds.now):
+    # (asked only of the roll that would end it: the others stop at _expired, the cheapest)
+    if roll.stream.faces and _expired(rolls, state.fair.committed_at, roll.seeds.now) \
+            and not state.epoch_is_private and roll.seeds.following is not None \
+            and not makes_private(events):
         return out + _rotation(state, roll.seeds, state.session if state.in_session else 0,
                                rolls)
     return out

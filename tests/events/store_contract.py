@@ -227,6 +227,17 @@ class LogContract:
         assert log.command_records("a", []) == {}
         assert log.command_records("a", ["a2"])["a2"].seqs == [3, 4]
 
+    def test_command_records_of_several_campaigns_at_once(self, log: EventLog) -> None:
+        """What :meth:`command_records` answers for each campaign, in one call; a campaign
+        none of whose ids it holds (or one with no events) is left out."""
+        self.filled(log)
+        assert log.command_records_by_campaign(
+            {"a": ["a1", "a2", "b1", "zz"], "b": ["b1", "a1"], "c": ["a1"], "d": []}) == {
+            "a": {"a1": CommandRecord("gm", 1, 2), "a2": CommandRecord("gm", 3, 4)},
+            "b": {"b1": CommandRecord("gm", 1, 2)}}
+        assert log.command_records_by_campaign({"b": ["zz"]}) == {}
+        assert log.command_records_by_campaign({}) == {}
+
     def test_directory_lists_each_campaign_with_the_command_that_created_it(
             self, log: EventLog) -> None:
         """Campaigns in the order they were created, each with its first command."""

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import pytest
+
+from poolhall.events.errors import StoreError
 from poolhall.events.log import CommandRecord
 from poolhall.events.sqlite_backend import SqliteLog
 from poolhall.server.command_index import RECENT_COMMANDS, CommandIndex
+from poolhall.server.command_lookups import CommandLookups
 from tests.chaos._longlog import CAMPAIGN, build_long_log
 
 
@@ -31,5 +36,39 @@ def test_the_index_holds_only_the_latest_ids_and_reads_older_ones_from_the_log(
         assert index.get("never-sent") is None
         assert "never-sent" not in index
         assert len(index) == RECENT_COMMANDS
+    finally:
+        log.close()
+
+
+def test_the_hubs_look_ups_of_one_turn_of_the_loop_are_read_in_one_statement(
+        tmp_path: Path) -> None:
+    """Look-ups asked for in the same turn of the event loop (every hub a commit woke) are
+    read together, once; each gets exactly the records of its own ids, and a read that fails
+    fails each of them."""
+    build_long_log(tmp_path / "log.db", 3, 0, "player")
+    log = SqliteLog(tmp_path / "log.db")
+
+    async def look_ups() -> None:
+        lookups = CommandLookups(log)
+        first = lookups.look_up(CAMPAIGN, ["setup-roll-0", "never-sent"])
+        second = lookups.look_up(CAMPAIGN, ["setup-roll-2"])
+        other = lookups.look_up("no-such-campaign", ["setup-roll-1"])
+        assert await first == {"setup-roll-0": log.command_records(
+            CAMPAIGN, ["setup-roll-0"])["setup-roll-0"]}
+        assert list(await second) == ["setup-roll-2"]
+        assert await other == {}
+        assert lookups.statements == 1
+        assert await lookups.look_up(CAMPAIGN, ["setup-roll-1"]) != {}  # a later turn
+        assert lookups.statements == 2
+        for name in ("log.db", "log.db-wal", "log.db-shm"):  # a log that cannot be read
+            (tmp_path / name).unlink(missing_ok=True)  # any more: both look-ups say so
+        log.close()  # (its read connections too, which hold the file removed)
+        failed = [lookups.look_up(CAMPAIGN, ["setup-roll-1"]), lookups.look_up("x", ["y"])]
+        for future in failed:
+            with pytest.raises(StoreError):
+                await future
+
+    try:
+        asyncio.run(look_ups())
     finally:
         log.close()

@@ -45,7 +45,7 @@ def work(table: Table, member: str, command: Any) -> CommandWork:
     """A member's command as the shell hands it in (the core never touches where it is
     answered)."""
     return CommandWork(command=command, member=table.state.members[member],
-                       subscriber=None, done=None)  # type: ignore[arg-type]
+                       subscriber=None, answered=lambda: None)  # type: ignore[arg-type]
 
 
 def roll(command_id: str, **fields: Any) -> core.Roll:
