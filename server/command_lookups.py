@@ -1,20 +1,17 @@
-"""The command ids every hub reads from the log before deciding, read together once a turn of
-the event loop.
+"""The command ids hubs read from the log, read together once a turn of the event loop.
 
-Before it decides a batch, a hub reads from the log's ``commands`` table the ids of the batch
-it does not hold (:mod:`poolhall.server.command_index`), so that a retry of an older command
-gets its recorded answer, however old. That read was one statement per batch, on the event
-loop. At a busy server a hub's batch is small (its next one starts as soon as its last is
-durable: often a command or two), and the statement is not cheap there: the writer commits
-all the time, and each commit makes a read connection start its page cache over (~25 µs for
-a statement that costs 5 µs on a quiet file). It cost about as much as the rest of what the
-loop does for a command.
+A hub reads from the log's ``commands`` table the ids it does not hold
+(:mod:`poolhall.server.command_index`) of the commands deciding refused, and, while the log
+fails, of every command of a batch: so that a retry of an older command gets its recorded
+answer, however old. The statement is not cheap at a busy server: the writer commits all the
+time, and each commit makes a read connection start its page cache over (~25 µs for a
+statement that costs 5 µs on a quiet file).
 
 A commit wakes every hub that had a command in it, and each starts its next batch in the
 same turn of the loop. :class:`CommandLookups` holds their look-ups until the end of that
 turn and reads them in one statement (:meth:`EventLog.command_records_by_campaign
-<poolhall.events.log_contract.EventLog.command_records_by_campaign>`); each hub then decides
-with its answer, as before. What a hub learns is exactly what its own statement told it: the
+<poolhall.events.log_contract.EventLog.command_records_by_campaign>`); each hub then answers
+with what it learned, as before. What a hub learns is exactly what its own statement told it: the
 records the log holds for its ids when it is read, after the hub asked. The price is the wait
 for the end of the turn (the hubs woken with it run first).
 """
@@ -22,10 +19,14 @@ for the end of the turn (the hubs woken with it run first).
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from poolhall.events.log import CommandRecord, EventLog
+from poolhall.server.command_index import CommandIndex
 
 __all__ = ["CommandLookups"]
+
+logger = logging.getLogger(__name__)
 
 _Waiting = tuple[str, list[str], "asyncio.Future[dict[str, CommandRecord]]"]
 
@@ -51,6 +52,18 @@ class CommandLookups:
         if len(self._waiting) == 1:  # read after what is ready to run now has asked too
             loop.call_soon(self._read)
         return future
+
+    async def fill(self, index: CommandIndex, campaign: str, ids: list[str]) -> bool:
+        """Hold in ``index`` the records the log has of those ``ids`` it does not hold;
+        ``False`` (and logged) if the log could not be read."""
+        try:
+            missing = index.missing(ids)
+            if missing:
+                index.hold(await self.look_up(campaign, missing))
+        except Exception:
+            logger.exception("reading the command ids of %s failed", campaign)
+            return False
+        return True
 
     def _read(self) -> None:
         """Read every look-up asked for since the last read, in one statement."""

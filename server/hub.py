@@ -400,7 +400,11 @@ class CampaignHub:
         kept = self._core.keep() if time.monotonic() < self._contended_until else None
         decided = self._core.decide(batch, self._clock())
         if decided.replies:  # refusals and retries (seldom: each await costs a coroutine)
-            await self._carry_out(decided.replies)
+            replies = decided.replies
+            if decided.unsure:  # a refused id may be an old command's: its retry is answered
+                read = await self._lookups.fill(self.commands, self.campaign, [*decided.unsure])
+                replies = self._core.answer_recorded(replies, decided.unsure, read=read)
+            await self._carry_out(replies)
         settled = self._core.settle(decided, await self._append(decided.requests), attempt)
         await self._carry_out(settled.effects)
         if settled.reload is not None:
@@ -412,24 +416,20 @@ class CampaignHub:
             await self._decide_again(settled.again, attempt + 1)
 
     async def _admit(self, batch: list[CommandWork]) -> list[CommandWork]:
-        """The commands of ``batch`` that may be decided now, with what deciding needs at
-        hand (their ids looked up in the log, the epoch's seeds kept); the others are
-        answered. Nothing is decided on a state the log lacks."""
+        """The commands of ``batch`` that may be decided now, the epoch's seeds kept for
+        them; the others are answered. Nothing is decided on a state the log lacks."""
         if not batch:
             return batch
         if self._stale:  # an earlier part of this batch left the state unknown
             refuse_unavailable(list(batch))
             return []
-        try:  # old command ids are in the log, not in memory: read with the other hubs'
-            missing = self.commands.missing([work.command.id for work in batch])
-            if missing:
-                self.commands.hold(await self._lookups.look_up(self.campaign, missing))
-        except Exception:
-            logger.exception("reading the command ids of %s failed", self.campaign)
+        refusal = self._health.refusal() if self._health is not None else None
+        # while the log fails only retries are answered: read which are
+        if refusal is not None and not await self._lookups.fill(
+                self.commands, self.campaign, [work.command.id for work in batch]):
             refuse_unavailable(list(batch))
             return []
-        batch, refused = self._core.admit(
-            batch, self._health.refusal() if self._health is not None else None)
+        batch, refused = self._core.admit(batch, refusal)
         if refused:
             await self._carry_out(refused)
         if batch and not self._seeds.ready(self.state.fair.epoch):
@@ -463,10 +463,9 @@ class CampaignHub:
                 if await self._read_missed():
                     return
             await self._reload()
-        elif settled.reload == "failed":  # once: the log now reports failing, so later
-            # commands are refused before deciding
-            logger.error("an append failed in %s; reloading its state from the log",
-                         self.campaign)
+        else:  # "retried": its recorded answer is sent, what was decided again dropped;
+            if settled.reload == "failed":  # "failed": once (later commands are refused)
+                logger.error("an append failed in %s; reloading its state", self.campaign)
             await self._reload()
 
     async def _read_missed(self) -> bool:

@@ -6,19 +6,23 @@ frames out. A batch of commands goes through it in three calls:
 
 1. :meth:`HubCore.admit` — while the log is failing, refuse new commands before deciding them
    (retries of commands already carried out are still answered).
-2. :meth:`HubCore.decide` — each command against the state in order: a command id seen before
-   is answered from its record (the same member) or refused as a ``conflict`` (another
-   member); the same id twice in the batch is answered once, with the first's answer; any
-   other is decided by the game system's rules and its events folded at once (beside the
-   public table, :class:`~poolhall.server.audience.PublicTable`), so the next decision sees them. It
-   returns the replies due now and the :class:`~poolhall.events.log.AppendRequest` s to append.
+2. :meth:`HubCore.decide` — each command against the state in order: a command id the index
+   holds (a recent one) is answered from its record (the same member) or refused as a
+   ``conflict`` (another member); the same id twice in the batch is answered once, with the
+   first's answer; any other is decided by the game system's rules and its events folded at
+   once (beside the public table, :class:`~poolhall.server.audience.PublicTable`), so the next
+   decision sees them. It returns the replies due now and the
+   :class:`~poolhall.events.log.AppendRequest` s to append. An older command's retry is
+   caught by the log's unique command id (the append answers its record: step 3), or, if
+   deciding it again refused it, by :meth:`HubCore.answer_recorded` once the shell has read
+   the refused ids in the log.
 3. :meth:`HubCore.settle` — given the append's results, in order: the frames to broadcast
    (:class:`Publish`: whole, or sealed for who may not see a pending private roll), the
    answers (:class:`Reply`), the commands another process beat (decided again once the hub
    has reloaded, up to :data:`MAX_RETRIES` times) and whether the state ran ahead of the log
    (a reload).
 
-The shell performs the I/O these ask for: reading the command ids of a batch from the log,
+The shell performs the I/O these ask for: reading refused commands' ids in the log,
 keeping the epoch's seeds, appending, reading a retried invite's token (:class:`Recall`),
 reloading. Nothing is broadcast or answered before the append's results are back, and each
 answer follows the events it caused.
@@ -136,6 +140,10 @@ class Decided(msgspec.Struct, frozen=True):
 
     replies: list[Reply]
     entries: list[_Entry]
+    unsure: frozenset[str] = frozenset()
+    """Ids of refused commands the index does not hold: one may be a retry of a command the
+    log recorded long ago (whose first answer is due, not a refusal of deciding it again),
+    so the shell reads them in the log first (:meth:`HubCore.answer_recorded`)."""
 
     @property
     def requests(self) -> list[AppendRequest]:
@@ -146,13 +154,14 @@ class Decided(msgspec.Struct, frozen=True):
 class Settled(msgspec.Struct, frozen=True):
     """What follows the append's results: ``effects`` in order, then a reload if ``reload``
     says the state ran ahead of the log (``"conflict"``: another writer appended first;
-    ``"failed"``: an append failed), then ``again`` decided again."""
+    ``"retried"``: the log held a command's id already, so it was a retry and its events
+    were not appended; ``"failed"``: an append failed), then ``again`` decided again."""
 
     effects: list[Effect]
     changed: list[Event]
     """The events now durable (views, derived writes and the table follow them)."""
     again: list[CommandWork]
-    reload: Literal["conflict", "failed"] | None = None
+    reload: Literal["conflict", "retried", "failed"] | None = None
     lost_race: bool = False
     """Every command appended was refused because another process appended first, so the
     log took nothing of the batch: the state :meth:`HubCore.keep` kept before it is the
@@ -238,10 +247,18 @@ class HubCore:
 
     def decide(self, batch: list[CommandWork], at: str) -> Decided:
         """Decide each command of ``batch`` in order at time ``at``, folding its events at
-        once; the command ids must have been looked up (:meth:`CommandIndex.look_up`)."""
+        once.
+
+        A command id the index holds (a recent command's) is answered from its record. Any
+        other is decided, though it may be the retry of an older command: the log's unique
+        ``(campaign, command_id)`` refuses to append it again and answers with the record
+        (:meth:`settle`), and a refusal of one is :attr:`Decided.unsure` until the shell has
+        read its id in the log. So a new command, nearly every one, costs no read of the log
+        before it is decided (it cost one statement a batch, at a paced table a command)."""
         replies: list[Reply] = []
         entries: list[_Entry] = []
         in_batch: dict[str, _Entry] = {}
+        unsure: set[str] = set()
         for work in batch:
             command_id = work.command.id
             earlier = self.commands.get(command_id)
@@ -258,10 +275,34 @@ class HubCore:
                 entry = self._decide_one(work, at)
                 if isinstance(entry, Reply):
                     replies.append(entry)
+                    unsure.add(command_id)
                 else:
                     in_batch[command_id] = entry
                     entries.append(entry)
-        return Decided(replies, entries)
+        return Decided(replies, entries, frozenset(unsure))
+
+    def answer_recorded(self, replies: list[Reply], unsure: frozenset[str], *, read: bool,
+                        ) -> list[Reply]:
+        """``replies`` with the refusal of each ``unsure`` id the index now holds (read from
+        the log by the shell) replaced by that command's recorded answer: a retry of a
+        command carried out long ago is answered as it was then (or refused as a
+        ``conflict`` if another member sent it), not refused for being decided again. If
+        the log could not be ``read``, those refusals are ``unavailable`` (retry later)
+        instead, never a wrong answer."""
+        answered: list[Reply] = []
+        for reply in replies:
+            command_id = reply.work.command.id
+            record = self.commands.get(command_id) if command_id in unsure else None
+            if command_id in unsure and not read:
+                answered.append(Reply(reply.work, unavailable(command_id)))
+            elif record is None:
+                answered.append(reply)
+            elif record.actor == reply.work.member.member:
+                answered.append(Reply(reply.work, Recall(reply.work.command, record)))
+            else:
+                answered.append(Reply(reply.work, ErrorReply(
+                    id=command_id, code="conflict", path="$.id", message=_CONFLICT)))
+        return answered
 
     def _decide_one(self, work: CommandWork, at: str) -> _Entry | Reply:
         """Decide one command against the state as it stands and fold its events; or the
@@ -314,7 +355,7 @@ class HubCore:
         effects: list[Effect] = []
         changed: list[Event] = []
         again: list[CommandWork] = []
-        behind = failed = False
+        retried = failed = False
         for entry in decided.entries:
             work, request = entry.work, entry.request
             command_id = work.command.id
@@ -325,8 +366,9 @@ class HubCore:
             if isinstance(result, ConcurrencyError) and attempt < MAX_RETRIES:
                 again.append(work)  # another process appended first: decided again
                 continue
-            if isinstance(result, CommandRecord):  # another writer recorded this id first:
-                behind = True  # the state folded events the log does not hold: reloaded
+            if isinstance(result, CommandRecord):  # the log holds this id: a retry (of an
+                retried = True  # old command, or sent to another process too); the state
+                # folded events the log does not hold: reloaded
                 self.commands.add(command_id, result)
                 answers[command_id] = (
                     Recall(work.command, result) if result.actor == work.member.member else
@@ -340,9 +382,9 @@ class HubCore:
                 failed = True
                 answers[command_id] = unavailable(command_id)
             effects.append(Reply(work, answers[command_id]))
-        reload: Literal["conflict", "failed"] | None = (
-            "conflict" if again or behind else "failed" if failed else None)
-        lost_race = bool(again) and not (behind or failed or changed)
+        reload: Literal["conflict", "retried", "failed"] | None = (
+            "conflict" if again else "retried" if retried else "failed" if failed else None)
+        lost_race = bool(again) and not (retried or failed or changed)
         return Settled(effects, changed, again, reload, lost_race)
 
     def _appended(self, request: AppendRequest, seqs: Appended) -> list[Publish]:

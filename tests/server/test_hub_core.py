@@ -133,9 +133,11 @@ def test_the_same_command_twice_in_a_batch_is_answered_once_with_the_first_answe
     assert first == Ack(id="a", seqs=[head + 1])
 
 
-def test_a_command_recorded_by_another_writer_reloads_and_is_answered_from_its_record() -> None:
-    """Another process stored the same command first: the answer is its record (one fetch
-    for both copies in the batch) and the state, ahead of the log, is reloaded."""
+def test_a_command_the_log_recorded_already_reloads_and_is_answered_from_its_record() -> None:
+    """A retry of a command older than the index holds, or one another process stored
+    first: decided, it is refused by the log's unique command id, which answers with its
+    record (one fetch for both copies in the batch); the state, ahead of the log, is
+    reloaded."""
     hub, table = make_core()
     batch = [work(table, "gm", roll("a")), work(table, "gm", roll("a"))]
     decided = hub.decide(batch, AT)
@@ -145,9 +147,45 @@ def test_a_command_recorded_by_another_writer_reloads_and_is_answered_from_its_r
     assert isinstance(first, Recall)
     assert first is second
     assert first.record == record
-    assert settled.reload == "conflict"
+    assert settled.reload == "retried"
     assert settled.changed == []
     assert not any(isinstance(effect, Publish) for effect in settled.effects)
+
+
+def test_a_new_command_is_decided_without_reading_the_log() -> None:
+    """A command id the index does not hold is decided at once (the log's unique key
+    catches an old one's retry); only a refusal leaves its id to be read in the log."""
+    hub, table = make_core()
+    decided = hub.decide([work(table, "gm", roll("a")),
+                          work(table, "gm", core.Roll(id="b", expression="1d6 and a half"))], AT)
+    assert [request.command_id for request in decided.requests] == ["a"]
+    assert decided.unsure == {"b"}
+
+
+def test_an_old_command_refused_when_decided_again_is_answered_from_its_record() -> None:
+    """Han's retry of a command the log recorded long ago, refused when decided again
+    (Han's character was created by it, say), gets its first answer once the shell has
+    read the id in the log; Leia's use of it is a conflict; an id the log lacks keeps its
+    refusal; and if the log cannot be read, the refusals are ``unavailable`` (retry), never
+    a wrong answer."""
+    hub, table = make_core()
+    bad = "1d6 and a half"
+    batch = [work(table, "han-player", core.Roll(id=i, expression=bad, character="han"))
+             for i in ("old", "leias", "new")]
+    decided = hub.decide(batch, AT)
+    assert decided.unsure == {"old", "leias", "new"}
+    refused = answers(hub.answer_recorded(decided.replies, decided.unsure, read=False))
+    assert [(a.id, a.code) for a in refused if isinstance(a, ErrorReply)] == [
+        ("old", "unavailable"), ("leias", "unavailable"), ("new", "unavailable")]
+    hub.commands.add("old", CommandRecord("han-player", 5, 6))  # what the shell read
+    hub.commands.add("leias", CommandRecord("leia-player", 7, 7))
+    old, leias, new = answers(hub.answer_recorded(decided.replies, decided.unsure, read=True))
+    assert isinstance(old, Recall)
+    assert old.record == CommandRecord("han-player", 5, 6)
+    assert isinstance(leias, ErrorReply)
+    assert (leias.code, leias.path) == ("conflict", "$.id")
+    assert isinstance(new, ErrorReply)
+    assert (new.code, new.path) == ("invalid", "$.expression")
 
 
 def test_a_lost_race_is_decided_again_without_an_answer() -> None:

@@ -10,8 +10,10 @@ import pytest
 from poolhall.clients.client import Client
 from poolhall.events import core
 from poolhall.events.base import Event
+from poolhall.events.d12 import Stats as D12Stats
 from poolhall.events.errors import CommandRejected
 from poolhall.projections.campaign import ROLLS_KEPT
+from poolhall.server.command_index import RECENT_COMMANDS
 from poolhall.server.rules.base import Decision
 from tests.conftest import Table
 from tests.server.raw import RawPeer
@@ -29,6 +31,43 @@ async def test_retried_command_id_gives_the_original_ack_and_no_second_event(tab
     assert second.seqs == first.seqs
     assert table.server.log.head(gm.campaign) == head
     assert sum(1 for r in gm.state.rolls if r.seq in first.seqs) == 1
+
+
+async def test_a_command_older_than_the_hub_holds_is_answered_as_it_was_when_retried(
+        table: Table) -> None:
+    """Retries of commands sent before the hub's last RECENT_COMMANDS: a roll (decided
+    again, refused by the log's unique command id), a character's creation (refused when
+    decided again: the character exists) and an invite (its token read back) each get their
+    first answer; nothing is appended twice, and the table goes on from the right head."""
+    await _retry_old_commands(table)
+
+
+async def test_an_old_command_retried_on_postgresql_is_answered_as_it_was(
+        pg_table: Table) -> None:
+    """The same on PostgreSQL: its unique command id refuses the roll decided again."""
+    await _retry_old_commands(pg_table)
+
+
+async def _retry_old_commands(table: Table) -> None:
+    _, gm = await table.create_campaign("d12")
+    assert table.server.log is not None
+    assert gm.campaign is not None
+    roll = core.Roll(id="old-roll", expression="3d6")
+    create = core.CreateCharacter(id="old-create", character="ana", name="Ana",
+                                  stats=D12Stats(ratings={"CON": 3, "CHA": 2}))
+    invite = core.Invite(id="old-invite", role="player", characters=("ana",),
+                         retry_key="k" * 22)
+    first = [await gm.send(command) for command in (roll, create, invite)]
+    for n in range(RECENT_COMMANDS + 5):
+        await gm.send(core.Roll(id=f"later-{n}", expression="1d6"))
+    head = table.server.log.head(gm.campaign)
+    again = [await gm.send(command) for command in (roll, create, invite)]
+    assert [ack.seqs for ack in again] == [ack.seqs for ack in first]
+    assert again[2].token == first[2].token
+    assert table.server.log.head(gm.campaign) == head
+    after = await gm.send(core.Roll(id="after", expression="1d6"))
+    assert after.seqs == [head + 1]
+    assert sum(1 for m in gm.state.members.values() if m.role == "player") == 1
 
 
 async def test_retried_invite_returns_the_same_token(table: Table) -> None:
