@@ -24,9 +24,9 @@ RECENT_COMMANDS = 64
 """Command ids a hub remembers without asking the log (the latest accepted).
 
 Only a retry is ever found here (a new id never is), and one that is not is caught by the
-log (see above). So few are kept: every loaded campaign holds this many (~250 bytes each), and 1,024 of them for each
-of 2,000 loaded tables would have grown the server by ~500 MB (15 MB a minute at 1,000
-commands/s)."""
+log (see above). So few are kept: every loaded campaign holds this many (~250 bytes each),
+and 1,024 of them for each of 2,000 loaded tables would have grown the server by ~500 MB
+(15 MB a minute at 1,000 commands/s)."""
 
 
 class CommandIndex:
