@@ -3,8 +3,9 @@
 Everything the server holds in memory is derived from the log. A hub loads its campaign when it
 is first used (:func:`load_hub_state`): the latest stored snapshot plus the events after it
 (:mod:`poolhall.server.stored_snapshots`), and a
-:class:`~poolhall.server.command_index.CommandIndex` that reads old command ids from the log on
-demand. The server no longer folds every campaign at start.
+:class:`~poolhall.server.command_index.CommandIndex` holding the commands of its last events (a
+client's retry after a restart is answered from it). The server no longer folds every campaign
+at start.
 
 :func:`load_all_states` and :func:`rebuild_states` fold the whole log in one sequential scan,
 for benchmarks and tests that compare against a full fold: the index is read off the same rows
@@ -110,7 +111,9 @@ def load_hub_state(log: ServerLog, store: SnapshotStore, campaign: str,
             {member: fold_public(log, store, campaign, state.head,
                                  set(hidden_for(state, member)), every).state
              for member in self_rollers(state)})
-    return LoadedCampaign(state, CommandIndex(log, campaign), head_hash, public)
+    commands = CommandIndex(log, campaign)
+    commands.hold_latest(state.head)
+    return LoadedCampaign(state, commands, head_hash, public)
 
 
 def _index_event(index: CommandMap, recorded: Recorded) -> None:

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from poolhall.events import core
+from poolhall.events.dice import RolledTerm
 from poolhall.events.errors import StoreError
-from poolhall.events.log import CommandRecord
+from poolhall.events.log import AppendRequest, CommandRecord, prepare
 from poolhall.events.sqlite_backend import SqliteLog
-from poolhall.server.command_index import RECENT_COMMANDS, CommandIndex
+from poolhall.server.command_index import LATEST_EVENTS_READ, RECENT_COMMANDS, CommandIndex
 from poolhall.server.command_lookups import CommandLookups
 from tests.chaos._longlog import CAMPAIGN, build_long_log
 
@@ -36,6 +38,38 @@ def test_the_index_holds_only_the_latest_ids_and_reads_older_ones_from_the_log(
         assert index.get("never-sent") is None
         assert "never-sent" not in index
         assert len(index) == RECENT_COMMANDS
+    finally:
+        log.close()
+
+
+def test_a_loaded_campaign_holds_the_commands_of_its_last_events(tmp_path: Path) -> None:
+    """Loaded (after a restart or an unload), a hub holds the commands of the campaign's last
+    LATEST_EVENTS_READ events, so a retry of one sent just before is answered from memory:
+    each with all it appended (three events each here, so that the read begins inside a
+    command: that one is not held cut short), the newest kept."""
+    log = SqliteLog(tmp_path / "log.db")
+    head = 0
+    for n in range(LATEST_EVENTS_READ):
+        faces = (n % 6 + 1,)
+        roll = prepare(core.DiceRolled(expression="1d6", total=faces[0],
+                                       terms=(RolledTerm(sides=6, faces=faces),)))
+        (stored,) = log.append_batch([AppendRequest(
+            campaign="c", expected_head=head, actor="gm", command_id=f"roll-{n}",
+            at="2026-11-28T00:00:00.000Z", events=(roll, roll, roll))])
+        assert isinstance(stored, list)
+        head = stored[-1]
+    try:
+        index = CommandIndex(log, "c")
+        index.hold_latest(head)
+        held = {f"roll-{n}": index.get(f"roll-{n}") for n in range(LATEST_EVENTS_READ)
+                if f"roll-{n}" in index}
+        assert held == log.command_records("c", list(held))  # each whole
+        assert len(held) == LATEST_EVENTS_READ // 3  # and the first read, cut: left out
+        assert held[f"roll-{LATEST_EVENTS_READ - 1}"] == CommandRecord("gm", head - 2, head)
+        assert len(index) <= RECENT_COMMANDS
+        empty = CommandIndex(log, "new")
+        empty.hold_latest(0)
+        assert len(empty) == 0
     finally:
         log.close()
 

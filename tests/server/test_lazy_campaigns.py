@@ -70,8 +70,8 @@ async def test_an_idle_campaign_is_unloaded_and_loads_again_the_same(table: Tabl
 
 async def test_a_retry_after_the_hub_was_unloaded_gets_its_original_answer(table: Table
                                                                            ) -> None:
-    """An old command id is read from the log once the hub forgot it: the retry is answered
-    with the original seqs and appends nothing."""
+    """Loaded again, the hub holds the commands of the campaign's last events (read from the
+    log): the retry is answered from them with the original seqs and appends nothing."""
     campaign, gm = await table.create_campaign("narrative")
     server = await restart(table, idle_unload=0.1)
     gm = await table.connect(campaign, gm._token)
@@ -83,6 +83,7 @@ async def test_a_retry_after_the_hub_was_unloaded_gets_its_original_answer(table
     await table.close_clients()
     await until(lambda: campaign not in server.hubs)
     gm = await table.connect(campaign, token)
+    assert "roll-once" in server.hubs[campaign].commands  # not decided again to be refused
     retried = await gm.send(core.Roll(id="roll-once", expression="1d6"))
     assert retried.seqs == first.seqs
     assert server.log.head(campaign) == head

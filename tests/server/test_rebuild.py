@@ -9,6 +9,7 @@ import pytest
 
 from poolhall.events.log_contract import PAGE_ROWS
 from poolhall.events.sqlite_backend import SqliteLog
+from poolhall.server.command_index import RECENT_COMMANDS
 from poolhall.server.rebuild import load_all_states, load_hub_state, rebuild_states
 from poolhall.server.stored_snapshots import SnapshotStore
 from tests.events.store_contract import opened, request, rolled
@@ -45,7 +46,8 @@ def test_command_index_read_off_the_events_matches_the_commands_table(log: Sqlit
 def test_one_scan_gives_each_campaign_what_its_own_rows_give(log: SqliteLog, tmp_path: Path
                                                              ) -> None:
     """States from the interleaved scan equal each campaign loaded alone, whose command index
-    finds every command id in the log."""
+    holds the latest commands as the scan recorded them and finds every command id in the
+    log."""
     loaded = load_all_states(log)
     states = rebuild_states(log)
     store = SnapshotStore(log.path)
@@ -54,7 +56,10 @@ def test_one_scan_gives_each_campaign_what_its_own_rows_give(log: SqliteLog, tmp
                                                                       every=50)
         assert public is None  # no private roll pending: no public table of its own
         assert state == alone_state == states[campaign]
-        assert len(alone_index) == 0  # nothing held: looked up on demand
+        held = [command_id for command_id in index if command_id in alone_index]
+        assert 0 < len(held) <= RECENT_COMMANDS  # the latest held, the others in the log
+        assert held[-1] == list(index)[-1]
+        assert all(alone_index.get(command_id) == index[command_id] for command_id in held)
         assert log.command_records(campaign, [*index, "never-sent"]) == index
         assert state.head == log.head(campaign)
         assert head_hash == alone_hash == list(log.rows(campaign))[-1].hash
