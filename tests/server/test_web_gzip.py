@@ -59,3 +59,14 @@ def test_accept_encoding_is_read_with_its_weights() -> None:
     assert not accepts_gzip("gzip;q=0")
     assert not accepts_gzip("*;q=0")
     assert not accepts_gzip("*, gzip;q=0")
+
+
+async def test_a_file_is_gzipped_when_first_asked_for_not_at_start(table: Table) -> None:
+    """Start compresses nothing (it cost a quarter of the server's start); the first request
+    of a file compresses that file alone, and later requests get the same bytes."""
+    assets = table.server.web.assets
+    assert [name for name, asset in assets.items() if "gzipped" in vars(asset)] == []
+    _, _, first = await get(table.url, "/static/app.js", {"Accept-Encoding": BROWSER})
+    assert [name for name, asset in assets.items() if "gzipped" in vars(asset)] == ["app.js"]
+    _, _, again = await get(table.url, "/static/app.js", {"Accept-Encoding": BROWSER})
+    assert again == first == assets["app.js"].gzipped
