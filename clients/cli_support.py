@@ -472,6 +472,6 @@ async def send_command(args: argparse.Namespace, campaign: str, command: Any,
         await client.close()
     recorded = [r for r in client.drain() if r.seq in set(ack.seqs)]
     emit(args, {"ack": to_plain(ack), "events": [to_plain(r) for r in recorded]},
-         lines(*(styled("[bold]#{}[/bold] {}", r.seq, describe(r, client.state))
-                 for r in recorded)) if recorded else "ok (no event)")
+         lambda: lines(*(styled("[bold]#{}[/bold] {}", r.seq, describe(r, client.state))
+                         for r in recorded)) if recorded else "ok (no event)")
     return EXIT_OK

@@ -70,7 +70,9 @@ async def _replay(args: argparse.Namespace) -> int:
             raise CliError(f"--from {args.from_seq} is past the last event replayed (#{last})")
         first = max(first, args.from_seq)
     previous: str | None = None
-    for recorded, line in replay_lines(events, first, last):
+    shown = ([(recorded, None) for recorded in events if first <= recorded.seq <= last]
+             if args.json else replay_lines(events, first, last))  # JSON: no line, no rich
+    for recorded, line in shown:
         if previous is not None:
             wait = pause(previous, recorded.at, args.speed, args.max_pause)
             if wait:

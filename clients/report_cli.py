@@ -25,7 +25,6 @@ __all__ = ["add_commands", "write_rows"]
 
 async def _report(args: argparse.Namespace) -> int:
     from poolhall.clients.campaign_log import fetch_log, session_bounds
-    from poolhall.clients.report_text import summary
     from poolhall.projections.analytics import for_session, report
 
     _, events = await fetch_log(args)
@@ -45,7 +44,9 @@ async def _report(args: argparse.Namespace) -> int:
                          round(len(page.encode()) / 1024))
     if args.json:
         emit(args, chosen, "")
-    else:
+    else:  # rich's tables: imported for people, not for --json
+        from poolhall.clients.report_text import summary
+
         common.console.print(summary(chosen, args.session))
         if written is not None:
             common.console.print(written)

@@ -209,8 +209,6 @@ async def _sheet(args: argparse.Namespace, common: ModuleType) -> int:
 
 
 async def _combat(args: argparse.Namespace, common: ModuleType) -> int:
-    from rich.table import Table
-
     from poolhall.projections.sr3 import combat_view
 
     state = await _state(args, common)
@@ -218,6 +216,14 @@ async def _combat(args: argparse.Namespace, common: ModuleType) -> int:
     if view is None:
         common.emit(args, None, "no combat is running")
         return int(common.EXIT_OK)
+    common.emit(args, view, lambda: _combat_table(view))
+    return int(common.EXIT_OK)
+
+
+def _combat_table(view: dict[str, Any]) -> Any:
+    """The combat turn for people: the order, then each combatant's score and pools."""
+    from rich.table import Table
+
     table = Table(title=f"Combat Turn {view['turn']}, pass {view['pass']}: "
                         + (" > ".join(view["order"]) or "no one left to act"))
     table.add_column("character")
@@ -227,8 +233,7 @@ async def _combat(args: argparse.Namespace, common: ModuleType) -> int:
         pools = ", ".join(f"{p.replace('_', ' ')} {v['left']}/{v['full']}"
                           for p, v in c["pools"].items() if v["full"])
         table.add_row(cid, _score_words(c), pools or "-")
-    common.emit(args, view, table)
-    return int(common.EXIT_OK)
+    return table
 
 
 def _score_words(combatant: dict[str, Any]) -> str:

@@ -14,7 +14,6 @@ from functools import cache
 from typing import Any
 
 import msgspec
-from rich.console import Group
 
 from poolhall.clients import cli_support as common
 from poolhall.clients.cli_support import (
@@ -58,7 +57,7 @@ async def campaign_create(args: argparse.Namespace) -> int:
     ack = await common.call_once(args, None, core.CreateCampaign, common.admin_token(args),
                                  name=args.name, system=args.system, campaign=args.id)
     emit(args, _with_link(args, ack, ack.campaign),
-         styled("created campaign [bold]{}[/bold] ({})\n", ack.campaign, args.system)
+         lambda: styled("created campaign [bold]{}[/bold] ({})\n", ack.campaign, args.system)
          + _token_line("GM token (shown once; keep it)", ack.token)
          + _link_line(args, ack.campaign, ack.token))
     return common.EXIT_OK
@@ -94,7 +93,7 @@ async def invite(args: argparse.Namespace) -> int:
     ack = await common.call_once(args, args.campaign, core.Invite, role=args.role,
                                  name=args.name, characters=tuple(args.character or ()))
     emit(args, _with_link(args, ack, args.campaign),
-         styled("invited [bold]{}[/bold] as {}\n", ack.member, args.role)
+         lambda: styled("invited [bold]{}[/bold] as {}\n", ack.member, args.role)
          + _token_line("token (shown once; give it to them)", ack.token)
          + _link_line(args, args.campaign, ack.token))
     return common.EXIT_OK
@@ -303,10 +302,18 @@ async def state(args: argparse.Namespace) -> int:
     # the chain hash of the event shown: kept anywhere but the server, it is what ``verify
     # --expect CAMPAIGN@SEQ=HASH`` holds the log to
     emit(args, {**state_json(client, state, recent), "head_hash": head_hash},
-         Group(state_text(state, views, recent),
-               styled("[dim]chain hash of #{}: {}[/dim]", state.head,
-                      head_hash or "sealed (a private roll you may not see yet)")))
+         lambda: _state_with_hash(state, views, recent, head_hash))
     return common.EXIT_OK
+
+
+def _state_with_hash(state: CampaignState, views: Any, recent: list[Any],
+                     head_hash: str | None) -> Any:
+    """``state`` for people, and the chain hash of the event it shows."""
+    from rich.console import Group
+
+    return Group(state_text(state, views, recent),
+                 styled("[dim]chain hash of #{}: {}[/dim]", state.head,
+                        head_hash or "sealed (a private roll you may not see yet)"))
 
 
 async def sheet_of(args: argparse.Namespace) -> int:

@@ -11,11 +11,9 @@ whole history.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-from rich.console import Group
-from rich.text import Text
 
 from poolhall.clients.cli_support import lines, styled
 from poolhall.clients.contract import TableHooks
@@ -24,6 +22,10 @@ from poolhall.events.base import Recorded
 from poolhall.events.systems import SYSTEM_IDS
 from poolhall.projections.campaign import CampaignState
 from poolhall.projections.describe import describe, who
+
+if TYPE_CHECKING:  # rich is imported by the functions that print for people: not by --json
+    from rich.console import Group
+    from rich.text import Text
 
 __all__ = ["LOG_LINES", "log_line", "sheet", "state_data", "state_json", "state_text",
            "system_table", "view_line"]
@@ -123,6 +125,9 @@ def state_json(client: Any, state: CampaignState, recent: Sequence[Recorded]) ->
 def state_text(state: CampaignState, views: Mapping[str, Any],
                recent: Sequence[Recorded]) -> Group:
     """``state`` for people: one screen, whatever the length of the campaign."""
+    from rich.console import Group
+    from rich.text import Text
+
     session = (f"game session {state.session} " + ("running" if state.in_session else "ended")
                if state.session else "no game session yet")
     parts: list[str | Text] = [
@@ -159,6 +164,8 @@ def state_text(state: CampaignState, views: Mapping[str, Any],
 def sheet(state: CampaignState, characters: Sequence[str]
           ) -> tuple[list[dict[str, Any]], Group]:
     """The sheets of ``characters`` (ids of ``state``), as data and for people."""
+    from rich.console import Group
+
     module = system_table(state.system)
     data: list[dict[str, Any]] = []
     shown: list[str | Text] = []

@@ -5,6 +5,7 @@ by what a fresh interpreter has imported, never by a time (tests/bench/cli_start
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 
 from poolhall.clients import cli
 from poolhall.clients.systems import CLI_HOOKS
+from tests.conftest import Table
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("rich", "asyncio", "websockets")
@@ -90,6 +92,43 @@ def test_migrate_and_verify_asked_for_json_import_no_rich(tmp_path: Path) -> Non
     assert code == 0
     assert [m for m in modules if m.split(".")[0] in HEAVY] == []
     assert not {"poolhall.server.stored_snapshots", "poolhall.projections.campaign"} & set(modules)
+
+
+async def test_commands_that_talk_to_a_server_asked_for_json_import_no_rich(
+        table: Table) -> None:
+    """Creating a campaign, inviting, rolling, sending, reading the report and replaying with
+    ``--json`` print what the server answered without importing rich (its import was a
+    tenth of such a command's wait), each ending with status 0. (``state`` still imports it:
+    each system's table hooks build its data and its lines for people in one pass.)"""
+    campaign, gm = await table.create_campaign("d12")
+    server = ["--url", table.url, "--json"]
+    commands = [
+        ["campaign", "create", "Second", "--system", "d12", "--admin-token", table.admin_token],
+        ["invite", campaign, "--role", "spectator", "--token", gm._token],
+        ["roll", campaign, "2d6", "--token", gm._token],
+        ["send", campaign, '{"type": "roll", "expression": "1d6"}', "--token", gm._token],
+        ["report", campaign, "--token", gm._token],
+        ["replay", campaign, "--speed", "inf", "--token", gm._token],
+    ]
+    for argv in commands:
+        code, modules = await _imported_beside_the_server(*argv, *server)
+        assert code == 0, argv
+        assert [m for m in modules if m.split(".")[0] == "rich"] == [], argv
+    code, modules = await _imported_beside_the_server("roll", campaign, "1d6", "--token",
+                                                      gm._token, "--url", table.url)
+    assert code == 0
+    assert "rich.console" in modules  # the same command for people prints with rich
+
+
+async def _imported_beside_the_server(*argv: str) -> tuple[int, list[str]]:
+    """:func:`_imported`, run without blocking the event loop the test's server answers on."""
+    probe = _PROBE.format(heavy={"rich"})
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", probe, *argv, cwd=ROOT, stdout=asyncio.subprocess.PIPE)
+    out, _ = await child.communicate()
+    assert child.returncode == 0
+    code, modules = json.loads(out)
+    return code, modules
 
 
 @pytest.mark.parametrize("argv", [["d12-odds", "4", "--dt", "6"], ["sr3-odds", "6", "--tn", "5"],
