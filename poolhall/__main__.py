@@ -1,7 +1,5 @@
 """``python -m poolhall``: the ``poolhall`` command, from a checkout or an install."""
 
-import sys
+from poolhall.clients.cli import console
 
-from poolhall.clients.cli import main
-
-sys.exit(main())
+console()

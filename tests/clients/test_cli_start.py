@@ -131,6 +131,39 @@ async def _imported_beside_the_server(*argv: str) -> tuple[int, list[str]]:
     return code, modules
 
 
+_CONSOLE_PROBE = """
+import atexit, gc, json, sys
+from poolhall.clients import cli
+seen = {}
+found = cli._handler
+def spying(args):
+    run = found(args)
+    def handler(args):
+        seen.update(enabled=gc.isenabled(), frozen=gc.get_freeze_count())
+        return run(args)
+    return handler
+cli._handler = spying
+atexit.register(lambda: sys.stderr.write(json.dumps(seen)))
+sys.argv = ["poolhall", *sys.argv[1:]]
+cli.console()
+"""
+
+
+def test_the_console_script_runs_a_command_with_the_collector_on_and_its_imports_frozen(
+        ) -> None:
+    """``poolhall`` (:func:`~poolhall.clients.cli.console`) imports a command's modules with
+    the garbage collector off, then freezes them and turns it back on: the command runs
+    with the collector on (``watch`` and ``serve`` run for hours) and what it imported out
+    of its view; the command's output and status are as ever."""
+    done = subprocess.run([sys.executable, "-c", _CONSOLE_PROBE, "d12-odds", "4", "--dt", "6",
+                           "--json"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["dice"] == 4
+    seen = json.loads(done.stderr)
+    assert seen["enabled"] is True
+    assert seen["frozen"] > 10_000  # the interpreter's and the command's modules' objects
+
+
 @pytest.mark.parametrize("argv", [["d12-odds", "4", "--dt", "6"], ["sr3-odds", "6", "--tn", "5"],
                                   ["sr3-odds", "2", "--open", "--pool", "1"]])
 def test_d12_and_sr3_odds_import_no_msgspec_and_no_events(argv: list[str]) -> None:
