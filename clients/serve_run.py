@@ -1,0 +1,97 @@
+"""What ``poolhall serve`` runs (its parser is :mod:`poolhall.clients.serve_cli`): start the
+server, print where the table is and how to open it, and stop gracefully on SIGINT or SIGTERM.
+
+It imports the server at the top, so that the ``poolhall`` script imports it with the rest
+of the command's modules, while the garbage collector is off
+(:func:`poolhall.clients.cli.console`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+from pathlib import Path
+
+from poolhall.clients import cli_support as common
+from poolhall.clients.cli_support import CliError, styled
+from poolhall.clients.links import base_url_problem, owner_link, page_origin
+from poolhall.events.backends import is_postgres_url, safe_name
+from poolhall.events.errors import StoreError
+from poolhall.server.app import Server
+from poolhall.server.auth import AdminTokenError, admin_token_path, token_file_mode
+from poolhall.server.settings import from_arguments
+
+__all__ = ["serve"]
+
+
+def _settings_problem(args: argparse.Namespace) -> str | None:
+    """Why the settings given cannot serve (``None``: they can), checked before anything
+    is opened."""
+    if not args.presence_expiry > 0:  # 0 would forget every process at once
+        return f"--presence-expiry must be more than 0 seconds, not {args.presence_expiry:g}"
+    return base_url_problem(args.base_url)
+
+
+async def serve(args: argparse.Namespace) -> int:
+    """Start the server, say where the table is, and run until SIGINT or SIGTERM."""
+    problem = _settings_problem(args)
+    if problem is not None:
+        raise CliError(problem)
+    shared = is_postgres_url(args.db)
+    if not shared and not Path(args.db).resolve().parent.is_dir():
+        raise CliError(f"no directory for the database {args.db}; create it first")
+    if not shared and Path(args.db).is_dir():
+        raise CliError(f"{args.db} is a directory; --db names the database file")
+    server = Server(args.db, args.host, args.port, settings=from_arguments(args))
+    try:
+        await server.start()
+    except (StoreError, AdminTokenError) as error:
+        raise CliError(str(error), common.EXIT_REFUSED) from None
+    except OSError as error:
+        raise CliError(f"cannot listen on {args.host}:{args.port}: "
+                       f"{error.strerror or error}", common.EXIT_REFUSED) from None
+    token_file = admin_token_path(args.db)
+    common.console.print(styled("poolhall serving [bold]{}[/bold] from {}", server.url,
+                                safe_name(args.db)))
+    origin = page_origin(server.url, server.settings.base_url or None)
+    # The owner's link once, on the first start of a new database: it is how a GM who never
+    # used a terminal opens a table. Later starts print the token file's path only (stdout of a
+    # service ends up in logs others read), unless --show-admin-token asks for the link again.
+    if server.admin_token and (server.admin_token_created or args.show_admin_token):
+        once = " (shown on this first start only; `poolhall serve --show-admin-token` shows" \
+            " it again)" if server.admin_token_created else ""
+        common.console.print(f"open this link to create campaigns{once}; whoever has it is GM"
+                             " of every campaign:")
+        link = owner_link(server.url, server.admin_token, server.settings.base_url or None)
+        common.console.print(link, markup=False, soft_wrap=True)
+    common.console.print(styled("the table: [bold]{}/[/bold] (open it with a join link from "
+                                "the owner's page, `poolhall campaign create` or "
+                                "`poolhall invite`)", origin))
+    if shared and not server.admin_token:
+        common.console.print("admin token: the deployment's (its hash is in the database; the"
+                             f" first process wrote the token to {token_file.name} in its"
+                             " working directory)")
+    else:
+        _print_token_file(server.admin_token_created, token_file)
+    if args.show_admin_token and server.admin_token:
+        common.console.print(styled("admin token: [bold]{}[/bold]", server.admin_token))
+    common.console.print("health check: " + server.url.replace("ws://", "http://") + "/health"
+                         "   (Ctrl-C to stop)")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    common.console.print("stopping: finishing in-flight commands")
+    await server.stop()
+    return common.EXIT_OK
+
+
+def _print_token_file(created: bool, token_file: Path) -> None:
+    made = "created in" if created else "in"
+    mode = token_file_mode(token_file)
+    readable = "owner-readable only" if mode is not None and not mode & 0o077 \
+        else f"mode {mode:04o}: readable by others, chmod 600 it" if mode is not None \
+        else "mode unknown"
+    common.console.print(f"admin token: {made} {token_file} ({readable})")
