@@ -94,10 +94,11 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
 ``clients``, nor ``clients`` ``server``, but for the exceptions below)."""
 
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {
-    ("poolhall.clients.serve_cli", "poolhall.server.app"): "`poolhall serve` runs the server",
+    ("poolhall.clients.serve_run", "poolhall.server.app"): "`poolhall serve` runs the server",
     ("poolhall.clients.serve_cli", "poolhall.server.settings"): "`poolhall serve` takes the "
                                                                 "server's settings as options",
-    ("poolhall.clients.serve_cli", "poolhall.server.auth"): "`poolhall serve` makes and checks "
+    ("poolhall.clients.serve_run", "poolhall.server.settings"): "and reads them",
+    ("poolhall.clients.serve_run", "poolhall.server.auth"): "`poolhall serve` makes and checks "
                                                             "the admin token's file",
     ("poolhall.clients.log_cli", "poolhall.server.snapshot_check"): "`poolhall verify` compares "
                                                                     "stored snapshots with the log",
