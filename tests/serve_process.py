@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import queue
 import resource
@@ -12,18 +13,53 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+PORTS_PER_WORKER = 1000
+"""Each pytest-xdist worker hands out ports from a block of its own, below the kernel's
+ephemeral range (32768 and up, which ``bind(0)`` and outgoing connections use)."""
+FIRST_PORT = 20000
+
+
+def _worker_ports() -> Iterator[int]:
+    """This process's ports, endlessly: its worker's block (``$PYTEST_XDIST_WORKER``,
+    ``gw0``..``gw11``), from a place set by the process id, so a script a test runs as a
+    child process does not start where its parent did."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    block = FIRST_PORT + (int(worker) % 12 if worker.isdigit() else 0) * PORTS_PER_WORKER
+    start = os.getpid() % PORTS_PER_WORKER
+    for step in itertools.count():
+        yield block + (start + step) % PORTS_PER_WORKER
+
+
+_PORTS = _worker_ports()
+"""The one sequence of this process (a generator: the only state this module keeps)."""
+
+
 def free_port() -> int:
-    """An unused loopback port."""
+    """A loopback port nobody is bound to, which no other worker of the run will hand out.
+
+    ``bind(0)`` once gave two workers the same port: each released it to start its server,
+    one server failed to bind, and the other worker's health check reached the other server
+    (a test then found no admin token file beside its own database). Each worker now counts
+    through its own block and skips a port something holds."""
+    return next(port for port in _PORTS if _nobody_holds(port))
+
+
+def _nobody_holds(port: int) -> bool:
+    """Whether ``port`` can be bound on the loopback now (no listener, no lingering
+    connection)."""
     with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 def poolhall(*args: str, cwd: Path, check: bool = True, file_size: int | None = None,
