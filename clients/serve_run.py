@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import signal
 from pathlib import Path
 
@@ -33,6 +34,16 @@ def _settings_problem(args: argparse.Namespace) -> str | None:
     return base_url_problem(args.base_url)
 
 
+def _listen_problem(error: OSError, args: argparse.Namespace) -> str:
+    """Why the address could not be bound, in words that say what to do about a port in use
+    (the commonest case: another server, or a second ``poolhall serve``, already has it)."""
+    if error.errno == errno.EADDRINUSE:
+        other = args.port + 1 if args.port < 65535 else 8765
+        return (f"another program (perhaps another poolhall serve) is using port {args.port}; "
+                f"choose another with --port, e.g. --port {other}")
+    return str(error.strerror or error)
+
+
 async def serve(args: argparse.Namespace) -> int:
     """Start the server, say where the table is, and run until SIGINT or SIGTERM."""
     problem = _settings_problem(args)
@@ -49,8 +60,8 @@ async def serve(args: argparse.Namespace) -> int:
     except (StoreError, AdminTokenError) as error:
         raise CliError(str(error), common.EXIT_REFUSED) from None
     except OSError as error:
-        raise CliError(f"cannot listen on {args.host}:{args.port}: "
-                       f"{error.strerror or error}", common.EXIT_REFUSED) from None
+        raise CliError(f"cannot listen on {args.host}:{args.port}: {_listen_problem(error, args)}",
+                       common.EXIT_REFUSED) from None
     token_file = admin_token_path(args.db)
     common.console.print(styled("poolhall serving [bold]{}[/bold] from {}", server.url,
                                 safe_name(args.db)))

@@ -146,7 +146,9 @@ def test_serve_refuses_a_database_already_served_and_a_bad_port(served: tuple[Pa
     port = url.rsplit(":", 1)[1]
     taken = poolhall("serve", "--db", "elsewhere.db", "--port", port, cwd=cwd, check=False)
     assert taken.returncode == 1
-    assert f"cannot listen on 127.0.0.1:{port}" in taken.stderr
+    assert f"cannot listen on 127.0.0.1:{port}: another program (perhaps another poolhall " \
+        f"serve) is using port {port}; choose another with --port, e.g. --port {int(port) + 1}" \
+        in " ".join(taken.stderr.split()), taken.stderr
     bad = poolhall("serve", "--port", "99999", cwd=cwd, check=False)
     assert bad.returncode == 2
     assert "out of range" in bad.stderr
