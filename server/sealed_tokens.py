@@ -32,16 +32,14 @@ import base64
 import binascii
 import logging
 import os
-from typing import Any
-
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from typing import TYPE_CHECKING, Any
 
 from poolhall.events import core
 from poolhall.events.log import CommandRecord, ServerLog, to_recorded
 from poolhall.server.auth import hash_token, tokens_match
+
+if TYPE_CHECKING:  # imported with the first seal or unseal: ~7 ms a server start otherwise
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 __all__ = ["PREFIX", "is_legacy", "recall_issued", "seal", "sealed_for", "unseal"]
 
@@ -56,6 +54,10 @@ _NONCE_BYTES = 12
 
 
 def _cipher(retry_key: str) -> AESGCM:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
     key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_INFO).derive(
         retry_key.encode())
     return AESGCM(key)
@@ -90,6 +92,8 @@ def unseal(sealed: str, retry_key: str, campaign: str, command_id: str) -> str |
         return None
     if len(data) <= _NONCE_BYTES:
         return None
+    from cryptography.exceptions import InvalidTag
+
     try:
         opened = _cipher(retry_key).decrypt(data[:_NONCE_BYTES], data[_NONCE_BYTES:],
                                             _associated(campaign, command_id))

@@ -39,11 +39,11 @@ def snapshot_problems(path: str | Path) -> tuple[int, list[ChainProblem]]:
     found = read_only_rows(path)
     if not found:
         return 0, []
-    from poolhall.server.stored_snapshots import FINGERPRINT, StoredRow  # the fold's types
+    from poolhall.server.stored_snapshots import StoredRow, fingerprint  # the fold's types
 
     rows: dict[str, list[StoredRow]] = defaultdict(list)
     for row in map(StoredRow._make, found):
-        if row.fingerprint == FINGERPRINT:
+        if row.fingerprint == fingerprint():
             rows[row.campaign].append(row)
     reader = SqliteReader(path)
     problems: list[ChainProblem] = []

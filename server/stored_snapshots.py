@@ -25,6 +25,7 @@ holds no key, folds the log and compares every row with it (:mod:`poolhall.serve
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import logging
@@ -44,12 +45,12 @@ from poolhall.projections.snapshot import TableUnion
 from poolhall.projections.systems import PROJECTIONS
 
 __all__ = [
-    "FINGERPRINT",
     "Folded",
     "SnapshotStore",
     "StoredRow",
     "decode_state",
     "encode_state",
+    "fingerprint",
     "fold_from",
     "seal_key",
     "stored_rows",
@@ -99,8 +100,11 @@ def _fingerprint() -> str:
     return hashlib.sha256(msgspec.json.encode(parts, order="sorted")).hexdigest()[:32]
 
 
-FINGERPRINT = _fingerprint()
-"""The fingerprint of this code's stored state."""
+@functools.cache
+def fingerprint() -> str:
+    """The fingerprint of this code's stored state, made when a snapshot is first read or
+    written (the two schemas take ~5 ms, which a server's start need not wait for)."""
+    return _fingerprint()
 
 
 def encode_state(state: CampaignState) -> bytes:
@@ -134,7 +138,7 @@ def seal_key(secret: str) -> bytes:
 
 
 def _seal(key: bytes, campaign: str, seq: int, head_hash: str, blob: bytes) -> str:
-    head = f"{campaign}\x1f{seq}\x1f{FINGERPRINT}\x1f{head_hash}\x1f".encode()
+    head = f"{campaign}\x1f{seq}\x1f{fingerprint()}\x1f{head_hash}\x1f".encode()
     return hmac.new(key, head + blob, hashlib.sha256).hexdigest()
 
 
@@ -164,7 +168,7 @@ class SnapshotStore:
         """Store ``(seq, head_hash, encoded state)`` rows of a campaign (replacing any row at
         the same seq, whatever code wrote it). Called in a worker thread."""
         key = self._key
-        self._rows.save(campaign, FINGERPRINT, [
+        self._rows.save(campaign, fingerprint(), [
             (seq, digest, blob, _seal(key, campaign, seq, digest, blob) if key else "")
             for seq, digest, blob in rows])
 
@@ -177,7 +181,7 @@ class SnapshotStore:
 
     def latest_row(self, campaign: str, at_most: int | None = None) -> _Row | None:
         """The row :meth:`latest` decodes, as stored, and whether its seal is this store's."""
-        found = self._rows.latest(campaign, FINGERPRINT,
+        found = self._rows.latest(campaign, fingerprint(),
                                   at_most if at_most is not None else 2**62)
         if found is None:
             return None

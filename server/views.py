@@ -29,15 +29,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import os
 import signal
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -48,6 +45,10 @@ except ImportError:  # not on Windows: no memory limit there
 
 from poolhall.events.base import ViewData
 from poolhall.events.messages import View
+
+if TYPE_CHECKING:  # imported when the first computation starts the workers (5 ms a start)
+    import multiprocessing.process
+    from concurrent.futures import ProcessPoolExecutor
 
 __all__ = [
     "Compute",
@@ -314,6 +315,8 @@ class ViewWorkers:
 
         Any other exception is the computation's own (a bug), raised here as it was there.
         """
+        from concurrent.futures.process import BrokenProcessPool  # with the first computation
+
         for attempt in (1, 2):
             executor = self._current()
             try:
@@ -345,6 +348,9 @@ class ViewWorkers:
         if self._stopped:
             raise NotComputed("the server is shutting down")
         if self._executor is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             self._executor = ProcessPoolExecutor(
                 max_workers=self.workers, mp_context=multiprocessing.get_context("forkserver"),
                 initializer=_prepare, initargs=(self.memory,))

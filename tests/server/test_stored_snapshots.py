@@ -11,7 +11,7 @@ from poolhall.events import core
 from poolhall.events.log import to_recorded
 from poolhall.events.sqlite_backend import SqliteLog
 from poolhall.projections.campaign import fold
-from poolhall.server.stored_snapshots import FINGERPRINT, SnapshotStore, decode_state, fold_from
+from poolhall.server.stored_snapshots import SnapshotStore, decode_state, fingerprint, fold_from
 from tests.conftest import Table
 from tests.server.test_lazy_campaigns import restart
 
@@ -58,7 +58,7 @@ async def test_a_snapshot_of_other_code_is_ignored_and_rebuilt(table: Table) -> 
     rows = [to_recorded(row) for row in log.rows(campaign)]
     assert msgspec.to_builtins(folded.state) == msgspec.to_builtins(fold(rows))
     assert {fingerprint for (fingerprint,) in log.db.execute(
-        "SELECT fingerprint FROM snapshots")} == {FINGERPRINT}
+        "SELECT fingerprint FROM snapshots")} == {fingerprint()}
     again = store.latest(campaign)
     assert again is not None
     assert decode_state(store_blob(log, again.state.head)) == again.state
@@ -75,6 +75,6 @@ def test_the_fingerprint_covers_the_bounds(monkeypatch: pytest.MonkeyPatch) -> N
     from poolhall.projections import campaign
     from poolhall.server import stored_snapshots
 
-    assert stored_snapshots._fingerprint() == FINGERPRINT
+    assert stored_snapshots._fingerprint() == fingerprint()
     monkeypatch.setattr(campaign, "ROLLS_KEPT", campaign.ROLLS_KEPT + 1)
-    assert stored_snapshots._fingerprint() != FINGERPRINT
+    assert stored_snapshots._fingerprint() != fingerprint()
