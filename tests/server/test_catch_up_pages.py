@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 import math
 import random
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from poolhall.clients.client import Client
 from poolhall.events import core
-from poolhall.server import catch_up
+from poolhall.server import catch_up, event_frames
 from poolhall.server.app import Server
 from poolhall.server.catch_up import CATCH_UP_PAGE, CATCH_UP_READ, CATCH_UP_READS_AHEAD
 from poolhall.server.settings import Settings
@@ -80,5 +83,50 @@ async def test_a_catch_up_of_several_pages_arrives_whole_in_one_write_per_page(
             seqs, pages = await _replay(server, ack.token, ack.campaign, since, head)
             assert seqs == list(range(since + 1, head + 1))
             assert pages == _pages(since, head, 300) != _pages(since, head, CATCH_UP_READ)
+    finally:
+        await server.stop()
+
+
+async def test_the_reads_of_a_catch_up_follow_one_another(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A catch-up's reads are made one at a time, never together: each builds its frames in
+    Python, holding the interpreter lock, so reads started together took turns and the first
+    page waited for all of them. Reads of 300 events (8 for 2,200) that each take 20 ms."""
+    in_flight, most, reads = 0, 0, 0
+    lock = threading.Lock()
+    real = event_frames.frame_pages
+
+    def slow_frame_pages(*args: Any) -> list[Any]:
+        nonlocal in_flight, most, reads
+        with lock:
+            in_flight += 1
+            reads += 1
+            most = max(most, in_flight)
+        try:
+            time.sleep(0.02)  # a read long enough for another to start beside it
+            return real(*args)
+        finally:
+            with lock:
+                in_flight -= 1
+
+    server = Server(tmp_path / "reads.db", "127.0.0.1", 0, rng=random.Random(4),
+                    admin_token=ADMIN_TOKEN, settings=UNLIMITED)
+    await server.start()
+    try:
+        async with Client(server.url, ADMIN_TOKEN, None) as admin:
+            ack = await admin.call(core.CreateCampaign, name="Reads", system="d12")
+        assert ack.campaign
+        assert ack.token
+        async with Client(server.url, ack.token, ack.campaign) as gm:
+            for _ in range(11):
+                await asyncio.gather(*(gm.call(core.Roll, expression="1d6")
+                                       for _ in range(200)))
+            head = gm.head
+        monkeypatch.setattr(catch_up, "CATCH_UP_READ", 300)
+        monkeypatch.setattr(catch_up, "frame_pages", slow_frame_pages)
+        seqs, _ = await _replay(server, ack.token, ack.campaign, 0, head)
+        assert seqs == list(range(1, head + 1))
+        assert reads == math.ceil(head / 300)
+        assert most == 1
     finally:
         await server.stop()
