@@ -69,6 +69,7 @@ class _CatchUp:
         self.sealed = sealed
         self.reads: deque[tuple[int, int, asyncio.Future[list[FramePage]]]] = deque()
         self.ahead = since
+        self.first = True
         self.finished = False
 
     async def run(self, target: Subscriber) -> None:
@@ -91,8 +92,12 @@ class _CatchUp:
         if (self.finished or self.ahead >= self.head or len(self.reads) > CATCH_UP_READS_AHEAD
                 or (self.reads and not self.reads[-1][2].done())):
             return
-        # Reads on multiples of the read size, so that every catch-up shares them.
-        upto = min((self.ahead // CATCH_UP_READ + 1) * CATCH_UP_READ, self.head)
+        # Reads end on multiples of the read size, so that every catch-up shares them; the
+        # first ends on the first page's end, so that page leaves at once (a read of 2,000
+        # took ~6 ms before the first event, one of 200 under 1 ms).
+        size = CATCH_UP_PAGE if self.first else CATCH_UP_READ
+        self.first = False
+        upto = min((self.ahead // size + 1) * size, self.head)
         reading = self._read(self.ahead, upto)
         self.reads.append((self.ahead, upto, reading))
         self.ahead = upto

@@ -91,16 +91,18 @@ async def test_the_reads_of_a_catch_up_follow_one_another(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A catch-up's reads are made one at a time, never together: each builds its frames in
     Python, holding the interpreter lock, so reads started together took turns and the first
-    page waited for all of them. Reads of 300 events (8 for 2,200) that each take 20 ms."""
-    in_flight, most, reads = 0, 0, 0
+    page waited for all of them. The first read is the first page alone, so that it leaves at
+    once; the others end on multiples of the read size (here 300; each read takes 20 ms)."""
+    in_flight, most = 0, 0
+    reads: list[tuple[int, int]] = []
     lock = threading.Lock()
     real = event_frames.frame_pages
 
     def slow_frame_pages(*args: Any) -> list[Any]:
-        nonlocal in_flight, most, reads
+        nonlocal in_flight, most
         with lock:
             in_flight += 1
-            reads += 1
+            reads.append((args[2], args[3]))
             most = max(most, in_flight)
         try:
             time.sleep(0.02)  # a read long enough for another to start beside it
@@ -126,7 +128,9 @@ async def test_the_reads_of_a_catch_up_follow_one_another(
         monkeypatch.setattr(catch_up, "frame_pages", slow_frame_pages)
         seqs, _ = await _replay(server, ack.token, ack.campaign, 0, head)
         assert seqs == list(range(1, head + 1))
-        assert reads == math.ceil(head / 300)
+        ends = [*range(300, head, 300), head]
+        assert reads == [(0, CATCH_UP_PAGE), (CATCH_UP_PAGE, 300),
+                         *zip(ends[:-1], ends[1:], strict=True)]
         assert most == 1
     finally:
         await server.stop()
