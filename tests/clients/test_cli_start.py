@@ -223,6 +223,7 @@ def _subcommands(parser: object) -> dict[str, argparse.ArgumentParser]:
 
 _SERVER_PROBE = """
 import asyncio, json, sys
+from poolhall.events import strict
 from poolhall.server import stored_snapshots
 from poolhall.server.app import Server
 
@@ -233,16 +234,19 @@ async def start_and_stop() -> None:
 
 asyncio.run(start_and_stop())
 print(json.dumps({"modules": sorted({m.split(".")[0] for m in sys.modules} & WANTED),
-                  "fingerprints": stored_snapshots.fingerprint.cache_info().currsize}))
+                  "fingerprints": stored_snapshots.fingerprint.cache_info().currsize,
+                  "strict twins": strict._strict_struct.cache_info().currsize}))
 """
 
 
 def test_a_server_starts_without_what_only_some_tables_use(tmp_path: Path) -> None:
     """``serve`` imports and builds at start only what every table needs (each cost ~5-7 ms of
     a start that aims at 150 ms): the odds workers' multiprocessing comes with the first
-    computation, the token seals' cryptography with the first seal, and the stored snapshots'
-    fingerprint (two schemas) with the first snapshot read or written."""
+    computation, the token seals' cryptography with the first seal, the stored snapshots'
+    fingerprint (two schemas) with the first snapshot read or written, and a message type's
+    strict twin (read from every class it reaches) with the first message of that type."""
     probe = _SERVER_PROBE.replace("WANTED", repr({"multiprocessing", "cryptography"}))
     done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "table.db")], cwd=ROOT,
                           check=True, capture_output=True, text=True)
-    assert json.loads(done.stdout.splitlines()[-1]) == {"modules": [], "fingerprints": 0}
+    assert json.loads(done.stdout.splitlines()[-1]) == {"modules": [], "fingerprints": 0,
+                                                        "strict twins": 0}
