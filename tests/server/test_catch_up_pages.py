@@ -42,6 +42,19 @@ async def _replay(server: Server, token: str, campaign: str, since: int,
     return seqs, pages
 
 
+async def _rolled(server: Server) -> tuple[str, str, int]:
+    """A new campaign of 2,200 rolls (past one read of 2,000): its id, the GM's token and
+    its head."""
+    async with Client(server.url, ADMIN_TOKEN, None) as admin:
+        ack = await admin.call(core.CreateCampaign, name="Pages", system="d12")
+    assert ack.campaign
+    assert ack.token
+    async with Client(server.url, ack.token, ack.campaign) as gm:
+        for _ in range(11):
+            await asyncio.gather(*(gm.call(core.Roll, expression="1d6") for _ in range(200)))
+        return ack.campaign, ack.token, gm.head
+
+
 def _pages(since: int, head: int, read: int) -> int:
     """Pages a catch-up of ``(since, head]`` writes: each read's (on multiples of ``read``)
     split in pages on multiples of 200, the first and last of each read maybe short."""
@@ -63,24 +76,16 @@ async def test_a_catch_up_of_several_pages_arrives_whole_in_one_write_per_page(
                     admin_token=ADMIN_TOKEN, settings=UNLIMITED)
     await server.start()
     try:
-        async with Client(server.url, ADMIN_TOKEN, None) as admin:
-            ack = await admin.call(core.CreateCampaign, name="Pages", system="d12")
-        assert ack.campaign
-        assert ack.token
-        async with Client(server.url, ack.token, ack.campaign) as gm:
-            for _ in range(11):  # 2,200 rolls: past one read of 2,000
-                await asyncio.gather(*(gm.call(core.Roll, expression="1d6")
-                                       for _ in range(200)))
-            head = gm.head
+        campaign, token, head = await _rolled(server)
         assert head > CATCH_UP_READ
         for since in (0, 150, CATCH_UP_READ - 10):
-            seqs, pages = await _replay(server, ack.token, ack.campaign, since, head)
+            seqs, pages = await _replay(server, token, campaign, since, head)
             assert seqs == list(range(since + 1, head + 1))
             assert pages == _pages(since, head, CATCH_UP_READ)
         monkeypatch.setattr(catch_up, "CATCH_UP_READ", 300)  # 8 reads, each of 2 pages
         assert head > 300 * (CATCH_UP_READS_AHEAD + 2)
         for since in (0, 150):
-            seqs, pages = await _replay(server, ack.token, ack.campaign, since, head)
+            seqs, pages = await _replay(server, token, campaign, since, head)
             assert seqs == list(range(since + 1, head + 1))
             assert pages == _pages(since, head, 300) != _pages(since, head, CATCH_UP_READ)
     finally:
@@ -115,18 +120,10 @@ async def test_the_reads_of_a_catch_up_follow_one_another(
                     admin_token=ADMIN_TOKEN, settings=UNLIMITED)
     await server.start()
     try:
-        async with Client(server.url, ADMIN_TOKEN, None) as admin:
-            ack = await admin.call(core.CreateCampaign, name="Reads", system="d12")
-        assert ack.campaign
-        assert ack.token
-        async with Client(server.url, ack.token, ack.campaign) as gm:
-            for _ in range(11):
-                await asyncio.gather(*(gm.call(core.Roll, expression="1d6")
-                                       for _ in range(200)))
-            head = gm.head
+        campaign, token, head = await _rolled(server)
         monkeypatch.setattr(catch_up, "CATCH_UP_READ", 300)
         monkeypatch.setattr(catch_up, "frame_pages", slow_frame_pages)
-        seqs, _ = await _replay(server, ack.token, ack.campaign, 0, head)
+        seqs, _ = await _replay(server, token, campaign, 0, head)
         assert seqs == list(range(1, head + 1))
         ends = [*range(300, head, 300), head]
         assert reads == [(0, CATCH_UP_PAGE), (CATCH_UP_PAGE, 300),
