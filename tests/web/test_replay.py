@@ -162,6 +162,9 @@ def test_a_seek_draws_the_panel_once(served: Served, open_page: Callable[..., Pa
     page.goto(f"{served.origin}/replay#campaign={campaign}&seq=8")
     expect(page.locator(".ph-position")).to_contain_text("event 8 of 18")
     expect(page.locator(".ph-progress")).to_have_text("")  # the timeline read: no more seeks
+    # the position is written as a seek starts, the panel drawn once its answer is back (CI
+    # under load counted moment 8's draw too)
+    page.wait_for_function("() => document.querySelector('ph-replay').shown === 8")
     page.evaluate(COUNT_DRAWS)
     page.evaluate("() => document.querySelector('ph-replay').seek(5)")
     expect(page.locator(".ph-position")).to_contain_text("event 5 of 18")
