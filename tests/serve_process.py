@@ -20,21 +20,29 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-PORTS_PER_WORKER = 1000
-"""Each pytest-xdist worker hands out ports from a block of its own, below the kernel's
-ephemeral range (32768 and up, which ``bind(0)`` and outgoing connections use)."""
+PORTS_PER_BLOCK = 600
+"""Each pytest-xdist worker, and each chaos trial the suite runs beside the tests, hands out
+ports from a block of its own, below the kernel's ephemeral range (32768 and up, which
+``bind(0)`` and outgoing connections use)."""
 FIRST_PORT = 20000
+WORKER_BLOCKS = 4
+"""Blocks 0-3 are the workers' (``gw0``..``gw3``); the blocks after them are for processes the
+tests start beside themselves (:data:`PORT_BLOCK_VARIABLE`), up to block 19."""
+PORT_BLOCK_VARIABLE = "POOLHALL_TEST_PORT_BLOCK"
+"""Names the block of a process the suite starts that picks ports while the tests go on (the
+chaos trials, :mod:`tests.chaos.test_chaos_quick`): it would otherwise inherit its worker's."""
 
 
 def _worker_ports() -> Iterator[int]:
-    """This process's ports, endlessly: its worker's block (``$PYTEST_XDIST_WORKER``,
-    ``gw0``..``gw11``), from a place set by the process id, so a script a test runs as a
-    child process does not start where its parent did."""
+    """This process's ports, endlessly: its block (``$POOLHALL_TEST_PORT_BLOCK``, else its
+    worker's, ``$PYTEST_XDIST_WORKER``), from a place set by the process id, so that a script
+    a test runs and waits for does not start where the test did."""
+    named = os.environ.get(PORT_BLOCK_VARIABLE)
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
-    block = FIRST_PORT + (int(worker) % 12 if worker.isdigit() else 0) * PORTS_PER_WORKER
-    start = os.getpid() % PORTS_PER_WORKER
+    block = int(named) if named else int(worker) % WORKER_BLOCKS if worker.isdigit() else 0
+    start = os.getpid() % PORTS_PER_BLOCK
     for step in itertools.count():
-        yield block + (start + step) % PORTS_PER_WORKER
+        yield FIRST_PORT + block * PORTS_PER_BLOCK + (start + step) % PORTS_PER_BLOCK
 
 
 _PORTS = _worker_ports()
@@ -46,8 +54,8 @@ def free_port() -> int:
 
     ``bind(0)`` once gave two workers the same port: each released it to start its server,
     one server failed to bind, and the other worker's health check reached the other server
-    (a test then found no admin token file beside its own database). Each worker now counts
-    through its own block and skips a port something holds."""
+    (a test then found no admin token file beside its own database). Each worker (and each
+    chaos trial) now counts through its own block and skips a port something holds."""
     return next(port for port in _PORTS if _nobody_holds(port))
 
 

@@ -12,18 +12,23 @@ from tests import serve_process
 
 def test_each_worker_hands_out_ports_no_other_worker_nor_the_kernel_hands_out(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two workers' whole blocks are disjoint and below the ephemeral range, where ``bind(0)``
-    and outgoing connections take theirs (two workers once got the same port from
-    ``bind(0)``)."""
-    def block(worker: str) -> set[int]:
+    """The workers' and the chaos trials' whole blocks are disjoint and below the ephemeral
+    range, where ``bind(0)`` and outgoing connections take theirs (two workers once got the
+    same port from ``bind(0)``)."""
+    def block(worker: str, named: str | None = None) -> set[int]:
         monkeypatch.setenv("PYTEST_XDIST_WORKER", worker)
+        if named is None:
+            monkeypatch.delenv(serve_process.PORT_BLOCK_VARIABLE, raising=False)
+        else:
+            monkeypatch.setenv(serve_process.PORT_BLOCK_VARIABLE, named)
         return set(itertools.islice(serve_process._worker_ports(),
-                                    serve_process.PORTS_PER_WORKER))
+                                    serve_process.PORTS_PER_BLOCK))
 
-    first, second = block("gw0"), block("gw1")
-    assert len(first) == len(second) == serve_process.PORTS_PER_WORKER
-    assert not first & second
-    assert max(first | second) < 32768
+    blocks = [block("gw0"), block("gw1"), block("gw3"),
+              *(block("gw0", str(trial)) for trial in range(serve_process.WORKER_BLOCKS, 20))]
+    assert all(len(ports) == serve_process.PORTS_PER_BLOCK for ports in blocks)
+    assert len(set().union(*blocks)) == len(blocks) * serve_process.PORTS_PER_BLOCK
+    assert max(set().union(*blocks)) < 32768
 
 
 def test_a_port_something_holds_is_not_handed_out() -> None:
@@ -33,3 +38,12 @@ def test_a_port_something_holds_is_not_handed_out() -> None:
         holder.bind(("127.0.0.1", port))
         assert not serve_process._nobody_holds(port)
     assert serve_process._nobody_holds(port)
+
+
+def test_every_chaos_trial_has_a_block_below_the_ephemeral_range() -> None:
+    """The suite's chaos trials run beside the tests, each in the block after the workers'
+    numbered by its place in the list: the last block still ends below 32768."""
+    from tests.chaos.test_chaos_quick import TRIALS
+
+    blocks = serve_process.WORKER_BLOCKS + len(TRIALS)
+    assert serve_process.FIRST_PORT + blocks * serve_process.PORTS_PER_BLOCK <= 32768

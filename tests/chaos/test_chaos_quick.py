@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from tests.serve_process import PORT_BLOCK_VARIABLE, WORKER_BLOCKS
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 
@@ -68,8 +70,9 @@ class QuickTrials:
     def __init__(self, runs: Path) -> None:
         self._runs = runs
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="chaos-quick")
-        self._started = {script: self._pool.submit(self._run, script, extra)
-                         for script, extra in TRIALS}
+        self._started = {script: self._pool.submit(self._run, script, extra,
+                                                   WORKER_BLOCKS + number)
+                         for number, (script, extra) in enumerate(TRIALS)}
 
     def close(self) -> None:
         """Wait for the trials this worker claimed: the other worker may be reading them."""
@@ -110,9 +113,10 @@ class QuickTrials:
     def _result_file(self, script: str) -> Path:
         return self._runs / (script.replace(" ", "_").replace("=", "-") + ".json")
 
-    def _run(self, script: str, extra: tuple[str, ...]) -> bool:
+    def _run(self, script: str, extra: tuple[str, ...], ports: int) -> bool:
         """Run ``script`` unless another worker runs or ran it, keeping its output for both
-        workers; whether this worker ran it."""
+        workers; whether this worker ran it. It takes its servers' ports from block ``ports``
+        (its own: the tests go on beside it, taking theirs from their worker's)."""
         with self._lock(script, wait=False) as held:
             if not held or self._result_file(script).exists():
                 return False
@@ -120,7 +124,8 @@ class QuickTrials:
                 done = subprocess.run(
                     [sys.executable, str(HERE / script.split()[0]), "--quick", *extra],
                     cwd=ROOT, capture_output=True, text=True, timeout=240,
-                    env={**os.environ, "PYTHONPATH": str(ROOT)})
+                    env={**os.environ, "PYTHONPATH": str(ROOT),
+                         PORT_BLOCK_VARIABLE: str(ports)})
                 output = {"stdout": done.stdout, "stderr": done.stderr}
             except subprocess.TimeoutExpired as timeout:  # both workers' tests say so
                 output = {"stdout": _text(timeout.stdout),
