@@ -39,11 +39,3 @@ def test_a_port_something_holds_is_not_handed_out() -> None:
         assert not serve_process._nobody_holds(port)
     assert serve_process._nobody_holds(port)
 
-
-def test_every_chaos_trial_has_a_block_below_the_ephemeral_range() -> None:
-    """The suite's chaos trials run beside the tests, each in the block after the workers'
-    numbered by its place in the list: the last block still ends below 32768."""
-    from tests.chaos.test_chaos_quick import TRIALS
-
-    blocks = serve_process.WORKER_BLOCKS + len(TRIALS)
-    assert serve_process.FIRST_PORT + blocks * serve_process.PORTS_PER_BLOCK <= 32768

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.serve_process import PORT_BLOCK_VARIABLE, WORKER_BLOCKS
+from tests.serve_process import FIRST_PORT, PORT_BLOCK_VARIABLE, PORTS_PER_BLOCK, WORKER_BLOCKS
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -234,3 +234,9 @@ def test_postgresql_restarted_under_load_loses_nothing(quick: QuickTrials) -> No
     """PostgreSQL stopped under load: the servers answer unavailable and /health 503 while it
     is down, recover by themselves, and nothing acknowledged is lost."""
     quick.result("pg_restart.py")
+
+
+def test_every_trial_has_a_block_of_ports_below_the_ephemeral_range() -> None:
+    """Each trial runs beside the tests in the block after the workers' numbered by its place
+    in :data:`TRIALS`: the last block still ends below 32768 (``tests/serve_process.py``)."""
+    assert FIRST_PORT + (WORKER_BLOCKS + len(TRIALS)) * PORTS_PER_BLOCK <= 32768
