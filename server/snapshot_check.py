@@ -41,9 +41,10 @@ def snapshot_problems(path: str | Path) -> tuple[int, list[ChainProblem]]:
         return 0, []
     from poolhall.server.stored_snapshots import StoredRow, fingerprint  # the fold's types
 
+    current = fingerprint()
     rows: dict[str, list[StoredRow]] = defaultdict(list)
     for row in map(StoredRow._make, found):
-        if row.fingerprint == fingerprint():
+        if row.fingerprint == current:
             rows[row.campaign].append(row)
     reader = SqliteReader(path)
     problems: list[ChainProblem] = []
