@@ -16,13 +16,15 @@ compare runs made together):
   ``click()``. The script waits for each roll with promises the pages resolve (never by
   polling them: Playwright's polling runs a script in every page every frame, which on two
   cores was itself a part of the figure).
-- **first load**: a fresh context (empty cache) opens the GM's link of a new d12 campaign:
-  every file's decoded size and its size on the wire (gzipped text; Resource Timing) and the
-  time from navigation to the table on screen and usable (the page's own ``poolhall:live``
-  performance mark), median of ``--loads`` loads; then the same for a player's link (no GM
-  tools). The files counted are those fetched by then: the parts a page fetches only when
-  first needed (a test's card, checking a revealed roll, the replay) are not in a new
-  table's first screen (tests/web/test_first_load.py pins the set).
+- **first load**: a fresh context (empty cache) opens the GM's link of a new campaign of
+  each game system (``--systems``; the narrative one, with the most on its first screen, is
+  the largest): every file's decoded size and its size on the wire (gzipped text; Resource
+  Timing) and the time from navigation to the table on screen and usable (the page's own
+  ``poolhall:live`` performance mark), median of ``--loads`` loads; then the same for a
+  player's link (no GM tools). The files counted are those fetched by then: the parts a page
+  fetches only when first needed (a test's card, checking a revealed roll, the replay) are
+  not in a new table's first screen (tests/web/test_first_load.py pins the set). The other
+  figures are of the d12 table.
 - **a long log scrolling**: ``--log-lines`` rolls, a page that fetched them all (the "Load
   older" pages), then its log scrolled from a quarter of the way down, ``--scroll-px`` pixels
   per animation frame for 180 frames (40 px: 2,400 px/s, fast wheel scrolling): frames that
@@ -236,6 +238,12 @@ def first_load(browser: Any, link: str, loads: int, who: str = "the GM's") -> No
          f"{statistics.median(r['interactive'] for r in results):.0f} ms", "< 1000 ms")
 
 
+def new_table(served: Served, system: str) -> tuple[str, str]:
+    """A new campaign of ``system``: its GM's link and a player's."""
+    campaign, gm = served.create_campaign(f"Bench {system}", system)
+    return gm, served.invite(campaign, gm, "player", "Ana")
+
+
 def long_log(served: Served, browser: Any, link: str, lines: int, pixels: int) -> None:
     with ThreadPoolExecutor(1) as thread:  # Playwright's sync API holds this thread's loop
         thread.submit(asyncio.run, roll_many(served.url, link, lines)).result()
@@ -272,6 +280,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rolls", type=int, default=200)
     parser.add_argument("--loads", type=int, default=5)
+    parser.add_argument("--systems", nargs="+", default=["narrative", "sr3", "d12"],
+                        choices=["narrative", "sr3", "d12"],
+                        help="the game systems whose first load is measured")
     parser.add_argument("--log-lines", type=int, default=2000)
     parser.add_argument("--scroll-px", type=int, default=40,
                         help="pixels scrolled per animation frame (40: 2,400 px/s, a fast wheel)")
@@ -291,9 +302,11 @@ def main() -> None:
                      "bo": served.invite(campaign, gm, "player", "Bo"),
                      "sam": served.invite(campaign, gm, "spectator", "Sam")}
             print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-            if args.loads:
-                first_load(browser, gm, args.loads)
-                first_load(browser, links["ana"], args.loads, "a player's")
+            for system in args.systems if args.loads else []:
+                system_gm, player = ((gm, links["ana"]) if system == "d12"
+                                     else new_table(served, system))
+                first_load(browser, system_gm, args.loads, f"the GM's {system}")
+                first_load(browser, player, args.loads, f"a player's {system}")
             pages = {}
             for who, link in links.items():
                 page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
