@@ -2,9 +2,10 @@
 
 The page (``clients/web/``: ES modules, custom elements, CSS and SVG, no build step) is read
 from the installed package once at start-up, so ``pip install .`` carries the table and a
-request costs a dictionary lookup. Text files are also gzipped once, when first asked for
-(at start-up it cost ~8 ms for the 80 files, a quarter of the server's start, and most are
-never asked for by one process; a file takes ~0.1 ms): a browser
+request costs a dictionary lookup. JavaScript and CSS are sent without their comments and
+indentation (:mod:`poolhall.server.lean_text`), and text files gzipped, both once, when the
+file is first asked for (gzipping at start-up cost ~8 ms for the 80 files, a quarter of the
+server's start, and most are never asked for by one process; a file takes ~0.1 ms): a browser
 whose ``Accept-Encoding`` takes gzip gets the compressed body (``Content-Encoding: gzip``, its
 own ``ETag``), any other client the plain one, and both answers say ``Vary: Accept-Encoding``
 so a cache never hands one to the other. Each file is answered with its content type, an
@@ -43,6 +44,7 @@ from websockets.http11 import Request, Response
 from poolhall.server.allowed_hosts import AllowedHosts
 from poolhall.server.http_door import REFUSED
 from poolhall.server.http_headers import CONTENT_SECURITY_POLICY, header_list, secure
+from poolhall.server.lean_text import KINDS, lean
 
 __all__ = ["Asset", "CONTENT_SECURITY_POLICY", "WebTable", "accepts_gzip", "compressed",
            "load_assets"]
@@ -72,13 +74,22 @@ _COMPRESSIBLE = (".html", ".js", ".css", ".svg", ".json", ".webmanifest")
 
 @dataclass(frozen=True)
 class Asset:
-    """One file of the page, read once; ``gzipped`` its gzip encoding when that is smaller."""
+    """One file of the page, read once; ``body`` what is sent of it, ``gzipped`` that body's
+    gzip encoding when that is smaller."""
 
-    body: bytes
+    source: bytes
     content_type: str
     etag: str
     compressible: bool = False
     """A text file, which gzip shrinks (images are compressed already)."""
+    lean_kind: str | None = None
+    """The grammar of a file sent without its comments (a value of
+    :data:`~poolhall.server.lean_text.KINDS`), or ``None``: sent as it is."""
+
+    @cached_property
+    def body(self) -> bytes:
+        """The file as sent: made lean on the first request (tree-sitter parses it then)."""
+        return lean(self.source, self.lean_kind) if self.lean_kind else self.source
 
     @cached_property
     def gzipped(self) -> bytes | None:
@@ -135,10 +146,12 @@ def load_assets(root: Traversable | None = None) -> dict[str, Asset]:
             suffix = "." + entry.name.rpartition(".")[2]
             if suffix not in _CONTENT_TYPES:
                 continue
-            body = entry.read_bytes()
-            digest = hashlib.sha256(body).hexdigest()[:20]
-            assets[name] = Asset(body, _CONTENT_TYPES[suffix], f'"{digest}"',
-                                 suffix in _COMPRESSIBLE)
+            source = entry.read_bytes()
+            kind = KINDS.get(suffix)
+            # the tag names what is sent: the file, and whether it is sent lean
+            digest = hashlib.sha256(source + (kind or "").encode()).hexdigest()[:20]
+            assets[name] = Asset(source, _CONTENT_TYPES[suffix], f'"{digest}"',
+                                 suffix in _COMPRESSIBLE, kind)
 
     if root.is_dir():
         walk(root, "")

@@ -243,9 +243,11 @@ def test_a_server_starts_without_what_only_some_tables_use(tmp_path: Path) -> No
     """``serve`` imports and builds at start only what every table needs (each cost ~5-7 ms of
     a start that aims at 150 ms): the odds workers' multiprocessing comes with the first
     computation, the token seals' cryptography with the first seal, the stored snapshots'
-    fingerprint (two schemas) with the first snapshot read or written, and a message type's
-    strict twin (read from every class it reaches) with the first message of that type."""
-    probe = _SERVER_PROBE.replace("WANTED", repr({"multiprocessing", "cryptography"}))
+    fingerprint (two schemas) with the first snapshot read or written, a message type's
+    strict twin (read from every class it reaches) with the first message of that type, and
+    the page's parser (tree-sitter) with the first file of the page asked for."""
+    probe = _SERVER_PROBE.replace("WANTED", repr({"multiprocessing", "cryptography",
+                                                  "tree_sitter"}))
     done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "table.db")], cwd=ROOT,
                           check=True, capture_output=True, text=True)
     assert json.loads(done.stdout.splitlines()[-1]) == {"modules": [], "fingerprints": 0,

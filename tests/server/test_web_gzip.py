@@ -14,7 +14,7 @@ from tests.server.test_web_http import get
 BROWSER = "gzip, deflate, br, zstd"  # what Chromium sends
 
 
-@pytest.mark.parametrize("path", ["/", "/static/app.js", "/static/table.css", "/owner"])
+@pytest.mark.parametrize("path", ["/", "/static/connection.js", "/static/table.css", "/owner"])
 async def test_a_browser_that_takes_gzip_gets_the_text_gzipped(table: Table, path: str) -> None:
     """The same file, smaller, with Content-Encoding and its own ETag; unzipped it is the
     plain answer byte for byte."""
@@ -33,16 +33,16 @@ async def test_a_browser_that_takes_gzip_gets_the_text_gzipped(table: Table, pat
 async def test_a_client_without_gzip_gets_the_plain_file(table: Table) -> None:
     """No Accept-Encoding, identity only, or gzip;q=0: the plain body."""
     for accept in ("", "identity", "gzip;q=0, br", "*;q=0"):
-        _, headers, body = await get(table.url, "/static/app.js",
+        _, headers, body = await get(table.url, "/static/connection.js",
                                      {"Accept-Encoding": accept} if accept else {})
         assert "content-encoding" not in headers, accept
-        assert body.startswith(b"//")
+        assert b"export class TableConnection" in body
 
 
 async def test_either_etag_revalidates_to_a_304_naming_the_chosen_one(table: Table) -> None:
     """A browser holding the gzipped copy revalidates with its tag and gets 304, no body."""
-    _, headers, _ = await get(table.url, "/static/app.js", {"Accept-Encoding": BROWSER})
-    status, again, body = await get(table.url, "/static/app.js", {
+    _, headers, _ = await get(table.url, "/static/connection.js", {"Accept-Encoding": BROWSER})
+    status, again, body = await get(table.url, "/static/connection.js", {
         "Accept-Encoding": BROWSER, "If-None-Match": headers["etag"]})
     assert (status, body) == (304, b"")
     assert again["etag"] == headers["etag"]
@@ -66,7 +66,7 @@ async def test_a_file_is_gzipped_when_first_asked_for_not_at_start(table: Table)
     of a file compresses that file alone, and later requests get the same bytes."""
     assets = table.server.web.assets
     assert [name for name, asset in assets.items() if "gzipped" in vars(asset)] == []
-    _, _, first = await get(table.url, "/static/app.js", {"Accept-Encoding": BROWSER})
-    assert [name for name, asset in assets.items() if "gzipped" in vars(asset)] == ["app.js"]
-    _, _, again = await get(table.url, "/static/app.js", {"Accept-Encoding": BROWSER})
-    assert again == first == assets["app.js"].gzipped
+    _, _, first = await get(table.url, "/static/connection.js", {"Accept-Encoding": BROWSER})
+    assert [name for name, asset in assets.items() if "gzipped" in vars(asset)] == ["connection.js"]
+    _, _, again = await get(table.url, "/static/connection.js", {"Accept-Encoding": BROWSER})
+    assert again == first == assets["connection.js"].gzipped

@@ -48,9 +48,9 @@ async def get(url: str, path: str, headers: dict[str, str] | None = None) -> Rep
 
 @pytest.mark.parametrize(("path", "content_type", "starts"), [
     ("/", "text/html; charset=utf-8", b"<!doctype html>"),
-    ("/static/app.js", "text/javascript; charset=utf-8", b"//"),
-    ("/static/elements/ph-log.js", "text/javascript; charset=utf-8", b"//"),
-    ("/static/table.css", "text/css; charset=utf-8", b"/*"),
+    ("/static/app.js", "text/javascript; charset=utf-8", b"import"),
+    ("/static/elements/ph-log.js", "text/javascript; charset=utf-8", b"import"),
+    ("/static/table.css", "text/css; charset=utf-8", b":root"),
     ("/static/icon.svg", "image/svg+xml", b"<svg"),
 ])
 async def test_the_page_and_its_files_come_with_their_content_types(

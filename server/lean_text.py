@@ -1,0 +1,108 @@
+"""The browser table's JavaScript and CSS as sent: without comments and indentation.
+
+The files in ``clients/web`` are written to be read: a comment that says why, JSDoc types that
+TypeScript checks (``tsc -p .``), indentation. About a third of their bytes are those, which
+a browser downloads and parses for nothing (#11's first load is 150 KB at most, decoded).
+There is no build step to take them out, so the server does, once per file, when the file is
+first asked for (:attr:`poolhall.server.web.Asset.served`):
+
+- tree-sitter (the grammars of JavaScript and CSS) finds the comments exactly: a ``//`` in a
+  string, a template or a regular expression is not one, and a file it cannot parse whole is
+  sent as it is, with a warning in the log (``tests/server/test_lean_text.py`` parses every
+  shipped file);
+- each comment gives way to the line breaks it held (a single space if none, so that two
+  tokens never meet), then every line loses its indentation and trailing blanks, except the
+  lines that begin or end inside a string or template literal spanning lines, whose text is
+  the program's.
+
+Every line stays where it is, so the line numbers of a stack trace in the browser are the
+file's own. Nothing else changes: no token is renamed, moved or joined (the test compares the
+tokens of every shipped file before and after).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any
+
+__all__ = ["KINDS", "lean"]
+
+logger = logging.getLogger(__name__)
+
+KINDS = {".js": "javascript", ".css": "css"}
+"""The files made lean, by suffix, and the grammar each is parsed with."""
+
+_LITERALS = frozenset({"string", "template_string", "regex", "string_value"})
+"""Nodes whose text is the program's, whitespace and all (JavaScript's strings, templates and
+regular expressions; CSS's quoted strings)."""
+
+
+@functools.cache
+def _parser(kind: str) -> Any:
+    """A tree-sitter parser for ``kind`` (imported on the first file, not at the server's
+    start: most processes serve the page rarely)."""
+    import tree_sitter
+    import tree_sitter_css
+    import tree_sitter_javascript
+
+    grammar = tree_sitter_javascript if kind == "javascript" else tree_sitter_css
+    return tree_sitter.Parser(tree_sitter.Language(grammar.language()))
+
+
+def lean(source: bytes, kind: str) -> bytes:
+    """``source`` (a file of ``kind``, a value of :data:`KINDS`) without comments and
+    indentation, every line in its place; ``source`` itself if it does not parse whole."""
+    parser = _parser(kind)
+    tree = parser.parse(source)
+    if tree.root_node.has_error:
+        logger.warning("a %s file did not parse; it is sent with its comments", kind)
+        return source
+    without = _without_comments(source, _nodes(tree.root_node, {"comment"}))
+    literals = _nodes(parser.parse(without).root_node, _LITERALS)
+    return _without_indentation(without, literals)
+
+
+def _nodes(root: Any, types: frozenset[str] | set[str]) -> list[Any]:
+    """The outermost nodes under ``root`` of the given types, in the order of the text."""
+    found = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in types:
+            found.append(node)
+        else:
+            stack.extend(reversed(node.children))
+    return found
+
+
+def _without_comments(source: bytes, comments: list[Any]) -> bytes:
+    """``source`` with each comment replaced by its line breaks, or a space if it has none."""
+    parts = []
+    at = 0
+    for comment in comments:
+        parts.append(source[at:comment.start_byte])
+        breaks = source.count(b"\n", comment.start_byte, comment.end_byte)
+        parts.append(b"\n" * breaks if breaks else b" ")
+        at = comment.end_byte
+    parts.append(source[at:])
+    return b"".join(parts)
+
+
+def _without_indentation(text: bytes, literals: list[Any]) -> bytes:
+    """Each line of ``text`` without leading and trailing blanks, but where a literal spanning
+    lines holds that end of the line."""
+    begins_inside: set[int] = set()
+    ends_inside: set[int] = set()
+    for literal in literals:
+        first, last = literal.start_point[0], literal.end_point[0]
+        begins_inside.update(range(first + 1, last + 1))
+        ends_inside.update(range(first, last))
+    lines = text.split(b"\n")
+    for number, line in enumerate(lines):
+        if number not in begins_inside:
+            line = line.lstrip(b" \t")
+        if number not in ends_inside:
+            line = line.rstrip(b" \t")
+        lines[number] = line
+    return b"\n".join(lines)
