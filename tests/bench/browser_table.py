@@ -18,13 +18,13 @@ compare runs made together):
   cores was itself a part of the figure).
 - **first load**: a fresh context (empty cache) opens the GM's link of a new campaign of
   each game system (``--systems``; the narrative one, with the most on its first screen, is
-  the largest): every file's decoded size and its size on the wire (gzipped text; Resource
-  Timing) and the time from navigation to the table on screen and usable (the page's own
+  the largest): the decoded size and the size on the wire (gzipped text; Resource Timing) of
+  every file fetched until the network is idle (the parts a panel fetches once it is drawn
+  included), and the time from navigation to the table on screen and usable (the page's own
   ``poolhall:live`` performance mark), median of ``--loads`` loads; then the same for a
-  player's link (no GM tools). The files counted are those fetched by then: the parts a page
-  fetches only when first needed (a test's card, checking a revealed roll, the replay) are
-  not in a new table's first screen (tests/web/test_first_load.py pins the set). The other
-  figures are of the d12 table.
+  player's link (no GM tools). The parts a page fetches only when first needed (a test's or
+  a check's card, checking a revealed roll, the replay) are not in a new table's first screen
+  (tests/web/test_first_load.py pins the set). The other figures are of the d12 table.
 - **a long log scrolling**: ``--log-lines`` rolls, a page that fetched them all (the "Load
   older" pages), then its log scrolled from a quarter of the way down, ``--scroll-px`` pixels
   per animation frame for 180 frames (40 px: 2,400 px/s, fast wheel scrolling): frames that
@@ -220,6 +220,7 @@ def first_load(browser: Any, link: str, loads: int, who: str = "the GM's") -> No
         page = context.new_page()
         page.goto(link)
         page.wait_for_function("() => performance.getEntriesByName('poolhall:live').length > 0")
+        page.wait_for_load_state("networkidle")  # the parts a panel fetches once it is drawn
         results.append(page.evaluate(FIRST_LOAD))
         context.close()
     files = results[0]["files"]

@@ -1,12 +1,15 @@
 """What a table's first load fetches, and the parts fetched later, when first needed.
 
 A page fetches the campaign's own game system only, the GM's tools, character form and the
-like for the GM only, a threshold test's card once the table holds a test, and the code that
-recomputes a revealed roll (and says how) once a seed is revealed or a mark is pressed
-(docs/performance.md, "browser: first load"). The set of files is pinned here, so a static
-import that pulls one of them back into every first load fails a test instead of growing the
-figure unseen. A part fetched later is held back (its request stalled, then let through) to
-show that the table meanwhile draws the rest, and that a click made while it loads is not lost.
+like for the GM only, a threshold test's card once the table holds a test, a narrative
+check's card once the table holds an open check, and the code that recomputes a revealed roll
+(and says how) once a seed is revealed or a mark is pressed (docs/performance.md, "browser:
+first load"). All of it comes to less than 150 KB, decoded, for the GM of a new table of each
+system (#11), its JavaScript and CSS without comments (``poolhall.server.lean_text``). The
+set of files is pinned here, so a static import that pulls one of them back into every first
+load fails a test instead of growing the figure unseen. A part fetched later is held back (its
+request stalled, then let through) to show that the table meanwhile draws the rest, and that a
+click made while it loads is not lost.
 """
 
 from __future__ import annotations
@@ -14,6 +17,13 @@ from __future__ import annotations
 from playwright.sync_api import Page, Route, expect
 
 from tests.web.conftest import PageOpener, Served
+
+FIRST_LOAD_BUDGET = 150 * 1024
+"""#11: the page and every file of its first load, uncompressed, under 150 KB."""
+
+DECODED_BYTES = """() => [performance.getEntriesByType("navigation")[0],
+                          ...performance.getEntriesByType("resource")]
+  .reduce((total, entry) => total + entry.decodedBodySize, 0)"""
 
 STATIC_FILES = """() => [performance.getEntriesByType("navigation")[0],
                         ...performance.getEntriesByType("resource")]
@@ -88,6 +98,49 @@ def test_a_player_fetches_only_their_own_system_and_no_gm_tools(
         assert "elements/ph-conditions.js" in loaded  # both systems' characters have some
         assert [path for path in loaded if path.startswith(foreign)] == []
         assert not (GM_ONLY | {sheets[system]}) & loaded
+
+
+def test_the_gm_of_a_new_table_of_each_system_loads_under_150_kb(
+        served: Served, open_page: PageOpener) -> None:
+    """The page and every file it fetched until the table is on screen and connected, decoded
+    (the GM's page has the most: the GM's tools and character form): under the budget."""
+    for system in ("narrative", "sr3", "d12"):
+        _, gm_link = served.create_campaign(f"A {system} night", system)
+        gm = open_page(gm_link)
+        expect(gm.locator(f"ph-{system}-table")).not_to_be_empty()
+        expect(gm.locator("ph-characters")).to_contain_text("Characters")
+        gm.wait_for_function("() => performance.getEntriesByName('poolhall:live').length > 0")
+        loaded = gm.evaluate(DECODED_BYTES)
+        assert 50 * 1024 < loaded < FIRST_LOAD_BUDGET, (system, loaded)
+
+
+def test_a_narrative_checks_card_is_fetched_with_the_first_open_check(
+        served: Served, open_page: PageOpener) -> None:
+    """A new narrative table fetches no check's card; the GM opens a check while the card's
+    module is slow to come: the panel draws the rest meanwhile, then the card, which rolls."""
+    campaign, gm_link = served.create_campaign("Edge", "narrative")
+    gm = open_page(gm_link)
+    expect(gm.locator("ph-narrative-table")).to_contain_text("No check is open.")
+    assert "systems/narrative_check.js" not in _first_load(gm)
+    held = _hold(gm, "systems/narrative_check.js")
+    with gm.expect_request("**/static/systems/narrative_check.js"):
+        served.send(gm_link,
+                    {"type": "create_character", "character": "han", "name": "Han Solo",
+                     "stats": {"system": "narrative", "agility": 3, "skills": {
+                         "Ranged (Light)": {"rank": 2, "characteristic": "agility"}}}},
+                    {"type": "open_check", "check": "shot", "character": "han",
+                     "skill": "Ranged (Light)"},
+                    {"type": "set_difficulty", "check": "shot", "level": "average"})
+    expect(gm.get_by_text("No check is open.")).to_be_hidden()
+    # the rest of the panel is drawn meanwhile: the destiny pool offers the new check
+    expect(gm.locator("ph-narrative-destiny")).to_contain_text("Han Solo's Ranged (Light) (shot)")
+    expect(gm.locator("ph-narrative-check")).to_have_count(0)
+    assert len(held) == 1
+    held[0].continue_()
+    card = gm.locator("ph-narrative-check")
+    expect(card).to_contain_text("Han Solo")
+    card.get_by_role("button", name="Roll", exact=True).click()
+    expect(gm.locator("ph-log [data-type=check_rolled]")).to_have_count(1)
 
 
 def _hold(page: Page, path: str) -> list[Route]:

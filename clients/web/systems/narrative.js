@@ -7,6 +7,9 @@
 // The panel folds nothing: it shows the `table` message's `table.game` (projections/
 // narrative.py GameState) and the `check:<id>` views, and keeps one element per check so a
 // form in use is never rebuilt under the user's fingers.
+// A check's card (<ph-narrative-check>, ./narrative_check.js) is fetched when the table first
+// holds an open check: a table with none (a new campaign's) never loads it. Until it is here
+// the panel draws everything else; the card's buttons come with it, so no click waits on it.
 /** @import {NarrativeDestiny} from "./narrative_destiny.js" */
 /** @import {NarrativeEncounter} from "./narrative_encounter.js" */
 /** @import {NarrativeFree} from "./narrative_free.js" */
@@ -16,7 +19,6 @@ import {h} from "../dom.js";
 import {namesOf} from "../describe.js";
 import {describeNarrative} from "./narrative_describe.js";
 import {actsFor} from "./narrative_forms.js";
-import "./narrative_check.js";
 import "./narrative_destiny.js";
 import "./narrative_opener.js";
 import "./narrative_free.js";
@@ -95,6 +97,13 @@ class NarrativeTable extends HTMLElement {
   }
 
   showChecks(open, {me, names, mine, characters, destiny}) {
+    this.noChecks.hidden = open.length > 0;
+    if (open.length && !customElements.get("ph-narrative-check")) {
+      // drawn again once the card's module is here; fetched again on the next table if it failed
+      this.checkCards ??= import("./narrative_check.js").then(() => this.render(),
+                                                              () => { this.checkCards = undefined; });
+      return;
+    }
     const wanted = new Set(open.map((c) => c.check));
     for (const [id, element] of this.checkElements) {
       if (!wanted.has(id)) {
@@ -115,7 +124,6 @@ class NarrativeTable extends HTMLElement {
                       acts: me.role === "gm" || mine.has(check.character), characters, destiny});
       previous = element;
     }
-    this.noChecks.hidden = open.length > 0;
   }
 }
 
