@@ -51,12 +51,13 @@ export function act(element, command) {
 }
 
 /**
- * On submit, `build(formData, form)` returns a command (or throws an Error whose message is
- * shown); the command is sent and `done(ack)` called on success. A form that may be gone by
+ * On submit, `build(formData, form)` returns a command, or a promise of one when it must wait
+ * for something first (a file still being read), or throws an Error whose message is shown;
+ * the command is sent and `done(ack)` called on success. A form that may be gone by
  * the time its answer comes (a claim form, once the slot is taken) names in `errorsIn` where
  * its refusals are shown instead, and `words(message)` may say which form it was.
  * @param {HTMLFormElement} form
- * @param {(data: FormData, form: HTMLFormElement, submitter: HTMLButtonElement | null) => Command | null | undefined | false | void} build
+ * @param {(data: FormData, form: HTMLFormElement, submitter: HTMLButtonElement | null) => Command | null | undefined | false | void | Promise<Command>} build
  * @param {(ack: any) => void} [done]
  * @param {{errorsIn?: Element, words?: (message: string) => string}} [options]
  */
@@ -77,7 +78,7 @@ export function bindForm(form, build, done = () => {}, {errorsIn, words = (messa
     if (errorsIn) clearError(errorsIn);
     let command;
     try {
-      command = build(new FormData(form, submitter ?? undefined), form, submitter);
+      command = await build(new FormData(form, submitter ?? undefined), form, submitter);
     } catch (thrown) { // the page's own check: its error may name the field (`path`)
       refused(/** @type {Refusal} */ (thrown));
       return;

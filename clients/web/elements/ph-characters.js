@@ -142,7 +142,9 @@ export class PhCharacters extends HTMLElement {
     }
   }
 
-  importCommand(data) {
+  /** Waits for the file chosen to be read: Import pressed at once must not find it missing. */
+  async importCommand(data) {
+    await this.reading;
     if (!this.loaded) throw new Error("choose a character file first");
     if (this.loaded.problem) throw new Error(this.loaded.problem);
     const file = this.loaded.file;
