@@ -29,12 +29,18 @@ from poolhall.events import core, d12, narrative, sr3
 from poolhall.events.base import Event, Recorded, Visibility
 from poolhall.events.fair import SeedRevealed
 
-__all__ = ["MAX_PENDING", "ONE_SHOT", "OPENERS", "PrivateSubject", "hidden_seqs",
-           "makes_private", "pending_seqs", "reference_of", "sees", "subject_key", "track"]
+__all__ = ["MAX_PENDING", "MAX_PENDING_PER_PLAYER", "MAX_PENDING_PLAYERS", "ONE_SHOT",
+           "OPENERS", "PrivateSubject", "hidden_seqs", "makes_private", "pending_seqs",
+           "reference_of", "sees", "subject_key", "track"]
 
 MAX_PENDING = 200
 """Private subjects a campaign may hold unrevealed at once: the state stays bounded, and a
 table that needs more ends its game session (which reveals them)."""
+MAX_PENDING_PLAYERS = 150
+"""Of those, the players' private rolls (``blind`` and ``self``) together: the last 50 are
+the GM's, so that no player, nor all of them, can leave the GM without secret rolls."""
+MAX_PENDING_PER_PLAYER = 50
+"""One player's private rolls waiting at once: one player cannot take the others' share."""
 
 ONE_SHOT: frozenset[type[Event]] = frozenset(
     {core.DiceRolled, narrative.PoolRolled, sr3.PoolTestRolled})

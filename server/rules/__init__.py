@@ -34,7 +34,13 @@ def rules(system_id: str) -> Rules:
 def decide(ctx: Decision, command: Command) -> list[Event]:
     """Decide any command in a campaign: core commands here, the rest by the game system;
     then the fair rolls' part (:func:`poolhall.server.rules.fairness.finish`)."""
-    privacy.guard(ctx, command)
+    privacy.guard(ctx, command, _decided)
+    return fairness.finish(ctx.fair, ctx.state, command,
+                           privacy.stamp(command, _decided(ctx, command)))
+
+
+def _decided(ctx: Decision, command: Command) -> list[Event]:
+    """The events of ``command`` by its rules, before the fair rolls' and the privacy's part."""
     if isinstance(command, ImportCharacter):  # core commands with a module of their own
         events = import_character(ctx, command)
     elif isinstance(command, SetCondition):
@@ -49,4 +55,4 @@ def decide(ctx: Decision, command: Command) -> list[Event]:
                 f"{type(command).__name__} belongs to another system", "$.type",
             )
         events = system.decide(ctx, command)
-    return fairness.finish(ctx.fair, ctx.state, command, privacy.stamp(command, events))
+    return events

@@ -9,7 +9,10 @@ The visibility rules (:mod:`poolhall.projections.privacy` has what the log then 
   hidden from the player building it, so a private check is the GM's.
 - A private SR3 test draws no Combat, Astral or Karma Pool dice: those pools are shown to the
   whole table, and their going down would tell what the test was.
-- At most :data:`~poolhall.projections.privacy.MAX_PENDING` wait to be revealed at once.
+- At most :data:`~poolhall.projections.privacy.MAX_PENDING` wait to be revealed at once, of
+  them at most :data:`~poolhall.projections.privacy.MAX_PENDING_PLAYERS` the players' and
+  :data:`~poolhall.projections.privacy.MAX_PENDING_PER_PLAYER` one player's: the GM keeps
+  room for secret rolls whatever the players do.
 - A GM's secret check is named ``secret-<seq>`` by the server (a name the GM chose could be
   found by trying names), and does not count in its character's numbering of checks: the ids
   the table sees tell nothing of it. A destiny point flipped for a secret check may not name
@@ -19,11 +22,12 @@ The visibility rules (:mod:`poolhall.projections.privacy` has what the log then 
 - A game session neither starts nor ends over a secret check or test still being built
   (:func:`require_secrets_finished`): each reveals the epoch's secret rolls.
 - A member acting on a private roll they may not see gets the refusal of one that never was,
-  word for word (:func:`~poolhall.server.rules.base.no_such`).
+  word for word (:func:`guard`, :func:`~poolhall.server.rules.base.no_such`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -31,7 +35,14 @@ import msgspec
 from poolhall.events import core, d12, narrative, sr3
 from poolhall.events.base import Event
 from poolhall.events.errors import Rejected
-from poolhall.projections.privacy import MAX_PENDING, OPENERS, reference_of, sees
+from poolhall.projections.privacy import (
+    MAX_PENDING,
+    MAX_PENDING_PER_PLAYER,
+    MAX_PENDING_PLAYERS,
+    OPENERS,
+    reference_of,
+    sees,
+)
 from poolhall.projections.systems import projection
 from poolhall.server.rules.base import Decision, no_such
 
@@ -43,18 +54,36 @@ ONE_SHOT_COMMANDS: frozenset[type[Any]] = frozenset(
 """The commands a player may make private (``blind`` or ``self``)."""
 
 
-def guard(ctx: Decision, command: Any) -> None:
+ABSENT_NAME = "\x00absent"
+"""A check's id no check has (ids are printable): what a hidden one is replaced with."""
+ABSENT_NUMBER = 2**62
+"""A test's number no test has."""
+
+
+def guard(ctx: Decision, command: Any, decide: Callable[[Decision, Any], object]) -> None:
     """Refuse a visibility the actor may not use, and a reference to a private roll the actor
-    may not see (answered as if it did not exist: ``not_found``)."""
+    may not see: refused exactly as if it did not exist.
+
+    "Exactly" is the command decided again (by ``decide``, the rules without this guard)
+    naming a check or test that never was: a player who sets the difficulty of a hidden check
+    is told the GM sets difficulties, as for a check that never was, where answering
+    ``not_found`` at once told that a secret check stood behind that id."""
     visibility = getattr(command, "visibility", "public")
     if visibility != "public":
         _check_visibility(ctx, command, visibility)
     if not ctx.state.private:  # nothing pending: nothing to hide (the common case)
         return
     reference = reference_of(command)
-    if reference is not None and hidden_from(ctx, reference[0]):  # checked first: no other
-        key, path = reference  # refusal may tell a hidden roll from one that never was
+    if reference is not None and hidden_from(ctx, reference[0]):
+        key, path = reference
         kind, name = key.split(":", 1)
+        field = path.removeprefix("$.")
+        absent = ABSENT_NUMBER if isinstance(getattr(command, field), int) else ABSENT_NAME
+        try:
+            decide(ctx, msgspec.structs.replace(command, **{field: absent}))
+        except Rejected as refusal:
+            if refusal.code != "not_found":
+                raise refusal from None
         raise no_such(kind, name, path)
     if isinstance(command, narrative.FlipDestiny) and command.check is not None \
             and f"check:{command.check}" in ctx.state.private:
@@ -141,9 +170,28 @@ def _check_visibility(ctx: Decision, command: Any, visibility: str) -> None:
                        "shown to the whole table", "$.pools")
     if isinstance(command, d12.RollBasicTest) and not ctx.is_gm:
         raise Rejected("rule", "a test the GM called is rolled in the open", "$.visibility")
-    if len(ctx.state.private) >= MAX_PENDING:
+    _check_room(ctx)
+
+
+def _check_room(ctx: Decision) -> None:
+    """Refuse a private roll past the bounds of those waiting to be revealed: the
+    campaign's, the players' together and this player's (the GM keeps room of their own)."""
+    pending = ctx.state.private.values()
+    if len(pending) >= MAX_PENDING:
         raise Rejected("rule", f"{MAX_PENDING} private rolls wait to be revealed; end the "
                        "game session to reveal them", "$.visibility")
+    if ctx.is_gm:
+        return
+    own = sum(1 for subject in pending if subject.roller == ctx.actor.member)
+    if own >= MAX_PENDING_PER_PLAYER:
+        raise Rejected("rule", f"{own} of your private rolls wait to be revealed, the most "
+                       "one player may have: roll in the open, or ask the GM to end the game "
+                       "session, which reveals them", "$.visibility")
+    players = sum(1 for subject in pending if subject.visibility != "gm")
+    if players >= MAX_PENDING_PLAYERS:
+        raise Rejected("rule", f"the players' {players} private rolls wait to be revealed, "
+                       "the most the players may have together: roll in the open, or ask the "
+                       "GM to end the game session, which reveals them", "$.visibility")
 
 
 def stamp(command: Any, events: list[Event]) -> list[Event]:

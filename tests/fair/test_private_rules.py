@@ -16,12 +16,21 @@ from poolhall.events.errors import Rejected
 from poolhall.events.fair import RotateSeed, SeedCommitted, commitment
 from poolhall.events.narrative_encounter import EnterInitiative, StartEncounter
 from poolhall.projections.narrative import GameState as NarrativeState
-from poolhall.projections.privacy import MAX_PENDING, PrivateSubject, hidden_seqs, sees
+from poolhall.projections.privacy import (
+    MAX_PENDING,
+    MAX_PENDING_PER_PLAYER,
+    MAX_PENDING_PLAYERS,
+    PrivateSubject,
+    hidden_seqs,
+    sees,
+)
 from poolhall.server.audience import PublicTable
 from poolhall.server.rules.fairness import ROTATE_ROLLS, EpochSeeds
 from poolhall.server.rules.narrative_checks import MAX_OPEN_CHECKS
 from tests.d12.d12_support import Table as D12Table
+from tests.narrative.narrative_support import HAN
 from tests.narrative.narrative_support import Table as NarrativeTable
+from tests.rules_table import RulesTable
 from tests.sr3.sr3_support import Table as Sr3Table
 
 SEEDS = [hashlib.sha256(f"private {n}".encode()).digest() for n in range(6)]
@@ -219,6 +228,84 @@ def test_at_most_max_pending_private_rolls_wait() -> None:
             visibility="gm", roller="gm", epoch=1, seqs=[10_000 + n])
     refusal = refused(table, "gm", core.Roll, expression="1d6", visibility="gm")
     assert (refusal.code, refusal.path) == ("rule", "$.visibility")
+
+
+def _pending(table: object, roller: str, visibility: str, count: int, first: int) -> None:
+    """``count`` private rolls of ``roller`` waiting to be revealed (seqs from ``first``)."""
+    for n in range(count):
+        table.state.private[f"roll:{first + n}"] = PrivateSubject(  # type: ignore[attr-defined]
+            visibility=visibility, roller=roller, epoch=1, seqs=[first + n])  # type: ignore[arg-type]
+
+
+def test_one_player_holds_at_most_50_private_rolls_and_the_players_150() -> None:
+    """Rule: the GM keeps room for secret rolls: one player's blind rolls, or all the
+    players', cannot fill the campaign's 200 (one player once made 200 blind rolls and the
+    GM could roll no secret one until the session ended, which revealed them all)."""
+    table = NarrativeTable()
+    fair(table)
+    _pending(table, "han-player", "blind", MAX_PENDING_PER_PLAYER, 10_000)
+    own = refused(table, "han-player", core.Roll, expression="1d6", visibility="self")
+    assert (own.code, own.path) == ("rule", "$.visibility")
+    assert "50 of your private rolls wait to be revealed" in own.message
+    table.run("leia-player", core.Roll, expression="1d6", visibility="blind")  # her own share
+    rest = MAX_PENDING_PLAYERS - 2 * MAX_PENDING_PER_PLAYER - 1  # Han's, Leia's one, these
+    for n, left in enumerate((MAX_PENDING_PER_PLAYER, rest)):  # players since removed: their
+        _pending(table, f"removed-{n}", "self", left, 20_000 + 1_000 * n)  # rolls still wait
+    together = refused(table, "leia-player", core.Roll, expression="1d6", visibility="self")
+    assert f"the players' {MAX_PENDING_PLAYERS} private rolls" in together.message
+    assert MAX_PENDING - MAX_PENDING_PLAYERS == 50
+    secret = table.run("gm", core.Roll, expression="1d6", visibility="gm")  # the GM's room
+    assert isinstance(secret[0], core.DiceRolled)
+    assert secret[0].visibility == "gm"
+    public = table.run("han-player", core.Roll, expression="1d6")  # in the open, always
+    assert isinstance(public[0], core.DiceRolled)
+
+
+def test_a_hidden_check_or_test_is_refused_in_the_words_of_one_that_never_was() -> None:
+    """Rule: whatever the command, a player naming the GM's secret check gets what naming a
+    check that never was gets: a GM-only command is refused as GM-only, not ``not_found``
+    (which told which sealed entries were secret checks); the same for a d12 secret test."""
+    table = NarrativeTable()
+    fair(table)
+    hidden = open_secret_check(table)
+    for command, fields in ((narrative.SetDifficulty, {"level": "hard"}),
+                            (narrative.AddDice, {"kind": "boost"}),
+                            (narrative.RollCheck, {})):
+        refusal = refused(table, "han-player", command, check=hidden, **fields)
+        never = refused(table, "han-player", command, check="secret-999", **fields)
+        assert (refusal.code, refusal.message, refusal.path) == (
+            never.code, never.message.replace("secret-999", hidden), never.path), command
+    assert refused(table, "han-player", narrative.SetDifficulty, check=hidden,
+                   level="hard").code == "forbidden"
+    d12_table = D12Table()
+    fair(d12_table)
+    started = d12_table.run("gm", d12.RollBasicTest, dice=3, dt=7, visibility="gm")
+    assert isinstance(started[0], d12.ThresholdTestStarted)
+    test = started[0].test
+    for gm_only, fields in ((d12.EndThresholdTest, {}),
+                            (d12.InterpretThresholdResult, {"text": "the gate holds"})):
+        refusal = refused(d12_table, "han-player", gm_only, test=test, **fields)
+        never = refused(d12_table, "han-player", gm_only, test=999, **fields)
+        assert (refusal.code, refusal.message, refusal.path) == (
+            never.code, never.message.replace("#999", f"#{test}"), never.path), gm_only
+
+
+def test_a_characters_check_ids_never_look_like_a_secret_checks() -> None:
+    """Rule: a character whose id is ``secret`` gets ``check-secret-1``, never ``secret-1``:
+    its numbering skipped the GM's hidden ``secret-<seq>``, which told its player it was
+    there."""
+    table = RulesTable("narrative", (("gm", "gm", ()), ("sam", "player", ("secret",))),
+                       {"secret": HAN}, 7)
+    fair(table)
+    ids = []
+    for _ in range(4):
+        hidden = table.run("gm", narrative.OpenCheck, character="secret", skill="Cool",
+                           visibility="gm")
+        assert isinstance(hidden[0], narrative.CheckOpened)
+        opened = table.run("sam", narrative.OpenCheck, character="secret", skill="Cool")
+        assert isinstance(opened[0], narrative.CheckOpened)
+        ids.append(opened[0].check)
+    assert ids == ["check-secret-1", "check-secret-2", "check-secret-3", "check-secret-4"]
 
 
 def test_a_secret_check_leaves_no_trace_in_the_ids_the_table_sees() -> None:
