@@ -76,6 +76,15 @@ def check_fits(check: CheckState, mod: Modification, path: str) -> None:
         raise Rejected("invalid", f"a check's pool holds at most {n.MAX_POOL_DICE} dice", path)
 
 
+def _generated_id(character: str, number: int) -> str:
+    """The id of a check opened without one: ``<character>-<number>``, or
+    ``check-<character>-<number>`` for a character whose id would make it look like a GM's
+    secret check's (``secret-1``): skipping the GM's hidden ``secret-6`` told the player it
+    was there."""
+    generated = f"{character[:32]}-{number}"
+    return f"check-{generated}" if generated.startswith(SECRET_PREFIX) else generated
+
+
 def open_(ctx: Decision, command: n.OpenCheck) -> list[Event]:
     """Open a check for a character's skill; the base pool comes from its stats now."""
     ctx.require_acts_for(command.character)
@@ -93,9 +102,9 @@ def open_(ctx: Decision, command: n.OpenCheck) -> list[Event]:
         number = ctx.state.head + 1  # sees of it: not its character (projections.privacy)
         while (check_id := f"{SECRET_PREFIX}{number}") in state.checks:
             number += 1
-    if check_id is None:
+    if check_id is None:  # never a secret check's id, so none is skipped for one
         number = state.opened.get(command.character, 0) + 1
-        while (check_id := f"{command.character[:32]}-{number}") in state.checks:
+        while (check_id := _generated_id(command.character, number)) in state.checks:
             number += 1
     elif check_id in state.checks:
         raise Rejected("conflict", f"a check {check_id!r} exists; choose another id", "$.check")
