@@ -40,6 +40,26 @@ def test_a_moment_of_the_campaign_shows_the_table_and_log_as_they_stood(
     expect(log.locator("[data-type=game_session_ended]")).to_have_count(1)
 
 
+def test_a_moment_shows_who_sat_at_the_table_and_the_characters_they_played(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Before Ana is invited the GM sits alone and Han Solo is played by no one; at the end
+    Ana plays him (docs: the page shows "the members and characters")."""
+    campaign, gm_link = served.create_campaign("Cast", "narrative")
+    created, = served.send(gm_link, {"type": "create_character", "character": "han",
+                                     "name": "Han Solo",
+                                     "stats": {"system": "narrative", "agility": 3}})
+    served.invite(campaign, gm_link, "player", "Ana", "han")
+    page = open_page(gm_link)
+    page.goto(f"{served.origin}/replay#campaign={campaign}&seq={created.seqs[-1]}")
+    cast = page.get_by_role("region", name="Members and characters")
+    expect(cast.locator("li")).to_have_text(["GM (gm)"])
+    expect(cast).to_contain_text("Played by no one: Han Solo")
+    page.goto(f"{served.origin}/replay#campaign={campaign}")
+    page.reload()  # the head of the campaign
+    expect(cast.locator("li")).to_have_text(["GM (gm)", "Ana (player) · Han Solo"])
+    expect(cast).not_to_contain_text("Played by no one")
+
+
 def test_playing_moves_forward_event_by_event_and_a_session_can_be_chosen(
         served: Served, open_page: Callable[..., Page]) -> None:
     """The table's link opens the replay in a tab of its own; choosing session 1 starts at its

@@ -104,13 +104,15 @@ export class PhReplay extends HTMLElement {
     this.timeline = /** @type {PhTimeline} */ (h("ph-timeline"));
     this.panelSlot = h("section", {class: "ph-panel", "aria-label": "The table at this moment"});
     this.log = /** @type {PhLog} */ (h("ph-log"));
+    this.cast = h("section", {class: "ph-cast", "aria-label": "Members and characters"});
     replace(this,
       h("header", {class: "ph-header"}, this.heading, h("span", {class: "ph-who"}, "replay"),
         this.status, this.report = /** @type {PhReportLink} */ (h("ph-report-link")),
         h("a", {href: `/#campaign=${encodeURIComponent(this.campaign)}`},
           "back to the live table")),
       this.problem, this.timeline,
-      h("main", {class: "ph-main"}, this.panelSlot, h("div", {class: "ph-side"}, this.log)));
+      h("main", {class: "ph-main"}, this.panelSlot,
+        h("div", {class: "ph-side"}, this.cast, this.log)));
     this.timeline.addEventListener("seek", (event) => this.seek(
       /** @type {CustomEvent<number>} */ (event).detail));
     this.timeline.addEventListener("play", () => this.togglePlay());
@@ -187,6 +189,20 @@ export class PhReplay extends HTMLElement {
     }
   }
 
+  /** Who sat at the table at this moment, and the characters they played.
+   * @param {Snapshot} table @param {ReturnType<typeof namesOf>} names */
+  drawCast(table, names) {
+    const members = table.members.filter((member) => member.active !== false);
+    const playing = new Set(members.flatMap((member) => member.characters));
+    const unplayed = table.characters.filter((c) => !playing.has(c.character));
+    replace(this.cast, h("h2", {}, "Members and characters"),
+      h("ul", {class: "ph-cast-members"}, members.map((member) => h("li", {},
+        `${member.name} (${member.role})`,
+        member.characters.length ? ` · ${member.characters.map(names.character).join(", ")}` : ""))),
+      unplayed.length ? h("p", {class: "ph-muted"}, "Played by no one: ",
+        unplayed.map((c) => c.name).join(", ")) : null);
+  }
+
   /** @param {Snapshot} snapshot */
   render(snapshot) {
     const table = {...snapshot, connected: []};
@@ -196,6 +212,7 @@ export class PhReplay extends HTMLElement {
     // one after the other, the table and the views drew the panel twice a seek
     if (this.system) panel.moment(table, new Map());
     this.viewsShown = 0;
+    this.drawCast(table, names);
     // the last lines up to this moment: enough to read what led to it, few enough that a seek
     // draws at once (50 lines of dice cost a seek some 100 ms on a slow machine)
     this.names = names;
