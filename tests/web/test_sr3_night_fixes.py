@@ -133,3 +133,25 @@ def test_a_secret_test_offers_no_karma_reroll_until_the_session_ends(
     revealed = ana.locator("ph-sr3-tests [data-test='1']")
     expect(revealed).to_be_visible()
     expect(revealed.get_by_role("button", name="Reroll failures with Karma Pool")).to_be_visible()
+
+
+def test_an_open_tests_karma_button_says_every_die_is_rerolled_and_the_total_lost(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Rule (sr3-dice-pools.md, Karma Pool 3): an open test has no failures: Karma Pool
+    rerolls all its dice and the earlier result is lost. Its button said "Reroll failures",
+    and a GM lost a highest total of 17 for a 9 unwarned; a test with a TN keeps the words."""
+    campaign, gm_link = served.create_campaign("Seattle Shadows", "sr3")
+    create(served, gm_link, campaign, "rook", "Rook", TROLL)
+    served.send(gm_link,
+                {"type": "roll_pool_test", "character": "rook", "attribute": "body",
+                 "open": True},
+                {"type": "roll_pool_test", "character": "rook", "attribute": "body", "tn": 4})
+    gm = open_page(gm_link)
+    open_card = gm.locator("ph-sr3-tests [data-test='1']")
+    expect(open_card.get_by_role("button", name="Reroll every die with Karma Pool (this total "
+                                 "is lost)")).to_be_visible()
+    tn_card = gm.locator("ph-sr3-tests [data-test='2']")
+    expect(tn_card.get_by_role("button", name="Reroll failures with Karma Pool")).to_be_visible()
+    open_card.get_by_role("button", name="Reroll every die with Karma Pool (this total is "
+                          "lost)").click()
+    expect(open_card).to_contain_text("rerolled 1 time with Karma Pool")

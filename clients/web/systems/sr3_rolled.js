@@ -98,7 +98,10 @@ export class Sr3Tests extends HTMLElement {
     let button = null;
     let why = null;
     if (rerollable) {
-      button = h("button", {type: "button", class: "ph-quiet"}, "Reroll failures with Karma Pool");
+      // an open test has no failures: Karma Pool rerolls every die, and this result is lost
+      button = h("button", {type: "button", class: "ph-quiet"}, test.tn === null
+        ? "Reroll every die with Karma Pool (this total is lost)"
+        : "Reroll failures with Karma Pool");
       bindButton(button, () => ({type: "reroll_with_karma", test: test.test, character: test.character}));
       if (pool === "spent") {
         const id = `ph-sr3-spent-${test.test}`;
