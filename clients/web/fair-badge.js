@@ -1,6 +1,6 @@
 // A roll's fairness mark in the log, and how it was checked. The page recomputes each roll
-// once its epoch's seed is revealed (./fairness.js); the mark says "verified", "sealed" or
-// "mismatch" and, pressed, the log's panel shows how: the epoch, nonce, commitment, seed and
+// once its epoch's seed is revealed (./fairness.js); the mark says "verified", "unconfirmed",
+// "sealed" or "mismatch" and, pressed, the log's panel shows how: the epoch, nonce, commitment, seed and
 // bytes used, whose client seeds were in force, and whether the reader's own was one of them.
 // Kept apart from <ph-log>, which only places the mark on the line: the log's job is the
 // window of lines, this one's is what a check means to the person reading it. The panel's
@@ -16,7 +16,12 @@ import {h} from "./dom.js";
 /** @type {Record<string, [string, string, string]>} */
 export const FAIR_WORDS = {      // a roll's check: its mark, its name, and what it means
   checking: ["…", "checking", "being recomputed from its epoch's revealed seed"],
-  verified: ["✓", "verified", "recomputed from the revealed seed: every face matches"],
+  verified: ["✓", "verified",
+             "recomputed from the revealed seed, which hashes to its commitment: every face matches"],
+  // faces that match a seed never checked against its commitment prove nothing of when the
+  // seed was chosen: not a ✓ (./fair-check.js recompute)
+  unconfirmed: ["?", "commitment unchecked", "every face matches the revealed seed, but the "
+    + "seed could not be checked against its commitment here: Load older, or poolhall verify"],
   sealed: ["○", "sealed", "sealed: checked here once its epoch's seed is revealed"],
   mismatch: ["✗", "mismatch", "the revealed seed does not give these dice"],
   unavailable: ["–", "cannot check here", "cannot check here: needs https or localhost"],

@@ -1,16 +1,17 @@
 // The page checks the dice for itself: each roll of an epoch whose seed was revealed is
 // recomputed here (fetched by ./fairness.js the first time a seed is revealed, and by the
 // "how" panel), with the browser's Web Crypto (HMAC-SHA256, SHA-256), from the seed, the
-// campaign, the epoch, the client seeds digest and the nonce the log recorded — no library, no
-// request to the server. The algorithm is docs/explanation/fairness.md's, the same as
-// events/fair.py and the reference verifier; the order of each event's dice is
-// projections/fair_draws.py's.
+// campaign, the epoch, the client seeds digest and the nonce the log recorded — no library.
+// The one thing asked of the server is an epoch's commitment when its `seed_committed` is
+// older than the lines the page holds (`commitmentAt`). The algorithm is
+// docs/explanation/fairness.md's, the same as events/fair.py and the reference verifier; the
+// order of each event's dice is projections/fair_draws.py's.
 //
 // Web Crypto's `crypto.subtle` exists only in a secure context (https, or http on localhost /
 // 127.0.0.1): on a LAN address over plain http every roll says it cannot be checked here.
 
 /** @import {EventFrame, FairStamp, GameEvent} from "./messages.js" */
-/** @import {Check} from "./fairness.js" */
+/** @import {Ask, Check} from "./fairness.js" */
 
 /**
  * The members' seeds in force at a roll (seedsInForce).
@@ -172,11 +173,25 @@ export async function seedsInForce(frame, frames, now = {}) {
   return {seeds, unknown, digest, matches};
 }
 
+/** The commitment of `epoch` as the server's log has it: the `fair` of the table as it stood
+ * after event `seq`, a roll of that epoch (`state_at`: one request, however far back its
+ * `seed_committed` is); null if that table is of another epoch or names no commitment.
+ * @param {Ask} ask @param {number} seq @param {number} epoch @returns {Promise<string | null>} */
+export async function commitmentAt(ask, seq, epoch) {
+  const snapshot = await ask({type: "state_at", seq});
+  const fair = snapshot?.fair;
+  const commitment = fair?.epoch === epoch ? fair.commitment : null;
+  return typeof commitment === "string" && /^[0-9a-f]{64}$/.test(commitment) ? commitment : null;
+}
+
 /** A roll of a revealed epoch checked: the seed against its commitment, then every die drawn
  * with the roll's stamp (`frames`: the frames of that epoch and nonce, in seq order; a roll
- * and the dice joining it later share one) against the faces the seed gives.
+ * and the dice joining it later share one) against the faces the seed gives. "verified" needs
+ * both (docs/explanation/fairness.md): with no commitment to check the seed against, faces
+ * that match are "unconfirmed", since a seed chosen after the roll's client seeds were known
+ * would match them too.
  * @param {EventFrame} frame @param {string} seed the epoch's revealed seed (hex)
- * @param {{epoch: number, nonce: number, seeds: string, commitment: string | null}} how
+ * @param {{epoch: number, nonce: number, seeds: string, commitment: string | null, asked?: boolean}} how
  * @param {EventFrame[]} frames @param {string} campaign @returns {Promise<Check>} */
 export async function recompute(frame, seed, how, frames, campaign) {
   if (!canCheck()) return {state: "unavailable", seed, ...how};
@@ -195,5 +210,5 @@ export async function recompute(frame, seed, how, frames, campaign) {
     return {state: "mismatch", seed, bytes, why: `a d${sides} shows ${face}; the seed gives ${faces[wrong]}`,
             ...how};
   }
-  return {state: "verified", seed, bytes, dice: mine, ...how};
+  return {state: how.commitment === null ? "unconfirmed" : "verified", seed, bytes, dice: mine, ...how};
 }

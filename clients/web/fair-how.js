@@ -19,7 +19,7 @@ export function how(result, seeds, log) {
   const names = /** @type {Names} */ (log.names); // a line is drawn once names are known
   const rows = [
     ["check", FAIR_WORDS[result.state][2]], ["epoch", result.epoch], ["nonce", result.nonce],
-    ["commitment", result.commitment ?? "not in the log loaded here"],
+    ["commitment", commitmentWords(result)],
     ["seed", result.seed ?? "not revealed yet"], ["client seeds digest", result.seeds],
     ["client seeds in force", seedsWords(seeds, names)],
     ["your seed", ownSeedWords(seeds, log.member)],
@@ -27,6 +27,17 @@ export function how(result, seeds, log) {
   ];
   return h("dl", {class: "ph-fair-how"}, rows.filter(([, value]) => value !== undefined)
     .flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, String(value))]));
+}
+
+/** The commitment the seed was checked against, and where the page found it.
+ * @param {Check} result */
+function commitmentWords({state, commitment, asked}) {
+  if (commitment === null) {
+    return state === "unconfirmed"
+      ? "not checked: not in the log loaded here, and the server did not give it (Load older)"
+      : "not in the log loaded here";
+  }
+  return asked ? `${commitment} (asked of the server: older than the log loaded here)` : commitment;
 }
 
 /** Whose seeds were in force at a roll, and whether they give its stamp's digest.

@@ -2,28 +2,40 @@
 // seeds committed and revealed, and each roll's check. A roll whose epoch is still sealed is
 // known at once; one whose seed was revealed is recomputed by ./fair-check.js (Web Crypto),
 // which is fetched only then: a table whose seeds are all still sealed never loads it.
+//
+// A roll is "verified" only once its seed was checked against its epoch's commitment: without
+// that the server could have chosen the seed after it saw the members' seeds. The commitment
+// (`seed_committed`) is usually older than the lines a page loads (the last 50), so the page
+// asks the server for the table as it stood after the roll (`state_at`, whose `fair` names
+// the epoch's commitment), once an epoch; a roll whose commitment it could not get is
+// "unconfirmed": its faces match its seed, its seed was not checked against a commitment.
 
-/** @import {EventFrame, FairStamp} from "./messages.js" */
+/** @import {Command, EventFrame, FairStamp} from "./messages.js" */
 
 /**
- * A roll's check: how it stands (`state`: "verified", "sealed", "mismatch" or "unavailable")
- * and how it was made; the seed and the bytes once its epoch's seed is revealed.
+ * A roll's check: how it stands (`state`: "verified", "unconfirmed", "sealed", "mismatch" or
+ * "unavailable") and how it was made; the seed and the bytes once its epoch's seed is revealed.
  * @typedef {object} Check
  * @property {string} state
  * @property {number} epoch
  * @property {number} nonce
  * @property {string} seeds the client seeds digest its stamp names
  * @property {string | null} commitment
+ * @property {boolean} [asked] the commitment was asked of the server (not among the lines held)
  * @property {string} [seed]
  * @property {string} [bytes]
  * @property {string} [why]
  * @property {number} [dice]
  */
 
+/** How the page asks the server something (a connection's `request`).
+ * @typedef {(command: Command) => Promise<any>} Ask */
+
 /**
  * What the page knows of the epochs (from the log's frames it holds) and each roll's check.
- * `check(frame)` -> Promise<{state, ...how}>; state is "verified", "sealed", "mismatch" or
- * "unavailable" (no Web Crypto here).
+ * `check(frame)` -> Promise<{state, ...how}>; state is "verified", "unconfirmed" (no
+ * commitment to check the seed against), "sealed", "mismatch" or "unavailable" (no Web
+ * Crypto here).
  */
 export class FairChecks {
   constructor() {
@@ -39,6 +51,12 @@ export class FairChecks {
     this.seen = new Set();
     this.lastReveal = 0;           // the seq of the latest seed_revealed the page holds
     this.campaign = "";
+    /** @type {Ask | null} how to ask the server for a commitment older than the lines held */
+    this.ask = null;
+    /** @type {Map<number, Promise<string | null>>} */
+    this.asked = new Map();        // epoch -> the commitment the server gave (null: none)
+    /** @type {Set<number>} */
+    this.unconfirmed = new Set();  // epochs whose rolls were checked without their commitment
   }
 
   /** Whether a seed was revealed after event `seq` (every roll before it is then public: an
@@ -57,7 +75,9 @@ export class FairChecks {
     }
   }
 
-  /** Take in the log's frames (any order, any repeats); true if a seed was newly revealed.
+  /** Take in the log's frames (any order, any repeats); true if rolls are to be checked
+   * again: a seed was newly revealed, or the commitment of an epoch whose rolls were checked
+   * without it came ("Load older").
    * @param {EventFrame[]} frames @param {string | null | undefined} campaign */
   learn(frames, campaign) {
     this.campaign = campaign ?? this.campaign;
@@ -66,8 +86,10 @@ export class FairChecks {
       if (this.seen.has(frame.seq)) continue;
       this.seen.add(frame.seq);
       const event = frame.event;
-      if (event.type === "seed_committed") this.commitments.set(event.epoch, event.commitment);
-      else if (event.type === "seed_revealed") {
+      if (event.type === "seed_committed") {
+        this.commitments.set(event.epoch, event.commitment);
+        if (this.unconfirmed.delete(event.epoch)) revealed = true;
+      } else if (event.type === "seed_revealed") {
         this.seeds.set(event.epoch, event.seed);
         this.lastReveal = Math.max(this.lastReveal, frame.seq);
         revealed = true;
@@ -105,16 +127,42 @@ export class FairChecks {
   }
 
   /** A sealed roll at once; a revealed one recomputed by ./fair-check.js, fetched the first
-   * time a seed is revealed (a table whose seeds are all sealed never loads it).
+   * time a seed is revealed (a table whose seeds are all sealed never loads it), against its
+   * commitment: from the lines held, else asked of the server.
    * @param {EventFrame} frame a roll's @returns {Promise<Check>} */
   async compute(frame) {
     const stamp = /** @type {FairStamp} */ (frame.event.fair);
+    /** @type {{epoch: number, nonce: number, seeds: string, commitment: string | null, asked?: boolean}} */
     const how = {epoch: stamp.epoch, nonce: stamp.nonce, seeds: stamp.seeds,
                  commitment: this.commitments.get(stamp.epoch) ?? null};
     const seed = this.seeds.get(stamp.epoch);
     if (seed === undefined) return {state: "sealed", ...how};
-    const {recompute} = await import("./fair-check.js");
-    return recompute(frame, seed, how, this.rolls.get(`${stamp.epoch}/${stamp.nonce}`) ?? [frame],
-                     this.campaign);
+    const {canCheck, commitmentAt, recompute} = await import("./fair-check.js");
+    if (how.commitment === null && canCheck()) {
+      how.commitment = await this.askCommitment(stamp.epoch, frame.seq, commitmentAt);
+      if (how.commitment !== null) how.asked = true;
+    }
+    const frames = this.rolls.get(`${stamp.epoch}/${stamp.nonce}`) ?? [frame];
+    const result = await recompute(frame, seed, how, frames, this.campaign);
+    if (result.state === "unconfirmed") {
+      if (this.commitments.has(stamp.epoch)) return this.compute(frame); // its line came meanwhile
+      this.unconfirmed.add(stamp.epoch); // learn() says to check again when its line comes
+    }
+    return result;
+  }
+
+  /** The commitment of `epoch` as the server has it, asked once an epoch (the rolls of one
+   * epoch share the answer); null when this page cannot ask or the server gave none.
+   * @param {number} epoch @param {number} seq a roll of that epoch
+   * @param {(ask: Ask, seq: number, epoch: number) => Promise<string | null>} commitmentAt */
+  askCommitment(epoch, seq, commitmentAt) {
+    const ask = this.ask;
+    if (!ask) return Promise.resolve(null);
+    let answer = this.asked.get(epoch);
+    if (!answer) {
+      answer = commitmentAt(ask, seq, epoch).catch(() => null); // refused: said on the mark
+      this.asked.set(epoch, answer);
+    }
+    return answer;
   }
 }

@@ -131,6 +131,8 @@ export class PhApp extends HTMLElement {
     this.members = /** @type {PhMembers} */ (h("ph-members"));
     this.conditions = /** @type {PhConditions} */ (h("ph-conditions"));
     this.log = /** @type {PhLog} */ (h("ph-log"));
+    // a revealed roll's commitment older than the lines held is asked of the server (fairness.js)
+    this.log.fair.ask = (command) => this.connection.request(command);
     this.roll = /** @type {PhRoll} */ (h("ph-roll"));
     this.seed = /** @type {PhSeed} */ (h("ph-seed")); // the member's own seed, mixed into every roll (fairness)
     this.tools = h("section", {class: "ph-tools", "aria-label": "Tools"});

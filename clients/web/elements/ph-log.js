@@ -19,7 +19,8 @@
 // near the view.
 //
 // Each roll carries a badge: the page recomputes it once its epoch's seed is revealed
-// (../fairness.js) and says "verified", "sealed" or "mismatch"; opened, it shows how
+// (../fairness.js) and says "verified", "unconfirmed" (no commitment to check its seed
+// against), "sealed" or "mismatch"; opened, it shows how
 // (../fair-badge.js).
 //
 // A private roll this member may not see is a line that says who rolled it and how, and

@@ -105,6 +105,8 @@ export class PhReplay extends HTMLElement {
     this.panelSlot = h("section", {class: "ph-panel", "aria-label": "The table at this moment"});
     this.log = /** @type {PhLog} */ (h("ph-log"));
     this.cast = h("section", {class: "ph-cast", "aria-label": "Members and characters"});
+    // a revealed roll's commitment older than the lines held is asked of the server (fairness.js)
+    this.log.fair.ask = (command) => this.connection.request(command);
     replace(this,
       h("header", {class: "ph-header"}, this.heading, h("span", {class: "ph-who"}, "replay"),
         this.status, this.report = /** @type {PhReportLink} */ (h("ph-report-link")),

@@ -79,12 +79,18 @@ export class PhD12Call extends HTMLElement {
     this.stats.dataset.signature = signature;
   }
 
-  /** The test is on the table: clear the ticks and the label for the next call. */
+  /** The test is on the table: the next call starts afresh, for the same character and seen
+   * by the same people (the ticks, the label, extended or not, the DT and the opponent were
+   * this test's: an opponent left chosen kept the DT field disabled for the next call). */
   called() {
     for (const box of /** @type {NodeListOf<HTMLInputElement>} */ (this.stats.querySelectorAll("input:checked"))) {
       box.checked = false;
     }
     /** @type {NamedControls} */ (this.form.elements).label.value = "";
+    this.extended.checked = false;
+    this.refresh.value = "CON";
+    this.syncKind();
+    this.dtFields.clear();
   }
 
   syncKind() {

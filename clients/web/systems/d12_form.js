@@ -54,6 +54,14 @@ export class DtFields {
     this.dt.disabled = Boolean(chosen);
   }
 
+  /** Back to no DT and no opponent, the DT field enabled again (a call made: the next one
+   * has its own DT; an opponent left chosen kept the DT field disabled unseen). */
+  clear() {
+    this.dt.value = "";
+    this.opponent.value = "";
+    this.sync();
+  }
+
   /** The command's DT fields from what the GM chose (the server checks them). */
   fields() {
     if (this.opponent.value) return {opponent: this.opponent.value, opponent_stat: this.stat.value || null};

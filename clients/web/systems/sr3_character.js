@@ -63,6 +63,9 @@ export class Sr3Character extends HTMLElement {
                             placeholder: "Sam Shadow"});
     this.skills = h("tbody", {});
     this.submit = h("button", {type: "submit"}, "Create character");
+    // what the last Create or Save did: the form goes on to edit a character just created,
+    // which said nothing of its creation (the narrative form says "… created.")
+    this.status = h("p", {class: "ph-muted ph-sr3-character-status", role: "status"});
     this.form = h("form", {class: "ph-sr3-character-form", "aria-label": "Shadowrun character"},
       h("h2", {}, "Characters"),
       h("div", {class: "ph-sr3-row"}, labelled("Edit", this.pick)),
@@ -83,8 +86,11 @@ export class Sr3Character extends HTMLElement {
         FLAGS.map(([field, words]) => h("label", {class: "ph-sr3-check"},
           h("input", {type: "checkbox", name: field, "data-path": `$.stats.${field}`}),
           h("span", {}, words))))),
-      this.submit);
-    this.pick.addEventListener("change", () => this.load());
+      this.submit, this.status);
+    this.pick.addEventListener("change", () => {
+      this.load();
+      this.status.textContent = "";
+    });
     this.nameInput.addEventListener("input", () => {
       if (this.pick.value === NEW && !this.idTouched) {
         this.idInput.value = slugOf(this.nameInput.value, this.characters().map((c) => c.character));
@@ -92,7 +98,15 @@ export class Sr3Character extends HTMLElement {
     });
     this.idInput.addEventListener("input", () => { this.idTouched = true; });
     bindPathForm(this.form, () => this.command(), () => {
-      if (this.pick.value === NEW) this.pendingPick = this.idInput.value.trim();
+      const name = this.nameInput.value.trim();
+      if (this.pick.value === NEW) {
+        const character = this.idInput.value.trim();
+        this.pendingPick = character;
+        this.render(); // the table holding it is drawn before the answer comes
+        this.status.textContent = `${name} (${character}) created.`;
+      } else {
+        this.status.textContent = `${name} saved.`;
+      }
     });
     this.append(this.form);
     this.load();

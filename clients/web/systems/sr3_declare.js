@@ -33,6 +33,15 @@ export function title(word) {
   return plain[0].toUpperCase() + plain.slice(1);
 }
 
+/** The dice an attribute test of `name` rolls, as the server counts them
+ * (server/rules/sr3_tests.py `_attribute`): Reaction, which the stats may leave blank, is its
+ * natural rating ((Quickness + Intelligence) / 2, rounded down, unless given) plus its bonus. */
+function attributeDice(stats, name) {
+  if (name !== "reaction") return stats[name];
+  const natural = stats.reaction ?? Math.floor((stats.quickness + stats.intelligence) / 2);
+  return natural + (stats.reaction_bonus ?? 0);
+}
+
 export class Sr3Declare extends HTMLElement {
   constructor() {
     super();
@@ -84,8 +93,13 @@ export class Sr3Declare extends HTMLElement {
     this.open.addEventListener("change", () => {
       this.tn.disabled = this.open.checked;
     });
-    // declared (or rolled in private): the next test has its own reason; a refusal keeps it
-    bindPathForm(this.form, () => this.command(), () => { this.reason.value = ""; });
+    // declared (or rolled in private): the next test has its own reason, and answers a test
+    // only if told which (a test # left in place had the next attack recorded as answering an
+    // old one); a refusal keeps both
+    bindPathForm(this.form, () => this.command(), () => {
+      this.reason.value = "";
+      this.opposes.value = "";
+    });
     this.append(this.form);
     this.update(this.characters);
   }
@@ -105,8 +119,7 @@ export class Sr3Declare extends HTMLElement {
     const options = [
       ...skills.map(([name, skill]) => [`skill:${name}`, `${title(name)} ${skill.rating}`]),
       ...ATTRIBUTES.filter((name) => name !== "magic" || stats?.magic)
-        .map((name) => [`attribute:${name}`, `${title(name)}${stats && name !== "reaction"
-          ? ` ${stats[name]}` : ""}`]),
+        .map((name) => [`attribute:${name}`, `${title(name)}${stats ? ` ${attributeDice(stats, name)}` : ""}`]),
       ["dice", "a number of dice"], ["none", "pool dice only (dodge)"]];
     const another = this.baseFor !== this.character.value;
     if (another) {
