@@ -2,9 +2,9 @@
 
 A page fetches the campaign's own game system only, the GM's tools, character form and the
 like for the GM only, a threshold test's card once the table holds a test, a narrative
-check's card once the table holds an open check, and the code that recomputes a revealed roll
-(and says how) once a seed is revealed or a mark is pressed (docs/performance.md, "browser:
-first load"). All of it comes to less than 150 KB, decoded, for the GM of a new table of each
+check's card once the table holds an open check, the SR3 declared tests once one is declared,
+and the code that recomputes a revealed roll (and says how) once a seed is revealed or a mark
+is pressed (docs/performance.md, "browser: first load"). All of it comes to less than 150 KB, decoded, for the GM of a new table of each
 system (#11), its JavaScript and CSS without comments (``poolhall.server.lean_text``). The
 set of files is pinned here, so a static import that pulls one of them back into every first
 load fails a test instead of growing the figure unseen. A part fetched later is held back (its
@@ -112,6 +112,9 @@ def test_the_gm_of_a_new_table_of_each_system_loads_under_150_kb(
         gm.wait_for_function("() => performance.getEntriesByName('poolhall:live').length > 0")
         loaded = gm.evaluate(DECODED_BYTES)
         assert 50 * 1024 < loaded < FIRST_LOAD_BUDGET, (system, loaded)
+        # what a new table does not show yet comes with its first check or test
+        assert not {"systems/narrative_check.js", "systems/sr3_declared.js",
+                    "systems/d12_test.js"} & _first_load(gm)
 
 
 def test_a_narrative_checks_card_is_fetched_with_the_first_open_check(

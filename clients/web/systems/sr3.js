@@ -7,6 +7,8 @@
 //
 // The panel's parts are imported when the panel is first connected (`import()`), after this
 // module itself: elements created before their definition arrives are upgraded in place. The
+// declared tests' part (./sr3_declared.js) is fetched when the table first holds a declared
+// test: a new table's first load (the GM's is the largest) stays under 150 KB. The
 // character form (./sr3_character.js) is the GM's only: ./index.js fetches it for the GM
 // beside this module.
 /** @import {Sr3Combat} from "./sr3_combat.js" */
@@ -20,11 +22,11 @@ import {namesOf} from "../describe.js";
 import {describeSr3} from "./sr3_describe.js";
 import "../elements/ph-conditions.js"; // the Physical and Stun Condition Monitors
 
-/** The modules of the panel's parts (the browser fetches each once). */
+/** The modules of the panel's parts (the browser fetches each once); the declared tests'
+ * (./sr3_declared.js) come when the table first holds one (`render`). */
 function loadParts() {
   return Promise.all([import("./sr3_combat.js"), import("./sr3_declare.js"),
-                      import("./sr3_declared.js"), import("./sr3_rolled.js"),
-                      import("./sr3_sheets.js")]);
+                      import("./sr3_rolled.js"), import("./sr3_sheets.js")]);
 }
 
 class Sr3Table extends TablePart {
@@ -37,17 +39,25 @@ class Sr3Table extends TablePart {
     const mayRoll = (/** @type {string} */ character) => this.mayRoll(character);
     this.combat = /** @type {Sr3Combat} */ (h("ph-sr3-combat", {class: "ph-sr3-part"}));
     this.combat.me = this.me;
-    this.declared = /** @type {Sr3Declared} */ (h("ph-sr3-declared", {class: "ph-sr3-part", hidden: true}));
-    this.declared.mayRoll = mayRoll;
-    this.declared.me = this.me;
+    /** @type {Sr3Declared | null} made once its module is here: see render */
+    this.declared = null;
     this.tests = /** @type {Sr3Tests} */ (h("ph-sr3-tests", {class: "ph-sr3-part"}));
     this.tests.mayRoll = mayRoll;
     this.sheets = /** @type {Sr3Sheets} */ (h("ph-sr3-sheets", {class: "ph-sr3-part"}));
     const acts = this.me && this.me.role !== "spectator";
     this.declare = acts ? /** @type {Sr3Declare} */ (h("ph-sr3-declare", {class: "ph-sr3-part"})) : null;
     if (this.declare) this.declare.me = this.me;
-    this.append(...[this.combat, this.declare, this.declared, this.tests, this.sheets].filter(Boolean));
+    this.append(...[this.combat, this.declare, this.tests, this.sheets].filter(Boolean));
     this.render();
+  }
+
+  /** The declared tests' part, its module now here: made in its place, before the tests. */
+  showDeclared() {
+    if (this.declared || !this.tests) return;
+    this.declared = /** @type {Sr3Declared} */ (h("ph-sr3-declared", {class: "ph-sr3-part", hidden: true}));
+    this.declared.mayRoll = (/** @type {string} */ character) => this.mayRoll(character);
+    this.declared.me = this.me;
+    this.tests.before(this.declared);
   }
 
   /** The characters this member acts for: every one for the GM, a player's own, none else. */
@@ -70,7 +80,14 @@ class Sr3Table extends TablePart {
     this.combat.table = this._table;
     this.combat.views = this._views;
     this.declare?.update(this.own());
-    this.declared.update(this._table, this._views, names);
+    if (!this.declared && Object.keys(this._table.table?.game?.declared ?? {}).length) {
+      // drawn once the part's module is here; fetched again on the next table if it failed
+      this.declaredPart ??= import("./sr3_declared.js").then(() => {
+        this.showDeclared();
+        this.render();
+      }, () => { this.declaredPart = undefined; });
+    }
+    this.declared?.update(this._table, this._views, names);
     const sheets = this._views.get("sheets");
     this.tests.update(this._table, names, sheets?.sheets);
     this.sheets.update(sheets);
