@@ -228,3 +228,23 @@ async def test_game_night_refusals_read_as_words(table: Table, frame: dict[str, 
     assert reply["message"] == words
     assert table.server.log.head(campaign) == head
     await peer.close()
+
+
+@pytest.mark.parametrize(("frame", "words"), [
+    pytest.param({"type": "ROLL", "id": "x1", "expression": "1d6"},
+                 "unknown message type: invalid value 'ROLL'; did you mean 'roll' or "
+                 "'roll_pool'?", id="type-in-capitals"),
+    pytest.param({"type": "summon_dragon", "id": "x1"},
+                 "unknown message type: invalid value 'summon_dragon'", id="type-unknown"),
+])
+async def test_an_unknown_type_is_quoted_as_sent(table: Table, frame: dict[str, Any],
+                                                 words: str) -> None:
+    """"ROLL" was answered "invalid value 'roll'", naming a valid type as the invalid one: the
+    value is quoted as the client sent it, with the type it may have meant."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await _gm_peer(table, campaign, gm._token)
+    await peer.send(frame)
+    reply = await peer.recv()
+    assert (reply["type"], reply["code"], reply["path"]) == ("error", "unknown_type", "$.type")
+    assert reply["message"] == words
+    await peer.close()
