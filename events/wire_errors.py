@@ -14,11 +14,13 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
+from poolhall.events.character_io import CharacterFile, file_refusal
 from poolhall.events.errors import Rejected
 from poolhall.events.messages import CLIENT_DECODER
 from poolhall.events.plain_errors import plain_words
 from poolhall.events.strict import StrictDecoder
 from poolhall.events.suggest import did_you_mean
+from poolhall.events.wire_paths import spot_at
 
 __all__ = ["MAX_MAP_SEARCH", "MAX_SEARCHED_FRAME", "rejection_from"]
 
@@ -65,11 +67,9 @@ def rejection_from(error: msgspec.ValidationError | msgspec.DecodeError,
     field = _FIELD.search(message)
     if field and ("missing required field" in message or "unknown field" in message):
         path = f"{path}.{field.group('field')}"
-    if path == "$.type":  # the value quoted as sent: "ROLL" is not "roll"
-        sent = _INVALID_VALUE.match(message)
-        near = did_you_mean(sent.group("value"), _type_names(decoder.type)) if sent else ""
-        return Rejected("unknown_type",
-                        f"unknown message type: {message[0].lower()}{message[1:]}{near}", path)
+    told = _told_apart(message, path, frame, decoder)
+    if told is not None:
+        return told
     if message.startswith("Object missing required field `type`"):
         return Rejected("unknown_type", "every message needs a `type`", "$.type")
     if path == "$" and message.startswith("Expected `object`"):
@@ -78,6 +78,30 @@ def rejection_from(error: msgspec.ValidationError | msgspec.DecodeError,
     if plain is None and key:
         plain = f"bad key: {message[0].lower()}{message[1:]}"
     return Rejected("invalid", plain or message[0].lower() + message[1:], path)
+
+
+def _told_apart(message: str, path: str, frame: str | bytes | None,
+                decoder: StrictDecoder[Any]) -> Rejected | None:
+    """The refusal of a field that says which message or file it is, not what it holds: the
+    message's ``type`` (quoted as sent: "ROLL" is not "roll"), a character file's ``format``
+    and ``version`` (:func:`~poolhall.events.character_io.file_refusal`); else ``None``."""
+    if path == "$.type":
+        sent = _INVALID_VALUE.match(message)
+        near = did_you_mean(sent.group("value"), _type_names(decoder.type)) if sent else ""
+        return Rejected("unknown_type",
+                        f"unknown message type: {message[0].lower()}{message[1:]}{near}", path)
+    field = _character_file_field(path, decoder)
+    words = None if field is None else file_refusal(
+        field, message, spot_at(decoder.type, frame, path).value)
+    return None if words is None else Rejected("invalid", words, path)
+
+
+def _character_file_field(path: str, decoder: StrictDecoder[Any]) -> str | None:
+    """``format`` or ``version`` when ``path`` is that field of a character file (the file
+    itself, or an ``import_character``'s ``file``), else ``None``."""
+    prefix = "$." if decoder.type is CharacterFile else "$.file."
+    field = path.removeprefix(prefix)
+    return field if path.startswith(prefix) and field in ("format", "version") else None
 
 
 @functools.cache
