@@ -67,11 +67,11 @@ def rejection_from(error: msgspec.ValidationError | msgspec.DecodeError,
     field = _FIELD.search(message)
     if field and ("missing required field" in message or "unknown field" in message):
         path = f"{path}.{field.group('field')}"
+    if message.startswith("Object missing required field `type`"):
+        return Rejected("unknown_type", "every message needs a `type`", "$.type")
     told = _told_apart(message, path, frame, decoder)
     if told is not None:
         return told
-    if message.startswith("Object missing required field `type`"):
-        return Rejected("unknown_type", "every message needs a `type`", "$.type")
     if path == "$" and message.startswith("Expected `object`"):
         return Rejected("malformed", "a message is one json object", "$")
     plain = plain_words(message, path, frame, decoder.type, key=key)

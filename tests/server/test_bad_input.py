@@ -236,6 +236,8 @@ async def test_game_night_refusals_read_as_words(table: Table, frame: dict[str, 
                  "'roll_pool'?", id="type-in-capitals"),
     pytest.param({"type": "summon_dragon", "id": "x1"},
                  "unknown message type: invalid value 'summon_dragon'", id="type-unknown"),
+    pytest.param({"id": "x1", "expression": "1d6"}, "every message needs a `type`",
+                 id="no-type"),  # was "unknown message type: object missing required field"
 ])
 async def test_an_unknown_type_is_quoted_as_sent(table: Table, frame: dict[str, Any],
                                                  words: str) -> None:
