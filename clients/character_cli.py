@@ -57,21 +57,9 @@ def load_character_file(data: bytes, source: str) -> Any:
     try:
         return read_character_file(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
-        refusal = rejection_from(error, data, FILE_DECODER)
-        message = _hints().get(refusal.path or "", refusal.message)
-        raise CliError(f"{source}: {refusal.path}: {message}", common.EXIT_USAGE,
+        refusal = rejection_from(error, data, FILE_DECODER)  # the server's words for a file
+        raise CliError(f"{source}: {refusal.path}: {refusal.message}", common.EXIT_USAGE,
                        "invalid", refusal.path) from None
-
-
-def _hints() -> dict[str, str]:
-    """What to say of the two fields that tell a character file apart from any other JSON."""
-    from poolhall.events.character_io import CHARACTER_FILE_FORMAT, CHARACTER_FILE_VERSION
-
-    return {
-        "$.format": f'not a poolhall character file: "format" must be "{CHARACTER_FILE_FORMAT}"',
-        "$.version": f"a character file of a version this poolhall does not read (it reads"
-                     f" version {CHARACTER_FILE_VERSION})",
-    }
 
 
 async def _export(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Annotated, Final, Literal
 
 import msgspec
+import msgspec.inspect
 from msgspec import Meta
 
 from poolhall.events.base import Command, Event, Name, Slug
@@ -36,6 +37,7 @@ __all__ = [
     "ExportedFrom",
     "ImportCharacter",
     "character_file",
+    "file_refusal",
     "read_character_file",
 ]
 
@@ -83,6 +85,37 @@ class CharacterImported(Event, frozen=True, kw_only=True):
 FILE_DECODER: StrictDecoder[CharacterFile] = StrictDecoder(CharacterFile)
 """Refuses an unknown field at any depth (``"agilty"`` in the stats), as commands do."""
 _encoder = msgspec.json.Encoder()
+
+
+def file_refusal(field: str, message: str, sent: object) -> str | None:
+    """What to say of a character file refused at ``format`` or ``version`` (the fields that
+    tell it from any other JSON, and one format from the next), or ``None`` for the usual
+    words. ``message`` is msgspec's (without its path), ``sent`` the value there.
+
+    A version this poolhall does not know is said so, with the versions it reads: msgspec's
+    "invalid enum value 2" (or, for a number past 64 bits, "not a fraction") did not tell a
+    GM that the file came from a newer poolhall.
+    """
+    if field == "format":
+        return f'not a poolhall character file: "format" must be "{CHARACTER_FILE_FORMAT}"'
+    if field != "version":
+        return None
+    whole = isinstance(sent, int) and not isinstance(sent, bool)  # past 64 bits too
+    if not (message.startswith("Invalid enum value") or whole):
+        return None  # text, a fraction or no version at all: the usual words say it
+    read = _versions_read()
+    said = f"version {read[0]}" if len(read) == 1 else \
+        "versions " + ", ".join(map(str, read[:-1])) + f" and {read[-1]}"
+    return f"a character file of a version this poolhall does not read (it reads {said})"
+
+
+def _versions_read() -> tuple[int, ...]:
+    """The versions :class:`CharacterFile` takes (its ``version`` literal)."""
+    info = msgspec.inspect.type_info(CharacterFile)
+    assert isinstance(info, msgspec.inspect.StructType)
+    version = next(field.type for field in info.fields if field.name == "version")
+    assert isinstance(version, msgspec.inspect.LiteralType)
+    return tuple(sorted(value for value in version.values if isinstance(value, int)))
 
 
 def read_character_file(data: bytes | str) -> CharacterFile:

@@ -7,15 +7,20 @@ wherever it is caught.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
 import msgspec
+import msgspec.inspect as mi
 
+from poolhall.events.character_io import CharacterFile, file_refusal
 from poolhall.events.errors import Rejected
 from poolhall.events.messages import CLIENT_DECODER
 from poolhall.events.plain_errors import plain_words
 from poolhall.events.strict import StrictDecoder
+from poolhall.events.suggest import did_you_mean
+from poolhall.events.wire_paths import spot_at
 
 __all__ = ["MAX_MAP_SEARCH", "MAX_SEARCHED_FRAME", "rejection_from"]
 
@@ -29,6 +34,7 @@ _AT_PATH = re.compile(r" - at (?P<key>`key` in )?`(?P<path>[^`]+)`$")
 _FIELD = re.compile(r"field `(?P<field>[^`]+)`")
 _SEGMENT = re.compile(r"\.(?P<field>[A-Za-z_][A-Za-z0-9_]*)|\[(?P<index>\d+)\]|\[\.\.\.\]")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_INVALID_VALUE = re.compile(r"^Invalid value '(?P<value>.*)'$")
 _SURROGATE_ESCAPE = re.compile(
     r"(?<!\\)(?:\\\\)*(?P<escape>\\u(?P<code>[dD][89a-fA-F][0-9a-fA-F]{2}))")
 """An escape of half a surrogate pair (U+D800 to U+DFFF), after an even run of backslashes
@@ -61,16 +67,51 @@ def rejection_from(error: msgspec.ValidationError | msgspec.DecodeError,
     field = _FIELD.search(message)
     if field and ("missing required field" in message or "unknown field" in message):
         path = f"{path}.{field.group('field')}"
-    if path == "$.type":
-        return Rejected("unknown_type", f"unknown message type: {message.lower()}", path)
     if message.startswith("Object missing required field `type`"):
         return Rejected("unknown_type", "every message needs a `type`", "$.type")
+    told = _told_apart(message, path, frame, decoder)
+    if told is not None:
+        return told
     if path == "$" and message.startswith("Expected `object`"):
         return Rejected("malformed", "a message is one json object", "$")
     plain = plain_words(message, path, frame, decoder.type, key=key)
     if plain is None and key:
         plain = f"bad key: {message[0].lower()}{message[1:]}"
     return Rejected("invalid", plain or message[0].lower() + message[1:], path)
+
+
+def _told_apart(message: str, path: str, frame: str | bytes | None,
+                decoder: StrictDecoder[Any]) -> Rejected | None:
+    """The refusal of a field that says which message or file it is, not what it holds: the
+    message's ``type`` (quoted as sent: "ROLL" is not "roll"), a character file's ``format``
+    and ``version`` (:func:`~poolhall.events.character_io.file_refusal`); else ``None``."""
+    if path == "$.type":
+        sent = _INVALID_VALUE.match(message)
+        near = did_you_mean(sent.group("value"), _type_names(decoder.type)) if sent else ""
+        return Rejected("unknown_type",
+                        f"unknown message type: {message[0].lower()}{message[1:]}{near}", path)
+    field = _character_file_field(path, decoder)
+    words = None if field is None else file_refusal(
+        field, message, spot_at(decoder.type, frame, path).value)
+    return None if words is None else Rejected("invalid", words, path)
+
+
+def _character_file_field(path: str, decoder: StrictDecoder[Any]) -> str | None:
+    """``format`` or ``version`` when ``path`` is that field of a character file (the file
+    itself, or an ``import_character``'s ``file``), else ``None``."""
+    prefix = "$." if decoder.type is CharacterFile else "$.file."
+    field = path.removeprefix(prefix)
+    return field if path.startswith(prefix) and field in ("format", "version") else None
+
+
+@functools.cache
+def _type_names(root: Any) -> tuple[str, ...]:
+    """The ``type`` tags of the messages ``root`` (a tagged union) decodes, for a near miss
+    ("ROLL": did you mean 'roll'?)."""
+    info = mi.type_info(root)
+    members = info.types if isinstance(info, mi.UnionType) else (info,)
+    return tuple(member.tag for member in members
+                 if isinstance(member, mi.StructType) and isinstance(member.tag, str))
 
 
 def _lone_surrogate(frame: str | bytes) -> str | None:

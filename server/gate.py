@@ -17,7 +17,9 @@ Until its HTTP request is whole, a connection's bytes are kept by the gate, boun
 the whole request is handed to websockets (:mod:`poolhall.server.request_head`); an address may send
 ``--unfinished-requests-per-address`` requests at once, and its further connections wait,
 unread, for a turn. A request past the bounds is answered 431 (at its address's request pace)
-and closed, so what it held is released at once.
+and closed, so what it held is released at once; so is one of a method the server does not
+answer, with 405 (:mod:`poolhall.server.http_methods`), before websockets would drop it unanswered
+for the body it may carry.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from websockets.http11 import Request, Response
 
 from poolhall.server.admission import Admission, Refusal, source_of
 from poolhall.server.http_headers import secure
+from poolhall.server.http_methods import ALLOWED, method_of, not_allowed
 from poolhall.server.log_throttle import ACCEPT_FAILED, OncePerInterval
 from poolhall.server.request_head import ReadingSlots, RequestHead, TooLarge
 from poolhall.server.settings import Settings
@@ -203,10 +206,15 @@ class GatedConnection(ServerConnection):
         except TooLarge as why:
             self.gate.too_large(self, str(why))
             return
-        if whole is not None:
-            self.head = None
-            self.gate.finish_reading(self)
-            super().data_received(whole)
+        if whole is None:
+            return
+        method = method_of(whole)
+        if method is not None and method not in ALLOWED:  # before websockets drops a body
+            self.gate.refuse_unread(self, not_allowed(self.protocol, method))
+            return
+        self.head = None
+        self.gate.finish_reading(self)
+        super().data_received(whole)
 
     def eof_received(self) -> None:
         head = self.head
@@ -360,27 +368,32 @@ class Gate:
             following.transport.resume_reading()
 
     def too_large(self, connection: GatedConnection, why: str) -> None:
-        """Stop reading a request past the bounds; answer it 431 at its address's request
-        pace (an address cannot be refused faster than it may ask), then close it. It keeps
-        its turn until then, so its address's other connections wait meanwhile."""
+        """Stop reading a request past the bounds and answer it 431 (:meth:`refuse_unread`)."""
+        self.oversized += 1
+        self._oversized_interval += 1
+        response = connection.protocol.reject(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+                                              f"{why}\n")
+        secure(response.headers)
+        self.refuse_unread(connection, response)
+
+    def refuse_unread(self, connection: GatedConnection, response: Response) -> None:
+        """Stop reading a request websockets is not to parse (past the bounds, or of a method
+        the server does not answer); answer it ``response`` at its address's request pace
+        (an address cannot be refused faster than it may ask), then close it. It keeps its
+        turn until then, so its address's other connections wait meanwhile."""
         connection.discarding = True
         connection.transport.pause_reading()
         if connection.head is not None:
             connection.head.rest()  # its bytes are freed now, not when it closes
-        self.oversized += 1
-        self._oversized_interval += 1
         delay = self.admission.request_delay(connection.source, self._now())
         connection.answer_due = asyncio.get_running_loop().call_later(
-            delay, self._answer_too_large, connection, why)
+            delay, self._answer_unread, connection, response)
 
     @staticmethod
-    def _answer_too_large(connection: GatedConnection, why: str) -> None:
+    def _answer_unread(connection: GatedConnection, response: Response) -> None:
         connection.answer_due = None
         if connection.transport.is_closing():
             return
-        response = connection.protocol.reject(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
-                                              f"{why}\n")
-        secure(response.headers)
         connection.transport.write(response.serialize())
         connection.transport.close()  # connection_lost frees its turn and what it held
 

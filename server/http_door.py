@@ -7,6 +7,9 @@
   answered 400, before any part of the server reads it (:mod:`poolhall.server.http_headers`);
 - a request whose ``Host`` is not a name the server answers to is answered 403 (DNS
   rebinding: :mod:`poolhall.server.allowed_hosts`);
+- a request of a method other than ``GET`` and ``HEAD`` is answered 405, and an answer to
+  ``HEAD`` is sent without its body (:mod:`poolhall.server.http_methods`; the gate refuses
+  those methods earlier still, this covers a door used without it);
 - an error while answering is answered 500 - never websockets' own 500, which logged a 1.3 KB
   traceback per request: 16.7 KB/s of log per address, with no token needed;
 - every answer, whoever made it, carries the Content-Security-Policy and ``nosniff``.
@@ -29,6 +32,7 @@ from websockets.http11 import Request, Response
 
 from poolhall.server.allowed_hosts import AllowedHosts
 from poolhall.server.http_headers import duplicated, secure
+from poolhall.server.http_methods import ALLOWED, not_allowed, without_body
 from poolhall.server.log_throttle import OncePerInterval
 
 __all__ = ["FAILED", "REFUSED", "HttpDoor"]
@@ -77,6 +81,8 @@ class HttpDoor:
             refusal = self._refuse(connection, request)
             if refusal is not None:
                 return refusal
+            if request.method not in ALLOWED:
+                return not_allowed(connection.protocol, request.method)
             answer = self._route(connection, request)
             return await answer if inspect.isawaitable(answer) else answer
         except MultipleValuesError as error:  # a repeated header read somewhere as one
@@ -110,8 +116,10 @@ class HttpDoor:
     @staticmethod
     def process_response(connection: ServerConnection, request: Request,
                          response: Response) -> None:
-        """Every answer carries the security headers (those it did not set itself)."""
+        """Every answer carries the security headers (those it did not set itself); an
+        answer to ``HEAD`` loses its body."""
         secure(response.headers)
+        without_body(request, response)
 
 
 def _peer(connection: ServerConnection) -> str:

@@ -5,7 +5,8 @@ A member asks for it over their WebSocket (``report``): the answer is a path,
 :data:`TICKET_SECONDS`, and bound to the campaign and game session asked for, so the page gets
 the report without a token ever being put in a URL (a ticket that leaks is spent or stale).
 The page starts being made when the ticket is issued; the ticket is spent when the page is
-sent (a browser that retries a request cut short gets the same page, once).
+sent (a browser that retries a request cut short gets the same page, once), never by a
+``HEAD`` (:mod:`poolhall.server.http_methods`), which a link preview sends.
 
 The page is the very HTML file ``poolhall report --html`` writes (:mod:`poolhall.reports.html`):
 made from the log by the pure analytics fold and drawn by matplotlib, in a worker process (a report
@@ -154,11 +155,14 @@ class ReportPages:
         self._tickets.pop(ticket)
 
     async def respond(self, connection: ServerConnection, request: Request) -> Response | None:
-        """The page for ``/report/<ticket>`` (spent by this request); None for other paths."""
+        """The page for ``/report/<ticket>`` (spent by a ``GET``; a ``HEAD`` is answered the
+        same status and headers and spends nothing: a link preview must not burn the link);
+        None for other paths."""
         path = request.path.partition("?")[0]
         if not path.startswith("/report/"):
             return None
         name = path.removeprefix("/report/")
+        spend = request.method != "HEAD"
         ticket = self._tickets.get(name)
         if ticket is None or ticket.expires < self._clock():
             return _page(connection, HTTPStatus.NOT_FOUND, "This report link was used already "
@@ -170,10 +174,12 @@ class ReportPages:
             return _page(connection, HTTPStatus.ACCEPTED, "The report is being made; this page "
                          "reloads itself until it is ready.", reload=RELOAD_SECONDS)
         except NotComputed as why:
-            self._tickets.pop(name, None)
+            if spend:
+                self._tickets.pop(name, None)
             return _page(connection, HTTPStatus.SERVICE_UNAVAILABLE,
                          f"The report could not be made now ({why}); try again shortly.")
-        if self._tickets.pop(name, None) is None:  # another request took it meanwhile
+        kept = self._tickets.pop(name, None) if spend else self._tickets.get(name)
+        if kept is None:  # another request took it meanwhile
             return _page(connection, HTTPStatus.NOT_FOUND, "This report link was used already:"
                          " ask the table for the report again.")
         if "missing" in made:

@@ -25,6 +25,7 @@ from poolhall.server.loaded_campaigns import LoadedCampaigns
 from poolhall.server.rates import Limits, MemberKey
 from poolhall.server.replay_links import replay_first, replay_request
 from poolhall.server.report_page import ReportPages
+from poolhall.server.rules.core import require_session
 from poolhall.server.subscriber import Subscriber
 
 __all__ = ["TableMessages"]
@@ -57,6 +58,7 @@ class TableMessages:
                                  f"reading history of {hub.campaign} failed")
             case ReportRequest():  # a page's ticket, no hub work
                 try:
+                    require_session(hub.state, message.session)  # as share_replay does
                     path = self.reports.issue(hub.campaign, message.session, hub.state.head,
                                               tuple(sorted(hub.hidden_from(subscriber.member))))
                 finally:

@@ -20,6 +20,10 @@ at a host name the server answers to, ``--base-url``'s, or one of ``--allowed-or
 elsewhere (even one whose DNS name was pointed at this server) cannot act at this table with
 a member's browser. Clients that are not browsers send no ``Origin`` and are let through.
 
+Only ``GET`` and ``HEAD`` reach :meth:`WebTable.respond`: any other method is answered 405
+before it is routed, and an answer to ``HEAD`` loses its body on the way out
+(:mod:`poolhall.server.http_methods`).
+
 Tokens never travel in a request line: a join link carries the token in the URL fragment,
 which browsers do not send, and the page sends it only inside the WebSocket's ``join``.
 

@@ -13,11 +13,12 @@ from poolhall.events.base import Event
 from poolhall.events.dice import DiceExpression, RolledTerm, parse_dice, total_of
 from poolhall.events.errors import NotationError, Rejected
 from poolhall.events.fair import RotateSeed, SeedCommitted, SetClientSeed, commitment
+from poolhall.projections.campaign import CampaignState
 from poolhall.server.rules import fairness, privacy
 from poolhall.server.rules.base import ADMIN_MEMBER, Decision
 from poolhall.server.rules.retire import require_not_retired, retire_character
 
-__all__ = ["COMMANDS", "decide", "open_campaign", "slugify"]
+__all__ = ["COMMANDS", "decide", "open_campaign", "require_session", "slugify"]
 
 COMMANDS = frozenset(core.COMMANDS)
 
@@ -94,15 +95,23 @@ def _invite(ctx: Decision, command: core.Invite, hash_token: Any) -> list[Event]
     ]
 
 
+def require_session(state: CampaignState, session: int | None) -> None:
+    """Refuse ``not_found`` at ``$.session`` a game session that has not started (``None``,
+    the whole campaign, always passes): what a replay link or a report of it would show is
+    nothing, and saying so up front beats a link or page that opens onto "no such session"."""
+    if session is None or any(span.session == session for span in state.sessions):
+        return
+    started = len(state.sessions)
+    raise Rejected("not_found", f"no game session {session} yet: "
+                   + (f"sessions 1 to {started} have started" if started > 1
+                      else "session 1 has started" if started else "none has started"),
+                   "$.session")
+
+
 def _share_replay(ctx: Decision, command: core.ShareReplay, hash_token: Any) -> list[Event]:
     ctx.require_gm("share replays")
     state = ctx.state
-    if command.session is not None and not any(span.session == command.session
-                                               for span in state.sessions):
-        started = len(state.sessions)
-        raise Rejected("not_found", f"no game session {command.session} yet: "
-                       + (f"sessions 1 to {started} have started" if started
-                          else "none has started"), "$.session")
+    require_session(state, command.session)
     name = command.name or (f"replay of session {command.session}" if command.session
                             else "replay of the campaign")
     member = slugify(name, {*state.members, ADMIN_MEMBER}, "replay")

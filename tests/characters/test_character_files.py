@@ -49,7 +49,9 @@ def test_an_exported_character_reads_back_the_same() -> None:
 
 @pytest.mark.parametrize(("changes", "path", "words"), [
     ({"format": "something.else"}, "$.format", "poolhall.character"),
-    ({"version": 2}, "$.version", "1"),
+    ({"version": 2}, "$.version", "a version this poolhall does not read (it reads version 1)"),
+    ({"version": 10**30}, "$.version", "a version this poolhall does not read"),
+    ({"version": 1.5}, "$.version", "the version should be a whole number, not 1.5"),
     ({"name": ""}, "$.name", "the name is empty"),
     ({"colour": "red"}, "$.colour", "unknown field"),
     ({"stats": {"system": "narrative", "agility": 11}}, "$.stats.agility", "10"),

@@ -228,3 +228,60 @@ async def test_game_night_refusals_read_as_words(table: Table, frame: dict[str, 
     assert reply["message"] == words
     assert table.server.log.head(campaign) == head
     await peer.close()
+
+
+@pytest.mark.parametrize(("frame", "words"), [
+    pytest.param({"type": "ROLL", "id": "x1", "expression": "1d6"},
+                 "unknown message type: invalid value 'ROLL'; did you mean 'roll' or "
+                 "'roll_pool'?", id="type-in-capitals"),
+    pytest.param({"type": "summon_dragon", "id": "x1"},
+                 "unknown message type: invalid value 'summon_dragon'", id="type-unknown"),
+    pytest.param({"id": "x1", "expression": "1d6"}, "every message needs a `type`",
+                 id="no-type"),  # was "unknown message type: object missing required field"
+])
+async def test_an_unknown_type_is_quoted_as_sent(table: Table, frame: dict[str, Any],
+                                                 words: str) -> None:
+    """"ROLL" was answered "invalid value 'roll'", naming a valid type as the invalid one: the
+    value is quoted as the client sent it, with the type it may have meant."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await _gm_peer(table, campaign, gm._token)
+    await peer.send(frame)
+    reply = await peer.recv()
+    assert (reply["type"], reply["code"], reply["path"]) == ("error", "unknown_type", "$.type")
+    assert reply["message"] == words
+    await peer.close()
+
+
+def _import(**file: object) -> dict[str, Any]:
+    return {"type": "import_character", "id": "x1",
+            "file": {"format": "poolhall.character", "version": 1, "name": "Imp",
+                     "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 1}}, **file}}
+
+
+NEWER = "a character file of a version this poolhall does not read (it reads version 1)"
+
+
+@pytest.mark.parametrize(("frame", "path", "words"), [
+    pytest.param(_import(version=2), "$.file.version", NEWER, id="newer-version"),
+    pytest.param(_import(version=10**30), "$.file.version", NEWER, id="huge-version"),
+    pytest.param(_import(format="other.thing"), "$.file.format",
+                 'not a poolhall character file: "format" must be "poolhall.character"',
+                 id="another-format"),
+    pytest.param(_import(version="1"), "$.file.version",
+                 "the version should be a whole number, not text", id="version-as-text"),
+])
+async def test_a_character_file_of_another_version_says_so(
+        table: Table, frame: dict[str, Any], path: str, words: str) -> None:
+    """An import of a newer character file got msgspec's "invalid enum value 2" (and a huge
+    version "not a fraction"): it is said in the words the docs and the CLI use, which the
+    browser's Import shows as they are; nothing is appended."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await _gm_peer(table, campaign, gm._token)
+    assert table.server.log is not None
+    head = table.server.log.head(campaign)
+    await peer.send(frame)
+    reply = await peer.recv()
+    assert (reply["type"], reply["code"], reply["path"]) == ("error", "invalid", path)
+    assert reply["message"] == words
+    assert table.server.log.head(campaign) == head
+    await peer.close()

@@ -71,16 +71,39 @@ async def test_a_member_opens_the_session_report_once_without_a_token_in_the_url
     assert "used already" in said
 
 
-async def test_a_session_that_never_was_is_named_on_the_page(table: Table) -> None:
-    """Session 4 of a campaign with one session: the page says which sessions there are."""
+@pytest.mark.parametrize(("started", "session", "words"), [
+    (1, 4, "no game session 4 yet: session 1 has started"),
+    (2, 2**63, f"no game session {2**63} yet: sessions 1 to 2 have started"),
+    (0, 1, "no game session 1 yet: none has started"),
+])
+async def test_a_session_that_never_was_is_refused_up_front(
+        table: Table, started: int, session: int, words: str) -> None:
+    """A report of a session that has not started is refused over the WebSocket, not_found at
+    $.session as share_replay refuses it, with no ticket (it was given one, and only the page
+    then said 404); the refusal names the sessions there are."""
     _, gm = await table.create_campaign("d12")
-    await gm.call(core.StartSession, title="Only one")
+    for n in range(started):
+        await gm.call(core.StartSession, title=f"Night {n + 1}")
+        await gm.call(core.EndSession)
     assert gm.campaign is not None
-    answer = await _ticket(table, gm._token, gm.campaign, session=4)
-    status, _, page = await _fetch(table.url.replace("ws://", "http://") + str(answer["path"]))
-    assert status == 404
-    assert "no game session 4" in page
-    assert "its sessions: 1" in page
+    peer = await RawPeer.open(table.url)
+    try:
+        await peer.join(gm._token, gm.campaign)
+        await peer.send({"type": "report", "id": "report-0001", "session": session})
+        refused = await peer.recv_until("error", timeout=10)
+        assert (refused["id"], refused["code"], refused["path"]) == (
+            "report-0001", "not_found", "$.session")
+        assert refused["message"] == words
+        await peer.send({"type": "share_replay", "id": "share-0001", "session": session})
+        replay = await peer.recv_until("error", timeout=10)
+        assert (replay["code"], replay["path"], replay["message"]) == (
+            "not_found", "$.session", words)
+        await peer.send({"type": "report", "id": "report-0002"})  # the campaign's: a ticket
+        assert str((await peer.recv_until("report", timeout=10))["path"]).startswith(
+            "/report/")
+    finally:
+        await peer.connection.close()
+    assert len(table.server.reports._tickets) == 1  # the campaign's only
 
 
 @pytest.mark.parametrize("path", ["/report/", "/report/not-a-ticket"])
@@ -96,6 +119,8 @@ async def test_a_member_asking_for_report_after_report_waits_its_turn(table: Tab
     the same one asked again shares the page being made."""
     _, gm = await table.create_campaign("d12")
     await gm.call(core.StartSession, title="One")
+    await gm.call(core.EndSession)
+    await gm.call(core.StartSession, title="Two")
     peer = await RawPeer.open(table.url)
     try:
         await peer.join(gm._token, gm.campaign)

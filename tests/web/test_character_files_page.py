@@ -65,12 +65,20 @@ def test_a_bad_file_is_refused_beside_the_file_chooser_naming_the_field(
     form.get_by_label("character file").set_input_files(str(garbage))
     form.get_by_role("button", name="Import").click()
     expect(form.locator(".ph-error")).to_contain_text("notes.json is not JSON")
+    newer = tmp_path / "newer.json"  # a file of a later poolhall: said so, not "enum value 2"
+    newer.write_text(json.dumps({"format": "poolhall.character", "version": 2, "name": "Han",
+                                 "stats": HAN}))
+    form.get_by_label("character file").set_input_files(str(newer))
+    form.get_by_role("button", name="Import").click()
+    expect(form.locator(".ph-error")).to_contain_text(
+        "a character file of a version this poolhall does not read (it reads version 1)")
     # the page sends the file as it is and the server judges it: the one frame outside the
     # schema is that import, which this test sent on purpose
     bad_frames = [frame for frame in open_page.sent  # type: ignore[attr-defined]
-                  if '"agility":11' in str(frame)]
-    assert len(bad_frames) == 1
-    open_page.sent.remove(bad_frames[0])  # type: ignore[attr-defined]
+                  if '"agility":11' in str(frame) or '"version":2' in str(frame)]
+    assert len(bad_frames) == 2
+    for frame in bad_frames:
+        open_page.sent.remove(frame)  # type: ignore[attr-defined]
 
 
 def test_the_cli_exports_and_imports_a_character(served: Served, tmp_path: Path) -> None:
