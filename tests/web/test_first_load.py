@@ -1,15 +1,15 @@
 """What a table's first load fetches, and the parts fetched later, when first needed.
 
-A page fetches the campaign's own game system only, the GM's tools, character form and the
-like for the GM only, a threshold test's card once the table holds a test, a narrative
-check's card once the table holds an open check, the SR3 declared tests once one is declared,
-and the code that recomputes a revealed roll (and says how) once a seed is revealed or a mark
-is pressed (docs/performance.md, "browser: first load"). All of it comes to less than 150 KB, decoded, for the GM of a new table of each
-system (#11), its JavaScript and CSS without comments (``poolhall.server.lean_text``). The
-set of files is pinned here, so a static import that pulls one of them back into every first
-load fails a test instead of growing the figure unseen. A part fetched later is held back (its
-request stalled, then let through) to show that the table meanwhile draws the rest, and that a
-click made while it loads is not lost.
+A page fetches the campaign's own game system only, the GM's tools, character form and the like
+for the GM only, a threshold test's card once the table holds a test, a narrative check's card
+once the table holds an open check, the SR3 declared tests once one is declared, and the code
+that recomputes a revealed roll (and says how) once a seed is revealed or a mark is pressed
+(docs/performance.md, "browser: first load"). All of it comes to less than 150 KB, decoded, for
+the GM of a new table of each system (#11), its JavaScript and CSS without comments
+(``poolhall.server.lean_text``). The set of files is pinned here, so a static import that pulls
+one of them back into every first load fails a test instead of growing the figure unseen. A
+part fetched later is held back (its request stalled, then let through) to show that the table
+meanwhile draws the rest, and that a click made while it loads is not lost.
 """
 
 from __future__ import annotations
