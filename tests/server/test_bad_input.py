@@ -194,6 +194,21 @@ STAT_NAME = ("is not a stat's name: capital letters A-Z, digits and _, starting 
              "at most 12 characters (CON, CHA, STR)")
 
 
+async def _refused_in_words(table: Table, frame: dict[str, Any], path: str, words: str) -> None:
+    """The GM of a new d12 campaign sends ``frame``: refused ``invalid`` at ``path`` in
+    exactly ``words``, and nothing appended."""
+    campaign, gm = await table.create_campaign("d12")
+    peer = await _gm_peer(table, campaign, gm._token)
+    assert table.server.log is not None
+    head = table.server.log.head(campaign)
+    await peer.send(frame)
+    reply = await peer.recv()
+    assert (reply["type"], reply["code"], reply["path"]) == ("error", "invalid", path)
+    assert reply["message"] == words
+    assert table.server.log.head(campaign) == head
+    await peer.close()
+
+
 @pytest.mark.parametrize(("frame", "path", "words"), [
     pytest.param(_sheet(STR=2.5), "$.stats.ratings.STR",
                  "STR should be a whole number, not 2.5", id="fractional-rating"),
@@ -218,16 +233,7 @@ async def test_game_night_refusals_read_as_words(table: Table, frame: dict[str, 
     """What a game-night trial showed players ("not a number", a raw regex, a field's path
     for its name, "at least 1 characters") now reads as words; the path still names the
     field exactly, and nothing is appended."""
-    campaign, gm = await table.create_campaign("d12")
-    peer = await _gm_peer(table, campaign, gm._token)
-    assert table.server.log is not None
-    head = table.server.log.head(campaign)
-    await peer.send(frame)
-    reply = await peer.recv()
-    assert (reply["type"], reply["code"], reply["path"]) == ("error", "invalid", path)
-    assert reply["message"] == words
-    assert table.server.log.head(campaign) == head
-    await peer.close()
+    await _refused_in_words(table, frame, path, words)
 
 
 @pytest.mark.parametrize(("frame", "words"), [
@@ -275,13 +281,4 @@ async def test_a_character_file_of_another_version_says_so(
     """An import of a newer character file got msgspec's "invalid enum value 2" (and a huge
     version "not a fraction"): it is said in the words the docs and the CLI use, which the
     browser's Import shows as they are; nothing is appended."""
-    campaign, gm = await table.create_campaign("d12")
-    peer = await _gm_peer(table, campaign, gm._token)
-    assert table.server.log is not None
-    head = table.server.log.head(campaign)
-    await peer.send(frame)
-    reply = await peer.recv()
-    assert (reply["type"], reply["code"], reply["path"]) == ("error", "invalid", path)
-    assert reply["message"] == words
-    assert table.server.log.head(campaign) == head
-    await peer.close()
+    await _refused_in_words(table, frame, path, words)
