@@ -54,9 +54,9 @@ ONE_SHOT_COMMANDS: frozenset[type[Any]] = frozenset(
 """The commands a player may make private (``blind`` or ``self``)."""
 
 
-ABSENT_NAME = "\x00absent"
+_ABSENT_NAME = "\x00absent"
 """A check's id no check has (ids are printable): what a hidden one is replaced with."""
-ABSENT_NUMBER = 2**62
+_ABSENT_NUMBER = 2**62
 """A test's number no test has."""
 
 
@@ -78,7 +78,7 @@ def guard(ctx: Decision, command: Any, decide: Callable[[Decision, Any], object]
         key, path = reference
         kind, name = key.split(":", 1)
         field = path.removeprefix("$.")
-        absent = ABSENT_NUMBER if isinstance(getattr(command, field), int) else ABSENT_NAME
+        absent = _ABSENT_NUMBER if isinstance(getattr(command, field), int) else _ABSENT_NAME
         try:
             decide(ctx, msgspec.structs.replace(command, **{field: absent}))
         except Rejected as refusal:
