@@ -65,11 +65,18 @@ writer that takes no lock; then its requests get a :class:`ConcurrencyError`."""
 SUMMARY_SECONDS = 60.0
 """Seconds between two log lines counting the requests that lost a race."""
 
-_LOCK = "SELECT pg_advisory_xact_lock(%s, k) FROM unnest(%s::integer[]) AS k"
-_HEADS = ("SELECT c, e.seq, e.hash FROM unnest(%s::text[]) AS c CROSS JOIN LATERAL"
+_LOCK = "SELECT pg_advisory_xact_lock(%s, k) FROM unnest(%b::integer[]) AS k"
+_HEADS = ("SELECT c, e.seq, e.hash FROM unnest(%b::text[]) AS c CROSS JOIN LATERAL"
           " (SELECT seq, hash FROM events WHERE campaign = c ORDER BY seq DESC LIMIT 1) AS e")
-_RECORDED = ("SELECT campaign, command_id, actor, first_seq, last_seq FROM commands"
-             " WHERE (campaign, command_id) IN (SELECT * FROM unnest(%s::text[], %s::text[]))")
+_RECORDED = ("SELECT w.campaign, w.command_id, c.actor, c.first_seq, c.last_seq"
+             " FROM unnest(%b::text[], %b::text[]) AS w(campaign, command_id) CROSS JOIN LATERAL"
+             " (SELECT actor, first_seq, last_seq FROM commands WHERE campaign = w.campaign"
+             " AND command_id = w.command_id LIMIT 1) AS c")
+"""The batch's command ids the log holds: one look-up in the primary key per id. The ``LIMIT
+1`` (a no-op under the key) keeps the planner from flattening the look-ups into a join: on a
+young table whose statistics say it is small, it hashed the ids and scanned every command
+(2.7 ms a batch of 100 on 50,000 commands, and growing), and the batch's reads took more
+than its writes. Every array goes in binary (``%b``), as the inserts' do."""
 _INSERT_EVENTS = (
     "INSERT INTO events (campaign, seq, type, version, payload, recorded_at, actor,"
     " command_id, hash) SELECT * FROM unnest(%b::text[], %b::bigint[], %b::text[],"

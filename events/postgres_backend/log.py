@@ -72,6 +72,15 @@ _ROWS = ("SELECT seq, type, version, payload::text, recorded_at, actor, command_
          " LIMIT %s")
 
 
+_HASHES_AT = ("SELECT w.campaign, e.hash FROM unnest(%b::text[], %b::bigint[]) AS w(campaign, seq)"
+              " CROSS JOIN LATERAL (SELECT hash FROM events WHERE campaign = w.campaign"
+              " AND seq = w.seq LIMIT 1) AS e")
+_RECORDS_BY_CAMPAIGN = (
+    "SELECT w.campaign, w.command_id, c.actor, c.first_seq, c.last_seq"
+    " FROM unnest(%b::text[], %b::text[]) AS w(campaign, command_id) CROSS JOIN LATERAL"
+    " (SELECT actor, first_seq, last_seq FROM commands WHERE campaign = w.campaign"
+    " AND command_id = w.command_id LIMIT 1) AS c")
+
 class PostgresLog(ServerLog):
     """The event log in one PostgreSQL database (or one schema of it, named in the URL's
     ``options=-csearch_path=...``), shared by every server process of a deployment."""
@@ -176,14 +185,15 @@ class PostgresLog(ServerLog):
         return [StoredRow(*row) for row in page]
 
     def hashes_at(self, wanted: dict[str, int]) -> dict[str, str]:
-        """The chain hash of each campaign's event ``wanted[campaign]`` (GENESIS at 0)."""
+        """The chain hash of each campaign's event ``wanted[campaign]`` (GENESIS at 0): a
+        look-up in the unique key per campaign (``LIMIT 1`` keeps them look-ups, as in
+        :data:`~poolhall.events.postgres_backend.append._RECORDED`)."""
         found = {campaign: GENESIS for campaign, seq in wanted.items() if seq == 0}
         asked = [(campaign, seq) for campaign, seq in wanted.items() if seq > 0]
         if asked:
             with self._read() as connection:
                 rows = connection.execute(
-                    "SELECT campaign, hash FROM events WHERE (campaign, seq) IN"
-                    " (SELECT * FROM unnest(%s::text[], %s::bigint[]))",
+                    _HASHES_AT,
                     [[c for c, _ in asked], [s for _, s in asked]]).fetchall()
             found.update({campaign: digest for campaign, digest in rows})
         return found
@@ -215,16 +225,16 @@ class PostgresLog(ServerLog):
 
     def command_records_by_campaign(self, wanted: Mapping[str, Sequence[str]]
                                     ) -> dict[str, dict[str, CommandRecord]]:
-        """Each campaign's ``wanted`` ids it holds, in one statement for all the campaigns."""
+        """Each campaign's ``wanted`` ids it holds, in one statement for all the campaigns:
+        a look-up in the primary key per id (``LIMIT 1`` keeps them look-ups, as in
+        :data:`~poolhall.events.postgres_backend.append._RECORDED`)."""
         pairs = [(campaign, command_id) for campaign, ids in wanted.items() for command_id in ids]
         found: dict[str, dict[str, CommandRecord]] = {}
         if not pairs:
             return found
         with self._read() as connection:
             rows = connection.execute(
-                "SELECT c.campaign, c.command_id, c.actor, c.first_seq, c.last_seq"
-                " FROM unnest(%s::text[], %s::text[]) AS w(campaign, command_id)"
-                " JOIN commands c ON c.campaign = w.campaign AND c.command_id = w.command_id",
+                _RECORDS_BY_CAMPAIGN,
                 [[campaign for campaign, _ in pairs], [command for _, command in pairs]]
             ).fetchall()
         for campaign, command_id, actor, first, last in rows:

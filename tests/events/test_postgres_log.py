@@ -18,7 +18,14 @@ from poolhall.events.errors import ConcurrencyError, StoreError
 from poolhall.events.log import GENESIS
 from poolhall.events.log_contract import CommandRecord, EventLog
 from poolhall.events.postgres_backend import PostgresLog
-from poolhall.events.postgres_backend.append import LOCK_SPACE, _Batch, _hashed, lock_key
+from poolhall.events.postgres_backend.append import (
+    _RECORDED,
+    LOCK_SPACE,
+    _Batch,
+    _hashed,
+    lock_key,
+)
+from poolhall.events.postgres_backend.log import _HASHES_AT, _RECORDS_BY_CAMPAIGN
 from poolhall.events.postgres_backend.schema import APPEND_ONLY_TABLES
 from tests.events.store_contract import LogContract, opened, request, rolled
 
@@ -386,3 +393,28 @@ def test_two_processes_racing_on_two_campaigns_never_deadlock(log: PostgresLog,
     assert in_log == stored
     assert stored
     assert log.verify()[1] == []
+
+
+@pytest.mark.parametrize("statement", ["recorded", "records_by_campaign", "hashes_at"])
+def test_batch_look_ups_stay_look_ups_on_a_young_table(log: PostgresLog, statement: str) -> None:
+    """A batch's look-ups of command ids (and of chain hashes) use the unique keys, one probe
+    an entry, whatever the planner believes of a table no ``ANALYZE`` has seen: written as
+    ``IN (SELECT unnest ...)`` or as a join, PostgreSQL hashed the ids and scanned every
+    command (2.7 ms a batch of 100 on 50,000 commands, more than the batch's writes)."""
+    campaigns = [f"young-{k}" for k in range(100)]
+    for turn in range(40):
+        results = log.append_batch([request(campaign, turn, rolled(turn), command=f"cmd-{turn}")
+                                    for campaign in campaigns])
+        assert all(isinstance(result, list) for result in results)
+    queries: dict[str, tuple[str, list[list[Any]]]] = {
+        "recorded": (_RECORDED, [campaigns, [f"new-{k}" for k in range(100)]]),
+        "records_by_campaign": (_RECORDS_BY_CAMPAIGN, [campaigns, ["cmd-3"] * 100]),
+        "hashes_at": (_HASHES_AT, [campaigns, [7] * 100]),
+    }
+    sql, params = queries[statement]
+    with psycopg.connect(log.url) as connection:
+        plan = "\n".join(row[0] for row in psycopg.ClientCursor(connection).execute(
+            "EXPLAIN " + sql.replace("%b", "%s"), params))
+    assert "Seq Scan" not in plan, plan
+    assert "Hash" not in plan, plan
+    assert "Index" in plan, plan
