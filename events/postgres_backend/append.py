@@ -33,6 +33,7 @@ every process.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -48,6 +49,7 @@ from poolhall.events.chain import GENESIS
 from poolhall.events.errors import ConcurrencyError, StoreError
 from poolhall.events.log_contract import Appended, AppendRequest, AppendResult, CommandRecord
 from poolhall.events.postgres_backend.database import connect, reason
+from poolhall.events.postgres_backend.pooled import check_idle
 from poolhall.events.sqlite_backend.issued_tokens import ISSUING, issued_hash
 
 __all__ = ["LOCK_SPACE", "RACE_TRIES", "Appender", "lock_key"]
@@ -161,7 +163,13 @@ class Appender:
                 self._connection = None
 
     def _writer(self) -> psycopg.Connection[Any]:
+        """The writer's connection, made again if it is gone: closed, broken, or dropped by a
+        database that restarted since the last batch (:func:`.pooled.check_idle`), so that the
+        first batch after a restart is not failed by the connection of before."""
         connection = self._connection
+        if connection is not None and not (connection.closed or connection.broken):
+            with contextlib.suppress(psycopg.Error):  # then broken: made again below
+                check_idle(connection)
         if connection is None or connection.closed or connection.broken:
             if connection is not None:
                 connection.close()

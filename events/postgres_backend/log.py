@@ -48,6 +48,7 @@ from poolhall.events.postgres_backend.database import (
     safe_url,
 )
 from poolhall.events.postgres_backend.deployment import admin_hash, claim_admin_hash
+from poolhall.events.postgres_backend.pooled import check_idle
 from poolhall.events.postgres_backend.presence import PostgresPresence
 from poolhall.events.postgres_backend.seeds import PostgresSeedVault
 from poolhall.events.postgres_backend.snapshots import PostgresSnapshots
@@ -102,7 +103,7 @@ class PostgresLog(ServerLog):
         self._appender = Appender(url, self.channel)
         self._pool = ConnectionPool(conninfo(url), min_size=1, max_size=readers, open=True,
                                     kwargs={"autocommit": True}, name="poolhall-readers",
-                                    timeout=CONNECT_SECONDS)
+                                    timeout=CONNECT_SECONDS, check=check_idle)
 
     # ---- connections ----------------------------------------------------------------------
 

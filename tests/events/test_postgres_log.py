@@ -418,3 +418,28 @@ def test_batch_look_ups_stay_look_ups_on_a_young_table(log: PostgresLog, stateme
     assert "Seq Scan" not in plan, plan
     assert "Hash" not in plan, plan
     assert "Index" in plan, plan
+
+
+def _end_sessions_of(log: PostgresLog, postgres_url: str) -> None:
+    """End every session this log holds, as a restart of PostgreSQL ends them all (the
+    database tells each client, then closes its socket)."""
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        ended = admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname ="
+            " current_database() AND pid <> pg_backend_pid() AND application_name = ''"
+            " AND query NOT LIKE '%%LISTEN%%'").fetchall()
+    assert ended, "no session was ended: the test proves nothing"
+    time.sleep(0.2)  # the terminated backends' farewells reach the sockets
+
+
+def test_reads_and_appends_after_the_database_ended_the_sessions_succeed(
+        log: PostgresLog, postgres_url: str) -> None:
+    """After a restart of PostgreSQL the pool's idle connections and the writer's are dead:
+    the first read and the first append take new ones instead of failing (a join was refused
+    "the log cannot be read" while ``/health`` said ok, once per dead connection)."""
+    assert log.append_batch([request("restarted", 0, opened("restarted"))])[0] == [1]
+    assert log.head("restarted") == 1
+    _end_sessions_of(log, postgres_url)
+    assert log.head("restarted") == 1
+    assert [row.seq for row in log.read("restarted")] == [1]
+    assert log.append_batch([request("restarted", 1, rolled(4), command="c2")])[0] == [2]
