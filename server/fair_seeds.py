@@ -6,11 +6,25 @@ in the vault if it is not there yet. So a decision that ends an epoch (a session
 rotation, the automatic one) can publish the next epoch's commitment purely, from a seed that
 is already durable: the seed is kept *before* its ``seed_committed`` is appended, and a
 restart finds it (and the current one) in the vault.
+
+**An epoch this process did not see begin is ended before it rolls again.** The log this
+process opened may be a backup put back: rolls made after the backup was taken are lost, but
+people saw their dice, and the same nonces of the same seed would roll them again, die for die.
+So the first time a process prepares a campaign, the epoch open then is *inherited*
+(:attr:`~poolhall.server.rules.fairness.EpochSeeds.inherited`): the first roll reveals it and
+rolls in a later one whose seed this process drew
+(:class:`~poolhall.server.rules.fairness.FairRoll`). Not the next: the seeds of the two epochs
+after it were drawn ahead, are in the same backup, and the lost rolls may have used them too;
+each is committed and revealed unused on the way. Once per process and
+campaign (``judged``, the process's set, shared by every hub it loads): a hub unloaded and
+loaded again trusts the epochs this process saw, and a campaign this process drew a seed for
+(its creation's first epoch, say) has no inherited epoch.
 """
 
 from __future__ import annotations
 
 import hmac
+import logging
 import secrets
 from collections.abc import Callable
 
@@ -20,6 +34,8 @@ from poolhall.server.rules.fairness import EpochSeeds
 from poolhall.server.seed_vault import SeedVault
 
 __all__ = ["FairSeeds", "system_seed"]
+
+logger = logging.getLogger("poolhall.server.fair_seeds")
 
 
 def system_seed() -> bytes:
@@ -36,10 +52,21 @@ class FairSeeds:
     prepared, so deciding never blocks.
     """
 
-    def __init__(self, vault: SeedVault, campaign: str, new_seed: Callable[[], bytes]) -> None:
+    def __init__(self, vault: SeedVault, campaign: str, new_seed: Callable[[], bytes],
+                 judged: set[str] | None = None) -> None:
         self._vault = vault
         self._campaign = campaign
         self._new_seed = new_seed
+        self._judged = judged if judged is not None else set()
+        """The campaigns whose open epoch this process has judged (see the module)."""
+        self._inherited = 0
+        """The epoch open when this process first prepared the campaign (0: none, or one this
+        process had judged already): ended before it rolls again."""
+        self._drawn: set[int] = set()
+        """The epochs whose seeds this object drew (the vault had none)."""
+        self._fresh = 0
+        """The first epoch after the inherited one whose seed this process drew."""
+        self._warned = False
         self._known: dict[int, bytes] = {}
         self._keyed: dict[int, hmac.HMAC] = {}
         """The current epoch's seed keyed for HMAC, made once
@@ -53,6 +80,8 @@ class FairSeeds:
             known = self._vault.get(self._campaign, epoch)
             if known is None:
                 known = self._vault.put(self._campaign, epoch, self._new_seed())
+                self._judged.add(self._campaign)  # epochs this process draws are fresh
+                self._drawn.add(epoch)
             self._known[epoch] = known
         return known
 
@@ -66,6 +95,9 @@ class FairSeeds:
 
         Raises :class:`~poolhall.events.errors.StoreError` if the vault cannot be written.
         """
+        if self._campaign not in self._judged:
+            self._judged.add(self._campaign)
+            self._inherited = epoch
         self._known = {e: s for e, s in self._known.items() if e >= epoch}
         self._keyed = {e: k for e, k in self._keyed.items() if e >= epoch}
         if epoch and epoch not in self._known:
@@ -76,6 +108,12 @@ class FairSeeds:
                 self._known[epoch] = current
         self.seed(epoch + 1)
         self.seed(epoch + 2)
+        if self._inherited and self._inherited == epoch and not self._fresh:
+            fresh = epoch + 1
+            while fresh not in self._drawn:  # the vault's seeds drawn ahead, then a new one
+                fresh += 1
+                self.seed(fresh)
+            self._fresh = fresh
 
     def for_state(self, state: CampaignState, now: str) -> EpochSeeds:
         """What a decision against ``state`` may roll with and commit to (from memory)."""
@@ -83,5 +121,14 @@ class FairSeeds:
         current = self._known.get(epoch) if epoch else None
         if current is not None and epoch not in self._keyed:
             self._keyed[epoch] = keyed(current)
+        inherited = bool(epoch) and epoch == self._inherited and bool(self._fresh)
+        if inherited and state.epoch_is_private and not self._warned:
+            self._warned = True
+            logger.warning("campaign %s: epoch %d holds a private roll and was open when this "
+                           "server started; it goes on until its game session ends (if the "
+                           "log was put back from a backup, end the session before rolling "
+                           "again: see Backup and restore)", self._campaign, epoch)
         return EpochSeeds(current=current, following=self._known.get(epoch + 1), now=now,
-                          current_keyed=self._keyed.get(epoch))
+                          current_keyed=self._keyed.get(epoch),
+                          inherited=tuple(self._known[e] for e in range(epoch + 1, self._fresh + 1))
+                          if inherited else ())

@@ -55,6 +55,9 @@ class LoadedCampaigns:
         self._new_seed = new_seed
         self.vault: SeedVault | None = None
         """Where each epoch's seed is kept (set by the server as it opens the log)."""
+        self._judged_epochs: set[str] = set()
+        """The campaigns whose open epoch this process has judged since it opened the log
+        (:mod:`poolhall.server.fair_seeds`): an epoch open before is ended at its next roll."""
         self._clock = clock
         self._health = health
         self._workers = workers
@@ -134,7 +137,7 @@ class LoadedCampaigns:
     def seeds(self, campaign: str) -> FairSeeds:
         """The epoch seeds of ``campaign``, kept in the vault."""
         assert self.vault is not None
-        return FairSeeds(self.vault, campaign, self._new_seed)
+        return FairSeeds(self.vault, campaign, self._new_seed, self._judged_epochs)
 
     def know(self, campaign: str, command_id: str, creation: CommandRecord) -> None:
         """Count ``campaign`` as one of the log's, created by ``command_id``."""

@@ -69,6 +69,7 @@ def _warn_if_shared(path: Path, fd: int) -> None:
     """
     mode = stat.S_IMODE(os.fstat(fd).st_mode)
     if mode & 0o077:
-        logger.warning("%s is readable by other users (mode %04o): it holds token hashes and"
-                       " sealed tokens; `chmod 600` it and its -wal and -shm files unless"
-                       " that is intended", path, mode)
+        logger.warning("%s is readable by other users (mode %04o): it holds token hashes,"
+                       " sealed tokens and the fair rolls' unrevealed seeds (whoever reads"
+                       " them can work out the coming dice); `chmod 600` it and its -wal and"
+                       " -shm files unless that is intended", path, mode)

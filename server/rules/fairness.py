@@ -11,6 +11,8 @@ seeds digest)``, and ends the epoch when the rules say so:
   session have theirs);
 - the GM rotates the seed (``rotate_seed``);
 - the epoch holds :data:`ROTATE_ROLLS` rolls, or began :data:`ROTATE_HOURS` hours ago;
+- the epoch was open before this process prepared the campaign, at its first roll (the
+  log may be a backup put back: :mod:`poolhall.server.fair_seeds`);
 
 except that an epoch holding a private roll is revealed only when its session ends (revealing
 its seed would reveal the roll). A reveal whose seed does not hash to the commitment is refused
@@ -67,23 +69,39 @@ class EpochSeeds(msgspec.Struct, frozen=True, kw_only=True):
     current_keyed: hmac.HMAC | None = None
     """``current`` keyed for HMAC (:func:`poolhall.events.fair.keyed`), once for the epoch;
     ``None``: keyed for each roll."""
+    inherited: tuple[bytes, ...] = ()
+    """Set while the current epoch was open before this process prepared the campaign: the
+    log may be a backup put back, whose lost rolls used this epoch's next nonces, and those of
+    the epochs after it whose seeds were drawn ahead. It holds the seeds of the epochs after
+    it up to the first this process drew (:mod:`poolhall.server.fair_seeds`). The epoch's
+    first roll ends it and rolls in the last of those (:class:`FairRoll`), unless it holds a
+    private roll (revealed only when its session ends); whatever ends it goes through them
+    (:func:`_rotation`)."""
 
 
 class FairRoll:
     """The dice source of one decision: a stream for the epoch's next nonce."""
 
-    __slots__ = ("seeds", "epoch", "nonce", "digest", "stream", "opened")
+    __slots__ = ("seeds", "epoch", "nonce", "digest", "stream", "opened", "ends_inherited")
 
     def __init__(self, state: CampaignState, seeds: EpochSeeds) -> None:
         fair = state.fair
         self.seeds = seeds
         self.digest = _seeds_digest(tuple(sorted(fair.client_seeds.items())))
-        self.opened = fair.epoch == 0
-        """True for a campaign from before fair rolls: its first roll opens epoch 1."""
-        seed = seeds.following if self.opened else seeds.current
+        self.ends_inherited = bool(fair.epoch and seeds.inherited) \
+            and not state.epoch_is_private
+        """The epoch open is inherited (:attr:`EpochSeeds.inherited`): a roll ends it first."""
+        self.opened = fair.epoch == 0 or self.ends_inherited
+        """A roll opens an epoch: the first of a campaign from before fair rolls (epoch 1), or
+        the first after an inherited epoch (the last of :attr:`EpochSeeds.inherited`)."""
+        if self.ends_inherited:
+            seed: bytes | None = seeds.inherited[-1]
+            self.epoch = fair.epoch + len(seeds.inherited)
+        else:
+            seed = seeds.following if self.opened else seeds.current
+            self.epoch = 1 if self.opened else fair.epoch
         if self.opened and seed is None:
             raise Rejected("unavailable", "the first seed is being stored; retry", None)
-        self.epoch = 1 if self.opened else fair.epoch
         self.nonce = 0 if self.opened else fair.rolls
         if seed is not None:
             key = seeds.current_keyed if not self.opened and seeds.current_keyed is not None \
@@ -123,7 +141,11 @@ def reveal(epoch: int, seed: bytes, published: str, rolls: int) -> SeedRevealed:
 def _rotation(state: CampaignState, seeds: EpochSeeds, session: int,
               rolls: int | None = None) -> list[Event]:
     """Reveal the current epoch (if it has a seed) and commit to the next one; ``rolls``:
-    the epoch's rolls counting the command's own (default: the state's)."""
+    the epoch's rolls counting the command's own (default: the state's).
+
+    After an inherited epoch (:attr:`EpochSeeds.inherited`) the epochs whose seeds were drawn
+    before this process are each committed and revealed with no roll, and the one committed
+    to last is the first this process drew."""
     fair = state.fair
     if seeds.following is None:
         raise Rejected("unavailable", "the next seed is being stored; retry", None)
@@ -131,7 +153,13 @@ def _rotation(state: CampaignState, seeds: EpochSeeds, session: int,
     if fair.epoch and seeds.current is not None:
         ended.append(reveal(fair.epoch, seeds.current, fair.commitment,
                             fair.rolls if rolls is None else rolls))
-    return [*ended, SeedCommitted(epoch=fair.epoch + 1, commitment=commitment(seeds.following),
+    chain = seeds.inherited or (seeds.following,)
+    epoch = fair.epoch
+    for unused in chain[:-1]:
+        epoch += 1
+        ended += [SeedCommitted(epoch=epoch, commitment=commitment(unused), session=session),
+                  SeedRevealed(epoch=epoch, seed=unused.hex(), rolls=0)]
+    return [*ended, SeedCommitted(epoch=epoch + 1, commitment=commitment(chain[-1]),
                                   session=session)]
 
 
@@ -205,13 +233,12 @@ def finish(roll: FairRoll | None, state: CampaignState, command: Any,
         stamp = FairStamp(epoch=roll.epoch, nonce=roll.nonce, seeds=roll.digest.hex())
         if roll.opened:
             assert roll.seeds.following is not None  # FairRoll refuses otherwise
-            out.append(SeedCommitted(epoch=1, commitment=commitment(roll.seeds.following),
-                                     session=state.session if state.in_session else 0))
+            out.extend(_rotation(state, roll.seeds, state.session if state.in_session else 0))
         events = [msgspec.structs.replace(e, fair=stamp) if type(e) in DRAWS else e
                   for e in events]
     out.extend(events)
-    if roll.opened:
-        return out  # the next epoch's seed opened this one
+    if roll.opened and (roll.stream.faces or not roll.ends_inherited):
+        return out  # this roll opened its epoch (or nothing rolled before the first epoch)
     for event in events:
         if isinstance(event, core.GameSessionStarted):
             return out + _rotation(state, roll.seeds, event.session)

@@ -29,7 +29,7 @@ async def test_a_command_sent_while_the_server_restarts_is_answered_after_it(tab
     assert gm.head >= ack.seqs[-1]
     assert table.server.log is not None
     rows = [r for r in table.server.log.rows(campaign) if r.type == "dice_rolled"]
-    assert [r.seq for r in rows] == ack.seqs
+    assert [r.seq for r in rows] == ack.seqs[-1:]  # once, after the epoch it ended (fairness)
 
 
 async def test_a_client_that_gave_up_fails_sends_at_once(table: Table) -> None:

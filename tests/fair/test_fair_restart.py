@@ -1,9 +1,13 @@
-"""A server killed with SIGKILL between a commitment and its reveal continues the same epoch."""
+"""A server killed with SIGKILL between a commitment and its reveal keeps the epoch's seed, and
+reveals it at its first roll after the restart; a log put back from a backup never rolls a lost
+roll's dice again."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -16,9 +20,12 @@ from tests.serve_process import free_port, poolhall, start_serve
 ROOT = Path(__file__).parents[2]
 
 
-def test_kill_9_between_commit_and_reveal_continues_the_epoch(tmp_path: Path) -> None:
-    """Rolls before and after a SIGKILL share epoch 1 and its committed seed; the reveal
-    after the restart matches the commitment made before it, and verify recomputes both."""
+def test_kill_9_between_commit_and_reveal_reveals_the_epoch_at_the_next_roll(
+        tmp_path: Path) -> None:
+    """The seed committed before a SIGKILL is found after the restart and revealed, matching
+    its commitment, by the first roll: that roll is in an epoch whose seed the new process drew
+    (epochs 2 and 3, drawn ahead by the first process, committed and revealed unused on the
+    way), and verify recomputes both rolls."""
     db, port = tmp_path / "poolhall.db", free_port()
     url = f"ws://127.0.0.1:{port}"
     server = start_serve(db, port)
@@ -44,12 +51,75 @@ def test_kill_9_between_commit_and_reveal_continues_the_epoch(tmp_path: Path) ->
     reveals = [e for e in events if isinstance(e, SeedRevealed)]
     stamps: list[FairStamp] = [stamp for e in events
                                if (stamp := getattr(e, "fair", None)) is not None]
-    assert [c.epoch for c in commits] == [1, 2]
-    assert [(s.epoch, s.nonce) for s in stamps] == [(1, 0), (1, 1)]
-    assert [(r.epoch, r.rolls) for r in reveals] == [(1, 2)]
-    assert commitment(bytes.fromhex(reveals[0].seed)) == commits[0].commitment
+    assert [c.epoch for c in commits] == [1, 2, 3, 4, 5]
+    assert [(s.epoch, s.nonce) for s in stamps] == [(1, 0), (4, 0)]
+    assert [(r.epoch, r.rolls) for r in reveals] == [(1, 1), (2, 0), (3, 0), (4, 1)]
+    for revealed, committed in zip(reveals, commits, strict=False):
+        assert commitment(bytes.fromhex(revealed.seed)) == committed.commitment
     done = subprocess.run([sys.executable, "-m", "poolhall", "verify", str(db), "--json"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     report = json.loads(done.stdout)
     assert done.returncode == 0, report
     assert (report["rolls"]["rolls_checked"], report["rolls"]["dice_checked"]) == (2, 5)
+
+
+def _dealt(db: Path, campaign: str) -> set[tuple[str, int]]:
+    """Each roll of the log as the seed it came from (its epoch's commitment) and its nonce:
+    two rolls with the same pair and the same members' seeds have the same dice."""
+    events = [to_recorded(row).event for row in SqliteReader(db).rows(campaign)]
+    commitments = {e.epoch: e.commitment for e in events if isinstance(e, SeedCommitted)}
+    return {(commitments[stamp.epoch], stamp.nonce) for e in events
+            if (stamp := getattr(e, "fair", None)) is not None}
+
+
+def _stop(server: subprocess.Popen[bytes]) -> None:
+    server.send_signal(signal.SIGTERM)
+    server.wait(20)
+
+
+def test_a_log_put_back_from_a_backup_never_deals_a_lost_roll_again(tmp_path: Path) -> None:
+    """Rolls made after a backup was taken are lost when it is put back, but their dice were
+    seen: the restored server's rolls never come from a seed and nonce a lost roll used, the
+    open epoch's or the next epochs' whose seeds were drawn ahead (a GM's rotation in the
+    lost rolls moved to one of those)."""
+    db, port = tmp_path / "poolhall.db", free_port()
+    url = f"ws://127.0.0.1:{port}"
+    server = start_serve(db, port)
+    try:
+        created = json.loads(poolhall("campaign", "create", "Restored", "--system", "d12",
+                                      "--url", url, "--json", cwd=tmp_path).stdout)
+        campaign = created["campaign"]
+        poolhall("roll", campaign, "3d6", "--url", url, cwd=tmp_path)
+        _stop(server)
+        backup = tmp_path / "backup.db"
+        with sqlite3.connect(db) as source, sqlite3.connect(backup) as copy:
+            source.backup(copy)
+        server = start_serve(db, port)
+        for expression in ("2d6", "4d6"):
+            poolhall("roll", campaign, expression, "--url", url, cwd=tmp_path)
+        poolhall("send", campaign, json.dumps({"type": "rotate_seed"}), "--url", url,
+                 cwd=tmp_path)
+        poolhall("roll", campaign, "5d6", "--url", url, cwd=tmp_path)
+        _stop(server)
+        lost = _dealt(db, campaign) - _dealt(backup, campaign)
+        assert len(lost) == 3
+        for stale in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+            stale.unlink(missing_ok=True)
+        shutil.copy(backup, db)
+        server = start_serve(db, port)
+        for expression in ("2d6", "4d6", "5d6"):
+            poolhall("roll", campaign, expression, "--url", url, cwd=tmp_path)
+        poolhall("send", campaign, json.dumps({"type": "rotate_seed"}), "--url", url,
+                 cwd=tmp_path)
+        poolhall("roll", campaign, "6d6", "--url", url, cwd=tmp_path)
+        _stop(server)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(20)
+    dealt_again = _dealt(db, campaign) - _dealt(backup, campaign)
+    assert len(dealt_again) == 4
+    assert not dealt_again & lost
+    done = subprocess.run([sys.executable, "-m", "poolhall", "verify", str(db), "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout

@@ -45,7 +45,8 @@ async def test_start_loads_no_campaign_and_a_join_loads_its_own(table: Table) ->
     assert client.welcome is not None
     assert client.welcome.head == ack.seqs[-1]
     again = await client.call(core.Roll, expression="1d4")
-    assert again.seqs == [ack.seqs[-1] + 1]
+    assert again.seqs[0] == ack.seqs[-1] + 1  # after the epoch ends (docs: fairness.md)
+    assert [r.expression for r in client.state.rolls][-2:] == ["2d6", "1d4"]
 
 
 async def test_an_idle_campaign_is_unloaded_and_loads_again_the_same(table: Table) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from poolhall.clients.client import Client
 from poolhall.events import core
+from poolhall.events.fair import RotateSeed
 from poolhall.events.messages import Ack
 from poolhall.events.postgres_backend import PostgresLog
 from poolhall.server.app import Server
@@ -69,7 +70,9 @@ async def test_two_servers_one_campaign_every_client_sees_every_event(
             assert welcome["type"] == "welcome"
         results = await asyncio.gather(rolls(gm, 15), rolls(han, 15), rolls(gm_elsewhere, 15))
         seqs = sorted(seq for acks in results for ack in acks for seq in ack.seqs)
-        assert len(seqs) == len(set(seqs)) == 45
+        # 45 rolls, and the second server's first roll ends the epoch it found open: a
+        # reveal, epochs 2 and 3 (drawn ahead by the first) committed and revealed, epoch 4
+        assert len(seqs) == len(set(seqs)) == 45 + 6
         last = seqs[-1]
         for client in (gm, han, gm_elsewhere):
             await client.wait_for_seq(last)
@@ -98,8 +101,11 @@ async def _one_server_deaf_to_the_other(
         campaign, gm = await tables[0].create_campaign("d12")
         deaf = servers[1]
         assert deaf.deployment is not None
-        await asyncio.to_thread(deaf.deployment.followers.stop)  # it hears no other process
         elsewhere = await tables[1].connect(campaign, gm._token)
+        # the second server ends the epoch it found open (a new process's first roll would)
+        rotated = await elsewhere.call(RotateSeed)
+        await gm.wait_for_seq(rotated.seqs[-1])
+        await asyncio.to_thread(deaf.deployment.followers.stop)  # it hears no other process
         yield deaf, campaign, gm, elsewhere
 
 

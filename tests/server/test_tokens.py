@@ -159,4 +159,5 @@ def test_a_world_readable_log_is_reported_once(tmp_path: Path, caplog: pytest.Lo
     warnings = [r.getMessage() for r in caplog.records if r.name == backend]
     assert len(warnings) == 1
     assert "readable by other users (mode 0644)" in warnings[0]
+    assert "unrevealed seeds" in warnings[0]  # what a reader could do with a copy
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
