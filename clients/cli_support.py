@@ -178,17 +178,24 @@ class CliError(PoolhallError):
 
 
 def connection_lost(lost: ConnectionLost | None, doing: str) -> CliError:
-    """The line for a client that stopped: exit 4 if the server's history diverged, else 3.
+    """The line for a client that stopped: exit 4 if the server's history diverged, 1 if it
+    refused the rejoin, else 3.
 
     A diverged history is not a network problem to retry: the server lost events this
     client had seen, and the people running it need to know (docs/how-to/backup-and-restore.md).
+    A refused rejoin (the member was removed) is not one either: the server answered, with
+    its code, which ``--json`` passes on.
     """
-    from poolhall.events.errors import HistoryDiverged
+    from poolhall.events.errors import HistoryDiverged, RejoinRefused
 
     if isinstance(lost, HistoryDiverged):
         return CliError(f"history diverged, {doing}: {lost.message}; the server lost events "
                         "it had acknowledged (see \"Back up and restore\" in the docs)",
                         EXIT_DIVERGED, "diverged", None, lost.message)
+    if isinstance(lost, RejoinRefused):
+        refusal = lost.refusal
+        return CliError(f"{doing}: {lost}", EXIT_REFUSED, refusal.code, refusal.path,
+                        refusal.message)
     return CliError(f"{doing}: {lost}", EXIT_UNREACHABLE)
 
 
@@ -320,8 +327,13 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
     from websockets.exceptions import InvalidHandshake, InvalidURI
 
     from poolhall.clients.client import Client
+    from poolhall.clients.connection_words import url_problem, why_unreachable
     from poolhall.events.errors import CommandRejected
 
+    problem = url_problem(args.url)
+    if problem is not None:
+        raise CliError(f"--url {args.url!r} {problem}; use ws://HOST:PORT "
+                       f"(default {DEFAULT_URL})")
     client = Client(args.url, token or resolve_token(args), campaign, reconnect=follow,
                     keep_all=True, replay=replay, **hooks)
     try:
@@ -334,9 +346,9 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
                        " or the .admin-token file beside --db)")
         raise CliError(f"join refused: {message}", EXIT_REFUSED, refusal.code,
                        refusal.path, message) from None
-    except InvalidURI:
-        raise CliError(f"{args.url!r} is not a websocket address; use ws://HOST:PORT "
-                       f"(default {DEFAULT_URL})") from None
+    except InvalidURI as error:  # what url_problem lets by: a user name without a password
+        raise CliError(f"--url {args.url!r} is not a websocket address ({error.msg}); use "
+                       f"ws://HOST:PORT (default {DEFAULT_URL})") from None
     except InvalidHandshake as error:
         refused = getattr(error, "response", None)
         if refused is not None and refused.status_code == 503:  # over a cap: the body says why
@@ -346,8 +358,7 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
         raise CliError(f"{args.url} did not answer as a poolhall server: {error}",
                        EXIT_UNREACHABLE) from None
     except (OSError, TimeoutError) as error:
-        raise CliError(f"cannot reach the server at {args.url}: {error}. "
-                       "Is `poolhall serve` running?", EXIT_UNREACHABLE) from None
+        raise CliError(why_unreachable(error, args.url), EXIT_UNREACHABLE) from None
     return client
 
 

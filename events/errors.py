@@ -10,7 +10,8 @@
     │   ├── ConcurrencyError       an append expected another head sequence (optimistic lock)
     │   └── ChainBroken            ``verify`` found an edited, dropped or reordered event
     └── ConnectionLost             the client gave up reconnecting
-        └── HistoryDiverged        the server's log lacks events the client holds: no resume
+        ├── HistoryDiverged        the server's log lacks events the client holds: no resume
+        └── RejoinRefused          the server refused the rejoin for good (a removed member)
 
 Messages are short and exact and begin in lowercase, like those of the websockets library;
 the game's abbreviations keep their capitals (GM, DT, CON, CHA), as players write them and
@@ -31,6 +32,7 @@ __all__ = [
     "NotationError",
     "PoolhallError",
     "Rejected",
+    "RejoinRefused",
     "StoreError",
 ]
 
@@ -123,3 +125,17 @@ class HistoryDiverged(ConnectionLost):
     def __init__(self, message: str) -> None:
         super().__init__(f"history diverged: {message}")
         self.message = message
+
+
+class RejoinRefused(ConnectionLost):
+    """The server refused to let the client rejoin after a drop, for good: the member was
+    removed, or the token revoked, while the client was connected.
+
+    Not a network problem: the server answered, and retrying would get the same answer. A
+    caller tells a refusal (``refusal``, the server's code, message and path) from a server
+    it could not reach (``poolhall watch`` exits 1 for it, not 3).
+    """
+
+    def __init__(self, refusal: CommandRejected) -> None:
+        super().__init__(f"rejoin refused: {refusal}")
+        self.refusal = refusal
