@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from poolhall.clients.client import Client
-    from poolhall.events.errors import ConnectionLost, Rejected
+    from poolhall.events.errors import ConnectionLost, Rejected, StoreError
     from poolhall.projections.campaign import CampaignState
 
 # Imported when a command runs, not when the parser is built: rich, msgspec, websockets, the
@@ -62,6 +62,7 @@ __all__ = [
     "add_visibility_option",
     "with_visibility",
     "connection_lost",
+    "database_error",
     "admin_token",
     "did_you_mean",
     "character_for",
@@ -197,6 +198,23 @@ def connection_lost(lost: ConnectionLost | None, doing: str) -> CliError:
         return CliError(f"{doing}: {lost}", EXIT_REFUSED, refusal.code, refusal.path,
                         refusal.message)
     return CliError(f"{doing}: {lost}", EXIT_UNREACHABLE)
+
+
+def database_error(error: StoreError) -> CliError:
+    """The line for a database a command could not use (``serve``, ``verify``, ``migrate``
+    agree): exit 2 when ``--db`` names no poolhall log (a malformed URL, no such file, a file
+    that is not one), 3 when the database cannot be reached or will not let us in (down, an
+    unknown host, a wrong password, no such database), else 1 (it refuses: another server
+    holds the file, the disk is full).
+
+    A database that is down is not a typo to fix in the command, nor a refusal to argue
+    with: a script retries on 3, as it does for a poolhall server it cannot reach.
+    """
+    from poolhall.events.errors import DatabaseUnreachable, NotALog
+
+    code = EXIT_USAGE if isinstance(error, NotALog) else \
+        EXIT_UNREACHABLE if isinstance(error, DatabaseUnreachable) else EXIT_REFUSED
+    return CliError(str(error), code)
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:

@@ -1,5 +1,5 @@
 """Exit codes and reasons the CLI gives when it cannot do what was asked: a member removed
-while watching, an address it cannot use (docs/reference/cli-conventions.md)."""
+while watching, an address or a database it cannot use (docs/reference/cli-conventions.md)."""
 
 from __future__ import annotations
 
@@ -101,3 +101,38 @@ def test_wss_to_a_server_without_tls_says_the_tls_handshake_failed(served: tuple
     assert ": ." not in result.stderr, result.stderr
     assert "Is `poolhall serve` running?" not in result.stderr
     assert result.stderr.count("\n") == 1, result.stderr
+
+
+def test_serve_verify_and_migrate_agree_on_a_bad_database(tmp_path: Path) -> None:
+    """A malformed database URL is a usage error (2) and one that cannot be reached is 3,
+    from ``serve``, ``verify`` and ``migrate`` alike; the password is never shown."""
+    down = f"postgresql://poolhall:secret@127.0.0.1:{free_port()}/poolhall"
+    for database, code, said in (
+            ("postgresql://poolhall:secret@127.0.0.1:99999/poolhall", 2,
+             "is not a database URL: the port '99999'"),
+            ("postgresql://poolhall:secret@[::1/poolhall", 2, "is not a database URL"),
+            (down, 3, "Connection refused")):
+        for command in (("serve", "--port", "0", "--db", database), ("verify", database),
+                        ("migrate", "--db", database)):
+            result = poolhall(*command, cwd=tmp_path, check=False)
+            assert result.returncode == code, (command, result.stderr)
+            assert said in result.stderr, (command, result.stderr)
+            assert "secret" not in result.stderr, result.stderr
+            assert result.stderr.count("\n") == 1, result.stderr
+
+
+def test_serve_on_a_text_file_refuses_it_alone(tmp_path: Path) -> None:
+    """``serve --db`` on a log file readable by others: it is not a SQLite database, said
+    alone (no warning first that it holds token hashes: it holds none), exit 2 as from
+    ``verify``; nothing is created beside it."""
+    text = tmp_path / "serve.log"
+    text.write_text("poolhall serving ws://127.0.0.1:8765\n" * 20)
+    text.chmod(0o644)
+    for command in (("serve", "--port", "0", "--db", str(text)), ("verify", str(text))):
+        result = poolhall(*command, cwd=tmp_path, check=False)
+        assert result.returncode == 2, (command, result.stderr)
+        assert result.stderr.startswith(f"error: {text} is not a SQLite database"), \
+            result.stderr
+        assert "token hashes" not in result.stderr
+        assert result.stderr.count("\n") == 1, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["serve.log"]
