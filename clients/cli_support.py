@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from poolhall.clients.client import Client
-    from poolhall.events.errors import ConnectionLost, Rejected
+    from poolhall.events.errors import ConnectionLost, Rejected, StoreError
     from poolhall.projections.campaign import CampaignState
 
 # Imported when a command runs, not when the parser is built: rich, msgspec, websockets, the
@@ -62,6 +62,7 @@ __all__ = [
     "add_visibility_option",
     "with_visibility",
     "connection_lost",
+    "database_error",
     "admin_token",
     "did_you_mean",
     "character_for",
@@ -178,18 +179,42 @@ class CliError(PoolhallError):
 
 
 def connection_lost(lost: ConnectionLost | None, doing: str) -> CliError:
-    """The line for a client that stopped: exit 4 if the server's history diverged, else 3.
+    """The line for a client that stopped: exit 4 if the server's history diverged, 1 if it
+    refused the rejoin, else 3.
 
     A diverged history is not a network problem to retry: the server lost events this
     client had seen, and the people running it need to know (docs/how-to/backup-and-restore.md).
+    A refused rejoin (the member was removed) is not one either: the server answered, with
+    its code, which ``--json`` passes on.
     """
-    from poolhall.events.errors import HistoryDiverged
+    from poolhall.events.errors import HistoryDiverged, RejoinRefused
 
     if isinstance(lost, HistoryDiverged):
         return CliError(f"history diverged, {doing}: {lost.message}; the server lost events "
                         "it had acknowledged (see \"Back up and restore\" in the docs)",
                         EXIT_DIVERGED, "diverged", None, lost.message)
+    if isinstance(lost, RejoinRefused):
+        refusal = lost.refusal
+        return CliError(f"{doing}: {lost}", EXIT_REFUSED, refusal.code, refusal.path,
+                        refusal.message)
     return CliError(f"{doing}: {lost}", EXIT_UNREACHABLE)
+
+
+def database_error(error: StoreError) -> CliError:
+    """The line for a database a command could not use (``serve``, ``verify``, ``migrate``
+    agree): exit 2 when ``--db`` names no poolhall log (a malformed URL, no such file, a file
+    that is not one), 3 when the database cannot be reached or will not let us in (down, an
+    unknown host, a wrong password, no such database), else 1 (it refuses: another server
+    holds the file, the disk is full).
+
+    A database that is down is not a typo to fix in the command, nor a refusal to argue
+    with: a script retries on 3, as it does for a poolhall server it cannot reach.
+    """
+    from poolhall.events.errors import DatabaseUnreachable, NotALog
+
+    code = EXIT_USAGE if isinstance(error, NotALog) else \
+        EXIT_UNREACHABLE if isinstance(error, DatabaseUnreachable) else EXIT_REFUSED
+    return CliError(str(error), code)
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:
@@ -320,8 +345,13 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
     from websockets.exceptions import InvalidHandshake, InvalidURI
 
     from poolhall.clients.client import Client
+    from poolhall.clients.connection_words import url_problem, why_unreachable
     from poolhall.events.errors import CommandRejected
 
+    problem = url_problem(args.url)
+    if problem is not None:
+        raise CliError(f"--url {args.url!r} {problem}; use ws://HOST:PORT "
+                       f"(default {DEFAULT_URL})")
     client = Client(args.url, token or resolve_token(args), campaign, reconnect=follow,
                     keep_all=True, replay=replay, **hooks)
     try:
@@ -334,9 +364,9 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
                        " or the .admin-token file beside --db)")
         raise CliError(f"join refused: {message}", EXIT_REFUSED, refusal.code,
                        refusal.path, message) from None
-    except InvalidURI:
-        raise CliError(f"{args.url!r} is not a websocket address; use ws://HOST:PORT "
-                       f"(default {DEFAULT_URL})") from None
+    except InvalidURI as error:  # what url_problem lets by: a user name without a password
+        raise CliError(f"--url {args.url!r} is not a websocket address ({error.msg}); use "
+                       f"ws://HOST:PORT (default {DEFAULT_URL})") from None
     except InvalidHandshake as error:
         refused = getattr(error, "response", None)
         if refused is not None and refused.status_code == 503:  # over a cap: the body says why
@@ -346,8 +376,7 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
         raise CliError(f"{args.url} did not answer as a poolhall server: {error}",
                        EXIT_UNREACHABLE) from None
     except (OSError, TimeoutError) as error:
-        raise CliError(f"cannot reach the server at {args.url}: {error}. "
-                       "Is `poolhall serve` running?", EXIT_UNREACHABLE) from None
+        raise CliError(why_unreachable(error, args.url), EXIT_UNREACHABLE) from None
     return client
 
 

@@ -35,7 +35,9 @@ from typing import Any, TypeVar, cast
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.frames import Close
 
+from poolhall.clients.connection_words import why_closed
 from poolhall.clients.defaults import DEFAULT_URL, new_command_id
 from poolhall.clients.event_buffer import EventBuffer, SeqWaiters
 from poolhall.clients.in_flight import CommandsInFlight
@@ -43,7 +45,13 @@ from poolhall.clients.printable import printable
 from poolhall.clients.server_frames import read_server_frame
 from poolhall.events.base import Recorded, ViewData
 from poolhall.events.codec import encode
-from poolhall.events.errors import CommandRejected, ConnectionLost, ErrorCode, HistoryDiverged
+from poolhall.events.errors import (
+    CommandRejected,
+    ConnectionLost,
+    ErrorCode,
+    HistoryDiverged,
+    RejoinRefused,
+)
 from poolhall.events.messages import (
     HISTORY_LIMIT,
     Ack,
@@ -137,6 +145,11 @@ class Client:
         self.snapshot: Snapshot | None = None
         """The last snapshot of the table the server sent (``None`` if it sent events)."""
         self.reconnects = 0
+        self.last_close: Close | None = None
+        """The close frame that ended the last connection, as the server sent it: its code
+        and reason (1008 "you were removed from this table by the GM", 1001 when it shuts
+        down); ``None`` when none came (the server stopped answering, the network dropped),
+        so a follower can say which of the two happened."""
         self.last_hash = ""
         """The chain hash of the last event folded (its frame's ``hash``), sent on resuming."""
         self.revealed: list[EventFrame] = []
@@ -416,14 +429,17 @@ class Client:
 
     async def _read_until_done(self) -> None:
         while True:
+            connection = self._connection
+            assert connection is not None
+            gap_closed = False
             try:
-                assert self._connection is not None
-                async for frame in self._connection:
+                async for frame in connection:
                     try:
                         self._dispatch(frame)
                     except ConnectionLost as gap:  # resume from what we hold, as after a drop
                         logger.warning("%s; resuming", gap)
-                        await self._connection.close()
+                        await connection.close()
+                        gap_closed = True
                         break
                     except Exception as error:  # undecodable, or a fold that fails
                         # Fatal: reconnecting would bring the same frame again, and again.
@@ -431,12 +447,16 @@ class Client:
                                      printable(str(error)))  # its text may be the server's
                         logger.debug("the frame that could not be read", exc_info=True)
                         self._give_up(ConnectionLost(f"cannot read the server's frame: {error}"))
-                        await self._connection.close()
+                        await connection.close()
                         return
             except ConnectionClosed:
                 pass
+            # The server's close frame says why it ended; after a gap we closed it ourselves,
+            # and the server's echo of our close says nothing.
+            self.last_close = None if gap_closed else connection.protocol.close_rcvd
             if self._closed or not self._reconnect:
-                self._give_up(ConnectionLost("connection closed"))
+                self._give_up(ConnectionLost("connection closed" if self._closed
+                                             else why_closed(self.last_close)))
                 return
             if self._on_connection is not None:
                 self._on_connection(False, self.head)
@@ -473,7 +493,7 @@ class Client:
                 return False
             except CommandRejected as refusal:
                 if refusal.code not in RETRYABLE_JOIN_REFUSALS:
-                    self._give_up(ConnectionLost(f"rejoin refused: {refusal}"))
+                    self._give_up(RejoinRefused(refusal))
                     return False
                 delay = max(delay, refusal.retry_after or 0.0)  # never sooner than asked
                 logger.info("rejoin refused for now (%s); retrying in %.2fs", refusal, delay)

@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from poolhall.clients import cli_support as common
-from poolhall.clients.cli_support import CliError, emit, lines, styled
+from poolhall.clients.cli_support import emit, lines, styled
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -41,7 +41,7 @@ def verify(args: argparse.Namespace) -> int:
             snapshots, wrong = snapshot_problems(args.db)
             chain += wrong
     except StoreError as error:
-        raise CliError(str(error)) from None
+        raise common.database_error(error) from None
     problems: list[Any] = [*chain, *rolls.problems]
 
     def text() -> Text:  # made only without --json: styled text imports rich
@@ -68,7 +68,7 @@ def migrate(args: argparse.Namespace) -> int:
     try:
         done = migrate(args.db)
     except StoreError as error:
-        raise CliError(str(error)) from None
+        raise common.database_error(error) from None
     emit(args, {"database": safe_name(str(args.db)), "done": done},
          lambda: lines(f"{safe_name(str(args.db))}: {done}"))  # --json imports no rich
     return common.EXIT_OK

@@ -44,6 +44,15 @@ def _listen_problem(error: OSError, args: argparse.Namespace) -> str:
     return str(error.strerror or error)
 
 
+def _start_refused(error: StoreError | AdminTokenError) -> CliError:
+    """The line for a start the database or the admin token refused: a database's exit
+    code as ``verify`` and ``migrate`` give it (2 for a --db that names no log, 3 for one
+    that cannot be reached), else 1."""
+    if isinstance(error, StoreError):
+        return common.database_error(error)
+    return CliError(str(error), common.EXIT_REFUSED)
+
+
 async def serve(args: argparse.Namespace) -> int:
     """Start the server, say where the table is, and run until SIGINT or SIGTERM."""
     problem = _settings_problem(args)
@@ -58,7 +67,7 @@ async def serve(args: argparse.Namespace) -> int:
     try:
         await server.start()
     except (StoreError, AdminTokenError) as error:
-        raise CliError(str(error), common.EXIT_REFUSED) from None
+        raise _start_refused(error) from None
     except OSError as error:
         raise CliError(f"cannot listen on {args.host}:{args.port}: {_listen_problem(error, args)}",
                        common.EXIT_REFUSED) from None

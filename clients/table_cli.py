@@ -26,6 +26,7 @@ from poolhall.clients.cli_support import (
     to_plain,
 )
 from poolhall.clients.client import Client
+from poolhall.clients.connection_words import why_closed
 from poolhall.clients.links import join_link
 from poolhall.clients.table_text import (
     LOG_LINES,
@@ -274,10 +275,10 @@ class _Watch:
         if up:
             emit(self.args, {"connection": "back", "head": head},
                  styled("[green]back[/green] (resumed at event {})", head))
-        else:
+        else:  # the server's words when it closed the connection (removed, shutting down)
+            why = why_closed(self.client.last_close if self.client is not None else None)
             emit(self.args, {"connection": "reconnecting", "head": head},
-                 styled("[yellow]reconnecting…[/yellow] (the server is not answering; "
-                        "have event {})", head))
+                 styled("[yellow]reconnecting…[/yellow] ({}; have event {})", why, head))
 
 
 async def state(args: argparse.Namespace) -> int:

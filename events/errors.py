@@ -8,9 +8,12 @@
     │   └── CommandRejected        the client's view of an ``error`` answer from the server
     ├── StoreError                 the event log could not do what was asked
     │   ├── ConcurrencyError       an append expected another head sequence (optimistic lock)
-    │   └── ChainBroken            ``verify`` found an edited, dropped or reordered event
+    │   ├── ChainBroken            ``verify`` found an edited, dropped or reordered event
+    │   ├── NotALog                the database named is no poolhall log (or no name of one)
+    │   └── DatabaseUnreachable    the database server cannot be reached or will not let us in
     └── ConnectionLost             the client gave up reconnecting
-        └── HistoryDiverged        the server's log lacks events the client holds: no resume
+        ├── HistoryDiverged        the server's log lacks events the client holds: no resume
+        └── RejoinRefused          the server refused the rejoin for good (a removed member)
 
 Messages are short and exact and begin in lowercase, like those of the websockets library;
 the game's abbreviations keep their capitals (GM, DT, CON, CHA), as players write them and
@@ -26,11 +29,14 @@ __all__ = [
     "CommandRejected",
     "ConcurrencyError",
     "ConnectionLost",
+    "DatabaseUnreachable",
     "ErrorCode",
     "HistoryDiverged",
+    "NotALog",
     "NotationError",
     "PoolhallError",
     "Rejected",
+    "RejoinRefused",
     "StoreError",
 ]
 
@@ -106,6 +112,23 @@ class ChainBroken(StoreError):
     """The hash chain of a campaign does not hold: an event was edited, dropped or moved."""
 
 
+class NotALog(StoreError):
+    """What ``--db`` names is no poolhall log: a malformed URL, no such file, a file that is
+    not SQLite, a database without the log's tables.
+
+    The command line's mistake (``poolhall`` exits 2), told apart from a database that is
+    there but cannot be reached (:class:`DatabaseUnreachable`, exit 3) or that refuses (a
+    plain :class:`StoreError`, exit 1): see docs/reference/cli-conventions.md.
+    """
+
+
+class DatabaseUnreachable(StoreError):
+    """The database server named by a well-formed URL could not be reached, or would not let
+    this process in: it is not running, the host is unknown, the password is wrong, the
+    database does not exist (``poolhall`` exits 3, as for a poolhall server it cannot reach).
+    """
+
+
 class ConnectionLost(PoolhallError):
     """The client lost its connection and could not resume it."""
 
@@ -123,3 +146,17 @@ class HistoryDiverged(ConnectionLost):
     def __init__(self, message: str) -> None:
         super().__init__(f"history diverged: {message}")
         self.message = message
+
+
+class RejoinRefused(ConnectionLost):
+    """The server refused to let the client rejoin after a drop, for good: the member was
+    removed, or the token revoked, while the client was connected.
+
+    Not a network problem: the server answered, and retrying would get the same answer. A
+    caller tells a refusal (``refusal``, the server's code, message and path) from a server
+    it could not reach (``poolhall watch`` exits 1 for it, not 3).
+    """
+
+    def __init__(self, refusal: CommandRejected) -> None:
+        super().__init__(f"rejoin refused: {refusal}")
+        self.refusal = refusal

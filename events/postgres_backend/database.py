@@ -14,7 +14,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from poolhall.events.postgres_backend.schema import CHANNEL, SCHEMA_VERSION, STATEMENTS, UPGRADES
 
 __all__ = ["TCP_DEFAULTS", "channel_for", "connect", "conninfo", "create_schema",
-           "is_postgres_url", "reason", "safe_url"]
+           "is_postgres_url", "reason", "safe_url", "url_problem"]
 
 TCP_DEFAULTS: dict[str, int] = {
     "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
@@ -43,6 +43,24 @@ def conninfo(url: str) -> str:
     given = conninfo_to_dict(url)
     return make_conninfo(url, **{key: value for key, value in TCP_DEFAULTS.items()
                                  if key not in given})
+
+
+def url_problem(url: str) -> str | None:
+    """What is wrong with ``url`` as a database URL, read without connecting (``None``: it
+    reads as one).
+
+    libpq reports a port out of range only when connecting, as an operational error like a
+    database that is down: checked here, a malformed URL is told apart from a database that
+    cannot be reached. The message never shows the URL's password.
+    """
+    try:
+        given = conninfo_to_dict(url)
+    except psycopg.ProgrammingError as error:
+        return reason(error).replace(url, safe_url(url))
+    for port in str(given.get("port") or "").split(","):
+        if port and not (port.isdigit() and 1 <= int(port) <= 65535):
+            return f"the port {port!r} is not a number from 1 to 65535"
+    return None
 
 
 def connect(url: str, **options: Any) -> psycopg.Connection[Any]:

@@ -26,7 +26,7 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from poolhall.events.chain import GENESIS, link_hash
-from poolhall.events.errors import StoreError
+from poolhall.events.errors import DatabaseUnreachable, NotALog, StoreError
 from poolhall.events.log_contract import (
     PAGE_ROWS,
     AppendRequest,
@@ -46,6 +46,7 @@ from poolhall.events.postgres_backend.database import (
     is_postgres_url,
     reason,
     safe_url,
+    url_problem,
 )
 from poolhall.events.postgres_backend.deployment import admin_hash, claim_admin_hash
 from poolhall.events.postgres_backend.pooled import check_idle
@@ -89,15 +90,20 @@ class PostgresLog(ServerLog):
     def __init__(self, url: str, *, create: bool = True, readers: int = READERS) -> None:
         self.url = url
         self._unreachable_until = 0.0
+        problem = url_problem(url)
+        if problem is not None:
+            raise NotALog(f"{safe_url(url)} is not a database URL: {problem}")
         try:
             with connect(url, autocommit=True, connect_timeout=10) as connection:
                 if create:
                     create_schema(connection)
                 elif connection.execute(
                         "SELECT to_regclass('events') IS NULL").fetchone() == (True,):
-                    raise StoreError(f"{safe_url(url)} holds no poolhall log (run `poolhall "
+                    raise NotALog(f"{safe_url(url)} holds no poolhall log (run `poolhall "
                                      "migrate --db URL` or start `poolhall serve` on it)")
                 self.channel = channel_for(connection)
+        except psycopg.OperationalError as error:  # not answering, or will not let us in
+            raise DatabaseUnreachable(f"cannot open {safe_url(url)}: {reason(error)}") from None
         except psycopg.Error as error:
             raise StoreError(f"cannot open {safe_url(url)}: {reason(error)}") from None
         self._appender = Appender(url, self.channel)

@@ -12,9 +12,9 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from poolhall.events.errors import StoreError
+from poolhall.events.errors import NotALog, StoreError
 
-__all__ = ["open_error", "writer_lock"]
+__all__ = ["open_error", "warn_if_shared", "writer_lock"]
 
 logger = logging.getLogger("poolhall.events.sqlite_backend")
 
@@ -35,7 +35,7 @@ def open_error(path: Path, error: sqlite3.Error) -> StoreError:
                         "SQLITE_BUSY", "SQLITE_LOCKED")):
         return StoreError(f"cannot write {path} ({error})")
     if name.startswith("SQLITE_NOTADB"):
-        return StoreError(f"{path} is not a SQLite database ({error})")
+        return NotALog(f"{path} is not a SQLite database ({error})")
     return StoreError(f"cannot open {path} as a log ({error})")
 
 
@@ -57,15 +57,16 @@ def writer_lock(path: Path) -> int:
         os.close(fd)
         raise StoreError(f"{path} is already open for writing by another poolhall server;"
                          " one server per database") from None
-    _warn_if_shared(path, fd)
     return fd
 
 
-def _warn_if_shared(path: Path, fd: int) -> None:
+def warn_if_shared(path: Path, fd: int) -> None:
     """Warn (once per open) if a log made before it was created 0600 is readable by others.
 
     Its mode is the operator's to change (a backup group may read it on purpose); the warning
-    says what others can read.
+    says what others can read. Called once the file has opened as a log: a file that is not
+    one (a text file named by mistake) is refused alone, not first warned about as if it held
+    token hashes.
     """
     mode = stat.S_IMODE(os.fstat(fd).st_mode)
     if mode & 0o077:

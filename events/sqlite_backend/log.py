@@ -32,7 +32,7 @@ from poolhall.events.chain import GENESIS
 from poolhall.events.errors import ConcurrencyError, StoreError
 from poolhall.events.log_contract import Appended, AppendRequest, AppendResult, CommandRecord
 from poolhall.events.sqlite_backend.bulk_insert import insert_rows, insert_values
-from poolhall.events.sqlite_backend.file import open_error, writer_lock
+from poolhall.events.sqlite_backend.file import open_error, warn_if_shared, writer_lock
 from poolhall.events.sqlite_backend.issued_tokens import INSERT as INSERT_ISSUED
 from poolhall.events.sqlite_backend.issued_tokens import ISSUING, issued_hash
 from poolhall.events.sqlite_backend.reader import SqliteReader
@@ -109,6 +109,7 @@ class SqliteLog(SqliteReader):
         except sqlite3.DatabaseError as error:
             self.close()
             raise open_error(self.path, error) from None
+        warn_if_shared(self.path, self._lock)
 
     def _configure(self) -> None:
         self.db.execute("PRAGMA journal_mode=WAL")

@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from poolhall.events.chain import GENESIS
-from poolhall.events.errors import StoreError
+from poolhall.events.errors import NotALog, StoreError
 from poolhall.events.log_contract import (
     PAGE_ROWS,
     AppendRequest,
@@ -84,15 +84,15 @@ class SqliteReader(EventLog):
 
     def _check_is_a_log(self) -> None:
         if not self.path.is_file():
-            raise StoreError(f"no database at {self.path}")
+            raise NotALog(f"no database at {self.path}")
         try:
             with self._connection() as connection:
                 tables = {name for (name,) in connection.execute(
                     "SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.DatabaseError as error:
-            raise StoreError(f"{self.path} is not a SQLite database ({error})") from None
+            raise NotALog(f"{self.path} is not a SQLite database ({error})") from None
         if not {"events", "commands"} <= tables:
-            raise StoreError(f"{self.path} is not a poolhall log (no events and commands tables)")
+            raise NotALog(f"{self.path} is not a poolhall log (no events and commands tables)")
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:

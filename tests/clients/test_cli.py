@@ -254,7 +254,8 @@ def test_watch_follows_the_table_through_a_server_restart(tmp_path: Path) -> Non
         wait_for("view test 1 (basic, han), round 1: 4d12 at DT 7: success")
         server.send_signal(signal.SIGTERM)
         server.wait(20)
-        wait_for("reconnecting")
+        assert "(the server closed the connection: it is stopping or restarting; have " \
+            "event 6)" in wait_for("reconnecting")  # its close said so: it did not vanish
         server = start_serve(tmp_path / "poolhall.db", port)
         wait_for("back (resumed at event 6)")
         poolhall("roll", created["campaign"], "1d6", "--reason", "after", "--url", url,
