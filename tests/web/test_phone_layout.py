@@ -102,3 +102,37 @@ def test_at_360_px_the_question_before_leaving_fits(
     header.get_by_role("button", name="Stay").click()
     expect(header.get_by_role("button", name="Leave this table")).to_be_in_viewport()
     expect(question).to_be_hidden()
+
+
+def test_at_360_px_how_a_roll_was_checked_can_be_read_in_full(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Ana presses a revealed roll's ✓ in the Log view of a phone: the panel saying how it was
+    checked stays within the log, above the roll form, and scrolls to its last line (it ran
+    past the log's card, under the form and the bar, and its end could not be read)."""
+    campaign, gm_link = served.create_campaign("Fair", "d12")
+    ana_link = served.invite(campaign, gm_link, "player", "Ana")
+    served.send(gm_link, {"type": "start_session"})
+    ack, = served.send(ana_link, {"type": "roll", "expression": "2d6+1d20"})
+    served.send(gm_link, {"type": "end_session"})
+    ana = open_page(ana_link, width=360, height=740)
+    ana.get_by_role("navigation", name="Views").get_by_role("button", name="Log").click()
+    mark = ana.locator(f"ph-log .ph-log-line[data-seq='{ack.seqs[0]}'] .ph-fair")
+    expect(mark).to_have_attribute("data-state", "verified")
+    mark.click()
+    panel = ana.locator("ph-log .ph-fair-panel")
+    expect(panel).to_contain_text("bytes used")
+    box, log = panel.bounding_box(), ana.locator("ph-log").bounding_box()
+    form = ana.locator(".ph-roll-form").bounding_box()
+    assert box and log and form
+    assert box["y"] + box["height"] <= log["y"] + log["height"] + 1
+    assert box["y"] + box["height"] <= form["y"]
+    # its last line is reached by scrolling the panel, and is then inside it
+    last = panel.evaluate("""(panel) => {
+      panel.scrollTop = panel.scrollHeight;
+      const end = panel.lastElementChild.lastElementChild.getBoundingClientRect();
+      const shown = panel.getBoundingClientRect();
+      return end.bottom <= shown.bottom + 1 && end.top >= shown.top - 1;
+    }""")
+    assert last
+    expect(ana.locator(".ph-roll-form")).to_be_in_viewport()
+    screenshot(ana, "phone-fair-panel")
