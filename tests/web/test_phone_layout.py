@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.web.conftest import Served, screenshot
@@ -136,3 +137,46 @@ def test_at_360_px_how_a_roll_was_checked_can_be_read_in_full(
     assert last
     expect(ana.locator(".ph-roll-form")).to_be_in_viewport()
     screenshot(ana, "phone-fair-panel")
+
+
+@pytest.mark.parametrize("system", ["narrative", "sr3", "d12"])
+def test_on_a_phone_a_roll_made_in_the_table_view_shows_its_result(
+        served: Served, open_page: Callable[..., Page], system: str) -> None:
+    """The GM rolls from the roll form in a phone's Table view, where the log is out of sight:
+    the roll's line (its dice and total) is shown right by the form, clear of the bar (the
+    form was only selected again, and the result was nowhere on screen); in the Log view the
+    log shows it, so the copy is not."""
+    _, gm_link = served.create_campaign("Quick Roll", system)
+    gm = open_page(gm_link, width=360, height=740)
+    form = gm.locator(".ph-roll-form")
+    form.get_by_label("dice expression").fill("3d6+7")
+    form.get_by_role("button", name="Roll").click()
+    result = gm.locator("ph-roll .ph-roll-last")
+    expect(result).to_contain_text("3d6+7")
+    expect(result).to_be_in_viewport()
+    assert result.inner_text().strip()[-2:].strip().isdigit()  # the total
+    shown, bar = result.bounding_box(), gm.get_by_role("navigation", name="Views").bounding_box()
+    assert shown and bar
+    assert shown["y"] + shown["height"] <= bar["y"]
+    screenshot(gm, f"phone-roll-result-{system}")
+    form.get_by_label("dice expression").fill("1d4")
+    form.get_by_role("button", name="Roll").click()
+    expect(result).to_contain_text("1d4")
+    expect(result).not_to_contain_text("3d6+7")  # the latest one only
+    gm.get_by_role("navigation", name="Views").get_by_role("button", name="Log").click()
+    expect(result).to_be_hidden()
+
+
+def test_on_a_phone_a_free_narrative_pool_shows_its_result_by_the_roll_form(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The narrative Free dice form resets after Roll pool: its roll is shown by the roll form
+    in the Table view too."""
+    _, gm_link = served.create_campaign("Free Pool", "narrative")
+    gm = open_page(gm_link, width=360, height=740)
+    pool = gm.get_by_role("form", name="Roll a free pool")
+    pool.locator("input[name=ability]").fill("3")
+    pool.get_by_role("button", name="Roll pool").click()
+    result = gm.locator("ph-roll .ph-roll-last")
+    expect(result).to_contain_text("ability")
+    expect(result).to_be_in_viewport()
+    screenshot(gm, "phone-free-pool-result")
