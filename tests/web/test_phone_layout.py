@@ -180,3 +180,56 @@ def test_on_a_phone_a_free_narrative_pool_shows_its_result_by_the_roll_form(
     expect(result).to_contain_text("ability")
     expect(result).to_be_in_viewport()
     screenshot(gm, "phone-free-pool-result")
+
+
+CHARACTER = {
+    "narrative": {"system": "narrative", "agility": 3,
+                  "skills": {"Ranged (Light)": {"characteristic": "agility", "rank": 1}}},
+    "sr3": {"system": "sr3", "body": 4, "quickness": 5, "strength": 3, "charisma": 3,
+            "intelligence": 5, "willpower": 4, "karma_earned": 10,
+            "skills": {"pistols": {"rating": 6, "attribute": "quickness", "kind": "combat"}}},
+    "d12": {"system": "d12", "ratings": {"CON": 2, "CHA": 1}},
+}
+
+LAID_OUT = """() => {
+  const bar = document.querySelector(".ph-phone-tabs").getBoundingClientRect();
+  const form = document.querySelector(".ph-roll-form").getBoundingClientRect();
+  const broken = [...document.querySelectorAll(".ph-phone-tabs button")].filter((button) => {
+    const range = document.createRange();
+    range.selectNodeContents(button);
+    return range.getClientRects().length > 1;  // its word on more than one line
+  }).map((button) => button.textContent);
+  return {wide: document.documentElement.scrollWidth, bar: [bar.top, bar.bottom],
+          form: [form.top, form.bottom], broken};
+}"""
+
+
+@pytest.mark.parametrize(("system", "size"), [("narrative", "200%"), ("sr3", "200%"),
+                                              ("d12", "200%"), ("narrative", "150%")])
+def test_large_text_on_a_360_px_phone_cuts_nothing_off(
+        served: Served, open_page: Callable[..., Page], system: str, size: str) -> None:
+    """The GM and a player of a table with a character read at 150% or 200% text size on a
+    360 px phone (the root font size, as the browser's text-size setting sets it): in every
+    view nothing scrolls sideways, the views' bar stays on screen with its words whole, and the
+    roll form stands above the bar, not under it (at 200% the page was up to 521 px wide, the
+    bar off the screen or over the Roll button, its labels broken "Ta/bl/e")."""
+    campaign, gm_link = served.create_campaign("Big Print", system)
+    served.send(gm_link, {"type": "create_character", "character": "vex", "name": "Vex",
+                          "stats": CHARACTER[system]})
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "vex")
+    for who, link in (("gm", gm_link), ("player", ana_link)):
+        page = open_page(link, width=360, height=740)
+        page.evaluate(f"document.documentElement.style.fontSize = {size!r}")
+        tabs = page.get_by_role("navigation", name="Views")
+        for view in ("Table", "Log", "Sheet"):
+            tabs.get_by_role("button", name=view).click()
+            page.wait_for_timeout(100)
+            laid = page.evaluate(LAID_OUT)
+            assert laid["wide"] <= 360, (who, view, laid)
+            assert laid["bar"][1] <= 740 + 1, (who, view, laid)
+            assert laid["broken"] == [], (who, view, laid)
+            if view != "Sheet":  # the roll form is not in the sheet's view
+                assert laid["form"][1] <= laid["bar"][0] + 1, (who, view, laid)
+        tabs.get_by_role("button", name="Table").click()
+        screenshot(page, f"phone-{system}-{who}-text-{size.rstrip('%')}")
+

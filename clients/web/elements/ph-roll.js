@@ -37,6 +37,11 @@ export class PhRoll extends HTMLElement {
     });
     this.result = h("div", {class: "ph-roll-last", hidden: true});
     this.append(this.form, this.result);
+    // on a phone the form is fixed above the views' bar (table.css): the page keeps room for
+    // it below its content, and when it scrolls a control into view, whatever its height (one
+    // line at 100% text, three at 200%, more with "More" open or a roll's result under it)
+    new ResizeObserver(() => document.documentElement.style.setProperty(
+      "--ph-roll-height", `${this.offsetHeight}px`)).observe(this);
     if (this._me) this.me = this._me;
   }
 
