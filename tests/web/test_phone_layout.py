@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FloatRect, Page, expect
 
 from tests.web.conftest import Served, screenshot
 from tests.web.test_page_layout import NO_SIDEWAYS_SCROLL, a_table_in_play
@@ -233,3 +233,36 @@ def test_large_text_on_a_360_px_phone_cuts_nothing_off(
         tabs.get_by_role("button", name="Table").click()
         screenshot(page, f"phone-{system}-{who}-text-{size.rstrip('%')}")
 
+
+def test_on_a_phone_small_controls_are_at_least_32_px(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Ana's phone, 360 px: a roll's fair mark (it was 22 px wide and stood past its line),
+    the d12 "Basic test" fold (26 px) and "Replay and post-game reports" (19 px) are each at
+    least 32 px tall and wide enough to tap, the mark within its line."""
+    campaign, gm_link = served.create_campaign("Small Print", "d12")
+    served.send(gm_link, {"type": "create_character", "character": "vex", "name": "Vex",
+                          "stats": CHARACTER["d12"]}, {"type": "start_session"})
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "vex")
+    ack, = served.send(ana_link, {"type": "roll", "expression": "2d6"})
+    served.send(gm_link, {"type": "end_session"})
+    ana = open_page(ana_link, width=360, height=740)
+    tabs = ana.get_by_role("navigation", name="Views")
+
+    def tall_enough(box: FloatRect | None, what: str) -> FloatRect:
+        assert box, what
+        assert box["height"] >= 32 - 0.5, (what, box)
+        assert box["width"] >= 32 - 0.5, (what, box)
+        return box
+
+    tall_enough(ana.locator(".ph-d12-fold > summary", has_text="Basic test").bounding_box(),
+                "Basic test")
+    tabs.get_by_role("button", name="Log").click()
+    line = ana.locator(f"ph-log .ph-log-line[data-seq='{ack.seqs[0]}']")
+    expect(line.locator(".ph-fair")).to_have_attribute("data-state", "verified")
+    mark = tall_enough(line.locator(".ph-fair").bounding_box(), "the fair mark")
+    around = line.bounding_box()
+    assert around
+    assert mark["y"] + mark["height"] <= around["y"] + around["height"] + 0.5
+    tabs.get_by_role("button", name="Sheet").click()
+    tall_enough(ana.get_by_role("link", name="Replay and post-game reports").bounding_box(),
+                "Replay and post-game reports")
