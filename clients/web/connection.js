@@ -206,12 +206,16 @@ export class LinkCheck {
     this.idle = undefined;
     this.lastHeard = Date.now();
     this.shown = () => { if (document.visibilityState === "visible") this.check(true); };
+    // a page put back from the back-forward cache (not its first load, which has just joined)
+    this.restored = (/** @type {PageTransitionEvent} */ event) => {
+      if (event.persisted) this.check(true);
+    };
   }
 
   /** Watch for the page being shown again and for long silences. */
   start() {
     document.addEventListener("visibilitychange", this.shown);
-    window.addEventListener("pageshow", this.shown);
+    window.addEventListener("pageshow", this.restored);
     this.idle = setInterval(() => {
       if (document.visibilityState === "visible" && Date.now() - this.lastHeard >= IDLE_CHECK_MS) {
         this.check();
@@ -221,7 +225,7 @@ export class LinkCheck {
 
   stop() {
     document.removeEventListener("visibilitychange", this.shown);
-    window.removeEventListener("pageshow", this.shown);
+    window.removeEventListener("pageshow", this.restored);
     clearInterval(this.idle);
     this.forget();
   }

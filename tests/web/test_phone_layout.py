@@ -124,7 +124,9 @@ def test_at_360_px_how_a_roll_was_checked_can_be_read_in_full(
     expect(panel).to_contain_text("bytes used")
     box, log = panel.bounding_box(), ana.locator("ph-log").bounding_box()
     form = ana.locator(".ph-roll-form").bounding_box()
-    assert box and log and form
+    assert box
+    assert log
+    assert form
     assert box["y"] + box["height"] <= log["y"] + log["height"] + 1
     assert box["y"] + box["height"] <= form["y"]
     # its last line is reached by scrolling the panel, and is then inside it
@@ -156,7 +158,8 @@ def test_on_a_phone_a_roll_made_in_the_table_view_shows_its_result(
     expect(result).to_be_in_viewport()
     assert result.inner_text().strip()[-2:].strip().isdigit()  # the total
     shown, bar = result.bounding_box(), gm.get_by_role("navigation", name="Views").bounding_box()
-    assert shown and bar
+    assert shown
+    assert bar
     assert shown["y"] + shown["height"] <= bar["y"]
     screenshot(gm, f"phone-roll-result-{system}")
     form.get_by_label("dice expression").fill("1d4")
