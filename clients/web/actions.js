@@ -20,6 +20,15 @@
 /** @import {Command} from "./messages.js" */
 
 export const COMMAND_EVENT = "ph-command";
+/** A free roll was made from a form (its ack's `seqs` in `detail`): ph-app shows its line by
+ * the roll form on a phone's Table view, where the log is out of sight. */
+export const ROLLED_EVENT = "ph-rolled";
+
+/** Say that `element`'s roll was made (`ack`: the server's answer). @param {Element} element
+ * @param {{seqs: number[]}} ack */
+export function rolled(element, ack) {
+  element.dispatchEvent(new CustomEvent(ROLLED_EVENT, {bubbles: true, detail: ack.seqs}));
+}
 
 /**
  * The `detail` of a `ph-command` event: the command, and how to answer it; `taken` is set by

@@ -10,6 +10,15 @@
 // is closed and no reconnect is tried until it says it is online again (an open WebSocket
 // would otherwise look alive for minutes). Commands made meanwhile wait in `pending`.
 //
+// A connection can also die without a word: a phone that slept and woke on another network, a
+// NAT mapping dropped. Its socket then stays "open" in the browser for minutes, and the
+// server's pings, which would notice, are not seen by a page, which cannot send its own. So the
+// table's page checks the link itself (`LinkCheck`): when a command goes unanswered, when the
+// page is shown again after being hidden, and when a shown page heard nothing for minutes, it
+// asks the server for an empty history page (the cheapest request answered with its id) and,
+// if nothing at all comes back in a few seconds, gives the socket up and joins again: the
+// resume and the resent commands then catch it up with no gap and nothing applied twice.
+//
 // Opening again (the delays, offline and online) is `Reconnecting`'s, which the owner's page
 // (owner.js) builds on too.
 
@@ -26,6 +35,21 @@
  */
 
 const RETRY_DELAYS = [250, 500, 1000, 2000, 4000, 8000];
+/** A command unanswered this long makes the page check the link. The server answers a command
+ * in milliseconds and a busy one in well under a second; past 5 s a person has been looking at
+ * a disabled Roll button for long enough that the page should find out why. */
+export const ANSWER_DUE_MS = 5000;
+/** After asking, how long the page waits for any frame at all before it gives the socket up.
+ * The answer is an empty page read from nothing (no database, no campaign queue): a live link
+ * brings it back in one round trip, which is under a second even on a slow mobile network;
+ * 4 s leaves room for a phone's radio waking up, while a dead link is found 9 s after a
+ * command at most (ANSWER_DUE_MS + this). */
+export const SILENCE_MS = 4000;
+/** A page that is shown and heard nothing (no event, no answer) for this long checks the link
+ * once: a table left open on a screen learns within minutes that it is cut off. Two minutes
+ * keep an idle table to one tiny request and answer that often, where the server's own pings
+ * already go every 20 s. */
+export const IDLE_CHECK_MS = 120_000;
 /** How long "back" is shown after a join again, before "connected". */
 export const BACK_SHOWN_MS = 2500;
 /** Join refusals that another try would get again: the page stops trying. */
@@ -116,7 +140,8 @@ export class Reconnecting {
   /** A frame of the current socket. @param {WebSocket} socket @param {string} data */
   receive(socket, data) {}
 
-  /** The connection is gone (`event`: the socket's close; null: the browser went offline);
+  /** The connection is gone (`event`: the socket's close; null: the browser went offline, or
+   * the page gave up a socket that no longer answered);
    * a new one is opened by itself after this returns, unless stopped.
    * @param {CloseEvent | null} event */
   dropped(event) {}
@@ -138,12 +163,99 @@ export class Reconnecting {
   /** @param {WebSocket} socket @param {CloseEvent} event */
   closed(socket, event) {
     if (socket !== this.socket || this.stopped) return;
+    this.reopen(event);
+  }
+
+  /** Give the current socket up as dead without waiting for its close: on a link that went
+   * silent the browser's closing handshake waits for an answer that never comes (up to a
+   * minute). Its frames and its close, if they ever arrive, are no longer this page's. */
+  abandon() {
+    const socket = this.socket;
+    if (!socket || this.stopped) return;
+    this.socket = null;
+    socket.close(4001, "no answer");
+    this.reopen(null);
+  }
+
+  /** The current socket is gone (its close, or null: given up): say so and open again, after
+   * a delay, unless the browser is offline. @param {CloseEvent | null} event */
+  reopen(event) {
     this.dropped(event);
     if (this.stopped || !navigator.onLine) return; // cameOnline() opens again
     const delay = RETRY_DELAYS[Math.min(this.attempt, RETRY_DELAYS.length - 1)];
     this.attempt += 1;
     clearTimeout(this.retry);
     this.retry = setTimeout(() => this.open(), delay * (0.75 + Math.random() / 2));
+  }
+}
+
+/**
+ * Whether the joined socket still answers (see the top of this file). `ask()` sends the cheap
+ * request on the current socket (false: no socket to ask on); `lost()` gives the socket up.
+ * Any frame received (`heard()`) shows the link alive, so a page receiving a long catch-up is
+ * never cut off for an answer that waits behind it.
+ */
+export class LinkCheck {
+  /** @param {(shown: boolean) => boolean} ask @param {() => void} lost */
+  constructor(ask, lost) {
+    this.ask = ask;
+    this.lost = lost;
+    /** @type {ReturnType<typeof setTimeout> | undefined} the give-up time of the check out */
+    this.deadline = undefined;
+    /** @type {ReturnType<typeof setInterval> | undefined} */
+    this.idle = undefined;
+    this.lastHeard = Date.now();
+    this.shown = () => { if (document.visibilityState === "visible") this.check(true); };
+    // a page put back from the back-forward cache (not its first load, which has just joined)
+    this.restored = (/** @type {PageTransitionEvent} */ event) => {
+      if (event.persisted) this.check(true);
+    };
+  }
+
+  /** Watch for the page being shown again and for long silences. */
+  start() {
+    document.addEventListener("visibilitychange", this.shown);
+    window.addEventListener("pageshow", this.restored);
+    this.idle = setInterval(() => {
+      if (document.visibilityState === "visible" && Date.now() - this.lastHeard >= IDLE_CHECK_MS) {
+        this.check();
+      }
+    }, IDLE_CHECK_MS / 4);
+  }
+
+  stop() {
+    document.removeEventListener("visibilitychange", this.shown);
+    window.removeEventListener("pageshow", this.restored);
+    clearInterval(this.idle);
+    this.forget();
+  }
+
+  /** A frame came: the link is alive. */
+  heard() {
+    this.lastHeard = Date.now();
+    this.forget();
+  }
+
+  /** The socket is gone anyway: no check is out any more. */
+  forget() {
+    clearTimeout(this.deadline);
+    this.deadline = undefined;
+  }
+
+  /** Ask, unless a check is already out, and give the socket up if nothing comes back.
+   * @param {boolean} [shown] the page was just shown again */
+  check(shown = false) {
+    if (this.deadline !== undefined || !this.ask(shown)) return;
+    this.deadline = setTimeout(() => {
+      this.deadline = undefined;
+      this.lost();
+    }, SILENCE_MS);
+  }
+
+  /** Check the link if `waiting()` still holds ANSWER_DUE_MS from now (a command unanswered).
+   * @param {() => boolean} waiting */
+  due(waiting) {
+    setTimeout(() => { if (waiting()) this.check(); }, ANSWER_DUE_MS);
   }
 }
 
@@ -156,6 +268,36 @@ export class TableConnection extends Reconnecting {
     this.token = token;
     /** @type {Map<string, Waiting>} */
     this.pending = new Map(); // id -> {message, resolve, reject, sent}
+    this.link = new LinkCheck((shown) => this.ask(shown), () => this.abandon());
+  }
+
+  start() {
+    this.link.start();
+    super.start();
+  }
+
+  stop() {
+    this.link.stop();
+    super.stop();
+  }
+
+  /** Send the link's check, an empty history page (nothing before event 1: read from
+   * nothing, answered at once with its id), if joined. The answer needs no handling: any
+   * frame is proof enough. Not joined, a page just shown again (`shown`) opens at once
+   * instead of waiting out its retry delay (someone looks at it now).
+   * @param {boolean} shown */
+  ask(shown) {
+    if (!this.joined) {
+      const socket = this.socket;
+      if (shown && navigator.onLine && (!socket || socket.readyState >= WebSocket.CLOSING)) {
+        this.cameOnline();
+      }
+      return false;
+    }
+    /** @type {Command} */
+    const check = {type: "history", id: `link-${newId()}`, before: 1, limit: 1};
+    /** @type {WebSocket} */ (this.socket).send(JSON.stringify(check));
+    return true;
   }
 
   /** @param {WebSocket} socket */
@@ -176,6 +318,7 @@ export class TableConnection extends Reconnecting {
     } catch {
       return;
     }
+    this.link.heard();
     const store = this.store;
     switch (message.type) {
       case "welcome": {
@@ -260,6 +403,7 @@ export class TableConnection extends Reconnecting {
     return new Promise((resolve, reject) => {
       this.pending.set(message.id, {message, resolve, reject});
       this.transmit(message);
+      this.link.due(() => this.pending.has(message.id));
     });
   }
 
@@ -273,11 +417,15 @@ export class TableConnection extends Reconnecting {
 
   resend() {
     const socket = /** @type {WebSocket} */ (this.socket); // called on its `welcome`
-    for (const waiting of this.pending.values()) socket.send(JSON.stringify(waiting.message));
+    for (const waiting of this.pending.values()) {
+      socket.send(JSON.stringify(waiting.message));
+      this.link.due(() => this.pending.get(waiting.message.id) === waiting);
+    }
   }
 
   /** @param {CloseEvent | null} event */
   dropped(event) {
+    this.link.forget();
     const store = this.store;
     if (event?.code === 1008 && store.state.connection !== "reconnecting" && this.everJoined) {
       // removed from the campaign, or no join in time

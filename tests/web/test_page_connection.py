@@ -1,16 +1,29 @@
 """The connection as people live it: a player's page drops off mid-check and comes back with
-no gap and no duplicate; a spectator has no controls and a command forged from its page is
-refused; every frame a page sends is a message of the protocol's schema."""
+no gap and no duplicate; a link that dies without a word (a phone asleep) is noticed and
+resumed; a spectator has no controls and a command forged from its page is refused; every
+frame a page sends is a message of the protocol's schema."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import jsonschema
-from playwright.sync_api import expect
+import pytest
+from playwright.sync_api import Page, expect
 
-from tests.web.conftest import PageOpener, Served, invalid_frames, logs_read_through
+from tests.serve_process import free_port
+from tests.web.conftest import (
+    PageOpener,
+    Served,
+    heard,
+    invalid_frames,
+    listen,
+    logs_read_through,
+)
 
 
 def narrative_table(served: Served) -> tuple[str, str, str, str, str]:
@@ -69,6 +82,156 @@ def test_a_player_offline_mid_check_comes_back_with_no_gap_and_no_duplicate(
     assert tunnel[0]["expression"] == "2d6"
     # "back" is said for 2.5 s (connection.js BACK_SHOWN_MS), then the page is live again
     expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")
+
+
+class SilentRelay:
+    """A TCP relay from a port of its own to the server's. :meth:`go_silent` makes every
+    WebSocket open at that moment drop what it carries and close nothing, as a phone's link
+    does when the phone sleeps and wakes on another network (no close, no ``offline`` event);
+    connections made afterwards are relayed again. (The page's files, fetched over other
+    connections the browser keeps open, still come: a file the page fetches later hung.)"""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.port = free_port()
+        self.loop = asyncio.new_event_loop()
+        self.open: list[dict[str, bool]] = []
+        """Each connection: whether it is a WebSocket, whether it drops what goes up to the
+        server, and what comes down."""
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.server = asyncio.run_coroutine_threadsafe(
+            asyncio.start_server(self._relay, "127.0.0.1", self.port), self.loop).result(10)
+
+    def go_silent(self, to_the_server_too: bool = True) -> None:
+        """Every WebSocket open now drops what the server sends it (and, unless told
+        otherwise, what it sends the server: with ``False`` a command still arrives)."""
+        def silence() -> None:
+            for connection in self.open:
+                if not connection["websocket"]:
+                    continue
+                connection["down"] = True
+                connection["up"] = connection["up"] or to_the_server_too
+        self.loop.call_soon_threadsafe(silence)
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        server_reader, server_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        first = await reader.read(65536)
+        server_writer.write(first)
+        silent = {"websocket": b"upgrade: websocket" in first.lower(), "up": False,
+                  "down": False}
+        self.open.append(silent)
+        try:
+            await asyncio.gather(self._pipe(reader, server_writer, silent, "up"),
+                                 self._pipe(server_reader, writer, silent, "down"))
+        except asyncio.CancelledError:  # the relay is closed (:meth:`close`)
+            writer.close()
+            server_writer.close()
+
+    @staticmethod
+    async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                    silent: dict[str, bool], way: str) -> None:
+        try:
+            while data := await reader.read(65536):
+                if not silent[way]:
+                    writer.write(data)
+                    await writer.drain()
+        except OSError:
+            pass
+        if not silent[way]:
+            writer.close()
+
+    def close(self) -> None:
+        asyncio.run_coroutine_threadsafe(self._stop(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+    async def _stop(self) -> None:
+        self.server.close()
+        relays = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in relays:
+            task.cancel()
+        await asyncio.gather(*relays, return_exceptions=True)
+
+
+@pytest.fixture
+def relay(served: Served) -> Iterator[SilentRelay]:
+    relay = SilentRelay(served.port)
+    yield relay
+    relay.close()
+
+
+def through(relay: SilentRelay, served: Served, link: str) -> str:
+    """``link`` opened through ``relay`` (the server lets in a page's own address literal)."""
+    return link.replace(f":{served.port}/", f":{relay.port}/", 1)
+
+
+def states_said(page: Page) -> list[str]:
+    """The connection states the page's status said since it was last asked, in order."""
+    return [said for said in heard(page) if said in {"reconnecting…", "back", "connected"}]
+
+
+LINK_CHECK_TIMEOUT = 20_000
+"""connection.js: a command unanswered for 5 s is followed by the link's check, given up after
+4 s of silence, then a join again after 0.2-0.3 s: 20 s leaves room on a busy machine."""
+
+
+def test_a_roll_on_a_link_that_died_silently_is_resent_once_on_a_new_one(
+        served: Served, open_page: PageOpener, relay: SilentRelay) -> None:
+    """Ana's phone link goes silent: her roll reaches the server but its answer never reaches
+    her. The page does not wait forever with Roll disabled: it checks the link, finds it dead,
+    says reconnecting, joins again and resends the roll, which the server answers with its
+    first answer: the roll is in every log once."""
+    campaign, gm_link, ana_link, _, _ = narrative_table(served)
+    gm = open_page(gm_link)
+    ana = open_page(through(relay, served, ana_link), width=360, height=740)
+    listen(ana)
+    relay.go_silent(to_the_server_too=False)
+    form = ana.locator(".ph-roll-form")
+    form.get_by_label("dice expression").fill("7d4+53")
+    form.get_by_role("button", name="Roll").click()
+    expect(gm.locator("[data-type=dice_rolled]", has_text="7d4+53")).to_have_count(1)
+    expect(form.get_by_role("button", name="Roll")).to_be_disabled()  # no answer yet
+
+    expect(form.get_by_role("button", name="Roll")).to_be_enabled(timeout=LINK_CHECK_TIMEOUT)
+    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")
+    assert states_said(ana)[:2] == ["reconnecting…", "back"]
+    ana.get_by_role("navigation", name="Views").get_by_role("button", name="Log").click()
+    for page in (gm, ana):
+        expect(page.locator("[data-type=dice_rolled]", has_text="7d4+53")).to_have_count(1)
+    rolls = served.as_gm(gm_link, "state", campaign)["rolls"]
+    assert [roll["expression"] for roll in rolls] == ["7d4+53"]  # type: ignore[attr-defined]
+    sent = [json.loads(frame) for frame in open_page.sent_from(ana)]
+    assert [message["type"] for message in sent if message.get("expression")] == ["roll"] * 2
+    assert len({message["id"] for message in sent if message["type"] == "roll"}) == 1
+
+
+def test_a_page_shown_again_finds_its_dead_link_and_catches_up(
+        served: Served, open_page: PageOpener, relay: SilentRelay) -> None:
+    """Ana's phone sleeps and its link dies without a word; the GM rolls meanwhile. Nothing is
+    sent while the table is idle; when the page is shown again it checks the link (one small
+    request), says reconnecting, and catches up: the GM's roll once, no gap."""
+    campaign, gm_link, ana_link, _, _ = narrative_table(served)
+    ana = open_page(through(relay, served, ana_link), width=360, height=740)
+    listen(ana)
+    relay.go_silent()
+    served.send(gm_link, {"type": "roll", "expression": "5d8+42"})
+    ana.wait_for_timeout(1000)
+    expect(ana.locator("[data-type=dice_rolled]")).to_have_count(0)
+    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")  # it can't know
+    quiet = len(open_page.sent_from(ana))
+
+    ana.evaluate("""() => {  // the phone wakes: its page is shown again
+      document.dispatchEvent(new Event("visibilitychange"));
+    }""")
+    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "back",
+                                                           timeout=LINK_CHECK_TIMEOUT)
+    assert states_said(ana)[:2] == ["reconnecting…", "back"]
+    expect(ana.locator("[data-type=dice_rolled]", has_text="5d8+42")).to_have_count(1)
+    sent = [json.loads(frame) for frame in open_page.sent_from(ana)]
+    assert [message["type"] for message in sent[quiet:]] == ["history", "join"]
+    head = int(served.as_gm(gm_link, "state", campaign)["head"])  # type: ignore[call-overload]
+    assert logs_read_through(ana) == [list(range(1, head + 1))]
 
 
 FORGED_ROLL = """async () => {

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from playwright.sync_api import Page, expect
+import pytest
+from playwright.sync_api import FloatRect, Page, expect
 
 from tests.web.conftest import Served, screenshot
 from tests.web.test_page_layout import NO_SIDEWAYS_SCROLL, a_table_in_play
@@ -102,3 +103,169 @@ def test_at_360_px_the_question_before_leaving_fits(
     header.get_by_role("button", name="Stay").click()
     expect(header.get_by_role("button", name="Leave this table")).to_be_in_viewport()
     expect(question).to_be_hidden()
+
+
+def test_at_360_px_how_a_roll_was_checked_can_be_read_in_full(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Ana presses a revealed roll's ✓ in the Log view of a phone: the panel saying how it was
+    checked stays within the log, above the roll form, and scrolls to its last line (it ran
+    past the log's card, under the form and the bar, and its end could not be read)."""
+    campaign, gm_link = served.create_campaign("Fair", "d12")
+    ana_link = served.invite(campaign, gm_link, "player", "Ana")
+    served.send(gm_link, {"type": "start_session"})
+    ack, = served.send(ana_link, {"type": "roll", "expression": "2d6+1d20"})
+    served.send(gm_link, {"type": "end_session"})
+    ana = open_page(ana_link, width=360, height=740)
+    ana.get_by_role("navigation", name="Views").get_by_role("button", name="Log").click()
+    mark = ana.locator(f"ph-log .ph-log-line[data-seq='{ack.seqs[0]}'] .ph-fair")
+    expect(mark).to_have_attribute("data-state", "verified")
+    mark.click()
+    panel = ana.locator("ph-log .ph-fair-panel")
+    expect(panel).to_contain_text("bytes used")
+    box, log = panel.bounding_box(), ana.locator("ph-log").bounding_box()
+    form = ana.locator(".ph-roll-form").bounding_box()
+    assert box
+    assert log
+    assert form
+    assert box["y"] + box["height"] <= log["y"] + log["height"] + 1
+    assert box["y"] + box["height"] <= form["y"]
+    # its last line is reached by scrolling the panel, and is then inside it
+    last = panel.evaluate("""(panel) => {
+      panel.scrollTop = panel.scrollHeight;
+      const end = panel.lastElementChild.lastElementChild.getBoundingClientRect();
+      const shown = panel.getBoundingClientRect();
+      return end.bottom <= shown.bottom + 1 && end.top >= shown.top - 1;
+    }""")
+    assert last
+    expect(ana.locator(".ph-roll-form")).to_be_in_viewport()
+    screenshot(ana, "phone-fair-panel")
+
+
+@pytest.mark.parametrize("system", ["narrative", "sr3", "d12"])
+def test_on_a_phone_a_roll_made_in_the_table_view_shows_its_result(
+        served: Served, open_page: Callable[..., Page], system: str) -> None:
+    """The GM rolls from the roll form in a phone's Table view, where the log is out of sight:
+    the roll's line (its dice and total) is shown right by the form, clear of the bar (the
+    form was only selected again, and the result was nowhere on screen); in the Log view the
+    log shows it, so the copy is not."""
+    _, gm_link = served.create_campaign("Quick Roll", system)
+    gm = open_page(gm_link, width=360, height=740)
+    form = gm.locator(".ph-roll-form")
+    form.get_by_label("dice expression").fill("3d6+7")
+    form.get_by_role("button", name="Roll").click()
+    result = gm.locator("ph-roll .ph-roll-last")
+    expect(result).to_contain_text("3d6+7")
+    expect(result).to_be_in_viewport()
+    assert result.inner_text().strip()[-2:].strip().isdigit()  # the total
+    shown, bar = result.bounding_box(), gm.get_by_role("navigation", name="Views").bounding_box()
+    assert shown
+    assert bar
+    assert shown["y"] + shown["height"] <= bar["y"]
+    screenshot(gm, f"phone-roll-result-{system}")
+    form.get_by_label("dice expression").fill("1d4")
+    form.get_by_role("button", name="Roll").click()
+    expect(result).to_contain_text("1d4")
+    expect(result).not_to_contain_text("3d6+7")  # the latest one only
+    gm.get_by_role("navigation", name="Views").get_by_role("button", name="Log").click()
+    expect(result).to_be_hidden()
+
+
+def test_on_a_phone_a_free_narrative_pool_shows_its_result_by_the_roll_form(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The narrative Free dice form resets after Roll pool: its roll is shown by the roll form
+    in the Table view too."""
+    _, gm_link = served.create_campaign("Free Pool", "narrative")
+    gm = open_page(gm_link, width=360, height=740)
+    pool = gm.get_by_role("form", name="Roll a free pool")
+    pool.locator("input[name=ability]").fill("3")
+    pool.get_by_role("button", name="Roll pool").click()
+    result = gm.locator("ph-roll .ph-roll-last")
+    expect(result).to_contain_text("ability")
+    expect(result).to_be_in_viewport()
+    screenshot(gm, "phone-free-pool-result")
+
+
+CHARACTER = {
+    "narrative": {"system": "narrative", "agility": 3,
+                  "skills": {"Ranged (Light)": {"characteristic": "agility", "rank": 1}}},
+    "sr3": {"system": "sr3", "body": 4, "quickness": 5, "strength": 3, "charisma": 3,
+            "intelligence": 5, "willpower": 4, "karma_earned": 10,
+            "skills": {"pistols": {"rating": 6, "attribute": "quickness", "kind": "combat"}}},
+    "d12": {"system": "d12", "ratings": {"CON": 2, "CHA": 1}},
+}
+
+LAID_OUT = """() => {
+  const bar = document.querySelector(".ph-phone-tabs").getBoundingClientRect();
+  const form = document.querySelector(".ph-roll-form").getBoundingClientRect();
+  const broken = [...document.querySelectorAll(".ph-phone-tabs button")].filter((button) => {
+    const range = document.createRange();
+    range.selectNodeContents(button);
+    return range.getClientRects().length > 1;  // its word on more than one line
+  }).map((button) => button.textContent);
+  return {wide: document.documentElement.scrollWidth, bar: [bar.top, bar.bottom],
+          form: [form.top, form.bottom], broken};
+}"""
+
+
+@pytest.mark.parametrize(("system", "size"), [("narrative", "200%"), ("sr3", "200%"),
+                                              ("d12", "200%"), ("narrative", "150%")])
+def test_large_text_on_a_360_px_phone_cuts_nothing_off(
+        served: Served, open_page: Callable[..., Page], system: str, size: str) -> None:
+    """The GM and a player of a table with a character read at 150% or 200% text size on a
+    360 px phone (the root font size, as the browser's text-size setting sets it): in every
+    view nothing scrolls sideways, the views' bar stays on screen with its words whole, and the
+    roll form stands above the bar, not under it (at 200% the page was up to 521 px wide, the
+    bar off the screen or over the Roll button, its labels broken "Ta/bl/e")."""
+    campaign, gm_link = served.create_campaign("Big Print", system)
+    served.send(gm_link, {"type": "create_character", "character": "vex", "name": "Vex",
+                          "stats": CHARACTER[system]})
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "vex")
+    for who, link in (("gm", gm_link), ("player", ana_link)):
+        page = open_page(link, width=360, height=740)
+        page.evaluate(f"document.documentElement.style.fontSize = {size!r}")
+        tabs = page.get_by_role("navigation", name="Views")
+        for view in ("Table", "Log", "Sheet"):
+            tabs.get_by_role("button", name=view).click()
+            page.wait_for_timeout(100)
+            laid = page.evaluate(LAID_OUT)
+            assert laid["wide"] <= 360, (who, view, laid)
+            assert laid["bar"][1] <= 740 + 1, (who, view, laid)
+            assert laid["broken"] == [], (who, view, laid)
+            if view != "Sheet":  # the roll form is not in the sheet's view
+                assert laid["form"][1] <= laid["bar"][0] + 1, (who, view, laid)
+        tabs.get_by_role("button", name="Table").click()
+        screenshot(page, f"phone-{system}-{who}-text-{size.rstrip('%')}")
+
+
+def test_on_a_phone_small_controls_are_at_least_32_px(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Ana's phone, 360 px: a roll's fair mark (it was 22 px wide and stood past its line),
+    the d12 "Basic test" fold (26 px) and "Replay and post-game reports" (19 px) are each at
+    least 32 px tall and wide enough to tap, the mark within its line."""
+    campaign, gm_link = served.create_campaign("Small Print", "d12")
+    served.send(gm_link, {"type": "create_character", "character": "vex", "name": "Vex",
+                          "stats": CHARACTER["d12"]}, {"type": "start_session"})
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "vex")
+    ack, = served.send(ana_link, {"type": "roll", "expression": "2d6"})
+    served.send(gm_link, {"type": "end_session"})
+    ana = open_page(ana_link, width=360, height=740)
+    tabs = ana.get_by_role("navigation", name="Views")
+
+    def tall_enough(box: FloatRect | None, what: str) -> FloatRect:
+        assert box, what
+        assert box["height"] >= 32 - 0.5, (what, box)
+        assert box["width"] >= 32 - 0.5, (what, box)
+        return box
+
+    tall_enough(ana.locator(".ph-d12-fold > summary", has_text="Basic test").bounding_box(),
+                "Basic test")
+    tabs.get_by_role("button", name="Log").click()
+    line = ana.locator(f"ph-log .ph-log-line[data-seq='{ack.seqs[0]}']")
+    expect(line.locator(".ph-fair")).to_have_attribute("data-state", "verified")
+    mark = tall_enough(line.locator(".ph-fair").bounding_box(), "the fair mark")
+    around = line.bounding_box()
+    assert around
+    assert mark["y"] + mark["height"] <= around["y"] + around["height"] + 0.5
+    tabs.get_by_role("button", name="Sheet").click()
+    tall_enough(ana.get_by_role("link", name="Replay and post-game reports").bounding_box(),
+                "Replay and post-game reports")

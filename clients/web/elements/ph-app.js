@@ -8,7 +8,7 @@
 // conditions), and for the GM the GM's tools and the system's GM-only parts (its character
 // form ...). A player's page never fetches them.
 import {afterPaint, h, replace} from "../dom.js";
-import {COMMAND_EVENT} from "../actions.js";
+import {COMMAND_EVENT, ROLLED_EVENT} from "../actions.js";
 import {catchLostFocus} from "../lost-focus.js";
 import {escapeCancels} from "../confirm.js";
 import {Store} from "../store.js";
@@ -105,6 +105,11 @@ export class PhApp extends HTMLElement {
         (reply) => this.whenDrawn(() => detail.resolve(reply)),
         (error) => this.whenDrawn(() => detail.reject(error)));
     });
+    this.addEventListener(ROLLED_EVENT, (event) => this.whenDrawn(() => {
+      const seqs = /** @type {CustomEvent<number[]>} */ (event).detail;
+      const line = this.log.copyOf(seqs[0]);
+      if (line && this.roll.isConnected) this.roll.showRolled(line);
+    }));
     this.addEventListener(OLDER_EVENT, (event) => this.loadOlder(
       /** @type {CustomEvent<{before: number}>} */ (event).detail.before));
     this.layout();

@@ -461,16 +461,17 @@ export class PhLog extends HTMLElement {
     }
     afterPaint(() => { // the line on screen first
       for (const frame of fresh) {
-        const line = this.built.get(frame.seq) ?? this.line(frame);
-        // the roll's check mark is a button on the line; in the copy it was read out as
-        // "dice checking, button" after every roll, and pressed nothing: it is not copied
-        const copy = h("p", {}, [...line.childNodes]
-          .filter((node) => !(node instanceof Element && node.classList.contains("ph-fair")))
-          .map((node) => node.cloneNode(true)));
-        this.announcer.append(copy);
+        this.announcer.append(plainCopy(this.built.get(frame.seq) ?? this.line(frame)));
       }
       while (this.announcer.childElementCount > ANNOUNCED) this.announcer.firstElementChild?.remove();
     });
+  }
+
+  /** A copy of the line of event `seq` (a <p>), or null when the log does not hold it: the
+   * latest roll shown by the roll form on a phone's Table view. @param {number} seq */
+  copyOf(seq) {
+    const at = this.names ? this.find(seq) : -1;
+    return at < 0 ? null : plainCopy(this.built.get(seq) ?? this.line(this.frames[at]));
   }
 
   /** @param {EventFrame} frame @returns {LogLine} */
@@ -495,6 +496,15 @@ export class PhLog extends HTMLElement {
     /** @type {LogLine} */ (line).seq = frame.seq;
     return line;
   }
+}
+
+/** A line's words and dice as a <p>. The roll's check mark is a button on the line; in a copy
+ * it was read out as "dice checking, button" after every roll, and pressed nothing: it is not
+ * copied. @param {HTMLElement} line */
+function plainCopy(line) {
+  return h("p", {}, [...line.childNodes]
+    .filter((node) => !(node instanceof Element && node.classList.contains("ph-fair")))
+    .map((node) => node.cloneNode(true)));
 }
 
 customElements.define("ph-log", PhLog);

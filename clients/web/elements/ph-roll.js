@@ -3,10 +3,12 @@
 // On a phone the form sticks above the views' bar, so it keeps to one line: the dice, Roll,
 // and "More", which opens the rest (as which character, the reason, who sees it). It took
 // about 220 of 844 px and hid a check's controls. A roll that is not public always shows its
-// choice, so a private roll is never made with the choice out of sight.
+// choice, so a private roll is never made with the choice out of sight. In the phone's Table
+// view, where the log is out of sight, the member's latest free roll (this form's or another's,
+// `showRolled`) is shown under the form: a roll made there showed its result nowhere on screen.
 /** @import {NamedControls} from "../dom.js" */
 import {h} from "../dom.js";
-import {bindForm} from "../actions.js";
+import {bindForm, rolled} from "../actions.js";
 import {visibilityChoice, visibilityOf} from "../visibility.js";
 
 export class PhRoll extends HTMLElement {
@@ -29,9 +31,26 @@ export class PhRoll extends HTMLElement {
       ...(data.get("character") ? {character: data.get("character")} : {}),
       ...(String(data.get("reason") ?? "").trim() ? {reason: String(data.get("reason")).trim()} : {}),
       ...visibilityOf(data),
-    }), () => /** @type {NamedControls} */ (this.form.elements).expression.select());
-    this.append(this.form);
+    }), (ack) => {
+      /** @type {NamedControls} */ (this.form.elements).expression.select();
+      rolled(this, ack);
+    });
+    this.result = h("div", {class: "ph-roll-last", hidden: true});
+    this.append(this.form, this.result);
+    // on a phone the form is fixed above the views' bar (table.css): the page keeps room for
+    // it below its content, and when it scrolls a control into view, whatever its height (one
+    // line at 100% text, three at 200%, more with "More" open or a roll's result under it)
+    new ResizeObserver(() => document.documentElement.style.setProperty(
+      "--ph-roll-height", `${this.offsetHeight}px`)).observe(this);
     if (this._me) this.me = this._me;
+  }
+
+  /** Show the line of the member's latest roll (a copy of its log line) under the form; shown
+   * in the phone's Table view only (table.css): elsewhere the log is in sight.
+   * @param {HTMLElement} line */
+  showRolled(line) {
+    this.result.replaceChildren(h("span", {class: "ph-roll-last-what"}, "Your roll: "), line);
+    this.result.hidden = false;
   }
 
   /** Show or fold the rest of the form (on a phone; elsewhere it is always shown).

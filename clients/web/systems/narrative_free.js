@@ -2,7 +2,7 @@
 // or none) and Force dice for a character's power. The server rolls; the log draws them.
 /** @import {NamedControls} from "../dom.js" */
 import {h} from "../dom.js";
-import {bindForm} from "../actions.js";
+import {bindForm, rolled} from "../actions.js";
 import {visibilityChoice, visibilityOf} from "../visibility.js";
 import {KINDS, narrativeDie} from "./narrative_dice.js";
 import {countInput, labelled, reasonInput, reasonOf, setOptions, wholeNumber} from "./narrative_forms.js";
@@ -43,9 +43,10 @@ export class NarrativeFree extends HTMLElement {
       const character = String(data.get("character") ?? "");
       return {type: "roll_pool", pool, ...(character ? {character} : {}), ...reasonOf(data),
               ...visibilityOf(data)};
-    }, () => {
+    }, (ack) => {
       for (const kind of KINDS) /** @type {NamedControls} */ (this.pool.elements)[kind].value = "0";
       /** @type {NamedControls} */ (this.pool.elements).reason.value = "";
+      rolled(this, ack); // its result by the roll form: the form is reset, the log out of sight
     });
     this.forceCharacter = h("select", {name: "character"});
     this.force = h("form", {class: "ph-nc-form ph-nd-force", "aria-label": "Roll Force dice"},
@@ -53,7 +54,10 @@ export class NarrativeFree extends HTMLElement {
       reasonInput("power (optional)"), h("button", {type: "submit"}, "Roll Force dice"));
     bindForm(this.force, (data) => ({type: "roll_force_dice", character: String(data.get("character")),
       count: wholeNumber(data, "count", "how many"), ...reasonOf(data)}),
-    () => { /** @type {NamedControls} */ (this.force.elements).reason.value = ""; });
+    (ack) => {
+      /** @type {NamedControls} */ (this.force.elements).reason.value = "";
+      rolled(this, ack);
+    });
     this.append(h("h2", {}, "Free dice"), this.pool, this.force);
   }
 }
