@@ -46,7 +46,7 @@ from poolhall.server.derived_writes import DerivedWrites
 from poolhall.server.fair_seeds import FairSeeds
 from poolhall.server.health import LogHealth
 from poolhall.server.hub_audience import Audience
-from poolhall.server.hub_core import HubCore, Kept, Publish, Reply, Settled
+from poolhall.server.hub_core import RETRY_SECONDS, HubCore, Kept, Publish, Reply, Settled
 from poolhall.server.hub_follow import FollowRequests, release, rows_after
 from poolhall.server.hub_joins import HubJoins
 from poolhall.server.hub_reads import HubReads
@@ -385,13 +385,16 @@ class CampaignHub:
                 self._audience.broadcast_view(encode(view))
         self._audience.close_removed(changed)
 
-    async def _process(self, batch: list[CommandWork], attempt: int = 0) -> None:
+    async def _process(self, batch: list[CommandWork],
+                       retrying_since: float | None = None) -> None:
         """Decide, make durable, broadcast, answer: in that order, for a batch of commands.
 
         The core (:class:`~poolhall.server.hub_core.HubCore`) decides and says what follows each
         append's result; this carries it out. A command whose append another process beat (a
         shared log) is decided again, once this hub has the events it missed: the sender
-        never sees the conflict."""
+        never sees the conflict (for up to :data:`~poolhall.server.hub_core.RETRY_SECONDS` from
+        ``retrying_since``, when the commands were first decided)."""
+        first_decided = time.monotonic() if retrying_since is None else retrying_since
         pending = set(pending_seqs(self.state.private))
         """Private rolls waiting before the batch: those it reveals are sent whole after it."""
         batch = await self._admit(batch)
@@ -405,7 +408,8 @@ class CampaignHub:
                 read = await self._lookups.fill(self.commands, self.campaign, [*decided.unsure])
                 replies = self._core.answer_recorded(replies, decided.unsure, read=read)
             await self._carry_out(replies)
-        settled = self._core.settle(decided, await self._append(decided.requests), attempt)
+        settled = self._core.settle(decided, await self._append(decided.requests),
+                                    time.monotonic() - first_decided < RETRY_SECONDS)
         await self._carry_out(settled.effects)
         if settled.reload is not None:
             await self._reload_after(settled, kept)
@@ -413,7 +417,7 @@ class CampaignHub:
         if pending:
             await self._reveal(pending)
         if settled.again:
-            await self._decide_again(settled.again, attempt + 1)
+            await self._decide_again(settled.again, first_decided)
 
     async def _admit(self, batch: list[CommandWork]) -> list[CommandWork]:
         """The commands of ``batch`` that may be decided now, the epoch's seeds kept for
@@ -481,12 +485,12 @@ class CampaignHub:
         self._after_change(self._send_rows(rows, fold=True))
         return True
 
-    async def _decide_again(self, again: list[CommandWork], attempt: int) -> None:
+    async def _decide_again(self, again: list[CommandWork], first_decided: float) -> None:
         """Decide again the commands another process beat, on the state reloaded."""
         if self._stale:
             refuse_unavailable(list(again))
         else:
-            await self._process(again, attempt)
+            await self._process(again, first_decided)
 
     def hidden_from(self, member: str | None) -> dict[int, Visibility]:
         """The events ``member`` (``None``: the admin) may not see yet, and how each is

@@ -20,7 +20,7 @@ from poolhall.events.fair import SeedCommitted, commitment
 from poolhall.events.log import Appended, AppendResult, CommandRecord, StoredRow, prepare
 from poolhall.events.messages import Ack, ErrorReply
 from poolhall.server.command_index import CommandIndex
-from poolhall.server.hub_core import MAX_RETRIES, HubCore, Publish, Recall, Reply
+from poolhall.server.hub_core import HubCore, Publish, Recall, Reply
 from poolhall.server.hub_work import CommandWork
 from poolhall.server.rules.fairness import EpochSeeds
 from tests.narrative.narrative_support import Table
@@ -202,11 +202,11 @@ def test_a_lost_race_is_decided_again_without_an_answer() -> None:
     assert answers(settled.effects) == [Ack(id="a", seqs=[head + 1])]
 
 
-def test_a_race_lost_too_often_is_answered_unavailable() -> None:
-    """Past ``MAX_RETRIES`` the command is refused as not stored, and the state reloaded."""
+def test_a_race_lost_for_too_long_is_answered_unavailable() -> None:
+    """Past ``RETRY_SECONDS`` the command is refused as not stored, and the state reloaded."""
     hub, table = make_core()
     decided = hub.decide([work(table, "gm", roll("a"))], AT)
-    settled = hub.settle(decided, [ConcurrencyError("head moved")], attempt=MAX_RETRIES)
+    settled = hub.settle(decided, [ConcurrencyError("head moved")], may_retry=False)
     assert settled.again == []
     assert settled.reload == "failed"
     (answer,) = answers(settled.effects)
