@@ -20,20 +20,30 @@ from tests.serve_process import free_port, poolhall, start_serve
 ROOT = Path(__file__).parents[2]
 
 
+def _place(tmp_path: Path) -> tuple[Path, int, str]:
+    """Where a test's server keeps its log and listens: the file, the port, the URL."""
+    port = free_port()
+    return tmp_path / "poolhall.db", port, f"ws://127.0.0.1:{port}"
+
+
+def _campaign_with_a_roll(tmp_path: Path, url: str) -> str:
+    """A new d12 campaign with one roll in its first epoch, made through the CLI."""
+    created = json.loads(poolhall("campaign", "create", "Rolled", "--system", "d12", "--url",
+                                  url, "--json", cwd=tmp_path).stdout)
+    campaign = str(created["campaign"])
+    poolhall("roll", campaign, "3d6", "--url", url, cwd=tmp_path)
+    return campaign
+
 def test_kill_9_between_commit_and_reveal_reveals_the_epoch_at_the_next_roll(
         tmp_path: Path) -> None:
     """The seed committed before a SIGKILL is found after the restart and revealed, matching
     its commitment, by the first roll: that roll is in an epoch whose seed the new process drew
     (epochs 2 and 3, drawn ahead by the first process, committed and revealed unused on the
     way), and verify recomputes both rolls."""
-    db, port = tmp_path / "poolhall.db", free_port()
-    url = f"ws://127.0.0.1:{port}"
+    db, port, url = _place(tmp_path)
     server = start_serve(db, port)
     try:
-        created = json.loads(poolhall("campaign", "create", "Killed", "--system", "d12",
-                                      "--url", url, "--json", cwd=tmp_path).stdout)
-        campaign = created["campaign"]
-        poolhall("roll", campaign, "3d6", "--url", url, cwd=tmp_path)
+        campaign = _campaign_with_a_roll(tmp_path, url)
         server.send_signal(signal.SIGKILL)
         server.wait(20)
         server = start_serve(db, port)
@@ -82,14 +92,10 @@ def test_a_log_put_back_from_a_backup_never_deals_a_lost_roll_again(tmp_path: Pa
     seen: the restored server's rolls never come from a seed and nonce a lost roll used, the
     open epoch's or the next epochs' whose seeds were drawn ahead (a GM's rotation in the
     lost rolls moved to one of those)."""
-    db, port = tmp_path / "poolhall.db", free_port()
-    url = f"ws://127.0.0.1:{port}"
+    db, port, url = _place(tmp_path)
     server = start_serve(db, port)
     try:
-        created = json.loads(poolhall("campaign", "create", "Restored", "--system", "d12",
-                                      "--url", url, "--json", cwd=tmp_path).stdout)
-        campaign = created["campaign"]
-        poolhall("roll", campaign, "3d6", "--url", url, cwd=tmp_path)
+        campaign = _campaign_with_a_roll(tmp_path, url)
         _stop(server)
         backup = tmp_path / "backup.db"
         with sqlite3.connect(db) as source, sqlite3.connect(backup) as copy:
