@@ -28,6 +28,7 @@ from typing import Any, NoReturn
 
 from poolhall.clients import cli_support as common
 from poolhall.clients.cli_support import CliError, emit, styled
+from poolhall.clients.cli_visibility import add_visibility_option
 
 __all__ = ["build_parser", "console", "main"]
 
@@ -164,7 +165,7 @@ def _add_table_commands(sub: Any) -> None:
     roll.add_argument("expression", help='e.g. "3d6+2"')
     roll.add_argument("--character", help="roll for this character")
     roll.add_argument("--reason", help="why, in a few words")
-    common.add_visibility_option(roll)
+    add_visibility_option(roll)
     common.add_connection_options(roll)
     roll.set_defaults(handler="poolhall.clients.table_cli:roll")
 

@@ -6,8 +6,6 @@ Game-system CLI modules (``clients/<system>_cli.py``) receive this module as ``c
 - ``common.add_connection_options(parser)``: ``--url``, ``--token`` or ``--token-file``,
   ``--db``, ``--json``;
 - ``common.add_json_option(parser)``: ``--json`` alone (for commands that need no server);
-- ``common.add_visibility_option(parser)``, ``common.with_visibility(args, command)``:
-  ``--visibility`` on a command that rolls, and the command with it;
 - ``await common.send_command(args, campaign, command)``: connect with the token, send, print
   the ack (or the error) and return the exit code;
 - ``common.emit(args, data, text)``: print ``data`` as JSON with ``--json``, else ``text``
@@ -59,8 +57,6 @@ __all__ = [
     "CliError",
     "add_connection_options",
     "add_json_option",
-    "add_visibility_option",
-    "with_visibility",
     "connection_lost",
     "database_error",
     "admin_token",
@@ -219,44 +215,6 @@ def database_error(error: StoreError) -> CliError:
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
-
-
-VISIBILITY_HELP = {
-    "player": "who sees the roll until the game session ends: public (default); gm: the GM's "
-              "secret roll (GM only); blind: a player's roll only the GM sees, not even the "
-              "player; self: a player's roll only they and the GM see. The others get a line "
-              "saying who rolled in private, no dice; everyone sees it when the session ends",
-    "gm": "who sees it until the game session ends: public (default), or gm: the GM's secret "
-          "(GM only; the others get a line saying the GM rolled in secret, no dice); "
-          "everyone sees it when the session ends",
-}
-
-
-VISIBILITIES = ("public", "gm", "blind", "self")
-"""``events.base.Visibility``'s values, named here so that building a parser imports no message
-type (a test holds the two equal)."""
-
-
-def add_visibility_option(parser: argparse.ArgumentParser, *, gm_only: bool = False) -> None:
-    """``--visibility {public,gm,blind,self}`` (``gm_only``: a command only the GM makes
-    private, such as a check built step by step; the server refuses what a role may not use)."""
-    choices = ("public", "gm") if gm_only else VISIBILITIES
-    parser.add_argument("--visibility", choices=choices, default="public",
-                        help=VISIBILITY_HELP["gm" if gm_only else "player"])
-
-
-def with_visibility(args: argparse.Namespace, command: Any) -> Any:
-    """``command`` with ``--visibility`` (unchanged when public); a command that cannot be
-    private is refused here, in words, rather than sent without it."""
-    visibility = getattr(args, "visibility", "public")
-    if visibility == "public":
-        return command
-    if "visibility" not in command.__struct_fields__:
-        raise CliError(f"a {type(command).__name__} is never private: leave out "
-                       "--visibility (the roll would be public)")
-    import msgspec
-
-    return msgspec.structs.replace(command, visibility=visibility)
 
 
 def add_connection_options(parser: argparse.ArgumentParser) -> None:

@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from poolhall.clients.cli_support import lines, styled
+from poolhall.clients.cli_visibility import add_visibility_option
 from poolhall.clients.contract import CliHooks, TableHooks, deferred
 from poolhall.events.plural import plural
 
@@ -208,7 +209,7 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
     call.add_argument("--extended", choices=d12.REFRESH_STATS, type=str.upper,
                       help="an extended test; CON or CHA dice join after each round")
     call.add_argument("--label", help="what the test is about")
-    common.add_visibility_option(call, gm_only=True)
+    add_visibility_option(call, gm_only=True)
     common.add_connection_options(call)
     call.set_defaults(handler=lambda args: _call(args, common))
 

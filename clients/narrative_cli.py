@@ -28,6 +28,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from poolhall.clients.cli_support import lines, styled
+from poolhall.clients.cli_visibility import add_visibility_option
 from poolhall.clients.contract import CliHooks, TableHooks, deferred
 from poolhall.clients.narrative_actions import action_parser, send_as
 from poolhall.clients.narrative_encounter_cli import add_encounter_commands
@@ -277,7 +278,7 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
                         help="instead of the skill's linked one (needed when untrained)")
     parser.add_argument("--target", help="the character the check is against")
     parser.add_argument("--reason")
-    common.add_visibility_option(parser, gm_only=True)
+    add_visibility_option(parser, gm_only=True)
 
     parser = action_parser(actions, common, "difficulty", "GM: set a check's difficulty",
                      _difficulty)

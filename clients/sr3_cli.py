@@ -154,7 +154,9 @@ async def _parse(args: argparse.Namespace, common: ModuleType) -> sr3.RollPoolTe
 
 
 async def _test(args: argparse.Namespace, common: ModuleType) -> int:
-    command = common.with_visibility(args, await _parse(args, common))
+    from poolhall.clients.cli_visibility import with_visibility
+
+    command = with_visibility(args, await _parse(args, common))
     return int(await common.send_command(args, args.campaign, command))
 
 
@@ -298,7 +300,9 @@ def add_commands(subparsers: Any, common: ModuleType) -> None:
         parser.add_argument("notation")
         parser.add_argument("--reason", help="why, in a few words")
         if name == "test":  # a private test draws no pool or Karma Pool dice
-            common.add_visibility_option(parser)
+            from poolhall.clients.cli_visibility import add_visibility_option
+
+            add_visibility_option(parser)
         parser.set_defaults(handler=lambda a, h=handler: h(a, common))
     karma = _connected(actions, common, "karma", "reroll a test with Karma Pool")
     karma.add_argument("character", nargs="?", help="whose (default: the one you play)")

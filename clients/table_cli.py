@@ -25,6 +25,7 @@ from poolhall.clients.cli_support import (
     styled,
     to_plain,
 )
+from poolhall.clients.cli_visibility import with_visibility
 from poolhall.clients.client import Client
 from poolhall.clients.connection_words import why_closed
 from poolhall.clients.links import join_link
@@ -119,7 +120,7 @@ def _roll_command(args: argparse.Namespace, client: Client) -> Any:
     system = client.welcome.system if client.welcome else ""
     try:
         parse_dice(args.expression)
-        return common.with_visibility(args, core.Roll(
+        return with_visibility(args, core.Roll(
             id=common.new_command_id(), expression=args.expression, character=args.character,
             reason=args.reason or ""))
     except NotationError as dice_error:
@@ -136,7 +137,7 @@ def _roll_command(args: argparse.Namespace, client: Client) -> Any:
         command = msgspec.structs.replace(command, id=common.new_command_id())
         if args.reason and "reason" in command.__struct_fields__:
             command = msgspec.structs.replace(command, reason=args.reason)
-        return common.with_visibility(args, command)
+        return with_visibility(args, command)
 
 
 @cache

@@ -96,7 +96,7 @@ def test_the_cli_names_every_visibility_the_protocol_has() -> None:
     ``events.base.Visibility``'s values."""
     from typing import get_args
 
-    from poolhall.clients.cli_support import VISIBILITIES
+    from poolhall.clients.cli_visibility import VISIBILITIES
     from poolhall.events.base import Visibility
 
     assert get_args(Visibility) == VISIBILITIES
