@@ -16,7 +16,7 @@ import asyncio
 import json
 import os
 import subprocess
-from collections.abc import Coroutine, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -181,7 +181,8 @@ def served(tmp_path: Path) -> Iterator[Served]:
 
 class PageOpener:
     """``open_page(link, width=1280)``: one person's browser (a fresh context) at ``link``,
-    with the table connected (``live=False``: not waiting for it, e.g. the landing page).
+    with the table connected (``live=False``: not waiting for it, e.g. the landing page;
+    ``prepare``: called with the page before it loads).
 
     Every frame any of its pages sends over a WebSocket is kept in ``sent`` (and each page's
     in :meth:`sent_from`): at the end of the test each must be a ``ClientMessage`` of
@@ -195,10 +196,12 @@ class PageOpener:
         self._sent_by: dict[Page, list[str]] = {}
 
     def __call__(self, link: str, width: int = 1280, height: int = 900,
-                 live: bool = True) -> Page:
+                 live: bool = True, prepare: Callable[[Page], None] | None = None) -> Page:
         context = self.browser.new_context(viewport={"width": width, "height": height})
         self.contexts.append(context)
         page = context.new_page()
+        if prepare is not None:  # before the page loads: routes that hold a file, say
+            prepare(page)
         page.on("console", lambda message: self.problems.append(f"console: {message.text}")
                 if message.type == "error" else None)
         page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import FloatRect, Page, expect
+from playwright.sync_api import FloatRect, Page, Route, expect
 
 from tests.web.conftest import Served, screenshot
 from tests.web.test_page_layout import NO_SIDEWAYS_SCROLL, a_table_in_play
@@ -139,6 +139,38 @@ def test_at_360_px_how_a_roll_was_checked_can_be_read_in_full(
     assert last
     expect(ana.locator(".ph-roll-form")).to_be_in_viewport()
     screenshot(ana, "phone-fair-panel")
+
+
+def test_a_roll_answered_before_the_table_is_drawn_shows_its_result_once_it_is(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The game system's module is still loading (a slow network, a busy machine) when the
+    GM's roll is answered: the log is not drawn yet, so the roll's line is not there to copy.
+    It is shown under the form once the module comes and the log draws it (it was never
+    shown: a test failed so in a CI run)."""
+    _, gm_link = served.create_campaign("Slow Module", "sr3")
+    held: list[Route] = []
+    answers: list[str] = []
+
+    def hold_the_system(page: Page) -> None:
+        page.route("**/systems/sr3.js*", lambda route: held.append(route))  # let go below
+        page.on("websocket", lambda socket: socket.on(
+            "framereceived", lambda frame: answers.append(str(frame))))
+
+    gm = open_page(gm_link, width=360, height=740, prepare=hold_the_system)
+    form = gm.locator(".ph-roll-form")
+    form.get_by_label("dice expression").fill("3d6+7")
+    form.get_by_role("button", name="Roll").click()
+    for _ in range(100):
+        if any(frame.startswith('{"type":"ack"') for frame in answers):
+            break
+        gm.wait_for_timeout(50)
+    assert any(frame.startswith('{"type":"ack"') for frame in answers)
+    assert held, "the system's module was not held: the test proves nothing"
+    result = gm.locator("ph-roll .ph-roll-last")
+    expect(result).to_be_hidden()  # nothing to show yet
+    for route in held:
+        route.continue_()
+    expect(result).to_contain_text("3d6+7")
 
 
 @pytest.mark.parametrize("system", ["narrative", "sr3", "d12"])

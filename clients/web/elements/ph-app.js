@@ -81,6 +81,8 @@ export class PhApp extends HTMLElement {
   /** @type {boolean | undefined} */ shown;
   /** @type {boolean | undefined} */ drawing;
   /** @type {(() => void)[]} */ afterDraw = [];
+  /** @type {number[] | undefined} the latest free roll's events, until its line is shown */
+  rolledNow = undefined;
   /** @type {number | undefined} */ revealSeen;
   /** @type {ReturnType<typeof setTimeout> | undefined} */ sealedCheck;
 
@@ -105,11 +107,10 @@ export class PhApp extends HTMLElement {
         (reply) => this.whenDrawn(() => detail.resolve(reply)),
         (error) => this.whenDrawn(() => detail.reject(error)));
     });
-    this.addEventListener(ROLLED_EVENT, (event) => this.whenDrawn(() => {
-      const seqs = /** @type {CustomEvent<number[]>} */ (event).detail;
-      const line = this.log.copyOf(seqs[0]);
-      if (line && this.roll.isConnected) this.roll.showRolled(line);
-    }));
+    this.addEventListener(ROLLED_EVENT, (event) => {
+      this.rolledNow = /** @type {CustomEvent<number[]>} */ (event).detail;
+      this.whenDrawn(() => this.showRolled());
+    });
     this.addEventListener(OLDER_EVENT, (event) => this.loadOlder(
       /** @type {CustomEvent<{before: number}>} */ (event).detail.before));
     this.layout();
@@ -236,6 +237,7 @@ export class PhApp extends HTMLElement {
       this.afterGame.href = `/replay#campaign=${encodeURIComponent(this.log.campaign)}`;
       this.log.seedsNow = state.table?.fair?.client_seeds ?? this.log.seedsNow;
       this.log.update(state.log, this.names, this.system, state.olderExhausted);
+      this.showRolled();
       if (this.log.fair.lastReveal !== this.revealSeen) { // a seed revealed: see sealedLeft
         this.revealSeen = this.log.fair.lastReveal;
         clearTimeout(this.sealedCheck);
@@ -267,6 +269,17 @@ export class PhApp extends HTMLElement {
    * that changed (actions.js clearWhenChanged) never clears the refusal of that very change
    * (a lost race: the winner's `table`, then the loser's refusal).
    * @param {() => void} task */
+  /** Show the member's latest free roll under the roll form (`rolledNow`: its command's
+   * events), once the log holds its line: an ack can come before the log is drawn (the game
+   * system's module still loading), and the roll is then shown by the draw that adds it. */
+  showRolled() {
+    if (!this.rolledNow || !this.roll.isConnected) return;
+    const line = this.log.copyOf(this.rolledNow);
+    if (!line) return;
+    this.rolledNow = undefined;
+    this.roll.showRolled(line);
+  }
+
   whenDrawn(task) {
     if (this.drawing) this.afterDraw.push(task);
     else task();

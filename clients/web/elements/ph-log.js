@@ -467,11 +467,18 @@ export class PhLog extends HTMLElement {
     });
   }
 
-  /** A copy of the line of event `seq` (a <p>), or null when the log does not hold it: the
-   * latest roll shown by the roll form on a phone's Table view. @param {number} seq */
-  copyOf(seq) {
-    const at = this.names ? this.find(seq) : -1;
-    return at < 0 ? null : plainCopy(this.built.get(seq) ?? this.line(this.frames[at]));
+  /** A copy (a <p>) of the roll's line among a command's events `seqs`, passing over the fair
+   * dice's seed events that may come with it (the first roll after a server started ends the
+   * open epoch first); null while the log does not hold it: the latest roll shown by the roll
+   * form on a phone's Table view. @param {number[]} seqs */
+  copyOf(seqs) {
+    for (const seq of seqs) {
+      const frame = this.frames[this.names ? this.find(seq) : -1];
+      if (frame && !frame.event.type.startsWith("seed_")) {
+        return plainCopy(this.built.get(seq) ?? this.line(frame));
+      }
+    }
+    return null;
   }
 
   /** @param {EventFrame} frame @returns {LogLine} */
