@@ -10,7 +10,7 @@ restart finds it (and the current one) in the vault.
 **An epoch this process did not see begin is ended before it rolls again.** The log this
 process opened may be a backup put back: rolls made after the backup was taken are lost, but
 people saw their dice, and the same nonces of the same seed would roll them again, die for die.
-So the first time a process prepares a campaign, the epoch open then is *inherited*
+So the first time a process loads a campaign from the log, the epoch open then is *inherited*
 (:attr:`~poolhall.server.rules.fairness.EpochSeeds.inherited`): the first roll reveals it and
 rolls in a later one whose seed this process drew
 (:class:`~poolhall.server.rules.fairness.FairRoll`). Not the next: the seeds of the two epochs
@@ -19,6 +19,10 @@ each is committed and revealed unused on the way. Once per process and
 campaign (``judged``, the process's set, shared by every hub it loads): a hub unloaded and
 loaded again trusts the epochs this process saw, and a campaign this process drew a seed for
 (its creation's first epoch, say) has no inherited epoch.
+
+Judged when loaded, not at the first roll: on a shared log an epoch another process begins
+while this one holds the campaign was seen beginning, and ending it again would only add
+events (and whichever process rolled first would decide how many).
 """
 
 from __future__ import annotations
@@ -53,15 +57,20 @@ class FairSeeds:
     """
 
     def __init__(self, vault: SeedVault, campaign: str, new_seed: Callable[[], bytes],
-                 judged: set[str] | None = None) -> None:
+                 judged: set[str] | None = None, open_epoch: int = 0) -> None:
+        """``open_epoch``: the epoch open in the state the campaign was loaded with (0 when
+        there is none, or when the campaign is being created)."""
         self._vault = vault
         self._campaign = campaign
         self._new_seed = new_seed
         self._judged = judged if judged is not None else set()
         """The campaigns whose open epoch this process has judged (see the module)."""
         self._inherited = 0
-        """The epoch open when this process first prepared the campaign (0: none, or one this
+        """The epoch open when this process first loaded the campaign (0: none, or one this
         process had judged already): ended before it rolls again."""
+        if open_epoch and campaign not in self._judged:
+            self._judged.add(campaign)
+            self._inherited = open_epoch
         self._drawn: set[int] = set()
         """The epochs whose seeds this object drew (the vault had none)."""
         self._fresh = 0
@@ -95,9 +104,6 @@ class FairSeeds:
 
         Raises :class:`~poolhall.events.errors.StoreError` if the vault cannot be written.
         """
-        if self._campaign not in self._judged:
-            self._judged.add(self._campaign)
-            self._inherited = epoch
         self._known = {e: s for e, s in self._known.items() if e >= epoch}
         self._keyed = {e: k for e, k in self._keyed.items() if e >= epoch}
         if epoch and epoch not in self._known:

@@ -122,7 +122,8 @@ class LoadedCampaigns:
         hub = CampaignHub(state=loaded.state, commands=loaded.commands,
                           head_hash=loaded.head_hash, log=self.log, store=self.store,
                           committer=self.committer, lookups=self.lookups,
-                          seeds=self.seeds(loaded.state.campaign), clock=self._clock,
+                          seeds=self.seeds(loaded.state.campaign, loaded.state.fair.epoch),
+                          clock=self._clock,
                           health=self._health,
                           workers=self._workers, view_backlog=self.settings.view_backlog,
                           pages=self._pages, snapshot_every=self.settings.snapshot_every,
@@ -134,10 +135,11 @@ class LoadedCampaigns:
             self.presence.look(loaded.state.campaign)
         return hub
 
-    def seeds(self, campaign: str) -> FairSeeds:
-        """The epoch seeds of ``campaign``, kept in the vault."""
+    def seeds(self, campaign: str, open_epoch: int = 0) -> FairSeeds:
+        """The epoch seeds of ``campaign``, kept in the vault (``open_epoch``: the epoch open
+        in the state it was loaded with; see :mod:`poolhall.server.fair_seeds`)."""
         assert self.vault is not None
-        return FairSeeds(self.vault, campaign, self._new_seed, self._judged_epochs)
+        return FairSeeds(self.vault, campaign, self._new_seed, self._judged_epochs, open_epoch)
 
     def know(self, campaign: str, command_id: str, creation: CommandRecord) -> None:
         """Count ``campaign`` as one of the log's, created by ``command_id``."""

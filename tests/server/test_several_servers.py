@@ -143,3 +143,30 @@ async def test_three_servers_one_table_every_client_sees_the_same_log(
     by_seq = {seq: command for seq, _, command in seen[0]}
     for command_id, replies in answers.items():
         assert {by_seq[seq] for seq in replies[0]["seqs"]} == {command_id}
+
+
+async def test_an_epoch_another_process_began_is_not_ended_again(
+        three: list[str], tmp_path: Path) -> None:
+    """A process ends the fair epoch it found open when it loaded the campaign (it may come
+    from a backup), not one it watched another process begin: the second process's first
+    roll after the first one's is one event (docs: fairness.md)."""
+    admin_token = (tmp_path / "poolhall.admin-token").read_text().strip()
+    admin = Client(three[0], admin_token, None)
+    await admin.connect()
+    created = await admin.call(core.CreateCampaign, name="Shared", system="d12")
+    await admin.close()
+    assert created.campaign
+    assert created.token
+    one = Client(three[1], created.token, created.campaign)
+    two = Client(three[2], created.token, created.campaign)
+    await one.connect()
+    await two.connect()  # both processes loaded the campaign in its first epoch
+    try:
+        ended = await one.call(core.Roll, expression="1d6")
+        assert len(ended.seqs) > 1  # the inherited epoch ended, then the roll
+        await two.wait_for_seq(ended.seqs[-1], timeout=10)
+        rolled = await two.call(core.Roll, expression="1d6")
+        assert rolled.seqs == [ended.seqs[-1] + 1]
+    finally:
+        await one.close()
+        await two.close()

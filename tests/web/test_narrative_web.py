@@ -97,6 +97,12 @@ def test_a_check_built_together_is_rolled_and_all_four_see_the_same_dice_and_wor
     gm_card.locator(".ph-nc-destiny-form").get_by_role(
         "button", name="Spend a dark side point").click()
     expect(gm_card.locator(".ph-nc-notation")).to_have_text("2y1g2p1r", timeout=VIEW_WAIT)
+    upgraded = json.loads(poolhall("odds", "2y1g2p1r", "--json", "--exact",
+                                   cwd=served.directory).stdout)
+    # the spectator's page has told of the upgrade's chance before it is listened to (on a
+    # slow machine that chance was heard after, as if the boost had been told of twice)
+    expect(check_card(cy, "han-1").locator(".ph-nc-p-success dd")).to_have_attribute(
+        "data-exact", upgraded["exact"]["p_success"], timeout=VIEW_WAIT)
     listen(cy)
     card.locator(".ph-nc-dice-form").get_by_label("dice", exact=True).select_option("boost")
     card.locator(".ph-nc-dice-form").get_by_role("button", name="Add").click()
