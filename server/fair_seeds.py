@@ -15,10 +15,11 @@ So the first time a process loads a campaign from the log, the epoch open then i
 rolls in a later one whose seed this process drew
 (:class:`~poolhall.server.rules.fairness.FairRoll`). Not the next: the seeds of the two epochs
 after it were drawn ahead, are in the same backup, and the lost rolls may have used them too;
-each is committed and revealed unused on the way. Once per process and
-campaign (``judged``, the process's set, shared by every hub it loads): a hub unloaded and
-loaded again trusts the epochs this process saw, and a campaign this process drew a seed for
-(its creation's first epoch, say) has no inherited epoch.
+each is committed and revealed unused on the way. The epoch a campaign had open when this
+process first loaded it is kept for the process's life (``judged``, shared by every hub it
+loads): a hub unloaded before anyone rolled (a join refused ``diverged`` after a restore loads
+it, and nobody joins it) and loaded again still ends that epoch, while an epoch this process
+saw begin is trusted; a campaign this process created has no inherited epoch.
 
 Judged when loaded, not at the first roll: on a shared log an epoch another process begins
 while this one holds the campaign was seen beginning, and ending it again would only add
@@ -57,20 +58,16 @@ class FairSeeds:
     """
 
     def __init__(self, vault: SeedVault, campaign: str, new_seed: Callable[[], bytes],
-                 judged: set[str] | None = None, open_epoch: int = 0) -> None:
+                 judged: dict[str, int] | None = None, open_epoch: int = 0) -> None:
         """``open_epoch``: the epoch open in the state the campaign was loaded with (0 when
         there is none, or when the campaign is being created)."""
         self._vault = vault
         self._campaign = campaign
         self._new_seed = new_seed
-        self._judged = judged if judged is not None else set()
-        """The campaigns whose open epoch this process has judged (see the module)."""
-        self._inherited = 0
-        """The epoch open when this process first loaded the campaign (0: none, or one this
-        process had judged already): ended before it rolls again."""
-        if open_epoch and campaign not in self._judged:
-            self._judged.add(campaign)
-            self._inherited = open_epoch
+        judged = judged if judged is not None else {}
+        self._inherited = judged.setdefault(campaign, open_epoch)
+        """The epoch open when this process first loaded the campaign (0: none, or this
+        process created it): ended before it rolls again, if it is still open."""
         self._drawn: set[int] = set()
         """The epochs whose seeds this object drew (the vault had none)."""
         self._fresh = 0
@@ -89,7 +86,6 @@ class FairSeeds:
             known = self._vault.get(self._campaign, epoch)
             if known is None:
                 known = self._vault.put(self._campaign, epoch, self._new_seed())
-                self._judged.add(self._campaign)  # epochs this process draws are fresh
                 self._drawn.add(epoch)
             self._known[epoch] = known
         return known

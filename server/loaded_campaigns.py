@@ -55,9 +55,10 @@ class LoadedCampaigns:
         self._new_seed = new_seed
         self.vault: SeedVault | None = None
         """Where each epoch's seed is kept (set by the server as it opens the log)."""
-        self._judged_epochs: set[str] = set()
-        """The campaigns whose open epoch this process has judged since it opened the log
-        (:mod:`poolhall.server.fair_seeds`): an epoch open before is ended at its next roll."""
+        self._judged_epochs: dict[str, int] = {}
+        """The epoch each campaign had open when this process first loaded it (0: none, or
+        this process created it; :mod:`poolhall.server.fair_seeds`): ended at its next roll,
+        however often the campaign is unloaded and loaded again before it."""
         self._clock = clock
         self._health = health
         self._workers = workers

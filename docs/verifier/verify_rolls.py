@@ -11,7 +11,8 @@ and for every epoch whose seed was revealed: checks that the seed hashes to the 
 published before its rolls, and recomputes every face of every roll from the seed, the
 campaign, the epoch, the client seeds in force and the roll's nonce. The algorithm is the one
 docs/explanation/fairness.md writes down; this file shares no code with poolhall on purpose.
-Prints what it checked and every problem; exits 1 if there is any.
+Prints what it checked and every problem; exits 1 if there is any (an input with no
+campaign, such as an empty file, is one).
 """
 
 from __future__ import annotations
@@ -88,6 +89,9 @@ def check(lines: Iterable[str]) -> tuple[dict[str, int], list[str]]:
         if line.strip():
             checker.read(json.loads(line))
     checker.counts["sealed"] = sum(len(held) for held in checker.rolls.values())
+    if checker.campaign is None:  # an empty file checks nothing: it must not pass
+        checker.problems.append("no campaign_created event: give this the whole output of "
+                                "`poolhall export CAMPAIGN --events`")
     return checker.counts, checker.problems
 
 

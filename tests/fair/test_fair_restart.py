@@ -10,7 +10,9 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import NamedTuple
 
 from poolhall.events.fair import FairStamp, SeedCommitted, SeedRevealed, commitment
 from poolhall.events.log import to_recorded
@@ -87,32 +89,62 @@ def _stop(server: subprocess.Popen[bytes]) -> None:
     server.wait(20)
 
 
-def test_a_log_put_back_from_a_backup_never_deals_a_lost_roll_again(tmp_path: Path) -> None:
-    """Rolls made after a backup was taken are lost when it is put back, but their dice were
-    seen: the restored server's rolls never come from a seed and nonce a lost roll used, the
-    open epoch's or the next epochs' whose seeds were drawn ahead (a GM's rotation in the
-    lost rolls moved to one of those)."""
+class _Restored(NamedTuple):
+    """A log put back from a backup that missed three rolls (and a rotation)."""
+
+    db: Path
+    port: int
+    url: str
+    campaign: str
+    backup: Path
+    lost: set[tuple[str, int]]
+    """The seeds and nonces the lost rolls were dealt with."""
+
+
+def _put_back(tmp_path: Path) -> _Restored:
+    """A campaign backed up with one roll while its server runs, then rolled in three times
+    more (with a GM's rotation between), its log put back from the backup; no server running.
+    The lost rolls went on in the epoch the backup holds open."""
     db, port, url = _place(tmp_path)
     server = start_serve(db, port)
     try:
         campaign = _campaign_with_a_roll(tmp_path, url)
-        _stop(server)
         backup = tmp_path / "backup.db"
         with sqlite3.connect(db) as source, sqlite3.connect(backup) as copy:
-            source.backup(copy)
-        server = start_serve(db, port)
+            source.backup(copy)  # online, as .backup does
         for expression in ("2d6", "4d6"):
             poolhall("roll", campaign, expression, "--url", url, cwd=tmp_path)
         poolhall("send", campaign, json.dumps({"type": "rotate_seed"}), "--url", url,
                  cwd=tmp_path)
         poolhall("roll", campaign, "5d6", "--url", url, cwd=tmp_path)
         _stop(server)
-        lost = _dealt(db, campaign) - _dealt(backup, campaign)
-        assert len(lost) == 3
-        for stale in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
-            stale.unlink(missing_ok=True)
-        shutil.copy(backup, db)
-        server = start_serve(db, port)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(20)
+    lost = _dealt(db, campaign) - _dealt(backup, campaign)
+    assert len(lost) == 3
+    for stale in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        stale.unlink(missing_ok=True)
+    shutil.copy(backup, db)
+    return _Restored(db, port, url, campaign, backup, lost)
+
+
+def _verified(db: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "poolhall", "verify", str(db), "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout
+
+
+def test_a_log_put_back_from_a_backup_never_deals_a_lost_roll_again(tmp_path: Path) -> None:
+    """Rolls made after a backup was taken are lost when it is put back, but their dice were
+    seen: the restored server's rolls never come from a seed and nonce a lost roll used, the
+    open epoch's or the next epochs' whose seeds were drawn ahead (a GM's rotation in the
+    lost rolls moved to one of those)."""
+    restored = _put_back(tmp_path)
+    campaign, url = restored.campaign, restored.url
+    server = start_serve(restored.db, restored.port)
+    try:
         for expression in ("2d6", "4d6", "5d6"):
             poolhall("roll", campaign, expression, "--url", url, cwd=tmp_path)
         poolhall("send", campaign, json.dumps({"type": "rotate_seed"}), "--url", url,
@@ -123,9 +155,34 @@ def test_a_log_put_back_from_a_backup_never_deals_a_lost_roll_again(tmp_path: Pa
         if server.poll() is None:
             server.kill()
             server.wait(20)
-    dealt_again = _dealt(db, campaign) - _dealt(backup, campaign)
+    dealt_again = _dealt(restored.db, campaign) - _dealt(restored.backup, campaign)
     assert len(dealt_again) == 4
-    assert not dealt_again & lost
-    done = subprocess.run([sys.executable, "-m", "poolhall", "verify", str(db), "--json"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout
+    assert not dealt_again & restored.lost
+    _verified(restored.db)
+
+
+def test_a_restored_campaign_unloaded_before_its_first_roll_still_ends_the_lost_epoch(
+        tmp_path: Path) -> None:
+    """After a restore, every page that saw the lost rolls is refused ``diverged``, so the
+    campaign is loaded by joins that roll nothing and unloaded when nobody stays; loaded again
+    for the first roll, it still ends the epoch it had open at its first load."""
+    restored = _put_back(tmp_path)
+    campaign, url = restored.campaign, restored.url
+    log = tmp_path / "serve.log"
+    server = start_serve(restored.db, restored.port, "--idle-unload", "0.5", log=log)
+    try:
+        poolhall("state", campaign, "--url", url, cwd=tmp_path)  # a join: loaded, no roll
+        time.sleep(2)  # unloaded (idle for half a second; looked at every quarter)
+        for expression in ("2d6", "4d6", "5d6"):
+            poolhall("roll", campaign, expression, "--url", url, cwd=tmp_path)
+            time.sleep(1)  # and unloaded between each
+        _stop(server)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(20)
+    assert log.read_text().count(f"loaded {campaign} ") == 4  # for the join and each roll
+    dealt_again = _dealt(restored.db, campaign) - _dealt(restored.backup, campaign)
+    assert len(dealt_again) == 3
+    assert not dealt_again & restored.lost
+    _verified(restored.db)

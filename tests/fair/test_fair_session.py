@@ -159,3 +159,13 @@ def tamper_a_face(db: Path, campaign: str) -> None:
         edited = json.loads(edit_first_face(json.dumps(record)))["event"]
         connection.execute("UPDATE events SET payload = ? WHERE position = ?",
                            (json.dumps(edited, separators=(",", ":")), position))
+
+
+def test_the_reference_verifier_refuses_an_input_with_no_campaign(tmp_path: Path) -> None:
+    """An empty file (what `poolhall export CAMPAIGN > file` leaves when it fails) checks
+    nothing, so it must not pass: an operator would believe the night was checked."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    reference = reference_verifier(empty)
+    assert reference.returncode == 1
+    assert "poolhall export CAMPAIGN --events" in reference.stdout
