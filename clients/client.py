@@ -33,25 +33,17 @@ import secrets
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar, cast
 
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
-from websockets.frames import Close
+from websockets.exceptions import ConnectionClosed
 
-from poolhall.clients.connection_words import why_closed
 from poolhall.clients.defaults import DEFAULT_URL, new_command_id
 from poolhall.clients.event_buffer import EventBuffer, SeqWaiters
 from poolhall.clients.in_flight import CommandsInFlight
 from poolhall.clients.printable import printable
+from poolhall.clients.resuming_connection import RETRYABLE_JOIN_REFUSALS, ResumingConnection
 from poolhall.clients.server_frames import read_server_frame
 from poolhall.events.base import Recorded, ViewData
 from poolhall.events.codec import encode
-from poolhall.events.errors import (
-    CommandRejected,
-    ConnectionLost,
-    ErrorCode,
-    HistoryDiverged,
-    RejoinRefused,
-)
+from poolhall.events.errors import CommandRejected, ConnectionLost, ErrorCode, HistoryDiverged
 from poolhall.events.messages import (
     HISTORY_LIMIT,
     Ack,
@@ -59,7 +51,6 @@ from poolhall.events.messages import (
     EventFrame,
     History,
     HistoryPage,
-    Join,
     Revealed,
     StateAt,
     View,
@@ -82,14 +73,6 @@ logger = logging.getLogger(__name__)
 EVENT_BUFFER = 10_000
 """Events kept for ``async for`` until read; a client used only for its state keeps no more."""
 
-CLOSE_WAIT = 1.0
-"""Seconds ``close()`` lets the reader finish before cancelling it."""
-
-RETRYABLE_JOIN_REFUSALS = frozenset({"shutting_down", "unavailable", "rate_limited",
-                                     "too_many_connections"})
-"""Join refusals that pass: the client keeps trying to resume through them (a connection the
-server has not yet seen die still counts against the token's connection cap)."""
-
 
 def new_retry_key() -> str:
     """A fresh secret for one token-issuing command (192 bits from the OS CSPRNG)."""
@@ -105,8 +88,13 @@ def _settle(waiting: asyncio.Future[Any] | None, answer: Any) -> None:
         waiting.set_result(answer)
 
 
-class Client:
-    """One member's live connection to one campaign (or the admin's, with no campaign)."""
+class Client(ResumingConnection):
+    """One member's live connection to one campaign (or the admin's, with no campaign).
+
+    Opening, reading and resuming the connection is its base's
+    (:class:`~poolhall.clients.resuming_connection.ResumingConnection`); here each frame is
+    folded into the table or handed to whoever waits for it.
+    """
 
     def __init__(
         self,
@@ -135,52 +123,27 @@ class Client:
         with the private rolls a session's end revealed (after :attr:`revealed` is
         extended). They run on the reader task: they must not block.
         """
-        self.url = url
-        self.campaign = campaign
+        super().__init__(url, token, campaign, reconnect=reconnect, reconnect_for=reconnect_for,
+                         timeout=timeout, replay=replay, on_connection=on_connection)
         self.state: CampaignState = new_state()
         self.views: dict[str, ViewData] = {}
         """The latest view about each thing at the table (``check:<id>``, ``combat`` ...),
         typed: a :class:`poolhall.events.narrative.NarrativeCheckOdds`, ... ."""
-        self.welcome: Welcome | None = None
         self.snapshot: Snapshot | None = None
         """The last snapshot of the table the server sent (``None`` if it sent events)."""
-        self.reconnects = 0
-        self.last_close: Close | None = None
-        """The close frame that ended the last connection, as the server sent it: its code
-        and reason (1008 "you were removed from this table by the GM", 1001 when it shuts
-        down); ``None`` when none came (the server stopped answering, the network dropped),
-        so a follower can say which of the two happened."""
-        self.last_hash = ""
-        """The chain hash of the last event folded (its frame's ``hash``), sent on resuming."""
         self.revealed: list[EventFrame] = []
         """Private rolls received sealed and since revealed (``revealed``), whole: the state
         folded here left them out; a join afresh folds them."""
-        self._token = token
-        self._reconnect = reconnect
-        self._replay = replay
         self._history: dict[str, asyncio.Future[HistoryPage]] = {}
         self._state_at: dict[str, asyncio.Future[Snapshot]] = {}
-        self._reconnect_for = reconnect_for
-        self._timeout = timeout
-        self._connection: ClientConnection | None = None
-        self._reader: asyncio.Task[None] | None = None
         self._commands = CommandsInFlight(self._send_now, timeout)
         self._events = EventBuffer(None if keep_all else EVENT_BUFFER)
-        self._lost: ConnectionLost | None = None
         self._waiters = SeqWaiters()
         self._received = asyncio.Event()
-        self._joined: asyncio.Future[Welcome] | None = None
-        self._closed = False
-        self._on_connection = on_connection
         self._on_view = on_view
         self._on_revealed = on_revealed
 
     # ---- lifecycle --------------------------------------------------------------------
-
-    @property
-    def lost(self) -> ConnectionLost | None:
-        """Why the client stopped (gave up reconnecting, or was closed); ``None`` while live."""
-        return self._lost
 
     @property
     def head(self) -> int:
@@ -195,58 +158,10 @@ class Client:
                         ) -> None:
         await self.close()
 
-    async def connect(self) -> Welcome:
-        """Open the connection, join and take the table (unless replaying); raises
-        :class:`CommandRejected` if the join is refused (:class:`HistoryDiverged` if the
-        server's history is not the one this client holds)."""
-        welcome = await self._open()
-        self._reader = asyncio.create_task(self._read_forever(), name="poolhall-client")
-        return welcome
-
-    async def _open(self) -> Welcome:
-        connection = await connect(self.url, max_size=2**24, open_timeout=self._timeout)
-        self._connection = connection
-        self._joined = asyncio.get_running_loop().create_future()
-        try:
-            await connection.send(encode(Join(token=self._token, campaign=self.campaign,
-                                              since=self.head, since_hash=self._since_hash(),
-                                              replay=self._replay)), text=True)
-            while not self._joined.done():
-                self._dispatch(await asyncio.wait_for(connection.recv(), self._timeout))
-            head = self._joined.result().head
-            # The table (a snapshot, or the few events missed) is at hand once joined; a
-            # replay of the whole log is read by the reader instead, at its own pace, and a
-            # replay link gets no events at all (it asks for what it shows).
-            reads_events = not self._replay and self._joined.result().role != "replay"
-            while reads_events and self.head < head:
-                self._dispatch(await asyncio.wait_for(connection.recv(), self._timeout))
-        except BaseException:  # refused, timed out, dropped: never leave the socket open
-            await connection.close()
-            raise
-        self.welcome = self._joined.result()
-        return self.welcome
-
-    def _since_hash(self) -> str | None:
-        """The hash to resume with: none before any event, nor for a server that sends none
-        (one older than the field would refuse a join carrying it)."""
-        if not self.last_hash or self.welcome is None or not self.welcome.head_hash:
-            return None
-        return self.last_hash
-
     async def close(self) -> None:
         """Close the connection; pending commands fail with :class:`ConnectionLost`."""
-        self._closed = True
         self._commands.closing = True
-        if self._connection is not None:
-            await self._connection.close()
-        if self._reader is not None:
-            # The reader ends with the connection; one caught in a reconnect's handshake
-            # would wait out its timeout, so it is cancelled (its socket closes on the way).
-            done, _ = await asyncio.wait({self._reader}, timeout=CLOSE_WAIT)
-            if not done:
-                self._reader.cancel()
-                await asyncio.gather(self._reader, return_exceptions=True)
-        self._give_up(ConnectionLost("client closed"))
+        await super().close()
 
     # ---- commands ---------------------------------------------------------------------
 
@@ -419,96 +334,14 @@ class Client:
         self._events.put(recorded)
         self._waiters.reached(self.head)
 
-    async def _read_forever(self) -> None:
-        """Read until the end; whatever stops it, waiters learn why (never hang silently)."""
-        try:
-            await self._read_until_done()
-        except Exception as error:
-            logger.exception("the client's reader failed")
-            self._give_up(ConnectionLost(f"the client failed: {error}"))
+    # ---- what the connection asks of the client ----------------------------------------
 
-    async def _read_until_done(self) -> None:
-        while True:
-            connection = self._connection
-            assert connection is not None
-            gap_closed = False
-            try:
-                async for frame in connection:
-                    try:
-                        self._dispatch(frame)
-                    except ConnectionLost as gap:  # resume from what we hold, as after a drop
-                        logger.warning("%s; resuming", gap)
-                        await connection.close()
-                        gap_closed = True
-                        break
-                    except Exception as error:  # undecodable, or a fold that fails
-                        # Fatal: reconnecting would bring the same frame again, and again.
-                        logger.error("cannot read a frame from the server: %s",
-                                     printable(str(error)))  # its text may be the server's
-                        logger.debug("the frame that could not be read", exc_info=True)
-                        self._give_up(ConnectionLost(f"cannot read the server's frame: {error}"))
-                        await connection.close()
-                        return
-            except ConnectionClosed:
-                pass
-            # The server's close frame says why it ended; after a gap we closed it ourselves,
-            # and the server's echo of our close says nothing.
-            self.last_close = None if gap_closed else connection.protocol.close_rcvd
-            if self._closed or not self._reconnect:
-                self._give_up(ConnectionLost("connection closed" if self._closed
-                                             else why_closed(self.last_close)))
-                return
-            if self._on_connection is not None:
-                self._on_connection(False, self.head)
-            if not await self._resume():
-                return
+    async def _resumed(self) -> None:
+        """Back and joined: the unanswered commands go again, with their ids."""
+        await self._commands.resend()
 
-    async def _resume(self) -> bool:
-        """Reconnect with backoff, rejoin from our head, re-send unanswered commands.
-
-        Keeps trying for ``reconnect_for`` seconds: a server restarting, or refusing joins
-        while it shuts down (``shutting_down``) or cannot read its log (``unavailable``), is
-        waited for; any other refusal of the join (the token was revoked) is final, and so is
-        ``diverged``: this client holds events the server's log does not have.
-        """
-        delay = 0.05
-        deadline = asyncio.get_running_loop().time() + self._reconnect_for
-        while not self._closed:
-            try:
-                await self._open()
-                if self._closed:  # close() was called while we reconnected
-                    assert self._connection is not None
-                    await self._connection.close()
-                    break
-                self.reconnects += 1
-                if self._on_connection is not None:
-                    self._on_connection(True, self.head)
-                await self._commands.resend()
-                return True
-            except (TimeoutError, OSError, ConnectionClosed, InvalidHandshake, InvalidURI) as error:
-                logger.info("reconnect failed (%s); retrying in %.2fs", error, delay)
-            except HistoryDiverged as diverged:
-                logger.info("not resuming: %s", diverged)  # the caller is told: it is `lost`
-                self._give_up(diverged)
-                return False
-            except CommandRejected as refusal:
-                if refusal.code not in RETRYABLE_JOIN_REFUSALS:
-                    self._give_up(RejoinRefused(refusal))
-                    return False
-                delay = max(delay, refusal.retry_after or 0.0)  # never sooner than asked
-                logger.info("rejoin refused for now (%s); retrying in %.2fs", refusal, delay)
-            if asyncio.get_running_loop().time() + delay > deadline:
-                break
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 2.0)
-        self._give_up(ConnectionLost("client closed" if self._closed else
-                                     f"could not reconnect within {self._reconnect_for:g}s"))
-        return False
-
-    def _give_up(self, error: ConnectionLost) -> None:
-        """The end of this client: pending commands fail, later sends fail at once."""
-        if self._lost is None:
-            self._lost = error
+    def _stopped(self, error: ConnectionLost) -> None:
+        """Given up: pending commands fail with ``error``, and every wait ends."""
         self._commands.fail(error)
         self._waiters.fail(error)
         self._events.wake()

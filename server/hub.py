@@ -14,7 +14,8 @@ computing once the workers are done (:mod:`poolhall.server.hub_views`).
 A join is attached between batches (:mod:`poolhall.server.hub_joins`); who is connected and which
 frame each is sent is :mod:`poolhall.server.hub_audience`. Older history is read a page at a time on
 request, off the event loop and outside the hub's queue; so is the table at any earlier seq
-(:mod:`poolhall.server.hub_reads`).
+(:mod:`poolhall.server.hub_reads`). Getting the state back to what the log holds, after a failed
+append or a race lost to another process, is :mod:`poolhall.server.hub_resync`.
 
 A hub is loaded when its campaign is first used (:mod:`poolhall.server.rebuild`) and holds a bounded
 state; every :attr:`~poolhall.server.settings.Settings.snapshot_every` events it stores that state
@@ -34,7 +35,7 @@ from functools import partial
 from poolhall.events.base import Event, Visibility
 from poolhall.events.codec import encode
 from poolhall.events.errors import Rejected, StoreError
-from poolhall.events.log import AppendRequest, AppendResult, ServerLog, StoredRow
+from poolhall.events.log import AppendRequest, AppendResult, ServerLog
 from poolhall.events.messages import ErrorReply
 from poolhall.projections.campaign import CampaignState
 from poolhall.projections.privacy import pending_seqs
@@ -46,11 +47,12 @@ from poolhall.server.derived_writes import DerivedWrites
 from poolhall.server.fair_seeds import FairSeeds
 from poolhall.server.health import LogHealth
 from poolhall.server.hub_audience import Audience
-from poolhall.server.hub_core import RETRY_SECONDS, HubCore, Kept, Publish, Reply, Settled
-from poolhall.server.hub_follow import FollowRequests, release, rows_after
+from poolhall.server.hub_core import RETRY_SECONDS, HubCore, Publish, Reply
+from poolhall.server.hub_follow import FollowRequests, release
 from poolhall.server.hub_joins import HubJoins
 from poolhall.server.hub_reads import HubReads
 from poolhall.server.hub_recall import carry_out
+from poolhall.server.hub_resync import HubResync
 from poolhall.server.hub_views import HubViews
 from poolhall.server.hub_work import (
     CommandWork,
@@ -60,7 +62,6 @@ from poolhall.server.hub_work import (
     reply,
 )
 from poolhall.server.page_cache import PageCache
-from poolhall.server.rebuild import load_hub_state
 from poolhall.server.snapshots import SnapshotCache
 from poolhall.server.stored_snapshots import SnapshotStore
 from poolhall.server.subscriber import Subscriber
@@ -74,11 +75,6 @@ Queued = CommandWork | JoinWork | FollowWork | None
 """What the inbox holds: work, or ``None`` to stop."""
 
 logger = logging.getLogger(__name__)
-
-CONTENDED_SECONDS = 10.0
-"""Seconds after a batch lost a race to another process (a shared log) during which each
-batch keeps a copy of the state first: if it loses too, the hub goes back to the copy and
-reads what the other process appended, rather than reloading the campaign."""
 
 MAX_BATCH = 256
 
@@ -112,8 +108,6 @@ class CampaignHub:
         """The batch logic and the state it changes, with no I/O
         (:mod:`poolhall.server.hub_core`)."""
         self._log = log
-        self._store = store
-        self._every = snapshot_every
         self.pins = 0
         """Connections joined or joining (and loads waiting for it): never unloaded while any."""
         self._idle_since = time.monotonic()
@@ -133,15 +127,6 @@ class CampaignHub:
         """Whether a follow is queued, and who waits for it (:meth:`catch_up`)."""
         self._task: asyncio.Task[None] | None = None
         self.closing = False
-        self._stale = False
-        """True while the state could not be reloaded from the log: work is refused."""
-        self.conflicts = 0
-        """Batches another process appended to first (a shared log), decided again."""
-        self._contended_until = 0.0
-        """Until when batches keep a copy of the state to go back to if they lose a race
-        (for :data:`CONTENDED_SECONDS` after the last one lost)."""
-        self.reloads = 0
-        """Times the state was rebuilt from the log after a failure (for operators, tests)."""
         self._snapshots = SnapshotCache()
         """The last event frames as broadcast and the snapshot of the head, encoded once."""
         self._audience = Audience(self, self._snapshots)
@@ -161,6 +146,12 @@ class CampaignHub:
                               snapshot_every=snapshot_every)
         """History pages and past tables, read outside the queue
         (:mod:`poolhall.server.hub_reads`)."""
+        self._resync = HubResync(self._core, log=log, store=store, snapshot_every=snapshot_every,
+                                 views=self._views, snapshots=self._snapshots,
+                                 writes=self._writes, publish=self._audience.publish,
+                                 after_change=self._after_change)
+        """Back to what the log holds after a failure or a lost race; whether the state is
+        stale (:mod:`poolhall.server.hub_resync`)."""
 
     @property
     def joined_once(self) -> bool:
@@ -201,7 +192,17 @@ class CampaignHub:
     @property
     def stale(self) -> bool:
         """Whether the state could not be reloaded from the log (work is refused meanwhile)."""
-        return self._stale
+        return self._resync.stale
+
+    @property
+    def conflicts(self) -> int:
+        """Batches another process appended to first (a shared log), decided again."""
+        return self._resync.conflicts
+
+    @property
+    def reloads(self) -> int:
+        """Times the state was rebuilt from the log after a failure (for operators, tests)."""
+        return self._resync.reloads
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"hub-{self.campaign}")
@@ -233,13 +234,13 @@ class CampaignHub:
 
     def leave(self, subscriber: Subscriber) -> None:
         self.subscribers.discard(subscriber)
-        if self._table.left(subscriber) and not self._stale:
+        if self._table.left(subscriber) and not self.stale:
             self._table.broadcast(self._audience.table_of)
 
     def present_elsewhere(self, members: frozenset[str]) -> None:
         """The members connected to the campaign through other processes now (a shared log:
         :mod:`poolhall.server.shared_presence`): every watcher sees who came or went."""
-        if self._table.elsewhere(members) and not self._stale:
+        if self._table.elsewhere(members) and not self.stale:
             self._table.broadcast(self._audience.table_of)
 
     def pin(self) -> None:
@@ -276,7 +277,7 @@ class CampaignHub:
             batch = [work]
             while len(batch) < MAX_BATCH and not self._inbox.empty():
                 batch.append(self._inbox.get_nowait())  # type: ignore[arg-type]
-            if self._stale and not await self._reload():
+            if self.stale and not await self._resync.reload():
                 self._refuse_while_stale(batch)
             else:
                 await self._run_batch(batch)
@@ -322,63 +323,28 @@ class CampaignHub:
                     reply(work, ErrorReply(id=work.command.id, code="internal",
                                            message="the server failed on this command; "
                                            "retry it", path=None))
-            await self._reload()
-
-    async def _reload(self) -> bool:
-        """Rebuild the state and command index from the log, off the event loop.
-
-        If the log cannot be read either, the hub stays up but stale: it answers every command
-        and join with ``unavailable`` and tries the reload again with the next work, so a
-        passing disk error never leaves a table hanging nor acts on a state the log lacks.
-        """
-        self.reloads += 1
-        try:
-            self._core.reloaded(*await asyncio.to_thread(
-                load_hub_state, self._log, self._store, self.campaign, self._every))
-            sent = self._core.sent
-            missed = (await rows_after(self._log, self.campaign, sent, self.state.head)
-                      if sent < self.state.head else [])
-        except Exception:
-            logger.exception("reloading %s from the log failed; refusing its work until a "
-                             "reload succeeds", self.campaign)
-            self._stale = True
-            return False
-        self._stale = False
-        self._views.state_changed()
-        self._snapshots.clear()
-        self._writes.reloaded(self.state.head)
-        if missed:  # appended by another process (a shared log) since the last broadcast
-            self._after_change(self._send_rows(missed, fold=False))
-        return True
+            await self._resync.reload()
 
     async def _follow(self) -> None:
         """Read the events other processes appended after our head, fold and broadcast them
         (a shared log); a read that fails is tried again at the next head heard."""
         waiters = self._follows.take()
         try:
-            if self._stale:  # the reload reads the log and broadcasts what was missed
-                await self._reload()
+            if self.stale:  # the reload reads the log and broadcasts what was missed
+                await self._resync.reload()
                 return
             pending = set(pending_seqs(self.state.private))
-            if await self._read_missed() and pending:
+            if await self._resync.read_missed() and pending:
                 await self._reveal(pending)
         finally:
             release(waiters)
-
-    def _send_rows(self, rows: list[StoredRow], *, fold: bool) -> list[Event]:
-        """Broadcast rows appended by another process (folded first when ``fold``); their
-        events."""
-        publishes, events = self._core.take_rows(rows, fold=fold)
-        for publish in publishes:
-            self._audience.publish(publish)
-        return events
 
     def _after_change(self, changed: list[Event]) -> None:
         """What follows new events: views, derived writes, the table, removed members."""
         if changed:
             self._views.state_changed()
             self._writes.after_change()
-        if not self._stale:  # views of a state the log lacks would mislead the table
+        if not self.stale:  # views of a state the log lacks would mislead the table
             if changed:
                 self._table.broadcast(self._audience.table_of)
             for view in self._views.of_events(changed):
@@ -400,7 +366,7 @@ class CampaignHub:
         batch = await self._admit(batch)
         if not batch:
             return
-        kept = self._core.keep() if time.monotonic() < self._contended_until else None
+        kept = self._resync.keep()
         decided = self._core.decide(batch, self._clock())
         if decided.replies:  # refusals and retries (seldom: each await costs a coroutine)
             replies = decided.replies
@@ -412,7 +378,7 @@ class CampaignHub:
                                     time.monotonic() - first_decided < RETRY_SECONDS)
         await self._carry_out(settled.effects)
         if settled.reload is not None:
-            await self._reload_after(settled, kept)
+            await self._resync.after_settled(settled, kept)
         self._after_change(settled.changed)
         if pending:
             await self._reveal(pending)
@@ -424,7 +390,7 @@ class CampaignHub:
         them; the others are answered. Nothing is decided on a state the log lacks."""
         if not batch:
             return batch
-        if self._stale:  # an earlier part of this batch left the state unknown
+        if self.stale:  # an earlier part of this batch left the state unknown
             refuse_unavailable(list(batch))
             return []
         refusal = self._health.refusal() if self._health is not None else None
@@ -455,39 +421,9 @@ class CampaignHub:
     async def _carry_out(self, effects: Sequence[Reply | Publish]) -> None:
         await carry_out(effects, self._audience.publish, self._log, self.campaign)
 
-    async def _reload_after(self, settled: Settled, kept: Kept | None) -> None:
-        """Make the state what is durable again when it ran ahead of the log."""
-        if settled.reload == "conflict":  # the other writer's events (broadcast by the
-            self.conflicts += 1  # reload), then ours, decided again
-            self._contended_until = time.monotonic() + CONTENDED_SECONDS
-            if settled.lost_race and kept is not None:
-                self._core.restore(kept)  # the log took none of the batch: the state before
-                self._views.state_changed()  # it, and what the other process appended
-                self._snapshots.clear()
-                if await self._read_missed():
-                    return
-            await self._reload()
-        else:  # "retried": its recorded answer is sent, what was decided again dropped;
-            if settled.reload == "failed":  # "failed": once (later commands are refused)
-                logger.error("an append failed in %s; reloading its state", self.campaign)
-            await self._reload()
-
-    async def _read_missed(self) -> bool:
-        """Fold and broadcast what other processes appended after the state's head (a shared
-        log); whether the read succeeded. A follow tries again at the next head heard; a batch
-        that lost a race reloads instead."""
-        try:
-            rows = await rows_after(self._log, self.campaign, self.state.head)
-        except Exception:
-            logger.exception("reading the events other processes appended to %s failed",
-                             self.campaign)
-            return False
-        self._after_change(self._send_rows(rows, fold=True))
-        return True
-
     async def _decide_again(self, again: list[CommandWork], first_decided: float) -> None:
         """Decide again the commands another process beat, on the state reloaded."""
-        if self._stale:
+        if self.stale:
             refuse_unavailable(list(again))
         else:
             await self._process(again, first_decided)
@@ -498,5 +434,5 @@ class CampaignHub:
         return hidden_for(self.state, member)
 
     async def _reveal(self, pending: set[int]) -> None:
-        if not self._stale:
+        if not self.stale:
             await self._audience.reveal(pending, self._log, self.campaign)
