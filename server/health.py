@@ -165,8 +165,8 @@ class FailureLog:
 
     def succeeded(self) -> None:
         if self._failing:
-            self._logger.warning("%s %s after %d failures", self._what, self._ended_words,
-                                 self.failures)
+            self._logger.warning("%s %s after %d failure%s", self._what, self._ended_words,
+                                 self.failures, "" if self.failures == 1 else "s")
         self._failing = False
         self.failures = 0
         self._throttle.restart()

@@ -277,13 +277,19 @@ class CampaignHub:
             batch = [work]
             while len(batch) < MAX_BATCH and not self._inbox.empty():
                 batch.append(self._inbox.get_nowait())  # type: ignore[arg-type]
-            if self.stale and not await self._resync.reload():
+            if self.stale and (self._log_failing() or not await self._resync.reload()):
                 self._refuse_while_stale(batch)
             else:
                 await self._run_batch(batch)
             self._idle_since = time.monotonic()
             if batch[-1] is None:
                 return
+
+    def _log_failing(self) -> bool:
+        """Whether the log is known to fail (``/health``'s 503): a reload would only wait for
+        it to fail again (two seconds for a pool connection on PostgreSQL) before the batch is
+        refused; the first batch after the log recovers reloads."""
+        return self._health is not None and self._health.refusal() is not None
 
     def _refuse_while_stale(self, batch: Sequence[Queued]) -> None:
         """The log cannot be read: answer the batch ``unavailable`` and release the waiters."""

@@ -23,8 +23,10 @@ import time
 from collections.abc import Callable
 
 from poolhall.events.base import Event
+from poolhall.events.errors import StoreError
 from poolhall.events.log import ServerLog, StoredRow
 from poolhall.server.derived_writes import DerivedWrites
+from poolhall.server.health import FailureLog
 from poolhall.server.hub_core import HubCore, Kept, Publish, Settled
 from poolhall.server.hub_follow import rows_after
 from poolhall.server.hub_views import HubViews
@@ -71,6 +73,10 @@ class HubResync:
         (for :data:`CONTENDED_SECONDS` after the last one lost)."""
         self.reloads = 0
         """Times the state was rebuilt from the log after a failure (for operators, tests)."""
+        self._failures = FailureLog(logger, f"the log of {self._campaign}", 10.0,
+                                    failing="cannot be read", ended="can be read again")
+        """A line when reads start failing, then at most one every ten seconds: while the
+        database is away every batch tries a read, and a traceback each filled the log."""
 
     def keep(self) -> Kept | None:
         """A copy of the state for the batch about to be decided to go back to if it loses a
@@ -92,11 +98,11 @@ class HubResync:
             head = self._core.state.head
             missed = (await rows_after(self._log, self._campaign, sent, head)
                       if sent < head else [])
-        except Exception:
-            logger.exception("reloading %s from the log failed; refusing its work until a "
-                             "reload succeeds", self._campaign)
+        except Exception as error:
+            self._failed(error, "its work is refused until a reload succeeds")
             self.stale = True
             return False
+        self._failures.succeeded()
         self.stale = False
         self._views.state_changed()
         self._snapshots.clear()
@@ -129,12 +135,20 @@ class HubResync:
         that lost a race reloads instead."""
         try:
             rows = await rows_after(self._log, self._campaign, self._core.state.head)
-        except Exception:
-            logger.exception("reading the events other processes appended to %s failed",
-                             self._campaign)
+        except Exception as error:
+            self._failed(error, "the events other processes appended are read again later")
             return False
+        self._failures.succeeded()
         self._after_change(self._send_rows(rows, fold=True))
         return True
+
+    def _failed(self, error: Exception, then: str) -> None:
+        """Log a failed read (throttled); one that is not the store's is a bug: its traceback
+        is logged once."""
+        if not isinstance(error, StoreError) and self._failures.failures == 0:
+            logger.error("reading %s from the log failed unexpectedly", self._campaign,
+                         exc_info=error)
+        self._failures.failed(f"{error}; {then}")
 
     def _send_rows(self, rows: list[StoredRow], *, fold: bool) -> list[Event]:
         """Broadcast rows appended by another process (folded first when ``fold``); their

@@ -5,13 +5,22 @@ only process of its log and runs neither. Imported only for a shared log: psycop
 
 from __future__ import annotations
 
+import logging
+
 from poolhall.events.log import ServerLog
 from poolhall.server.health import LogHealth
 from poolhall.server.loaded_campaigns import LoadedCampaigns
+from poolhall.server.log_throttle import OncePerInterval
 from poolhall.server.shared_log import SharedLog
 from poolhall.server.shared_presence import SharedPresence, process_id
 
-__all__ = ["SharedDeployment"]
+__all__ = ["POOL_FAILURES_INTERVAL", "SharedDeployment"]
+
+POOL_FAILURES_INTERVAL = 10.0
+"""Seconds between two of psycopg's pool lines ``error connecting in …``: while the database
+is away each pool logs one at every try (about one a second each), and ``/health`` already says
+the log is failing (the monitor-health page's promise: a line when a fault starts, then at
+most one every ten seconds)."""
 
 
 class SharedDeployment:
@@ -25,8 +34,10 @@ class SharedDeployment:
         """Who is connected through the other processes; told who is connected here."""
         self.followers = SharedLog(url, loaded, health)
         """What keeps this process's hubs up with the others' appends."""
+        self._pool_failures = OncePerInterval("error connecting in", POOL_FAILURES_INTERVAL)
 
     def start(self) -> None:
+        logging.getLogger("psycopg.pool").addFilter(self._pool_failures)
         self.presence.start()
         self.followers.start()
 
@@ -35,3 +46,4 @@ class SharedDeployment:
         Stopping the presence withdraws this process's members from the others' pages."""
         self.followers.stop()
         self.presence.stop()
+        logging.getLogger("psycopg.pool").removeFilter(self._pool_failures)
