@@ -263,17 +263,22 @@ async def test_state_at_reads_the_whole_history(table: Table, monkeypatch: pytes
 
 def test_watch_follows_the_table_through_a_server_restart(tmp_path: Path) -> None:
     """``poolhall watch`` prints events and the odds as they change, says when it is
-    reconnecting and when it is back, and carries on after the server restarts."""
+    reconnecting (and why, with ``--json`` too) and when it is back, and carries on after the
+    server restarts."""
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
     server = start_serve(tmp_path / "poolhall.db", port)
     watcher: Watcher | None = None
+    as_json: Watcher | None = None
     try:  # from here on a failure still stops the server (it outlived a failed create)
         created = _json("campaign", "create", "Live", "--system", "d12", "--url", url,
                         cwd=tmp_path)
         watcher = Watcher(created["campaign"], "--url", url, cwd=tmp_path)
+        as_json = Watcher(created["campaign"], "--url", url, "--json", cwd=tmp_path,
+                          merge_stderr=False)
         wait_for = watcher.wait_for
         wait_for("-- live")
+        as_json.wait_for('"campaign_created"')
         poolhall("roll", created["campaign"], "1d6", "--reason", "before", "--url", url,
                  cwd=tmp_path)
         wait_for("before")
@@ -288,14 +293,19 @@ def test_watch_follows_the_table_through_a_server_restart(tmp_path: Path) -> Non
         server.wait(20)
         assert "(the server closed the connection: it is stopping or restarting; have " \
             "event 6)" in wait_for("reconnecting")  # its close said so: it did not vanish
+        assert json.loads(as_json.wait_for('"reconnecting"')) == {
+            "connection": "reconnecting", "head": 6,
+            "reason": "the server closed the connection: it is stopping or restarting"}
         server = start_serve(tmp_path / "poolhall.db", port)
         wait_for("back (resumed at event 6)")
+        assert json.loads(as_json.wait_for('"back"')) == {"connection": "back", "head": 6}
         poolhall("roll", created["campaign"], "1d6", "--reason", "after", "--url", url,
                  cwd=tmp_path)
         wait_for("after")
     finally:
-        if watcher is not None:
-            watcher.stop()
+        for running in (watcher, as_json):
+            if running is not None:
+                running.stop()
         server.send_signal(signal.SIGTERM)
         server.wait(20)
 
