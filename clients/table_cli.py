@@ -278,7 +278,7 @@ class _Watch:
                  styled("[green]back[/green] (resumed at event {})", head))
         else:  # the server's words when it closed the connection (removed, shutting down)
             why = why_closed(self.client.last_close if self.client is not None else None)
-            emit(self.args, {"connection": "reconnecting", "head": head},
+            emit(self.args, {"connection": "reconnecting", "head": head, "reason": why},
                  styled("[yellow]reconnecting…[/yellow] ({}; have event {})", why, head))
 
 

@@ -8,7 +8,7 @@ of every campaign that has snapshots and compares each row written by this code 
 at its seq, field by field; a row edited in place (a player's role made ``gm``) differs. A row
 of other code (another fingerprint) is never read by the server and is not compared.
 
-Reads the file only (``mode=ro``), like the rest of ``verify``; the fold of a campaign runs
+Reads the file only, as the rest of ``verify`` does; the fold of a campaign runs
 up to its last snapshot and keeps one bounded state, whatever the log's length. A file with no
 stored snapshot (a log shorter than ``--snapshot-every``) imports none of the fold: the fold's
 modules and the fingerprint (made from the stored types' JSON Schema at import) were a fifth
@@ -49,9 +49,12 @@ def snapshot_problems(path: str | Path) -> tuple[int, list[ChainProblem]]:
     reader = SqliteReader(path)
     problems: list[ChainProblem] = []
     checked = 0
-    for campaign, stored in sorted(rows.items()):
-        checked += len(stored)
-        problems += _campaign_problems(reader, campaign, stored)
+    try:
+        for campaign, stored in sorted(rows.items()):
+            checked += len(stored)
+            problems += _campaign_problems(reader, campaign, stored)
+    finally:
+        reader.close()
     return checked, problems
 
 

@@ -12,15 +12,16 @@
 //
 // A connection can also die without a word: a phone that slept and woke on another network, a
 // NAT mapping dropped. Its socket then stays "open" in the browser for minutes, and the
-// server's pings, which would notice, are not seen by a page, which cannot send its own. So the
-// table's page checks the link itself (`LinkCheck`): when a command goes unanswered, when the
-// page is shown again after being hidden, and when a shown page heard nothing for minutes, it
-// asks the server for an empty history page (the cheapest request answered with its id) and,
-// if nothing at all comes back in a few seconds, gives the socket up and joins again: the
-// resume and the resent commands then catch it up with no gap and nothing applied twice.
+// server's pings, which would notice, are not seen by a page, which cannot send its own. So a
+// page checks the link itself (`LinkCheck`): when a request goes unanswered, when the page is
+// shown again after being hidden, and when a shown page heard nothing for minutes, it asks
+// the server for an empty history page (the cheapest request answered with its id) and, if
+// nothing at all comes back in a few seconds, gives the socket up and joins again: on the
+// table's page the resume and the resent commands then catch it up with no gap and nothing
+// applied twice.
 //
-// Opening again (the delays, offline and online) is `Reconnecting`'s, which the owner's page
-// (owner.js) builds on too.
+// Opening again (the delays, offline and online) and the link's check are `Reconnecting`'s,
+// which the owner's page (owner.js) builds on too.
 
 /** @import {Store} from "./store.js" */
 /** @import {Command, ErrorReply, ServerMessage} from "./messages.js" */
@@ -74,9 +75,11 @@ export class CommandRefused extends Error {
 /**
  * One WebSocket to the server that opens again by itself: after a close, with a growing,
  * jittered delay (RETRY_DELAYS); at once when the browser says it is online again; never while
- * it says it is offline. What is said on it is the subclass's: `join(socket)` once it opens,
- * `receive(socket, data)` for each frame of the current socket, `dropped(event)` when that
- * socket closed (`null`: the browser went offline), and `welcomed()` on each `welcome`.
+ * it says it is offline; and when its `link` check finds it silent (a subclass calls
+ * `link.due(waiting)` for each request it sends). What is said on it is the subclass's:
+ * `join(socket)` once it opens, `receive(socket, data)` for each frame of the current socket,
+ * `dropped(event)` when that socket closed (`null`: the browser went offline), and
+ * `welcomed()` on each `welcome`.
  */
 export class Reconnecting {
   /** @param {string} url */
@@ -93,15 +96,18 @@ export class Reconnecting {
     this.everJoined = false;
     /** @type {WebSocket | null} the socket the last `welcome` came on */
     this.joinedOn = null;
+    this.link = new LinkCheck((shown) => this.probe(shown), () => this.abandon());
   }
 
   start() {
+    this.link.start();
     window.addEventListener("offline", this.offline);
     window.addEventListener("online", this.online);
     this.open();
   }
 
   stop() {
+    this.link.stop();
     this.stopped = true;
     clearTimeout(this.retry);
     window.removeEventListener("offline", this.offline);
@@ -111,6 +117,7 @@ export class Reconnecting {
 
   wentOffline() {
     if (this.stopped) return;
+    this.link.forget();
     this.dropped(null);
     this.socket?.close(1000, "offline");
   }
@@ -129,9 +136,31 @@ export class Reconnecting {
     this.socket = socket;
     socket.addEventListener("open", () => this.join(socket));
     socket.addEventListener("message", (event) => {
-      if (socket === this.socket) this.receive(socket, event.data);
+      if (socket !== this.socket) return;
+      this.link.heard();
+      this.receive(socket, event.data);
     });
     socket.addEventListener("close", (event) => this.closed(socket, event));
+  }
+
+  /** Send the link's check, an empty history page (nothing before event 1), if joined: a
+   * campaign's session reads it from nothing, and the owner's (no campaign) refuses it in the
+   * dispatch itself, unread (cheaper than its one other read, the list of campaigns); both
+   * answer at once with its id, and any frame is proof enough. Not joined, a page just shown
+   * again (`shown`) opens at once instead of waiting out its retry delay (someone looks at it
+   * now). @param {boolean} shown */
+  probe(shown) {
+    if (!this.joined) {
+      const socket = this.socket;
+      if (shown && navigator.onLine && (!socket || socket.readyState >= WebSocket.CLOSING)) {
+        this.cameOnline();
+      }
+      return false;
+    }
+    /** @type {Command} */
+    const check = {type: "history", id: `link-${newId()}`, before: 1, limit: 1};
+    /** @type {WebSocket} */ (this.socket).send(JSON.stringify(check));
+    return true;
   }
 
   /** The join to send on a socket just opened. @param {WebSocket} socket */
@@ -180,6 +209,7 @@ export class Reconnecting {
   /** The current socket is gone (its close, or null: given up): say so and open again, after
    * a delay, unless the browser is offline. @param {CloseEvent | null} event */
   reopen(event) {
+    this.link.forget();
     this.dropped(event);
     if (this.stopped || !navigator.onLine) return; // cameOnline() opens again
     const delay = RETRY_DELAYS[Math.min(this.attempt, RETRY_DELAYS.length - 1)];
@@ -268,36 +298,6 @@ export class TableConnection extends Reconnecting {
     this.token = token;
     /** @type {Map<string, Waiting>} */
     this.pending = new Map(); // id -> {message, resolve, reject, sent}
-    this.link = new LinkCheck((shown) => this.ask(shown), () => this.abandon());
-  }
-
-  start() {
-    this.link.start();
-    super.start();
-  }
-
-  stop() {
-    this.link.stop();
-    super.stop();
-  }
-
-  /** Send the link's check, an empty history page (nothing before event 1: read from
-   * nothing, answered at once with its id), if joined. The answer needs no handling: any
-   * frame is proof enough. Not joined, a page just shown again (`shown`) opens at once
-   * instead of waiting out its retry delay (someone looks at it now).
-   * @param {boolean} shown */
-  ask(shown) {
-    if (!this.joined) {
-      const socket = this.socket;
-      if (shown && navigator.onLine && (!socket || socket.readyState >= WebSocket.CLOSING)) {
-        this.cameOnline();
-      }
-      return false;
-    }
-    /** @type {Command} */
-    const check = {type: "history", id: `link-${newId()}`, before: 1, limit: 1};
-    /** @type {WebSocket} */ (this.socket).send(JSON.stringify(check));
-    return true;
   }
 
   /** @param {WebSocket} socket */
@@ -318,7 +318,6 @@ export class TableConnection extends Reconnecting {
     } catch {
       return;
     }
-    this.link.heard();
     const store = this.store;
     switch (message.type) {
       case "welcome": {
@@ -425,7 +424,6 @@ export class TableConnection extends Reconnecting {
 
   /** @param {CloseEvent | null} event */
   dropped(event) {
-    this.link.forget();
     const store = this.store;
     if (event?.code === 1008 && store.state.connection !== "reconnecting" && this.everJoined) {
       // removed from the campaign, or no join in time

@@ -8,7 +8,9 @@
 // `invite` sent after joining that campaign with the same token (the owner is GM everywhere).
 // The connection is the table page's (`Reconnecting`, connection.js): when it drops the status
 // line says so and it opens again by itself; joined again, the status says "back" and the
-// campaign list is read anew. A request made while not connected is refused at once, beside
+// campaign list is read anew. Its link is checked as the table page's is (a request
+// unanswered for 5 s, the page shown again, two minutes of silence): a link that died without
+// a word (a laptop that slept) is given up and opened again instead of looking connected. A request made while not connected is refused at once, beside
 // its button, and nothing is sent; one sent just before the drop fails when it drops, beside
 // its button too. Pressing again sends the same command id and `retry_key` (until the server
 // has answered it), so a try that did reach the server gets its first answer, with the GM's
@@ -146,6 +148,7 @@ class OwnerSession extends Reconnecting {
     return new Promise((done, fail) => {
       this.waiting.set(id, {done, fail});
       socket.send(JSON.stringify({...message, id}));
+      this.link.due(() => this.waiting.has(id));
     });
   }
 }

@@ -1,4 +1,5 @@
-"""Opening the log's file for writing: the one-server lock, and open errors in plain words.
+"""Opening the log's file: for writing (the one-server lock, open errors in plain words), and
+for reading without changing it (:func:`read_only_uri`).
 
 Apart from :mod:`poolhall.events.sqlite_backend.log` so that the log keeps to appending.
 """
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from poolhall.events.errors import NotALog, StoreError
 
-__all__ = ["open_error", "warn_if_shared", "writer_lock"]
+__all__ = ["open_error", "read_only_uri", "warn_if_shared", "writer_lock"]
 
 logger = logging.getLogger("poolhall.events.sqlite_backend")
 
@@ -54,10 +55,52 @@ def writer_lock(path: Path) -> int:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        os.close(fd)
-        raise StoreError(f"{path} is already open for writing by another poolhall server;"
-                         " one server per database") from None
+        try:  # shared, so held by readers (read_only_uri), not by a server
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreError(f"{path} is already open for writing by another poolhall"
+                             " server; one server per database") from None
+        else:
+            raise StoreError(f"{path} is being read by poolhall verify, which keeps it"
+                             " unchanged while it reads; serve it once verify is done"
+                             ) from None
+        finally:
+            os.close(fd)
     return fd
+
+
+def read_only_uri(path: Path) -> tuple[str, int | None]:
+    """The ``file:`` URI a reader opens ``path`` by, and the descriptor holding its shared
+    lock on the file (``None`` when it holds none), to close once the reader is done.
+
+    SQLite reads a WAL-mode file read-only (``mode=ro``) through its -wal and -shm files and,
+    when they are not there, creates both beside it: a ``verify`` of a backup copy left a
+    ``-shm`` and an empty ``-wal`` beside evidence that had neither. It reads such a file
+    without them only as ``immutable=1`` (no locks, no -wal), which is right only for a file
+    nothing writes while it is read. So the reader takes a shared ``flock``, the lock a
+    server takes exclusively to write (:func:`writer_lock`):
+
+    - held, with no -wal beside the file: no server has the file open (a server's -wal
+      stays while it runs, and every committed event is in the file once it is gone) and
+      none can open it until the reader is done: ``immutable=1``, and nothing is created;
+    - refused (a server is writing the file), or a -wal there (a copy taken with its -wal,
+      or one a crash left): plain ``mode=ro``, through the -wal and -shm, so every event
+      committed is read, as SQLite reads a file being written.
+    """
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return uri, None  # SQLite's own open says why
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:  # a server holds it (or the file system has no flock)
+        os.close(fd)
+        return uri, None
+    if path.with_name(path.name + "-wal").exists():
+        os.close(fd)
+        return uri, None
+    return f"{uri}&immutable=1", fd
 
 
 def warn_if_shared(path: Path, fd: int) -> None:

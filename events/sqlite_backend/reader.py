@@ -10,8 +10,10 @@ per read (opening one cost more than the read).
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from poolhall.events.log_contract import (
     EventLog,
     StoredRow,
 )
+from poolhall.events.sqlite_backend.file import read_only_uri
 from poolhall.events.sqlite_backend.issued_tokens import campaign_of
 from poolhall.events.sqlite_backend.verify import verify_file
 
@@ -69,22 +72,31 @@ class SqliteReader(EventLog):
     """Read-only access to a log file: the contract's reads, and ``verify``.
 
     A reader never writes, so it can inspect a log that is being served, or one kept as
-    evidence (``verify`` reads a file of an older layout too; the other reads need the plain
-    schema a server of this release migrates to when it opens the file).
+    evidence, and leaves it as it found it: no -wal or -shm file created beside a file that
+    had none (:func:`~poolhall.events.sqlite_backend.file.read_only_uri`; ``verify`` reads a
+    file of an older layout too; the other reads need the plain schema a server of this
+    release migrates to when it opens the file).
     """
 
     def __init__(self, path: str | Path, *, mode: str = "ro") -> None:
         self.path = Path(path)
         self._uri = f"{self.path.resolve().as_uri()}?mode={mode}"
+        self.read_uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        """The ``file:`` URI a connection that only reads opens the file by (``verify``'s)."""
         self._idle: list[sqlite3.Connection] = []
         self._idle_lock = threading.Lock()
         self._closed = False
+        self._unlock: weakref.finalize[[int], SqliteReader] | None = None
         if mode == "ro":
             self._check_is_a_log()
 
     def _check_is_a_log(self) -> None:
         if not self.path.is_file():
             raise NotALog(f"no database at {self.path}")
+        self.read_uri, held = read_only_uri(self.path)
+        self._uri = self.read_uri
+        if held is not None:  # released by close(), or when the reader is collected
+            self._unlock = weakref.finalize(self, os.close, held)
         try:
             with self._connection() as connection:
                 tables = {name for (name,) in connection.execute(
@@ -194,7 +206,7 @@ class SqliteReader(EventLog):
 
     def verify(self) -> tuple[int, list[ChainProblem]]:
         """Check the file and walk every chain (:mod:`poolhall.events.sqlite_backend.verify`)."""
-        return verify_file(f"{self.path.resolve().as_uri()}?mode=ro")
+        return verify_file(self.read_uri)
 
     def token_campaign(self, token_hash: str) -> str | None:
         """The campaign a token with this hash was issued for (an invite or a replay link),
@@ -217,3 +229,5 @@ class SqliteReader(EventLog):
             idle, self._idle = self._idle, []
         for connection in idle:
             connection.close()
+        if self._unlock is not None:
+            self._unlock()

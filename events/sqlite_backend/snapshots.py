@@ -12,9 +12,12 @@ for the time of one small insert and never an fsync.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
+
+from poolhall.events.sqlite_backend.file import read_only_uri
 
 __all__ = ["SqliteSnapshots", "read_only_rows"]
 
@@ -40,18 +43,25 @@ def _create(connection: sqlite3.Connection) -> None:
 def read_only_rows(path: str | Path) -> list[tuple[str, int, str, str, bytes]]:
     """Every row of the file's ``snapshots`` table as ``(campaign, seq, fingerprint,
     head_hash, state)``, by campaign and seq, read without changing the file (none if it has
-    no such table): what ``verify`` compares with a fold of the log."""
-    connection = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    no such table): what ``verify`` compares with a fold of the log. Opened as a reader opens
+    the file (:func:`~poolhall.events.sqlite_backend.file.read_only_uri`), so no -wal or -shm
+    is left beside a copy that had none."""
+    uri, held = read_only_uri(Path(path))
     try:
-        return [(str(c), int(s), str(f), str(h), bytes(b)) for c, s, f, h, b in
-                connection.execute("SELECT campaign, seq, fingerprint, head_hash, state"
-                                   " FROM snapshots ORDER BY campaign, seq")]
-    except sqlite3.OperationalError as error:
-        if "no such table" in str(error):
-            return []
-        raise
+        connection = sqlite3.connect(uri, uri=True)
+        try:
+            return [(str(c), int(s), str(f), str(h), bytes(b)) for c, s, f, h, b in
+                    connection.execute("SELECT campaign, seq, fingerprint, head_hash, state"
+                                       " FROM snapshots ORDER BY campaign, seq")]
+        except sqlite3.OperationalError as error:
+            if "no such table" in str(error):
+                return []
+            raise
+        finally:
+            connection.close()
     finally:
-        connection.close()
+        if held is not None:
+            os.close(held)
 
 
 class SqliteSnapshots:

@@ -106,6 +106,38 @@ def test_verify_reports_tampering_and_schema_prints_every_message(served: tuple[
     assert {"Join", "Ack", "ErrorReply", "EventFrame", "Roll"} <= set(schema["$defs"])
 
 
+def test_verify_leaves_a_copy_as_found_and_reads_a_served_log_whole(
+        served: tuple[Path, str], tmp_path: Path) -> None:
+    """A copy with no -wal or -shm is verified without either appearing beside it; the
+    served log, whose last events are in its -wal alone, is verified to its last event."""
+    cwd, url = served
+    created = _json("campaign", "create", "Evidence", "--system", "d12", "--url", url, cwd=cwd)
+    copy = tmp_path / "evidence.db"
+    with sqlite3.connect(cwd / "poolhall.db") as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    beside = [copy.with_name(copy.name + suffix) for suffix in ("-wal", "-shm")]
+    before = (copy.read_bytes(), copy.stat().st_mtime_ns)
+    assert not any(map(Path.exists, beside))
+    assert json.loads(poolhall("verify", str(copy), "--json", cwd=tmp_path).stdout
+                      )["problems"] == []
+    assert not any(map(Path.exists, beside)), "verify left files beside the evidence"
+    assert (copy.read_bytes(), copy.stat().st_mtime_ns) == before
+
+    served_db = cwd / "poolhall.db"
+    held = sqlite3.connect(f"file:{served_db}?mode=ro", uri=True, isolation_level=None)
+    try:  # an open read keeps the checkpoint from copying later events into the file
+        held.execute("BEGIN")
+        held.execute("SELECT count(*) FROM events").fetchone()
+        for _ in range(3):
+            _json("roll", created["campaign"], "1d6", "--url", url, cwd=cwd)
+        with sqlite3.connect(f"file:{served_db}?mode=ro", uri=True) as now:
+            (total,) = now.execute("SELECT count(*) FROM events").fetchone()
+        verified = json.loads(poolhall("verify", str(served_db), "--json", cwd=cwd).stdout)
+    finally:
+        held.close()
+    assert (verified["checked"], verified["problems"]) == (total, [])
+
+
 def test_refused_create_and_invite_say_why_without_a_traceback(served: tuple[Path, str]) -> None:
     """A campaign id already taken, or a spectator inviting, exits 1 with one plain line."""
     cwd, url = served
@@ -231,17 +263,22 @@ async def test_state_at_reads_the_whole_history(table: Table, monkeypatch: pytes
 
 def test_watch_follows_the_table_through_a_server_restart(tmp_path: Path) -> None:
     """``poolhall watch`` prints events and the odds as they change, says when it is
-    reconnecting and when it is back, and carries on after the server restarts."""
+    reconnecting (and why, with ``--json`` too) and when it is back, and carries on after the
+    server restarts."""
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
     server = start_serve(tmp_path / "poolhall.db", port)
     watcher: Watcher | None = None
+    as_json: Watcher | None = None
     try:  # from here on a failure still stops the server (it outlived a failed create)
         created = _json("campaign", "create", "Live", "--system", "d12", "--url", url,
                         cwd=tmp_path)
         watcher = Watcher(created["campaign"], "--url", url, cwd=tmp_path)
+        as_json = Watcher(created["campaign"], "--url", url, "--json", cwd=tmp_path,
+                          merge_stderr=False)
         wait_for = watcher.wait_for
         wait_for("-- live")
+        as_json.wait_for('"campaign_created"')
         poolhall("roll", created["campaign"], "1d6", "--reason", "before", "--url", url,
                  cwd=tmp_path)
         wait_for("before")
@@ -256,14 +293,19 @@ def test_watch_follows_the_table_through_a_server_restart(tmp_path: Path) -> Non
         server.wait(20)
         assert "(the server closed the connection: it is stopping or restarting; have " \
             "event 6)" in wait_for("reconnecting")  # its close said so: it did not vanish
+        assert json.loads(as_json.wait_for('"reconnecting"')) == {
+            "connection": "reconnecting", "head": 6,
+            "reason": "the server closed the connection: it is stopping or restarting"}
         server = start_serve(tmp_path / "poolhall.db", port)
         wait_for("back (resumed at event 6)")
+        assert json.loads(as_json.wait_for('"back"')) == {"connection": "back", "head": 6}
         poolhall("roll", created["campaign"], "1d6", "--reason", "after", "--url", url,
                  cwd=tmp_path)
         wait_for("after")
     finally:
-        if watcher is not None:
-            watcher.stop()
+        for running in (watcher, as_json):
+            if running is not None:
+                running.stop()
         server.send_signal(signal.SIGTERM)
         server.wait(20)
 

@@ -43,7 +43,9 @@ def test_watch_of_a_removed_member_says_so_and_exits_1(served: tuple[Path, str])
             if as_json:
                 assert watcher.process.wait(30) == 1
                 assert watcher.process.stdout is not None
-                watcher.wait_for('"connection":"reconnecting"')
+                reconnecting = json.loads(watcher.wait_for('"connection":"reconnecting"'))
+                assert reconnecting["reason"] == ("the server closed the connection: you were"
+                                                  " removed from this table by the GM")
                 error = json.loads(watcher.wait_for('"error"'))
                 assert error["error"] == "unauthorized"
                 assert "you were removed from this table by the GM" in error["message"]

@@ -82,6 +82,31 @@ def test_a_second_server_on_the_file_is_refused(log: SqliteLog) -> None:
         SqliteLog(log.path)
 
 
+def test_a_reader_leaves_a_copy_as_it_found_it_and_holds_a_server_off(tmp_path: Path) -> None:
+    """A file with no -wal or -shm (a closed log, a backup copy) gets none from a reader,
+    and no server opens it for writing while the reader reads it unlocked.
+
+    SQLite's read-only open of a WAL-mode file created both beside it (an empty -wal and a
+    -shm next to evidence that had neither); the reader reads it as unchanging instead,
+    which is true only because no server can write it meanwhile.
+    """
+    log = SqliteLog(tmp_path / "copy.db")
+    path = _filled(log)
+    log.close()
+    beside = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+    before = (path.read_bytes(), path.stat().st_mtime_ns)
+    assert not any(map(Path.exists, beside))
+    reader = SqliteReader(path)
+    assert reader.verify() == (6, [])
+    assert reader.head("a") == 4
+    with pytest.raises(StoreError, match="being read by poolhall verify"):
+        SqliteLog(path)
+    reader.close()
+    assert not any(map(Path.exists, beside))
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+    SqliteLog(path).close()  # once the reader is done, a server opens it
+
+
 def test_verify_names_the_last_events_deleted(log: SqliteLog) -> None:
     """Removing a campaign's last events, which no later hash covers, is reported by range."""
     path = _filled(log)

@@ -36,6 +36,7 @@ from poolhall.events.messages import Ack
 from poolhall.events.strict import StrictDecoder
 from tests.serve_process import free_port, poolhall, start_serve
 from tests.web.chromium import KEY, Chromium
+from tests.web.silent_relay import SilentRelay
 
 CHROMIUM = os.environ.get("POOLHALL_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(os.environ.get("POOLHALL_SCREENSHOTS", "test-screenshots"))
@@ -177,6 +178,15 @@ def serving(tmp_path: Path, *flags: str) -> Iterator[Served]:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
     yield from serving(tmp_path)
+
+
+@pytest.fixture
+def relay(served: Served) -> Iterator[SilentRelay]:
+    """A relay to the server whose WebSockets go silent on request (a link that dies without
+    a word): pages opened ``through`` it."""
+    relay = SilentRelay(served.port)
+    yield relay
+    relay.close()
 
 
 class PageOpener:

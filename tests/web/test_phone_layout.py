@@ -235,8 +235,15 @@ LAID_OUT = """() => {
     return range.getClientRects().length > 1;  // its word on more than one line
   }).map((button) => button.textContent);
   return {wide: document.documentElement.scrollWidth, bar: [bar.top, bar.bottom],
-          form: [form.top, form.bottom], broken};
+          form: [form.top, form.bottom], broken,
+          header: document.querySelector(".ph-header").getBoundingClientRect().height};
 }"""
+
+HEADER_SHARE = .3
+"""The most of a 740 px screen the header takes in the table's and the log's views at large
+text: the roll form and the views' bar stand fixed below it (about 45% of the screen at 200%),
+so the table, or the log, keeps a quarter of the screen at least. It was 470 px (64%) at 200%,
+which left the log view no line at all."""
 
 
 @pytest.mark.parametrize(("system", "size"), [("narrative", "200%"), ("sr3", "200%"),
@@ -247,7 +254,9 @@ def test_large_text_on_a_360_px_phone_cuts_nothing_off(
     360 px phone (the root font size, as the browser's text-size setting sets it): in every
     view nothing scrolls sideways, the views' bar stays on screen with its words whole, and the
     roll form stands above the bar, not under it (at 200% the page was up to 521 px wide, the
-    bar off the screen or over the Roll button, its labels broken "Ta/bl/e")."""
+    bar off the screen or over the Roll button, its labels broken "Ta/bl/e"). The header
+    takes at most :data:`HEADER_SHARE` of the screen in the table's and the log's views: its
+    title, its who and its connection stay, its two buttons are in the sheet's view."""
     campaign, gm_link = served.create_campaign("Big Print", system)
     served.send(gm_link, {"type": "create_character", "character": "vex", "name": "Vex",
                           "stats": CHARACTER[system]})
@@ -265,6 +274,13 @@ def test_large_text_on_a_360_px_phone_cuts_nothing_off(
             assert laid["broken"] == [], (who, view, laid)
             if view != "Sheet":  # the roll form is not in the sheet's view
                 assert laid["form"][1] <= laid["bar"][0] + 1, (who, view, laid)
+                assert laid["header"] <= HEADER_SHARE * 740, (who, view, laid)
+            header = page.locator(".ph-header")
+            for part in (".ph-title", ".ph-who", ".ph-connection"):
+                expect(header.locator(part)).to_be_visible()
+            for button in ("Dice roll animation", "Leave this table"):
+                expect(header.get_by_role("button", name=button)).to_be_visible(
+                    visible=view == "Sheet")
         tabs.get_by_role("button", name="Table").click()
         screenshot(page, f"phone-{system}-{who}-text-{size.rstrip('%')}")
 

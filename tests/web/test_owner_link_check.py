@@ -1,0 +1,82 @@
+"""The owner's page checks its link as the table's page does (connection.js ``LinkCheck``): a
+laptop that slept with the page open, its link dead without a word, is not left looking
+connected, and a Create whose answer was lost is not left disabled."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from playwright.sync_api import Page, expect
+
+from tests.web.conftest import PageOpener, Served, heard, listen
+from tests.web.silent_relay import LINK_CHECK_TIMEOUT, SilentRelay, through
+from tests.web.test_owner_page import printed_owner_link
+
+CONNECTED = "connected: create a campaign, then send its GM the link."
+
+
+def sent_types(open_page: PageOpener, page: Page) -> list[str]:
+    """The type of each frame ``page`` has sent, in order."""
+    return [json.loads(frame)["type"] for frame in open_page.sent_from(page)]
+
+
+def shown_again(page: Page) -> None:
+    """The laptop wakes: its page is shown again."""
+    page.evaluate('() => document.dispatchEvent(new Event("visibilitychange"))')
+
+
+def test_the_owner_page_shown_again_checks_its_link_and_joins_again_when_it_is_dead(
+        served: Served, open_page: PageOpener, relay: SilentRelay) -> None:
+    """Shown again on a live link, the page asks (an empty history page, which the owner's
+    session refuses at once, with its id) and, answered, stays connected. Shown again after
+    its link died without a word, it asks, hears nothing, says the connection is lost, joins
+    again and reads the list anew."""
+    owner = open_page(through(relay, served, printed_owner_link(served)), live=False)
+    status = owner.locator(".ph-owner-status")
+    expect(status).to_have_text(CONNECTED)
+    expect(owner.locator(".ph-owner-empty")).to_be_visible()  # the list was read
+    shown_again(owner)
+    owner.wait_for_timeout(5000)  # past the 4 s a check waits for its answer
+    expect(status).to_have_text(CONNECTED)
+    assert sent_types(open_page, owner) == ["join", "list_campaigns", "history"]
+
+    listen(owner)
+    relay.go_silent()
+    owner.wait_for_timeout(500)
+    expect(status).to_have_text(CONNECTED)  # it cannot know
+    shown_again(owner)
+    expect(status).to_have_text("back: connected again.", timeout=LINK_CHECK_TIMEOUT)
+    assert heard(owner) == ["connection lost: reconnecting…", "back: connected again."]
+    assert sent_types(open_page, owner)[3:] == ["history", "join", "list_campaigns"]
+
+
+def test_a_create_unanswered_on_a_dead_link_is_given_up_and_sent_again_as_the_same_command(
+        served: Served, open_page: PageOpener, relay: SilentRelay) -> None:
+    """The link dies after Create reached the server: its answer never comes. The page does
+    not wait with Create disabled: 5 s on it checks the link, finds it dead, says the answer
+    was lost and joins again; the list holds the campaign, and Create pressed again gets the
+    server's first answer (the GM's link), never a second campaign."""
+    owner = open_page(through(relay, served, printed_owner_link(served)), live=False)
+    status = owner.locator(".ph-owner-status")
+    expect(status).to_have_text(CONNECTED)
+    form = owner.get_by_role("form", name="Create a campaign")
+    create = form.get_by_role("button", name="Create")
+    form.get_by_label("Title").fill("Edge of the Empire")
+    relay.go_silent(to_the_server_too=False)
+    create.click()
+    expect(create).to_be_disabled()  # sent, not answered
+
+    expect(form.get_by_role("alert")).to_have_text(re.compile(
+        r"^The connection was lost before the server answered"), timeout=LINK_CHECK_TIMEOUT)
+    expect(create).to_be_enabled()
+    expect(status).to_have_text("back: connected again.", timeout=LINK_CHECK_TIMEOUT)
+    row = owner.locator("li[data-campaign=edge-of-the-empire]")
+    expect(row).to_contain_text("Edge of the Empire")  # the first try did reach the server
+    create.click()
+    expect(row.get_by_label("GM link for Edge of the Empire")).to_be_visible()
+    expect(owner.locator(".ph-owner-list li")).to_have_count(1)
+    creates = [json.loads(frame) for frame in open_page.sent_from(owner)
+               if json.loads(frame)["type"] == "create_campaign"]
+    assert len(creates) == 2
+    assert creates[0]["id"] == creates[1]["id"]
