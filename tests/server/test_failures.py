@@ -21,15 +21,17 @@ from tests.conftest import ADMIN_TOKEN, Table, until
 
 async def test_a_failed_append_and_failed_reloads_answer_unavailable_then_recover(
         table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
-    """One commit fails, then the log cannot be read twice: each command is answered
-    ``unavailable`` (nothing stored), and once the log reads and writes again (the writer's
-    probe write succeeds) the table plays on."""
+    """One commit fails, then the log cannot be read: each command is answered
+    ``unavailable`` (nothing stored), at once and without a read while ``/health`` says the
+    log is failing, and once the log reads and writes again (the writer's probe write
+    succeeds) the table plays on."""
     campaign, gm = await table.create_campaign("d12")
     log = table.server.log
     assert log is not None
     head = log.head(campaign)
     real_append, real_rows = log.append_batch, log.rows
-    failures = {"append": 1, "rows": 2}
+    failures = {"append": 1, "rows": 1}
+    reads = []
 
     def failing_append(requests: Sequence[AppendRequest]) -> list[AppendResult]:
         if failures["append"]:
@@ -38,6 +40,7 @@ async def test_a_failed_append_and_failed_reloads_answer_unavailable_then_recove
         return real_append(requests)
 
     def failing_rows(*args: Any, **kwargs: Any) -> Iterator[StoredRow]:
+        reads.append(args)
         if failures["rows"]:
             failures["rows"] -= 1
             raise sqlite3.OperationalError("disk I/O error")
@@ -45,10 +48,16 @@ async def test_a_failed_append_and_failed_reloads_answer_unavailable_then_recove
 
     monkeypatch.setattr(log, "append_batch", failing_append)
     monkeypatch.setattr(log, "rows", failing_rows)
-    for _ in range(2):  # the failed append, then the second failed reload
-        with pytest.raises(CommandRejected) as refusal:
-            await gm.call(core.Roll, expression="1d6")
-        assert refusal.value.code == "unavailable"
+    with pytest.raises(CommandRejected) as refusal:  # the failed append; its reload fails
+        await gm.call(core.Roll, expression="1d6")
+    assert refusal.value.code == "unavailable"
+    await until(lambda: table.server.hubs[campaign].stale)  # answered, then reloaded: failed
+    assert len(reads) == 1
+    assert not table.server.health.ok
+    with pytest.raises(CommandRejected) as refusal:  # while /health fails: no read tried
+        await gm.call(core.Roll, expression="1d6")
+    assert refusal.value.code == "unavailable"
+    assert len(reads) == 1
     assert log.head(campaign) == head
     await until(lambda: table.server.health.ok)
     ack = await gm.call(core.Roll, expression="1d6")
