@@ -11,6 +11,7 @@ restart finds it (and the current one) in the vault.
 process opened may be a backup put back: rolls made after the backup was taken are lost, but
 people saw their dice, and the same nonces of the same seed would roll them again, die for die.
 So the first time a process loads a campaign from the log, the epoch open then is *inherited*
+if it was committed before the process opened the log (:func:`inherited_epoch`)
 (:attr:`~poolhall.server.rules.fairness.EpochSeeds.inherited`): the first roll reveals it and
 rolls in a later one whose seed this process drew
 (:class:`~poolhall.server.rules.fairness.FairRoll`). Not the next: the seeds of the two epochs
@@ -21,9 +22,16 @@ loads): a hub unloaded before anyone rolled (a join refused ``diverged`` after a
 it, and nobody joins it) and loaded again still ends that epoch, while an epoch this process
 saw begin is trusted; a campaign this process created has no inherited epoch.
 
-Judged when loaded, not at the first roll: on a shared log an epoch another process begins
-while this one holds the campaign was seen beginning, and ending it again would only add
-events (and whichever process rolled first would decide how many).
+Judged when loaded, not at the first roll, and by when the epoch began: on a shared log an
+epoch another process began after this one opened the log is of the log this process has
+been serving (a backup is put back with every process stopped), and ending it again would
+only add events (and whichever process rolled first would decide how many).
+
+**An inherited epoch holding a private roll pauses the dice.** Its seed may not be revealed
+before its game session ends (the reveal would show the private roll), and rolling on in it
+would deal a lost roll's dice again, or dice whose seed a lost session's end revealed: every
+roll is refused until the GM ends the session (or, outside one, rotates the seed), which ends
+the epoch the usual way (:class:`~poolhall.server.rules.fairness.FairRoll`).
 """
 
 from __future__ import annotations
@@ -32,15 +40,32 @@ import hmac
 import logging
 import secrets
 from collections.abc import Callable
+from datetime import datetime
 
 from poolhall.events.fair import keyed
-from poolhall.projections.campaign import CampaignState
+from poolhall.projections.campaign import CampaignState, FairState
 from poolhall.server.rules.fairness import EpochSeeds
 from poolhall.server.seed_vault import SeedVault
 
-__all__ = ["FairSeeds", "system_seed"]
+__all__ = ["FairSeeds", "inherited_epoch", "system_seed"]
 
 logger = logging.getLogger("poolhall.server.fair_seeds")
+
+
+def inherited_epoch(fair: FairState, opened_at: str) -> int:
+    """The epoch of a campaign just loaded that this process did not see begin: the open
+    epoch if it was committed before ``opened_at`` (when this process opened the log), else 0.
+
+    Both times are the events' (ISO 8601 UTC); one that does not parse counts as before (the
+    careful side: an epoch ended needlessly costs a few events)."""
+    if not fair.epoch:
+        return 0
+    try:
+        began = datetime.fromisoformat(fair.committed_at)
+        opened = datetime.fromisoformat(opened_at)
+    except ValueError:
+        return fair.epoch
+    return fair.epoch if began <= opened else 0
 
 
 def system_seed() -> bytes:
@@ -127,9 +152,10 @@ class FairSeeds:
         if inherited and state.epoch_is_private and not self._warned:
             self._warned = True
             logger.warning("campaign %s: epoch %d holds a private roll and was open when this "
-                           "server started; it goes on until its game session ends (if the "
-                           "log was put back from a backup, end the session before rolling "
-                           "again: see Backup and restore)", self._campaign, epoch)
+                           "server started; its rolls are refused until the GM ends the game "
+                           "session (or rotates the seed outside one): the log may be a "
+                           "backup put back, whose lost rolls used this epoch (see Backup "
+                           "and restore)", self._campaign, epoch)
         return EpochSeeds(current=current, following=self._known.get(epoch + 1), now=now,
                           current_keyed=self._keyed.get(epoch),
                           inherited=tuple(self._known[e] for e in range(epoch + 1, self._fresh + 1))

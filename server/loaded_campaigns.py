@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from poolhall.events.errors import Rejected
 from poolhall.events.log import CommandRecord, ServerLog
 from poolhall.server.command_lookups import CommandLookups
-from poolhall.server.fair_seeds import FairSeeds
+from poolhall.server.fair_seeds import FairSeeds, inherited_epoch
 from poolhall.server.health import LogHealth
 from poolhall.server.hub import CampaignHub
 from poolhall.server.page_cache import PageCache
@@ -55,6 +55,9 @@ class LoadedCampaigns:
         self._new_seed = new_seed
         self.vault: SeedVault | None = None
         """Where each epoch's seed is kept (set by the server as it opens the log)."""
+        self._opened_at = ""
+        """When this process opened the log (ISO 8601, the events' clock): an epoch committed
+        before may come from a backup put back (:func:`~.fair_seeds.inherited_epoch`)."""
         self._judged_epochs: dict[str, int] = {}
         """The epoch each campaign had open when this process first loaded it (0: none, or
         this process created it; :mod:`poolhall.server.fair_seeds`): ended at its next roll,
@@ -96,6 +99,7 @@ class LoadedCampaigns:
         """Read which campaigns the log holds (not their events), then unload idle hubs
         every so often if ``--idle-unload`` is set."""
         self.log, self.store, self.committer = log, store, committer
+        self._opened_at = self._clock()
         self.lookups = CommandLookups(log)
         for campaign, command_id, actor, last in await asyncio.to_thread(log.directory):
             self.know(campaign, command_id, CommandRecord(actor, 1, last))
@@ -123,7 +127,8 @@ class LoadedCampaigns:
         hub = CampaignHub(state=loaded.state, commands=loaded.commands,
                           head_hash=loaded.head_hash, log=self.log, store=self.store,
                           committer=self.committer, lookups=self.lookups,
-                          seeds=self.seeds(loaded.state.campaign, loaded.state.fair.epoch),
+                          seeds=self.seeds(loaded.state.campaign, inherited_epoch(
+                              loaded.state.fair, self._opened_at)),
                           clock=self._clock,
                           health=self._health,
                           workers=self._workers, view_backlog=self.settings.view_backlog,

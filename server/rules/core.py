@@ -247,6 +247,8 @@ def decide(ctx: Decision, command: Any, hash_token: Any) -> list[Event]:
         case core.ShareReplay():
             return _share_replay(ctx, command, hash_token)
         case SetClientSeed() | RotateSeed():
+            if isinstance(command, RotateSeed) and ctx.is_gm:  # it reveals the epoch's seed
+                privacy.require_secrets_finished(ctx, "rotating the seed")
             return fairness.decide(ctx.fair, ctx.state, ctx.actor.member, ctx.is_gm, command,
                                    ctx.actor.role)
         case core.CreateCampaign():

@@ -30,7 +30,7 @@ import msgspec
 
 from poolhall.events import core
 from poolhall.events.base import Event
-from poolhall.events.errors import Rejected
+from poolhall.events.errors import ErrorCode, Rejected
 from poolhall.events.fair import (
     ClientSeedSet,
     DieStream,
@@ -88,8 +88,9 @@ class FairRoll:
         fair = state.fair
         self.seeds = seeds
         self.digest = _seeds_digest(tuple(sorted(fair.client_seeds.items())))
-        self.ends_inherited = bool(fair.epoch and seeds.inherited) \
-            and not state.epoch_is_private
+        inherited = bool(fair.epoch and seeds.inherited)
+        paused = inherited and state.epoch_is_private
+        self.ends_inherited = inherited and not paused
         """The epoch open is inherited (:attr:`EpochSeeds.inherited`): a roll ends it first."""
         self.opened = fair.epoch == 0 or self.ends_inherited
         """A roll opens an epoch: the first of a campaign from before fair rolls (epoch 1), or
@@ -103,25 +104,40 @@ class FairRoll:
         if self.opened and seed is None:
             raise Rejected("unavailable", "the first seed is being stored; retry", None)
         self.nonce = 0 if self.opened else fair.rolls
-        if seed is not None:
+        self.stream: DieStream | _Refused
+        if paused:
+            self.stream = _Refused("rule", _PAUSED_IN_SESSION if state.in_session
+                                   else _PAUSED_OUTSIDE)
+        elif seed is not None:
             key = seeds.current_keyed if not self.opened and seeds.current_keyed is not None \
                 else seed  # the epoch's seed keyed once (FairSeeds), or keyed for this roll
             self.stream = DieStream(key, state.campaign, self.epoch, self.digest, self.nonce)
         else:
-            self.stream = _Lost(self.epoch)  # type: ignore[assignment]
+            self.stream = _Refused(
+                "unavailable", f"the seed of epoch {self.epoch} is lost; the GM rotates the "
+                "seed (rotate_seed) to go on")
 
 
-class _Lost:
-    """The dice source of an epoch whose seed the vault lost: every roll is refused."""
+_PAUSED = ("the dice wait: this server started while the fair-roll epoch held a private roll, "
+           "whose seed is revealed only ")
+_PAUSED_IN_SESSION = (_PAUSED + "when the game session ends, and the log may be a backup "
+                      "put back whose lost rolls used it; the GM ends the session to roll on")
+_PAUSED_OUTSIDE = (_PAUSED + "when the seed is rotated, and the log may be a backup put back "
+                   "whose lost rolls used it; the GM rotates the seed (rotate_seed) to roll on")
+
+
+class _Refused:
+    """The dice source of an epoch no roll may use: its seed was lost, or it was inherited
+    holding a private roll (:class:`FairRoll`). Every roll is refused, saying why."""
 
     faces = 0
 
-    def __init__(self, epoch: int) -> None:
-        self._epoch = epoch
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        self._code: ErrorCode = code
+        self._message = message
 
     def face(self, sides: int) -> int:
-        raise Rejected("unavailable", f"the seed of epoch {self._epoch} is lost; the GM "
-                       "rotates the seed (rotate_seed) to go on", None)
+        raise Rejected(self._code, self._message, None)
 
     def randint(self, a: int, b: int) -> int:
         return self.face(b - a + 1)

@@ -186,3 +186,51 @@ def test_a_restored_campaign_unloaded_before_its_first_roll_still_ends_the_lost_
     assert len(dealt_again) == 3
     assert not dealt_again & restored.lost
     _verified(restored.db)
+
+
+def test_a_log_put_back_holding_a_private_roll_pauses_the_dice_until_the_session_ends(
+        tmp_path: Path) -> None:
+    """The epoch open in a backup holds the GM's secret roll, so its seed may not be revealed
+    before the session ends; the lost rolls went on in it, and the lost end of the session
+    revealed its seed. Put back, the server refuses every roll, saying why and what the GM
+    does, until the GM ends the session: then no lost roll's dice come again."""
+    db, port, url = _place(tmp_path)
+    server = start_serve(db, port)
+    try:
+        created = json.loads(poolhall("campaign", "create", "Secret", "--system", "d12", "--url",
+                                      url, "--json", cwd=tmp_path).stdout)
+        campaign = str(created["campaign"])
+        poolhall("send", campaign, json.dumps({"type": "start_session"}), "--url", url,
+                 cwd=tmp_path)
+        poolhall("roll", campaign, "1d20", "--visibility", "gm", "--url", url, cwd=tmp_path)
+        backup = tmp_path / "backup.db"
+        with sqlite3.connect(db) as source, sqlite3.connect(backup) as copy:
+            source.backup(copy)  # online, as .backup does
+        for expression in ("3d20", "3d20"):
+            poolhall("roll", campaign, expression, "--url", url, cwd=tmp_path)
+        poolhall("send", campaign, json.dumps({"type": "end_session"}), "--url", url,
+                 cwd=tmp_path)  # the seed the lost rolls used, revealed to everyone
+        _stop(server)
+        lost = _dealt(db, campaign) - _dealt(backup, campaign)
+        assert len(lost) == 2
+        for stale in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+            stale.unlink(missing_ok=True)
+        shutil.copy(backup, db)
+        server = start_serve(db, port)
+        refused = poolhall("roll", campaign, "3d20", "--url", url, cwd=tmp_path, check=False)
+        assert refused.returncode != 0
+        assert "the dice wait" in refused.stdout + refused.stderr
+        assert "the GM ends the session" in refused.stdout + refused.stderr
+        poolhall("send", campaign, json.dumps({"type": "end_session"}), "--url", url,
+                 cwd=tmp_path)
+        for expression in ("3d20", "3d20"):
+            poolhall("roll", campaign, expression, "--url", url, cwd=tmp_path)
+        _stop(server)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(20)
+    dealt_again = _dealt(db, campaign) - _dealt(backup, campaign)
+    assert len(dealt_again) == 2
+    assert not dealt_again & lost
+    _verified(db)

@@ -157,6 +157,27 @@ def test_the_session_end_reveals_and_a_private_epoch_is_not_rotated_before() -> 
     assert not table.state.private
 
 
+def test_a_rotation_outside_a_session_waits_for_an_unfinished_secret_check() -> None:
+    """Rule: rotating the seed reveals the epoch's secret rolls, as a session's start or end
+    does, so it is refused in the same words while a secret check is still being built
+    (revealed, the rest of it would be played in front of the table); once the check is
+    cancelled it goes through and reveals the epoch."""
+    table = NarrativeTable()
+    fair(table)
+    secret = open_secret_check(table)
+    table.run("gm", narrative.SetDifficulty, check=secret, level="average")
+    table.run("gm", narrative.RollCheck, check=secret)  # the dice: the epoch holds a secret
+    again = open_secret_check(table)  # and another one, still being built
+    assert table.state.private
+    refusal = refused(table, "gm", RotateSeed)
+    assert refusal.code == "rule"
+    assert refusal.message.startswith("rotating the seed reveals the secret rolls, and "
+                                      f"{again} is not finished")
+    table.run("gm", narrative.CancelCheck, check=again)
+    rotated = table.run("gm", RotateSeed)
+    assert [type(e).__name__ for e in rotated] == ["SeedRevealed", "SeedCommitted"]
+
+
 @pytest.mark.parametrize(("member", "command", "fields"), [
     ("gm", core.Roll, {"expression": "5d20", "visibility": "gm"}),
     ("han-player", narrative.RollPool,
