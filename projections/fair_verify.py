@@ -126,6 +126,10 @@ class FairCheck:
         stamp: FairStamp | None = event.fair  # type: ignore[attr-defined]
         seq = recorded.seq
         if stamp is None:
+            if self._epoch:  # every roll is stamped once fair rolls began: this one's dice
+                self._problem(seq, "a roll with no fair stamp after fair rolls began (epoch "
+                              f"{self._epoch}): its dice cannot be checked")  # came from nowhere
+                return
             self.counts.rolls_unstamped += 1
             return
         if (problem := chain_problem(event)) is not None:

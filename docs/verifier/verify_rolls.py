@@ -126,6 +126,9 @@ class Checker:
             stamp = event.get("fair")
             if drawn is not None and stamp is not None:
                 self.rolled(seq, record["command"], stamp, drawn)
+            elif drawn is not None and self.commitments:  # stamped, every roll since the first
+                self.problems.append(f"#{seq}: a roll with no fair stamp after fair rolls "
+                                     "began: its dice cannot be checked")
 
     def revealed(self, seq: int, event: Any) -> None:
         """A seed revealed: it must hash to its commitment; then every roll of its epoch is

@@ -10,6 +10,7 @@ import pytest
 
 from poolhall.events import core, d12, narrative, sr3
 from poolhall.events.base import Event, Recorded
+from poolhall.events.dice import RolledTerm
 from poolhall.events.errors import Rejected
 from poolhall.events.fair import (
     DieStream,
@@ -163,6 +164,22 @@ def _roll(nonce: int, faces: tuple[int, ...]) -> core.DiceRolled:
 def _faces(nonce: int) -> tuple[int, ...]:
     stream = DieStream(SEEDS[1], "c", 1, client_seeds_digest({}), nonce)
     return (stream.face(6), stream.face(6))
+
+
+def test_verify_reports_a_roll_with_no_stamp_once_fair_rolls_began() -> None:
+    """Every roll is stamped once a campaign's first epoch is committed, so one with no stamp
+    after it is a problem (an operator who forged a roll and removed its stamp, lowering the
+    reveal's count, had it counted "from before fair rolls"); before it, a roll with no stamp
+    is of a campaign from before fair rolls, and only counted."""
+    commit = SeedCommitted(epoch=1, commitment=commitment(SEEDS[1]))
+    forged = core.DiceRolled(expression="3d6", terms=(
+        RolledTerm(sides=6, sign=1, faces=(6, 6, 6)),), total=18)
+    reveal = SeedRevealed(epoch=1, seed=SEEDS[1].hex(), rolls=1)
+    after = check_campaign("c", _log(commit, _roll(0, _faces(0)), forged, reveal))
+    assert [p.seq for p in after.problems] == [3]
+    assert "no fair stamp" in after.problems[0].problem
+    before = check_campaign("c", _log(forged, commit, _roll(0, _faces(0)), reveal))
+    assert (before.rolls_unstamped, before.problems) == (1, [])
 
 
 def test_verify_recomputes_and_reports_gaps_edits_and_false_reveals() -> None:

@@ -169,3 +169,27 @@ def test_the_reference_verifier_refuses_an_input_with_no_campaign(tmp_path: Path
     reference = reference_verifier(empty)
     assert reference.returncode == 1
     assert "poolhall export CAMPAIGN --events" in reference.stdout
+
+
+def test_the_reference_verifier_reports_a_roll_with_no_stamp_once_fair_rolls_began(
+        tmp_path: Path) -> None:
+    """A dice event with no fair stamp after the first commitment is a problem for the
+    reference verifier too (forged, its stamp removed and the reveal's count lowered, it
+    passed unnoticed)."""
+    seed = bytes(range(32))
+
+    def line(seq: int, event: dict[str, Any]) -> str:
+        return json.dumps({"seq": seq, "at": "2026-11-29T00:00:00.000Z", "actor": "gm",
+                           "command": f"c{seq}", "event": event})
+
+    lines = [line(1, {"type": "campaign_created", "campaign": "c", "name": "C",
+                      "system": "d12"}),
+             line(2, {"type": "seed_committed", "epoch": 1, "commitment": commitment(seed)}),
+             line(3, {"type": "dice_rolled", "expression": "3d6", "total": 18,
+                      "terms": [{"sides": 6, "sign": 1, "faces": [6, 6, 6]}]}),
+             line(4, {"type": "seed_revealed", "epoch": 1, "seed": seed.hex(), "rolls": 0})]
+    export = tmp_path / "forged.jsonl"
+    export.write_text("\n".join(lines) + "\n")
+    reference = reference_verifier(export)
+    assert reference.returncode == 1, reference.stdout
+    assert "#3: a roll with no fair stamp after fair rolls began" in reference.stdout
