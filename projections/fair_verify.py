@@ -28,6 +28,7 @@ from poolhall.events.fair import (
     keyed,
 )
 from poolhall.projections.fair_draws import DRAWS, chain_problem
+from poolhall.projections.fair_results import result_problem
 
 __all__ = ["FairCheck", "FairCounts", "FairProblem", "check_campaign"]
 
@@ -125,6 +126,8 @@ class FairCheck:
     def _roll(self, recorded: Recorded, event: Event) -> None:
         stamp: FairStamp | None = event.fair  # type: ignore[attr-defined]
         seq = recorded.seq
+        if (result := result_problem(event)) is not None:  # the number the table acted on
+            self._problem(seq, result)
         if stamp is None:
             if self._epoch:  # every roll is stamped once fair rolls began: this one's dice
                 self._problem(seq, "a roll with no fair stamp after fair rolls began (epoch "

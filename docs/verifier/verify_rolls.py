@@ -9,8 +9,10 @@ Usage::
 Reads one event per line (``{"seq", "at", "actor", "command", "event": {"type", ...}}``),
 and for every epoch whose seed was revealed: checks that the seed hashes to the commitment
 published before its rolls, and recomputes every face of every roll from the seed, the
-campaign, the epoch, the client seeds in force and the roll's nonce. The algorithm is the one
-docs/explanation/fairness.md writes down; this file shares no code with poolhall on purpose.
+campaign, the epoch, the client seeds in force and the roll's nonce; a free roll's total is
+checked against its faces too (``poolhall verify`` checks every system's results). The
+algorithm is the one docs/explanation/fairness.md writes down; this file shares no code with
+poolhall on purpose.
 Prints what it checked and every problem; exits 1 if there is any (an input with no
 campaign, such as an empty file, is one).
 """
@@ -122,6 +124,12 @@ class Checker:
         elif kind == "seed_revealed":
             self.revealed(seq, event)
         else:
+            if kind == "dice_rolled":  # the number the table acted on, from its faces
+                total = sum(t.get("sign", 1) * sum(t["faces"]) for t in event["terms"]) \
+                    + event.get("constant", 0)
+                if event["total"] != total:
+                    self.problems.append(f"#{seq}: its total is {event['total']}; its faces "
+                                         f"and constant make {total}")
             drawn = dice_of(event)
             stamp = event.get("fair")
             if drawn is not None and stamp is not None:

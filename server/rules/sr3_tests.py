@@ -8,12 +8,13 @@ the test is a disastrous failure (Rule of One). Dice come only from ``ctx.rng``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from poolhall.events import sr3 as vocabulary
 from poolhall.events.errors import Rejected
 from poolhall.events.sr3 import MAX_CHAIN, MAX_TEST_DICE, POOLS, PoolDie, PoolName, Sr3Stats
+from poolhall.events.sr3_dice import Result, result_of
 from poolhall.events.suggest import did_you_mean
 from poolhall.projections.sr3 import GameState, TestRecord
 from poolhall.projections.sr3_pools import karma_pool, pool_sizes
@@ -56,24 +57,6 @@ def roll_chain(rng: DiceSource) -> tuple[int, ...]:
     while faces[-1] == 6 and len(faces) < MAX_CHAIN:
         faces.append(rng.randint(1, 6))
     return tuple(faces)
-
-
-class Result:
-    """The result of a set of dice: successes (None when open), highest, Rule of One."""
-
-    __slots__ = ("successes", "highest", "disastrous")
-
-    def __init__(self, successes: int | None, highest: int, disastrous: bool) -> None:
-        self.successes = successes
-        self.highest = highest
-        self.disastrous = disastrous
-
-
-def result_of(dice: Sequence[PoolDie], tn: int | None) -> Result:
-    """Count successes against ``tn`` (None: open test), the highest value, and all ones."""
-    totals = [sum(die.faces) for die in dice]
-    successes = None if tn is None else sum(1 for total in totals if total >= tn)
-    return Result(successes, max(totals), all(total == 1 for total in totals))
 
 
 def resolve_base(stats: Sr3Stats, command: Any,

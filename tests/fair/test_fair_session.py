@@ -123,8 +123,9 @@ async def test_a_session_of_fair_rolls_verifies_and_never_leaks_its_seed(table: 
     tamper_a_face(table.db_path, campaign)
     code, report = verify(table.db_path)
     assert code == 1
-    assert report["rolls"]["mismatches"] == 1, report
+    assert report["rolls"]["mismatches"] == 2, report  # the face, and the total it made
     assert any("give another face" in p["problem"] for p in report["problems"])
+    assert any("its faces and constant make" in p["problem"] for p in report["problems"])
     lines = (table.db_path.parent / "export.jsonl").read_text().splitlines()
     edited = [edit_first_face(line) if '"dice_rolled"' in line else line for line in lines]
     (table.db_path.parent / "edited.jsonl").write_text("\n".join(edited) + "\n")
@@ -193,3 +194,23 @@ def test_the_reference_verifier_reports_a_roll_with_no_stamp_once_fair_rolls_beg
     reference = reference_verifier(export)
     assert reference.returncode == 1, reference.stdout
     assert "#3: a roll with no fair stamp after fair rolls began" in reference.stdout
+
+
+def test_the_reference_verifier_checks_a_free_roll_s_total_against_its_faces(
+        tmp_path: Path) -> None:
+    """A free roll's total rewritten beside its true faces (the chain rehashed) is reported:
+    the total is the number the table acted on."""
+    lines = [json.dumps({"seq": seq, "at": "2026-11-29T00:00:00.000Z", "actor": "gm",
+                         "command": f"c{seq}", "event": event}) for seq, event in (
+        (1, {"type": "campaign_created", "campaign": "c", "name": "C", "system": "d12"}),
+        (2, {"type": "dice_rolled", "expression": "3d6-1d4+2", "total": 18, "constant": 2,
+             "terms": [{"sides": 6, "faces": [6, 2, 6]},
+                       {"sides": 4, "sign": -1, "faces": [3]}]}),
+        (3, {"type": "dice_rolled", "expression": "2d6", "total": 7,
+             "terms": [{"sides": 6, "faces": [3, 4]}]}))]
+    export = tmp_path / "forged.jsonl"
+    export.write_text("\n".join(lines) + "\n")
+    reference = reference_verifier(export)
+    assert reference.returncode == 1, reference.stdout
+    assert "#2: its total is 18; its faces and constant make 13" in reference.stdout
+    assert "#3" not in reference.stdout
