@@ -199,6 +199,16 @@ export async function recompute(frame, seed, how, frames, campaign) {
   if (how.commitment !== null && commitment !== how.commitment) {
     return {state: "mismatch", seed, why: "the seed does not hash to its commitment", ...how};
   }
+  // a free roll's total is what the table acted on: faces that match beside a forged total
+  // are no proof (projections/fair_results.py checks every system's results; the page, this)
+  for (const {event} of frames) {
+    const total = event.type === "dice_rolled" && event.terms.reduce((/** @type {number} */ sum,
+      /** @type {Term & {sign?: number}} */ t) => sum + (t.sign ?? 1) * t.faces.reduce((a, b) => a + b, 0),
+    event.constant ?? 0);
+    if (total !== false && total !== event.total) {
+      return {state: "mismatch", seed, why: `its total is ${event.total}; its faces make ${total}`, ...how};
+    }
+  }
   const draws = frames.flatMap((f) => /** @type {Array<[number, number]>} */ (drawsOf(f.event))
     .map(([sides, face]) => [f.seq, sides, face]));
   const {faces, bytes} = await deriveFaces(seed, campaign, how.epoch, how.seeds,

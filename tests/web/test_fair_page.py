@@ -8,6 +8,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.serve_process import start_serve
@@ -60,9 +61,11 @@ def test_rolls_are_sealed_then_verified_in_the_browser(served: Served, open_page
         expect(_badge(ana, seq)).to_have_attribute("data-state", "verified")
 
 
-def test_an_edited_face_shows_as_a_mismatch(tmp_path: Path, browser: Browser, open_page: PageOpener
-                                            ) -> None:
-    """A face changed in the file (the server restarted on it) is marked mismatched."""
+@pytest.mark.parametrize("edit", ["face", "total"])
+def test_an_edited_face_shows_as_a_mismatch(tmp_path: Path, browser: Browser, open_page: PageOpener,
+                                            edit: str) -> None:
+    """A face changed in the file (the server restarted on it) is marked mismatched; so is a
+    total changed beside true faces (it is what the table acted on), saying so."""
     generator = serving(tmp_path)
     served = next(generator)
     port = served.port
@@ -77,7 +80,10 @@ def test_an_edited_face_shows_as_a_mismatch(tmp_path: Path, browser: Browser, op
                                 (campaign, ack.seqs[0])).fetchone()
         event = json.loads(payload)
         face = event["terms"][0]["faces"][0]
-        event["terms"][0]["faces"][0] = 1 if face != 1 else 2
+        if edit == "face":
+            event["terms"][0]["faces"][0] = 1 if face != 1 else 2
+        else:
+            event["total"] += 5
         db.execute("UPDATE events SET payload = ? WHERE campaign = ? AND seq = ?",
                    (json.dumps(event, separators=(",", ":")), campaign, ack.seqs[0]))
     process = start_serve(tmp_path / "table.db", port, *ONE_ADDRESS_FOR_EVERYONE,
@@ -86,6 +92,9 @@ def test_an_edited_face_shows_as_a_mismatch(tmp_path: Path, browser: Browser, op
         gm = open_page(gm_link)
         expect(_badge(gm, ack.seqs[0])).to_have_attribute("data-state", "mismatch")
         expect(_badge(gm, ack.seqs[0])).to_have_attribute("aria-label", "dice mismatch")
+        if edit == "total":
+            _badge(gm, ack.seqs[0]).click()
+            expect(gm.locator("ph-log .ph-fair-panel")).to_contain_text("its faces make")
         gm.close()  # before the server stops: a page reconnecting would log an error
     finally:
         process.terminate()
