@@ -55,9 +55,7 @@ def test_kill_9_between_commit_and_reveal_reveals_the_epoch_at_the_next_roll(
         server.send_signal(signal.SIGTERM)
         server.wait(20)
     finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait(20)
+        _kill_if_running(server)
     events = [to_recorded(row).event for row in SqliteReader(db).rows(campaign)]
     commits = [e for e in events if isinstance(e, SeedCommitted)]
     reveals = [e for e in events if isinstance(e, SeedRevealed)]
@@ -82,6 +80,13 @@ def _dealt(db: Path, campaign: str) -> set[tuple[str, int]]:
     commitments = {e.epoch: e.commitment for e in events if isinstance(e, SeedCommitted)}
     return {(commitments[stamp.epoch], stamp.nonce) for e in events
             if (stamp := getattr(e, "fair", None)) is not None}
+
+
+def _kill_if_running(server: subprocess.Popen[bytes]) -> None:
+    """After a test stopped its server, or failed before: never left running."""
+    if server.poll() is None:
+        server.kill()
+        server.wait(20)
 
 
 def _stop(server: subprocess.Popen[bytes]) -> None:
@@ -119,15 +124,23 @@ def _put_back(tmp_path: Path) -> _Restored:
         poolhall("roll", campaign, "5d6", "--url", url, cwd=tmp_path)
         _stop(server)
     finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait(20)
+        _kill_if_running(server)
     lost = _dealt(db, campaign) - _dealt(backup, campaign)
     assert len(lost) == 3
     for stale in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
         stale.unlink(missing_ok=True)
     shutil.copy(backup, db)
     return _Restored(db, port, url, campaign, backup, lost)
+
+
+def _dealt_anew(restored: _Restored, rolls: int) -> None:
+    """The restored log's ``rolls`` new rolls each came from a seed and nonce no lost roll
+    used, and the log verifies."""
+    dealt_again = (_dealt(restored.db, restored.campaign)
+                   - _dealt(restored.backup, restored.campaign))
+    assert len(dealt_again) == rolls
+    assert not dealt_again & restored.lost
+    _verified(restored.db)
 
 
 def _verified(db: Path) -> None:
@@ -152,13 +165,8 @@ def test_a_log_put_back_from_a_backup_never_deals_a_lost_roll_again(tmp_path: Pa
         poolhall("roll", campaign, "6d6", "--url", url, cwd=tmp_path)
         _stop(server)
     finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait(20)
-    dealt_again = _dealt(restored.db, campaign) - _dealt(restored.backup, campaign)
-    assert len(dealt_again) == 4
-    assert not dealt_again & restored.lost
-    _verified(restored.db)
+        _kill_if_running(server)
+    _dealt_anew(restored, 4)
 
 
 def test_a_restored_campaign_unloaded_before_its_first_roll_still_ends_the_lost_epoch(
@@ -178,14 +186,9 @@ def test_a_restored_campaign_unloaded_before_its_first_roll_still_ends_the_lost_
             time.sleep(1)  # and unloaded between each
         _stop(server)
     finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait(20)
+        _kill_if_running(server)
     assert log.read_text().count(f"loaded {campaign} ") == 4  # for the join and each roll
-    dealt_again = _dealt(restored.db, campaign) - _dealt(restored.backup, campaign)
-    assert len(dealt_again) == 3
-    assert not dealt_again & restored.lost
-    _verified(restored.db)
+    _dealt_anew(restored, 3)
 
 
 def test_a_log_put_back_holding_a_private_roll_pauses_the_dice_until_the_session_ends(
@@ -227,10 +230,5 @@ def test_a_log_put_back_holding_a_private_roll_pauses_the_dice_until_the_session
             poolhall("roll", campaign, expression, "--url", url, cwd=tmp_path)
         _stop(server)
     finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait(20)
-    dealt_again = _dealt(db, campaign) - _dealt(backup, campaign)
-    assert len(dealt_again) == 2
-    assert not dealt_again & lost
-    _verified(db)
+        _kill_if_running(server)
+    _dealt_anew(_Restored(db, port, url, campaign, backup, lost), 2)

@@ -49,6 +49,19 @@ def three(postgres_url: str, tmp_path: Path) -> Iterator[list[str]]:
                 process.kill()
 
 
+async def _created(url: str, tmp_path: Path) -> tuple[str, str]:
+    """A d12 campaign created through the server at ``url`` with the deployment's admin
+    token: its id and its GM's token."""
+    admin_token = (tmp_path / "poolhall.admin-token").read_text().strip()
+    admin = Client(url, admin_token, None)
+    await admin.connect()
+    created = await admin.call(core.CreateCampaign, name="Shared", system="d12")
+    await admin.close()
+    assert created.campaign
+    assert created.token
+    return created.campaign, created.token
+
+
 async def _watch(url: str, token: str, campaign: str, since: int, last: asyncio.Future[int],
                  ) -> list[tuple[int, str, str]]:
     """Every event frame one connection receives after ``since``, until ``last``."""
@@ -99,14 +112,7 @@ async def _send(url: str, token: str, campaign: str, since: int, prefix: str
 async def test_three_servers_one_table_every_client_sees_the_same_log(
         three: list[str], tmp_path: Path) -> None:
     """Clients of one campaign on three processes; commands to all three at once."""
-    admin_token = (tmp_path / "poolhall.admin-token").read_text().strip()
-    admin = Client(three[0], admin_token, None)
-    await admin.connect()
-    created = await admin.call(core.CreateCampaign, name="Shared", system="d12")
-    await admin.close()
-    assert created.campaign
-    assert created.token
-    campaign, gm_token = created.campaign, created.token
+    campaign, gm_token = await _created(three[0], tmp_path)
     gm = Client(three[1], gm_token, campaign)  # the campaign reached through another process
     await gm.connect()
     invited = await gm.call(core.Invite, role="player", characters=("han",))
@@ -149,14 +155,8 @@ async def test_an_epoch_begun_after_a_process_started_is_not_ended_by_it(
     epoch began before the process opened the log (the log may be a backup put back then):
     one begun since, on another process, is the log it serves, and ending it again would
     only add events. Every process's first roll here is one event (docs: fairness.md)."""
-    admin_token = (tmp_path / "poolhall.admin-token").read_text().strip()
-    admin = Client(three[0], admin_token, None)
-    await admin.connect()
-    created = await admin.call(core.CreateCampaign, name="Shared", system="d12")
-    await admin.close()
-    assert created.campaign
-    assert created.token
-    clients = [Client(url, created.token, created.campaign) for url in three]
+    campaign, gm_token = await _created(three[0], tmp_path)
+    clients = [Client(url, gm_token, campaign) for url in three]
     try:
         head = 0
         for client in clients:  # each process loads the campaign in its first epoch
