@@ -182,6 +182,9 @@ class PrivateRoll(Event, frozen=True, kw_only=True):
     """
 
     visibility: Visibility
+    fair: FairStamp | None = None
+    """A roll's place among its epoch's rolls (epoch, nonce, client seeds' digest): nothing of
+    its dice, but a member's verifier counts it as a sealed roll, not as a nonce skipped."""
 
 
 EVENTS: tuple[type[Event], ...] = (

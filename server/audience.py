@@ -25,6 +25,7 @@ import msgspec
 from poolhall.events.base import Recorded, Visibility
 from poolhall.events.codec import encode
 from poolhall.events.core import PrivateRoll
+from poolhall.events.fair import FairStamp
 from poolhall.events.log import ServerLog, to_recorded
 from poolhall.events.messages import OutgoingEventFrame
 from poolhall.projections.campaign import CampaignState, evolve, fold_sealed
@@ -37,8 +38,8 @@ from poolhall.projections.privacy import (
 )
 from poolhall.server.stored_snapshots import Folded, SnapshotStore, fold_from
 
-__all__ = ["PublicTable", "fold_public", "hidden_for", "role_of", "sealed_frame",
-           "self_rollers", "subject_at", "view_about"]
+__all__ = ["PublicTable", "fold_public", "hidden_for", "role_of", "sealed_event",
+           "sealed_frame", "self_rollers", "subject_at", "view_about"]
 
 
 class _FrameHead(msgspec.Struct):
@@ -53,6 +54,28 @@ class _FrameHead(msgspec.Struct):
 _HEAD = msgspec.json.Decoder(_FrameHead)
 
 
+class _StampOf(msgspec.Struct):
+    """The fair stamp of an event, if it drew dice."""
+
+    fair: FairStamp | None = None
+
+
+class _FrameStamp(msgspec.Struct):
+    """The fair stamp of a frame's event."""
+
+    event: _StampOf
+
+
+_STAMP = msgspec.json.Decoder(_FrameStamp)
+_EVENT_STAMP = msgspec.json.Decoder(_StampOf)
+
+
+def sealed_event(payload: bytes | str, visibility: Visibility) -> bytes:
+    """The ``private_roll`` a member who may not see the event ``payload`` (its JSON) gets in
+    its place: its visibility, and a roll's fair stamp (:func:`sealed_frame`)."""
+    return encode(PrivateRoll(visibility=visibility, fair=_EVENT_STAMP.decode(payload).fair))
+
+
 class _About(msgspec.Struct):
     about: str = ""
 
@@ -63,11 +86,16 @@ _ABOUT = msgspec.json.Decoder(_About)
 def sealed_frame(frame: bytes, visibility: Visibility) -> bytes:
     """The frame of a private event as a member who may not see it receives it: the seq, time,
     actor and command id, a ``private_roll`` event, and no hash (a hash of a small payload
-    could be searched for the roll that gives it)."""
+    could be searched for the roll that gives it).
+
+    A roll keeps its fair stamp (epoch, nonce, the client seeds' digest: none of it says
+    anything of the dice): without it, the member's verifier saw the epoch's next roll skip a
+    nonce, and took an honest table for a forged one."""
     head = _HEAD.decode(frame)
+    fair = _STAMP.decode(frame).event.fair
     return encode(OutgoingEventFrame(
         seq=head.seq, at=head.at, actor=head.actor, command=head.command,
-        event=msgspec.Raw(encode(PrivateRoll(visibility=visibility))), hash=""))
+        event=msgspec.Raw(encode(PrivateRoll(visibility=visibility, fair=fair))), hash=""))
 
 
 def view_about(frame: bytes) -> str:

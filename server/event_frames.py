@@ -17,9 +17,9 @@ import msgspec
 from poolhall.events.base import Visibility
 from poolhall.events.client_payload import client_payload
 from poolhall.events.codec import encode
-from poolhall.events.core import PrivateRoll
 from poolhall.events.log import ServerLog
 from poolhall.events.messages import OutgoingEventFrame
+from poolhall.server.audience import sealed_event
 from poolhall.server.subscriber import text_frames
 
 __all__ = ["FramePage", "event_frames", "frame_pages"]
@@ -47,7 +47,7 @@ def event_frames(log: ServerLog, campaign: str, after: int, upto: int,
         event=msgspec.Raw(client_payload(row.type, row.payload)), hash=row.hash))
         if row.seq not in hidden else encode(OutgoingEventFrame(
             seq=row.seq, at=row.at, actor=row.actor, command=row.command_id,
-            event=msgspec.Raw(encode(PrivateRoll(visibility=hidden[row.seq]))), hash=""))
+            event=msgspec.Raw(sealed_event(row.payload, hidden[row.seq])), hash=""))
         for row in rows]
 
 

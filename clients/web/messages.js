@@ -11,7 +11,7 @@ export {};
 /** Who reads the page: `.me` of every part of the table. @typedef {{member: string, role: Role}} Me */
 
 /** An event of the log: `type` and its own fields (events/<system>.py). A fair roll's event
- * carries its stamp in `fair`; a sealed private roll is `{type: "private_roll", visibility}`.
+ * carries its stamp in `fair`; a sealed private roll is `{type: "private_roll", visibility, fair?}` (a roll keeps its stamp).
  * @typedef {{type: string, fair?: FairStamp, visibility?: string, [field: string]: any}} GameEvent */
 
 /** A fair roll's stamp (events/fair.py): its epoch, nonce and the client seeds digest.

@@ -132,7 +132,9 @@ class Checker:
                                          f"and constant make {total}")
             drawn = dice_of(event)
             stamp = event.get("fair")
-            if drawn is not None and stamp is not None:
+            if kind == "private_roll" and stamp is not None:  # a roll this member may not see
+                self.rolled(seq, record["command"], stamp, [])  # yet: its place, sealed
+            elif drawn is not None and stamp is not None:
                 self.rolled(seq, record["command"], stamp, drawn)
             elif drawn is not None and self.commitments:  # stamped, every roll since the first
                 self.problems.append(f"#{seq}: a roll with no fair stamp after fair rolls "

@@ -214,3 +214,40 @@ def test_the_reference_verifier_checks_a_free_roll_s_total_against_its_faces(
     assert reference.returncode == 1, reference.stdout
     assert "#2: its total is 18; its faces and constant make 13" in reference.stdout
     assert "#3" not in reference.stdout
+
+
+async def test_a_player_s_export_with_a_roll_hidden_from_them_verifies(table: Table) -> None:
+    """A roll a player may not see yet reaches them sealed, keeping its fair stamp (nothing of
+    its dice): the reference verifier on that player's export counts it sealed, where it saw
+    the next roll skip a nonce and called an honest table forged; once the session ends the
+    same export checks every roll."""
+    admin = await table.connect(None, table.admin_token)
+    created = await admin.call(core.CreateCampaign, name="Blind", system="d12")
+    campaign, gm_token = created.campaign, created.token
+    assert campaign
+    assert gm_token
+    gm = await table.connect(campaign, gm_token)
+    invited = await gm.call(core.Invite, role="player", characters=())
+    assert invited.token
+    ana = await table.connect(campaign, invited.token)
+    await gm.call(core.StartSession)
+    for visibility in ("public", "blind", "public"):
+        await ana.call(core.Roll, expression="2d6", visibility=visibility)
+
+    async def verified_export(name: str) -> str:
+        exported = await asyncio.to_thread(
+            subprocess.run, [sys.executable, "-m", "poolhall", "export", campaign, "--events",
+                             "--url", table.url, "--token", str(invited.token)],
+            cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert exported.returncode == 0, exported.stderr
+        path = table.db_path.parent / name
+        path.write_text(exported.stdout)
+        assert '"private_roll"' in exported.stdout or name == "after.jsonl"
+        reference = reference_verifier(path)
+        assert reference.returncode == 0, reference.stdout
+        return reference.stdout
+
+    assert "3 roll(s) sealed; 0 problem(s)" in await verified_export("before.jsonl")
+    ended = await gm.call(core.EndSession)
+    await ana.wait_for_seq(ended.seqs[-1])
+    assert "6 dice of 3 rolls recomputed" in await verified_export("after.jsonl")
