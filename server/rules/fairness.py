@@ -82,15 +82,18 @@ class EpochSeeds(msgspec.Struct, frozen=True, kw_only=True):
 class FairRoll:
     """The dice source of one decision: a stream for the epoch's next nonce."""
 
-    __slots__ = ("seeds", "epoch", "nonce", "digest", "stream", "opened", "ends_inherited")
+    __slots__ = ("seeds", "epoch", "nonce", "digest", "stream", "opened", "ends_inherited",
+                 "paused")
 
     def __init__(self, state: CampaignState, seeds: EpochSeeds) -> None:
         fair = state.fair
         self.seeds = seeds
         self.digest = _seeds_digest(tuple(sorted(fair.client_seeds.items())))
         inherited = bool(fair.epoch and seeds.inherited)
-        paused = inherited and state.epoch_is_private
-        self.ends_inherited = inherited and not paused
+        self.paused = inherited and state.epoch_is_private
+        """The epoch is inherited and holds a private roll: every roll waits for the GM to end
+        its session (or, outside one, to start one or rotate the seed)."""
+        self.ends_inherited = inherited and not self.paused
         """The epoch open is inherited (:attr:`EpochSeeds.inherited`): a roll ends it first."""
         self.opened = fair.epoch == 0 or self.ends_inherited
         """A roll opens an epoch: the first of a campaign from before fair rolls (epoch 1), or
@@ -105,7 +108,7 @@ class FairRoll:
             raise Rejected("unavailable", "the first seed is being stored; retry", None)
         self.nonce = 0 if self.opened else fair.rolls
         self.stream: DieStream | _Refused
-        if paused:
+        if self.paused:
             self.stream = _Refused("rule", _PAUSED_IN_SESSION if state.in_session
                                    else _PAUSED_OUTSIDE)
         elif seed is not None:
@@ -118,12 +121,10 @@ class FairRoll:
                 "seed (rotate_seed) to go on")
 
 
-_PAUSED = ("the dice wait: this server started while the fair-roll epoch held a private roll, "
-           "whose seed is revealed only ")
-_PAUSED_IN_SESSION = (_PAUSED + "when the game session ends, and the log may be a backup "
-                      "put back whose lost rolls used it; the GM ends the session to roll on")
-_PAUSED_OUTSIDE = (_PAUSED + "when the seed is rotated, and the log may be a backup put back "
-                   "whose lost rolls used it; the GM rotates the seed (rotate_seed) to roll on")
+_PAUSED = ("the dice wait for the GM: the server restarted while a private roll was pending "
+           "(see Backup and restore in the docs); ")
+_PAUSED_IN_SESSION = _PAUSED + "the GM ends the session to roll on"
+_PAUSED_OUTSIDE = _PAUSED + "the GM starts a game session (or rotates the seed) to roll on"
 
 
 class _Refused:

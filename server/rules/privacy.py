@@ -146,10 +146,13 @@ def require_secrets_finished(ctx: Decision, doing: str) -> None:
     if keys:
         names = ", ".join(key.split(":", 1)[1] if key.startswith("check:")
                           else f"test {key.split(':', 1)[1]}" for key in keys)
+        them = "it" if len(keys) == 1 else "them"
+        # while the dice wait (a restart, docs: fairness.md), rolling is refused: say cancel
+        how = (f"cancel {them} first (or end the test): the dice wait until then"
+               if ctx.fair is not None and ctx.fair.paused
+               else f"roll or cancel {them} first (or end the test)")
         raise Rejected("rule", f"{doing} reveals the secret rolls, and {names} "
-                       f"{'is' if len(keys) == 1 else 'are'} not finished: roll or cancel "
-                       f"{'it' if len(keys) == 1 else 'them'} first (or end the test)",
-                       "$.type")
+                       f"{'is' if len(keys) == 1 else 'are'} not finished: {how}", "$.type")
 
 
 def _check_visibility(ctx: Decision, command: Any, visibility: str) -> None:

@@ -178,6 +178,37 @@ def test_a_rotation_outside_a_session_waits_for_an_unfinished_secret_check() -> 
     assert [type(e).__name__ for e in rotated] == ["SeedRevealed", "SeedCommitted"]
 
 
+def test_an_inherited_epoch_holding_a_secret_pauses_the_dice_until_the_session_ends() -> None:
+    """Rule: an epoch open when the server started (it may come from a backup) that holds a
+    private roll cannot be revealed before its session ends, nor rolled on: every roll waits,
+    saying what the GM does; ending the session over a secret check still being built says
+    to cancel it (rolling it waits too); the session's end goes through the epochs drawn
+    ahead, and the table rolls again."""
+    table = NarrativeTable()
+    fair(table)
+    table.run("gm", core.StartSession, title="One")
+    table.seeds = EpochSeeds(current=SEEDS[2], following=SEEDS[3], now=NOW)
+    secret = open_secret_check(table)
+    assert table.state.epoch_is_private
+    # the server restarted: epochs 3 and 4 were drawn ahead, 5 is the first it drew itself
+    table.seeds = EpochSeeds(current=SEEDS[2], following=SEEDS[3], now=NOW,
+                             inherited=(SEEDS[3], SEEDS[4], SEEDS[5]))
+    waits = refused(table, "leia-player", core.Roll, expression="1d6")
+    assert waits.code == "rule"
+    assert waits.message.startswith("the dice wait for the GM")
+    assert waits.message.endswith("the GM ends the session to roll on")
+    circle = refused(table, "gm", core.EndSession)
+    assert circle.message.endswith(f"{secret} is not finished: cancel it first (or end the "
+                                   "test): the dice wait until then")
+    table.run("gm", narrative.CancelCheck, check=secret)
+    ended = table.run("gm", core.EndSession)
+    assert [(type(e).__name__, getattr(e, "epoch", None)) for e in ended] == [
+        ("GameSessionEnded", None), ("SeedRevealed", 2), ("SeedCommitted", 3),
+        ("SeedRevealed", 3), ("SeedCommitted", 4), ("SeedRevealed", 4), ("SeedCommitted", 5)]
+    table.seeds = EpochSeeds(current=SEEDS[5], following=SEEDS[0], now=NOW)
+    assert table.run("leia-player", core.Roll, expression="1d6")
+
+
 @pytest.mark.parametrize(("member", "command", "fields"), [
     ("gm", core.Roll, {"expression": "5d20", "visibility": "gm"}),
     ("han-player", narrative.RollPool,
