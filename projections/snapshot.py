@@ -150,6 +150,9 @@ class TableNow(_TableFields, frozen=True, kw_only=True, tag_field="type", tag="t
 
     connected: list[str]
     """Members with at least one connection open now (by member id)."""
+    dice_wait: bool = False
+    """Every roll waits for the GM: the server started while the fair-roll epoch held a private
+    roll (docs: fairness.md); the GM ends the session (or starts one) to roll on."""
 
 
 
@@ -194,9 +197,11 @@ def snapshot_of(state: CampaignState, head_hash: str,
     return OutgoingSnapshot(head_hash=head_hash, recent=recent, id=id, **_table_fields(state))
 
 
-def table_now_of(state: CampaignState, connected: list[str]) -> TableNow:
-    """The table message of ``state`` (at its head) with the members ``connected`` now."""
-    return TableNow(connected=connected, **_table_fields(state))
+def table_now_of(state: CampaignState, connected: list[str],
+                 dice_wait: bool = False) -> TableNow:
+    """The table message of ``state`` (at its head) with the members ``connected`` now (and
+    whether the dice wait for the GM, which only the server knows)."""
+    return TableNow(connected=connected, dice_wait=dice_wait, **_table_fields(state))
 
 
 def observable(state: CampaignState) -> dict[str, Any]:

@@ -142,6 +142,12 @@ class FairSeeds:
                 self.seed(fresh)
             self._fresh = fresh
 
+    def waits(self, state: CampaignState) -> bool:
+        """Whether every roll against ``state`` waits for the GM: its epoch is the inherited
+        one and holds a private roll (see the module)."""
+        epoch = state.fair.epoch
+        return bool(epoch) and epoch == self._inherited and state.epoch_is_private
+
     def for_state(self, state: CampaignState, now: str) -> EpochSeeds:
         """What a decision against ``state`` may roll with and commit to (from memory)."""
         epoch = state.fair.epoch

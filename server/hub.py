@@ -119,7 +119,8 @@ class CampaignHub:
         self._clock = clock
         self._health = health
         """While it says the log is failing, commands are refused before they are decided."""
-        self._table = TableFeed(None if presence is None else partial(presence, state.campaign))
+        self._table = TableFeed(None if presence is None else partial(presence, state.campaign),
+                                lambda: self._seeds.waits(self.state))
         """Who watches the ``table`` message and who is connected (``presence``: told this
         process's members whenever they change, on a shared log)."""
         self._inbox: asyncio.Queue[Queued] = asyncio.Queue()

@@ -30,8 +30,12 @@ __all__ = ["TableFeed"]
 class TableFeed:
     """One campaign's watchers of the ``table`` message and who is connected."""
 
-    def __init__(self, publish: Callable[[dict[str, int]], None] | None = None) -> None:
+    def __init__(self, publish: Callable[[dict[str, int]], None] | None = None,
+                 dice_wait: Callable[[], bool] = lambda: False) -> None:
         self._watchers: set[Subscriber] = set()
+        self._dice_wait = dice_wait
+        """Whether every roll waits for the GM (the hub's seeds know: a table message says so
+        to every page, the GM's first, not only to whoever tried to roll)."""
         self._connected: Counter[str] = Counter()
         self._members: dict[Subscriber, str] = {}
         self._publish = publish
@@ -85,7 +89,7 @@ class TableFeed:
 
     def frame(self, state: CampaignState) -> bytes:
         """The encoded table message of ``state`` as it stands."""
-        return encode(table_now_of(state, self.shown()))
+        return encode(table_now_of(state, self.shown(), self._dice_wait()))
 
     def send_to(self, subscriber: Subscriber, state: CampaignState) -> None:
         """Queue the table for one watcher (after its join)."""

@@ -93,7 +93,7 @@ export class FairChecks {
         this.seeds.set(event.epoch, event.seed);
         this.lastReveal = Math.max(this.lastReveal, frame.seq);
         revealed = true;
-      } else if (event.fair && event.type !== "private_roll") { // a sealed roll's place: no dice
+      } else if (event.fair && event.type !== "private_roll") { // sealed: no dice
         const key = `${event.fair.epoch}/${event.fair.nonce}`;
         // a frame learned again (replaced in the log) takes the place of its old copy
         const frames = (this.rolls.get(key) ?? []).filter((other) => other.seq !== frame.seq);

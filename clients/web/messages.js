@@ -76,7 +76,7 @@ export {};
  * @property {RetiredEntry[]} [retired] characters retired, named for the log before
  */
 
-/** @typedef {TableFields & {type: "table", connected: string[]}} TableNow */
+/** @typedef {TableFields & {type: "table", connected: string[], dice_wait?: boolean}} TableNow */
 
 /** @typedef {TableFields & {type: "snapshot", head_hash: string, id?: string | null, recent: EventFrame[]}} Snapshot */
 

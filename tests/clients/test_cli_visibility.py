@@ -12,6 +12,7 @@ import pytest
 
 from poolhall.clients.cli import main
 from poolhall.events import core
+from poolhall.events.fair import FairStamp
 from tests.conftest import Table
 from tests.serve_process import Watcher
 
@@ -39,7 +40,8 @@ async def test_a_gm_secret_roll_reaches_a_player_sealed(table: Table,
     assert len(whole["event"]["terms"][0]["faces"]) == 2
     await ana.wait_for_seq(whole["seq"], timeout=10)
     [received] = [recorded for recorded in ana.drain() if recorded.seq == whole["seq"]]
-    assert received.event == core.PrivateRoll(visibility="gm")
+    assert received.event == core.PrivateRoll(  # its place among the epoch's rolls only
+        visibility="gm", fair=FairStamp(**whole["event"]["fair"]))
 
 
 async def test_a_blind_roll_shows_its_roller_no_dice_and_refusals_are_plain(
@@ -52,8 +54,10 @@ async def test_a_blind_roll_shows_its_roller_no_dice_and_refusals_are_plain(
     code, out, _ = await _run(capsys, "roll", campaign, "3d6", "--visibility", "blind",
                               "--url", table.url, "--token", ana, "--json")
     assert code == 0
-    assert [e["event"] for e in json.loads(out)["events"]] == [
-        {"type": "private_roll", "visibility": "blind"}]
+    [sealed] = [e["event"] for e in json.loads(out)["events"]]
+    assert sealed["type"] == "private_roll"
+    assert sealed["visibility"] == "blind"
+    assert set(sealed) == {"type", "visibility", "fair"}  # no dice: the roll's stamp only
     code, out, _ = await _run(capsys, "roll", campaign, "3d6", "--visibility", "blind",
                               "--url", table.url, "--token", ana)
     assert code == 0

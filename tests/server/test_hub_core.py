@@ -266,7 +266,9 @@ def test_a_private_roll_goes_sealed_to_a_player_and_whole_to_the_gm() -> None:
     assert publish.sealed is not None
     assert publish.frame_for("gm") == publish.frame_for(None) == publish.frame
     sealed = event_of(publish.frame_for("han-player"))
-    assert sealed["event"] == {"type": "private_roll", "visibility": "gm"}
+    # its place among the epoch's rolls, nothing of its dice (a verifier's nonces go on)
+    whole = event_of(publish.frame)["event"]
+    assert sealed["event"] == {"type": "private_roll", "visibility": "gm", "fair": whole["fair"]}
     assert sealed["hash"] == ""
     assert sealed["seq"] == head + 1
     assert event_of(publish.frame)["event"]["type"] == "dice_rolled"

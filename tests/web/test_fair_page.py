@@ -13,6 +13,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.serve_process import start_serve
 from tests.web.conftest import ONE_ADDRESS_FOR_EVERYONE, PageOpener, Served, serving
+from tests.web.test_owner_page import restart
 
 
 def _badge(page: Page, seq: int) -> Locator:
@@ -116,3 +117,27 @@ def test_a_page_without_web_crypto_says_it_cannot_check(served: Served, open_pag
     expect(_badge(page, ack.seqs[0])).to_have_attribute("data-state", "unavailable")
     expect(_badge(page, ack.seqs[0])).to_have_attribute(
         "title", "cannot check here: needs https or localhost")
+
+
+def test_the_gm_is_told_when_the_dice_wait_and_not_once_the_session_ends(
+        served: Served, open_page: PageOpener) -> None:
+    """The server restarted while the session's epoch held the GM's secret roll: every roll
+    waits for the GM (docs: fairness.md). The GM's page says so by the session's controls,
+    without anyone having to try a roll first; ended from the page, the session's end lifts
+    it and the notice goes."""
+    campaign, gm_link = served.create_campaign("Waiting", "d12")
+    served.send(gm_link, {"type": "start_session"},
+                {"type": "roll", "expression": "1d20", "visibility": "gm"})
+    served.process.terminate()
+    served.process.wait(15)
+    restart(served)
+    gm = open_page(gm_link)
+    sessions = gm.locator("ph-sessions")
+    notice = sessions.locator("p.ph-error")  # the forms have their own error outputs
+    expect(notice).to_be_visible()
+    expect(notice).to_have_text("The dice wait: end or start a session to roll on.")
+    sessions.get_by_role("button", name="End game session").click()
+    sessions.get_by_role("button", name="Yes, end it").click()
+    expect(notice).to_be_hidden()
+    (ack,) = served.send(gm_link, {"type": "roll", "expression": "1d6"})
+    assert ack.seqs

@@ -29,12 +29,16 @@ export class PhSessions extends HTMLElement {
       ...(String(data.get("title") ?? "").trim() ? {title: String(data.get("title")).trim()} : {}),
     }), () => this.start.reset());
     bindForm(this.end, () => ({type: "end_session"}));
-    this.append(h("h2", {}, "Game session"), this.start, this.end);
+    // the server restarted during a private roll (docs: fairness.md): rolls wait for the GM
+    this.wait = h("p", {class: "ph-error", hidden: true},
+      "The dice wait: end or start a session to roll on.");
+    this.append(h("h2", {}, "Game session"), this.wait, this.start, this.end);
   }
 
   set table(table) {
     if (!this.start || !table) return;
     const focused = [this.start, this.end].find((form) => form.contains(document.activeElement));
+    this.wait.hidden = !table.dice_wait;
     this.start.hidden = table.in_session;
     if (this.end.hidden !== !table.in_session) this.asking(false, false); // a new session
     this.end.hidden = !table.in_session;
