@@ -28,6 +28,7 @@ from poolhall.events.postgres_backend.append import (
 from poolhall.events.postgres_backend.log import _HASHES_AT, _RECORDS_BY_CAMPAIGN
 from poolhall.events.postgres_backend.schema import APPEND_ONLY_TABLES
 from tests.events.store_contract import LogContract, opened, request, rolled
+from tests.postgres import fresh_database, server_url
 
 
 def _url(log: EventLog) -> str:
@@ -420,26 +421,32 @@ def test_batch_look_ups_stay_look_ups_on_a_young_table(log: PostgresLog, stateme
     assert "Index" in plan, plan
 
 
-def _end_sessions_of(log: PostgresLog, postgres_url: str) -> None:
-    """End every session this log holds, as a restart of PostgreSQL ends them all (the
-    database tells each client, then closes its socket)."""
-    with psycopg.connect(postgres_url, autocommit=True) as admin:
+def _end_sessions_of(database: str) -> None:
+    """End every session of ``database`` (the URL of a database of its own: the test
+    databases' other sessions belong to other tests, run at the same time), as a restart of
+    PostgreSQL ends them all (the database tells each client, then closes its socket)."""
+    name = database.rsplit("/", 1)[1].split("?", 1)[0]
+    with psycopg.connect(server_url(), autocommit=True) as admin:
         ended = admin.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname ="
-            " current_database() AND pid <> pg_backend_pid() AND application_name = ''"
-            " AND query NOT LIKE '%%LISTEN%%'").fetchall()
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s"
+            " AND pid <> pg_backend_pid()", [name]).fetchall()
     assert ended, "no session was ended: the test proves nothing"
     time.sleep(0.2)  # the terminated backends' farewells reach the sockets
 
 
-def test_reads_and_appends_after_the_database_ended_the_sessions_succeed(
-        log: PostgresLog, postgres_url: str) -> None:
+def test_reads_and_appends_after_the_database_ended_the_sessions_succeed() -> None:
     """After a restart of PostgreSQL the pool's idle connections and the writer's are dead:
     the first read and the first append take new ones instead of failing (a join was refused
     "the log cannot be read" while ``/health`` said ok, once per dead connection)."""
-    assert log.append_batch([request("restarted", 0, opened("restarted"))])[0] == [1]
-    assert log.head("restarted") == 1
-    _end_sessions_of(log, postgres_url)
-    assert log.head("restarted") == 1
-    assert [row.seq for row in log.read("restarted")] == [1]
-    assert log.append_batch([request("restarted", 1, rolled(4), command="c2")])[0] == [2]
+    with fresh_database(server_url()) as database:
+        log = PostgresLog(database)
+        try:
+            assert log.append_batch([request("restarted", 0, opened("restarted"))])[0] == [1]
+            assert log.head("restarted") == 1
+            _end_sessions_of(database)
+            assert log.head("restarted") == 1
+            assert [row.seq for row in log.read("restarted")] == [1]
+            assert log.append_batch([request("restarted", 1, rolled(4),
+                                                 command="c2")])[0] == [2]
+        finally:
+            log.close()
