@@ -30,7 +30,8 @@ only add events (and whichever process rolled first would decide how many).
 **An inherited epoch holding a private roll pauses the dice.** Its seed may not be revealed
 before its game session ends (the reveal would show the private roll), and rolling on in it
 would deal a lost roll's dice again, or dice whose seed a lost session's end revealed: every
-roll is refused until the GM ends the session (or, outside one, rotates the seed), which ends
+roll is refused until the GM ends the session (or, outside one, starts one or rotates the
+seed), which ends
 the epoch the usual way (:class:`~poolhall.server.rules.fairness.FairRoll`).
 """
 
@@ -159,7 +160,8 @@ class FairSeeds:
             self._warned = True
             logger.warning("campaign %s: epoch %d holds a private roll and was open when this "
                            "server started; its rolls are refused until the GM ends the game "
-                           "session (or rotates the seed outside one): the log may be a "
+                           "session (or, outside one, starts one or rotates the seed): the "
+                           "log may be a "
                            "backup put back, whose lost rolls used this epoch (see Backup "
                            "and restore)", self._campaign, epoch)
         return EpochSeeds(current=current, following=self._known.get(epoch + 1), now=now,

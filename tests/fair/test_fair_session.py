@@ -221,15 +221,8 @@ async def test_a_player_s_export_with_a_roll_hidden_from_them_verifies(table: Ta
     its dice): the reference verifier on that player's export counts it sealed, where it saw
     the next roll skip a nonce and called an honest table forged; once the session ends the
     same export checks every roll."""
-    admin = await table.connect(None, table.admin_token)
-    created = await admin.call(core.CreateCampaign, name="Blind", system="d12")
-    campaign, gm_token = created.campaign, created.token
-    assert campaign
-    assert gm_token
-    gm = await table.connect(campaign, gm_token)
-    invited = await gm.call(core.Invite, role="player", characters=())
-    assert invited.token
-    ana = await table.connect(campaign, invited.token)
+    campaign, gm = await table.create_campaign("d12", name="Blind")
+    ana = await table.invite(gm, "player", name="Ana")
     await gm.call(core.StartSession)
     for visibility in ("public", "blind", "public"):
         await ana.call(core.Roll, expression="2d6", visibility=visibility)
@@ -237,7 +230,7 @@ async def test_a_player_s_export_with_a_roll_hidden_from_them_verifies(table: Ta
     async def verified_export(name: str) -> str:
         exported = await asyncio.to_thread(
             subprocess.run, [sys.executable, "-m", "poolhall", "export", campaign, "--events",
-                             "--url", table.url, "--token", str(invited.token)],
+                             "--url", table.url, "--token", ana._token],
             cwd=ROOT, capture_output=True, text=True, timeout=120)
         assert exported.returncode == 0, exported.stderr
         path = table.db_path.parent / name
