@@ -31,8 +31,7 @@ only add events (and whichever process rolled first would decide how many).
 before its game session ends (the reveal would show the private roll), and rolling on in it
 would deal a lost roll's dice again, or dice whose seed a lost session's end revealed: every
 roll is refused until the GM ends the session (or, outside one, starts one or rotates the
-seed), which ends
-the epoch the usual way (:class:`~poolhall.server.rules.fairness.FairRoll`).
+seed), which ends the epoch the usual way (:class:`~poolhall.server.rules.fairness.FairRoll`).
 """
 
 from __future__ import annotations
