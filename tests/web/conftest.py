@@ -25,6 +25,7 @@ import pytest
 from playwright.sync_api import (
     Browser,
     BrowserContext,
+    ConsoleMessage,
     Page,
     WebSocket,
 )
@@ -212,8 +213,7 @@ class PageOpener:
         page = context.new_page()
         if prepare is not None:  # before the page loads: routes that hold a file, say
             prepare(page)
-        page.on("console", lambda message: self.problems.append(f"console: {message.text}")
-                if message.type == "error" else None)
+        page.on("console", self._console)
         page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
         self._sent_by[page] = []
         page.on("websocket", lambda socket: self._record(page, socket))
@@ -221,6 +221,14 @@ class PageOpener:
         if live:
             page.wait_for_selector(".ph-connection[data-state=live]", timeout=10_000)
         return page
+
+    def _console(self, message: ConsoleMessage) -> None:
+        """Keep an error; a failed load names its resource (Chromium's text does not)."""
+        if message.type != "error":
+            return
+        where = message.location.get("url", "")
+        failed_load = message.text.startswith("Failed to load resource") and where
+        self.problems.append(f"console: {message.text}" + (f" ({where})" if failed_load else ""))
 
     def sent_from(self, page: Page) -> list[str]:
         """Every frame ``page`` has sent since it was opened, as text, in order."""

@@ -197,6 +197,7 @@ def test_a_create_cut_off_by_the_server_s_death_is_sent_again_as_the_same_comman
     form = owner.get_by_role("form", name="Create a campaign")
     create = form.get_by_role("button", name="Create")
     form.get_by_label("Title").fill("Edge of the Empire")
+    owner.wait_for_load_state("networkidle")  # the icon fetched: only the command is cut off
     served.process.send_signal(signal.SIGSTOP)  # hangs: the frame waits unread
     process: subprocess.Popen[bytes] | None = None
     try:
