@@ -391,10 +391,10 @@ def initiative_waiting(state: GameState) -> set[str]:
     The table keeps them however many checks closed since: four characters rolling
     initiative one after another closed four checks, and the first fell out of the latest
     :data:`CLOSED_CHECKS` before anyone could enter it from the page."""
-    if state.encounter is None:
-        return set()
-    entered = {entry.check for entry in state.encounter.entries}
     encounter = state.encounter
+    if encounter is None:
+        return set()
+    entered = {entry.check for entry in encounter.entries}
     return {key for key, check in state.checks.items()
             if check.status == "rolled" and check.skill in INITIATIVE_SKILLS
             and key not in entered and not rolled_before(encounter, check.rolled_seq)}
