@@ -6,7 +6,8 @@
     poolhall narrative encounter CAMPAIGN --start --reason "ambush at the docks"   GM
     poolhall narrative encounter CAMPAIGN --round         GM: the first round, or the next
     poolhall narrative encounter CAMPAIGN --end           GM
-    poolhall narrative initiative CAMPAIGN han-3          enter a rolled Cool or Vigilance check
+    poolhall narrative initiative CAMPAIGN han-3          enter a Cool or Vigilance check rolled
+                                                          since the encounter began
     poolhall narrative claim CAMPAIGN 1 [han]             act in slot 1 of this round
     poolhall narrative spend CAMPAIGN shot advantage 2 --on "an extra manoeuvre"
 
@@ -121,7 +122,8 @@ def add_encounter_commands(actions: Any, common: ModuleType) -> None:
         return await send_as(args, common, e.EnterInitiative, check=args.check)
 
     parser = action_parser(actions, common, "initiative",
-                           "enter a rolled Cool or Vigilance check as initiative", initiative)
+                           "enter a Cool or Vigilance check rolled since the encounter began as "
+                           "initiative", initiative)
     parser.add_argument("check", help="the rolled check's id")
 
     async def claim(args: argparse.Namespace, common: ModuleType) -> int:

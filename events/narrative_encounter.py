@@ -129,8 +129,8 @@ class StartEncounter(Command, frozen=True, kw_only=True):
 
 
 class EnterInitiative(Command, frozen=True, kw_only=True):
-    """Enter a rolled Cool or Vigilance check as its character's initiative (GM, or the
-    character's player)."""
+    """Enter a Cool or Vigilance check rolled since the encounter began as its character's
+    initiative (GM, or the character's player)."""
 
     check: Slug
 

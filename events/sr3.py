@@ -202,6 +202,10 @@ class PoolTestRolled(_TestFields, Event, frozen=True, kw_only=True):
     """Where the dice came from (epoch, nonce, client seeds): see :mod:`poolhall.events.fair`."""
     visibility: Visibility = "public"
     """Who sees it before its epoch's seed is revealed (:mod:`poolhall.projections.privacy`)."""
+    leaves_declared: bool = False
+    """A private roll of another test than the character's declared one (the GM's secret
+    Perception for a ganger whose shot waits): the declaration stays. Any other roll withdraws
+    the character's declared test, as every roll logged before this field did."""
 
 
 class PoolTestRerolled(Event, frozen=True, kw_only=True):

@@ -25,6 +25,7 @@ from poolhall.projections.narrative_encounter import (
     describe_encounter,
     evolve_encounter,
     holding,
+    rolled_before,
     unspent,
 )
 from poolhall.projections.narrative_pool import (
@@ -384,17 +385,19 @@ def table_of(state: GameState) -> NarrativeTable:
 
 
 def initiative_waiting(state: GameState) -> set[str]:
-    """The rolled Cool and Vigilance checks the running encounter has not entered yet.
+    """The rolled Cool and Vigilance checks the running encounter has not entered yet, and
+    rolled after it began (an earlier one is no initiative of it: :func:`rolled_before`).
 
     The table keeps them however many checks closed since: four characters rolling
     initiative one after another closed four checks, and the first fell out of the latest
     :data:`CLOSED_CHECKS` before anyone could enter it from the page."""
-    if state.encounter is None:
+    encounter = state.encounter
+    if encounter is None:
         return set()
-    entered = {entry.check for entry in state.encounter.entries}
+    entered = {entry.check for entry in encounter.entries}
     return {key for key, check in state.checks.items()
             if check.status == "rolled" and check.skill in INITIATIVE_SKILLS
-            and key not in entered}
+            and key not in entered and not rolled_before(encounter, check.rolled_seq)}
 
 
 def replay_start(state: GameState) -> GameState:

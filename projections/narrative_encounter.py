@@ -19,7 +19,8 @@ from poolhall.events.narrative_values import NarrativeResult
 from poolhall.events.plural import plural
 
 __all__ = ["ENCOUNTER_TYPES", "Claim", "Encounter", "InitiativeEntry", "SpendRecord",
-           "available", "describe_encounter", "evolve_encounter", "slot_order", "unspent"]
+           "available", "describe_encounter", "evolve_encounter", "rolled_before", "slot_order",
+           "unspent"]
 
 ENCOUNTER_TYPES = frozenset(e.ENCOUNTER_EVENTS)
 
@@ -66,6 +67,25 @@ class Encounter(msgspec.Struct, kw_only=True):
     slots: list[InitiativeEntry] = msgspec.field(default_factory=list)
     """The entries in the order they act (:func:`slot_order`), kept in the state so that
     the table shows the order the server decided, never one a client worked out."""
+    started_seq: int = 0
+    """The seq of its ``encounter_started``: only a check rolled after it is this encounter's
+    initiative (:func:`rolled_before`). 0 in a table kept before it was, which takes any."""
+
+
+def rolled_before(encounter: Encounter, rolled_seq: int | None) -> bool:
+    """Whether a check rolled at ``rolled_seq`` was rolled before ``encounter`` began, and so
+    is no initiative of it.
+
+    Initiative is a Cool or Vigilance check rolled at the encounter's start; a rolled check
+    stays in the table long after, and entering Han's Cool check of last session (or one
+    entered in an earlier encounter, or the guard's Vigilance rolled before the ambush) gave
+    a slot for a roll made for something else. The log's order is the one clock every check
+    and encounter share, so the rule is one comparison of seqs: the check was rolled after
+    the ``encounter_started`` event. No rule of the session is needed besides: a check of an
+    earlier session was rolled before an encounter of this one began, and a check rolled
+    after an encounter began in an earlier session (the session ended mid-initiative) was
+    rolled for that encounter."""
+    return (rolled_seq or 0) < encounter.started_seq
 
 
 def slot_order(entries: list[InitiativeEntry]) -> list[InitiativeEntry]:
@@ -110,7 +130,8 @@ def evolve_encounter(state: Any, recorded: Recorded, check: Any) -> None:
     match event:
         case e.EncounterStarted():
             state.encounters = event.encounter
-            state.encounter = Encounter(encounter=event.encounter, reason=event.reason)
+            state.encounter = Encounter(encounter=event.encounter, reason=event.reason,
+                                        started_seq=recorded.seq)
         case e.InitiativeEntered() if state.encounter is not None:
             state.encounter.entries.append(InitiativeEntry(
                 character=event.character, check=event.check, skill=event.skill,

@@ -184,7 +184,8 @@ def _test_rolled(state: GameState, rec: Recorded, e: vocabulary.PoolTestRolled) 
         combatant.pools_left.update(e.pools_left.items())
     if e.karma_spent:
         state.karma_spent[e.character] = state.karma_spent.get(e.character, 0) + e.karma_spent
-    state.declared.pop(e.character, None)
+    if not e.leaves_declared:  # a private roll of another test leaves the declared one
+        state.declared.pop(e.character, None)
     for old in [t for t in state.tests if t <= e.test - RECENT_TESTS]:
         del state.tests[old]
 
@@ -413,9 +414,14 @@ def fold_sealed(state: GameState, recorded: Recorded) -> None:
     (:attr:`poolhall.projections.contract.Projection.fold_sealed`). The declaration was
     public and the sealed line says who rolled, so this tells no more than they did; without
     it the declared card, and its Roll button, stayed on every other page (the roller's too)
-    until the session's end, and a player could roll the test again."""
-    if isinstance(recorded.event, vocabulary.PoolTestRolled):
-        state.declared.pop(recorded.event.character, None)
+    until the session's end, and a player could roll the test again.
+
+    A private roll of another test of that character (``leaves_declared``: the GM's secret
+    Perception for a ganger whose shot waits) leaves the declaration, as :func:`evolve` does
+    for those who see the roll: the shot was not rolled, and its card stays on every page."""
+    event = recorded.event
+    if isinstance(event, vocabulary.PoolTestRolled) and not event.leaves_declared:
+        state.declared.pop(event.character, None)
 
 
 def holding(state: GameState, character: str) -> str | None:

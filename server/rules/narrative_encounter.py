@@ -3,7 +3,10 @@
 
 Each refusal names the rule it enforces, in the sources' words where they have them:
 
-- initiative: a Cool or Vigilance check, rolled, once per character and encounter;
+- initiative: a Cool or Vigilance check, rolled after the encounter began (a check rolled
+  before, in this session or an earlier one, was rolled for something else:
+  :func:`~poolhall.projections.narrative_encounter.rolled_before`), once per character and
+  encounter;
 - slots: "any player character may claim a player slot" (one who has not acted this round),
   "the GM fills NPC slots"; each slot once per round, in order or not (the table decides);
 - spending (quick reference): "In combat, you spend the advantage and triumph and the GM
@@ -19,7 +22,7 @@ from poolhall.events import narrative_encounter as e
 from poolhall.events.base import Event
 from poolhall.events.errors import Rejected
 from poolhall.projections.narrative import CheckState, GameState
-from poolhall.projections.narrative_encounter import Encounter, available
+from poolhall.projections.narrative_encounter import Encounter, available, rolled_before
 from poolhall.server.rules.base import Decision, no_such
 
 __all__ = ["IN_COMBAT", "OUT_OF_COMBAT", "decide_encounter", "player_characters"]
@@ -93,6 +96,10 @@ def _enter_initiative(ctx: Decision, game: GameState, command: e.EnterInitiative
     if check.skill not in e.INITIATIVE_SKILLS:
         raise Rejected("rule", "initiative is a Cool or Vigilance check; "
                        f"{check.check!r} is {check.skill}", "$.check")
+    if rolled_before(encounter, check.rolled_seq):
+        raise Rejected("rule", f"check {check.check!r} was rolled before encounter "
+                       f"{encounter.encounter} began: roll initiative again (a Cool or "
+                       "Vigilance check rolled at the encounter's start)", "$.check")
     if any(entry.character == check.character for entry in encounter.entries):
         raise Rejected("rule", f"{ctx.name_of(check.character)} has a slot already: one "
                        "initiative per character and encounter", "$.check")

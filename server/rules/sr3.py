@@ -183,8 +183,29 @@ def _declare(ctx: Decision, command: vocabulary.DeclarePoolTest) -> list[Event]:
         limits=drawable(situation, stats, left), spent=spent(situation, stats, left, full))]
 
 
+def _leaves_declared(ctx: Decision, command: vocabulary.RollPoolTest, base: int,
+                     tn: int | None) -> bool:
+    """Whether a private roll leaves the character's declared test waiting: it does unless it
+    rolls that test, every field the declaration recorded the same (kind, skill or attribute,
+    base dice, target number before wounds, the test it answers, the situation, the reason:
+    what the declared card's Roll button sends). ``tn`` is the target number before wounds.
+
+    Without it, the GM's secret Perception for a ganger whose shot was declared in front of
+    the table took the shot's card off every table, though the shot was never rolled. A
+    public roll still withdraws the declared test whatever it rolled: the table sees what was
+    rolled, and no command withdraws a declaration otherwise."""
+    if command.visibility == "public":
+        return False
+    declared = ctx.game(GameState).declared.get(command.character)
+    if declared is None:
+        return False
+    return (declared.base_dice, declared.tn) != (base, tn) or any(
+        getattr(declared, name) != getattr(command, name) for name in _SHARED)
+
+
 def _roll(ctx: Decision, command: vocabulary.RollPoolTest) -> list[Event]:
     stats, base, situation, tn = _prepare(ctx, command)
+    leaves_declared = _leaves_declared(ctx, command, base, tn)
     if tn is not None:  # the wound modifiers raise every target number (standard SR3): the
         tn += _wounds(ctx, command.character)  # event records the target number rolled against
     left, depletes = tests.pools_left(ctx, stats, command.character)
@@ -204,7 +225,8 @@ def _roll(ctx: Decision, command: vocabulary.RollPoolTest) -> list[Event]:
         base_dice=base, dice=dice, successes=result.successes, highest=result.highest,
         disastrous=result.disastrous, pools_left=after if depletes else None,
         karma_spent=cost, karma_left=karma - cost,
-        outcome=tests.outcome_against(game, command.opposes, command.kind, tn, result))]
+        outcome=tests.outcome_against(game, command.opposes, command.kind, tn, result),
+        leaves_declared=leaves_declared)]
 
 
 def _reroll(ctx: Decision, command: vocabulary.RerollWithKarma) -> list[Event]:

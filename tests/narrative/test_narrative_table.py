@@ -9,8 +9,10 @@ import pytest
 
 from poolhall.events import core
 from poolhall.events import narrative as n
+from poolhall.events import narrative_encounter as e
 from poolhall.events.errors import CommandRejected
 from poolhall.projections.campaign import CampaignState
+from poolhall.projections.narrative import initiative_waiting
 from poolhall.server.views import ViewSpec
 from tests.narrative.narrative_support import HAN, LEIA, VADER
 
@@ -195,3 +197,49 @@ async def test_standing_views_are_computed_once_per_change(table: Any,
     await late.wait_until(lambda: getattr(late.views.get("check:bluff"), "pool", "")
                           .endswith("1b"), timeout=5)
     assert len(calls) == before + 4
+
+
+async def _rolled_check(client: Any, gm: Any, check: str, character: str, skill: str) -> None:
+    """A check opened by ``client``, set Average by the GM and rolled by ``client``."""
+    await client.call(n.OpenCheck, character=character, skill=skill, check=check)
+    await gm.call(n.SetDifficulty, check=check, level="average")
+    await client.call(n.RollCheck, check=check)
+
+
+async def test_initiative_is_a_check_rolled_after_its_encounter_began(table: Any) -> None:
+    """Han's Cool check from last session, and Vader's Vigilance rolled before the ambush
+    began, are refused as initiative, naming the check and changing nothing; checks rolled
+    after the encounter began are entered. An initiative of encounter 1 is no initiative of
+    encounter 2 either."""
+    gm, han, leia, watcher = await _campaign(table)
+    await gm.call(core.StartSession, title="Cloud City")
+    await _rolled_check(han, gm, "han-cool", "han", "Cool")
+    await gm.call(core.EndSession)
+    await gm.call(core.StartSession, title="The ambush")
+    await _rolled_check(gm, gm, "vader-watch", "vader", "Vigilance")
+    ack = await gm.call(e.StartEncounter, reason="the ambush")
+    await han.wait_for_seq(ack.seqs[-1])
+    head = gm.state.head
+    for client, check in ((han, "han-cool"), (gm, "vader-watch")):
+        with pytest.raises(CommandRejected) as error:
+            await client.call(e.EnterInitiative, check=check)
+        assert (error.value.code, error.value.path) == ("rule", "$.check")
+        assert (f"check {check!r} was rolled before encounter 1 began: roll initiative "
+                "again") in error.value.message
+    assert gm.state.head == head
+    assert initiative_waiting(gm.state.game) == set()  # neither is offered
+
+    await _rolled_check(han, gm, "han-init", "han", "Cool")
+    await _rolled_check(gm, gm, "vader-init", "vader", "Vigilance")
+    assert initiative_waiting(gm.state.game) == {"han-init", "vader-init"}
+    await han.call(e.EnterInitiative, check="han-init")
+    ack = await gm.call(e.EnterInitiative, check="vader-init")
+    await watcher.wait_for_seq(ack.seqs[-1])
+    encounter = watcher.state.game.encounter
+    assert sorted(entry.check for entry in encounter.entries) == ["han-init", "vader-init"]
+
+    await gm.call(e.EndEncounter)
+    await gm.call(e.StartEncounter, reason="the second wave")
+    with pytest.raises(CommandRejected) as error:
+        await han.call(e.EnterInitiative, check="han-init")
+    assert "'han-init' was rolled before encounter 2 began" in error.value.message

@@ -1,6 +1,7 @@
 """A Shadowrun test declared in front of the table and rolled in private: the declaration is
 gone from every table once it is rolled, on each path a table is read (live, ``state_at``,
-a replay link's seek, after a restart), while the roll itself stays sealed."""
+a replay link's seek, after a restart), while the roll itself stays sealed; a private roll of
+another test of that character leaves it waiting."""
 
 from __future__ import annotations
 
@@ -70,3 +71,44 @@ async def test_a_declared_test_rolled_blind_leaves_every_table(table: Table) -> 
     again = await table.connect(campaign, tokens["Ben"])
     assert _declared(again.state) == []
     assert not again.state.game.tests  # type: ignore[union-attr]
+
+
+GANGER_SHOT: dict[str, Any] = {"character": "ganger", "skill": "pistols", "tn": 4,
+                               "kind": "combat", "reason": "shoots Rook"}
+
+
+async def test_another_secret_test_leaves_the_declared_test_waiting(table: Table) -> None:
+    """The GM declares the ganger's shot in front of the table, then rolls the ganger's
+    Perception in secret: the shot was not rolled, so it still waits on every table (the
+    GM's, a player's, a fresh join's, after a restart and once the session's end reveals the
+    secret roll); only the shot's own roll, in secret too, withdraws it."""
+    campaign, gm, tokens = await _seated(table)
+    await gm.call(core.CreateCharacter, character="ganger", name="Ganger", stats=street_sam())
+    await gm.call(core.StartSession, title="The ambush")
+    await gm.call(vocabulary.DeclarePoolTest, **GANGER_SHOT)
+    ben = await table.connect(campaign, tokens["Ben"])
+    ack = await gm.call(vocabulary.RollPoolTest, character="ganger", attribute="intelligence",
+                        tn=5, reason="spots the drone", visibility="gm")  # Perception
+    await ben.wait_for_seq(ack.seqs[-1])
+    assert _declared(gm.state) == ["ganger"]
+    for name in ("Ana", "Ben", "Sam"):
+        joined = await table.connect(campaign, tokens[name])
+        assert _declared(joined.state) == ["ganger"], name
+    at = await ben.state_at(ack.seqs[-1])
+    assert list(at.table.game.declared) == ["ganger"]  # type: ignore[attr-defined]
+
+    await table.close_clients()
+    await table.server.stop()
+    table.server = await start_server(table.db_path)  # the public table folded from the log
+    gm = await table.connect(campaign, table.admin_token)  # the admin acts as the GM
+    assert _declared((await table.connect(campaign, tokens["Ben"])).state) == ["ganger"]
+    await gm.call(core.EndSession)  # reveals the secret Perception: the shot still waits
+    await gm.call(core.StartSession, title="The ambush, later")
+    assert _declared((await table.connect(campaign, tokens["Ben"])).state) == ["ganger"]
+
+    await gm.call(core.SetCondition, character="ganger", condition="physical", value=3)
+    ack = await gm.call(vocabulary.RollPoolTest, **GANGER_SHOT, visibility="gm")
+    ben = await table.connect(campaign, tokens["Ben"])
+    await ben.wait_for_seq(ack.seqs[-1])
+    assert _declared(gm.state) == []  # the shot itself, its target number raised for wounds
+    assert _declared(ben.state) == []

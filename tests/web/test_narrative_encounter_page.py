@@ -173,3 +173,23 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
     # advantage, and the GM's page does
     expect(han_result.get_by_role("form")).to_have_count(0)
     expect(gm_han.get_by_role("form", name="Spend the result of han-shot")).to_be_visible()
+
+
+def test_a_check_rolled_before_the_encounter_is_not_offered_as_initiative(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Han's Cool check rolled before the encounter began is no initiative of it (the server
+    refuses it): Ana's page offers none until Han rolls Cool again, then only that one."""
+    campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
+    served.send(gm_link, {"type": "create_character", "character": "han", "name": "Han",
+                          "stats": HAN})
+    ana = open_page(served.invite(campaign, gm_link, "player", "Ana", "han"))
+    rolled_check(served, gm_link, "han-earlier", "han", "Cool", "simple")
+    served.send(gm_link, {"type": "start_encounter"})
+    encounter = ana.locator("ph-narrative-encounter")
+    expect(encounter.locator("h2")).to_have_text("Encounter 1")
+    initiative = encounter.get_by_role("form", name="Enter initiative")
+    expect(initiative).to_be_hidden()
+    rolled_check(served, gm_link, "han-init", "han", "Cool", "simple")
+    expect(initiative).to_be_visible()
+    expect(initiative.locator("select[name=check] option")).to_have_text(
+        ["Han's Cool (han-init)"])

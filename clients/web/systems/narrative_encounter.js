@@ -47,10 +47,13 @@ export class NarrativeEncounter extends HTMLElement {
     replace(this.slotList, encounter.slots.map((slot, index) =>
       this.slotItem(index + 1, slot, acted.get(index + 1), encounter.round, {me, names, mine, done, characters, players})));
     // one initiative per character and encounter: a character with a slot offers no other
-    // check (the GM's list kept Vader's second Vigilance, which could only be refused)
+    // check (the GM's list kept Vader's second Vigilance, which could only be refused); nor is
+    // a check rolled before the encounter began offered (last session's Cool: refused too)
     const entered = new Set(encounter.entries.map((entry) => entry.character));
+    const began = encounter.started_seq ?? 0;
     const ready = Object.values(game.checks).filter((c) => c.status === "rolled"
-      && INITIATIVE_SKILLS.has(c.skill) && !entered.has(c.character) && mine.has(c.character));
+      && INITIATIVE_SKILLS.has(c.skill) && !entered.has(c.character) && mine.has(c.character)
+      && (c.rolled_seq ?? 0) >= began);
     setOptions(this.initiativeSelect, ready.map((c) => [c.check, `${names.character(c.character)}'s ${c.skill} (${c.check})`]));
     this.initiativeForm.hidden = ready.length === 0 || me.role === "spectator";
   }
