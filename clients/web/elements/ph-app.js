@@ -10,7 +10,7 @@
 import {afterPaint, h, replace} from "../dom.js";
 import {COMMAND_EVENT, ROLLED_EVENT} from "../actions.js";
 import {catchLostFocus} from "../lost-focus.js";
-import {escapeCancels} from "../confirm.js";
+import {askFirst, escapeCancels} from "../confirm.js";
 import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
 import {currentSession, forget, openedAsReplayLink} from "../session.js";
@@ -168,18 +168,8 @@ export class PhApp extends HTMLElement {
    * member's token in this browser, and their join link, shown once, is the only way back. */
   leaveConfirm() {
     const yes = h("button", {type: "button", class: "ph-danger ph-small"}, "Yes, leave");
-    const stay = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, "Stay");
-    const confirm = h("span", {class: "ph-confirm ph-leave", hidden: true},
-      h("span", {}, "Leave this table? This browser forgets your seat: you need your join link"
-        + " to come back."), yes, stay);
-    /** @param {boolean} asked */
-    const asking = (asked) => {
-      this.leave.hidden = asked;
-      confirm.hidden = !asked;
-      (asked ? yes : this.leave).focus();
-    };
-    this.leave.addEventListener("click", () => asking(true));
-    stay.addEventListener("click", () => asking(false));
+    const [confirm] = askFirst(this.leave, "Leave this table? This browser forgets your seat: you"
+      + " need your join link to come back.", yes, "Stay");
     yes.addEventListener("click", () => {
       forget(this.connection.campaign);
       this.connection.stop();
