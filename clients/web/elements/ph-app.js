@@ -8,7 +8,7 @@
 // conditions), and for the GM the GM's tools and the system's GM-only parts (its character
 // form ...). A player's page never fetches them.
 import {afterPaint, h, replace} from "../dom.js";
-import {COMMAND_EVENT, ROLLED_EVENT} from "../actions.js";
+import {COMMAND_EVENT, ROLLED_EVENT, clearWhenChanged} from "../actions.js";
 import {catchLostFocus} from "../lost-focus.js";
 import {askFirst, escapeCancels} from "../confirm.js";
 import {Store} from "../store.js";
@@ -291,6 +291,10 @@ export class PhApp extends HTMLElement {
     const state = this.store.state;
     if (this.tableChanged && state.table) {
       this.tableChanged = false;
+      // a game session started or ended: every error shown under a form (its own part's key
+      // aside) is about the table before it ("no game session is running", a roll refused
+      // while the dice waited for it, a bad expression): it goes, in every part at once
+      clearWhenChanged(this, `${state.table.session} ${state.table.in_session}`);
       this.members.update(state.table);
       if (this.conditions.isConnected) this.conditions.update(state.table, this.me, state.views);
       if (this.panel) this.panel.table = state.table;
