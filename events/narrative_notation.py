@@ -3,6 +3,10 @@
 Colour letters ``y g p r b k w`` stand for proficiency, ability, difficulty, challenge, boost,
 setback and force; counts are optional; spaces, commas, ``+`` and ``vs`` separate.
 
+The table page reads the same notation in its roll form with a copy of this grammar in
+JavaScript (``clients/web/systems/narrative_notation.js``): both are tested on the cases of
+``tests/narrative/notation_cases.json``.
+
 This module is the lower one, plain data with no msgspec: it knows the dice kinds and the words
 people type (difficulty levels, characteristics), reads text into counts (a :class:`Counts`)
 and writes counts back as notation. :mod:`poolhall.events.narrative` imports it and builds its
@@ -71,11 +75,13 @@ _TOKEN = re.compile(
     r"[\s,+]*(?:(?P<vs>vs\.?)(?![a-z])|(?P<count>\d{1,3})?\s*(?:(?P<name>"
     + "|".join(sorted(_NAMES, key=len, reverse=True))
     + r")(?![a-z])|(?P<letter>[ygprbkw])))",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
+"""ASCII only, as the table page's copy (``clients/web/systems/narrative_notation.js``) reads
+it: no other script's digits (``٢g`` was 2 ability) or spaces, no Kelvin sign for ``k``."""
 
 
-_WORD = re.compile(r"\d*\s*(?P<word>[a-z]{3,})", re.IGNORECASE)
+_WORD = re.compile(r"\d*\s*(?P<word>[a-z]{3,})", re.IGNORECASE | re.ASCII)
 
 
 def _suggest(text: str, at: int) -> str:

@@ -12,7 +12,8 @@
 // beside the control. An error goes when it no longer applies: when the form is edited or
 // sent again (a success leaves none), and when the part of the table it was about changes
 // (`clearWhenChanged`, called by each part with a key of what it shows: a check, the destiny
-// pool and the open checks, the encounter). ph-app hands a command's answer over only once the
+// pool and the open checks, the encounter; and by ph-app with the game session, for every
+// form of the page at once: a session started or ended changes what any refusal said). ph-app hands a command's answer over only once the
 // table sent before it is drawn, so a refusal is never cleared by the very change it reports.
 // The control that acted keeps the focus (a disabled button drops it to the page's body), for
 // keyboard users.

@@ -2,7 +2,8 @@
 // that says what will happen, takes an optional reason, and sends the command only on its
 // "Yes, ..." button; Cancel closes it. The focus follows (to "Yes" when asked, back to the
 // button when cancelled), for keyboard users. Used for removing a member and retiring a
-// character: one that cannot be undone never goes on one click.
+// character: one that cannot be undone never goes on one click. `askFirst` is the same
+// question without a form or a reason (leaving the table, ending a session or an encounter).
 
 import {h} from "./dom.js";
 import {bindForm} from "./actions.js";
@@ -45,6 +46,32 @@ export function confirmStep({verb, name, question, yes, target}) {
       /** @type {unknown} */ ({...target, ...(reason ? {reason} : {})}));
   });
   return [ask, confirm];
+}
+
+/**
+ * A question asked before an action that cannot be undone, on a button of the caller's own
+ * (`yes`, the one that acts): `ask` opens it, `keep` ("Stay", "Keep playing") closes it, and
+ * the focus follows (to `yes` when asked, back to `ask` after), for keyboard users. Leaving
+ * the table, ending the game session and ending an encounter each had a copy of this.
+ * @param {HTMLButtonElement} ask the quiet button that asks ("End encounter")
+ * @param {string} question the sentence shown @param {HTMLElement} yes
+ * @param {string} keep the closing button's words
+ * @returns {[HTMLElement, (asked: boolean, focus?: boolean) => void]} the question, to be
+ *   placed by the caller after `ask`, and how to open or close it (`focus` false: the focus
+ *   stays where it is, as when the table closes it)
+ */
+export function askFirst(ask, question, yes, keep) {
+  const cancel = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, keep);
+  const confirm = h("span", {class: "ph-confirm", hidden: true}, h("span", {}, question), yes, cancel);
+  /** @param {boolean} asked @param {boolean} [focus] */
+  const asking = (asked, focus = true) => {
+    ask.hidden = asked;
+    confirm.hidden = !asked;
+    if (focus) (asked ? yes : ask).focus();
+  };
+  ask.addEventListener("click", () => asking(true));
+  cancel.addEventListener("click", () => asking(false));
+  return [confirm, asking];
 }
 
 /**

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -129,6 +130,27 @@ def test_notation_errors_say_where(text: str, position: int) -> None:
     with pytest.raises(NotationError) as error:
         n.parse_roll(text)
     assert error.value.position == position
+
+
+NOTATION_CASES = Path(__file__).with_name("notation_cases.json")
+"""Text typed as a free roll and what it reads as: a pool, ``null`` (not this notation), or
+the error's words. The table page's copy of the grammar
+(``clients/web/systems/narrative_notation.js``) is tested on the same cases
+(``tests/web/test_roll_form_fixes.py``)."""
+
+
+@pytest.mark.parametrize("case", json.loads(NOTATION_CASES.read_text()),
+                         ids=lambda case: repr(case["text"])[:40])
+def test_notation_reads_the_cases_the_page_is_tested_on(case: dict[str, Any]) -> None:
+    """``poolhall roll``'s reading of each shared case: its pool, None, or its error's words
+    (ASCII only: ``٢g`` is not narrative, and a Kelvin sign is not a ``k``)."""
+    if "error" in case:
+        with pytest.raises(NotationError) as error:
+            n.parse_roll(case["text"])
+        assert error.value.message == case["error"]
+        return
+    command = n.parse_roll(case["text"])
+    assert (None if command is None else msgspec.to_builtins(command.pool)) == case["pool"]
 
 
 def test_pool_notation_round_trips() -> None:

@@ -236,14 +236,16 @@ LAID_OUT = """() => {
   }).map((button) => button.textContent);
   return {wide: document.documentElement.scrollWidth, bar: [bar.top, bar.bottom],
           form: [form.top, form.bottom], broken,
-          header: document.querySelector(".ph-header").getBoundingClientRect().height};
+          header: document.querySelector(".ph-main").getBoundingClientRect().top
+            - document.querySelector(".ph-title").getBoundingClientRect().top};
 }"""
 
 HEADER_SHARE = .3
-"""The most of a 740 px screen the header takes in the table's and the log's views at large
-text: the roll form and the views' bar stand fixed below it (about 45% of the screen at 200%),
-so the table, or the log, keeps a quarter of the screen at least. It was 470 px (64%) at 200%,
-which left the log view no line at all."""
+"""The most of the screen the header takes (from the table's name to the top of the view's
+parts) in every view at large text: in the table's and the log's views the roll form and the
+views' bar stand fixed below it (about 45% of the screen at 200%), so the table, or the log,
+keeps a quarter of the screen at least. It was 470 px (64%) of 740 px at 200%, which left the
+log view no line at all, and the Sheet view's, with the page's two buttons, 370 of 844 px."""
 
 
 @pytest.mark.parametrize(("system", "size"), [("narrative", "200%"), ("sr3", "200%"),
@@ -255,8 +257,8 @@ def test_large_text_on_a_360_px_phone_cuts_nothing_off(
     view nothing scrolls sideways, the views' bar stays on screen with its words whole, and the
     roll form stands above the bar, not under it (at 200% the page was up to 521 px wide, the
     bar off the screen or over the Roll button, its labels broken "Ta/bl/e"). The header
-    takes at most :data:`HEADER_SHARE` of the screen in the table's and the log's views: its
-    title, its who and its connection stay, its two buttons are in the sheet's view."""
+    takes at most :data:`HEADER_SHARE` of the screen in every view: its title, its who and its
+    connection stay, its two buttons are in the sheet's view, below its parts."""
     campaign, gm_link = served.create_campaign("Big Print", system)
     served.send(gm_link, {"type": "create_character", "character": "vex", "name": "Vex",
                           "stats": CHARACTER[system]})
@@ -274,15 +276,60 @@ def test_large_text_on_a_360_px_phone_cuts_nothing_off(
             assert laid["broken"] == [], (who, view, laid)
             if view != "Sheet":  # the roll form is not in the sheet's view
                 assert laid["form"][1] <= laid["bar"][0] + 1, (who, view, laid)
-                assert laid["header"] <= HEADER_SHARE * 740, (who, view, laid)
+            assert laid["header"] <= HEADER_SHARE * 740, (who, view, laid)
             header = page.locator(".ph-header")
             for part in (".ph-title", ".ph-who", ".ph-connection"):
                 expect(header.locator(part)).to_be_visible()
             for button in ("Dice roll animation", "Leave this table"):
-                expect(header.get_by_role("button", name=button)).to_be_visible(
+                expect(page.get_by_role("button", name=button)).to_be_visible(
                     visible=view == "Sheet")
         tabs.get_by_role("button", name="Table").click()
         screenshot(page, f"phone-{system}-{who}-text-{size.rstrip('%')}")
+
+
+def test_at_200_percent_on_a_390_px_phone_the_sheet_view_opens_on_its_parts(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The GM's Sheet view at 200% text on a 390 x 844 phone: the header keeps to the table's
+    name, the role and the connection, as in the other views (it was 370 px, half the screen,
+    with **Dice roll animation** and **Leave this table** in it); the two buttons come after
+    the view's parts, in the order they are reached with Tab, and still work."""
+    campaign, gm_link = served.create_campaign("Big Print", "narrative")
+    served.send(gm_link, {"type": "create_character", "character": "vex", "name": "Vex",
+                          "stats": CHARACTER["narrative"]})
+    gm = open_page(gm_link, width=390, height=844)
+    gm.evaluate("document.documentElement.style.fontSize = '200%'")
+    gm.get_by_role("navigation", name="Views").get_by_role("button", name="Sheet").click()
+    gm.wait_for_timeout(100)
+    laid = gm.evaluate(LAID_OUT)
+    assert laid["header"] <= HEADER_SHARE * 844, laid
+    assert laid["wide"] <= 390, laid
+    expect(gm.locator("ph-members")).to_be_visible()
+    motion = gm.get_by_role("button", name="Dice roll animation")
+    leave = gm.get_by_role("button", name="Leave this table")
+    tools, members = gm.locator(".ph-tools").bounding_box(), gm.locator("ph-members").bounding_box()
+    button = motion.bounding_box()
+    assert tools
+    assert members
+    assert button
+    assert button["y"] >= max(tools["y"] + tools["height"], members["y"] + members["height"])
+    # the same order for the keyboard: Tab from the last tool reaches them, not the header
+    assert gm.evaluate("""() => {
+      const motion = [...document.querySelectorAll("button")].find(
+        (b) => b.textContent === "Dice roll animation");
+      return Boolean(document.querySelector(".ph-tools").compareDocumentPosition(motion)
+                     & Node.DOCUMENT_POSITION_FOLLOWING);
+    }""")
+    screenshot(gm, "phone-sheet-view-text-200")
+    motion.click()
+    expect(motion).to_have_attribute("aria-pressed", "false")
+    leave.click()
+    expect(gm.get_by_text("you need your join link to come back")).to_be_in_viewport()
+    gm.get_by_role("button", name="Stay").click()
+    expect(leave).to_be_focused()
+    # back in the table's view the header is as it was: its buttons hidden at this text size
+    gm.get_by_role("navigation", name="Views").get_by_role("button", name="Table").click()
+    expect(leave).to_be_hidden()
+    expect(gm.locator(".ph-header .ph-title")).to_have_text("Big Print")
 
 
 def test_on_a_phone_small_controls_are_at_least_32_px(

@@ -8,9 +8,9 @@
 // conditions), and for the GM the GM's tools and the system's GM-only parts (its character
 // form ...). A player's page never fetches them.
 import {afterPaint, h, replace} from "../dom.js";
-import {COMMAND_EVENT, ROLLED_EVENT} from "../actions.js";
+import {COMMAND_EVENT, ROLLED_EVENT, clearWhenChanged} from "../actions.js";
 import {catchLostFocus} from "../lost-focus.js";
-import {escapeCancels} from "../confirm.js";
+import {askFirst, escapeCancels} from "../confirm.js";
 import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
 import {currentSession, forget, openedAsReplayLink} from "../session.js";
@@ -53,6 +53,8 @@ export class PhApp extends HTMLElement {
   // set by start() and layout(), before anything reads them
   /** @type {Store} */ store;
   /** @type {TableConnection} */ connection;
+  /** @type {HTMLElement} */ header;
+  /** @type {HTMLElement} */ pageEnd;
   /** @type {HTMLHeadingElement} */ heading;
   /** @type {HTMLSpanElement} */ who;
   /** @type {HTMLSpanElement} */ status;
@@ -145,6 +147,8 @@ export class PhApp extends HTMLElement {
     // the replay and each session's report open in a tab of their own, with this browser's token
     this.afterGame = h("a", {href: "/replay", target: "_blank", rel: "noopener"},
       "Replay and post-game reports");
+    this.header = h("header", {class: "ph-header"}, this.heading, this.who, this.status);
+    this.pageEnd = h("div", {class: "ph-page-end"}); // the Sheet view's end: see showView
     // On a phone (table.css, narrow screens) one of three views shows at a time, one tap apart
     // on a bar at the bottom of the screen, where a thumb reaches; the roll form stays just
     // above it in the table's and the log's views (the log's also has "Your seed", whose
@@ -153,13 +157,10 @@ export class PhApp extends HTMLElement {
       [["table", "Table"], ["log", "Log"], ["sheet", "Sheet"]].map(([view, words]) =>
         h("button", {type: "button", class: "ph-quiet", "data-view": view,
                      onclick: () => this.showView(view)}, words)));
-    replace(this,
-      h("header", {class: "ph-header"}, this.heading, this.who, this.status, this.motion, this.leave,
-        this.leaving),
-      this.problem,
+    replace(this, this.header, this.problem,
       h("main", {class: "ph-main"}, this.panelSlot,
         h("div", {class: "ph-side"}, this.log, this.roll, this.seed, this.conditions, this.members,
-          h("p", {class: "ph-after-game"}, this.afterGame), this.tools)),
+          h("p", {class: "ph-after-game"}, this.afterGame), this.tools, this.pageEnd)),
       this.tabs);
     this.showView("table");
   }
@@ -168,18 +169,8 @@ export class PhApp extends HTMLElement {
    * member's token in this browser, and their join link, shown once, is the only way back. */
   leaveConfirm() {
     const yes = h("button", {type: "button", class: "ph-danger ph-small"}, "Yes, leave");
-    const stay = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, "Stay");
-    const confirm = h("span", {class: "ph-confirm ph-leave", hidden: true},
-      h("span", {}, "Leave this table? This browser forgets your seat: you need your join link"
-        + " to come back."), yes, stay);
-    /** @param {boolean} asked */
-    const asking = (asked) => {
-      this.leave.hidden = asked;
-      confirm.hidden = !asked;
-      (asked ? yes : this.leave).focus();
-    };
-    this.leave.addEventListener("click", () => asking(true));
-    stay.addEventListener("click", () => asking(false));
+    const [confirm] = askFirst(this.leave, "Leave this table? This browser forgets your seat: you"
+      + " need your join link to come back.", yes, "Stay");
     yes.addEventListener("click", () => {
       forget(this.connection.campaign);
       this.connection.stop();
@@ -206,6 +197,10 @@ export class PhApp extends HTMLElement {
   /** @param {string} view */
   showView(view) {
     this.dataset.view = view;
+    // the page's own buttons (and Leave's question) are the header's, but the Sheet view's are
+    // at its end, below its parts: in its header they made it 370 px of an 844 px phone at 200%
+    // text (table.css keeps the header to the table's name, the role and the connection there)
+    (view === "sheet" ? this.pageEnd : this.header).append(this.motion, this.leave, this.leaving);
     for (const button of this.tabs.querySelectorAll("button")) {
       button.setAttribute("aria-pressed", String(button.dataset.view === view));
     }
@@ -290,9 +285,10 @@ export class PhApp extends HTMLElement {
    * @param {string} words the server's refusal */
   closedToMe(words) {
     this.dataset.closed = "";
+    this.showView("table"); // Leave this table in the header, which alone stays
     this.problem.hidden = true;
     this.motion.hidden = true;
-    replace(this, this.querySelector(".ph-header"), closedNotice(words));
+    replace(this, this.header, closedNotice(words));
     this.leave.focus();
   }
 
@@ -301,6 +297,10 @@ export class PhApp extends HTMLElement {
     const state = this.store.state;
     if (this.tableChanged && state.table) {
       this.tableChanged = false;
+      // a game session started or ended: every error shown under a form (its own part's key
+      // aside) is about the table before it ("no game session is running", a roll refused
+      // while the dice waited for it, a bad expression): it goes, in every part at once
+      clearWhenChanged(this, `${state.table.session} ${state.table.in_session}`);
       this.members.update(state.table);
       if (this.conditions.isConnected) this.conditions.update(state.table, this.me, state.views);
       if (this.panel) this.panel.table = state.table;
@@ -361,7 +361,10 @@ export class PhApp extends HTMLElement {
     if (welcome.role === "spectator") { // a spectator rolls nothing: no roll form, no seed
       this.roll.remove();
       this.seed.remove();
-    } else this.roll.me = me;
+    } else {
+      this.roll.me = me;
+      this.roll.system = system; // its notation in the roll form (narrative "2g 1p")
+    }
     if (welcome.role === "gm") this.addGmTools();
     this.systemReady = true;
     this.render(new Set(["table", "log", "views"]));

@@ -4,6 +4,7 @@
 // cannot be undone, and it reveals the session's dice seed and every private roll in it.
 import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
+import {askFirst} from "../confirm.js";
 
 export class PhSessions extends HTMLElement {
   connectedCallback() {
@@ -13,17 +14,16 @@ export class PhSessions extends HTMLElement {
                                            placeholder: "optional"})),
       h("button", {type: "submit"}, "Start game session"));
     this.running = h("span", {class: "ph-session-running"});
-    this.ask = h("button", {type: "button", class: "ph-quiet"}, "End game session");
-    const cancel = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, "Keep playing");
-    this.confirm = h("span", {class: "ph-confirm", hidden: true},
-      h("span", {}, "End the session for everyone? Its dice seed and its private rolls are"
-        + " shown to the whole table."),
-      h("button", {type: "submit", class: "ph-danger ph-small"}, "Yes, end it"), cancel);
+    const ask = h("button", {type: "button", class: "ph-quiet"}, "End game session");
+    const [confirm, asking] = askFirst(ask, "End the session for everyone? Its dice seed and its"
+      + " private rolls are shown to the whole table.",
+      h("button", {type: "submit", class: "ph-danger ph-small"}, "Yes, end it"), "Keep playing");
+    /** Show the question (or the button again), the keyboard on what is shown, unless `focus`
+     * is false (the table closed it). */
+    this.asking = asking;
     this.end = h("form", {class: "ph-session-end", "aria-label": "End the game session",
                           hidden: true},
-      this.running, this.ask, this.confirm);
-    this.ask.addEventListener("click", () => this.asking(true));
-    cancel.addEventListener("click", () => this.asking(false));
+      this.running, ask, confirm);
     bindForm(this.start, (data) => ({
       type: "start_session",
       ...(String(data.get("title") ?? "").trim() ? {title: String(data.get("title")).trim()} : {}),
@@ -46,15 +46,6 @@ export class PhSessions extends HTMLElement {
     if (focused?.hidden) { // the form the GM used went away: keep the keyboard nearby
       (table.in_session ? this.end : this.start).querySelector("button").focus();
     }
-  }
-
-  /** Show the question (or the button again), the keyboard on what is shown.
-   * @param {boolean} ask @param {boolean} [focus] */
-  asking(ask, focus = true) {
-    this.ask.hidden = ask;
-    this.confirm.hidden = !ask;
-    if (focus) /** @type {HTMLButtonElement} */ (ask ? this.confirm.querySelector("button[type=submit]")
-      : this.ask).focus();
   }
 }
 

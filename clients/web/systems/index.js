@@ -24,8 +24,6 @@ const GM_PARTS = {
   d12: () => Promise.all([import("./d12_sheet.js"), import("./d12_call.js")]),
 };
 
-export const SYSTEM_IDS = Object.keys(MODULES);
-
 /** The module of game system `id` (null for one this page does not know), its CSS linked;
  * with `gm`, the modules of its GM's parts too, fetched at the same time.
  * @param {string} id @param {{gm?: boolean}} [options] */

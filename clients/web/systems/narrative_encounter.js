@@ -6,6 +6,7 @@
 // nothing (refusals come back from the server, naming the rule, beside the control).
 import {h, plural, replace, say} from "../dom.js";
 import {bindButton, bindForm, clearWhenChanged} from "../actions.js";
+import {askFirst} from "../confirm.js";
 import {labelled, setOptions} from "./narrative_forms.js";
 
 const INITIATIVE_SKILLS = new Set(["Cool", "Vigilance"]);
@@ -29,10 +30,7 @@ export class NarrativeEncounter extends HTMLElement {
     this.startBox.hidden = Boolean(encounter) || me.role !== "gm";
     this.running.hidden = !encounter;
     if (!encounter) {
-      if (this.endConfirm) { // asked again from the start at the next encounter
-        this.endConfirm.hidden = true;
-        this.endAsk.hidden = false;
-      }
+      this.asking?.(false, false); // asked again from the start at the next encounter
       this.heading.textContent = "Encounter";
       say(this.status, "No encounter is running.");
       return;
@@ -90,20 +88,10 @@ export class NarrativeEncounter extends HTMLElement {
   ending() {
     const ask = h("button", {type: "button", class: "ph-quiet"}, "End encounter");
     const yes = h("button", {type: "button", class: "ph-danger ph-small"}, "Yes, end it");
-    const keep = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, "Keep fighting");
-    const confirm = h("span", {class: "ph-confirm", hidden: true},
-      h("span", {}, "End the encounter for everyone? Its slots and initiative are cleared."),
-      yes, keep);
-    this.asking = (asked) => {
-      ask.hidden = asked;
-      confirm.hidden = !asked;
-      (asked ? yes : ask).focus();
-    };
-    ask.addEventListener("click", () => this.asking(true));
-    keep.addEventListener("click", () => this.asking(false));
+    const [confirm, asking] = askFirst(ask, "End the encounter for everyone? Its slots and"
+      + " initiative are cleared.", yes, "Keep fighting");
+    this.asking = asking;
     bindButton(yes, () => ({type: "end_encounter"}));
-    this.endAsk = ask;
-    this.endConfirm = confirm;
     return [ask, confirm];
   }
 
@@ -145,29 +133,3 @@ export class NarrativeEncounter extends HTMLElement {
 
 customElements.define("ph-narrative-encounter", NarrativeEncounter);
 
-/** The spend controls of one rolled check: what is left, what was spent, and a form. */
-export function spendPart(check, {me, names, symbols: allowed}) {
-  const left = check.left ?? {};
-  const symbols = ["advantage", "triumph", "threat", "despair"];
-  const leftWords = symbols.filter((s) => (left[s] ?? 0) > 0).map((s) => plural(s, left[s]));
-  const part = h("div", {class: "ph-nd-spend-part"},
-    h("p", {class: "ph-nd-left"}, leftWords.length ? `Left to spend: ${leftWords.join(", ")}`
-      : "Nothing left to spend."),
-    check.spends?.length ? h("ul", {class: "ph-nd-spends"}, check.spends.map((spend) =>
-      h("li", {}, `${names.member(spend.actor)} spent ${plural(spend.symbol, spend.count)} on ${spend.on}`))) : null);
-  const mayspend = allowed.filter((s) => (left[s] ?? 0) > 0); // the symbols this member may spend
-  if (!mayspend.length) return part;
-  const symbol = h("select", {name: "symbol"}, mayspend.map((s) => h("option", {value: s}, s)));
-  const count = h("input", {name: "count", type: "number", min: 1, max: 40, value: "1",
-                            inputmode: "numeric", class: "ph-nd-count"});
-  const on = h("input", {name: "on", maxlength: 200, autocomplete: "off", placeholder: "on what",
-                         class: "ph-nd-reason"});
-  const form = h("form", {class: "ph-nc-form ph-nd-spend-form", "aria-label": `Spend the result of ${check.check}`},
-    labelled("symbol", symbol), labelled("how many", count), labelled("on", on),
-    h("button", {type: "submit"}, "Spend"));
-  bindForm(form, (data) => ({type: "spend_result", check: check.check, symbol: String(data.get("symbol")),
-    count: Number(data.get("count")), on: String(data.get("on") ?? "").trim()}));
-  part.append(form);
-  void me;
-  return part;
-}

@@ -1,10 +1,12 @@
 // <ph-narrative-results>: the latest checks closed at the table, newest first: the faces that
 // came up drawn as dice and the result in words (as the CheckRolled event recorded it), or
-// "cancelled". A closed check never changes, so each is built once.
-import {h, replace} from "../dom.js";
+// "cancelled". A closed check never changes, so each is built once; what is left of its
+// result to spend, and the form that spends it, are drawn again after each spend.
+import {h, plural, replace} from "../dom.js";
+import {bindForm} from "../actions.js";
 import {levelWords} from "./narrative_describe.js";
 import {resultSymbols, resultWords, rolledDice} from "./narrative_dice.js";
-import {spendPart} from "./narrative_encounter.js";
+import {labelled} from "./narrative_forms.js";
 
 export class NarrativeResults extends HTMLElement {
   update({closed, names, me = null, mine = new Set(), inCombat = false, players = new Set()}) {
@@ -27,18 +29,18 @@ export class NarrativeResults extends HTMLElement {
     }
     this.list.replaceChildren(...ordered.map((c) => this.items.get(c.check)));
     this.empty.hidden = ordered.length > 0;
-    for (const check of ordered) this.spends(check, names, me, spendable(check, me, mine, inCombat, players));
+    for (const check of ordered) this.spends(check, names, spendable(check, me, mine, inCombat, players));
   }
 
   /** What is left of the result and what was spent: the only part of a closed check that
    * changes (each spend is an event); redrawn only when it did. */
-  spends(check, names, me, symbols) {
+  spends(check, names, symbols) {
     const slot = this.items.get(check.check)?.querySelector(".ph-nd-spend-slot");
     if (!slot) return;
     const key = JSON.stringify([check.left, check.spends, symbols]);
     if (slot.dataset.key === key) return;
     slot.dataset.key = key;
-    replace(slot, spendPart(check, {me, names, symbols}));
+    replace(slot, spendPart(check, names, symbols));
   }
 
   item(check, names) {
@@ -74,3 +76,29 @@ function spendable(check, me, mine, inCombat, players) {
 }
 
 const SYMBOLS = ["advantage", "triumph", "threat", "despair"];
+
+/** The spend controls of one rolled check: what is left, what was spent, and a form to spend
+ * the symbols this member may spend (`allowed`). */
+function spendPart(check, names, allowed) {
+  const left = check.left ?? {};
+  const leftWords = SYMBOLS.filter((s) => (left[s] ?? 0) > 0).map((s) => plural(s, left[s]));
+  const part = h("div", {class: "ph-nd-spend-part"},
+    h("p", {class: "ph-nd-left"}, leftWords.length ? `Left to spend: ${leftWords.join(", ")}`
+      : "Nothing left to spend."),
+    check.spends?.length ? h("ul", {class: "ph-nd-spends"}, check.spends.map((spend) =>
+      h("li", {}, `${names.member(spend.actor)} spent ${plural(spend.symbol, spend.count)} on ${spend.on}`))) : null);
+  const mayspend = allowed.filter((s) => (left[s] ?? 0) > 0); // the symbols this member may spend
+  if (!mayspend.length) return part;
+  const symbol = h("select", {name: "symbol"}, mayspend.map((s) => h("option", {value: s}, s)));
+  const count = h("input", {name: "count", type: "number", min: 1, max: 40, value: "1",
+                            inputmode: "numeric", class: "ph-nd-count"});
+  const on = h("input", {name: "on", maxlength: 200, autocomplete: "off", placeholder: "on what",
+                         class: "ph-nd-reason"});
+  const form = h("form", {class: "ph-nc-form ph-nd-spend-form", "aria-label": `Spend the result of ${check.check}`},
+    labelled("symbol", symbol), labelled("how many", count), labelled("on", on),
+    h("button", {type: "submit"}, "Spend"));
+  bindForm(form, (data) => ({type: "spend_result", check: check.check, symbol: String(data.get("symbol")),
+    count: Number(data.get("count")), on: String(data.get("on") ?? "").trim()}));
+  part.append(form);
+  return part;
+}
