@@ -39,12 +39,11 @@ from poolhall.clients.table_text import (
 )
 from poolhall.events import core
 from poolhall.events.codec import AnyCommand
-from poolhall.events.dice import parse_dice
-from poolhall.events.errors import ConnectionLost, NotationError, Rejected
+from poolhall.events.errors import ConnectionLost, NeedsCharacter, NotationError, Rejected
+from poolhall.events.free_roll import in_notation
 from poolhall.events.messages import View
 from poolhall.events.plain_text import check_plain_text
 from poolhall.events.strict import StrictDecoder
-from poolhall.events.systems import SYSTEMS
 from poolhall.events.wire_errors import rejection_from
 from poolhall.projections.campaign import CampaignState, evolve
 from poolhall.projections.snapshot import state_from
@@ -116,28 +115,21 @@ async def roll(args: argparse.Namespace) -> int:
 
 def _roll_command(args: argparse.Namespace, client: Client) -> Any:
     """The command ``poolhall roll`` sends: plain dice, else the campaign's system's notation
-    (a test of the one character the player plays, when they name none)."""
+    (:func:`poolhall.events.free_roll.in_notation`; a test of the one character the player
+    plays, when they name none)."""
     system = client.welcome.system if client.welcome else ""
+    roll = with_visibility(args, core.Roll(
+        id=common.new_command_id(), expression=args.expression, character=args.character,
+        reason=args.reason or ""))
     try:
-        parse_dice(args.expression)
-        return with_visibility(args, core.Roll(
-            id=common.new_command_id(), expression=args.expression, character=args.character,
-            reason=args.reason or ""))
-    except NotationError as dice_error:
-        try:
-            command = SYSTEMS[system].parse_roll(args.expression, args.character)
-        except NotationError as error:
-            if args.character is not None or "--character" not in error.message:
-                raise CliError(f"cannot read {args.expression!r}: {error.message}") from None
-            # A test needs a character: the one the player plays, unless they play several.
-            args.character = common.own_character(client, None)
-            return _roll_command(args, client)
-        if command is None:
-            raise CliError(f"cannot read {args.expression!r}: {dice_error.message}") from None
-        command = msgspec.structs.replace(command, id=common.new_command_id())
-        if args.reason and "reason" in command.__struct_fields__:
-            command = msgspec.structs.replace(command, reason=args.reason)
-        return with_visibility(args, command)
+        return in_notation(system, roll)
+    except NeedsCharacter:
+        if args.character is not None:
+            raise
+        args.character = common.own_character(client, None)
+        return _roll_command(args, client)
+    except NotationError as error:
+        raise CliError(f"cannot read {args.expression!r}: {error.message}") from None
 
 
 @cache

@@ -284,7 +284,9 @@ class EndSession(Command, frozen=True, kw_only=True):
 
 
 class Roll(Command, frozen=True, kw_only=True):
-    """A free roll in XdN notation, for a character or for no one in particular."""
+    """A free roll in XdN notation, for a character or for no one in particular; an
+    expression that is not XdN is read in the campaign's own notation, as ``poolhall roll``
+    reads it (``2g 1p``, ``6d6 tn5``, ``5d12 dt7``), and rolled as that system's command."""
 
     expression: Expression
     character: Slug | None = None

@@ -33,6 +33,7 @@ __all__ = [
     "ErrorCode",
     "HistoryDiverged",
     "NotALog",
+    "NeedsCharacter",
     "NotationError",
     "PoolhallError",
     "Rejected",
@@ -52,6 +53,11 @@ class NotationError(PoolhallError):
         super().__init__(message)
         self.message = message
         self.position = position
+
+
+class NeedsCharacter(NotationError):
+    """The notation is a character's test and names none: the caller may give the one
+    character the roller plays (``poolhall roll`` and the server both do) or ask for one."""
 
 
 ErrorCode = Literal[

@@ -3,9 +3,8 @@
 Colour letters ``y g p r b k w`` stand for proficiency, ability, difficulty, challenge, boost,
 setback and force; counts are optional; spaces, commas, ``+`` and ``vs`` separate.
 
-The table page reads the same notation in its roll form with a copy of this grammar in
-JavaScript (``clients/web/systems/narrative_notation.js``): both are tested on the cases of
-``tests/narrative/notation_cases.json``.
+The table page's roll form sends the text as typed, and the server reads it with this module
+(:mod:`poolhall.events.free_roll`), as ``poolhall roll`` does.
 
 This module is the lower one, plain data with no msgspec: it knows the dice kinds and the words
 people type (difficulty levels, characteristics), reads text into counts (a :class:`Counts`)
@@ -77,8 +76,8 @@ _TOKEN = re.compile(
     + r")(?![a-z])|(?P<letter>[ygprbkw])))",
     re.IGNORECASE | re.ASCII,
 )
-"""ASCII only, as the table page's copy (``clients/web/systems/narrative_notation.js``) reads
-it: no other script's digits (``٢g`` was 2 ability) or spaces, no Kelvin sign for ``k``."""
+"""ASCII only: no other script's digits (``٢g`` was read as 2 ability) or spaces, and no
+Kelvin sign for ``k``."""
 
 
 _WORD = re.compile(r"\d*\s*(?P<word>[a-z]{3,})", re.IGNORECASE | re.ASCII)

@@ -33,7 +33,7 @@ from msgspec import Meta
 
 from poolhall.events.base import Command, Event, Reason, Slug, Visibility
 from poolhall.events.contract import SystemVocabulary
-from poolhall.events.errors import NotationError
+from poolhall.events.errors import NeedsCharacter, NotationError
 from poolhall.events.fair import FairStamp
 from poolhall.events.sr3_values import (
     ATTRIBUTES,
@@ -342,7 +342,7 @@ def parse_roll(text: str, character: str | None = None) -> Command | None:
     if fields is None:
         return None
     if character is None:
-        raise NotationError("say whose test it is (--character)", 0)
+        raise NeedsCharacter("say whose test it is: name its character", 0)
     pools: dict[str, int] = {}
     rest = iter(words[1:])
     for word in rest:

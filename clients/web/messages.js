@@ -117,7 +117,4 @@ export {};
  * @property {string} panel the tag of the element that shows the system's table
  * @property {string} [sheet] the tag of the GM's character form
  * @property {(frame: EventFrame, names: Names) => Node | null} describe one log line's body
- * @property {(text: string) => Promise<Command | null>} [readRoll] the roll form's text in
- *   the system's own notation as its command (narrative "2g 1p"), as `poolhall roll` reads
- *   it; null when it is not (plain dice, sent as they are); throws for a bad one
  */

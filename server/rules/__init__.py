@@ -33,7 +33,9 @@ def rules(system_id: str) -> Rules:
 
 def decide(ctx: Decision, command: Command) -> list[Event]:
     """Decide any command in a campaign: core commands here, the rest by the game system;
-    then the fair rolls' part (:func:`poolhall.server.rules.fairness.finish`)."""
+    then the fair rolls' part (:func:`poolhall.server.rules.fairness.finish`). A ``roll`` in
+    the system's own notation is decided as that system's command (:func:`core.as_typed`)."""
+    command = core.as_typed(ctx, command)
     privacy.guard(ctx, command, _decided)
     return fairness.finish(ctx.fair, ctx.state, command,
                            privacy.stamp(command, _decided(ctx, command)))

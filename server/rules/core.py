@@ -8,17 +8,20 @@ import re
 import unicodedata
 from typing import Any
 
+import msgspec
+
 from poolhall.events import core
-from poolhall.events.base import Event
+from poolhall.events.base import Command, Event
 from poolhall.events.dice import DiceExpression, RolledTerm, parse_dice, total_of
-from poolhall.events.errors import NotationError, Rejected
+from poolhall.events.errors import NeedsCharacter, NotationError, Rejected
 from poolhall.events.fair import RotateSeed, SeedCommitted, SetClientSeed, commitment
+from poolhall.events.free_roll import in_notation
 from poolhall.projections.campaign import CampaignState
 from poolhall.server.rules import fairness, privacy
 from poolhall.server.rules.base import ADMIN_MEMBER, Decision
 from poolhall.server.rules.retire import require_not_retired, retire_character
 
-__all__ = ["COMMANDS", "decide", "open_campaign", "require_session", "slugify"]
+__all__ = ["COMMANDS", "as_typed", "decide", "open_campaign", "require_session", "slugify"]
 
 COMMANDS = frozenset(core.COMMANDS)
 
@@ -206,6 +209,34 @@ def _parse_dice(text: str) -> tuple[DiceExpression, str]:
     of the event loop's time at a busy table)."""
     expression = parse_dice(text)
     return expression, str(expression)
+
+
+def as_typed(ctx: Decision, command: Command) -> Command:
+    """A ``roll`` whose expression is the campaign's own notation (``2g 1p``, ``6d6 tn5``,
+    ``5d12 dt7``) as the system's command ``poolhall roll`` would have sent for it
+    (:func:`poolhall.events.free_roll.in_notation`); any other command as it is.
+
+    The table page sends what was typed in its roll form as a ``roll``: reading it here, with
+    the CLI's own reading, gives the page every system's notation and the CLI's words for a
+    mistake, with no copy of any grammar in the browser. A character's test that names none
+    is the roller's one character, as in the CLI."""
+    if type(command) is not core.Roll:
+        return command
+    try:
+        _parse_dice(command.expression)  # plain dice, nearly every roll (cached)
+        return command
+    except NotationError:
+        pass
+    try:
+        return in_notation(ctx.state.system, command)
+    except NeedsCharacter as error:
+        mine = [character for character in ctx.actor.characters
+                if character in ctx.state.characters] if ctx.actor.role == "player" else []
+        if len(mine) != 1:
+            raise Rejected("invalid", error.message, "$.character") from None
+        return as_typed(ctx, msgspec.structs.replace(command, character=mine[0]))
+    except NotationError as error:
+        raise Rejected("invalid", error.message, "$.expression") from None
 
 
 def _roll(ctx: Decision, command: core.Roll) -> list[Event]:

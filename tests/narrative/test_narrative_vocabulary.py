@@ -134,14 +134,13 @@ def test_notation_errors_say_where(text: str, position: int) -> None:
 
 NOTATION_CASES = Path(__file__).with_name("notation_cases.json")
 """Text typed as a free roll and what it reads as: a pool, ``null`` (not this notation), or
-the error's words. The table page's copy of the grammar
-(``clients/web/systems/narrative_notation.js``) is tested on the same cases
-(``tests/web/test_roll_form_fixes.py``)."""
+the error's words. The server reads a ``roll`` the page sent on the same cases
+(``tests/server/test_free_roll_notation.py``)."""
 
 
 @pytest.mark.parametrize("case", json.loads(NOTATION_CASES.read_text()),
                          ids=lambda case: repr(case["text"])[:40])
-def test_notation_reads_the_cases_the_page_is_tested_on(case: dict[str, Any]) -> None:
+def test_notation_reads_the_shared_cases(case: dict[str, Any]) -> None:
     """``poolhall roll``'s reading of each shared case: its pool, None, or its error's words
     (ASCII only: ``٢g`` is not narrative, and a Kelvin sign is not a ``k``)."""
     if "error" in case:

@@ -1,15 +1,14 @@
 """The roll form as the GM and the players found it: an error under a form goes once what it
 said stops being true (the game session changed, or the field was edited), and the roll form of
-a narrative table reads the narrative pool notation (``2g 1p``) as ``poolhall roll`` does."""
+a narrative table reads the narrative pool notation (``2g 1p``) as ``poolhall roll`` does (the
+server reads what the form sends: tests/server/test_free_roll_notation.py)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
-from tests.narrative.test_narrative_vocabulary import NOTATION_CASES
 from tests.web.conftest import Served
 
 
@@ -82,34 +81,3 @@ def test_the_roll_form_rolls_a_narrative_pool_as_poolhall_roll_does(
     field.fill("2d6+1")
     form.get_by_role("button", name="Roll", exact=True).click()
     expect(ana.locator("ph-log [data-type=dice_rolled]")).to_have_count(1)
-
-
-READ_EACH = """async (cases) => {
-  const {readRoll} = await import("/static/systems/narrative_notation.js");
-  return cases.map(({text}) => {
-    try {
-      const command = readRoll(text);
-      return {text, pool: command === null ? null : command.pool};
-    } catch (error) {
-      return {text, error: error.message, path: error.path};
-    }
-  });
-}"""
-
-
-def test_the_page_reads_the_notation_as_the_cli_does_on_the_shared_cases(
-        served: Served, open_page: Callable[..., Page]) -> None:
-    """The page's reader (narrative_notation.js, in Chromium) reads every case of
-    ``tests/narrative/notation_cases.json`` as ``poolhall roll`` does
-    (tests/narrative/test_narrative_vocabulary.py): the same pool, or not this notation, or
-    the same words, about the expression."""
-    cases = json.loads(NOTATION_CASES.read_text())
-    _, gm_link = served.create_campaign("Same Grammar", "narrative")
-    gm = open_page(gm_link)
-    expect(gm.locator("ph-narrative-table")).not_to_be_empty()
-    read = gm.evaluate(READ_EACH, cases)
-    for case, got in zip(cases, read, strict=True):
-        if "error" in case:
-            assert got == {**case, "path": "$.expression"}
-        else:
-            assert got == case

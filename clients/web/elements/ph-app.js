@@ -361,10 +361,7 @@ export class PhApp extends HTMLElement {
     if (welcome.role === "spectator") { // a spectator rolls nothing: no roll form, no seed
       this.roll.remove();
       this.seed.remove();
-    } else {
-      this.roll.me = me;
-      this.roll.system = system; // its notation in the roll form (narrative "2g 1p")
-    }
+    } else this.roll.me = me;
     if (welcome.role === "gm") this.addGmTools();
     this.systemReady = true;
     this.render(new Set(["table", "log", "views"]));

@@ -6,16 +6,12 @@
 // choice, so a private roll is never made with the choice out of sight. In the phone's Table
 // view, where the log is out of sight, the member's latest free roll (this form's or another's,
 // `showRolled`) is shown under the form: a roll made there showed its result nowhere on screen.
-// The game system (`system`, set by ph-app) may read its own notation here, as `poolhall roll`
-// does: on a narrative table "2g 1p" is a free pool (`roll_pool`), not dice the server refuses.
 /** @import {NamedControls} from "../dom.js" */
-/** @import {GameSystem} from "../messages.js" */
 import {h} from "../dom.js";
 import {bindForm, rolled} from "../actions.js";
 import {visibilityChoice, visibilityOf} from "../visibility.js";
 
 export class PhRoll extends HTMLElement {
-  /** @type {GameSystem | null | undefined} */ system;
   connectedCallback() {
     if (this.form) return;
     this.characterSelect = h("select", {name: "character", "aria-label": "as character"});
@@ -30,13 +26,12 @@ export class PhRoll extends HTMLElement {
       h("label", {}, "Roll ", h("input", {name: "expression", required: true, placeholder: "2d6+1",
         autocomplete: "off", size: 10, "aria-label": "dice expression"})),
       this.more, this.button, this.toggle);
-    bindForm(this.form, async (data) => {
-      const expression = String(data.get("expression")).trim();
-      return {...await this.system?.readRoll?.(expression) ?? {type: "roll", expression},
+    bindForm(this.form, (data) => ({
+      type: "roll", expression: String(data.get("expression")).trim(),
       ...(data.get("character") ? {character: data.get("character")} : {}),
       ...(String(data.get("reason") ?? "").trim() ? {reason: String(data.get("reason")).trim()} : {}),
-      ...visibilityOf(data)};
-    }, (ack) => {
+      ...visibilityOf(data),
+    }), (ack) => {
       /** @type {NamedControls} */ (this.form.elements).expression.select();
       rolled(this, ack);
     });

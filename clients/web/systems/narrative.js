@@ -132,13 +132,6 @@ customElements.define("ph-narrative-table", NarrativeTable);
 export const panel = "ph-narrative-table";
 export const sheet = "ph-narrative-sheet";
 
-/** The roll form's text in the narrative notation ("2g 1p") as a free pool's command, as
- * `poolhall roll` reads it; null when it is not (plain dice, which the server reads). Its
- * reader is fetched with the first roll typed. @param {string} text */
-export async function readRoll(text) {
-  return (await import("./narrative_notation.js")).readRoll(text);
-}
-
 /** The log line of one of this system's events, or null if it is not one. */
 export function describe(frame, names) {
   return describeNarrative(frame, names);
