@@ -8,20 +8,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from poolhall.events.log import to_recorded
+from poolhall.events.log import recorded_or_problem
 from poolhall.events.log_contract import EventLog
-from poolhall.projections.fair_verify import FairCheck, FairCounts
+from poolhall.projections.fair_verify import FairCheck, FairCounts, FairProblem
 
 __all__ = ["fair_line", "fair_rolls", "fair_summary"]
 
 
 def fair_rolls(reader: EventLog) -> FairCounts:
-    """Check the rolls of every campaign of the file."""
+    """Check the rolls of every campaign of the file. An event that does not decode is a
+    problem of its own, skipped (the rolls after it are still checked): one bad row does not
+    hide what else is wrong, nor stop the report."""
     total = FairCounts()
     for campaign in reader.campaigns():
         check = FairCheck(campaign)
         for row in reader.rows(campaign):
-            check.feed(to_recorded(row))
+            recorded = recorded_or_problem(row)
+            if isinstance(recorded, str):
+                total.problems.append(FairProblem(campaign, row.seq, recorded))
+            else:
+                check.feed(recorded)
         total.add(check.finish())
     return total
 

@@ -50,6 +50,7 @@ __all__ = [
     "StoredRow",
     "chain_hash",
     "prepare",
+    "recorded_or_problem",
     "recorded_pages",
     "to_recorded",
     "with_seal",
@@ -114,6 +115,17 @@ def to_recorded(row: StoredRow) -> Recorded:
         command=row.command_id,
         event=decode_stored(row.payload, row.type, row.version),
     )
+
+
+def recorded_or_problem(row: StoredRow) -> Recorded | str:
+    """:func:`to_recorded`, or, for a row whose payload does not decode as its type, why in
+    plain words: what ``verify`` reports of such a row (written past poolhall, which never
+    stores an event it could not read back) before going on with the rest of the log."""
+    try:
+        return to_recorded(row)
+    except (msgspec.MsgspecError, KeyError, ValueError, TypeError) as error:
+        return (f"its payload does not decode as a {row.type!r} event (version {row.version}):"
+                f" {error}; poolhall never stores such an event, so it was written past it")
 
 
 def recorded_pages(log: EventLog) -> Iterator[list[tuple[str, Recorded]]]:

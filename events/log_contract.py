@@ -55,11 +55,14 @@ __all__ = [
     "CommandRecord",
     "ConcurrencyError",
     "Created",
+    "Deployment",
     "EventLog",
     "IssuedTokens",
     "Maintenance",
     "PreparedEvent",
+    "PresenceBoard",
     "SealedTokens",
+    "SeedVault",
     "ServerLog",
     "SnapshotRows",
     "StoreError",
@@ -287,8 +290,103 @@ class SnapshotRows(Protocol):
         ...
 
 
+class SeedVault(Protocol):
+    """Durable storage of one secret seed per (campaign, epoch): the fair rolls' one secret
+    (:mod:`poolhall.events.fair`), never in an event, a frame, a log line or a snapshot until
+    ``seed_revealed`` puts it in the log. Kept durably, so a server killed between a
+    commitment and its reveal continues the same epoch after a restart; a seed is stored
+    *before* the ``seed_committed`` that publishes its hash is appended
+    (:class:`poolhall.server.fair_seeds.FairSeeds` does it in that order). Append-only like the
+    log: the database refuses a change, a removal or a replacement of a stored seed."""
+
+    def put(self, campaign: str, epoch: int, seed: bytes) -> bytes:
+        """Store ``seed`` for the epoch unless one is stored already; return the stored one.
+
+        It is durable when this returns (another process may have stored its own first:
+        then that one is returned, and used).
+        """
+        ...
+
+    def get(self, campaign: str, epoch: int) -> bytes | None:
+        """The seed of the epoch, or ``None`` if none was stored."""
+        ...
+
+    def close(self) -> None:
+        """Release the storage."""
+        ...
+
+
+class PresenceBoard(Protocol):
+    """One process's view of who is connected to each campaign, through which process
+    (:mod:`poolhall.server.presence_board` has one in memory; PostgreSQL's is in the database)."""
+
+    process: str
+    """This process's id on the board (unique per start)."""
+
+    def publish(self, campaign: str, members: Mapping[str, int]) -> None:
+        """This process's connections to ``campaign`` now, by member (empty: none); if its
+        set of members changed (not only a count), every process is told the campaign
+        changed."""
+        ...
+
+    def elsewhere(self, campaign: str) -> frozenset[str]:
+        """The members connected to ``campaign`` through the other live processes."""
+        ...
+
+    def beat(self) -> list[str]:
+        """Say this process lives (once per heartbeat), and forget the processes that have not
+        for the expiry: the campaigns whose presence changed, of which every process is told.
+        A process forgotten although alive publishes everything it holds again."""
+        ...
+
+    def close(self) -> None:
+        """Withdraw this process (every process is told of its campaigns) and release."""
+        ...
+
+
+class Deployment(Protocol):
+    """What a log shared by several server processes (PostgreSQL) also keeps for them: a log
+    of one process (SQLite) has no such thing (:meth:`ServerLog.deployment` is ``None``)."""
+
+    url: str
+    """The database the processes share (what each follows the others' appends on)."""
+
+    def admin_hash(self) -> str | None:
+        """The deployment's admin token hash, if one is set."""
+        ...
+
+    def claim_admin_hash(self, token_hash: str) -> str:
+        """Set the deployment's admin token hash to ``token_hash`` unless one is set; the one
+        set now (which may not be ``token_hash``: another process's came first)."""
+        ...
+
+    def presence_board(self, process: str, expiry: float) -> PresenceBoard:
+        """Who is connected through each process of the deployment."""
+        ...
+
+
 class ServerLog(EventLog, IssuedTokens, SealedTokens, Protocol):
-    """What a server opens: the log, and the two token tables its appends write."""
+    """What a server opens: the log, the two token tables its appends write, and the tables
+    the server keeps beside the log in the same database, each through a small interface
+    (every backend has each of them)."""
+
+    def creation(self, command_id: str) -> tuple[str, CommandRecord] | None:
+        """The campaign the command id created (its event 1), and what it appended, if it
+        created one: a retried create finds its campaign even if another process made it."""
+        ...
+
+    def snapshots(self) -> SnapshotRows:
+        """The stored snapshots beside the log (derived rows, not append-only)."""
+        ...
+
+    def seed_vault(self) -> SeedVault:
+        """The fair rolls' secret seeds beside the log."""
+        ...
+
+    def deployment(self) -> Deployment | None:
+        """What the processes sharing this log share beyond it, or ``None`` when the log
+        has one server process (SQLite: the file's lock refuses a second)."""
+        ...
 
 
 class Maintenance(Protocol):

@@ -43,6 +43,7 @@ from poolhall.events.backends import is_postgres_url, open_log, safe_name
 from poolhall.events.codec import encode
 from poolhall.events.errors import Rejected, StoreError
 from poolhall.events.log import ServerLog
+from poolhall.events.log_contract import Deployment, SeedVault
 from poolhall.events.messages import CLIENT_DECODER, ErrorReply, History, Join, StateAt
 from poolhall.events.owner import ListCampaigns
 from poolhall.projections.campaign import Member
@@ -70,7 +71,6 @@ from poolhall.server.protocol import command_id_of, read_frame, read_join
 from poolhall.server.rates import Limits, MemberKey, member_key
 from poolhall.server.refusal_cost import pause_after
 from poolhall.server.report_page import ReportPages
-from poolhall.server.seed_vault_sqlite import SqliteSeedVault
 from poolhall.server.settings import Settings
 from poolhall.server.shared_admin import claim_shared_admin_token
 from poolhall.server.shutdown import answer_unread, run_steps
@@ -130,7 +130,7 @@ class Server:
         self.port = port
         self.new_seed = (lambda: rng.randbytes(32)) if rng is not None else system_seed
         """Each epoch's secret seed: the OS CSPRNG (tests give a seeded ``rng``: fixed seeds)."""
-        self.vault: SqliteSeedVault | None = None
+        self.vault: SeedVault | None = None
         self.settings = settings if settings is not None else Settings()
         if admin_token is not None:
             check_admin_token(admin_token, "the admin token given")
@@ -215,10 +215,10 @@ class Server:
         self.admin_token = token
         self.joins.admin_hash = hash_token(token)
 
-    async def _use_shared_admin_token(self, log: ServerLog) -> None:
+    async def _use_shared_admin_token(self, shared: Deployment) -> None:
         """The deployment's admin token on a shared database
         (:mod:`poolhall.server.shared_admin`)."""
-        held = await claim_shared_admin_token(log, self._given_admin_token, self.database)
+        held = await claim_shared_admin_token(shared, self._given_admin_token, self.database)
         self.admin_token, self.admin_token_created = held.token, held.created
         self.joins.admin_hash = held.hash
 
@@ -252,8 +252,9 @@ class Server:
     async def _open_and_listen(self) -> None:
         """The steps of :meth:`start`, which undoes them if one fails."""
         self.log = log = await asyncio.to_thread(open_log, self.database)
-        if self.shared:
-            await self._use_shared_admin_token(log)
+        shared = log.deployment()  # None for SQLite: its one server is the deployment
+        if shared is not None:
+            await self._use_shared_admin_token(shared)
         elif self._given_admin_token is None:
             try:
                 token, self.admin_token_created = load_or_create_admin_token(self.db_path)
@@ -271,17 +272,14 @@ class Server:
         started = time.perf_counter()
         # A process of a shared log may hold only the admin token's hash: its rows go unsealed,
         # and the database's own access control is what guards them (docs: what clients see).
-        self.store = SnapshotStore(log.snapshots()  # type: ignore[attr-defined]
-                                   if self.shared else self.db_path,
+        self.store = SnapshotStore(log.snapshots(),
                                    seal_key(self.admin_token) if self.admin_token else None)
-        self.vault = self.loaded.vault = (
-            log.seed_vault() if self.shared  # type: ignore[attr-defined]
-            else SqliteSeedVault(self.db_path))
+        self.vault = self.loaded.vault = log.seed_vault()
         await self.loaded.open(log, self.store, self.committer)  # and unloads idle hubs
-        if self.shared:
+        if shared is not None:
             from poolhall.server.shared_deployment import SharedDeployment  # psycopg
 
-            self.deployment = SharedDeployment(log, self.database, self.loaded, self.health,
+            self.deployment = SharedDeployment(shared, self.loaded, self.health,
                                                self.settings.presence_expiry)
             self.deployment.start()
         logger.info("found %d campaigns in %.3fs (each loads when first joined)",

@@ -98,7 +98,7 @@ class CampaignCreation:
         found = self._campaigns.creations.get(command.id)
         if found is None and self._campaigns.shared:  # another process may have created it
             try:
-                found = await asyncio.to_thread(log.creation, command.id)  # type: ignore[attr-defined]
+                found = await asyncio.to_thread(log.creation, command.id)
             except Exception:
                 logger.exception("looking up the creation %s failed", command.id)
                 raise Rejected("unavailable", "the log could not be read; retry it",

@@ -43,9 +43,9 @@ from collections.abc import Callable
 from datetime import datetime
 
 from poolhall.events.fair import keyed
+from poolhall.events.log_contract import SeedVault
 from poolhall.projections.campaign import CampaignState, FairState
 from poolhall.server.rules.fairness import EpochSeeds
-from poolhall.server.seed_vault import SeedVault
 
 __all__ = ["FairSeeds", "inherited_epoch", "system_seed"]
 

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING
 
 from poolhall.events.errors import Rejected
 from poolhall.events.log import CommandRecord, ServerLog
+from poolhall.events.log_contract import SeedVault
 from poolhall.server.command_lookups import CommandLookups
 from poolhall.server.fair_seeds import FairSeeds, inherited_epoch
 from poolhall.server.health import LogHealth
 from poolhall.server.hub import CampaignHub
 from poolhall.server.page_cache import PageCache
 from poolhall.server.rebuild import LoadedCampaign, load_hub_state
-from poolhall.server.seed_vault import SeedVault
 from poolhall.server.settings import Settings
 from poolhall.server.stored_snapshots import SnapshotStore
 from poolhall.server.utc_clock import UtcClock

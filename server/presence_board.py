@@ -4,7 +4,8 @@ The page's **At the table** shows a member connected when they are connected to 
 process of the deployment. Each process knows its own connections (:mod:`poolhall.server.table_feed`
 counts them); the board is where a process says which of its members are connected and reads
 those connected through the others. A small interface of its own, apart from the event log,
-so that each backend keeps it beside its log:
+so that each backend keeps it beside its log (its interface,
+:class:`poolhall.events.log_contract.PresenceBoard`, is the contract's):
 :class:`poolhall.events.postgres_backend.presence.PostgresPresence` in the database, shared by
 several processes, and :class:`MemoryPresence` here, in memory, for processes of one Python
 process (the reference the contract tests hold both to).
@@ -24,32 +25,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Protocol
+
+from poolhall.events.log_contract import PresenceBoard
 
 __all__ = ["MemoryPresence", "PresenceBoard", "PresenceSpace"]
-
-
-class PresenceBoard(Protocol):
-    """One process's view of who is connected to each campaign, through which process."""
-
-    process: str
-    """This process's id on the board (unique per start)."""
-
-    def publish(self, campaign: str, members: Mapping[str, int]) -> None:
-        """This process's connections to ``campaign`` now, by member (empty: none); if its
-        set of members changed (not only a count), every process is told the campaign
-        changed."""
-
-    def elsewhere(self, campaign: str) -> frozenset[str]:
-        """The members connected to ``campaign`` through the other live processes."""
-
-    def beat(self) -> list[str]:
-        """Say this process lives (once per heartbeat), and forget the processes that have not
-        for the expiry: the campaigns whose presence changed, of which every process is told.
-        A process forgotten although alive publishes everything it holds again."""
-
-    def close(self) -> None:
-        """Withdraw this process (every process is told of its campaigns) and release."""
 
 
 class PresenceSpace:

@@ -12,7 +12,7 @@ import asyncio
 from typing import NamedTuple
 
 from poolhall.events.errors import StoreError
-from poolhall.events.log import ServerLog
+from poolhall.events.log_contract import Deployment
 from poolhall.server.auth import admin_token_path, hash_token, load_or_create_admin_token
 
 __all__ = ["SharedAdmin", "claim_shared_admin_token"]
@@ -30,11 +30,11 @@ class SharedAdmin(NamedTuple):
     """The hash every join is checked against."""
 
 
-async def claim_shared_admin_token(log: ServerLog, given: str | None,
+async def claim_shared_admin_token(shared: Deployment, given: str | None,
                                    database: str) -> SharedAdmin:
     """The deployment's admin token: ``given`` if the database holds its hash (or none yet),
     else the one the database holds, made here (and written beside the process) if none."""
-    claim = log.admin_hash  # type: ignore[attr-defined]
+    claim = shared.claim_admin_hash
     if given is not None:
         held = await asyncio.to_thread(claim, hash_token(given))
         if held != hash_token(given):
@@ -42,8 +42,8 @@ async def claim_shared_admin_token(log: ServerLog, given: str | None,
                              "database holds another's hash); start without one to use "
                              "the deployment's")
         return SharedAdmin(given, False, held)
-    held = await asyncio.to_thread(claim, None)
-    if held is None:
+    found = await asyncio.to_thread(shared.admin_hash)
+    if found is None:
         path = admin_token_path(database)
         try:
             token, created = load_or_create_admin_token(path.with_suffix(""))
@@ -55,4 +55,5 @@ async def claim_shared_admin_token(log: ServerLog, given: str | None,
             return SharedAdmin(token, created, held)
         if created:  # another process set the deployment's first: this one is no token
             path.unlink(missing_ok=True)
-    return SharedAdmin("", False, held)
+        return SharedAdmin("", False, held)
+    return SharedAdmin("", False, found)

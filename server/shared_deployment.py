@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 
-from poolhall.events.log import ServerLog
+from poolhall.events.log_contract import Deployment
 from poolhall.server.health import LogHealth
 from poolhall.server.loaded_campaigns import LoadedCampaigns
 from poolhall.server.log_throttle import OncePerInterval
@@ -26,13 +26,12 @@ most one every ten seconds)."""
 class SharedDeployment:
     """This process's part in a deployment of several: its followers and its presence."""
 
-    def __init__(self, log: ServerLog, url: str, loaded: LoadedCampaigns, health: LogHealth,
+    def __init__(self, shared: Deployment, loaded: LoadedCampaigns, health: LogHealth,
                  presence_expiry: float) -> None:
         self.presence = loaded.presence = SharedPresence(
-            log.presence_board(process_id(), presence_expiry),  # type: ignore[attr-defined]
-            loaded.hubs, presence_expiry)
+            shared.presence_board(process_id(), presence_expiry), loaded.hubs, presence_expiry)
         """Who is connected through the other processes; told who is connected here."""
-        self.followers = SharedLog(url, loaded, health)
+        self.followers = SharedLog(shared.url, loaded, health)
         """What keeps this process's hubs up with the others' appends."""
         self._pool_failures = OncePerInterval("error connecting in", POOL_FAILURES_INTERVAL)
 

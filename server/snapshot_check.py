@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from poolhall.events.log import ChainProblem, to_recorded
+from poolhall.events.log import ChainProblem, recorded_or_problem
 from poolhall.events.sqlite_backend import SqliteReader
 from poolhall.events.sqlite_backend.snapshots import read_only_rows
 
@@ -74,7 +74,12 @@ def _campaign_problems(reader: SqliteReader, campaign: str,
             event = next(events, None)
             if event is None:
                 break
-            evolve(state, to_recorded(event))
+            recorded = recorded_or_problem(event)
+            if isinstance(recorded, str):  # reported with the rolls' problems
+                return [*problems, ChainProblem(campaign, event.seq, "the stored snapshots"
+                                                " from here on were not compared: the event"
+                                                " does not decode")]
+            evolve(state, recorded)
             head_hash = event.hash
         problem = _compare(row, state, head_hash)
         if problem:

@@ -36,7 +36,7 @@ from typing import Any, NamedTuple, get_type_hints
 
 import msgspec
 
-from poolhall.events.log import GENESIS, ServerLog, to_recorded
+from poolhall.events.log import GENESIS, EventLog, to_recorded
 from poolhall.events.log_contract import SnapshotRows
 from poolhall.events.sqlite_backend.snapshots import SqliteSnapshots, read_only_rows
 from poolhall.projections import campaign as campaign_projection
@@ -215,7 +215,7 @@ DISTRUSTED_MOST = 16
 """Rows a fold discards at most before it folds from the first event instead."""
 
 
-def trusted_latest(log: ServerLog, store: SnapshotStore, campaign: str,
+def trusted_latest(log: EventLog, store: SnapshotStore, campaign: str,
                    at_most: int | None = None) -> Folded | None:
     """The campaign's latest stored state at or before ``at_most`` that the log vouches for:
     its row's chain hash is the log's hash of that event, its state is at that event and
@@ -244,7 +244,7 @@ def trusted_latest(log: ServerLog, store: SnapshotStore, campaign: str,
     return None
 
 
-def fold_from(log: ServerLog, store: SnapshotStore, campaign: str, *, upto: int | None = None,
+def fold_from(log: EventLog, store: SnapshotStore, campaign: str, *, upto: int | None = None,
               every: int = 1000) -> Folded:
     """The campaign's state at ``upto`` (its head if ``None``): the nearest stored snapshot
     at or before it plus the events between, read from the log.

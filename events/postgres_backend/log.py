@@ -34,6 +34,7 @@ from poolhall.events.log_contract import (
     ChainProblem,
     CommandRecord,
     Created,
+    Deployment,
     ServerLog,
     StoredRow,
 )
@@ -82,6 +83,37 @@ _RECORDS_BY_CAMPAIGN = (
     " FROM unnest(%b::text[], %b::text[]) AS w(campaign, command_id) CROSS JOIN LATERAL"
     " (SELECT actor, first_seq, last_seq FROM commands WHERE campaign = w.campaign"
     " AND command_id = w.command_id LIMIT 1) AS c")
+
+_UNCOVERED = (
+    "SELECT e.campaign, e.seq, e.command_id FROM events AS e LEFT JOIN commands AS c"
+    " ON c.campaign = e.campaign AND c.command_id = e.command_id"
+    " WHERE c.first_seq IS NULL OR e.seq < c.first_seq OR e.seq > c.last_seq")
+"""Every event its command id's recorded range does not hold: an event appended past
+poolhall (which records each command with its events, in one transaction) or whose command
+was removed."""
+_RECORDED_BEYOND = (
+    "SELECT c.campaign, c.last_seq, h.head FROM"
+    " (SELECT campaign, max(last_seq) AS last_seq FROM commands GROUP BY campaign) AS c"
+    " CROSS JOIN LATERAL (SELECT coalesce(max(seq), 0) AS head FROM events"
+    " WHERE campaign = c.campaign) AS h WHERE c.last_seq > h.head")
+"""Each campaign whose recorded commands appended past its last event: ``(campaign, last
+recorded, head)``."""
+
+
+def _command_problems(connection: psycopg.Connection[Any]) -> list[ChainProblem]:
+    """Events their command did not record, and recorded events the log no longer holds (in
+    the words of the SQLite backend's ``verify``, so that both report alike)."""
+    problems = [ChainProblem(campaign, int(seq), f"command {command!r} did not append this"
+                             " event")
+                for campaign, seq, command in connection.execute(_UNCOVERED)]
+    for campaign, last, head in connection.execute(_RECORDED_BEYOND):
+        last, head = int(last), int(head)
+        missing = (f"event {last} is missing" if last == head + 1
+                   else f"events {head + 1} to {last} are missing")
+        problems.append(ChainProblem(campaign, head + 1, f"{missing}: the commands table"
+                                     f" records it, the log ends at {head}"))
+    return problems
+
 
 class PostgresLog(ServerLog):
     """The event log in one PostgreSQL database (or one schema of it, named in the URL's
@@ -167,16 +199,26 @@ class PostgresLog(ServerLog):
         connection of its own: its heartbeat never waits for a reader's."""
         return PostgresPresence(self.url, process, expiry=expiry)
 
-    def admin_hash(self, given: str | None) -> str | None:
-        """The deployment's admin token hash: ``given`` becomes it if none is set yet; the
-        one set (which may not be ``given``) otherwise (:mod:`.deployment`)."""
+    def deployment(self) -> Deployment:
+        """This log itself: its database is what the deployment's processes share."""
+        return self
+
+    def admin_hash(self) -> str | None:
+        """The deployment's admin token hash, if one is set (:mod:`.deployment`)."""
         try:
             with self._pool.connection() as connection:
-                if given is None:
-                    return admin_hash(connection)
-                return claim_admin_hash(connection, given)
+                return admin_hash(connection)
         except psycopg.Error as error:
             raise StoreError(f"cannot read the admin token's hash: {reason(error)}") from None
+
+    def claim_admin_hash(self, token_hash: str) -> str:
+        """Set the deployment's admin token hash unless one is set; the one set now, which
+        may be another process's (:mod:`.deployment`)."""
+        try:
+            with self._pool.connection() as connection:
+                return claim_admin_hash(connection, token_hash)
+        except psycopg.Error as error:
+            raise StoreError(f"cannot set the admin token's hash: {reason(error)}") from None
 
     def checkpoint(self) -> None:
         """Nothing to do: PostgreSQL keeps its own house."""
@@ -302,14 +344,8 @@ class PostgresLog(ServerLog):
                         campaign, seq, "hash does not chain: the event or one before it was "
                         "edited, dropped or reordered"))
                 last[campaign] = (seq, digest)
-            commands = connection.execute(
-                "SELECT c.campaign, c.command_id, c.last_seq FROM commands c WHERE c.last_seq >"
-                " coalesce((SELECT max(seq) FROM events e WHERE e.campaign = c.campaign), 0)"
-            ).fetchall()
-        for campaign, command_id, last_seq in commands:
-            problems.append(ChainProblem(campaign, int(last_seq), f"events up to {last_seq}, "
-                                         f"recorded by command {command_id!r}, are missing"))
-        return checked, problems
+            problems += _command_problems(connection)
+        return checked, sorted(problems, key=lambda p: (p.campaign, p.seq))
 
     def close(self) -> None:
         """Release the connections."""

@@ -30,13 +30,22 @@ import msgspec
 
 from poolhall.events.chain import GENESIS
 from poolhall.events.errors import ConcurrencyError, StoreError
-from poolhall.events.log_contract import Appended, AppendRequest, AppendResult, CommandRecord
+from poolhall.events.log_contract import (
+    Appended,
+    AppendRequest,
+    AppendResult,
+    CommandRecord,
+    Deployment,
+    ServerLog,
+)
 from poolhall.events.sqlite_backend.bulk_insert import insert_rows, insert_values
 from poolhall.events.sqlite_backend.file import open_error, warn_if_shared, writer_lock
 from poolhall.events.sqlite_backend.issued_tokens import INSERT as INSERT_ISSUED
 from poolhall.events.sqlite_backend.issued_tokens import ISSUING, issued_hash
 from poolhall.events.sqlite_backend.reader import SqliteReader
 from poolhall.events.sqlite_backend.schema import COLUMNS, create_or_migrate
+from poolhall.events.sqlite_backend.seeds import SqliteSeedVault
+from poolhall.events.sqlite_backend.snapshots import SqliteSnapshots
 
 __all__ = ["JOURNAL_SIZE_LIMIT", "SqliteLog"]
 
@@ -79,7 +88,7 @@ class _Rows:
     tokens: list[tuple[str, str]] = field(default_factory=list)
 
 
-class SqliteLog(SqliteReader):
+class SqliteLog(SqliteReader, ServerLog):
     """The event log in one SQLite file, opened for writing by its one server.
 
     ``":memory:"`` is not supported: readers need a file. Opening takes an exclusive lock on
@@ -248,6 +257,28 @@ class SqliteLog(SqliteReader):
             record = recorded.get((requests[k].campaign, requests[k].command_id))
             if record is not None:
                 results[k] = record
+
+    # ---- the tables beside the log (:class:`ServerLog`) ---------------------------------
+
+    def creation(self, command_id: str) -> tuple[str, CommandRecord] | None:
+        """The campaign the command id created, and what it appended, if it created one."""
+        found = self._all("SELECT campaign, actor, first_seq, last_seq FROM commands"
+                          " WHERE command_id = ? AND first_seq = 1 LIMIT 1", [command_id])
+        return None if not found else (str(found[0][0]), CommandRecord(
+            str(found[0][1]), int(found[0][2]), int(found[0][3])))
+
+    def snapshots(self) -> SqliteSnapshots:
+        """The stored snapshots in the file (on connections of their own)."""
+        return SqliteSnapshots(self.path)
+
+    def seed_vault(self) -> SqliteSeedVault:
+        """The fair rolls' seeds in the file (on a connection of its own), in the table the
+        schema made with its triggers."""
+        return SqliteSeedVault(self.path)
+
+    def deployment(self) -> Deployment | None:
+        """None: the file's one server is the whole deployment."""
+        return None
 
     # ---- beside the writer -------------------------------------------------------------
 

@@ -5,13 +5,18 @@ Every promise of the log is a constraint SQLite enforces (see :mod:`poolhall.eve
 - ``UNIQUE (campaign, seq)`` on ``events``: a second event at a sequence number is refused;
 - ``PRIMARY KEY (campaign, command_id)`` on ``commands``: a command id is recorded once per
   campaign;
-- triggers refuse UPDATE and DELETE on ``events``, ``commands`` and ``sealed_tokens``;
+- triggers refuse UPDATE and DELETE on ``events``, ``commands``, ``sealed_tokens`` and
+  ``fair_seeds``, and an insert at a key the table already holds: SQLite's ``INSERT OR
+  REPLACE`` (or ``REPLACE INTO``) deletes the row in its way without firing a DELETE trigger
+  (unless the *writing* connection turned ``recursive_triggers`` on), so without that
+  trigger it rewrote a stored event, command, sealed token or seed;
 - ``CHECK`` s: sequence numbers from 1, a command's range in order, each payload valid JSON.
 
 Beside them: ``sealed_tokens`` (the token a command issued, sealed under its retry key),
 ``issued_tokens`` (which campaign each token hash was issued for, derived from the events,
-written in the same transaction), ``write_probes`` (a row each time the log recovered from
-failing writes) and, created by the snapshot store, ``snapshots``.
+written in the same transaction), ``fair_seeds`` (the fair rolls' unrevealed seeds:
+:mod:`poolhall.events.sqlite_backend.seeds`), ``write_probes`` (a row each time the log
+recovered from failing writes) and, created by the snapshot store, ``snapshots``.
 
 **The migration.** Files written before issue 28 kept the same columns in ``events`` but
 no unique key the database enforced on ``(campaign, seq)`` (the *block layout*: an index
@@ -20,8 +25,13 @@ before that, for a few hours, a ``journal`` table beside ``events``. A file whos
 ``user_version`` is not :data:`PLAIN` is rewritten once, in one transaction, when a server
 opens it for writing: the rows of ``events`` (then of ``journal``, the tail of that layout's
 append order) copied into the plain table in their append order, the commands in the order
-they were recorded, every derived table of the old layouts dropped. A row the old layout
-held twice is refused by the new constraints, and the file is left as it was.
+they were recorded, every derived table of the old layouts dropped (never a table of the
+plain schema: :data:`KEPT`). A row the old layout held twice is refused by the new
+constraints, and the file is left as it was.
+
+**The triggers** are created ``IF NOT EXISTS`` at every open for writing, so a file of the
+plain schema written before one of them existed gets it as it opens, with no new
+``user_version`` (which would rewrite the file).
 """
 
 from __future__ import annotations
@@ -32,7 +42,7 @@ import time
 
 from poolhall.events.sqlite_backend.issued_tokens import create_table
 
-__all__ = ["PLAIN", "create_or_migrate", "is_plain"]
+__all__ = ["APPEND_ONLY", "KEPT", "PLAIN", "create_or_migrate", "is_plain"]
 
 logger = logging.getLogger("poolhall.events.sqlite_backend")
 
@@ -72,11 +82,36 @@ _SEALED = ("CREATE TABLE IF NOT EXISTS sealed_tokens (campaign TEXT NOT NULL,"
 
 _PROBES = "CREATE TABLE IF NOT EXISTS write_probes (at TEXT NOT NULL, room BLOB NOT NULL)"
 
+_SEEDS = """CREATE TABLE IF NOT EXISTS fair_seeds (
+    campaign TEXT NOT NULL,
+    epoch INTEGER NOT NULL CHECK (epoch >= 1),
+    seed BLOB NOT NULL CHECK (length(seed) = 32),
+    PRIMARY KEY (campaign, epoch)
+) WITHOUT ROWID"""
+"""The fair rolls' seeds (:mod:`poolhall.events.sqlite_backend.seeds`): made with the schema,
+so that its triggers hold from the first open and no migration drops it."""
+
 _APPEND_ONLY = ("CREATE TRIGGER IF NOT EXISTS {table}_no_{change} BEFORE {change} ON {table}"
                 " BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END")
 
-_KEPT = {"events", "commands", "sealed_tokens", "issued_tokens", "write_probes", "snapshots"}
-"""Tables a migration keeps; every other (the old layouts' derived tables) is dropped."""
+_NO_REPLACE = ("CREATE TRIGGER IF NOT EXISTS {table}_no_replace BEFORE INSERT ON {table}"
+               " WHEN EXISTS (SELECT 1 FROM {table} WHERE {match})"
+               " BEGIN SELECT RAISE(ABORT, '{table} are append-only: {what} is stored"
+               " already and is never replaced'); END")
+"""Refuses an insert at a key the table holds before SQLite's REPLACE could delete the row
+(see the module's docstring); a plain duplicate gets this error instead of the key's."""
+
+APPEND_ONLY: dict[str, tuple[tuple[str, ...], str]] = {
+    "events": (("campaign", "seq"), "an event at this campaign and seq"),
+    "commands": (("campaign", "command_id"), "a command with this id in this campaign"),
+    "sealed_tokens": (("campaign", "command_id"), "a sealed token of this command"),
+    "fair_seeds": (("campaign", "epoch"), "a seed of this epoch"),
+}
+"""The append-only tables, each with its key and what a row at that key is, in words."""
+
+KEPT = frozenset({*APPEND_ONLY, "issued_tokens", "write_probes", "snapshots"})
+"""Tables a migration keeps: the plain schema's. Every other (the old layouts' derived tables)
+is dropped; the seeds above all must never be (they cannot be made again)."""
 
 
 def _tables(connection: sqlite3.Connection) -> set[str]:
@@ -104,10 +139,9 @@ def create_or_migrate(connection: sqlite3.Connection) -> None:
             _migrate(connection, tables)
         connection.execute(_SEALED)
         connection.execute(_PROBES)
+        connection.execute(_SEEDS)
         filled = create_table(connection)
-        for table in ("events", "commands", "sealed_tokens"):
-            for change in ("update", "delete"):
-                connection.execute(_APPEND_ONLY.format(table=table, change=change))
+        _create_triggers(connection)
         connection.execute(f"PRAGMA user_version = {PLAIN}")
         connection.execute("COMMIT")
     except BaseException:
@@ -118,12 +152,21 @@ def create_or_migrate(connection: sqlite3.Connection) -> None:
         logger.info("%d issued tokens indexed from the log", filled)
 
 
+def _create_triggers(connection: sqlite3.Connection) -> None:
+    """The append-only triggers of every table of :data:`APPEND_ONLY` that lacks them."""
+    for table, (key, what) in APPEND_ONLY.items():
+        for change in ("update", "delete"):
+            connection.execute(_APPEND_ONLY.format(table=table, change=change))
+        match = " AND ".join(f"{column} = NEW.{column}" for column in key)
+        connection.execute(_NO_REPLACE.format(table=table, match=match, what=what))
+
+
 def _migrate(connection: sqlite3.Connection, tables: set[str]) -> None:
     """Rewrite an old layout's ``events`` (and ``journal``) and ``commands`` into the plain
     tables (see the module's docstring)."""
     started = time.perf_counter()
     for table in ("events", "commands"):
-        for trigger in ("no_update", "no_delete"):
+        for trigger in ("no_update", "no_delete", "no_replace"):
             connection.execute(f"DROP TRIGGER IF EXISTS {table}_{trigger}")
     connection.execute("ALTER TABLE events RENAME TO old_events")
     connection.execute("ALTER TABLE commands RENAME TO old_commands")
@@ -140,7 +183,7 @@ def _migrate(connection: sqlite3.Connection, tables: set[str]) -> None:
         " SELECT campaign, command_id, actor, first_seq, last_seq FROM old_commands"
         " ORDER BY rowid")
     connection.execute(_CREATED)
-    for table in sorted(t for t in _tables(connection) - _KEPT if not t.startswith("sqlite_")):
+    for table in sorted(t for t in _tables(connection) - KEPT if not t.startswith("sqlite_")):
         connection.execute(f'DROP TABLE "{table}"')
     (path,) = [str(row[2]) for row in connection.execute("PRAGMA database_list")
                if row[1] == "main"]

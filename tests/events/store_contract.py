@@ -1,13 +1,17 @@
 """The log's contract tests, written once: every backend's test module subclasses them.
 
-:class:`LogContract` holds every test of :class:`poolhall.events.log_contract.EventLog`; a backend's
-module (``test_sqlite_log.py``, the PostgreSQL one) subclasses it as ``TestXxxLog`` and gives
-the hooks: a ``log`` fixture yielding a fresh, empty log, :meth:`LogContract.reopen`,
-:meth:`LogContract.execute` (raw SQL on the backend's database, as an operator with a SQL shell
-would run it, triggers in place), :meth:`LogContract.tamper` (the same with the append-only
-triggers dropped first, as an attacker would) and :attr:`LogContract.integrity_errors` (what
-the backend's driver raises when the database refuses a statement). A new test added here
-runs on every backend at once, in the manner of eventsourcing's abstract recorder tests.
+:class:`LogContract` holds every test of :class:`poolhall.events.log_contract.EventLog`
+(``side_tables_contract.py`` those of the small interfaces beside it); a backend's module
+(``test_sqlite_log.py``, the PostgreSQL one) subclasses each as ``TestXxx...`` together with
+its :class:`Backend` hooks: a ``log`` fixture yielding a fresh, empty log,
+:meth:`Backend.reopen`, :meth:`Backend.execute` (raw SQL on the backend's database, as an
+operator with a SQL shell would run it, triggers in place), :meth:`Backend.tamper` (the same
+with the append-only triggers dropped first, as an attacker would),
+:meth:`Backend.overwrites` (every form of the backend's SQL that writes over a stored row),
+:meth:`Backend.database` (what ``poolhall verify`` is given) and
+:attr:`Backend.integrity_errors` (what the backend's driver raises when the database refuses
+a statement). A new test added here runs on every backend at once, in the manner of
+eventsourcing's abstract recorder tests.
 
 The raw SQL uses only the plain schema's names (:mod:`poolhall.events.log_contract`) and literal
 values, so that it reads the same to SQLite and PostgreSQL.
@@ -15,7 +19,9 @@ values, so that it reads the same to SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
@@ -31,10 +37,16 @@ from poolhall.events.log_contract import (
     CommandRecord,
     Created,
     EventLog,
+    ServerLog,
 )
+from tests.serve_process import poolhall
 from tests.typed import of_type
 
-__all__ = ["LogContract", "opened", "request", "rolled"]
+__all__ = ["EVENT_COLUMNS", "Backend", "LogContract", "opened", "request", "rolled"]
+
+EVENT_COLUMNS = ("campaign", "seq", "type", "version", "payload", "recorded_at", "actor",
+                 "command_id", "hash")
+COMMAND_COLUMNS = ("campaign", "command_id", "actor", "first_seq", "last_seq")
 
 AT = "2026-11-22T08:00:00.000Z"
 
@@ -56,14 +68,15 @@ def rolled(total: int) -> core.DiceRolled:
     return core.DiceRolled(expression=str(total), terms=(), constant=total, total=total)
 
 
-class LogContract:
-    """Every promise of the log; subclassed once per backend (see the module docstring)."""
+class Backend:
+    """The hooks a backend's test classes give (see the module docstring), and the helpers
+    the contracts write their tests with."""
 
     integrity_errors: ClassVar[tuple[type[BaseException], ...]] = ()
     """What the backend's driver raises when the database refuses a statement."""
 
     @pytest.fixture
-    def log(self) -> Iterator[EventLog]:
+    def log(self) -> Iterator[ServerLog]:
         """A fresh, empty log of the backend, closed after the test."""
         raise NotImplementedError
 
@@ -79,6 +92,45 @@ class LogContract:
         """Drop the append-only triggers, then run ``statements``, as an attacker would."""
         raise NotImplementedError
 
+    def database(self, log: EventLog) -> str:
+        """The log's database as ``poolhall verify`` takes it (a path or a URL)."""
+        raise NotImplementedError
+
+    def overwrites(self, table: str, key: tuple[str, ...], columns: tuple[str, ...],
+                   change: tuple[str, str]) -> list[str]:
+        """Every statement of the backend's SQL that writes over the stored rows of
+        ``table`` (``key``: its unique key) with ``change`` (a column, and the SQL of its new
+        value) rather than adding a row. Here the upsert both backends know; a backend adds
+        its own forms (SQLite's REPLACE, PostgreSQL's MERGE)."""
+        names = ", ".join(columns)
+        return [f"INSERT INTO {table} ({names}) SELECT {self._selected(columns, change)}"
+                f" FROM {table} WHERE 1 = 1 ON CONFLICT ({', '.join(key)}) DO UPDATE SET"
+                f" {change[0]} = excluded.{change[0]}"]
+
+    @staticmethod
+    def _selected(columns: tuple[str, ...], change: tuple[str, str]) -> str:
+        return ", ".join(f"{change[1]} AS {column}" if column == change[0] else column
+                         for column in columns)
+
+    def refused(self, log: EventLog, sql: str) -> None:
+        """``sql`` is refused by the database itself."""
+        assert self.integrity_errors, "the backend names its driver's errors"
+        with pytest.raises(self.integrity_errors):
+            self.execute(log, sql)
+
+    def append_only(self, log: EventLog, table: str, key: tuple[str, ...],
+                    columns: tuple[str, ...], change: tuple[str, str]) -> None:
+        """Every change of ``table``'s stored rows is refused: UPDATE, DELETE and each form
+        that writes over a row."""
+        self.refused(log, f"UPDATE {table} SET {change[0]} = {change[1]}")
+        self.refused(log, f"DELETE FROM {table}")
+        for statement in self.overwrites(table, key, columns, change):
+            self.refused(log, statement)
+
+
+class LogContract(Backend):
+    """Every promise of the log; subclassed once per backend (see the module docstring)."""
+
     # ---- helpers ---------------------------------------------------------------------
 
     def filled(self, log: EventLog) -> None:
@@ -86,12 +138,6 @@ class LogContract:
         log.append_batch([request("a", 0, opened("a"), rolled(1), command="a1")])
         log.append_batch([request("a", 2, rolled(2), rolled(3), command="a2"),
                           request("b", 0, opened("b"), rolled(9), command="b1")])
-
-    def refused(self, log: EventLog, sql: str) -> None:
-        """``sql`` is refused by the database itself."""
-        assert self.integrity_errors, "the backend names its driver's errors"
-        with pytest.raises(self.integrity_errors):
-            self.execute(log, sql)
 
     # ---- appending -------------------------------------------------------------------
 
@@ -310,12 +356,27 @@ class LogContract:
         self.refused(log, "DELETE FROM events WHERE campaign = 'a' AND seq = 2")
         assert [r.actor for r in log.rows("a")] == ["gm"] * 4
 
+    def test_no_form_of_sql_writes_over_a_stored_event(self, log: EventLog) -> None:
+        """An upsert, SQLite's ``INSERT OR REPLACE`` and ``REPLACE INTO`` (which delete the
+        row in their way without firing a DELETE trigger) and PostgreSQL's MERGE: each is
+        refused, and every event reads as appended, where it was appended."""
+        self.filled(log)
+        before = [list(log.rows(c)) for c in ("a", "b")]
+        self.append_only(log, "events", ("campaign", "seq"), EVENT_COLUMNS,
+                         ("actor", "'mallory'"))
+        assert [list(log.rows(c)) for c in ("a", "b")] == before
+        assert log.verify() == (6, [])
+
     def test_commands_are_append_only(self, log: EventLog) -> None:
-        """UPDATE and DELETE of a recorded command are refused by the database (triggers)."""
+        """UPDATE, DELETE and every form that writes over a recorded command are refused by
+        the database (triggers): the answer a retry gets is the one recorded."""
         self.filled(log)
         self.refused(log, "UPDATE commands SET last_seq = 9 WHERE campaign = 'a'")
         self.refused(log, "DELETE FROM commands WHERE campaign = 'a'")
-        assert log.command_records("a", ["a2"]) == {"a2": CommandRecord("gm", 3, 4)}
+        self.append_only(log, "commands", ("campaign", "command_id"), COMMAND_COLUMNS,
+                         ("actor", "'mallory'"))
+        assert log.command_records("a", ["a1", "a2"]) == {"a1": CommandRecord("gm", 1, 2),
+                                                          "a2": CommandRecord("gm", 3, 4)}
 
     # ---- verify ----------------------------------------------------------------------
 
@@ -361,3 +422,62 @@ class LogContract:
         assert problems
         assert {p.campaign for p in problems} == {"a"}
         assert {p.seq for p in problems} <= {2, 3, 4}
+
+    def test_verify_names_the_last_events_deleted(self, log: EventLog) -> None:
+        """Removing a campaign's last events, which no later hash covers, is reported by
+        range, at the first one missing."""
+        self.filled(log)
+        self.tamper(log, "DELETE FROM events WHERE campaign = 'a' AND seq >= 3")
+        _, problems = log.verify()
+        assert [(p.campaign, p.seq) for p in problems] == [("a", 3)]
+        assert "3 to 4 are missing" in problems[0].problem
+
+    def test_verify_catches_events_their_command_did_not_append(self, log: EventLog) -> None:
+        """An event whose command id the commands table does not cover is reported."""
+        self.filled(log)
+        self.tamper(log, "DELETE FROM commands WHERE campaign = 'b'")
+        _, problems = log.verify()
+        assert [(p.campaign, p.seq) for p in problems] == [("b", 1), ("b", 2)]
+        assert all("did not append" in p.problem for p in problems)
+
+    def test_verify_catches_a_forged_tail_that_no_command_recorded(self, log: EventLog
+                                                                   ) -> None:
+        """An event appended past poolhall with a correctly chained hash but no command
+        (triggers in place: a plain INSERT) is reported: the chain holds, the commands
+        table does not."""
+        self.filled(log)
+        (head,) = log.read("b", 1)
+        payload = '{"type":"dice_rolled","expression":"6","terms":[],"constant":6,"total":6}'
+        digest = link_hash(head.hash, "b", 3, "dice_rolled", 1, AT, "mallory", "ghost",
+                           payload)
+        self.execute(log, "INSERT INTO events (campaign, seq, type, version, payload,"
+                          f" recorded_at, actor, command_id, hash) VALUES ('b', 3,"
+                          f" 'dice_rolled', 1, '{payload}', '{AT}', 'mallory', 'ghost',"
+                          f" '{digest}')")
+        checked, problems = log.verify()
+        assert checked == 7
+        assert [(p.campaign, p.seq, p.problem) for p in problems] == [
+            ("b", 3, "command 'ghost' did not append this event")]
+
+    def test_poolhall_verify_reports_an_event_that_does_not_decode(self, log: EventLog,
+                                                                  tmp_path: Path) -> None:
+        """``poolhall verify`` of a log holding an event whose payload does not decode (a
+        plain INSERT, triggers in place) reports it in plain words, with every other
+        problem it found, and exits 1: it crashed with a traceback and no report."""
+        self.filled(log)
+        self.tamper(log, "UPDATE events SET actor = 'mallory' WHERE campaign = 'a' AND seq = 2")
+        self.execute(log, "INSERT INTO events (campaign, seq, type, version, payload,"
+                          " recorded_at, actor, command_id, hash) VALUES ('b', 3,"
+                          " 'dice_rolled', 1, '{\"type\":\"dice_rolled\"}', 'now', 'gm',"
+                          " 'x', '0')")
+        found = poolhall("verify", self.database(log), cwd=tmp_path, check=False)
+        assert found.returncode == 1, found.stderr
+        assert "Traceback" not in found.stderr
+        assert "broken b #3: its payload does not decode as a 'dice_rolled' event" in (
+            found.stdout)
+        assert "broken a #2:" in found.stdout  # the edit is still reported
+        assert "broken b #3: command 'x' did not append this event" in found.stdout
+        listed = poolhall("verify", self.database(log), "--json", cwd=tmp_path, check=False)
+        assert listed.returncode == 1
+        assert {(p["campaign"], p["seq"]) for p in json.loads(listed.stdout)["problems"]
+                } >= {("a", 2), ("b", 3)}

@@ -1,4 +1,5 @@
-"""The SQLite log: the shared contract (:class:`TestSqliteLog`), then what only SQLite has."""
+"""The SQLite log: the shared contracts (:class:`TestSqliteLog` and the side tables'), then
+what only SQLite has."""
 
 from __future__ import annotations
 
@@ -8,13 +9,19 @@ from pathlib import Path
 
 import pytest
 
+from poolhall.events import core
 from poolhall.events.errors import StoreError
-from poolhall.events.log_contract import CommandRecord, EventLog
+from poolhall.events.log_contract import CommandRecord, EventLog, ServerLog
 from poolhall.events.sqlite_backend import SqliteLog, SqliteReader
-from tests.events.store_contract import LogContract, opened, request, rolled
-
-_TRIGGERS = ("events_no_update", "events_no_delete", "commands_no_update",
-             "commands_no_delete")
+from poolhall.events.sqlite_backend.snapshots import SqliteSnapshots
+from tests.events.side_tables_contract import (
+    IssuedTokensContract,
+    SealedTokensContract,
+    SeedVaultContract,
+    ServerLogContract,
+    SnapshotRowsContract,
+)
+from tests.events.store_contract import Backend, LogContract, opened, request, rolled
 
 
 def _path(log: EventLog) -> Path:
@@ -22,13 +29,20 @@ def _path(log: EventLog) -> Path:
     return log.path
 
 
-class TestSqliteLog(LogContract):
-    """The log's contract, on a real SQLite file."""
+def _drop_triggers(connection: sqlite3.Connection) -> None:
+    """Every trigger of the file, as someone who can write it may drop them."""
+    for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        connection.execute(f"DROP TRIGGER {name}")
+
+
+class Sqlite(Backend):
+    """The contracts' hooks, on a real SQLite file."""
 
     integrity_errors = (sqlite3.IntegrityError,)
 
     @pytest.fixture
-    def log(self, tmp_path: Path) -> Iterator[EventLog]:
+    def log(self, tmp_path: Path) -> Iterator[ServerLog]:
         store = SqliteLog(tmp_path / "log.db")
         yield store
         store.close()
@@ -43,10 +57,43 @@ class TestSqliteLog(LogContract):
 
     def tamper(self, log: EventLog, *statements: str) -> None:
         with sqlite3.connect(_path(log)) as connection:
-            for trigger in _TRIGGERS:
-                connection.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+            _drop_triggers(connection)
             for statement in statements:
                 connection.execute(statement)
+
+    def database(self, log: EventLog) -> str:
+        return str(_path(log))
+
+    def overwrites(self, table: str, key: tuple[str, ...], columns: tuple[str, ...],
+                   change: tuple[str, str]) -> list[str]:
+        names, selected = ", ".join(columns), self._selected(columns, change)
+        return [*super().overwrites(table, key, columns, change),
+                f"INSERT OR REPLACE INTO {table} ({names}) SELECT {selected} FROM {table}",
+                f"REPLACE INTO {table} ({names}) SELECT {selected} FROM {table}"]
+
+
+class TestSqliteLog(Sqlite, LogContract):
+    """The log's contract, on a real SQLite file."""
+
+
+class TestSqliteIssuedTokens(Sqlite, IssuedTokensContract):
+    """Issued tokens in the SQLite file."""
+
+
+class TestSqliteSealedTokens(Sqlite, SealedTokensContract):
+    """Sealed tokens in the SQLite file."""
+
+
+class TestSqliteSnapshotRows(Sqlite, SnapshotRowsContract):
+    """Stored snapshots in the SQLite file."""
+
+
+class TestSqliteSeedVault(Sqlite, SeedVaultContract):
+    """The seed vault in the SQLite file."""
+
+
+class TestSqliteServerLog(Sqlite, ServerLogContract):
+    """The SQLite log as a server opens it."""
 
 
 @pytest.fixture
@@ -60,14 +107,6 @@ def _filled(log: SqliteLog) -> Path:
     log.append_batch([request("a", 0, opened("a"), rolled(1), rolled(2), rolled(3))])
     log.append_batch([request("b", 0, opened("b"), rolled(9), command="b")])
     return log.path
-
-
-def _tamper(path: Path, *statements: str) -> None:
-    with sqlite3.connect(path) as connection:
-        for trigger in _TRIGGERS:
-            connection.execute(f"DROP TRIGGER IF EXISTS {trigger}")
-        for statement in statements:
-            connection.execute(statement)
 
 
 def test_log_uses_wal_and_full_sync(log: SqliteLog) -> None:
@@ -105,24 +144,6 @@ def test_a_reader_leaves_a_copy_as_it_found_it_and_holds_a_server_off(tmp_path: 
     assert not any(map(Path.exists, beside))
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
     SqliteLog(path).close()  # once the reader is done, a server opens it
-
-
-def test_verify_names_the_last_events_deleted(log: SqliteLog) -> None:
-    """Removing a campaign's last events, which no later hash covers, is reported by range."""
-    path = _filled(log)
-    _tamper(path, "DELETE FROM events WHERE campaign = 'a' AND seq >= 3")
-    _, problems = SqliteReader(path).verify()
-    assert [(p.campaign, p.seq) for p in problems] == [("a", 3)]
-    assert "3 to 4 are missing" in problems[0].problem
-
-
-def test_verify_catches_an_event_its_command_did_not_append(log: SqliteLog) -> None:
-    """An event whose command id the commands table does not cover is reported."""
-    path = _filled(log)
-    _tamper(path, "DELETE FROM commands WHERE campaign = 'b'")
-    _, problems = SqliteReader(path).verify()
-    assert [(p.campaign, p.seq) for p in problems] == [("b", 1), ("b", 2)]
-    assert all("did not append" in p.problem for p in problems)
 
 
 def test_recorded_pages_upcast_when_an_upcaster_is_registered(log: SqliteLog,
@@ -212,3 +233,37 @@ def test_a_command_the_log_holds_racing_into_a_batch_gets_its_answer(log: Sqlite
     assert log.head("a") == 5
     assert log.head("b") == 3
     assert log.verify() == (8, [])
+
+
+def test_the_issuing_tags_are_those_of_every_event_that_carries_a_token_hash() -> None:
+    """``ISSUING`` is written out (so that opening the file imports no event type): it is
+    exactly the tags of the events with a ``token_hash`` field."""
+    from poolhall.events.codec import ALL_EVENTS, event_tag
+    from poolhall.events.sqlite_backend.issued_tokens import ISSUING
+
+    carrying = {event_tag(cls) for cls in ALL_EVENTS if "token_hash" in cls.__struct_fields__}
+    assert carrying == ISSUING
+
+
+def test_a_deleted_snapshots_table_reads_as_none_and_the_next_save_makes_it(
+        log: SqliteLog) -> None:
+    """Stored snapshots are derived: an operator may drop the table under a server."""
+    rows = SqliteSnapshots(log.path)
+    rows.save("c", "new", [(1, "h1", b"one", "s1")])
+    with sqlite3.connect(log.path) as connection:
+        connection.execute("DROP TABLE snapshots")
+    assert rows.latest("c", "new", 3) is None
+    rows.discard("c", 1)
+    rows.save("c", "new", [(1, "h1", b"one", "s1")])
+    assert rows.latest("c", "new", 3) == (1, "h1", b"one", "s1")
+
+
+def test_a_failed_batch_writes_no_token(log: SqliteLog) -> None:
+    """A batch SQLite refuses whole (a trigger aborts one row) writes none of its tokens."""
+    log.db.execute("CREATE TRIGGER boom BEFORE INSERT ON events WHEN NEW.campaign = 'd'"
+                   " BEGIN SELECT RAISE(ABORT, 'boom'); END")
+    invite = core.MemberInvited(member="m1", name="Mira", role="player", token_hash="b" * 64)
+    results = log.append_batch([request("c", 0, opened("c"), invite, command="c1"),
+                                request("d", 0, opened("d"), command="d1")])
+    assert all(isinstance(r, StoreError) for r in results)
+    assert log.token_campaign("b" * 64) is None

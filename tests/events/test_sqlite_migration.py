@@ -76,7 +76,7 @@ def test_the_block_layout_opens_in_the_plain_schema_with_everything_it_held(
     finally:
         log.close()
     assert _tables(path) == {"events", "commands", "sealed_tokens", "issued_tokens",
-                             "write_probes", "snapshots"}
+                             "write_probes", "snapshots", "fair_seeds"}
     with sqlite3.connect(path) as connection:
         assert connection.execute("PRAGMA user_version").fetchone() == (PLAIN,)
         with pytest.raises(sqlite3.IntegrityError):  # the promise the old layout lacked
@@ -134,3 +134,61 @@ def test_a_log_the_plain_schema_refuses_is_left_as_it_was(tmp_path: Path) -> Non
         SqliteLog(path)
     assert path.read_bytes() == before
     assert "event_runs" in _tables(path)
+
+
+def test_a_plain_log_from_before_the_replace_triggers_gets_them_as_it_opens(
+        tmp_path: Path) -> None:
+    """A log of the plain schema written before the triggers that refuse a REPLACE (its
+    ``fair_seeds`` with a no-update trigger only, as the seed vault made it) opens, and from
+    then on refuses an ``INSERT OR REPLACE`` of an event, a command, a sealed token or a
+    seed, and the removal of a seed, with no new ``user_version`` (no rewrite)."""
+    path = tmp_path / "before.sqlite"
+    log = SqliteLog(path)
+    log.append_batch([request("a", 0, rolled(1), rolled(2), command="a1")])
+    log.seed_vault().put("a", 1, b"\x01" * 32)
+    log.close()
+    with sqlite3.connect(path) as connection:  # as the previous release left the file
+        for table in ("events", "commands", "sealed_tokens", "fair_seeds"):
+            connection.execute(f"DROP TRIGGER {table}_no_replace")
+        connection.execute("DROP TRIGGER fair_seeds_no_delete")
+        connection.execute("INSERT OR REPLACE INTO fair_seeds VALUES ('a', 1, zeroblob(32))")
+        connection.execute("INSERT OR REPLACE INTO fair_seeds VALUES ('a', 1, X'"
+                           + "01" * 32 + "')")  # the REPLACE got through, before
+    SqliteLog(path).close()
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone() == (PLAIN,)
+        for statement in (
+                "INSERT OR REPLACE INTO events (campaign, seq, type, version, payload,"
+                " recorded_at, actor, command_id, hash) SELECT campaign, seq, type, version,"
+                " payload, recorded_at, 'mallory', command_id, hash FROM events",
+                "REPLACE INTO commands SELECT campaign, command_id, 'mallory', first_seq,"
+                " last_seq FROM commands",
+                "INSERT OR REPLACE INTO fair_seeds VALUES ('a', 1, zeroblob(32))",
+                "DELETE FROM fair_seeds"):
+            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                connection.execute(statement)
+    reader = SqliteReader(path)
+    try:
+        assert reader.verify() == (2, [])
+        assert [row.actor for row in reader.rows("a")] == ["gm", "gm"]
+    finally:
+        reader.close()
+
+
+def test_no_migration_drops_the_unrevealed_seeds(tmp_path: Path) -> None:
+    """The migration drops the old layouts' derived tables: never ``fair_seeds``, whose
+    seeds cannot be made again (an old file that had one keeps every seed)."""
+    path = _copy("block-layout.sqlite", tmp_path)
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE fair_seeds (campaign TEXT NOT NULL, epoch INTEGER"
+                           " NOT NULL CHECK (epoch >= 1), seed BLOB NOT NULL CHECK"
+                           " (length(seed) = 32), PRIMARY KEY (campaign, epoch)) WITHOUT ROWID")
+        connection.execute("INSERT INTO fair_seeds VALUES ('nar', 1, X'" + "07" * 32 + "')")
+    log = SqliteLog(path)
+    try:
+        vault = log.seed_vault()
+        assert vault.get("nar", 1) == b"\x07" * 32
+        vault.close()
+    finally:
+        log.close()
+    assert "event_runs" not in _tables(path)  # the migration did run
