@@ -299,11 +299,11 @@ def test_at_200_percent_on_a_390_px_phone_the_sheet_view_opens_on_its_parts(
     gm = open_page(gm_link, width=390, height=844)
     gm.evaluate("document.documentElement.style.fontSize = '200%'")
     gm.get_by_role("navigation", name="Views").get_by_role("button", name="Sheet").click()
-    gm.wait_for_timeout(100)
+    expect(gm.locator(".ph-tools")).to_be_visible()  # the GM's tools come after the page
+    expect(gm.locator("ph-members")).to_be_visible()
     laid = gm.evaluate(LAID_OUT)
     assert laid["header"] <= HEADER_SHARE * 844, laid
     assert laid["wide"] <= 390, laid
-    expect(gm.locator("ph-members")).to_be_visible()
     motion = gm.get_by_role("button", name="Dice roll animation")
     leave = gm.get_by_role("button", name="Leave this table")
     tools, members = gm.locator(".ph-tools").bounding_box(), gm.locator("ph-members").bounding_box()
