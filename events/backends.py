@@ -7,31 +7,18 @@ needs neither installed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poolhall.events.database_names import is_postgres_url, safe_name
 from poolhall.events.errors import StoreError
 
 if TYPE_CHECKING:
     from poolhall.events.log_contract import EventLog, ServerLog
 
 __all__ = ["is_postgres_url", "migrate", "open_log", "reading", "safe_name"]
-
-_SCHEMES = ("postgresql://", "postgres://")
-
-
-def is_postgres_url(database: str | Path) -> bool:
-    """Whether ``database`` names a PostgreSQL database rather than a SQLite file."""
-    return isinstance(database, str) and database.startswith(_SCHEMES)
-
-
-def safe_name(database: str) -> str:
-    """A database's name to print or log: a URL's password hidden."""
-    return re.sub(r"(://[^:@/]*):[^@/]*@", r"\1:***@", database)
-
 
 def _postgres() -> Any:
     try:

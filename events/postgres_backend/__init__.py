@@ -9,6 +9,6 @@ append. Nothing outside this package touches a PostgreSQL connection.
 
 from __future__ import annotations
 
-from poolhall.events.postgres_backend.log import PostgresLog, is_postgres_url, safe_url
+from poolhall.events.postgres_backend.log import PostgresLog
 
-__all__ = ["PostgresLog", "is_postgres_url", "safe_url"]
+__all__ = ["PostgresLog"]

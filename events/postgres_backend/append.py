@@ -47,10 +47,10 @@ from psycopg import pq
 
 from poolhall.events.chain import GENESIS
 from poolhall.events.errors import ConcurrencyError, StoreError
+from poolhall.events.issuing_events import ISSUING, issued_hash
 from poolhall.events.log_contract import Appended, AppendRequest, AppendResult, CommandRecord
 from poolhall.events.postgres_backend.database import connect, reason
 from poolhall.events.postgres_backend.pooled import check_idle
-from poolhall.events.sqlite_backend.issued_tokens import ISSUING, issued_hash
 
 __all__ = ["LOCK_SPACE", "RACE_TRIES", "Appender", "lock_key"]
 

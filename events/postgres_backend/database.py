@@ -5,16 +5,16 @@ listener)."""
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Any
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from poolhall.events.database_names import safe_name
 from poolhall.events.postgres_backend.schema import CHANNEL, SCHEMA_VERSION, STATEMENTS, UPGRADES
 
 __all__ = ["TCP_DEFAULTS", "channel_for", "connect", "conninfo", "create_schema",
-           "is_postgres_url", "reason", "safe_url", "url_problem"]
+           "reason", "url_problem"]
 
 TCP_DEFAULTS: dict[str, int] = {
     "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
@@ -56,7 +56,7 @@ def url_problem(url: str) -> str | None:
     try:
         given = conninfo_to_dict(url)
     except psycopg.ProgrammingError as error:
-        return reason(error).replace(url, safe_url(url))
+        return reason(error).replace(url, safe_name(url))
     for port in str(given.get("port") or "").split(","):
         if port and not (port.isdigit() and 1 <= int(port) <= 65535):
             return f"the port {port!r} is not a number from 1 to 65535"
@@ -66,11 +66,6 @@ def url_problem(url: str) -> str | None:
 def connect(url: str, **options: Any) -> psycopg.Connection[Any]:
     """A connection to ``url`` with the :data:`TCP_DEFAULTS` (``options``: psycopg's)."""
     return psycopg.connect(conninfo(url), **options)
-
-
-def is_postgres_url(database: object) -> bool:
-    """Whether ``database`` names a PostgreSQL database rather than a SQLite file."""
-    return isinstance(database, str) and database.startswith(("postgresql://", "postgres://"))
 
 
 def channel_for(connection: psycopg.Connection[Any], base: str = CHANNEL) -> str:
@@ -119,8 +114,3 @@ def _schema_version(connection: psycopg.Connection[Any]) -> int | None:
 def reason(error: BaseException) -> str:
     """A database error in one line, without the URL's password."""
     return " ".join(str(error).split()) or type(error).__name__
-
-
-def safe_url(url: str) -> str:
-    """``url`` without its password, to name it in a message or a log line."""
-    return re.sub(r"(://[^:@/]*):[^@/]*@", r"\1:***@", url)

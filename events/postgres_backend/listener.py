@@ -28,7 +28,8 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from poolhall.events.postgres_backend.database import channel_for, connect, reason, safe_url
+from poolhall.events.database_names import safe_name
+from poolhall.events.postgres_backend.database import channel_for, connect, reason
 from poolhall.events.postgres_backend.schema import PRESENCE_CHANNEL
 
 __all__ = ["MAX_PAUSE", "STOP_WAIT", "HeadListener"]
@@ -104,13 +105,13 @@ class HeadListener:
                 why = reason(error)
                 if self.listening.is_set():
                     logger.warning("the listening connection to %s dropped (%s); reconnecting",
-                                   safe_url(self._url), why)
+                                   safe_name(self._url), why)
                     self.listening.clear()
                     told = why
                     self._on_lost(why)
                 elif not first and why != told:
                     logger.warning("cannot listen to %s again yet (%s); still trying",
-                                   safe_url(self._url), why)
+                                   safe_name(self._url), why)
                     told = why
                     self._on_lost(why)
                 first = False

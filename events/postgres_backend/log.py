@@ -26,6 +26,7 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from poolhall.events.chain import GENESIS, link_hash
+from poolhall.events.database_names import safe_name
 from poolhall.events.errors import DatabaseUnreachable, NotALog, StoreError
 from poolhall.events.log_contract import (
     PAGE_ROWS,
@@ -44,9 +45,7 @@ from poolhall.events.postgres_backend.database import (
     connect,
     conninfo,
     create_schema,
-    is_postgres_url,
     reason,
-    safe_url,
     url_problem,
 )
 from poolhall.events.postgres_backend.deployment import admin_hash, claim_admin_hash
@@ -55,8 +54,7 @@ from poolhall.events.postgres_backend.presence import PostgresPresence
 from poolhall.events.postgres_backend.seeds import PostgresSeedVault
 from poolhall.events.postgres_backend.snapshots import PostgresSnapshots
 
-__all__ = ["PAGE_ROWS", "PostgresLog", "channel_for", "create_schema", "is_postgres_url",
-           "safe_url"]
+__all__ = ["PAGE_ROWS", "PostgresLog", "channel_for", "create_schema"]
 
 logger = logging.getLogger(__name__)
 
@@ -124,20 +122,20 @@ class PostgresLog(ServerLog):
         self._unreachable_until = 0.0
         problem = url_problem(url)
         if problem is not None:
-            raise NotALog(f"{safe_url(url)} is not a database URL: {problem}")
+            raise NotALog(f"{safe_name(url)} is not a database URL: {problem}")
         try:
             with connect(url, autocommit=True, connect_timeout=10) as connection:
                 if create:
                     create_schema(connection)
                 elif connection.execute(
                         "SELECT to_regclass('events') IS NULL").fetchone() == (True,):
-                    raise NotALog(f"{safe_url(url)} holds no poolhall log (run `poolhall "
+                    raise NotALog(f"{safe_name(url)} holds no poolhall log (run `poolhall "
                                      "migrate --db URL` or start `poolhall serve` on it)")
                 self.channel = channel_for(connection)
         except psycopg.OperationalError as error:  # not answering, or will not let us in
-            raise DatabaseUnreachable(f"cannot open {safe_url(url)}: {reason(error)}") from None
+            raise DatabaseUnreachable(f"cannot open {safe_name(url)}: {reason(error)}") from None
         except psycopg.Error as error:
-            raise StoreError(f"cannot open {safe_url(url)}: {reason(error)}") from None
+            raise StoreError(f"cannot open {safe_name(url)}: {reason(error)}") from None
         self._appender = Appender(url, self.channel)
         self._pool = ConnectionPool(conninfo(url), min_size=1, max_size=readers, open=True,
                                     kwargs={"autocommit": True}, name="poolhall-readers",

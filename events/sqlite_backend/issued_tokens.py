@@ -19,15 +19,9 @@ from __future__ import annotations
 
 import sqlite3
 
-import msgspec
+from poolhall.events.issuing_events import ISSUING
 
-__all__ = ["INSERT", "ISSUING", "campaign_of", "create_table", "issued_hash"]
-
-ISSUING = frozenset({"member_invited", "replay_shared"})
-"""The event types that issue a token (each carries its ``token_hash``): the tags of
-:class:`~poolhall.events.core.MemberInvited` and :class:`~poolhall.events.core.ReplayShared`,
-named here so that opening the file (``poolhall migrate``) imports no event type (a test holds
-the two equal)."""
+__all__ = ["INSERT", "campaign_of", "create_table"]
 
 INSERT = "INSERT OR IGNORE INTO issued_tokens (token_hash, campaign)"
 """The head of the writer's insert (:func:`~poolhall.events.sqlite_backend.bulk_insert.insert_rows`
@@ -41,18 +35,6 @@ _FILL = ("INSERT OR IGNORE INTO issued_tokens (token_hash, campaign)"
          " AND json_extract(payload, '$.token_hash') IS NOT NULL")
 """The rows of the events' issuing tokens: all in ``events`` (an older layout's file is
 migrated before this table is created)."""
-
-
-class _TokenHash(msgspec.Struct):
-    token_hash: str
-
-
-_DECODER = msgspec.json.Decoder(_TokenHash)
-
-
-def issued_hash(payload: bytes) -> str:
-    """The token hash an issuing event's JSON payload carries (see :data:`ISSUING`)."""
-    return _DECODER.decode(payload).token_hash
 
 
 def create_table(connection: sqlite3.Connection) -> int | None:

@@ -30,6 +30,7 @@ import msgspec
 
 from poolhall.events.chain import GENESIS
 from poolhall.events.errors import ConcurrencyError, StoreError
+from poolhall.events.issuing_events import ISSUING, issued_hash
 from poolhall.events.log_contract import (
     Appended,
     AppendRequest,
@@ -41,7 +42,6 @@ from poolhall.events.log_contract import (
 from poolhall.events.sqlite_backend.bulk_insert import insert_rows, insert_values
 from poolhall.events.sqlite_backend.file import open_error, warn_if_shared, writer_lock
 from poolhall.events.sqlite_backend.issued_tokens import INSERT as INSERT_ISSUED
-from poolhall.events.sqlite_backend.issued_tokens import ISSUING, issued_hash
 from poolhall.events.sqlite_backend.reader import SqliteReader
 from poolhall.events.sqlite_backend.schema import COLUMNS, create_or_migrate
 from poolhall.events.sqlite_backend.seeds import SqliteSeedVault

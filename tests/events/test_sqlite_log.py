@@ -239,7 +239,7 @@ def test_the_issuing_tags_are_those_of_every_event_that_carries_a_token_hash() -
     """``ISSUING`` is written out (so that opening the file imports no event type): it is
     exactly the tags of the events with a ``token_hash`` field."""
     from poolhall.events.codec import ALL_EVENTS, event_tag
-    from poolhall.events.sqlite_backend.issued_tokens import ISSUING
+    from poolhall.events.issuing_events import ISSUING
 
     carrying = {event_tag(cls) for cls in ALL_EVENTS if "token_hash" in cls.__struct_fields__}
     assert carrying == ISSUING
