@@ -34,6 +34,7 @@ from poolhall.events.log_contract import (
 )
 from poolhall.events.sqlite_backend.file import read_only_uri
 from poolhall.events.sqlite_backend.issued_tokens import campaign_of
+from poolhall.events.sqlite_backend.schema import COLUMNS
 from poolhall.events.sqlite_backend.verify import verify_file
 
 __all__ = ["SqliteReader"]
@@ -53,6 +54,15 @@ _RECORDS_BY_CAMPAIGN = (
     " CROSS JOIN commands AS c ON c.campaign = k.key AND c.command_id = j.value")
 _DIRECTORY = ("SELECT campaign, command_id, actor, last_seq FROM commands INDEXED BY"
               " commands_created WHERE first_seq = 1 ORDER BY rowid")
+_OLDER_DIRECTORY = ("SELECT campaign, command_id, actor, last_seq FROM commands"
+                    " WHERE first_seq = 1 ORDER BY rowid")
+"""The directory of a file of an older layout (read as it is), which has no
+``commands_created``: one pass over its commands."""
+_JOURNAL_VIEW = (f"CREATE TEMP VIEW events AS SELECT position, {COLUMNS} FROM main.events"
+                 f" UNION ALL SELECT position, {COLUMNS} FROM main.journal")
+"""The journal layout's log, ``events`` then ``journal`` (the tail of its append order), as one
+``events``: a name in ``temp`` is found before ``main``'s, so every read's statement reads
+both tables, each through its own ``(campaign, seq)`` index, and the file is not written."""
 _SEALED = "SELECT sealed FROM sealed_tokens WHERE campaign = ? AND command_id = ?"
 _KEPT_READERS = 8
 """Idle read connections kept open at most (the server's worker threads share them)."""
@@ -73,9 +83,9 @@ class SqliteReader(EventLog):
 
     A reader never writes, so it can inspect a log that is being served, or one kept as
     evidence, and leaves it as it found it: no -wal or -shm file created beside a file that
-    had none (:func:`~poolhall.events.sqlite_backend.file.read_only_uri`; ``verify`` reads a
-    file of an older layout too; the other reads need the plain schema a server of this
-    release migrates to when it opens the file).
+    had none (:func:`~poolhall.events.sqlite_backend.file.read_only_uri`). A file of an older
+    layout is read as it is, never migrated (``poolhall verify`` of a backup taken before an
+    upgrade): its campaigns through its commands, the journal layout's two tables as one.
     """
 
     def __init__(self, path: str | Path, *, mode: str = "ro") -> None:
@@ -87,6 +97,10 @@ class SqliteReader(EventLog):
         self._idle_lock = threading.Lock()
         self._closed = False
         self._unlock: weakref.finalize[[int], SqliteReader] | None = None
+        self._directory = _DIRECTORY
+        self._journal = False
+        """Whether each read connection reads ``events`` and ``journal`` as one
+        (:data:`_JOURNAL_VIEW`): a file of the journal layout, read as it is."""
         if mode == "ro":
             self._check_is_a_log()
 
@@ -99,12 +113,19 @@ class SqliteReader(EventLog):
             self._unlock = weakref.finalize(self, os.close, held)
         try:
             with self._connection() as connection:
-                tables = {name for (name,) in connection.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+                names = {(kind, name) for kind, name in connection.execute(
+                    "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index')")}
+                tables = {name for kind, name in names if kind == "table"}
+                if not {"events", "commands"} <= tables:
+                    raise NotALog(f"{self.path} is not a poolhall log (no events and commands"
+                                  " tables)")
+                if ("index", "commands_created") not in names:  # an older layout, as it is
+                    self._directory = _OLDER_DIRECTORY
+                if "journal" in tables:  # this connection was opened before it was known
+                    self._journal = True
+                    connection.execute(_JOURNAL_VIEW)
         except sqlite3.DatabaseError as error:
             raise NotALog(f"{self.path} is not a SQLite database ({error})") from None
-        if not {"events", "commands"} <= tables:
-            raise NotALog(f"{self.path} is not a poolhall log (no events and commands tables)")
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
@@ -115,6 +136,8 @@ class SqliteReader(EventLog):
             connection = sqlite3.connect(self._uri, uri=True, isolation_level=None,
                                          check_same_thread=False)
             connection.execute(f"PRAGMA mmap_size={READ_MMAP_BYTES}")
+            if self._journal:
+                connection.execute(_JOURNAL_VIEW)
         try:
             yield connection
         except BaseException:
@@ -200,9 +223,10 @@ class SqliteReader(EventLog):
         return found
 
     def directory(self) -> list[Created]:
-        """Each campaign with its creating command, through the small index of those."""
+        """Each campaign with its creating command, through the small index of those (a file
+        of an older layout, which has none, through its commands)."""
         return [Created(str(c), str(i), str(a), int(last))
-                for c, i, a, last in self._all(_DIRECTORY, [])]
+                for c, i, a, last in self._all(self._directory, [])]
 
     def verify(self) -> tuple[int, list[ChainProblem]]:
         """Check the file and walk every chain (:mod:`poolhall.events.sqlite_backend.verify`)."""
