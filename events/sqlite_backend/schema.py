@@ -22,12 +22,13 @@ recovered from failing writes) and, created by the snapshot store, ``snapshots``
 no unique key the database enforced on ``(campaign, seq)`` (the *block layout*: an index
 unique within a block only, with ``event_runs`` and a command index in generations), and
 before that, for a few hours, a ``journal`` table beside ``events``. A file whose
-``user_version`` is not :data:`PLAIN` is rewritten once, in one transaction, when a server
-opens it for writing: the rows of ``events`` (then of ``journal``, the tail of that layout's
-append order) copied into the plain table in their append order, the commands in the order
-they were recorded, every derived table of the old layouts dropped (never a table of the
-plain schema: :data:`KEPT`). A row the old layout held twice is refused by the new
-constraints, and the file is left as it was.
+``user_version`` is not :data:`PLAIN`, or whose tables are not the plain schema's (a migrated
+file that release 0.1.0 opened again: :func:`is_plain`), is rewritten once, in one
+transaction, when a server opens it for writing: the rows of ``events`` (then of
+``journal``, the tail of that layout's append order) copied into the plain table in their
+append order, the commands in the order they were recorded, every derived table of the old
+layouts dropped (never a table of the plain schema: :data:`KEPT`). A row the old layout held
+twice is refused by the new constraints, and the file is left as it was.
 
 **The triggers** are created ``IF NOT EXISTS`` at every open for writing, so a file of the
 plain schema written before one of them existed gets it as it opens, with no new
@@ -120,9 +121,46 @@ def _tables(connection: sqlite3.Connection) -> set[str]:
 
 
 def is_plain(connection: sqlite3.Connection) -> bool:
-    """Whether the file is in the plain schema (or empty)."""
+    """Whether the file is in the plain schema (or empty): its ``user_version`` says so and
+    its ``events`` and ``commands`` are the plain schema's (:data:`_PLAIN_TABLES`), with the
+    index the server lists campaigns through.
+
+    Not ``user_version`` alone: release 0.1.0 opens a migrated file without a word, lays it
+    out by block again (a ``block`` column, ``commands`` rewritten, ``commands_created``
+    gone) and leaves ``user_version`` as it was; trusted alone, that number had this release
+    refuse the file ("no such index") and ``migrate`` call it up to date.
+    """
+    if "events" not in _tables(connection):
+        return True
     (version,) = connection.execute("PRAGMA user_version").fetchone()
-    return int(version) == PLAIN or "events" not in _tables(connection)
+    if int(version) != PLAIN:
+        return False
+    for table, (columns, key) in _PLAIN_TABLES.items():
+        if tuple(str(row[1]) for row in connection.execute(
+                f"PRAGMA table_xinfo({table})")) != columns:
+            return False
+        if key not in _unique_keys(connection, table):
+            return False
+    return connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND"
+                              " name = 'commands_created' AND tbl_name = 'commands'"
+                              ).fetchone() is not None
+
+
+_PLAIN_TABLES = {
+    "events": (("position", *COLUMNS.split(", ")), ("campaign", "seq")),
+    "commands": (("campaign", "command_id", "actor", "first_seq", "last_seq"),
+                 ("campaign", "command_id")),
+}
+"""What :func:`is_plain` requires of the plain tables: every column in order (SQLite's
+``table_xinfo``, generated ones too) and the unique key."""
+
+
+def _unique_keys(connection: sqlite3.Connection, table: str) -> set[tuple[str, ...]]:
+    """The columns of each unique index of ``table`` (its keys and ``UNIQUE`` s)."""
+    return {tuple(str(column[2]) for column in connection.execute(
+                f"PRAGMA index_info('{name}')"))
+            for _, name, unique, *_ in connection.execute(f"PRAGMA index_list({table})")
+            if unique}
 
 
 def create_or_migrate(connection: sqlite3.Connection) -> None:

@@ -11,13 +11,17 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import signal
 import sqlite3
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
-from tests.serve_process import poolhall
+from poolhall.events.log_contract import CommandRecord
+from poolhall.events.sqlite_backend import SqliteReader
+from poolhall.events.sqlite_backend.schema import PLAIN, is_plain
+from tests.serve_process import free_port, poolhall, start_serve
 
 LOGS = Path(__file__).parents[1] / "fixtures" / "logs"
 
@@ -97,3 +101,70 @@ def _totals(path: Path) -> list[int]:
         path, "SELECT r.payload FROM {log} AS r JOIN (SELECT campaign, min(position) AS first"
         " FROM {log} GROUP BY campaign) AS b ON b.campaign = r.campaign"
         " WHERE r.type = 'dice_rolled' ORDER BY b.first, r.seq")]
+
+
+OPENED_BY_0_1_0 = (
+    "ALTER TABLE events ADD COLUMN block INTEGER GENERATED ALWAYS AS (position >> 14) VIRTUAL",
+    "CREATE UNIQUE INDEX events_block ON events (block, campaign, seq)",
+    "CREATE TABLE event_runs (campaign TEXT NOT NULL, first_seq INTEGER NOT NULL,"
+    " block INTEGER NOT NULL, PRIMARY KEY (campaign, first_seq)) WITHOUT ROWID",
+    "INSERT INTO event_runs SELECT campaign, 1, 0 FROM events WHERE seq = 1",
+    "CREATE TABLE commands_v2 (id INTEGER PRIMARY KEY, campaign TEXT NOT NULL,"
+    " command_id TEXT NOT NULL, actor TEXT NOT NULL, first_seq INTEGER NOT NULL,"
+    " last_seq INTEGER NOT NULL)",
+    "INSERT INTO commands_v2 SELECT rowid, campaign, command_id, actor, first_seq, last_seq"
+    " FROM commands ORDER BY rowid",
+    "DROP TABLE commands",
+    "ALTER TABLE commands_v2 RENAME TO commands",
+    "CREATE TABLE command_generations (gen INTEGER PRIMARY KEY, first INTEGER NOT NULL,"
+    " last INTEGER NOT NULL, size INTEGER NOT NULL)",
+    "CREATE TRIGGER commands_no_update BEFORE UPDATE ON commands"
+    " BEGIN SELECT RAISE(ABORT, 'commands are append-only'); END",
+    "CREATE TRIGGER commands_no_delete BEFORE DELETE ON commands"
+    " BEGIN SELECT RAISE(ABORT, 'commands are append-only'); END",
+)
+"""What release 0.1.0's server does to a migrated file it opens (its ``event_blocks.adopt``
+and ``command_migrations.migrate_commands``; the end state checked against a file 0.1.0
+served): laid out by block again, ``commands`` rewritten without its key or
+``commands_created``, and ``PRAGMA user_version`` left at the plain schema's number."""
+
+
+def _opened_by_0_1_0(path: Path) -> None:
+    with closing(sqlite3.connect(path, isolation_level=None)) as connection:
+        connection.execute("BEGIN")
+        for statement in OPENED_BY_0_1_0:
+            connection.execute(statement)
+        connection.execute("COMMIT")
+        assert connection.execute("PRAGMA user_version").fetchone() == (PLAIN,)
+
+
+def test_a_migrated_file_that_0_1_0_opened_again_is_migrated_again(tmp_path: Path) -> None:
+    """An operator goes back to 0.1.0 for a night, then upgrades again: this release's
+    server opens the file 0.1.0 laid out again (its ``user_version`` unchanged) with every
+    event, command and token, after migrating it once more."""
+    path = _copy("block-layout.sqlite", tmp_path)
+    path.chmod(0o600)
+    poolhall("migrate", "--db", str(path), cwd=tmp_path)
+    _opened_by_0_1_0(path)
+    port = free_port()
+    server = start_serve(path, port, log=tmp_path / "serve.log")
+    server.send_signal(signal.SIGTERM)
+    assert server.wait(20) == 0
+    said = (tmp_path / "serve.log").read_text()
+    assert "no such index" not in said
+    assert "migrated to the plain schema, 22 events" in said
+    reader = SqliteReader(path)
+    try:
+        assert reader.verify() == (22, [])
+        assert reader.campaigns() == ["nar", "shadow", "twelve"]
+        assert {c: reader.head(c) for c in reader.campaigns()} == {
+            "nar": 8, "shadow": 7, "twelve": 7}
+        assert reader.command_records("nar", ["nar2"]) == {"nar2": CommandRecord("gm", 4, 5)}
+        assert reader.token_campaign("c" * 64) == "twelve"
+    finally:
+        reader.close()
+    with closing(sqlite3.connect(path)) as connection:
+        assert is_plain(connection)
+        assert "event_runs" not in {name for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master")}
+
