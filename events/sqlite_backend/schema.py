@@ -40,10 +40,11 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
+from typing import NamedTuple
 
 from poolhall.events.sqlite_backend.issued_tokens import create_table
 
-__all__ = ["APPEND_ONLY", "KEPT", "PLAIN", "create_or_migrate", "is_plain"]
+__all__ = ["APPEND_ONLY", "KEPT", "PLAIN", "Migrated", "create_or_migrate", "is_plain"]
 
 logger = logging.getLogger("poolhall.events.sqlite_backend")
 
@@ -163,9 +164,29 @@ def _unique_keys(connection: sqlite3.Connection, table: str) -> set[tuple[str, .
             if unique}
 
 
-def create_or_migrate(connection: sqlite3.Connection) -> None:
+class Migrated(NamedTuple):
+    """What a migration did (:func:`create_or_migrate`), for its log line and ``poolhall
+    migrate`` to say."""
+
+    path: str
+    events: int
+    campaigns: int
+    layout: str
+    """The layout it came from, in words: ``"the 0.1.0 layout"``, or an older one's."""
+    seconds: float
+
+    def words(self) -> str:
+        """``migrated 349 events of 3 campaigns from the 0.1.0 layout in 0.0 s``."""
+        return (f"migrated {self.events} events of {self.campaigns} campaigns from"
+                f" {self.layout} in {self.seconds:.1f} s")
+
+
+def create_or_migrate(connection: sqlite3.Connection) -> Migrated | None:
     """Create the schema on a new file, or migrate an old one; in one transaction, on a
-    connection in autocommit mode (``isolation_level=None``)."""
+    connection in autocommit mode (``isolation_level=None``). What a migration did, once it
+    is committed (and logged then: logged before, a migration a full disk then refused read
+    as done)."""
+    migrated = None
     connection.execute("BEGIN IMMEDIATE")
     try:
         tables = _tables(connection)
@@ -174,7 +195,7 @@ def create_or_migrate(connection: sqlite3.Connection) -> None:
             connection.execute(_COMMANDS)
             connection.execute(_CREATED)
         elif not is_plain(connection):
-            _migrate(connection, tables)
+            migrated = _migrate(connection, tables)
         connection.execute(_SEALED)
         connection.execute(_PROBES)
         connection.execute(_SEEDS)
@@ -186,8 +207,12 @@ def create_or_migrate(connection: sqlite3.Connection) -> None:
         if connection.in_transaction:
             connection.execute("ROLLBACK")
         raise
+    if migrated is not None:
+        logger.info("%s: migrated to the plain schema, %d events of %d campaigns from %s in"
+                    " %.1f s", *migrated)
     if filled:
         logger.info("%d issued tokens indexed from the log", filled)
+    return migrated
 
 
 def _create_triggers(connection: sqlite3.Connection) -> None:
@@ -199,10 +224,15 @@ def _create_triggers(connection: sqlite3.Connection) -> None:
         connection.execute(_NO_REPLACE.format(table=table, match=match, what=what))
 
 
-def _migrate(connection: sqlite3.Connection, tables: set[str]) -> None:
+def _migrate(connection: sqlite3.Connection, tables: set[str]) -> Migrated:
     """Rewrite an old layout's ``events`` (and ``journal``) and ``commands`` into the plain
-    tables (see the module's docstring)."""
+    tables (see the module's docstring); said in the log as it starts (a large file takes
+    seconds, and nothing else shows the server or ``migrate`` at work)."""
     started = time.perf_counter()
+    (path,) = [str(row[2]) for row in connection.execute("PRAGMA database_list")
+               if row[1] == "main"]
+    layout = "the 0.1.0 layout" if "event_runs" in tables else "an older layout"
+    logger.info("%s: migrating from %s to the plain schema, in one transaction", path, layout)
     for table in ("events", "commands"):
         for trigger in ("no_update", "no_delete", "no_replace"):
             connection.execute(f"DROP TRIGGER IF EXISTS {table}_{trigger}")
@@ -223,7 +253,7 @@ def _migrate(connection: sqlite3.Connection, tables: set[str]) -> None:
     connection.execute(_CREATED)
     for table in sorted(t for t in _tables(connection) - KEPT if not t.startswith("sqlite_")):
         connection.execute(f'DROP TABLE "{table}"')
-    (path,) = [str(row[2]) for row in connection.execute("PRAGMA database_list")
-               if row[1] == "main"]
-    logger.info("%s: migrated to the plain schema, %d events in %.1f s", path, moved,
-                time.perf_counter() - started)
+    (campaigns,) = connection.execute(
+        "SELECT count(*) FROM commands INDEXED BY commands_created WHERE first_seq = 1"
+    ).fetchone()
+    return Migrated(path, moved, int(campaigns), layout, time.perf_counter() - started)

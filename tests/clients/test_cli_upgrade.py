@@ -152,7 +152,8 @@ def test_a_migrated_file_that_0_1_0_opened_again_is_migrated_again(tmp_path: Pat
     assert server.wait(20) == 0
     said = (tmp_path / "serve.log").read_text()
     assert "no such index" not in said
-    assert "migrated to the plain schema, 22 events" in said
+    assert "migrated to the plain schema, 22 events of 3 campaigns from the 0.1.0 layout" \
+        in said
     reader = SqliteReader(path)
     try:
         assert reader.verify() == (22, [])
@@ -168,3 +169,18 @@ def test_a_migrated_file_that_0_1_0_opened_again_is_migrated_again(tmp_path: Pat
         assert "event_runs" not in {name for (name,) in connection.execute(
             "SELECT name FROM sqlite_master")}
 
+
+def test_a_migration_the_disk_refuses_is_never_said_to_be_done(tmp_path: Path) -> None:
+    """A migration that cannot be written (a full disk, here a cap on the file's size) logs
+    that it began and then the error, never "migrated" (it was logged before the commit);
+    the file is left byte for byte."""
+    path = _copy("block-layout.sqlite", tmp_path)
+    path.chmod(0o600)
+    before = _digest(path)
+    refused = poolhall("migrate", "--db", str(path), cwd=tmp_path, check=False,
+                       file_size=40 * 1024)
+    assert refused.returncode == 1, refused
+    assert "migrating from the 0.1.0 layout" in refused.stderr
+    assert "migrated" not in refused.stderr + refused.stdout
+    assert "cannot write" in refused.stderr
+    assert _digest(path) == before
