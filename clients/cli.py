@@ -209,8 +209,8 @@ def _add_table_commands(sub: Any) -> None:
 
     migrate = sub.add_parser("migrate", help=_HELP["migrate"])
     migrate.add_argument("--db", default=os.environ.get("POOLHALL_DB", "poolhall.db"),
-                         help="a SQLite file or a postgresql:// URL (default $POOLHALL_DB,"
-                              " else ./poolhall.db)")
+                         help="a SQLite file (one that is there: serve creates a new one) or"
+                              " a postgresql:// URL (default $POOLHALL_DB, else ./poolhall.db)")
     common.add_json_option(migrate)
     migrate.set_defaults(handler="poolhall.clients.log_cli:migrate")
 

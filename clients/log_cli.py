@@ -61,15 +61,20 @@ def verify(args: argparse.Namespace) -> int:
 
 def migrate(args: argparse.Namespace) -> int:
     """Create the schema (or bring an older file's up to date) without serving: for operators
-    who run schema changes themselves; ``serve`` does the same at start."""
+    who run schema changes themselves; ``serve`` does the same at start. Says what it did:
+    ``migrated 349 events of 3 campaigns from the 0.1.0 layout in 0.0 s``, or ``already up to
+    date`` (with ``--json``, ``migrated`` holds the counts, or ``null``)."""
     from poolhall.events.backends import migrate, safe_name
     from poolhall.events.errors import StoreError
 
     try:
-        done = migrate(args.db)
+        done, migrated = migrate(args.db)
     except StoreError as error:
         raise common.database_error(error) from None
-    emit(args, {"database": safe_name(str(args.db)), "done": done},
+    counts = None if migrated is None else {
+        "events": migrated.events, "campaigns": migrated.campaigns, "from": migrated.layout,
+        "seconds": round(migrated.seconds, 3)}
+    emit(args, {"database": safe_name(str(args.db)), "done": done, "migrated": counts},
          lambda: lines(f"{safe_name(str(args.db))}: {done}"))  # --json imports no rich
     return common.EXIT_OK
 

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from poolhall.events.database_names import is_postgres_url, safe_name
-from poolhall.events.errors import StoreError
+from poolhall.events.errors import NotALog, StoreError
 
 if TYPE_CHECKING:
     from poolhall.events.log_contract import EventLog, ServerLog
+    from poolhall.events.sqlite_backend.schema import Migrated
 
 __all__ = ["is_postgres_url", "migrate", "open_log", "reading", "safe_name"]
 
@@ -59,13 +60,25 @@ def reading(database: str | Path) -> Iterator[EventLog]:
         reader.close()
 
 
-def migrate(database: str | Path) -> str:
-    """Create or bring up to date the schema of ``database``; what was done, in words."""
+def migrate(database: str | Path) -> tuple[str, Migrated | None]:
+    """Create or bring up to date the schema of ``database``: what was done, in words, and
+    what a SQLite file's migration did, if one ran.
+
+    A SQLite path with no file behind it is refused (:class:`NotALog`, as ``verify`` refuses
+    it): ``migrate`` of a mistyped path created an empty log and said it was up to date, and
+    the operator believed the upgrade done. ``serve`` creates a new file; ``migrate`` only
+    brings one up to date.
+    """
     if is_postgres_url(database):
         log = _postgres().PostgresLog(str(database))
         log.close()
-        return "the schema is up to date"
+        return "the schema is up to date", None
     from poolhall.events.sqlite_backend import SqliteLog
 
-    SqliteLog(database).close()
-    return "the file is up to date"
+    if not Path(database).is_file():
+        raise NotALog(f"no database at {database}")
+    opened = SqliteLog(database)
+    opened.close()
+    if opened.migrated is None:
+        return "already up to date", None
+    return opened.migrated.words(), opened.migrated

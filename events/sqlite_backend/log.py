@@ -43,7 +43,7 @@ from poolhall.events.sqlite_backend.bulk_insert import insert_rows, insert_value
 from poolhall.events.sqlite_backend.file import open_error, warn_if_shared, writer_lock
 from poolhall.events.sqlite_backend.issued_tokens import INSERT as INSERT_ISSUED
 from poolhall.events.sqlite_backend.reader import SqliteReader
-from poolhall.events.sqlite_backend.schema import COLUMNS, create_or_migrate
+from poolhall.events.sqlite_backend.schema import COLUMNS, Migrated, create_or_migrate
 from poolhall.events.sqlite_backend.seeds import SqliteSeedVault
 from poolhall.events.sqlite_backend.snapshots import SqliteSnapshots
 
@@ -107,6 +107,9 @@ class SqliteLog(SqliteReader, ServerLog):
         self.wal_held = False
         """Whether the last checkpoint left frames of the WAL uncopied: a reader holds an
         older snapshot (or the writer committed meanwhile), so the WAL cannot start over."""
+        self.migrated: Migrated | None = None
+        """What opening the file migrated from an older layout, if it did (``poolhall
+        migrate`` says it)."""
         self._lock = writer_lock(self.path)
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -128,7 +131,7 @@ class SqliteLog(SqliteReader, ServerLog):
         self.db.execute("PRAGMA wal_autocheckpoint=0")
         self.db.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
         self.db.execute(f"PRAGMA cache_size=-{WRITER_CACHE_KIB}")
-        create_or_migrate(self.db)
+        self.migrated = create_or_migrate(self.db)
 
     # ---- writing (the writer thread only) ----------------------------------------------
 

@@ -84,6 +84,7 @@ def test_migrate_and_verify_asked_for_json_import_no_rich(tmp_path: Path) -> Non
     ``migrate`` opens the file without importing any event type, and ``verify`` of a file with
     no stored snapshot imports no fold (nor the stored snapshots' fingerprint)."""
     db = str(tmp_path / "log.db")
+    Path(db).touch()  # migrate brings a database up to date, and creates no file
     code, modules = _imported("migrate", "--db", db, "--json")
     assert code == 0
     assert [m for m in modules if m.split(".")[0] in HEAVY] == []

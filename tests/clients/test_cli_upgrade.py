@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import signal
 import sqlite3
@@ -168,6 +169,43 @@ def test_a_migrated_file_that_0_1_0_opened_again_is_migrated_again(tmp_path: Pat
         assert is_plain(connection)
         assert "event_runs" not in {name for (name,) in connection.execute(
             "SELECT name FROM sqlite_master")}
+
+
+def test_migrate_says_what_it_did_and_refuses_a_path_with_no_file(tmp_path: Path) -> None:
+    """``poolhall migrate`` says how many events of how many campaigns it migrated from which
+    layout, in words and in ``--json``, and ``already up to date`` the second time; a path
+    with no file behind it (a typo) is refused with exit 2, as ``verify`` refuses it, and no
+    empty log is created there."""
+    path = _copy("block-layout.sqlite", tmp_path)
+    path.chmod(0o600)
+    first = poolhall("migrate", "--db", str(path), cwd=tmp_path)
+    assert re.fullmatch(rf"{path}: migrated 22 events of 3 campaigns from the 0\.1\.0 layout"
+                        r" in \d+\.\d s\n", first.stdout), first.stdout
+    assert "migrating from the 0.1.0 layout to the plain schema" in first.stderr
+    again = json.loads(poolhall("migrate", "--db", str(path), "--json", cwd=tmp_path).stdout)
+    assert again == {"database": str(path), "done": "already up to date", "migrated": None}
+    assert poolhall("migrate", "--db", str(path), cwd=tmp_path).stdout == \
+        f"{path}: already up to date\n"
+
+    other = _copy("journal-layout.sqlite", tmp_path)
+    other.chmod(0o600)
+    said = json.loads(poolhall("migrate", "--db", str(other), "--json", cwd=tmp_path).stdout)
+    assert said["done"].startswith("migrated 22 events of 3 campaigns from an older layout in")
+    assert said["migrated"]["events"] == 22
+    assert said["migrated"]["campaigns"] == 3
+    assert said["migrated"]["from"] == "an older layout"
+    assert said["migrated"]["seconds"] >= 0
+
+    for as_json in ((), ("--json",)):
+        typo = poolhall("migrate", "--db", "typo.db", *as_json, cwd=tmp_path, check=False)
+        assert typo.returncode == 2, typo
+        if as_json:
+            assert json.loads(typo.stdout)["message"] == "no database at typo.db"
+        else:
+            assert typo.stderr == "error: no database at typo.db\n"
+        assert not (tmp_path / "typo.db").exists()
+    verified = poolhall("verify", "typo.db", cwd=tmp_path, check=False)  # the same words
+    assert (verified.returncode, verified.stderr) == (2, "error: no database at typo.db\n")
 
 
 def test_a_migration_the_disk_refuses_is_never_said_to_be_done(tmp_path: Path) -> None:
