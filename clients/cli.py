@@ -76,6 +76,27 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message, self)
 
 
+class _Version(argparse.Action):
+    """``poolhall --version``: the installed package's version (its metadata, as ``pip
+    show poolhall`` reads it), looked up only when asked, so no other command pays for
+    importing :mod:`importlib.metadata`."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> NoReturn:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            said = f"poolhall {version('poolhall')}"
+        except PackageNotFoundError:  # a checkout on PYTHONPATH, never installed
+            said = "poolhall (not installed as a package: no version)"
+        sys.stdout.write(said + "\n")
+        parser.exit()
+
+
 _HELP = {
     "serve": "run the server",
     "campaign": "create campaigns (admin token)",
@@ -248,6 +269,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="poolhall", description="Event-sourced dice-pool campaign server and client.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
+    parser.add_argument("--version", action=_Version,
+                        help="print the installed poolhall's version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for names, build in _GROUPS:
         if command is None or command in names:

@@ -109,3 +109,18 @@ def test_the_installed_server_starts_and_serves_the_table_outside_the_checkout(
     assert health.startswith("ok"), output
     assert "<html" in page.lower(), output
     assert str(Path(__file__).resolve().parents[1]) not in output  # nothing from the checkout
+
+
+def test_poolhall_version_prints_the_installed_version(tmp_path: Path) -> None:
+    """``poolhall --version`` prints the installed distribution's version (what ``pip show
+    poolhall`` says), which is the one ``pyproject.toml`` gives: a development version after
+    0.1.0 until the next release, so that an operator can tell which release runs."""
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert declared == "0.2.0.dev0"
+    assert _installed().version == declared  # CI installs the checkout first
+    script = Path(sys.executable).parent / "poolhall"
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run([str(script), "--version"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0, f"poolhall {declared}\n", "")
