@@ -73,10 +73,14 @@ def migrate(database: str | Path) -> tuple[str, Migrated | None]:
         log = _postgres().PostgresLog(str(database))
         log.close()
         return "the schema is up to date", None
-    from poolhall.events.sqlite_backend import SqliteLog
+    from poolhall.events.sqlite_backend import SqliteLog, SqliteReader
 
     if not Path(database).is_file():
         raise NotALog(f"no database at {database}")
+    if not Path(database).stat().st_size:
+        raise NotALog(f"{database} is empty: there is no log to bring up to date (`poolhall"
+                      " serve` makes a new one)")
+    SqliteReader(database).close()  # refuses a file that is not a log, leaving it untouched
     opened = SqliteLog(database)
     opened.close()
     if opened.migrated is None:

@@ -39,6 +39,12 @@ from poolhall.events.sqlite_backend.verify import verify_file
 
 __all__ = ["SqliteReader"]
 
+_EVENT_COLUMNS = frozenset({"campaign", "seq", "type", "version", "payload", "recorded_at",
+                            "actor", "command_id", "hash"})
+"""The columns of ``events`` in every layout a poolhall log has had: another program's file
+with tables of the same names is not a log (it was read, or migrated, until a column was
+missing)."""
+
 _READ = ("SELECT seq, type, version, payload, recorded_at, actor, command_id, hash"
          " FROM events WHERE campaign = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq LIMIT ?4")
 _SCAN = ("SELECT seq, type, version, payload, recorded_at, actor, command_id, campaign, hash"
@@ -119,6 +125,11 @@ class SqliteReader(EventLog):
                 if not {"events", "commands"} <= tables:
                     raise NotALog(f"{self.path} is not a poolhall log (no events and commands"
                                   " tables)")
+                columns = {name for _, name, *_ in connection.execute(
+                    "PRAGMA table_info(events)")}
+                if missing := sorted(_EVENT_COLUMNS - columns):
+                    raise NotALog(f"{self.path} is not a poolhall log (its events table has no"
+                                  f" {', '.join(missing)})")
                 if ("index", "commands_created") not in names:  # an older layout, as it is
                     self._directory = _OLDER_DIRECTORY
                 if "journal" in tables:  # this connection was opened before it was known

@@ -6,10 +6,11 @@ Every promise of the log is a constraint SQLite enforces (see :mod:`poolhall.eve
 - ``PRIMARY KEY (campaign, command_id)`` on ``commands``: a command id is recorded once per
   campaign;
 - triggers refuse UPDATE and DELETE on ``events``, ``commands``, ``sealed_tokens`` and
-  ``fair_seeds``, and an insert at a key the table already holds: SQLite's ``INSERT OR
-  REPLACE`` (or ``REPLACE INTO``) deletes the row in its way without firing a DELETE trigger
-  (unless the *writing* connection turned ``recursive_triggers`` on), so without that
-  trigger it rewrote a stored event, command, sealed token or seed;
+  ``fair_seeds``, and an insert at a key or a row number the table already holds: SQLite's
+  ``INSERT OR REPLACE`` (or ``REPLACE INTO``) deletes the row in its way without firing a
+  DELETE trigger (unless the *writing* connection turned ``recursive_triggers`` on), so
+  without that trigger it rewrote a stored event, command, sealed token or seed (through
+  the key, or through ``position``, the row number, with a key no row has);
 - ``CHECK`` s: sequence numbers from 1, a command's range in order, each payload valid JSON.
 
 Beside them: ``sealed_tokens`` (the token a command issued, sealed under its retry key),
@@ -30,9 +31,9 @@ append order, the commands in the order they were recorded, every derived table 
 layouts dropped (never a table of the plain schema: :data:`KEPT`). A row the old layout held
 twice is refused by the new constraints, and the file is left as it was.
 
-**The triggers** are created ``IF NOT EXISTS`` at every open for writing, so a file of the
-plain schema written before one of them existed gets it as it opens, with no new
-``user_version`` (which would rewrite the file).
+**The triggers** are checked at every open for writing and made again where the file's differ
+(:func:`_create_triggers`), so a file of the plain schema written before one of them existed
+gets it as it opens, with no new ``user_version`` (which would rewrite the file).
 """
 
 from __future__ import annotations
@@ -93,23 +94,28 @@ _SEEDS = """CREATE TABLE IF NOT EXISTS fair_seeds (
 """The fair rolls' seeds (:mod:`poolhall.events.sqlite_backend.seeds`): made with the schema,
 so that its triggers hold from the first open and no migration drops it."""
 
-_APPEND_ONLY = ("CREATE TRIGGER IF NOT EXISTS {table}_no_{change} BEFORE {change} ON {table}"
+_APPEND_ONLY = ("CREATE TRIGGER {table}_no_{change} BEFORE {change} ON {table}"
                 " BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END")
 
-_NO_REPLACE = ("CREATE TRIGGER IF NOT EXISTS {table}_no_replace BEFORE INSERT ON {table}"
-               " WHEN EXISTS (SELECT 1 FROM {table} WHERE {match})"
+_NO_REPLACE = ("CREATE TRIGGER {table}_no_replace BEFORE INSERT ON {table}"
+               " WHEN EXISTS (SELECT 1 FROM {table} WHERE {match}){row}"
                " BEGIN SELECT RAISE(ABORT, '{table} are append-only: {what} is stored"
                " already and is never replaced'); END")
-"""Refuses an insert at a key the table holds before SQLite's REPLACE could delete the row
-(see the module's docstring); a plain duplicate gets this error instead of the key's."""
+"""Refuses an insert at a key the table holds, or at a row number it holds (a table with row
+numbers: an explicit ``position`` or ``rowid``), before SQLite's REPLACE could delete the row
+there (see the module's docstring); a plain duplicate gets this error instead of the key's.
+An insert that leaves the row number to SQLite has ``NEW.rowid`` -1 here, which no row has."""
 
 APPEND_ONLY: dict[str, tuple[tuple[str, ...], str]] = {
-    "events": (("campaign", "seq"), "an event at this campaign and seq"),
-    "commands": (("campaign", "command_id"), "a command with this id in this campaign"),
-    "sealed_tokens": (("campaign", "command_id"), "a sealed token of this command"),
+    "events": (("campaign", "seq"), "an event at this campaign and seq (or place)"),
+    "commands": (("campaign", "command_id"), "a command with this id in this campaign (or place)"),
+    "sealed_tokens": (("campaign", "command_id"), "a sealed token of this command (or place)"),
     "fair_seeds": (("campaign", "epoch"), "a seed of this epoch"),
 }
 """The append-only tables, each with its key and what a row at that key is, in words."""
+
+_WITHOUT_ROWID = frozenset({"fair_seeds"})
+"""The append-only tables with no row number, which REPLACE cannot reach through one."""
 
 KEPT = frozenset({*APPEND_ONLY, "issued_tokens", "write_probes", "snapshots"})
 """Tables a migration keeps: the plain schema's. Every other (the old layouts' derived tables)
@@ -215,13 +221,33 @@ def create_or_migrate(connection: sqlite3.Connection) -> Migrated | None:
     return migrated
 
 
-def _create_triggers(connection: sqlite3.Connection) -> None:
-    """The append-only triggers of every table of :data:`APPEND_ONLY` that lacks them."""
+def _triggers() -> dict[str, str]:
+    """Every append-only trigger by name, as ``sqlite_master`` keeps its text."""
+    made: dict[str, str] = {}
     for table, (key, what) in APPEND_ONLY.items():
         for change in ("update", "delete"):
-            connection.execute(_APPEND_ONLY.format(table=table, change=change))
+            made[f"{table}_no_{change}"] = _APPEND_ONLY.format(table=table, change=change)
         match = " AND ".join(f"{column} = NEW.{column}" for column in key)
-        connection.execute(_NO_REPLACE.format(table=table, match=match, what=what))
+        row = ("" if table in _WITHOUT_ROWID
+               else f" OR EXISTS (SELECT 1 FROM {table} WHERE rowid = NEW.rowid)")
+        made[f"{table}_no_replace"] = _NO_REPLACE.format(table=table, match=match, row=row,
+                                                         what=what)
+    return made
+
+
+def _create_triggers(connection: sqlite3.Connection) -> None:
+    """The append-only triggers, each made again unless the file holds it as it is now.
+
+    ``CREATE TRIGGER IF NOT EXISTS`` goes by name only: a trigger of an earlier definition was
+    kept, and so was one that followed its table through ``ALTER TABLE … RENAME`` (the table
+    made again under the old name then had none, and took UPDATE and DELETE)."""
+    held = dict(connection.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"))
+    for name, statement in _triggers().items():
+        if held.get(name) == statement:
+            continue
+        if name in held:
+            connection.execute(f'DROP TRIGGER "{name}"')
+        connection.execute(statement)
 
 
 def _migrate(connection: sqlite3.Connection, tables: set[str]) -> Migrated:
@@ -235,7 +261,7 @@ def _migrate(connection: sqlite3.Connection, tables: set[str]) -> Migrated:
     logger.info("%s: migrating from %s to the plain schema, in one transaction", path, layout)
     for table in ("events", "commands"):
         for trigger in ("no_update", "no_delete", "no_replace"):
-            connection.execute(f"DROP TRIGGER IF EXISTS {table}_{trigger}")
+            connection.execute(f"DROP TRIGGER IF EXISTS {table}_{trigger}")  # see _triggers
     connection.execute("ALTER TABLE events RENAME TO old_events")
     connection.execute("ALTER TABLE commands RENAME TO old_commands")
     connection.execute(_EVENTS)

@@ -35,16 +35,32 @@ _DAMAGE_SHOWN = 20
 
 _PAGE = 512
 
-_WALK = ("SELECT position, campaign, seq, type, version, CAST(payload AS BLOB) AS payload,"
+_SEQ = "CASE WHEN typeof({column}) = 'integer' THEN {column} ELSE 0 END"
+"""A sequence number as verify reads it: one stored as anything but an integer (SQLite takes
+``'ten'`` past ``CHECK (seq >= 1)``, text sorting after numbers) reads as 0, which no event
+has, and so is reported as out of place, in words; it raised a TypeError in the walk."""
+
+_CAMPAIGN = "coalesce(CAST({column} AS TEXT), '(none)')"
+"""A campaign's id as verify reads it: text, whatever a hand-made row stored (a blob, a
+number, a NULL in an older layout's table, which has no NOT NULL)."""
+
+_WALK = ("SELECT position, " + _CAMPAIGN.format(column="campaign") + " AS campaign, "
+         + _SEQ.format(column="seq")
+         + " AS seq, type, version, coalesce(CAST(payload AS BLOB), X'') AS payload,"
          " recorded_at, actor, command_id, hash FROM {table}")
 _WALKED = "campaign, seq, type, version, payload, recorded_at, actor, command_id, hash"
 """The columns the walk reads, in append order (``position`` only sorts them)."""
 _UNCOVERED = (
-    "SELECT e.campaign, e.seq, e.command_id FROM {table} AS e LEFT JOIN commands AS c"
+    "SELECT " + _CAMPAIGN.format(column="e.campaign") + ", " + _SEQ.format(column="e.seq")
+    + ", e.command_id"
+    " FROM {table} AS e LEFT JOIN commands AS c"
     " ON c.campaign = e.campaign AND c.command_id = e.command_id"
     " WHERE c.first_seq IS NULL OR e.seq < c.first_seq OR e.seq > c.last_seq")
-_HEADS = "SELECT campaign, max(seq) FROM {table} GROUP BY campaign"
-_RECORDED_HEADS = "SELECT campaign, max(last_seq) FROM commands NOT INDEXED GROUP BY campaign"
+_HEADS = ("SELECT " + _CAMPAIGN.format(column="campaign") + ", max("
+          + _SEQ.format(column="seq") + ") FROM {table} GROUP BY campaign")
+_RECORDED_HEADS = ("SELECT " + _CAMPAIGN.format(column="campaign") + ", max("
+                   + _SEQ.format(column="last_seq")
+                   + ") FROM commands NOT INDEXED GROUP BY campaign")
 """One sequential pass over ``commands``, grouped in a temporary tree: through the primary
 key's index instead, SQLite looked each command's row up in the table (four times the CPU
 for a million commands)."""

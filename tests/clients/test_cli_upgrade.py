@@ -208,6 +208,35 @@ def test_migrate_says_what_it_did_and_refuses_a_path_with_no_file(tmp_path: Path
     assert (verified.returncode, verified.stderr) == (2, "error: no database at typo.db\n")
 
 
+def test_migrate_leaves_an_empty_file_and_another_program_s_file_as_they_are(
+        tmp_path: Path) -> None:
+    """An empty file (a ``touch``, a copy cut short) is no log: ``migrate`` made it one and
+    said "already up to date". Another program's SQLite file with tables named ``events`` and
+    ``commands`` failed half-way, and was left in WAL mode for good. Both are refused with
+    exit 2, and neither file changes by a byte; ``verify`` refuses the second in the same
+    words."""
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    other = tmp_path / "other.db"
+    with closing(sqlite3.connect(other)) as connection:
+        connection.execute("CREATE TABLE events (id INTEGER PRIMARY KEY, what TEXT)")
+        connection.execute("CREATE TABLE commands (id INTEGER PRIMARY KEY, what TEXT)")
+        connection.execute("INSERT INTO events (what) VALUES ('a meeting')")
+        connection.commit()
+    before = {path: _digest(path) for path in (empty, other)}
+    refused = poolhall("migrate", "--db", "empty.db", cwd=tmp_path, check=False)
+    assert (refused.returncode, refused.stderr) == (
+        2, "error: empty.db is empty: there is no log to bring up to date (`poolhall serve`"
+        " makes a new one)\n")
+    for command in (("migrate", "--db", "other.db"), ("verify", "other.db")):
+        refused = poolhall(*command, cwd=tmp_path, check=False)
+        assert refused.returncode == 2, refused
+        assert refused.stderr.startswith("error: other.db is not a poolhall log (its events"
+                                         " table has no actor, campaign"), refused.stderr
+    assert {path: _digest(path) for path in (empty, other)} == before
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["empty.db", "other.db"]
+
+
 def test_a_migration_the_disk_refuses_is_never_said_to_be_done(tmp_path: Path) -> None:
     """A migration that cannot be written (a full disk, here a cap on the file's size) logs
     that it began and then the error, never "migrated" (it was logged before the commit);

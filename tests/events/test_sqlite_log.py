@@ -67,9 +67,17 @@ class Sqlite(Backend):
     def overwrites(self, table: str, key: tuple[str, ...], columns: tuple[str, ...],
                    change: tuple[str, str]) -> list[str]:
         names, selected = ", ".join(columns), self._selected(columns, change)
+        # at a key no row has, but at a stored row's number: REPLACE deleted that row
+        moved = self._selected(columns, (key[0], f"'moved ' || {key[0]}"))
+        by_row = [] if table in WITHOUT_ROWID else [
+            f"INSERT OR REPLACE INTO {table} (rowid, {names}) SELECT rowid, {moved} FROM {table}"]
         return [*super().overwrites(table, key, columns, change),
                 f"INSERT OR REPLACE INTO {table} ({names}) SELECT {selected} FROM {table}",
-                f"REPLACE INTO {table} ({names}) SELECT {selected} FROM {table}"]
+                f"REPLACE INTO {table} ({names}) SELECT {selected} FROM {table}", *by_row]
+
+
+WITHOUT_ROWID = frozenset({"fair_seeds"})
+"""The append-only tables with no row number (``WITHOUT ROWID``)."""
 
 
 class TestSqliteLog(Sqlite, LogContract):
@@ -267,3 +275,20 @@ def test_a_failed_batch_writes_no_token(log: SqliteLog) -> None:
                                 request("d", 0, opened("d"), command="d1")])
     assert all(isinstance(r, StoreError) for r in results)
     assert log.token_campaign("b" * 64) is None
+
+
+def test_verify_reports_rows_of_the_wrong_type_in_words(log: SqliteLog) -> None:
+    """SQLite keeps a value of any type in any column: ``'ten'`` passes ``CHECK (seq >= 1)``
+    (text sorts after numbers) and a blob passes ``NOT NULL``. Rows inserted so, with every
+    trigger in place, are reported as problems of their campaign; verify raised a TypeError
+    (``seq + 1``, then the sort of a blob campaign among text) and said nothing else."""
+    log.append_batch([request("a", 0, opened("a"), rolled(1), command="a1")])
+    columns = "campaign, seq, type, version, payload, recorded_at, actor, command_id, hash"
+    with sqlite3.connect(_path(log)) as connection:
+        for campaign, seq in (("a", "ten"), (b"b", 1)):
+            connection.execute(f"INSERT INTO events ({columns}) VALUES (?, ?, 'note', 1,"
+                               " '{}', 't', 'gm', 'c-x', ?)", (campaign, seq, "0" * 64))
+    checked, problems = log.verify()
+    assert checked == 4
+    assert {(problem.campaign, problem.seq) for problem in problems} >= {("a", 0), ("b", 1)}
+    assert all(isinstance(problem.campaign, str) for problem in problems)

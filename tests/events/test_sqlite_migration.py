@@ -175,6 +175,27 @@ def test_a_plain_log_from_before_the_replace_triggers_gets_them_as_it_opens(
         reader.close()
 
 
+def test_a_table_renamed_and_made_again_gets_its_triggers_back(tmp_path: Path) -> None:
+    """``ALTER TABLE events RENAME`` takes the triggers along, by name; a table made again
+    under the old name had none, and the next open kept it so (``CREATE TRIGGER IF NOT
+    EXISTS`` went by name). The open now makes each trigger again where the file's differs."""
+    path = tmp_path / "renamed.sqlite"
+    log = SqliteLog(path)
+    log.append_batch([request("a", 0, rolled(1), rolled(2), command="a1")])
+    log.close()
+    with sqlite3.connect(path) as connection:
+        (made,) = connection.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone()
+        connection.execute("ALTER TABLE events RENAME TO events_old")
+        connection.execute(made)
+        connection.execute("INSERT INTO events SELECT * FROM events_old")
+    SqliteLog(path).close()
+    with sqlite3.connect(path) as connection:
+        for statement in ("UPDATE events SET actor = 'mallory'", "DELETE FROM events"):
+            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                connection.execute(statement)
+
+
 def test_no_migration_drops_the_unrevealed_seeds(tmp_path: Path) -> None:
     """The migration drops the old layouts' derived tables: never ``fair_seeds``, whose
     seeds cannot be made again (an old file that had one keeps every seed)."""
