@@ -263,6 +263,9 @@ class RollBasicTest(Command, frozen=True, kw_only=True):
     dice: DiceCount
     dt: DT
     character: Slug | None = None
+    reason: Reason = ""
+    """The GM's: what the test is for, kept as its label (``poolhall roll C "5d12 dt7" --reason
+    "kick the door"``). A player's roll of a called test keeps none: the call names it."""
     visibility: Visibility = "public"
     """Who sees it before its epoch's seed is revealed: ``public``, ``gm``, ``blind``,
     ``self`` (:mod:`poolhall.projections.privacy`)."""

@@ -28,8 +28,8 @@ def in_notation(system: str, roll: core.Roll) -> Command:
     Raises :class:`NotationError`: the dice's words when the text is no notation of the
     system either (``unexpected 'x'``), the system's when it starts like one and is wrong
     (``cannot read '1x' as narrative dice``), :class:`~poolhall.events.errors.NeedsCharacter`
-    when it is a character's test and names none. A reason is kept only by a command that
-    has one (a d12 basic test has none, as ``poolhall roll`` always had it)."""
+    when it is a character's test and names none. Every system's roll keeps the roll's reason
+    (a d12 basic test as its label)."""
     try:
         parse_dice(roll.expression)
     except NotationError as dice_error:
@@ -43,4 +43,6 @@ def in_notation(system: str, roll: core.Roll) -> Command:
         raise NotationError("this roll is made in front of the table: it cannot be private", 0)
     kept = {name: value for name, value in (("visibility", roll.visibility),
                                             ("reason", roll.reason)) if value and name in fields}
+    if roll.reason and "reason" not in fields:  # said, rather than dropped without a word
+        raise NotationError(f"{type(parsed).__name__} keeps no reason: leave it empty", 0)
     return msgspec.structs.replace(parsed, id=roll.id, **kept)

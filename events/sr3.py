@@ -35,6 +35,7 @@ from poolhall.events.base import Command, Event, Reason, Slug, Visibility
 from poolhall.events.contract import SystemVocabulary
 from poolhall.events.errors import NeedsCharacter, NotationError
 from poolhall.events.fair import FairStamp
+from poolhall.events.plain_errors import plain_words
 from poolhall.events.sr3_values import (
     ATTRIBUTES,
     MAX_CHAIN,
@@ -342,17 +343,19 @@ def parse_roll(text: str, character: str | None = None) -> Command | None:
     if fields is None:
         return None
     if character is None:
-        raise NeedsCharacter("say whose test it is: name its character", 0)
+        raise NeedsCharacter("say whose test it is", 0)
     pools: dict[str, int] = {}
     rest = iter(words[1:])
     for word in rest:
         _read_word(word, rest, text, fields, pools)
     _check_target(fields, text)
+    sent = {"id": PARSED_COMMAND_ID, "character": character, "pools": pools, **fields}
     try:
-        return msgspec.convert({"id": PARSED_COMMAND_ID, "character": character, "pools": pools,
-                                **fields}, RollPoolTest)
-    except msgspec.ValidationError as error:
-        raise NotationError(str(error), 0) from None
+        return msgspec.convert(sent, RollPoolTest)
+    except msgspec.ValidationError as error:  # in words: "Expected `int` <= 100" named no tn
+        message, _, where = str(error).partition(" - at `")
+        plain = plain_words(message, where.rstrip("`"), msgspec.json.encode(sent), RollPoolTest)
+        raise NotationError(plain or str(error), 0) from None
 
 
 def _first_word(first: str, second: str) -> dict[str, object] | None:

@@ -227,14 +227,14 @@ def as_typed(ctx: Decision, command: Command) -> Command:
         return command
     except NotationError:
         pass
+    ctx.require_participant("roll")  # before "whose test is it?", which asks to no purpose
     try:
         return in_notation(ctx.state.system, command)
     except NeedsCharacter as error:
-        mine = [character for character in ctx.actor.characters
-                if character in ctx.state.characters] if ctx.actor.role == "player" else []
-        if len(mine) != 1:
-            raise Rejected("invalid", error.message, "$.character") from None
-        return as_typed(ctx, msgspec.structs.replace(command, character=mine[0]))
+        only = ctx.only_character()
+        if only is None:
+            raise Rejected("invalid", error.message + ctx.whose(), "$.character") from None
+        return as_typed(ctx, msgspec.structs.replace(command, character=only))
     except NotationError as error:
         raise Rejected("invalid", error.message, "$.expression") from None
 

@@ -190,7 +190,9 @@ def _roll(ctx: Decision, command: d12.RollThresholdTest) -> list[Event]:
 
 
 def _roll_basic(ctx: Decision, command: d12.RollBasicTest) -> list[Event]:
-    """The GM's "5d12 dt7" starts and rolls a basic test; a player's rolls the one called."""
+    """The GM's "5d12 dt7" starts and rolls a basic test (its reason the test's label); a
+    player's rolls the one called, for the character named or else the one they play (as an
+    SR3 test from ``poolhall roll`` is)."""
     ctx.require_participant("roll")
     if command.character is not None:
         ctx.character(command.character)
@@ -199,14 +201,19 @@ def _roll_basic(ctx: Decision, command: d12.RollBasicTest) -> list[Event]:
         number = ctx.game(GameState).next_test
         started = d12.ThresholdTestStarted(
             test=number, kind="basic", character=command.character, pool=command.dice,
-            threshold=d12.Threshold(dt=command.dt, source="gm"),
+            threshold=d12.Threshold(dt=command.dt, source="gm"), label=command.reason,
         )
         return [started, roll_pool(ctx, number, 1, command.dice, command.dt)]
-    if command.character is None:
-        raise Rejected("invalid", "say which of your characters rolls", "$.character")
-    ctx.require_acts_for(command.character)
+    if command.reason:
+        raise Rejected("invalid", "the GM's call names this test: a roll of it keeps no "
+                       "reason", "$.reason")
+    character = command.character or ctx.only_character()
+    if character is None:
+        raise Rejected("invalid", f"say which of your characters rolls{ctx.whose()}",
+                       "$.character")
+    ctx.require_acts_for(character)
     called = [t for t in open_tests(ctx.game(GameState))  # not the GM's secret ones
-              if t.kind == "basic" and t.character == command.character
+              if t.kind == "basic" and t.character == character
               and not hidden_from(ctx, f"test:{t.test}")]
     if not called:
         raise Rejected("forbidden", "the GM sets or determines the DT: ask the GM to call for "

@@ -163,6 +163,8 @@ def _check_visibility(ctx: Decision, command: Any, visibility: str) -> None:
     elif ctx.is_gm:
         raise Rejected("invalid", f"the GM's secret roll is visibility 'gm'; '{visibility}' is a "
                        "player's private roll", "$.visibility")
+    elif isinstance(command, d12.RollBasicTest):
+        raise Rejected("rule", "a test the GM called is rolled in the open", "$.visibility")
     elif type(command) not in ONE_SHOT_COMMANDS:
         raise Rejected("rule", "a player's private roll is a one-shot roll (roll, roll_pool, "
                        "roll_pool_test); a check built step by step is private only as the "
@@ -171,8 +173,6 @@ def _check_visibility(ctx: Decision, command: Any, visibility: str) -> None:
                                                    or command.karma_dice):
         raise Rejected("rule", "a private test draws no pool or karma dice: those pools are "
                        "shown to the whole table", "$.pools")
-    if isinstance(command, d12.RollBasicTest) and not ctx.is_gm:
-        raise Rejected("rule", "a test the GM called is rolled in the open", "$.visibility")
     _check_room(ctx)
 
 

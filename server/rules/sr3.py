@@ -158,6 +158,10 @@ def _end_combat(ctx: Decision, command: vocabulary.EndCombat) -> list[Event]:
 _SHARED = ("character", "kind", "skill", "attribute", "opposes", "surprised", "rigged", "astral",
            "magic", "elemental", "reason")
 
+_SAME_TEST = tuple(name for name in _SHARED if name != "reason")
+"""What makes a roll the declared test (with its base dice and target number): not the
+reason, which says what the test is for and was typed afresh (the Declare form empties it)."""
+
 
 def _prepare(ctx: Decision, command: Any) -> tuple[Sr3Stats, int, Any, int | None]:
     ctx.require_acts_for(command.character)
@@ -186,9 +190,9 @@ def _declare(ctx: Decision, command: vocabulary.DeclarePoolTest) -> list[Event]:
 def _leaves_declared(ctx: Decision, command: vocabulary.RollPoolTest, base: int,
                      tn: int | None) -> bool:
     """Whether a private roll leaves the character's declared test waiting: it does unless it
-    rolls that test, every field the declaration recorded the same (kind, skill or attribute,
-    base dice, target number before wounds, the test it answers, the situation, the reason:
-    what the declared card's Roll button sends). ``tn`` is the target number before wounds.
+    rolls that test, every field the declaration recorded the same but its reason (kind, skill
+    or attribute, base dice, target number before wounds, the test it answers, the situation:
+    :data:`_SAME_TEST`). ``tn`` is the target number before wounds.
 
     Without it, the GM's secret Perception for a ganger whose shot was declared in front of
     the table took the shot's card off every table, though the shot was never rolled. A
@@ -200,7 +204,7 @@ def _leaves_declared(ctx: Decision, command: vocabulary.RollPoolTest, base: int,
     if declared is None:
         return False
     return (declared.base_dice, declared.tn) != (base, tn) or any(
-        getattr(declared, name) != getattr(command, name) for name in _SHARED)
+        getattr(declared, name) != getattr(command, name) for name in _SAME_TEST)
 
 
 def _roll(ctx: Decision, command: vocabulary.RollPoolTest) -> list[Event]:

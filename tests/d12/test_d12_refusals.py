@@ -122,7 +122,8 @@ def test_tests_that_do_not_exist_or_are_over_are_refused() -> None:
 
 
 def test_a_player_notation_roll_rolls_the_test_the_gm_called() -> None:
-    """A player's "5d12 dt7" rolls the basic test the GM called with that pool and DT."""
+    """A player's "5d12 dt7" rolls the basic test the GM called with that pool and DT, for
+    the character named or else the one they play."""
     table = Table()
     table.set_rating("han", "STR", 5)
     refusal = _refused(table, "han-player", d12.RollBasicTest, dice=5, dt=7, character="han")
@@ -133,12 +134,11 @@ def test_a_player_notation_roll_rolls_the_test_the_gm_called() -> None:
     assert (refusal.code, refusal.path) == ("rule", "$.dt")
     refusal = _refused(table, "han-player", d12.RollBasicTest, dice=4, dt=7, character="han")
     assert (refusal.code, refusal.path) == ("rule", "$.dice")
-    refusal = _refused(table, "han-player", d12.RollBasicTest, dice=5, dt=7)
-    assert (refusal.code, refusal.path) == ("invalid", "$.character")
     refusal = _refused(table, "leia-player", d12.RollBasicTest, dice=5, dt=7, character="han")
     assert refusal.code == "forbidden"
     table.rng = FixedDice([12, 8, 8, 2, 3])
-    (rolled,) = table.run("han-player", d12.RollBasicTest, dice=5, dt=7, character="han")
+    # naming no character, a player rolls for the one they play (as an SR3 test is)
+    (rolled,) = table.run("han-player", d12.RollBasicTest, dice=5, dt=7)
     assert isinstance(rolled, d12.ThresholdDiceRolled)
     assert (rolled.test, rolled.margin, rolled.succeeded) == (test, 2, True)
     assert not table.game.tests[test].open

@@ -122,6 +122,7 @@ async def test_an_sr3_test_is_the_player_s_one_character_s_or_says_whose(table: 
     them, as ``poolhall roll`` does; the GM, who plays none, is asked whose test it is."""
     campaign, gm = await table.create_campaign("sr3")
     await gm.call(core.CreateCharacter, character="rook", name="Rook", stats=street_sam())
+    await gm.call(core.CreateCharacter, character="kat", name="Kat", stats=street_sam())
     ack = await gm.call(core.Invite, role="player", name="Ana", characters=("rook",))
     assert ack.token
     ana = await table.connect(campaign, ack.token)
@@ -130,19 +131,50 @@ async def test_an_sr3_test_is_the_player_s_one_character_s_or_says_whose(table: 
     assert (event.character, event.base_dice, event.tn, event.reason) == ("rook", 6, 5, "climb")
     refused = await _refused(gm, "6d6 tn5")
     assert (refused.code, refused.path) == ("invalid", "$.character")
-    assert refused.message == "say whose test it is: name its character"
+    assert refused.message == "say whose test it is (the campaign's: Rook, Kat)"
+    ack = await gm.call(core.Invite, role="player", name="Cy", characters=("rook", "kat"))
+    assert ack.token
+    cy = await table.connect(campaign, ack.token)
+    refused = await _refused(cy, "6d6 tn5")
+    assert refused.message == "say whose test it is: you play Rook, Kat"
     refused = await _refused(gm, "6d6 tn5 +2zz", character="rook")
     assert refused.path == "$.expression"
     assert "no pool 'zz'" in refused.message
+    refused = await _refused(gm, "6d6 tn99999", character="rook")  # in words, not msgspec's
+    assert refused.message.startswith("the target number is between 2 and 100")
+    ack = await gm.call(core.Invite, role="spectator", name="Sol")
+    assert ack.token
+    sol = await table.connect(campaign, ack.token)
+    refused = await _refused(sol, "6d6 tn5")  # a spectator is not asked whose test it is
+    assert (refused.code, refused.message) == ("forbidden", "a spectator may not roll")
 
 
 async def test_a_d12_basic_test_is_rolled_from_its_notation(table: Table) -> None:
-    """``5d12 dt7`` on a d12 table starts and rolls the GM's basic test; ``5d10 dt7`` is
-    refused in the notation's words."""
+    """``5d12 dt7`` on a d12 table starts and rolls the GM's basic test, its reason the
+    test's label (it was dropped without a word); ``5d10 dt7`` is refused in the notation's
+    words. A player who plays one character rolls the test called for them without naming
+    it, as on an SR3 table; made private, it is refused in words about the called test (they
+    listed ``roll`` as a roll a player may make private)."""
     campaign, gm = await table.create_campaign("d12")
-    events = await _rolled(gm, "5d12 dt7")
-    assert [type(event) for event in events][:1] == [d12.ThresholdTestStarted]
+    events = await _rolled(gm, "5d12 dt7", reason="kick the door")
+    started = events[0]
+    assert isinstance(started, d12.ThresholdTestStarted)
+    assert started.label == "kick the door"
     rolled = [event for event in events if isinstance(event, d12.ThresholdDiceRolled)]
     assert len(rolled) == 1
     refused = await _refused(gm, "5d10 dt7")
     assert refused.message == "a threshold test rolls d12s, not d10"
+
+    await gm.call(core.CreateCharacter, character="mara", name="Mara",
+                  stats=d12.D12Stats(ratings={"CON": 2, "CHA": 2, "WIL": 4}))
+    ack = await gm.call(core.Invite, role="player", name="Eve", characters=("mara",))
+    assert ack.token
+    eve = await table.connect(campaign, ack.token)
+    await gm.call(d12.CallThresholdTest, character="mara", stats=("WIL",), dt=6)
+    refused = await _refused(eve, "4d12 dt6", visibility="self")
+    assert (refused.message, refused.path) == ("a test the GM called is rolled in the open",
+                                               "$.visibility")
+    refused = await _refused(eve, "4d12 dt6", reason="kick")
+    assert refused.path == "$.reason"
+    events = await _rolled(eve, "4d12 dt6")
+    assert [type(event) for event in events] == [d12.ThresholdDiceRolled]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from poolhall.events import sr3
-from poolhall.events.errors import NotationError
+from poolhall.events.errors import NeedsCharacter, NotationError
 
 
 def test_success_test_notation() -> None:
@@ -54,7 +54,7 @@ def test_other_notations_are_not_ours() -> None:
     ("6d6 tn4 open", "not both"),
     ("6d6 +2cp", "give a target number"),
     ("6d6 tn4 sideways", "unexpected 'sideways'"),
-    ("6d6 tn1", "tn"),
+    ("6d6 tn1", "the target number is between 2 and 100"),
 ])
 def test_bad_notation_says_why(text: str, message: str) -> None:
     """A roll in this notation with a wrong word raises NotationError with the reason."""
@@ -64,5 +64,5 @@ def test_bad_notation_says_why(text: str, message: str) -> None:
 
 def test_notation_needs_a_character() -> None:
     """A test is always some character's test."""
-    with pytest.raises(NotationError, match="character"):
+    with pytest.raises(NeedsCharacter, match="whose test"):
         sr3.parse_roll("6d6 tn4", None)
