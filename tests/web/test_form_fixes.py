@@ -1,0 +1,36 @@
+"""The forms and the page's width as three groups found them on a phone and a tablet: an error
+that names a field folded away on a phone shows that field, an invite that gets a numbered
+name is announced under it, and the page's own buttons follow the window's width."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from playwright.sync_api import Page, expect
+
+from tests.web.conftest import Served
+from tests.web.test_phone_layout import CHARACTER
+
+
+def test_on_a_phone_whose_test_it_is_opens_more_and_focuses_as_character(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The GM of an SR3 table types ``6d6 tn5`` on a 390 px phone: the server asks whose test
+    it is, naming the character field, which the form folds under More. The form opens More and
+    the focus is on "as character", marked invalid (it was marked unseen, More closed)."""
+    _, gm_link = served.create_campaign("Redmond Nights", "sr3")
+    served.send(gm_link, *[{"type": "create_character", "character": c, "name": c.title(),
+                            "stats": CHARACTER["sr3"]} for c in ("sam", "kat")])
+    gm = open_page(gm_link, width=390, height=844)
+    form = gm.get_by_role("form", name="Roll dice")
+    character = form.get_by_label("as character")
+    expect(character).to_be_hidden()  # folded under More
+    form.get_by_label("dice expression").fill("6d6 tn5")
+    form.get_by_role("button", name="Roll", exact=True).click()
+    expect(form.locator(":scope > output.ph-error")).to_contain_text("say whose test it is")
+    expect(character).to_be_visible()
+    expect(character).to_have_attribute("aria-invalid", "true")
+    expect(character).to_be_focused()
+    expect(form.get_by_role("button", name="Less")).to_have_attribute("aria-expanded", "true")
+    character.select_option("sam")
+    form.get_by_role("button", name="Roll", exact=True).click()
+    expect(gm.locator("ph-log .ph-log-line").last).to_contain_text("Sam")
