@@ -34,3 +34,22 @@ def test_on_a_phone_whose_test_it_is_opens_more_and_focuses_as_character(
     character.select_option("sam")
     form.get_by_role("button", name="Roll", exact=True).click()
     expect(gm.locator("ph-log .ph-log-line").last).to_contain_text("Sam")
+
+
+def test_an_invite_that_gets_a_numbered_name_is_announced_under_it(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """With a Fin at the table, the GM invites "Fin" again: the member made is "Fin 2", and the
+    page says the link is Fin 2's, in its words and its field's label (it said "Join link for
+    Fin", the other member's name); the link opens Fin 2's seat."""
+    campaign, gm_link = served.create_campaign("Dockside", "d12")
+    served.invite(campaign, gm_link, "player", "Fin")
+    gm = open_page(gm_link)
+    invite = gm.locator("ph-invite")
+    invite.get_by_label("Name").fill("Fin")
+    invite.get_by_role("button", name="Invite").click()
+    expect(invite.get_by_role("status").first).to_have_text(
+        "Join link for Fin 2: give it to them privately. It is shown only this once.")
+    expect(invite.get_by_role("button", name="Copy")).to_be_focused()
+    link = invite.get_by_label("join link for Fin 2", exact=True).input_value()
+    open_page(link)
+    expect(gm.locator("ph-members li", has_text="Fin 2")).to_have_class("ph-online")
