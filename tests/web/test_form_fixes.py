@@ -53,3 +53,23 @@ def test_an_invite_that_gets_a_numbered_name_is_announced_under_it(
     link = invite.get_by_label("join link for Fin 2", exact=True).input_value()
     open_page(link)
     expect(gm.locator("ph-members li", has_text="Fin 2")).to_have_class("ph-online")
+
+
+def test_the_page_buttons_go_back_to_the_header_when_a_tablet_in_the_sheet_view_widens(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The GM opens the Sheet view on a 390 px screen (the page's two buttons at its end), then
+    the tablet turns to landscape (1280 px: no views, no bar): **Dice roll animation** and
+    **Leave this table** are in the header again (they stayed at the end of the side column),
+    and back at the Sheet view's end once it narrows again."""
+    _, gm_link = served.create_campaign("Dockside", "d12")
+    gm = open_page(gm_link, width=390, height=844)
+    gm.get_by_role("navigation", name="Views").get_by_role("button", name="Sheet").click()
+    header, end = gm.locator(".ph-header"), gm.locator(".ph-page-end")
+    expect(end.get_by_role("button", name="Leave this table")).to_be_visible()
+    gm.set_viewport_size({"width": 1280, "height": 900})
+    for name in ("Dice roll animation", "Leave this table"):
+        expect(header.get_by_role("button", name=name)).to_be_in_viewport()
+    expect(end).to_be_empty()
+    gm.set_viewport_size({"width": 390, "height": 844})
+    expect(end.get_by_role("button", name="Dice roll animation")).to_be_visible()
+    expect(header.get_by_role("button")).to_have_count(0)
