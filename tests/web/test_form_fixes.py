@@ -23,6 +23,8 @@ def test_on_a_phone_whose_test_it_is_opens_more_and_focuses_as_character(
     gm = open_page(gm_link, width=390, height=844)
     form = gm.get_by_role("form", name="Roll dice")
     character = form.get_by_label("as character")
+    # the table is drawn (the page says "connected" before: an error shown earlier is cleared)
+    expect(character.locator("option")).to_have_text(["no character", "Sam", "Kat"])
     expect(character).to_be_hidden()  # folded under More
     form.get_by_label("dice expression").fill("6d6 tn5")
     form.get_by_role("button", name="Roll", exact=True).click()
