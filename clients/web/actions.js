@@ -168,8 +168,12 @@ export function keepFocus(control, container = control) {
  * @param {HTMLElement} element @param {string} key
  */
 export function clearWhenChanged(element, key) {
-  if (element.dataset.phStateKey === key) return;
+  const before = element.dataset.phStateKey;
+  if (before === key) return;
   element.dataset.phStateKey = key;
+  // the first state seen: an error shown before it (a roll sent as the page connected, before
+  // its first table) is about this state, not an older one, and stays
+  if (before === undefined) return;
   for (const output of element.querySelectorAll("output.ph-error")) output.textContent = "";
   for (const field of element.querySelectorAll("[aria-invalid]")) field.removeAttribute("aria-invalid");
 }
@@ -192,10 +196,27 @@ export function showError(holder, message, path) {
   output.textContent = message;
   const field = path ? fieldFor(holder, path) : null;
   if (field) {
+    if (!field.checkVisibility()) unfold(field);
     field.setAttribute("aria-invalid", "true");
     if (!output.id) output.id = `err-${Math.random().toString(36).slice(2)}`;
     field.setAttribute("aria-describedby", output.id);
   }
+}
+
+/** Show a field the error names that is folded away, and put the focus on it: marked unseen,
+ * it said nothing (the phone's roll form folds "as character" and who sees the roll under
+ * More, and "say whose test it is" named the hidden select). Each folded part around it opens:
+ * a closed <details>, and a part whose button says it is collapsed (`aria-expanded="false"`
+ * with `aria-controls` naming the part) is opened by that button, as a tap would (so the
+ * button says "Less" after). A private roll's choice is never folded (table.css `:has`).
+ * @param {HTMLElement} field */
+function unfold(field) {
+  for (let node = /** @type {HTMLElement | null} */ (field); node; node = node.parentElement) {
+    if (node instanceof HTMLDetailsElement) node.open = true;
+    if (node.id) /** @type {HTMLElement | null} */ (document.querySelector(
+      `[aria-expanded=false][aria-controls="${node.id}"]`))?.click();
+  }
+  field.focus();
 }
 
 /** @param {Element} holder */

@@ -2,7 +2,8 @@
 
 A page fetches the campaign's own game system only, the GM's tools, character form and the like
 for the GM only, a threshold test's card once the table holds a test, a narrative check's card
-once the table holds an open check, the SR3 declared tests once one is declared, and the code
+once the table holds an open check, a running narrative encounter's slots and forms once one
+runs, the SR3 declared tests once one is declared, and the code
 that recomputes a revealed roll (and says how) once a seed is revealed or a mark is pressed
 (docs/performance.md, "browser: first load"). All of it comes to less than 150 KB, decoded, for
 the GM of a new table of each system (#11), its JavaScript and CSS without comments
@@ -113,8 +114,8 @@ def test_the_gm_of_a_new_table_of_each_system_loads_under_150_kb(
         loaded = gm.evaluate(DECODED_BYTES)
         assert 50 * 1024 < loaded < FIRST_LOAD_BUDGET, (system, loaded)
         # what a new table does not show yet comes with its first check or test
-        assert not {"systems/narrative_check.js", "systems/sr3_declared.js",
-                    "systems/d12_test.js"} & _first_load(gm)
+        assert not {"systems/narrative_check.js", "systems/narrative_round.js",
+                    "systems/sr3_declared.js", "systems/d12_test.js"} & _first_load(gm)
 
 
 def test_a_narrative_checks_card_is_fetched_with_the_first_open_check(
@@ -144,6 +145,34 @@ def test_a_narrative_checks_card_is_fetched_with_the_first_open_check(
     expect(card).to_contain_text("Han Solo")
     card.get_by_role("button", name="Roll", exact=True).click()
     expect(gm.locator("ph-log [data-type=check_rolled]")).to_have_count(1)
+
+
+def test_a_narrative_encounters_slots_are_fetched_with_the_first_running_encounter(
+        served: Served, open_page: PageOpener) -> None:
+    """A new narrative table fetches no running encounter's part, yet the GM's Start encounter
+    is there; the GM starts one while that part's module is slow to come: the heading and the
+    status are drawn meanwhile, then its round buttons, which work."""
+    campaign, gm_link = served.create_campaign("Edge", "narrative")
+    gm = open_page(gm_link)
+    encounter = gm.locator("ph-narrative-encounter")
+    expect(encounter.locator(".ph-ne-status")).to_have_text("No encounter is running.")
+    expect(encounter.get_by_role("button", name="Start encounter")).to_be_visible()
+    assert "systems/narrative_round.js" not in _first_load(gm)
+    held = _hold(gm, "systems/narrative_round.js")
+    with gm.expect_request("**/static/systems/narrative_round.js"):
+        encounter.get_by_role("button", name="Start encounter").click()
+    expect(encounter.locator("h2")).to_have_text("Encounter 1")
+    expect(encounter.locator(".ph-ne-status")).to_contain_text("Initiative: roll a Cool")
+    expect(encounter.get_by_role("button", name="Start encounter")).to_be_hidden()
+    expect(gm.locator("ph-narrative-round")).to_have_count(0)
+    assert len(held) == 1
+    held[0].continue_()
+    expect(encounter.get_by_role("button", name="Start round 1")).to_be_visible()
+    encounter.get_by_role("button", name="End encounter").click()
+    encounter.get_by_role("button", name="Yes, end it").click()
+    expect(encounter.locator(".ph-ne-status")).to_have_text("No encounter is running.")
+    expect(encounter.get_by_role("button", name="End encounter")).to_be_hidden()
+    expect(encounter.get_by_role("button", name="Start encounter")).to_be_visible()
 
 
 def _hold(page: Page, path: str) -> list[Route]:

@@ -44,6 +44,8 @@ function loadGmTools() {
                       import("./ph-characters.js")]);
 }
 
+/** A phone's width, as table.css has it: its views, one at a time, and their bar. */
+const PHONE = matchMedia("(max-width: 700px)");
 const LIVE_MARK = "poolhall:live";
 const MOTION_KEY = "poolhall.motion";
 const HISTORY_PAGE = 500; // events per `history` request (the most the server sends)
@@ -163,6 +165,9 @@ export class PhApp extends HTMLElement {
           h("p", {class: "ph-after-game"}, this.afterGame), this.tools, this.pageEnd)),
       this.tabs);
     this.showView("table");
+    // a tablet turned to landscape (or a window widened) shows every part and no bar: the
+    // page's two buttons go back to the header, and to the Sheet view's end when it narrows
+    PHONE.addEventListener("change", () => this.showView(this.dataset.view ?? "table"));
   }
 
   /** "Leave this table" -> "Leave this table? ..." [Yes, leave] [Stay]: leaving forgets the
@@ -199,8 +204,11 @@ export class PhApp extends HTMLElement {
     this.dataset.view = view;
     // the page's own buttons (and Leave's question) are the header's, but the Sheet view's are
     // at its end, below its parts: in its header they made it 370 px of an 844 px phone at 200%
-    // text (table.css keeps the header to the table's name, the role and the connection there)
-    (view === "sheet" ? this.pageEnd : this.header).append(this.motion, this.leave, this.leaving);
+    // text (table.css keeps the header to the table's name, the role and the connection there).
+    // Only on a phone: a wider screen has no views (see PHONE), and the buttons in the side
+    // column's end stayed there when a tablet in the Sheet view was turned to landscape
+    (view === "sheet" && PHONE.matches ? this.pageEnd : this.header)
+      .append(this.motion, this.leave, this.leaving);
     for (const button of this.tabs.querySelectorAll("button")) {
       button.setAttribute("aria-pressed", String(button.dataset.view === view));
     }

@@ -52,6 +52,8 @@ export class PhInvite extends HTMLElement {
 
   set table(table) {
     if (!this.form || !table) return;
+    this.members = table.members;
+    this.named();
     const present = new Set(table.characters.map((c) => c.character));
     for (const [id, label] of this.choices) {
       if (!present.has(id)) {
@@ -91,10 +93,9 @@ export class PhInvite extends HTMLElement {
   }
 
   invited(ack) {
-    const name = String(new FormData(this.form).get("name") ?? "").trim() || "the new member";
+    this.invitee = ack.member;
     const link = joinLink(this.campaign, ack.token);
-    const field = h("input", {class: "ph-link", readonly: true, value: link,
-                              "aria-label": `join link for ${name}`});
+    const field = this.field = h("input", {class: "ph-link", readonly: true, value: link});
     const copied = this.copied;
     copied.textContent = "";
     const copy = h("button", {type: "button"}, "Copy");
@@ -108,13 +109,27 @@ export class PhInvite extends HTMLElement {
         copied.textContent = "selected: press Ctrl+C (⌘C) to copy";
       }
     });
-    replace(this.announcement, h("strong", {}, `Join link for ${name}`),
-      ": give it to them privately. It is shown only this once.");
+    this.announcement.textContent = "";
     replace(this.linkRow, field, copy);
     this.result.hidden = false;
     this.form.reset();
     this.showCharacters();
     copy.focus();
+    this.named();
+  }
+
+  /** Say whose link it is once the table names the new member (the ack's `member`), by the
+   * name the server recorded: a name already at the table takes a number ("Fin 2"), and the
+   * name typed ("Fin") named the other member. The server answers the invite before it sends
+   * the table that holds the member, so this waits for that table, a moment at most (an
+   * invite retried after a dropped connection finds the member in the table held). */
+  named() {
+    const name = this.members?.find((m) => m.member === this.invitee)?.name;
+    if (!name) return;
+    this.invitee = undefined;
+    replace(this.announcement, h("strong", {}, `Join link for ${name}`),
+      ": give it to them privately. It is shown only this once.");
+    this.field.ariaLabel = `join link for ${name}`;
   }
 }
 

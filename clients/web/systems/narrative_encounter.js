@@ -1,59 +1,46 @@
 // <ph-narrative-encounter>: the narrative Combat Turn. The GM starts an encounter; each
 // character's initiative is a Cool or Vigilance check built and rolled like any other, then
-// entered here; the server orders the slots (by successes, then advantage: `encounter.slots`)
-// and each round any player character who has not acted may claim a player slot, the GM fills
-// NPC slots. The element shows the table's `game.encounter` and sends commands; it decides
-// nothing (refusals come back from the server, naming the rule, beside the control).
-import {h, plural, replace, say} from "../dom.js";
-import {bindButton, bindForm, clearWhenChanged} from "../actions.js";
-import {askFirst} from "../confirm.js";
-import {labelled, setOptions} from "./narrative_forms.js";
-
-const INITIATIVE_SKILLS = new Set(["Cool", "Vigilance"]);
+// entered here; the server orders the slots and each round any player character who has not
+// acted may claim a player slot, the GM fills NPC slots. This element is the encounter's
+// heading, where it stands ("No encounter is running.", "Round 2") and the GM's Start
+// encounter; the running encounter's slots and forms are <ph-narrative-round>
+// (./narrative_round.js), fetched when the table first holds a running encounter, as a
+// check's card is (narrative.js): a table without one, a new campaign's, never loads it.
+// Until it is here the heading and the status are drawn; its buttons come with it.
+/** @import {NarrativeRound} from "./narrative_round.js" */
+import {h, say} from "../dom.js";
+import {bindButton, clearWhenChanged} from "../actions.js";
 
 export class NarrativeEncounter extends HTMLElement {
-  update({game, me, names, mine, characters, players}) {
+  /** @type {NarrativeRound | undefined} the running encounter's part, once its module is here */
+  round;
+
+  update(state) {
+    const {game, me, mine, characters, players} = state;
     if (!this.built) this.build(me);
+    this.state = state;
     const encounter = game.encounter;
     const key = JSON.stringify([encounter, Object.values(game.checks).map((c) => [c.check, c.status]),
                                 [...mine], characters.map((c) => c.character), [...players]]);
     if (key === this.key) return;
     this.key = key;
-    // "initiative comes first" goes once an initiative is entered; a lost claim's words (in
-    // the notice: its form is gone) stay until the next round
     clearWhenChanged(this.startBox, key);
-    clearWhenChanged(this.running, key);
-    clearWhenChanged(this.notice, JSON.stringify([encounter?.encounter, encounter?.round]));
-    this.claims = new Map((encounter?.claims ?? []).map((claim) => [claim.slot, claim.character]));
-    this.names = names;
     this.dataset.round = encounter ? String(encounter.round) : "";
     this.startBox.hidden = Boolean(encounter) || me.role !== "gm";
-    this.running.hidden = !encounter;
-    if (!encounter) {
-      this.asking?.(false, false); // asked again from the start at the next encounter
-      this.heading.textContent = "Encounter";
-      say(this.status, "No encounter is running.");
-      return;
+    this.heading.textContent = encounter ? `Encounter ${encounter.encounter}` : "Encounter";
+    say(this.status, !encounter ? "No encounter is running."
+      : encounter.round === 0 ? "Initiative: roll a Cool or Vigilance check, then enter it."
+        : `Round ${encounter.round}`);
+    if (customElements.get("ph-narrative-round")) {
+      this.round ??= /** @type {NarrativeRound} */ (this.appendChild(h("ph-narrative-round")));
+      this.round.update(state, key);
+    } else if (encounter) {
+      // drawn again once its module is here; fetched again on the next table if it failed
+      this.roundCode ??= import("./narrative_round.js").then(() => {
+        this.key = undefined; // the latest state, drawn again with its running part
+        this.update(this.state);
+      }, () => { this.roundCode = undefined; this.key = undefined; });
     }
-    this.heading.textContent = `Encounter ${encounter.encounter}`;
-    say(this.status, encounter.round === 0
-      ? "Initiative: roll a Cool or Vigilance check, then enter it."
-      : `Round ${encounter.round}`);
-    if (this.advance) this.advance.textContent = encounter.round === 0 ? "Start round 1" : "Next round";
-    const acted = new Map(encounter.claims.map((claim) => [claim.slot, claim.character]));
-    const done = new Set(encounter.claims.map((claim) => claim.character));
-    replace(this.slotList, encounter.slots.map((slot, index) =>
-      this.slotItem(index + 1, slot, acted.get(index + 1), encounter.round, {me, names, mine, done, characters, players})));
-    // one initiative per character and encounter: a character with a slot offers no other
-    // check (the GM's list kept Vader's second Vigilance, which could only be refused); nor is
-    // a check rolled before the encounter began offered (last session's Cool: refused too)
-    const entered = new Set(encounter.entries.map((entry) => entry.character));
-    const began = encounter.started_seq ?? 0;
-    const ready = Object.values(game.checks).filter((c) => c.status === "rolled"
-      && INITIATIVE_SKILLS.has(c.skill) && !entered.has(c.character) && mine.has(c.character)
-      && (c.rolled_seq ?? 0) >= began);
-    setOptions(this.initiativeSelect, ready.map((c) => [c.check, `${names.character(c.character)}'s ${c.skill} (${c.check})`]));
-    this.initiativeForm.hidden = ready.length === 0 || me.role === "spectator";
   }
 
   build(me) {
@@ -61,75 +48,13 @@ export class NarrativeEncounter extends HTMLElement {
     this.heading = h("h2", {});
     this.status = h("p", {class: "ph-ne-status", role: "status"});
     this.startBox = h("div", {"data-ph-errors": ""});
-    this.notice = h("div", {class: "ph-ne-notice"}); // a claim's refusal, which outlives its form
     if (me.role === "gm") {
       const start = h("button", {type: "button"}, "Start encounter");
       bindButton(start, () => ({type: "start_encounter"}));
       this.startBox.append(start);
     }
-    this.slotList = h("ol", {class: "ph-ne-slots", "aria-label": "Initiative slots"});
-    this.initiativeSelect = h("select", {name: "check"});
-    this.initiativeForm = h("form", {class: "ph-nc-form ph-ne-initiative", "aria-label": "Enter initiative"},
-      labelled("check", this.initiativeSelect), h("button", {type: "submit"}, "Enter initiative"));
-    bindForm(this.initiativeForm, (data) => ({type: "enter_initiative", check: String(data.get("check"))}));
-    this.running = h("div", {class: "ph-ne-running"}, this.slotList,
-                     me.role === "spectator" ? null : this.initiativeForm);
-    if (me.role === "gm") {
-      this.advance = h("button", {type: "button"}, "Start round 1");
-      bindButton(this.advance, () => ({type: "advance_round"}));
-      this.running.append(h("div", {class: "ph-ne-gm", "data-ph-errors": ""}, this.advance,
-                            ...this.ending()));
-    }
-    this.append(this.heading, this.status, this.notice, this.startBox, this.running);
-  }
-
-  /** "End encounter" -> "End the encounter for everyone? ..." [Yes, end it] [Keep fighting]:
-   * ending cannot be undone (its slots and initiative are gone), and one click did it. */
-  ending() {
-    const ask = h("button", {type: "button", class: "ph-quiet"}, "End encounter");
-    const yes = h("button", {type: "button", class: "ph-danger ph-small"}, "Yes, end it");
-    const [confirm, asking] = askFirst(ask, "End the encounter for everyone? Its slots and"
-      + " initiative are cleared.", yes, "Keep fighting");
-    this.asking = asking;
-    bindButton(yes, () => ({type: "end_encounter"}));
-    return [ask, confirm];
-  }
-
-  /** A refused claim in words that need no form beside them: which slot, the server's words,
-   * and who took it when someone did (the table drawn before the answer says so).
-   * @param {number} number @param {string} message */
-  claimRefused(number, message) {
-    const taker = this.claims?.get(number);
-    return `Slot ${number} was not yours: ${message}${taker ? ` (${this.names.character(taker)} took it)` : ""}.`;
-  }
-
-  slotItem(number, slot, actor, round, {me, names, mine, done, characters, players}) {
-    const side = slot.side === "player" ? "player slot" : "NPC slot";
-    // the list numbers the slots itself
-    const words = `${side} · ${names.character(slot.character)}'s ${slot.skill}: `
-      + `${plural("success", slot.successes)}, ${plural("advantage", slot.advantages)}`;
-    const item = h("li", {class: "ph-ne-slot", "data-slot": String(number), "data-side": slot.side},
-      h("span", {}, words));
-    if (actor) {
-      item.append(h("strong", {class: "ph-ne-acted"}, ` · ${names.character(actor)} acts`));
-      return item;
-    }
-    if (round === 0) return item;
-    const eligible = characters.filter((c) => !done.has(c.character)
-      && (slot.side === "player" ? players.has(c.character) && mine.has(c.character)
-        : me.role === "gm" && !players.has(c.character)));
-    if (!eligible.length) return item;
-    const select = h("select", {name: "character"});
-    setOptions(select, eligible.map((c) => [c.character, c.name]));
-    const form = h("form", {class: "ph-nc-form ph-ne-claim", "aria-label": `Claim slot ${number}`},
-      labelled("who", select),
-      h("button", {type: "submit"}, slot.side === "player" ? "Claim" : "Fill"));
-    bindForm(form, (data) => ({type: "claim_slot", slot: number, character: String(data.get("character"))}),
-      undefined, {errorsIn: this.notice, words: (message) => this.claimRefused(number, message)});
-    item.append(form);
-    return item;
+    this.append(this.heading, this.status, this.startBox);
   }
 }
 
 customElements.define("ph-narrative-encounter", NarrativeEncounter);
-
