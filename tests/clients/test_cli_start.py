@@ -16,6 +16,7 @@ import pytest
 
 from poolhall.clients import cli
 from poolhall.clients.systems import CLI_HOOKS
+from poolhall.events.sqlite_backend import SqliteLog
 from tests.conftest import Table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +85,7 @@ def test_migrate_and_verify_asked_for_json_import_no_rich(tmp_path: Path) -> Non
     ``migrate`` opens the file without importing any event type, and ``verify`` of a file with
     no stored snapshot imports no fold (nor the stored snapshots' fingerprint)."""
     db = str(tmp_path / "log.db")
-    Path(db).touch()  # migrate brings a database up to date, and creates no file
+    SqliteLog(db).close()  # migrate brings a log up to date: it creates none, takes no empty file
     code, modules = _imported("migrate", "--db", db, "--json")
     assert code == 0
     assert [m for m in modules if m.split(".")[0] in HEAVY] == []
