@@ -18,11 +18,9 @@ import asyncio
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -40,26 +38,15 @@ SKIPPED = 20
 
 
 async def _rolls(port: int, count: int) -> float:
-    """The median ms from sending a roll to its ack, one after another."""
+    """The median ms from sending a roll to its ack, one after another
+    (:func:`log_scale.command_ms`), after :data:`SKIPPED` rolls not counted."""
     connection, _, _ = await log_scale.joined(f"ws://127.0.0.1:{port}",
                                               member_token("c-0", 0), "c-0")
-    times = []
     try:
-        for k in range(count + SKIPPED):
-            command_id = f"ack-{time.time_ns()}-{k}"
-            started = time.perf_counter()
-            await connection.send(json.dumps({"type": "roll", "id": command_id,
-                                              "expression": "1d6"}))
-            while True:
-                message = json.loads(await connection.recv())
-                if message.get("id") == command_id and message["type"] in ("ack", "error"):
-                    if message["type"] == "error":
-                        raise RuntimeError(message)
-                    break
-            times.append((time.perf_counter() - started) * 1000)
+        await log_scale.command_ms(connection, SKIPPED)
+        return await log_scale.command_ms(connection, count)
     finally:
         await connection.close()
-    return statistics.median(times[SKIPPED:])
 
 
 def _round(code: Path, log: Path, directory: Path, count: int) -> float:
