@@ -72,7 +72,7 @@ def migrate(database: str | Path) -> tuple[str, Migrated | None]:
     if is_postgres_url(database):
         log = _postgres().PostgresLog(str(database))
         log.close()
-        return "the schema is up to date", None
+        return log.schema_made or "already up to date", None
     from poolhall.events.sqlite_backend import SqliteLog, SqliteReader
 
     if not Path(database).is_file():

@@ -83,23 +83,27 @@ def channel_for(connection: psycopg.Connection[Any], base: str = CHANNEL) -> str
     return f"{base}_{hashlib.sha256(schema.encode()).hexdigest()[:32]}"
 
 
-def create_schema(connection: psycopg.Connection[Any]) -> None:
+def create_schema(connection: psycopg.Connection[Any]) -> str | None:
     """Create the schema if it is not at :data:`SCHEMA_VERSION` (every statement idempotent;
     one transaction, under an advisory lock); one at an older version gets the statements of
-    :data:`~poolhall.events.postgres_backend.schema.UPGRADES` only.
+    :data:`~poolhall.events.postgres_backend.schema.UPGRADES` only. What it did, in words
+    (``poolhall migrate`` says it), or ``None`` when the schema was there.
 
     A schema already there is left alone, not created again: its triggers' DDL takes a lock
     on each table that deadlocked with the appends of the processes already serving, when a
     process restarted beside them."""
     if (_schema_version(connection) or 0) >= SCHEMA_VERSION:
-        return
+        return None
     with connection.transaction():
         connection.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEMA_LOCK])
         found = _schema_version(connection)  # another process may have made it meanwhile
         if (found or 0) >= SCHEMA_VERSION:
-            return
+            return None
         for statement in STATEMENTS if found is None else UPGRADES[found]:
             connection.execute(statement.encode())
+    if found is None:
+        return f"created the schema (version {SCHEMA_VERSION})"
+    return f"upgraded the schema from version {found} to {SCHEMA_VERSION}"
 
 
 def _schema_version(connection: psycopg.Connection[Any]) -> int | None:

@@ -120,13 +120,16 @@ class PostgresLog(ServerLog):
     def __init__(self, url: str, *, create: bool = True, readers: int = READERS) -> None:
         self.url = url
         self._unreachable_until = 0.0
+        self.schema_made: str | None = None
+        """What opening did to the schema, in words (``poolhall migrate`` says it), or
+        ``None`` when it was there at this version."""
         problem = url_problem(url)
         if problem is not None:
             raise NotALog(f"{safe_name(url)} is not a database URL: {problem}")
         try:
             with connect(url, autocommit=True, connect_timeout=10) as connection:
                 if create:
-                    create_schema(connection)
+                    self.schema_made = create_schema(connection)
                 elif connection.execute(
                         "SELECT to_regclass('events') IS NULL").fetchone() == (True,):
                     raise NotALog(f"{safe_name(url)} holds no poolhall log (run `poolhall "

@@ -155,10 +155,13 @@ async def test_a_server_that_keeps_losing_races_reads_what_it_missed_not_the_cam
 
 
 def test_migrate_then_verify_a_postgresql_url(postgres_url: str, tmp_path: Path) -> None:
-    """``poolhall migrate --db URL`` creates the schema; ``poolhall verify URL`` walks it,
-    and reports an edited event with exit 1."""
+    """``poolhall migrate --db URL`` creates the schema, and says so (it said "the schema is
+    up to date" whatever it did); run again, it says there was nothing to do. ``poolhall
+    verify URL`` walks it, and reports an edited event with exit 1."""
     said = poolhall("migrate", "--db", postgres_url, cwd=tmp_path).stdout
-    assert "the schema is up to date" in said
+    assert said.endswith(": created the schema (version 2)\n"), said
+    said = poolhall("migrate", "--db", postgres_url, cwd=tmp_path).stdout
+    assert said.endswith(": already up to date\n"), said
     log = PostgresLog(postgres_url, create=False)
     try:
         log.append_batch([request("a", 0, opened("a"), rolled(1), rolled(2))])
