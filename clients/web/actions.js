@@ -237,9 +237,12 @@ function fieldFor(holder, path) {
   for (const control of controls) {
     const own = control.dataset.path ?? `$.${control.getAttribute("name")}`;
     const matches = path === own || path.startsWith(`${own}.`) || path.startsWith(`${own}[`);
-    if (matches && own.length > bestLength) {
+    // a control shown that claims the path (`data-path`) wins over one merely named so: the
+    // untrained skill typed beside the skill picker is the skill the server refused
+    const length = own.length + (control.dataset.path && control.checkVisibility() ? 0.5 : 0);
+    if (matches && length > bestLength) {
       best = control;
-      bestLength = own.length;
+      bestLength = length;
     }
   }
   return best;

@@ -349,3 +349,31 @@ def test_light_for_a_player_is_asked_first_and_the_log_says_for_whom(
     served.send(ana_link, {"type": "roll_force_dice", "character": "han", "reason": "Move"})
     force = gm.locator("ph-log [data-type=force_dice_rolled]")
     expect(force).to_contain_text("Ana rolled 1 Force die for Han (Move)")
+
+
+def test_a_refused_untrained_skill_marks_the_skill_typed_not_the_picker(
+        served: Served, open_page: PageOpener) -> None:
+    """The GM opens a check of "Sneak!", typed as an untrained skill: the refusal of the name
+    (about ``$.skill``) marked the skill picker, which says "another skill (untrained)…", not
+    the skill typed. The field typed in is now marked; with no characteristic named for a
+    skill not on the sheet, the characteristic is."""
+    _, gm_link = narrative_table(served)
+    gm = open_page(gm_link)
+    opener = gm.locator("ph-narrative-opener form")
+    picker = opener.get_by_label("skill", exact=True)
+    picker.select_option("*other")
+    typed = opener.get_by_label("untrained skill")
+    typed.fill("Sneak!")
+    opener.get_by_role("button", name="Open check").click()
+    expect(opener.locator(":scope > output.ph-error")).not_to_have_text("")
+    expect(typed).to_have_attribute("aria-invalid", "true")
+    expect(picker).not_to_have_attribute("aria-invalid", "true")
+    # the page sends the name as typed and the server judges it: the one frame outside the
+    # schema is that check, which this test sent on purpose
+    [bad] = [frame for frame in open_page.sent if '"skill":"Sneak!"' in str(frame)]
+    open_page.sent.remove(bad)
+    typed.fill("Sneakk")
+    opener.get_by_role("button", name="Open check").click()
+    expect(opener.locator(":scope > output.ph-error")).to_contain_text(
+        "name the characteristic for an untrained check")
+    expect(opener.get_by_label("characteristic")).to_have_attribute("aria-invalid", "true")

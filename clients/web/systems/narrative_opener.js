@@ -26,7 +26,8 @@ export class NarrativeOpener extends HTMLElement {
     this.character = h("select", {name: "character"});
     this.skill = h("select", {name: "skill"});
     this.other = h("input", {name: "other_skill", maxlength: 40, autocomplete: "off",
-                             placeholder: "e.g. Stealth", "aria-label": "untrained skill"});
+                             placeholder: "e.g. Stealth", "aria-label": "untrained skill",
+                             "data-path": "$.skill"}); // the skill a refusal names, when shown
     this.otherField = labelled("untrained skill", this.other, {hidden: true});
     this.characteristic = h("select", {name: "characteristic"}, h("option", {value: ""}, "the skill's"),
       CHARACTERISTICS.map((c) => h("option", {value: c}, levelWords(c))));
