@@ -92,20 +92,23 @@ class Decision:
             raise Rejected("forbidden", f"you do not play {self.name_of(character)}",
                            path)
 
+    def _played(self) -> list[str]:
+        """The characters the actor plays that are at the table (none retired)."""
+        return [character for character in self.actor.characters
+                if character in self.state.characters]
+
     def only_character(self) -> str | None:
         """The one character a player plays: whose a test that names none is, as in
         ``poolhall roll``; ``None`` for the GM and for a player of none or several."""
         if self.actor.role != "player":
             return None
-        mine = [character for character in self.actor.characters
-                if character in self.state.characters]
+        mine = self._played()
         return mine[0] if len(mine) == 1 else None
 
     def whose(self) -> str:
         """The characters to choose from, for a refusal that asks whose a test is: the
         player's own, or the campaign's for the GM (at most ten, as the CLI lists them)."""
-        mine = [character for character in self.actor.characters
-                if character in self.state.characters]
+        mine = self._played()
         if self.actor.role == "player":
             return f": you play {', '.join(map(self.name_of, mine))}" if mine else (
                 ": you play no character yet")
