@@ -28,5 +28,8 @@ def set_condition(ctx: Decision, command: SetCondition) -> list[Event]:
         raise Rejected("invalid", f"{command.condition.replace('_', ' ')} is at most {most}",
                        "$.value")
     was = character.conditions.get(command.condition, 0)
+    if command.value == was:  # an event "3 -> 3" would only fill the log
+        raise Rejected("invalid", f"{character.name}'s {command.condition.replace('_', ' ')} is"
+                       f" already {was}: nothing to change", "$.value")
     return [ConditionChanged(character=command.character, condition=command.condition,
                              value=command.value, was=was, reason=command.reason)]

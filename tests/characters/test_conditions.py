@@ -49,6 +49,18 @@ def test_the_gm_and_the_characters_player_set_conditions_and_the_sheet_keeps_the
     assert refused(game, "cy", character="hero", condition="strain", value=1).code == "forbidden"
 
 
+def test_a_condition_set_to_the_value_it_has_is_refused_and_logs_nothing() -> None:
+    """Set pressed on the form as it came (it starts at the current value) logged "3 -> 3";
+    now the value is named as the one already there, and nothing is appended."""
+    game = table("narrative", NARRATIVE)
+    game.run("ana", core.SetCondition, character="hero", condition="strain", value=3)
+    error = refused(game, "ana", character="hero", condition="strain", value=3)
+    assert (error.code, error.path) == ("invalid", "$.value")
+    assert "strain is already 3: nothing to change" in str(error)
+    error = refused(game, "gm", character="hero", condition="wounds", value=0)
+    assert "wounds is already 0" in str(error)
+
+
 def test_narrative_characters_have_thresholds_soak_and_defence() -> None:
     """Narrative: wound and strain thresholds and values, soak, melee and ranged defence;
     not a Condition Monitor; defence at most 4."""

@@ -83,6 +83,13 @@ def test_a_player_sets_her_characters_strain_and_no_other(
            ).to_have_text("strain 4")
     expect(ana.locator("ph-conditions [data-character=han] .ph-condition")).to_have_count(7)
     expect(cards.nth(1)).to_have_text("nothing marked")  # Leia's
+    # Set pressed again as the form stands (at the value set): said so, nothing logged
+    strain_lines = ana.locator("ph-log [data-type=condition_changed]")
+    expect(strain_lines).to_have_count(1)
+    expect(form.get_by_label("value")).to_have_value("4")
+    form.get_by_role("button", name="Set").click()
+    expect(form.locator(".ph-error")).to_have_text("Han's strain is already 4: nothing to change")
+    expect(strain_lines).to_have_count(1)
     # each value stands apart from the next ("wound threshold 0wounds 0" ran together)
     values = ana.locator("ph-conditions [data-character=han] .ph-condition")
     first, second = values.nth(0).bounding_box(), values.nth(1).bounding_box()
