@@ -40,9 +40,11 @@ from poolhall.clients.event_buffer import EventBuffer, SeqWaiters
 from poolhall.clients.in_flight import CommandsInFlight
 from poolhall.clients.printable import printable
 from poolhall.clients.resuming_connection import RETRYABLE_JOIN_REFUSALS, ResumingConnection
+from poolhall.clients.sealed_refresh import SealedRefresh
 from poolhall.clients.server_frames import read_server_frame
 from poolhall.events.base import Recorded, ViewData
 from poolhall.events.codec import encode
+from poolhall.events.core import PrivateRoll
 from poolhall.events.errors import CommandRejected, ConnectionLost, ErrorCode, HistoryDiverged
 from poolhall.events.messages import (
     HISTORY_LIMIT,
@@ -132,8 +134,9 @@ class Client(ResumingConnection):
         self.snapshot: Snapshot | None = None
         """The last snapshot of the table the server sent (``None`` if it sent events)."""
         self.revealed: list[EventFrame] = []
-        """Private rolls received sealed and since revealed (``revealed``), whole: the state
-        folded here left them out; a join afresh folds them."""
+        """Private rolls received sealed and since revealed (``revealed``), whole. The state
+        is then the server's table again, asked for with ``state_at``
+        (:mod:`poolhall.clients.sealed_refresh`), as after each sealed roll."""
         self._history: dict[str, asyncio.Future[HistoryPage]] = {}
         self._state_at: dict[str, asyncio.Future[Snapshot]] = {}
         self._commands = CommandsInFlight(self._send_now, timeout)
@@ -142,6 +145,7 @@ class Client(ResumingConnection):
         self._received = asyncio.Event()
         self._on_view = on_view
         self._on_revealed = on_revealed
+        self._refresh = SealedRefresh(self.state_at, self._adopt)
 
     # ---- lifecycle --------------------------------------------------------------------
 
@@ -161,6 +165,7 @@ class Client(ResumingConnection):
     async def close(self) -> None:
         """Close the connection; pending commands fail with :class:`ConnectionLost`."""
         self._commands.closing = True
+        await self._refresh.close()
         await super().close()
 
     # ---- commands ---------------------------------------------------------------------
@@ -313,6 +318,7 @@ class Client(ResumingConnection):
         if self._on_revealed is not None:
             self._on_revealed(revealed.events)
         self._waiters.reached(self.head)
+        self._refresh.ask(self.head)
 
     def _take_snapshot(self, snapshot: Snapshot) -> None:
         """Set the state from the table as it stands; live events fold onto it from here."""
@@ -320,6 +326,7 @@ class Client(ResumingConnection):
             return  # older than what we hold (cannot happen with a correct server)
         self.snapshot = snapshot
         self.state = state_from(snapshot)
+        self._refresh.replaced()
         self.last_hash = snapshot.head_hash
         self._waiters.reached(self.head)
 
@@ -330,9 +337,17 @@ class Client(ResumingConnection):
             raise ConnectionLost(f"gap in the log: have {self.head}, got {frame.seq}")
         recorded = frame.recorded()
         evolve(self.state, recorded)
+        self._refresh.folded(recorded)
         self.last_hash = frame.hash
         self._events.put(recorded)
         self._waiters.reached(self.head)
+        if isinstance(recorded.event, PrivateRoll):  # sealed: what it changed is the server's
+            self._refresh.ask(recorded.seq)
+
+    def _adopt(self, state: CampaignState) -> None:
+        """The table refreshed after a sealed roll (:class:`SealedRefresh`), at this head."""
+        self.state = state
+        self._received.set()  # a wait_until checks again
 
     # ---- what the connection asks of the client ----------------------------------------
 

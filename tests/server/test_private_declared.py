@@ -47,6 +47,10 @@ async def test_a_declared_test_rolled_blind_leaves_every_table(table: Table) -> 
     ack = await ana.call(vocabulary.RollPoolTest, **ATHLETICS, visibility="blind")
     await gm.wait_for_seq(ack.seqs[-1])
     assert _declared(gm.state) == []
+    # Ben's live table, folded from the frames (the roll reached him sealed), follows the
+    # server's: it kept the test waiting until he joined again
+    await ben.wait_until(lambda: ben.head >= ack.seqs[-1] and _declared(ben.state) == [])
+    assert not ben.state.game.tests  # type: ignore[union-attr]  # the roll stays sealed
     for name in ("Ana", "Ben", "Sam"):  # a fresh join: the table as the server keeps it
         joined = await table.connect(campaign, tokens[name])
         assert _declared(joined.state) == [], name
@@ -71,6 +75,13 @@ async def test_a_declared_test_rolled_blind_leaves_every_table(table: Table) -> 
     again = await table.connect(campaign, tokens["Ben"])
     assert _declared(again.state) == []
     assert not again.state.game.tests  # type: ignore[union-attr]
+    # the session's end reveals the roll: Ben's live table has it whole, as a join would
+    gm = await table.connect(campaign, table.admin_token)  # the admin acts as the GM
+    await gm.call(core.EndSession)
+    await again.wait_until(lambda: again.revealed and again.state.game.tests)  # type: ignore[union-attr]
+    joined = await table.connect(campaign, tokens["Ben"])
+    assert again.state.game.tests == joined.state.game.tests  # type: ignore[union-attr]
+    assert again.head == joined.head
 
 
 GANGER_SHOT: dict[str, Any] = {"character": "ganger", "skill": "pistols", "tn": 4,
