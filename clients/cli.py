@@ -232,6 +232,10 @@ def _add_table_commands(sub: Any) -> None:
     migrate.add_argument("--db", default=os.environ.get("POOLHALL_DB", "poolhall.db"),
                          help="a SQLite file (one that is there: serve creates a new one) or"
                               " a postgresql:// URL (default $POOLHALL_DB, else ./poolhall.db)")
+    migrate.add_argument("--grant-to", metavar="ROLE",
+                         help="PostgreSQL: grant ROLE what a serving process needs (read and"
+                              " append the log, never change it), to serve as a role that does"
+                              " not own the tables")
     common.add_json_option(migrate)
     migrate.set_defaults(handler="poolhall.clients.log_cli:migrate")
 

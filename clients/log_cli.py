@@ -68,7 +68,7 @@ def migrate(args: argparse.Namespace) -> int:
     from poolhall.events.errors import StoreError
 
     try:
-        done, migrated = migrate(args.db)
+        done, migrated = migrate(args.db, args.grant_to)
     except StoreError as error:
         raise common.database_error(error) from None
     counts = None if migrated is None else {

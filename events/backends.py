@@ -60,9 +60,11 @@ def reading(database: str | Path) -> Iterator[EventLog]:
         reader.close()
 
 
-def migrate(database: str | Path) -> tuple[str, Migrated | None]:
+def migrate(database: str | Path, grant_to: str | None = None) -> tuple[str, Migrated | None]:
     """Create or bring up to date the schema of ``database``: what was done, in words, and
-    what a SQLite file's migration did, if one ran.
+    what a SQLite file's migration did, if one ran. ``grant_to``: a PostgreSQL role that
+    serves without owning the tables, granted what a serving process needs
+    (:mod:`poolhall.events.postgres_backend.grants`); a SQLite file has no roles.
 
     A SQLite path with no file behind it is refused (:class:`NotALog`, as ``verify`` refuses
     it): ``migrate`` of a mistyped path created an empty log and said it was up to date, and
@@ -72,7 +74,13 @@ def migrate(database: str | Path) -> tuple[str, Migrated | None]:
     if is_postgres_url(database):
         log = _postgres().PostgresLog(str(database))
         log.close()
-        return log.schema_made or "already up to date", None
+        done = log.schema_made or "already up to date"
+        if grant_to is not None:
+            done += "; " + _postgres().grant(str(database), grant_to)
+        return done, None
+    if grant_to is not None:
+        raise NotALog(f"--grant-to is for a postgresql:// database: {database} is a SQLite"
+                      " file, which has no roles")
     from poolhall.events.sqlite_backend import SqliteLog, SqliteReader
 
     if not Path(database).is_file():

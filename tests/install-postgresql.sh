@@ -7,12 +7,12 @@
 #   tests at a server of your own this way).
 # - Otherwise installs Debian's postgresql when it is not there (apt-get; sudo when not root),
 #   starts the first cluster with pg_ctlcluster (creating one if there is none), creates a role
-#   named after the user running this (LOGIN CREATEDB; peer authentication on the local socket)
-#   and a database poolhall_test it owns, and prints postgresql:///poolhall_test (libpq's
-#   default socket directory, /var/run/postgresql on Debian).
+#   named after the user running this (LOGIN CREATEDB CREATEROLE; peer authentication on the
+#   local socket) and a database poolhall_test it owns, and prints postgresql:///poolhall_test
+#   (libpq's default socket directory, /var/run/postgresql on Debian).
 #
-# Each test then gets a fresh schema of that database (tests/postgres.py); nothing else on the
-# server is touched.
+# Each test then gets a fresh schema of that database (tests/postgres.py); the serving-role
+# tests also make a role that owns nothing, and drop it. Nothing else on the server is touched.
 set -e
 say() { echo "install-postgresql: $*" >&2; }
 
@@ -60,7 +60,11 @@ until admin 'select 1' >/dev/null 2>&1; do  # a cluster just started takes a mom
 done
 if [ "$(admin "select 1 from pg_roles where rolname = '$user'")" != 1 ]; then
     say "creating the role $user"
-    admin "create role \"$user\" login createdb" >&2
+    admin "create role \"$user\" login createdb createrole" >&2
+elif [ "$(admin "select rolcreaterole or rolsuper from pg_roles where rolname = '$user'")" != t ]
+then  # the serving-role tests make a role that owns nothing, and drop it
+    say "letting the role $user create roles"
+    admin "alter role \"$user\" createrole" >&2
 fi
 if [ "$(admin "select 1 from pg_database where datname = 'poolhall_test'")" != 1 ]; then
     say "creating the database poolhall_test"
