@@ -301,7 +301,7 @@ CLOSE_CODES: dict[int, str] = {
     1000: "normal closure: the client closed, or the server answered a client's close",
     1001: "going away: the server is shutting down; reconnect and resume later",
     1008: "policy violation: no join within the join timeout, or the member was removed",
-    1009: "message too big: a frame above 1 MiB",
+    1009: "message too big: a frame above 128 KiB",
     1011: "internal error: a bug in the server; reconnect and resume",
     1013: "try again later: the client fell too far behind (live frames or its catch-up); "
           "reconnect and resume from the last event it has",

@@ -87,6 +87,9 @@ def _told_apart(message: str, path: str, frame: str | bytes | None,
     and ``version`` (:func:`~poolhall.events.character_io.file_refusal`); else ``None``."""
     if path == "$.type":
         sent = _INVALID_VALUE.match(message)
+        if sent and sent.group("value") in _type_names(decoder.type):  # a type it knows
+            return Rejected("unknown_type", "`type` is given more than once: give it once",
+                            path)
         near = did_you_mean(sent.group("value"), _type_names(decoder.type)) if sent else ""
         return Rejected("unknown_type",
                         f"unknown message type: {message[0].lower()}{message[1:]}{near}", path)

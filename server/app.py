@@ -67,7 +67,13 @@ from poolhall.server.loaded_campaigns import LoadedCampaigns
 from poolhall.server.log_redact import redact_frames
 from poolhall.server.owner import list_campaigns
 from poolhall.server.page_cache import PageCache
-from poolhall.server.protocol import command_id_of, read_frame, read_join
+from poolhall.server.protocol import (
+    RECEIVE_QUEUE,
+    WEBSOCKET_MAX_SIZE,
+    command_id_of,
+    read_frame,
+    read_join,
+)
 from poolhall.server.rates import Limits, MemberKey, member_key
 from poolhall.server.refusal_cost import pause_after
 from poolhall.server.report_page import ReportPages
@@ -291,8 +297,8 @@ class Server:
         self._ws = await serve(
             self._handle, self.host, self.port,
             process_request=self.gate.process_request(self.door.process_request),
-            process_response=self.door.process_response, max_size=2**20,
-            max_queue=64, backlog=ACCEPT_BATCH,  # then lengthen_listen_queue
+            process_response=self.door.process_response, max_size=WEBSOCKET_MAX_SIZE,
+            max_queue=RECEIVE_QUEUE, backlog=ACCEPT_BATCH,  # then lengthen_listen_queue
             ping_interval=None,  # self.keepalive pings every connection from one timer
             compression=None,  # ~200-byte JSON frames: deflate cost more CPU than it saved
             close_timeout=CLOSE_TIMEOUT,

@@ -27,9 +27,24 @@ from poolhall.events.messages import CLIENT_DECODER, Join
 from poolhall.events.plain_text import check_plain_text
 from poolhall.events.wire_errors import rejection_from
 
-__all__ = ["MAX_FRAME_BYTES", "command_id_of", "read_frame", "rejection_from"]
+__all__ = ["MAX_FRAME_BYTES", "RECEIVE_QUEUE", "WEBSOCKET_MAX_SIZE", "command_id_of", "read_frame",
+           "rejection_from"]
 
 MAX_FRAME_BYTES = 64 * 1024
+
+WEBSOCKET_MAX_SIZE = 2 * MAX_FRAME_BYTES
+"""The largest frame websockets reads at all; a larger one closes the connection (1009). A
+frame between :data:`MAX_FRAME_BYTES` and this is refused in words (``too_large``), so a
+client that sent one (a character file too big) says why instead of reconnecting and
+re-sending it. It was 1 MiB: with a queue of 64 frames, an outsider held 64 MiB a
+connection while its refusals paused the reading (4 GiB at 64 connections an address)."""
+
+RECEIVE_QUEUE = 8
+"""Frames websockets buffers a connection before it stops reading its socket (the kernel's
+buffer and TCP then hold the sender back): at most 1 MiB a connection of
+:data:`WEBSOCKET_MAX_SIZE` frames, whatever the sender sends while its handler pauses. A
+client's commands in flight arrive together (the benchmarks keep 8, a member may keep 16):
+a queue shorter than such a burst stopped and restarted the reading at each one."""
 
 _MAY_HOLD_CONTROL = re.compile(
     r"\\(?:[bfnrt]|u00[0189][0-9a-fA-F]|u007[fF]|u00[aA][dD]|u061[cC]|u180[eE]"
@@ -48,18 +63,26 @@ alone (or an empty one): any other frame skips the walk for that too."""
 
 
 class _Loose(msgspec.Struct):
-    """Just enough of a frame to find its command id for the error reply."""
+    """Just enough of a frame to find its command id for the error reply: a string, so that
+    an ``id`` of any other kind fails at once (typed ``Any``, an ``id`` of 70,000 objects was
+    built whole, 18 ms of the event loop for a frame that was refused anyway)."""
 
-    id: Any = None
+    id: str | None = None
+
+
+_LOOSE = msgspec.json.Decoder(_Loose)
 
 
 def command_id_of(frame: str | bytes) -> str | None:
-    """The ``id`` of a frame that failed to decode, if one can be read, for the error reply."""
-    try:
-        found = msgspec.json.decode(frame, type=_Loose).id
-    except (msgspec.DecodeError, RecursionError):
+    """The ``id`` of a frame that failed to decode, if one can be read, for the error reply:
+    never of a frame over :data:`MAX_FRAME_BYTES` (refused unread)."""
+    if len(frame) > MAX_FRAME_BYTES:
         return None
-    return found if isinstance(found, str) and len(found) <= 64 else None
+    try:
+        found = _LOOSE.decode(frame).id
+    except (msgspec.DecodeError, RecursionError):  # a ValidationError is a DecodeError
+        return None
+    return found if found is not None and len(found) <= 64 else None
 
 
 _JOIN_DECODER = msgspec.json.Decoder(Join)

@@ -41,9 +41,12 @@ BAD_FRAMES = [
     pytest.param({"type": "create_character", "id": "x1", "character": "Bad Id!",
                   "name": "X", "stats": {"system": "d12"}}, "invalid", "$.character",
                  id="bad-slug"),
+    pytest.param('{"type": "history", "id": "x1", "before": 3, "type": "roll"}',
+                 "unknown_type", "$.type", id="type-given-twice"),
     pytest.param({"type": "roll", "id": "x1", "expression": "x" * 70000}, "too_large", "$",
                  id="oversized-frame"),
-    pytest.param({"type": "roll", "id": "x1", "expression": "1d6", "reason": "日" * 30000},
+    pytest.param(json.dumps({"type": "roll", "id": "x1", "expression": "1d6",
+                             "reason": "日" * 30000}, ensure_ascii=False),  # 90,000 bytes
                  "too_large", "$", id="oversized-in-bytes-not-characters"),
     pytest.param({"type": "create_character", "id": "x1", "character": "han", "name": "Han",
                   "stats": {"system": "d12", "ratings": {"CON": 2, "CHA": 1}, "junk": 1}},
@@ -173,12 +176,15 @@ async def test_since_past_the_head_is_refused(table: Table) -> None:
 
 
 async def test_frame_over_the_websocket_limit_closes_the_connection(table: Table) -> None:
-    """A frame over 1 MiB breaks the protocol: the server closes with 1009, others go on."""
+    """A frame over 128 KiB breaks the protocol: the server closes with 1009, others go on
+    (one of 100 KiB is refused in words, and the connection stays)."""
     campaign, gm = await table.create_campaign("d12")
     peer = await _gm_peer(table, campaign, gm._token)
     assert table.server.log is not None
     head = table.server.log.head(campaign)
-    await peer.send(json.dumps({"type": "roll", "id": "x", "expression": "a" * (2**20 + 10)}))
+    await peer.send(json.dumps({"type": "roll", "id": "x", "expression": "a" * 100 * 1024}))
+    assert (await peer.recv())["code"] == "too_large"
+    await peer.send(json.dumps({"type": "roll", "id": "x", "expression": "a" * (2**17 + 10)}))
     await peer.connection.wait_closed()
     assert peer.connection.close_code == 1009
     ack = await gm.call(core.Roll, expression="1d4")

@@ -72,6 +72,16 @@ def test_a_bad_file_is_refused_beside_the_file_chooser_naming_the_field(
     form.get_by_role("button", name="Import").click()
     expect(form.locator(".ph-error")).to_contain_text(
         "a character file of a version this poolhall does not read (it reads version 1)")
+    # a file too big for a frame is refused before it is read (one over 128 KiB closed the
+    # connection, and the page, sending it again once back, closed the next one too)
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"format": "poolhall.character", "version": 1, "name": "Han",
+                               "stats": HAN, "notes": "x" * 200_000}))
+    form.get_by_label("character file").set_input_files(str(big))
+    form.get_by_role("button", name="Import").click()
+    expect(form.locator(".ph-error")).to_have_text(
+        "big.json is 196 KB: a character file is at most 60 KB")
+    expect(gm.locator("ph-app")).not_to_contain_text("reconnecting")
     # the page sends the file as it is and the server judges it: the one frame outside the
     # schema is that import, which this test sent on purpose
     bad_frames = [frame for frame in open_page.sent  # type: ignore[attr-defined]

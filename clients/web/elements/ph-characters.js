@@ -14,6 +14,9 @@ import {confirmStep} from "../confirm.js";
 
 const FORMAT = "poolhall.character";
 const VERSION = 1;
+/** The largest file read: its command must fit in a frame (64 KiB; a frame over 128 KiB closes
+ * the connection, and the page's resent command closed the next one too). */
+const FILE_BYTES = 60 * 1024;
 
 export class PhCharacters extends HTMLElement {
   constructor() {
@@ -133,6 +136,11 @@ export class PhCharacters extends HTMLElement {
     const chosen = this.fileInput.files?.[0];
     this.loaded = null;
     if (!chosen) return;
+    if (chosen.size > FILE_BYTES) { // over a frame's size: the server closed the connection
+      this.loaded = {name: chosen.name, problem: `${chosen.name} is ${Math.ceil(chosen.size / 1024)}`
+        + " KB: a character file is at most 60 KB"};
+      return;
+    }
     const text = await chosen.text();
     try {
       this.loaded = {name: chosen.name, file: JSON.parse(text)};
