@@ -19,7 +19,8 @@ the whole request is handed to websockets (:mod:`poolhall.server.request_head`);
 unread, for a turn. A request past the bounds is answered 431 (at its address's request pace)
 and closed, so what it held is released at once; so is one of a method the server does not
 answer, with 405 (:mod:`poolhall.server.http_methods`), before websockets would drop it unanswered
-for the body it may carry.
+for the body it may carry, and one that declares a body, with 400. What follows a request is
+held, unread, until its answer is sent (:meth:`GatedConnection.hold`).
 """
 
 from __future__ import annotations
@@ -35,10 +36,17 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
+from websockets.protocol import CONNECTING, OPEN
 
 from poolhall.server.admission import Admission, Refusal, source_of
 from poolhall.server.http_headers import secure
-from poolhall.server.http_methods import ALLOWED, method_of, not_allowed
+from poolhall.server.http_methods import (
+    ALLOWED,
+    body_header_of,
+    carries_body,
+    method_of,
+    not_allowed,
+)
 from poolhall.server.log_throttle import ACCEPT_FAILED, OncePerInterval
 from poolhall.server.request_head import ReadingSlots, RequestHead, TooLarge
 from poolhall.server.settings import Settings
@@ -175,6 +183,14 @@ class GatedConnection(ServerConnection):
     """Its request was too large: it is answered 431 and closed, nothing more is read."""
     answer_due: asyncio.TimerHandle | None = None
 
+    held: bytearray | None = None
+    """What came after the request, from its handover to websockets until its answer is sent
+    (``None`` before and after): see :meth:`hold`."""
+    held_eof = False
+    """The client half-closed while its request waited for its answer."""
+    answered = False
+    """The answer is sent; the held bytes are passed on at the loop's next turn."""
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
         _abort_once_gone(transport)
@@ -195,8 +211,11 @@ class GatedConnection(ServerConnection):
         self.gate.start_reading(self)
 
     def data_received(self, data: bytes) -> None:
+        if self.held is not None:  # handed over, not answered yet
+            self.hold(data)
+            return
         head = self.head
-        if head is None:  # the request was handed over: websockets reads on
+        if head is None:  # the request was handed over and answered: websockets reads on
             super().data_received(data)
             return
         if self.discarding:
@@ -208,15 +227,66 @@ class GatedConnection(ServerConnection):
             return
         if whole is None:
             return
-        method = method_of(whole)
+        request, following = whole
+        method = method_of(request)
         if method is not None and method not in ALLOWED:  # before websockets drops a body
             self.gate.refuse_unread(self, not_allowed(self.protocol, method))
             return
+        body = body_header_of(request)
+        if body is not None:  # websockets would drop it unanswered, and read the body on
+            self.gate.refuse_unread(self, carries_body(self.protocol, body))
+            return
         self.head = None
         self.gate.finish_reading(self)
-        super().data_received(whole)
+        self.held = bytearray()
+        self.hold(following)
+        super().data_received(request)
 
-    def eof_received(self) -> None:
+    def hold(self, data: bytes) -> None:
+        """Keep ``data``, sent after the request, until the request is answered.
+
+        websockets reads whatever follows a request as WebSocket frames at once, before the
+        request is answered: a second request pipelined behind ``GET /health`` (or any bytes
+        that are not a frame) failed the connection, so the first request went unanswered and
+        sending its answer then tripped an assertion in websockets, logged as a traceback
+        each time. Held here, they are passed on once the answer is sent
+        (:meth:`send_data`): after a 101 websockets reads them as it would have (a frame sent
+        before the 101, which RFC 6455 forbids and websockets takes, still arrives); after
+        any other answer, which closes the connection, they are dropped, as HTTP/1.1 lets a
+        server answer only the first request of a connection. Reading stops meanwhile, so at
+        most one read is held; the rest waits in the kernel."""
+        if data and self.held is not None:
+            self.held += data
+            self.transport.pause_reading()
+
+    def send_data(self) -> None:
+        """Write what websockets has to send; once that includes the request's answer (a 101,
+        or the end of the connection after any other), pass on what was held."""
+        super().send_data()
+        if self.held is not None and not self.answered and (
+                self.protocol.state is not CONNECTING or self.protocol.eof_sent):
+            self.answered = True
+            # at the next turn: this may run inside websockets' own reading of the request
+            self.loop.call_soon(self._pass_on_held)
+
+    def _pass_on_held(self) -> None:
+        held, self.held = self.held, None
+        if held is None or self.transport.is_closing():
+            return
+        self.transport.resume_reading()
+        if held and self.protocol.state is OPEN:
+            super().data_received(bytes(held))
+        if self.held_eof:
+            super().eof_received()
+            self.transport.close()  # what asyncio does after an EOF handled at once
+
+    def eof_received(self) -> bool | None:  # type: ignore[override]  # asyncio's signature
+        """The client half-closed. Before its answer is sent, the connection is kept open
+        (``True``) for that answer: websockets, told at once, failed the connection and
+        sent none."""
+        if self.held is not None:
+            self.held_eof = True
+            return True
         head = self.head
         if head is not None and not self.discarding:  # ended before its blank line
             self.head = None
@@ -224,8 +294,10 @@ class GatedConnection(ServerConnection):
             if len(head):
                 super().data_received(head.rest())  # websockets refuses it as before
         super().eof_received()
+        return None
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.held = None
         super().connection_lost(exc)
         if self.answer_due is not None:
             self.answer_due.cancel()

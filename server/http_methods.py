@@ -10,6 +10,12 @@ The gate reads the method off the request line before websockets parses the requ
 (:func:`method_of`): websockets' parser drops a request that carries a body (a form's
 ``POST``) by closing the connection without a word, and a wrong method is what brings one.
 
+Nor does a ``GET`` or ``HEAD`` carry a body here: one that declares one (``Content-Length``
+other than 0, or ``Transfer-Encoding``) is answered ``400`` naming the header
+(:func:`body_header_of`, :func:`carries_body`), where websockets' parser would drop it
+unanswered; and a body the server read past would be taken for the next request (or for
+WebSocket frames), the ambiguity request smuggling lives on.
+
 ``HEAD`` is answered with the status and headers ``GET`` would get (``Content-Length`` that of
 the body ``GET`` would send) and no body (:func:`without_body`), and without ``GET``'s one
 effect: it never spends a report's ticket, which a link preview's ``HEAD`` would otherwise
@@ -25,7 +31,8 @@ from websockets.server import ServerProtocol
 
 from poolhall.server.http_headers import secure
 
-__all__ = ["ALLOW", "ALLOWED", "method_of", "not_allowed", "without_body"]
+__all__ = ["ALLOW", "ALLOWED", "body_header_of", "carries_body", "method_of", "not_allowed",
+           "without_body"]
 
 ALLOWED = frozenset({"GET", "HEAD"})
 ALLOW = "GET, HEAD"
@@ -51,6 +58,34 @@ def not_allowed(protocol: ServerProtocol, method: str) -> Response:
         HTTPStatus.METHOD_NOT_ALLOWED,
         f"the method {shown!r} is not answered here: this server answers GET and HEAD only\n")
     response.headers["Allow"] = ALLOW
+    secure(response.headers)
+    return response
+
+
+def body_header_of(request: bytes) -> tuple[str, str] | None:
+    """The header by which a whole request declares a body, and its value: a
+    ``Content-Length`` other than 0 (websockets takes 0, which some devices send) or any
+    ``Transfer-Encoding``; ``None`` if it declares none."""
+    for line in request.split(b"\r\n")[1:]:
+        name, colon, value = line.partition(b":")
+        if not colon:
+            continue
+        name, value = name.strip().lower(), value.strip()
+        if name == b"transfer-encoding" or (name == b"content-length" and value != b"0"):
+            shown = value.decode("latin-1")
+            shown = shown if len(shown) <= _SHOWN else shown[:_SHOWN] + "..."
+            return ("Transfer-Encoding" if name == b"transfer-encoding" else "Content-Length",
+                    shown)
+    return None
+
+
+def carries_body(protocol: ServerProtocol, header: tuple[str, str]) -> Response:
+    """The 400 answer to a request that declares a body by ``header`` (name, value)."""
+    name, value = header
+    response = protocol.reject(
+        HTTPStatus.BAD_REQUEST,
+        f"the request carries a body ({name}: {value}): this server reads none; send GET or"
+        " HEAD without one\n")
     secure(response.headers)
     return response
 

@@ -59,9 +59,12 @@ class RequestHead:
     def __len__(self) -> int:
         return len(self._data)
 
-    def feed(self, data: bytes) -> bytes | None:
-        """Add ``data``; the whole request (and whatever followed it) once its blank line is
-        in, else ``None``. Raises :class:`TooLarge` past a bound."""
+    def feed(self, data: bytes) -> tuple[bytes, bytes] | None:
+        """Add ``data``; once the blank line is in, the request up to and with it, and
+        whatever followed it (a pipelined request, a body, early frames: websockets' parser
+        must not read those as frames of a handshake not answered yet, see
+        :class:`poolhall.server.gate.GatedConnection`); else ``None``. Raises
+        :class:`TooLarge` past a bound."""
         start = max(0, len(self._data) - len(END) + 1)
         self._data += data
         end = self._data.find(END, start)
@@ -76,8 +79,10 @@ class RequestHead:
             raise TooLarge(f"the request has over {MAX_HEADER_LINES} header lines")
         if max(len(line) for line in lines) > MAX_LINE_BYTES:
             raise TooLarge(f"a line of the request is over {MAX_LINE_BYTES} bytes")
-        whole, self._data = bytes(self._data), bytearray()
-        return whole
+        cut = end + len(END)
+        head, following = bytes(self._data[:cut]), bytes(self._data[cut:])
+        self._data = bytearray()
+        return head, following
 
     def rest(self) -> bytes:
         """What was fed and not handed over (the connection ended before the blank line)."""

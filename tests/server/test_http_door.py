@@ -8,6 +8,7 @@ socket (:mod:`tests.server.http_raw`), since no client library sends a header tw
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 from collections.abc import AsyncIterator
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 
 from poolhall.server.allowed_hosts import AllowedHosts
@@ -25,7 +27,7 @@ from poolhall.server.http_door import FAILED, REFUSED, HttpDoor
 from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, until
 from tests.serve_process import free_port, poolhall, start_serve
-from tests.server.http_raw import Reply, handshake_lines, send_request
+from tests.server.http_raw import Reply, handshake_lines, parse_reply, send_request
 
 
 @asynccontextmanager
@@ -179,6 +181,127 @@ async def test_a_failure_is_a_secured_500_with_one_traceback_a_minute(
     assert not [r for r in caplog.records if r.name.startswith("websockets")
                 and r.levelno >= logging.ERROR]
     assert door.failed == 5
+
+
+# ---- what follows a request ---------------------------------------------------------------
+
+SECOND = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+"""A request pipelined behind the first (its Host is never read)."""
+
+
+def websockets_errors(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name.startswith("websockets")
+            and r.levelno >= logging.ERROR]
+
+
+async def exchange(port: int, *parts: bytes, half_close: bool = False) -> bytes:
+    """Write ``parts`` 0.1 s apart on one connection (then half-close it, if asked); all the
+    server sent, until it closed."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        for k, part in enumerate(parts):
+            if k:
+                await asyncio.sleep(0.1)
+            writer.write(part)
+        if half_close:
+            writer.write_eof()
+        async with asyncio.timeout(5):
+            return await reader.read()
+    finally:
+        writer.transport.abort()
+
+
+async def server_frame(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    """The next frame the server sends (unmasked, under 64 KiB): its opcode and payload."""
+    first, size = await reader.readexactly(2)
+    if size == 126:
+        size = int.from_bytes(await reader.readexactly(2), "big")
+    return first & 0x0F, await reader.readexactly(size)
+
+
+@pytest.mark.parametrize(("following", "later", "half_close"), [
+    pytest.param(SECOND, False, False, id="a second request in the same write"),
+    pytest.param(SECOND, True, False, id="a second request while the first waits"),
+    pytest.param(b"hello, server\r\n", False, False, id="garbage"),
+    pytest.param(b"", False, True, id="a half-close"),
+])
+async def test_what_follows_a_request_leaves_its_answer_alone(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, following: bytes, later: bool,
+        half_close: bool) -> None:
+    """``GET /health`` followed by more (a pipelined request, in its write or while the
+    first waits for its paced answer, or garbage) or by a half-close is answered, once, and
+    the connection closed. websockets read what followed as WebSocket frames: the request
+    went unanswered and an assertion in websockets was logged with its traceback, once per
+    request, from an outsider with no token."""
+    async with server_with(tmp_path, request_rate=4, request_burst=1) as server:
+        port = server.port
+        first = ("\r\n".join(["GET /health HTTP/1.1", f"Host: 127.0.0.1:{port}"])
+                 + "\r\n\r\n").encode()
+        assert (await send_request(port, first)).status == 200  # the next waits 0.25 s
+        parts = (first, following) if later else (first + following,)
+        sent = await exchange(port, *parts, half_close=half_close)
+        reply = Reply(0, {}, b"") if not sent else parse_reply(sent)
+        assert reply.status == 200, sent
+        assert reply.body.startswith(b"ok")
+        assert b"HTTP/1.1" not in reply.body  # one answer: the second request is not read
+        assert_secured(reply)
+        await until(lambda: server.gate.admission.total == 0)
+    assert not websockets_errors(caplog)
+    assert not tracebacks(caplog)
+
+
+@pytest.mark.parametrize(("body", "named"), [
+    pytest.param(["Content-Length: 5", "", "hello"], b"(Content-Length: 5)", id="length"),
+    pytest.param(["Transfer-Encoding: chunked", "", "5", "hello", "0", ""],
+                 b"(Transfer-Encoding: chunked)", id="chunked"),
+])
+async def test_a_get_with_a_body_is_400_naming_the_header(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, body: list[str],
+        named: bytes) -> None:
+    """A GET that carries a body, which websockets' parser dropped without an answer, is
+    answered 400 naming the header that declares it; ``Content-Length: 0`` is no body."""
+    async with server_with(tmp_path) as server:
+        port = server.port
+        lines = ["GET /health HTTP/1.1", f"Host: 127.0.0.1:{port}", *body]
+        reply = await send_request(port, ("\r\n".join(lines) + "\r\n").encode())
+        assert reply.status == 400
+        assert named in reply.body
+        assert b"this server reads none" in reply.body
+        assert_secured(reply)
+        empty = await send_request(port, ["GET /health HTTP/1.1", f"Host: 127.0.0.1:{port}",
+                                          "Content-Length: 0"])
+        assert empty.status == 200
+    assert not websockets_errors(caplog)
+    assert not tracebacks(caplog)
+
+
+async def test_frames_sent_before_the_101_are_read_after_it(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A client must wait for the 101 before it sends a frame (RFC 6455, 4.1), yet websockets
+    reads one sent with the handshake, and so does the server: the join is answered after
+    the 101. Bytes that are no frame close the connection 1002 after the 101."""
+    async with server_with(tmp_path) as server:
+        port = server.port
+        handshake = ("\r\n".join(handshake_lines(port)) + "\r\n\r\n").encode()
+        join = {"type": "join", "token": "not-a-token", "campaign": None, "since": 0}
+        early = Frame(Opcode.TEXT, json.dumps(join).encode()).serialize(mask=True)
+        for following, opcode in ((early, Opcode.TEXT), (SECOND, Opcode.CLOSE)):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            try:
+                writer.write(handshake + following)
+                async with asyncio.timeout(5):
+                    head = await reader.readuntil(b"\r\n\r\n")
+                    assert head.startswith(b"HTTP/1.1 101")
+                    kind, payload = await server_frame(reader)
+            finally:
+                writer.transport.abort()
+            assert kind == opcode
+            if opcode is Opcode.TEXT:
+                assert json.loads(payload)["type"] == "error"
+            else:
+                assert int.from_bytes(payload[:2], "big") == 1002
+    assert not websockets_errors(caplog)
+    assert not tracebacks(caplog)
 
 
 # ---- the host names the server answers to (item 9) ----------------------------------------
