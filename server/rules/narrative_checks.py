@@ -26,10 +26,21 @@ from poolhall.projections.narrative_dice import SIDES, rolled_die, tally
 from poolhall.projections.narrative_pool import Modification, skill_dice
 from poolhall.server.rules.base import Decision, no_such
 
-__all__ = ["MAX_MODIFICATIONS", "MAX_OPEN_CHECKS", "SECRET_PREFIX", "game", "open_check",
-           "resolve_skill", "check_fits", "open_", "set_difficulty", "modify", "roll", "cancel"]
+__all__ = ["MAX_MODIFICATIONS", "MAX_OPEN_CHECKS", "MAX_OPEN_CHECKS_PER_PLAYER",
+           "MAX_OPEN_CHECKS_PLAYERS", "SECRET_PREFIX", "game", "open_check", "resolve_skill",
+           "check_fits", "open_", "set_difficulty", "modify", "roll", "cancel"]
 
 MAX_OPEN_CHECKS = 50
+"""Public checks a campaign may have open at once (the GM's secret checks count apart, as
+private rolls: :data:`poolhall.projections.privacy.MAX_PENDING`)."""
+MAX_OPEN_CHECKS_PLAYERS = 40
+"""Of those, the ones players opened, together: the last 10 are the GM's, so that no player,
+nor all of them, can leave the GM unable to open a check (one player once opened all 50, and
+the GM's next check was refused), as the private rolls keep the GM room
+(:mod:`poolhall.server.rules.privacy`)."""
+MAX_OPEN_CHECKS_PER_PLAYER = 20
+"""The open checks one player opened: one player cannot take the other players' share. An
+honest player has a few open at once: a check is built and rolled in a minute."""
 MAX_MODIFICATIONS = 40
 
 
@@ -108,11 +119,8 @@ def open_(ctx: Decision, command: n.OpenCheck) -> list[Event]:
             number += 1
     elif check_id in state.checks:
         raise Rejected("conflict", f"a check {check_id!r} exists; choose another id", "$.check")
-    # Secret checks count apart (at most MAX_PENDING private rolls wait): counted here, the
-    # refusal told a player how many the GM had open.
-    public = [c for c in state.open_checks() if f"check:{c.check}" not in ctx.state.private]
-    if command.visibility == "public" and len(public) >= MAX_OPEN_CHECKS:
-        raise Rejected("invalid", f"at most {MAX_OPEN_CHECKS} checks may be open at once", "$")
+    if command.visibility == "public":
+        _require_room(ctx, state)
     if command.target is not None:
         ctx.character(command.target, "$.target")
     skill, characteristic, value, rank = resolve_skill(
@@ -125,6 +133,32 @@ def open_(ctx: Decision, command: n.OpenCheck) -> list[Event]:
         characteristic=characteristic, characteristic_value=value,  # type: ignore[arg-type]
         rank=rank, ability=ability, proficiency=proficiency, target=command.target,
         reason=command.reason)]
+
+
+def _require_room(ctx: Decision, state: GameState) -> None:
+    """Refuse a public check past the bounds of those open: the campaign's, this player's and
+    the players' together (the GM keeps room of their own, whatever the players open).
+
+    Secret checks count apart (at most MAX_PENDING private rolls wait): counted here, the
+    refusal told a player how many the GM had open. A check counts as its opener's: the
+    GM's for a player's character is the GM's, a removed player's still the players'."""
+    public = [c for c in state.open_checks() if f"check:{c.check}" not in ctx.state.private]
+    if len(public) >= MAX_OPEN_CHECKS:
+        raise Rejected("invalid", f"at most {MAX_OPEN_CHECKS} checks may be open at once: "
+                       "roll or cancel one first", "$.type")
+    if ctx.is_gm:
+        return
+    own = sum(1 for c in public if c.opened_by == ctx.actor.member)
+    if own >= MAX_OPEN_CHECKS_PER_PLAYER:
+        raise Rejected("rule", f"{own} checks you opened are open, the most one player may "
+                       "have at once: roll or cancel one of them first", "$.type")
+    members = ctx.state.members
+    players = sum(1 for c in public
+                  if (opener := members.get(c.opened_by)) is not None and opener.role != "gm")
+    if players >= MAX_OPEN_CHECKS_PLAYERS:
+        raise Rejected("rule", f"the players have {players} checks open, the most they may "
+                       "have together (the rest are the GM's): roll or cancel one first, or "
+                       "ask the GM to", "$.type")
 
 
 def set_difficulty(ctx: Decision, command: n.SetDifficulty) -> list[Event]:

@@ -13,6 +13,11 @@ from poolhall.events import narrative_encounter as e
 from poolhall.events.errors import CommandRejected
 from poolhall.projections.campaign import CampaignState
 from poolhall.projections.narrative import initiative_waiting
+from poolhall.server.rules.narrative_checks import (
+    MAX_OPEN_CHECKS,
+    MAX_OPEN_CHECKS_PER_PLAYER,
+    MAX_OPEN_CHECKS_PLAYERS,
+)
 from poolhall.server.views import ViewSpec
 from tests.narrative.narrative_support import HAN, LEIA, VADER
 
@@ -122,6 +127,47 @@ async def test_players_only_touch_their_own_checks_and_spectators_nothing(table:
     ack = await gm.call(core.StartSession)
     await gm.wait_for_seq(ack.seqs[-1])
     assert ack.seqs[0] == head + 1  # the session, then its epoch of rolls
+
+
+async def refused_at(client: Any, watcher: Any, command: type, **fields: Any) -> CommandRejected:
+    """The refusal of ``command`` sent by ``client``; nothing is appended for it."""
+    head = watcher.state.head
+    with pytest.raises(CommandRejected) as error:
+        await client.call(command, **fields)
+    assert watcher.state.head == head
+    return error.value
+
+
+async def test_players_cannot_take_the_gms_room_for_checks(table: Any) -> None:
+    """One player opens at most 20 checks, the players together 40 of the campaign's 50: the
+    GM can open a check whatever the players opened (one player once opened all 50, and the
+    GM's next check was refused). The refusals name the share, in words, at ``$.type``."""
+    gm, han, leia, watcher = await _campaign(table)
+    luke = await table.invite(gm, "player", characters=("luke",))
+    ack = await luke.call(core.CreateCharacter, character="luke", name="Luke", stats=LEIA)
+    for number in range(MAX_OPEN_CHECKS_PER_PLAYER):
+        await han.call(n.OpenCheck, character="han", skill="Cool", check=f"han{number}")
+        ack = await leia.call(n.OpenCheck, character="leia", skill="Leadership",
+                              check=f"leia{number}")
+    await watcher.wait_for_seq(ack.seqs[-1])
+    own = await refused_at(han, watcher, n.OpenCheck, character="han", skill="Cool")
+    assert (own.code, own.path) == ("rule", "$.type")
+    assert own.message.startswith("20 checks you opened are open, the most one player may")
+    assert MAX_OPEN_CHECKS_PLAYERS == 2 * MAX_OPEN_CHECKS_PER_PLAYER
+    together = await refused_at(luke, watcher, n.OpenCheck, character="luke",
+                                skill="Leadership")
+    assert (together.code, together.path) == ("rule", "$.type")
+    assert together.message.startswith("the players have 40 checks open, the most they may")
+    for number in range(MAX_OPEN_CHECKS - MAX_OPEN_CHECKS_PLAYERS):  # the GM's room, for a
+        ack = await gm.call(n.OpenCheck, character="han" if number == 0 else "vader",  # PC
+                            skill="Cool" if number == 0 else "Vigilance")  # too
+    await watcher.wait_for_seq(ack.seqs[-1])
+    assert len(watcher.state.game.open_checks()) == MAX_OPEN_CHECKS
+    full = await refused_at(gm, watcher, n.OpenCheck, character="vader", skill="Vigilance")
+    assert (full.code, full.path) == ("invalid", "$.type")
+    assert full.message == "at most 50 checks may be open at once: roll or cancel one first"
+    await han.call(n.CancelCheck, check="han0")  # a freed place is the players' again
+    await luke.call(n.OpenCheck, character="luke", skill="Leadership")
 
 
 async def test_bad_input_is_refused_with_its_path_and_appends_nothing(table: Any) -> None:
