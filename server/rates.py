@@ -134,9 +134,14 @@ class Limits:
         load.joins.take(now)
         cap = self.settings.member_connections
         if load.connections >= cap:
+            # a phone whose network dropped still counts until the keepalive finds it gone:
+            # the player saw "close one first" with nothing to close
+            noticed = 2 * self.settings.ping_interval
+            within = f" (one that dropped without closing counts until the server notices, " \
+                f"within {noticed:g} s)" if noticed > 0 else ""
             raise Rejected("too_many_connections",
-                           f"this token already has {cap} connections open; close one first",
-                           "$.token")
+                           f"this token already has {cap} connections open; close one"
+                           f" first{within}", "$.token")
         load.connections += 1
 
     def admit_replay(self, campaign: str, events: int) -> None:
