@@ -236,7 +236,7 @@ def test_the_gm_keeps_typing_a_sheet_while_the_table_moves_and_free_dice_read_in
     free.get_by_role("spinbutton", name="boost", exact=True).fill("1")
     free.get_by_label("for character", exact=True).select_option("han")
     free.get_by_role("button", name="Roll pool").click()
-    force = free.locator(".ph-nd-force")
+    force = free.get_by_role("form", name="Roll Force dice")
     force.get_by_label("how many", exact=True).fill("2")
     force.get_by_label("reason", exact=True).fill("Move")
     force.get_by_role("button", name="Roll Force dice").click()
