@@ -1,10 +1,13 @@
 """Colours in the light and the dark scheme, measured as the browser draws them: every text on
 a narrative table (the GM's page and a player's, with results, refusals and a confirm step in
-view) reaches WCAG AA's contrast against what it is drawn on (4.5:1, 3:1 for large text).
+view) reaches WCAG AA's contrast against what it is drawn on (4.5:1, 3:1 for large text), and
+the focus ring 3:1 against what is around it (WCAG 1.4.11).
 
 In the dark scheme the filled buttons were white on a light blue (2.43:1), the refusals and
 "failed" #b3261e on the dark card (2.41:1), "connected" and the successes #1f7a4d (2.96:1),
-and the Force dice form's text the dark ink of the light dice (1.15:1)."""
+and the Force dice form's text the dark ink of the light dice (1.15:1); in the light scheme
+the amber focus ring was 1.64:1 on the white cards, and a log mark's ring was cut off at its
+right edge."""
 
 from __future__ import annotations
 
@@ -87,6 +90,33 @@ CONTRAST_OF = """(element) => {""" + COLOURS + """
   return ratio(over(rgba(getComputedStyle(element).color), under), under);
 }"""
 """The contrast of an element's text with what it is drawn on."""
+
+RING_CONTRAST = """(element) => {""" + COLOURS + """
+  // the ring is drawn outside the control (its offset): against what the control stands on
+  const ring = rgba(getComputedStyle(element).outlineColor);
+  return ratio(ring, backdrop(element.parentElement));
+}"""
+
+RING_CUT = """(mark) => {
+  // the ring's box (outline-offset, then its width) must lie inside what clips it: the line
+  // (laid out on its own: `contain: content` clips its paint) and the list's scrollport
+  const style = getComputedStyle(mark);
+  const out = parseFloat(style.outlineOffset) + parseFloat(style.outlineWidth);
+  const ring = mark.getBoundingClientRect();
+  const cut = [];
+  const list = mark.closest(".ph-log-lines");
+  const port = list.getBoundingClientRect();
+  for (const [name, box] of [["line", mark.closest("li").getBoundingClientRect()],
+      ["list", {left: port.left + list.clientLeft, top: port.top + list.clientTop,
+                right: port.left + list.clientLeft + list.clientWidth,
+                bottom: port.top + list.clientTop + list.clientHeight}]]) {
+    if (ring.left - out < box.left - 0.5) cut.push(`${name} left`);
+    if (ring.right + out > box.right + 0.5) cut.push(`${name} right`);
+    if (ring.top - out < box.top - 0.5) cut.push(`${name} top`);
+    if (ring.bottom + out > box.bottom + 0.5) cut.push(`${name} bottom`);
+  }
+  return cut;
+}"""
 
 HAN = {"system": "narrative", "agility": 5, "willpower": 3,
        "skills": {"Ranged (Light)": {"rank": 3, "characteristic": "agility"}}}
@@ -175,3 +205,35 @@ def test_every_text_of_a_narrative_table_reaches_aa_contrast_in_both_schemes(
     tabs.get_by_role("button", name="Log").click()
     expect(tabs.get_by_role("button", name="Log")).to_have_attribute("aria-pressed", "true")
     assert ana.evaluate(TEXT_BELOW_AA) == [], scheme
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_focus_ring_stands_out_in_both_schemes_and_a_log_mark_s_is_whole(
+        served: Served, open_page: PageOpener, scheme: str) -> None:
+    """Ana Tabs to a button and a field on the white card, and to a roll's mark in the log:
+    the ring is at least 3:1 against the card and the page (1.64:1 and 1.49:1 in the light
+    scheme), and the mark's ring lies whole inside its line and the log."""
+    _, ana_link = a_narrative_night(served)
+    ana = open_page(ana_link)
+    ana.emulate_media(color_scheme=scheme)
+    button = ana.get_by_role("button", name="Roll pool")
+    field = ana.get_by_role("form", name="Roll Force dice").get_by_label("reason")
+    for control in (button, field):
+        control.focus()
+        ana.keyboard.press("Shift+Tab")
+        ana.keyboard.press("Tab")  # reached with the keyboard: :focus-visible
+        expect(control).to_be_focused()
+        assert control.evaluate("(c) => c.matches(':focus-visible')")
+        assert control.evaluate(RING_CONTRAST) >= 3, (scheme, control)
+        # and against the page's own background, where the view bar's buttons stand
+        assert ana.evaluate("([ring, ground]) => {" + COLOURS + " return ratio(rgba(ring),"
+                            " rgba(ground)); }", [
+            control.evaluate("(c) => getComputedStyle(c).outlineColor"),
+            ana.evaluate("getComputedStyle(document.body).backgroundColor")]) >= 3, scheme
+    mark = ana.locator("ph-log .ph-fair").last
+    expect(mark).to_have_attribute("data-state", "verified")
+    ana.locator("ph-log .ph-log-lines").focus()
+    ana.keyboard.press("Tab")  # from the list, one Tab stop to the newest roll's mark
+    expect(mark).to_be_focused()
+    assert mark.evaluate(RING_CUT) == [], scheme
+    assert mark.evaluate(RING_CONTRAST) >= 3, scheme
