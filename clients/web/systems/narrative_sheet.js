@@ -97,7 +97,7 @@ export class NarrativeSheet extends HTMLElement {
   command(data) {
     const character = String(data.get("character") ?? "").trim();
     if (!SLUG.test(character)) {
-      throw new Error("the id is lowercase letters, digits, '-' and '_' (at most 40 characters)");
+      throw refusal("the id is lowercase letters, digits, '-' and '_' (at most 40 characters)", "$.character");
     }
     const stats = {system: "narrative", skills: {}};
     for (const c of CHARACTERISTICS) {
