@@ -11,10 +11,10 @@ right edge."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.web.conftest import PageOpener, Served, screenshot
 
@@ -118,6 +118,9 @@ RING_CUT = """(mark) => {
   return cut;
 }"""
 
+Scheme = Literal["light", "dark"]
+"""The colour scheme a page is shown in (``prefers-color-scheme``, as the system sets it)."""
+
 HAN = {"system": "narrative", "agility": 5, "willpower": 3,
        "skills": {"Ranged (Light)": {"rank": 3, "characteristic": "agility"}}}
 TROOPER = {"system": "narrative", "brawn": 0, "agility": 0, "intellect": 0, "cunning": 0,
@@ -168,7 +171,7 @@ def _in_view(page: Page) -> None:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_every_text_of_a_narrative_table_reaches_aa_contrast_in_both_schemes(
-        served: Served, open_page: PageOpener, scheme: str) -> None:
+        served: Served, open_page: PageOpener, scheme: Scheme) -> None:
     """The GM's page (with **End game session**'s question asked: its danger button) and
     Ana's (a reason typed in the Force dice form), then Ana's on a phone with its view bar:
     nothing below AA, and the parts the dark scheme got wrong measured by name."""
@@ -189,7 +192,7 @@ def test_every_text_of_a_narrative_table_reaches_aa_contrast_in_both_schemes(
         screenshot(page, f"contrast-{scheme}-{who}")
         low = page.evaluate(TEXT_BELOW_AA)
         assert not low, "\n".join([who, scheme, *low])
-    at_least: list[tuple[Any, float]] = [
+    at_least: list[tuple[Locator, float]] = [
         (force.get_by_label("reason"), 4.5), (force.get_by_label("how many"), 4.5),
         (force.get_by_label("Force dice for"), 4.5),
         (ana.get_by_role("button", name="Roll pool"), 4.5),
@@ -209,7 +212,7 @@ def test_every_text_of_a_narrative_table_reaches_aa_contrast_in_both_schemes(
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_focus_ring_stands_out_in_both_schemes_and_a_log_mark_s_is_whole(
-        served: Served, open_page: PageOpener, scheme: str) -> None:
+        served: Served, open_page: PageOpener, scheme: Scheme) -> None:
     """Ana Tabs to a button and a field on the white card, and to a roll's mark in the log:
     the ring is at least 3:1 against the card and the page (1.64:1 and 1.49:1 in the light
     scheme), and the mark's ring lies whole inside its line and the log."""
