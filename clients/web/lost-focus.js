@@ -6,7 +6,10 @@
 // is still shown and has a name (the check's card, the "Open checks" section), so the next
 // Tab goes on from there and a screen reader names where the person is. A part with no name
 // of its own but a heading (the encounter once "Start encounter" hid) gives the focus to its
-// heading, which a screen reader reads ("Encounter 1, heading").
+// heading, which a screen reader reads ("Encounter 1, heading"). A part hidden whole, still
+// on the page (the SR3 declared tests once the last is rolled), gives it to the part right
+// after it, when that has a name or a heading (the Latest tests, where the roll went): the
+// part around them all was the whole table, its top off the screen.
 //
 // Only a control that went away (removed, or no longer shown) is followed: a disabled button
 // is put back by `keepFocus` (actions.js) once its command is answered, and a click on the
@@ -42,12 +45,23 @@ export function catchLostFocus(root) {
     setTimeout(() => { // once the change that removed or hid the control is done
       const now = document.activeElement;
       if ((now && now !== document.body) || shown(lost)) return;
-      let place = null;
-      for (const node of around) {
-        if (!shown(node)) continue;
+      /** Where in `node` the focus may go (itself, or its heading), if anywhere.
+       * @param {Element | null | undefined} node @returns {HTMLElement | null} */
+      const spot = (node) => {
+        if (!node || !shown(node)) return null;
         const heading = node.querySelector(":scope > :is(h2, h3), :scope > header > :is(h2, h3)");
-        place = named(node) ? node : heading && shown(heading) ? /** @type {HTMLElement} */ (heading) : null;
+        return /** @type {HTMLElement | null} */ (named(node) ? node : heading && shown(heading) ? heading : null);
+      };
+      let place = null;
+      let hidden = null;
+      for (const node of around) {
+        if (!shown(node)) {
+          hidden = node;
+          continue;
+        }
+        place = spot(hidden?.nextElementSibling) ?? spot(node);
         if (place) break;
+        hidden = null;
       }
       if (!place) return;
       if (place.tabIndex < 0 && !place.hasAttribute("tabindex")) place.setAttribute("tabindex", "-1");

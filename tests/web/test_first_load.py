@@ -143,7 +143,7 @@ def test_a_narrative_checks_card_is_fetched_with_the_first_open_check(
     held[0].continue_()
     card = gm.locator("ph-narrative-check")
     expect(card).to_contain_text("Han Solo")
-    card.get_by_role("button", name="Roll", exact=True).click()
+    card.get_by_role("button", name="Roll Han Solo's Ranged (Light)", exact=True).click()
     expect(gm.locator("ph-log [data-type=check_rolled]")).to_have_count(1)
 
 

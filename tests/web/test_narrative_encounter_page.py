@@ -193,3 +193,53 @@ def test_a_check_rolled_before_the_encounter_is_not_offered_as_initiative(
     expect(initiative).to_be_visible()
     expect(initiative.locator("select[name=check] option")).to_have_text(
         ["Han's Cool (han-init)"])
+
+
+def test_the_gm_choosing_who_fills_a_slot_keeps_the_choice_while_the_table_moves(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Round 1 with two player slots: the GM chooses Leia in slot 2's **who** and is still on
+    it when Ana opens a check (and when the GM sets its difficulty). Every check's status was in
+    the encounter's key, and each change rebuilt every slot's form: the focus fell to the
+    slots' list and both choices went back to Han, so the next Tab and Enter claimed slot 1
+    for the wrong character. A slot whose own data did not change keeps its form."""
+    campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
+    leia = {**HAN, "skills": {"Cool": {"rank": 2, "characteristic": "presence"}}}
+    for character, name, stats in (("han", "Han", HAN), ("leia", "Leia", leia)):
+        served.send(gm_link, {"type": "create_character", "character": character,
+                              "name": name, "stats": stats})
+    ana_link = served.invite(campaign, gm_link, "player", "Ana", "han", "leia")
+    served.send(gm_link, {"type": "start_encounter"})
+    rolled_check(served, gm_link, "han-init", "han", "Cool", "simple")
+    rolled_check(served, gm_link, "leia-init", "leia", "Cool", "simple")
+    served.send(ana_link, {"type": "enter_initiative", "check": "han-init"},
+                {"type": "enter_initiative", "check": "leia-init"})
+    served.send(gm_link, {"type": "advance_round"})
+    gm = open_page(gm_link)
+    encounter = gm.locator("ph-narrative-encounter")
+    expect(encounter.locator(".ph-ne-status")).to_have_text("Round 1")
+    whos = encounter.locator("li.ph-ne-slot").get_by_label("who")
+    expect(whos).to_have_count(2)
+    expect(whos.nth(0)).to_have_value("han")
+    second = whos.nth(1)
+    second.select_option("leia")
+    second.focus()
+    second.evaluate("(select) => { select.dataset.kept = 'yes'; }")  # the same control after
+
+    served.send(ana_link, {"type": "open_check", "check": "han-2", "character": "han",
+                           "skill": "Ranged (Light)"})
+    expect(gm.locator("ph-narrative-check[data-check=han-2]")).to_be_visible()
+    served.send(gm_link, {"type": "set_difficulty", "check": "han-2", "level": "average"})
+    expect(gm.locator("ph-narrative-check[data-check=han-2] .ph-nc-difficulty")).to_have_text(
+        "Average")
+    expect(second).to_be_focused()
+    expect(second).to_have_value("leia")
+    expect(second).to_have_attribute("data-kept", "yes")
+    expect(whos.nth(0)).to_have_value("han")
+    gm.keyboard.press("Tab")  # on to slot 2's own Claim, as the GM meant
+    expect(encounter.locator("li.ph-ne-slot").nth(1).get_by_role("button", name="Claim")
+           ).to_be_focused()
+    gm.keyboard.press("Enter")
+    expect(encounter.locator("li.ph-ne-slot").nth(1)).to_contain_text("Leia acts")
+    # a slot that changed is drawn again: slot 1 now offers only Han, who has not acted
+    expect(whos).to_have_count(1)
+    expect(whos.first.locator("option")).to_have_text(["Han"])

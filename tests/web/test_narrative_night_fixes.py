@@ -74,17 +74,28 @@ def test_a_long_name_without_spaces_never_widens_the_page_nor_covers_a_control(
 def test_an_emptied_characteristic_and_a_nameless_skill_row_are_refused_not_saved(
         served: Served, open_page: PageOpener) -> None:
     """An emptied Agility was saved as 0, and a skill row with no name dropped with its rank,
-    both without a word: each is refused in plain words beside its field, and nothing sent."""
+    both without a word: each is refused in plain words beside its field, and nothing sent.
+    An id that is no id is refused with the Id field marked invalid and described by the
+    refusal, as every other field (it was an alert tied to no field)."""
     _, gm_link = narrative_table(served)
     gm = open_page(gm_link)
     form = gm.locator("ph-narrative-sheet form")
     sent: list[str] = []
     gm.on("websocket", lambda socket: socket.on("framesent", lambda f: sent.append(str(f))))
     form.get_by_label("name", exact=True).fill("Ørjan Kessel")
+    identifier = form.get_by_label("id", exact=True)
+    identifier.fill("Ørjan Kessel!")
+    form.get_by_role("button", name="Create character").click()
+    error = form.locator(":scope > output.ph-error")
+    expect(error).to_have_text(
+        "the id is lowercase letters, digits, '-' and '_' (at most 40 characters)")
+    expect(identifier).to_have_attribute("aria-invalid", "true")
+    expect(identifier).to_have_attribute("aria-describedby", str(error.get_attribute("id")))
+    identifier.fill("orjan-kessel")
+    expect(identifier).not_to_have_attribute("aria-invalid", "true")
     agility = form.get_by_label("Agility", exact=True)
     agility.fill("")
     form.get_by_role("button", name="Create character").click()
-    error = form.locator(":scope > output.ph-error")
     expect(error).to_have_text("Agility is a whole number from 0 to 10: it is empty")
     expect(agility).to_have_attribute("aria-invalid", "true")
     agility.fill("3")

@@ -236,7 +236,7 @@ def test_the_gm_keeps_typing_a_sheet_while_the_table_moves_and_free_dice_read_in
     free.get_by_role("spinbutton", name="boost", exact=True).fill("1")
     free.get_by_label("for character", exact=True).select_option("han")
     free.get_by_role("button", name="Roll pool").click()
-    force = free.locator(".ph-nd-force")
+    force = free.get_by_role("form", name="Roll Force dice")
     force.get_by_label("how many", exact=True).fill("2")
     force.get_by_label("reason", exact=True).fill("Move")
     force.get_by_role("button", name="Roll Force dice").click()
@@ -278,3 +278,63 @@ def test_the_gm_keeps_typing_a_sheet_while_the_table_moves_and_free_dice_read_in
         expect(line.locator("svg.ph-nd-force")).to_have_count(1)
         after = line.locator(".ph-nd-after").inner_text()
         expect(page.locator(".ph-nd-destiny-count")).to_have_text(after.removeprefix(" → "))
+
+
+def test_open_check_stays_in_view_and_each_roll_and_remove_button_names_its_own(
+        served: Served, open_page: PageOpener) -> None:
+    """Ana presses **Open check** by keyboard at the bottom of her window: the new card, put in
+    above it, pushed the focused button off the screen (to y=966 of 900) and the page did not
+    follow; it stays on the screen, also when the card grows with its odds. Each open check's
+    **Roll** says which check it rolls ("Roll Han's Ranged (Light)"; two cards read "Roll",
+    "Roll"), and each skill row's **Remove** which skill it removes ("remove this skill" on
+    every row)."""
+    campaign, gm_link = served.create_campaign("Edge of the Empire", "narrative")
+    gm = open_page(gm_link)
+    create_character(gm, "Han", {"agility": 3}, [("Ranged (Light)", 2, "agility"),
+                                                 ("Cool", 1, "presence")])
+    ana = open_page(served.invite(campaign, gm_link, "player", "Ana", "han"))
+    opener = ana.locator("ph-narrative-opener form")
+    opener.get_by_label("skill", exact=True).select_option(
+        label="Ranged (Light) (rank 2, Agility)")
+    button = opener.get_by_role("button", name="Open check")
+    button.evaluate("(b) => { b.focus(); b.scrollIntoView({block: 'end'}); }")
+    in_window = "(b) => { const box = b.getBoundingClientRect();" \
+        " return box.top >= 0 && box.bottom <= innerHeight + 1; }"  # + scrolled to whole px
+    assert button.evaluate(in_window)
+    ana.keyboard.press("Enter")
+    card = check_card(ana, "han-1")
+    expect(card).to_be_visible()
+    expect(button).to_be_focused()
+    assert button.evaluate(in_window), button.bounding_box()
+    opener.get_by_label("skill", exact=True).select_option(label="Cool (rank 1, Presence)")
+    button.focus()
+    ana.keyboard.press("Enter")
+    expect(check_card(ana, "han-2")).to_be_visible()
+    for check, level in (("han-1", "hard"), ("han-2", "easy")):
+        served.send(gm_link, {"type": "set_difficulty", "check": check, "level": level})
+    expect(check_card(ana, "han-2").locator(".ph-nc-success")).to_contain_text(
+        "% to succeed", timeout=VIEW_WAIT)  # the odds drawn: the cards taller
+    expect(button).to_be_focused()
+    assert button.evaluate(in_window), button.bounding_box()
+
+    expect(ana.locator("ph-narrative-check").get_by_role("button", name="Roll")).to_have_text(
+        ["Roll", "Roll"])
+    expect(card.get_by_role("button", name="Roll Han's Ranged (Light)", exact=True)
+           ).to_be_visible()
+    expect(check_card(ana, "han-2").get_by_role("button", name="Roll Han's Cool", exact=True)
+           ).to_be_visible()
+
+    form = gm.locator("ph-narrative-sheet form")
+    form.get_by_label("character", exact=True).select_option("han")
+    rows = form.locator(".ph-nd-skill-row")
+    expect(rows.nth(0).get_by_role("button")).to_have_accessible_name("remove Ranged (Light)")
+    expect(rows.nth(1).get_by_role("button")).to_have_accessible_name("remove Cool")
+    form.get_by_role("button", name="Add a skill").click()
+    added = rows.last
+    expect(added.get_by_role("button")).to_have_accessible_name("remove this skill")
+    added.get_by_label("skill", exact=True).fill("Stealth")
+    expect(added.get_by_role("button")).to_have_accessible_name("remove Stealth")
+    form.get_by_role("button", name="remove Cool", exact=True).click()
+    expect(rows).to_have_count(2)
+    assert form.get_by_label("skill", exact=True).evaluate_all(
+        "(fields) => fields.map((field) => field.value)") == ["Ranged (Light)", "Stealth"]

@@ -332,6 +332,36 @@ def test_at_200_percent_on_a_390_px_phone_the_sheet_view_opens_on_its_parts(
     expect(gm.locator(".ph-header .ph-title")).to_have_text("Big Print")
 
 
+def test_at_200_percent_on_a_390_px_phone_the_gm_s_narrative_results_fit(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The GM's Latest results at 200% text on a 390 x 844 phone, each with its spend form
+    (Vex's check with eight boost dice: advantage unless all ten dice show none): nothing
+    scrolls sideways (the results' grid took its items' widest content, its form's fields, and
+    the page was 474 px wide, "5 advantages" and the bar's "Sheet" cut off)."""
+    _, gm_link = served.create_campaign("Big Print", "narrative")
+    served.send(gm_link, {"type": "create_character", "character": "vex", "name": "Vex",
+                          "stats": CHARACTER["narrative"]},
+                {"type": "open_check", "check": "vex-1", "character": "vex",
+                 "skill": "Ranged (Light)"},
+                {"type": "set_difficulty", "check": "vex-1", "level": "simple"},
+                {"type": "add_dice", "check": "vex-1", "kind": "boost", "count": 8},
+                {"type": "roll_check", "check": "vex-1"})
+    gm = open_page(gm_link, width=390, height=844)
+    gm.evaluate("document.documentElement.style.fontSize = '200%'")
+    spend = gm.get_by_role("form", name="Spend the result of vex-1")
+    expect(spend).to_be_visible()
+    laid = gm.evaluate(LAID_OUT)
+    assert laid["wide"] <= 390, laid
+    assert laid["broken"] == [], laid
+    on = spend.get_by_label("on", exact=True)
+    on.focus()  # reached by Tab, the page does not scroll sideways to show it
+    assert gm.evaluate("window.scrollX") == 0
+    box = on.bounding_box()
+    assert box
+    assert box["x"] + box["width"] <= 390, box
+    screenshot(gm, "phone-narrative-gm-results-text-200")
+
+
 def test_on_a_phone_small_controls_are_at_least_32_px(
         served: Served, open_page: Callable[..., Page]) -> None:
     """Ana's phone, 360 px: a roll's fair mark (it was 22 px wide and stood past its line),

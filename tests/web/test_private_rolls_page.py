@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator, Page, expect
 
-from tests.web.conftest import PageOpener, Served
+from tests.web.conftest import PageOpener, Served, heard, listen
 from tests.web.test_page_layout import NO_SIDEWAYS_SCROLL
 
 
@@ -26,7 +26,9 @@ def test_secret_and_blind_rolls_are_sealed_then_revealed_and_verified(
         served: Served, open_page: PageOpener) -> None:
     """The GM rolls in secret: Ana's page says the GM acted in secret, with no dice. Ana
     rolls blind: her page shows no result, the GM's page shows the dice. The GM ends the
-    session: Ana's page shows both rolls whole, revealed and verified."""
+    session: Ana's page shows both rolls whole, revealed and verified, and her screen reader
+    is told of them, in words, in one announcement (it heard only that the session ended:
+    the lines changed in place, in silence)."""
     campaign, gm_link = served.create_campaign("Hidden Hand", "d12")
     ana_link = served.invite(campaign, gm_link, "player", "Ana")
     served.send(gm_link, {"type": "start_session", "title": "Night"})
@@ -53,8 +55,15 @@ def test_secret_and_blind_rolls_are_sealed_then_revealed_and_verified(
     seqs = [sealed.get_attribute("data-seq"), blind.get_attribute("data-seq")]
     assert seen_by_gm.get_attribute("data-seq") == seqs[1]
 
+    listen(ana)
     gm.get_by_role("button", name="End game session").click()
     gm.get_by_role("button", name="Yes, end it").click()
+    expect(ana.get_by_role("log", name="New log lines")).to_contain_text("2 private rolls")
+    said = [words for words in heard(ana) if "revealed" in words and "rolls" in words]
+    assert len(said) == 1, heard(ana)
+    assert said[0].startswith("2 private rolls revealed at the session's end: "), said
+    for roll in ("GM rolls 3d6:", "Ana rolls 2d10:"):
+        assert roll in said[0], said
     for seq in seqs:
         line = ana.locator(f"ph-log .ph-log-line[data-seq='{seq}']")
         expect(line).to_have_attribute("data-type", "dice_rolled")

@@ -15,7 +15,7 @@ from websockets.sync.client import connect
 
 from poolhall.events.fair import client_seeds_digest
 from tests.fair.test_fair_derivation import published_vectors
-from tests.web.conftest import PageOpener, Served
+from tests.web.conftest import PageOpener, Served, screenshot
 from tests.web.test_page_layout import NO_SIDEWAYS_SCROLL
 
 
@@ -193,3 +193,54 @@ def test_on_a_phone_the_seed_is_in_the_log_s_view(
     sam: Page = open_page(watcher_link)
     expect(sam.locator("ph-log")).to_be_visible()
     expect(sam.locator("ph-seed")).to_have_count(0)
+
+
+SEEN_WHOLE = """() => {
+  // the focused control's middle and two corners are on the screen, and it is what a tap there
+  // reaches: not under the roll form, the views' bar or anything else
+  const control = document.activeElement;
+  const box = control.getBoundingClientRect();
+  return [[box.x + box.width / 2, box.y + box.height / 2], [box.x + 4, box.y + 4],
+          [box.right - 4, box.bottom - 4]].map(([x, y]) => {
+    if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) return "off the screen";
+    const top = document.elementFromPoint(x, y);
+    return top === control || control.contains(top) ? "seen"
+      : `under ${top?.closest("ph-roll, .ph-phone-tabs")?.tagName ?? top?.tagName}`;
+  });
+}"""
+
+
+def test_at_200_percent_on_a_phone_every_control_of_the_open_seed_is_seen(
+        served: Served, open_page: PageOpener) -> None:
+    """Ana's 390 x 844 phone at 200% text, the Log view: she opens **Your seed** with Enter and
+    Tabs through it. Each control she reaches is on the screen and clear of the roll form and
+    the bar (the panel was squeezed into the bottom of a screen-high column, under the roll
+    form: **Draw another** was hidden whole, and the seed could not be read)."""
+    campaign, gm_link = served.create_campaign("Pocket", "narrative")
+    ana = open_page(served.invite(campaign, gm_link, "player", "Ana"), width=390, height=844)
+    ana.evaluate("document.documentElement.style.fontSize = '200%'")
+    ana.get_by_role("navigation", name="Views").get_by_role("button", name="Log").click()
+    control = ana.locator("ph-seed")
+    control.locator("summary").focus()
+    ana.keyboard.press("Enter")
+    expect(control.locator("details")).to_have_attribute("open", "")
+    expect(control.locator(".ph-seed-offered")).to_have_text(re.compile(r"^[0-9a-f]{32}$"))
+    reached = []
+    for _ in range(8):
+        ana.keyboard.press("Tab")
+        if not ana.evaluate("document.activeElement.closest('ph-seed') !== null"):
+            break
+        ana.evaluate("() => new Promise((done) => requestAnimationFrame(() =>"
+                     " requestAnimationFrame(done)))")  # the scroll the Tab causes, drawn
+        name = ana.evaluate("document.activeElement.textContent"
+                            " || document.activeElement.getAttribute('aria-label')")
+        reached.append(name)
+        assert ana.evaluate(SEEN_WHOLE) == ["seen"] * 3, (name, ana.evaluate(SEEN_WHOLE))
+    assert {"Use this seed", "Draw another", "Set"} <= set(reached), reached
+    offered = control.locator(".ph-seed-offered")
+    offered.scroll_into_view_if_needed()
+    assert offered.evaluate(
+        "(code) => { const box = code.getBoundingClientRect();"
+        " const top = document.elementFromPoint(box.x + 4, box.y + box.height / 2);"
+        " return top === code || code.contains(top); }"), "the seed offered is under the form"
+    screenshot(ana, "phone-seed-open-text-200")

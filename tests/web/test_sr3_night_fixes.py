@@ -155,3 +155,27 @@ def test_an_open_tests_karma_button_says_every_die_is_rerolled_and_the_total_los
     open_card.get_by_role("button", name="Reroll every die with Karma Pool (this total is "
                           "lost)").click()
     expect(open_card).to_contain_text("rerolled 1 time with Karma Pool")
+
+
+def test_rolling_the_only_declared_test_leaves_the_focus_by_its_result(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Ana rolls the only declared test by keyboard: its card goes, and the declared tests'
+    part with it (hidden once empty). The focus went to the whole "The table" section, 1,328 px
+    tall with its top off the screen, and the next Tab to the top of the Declare form; it is
+    now on the heading of the Latest tests, on the screen, and the next Tab goes into them."""
+    campaign, gm_link = served.create_campaign("Seattle Shadows", "sr3")
+    create(served, gm_link, campaign, "rook", "Rook", TROLL)
+    ana = open_page(served.invite(campaign, gm_link, "player", "Ana", "rook"))
+    served.send(gm_link, {"type": "roll_pool_test", "character": "rook", "attribute": "body",
+                          "tn": 4},
+                {"type": "declare_pool_test", "character": "rook", "attribute": "body",
+                 "kind": "damage_resistance", "tn": 3})
+    card = ana.locator("ph-sr3-declared [data-character=rook]")
+    card.get_by_role("button", name="Roll").press("Enter")
+    expect(ana.locator("ph-sr3-tests [data-test='2']")).to_be_visible()
+    expect(card).to_have_count(0)
+    latest = ana.get_by_role("heading", name="Latest tests")
+    expect(latest).to_be_focused()
+    expect(latest).to_be_in_viewport()
+    ana.keyboard.press("Tab")
+    assert ana.evaluate("document.activeElement.closest('ph-sr3-tests') !== null")

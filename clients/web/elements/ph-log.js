@@ -26,7 +26,10 @@
 // A private roll this member may not see is a line that says who rolled it and how, and
 // nothing of the dice (../private-rolls.js); when the session ends the server sends it whole
 // and <ph-app> hands the seqs to `replaced()`: those lines are built, measured and checked
-// again from the whole events, marked as revealed at the session's end.
+// again from the whole events, marked as revealed at the session's end, and announced, all
+// of them in one announcement ("2 private rolls revealed at the session's end: ..."), the
+// first few in words: a sighted reader sees the lines change in place, a screen reader was
+// told nothing.
 //
 // Older events come back a page at a time: scrolling to the top (or the "Load older" button,
 // for keyboards) raises `ph-older`; <ph-app> asks the server for a `history` page and hands
@@ -105,6 +108,8 @@ export class PhLog extends HTMLElement {
     this.me = null;               // {member, role}: the words of private rolls depend on who reads
     /** @type {Set<number>} */
     this.revealed = new Set();    // seqs received sealed, then whole at the session's end
+    /** @type {number[]} */
+    this.unsaid = [];             // those not announced yet
     this.stale = false;           // lines replaced in place: draw again though the seqs are the same
     /** @type {(() => void) | null} */
     this.refocus = null;          // gives the focus back to a line built again (lost-focus.js)
@@ -190,6 +195,7 @@ export class PhLog extends HTMLElement {
     if (redraw) this.draw(!below); // a `table` message alone changes no line: nothing to do
     this.refocus?.();
     this.refocus = null;
+    if (this.unsaid.length) this.sayRevealed(this.unsaid.splice(0));
   }
 
   /** The frames of `seqs` were replaced in the log (the sealed private rolls, now whole):
@@ -197,6 +203,7 @@ export class PhLog extends HTMLElement {
    * @param {number[]} seqs */
   replaced(seqs) {
     this.refocus ??= keepLineFocus(this, ".ph-log-line");
+    this.unsaid.push(...seqs);
     for (const seq of seqs) {
       this.revealed.add(seq);
       this.built.get(seq)?.remove();
@@ -463,6 +470,23 @@ export class PhLog extends HTMLElement {
       for (const frame of fresh) {
         this.announcer.append(plainCopy(this.built.get(frame.seq) ?? this.line(frame)));
       }
+      while (this.announcer.childElementCount > ANNOUNCED) this.announcer.firstElementChild?.remove();
+    });
+  }
+
+  /** One announcement of the rolls `seqs` revealed at the session's end, after what came
+   * with them (the session's end): the first few in words, a count of the rest.
+   * @param {number[]} seqs */
+  sayRevealed(seqs) {
+    const frames = seqs.map((seq) => this.frames[this.find(seq)]).filter(Boolean);
+    if (!frames.length) return;
+    afterPaint(() => {
+      const told = frames.slice(0, ANNOUNCED).map((frame, i) => [i ? "; " : "",
+        ...plainCopy(this.built.get(frame.seq) ?? this.line(frame)).childNodes]);
+      const more = frames.length - told.length;
+      this.announcer.append(h("p", {}, frames.length > 1
+        ? `${frames.length} private rolls revealed at the session's end: ` : "", told,
+      more ? `; ${more} more in the log` : ""));
       while (this.announcer.childElementCount > ANNOUNCED) this.announcer.firstElementChild?.remove();
     });
   }

@@ -67,12 +67,24 @@ class NarrativeTable extends HTMLElement {
     this.opener = player ? /** @type {NarrativeOpener} */ (h("ph-narrative-opener", {class: "ph-nd-section"})) : null;
     this.results = /** @type {NarrativeResults} */ (h("ph-narrative-results", {class: "ph-nd-section"}));
     this.free = player ? /** @type {NarrativeFree} */ (h("ph-narrative-free", {class: "ph-nd-section"})) : null;
+    const checks = h("section", {class: "ph-nd-section ph-nd-checks", "aria-label": "Open checks"},
+      h("h2", {}, "Open checks"), this.noChecks, this.checkList);
     // Element.append writes null as the text "null": a spectator's and the replay's panels
     // have no opener and no free dice, so only the parts that exist go in.
-    this.append(...[this.encounter, this.destiny,
-      h("section", {class: "ph-nd-section ph-nd-checks", "aria-label": "Open checks"},
-        h("h2", {}, "Open checks"), this.noChecks, this.checkList),
-      this.opener, this.results, this.free].filter(Boolean));
+    this.append(...[this.encounter, this.destiny, checks, this.opener, this.results, this.free]
+      .filter(Boolean));
+    // a card put in above the control in use (Open check's own, its odds later) pushed it off
+    // the screen, the page still: a control on the screen before is scrolled back into view
+    let high = 0;
+    new ResizeObserver(([{contentRect}]) => {
+      const moved = contentRect.height - high;
+      high = contentRect.height;
+      const focused = document.activeElement;
+      if (!moved || !focused || !this.contains(focused) || checks.contains(focused)
+        || !(checks.compareDocumentPosition(focused) & Node.DOCUMENT_POSITION_FOLLOWING)) return;
+      const box = focused.getBoundingClientRect();
+      if (box.top - moved < innerHeight && box.bottom - moved > 0) focused.scrollIntoView({block: "nearest"});
+    }).observe(checks);
   }
 
   render() {

@@ -26,6 +26,9 @@ export class NarrativeCheck extends HTMLElement {
     if (this.spendButton) offerPoints(this.spendButton, this.spendNote, destiny[this.spendSide], this.spendSide);
     clearWhenChanged(this, JSON.stringify(check)); // a refusal about the check it was
     this.heading.textContent = `${names.character(check.character)}'s ${check.skill}`;
+    // which check it rolls: with two cards open, a screen reader's list of buttons read "Roll",
+    // "Roll"
+    this.rollButton?.setAttribute("aria-label", `Roll ${this.heading.textContent}`);
     this.meta.textContent = [`check ${check.check}`,
       `${levelWords(check.characteristic)} ${check.characteristic_value}, rank ${check.rank}`,
       check.target ? `against ${names.character(check.target)}` : null,
@@ -158,7 +161,7 @@ export class NarrativeCheck extends HTMLElement {
     const parts = [];
     if (gm) parts.push(this.difficultyControls(check));
     if (acts) {
-      const roll = h("button", {type: "button", class: "ph-nc-roll"}, "Roll");
+      const roll = this.rollButton = h("button", {type: "button", class: "ph-nc-roll"}, "Roll");
       const cancel = h("button", {type: "button", class: "ph-quiet"}, "Cancel check");
       bindButton(roll, () => ({type: "roll_check", check: check.check}));
       bindButton(cancel, () => ({type: "cancel_check", check: check.check}));

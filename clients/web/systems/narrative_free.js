@@ -49,7 +49,9 @@ export class NarrativeFree extends HTMLElement {
       rolled(this, ack); // its result by the roll form: the form is reset, the log out of sight
     });
     this.forceCharacter = h("select", {name: "character"});
-    this.force = h("form", {class: "ph-nc-form ph-nd-force", "aria-label": "Roll Force dice"},
+    // not "ph-nd-force": the Force die's class, whose dark ink was the form's words (1.15:1 on
+    // the dark card)
+    this.force = h("form", {class: "ph-nc-form ph-nd-force-form", "aria-label": "Roll Force dice"},
       labelled("Force dice for", this.forceCharacter), labelled("how many", countInput()),
       reasonInput("power (optional)"), h("button", {type: "submit"}, "Roll Force dice"));
     bindForm(this.force, (data) => ({type: "roll_force_dice", character: String(data.get("character")),

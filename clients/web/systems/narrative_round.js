@@ -6,7 +6,7 @@
 // encounter (narrative_encounter.js): a table without one, a new campaign's, never loads it.
 // The element shows the table's `game.encounter` and sends commands; it decides nothing
 // (refusals come back from the server, naming the rule, beside the control).
-import {h, plural, replace} from "../dom.js";
+import {h, plural} from "../dom.js";
 import {bindButton, bindForm, clearWhenChanged} from "../actions.js";
 import {askFirst} from "../confirm.js";
 import {labelled, setOptions} from "./narrative_forms.js";
@@ -14,6 +14,9 @@ import {labelled, setOptions} from "./narrative_forms.js";
 const INITIATIVE_SKILLS = new Set(["Cool", "Vigilance"]);
 
 export class NarrativeRound extends HTMLElement {
+  /** @type {Map<number, {key: string, item: HTMLLIElement}>} each slot's item as last drawn */
+  drawn = new Map();
+
   /** The encounter's part of the table (NarrativeEncounter.update's `state`, `key` the
    * encounter's own key: what its errors are about). None running: hidden, and End
    * encounter's question is asked again from the start at the next encounter. */
@@ -33,7 +36,7 @@ export class NarrativeRound extends HTMLElement {
     this.names = names;
     if (this.advance) this.advance.textContent = encounter.round === 0 ? "Start round 1" : "Next round";
     const done = new Set(encounter.claims.map((claim) => claim.character));
-    replace(this.slotList, encounter.slots.map((slot, index) =>
+    this.showSlots(encounter.slots.map((slot, index) =>
       this.slotItem(index + 1, slot, this.claims.get(index + 1), encounter.round, {me, names, mine, done, characters, players})));
     // one initiative per character and encounter: a character with a slot offers no other
     // check (the GM's list kept Vader's second Vigilance, which could only be refused); nor is
@@ -86,7 +89,39 @@ export class NarrativeRound extends HTMLElement {
     return `Slot ${number} was not yours: ${message}${taker ? ` (${this.names.character(taker)} took it)` : ""}.`;
   }
 
+  /** The slots' items in order, in place: an item already in the list stays where it is (a
+   * node removed and put back loses the focus of the control in it).
+   * @param {HTMLLIElement[]} items */
+  showSlots(items) {
+    let next = this.slotList.firstElementChild;
+    for (const item of items) {
+      if (item === next) next = item.nextElementSibling;
+      else this.slotList.insertBefore(item, next);
+    }
+    while (next) {
+      const after = next.nextElementSibling;
+      next.remove();
+      next = after;
+    }
+  }
+
+  /** Slot `number`'s item: the one drawn before while what it shows is the same (a table
+   * message comes after every change at the table, a check opened anywhere changes the
+   * encounter's key, and a Claim form drawn again lost the GM's focus and choice). */
   slotItem(number, slot, actor, round, {me, names, mine, done, characters, players}) {
+    const eligible = actor || round === 0 ? [] : characters.filter((c) => !done.has(c.character)
+      && (slot.side === "player" ? players.has(c.character) && mine.has(c.character)
+        : me.role === "gm" && !players.has(c.character)));
+    const key = JSON.stringify([slot, names.character(slot.character), actor && names.character(actor),
+                                round === 0, eligible.map((c) => [c.character, c.name])]);
+    const drawn = this.drawn.get(number);
+    if (drawn?.key === key) return drawn.item;
+    const item = this.newSlotItem(number, slot, actor, round, names, eligible);
+    this.drawn.set(number, {key, item});
+    return item;
+  }
+
+  newSlotItem(number, slot, actor, round, names, eligible) {
     const side = slot.side === "player" ? "player slot" : "NPC slot";
     // the list numbers the slots itself
     const words = `${side} · ${names.character(slot.character)}'s ${slot.skill}: `
@@ -97,11 +132,7 @@ export class NarrativeRound extends HTMLElement {
       item.append(h("strong", {class: "ph-ne-acted"}, ` · ${names.character(actor)} acts`));
       return item;
     }
-    if (round === 0) return item;
-    const eligible = characters.filter((c) => !done.has(c.character)
-      && (slot.side === "player" ? players.has(c.character) && mine.has(c.character)
-        : me.role === "gm" && !players.has(c.character)));
-    if (!eligible.length) return item;
+    if (round === 0 || !eligible.length) return item;
     const select = h("select", {name: "character"});
     setOptions(select, eligible.map((c) => [c.character, c.name]));
     const form = h("form", {class: "ph-nc-form ph-ne-claim", "aria-label": `Claim slot ${number}`},

@@ -56,16 +56,21 @@ export class NarrativeSheet extends HTMLElement {
     this.load();
   }
 
-  /** One skill's row: its name, rank and characteristic, and a button that removes it. */
+  /** One skill's row: its name, rank and characteristic, and a button that removes it, named
+   * after the skill as it is typed ("remove Cool": every row's was "remove this skill"). */
   skillRow(name = "", rank = 1, characteristic = "agility") {
+    const skill = h("input", {name: "skill_name", value: name, maxlength: 40, autocomplete: "off",
+                              placeholder: "Ranged (Light)"});
     const row = h("li", {class: "ph-nd-skill-row"},
-      labelled("skill", h("input", {name: "skill_name", value: name, maxlength: 40, autocomplete: "off",
-                                    placeholder: "Ranged (Light)"})),
+      labelled("skill", skill),
       labelled("rank", h("input", {name: "skill_rank", type: "number", min: 0, max: RANK_MAX,
                                    value: String(rank), inputmode: "numeric", class: "ph-nd-count"})),
       labelled("characteristic", h("select", {name: "skill_characteristic"},
         CHARACTERISTICS.map((c) => h("option", {value: c, selected: c === characteristic}, levelWords(c))))));
-    const remove = h("button", {type: "button", class: "ph-quiet", "aria-label": "remove this skill"}, "Remove");
+    const remove = h("button", {type: "button", class: "ph-quiet"}, "Remove");
+    const named = () => remove.setAttribute("aria-label", `remove ${skill.value.trim() || "this skill"}`);
+    named();
+    skill.addEventListener("input", named);
     remove.addEventListener("click", () => row.remove());
     row.append(remove);
     this.skillRows.append(row);
@@ -97,7 +102,7 @@ export class NarrativeSheet extends HTMLElement {
   command(data) {
     const character = String(data.get("character") ?? "").trim();
     if (!SLUG.test(character)) {
-      throw new Error("the id is lowercase letters, digits, '-' and '_' (at most 40 characters)");
+      throw refusal("the id is lowercase letters, digits, '-' and '_' (at most 40 characters)", "$.character");
     }
     const stats = {system: "narrative", skills: {}};
     for (const c of CHARACTERISTICS) {
