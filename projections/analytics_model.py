@@ -316,7 +316,11 @@ class Section(msgspec.Struct, frozen=True, kw_only=True):
     players: dict[str, Luck]
     characters: dict[str, Luck]
     luckiest: RollRow | None
+    """The roll of the night: the smallest P(at least that well) among the rolls above their
+    pool's median (P(at least) < 1/2); None if no roll was."""
     unluckiest: RollRow | None
+    """The worst luck: the smallest P(that badly or worse) among the rolls below their pool's
+    median (P(at most) < 1/2); None if no roll was. Never the same roll as ``luckiest``."""
     most_improbable: RollRow | None
     percentiles: list[int]
     """How many rolls fell in each tenth of the percentile scale."""
