@@ -43,12 +43,13 @@ __all__ = [
 class RollRow(msgspec.Struct, frozen=True, kw_only=True):
     """One roll as ``poolhall export --rolls`` writes it, judged against its pool's exact odds.
 
-    ``value`` is the figure the roll is judged by (net successes, successes, the highest total,
-    the margin, the total); ``p_at_least`` is P(doing at least that well with that very pool),
+    ``value`` is the figure the roll is judged by (net successes, a power's Force pips of the
+    roller's side, successes, the highest total, the margin, the total); ``p_at_least`` is
+    P(doing at least that well with that very pool),
     ``p_at_most`` P(doing that badly or worse);
     ``percentile`` the mid-percentile P(less) + P(equal) / 2, which averages 0.5 under fair dice
     (above: luckier than the odds); ``p_success`` the chance the pool had to succeed (none for
-    an open test or a free roll).
+    an open test, a free roll or Force dice).
     """
 
     campaign: str
