@@ -12,6 +12,8 @@ I/O, no clock (times are the events' own), no randomness: the same log gives the
 What a roll is judged by (its *value*):
 
 - narrative check or pool: net successes (Force dice play no part);
+- Force dice rolled for a power: the light side pips of a player's roll, the dark side pips
+  of a GM's (:func:`_force_side`);
 - Shadowrun test with a target number: successes; an open test: the highest total; a Karma
   Pool reroll: the successes (the highest total) the rerolled dice added;
 - d12 roll: the margin;
@@ -64,6 +66,19 @@ def _remember(open_ones: dict[Any, Any], key: object, value: object) -> None:
         del open_ones[next(iter(open_ones))]
 
 
+def _force_side(by_gm: bool) -> str:
+    """The side whose pips a power's Force dice are judged by: a player's by light, a GM's
+    by dark.
+
+    **Decision**: the rules say what each face shows, not which pips a roll wants, and the
+    log does not record a character's side of the Force. poolhall reads it as the destiny
+    pool does (the players spend light side points, the GM dark side ones): a player's
+    character draws on the light side, the GM's NPCs on the dark. A GM rolling for a light
+    side NPC is judged by dark pips all the same; the GM's rows stand apart from the
+    players' in the report."""
+    return "dark" if by_gm else "light"
+
+
 def _seconds(at: str) -> float | None:
     """An event's recorded time as seconds since the epoch (None if unreadable)."""
     try:
@@ -107,6 +122,7 @@ class _Fold:
             narrative_events.CheckOpened: self.check_opened,
             narrative_events.CheckRolled: self.narrative_roll,
             narrative_events.PoolRolled: self.narrative_roll,
+            narrative_events.ForceDiceRolled: self.force_roll,
             narrative_events.DestinyPoolRolled: self.destiny,
             narrative_events.DestinyPoolSet: self.destiny,
             narrative_events.DestinyFlipped: self.destiny_flipped,
@@ -236,6 +252,21 @@ class _Fold:
             if opened is not None and seconds is not None:
                 for scope in self.scopes:
                     scope.check_timed(seconds - opened)
+
+    def force_roll(self, rec: Recorded, event: narrative_events.ForceDiceRolled,
+                   seconds: float | None) -> None:
+        """Force dice rolled for a power: each face counted with the Force die's (as the
+        destiny pool's are), and the roll judged by the pips of the roller's side against
+        the exact odds of that many Force dice (:func:`_force_side`)."""
+        for scope in self.scopes:
+            scope.die_faces("force", len(FACES["force"]), (die.face for die in event.dice))
+        side = _force_side(rec.actor in self.gms)
+        dice = len(event.dice)
+        pips = event.light if side == "light" else event.dark
+        self.judge(rec, event.character, "narrative", f"force {side}",
+                   narrative_events.Pool(force=dice).notation,
+                   lambda: f"{event.light} light, {event.dark} dark", pips,
+                   odds.force_pips(dice, side), None)
 
     def destiny(self, rec: Recorded, event: Any, seconds: float | None) -> None:
         if type(event) is narrative_events.DestinyPoolRolled:

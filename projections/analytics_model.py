@@ -43,12 +43,13 @@ __all__ = [
 class RollRow(msgspec.Struct, frozen=True, kw_only=True):
     """One roll as ``poolhall export --rolls`` writes it, judged against its pool's exact odds.
 
-    ``value`` is the figure the roll is judged by (net successes, successes, the highest total,
-    the margin, the total); ``p_at_least`` is P(doing at least that well with that very pool),
+    ``value`` is the figure the roll is judged by (net successes, a power's Force pips of the
+    roller's side, successes, the highest total, the margin, the total); ``p_at_least`` is
+    P(doing at least that well with that very pool),
     ``p_at_most`` P(doing that badly or worse);
     ``percentile`` the mid-percentile P(less) + P(equal) / 2, which averages 0.5 under fair dice
     (above: luckier than the odds); ``p_success`` the chance the pool had to succeed (none for
-    an open test or a free roll).
+    an open test, a free roll or Force dice).
     """
 
     campaign: str
@@ -316,7 +317,11 @@ class Section(msgspec.Struct, frozen=True, kw_only=True):
     players: dict[str, Luck]
     characters: dict[str, Luck]
     luckiest: RollRow | None
+    """The roll of the night: the smallest P(at least that well) among the rolls above their
+    pool's median (P(at least) < 1/2); None if no roll was."""
     unluckiest: RollRow | None
+    """The worst luck: the smallest P(that badly or worse) among the rolls below their pool's
+    median (P(at most) < 1/2); None if no roll was. Never the same roll as ``luckiest``."""
     most_improbable: RollRow | None
     percentiles: list[int]
     """How many rolls fell in each tenth of the percentile scale."""

@@ -1,7 +1,8 @@
 """Exact distributions of the figure each kind of roll is judged by, for the post-game report.
 
-Each is the distribution of one integer (net successes of a narrative pool, successes or the
-highest total of a Shadowrun test, the margin of a d12 roll, the total of a free roll) as outcome
+Each is the distribution of one integer (net successes of a narrative pool, the pips of one side
+of Force dice rolled for a power, successes or the highest total of a Shadowrun test, the margin
+of a d12 roll, the total of a free roll) as outcome
 counts over a common denominator, from the odds engines (:mod:`poolhall.projections.narrative_odds`,
 :mod:`poolhall.projections.sr3_odds`, :mod:`poolhall.projections.d12_odds`); the free roll's is
 computed here the same way (a packed polynomial power). Never simulated.
@@ -20,12 +21,14 @@ from functools import lru_cache
 from poolhall.events.narrative import Pool
 from poolhall.projections import d12_odds, narrative_odds, sr3_odds
 from poolhall.projections.analytics_stats import Percentile, percentile_variance
+from poolhall.projections.narrative_dice import FACES, SIDES
 
 __all__ = [
     "BINS",
     "OPEN_CAP",
     "Discrete",
     "d12_margin",
+    "force_pips",
     "free_total",
     "narrative_successes",
     "sr3_open",
@@ -110,6 +113,31 @@ def narrative_successes(pool: Pool) -> tuple[Discrete, float, float, float, floa
     (Force dice play no part in success and are left out)."""
     return _narrative((pool.proficiency, pool.ability, pool.difficulty, pool.challenge,
                        pool.boost, pool.setback))
+
+
+@lru_cache(maxsize=64)
+def force_pips(dice: int, side: str) -> Discrete:
+    """The ``side`` (``light`` or ``dark``) pips of ``dice`` Force dice, from the Force die's
+    twelve faces as the rules give them (:data:`poolhall.projections.narrative_dice.FACES`):
+    light 0, 1 or 2 pips on 7, 2 and 3 faces; dark on 5, 6 and 1. Each die's counts are
+    multiplied in (``12**dice`` outcomes), never sampled."""
+    one: dict[int, int] = {}
+    for face in FACES["force"]:
+        pips = face.count(side)
+        one[pips] = one.get(pips, 0) + 1
+    counts = {0: 1}
+    for _ in range(dice):
+        counts = _times(counts, one)
+    return Discrete(counts, SIDES["force"] ** dice)
+
+
+def _times(a: Mapping[int, int], b: Mapping[int, int]) -> dict[int, int]:
+    """The outcome counts of the sum of two independent values (their convolution)."""
+    out: dict[int, int] = {}
+    for x, m in a.items():
+        for y, k in b.items():
+            out[x + y] = out.get(x + y, 0) + m * k
+    return out
 
 
 @lru_cache(maxsize=1024)

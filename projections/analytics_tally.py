@@ -149,6 +149,10 @@ class _Luck:
 
 RAREST = 5
 """The rarest results a section lists."""
+GOOD_OR_BAD = 0.5
+"""A roll is the roll of the night only if fair dice do at least as well less often than
+this, the worst luck only if they do that badly or worse less often
+(:meth:`Scope._best_and_worst`)."""
 CURVE_POINTS = 100
 """Points of a session's running luck curve, at most (thinned by halves past it): enough
 for its chart, and a long campaign of many sessions folds in memory that stays flat."""
@@ -277,11 +281,27 @@ class Scope:
             self.dists[id(fact.dist)] = [fact.dist, 1]
         else:
             seen[1] += 1
-        if self.luckiest is None or fact.p_at_least < self.luckiest[0]:
-            self.luckiest = (fact.p_at_least, fact.row())
-        if self.unluckiest is None or fact.p_at_most < self.unluckiest[0]:
-            self.unluckiest = (fact.p_at_most, fact.row())
+        self._best_and_worst(fact)
         self.systems.add(fact.system)
+
+    def _best_and_worst(self, fact: Fact) -> None:
+        """Keep the roll as the roll of the night if it is the rarest good one so far, or as
+        the worst luck if the rarest bad one.
+
+        A roll is *good* when fair dice do at least as well less than half the time
+        (P(at least) < 1/2: above the pool's median) and *bad* when they do that badly or
+        worse less than half the time (P(at most) < 1/2: below it). The two chances add up to
+        1 + P(exactly that), so no roll is both: a double six is never the worst luck, nor
+        a failure the pool was likely to roll the roll of the night (both were, when each
+        was only the smallest of its chance, whichever way the roll went). A roll on the
+        median is neither, and a night with no good (or no bad) roll names none, as the
+        rarest results leave out any chance of one half or more (:meth:`_moment`)."""
+        if fact.p_at_least < GOOD_OR_BAD and (
+                self.luckiest is None or fact.p_at_least < self.luckiest[0]):
+            self.luckiest = (fact.p_at_least, fact.row())
+        if fact.p_at_most < GOOD_OR_BAD and (
+                self.unluckiest is None or fact.p_at_most < self.unluckiest[0]):
+            self.unluckiest = (fact.p_at_most, fact.row())
 
     def sums(self, system: str, character: str | None) -> tuple[Sums, Sums]:
         """The table's and the character's sums for a system (the same one if no character)."""
@@ -362,9 +382,8 @@ class Scope:
         """The frozen figures, before the family's correction."""
         best = self.luckiest[1] if self.luckiest else None
         worst = self.unluckiest[1] if self.unluckiest else None
-        improbable = None
-        if best is not None and worst is not None:
-            improbable = best if best.p_at_least <= worst.p_at_most else worst
+        improbable = best if worst is None else worst if best is None else (
+            best if best.p_at_least <= worst.p_at_most else worst)
         expected = [0.0] * BINS
         for dist, rolls in self.dists.values():
             for i, p in enumerate(dist.bins(BINS)):

@@ -128,8 +128,17 @@ def _drop_old_ended(state: GameState) -> None:
 
 
 def replay_start(state: GameState) -> GameState:
-    """The d12 table a replay starts from: the next test's number, no test from before it."""
-    return GameState(next_test=state.next_test)
+    """The d12 table a replay starts from: the next test's number and every extended test
+    still going on, as it stands (its pool, its DT, how many rounds it has had), without the
+    rounds rolled or the story told before the replay; no basic test and no ended one.
+
+    An extended test runs round after round, often across game sessions, as an sr3 combat
+    does: without it, a session's replay showed no test while its own log rolled round 4 of
+    it (and its rounds, folded onto no test, were lost). A basic test called before and
+    rolled in the replay is, like a narrative check opened before, in the log alone."""
+    return GameState(next_test=state.next_test, tests={
+        number: msgspec.structs.replace(test, rounds=[], story=[])
+        for number, test in state.tests.items() if test.open and test.kind == "extended"})
 
 
 def open_tests(state: GameState) -> list[TestState]:

@@ -401,9 +401,26 @@ def initiative_waiting(state: GameState) -> set[str]:
 
 
 def replay_start(state: GameState) -> GameState:
-    """The narrative table a replay starts from: the destiny pool's points as they stand,
-    no check, history line, destiny die, spend or free roll from before the replay."""
-    return GameState(destiny=Destiny(light=state.destiny.light, dark=state.destiny.dark))
+    """The narrative table a replay starts from: the destiny pool's points as they stand, the
+    encounter running (its round, its initiative slots and this round's claims, as an sr3
+    combat's order and pools stand) and the count of encounters; no check, history line,
+    destiny die, spend or free roll from before the replay.
+
+    A fight often runs across game sessions: without its encounter, a session's replay read
+    "No encounter is running" beside its own log's "round 2 begins". The slots hold each
+    initiative's result (successes, advantages), not its check or dice, as the table showed
+    them while the encounter ran."""
+    return GameState(destiny=Destiny(light=state.destiny.light, dark=state.destiny.dark),
+                     encounter=_copy(state.encounter), encounters=state.encounters)
+
+
+def _copy(encounter: Encounter | None) -> Encounter | None:
+    """A copy of ``encounter`` the replay's events may fold onto, leaving the original as it
+    was (an entry or a claim never changes once made: only the lists grow)."""
+    if encounter is None:
+        return None
+    return msgspec.structs.replace(encounter, entries=list(encounter.entries),
+                                   claims=list(encounter.claims), slots=list(encounter.slots))
 
 
 # ---- describe -----------------------------------------------------------------------------

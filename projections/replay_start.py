@@ -11,11 +11,14 @@ the table at any moment of the replay is :func:`replay_start` of the state after
 - the members of the table with their roles and characters (not other replay links), and the
   characters with their sheets: as they stood when the replay begins;
 - the game system's standing state, as its projection's ``replay_start`` keeps it (the
-  destiny pool's points, an sr3 combat's order and pools, the next test's number);
+  destiny pool's points, a narrative encounter's round and slots, an sr3 combat's order and
+  pools, a d12 extended test still going on, the next test's number): what runs across game
+  sessions, so that the table agrees with the replay's log ("round 2 begins");
 
-and never the free rolls, checks, tests, destiny spends or dice faces of before ``first``,
-nor any token hash. An event of the replay about something begun before it (a check opened
-before the session and rolled in it) shows in the replay's log but not on its table.
+and never the free rolls, checks, basic or ended tests, destiny spends or dice faces of before
+``first``, nor any token hash. An event of the replay about something begun before it (a
+check opened before the session and rolled in it) shows in the replay's log but not on its
+table.
 
 Pure, like every projection: :mod:`poolhall.server.snapshots` folds and reads, this only cuts.
 """

@@ -5,17 +5,23 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from fractions import Fraction
+from itertools import product
 from math import erfc, exp, sqrt
 
 import msgspec
 import pytest
+from rich.console import Console
 
+from poolhall.clients.report_text import summary
 from poolhall.events import core
+from poolhall.events import narrative as narrative_events
 from poolhall.events import sr3 as sr3_events
 from poolhall.events.dice import RolledTerm
 from poolhall.projections.analytics import report, roll_rows
-from poolhall.projections.analytics_odds import free_total, sr3_open, sr3_successes
+from poolhall.projections.analytics_odds import force_pips, free_total, sr3_open, sr3_successes
 from poolhall.projections.analytics_stats import chi_square_p, percentile_variance
+from poolhall.projections.narrative_dice import FACES, rolled_die
+from poolhall.reports.html import render_html
 from tests.projections.analytics_logs import (
     LogBuilder,
     d12_session,
@@ -214,3 +220,71 @@ def test_karma_pool_rerolls_are_judged_and_summed() -> None:
     [reroll] = [r for r in roll_rows(log.events) if r.kind == "karma reroll"]
     assert reroll.value == 1
     assert reroll.percentile == pytest.approx(1 / 4 + 1 / 4)
+
+
+def _force_night() -> LogBuilder:
+    """The destiny pool (three players' Force dice: faces 1, 8 and 12), then Kira's player
+    rolls two Force dice for a power (faces 10 and 12: ○○ and ○○) and the GM one for the
+    Inquisitor (face 7: ●●)."""
+    log = LogBuilder()
+    log.member("ana", "Ana", characters=("kira",))
+    log.add(core.GameSessionStarted(session=1, title="The temple"))
+    destiny = tuple(narrative_events.DestinyDie(member=member, face=face,
+                                                symbols=rolled_die("force", face).symbols)
+                    for member, face in (("ana", 1), ("ben", 8), ("cat", 12)))
+    log.add(narrative_events.DestinyPoolRolled(dice=destiny, light=3, dark=1))
+    for actor, character, faces in (("ana", "kira", (10, 12)), ("gm", "inquisitor", (7,))):
+        dice = tuple(rolled_die("force", face) for face in faces)
+        log.add(narrative_events.ForceDiceRolled(
+            character=character, dice=dice,
+            light=sum(d.symbols.count("light") for d in dice),
+            dark=sum(d.symbols.count("dark") for d in dice)), actor=actor)
+    log.add(core.GameSessionEnded(session=1))
+    return log
+
+
+def test_force_pips_match_enumeration_of_the_force_die() -> None:
+    """Light and dark pips of one to four Force dice, counted over every way the dice fall
+    (the faces of the rules: ● x6, ●●, ○ x2, ○○ x3)."""
+    faces = FACES["force"]
+    assert sorted(faces) == sorted([("dark",)] * 6 + [("dark", "dark")] + [("light",)] * 2
+                                   + [("light", "light")] * 3)
+    for dice in range(1, 5):
+        for side in ("light", "dark"):
+            ways: dict[int, int] = {}
+            for fall in product(faces, repeat=dice):
+                pips = sum(face.count(side) for face in fall)
+                ways[pips] = ways.get(pips, 0) + 1
+            dist = force_pips(dice, side)
+            assert (dist.counts, dist.total) == (ways, 12**dice)
+
+
+def test_force_dice_for_a_power_are_counted_face_by_face_and_judged() -> None:
+    """The report counted the destiny pool's Force dice (3) and not a power's (3 more): now
+    6, face by face. Ana's two dice show 4 light pips: P(at least 4) = 3 x 3 / 144 = 1/16,
+    percentile (135 + 9 / 2) / 144; the GM's die shows 2 dark pips (the GM's side):
+    P(at least 2) = 1/12, percentile (11 + 1 / 2) / 12. Both count in their player's and
+    character's luck, and the export has their rows."""
+    log = _force_night()
+    rows = roll_rows(log.events)
+    assert [(r.actor, r.character, r.kind, r.pool, r.result, r.value) for r in rows] == [
+        ("ana", "kira", "force light", "2w", "4 light, 0 dark", 4),
+        ("gm", "inquisitor", "force dark", "1w", "0 light, 2 dark", 2)]
+    assert rows[0].p_at_least == pytest.approx(1 / 16)
+    assert rows[0].percentile == pytest.approx((135 + 9 / 2) / 144)
+    assert rows[0].expected == pytest.approx(2 * 8 / 12)  # (2 + 6) light pips over 12 faces
+    assert rows[1].p_at_least == pytest.approx(1 / 12)
+    assert rows[1].percentile == pytest.approx((11 + 1 / 2) / 12)
+    assert rows[1].p_success is None
+    section = report(log.events).sessions[0]
+    [force] = [t for t in section.faces if t.die == "force"]
+    assert force.dice == 6
+    assert force.faces == [1, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 2]
+    assert section.players["ana"].rolls == 1
+    assert section.characters["kira"].rolls == 1
+    assert section.players["gm"].rolls == 1
+    assert section.luckiest == rows[0]
+    console = Console(width=200, record=True)
+    console.print(summary(report(log.events)))
+    assert "Faces of force: 6 dice" in console.export_text()
+    assert "<td>force</td><td>6</td>" in render_html(report(log.events))

@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from poolhall.events import core
+import msgspec
+
+from poolhall.events import core, d12
 from poolhall.events import narrative as n
+from poolhall.events import narrative_encounter as e
 from tests.conftest import Table
 from tests.narrative.narrative_support import HAN
 from tests.server.raw import RawPeer
@@ -127,3 +130,88 @@ async def _gm_token(table: Table, campaign: str) -> str:
     ack = await admin.call(core.Invite, role="gm", name="Second GM")
     assert ack.token
     return ack.token
+
+
+async def _link_and_member_at(table: Table, campaign: str, gm: Any, session: int
+                              ) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """The table at the last event of game session ``session`` as its replay link gets it and
+    as the GM does (both as JSON), and the link's log lines of the session."""
+    share = await gm.call(core.ShareReplay, session=session)
+    assert share.token
+    viewer = _Viewer(await RawPeer.open(table.url))
+    await viewer.peer.send({"type": "join", "token": share.token, "campaign": campaign,
+                            "since": 0})
+    welcome = await viewer.recv("welcome")
+    last = welcome["head"]
+    link = await viewer.ask({"type": "state_at", "seq": last}, "snapshot")
+    assert link["type"] == "snapshot", link
+    page = await viewer.ask({"type": "history", "before": last + 1, "limit": 500}, "history")
+    await viewer.peer.close()
+    member = await gm.state_at(last)
+    return (link["table"]["game"], json.loads(msgspec.json.encode(member.table))["game"],
+            [frame["event"]["type"] for frame in page["events"]])
+
+
+async def test_a_session_replay_keeps_the_narrative_encounter_running_across_sessions(
+        table: Table) -> None:
+    """An encounter started, its initiative entered and round 1 begun in session 1 goes on
+    in session 2 (round 2, Han in slot 1): session 2's link shows the encounter as the GM's
+    table does - round 2, its slots and this round's claim - where it read "No encounter is
+    running" beside its own log's "round 2 begins"; Han's Cool check of session 1 stays out."""
+    campaign, gm = await table.create_campaign("narrative")
+    await gm.call(core.CreateCharacter, character="han", name="Han", stats=HAN)
+    await gm.call(n.SetDestinyPool, light=2, dark=1)
+    await gm.call(core.StartSession, title="The ambush")
+    await gm.call(e.StartEncounter, reason="ambush at the docks")
+    await gm.call(n.OpenCheck, character="han", skill="Cool", characteristic="presence",
+                  check="han-init", reason=SECRET)
+    await gm.call(n.SetDifficulty, check="han-init", level="average")
+    await gm.call(n.RollCheck, check="han-init")
+    await gm.call(e.EnterInitiative, check="han-init")
+    await gm.call(e.AdvanceRound)
+    await gm.call(core.EndSession)
+    await gm.call(core.StartSession, title="The fight goes on")
+    await gm.call(e.AdvanceRound)
+    await gm.call(e.ClaimSlot, slot=1, character="han")
+    await gm.call(core.EndSession)
+    link, member, lines = await _link_and_member_at(table, campaign, gm, 2)
+    assert lines[-3:-1] == ["round_started", "slot_claimed"]
+    assert link["encounter"] is not None
+    assert link["encounter"] == member["encounter"]
+    assert (link["encounter"]["round"], link["encounters"]) == (2, 1)
+    assert [(c["slot"], c["character"]) for c in link["encounter"]["claims"]] == [(1, "han")]
+    assert [s["character"] for s in link["encounter"]["slots"]] == ["han"]
+    assert link["checks"] == {}  # the initiative's check was rolled before: not the link's
+    assert SECRET not in json.dumps(link)
+
+
+async def test_a_session_replay_keeps_a_d12_extended_test_still_going(table: Table) -> None:
+    """An extended test called and rolled twice in session 1 goes on in session 2 (round 3):
+    session 2's link shows it as the GM's table does - its pool, DT and three rounds had -
+    with only its own round's faces and story; a basic test of session 1 stays out."""
+    campaign, gm = await table.create_campaign("d12")
+    await gm.call(core.CreateCharacter, character="han", name="Han",
+                  stats=d12.D12Stats(ratings={"STR": 3, "CON": 2, "CHA": 1}))
+    await gm.call(core.StartSession, title="The bar fight")
+    await gm.call(d12.RollBasicTest, dice=3, dt=6, reason=SECRET)
+    await gm.call(d12.CallThresholdTest, character="han", stats=("STR", "CON"), dt=4,
+                  extended=True, refresh="CON", label="bar fight")
+    test = 2  # the basic test was #1
+    for _ in range(2):
+        await gm.call(d12.RollThresholdTest, test=test)
+    await gm.call(core.EndSession)
+    await gm.call(core.StartSession, title="Still fighting")
+    await gm.call(d12.RollThresholdTest, test=test)
+    await gm.call(core.EndSession)
+    link, member, lines = await _link_and_member_at(table, campaign, gm, 2)
+    assert "threshold_dice_rolled" in lines
+    theirs, mine = link["tests"][str(test)], member["tests"][str(test)]
+    assert (mine["kind"], mine["open"], mine["rounds_rolled"]) == ("extended", True, 3)
+    for key in ("pool", "threshold", "rounds_rolled", "start_pool", "open", "kind"):
+        assert theirs[key] == mine[key], key
+    assert [r["round"] for r in theirs["rounds"]] == [3]
+    assert theirs["rounds"] == mine["rounds"][-1:]
+    assert theirs["story"] == mine["story"][-len(theirs["story"]):]
+    assert theirs["story"][0].startswith("round 3:")
+    assert list(link["tests"]) == [str(test)]  # the basic test of session 1 is not its own
+    assert SECRET not in json.dumps(link)

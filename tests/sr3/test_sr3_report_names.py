@@ -19,7 +19,8 @@ from tests.sr3.sr3_support import street_sam
 
 
 def _night() -> LogBuilder:
-    """Sam Shadow in one combat's second Combat Turn: a Pistols test with a 6, 6, 3 chain."""
+    """Sam Shadow in one combat's second Combat Turn: a Pistols test with a 6, 6, 3 chain
+    (two successes of two dice at TN 4), then a Dodge test of two dice showing 1 and 3."""
     log = LogBuilder(system="sr3")
     log.add(core.CharacterCreated(character="sam-shadow", name="Sam Shadow",
                                   stats=street_sam()))
@@ -32,6 +33,11 @@ def _night() -> LogBuilder:
                 disastrous=False, skill="pistols", kind="combat",
                 dice=(sr3_events.PoolDie(source="base", faces=(6, 6, 3)),
                       sr3_events.PoolDie(source="combat", faces=(5,)))))
+            log.add(sr3_events.PoolTestRolled(
+                character="sam-shadow", test=10, base_dice=2, tn=4, successes=0, highest=3,
+                disastrous=False, skill="dodge",
+                dice=(sr3_events.PoolDie(source="base", faces=(1,)),
+                      sr3_events.PoolDie(source="base", faces=(3,)))))
         log.add(sr3_events.CombatTurnEnded(turn=turn))
     return log
 
@@ -63,18 +69,19 @@ def test_the_terminal_report_names_the_longest_rule_of_six_by_the_characters_nam
 def test_the_roll_of_the_night_is_named_by_its_test_and_its_event_in_both_reports() -> None:
     """The report's "Roll of the night: #37" was the event's number, while the table calls
     that test "#9": the HTML and the terminal report now both say "test #9 (event #7)" (the
-    roll of the night and the worst luck alike), and the longest pause "after event #N"; no
-    roll or pause is named by a bare "#"."""
+    roll of the night, two successes where 1/4 do as well; the worst luck, test #10's none
+    where 1/4 do as badly), and the longest pause "after event #N"; no roll or pause is
+    named by a bare "#"."""
     night = report(_night().events)
     page = render_html(night)
     assert "<b>Roll of the night</b>: test #9 (event #7) " in page
-    assert "<b>Worst luck</b>: test #9 (event #7) " in page
+    assert "<b>Worst luck</b>: test #10 (event #8) " in page
     assert "longest pause 0.1 min after event #" in page
     console = Console(width=200, record=True)
     console.print(summary(night))
     text = console.export_text()
     assert "roll of the night test #9 (event #7) " in text
-    assert "worst luck test #9 (event #7) " in text
+    assert "worst luck test #10 (event #8) " in text
     assert "longest pause 0.1 min after event #" in text
     shown = re.sub(r"<style.*?</style>|<svg.*?</svg>", "", page, flags=re.DOTALL)
     for said in (shown, text):
