@@ -54,8 +54,7 @@ def test_a_moment_shows_who_sat_at_the_table_and_the_characters_they_played(
     cast = page.get_by_role("region", name="Members and characters")
     expect(cast.locator("li")).to_have_text(["GM (gm)"])
     expect(cast).to_contain_text("Played by no one: Han Solo")
-    page.goto(f"{served.origin}/replay#campaign={campaign}")
-    page.reload()  # the head of the campaign
+    page.goto(f"{served.origin}/replay#campaign={campaign}")  # the page loads it again: the head
     expect(cast.locator("li")).to_have_text(["GM (gm)", "Ana (player) · Han Solo"])
     expect(cast).not_to_contain_text("Played by no one")
 
