@@ -1,6 +1,6 @@
 """The replay page after a GM's morning-after review: a Shadowrun replay's sheets at every step,
 a session's link that can check its dice, the moment's link with its game session, a bad step
-in the address said in words, and a revoked link."""
+in the address said in words, a join link opened again in the same tab, and a revoked link."""
 
 from __future__ import annotations
 
@@ -148,3 +148,38 @@ def test_a_revoked_link_says_so_and_the_gm_no_longer_offers_it(
     expect(stranger.locator(".ph-problem")).to_have_text("this replay link was revoked")
     expect(stranger.locator(".ph-connection")).to_have_text("refused")
     expect(stranger.get_by_role("button", name=re.compile("report", re.I))).to_have_count(0)
+
+
+def test_a_join_link_opened_again_in_the_same_tab_opens_the_table(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """After "Yes, leave", Ana pastes her join link in the same tab (only the part after # of
+    the address changes): the table opens and the token leaves the address bar at once (the
+    landing page stayed, the token in the address bar)."""
+    campaign, gm_link = served.create_campaign("Cloud City", "narrative")
+    ana_link = served.invite(campaign, gm_link, "player", "Ana")
+    ana = open_page(ana_link)
+    header = ana.locator(".ph-header")
+    header.get_by_role("button", name="Leave this table").click()
+    header.get_by_role("button", name="Yes, leave").click()
+    expect(ana.get_by_role("form", name="Open a table")).to_be_visible()
+    ana.goto(ana_link)
+    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")
+    expect(ana.locator(".ph-who")).to_contain_text("you are player")
+    expect(ana).to_have_url(f"{served.origin}/#campaign={campaign}")
+
+
+def test_a_table_listed_on_the_landing_page_opens_with_one_click(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Ana joined two tables; the bare address lists them; a click (which changes only the
+    part after #) opens that table, now through the page's `hashchange`."""
+    first, gm_one = served.create_campaign("Cloud City", "narrative")
+    second, gm_two = served.create_campaign("Outer Rim", "d12")
+    ana = open_page(served.invite(first, gm_one, "player", "Ana"))
+    ana.goto(served.invite(second, gm_two, "player", "Ana"))  # in the same tab: opened too
+    expect(ana.locator(".ph-title")).to_contain_text("Outer Rim")
+    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")
+    ana.goto(f"{served.origin}/")
+    tables = ana.get_by_role("navigation", name="Tables you joined")
+    tables.get_by_role("link", name=first).click()
+    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")
+    expect(ana.locator(".ph-title")).to_contain_text("Cloud City")
