@@ -18,12 +18,27 @@ from poolhall.projections.campaign import CampaignState
 __all__ = ["fetch_log", "session_bounds"]
 
 
-async def fetch_log(args: argparse.Namespace) -> tuple[CampaignState, list[Recorded]]:
-    """The state at the head and every event of ``args.campaign``, oldest first."""
+async def fetch_log(args: argparse.Namespace, doing: str, *, link_reads: bool = False
+                    ) -> tuple[CampaignState, list[Recorded]]:
+    """The state at the head and every event of ``args.campaign``, oldest first.
+
+    A replay link's token gets no events when it joins (:mod:`poolhall.clients.replay_link_cli`):
+    with ``link_reads`` its replay's events are read instead, with the table at their first;
+    else the command (``doing``, as in "it cannot make a report") is refused at once.
+    """
+    from poolhall.clients.replay_link_cli import is_link, link_log, link_refusal
+    from poolhall.events.errors import CommandRejected
+
     client = await common.open_client(args, args.campaign, replay=True)
     try:
         assert client.welcome is not None
+        if is_link(client):
+            if not link_reads:
+                raise await link_refusal(client, args.campaign, doing)
+            return await link_log(client)
         await client.wait_for_seq(client.welcome.head, timeout=600)
+    except CommandRejected as refusal:  # a link revoked while it read, say
+        raise CliError.refused(refusal) from None
     except ConnectionLost as lost:
         raise common.connection_lost(lost, f"stopped reading {args.campaign}") from None
     finally:

@@ -27,7 +27,7 @@ async def _report(args: argparse.Namespace) -> int:
     from poolhall.clients.campaign_log import fetch_log, session_bounds
     from poolhall.projections.analytics import for_session, report
 
-    _, events = await fetch_log(args)
+    _, events = await fetch_log(args, "make a report")
     if args.session is not None:
         session_bounds(events, args.session, args.campaign)  # says which sessions there are
     chosen = for_session(report(events), args.session)
@@ -79,7 +79,7 @@ async def _export(args: argparse.Namespace) -> int:
 
     if not args.rolls and not args.events:
         raise CliError("say what to export: --rolls (one row per roll) or --events (the log)")
-    _, events = await fetch_log(args)
+    _, events = await fetch_log(args, "export")
     if args.events:  # the log as the table saw it: what docs/verifier/verify_rolls.py reads
         text = "".join(msgspec.json.encode(recorded).decode() + "\n" for recorded in events)
         if args.output is None:
@@ -114,7 +114,7 @@ def add_commands(sub: Any) -> None:
     """Register ``report`` and ``export`` on the ``poolhall`` subparsers."""
     from poolhall.clients.replay_cli import number_of
 
-    session_type = number_of("a game session")
+    session_type = number_of("a game session", "game sessions")
     parser = sub.add_parser("report", help="after the game: who was lucky against the exact "
                                            "odds, the destiny swing, the roll of the night")
     parser.add_argument("campaign")

@@ -29,6 +29,7 @@ from poolhall.clients.cli_visibility import with_visibility
 from poolhall.clients.client import Client
 from poolhall.clients.connection_words import why_closed
 from poolhall.clients.links import join_link
+from poolhall.clients.replay_link_cli import is_link, link_refusal
 from poolhall.clients.table_text import (
     LOG_LINES,
     log_line,
@@ -39,7 +40,13 @@ from poolhall.clients.table_text import (
 )
 from poolhall.events import core
 from poolhall.events.codec import AnyCommand
-from poolhall.events.errors import ConnectionLost, NeedsCharacter, NotationError, Rejected
+from poolhall.events.errors import (
+    CommandRejected,
+    ConnectionLost,
+    NeedsCharacter,
+    NotationError,
+    Rejected,
+)
 from poolhall.events.free_roll import in_notation
 from poolhall.events.messages import View
 from poolhall.events.plain_text import check_plain_text
@@ -161,13 +168,20 @@ async def send(args: argparse.Namespace) -> int:
 # ---- following the table ------------------------------------------------------------------
 
 
-async def _catch_up(args: argparse.Namespace, follow: bool = False, replay: bool = False,
-                    last: int = 0, **hooks: Any) -> tuple[Any, list[Any]]:
+async def _catch_up(args: argparse.Namespace, doing: str, follow: bool = False,
+                    replay: bool = False, last: int = 0, **hooks: Any) -> tuple[Any, list[Any]]:
     """A joined client at the head and the events before it: every one with ``replay``,
     else the last ``last`` (from the snapshot's, then history pages). ``hooks``: the
-    client's ``on_view``, ``on_connection`` and ``on_revealed``."""
+    client's ``on_view``, ``on_connection`` and ``on_revealed``; ``doing``: what the command
+    does, in the words of a replay link's refusal."""
     client = await open_client(args, args.campaign, follow=follow, replay=replay, **hooks)
     assert client.welcome is not None
+    if is_link(client):  # no table comes to a replay link: said at once, not waited for
+        try:
+            refusal = await link_refusal(client, args.campaign, doing)
+        finally:
+            await client.close()
+        raise refusal
     try:
         await client.wait_for_seq(client.welcome.head, timeout=120)
         history = client.drain()
@@ -204,7 +218,8 @@ class _Watch:
     async def run(self) -> int:
         args = self.args
         self.client, history = await _catch_up(
-            args, follow=True, replay=not args.last, last=args.last, on_view=self.show_view,
+            args, "follow the table", follow=True, replay=not args.last, last=args.last,
+            on_view=self.show_view,
             on_connection=self.connection, on_revealed=self.revealed)
         if self.client.snapshot is not None:
             self.state = state_from(self.client.snapshot)
@@ -276,7 +291,7 @@ class _Watch:
 
 async def state(args: argparse.Namespace) -> int:
     if args.at is None:  # the table as it stands: the server's snapshot, no replay
-        client, history = await _catch_up(args)
+        client, history = await _catch_up(args, "show the table as it stands")
         await client.close()
         state, views, recent = client.state, client.views, history[-LOG_LINES:]
         head_hash = client.last_hash
@@ -285,9 +300,12 @@ async def state(args: argparse.Namespace) -> int:
         try:
             assert client.welcome is not None
             if args.at > client.welcome.head:
-                raise CliError(f"--at {args.at} is past the campaign's last event "
-                               f"#{client.welcome.head}")
+                raise CliError(f"--at {args.at} is past the "
+                               f"{'replay link' if is_link(client) else 'campaign'}'s last "
+                               f"event #{client.welcome.head}")
             snapshot = await client.state_at(args.at)
+        except CommandRejected as refusal:  # before a replay link's first event, say
+            raise CliError.refused(refusal) from None
         finally:
             await client.close()
         state, views = state_from(snapshot), {}

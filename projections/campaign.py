@@ -80,6 +80,9 @@ class SessionSpan(msgspec.Struct, kw_only=True, gc=False):
     session: int
     first: int
     last: int = 0
+    revealed: int = 0
+    """The ``seed_revealed`` its end wrote (0: none yet, or none written): the seed of its
+    last epoch, which a replay link of the session needs to check the session's dice."""
 
 
 class Character(msgspec.Struct, kw_only=True):
@@ -176,12 +179,16 @@ class CampaignState(msgspec.Struct, kw_only=True):
 
     def replay_range(self, member: Member) -> tuple[int, int] | None:
         """The events a replay link may read, ``(first, last)``; ``None`` if its session is
-        not known (a link is only made for a session that started)."""
+        not known (a link is only made for a session that started).
+
+        A session's link ends with the seed reveal its end wrote, not at the end itself:
+        without that seed none of the session's rolls could be checked on the link's page. The
+        reveal holds nothing of a later session (the next epoch's commitment comes after)."""
         if not member.replay_session:
             return 1, member.replay_last
         for span in self.sessions:
             if span.session == member.replay_session:
-                return span.first, span.last or self.head
+                return span.first, span.revealed or span.last or self.head
         return None
 
     def character_name(self, character: str) -> str:
@@ -309,7 +316,15 @@ def _seed_committed(state: CampaignState, rec: Recorded, event: Any) -> None:
 
 
 def _seed_revealed(state: CampaignState, rec: Recorded, event: Any) -> None:
-    state.fair.revealed = event.epoch
+    fair = state.fair
+    span = state.sessions[-1] if state.sessions else None
+    # the reveal a session's end writes: the epoch that served the session, once it ended
+    # (a session's start reveals the epoch of the rolls outside a session, and a rotation
+    # within it reveals an epoch while it runs)
+    if span is not None and span.last and not span.revealed and not state.in_session \
+            and event.epoch == fair.epoch and fair.session == span.session:
+        span.revealed = rec.seq
+    fair.revealed = event.epoch
 
 
 def _client_seed_set(state: CampaignState, rec: Recorded, event: Any) -> None:

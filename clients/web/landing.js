@@ -38,7 +38,8 @@ export function landing(app, campaign) {
   const known = knownCampaigns();
   replace(app, form, known.length ? h("nav", {"aria-label": "Tables you joined"},
     h("h2", {}, "Your tables"),
-    h("ul", {}, known.map((slug) => h("li", {}, h("a", {href: `/#campaign=${encodeURIComponent(slug)}`,
-      onclick: () => setTimeout(() => location.reload())}, slug))))) : null,
+    // a click changes only the fragment: the page opens the table on `hashchange` (session.js)
+    h("ul", {}, known.map((slug) => h("li", {}, h("a", {href: `/#campaign=${encodeURIComponent(slug)}`},
+      slug))))) : null,
   campaign ? h("p", {class: "ph-error"}, `This browser has no token for “${campaign}”.`) : null);
 }

@@ -35,6 +35,22 @@ export function currentSession(location = window.location) {
     ? stored()[known[0]] : null, known};
 }
 
+/** A join link opened in this same tab (pasted in the address bar after "Leave this table",
+ * say) changes only the fragment: the browser loads nothing, and the page stayed as it was
+ * with the token in the address bar. Now the token is moved out at once and the table it
+ * names is opened; a fragment naming the table already open, with no token, changes nothing
+ * (leaving clears it).
+ * @param {string | null} campaign the table this page opened, if any */
+export function followJoinLinks(campaign) {
+  addEventListener("hashchange", () => {
+    const fragment = new URLSearchParams(location.hash.replace(/^#/, ""));
+    const linked = fragment.get("campaign");
+    if (!linked || (linked === campaign && !fragment.get("token"))) return;
+    currentSession(); // the token kept in this browser, cleared from the address bar
+    location.reload();
+  });
+}
+
 /** @param {string} campaign @param {string} token */
 export function remember(campaign, token) {
   const tokens = stored();

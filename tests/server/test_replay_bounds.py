@@ -79,7 +79,8 @@ async def test_a_session_replay_shows_nothing_from_before_the_session(table: Tab
     viewer = _Viewer(await RawPeer.open(table.url))
     await viewer.peer.send({"type": "join", "token": token, "campaign": campaign, "since": 0})
     welcome = await viewer.recv("welcome")
-    assert (welcome["replay_from"], welcome["head"]) == (first, last)
+    # the session's end and the seed reveal it wrote (its rolls can be checked), no further
+    assert (welcome["replay_from"], welcome["head"]) == (first, last + 1)
 
     start = await viewer.ask({"type": "state_at", "seq": first, "views": True}, "snapshot")
     assert start["type"] == "snapshot", start
@@ -103,8 +104,11 @@ async def test_a_session_replay_shows_nothing_from_before_the_session(table: Tab
     views = await viewer.recv("views_at")
     assert [v["about"] for v in views["views"] if v["about"].startswith("check:")] == \
         ["check:duel"]
-    page = await viewer.ask({"type": "history", "before": last + 1, "limit": 500}, "history")
-    assert [frame["seq"] for frame in page["events"]] == list(range(first, last + 1))
+    page = await viewer.ask({"type": "history", "before": last + 10, "limit": 500}, "history")
+    assert [frame["seq"] for frame in page["events"]] == list(range(first, last + 2))
+    assert page["events"][-1]["event"]["type"] == "seed_revealed"
+    beyond = await viewer.ask({"type": "state_at", "seq": last + 2}, "snapshot")
+    assert (beyond["type"], beyond["code"]) == ("error", "invalid")  # the next epoch's
     older = await viewer.ask({"type": "history", "before": first, "limit": 100}, "history")
     assert older["events"] == []
     refused = await viewer.ask({"type": "report"}, "report")

@@ -7,17 +7,21 @@ import pytest
 from poolhall.clients.client import Client
 from poolhall.events import core
 from poolhall.events.errors import CommandRejected
+from poolhall.events.fair import RotateSeed, SeedRevealed
 from tests.conftest import Table
 
 
 async def _two_sessions(table: Table) -> tuple[Client, int, int]:
     """A campaign with session 1 (three rolls) ended and session 2 running; its GM and the
-    first and last events of session 1."""
+    first and last events a link of session 1 reads: its start, and the seed reveal its end
+    wrote (the event after the end: without it no roll of the session could be checked)."""
     _, gm = await table.create_campaign("d12")
     first = (await gm.call(core.StartSession, title="The heist")).seqs[0]
     for _ in range(3):
         await gm.call(core.Roll, expression="1d6")
-    last = (await gm.call(core.EndSession)).seqs[0]
+    ended = (await gm.call(core.EndSession)).seqs
+    last = ended[1]
+    assert last == ended[0] + 1
     await gm.call(core.StartSession, title="Aftermath")
     return gm, first, last
 
@@ -35,6 +39,8 @@ async def test_a_replay_link_reads_its_session_and_nothing_else(table: Table) ->
     assert (await viewer.state_at(last - 1)).seq == last - 1
     page = await viewer.history(before=10_000, limit=500)
     assert [r.seq for r in page] == list(range(first, last + 1))
+    assert isinstance(page[-1].event, SeedRevealed)  # the seed of the session's rolls
+    assert isinstance(page[-2].event, core.GameSessionEnded)
     with pytest.raises(CommandRejected) as beyond:
         await viewer.state_at(last + 1)
     assert (beyond.value.code, beyond.value.path) == ("invalid", "$.seq")
@@ -96,3 +102,30 @@ async def test_the_table_lists_replay_links_apart_from_its_members(table: Table)
     assert ack.member not in {m.member for m in late.snapshot.members}
     assert [(link.member, link.name, link.session) for link in late.snapshot.replay_links] == \
         [(ack.member, "for the forum", 1)]
+
+
+async def test_a_session_link_ends_with_the_reveal_its_end_wrote_not_a_rotation_in_it(
+        table: Table) -> None:
+    """A seed rotated during the session is revealed within it; shared while the session runs,
+    the link reads up to the head; once the session ends, up to the reveal that end wrote, and
+    never the next epoch's commitment or anything after."""
+    _, gm = await table.create_campaign("d12")
+    first = (await gm.call(core.StartSession, title="The heist")).seqs[0]
+    await gm.call(core.Roll, expression="1d6")
+    rotated = (await gm.call(RotateSeed)).seqs
+    ack = await gm.call(core.ShareReplay, session=1)
+    assert ack.token is not None
+    running = await table.connect(gm.campaign, ack.token)
+    assert running.welcome is not None
+    assert running.welcome.head == ack.seqs[-1]  # the session runs: its link reads on
+    await gm.call(core.Roll, expression="1d8")
+    ended = (await gm.call(core.EndSession)).seqs
+    await gm.call(core.Roll, expression="1d20")  # after the session: the next epoch's
+    viewer = await table.connect(gm.campaign, ack.token)
+    assert viewer.welcome is not None
+    assert (viewer.welcome.replay_from, viewer.welcome.head) == (first, ended[1])
+    page = await viewer.history(before=10_000, limit=500)
+    reveals = [r.seq for r in page if isinstance(r.event, SeedRevealed)]
+    assert reveals == [first + 1, rotated[0], ended[1]]  # the session's start reveals too
+    with pytest.raises(CommandRejected):
+        await viewer.state_at(ended[2])

@@ -54,8 +54,7 @@ def test_a_moment_shows_who_sat_at_the_table_and_the_characters_they_played(
     cast = page.get_by_role("region", name="Members and characters")
     expect(cast.locator("li")).to_have_text(["GM (gm)"])
     expect(cast).to_contain_text("Played by no one: Han Solo")
-    page.goto(f"{served.origin}/replay#campaign={campaign}")
-    page.reload()  # the head of the campaign
+    page.goto(f"{served.origin}/replay#campaign={campaign}")  # the page loads it again: the head
     expect(cast.locator("li")).to_have_text(["GM (gm)", "Ana (player) · Han Solo"])
     expect(cast).not_to_contain_text("Played by no one")
 
@@ -95,10 +94,12 @@ def test_a_read_only_link_replays_one_session_for_someone_without_a_seat(
     assert link.startswith(f"{served.origin}/replay#campaign={campaign}&token=")
     expect(links.locator("li")).to_have_count(1)
 
-    stranger = open_page(link)
-    expect(stranger.locator(".ph-position")).to_contain_text("event 13 of 13")
+    stranger = open_page(link)  # the session and the seed reveal its end wrote (#14)
+    expect(stranger.locator(".ph-position")).to_contain_text("event 14 of 14")
     assert "token" not in stranger.url
     expect(stranger.locator("ph-timeline line.ph-mark-session")).to_have_count(2)  # read
+    stranger.get_by_role("button", name="previous mark").click()
+    expect(stranger.locator("ph-log .ph-log-line").last).to_have_attribute("data-seq", "13")
     stranger.get_by_role("button", name="previous mark").click()
     expect(stranger.locator("ph-log .ph-log-line").last).to_have_attribute("data-seq", "4")
     expect(stranger.locator("ph-replay-links")).to_have_count(0)  # no GM tools for a link
@@ -220,7 +221,7 @@ def test_a_replay_link_opened_as_a_join_link_goes_to_the_replay_and_keeps_the_me
     expect(gm.locator(".ph-who")).to_contain_text("you are gm")
     gm.goto("about:blank")  # a fresh load, as from a link clicked elsewhere
     gm.goto(f"{served.origin}/#campaign={campaign}&token={shared.token}")
-    expect(gm.locator(".ph-position")).to_contain_text("event 13 of 13")
+    expect(gm.locator(".ph-position")).to_contain_text("event 14 of 14")
     assert gm.url.startswith(f"{served.origin}/replay#campaign={campaign}")
     assert "token" not in gm.url
     expect(gm.locator("ph-replay-links")).to_have_count(0)  # read with the link, no GM tools

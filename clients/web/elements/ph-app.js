@@ -13,7 +13,7 @@ import {catchLostFocus} from "../lost-focus.js";
 import {askFirst, escapeCancels} from "../confirm.js";
 import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
-import {currentSession, forget, openedAsReplayLink} from "../session.js";
+import {currentSession, followJoinLinks, forget, openedAsReplayLink} from "../session.js";
 import {namesOf} from "../describe.js";
 import {NO_SEAT, closedNotice} from "../closed-notice.js";
 import {loadSystem} from "../systems/index.js";
@@ -92,6 +92,7 @@ export class PhApp extends HTMLElement {
 
   connectedCallback() {
     const {campaign, token} = currentSession();
+    followJoinLinks(campaign);
     if (!campaign || !token) { // no table to open: the landing page (its own module)
       import("../landing.js").then(({landing}) => landing(this, campaign), () => replace(this,
         h("p", {class: "ph-error"}, "This page could not load; reload.")));

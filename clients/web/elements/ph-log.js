@@ -215,6 +215,18 @@ export class PhLog extends HTMLElement {
     this.stale = true;
   }
 
+  /** Seed events beyond the lines held (a replay reads them all with its timeline): learned
+   * for the rolls' checks, the lines shown checked again when one brings a seed.
+   * @param {EventFrame[]} frames */
+  learnSeeds(frames) {
+    if (!this.fair.learn(frames, this.campaign)) return;
+    this.refocus ??= keepLineFocus(this, ".ph-log-line");
+    for (const line of this.built.values()) line.remove();
+    this.built.clear();
+    this.stale = true;
+    if (this.names) this.update(this.frames, this.names, this.system, this.exhausted);
+  }
+
   askOlder() {
     if (this.exhausted || this.loading || this.frames.length === 0) return;
     this.loading = true;

@@ -14,6 +14,8 @@ export class PhReplayLinks extends HTMLElement {
   /** @type {HTMLParagraphElement} */ made;
   /** @type {HTMLFormElement} */ form;
   /** @type {HTMLUListElement} */ list;
+  /** @type {string | undefined} the member of the link shown once in `made` */ madeMember;
+  madeListed = false; // that link was among those in force (a table holds it since)
 
   connectedCallback() {
     if (this.form) return;
@@ -41,6 +43,9 @@ export class PhReplayLinks extends HTMLElement {
       ...sessions.map((one) => h("option", {value: String(one.session)},
         `session ${one.session}${one.title ? `: ${one.title}` : ""}`)));
     this.choice.value = keep;
+    const inForce = (table.replay_links ?? []).some((link) => link.member === this.madeMember);
+    if (inForce) this.madeListed = true;
+    else if (this.madeListed) this.forgetMade(); // revoked, here or elsewhere (the CLI)
     replace(this.list, (table.replay_links ?? []).map((link) => h("li", {"data-member": link.member},
       `${link.name} `, h("button", {type: "button", class: "ph-quiet",
         onclick: () => this.revoke(link)}, "Revoke"))));
@@ -67,10 +72,19 @@ export class PhReplayLinks extends HTMLElement {
           }
         }}, "Copy"));
       this.made.hidden = false;
+      this.madeMember = ack.member ?? undefined;
+      this.madeListed = false;
     } catch (thrown) {
       const error = /** @type {Refusal} */ (thrown);
       showError(this.form, error.message, error.path ?? null);
     }
+  }
+
+  /** The link made last opens nothing now: it is no longer offered to copy. */
+  forgetMade() {
+    replace(this.made, "That link was revoked: it opens nothing now.");
+    this.madeMember = undefined;
+    this.madeListed = false;
   }
 
   /** @param {ReplayLinkEntry} link */
@@ -79,6 +93,7 @@ export class PhReplayLinks extends HTMLElement {
     try {
       await this.connection.request({type: "remove_member", member: link.member,
         reason: "replay link revoked"});
+      if (link.member === this.madeMember) this.forgetMade();
     } catch (thrown) {
       const error = /** @type {Refusal} */ (thrown);
       showError(this.form, error.message, error.path ?? null);

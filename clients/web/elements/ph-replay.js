@@ -41,12 +41,13 @@ export class PhReplay extends HTMLElement {
   /** @type {HTMLHeadingElement} */ heading;
   /** @type {HTMLSpanElement} */ status;
   /** @type {HTMLParagraphElement} */ problem;
+  /** @type {HTMLParagraphElement} */ notice;
   /** @type {PhTimeline} */ timeline;
   /** @type {HTMLElement} */ panelSlot;
   /** @type {PhLog} */ log;
   /** @type {PhReportLink} */ report;
   // set as the replay goes
-  /** @type {number | null} */ wanted;
+  /** @type {string | null} */ wanted; // the address's `seq`, as written there
   /** @type {string | null} */ chosenSession;
   /** @type {number | undefined} */ head;
   /** @type {number} */ first;
@@ -69,8 +70,11 @@ export class PhReplay extends HTMLElement {
     const fragment = new URLSearchParams(location.hash.replace(/^#/, ""));
     const campaign = fragment.get("campaign");
     const token = campaign ? replayToken(campaign, fragment) : null;
-    this.wanted = Number(fragment.get("seq")) || null;
+    this.wanted = fragment.get("seq");
     this.chosenSession = fragment.get("session");
+    // a link opened in this tab changes only the fragment: nothing loads, the page would stay
+    // on the moment it was (and keep a replay link's token in the address bar)
+    addEventListener("hashchange", () => location.reload());
     if (!campaign || !token) {
       replace(this, h("p", {class: "ph-problem", role: "alert"},
         campaign ? `This browser has no token for “${campaign}”: open your join link first.`
@@ -101,6 +105,8 @@ export class PhReplay extends HTMLElement {
     this.status = h("span", {class: "ph-connection", role: "status", "data-state": "connecting"},
       "connecting…");
     this.problem = h("p", {class: "ph-problem", role: "alert", hidden: true});
+    // what of the address could not be shown ("event 999 is past ..."), and what is instead
+    this.notice = h("p", {class: "ph-address-notice", role: "alert", hidden: true});
     this.timeline = /** @type {PhTimeline} */ (h("ph-timeline"));
     this.panelSlot = h("section", {class: "ph-panel", "aria-label": "The table at this moment"});
     this.log = /** @type {PhLog} */ (h("ph-log"));
@@ -109,10 +115,11 @@ export class PhReplay extends HTMLElement {
     this.log.fair.ask = (command) => this.connection.request(command);
     replace(this,
       h("header", {class: "ph-header"}, this.heading, h("span", {class: "ph-who"}, "replay"),
-        this.status, this.report = /** @type {PhReportLink} */ (h("ph-report-link")),
+        this.status, // shown once welcomed as a member: a revoked link's page never shows it
+        this.report = /** @type {PhReportLink} */ (h("ph-report-link", {hidden: true})),
         h("a", {href: `/#campaign=${encodeURIComponent(this.campaign)}`},
           "back to the live table")),
-      this.problem, this.timeline,
+      this.problem, this.notice, this.timeline,
       h("main", {class: "ph-main"}, this.panelSlot,
         h("div", {class: "ph-side"}, this.cast, this.log)));
     this.timeline.addEventListener("seek", (event) => this.seek(
@@ -132,7 +139,8 @@ export class PhReplay extends HTMLElement {
     if (parts.has("connection")) {
       this.status.dataset.state = state.connection;
       this.status.textContent = state.connection === "reconnecting" ? "reconnecting…"
-        : state.connection === "connecting" ? "connecting…" : "connected";
+        : state.connection === "connecting" ? "connecting…"
+          : state.connection === "closed" ? (state.refused ? "refused" : "closed") : "connected";
     }
     if (parts.has("problem")) {
       this.problem.hidden = !state.problem;
@@ -157,15 +165,33 @@ export class PhReplay extends HTMLElement {
     panel.views = new Map();
     replace(this.panelSlot, panel);
     this.timeline.setRange(this.first, head);
-    this.seek(Math.max(this.first, Math.min(this.wanted ?? head, head)));
-    if (welcome.role === "replay") this.report.remove(); // a replay link reads the replay only
-    else this.report.session = this.chosenSession;
+    const link = welcome.role === "replay";
+    // a link's events: a game session's (and the seed reveal its end wrote), or the campaign's
+    // up to when it was shared; not "the whole campaign"
+    if (link) this.timeline.whole = this.first > 1 ? "all this link shows" : "the campaign as shared";
+    const [start, why] = startOf(this.wanted, this.first, head,
+                                 link ? "this replay link" : "the campaign");
+    this.say(why);
+    this.seek(start);
+    if (link) this.report.remove(); // a replay link reads the replay only
+    else {
+      this.report.session = this.chosenSession;
+      this.report.hidden = false;
+    }
     if (welcome.role === "gm") {
       this.links = /** @type {PhReplayLinks} */ (h("ph-replay-links"));
       this.links.connection = this.connection;
       /** @type {Element} */ (this.querySelector(".ph-side")).append(this.links);
     }
     this.readTimeline();
+  }
+
+  /** What of the address could not be shown, and what is instead (null: all of it was).
+   * @param {string | null} words */
+  say(words) {
+    if (!words) return;
+    this.notice.textContent = words;
+    this.notice.hidden = false;
   }
 
   /** Show the table after event `seq`: the newest wish wins while an answer is awaited.
@@ -223,7 +249,14 @@ export class PhReplay extends HTMLElement {
     this.log.seedsNow = snapshot.fair?.client_seeds ?? {}; // for a roll's client seeds
     this.log.update(this.frames, names, this.system, (this.frames[0]?.seq ?? 1) <= this.first);
     this.timeline.show(snapshot.seq, this.atOf(snapshot.seq) ?? snapshot.recent.at(-1)?.at);
-    const params = new URLSearchParams({campaign: this.campaign, seq: String(snapshot.seq)});
+    this.writeAddress(snapshot.seq);
+  }
+
+  /** The address names the moment shown (and the game session chosen): a step the page could
+   * not show ("seq=999") is put right there too.
+   * @param {number} seq */
+  writeAddress(seq) {
+    const params = new URLSearchParams({campaign: this.campaign, seq: String(seq)});
     if (this.chosenSession) params.set("session", this.chosenSession);
     this.address = `/replay#${params}`;
     if (this.addressing) return;
@@ -281,11 +314,17 @@ export class PhReplay extends HTMLElement {
         this.timeline.progress.textContent = `timeline incomplete: ${/** @type {Error} */ (error).message}`;
         return;
       }
+      /** @type {EventFrame[]} */
+      const seeds = [];
       for (const frame of page.events) {
         this.times.set(frame.seq, Date.parse(frame.at));
         const mark = markOf(frame);
         if (mark) this.marks.push({seq: frame.seq, ...mark});
+        if (SEED_EVENTS.has(frame.event.type)) seeds.push(frame);
       }
+      // a roll's check needs its epoch's seed, revealed at its session's end: known from
+      // here, a roll is checked at any moment, not only once the reveal is among the lines
+      if (seeds.length) this.log.learnSeeds(seeds);
       sessionsOf(page.events, this.sessions);
       this.timeline.setMarks(this.marks);
       this.timeline.setSessions(this.sessions, this.chosenSession);
@@ -296,19 +335,30 @@ export class PhReplay extends HTMLElement {
         : "";
       if (this.chosenSession && !this.sessionApplied) this.chooseSession(this.chosenSession, false);
     }
+    if (this.chosenSession && !this.sessionApplied) { // every event read: it is not there
+      const have = this.sessions.map((one) => one.session).join(", ") || "none";
+      this.say(`There is no game session “${this.chosenSession}” ${this.first > 1
+        ? "in this replay link" : "in this campaign"} (its sessions: ${have}): showing all of it.`);
+      this.chooseSession(null, false);
+      if (this.shown !== undefined) this.writeAddress(this.shown); // the address without it
+    }
   }
 
   /** @param {string | null} session @param {boolean} jump */
   chooseSession(session, jump) {
     const found = this.sessions.find((one) => String(one.session) === String(session));
+    // not read yet: applied when its start is read (or said to be missing once all is read)
+    if (!found && session) return;
     this.chosenSession = found ? String(found.session) : null;
     if (this.report) this.report.session = this.chosenSession;
-    if (!found && session) return; // not read yet: applied when its start is read
     this.sessionApplied = true;
     const head = /** @type {number} */ (this.head); // sessions are read once welcomed
     const [from, to] = found ? [found.from, found.to ?? head] : [this.first, head];
     this.timeline.setRange(from, to);
     const target = /** @type {number} */ (this.target); // undefined compares false: as before
+    if (!jump && (target < from || target > to) && String(target) === this.wanted) {
+      this.say(`Event ${target} is not in game session ${found?.session} (events ${from} to ${to}): showing #${from}.`);
+    }
     if (jump || target < from || target > to) this.seek(from);
   }
 
@@ -342,6 +392,7 @@ export class PhReplay extends HTMLElement {
 
   async share() {
     const params = new URLSearchParams({campaign: this.campaign, seq: String(this.target)});
+    if (this.chosenSession) params.set("session", this.chosenSession); // as the address has it
     const link = `${location.origin}/replay#${params}`;
     try {
       await navigator.clipboard.writeText(link);
@@ -350,6 +401,25 @@ export class PhReplay extends HTMLElement {
       this.timeline.shared.textContent = link; // no clipboard (plain http on a LAN): select it
     }
   }
+}
+
+/** The events a roll's check reads beyond the lines shown (its epoch's commitment and seed). */
+const SEED_EVENTS = new Set(["seed_committed", "seed_revealed"]);
+
+/** The moment a replay opens at, from its address's `seq` (the last event when it has none),
+ * and, when it is not the one asked for, why, in words (a step past the end, or no step at
+ * all: "1.5", "abc"): the page said nothing and showed another moment.
+ * @param {string | null} text @param {number} first @param {number} last @param {string} what
+ * @returns {[number, string | null]} */
+export function startOf(text, first, last, what) {
+  if (text === null || text === "") return [last, null];
+  if (!/^\d+$/.test(text)) {
+    return [last, `The address's seq “${text}” is not an event's number (a whole number from ${first} to ${last}): showing the last event, #${last}.`];
+  }
+  const seq = Number(text);
+  if (seq > last) return [last, `Event ${seq} is past ${what}'s last event #${last}: showing #${last}.`];
+  if (seq < first) return [first, `Event ${seq} is before ${what}'s first event #${first}: showing #${first}.`];
+  return [seq, null];
 }
 
 /** The token this replay page opens with: a replay link's (its fragment's `token`, kept for this

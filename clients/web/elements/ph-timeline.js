@@ -30,6 +30,9 @@ export class PhTimeline extends HTMLElement {
   /** @type {number} */ from;
   /** @type {number} */ to;
   /** @type {number | null | undefined} */ drawing;
+  /** What the game session selector's first choice, every event, is called (a replay link's
+   * page shows less than the whole campaign). */
+  whole = "the whole campaign";
 
   connectedCallback() {
     if (this.range) return;
@@ -44,7 +47,7 @@ export class PhTimeline extends HTMLElement {
       SPEEDS.map(([value, label]) => h("option", {value}, label)));
     this.speed.addEventListener("change", () => this.dispatchEvent(new CustomEvent("speed")));
     this.session = h("select", {name: "session", "aria-label": "game session"},
-      h("option", {value: ""}, "the whole campaign"));
+      h("option", {value: ""}, this.whole));
     this.session.addEventListener("change", () => this.dispatchEvent(new CustomEvent("session")));
     this.position = h("span", {class: "ph-position", role: "status", "aria-live": "off"});
     this.progress = h("span", {class: "ph-muted ph-progress", role: "status"});
@@ -97,7 +100,7 @@ export class PhTimeline extends HTMLElement {
   /** @param {SessionSpan[]} sessions @param {string | null} chosen */
   setSessions(sessions, chosen) {
     const keep = chosen ?? this.session.value;
-    this.session.replaceChildren(h("option", {value: ""}, "the whole campaign"),
+    this.session.replaceChildren(h("option", {value: ""}, this.whole),
       ...sessions.map((one) => h("option", {value: String(one.session)},
         `session ${one.session}${one.title ? `: ${one.title}` : ""}`)));
     this.session.value = sessions.some((one) => String(one.session) === String(keep))

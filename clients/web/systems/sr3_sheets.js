@@ -13,15 +13,14 @@ const SHORT = {body: "B", quickness: "Q", strength: "S", charisma: "C", intellig
 export class Sr3Sheets extends HTMLElement {
   update(view) {
     const sheets = Object.entries(view?.sheets ?? {});
-    if (!sheets.length) {
-      replace(this, h("h2", {}, "Sheets"), h("p", {class: "ph-muted"}, "No characters yet."));
-      return;
-    }
+    // the key names what is drawn, "none" included: a replay's moment draws with no views
+    // first (its views follow), and the same sheets coming back must be drawn again
     const key = JSON.stringify(sheets);
     if (key === this.key) return;
     this.key = key;
-    replace(this, h("h2", {}, "Sheets"), h("div", {class: "ph-sr3-sheet-list"},
-      sheets.map(([character, sheet]) => this.sheet(character, sheet))));
+    replace(this, h("h2", {}, "Sheets"), sheets.length
+      ? h("div", {class: "ph-sr3-sheet-list"}, sheets.map(([character, sheet]) => this.sheet(character, sheet)))
+      : h("p", {class: "ph-muted"}, "No characters yet."));
   }
 
   sheet(character, sheet) {
