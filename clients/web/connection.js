@@ -14,9 +14,9 @@
 // NAT mapping dropped. Its socket then stays "open" in the browser for minutes, and the
 // server's pings, which would notice, are not seen by a page, which cannot send its own. So a
 // page checks the link itself (`LinkCheck`): when a request goes unanswered, when the page is
-// shown again after being hidden, and when a shown page heard nothing for minutes, it asks
-// the server for an empty history page (the cheapest request answered with its id) and, if
-// nothing at all comes back in a few seconds, gives the socket up and joins again: on the
+// shown again after being hidden, and when a shown page heard nothing for half a minute, it
+// asks the server for an empty history page (the cheapest request answered with its id) and,
+// if nothing at all comes back in a few seconds, gives the socket up and joins again: on the
 // table's page the resume and the resent commands then catch it up with no gap and nothing
 // applied twice.
 //
@@ -52,10 +52,14 @@ export const ANSWER_DUE_MS = 5000;
  * command at most (ANSWER_DUE_MS + this). */
 export const SILENCE_MS = 4000;
 /** A page that is shown and heard nothing (no event, no answer) for this long checks the link
- * once: a table left open on a screen learns within minutes that it is cut off. Two minutes
- * keep an idle table to one tiny request and answer that often, where the server's own pings
- * already go every 20 s. */
-export const IDLE_CHECK_MS = 120_000;
+ * once; it looks every quarter of it, so a link that died without a word is given up 30 to
+ * 41.5 s after the last frame (this, a quarter of it, SILENCE_MS), and a table left open on a
+ * screen does not say "connected" for long while it misses the rolls (two minutes did: up to
+ * 2.5 min). The browser answers the server's pings (every 20 s) without telling the page, so a
+ * quiet table hears nothing else: an idle shown page sends one empty history page, answered
+ * without a read, every 30 to 37.5 s (10,000 such pages: about 300 a second, measured in
+ * docs/explanation/load-and-limits.md). A hidden page sends none: it checks when shown. */
+export const IDLE_CHECK_MS = 30_000;
 /** An attempt to connect that has not been welcomed this long after it started is given up
  * and the next one tried: a handshake and a join take a few round trips (well under a second,
  * a few seconds on a poor mobile link), and the server itself gives a new connection 10 s to

@@ -144,6 +144,55 @@ def test_a_page_shown_again_finds_its_dead_link_and_catches_up(
     assert logs_read_through(ana) == [list(range(1, head + 1))]
 
 
+def test_a_shown_page_whose_link_died_silently_finds_out_within_half_a_minute_of_quiet(
+        served: Served, open_page: PageOpener, relay: SilentRelay) -> None:
+    """Ana's page is open on the table, shown, while nothing happens. After 30 s without a
+    frame it asks (one small request) and, answered, stays connected. Then its link dies
+    without a word and the GM rolls: the page still says connected (it cannot know), sends
+    nothing more for the next 20 s of quiet, and at 30 s asks, hears nothing in 4 s, says
+    reconnecting and catches up: the roll once, no gap (it said connected for 2.5 min). The
+    page's clock is Playwright's, moved forward: the half-minutes pass at once."""
+    campaign, gm_link, ana_link, _, _ = narrative_table(served)
+    ana = open_page(through(relay, served, ana_link), width=360, height=740,
+                    prepare=lambda page: page.clock.install())
+    status = ana.locator(".ph-connection")
+    listen(ana)
+    quiet = len(open_page.sent_from(ana))
+
+    def sent_since_quiet(count: int) -> list[str]:
+        """The types of Ana's frames since she went quiet, once there are ``count`` (or 5 s
+        on: a frame sent reaches the test a moment after the page's timer sent it)."""
+        for _ in range(50):
+            if len(open_page.sent_from(ana)) >= quiet + count:
+                break
+            ana.wait_for_timeout(100)
+        return [json.loads(frame)["type"] for frame in open_page.sent_from(ana)[quiet:]]
+
+    ana.clock.fast_forward(31_000)
+    assert sent_since_quiet(1) == ["history"]
+    ana.wait_for_timeout(500)  # its answer comes
+    ana.clock.fast_forward(5_000)  # past the 4 s the check waits
+    expect(status).to_have_attribute("data-state", "live")
+
+    relay.go_silent()
+    served.send(gm_link, {"type": "roll", "expression": "5d8+42"})
+    ana.clock.fast_forward(20_000)
+    ana.wait_for_timeout(500)
+    expect(ana.locator("[data-type=dice_rolled]")).to_have_count(0)
+    expect(status).to_have_attribute("data-state", "live")  # it cannot know yet
+    assert sent_since_quiet(1) == ["history"]
+
+    ana.clock.fast_forward(10_000)  # 30 s of quiet: it asks
+    assert sent_since_quiet(2) == ["history", "history"]
+    ana.clock.fast_forward(4_000)  # no answer in 4 s: given up
+    expect(status).to_have_attribute("data-state", "back", timeout=LINK_CHECK_TIMEOUT)
+    assert states_said(ana)[:2] == ["reconnecting…", "back"]
+    expect(ana.locator("[data-type=dice_rolled]", has_text="5d8+42")).to_have_count(1)
+    assert sent_since_quiet(3) == ["history", "history", "join"]
+    head = int(served.as_gm(gm_link, "state", campaign)["head"])  # type: ignore[call-overload]
+    assert logs_read_through(ana) == [list(range(1, head + 1))]
+
+
 def test_a_reconnect_that_hangs_before_its_welcome_is_given_up_and_a_roll_made_meanwhile_sent(
         served: Served, open_page: PageOpener, relay: SilentRelay) -> None:
     """Ana's link is cut; the page's next connection has its handshake answered and its join
