@@ -14,11 +14,16 @@
 // NAT mapping dropped. Its socket then stays "open" in the browser for minutes, and the
 // server's pings, which would notice, are not seen by a page, which cannot send its own. So a
 // page checks the link itself (`LinkCheck`): when a request goes unanswered, when the page is
-// shown again after being hidden, and when a shown page heard nothing for minutes, it asks
-// the server for an empty history page (the cheapest request answered with its id) and, if
-// nothing at all comes back in a few seconds, gives the socket up and joins again: on the
+// shown again after being hidden, and when a shown page heard nothing for half a minute, it
+// asks the server for an empty history page (the cheapest request answered with its id) and,
+// if nothing at all comes back in a few seconds, gives the socket up and joins again: on the
 // table's page the resume and the resent commands then catch it up with no gap and nothing
 // applied twice.
+//
+// A new connection can hang too (a captive portal that takes the connection and never answers,
+// a path that died between the handshake and the welcome): the browser gives its handshake up
+// only after minutes, and a welcome that never comes not at all. So an attempt not welcomed
+// within JOIN_DUE_MS is given up and the next one tried, after the usual delay.
 //
 // Opening again (the delays, offline and online) and the link's check are `Reconnecting`'s,
 // which the owner's page (owner.js) builds on too.
@@ -47,10 +52,20 @@ export const ANSWER_DUE_MS = 5000;
  * command at most (ANSWER_DUE_MS + this). */
 export const SILENCE_MS = 4000;
 /** A page that is shown and heard nothing (no event, no answer) for this long checks the link
- * once: a table left open on a screen learns within minutes that it is cut off. Two minutes
- * keep an idle table to one tiny request and answer that often, where the server's own pings
- * already go every 20 s. */
-export const IDLE_CHECK_MS = 120_000;
+ * once; it looks every quarter of it, so a link that died without a word is given up 30 to
+ * 41.5 s after the last frame (this, a quarter of it, SILENCE_MS), and a table left open on a
+ * screen does not say "connected" for long while it misses the rolls (two minutes did: up to
+ * 2.5 min). The browser answers the server's pings (every 20 s) without telling the page, so a
+ * quiet table hears nothing else: an idle shown page sends one empty history page, answered
+ * without a read, every 30 to 37.5 s (10,000 such pages: about 300 a second, measured in
+ * docs/explanation/load-and-limits.md). A hidden page sends none: it checks when shown. */
+export const IDLE_CHECK_MS = 30_000;
+/** An attempt to connect that has not been welcomed this long after it started is given up
+ * and the next one tried: a handshake and a join take a few round trips (well under a second,
+ * a few seconds on a poor mobile link), and the server itself gives a new connection 10 s to
+ * join (`--join-timeout`). Without it a hung attempt waited for Chromium's 240 s handshake
+ * limit, or for ever when the welcome was lost, with a roll queued meanwhile never sent. */
+export const JOIN_DUE_MS = 10_000;
 /** How long "back" is shown after a join again, before "connected". */
 export const BACK_SHOWN_MS = 2500;
 /** Join refusals that another try would get again: the page stops trying. */
@@ -75,8 +90,9 @@ export class CommandRefused extends Error {
 /**
  * One WebSocket to the server that opens again by itself: after a close, with a growing,
  * jittered delay (RETRY_DELAYS); at once when the browser says it is online again; never while
- * it says it is offline; and when its `link` check finds it silent (a subclass calls
- * `link.due(waiting)` for each request it sends). What is said on it is the subclass's:
+ * it says it is offline; when an attempt is not welcomed within JOIN_DUE_MS; and when its
+ * `link` check finds it silent (a subclass calls `link.due(waiting)` for each request it
+ * sends). What is said on it is the subclass's:
  * `join(socket)` once it opens, `receive(socket, data)` for each frame of the current socket,
  * `dropped(event)` when that socket closed (`null`: the browser went offline), and
  * `welcomed()` on each `welcome`.
@@ -134,6 +150,9 @@ export class Reconnecting {
     this.socket?.close(1000);
     const socket = new WebSocket(this.url);
     this.socket = socket;
+    setTimeout(() => { // not welcomed in time: give it up (JOIN_DUE_MS)
+      if (socket === this.socket && this.joinedOn !== socket) this.abandon();
+    }, JOIN_DUE_MS);
     socket.addEventListener("open", () => this.join(socket));
     socket.addEventListener("message", (event) => {
       if (socket !== this.socket) return;
@@ -422,10 +441,13 @@ export class TableConnection extends Reconnecting {
     }
   }
 
-  /** @param {CloseEvent | null} event */
+  /** Say "reconnecting…", once: each attempt given up while it is said (a hung one, one
+   * refused) changes nothing on the page, so a screen reader is not told it again and again.
+   * @param {CloseEvent | null} event */
   dropped(event) {
     const store = this.store;
-    if (event?.code === 1008 && store.state.connection !== "reconnecting" && this.everJoined) {
+    if (store.state.connection === "reconnecting") return;
+    if (event?.code === 1008 && this.everJoined) {
       // removed from the campaign, or no join in time
       store.set({connection: "reconnecting", problem: event.reason || null});
     } else {

@@ -9,7 +9,7 @@
 // The connection is the table page's (`Reconnecting`, connection.js): when it drops the status
 // line says so and it opens again by itself; joined again, the status says "back" and the
 // campaign list is read anew. Its link is checked as the table page's is (a request
-// unanswered for 5 s, the page shown again, two minutes of silence): a link that died without
+// unanswered for 5 s, the page shown again, 30 s of silence): a link that died without
 // a word (a laptop that slept) is given up and opened again instead of looking connected. A request made while not connected is refused at once, beside
 // its button, and nothing is sent; one sent just before the drop fails when it drops, beside
 // its button too. Pressing again sends the same command id and `retry_key` (until the server

@@ -1,22 +1,49 @@
 """A link that dies without a word, for the browser tests of the pages' link check
-(connection.js ``LinkCheck``): a relay whose WebSockets go silent on request."""
+(connection.js ``LinkCheck``): a relay whose WebSockets go silent on request, are cut on
+request, and whose next WebSocket can hang before its welcome (a reconnect that never gets
+through)."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
 from tests.serve_process import free_port
 
 if TYPE_CHECKING:
     from tests.web.conftest import Served
 
-__all__ = ["LINK_CHECK_TIMEOUT", "SilentRelay", "through"]
+__all__ = ["JOIN_DUE_TIMEOUT", "LINK_CHECK_TIMEOUT", "Hang", "SilentRelay", "through"]
 
 LINK_CHECK_TIMEOUT = 20_000
 """connection.js: a command unanswered for 5 s is followed by the link's check, given up after
 4 s of silence, then a join again after 0.2-0.3 s: 20 s leaves room on a busy machine."""
+
+JOIN_DUE_TIMEOUT = 18_000
+"""connection.js: a cut link is opened again after 0.2-0.3 s, an attempt not welcomed in 10 s
+(``JOIN_DUE_MS``) is given up, and the next one opened 0.4-0.6 s later (the second of
+``RETRY_DELAYS``, jittered): 18 s leaves room on a busy machine, far below the minutes a hung
+attempt waited before."""
+
+Hang = Literal["handshake", "welcome"]
+"""How a connection hangs: ``handshake``, the connection is taken and its handshake never
+answered (a captive portal, a middlebox that hung); ``welcome``, the handshake passes, the join
+goes up, then the path dies both ways (no welcome, no close)."""
+
+
+@dataclass
+class _Link:
+    """One relayed connection."""
+
+    websocket: bool
+    silent: dict[str, bool] = field(default_factory=lambda: {"up": False, "down": False})
+    """Per way (``up`` to the server, ``down`` to the browser): whether it drops what it
+    carries (and, at its end, closes nothing)."""
+    left: dict[str, int] = field(default_factory=lambda: {"up": -1, "down": -1})
+    """Per way: chunks still relayed before it goes silent (-1: no end)."""
+    writers: list[asyncio.StreamWriter] = field(default_factory=list)
 
 
 class SilentRelay:
@@ -30,9 +57,12 @@ class SilentRelay:
         self.target = target
         self.port = free_port()
         self.loop = asyncio.new_event_loop()
-        self.open: list[dict[str, bool]] = []
-        """Each connection: whether it is a WebSocket, whether it drops what goes up to the
-        server, and what comes down."""
+        self.open: list[_Link] = []
+        """Each connection relayed (a hung handshake is not: it never reaches the server)."""
+        self.hangs: list[Hang] = []
+        """How the next WebSockets hang, in order (:meth:`hang_next`)."""
+        self.websockets = 0
+        """WebSocket connections made to the relay so far, hung ones too."""
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         self.server = asyncio.run_coroutine_threadsafe(
@@ -42,38 +72,64 @@ class SilentRelay:
         """Every WebSocket open now drops what the server sends it (and, unless told
         otherwise, what it sends the server: with ``False`` a command still arrives)."""
         def silence() -> None:
-            for connection in self.open:
-                if not connection["websocket"]:
+            for link in self.open:
+                if not link.websocket:
                     continue
-                connection["down"] = True
-                connection["up"] = connection["up"] or to_the_server_too
+                link.silent["down"] = True
+                link.silent["up"] = link.silent["up"] or to_the_server_too
         self.loop.call_soon_threadsafe(silence)
 
+    def hang_next(self, *hangs: Hang) -> None:
+        """The next WebSockets made hang, one way each (:data:`Hang`), in order; those after
+        them are relayed again."""
+        self.loop.call_soon_threadsafe(self.hangs.extend, hangs)
+
+    def cut(self) -> None:
+        """Every WebSocket open now is closed at both ends (a FIN each way), as a router that
+        dropped the link and said so: the page reconnects at once."""
+        def cut() -> None:
+            for link in self.open:
+                if link.websocket:
+                    for writer in link.writers:
+                        writer.close()
+        self.loop.call_soon_threadsafe(cut)
+
     async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        server_reader, server_writer = await asyncio.open_connection("127.0.0.1", self.target)
         first = await reader.read(65536)
+        link = _Link(websocket=b"upgrade: websocket" in first.lower())
+        hang = self.hangs.pop(0) if link.websocket and self.hangs else None
+        self.websockets += link.websocket
+        if hang == "handshake":  # taken, never answered: the browser's handshake waits
+            while await reader.read(65536):
+                pass
+            writer.close()  # the browser gave it up
+            return
+        if hang == "welcome":  # the answer to the handshake, then the join, then nothing
+            link.left = {"up": 1, "down": 1}
+        server_reader, server_writer = await asyncio.open_connection("127.0.0.1", self.target)
         server_writer.write(first)
-        silent = {"websocket": b"upgrade: websocket" in first.lower(), "up": False,
-                  "down": False}
-        self.open.append(silent)
+        link.writers = [writer, server_writer]
+        self.open.append(link)
         try:
-            await asyncio.gather(self._pipe(reader, server_writer, silent, "up"),
-                                 self._pipe(server_reader, writer, silent, "down"))
+            await asyncio.gather(self._pipe(reader, server_writer, link, "up"),
+                                 self._pipe(server_reader, writer, link, "down"))
         except asyncio.CancelledError:  # the relay is closed (:meth:`close`)
             writer.close()
             server_writer.close()
 
     @staticmethod
     async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                    silent: dict[str, bool], way: str) -> None:
+                    link: _Link, way: str) -> None:
         try:
             while data := await reader.read(65536):
-                if not silent[way]:
+                if not link.silent[way]:
                     writer.write(data)
                     await writer.drain()
+                    link.left[way] -= 1
+                    link.silent[way] = link.silent[way] or link.left[way] == 0
         except OSError:
             pass
-        if not silent[way]:
+        if not link.silent[way]:
             writer.close()
 
     def close(self) -> None:

@@ -1,6 +1,7 @@
 """The owner's page checks its link as the table's page does (connection.js ``LinkCheck``): a
 laptop that slept with the page open, its link dead without a word, is not left looking
-connected, and a Create whose answer was lost is not left disabled."""
+connected, a Create whose answer was lost is not left disabled, and a reconnect that hangs is
+given up for the next one."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from tests.web.conftest import PageOpener, Served, heard, listen
-from tests.web.silent_relay import LINK_CHECK_TIMEOUT, SilentRelay, through
+from tests.web.silent_relay import JOIN_DUE_TIMEOUT, LINK_CHECK_TIMEOUT, SilentRelay, through
 from tests.web.test_owner_page import printed_owner_link
 
 CONNECTED = "connected: create a campaign, then send its GM the link."
@@ -80,3 +81,22 @@ def test_a_create_unanswered_on_a_dead_link_is_given_up_and_sent_again_as_the_sa
                if json.loads(frame)["type"] == "create_campaign"]
     assert len(creates) == 2
     assert creates[0]["id"] == creates[1]["id"]
+
+
+def test_a_reconnect_whose_handshake_is_never_answered_is_given_up_for_the_next_one(
+        served: Served, open_page: PageOpener, relay: SilentRelay) -> None:
+    """The link drops and the page's next connection is taken and never answered, as behind
+    a captive portal or a middlebox that hung. The page does not wait for the browser's own
+    limit (it said "reconnecting…" for 226 s, until Chromium's 240 s): 10 s on it gives that
+    attempt up, the next one gets through, and the list is read anew."""
+    owner = open_page(through(relay, served, printed_owner_link(served)), live=False)
+    status = owner.locator(".ph-owner-status")
+    expect(status).to_have_text(CONNECTED)
+    listen(owner)
+    relay.hang_next("handshake")
+    relay.cut()
+    expect(status).to_have_text("connection lost: reconnecting…")
+    expect(status).to_have_text("back: connected again.", timeout=JOIN_DUE_TIMEOUT)
+    assert heard(owner) == ["connection lost: reconnecting…", "back: connected again."]
+    assert sent_types(open_page, owner) == ["join", "list_campaigns", "join", "list_campaigns"]
+    assert relay.websockets == 3  # the first, the hung one, the one that got through

@@ -1,7 +1,8 @@
 """The connection as people live it: a player's page drops off mid-check and comes back with
 no gap and no duplicate; a link that dies without a word (a phone asleep) is noticed and
-resumed; a spectator has no controls and a command forged from its page is refused; every
-frame a page sends is a message of the protocol's schema."""
+resumed, and a reconnect that hangs is given up for the next; a spectator has no controls and
+a command forged from its page is refused; every frame a page sends is a message of the
+protocol's schema."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from tests.web.conftest import (
     listen,
     logs_read_through,
 )
-from tests.web.silent_relay import LINK_CHECK_TIMEOUT, SilentRelay, through
+from tests.web.silent_relay import JOIN_DUE_TIMEOUT, LINK_CHECK_TIMEOUT, SilentRelay, through
 
 
 def narrative_table(served: Served) -> tuple[str, str, str, str, str]:
@@ -141,6 +142,85 @@ def test_a_page_shown_again_finds_its_dead_link_and_catches_up(
     assert [message["type"] for message in sent[quiet:]] == ["history", "join"]
     head = int(served.as_gm(gm_link, "state", campaign)["head"])  # type: ignore[call-overload]
     assert logs_read_through(ana) == [list(range(1, head + 1))]
+
+
+def test_a_shown_page_whose_link_died_silently_finds_out_within_half_a_minute_of_quiet(
+        served: Served, open_page: PageOpener, relay: SilentRelay) -> None:
+    """Ana's page is open on the table, shown, while nothing happens. After 30 s without a
+    frame it asks (one small request) and, answered, stays connected. Then its link dies
+    without a word and the GM rolls: the page still says connected (it cannot know), sends
+    nothing more for the next 20 s of quiet, and at 30 s asks, hears nothing in 4 s, says
+    reconnecting and catches up: the roll once, no gap (it said connected for 2.5 min). The
+    page's clock is Playwright's, moved forward: the half-minutes pass at once."""
+    campaign, gm_link, ana_link, _, _ = narrative_table(served)
+    ana = open_page(through(relay, served, ana_link), width=360, height=740,
+                    prepare=lambda page: page.clock.install())
+    status = ana.locator(".ph-connection")
+    listen(ana)
+    quiet = len(open_page.sent_from(ana))
+
+    def sent_since_quiet(count: int) -> list[str]:
+        """The types of Ana's frames since she went quiet, once there are ``count`` (or 5 s
+        on: a frame sent reaches the test a moment after the page's timer sent it)."""
+        for _ in range(50):
+            if len(open_page.sent_from(ana)) >= quiet + count:
+                break
+            ana.wait_for_timeout(100)
+        return [json.loads(frame)["type"] for frame in open_page.sent_from(ana)[quiet:]]
+
+    ana.clock.fast_forward(31_000)
+    assert sent_since_quiet(1) == ["history"]
+    ana.wait_for_timeout(500)  # its answer comes
+    ana.clock.fast_forward(5_000)  # past the 4 s the check waits
+    expect(status).to_have_attribute("data-state", "live")
+
+    relay.go_silent()
+    served.send(gm_link, {"type": "roll", "expression": "5d8+42"})
+    ana.clock.fast_forward(20_000)
+    ana.wait_for_timeout(500)
+    expect(ana.locator("[data-type=dice_rolled]")).to_have_count(0)
+    expect(status).to_have_attribute("data-state", "live")  # it cannot know yet
+    assert sent_since_quiet(1) == ["history"]
+
+    ana.clock.fast_forward(10_000)  # 30 s of quiet: it asks
+    assert sent_since_quiet(2) == ["history", "history"]
+    ana.clock.fast_forward(4_000)  # no answer in 4 s: given up
+    expect(status).to_have_attribute("data-state", "back", timeout=LINK_CHECK_TIMEOUT)
+    assert states_said(ana)[:2] == ["reconnecting…", "back"]
+    expect(ana.locator("[data-type=dice_rolled]", has_text="5d8+42")).to_have_count(1)
+    assert sent_since_quiet(3) == ["history", "history", "join"]
+    head = int(served.as_gm(gm_link, "state", campaign)["head"])  # type: ignore[call-overload]
+    assert logs_read_through(ana) == [list(range(1, head + 1))]
+
+
+def test_a_reconnect_that_hangs_before_its_welcome_is_given_up_and_a_roll_made_meanwhile_sent(
+        served: Served, open_page: PageOpener, relay: SilentRelay) -> None:
+    """Ana's link is cut; the page's next connection has its handshake answered and its join
+    sent, then the path dies both ways: no welcome, no close. She rolls meanwhile. The page
+    does not wait for ever: 10 s on it gives that attempt up, opens another, says back and
+    sends the roll, once (it waited "reconnecting…" for 600 s, and the roll was never sent)."""
+    campaign, gm_link, ana_link, _, _ = narrative_table(served)
+    gm = open_page(gm_link)
+    ana = open_page(through(relay, served, ana_link), width=360, height=740)
+    status = ana.locator(".ph-connection")
+    listen(ana)
+    quiet = len(open_page.sent_from(ana))
+    relay.hang_next("welcome")
+    relay.cut()
+    expect(status).to_have_attribute("data-state", "reconnecting")
+    form = ana.locator(".ph-roll-form")
+    form.get_by_label("dice expression").fill("3d6+61")
+    form.get_by_role("button", name="Roll").click()  # waits in the page until it is joined
+
+    expect(status).to_have_attribute("data-state", "back", timeout=JOIN_DUE_TIMEOUT)
+    assert states_said(ana)[:2] == ["reconnecting…", "back"]
+    for page in (gm, ana):
+        expect(page.locator("[data-type=dice_rolled]", has_text="3d6+61")).to_have_count(1)
+    rolls = served.as_gm(gm_link, "state", campaign)["rolls"]
+    assert [roll["expression"] for roll in rolls] == ["3d6+61"]  # type: ignore[attr-defined]
+    sent = [json.loads(frame)["type"] for frame in open_page.sent_from(ana)[quiet:]]
+    assert sent == ["join", "join", "roll"]  # the hung attempt's join, then the good one's
+    assert relay.websockets == 3
 
 
 FORGED_ROLL = """async () => {
