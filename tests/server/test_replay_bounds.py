@@ -179,7 +179,7 @@ async def test_a_session_replay_keeps_the_narrative_encounter_running_across_ses
     await gm.call(e.ClaimSlot, slot=1, character="han")
     await gm.call(core.EndSession)
     link, member, lines = await _link_and_member_at(table, campaign, gm, 2)
-    assert lines[-3:-1] == ["round_started", "slot_claimed"]
+    assert lines[-4:] == ["round_started", "slot_claimed", "game_session_ended", "seed_revealed"]
     assert link["encounter"] is not None
     assert link["encounter"] == member["encounter"]
     assert (link["encounter"]["round"], link["encounters"]) == (2, 1)
