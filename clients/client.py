@@ -15,8 +15,11 @@ with ``replay=True`` gets every event instead, as a tool reading the whole log n
 
 If the connection drops it reconnects, resumes from the last sequence number it
 holds (no gap, no duplicate) and re-sends unanswered commands with their original ids, which
-the server answers without appending twice. A command refused with ``rate_limited`` is re-sent
-after the ``retry_after`` the server asked for, one at a time, while its timeout allows.
+the server answers without appending twice. A link that dies without a word is found by the
+command waiting on it: unanswered for a few seconds, the client pings the link and drops it
+if no pong comes (:mod:`poolhall.clients.link_check`). A command refused with
+``rate_limited`` is re-sent after the ``retry_after`` the server asked for, one at a time,
+while its timeout allows.
 
 On resuming it also sends the chain hash of its last event. A server whose log no longer has
 that event (it lost acknowledged events, or was restored from an older copy) answers
@@ -38,6 +41,7 @@ from websockets.exceptions import ConnectionClosed
 from poolhall.clients.defaults import DEFAULT_URL, new_command_id
 from poolhall.clients.event_buffer import EventBuffer, SeqWaiters
 from poolhall.clients.in_flight import CommandsInFlight
+from poolhall.clients.link_check import answer_of
 from poolhall.clients.printable import printable
 from poolhall.clients.resuming_connection import RETRYABLE_JOIN_REFUSALS, ResumingConnection
 from poolhall.clients.sealed_refresh import SealedRefresh
@@ -45,7 +49,13 @@ from poolhall.clients.server_frames import read_server_frame
 from poolhall.events.base import Recorded, ViewData
 from poolhall.events.codec import encode
 from poolhall.events.core import PrivateRoll
-from poolhall.events.errors import CommandRejected, ConnectionLost, ErrorCode, HistoryDiverged
+from poolhall.events.errors import (
+    CommandRejected,
+    ConnectionLost,
+    ErrorCode,
+    HistoryDiverged,
+    NoAnswer,
+)
 from poolhall.events.messages import (
     HISTORY_LIMIT,
     Ack,
@@ -139,7 +149,9 @@ class Client(ResumingConnection):
         (:mod:`poolhall.clients.sealed_refresh`), as after each sealed roll."""
         self._history: dict[str, asyncio.Future[HistoryPage]] = {}
         self._state_at: dict[str, asyncio.Future[Snapshot]] = {}
-        self._commands = CommandsInFlight(self._send_now, timeout)
+        self._commands = CommandsInFlight(self._send_now, timeout, self._check_link, self._where)
+        self._asked: dict[str, History | StateAt] = {}
+        """Read requests not answered yet: sent again once resumed."""
         self._events = EventBuffer(None if keep_all else EVENT_BUFFER)
         self._waiters = SeqWaiters()
         self._received = asyncio.Event()
@@ -173,15 +185,19 @@ class Client(ResumingConnection):
     async def send(self, command: Any) -> Ack:
         """Send a command and wait for its ack; raises :class:`CommandRejected` on ``error``.
 
-        Raises :class:`ConnectionLost` at once if the client has given up reconnecting.
+        Raises :class:`ConnectionLost` at once if the client has given up reconnecting, and
+        :class:`~poolhall.events.errors.NoAnswer` (a :class:`TimeoutError`) if no answer came
+        within the timeout, although the client checked its link after a few seconds and
+        reconnected if it was dead: the message says where the connection stood.
         """
         if self._lost is not None:
             raise self._lost
         return await self._commands.send(command)
 
     async def _send_now(self, command: Any) -> None:
-        """Send a command on the connection there is, if any (:mod:`poolhall.clients.in_flight`'s
-        sender): a connection lost meanwhile re-sends it once resumed."""
+        """Send a command (or a read) on the connection there is, if any
+        (:mod:`poolhall.clients.in_flight`'s sender): a connection lost meanwhile re-sends it
+        once resumed."""
         if self._connection is None:
             return
         with contextlib.suppress(ConnectionClosed):  # re-sent with the same id once it is back
@@ -238,17 +254,23 @@ class Client(ResumingConnection):
     async def _ask(self, request: History | StateAt,
                    answers: dict[str, asyncio.Future[_Answer]]) -> _Answer:
         """Send a read request and wait for the answer with its id (:meth:`_dispatch` sets
-        it in ``answers``, or the refusal)."""
+        it in ``answers``, or the refusal); like a command, it is sent again once resumed,
+        and its wait checks the link (:mod:`poolhall.clients.link_check`)."""
         if self._lost is not None:
             raise self._lost
         future: asyncio.Future[_Answer] = asyncio.get_running_loop().create_future()
         answers[request.id] = future
+        self._asked[request.id] = request
         try:
-            assert self._connection is not None
-            await self._connection.send(encode(request), text=True)
-            return await asyncio.wait_for(future, self._timeout)
+            await self._send_now(request)
+            return await answer_of(future, self._timeout, self._check_link)
+        except TimeoutError:
+            where = self._where()
+            raise NoAnswer(f"no answer to the {request.__struct_config__.tag} request in "
+                           f"{self._timeout:g}s ({where})", where) from None
         finally:
             answers.pop(request.id, None)
+            self._asked.pop(request.id, None)
 
     # ---- reading ----------------------------------------------------------------------
 
@@ -352,12 +374,19 @@ class Client(ResumingConnection):
     # ---- what the connection asks of the client ----------------------------------------
 
     async def _resumed(self) -> None:
-        """Back and joined: the unanswered commands go again, with their ids."""
+        """Back and joined: the unanswered commands go again, with their ids, and the
+        unanswered reads."""
         await self._commands.resend()
+        for request in list(self._asked.values()):
+            await self._send_now(request)
 
     def _stopped(self, error: ConnectionLost) -> None:
         """Given up: pending commands fail with ``error``, and every wait ends."""
         self._commands.fail(error)
+        asked: list[asyncio.Future[Any]] = [*self._history.values(), *self._state_at.values()]
+        for waiting in asked:
+            if not waiting.done():
+                waiting.set_exception(error)
         self._waiters.fail(error)
         self._events.wake()
         self._received.set()  # wake wait_until, which raises
