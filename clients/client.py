@@ -45,6 +45,7 @@ from poolhall.clients.link_check import answer_of
 from poolhall.clients.printable import printable
 from poolhall.clients.resuming_connection import RETRYABLE_JOIN_REFUSALS, ResumingConnection
 from poolhall.clients.sealed_refresh import SealedRefresh
+from poolhall.clients.sealed_rolls import SealedRolls, pages
 from poolhall.clients.server_frames import read_server_frame
 from poolhall.events.base import Recorded, ViewData
 from poolhall.events.codec import encode
@@ -144,9 +145,11 @@ class Client(ResumingConnection):
         self.snapshot: Snapshot | None = None
         """The last snapshot of the table the server sent (``None`` if it sent events)."""
         self.revealed: list[EventFrame] = []
-        """Private rolls received sealed and since revealed (``revealed``), whole. The state
-        is then the server's table again, asked for with ``state_at``
-        (:mod:`poolhall.clients.sealed_refresh`), as after each sealed roll."""
+        """Private rolls received sealed and since revealed (``revealed``), whole; or, for a
+        client away when the session ended, read again from the log once it has resumed
+        (:mod:`poolhall.clients.sealed_rolls`). The state is then the server's table again,
+        asked for with ``state_at`` (:mod:`poolhall.clients.sealed_refresh`), as after each
+        sealed roll."""
         self._history: dict[str, asyncio.Future[HistoryPage]] = {}
         self._state_at: dict[str, asyncio.Future[Snapshot]] = {}
         self._commands = CommandsInFlight(self._send_now, timeout, self._check_link, self._where)
@@ -158,6 +161,8 @@ class Client(ResumingConnection):
         self._on_view = on_view
         self._on_revealed = on_revealed
         self._refresh = SealedRefresh(self.state_at, self._adopt)
+        self._sealed = SealedRolls()
+        self._rereading: asyncio.Task[None] | None = None
 
     # ---- lifecycle --------------------------------------------------------------------
 
@@ -178,6 +183,9 @@ class Client(ResumingConnection):
         """Close the connection; pending commands fail with :class:`ConnectionLost`."""
         self._commands.closing = True
         await self._refresh.close()
+        if self._rereading is not None:
+            self._rereading.cancel()
+            await asyncio.gather(self._rereading, return_exceptions=True)
         await super().close()
 
     # ---- commands ---------------------------------------------------------------------
@@ -336,11 +344,40 @@ class Client(ResumingConnection):
             self._on_view(view)
 
     def _take_revealed(self, revealed: Revealed) -> None:
-        self.revealed.extend(revealed.events)
+        self._reveal(revealed.events)
+
+    def _reveal(self, frames: list[EventFrame]) -> None:
+        """Private rolls whole now (sent live, or read again): kept, handed to
+        ``on_revealed``, and the table asked for again (what they change is the server's)."""
+        frames = self._sealed.taken(frames)
+        if not frames:
+            return
+        self.revealed.extend(frames)
         if self._on_revealed is not None:
-            self._on_revealed(revealed.events)
+            self._on_revealed(frames)
         self._waiters.reached(self.head)
         self._refresh.ask(self.head)
+
+    def _read_sealed_again(self) -> None:
+        """Once resumed: read again the sealed rolls held whose seed was revealed meanwhile
+        (the server sent them whole only to those connected then)."""
+        due = self._sealed.due(self.state.fair.revealed)
+        if due and (self._rereading is None or self._rereading.done()):
+            self._rereading = asyncio.get_running_loop().create_task(
+                self._reread(due), name="poolhall-client-revealed")
+
+    async def _reread(self, seqs: list[int]) -> None:
+        """The events ``seqs`` from history pages, whole, revealed as if sent live; what
+        could not be read stays sealed until the next resume."""
+        wanted, frames = set(seqs), []
+        try:
+            for before, limit in pages(seqs):
+                page = await self._ask(History(id=new_command_id(), before=before, limit=limit),
+                                       self._history)
+                frames += [frame for frame in page.events if frame.seq in wanted]
+        except (CommandRejected, ConnectionLost, TimeoutError) as error:
+            logger.info("could not read the rolls revealed while away: %s", error)
+        self._reveal(frames)
 
     def _take_snapshot(self, snapshot: Snapshot) -> None:
         """Set the state from the table as it stands; live events fold onto it from here."""
@@ -348,6 +385,9 @@ class Client(ResumingConnection):
             return  # older than what we hold (cannot happen with a correct server)
         self.snapshot = snapshot
         self.state = state_from(snapshot)
+        for frame in snapshot.recent:
+            if isinstance(frame.event, PrivateRoll):
+                self._sealed.held(frame.seq, frame.event, self.state.fair.revealed)
         self._refresh.replaced()
         self.last_hash = snapshot.head_hash
         self._waiters.reached(self.head)
@@ -364,6 +404,7 @@ class Client(ResumingConnection):
         self._events.put(recorded)
         self._waiters.reached(self.head)
         if isinstance(recorded.event, PrivateRoll):  # sealed: what it changed is the server's
+            self._sealed.held(recorded.seq, recorded.event, self.state.fair.revealed)
             self._refresh.ask(recorded.seq)
 
     def _adopt(self, state: CampaignState) -> None:
@@ -375,10 +416,11 @@ class Client(ResumingConnection):
 
     async def _resumed(self) -> None:
         """Back and joined: the unanswered commands go again, with their ids, and the
-        unanswered reads."""
+        unanswered reads; sealed rolls revealed while away are read again."""
         await self._commands.resend()
         for request in list(self._asked.values()):
             await self._send_now(request)
+        self._read_sealed_again()
 
     def _stopped(self, error: ConnectionLost) -> None:
         """Given up: pending commands fail with ``error``, and every wait ends."""

@@ -1,6 +1,6 @@
 """The Python client on a bad network: a link that dies without a word while a command waits
-for its answer. A real server, and a real relay between it and the client
-(:mod:`tests.clients.cutting_relay`)."""
+for its answer, and a session that ends while the client is away. A real server, and a real
+relay between it and the client (:mod:`tests.clients.cutting_relay`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,12 @@ import pytest
 
 from poolhall.clients.client import Client
 from poolhall.events import core
+from poolhall.events.core import PrivateRoll
 from poolhall.events.errors import NoAnswer
+from poolhall.events.messages import EventFrame
 from tests.clients.cutting_relay import CuttingRelay
-from tests.conftest import Table
+from tests.conftest import Table, until
+from tests.serve_process import Watcher
 
 
 @pytest.fixture
@@ -76,3 +79,66 @@ async def test_a_command_that_gets_no_answer_says_what_happened(table: Table,
     assert message.startswith(f"no answer to the roll command {sent} in 14s (the connection "
                               "was lost and is not back: the server is not answering)")
     assert "it may have been applied: sending it again with the same id" in message
+
+
+async def test_rolls_revealed_while_the_client_was_away_are_read_again(table: Table,
+                                                                       relay: CuttingRelay
+                                                                       ) -> None:
+    """A player's blind roll reaches their client sealed; the link dies, the GM ends the
+    session (the server sends the rolls whole to those connected: not to this client), then
+    the client notices and resumes. It reads the roll again, whole: in ``revealed``, handed to
+    ``on_revealed`` once, and its table is the server's again."""
+    campaign, gm = await table.create_campaign("d12")
+    invited = await gm.call(core.Invite, role="player", name="Han")
+    assert invited.token
+    await gm.call(core.StartSession, title="One")
+    heard: list[list[EventFrame]] = []
+    han = Client(relay.url, invited.token, campaign, on_revealed=heard.append)
+    await han.connect()
+    table.clients.append(han)
+    rolled = await han.call(core.Roll, expression="1d12", visibility="blind",
+                            reason="in the dark")
+    await han.wait_for_seq(rolled.seqs[-1])
+    (sealed,) = [r.event for r in han.drain() if r.seq == rolled.seqs[-1]]
+    assert isinstance(sealed, PrivateRoll)
+    await asyncio.to_thread(relay.go_dead)
+    ended = await gm.call(core.EndSession)
+    await asyncio.sleep(0.5)  # the reveal went to those connected; not through a dead link
+    await asyncio.to_thread(relay.cut_all)
+    await until(lambda: heard, 2000)
+    assert han.reconnects == 1
+    assert han.head >= ended.seqs[-1]
+    assert [[frame.seq for frame in frames] for frames in heard] == [rolled.seqs[-1:]]
+    (whole,) = han.revealed
+    assert isinstance(whole.event, core.DiceRolled)
+    assert whole.event.reason == "in the dark"
+    fresh = await table.connect(campaign, invited.token)
+    await han.wait_until(lambda: han.state.rolls == fresh.state.rolls, 10)
+    await asyncio.sleep(0.3)
+    assert len(heard) == 1  # once
+
+
+async def test_watch_asleep_when_the_session_ends_prints_the_rolls_revealed(
+        table: Table, relay: CuttingRelay) -> None:
+    """A player's ``poolhall watch`` prints the GM's secret roll sealed; its link dies while
+    the GM ends the session, then it reconnects: it prints the roll whole, revealed, as it
+    does when it was connected at the end (it kept "sealed" for good)."""
+    campaign, gm = await table.create_campaign("d12")
+    ana = await table.invite(gm, "player", name="Ana")
+    await gm.call(core.StartSession)
+    watcher = Watcher(campaign, "--url", relay.url, "--token", ana._token,
+                      cwd=table.db_path.parent)
+    try:
+        await asyncio.to_thread(watcher.wait_for, "-- live")
+        await gm.call(core.Roll, expression="2d6", reason="ambush", visibility="gm")
+        await asyncio.to_thread(watcher.wait_for, "acted in secret (gm)")
+        await asyncio.to_thread(relay.go_dead)
+        await gm.call(core.EndSession)
+        await asyncio.sleep(0.5)
+        await asyncio.to_thread(relay.cut_all)
+        await asyncio.to_thread(watcher.wait_for, "back (resumed at event")
+        await asyncio.to_thread(watcher.wait_for, "revealed at the session's end")
+        whole = await asyncio.to_thread(watcher.wait_for, "2d6")
+        assert "rolled 2d6 (ambush)" in whole
+    finally:
+        watcher.stop()
