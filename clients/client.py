@@ -77,6 +77,7 @@ __all__ = [
     "EVENT_BUFFER",
     "RETRYABLE_JOIN_REFUSALS",
     "Client",
+    "new_command",
     "new_command_id",
     "new_retry_key",
 ]
@@ -90,6 +91,18 @@ EVENT_BUFFER = 10_000
 def new_retry_key() -> str:
     """A fresh secret for one token-issuing command (192 bits from the OS CSPRNG)."""
     return secrets.token_urlsafe(24)
+
+
+def new_command(command_type: type[Any], **fields: Any) -> Any:
+    """A command of ``command_type`` with a fresh id.
+
+    A command that issues a token (``invite``, ``create_campaign``) gets a fresh ``retry_key``
+    too, so that its retries after a reconnect, even across a server restart, get the token
+    back. (A caller who builds its own command for :meth:`Client.send` sets its own.)
+    """
+    if "retry_key" in command_type.__struct_fields__ and fields.get("retry_key") is None:
+        fields["retry_key"] = new_retry_key()
+    return command_type(id=new_command_id(), **fields)
 
 
 _Answer = TypeVar("_Answer", HistoryPage, Snapshot)
@@ -212,15 +225,8 @@ class Client(ResumingConnection):
             await self._connection.send(encode(command), text=True)
 
     async def call(self, command_type: type[Any], **fields: Any) -> Ack:
-        """Build a command with a fresh id and :meth:`send` it.
-
-        A command that issues a token (``invite``, ``create_campaign``) gets a fresh
-        ``retry_key`` too, so that its retries after a reconnect, even across a server
-        restart, get the token back. (A caller of :meth:`send` sets its own.)
-        """
-        if "retry_key" in command_type.__struct_fields__ and fields.get("retry_key") is None:
-            fields["retry_key"] = new_retry_key()
-        return await self.send(command_type(id=new_command_id(), **fields))
+        """Build a command with a fresh id (:func:`new_command`) and :meth:`send` it."""
+        return await self.send(new_command(command_type, **fields))
 
     # ---- events -----------------------------------------------------------------------
 
