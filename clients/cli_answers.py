@@ -1,5 +1,5 @@
 """A one-shot CLI command's answer, on a network that loses some: what the CLI says when it
-cannot know whether the command was applied.
+cannot know whether the command was applied, and the events an ack names.
 
 The client under a one-shot command reconnects and re-sends an unanswered command with its
 id (and retry key), which the server answers with the original ack, never applying it twice:
@@ -19,6 +19,7 @@ import msgspec
 from poolhall.clients.cli_support import EXIT_UNCONFIRMED, CliError, connection_lost
 from poolhall.clients.client import Client
 from poolhall.clients.in_flight import type_of
+from poolhall.events.base import Recorded
 from poolhall.events.codec import encode
 from poolhall.events.errors import (
     CommandRejected,
@@ -27,9 +28,9 @@ from poolhall.events.errors import (
     NoAnswer,
     RejoinRefused,
 )
-from poolhall.events.messages import Ack
+from poolhall.events.messages import HISTORY_LIMIT, Ack
 
-__all__ = ["answer", "unconfirmed"]
+__all__ = ["answer", "events_of", "unconfirmed"]
 
 
 async def answer(client: Client, campaign: str | None, command: Any) -> Ack:
@@ -64,3 +65,25 @@ def unconfirmed(campaign: str | None, command: Any, error: BaseException) -> Cli
     return CliError(message, EXIT_UNCONFIRMED,
                     more={"id": command.id, "command": msgspec.json.decode(again)})
 
+
+async def events_of(client: Client, ack: Ack) -> list[Recorded]:
+    """The events ``ack`` names: received live, else read from the log (a command sent again
+    with the id of one applied before this client joined: its events are older than the
+    join). Those that cannot be read (the link dropped again) are left out."""
+    if not ack.seqs:
+        return []
+    wanted = set(ack.seqs)
+    try:
+        await client.wait_for_seq(ack.seqs[-1])
+    except (ConnectionLost, TimeoutError):
+        return []
+    found = {recorded.seq: recorded for recorded in client.drain() if recorded.seq in wanted}
+    missing = sorted(wanted - found.keys())
+    if missing:
+        try:
+            older = await client.history(missing[-1] + 1,
+                                         min(HISTORY_LIMIT, missing[-1] - missing[0] + 1))
+        except (CommandRejected, ConnectionLost, TimeoutError):
+            older = []
+        found.update((recorded.seq, recorded) for recorded in older if recorded.seq in wanted)
+    return [found[seq] for seq in sorted(found)]

@@ -471,29 +471,34 @@ def emit(args: argparse.Namespace, data: Any, text: Any) -> None:
 
 async def send_command(args: argparse.Namespace, campaign: str, command: Any,
                        client: Client | None = None) -> int:
-    """Send one command and report the ack or the refusal; return the exit code.
+    """Send one command and report the ack with the events it appended, or the refusal;
+    return the exit code.
 
     ``client``: one already joined (it is closed here), so a command that needed to look at
     the table first joins once. A command whose answer is lost on the way is re-sent with
     its id once the client has reconnected, and gets the original answer; if none comes in
-    time, the line says it may have been applied and how to find out (exit 5).
+    time, the line says it may have been applied and how to find out (exit 5). A command sent
+    again with the id of one already applied (``poolhall send`` after a cut) shows the events
+    the first one appended, read from the log.
     """
-    from poolhall.clients.cli_answers import answer
-    from poolhall.events.errors import ConnectionLost
+    from poolhall.clients.cli_answers import answer, events_of
     from poolhall.projections.describe import describe
 
     if client is None:
         client = await open_client(args, campaign)
     try:
         ack = await answer(client, campaign, command)
-        if ack.seqs:
-            await client.wait_for_seq(ack.seqs[-1])
-    except ConnectionLost as lost:
-        raise CliError(f"connection lost: {lost}", EXIT_UNREACHABLE) from None
+        recorded = await events_of(client, ack)
     finally:
         await client.close()
-    recorded = [r for r in client.drain() if r.seq in set(ack.seqs)]
-    emit(args, {"ack": to_plain(ack), "events": [to_plain(r) for r in recorded]},
-         lambda: lines(*(styled("[bold]#{}[/bold] {}", r.seq, describe(r, client.state))
-                         for r in recorded)) if recorded else "ok (no event)")
+
+    def text() -> Any:
+        if recorded:
+            return lines(*(styled("[bold]#{}[/bold] {}", r.seq, describe(r, client.state))
+                           for r in recorded))
+        if ack.seqs:  # applied; its events could not be read (the link dropped again)
+            return f"ok: recorded as {', '.join(f'#{seq}' for seq in ack.seqs)}"
+        return "ok (no event)"
+
+    emit(args, {"ack": to_plain(ack), "events": [to_plain(r) for r in recorded]}, text)
     return EXIT_OK

@@ -1,7 +1,8 @@
 """One-shot CLI commands whose answer is lost on the way: re-sent with their id once
 reconnected (one roll, one invite, their dice and token shown), else one line that the command
-may have been applied and how to find out (exit 5). A real ``poolhall serve`` and a real relay
-between it and the CLI (:mod:`tests.clients.cutting_relay`)."""
+may have been applied and how to find out (exit 5); and a command sent again with an id
+already applied shows what it did. A real ``poolhall serve`` and a real relay between it and
+the CLI (:mod:`tests.clients.cutting_relay`)."""
 
 from __future__ import annotations
 
@@ -164,3 +165,18 @@ def test_a_roll_that_gets_no_answer_says_it_may_have_been_applied(served: Served
 def _id_in(line: str) -> str:
     return line.partition("its command id is ")[2].partition(";")[0]
 
+
+def test_a_command_sent_again_with_its_id_shows_what_it_did(served: Served) -> None:
+    """``poolhall send`` of a roll, then again with the same id (a player unsure whether it
+    went through): the second prints the same dice, read from the log, not "ok (no event)";
+    with ``--json`` its events are the ack's."""
+    command = json.dumps({"type": "roll", "id": "sent-twice-0001", "expression": "1d4",
+                          "reason": "twice"})
+    base = ("send", served.campaign, command, "--url", served.url, "--token", served.gm)
+    first = poolhall(*base, cwd=served.cwd)
+    second = poolhall(*base, cwd=served.cwd)
+    assert "twice" in first.stdout, first.stdout
+    assert second.stdout == first.stdout
+    as_json = json.loads(poolhall(*base, "--json", cwd=served.cwd).stdout)
+    assert [event["seq"] for event in as_json["events"]] == as_json["ack"]["seqs"]
+    assert len(served.rows("twice")) == 1
