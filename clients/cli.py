@@ -361,11 +361,10 @@ def main(argv: list[str] | None = None,
             result = asyncio.run(result)
         return int(result)
     except CliError as error:
-        if getattr(args, "json", False):
-            emit(args, error.as_json(), "")
-        else:
-            common.error_console.print(styled("[red]error:[/red] {}", error))
-        return error.exit_code
+        return _print_error(args, error)
+    except TimeoutError as error:  # a read never answered (a command's is an unconfirmed)
+        said = str(error).strip() or f"no answer in time from {getattr(args, 'url', 'it')}"
+        return _print_error(args, CliError(said, common.EXIT_UNREACHABLE))
     except KeyboardInterrupt:
         return common.EXIT_OK
     except BrokenPipeError:
@@ -375,6 +374,15 @@ def main(argv: list[str] | None = None,
         # does not fail again and print "Exception ignored"
         _quiet_stdout()
         return common.EXIT_OK
+
+
+def _print_error(args: argparse.Namespace, error: CliError) -> int:
+    """Print ``error`` in one line (on stdout as JSON with ``--json``); its exit code."""
+    if getattr(args, "json", False):
+        emit(args, error.as_json(), "")
+    else:
+        common.error_console.print(styled("[red]error:[/red] {}", error))
+    return error.exit_code
 
 
 def _quiet_stdout() -> None:

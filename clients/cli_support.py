@@ -52,6 +52,7 @@ __all__ = [
     "EXIT_DIVERGED",
     "EXIT_OK",
     "EXIT_REFUSED",
+    "EXIT_UNCONFIRMED",
     "EXIT_UNREACHABLE",
     "EXIT_USAGE",
     "CliError",
@@ -80,6 +81,14 @@ __all__ = [
 ]
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_DIVERGED = 0, 1, 2, 3, 4
+EXIT_UNCONFIRMED = 5
+"""A command was sent and no answer came, through reconnects, within ``--timeout``: it may
+have been applied (the line says how to find out). Not 3: a script that retries on 3 with a
+new command would roll twice."""
+
+ONE_SHOT_TIMEOUT = 30.0
+"""Seconds a one-shot command waits for its answer by default (``--timeout``), reconnecting
+through drops meanwhile."""
 
 # Markup off: names, reasons and messages come from users, and a "[/x]" in a roll's reason
 # must print as typed, not break every watcher's terminal. Styling goes through styled().
@@ -140,7 +149,7 @@ def lines(*parts: str | Text) -> Text:
 
 
 _CODES = {EXIT_REFUSED: "refused", EXIT_USAGE: "usage", EXIT_UNREACHABLE: "unreachable",
-          EXIT_DIVERGED: "diverged"}
+          EXIT_DIVERGED: "diverged", EXIT_UNCONFIRMED: "unconfirmed"}
 
 
 class CliError(PoolhallError):
@@ -148,11 +157,13 @@ class CliError(PoolhallError):
 
     With ``--json`` it is printed as ``{"error": code, "message": ..., "path": ...}`` on
     standard output instead: the server's code and path for a refusal, else ``usage``,
-    ``refused`` or ``unreachable`` after the exit code.
+    ``refused``, ``unreachable`` or ``unconfirmed`` after the exit code; ``more`` adds keys
+    (an unconfirmed command's ``id`` and ``command``).
     """
 
     def __init__(self, message: str, exit_code: int = EXIT_USAGE, code: str | None = None,
-                 path: str | None = None, plain: str | None = None) -> None:
+                 path: str | None = None, plain: str | None = None,
+                 more: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.exit_code = exit_code
@@ -160,6 +171,7 @@ class CliError(PoolhallError):
         self.path = path
         self.plain = plain or message
         """The message alone, without the code and path the line for people repeats."""
+        self.more = more or {}
 
     @classmethod
     def refused(cls, refusal: Rejected, lead: str | None = None,
@@ -171,7 +183,7 @@ class CliError(PoolhallError):
 
     def as_json(self) -> dict[str, Any]:
         """The error as ``--json`` prints it."""
-        return {"error": self.code, "message": self.plain, "path": self.path}
+        return {"error": self.code, "message": self.plain, "path": self.path, **self.more}
 
 
 def connection_lost(lost: ConnectionLost | None, doing: str) -> CliError:
@@ -218,7 +230,8 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_connection_options(parser: argparse.ArgumentParser) -> None:
-    """``--url``, ``--token`` or ``--token-file``, ``--admin-token``, ``--db`` and ``--json``."""
+    """``--url``, ``--token`` or ``--token-file``, ``--admin-token``, ``--db``, ``--timeout``
+    and ``--json``."""
     parser.add_argument("--url", default=os.environ.get("POOLHALL_URL", DEFAULT_URL),
                         help=f"server address (default {DEFAULT_URL}, or $POOLHALL_URL)")
     which = parser.add_mutually_exclusive_group()
@@ -235,7 +248,22 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
                         help="database whose admin-token file to use (default $POOLHALL_DB,"
                              " else ./poolhall.db; for a postgresql:// URL,"
                              " ./poolhall.admin-token)")
+    parser.add_argument("--timeout", type=_seconds, default=ONE_SHOT_TIMEOUT, metavar="SECONDS",
+                        help="how long to wait for an answer, reconnecting through drops"
+                             f" (default {ONE_SHOT_TIMEOUT:g})")
     add_json_option(parser)
+
+
+def _seconds(text: str) -> float:
+    """``--timeout``'s type: a number of seconds, more than 0 and at most a day."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds <= 86400:  # nan is neither
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds more than 0 "
+                                         "and at most 86400 (a day)")
+    return seconds
 
 
 def admin_token(args: argparse.Namespace) -> str:
@@ -294,8 +322,10 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
                       replay: bool = False, **hooks: Any) -> Client:
     """A joined client, or a :class:`CliError` that says why not.
 
-    A one-shot command's client neither reconnects nor drops any event it has not read yet;
-    ``follow`` (for ``watch``) reconnects and resumes through a server restart. The client
+    A one-shot command's client reconnects through drops for ``--timeout`` seconds (and a
+    command unanswered is re-sent with its id: see :func:`send_command`), and drops no event
+    it has not read yet; ``follow`` (for ``watch``) reconnects and resumes for a minute each
+    time, through a server restart. The client
     gets a snapshot of the table on joining, not the log: ``replay`` asks for every event
     (for the commands that need the whole history, like ``state --at``). ``hooks``: the
     client's ``on_connection``, ``on_view`` and ``on_revealed``.
@@ -310,8 +340,10 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
     if problem is not None:
         raise CliError(f"--url {args.url!r} {problem}; use ws://HOST:PORT "
                        f"(default {DEFAULT_URL})")
-    client = Client(args.url, token or resolve_token(args), campaign, reconnect=follow,
-                    keep_all=True, replay=replay, **hooks)
+    timeout = getattr(args, "timeout", ONE_SHOT_TIMEOUT)
+    client = Client(args.url, token or resolve_token(args), campaign, timeout=timeout,
+                    reconnect_for=60.0 if follow else timeout, keep_all=True, replay=replay,
+                    **hooks)
     try:
         await client.connect()
     except CommandRejected as refusal:
@@ -340,18 +372,20 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
 
 async def call_once(args: argparse.Namespace, campaign: str | None, command_type: type[Any],
                     token: str | None = None, /, **fields: Any) -> Any:
-    """Connect, send one command, leave: its ack, or a one-line refusal (exit 1).
+    """Connect, send one command, leave: its ack, or a one-line refusal (exit 1), or, if no
+    answer came through reconnects, a line that it may have been applied (exit 5,
+    :func:`poolhall.clients.cli_answers.answer`).
 
     Positional-only parameters, so a command's own fields (``campaign`` of create_campaign)
     pass through ``fields``.
     """
-    from poolhall.events.errors import CommandRejected
+    from poolhall.clients.cli_answers import answer
+    from poolhall.clients.client import new_command
 
+    command = new_command(command_type, **fields)  # its id (and retry key) kept for retries
     client = await open_client(args, campaign, token)
     try:
-        return await client.call(command_type, **fields)
-    except CommandRejected as refusal:
-        raise CliError.refused(refusal) from None
+        return await answer(client, campaign, command)
     finally:
         await client.close()
 
@@ -437,28 +471,34 @@ def emit(args: argparse.Namespace, data: Any, text: Any) -> None:
 
 async def send_command(args: argparse.Namespace, campaign: str, command: Any,
                        client: Client | None = None) -> int:
-    """Send one command and report the ack or the refusal; return the exit code.
+    """Send one command and report the ack with the events it appended, or the refusal;
+    return the exit code.
 
     ``client``: one already joined (it is closed here), so a command that needed to look at
-    the table first joins once.
+    the table first joins once. A command whose answer is lost on the way is re-sent with
+    its id once the client has reconnected, and gets the original answer; if none comes in
+    time, the line says it may have been applied and how to find out (exit 5). A command sent
+    again with the id of one already applied (``poolhall send`` after a cut) shows the events
+    the first one appended, read from the log.
     """
-    from poolhall.events.errors import CommandRejected, ConnectionLost
+    from poolhall.clients.cli_answers import answer, events_of
     from poolhall.projections.describe import describe
 
     if client is None:
         client = await open_client(args, campaign)
     try:
-        ack = await client.send(command)
-        if ack.seqs:
-            await client.wait_for_seq(ack.seqs[-1])
-    except CommandRejected as refusal:
-        raise CliError.refused(refusal) from None
-    except ConnectionLost as lost:
-        raise CliError(f"connection lost: {lost}", EXIT_UNREACHABLE) from None
+        ack = await answer(client, campaign, command)
+        recorded = await events_of(client, ack)
     finally:
         await client.close()
-    recorded = [r for r in client.drain() if r.seq in set(ack.seqs)]
-    emit(args, {"ack": to_plain(ack), "events": [to_plain(r) for r in recorded]},
-         lambda: lines(*(styled("[bold]#{}[/bold] {}", r.seq, describe(r, client.state))
-                         for r in recorded)) if recorded else "ok (no event)")
+
+    def text() -> Any:
+        if recorded:
+            return lines(*(styled("[bold]#{}[/bold] {}", r.seq, describe(r, client.state))
+                           for r in recorded))
+        if ack.seqs:  # applied; its events could not be read (the link dropped again)
+            return f"ok: recorded as {', '.join(f'#{seq}' for seq in ack.seqs)}"
+        return "ok (no event)"
+
+    emit(args, {"ack": to_plain(ack), "events": [to_plain(r) for r in recorded]}, text)
     return EXIT_OK

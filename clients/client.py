@@ -15,8 +15,11 @@ with ``replay=True`` gets every event instead, as a tool reading the whole log n
 
 If the connection drops it reconnects, resumes from the last sequence number it
 holds (no gap, no duplicate) and re-sends unanswered commands with their original ids, which
-the server answers without appending twice. A command refused with ``rate_limited`` is re-sent
-after the ``retry_after`` the server asked for, one at a time, while its timeout allows.
+the server answers without appending twice. A link that dies without a word is found by the
+command waiting on it: unanswered for a few seconds, the client pings the link and drops it
+if no pong comes (:mod:`poolhall.clients.link_check`). A command refused with
+``rate_limited`` is re-sent after the ``retry_after`` the server asked for, one at a time,
+while its timeout allows.
 
 On resuming it also sends the chain hash of its last event. A server whose log no longer has
 that event (it lost acknowledged events, or was restored from an older copy) answers
@@ -38,14 +41,22 @@ from websockets.exceptions import ConnectionClosed
 from poolhall.clients.defaults import DEFAULT_URL, new_command_id
 from poolhall.clients.event_buffer import EventBuffer, SeqWaiters
 from poolhall.clients.in_flight import CommandsInFlight
+from poolhall.clients.link_check import answer_of
 from poolhall.clients.printable import printable
 from poolhall.clients.resuming_connection import RETRYABLE_JOIN_REFUSALS, ResumingConnection
 from poolhall.clients.sealed_refresh import SealedRefresh
+from poolhall.clients.sealed_rolls import SealedRolls, pages
 from poolhall.clients.server_frames import read_server_frame
 from poolhall.events.base import Recorded, ViewData
 from poolhall.events.codec import encode
 from poolhall.events.core import PrivateRoll
-from poolhall.events.errors import CommandRejected, ConnectionLost, ErrorCode, HistoryDiverged
+from poolhall.events.errors import (
+    CommandRejected,
+    ConnectionLost,
+    ErrorCode,
+    HistoryDiverged,
+    NoAnswer,
+)
 from poolhall.events.messages import (
     HISTORY_LIMIT,
     Ack,
@@ -66,6 +77,7 @@ __all__ = [
     "EVENT_BUFFER",
     "RETRYABLE_JOIN_REFUSALS",
     "Client",
+    "new_command",
     "new_command_id",
     "new_retry_key",
 ]
@@ -79,6 +91,18 @@ EVENT_BUFFER = 10_000
 def new_retry_key() -> str:
     """A fresh secret for one token-issuing command (192 bits from the OS CSPRNG)."""
     return secrets.token_urlsafe(24)
+
+
+def new_command(command_type: type[Any], **fields: Any) -> Any:
+    """A command of ``command_type`` with a fresh id.
+
+    A command that issues a token (``invite``, ``create_campaign``) gets a fresh ``retry_key``
+    too, so that its retries after a reconnect, even across a server restart, get the token
+    back. (A caller who builds its own command for :meth:`Client.send` sets its own.)
+    """
+    if "retry_key" in command_type.__struct_fields__ and fields.get("retry_key") is None:
+        fields["retry_key"] = new_retry_key()
+    return command_type(id=new_command_id(), **fields)
 
 
 _Answer = TypeVar("_Answer", HistoryPage, Snapshot)
@@ -134,18 +158,24 @@ class Client(ResumingConnection):
         self.snapshot: Snapshot | None = None
         """The last snapshot of the table the server sent (``None`` if it sent events)."""
         self.revealed: list[EventFrame] = []
-        """Private rolls received sealed and since revealed (``revealed``), whole. The state
-        is then the server's table again, asked for with ``state_at``
-        (:mod:`poolhall.clients.sealed_refresh`), as after each sealed roll."""
+        """Private rolls received sealed and since revealed (``revealed``), whole; or, for a
+        client away when the session ended, read again from the log once it has resumed
+        (:mod:`poolhall.clients.sealed_rolls`). The state is then the server's table again,
+        asked for with ``state_at`` (:mod:`poolhall.clients.sealed_refresh`), as after each
+        sealed roll."""
         self._history: dict[str, asyncio.Future[HistoryPage]] = {}
         self._state_at: dict[str, asyncio.Future[Snapshot]] = {}
-        self._commands = CommandsInFlight(self._send_now, timeout)
+        self._commands = CommandsInFlight(self._send_now, timeout, self._check_link, self._where)
+        self._asked: dict[str, History | StateAt] = {}
+        """Read requests not answered yet: sent again once resumed."""
         self._events = EventBuffer(None if keep_all else EVENT_BUFFER)
         self._waiters = SeqWaiters()
         self._received = asyncio.Event()
         self._on_view = on_view
         self._on_revealed = on_revealed
         self._refresh = SealedRefresh(self.state_at, self._adopt)
+        self._sealed = SealedRolls()
+        self._rereading: asyncio.Task[None] | None = None
 
     # ---- lifecycle --------------------------------------------------------------------
 
@@ -166,6 +196,9 @@ class Client(ResumingConnection):
         """Close the connection; pending commands fail with :class:`ConnectionLost`."""
         self._commands.closing = True
         await self._refresh.close()
+        if self._rereading is not None:
+            self._rereading.cancel()
+            await asyncio.gather(self._rereading, return_exceptions=True)
         await super().close()
 
     # ---- commands ---------------------------------------------------------------------
@@ -173,30 +206,27 @@ class Client(ResumingConnection):
     async def send(self, command: Any) -> Ack:
         """Send a command and wait for its ack; raises :class:`CommandRejected` on ``error``.
 
-        Raises :class:`ConnectionLost` at once if the client has given up reconnecting.
+        Raises :class:`ConnectionLost` at once if the client has given up reconnecting, and
+        :class:`~poolhall.events.errors.NoAnswer` (a :class:`TimeoutError`) if no answer came
+        within the timeout, although the client checked its link after a few seconds and
+        reconnected if it was dead: the message says where the connection stood.
         """
         if self._lost is not None:
             raise self._lost
         return await self._commands.send(command)
 
     async def _send_now(self, command: Any) -> None:
-        """Send a command on the connection there is, if any (:mod:`poolhall.clients.in_flight`'s
-        sender): a connection lost meanwhile re-sends it once resumed."""
+        """Send a command (or a read) on the connection there is, if any
+        (:mod:`poolhall.clients.in_flight`'s sender): a connection lost meanwhile re-sends it
+        once resumed."""
         if self._connection is None:
             return
         with contextlib.suppress(ConnectionClosed):  # re-sent with the same id once it is back
             await self._connection.send(encode(command), text=True)
 
     async def call(self, command_type: type[Any], **fields: Any) -> Ack:
-        """Build a command with a fresh id and :meth:`send` it.
-
-        A command that issues a token (``invite``, ``create_campaign``) gets a fresh
-        ``retry_key`` too, so that its retries after a reconnect, even across a server
-        restart, get the token back. (A caller of :meth:`send` sets its own.)
-        """
-        if "retry_key" in command_type.__struct_fields__ and fields.get("retry_key") is None:
-            fields["retry_key"] = new_retry_key()
-        return await self.send(command_type(id=new_command_id(), **fields))
+        """Build a command with a fresh id (:func:`new_command`) and :meth:`send` it."""
+        return await self.send(new_command(command_type, **fields))
 
     # ---- events -----------------------------------------------------------------------
 
@@ -238,17 +268,23 @@ class Client(ResumingConnection):
     async def _ask(self, request: History | StateAt,
                    answers: dict[str, asyncio.Future[_Answer]]) -> _Answer:
         """Send a read request and wait for the answer with its id (:meth:`_dispatch` sets
-        it in ``answers``, or the refusal)."""
+        it in ``answers``, or the refusal); like a command, it is sent again once resumed,
+        and its wait checks the link (:mod:`poolhall.clients.link_check`)."""
         if self._lost is not None:
             raise self._lost
         future: asyncio.Future[_Answer] = asyncio.get_running_loop().create_future()
         answers[request.id] = future
+        self._asked[request.id] = request
         try:
-            assert self._connection is not None
-            await self._connection.send(encode(request), text=True)
-            return await asyncio.wait_for(future, self._timeout)
+            await self._send_now(request)
+            return await answer_of(future, self._timeout, self._check_link)
+        except TimeoutError:
+            where = self._where()
+            raise NoAnswer(f"no answer to the {request.__struct_config__.tag} request in "
+                           f"{self._timeout:g}s ({where})", where) from None
         finally:
             answers.pop(request.id, None)
+            self._asked.pop(request.id, None)
 
     # ---- reading ----------------------------------------------------------------------
 
@@ -314,11 +350,40 @@ class Client(ResumingConnection):
             self._on_view(view)
 
     def _take_revealed(self, revealed: Revealed) -> None:
-        self.revealed.extend(revealed.events)
+        self._reveal(revealed.events)
+
+    def _reveal(self, frames: list[EventFrame]) -> None:
+        """Private rolls whole now (sent live, or read again): kept, handed to
+        ``on_revealed``, and the table asked for again (what they change is the server's)."""
+        frames = self._sealed.taken(frames)
+        if not frames:
+            return
+        self.revealed.extend(frames)
         if self._on_revealed is not None:
-            self._on_revealed(revealed.events)
+            self._on_revealed(frames)
         self._waiters.reached(self.head)
         self._refresh.ask(self.head)
+
+    def _read_sealed_again(self) -> None:
+        """Once resumed: read again the sealed rolls held whose seed was revealed meanwhile
+        (the server sent them whole only to those connected then)."""
+        due = self._sealed.due(self.state.fair.revealed)
+        if due and (self._rereading is None or self._rereading.done()):
+            self._rereading = asyncio.get_running_loop().create_task(
+                self._reread(due), name="poolhall-client-revealed")
+
+    async def _reread(self, seqs: list[int]) -> None:
+        """The events ``seqs`` from history pages, whole, revealed as if sent live; what
+        could not be read stays sealed until the next resume."""
+        wanted, frames = set(seqs), []
+        try:
+            for before, limit in pages(seqs):
+                page = await self._ask(History(id=new_command_id(), before=before, limit=limit),
+                                       self._history)
+                frames += [frame for frame in page.events if frame.seq in wanted]
+        except (CommandRejected, ConnectionLost, TimeoutError) as error:
+            logger.info("could not read the rolls revealed while away: %s", error)
+        self._reveal(frames)
 
     def _take_snapshot(self, snapshot: Snapshot) -> None:
         """Set the state from the table as it stands; live events fold onto it from here."""
@@ -326,6 +391,9 @@ class Client(ResumingConnection):
             return  # older than what we hold (cannot happen with a correct server)
         self.snapshot = snapshot
         self.state = state_from(snapshot)
+        for frame in snapshot.recent:
+            if isinstance(frame.event, PrivateRoll):
+                self._sealed.held(frame.seq, frame.event, self.state.fair.revealed)
         self._refresh.replaced()
         self.last_hash = snapshot.head_hash
         self._waiters.reached(self.head)
@@ -342,6 +410,7 @@ class Client(ResumingConnection):
         self._events.put(recorded)
         self._waiters.reached(self.head)
         if isinstance(recorded.event, PrivateRoll):  # sealed: what it changed is the server's
+            self._sealed.held(recorded.seq, recorded.event, self.state.fair.revealed)
             self._refresh.ask(recorded.seq)
 
     def _adopt(self, state: CampaignState) -> None:
@@ -352,12 +421,20 @@ class Client(ResumingConnection):
     # ---- what the connection asks of the client ----------------------------------------
 
     async def _resumed(self) -> None:
-        """Back and joined: the unanswered commands go again, with their ids."""
+        """Back and joined: the unanswered commands go again, with their ids, and the
+        unanswered reads; sealed rolls revealed while away are read again."""
         await self._commands.resend()
+        for request in list(self._asked.values()):
+            await self._send_now(request)
+        self._read_sealed_again()
 
     def _stopped(self, error: ConnectionLost) -> None:
         """Given up: pending commands fail with ``error``, and every wait ends."""
         self._commands.fail(error)
+        asked: list[asyncio.Future[Any]] = [*self._history.values(), *self._state_at.values()]
+        for waiting in asked:
+            if not waiting.done():
+                waiting.set_exception(error)
         self._waiters.fail(error)
         self._events.wake()
         self._received.set()  # wake wait_until, which raises

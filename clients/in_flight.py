@@ -5,7 +5,9 @@ re-sent id with the original ack and never appends twice. So an unanswered comma
 until its answer comes, re-sent with the same id after a reconnect (:meth:`resend`), and a
 ``rate_limited`` refusal is waited out and re-sent once the server's ``retry_after`` has passed,
 one command at a time, while the caller's timeout allows. Callers sending the same id share
-one answer.
+one answer. A command unanswered for a few seconds makes the client check its link
+(:mod:`poolhall.clients.link_check`): a dead one is dropped, and the command re-sent once the
+client has resumed; one unanswered at its timeout fails with :class:`NoAnswer`, which says so.
 
 :class:`poolhall.clients.client.Client` owns one of these; it lives apart so the client's module
 keeps to the connection and the table.
@@ -18,14 +20,21 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from poolhall.events.errors import CommandRejected
+from poolhall.clients.link_check import answer_of
+from poolhall.events.errors import CommandRejected, NoAnswer
 from poolhall.events.messages import Ack
 
-__all__ = ["CommandsInFlight"]
+__all__ = ["CommandsInFlight", "type_of"]
 
 Sender = Callable[[Any], Awaitable[None]]
 """Sends one command on the connection there is now (nothing when there is none; a
 connection that closes meanwhile is not an error: the command is re-sent after the resume)."""
+
+
+def type_of(command: Any) -> str:
+    """A command's ``type``, as it is sent (``roll``, ``invite``)."""
+    tag = command.__struct_config__.tag
+    return tag if isinstance(tag, str) else type(command).__name__
 
 
 class _InFlight:
@@ -42,11 +51,18 @@ class _InFlight:
 
 
 class CommandsInFlight:
-    """Unanswered commands: their answers, refusals, rate-limited retries and re-sends."""
+    """Unanswered commands: their answers, refusals, rate-limited retries and re-sends.
 
-    def __init__(self, send: Sender, timeout: float) -> None:
+    ``due()`` is called while a command waits too long for its answer (the client checks its
+    link); ``where()`` says, in words, where the connection stands, for the error of a
+    command that got no answer at all."""
+
+    def __init__(self, send: Sender, timeout: float, due: Callable[[], None],
+                 where: Callable[[], str]) -> None:
         self._send = send
         self._timeout = timeout
+        self._due = due
+        self._where = where
         self._pending: dict[str, _InFlight] = {}
         self._to_retry: deque[_InFlight] = deque()
         self._retry_gap = 0.0
@@ -60,8 +76,8 @@ class CommandsInFlight:
 
     async def send(self, command: Any) -> Ack:
         """Send a command (unless its id is already on its way) and wait for its answer;
-        raises :class:`CommandRejected` if it is refused, :class:`TimeoutError` after the
-        timeout."""
+        raises :class:`CommandRejected` if it is refused, :class:`NoAnswer` (a
+        :class:`TimeoutError`) after the timeout."""
         in_flight = self._pending.get(command.id)
         if in_flight is None:
             loop = asyncio.get_running_loop()
@@ -71,7 +87,13 @@ class CommandsInFlight:
         # else: the same id is already on its way, and its answer is ours too
         in_flight.waiters += 1
         try:
-            return await asyncio.wait_for(asyncio.shield(in_flight.future), self._timeout)
+            return await answer_of(in_flight.future, self._timeout, self._due)
+        except TimeoutError:
+            where = self._where()
+            raise NoAnswer(f"no answer to the {type_of(command)} command {command.id} in "
+                           f"{self._timeout:g}s ({where}); it may have been applied: "
+                           "sending it again with the same id gets its answer without "
+                           "applying it twice", where) from None
         finally:
             in_flight.waiters -= 1
             if not in_flight.waiters and self._pending.get(command.id) is in_flight:

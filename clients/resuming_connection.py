@@ -21,6 +21,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.frames import Close
 
 from poolhall.clients.connection_words import why_closed
+from poolhall.clients.link_check import LinkCheck
 from poolhall.clients.printable import printable
 from poolhall.events.codec import encode
 from poolhall.events.errors import CommandRejected, ConnectionLost, HistoryDiverged, RejoinRefused
@@ -79,6 +80,9 @@ class ResumingConnection(ABC):
         """Set by :meth:`_dispatch` with the welcome, or the join's refusal."""
         self._closed = False
         self._on_connection = on_connection
+        self._live = False
+        """Joined on :attr:`_connection`, and reading it (not reconnecting)."""
+        self._link = LinkCheck()
 
     # ---- what the subclass says -----------------------------------------------------
 
@@ -137,6 +141,7 @@ class ResumingConnection(ABC):
             await connection.close()
             raise
         self.welcome = self._joined.result()
+        self._live = True
         return self.welcome
 
     def _since_hash(self) -> str | None:
@@ -149,6 +154,8 @@ class ResumingConnection(ABC):
     async def close(self) -> None:
         """Close the connection and end the reader; then the client has stopped."""
         self._closed = True
+        self._live = False
+        await self._link.close()
         if self._connection is not None:
             await self._connection.close()
         if self._reader is not None:
@@ -194,6 +201,7 @@ class ResumingConnection(ABC):
                         return
             except ConnectionClosed:
                 pass
+            self._live = False
             # The server's close frame says why it ended; after a gap we closed it ourselves,
             # and the server's echo of our close says nothing.
             self.last_close = None if gap_closed else connection.protocol.close_rcvd
@@ -247,6 +255,24 @@ class ResumingConnection(ABC):
         self._give_up(ConnectionLost("client closed" if self._closed else
                                      f"could not reconnect within {self._reconnect_for:g}s"))
         return False
+
+    def _check_link(self) -> None:
+        """A request has waited too long for its answer: ping the link, and drop it if it is
+        dead (:mod:`poolhall.clients.link_check`); the reader then resumes and the request
+        goes again. Nothing to do while reconnecting: that is under way already."""
+        if self._live and self._connection is not None:
+            self._link.check(self._connection)
+
+    def _where(self) -> str:
+        """Where the connection stands, in words (for a request that got no answer)."""
+        if self._lost is not None:
+            return f"the client stopped: {self._lost}"
+        if self._live:
+            dropped = self._link.dropped
+            return ("the connection is up, yet the server did not answer" if not dropped else
+                    f"the connection is up again after {dropped} dead link"
+                    f"{'s' if dropped > 1 else ''} dropped, yet the server did not answer")
+        return f"the connection was lost and is not back: {why_closed(self.last_close)}"
 
     def _give_up(self, error: ConnectionLost) -> None:
         """The end of this client: pending commands fail, later sends fail at once."""

@@ -34,6 +34,7 @@ __all__ = [
     "HistoryDiverged",
     "NotALog",
     "NeedsCharacter",
+    "NoAnswer",
     "NotationError",
     "PoolhallError",
     "Rejected",
@@ -137,6 +138,23 @@ class DatabaseUnreachable(StoreError):
 
 class ConnectionLost(PoolhallError):
     """The client lost its connection and could not resume it."""
+
+
+class NoAnswer(PoolhallError, TimeoutError):
+    """A command or a read got no answer within the client's timeout, although the client
+    checked its link and reconnected when it found it dead; the message says what was not
+    answered and where the connection stood.
+
+    A :class:`TimeoutError` (what the client raised before it said why). A command so
+    unanswered may have been applied: sending it again with the same ``id`` (and
+    ``retry_key``) gets its answer without applying it twice.
+    """
+
+    def __init__(self, message: str, where: str) -> None:
+        super().__init__(message)
+        self.where = where
+        """Where the connection stood, in words ("the connection was lost (the server is not
+        answering) and is not back yet"): the CLI says it in its own sentence."""
 
 
 class HistoryDiverged(ConnectionLost):
