@@ -405,11 +405,14 @@ async def fetch_table(args: argparse.Namespace, campaign: str, *, whole: bool = 
     """Join, take the table (the snapshot, or with ``whole`` the whole log), leave: the
     closed client, whose ``state``, ``views`` (those that came while it read) and ``welcome``
     (who we are) stay readable."""
+    from poolhall.clients.replay_link_cli import is_link, link_refusal
     from poolhall.events.errors import ConnectionLost
 
     client = await open_client(args, campaign, replay=whole)
     try:
         assert client.welcome is not None
+        if is_link(client):  # no table comes to a replay link: said at once, not waited for
+            raise await link_refusal(client, campaign, "show the table as it stands")
         await client.wait_for_seq(client.welcome.head, timeout=120)
     except ConnectionLost as lost:
         raise connection_lost(lost, f"stopped reading {campaign}") from None

@@ -91,6 +91,7 @@ async def test_a_replay_links_token_shows_the_table_at_one_of_its_events(
     (["export", "--rolls"], "export"),
     (["state"], "show the table as it stands"),
     (["watch"], "follow the table"),
+    (["sheet", "han"], "show the table as it stands"),  # waited 120 s, then a traceback
 ])
 async def test_what_a_replay_link_cannot_do_is_refused_at_once(
         table: Table, capsys: pytest.CaptureFixture[str], tmp_path: Path,
