@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from poolhall.clients.cli_support import EXIT_UNCONFIRMED, CliError, connection_lost
+from poolhall.clients.cli_errors import EXIT_UNCONFIRMED, CliError, connection_lost
 from poolhall.clients.client import Client
 from poolhall.clients.in_flight import type_of
 from poolhall.events.base import Recorded

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from poolhall.clients.cli_support import EXIT_REFUSED, CliError
+from poolhall.clients.cli_errors import EXIT_REFUSED, CliError
 
 if TYPE_CHECKING:
     from poolhall.clients.client import Client
