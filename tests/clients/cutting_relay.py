@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tests.serve_process import free_port
+from tests.threaded_relay import ThreadedRelay
 
 __all__ = ["CuttingRelay", "Fault", "Way"]
 
@@ -75,13 +75,12 @@ def _frames(buffer: bytearray) -> list[tuple[bytes, str | None]]:
     return frames
 
 
-class CuttingRelay:
+class CuttingRelay(ThreadedRelay):
     """A TCP relay from a port of its own to the server's, on a thread of its own (the CLI's
     tests wait for a process while it relays)."""
 
     def __init__(self, target: int) -> None:
-        self.target = target
-        self.port = free_port()
+        super().__init__(target)
         self.url = f"ws://127.0.0.1:{self.port}"
         self.refuse = False
         """New connections are closed at once (the network is still down)."""
@@ -90,11 +89,7 @@ class CuttingRelay:
         self._links: list[_Link] = []
         self._seen: dict[Way, list[str]] = {"up": [], "down": []}
         self._lock = threading.Lock()
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.server = asyncio.run_coroutine_threadsafe(
-            asyncio.start_server(self._relay, "127.0.0.1", self.port), self.loop).result(10)
+        self.start()
 
     def arm(self, way: Way, match: str, fault: Fault) -> threading.Event:
         """The first frame going ``way`` whose text holds ``match`` gets ``fault``, once; the
@@ -202,15 +197,3 @@ class CuttingRelay:
         if fault == "dead":
             link.dead = True
         return True
-
-    def close(self) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-
-    async def _stop(self) -> None:
-        self.server.close()
-        relays = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
-        for task in relays:
-            task.cancel()
-        await asyncio.gather(*relays, return_exceptions=True)

@@ -6,11 +6,10 @@ through)."""
 from __future__ import annotations
 
 import asyncio
-import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from tests.serve_process import free_port
+from tests.threaded_relay import ThreadedRelay
 
 if TYPE_CHECKING:
     from tests.web.conftest import Served
@@ -46,7 +45,7 @@ class _Link:
     writers: list[asyncio.StreamWriter] = field(default_factory=list)
 
 
-class SilentRelay:
+class SilentRelay(ThreadedRelay):
     """A TCP relay from a port of its own to the server's. :meth:`go_silent` makes every
     WebSocket open at that moment drop what it carries and close nothing, as a phone's link
     does when the phone sleeps and wakes on another network (no close, no ``offline`` event);
@@ -54,19 +53,14 @@ class SilentRelay:
     connections the browser keeps open, still come: a file the page fetches later hung.)"""
 
     def __init__(self, target: int) -> None:
-        self.target = target
-        self.port = free_port()
-        self.loop = asyncio.new_event_loop()
+        super().__init__(target)
         self.open: list[_Link] = []
         """Each connection relayed (a hung handshake is not: it never reaches the server)."""
         self.hangs: list[Hang] = []
         """How the next WebSockets hang, in order (:meth:`hang_next`)."""
         self.websockets = 0
         """WebSocket connections made to the relay so far, hung ones too."""
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.server = asyncio.run_coroutine_threadsafe(
-            asyncio.start_server(self._relay, "127.0.0.1", self.port), self.loop).result(10)
+        self.start()
 
     def go_silent(self, to_the_server_too: bool = True) -> None:
         """Every WebSocket open now drops what the server sends it (and, unless told
@@ -131,18 +125,6 @@ class SilentRelay:
             pass
         if not link.silent[way]:
             writer.close()
-
-    def close(self) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-
-    async def _stop(self) -> None:
-        self.server.close()
-        relays = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
-        for task in relays:
-            task.cancel()
-        await asyncio.gather(*relays, return_exceptions=True)
 
 
 def through(relay: SilentRelay, served: Served, link: str) -> str:
