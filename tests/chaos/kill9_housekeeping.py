@@ -85,7 +85,7 @@ def round_(db: Path, delay: float) -> dict[str, Any]:
     stdout = child.stdout
     assert stdout is not None
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(line.rstrip("\n") for line in stdout))
+    reader = threading.Thread(target=lambda: lines.extend(stdout))
     reader.start()  # line by line as it writes: a full pipe would stop the writer, not the kill
     deadline = time.monotonic() + 30  # its start-up first (under load, up to a second)
     while not any("=" in line for line in lines) and time.monotonic() < deadline:
@@ -94,6 +94,9 @@ def round_(db: Path, delay: float) -> dict[str, Any]:
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
     reader.join()
+    # the kill may cut the last line short ("restarts " with no number, a head without its
+    # number): only lines written whole were said, and an ack is a whole line
+    lines = [line.removesuffix("\n") for line in lines if line.endswith("\n")]
     restarts = [int(line.split()[1]) for line in lines if line.startswith("restarts ")]
     heads = [line for line in lines if "=" in line]
     acked = {c: int(h) for c, h in (kv.split("=") for kv in heads[-1].split())} if heads else {}
