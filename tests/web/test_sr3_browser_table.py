@@ -236,10 +236,12 @@ def test_the_gm_creates_and_edits_a_character_in_a_form(
         form.get_by_label(field, exact=True).fill(value)
     form.get_by_role("button", name="Add a skill").click()
     # every column has a name a screen reader says where the form is wide enough for its
-    # header (narrower, each field is labelled on its own: "remove skill")
+    # header (narrower, each field is labelled on its own: the button "remove" and its skill)
     expect(form.locator(".ph-sr3-skills thead th")).to_have_text(
         ["Skill", "Rating", "Attribute", "Kind", "Remove"])
+    expect(form.get_by_role("button", name="remove this skill")).to_have_count(1)
     form.get_by_label("skill", exact=True).fill("sorcery")
+    expect(form.get_by_role("button", name="remove sorcery", exact=True)).to_have_count(1)
     form.get_by_label("rating").fill("5")
     form.get_by_label("linked attribute").select_option("willpower")
     form.get_by_label("kind").select_option("sorcery")

@@ -171,7 +171,8 @@ def test_rolling_the_only_declared_test_leaves_the_focus_by_its_result(
                 {"type": "declare_pool_test", "character": "rook", "attribute": "body",
                  "kind": "damage_resistance", "tn": 3})
     card = ana.locator("ph-sr3-declared [data-character=rook]")
-    card.get_by_role("button", name="Roll").press("Enter")
+    # the button says whose test it rolls (each card's read "Roll" alone)
+    card.get_by_role("button", name="Roll Rook's test", exact=True).press("Enter")
     expect(ana.locator("ph-sr3-tests [data-test='2']")).to_be_visible()
     expect(card).to_have_count(0)
     latest = ana.get_by_role("heading", name="Latest tests")

@@ -166,8 +166,13 @@ export class Sr3Character extends HTMLElement {
       h("td", {}, h("select", {name: "skill_kind", "aria-label": "kind"},
         SKILL_KINDS.map((k) => h("option", {value: k, selected: k === skill.kind},
           k.replace("_", "/"))))),
-      h("td", {}, h("button", {type: "button", class: "ph-quiet", "aria-label": "remove skill",
-        onclick: () => row.remove()}, "✕")));
+      h("td", {}, h("button", {type: "button", class: "ph-quiet", onclick: () => row.remove()},
+        "✕")));
+    // the button names its skill, as typed (every row's read "remove skill")
+    const named = () => row.querySelector("button")
+      ?.setAttribute("aria-label", `remove ${input.value.trim() || "this skill"}`);
+    input.addEventListener("input", named);
+    named();
     this.skills.append(row);
     return input;
   }

@@ -115,6 +115,9 @@ export class Sr3Declared extends HTMLElement {
     entry.test = test;
     entry.heading.textContent = `${names.character(test.character)}: ${testWords(test)}, `
       + baseDiceWords(test);
+    // each card's button says whose test (every one read "Roll" to a screen reader)
+    entry.form?.querySelector("button[type=submit]")
+      ?.setAttribute("aria-label", `Roll ${names.character(test.character)}'s test`);
     entry.reason.textContent = test.reason ?? "";
     entry.reason.hidden = !test.reason;
     const shown = matches(view, test) ? view : null;
