@@ -1,11 +1,12 @@
 """The server's door: :class:`poolhall.server.admission.Admission` wired into websockets' asyncio
 server.
 
-A connection is counted from the moment TCP accepts it (:meth:`GatedConnection.connection_made`,
-before any HTTP is read), because an idle socket costs a file descriptor whether or not it ever
-starts the handshake. One over a cap is answered ``503 Service Unavailable`` with a
-``Retry-After`` header as soon as its request arrives (``GET /health`` is still answered, so an
-operator can see the server is full). Refused connections waiting for their answer are
+A connection is counted from the moment TCP accepts it
+(:class:`poolhall.server.gated_connection.GatedConnection`, before any HTTP is read),
+because an idle socket costs a file descriptor whether or not it ever starts the handshake.
+One over a cap is answered ``503 Service Unavailable`` with a ``Retry-After`` header as soon as
+its request arrives (``GET /health`` is still answered, so an operator can see the server is
+full). Refused connections waiting for their answer are
 bounded too (:func:`fit_to_descriptors`); past that, further ones are dropped at once without
 an answer, since a flood must not cost descriptors.
 
@@ -20,7 +21,7 @@ unread, for a turn. A request past the bounds is answered 431 (at its address's 
 and closed, so what it held is released at once; so is one of a method the server does not
 answer, with 405 (:mod:`poolhall.server.http_methods`), before websockets would drop it unanswered
 for the body it may carry, and one that declares a body, with 400. What follows a request is
-held, unread, until its answer is sent (:meth:`GatedConnection.hold`).
+held, unread, until its answer is sent (:mod:`poolhall.server.gated_connection`).
 """
 
 from __future__ import annotations
@@ -36,19 +37,12 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
-from websockets.protocol import CONNECTING, OPEN
 
 from poolhall.server.admission import Admission, Refusal, source_of
+from poolhall.server.gated_connection import GatedConnection
 from poolhall.server.http_headers import secure
-from poolhall.server.http_methods import (
-    ALLOWED,
-    body_header_of,
-    carries_body,
-    method_of,
-    not_allowed,
-)
 from poolhall.server.log_throttle import ACCEPT_FAILED, OncePerInterval
-from poolhall.server.request_head import ReadingSlots, RequestHead, TooLarge
+from poolhall.server.request_head import ReadingSlots
 from poolhall.server.settings import Settings
 
 try:
@@ -155,181 +149,6 @@ def fit_to_descriptors(requested: int) -> tuple[int, int]:
         logger.info("at most %d connections and %d refused ones waiting (file descriptor"
                     " limit %d)", fitted, refusals, soft)
     return fitted, refusals
-
-
-class GatedConnection(ServerConnection):
-    """A websockets connection counted by its server's :class:`Gate` from TCP accept on."""
-
-    gate: Gate
-    """Set on the subclass :meth:`Gate.connection_class` makes for one server."""
-
-    source = "local"
-    """Where the connection comes from, as :func:`poolhall.server.admission.source_of` counts it."""
-    refusal: Refusal | None = None
-    """Why the connection is refused, if it is over a cap (it is then not counted)."""
-    accepted_at = 0.0
-    """The event loop's time when TCP accepted the connection: the join deadline starts here."""
-
-    evicted = False
-    """Closed to make room for a newer connection while it had not joined (not counted)."""
-
-    head: RequestHead | None = None
-    """The request's bytes until it is whole; ``None`` once handed to websockets."""
-    reading = False
-    """Whether it has one of its address's turns to send a request (:class:`ReadingSlots`)."""
-    waiting = False
-    """Whether it waits, unread, for such a turn."""
-    discarding = False
-    """Its request was too large: it is answered 431 and closed, nothing more is read."""
-    answer_due: asyncio.TimerHandle | None = None
-
-    held: bytearray | None = None
-    """What came after the request, from its handover to websockets until its answer is sent
-    (``None`` before and after): see :meth:`hold`."""
-    held_eof = False
-    """The client half-closed while its request waited for its answer."""
-    answered = False
-    """The answer is sent; the held bytes are passed on at the loop's next turn."""
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)
-        _abort_once_gone(transport)
-        self.accepted_at = self.loop.time()
-        self.source = source_of(transport.get_extra_info("peername"))
-        admission = self.gate.admission
-        if admission.total >= admission.max_connections:
-            self.gate.make_room_for(self.source, self.accepted_at)
-        self.refusal = admission.connect(self.source)
-        if self.refusal is None:
-            self.gate.unjoined.setdefault(self.source, {})[self] = None
-        else:
-            self.gate.refusing += 1
-            if self.gate.refusing > self.gate.refusals_allowed:
-                self.transport.abort()  # connection_lost follows: no answer, no descriptor held
-                return
-        self.head = RequestHead()
-        self.gate.start_reading(self)
-
-    def data_received(self, data: bytes) -> None:
-        if self.held is not None:  # handed over, not answered yet
-            self.hold(data)
-            return
-        head = self.head
-        if head is None:  # the request was handed over and answered: websockets reads on
-            super().data_received(data)
-            return
-        if self.discarding:
-            return
-        try:
-            whole = head.feed(data)
-        except TooLarge as why:
-            self.gate.too_large(self, str(why))
-            return
-        if whole is None:
-            return
-        request, following = whole
-        method = method_of(request)
-        if method is not None and method not in ALLOWED:  # before websockets drops a body
-            self.gate.refuse_unread(self, not_allowed(self.protocol, method))
-            return
-        body = body_header_of(request)
-        if body is not None:  # websockets would drop it unanswered, and read the body on
-            self.gate.refuse_unread(self, carries_body(self.protocol, body))
-            return
-        self.head = None
-        self.gate.finish_reading(self)
-        self.held = bytearray()
-        self.hold(following)
-        super().data_received(request)
-
-    def hold(self, data: bytes) -> None:
-        """Keep ``data``, sent after the request, until the request is answered.
-
-        websockets reads whatever follows a request as WebSocket frames at once, before the
-        request is answered: a second request pipelined behind ``GET /health`` (or any bytes
-        that are not a frame) failed the connection, so the first request went unanswered and
-        sending its answer then tripped an assertion in websockets, logged as a traceback
-        each time. Held here, they are passed on once the answer is sent
-        (:meth:`send_data`): after a 101 websockets reads them as it would have (a frame sent
-        before the 101, which RFC 6455 forbids and websockets takes, still arrives); after
-        any other answer, which closes the connection, they are dropped, as HTTP/1.1 lets a
-        server answer only the first request of a connection. Reading stops meanwhile, so at
-        most one read is held; the rest waits in the kernel."""
-        if data and self.held is not None:
-            self.held += data
-            self.transport.pause_reading()
-
-    def send_data(self) -> None:
-        """Write what websockets has to send; once that includes the request's answer (a 101,
-        or the end of the connection after any other), pass on what was held."""
-        super().send_data()
-        if self.held is not None and not self.answered and (
-                self.protocol.state is not CONNECTING or self.protocol.eof_sent):
-            self.answered = True
-            # at the next turn: this may run inside websockets' own reading of the request
-            self.loop.call_soon(self._pass_on_held)
-
-    def _pass_on_held(self) -> None:
-        held, self.held = self.held, None
-        if held is None or self.transport.is_closing():
-            return
-        self.transport.resume_reading()
-        if held and self.protocol.state is OPEN:
-            super().data_received(bytes(held))
-        if self.held_eof:
-            super().eof_received()
-            self.transport.close()  # what asyncio does after an EOF handled at once
-
-    def eof_received(self) -> bool | None:  # type: ignore[override]  # asyncio's signature
-        """The client half-closed. Before its answer is sent, the connection is kept open
-        (``True``) for that answer: websockets, told at once, failed the connection and
-        sent none."""
-        if self.held is not None:
-            self.held_eof = True
-            return True
-        head = self.head
-        if head is not None and not self.discarding:  # ended before its blank line
-            self.head = None
-            self.gate.finish_reading(self)
-            if len(head):
-                super().data_received(head.rest())  # websockets refuses it as before
-        super().eof_received()
-        return None
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.held = None
-        super().connection_lost(exc)
-        if self.answer_due is not None:
-            self.answer_due.cancel()
-        self.gate.finish_reading(self)
-        self.gate.joined(self)
-        if self.refusal is not None:
-            self.gate.refusing -= 1
-        elif not self.evicted:
-            self.gate.admission.disconnect(self.source)
-
-
-def _abort_once_gone(transport: asyncio.BaseTransport) -> None:
-    """Make ``transport.abort()`` do nothing once the transport is gone.
-
-    CPython's selector transport (3.11 to 3.13 at least) has a race: ``close()`` with bytes
-    still buffered defers the close; when the buffer drains it releases the socket and the
-    loop without counting the connection as lost, so a later ``abort()`` (websockets aborts a
-    connection whose handshake or close went wrong) raises ``AttributeError: 'NoneType' object
-    has no attribute 'call_soon'`` in the connection's task (agronholm/anyio#1250 traces it).
-    Under load, with frames written straight to the transport, that printed a traceback for a
-    connection that had closed cleanly. Aborting a transport that is gone has nothing to do.
-    """
-    abort = getattr(transport, "abort", None)
-    if abort is None:
-        return
-
-    def abort_unless_gone() -> None:
-        if transport.is_closing() and getattr(transport, "_sock", True) is None:
-            return  # already closed and released: nothing to abort
-        abort()
-
-    transport.abort = abort_unless_gone  # type: ignore[attr-defined]
 
 
 class Gate:

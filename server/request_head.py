@@ -1,6 +1,6 @@
 """An HTTP request before it is whole: its bytes bounded, and an address's half-sent requests
-counted. The sans-I/O core of the door's first phase (:class:`poolhall.server.gate.GatedConnection`
-feeds it).
+counted. The sans-I/O core of the door's first phase
+(:class:`poolhall.server.gated_connection.GatedConnection` feeds it).
 
 Until a request's blank line arrives, nothing of it can be answered, yet each connection
 sending one costs the event loop every tables shares. Two bounds keep that cost small:
@@ -63,7 +63,7 @@ class RequestHead:
         """Add ``data``; once the blank line is in, the request up to and with it, and
         whatever followed it (a pipelined request, a body, early frames: websockets' parser
         must not read those as frames of a handshake not answered yet, see
-        :class:`poolhall.server.gate.GatedConnection`); else ``None``. Raises
+        :class:`poolhall.server.gated_connection.GatedConnection`); else ``None``. Raises
         :class:`TooLarge` past a bound."""
         start = max(0, len(self._data) - len(END) + 1)
         self._data += data

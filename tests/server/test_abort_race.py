@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from poolhall.server.gate import _abort_once_gone
+from poolhall.server.gated_connection import _abort_once_gone
 
 
 async def _closed_after_draining(guard: bool) -> asyncio.Transport:
