@@ -28,11 +28,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import erfc, exp, lgamma, log, sqrt
 
+from poolhall.projections.analytics_model import Luck
+
 __all__ = [
     "FEW_ROLLS",
     "Percentile",
     "chi_square",
     "chi_square_p",
+    "luck_of",
     "mean_test",
     "normal_two_sided",
     "percentile_variance",
@@ -126,3 +129,19 @@ def chi_square_p(statistic: float, degrees: int) -> float:
     if x < a + 1.0:
         return max(0.0, 1.0 - _lower_series(a, x))
     return _upper_fraction(a, x)
+
+
+def luck_of(n: int, total: float, variances: float) -> Luck:
+    """The luck of ``n`` rolls whose percentiles sum to ``total`` (their variances under fair
+    dice to ``variances``): mean, its 95% band for fair dice, z, p-value, a verdict."""
+    mean, z, p_value, half = mean_test(n, total, variances)
+    if n == 0:
+        verdict = "no rolls"
+    elif p_value >= 0.05:
+        verdict = "as fair dice go"
+    else:
+        word = "lucky" if mean > 0.5 else "unlucky"
+        verdict = f"very {word}: fair dice rarely do this" if p_value < 0.001 else word
+    return Luck(rolls=n, mean_percentile=round(mean, 6), low=round(0.5 - half, 6),
+                high=round(0.5 + half, 6), z=round(z, 4), p_value=float(f"{p_value:.6g}"),
+                verdict=verdict, rough=0 < n < FEW_ROLLS)

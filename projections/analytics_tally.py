@@ -42,14 +42,13 @@ from poolhall.projections.analytics_model import (
 )
 from poolhall.projections.analytics_odds import BINS, Discrete
 from poolhall.projections.analytics_stats import (
-    FEW_ROLLS,
     Percentile,
     chi_square,
     chi_square_p,
-    mean_test,
+    luck_of,
 )
 
-__all__ = ["SYSTEM_SUMS", "Fact", "Scope", "Sums", "luck_of"]
+__all__ = ["SYSTEM_SUMS", "Fact", "Scope", "Sums"]
 
 
 
@@ -112,22 +111,6 @@ def _poisson_binomial_powered(tests: dict[int, int], chances: dict[int, float]) 
     for dice, count in tests.items():
         none *= (1 - chances[dice]) ** count
     return 1 - none >= ALPHA
-
-
-def luck_of(n: int, total: float, variances: float) -> Luck:
-    """The luck of ``n`` rolls whose percentiles sum to ``total`` (their variances under fair
-    dice to ``variances``): mean, its 95% band for fair dice, z, p-value, a verdict."""
-    mean, z, p_value, half = mean_test(n, total, variances)
-    if n == 0:
-        verdict = "no rolls"
-    elif p_value >= 0.05:
-        verdict = "as fair dice go"
-    else:
-        word = "lucky" if mean > 0.5 else "unlucky"
-        verdict = f"very {word}: fair dice rarely do this" if p_value < 0.001 else word
-    return Luck(rolls=n, mean_percentile=round(mean, 6), low=round(0.5 - half, 6),
-                high=round(0.5 + half, 6), z=round(z, 4), p_value=float(f"{p_value:.6g}"),
-                verdict=verdict, rough=0 < n < FEW_ROLLS)
 
 
 class _Luck:
