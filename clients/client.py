@@ -238,12 +238,23 @@ class Client(ResumingConnection):
         return self._events.drain()
 
     async def wait_for_seq(self, seq: int, timeout: float | None = None) -> None:
-        """Wait until the local projection has folded event ``seq``."""
+        """Wait until the local projection has folded event ``seq``.
+
+        Raises :class:`~poolhall.events.errors.NoAnswer` (a :class:`TimeoutError`) if it has
+        not come within the timeout: the message names the event, the table's head and where
+        the connection stood, which a bare ``TimeoutError`` left the caller to guess.
+        """
         if self.head >= seq:
             return
         if self._lost is not None:
             raise self._lost
-        await asyncio.wait_for(self._waiters.wait(seq), timeout or self._timeout)
+        waited = timeout or self._timeout
+        try:
+            await asyncio.wait_for(self._waiters.wait(seq), waited)
+        except TimeoutError:
+            where = self._where()
+            raise NoAnswer(f"event {seq} did not arrive in {waited:g}s (this client's table "
+                           f"is at event {self.head}; {where})", where) from None
 
     async def history(self, before: int, limit: int = 100) -> list[Recorded]:
         """The events before ``before`` (the latest ``limit``, at most
@@ -293,14 +304,21 @@ class Client(ResumingConnection):
 
         Views arrive after the ack of the command that changed them, once their odds are
         computed: wait for one with
-        ``await client.wait_until(lambda: client.views.get("check:shot"))``.
+        ``await client.wait_until(lambda: client.views.get("check:shot"))``. Raises
+        :class:`~poolhall.events.errors.NoAnswer` (a :class:`TimeoutError`) after the timeout.
         """
-        async with asyncio.timeout(timeout or self._timeout):
-            while not (result := check()):
-                if self._lost is not None:
-                    raise self._lost
-                self._received.clear()
-                await self._received.wait()
+        waited = timeout or self._timeout
+        try:
+            async with asyncio.timeout(waited):
+                while not (result := check()):
+                    if self._lost is not None:
+                        raise self._lost
+                    self._received.clear()
+                    await self._received.wait()
+        except TimeoutError:
+            where = self._where()
+            raise NoAnswer(f"what was waited for did not come in {waited:g}s ({where})",
+                           where) from None
         return result
 
     def _dispatch(self, frame: str | bytes) -> None:

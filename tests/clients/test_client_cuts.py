@@ -142,3 +142,18 @@ async def test_watch_asleep_when_the_session_ends_prints_the_rolls_revealed(
         assert "rolled 2d6 (ambush)" in whole
     finally:
         watcher.stop()
+
+
+async def test_waiting_for_an_event_that_never_comes_says_which(table: Table) -> None:
+    """``wait_for_seq`` and ``wait_until`` past their timeout raise :class:`NoAnswer` (still a
+    :class:`TimeoutError`) naming the event waited for and the client's head, not a bare
+    ``TimeoutError`` with no message."""
+    campaign, gm = await table.create_campaign("d12")
+    head = gm.head
+    with pytest.raises(NoAnswer) as raised:
+        await gm.wait_for_seq(head + 5, timeout=0.3)
+    assert str(raised.value).startswith(
+        f"event {head + 5} did not arrive in 0.3s (this client's table is at event {head}; ")
+    with pytest.raises(NoAnswer) as waited:
+        await gm.wait_until(lambda: gm.head > head + 5, timeout=0.3)
+    assert str(waited.value).startswith("what was waited for did not come in 0.3s (")
