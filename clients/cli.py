@@ -50,7 +50,6 @@ def _add_base_url(parser: argparse.ArgumentParser) -> None:
                              "(default: the server's --url as http; or $POOLHALL_BASE_URL)")
 
 
-
 # ---- the parser ---------------------------------------------------------------------------
 
 
@@ -191,9 +190,11 @@ def _add_table_commands(sub: Any) -> None:
     roll.set_defaults(handler="poolhall.clients.table_cli:roll")
 
     send = sub.add_parser("send", help=_HELP["send"])
-    send.add_argument("campaign")
+    send.add_argument("campaign", help="the campaign; - for create_campaign, which is sent "
+                      "with the admin token")
     send.add_argument("command", help='e.g. \'{"type": "start_session", "title": "Ep. 1"}\'')
     common.add_connection_options(send)
+    _add_base_url(send)  # for the join link of a create_campaign sent again
     send.set_defaults(handler="poolhall.clients.table_cli:send")
 
     watch = sub.add_parser("watch", help=_HELP["watch"])

@@ -30,7 +30,10 @@ from poolhall.events.errors import (
 )
 from poolhall.events.messages import HISTORY_LIMIT, Ack
 
-__all__ = ["answer", "events_of", "unconfirmed"]
+__all__ = ["ADMIN_SESSION", "answer", "events_of", "unconfirmed"]
+
+ADMIN_SESSION = "-"
+"""``poolhall send``'s campaign for the admin session's one command, ``create_campaign``."""
 
 
 async def answer(client: Client, campaign: str | None, command: Any) -> Ack:
@@ -57,9 +60,10 @@ def unconfirmed(campaign: str | None, command: Any, error: BaseException) -> Cli
     if campaign is not None:
         find_out = ("to find out without applying it twice, send it again with the same id: "
                     f"poolhall send {shlex.quote(campaign)} {shlex.quote(again)}")
-    else:  # the admin's create_campaign: no campaign to send it in with `poolhall send`
-        find_out = ("to find out without applying it twice, send it again with the same id "
-                    f"and retry key from a client (the Python client's send): {again}")
+    else:  # the admin's create_campaign, sent in the admin session
+        find_out = ("to find out without applying it twice (and see the GM's token), send it "
+                    "again with the same id and retry key: "
+                    f"poolhall send {ADMIN_SESSION} {shlex.quote(again)}")
     message = (f"the {kind} may have been applied: no answer came ({why}); its command id is "
                f"{command.id}; {find_out}")
     return CliError(message, EXIT_UNCONFIRMED,

@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from poolhall.clients import cli_support as common
+from poolhall.clients.cli_answers import ADMIN_SESSION, answer
 from poolhall.clients.cli_support import (
     CliError,
     emit,
@@ -28,6 +29,7 @@ from poolhall.clients.cli_support import (
 from poolhall.clients.cli_visibility import with_visibility
 from poolhall.clients.client import Client
 from poolhall.clients.connection_words import why_closed
+from poolhall.clients.in_flight import type_of
 from poolhall.clients.links import join_link
 from poolhall.clients.replay_link_cli import is_link, link_refusal
 from poolhall.clients.table_text import (
@@ -64,11 +66,29 @@ __all__ = ["campaign_create", "invite", "roll", "send", "sheet_of", "state", "wa
 async def campaign_create(args: argparse.Namespace) -> int:
     ack = await common.call_once(args, None, core.CreateCampaign, common.admin_token(args),
                                  name=args.name, system=args.system, campaign=args.id)
+    return _created(args, ack, args.system)
+
+
+def _created(args: argparse.Namespace, ack: Any, system: str) -> int:
+    """Show a campaign created (or the answer to its retry): its id, the GM's token, the link."""
     emit(args, _with_link(args, ack, ack.campaign),
-         lambda: styled("created campaign [bold]{}[/bold] ({})\n", ack.campaign, args.system)
+         lambda: styled("created campaign [bold]{}[/bold] ({})\n", ack.campaign, system)
          + _token_line("GM token (shown once; keep it)", ack.token)
          + _link_line(args, ack.campaign, ack.token))
     return common.EXIT_OK
+
+
+async def _send_create(args: argparse.Namespace, command: core.CreateCampaign) -> int:
+    """``poolhall send - '{"type": "create_campaign", ...}'``: the admin's one command, sent in
+    the admin session with the admin token; what the line of a ``campaign create`` left
+    unconfirmed gives, so that the same id and retry key get the original answer (the GM's
+    token included) instead of a second campaign."""
+    client = await open_client(args, None, common.admin_token(args))
+    try:
+        ack = await answer(client, None, command)
+    finally:
+        await client.close()
+    return _created(args, ack, command.system)
 
 
 def _with_link(args: argparse.Namespace, ack: Any, campaign: str | None) -> Any:
@@ -162,6 +182,13 @@ async def send(args: argparse.Namespace) -> int:
         raise CliError.refused(refusal, "not a valid command", common.EXIT_USAGE) from None
     except Rejected as refusal:
         raise CliError.refused(refusal, "not a valid command", common.EXIT_USAGE) from None
+    if isinstance(command, core.CreateCampaign) != (args.campaign == ADMIN_SESSION):
+        raise CliError("create_campaign is sent without a campaign: give - as the campaign"
+                       if args.campaign != ADMIN_SESSION else
+                       f"- (no campaign) sends only create_campaign, not {type_of(command)}: "
+                       "name the campaign to send it in", common.EXIT_USAGE)
+    if isinstance(command, core.CreateCampaign):
+        return await _send_create(args, command)
     return await send_command(args, args.campaign, command)
 
 

@@ -180,3 +180,50 @@ def test_a_command_sent_again_with_its_id_shows_what_it_did(served: Served) -> N
     as_json = json.loads(poolhall(*base, "--json", cwd=served.cwd).stdout)
     assert [event["seq"] for event in as_json["events"]] == as_json["ack"]["seqs"]
     assert len(served.rows("twice")) == 1
+
+
+def test_a_campaign_create_that_gets_no_answer_can_be_sent_again(served: Served) -> None:
+    """``campaign create`` whose link dies after the command went up: exit 5, and its line
+    gives ``poolhall send - '...'`` (the admin session has no campaign to name). Run as given,
+    that prints the campaign the first try made and its GM token, which lets the GM in: one
+    campaign, where before the line pointed to the Python client."""
+    fired = served.relay.arm("up", '"type":"create_campaign"', "dead")
+    running = _cli(served, "campaign", "create", "Lost Ack", "--system", "sr3", "--timeout",
+                   "12", "--url", served.relay.url)
+    deadline = time.monotonic() + 30
+    while not fired.is_set() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    served.relay.refuse = True
+    try:
+        _, said = running.communicate(timeout=60)
+    finally:
+        served.relay.refuse = False
+    assert running.returncode == 5, said
+    again = said.rstrip("\n").partition("with the same id and retry key: ")[2]
+    assert again.startswith("poolhall send - '"), said
+    shown = json.loads(poolhall(*shlex.split(again)[1:], "--url", served.url, "--json",
+                                cwd=served.cwd).stdout)
+    assert shown["campaign"] == "lost-ack"
+    assert shown["token"]
+    joined = poolhall("state", "lost-ack", "--json", "--url", served.url, "--token",
+                      shown["token"], cwd=served.cwd)
+    assert json.loads(joined.stdout)["system"] == "sr3"
+    with sqlite3.connect(f"file:{served.cwd / 'poolhall.db'}?mode=ro", uri=True) as db:
+        made = db.execute("SELECT count(*) FROM events WHERE type = 'campaign_created' AND "
+                          "payload LIKE '%Lost Ack%'").fetchone()[0]
+    assert made == 1
+
+
+@pytest.mark.parametrize(("campaign", "command", "words"), [
+    ("-", '{"type": "start_session", "title": "x"}',
+     "- (no campaign) sends only create_campaign, not start_session: name the campaign"),
+    ("edge", '{"type": "create_campaign", "name": "x", "system": "d12"}',
+     "create_campaign is sent without a campaign: give - as the campaign"),
+])
+def test_send_refuses_a_command_and_campaign_that_do_not_go_together(
+        tmp_path: Path, campaign: str, command: str, words: str) -> None:
+    """``-`` is the admin session's, for ``create_campaign`` only: either mistake is a usage
+    error in words, before anything is sent (no server here)."""
+    result = poolhall("send", campaign, command, cwd=tmp_path, check=False)
+    assert result.returncode == 2, result.stderr
+    assert words in result.stderr, result.stderr
