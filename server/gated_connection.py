@@ -19,12 +19,13 @@ from websockets.protocol import CONNECTING, OPEN
 from poolhall.server.admission import Admission, Refusal, source_of
 from poolhall.server.http_methods import (
     ALLOWED,
+    bad_request,
     body_header_of,
     carries_body,
     method_of,
     not_allowed,
 )
-from poolhall.server.request_head import RequestHead, TooLarge
+from poolhall.server.request_head import BareLineFeed, RequestHead, TooLarge
 
 __all__ = ["Door", "GatedConnection"]
 
@@ -114,6 +115,9 @@ class GatedConnection(ServerConnection):
             whole = head.feed(data)
         except TooLarge as why:
             self.gate.too_large(self, str(why))
+            return
+        except BareLineFeed as why:
+            self.gate.refuse_unread(self, bad_request(self.protocol, str(why)))
             return
         if whole is None:
             return

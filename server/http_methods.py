@@ -31,8 +31,8 @@ from websockets.server import ServerProtocol
 
 from poolhall.server.http_headers import secure
 
-__all__ = ["ALLOW", "ALLOWED", "body_header_of", "carries_body", "method_of", "not_allowed",
-           "without_body"]
+__all__ = ["ALLOW", "ALLOWED", "bad_request", "body_header_of", "carries_body", "method_of",
+           "not_allowed", "without_body"]
 
 ALLOWED = frozenset({"GET", "HEAD"})
 ALLOW = "GET, HEAD"
@@ -86,6 +86,13 @@ def carries_body(protocol: ServerProtocol, header: tuple[str, str]) -> Response:
         HTTPStatus.BAD_REQUEST,
         f"the request carries a body ({name}: {value}): this server reads none; send GET or"
         " HEAD without one\n")
+    secure(response.headers)
+    return response
+
+
+def bad_request(protocol: ServerProtocol, why: str) -> Response:
+    """The 400 answer to a request websockets could not parse, saying ``why``."""
+    response = protocol.reject(HTTPStatus.BAD_REQUEST, f"{why}\n")
     secure(response.headers)
     return response
 

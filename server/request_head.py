@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Generic, TypeVar
 
-__all__ = ["MAX_HEADER_LINES", "MAX_LINE_BYTES", "MAX_REQUEST_BYTES", "ReadingSlots",
-           "RequestHead", "TooLarge"]
+__all__ = ["MAX_HEADER_LINES", "MAX_LINE_BYTES", "MAX_REQUEST_BYTES", "BareLineFeed",
+           "ReadingSlots", "RequestHead", "TooLarge"]
 
 MAX_REQUEST_BYTES = 16 * 1024
 """Most bytes of a request's line and headers. A browser's handshake is under 1 KiB (2-4 KiB
@@ -48,6 +48,12 @@ class TooLarge(Exception):
     """The request is past one of the bounds; the message says which, in plain words."""
 
 
+class BareLineFeed(Exception):
+    """A line of the request ends in LF alone, not CR LF: its blank line (CR LF CR LF) would
+    never come, and the connection waited out the join timeout for it; websockets' parser
+    refuses such a line anyway. The message says so in plain words."""
+
+
 class RequestHead:
     """A request's bytes until its blank line."""
 
@@ -64,10 +70,13 @@ class RequestHead:
         whatever followed it (a pipelined request, a body, early frames: websockets' parser
         must not read those as frames of a handshake not answered yet, see
         :class:`poolhall.server.gated_connection.GatedConnection`); else ``None``. Raises
-        :class:`TooLarge` past a bound."""
+        :class:`TooLarge` past a bound, :class:`BareLineFeed` at a line ending in LF alone."""
         start = max(0, len(self._data) - len(END) + 1)
+        checked = len(self._data)
         self._data += data
         end = self._data.find(END, start)
+        if _bare_line_feed(self._data, checked, len(self._data) if end < 0 else end):
+            raise BareLineFeed("a line of the request ends in LF alone: HTTP lines end in CR LF")
         if end < 0:
             if len(self._data) > MAX_REQUEST_BYTES:
                 raise TooLarge(f"the request's headers are over {MAX_REQUEST_BYTES} bytes")
@@ -88,6 +97,19 @@ class RequestHead:
         """What was fed and not handed over (the connection ended before the blank line)."""
         data, self._data = bytes(self._data), bytearray()
         return data
+
+
+def _bare_line_feed(data: bytearray, start: int, stop: int) -> bool:
+    """Whether ``data[start:stop]`` holds an LF with no CR before it (counted in C: a packet
+    full of line ends costs no Python loop)."""
+    region = data[start:stop]
+    feeds = region.count(b"\n")
+    if not feeds:
+        return False
+    paired = region.count(b"\r\n")
+    if region[:1] == b"\n" and start > 0 and data[start - 1] == 0x0D:  # its CR came before
+        paired += 1
+    return feeds != paired
 
 
 class ReadingSlots(Generic[C]):

@@ -275,6 +275,27 @@ async def test_a_get_with_a_body_is_400_naming_the_header(
     assert not tracebacks(caplog)
 
 
+async def test_a_request_whose_lines_end_in_lf_alone_is_400_at_once(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Lines ending in LF alone (``printf 'GET / HTTP/1.1\\n\\n' | nc``) are answered 400 in
+    words at once; the server waited for a CR LF CR LF that never came until the join timeout
+    closed the connection without a word. A CR LF split across two writes is no bare LF."""
+    async with server_with(tmp_path, join_timeout=30) as server:
+        port = server.port
+        for request in (f"GET /health HTTP/1.1\nHost: 127.0.0.1:{port}\n\n",
+                        f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\n\r\n"):
+            reply = await send_request(port, request.encode(), timeout=3)
+            assert reply.status == 400, request
+            assert reply.body == (b"a line of the request ends in LF alone: HTTP lines end in"
+                                  b" CR LF\n")
+            assert_secured(reply)
+        split = await exchange(port, b"GET /health HTTP/1.1\r",
+                               f"\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        assert parse_reply(split).status == 200
+    assert not websockets_errors(caplog)
+    assert not tracebacks(caplog)
+
+
 async def test_frames_sent_before_the_101_are_read_after_it(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A client must wait for the 101 before it sends a frame (RFC 6455, 4.1), yet websockets
