@@ -17,6 +17,7 @@ from poolhall.events.sr3_dice import MAX_TEST_DICE
 __all__ = [
     "SYSTEM_ID",
     "MAX_CHAIN",
+    "MAX_TN",
     "MAX_TEST_DICE",
     "PARSED_COMMAND_ID",
     "ATTRIBUTES",
@@ -57,6 +58,10 @@ __all__ = [
 SYSTEM_ID = "sr3"
 MAX_CHAIN = 30
 """**Decision**: a Rule of Six chain stops after 30 faces (a chance of 6^-30), to bound events."""
+MAX_TN = 100
+"""The highest target number the log records: one the notation takes, or one that wound
+modifiers or an open test's highest total make, past it is refused in words before anything is
+logged (:func:`poolhall.server.rules.sr3_tests.check_tn_limit`)."""
 PARSED_COMMAND_ID = "parsed-roll"
 
 ATTRIBUTES = ("body", "quickness", "strength", "charisma", "intelligence", "willpower", "magic",
@@ -96,7 +101,7 @@ SkillName = Annotated[str, Meta(pattern=r"^[a-z][a-z0-9_-]{0,39}$",
                                 description="a skill id: pistols, etiquette-matrix, sorcery")]
 Face = Annotated[int, Meta(ge=1, le=6)]
 Chain = Annotated[tuple[Face, ...], Meta(min_length=1, max_length=MAX_CHAIN)]
-TN = Annotated[int, Meta(ge=2, le=100, description="target number")]
+TN = Annotated[int, Meta(ge=2, le=MAX_TN, description="target number")]
 TestNo = Annotated[int, Meta(ge=1, description="the campaign's number for a test")]
 DiceCount = Annotated[int, Meta(ge=0, le=MAX_TEST_DICE)]
 Draw = Annotated[int, Meta(ge=1, le=MAX_TEST_DICE, description="dice drawn from a pool")]
@@ -198,6 +203,10 @@ class OpposedOutcome(Value, frozen=True, kw_only=True, gc=False):
 
     ``net`` is this test's successes minus the other's (an open test counts its highest total);
     ``missed`` is set when a Dodge beat the attack: the attack is a complete miss.
+    ``pool_successes`` is set on a Dodge: its successes with its Combat Pool (or Astral Combat
+    Pool) dice alone, which are what beat the attack or not ("more successes with his Combat
+    Pool dice alone"); ``ours`` counts its Karma dice too. Dodges logged before this field
+    leave it out.
     """
 
     test: TestNo
@@ -205,3 +214,4 @@ class OpposedOutcome(Value, frozen=True, kw_only=True, gc=False):
     ours: Annotated[int, Meta(ge=0, le=1000)]
     net: Annotated[int, Meta(ge=-1000, le=1000)]
     missed: bool = False
+    pool_successes: Annotated[int, Meta(ge=0, le=1000)] | None = None

@@ -34,6 +34,7 @@ __all__ = [
     "evolve",
     "describe",
     "dice_text",
+    "outcome_words",
     "combat_view",
     "replay_start",
 ]
@@ -297,14 +298,26 @@ def _result(e: Any) -> str:
     if e.disastrous:
         text += ", all ones: disastrous failure"
     if e.outcome is not None:
-        o = e.outcome
-        if o.missed:
-            text += f"; test #{o.test} is a complete miss"
-        elif e.kind == "dodge":
-            text += f"; test #{o.test} still hits, {o.theirs} to {o.ours}"
-        else:
-            text += f"; net {o.net:+d} against test #{o.test}"
+        text += "; " + outcome_words(e.outcome, getattr(e, "kind", ""))
     return text
+
+
+def outcome_words(o: vocabulary.OpposedOutcome, kind: str) -> str:
+    """How an opposed test came out: a Dodge's miss or hit, else the net successes.
+
+    A Dodge compares the attack's successes with its Combat Pool dice alone: when Karma dice
+    added successes, the line says both counts. ``kind`` is the test's ("" for a Karma reroll,
+    whose event has none: a Dodge's outcome says it is one by its ``pool_successes``)."""
+    dodge = kind == "dodge" or o.pool_successes is not None
+    alone = "" if o.pool_successes is None or o.pool_successes == o.ours else \
+        f" with Combat Pool dice alone ({o.ours} with all dice)"
+    ours = o.ours if o.pool_successes is None else o.pool_successes
+    if o.missed:
+        return f"test #{o.test} is a complete miss" + (
+            f", {o.theirs} to {ours}{alone}" if alone else "")
+    if dodge:
+        return f"test #{o.test} still hits, {o.theirs} to {ours}{alone}"
+    return f"net {o.net:+d} against test #{o.test}"
 
 
 def describe(recorded: Recorded, campaign: TableView) -> str:

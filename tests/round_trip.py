@@ -21,9 +21,26 @@ def as_stored(event: Event, stored: dict[str, Any]) -> dict[str, Any]:
     added with any other value is kept, so the comparison fails.
     """
     encoded: dict[str, Any] = msgspec.json.decode(encode_event(event))
-    defaults = {field.encode_name: _default(field) for field in msgspec.structs.fields(event)}
-    return {name: value for name, value in encoded.items()
-            if name in stored or defaults.get(name, msgspec.NODEFAULT) != value}
+    return _trimmed(event, encoded, stored)
+
+
+def _trimmed(struct: msgspec.Struct, encoded: dict[str, Any],
+             stored: dict[str, Any]) -> dict[str, Any]:
+    """``encoded`` without the fields ``stored`` lacks that are at their default, at every
+    depth: a value inside an event gains fields too (``pool_successes`` on SR3's outcome)."""
+    fields = {field.encode_name: field for field in msgspec.structs.fields(struct)}
+    out: dict[str, Any] = {}
+    for name, value in encoded.items():
+        field = fields.get(name)
+        inner = getattr(struct, field.name) if field is not None else None
+        if name in stored:
+            if isinstance(inner, msgspec.Struct) and isinstance(value, dict) \
+                    and isinstance(stored[name], dict):
+                value = _trimmed(inner, value, stored[name])
+            out[name] = value
+        elif field is None or _default(field) != value:
+            out[name] = value
+    return out
 
 
 def _default(field: msgspec.structs.FieldInfo) -> Any:

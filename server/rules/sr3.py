@@ -37,6 +37,7 @@ from poolhall.projections.sr3_views import (
     sheets_view,
 )
 from poolhall.projections.sr3_wounds import incapacity, wound_modifier, wounded_initiative
+from poolhall.server.rules import sr3_dodge as dodge
 from poolhall.server.rules import sr3_tests as tests
 from poolhall.server.rules.base import Decision, no_such
 from poolhall.server.rules.contract import Rules
@@ -164,11 +165,17 @@ reason, which says what the test is for and was typed afresh (the Declare form e
 
 
 def _prepare(ctx: Decision, command: Any) -> tuple[Sr3Stats, int, Any, int | None]:
+    """What a declared or rolled test is: the character's stats, the base dice, the situation
+    the pool limits look at and the TN before wounds; refused when the rules (a Dodge's among
+    them) or the log's limit of TN 100 after wounds do not let it be rolled."""
     ctx.require_acts_for(command.character)
     stats: Sr3Stats = ctx.stats(command.character, Sr3Stats)
     base, skill = tests.resolve_base(stats, command, ctx.name_of(command.character))
-    tn = tests.resolve_tn(ctx.game(GameState), command)
+    game = ctx.game(GameState)
+    tn = tests.resolve_tn(game, command)
     answer_as_private(ctx, command.opposes, getattr(command, "visibility", None))
+    dodge.check_answer(game, command)
+    tests.check_tn_limit(command, tn, _wounds(ctx, command.character))
     return stats, base, tests.situation_of(command, base, skill), tn
 
 
@@ -214,6 +221,7 @@ def _roll(ctx: Decision, command: vocabulary.RollPoolTest) -> list[Event]:
         tn += _wounds(ctx, command.character)  # event records the target number rolled against
     left, depletes = tests.pools_left(ctx, stats, command.character)
     check_draws(command.pools, situation, stats, left)
+    dodge.check_dice(command)
     cost = tests.karma_dice_cost(command.kind, command.karma_dice)
     karma = tests.karma_left(ctx, stats, command.character)
     if cost > karma:
@@ -229,7 +237,7 @@ def _roll(ctx: Decision, command: vocabulary.RollPoolTest) -> list[Event]:
         base_dice=base, dice=dice, successes=result.successes, highest=result.highest,
         disastrous=result.disastrous, pools_left=after if depletes else None,
         karma_spent=cost, karma_left=karma - cost,
-        outcome=tests.outcome_against(game, command.opposes, command.kind, tn, result),
+        outcome=tests.outcome_against(game, command.opposes, command.kind, tn, result, dice),
         leaves_declared=leaves_declared)]
 
 
@@ -275,7 +283,8 @@ def _reroll(ctx: Decision, command: vocabulary.RerollWithKarma) -> list[Event]:
         test=record.test, character=command.character, reroll=cost, cost=cost,
         karma_left=karma - cost, indices=tuple(indices), faces=faces,
         successes=result.successes, highest=result.highest, disastrous=result.disastrous,
-        outcome=tests.outcome_against(game, record.opposes, record.kind, record.tn, result))]
+        outcome=tests.outcome_against(game, record.opposes, record.kind, record.tn, result,
+                                      dice))]
 
 
 def _end_scene(ctx: Decision, command: vocabulary.EndScene) -> list[Event]:

@@ -8,17 +8,26 @@ the test is a disastrous failure (Rule of One). Dice come only from ``ctx.rng``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from poolhall.events import sr3 as vocabulary
 from poolhall.events.errors import Rejected
-from poolhall.events.sr3 import MAX_CHAIN, MAX_TEST_DICE, POOLS, PoolDie, PoolName, Sr3Stats
+from poolhall.events.sr3 import (
+    MAX_CHAIN,
+    MAX_TEST_DICE,
+    MAX_TN,
+    POOLS,
+    PoolDie,
+    PoolName,
+    Sr3Stats,
+)
 from poolhall.events.sr3_dice import Result, result_of
 from poolhall.events.suggest import did_you_mean
 from poolhall.projections.sr3 import GameState, TestRecord
 from poolhall.projections.sr3_pools import karma_pool, pool_sizes
 from poolhall.server.rules.base import Decision, DiceSource, no_such
+from poolhall.server.rules.sr3_dodge import pool_successes
 from poolhall.server.rules.sr3_limits import Situation
 
 __all__ = [
@@ -30,6 +39,7 @@ __all__ = [
     "result_of",
     "resolve_base",
     "resolve_tn",
+    "check_tn_limit",
     "situation_of",
     "pools_left",
     "pools_full",
@@ -134,6 +144,23 @@ def resolve_tn(game: GameState, command: Any) -> int | None:
     raise Rejected("invalid", "give a target number (tn, 2 or more) or make it open", "$.tn")
 
 
+def check_tn_limit(command: Any, tn: int | None, wounds: int) -> None:
+    """Refuse a target number past :data:`MAX_TN` once the wound modifiers are added, or one an
+    open test's highest total sets, in words and before anything is logged: the event type
+    holds TNs up to 100, and the notation takes 100 before wounds (a refusal that read "the
+    result would break a limit of the log: expected int <= 100 - at $.tn" told no one why)."""
+    if tn is None or tn + wounds <= MAX_TN:
+        return
+    wounded = f" + {wounds} for wounds" if wounds else ""
+    if command.tn is None:  # the open test's highest total is this test's TN
+        past = f"and {tn}{wounded} is" if wounds else "which is"
+        raise Rejected("invalid", f"test #{command.opposes}'s highest total, {tn}, is this "
+                       f"test's TN, {past} past the limit of {MAX_TN} for a target number",
+                       "$.opposes")
+    raise Rejected("invalid", f"TN {tn}{wounded} is past the limit of {MAX_TN} for a target "
+                   "number", "$.tn")
+
+
 def situation_of(command: Any, base: int, skill: vocabulary.Sr3Skill | None) -> Situation:
     """What the pool limits look at."""
     return Situation(kind=command.kind, skill=skill, base_dice=base,
@@ -177,8 +204,10 @@ def karma_dice_cost(kind: str, count: int) -> int:
 
 
 def outcome_against(game: GameState, opposes: int | None, kind: str, tn: int | None,
-                    result: Result) -> vocabulary.OpposedOutcome | None:
-    """The opposed result: net successes; a Dodge that beats the attack makes it a miss."""
+                    result: Result, dice: Sequence[PoolDie]) -> vocabulary.OpposedOutcome | None:
+    """The opposed result: net successes; a Dodge whose Combat Pool dice alone beat the
+    attack's successes makes it a complete miss (its Karma dice count in ``ours`` and ``net``,
+    never toward the miss: :mod:`poolhall.server.rules.sr3_dodge`)."""
     if opposes is None or opposes not in game.tests:
         return None
     other = game.tests[opposes]
@@ -186,9 +215,11 @@ def outcome_against(game: GameState, opposes: int | None, kind: str, tn: int | N
     ours = result.highest if result.successes is None else result.successes
     # against their open test: our successes against the TN it set
     net = ours if tn is not None and other.successes is None else ours - theirs
-    missed = kind == "dodge" and other.successes is not None and ours > theirs
+    if kind != "dodge" or tn is None or other.successes is None:
+        return vocabulary.OpposedOutcome(test=opposes, theirs=theirs, ours=ours, net=net)
+    alone = pool_successes(dice, tn)
     return vocabulary.OpposedOutcome(test=opposes, theirs=theirs, ours=ours, net=net,
-                                     missed=missed)
+                                     missed=alone > theirs, pool_successes=alone)
 
 
 def roll_dice(rng: DiceSource, base: int, draws: Mapping[PoolName, int], karma: int

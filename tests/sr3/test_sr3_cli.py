@@ -119,3 +119,43 @@ async def test_wounded_initiative_and_the_unconscious_from_the_shell(table: Any,
     assert "unconscious" in out
     sheet = json.loads(await run("sr3", "sheet", campaign, "sam", "--json"))
     assert sheet["sam"]["initiative"] == "Reaction 5 + 4 + 3d6 - 3 for wounds"
+
+
+async def test_a_dodges_refusals_and_a_tn_past_100_from_the_shell(table: Any,
+                                                                  capsys: Any) -> None:
+    """``poolhall sr3 test`` says in words why a Dodge of Karma dice alone, a surprised one and
+    a second one against the same attack are refused, and a TN past 100 with wounds (it printed
+    "the result would break a limit of the log: expected `int` <= 100 - at `$.tn` in
+    pool_test_rolled"); nothing is logged for any of them."""
+    campaign, gm = await table.create_campaign("sr3")
+    await gm.call(core.CreateCharacter, character="sam", name="Sam", stats=street_sam())
+    await gm.call(core.CreateCharacter, character="deck", name="Deck", stats=decker())
+    connection = ["--url", table.url, "--token", gm._token]
+
+    async def run(*argv: str) -> tuple[int, str, str]:
+        code = await asyncio.to_thread(main, [*argv, *connection])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    assert (await run("sr3", "test", campaign, "sam", "pistols tn4"))[0] == 0
+    code, _, err = await run("sr3", "test", campaign, "deck", "0d6 tn4 +2 karma dodge vs 1")
+    assert code == 1
+    assert "a Dodge needs at least one Combat Pool die" in err
+    code, _, err = await run("sr3", "test", campaign, "deck",
+                             "0d6 tn4 +1cp +1 karma dodge surprised vs 1")
+    assert code == 1
+    assert "a surprised character cannot Dodge" in err
+    code, out, _ = await run("sr3", "test", campaign, "deck", "0d6 tn4 +1cp +1 karma dodge vs 1")
+    assert code == 0
+    assert "deck test #2 Combat Pool (dodge) tn 4: cp " in out
+    code, _, err = await run("sr3", "test", campaign, "deck", "0d6 tn4 +2cp dodge vs 1")
+    assert code == 1
+    assert "deck already dodged test #1 with test #2: one Dodge per attack" in err
+    await gm.call(core.SetCondition, character="sam", condition="physical", value=10)
+    code, _, err = await run("sr3", "test", campaign, "sam", "1d6 tn99")
+    assert code == 1
+    assert "TN 99 + 3 for wounds is past the limit of 100 for a target number" in err
+    assert "expected" not in err
+    code, out, _ = await run("sr3", "test", campaign, "sam", "1d6 tn97")
+    assert code == 0
+    assert "sam test #3 dice (other) tn 100: " in out  # no refused test took a number

@@ -77,7 +77,7 @@ def test_rule_karma_buys_extra_dice_one_then_two_then_three_points() -> None:
     assert sum(1 for d in event.dice if d.source == "karma") == 3
     assert (event.karma_spent, event.karma_left) == (6, 5)
     (dodge,) = table.run("deck-player", sr3.RollPoolTest, character="deck", kind="dodge", tn=4,
-                         karma_dice=2)
+                         pools={"combat": 1}, karma_dice=2)
     assert isinstance(dodge, sr3.PoolTestRolled)
     assert dodge.karma_spent == 3  # dodging is done by book rules
 
@@ -160,14 +160,16 @@ def test_decision_an_answered_test_is_settled_but_the_answer_may_be_rerolled() -
     (dodge,) = table.run("deck-player", sr3.RollPoolTest, character="deck", kind="dodge", tn=4,
                          pools={"combat": 3}, opposes=1)
     assert isinstance(dodge, sr3.PoolTestRolled)
-    assert dodge.outcome == sr3.OpposedOutcome(test=1, theirs=2, ours=2, net=0, missed=False)
+    assert dodge.outcome == sr3.OpposedOutcome(test=1, theirs=2, ours=2, net=0, missed=False,
+                                            pool_successes=2)
     with pytest.raises(Rejected) as refused:
         table.decide("sam-player", sr3.RerollWithKarma, test=1, character="sam")
     assert "answered by test #2" in refused.value.message
     table.dice(6, 2)
     (reroll,) = table.run("deck-player", sr3.RerollWithKarma, test=2, character="deck")
     assert isinstance(reroll, sr3.PoolTestRerolled)
-    assert reroll.outcome == sr3.OpposedOutcome(test=1, theirs=2, ours=3, net=1, missed=True)
+    assert reroll.outcome == sr3.OpposedOutcome(test=1, theirs=2, ours=3, net=1, missed=True,
+                                             pool_successes=3)
     assert table.game.tests[2].outcome is not None
     assert table.game.tests[2].outcome.missed
 

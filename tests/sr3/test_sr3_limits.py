@@ -71,10 +71,13 @@ def test_rule_dodge_and_damage_resistance_draw_any_number_of_combat_pool_dice() 
 def test_rule_no_combat_pool_when_surprised() -> None:
     """"Surprised characters may not use Combat Pool dice to defend themselves."""
     table = Table()
-    for kind in ("dodge", "damage_resistance", "combat"):
+    for kind in ("damage_resistance", "combat"):
         refusal = refused(table, "sam", kind=kind, skill="pistols" if kind == "combat" else None,
                           surprised=True, pools={"combat": 1})
         assert_quotes(refusal, "surprised", "combat")
+    refusal = refused(table, "sam", kind="dodge", surprised=True, pools={"combat": 1})
+    assert (refusal.code, refusal.path) == ("rule", "$.surprised")  # no Dodge at all
+    assert QUOTES["surprised"] in refusal.message
     assert draw(table, "sam", kind="damage_resistance", surprised=True).base_dice == 6
 
 

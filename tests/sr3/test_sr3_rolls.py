@@ -150,8 +150,8 @@ def test_a_test_needs_at_least_one_die() -> None:
     """Zero dice is not a test; the refusal appends nothing."""
     table = Table()
     with pytest.raises(Rejected) as refused:
-        table.decide("gm", sr3.RollPoolTest, character="sam", kind="dodge", tn=4)
-    assert refused.value.code == "invalid"
+        table.decide("gm", sr3.RollPoolTest, character="sam", dice=0, tn=4)
+    assert (refused.value.code, refused.value.path) == ("invalid", "$.dice")
 
 
 @settings(max_examples=60, deadline=None)

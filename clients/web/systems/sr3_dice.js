@@ -67,11 +67,23 @@ export function resultWords(result) {
   return result.disastrous ? `${words}, all ones: disastrous failure (Rule of One)` : words;
 }
 
-/** How an opposed test came out, from the recorded outcome. */
+/**
+ * How an opposed test came out, from the recorded outcome (the server's words, `outcome_words`).
+ * A Dodge compares the attack's successes with its Combat Pool dice alone (`pool_successes`):
+ * when Karma dice added successes, both counts are said. A Karma reroll passes kind "": a
+ * Dodge's outcome says it is one by its `pool_successes`.
+ */
 export function outcomeWords(outcome, kind) {
   if (!outcome) return "";
-  if (outcome.missed) return `test #${outcome.test} is a complete miss`;
-  if (kind === "dodge") return `test #${outcome.test} still hits, ${outcome.theirs} to ${outcome.ours}`;
+  const alone = outcome.pool_successes ?? null;
+  const dodge = kind === "dodge" || alone !== null;
+  const ours = alone ?? outcome.ours;
+  const both = alone !== null && alone !== outcome.ours
+    ? ` with Combat Pool dice alone (${outcome.ours} with all dice)` : "";
+  if (outcome.missed) {
+    return `test #${outcome.test} is a complete miss${both ? `, ${outcome.theirs} to ${ours}${both}` : ""}`;
+  }
+  if (dodge) return `test #${outcome.test} still hits, ${outcome.theirs} to ${ours}${both}`;
   return `net ${outcome.net >= 0 ? "+" : ""}${outcome.net} against test #${outcome.test}`;
 }
 
