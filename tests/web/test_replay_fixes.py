@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from tests.web.conftest import Served
+from tests.web.conftest import Served, serving
 from tests.web.test_replay import _session_of_rolls
 from tests.web.test_sr3_browser_table import SAM
 
@@ -183,3 +184,34 @@ def test_a_table_listed_on_the_landing_page_opens_with_one_click(
     tables.get_by_role("link", name=first).click()
     expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")
     expect(ana.locator(".ph-title")).to_contain_text("Cloud City")
+
+
+def test_a_campaign_over_a_history_page_lists_each_session_once(
+        tmp_path: Path, open_page: Callable[..., Page]) -> None:
+    """A campaign of 620 events: the timeline reads two history pages, and the second stops at
+    the head. Asked past it (``before`` 1,001), the server answered the latest 500 events,
+    121 to 620, and sessions 2 and 3, begun in what both pages held, were listed twice in
+    the session picker and the links' (a helper's 52-session year showed 65)."""
+    generator = serving(tmp_path, "--member-rate", "2000", "--member-burst", "2000",
+                        "--campaign-rate", "2000", "--campaign-burst", "2000")
+    served = next(generator)
+    try:
+        campaign, gm_link = served.create_campaign("A Long Year", "d12")
+        rolls = ({"type": "roll", "expression": "1d6"} for _ in range(200))
+        for session in range(1, 5):
+            served.send(gm_link, {"type": "start_session", "title": f"Week {session}"},
+                        *rolls if session < 4 else (), {"type": "end_session"})
+            rolls = ({"type": "roll", "expression": "1d6"} for _ in range(200))
+        page = open_page(gm_link)
+        page.goto(f"{served.origin}/replay#campaign={campaign}")
+        options = page.locator("ph-timeline select[name=session] option")
+        expect(options).to_have_count(5, timeout=20_000)  # every event, then sessions 1 to 4
+        page.wait_for_function("() => document.querySelector('.ph-progress').textContent === ''"
+                               " && document.querySelector('ph-replay').times.size > 600")
+        values = [value for value in options.evaluate_all("all => all.map(o => o.value)") if value]
+        assert values == ["1", "2", "3", "4"]
+        shared = page.locator("ph-replay-links select option")  # the links' picker: the same
+        assert shared.evaluate_all("all => all.map(o => o.value).filter(v => v)") == values
+        assert int(page.evaluate("() => document.querySelector('ph-replay').head")) > 600
+    finally:
+        generator.close()

@@ -309,14 +309,18 @@ export class PhReplay extends HTMLElement {
       /** @type {HistoryPage} */
       let page;
       try {
-        page = await this.connection.request({type: "history", before: from + PAGE, limit: PAGE});
+        // [from, before): the last page stops at the head; asked past it, the server answers
+        // the head's latest PAGE events, and the pages overlapped (sessions listed twice)
+        const before = Math.min(from + PAGE, head + 1);
+        page = await this.connection.request({type: "history", before, limit: before - from});
       } catch (error) {
         this.timeline.progress.textContent = `timeline incomplete: ${/** @type {Error} */ (error).message}`;
         return;
       }
       /** @type {EventFrame[]} */
       const seeds = [];
-      for (const frame of page.events) {
+      const fresh = page.events.filter((frame) => frame.seq >= from); // each event once
+      for (const frame of fresh) {
         this.times.set(frame.seq, Date.parse(frame.at));
         const mark = markOf(frame);
         if (mark) this.marks.push({seq: frame.seq, ...mark});
@@ -325,7 +329,7 @@ export class PhReplay extends HTMLElement {
       // a roll's check needs its epoch's seed, revealed at its session's end: known from
       // here, a roll is checked at any moment, not only once the reveal is among the lines
       if (seeds.length) this.log.learnSeeds(seeds);
-      sessionsOf(page.events, this.sessions);
+      sessionsOf(fresh, this.sessions);
       this.timeline.setMarks(this.marks);
       this.timeline.setSessions(this.sessions, this.chosenSession);
       if (this.links && this.store.state.table) this.links.sessions(this.store.state.table, this.sessions);
