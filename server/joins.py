@@ -21,6 +21,7 @@ from poolhall.events.messages import Join, Welcome
 from poolhall.projections.campaign import CampaignState, Member
 from poolhall.server.auth import hash_token, tokens_match
 from poolhall.server.gate import Gate
+from poolhall.server.health import FailureLog
 from poolhall.server.hub import CampaignHub, JoinWork
 from poolhall.server.hub_joins import RESUME_LIMIT
 from poolhall.server.join_refusals import removed_member_by_token, token_refused
@@ -60,6 +61,11 @@ class Joins:
         self._limits = limits
         self.admin_hash = hash_token("")
         """The admin token's hash, set by the server once it has read the token."""
+        self._lookup_failures = FailureLog(logger, "looking up joins' tokens in the log",
+                                           level=logging.WARNING)
+        """While the log cannot be read every join fails alike, for a reason the operator
+        sees in ``/health`` and the writer's lines: one line when it starts, at most one
+        every 10 s while it lasts (not a traceback a join), one when lookups work again."""
 
     async def join(self, join: Join, subscriber: Subscriber) -> tuple[CampaignHub | None, Member]:
         """Join, unless the address failed too many joins lately; count a refused token.
@@ -104,7 +110,7 @@ class Joins:
             return None, admin
         if self._campaigns.stopping:
             raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
-        if not is_admin and self._issued_for(token_hash) != join.campaign:
+        if not is_admin and await self._issued_for(token_hash) != join.campaign:
             raise token_refused(join.campaign)
         hub = await self._campaigns.hub_for(join.campaign)
         try:
@@ -114,16 +120,26 @@ class Joins:
                 hub.unpin()
             raise
 
-    def _issued_for(self, token_hash: str) -> str | None:
-        """The campaign the log says a token was issued for (on the event loop: one indexed
-        statement); refused ``unavailable`` if the log cannot be read."""
+    async def _issued_for(self, token_hash: str) -> str | None:
+        """The campaign the log says a token was issued for (one indexed statement); refused
+        ``unavailable`` if the log cannot be read.
+
+        A SQLite log answers on the event loop (its own file: microseconds). A shared log's
+        answer comes over the network from a pool that, while the database is away, waits
+        up to its timeout (2 s) for a connection: asked on the loop, every table of the
+        process froze that long at each join, so it is asked from a thread."""
         log = self._campaigns.log
         assert log is not None
         try:
-            return log.token_campaign(token_hash)
-        except StoreError:
-            logger.exception("looking up a token in the log failed")
+            if self._campaigns.shared:
+                found = await asyncio.to_thread(log.token_campaign, token_hash)
+            else:
+                found = log.token_campaign(token_hash)
+        except StoreError as error:
+            self._lookup_failures.failed(error)
             raise Rejected("unavailable", "the log cannot be read; retry shortly", None) from None
+        self._lookup_failures.succeeded()
+        return found
 
     async def _attach(self, hub: CampaignHub | None, join: Join, subscriber: Subscriber,
                       token_hash: str, is_admin: bool) -> tuple[CampaignHub, Member]:

@@ -10,7 +10,7 @@ which only decides (no logging, its clock injected, so it is tested without a sl
   is not ours (asyncio's failed ``accept()``) and for the HTTP door's refusals and failures
   (:mod:`poolhall.server.http_door`);
 - :class:`poolhall.server.health.FailureLog`, for the writer's failing appends, checkpoints
-  and disk;
+  and disk, and joins whose token the log cannot look up (:mod:`poolhall.server.joins`);
 - the hub's joins refused as diverged (:mod:`poolhall.server.hub`).
 
 The gate's summary of refused connections and joins (:mod:`poolhall.server.admission`,

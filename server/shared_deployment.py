@@ -20,7 +20,10 @@ POOL_FAILURES_INTERVAL = 10.0
 """Seconds between two of psycopg's pool lines ``error connecting in …``: while the database
 is away each pool logs one at every try (about one a second each), and ``/health`` already says
 the log is failing (the monitor-health page's promise: a line when a fault starts, then at
-most one every ten seconds)."""
+most one every ten seconds). Its ``reconnection attempt in pool … failed`` lines, one each
+time the readers' pool stops trying by itself (every few seconds while the database is away,
+:data:`~poolhall.events.postgres_backend.log.RECONNECT_SECONDS`), are let through as
+rarely."""
 
 
 class SharedDeployment:
@@ -34,9 +37,12 @@ class SharedDeployment:
         self.followers = SharedLog(shared.url, loaded, health)
         """What keeps this process's hubs up with the others' appends."""
         self._pool_failures = OncePerInterval("error connecting in", POOL_FAILURES_INTERVAL)
+        self._pool_gave_up = OncePerInterval("reconnection attempt in pool",
+                                             POOL_FAILURES_INTERVAL)
 
     def start(self) -> None:
         logging.getLogger("psycopg.pool").addFilter(self._pool_failures)
+        logging.getLogger("psycopg.pool").addFilter(self._pool_gave_up)
         self.presence.start()
         self.followers.start()
 
@@ -46,3 +52,4 @@ class SharedDeployment:
         self.followers.stop()
         self.presence.stop()
         logging.getLogger("psycopg.pool").removeFilter(self._pool_failures)
+        logging.getLogger("psycopg.pool").removeFilter(self._pool_gave_up)

@@ -68,6 +68,14 @@ CONNECT_SECONDS = 2.0
 UNREACHABLE_PAUSE = 1.0
 """Seconds reads fail at once after one could not reach the database (see ``_read``)."""
 
+RECONNECT_SECONDS = 2.0
+"""How long the readers' pool keeps trying, by itself, to make a connection it lost (its
+``reconnect_timeout``). psycopg_pool waits longer and longer between tries (1, 2, 4 ... s, up
+to its default of 300 s), so after a long outage its next try could come many seconds after
+the database was back: rolls were refused for ~10 s while ``/health`` said ok. Bounded, its
+tries are at most about a second apart and stop after this; the next read (or the writer's
+probe, :meth:`PostgresLog.probe`) then starts a new one at once."""
+
 _ROWS = ("SELECT seq, type, version, payload::text, recorded_at, actor, command_id, campaign,"
          " hash FROM events WHERE campaign = %s AND seq > %s AND seq <= %s ORDER BY seq"
          " LIMIT %s")
@@ -148,7 +156,8 @@ class PostgresLog(ServerLog):
         self._appender = Appender(url, self.channel)
         self._pool = ConnectionPool(conninfo(url), min_size=1, max_size=readers, open=True,
                                     kwargs={"autocommit": True}, name="poolhall-readers",
-                                    timeout=CONNECT_SECONDS, check=check_idle)
+                                    timeout=CONNECT_SECONDS, check=check_idle,
+                                    reconnect_timeout=RECONNECT_SECONDS)
 
     # ---- connections ----------------------------------------------------------------------
 
@@ -189,9 +198,24 @@ class PostgresLog(ServerLog):
 
     def probe(self, at: str) -> None:
         """Prove the database takes writes again (the writer calls it while appends fail):
-        a transaction that asks for a transaction id, written and flushed like an append's."""
+        a transaction that asks for a transaction id, written and flushed like an append's;
+        then that the readers reach it too.
+
+        The writer reports the log recovered (``/health`` 200, commands taken) once this
+        returns, so it must not return while a command would still fail: the readers' pool
+        reconnects on its own schedule, and a hub whose log could not be read refused rolls
+        for seconds after ``/health`` said ok. Asking the pool for a connection here also
+        starts its next try at once if it has given up waiting (:data:`RECONNECT_SECONDS`),
+        and clears the reads' fail-fast pause (``_read``)."""
         del at
         self._appender.probe()
+        try:
+            with self._pool.connection() as connection:
+                connection.execute("SELECT 1")
+        except (psycopg.Error, PoolTimeout) as error:
+            raise StoreError("probe failed: the database takes writes, but the readers cannot"
+                             f" reach it yet: {reason(error)}") from None
+        self._unreachable_until = 0.0
 
     def snapshots(self) -> PostgresSnapshots:
         """The stored snapshots of this database, read and written through the log's pool."""

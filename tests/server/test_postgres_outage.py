@@ -1,0 +1,149 @@
+"""A server on PostgreSQL while its database goes away and comes back: ``/health`` says ok
+only once the table plays again, and a join meanwhile neither stalls the server nor floods its
+log (docs: postgresql.md, "When the database goes away"; monitor-health.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+
+import psycopg
+import pytest
+
+from poolhall.clients.client import Client
+from poolhall.events import core
+from poolhall.events.errors import CommandRejected
+from poolhall.server.app import Server
+from tests.conftest import ADMIN_TOKEN
+from tests.postgres import fresh_database, server_url
+from tests.server.raw import RawPeer
+
+
+@dataclass
+class Away:
+    """A server on a database of its own, a campaign there and its GM connected."""
+
+    server: Server
+    database: str
+    campaign: str
+    token: str
+    gm: Client
+
+    @contextlib.contextmanager
+    def outage(self) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+        """The database refuses connections and ends the server's, until the block ends."""
+        with psycopg.connect(server_url(), autocommit=True) as admin:
+            admin.execute(f'ALTER DATABASE "{self.database}" ALLOW_CONNECTIONS false')
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                          " WHERE datname = %s AND pid <> pg_backend_pid()", [self.database])
+            try:
+                yield admin
+            finally:
+                admin.execute(f'ALTER DATABASE "{self.database}" ALLOW_CONNECTIONS true')
+
+
+@contextlib.asynccontextmanager
+async def away_table() -> AsyncIterator[Away]:
+    with fresh_database(server_url()) as url:
+        server = Server(url, "127.0.0.1", 0, rng=random.Random(1), admin_token=ADMIN_TOKEN)
+        await server.start()
+        admin = Client(f"ws://127.0.0.1:{server.port}", ADMIN_TOKEN, None)
+        gm: Client | None = None
+        try:
+            await admin.connect()
+            created = await admin.call(core.CreateCampaign, name="Away", system="d12")
+            assert created.campaign
+            assert created.token
+            gm = Client(f"ws://127.0.0.1:{server.port}", created.token, created.campaign)
+            await gm.connect()
+            await gm.call(core.Roll, expression="1d6")
+            yield Away(server, url.rsplit("/", 1)[1].split("?", 1)[0], created.campaign,
+                       created.token, gm)
+        finally:
+            if gm is not None:
+                await gm.close()
+            await admin.close()
+            await server.stop()
+
+
+def _health(port: int) -> int:
+    """``GET /health``'s status."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as reply:
+            return int(reply.status)
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+async def test_once_health_is_ok_after_a_long_outage_the_first_roll_goes_through() -> None:
+    """An outage of 8 s: the readers' pool (psycopg_pool) had put its next try to connect
+    about 15 s after the first failure, so for seconds after ``/health`` said 200 the
+    campaign's log could not be read and rolls were refused. Now ``/health`` is 200 only
+    once the readers reach the database, and the very next roll is taken at once."""
+    async with away_table() as table:
+        with table.outage():
+            with pytest.raises(CommandRejected) as refused:  # the hub must read its log again
+                await asyncio.wait_for(table.gm.call(core.Roll, expression="1d6"), 10)
+            assert refused.value.code == "unavailable"
+            await asyncio.sleep(8)
+        for _ in range(200):
+            if await asyncio.to_thread(_health, table.server.port) == 200:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("/health did not say ok again")
+        started = time.monotonic()
+        ack = await asyncio.wait_for(table.gm.call(core.Roll, expression="1d6"), 10)
+        assert ack.seqs
+        assert time.monotonic() - started < 1.0
+
+
+async def test_joins_while_the_database_is_away_neither_stall_the_server_nor_flood_its_log(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A join's token is looked up in the log. While the database is away each lookup waited
+    for the readers' pool on the event loop (2 s: every table of the process froze, and
+    ``/health`` took 2 s to answer) and logged a traceback: now the lookup is made off the
+    loop, and the failures are one line when they start, then at most one every 10 s."""
+    caplog.set_level(logging.WARNING)
+    async with away_table() as table:
+        with table.outage():
+            await asyncio.sleep(1)
+            caplog.clear()
+            times: list[float] = []
+            stop = threading.Event()
+
+            def time_health() -> None:
+                while not stop.is_set():
+                    started = time.monotonic()
+                    _health(table.server.port)
+                    times.append(time.monotonic() - started)
+                    time.sleep(0.1)
+
+            timer = threading.Thread(target=time_health)
+            timer.start()
+            try:
+                for _ in range(4):
+                    peer = await RawPeer.open(f"ws://127.0.0.1:{table.server.port}")
+                    reply = await peer.join(table.token, table.campaign)
+                    assert (reply["type"], reply["code"]) == ("error", "unavailable"), reply
+                    await peer.close()
+                    await asyncio.sleep(0.5)
+            finally:
+                stop.set()
+                await asyncio.to_thread(timer.join)
+            assert len(times) >= 10
+            assert max(times) < 0.5, sorted(times)[-3:]
+            lookups = [record for record in caplog.records
+                       if "token" in record.getMessage()]
+            assert len(lookups) == 1, [record.getMessage() for record in lookups]
+            assert lookups[0].exc_info is None
+            assert "cannot be reached" in lookups[0].getMessage() or (
+                "couldn't get a connection" in lookups[0].getMessage())
