@@ -91,7 +91,8 @@ def test_a_client_that_sends_no_based_on_saves_as_before() -> None:
     assert events == [core.CharacterUpdated(character="han", name="Solo")]
     decoded = read_frame('{"type": "update_character", "id": "1", "character": "han",'
                          ' "name": "Solo"}')
-    assert isinstance(decoded, core.UpdateCharacter) and decoded.based_on is None
+    assert isinstance(decoded, core.UpdateCharacter)
+    assert decoded.based_on is None
 
 
 def test_a_based_on_that_is_not_a_seq_is_refused_naming_the_field() -> None:
