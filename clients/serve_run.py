@@ -93,7 +93,8 @@ async def serve(args: argparse.Namespace) -> int:
                              f" first process wrote the token to {token_file.name} in its"
                              " working directory)")
     else:
-        _print_token_file(server.admin_token_created, token_file)
+        _print_token_file(server.admin_token_created, token_file,
+                          link_shown=args.show_admin_token)
     if args.show_admin_token and server.admin_token:
         common.console.print(styled("admin token: [bold]{}[/bold]", server.admin_token))
     common.console.print("health check: " + server.url.replace("ws://", "http://") + "/health"
@@ -108,10 +109,15 @@ async def serve(args: argparse.Namespace) -> int:
     return common.EXIT_OK
 
 
-def _print_token_file(created: bool, token_file: Path) -> None:
+def _print_token_file(created: bool, token_file: Path, link_shown: bool = False) -> None:
+    """Where the admin token is kept; on a later start, whose output shows no owner's link,
+    how to see it again (a newcomer who lost the link was not told)."""
     made = "created in" if created else "in"
     mode = token_file_mode(token_file)
     readable = "owner-readable only" if mode is not None and not mode & 0o077 \
         else f"mode {mode:04o}: readable by others, chmod 600 it" if mode is not None \
         else "mode unknown"
     common.console.print(f"admin token: {made} {token_file} ({readable})")
+    if not (created or link_shown):
+        common.console.print("the owner's link (to create campaigns): `poolhall serve"
+                             " --show-admin-token` shows it again")

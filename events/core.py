@@ -262,6 +262,11 @@ class UpdateCharacter(Command, frozen=True, kw_only=True):
     character: Slug
     name: Name | None = None
     stats: Stats | None = None
+    based_on: Annotated[int, Meta(ge=0)] | None = None
+    """The ``changed`` of the character as the sender read it (the seq of the event that last
+    changed its sheet): when the sheet changed since, the update is refused (``conflict``)
+    rather than writing a sheet made from the old one over that change. Omitted: no check,
+    the update is applied to whatever the sheet is now."""
 
 
 class RetireCharacter(Command, frozen=True, kw_only=True):

@@ -93,6 +93,12 @@ class Character(msgspec.Struct, kw_only=True):
     stats: Stats
     conditions: dict[str, int] = msgspec.field(default_factory=dict)
     """Wounds, strain, condition monitors... by name (:mod:`poolhall.events.conditions`)."""
+    changed: int = 0
+    """The seq of the event that last changed the sheet (its name or stats: created, updated;
+    not a condition, which no sheet form sends): what an ``update_character`` names in
+    ``based_on``, so that a sheet edited from an older read is refused, not saved over."""
+    changed_by: str = ""
+    """The member whose command made that change (the error names them)."""
 
 
 class RollEntry(msgspec.Struct, kw_only=True, gc=False):
@@ -239,7 +245,8 @@ def _characters_assigned(state: CampaignState, rec: Recorded, event: Any) -> Non
 
 def _character_created(state: CampaignState, rec: Recorded, event: Any) -> None:
     state.characters[event.character] = Character(
-        character=event.character, name=event.name, stats=event.stats
+        character=event.character, name=event.name, stats=event.stats,
+        changed=rec.seq, changed_by=rec.actor,
     )
 
 
@@ -249,6 +256,7 @@ def _character_updated(state: CampaignState, rec: Recorded, event: Any) -> None:
         character.name = event.name
     if event.stats is not None:
         character.stats = event.stats
+    character.changed, character.changed_by = rec.seq, rec.actor
 
 
 def _character_retired(state: CampaignState, rec: Recorded, event: Any) -> None:

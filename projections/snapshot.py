@@ -84,6 +84,11 @@ class CharacterEntry(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     stats: Stats
     conditions: dict[str, int] = msgspec.field(default_factory=dict)
+    changed: int = 0
+    """The seq of the event that last changed the sheet (name or stats): a client editing the
+    sheet sends it back as ``update_character``'s ``based_on``."""
+    changed_by: str = ""
+    """The member whose command made that change."""
 
 
 class RetiredEntry(msgspec.Struct, frozen=True, kw_only=True):
@@ -180,7 +185,8 @@ def _table_fields(state: CampaignState) -> dict[str, Any]:
                                           session=m.replay_session, last=m.replay_last)
                          for m in state.members.values() if m.role == "replay" and m.active],
         "characters": [CharacterEntry(character=c.character, name=c.name, stats=c.stats,
-                                      conditions=dict(c.conditions))
+                                      conditions=dict(c.conditions), changed=c.changed,
+                                      changed_by=c.changed_by)
                        for c in state.characters.values()],
         "session": state.session, "in_session": state.in_session,
         "rolls": state.rolls[-TABLE_ROLLS:],
@@ -230,7 +236,8 @@ def state_from(snapshot: Snapshot) -> CampaignState:
                                         replay_session=link.session, replay_last=link.last)
                     for link in snapshot.replay_links}},
         characters={c.character: Character(character=c.character, name=c.name, stats=c.stats,
-                                           conditions=dict(c.conditions))
+                                           conditions=dict(c.conditions), changed=c.changed,
+                                           changed_by=c.changed_by)
                     for c in snapshot.characters},
         retired={entry.character: entry.name for entry in snapshot.retired},
         session=snapshot.session, in_session=snapshot.in_session, rolls=list(snapshot.rolls),

@@ -65,16 +65,19 @@ export function act(element, command) {
  * for something first (a file still being read), or throws an Error whose message is shown;
  * the command is sent and `done(ack)` called on success. A form that may be gone by
  * the time its answer comes (a claim form, once the slot is taken) names in `errorsIn` where
- * its refusals are shown instead, and `words(message)` may say which form it was.
+ * its refusals are shown instead, and `words(message)` may say which form it was;
+ * `failed(error)` hears of each refusal (the page's own or the server's, whose `code` it
+ * carries) before its words are shown.
  * @param {HTMLFormElement} form
  * @param {(data: FormData, form: HTMLFormElement, submitter: HTMLButtonElement | null) => Command | null | undefined | false | void | Promise<Command>} build
  * @param {(ack: any) => void} [done]
- * @param {{errorsIn?: Element, words?: (message: string) => string}} [options]
+ * @param {{errorsIn?: Element, words?: (message: string) => string, failed?: (error: Refusal & {code?: string}) => void}} [options]
  */
-export function bindForm(form, build, done = () => {}, {errorsIn, words = (message) => message} = {}) {
+export function bindForm(form, build, done = () => {}, {errorsIn, words = (message) => message, failed} = {}) {
   const output = errorOutput(form);
   /** @param {Refusal} error */
   const refused = (error) => {
+    failed?.(error);
     if (errorsIn) showError(errorsIn, words(error.message), null);
     else showError(form, error.message, error.path ?? null);
   };

@@ -47,7 +47,10 @@ export {};
 /** A character's stats: its game system's sheet (`system` tells which).
  * @typedef {{system: string, [field: string]: any}} Stats */
 
-/** @typedef {{character: string, name: string, stats: Stats, conditions?: Record<string, number>}} CharacterEntry */
+/** A character at the table; `changed` is the seq of the event that last changed its sheet
+ * (by the member `changed_by`), which a form sends back as `update_character`'s `based_on`.
+ * @typedef {{character: string, name: string, stats: Stats, conditions?: Record<string, number>,
+ *   changed?: number, changed_by?: string}} CharacterEntry */
 
 /** @typedef {{member: string, name: string, session: number, last?: number}} ReplayLinkEntry */
 /** @typedef {{character: string, name: string}} RetiredEntry */

@@ -16,7 +16,7 @@ from poolhall.events.dice import DiceExpression, RolledTerm, parse_dice, total_o
 from poolhall.events.errors import NeedsCharacter, NotationError, Rejected
 from poolhall.events.fair import RotateSeed, SeedCommitted, SetClientSeed, commitment
 from poolhall.events.free_roll import in_notation
-from poolhall.projections.campaign import CampaignState
+from poolhall.projections.campaign import CampaignState, Character
 from poolhall.server.rules import fairness, privacy
 from poolhall.server.rules.base import ADMIN_MEMBER, Decision
 from poolhall.server.rules.retire import require_not_retired, retire_character
@@ -178,12 +178,29 @@ def _create_character(ctx: Decision, command: core.CreateCharacter) -> list[Even
 
 def _update_character(ctx: Decision, command: core.UpdateCharacter) -> list[Event]:
     ctx.require_acts_for(command.character)
-    ctx.character(command.character)
+    character = ctx.character(command.character)
+    if command.based_on is not None and command.based_on < character.changed:
+        raise Rejected("conflict", _changed_since(ctx, character, command.based_on),
+                       "$.based_on")
     if command.name is None and command.stats is None:
         raise Rejected("invalid", "nothing to update: give name or stats", "$")
     _check_system(ctx, command.stats)
     return [core.CharacterUpdated(character=command.character, name=command.name,
                                   stats=command.stats)]
+
+
+def _changed_since(ctx: Decision, character: Character, based_on: int) -> str:
+    """Why an update made from an older read of the sheet is refused: the sender's sheet would
+    silently undo the change made since (two GM tabs editing one character), so the words say
+    who made it and when, and what to do."""
+    if character.changed_by == ctx.actor.member:
+        who = "you, elsewhere (another tab or window)"
+    else:
+        member = ctx.state.members.get(character.changed_by)
+        who = member.name if member is not None else character.changed_by
+    return (f"{character.name} was changed by {who} (event #{character.changed}) after you "
+            f"opened the sheet (at event #{based_on}): reload it to see that change, then save "
+            "again")
 
 
 def _start_session(ctx: Decision, command: core.StartSession) -> list[Event]:

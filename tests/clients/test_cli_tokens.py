@@ -20,7 +20,8 @@ def _stop(process: subprocess.Popen[bytes]) -> str:
 def test_serve_prints_the_owner_link_once_then_the_admin_token_path_only(tmp_path: Path) -> None:
     """The first start on a new database prints the owner's link (the token in its fragment)
     once, saying so, and where the token is kept; a later start prints the path only (stdout
-    of a service ends up in logs); ``--show-admin-token`` prints it on request."""
+    of a service ends up in logs), saying how to see the link again; ``--show-admin-token``
+    prints it on request."""
     db = tmp_path / "poolhall.db"
     output = _stop(start_serve(db, free_port()))
     token = (tmp_path / "poolhall.db.admin-token").read_text().strip()
@@ -30,8 +31,11 @@ def test_serve_prints_the_owner_link_once_then_the_admin_token_path_only(tmp_pat
     output = _stop(start_serve(db, free_port()))
     assert token not in output
     assert f"admin token: in {db}.admin-token" in output
+    assert "`poolhall serve --show-admin-token` shows it again" in output
     process = start_serve(db, free_port(), "--show-admin-token")
-    assert f"admin token: {token}" in _stop(process)
+    output = _stop(process)
+    assert f"admin token: {token}" in output
+    assert "shows it again" not in output  # the link is there
     (tmp_path / "poolhall.db.admin-token").chmod(0o644)  # written back by hand, umask 022
     output = _stop(start_serve(db, free_port()))
     assert "(mode 0644: readable by others, chmod 600 it)" in output

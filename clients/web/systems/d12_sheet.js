@@ -1,9 +1,12 @@
 // <ph-d12-sheet>: the GM's character form for d12 (create and edit, no JSON): a name, and a
 // row per stat with its rating; CON and CHA are always there (an extended test draws its
 // refresh dice from one of them). Built once: a new `table` only updates the list of
-// characters to edit, never the fields being filled in.
+// characters to edit, never the fields being filled in; when it changes the character being
+// edited, the form says so (sheet-changed.js), and a save is sent with the sheet it was made
+// from (`based_on`), which the server refuses if another save came since.
 import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
+import {SheetChanges} from "../sheet-changed.js";
 import {slugOf} from "../slug.js";
 import {ratingsOf, setOptions} from "./d12_form.js";
 
@@ -22,18 +25,20 @@ export class PhD12Sheet extends HTMLElement {
       h("button", {type: "button", class: "ph-quiet", onclick: () => this.addRow("", 0, true)},
         "Add a stat"));
     this.submit = h("button", {type: "submit"}, "Create the character");
+    this.changes = new SheetChanges(() => this.load(), () => this.command());
     this.form = h("form", {class: "ph-d12-sheet ph-d12-form", "aria-label": "Character"},
       h("h2", {}, "Characters"),
       h("label", {}, "Edit ", this.pick),
       h("label", {}, "Name ", this.nameInput),
       h("label", {}, "Id ", this.idInput),
-      this.stats, this.submit);
+      this.stats, this.changes.notice, this.submit);
     this.pick.addEventListener("change", () => this.load());
-    bindForm(this.form, () => this.command(), () => {
+    bindForm(this.form, () => this.command(), (ack) => {
+      this.changes.saved(ack);
       if (this.pick.value) return;
       this.wanted = this.idInput.value || slugOf(this.nameInput.value, this.ids());
       if (this._table) this.update(); // the new table may have come before the answer
-    });
+    }, {failed: (error) => this.changes.refused(error)});
     this.append(this.form);
     this.load();
     if (this._table) this.update();
@@ -52,6 +57,7 @@ export class PhD12Sheet extends HTMLElement {
       this.wanted = null;
       this.load();
     }
+    this.changes.table(this._table);
   }
 
   /** The ids of the characters at the table. @returns {string[]} */
@@ -69,6 +75,7 @@ export class PhD12Sheet extends HTMLElement {
     const ratings = {CON: 0, CHA: 0, ...ratingsOf(chosen)};
     for (const [stat, rating] of Object.entries(ratings)) this.addRow(stat, rating, false);
     this.submit.textContent = chosen ? "Save the character" : "Create the character";
+    this.changes.opened(chosen);
   }
 
   addRow(stat, rating, focus) {
@@ -91,9 +98,14 @@ export class PhD12Sheet extends HTMLElement {
   /** create_character or update_character with the whole stats (the server checks them). */
   command() {
     const ratings = {};
-    for (const row of this.rows.children) {
-      const stat = /** @type {HTMLInputElement} */ (row.querySelector(".ph-d12-stat-name")).value.trim().toUpperCase();
-      if (!stat) throw new Error("name every stat, or remove its row");
+    for (const [i, row] of [...this.rows.children].entries()) {
+      const nameInput = /** @type {HTMLInputElement} */ (row.querySelector(".ph-d12-stat-name"));
+      const stat = nameInput.value.trim().toUpperCase();
+      if (!stat) { // the row is marked, as the other systems' forms mark an unnamed skill row
+        nameInput.dataset.path = `$.stat_row_${i + 1}`;
+        throw Object.assign(new Error(`stat row ${i + 1} has no name: name the stat, or remove its row`),
+                            {path: nameInput.dataset.path});
+      }
       if (stat in ratings) throw new Error(`${stat} is named twice`);
       const rating = /** @type {HTMLInputElement} */ (row.querySelector(".ph-d12-rating")).value.trim();
       if (rating === "") throw new Error(`give ${stat} a rating, or remove its row`); // not 0
@@ -102,7 +114,7 @@ export class PhD12Sheet extends HTMLElement {
     const stats = {system: "d12", ratings};
     const name = this.nameInput.value.trim();
     if (this.pick.value) {
-      return {type: "update_character", character: this.pick.value, name, stats};
+      return {type: "update_character", character: this.pick.value, name, stats, ...this.changes.basedOn()};
     }
     return {type: "create_character", character: this.idInput.value.trim() || slugOf(name, this.ids()), name, stats};
   }

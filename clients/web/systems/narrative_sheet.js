@@ -1,9 +1,12 @@
 // <ph-narrative-sheet>: the GM's character form: create a character or edit one (name, the
 // six characteristics, skills with rank and linked characteristic), sent as create_character
 // or update_character. No JSON: every value has its control. The form is built once; a table
-// message only refreshes the list of characters, never what the GM is typing.
+// message only refreshes the list of characters, never what the GM is typing; when it changes
+// the character being edited, the form says so (sheet-changed.js), and a save is sent with
+// the sheet it was made from (`based_on`), which the server refuses if another save came since.
 import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
+import {SheetChanges} from "../sheet-changed.js";
 import {slugOf} from "../slug.js";
 import {CHARACTERISTICS, CHARACTERISTIC_MAX, RANK_MAX} from "./narrative_words.js";
 import {levelWords} from "./narrative_describe.js";
@@ -19,6 +22,7 @@ export class NarrativeSheet extends HTMLElement {
     if (!this.form) this.build();
     setOptions(this.choice, [[NEW, "a new character"],
       ...(value?.characters ?? []).map((c) => [c.character, c.name])], NEW);
+    if (value) this.changes.table(value);
   }
 
   build() {
@@ -43,6 +47,7 @@ export class NarrativeSheet extends HTMLElement {
     addSkill.addEventListener("click", () => this.skillRow().querySelector("input").focus());
     this.submit = h("button", {type: "submit"}, "Create character");
     this.status = h("p", {class: "ph-muted ph-nd-sheet-status", role: "status"});
+    this.changes = new SheetChanges(() => this.load(), () => this.command(new FormData(this.form)));
     this.form = h("form", {class: "ph-nd-sheet-form", "aria-label": "Character sheet"},
       h("h2", {}, "Characters"),
       labelled("character", this.choice),
@@ -50,8 +55,9 @@ export class NarrativeSheet extends HTMLElement {
       h("fieldset", {name: "stats", class: "ph-nd-characteristics"}, h("legend", {}, "Characteristics"),
         characteristics),
       h("fieldset", {class: "ph-nd-skills"}, h("legend", {}, "Skills"), this.skillRows, addSkill),
-      this.submit, this.status);
-    bindForm(this.form, (data) => this.command(data), () => this.saved());
+      this.changes.notice, this.submit, this.status);
+    bindForm(this.form, (data) => this.command(data), (ack) => this.saved(ack),
+             {failed: (error) => this.changes.refused(error)});
     this.append(this.form);
     this.load();
   }
@@ -97,6 +103,7 @@ export class NarrativeSheet extends HTMLElement {
     }
     this.submit.textContent = chosen ? "Save changes" : "Create character";
     this.status.textContent = "";
+    this.changes.opened(chosen);
   }
 
   command(data) {
@@ -124,10 +131,13 @@ export class NarrativeSheet extends HTMLElement {
     });
     const name = String(data.get("name") ?? "").trim();
     this.pending = {character, name, created: this.choice.value === NEW};
-    return {type: this.choice.value === NEW ? "create_character" : "update_character", character, name, stats};
+    if (this.choice.value === NEW) return {type: "create_character", character, name, stats};
+    return {type: "update_character", character, name, stats, ...this.changes.basedOn()};
   }
 
-  saved() {
+  /** @param {{seqs?: number[]}} ack */
+  saved(ack) {
+    this.changes.saved(ack);
     const {character, name, created} = this.pending ?? {};
     if (created) {
       this.choice.value = NEW;

@@ -2,9 +2,12 @@
 // Reaction and initiative dice, skills (rating, linked attribute, kind), the gear that shapes
 // the pools, and karma. No JSON: every field is a control named after the stats field it fills
 // (`data-path` "$.stats.body"), so a refusal marks the control at fault. Built once; a table
-// message only refreshes the list of characters, never what the GM is typing.
+// message only refreshes the list of characters, never what the GM is typing; when it changes
+// the character being edited, the form says so (sheet-changed.js), and a save is sent with
+// the sheet it was made from (`based_on`), which the server refuses if another save came since.
 /** @import {NamedControls} from "../dom.js" */
 import {h} from "../dom.js";
+import {SheetChanges} from "../sheet-changed.js";
 import {slugOf} from "../slug.js";
 import {bindPathForm, labelled, setOptions, whole} from "./sr3_forms.js";
 import {ATTRIBUTES} from "./sr3_declare.js";
@@ -66,6 +69,7 @@ export class Sr3Character extends HTMLElement {
     // what the last Create or Save did: the form goes on to edit a character just created,
     // which said nothing of its creation (the narrative form says "… created.")
     this.status = h("p", {class: "ph-muted ph-sr3-character-status", role: "status"});
+    this.changes = new SheetChanges(() => this.load(), () => this.command());
     this.form = h("form", {class: "ph-sr3-character-form", "aria-label": "Shadowrun character"},
       h("h2", {}, "Characters"),
       h("div", {class: "ph-sr3-row"}, labelled("Edit", this.pick)),
@@ -86,7 +90,7 @@ export class Sr3Character extends HTMLElement {
         FLAGS.map(([field, words]) => h("label", {class: "ph-sr3-check"},
           h("input", {type: "checkbox", name: field, "data-path": `$.stats.${field}`}),
           h("span", {}, words))))),
-      this.submit, this.status);
+      this.changes.notice, this.submit, this.status);
     this.pick.addEventListener("change", () => {
       this.load();
       this.status.textContent = "";
@@ -97,7 +101,8 @@ export class Sr3Character extends HTMLElement {
       }
     });
     this.idInput.addEventListener("input", () => { this.idTouched = true; });
-    bindPathForm(this.form, () => this.command(), () => {
+    bindPathForm(this.form, () => this.command(), (ack) => {
+      this.changes.saved(ack);
       const name = this.nameInput.value.trim();
       if (this.pick.value === NEW) {
         const character = this.idInput.value.trim();
@@ -107,7 +112,7 @@ export class Sr3Character extends HTMLElement {
       } else {
         this.status.textContent = `${name} saved.`;
       }
-    });
+    }, {failed: (error) => this.changes.refused(error)});
     this.append(this.form);
     this.load();
     this.render();
@@ -131,6 +136,7 @@ export class Sr3Character extends HTMLElement {
       this.pendingPick = null;
       this.load();
     }
+    this.changes.table(this._table);
   }
 
   /** Fill the form from the character picked (or the defaults of a new one). */
@@ -151,6 +157,7 @@ export class Sr3Character extends HTMLElement {
     this.skills.replaceChildren();
     for (const [name, skill] of Object.entries(stats.skills ?? {})) this.addSkill(name, skill);
     this.submit.textContent = found ? "Save changes" : "Create character";
+    this.changes.opened(found);
   }
 
   addSkill(name = "", skill = {rating: 1, attribute: "quickness", kind: "physical"}) {
@@ -190,11 +197,15 @@ export class Sr3Character extends HTMLElement {
     for (const [field] of GEAR) stats[field] = whole(elements[field], 0);
     for (const [field] of FLAGS) stats[field] = elements[field].checked;
     stats.skills = {};
-    for (const row of this.skills.querySelectorAll("tr")) {
+    for (const [i, row] of [...this.skills.querySelectorAll("tr")].entries()) {
       const [name, rating, attribute, kind] = /** @type {NodeListOf<HTMLInputElement>} */ (
         row.querySelectorAll("input, select"));
       const id = skillIdOf(name.value);
-      if (!id) continue;
+      if (!id) { // refused, naming the row, as the narrative form does: dropping it lost its rating
+        name.dataset.path = `$.skill_row_${i + 1}`;
+        throw Object.assign(new Error(`skill row ${i + 1} has no name: name the skill, or remove its row`),
+                            {path: name.dataset.path});
+      }
       name.value = id; // the GM sees the id the skill is saved under
       if (id in stats.skills) throw new Error(`the skill “${id}” is listed twice`);
       name.dataset.path = `$.stats.skills.${id}`;
@@ -203,9 +214,9 @@ export class Sr3Character extends HTMLElement {
       kind.dataset.path = `$.stats.skills.${id}.kind`;
       stats.skills[id] = {rating: whole(rating, 0), attribute: attribute.value, kind: kind.value};
     }
-    const editing = this.pick.value !== NEW;
-    return {type: editing ? "update_character" : "create_character",
-            character: this.idInput.value.trim(), name: this.nameInput.value.trim(), stats};
+    const command = {character: this.idInput.value.trim(), name: this.nameInput.value.trim(), stats};
+    if (this.pick.value === NEW) return {type: "create_character", ...command};
+    return {type: "update_character", ...command, ...this.changes.basedOn()};
   }
 }
 

@@ -8,10 +8,14 @@ import {bindForm} from "../actions.js";
 /**
  * On submit, `build(form, submitter)` returns a command (or throws an Error whose message is
  * shown); actions.js's bindForm sends it, calls `done(ack)`, and marks the control a refusal's
- * path names (the longest `data-path`, or `name`, it starts with).
+ * path names (the longest `data-path`, or `name`, it starts with); `options` are bindForm's.
+ * @param {HTMLFormElement} form
+ * @param {(form: any, submitter: HTMLButtonElement | null) => any} build
+ * @param {(ack: any) => void} [done]
+ * @param {Parameters<typeof bindForm>[3]} [options]
  */
-export function bindPathForm(form, build, done = () => {}) {
-  return bindForm(form, (_data, target, submitter) => build(target, submitter), done);
+export function bindPathForm(form, build, done = () => {}, options = {}) {
+  return bindForm(form, (_data, target, submitter) => build(target, submitter), done, options);
 }
 
 let labels = 0; // ids given to labels' text so far
