@@ -97,14 +97,18 @@ export class SheetChanges {
 
   /** Fill the form with the sheet as it is now, listing what the GM had typed differently
    * from the sheet the form was opened from. */
-  reloadNow() {
-    let edits = [];
+  async reloadNow() {
+    let command = null;
     try {
-      const command = this.typed();
-      if (this.entry && command) edits = differences(this.entry, command);
+      command = this.typed();
     } catch { // a field the form itself refuses: nothing to list from it
-      edits = [];
+      command = null;
     }
+    const entry = this.entry;
+    // the words for what was typed come with the first reload (./sheet-edits.js): a GM page's
+    // first load stays under its budget
+    const edits = entry && command ? await import("./sheet-edits.js").then(
+      ({differences}) => differences(entry, command), () => []) : []; // not fetched: reloaded all the same
     this.saving = false;
     this.reloading = true;
     try {
@@ -123,37 +127,5 @@ export class SheetChanges {
     this.keptWords.hidden = edits.length === 0;
     this.keptWords.textContent = edits.length
       ? `Reloaded. Your edits, to enter again if you still want them: ${edits.join("; ")}.` : "";
-  }
-}
-
-/** What `command` (the form's update) says differently from the sheet `entry` it was made
- * from, in words ("name: Han Solo (Captain)", "agility: 4", "skills › Cool: removed").
- * @param {CharacterEntry} entry @param {any} command @returns {string[]} */
-export function differences(entry, command) {
-  /** @type {string[]} */
-  const said = [];
-  if (typeof command.name === "string" && command.name !== entry.name) said.push(`name: ${command.name}`);
-  compare(entry.stats ?? {}, command.stats ?? {}, "", said);
-  return said;
-}
-
-/** @param {any} value @returns {boolean} */
-const isRecord = (value) => Boolean(value) && typeof value === "object" && !Array.isArray(value);
-
-/** @param {Record<string, any>} before @param {Record<string, any>} after @param {string} path
- * @param {string[]} said */
-function compare(before, after, path, said) {
-  for (const [key, value] of Object.entries(after)) {
-    if (!path && key === "system") continue;
-    const where = path ? `${path} › ${key}` : key;
-    const was = before[key];
-    if (isRecord(value) && isRecord(was)) compare(was, value, where, said);
-    else if (isRecord(value)) said.push(`${where}: ${Object.entries(value).map(([k, v]) => `${k} ${v}`).join(", ")}`);
-    else if ((was ?? null) !== (value ?? null)) said.push(`${where}: ${value ?? "blank"}`);
-  }
-  for (const [key, was] of Object.entries(before)) { // an entry (a skill, a stat) taken out
-    if (isRecord(was) || path) {
-      if (!(key in after)) said.push(`${path ? `${path} › ${key}` : key}: removed`);
-    }
   }
 }

@@ -22,7 +22,6 @@ import {actsFor} from "./narrative_forms.js";
 import "./narrative_destiny.js";
 import "./narrative_opener.js";
 import "./narrative_free.js";
-import "./narrative_results.js";
 import "./narrative_encounter.js";
 import "../elements/ph-conditions.js"; // wounds, strain ...: narrative characters have conditions
 
@@ -65,7 +64,10 @@ class NarrativeTable extends HTMLElement {
     this.checkList = h("div", {class: "ph-nc-list"});
     this.noChecks = h("p", {class: "ph-muted"}, "No check is open.");
     this.opener = player ? /** @type {NarrativeOpener} */ (h("ph-narrative-opener", {class: "ph-nd-section"})) : null;
-    this.results = /** @type {NarrativeResults} */ (h("ph-narrative-results", {class: "ph-nd-section"}));
+    // the latest results' module comes with the first closed check (a new table has none):
+    // until then its section says so itself
+    this.results = /** @type {NarrativeResults} */ (h("ph-narrative-results", {class: "ph-nd-section"},
+      h("h2", {}, "Latest results"), h("p", {class: "ph-muted"}, "No check rolled yet.")));
     this.free = player ? /** @type {NarrativeFree} */ (h("ph-narrative-free", {class: "ph-nd-section"})) : null;
     const checks = h("section", {class: "ph-nd-section ph-nd-checks", "aria-label": "Open checks"},
       h("h2", {}, "Open checks"), this.noChecks, this.checkList);
@@ -102,8 +104,13 @@ class NarrativeTable extends HTMLElement {
     this.opener?.update({characters: message.characters, mine, me});
     const players = new Set(message.members.filter((m) => m.role === "player" && m.active !== false)
       .flatMap((m) => m.characters));
-    this.results.update({closed: checks.filter((c) => c.status !== "open"), names, me, mine,
-      inCombat: Boolean(game.encounter), players});
+    const closed = checks.filter((c) => c.status !== "open");
+    if (customElements.get("ph-narrative-results")) {
+      this.results.update({closed, names, me, mine, inCombat: Boolean(game.encounter), players});
+    } else if (closed.length) { // drawn again once here; fetched again on the next table if it failed
+      this.resultsCode ??= import("./narrative_results.js").then(() => this.render(),
+                                                                  () => { this.resultsCode = undefined; });
+    }
     this.encounter.update({game, me, names, mine, characters: message.characters, players});
     this.free?.update({characters: message.characters, mine, me});
   }

@@ -13,7 +13,7 @@ export class NarrativeResults extends HTMLElement {
     if (!this.list) {
       this.list = h("ol", {class: "ph-nd-results"});
       this.empty = h("p", {class: "ph-muted"}, "No check rolled yet.");
-      this.append(h("h2", {}, "Latest results"), this.empty, this.list);
+      this.replaceChildren(h("h2", {}, "Latest results"), this.empty, this.list); // the panel's placeholder goes
       this.items = new Map();
     }
     const ordered = [...closed].sort((a, b) => (b.rolled_seq ?? 0) - (a.rolled_seq ?? 0));

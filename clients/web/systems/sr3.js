@@ -23,10 +23,11 @@ import {describeSr3} from "./sr3_describe.js";
 import "../elements/ph-conditions.js"; // the Physical and Stun Condition Monitors
 
 /** The modules of the panel's parts (the browser fetches each once); the declared tests'
- * (./sr3_declared.js) come when the table first holds one (`render`). */
+ * (./sr3_declared.js) come when the table first holds one, the latest tests'
+ * (./sr3_rolled.js) when it first holds a rolled test (`render`). */
 function loadParts() {
   return Promise.all([import("./sr3_combat.js"), import("./sr3_declare.js"),
-                      import("./sr3_rolled.js"), import("./sr3_sheets.js")]);
+                      import("./sr3_sheets.js")]);
 }
 
 class Sr3Table extends TablePart {
@@ -36,13 +37,14 @@ class Sr3Table extends TablePart {
   }
 
   build() {
-    const mayRoll = (/** @type {string} */ character) => this.mayRoll(character);
     this.combat = /** @type {Sr3Combat} */ (h("ph-sr3-combat", {class: "ph-sr3-part"}));
     this.combat.me = this.me;
     /** @type {Sr3Declared | null} made once its module is here: see render */
     this.declared = null;
-    this.tests = /** @type {Sr3Tests} */ (h("ph-sr3-tests", {class: "ph-sr3-part"}));
-    this.tests.mayRoll = mayRoll;
+    // its module comes with the first rolled test (a new table has none): until then its
+    // section says so itself (its mayRoll is set once it is defined: see render)
+    this.tests = /** @type {Sr3Tests} */ (h("ph-sr3-tests", {class: "ph-sr3-part"},
+      h("h2", {}, "Latest tests"), h("p", {class: "ph-muted"}, "No test rolled yet.")));
     this.sheets = /** @type {Sr3Sheets} */ (h("ph-sr3-sheets", {class: "ph-sr3-part"}));
     const acts = this.me && this.me.role !== "spectator";
     this.declare = acts ? /** @type {Sr3Declare} */ (h("ph-sr3-declare", {class: "ph-sr3-part"})) : null;
@@ -89,7 +91,13 @@ class Sr3Table extends TablePart {
     }
     this.declared?.update(this._table, this._views, names);
     const sheets = this._views.get("sheets");
-    this.tests.update(this._table, names, sheets?.sheets);
+    if (customElements.get("ph-sr3-tests")) {
+      this.tests.mayRoll = (/** @type {string} */ character) => this.mayRoll(character);
+      this.tests.update(this._table, names, sheets?.sheets);
+    } else if (Object.keys(this._table.table?.game?.tests ?? {}).length) {
+      this.rolledPart ??= import("./sr3_rolled.js").then(() => this.render(),
+                                                         () => { this.rolledPart = undefined; });
+    }
     this.sheets.update(sheets);
   }
 }

@@ -49,7 +49,7 @@ export class Sr3Tests extends HTMLElement {
     if (!this.list) {
       this.list = h("ol", {class: "ph-sr3-tests", reversed: true});
       this.empty = h("p", {class: "ph-muted"}, "No test rolled yet.");
-      this.append(h("h2", {}, "Latest tests"), this.empty, this.list);
+      this.replaceChildren(h("h2", {}, "Latest tests"), this.empty, this.list); // the placeholder goes
     }
   }
 
