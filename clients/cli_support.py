@@ -172,8 +172,8 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
                              "found beside --db otherwise)")
     parser.add_argument("--db", default=os.environ.get("POOLHALL_DB", "poolhall.db"),
                         help="database whose admin-token file to use (default $POOLHALL_DB,"
-                             " else ./poolhall.db; for a postgresql:// URL,"
-                             " ./poolhall.admin-token)")
+                             " else ./poolhall.db; for a postgresql:// URL, the"
+                             " deployment's ./poolhall-DATABASE[+SCHEMA][@HOST].admin-token)")
     parser.add_argument("--timeout", type=_seconds, default=ONE_SHOT_TIMEOUT, metavar="SECONDS",
                         help="how long to wait for an answer, reconnecting through drops"
                              f" (default {ONE_SHOT_TIMEOUT:g})")
@@ -193,18 +193,25 @@ def _seconds(text: str) -> float:
 
 
 def admin_token(args: argparse.Namespace) -> str:
-    """The admin token: ``--admin-token``, ``$POOLHALL_ADMIN_TOKEN``, or the file beside --db."""
+    """The admin token: ``--admin-token``, ``$POOLHALL_ADMIN_TOKEN``, or the file beside --db
+    (for a ``postgresql://`` URL, the file named after that deployment in the working
+    directory, as ``poolhall serve`` writes it)."""
     if getattr(args, "admin_token", None):
         return str(args.admin_token)
     from pathlib import Path
 
-    path = (Path("poolhall.admin-token") if str(args.db).startswith(("postgresql://",
-                                                                     "postgres://"))
+    from poolhall.events.database_names import deployment_token_file, is_postgres_url
+
+    shared = is_postgres_url(str(args.db))
+    path = (Path(deployment_token_file(str(args.db))) if shared
             else Path(args.db).with_name(Path(args.db).name + ".admin-token"))
     if path.exists():
         return read_token_file(path)
+    old = "; poolhall.admin-token here has the name earlier builds gave it: `poolhall serve`" \
+        " started here renames it if it is this deployment's" \
+        if shared and Path("poolhall.admin-token").exists() else ""
     raise CliError(f"no admin token: pass --admin-token, set POOLHALL_ADMIN_TOKEN, or run in "
-                   f"the directory of the database ({path} not found)")
+                   f"the directory of the database ({path} not found{old})")
 
 
 def resolve_token(args: argparse.Namespace) -> str:

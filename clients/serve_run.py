@@ -71,32 +71,9 @@ async def serve(args: argparse.Namespace) -> int:
     except OSError as error:
         raise CliError(f"cannot listen on {args.host}:{args.port}: {_listen_problem(error, args)}",
                        common.EXIT_REFUSED) from None
-    token_file = admin_token_path(args.db)
     common.console.print(styled("poolhall serving [bold]{}[/bold] from {}", server.url,
                                 safe_name(args.db)))
-    origin = page_origin(server.url, server.settings.base_url or None)
-    # The owner's link once, on the first start of a new database: it is how a GM who never
-    # used a terminal opens a table. Later starts print the token file's path only (stdout of a
-    # service ends up in logs others read), unless --show-admin-token asks for the link again.
-    if server.admin_token and (server.admin_token_created or args.show_admin_token):
-        once = " (shown on this first start only; `poolhall serve --show-admin-token` shows" \
-            " it again)" if server.admin_token_created else ""
-        common.console.print(f"open this link to create campaigns{once}; whoever has it is GM"
-                             " of every campaign:")
-        link = owner_link(server.url, server.admin_token, server.settings.base_url or None)
-        common.console.print(link, markup=False, soft_wrap=True)
-    common.console.print(styled("the table: [bold]{}/[/bold] (open it with a join link from "
-                                "the owner's page, `poolhall campaign create` or "
-                                "`poolhall invite`)", origin))
-    if shared and not server.admin_token:
-        common.console.print("admin token: the deployment's (its hash is in the database; the"
-                             f" first process wrote the token to {token_file.name} in its"
-                             " working directory)")
-    else:
-        _print_token_file(server.admin_token_created, token_file,
-                          link_shown=args.show_admin_token)
-    if args.show_admin_token and server.admin_token:
-        common.console.print(styled("admin token: [bold]{}[/bold]", server.admin_token))
+    _print_admin_token(server, args, shared)
     common.console.print("health check: " + server.url.replace("ws://", "http://") + "/health"
                          "   (Ctrl-C to stop)")
     stop = asyncio.Event()
@@ -107,6 +84,55 @@ async def serve(args: argparse.Namespace) -> int:
     common.console.print("stopping: finishing in-flight commands")
     await server.stop()
     return common.EXIT_OK
+
+
+def _print_admin_token(server: Server, args: argparse.Namespace, shared: bool) -> None:
+    """Print the owner's link (on a first start, or asked), where the table is, and where
+    the admin token is kept."""
+    token_file = admin_token_path(args.db)
+    origin = page_origin(server.url, server.settings.base_url or None)
+    # The owner's link once, on the first start of a new database: it is how a GM who never
+    # used a terminal opens a table. Later starts print the token file's path only (stdout of a
+    # service ends up in logs others read), unless --show-admin-token asks for the link again.
+    shown, why_not = _token_to_show(server, args, shared)
+    if shown:
+        once = " (shown on this first start only; `poolhall serve --show-admin-token` shows" \
+            " it again)" if server.admin_token_created else ""
+        common.console.print(f"open this link to create campaigns{once}; whoever has it is GM"
+                             " of every campaign:")
+        link = owner_link(server.url, shown, server.settings.base_url or None)
+        common.console.print(link, markup=False, soft_wrap=True)
+    common.console.print(styled("the table: [bold]{}/[/bold] (open it with a join link from "
+                                "the owner's page, `poolhall campaign create` or "
+                                "`poolhall invite`)", origin))
+    if shared and not (server.admin_token or shown):
+        common.console.print("admin token: the deployment's (its hash is in the database; the"
+                             f" first process wrote the token to {token_file.name} in its"
+                             " working directory)")
+    else:
+        _print_token_file(server.admin_token_created, token_file, link_shown=bool(shown))
+    if args.show_admin_token and shown:
+        common.console.print(styled("admin token: [bold]{}[/bold]", shown))
+    elif why_not:
+        common.console.print(f"--show-admin-token: cannot show the admin token: {why_not}")
+
+
+def _token_to_show(server: Server, args: argparse.Namespace, shared: bool) -> tuple[str, str]:
+    """The admin token to show with its owner's link ("" for none), and why
+    ``--show-admin-token`` shows none ("" when it was not asked or shows one).
+
+    On a first start the process that made the token shows it; with ``--show-admin-token`` a
+    process of a shared database that holds only the hash reads the deployment's token file
+    in its working directory, and shows it only if the database holds its hash.
+    """
+    if server.admin_token and (server.admin_token_created or args.show_admin_token):
+        return server.admin_token, ""
+    if not args.show_admin_token or not shared:  # a SQLite server holds its token
+        return "", ""
+    from poolhall.server.shared_admin import token_on_file
+
+    token, why_not = token_on_file(args.db, server.joins.admin_hash)
+    return token or "", why_not
 
 
 def _print_token_file(created: bool, token_file: Path, link_shown: bool = False) -> None:

@@ -72,6 +72,8 @@ def migrate(database: str | Path, grant_to: str | None = None) -> tuple[str, Mig
     brings one up to date.
     """
     if is_postgres_url(database):
+        if grant_to is not None:  # a mistyped role is refused before anything is created
+            _postgres().require_role(str(database), grant_to)
         log = _postgres().PostgresLog(str(database))
         log.close()
         done = log.schema_made or "already up to date"

@@ -1,12 +1,13 @@
 """Tokens: generated from the OS CSPRNG, shown once, stored only as SHA-256 hashes.
 
 The admin token is created at the first ``poolhall serve`` and kept in a file beside the
-database (``<db>.admin-token``, readable by its owner only) so that the CLI run in the same
-directory finds it. The file is written atomically (a temporary file, fsynced, renamed into
-place): a crash or a full disk leaves either no file or a whole one, never an empty file whose
-empty string would become the admin token. A file that is there but empty, too short or
-unreadable stops the server with :class:`AdminTokenError` rather than being replaced, since
-its owner may hold the token it once held.
+database (``<db>.admin-token``, readable by its owner only; for a PostgreSQL deployment, a file
+named after it in the working directory) so that the CLI run in the same directory finds it.
+The file is written atomically (a temporary file, fsynced, renamed into place): a crash or a
+full disk leaves either no file or a whole one, never an empty file whose empty string would
+become the admin token. A file that is there but empty, too short or unreadable stops the
+server with :class:`AdminTokenError` rather than being replaced, since its owner may hold the
+token it once held.
 """
 
 from __future__ import annotations
@@ -20,16 +21,18 @@ import secrets
 import stat
 from pathlib import Path
 
+from poolhall.events.database_names import deployment_token_file, is_postgres_url
 from poolhall.events.errors import PoolhallError
 
 __all__ = [
     "MIN_TOKEN_LENGTH",
-    "SHARED_TOKEN_FILE",
+    "OLD_SHARED_TOKEN_FILE",
     "AdminTokenError",
     "admin_token_path",
     "check_admin_token",
     "hash_token",
     "load_or_create_admin_token",
+    "load_or_create_token_file",
     "new_token",
     "read_token_file",
     "token_file_mode",
@@ -74,16 +77,19 @@ def tokens_match(token_hash: str, expected_hash: str) -> bool:
     return hmac.compare_digest(token_hash, expected_hash) and expected_hash != _NO_TOKEN_HASH
 
 
-SHARED_TOKEN_FILE = "poolhall.admin-token"
-"""Where the first process of a PostgreSQL deployment writes the admin token it made: this
-name in its working directory (the database keeps only the token's hash)."""
+OLD_SHARED_TOKEN_FILE = "poolhall.admin-token"
+"""The one name every PostgreSQL deployment's token file had before it was named after its
+deployment: such a file is used only by the deployment whose database holds its token's hash
+(:mod:`poolhall.server.shared_admin`), never taken by a new one."""
 
 
 def admin_token_path(db_path: str | Path) -> Path:
     """Where the admin token of a database lives: a file beside it (for a ``postgresql://``
-    URL, :data:`SHARED_TOKEN_FILE` in the working directory)."""
-    if str(db_path).startswith(("postgresql://", "postgres://")):
-        return Path(SHARED_TOKEN_FILE)
+    URL, the file named after the deployment in the working directory,
+    :func:`~poolhall.events.database_names.deployment_token_file`, so that two deployments
+    run from one directory never share a token)."""
+    if is_postgres_url(str(db_path)):
+        return Path(deployment_token_file(str(db_path)))
     db = Path(db_path)
     return db.with_name(db.name + ".admin-token")
 
@@ -122,7 +128,12 @@ def load_or_create_admin_token(db_path: str | Path) -> tuple[str, bool]:
     Returns the token and whether it was just created. Raises :class:`AdminTokenError` if
     the file exists but holds no usable token, or cannot be written.
     """
-    path = admin_token_path(db_path)
+    return load_or_create_token_file(admin_token_path(db_path))
+
+
+def load_or_create_token_file(path: Path) -> tuple[str, bool]:
+    """The admin token kept in ``path``, made there (owner-readable only) if it is not
+    there; as :func:`load_or_create_admin_token`."""
     if path.exists() or path.is_symlink():
         token = check_admin_token(read_token_file(path), str(path))
         _warn_if_readable(path)

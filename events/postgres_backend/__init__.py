@@ -10,7 +10,7 @@ Nothing outside this package touches a PostgreSQL connection.
 
 from __future__ import annotations
 
-from poolhall.events.postgres_backend.grants import grant
+from poolhall.events.postgres_backend.grants import grant, require_role
 from poolhall.events.postgres_backend.log import PostgresLog
 
-__all__ = ["PostgresLog", "grant"]
+__all__ = ["PostgresLog", "grant", "require_role"]

@@ -5,16 +5,17 @@ listener)."""
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from poolhall.events.database_names import safe_name
+from poolhall.events.database_names import safe_name, schema_named
 from poolhall.events.postgres_backend.schema import CHANNEL, SCHEMA_VERSION, STATEMENTS, UPGRADES
 
 __all__ = ["TCP_DEFAULTS", "channel_for", "connect", "conninfo", "create_schema",
-           "reason", "url_problem"]
+           "missing_schema", "reason", "url_problem"]
 
 TCP_DEFAULTS: dict[str, int] = {
     "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
@@ -113,6 +114,34 @@ def _schema_version(connection: psycopg.Connection[Any]) -> int | None:
     found = connection.execute(
         "SELECT value FROM deployment WHERE key = 'schema_version'").fetchone()
     return int(found[0]) if found else None
+
+
+def missing_schema(url: str) -> str:
+    """What to do when PostgreSQL selected no schema to create the tables in, in words: the
+    schema the URL names is not there (``CREATE SCHEMA`` is a step of its own, which
+    ``poolhall migrate`` does not take), or this role may not use it (a serving role its
+    owner has not granted yet). Told apart by asking the database again: the first message
+    said to run ``migrate --grant-to`` to the owner who had just run it."""
+    schema = schema_named(url) or "public"
+    name = schema if re.fullmatch(r"[a-z_][a-z0-9_$]*", schema) \
+        else '"' + schema.replace('"', '""') + '"'
+    create = (f"create it first, owned by the role that is to own the tables (`CREATE SCHEMA"
+              f" {name} AUTHORIZATION that_role`, as a role that may), then run `poolhall"
+              " migrate` as that role")
+    grant = ("have the tables' owner run `poolhall migrate --db URL --grant-to ROLE` for a"
+             " role that serves without owning them")
+    try:
+        with connect(url, autocommit=True, connect_timeout=10) as connection:
+            row = connection.execute("SELECT EXISTS (SELECT FROM pg_namespace"
+                                     " WHERE nspname = %s)", [schema]).fetchone()
+    except psycopg.Error:
+        row = None
+    if row is None:
+        return (f"The schema {schema} may not exist ({create}), or this role may not use it"
+                f" ({grant})")
+    if not row[0]:
+        return f"The schema {schema} that the URL names does not exist: {create}"
+    return f"This role may not use the schema {schema}: {grant}"
 
 
 def reason(error: BaseException) -> str:

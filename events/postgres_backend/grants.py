@@ -24,7 +24,7 @@ from psycopg import sql
 
 from poolhall.events.postgres_backend.schema import APPEND_ONLY_TABLES
 
-__all__ = ["SERVING_PRIVILEGES", "grant", "grant_serving"]
+__all__ = ["SERVING_PRIVILEGES", "grant", "grant_serving", "require_role"]
 
 SERVING_PRIVILEGES: dict[str, tuple[str, ...]] = {
     **{table: ("SELECT", "INSERT") for table in APPEND_ONLY_TABLES},
@@ -52,6 +52,28 @@ def grant_serving(connection: psycopg.Connection[Any], role: str) -> str:
                 sql.Identifier(table), target))
     return (f"granted {role} what a serving process needs ({len(SERVING_PRIVILEGES)} tables"
             f" of the schema {schema}: no UPDATE or DELETE of the log)")
+
+
+def require_role(url: str, role: str) -> None:
+    """Refuse (:class:`NotALog`, exit 2) a ``--grant-to`` role the server does not have,
+    before ``migrate`` creates anything: checked only at the grant, a mistyped role was
+    refused after the schema had been made, and the message did not say so."""
+    from poolhall.events.database_names import safe_name
+    from poolhall.events.errors import DatabaseUnreachable, NotALog, StoreError
+    from poolhall.events.postgres_backend.database import connect, reason
+
+    try:
+        with connect(url, autocommit=True, connect_timeout=10) as connection:
+            found = connection.execute("SELECT 1 FROM pg_roles WHERE rolname = %s",
+                                       [role]).fetchone()
+    except psycopg.OperationalError as error:
+        raise DatabaseUnreachable(f"cannot open {safe_name(url)}: {reason(error)}") from None
+    except psycopg.Error as error:
+        raise StoreError(f"cannot open {safe_name(url)}: {reason(error)}") from None
+    if found is None:
+        raise NotALog(f"--grant-to: {safe_name(url)} has no role named {role!r}; create it"
+                      f" first (CREATE ROLE \"{role}\" LOGIN PASSWORD '…'); nothing was"
+                      " created or changed")
 
 
 def grant(url: str, role: str) -> str:

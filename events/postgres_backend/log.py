@@ -45,6 +45,7 @@ from poolhall.events.postgres_backend.database import (
     connect,
     conninfo,
     create_schema,
+    missing_schema,
     reason,
     url_problem,
 )
@@ -145,12 +146,16 @@ class PostgresLog(ServerLog):
                 self.channel = channel_for(connection)
         except psycopg.OperationalError as error:  # not answering, or will not let us in
             raise DatabaseUnreachable(f"cannot open {safe_name(url)}: {reason(error)}") from None
-        except (psycopg.errors.InsufficientPrivilege, psycopg.errors.InvalidSchemaName) as error:
+        except psycopg.errors.InvalidSchemaName as error:
             # no schema selected: the URL's search_path names one not there, or not this role's
+            raise StoreError(f"cannot open {safe_name(url)}: {reason(error)}."
+                             f" {missing_schema(url)}") from None
+        except psycopg.errors.InsufficientPrivilege as error:
             raise StoreError(f"cannot open {safe_name(url)}: {reason(error)}. This role may"
-                             " not create or read the log's tables (or its schema is not"
-                             " there): have their owner run `poolhall migrate --db URL"
-                             " --grant-to ROLE`") from None
+                             " not create or read the log's tables: the role that is to own"
+                             " them needs to own their schema (or hold CREATE on it), and a"
+                             " role that serves without owning them is granted by the owner's"
+                             " `poolhall migrate --db URL --grant-to ROLE`") from None
         except psycopg.Error as error:
             raise StoreError(f"cannot open {safe_name(url)}: {reason(error)}") from None
         self._appender = Appender(url, self.channel)

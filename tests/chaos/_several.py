@@ -88,7 +88,7 @@ class Servers:
                    for n in range(len(self.ports)))
 
     def admin_token(self) -> str:
-        return (self.work / "poolhall.admin-token").read_text().strip()
+        return next(self.work.glob("poolhall-*.admin-token")).read_text().strip()
 
 
 class Player:

@@ -117,7 +117,7 @@ async def test_the_guides_nginx_serves_the_page_and_a_player_survives_their_proc
         assert reply.status == 200
         assert "text/html" in reply.headers["Content-Type"]
 
-    admin = Client(url, (tmp_path / "poolhall.admin-token").read_text().strip(), None)
+    admin = Client(url, next(tmp_path.glob("poolhall-*.admin-token")).read_text().strip(), None)
     await admin.connect()
     created = await admin.call(core.CreateCampaign, name="Behind nginx", system="d12")
     await admin.close()

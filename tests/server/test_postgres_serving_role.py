@@ -20,7 +20,7 @@ from poolhall.server.app import Server
 from poolhall.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, Table
 from tests.missing import missing
-from tests.postgres import server_url
+from tests.postgres import server_url, with_schema
 from tests.serve_process import poolhall
 
 
@@ -94,11 +94,33 @@ async def test_a_role_granted_by_migrate_serves_and_cannot_change_the_log(
 
 def test_grant_to_a_role_the_server_lacks_is_refused_in_words(
         postgres_url: str, tmp_path: Path) -> None:
-    """A mistyped role: exit 2, naming it and how to create it."""
+    """A mistyped role: exit 2, naming it and how to create it, before anything is created
+    (the schema's tables were made, and the message did not say so)."""
     result = poolhall("migrate", "--db", postgres_url, "--grant-to", "no_such_role_here",
                       cwd=tmp_path, check=False)
     assert result.returncode == 2, result
     assert "has no role named 'no_such_role_here'; create it first" in result.stderr
+    assert "nothing was created or changed" in result.stderr
+    with psycopg.connect(postgres_url) as connection:
+        assert connection.execute("SELECT to_regclass('events')").fetchone() == (None,)
+
+
+def test_migrate_into_a_schema_not_created_says_to_create_it(tmp_path: Path) -> None:
+    """A deployment's schema named in the URL but not created: the owner's ``migrate
+    --grant-to`` says the schema is missing and how to create it, not to run the command it
+    ran."""
+    schema = f"t_missing_{uuid.uuid4().hex[:12]}"
+    url = with_schema(server_url(), schema)
+    with psycopg.connect(server_url()) as connection:
+        row = connection.execute("SELECT current_user").fetchone()
+    assert row is not None
+    result = poolhall("migrate", "--db", url, "--grant-to", row[0], cwd=tmp_path,
+                      check=False)
+    assert result.returncode != 0, result
+    assert (f"The schema {schema} that the URL names does not exist: create it first"
+            in result.stderr), result.stderr
+    assert f"CREATE SCHEMA {schema} AUTHORIZATION" in result.stderr
+    assert "--grant-to ROLE" not in result.stderr
 
 
 def test_grant_to_on_a_sqlite_file_is_refused_and_leaves_it_alone(tmp_path: Path) -> None:

@@ -91,7 +91,7 @@ async def test_a_member_on_one_process_is_at_the_table_on_every_other(
     (SIGKILL: it never says goodbye) and the player is gone from B and C within the
     expiry."""
     a, b = servers.start(), servers.start()
-    admin = Client(a, (tmp_path / "poolhall.admin-token").read_text().strip(), None)
+    admin = Client(a, next(tmp_path.glob("poolhall-*.admin-token")).read_text().strip(), None)
     await admin.connect()
     created = await admin.call(core.CreateCampaign, name="Shared", system="d12")
     await admin.close()

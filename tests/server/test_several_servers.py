@@ -52,7 +52,7 @@ def three(postgres_url: str, tmp_path: Path) -> Iterator[list[str]]:
 async def _created(url: str, tmp_path: Path) -> tuple[str, str]:
     """A d12 campaign created through the server at ``url`` with the deployment's admin
     token: its id and its GM's token."""
-    admin_token = (tmp_path / "poolhall.admin-token").read_text().strip()
+    admin_token = next(tmp_path.glob("poolhall-*.admin-token")).read_text().strip()
     admin = Client(url, admin_token, None)
     await admin.connect()
     created = await admin.call(core.CreateCampaign, name="Shared", system="d12")
