@@ -16,7 +16,7 @@ import asyncio
 import json
 import os
 import subprocess
-from collections.abc import Callable, Coroutine, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Generator, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -160,7 +160,7 @@ class Served:
         return self.cli(*args, "--token-file", str(self.gm_token_file(gm_link)))
 
 
-def serving(tmp_path: Path, *flags: str) -> Iterator[Served]:
+def serving(tmp_path: Path, *flags: str) -> Generator[Served, None, None]:
     """A real ``poolhall serve`` on a free port and a SQLite file in ``tmp_path``, with the
     page's flags and ``flags``; stopped when the generator is closed (a fixture's body)."""
     port = free_port()
