@@ -100,6 +100,9 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     ("poolhall.clients.serve_run", "poolhall.server.settings"): "and reads them",
     ("poolhall.clients.serve_run", "poolhall.server.auth"): "`poolhall serve` makes and checks "
                                                             "the admin token's file",
+    ("poolhall.clients.serve_run", "poolhall.server.shared_admin"): "`poolhall serve "
+                                                                    "--show-admin-token` reads "
+                                                                    "a shared deployment's file",
     ("poolhall.clients.log_cli", "poolhall.server.snapshot_check"): "`poolhall verify` compares "
                                                                     "stored snapshots with the log",
 }
