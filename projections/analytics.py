@@ -22,6 +22,7 @@ What a roll is judged by (its *value*):
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
@@ -422,9 +423,18 @@ class _Fold:
     def report(self) -> Report:
         return Report(campaign=self.campaign, name=self.name, system=self.system,
                       head=self.head, players=dict(sorted(self.players.items())),
-                      characters=dict(sorted(self.characters.items())),
+                      characters=told_apart(dict(sorted(self.characters.items()))),
                       campaign_figures=self.whole.section(frozenset(self.gms)),
                       sessions=[scope.section(frozenset(self.gms)) for scope in self.sessions])
+
+
+def told_apart(names: dict[str, str]) -> dict[str, str]:
+    """Character id to the name the report shows: a name two characters share (one retired
+    and its file imported again as ``leia-2``) is followed by each one's id, "Leia (leia)" and
+    "Leia (leia-2)"; the rows of both read "Leia (character)" with different figures."""
+    shared = {name for name, count in Counter(names.values()).items() if count > 1}
+    return {character: f"{name} ({character})" if name in shared else name
+            for character, name in names.items()}
 
 
 def report(events: Iterable[Recorded]) -> Report:

@@ -361,5 +361,7 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     players: dict[str, str]
     """Member id to name, for the people in the figures."""
     characters: dict[str, str]
+    """Character id to the name shown: two characters of one name are followed by their ids
+    (:func:`poolhall.projections.analytics.told_apart`)."""
     campaign_figures: Section
     sessions: list[Section]

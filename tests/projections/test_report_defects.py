@@ -11,6 +11,7 @@ from rich.console import Console
 
 from poolhall.clients.report_text import summary
 from poolhall.events import core
+from poolhall.events import narrative as narrative_events
 from poolhall.events import sr3 as sr3_events
 from poolhall.events.dice import RolledTerm
 from poolhall.projections.analytics import report, roll_rows
@@ -179,3 +180,34 @@ def test_a_sessions_times_read_as_a_clock_not_as_the_logs_iso_stamps() -> None:
     assert time_span("2026-11-23T23:50:00.000Z", "2026-11-24T00:20:05.000Z") == \
         "2026-11-23 23:50 to 2026-11-24 00:20 UTC"
     assert time_span(None, None) == "-"
+
+
+def test_a_retired_character_and_its_import_are_told_apart_by_their_ids() -> None:
+    """Leia retired, her file imported again as ``leia-2`` (retire-a-character.md): both roll,
+    and the report names them "Leia (leia)" and "Leia (leia-2)", in the text and the HTML; two
+    rows both read "Leia (NPC)" with different figures. A name no other character
+    shares stays as it is."""
+    log = LogBuilder()
+    for character, name in (("leia", "Leia"), ("han", "Han")):
+        log.add(core.CharacterCreated(character=character, name=name,
+                                      stats=narrative_events.NarrativeStats()))
+    log.add(core.GameSessionStarted(session=1, title="Hoth"))
+    for face in (2, 5, 3):
+        log.add(core.DiceRolled(character="leia", expression="1d6", total=face,
+                                terms=(RolledTerm(sides=6, faces=(face,)),)))
+    log.add(core.CharacterRetired(character="leia", name="Leia"))
+    log.add(core.CharacterCreated(character="leia-2", name="Leia",
+                                  stats=narrative_events.NarrativeStats()))
+    for face in (6, 6, 1):
+        log.add(core.DiceRolled(character="leia-2", expression="1d6", total=face,
+                                terms=(RolledTerm(sides=6, faces=(face,)),)))
+    made = report(log.events)
+    assert made.characters == {"han": "Han", "leia": "Leia (leia)", "leia-2": "Leia (leia-2)"}
+    console = Console(width=200, record=True)
+    console.print(summary(made))
+    text = console.export_text()
+    assert "Leia (leia) (NPC)" in text  # the GM rolled for both
+    assert "Leia (leia-2) (NPC)" in text
+    page = render_html(made)
+    assert "Leia (leia) (NPC)" in page
+    assert "Leia (leia-2) (NPC)" in page
