@@ -25,6 +25,7 @@ from tests.conftest import ADMIN_TOKEN, Table, until
 from tests.events.store_contract import opened, request, rolled
 from tests.postgres import fresh_database, server_url
 from tests.serve_process import poolhall
+from tests.server.database_away import away_table
 from tests.server.raw import RawPeer
 from tests.server.two_servers import two_servers
 
@@ -295,45 +296,26 @@ async def test_a_database_away_is_logged_when_it_goes_not_at_every_command(
     every command and a line at every one of psycopg's tries to connect; back, the table
     plays again by itself."""
     caplog.set_level(logging.WARNING)
-    with fresh_database(server_url()) as url:
-        server = Server(url, "127.0.0.1", 0, rng=random.Random(1), admin_token=ADMIN_TOKEN)
-        await server.start()
-        name = url.rsplit("/", 1)[1].split("?", 1)[0]
-        admin = Client(f"ws://127.0.0.1:{server.port}", ADMIN_TOKEN, None)
-        try:
-            await admin.connect()
-            created = await admin.call(core.CreateCampaign, name="Away", system="d12")
-            assert created.campaign
-            assert created.token
-            gm = Client(f"ws://127.0.0.1:{server.port}", created.token, created.campaign)
-            await gm.connect()
-            await gm.call(core.Roll, expression="1d6")
-            caplog.clear()
-            with psycopg.connect(server_url(), autocommit=True) as database:
-                database.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
-                database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                                 " WHERE datname = %s AND pid <> pg_backend_pid()", [name])
-                refused = []
-                for _ in range(12):  # about 3 s of a table rolling on
-                    with pytest.raises(CommandRejected) as error:
-                        await asyncio.wait_for(gm.call(core.Roll, expression="1d6"), 10)
-                    refused.append(error.value.code)
-                    await asyncio.sleep(0.25)
-                assert set(refused) == {"unavailable"}
-                lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
-                assert not [r for r in lines if r.exc_info], [r.getMessage() for r in lines]
-                assert len(lines) <= 8, [r.getMessage() for r in lines]
-                assert len([r for r in lines if r.getMessage().startswith(
-                    "error connecting in")]) <= 1
-                database.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
-            for _ in range(100):  # recovered by itself
-                with contextlib.suppress(CommandRejected):
-                    await gm.call(core.Roll, expression="1d6")
-                    break
-                await asyncio.sleep(0.1)
-            else:
-                raise AssertionError("the table did not play again")
-            await gm.close()
-        finally:
-            await admin.close()
-            await server.stop()
+    async with away_table() as table:
+        gm = table.gm
+        caplog.clear()
+        with table.outage():
+            refused = []
+            for _ in range(12):  # about 3 s of a table rolling on
+                with pytest.raises(CommandRejected) as error:
+                    await asyncio.wait_for(gm.call(core.Roll, expression="1d6"), 10)
+                refused.append(error.value.code)
+                await asyncio.sleep(0.25)
+            assert set(refused) == {"unavailable"}
+            lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+            assert not [r for r in lines if r.exc_info], [r.getMessage() for r in lines]
+            assert len(lines) <= 8, [r.getMessage() for r in lines]
+            assert len([r for r in lines if r.getMessage().startswith(
+                "error connecting in")]) <= 1
+        for _ in range(100):  # recovered by itself
+            with contextlib.suppress(CommandRejected):
+                await gm.call(core.Roll, expression="1d6")
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("the table did not play again")
