@@ -114,6 +114,16 @@ export function bindForm(form, build, done = () => {}, {errorsIn, words = (messa
   return output;
 }
 
+/** A whole number from the form field `name`, or the page's own refusal naming the field
+ * (`words`, as its label says) and marking it: `Number("")` is 0, so an empty field was sent
+ * as 0 and refused in the server's words for another thing ("the dice is between 1 and 100").
+ * @param {FormData} data @param {string} name @param {string} words @returns {number} */
+export function wholeField(data, name, words) {
+  const text = String(data.get(name) ?? "").trim();
+  if (/^-?\d+$/.test(text)) return Number(text);
+  throw Object.assign(new Error(`${words} ${text ? "must be a whole number" : "is empty"}`), {path: `$.${name}`});
+}
+
 /** A button that sends one command; its refusal is shown beside it.
  * @param {HTMLButtonElement} button @param {() => Command | null | undefined | false | void} build */
 export function bindButton(button, build) {

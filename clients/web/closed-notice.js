@@ -1,12 +1,8 @@
 // The page of a member the table no longer opens to (removed by the GM, or a token that opens
 // no seat): the table goes, with every control in it, and a notice says why, in the server's
 // words, and what to do next. Pressing a control there only got "send join with your token
-// first", and a reload left a nearly blank page with an empty Roll form.
+// first", and a reload left a nearly blank page with an empty Roll form. Fetched only then.
 import {h} from "./dom.js";
-
-/** Join refusals after which this browser's token opens nothing here: the table is replaced.
- * ("diverged", also for good, keeps the page: its log is still worth reading.) */
-export const NO_SEAT = new Set(["unauthorized", "forbidden", "not_found"]);
 
 /** The notice shown in place of the table. @param {string} words the server's refusal */
 export function closedNotice(words) {

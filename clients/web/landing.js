@@ -2,7 +2,7 @@
 // campaign this browser has no token for). It takes a pasted join link and lists the tables
 // this browser joined. Fetched only then: a table's first load does without it.
 import {h, replace} from "./dom.js";
-import {knownCampaigns, remember} from "./session.js";
+import {SEATS, TRAILING, knownCampaigns, read} from "./session.js";
 
 /** Draw the landing page in `app` (the <ph-app>); `campaign`: the one the address names, if any.
  * @param {HTMLElement} app @param {string | null} campaign */
@@ -22,7 +22,9 @@ export function landing(app, campaign) {
   });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const fragment = new URLSearchParams(String(new FormData(form).get("link")).split("#")[1] ?? "");
+    // a link copied from chat or mail may bring a space, a full stop or a bracket after it
+    const link = String(new FormData(form).get("link")).trim().replace(TRAILING, "");
+    const fragment = new URLSearchParams(link.split("#")[1] ?? "");
     const linked = fragment.get("campaign");
     const token = fragment.get("token");
     if (!linked || !token) { // said beside the field, which is marked as the one at fault
@@ -31,15 +33,24 @@ export function landing(app, campaign) {
       field.focus();
       return;
     }
-    remember(linked, token);
-    location.hash = `campaign=${encodeURIComponent(linked)}`;
-    location.reload();
+    // opened as the link itself would be (session.js followJoinLinks): a token over another
+    // seat here is kept only once welcomed, and asked about first
+    location.hash = `campaign=${encodeURIComponent(linked)}&token=${encodeURIComponent(token)}`;
   });
   const known = knownCampaigns();
+  // each table by its title, as the table page last saw it ("Cloud City", not "cloud-city-2"),
+  // with its id beside the title only when two share it; a seat from before titles were kept
+  // shows its id
+  const seats = read(SEATS);
+  const titles = new Map(known.map((slug) => [slug, seats[slug]?.title ?? slug]));
+  const shared = (/** @type {string} */ title) => [...titles.values()].filter((t) => t === title).length > 1;
   replace(app, form, known.length ? h("nav", {"aria-label": "Tables you joined"},
     h("h2", {}, "Your tables"),
     // a click changes only the fragment: the page opens the table on `hashchange` (session.js)
-    h("ul", {}, known.map((slug) => h("li", {}, h("a", {href: `/#campaign=${encodeURIComponent(slug)}`},
-      slug))))) : null,
+    h("ul", {}, known.map((slug) => {
+      const title = /** @type {string} */ (titles.get(slug));
+      return h("li", {}, h("a", {href: `/#campaign=${encodeURIComponent(slug)}`}, title,
+        title !== slug && shared(title) ? h("span", {class: "ph-muted"}, ` (${slug})`) : null));
+    }))) : null,
   campaign ? h("p", {class: "ph-error"}, `This browser has no token for “${campaign}”.`) : null);
 }

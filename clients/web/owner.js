@@ -186,12 +186,18 @@ function retryKey() {
   return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
 }
 
-/** @param {string} link @param {string} label */
-function linkBox(link, label) {
+/** A GM link shown in this tab: its member's name once known; `copied`: Copy pressed (or the
+ * field copied from). @typedef {{link: string, name: string | null, copied: boolean}} GmLink */
+
+/** @param {GmLink} shown @param {string} label */
+function linkBox(shown, label) {
+  const link = shown.link;
   const field = h("input", {class: "ph-link", readonly: true, value: link, "aria-label": label});
   const said = h("span", {class: "ph-muted", role: "status"});
   const copy = h("button", {type: "button", class: "ph-quiet"}, "Copy");
+  field.addEventListener("copy", () => { shown.copied = true; });
   copy.addEventListener("click", async () => {
+    shown.copied = true;
     try {
       await navigator.clipboard.writeText(link);
       said.textContent = "copied";
@@ -202,7 +208,9 @@ function linkBox(link, label) {
     }
   });
   return h("div", {class: "ph-owner-link"}, field, copy,
-           h("a", {href: link, target: "_blank", rel: "noopener"}, "Open the table"), said);
+           h("a", {href: link, target: "_blank", rel: "noopener"}, "Open the table"), said,
+           shown.name ? h("p", {class: "ph-owner-gm-name"}, `At the table this link is the GM “${shown.name}”:`
+             + " if it is ever lost, remove that member there.") : null);
 }
 
 /** @type {Record<OwnerState, string>} */
@@ -227,8 +235,9 @@ class OwnerPage {
     this.list = /** @type {HTMLElement} */ (document.querySelector(".ph-owner-list"));
     this.empty = /** @type {HTMLElement} */ (document.querySelector(".ph-owner-empty"));
     this.output = /** @type {HTMLOutputElement} */ (this.form.querySelector("output"));
-    /** @type {Map<string, string>} */
-    this.links = new Map(); // campaign -> the GM link shown in this tab
+    /** Each campaign's GM links made in this tab, every one listed until the page is left
+     * (another GM link replaced the last, shown once). @type {Map<string, GmLink[]>} */
+    this.links = new Map();
     this.listed = false; // the list was read once
   }
 
@@ -241,6 +250,11 @@ class OwnerPage {
       title.removeAttribute("aria-invalid");
     });
     this.session.changed = (state) => this.connection(state);
+    addEventListener("beforeunload", (event) => { // a GM link never copied is lost on leaving
+      if (![...this.links.values()].flat().some((shown) => !shown.copied)) return;
+      event.preventDefault();
+      event.returnValue = "";
+    });
     this.session.start();
   }
 
@@ -278,13 +292,13 @@ class OwnerPage {
   /** @param {CampaignEntry} campaign */
   row(campaign) {
     const holder = h("div", {class: "ph-owner-gm"});
-    const known = this.links.get(campaign.campaign);
-    if (known) holder.append(linkBox(known, `GM link for ${campaign.name}`));
+    const known = this.links.get(campaign.campaign) ?? [];
+    for (const shown of known) holder.append(linkBox(shown, `GM link for ${campaign.name}`));
     const error = h("output", {class: "ph-error", role: "alert"});
     // each row's button says whose link it makes: a screen reader listing the buttons heard
     // "New GM link" once per campaign, the same words for every one
     const button = h("button", {type: "button", class: "ph-quiet"},
-                     known ? "Another GM link" : "New GM link",
+                     known.length ? "Another GM link" : "New GM link",
                      h("span", {class: "ph-sr-only"}, ` for ${campaign.name}`));
     button.addEventListener("click", () => this.newGmLink(campaign, holder, button, error));
     return h("li", {"data-campaign": campaign.campaign},
@@ -323,12 +337,17 @@ class OwnerPage {
     } finally {
       button.disabled = false;
     }
-    if (ack.token) this.links.set(ack.campaign, joinLink(ack.campaign, ack.token));
+    if (ack.token) this.gmLink(ack.campaign, {link: joinLink(ack.campaign, ack.token), name: null, copied: false});
     this.form.reset();
     if (!ack.token) this.output.textContent = NO_TOKEN;
     await this.refresh();
     /** @type {HTMLInputElement | null} */ (
       this.list.querySelector(`li[data-campaign="${CSS.escape(ack.campaign)}"] input`))?.focus();
+  }
+
+  /** @param {string} campaign @param {GmLink} shown */
+  gmLink(campaign, shown) {
+    this.links.set(campaign, [...this.links.get(campaign) ?? [], shown]);
   }
 
   /** A new GM for the campaign, on a short session of its own (a join is to one campaign).
@@ -349,15 +368,14 @@ class OwnerPage {
       const ack = await session.ask({...command, ...this.tries.of(command, campaign.campaign)});
       this.tries.answered(command, campaign.campaign);
       if (!ack.token) throw new Error(NO_TOKEN);
-      const link = joinLink(campaign.campaign, ack.token);
-      this.links.set(campaign.campaign, link);
       // each GM link is a member of its own name ("GM 2"): the one to remove if it is lost
       const name = session.invited.get(ack.member) ?? ack.member;
-      replace(holder, linkBox(link, `GM link for ${campaign.name}`),
-              h("p", {class: "ph-owner-gm-name"}, `At the table this link is the GM “${name}”:`
-                + " if it is ever lost, remove that member there."));
+      const shown = {link: joinLink(campaign.campaign, ack.token), name, copied: false};
+      this.gmLink(campaign.campaign, shown);
+      const box = linkBox(shown, `GM link for ${campaign.name} (${name})`);
+      holder.append(box); // below the links made before, which stay
       button.firstChild.textContent = "Another GM link"; // the words, not the campaign's name
-      /** @type {HTMLInputElement} */ (holder.querySelector("input")).focus();
+      /** @type {HTMLInputElement} */ (box.querySelector("input")).focus();
     } catch (failure) {
       if (failure instanceof Refused) this.tries.answered(command, campaign.campaign);
       error.textContent = /** @type {Error} */ (failure).message;

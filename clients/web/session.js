@@ -2,37 +2,76 @@
 // (`/#campaign=edge&token=...`), which browsers never send to a server, moved at once to this
 // browser's storage and cleared from the address bar (and from history), so a token never sits
 // in a bookmark, a screenshot of the URL or the server's logs.
+//
+// A link opened over a seat this browser already had at that table replaced it at once: a GM
+// who opened a player's link to check it became that player in every tab, and a broken copy
+// of a link (a character short) locked its player out although their own token still worked.
+// Now such a link's token waits in this tab alone (`pending`) until the server welcomes it:
+// a refused one replaces nothing, and one for another member is asked about first
+// (seat-question.js, fetched only then).
 
 const KEY = "poolhall.tokens";
-const REPLACED = "poolhall.replaced."; // a token a newer link replaced, this tab only
+export const SEATS = "poolhall.seats"; // what each token is: {campaign: Seat}
+export const PENDING = "poolhall.pending."; // a link's token over another seat, this tab only
 
-/** This browser's tokens by campaign. @returns {Record<string, string>} */
-function stored() {
+/** What this browser knows of its seat at a table, from the welcome last had there: the
+ * landing page lists the title, and a link for another member says whose seat it replaces.
+ * @typedef {{title?: string, member?: string, role?: string, closed?: boolean}} Seat */
+
+/** A map kept in this browser's storage. @param {string} key @returns {Record<string, any>} */
+export function read(key) {
   try {
-    return JSON.parse(localStorage.getItem(KEY) ?? "{}") ?? {};
+    return JSON.parse(localStorage.getItem(key) ?? "{}") ?? {};
   } catch {
     return {};
   }
 }
 
+/** This browser's tokens by campaign. @returns {Record<string, string>} */
+export function stored() {
+  return read(KEY);
+}
+
+/** Characters a token never ends in (`ph_` and URL-safe base64: server/auth.py new_token) but a
+ * link copied from chat or mail often does: a space, a full stop, a comma, a closing bracket. */
+export const TRAILING = /[\s.,;:!?)\]}>'"]+$/;
+
 /**
- * {campaign, token} for this page, or {campaign, token: null} when none is known.
+ * {campaign, token} for this page, or {campaign, token: null} when none is known. A link's
+ * token for a table where this browser already has another seat is `pending`: held in this
+ * tab only until the server welcomes it and, for another member's seat, the person says yes.
  * @param {Location} [location]
- * @returns {{campaign: string | null, token: string | null, known?: string[]}}
+ * @returns {{campaign: string | null, token: string | null, pending?: boolean, known?: string[]}}
  */
 export function currentSession(location = window.location) {
   const fragment = new URLSearchParams(location.hash.replace(/^#/, ""));
   const campaign = fragment.get("campaign");
-  const token = fragment.get("token");
-  if (campaign && token) {
-    remember(campaign, token);
+  const linked = fragment.get("token")?.trim().replace(TRAILING, "");
+  if (campaign && linked) {
+    const kept = stored()[campaign];
+    if (kept && kept !== linked) sessionStorage.setItem(PENDING + campaign, linked);
+    else {
+      sessionStorage.removeItem(PENDING + campaign);
+      remember(campaign, linked);
+    }
     history.replaceState(null, "", `${location.pathname}#campaign=${encodeURIComponent(campaign)}`);
-    return {campaign, token};
   }
-  if (campaign) return {campaign, token: stored()[campaign] ?? null};
+  if (campaign) {
+    const pending = sessionStorage.getItem(PENDING + campaign);
+    if (pending) return {campaign, token: pending, pending: true};
+    return {campaign, token: stored()[campaign] ?? null};
+  }
   const known = Object.keys(stored());
   return {campaign: known.length === 1 ? known[0] : null, token: known.length === 1
     ? stored()[known[0]] : null, known};
+}
+
+/** Keep what the page learnt of its seat at `campaign` (null: forget it).
+ * @param {string} campaign @param {Seat | null} seat */
+export function noteSeat(campaign, seat) {
+  const seats = read(SEATS);
+  seats[campaign] = seat && {...seats[campaign], ...seat};
+  localStorage.setItem(SEATS, JSON.stringify(seats));
 }
 
 /** A join link opened in this same tab (pasted in the address bar after "Leave this table",
@@ -54,25 +93,18 @@ export function followJoinLinks(campaign) {
 /** @param {string} campaign @param {string} token */
 export function remember(campaign, token) {
   const tokens = stored();
-  if (tokens[campaign] && tokens[campaign] !== token) {
-    sessionStorage.setItem(REPLACED + campaign, tokens[campaign]); // see openedAsReplayLink
-  }
   tokens[campaign] = token;
   localStorage.setItem(KEY, JSON.stringify(tokens));
 }
 
 /** A replay link's token was opened as a join link (at `/`, not `/replay`): hand it to this
- * tab's replay page, which keeps replay tokens apart, and put back the member's own token it
- * replaced in this browser (if it replaced one). The page to go to.
+ * tab's replay page, which keeps replay tokens apart. The page to go to. (It replaced the
+ * member's own token in this browser only when this browser had none there: see pending.)
  * @param {string} campaign @param {string} token */
 export function openedAsReplayLink(campaign, token) {
   sessionStorage.setItem(`poolhall.replay.${campaign}`, token);
-  const replaced = sessionStorage.getItem(REPLACED + campaign);
-  sessionStorage.removeItem(REPLACED + campaign);
-  const tokens = stored();
-  if (replaced) tokens[campaign] = replaced;
-  else delete tokens[campaign];
-  localStorage.setItem(KEY, JSON.stringify(tokens));
+  if (sessionStorage.getItem(PENDING + campaign)) sessionStorage.removeItem(PENDING + campaign);
+  else forget(campaign);
   return `/replay#campaign=${encodeURIComponent(campaign)}`;
 }
 
@@ -81,6 +113,8 @@ export function forget(campaign) {
   const tokens = stored();
   delete tokens[campaign];
   localStorage.setItem(KEY, JSON.stringify(tokens));
+  noteSeat(campaign, null);
+  sessionStorage.removeItem(PENDING + campaign);
 }
 
 export function knownCampaigns() {

@@ -35,7 +35,7 @@ D12_FIRST_LOAD = {
     # the page and the table's own elements
     "app.js", "table.css", "icon.svg", "elements/ph-app.js", "elements/ph-log.js",
     "elements/ph-members.js", "elements/ph-roll.js", "elements/ph-seed.js", "actions.js",
-    "closed-notice.js", "confirm.js", "connection.js", "describe.js", "dice.js", "dom.js",
+    "confirm.js", "connection.js", "describe.js", "dice.js", "dom.js",
     "fair-badge.js", "fairness.js", "log-marks.js", "lost-focus.js", "private-rolls.js",
     "session.js", "store.js", "table-part.js", "visibility.js", "systems/index.js",
     # the campaign's game system: the panel without a test's card, the log's lines
@@ -48,7 +48,8 @@ GM_ONLY = {"elements/ph-characters.js", "elements/ph-invite.js", "elements/ph-se
 else."""
 
 LATER = ("systems/d12_test.js", "systems/d12_odds.js", "fair-check.js", "fair-how.js",
-         "replay.css", "elements/ph-replay.js", "elements/ph-conditions.js", "landing.js")
+         "replay.css", "elements/ph-replay.js", "elements/ph-conditions.js", "landing.js",
+         "closed-notice.js", "seat-question.js", "invite-links.js")
 """Fetched by no d12 table's first load (the card of a test, checking a revealed roll,
 the replay page, conditions, which d12 characters do not have, the page without a token)."""
 

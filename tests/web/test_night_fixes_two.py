@@ -67,8 +67,8 @@ def test_each_gm_link_has_a_name_of_its_own_and_the_right_one_is_removed(
     links = {}
     for name in ("GM 2", "GM 3"):
         row.get_by_role("button", name="Another GM link").click()
-        expect(row.locator(".ph-owner-gm-name")).to_contain_text(f"the GM “{name}”")
-        links[name] = row.get_by_label("GM link for Outer Rim").input_value()
+        expect(row.locator(".ph-owner-gm-name").last).to_contain_text(f"the GM “{name}”")
+        links[name] = row.get_by_label(f"GM link for Outer Rim ({name})").input_value()
     screenshot(owner, "night2-owner-gm-links")
 
     gm = open_page(gm_link)

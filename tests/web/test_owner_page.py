@@ -170,7 +170,7 @@ def test_the_owner_page_says_when_the_server_is_gone_and_carries_on_once_it_is_b
         expect(owner.locator(".ph-owner-list li")).to_have_count(2)
         edge.get_by_role("button", name="Another GM link").click()
         expect(edge.locator("output")).to_be_empty()
-        second = edge.get_by_label("GM link for Edge of the Empire").input_value()
+        second = edge.get_by_label("GM link for Edge of the Empire (GM 2)").input_value()
         assert second.startswith(served.origin + "/#campaign=edge-of-the-empire&token=ph_")
         expect(status).to_have_attribute("data-state", "live")  # "back" is said for a while
         expect(status).to_have_text("connected: create a campaign, then send its GM the link.")

@@ -13,9 +13,8 @@ import {catchLostFocus} from "../lost-focus.js";
 import {askFirst, escapeCancels} from "../confirm.js";
 import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
-import {currentSession, followJoinLinks, forget, openedAsReplayLink} from "../session.js";
+import {currentSession, followJoinLinks, forget, noteSeat, openedAsReplayLink} from "../session.js";
 import {namesOf} from "../describe.js";
-import {NO_SEAT, closedNotice} from "../closed-notice.js";
 import {loadSystem} from "../systems/index.js";
 import {OLDER_EVENT} from "./ph-log.js";
 import "./ph-members.js";
@@ -37,6 +36,10 @@ const CONNECTION_WORDS = {
   connecting: "connecting…", live: "connected", reconnecting: "reconnecting…", back: "back",
   closed: "disconnected",
 };
+
+/** Join refusals after which this browser's token opens nothing here: the table is replaced
+ * (closed-notice.js). ("diverged", also for good, keeps the page: its log is still worth reading.) */
+const NO_SEAT = new Set(["unauthorized", "forbidden", "not_found"]);
 
 /** The GM's tools (<ph-sessions>, <ph-invite>, <ph-characters>), fetched for the GM only. */
 function loadGmTools() {
@@ -89,9 +92,14 @@ export class PhApp extends HTMLElement {
   rolledNow = undefined;
   /** @type {number | undefined} */ revealSeen;
   /** @type {ReturnType<typeof setTimeout> | undefined} */ sealedCheck;
+  /** @type {boolean | undefined} a link's token, not yet welcomed (session.js): see settleSeat */
+  pending;
+  /** @type {Promise<typeof import("../seat-question.js")> | undefined} */ seatQuestion;
+  /** @type {HTMLElement | undefined} a player's "You play no character yet" */ noCharacter;
 
   connectedCallback() {
-    const {campaign, token} = currentSession();
+    const {campaign, token, pending} = currentSession();
+    this.pending = pending;
     followJoinLinks(campaign);
     if (!campaign || !token) { // no table to open: the landing page (its own module)
       import("../landing.js").then(({landing}) => landing(this, campaign), () => replace(this,
@@ -224,10 +232,16 @@ export class PhApp extends HTMLElement {
       this.problem.hidden = !state.problem;
       this.problem.textContent = state.problem ?? "";
       if (state.connection === "closed" && NO_SEAT.has(state.refused ?? "")) {
-        this.closedToMe(state.problem ?? "this link does not open the table");
+        const words = state.problem ?? "this link does not open the table";
+        if (this.pending) this.settleSeat(words);
+        else this.closedToMe(words);
       }
     }
     if (this.dataset.closed !== undefined) return; // nothing of the table is drawn any more
+    if (this.pending) {
+      if (state.welcome) this.settleSeat();
+      return;
+    }
     if (changed.has("welcome") && state.welcome) this.welcomed(state.welcome);
     if (changed.has("revealedNow")) this.log.replaced(state.revealedNow);
     if (!this.systemReady) return; // the table waits for its game system's module
@@ -289,16 +303,31 @@ export class PhApp extends HTMLElement {
     else task();
   }
 
+  /** This tab opened a link over another seat of this browser (session.js `pending`): the
+   * table waits while seat-question.js, fetched only then, settles it with the server's
+   * welcome or refusal (`refused`: its words). */
+  /** @param {string} [refused] */
+  settleSeat(refused) {
+    this.seatQuestion ??= import("../seat-question.js");
+    this.seatQuestion.then(({settle}) => settle(this, refused), () => this.closedToMe(
+      "this page could not load; reload"));
+  }
+
   /** The table no longer opens to this member (removed by the GM): every part of the table
-   * and its controls give way to a notice; the header keeps Leave this table.
+   * and its controls give way to a notice; the header keeps Leave this table. This browser
+   * notes it: a join link for another member replaces that seat without asking.
    * @param {string} words the server's refusal */
   closedToMe(words) {
     this.dataset.closed = "";
+    noteSeat(this.connection.campaign, {closed: true});
     this.showView("table"); // Leave this table in the header, which alone stays
     this.problem.hidden = true;
     this.motion.hidden = true;
-    replace(this, this.header, closedNotice(words));
-    this.leave.focus();
+    replace(this, this.header);
+    import("../closed-notice.js").then(({closedNotice}) => { // fetched only then
+      this.append(closedNotice(words));
+      this.leave.focus();
+    });
   }
 
   /** Hand the latest table and views to every part that shows them. */
@@ -315,6 +344,7 @@ export class PhApp extends HTMLElement {
       if (this.panel) this.panel.table = state.table;
       if (this.sheet) this.sheet.table = state.table;
       if (this.roll.isConnected) this.roll.update(this.mine(state.table));
+      if (this.noCharacter) this.noCharacter.hidden = this.mine(state.table).length > 0;
       if (this.seed.isConnected) this.seed.table = state.table;
       for (const tool of this.tools.children) /** @type {TablePart} */ (tool).table = state.table;
     }
@@ -339,6 +369,9 @@ export class PhApp extends HTMLElement {
     this.heading.textContent = welcome.name;
     document.title = `${welcome.name} · poolhall`;
     this.who.textContent = `${welcome.system} · you are ${welcome.role}`;
+    // the landing page lists the table by its title; a link for another member names this seat
+    noteSeat(this.connection.campaign, {title: welcome.name, member: welcome.member, role: welcome.role,
+                                        closed: false});
     // the replay's link names the campaign from the welcome on: clicked before the table and
     // its game system's module came, it opened a replay of no campaign
     this.afterGame.href = `/replay#campaign=${encodeURIComponent(welcome.campaign)}`;
@@ -364,7 +397,12 @@ export class PhApp extends HTMLElement {
     this.log.me = me;
     this.seed.me = me;
     this.log.member = me.member;
-    replace(this.panelSlot, this.panel);
+    // a player who plays no character (none given yet, or retired) saw the system's forms
+    // ("Open a check") vanish without a word: a sentence stands where they would be
+    if (welcome.role === "player") this.noCharacter = h("p", {class: "ph-no-character", hidden: true},
+      "You play no character here yet: the GM gives you one with Characters, beside your name under"
+      + " At the table.");
+    replace(this.panelSlot, this.noCharacter ?? null, this.panel);
     // defined by the systems whose characters have conditions (none for d12)
     if (!customElements.get("ph-conditions")) this.conditions.remove();
     if (welcome.role === "spectator") { // a spectator rolls nothing: no roll form, no seed

@@ -7,7 +7,7 @@
 // what the wounds do ("Serious (Physical): +3 TN, −3 initiative", or "Unconscious: does not
 // act"), from the `sheets` view: the server works it out with the functions its rules apply.
 import {h, replace} from "../dom.js";
-import {bindForm, clearWhenChanged} from "../actions.js";
+import {bindForm, clearWhenChanged, wholeField} from "../actions.js";
 
 // the names events/conditions.py CONDITIONS gives each system (the server refuses any other)
 const CONDITIONS = {
@@ -127,7 +127,7 @@ export class PhConditions extends HTMLElement {
                             "aria-label": `Set a condition of ${character.name}`},
       condition, value, h("button", {type: "submit"}, "Set"));
     bindForm(form, (data) => ({type: "set_condition", character: character.character,
-      condition: String(data.get("condition")), value: Number(data.get("value"))}),
+      condition: String(data.get("condition")), value: wholeField(data, "value", "the value")}),
       () => {
         typed = false;
         card.follow?.();

@@ -1,10 +1,14 @@
 // <ph-invite>: the GM invites a member (role, name, characters). The server answers with the
 // new member's token, once: the page turns it into a join link on this page's own origin
 // (session.js joinLink), shows it with a Copy button and says it will not be shown again.
+// Every link issued in this visit stays listed (name, role, link, Copy) until the page is left:
+// inviting the next member threw the last link away, and a GM who invites the whole group first
+// and copies afterwards had to remove and invite again. Leaving or reloading the page while a
+// link was never copied asks first (the browser's own "Leave site?").
 // An empty name is refused by the page itself ("give the member a name"), and nothing is sent.
 // The command carries a retry_key, so an invite re-sent after a dropped connection still
 // brings back the token it issued.
-import {h, replace} from "../dom.js";
+import {h} from "../dom.js";
 import {bindForm} from "../actions.js";
 import {joinLink} from "../session.js";
 
@@ -13,6 +17,10 @@ export class PhInvite extends HTMLElement {
     super();
     this.campaign = null;
     this.choices = new Map(); // character -> <label> holding its checkbox and its name
+    /** @type {Promise<import("../invite-links.js").InviteLinks> | undefined} */
+    this.listing = undefined;
+    /** @type {import("../invite-links.js").InviteLinks | undefined} set by it */
+    this.links = undefined;
   }
 
   connectedCallback() {
@@ -33,20 +41,13 @@ export class PhInvite extends HTMLElement {
                                           placeholder: "Ana"})),
       this.characterBox, this.noCharacters,
       h("button", {type: "submit"}, "Invite"));
-    // the live region is the sentence alone: a screen reader says whose link it is and that it
-    // is shown once, not the link's characters and "Copy" (the Copy button takes the focus)
-    this.announcement = h("p", {role: "status"});
-    this.linkRow = h("div", {class: "ph-link-row"});
-    this.copied = h("span", {class: "ph-muted", role: "status"}); // "copied", or how to copy
-    this.result = h("div", {class: "ph-invite-result", hidden: true}, this.announcement,
-                    this.linkRow, this.copied);
     this.roleSelect.addEventListener("change", () => this.showCharacters());
     bindForm(this.form, (data) => ({
       type: "invite", role: String(data.get("role")), name: this.nameOf(data),
       ...(data.get("role") !== "spectator" ? {characters: data.getAll("characters").map(String)} : {}),
       retry_key: retryKey(),
     }), (ack) => this.invited(ack));
-    this.append(this.form, this.result);
+    this.append(this.form);
     this.showCharacters();
   }
 
@@ -92,44 +93,21 @@ export class PhInvite extends HTMLElement {
     this.noCharacters.hidden = this.choices.size > 0 || !player;
   }
 
+  /** The link list (../invite-links.js, fetched at the first invite) lists the new link.
+   * @param {{member: string, token: string}} ack */
   invited(ack) {
-    this.invitee = ack.member;
-    const link = joinLink(this.campaign, ack.token);
-    const field = this.field = h("input", {class: "ph-link", readonly: true, value: link});
-    const copied = this.copied;
-    copied.textContent = "";
-    const copy = h("button", {type: "button"}, "Copy");
-    copy.addEventListener("click", async () => {
-      try {
-        await navigator.clipboard.writeText(link);
-        copied.textContent = "copied";
-      } catch {
-        field.focus(); // no clipboard (plain http on a LAN): select it for Ctrl+C
-        field.select();
-        copied.textContent = "selected: press Ctrl+C (⌘C) to copy";
-      }
-    });
-    this.announcement.textContent = "";
-    replace(this.linkRow, field, copy);
-    this.result.hidden = false;
+    const role = this.roleSelect.value;
     this.form.reset();
     this.showCharacters();
-    copy.focus();
-    this.named();
+    this.listing ??= import("../invite-links.js").then(({InviteLinks}) => new InviteLinks(this));
+    this.listing.then((links) => {
+      links.add(joinLink(this.campaign, ack.token), ack.member, role);
+      this.named();
+    });
   }
 
-  /** Say whose link it is once the table names the new member (the ack's `member`), by the
-   * name the server recorded: a name already at the table takes a number ("Fin 2"), and the
-   * name typed ("Fin") named the other member. The server answers the invite before it sends
-   * the table that holds the member, so this waits for that table, a moment at most (an
-   * invite retried after a dropped connection finds the member in the table held). */
   named() {
-    const name = this.members?.find((m) => m.member === this.invitee)?.name;
-    if (!name) return;
-    this.invitee = undefined;
-    replace(this.announcement, h("strong", {}, `Join link for ${name}`),
-      ": give it to them privately. It is shown only this once.");
-    this.field.ariaLabel = `join link for ${name}`;
+    this.links?.named(this.members);
   }
 }
 

@@ -3,7 +3,7 @@
 // GM called for their character with that pool and DT (the server says so if there is none).
 // The GM may roll it in secret; a player's is rolled in the open (the GM called it).
 import {h} from "../dom.js";
-import {bindForm} from "../actions.js";
+import {bindForm, wholeField} from "../actions.js";
 import {visibilityChoice, visibilityOf} from "../visibility.js";
 import {setOptions} from "./d12_form.js";
 
@@ -21,7 +21,7 @@ export class PhD12Basic extends HTMLElement {
         h("label", {}, "for ", this.character),
         this.button));
     bindForm(this.form, (data) => ({
-      type: "roll_basic_test", dice: Number(data.get("dice")), dt: Number(data.get("dt")),
+      type: "roll_basic_test", dice: wholeField(data, "dice", "d12s"), dt: wholeField(data, "dt", "DT"),
       character: data.get("character") ? String(data.get("character")) : null,
       ...visibilityOf(data),
     }));

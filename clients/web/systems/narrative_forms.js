@@ -40,10 +40,13 @@ export function reasonOf(data) {
   return reason ? {reason} : {};
 }
 
-/** A whole number from form data, or an Error naming the field. */
+/** A whole number from form data, or an Error naming the field and marking it (`path`); an
+ * empty one is said to be empty ("must be a whole number" did not say what was wrong). */
 export function wholeNumber(data, name, words) {
   const text = String(data.get(name) ?? "").trim();
-  if (!/^\d+$/.test(text)) throw new Error(`${words} must be a whole number`);
+  if (!/^\d+$/.test(text)) {
+    throw Object.assign(new Error(`${words} ${text ? "must be a whole number" : "is empty"}`), {path: `$.${name}`});
+  }
   return Number(text);
 }
 

@@ -6,7 +6,7 @@ import {h, plural, replace} from "../dom.js";
 import {bindForm} from "../actions.js";
 import {levelWords} from "./narrative_describe.js";
 import {resultSymbols, resultWords, rolledDice} from "./narrative_dice.js";
-import {labelled} from "./narrative_forms.js";
+import {labelled, wholeNumber} from "./narrative_forms.js";
 
 export class NarrativeResults extends HTMLElement {
   update({closed, names, me = null, mine = new Set(), inCombat = false, players = new Set()}) {
@@ -98,7 +98,7 @@ function spendPart(check, names, allowed) {
     labelled("symbol", symbol), labelled("how many", count), labelled("on", on),
     h("button", {type: "submit"}, "Spend"));
   bindForm(form, (data) => ({type: "spend_result", check: check.check, symbol: String(data.get("symbol")),
-    count: Number(data.get("count")), on: String(data.get("on") ?? "").trim()}));
+    count: wholeNumber(data, "count", "how many"), on: String(data.get("on") ?? "").trim()}));
   part.append(form);
   return part;
 }

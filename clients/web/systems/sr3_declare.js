@@ -162,7 +162,10 @@ export class Sr3Declare extends HTMLElement {
     const [source, name] = this.base.value.split(":");
     if (source === "skill") test.skill = name;
     if (source === "attribute") test.attribute = name;
-    if (source === "dice") test.dice = whole(this.dice, 0);
+    if (source === "dice") { // an empty field was sent as 0 dice
+      test.dice = whole(this.dice);
+      if (test.dice === null) throw Object.assign(new Error("Dice is empty: give a whole number"), {path: "$.dice"});
+    }
     if (this.open.checked) test.open = true;
     else {
       const tn = whole(this.tn);
