@@ -103,8 +103,10 @@ export function remember(campaign, token) {
  * @param {string} campaign @param {string} token */
 export function openedAsReplayLink(campaign, token) {
   sessionStorage.setItem(`poolhall.replay.${campaign}`, token);
-  if (sessionStorage.getItem(PENDING + campaign)) sessionStorage.removeItem(PENDING + campaign);
-  else forget(campaign);
+  sessionStorage.removeItem(PENDING + campaign);
+  // only the replay token itself, if it was kept as this browser's seat (a browser with no
+  // seat there): never another seat's (this may run twice while the page goes)
+  if (stored()[campaign] === token) forget(campaign);
   return `/replay#campaign=${encodeURIComponent(campaign)}`;
 }
 
