@@ -173,7 +173,7 @@ class Client(ResumingConnection):
         self._received = asyncio.Event()
         self._on_view = on_view
         self._on_revealed = on_revealed
-        self._refresh = SealedRefresh(self.state_at, self._adopt)
+        self._refresh = SealedRefresh(self.state_at, self._adopt, lambda: self.head)
         self._sealed = SealedRolls()
         self._rereading: asyncio.Task[None] | None = None
 

@@ -33,15 +33,23 @@ class SealedRefresh:
     fold onto the answer; a refresh asked for while one runs runs after it, at the head then.
 
     ``ask`` is :meth:`poolhall.clients.client.Client.state_at`; ``adopt`` replaces the client's
-    state with the refreshed one (whose head is the client's head)."""
+    state with the refreshed one (whose head is the client's head); ``head`` is the client's
+    head now.
+
+    The refresh asked for meanwhile runs at the head it finds, not at the seq it was asked
+    for: asked at that older seq, its answer, with nothing folded since, took the client's
+    table back behind events it had already folded, and the next event read as a gap ("have
+    16, got 18"); the resume then sent the hash of event 17 as that of 16, and was refused as
+    diverged."""
 
     def __init__(self, ask: Callable[[int], Awaitable[Snapshot]],
-                 adopt: Callable[[CampaignState], None]) -> None:
+                 adopt: Callable[[CampaignState], None], head: Callable[[], int]) -> None:
         self._ask = ask
         self._adopt = adopt
+        self._head = head
         self._task: asyncio.Task[None] | None = None
         self._since: list[Recorded] = []
-        self._again: int | None = None
+        self._again = False
         self._generation = 0
 
     def folded(self, recorded: Recorded) -> None:
@@ -57,7 +65,7 @@ class SealedRefresh:
     def ask(self, seq: int) -> None:
         """Refresh the table at ``seq`` (the client's head), now or after the refresh under way."""
         if self._task is not None:
-            self._again = seq
+            self._again = True
             return
         self._since = []
         self._task = asyncio.get_running_loop().create_task(
@@ -76,15 +84,16 @@ class SealedRefresh:
             for recorded in since:
                 if recorded.seq > state.head:
                     evolve(state, recorded)
-            self._adopt(state)
-        if self._again is not None:
-            again, self._again = self._again, None
-            self.ask(again)
+            if state.head == self._head():  # else not the client's table: kept as it is
+                self._adopt(state)
+        if self._again:
+            self._again = False
+            self.ask(self._head())
 
     async def close(self) -> None:
         """Stop a refresh under way (the client is closing)."""
         task, self._task = self._task, None
-        self._again = None
+        self._again = False
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
