@@ -305,7 +305,9 @@ def test_open_check_stays_in_view_and_each_roll_and_remove_button_names_its_own(
     card = check_card(ana, "han-1")
     expect(card).to_be_visible()
     expect(button).to_be_focused()
-    assert button.evaluate(in_window), button.bounding_box()
+    # the page follows once the card is laid out (a ResizeObserver): waited for, not assumed
+    # at once (a loaded machine ran the check before the observer)
+    ana.wait_for_function(in_window, arg=button.element_handle(), timeout=5000)
     opener.get_by_label("skill", exact=True).select_option(label="Cool (rank 1, Presence)")
     button.focus()
     ana.keyboard.press("Enter")
@@ -315,7 +317,7 @@ def test_open_check_stays_in_view_and_each_roll_and_remove_button_names_its_own(
     expect(check_card(ana, "han-2").locator(".ph-nc-success")).to_contain_text(
         "% to succeed", timeout=VIEW_WAIT)  # the odds drawn: the cards taller
     expect(button).to_be_focused()
-    assert button.evaluate(in_window), button.bounding_box()
+    ana.wait_for_function(in_window, arg=button.element_handle(), timeout=5000)
 
     expect(ana.locator("ph-narrative-check").get_by_role("button", name="Roll")).to_have_text(
         ["Roll", "Roll"])
