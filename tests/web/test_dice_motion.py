@@ -17,11 +17,11 @@ WATCH = """() => { window.__seen = null; new Promise((done) => {
       if (node.dataset?.type !== "dice_rolled") continue;
       observer.disconnect();
       const die = node.querySelector("svg.ph-die");
-      requestAnimationFrame(() => done({
-        animation: getComputedStyle(die).animationName,
-        fresh: node.classList.contains("ph-fresh"),
-        words: node.textContent,
-      }));
+      // read as inserted: on a loaded machine the next frame came after the tumble had
+      // ended (its animationend takes the class away), and read "none"
+      const animation = getComputedStyle(die).animationName;
+      const fresh = node.classList.contains("ph-fresh");
+      requestAnimationFrame(() => done({animation, fresh, words: node.textContent}));
     }
   }).observe(list, {childList: true, subtree: true});
 }).then((seen) => { window.__seen = seen; }); }"""
