@@ -167,13 +167,15 @@ def serving(tmp_path: Path, *flags: str) -> Generator[Served, None, None]:
     process = start_serve(tmp_path / "table.db", port, *ONE_ADDRESS_FOR_EVERYONE, *flags,
                           log=tmp_path / "serve.log")
     served = Served(tmp_path, port, process)
-    yield served
-    process = served.process  # a test may have restarted it (a restore): stop that one
-    process.terminate()
     try:
-        process.wait(15)
-    except subprocess.TimeoutExpired:
-        process.kill()
+        yield served
+    finally:  # also when a test closes the generator (close() raises at the yield)
+        process = served.process  # a test may have restarted it (a restore): stop that one
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
 
 
 @pytest.fixture
