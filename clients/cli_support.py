@@ -93,6 +93,11 @@ ONE_SHOT_TIMEOUT = 30.0
 """Seconds a one-shot command waits for its answer by default (``--timeout``), reconnecting
 through drops meanwhile."""
 
+STILL_WAITING = 5.0
+"""Seconds without a server's answer to joining after which a command says it is still
+waiting: a host that drops packets, or a program at that port that is not a poolhall server,
+would otherwise leave the terminal silent for the whole ``--timeout``."""
+
 # Markup off: names, reasons and messages come from users, and a "[/x]" in a roll's reason
 # must print as typed, not break every watcher's terminal. Styling goes through styled().
 # Control characters in what players typed are escaped by a render hook (clients.printable).
@@ -263,6 +268,8 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
     (for the commands that need the whole history, like ``state --at``). ``hooks``: the
     client's ``on_connection``, ``on_view`` and ``on_revealed``.
     """
+    import asyncio
+
     from websockets.exceptions import InvalidHandshake, InvalidURI
 
     from poolhall.clients.client import Client
@@ -277,6 +284,8 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
     client = Client(args.url, token or resolve_token(args), campaign, timeout=timeout,
                     reconnect_for=60.0 if follow else timeout, keep_all=True, replay=replay,
                     **hooks)
+    waiting = asyncio.get_running_loop().call_later(STILL_WAITING, _say_still_waiting, args,
+                                                    timeout)
     try:
         await client.connect()
     except CommandRejected as refusal:
@@ -300,7 +309,17 @@ async def open_client(args: argparse.Namespace, campaign: str | None,
                        EXIT_UNREACHABLE) from None
     except (OSError, TimeoutError) as error:
         raise CliError(why_unreachable(error, args.url), EXIT_UNREACHABLE) from None
+    finally:
+        waiting.cancel()
     return client
+
+
+def _say_still_waiting(args: argparse.Namespace, timeout: float) -> None:
+    """A line on standard error that the server has not answered yet, and until when the
+    command waits (none with ``--json``, whose standard error holds one JSON error only)."""
+    if not getattr(args, "json", False):
+        _consoles()[1].print(styled("[dim]waiting for {} to answer (giving up after {} s: "
+                                    "--timeout)…[/]", args.url, f"{timeout:g}"))
 
 
 async def call_once(args: argparse.Namespace, campaign: str | None, command_type: type[Any],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -138,3 +139,27 @@ def test_serve_on_a_text_file_refuses_it_alone(tmp_path: Path) -> None:
         assert "token hashes" not in result.stderr
         assert result.stderr.count("\n") == 1, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["serve.log"]
+
+
+def test_a_server_that_never_answers_is_waited_for_aloud(tmp_path: Path) -> None:
+    """A program at the port that takes the connection and says nothing (not a poolhall
+    server, or a host dropping packets): after a few seconds a line says the command is still
+    waiting and until when, instead of a silent terminal for the whole ``--timeout``; then
+    the usual unreachable error and exit 3. With ``--json`` nothing but the JSON error is
+    printed."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        url = f"ws://127.0.0.1:{silent.getsockname()[1]}"
+        for as_json in ((), ("--json",)):
+            result = poolhall("state", "edge", "--url", url, "--admin-token", "ph_" + "x" * 30,
+                              "--timeout", "6", *as_json, cwd=tmp_path, check=False)
+            assert result.returncode == 3, result.stderr
+            lines = result.stderr.splitlines()
+            if as_json:
+                assert not lines, lines
+                assert json.loads(result.stdout)["error"] == "unreachable", result.stdout
+                continue
+            assert lines[0] == f"waiting for {url} to answer (giving up after 6 s: --timeout)…"
+            assert lines[1].startswith(f"error: cannot reach the server at {url}: "), lines
+            assert len(lines) == 2, lines
