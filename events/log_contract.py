@@ -323,6 +323,13 @@ class PresenceBoard(Protocol):
     process: str
     """This process's id on the board (unique per start)."""
 
+    def enter(self, opened_at: str) -> str:
+        """Say this process lives, as it opens the log at ``opened_at`` (ISO 8601 UTC, the
+        events' clock): since when the deployment has been serving, the earliest time a live
+        process says (each says the one it found entering), or ``opened_at`` when none lives.
+        A process forgotten although alive says the same time again."""
+        ...
+
     def publish(self, campaign: str, members: Mapping[str, int]) -> None:
         """This process's connections to ``campaign`` now, by member (empty: none); if its
         set of members changed (not only a count), every process is told the campaign

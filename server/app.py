@@ -281,12 +281,13 @@ class Server:
         self.store = SnapshotStore(log.snapshots(),
                                    seal_key(self.admin_token) if self.admin_token else None)
         self.vault = self.loaded.vault = log.seed_vault()
-        await self.loaded.open(log, self.store, self.committer)  # and unloads idle hubs
-        if shared is not None:
+        if shared is not None:  # made first: opening the log enters it on the presence board
             from poolhall.server.shared_deployment import SharedDeployment  # psycopg
 
             self.deployment = SharedDeployment(shared, self.loaded, self.health,
                                                self.settings.presence_expiry)
+        await self.loaded.open(log, self.store, self.committer)  # and unloads idle hubs
+        if self.deployment is not None:
             self.deployment.start()
         logger.info("found %d campaigns in %.3fs (each loads when first joined)",
                     len(self.campaigns), time.perf_counter() - started)

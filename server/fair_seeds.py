@@ -7,11 +7,11 @@ rotation, the automatic one) can publish the next epoch's commitment purely, fro
 is already durable: the seed is kept *before* its ``seed_committed`` is appended, and a
 restart finds it (and the current one) in the vault.
 
-**An epoch this process did not see begin is ended before it rolls again.** The log this
+**An epoch the deployment did not see begin is ended before it rolls again.** The log this
 process opened may be a backup put back: rolls made after the backup was taken are lost, but
 people saw their dice, and the same nonces of the same seed would roll them again, die for die.
 So the first time a process loads a campaign from the log, the epoch open then is *inherited*
-if it was committed before the process opened the log (:func:`inherited_epoch`)
+if it was committed before the deployment began serving (:func:`inherited_epoch`)
 (:attr:`~poolhall.server.rules.fairness.EpochSeeds.inherited`): the first roll reveals it and
 rolls in a later one whose seed this process drew
 (:class:`~poolhall.server.rules.fairness.FairRoll`). Not the next: the seeds of the two epochs
@@ -19,13 +19,20 @@ after it were drawn ahead, are in the same backup, and the lost rolls may have u
 each is committed and revealed unused on the way. The epoch a campaign had open when this
 process first loaded it is kept for the process's life (``judged``, shared by every hub it
 loads): a hub unloaded before anyone rolled (a join refused ``diverged`` after a restore loads
-it, and nobody joins it) and loaded again still ends that epoch, while an epoch this process
-saw begin is trusted; a campaign this process created has no inherited epoch.
+it, and nobody joins it) and loaded again still ends that epoch, while an epoch the
+deployment saw begin is trusted; a campaign this process created has no inherited epoch.
 
-Judged when loaded, not at the first roll, and by when the epoch began: on a shared log an
-epoch another process began after this one opened the log is of the log this process has
-been serving (a backup is put back with every process stopped), and ending it again would
-only add events (and whichever process rolled first would decide how many).
+Judged when loaded, not at the first roll, and by when the epoch began against when the
+deployment began serving (:meth:`~.loaded_campaigns.LoadedCampaigns.open`): when this process
+opened the log, on a log of one process (SQLite); on a shared log, the earliest time the
+processes live as it opened the log say
+(:meth:`~poolhall.events.log_contract.PresenceBoard.enter`), each having said the same as it
+started beside others, or its own open time if it started alone. A backup is put back with
+every process stopped, so an epoch begun while any process served is of the log they have
+been serving: ending it again would only add events (whichever process rolled first would
+decide how many), and one holding a private roll would pause the dice on each process
+restarted one at a time (a rolling restart, an upgrade) while the others rolled on, then on
+all of them.
 
 **An inherited epoch holding a private roll pauses the dice.** Its seed may not be revealed
 before its game session ends (the reveal would show the private roll), and rolling on in it
@@ -52,9 +59,10 @@ __all__ = ["FairSeeds", "inherited_epoch", "system_seed"]
 logger = logging.getLogger("poolhall.server.fair_seeds")
 
 
-def inherited_epoch(fair: FairState, opened_at: str) -> int:
-    """The epoch of a campaign just loaded that this process did not see begin: the open
-    epoch if it was committed before ``opened_at`` (when this process opened the log), else 0.
+def inherited_epoch(fair: FairState, serving_since: str) -> int:
+    """The epoch of a campaign just loaded that the deployment did not see begin: the open
+    epoch if it was committed before ``serving_since`` (when the deployment began serving:
+    see the module), else 0.
 
     Both times are the events' (ISO 8601 UTC); one that does not parse counts as before (the
     careful side: an epoch ended needlessly costs a few events)."""
@@ -62,10 +70,10 @@ def inherited_epoch(fair: FairState, opened_at: str) -> int:
         return 0
     try:
         began = datetime.fromisoformat(fair.committed_at)
-        opened = datetime.fromisoformat(opened_at)
+        since = datetime.fromisoformat(serving_since)
     except ValueError:
         return fair.epoch
-    return fair.epoch if began <= opened else 0
+    return fair.epoch if began <= since else 0
 
 
 def system_seed() -> bytes:
@@ -157,12 +165,12 @@ class FairSeeds:
         inherited = bool(epoch) and epoch == self._inherited and bool(self._fresh)
         if inherited and state.epoch_is_private and not self._warned:
             self._warned = True
-            logger.warning("campaign %s: epoch %d holds a private roll and was open when this "
-                           "server started; its rolls are refused until the GM ends the game "
-                           "session (or, outside one, starts one or rotates the seed): the "
-                           "log may be a "
-                           "backup put back, whose lost rolls used this epoch (see Backup "
-                           "and restore)", self._campaign, epoch)
+            logger.warning("campaign %s: epoch %d holds a private roll and was open when the "
+                           "server (every process of it) started; its rolls are refused until "
+                           "the GM ends the game session (or, outside one, starts one or "
+                           "rotates the seed): the log may be a backup put back, whose lost "
+                           "rolls used this epoch (see Backup and restore)", self._campaign,
+                           epoch)
         return EpochSeeds(current=current, following=self._known.get(epoch + 1), now=now,
                           current_keyed=self._keyed.get(epoch),
                           inherited=tuple(self._known[e] for e in range(epoch + 1, self._fresh + 1))

@@ -55,9 +55,11 @@ class LoadedCampaigns:
         self._new_seed = new_seed
         self.vault: SeedVault | None = None
         """Where each epoch's seed is kept (set by the server as it opens the log)."""
-        self._opened_at = ""
-        """When this process opened the log (ISO 8601, the events' clock): an epoch committed
-        before may come from a backup put back (:func:`~.fair_seeds.inherited_epoch`)."""
+        self._serving_since = ""
+        """Since when the deployment has been serving (ISO 8601, the events' clock): when this
+        process opened the log, or on a shared log the time its live processes say then (see
+        :meth:`open`). An epoch committed before may come from a backup put back
+        (:func:`~.fair_seeds.inherited_epoch`)."""
         self._judged_epochs: dict[str, int] = {}
         """The epoch each campaign had open when this process first loaded it (0: none, or
         this process created it; :mod:`poolhall.server.fair_seeds`): ended at its next roll,
@@ -96,10 +98,23 @@ class LoadedCampaigns:
 
     async def open(self, log: ServerLog, store: SnapshotStore,
                    committer: GroupCommitter) -> None:
-        """Read which campaigns the log holds (not their events), then unload idle hubs
-        every so often if ``--idle-unload`` is set."""
+        """Judge since when the deployment has been serving, read which campaigns the log
+        holds (not their events), then unload idle hubs every so often if ``--idle-unload``
+        is set.
+
+        Since this process opened the log, on a log of one process (SQLite); on a shared log
+        since the time the processes live now say
+        (:meth:`~poolhall.events.log_contract.PresenceBoard.enter`), so that a process
+        restarted beside others (a rolling restart) does not take an epoch begun while they
+        served for one from a backup: a backup is put back with every process stopped.
+        Raises :class:`~poolhall.events.errors.StoreError` if the presence board cannot be
+        written."""
         self.log, self.store, self.committer = log, store, committer
-        self._opened_at = self._clock()
+        opened_at = self._clock()
+        self._serving_since = opened_at if self.presence is None else \
+            await asyncio.to_thread(self.presence.board.enter, opened_at)
+        if self._serving_since != opened_at:
+            logger.info("the deployment has been serving since %s", self._serving_since)
         self.lookups = CommandLookups(log)
         for campaign, command_id, actor, last in await asyncio.to_thread(log.directory):
             self.know(campaign, command_id, CommandRecord(actor, 1, last))
@@ -128,7 +143,7 @@ class LoadedCampaigns:
                           head_hash=loaded.head_hash, log=self.log, store=self.store,
                           committer=self.committer, lookups=self.lookups,
                           seeds=self.seeds(loaded.state.campaign, inherited_epoch(
-                              loaded.state.fair, self._opened_at)),
+                              loaded.state.fair, self._serving_since)),
                           clock=self._clock,
                           health=self._health,
                           workers=self._workers, view_backlog=self.settings.view_backlog,

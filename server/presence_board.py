@@ -25,6 +25,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
+from datetime import datetime
 
 from poolhall.events.log_contract import PresenceBoard
 
@@ -40,6 +41,8 @@ class PresenceSpace:
         self.lock = threading.Lock()
         self.beats: dict[str, tuple[float, float]] = {}
         """Each live process's last heartbeat, and its expiry."""
+        self.since: dict[str, str] = {}
+        """Since when each process that entered says the deployment has been serving."""
         self.rows: dict[str, dict[str, dict[str, int]]] = {}
         """Each live process's connections, by campaign, by member."""
         self._listeners: list[Callable[[str], None]] = []
@@ -65,6 +68,7 @@ class MemoryPresence:
         self.expiry = expiry
         self.space = space if space is not None else PresenceSpace()
         self._mine: dict[str, dict[str, int]] = {}
+        self._since: str | None = None
 
     def _alive(self) -> list[str]:
         """Renew the heartbeat (under the space's lock); if this process had been forgotten,
@@ -74,8 +78,21 @@ class MemoryPresence:
         space.beats[self.process] = (space.clock(), self.expiry)
         if not forgotten:
             return []
+        if self._since is not None:
+            space.since[self.process] = self._since
         space.rows[self.process] = {c: dict(m) for c, m in self._mine.items()}
         return list(self._mine)
+
+    def enter(self, opened_at: str) -> str:
+        space = self.space
+        with space.lock:
+            now = space.clock()
+            live = [since for process, since in space.since.items()
+                    if self._live(process, now)]
+            self._since = min(live, key=datetime.fromisoformat, default=opened_at)
+            self._alive()
+            space.since[self.process] = self._since
+        return self._since
 
     def publish(self, campaign: str, members: Mapping[str, int]) -> None:
         members = {member: count for member, count in members.items() if count > 0}
@@ -112,6 +129,7 @@ class MemoryPresence:
             for process in list(space.beats):
                 if not self._live(process, now):
                     del space.beats[process]
+                    space.since.pop(process, None)
                     expired.update(space.rows.pop(process, {}))
         changed = sorted({*told, *expired})
         space.notify(changed)
@@ -120,6 +138,7 @@ class MemoryPresence:
     def close(self) -> None:
         with self.space.lock:
             self.space.beats.pop(self.process, None)
+            self.space.since.pop(self.process, None)
             gone = sorted(self.space.rows.pop(self.process, {}))
             self._mine.clear()
         self.space.notify(gone)

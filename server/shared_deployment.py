@@ -39,17 +39,22 @@ class SharedDeployment:
         self._pool_failures = OncePerInterval("error connecting in", POOL_FAILURES_INTERVAL)
         self._pool_gave_up = OncePerInterval("reconnection attempt in pool",
                                              POOL_FAILURES_INTERVAL)
+        self._started = False
 
     def start(self) -> None:
         logging.getLogger("psycopg.pool").addFilter(self._pool_failures)
         logging.getLogger("psycopg.pool").addFilter(self._pool_gave_up)
         self.presence.start()
         self.followers.start()
+        self._started = True
 
     def stop(self) -> None:
         """Blocking (the listener's and the presence thread's ends): call it off the loop.
-        Stopping the presence withdraws this process's members from the others' pages."""
-        self.followers.stop()
+        Stopping the presence withdraws this process's members from the others' pages, and
+        its row (written as it opened the log, before :meth:`start`) from the board, so a
+        start that failed between the two leaves no live process behind."""
+        if self._started:
+            self.followers.stop()
         self.presence.stop()
         logging.getLogger("psycopg.pool").removeFilter(self._pool_failures)
         logging.getLogger("psycopg.pool").removeFilter(self._pool_gave_up)

@@ -7,6 +7,13 @@ not agree), and ``presence``, this process's connections per (campaign, member).
 writes only its own rows, on a connection of its own used by one thread (the server's
 presence thread, :mod:`poolhall.server.shared_presence`): nothing of this runs per command.
 
+- :meth:`PostgresPresence.enter`, as the process opens the log, writes its row with since when
+  the deployment has been serving: the earliest ``serving_since`` of the processes live then
+  (heartbeat younger than their expiry), or the time the process opened the log when none
+  is. A deployment restarted one process at a time keeps the time its first process opened the
+  log; one whose every process stopped (as putting a backup back needs) starts again from its
+  next process's (:mod:`poolhall.server.fair_seeds`). The rows of a process of schema version
+  2 say no time and count as none.
 - :meth:`PostgresPresence.publish` replaces the process's rows of one campaign and, when its
   set of members changed (not only a count), notifies the campaign on
   :data:`~.schema.PRESENCE_CHANNEL` (payload: the campaign only), in one transaction; every
@@ -21,7 +28,8 @@ presence thread, :mod:`poolhall.server.shared_presence`): nothing of this runs p
   not beaten for the expiry (their rows go with them: ``ON DELETE CASCADE``), notifying their
   campaigns, so the pages update without waiting for anyone to connect. A process found
   deleted although alive (the database was out of its reach longer than the expiry, or it
-  restarted and its unlogged tables were emptied) writes all its rows again.
+  restarted and its unlogged tables were emptied) writes all its rows again, its
+  ``serving_since`` as it entered.
 - :meth:`PostgresPresence.close` deletes the process's rows, notifying their campaigns: a
   process stopped cleanly leaves nobody shown.
 """
@@ -30,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -41,8 +50,15 @@ from poolhall.events.postgres_backend.schema import PRESENCE_CHANNEL
 __all__ = ["PostgresPresence"]
 
 _ALIVE = "UPDATE presence_processes SET beat = now() WHERE process = %s"
-_REVIVE = ("INSERT INTO presence_processes (process, expiry) VALUES (%s, %s)"
+_REVIVE = ("INSERT INTO presence_processes (process, expiry, serving_since) VALUES (%s, %s, %s)"
            " ON CONFLICT (process) DO NOTHING")
+_ENTER = ("INSERT INTO presence_processes (process, expiry, serving_since)"
+          " SELECT %s, %s, coalesce(min(serving_since), %s::timestamptz) FROM presence_processes"
+          "  WHERE beat >= now() - make_interval(secs => expiry)"
+          " ON CONFLICT (process) DO UPDATE SET beat = now()"
+          " RETURNING serving_since")
+"""This process's row, serving since the earliest of the live processes (``min`` leaves out
+the ``NULL`` of a process of schema version 2), or since ``opened_at`` when none is live."""
 _FORGET = "DELETE FROM presence WHERE campaign = %s AND process = %s"
 _WRITE = ("INSERT INTO presence (campaign, process, member, connections)"
           " SELECT %s, %s, m, n FROM unnest(%s::text[], %s::integer[]) AS t(m, n)")
@@ -73,6 +89,8 @@ class PostgresPresence:
         self._channel = PRESENCE_CHANNEL
         self._mine: dict[str, dict[str, int]] = {}
         """What this process published, by campaign: written again if it was forgotten."""
+        self._since: datetime | None = None
+        """Since when the deployment has been serving, as :meth:`enter` found it."""
 
     @contextmanager
     def _transaction(self, what: str) -> Iterator[psycopg.Connection[Any]]:
@@ -94,7 +112,7 @@ class PostgresPresence:
         published again: the campaigns to notify."""
         if connection.execute(_ALIVE, [self.process]).rowcount:
             return []
-        connection.execute(_REVIVE, [self.process, self.expiry])
+        connection.execute(_REVIVE, [self.process, self.expiry, self._since])
         for campaign, members in self._mine.items():
             self._write(connection, campaign, members)
         return list(self._mine)
@@ -109,6 +127,16 @@ class PostgresPresence:
     def _notify(self, connection: psycopg.Connection[Any], campaigns: list[str]) -> None:
         if campaigns:
             connection.execute(_NOTIFY, [self._channel, campaigns])
+
+    def enter(self, opened_at: str) -> str:
+        """Write this process's row as it opens the log at ``opened_at`` (ISO 8601, the
+        events' clock): since when the deployment has been serving, in the same form."""
+        with self._transaction("entering this process in presence_processes") as connection:
+            row = connection.execute(_ENTER, [self.process, self.expiry, opened_at]).fetchone()
+        assert row is not None
+        since: datetime = row[0]
+        self._since = since
+        return since.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
     def publish(self, campaign: str, members: Mapping[str, int]) -> None:
         """This process's connections to ``campaign`` now, by member (empty: none), and the
@@ -142,6 +170,8 @@ class PostgresPresence:
 
     def close(self) -> None:
         """Withdraw this process (its campaigns notified) and release the connection."""
+        if self._connection is None:  # never connected: it wrote nothing to withdraw
+            return
         try:
             with self._transaction("withdrawing who is connected") as connection:
                 gone = [row[0] for row in connection.execute(_WITHDRAW, [self.process])]

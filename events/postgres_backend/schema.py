@@ -17,7 +17,8 @@
 - ``deployment``: settings all the processes of one deployment share (the admin token's
   SHA-256, never the token).
 - ``presence_processes`` and ``presence``: who is connected, through which server process
-  (:mod:`.presence`): each process's heartbeat, and its connections per (campaign, member).
+  (:mod:`.presence`): each process's heartbeat and since when the deployment has been serving
+  as it judged it, and its connections per (campaign, member).
   ``UNLOGGED``: nothing in them outlives the processes that write them, so they cost no WAL,
   and a crash of the database empties them (each process writes its rows again at its next
   heartbeat).
@@ -35,8 +36,8 @@ from __future__ import annotations
 __all__ = ["APPEND_ONLY_TABLES", "CHANNEL", "PRESENCE_CHANNEL", "SCHEMA_VERSION", "STATEMENTS",
            "UPGRADES"]
 
-SCHEMA_VERSION = 2
-"""1: the log; 2: the presence tables."""
+SCHEMA_VERSION = 3
+"""1: the log; 2: the presence tables; 3: each process's ``serving_since``."""
 
 CHANNEL = "poolhall_heads"
 """The LISTEN/NOTIFY channel: each payload is ``<new head> <campaign>`` (the campaign last,
@@ -54,7 +55,8 @@ _PRESENCE: tuple[str, ...] = (
     """CREATE UNLOGGED TABLE IF NOT EXISTS presence_processes (
         process text PRIMARY KEY,
         beat timestamptz NOT NULL DEFAULT now(),
-        expiry double precision NOT NULL CHECK (expiry > 0))""",
+        expiry double precision NOT NULL CHECK (expiry > 0),
+        serving_since timestamptz)""",
     """CREATE UNLOGGED TABLE IF NOT EXISTS presence (
         campaign text NOT NULL,
         process text NOT NULL REFERENCES presence_processes ON DELETE CASCADE,
@@ -63,6 +65,12 @@ _PRESENCE: tuple[str, ...] = (
         PRIMARY KEY (campaign, process, member))""",
     "CREATE INDEX IF NOT EXISTS presence_of_process ON presence (process)",
 )
+
+_SERVING_SINCE = ("ALTER TABLE presence_processes"
+                  " ADD COLUMN IF NOT EXISTS serving_since timestamptz")
+"""Since when the deployment has been serving, as the process judged it when it opened the log
+(:meth:`.presence.PostgresPresence.enter`); ``NULL`` in the row of a process made for schema
+version 2, which does not say (it counts as no process: the careful side)."""
 
 _VERSION = f"""INSERT INTO deployment (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}')
     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"""
@@ -128,12 +136,16 @@ STATEMENTS: tuple[str, ...] = (
             FOR EACH STATEMENT EXECUTE FUNCTION poolhall_append_only()""",
     )),
     *_PRESENCE,
+    _SERVING_SINCE,
     _VERSION,
 )
 """Every statement of the schema, each safe to run again (``IF NOT EXISTS``, ``OR
 REPLACE``; triggers ``OR REPLACE`` need PostgreSQL 14 or later)."""
 
-UPGRADES: dict[int, tuple[str, ...]] = {1: (*_PRESENCE, _VERSION)}
+UPGRADES: dict[int, tuple[str, ...]] = {1: (*_PRESENCE, _VERSION),
+                                        2: (_SERVING_SINCE, _VERSION)}
 """What brings a schema at each older version to :data:`SCHEMA_VERSION`: only the new
-tables, so that an upgrade beside running processes takes no lock on the log's tables (their
-triggers' DDL would)."""
+tables and column, so that an upgrade beside running processes takes no lock on the log's
+tables (their triggers' DDL would); the column is added to an unlogged table of a few rows,
+which the running processes' heartbeats wait on for a moment, and may be left empty (theirs
+leave it so)."""

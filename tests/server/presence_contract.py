@@ -18,6 +18,9 @@ __all__ = ["Deployment", "PresenceContract", "until"]
 SHORT = 0.4
 """The expiry of the tests that wait for a process to be forgotten (seconds)."""
 
+OPENED = [f"2026-11-27T20:0{n}:00.000Z" for n in range(6)]
+"""When the processes of the tests open the log, in order (the events' clock)."""
+
 
 class Deployment(Protocol):
     """Several processes' boards on one space (a database, or memory)."""
@@ -171,3 +174,44 @@ class PresenceContract:
         assert patient.elsewhere("c1") == {"alice"}
         assert hasty.beat() == []
         assert hasty.elsewhere("c1") == {"alice"}
+
+    def test_a_process_entering_alone_serves_since_it_opened_the_log(
+            self, deployment: Deployment) -> None:
+        """The first process of a deployment, and one started after every process stopped
+        cleanly, says the deployment serves since it opened the log."""
+        a = deployment.board("a")
+        assert a.enter(OPENED[0]) == OPENED[0]
+        a.close()
+        assert deployment.board("b").enter(OPENED[1]) == OPENED[1]
+
+    def test_processes_restarted_one_at_a_time_keep_the_first_ones_time(
+            self, deployment: Deployment) -> None:
+        """A process entering beside live ones takes the earliest time they say (not its own,
+        even when its clock says earlier), and says it in turn: the time lives on as long as
+        one process is live, however many restarts."""
+        a = deployment.board("a")
+        assert a.enter(OPENED[1]) == OPENED[1]
+        assert deployment.board("b").enter(OPENED[2]) == OPENED[1]
+        a.close()
+        assert deployment.board("c").enter(OPENED[0]) == OPENED[1]  # b is live
+
+    def test_a_process_silent_for_its_expiry_keeps_no_time_alive(
+            self, deployment: Deployment) -> None:
+        """A killed process (it never withdraws) stops counting once its expiry passed, even
+        before anyone deleted its row: the deployment stopped."""
+        a = deployment.board("a", SHORT)
+        a.enter(OPENED[0])
+        time.sleep(SHORT + 0.1)
+        assert deployment.board("b").enter(OPENED[1]) == OPENED[1]
+
+    def test_a_live_process_that_was_forgotten_says_its_time_again(
+            self, deployment: Deployment) -> None:
+        """A process cut off from the board longer than the expiry is forgotten; at its next
+        heartbeat it says the time it entered with again (it never stopped serving)."""
+        a, b = deployment.board("a", SHORT), deployment.board("b", SHORT)
+        a.enter(OPENED[0])
+        time.sleep(SHORT + 0.1)
+        b.beat()  # a forgotten
+        b.close()
+        a.beat()
+        assert deployment.board("c").enter(OPENED[1]) == OPENED[0]

@@ -1,6 +1,7 @@
 """The presence board's contract (:mod:`tests.server.presence_contract`) on both boards: in
 memory, and on a real PostgreSQL (a fresh schema per test) with its notifications heard by
-the real listener; then what only the database has: its tables made by an upgrade."""
+the real listener; then what only the database has: its tables and column made by an
+upgrade."""
 
 from __future__ import annotations
 
@@ -104,3 +105,31 @@ def test_an_older_schema_gets_the_presence_tables(postgres_url: str) -> None:
                                    " ORDER BY relname").fetchall()
     assert version == (str(SCHEMA_VERSION),)
     assert found == [("presence", "u"), ("presence_processes", "u")]  # unlogged
+
+
+def test_a_schema_of_version_2_gets_serving_since_and_its_processes_count_as_none(
+        postgres_url: str) -> None:
+    """A database of schema version 2 (the presence tables without ``serving_since``) is
+    upgraded by the next process that opens it, while the processes made for version 2 beat on
+    and write no time: a process entering beside only them serves since it opened the log
+    (the careful side: an epoch open then is ended as one that may come from a backup)."""
+    PostgresLog(postgres_url).close()
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        connection.execute("ALTER TABLE presence_processes DROP COLUMN serving_since")
+        connection.execute("UPDATE deployment SET value = '2' WHERE key = 'schema_version'")
+        connection.execute("INSERT INTO presence_processes (process, expiry) VALUES ('old', 30)")
+    PostgresLog(postgres_url).close()
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        version = connection.execute(
+            "SELECT value FROM deployment WHERE key = 'schema_version'").fetchone()
+        old = connection.execute("SELECT serving_since FROM presence_processes"
+                                 " WHERE process = 'old'").fetchone()
+        connection.execute("INSERT INTO presence_processes (process, expiry) VALUES"
+                           " ('old-again', 30)")  # as version 2's code revives its row
+    assert version == (str(SCHEMA_VERSION),)
+    assert old == (None,)
+    board = PostgresPresence(postgres_url, "new", expiry=30.0)
+    try:
+        assert board.enter("2026-11-27T20:00:00.000Z") == "2026-11-27T20:00:00.000Z"
+    finally:
+        board.close()
