@@ -14,6 +14,7 @@ from rich.text import Text
 from poolhall.clients.cli_support import styled
 from poolhall.clients.printable import printable
 from poolhall.events.plural import plural
+from poolhall.projections.analytics_fold import ADMIN
 from poolhall.projections.analytics_model import (
     D12Figures,
     Luck,
@@ -24,7 +25,7 @@ from poolhall.projections.analytics_model import (
     Sr3Figures,
     Tally,
 )
-from poolhall.reports.words import at_event, fair_band, percent, time_to_roll, who
+from poolhall.reports.words import at_event, fair_band, percent, table_luck, time_to_roll, who
 
 __all__ = ["summary"]
 
@@ -54,7 +55,8 @@ def _luck_table(report: Report, section: Section) -> Table:
             if (member in section.gms) == gm:
                 also = section.merged.get(member)
                 row(who(report, member) + (f" as {report.characters.get(also, also)}"
-                                           if also else "") + (" (GM)" if gm else ""), luck)
+                                           if also else "")
+                    + (" (GM)" if gm and member != ADMIN else ""), luck)  # "admin (GM)"
         for character, luck in section.characters.items():
             if character not in merged and (character in section.npcs) == gm:
                 row(report.characters.get(character, character)
@@ -135,11 +137,11 @@ def _narrative(report: Report, n: NarrativeFigures) -> list[RenderableType]:
 
 
 def _sr3(report: Report, s: Sr3Figures) -> list[RenderableType]:
-    """The table's tests, its longest Rule of Six chain and unused pool dice, then each
-    character's tests."""
+    """The table's tests, its longest Rule of Six chain and unused pool dice, its Rule of One
+    (a line of its own: the rolls that came up all ones, then the tests that ended so), then
+    each character's tests."""
     t3 = s.table
     line = (f"Shadowrun: {plural('test', t3.tests)}; {_tally('successes', t3.successes)}; "
-            f"Rule of One {t3.disasters.actual:.0f} (expected {t3.disasters.expected:.2g}); "
             f"Karma Pool spent {t3.karma_spent}, "
             f"{_tally('successes bought', t3.karma_successes)}")
     if s.longest_chain is not None:
@@ -154,12 +156,16 @@ def _sr3(report: Report, s: Sr3Figures) -> list[RenderableType]:
         turns = len({(t.encounter, t.turn) for t in s.combat_turns})
         line += (f"; pool dice unused {unused} of {full} over "
                  f"{plural('Combat Turn', turns)}")
-    out: list[RenderableType] = [Text(printable(line))]
+    out: list[RenderableType] = [Text(printable(line)), Text(
+        f"Rule of One: {t3.disasters.actual:.0f} rolled (expected {t3.disasters.expected:.2g}, "
+        "Karma rerolls included); tests that ended a disastrous failure, after their Karma "
+        f"rerolls: {t3.disastrous_tests}")]
     for ch, v3 in s.characters.items():
         out.append(Text(printable(
             f"  {report.characters.get(ch, ch)}: {plural('test', v3.tests)}; "
             f"{_tally('successes', v3.successes)}; Rule of One "
-            f"{v3.disasters.actual:.0f} (expected {v3.disasters.expected:.2g}); Karma Pool "
+            f"{v3.disasters.actual:.0f} rolled (expected {v3.disasters.expected:.2g}), "
+            f"{plural('test', v3.disastrous_tests)} ended so; Karma Pool "
             f"spent {v3.karma_spent}")))
     return out
 
@@ -232,6 +238,6 @@ def summary(report: Report, session: int | None = None) -> RenderableType:
             table.add_column(column)
         for s in report.sessions:
             table.add_row(str(s.session), Text(printable(s.title)), str(s.timeline.events),
-                          str(s.luck.rolls), f"{s.luck.mean_percentile:.3f}")
+                          str(s.luck.rolls), table_luck(s.luck))
         parts.append(table)
     return Group(*parts)

@@ -9,11 +9,16 @@ I/O, no clock (times are the events' own), no randomness: the same log gives the
 
 ``roll_rows(events)`` gives the judged rolls themselves, one row each (``poolhall export``).
 
+The walk's plumbing is :mod:`poolhall.projections.analytics_fold`, its Shadowrun handlers (and
+how Rule of One, Rule of Six and pools per Combat Turn are counted)
+:mod:`poolhall.projections.analytics_sr3`, the sums of each section
+:mod:`poolhall.projections.analytics_tally`.
+
 What a roll is judged by (its *value*):
 
 - narrative check or pool: net successes (Force dice play no part);
 - Force dice rolled for a power: the light side pips of a player's roll, the dark side pips
-  of a GM's (:func:`_force_side`);
+  of a GM's, the admin token's included: it acts as GM (:func:`_force_side`);
 - Shadowrun test with a target number: successes; an open test: the highest total; a Karma
   Pool reroll: the successes (the highest total) the rerolled dice added;
 - d12 roll: the margin;
@@ -23,8 +28,7 @@ What a roll is judged by (its *value*):
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
-from datetime import datetime
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -32,39 +36,20 @@ import msgspec
 from poolhall.events import core
 from poolhall.events import d12 as d12_events
 from poolhall.events import narrative as narrative_events
-from poolhall.events import sr3 as sr3_events
 from poolhall.events.base import Recorded
-from poolhall.events.plural import plural
 from poolhall.projections import analytics_odds as odds
+from poolhall.projections.analytics_fold import remember
 from poolhall.projections.analytics_model import (
-    ChainRecord,
     DestinyFlip,
     DestinyPoint,
     ExtendedTest,
     Report,
     RollRow,
 )
-from poolhall.projections.analytics_tally import Fact, Scope
+from poolhall.projections.analytics_sr3 import Sr3Fold
 from poolhall.projections.narrative_dice import FACES, cancel_text
-from poolhall.projections.sr3_odds import p_die_at_least
 
 __all__ = ["for_session", "report", "roll_rows"]
-
-_POOL_SOURCES = frozenset(sr3_events.POOLS)
-_ASTRAL_POOLS = frozenset({"astral_combat", "astral"})
-"""Pools usable only on the astral plane (rules: sr3-dice-pools.md, Astral Combat Pool and
-Astral Pool)."""
-OPEN_KEPT = 4096
-"""Tests and checks still open that the fold remembers, at most (the oldest forgotten first):
-a reroll or a roll refers to one opened lately, and the fold's memory must not grow with the
-log. One forgotten is judged as a test of a partial log is (its reroll is not compared)."""
-
-
-def _remember(open_ones: dict[Any, Any], key: object, value: object) -> None:
-    """``open_ones[key] = value``, forgetting the oldest past :data:`OPEN_KEPT`."""
-    open_ones[key] = value
-    if len(open_ones) > OPEN_KEPT:
-        del open_ones[next(iter(open_ones))]
 
 
 def _force_side(by_gm: bool) -> str:
@@ -80,45 +65,14 @@ def _force_side(by_gm: bool) -> str:
     return "dark" if by_gm else "light"
 
 
-def _seconds(at: str) -> float | None:
-    """An event's recorded time as seconds since the epoch (None if unreadable)."""
-    try:
-        return datetime.fromisoformat(at).timestamp()
-    except ValueError:
-        return None
-
-
-class _Fold:
-    """The walk over the log: what the report needs to remember between events."""
+class _Fold(Sr3Fold):
+    """The walk over the log, with every system's handlers (Shadowrun's: :class:`Sr3Fold`)."""
 
     def __init__(self, keep_rows: bool) -> None:
-        self.campaign = ""
-        self.name = ""
-        self.system = ""
-        self.head = 0
-        self.players: dict[str, str] = {}
-        self.gms: set[str] = {"gm"}
-        """The GMs: invited as such (and ``gm``, the member a campaign's GM is created as)."""
-        self.characters: dict[str, str] = {}
-        self.whole = Scope(None)
-        self.sessions: list[Scope] = []
-        self.current: Scope | None = None
-        self.scopes: list[Scope] = [self.whole]
-        self.keep_rows = keep_rows
-        self.rows: list[RollRow] = []
+        super().__init__(keep_rows)
         self.opened: dict[str, float] = {}           # narrative check -> opened at
-        self.declared: dict[str, float] = {}         # sr3 character -> test declared at
-        self.sr3_tests: dict[int, tuple[int | None, int | None]] = {}  # test -> (tn, result)
-        self.encounter = 0
-        self.turn: int | None = None
-        self.astral_pools: dict[str, int] = {}
-        """Astral pool dice of each character this Combat Turn, not yet counted as theirs."""
         self.d12_tests: dict[int, tuple[str | None, str, float | None, int]] = {}
-        self.handlers: dict[type[Any], Callable[[Recorded, Any, float | None], None]] = {
-            core.CampaignCreated: self.campaign_created,
-            core.MemberInvited: self.member_invited,
-            core.CharacterCreated: self.character_named,
-            core.CharacterUpdated: self.character_named,
+        self.handlers.update({
             core.DiceRolled: self.free_roll,
             narrative_events.CheckOpened: self.check_opened,
             narrative_events.CheckRolled: self.narrative_roll,
@@ -127,100 +81,10 @@ class _Fold:
             narrative_events.DestinyPoolRolled: self.destiny,
             narrative_events.DestinyPoolSet: self.destiny,
             narrative_events.DestinyFlipped: self.destiny_flipped,
-            sr3_events.PoolTestDeclared: self.test_declared,
-            sr3_events.PoolTestRolled: self.sr3_test,
-            sr3_events.PoolTestRerolled: self.sr3_reroll,
-            sr3_events.CombatEncounterStarted: self.encounter_started,
-            sr3_events.CombatTurnStarted: self.turn_started,
-            sr3_events.CombatTurnEnded: self.turn_over,
-            sr3_events.CombatEncounterEnded: self.turn_over,
             d12_events.ThresholdTestStarted: self.d12_started,
             d12_events.ThresholdDiceRolled: self.d12_roll,
             d12_events.ThresholdTestEnded: self.d12_ended,
-        }
-
-    # ---- plumbing -------------------------------------------------------------------------
-
-    def judge(self, rec: Recorded, character: str | None, system: str, kind: str,
-              pool: Callable[[], str], result: Callable[[], str], x: int, dist: odds.Discrete,
-              p_success: float | None, test: int | None = None) -> None:
-        """Judge one roll's value ``x`` against its distribution. The row (and the words of
-        its pool and result) is made only if it is kept or shown; ``test`` is the number the
-        table gives the test (SR3's), for the report to name it as the table does."""
-        figures = dist.figures(x)
-        p_at_most = dist.p_at_most(x)
-        session = self.current.session if self.current else None
-
-        def make() -> RollRow:
-            return RollRow(
-                campaign=self.campaign, session=session, seq=rec.seq, time=rec.at,
-                actor=rec.actor, character=character, system=system, kind=kind, pool=pool(),
-                result=result(), value=x, expected=round(dist.mean, 6), p_success=p_success,
-                p_at_least=figures[0], p_at_most=p_at_most, percentile=figures[1], test=test)
-
-        fact = Fact(rec.actor, character, system, figures, p_at_most, dist, make)
-        if self.keep_rows:
-            self.rows.append(fact.row())
-        if len(dist.values) < 2:  # a certain result tells nothing about the dice
-            return
-        for scope in self.scopes:
-            scope.roll(fact)
-
-    def add(self, system: str, character: str | None, pairs: tuple[float, ...]) -> None:
-        """One roll's actual, expected, actual, expected ... of the system's figures
-        (:data:`poolhall.projections.analytics_tally.SYSTEM_SUMS`), for the table and the
-        character."""
-        for scope in self.scopes:
-            table, mine = scope.sums(system, character)
-            table.rolls += 1
-            table.add(pairs)
-            if mine is not table:
-                mine.rolls += 1
-                mine.add(pairs)
-
-    def add_one(self, system: str, character: str | None, name: str, actual: float,
-                expected: float) -> None:
-        """Add to one figure, not a roll of its own (the Karma Pool dice of a test)."""
-        for scope in self.scopes:
-            table, mine = scope.sums(system, character)
-            table.add_one(name, actual, expected)
-            if mine is not table:
-                mine.add_one(name, actual, expected)
-
-    # ---- the walk -------------------------------------------------------------------------
-
-    def step(self, rec: Recorded) -> None:
-        self.head = max(self.head, rec.seq)
-        event: Any = rec.event
-        kind = type(event)
-        if kind is core.GameSessionStarted:
-            self.current = Scope(event.session, event.title)
-            self.sessions.append(self.current)
-            self.scopes = [self.whole, self.current]
-        seconds = _seconds(rec.at)
-        if seconds is not None:
-            for scope in self.scopes:
-                scope.event(seconds, rec.at, rec.seq)
-        handler = self.handlers.get(kind)
-        if handler is not None:
-            handler(rec, event, seconds)
-        if kind is core.GameSessionEnded:
-            self.current = None
-            self.scopes = [self.whole]
-
-    def campaign_created(self, rec: Recorded, event: Any, seconds: float | None) -> None:
-        self.campaign, self.name, self.system = event.campaign, event.name, event.system
-
-    def member_invited(self, rec: Recorded, event: Any, seconds: float | None) -> None:
-        self.players[event.member] = event.name
-        if event.role == "gm":
-            self.gms.add(event.member)
-
-    def character_named(self, rec: Recorded, event: Any, seconds: float | None) -> None:
-        if event.name is not None:
-            self.characters[event.character] = event.name
-
-    # ---- each system ----------------------------------------------------------------------
+        })
 
     def free_roll(self, rec: Recorded, event: core.DiceRolled, seconds: float | None) -> None:
         key = tuple((len(t.faces), t.sides, t.sign) for t in event.terms)
@@ -234,7 +98,7 @@ class _Fold:
 
     def check_opened(self, rec: Recorded, event: Any, seconds: float | None) -> None:
         if seconds is not None:
-            _remember(self.opened, event.check, seconds)
+            remember(self.opened, event.check, seconds)
 
     def narrative_roll(self, rec: Recorded, event: Any, seconds: float | None) -> None:
         dist, adv, triumphs, despairs, p_success = odds.narrative_successes(event.pool)
@@ -284,108 +148,8 @@ class _Fold:
             scope.flip(flip)
         self.destiny(rec, event, seconds)
 
-    def test_declared(self, rec: Recorded, event: Any, seconds: float | None) -> None:
-        if seconds is not None:
-            self.declared[event.character] = seconds
-
-    def encounter_started(self, rec: Recorded, event: Any, seconds: float | None) -> None:
-        self.encounter += 1
-
-    def turn_started(self, rec: Recorded, event: Any, seconds: float | None) -> None:
-        """Each character's pools at the start of a Combat Turn. The Astral Combat Pool and
-        the Astral Pool serve only tests on the astral plane: they count as dice the
-        character had only once they make an astral test in the turn."""
-        self.turn = event.turn
-        self.astral_pools = {}
-        for character, sizes in event.pools.items():
-            astral = sum(n for pool, n in sizes.items() if pool in _ASTRAL_POOLS)
-            if astral:
-                self.astral_pools[character] = astral
-            for scope in self.scopes:
-                scope.turn_pools((self.encounter, event.turn, character),
-                                 sum(sizes.values()) - astral, 0)
-
-    def turn_over(self, rec: Recorded, event: Any, seconds: float | None) -> None:
-        self.turn = None
-
-    def sr3_test(self, rec: Recorded, event: sr3_events.PoolTestRolled,
-                 seconds: float | None) -> None:
-        n = len(event.dice)
-        disastrous = f" (Rule of One: {n} ones)" if event.disastrous else ""
-        if event.tn is not None:
-            tn = event.tn
-            dist = odds.sr3_successes(n, tn)
-            x = event.successes or 0
-            self.judge(rec, event.character, "sr3", "test", lambda: f"{n}d6 tn{tn}",
-                       lambda: f"{plural('success', x)}{disastrous}", x, dist, dist.p_at_least(1),
-                       event.test)
-            _remember(self.sr3_tests, event.test, (tn, x))
-            karma = [d for d in event.dice if d.source == "karma"]
-            if karma:
-                won = sum(1 for d in karma if sum(d.faces) >= tn)
-                self.add_one("sr3", event.character, "karma", won,
-                             len(karma) * float(p_die_at_least(tn)))
-        else:
-            dist = odds.sr3_open(n)
-            highest = event.highest
-            self.judge(rec, event.character, "sr3", "open test", lambda: f"{n}d6 open",
-                       lambda: f"highest {highest}{disastrous}", min(highest, odds.OPEN_CAP),
-                       dist, None, event.test)
-            _remember(self.sr3_tests, event.test, (None, highest))
-        self.add("sr3", event.character, (
-            float(event.successes or 0), dist.mean if event.tn is not None else 0.0,
-            float(event.disastrous), 6.0**-n, 0.0, 0.0))
-        drawn = sum(1 for die in event.dice if die.source in _POOL_SOURCES)
-        first_faces = [die.faces[0] for die in event.dice]
-        for scope in self.scopes:
-            scope.die_faces("sr3 d6", 6, first_faces)
-            scope.rule_of_one(n, event.disastrous)
-        astral = self.astral_pools.pop(event.character, 0) if event.astral else 0
-        chain = max(event.dice, key=lambda die: len(die.faces))  # only sixes roll on
-        sixes = chain.faces.count(6)
-        for scope in self.scopes:
-            if event.karma_spent:
-                scope.karma_spent(event.character, event.karma_spent)
-            if sixes and (scope.chain is None or sixes > scope.chain.sixes):
-                scope.six_chain(ChainRecord(sixes=sixes, faces=list(chain.faces),
-                                            character=event.character, seq=rec.seq,
-                                            test=event.test))
-            if self.turn is not None and (drawn or astral):
-                scope.turn_pools((self.encounter, self.turn, event.character), astral, drawn)
-        declared = self.declared.pop(event.character, None)
-        if declared is not None and seconds is not None:
-            for scope in self.scopes:
-                scope.check_timed(seconds - declared)
-
-    def sr3_reroll(self, rec: Recorded, event: sr3_events.PoolTestRerolled,
-                   seconds: float | None) -> None:
-        for scope in self.scopes:
-            scope.karma_spent(event.character, event.cost)
-        for scope in self.scopes:
-            scope.die_faces("sr3 d6", 6, (chain[0] for chain in event.faces))
-        tn, before = self.sr3_tests.get(event.test, (None, None))
-        r = len(event.indices)
-        if before is None:  # the test is not in this log (a partial one): nothing to compare
-            return
-        if tn is not None:
-            gained = (event.successes or 0) - before
-            dist = odds.sr3_successes(r, tn)
-            self.judge(rec, event.character, "sr3", "karma reroll", lambda: f"{r}d6 tn{tn}",
-                       lambda: f"+{plural('success', gained)}", gained, dist, dist.p_at_least(1),
-                       event.test)
-            self.add_one("sr3", event.character, "karma", gained, dist.mean)
-            self.add_one("sr3", event.character, "successes", gained, dist.mean)
-            self.sr3_tests[event.test] = (tn, event.successes or 0)
-        else:
-            dist = odds.sr3_open(r)
-            highest = event.highest
-            self.judge(rec, event.character, "sr3", "karma reroll", lambda: f"{r}d6 open",
-                       lambda: f"highest {highest}", min(highest, odds.OPEN_CAP), dist, None,
-                       event.test)
-            _remember(self.sr3_tests, event.test, (None, highest))
-
     def d12_started(self, rec: Recorded, event: Any, seconds: float | None) -> None:
-        _remember(self.d12_tests, event.test, (event.character, event.kind, seconds, 0))
+        remember(self.d12_tests, event.test, (event.character, event.kind, seconds, 0))
         if event.kind == "extended":
             self.extended(event.test, event.character, 0, "open")
 
@@ -406,7 +170,7 @@ class _Fold:
         if rounds == 0 and started is not None and seconds is not None:
             for scope in self.scopes:
                 scope.check_timed(seconds - started)
-        _remember(self.d12_tests, event.test, (character, kind, started, rounds + 1))
+        remember(self.d12_tests, event.test, (character, kind, started, rounds + 1))
         if kind == "extended":
             self.extended(event.test, character, rounds + 1, "open")
 
@@ -422,7 +186,7 @@ class _Fold:
 
     def report(self) -> Report:
         return Report(campaign=self.campaign, name=self.name, system=self.system,
-                      head=self.head, players=dict(sorted(self.players.items())),
+                      head=self.head, players=self.named(),
                       characters=told_apart(dict(sorted(self.characters.items()))),
                       campaign_figures=self.whole.section(frozenset(self.gms)),
                       sessions=[scope.section(frozenset(self.gms)) for scope in self.sessions])

@@ -23,7 +23,8 @@ exact range); one that has none shows no p-value and joins no family of tests.
 
 **Counts.** Triumphs (face 12 of each Proficiency die), despairs (face 12 of each Challenge
 die) and 12s (each d12) are binomial; Rule-of-One disasters are a sum of Bernoulli trials with
-a different chance per test (``6**-dice``), whose exact distribution is built by convolution.
+a different chance per roll of a test's dice (``6**-dice``), whose exact distribution is built
+by convolution.
 The two-sided p-value is P(a result no more likely than the one seen) - the sum of the
 probabilities of every count at most as probable as the observed one.
 

@@ -187,8 +187,13 @@ class Sr3Tally(msgspec.Struct, frozen=True, kw_only=True):
     tests: int
     successes: Tally
     disasters: Tally
+    """Rule of One: the rolls that came up all ones, each test's roll and each Karma reroll of
+    all its dice, against ``6**-dice`` for every such roll."""
     karma_spent: int
     karma_successes: Tally
+    disastrous_tests: int = 0
+    """Tests that ended a disastrous failure, after their Karma rerolls (what the table's
+    Latest tests show). No expectation: rerolling a disaster is the player's choice."""
 
 
 class ChainRecord(msgspec.Struct, frozen=True, kw_only=True):

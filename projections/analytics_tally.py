@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable
-from fractions import Fraction
 from typing import Any
 
-from poolhall.projections.analytics_faces import ALPHA, bernoulli_sum_p, binomial_p, face_test
+from poolhall.projections.analytics_counts import count_tests, face_tests
+from poolhall.projections.analytics_counts import digits as _digits
 from poolhall.projections.analytics_family import control
 from poolhall.projections.analytics_model import (
     ChainRecord,
     CombatTurnPools,
-    CountTest,
     CurvePoint,
     D12Figures,
     D12Tally,
@@ -26,7 +25,6 @@ from poolhall.projections.analytics_model import (
     DestinyPoint,
     DieFaces,
     ExtendedTest,
-    FaceTest,
     FreeFigures,
     Luck,
     Moment,
@@ -49,7 +47,6 @@ from poolhall.projections.analytics_stats import (
 )
 
 __all__ = ["SYSTEM_SUMS", "Fact", "Scope", "Sums"]
-
 
 
 class Fact:
@@ -98,19 +95,6 @@ class Sums:
         """One figure to 9 significant digits (float sums would print 17, noise included)."""
         i = 2 * self.names.index(name)
         return Tally(actual=_digits(self.values[i]), expected=_digits(self.values[i + 1]))
-
-
-def _digits(value: float) -> float:
-    return float(f"{value:.9g}")
-
-
-def _poisson_binomial_powered(tests: dict[int, int], chances: dict[int, float]) -> bool:
-    """Whether a count of rare results says anything: fair dice give one or more at least
-    one time in twenty (the same rule as the binomial counts')."""
-    none = 1.0
-    for dice, count in tests.items():
-        none *= (1 - chances[dice]) ** count
-    return 1 - none >= ALPHA
 
 
 class _Luck:
@@ -182,8 +166,12 @@ class Scope:
         self.dice: dict[str, list[int]] = {}
         """Face counts of each kind of die (``ability``, ``sr3 d6``, ``d12`` ...)."""
         self.one_tests: dict[int, int] = {}
-        """Shadowrun tests by their number of dice (Rule of One: P = 6**-dice)."""
+        """Rolls of all of a Shadowrun test's dice (its own, its Karma rerolls of every die) by
+        their number of dice (Rule of One: P = 6**-dice)."""
         self.disasters = 0
+        self.disastrous: dict[str, int] = {}
+        """Tests that ended a disastrous failure, after their Karma rerolls: the table's
+        (``""``) and each character's."""
         self.rarest: list[tuple[float, int, Moment]] = []
         """A heap of the rarest results so far, the least rare on top (at most RAREST)."""
         self.curve: list[CurvePoint] = []
@@ -231,7 +219,8 @@ class Scope:
             counts[face - 1] += 1
 
     def rule_of_one(self, dice: int, disastrous: bool) -> None:
-        """A Shadowrun test of ``dice`` dice, a disaster or not."""
+        """A roll of all of a Shadowrun test's ``dice`` dice (its own, or a Karma reroll's),
+        all ones or not."""
         self.one_tests[dice] = self.one_tests.get(dice, 0) + 1
         self.disasters += disastrous
 
@@ -328,12 +317,18 @@ class Scope:
         if self.chain is None or record.sixes > self.chain.sixes:
             self.chain = record
 
-    def turn_pools(self, key: tuple[int, int, str], full: int, drawn: int) -> None:
-        """Pool dice a character had at the start of a Combat Turn (``full``) or drew."""
+    def combat_turn(self, key: tuple[int, int, str], row: list[int]) -> None:
+        """A character's row of a Combat Turn played in this section: [pool dice, drawn], the
+        one list every section the turn runs in shares, so a turn that runs across a game
+        session's end reads the same, whole, in each."""
         self.systems.add("sr3")
-        entry = self.turns.setdefault(key, [0, 0])
-        entry[0] += full
-        entry[1] += drawn
+        self.turns[key] = row
+
+    def disastrous_test(self, character: str, change: int) -> None:
+        """A test ended a disastrous failure (``change`` 1), or a Karma reroll undid one (-1)."""
+        self.systems.add("sr3")
+        self.disastrous[""] = self.disastrous.get("", 0) + change
+        self.disastrous[character] = self.disastrous.get(character, 0) + change
 
     def extended_test(self, test: ExtendedTest) -> None:
         self.systems.add("d12")
@@ -382,46 +377,12 @@ class Scope:
             sr3=self._sr3() if "sr3" in self.systems else None,
             d12=self._d12() if "d12" in self.systems else None,
             free=self._free() if self.free_rolls else None,
-            faces=self._face_tests(), counts=self._count_tests(), merged=self._merged(),
+            faces=face_tests(self.dice, self.faces), merged=self._merged(),
+            counts=count_tests(self.dice, self.one_tests, self.disasters),
             rarest=[m for _, _, m in sorted(self.rarest, key=lambda e: (-e[0], -e[1]))],
             curve=list(self.curve),
             gms=sorted(m for m in self.rolled_for if m in gms),
             npcs=sorted(c for c, by in self.rolled_by.items() if by <= gms))
-
-    def _face_tests(self) -> list[FaceTest]:
-        kinds = [*self.dice.items(), *((f"free d{s}", c) for s, c in sorted(self.faces.items()))]
-        tests = []
-        for die, counts in kinds:
-            n = sum(counts)
-            if not n:
-                continue
-            p, method, error, powered = face_test(counts)
-            tests.append(FaceTest(
-                die=die, dice=n, faces=list(counts), expected=_digits(n / len(counts)),
-                chi_square=round(chi_square(counts), 4), method=method,
-                p_value=float(f"{p:.6g}"), error=error, powered=powered))
-        return tests
-
-    def _count_tests(self) -> list[CountTest]:
-        tests = []
-        for what, die in (("triumphs", "proficiency"), ("despairs", "challenge"),
-                          ("12s", "d12")):
-            counts = self.dice.get(die)
-            if counts:
-                n = sum(counts)
-                tests.append(CountTest(
-                    what=what, actual=counts[11], expected=_digits(n / 12), trials=n,
-                    p_value=float(f"{binomial_p(n, Fraction(1, 12), counts[11]):.6g}"),
-                    powered=1 - (11 / 12) ** n >= ALPHA))
-        if self.one_tests:
-            chances = {d: 6.0**-d for d in self.one_tests}
-            expected = sum(t * chances[d] for d, t in self.one_tests.items())
-            p = bernoulli_sum_p(self.one_tests, chances, self.disasters)
-            tests.append(CountTest(
-                what="Rule of One", actual=self.disasters, expected=_digits(expected),
-                trials=sum(self.one_tests.values()), p_value=float(f"{p:.6g}"),
-                powered=_poisson_binomial_powered(self.one_tests, chances)))
-        return tests
 
     def _sums(self, system: str) -> Sums:
         return self.by_system.get(system, {}).get("") or Sums(SYSTEM_SUMS[system])
@@ -452,18 +413,19 @@ class Scope:
             destiny=self.destiny)
 
     def _sr3(self) -> Sr3Figures:
-        def tally(s: Sums, karma: int) -> Sr3Tally:
+        def tally(s: Sums, karma: int, ended: int) -> Sr3Tally:
             return Sr3Tally(tests=s.rolls, successes=s.tally("successes"),
                             disasters=s.tally("disasters"), karma_spent=karma,
-                            karma_successes=s.tally("karma"))
+                            karma_successes=s.tally("karma"), disastrous_tests=ended)
         sums = self.by_system.get("sr3", {})
         names = sorted({k for k in sums if k} | set(self.karma))
         turns = [CombatTurnPools(encounter=e, turn=t, character=c, full=full, drawn=drawn,
                                  unused=max(0, full - drawn))
                  for (e, t, c), (full, drawn) in sorted(self.turns.items())]
         return Sr3Figures(
-            table=tally(self._sums("sr3"), sum(self.karma.values())),
-            characters={k: tally(sums.get(k) or Sums(SYSTEM_SUMS["sr3"]), self.karma.get(k, 0))
+            table=tally(self._sums("sr3"), sum(self.karma.values()), self.disastrous.get("", 0)),
+            characters={k: tally(sums.get(k) or Sums(SYSTEM_SUMS["sr3"]), self.karma.get(k, 0),
+                                 self.disastrous.get(k, 0))
                         for k in names},
             longest_chain=self.chain, combat_turns=turns)
 

@@ -16,7 +16,15 @@ from html import escape
 from poolhall.events.plural import plural
 from poolhall.projections.analytics_model import Luck, Report, RollRow, Section, Tally
 from poolhall.reports import charts
-from poolhall.reports.words import at_event, fair_band, percent, time_span, time_to_roll, who
+from poolhall.reports.words import (
+    at_event,
+    fair_band,
+    percent,
+    table_luck,
+    time_span,
+    time_to_roll,
+    who,
+)
 
 __all__ = ["render_html"]
 
@@ -150,13 +158,16 @@ def _systems(report: Report, section: Section, salt: str) -> list[str]:
     if (s := section.sr3) is not None:
         t3 = s.table
         out += ["<h3>Shadowrun tests</h3>", _tallies([
-            ("successes", t3.successes), ("Rule of One disasters", t3.disasters),
+            ("successes", t3.successes),
+            ("Rule of One disasters rolled (Karma rerolls included)", t3.disasters),
             ("successes Karma Pool bought", t3.karma_successes)]),
+            "<p>Tests that ended a disastrous failure, after their Karma rerolls: "
+            f"{t3.disastrous_tests}.</p>",
             f"<p>Karma Pool spent: {t3.karma_spent}.</p>",
             _by_character(report, "tests", [
                 (c, v.tests, [v.successes, v.disasters, v.karma_successes])
                 for c, v in s.characters.items()],
-                ("successes", "Rule of One", "bought with Karma"))]
+                ("successes", "Rule of One rolled", "bought with Karma"))]
         if s.longest_chain is not None:
             c = s.longest_chain
             out.append(f"<p>Longest Rule-of-Six chain: {plural('six', c.sixes, 'sixes')} "
@@ -251,7 +262,7 @@ def _sessions(report: Report) -> str:
                     (s.session, luck.mean_percentile))
         # the mean only: each session's verdicts are on its own page, in its own family
         rows.append(f"<tr><td>{s.session}</td><td>{_e(s.title)}</td><td>{s.timeline.events}"
-                    f"</td><td>{s.luck.rolls}</td><td>{s.luck.mean_percentile:.3f}</td></tr>")
+                    f"</td><td>{s.luck.rolls}</td><td>{table_luck(s.luck)}</td></tr>")
     chart = charts.sessions_chart(series, "sessions") if series and len(report.sessions) > 1 \
         else ""
     return ("<h2>Game sessions</h2>" + chart

@@ -5,7 +5,8 @@ from __future__ import annotations
 from poolhall.events.plural import plural
 from poolhall.projections.analytics_model import Luck, Report
 
-__all__ = ["fair_band", "at_event", "percent", "plain", "time_span", "time_to_roll", "who"]
+__all__ = ["fair_band", "at_event", "percent", "plain", "table_luck", "time_span", "time_to_roll",
+           "who"]
 
 _OPENED = {"narrative": ("opening", "check"), "sr3": ("declaring", "test"),
            "d12": ("calling", "test")}
@@ -50,6 +51,12 @@ def fair_band(luck: Luck) -> str:
     (``-0.040-1.040`` for one roll); a mean percentile lies in 0..1, and so does the band
     shown."""
     return f"{max(luck.low, 0.0):.3f}–{min(luck.high, 1.0):.3f}"
+
+
+def table_luck(luck: Luck) -> str:
+    """A session's luck in the list of sessions: its mean percentile, or "no rolls" (a mean of
+    no roll is no luck at all; 0.500 read as average luck)."""
+    return f"{luck.mean_percentile:.3f}" if luck.rolls else "no rolls"
 
 
 def who(report: Report, member: str) -> str:

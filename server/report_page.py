@@ -20,16 +20,19 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 
+import msgspec
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from poolhall.events.backends import reading
-from poolhall.events.base import Recorded
+from poolhall.events.base import Recorded, Visibility
+from poolhall.events.core import PrivateRoll
 from poolhall.events.errors import Rejected
+from poolhall.events.fair import FairStamp
 from poolhall.events.log import StoredRow, to_recorded
 from poolhall.projections.analytics import for_session, report
 from poolhall.server.views import NotComputed, ViewWorkers
@@ -71,12 +74,17 @@ class _Ticket:
 
 def paged_events(rows: Callable[[str, int, int], Iterable[StoredRow]], campaign: str,
                  head: int, page: int = PAGE_EVENTS,
-                 hidden: frozenset[int] = frozenset()) -> Iterator[Recorded]:
+                 hidden: Mapping[int, Visibility] | None = None) -> Iterator[Recorded]:
     """The campaign's events up to ``head``, read ``page`` at a time through the log's
     ``rows(campaign, after, upto)``: one page is read (in a read transaction of its own, so a
     long report never pins the log's WAL), decoded, handed on, and dropped before the next.
-    The fold that consumes them holds no more than one page of events at any time. The
-    ``hidden`` events (private rolls the reader may not see yet) are left out."""
+    The fold that consumes them holds no more than one page of events at any time.
+
+    The ``hidden`` events (private rolls the reader may not see yet, with their visibility)
+    are handed on sealed, as the reader's own client receives them (:func:`_sealed`): the
+    page counts what ``poolhall report`` counts with the same token. Left out, they made the
+    page's timeline an event short of the CLI's, though the reader is told a roll was made."""
+    hidden = hidden or {}
     after = 0
     while after < head:
         upto = min(after + page, head)
@@ -84,13 +92,26 @@ def paged_events(rows: Callable[[str, int, int], Iterable[StoredRow]], campaign:
         if not batch:
             return
         after = batch[-1].seq
-        yield from (recorded for recorded in batch if recorded.seq not in hidden)
+        yield from (recorded if recorded.seq not in hidden
+                    else _sealed(recorded, hidden[recorded.seq]) for recorded in batch)
         del batch
 
 
-Job = tuple[str, str, int | None, int, tuple[int, ...]]
+def _sealed(recorded: Recorded, visibility: Visibility) -> Recorded:
+    """A private event as a member who may not see it receives it (as
+    :func:`poolhall.server.audience.sealed_frame` seals its frame): its seq, time, actor and
+    command, and a ``private_roll`` in place of the event, which the report counts as an event
+    and judges as nothing."""
+    fair = getattr(recorded.event, "fair", None)
+    return msgspec.structs.replace(
+        recorded, event=PrivateRoll(visibility=visibility,
+                                    fair=fair if isinstance(fair, FairStamp) else None))
+
+
+Job = tuple[str, str, int | None, int, tuple[tuple[int, Visibility], ...]]
 """A report page to make: database, campaign, session (``None``: all), head, and the events
-its reader may not see yet (private rolls: :mod:`poolhall.server.audience`)."""
+its reader may not see yet with their visibility (private rolls:
+:mod:`poolhall.server.audience`)."""
 
 
 def build_page(job: Job) -> dict[str, object]:
@@ -102,7 +123,7 @@ def build_page(job: Job) -> dict[str, object]:
 
     database, campaign, session, head, hidden = job
     with reading(database) as reader:
-        full = report(paged_events(reader.rows, campaign, head, hidden=frozenset(hidden)))
+        full = report(paged_events(reader.rows, campaign, head, hidden=dict(hidden)))
     if session is not None and not any(s.session == session for s in full.sessions):
         have = ", ".join(str(s.session) for s in full.sessions) or "none yet"
         return {"missing": f"no game session {session} in this campaign (its sessions: {have})"}
@@ -122,10 +143,10 @@ class ReportPages:
         """Pages being made, by what they are of: the same report asked twice is made once."""
 
     def issue(self, campaign: str, session: int | None, head: int,
-              hidden: tuple[int, ...] = ()) -> str:
+              hidden: tuple[tuple[int, Visibility], ...] = ()) -> str:
         """A path to the report of ``campaign`` (one ``session``, or all) as of ``head``
-        without the ``hidden`` events (private rolls its reader may not see yet); the page
-        starts being made now."""
+        with the ``hidden`` events sealed (private rolls its reader may not see yet, by seq
+        and visibility); the page starts being made now."""
         now = self._clock()
         for stale in [t for t, ticket in self._tickets.items() if ticket.expires < now]:
             self._forget(stale)

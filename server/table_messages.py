@@ -59,8 +59,9 @@ class TableMessages:
             case ReportRequest():  # a page's ticket, no hub work
                 try:
                     require_session(hub.state, message.session)  # as share_replay does
+                    hidden = tuple(sorted(hub.hidden_from(subscriber.member).items()))
                     path = self.reports.issue(hub.campaign, message.session, hub.state.head,
-                                              tuple(sorted(hub.hidden_from(subscriber.member))))
+                                              hidden)
                 finally:
                     self.limits.finish_command(key)
                 subscriber.push(encode(ReportReady(id=message.id, path=path)))

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
+from poolhall.clients.cli import main
 from poolhall.events import core
 from tests.conftest import Table
 from tests.server.raw import RawPeer
@@ -176,3 +179,34 @@ def _get_once(url: str) -> tuple[int, str]:
             return reply.status, reply.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode()
+
+
+async def test_a_players_page_counts_a_sealed_roll_as_the_cli_does(
+        table: Table, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """While the GM's secret roll is sealed, Pia's report page is the very page her
+    ``poolhall report --html`` writes: both count the sealed roll among the events (she is
+    told one was made, and when) and judge neither its dice nor its result. The page left the
+    event out (one event fewer in the campaign, the session and the timeline); the CLI, which
+    receives it sealed, counted it."""
+    campaign, gm = await table.create_campaign("d12", name="Mini")
+    pia = await gm.call(core.Invite, role="player", name="Pia")
+    assert pia.token
+    await gm.call(core.StartSession, title="One")
+    await gm.call(core.Roll, expression="2d6")
+    await gm.call(core.Roll, expression="1d20", visibility="gm")
+    ack = await gm.call(core.Roll, expression="2d6")
+    await gm.wait_for_seq(ack.seqs[-1])
+    written = tmp_path / "pia.html"
+    code = await asyncio.to_thread(main, [
+        "report", campaign, "--html", str(written), "--url", table.url, "--token", pia.token])
+    assert code == 0
+    capsys.readouterr()
+    answer = await _ticket(table, pia.token, campaign)
+    status, _, page = await _fetch(table.url.replace("ws://", "http://") + str(answer["path"]))
+    assert status == 200
+    assert page == written.read_text()
+    # every event of the campaign counted, the sealed one among them; two rolls judged
+    head = ack.seqs[-1]
+    assert f"{head} events." in page
+    assert f"<p class=note>{head} events, " in page
+    assert re.search(r"<tr><td>1</td><td>One</td><td>\d+</td><td>2</td>", page)
