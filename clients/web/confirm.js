@@ -11,6 +11,17 @@ import {bindForm} from "./actions.js";
 /** The command type and its target's field, e.g. {type: "remove_member", member: "ana"}.
  * @typedef {{type: string, [field: string]: string}} Target */
 
+let asked = 0; // numbers each question's id
+
+/** The question's words, tied to the button that answers yes (`aria-describedby`): the focus
+ * goes to that button, and a screen reader read "Yes, leave, button" without the warning.
+ * @param {import("./dom.js").Child} question @param {HTMLElement} yes */
+function said(question, yes) {
+  const id = `ph-asked-${++asked}`;
+  yes.setAttribute("aria-describedby", id);
+  return h("span", {id}, question);
+}
+
 /**
  * The button and its confirm form, both to be placed by the caller, side by side.
  * @param {{verb: string, name: string, question: string, yes: string, target: Target}} what
@@ -24,16 +35,17 @@ export function confirmStep({verb, name, question, yes, target}) {
     h("button", {type: "button", class: "ph-quiet ph-small"}, verb));
   ask.setAttribute("aria-label", `${verb} ${name}`);
   const cancel = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, "Cancel");
+  const sure = h("button", {type: "submit", class: "ph-danger ph-small"}, yes);
   const confirm = /** @type {HTMLFormElement} */ (
     h("form", {class: "ph-confirm", hidden: true, "aria-label": `${verb} ${name}`},
-      h("span", {}, question),
+      said(question, sure),
       h("label", {}, "Reason ", h("input", {name: "reason", maxlength: 120, autocomplete: "off",
                                              placeholder: "optional", size: 12})),
-      h("button", {type: "submit", class: "ph-danger ph-small"}, yes), cancel));
+      sure, cancel));
   ask.addEventListener("click", () => {
     ask.hidden = true;
     confirm.hidden = false;
-    /** @type {HTMLButtonElement} */ (confirm.querySelector("button[type=submit]")).focus();
+    sure.focus();
   });
   cancel.addEventListener("click", () => {
     confirm.hidden = true;
@@ -54,7 +66,8 @@ export function confirmStep({verb, name, question, yes, target}) {
  * the focus follows (to `yes` when asked, back to `ask` after), for keyboard users. Leaving
  * the table, ending the game session and ending an encounter each had a copy of this.
  * @param {HTMLButtonElement} ask the quiet button that asks ("End encounter")
- * @param {string} question the sentence shown @param {HTMLElement} yes
+ * @param {import("./dom.js").Child} question the sentence shown (read with `yes`)
+ * @param {HTMLElement} yes
  * @param {string} keep the closing button's words
  * @returns {[HTMLElement, (asked: boolean, focus?: boolean) => void]} the question, to be
  *   placed by the caller after `ask`, and how to open or close it (`focus` false: the focus
@@ -62,7 +75,7 @@ export function confirmStep({verb, name, question, yes, target}) {
  */
 export function askFirst(ask, question, yes, keep) {
   const cancel = h("button", {type: "button", class: "ph-quiet ph-small", "data-ph-cancel": ""}, keep);
-  const confirm = h("span", {class: "ph-confirm", hidden: true}, h("span", {}, question), yes, cancel);
+  const confirm = h("span", {class: "ph-confirm", hidden: true}, said(question, yes), yes, cancel);
   /** @param {boolean} asked @param {boolean} [focus] */
   const asking = (asked, focus = true) => {
     ask.hidden = asked;

@@ -42,17 +42,22 @@ export function fairBadge(frame, log) {
     log.fairPanel.dataset.seq = String(frame.seq);
     log.fairPanel.hidden = false;
   };
-  const badge = h("button", {type: "button", class: "ph-fair ph-quiet", "data-state": "checking",
-                             tabindex: -1, onclick: explain, // one Tab stop: ./log-marks.js "aria-label": `dice ${FAIR_WORDS.checking[1]}`,
-                             title: FAIR_WORDS.checking[2]},
-  FAIR_WORDS.checking[0]);
+  // which roll each mark is ("Ana's roll #12: dice sealed"): arrowing through the marks, every
+  // one read "dice sealed", the line itself unnamed
+  const which = `${log.names?.member(frame.actor) ?? frame.actor}'s roll #${frame.seq}: dice `;
+  const badge = h("button", {type: "button", class: "ph-fair ph-quiet", tabindex: -1, // one Tab stop: ./log-marks.js
+                             onclick: explain});
+  const says = (/** @type {string} */ state) => {
+    badge.dataset.state = state;
+    const [mark, name, meaning] = FAIR_WORDS[state];
+    badge.textContent = mark;
+    badge.setAttribute("aria-label", which + name);
+    badge.title = meaning;
+  };
+  says("checking");
   const shown = (/** @type {Check} */ checked) => {
     result = checked;
-    badge.dataset.state = checked.state;
-    const [mark, name, meaning] = FAIR_WORDS[checked.state];
-    badge.textContent = mark;
-    badge.setAttribute("aria-label", `dice ${name}`);
-    badge.title = meaning;
+    says(checked.state);
     // the panel open on this roll says how it stands now (a seed revealed while it was open)
     if (!log.fairPanel.hidden && log.fairPanel.dataset.seq === String(frame.seq)) explain();
   };

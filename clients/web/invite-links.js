@@ -2,12 +2,14 @@
 // invite. Each stays listed (name, role, link, Copy) until the page is left: inviting the next
 // member replaced the last link, shown only once, and a GM who invites the whole group first
 // and copies afterwards had to remove and invite again. Leaving or reloading the page while a
-// link was never copied asks first (the browser's own "Leave site?").
+// link was never copied asks first (the browser's own "Leave site?"); "Leave this table"
+// names those links in its own question instead (../elements/ph-app.js leaveConfirm).
 import {h, replace} from "./dom.js";
 /** @import {MemberEntry} from "./messages.js" */
 
-/** @typedef {{member: string, entry: HTMLElement, field: HTMLInputElement, copy: HTMLElement,
- *             copied: boolean, named: boolean}} Issued */
+/** `name` once the table names the member; `warned` once "Leave this table" named the link.
+ * @typedef {{member: string, entry: HTMLElement, field: HTMLInputElement, copy: HTMLElement,
+ *            copied: boolean, named: boolean, name?: string, warned?: boolean}} Issued */
 
 export class InviteLinks {
   /** @param {HTMLElement & {links?: InviteLinks}} invite */
@@ -22,8 +24,10 @@ export class InviteLinks {
     invite.append(h("div", {class: "ph-invite-result"}, this.announcement, this.list));
     /** @type {Issued[]} */
     this.issued = [];
+    /** Yes, leave: the links never copied were named in that question */
+    this.left = false;
     addEventListener("beforeunload", (event) => {
-      if (this.issued.every((issued) => issued.copied)) return;
+      if (this.left || this.issued.every((issued) => issued.copied)) return;
       event.preventDefault(); // the browser asks "Leave site?": a link not copied is lost
       event.returnValue = "";
     });
@@ -57,7 +61,26 @@ export class InviteLinks {
     this.issued.push(issued);
     this.list.append(issued.entry);
     this.announcement.textContent = "";
-    copy.focus();
+    copy.focus(); // and in view once named: see named()
+  }
+
+  /** The words "Leave this table" adds to its question for the links never copied ("" if
+   * none); each is noted as named. @returns {string} */
+  uncopied() {
+    const lost = this.issued.filter((issued) => !issued.copied);
+    for (const issued of lost) issued.warned = true;
+    const names = lost.map((issued) => issued.name ?? "a new member");
+    return names.length ? ` The join link${names.length > 1 ? "s" : ""} for ${names.join(", ")}`
+      + ` ${names.length > 1 ? "were" : "was"} never copied: ${names.length > 1 ? "they are" : "it is"}`
+      + " lost if you leave." : "";
+  }
+
+  /** "Yes, leave" was pressed: true, and the browser's "Leave site?" is not asked again, if
+   * the question named every link never copied; false if one was issued since (asked again).
+   * @returns {boolean} */
+  leaving() {
+    this.left = this.issued.every((issued) => issued.copied || issued.warned);
+    return this.left;
   }
 
   /** Say whose link each is once the table names the new member (the ack's `member`), by the
@@ -71,11 +94,16 @@ export class InviteLinks {
       const name = members?.find((m) => m.member === issued.member)?.name;
       if (issued.named || !name) continue;
       issued.named = true;
+      issued.name = name;
       /** @type {HTMLElement} */ (issued.entry.querySelector("strong")).textContent = name;
       replace(this.announcement, h("strong", {}, `Join link for ${name}`),
         ": give it to them privately. It is shown only this once.");
       issued.field.ariaLabel = `join link for ${name}`;
       issued.copy.ariaLabel = `Copy ${name}'s link`;
+      // the sentence above the list and the member's row under At the table came after the
+      // focus (and the browser's scroll to it): the 2nd invite's focused Copy was below the
+      // window, the first member's Copy on screen
+      if (document.activeElement === issued.copy) issued.copy.scrollIntoView({block: "nearest"});
     }
   }
 }

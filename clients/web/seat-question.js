@@ -101,8 +101,12 @@ function askToReplace(app, {campaign, token, title, seat, linked}) {
       said.textContent = "selected: press Ctrl+C (⌘C) to copy";
     }
   });
+  // Escape is the choice that forgets nothing, as in the table's other questions (confirm.js)
   replace(app, h("section", {class: "ph-closed ph-seat-question", role: "alertdialog",
-                             "aria-labelledby": "ph-seat-question", "aria-describedby": "ph-seat-why"},
+                             "aria-labelledby": "ph-seat-question", "aria-describedby": "ph-seat-why",
+                             onkeydown: (/** @type {KeyboardEvent} */ event) => {
+                               if (event.key === "Escape") no.click();
+                             }},
     h("h2", {id: "ph-seat-question"}, `Open ${title} as ${linked.name}?`),
     h("p", {id: "ph-seat-why"}, kept
       ? `This browser sits at ${title} as ${kept}. Open it as ${newSeat} instead? Your ${role ?? ""}`

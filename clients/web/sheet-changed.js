@@ -36,7 +36,9 @@ export class SheetChanges {
     this.button = h("button", {type: "button", class: "ph-quiet", "data-path": "$.based_on"},
       "Reload the form");
     this.button.addEventListener("click", () => this.reloadNow());
-    this.keptWords = h("p", {class: "ph-muted ph-sheet-kept", hidden: true});
+    // said, and focused, once the form is reloaded: Reload went away, and the focus fell to the
+    // whole form, its top off the screen, while a plain paragraph listed the edits unheard
+    this.keptWords = h("p", {class: "ph-muted ph-sheet-kept", role: "status", tabindex: -1, hidden: true});
     this.line = h("p", {class: "ph-sheet-changed", role: "status", hidden: true},
       this.words, " ", this.button);
     this.notice = h("div", {class: "ph-sheet-changes"}, this.line, this.keptWords);
@@ -116,16 +118,18 @@ export class SheetChanges {
     } finally {
       this.reloading = false;
     }
-    this.show(edits);
+    this.show(edits, true);
     const form = this.button.closest("form");
     if (form) clearError(form); // the refusal was about the sheet just replaced
+    this.keptWords.focus();
   }
 
-  /** @param {string[]} edits */
-  show(edits) {
+  /** @param {string[]} edits @param {boolean} [reloaded] said even with no edits to list */
+  show(edits, reloaded) {
     this.kept = edits;
-    this.keptWords.hidden = edits.length === 0;
+    this.keptWords.hidden = !(reloaded || edits.length);
     this.keptWords.textContent = edits.length
-      ? `Reloaded. Your edits, to enter again if you still want them: ${edits.join("; ")}.` : "";
+      ? `Reloaded. Your edits, to enter again if you still want them: ${edits.join("; ")}.`
+      : reloaded ? "Reloaded." : "";
   }
 }

@@ -92,7 +92,8 @@ def test_an_edited_face_shows_as_a_mismatch(tmp_path: Path, browser: Browser, op
     try:
         gm = open_page(gm_link)
         expect(_badge(gm, ack.seqs[0])).to_have_attribute("data-state", "mismatch")
-        expect(_badge(gm, ack.seqs[0])).to_have_attribute("aria-label", "dice mismatch")
+        expect(_badge(gm, ack.seqs[0])).to_have_attribute(
+            "aria-label", f"GM's roll #{ack.seqs[0]}: dice mismatch")
         if edit == "total":
             _badge(gm, ack.seqs[0]).click()
             expect(gm.locator("ph-log .ph-fair-panel")).to_contain_text("its faces make")

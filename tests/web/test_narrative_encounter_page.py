@@ -81,8 +81,10 @@ def test_two_rounds_a_claimed_slot_and_each_side_spending_its_symbols(
     # the list numbers its slots: the words do not again ("1. 1. player slot")
     expect(gm_encounter.locator("li.ph-ne-slot").first).to_have_text(
         re.compile(r"^(player|NPC) slot · "))
-    # counted words agree with their count: "5 advantage" and "1 successes" read wrong
-    counted = r"(\b1 success|\d+ successes), (\b1 advantage|\d+ advantages)"
+    # counted words agree with their count: "5 advantage" and "1 successes" read wrong; the
+    # net result is said as its roll's line says it (none of advantage: not said)
+    counted = (r"(no net success|\b1 success|\b(?!1\b)\d+ successes)"
+               r"(, \b1 advantage|, \b(?!1\b)\d+ advantages)?(, triumph|, \d+ triumphs)?")
     for slot in gm_encounter.locator("li.ph-ne-slot").all():
         expect(slot).to_have_text(re.compile(counted + "$"))
     expect(cy.locator("ph-log [data-type=initiative_entered]").first).to_contain_text(

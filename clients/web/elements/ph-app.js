@@ -96,6 +96,7 @@ export class PhApp extends HTMLElement {
   pending;
   /** @type {Promise<typeof import("../seat-question.js")> | undefined} */ seatQuestion;
   /** @type {HTMLElement | undefined} a player's "You play no character yet" */ noCharacter;
+  /** @type {PhInvite | undefined} the GM's invite form (and its links) */ invite;
 
   connectedCallback() {
     const {campaign, token, pending} = currentSession();
@@ -180,12 +181,21 @@ export class PhApp extends HTMLElement {
   }
 
   /** "Leave this table" -> "Leave this table? ..." [Yes, leave] [Stay]: leaving forgets the
-   * member's token in this browser, and their join link, shown once, is the only way back. */
+   * member's token in this browser, and their join link, shown once, is the only way back.
+   * The GM's join links never copied (../invite-links.js) are named in the question itself:
+   * the browser's own "Leave site?" about them came only once the seat was forgotten and the
+   * connection stopped, and its Cancel kept a dead page that said "connected" (rolls never
+   * sent) and no seat on the next reload. Yes, once the question named them, leaves without
+   * that second question; a link issued while it was open is named first. */
   leaveConfirm() {
     const yes = h("button", {type: "button", class: "ph-danger ph-small"}, "Yes, leave");
-    const [confirm] = askFirst(this.leave, "Leave this table? This browser forgets your seat: you"
-      + " need your join link to come back.", yes, "Stay");
+    const lost = h("strong", {role: "status"}); // the links never copied, if any
+    // (set before askFirst moves the focus to Yes, which the question describes)
+    this.leave.onclick = () => { lost.textContent = this.invite?.links?.uncopied() ?? ""; };
+    const [confirm] = askFirst(this.leave, ["Leave this table? This browser forgets your seat: you"
+      + " need your join link to come back.", lost], yes, "Stay");
     yes.addEventListener("click", () => {
+      if (this.invite?.links?.leaving() === false) return this.leave.click(); // asked again
       forget(this.connection.campaign);
       this.connection.stop();
       location.hash = "";
@@ -443,7 +453,7 @@ export class PhApp extends HTMLElement {
   }
 
   addGmTools() {
-    const invite = /** @type {PhInvite} */ (h("ph-invite"));
+    const invite = this.invite = /** @type {PhInvite} */ (h("ph-invite"));
     invite.campaign = this.connection.campaign;
     this.tools.append(h("ph-sessions"), invite);
     if (this.system?.sheet) {

@@ -140,7 +140,7 @@ class NarrativeTable extends HTMLElement {
         else this.checkList.prepend(element);
       }
       element.update({check, view: this._views.get(`check:${check.check}`) ?? null, me, names,
-                      acts: me.role === "gm" || mine.has(check.character), characters, destiny});
+                      acts: me.role === "gm" || mine.has(check.character), characters, destiny, open});
       previous = element;
     }
   }

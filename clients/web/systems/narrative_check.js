@@ -19,13 +19,19 @@ function modificationWords(mod, names) {
 }
 
 export class NarrativeCheck extends HTMLElement {
-  /** `check`: the CheckState of the table message; `view`: its NarrativeCheckOdds or null. */
-  update({check, view, me, names, acts, characters, destiny}) {
+  /** `check`: the CheckState of the table message; `view`: its NarrativeCheckOdds or null;
+   * `open`: every open check. */
+  update({check, view, me, names, acts, characters, destiny, open}) {
     this.checkId = check.check;
     if (!this.built) this.build(check, me, acts);
     if (this.spendButton) offerPoints(this.spendButton, this.spendNote, destiny[this.spendSide], this.spendSide);
     clearWhenChanged(this, JSON.stringify(check)); // a refusal about the check it was
-    this.heading.textContent = `${names.character(check.character)}'s ${check.skill}`;
+    // two open checks of one character and skill are told apart by their ids, in the card's
+    // name and its Roll's: both read "Han Solo's Ranged (Light)", and the Roll pressed was
+    // the wrong one
+    const twin = open.some((other) => other !== check && other.character === check.character
+      && other.skill === check.skill);
+    this.heading.textContent = `${names.character(check.character)}'s ${check.skill}${twin ? ` (${check.check})` : ""}`;
     // which check it rolls: with two cards open, a screen reader's list of buttons read "Roll",
     // "Roll"
     this.rollButton?.setAttribute("aria-label", `Roll ${this.heading.textContent}`);

@@ -83,9 +83,9 @@ export function describeNarrative(frame, names) {
         rolledDice(event.dice), " = ", result(event, false));
     case "encounter_started":
       return h("span", {}, `encounter ${event.encounter} started${why(event.reason)}: roll initiative (Cool or Vigilance)`);
-    case "initiative_entered":
-      return h("span", {}, `${names.character(event.character)}'s initiative: ${plural("success", event.successes)}, `,
-        `${plural("advantage", event.advantages)} (${event.skill}, ${event.side === "player" ? "player" : "NPC"} slot)`);
+    case "initiative_entered": // net failures and threats named so: "-1 advantages" read as nonsense
+      return h("span", {}, `${names.character(event.character)}'s initiative: ${resultWords(event, {verdict: false})}`,
+        ` (${event.skill}, ${event.side === "player" ? "player" : "NPC"} slot)`);
     case "round_started":
       return h("span", {class: "ph-session-mark"}, `round ${event.round} begins`);
     case "slot_claimed":

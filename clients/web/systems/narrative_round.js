@@ -6,10 +6,11 @@
 // encounter (narrative_encounter.js): a table without one, a new campaign's, never loads it.
 // The element shows the table's `game.encounter` and sends commands; it decides nothing
 // (refusals come back from the server, naming the rule, beside the control).
-import {h, plural} from "../dom.js";
+import {h} from "../dom.js";
 import {bindButton, bindForm, clearWhenChanged} from "../actions.js";
 import {askFirst} from "../confirm.js";
 import {labelled, setOptions} from "./narrative_forms.js";
+import {resultWords} from "./narrative_dice.js";
 
 const INITIATIVE_SKILLS = new Set(["Cool", "Vigilance"]);
 
@@ -123,9 +124,10 @@ export class NarrativeRound extends HTMLElement {
 
   newSlotItem(number, slot, actor, round, names, eligible) {
     const side = slot.side === "player" ? "player slot" : "NPC slot";
-    // the list numbers the slots itself
+    // the list numbers the slots itself; the net result in the words of its roll's line ("3
+    // successes, 1 threat": it read "3 successes, -1 advantages")
     const words = `${side} · ${names.character(slot.character)}'s ${slot.skill}: `
-      + `${plural("success", slot.successes)}, ${plural("advantage", slot.advantages)}`;
+      + resultWords(slot, {verdict: false});
     const item = h("li", {class: "ph-ne-slot", "data-slot": String(number), "data-side": slot.side},
       h("span", {}, words));
     if (actor) {
