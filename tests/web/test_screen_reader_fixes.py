@@ -208,8 +208,9 @@ def _counted(count: int, word: str, plural: str) -> str:
 
 def test_an_initiative_of_net_failures_and_threats_reads_as_its_roll(
         served: Served, open_page: PageOpener) -> None:
-    """The Trooper's Vigilance (no ability dice, Formidable, 10 setback dice: failures and
-    threats unless all 15 dice show none) is entered as initiative: the slot and the log say
+    """The Trooper's Vigilance (no ability dice, Formidable, 30 setback dice: failures and
+    threats unless the 35 dice show no failure or no threat, about one roll in two million:
+    (2/3)^30 ((5/8)^5 + (3/8)^5)) is entered as initiative: the slot and the log say
     "N failures, N threats", as the roll's line does (they said "-2 successes, -3
     advantages")."""
     campaign, gm_link = served.create_campaign("Cloud City", "narrative")
@@ -220,7 +221,8 @@ def test_an_initiative_of_net_failures_and_threats_reads_as_its_roll(
                 {"type": "open_check", "check": "trooper-init", "character": "trooper",
                  "skill": "Vigilance", "characteristic": "willpower"},
                 {"type": "set_difficulty", "check": "trooper-init", "level": "formidable"},
-                {"type": "add_dice", "check": "trooper-init", "kind": "setback", "count": 10},
+                *[{"type": "add_dice", "check": "trooper-init", "kind": "setback", "count": 10}
+                  for _ in range(3)],
                 {"type": "roll_check", "check": "trooper-init"})
     gm = open_page(gm_link)
     form = gm.get_by_role("form", name="Enter initiative")
