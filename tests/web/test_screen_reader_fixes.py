@@ -8,9 +8,10 @@ every log mark read "dice sealed"; "not connected" was a light grey dot told by 
 
 from __future__ import annotations
 
-from playwright.sync_api import Dialog, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.web.conftest import PageOpener, Served, screenshot
+from tests.web.dialogs import stay_when_asked
 from tests.web.test_colour_contrast import COLOURS, Scheme
 
 STORED_TOKENS = "() => JSON.parse(localStorage.getItem('poolhall.tokens') ?? '{}')"
@@ -20,19 +21,6 @@ HAN = {"system": "narrative", "agility": 3, "presence": 3,
 TROOPER = {"system": "narrative", "brawn": 0, "agility": 0, "intellect": 0, "cunning": 0,
            "willpower": 0, "presence": 0}
 """No ability dice at all: the Trooper's checks hold only difficulty and setback dice."""
-
-
-def _browser_asks(page: Page) -> list[str]:
-    """Answer every dialog of ``page`` (the browser's "Leave site?") Cancel, to stay; the
-    kinds asked, in order."""
-    asked: list[str] = []
-
-    def stay(dialog: Dialog) -> None:
-        asked.append(dialog.type)
-        dialog.dismiss()
-
-    page.on("dialog", stay)
-    return asked
 
 
 def _invite(page: Page, name: str) -> None:
@@ -53,7 +41,7 @@ def test_leaving_names_the_links_never_copied_and_staying_keeps_a_working_page(
     named before Yes leaves; Yes then leaves at once, with no second question."""
     campaign, gm_link = served.create_campaign("Cloud City", "narrative")
     gm = open_page(gm_link)
-    asked = _browser_asks(gm)
+    asked = stay_when_asked(gm)
     _invite(gm, "Dora")
     header = gm.locator(".ph-header")
     header.get_by_role("button", name="Leave this table").click()

@@ -11,9 +11,10 @@ import json
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Dialog, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.web.conftest import PageOpener, Served, screenshot
+from tests.web.dialogs import stay_when_asked
 from tests.web.test_owner_page import printed_owner_link
 from tests.web.test_sr3_browser_table import SAM
 
@@ -32,17 +33,6 @@ def _second_tab(page: Page, link: str) -> Page:
     return tab
 
 
-
-def _stay_when_asked(page: Page) -> list[str]:
-    """Answer every dialog of ``page`` "stay" (dismiss it); the kinds asked, in order."""
-    asked: list[str] = []
-
-    def stay(dialog: Dialog) -> None:
-        asked.append(dialog.type)
-        dialog.dismiss()
-
-    page.on("dialog", stay)
-    return asked
 
 def test_a_players_link_opened_where_the_gm_sits_asks_before_replacing_the_gm_seat(
         served: Served, open_page: PageOpener) -> None:
@@ -155,7 +145,7 @@ def test_every_invite_link_of_the_visit_stays_listed_and_leaving_asks_while_one_
              for name in ("Quinn", "Rae")}
     screenshot(gm, "invite-links-kept")
 
-    asked = _stay_when_asked(gm)
+    asked = stay_when_asked(gm)
     gm.evaluate("location.reload()")
     expect(gm.get_by_label("join link for Quinn")).to_be_visible()  # stayed
     assert asked == ["beforeunload"]
@@ -193,7 +183,7 @@ def test_the_owner_page_keeps_every_gm_link_it_made_and_asks_before_leaving_them
     expect(row.get_by_label("GM link for Outer Rim", exact=True)).to_have_value(first)
     expect(row.locator(".ph-owner-gm-name")).to_have_text(
         ["At the table this link is the GM “GM 2”: if it is ever lost, remove that member there."])
-    asked = _stay_when_asked(owner)
+    asked = stay_when_asked(owner)
     owner.evaluate("location.reload()")
     expect(row.get_by_label("GM link for Outer Rim (GM 2)")).to_be_visible()
     assert asked == ["beforeunload"]
