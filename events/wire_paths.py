@@ -7,7 +7,9 @@ looking for a field called ``stats.ratings``, when the form they used said "STR"
 path is walked through the message's type (its tag picks the command; a nested tagged
 union, such as a character's stats, by its own tag), and each step is named by what it is:
 
-- a field by its name in words (``$.karma_dice`` -> "the karma dice", ``$.dt`` -> "the DT");
+- a field by its name in words (``$.karma_dice`` -> "the karma dice", ``$.dt`` -> "the DT"),
+  or, where those words are no noun phrase, as written, with what it is (``$.based_on`` ->
+  "based_on (the seq of the sheet's last change, as read)", not "the based on");
 - an entry of a map whose keys people choose (a stat, a skill) by its key alone: "STR";
 - an entry of a map whose keys the game fixes (the Shadowrun pools) by its key and the map:
   ``$.pools.combat`` -> "the combat pool";
@@ -35,7 +37,13 @@ ABSENT: Any = object()
 """The value of a :class:`Spot` whose place in the frame is not known."""
 
 _LABELS = {"dt": "the DT", "tn": "the target number", "id": "the command id",
-           "karma_dice": "the karma dice"}
+           "karma_dice": "the karma dice",
+           "based_on": "based_on (the seq of the sheet's last change, as read)",
+           "exported_from": "exported_from (where the character was exported from)",
+           "since_hash": "since_hash (the hash of event since)"}
+_NOT_NOUNS = frozenset({"on", "from", "since", "at", "by", "of", "to", "in", "with", "for"})
+"""Words that make a field's name no noun phrase when it starts or ends with one: in words,
+``based_on`` read "the based on is at least 0"; such a name is said as it is written."""
 _SEGMENT = re.compile(r"\.(?P<field>[A-Za-z_][A-Za-z0-9_]*)|\[(?P<index>\d+)\]|"
                       r"\[(?P<key>\"(?:[^\"\\]|\\.)*\")\]|(?P<any>\[\.\.\.\])")
 _LISTS = (mi.ListType, mi.VarTupleType, mi.SetType, mi.FrozenSetType)
@@ -76,7 +84,7 @@ def field_label(path: str) -> str:
     if not steps:
         return "the message"
     if len(steps) == 1 and (name := steps[0].group("field")):
-        return _LABELS.get(name, f"the {name.replace('_', ' ')}")
+        return _field_words(name)
     return path.removeprefix("$.")
 
 
@@ -152,6 +160,18 @@ def _words(name: str) -> str:
     return name.replace("_", " ")
 
 
+def _field_words(name: str) -> str:
+    """A struct field named as people read it: its label, else "the" and its words
+    (``karma_dice`` -> "the karma dice"), else, when those words are no noun phrase
+    (:data:`_NOT_NOUNS`), its name as written."""
+    if name in _LABELS:
+        return _LABELS[name]
+    parts = name.split("_")
+    if len(parts) > 1 and (parts[0] in _NOT_NOUNS or parts[-1] in _NOT_NOUNS):
+        return name
+    return f"the {_words(name)}"
+
+
 def _one(name: str) -> str:
     """A field holding many things named as one of them: "stats" -> "stat" (the fields
     that hold maps and lists are plain English plurals)."""
@@ -164,7 +184,7 @@ def _label(steps: list[_Step]) -> str:
     holder = before[-1].name if before and before[-1].kind == "field" else None
     if step.kind == "field":
         assert step.name is not None
-        words = _LABELS.get(step.name, f"the {_words(step.name)}")
+        words = _field_words(step.name)
         return f"{words} of {_label(before)}" if before and before[-1].kind != "field" \
             else words
     if step.kind == "index":

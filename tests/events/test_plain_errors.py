@@ -143,3 +143,22 @@ def test_an_empty_field_is_said_to_be_empty(message: dict[str, Any], words: str,
     said, at = _refusal(message)
     assert said == words
     assert at == path
+
+
+@pytest.mark.parametrize(("message", "words", "path"), [
+    ({"type": "update_character", "character": "sam", "based_on": -1},
+     "based_on (the seq of the sheet's last change, as read) is at least 0", "$.based_on"),
+    ({"type": "update_character", "character": "sam", "based_on": "7"},
+     "based_on (the seq of the sheet's last change, as read) should be a whole number, "
+     "not text", "$.based_on"),
+    ({"type": "set_difficulty", "check": "c-1", "opponent_skill": 7},
+     "the opponent skill should be text", "$.opponent_skill"),
+])
+def test_a_field_whose_name_is_no_noun_is_named_as_written(message: dict[str, Any],
+                                                          words: str, path: str) -> None:
+    """``based_on`` was "the based on is at least 0": a name ending (or starting) in "on",
+    "from", "since" ... is no noun phrase in words, so it is said as written, with what it
+    is; a name that reads as a noun ("the opponent skill") keeps its words."""
+    said, at = _refusal(message)
+    assert said.startswith(words), said
+    assert at == path
