@@ -18,12 +18,14 @@ export const PENDING = "poolhall.pending."; // a link's token over another seat,
  * landing page lists the title, and a link for another member says whose seat it replaces.
  * @typedef {{title?: string, member?: string, role?: string, closed?: boolean}} Seat */
 
-/** A map kept in this browser's storage. @param {string} key @returns {Record<string, any>} */
+/** A map kept in this browser's storage, with no prototype: keyed by campaigns' ids, and
+ * `{}["constructor"]` is Object's function, which was taken for a seat at "constructor".
+ * @param {string} key @returns {Record<string, any>} */
 export function read(key) {
   try {
-    return JSON.parse(localStorage.getItem(key) ?? "{}") ?? {};
+    return Object.assign(Object.create(null), JSON.parse(localStorage.getItem(key) ?? "{}"));
   } catch {
-    return {};
+    return Object.create(null);
   }
 }
 

@@ -25,14 +25,14 @@ function compare(before, after, path, said) {
   for (const [key, value] of Object.entries(after)) {
     if (!path && key === "system") continue;
     const where = path ? `${path} › ${key}` : key;
-    const was = before[key];
+    const was = before[key]; // not its own ("constructor"): Object's function, as none
     if (isRecord(value) && isRecord(was)) compare(was, value, where, said);
     else if (isRecord(value)) said.push(`${where}: ${Object.entries(value).map(([k, v]) => `${k} ${v}`).join(", ")}`);
     else if ((was ?? null) !== (value ?? null)) said.push(`${where}: ${value ?? "blank"}`);
   }
   for (const [key, was] of Object.entries(before)) { // an entry (a skill, a stat) taken out
     if (isRecord(was) || path) {
-      if (!(key in after)) said.push(`${path ? `${path} › ${key}` : key}: removed`);
+      if (!Object.hasOwn(after, key)) said.push(`${path ? `${path} › ${key}` : key}: removed`);
     }
   }
 }

@@ -90,7 +90,7 @@ export class PhSeed extends HTMLElement {
   /** The latest table: the seed in force for this member. */
   set table(table) {
     const seeds = table?.fair?.client_seeds ?? {};
-    const mine = this.me ? seeds[this.me.member] ?? null : null;
+    const mine = this.me && Object.hasOwn(seeds, this.me.member) ? seeds[this.me.member] : null;
     if (mine === this.current && this.shown) return;
     this.current = mine;
     this.show();

@@ -106,7 +106,7 @@ export class PhD12Sheet extends HTMLElement {
         throw Object.assign(new Error(`stat row ${i + 1} has no name: name the stat, or remove its row`),
                             {path: nameInput.dataset.path});
       }
-      if (stat in ratings) throw new Error(`${stat} is named twice`);
+      if (Object.hasOwn(ratings, stat)) throw new Error(`${stat} is named twice`);
       const rating = /** @type {HTMLInputElement} */ (row.querySelector(".ph-d12-rating")).value.trim();
       if (rating === "") throw new Error(`give ${stat} a rating, or remove its row`); // not 0
       ratings[stat] = Number(rating);

@@ -125,7 +125,7 @@ export class NarrativeSheet extends HTMLElement {
       const name = nameInput.value.trim();
       if (!name) throw refusal(`skill row ${i + 1} has no name: name the skill, or remove its row`, `${where}.name`);
       if (!SKILL.test(name)) throw refusal(`the skill “${name}” starts with a letter and has at most 40 letters, digits, spaces or ()'/&.-`, `${where}.name`);
-      if (name in stats.skills) throw refusal(`the skill “${name}” is listed twice`, `${where}.name`);
+      if (Object.hasOwn(stats.skills, name)) throw refusal(`the skill “${name}” is listed twice`, `${where}.name`);
       const rank = whole(rankInput.value, RANK_MAX, `the rank of ${name}`, `${where}.rank`);
       stats.skills[name] = {rank, characteristic: /** @type {HTMLSelectElement} */ (row.querySelector("select")).value};
     });

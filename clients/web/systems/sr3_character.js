@@ -207,7 +207,7 @@ export class Sr3Character extends HTMLElement {
                             {path: name.dataset.path});
       }
       name.value = id; // the GM sees the id the skill is saved under
-      if (id in stats.skills) throw new Error(`the skill “${id}” is listed twice`);
+      if (Object.hasOwn(stats.skills, id)) throw new Error(`the skill “${id}” is listed twice`);
       name.dataset.path = `$.stats.skills.${id}`;
       rating.dataset.path = `$.stats.skills.${id}.rating`;
       attribute.dataset.path = `$.stats.skills.${id}.attribute`;

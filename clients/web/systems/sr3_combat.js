@@ -78,7 +78,7 @@ export class Sr3Combat extends TablePart {
         : "No one is left to act: the next pass starts a new Combat Turn."),
       h("ol", {class: "ph-sr3-combatants", "aria-label": "Initiative order"},
         [...order, ...rest].map((id) => this.combatant(id, name(id), view.characters[id],
-          rolled[id], order.indexOf(id)))));
+          Object.hasOwn(rolled, id) ? rolled[id] : null, order.indexOf(id)))));
   }
 
   combatant(id, name, fighter, rolled, place) {

@@ -68,7 +68,7 @@ export class Sr3Declared extends HTMLElement {
     if (!this.list) this.connectedCallback();
     const declared = table?.table?.game?.declared ?? {};
     for (const [character, entry] of this.cards) {
-      if (!(character in declared)) {
+      if (!Object.hasOwn(declared, character)) {
         entry.card.remove();
         this.cards.delete(character);
       }
