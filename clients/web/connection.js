@@ -68,8 +68,10 @@ export const IDLE_CHECK_MS = 30_000;
 export const JOIN_DUE_MS = 10_000;
 /** How long "back" is shown after a join again, before "connected". */
 export const BACK_SHOWN_MS = 2500;
-/** Join refusals that another try would get again: the page stops trying. */
-export const FOR_GOOD = new Set(["unauthorized", "forbidden", "not_found", "diverged"]);
+/** Join refusals that another try would get again: the page stops trying. (`invalid`: a
+ * token or a campaign the join may not carry, from a damaged link; tried again every 10 s,
+ * its failed joins got the next member at the same address refused `rate_limited`.) */
+export const FOR_GOOD = new Set(["unauthorized", "forbidden", "not_found", "diverged", "invalid"]);
 /** What the page adds to the server's words on `diverged`: the server's log was put back
  * (a backup restored) and this page holds events it lost. Trying again only gets the same
  * refusal, while a reload joins afresh (the page keeps its events in memory only), so say so:

@@ -3,6 +3,7 @@
 // this browser joined. Fetched only then: a table's first load does without it.
 import {h, replace} from "./dom.js";
 import {SEATS, TRAILING, knownCampaigns, read} from "./session.js";
+import {linkProblem, linkToken} from "./damaged-link.js";
 
 /** Draw the landing page in `app` (the <ph-app>); `campaign`: the one the address names, if any.
  * @param {HTMLElement} app @param {string | null} campaign */
@@ -26,9 +27,12 @@ export function landing(app, campaign) {
     const link = String(new FormData(form).get("link")).trim().replace(TRAILING, "");
     const fragment = new URLSearchParams(link.split("#")[1] ?? "");
     const linked = fragment.get("campaign");
-    const token = fragment.get("token");
-    if (!linked || !token) { // said beside the field, which is marked as the one at fault
-      error.textContent = "That is not a join link: it has no #campaign=…&token=… part.";
+    const given = fragment.get("token");
+    const token = given ? linkToken(given) : given;
+    const damaged = linked && token ? linkProblem(linked, token) : null;
+    if (!linked || !token || damaged) { // said beside the field, which is marked as the one at fault
+      error.textContent = damaged ? `That join link is damaged: ${damaged}.`
+        : "That is not a join link: it has no #campaign=…&token=… part.";
       field.setAttribute("aria-invalid", "true");
       field.focus();
       return;

@@ -3,9 +3,11 @@
 // player's link to check it was that player from then on, their own link shown only once, and
 // a broken copy of a link locked its player out. Now a link for another member asks first,
 // naming both seats, and offers the kept seat's link to copy before it is forgotten; a link
-// the server refuses says so and keeps the seat.
+// the server refuses says so and keeps the seat. A damaged link (damaged-link.js) is pending
+// in any browser, and its refusal says why in words of its own.
 import {h, replace} from "./dom.js";
 import {PENDING, SEATS, joinLink, noteSeat, read, remember, stored} from "./session.js";
+import {linkProblem} from "./damaged-link.js";
 /** @import {Seat} from "./session.js" */
 /** @import {PhApp} from "./elements/ph-app.js" */
 
@@ -32,7 +34,9 @@ export function settle(app, refused) {
   const seat = /** @type {Seat} */ (read(SEATS)[campaign] ?? {});
   if (refused !== undefined) {
     app.dataset.closed = "";
-    refusedLink(app, {campaign, words: refused, title: seat.title ?? campaign, role: ROLE_WORDS[seat.role ?? ""]});
+    const damaged = linkProblem(campaign, token);
+    refusedLink(app, {campaign, words: damaged ?? refused, title: seat.title ?? campaign,
+                      role: ROLE_WORDS[seat.role ?? ""], damaged: damaged !== null});
     return;
   }
   const {welcome, table} = app.store.state;
@@ -118,18 +122,28 @@ function askToReplace(app, {campaign, token, title, seat, linked}) {
 }
 
 /** The link's token was refused: this browser's seat stays, and the page says so (the seat's
- * role as noted; its member's name only the table would say).
+ * role as noted; its member's name only the table would say). A damaged link (`damaged`) may
+ * come where this browser has no seat: nothing was kept, and the landing page's form takes
+ * another link.
  * @param {HTMLElement} app
- * @param {{campaign: string, words: string, title: string, role: string | undefined}} refused */
-function refusedLink(app, {campaign, words: said, title, role}) {
+ * @param {{campaign: string, words: string, title: string, role: string | undefined,
+ *          damaged: boolean}} refused */
+function refusedLink(app, {campaign, words: said, title, role, damaged}) {
   dropPending(campaign);
-  const back = h("button", {type: "button"}, "Back to the table");
-  back.addEventListener("click", () => location.reload());
+  const kept = Boolean(stored()[campaign]);
+  const back = h("button", {type: "button"}, kept ? "Back to the table" : "Open another link");
+  back.addEventListener("click", () => kept ? location.reload()
+    : import("./landing.js").then(({landing}) => {
+      landing(app, null);
+      app.querySelector("input")?.focus();
+    }));
   replace(app, h("section", {class: "ph-closed", role: "alert", "aria-label": "This join link opens nothing"},
-    h("h2", {}, `This join link does not open ${title}`),
+    h("h2", {}, damaged ? "This join link is damaged" : `This join link does not open ${title}`),
     h("p", {class: "ph-closed-why"}, `${said.charAt(0).toUpperCase()}${said.slice(1)}.`),
-    h("p", {}, `This browser keeps its ${role ? `${role} ` : ""}seat there: the link changed nothing.`
-      + " Check that it was copied whole, or ask the GM for a new one."),
+    h("p", {}, kept ? `This browser keeps its ${role ? `${role} ` : ""}seat there: the link changed`
+      + " nothing. Check that it was copied whole, or ask the GM for a new one."
+      : "Nothing was kept in this browser. Check that the link was copied whole, with nothing"
+      + " after it, or ask the GM for a new one."),
     back));
   back.focus();
 }

@@ -9,6 +9,10 @@
 // Now such a link's token waits in this tab alone (`pending`) until the server welcomes it:
 // a refused one replaces nothing, and one for another member is asked about first
 // (seat-question.js, fetched only then).
+//
+// So does a damaged link, one the server refuses as `invalid` (a token over 128 characters, a
+// campaign that is no id), in any browser: it was kept for good in one with no seat there,
+// and its refusal said "connecting…" for ever, tried again every 10 s (damaged-link.js).
 
 const KEY = "poolhall.tokens";
 export const SEATS = "poolhall.seats"; // what each token is: {campaign: Seat}
@@ -38,6 +42,13 @@ export function stored() {
  * link copied from chat or mail often does: a space, a full stop, a comma, a closing bracket. */
 export const TRAILING = /[\s.,;:!?)\]}>'"]+$/;
 
+/** Text glued onto a token ("…Xk2Thanks"): every token poolhall issues (server/auth.py
+ * new_token) is `ph_` and 43 characters of URL-safe base64, so what follows is not the
+ * token's (an admin token of the operator's own is opened by the owner's page, not here). */
+export const GLUED = /^(ph_[\w-]{43}).+/s;
+/** A campaign's id (events/base.py Slug): a link naming none is damaged. */
+export const CAMPAIGN_ID = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
 /**
  * {campaign, token} for this page, or {campaign, token: null} when none is known. A link's
  * token for a table where this browser already has another seat is `pending`: held in this
@@ -48,11 +59,12 @@ export const TRAILING = /[\s.,;:!?)\]}>'"]+$/;
 export function currentSession(location = window.location) {
   const fragment = new URLSearchParams(location.hash.replace(/^#/, ""));
   const campaign = fragment.get("campaign");
-  const linked = fragment.get("token")?.trim().replace(TRAILING, "");
+  const linked = fragment.get("token")?.trim().replace(TRAILING, "").replace(GLUED, "$1");
   if (campaign && linked) {
     const kept = stored()[campaign];
-    if (kept && kept !== linked) sessionStorage.setItem(PENDING + campaign, linked);
-    else {
+    if ((kept && kept !== linked) || linked.length > 128 || !CAMPAIGN_ID.test(campaign)) {
+      sessionStorage.setItem(PENDING + campaign, linked); // damaged too: see the top
+    } else {
       sessionStorage.removeItem(PENDING + campaign);
       remember(campaign, linked);
     }

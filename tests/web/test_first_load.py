@@ -49,7 +49,7 @@ else."""
 
 LATER = ("systems/d12_test.js", "systems/d12_odds.js", "fair-check.js", "fair-how.js",
          "replay.css", "elements/ph-replay.js", "elements/ph-conditions.js", "landing.js",
-         "closed-notice.js", "seat-question.js", "invite-links.js")
+         "closed-notice.js", "seat-question.js", "damaged-link.js", "invite-links.js")
 """Fetched by no d12 table's first load (the card of a test, checking a revealed roll,
 the replay page, conditions, which d12 characters do not have, the page without a token)."""
 

@@ -38,8 +38,9 @@ const CONNECTION_WORDS = {
 };
 
 /** Join refusals after which this browser's token opens nothing here: the table is replaced
- * (closed-notice.js). ("diverged", also for good, keeps the page: its log is still worth reading.) */
-const NO_SEAT = new Set(["unauthorized", "forbidden", "not_found"]);
+ * (closed-notice.js; a link's token over a seat: seat-question.js, which keeps the seat).
+ * ("diverged", also for good, keeps the page: its log is still worth reading.) */
+const NO_SEAT = new Set(["unauthorized", "forbidden", "not_found", "invalid"]);
 
 /** The GM's tools (<ph-sessions>, <ph-invite>, <ph-characters>), fetched for the GM only. */
 function loadGmTools() {

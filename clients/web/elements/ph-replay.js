@@ -9,6 +9,7 @@ import {h, replace} from "../dom.js";
 import {Store} from "../store.js";
 import {TableConnection} from "../connection.js";
 import {currentSession} from "../session.js";
+import {linkProblem, linkToken} from "../damaged-link.js";
 import {namesOf} from "../describe.js";
 import {loadSystem} from "../systems/index.js";
 import {markOf, sessionsOf} from "../replay-marks.js";
@@ -33,6 +34,7 @@ const LONGEST_PAUSE = 5000;  // real time: a pause longer than this is cut to it
 export class PhReplay extends HTMLElement {
   // set by connectedCallback() and layout(), before anything reads them
   /** @type {string} */ campaign;
+  /** @type {boolean} */ linked; // opened with a replay link's token (replayToken)
   /** @type {Store} */ store;
   /** @type {TableConnection} */ connection;
   /** @type {Map<number, number>} */ times;
@@ -69,19 +71,22 @@ export class PhReplay extends HTMLElement {
   connectedCallback() {
     const fragment = new URLSearchParams(location.hash.replace(/^#/, ""));
     const campaign = fragment.get("campaign");
-    const token = campaign ? replayToken(campaign, fragment) : null;
+    const {token, linked, damaged} = campaign ? replayToken(campaign, fragment)
+      : {token: null, linked: false, damaged: null};
     this.wanted = fragment.get("seq");
     this.chosenSession = fragment.get("session");
     // a link opened in this tab changes only the fragment: nothing loads, the page would stay
     // on the moment it was (and keep a replay link's token in the address bar)
     addEventListener("hashchange", () => location.reload());
-    if (!campaign || !token) {
+    if (!campaign || !token || damaged) {
       replace(this, h("p", {class: "ph-problem", role: "alert"},
-        campaign ? `This browser has no token for “${campaign}”: open your join link first.`
+        damaged ? `This replay link is damaged: ${damaged}. Check that it was copied whole.`
+        : campaign ? `This browser has no token for “${campaign}”: open your join link first.`
           : "No campaign to replay: open a replay link (…/replay#campaign=…)."));
       return;
     }
     this.campaign = campaign;
+    this.linked = linked;
     this.times = new Map();   // seq -> ms since epoch
     this.marks = [];
     this.sessions = [];
@@ -133,6 +138,19 @@ export class PhReplay extends HTMLElement {
       /** @type {CustomEvent<{before: number}>} */ (event).detail.before));
   }
 
+  /** The replay link's token this tab kept was refused (a bad copy, a revoked link): it is
+   * forgotten, or it stuck to the tab, and the GM's own replay there was refused with it.
+   * A member of the table is offered their own replay. */
+  forgetLink() {
+    sessionStorage.removeItem(replayKey(this.campaign));
+    this.linked = false;
+    const own = currentSession().campaign === this.campaign && currentSession().token;
+    if (!own) return;
+    const mine = h("button", {type: "button", class: "ph-quiet"}, "Open the replay with your own seat");
+    mine.addEventListener("click", () => location.reload());
+    this.problem.after(h("p", {class: "ph-address-notice"}, "This tab forgot the replay link. ", mine));
+  }
+
   /** @param {Set<string>} parts */
   changed(parts) {
     const state = this.store.state;
@@ -146,6 +164,8 @@ export class PhReplay extends HTMLElement {
       this.problem.hidden = !state.problem;
       this.problem.textContent = state.problem ?? "";
     }
+    if (parts.has("connection") && state.connection === "closed" && this.linked
+        && state.refused && state.refused !== "diverged") this.forgetLink();
     if (parts.has("welcome") && state.welcome && !this.head) this.welcomed(state.welcome);
     if (parts.has("table") && this.links && state.table) this.links.sessions(state.table, this.sessions);
   }
@@ -426,19 +446,32 @@ export function startOf(text, first, last, what) {
   return [seq, null];
 }
 
+/** Where this tab keeps the replay link's token for `campaign`. @param {string} campaign */
+function replayKey(campaign) {
+  return `poolhall.replay.${campaign}`;
+}
+
 /** The token this replay page opens with: a replay link's (its fragment's `token`, kept for this
- * tab only and cleared from the address bar), else the member's own from their join link. */
-/** @param {string} campaign @param {URLSearchParams} fragment */
+ * tab only and cleared from the address bar; `linked`), else the member's own from their join
+ * link. A refused replay link's is forgotten (PhReplay.forgetLink), and a damaged one
+ * (session.js linkProblem) is not kept: `damaged` says why.
+ * @param {string} campaign @param {URLSearchParams} fragment
+ * @returns {{token: string | null, linked: boolean, damaged: string | null}} */
 function replayToken(campaign, fragment) {
-  const key = `poolhall.replay.${campaign}`;
+  const key = replayKey(campaign);
   const fromLink = fragment.get("token");
   if (fromLink) {
-    sessionStorage.setItem(key, fromLink);
+    const token = linkToken(fromLink);
+    const damaged = linkProblem(campaign, token);
     fragment.delete("token");
     history.replaceState(null, "", `/replay#${fragment}`);
+    if (damaged) return {token: null, linked: false, damaged};
+    sessionStorage.setItem(key, token);
   }
-  const member = currentSession().campaign === campaign ? currentSession().token : null;
-  return sessionStorage.getItem(key) ?? member;
+  const kept = sessionStorage.getItem(key);
+  if (kept) return {token: kept, linked: true, damaged: null};
+  return {token: currentSession().campaign === campaign ? currentSession().token : null,
+          linked: false, damaged: null};
 }
 
 customElements.define("ph-replay", PhReplay);
