@@ -102,8 +102,9 @@ export class InviteLinks {
       issued.copy.ariaLabel = `Copy ${name}'s link`;
       // the sentence above the list and the member's row under At the table came after the
       // focus (and the browser's scroll to it): the 2nd invite's focused Copy was below the
-      // window, the first member's Copy on screen
-      if (document.activeElement === issued.copy) issued.copy.scrollIntoView({block: "nearest"});
+      // window, the first member's Copy on screen; centred, so that a row drawn after this
+      // scroll cannot push it out again
+      if (document.activeElement === issued.copy) issued.copy.scrollIntoView({block: "center"});
     }
   }
 }
