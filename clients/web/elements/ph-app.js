@@ -324,21 +324,12 @@ export class PhApp extends HTMLElement {
       "this page could not load; reload"));
   }
 
-  /** The table no longer opens to this member (removed by the GM): every part of the table
-   * and its controls give way to a notice; the header keeps Leave this table. This browser
-   * notes it: a join link for another member replaces that seat without asking.
+  /** The table no longer opens to this member (removed by the GM): nothing of it is drawn any
+   * more, and ../closed-notice.js, fetched only then, puts a notice in its place.
    * @param {string} words the server's refusal */
   closedToMe(words) {
     this.dataset.closed = "";
-    noteSeat(this.connection.campaign, {closed: true});
-    this.showView("table"); // Leave this table in the header, which alone stays
-    this.problem.hidden = true;
-    this.motion.hidden = true;
-    replace(this, this.header);
-    import("../closed-notice.js").then(({closedNotice}) => { // fetched only then
-      this.append(closedNotice(words));
-      this.leave.focus();
-    });
+    import("../closed-notice.js").then(({closeTable}) => closeTable(this, words));
   }
 
   /** Hand the latest table and views to every part that shows them. */

@@ -55,7 +55,7 @@ const REFILL_PX = 400;    // ... and filled in again when the view comes this cl
                           // made a frame of fast scrolling too long now and then)
 const FIRST_GUESS_PX = 32; // a line's height before any line was measured
 const KEEP_BUILT = 400;   // built lines kept while not shown
-const ANNOUNCED = 3;      // new lines kept in the live region
+export const ANNOUNCED = 3; // new lines kept in the live region
 
 export class PhLog extends HTMLElement {
   // built by connectedCallback(); draw() and scrolled() run only once it has
@@ -195,7 +195,10 @@ export class PhLog extends HTMLElement {
     if (redraw) this.draw(!below); // a `table` message alone changes no line: nothing to do
     this.refocus?.();
     this.refocus = null;
-    if (this.unsaid.length) this.sayRevealed(this.unsaid.splice(0));
+    if (this.unsaid.length) { // announced by ../say-revealed.js, fetched only then
+      const seqs = this.unsaid.splice(0);
+      import("../say-revealed.js").then(({sayRevealed}) => sayRevealed(this, seqs), () => {});
+    }
   }
 
   /** The frames of `seqs` were replaced in the log (the sealed private rolls, now whole):
@@ -486,23 +489,6 @@ export class PhLog extends HTMLElement {
     });
   }
 
-  /** One announcement of the rolls `seqs` revealed at the session's end, after what came
-   * with them (the session's end): the first few in words, a count of the rest.
-   * @param {number[]} seqs */
-  sayRevealed(seqs) {
-    const frames = seqs.map((seq) => this.frames[this.find(seq)]).filter(Boolean);
-    if (!frames.length) return;
-    afterPaint(() => {
-      const told = frames.slice(0, ANNOUNCED).map((frame, i) => [i ? "; " : "",
-        ...plainCopy(this.built.get(frame.seq) ?? this.line(frame)).childNodes]);
-      const more = frames.length - told.length;
-      this.announcer.append(h("p", {}, frames.length > 1
-        ? `${frames.length} private rolls revealed at the session's end: ` : "", told,
-      more ? `; ${more} more in the log` : ""));
-      while (this.announcer.childElementCount > ANNOUNCED) this.announcer.firstElementChild?.remove();
-    });
-  }
-
   /** A copy (a <p>) of the roll's line among a command's events `seqs`, passing over the fair
    * dice's seed events that may come with it (the first roll after a server started ends the
    * open epoch first); null while the log does not hold it: the latest roll shown by the roll
@@ -544,7 +530,7 @@ export class PhLog extends HTMLElement {
 /** A line's words and dice as a <p>. The roll's check mark is a button on the line; in a copy
  * it was read out as "dice checking, button" after every roll, and pressed nothing: it is not
  * copied. @param {HTMLElement} line */
-function plainCopy(line) {
+export function plainCopy(line) {
   return h("p", {}, [...line.childNodes]
     .filter((node) => !(node instanceof Element && node.classList.contains("ph-fair")))
     .map((node) => node.cloneNode(true)));
