@@ -7,8 +7,15 @@
 // so a command is never applied twice.
 //
 // A browser that says it went offline (a phone leaving Wi-Fi) is believed at once: the socket
-// is closed and no reconnect is tried until it says it is online again (an open WebSocket
-// would otherwise look alive for minutes). Commands made meanwhile wait in `pending`.
+// is closed, the page says "you are offline" (not "reconnecting…": nothing is tried), and no
+// reconnect is tried until it says it is online again (an open WebSocket would otherwise look
+// alive for minutes). Commands made meanwhile wait in `pending`, never written to a socket, and
+// a person's says so beside its form, with Cancel (`held`: ./unsent.js). Joined again, such a
+// command waits for the catch-up's `table`, and one made before the game session started or
+// ended is not sent in a session its maker never saw (a roll pressed offline in session 1 was
+// recorded minutes later in session 2): the page asks whether to send it. A command that was
+// written to a socket and not answered is another matter: the server may have done it, so it
+// is sent again, same id, as soon as the page is welcomed (`resend`).
 //
 // A connection can also die without a word: a phone that slept and woke on another network, a
 // NAT mapping dropped. Its socket then stays "open" in the browser for minutes, and the
@@ -29,6 +36,7 @@
 // which the owner's page (owner.js) builds on too.
 
 /** @import {Store} from "./store.js" */
+/** @import {TableNow} from "./messages.js" */
 /** @import {Command, ErrorReply, ServerMessage} from "./messages.js" */
 
 /**
@@ -38,6 +46,10 @@
  * @property {(reply: any) => void} resolve
  * @property {(error: Error) => void} reject
  * @property {boolean} [retried]
+ * @property {boolean} [sent] written to a socket at least once: only the same id may follow
+ * @property {Element} [origin] a person's command: the control it came from (see `held`)
+ * @property {TableNow | null} [table] the table it was made at
+ * @property {boolean} [stale] made in another game session: sent only if asked again (unsent.js)
  */
 
 const RETRY_DELAYS = [250, 500, 1000, 2000, 4000, 8000];
@@ -318,8 +330,11 @@ export class TableConnection extends Reconnecting {
     this.campaign = campaign;
     this.token = token;
     /** @type {Map<string, Waiting>} */
-    this.pending = new Map(); // id -> {message, resolve, reject, sent}
+    this.pending = new Map(); // id -> {message, resolve, reject, sent ...}
   }
+
+  /** @type {Promise<typeof import("./unsent.js") | undefined> | undefined} see `held` */
+  unsent;
 
   /** @param {WebSocket} socket */
   join(socket) {
@@ -349,6 +364,7 @@ export class TableConnection extends Reconnecting {
           if (store.state.connection === "back") store.set({connection: "live"});
         }, BACK_SHOWN_MS);
         this.resend();
+        setTimeout(() => this.held(), IDLE_CHECK_MS); // ./unsent.js at hand: see held
         break;
       }
       case "snapshot":
@@ -363,6 +379,7 @@ export class TableConnection extends Reconnecting {
         break;
       case "table":
         store.table(message);
+        for (const waiting of this.pending.values()) this.held(waiting); // caught up: see held
         break;
       case "view":
         store.view(message);
@@ -407,7 +424,7 @@ export class TableConnection extends Reconnecting {
     if (!waiting) return;
     if (error && error.code === "rate_limited" && error.retry_after && !waiting.retried) {
       waiting.retried = true; // the server said when: try once more then
-      setTimeout(() => this.transmit(waiting.message), error.retry_after * 1000);
+      setTimeout(() => this.transmit(waiting), error.retry_after * 1000);
       return;
     }
     this.pending.delete(id);
@@ -417,43 +434,63 @@ export class TableConnection extends Reconnecting {
 
   /** Send a command (or a history request); resolves with the answer, rejects with the
    * server's refusal (CommandRefused: code, message in plain words, path of the field).
-   * @param {Command} fields @returns {Promise<any>} */
-  request(fields) {
+   * `origin`: a person's command, from this control (see `held`).
+   * @param {Command} fields @param {Element} [origin] @returns {Promise<any>} */
+  request(fields, origin) {
     const message = {...fields, id: fields.id ?? newId()};
     return new Promise((resolve, reject) => {
-      this.pending.set(message.id, {message, resolve, reject});
-      this.transmit(message);
-      this.link.due(() => this.pending.has(message.id));
+      /** @type {Waiting} */
+      const waiting = {message, resolve, reject, origin, table: this.store.state.table};
+      this.pending.set(message.id, waiting);
+      this.transmit(waiting);
     });
   }
 
-  /** @param {Command} message */
-  transmit(message) {
-    if (this.socket?.readyState === WebSocket.OPEN && this.store.state.welcome
-        && this.store.state.connection !== "reconnecting") {
-      this.socket.send(JSON.stringify(message));
-    } // else: sent by resend() once joined again
+  /** Write `waiting`'s command to the socket if joined; else it is held: sent again by resend()
+   * once joined again, or, a person's never written, once caught up (`held`).
+   * @param {Waiting} waiting */
+  transmit(waiting) {
+    if (this.joined) {
+      /** @type {WebSocket} */ (this.socket).send(JSON.stringify(waiting.message));
+      waiting.sent = true;
+      this.link.due(() => this.pending.get(waiting.message.id) === waiting);
+    } else this.held(waiting);
   }
 
+  /** On a welcome: the commands held, but a person's never written, which waits for the
+   * catch-up's `table` (`held`). One written before goes again with its id: the server answers
+   * a repeated id with its first answer, so nothing is done twice and nothing lost. */
   resend() {
-    const socket = /** @type {WebSocket} */ (this.socket); // called on its `welcome`
     for (const waiting of this.pending.values()) {
-      socket.send(JSON.stringify(waiting.message));
-      this.link.due(() => this.pending.get(waiting.message.id) === waiting);
+      if (waiting.sent || !waiting.origin) this.transmit(waiting);
     }
   }
 
-  /** Say "reconnecting…", once: each attempt given up while it is said (a hung one, one
-   * refused) changes nothing on the page, so a screen reader is not told it again and again.
+  /** A person's command held unsent: ./unsent.js says so beside its control, and once the
+   * page is joined and caught up (a `table` came) sends it, or asks first when the game
+   * session changed. Fetched ahead (with no `waiting`: half a minute after a welcome; never in
+   * the page's first load), and only while the browser is online: asked for once the page is
+   * offline, it could not come (a fetch that failed is asked for again next time).
+   * @param {Waiting} [waiting] */
+  held(waiting) {
+    if (waiting && (waiting.sent || !waiting.origin)) return; // not a person's, or it went
+    if (navigator.onLine) this.unsent ??= import("./unsent.js").catch(() => (this.unsent = undefined));
+    this.unsent?.then((module) => module?.hold(this, waiting));
+  }
+
+  /** Say "reconnecting…" (or "offline" while the browser says it is: nothing is tried then),
+   * once: each attempt given up while it is said (a hung one, one refused) changes nothing
+   * on the page, so a screen reader is not told it again and again.
    * @param {CloseEvent | null} event */
   dropped(event) {
     const store = this.store;
-    if (store.state.connection === "reconnecting") return;
+    const connection = navigator.onLine ? "reconnecting" : "offline";
+    if (store.state.connection === connection) return;
     if (event?.code === 1008 && this.everJoined) {
       // removed from the campaign, or no join in time
-      store.set({connection: "reconnecting", problem: event.reason || null});
+      store.set({connection, problem: event.reason || null});
     } else {
-      store.set({connection: "reconnecting"});
+      store.set({connection});
     }
   }
 }

@@ -9,7 +9,7 @@ export const LOG_KEEP = 5000; // lines kept in the page; older ones come back as
 /**
  * What the page knows, as the elements read it.
  * @typedef {object} TableState
- * @property {"connecting" | "live" | "reconnecting" | "back" | "closed"} connection
+ * @property {"connecting" | "live" | "reconnecting" | "offline" | "back" | "closed"} connection
  * @property {string | null} problem
  * @property {string | null} [refused] the code of a join refused for good
  * @property {Welcome | null} welcome
@@ -27,7 +27,7 @@ export class Store extends EventTarget {
     super();
     /** @type {TableState} */
     this.state = {
-      connection: "connecting", // connecting | live | reconnecting | back | closed
+      connection: "connecting", // connecting | live | reconnecting | offline | back | closed
       problem: null,             // why the connection stopped for good, in plain words
       welcome: null,             // {role, member, campaign, name, system, head, head_hash}
       table: null,               // the latest `table` message (TableNow)

@@ -50,10 +50,11 @@ else."""
 LATER = ("systems/d12_test.js", "systems/d12_odds.js", "fair-check.js", "fair-how.js",
          "replay.css", "elements/ph-replay.js", "elements/ph-conditions.js", "landing.js",
          "closed-notice.js", "seat-question.js", "damaged-link.js", "invite-links.js",
-         "say-revealed.js")
+         "unsent.js", "say-revealed.js")
 """Fetched by no d12 table's first load (the card of a test, checking a revealed roll,
 the replay page, conditions, which d12 characters do not have, the page without a token,
-the announcement of private rolls revealed at a session's end)."""
+the words for an action held while offline, fetched half a minute in, the announcement of
+private rolls revealed at a session's end)."""
 
 
 def _first_load(page: Page) -> set[str]:

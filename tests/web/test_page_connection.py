@@ -48,8 +48,8 @@ def test_a_player_offline_mid_check_comes_back_with_no_gap_and_no_duplicate(
     gm, ana, bo, watcher = (open_page(link) for link in (gm_link, ana_link, bo_link, watcher_link))
 
     ana.context.set_offline(True)
-    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "reconnecting")
-    expect(ana.locator(".ph-connection")).to_have_text("reconnecting…")
+    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "offline")
+    expect(ana.locator(".ph-connection")).to_have_text("you are offline")
     expect(gm.locator("ph-members li", has_text="Ana")).to_have_class("ph-offline")
     form = ana.locator(".ph-roll-form")
     form.get_by_label("dice expression").fill("2d6")

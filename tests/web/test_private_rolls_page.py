@@ -260,7 +260,7 @@ def test_a_page_away_at_the_sessions_end_reads_the_revealed_rolls_when_back(
     line = ana.locator(f"ph-log .ph-log-line[data-seq='{ack.seqs[0]}']")
     expect(line).to_have_attribute("data-type", "private_roll")
     ana.context.set_offline(True)
-    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "reconnecting")
+    expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "offline")
     served.send(gm_link, {"type": "end_session"})
     ana.context.set_offline(False)
     expect(line).to_have_attribute("data-type", "dice_rolled", timeout=10_000)

@@ -34,7 +34,7 @@ import "./ph-seed.js";
 /** @type {Record<string, string>} */
 const CONNECTION_WORDS = {
   connecting: "connecting…", live: "connected", reconnecting: "reconnecting…", back: "back",
-  closed: "disconnected",
+  closed: "disconnected", offline: "you are offline",
 };
 
 /** Join refusals after which this browser's token opens nothing here: the table is replaced
@@ -118,7 +118,8 @@ export class PhApp extends HTMLElement {
     this.addEventListener(COMMAND_EVENT, (event) => {
       const {detail} = /** @type {CustomEvent<CommandRequest>} */ (event);
       detail.taken = true;
-      this.connection.request(detail.command).then(
+      // held unsent, it is said beside the form it came from (connection.js `held`)
+      this.connection.request(detail.command, /** @type {Element} */ (event.target)).then(
         (reply) => this.whenDrawn(() => detail.resolve(reply)),
         (error) => this.whenDrawn(() => detail.reject(error)));
     });

@@ -157,6 +157,7 @@ export class PhReplay extends HTMLElement {
     if (parts.has("connection")) {
       this.status.dataset.state = state.connection;
       this.status.textContent = state.connection === "reconnecting" ? "reconnecting…"
+        : state.connection === "offline" ? "you are offline"
         : state.connection === "connecting" ? "connecting…"
           : state.connection === "closed" ? (state.refused ? "refused" : "closed") : "connected";
     }
