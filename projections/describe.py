@@ -115,13 +115,21 @@ def _play_words(event: Event) -> str | None:
 
 
 def _fairness_words(event: Event) -> str | None:
-    """The seeds that let the table check the dice (:mod:`poolhall.events.fair`)."""
+    """The seeds that let the table check the dice (:mod:`poolhall.events.fair`).
+
+    A commitment and a reveal are the server's bookkeeping, written under the member whose
+    command began or ended the epoch (a roll, a game session started or ended): "Ana revealed
+    the seed of epoch 2" read as if Ana's own seed was revealed. So the words say what the
+    member's command did (began or ended the epoch) and what the server did, as the browser
+    table's log says it (``clients/web/describe.js``)."""
     match event:
         case SeedCommitted():
-            return (f"committed to the seed of epoch {event.epoch} "
+            return (f"began dice epoch {event.epoch}: the server committed to its seed "
                     f"(SHA-256 {event.commitment[:16]}...)")
         case SeedRevealed():
-            return f"revealed the seed of epoch {event.epoch} ({event.rolls} rolls to check)"
+            rolls = f"{event.rolls} roll{'' if event.rolls == 1 else 's'}"
+            return (f"ended dice epoch {event.epoch}: the server revealed its seed "
+                    f"({rolls} to check)")
         case ClientSeedSet():
             return f"{event.member} set their seed"
     return None

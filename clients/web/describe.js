@@ -52,6 +52,12 @@ export function describeCore(frame, names) {
       return freeRoll(event, names);
     case "client_seed_set": // every roll from now on mixes it in (ph-seed.js)
       return h("span", {}, "set their seed ", h("code", {class: "ph-seed-text"}, event.seed));
+    // the fair dice's bookkeeping (docs/explanation/fairness.md), under the member whose
+    // command began or ended the epoch: the seed is the server's, not theirs (table.css quiets it)
+    case "seed_committed":
+      return `began dice epoch ${event.epoch}: the server committed to its seed`;
+    case "seed_revealed":
+      return `ended dice epoch ${event.epoch}: the server revealed its seed (${plural("roll", event.rolls)} to check)`;
     default:
       return null;
   }

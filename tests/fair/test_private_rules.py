@@ -432,13 +432,34 @@ def test_the_fair_rolls_events_read_in_words() -> None:
 
     for table in (NarrativeTable(), Sr3Table(), D12Table()):
         for event, words in (
-                (SeedCommitted(epoch=2, commitment="ab" * 32), "committed to the seed of epoch 2"),
-                (SeedRevealed(epoch=2, seed="cd" * 32, rolls=3), "revealed the seed of epoch 2"),
+                (SeedCommitted(epoch=2, commitment="ab" * 32),
+                 "began dice epoch 2: the server committed to its seed (SHA-256 abababab"),
+                (SeedRevealed(epoch=2, seed="cd" * 32, rolls=3),
+                 "ended dice epoch 2: the server revealed its seed (3 rolls to check)"),
+                (SeedRevealed(epoch=3, seed="cd" * 32, rolls=1),
+                 "ended dice epoch 3: the server revealed its seed (1 roll to check)"),
                 (ClientSeedSet(member="ann", seed="mine"), "ann set their seed"),
                 (core.ReplayShared(member="link", name="forum", session=1),
                  "shared a replay of game session 1")):
             recorded = Recorded(seq=1, at=NOW, actor="gm", command="c", event=event)
             assert describe(recorded, table.state).startswith(words)
+
+
+def test_a_seed_line_says_whose_command_ended_the_epoch_and_whose_seed_it_is() -> None:
+    """``watch`` prints a line's member before its words: a reveal written under Ana's roll read
+    "Ana revealed the seed of epoch 2", as if her own seed was revealed. The seed is the
+    server's; her command ended the epoch (fairness.md, Epochs)."""
+    from poolhall.clients.table_text import log_line
+    from poolhall.events.fair import SeedRevealed
+
+    table = NarrativeTable()
+    for seq, event, words in (
+            (9, SeedRevealed(epoch=2, seed="cd" * 32, rolls=12),
+             "ended dice epoch 2: the server revealed its seed (12 rolls to check)"),
+            (10, SeedCommitted(epoch=3, commitment="ab" * 32),
+             "began dice epoch 3: the server committed to its seed (SHA-256 abababababababab...)")):
+        recorded = Recorded(seq=seq, at=NOW, actor="han-player", command="c", event=event)
+        assert log_line(recorded, table.state).plain == f"00:00:00 #{seq} han-player {words}"
 
 
 def test_an_sr3_test_is_answered_as_privately_as_it_was_rolled() -> None:

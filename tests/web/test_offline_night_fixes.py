@@ -1,7 +1,8 @@
-"""What a 22-minute night on the browser table found about a connection lost, in a browser: a
-roll pressed offline waited without a word and was recorded minutes later in the next game
-session, and the page said "reconnecting…" whether the browser was offline or the server
-gone."""
+"""What a 22-minute night on the browser table found about a connection lost and about the fair
+dice's bookkeeping, each in a browser: a roll pressed offline waited without a word and was
+recorded minutes later in the next game session; the page said "reconnecting…" whether the
+browser was offline or the server gone; and the log's seed lines read "Ana seed revealed", as
+if Ana had done something with a seed of hers."""
 
 from __future__ import annotations
 
@@ -173,6 +174,36 @@ def test_a_roll_sent_whose_answer_was_lost_is_sent_again_with_its_id_across_a_se
     assert len(sent) == 2
     assert sent[0]["id"] == sent[1]["id"]
     assert _reasons_recorded(served, gm_link, campaign) == ["answer lost"]
+
+
+def test_the_fair_dice_seed_lines_say_what_happened_and_are_quieter(
+        served: Served, open_page: PageOpener) -> None:
+    """The GM starts a session (the epoch the campaign began ends), Ana rolls, the GM ends it:
+    the log's seed lines say whose command began or ended the epoch and that the seed is the
+    server's, with the rolls to check, in smaller grey print than a roll; no line reads
+    "GM seed revealed"."""
+    _, gm_link, ana_link = _at_the_table(served, session=False)
+    served.send(gm_link, {"type": "start_session"})
+    served.send(ana_link, {"type": "roll", "expression": "2d6"})
+    served.send(gm_link, {"type": "end_session"})
+    ana = open_page(ana_link)
+    revealed = ana.locator("ph-log [data-type=seed_revealed]")
+    expect(revealed).to_have_count(2)
+    expect(revealed.first).to_contain_text(
+        "GM ended dice epoch 1: the server revealed its seed (0 rolls to check)")
+    expect(revealed.last).to_contain_text(
+        "GM ended dice epoch 2: the server revealed its seed (1 roll to check)")
+    committed = ana.locator("ph-log [data-type=seed_committed]")
+    expect(committed.last).to_contain_text(
+        "GM began dice epoch 3: the server committed to its seed")
+    expect(ana.locator("ph-log")).not_to_contain_text("seed revealed")
+    expect(ana.locator("ph-log")).not_to_contain_text("seed committed")
+    style = "(line) => [getComputedStyle(line).color, parseFloat(getComputedStyle(line).fontSize)]"
+    seed_colour, seed_size = revealed.last.evaluate(style)
+    roll_colour, roll_size = ana.locator("ph-log [data-type=dice_rolled]").evaluate(style)
+    time_colour = revealed.last.locator("time").evaluate("(time) => getComputedStyle(time).color")
+    assert seed_colour == time_colour != roll_colour  # the muted grey of the times
+    assert seed_size < roll_size
 
 
 def test_the_replay_page_says_offline_too(served: Served, open_page: PageOpener) -> None:
