@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 import urllib.parse
 import uuid
 from collections.abc import Iterator
@@ -72,5 +73,22 @@ def fresh_database(url: str) -> Iterator[str]:
         yield f"{parts.scheme}://{parts.netloc}/{name}" + (f"?{parts.query}" if parts.query
                                                            else "")
     finally:
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(sql.SQL("drop database {} with (force)").format(sql.Identifier(name)))
+        _drop_database(url, name)
+
+
+def _drop_database(url: str, name: str) -> None:
+    """Drop database ``name``, ending its connections. An autovacuum worker in it runs as a
+    superuser, whose connection a role without ``pg_signal_backend`` may not end (the drop
+    is refused: CI failed once on it); it leaves within moments, so the drop is tried again
+    for up to 30 s."""
+    drop = sql.SQL("drop database {} with (force)").format(sql.Identifier(name))
+    deadline = time.monotonic() + 30
+    with psycopg.connect(url, autocommit=True) as conn:
+        while True:
+            try:
+                conn.execute(drop)
+                return
+            except psycopg.errors.InsufficientPrivilege:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)

@@ -55,11 +55,15 @@ def test_the_fold_keeps_no_list_of_the_events() -> None:
 
 def test_the_report_workers_peak_memory_does_not_grow_with_the_log(tmp_path: Path) -> None:
     """The worker's very job (read, fold, draw) on 4,000 and on 16,000 events: the peak RSS
-    differs by less than 6 MiB (the whole log in memory grew ~13 MiB over the same span)."""
+    differs by less than 8 MiB (the whole log in memory grew ~13 MiB over the same span).
+
+    What does grow is what the report keeps of each roll for its figures (the luck curve,
+    the least likely rolls): 5.6–5.7 MiB here, at `ba03698` and after it alike
+    (measured 2026-11-29); a bound of 6 failed once in CI at 6.0."""
     peaks = []
     for events in (4_000, 16_000):
         db = tmp_path / f"log-{events}.db"
         head = write_campaign(db, events)
         peak, _, _ = measure(str(db), head)
         peaks.append(peak)
-    assert peaks[1] - peaks[0] < 6, peaks
+    assert peaks[1] - peaks[0] < 8, peaks
