@@ -12,7 +12,6 @@ from typing import Any, cast
 from playwright.sync_api import Locator, Page, expect
 
 from tests.web.conftest import PageOpener, Served
-from tests.web.silent_relay import LINK_CHECK_TIMEOUT, SilentRelay, through
 
 NOT_SENT = ("You are offline: your roll is not sent yet; it will be sent when the connection"
             " is back.")
@@ -152,28 +151,6 @@ def test_a_roll_held_offline_across_a_session_change_waits_to_be_asked(
     expect(form.locator(".ph-error")).to_have_text("Your roll was not sent (dropped).")
     assert [roll["reason"] for roll in _rolls_sent(open_page, ana)] == ["from session 1"]
     assert _reasons_recorded(served, gm_link, campaign) == ["from session 1"]
-
-
-def test_a_roll_sent_whose_answer_was_lost_is_sent_again_with_its_id_across_a_session_change(
-        served: Served, open_page: PageOpener, relay: SilentRelay) -> None:
-    """A roll that did reach the server (its answer lost on a dead link) is never asked about:
-    the game session changes meanwhile, yet the page sends it again with the same id once it
-    joins again, and the server answers with its first answer: one roll, in session 1."""
-    campaign, gm_link, ana_link = _at_the_table(served)
-    gm = open_page(gm_link)
-    ana = _open_ready(open_page, through(relay, served, ana_link))
-    relay.go_silent(to_the_server_too=False)
-    form = _roll(ana, "7d4+53", "answer lost")
-    expect(gm.locator("[data-type=dice_rolled]", has_text="7d4+53")).to_have_count(1)
-    served.send(gm_link, {"type": "end_session"}, {"type": "start_session"})
-
-    expect(form.get_by_role("button", name="Roll")).to_be_enabled(timeout=LINK_CHECK_TIMEOUT)
-    expect(ana.locator("[data-type=dice_rolled]", has_text="7d4+53")).to_have_count(1)
-    expect(ana.locator(".ph-unsent")).to_have_count(0)
-    sent = _rolls_sent(open_page, ana)
-    assert len(sent) == 2
-    assert sent[0]["id"] == sent[1]["id"]
-    assert _reasons_recorded(served, gm_link, campaign) == ["answer lost"]
 
 
 def test_the_fair_dice_seed_lines_say_what_happened_and_are_quieter(

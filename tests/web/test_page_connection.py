@@ -91,7 +91,10 @@ def test_a_roll_on_a_link_that_died_silently_is_resent_once_on_a_new_one(
     """Ana's phone link goes silent: her roll reaches the server but its answer never reaches
     her. The page does not wait forever with Roll disabled: it checks the link, finds it dead,
     says reconnecting, joins again and resends the roll, which the server answers with its
-    first answer: the roll is in every log once."""
+    first answer: the roll is in every log once. The GM starts a game session meanwhile: a
+    roll that did reach the server is sent again with its id all the same, never asked about
+    (only one never written to a socket is: tests/web/test_offline_night_fixes.py), and is
+    applied once."""
     campaign, gm_link, ana_link, _, _ = narrative_table(served)
     gm = open_page(gm_link)
     ana = open_page(through(relay, served, ana_link), width=360, height=740)
@@ -102,8 +105,10 @@ def test_a_roll_on_a_link_that_died_silently_is_resent_once_on_a_new_one(
     form.get_by_role("button", name="Roll").click()
     expect(gm.locator("[data-type=dice_rolled]", has_text="7d4+53")).to_have_count(1)
     expect(form.get_by_role("button", name="Roll")).to_be_disabled()  # no answer yet
+    served.send(gm_link, {"type": "start_session"})
 
     expect(form.get_by_role("button", name="Roll")).to_be_enabled(timeout=LINK_CHECK_TIMEOUT)
+    expect(ana.locator(".ph-unsent")).to_have_count(0)
     expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")
     assert states_said(ana)[:2] == ["reconnecting…", "back"]
     ana.get_by_role("navigation", name="Views").get_by_role("button", name="Log").click()
