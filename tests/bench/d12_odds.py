@@ -6,6 +6,7 @@ of one open test, and deciding + folding one extended round take, for pools up t
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import timeit
@@ -31,6 +32,7 @@ def _ms(fn: Any, number: int) -> float:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # --help
     print("d12 odds (ms per call, best of 3)")
     print(f"{'dice':>5} {'margins':>9} {'P(success)':>11} {'survival5 exact':>16} "
           f"{'survival5 float':>16} {'view':>8}")

@@ -9,6 +9,7 @@ table is sent. The 14-dice pool is the issue's target: 3 Proficiency, 2 Ability,
 
 from __future__ import annotations
 
+import argparse
 import sys
 import timeit
 from pathlib import Path
@@ -33,6 +34,7 @@ def _ms(fn: Any, number: int) -> float:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # --help
     compute = narrative_odds._compute.__wrapped__  # the uncached computation
 
     def fresh(pool: Pool) -> narrative_odds.Distribution:

@@ -5,6 +5,7 @@ Run ``python tests/bench/sr3_odds.py``; it prints figures and asserts nothing ab
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import timeit
@@ -24,6 +25,7 @@ def per_call(statement: object, number: int) -> float:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # --help
     print("exact success distribution (Fractions), ms per call")
     for dice in (5, 10, 20, 50):
         cells = [f"TN {tn}: {per_call(lambda d=dice, t=tn: success_distribution(d, t), 20):7.3f}"
