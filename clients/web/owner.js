@@ -6,7 +6,7 @@
 // campaign opens the owner's session, where `create_campaign` (its ack carries the new GM's
 // token) and `list_campaigns` are answered; a new GM link for an existing campaign is an
 // `invite` sent after joining that campaign with the same token (the owner is GM everywhere).
-// The connection is the table page's (`Reconnecting`, connection.js): when it drops the status
+// The connection is the table page's (`Reconnecting`, reconnecting.js): when it drops the status
 // line says so and it opens again by itself; joined again, the status says "back" and the
 // campaign list is read anew. Its link is checked as the table page's is (a request
 // unanswered for 5 s, the page shown again, 30 s of silence): a link that died without
@@ -16,7 +16,7 @@
 // has answered it), so a try that did reach the server gets its first answer, with the GM's
 // token, and never makes a second campaign or GM.
 import {h, replace} from "./dom.js";
-import {BACK_SHOWN_MS, FOR_GOOD, Reconnecting, defaultUrl, newId} from "./connection.js";
+import {BACK_SHOWN_MS, FOR_GOOD, Reconnecting, defaultUrl, newId} from "./reconnecting.js";
 import {joinLink} from "./session.js";
 /** @import {Command} from "./messages.js" */
 /** @import {NamedControls} from "./dom.js" */

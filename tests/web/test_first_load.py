@@ -35,7 +35,7 @@ D12_FIRST_LOAD = {
     # the page and the table's own elements
     "app.js", "table.css", "icon.svg", "elements/ph-app.js", "elements/ph-log.js",
     "elements/ph-members.js", "elements/ph-roll.js", "elements/ph-seed.js", "actions.js",
-    "confirm.js", "connection.js", "describe.js", "dice.js", "dom.js",
+    "confirm.js", "connection.js", "describe.js", "dice.js", "dom.js", "reconnecting.js",
     "fair-badge.js", "fairness.js", "log-marks.js", "lost-focus.js", "private-rolls.js",
     "session.js", "store.js", "table-part.js", "visibility.js", "systems/index.js",
     # the campaign's game system: the panel without a test's card, the log's lines
