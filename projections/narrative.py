@@ -96,6 +96,10 @@ class CheckState(msgspec.Struct, kw_only=True):
     impossible_allowed: bool = False
     status: str = "open"
     rolled_seq: int | None = None
+    closed_seq: int | None = None
+    """The seq of the event that rolled or cancelled it: the state keeps, and the table shows,
+    the checks closed last (a check opened early, an initiative or one the GM kept open, may
+    close after ten others; kept by opening order, it left the state as it was rolled)."""
     pool: n.Pool | None = None
     dice: tuple[n.RolledDie, ...] = ()
     result: n.NarrativeResult | None = None
@@ -197,7 +201,7 @@ def initial_state() -> GameState:
 
 
 CLOSED_KEPT = 10
-"""Closed checks the state keeps in full besides the open ones (the latest opened): the table
+"""Closed checks the state keeps in full besides the open ones (the latest closed): the table
 shows :data:`CLOSED_CHECKS`; older ones are in the log. A check id chosen by a client is free
 again once its check has left the state."""
 
@@ -213,11 +217,18 @@ def _keep_last(lines: list[Any], kept: int = LINES_KEPT) -> None:
         del lines[0]
 
 
-def _drop_old_closed(state: GameState) -> None:
-    """Keep every open check and the last :data:`CLOSED_KEPT` closed ones (by opening order,
-    the order :func:`table_of` cuts by)."""
+def _closed_last(state: GameState) -> list[str]:
+    """The closed checks, the one closed last first (by :attr:`CheckState.closed_seq`, which
+    the log gives: the order the state keeps and :func:`table_of` cuts by)."""
     closed = [key for key, check in state.checks.items() if not check.is_open]
-    for key in closed[:-CLOSED_KEPT]:
+    return sorted(closed, key=lambda key: state.checks[key].closed_seq or 0, reverse=True)
+
+
+def _drop_old_closed(state: GameState) -> None:
+    """Keep every open check and the :data:`CLOSED_KEPT` closed last. By closing order, not
+    opening order: a check opened before ten others that closed first was dropped by the very
+    roll that closed it, its result never shown and never spent."""
+    for key in _closed_last(state)[CLOSED_KEPT:]:
         del state.checks[key]
 
 
@@ -291,12 +302,13 @@ def _evolve_check(state: GameState, recorded: Recorded, event: Event,
                                                      event))
         case n.CheckRolled():
             check.status, check.rolled_seq = "rolled", recorded.seq
+            check.closed_seq = recorded.seq
             check.pool, check.dice, check.result = event.pool, event.dice, event.result
             check.left = unspent(event.result)
             _record(state, check)
             _drop_old_closed(state)
         case n.CheckCancelled():
-            check.status = "cancelled"
+            check.status, check.closed_seq = "cancelled", recorded.seq
             _record(state, check)
             _drop_old_closed(state)
 
@@ -365,13 +377,12 @@ Table = NarrativeTable
 
 def table_of(state: GameState) -> NarrativeTable:
     """The state with its unbounded history cut to the latest entries: every open check, the
-    last :data:`CLOSED_CHECKS` closed ones (and the initiatives waiting to be entered:
+    :data:`CLOSED_CHECKS` closed last (and the initiatives waiting to be entered:
     :func:`initiative_waiting`), each character's last :data:`TABLE_RECENT` checks,
     the destiny pool with its last spends, the last free rolls. Folding later events onto it
     keeps it equal to the same cut of the full state (a closed check never changes again),
     but for an initiative entered since, which stays until the next cut."""
-    closed = [key for key in reversed(state.checks) if not state.checks[key].is_open]
-    kept = set(closed[:CLOSED_CHECKS]) | initiative_waiting(state)
+    kept = set(_closed_last(state)[:CLOSED_CHECKS]) | initiative_waiting(state)
     checks = {key: check for key, check in state.checks.items()
               if check.is_open or key in kept}
     destiny = Destiny(light=state.destiny.light, dark=state.destiny.dark,

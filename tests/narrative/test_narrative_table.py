@@ -289,3 +289,35 @@ async def test_initiative_is_a_check_rolled_after_its_encounter_began(table: Any
     with pytest.raises(CommandRejected) as error:
         await han.call(e.EnterInitiative, check="han-init")
     assert "'han-init' was rolled before encounter 2 began" in error.value.message
+
+
+async def test_a_check_closed_after_ten_later_ones_stays_to_be_spent(table: Any) -> None:
+    """Rule (quick reference): "Spend advantage, triumph, threat and despair ... Out of combat,
+    the GM spends it all." Han's ``old`` check, opened before ten others that were rolled or
+    cancelled first, is still at the table once it is rolled: the GM spends its result, and
+    a member who joins then gets it among the latest results, the last closed first. It was
+    kept by opening order, so the roll that closed it dropped it ("no check 'old' at this
+    table") and its advantage could never be spent."""
+    gm, han, leia, watcher = await _campaign(table)
+    await han.call(n.OpenCheck, character="han", skill="Ranged (Light)", check="old")
+    await gm.call(n.SetDifficulty, check="old", level="simple")
+    await han.call(n.AddDice, check="old", kind="boost", count=4, reason="all the time needed")
+    for number in range(9):
+        await _rolled_check(gm, gm, f"quick{number}", "vader", "Discipline")
+    await gm.call(n.OpenCheck, character="vader", skill="Discipline", check="dropped")
+    await gm.call(n.CancelCheck, check="dropped")
+    ack = await han.call(n.RollCheck, check="old")
+    await watcher.wait_for_seq(ack.seqs[-1])
+    old = watcher.state.game.checks["old"]
+    assert (old.status, old.closed_seq) == ("rolled", ack.seqs[-1])
+    symbol = next(s for s in ("advantage", "triumph", "threat", "despair") if old.left.get(s))
+    ack = await gm.call(e.SpendResult, check="old", symbol=symbol, count=1, on="a lucky break")
+    await watcher.wait_for_seq(ack.seqs[-1])
+    assert watcher.state.game.checks["old"].spends[0].on == "a lucky break"
+
+    late = await table.connect(gm.campaign, watcher._token)
+    await late.wait_for_seq(ack.seqs[-1])
+    shown = [key for key, check in late.state.game.checks.items() if not check.is_open]
+    assert sorted(shown, key=lambda key: -(late.state.game.checks[key].closed_seq or 0)) == [
+        "old", "dropped", "quick8"]
+

@@ -22,7 +22,7 @@ from poolhall.projections import sr3 as sr3_projection
 from poolhall.projections.campaign import ROLLS_KEPT, evolve, fold
 from poolhall.projections.snapshot import observable
 from poolhall.server.stored_snapshots import decode_state, encode_state
-from tests.projections.test_snapshot_fold import d12_log, narrative_log, sr3_log
+from tests.projections.test_snapshot_fold import d12_log, late_close_log, narrative_log, sr3_log
 
 
 def rolls(count: int) -> list[Recorded]:
@@ -60,7 +60,7 @@ def small_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("poolhall.projections.snapshot.TABLE_ROLLS", 1)
 
 
-@pytest.mark.parametrize("make_log", [narrative_log, d12_log, sr3_log])
+@pytest.mark.parametrize("make_log", [narrative_log, late_close_log, d12_log, sr3_log])
 def test_tiny_bounds_show_the_table_the_defaults_show(make_log: Any,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """At every seq, a fold bounded to one of everything shows what the default fold shows."""
@@ -71,7 +71,7 @@ def test_tiny_bounds_show_the_table_the_defaults_show(make_log: Any,
     assert [observable(fold(log, upto=seq)) for seq in range(1, len(log) + 1)] == shown
 
 
-@pytest.mark.parametrize("make_log", [narrative_log, d12_log, sr3_log])
+@pytest.mark.parametrize("make_log", [narrative_log, late_close_log, d12_log, sr3_log])
 def test_a_stored_state_with_the_rest_folded_is_the_full_fold(make_log: Any,
                                                              monkeypatch: pytest.MonkeyPatch
                                                              ) -> None:
@@ -85,3 +85,27 @@ def test_a_stored_state_with_the_rest_folded_is_the_full_fold(make_log: Any,
         for recorded in log[split:]:
             evolve(state, recorded)
         assert msgspec.to_builtins(state) == whole, f"differs when stored at #{split}"
+
+
+def test_the_checks_closed_last_are_kept_and_shown_whenever_opened(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rule (quick reference): "Spend advantage, triumph, threat and despair". A check opened
+    first and rolled after later ones closed is the one a fold bounded to one closed check
+    keeps, and the one the table's cut shows, with its spend: kept by opening order, the roll
+    that closed it dropped it, and its result could never be spent."""
+    tiny_bounds(monkeypatch)
+    small_cut(monkeypatch)
+    state = fold(late_close_log())
+    game = state.game
+    assert isinstance(game, narrative_projection.GameState)
+    assert list(game.checks) == ["early"]
+    assert game.checks["early"].spends[0].on == "a blaster jam"
+    assert list(narrative_projection.table_of(game).game.checks) == ["early"]
+    monkeypatch.setattr(narrative_projection, "CLOSED_KEPT", 3)
+    monkeypatch.setattr(narrative_projection, "CLOSED_CHECKS", 3)
+    game = fold(late_close_log()).game
+    assert isinstance(game, narrative_projection.GameState)
+    shown = narrative_projection.table_of(game).game.checks
+    assert list(shown) == ["early", "shot1", "shot2"]  # kept in the order they were opened
+    assert sorted(shown, key=lambda key: -(shown[key].closed_seq or 0)) == [
+        "early", "shot2", "shot1"]  # shot1 cancelled, shot2 rolled, early rolled last

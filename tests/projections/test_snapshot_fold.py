@@ -13,6 +13,7 @@ import pytest
 
 from poolhall.events import core, d12, sr3
 from poolhall.events import narrative as n
+from poolhall.events import narrative_encounter as e
 from poolhall.events.base import Recorded
 from poolhall.events.codec import encode
 from poolhall.projections import d12 as d12_projection
@@ -49,6 +50,23 @@ def narrative_log() -> list[Recorded]:
     return table.log
 
 
+def late_close_log() -> list[Recorded]:
+    """Han's ``early`` check opened first and rolled last, after later checks were rolled or
+    cancelled: the state keeps and the table shows the checks closed last, whenever they
+    were opened."""
+    table = NarrativeTable()
+    table.open("early")
+    for number in range(3):
+        table.open(f"shot{number}", character="leia", skill="Leadership", member="leia-player")
+        command = n.CancelCheck if number == 1 else n.RollCheck
+        table.run("leia-player", command, check=f"shot{number}")
+    table.run("han-player", n.RollCheck, check="early")
+    left = table.game.checks["early"].left
+    symbol = next(s for s in ("advantage", "threat", "triumph", "despair") if left.get(s))
+    table.run("gm", e.SpendResult, check="early", symbol=symbol, count=1, on="a blaster jam")
+    return table.log
+
+
 def d12_log() -> list[Recorded]:
     table = D12Table()
     for number in range(3):
@@ -71,7 +89,7 @@ def sr3_log() -> list[Recorded]:
     return table.log
 
 
-@pytest.mark.parametrize("make_log", [narrative_log, d12_log, sr3_log])
+@pytest.mark.parametrize("make_log", [narrative_log, late_close_log, d12_log, sr3_log])
 def test_snapshot_then_events_equals_the_full_fold(make_log: Any,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """At every split, snapshot (as sent) + the rest of the log = the full fold's table."""

@@ -1,6 +1,6 @@
-// <ph-narrative-results>: the latest checks closed at the table, newest first: the faces that
-// came up drawn as dice and the result in words (as the CheckRolled event recorded it), or
-// "cancelled". A closed check never changes, so each is built once; what is left of its
+// <ph-narrative-results>: the latest checks closed at the table, the last closed first: the
+// faces that came up drawn as dice and the result in words (as the CheckRolled event recorded
+// it), or "cancelled". A closed check never changes, so each is built once; what is left of its
 // result to spend, and the form that spends it, are drawn again after each spend.
 import {h, plural, replace} from "../dom.js";
 import {bindForm} from "../actions.js";
@@ -16,7 +16,9 @@ export class NarrativeResults extends HTMLElement {
       this.replaceChildren(h("h2", {}, "Latest results"), this.empty, this.list); // the panel's placeholder goes
       this.items = new Map();
     }
-    const ordered = [...closed].sort((a, b) => (b.rolled_seq ?? 0) - (a.rolled_seq ?? 0));
+    // the check closed last first: a cancelled check has no rolled_seq, and sank below
+    // every rolled one however late it was cancelled
+    const ordered = [...closed].sort((a, b) => (b.closed_seq ?? 0) - (a.closed_seq ?? 0));
     const wanted = new Set(ordered.map((c) => c.check));
     for (const [id, item] of this.items) {
       if (!wanted.has(id)) {

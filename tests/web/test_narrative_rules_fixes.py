@@ -1,0 +1,59 @@
+"""What a rules lawyer found at a narrative table, in a browser: a check rolled after ten
+later ones closed was missing from Latest results, an Impossible check's card offered a
+destiny point for other things (which used up the side's one point, so the check could never
+be attempted), and a card offered a second point its side could no longer spend."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from tests.web.conftest import PageOpener, Served
+
+HAN = {"system": "narrative", "agility": 3, "presence": 3,
+       "skills": {"Ranged (Light)": {"rank": 2, "characteristic": "agility"},
+                  "Cool": {"rank": 1, "characteristic": "presence"}}}
+
+
+def narrative_table(served: Served) -> tuple[str, str, str]:
+    """A narrative campaign with Han, played by Ana: its id, the GM's and Ana's links."""
+    campaign, gm_link = served.create_campaign("Bespin", "narrative")
+    served.send(gm_link, {"type": "create_character", "character": "han", "name": "Han",
+                          "stats": HAN})
+    return campaign, gm_link, served.invite(campaign, gm_link, "player", "Ana", "han")
+
+
+def test_latest_results_show_the_checks_closed_last_however_early_opened(
+        served: Served, open_page: PageOpener) -> None:
+    """Rule (quick reference): "Spend advantage, triumph, threat and despair". Han's ``old``
+    check, opened before ten checks that closed first, is rolled: it heads Latest results,
+    what is left of it to spend below it, then the check cancelled just before, then the last
+    rolled. It was dropped by the roll that closed it (the table kept closed checks by
+    opening order), and a cancelled check sank below every rolled one."""
+    _, gm_link, ana_link = narrative_table(served)
+    served.send(gm_link, {"type": "open_check", "check": "old", "character": "han",
+                          "skill": "Ranged (Light)"},
+                {"type": "set_difficulty", "check": "old", "level": "simple"})
+    for number in range(9):
+        served.send(gm_link, {"type": "open_check", "check": f"quick{number}",
+                              "character": "han", "skill": "Cool"},
+                    {"type": "set_difficulty", "check": f"quick{number}", "level": "easy"},
+                    {"type": "roll_check", "check": f"quick{number}"})
+    served.send(gm_link, {"type": "open_check", "check": "dropped", "character": "han",
+                          "skill": "Cool"},
+                {"type": "cancel_check", "check": "dropped"})
+    gm, ana = open_page(gm_link), open_page(ana_link)
+    results = ana.locator("ph-narrative-results li.ph-nd-result")
+    expect(results).to_have_count(3)
+    check_card = ana.locator("ph-narrative-check[data-check=old]")
+    check_card.get_by_role("button", name="Roll").click()
+    for page in (gm, ana):
+        items = page.locator("ph-narrative-results li.ph-nd-result")
+        expect(items.first).to_have_attribute("data-check", "old")
+        expect(items).to_have_count(3)
+        assert [item.get_attribute("data-check") for item in items.all()] == [
+            "old", "dropped", "quick8"]
+        expect(items.first.locator(".ph-nd-left")).to_be_visible()
+    expect(gm.locator("ph-narrative-results li[data-check=old] .ph-nd-spend-form")
+           .or_(gm.locator("ph-narrative-results li[data-check=old] .ph-nd-left",
+                           has_text="Nothing left to spend."))).to_be_visible()
+
