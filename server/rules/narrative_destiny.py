@@ -14,7 +14,8 @@ What a point does (``effect``), reading the quick reference's list:
   player's, typically); a player's light point only on a check made against their character
   (its ``target``, or its opponent in an opposed check);
 - ``attempt_impossible``: an Impossible check may be attempted, as Formidable, once a destiny
-  point is spent on it (the GM allowed it by setting Impossible);
+  point is spent on it (the GM allowed it by setting Impossible); until then a point of either
+  side goes to that attempt only (:func:`_impossible_first`);
 - ``other``: activating an ability, or anything else the GM allows; no dice change.
 
 The pool is rolled in a game session, once: a second roll would let the GM roll again until
@@ -88,6 +89,19 @@ def _may_spend_on(ctx: Decision, check: CheckState, effect: str) -> None:
                        "attempts the impossible with it", "$.check")
 
 
+def _impossible_first(check: CheckState, effect: str) -> None:
+    """On an Impossible check not attempted yet, a point of either side goes to the attempt:
+    spent on anything else it used up its side's one point on the check, and the players could
+    never attempt it ("Only with the GM's permission and a destiny point spent"; "Each side may
+    spend at most one destiny point on a given check")."""
+    if (effect != "attempt_impossible" and check.difficulty is not None
+            and check.difficulty.level == "impossible" and not check.impossible_allowed):
+        raise Rejected("rule", f"{check.check!r} is Impossible: its destiny point goes to "
+                       f"attempting it first (effect attempt_impossible, not {effect}): each "
+                       "side spends one point at most on a check, and once attempted it is "
+                       "rolled as Formidable", "$.effect")
+
+
 def flip(ctx: Decision, command: n.FlipDestiny) -> list[Event]:
     """Spend a destiny point: it flips to the other side; an upgrade effect upgrades once."""
     ctx.require_participant("spend destiny points")
@@ -112,6 +126,7 @@ def flip(ctx: Decision, command: n.FlipDestiny) -> list[Event]:
                            f"check; the {command.side} side already did on {check.check!r}",
                            "$.side")
         _may_spend_on(ctx, check, command.effect)
+        _impossible_first(check, command.effect)
         if command.effect == "attempt_impossible" and (
                 check.difficulty is None or check.difficulty.level != "impossible"):
             raise Rejected("rule", "only an Impossible check needs a destiny point to be "

@@ -321,3 +321,38 @@ async def test_a_check_closed_after_ten_later_ones_stays_to_be_spent(table: Any)
     assert sorted(shown, key=lambda key: -(late.state.game.checks[key].closed_seq or 0)) == [
         "old", "dropped", "quick8"]
 
+
+async def test_an_impossible_checks_destiny_point_goes_to_attempting_it_first(
+        table: Any) -> None:
+    """Rule (README): Impossible "Only with the GM's permission and a destiny point spent;
+    then it is rolled as Formidable", and "Each side may spend at most one destiny point on a
+    given check". Before an Impossible check is attempted, a point of either side spent on
+    anything else is refused, naming the effect, and nothing is appended: Leia's player spent
+    her side's one point on upgrade_ability, and then neither the attempt nor the roll was
+    ever allowed. Once it is attempted, the other side's point does what it likes."""
+    gm, han, leia, watcher = await _campaign(table)
+    await gm.call(n.SetDestinyPool, light=2, dark=2)
+    for check in ("imp", "imp2"):
+        await leia.call(n.OpenCheck, character="leia", skill="Leadership", check=check)
+        await gm.call(n.SetDifficulty, check=check, level="impossible")
+    for client, side, effect in ((leia, "light", "upgrade_ability"), (leia, "light", "other"),
+                                 (gm, "dark", "upgrade_difficulty"),
+                                 (gm, "light", "upgrade_ability")):
+        error = await refused_at(client, watcher, n.FlipDestiny, side=side, effect=effect,
+                                 check="imp")
+        assert (error.code, error.path) == ("rule", "$.effect")
+        assert error.message.startswith(
+            "'imp' is Impossible: its destiny point goes to attempting it first (effect "
+            f"attempt_impossible, not {effect})")
+    await leia.call(n.FlipDestiny, side="light", effect="attempt_impossible", check="imp")
+    await gm.call(n.FlipDestiny, side="dark", effect="upgrade_difficulty", check="imp")
+    ack = await leia.call(n.RollCheck, check="imp")
+    await watcher.wait_for_seq(ack.seqs[-1])
+    assert watcher.state.game.checks["imp"].pool == n.Pool(ability=1, proficiency=3,
+                                                           difficulty=4, challenge=1)
+
+    await gm.call(n.FlipDestiny, side="dark", effect="attempt_impossible", check="imp2")
+    await leia.call(n.FlipDestiny, side="light", effect="upgrade_ability", check="imp2")
+    ack = await leia.call(n.RollCheck, check="imp2")
+    await watcher.wait_for_seq(ack.seqs[-1])
+    assert watcher.state.game.checks["imp2"].status == "rolled"

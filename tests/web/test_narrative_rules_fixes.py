@@ -57,3 +57,37 @@ def test_latest_results_show_the_checks_closed_last_however_early_opened(
            .or_(gm.locator("ph-narrative-results li[data-check=old] .ph-nd-left",
                            has_text="Nothing left to spend."))).to_be_visible()
 
+
+def test_an_impossible_card_offers_only_the_attempt_until_it_is_attempted(
+        served: Served, open_page: PageOpener) -> None:
+    """Rule (README): Impossible "Only with the GM's permission and a destiny point spent;
+    then it is rolled as Formidable", and "Each side may spend at most one destiny point on a
+    given check". Until the Impossible check is attempted, Ana's and the GM's cards offer a
+    point only to attempt it, and Roll is off: a point spent on "upgrade ability" used up the
+    players' one point on the check, which could then never be attempted. Once Ana attempts
+    it, her Roll is on and the GM's card offers every effect again."""
+    _, gm_link, ana_link = narrative_table(served)
+    served.send(gm_link, {"type": "set_destiny_pool", "light": 3, "dark": 3},
+                {"type": "open_check", "check": "imp", "character": "han", "skill": "Cool"},
+                {"type": "set_difficulty", "check": "imp", "level": "impossible"})
+    gm, ana = open_page(gm_link), open_page(ana_link)
+    ana_imp = ana.locator("ph-narrative-check[data-check=imp]")
+    gm_imp = gm.locator("ph-narrative-check[data-check=imp]")
+    for card in (ana_imp, gm_imp):
+        effect = card.get_by_label("to", exact=True)
+        expect(effect).to_have_value("attempt_impossible")
+        expect(effect.locator("option")).to_have_text(["attempt impossible"])
+        expect(card.get_by_role("button", name="Roll")).to_be_disabled()
+
+    ana_imp.get_by_role("button", name="Spend a light side point").click()
+    expect(ana_imp.locator(".ph-nc-impossible")).to_be_hidden()
+    expect(ana_imp.get_by_role("button", name="Roll")).to_be_enabled()
+    gm_effect = gm_imp.get_by_label("to", exact=True)
+    expect(gm_effect.locator("option")).to_have_text(
+        ["upgrade difficulty", "upgrade ability", "attempt impossible", "other"])
+    expect(gm_effect).to_have_value("upgrade_difficulty")
+    expect(gm_imp.get_by_role("button", name="Roll")).to_be_enabled()
+    gm_imp.get_by_role("button", name="Spend a dark side point").click()
+    expect(gm_imp.locator(".ph-nc-changes")).to_contain_text("(GM destiny point)")
+    ana_imp.get_by_role("button", name="Roll").click()
+    expect(ana.locator("ph-narrative-results li[data-check=imp]")).to_be_visible()

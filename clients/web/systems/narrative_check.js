@@ -61,13 +61,22 @@ export class NarrativeCheck extends HTMLElement {
       this.showOdds(level === null ? null : view, level === null);
     }
     // an Impossible check is rolled (as Formidable, the odds shown) only once a destiny point
-    // is spent to attempt it: say so, and offer that spend first (the card showed "41.5% to
-    // succeed" and a Roll the server could only refuse, with "upgrade ability" offered)
+    // is spent to attempt it: say so, and offer that spend only, Roll off until then (the
+    // card showed "41.5% to succeed" and a Roll the server could only refuse, and a point
+    // spent on "upgrade ability" used up the side's one point: the check was never attempted)
     const waiting = level === "impossible" && !check.impossible_allowed;
     this.impossibleNote.hidden = !waiting;
     if (waiting !== this.shownWaiting) {
       this.shownWaiting = waiting;
-      if (waiting && this.effectSelect) this.effectSelect.value = "attempt_impossible";
+      if (this.effectSelect) {
+        setOptions(this.effectSelect, (waiting ? ["attempt_impossible"] : this.effects)
+          .map((value) => [value, effectWords(value)]));
+        this.effectSelect.value = waiting ? "attempt_impossible" : this.effects[0];
+      }
+      if (this.rollButton) {
+        this.rollButton.disabled = waiting;
+        this.rollButton.toggleAttribute("data-ph-unavailable", waiting);
+      }
     }
     const changes = check.modifications.map((mod) => modificationWords(mod, names));
     for (const side of check.destiny) {
@@ -245,7 +254,7 @@ export class NarrativeCheck extends HTMLElement {
 
   destinyForm(check, gm) {
     const side = /** @type {"light" | "dark"} */ (gm ? "dark" : "light");
-    const effects = gm ? ["upgrade_difficulty", "upgrade_ability", "attempt_impossible", "other"]
+    const effects = this.effects = gm ? ["upgrade_difficulty", "upgrade_ability", "attempt_impossible", "other"]
       : ["upgrade_ability", "upgrade_difficulty", "attempt_impossible", "other"];
     const effect = h("select", {name: "effect"}, effects.map((value) => h("option", {value}, effectWords(value))));
     this.effectSelect = effect;
