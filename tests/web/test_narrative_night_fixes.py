@@ -218,12 +218,14 @@ def test_a_refusal_goes_when_what_it_was_about_changes(
     expect(note).to_be_hidden()
     expect(impossible.locator(".ph-nc-changes li")).to_have_text(
         ["a light side destiny point was spent on it to attempt the impossible"])
-    # that was the last light point: both of Ana's light buttons are off, and stay off after
-    # the spend's answer (the form re-enabled its button once the command came back)
+    # that was the last light point: Ana's light button is off, and stays off after the
+    # spend's answer (the form re-enabled its button once the command came back); the card's
+    # says its side's point for this check is spent
     expect(ana.locator(".ph-nd-destiny-count")).to_have_text("0 light, 3 dark")
-    for part in (spend, impossible):
-        expect(part.get_by_role("button", name="Spend a light side point")).to_be_disabled()
-        expect(part).to_contain_text("no light side points in the pool")
+    expect(spend.get_by_role("button", name="Spend a light side point")).to_be_disabled()
+    expect(spend).to_contain_text("no light side points in the pool")
+    expect(impossible.locator(".ph-nc-spent")).to_contain_text(
+        "The light side's destiny point for this check is spent")
     impossible.get_by_role("button", name="Roll").click()
     expect(ana.locator("ph-narrative-results li[data-check=han-3]")).to_be_visible()
     served.send(gm_link, {"type": "flip_destiny", "side": "dark", "effect": "other"})

@@ -91,3 +91,35 @@ def test_an_impossible_card_offers_only_the_attempt_until_it_is_attempted(
     expect(gm_imp.locator(".ph-nc-changes")).to_contain_text("(GM destiny point)")
     ana_imp.get_by_role("button", name="Roll").click()
     expect(ana.locator("ph-narrative-results li[data-check=imp]")).to_be_visible()
+
+
+def test_a_card_says_its_sides_point_is_spent_instead_of_offering_another(
+        served: Served, open_page: PageOpener) -> None:
+    """Rule (README): "Each side may spend at most one destiny point on a given check". Once
+    Ana spent the light side's point on b1, her card says so instead of offering another
+    (it offered one, and a click only brought the server's refusal), the focus staying on
+    the card; the GM's card still offers the dark side's point, until the GM spends it."""
+    _, gm_link, ana_link = narrative_table(served)
+    served.send(gm_link, {"type": "set_destiny_pool", "light": 3, "dark": 3},
+                {"type": "open_check", "check": "b1", "character": "han", "skill": "Cool"},
+                {"type": "set_difficulty", "check": "b1", "level": "average"})
+    gm, ana = open_page(gm_link), open_page(ana_link)
+    ana_b1 = ana.locator("ph-narrative-check[data-check=b1]")
+    gm_b1 = gm.locator("ph-narrative-check[data-check=b1]")
+    expect(ana_b1.locator(".ph-nc-spent")).to_be_hidden()
+    ana_b1.get_by_role("button", name="Spend a light side point").click()
+    expect(ana_b1.locator(".ph-nc-spent")).to_have_text(
+        "The light side's destiny point for this check is spent: each side spends one at "
+        "most on a check.")
+    expect(ana_b1.locator(".ph-nc-destiny-form")).to_be_hidden()
+    expect(ana_b1).to_be_focused()  # the form it was in went: the focus stays on its card
+    expect(ana_b1.locator("output.ph-error:not(:empty)")).to_have_count(0)
+    expect(ana.locator(".ph-nd-destiny-count")).to_have_text("2 light, 4 dark")
+
+    expect(gm_b1.locator(".ph-nc-spent")).to_be_hidden()
+    gm_b1.get_by_role("button", name="Spend a dark side point").click()
+    expect(gm_b1.locator(".ph-nc-spent")).to_have_text(
+        "The dark side's destiny point for this check is spent: each side spends one at most "
+        "on a check.")
+    expect(gm_b1.get_by_role("button", name="Spend a dark side point")).to_have_count(0)
+    expect(ana_b1.get_by_role("button", name="Roll")).to_be_enabled()

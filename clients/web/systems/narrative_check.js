@@ -78,6 +78,13 @@ export class NarrativeCheck extends HTMLElement {
         this.rollButton.toggleAttribute("data-ph-unavailable", waiting);
       }
     }
+    // each side spends one point at most on a check: once this member's side did, its form
+    // goes and the card says so (it stayed, and a click only brought the server's refusal)
+    if (this.spendForm) {
+      const spent = check.destiny.includes(this.spendSide);
+      this.spendForm.hidden = spent;
+      this.spentNote.hidden = !spent;
+    }
     const changes = check.modifications.map((mod) => modificationWords(mod, names));
     for (const side of check.destiny) {
       const effect = check.destiny_effects?.[side]; // absent in a table from an older snapshot
@@ -183,7 +190,7 @@ export class NarrativeCheck extends HTMLElement {
       parts.push(h("div", {class: "ph-nc-actions", "data-ph-errors": ""}, roll, cancel));
       parts.push(this.diceForm(check, gm), this.upgradeForm(check, gm));
     }
-    if (gm || me.role === "player") parts.push(this.destinyForm(check, gm));
+    if (gm || me.role === "player") parts.push(this.destinyForm(check, gm), this.spentNote);
     return parts;
   }
 
@@ -258,6 +265,8 @@ export class NarrativeCheck extends HTMLElement {
       : ["upgrade_ability", "upgrade_difficulty", "attempt_impossible", "other"];
     const effect = h("select", {name: "effect"}, effects.map((value) => h("option", {value}, effectWords(value))));
     this.effectSelect = effect;
+    this.spentNote = h("p", {class: "ph-nc-note ph-muted ph-nc-spent", hidden: true},
+      `The ${side} side's destiny point for this check is spent: each side spends one at most on a check.`);
     this.spendButton = h("button", {type: "submit", class: `ph-nd-spend-${side}`}, `Spend a ${side} side point`);
     this.spendNote = pointsNote();
     this.spendSide = side;
@@ -266,6 +275,7 @@ export class NarrativeCheck extends HTMLElement {
       labelled("to", effect), reasonInput(), this.spendButton, this.spendNote);
     bindForm(form, (data) => ({type: "flip_destiny", side, effect: String(data.get("effect")),
       check: check.check, ...reasonOf(data)}), () => this.reset(form));
+    this.spendForm = form;
     return form;
   }
 
