@@ -41,7 +41,7 @@ from websockets.exceptions import ConnectionClosed
 from poolhall.clients.defaults import DEFAULT_URL, new_command_id
 from poolhall.clients.event_buffer import EventBuffer, SeqWaiters
 from poolhall.clients.in_flight import CommandsInFlight
-from poolhall.clients.link_check import answer_of
+from poolhall.clients.link_check import ANSWER_DUE, LINK_SILENCE, answer_of
 from poolhall.clients.printable import printable
 from poolhall.clients.resuming_connection import RETRYABLE_JOIN_REFUSALS, ResumingConnection
 from poolhall.clients.sealed_refresh import SealedRefresh
@@ -136,6 +136,8 @@ class Client(ResumingConnection):
         on_view: Callable[[View], None] | None = None,
         on_revealed: Callable[[list[EventFrame]], None] | None = None,
         replay: bool = False,
+        answer_due: float = ANSWER_DUE,
+        link_silence: float = LINK_SILENCE,
     ) -> None:
         """``keep_all``: keep every event for ``async for`` until read, not only the last
         :data:`EVENT_BUFFER` (for a caller that reads the whole history at once, like
@@ -148,9 +150,19 @@ class Client(ResumingConnection):
         each view as it arrives (after :attr:`views` is updated); ``on_revealed(frames)``
         with the private rolls a session's end revealed (after :attr:`revealed` is
         extended). They run on the reader task: they must not block.
+
+        ``answer_due`` and ``link_silence`` time the check of a link that died without a word
+        (:mod:`poolhall.clients.link_check`): a command or read unanswered for ``answer_due``
+        seconds makes the client ping the link, and no pong within ``link_silence`` seconds
+        drops the connection, which the client then resumes, sending the request again. The
+        defaults (5 and 4) find a dead link within 9 s, well inside the 30 s ``timeout``; a
+        bot on a LAN may want less, a tool on a slow satellite link more. Each must be a
+        number of seconds more than 0: anything else raises ``TypeError`` or ``ValueError``,
+        naming it, before anything is opened.
         """
         super().__init__(url, token, campaign, reconnect=reconnect, reconnect_for=reconnect_for,
-                         timeout=timeout, replay=replay, on_connection=on_connection)
+                         timeout=timeout, replay=replay, on_connection=on_connection,
+                         answer_due=answer_due, link_silence=link_silence)
         self.state: CampaignState = new_state()
         self.views: dict[str, ViewData] = {}
         """The latest view about each thing at the table (``check:<id>``, ``combat`` ...),
@@ -165,7 +177,8 @@ class Client(ResumingConnection):
         sealed roll."""
         self._history: dict[str, asyncio.Future[HistoryPage]] = {}
         self._state_at: dict[str, asyncio.Future[Snapshot]] = {}
-        self._commands = CommandsInFlight(self._send_now, timeout, self._check_link, self._where)
+        self._commands = CommandsInFlight(self._send_now, timeout, self._check_link, self._where,
+                                          self._answer_due)
         self._asked: dict[str, History | StateAt] = {}
         """Read requests not answered yet: sent again once resumed."""
         self._events = EventBuffer(None if keep_all else EVENT_BUFFER)
@@ -288,7 +301,7 @@ class Client(ResumingConnection):
         self._asked[request.id] = request
         try:
             await self._send_now(request)
-            return await answer_of(future, self._timeout, self._check_link)
+            return await answer_of(future, self._timeout, self._check_link, self._answer_due)
         except TimeoutError:
             where = self._where()
             raise NoAnswer(f"no answer to the {request.__struct_config__.tag} request in "

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from poolhall.clients.link_check import answer_of
+from poolhall.clients.link_check import ANSWER_DUE, answer_of
 from poolhall.events.errors import CommandRejected, NoAnswer
 from poolhall.events.messages import Ack
 
@@ -53,15 +53,16 @@ class _InFlight:
 class CommandsInFlight:
     """Unanswered commands: their answers, refusals, rate-limited retries and re-sends.
 
-    ``due()`` is called while a command waits too long for its answer (the client checks its
-    link); ``where()`` says, in words, where the connection stands, for the error of a
-    command that got no answer at all."""
+    ``due()`` is called each ``answer_due`` seconds a command waits for its answer (the client
+    checks its link); ``where()`` says, in words, where the connection stands, for the error
+    of a command that got no answer at all."""
 
     def __init__(self, send: Sender, timeout: float, due: Callable[[], None],
-                 where: Callable[[], str]) -> None:
+                 where: Callable[[], str], answer_due: float = ANSWER_DUE) -> None:
         self._send = send
         self._timeout = timeout
         self._due = due
+        self._answer_due = answer_due
         self._where = where
         self._pending: dict[str, _InFlight] = {}
         self._to_retry: deque[_InFlight] = deque()
@@ -87,7 +88,8 @@ class CommandsInFlight:
         # else: the same id is already on its way, and its answer is ours too
         in_flight.waiters += 1
         try:
-            return await answer_of(in_flight.future, self._timeout, self._due)
+            return await answer_of(in_flight.future, self._timeout, self._due,
+                                   self._answer_due)
         except TimeoutError:
             where = self._where()
             raise NoAnswer(f"no answer to the {type_of(command)} command {command.id} in "

@@ -21,7 +21,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.frames import Close
 
 from poolhall.clients.connection_words import why_closed
-from poolhall.clients.link_check import LinkCheck
+from poolhall.clients.link_check import LinkCheck, link_seconds
 from poolhall.clients.printable import printable
 from poolhall.events.codec import encode
 from poolhall.events.errors import CommandRejected, ConnectionLost, HistoryDiverged, RejoinRefused
@@ -56,7 +56,12 @@ class ResumingConnection(ABC):
         timeout: float,
         replay: bool,
         on_connection: Callable[[bool, int], None] | None,
+        answer_due: float,
+        link_silence: float,
     ) -> None:
+        self._answer_due = link_seconds("answer_due", answer_due)
+        """Seconds a request waits for its answer before the link is checked."""
+        self._link = LinkCheck(link_silence)
         self.url = url
         self.campaign = campaign
         self.welcome: Welcome | None = None
@@ -82,7 +87,6 @@ class ResumingConnection(ABC):
         self._on_connection = on_connection
         self._live = False
         """Joined on :attr:`_connection`, and reading it (not reconnecting)."""
-        self._link = LinkCheck()
 
     # ---- what the subclass says -----------------------------------------------------
 

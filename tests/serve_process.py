@@ -104,18 +104,22 @@ def cli_module(code: Path = ROOT) -> str:
 def start_serve(db: Path, port: int, *options: str, file_size: int | None = None,
                 log: Path | None = None, wait: float = 20,
                 code: Path = ROOT,
-                environment: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+                environment: dict[str, str] | None = None,
+                verbose: bool = False) -> subprocess.Popen[bytes]:
     """``poolhall serve`` in the database's directory, once its health check answers.
 
     Its output is a pipe the caller may read, or with ``log`` appended to that file: a
     long-running server's pipe that nobody reads fills and stalls it. ``code`` is the
     checkout whose server runs (another revision's, for the benchmarks' ``--against``);
-    ``environment``: more environment variables.
+    ``environment``: more environment variables; ``verbose``: ``poolhall -v serve``, whose
+    output has the debug lines too (a test waits for ``unloaded CAMPAIGN`` rather than
+    sleeping for as long as an unload might take).
     """
     with contextlib.ExitStack() as files:
         output = files.enter_context(open(log, "ab")) if log is not None else subprocess.PIPE
         process = subprocess.Popen(
-            [sys.executable, "-m", cli_module(code), "serve", "--db", str(db), "--port",
+            [sys.executable, "-m", cli_module(code), *(("-v",) if verbose else ()), "serve",
+             "--db", str(db), "--port",
              str(port), *options],
             stdout=output, stderr=subprocess.STDOUT, cwd=db.parent,
             env={**os.environ, "PYTHONPATH": str(code), **(environment or {})},

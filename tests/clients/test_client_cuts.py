@@ -39,11 +39,13 @@ async def test_a_command_on_a_link_dead_without_a_word_is_sent_again(table: Tabl
                                                                      relay: CuttingRelay
                                                                      ) -> None:
     """The link dies right after the roll went up (nothing comes back, nothing closes): the
-    client checks the link after a few seconds, drops it, resumes and sends the roll again
-    with its id, and gets the original ack, well before its 30 s timeout (the keepalive
-    would have found the dead link only after 40 s). One roll in the log."""
+    client checks the link after ``answer_due``, drops it after ``link_silence`` without a
+    pong, resumes and sends the roll again with its id, and gets the original ack, well
+    before its 30 s timeout (the keepalive would have found the dead link only after 40 s).
+    One roll in the log. (A second each, where a client's defaults wait 5 and 4: a server on
+    this machine answers a ping in milliseconds, loaded or not, as on a LAN.)"""
     campaign, gm = await table.create_campaign("d12")
-    player = Client(relay.url, gm._token, campaign)
+    player = Client(relay.url, gm._token, campaign, answer_due=1, link_silence=1)
     await player.connect()
     table.clients.append(player)
     relay.arm("up", '"type":"roll"', "dead")
@@ -64,9 +66,10 @@ async def test_a_command_that_gets_no_answer_says_what_happened(table: Table,
     """The link dies after the roll went up and no new connection gets through: at the
     command's timeout the client raises :class:`NoAnswer` (a :class:`TimeoutError`), whose
     message names the command and its id, where the connection stands, and that it may have
-    been applied; never a bare TimeoutError without a word."""
+    been applied; never a bare TimeoutError without a word. (The link is found dead 2 s in,
+    2 s before the timeout: the message says it was lost and no new one got through.)"""
     campaign, gm = await table.create_campaign("d12")
-    player = Client(relay.url, gm._token, campaign, timeout=14)
+    player = Client(relay.url, gm._token, campaign, timeout=4, answer_due=1, link_silence=1)
     await player.connect()
     table.clients.append(player)
     relay.arm("up", '"type":"roll"', "dead")
@@ -76,9 +79,32 @@ async def test_a_command_that_gets_no_answer_says_what_happened(table: Table,
     assert isinstance(raised.value, NoAnswer)
     (sent,) = _ids_sent(relay, "roll")
     message = str(raised.value)
-    assert message.startswith(f"no answer to the roll command {sent} in 14s (the connection "
+    assert message.startswith(f"no answer to the roll command {sent} in 4s (the connection "
                               "was lost and is not back: the server is not answering)")
     assert "it may have been applied: sending it again with the same id" in message
+
+
+@pytest.mark.parametrize(("given", "error", "words"), [
+    ({"answer_due": "5"}, TypeError, "answer_due must be a number of seconds, not '5'"),
+    ({"link_silence": None}, TypeError, "link_silence must be a number of seconds, not None"),
+    ({"answer_due": True}, TypeError, "answer_due must be a number of seconds, not True"),
+    ({"answer_due": 0}, ValueError, "answer_due must be a number of seconds more than 0, not 0"),
+    ({"link_silence": -1.5}, ValueError,
+     "link_silence must be a number of seconds more than 0, not -1.5"),
+    ({"link_silence": float("nan")}, ValueError,
+     "link_silence must be a number of seconds more than 0, not nan"),
+    ({"answer_due": float("inf")}, ValueError,
+     "answer_due must be a number of seconds more than 0, not inf"),
+])
+def test_link_check_timings_that_are_no_seconds_are_refused_in_words(
+        given: dict[str, object], error: type[Exception], words: str) -> None:
+    """``answer_due`` and ``link_silence`` take seconds, more than 0: anything else is refused
+    when the client is made, naming the parameter and what it got (no server here: nothing is
+    opened); not later, in a request's wait, where 0 would ping the link at every turn of the
+    loop and a string would fail with a word about floats."""
+    with pytest.raises(error) as raised:
+        Client("ws://127.0.0.1:9", "token", "edge", **given)  # type: ignore[arg-type]
+    assert str(raised.value) == words
 
 
 async def test_rolls_revealed_while_the_client_was_away_are_read_again(table: Table,

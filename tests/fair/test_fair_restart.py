@@ -177,18 +177,30 @@ def test_a_restored_campaign_unloaded_before_its_first_roll_still_ends_the_lost_
     restored = _put_back(tmp_path)
     campaign, url = restored.campaign, restored.url
     log = tmp_path / "serve.log"
-    server = start_serve(restored.db, restored.port, "--idle-unload", "0.5", log=log)
+    server = start_serve(restored.db, restored.port, "--idle-unload", "0.5", log=log,
+                         verbose=True)
     try:
         poolhall("state", campaign, "--url", url, cwd=tmp_path)  # a join: loaded, no roll
-        time.sleep(2)  # unloaded (idle for half a second; looked at every quarter)
-        for expression in ("2d6", "4d6", "5d6"):
+        _unloaded(log, campaign, 1)  # idle for half a second; looked at every quarter
+        for unloads, expression in enumerate(("2d6", "4d6", "5d6"), start=2):
             poolhall("roll", campaign, expression, "--url", url, cwd=tmp_path)
-            time.sleep(1)  # and unloaded between each
+            _unloaded(log, campaign, unloads)  # and unloaded between each
         _stop(server)
     finally:
         _kill_if_running(server)
-    assert log.read_text().count(f"loaded {campaign} ") == 4  # for the join and each roll
+    # for the join and each roll ("unloaded CAMPAIGN (idle …)" holds "loaded CAMPAIGN " too)
+    assert log.read_text().count(f": loaded {campaign} at #") == 4
     _dealt_anew(restored, 3)
+
+
+def _unloaded(log: Path, campaign: str, times: int) -> None:
+    """Wait until the server's debug lines say it unloaded ``campaign`` ``times`` times (a
+    fixed sleep long enough on a loaded machine waits out the idle time twice over)."""
+    deadline = time.monotonic() + 30
+    while log.read_text().count(f": unloaded {campaign} (") < times:
+        assert time.monotonic() < deadline, f"{campaign} not unloaded {times} times:\n" \
+            + log.read_text()[-3000:]
+        time.sleep(0.05)
 
 
 def test_a_log_put_back_holding_a_private_roll_pauses_the_dice_until_the_session_ends(
