@@ -33,7 +33,7 @@ logger = logging.getLogger("poolhall.clients.client")
 """The client's logger: these lines are the client's, as ``poolhall watch`` quiets them."""
 
 CLOSE_WAIT = 1.0
-"""Seconds ``close()`` lets the reader finish before cancelling it."""
+"""Seconds ``close()`` lets a live reader finish before cancelling it."""
 
 RETRYABLE_JOIN_REFUSALS = frozenset({"shutting_down", "unavailable", "rate_limited",
                                      "too_many_connections"})
@@ -157,15 +157,18 @@ class ResumingConnection(ABC):
 
     async def close(self) -> None:
         """Close the connection and end the reader; then the client has stopped."""
+        was_live = self._live
         self._closed = True
         self._live = False
         await self._link.close()
         if self._connection is not None:
             await self._connection.close()
         if self._reader is not None:
-            # The reader ends with the connection; one caught in a reconnect's handshake
-            # would wait out its timeout, so it is cancelled (its socket closes on the way).
-            done, _ = await asyncio.wait({self._reader}, timeout=CLOSE_WAIT)
+            # A live reader ends with its connection. One between connections, asleep before
+            # its next attempt or caught in a reconnect's handshake, would wait out its delay
+            # or its timeout: it is cancelled at once (its socket closes on the way), and a
+            # CLI that timed out on a dead server says so a second sooner.
+            done, _ = await asyncio.wait({self._reader}, timeout=CLOSE_WAIT if was_live else 0)
             if not done:
                 self._reader.cancel()
                 await asyncio.gather(self._reader, return_exceptions=True)

@@ -42,14 +42,16 @@ def held_requests_extra() -> tuple[str, ...]:
 
 
 TRIALS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("pg_kill9.py", ()), ("pg_restart.py", ()),
     ("kill9.py", ()), ("disconnects.py", ()), ("hostile_frames.py", ()),
     ("never_join.py", never_join_extra()), ("flood.py", ()), ("slow_readers.py", ()),
     ("join_storm.py", ()), ("checks_churn.py", ()), ("garbage_frames.py", ()),
     ("http_churn.py", ()), ("kill9_housekeeping.py", ()),
     ("big_headers.py", held_requests_extra()), ("slow_handshakes.py", held_requests_extra()),
-    ("http_churn.py path=2", ("--option", "path=2")), ("pg_kill9.py", ()),
-    ("pg_restart.py", ()))
-"""Every quick trial (``"script option"``: the script, run with its options) and its flags."""
+    ("http_churn.py path=2", ("--option", "path=2")))
+"""Every quick trial (``"script option"``: the script, run with its options) and its flags;
+the longest (PostgreSQL's, ~10 s each) first, so that three at a time do not end on them
+alone."""
 
 
 class QuickTrials:
