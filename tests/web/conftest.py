@@ -199,7 +199,7 @@ class PageOpener:
 
     Every frame any of its pages sends over a WebSocket is kept in ``sent`` (and each page's
     in :meth:`sent_from`): at the end of the test each must be a ``ClientMessage`` of
-    ``poolhall schema``."""
+    ``poolhall schema``. Each page's frames received are kept too (:meth:`received_from`)."""
 
     def __init__(self, browser: Browser) -> None:
         self.browser = browser
@@ -207,6 +207,7 @@ class PageOpener:
         self.problems: list[str] = []
         self.sent: list[str | bytes] = []
         self._sent_by: dict[Page, list[str]] = {}
+        self._received_by: dict[Page, list[str]] = {}
 
     def __call__(self, link: str, width: int = 1280, height: int = 900,
                  live: bool = True, prepare: Callable[[Page], None] | None = None) -> Page:
@@ -218,6 +219,7 @@ class PageOpener:
         page.on("console", self._console)
         page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
         self._sent_by[page] = []
+        self._received_by[page] = []
         page.on("websocket", lambda socket: self._record(page, socket))
         page.goto(link)
         if live:
@@ -236,8 +238,16 @@ class PageOpener:
         """Every frame ``page`` has sent since it was opened, as text, in order."""
         return list(self._sent_by[page])
 
+    def received_from(self, page: Page) -> list[str]:
+        """Every frame ``page`` has received since it was opened, as text, in order. (Chromium
+        reports a frame as its page's socket hands it on, and the page handles a message
+        event in the same task: one listed here was seen by the page's code.)"""
+        return list(self._received_by[page])
+
     def _record(self, page: Page, socket: WebSocket) -> None:
         socket.on("framesent", lambda payload: self._keep(page, payload))
+        socket.on("framereceived",
+                  lambda payload: self._received_by[page].append(str(payload)))
 
     def _keep(self, page: Page, payload: str | bytes) -> None:
         self.sent.append(payload)
