@@ -1,7 +1,7 @@
 """A link that dies without a word, for the browser tests of the pages' link check
 (connection.js ``LinkCheck``): a relay whose WebSockets go silent on request, are cut on
 request, and whose next WebSocket can hang before its welcome (a reconnect that never gets
-through)."""
+through). The page's own waits those tests skip are tests.web.page_clock's."""
 
 from __future__ import annotations
 
@@ -15,17 +15,7 @@ from tests.threaded_relay import ThreadedRelay
 if TYPE_CHECKING:
     from tests.web.conftest import Served
 
-__all__ = ["JOIN_DUE_TIMEOUT", "LINK_CHECK_TIMEOUT", "Hang", "SilentRelay", "through"]
-
-LINK_CHECK_TIMEOUT = 20_000
-"""connection.js: a command unanswered for 5 s is followed by the link's check, given up after
-4 s of silence, then a join again after 0.2-0.3 s: 20 s leaves room on a busy machine."""
-
-JOIN_DUE_TIMEOUT = 18_000
-"""connection.js: a cut link is opened again after 0.2-0.3 s, an attempt not welcomed in 10 s
-(``JOIN_DUE_MS``) is given up, and the next one opened 0.4-0.6 s later (the second of
-``RETRY_DELAYS``, jittered): 18 s leaves room on a busy machine, far below the minutes a hung
-attempt waited before."""
+__all__ = ["Hang", "SilentRelay", "through"]
 
 Hang = Literal["handshake", "welcome"]
 """How a connection hangs: ``handshake``, the connection is taken and its handshake never
