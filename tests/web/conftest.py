@@ -184,11 +184,14 @@ def served(tmp_path: Path) -> Iterator[Served]:
 
 
 @pytest.fixture
-def relay(served: Served) -> Iterator[SilentRelay]:
+def relay(served: Served, open_page: PageOpener) -> Iterator[SilentRelay]:
     """A relay to the server whose WebSockets go silent on request (a link that dies without
-    a word): pages opened ``through`` it."""
+    a word): pages opened ``through`` it. The pages are closed before it: closing, it ends
+    their links, and a page that tried again before it was closed logged the refused try as
+    a console error, failing a test that passed (seen under load)."""
     relay = SilentRelay(served.port)
     yield relay
+    open_page.close()
     relay.close()
 
 
