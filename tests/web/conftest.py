@@ -184,11 +184,14 @@ def served(tmp_path: Path) -> Iterator[Served]:
 
 
 @pytest.fixture
-def relay(served: Served) -> Iterator[SilentRelay]:
+def relay(served: Served, open_page: PageOpener) -> Iterator[SilentRelay]:
     """A relay to the server whose WebSockets go silent on request (a link that dies without
-    a word): pages opened ``through`` it."""
+    a word): pages opened ``through`` it. The pages are closed before it: closing, it ends
+    their links, and a page that tried again before it was closed logged the refused try as
+    a console error, failing a test that passed (seen under load)."""
     relay = SilentRelay(served.port)
     yield relay
+    open_page.close()
     relay.close()
 
 
@@ -199,7 +202,7 @@ class PageOpener:
 
     Every frame any of its pages sends over a WebSocket is kept in ``sent`` (and each page's
     in :meth:`sent_from`): at the end of the test each must be a ``ClientMessage`` of
-    ``poolhall schema``."""
+    ``poolhall schema``. Each page's frames received are kept too (:meth:`received_from`)."""
 
     def __init__(self, browser: Browser) -> None:
         self.browser = browser
@@ -207,6 +210,7 @@ class PageOpener:
         self.problems: list[str] = []
         self.sent: list[str | bytes] = []
         self._sent_by: dict[Page, list[str]] = {}
+        self._received_by: dict[Page, list[str]] = {}
 
     def __call__(self, link: str, width: int = 1280, height: int = 900,
                  live: bool = True, prepare: Callable[[Page], None] | None = None) -> Page:
@@ -218,6 +222,7 @@ class PageOpener:
         page.on("console", self._console)
         page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
         self._sent_by[page] = []
+        self._received_by[page] = []
         page.on("websocket", lambda socket: self._record(page, socket))
         page.goto(link)
         if live:
@@ -236,8 +241,16 @@ class PageOpener:
         """Every frame ``page`` has sent since it was opened, as text, in order."""
         return list(self._sent_by[page])
 
+    def received_from(self, page: Page) -> list[str]:
+        """Every frame ``page`` has received since it was opened, as text, in order. (Chromium
+        reports a frame as its page's socket hands it on, and the page handles a message
+        event in the same task: one listed here was seen by the page's code.)"""
+        return list(self._received_by[page])
+
     def _record(self, page: Page, socket: WebSocket) -> None:
         socket.on("framesent", lambda payload: self._keep(page, payload))
+        socket.on("framereceived",
+                  lambda payload: self._received_by[page].append(str(payload)))
 
     def _keep(self, page: Page, payload: str | bytes) -> None:
         self.sent.append(payload)

@@ -1,7 +1,8 @@
 """The owner's page checks its link as the table's page does (connection.js ``LinkCheck``): a
 laptop that slept with the page open, its link dead without a word, is not left looking
 connected, a Create whose answer was lost is not left disabled, and a reconnect that hangs is
-given up for the next one."""
+given up for the next one. The owner's clock is moved past the page's waits (Playwright's
+``page.clock``: tests.web.page_clock) instead of waiting them out."""
 
 from __future__ import annotations
 
@@ -11,7 +12,15 @@ import re
 from playwright.sync_api import Page, expect
 
 from tests.web.conftest import PageOpener, Served, heard, listen
-from tests.web.silent_relay import JOIN_DUE_TIMEOUT, LINK_CHECK_TIMEOUT, SilentRelay, through
+from tests.web.page_clock import (
+    ANSWER_DUE_MS,
+    JOIN_DUE_MS,
+    RECONNECTED_TIMEOUT,
+    SILENCE_MS,
+    install_clock,
+    until,
+)
+from tests.web.silent_relay import SilentRelay, through
 from tests.web.test_owner_page import printed_owner_link
 
 CONNECTED = "connected: create a campaign, then send its GM the link."
@@ -20,6 +29,12 @@ CONNECTED = "connected: create a campaign, then send its GM the link."
 def sent_types(open_page: PageOpener, page: Page) -> list[str]:
     """The type of each frame ``page`` has sent, in order."""
     return [json.loads(frame)["type"] for frame in open_page.sent_from(page)]
+
+
+def answered_check(open_page: PageOpener, page: Page) -> bool:
+    """Whether an answer to the page's link check came (its id: connection.js ``probe``)."""
+    return any(str(json.loads(frame).get("id", "")).startswith("link-")
+               for frame in open_page.received_from(page))
 
 
 def shown_again(page: Page) -> None:
@@ -33,21 +48,24 @@ def test_the_owner_page_shown_again_checks_its_link_and_joins_again_when_it_is_d
     session refuses at once, with its id) and, answered, stays connected. Shown again after
     its link died without a word, it asks, hears nothing, says the connection is lost, joins
     again and reads the list anew."""
-    owner = open_page(through(relay, served, printed_owner_link(served)), live=False)
+    owner = open_page(through(relay, served, printed_owner_link(served)), live=False,
+                      prepare=install_clock)
     status = owner.locator(".ph-owner-status")
     expect(status).to_have_text(CONNECTED)
     expect(owner.locator(".ph-owner-empty")).to_be_visible()  # the list was read
     shown_again(owner)
-    owner.wait_for_timeout(5000)  # past the 4 s a check waits for its answer
+    until(owner, "the check's answer", lambda: answered_check(open_page, owner))
+    owner.clock.fast_forward(SILENCE_MS)  # past the 4 s a check waits for its answer
     expect(status).to_have_text(CONNECTED)
     assert sent_types(open_page, owner) == ["join", "list_campaigns", "history"]
 
     listen(owner)
     relay.go_silent()
-    owner.wait_for_timeout(500)
     expect(status).to_have_text(CONNECTED)  # it cannot know
     shown_again(owner)
-    expect(status).to_have_text("back: connected again.", timeout=LINK_CHECK_TIMEOUT)
+    until(owner, "the link's check", lambda: sent_types(open_page, owner)[3:] == ["history"])
+    owner.clock.fast_forward(SILENCE_MS)  # unanswered: the link is given up
+    expect(status).to_have_text("back: connected again.", timeout=RECONNECTED_TIMEOUT)
     assert heard(owner) == ["connection lost: reconnecting…", "back: connected again."]
     assert sent_types(open_page, owner)[3:] == ["history", "join", "list_campaigns"]
 
@@ -58,7 +76,8 @@ def test_a_create_unanswered_on_a_dead_link_is_given_up_and_sent_again_as_the_sa
     not wait with Create disabled: 5 s on it checks the link, finds it dead, says the answer
     was lost and joins again; the list holds the campaign, and Create pressed again gets the
     server's first answer (the GM's link), never a second campaign."""
-    owner = open_page(through(relay, served, printed_owner_link(served)), live=False)
+    owner = open_page(through(relay, served, printed_owner_link(served)), live=False,
+                      prepare=install_clock)
     status = owner.locator(".ph-owner-status")
     expect(status).to_have_text(CONNECTED)
     form = owner.get_by_role("form", name="Create a campaign")
@@ -68,10 +87,14 @@ def test_a_create_unanswered_on_a_dead_link_is_given_up_and_sent_again_as_the_sa
     create.click()
     expect(create).to_be_disabled()  # sent, not answered
 
+    until(owner, "the create", lambda: sent_types(open_page, owner)[-1] == "create_campaign")
+    owner.clock.fast_forward(ANSWER_DUE_MS)  # unanswered: the page checks the link
+    until(owner, "the link's check", lambda: sent_types(open_page, owner)[-1] == "history")
+    owner.clock.fast_forward(SILENCE_MS)  # nothing heard: the link is given up
     expect(form.get_by_role("alert")).to_have_text(re.compile(
-        r"^The connection was lost before the server answered"), timeout=LINK_CHECK_TIMEOUT)
+        r"^The connection was lost before the server answered"), timeout=RECONNECTED_TIMEOUT)
     expect(create).to_be_enabled()
-    expect(status).to_have_text("back: connected again.", timeout=LINK_CHECK_TIMEOUT)
+    expect(status).to_have_text("back: connected again.", timeout=RECONNECTED_TIMEOUT)
     row = owner.locator("li[data-campaign=edge-of-the-empire]")
     expect(row).to_contain_text("Edge of the Empire")  # the first try did reach the server
     create.click()
@@ -89,14 +112,17 @@ def test_a_reconnect_whose_handshake_is_never_answered_is_given_up_for_the_next_
     a captive portal or a middlebox that hung. The page does not wait for the browser's own
     limit (it said "reconnecting…" for 226 s, until Chromium's 240 s): 10 s on it gives that
     attempt up, the next one gets through, and the list is read anew."""
-    owner = open_page(through(relay, served, printed_owner_link(served)), live=False)
+    owner = open_page(through(relay, served, printed_owner_link(served)), live=False,
+                      prepare=install_clock)
     status = owner.locator(".ph-owner-status")
     expect(status).to_have_text(CONNECTED)
     listen(owner)
     relay.hang_next("handshake")
     relay.cut()
     expect(status).to_have_text("connection lost: reconnecting…")
-    expect(status).to_have_text("back: connected again.", timeout=JOIN_DUE_TIMEOUT)
+    until(owner, "the hung attempt", lambda: relay.websockets == 2)
+    owner.clock.fast_forward(JOIN_DUE_MS)  # its handshake unanswered: the attempt is given up
+    expect(status).to_have_text("back: connected again.", timeout=RECONNECTED_TIMEOUT)
     assert heard(owner) == ["connection lost: reconnecting…", "back: connected again."]
     assert sent_types(open_page, owner) == ["join", "list_campaigns", "join", "list_campaigns"]
     assert relay.websockets == 3  # the first, the hung one, the one that got through

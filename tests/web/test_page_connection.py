@@ -20,7 +20,16 @@ from tests.web.conftest import (
     listen,
     logs_read_through,
 )
-from tests.web.silent_relay import JOIN_DUE_TIMEOUT, LINK_CHECK_TIMEOUT, SilentRelay, through
+from tests.web.page_clock import (
+    ANSWER_DUE_MS,
+    BACK_SHOWN_MS,
+    JOIN_DUE_MS,
+    RECONNECTED_TIMEOUT,
+    SILENCE_MS,
+    install_clock,
+    until,
+)
+from tests.web.silent_relay import SilentRelay, through
 
 
 def narrative_table(served: Served) -> tuple[str, str, str, str, str]:
@@ -43,9 +52,11 @@ def narrative_table(served: Served) -> tuple[str, str, str, str, str]:
 def test_a_player_offline_mid_check_comes_back_with_no_gap_and_no_duplicate(
         served: Served, open_page: PageOpener) -> None:
     """Ana's phone loses the network mid-check; meanwhile the GM adds a die, Bo rolls and Ana
-    rolls too; back online her page shows "back", every line once and her roll exactly once."""
+    rolls too; back online her page shows "back", every line once and her roll exactly once.
+    (Her page's clock is moved past the 2.5 s "back" is said.)"""
     campaign, gm_link, ana_link, bo_link, watcher_link = narrative_table(served)
-    gm, ana, bo, watcher = (open_page(link) for link in (gm_link, ana_link, bo_link, watcher_link))
+    gm, ana, bo, watcher = (open_page(link, prepare=install_clock if link == ana_link else None)
+                            for link in (gm_link, ana_link, bo_link, watcher_link))
 
     ana.context.set_offline(True)
     expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "offline")
@@ -78,12 +89,24 @@ def test_a_player_offline_mid_check_comes_back_with_no_gap_and_no_duplicate(
     assert len(tunnel) == 1
     assert tunnel[0]["expression"] == "2d6"
     # "back" is said for 2.5 s (connection.js BACK_SHOWN_MS), then the page is live again
+    ana.clock.fast_forward(BACK_SHOWN_MS)
     expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")
 
 
 def states_said(page: Page) -> list[str]:
     """The connection states the page's status said since it was last asked, in order."""
     return [said for said in heard(page) if said in {"reconnecting…", "back", "connected"}]
+
+
+def types_sent(open_page: PageOpener, page: Page, since: int = 0) -> list[str]:
+    """The type of each frame ``page`` sent, from its ``since``-th on."""
+    return [json.loads(frame)["type"] for frame in open_page.sent_from(page)[since:]]
+
+
+def answered_check(open_page: PageOpener, page: Page) -> bool:
+    """Whether an answer to the page's link check came (its id: connection.js ``probe``)."""
+    return any(str(json.loads(frame).get("id", "")).startswith("link-")
+               for frame in open_page.received_from(page))
 
 
 def test_a_roll_on_a_link_that_died_silently_is_resent_once_on_a_new_one(
@@ -94,10 +117,12 @@ def test_a_roll_on_a_link_that_died_silently_is_resent_once_on_a_new_one(
     first answer: the roll is in every log once. The GM starts a game session meanwhile: a
     roll that did reach the server is sent again with its id all the same, never asked about
     (only one never written to a socket is: tests/web/test_offline_night_fixes.py), and is
-    applied once."""
+    applied once. Ana's clock is moved past the page's waits (5 s unanswered, 4 s of silence,
+    2.5 s of "back")."""
     campaign, gm_link, ana_link, _, _ = narrative_table(served)
     gm = open_page(gm_link)
-    ana = open_page(through(relay, served, ana_link), width=360, height=740)
+    ana = open_page(through(relay, served, ana_link), width=360, height=740,
+                    prepare=install_clock)
     listen(ana)
     relay.go_silent(to_the_server_too=False)
     form = ana.locator(".ph-roll-form")
@@ -106,9 +131,15 @@ def test_a_roll_on_a_link_that_died_silently_is_resent_once_on_a_new_one(
     expect(gm.locator("[data-type=dice_rolled]", has_text="7d4+53")).to_have_count(1)
     expect(form.get_by_role("button", name="Roll")).to_be_disabled()  # no answer yet
     served.send(gm_link, {"type": "start_session"})
+    rolled = len(open_page.sent_from(ana))
 
-    expect(form.get_by_role("button", name="Roll")).to_be_enabled(timeout=LINK_CHECK_TIMEOUT)
+    ana.clock.fast_forward(ANSWER_DUE_MS)  # the roll unanswered: the page checks the link
+    until(ana, "the link's check", lambda: types_sent(open_page, ana, rolled) == ["history"])
+    ana.clock.fast_forward(SILENCE_MS)  # nothing heard: the link is given up
+    expect(form.get_by_role("button", name="Roll")).to_be_enabled(timeout=RECONNECTED_TIMEOUT)
     expect(ana.locator(".ph-unsent")).to_have_count(0)
+    # "back" is said for 2.5 s from the welcome, which came before the roll's answer
+    ana.clock.fast_forward(BACK_SHOWN_MS)
     expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")
     assert states_said(ana)[:2] == ["reconnecting…", "back"]
     ana.get_by_role("navigation", name="Views").get_by_role("button", name="Log").click()
@@ -125,13 +156,15 @@ def test_a_page_shown_again_finds_its_dead_link_and_catches_up(
         served: Served, open_page: PageOpener, relay: SilentRelay) -> None:
     """Ana's phone sleeps and its link dies without a word; the GM rolls meanwhile. Nothing is
     sent while the table is idle; when the page is shown again it checks the link (one small
-    request), says reconnecting, and catches up: the GM's roll once, no gap."""
+    request), says reconnecting, and catches up: the GM's roll once, no gap. Ana's clock is
+    moved past the 4 s the check waits for an answer."""
     campaign, gm_link, ana_link, _, _ = narrative_table(served)
-    ana = open_page(through(relay, served, ana_link), width=360, height=740)
+    ana = open_page(through(relay, served, ana_link), width=360, height=740,
+                    prepare=install_clock)
     listen(ana)
     relay.go_silent()
     served.send(gm_link, {"type": "roll", "expression": "5d8+42"})
-    ana.wait_for_timeout(1000)
+    until(ana, "the roll sent to Ana's dead link", lambda: relay.dropped > 0)
     expect(ana.locator("[data-type=dice_rolled]")).to_have_count(0)
     expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")  # it can't know
     quiet = len(open_page.sent_from(ana))
@@ -139,8 +172,10 @@ def test_a_page_shown_again_finds_its_dead_link_and_catches_up(
     ana.evaluate("""() => {  // the phone wakes: its page is shown again
       document.dispatchEvent(new Event("visibilitychange"));
     }""")
+    until(ana, "the link's check", lambda: types_sent(open_page, ana, quiet) == ["history"])
+    ana.clock.fast_forward(SILENCE_MS)  # unanswered: the link is given up
     expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "back",
-                                                           timeout=LINK_CHECK_TIMEOUT)
+                                                           timeout=RECONNECTED_TIMEOUT)
     assert states_said(ana)[:2] == ["reconnecting…", "back"]
     expect(ana.locator("[data-type=dice_rolled]", has_text="5d8+42")).to_have_count(1)
     sent = [json.loads(frame) for frame in open_page.sent_from(ana)]
@@ -159,7 +194,7 @@ def test_a_shown_page_whose_link_died_silently_finds_out_within_half_a_minute_of
     page's clock is Playwright's, moved forward: the half-minutes pass at once."""
     campaign, gm_link, ana_link, _, _ = narrative_table(served)
     ana = open_page(through(relay, served, ana_link), width=360, height=740,
-                    prepare=lambda page: page.clock.install())
+                    prepare=install_clock)
     status = ana.locator(".ph-connection")
     listen(ana)
     quiet = len(open_page.sent_from(ana))
@@ -175,7 +210,7 @@ def test_a_shown_page_whose_link_died_silently_finds_out_within_half_a_minute_of
 
     ana.clock.fast_forward(31_000)
     assert sent_since_quiet(1) == ["history"]
-    ana.wait_for_timeout(500)  # its answer comes
+    until(ana, "the check's answer", lambda: answered_check(open_page, ana))
     ana.clock.fast_forward(5_000)  # past the 4 s the check waits
     expect(status).to_have_attribute("data-state", "live")
 
@@ -190,7 +225,7 @@ def test_a_shown_page_whose_link_died_silently_finds_out_within_half_a_minute_of
     ana.clock.fast_forward(10_000)  # 30 s of quiet: it asks
     assert sent_since_quiet(2) == ["history", "history"]
     ana.clock.fast_forward(4_000)  # no answer in 4 s: given up
-    expect(status).to_have_attribute("data-state", "back", timeout=LINK_CHECK_TIMEOUT)
+    expect(status).to_have_attribute("data-state", "back", timeout=RECONNECTED_TIMEOUT)
     assert states_said(ana)[:2] == ["reconnecting…", "back"]
     expect(ana.locator("[data-type=dice_rolled]", has_text="5d8+42")).to_have_count(1)
     assert sent_since_quiet(3) == ["history", "history", "join"]
@@ -203,10 +238,12 @@ def test_a_reconnect_that_hangs_before_its_welcome_is_given_up_and_a_roll_made_m
     """Ana's link is cut; the page's next connection has its handshake answered and its join
     sent, then the path dies both ways: no welcome, no close. She rolls meanwhile. The page
     does not wait for ever: 10 s on it gives that attempt up, opens another, says back and
-    sends the roll, once (it waited "reconnecting…" for 600 s, and the roll was never sent)."""
+    sends the roll, once (it waited "reconnecting…" for 600 s, and the roll was never sent).
+    Ana's clock is moved past those 10 s."""
     campaign, gm_link, ana_link, _, _ = narrative_table(served)
     gm = open_page(gm_link)
-    ana = open_page(through(relay, served, ana_link), width=360, height=740)
+    ana = open_page(through(relay, served, ana_link), width=360, height=740,
+                    prepare=install_clock)
     status = ana.locator(".ph-connection")
     listen(ana)
     quiet = len(open_page.sent_from(ana))
@@ -217,7 +254,9 @@ def test_a_reconnect_that_hangs_before_its_welcome_is_given_up_and_a_roll_made_m
     form.get_by_label("dice expression").fill("3d6+61")
     form.get_by_role("button", name="Roll").click()  # waits in the page until it is joined
 
-    expect(status).to_have_attribute("data-state", "back", timeout=JOIN_DUE_TIMEOUT)
+    until(ana, "the hung attempt's join", lambda: types_sent(open_page, ana, quiet) == ["join"])
+    ana.clock.fast_forward(JOIN_DUE_MS)  # never welcomed: the attempt is given up
+    expect(status).to_have_attribute("data-state", "back", timeout=RECONNECTED_TIMEOUT)
     assert states_said(ana)[:2] == ["reconnecting…", "back"]
     for page in (gm, ana):
         expect(page.locator("[data-type=dice_rolled]", has_text="3d6+61")).to_have_count(1)
