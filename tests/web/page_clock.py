@@ -1,4 +1,4 @@
-"""The page's own waits (connection.js), for the browser tests of its link check that move the
+"""The page's own waits (reconnecting.js), for the browser tests of its link check that move the
 page's clock on (Playwright's ``page.clock``) instead of waiting them out: a dead link is
 noticed 9 s after a command and a hung reconnect given up after 10 s, which cost those tests a
 minute of idle time a run, on a suite near CI's 10-minute limit.
@@ -7,7 +7,7 @@ A test installs the clock before the page loads (``open_page(..., prepare=instal
 time then flows as usual), waits until the page has started the wait it means to skip (the
 timer exists: the request it follows was sent, the attempt opened), then moves the clock past
 it (``page.clock.fast_forward``): the timer fires at once, in the page, as it would have. The
-waits are read from the connection.js the server serves, so they follow the page's."""
+waits are read from the reconnecting.js the server serves, so they follow the page's."""
 
 from __future__ import annotations
 
@@ -21,13 +21,13 @@ from playwright.sync_api import Page
 __all__ = ["ANSWER_DUE_MS", "BACK_SHOWN_MS", "JOIN_DUE_MS", "RECONNECTED_TIMEOUT",
            "SILENCE_MS", "install_clock", "until"]
 
-_CONNECTION_JS = (files("poolhall.clients") / "web" / "connection.js").read_text()
+_RECONNECTING_JS = (files("poolhall.clients") / "web" / "reconnecting.js").read_text()
 
 
 def _page_wait(name: str) -> int:
-    """connection.js's ``export const NAME = <ms>;``."""
-    found = re.search(rf"^export const {name} = ([0-9_]+);$", _CONNECTION_JS, re.MULTILINE)
-    assert found, f"connection.js has no `export const {name} = <ms>;`"
+    """reconnecting.js's ``export const NAME = <ms>;``."""
+    found = re.search(rf"^export const {name} = ([0-9_]+);$", _RECONNECTING_JS, re.MULTILINE)
+    assert found, f"reconnecting.js has no `export const {name} = <ms>;`"
     return int(found[1])
 
 

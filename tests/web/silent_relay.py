@@ -1,5 +1,5 @@
 """A link that dies without a word, for the browser tests of the pages' link check
-(connection.js ``LinkCheck``): a relay whose WebSockets go silent on request, are cut on
+(reconnecting.js ``LinkCheck``): a relay whose WebSockets go silent on request, are cut on
 request, and whose next WebSocket can hang before its welcome (a reconnect that never gets
 through). The page's own waits those tests skip are tests.web.page_clock's."""
 

@@ -1,4 +1,4 @@
-"""The owner's page checks its link as the table's page does (connection.js ``LinkCheck``): a
+"""The owner's page checks its link as the table's page does (reconnecting.js ``LinkCheck``): a
 laptop that slept with the page open, its link dead without a word, is not left looking
 connected, a Create whose answer was lost is not left disabled, and a reconnect that hangs is
 given up for the next one. The owner's clock is moved past the page's waits (Playwright's
@@ -32,7 +32,7 @@ def sent_types(open_page: PageOpener, page: Page) -> list[str]:
 
 
 def answered_check(open_page: PageOpener, page: Page) -> bool:
-    """Whether an answer to the page's link check came (its id: connection.js ``probe``)."""
+    """Whether an answer to the page's link check came (its id: reconnecting.js ``probe``)."""
     return any(str(json.loads(frame).get("id", "")).startswith("link-")
                for frame in open_page.received_from(page))
 

@@ -88,7 +88,7 @@ def test_a_player_offline_mid_check_comes_back_with_no_gap_and_no_duplicate(
     tunnel = [roll for roll in state["rolls"] if roll["reason"] == "from the tunnel"]
     assert len(tunnel) == 1
     assert tunnel[0]["expression"] == "2d6"
-    # "back" is said for 2.5 s (connection.js BACK_SHOWN_MS), then the page is live again
+    # "back" is said for 2.5 s (reconnecting.js BACK_SHOWN_MS), then the page is live again
     ana.clock.fast_forward(BACK_SHOWN_MS)
     expect(ana.locator(".ph-connection")).to_have_attribute("data-state", "live")
 
@@ -104,7 +104,7 @@ def types_sent(open_page: PageOpener, page: Page, since: int = 0) -> list[str]:
 
 
 def answered_check(open_page: PageOpener, page: Page) -> bool:
-    """Whether an answer to the page's link check came (its id: connection.js ``probe``)."""
+    """Whether an answer to the page's link check came (its id: reconnecting.js ``probe``)."""
     return any(str(json.loads(frame).get("id", "")).startswith("link-")
                for frame in open_page.received_from(page))
 
