@@ -14,7 +14,9 @@ from typing import Any
 from rich.text import Text
 
 from poolhall.clients.cli_support import styled
+from poolhall.clients.percent import percent
 from poolhall.events import d12
+from poolhall.events.plural import plural
 from poolhall.projections.campaign import CampaignState, Character
 from poolhall.projections.d12 import GameState, TestState
 from poolhall.projections.d12_odds import odds_summary
@@ -26,18 +28,16 @@ SHOWN_TESTS = 10
 ODDS_ROUNDS = 5
 
 
-def _pct(p: float) -> str:
-    return f"{100 * p:.1f}%"
-
-
 def odds_words(odds: Mapping[str, Any]) -> str:
-    """``5d12 at DT 7: success 62.1%, mean margin +0.83`` (and an extended pool's survival)."""
-    words = (f"{odds['dice']}d12 at DT {odds['dt']}: success {_pct(odds['success'])}, "
+    """``5d12 at DT 7: success 62.1%, mean margin +0.83`` (and an extended pool's survival:
+    ``pool survives 1 round > 99.9%, 2 rounds 99.8%, ...``, never "100.0%" for what may fail,
+    as the page says it)."""
+    words = (f"{odds['dice']}d12 at DT {odds['dt']}: success {percent(odds['success'], 1)}, "
              f"mean margin {odds['expected_margin']:+.2f}")
     survival = odds.get("survival")
     if survival:
-        words += ", pool survives " + " ".join(
-            f"{k}:{_pct(p)}" for k, p in enumerate(survival, start=1)) + " rounds"
+        words += ", pool survives " + ", ".join(
+            f"{plural('round', k)} {percent(p, 1)}" for k, p in enumerate(survival, start=1))
     return words
 
 

@@ -29,6 +29,24 @@ def test_d12_odds_prints_the_margin_distribution_and_survival(capsys: Any) -> No
     assert "basic test succeeds" in text
 
 
+def test_d12_odds_never_prints_a_false_certainty(capsys: Any) -> None:
+    """8 dice at DT 3 are all lost once in 65,536 rounds: the pool lasts 1 round "> 99.99%",
+    not "100.00%" (the page said the one, the CLI the other); a margin that can happen is
+    "< 0.01%", not "0.00%"; only the certain "at least the lowest margin" is 100.00%."""
+    assert main(["d12-odds", "8", "--dt", "3", "--add", "3", "--rounds", "1"]) == 0
+    rows = [line.split("\u2502") for line in capsys.readouterr().out.splitlines()]
+    cells = {row[1].strip(): [cell.strip() for cell in row[2:-1]] for row in rows
+             if len(row) > 3}
+    assert cells["-16"] == ["< 0.01%", "100.00%"]
+    assert cells["-15"] == ["< 0.01%", "> 99.99%"]
+    assert cells["1"] == ["> 99.99%"]  # the survival table: the pool lasts round 1
+    assert main(["d12-odds", "5", "--dt", "5"]) == 0
+    text = capsys.readouterr().out
+    assert "0.00%" not in text.replace("100.00%", "")
+    assert main(["d12-odds", "100", "--dt", "1"]) == 0  # its float is 1.0; its Fraction less
+    assert "basic test succeeds (margin > 0): > 99.99%" in capsys.readouterr().out
+
+
 def test_d12_odds_refuses_absurd_pools(capsys: Any) -> None:
     """A pool of 500 dice is refused in one line with the usage exit code."""
     assert main(["d12-odds", "500", "--dt", "7"]) == 2
