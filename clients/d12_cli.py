@@ -166,8 +166,9 @@ def _test_text(test: TestState) -> Text:
     status = "open" if test.open else f"over ({test.ended})"
     margins = d12_table.margins_text(test)
     head = styled("[bold]test {}[/bold] {}", test.test,
-                  f"{test.kind} for {test.character or 'no one'}, {status}: pool {test.pool}, "
-                  f"DT {test.threshold.dt}, {test.rounds_rolled} round(s), margins {margins}")
+                  f"{d12_table.kind_words(test)} for {test.character or 'no one'}, {status}: "
+                  f"pool {test.pool}, DT {test.threshold.dt}, {test.rounds_rolled} round(s), "
+                  f"margins {margins}")
     return lines(head, *(f"  {line}" for line in test.story))
 
 

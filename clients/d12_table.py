@@ -21,7 +21,8 @@ from poolhall.projections.campaign import CampaignState, Character
 from poolhall.projections.d12 import GameState, TestState
 from poolhall.projections.d12_odds import odds_summary
 
-__all__ = ["character_line", "margins_text", "sheet_parts", "table_parts", "view_line"]
+__all__ = ["character_line", "kind_words", "margins_text", "sheet_parts", "table_parts",
+           "view_line"]
 
 SHOWN_TESTS = 10
 """Open tests listed at most (a table with more says how many more)."""
@@ -51,6 +52,14 @@ def view_line(about: str, data: Mapping[str, Any]) -> str | None:
     if not data.get("odds"):
         return f"{head}, round {data.get('round')}: {data.get('note') or 'odds being computed'}"
     return f"{head}, round {data.get('round')}: {odds_words(data['odds'])}"
+
+
+def kind_words(test: TestState) -> str:
+    """``basic``, or ``basic in secret`` for the GM's secret test (only the GM holds one
+    before the session's end reveals it), as the GM's card on the page marks it."""
+    if test.visibility == "public":
+        return test.kind
+    return f"{test.kind} in {'secret' if test.visibility == 'gm' else 'private'}"
 
 
 def margins_text(test: TestState) -> str:
@@ -86,10 +95,12 @@ def table_parts(state: CampaignState, views: Mapping[str, Any]
         odds = _test_odds(state, test, views)
         margins = margins_text(test)
         tests.append({"test": test.test, "kind": test.kind, "character": test.character,
-                      "label": test.label, "pool": test.pool, "dt": test.threshold.dt,
+                      "label": test.label, "visibility": test.visibility,
+                      "pool": test.pool, "dt": test.threshold.dt,
                       "rounds": test.rounds_rolled, "margins": test.margins, "odds": odds})
         shown.append(styled("test [bold]{}[/bold]{}: {} for {}, pool {}, DT {}, margins {}",
-                            test.test, f" {test.label}" if test.label else "", test.kind,
+                            test.test, f" {test.label}" if test.label else "",
+                            kind_words(test),
                             test.character or "no one", test.pool, test.threshold.dt, margins))
         shown.append(f"  odds: {odds}")
     if len(open_tests) > SHOWN_TESTS:

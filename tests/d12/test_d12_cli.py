@@ -80,3 +80,30 @@ async def test_an_extended_test_from_the_shell(table: Any, capsys: Any) -> None:
     assert await run(gm._token, "d12", "end", campaign, "1", "--reason", "closing time") == 0
     assert await run(gm._token, "d12", "tests", campaign) == 0
     assert "no open test" in capsys.readouterr().out
+
+
+async def test_d12_tests_and_state_mark_the_gms_secret_test(table: Any, capsys: Any) -> None:
+    """A test called with ``--visibility gm`` reads "basic in secret" in the GM's ``d12
+    tests`` and ``state`` (only the log line said it was secret); the player sees none."""
+    campaign, gm = await table.create_campaign("d12")
+    han = await table.invite(gm, "player", characters=("han",))
+    await gm.call(core.CreateCharacter, character="han", name="Han",
+                  stats=d12.D12Stats(ratings={"CON": 2, "CHA": 1, "STR": 4}))
+
+    async def run(token: str, *argv: str) -> int:
+        return await asyncio.to_thread(main, [*argv, "--url", table.url, "--token", token])
+
+    assert await run(gm._token, "d12", "call", campaign, "han", "STR", "--dt", "7",
+                     "--visibility", "gm") == 0
+    assert await run(gm._token, "d12", "call", campaign, "han", "CON", "--dt", "5") == 0
+    capsys.readouterr()
+    assert await run(gm._token, "d12", "tests", campaign) == 0
+    out = capsys.readouterr().out
+    assert "test 1 basic in secret for han, open" in out
+    assert "test 2 basic for han, open" in out
+    assert await run(gm._token, "state", campaign) == 0
+    assert "test 1: basic in secret for han, pool 4, DT 7" in capsys.readouterr().out
+    assert await run(han._token, "d12", "tests", campaign) == 0
+    out = capsys.readouterr().out
+    assert "test 1" not in out
+    assert "test 2 basic for han, open" in out
