@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from poolhall.clients.cli_support import lines, styled
 from poolhall.clients.cli_visibility import add_visibility_option
 from poolhall.clients.contract import CliHooks, TableHooks, deferred
+from poolhall.clients.percent import percent
 from poolhall.events.plural import plural
 
 if TYPE_CHECKING:
@@ -34,11 +35,9 @@ if TYPE_CHECKING:
 __all__ = ["CLI", "add_commands"]
 
 
-def _percent(p: float) -> str:
-    return f"{100 * p:6.2f}%"
-
-
 def _odds(args: argparse.Namespace, common: ModuleType) -> int:
+    from fractions import Fraction
+
     from rich.table import Table
 
     from poolhall.events import d12_dice as d12  # not events.d12: no msgspec, no events
@@ -70,13 +69,13 @@ def _odds(args: argparse.Namespace, common: ModuleType) -> int:
     table.add_column("P(>=)", justify="right")
     if args.exact:
         table.add_column("exact")
-    at_least = 1.0
+    at_least = Fraction(1)  # exact: a float sum reads 1.0 (certain) a few rows on
     for margin, p in dist.items():
-        row = [f"{margin:+d}", _percent(float(p)), _percent(at_least)]
+        row = [f"{margin:+d}", percent(p), percent(at_least)]
         table.add_row(*(row + [str(p)] if args.exact else row))
-        at_least -= float(p)
+        at_least -= p
     shown: list[Any] = [table, styled("basic test succeeds (margin > 0): [bold]{}[/bold]{}",
-                                      _percent(float(success)).strip(),
+                                      percent(success),
                                       f" = {success}" if args.exact else ""),
                         f"mean margin: {float(mean):+.3f}"]
     if args.add is not None:
@@ -91,7 +90,7 @@ def _odds(args: argparse.Namespace, common: ModuleType) -> int:
         surv.add_column("rounds", justify="right")
         surv.add_column("P(survives)", justify="right")
         for k, p in enumerate(rows, start=1):
-            surv.add_row(str(k), _percent(float(p)))
+            surv.add_row(str(k), percent(p))
         shown.append(surv)
     from rich.console import Group
 
@@ -167,8 +166,9 @@ def _test_text(test: TestState) -> Text:
     status = "open" if test.open else f"over ({test.ended})"
     margins = d12_table.margins_text(test)
     head = styled("[bold]test {}[/bold] {}", test.test,
-                  f"{test.kind} for {test.character or 'no one'}, {status}: pool {test.pool}, "
-                  f"DT {test.threshold.dt}, {test.rounds_rolled} round(s), margins {margins}")
+                  f"{d12_table.kind_words(test)} for {test.character or 'no one'}, {status}: "
+                  f"pool {test.pool}, DT {test.threshold.dt}, {test.rounds_rolled} round(s), "
+                  f"margins {margins}")
     return lines(head, *(f"  {line}" for line in test.story))
 
 

@@ -14,30 +14,31 @@ from typing import Any
 from rich.text import Text
 
 from poolhall.clients.cli_support import styled
+from poolhall.clients.percent import percent
 from poolhall.events import d12
+from poolhall.events.plural import plural
 from poolhall.projections.campaign import CampaignState, Character
 from poolhall.projections.d12 import GameState, TestState
 from poolhall.projections.d12_odds import odds_summary
 
-__all__ = ["character_line", "margins_text", "sheet_parts", "table_parts", "view_line"]
+__all__ = ["character_line", "kind_words", "margins_text", "sheet_parts", "table_parts",
+           "view_line"]
 
 SHOWN_TESTS = 10
 """Open tests listed at most (a table with more says how many more)."""
 ODDS_ROUNDS = 5
 
 
-def _pct(p: float) -> str:
-    return f"{100 * p:.1f}%"
-
-
 def odds_words(odds: Mapping[str, Any]) -> str:
-    """``5d12 at DT 7: success 62.1%, mean margin +0.83`` (and an extended pool's survival)."""
-    words = (f"{odds['dice']}d12 at DT {odds['dt']}: success {_pct(odds['success'])}, "
+    """``5d12 at DT 7: success 62.1%, mean margin +0.83`` (and an extended pool's survival:
+    ``pool survives 1 round > 99.9%, 2 rounds 99.8%, ...``, never "100.0%" for what may fail,
+    as the page says it)."""
+    words = (f"{odds['dice']}d12 at DT {odds['dt']}: success {percent(odds['success'], 1)}, "
              f"mean margin {odds['expected_margin']:+.2f}")
     survival = odds.get("survival")
     if survival:
-        words += ", pool survives " + " ".join(
-            f"{k}:{_pct(p)}" for k, p in enumerate(survival, start=1)) + " rounds"
+        words += ", pool survives " + ", ".join(
+            f"{plural('round', k)} {percent(p, 1)}" for k, p in enumerate(survival, start=1))
     return words
 
 
@@ -51,6 +52,14 @@ def view_line(about: str, data: Mapping[str, Any]) -> str | None:
     if not data.get("odds"):
         return f"{head}, round {data.get('round')}: {data.get('note') or 'odds being computed'}"
     return f"{head}, round {data.get('round')}: {odds_words(data['odds'])}"
+
+
+def kind_words(test: TestState) -> str:
+    """``basic``, or ``basic in secret`` for the GM's secret test (only the GM holds one
+    before the session's end reveals it), as the GM's card on the page marks it."""
+    if test.visibility == "public":
+        return test.kind
+    return f"{test.kind} in {'secret' if test.visibility == 'gm' else 'private'}"
 
 
 def margins_text(test: TestState) -> str:
@@ -86,10 +95,12 @@ def table_parts(state: CampaignState, views: Mapping[str, Any]
         odds = _test_odds(state, test, views)
         margins = margins_text(test)
         tests.append({"test": test.test, "kind": test.kind, "character": test.character,
-                      "label": test.label, "pool": test.pool, "dt": test.threshold.dt,
+                      "label": test.label, "visibility": test.visibility,
+                      "pool": test.pool, "dt": test.threshold.dt,
                       "rounds": test.rounds_rolled, "margins": test.margins, "odds": odds})
         shown.append(styled("test [bold]{}[/bold]{}: {} for {}, pool {}, DT {}, margins {}",
-                            test.test, f" {test.label}" if test.label else "", test.kind,
+                            test.test, f" {test.label}" if test.label else "",
+                            kind_words(test),
                             test.character or "no one", test.pool, test.threshold.dt, margins))
         shown.append(f"  odds: {odds}")
     if len(open_tests) > SHOWN_TESTS:

@@ -304,8 +304,12 @@ COMMANDS: tuple[type[Command], ...] = (
 )
 
 
-_NOTATION = re.compile(r"\bdt\b|\bdt\s*\d", re.IGNORECASE)
-_BASIC = re.compile(r"^\s*(?P<count>\d*)\s*d(?P<sides>\d+)\s+dt\s*(?P<dt>\d+)\s*$", re.IGNORECASE)
+_NOTATION = re.compile(r"(?<![a-z])dt(?![a-z])", re.IGNORECASE)
+"""Text naming a DT: ``dt`` that is no part of a longer word, with or without a space before
+its number or after the pool (``5d12dt7``, ``5 d 12 dt 7``)."""
+_BASIC = re.compile(  # ASCII digits only, as plain dice: int() would also read '６'
+    r"^\s*(?P<count>[0-9]*)\s*d\s*(?P<sides>[0-9]+)\s*dt\s*(?P<dt>[0-9]+)\s*$", re.IGNORECASE)
+_OTHER_DIGIT = re.compile(r"(?![0-9])\d")
 
 
 def parse_roll(text: str, character: str | None = None) -> RollBasicTest | None:
@@ -315,11 +319,14 @@ def parse_roll(text: str, character: str | None = None) -> RollBasicTest | None:
     caller gives the command a fresh id (``msgspec.structs.replace(command, id=...)``) before
     sending it, or every such roll after the first would get the first one's answer.
 
-    Raises :class:`NotationError` when the text names a DT but is not ``Nd12 dtT`` within
-    the limits (1-100 dice, DT 1-12).
+    Spaces and case do not matter (``5D12 DT 7``, ``5d12dt7``). Raises :class:`NotationError`
+    when the text names a DT but is not ``Nd12 dtT`` within the limits (1-100 dice, DT 1-12),
+    or holds a digit other than 0-9 (as plain dice do).
     """
     if not _NOTATION.search(text):
         return None
+    if other := _OTHER_DIGIT.search(text):  # the words plain dice have for '５d6'
+        raise NotationError(f"unexpected {text[other.start():].strip()[:10]!r}", other.start())
     match = _BASIC.match(text)
     if match is None:
         raise NotationError('a d12 test reads "5d12 dt7": the number of d12s, then the DT')

@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from poolhall.events import d12
-from poolhall.events.base import Event, Recorded
+from poolhall.events.base import Event, Recorded, Visibility
 from poolhall.events.plural import plural
 from poolhall.projections.contract import Projection, TableView
 
@@ -60,6 +60,9 @@ class RoundRecord(msgspec.Struct, kw_only=True, gc=False):
     succeeded: bool
     removed: int = 0
     added: int = 0
+    refresh_rating: int | None = None
+    """The refresh stat's rating when its dice joined (none joined: ``None``): more than
+    ``added`` when the pool reached its 100 dice, so the table can say why fewer joined."""
     pool_after: int | None = None
     notes: list[str] = msgspec.field(default_factory=list)
 
@@ -95,6 +98,9 @@ class TestState(msgspec.Struct, kw_only=True):
     ended: str | None = None
     end_reason: str = ""
     story: list[str] = msgspec.field(default_factory=list)
+    visibility: Visibility = "public"
+    """Who saw it before its epoch's seed was revealed: ``gm`` for the GM's secret test, which
+    the GM's card and ``poolhall d12 tests`` mark (players never hold it until then)."""
 
     @property
     def margins(self) -> list[int]:
@@ -219,7 +225,7 @@ def _started(state: GameState, rec: Recorded, event: d12.ThresholdTestStarted) -
     state.tests[event.test] = TestState(
         test=event.test, kind=event.kind, character=event.character, stats=event.stats,
         label=event.label, refresh=event.refresh, pool=event.pool, threshold=event.threshold,
-        started_seq=rec.seq, start_pool=event.pool,
+        started_seq=rec.seq, start_pool=event.pool, visibility=event.visibility,
     )
     state.next_test = max(state.next_test, event.test + 1)
 
@@ -274,6 +280,7 @@ def _fold(test: TestState, event: Event) -> None:
         case d12.RefreshDiceAdded():
             test.pool = event.pool
             test.rounds[-1].added = event.count
+            test.rounds[-1].refresh_rating = event.rating
             test.rounds[-1].pool_after = event.pool
         case d12.ThresholdResultInterpreted():
             if test.rounds:

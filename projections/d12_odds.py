@@ -19,12 +19,13 @@ Floats are for display.
 from __future__ import annotations
 
 from fractions import Fraction
-from math import comb
+from math import comb, nextafter
 from typing import Any
 
 from poolhall.events.d12_dice import MAX_POOL, die_value
 
 __all__ = [
+    "ALMOST_CERTAIN",
     "expected_margin",
     "failure_faces",
     "margin_counts",
@@ -156,9 +157,18 @@ def _binomial_row(n: int, p: float) -> list[tuple[int, float]]:
     return row
 
 
+ALMOST_CERTAIN = nextafter(1.0, 0.0)
+"""The float just below 1: a chance that is not certain is never shown as 1.0."""
+
+
 def survival_float(pool: int, dt: int, add: int, rounds: int,
                    cap: int = MAX_POOL) -> list[float]:
-    """P(survive 1 round), P(survive 2 rounds), ... in floats: fast, for display."""
+    """P(survive 1 round), P(survive 2 rounds), ... in floats: fast, for display.
+
+    Surviving is never certain (every die of a pool can come up a 1), but 20 dice at DT 1 are
+    all lost with chance 12**-20, and ``1.0 - that`` is 1.0 in floats: the table then read
+    "100.00%". So a chance is at most :data:`ALMOST_CERTAIN`, and reads "> 99.99%".
+    """
     _check_chain(pool, add, rounds, cap)
     p = 1.0 - failure_faces(dt) / 12  # 0 < p < 1: a 12 never fails, a 1 always does
     rows: dict[int, list[tuple[int, float]]] = {}
@@ -174,7 +184,7 @@ def survival_float(pool: int, dt: int, add: int, rounds: int,
                 target = 0 if kept == 0 else min(kept + add, cap)
                 nxt[target] = nxt.get(target, 0.0) + weight * prob
         dist = nxt
-        out.append(1.0 - dist[0])
+        out.append(min(1.0 - dist[0], ALMOST_CERTAIN))
     return out
 
 
@@ -186,7 +196,7 @@ def odds_summary(dice: int, dt: int, add: int | None = None, rounds: int = 5) ->
     summary: dict[str, Any] = {
         "dice": dice,
         "dt": dt,
-        "success": sum(w for m, w in counts.items() if m > 0) / total,
+        "success": min(sum(w for m, w in counts.items() if m > 0) / total, ALMOST_CERTAIN),
         "expected_margin": float(expected_margin(dice, dt)),
         "distribution": {str(m): w / total for m, w in counts.items()},
     }

@@ -55,8 +55,12 @@ def _ratings(ctx: Decision, character: str, path: str) -> dict[str, int]:
     return dict(ctx.stats(character, d12.D12Stats, path).ratings)
 
 
-def _threshold(ctx: Decision, command: Any) -> d12.Threshold:
-    """The DT the GM set, or the one derived from the opponent's stat; exactly one of them."""
+def _threshold(ctx: Decision, command: Any, character: str | None) -> d12.Threshold:
+    """The DT the GM set, or the one derived from the opponent's stat; exactly one of them.
+
+    The opponent is someone other than ``character``, the one tested: the rule derives the DT
+    from "the opponent's stats", and the page's list leaves the tested character out.
+    """
     by_opponent = command.opponent is not None or command.opponent_stat is not None
     if command.dt is not None and by_opponent:
         raise Rejected("invalid", "set the DT or name an opponent's stat, not both", "$.dt")
@@ -69,6 +73,9 @@ def _threshold(ctx: Decision, command: Any) -> d12.Threshold:
         raise Rejected("invalid", "name the opponent whose stat sets the DT", "$.opponent")
     if command.opponent_stat is None:
         raise Rejected("invalid", "name the opponent's stat that sets the DT", "$.opponent_stat")
+    if command.opponent == character:
+        raise Rejected("rule", f"{ctx.name_of(command.opponent)} is the one tested, not their own "
+                       "opponent: choose someone else", "$.opponent")
     ratings = _ratings(ctx, command.opponent, "$.opponent")
     if command.opponent_stat not in ratings:
         raise Rejected("not_found", f"{command.opponent!r} has no stat "
@@ -124,7 +131,7 @@ def _call(ctx: Decision, command: d12.CallThresholdTest) -> list[Event]:
                        "say which of them", "$.refresh")
     if not command.extended and command.refresh is not None:
         raise Rejected("invalid", "a basic test is one roll: no dice join it", "$.refresh")
-    threshold = _threshold(ctx, command)
+    threshold = _threshold(ctx, command, command.character)
     _require_room(ctx)
     return [d12.ThresholdTestStarted(
         test=ctx.game(GameState).next_test, kind="extended" if command.extended else "basic",
@@ -139,7 +146,8 @@ def _set_dt(ctx: Decision, command: d12.SetDifficultyThreshold) -> list[Event]:
     if test.kind != "extended":
         raise Rejected("rule", "a basic test has one roll: its DT is set when it is called",
                        "$.test")
-    return [d12.DifficultyThresholdSet(test=test.test, threshold=_threshold(ctx, command))]
+    return [d12.DifficultyThresholdSet(test=test.test,
+                                       threshold=_threshold(ctx, command, test.character))]
 
 
 def roll_pool(ctx: Decision, test: int, round_no: int, dice: int, dt: int
@@ -192,12 +200,15 @@ def _roll(ctx: Decision, command: d12.RollThresholdTest) -> list[Event]:
 def _roll_basic(ctx: Decision, command: d12.RollBasicTest) -> list[Event]:
     """The GM's "5d12 dt7" starts and rolls a basic test (its reason the test's label); a
     player's rolls the one called, for the character named or else the one they play (as an
-    SR3 test from ``poolhall roll`` is)."""
+    SR3 test from ``poolhall roll`` is).
+
+    The GM's test ends with its roll, in the same command: it never adds to the open tests,
+    so the cap on them does not refuse it (with 50 open, "3d12 dt5" was refused while "3d6"
+    rolled)."""
     ctx.require_participant("roll")
     if command.character is not None:
         ctx.character(command.character)
     if ctx.is_gm:
-        _require_room(ctx)
         number = ctx.game(GameState).next_test
         started = d12.ThresholdTestStarted(
             test=number, kind="basic", character=command.character, pool=command.dice,
@@ -213,18 +224,36 @@ def _roll_basic(ctx: Decision, command: d12.RollBasicTest) -> list[Event]:
                        "$.character")
     ctx.require_acts_for(character)
     called = [t for t in open_tests(ctx.game(GameState))  # not the GM's secret ones
-              if t.kind == "basic" and t.character == character
-              and not hidden_from(ctx, f"test:{t.test}")]
+              if t.character == character and not hidden_from(ctx, f"test:{t.test}")]
+    basic = [t for t in called if t.kind == "basic"]
+    for test in basic:
+        if test.pool == command.dice and test.threshold.dt == command.dt:
+            return _round(ctx, test)
     if not called:
         raise Rejected("forbidden", "the GM sets or determines the DT: ask the GM to call for "
                        "a test", "$.dt")
-    for test in called:
-        if test.pool == command.dice and test.threshold.dt == command.dt:
-            return _round(ctx, test)
-    test = called[0]
+    extended = [t for t in called if t.kind == "extended"]
+    same = [t for t in extended if t.pool == command.dice and t.threshold.dt == command.dt]
+    if same or not basic:
+        raise _roll_by_number(ctx, (same or extended)[0])
+    test = basic[0]
     path = "$.dice" if test.pool != command.dice else "$.dt"
     raise Rejected("rule", f"the GM called test {test.test}: {test.pool}d12 at DT "
                    f"{test.threshold.dt}", path)
+
+
+def _roll_by_number(ctx: Decision, test: TestState) -> Rejected:
+    """The refusal of a player's "9d12 dt12" when the test called for them is extended.
+
+    **Decision**: the notation is a basic test's; an extended test's round is rolled by the
+    test's number, whose pool changes after every round (a pool typed from an earlier round
+    would roll no test). The refusal names the test and how to roll it, not "ask the GM to
+    call for a test", which the GM has done.
+    """
+    return Rejected("rule", f"the GM called extended test {test.test} ({test.pool}d12 at DT "
+                    f"{test.threshold.dt}): roll its next round by its number, with its "
+                    f"Roll button or poolhall d12 roll {ctx.state.campaign} {test.test}",
+                    "$.dice")
 
 
 def _interpret(ctx: Decision, command: d12.InterpretThresholdResult) -> list[Event]:

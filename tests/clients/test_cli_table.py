@@ -142,3 +142,25 @@ async def test_d12_state_and_a_dt_out_of_range_in_plain_words(table: Any, capsys
     err = capsys.readouterr().err
     assert "the DT is between 1 and 12" in err
     assert "expected" not in err.lower()
+
+
+async def test_d12_state_never_reads_a_pool_that_may_be_lost_as_certain(
+        table: Any, capsys: Any) -> None:
+    """Gil's 8 dice at DT 3 are all lost once in 65,536 rounds: ``state`` read "1:100.0%";
+    it reads "> 99.9%" as the page reads "> 99.99%"; and the survival of 20 dice at DT 1,
+    whose float was 1.0, reads "> 99.9%" too."""
+    campaign, gm = await table.create_campaign("d12")
+    await gm.call(core.CreateCharacter, character="gil", name="Gil",
+                  stats=d12.D12Stats(ratings={"CON": 3, "CHA": 2, "DEX": 8, "STR": 20}))
+    run = _runner(table)
+    for stat, dt in (("DEX", "3"), ("STR", "1")):
+        assert await run(gm._token, "d12", "call", campaign, "gil", stat, "--dt", dt,
+                         "--extended", "CON") == 0
+    capsys.readouterr()
+    assert await run(gm._token, "state", campaign) == 0
+    out = capsys.readouterr().out
+    assert "8d12 at DT 3: success 86.2%" in out
+    assert "pool survives 1 round > 99.9%, 2 rounds > 99.9%, 3 rounds > 99.9%" in out
+    assert "20d12 at DT 1: success 99.9%" in out  # fails about once in 1,700
+    assert out.count("5 rounds > 99.9%") == 2
+    assert "100.0%" not in out

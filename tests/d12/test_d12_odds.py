@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from poolhall.projections.d12_odds import (
+    ALMOST_CERTAIN,
     expected_margin,
     margin_distribution,
     odds_summary,
@@ -129,6 +130,18 @@ def test_odds_summary_is_what_the_table_sees() -> None:
                                                  for k in (1, 2, 3)])
     assert sum(summary["distribution"].values()) == pytest.approx(1.0)
     assert "survival" not in odds_summary(3, 7)
+
+
+def test_the_views_floats_never_read_certain() -> None:
+    """20 dice at DT 1 are all lost with chance 12**-20: the float of surviving was 1.0 and
+    the page read "100.00%"; it stays below 1, as every survival and success does."""
+    assert survival(20, 1, 2, 1) < 1
+    summary = odds_summary(20, 1, add=2, rounds=5)
+    assert all(0 < p < 1 for p in summary["survival"])
+    assert summary["survival"][0] == ALMOST_CERTAIN
+    for dice, dt in ((100, 1), (1, 12), (100, 12)):
+        assert 0 < odds_summary(dice, dt, add=20)["success"] < 1
+        assert all(0 < p < 1 for p in odds_summary(dice, dt, add=20)["survival"])
 
 
 def test_chain_limits() -> None:

@@ -145,13 +145,58 @@ def test_a_player_notation_roll_rolls_the_test_the_gm_called() -> None:
 
 
 def test_open_tests_are_limited() -> None:
-    """At most MAX_OPEN_TESTS tests stay open at once, so the state stays bounded."""
+    """At most MAX_OPEN_TESTS tests stay open at once, so the state stays bounded; the GM's
+    "3d12 dt5" starts and ends in one command, never open, so it still rolls (it was refused
+    "50 tests are open" while "3d6" rolled)."""
     table = Table()
     for _ in range(d12.MAX_OPEN_TESTS):
         _call(table)
     assert _refused(table, "gm", d12.CallThresholdTest, character="han", stats=("STR",),
                     dt=7).code == "conflict"
-    assert _refused(table, "gm", d12.RollBasicTest, dice=2, dt=7).code == "conflict"
+    started, rolled = table.run("gm", d12.RollBasicTest, dice=3, dt=5)
+    assert isinstance(started, d12.ThresholdTestStarted)
+    assert isinstance(rolled, d12.ThresholdDiceRolled)
+    assert not table.game.tests[started.test].open
+    assert len([t for t in table.game.tests.values() if t.open]) == d12.MAX_OPEN_TESTS
+
+
+def test_a_player_typing_an_extended_tests_pool_is_pointed_to_it() -> None:
+    """Han's player types the pool and DT of the extended test the GM called for Han: told to
+    roll it by its number, not to "ask the GM to call for a test" (the GM did)."""
+    table = Table()
+    test = _call(table, stats=("STR", "DEX"), extended=True, refresh="CON")
+    head = table.seq
+    refusal = _refused(table, "han-player", d12.RollBasicTest, dice=7, dt=7)
+    assert (refusal.code, refusal.path) == ("rule", "$.dice")
+    assert refusal.message == (f"the GM called extended test {test} (7d12 at DT 7): roll its "
+                               f"next round by its number, with its Roll button or poolhall "
+                               f"d12 roll c {test}")
+    assert _refused(table, "han-player", d12.RollBasicTest, dice=3, dt=2).message.startswith(
+        f"the GM called extended test {test} ")
+    basic = _call(table, dt=4)  # a basic test called too: a pool that fits neither names it
+    refusal = _refused(table, "han-player", d12.RollBasicTest, dice=3, dt=2)
+    assert refusal.message == f"the GM called test {basic}: 3d12 at DT 4"
+    assert _refused(table, "han-player", d12.RollBasicTest, dice=7, dt=7).message.startswith(
+        f"the GM called extended test {test} ")
+    assert table.seq == head + 1  # the basic call only
+
+
+def test_a_character_is_not_their_own_opponent() -> None:
+    """The rule derives the DT from "the opponent's stats": Han against Han's own STR is
+    refused naming the field, in a call and in an extended test's new DT (the page never
+    offered it; the server took it)."""
+    table = Table()
+    refusal = _refused(table, "gm", d12.CallThresholdTest, character="han", stats=("DEX",),
+                       opponent="han", opponent_stat="STR")
+    assert (refusal.code, refusal.path) == ("rule", "$.opponent")
+    assert refusal.message == ("Han is the one tested, not their own opponent: choose someone "
+                               "else")
+    test = _call(table, extended=True, refresh="CON")
+    refusal = _refused(table, "gm", d12.SetDifficultyThreshold, test=test, opponent="han",
+                       opponent_stat="STR")
+    assert (refusal.code, refusal.path) == ("rule", "$.opponent")
+    assert table.decide("gm", d12.SetDifficultyThreshold, test=test, opponent="vader",
+                        opponent_stat="STR")
 
 
 def test_a_player_s_basic_test_is_refused_naming_the_gm_and_the_dt() -> None:

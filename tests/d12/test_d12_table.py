@@ -100,6 +100,51 @@ async def test_the_roll_notation_is_a_basic_test(table: Any) -> None:
     assert not han.state.game.tests[2].open
 
 
+async def test_the_roll_form_reads_the_notation_however_it_is_spaced(table: Any) -> None:
+    """The page's roll form sends the text as typed: "5d12dt7" and "5 d 12 dt 7" are basic
+    tests (they were refused "as in 5d12d6"); fullwidth digits are refused as plain dice
+    refuse them, and nothing is appended."""
+    gm, _, _, _ = await _campaign(table)
+    for number, text in enumerate(("5d12dt7", "5 d 12 dt 7"), start=1):
+        ack = await gm.call(core.Roll, expression=text)
+        await gm.wait_for_seq(ack.seqs[-1])
+        test = gm.state.game.tests[number]
+        assert (test.kind, len(test.rounds[0].faces), test.rounds[0].dt) == ("basic", 5, 7)
+    head = gm.head
+    with pytest.raises(CommandRejected) as refusal:
+        await gm.call(core.Roll, expression="\uff15d12 dt\uff17")
+    assert refusal.value.message.startswith("unexpected '\uff15d12")
+    assert refusal.value.path == "$.expression"
+    ack = await gm.call(core.StartSession)
+    assert ack.seqs[0] == head + 1
+
+
+async def test_refusals_point_to_the_called_test_and_the_opponent_field(table: Any) -> None:
+    """Over the wire: Han as his own opponent is refused naming ``$.opponent``; Han's player
+    typing the pool of his extended test is told its number; and with 50 tests open the
+    GM's one-shot "3d12 dt5" still rolls, as "3d6" does."""
+    gm, han, _, _ = await _campaign(table)
+    with pytest.raises(CommandRejected) as refusal:
+        await gm.call(d12.CallThresholdTest, character="han", stats=("STR",),
+                      opponent="han", opponent_stat="CON")
+    assert (refusal.value.code, refusal.value.path) == ("rule", "$.opponent")
+    ack = await gm.call(d12.CallThresholdTest, character="han", stats=("STR",), dt=12,
+                        extended=True, refresh="CON")
+    await han.wait_for_seq(ack.seqs[-1])
+    campaign = gm.state.campaign
+    assert campaign
+    with pytest.raises(CommandRejected) as refusal:
+        await han.call(core.Roll, expression="4d12 dt12")
+    assert refusal.value.message.endswith(f"poolhall d12 roll {campaign} 1")
+    for _ in range(d12.MAX_OPEN_TESTS - 1):
+        ack = await gm.call(d12.CallThresholdTest, character="han", stats=("STR",), dt=7)
+    await gm.wait_for_seq(ack.seqs[-1])
+    ack = await gm.call(core.Roll, expression="3d12 dt5")
+    await gm.wait_for_seq(ack.seqs[-1])
+    rolled = gm.state.game.tests[d12.MAX_OPEN_TESTS + 1]
+    assert (rolled.kind, rolled.open, len(rolled.rounds[0].faces)) == ("basic", False, 3)
+
+
 async def test_players_and_spectators_are_kept_to_their_part(table: Any) -> None:
     """Leia's player cannot roll Han's test, nor call one; a spectator cannot roll; nothing
     is appended by a refusal."""

@@ -108,6 +108,29 @@ def test_parse_roll_reads_a_basic_test() -> None:
     assert of_type(d12.RollBasicTest, d12.parse_roll("d12 dt3")).dice == 1
 
 
+@pytest.mark.parametrize("text", ["5d12dt7", "5 d 12 dt 7", "5D12DT 7", " 5d 12dt7 "])
+def test_parse_roll_reads_every_spacing(text: str) -> None:
+    """Spaces and case do not matter, as the reference says: "5d12dt7" was refused with the
+    free roll's hint "as in 5d12d6", and "5 d 12 dt 7" as no d12 test."""
+    assert d12.parse_roll(text, "han") == d12.RollBasicTest(
+        id=d12.PARSED_COMMAND_ID, dice=5, dt=7, character="han")
+
+
+@pytest.mark.parametrize(("text", "message", "position"), [
+    ("\uff15d12 dt\uff17", "unexpected '\uff15d12 dt\uff17'", 0),
+    ("5d12 dt\uff17", "unexpected '\uff17'", 7),
+    ("5d12 dt\u0667", "unexpected '\u0667'", 7),
+])
+def test_parse_roll_reads_ascii_digits_only(text: str, message: str, position: int) -> None:
+    """Fullwidth or Arabic-Indic digits are refused in the words plain dice have for them
+    (fullwidth "5d12 dt7" rolled 5 dice at DT 7, while a fullwidth "5d6" is refused)."""
+    with pytest.raises(NotationError) as refused:
+        d12.parse_roll(text, "han")
+    assert (refused.value.message, refused.value.position) == (message, position)
+    with pytest.raises(NotationError, match="^unexpected "):
+        parse_dice("\uff15d6")
+
+
 def test_parse_roll_leaves_other_notation_alone() -> None:
     """Text that names no DT is not d12 notation: ``None``, for the free-roll parser."""
     assert d12.parse_roll("3d6+2") is None
@@ -121,6 +144,10 @@ def test_parse_roll_leaves_other_notation_alone() -> None:
     ("5d12 dt13", "between 1 and 12"),
     ("5d12 dt0", "between 1 and 12"),
     ("5d12+2 dt7", "5d12 dt7"),
+    ("5d12dt", "5d12 dt7"),
+    ("5dt7", "5d12 dt7"),
+    ("5d12 dt7 kick", "5d12 dt7"),
+    ("5d1 2dt7", "5d12 dt7"),
 ])
 def test_parse_roll_explains_wrong_notation(text: str, message: str) -> None:
     """A DT named in the wrong shape or beyond the limits raises NotationError saying why."""

@@ -96,7 +96,8 @@ def _rounds_shown_as_recorded(watcher: Page, card: Locator, rounds: list[Any]) -
                           for face, value in zip(played["faces"], played["values"], strict=True)]
         expect(items.nth(i).locator(".ph-d12-result")).to_have_text(_words(played))
         expect(items.nth(i).locator(".ph-d12-pool-change")).to_have_text(
-            f"{left} failed {'die' if left == 1 else 'dice'} left, {played['added']} joined: "
+            f"{left} failed {'die' if left == 1 else 'dice'} left, CON "
+            f"{played['refresh_rating']}: {played['added']} joined: "
             f"{played['pool_after']} dice in the pool")
         rolled = watcher.locator("[data-type=threshold_dice_rolled]").nth(i)
         expect(rolled).to_contain_text(f"test 1, round {i + 1} at DT {played['dt']}:")
@@ -325,3 +326,42 @@ def test_a_long_fight_shows_its_last_rounds_and_says_the_earlier_ones_are_in_the
     card.locator(".ph-d12-end").get_by_role("button", name="End the test").click()
     expect(card.locator(".ph-d12-outcome")).to_have_text(
         f"Over after {rolled + 1} rounds: ended by the GM")
+
+
+def test_a_secret_test_is_marked_and_a_capped_refill_names_its_stat(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """The GM's secret test says "in secret" on the GM's card (Ana's page shows none); a
+    refill cut by the 100-dice cap names the stat, "CON 20: 9 joined", as the log and the CLI
+    do (the card said "9 joined" alone); 100 dice at DT 1 last a round "> 99.99%", not the
+    "100.00%" the server's float 1.0 made of it."""
+    campaign, gm_link = served.create_campaign("Iron Gate", "d12")
+    ana_link = served.invite(campaign, gm_link, "player", "Mira", "ana")
+    big = {stat: 20 for stat in ("CON", "STR", "DEX", "WIT", "WIL")}
+    served.send(
+        gm_link, {"type": "create_character", "character": "ana", "name": "Ana Vex",
+                  "stats": {"system": "d12", "ratings": {**big, "CHA": 1}}},
+        {"type": "call_threshold_test", "character": "ana", "stats": ["WIT"], "dt": 6,
+         "visibility": "gm", "label": "the hidden trap"},
+        {"type": "call_threshold_test", "character": "ana", "stats": list(big), "dt": 1,
+         "extended": True, "refresh": "CON", "label": "the siege"})
+    gm, ana = open_page(gm_link), open_page(ana_link, width=360)
+    secret = gm.locator("ph-d12-test[data-test='1']")
+    expect(secret.locator(".ph-d12-badge")).to_have_text("basic in secret")
+    expect(ana.locator("ph-d12-test")).to_have_count(1)  # only the siege
+    siege = ana.locator("ph-d12-test[data-test='2']")
+    expect(siege.locator(".ph-d12-badge")).to_have_text("extended")
+    expect(siege.locator(".ph-d12-survival")).to_contain_text(
+        "1 round > 99.99% · 2 rounds > 99.99%", timeout=20_000)
+    expect(siege.locator(".ph-d12-chance")).to_have_text("> 99.99% to succeed")
+    siege.locator(".ph-d12-roll").click()
+    expect(siege.locator(".ph-d12-round")).to_have_count(1)
+    rounds = _server_test(served, gm_link, campaign, 2)["rounds"]
+    assert isinstance(rounds, list)
+    (played,) = rounds
+    assert played["refresh_rating"] == 20
+    assert played["pool_after"] == 100
+    expect(siege.locator(".ph-d12-pool-change")).to_have_text(
+        f"{played['removed']} failed {'die' if played['removed'] == 1 else 'dice'} left, "
+        f"CON 20: {played['added']} joined: 100 dice in the pool")
+    gm.locator("ph-d12-test[data-test='1'] .ph-d12-roll").click()
+    expect(secret.locator(".ph-d12-badge")).to_have_text("basic in secret, over")

@@ -23,7 +23,7 @@ export class PhD12Test extends HTMLElement {
     this.dataset.open = test.open;
     const who = test.character ? names.character(test.character) : "no one";
     replace(this.heading, `Test ${test.test}`, test.label ? ` · ${test.label}` : "",
-      h("span", {class: "ph-d12-badge"}, `${test.kind}${test.open ? "" : ", over"}`));
+      h("span", {class: "ph-d12-badge"}, `${test.kind}${secrecy(test)}${test.open ? "" : ", over"}`));
     replace(this.summary,
       h("p", {class: "ph-d12-who"}, h("strong", {}, who), ` · ${poolWords(test.stats, test.start_pool)}`,
         test.refresh ? ` · ${test.refresh} dice join after each round` : ""),
@@ -36,7 +36,7 @@ export class PhD12Test extends HTMLElement {
       oddsPart(test, view));
     replace(this.rounds, earlier(test) ? h("li", {class: "ph-d12-earlier ph-muted"},
       `${plural("earlier round", earlier(test))} ${earlier(test) === 1 ? "is" : "are"} in the log`) : null,
-      test.rounds.map((round) => roundItem(round, test.kind)));
+      test.rounds.map((round) => roundItem(round, test)));
     this.rounds.hidden = test.rounds.length === 0;
     this.updateControls(test, role, mayRoll, characters);
   }
@@ -94,7 +94,7 @@ export class PhD12Test extends HTMLElement {
   }
 }
 
-function roundItem(round, kind) {
+function roundItem(round, {kind, refresh}) {
   const extended = kind === "extended";
   return h("li", {class: "ph-d12-round", "data-round": round.round, "data-margin": round.margin},
     h("div", {class: "ph-d12-round-head"},
@@ -104,14 +104,23 @@ function roundItem(round, kind) {
     h("span", {class: "ph-dice"}, d12Dice(round.faces, round.values, {extended})),
     h("p", {class: "ph-d12-result"}, resultWords(round)),
     extended && round.pool_after !== null && round.pool_after !== undefined
-      ? h("p", {class: "ph-d12-pool-change ph-muted"}, poolChange(round)) : null,
+      ? h("p", {class: "ph-d12-pool-change ph-muted"}, poolChange(round, refresh)) : null,
     round.notes.map((note) => h("p", {class: "ph-d12-note"}, "GM: ", h("q", {}, note))));
 }
 
-function poolChange(round) {
+/** "3 failed dice left, CON 2: 2 joined: 6 dice in the pool", as the log says it: the stat
+ * and its rating tell why only 10 of CON 20 joined a pool full at 100 dice. */
+function poolChange(round, refresh) {
   const left = `${plural("failed die", round.removed, "failed dice")} left`;
-  const joined = round.added ? `, ${round.added} joined` : "";
+  const joined = round.refresh_rating !== null && round.refresh_rating !== undefined
+    ? `, ${refresh} ${round.refresh_rating}: ${round.added} joined` : "";
   return `${left}${joined}: ${plural("die", round.pool_after, "dice")} in the pool`;
+}
+
+/** The GM's secret test says so on the card (only the GM holds it until the session's end). */
+function secrecy(test) {
+  if (!test.visibility || test.visibility === "public") return "";
+  return test.visibility === "gm" ? " in secret" : " in private";
 }
 
 /** Rounds rolled before the last ones the table keeps (they are in the log). */
