@@ -32,6 +32,7 @@ from poolhall.clients.cli_visibility import add_visibility_option
 from poolhall.clients.contract import CliHooks, TableHooks, deferred
 from poolhall.clients.narrative_actions import action_parser, send_as
 from poolhall.clients.narrative_encounter_cli import add_encounter_commands
+from poolhall.clients.percent import percent
 from poolhall.events.plural import plural
 
 if TYPE_CHECKING:
@@ -42,10 +43,6 @@ if TYPE_CHECKING:
 
 
 __all__ = ["CLI", "MODIFIERS", "add_commands", "odds_data"]
-
-
-def _percent(p: float) -> str:
-    return f"{100 * p:6.2f}%"
 
 
 def odds_data(pool: DiceCounts, with_exact: bool = False, joint: bool = False
@@ -89,7 +86,7 @@ def _odds_text(pool: DiceCounts, data: dict[str, Any]) -> Any:
         head.add_column("exact")
 
     def row(what: str, p: float, fraction: str = "") -> None:
-        head.add_row(what, _percent(p), *([fraction] if exacts else []))
+        head.add_row(what, percent(p), *([fraction] if exacts else []))
 
     row("succeeds (net success >= 1)", odds["p_success"], exacts.get("p_success", ""))
     for k, p in odds["p_advantage"].items():
@@ -109,7 +106,7 @@ def _odds_text(pool: DiceCounts, data: dict[str, Any]) -> Any:
     spread.add_column("P(>=)", justify="right")
     at_least = 1.0
     for value, p in odds["net_successes"].items():
-        spread.add_row(f"{value:+d}", _percent(p), _percent(at_least))
+        spread.add_row(f"{value:+d}", percent(p), percent(at_least))
         at_least -= p
     return Group(head, means, spread)
 
@@ -176,10 +173,10 @@ def _check_text(check: CheckState) -> Text:
         shown.append(f"  result: {cancel_text(check.result)}: {verdict}")
     elif built.pool.total <= 20:
         odds = summary(built.pool)
-        shown.append(f"  odds: success {_percent(odds.p_success).strip()}, advantage "
-                     f"{_percent(odds.p_advantage[1]).strip()}, triumph "
-                     f"{_percent(odds.p_triumph).strip()}, despair "
-                     f"{_percent(odds.p_despair).strip()}")
+        shown.append(f"  odds: success {percent(odds.p_success)}, advantage "
+                     f"{percent(odds.p_advantage[1])}, triumph "
+                     f"{percent(odds.p_triumph)}, despair "
+                     f"{percent(odds.p_despair)}")
     if check.is_open:
         shown += [f"  {die.kind:<11} {' / '.join(die.notes)}" for die in built.dice]
         shown += [styled("  [dim]{}[/dim]", note) for note in built.ignored]

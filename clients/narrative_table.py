@@ -16,6 +16,7 @@ from rich.text import Text
 
 from poolhall.clients.cli_support import styled
 from poolhall.clients.narrative_encounter_cli import encounter_data, encounter_lines
+from poolhall.clients.percent import percent
 from poolhall.events import narrative as n
 from poolhall.projections.campaign import CampaignState, Character
 from poolhall.projections.narrative import CheckState, GameState
@@ -32,17 +33,13 @@ _SHORT = {"brawn": "Br", "agility": "Ag", "intellect": "Int", "cunning": "Cun",
           "willpower": "Will", "presence": "Pr"}
 
 
-def _pct(p: float) -> str:
-    return f"{100 * p:.1f}%"
-
-
 def odds_words(odds: Mapping[str, Any]) -> str:
     """``success 45.2%, advantage 60.1%, triumph 8.0%, despair 0.0%`` from an odds summary
     (a view's, whose integer keys came over JSON as text, or one computed here)."""
     advantage = odds.get("p_advantage") or {}
     first = advantage.get(1, advantage.get("1", 0.0))
-    return (f"success {_pct(odds['p_success'])}, advantage {_pct(first)}, "
-            f"triumph {_pct(odds['p_triumph'])}, despair {_pct(odds['p_despair'])}")
+    return (f"success {percent(odds['p_success'], 1)}, advantage {percent(first, 1)}, "
+            f"triumph {percent(odds['p_triumph'], 1)}, despair {percent(odds['p_despair'], 1)}")
 
 
 def view_line(about: str, data: Mapping[str, Any]) -> str | None:
