@@ -101,6 +101,14 @@ class TestRecord(msgspec.Struct, kw_only=True):
     reason: str = ""
     """Why it was rolled, as the player gave it ("shoots Ganger One"): the log had it, the
     test's card did not."""
+    astral: bool = False
+    magic: bool = False
+    elemental: bool = False
+    """The situation flags it was rolled with (on the astral plane, about magic, an elemental
+    manipulation spell): a Dodge or damage resistance answering it takes them
+    (:mod:`poolhall.server.rules.sr3_answers`)."""
+    scene: int = 1
+    """The scene it was rolled in: a test of a scene that is over is answered by none."""
 
 
 class GameState(msgspec.Struct, kw_only=True):
@@ -176,7 +184,8 @@ def _test_rolled(state: GameState, rec: Recorded, e: vocabulary.PoolTestRolled) 
         successes=e.successes, highest=e.highest, disastrous=e.disastrous,
         karma_dice=sum(1 for die in e.dice if die.source == "karma"), opposes=e.opposes,
         outcome=e.outcome, visibility=e.visibility,
-        epoch=e.fair.epoch if e.fair is not None else None, reason=e.reason)
+        epoch=e.fair.epoch if e.fair is not None else None, reason=e.reason,
+        astral=e.astral, magic=e.magic, elemental=e.elemental, scene=state.scene)
     state.next_test = max(state.next_test, e.test + 1)
     if e.opposes is not None and e.opposes in state.tests:
         state.tests[e.opposes].opposed_by.append(e.test)
@@ -285,7 +294,10 @@ def dice_text(dice: list[PoolDie] | tuple[PoolDie, ...]) -> str:
 
 
 def _what(e: Any) -> str:
-    name = e.skill or e.attribute or ("Combat Pool" if e.kind == "dodge" else "dice")
+    """``pistols (combat)``, ``Astral Combat Pool (dodge, astral)``: a Dodge is named by the
+    pool it rolls, the Astral Combat Pool on the astral plane."""
+    pool = "Astral Combat Pool" if e.astral else "Combat Pool"
+    name = e.skill or e.attribute or (pool if e.kind == "dodge" else "dice")
     flags = [flag for flag in ("surprised", "rigged", "astral", "elemental") if getattr(e, flag)]
     return f"{name} ({e.kind.replace('_', ' ')}{', ' + ', '.join(flags) if flags else ''})"
 

@@ -8,7 +8,9 @@
   starts the next one (pools full again, initiative rerolled); ``EndCombat``.
 - **Tests** (the GM or the character's player): ``DeclarePoolTest`` shows the odds for each
   number of pool dice; ``RollPoolTest`` draws pool dice within every limit of the source
-  (``sr3_limits``), buys karma dice, rolls and records every chain of faces.
+  (``sr3_limits``), buys karma dice, rolls and records every chain of faces. A test answers
+  (``opposes``) only a test it may, a Dodge or damage resistance in the situation of the
+  attack it answers (``sr3_answers``).
 - **Karma Pool**: ``RerollWithKarma`` (1, then 2, then 3 points ... on the character's own
   test), ``EndScene`` (GM) gives spent points back.
 """
@@ -16,7 +18,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -37,12 +39,13 @@ from poolhall.projections.sr3_views import (
     sheets_view,
 )
 from poolhall.projections.sr3_wounds import incapacity, wound_modifier, wounded_initiative
+from poolhall.server.rules import sr3_answers as answers
 from poolhall.server.rules import sr3_dodge as dodge
 from poolhall.server.rules import sr3_tests as tests
 from poolhall.server.rules.base import Decision, no_such
 from poolhall.server.rules.contract import Rules
 from poolhall.server.rules.privacy import answer_as_private
-from poolhall.server.rules.sr3_limits import check_draws, drawable, spent
+from poolhall.server.rules.sr3_limits import Situation, check_draws, drawable, spent
 from poolhall.server.views import Compute, ViewResult, ViewSpec
 
 __all__ = ["RULES", "COMMANDS", "decide", "initiative_order", "standing_views", "about_declared",
@@ -164,10 +167,21 @@ _SAME_TEST = tuple(name for name in _SHARED if name != "reason")
 reason, which says what the test is for and was typed afresh (the Declare form empties it)."""
 
 
-def _prepare(ctx: Decision, command: Any) -> tuple[Sr3Stats, int, Any, int | None]:
-    """What a declared or rolled test is: the character's stats, the base dice, the situation
-    the pool limits look at and the TN before wounds; refused when the rules (a Dodge's among
-    them) or the log's limit of TN 100 after wounds do not let it be rolled."""
+class _Prepared(NamedTuple):
+    """A test as the rules take it: the command with the situation it takes from the test it
+    answers (:func:`answers.with_attack_situation`), the character's stats, the base dice, the
+    situation the pool limits look at and the TN before wounds."""
+
+    command: Any
+    stats: Sr3Stats
+    base: int
+    situation: Situation
+    tn: int | None
+
+
+def _prepare(ctx: Decision, command: Any) -> _Prepared:
+    """What a declared or rolled test is; refused when the rules (what may answer a test, a
+    Dodge's) or the log's limit of TN 100 after wounds do not let it be rolled."""
     ctx.require_acts_for(command.character)
     stats: Sr3Stats = ctx.stats(command.character, Sr3Stats)
     base, skill = tests.resolve_base(stats, command, ctx.name_of(command.character))
@@ -175,8 +189,10 @@ def _prepare(ctx: Decision, command: Any) -> tuple[Sr3Stats, int, Any, int | Non
     tn = tests.resolve_tn(game, command)
     answer_as_private(ctx, command.opposes, getattr(command, "visibility", None))
     dodge.check_answer(game, command)
+    answers.check_answers(game, command)
+    command = answers.with_attack_situation(game, command)
     tests.check_tn_limit(command, tn, _wounds(ctx, command.character))
-    return stats, base, tests.situation_of(command, base, skill), tn
+    return _Prepared(command, stats, base, tests.situation_of(command, base, skill), tn)
 
 
 def _wounds(ctx: Decision, character: str) -> int:
@@ -185,8 +201,8 @@ def _wounds(ctx: Decision, character: str) -> int:
     return wound_modifier(ctx.character(character).conditions)
 
 
-def _declare(ctx: Decision, command: vocabulary.DeclarePoolTest) -> list[Event]:
-    stats, base, situation, tn = _prepare(ctx, command)
+def _declare(ctx: Decision, typed: vocabulary.DeclarePoolTest) -> list[Event]:
+    command, stats, base, situation, tn = _prepare(ctx, typed)
     left, _ = tests.pools_left(ctx, stats, command.character)
     full = tests.pools_full(ctx, stats, command.character)
     return [vocabulary.PoolTestDeclared(
@@ -214,8 +230,8 @@ def _leaves_declared(ctx: Decision, command: vocabulary.RollPoolTest, base: int,
         getattr(declared, name) != getattr(command, name) for name in _SAME_TEST)
 
 
-def _roll(ctx: Decision, command: vocabulary.RollPoolTest) -> list[Event]:
-    stats, base, situation, tn = _prepare(ctx, command)
+def _roll(ctx: Decision, typed: vocabulary.RollPoolTest) -> list[Event]:
+    command, stats, base, situation, tn = _prepare(ctx, typed)
     leaves_declared = _leaves_declared(ctx, command, base, tn)
     if tn is not None:  # the wound modifiers raise every target number (standard SR3): the
         tn += _wounds(ctx, command.character)  # event records the target number rolled against

@@ -12,7 +12,7 @@ import pytest
 from poolhall.clients.cli import main
 from poolhall.events import core
 from poolhall.projections.sr3_odds import open_distribution, success_distribution
-from tests.sr3.sr3_support import decker, street_sam
+from tests.sr3.sr3_support import decker, mage, street_sam
 
 
 def test_sr3_odds_prints_success_odds_per_pool_die(capsys: Any) -> None:
@@ -159,3 +159,52 @@ async def test_a_dodges_refusals_and_a_tn_past_100_from_the_shell(table: Any,
     code, out, _ = await run("sr3", "test", campaign, "sam", "1d6 tn97")
     assert code == 0
     assert "sam test #3 dice (other) tn 100: " in out  # no refused test took a number
+
+
+async def test_what_may_answer_a_test_from_the_shell(table: Any, capsys: Any) -> None:
+    """sr3law's reproduction (D1, D2). "Karma pool may be used to reroll tests": Deck's player
+    pointed his Physics test at Sam's shot ("physics tn4 vs 1"), and Sam's ``sr3 karma`` was
+    refused ("test #1 was answered by test #2; its result stands"). "Whenever a character takes
+    damage from a ranged or melee attack, he or she can allocate dice to either dodge the
+    attack": Sam dodged his own shot. "A player can only use Combat Pool dice to augment or
+    resist magic-related tests in the case of elemental manipulation spells": Deck dodged a
+    Stunbolt with Combat Pool dice, and an astral attack too ("the Combat Pool is not used on
+    the astral plane"). Each is refused in words now; Sam's reroll goes through."""
+    campaign, gm = await table.create_campaign("sr3")
+    sam = await table.invite(gm, "player", characters=("sam",))
+    deck = await table.invite(gm, "player", characters=("deck",))
+    for character, name, stats in (("sam", "Sam", street_sam()), ("deck", "Deck", decker()),
+                                   ("mage", "Mage", mage())):
+        await gm.call(core.CreateCharacter, character=character, name=name, stats=stats)
+
+    async def run(token: str, *argv: str) -> tuple[int, str, str]:
+        code = await asyncio.to_thread(main, [*argv, "--url", table.url, "--token", token])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    assert (await run(gm._token, "sr3", "start", campaign))[0] == 0
+    assert (await run(sam._token, "sr3", "test", campaign, "sam", "pistols tn6 combat"))[0] == 0
+    code, _, err = await run(deck._token, "sr3", "test", campaign, "deck", "physics tn4 vs 1")
+    assert code == 1
+    assert "test #1, sam's pistols test (combat), is an attack" in err
+    code, _, err = await run(sam._token, "sr3", "test", campaign, "sam", "0d6 tn4 +1cp dodge vs 1")
+    assert code == 1
+    assert "test #1 is sam's own" in err
+    code, out, _ = await run(sam._token, "sr3", "karma", campaign, "sam", "1")
+    assert code == 0
+    assert "spent 1 Karma Pool to reroll" in out
+
+    assert (await run(gm._token, "sr3", "test", campaign, "mage", "sorcery tn4 spell"))[0] == 0
+    code, _, err = await run(deck._token, "sr3", "test", campaign, "deck",
+                             "0d6 tn4 +2cp dodge vs 2")
+    assert code == 1
+    assert "is not an elemental manipulation spell" in err
+    assert (await run(gm._token, "sr3", "test", campaign, "mage",
+                      "unarmed tn4 combat astral"))[0] == 0
+    code, _, err = await run(deck._token, "sr3", "test", campaign, "deck",
+                             "0d6 tn4 +1cp dodge vs 3")
+    assert code == 1
+    assert "the Astral Combat Pool serves Combat Tests made on the astral plane" in err
+    code, out, _ = await run(gm._token, "sr3", "combat", campaign, "--json")
+    assert json.loads(out)["characters"]["deck"]["pools"]["combat"] == {"full": 6, "left": 6}
+

@@ -87,9 +87,11 @@ export function outcomeWords(outcome, kind) {
   return `net ${outcome.net >= 0 ? "+" : ""}${outcome.net} against test #${outcome.test}`;
 }
 
-/** "Pistols (combat), TN 4" / "Body (damage resistance), open". */
+/** "Pistols (combat), TN 4" / "Body (damage resistance), open"; a Dodge is named by the pool it
+ * rolls: "Astral Combat Pool (dodge, astral), TN 4" on the astral plane. */
 export function testWords(test) {
-  const base = test.skill ?? test.attribute ?? (test.kind === "dodge" ? "Combat Pool" : "dice");
+  const base = test.skill ?? test.attribute
+    ?? (test.kind === "dodge" ? `${test.astral ? "Astral " : ""}Combat Pool` : "dice");
   const name = base.replaceAll("_", " ").replaceAll("-", " ");
   const flags = ["surprised", "rigged", "astral", "magic", "elemental"].filter((flag) => test[flag]);
   const kind = test.kind.replaceAll("_", " ") + (flags.length ? `, ${flags.join(", ")}` : "");
