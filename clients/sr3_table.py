@@ -34,13 +34,19 @@ def _pct(p: float) -> str:
 
 def odds_words(data: Mapping[str, Any]) -> str:
     """``sam pistols (combat) tn 4: +0 62.1%, +1 70.0% ...``: P(success), or P(beating the
-    attack) for a Dodge, per number of pool dice; the highest total's mean for an open test."""
+    attack) for a Dodge, per number of pool dice; the highest total's mean for an open test.
+
+    The odds are those of the target number the test will be rolled against; when wounds raise
+    it, the view's ``note`` says so beside the TN typed, as the page does: ``tn 4 (against
+    target number 7: 4 + 3 for wounds)`` (the line read "tn 4" beside TN 7's odds)."""
     what = data.get("skill") or data.get("attribute") or "dice"
     target = f"tn {data['tn']}" if data.get("tn") is not None else "open"
     head = f"{data.get('character')} {what} ({data.get('kind')}) {target}"
     rows = data.get("rows")
     if not rows:
         return f"{head}: {data.get('note') or 'odds being computed'}"
+    if data.get("note"):
+        head += f" ({data['note']})"
     key, label = ("beats", f"beats {data['beat']}") if data.get("beat") is not None \
         else ("success", "success")
     if data.get("tn") is None:

@@ -176,12 +176,15 @@ class PoolTestDeclared(_TestFields, Event, frozen=True, kw_only=True):
     ``limits`` holds the pools the test may draw on now, with the most dice from each;
     ``spent`` the pools that would help it but have no die left this Combat Turn (so a page
     says "spent for this turn", not that no pool may help). Declarations recorded before
-    ``spent`` read as none spent.
+    ``spent`` read as none spent. ``wounds`` is the wound modifier the character's target
+    numbers had when it was declared ("tn 4 + 3 for wounds"; ``tn`` is before it, as typed);
+    declarations recorded before it read as unwounded.
     """
 
     base_dice: DiceCount
     limits: PoolSizes
     spent: Annotated[tuple[PoolName, ...], Meta(max_length=len(POOLS))] = ()
+    wounds: WoundModifier = 0
 
 
 class PoolTestRolled(_TestFields, Event, frozen=True, kw_only=True):

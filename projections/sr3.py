@@ -381,7 +381,8 @@ def _test_words(e: Any) -> str | None:
     """A test declared, rolled or rerolled, and the Karma Pool a scene's end refreshes."""
     match e:
         case vocabulary.PoolTestDeclared():
-            tn = f"tn {e.tn}" if e.tn else "open"
+            wounded = f" + {e.wounds} for wounds" if e.wounds else ""
+            tn = f"tn {e.tn}{wounded}" if e.tn else "open"
             dice = f"{e.base_dice} dice" if e.base_dice else "pool dice only"  # a Dodge
             spent = f"; spent this turn: {', '.join(e.spent)}" if e.spent else ""
             return (f"{e.character} declares a {_what(e)} test, {tn}, {dice}; "

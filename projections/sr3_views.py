@@ -107,7 +107,12 @@ def odds_rows(odds_input: OddsInput) -> dict[str, Any]:
 def odds_parts(declared: PoolTestDeclared, campaign: CampaignState
                ) -> tuple[dict[str, Any], OddsInput]:
     """:func:`odds_view` in two parts: what the table sees of the test, and the input of
-    :func:`odds_rows` (so the server can compute the rows off its event loop)."""
+    :func:`odds_rows` (so the server can compute the rows off its event loop).
+
+    The odds are those of the target number the test will be rolled against: raised by the
+    character's wound modifier as it stands, which ``note`` then says ("against target number
+    7: 4 + 3 for wounds"; ``tn`` stays the one typed). The server's view and a client's own
+    computation (``poolhall state`` before the view arrives) are the same function."""
     game = campaign.game_as(GameState)
     beat: int | None = None
     if declared.opposes is not None and declared.opposes in game.tests:
@@ -115,7 +120,7 @@ def odds_parts(declared: PoolTestDeclared, campaign: CampaignState
         if declared.kind == "dodge" and other.successes is not None:
             beat = other.successes
     extra = min(sum(declared.limits.values()), MAX_TEST_DICE - declared.base_dice)
-    return {
+    data: dict[str, Any] = {
         "character": declared.character,
         "kind": declared.kind,
         "skill": declared.skill,
@@ -124,7 +129,14 @@ def odds_parts(declared: PoolTestDeclared, campaign: CampaignState
         "base_dice": declared.base_dice,
         "limits": dict(declared.limits),
         "beat": beat,
-    }, (declared.base_dice, declared.tn, extra, beat)
+    }
+    found = campaign.characters.get(declared.character)
+    wounds = wound_modifier(found.conditions) if found is not None else 0
+    tn = declared.tn
+    if wounds and tn is not None:  # the odds of the target number it will roll against
+        data["note"] = f"against target number {tn + wounds}: {tn} + {wounds} for wounds"
+        tn += wounds
+    return data, (declared.base_dice, tn, extra, beat)
 
 
 def combat_turn_view(campaign: CampaignState) -> dict[str, Any] | None:

@@ -207,7 +207,8 @@ def _declare(ctx: Decision, typed: vocabulary.DeclarePoolTest) -> list[Event]:
     full = tests.pools_full(ctx, stats, command.character)
     return [vocabulary.PoolTestDeclared(
         **{name: getattr(command, name) for name in _SHARED}, tn=tn, base_dice=base,
-        limits=drawable(situation, stats, left), spent=spent(situation, stats, left, full))]
+        limits=drawable(situation, stats, left), spent=spent(situation, stats, left, full),
+        wounds=_wounds(ctx, command.character) if tn is not None else 0)]
 
 
 def _leaves_declared(ctx: Decision, command: vocabulary.RollPoolTest, base: int,
@@ -350,15 +351,9 @@ def declared_odds_rows(odds_input: OddsInput) -> ViewResult:
 
 
 def _odds(declared: vocabulary.PoolTestDeclared, state: CampaignState) -> Compute:
-    """A declared test's view; its rows are computed by a worker."""
+    """A declared test's view (at the target number it will be rolled against, wounds
+    included); its rows are computed by a worker."""
     data, odds_input = odds_parts(declared, state)
-    found = state.characters.get(declared.character)
-    wounds = wound_modifier(found.conditions) if found is not None else 0
-    if wounds and declared.tn is not None:  # the odds of the target number it will roll against
-        base, _, extra, beat = odds_input
-        tn = declared.tn
-        odds_input = (base, tn + wounds, extra, beat)
-        data["note"] = f"against target number {tn + wounds}: {tn} + {wounds} for wounds"
     return Compute(about=about_declared(declared.character),
                    data=msgspec.convert(data, vocabulary.Sr3TestOdds),
                    function=declared_odds_rows, input=odds_input)

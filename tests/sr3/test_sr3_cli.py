@@ -208,3 +208,27 @@ async def test_what_may_answer_a_test_from_the_shell(table: Any, capsys: Any) ->
     code, out, _ = await run(gm._token, "sr3", "combat", campaign, "--json")
     assert json.loads(out)["characters"]["deck"]["pools"]["combat"] == {"full": 6, "left": 6}
 
+
+async def test_a_wounded_declared_test_says_its_target_number_from_the_shell(
+        table: Any, capsys: Any) -> None:
+    """sr3law D3. Sam with Physical 3 and Stun 1 (+3 to target numbers, standard SR3's wound
+    modifiers) declares "pistols tn4 combat": ``poolhall state`` printed "tn 4: success with
+    pool dice +0 59.8%", TN 7's odds under TN 4, where the page says "against target number 7:
+    4 + 3 for wounds", and ``sr3 declare`` echoed "tn 4". Both say the wounds now."""
+    campaign, gm = await table.create_campaign("sr3")
+    await gm.call(core.CreateCharacter, character="sam", name="Sam", stats=street_sam())
+    for condition, value in (("physical", 3), ("stun", 1)):
+        await gm.call(core.SetCondition, character="sam", condition=condition, value=value)
+    connection = ["--url", table.url, "--token", gm._token]
+
+    async def run(*argv: str) -> str:
+        assert await asyncio.to_thread(main, [*argv, *connection]) == 0
+        out: str = capsys.readouterr().out
+        return out
+
+    out = await run("sr3", "declare", campaign, "sam", "pistols tn4 combat")
+    assert "sam declares a pistols (combat) test, tn 4 + 3 for wounds, 5 dice" in out
+    out = await run("state", campaign)
+    assert "declared: sam pistols (combat) tn 4 (against target number 7: 4 + 3 for wounds): " \
+           "success with pool dice +0 59.8%, +1 66.5%" in " ".join(out.split())
+

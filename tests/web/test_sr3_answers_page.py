@@ -77,3 +77,24 @@ def test_a_dodge_takes_the_plane_of_the_attack_it_answers(
     expect(astral).to_have_attribute("aria-invalid", "true")
     expect(gm.locator("ph-sr3-tests [data-test]")).to_have_count(3)
 
+
+def test_a_wounded_declaration_says_its_wounds_in_the_log(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Standard SR3's wound modifiers raise every target number: Rook with Physical 3 and Stun
+    1 (+3) declares Clubs at TN 4. The card's odds said "(against target number 7: 4 + 3 for
+    wounds)" while the log's line, like ``sr3 declare``'s, said "TN 4" alone; it says "TN 4 +
+    3 for wounds" now (sr3law D3)."""
+    campaign, gm_link = served.create_campaign("Bruised", "sr3")
+    create(served, gm_link, campaign, "rook", "Rook", ROOK)
+    for condition, value in (("physical", 3), ("stun", 1)):
+        served.send(gm_link, {"type": "set_condition", "character": "rook",
+                              "condition": condition, "value": value})
+    gm = open_page(gm_link)
+    declare = gm.locator("ph-sr3-declare")
+    declare.get_by_label("Character", exact=True).select_option("rook")
+    declare.get_by_label("Target number").fill("4")
+    declare.get_by_role("button", name="Declare").click()
+    card = gm.locator("ph-sr3-declared [data-character=rook]")
+    expect(card.locator("caption")).to_contain_text("(against target number 7: 4 + 3 for wounds)")
+    expect(gm.locator("[data-type=pool_test_declared]")).to_contain_text(
+        "Rook declares Clubs (combat), TN 4 + 3 for wounds, 5 dice")

@@ -86,7 +86,8 @@ export function describeSr3(frame, names) {
       const limits = Object.entries(event.limits)
         .map(([pool, most]) => `${poolWords(pool)} up to ${most}`);
       return h("span", {class: "ph-sr3-line"}, who(names, event.character), " declares ",
-        testWords(event), `, ${baseDiceWords(event)}; may draw `,
+        testWords(event), event.wounds ? ` + ${event.wounds} for wounds` : "",
+        `, ${baseDiceWords(event)}; may draw `,
         limits.join(", ") || "no pool dice",
         (event.spent ?? []).length ? `; spent this turn: ${event.spent.map(poolWords).join(", ")}` : "",
         event.reason ? ` (${event.reason})` : "");
