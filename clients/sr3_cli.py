@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import argparse
+from fractions import Fraction
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +34,13 @@ if TYPE_CHECKING:
 __all__ = ["CLI", "add_commands"]
 
 
-def _percent(p: float) -> str:
-    return f"{100 * p:6.2f}%"
+def _percent(p: float | Fraction) -> str:
+    """A chance to two decimals by the terminal's one rule (:mod:`poolhall.clients.percent`,
+    the page's): one too small for them reads ``< 0.01%`` (it printed ``0.00%``, as if it could
+    not happen), one too close to certain ``> 99.99%``."""
+    from poolhall.clients.percent import percent
+
+    return percent(p)
 
 
 def _odds(args: argparse.Namespace, common: ModuleType) -> int:
@@ -86,12 +92,12 @@ def _odds_row(args: argparse.Namespace, dice: int) -> tuple[dict[str, Any], list
                            "rule_of_one": float(rule_of_one(dice))}
     if args.exact:
         row["exact"] = [str(p) for p in dist]
-    cells = [str(dice)] + [_percent(float(cumulative[1]))] + [f"{mean:.2f}"] + [
-        _percent(float(cumulative[k])) if k <= dice else "-" for k in (2, 3, 4)] + [
+    cells = [str(dice)] + [_percent(cumulative[1])] + [f"{mean:.2f}"] + [
+        _percent(cumulative[k]) if k <= dice else "-" for k in (2, 3, 4)] + [
         f"{float(rule_of_one(dice)):.2e}"]
     if args.beat is not None:
-        beats = float(cumulative[args.beat + 1]) if args.beat + 1 <= dice else 0.0
-        row["beats"] = beats
+        beats = cumulative[args.beat + 1] if args.beat + 1 <= dice else Fraction(0)
+        row["beats"] = float(beats)
         cells.append(_percent(beats))
     return row, cells
 
@@ -107,14 +113,14 @@ def _open_odds(args: argparse.Namespace, common: ModuleType, counts: list[int]) 
     for dice in counts:
         table.add_column(plural("die", dice, "dice"), justify="right")
     rows: dict[str, Any] = {}
-    tails: dict[int, list[float]] = {}
+    tails: dict[int, list[Fraction]] = {}
     for dice in counts:
         exact, tail = open_distribution(dice)
         rows[str(dice)] = {str(t): float(p) for t, p in enumerate(exact) if p}
         rows[str(dice)]["above_18"] = float(tail)
-        running, above = float(tail), []
+        running, above = tail, []  # exact: a float sum can pass 1, which is no chance
         for p in reversed(exact):
-            running += float(p)
+            running += p
             above.append(running)
         tails[dice] = above[::-1]
     for t in range(1, 19):

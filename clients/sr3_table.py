@@ -14,6 +14,7 @@ from typing import Any
 from rich.text import Text
 
 from poolhall.clients.cli_support import styled
+from poolhall.clients.percent import percent
 from poolhall.events.plural import plural
 from poolhall.events.sr3 import Sr3Stats
 from poolhall.projections.campaign import CampaignState, Character
@@ -29,7 +30,9 @@ _ATTRIBUTES = (("body", "B"), ("quickness", "Q"), ("strength", "S"), ("charisma"
 
 
 def _pct(p: float) -> str:
-    return f"{100 * p:.1f}%"
+    """A chance to one decimal by the terminal's one rule (:mod:`poolhall.clients.percent`):
+    ``< 0.1%`` and ``> 99.9%``, never 0.0% or 100.0% for what can happen or fail."""
+    return percent(p, 1)
 
 
 def odds_words(data: Mapping[str, Any]) -> str:

@@ -232,3 +232,21 @@ async def test_a_wounded_declared_test_says_its_target_number_from_the_shell(
     assert "declared: sam pistols (combat) tn 4 (against target number 7: 4 + 3 for wounds): " \
            "success with pool dice +0 59.8%, +1 66.5%" in " ".join(out.split())
 
+
+def test_sr3_odds_says_a_chance_too_small_for_two_decimals(capsys: Any) -> None:
+    """Five dice at TN 13 get 4 successes about 3 times in a million: ``sr3-odds`` printed it
+    "0.00%", as if impossible, where the page's odds read "< 0.01%"; ten dice at TN 3 fail
+    once in 59,049 tests, "100.00%" for the page's "> 99.99%"."""
+    assert main(["sr3-odds", "5", "--tn", "13"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("│    5"))
+    assert row.split("│")[6].strip() == "< 0.01%"
+    assert main(["sr3-odds", "10", "--tn", "3"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("│   10"))
+    assert row.split("│")[2].strip() == "> 99.99%"
+    # a Dodge's column and the open test's table say it the same way, summed exactly
+    assert main(["sr3-odds", "5", "--tn", "13", "--beat", "3"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("│    5"))
+    assert row.split("│")[8].strip() == "< 0.01%"
+    assert main(["sr3-odds", "8", "--open"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("│  1 "))
+    assert row.split("│")[2].strip() == "100.00%"  # the highest total is always at least 1
