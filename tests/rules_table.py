@@ -10,8 +10,11 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import pytest
+
 from poolhall.events import core
 from poolhall.events.base import Event, Recorded
+from poolhall.events.errors import Rejected
 from poolhall.projections.campaign import CampaignState, evolve, new_state
 from poolhall.server import rules
 from poolhall.server.rules.base import Decision
@@ -64,3 +67,12 @@ class RulesTable:
         for event in events:
             self.fold(event, member)
         return events
+
+    def refused(self, member: str, command_type: type[Any], **fields: Any) -> Rejected:
+        """The refusal of a command as ``member``, which must append nothing (bad input
+        changes nothing)."""
+        head = self.seq
+        with pytest.raises(Rejected) as caught:
+            self.run(member, command_type, **fields)
+        assert self.seq == head
+        return caught.value

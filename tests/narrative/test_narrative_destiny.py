@@ -3,22 +3,11 @@
 from __future__ import annotations
 
 import msgspec
-import pytest
 
 from poolhall.events import core
 from poolhall.events import narrative as n
-from poolhall.events.errors import Rejected
 from poolhall.projections.narrative import CheckState
 from tests.narrative.narrative_support import FixedDice, Table
-
-
-def refused(table: Table, member: str, command: type, **fields: object) -> Rejected:
-    """The refusal of a command, which must change nothing."""
-    head = table.seq
-    with pytest.raises(Rejected) as error:
-        table.run(member, command, **fields)
-    assert table.seq == head
-    return error.value
 
 
 def test_rule_destiny_pool_every_player_rolls_one_force_die() -> None:
@@ -33,7 +22,7 @@ def test_rule_destiny_pool_every_player_rolls_one_force_die() -> None:
         ("han-player", 10, ("light", "light")), ("leia-player", 7, ("dark", "dark"))]
     assert (event.light, event.dark) == (2, 2)
     assert (table.game.destiny.light, table.game.destiny.dark) == (2, 2)
-    error = refused(table, "han-player", n.RollDestinyPool)
+    error = table.refused("han-player", n.RollDestinyPool)
     assert error.code == "forbidden"
 
 
@@ -42,13 +31,13 @@ def test_rule_destiny_pool_is_rolled_once_at_the_start_of_each_session() -> None
     Not outside a session, and not twice in one: a second roll would let the GM roll until
     the sides suit them. The next session rolls again; setting the pool stays the GM's."""
     table = Table()
-    outside = refused(table, "gm", n.RollDestinyPool)
+    outside = table.refused("gm", n.RollDestinyPool)
     assert (outside.code, outside.path) == ("rule", "$.type")
     table.run("gm", core.StartSession, title="One")
     (first,) = table.run("gm", n.RollDestinyPool)
     assert isinstance(first, n.DestinyPoolRolled)
     assert first.session == table.game.destiny.session == 1
-    again = refused(table, "gm", n.RollDestinyPool)
+    again = table.refused("gm", n.RollDestinyPool)
     assert (again.code, again.path) == ("rule", "$.type")
     assert "game session 1" in again.message
     table.run("gm", n.SetDestinyPool, light=1, dark=1, reason="the GM's call")
@@ -64,7 +53,7 @@ def test_gm_sets_the_destiny_pool() -> None:
     table = Table()
     table.run("gm", n.SetDestinyPool, light=3, dark=1, reason="house rule")
     assert (table.game.destiny.light, table.game.destiny.dark) == (3, 1)
-    assert refused(table, "leia-player", n.SetDestinyPool, light=9, dark=0).code == "forbidden"
+    assert table.refused("leia-player", n.SetDestinyPool, light=9, dark=0).code == "forbidden"
 
 
 def test_rule_players_spend_light_points_which_turn_dark() -> None:
@@ -81,7 +70,7 @@ def test_rule_players_spend_light_points_which_turn_dark() -> None:
     assert upgraded.side == "ability"
     pool = table.game.checks["shot"].effective().pool
     assert (pool.proficiency, pool.ability) == (3, 0)
-    error = refused(table, "han-player", n.FlipDestiny, side="dark", effect="other")
+    error = table.refused("han-player", n.FlipDestiny, side="dark", effect="other")
     assert (error.code, error.path) == ("forbidden", "$.side")
 
 
@@ -104,11 +93,11 @@ def test_rule_each_side_at_most_one_destiny_point_per_check() -> None:
     table.open("shot")
     table.run("han-player", n.FlipDestiny, side="light", effect="upgrade_ability", check="shot")
     table.run("gm", n.FlipDestiny, side="dark", effect="upgrade_difficulty", check="shot")
-    error = refused(table, "leia-player", n.FlipDestiny, side="light",
+    error = table.refused("leia-player", n.FlipDestiny, side="light",
                     effect="upgrade_ability", check="shot")
     assert (error.code, error.path) == ("rule", "$.side")
     assert "at most one destiny point" in error.message
-    assert refused(table, "gm", n.FlipDestiny, side="dark", effect="upgrade_difficulty",
+    assert table.refused("gm", n.FlipDestiny, side="dark", effect="upgrade_difficulty",
                    check="shot").code == "rule"
     assert table.game.checks["shot"].destiny == ["light", "dark"]
 
@@ -135,7 +124,7 @@ def test_rule_no_point_of_that_side_left_is_a_clear_error() -> None:
     table = Table()
     table.run("gm", n.SetDestinyPool, light=0, dark=2)
     table.open("shot")
-    error = refused(table, "han-player", n.FlipDestiny, side="light", effect="upgrade_ability",
+    error = table.refused("han-player", n.FlipDestiny, side="light", effect="upgrade_ability",
                     check="shot")
     assert (error.code, error.path) == ("rule", "$.side")
     assert error.message == ("no light side destiny point left to spend (the pool holds "
@@ -150,7 +139,7 @@ def test_rule_light_point_upgrades_your_own_or_an_allys_check() -> None:
     table.run("leia-player", n.FlipDestiny, side="light", effect="upgrade_ability",
               check="shot", reason="for Han")
     table.open("choke", character="vader", skill="Discipline", member="gm")
-    error = refused(table, "han-player", n.FlipDestiny, side="light", effect="upgrade_ability",
+    error = table.refused("han-player", n.FlipDestiny, side="light", effect="upgrade_ability",
                     check="choke")
     assert (error.code, error.path) == ("forbidden", "$.check")
 
@@ -163,7 +152,7 @@ def test_rule_light_point_upgrades_the_difficulty_of_a_check_against_you() -> No
     table.run("gm", n.OpenCheck, character="vader", skill="Discipline", check="choke",
               target="han")
     table.run("gm", n.SetDifficulty, check="choke", level="hard")
-    error = refused(table, "leia-player", n.FlipDestiny, side="light",
+    error = table.refused("leia-player", n.FlipDestiny, side="light",
                     effect="upgrade_difficulty", check="choke")
     assert error.code == "forbidden"
     table.run("han-player", n.FlipDestiny, side="light", effect="upgrade_difficulty",
@@ -183,7 +172,7 @@ def test_destiny_for_an_ability_needs_no_check() -> None:
     spend = table.game.destiny.spent[-1]
     assert (spend.actor, spend.side, spend.reason) == ("han-player", "light",
                                                        "a contact on Tatooine")
-    error = refused(table, "gm", n.FlipDestiny, side="dark", effect="upgrade_difficulty")
+    error = table.refused("gm", n.FlipDestiny, side="dark", effect="upgrade_difficulty")
     assert (error.code, error.path) == ("invalid", "$.check")
 
 
@@ -197,7 +186,7 @@ def test_force_dice_rolled_for_a_power() -> None:
     assert [(d.face, d.symbols) for d in event.dice] == [(1, ("dark",)), (12, ("light",
                                                                                 "light"))]
     assert (event.light, event.dark) == (2, 1)
-    assert refused(table, "leia-player", n.RollForceDice, character="han").code == "forbidden"
+    assert table.refused("leia-player", n.RollForceDice, character="han").code == "forbidden"
 
 
 def test_free_pool_roll_from_notation() -> None:
@@ -211,6 +200,6 @@ def test_free_pool_roll_from_notation() -> None:
                                            "difficulty", "difficulty", "challenge", "boost",
                                            "setback"]
     assert table.game.rolls[-1].pool == "2y1g2p1r1b1k"
-    error = refused(table, "han-player", n.RollPool, pool=n.Pool())
+    error = table.refused("han-player", n.RollPool, pool=n.Pool())
     assert (error.code, error.path) == ("invalid", "$.pool")
-    assert refused(table, "watcher", n.RollPool, pool=n.Pool(ability=1)).code == "forbidden"
+    assert table.refused("watcher", n.RollPool, pool=n.Pool(ability=1)).code == "forbidden"

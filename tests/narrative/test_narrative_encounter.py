@@ -4,25 +4,13 @@ NPC slots, rounds, and who spends which symbols in and out of combat."""
 
 from __future__ import annotations
 
-import pytest
-
 from poolhall.events import narrative as n
 from poolhall.events import narrative_encounter as e
-from poolhall.events.errors import Rejected
 from poolhall.projections.narrative import describe
 from tests.narrative.narrative_support import Table
 
 VADER_COOL = n.NarrativeStats(willpower=3, presence=3,
                               skills={"Cool": n.Skill(rank=1, characteristic="presence")})
-
-
-def refused(table: Table, member: str, command: type, **fields: object) -> Rejected:
-    """The refusal of a command, which must change nothing."""
-    head = table.seq
-    with pytest.raises(Rejected) as error:
-        table.run(member, command, **fields)
-    assert table.seq == head
-    return error.value
 
 
 def rolled(table: Table, check: str, character: str, skill: str, *, successes: int = 1,
@@ -58,16 +46,16 @@ def test_initiative_is_a_cool_or_vigilance_check_rolled_through_the_shared_check
     table = Table()
     table.run("gm", e.StartEncounter)
     rolled(table, "shot", "han", "Ranged (Light)")
-    assert "Cool or Vigilance" in refused(table, "gm", e.EnterInitiative, check="shot").message
+    assert "Cool or Vigilance" in table.refused("gm", e.EnterInitiative, check="shot").message
     table.run("han-player", n.OpenCheck, character="han", skill="Cool", check="cool")
-    assert refused(table, "han-player", e.EnterInitiative, check="cool").code == "rule"
+    assert table.refused("han-player", e.EnterInitiative, check="cool").code == "rule"
     rolled(table, "cool-2", "han", "Cool")
     (entered,) = table.run("han-player", e.EnterInitiative, check="cool-2")
     assert isinstance(entered, e.InitiativeEntered)
     assert entered.side == "player"
     rolled(table, "cool-3", "han", "Cool")
-    assert "one initiative per character" in refused(
-        table, "gm", e.EnterInitiative, check="cool-3").message
+    assert "one initiative per character" in table.refused(
+        "gm", e.EnterInitiative, check="cool-3").message
 
 
 def test_a_player_enters_only_their_own_characters_initiative() -> None:
@@ -75,7 +63,7 @@ def test_a_player_enters_only_their_own_characters_initiative() -> None:
     table = Table()
     table.run("gm", e.StartEncounter)
     rolled(table, "han-init", "han", "Cool")
-    assert refused(table, "leia-player", e.EnterInitiative, check="han-init").code == "forbidden"
+    assert table.refused("leia-player", e.EnterInitiative, check="han-init").code == "forbidden"
 
 
 def test_slots_are_ordered_by_successes_then_advantage() -> None:
@@ -105,13 +93,13 @@ def test_any_player_character_may_claim_a_player_slot_each_round() -> None:
     """Rule: Leia (slot 3 by her roll) claims the first player slot (2); Han takes slot 3;
     neither may act twice in the round; in round 2 Han claims slot 2."""
     table = encounter_with_slots()
-    assert refused(table, "leia-player", e.ClaimSlot, slot=2, character="leia").code == "rule"
+    assert table.refused("leia-player", e.ClaimSlot, slot=2, character="leia").code == "rule"
     table.run("gm", e.AdvanceRound)
     (claim,) = table.run("leia-player", e.ClaimSlot, slot=2, character="leia")
     assert isinstance(claim, e.SlotClaimed)
     assert (claim.round, claim.side) == (1, "player")
-    assert "taken" in refused(table, "han-player", e.ClaimSlot, slot=2, character="han").message
-    assert "acted this round" in refused(table, "leia-player", e.ClaimSlot, slot=3,
+    assert "taken" in table.refused("han-player", e.ClaimSlot, slot=2, character="han").message
+    assert "acted this round" in table.refused("leia-player", e.ClaimSlot, slot=3,
                                          character="leia").message
     table.run("han-player", e.ClaimSlot, slot=3, character="han")
     table.run("gm", e.AdvanceRound)
@@ -126,7 +114,7 @@ def test_a_player_may_not_claim_for_another_players_character() -> None:
     """Han's player may not put Leia in a slot."""
     table = encounter_with_slots()
     table.run("gm", e.AdvanceRound)
-    assert refused(table, "han-player", e.ClaimSlot, slot=2, character="leia").code == "forbidden"
+    assert table.refused("han-player", e.ClaimSlot, slot=2, character="leia").code == "forbidden"
 
 
 def test_the_gm_fills_npc_slots_with_npcs() -> None:
@@ -134,10 +122,10 @@ def test_the_gm_fills_npc_slots_with_npcs() -> None:
     character in one (nor an NPC in a player slot)."""
     table = encounter_with_slots()
     table.run("gm", e.AdvanceRound)
-    assert refused(table, "han-player", e.ClaimSlot, slot=1, character="han").code == "forbidden"
-    assert "player character" in refused(table, "gm", e.ClaimSlot, slot=1,
+    assert table.refused("han-player", e.ClaimSlot, slot=1, character="han").code == "forbidden"
+    assert "player character" in table.refused("gm", e.ClaimSlot, slot=1,
                                          character="han").message
-    assert "NPC" in refused(table, "gm", e.ClaimSlot, slot=2, character="vader").message
+    assert "NPC" in table.refused("gm", e.ClaimSlot, slot=2, character="vader").message
     table.run("gm", e.ClaimSlot, slot=1, character="vader")
 
 
@@ -146,9 +134,9 @@ def test_rounds_advance_and_the_encounter_ends() -> None:
     start then, numbered 2."""
     table = Table()
     table.run("gm", e.StartEncounter)
-    assert "initiative comes first" in refused(table, "gm", e.AdvanceRound).message
-    assert refused(table, "gm", e.StartEncounter).code == "rule"
-    assert refused(table, "han-player", e.AdvanceRound).code == "forbidden"
+    assert "initiative comes first" in table.refused("gm", e.AdvanceRound).message
+    assert table.refused("gm", e.StartEncounter).code == "rule"
+    assert table.refused("han-player", e.AdvanceRound).code == "forbidden"
     rolled(table, "han-init", "han", "Cool")
     table.run("gm", e.EnterInitiative, check="han-init")
     table.run("gm", e.AdvanceRound)
@@ -172,14 +160,14 @@ def test_in_combat_the_player_spends_advantage_and_triumph() -> None:
     assert isinstance(spent, e.ResultSpent)
     assert spent.in_combat
     assert spent.left == 1
-    rule = refused(table, "gm", e.SpendResult, check="shot", symbol="advantage",
+    rule = table.refused("gm", e.SpendResult, check="shot", symbol="advantage",
                    on="the GM's idea")
     assert "in combat, the player spends the advantage and triumph" in rule.message
     assert rule.path == "$.symbol"
     table.run("han-player", e.SpendResult, check="shot", symbol="triumph", on="a critical hit")
     assert table.game.checks["shot"].left == {"advantage": 1, "triumph": 0, "threat": 0,
                                               "despair": 0}
-    assert "1 advantage left" in refused(table, "han-player", e.SpendResult, check="shot",
+    assert "1 advantage left" in table.refused("han-player", e.SpendResult, check="shot",
                                          symbol="advantage", count=2, on="more").message
 
 
@@ -187,13 +175,13 @@ def test_in_combat_the_gm_spends_threat_and_despair() -> None:
     """Rule: in combat the GM spends the threat and despair; the player may not."""
     table = encounter_with_slots()
     rolled(table, "shot", "han", "Ranged (Light)", successes=1, advantages=-2, despairs=1)
-    rule = refused(table, "han-player", e.SpendResult, check="shot", symbol="threat",
+    rule = table.refused("han-player", e.SpendResult, check="shot", symbol="threat",
                    on="nothing")
     assert "the GM spends the threat and despair" in rule.message
     table.run("gm", e.SpendResult, check="shot", symbol="threat", count=2,
               on="Han's blaster runs low")
     table.run("gm", e.SpendResult, check="shot", symbol="despair", on="the blaster jams")
-    assert refused(table, "han-player", e.SpendResult, check="shot", symbol="advantage",
+    assert table.refused("han-player", e.SpendResult, check="shot", symbol="advantage",
                    on="none").message == "'shot' has 0 advantage left to spend"
 
 
@@ -208,8 +196,8 @@ def test_out_of_combat_the_gm_spends_it_all() -> None:
     """Rule: out of combat the GM spends advantage and threat alike; a player spends none."""
     table = Table()
     rolled(table, "charm", "leia", "Leadership", successes=2, advantages=2, triumphs=1)
-    assert "out of combat, the GM spends it all" in refused(
-        table, "leia-player", e.SpendResult, check="charm", symbol="advantage",
+    assert "out of combat, the GM spends it all" in table.refused(
+        "leia-player", e.SpendResult, check="charm", symbol="advantage",
         on="a friend").message
     (spent,) = table.run("gm", e.SpendResult, check="charm", symbol="triumph",
                          on="the senator owes her")
@@ -221,9 +209,9 @@ def test_a_spectator_spends_nothing_and_an_open_check_has_nothing_to_spend() -> 
     """A spectator only watches; symbols come only from a rolled check."""
     table = Table()
     table.run("han-player", n.OpenCheck, character="han", skill="Cool", check="open")
-    assert refused(table, "watcher", e.SpendResult, check="open", symbol="advantage",
+    assert table.refused("watcher", e.SpendResult, check="open", symbol="advantage",
                    on="x").code == "forbidden"
-    assert "not been rolled" in refused(table, "gm", e.SpendResult, check="open",
+    assert "not been rolled" in table.refused("gm", e.SpendResult, check="open",
                                         symbol="advantage", on="x").message
 
 

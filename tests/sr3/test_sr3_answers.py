@@ -6,22 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from poolhall.events import sr3
-from poolhall.events.errors import Rejected
 from poolhall.projections.sr3 import describe
 from poolhall.server.rules.sr3_limits import QUOTES
 from tests.sr3.sr3_support import Table
-
-
-def refused(table: Table, member: str, command: type[Any], **fields: Any) -> Rejected:
-    """The refusal of a command; nothing is appended."""
-    head = table.seq
-    with pytest.raises(Rejected) as caught:
-        table.decide(member, command, **fields)
-    assert table.seq == head
-    return caught.value
 
 
 def rolled(table: Table, member: str, **fields: Any) -> sr3.PoolTestRolled:
@@ -42,14 +30,14 @@ def test_rule_combat_pool_neither_dodges_nor_resists_a_spell_that_is_not_element
     rolled(table, "mage-player", character="mage", kind="spell", skill="sorcery", tn=4)
     for command in (sr3.RollPoolTest, sr3.DeclarePoolTest):
         extra = {"pools": {"combat": 2}} if command is sr3.RollPoolTest else {}
-        refusal = refused(table, "deck-player", command, character="deck", kind="dodge",
+        refusal = table.refused("deck-player", command, character="deck", kind="dodge",
                           tn=4, opposes=1, **extra)
         assert (refusal.code, refusal.path) == ("rule", "$.opposes")
         assert refusal.message.startswith(
             "test #1, mage's sorcery test (spell), is not an elemental manipulation spell: a "
             "Dodge answers only such spells")
         assert QUOTES["combat_magic"] in refusal.message
-    refusal = refused(table, "deck-player", sr3.RollPoolTest, character="deck",
+    refusal = table.refused("deck-player", sr3.RollPoolTest, character="deck",
                       kind="damage_resistance", tn=4, opposes=1, pools={"combat": 2})
     assert (refusal.path, refusal.message) == ("$.pools.combat", f'"{QUOTES["combat_magic"]}"')
     resisted = rolled(table, "deck-player", character="deck", kind="damage_resistance", tn=4,
@@ -82,7 +70,7 @@ def test_decision_a_dodge_is_on_the_plane_of_the_attack_it_answers() -> None:
     table = Table()
     rolled(table, "sam-player", character="sam", kind="combat", skill="pistols", tn=4,
            astral=True)
-    refusal = refused(table, "deck-player", sr3.RollPoolTest, character="deck", kind="dodge",
+    refusal = table.refused("deck-player", sr3.RollPoolTest, character="deck", kind="dodge",
                       tn=4, opposes=1, pools={"combat": 1})
     assert (refusal.path, refusal.message) == ("$.pools.combat",
                                                f'"{QUOTES["combat_astral"]}"')
@@ -93,14 +81,14 @@ def test_decision_a_dodge_is_on_the_plane_of_the_attack_it_answers() -> None:
     assert "mage test #2 Astral Combat Pool (dodge, astral) tn 4: acp " in describe(
         table.log[-1], table.state)
     rolled(table, "sam-player", character="sam", kind="combat", skill="pistols", tn=4)
-    refusal = refused(table, "mage-player", sr3.RollPoolTest, character="mage", kind="dodge",
+    refusal = table.refused("mage-player", sr3.RollPoolTest, character="mage", kind="dodge",
                       tn=4, opposes=3, astral=True, pools={"astral_combat": 2})
     assert (refusal.code, refusal.path) == ("rule", "$.astral")
     assert refusal.message.startswith(
         "test #3, sam's pistols test (combat), was not made on the astral plane, so a Dodge "
         "against it is not either")
     for flag in ("magic", "elemental"):
-        refusal = refused(table, "deck-player", sr3.DeclarePoolTest, character="deck",
+        refusal = table.refused("deck-player", sr3.DeclarePoolTest, character="deck",
                           kind="damage_resistance", tn=4, opposes=3, **{flag: True})
         assert (refusal.code, refusal.path) == ("rule", f"$.{flag}")
 
@@ -114,7 +102,7 @@ def test_rule_no_one_dodges_or_answers_their_own_test() -> None:
     rolled(table, "sam-player", character="sam", kind="combat", skill="pistols", tn=4)
     for kind, extra in (("dodge", {"pools": {"combat": 1}}), ("damage_resistance", {}),
                         ("other", {"skill": "etiquette"})):
-        refusal = refused(table, "sam-player", sr3.RollPoolTest, character="sam", kind=kind,
+        refusal = table.refused("sam-player", sr3.RollPoolTest, character="sam", kind=kind,
                           tn=4, opposes=1, **extra)
         assert (refusal.code, refusal.path) == ("rule", "$.opposes")
         assert refusal.message.startswith("test #1 is sam's own: a test answers an opponent's")
@@ -127,7 +115,7 @@ def test_rule_a_dodge_answers_an_attack_not_a_knowledge_test() -> None:
     table = Table()
     rolled(table, "deck-player", character="deck", skill="physics", tn=4)
     for kind in ("dodge", "damage_resistance"):
-        refusal = refused(table, "sam-player", sr3.RollPoolTest, character="sam", kind=kind,
+        refusal = table.refused("sam-player", sr3.RollPoolTest, character="sam", kind=kind,
                           tn=4, opposes=1, pools={"combat": 1})
         assert (refusal.code, refusal.path) == ("rule", "$.opposes")
         assert refusal.message.startswith(
@@ -148,7 +136,7 @@ def test_rule_only_a_test_that_answers_an_attack_settles_its_karma_reroll() -> N
             ("mage-player", {"character": "mage", "kind": "drain", "tn": 4}),
             ("mage-player", {"character": "mage", "kind": "spell_resistance",
                              "attribute": "willpower", "tn": 4})):
-        refusal = refused(table, member, sr3.RollPoolTest, opposes=1, **fields)
+        refusal = table.refused(member, sr3.RollPoolTest, opposes=1, **fields)
         assert (refusal.code, refusal.path) == ("rule", "$.opposes")
     assert table.game.tests[1].opposed_by == []
     (reroll,) = table.run("sam-player", sr3.RerollWithKarma, test=1, character="sam")
@@ -156,7 +144,7 @@ def test_rule_only_a_test_that_answers_an_attack_settles_its_karma_reroll() -> N
     # a Dodge does answer it: then its result stands
     rolled(table, "deck-player", character="deck", kind="dodge", tn=4, opposes=1,
            pools={"combat": 1})
-    refusal = refused(table, "sam-player", sr3.RerollWithKarma, test=1, character="sam")
+    refusal = table.refused("sam-player", sr3.RerollWithKarma, test=1, character="sam")
     assert "test #1 was answered by test #2; its result stands" in refusal.message
 
 
@@ -166,7 +154,7 @@ def test_decision_a_test_of_a_scene_that_is_over_is_answered_by_none() -> None:
     table = Table()
     rolled(table, "sam-player", character="sam", kind="combat", skill="pistols", tn=4)
     table.run("gm", sr3.EndScene)
-    refusal = refused(table, "deck-player", sr3.RollPoolTest, character="deck", kind="dodge",
+    refusal = table.refused("deck-player", sr3.RollPoolTest, character="deck", kind="dodge",
                       tn=4, opposes=1, pools={"combat": 1})
     assert (refusal.code, refusal.path) == ("rule", "$.opposes")
     assert refusal.message == "test #1 was rolled in scene 1, which is over: no test answers " \

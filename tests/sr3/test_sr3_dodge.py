@@ -5,8 +5,6 @@ target number) and the refusal in words of a target number past the log's limit 
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from poolhall.events import core, sr3
@@ -69,15 +67,6 @@ def attack(table: Table, *faces: int) -> None:
               tn=4)
 
 
-def refused(table: Table, member: str, command: type[Any], **fields: Any) -> Rejected:
-    """The refusal of a command; nothing is appended."""
-    head = table.seq
-    with pytest.raises(Rejected) as caught:
-        table.decide(member, command, **fields)
-    assert table.seq == head
-    return caught.value
-
-
 def test_rule_karma_dice_never_decide_a_dodges_complete_miss() -> None:
     """"... generates more successes with his Combat Pool dice alone than the attacker
     generates successes, the attack is considered a complete miss": a Karma die's success is
@@ -132,7 +121,7 @@ def test_rule_a_surprised_character_cannot_dodge_even_with_karma_dice() -> None:
     for command, extra in ((sr3.RollPoolTest, {"karma_dice": 2}),
                            (sr3.RollPoolTest, {"pools": {"combat": 1}, "karma_dice": 1}),
                            (sr3.DeclarePoolTest, {})):
-        refusal = refused(table, "deck-player", command, character="deck", kind="dodge", tn=2,
+        refusal = table.refused("deck-player", command, character="deck", kind="dodge", tn=2,
                           surprised=True, opposes=1, **extra)
         assert (refusal.code, refusal.path) == ("rule", "$.surprised")
         assert "a surprised character cannot Dodge" in refusal.message
@@ -145,7 +134,7 @@ def test_rule_a_dodge_needs_a_combat_pool_die() -> None:
     table = Table()
     attack(table, 5, 1, 1, 1, 1)
     for extra in ({"karma_dice": 2}, {}):
-        refusal = refused(table, "deck-player", sr3.RollPoolTest, character="deck", kind="dodge",
+        refusal = table.refused("deck-player", sr3.RollPoolTest, character="deck", kind="dodge",
                           tn=2, opposes=1, **extra)
         assert (refusal.code, refusal.path) == ("rule", "$.pools.combat")
         assert "a Dodge needs at least one Combat Pool die" in refusal.message
@@ -167,7 +156,7 @@ def test_rule_one_dodge_per_character_per_attack() -> None:
               pools={"combat": 1}, opposes=1)
     for command, extra in ((sr3.RollPoolTest, {"pools": {"combat": 2}}),
                            (sr3.DeclarePoolTest, {})):
-        refusal = refused(table, "gm", command, character="deck", kind="dodge", tn=4,
+        refusal = table.refused("gm", command, character="deck", kind="dodge", tn=4,
                           opposes=1, **extra)
         assert (refusal.code, refusal.path) == ("rule", "$.opposes")
         assert "deck already dodged test #1 with test #2: one Dodge per attack" in \
@@ -185,7 +174,7 @@ def test_a_dodge_answers_only_a_test_with_a_target_number() -> None:
     table.dice(4, 2)
     table.run("sam-player", sr3.RollPoolTest, character="sam", dice=2, open=True)
     for extra in ({"tn": 4}, {}):
-        refusal = refused(table, "deck-player", sr3.RollPoolTest, character="deck",
+        refusal = table.refused("deck-player", sr3.RollPoolTest, character="deck",
                           kind="dodge", pools={"combat": 3}, opposes=1, **extra)
         assert (refusal.code, refusal.path) == ("rule", "$.opposes")
         assert "test #1 is an open test: a Dodge answers a test with a target number" in \
@@ -199,7 +188,7 @@ def test_a_target_number_past_100_with_wounds_is_refused_in_words() -> None:
     table = Table()
     table.run("gm", core.SetCondition, character="sam", condition="physical", value=10)
     for command in (sr3.RollPoolTest, sr3.DeclarePoolTest):
-        refusal = refused(table, "sam-player", command, character="sam", dice=1, tn=99)
+        refusal = table.refused("sam-player", command, character="sam", dice=1, tn=99)
         assert (refusal.code, refusal.path) == ("invalid", "$.tn")
         assert refusal.message == "TN 99 + 3 for wounds is past the limit of 100 for a target " \
                                   "number"
@@ -217,7 +206,7 @@ def test_an_open_tests_highest_total_past_100_as_a_tn_is_refused_in_words() -> N
     (open_test,) = table.run("sam-player", sr3.RollPoolTest, character="sam", dice=1, open=True)
     assert isinstance(open_test, sr3.PoolTestRolled)
     assert open_test.highest == 103
-    refusal = refused(table, "deck-player", sr3.RollPoolTest, character="deck", dice=3,
+    refusal = table.refused("deck-player", sr3.RollPoolTest, character="deck", dice=3,
                       opposes=1)
     assert (refusal.code, refusal.path) == ("invalid", "$.opposes")
     assert refusal.message == "test #1's highest total, 103, is this test's TN, which is past " \
