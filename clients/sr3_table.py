@@ -18,7 +18,7 @@ from poolhall.clients.percent import percent
 from poolhall.events.plural import plural
 from poolhall.events.sr3 import Sr3Stats
 from poolhall.projections.campaign import CampaignState, Character
-from poolhall.projections.sr3 import GameState, combat_view
+from poolhall.projections.sr3 import GameState, combat_view, what_rolled
 from poolhall.projections.sr3_views import odds_view, sheet_of
 
 __all__ = ["character_line", "combat_words", "sheet_parts", "table_parts", "view_line"]
@@ -103,8 +103,8 @@ def table_parts(state: CampaignState, views: Mapping[str, Any]
     for record in list(game.tests.values())[-3:]:
         result = (plural("success", record.successes) if record.successes is not None
                   else f"highest {record.highest}")
-        what = record.skill or record.attribute or "dice"
-        line = (f"test #{record.test} {record.character} {what} ({record.kind}): {result}"
+        line = (f"test #{record.test} {record.character} {what_rolled(record)} "
+                f"({record.kind}): {result}"
                 + (" (disaster: all ones)" if record.disastrous else ""))
         tests.append(line)
         shown.append(line)

@@ -21,6 +21,7 @@ from poolhall.projections.contract import Projection, TableView
 
 __all__ = [
     "PROJECTION",
+    "what_rolled",
     "RECENT_TESTS",
     "TABLE_RECENT",
     "Sr3Table",
@@ -293,11 +294,20 @@ def dice_text(dice: list[PoolDie] | tuple[PoolDie, ...]) -> str:
     return " | ".join(_SHORT[source] + " ".join(values) for source, values in groups.items())
 
 
+def what_rolled(test: Any) -> str:
+    """What a test (an event or a :class:`TestRecord`) rolls, by name: its skill, else its
+    attribute; a Dodge, which has neither, the pool it rolls (the Astral Combat Pool on the
+    astral plane); else plain "dice"."""
+    if test.skill or test.attribute:
+        return str(test.skill or test.attribute)
+    if test.kind == "dodge":
+        return "Astral Combat Pool" if test.astral else "Combat Pool"
+    return "dice"
+
+
 def _what(e: Any) -> str:
-    """``pistols (combat)``, ``Astral Combat Pool (dodge, astral)``: a Dodge is named by the
-    pool it rolls, the Astral Combat Pool on the astral plane."""
-    pool = "Astral Combat Pool" if e.astral else "Combat Pool"
-    name = e.skill or e.attribute or (pool if e.kind == "dodge" else "dice")
+    """``pistols (combat)``, ``Astral Combat Pool (dodge, astral)`` (:func:`what_rolled`)."""
+    name = what_rolled(e)
     flags = [flag for flag in ("surprised", "rigged", "astral", "elemental") if getattr(e, flag)]
     return f"{name} ({e.kind.replace('_', ' ')}{', ' + ', '.join(flags) if flags else ''})"
 

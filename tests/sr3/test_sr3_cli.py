@@ -68,6 +68,8 @@ async def test_one_combat_turn_from_the_shell(table: Any, capsys: Any) -> None:
     out = capsys.readouterr().out
     assert "deck test #2 Combat Pool (dodge) tn 4: cp " in out
     assert "test #1" in out
+    assert await run(gm._token, "state", campaign) == 0  # the Dodge named as the log names it
+    assert "test #2 deck Combat Pool (dodge): " in capsys.readouterr().out
     assert await run(gm._token, "sr3", "combat", campaign, "--json") == 0
     view = json.loads(capsys.readouterr().out)
     assert view["characters"]["sam"]["pools"]["combat"] == {"full": 7, "left": 4}
