@@ -174,6 +174,12 @@ def set_difficulty(ctx: Decision, command: n.SetDifficulty) -> list[Event]:
             path = "$.opponent" if command.level == "opposed" else "$.level"
             raise Rejected("invalid", "give a level (simple to formidable, or impossible) or "
                            "an opponent and their skill", path)
+        if command.level == "impossible" and {"light", "dark"} <= set(check.destiny):
+            # attempted only with a point spent, and neither side has one left to spend on it
+            raise Rejected("rule", f"both sides already spent their destiny point on "
+                           f"{check.check!r}: an Impossible check is attempted only with a "
+                           "destiny point spent on it, and each side spends one at most on a "
+                           "check; cancel it and open it again to make it Impossible", "$.level")
         return [_fitting(check, n.DifficultySet(
             check=check.check, level=command.level, difficulty=n.DIFFICULTY_DICE[command.level],
             reason=command.reason), "$.level")]

@@ -102,6 +102,23 @@ def test_rule_each_side_at_most_one_destiny_point_per_check() -> None:
     assert table.game.checks["shot"].destiny == ["light", "dark"]
 
 
+def test_rule_a_check_both_sides_spent_on_is_not_made_impossible() -> None:
+    """Rules (README): Impossible is attempted "Only with the GM's permission and a destiny
+    point spent", and "Each side may spend at most one destiny point on a given check": once
+    both sides spent theirs, an Impossible check could never be attempted, so it is not set."""
+    table = Table()
+    table.run("gm", n.SetDestinyPool, light=3, dark=3)
+    table.open("shot", level=None)
+    table.run("han-player", n.FlipDestiny, side="light", effect="upgrade_ability", check="shot")
+    table.run("gm", n.FlipDestiny, side="dark", effect="upgrade_difficulty", check="shot")
+    error = table.refused("gm", n.SetDifficulty, check="shot", level="impossible")
+    assert (error.code, error.path) == ("rule", "$.level")
+    assert "both sides already spent their destiny point on 'shot'" in error.message
+    assert table.game.checks["shot"].difficulty is None
+    table.run("gm", n.SetDifficulty, check="shot", level="formidable")  # another level may be
+    assert table.game.checks["shot"].difficulty.level == "formidable"
+
+
 def test_a_check_keeps_what_each_sides_point_was_spent_to_do() -> None:
     """The check state keeps each side's effect, so the card lists a destiny upgrade once (as
     the upgrade) and names any other spend; a check from a snapshot made before it was kept
