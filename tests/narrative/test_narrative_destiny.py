@@ -116,7 +116,8 @@ def test_rule_a_check_both_sides_spent_on_is_not_made_impossible() -> None:
     assert "both sides already spent their destiny point on 'shot'" in error.message
     assert table.game.checks["shot"].difficulty is None
     table.run("gm", n.SetDifficulty, check="shot", level="formidable")  # another level may be
-    assert table.game.checks["shot"].difficulty.level == "formidable"
+    difficulty = table.game.checks["shot"].difficulty
+    assert difficulty is not None and difficulty.level == "formidable"
 
 
 def test_a_check_keeps_what_each_sides_point_was_spent_to_do() -> None:
