@@ -94,11 +94,11 @@ def test_rule_each_side_at_most_one_destiny_point_per_check() -> None:
     table.run("han-player", n.FlipDestiny, side="light", effect="upgrade_ability", check="shot")
     table.run("gm", n.FlipDestiny, side="dark", effect="upgrade_difficulty", check="shot")
     error = table.refused("leia-player", n.FlipDestiny, side="light",
-                    effect="upgrade_ability", check="shot")
+                          effect="upgrade_ability", check="shot")
     assert (error.code, error.path) == ("rule", "$.side")
     assert "at most one destiny point" in error.message
     assert table.refused("gm", n.FlipDestiny, side="dark", effect="upgrade_difficulty",
-                   check="shot").code == "rule"
+                         check="shot").code == "rule"
     assert table.game.checks["shot"].destiny == ["light", "dark"]
 
 
@@ -117,7 +117,8 @@ def test_rule_a_check_both_sides_spent_on_is_not_made_impossible() -> None:
     assert table.game.checks["shot"].difficulty is None
     table.run("gm", n.SetDifficulty, check="shot", level="formidable")  # another level may be
     difficulty = table.game.checks["shot"].difficulty
-    assert difficulty is not None and difficulty.level == "formidable"
+    assert difficulty is not None
+    assert difficulty.level == "formidable"
 
 
 def test_a_check_keeps_what_each_sides_point_was_spent_to_do() -> None:
@@ -143,7 +144,7 @@ def test_rule_no_point_of_that_side_left_is_a_clear_error() -> None:
     table.run("gm", n.SetDestinyPool, light=0, dark=2)
     table.open("shot")
     error = table.refused("han-player", n.FlipDestiny, side="light", effect="upgrade_ability",
-                    check="shot")
+                          check="shot")
     assert (error.code, error.path) == ("rule", "$.side")
     assert error.message == ("no light side destiny point left to spend (the pool holds "
                              "0 light, 2 dark)")
@@ -158,7 +159,7 @@ def test_rule_light_point_upgrades_your_own_or_an_allys_check() -> None:
               check="shot", reason="for Han")
     table.open("choke", character="vader", skill="Discipline", member="gm")
     error = table.refused("han-player", n.FlipDestiny, side="light", effect="upgrade_ability",
-                    check="choke")
+                          check="choke")
     assert (error.code, error.path) == ("forbidden", "$.check")
 
 
@@ -171,7 +172,7 @@ def test_rule_light_point_upgrades_the_difficulty_of_a_check_against_you() -> No
               target="han")
     table.run("gm", n.SetDifficulty, check="choke", level="hard")
     error = table.refused("leia-player", n.FlipDestiny, side="light",
-                    effect="upgrade_difficulty", check="choke")
+                          effect="upgrade_difficulty", check="choke")
     assert error.code == "forbidden"
     table.run("han-player", n.FlipDestiny, side="light", effect="upgrade_difficulty",
               check="choke", reason="I resist")

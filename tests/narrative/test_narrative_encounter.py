@@ -100,7 +100,7 @@ def test_any_player_character_may_claim_a_player_slot_each_round() -> None:
     assert (claim.round, claim.side) == (1, "player")
     assert "taken" in table.refused("han-player", e.ClaimSlot, slot=2, character="han").message
     assert "acted this round" in table.refused("leia-player", e.ClaimSlot, slot=3,
-                                         character="leia").message
+                                               character="leia").message
     table.run("han-player", e.ClaimSlot, slot=3, character="han")
     table.run("gm", e.AdvanceRound)
     encounter = table.game.encounter
@@ -124,7 +124,7 @@ def test_the_gm_fills_npc_slots_with_npcs() -> None:
     table.run("gm", e.AdvanceRound)
     assert table.refused("han-player", e.ClaimSlot, slot=1, character="han").code == "forbidden"
     assert "player character" in table.refused("gm", e.ClaimSlot, slot=1,
-                                         character="han").message
+                                               character="han").message
     assert "NPC" in table.refused("gm", e.ClaimSlot, slot=2, character="vader").message
     table.run("gm", e.ClaimSlot, slot=1, character="vader")
 
@@ -161,14 +161,14 @@ def test_in_combat_the_player_spends_advantage_and_triumph() -> None:
     assert spent.in_combat
     assert spent.left == 1
     rule = table.refused("gm", e.SpendResult, check="shot", symbol="advantage",
-                   on="the GM's idea")
+                         on="the GM's idea")
     assert "in combat, the player spends the advantage and triumph" in rule.message
     assert rule.path == "$.symbol"
     table.run("han-player", e.SpendResult, check="shot", symbol="triumph", on="a critical hit")
     assert table.game.checks["shot"].left == {"advantage": 1, "triumph": 0, "threat": 0,
                                               "despair": 0}
     assert "1 advantage left" in table.refused("han-player", e.SpendResult, check="shot",
-                                         symbol="advantage", count=2, on="more").message
+                                               symbol="advantage", count=2, on="more").message
 
 
 def test_in_combat_the_gm_spends_threat_and_despair() -> None:
@@ -176,13 +176,13 @@ def test_in_combat_the_gm_spends_threat_and_despair() -> None:
     table = encounter_with_slots()
     rolled(table, "shot", "han", "Ranged (Light)", successes=1, advantages=-2, despairs=1)
     rule = table.refused("han-player", e.SpendResult, check="shot", symbol="threat",
-                   on="nothing")
+                         on="nothing")
     assert "the GM spends the threat and despair" in rule.message
     table.run("gm", e.SpendResult, check="shot", symbol="threat", count=2,
               on="Han's blaster runs low")
     table.run("gm", e.SpendResult, check="shot", symbol="despair", on="the blaster jams")
     assert table.refused("han-player", e.SpendResult, check="shot", symbol="advantage",
-                   on="none").message == "'shot' has 0 advantage left to spend"
+                         on="none").message == "'shot' has 0 advantage left to spend"
 
 
 def test_the_gm_spends_an_npcs_advantage_in_combat() -> None:
@@ -210,9 +210,9 @@ def test_a_spectator_spends_nothing_and_an_open_check_has_nothing_to_spend() -> 
     table = Table()
     table.run("han-player", n.OpenCheck, character="han", skill="Cool", check="open")
     assert table.refused("watcher", e.SpendResult, check="open", symbol="advantage",
-                   on="x").code == "forbidden"
+                         on="x").code == "forbidden"
     assert "not been rolled" in table.refused("gm", e.SpendResult, check="open",
-                                        symbol="advantage", on="x").message
+                                              symbol="advantage", on="x").message
 
 
 def test_every_encounter_event_reads_as_a_line() -> None:

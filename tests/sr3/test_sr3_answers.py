@@ -31,14 +31,14 @@ def test_rule_combat_pool_neither_dodges_nor_resists_a_spell_that_is_not_element
     for command in (sr3.RollPoolTest, sr3.DeclarePoolTest):
         extra = {"pools": {"combat": 2}} if command is sr3.RollPoolTest else {}
         refusal = table.refused("deck-player", command, character="deck", kind="dodge",
-                          tn=4, opposes=1, **extra)
+                                tn=4, opposes=1, **extra)
         assert (refusal.code, refusal.path) == ("rule", "$.opposes")
         assert refusal.message.startswith(
             "test #1, mage's sorcery test (spell), is not an elemental manipulation spell: a "
             "Dodge answers only such spells")
         assert QUOTES["combat_magic"] in refusal.message
     refusal = table.refused("deck-player", sr3.RollPoolTest, character="deck",
-                      kind="damage_resistance", tn=4, opposes=1, pools={"combat": 2})
+                            kind="damage_resistance", tn=4, opposes=1, pools={"combat": 2})
     assert (refusal.path, refusal.message) == ("$.pools.combat", f'"{QUOTES["combat_magic"]}"')
     resisted = rolled(table, "deck-player", character="deck", kind="damage_resistance", tn=4,
                       opposes=1)
@@ -71,7 +71,7 @@ def test_decision_a_dodge_is_on_the_plane_of_the_attack_it_answers() -> None:
     rolled(table, "sam-player", character="sam", kind="combat", skill="pistols", tn=4,
            astral=True)
     refusal = table.refused("deck-player", sr3.RollPoolTest, character="deck", kind="dodge",
-                      tn=4, opposes=1, pools={"combat": 1})
+                            tn=4, opposes=1, pools={"combat": 1})
     assert (refusal.path, refusal.message) == ("$.pools.combat",
                                                f'"{QUOTES["combat_astral"]}"')
     dodge = rolled(table, "mage-player", character="mage", kind="dodge", tn=4, opposes=1,
@@ -82,14 +82,14 @@ def test_decision_a_dodge_is_on_the_plane_of_the_attack_it_answers() -> None:
         table.log[-1], table.state)
     rolled(table, "sam-player", character="sam", kind="combat", skill="pistols", tn=4)
     refusal = table.refused("mage-player", sr3.RollPoolTest, character="mage", kind="dodge",
-                      tn=4, opposes=3, astral=True, pools={"astral_combat": 2})
+                            tn=4, opposes=3, astral=True, pools={"astral_combat": 2})
     assert (refusal.code, refusal.path) == ("rule", "$.astral")
     assert refusal.message.startswith(
         "test #3, sam's pistols test (combat), was not made on the astral plane, so a Dodge "
         "against it is not either")
     for flag in ("magic", "elemental"):
         refusal = table.refused("deck-player", sr3.DeclarePoolTest, character="deck",
-                          kind="damage_resistance", tn=4, opposes=3, **{flag: True})
+                                kind="damage_resistance", tn=4, opposes=3, **{flag: True})
         assert (refusal.code, refusal.path) == ("rule", f"$.{flag}")
 
 
@@ -103,7 +103,7 @@ def test_rule_no_one_dodges_or_answers_their_own_test() -> None:
     for kind, extra in (("dodge", {"pools": {"combat": 1}}), ("damage_resistance", {}),
                         ("other", {"skill": "etiquette"})):
         refusal = table.refused("sam-player", sr3.RollPoolTest, character="sam", kind=kind,
-                          tn=4, opposes=1, **extra)
+                                tn=4, opposes=1, **extra)
         assert (refusal.code, refusal.path) == ("rule", "$.opposes")
         assert refusal.message.startswith("test #1 is sam's own: a test answers an opponent's")
 
@@ -116,7 +116,7 @@ def test_rule_a_dodge_answers_an_attack_not_a_knowledge_test() -> None:
     rolled(table, "deck-player", character="deck", skill="physics", tn=4)
     for kind in ("dodge", "damage_resistance"):
         refusal = table.refused("sam-player", sr3.RollPoolTest, character="sam", kind=kind,
-                          tn=4, opposes=1, pools={"combat": 1})
+                                tn=4, opposes=1, pools={"combat": 1})
         assert (refusal.code, refusal.path) == ("rule", "$.opposes")
         assert refusal.message.startswith(
             "test #1, deck's physics test (other), is not an attack:")
@@ -155,7 +155,7 @@ def test_decision_a_test_of_a_scene_that_is_over_is_answered_by_none() -> None:
     rolled(table, "sam-player", character="sam", kind="combat", skill="pistols", tn=4)
     table.run("gm", sr3.EndScene)
     refusal = table.refused("deck-player", sr3.RollPoolTest, character="deck", kind="dodge",
-                      tn=4, opposes=1, pools={"combat": 1})
+                            tn=4, opposes=1, pools={"combat": 1})
     assert (refusal.code, refusal.path) == ("rule", "$.opposes")
     assert refusal.message == "test #1 was rolled in scene 1, which is over: no test answers " \
                               "it in scene 2"

@@ -122,7 +122,7 @@ def test_rule_a_surprised_character_cannot_dodge_even_with_karma_dice() -> None:
                            (sr3.RollPoolTest, {"pools": {"combat": 1}, "karma_dice": 1}),
                            (sr3.DeclarePoolTest, {})):
         refusal = table.refused("deck-player", command, character="deck", kind="dodge", tn=2,
-                          surprised=True, opposes=1, **extra)
+                                surprised=True, opposes=1, **extra)
         assert (refusal.code, refusal.path) == ("rule", "$.surprised")
         assert "a surprised character cannot Dodge" in refusal.message
         assert QUOTES["surprised"] in refusal.message
@@ -135,7 +135,7 @@ def test_rule_a_dodge_needs_a_combat_pool_die() -> None:
     attack(table, 5, 1, 1, 1, 1)
     for extra in ({"karma_dice": 2}, {}):
         refusal = table.refused("deck-player", sr3.RollPoolTest, character="deck", kind="dodge",
-                          tn=2, opposes=1, **extra)
+                                tn=2, opposes=1, **extra)
         assert (refusal.code, refusal.path) == ("rule", "$.pools.combat")
         assert "a Dodge needs at least one Combat Pool die" in refusal.message
         assert "Combat Pool dice alone" in refusal.message
@@ -157,7 +157,7 @@ def test_rule_one_dodge_per_character_per_attack() -> None:
     for command, extra in ((sr3.RollPoolTest, {"pools": {"combat": 2}}),
                            (sr3.DeclarePoolTest, {})):
         refusal = table.refused("gm", command, character="deck", kind="dodge", tn=4,
-                          opposes=1, **extra)
+                                opposes=1, **extra)
         assert (refusal.code, refusal.path) == ("rule", "$.opposes")
         assert "deck already dodged test #1 with test #2: one Dodge per attack" in \
             refusal.message
@@ -175,7 +175,7 @@ def test_a_dodge_answers_only_a_test_with_a_target_number() -> None:
     table.run("sam-player", sr3.RollPoolTest, character="sam", dice=2, open=True)
     for extra in ({"tn": 4}, {}):
         refusal = table.refused("deck-player", sr3.RollPoolTest, character="deck",
-                          kind="dodge", pools={"combat": 3}, opposes=1, **extra)
+                                kind="dodge", pools={"combat": 3}, opposes=1, **extra)
         assert (refusal.code, refusal.path) == ("rule", "$.opposes")
         assert "test #1 is an open test: a Dodge answers a test with a target number" in \
             refusal.message
@@ -207,7 +207,7 @@ def test_an_open_tests_highest_total_past_100_as_a_tn_is_refused_in_words() -> N
     assert isinstance(open_test, sr3.PoolTestRolled)
     assert open_test.highest == 103
     refusal = table.refused("deck-player", sr3.RollPoolTest, character="deck", dice=3,
-                      opposes=1)
+                            opposes=1)
     assert (refusal.code, refusal.path) == ("invalid", "$.opposes")
     assert refusal.message == "test #1's highest total, 103, is this test's TN, which is past " \
                               "the limit of 100 for a target number"
