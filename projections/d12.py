@@ -96,6 +96,11 @@ class TestState(msgspec.Struct, kw_only=True):
     rounds: list[RoundRecord] = msgspec.field(default_factory=list)
     open: bool = True
     ended: str | None = None
+    ended_seq: int | None = None
+    """The seq of the event that ended it (its roll, for a basic test): the state keeps, and
+    the table shows, the tests ended last. A test called early and rolled after twenty later
+    ones had ended (the GM's one-shot rolls end at once), kept by test number, left the state
+    at its own roll, its result never shown."""
     end_reason: str = ""
     story: list[str] = msgspec.field(default_factory=list)
     visibility: Visibility = "public"
@@ -121,15 +126,22 @@ def initial_state() -> GameState:
 
 
 ENDED_KEPT = 20
-"""Ended tests the state keeps besides the open ones (the latest started): the table shows
+"""Ended tests the state keeps besides the open ones (the latest ended): the table shows
 :data:`TABLE_RECENT` of them; older ones are in the log."""
 
 
-def _drop_old_ended(state: GameState) -> None:
-    """Keep every open test and the last :data:`ENDED_KEPT` ended ones (by test number, the
-    order :func:`table_of` cuts by): the bound holds after every event."""
+def _ended_last(state: GameState) -> list[int]:
+    """The ended tests, the one ended last first (by :attr:`TestState.ended_seq`, which the
+    log gives: the order the state keeps and :func:`table_of` cuts by)."""
     ended = [number for number, test in state.tests.items() if not test.open]
-    for number in ended[:-ENDED_KEPT]:
+    return sorted(ended, key=lambda number: state.tests[number].ended_seq or 0, reverse=True)
+
+
+def _drop_old_ended(state: GameState) -> None:
+    """Keep every open test and the :data:`ENDED_KEPT` ended last: the bound holds after
+    every event. By ending order, not test number: a test called before twenty others that
+    ended first was dropped by the very roll that ended it."""
+    for number in _ended_last(state)[ENDED_KEPT:]:
         del state.tests[number]
 
 
@@ -170,11 +182,10 @@ Table = D12Table
 
 
 def table_of(state: GameState) -> D12Table:
-    """Every open test and the last :data:`TABLE_RECENT` ended ones (an ended test never
-    changes again, so folding later events onto this keeps it equal to the same cut of the
-    full state)."""
-    ended = [number for number in reversed(state.tests) if not state.tests[number].open]
-    kept = set(ended[:TABLE_RECENT])
+    """Every open test and the :data:`TABLE_RECENT` ended last (an ended test never changes
+    again, so folding later events onto this keeps it equal to the same cut of the full
+    state)."""
+    kept = set(_ended_last(state)[:TABLE_RECENT])
     return D12Table(game=GameState(
         tests={number: test for number, test in state.tests.items()
                if test.open or number in kept},
@@ -257,7 +268,10 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
     test = state.tests.get(getattr(event, "test", 0))
     if test is None:
         return state
+    was_open = test.open
     _fold(test, event)
+    if was_open and not test.open:
+        test.ended_seq = recorded.seq
     test.story.append(event_line(event))
     _keep_last(test.story, STORY_KEPT)
     if not test.open:

@@ -198,3 +198,26 @@ async def test_a_member_joining_during_a_test_sees_its_odds_at_once(table: Any) 
     late = await table.invite(gm, "spectator", name="Lando")
     view = await late.wait_until(lambda: late.views.get(about_test(test.test)), timeout=5)
     assert (view.open, view.odds.dice, view.odds.dt, view.round) == (True, 6, 8, 1)
+
+
+async def test_a_called_test_rolled_after_twenty_later_ones_ended_stays_shown(table: Any
+                                                                              ) -> None:
+    """Rule (rules summary, "Basic test"): the player rolls the test the GM called and the
+    table reads the margin. Han's test, called before twenty one-shot rolls of the GM (each
+    ends at once), is still at the table once Han rolls it, and a member who joins then gets
+    it first among the ended tests. The state kept the ended tests by number, so the roll that
+    ended it dropped it: its result was never shown."""
+    gm, han, leia, watcher = await _campaign(table)
+    await gm.call(d12.CallThresholdTest, character="han", stats=("STR",), dt=5)
+    for _ in range(20):
+        await gm.call(d12.RollBasicTest, dice=2, dt=5, character="vader")
+    ack = await han.call(d12.RollThresholdTest, test=1)
+    await watcher.wait_for_seq(ack.seqs[-1])
+    called = watcher.state.game.tests[1]
+    assert (called.open, called.ended, called.ended_seq) == (False, "rolled", ack.seqs[-1])
+    assert len(called.rounds) == 1
+
+    late = await table.invite(gm, "spectator", name="Lando")
+    await late.wait_for_seq(ack.seqs[-1])
+    shown = late.state.game.tests
+    assert sorted(shown, key=lambda number: -(shown[number].ended_seq or 0))[:3] == [1, 21, 20]

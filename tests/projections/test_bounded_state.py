@@ -22,7 +22,8 @@ from poolhall.projections import sr3 as sr3_projection
 from poolhall.projections.campaign import ROLLS_KEPT, evolve, fold
 from poolhall.projections.snapshot import observable
 from poolhall.server.stored_snapshots import decode_state, encode_state
-from tests.projections.test_snapshot_fold import d12_log, late_close_log, narrative_log, sr3_log
+from tests.projections.test_snapshot_fold import (d12_log, late_close_log, late_end_log,
+                                                  narrative_log, sr3_log)
 
 
 def rolls(count: int) -> list[Recorded]:
@@ -60,7 +61,8 @@ def small_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("poolhall.projections.snapshot.TABLE_ROLLS", 1)
 
 
-@pytest.mark.parametrize("make_log", [narrative_log, late_close_log, d12_log, sr3_log])
+@pytest.mark.parametrize("make_log", [narrative_log, late_close_log, d12_log, late_end_log,
+                                      sr3_log])
 def test_tiny_bounds_show_the_table_the_defaults_show(make_log: Any,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """At every seq, a fold bounded to one of everything shows what the default fold shows."""
@@ -71,7 +73,8 @@ def test_tiny_bounds_show_the_table_the_defaults_show(make_log: Any,
     assert [observable(fold(log, upto=seq)) for seq in range(1, len(log) + 1)] == shown
 
 
-@pytest.mark.parametrize("make_log", [narrative_log, late_close_log, d12_log, sr3_log])
+@pytest.mark.parametrize("make_log", [narrative_log, late_close_log, d12_log, late_end_log,
+                                      sr3_log])
 def test_a_stored_state_with_the_rest_folded_is_the_full_fold(make_log: Any,
                                                              monkeypatch: pytest.MonkeyPatch
                                                              ) -> None:
@@ -109,3 +112,24 @@ def test_the_checks_closed_last_are_kept_and_shown_whenever_opened(
     assert list(shown) == ["early", "shot1", "shot2"]  # kept in the order they were opened
     assert sorted(shown, key=lambda key: -(shown[key].closed_seq or 0)) == [
         "early", "shot2", "shot1"]  # shot1 cancelled, shot2 rolled, early rolled last
+
+
+def test_the_tests_ended_last_are_kept_and_shown_whatever_their_number(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rule (rules summary, "Basic test"): the player rolls the test the GM called. Test 1,
+    called first and rolled after the GM's one-shot rolls ended, is the one a fold bounded to
+    one ended test keeps, with its roll, and the one the table's cut shows: kept by test
+    number, the roll that ended it dropped it, its result never shown."""
+    tiny_bounds(monkeypatch)
+    small_cut(monkeypatch)
+    game = fold(late_end_log()).game
+    assert isinstance(game, d12_projection.GameState)
+    assert list(game.tests) == [1]
+    assert game.tests[1].ended == "rolled" and len(game.tests[1].rounds) == 1
+    assert list(d12_projection.table_of(game).game.tests) == [1]
+    monkeypatch.setattr(d12_projection, "ENDED_KEPT", 3)
+    monkeypatch.setattr(d12_projection, "TABLE_RECENT", 3)
+    game = fold(late_end_log()).game
+    assert isinstance(game, d12_projection.GameState)
+    shown = d12_projection.table_of(game).game.tests
+    assert sorted(shown, key=lambda number: -(shown[number].ended_seq or 0)) == [1, 4, 3]

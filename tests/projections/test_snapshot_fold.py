@@ -78,6 +78,17 @@ def d12_log() -> list[Recorded]:
     return table.log
 
 
+def late_end_log() -> list[Recorded]:
+    """Han's test 1 called first and rolled last, after the GM's one-shot rolls ended: the
+    state keeps and the table shows the tests ended last, whatever their number."""
+    table = D12Table()
+    table.run("gm", d12.CallThresholdTest, character="han", stats=("STR",), dt=6)
+    for _ in range(3):
+        table.run("gm", d12.RollBasicTest, dice=3, dt=5, character="vader")
+    table.run("han-player", d12.RollThresholdTest, test=1)
+    return table.log
+
+
 def sr3_log() -> list[Recorded]:
     table = Sr3Table()
     table.run("gm", sr3.StartCombat)
@@ -89,7 +100,8 @@ def sr3_log() -> list[Recorded]:
     return table.log
 
 
-@pytest.mark.parametrize("make_log", [narrative_log, late_close_log, d12_log, sr3_log])
+@pytest.mark.parametrize("make_log", [narrative_log, late_close_log, d12_log, late_end_log,
+                                      sr3_log])
 def test_snapshot_then_events_equals_the_full_fold(make_log: Any,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """At every split, snapshot (as sent) + the rest of the log = the full fold's table."""

@@ -56,7 +56,10 @@ class PhD12Table extends TablePart {
     if (this.call) this.call.table = table;
     if (this.basic) this.basic.update(mine, role === "gm");
     this.ratings(table.characters, own);
-    const tests = Object.values(table.table?.game?.tests ?? {}).sort((a, b) => a.test - b.test);
+    // the open ones by number, then the ended ones in the order they ended (each prepended:
+    // the test ended last on top, however early it was called)
+    const tests = Object.values(table.table?.game?.tests ?? {})
+      .sort((a, b) => (a.ended_seq ?? 0) - (b.ended_seq ?? 0) || a.test - b.test);
     if (tests.length && !customElements.get("ph-d12-test")) {
       // drawn again once the card's module is here; fetched again on the next table if it failed
       this.testCards ??= import("./d12_test.js").then(() => this.render(),
