@@ -174,6 +174,14 @@ def set_difficulty(ctx: Decision, command: n.SetDifficulty) -> list[Event]:
             path = "$.opponent" if command.level == "opposed" else "$.level"
             raise Rejected("invalid", "give a level (simple to formidable, or impossible) or "
                            "an opponent and their skill", path)
+        if command.level == "impossible" and f"check:{check.check}" in ctx.state.private:
+            # the attempt needs a point flipped for it, and a point flipped for a secret check
+            # is refused (it would show the table which check it was): never rollable
+            raise Rejected("rule", f"{check.check!r} is a secret check, and an Impossible "
+                           "check is attempted only with a destiny point flipped for it, which "
+                           "would show the table which check it was: it could never be "
+                           "rolled; set formidable, or open the check in the open to make it "
+                           "Impossible", "$.level")
         if command.level == "impossible" and {"light", "dark"} <= set(check.destiny):
             # attempted only with a point spent, and neither side has one left to spend on it
             raise Rejected("rule", f"both sides already spent their destiny point on "

@@ -121,6 +121,25 @@ def test_rule_a_check_both_sides_spent_on_is_not_made_impossible() -> None:
     assert difficulty.level == "formidable"
 
 
+def test_rule_a_secret_check_is_not_made_impossible() -> None:
+    """Rules (README): Impossible is attempted "Only with the GM's permission and a destiny
+    point spent", and a point flipped for a GM's secret check is refused (it would show the
+    table which check it was): a secret Impossible check could never be rolled, and the
+    session could not end until it was cancelled, so it is not set."""
+    table = Table()
+    table.run("gm", n.SetDestinyPool, light=3, dark=3)
+    table.run("gm", n.OpenCheck, character="vader", skill="Discipline", visibility="gm")
+    (ambush,) = table.game.checks
+    error = table.refused("gm", n.SetDifficulty, check=ambush, level="impossible")
+    assert (error.code, error.path) == ("rule", "$.level")
+    assert f"{ambush!r} is a secret check" in error.message
+    assert "could never be rolled" in error.message
+    assert table.game.checks[ambush].difficulty is None
+    table.run("gm", n.SetDifficulty, check=ambush, level="formidable")  # another level may be
+    table.run("gm", n.RollCheck, check=ambush)
+    assert table.game.checks[ambush].status == "rolled"
+
+
 def test_a_check_keeps_what_each_sides_point_was_spent_to_do() -> None:
     """The check state keeps each side's effect, so the card lists a destiny upgrade once (as
     the upgrade) and names any other spend; a check from a snapshot made before it was kept
