@@ -157,8 +157,9 @@ class Client(ResumingConnection):
         drops the connection, which the client then resumes, sending the request again. The
         defaults (5 and 4) find a dead link within 9 s, well inside the 30 s ``timeout``; a
         bot on a LAN may want less, a tool on a slow satellite link more. Each must be a
-        number of seconds more than 0: anything else raises ``TypeError`` or ``ValueError``,
-        naming it, before anything is opened.
+        number of seconds of at least 0.1 (less only floods the server with pings):
+        anything else raises ``TypeError`` or ``ValueError``, naming it, before anything is
+        opened.
         """
         super().__init__(url, token, campaign, reconnect=reconnect, reconnect_for=reconnect_for,
                          timeout=timeout, replay=replay, on_connection=on_connection,

@@ -27,7 +27,8 @@ from typing import TypeVar
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
-__all__ = ["ANSWER_DUE", "LINK_SILENCE", "LinkCheck", "answer_of", "link_seconds"]
+__all__ = ["ANSWER_DUE", "LINK_SECONDS_MIN", "LINK_SILENCE", "LinkCheck", "answer_of",
+           "link_seconds"]
 
 logger = logging.getLogger("poolhall.clients.client")
 """The client's logger (``poolhall watch`` quiets it)."""
@@ -43,21 +44,36 @@ client's ``link_silence``): one round trip on a live link, with room for a phone
 waking up (the page's ``SILENCE_MS``). A dead link is found at most 9 s after a command, well
 within its 30 s timeout."""
 
+LINK_SECONDS_MIN = 0.1
+"""The least ``answer_due`` or ``link_silence`` a client takes: a round trip on a LAN is well
+under it, and less only floods the server with pings (and drops healthy links) without
+finding a dead one any sooner that matters."""
+
 _Answer = TypeVar("_Answer")
 
 
 def link_seconds(name: str, value: object) -> float:
     """``value`` as the seconds of the link check's ``name`` (``answer_due``,
-    ``link_silence``): a finite number more than 0, else an error that names it and says
-    what it got (a ``TypeError`` for no number at all, a ``ValueError`` for one out of range).
+    ``link_silence``): a finite number of at least :data:`LINK_SECONDS_MIN`, else an error
+    that names it and says what it got (a ``TypeError`` for no number at all, a
+    ``ValueError`` for one out of range, an int too large for a float among them).
 
     Checked where the client is made, not when a request first waits: a wrong value would
-    otherwise surface minutes later, deep in a check of the link, or never find a dead one."""
+    otherwise surface minutes later, deep in a check of the link, or never find a dead one.
+    The floor keeps one client from flooding the server: at 1e-6 s a waiting command pinged
+    once per round trip (thousands a second), and a healthy link was dropped and joined again
+    five times a second."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TypeError(f"{name} must be a number of seconds, not {value!r}")
-    seconds = float(value)
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise ValueError(f"{name} must be a number of seconds more than 0, not {value!r}")
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int past a float's range: no number of seconds either
+        raise ValueError(f"{name} must be a number of seconds of at least "
+                         f"{LINK_SECONDS_MIN:g}, not a number of {len(str(value))} digits"
+                         ) from None
+    if not (math.isfinite(seconds) and seconds >= LINK_SECONDS_MIN):
+        raise ValueError(f"{name} must be a number of seconds of at least "
+                         f"{LINK_SECONDS_MIN:g}, not {value!r}")
     return seconds
 
 

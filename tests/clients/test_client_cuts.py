@@ -88,23 +88,37 @@ async def test_a_command_that_gets_no_answer_says_what_happened(table: Table,
     ({"answer_due": "5"}, TypeError, "answer_due must be a number of seconds, not '5'"),
     ({"link_silence": None}, TypeError, "link_silence must be a number of seconds, not None"),
     ({"answer_due": True}, TypeError, "answer_due must be a number of seconds, not True"),
-    ({"answer_due": 0}, ValueError, "answer_due must be a number of seconds more than 0, not 0"),
+    ({"answer_due": 0}, ValueError,
+     "answer_due must be a number of seconds of at least 0.1, not 0"),
     ({"link_silence": -1.5}, ValueError,
-     "link_silence must be a number of seconds more than 0, not -1.5"),
+     "link_silence must be a number of seconds of at least 0.1, not -1.5"),
     ({"link_silence": float("nan")}, ValueError,
-     "link_silence must be a number of seconds more than 0, not nan"),
+     "link_silence must be a number of seconds of at least 0.1, not nan"),
     ({"answer_due": float("inf")}, ValueError,
-     "answer_due must be a number of seconds more than 0, not inf"),
+     "answer_due must be a number of seconds of at least 0.1, not inf"),
+    ({"answer_due": 1e-6}, ValueError,
+     "answer_due must be a number of seconds of at least 0.1, not 1e-06"),
+    ({"link_silence": 0.09}, ValueError,
+     "link_silence must be a number of seconds of at least 0.1, not 0.09"),
+    ({"answer_due": 10**400}, ValueError,
+     "answer_due must be a number of seconds of at least 0.1, not a number of 401 digits"),
 ])
 def test_link_check_timings_that_are_no_seconds_are_refused_in_words(
         given: dict[str, object], error: type[Exception], words: str) -> None:
-    """``answer_due`` and ``link_silence`` take seconds, more than 0: anything else is refused
-    when the client is made, naming the parameter and what it got (no server here: nothing is
-    opened); not later, in a request's wait, where 0 would ping the link at every turn of the
-    loop and a string would fail with a word about floats."""
+    """``answer_due`` and ``link_silence`` take seconds, at least 0.1: anything else is
+    refused when the client is made, naming the parameter and what it got (no server here:
+    nothing is opened); not later, in a request's wait, where 0 would ping the link at every
+    turn of the loop and a string would fail with a word about floats. Below 0.1 (1e-6) one
+    client pinged thousands of times a second and dropped a healthy link five times a second;
+    an int past a float's range raised a bare OverflowError."""
     with pytest.raises(error) as raised:
         Client("ws://127.0.0.1:9", "token", "edge", **given)  # type: ignore[arg-type]
     assert str(raised.value) == words
+
+
+def test_link_check_timings_at_the_floor_are_taken() -> None:
+    """0.1 s, the least either takes, is taken (no server here: nothing is opened)."""
+    Client("ws://127.0.0.1:9", "token", "edge", answer_due=0.1, link_silence=0.1)
 
 
 async def test_rolls_revealed_while_the_client_was_away_are_read_again(table: Table,
