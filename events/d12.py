@@ -312,6 +312,14 @@ _BASIC = re.compile(  # ASCII digits only, as plain dice: int() would also read 
 _OTHER_DIGIT = re.compile(r"(?![0-9])\d")
 
 
+def _bounded(digits: str) -> int:
+    """The number ``digits`` (0-9) write, or one past any limit when they write more than six
+    digits: int() refuses a text of more than 4,300 digits with a traceback (the CLI reads any
+    length; the server caps the text), and such a number is out of range whatever it is."""
+    significant = digits.lstrip("0")
+    return int(significant or "0") if len(significant) <= 6 else 10**6
+
+
 def parse_roll(text: str, character: str | None = None) -> RollBasicTest | None:
     """``"5d12 dt7"`` as a :class:`RollBasicTest` for ``character``; None if not d12 notation.
 
@@ -333,10 +341,10 @@ def parse_roll(text: str, character: str | None = None) -> RollBasicTest | None:
     if match.group("sides") != "12":
         raise NotationError(f"a threshold test rolls d12s, not d{match.group('sides')}",
                             match.start("sides"))
-    count = int(match.group("count") or "1")
+    count = _bounded(match.group("count") or "1")
     if not 1 <= count <= MAX_POOL:
         raise NotationError(f"a pool holds 1 to {MAX_POOL} dice", match.start("count"))
-    dt = int(match.group("dt"))
+    dt = _bounded(match.group("dt"))
     if not 1 <= dt <= 12:
         raise NotationError("the DT is between 1 and 12", match.start("dt"))
     return RollBasicTest(id=PARSED_COMMAND_ID, dice=count, dt=dt, character=character)

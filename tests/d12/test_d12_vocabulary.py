@@ -131,6 +131,22 @@ def test_parse_roll_reads_ascii_digits_only(text: str, message: str, position: i
         parse_dice("\uff15d6")
 
 
+@pytest.mark.parametrize(("text", "message", "position"), [
+    ("1" * 5000 + "d12 dt7", "a pool holds 1 to 100 dice", 0),
+    ("5d12 dt" + "1" * 5000, "the DT is between 1 and 12", 7),
+    ("0" * 5000 + "1000000d12 dt7", "a pool holds 1 to 100 dice", 0),
+])
+def test_parse_roll_refuses_a_number_of_thousands_of_digits_as_out_of_range(
+        text: str, message: str, position: int) -> None:
+    """A pool or DT of thousands of digits is out of range, in the words of any other: int()
+    of more than 4,300 digits raised "Exceeds the limit (4300 digits)", and ``poolhall roll``
+    ended with a traceback (the CLI reads any length; the server caps the text)."""
+    with pytest.raises(NotationError) as refused:
+        d12.parse_roll(text, "han")
+    assert (refused.value.message, refused.value.position) == (message, position)
+    assert of_type(d12.RollBasicTest, d12.parse_roll("0" * 5000 + "5d12 dt07")).dice == 5
+
+
 def test_parse_roll_leaves_other_notation_alone() -> None:
     """Text that names no DT is not d12 notation: ``None``, for the free-roll parser."""
     assert d12.parse_roll("3d6+2") is None
