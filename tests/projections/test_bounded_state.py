@@ -22,8 +22,13 @@ from poolhall.projections import sr3 as sr3_projection
 from poolhall.projections.campaign import ROLLS_KEPT, evolve, fold
 from poolhall.projections.snapshot import observable
 from poolhall.server.stored_snapshots import decode_state, encode_state
-from tests.projections.test_snapshot_fold import (d12_log, late_close_log, late_end_log,
-                                                  narrative_log, sr3_log)
+from tests.projections.test_snapshot_fold import (
+    d12_log,
+    late_close_log,
+    late_end_log,
+    narrative_log,
+    sr3_log,
+)
 
 
 def rolls(count: int) -> list[Recorded]:
@@ -125,7 +130,8 @@ def test_the_tests_ended_last_are_kept_and_shown_whatever_their_number(
     game = fold(late_end_log()).game
     assert isinstance(game, d12_projection.GameState)
     assert list(game.tests) == [1]
-    assert game.tests[1].ended == "rolled" and len(game.tests[1].rounds) == 1
+    assert game.tests[1].ended == "rolled"
+    assert len(game.tests[1].rounds) == 1
     assert list(d12_projection.table_of(game).game.tests) == [1]
     monkeypatch.setattr(d12_projection, "ENDED_KEPT", 3)
     monkeypatch.setattr(d12_projection, "TABLE_RECENT", 3)
