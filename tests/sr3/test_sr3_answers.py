@@ -159,3 +159,16 @@ def test_decision_a_test_of_a_scene_that_is_over_is_answered_by_none() -> None:
     assert (refusal.code, refusal.path) == ("rule", "$.opposes")
     assert refusal.message == "test #1 was rolled in scene 1, which is over: no test answers " \
                               "it in scene 2"
+
+
+def test_decision_a_test_of_a_scene_that_is_over_is_not_rerolled() -> None:
+    """A scene that is over is settled: Sam's shot of scene 1 was rerolled with Karma in scene
+    2, paid from the pool the GM's EndScene had refreshed. It is refused naming the scene."""
+    table = Table()
+    table.dice(1, 1, 1, 1, 1)
+    rolled(table, "sam-player", character="sam", kind="combat", skill="pistols", tn=6)
+    table.run("gm", sr3.EndScene)
+    refusal = table.refused("sam-player", sr3.RerollWithKarma, test=1, character="sam")
+    assert (refusal.code, refusal.path) == ("rule", "$.test")
+    assert refusal.message.startswith("test #1 was rolled in scene 1, which is over")
+    assert table.game.tests[1].rerolls == 0
