@@ -20,7 +20,9 @@ So a test answers another only when (besides being as private as it, see
   combat test or a spell; spell resistance, spell defense and dispelling answer a spell; a
   Drain Resistance Test answers nothing (it resists the magician's own spell); a combat test
   is answered by those or, in melee, by the defender's own combat test; a test of any other
-  kind answers any test that is not an attack, as an opposed test;
+  kind answers any test that is not an attack, as an opposed test; no test answers a test
+  that resists something (drain, a Dodge, damage, a spell, IC): a teammate's Physics test
+  "against" a Drain test took its Karma reroll away;
 - the test was rolled in this scene: a scene that is over is settled.
 
 **Decision**: a Dodge and damage resistance take the situation of the attack they answer:
@@ -41,13 +43,17 @@ from poolhall.projections.sr3 import GameState, TestRecord
 from poolhall.server.rules.sr3_dodge import DODGE_QUOTES
 from poolhall.server.rules.sr3_limits import MAGIC_KINDS, QUOTES
 
-__all__ = ["ATTACK_ANSWERS", "SPELL_ANSWERS", "ANSWER_QUOTES", "is_attack", "check_answers",
-           "with_attack_situation"]
+__all__ = ["ATTACK_ANSWERS", "SPELL_ANSWERS", "RESISTING", "ANSWER_QUOTES", "is_attack",
+           "check_answers", "with_attack_situation"]
 
 ATTACK_ANSWERS = frozenset({"dodge", "damage_resistance"})
 """Kinds that answer an attack on the character, and take its situation."""
 SPELL_ANSWERS = frozenset({"spell_resistance", "spell_defense", "dispelling"})
 """Kinds that answer a spell only."""
+RESISTING = {"drain": "the drain of its magician's own spell", "dodge": "an attack",
+             "damage_resistance": "an attack's damage", "spell_resistance": "a spell",
+             "spell_defense": "a spell", "ic_resistance": "the damage of IC"}
+"""Kinds that resist something, and what: they answer a test; no test answers them."""
 _FLAGS = ("astral", "magic", "elemental")
 
 ANSWER_QUOTES = {
@@ -91,6 +97,11 @@ def _dodge_refusal(other: TestRecord) -> str | None:
 def _kind_refusal(kind: str, other: TestRecord) -> str | None:
     """Why a test of ``kind`` does not answer ``other`` (None: it may)."""
     words = kind.replace("_", " ")
+    resists = RESISTING.get(other.kind)
+    if resists is not None:  # else anyone's "answer" took its Karma reroll away
+        return (f"{_named(other)}, resists {resists}: it answers a test, and no test answers "
+                "it (an answer would settle it, and its roller could no longer reroll it "
+                "with Karma Pool)")
     if kind == "drain":
         return ("a Drain Resistance Test resists the drain of the magician's own spell: it "
                 "answers no test")
