@@ -28,7 +28,8 @@ So a test answers another only when (besides being as private as it, see
 **Decision**: a Dodge and damage resistance take the situation of the attack they answer:
 on the astral plane when it was (so the Astral Combat Pool, not the Combat Pool, helps them),
 about magic and elemental when it was a spell. A flag typed on the answer that the attack does
-not have is refused, naming the flag. poolhall does not know who is on which side: another
+not have is refused, naming the flag. A melee defender's combat test answering a combat test
+takes its plane the same way. poolhall does not know who is on which side: another
 character's test that may answer a test is taken as the opponent's.
 """
 
@@ -148,9 +149,17 @@ def with_attack_situation(game: GameState, command: Any) -> Any:
     """A Dodge or damage resistance as it answers its attack: on the astral plane when the
     attack was, about magic (and elemental) when it was a spell. A flag typed on the answer
     that the attack lacks is refused naming the flag (a Dodge of a pistol shot "on the astral
-    plane" drew the Astral Combat Pool). Any other test comes back as it was."""
+    plane" drew the Astral Combat Pool). A melee defender's combat test is on the plane of
+    the attack it answers the same way (a mundane answered an astral attack with Combat Pool
+    dice). Any other test comes back as it was."""
     other = game.tests.get(command.opposes) if command.opposes is not None else None
-    if other is None or command.kind not in ATTACK_ANSWERS:
+    if other is None:
+        return command
+    if command.kind == "combat" and other.kind == "combat":
+        if command.astral and not other.astral:
+            raise _refuse(_flag_refusal("astral", other, "combat"), "$.astral")
+        return msgspec.structs.replace(command, astral=other.astral)
+    if command.kind not in ATTACK_ANSWERS:
         return command
     situation = {"astral": other.astral, "magic": other.magic or other.kind in MAGIC_KINDS,
                  "elemental": other.elemental}
@@ -161,8 +170,9 @@ def with_attack_situation(game: GameState, command: Any) -> Any:
 
 
 def _flag_refusal(flag: str, other: TestRecord, kind: str) -> str:
-    """Why a Dodge or damage resistance may not have ``flag`` against ``other``."""
-    words = "a Dodge" if kind == "dodge" else "damage resistance"
+    """Why a Dodge, damage resistance or a melee combat test may not have ``flag`` against
+    ``other``."""
+    words = {"dodge": "a Dodge", "combat": "a combat test"}.get(kind, "damage resistance")
     if flag == "astral":
         return (f"{_named(other)}, was not made on the astral plane, so {words} against it is "
                 "not either: the Combat Pool helps it, never the Astral Combat Pool "

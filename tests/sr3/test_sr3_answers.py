@@ -204,6 +204,34 @@ def test_rule_a_test_that_resists_something_is_answered_by_none() -> None:
     assert isinstance(reroll, sr3.PoolTestRerolled)
 
 
+def test_decision_a_melee_combat_test_is_on_the_plane_of_the_attack_it_answers() -> None:
+    """A defender's own combat test answering an astral melee attack is an astral one too, as a
+    Dodge is: mundane Sam answered the mage's astral Unarmed attack with 3 Combat Pool dice
+    (his Dodge of it was refused). Now those dice are refused, he has no Astral Combat Pool,
+    his base dice alone are rolled as an astral test, and an "astral" answer to a physical
+    attack is refused at the flag."""
+    table = Table()
+    rolled(table, "mage-player", character="mage", kind="combat", skill="unarmed", tn=4,
+           astral=True, pools={"astral_combat": 2})
+    refusal = table.refused("sam-player", sr3.RollPoolTest, character="sam", kind="combat",
+                            skill="pistols", tn=4, opposes=1, pools={"combat": 3})
+    assert (refusal.code, refusal.path) == ("rule", "$.pools.combat")
+    assert refusal.message == f'"{QUOTES["combat_astral"]}"'
+    refusal = table.refused("sam-player", sr3.RollPoolTest, character="sam", kind="combat",
+                            skill="pistols", tn=4, opposes=1, pools={"astral_combat": 1})
+    assert (refusal.code, refusal.path) == ("rule", "$.pools.astral_combat")
+    answer = rolled(table, "sam-player", character="sam", kind="combat", skill="pistols", tn=4,
+                    opposes=1)
+    assert answer.astral
+    rolled(table, "sam-player", character="sam", kind="combat", skill="pistols", tn=4)  # 3
+    refusal = table.refused("mage-player", sr3.RollPoolTest, character="mage", kind="combat",
+                            skill="unarmed", tn=4, opposes=3, astral=True)
+    assert (refusal.code, refusal.path) == ("rule", "$.astral")
+    assert refusal.message.startswith(
+        "test #3, sam's pistols test (combat), was not made on the astral plane, so a combat "
+        "test against it is not either")
+
+
 def test_decision_a_test_of_a_scene_that_is_over_is_not_rerolled() -> None:
     """A scene that is over is settled: Sam's shot of scene 1 was rerolled with Karma in scene
     2, paid from the pool the GM's EndScene had refreshed. It is refused naming the scene."""
