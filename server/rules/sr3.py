@@ -29,7 +29,7 @@ from poolhall.events.errors import Rejected
 from poolhall.events.messages import View
 from poolhall.events.sr3 import POOLS, Incapacity, PoolDie, Sr3Stats
 from poolhall.projections.campaign import CampaignState
-from poolhall.projections.sr3 import GameState
+from poolhall.projections.sr3 import GameState, TestRecord
 from poolhall.projections.sr3_pools import pool_sizes
 from poolhall.projections.sr3_views import (
     OddsInput,
@@ -258,23 +258,35 @@ def _roll(ctx: Decision, typed: vocabulary.RollPoolTest) -> list[Event]:
         leaves_declared=leaves_declared)]
 
 
+def _check_rerollable(ctx: Decision, game: GameState, record: TestRecord,
+                      character: str) -> None:
+    """Refuse a Karma reroll of a test that is not the character's to reroll: a private one,
+    another's, one of a scene that is over (it was paid from the pool the GM's EndScene had
+    refreshed) or one another test answered (its result stands)."""
+    if f"test:{record.test}" in ctx.state.private:
+        raise Rejected("rule", f"test #{record.test} was rolled in private: it is not rerolled "
+                       "with Karma, since the Karma Pool is the table's to see and its going "
+                       "down would tell whose test it was", "$.test")
+    if record.character != character:
+        raise Rejected("rule", f"test #{record.test} is {ctx.name_of(record.character)}'s roll: "
+                       f'"{tests.KARMA_QUOTES["own"]}"', "$.character")
+    if record.scene != game.scene:
+        raise Rejected("rule", f"test #{record.test} was rolled in scene {record.scene}, which "
+                       f"is over: a scene that is over is settled, and none of its tests is "
+                       f"rerolled with Karma in scene {game.scene}", "$.test")
+    if record.opposed_by:
+        raise Rejected("rule", f"test #{record.test} was answered by test "
+                       f"#{record.opposed_by[-1]}; its result stands", "$.test")
+
+
 def _reroll(ctx: Decision, command: vocabulary.RerollWithKarma) -> list[Event]:
     ctx.require_acts_for(command.character)
     game = ctx.game(GameState)
     record = game.tests.get(command.test)
     if record is None:
         raise no_such("test", command.test, "$.test")
-    if f"test:{record.test}" in ctx.state.private:
-        raise Rejected("rule", f"test #{record.test} was rolled in private: it is not rerolled "
-                       "with Karma, since the Karma Pool is the table's to see and its going "
-                       "down would tell whose test it was", "$.test")
-    if record.character != command.character:
-        raise Rejected("rule", f"test #{record.test} is {ctx.name_of(record.character)}'s roll: "
-                       f'"{tests.KARMA_QUOTES["own"]}"', "$.character")
+    _check_rerollable(ctx, game, record, command.character)
     stats: Sr3Stats = ctx.stats(command.character, Sr3Stats)
-    if record.opposed_by:
-        raise Rejected("rule", f"test #{record.test} was answered by test "
-                       f"#{record.opposed_by[-1]}; its result stands", "$.test")
     cost = record.rerolls + 1
     if cost > vocabulary.MAX_REROLLS:
         raise Rejected("rule", f"test #{record.test} has been rerolled "

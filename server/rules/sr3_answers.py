@@ -20,13 +20,16 @@ So a test answers another only when (besides being as private as it, see
   combat test or a spell; spell resistance, spell defense and dispelling answer a spell; a
   Drain Resistance Test answers nothing (it resists the magician's own spell); a combat test
   is answered by those or, in melee, by the defender's own combat test; a test of any other
-  kind answers any test that is not an attack, as an opposed test;
+  kind answers any test that is not an attack, as an opposed test; no test answers a test
+  that resists something (drain, a Dodge, damage, a spell, IC): a teammate's Physics test
+  "against" a Drain test took its Karma reroll away;
 - the test was rolled in this scene: a scene that is over is settled.
 
 **Decision**: a Dodge and damage resistance take the situation of the attack they answer:
 on the astral plane when it was (so the Astral Combat Pool, not the Combat Pool, helps them),
 about magic and elemental when it was a spell. A flag typed on the answer that the attack does
-not have is refused, naming the flag. poolhall does not know who is on which side: another
+not have is refused, naming the flag. A melee defender's combat test answering a combat test
+takes its plane the same way. poolhall does not know who is on which side: another
 character's test that may answer a test is taken as the opponent's.
 """
 
@@ -41,13 +44,17 @@ from poolhall.projections.sr3 import GameState, TestRecord
 from poolhall.server.rules.sr3_dodge import DODGE_QUOTES
 from poolhall.server.rules.sr3_limits import MAGIC_KINDS, QUOTES
 
-__all__ = ["ATTACK_ANSWERS", "SPELL_ANSWERS", "ANSWER_QUOTES", "is_attack", "check_answers",
-           "with_attack_situation"]
+__all__ = ["ATTACK_ANSWERS", "SPELL_ANSWERS", "RESISTING", "ANSWER_QUOTES", "is_attack",
+           "check_answers", "with_attack_situation"]
 
 ATTACK_ANSWERS = frozenset({"dodge", "damage_resistance"})
 """Kinds that answer an attack on the character, and take its situation."""
 SPELL_ANSWERS = frozenset({"spell_resistance", "spell_defense", "dispelling"})
 """Kinds that answer a spell only."""
+RESISTING = {"drain": "the drain of its magician's own spell", "dodge": "an attack",
+             "damage_resistance": "an attack's damage", "spell_resistance": "a spell",
+             "spell_defense": "a spell", "ic_resistance": "the damage of IC"}
+"""Kinds that resist something, and what: they answer a test; no test answers them."""
 _FLAGS = ("astral", "magic", "elemental")
 
 ANSWER_QUOTES = {
@@ -91,6 +98,11 @@ def _dodge_refusal(other: TestRecord) -> str | None:
 def _kind_refusal(kind: str, other: TestRecord) -> str | None:
     """Why a test of ``kind`` does not answer ``other`` (None: it may)."""
     words = kind.replace("_", " ")
+    resists = RESISTING.get(other.kind)
+    if resists is not None:  # else anyone's "answer" took its Karma reroll away
+        return (f"{_named(other)}, resists {resists}: it answers a test, and no test answers "
+                "it (an answer would settle it, and its roller could no longer reroll it "
+                "with Karma Pool)")
     if kind == "drain":
         return ("a Drain Resistance Test resists the drain of the magician's own spell: it "
                 "answers no test")
@@ -137,9 +149,17 @@ def with_attack_situation(game: GameState, command: Any) -> Any:
     """A Dodge or damage resistance as it answers its attack: on the astral plane when the
     attack was, about magic (and elemental) when it was a spell. A flag typed on the answer
     that the attack lacks is refused naming the flag (a Dodge of a pistol shot "on the astral
-    plane" drew the Astral Combat Pool). Any other test comes back as it was."""
+    plane" drew the Astral Combat Pool). A melee defender's combat test is on the plane of
+    the attack it answers the same way (a mundane answered an astral attack with Combat Pool
+    dice). Any other test comes back as it was."""
     other = game.tests.get(command.opposes) if command.opposes is not None else None
-    if other is None or command.kind not in ATTACK_ANSWERS:
+    if other is None:
+        return command
+    if command.kind == "combat" and other.kind == "combat":
+        if command.astral and not other.astral:
+            raise _refuse(_flag_refusal("astral", other, "combat"), "$.astral")
+        return msgspec.structs.replace(command, astral=other.astral)
+    if command.kind not in ATTACK_ANSWERS:
         return command
     situation = {"astral": other.astral, "magic": other.magic or other.kind in MAGIC_KINDS,
                  "elemental": other.elemental}
@@ -150,8 +170,9 @@ def with_attack_situation(game: GameState, command: Any) -> Any:
 
 
 def _flag_refusal(flag: str, other: TestRecord, kind: str) -> str:
-    """Why a Dodge or damage resistance may not have ``flag`` against ``other``."""
-    words = "a Dodge" if kind == "dodge" else "damage resistance"
+    """Why a Dodge, damage resistance or a melee combat test may not have ``flag`` against
+    ``other``."""
+    words = {"dodge": "a Dodge", "combat": "a combat test"}.get(kind, "damage resistance")
     if flag == "astral":
         return (f"{_named(other)}, was not made on the astral plane, so {words} against it is "
                 "not either: the Combat Pool helps it, never the Astral Combat Pool "

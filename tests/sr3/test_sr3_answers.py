@@ -159,3 +159,87 @@ def test_decision_a_test_of_a_scene_that_is_over_is_answered_by_none() -> None:
     assert (refusal.code, refusal.path) == ("rule", "$.opposes")
     assert refusal.message == "test #1 was rolled in scene 1, which is over: no test answers " \
                               "it in scene 2"
+
+
+def test_rule_a_test_that_resists_something_is_answered_by_none() -> None:
+    """A Drain Resistance test, a Dodge, damage resistance, spell resistance and spell defense
+    answer something; nothing answers them. A teammate's Physics test "against" the mage's
+    Drain test was accepted ("net +1 against test #1") and took its Karma reroll away ("test #1
+    was answered by test #2; its result stands"), as did the attacker's next shot against
+    Deck's Dodge, whose refusal of a second Dodge names the Karma reroll as the way to try
+    again."""
+    table = Table()
+    table.dice(*[1] * 60)
+    rolled(table, "mage-player", character="mage", kind="drain", tn=6)  # 1
+    rolled(table, "sam-player", character="sam", kind="combat", skill="pistols", tn=4)  # 2
+    rolled(table, "deck-player", character="deck", kind="dodge", tn=4, opposes=2,
+           pools={"combat": 1})  # 3
+    rolled(table, "mage-player", character="mage", kind="spell", skill="sorcery", tn=4)  # 4
+    rolled(table, "sam-player", character="sam", kind="damage_resistance", tn=4,
+           opposes=4)  # 5
+    rolled(table, "deck-player", character="deck", kind="spell_resistance",
+           attribute="willpower", tn=4, opposes=4)  # 6
+    rolled(table, "sam-player", character="sam", kind="spell_defense", dice=3, tn=4,
+           opposes=4)  # 7
+    for test, words in ((1, "mage's dice test (drain), resists the drain of its magician's "
+                            "own spell"),
+                        (3, "deck's dice test (dodge), resists an attack"),
+                        (5, "sam's dice test (damage resistance), resists an attack's damage"),
+                        (6, "deck's willpower test (spell resistance), resists a spell"),
+                        (7, "sam's dice test (spell defense), resists a spell")):
+        for member, fields in (
+                ("deck-player", {"character": "deck", "skill": "physics"}),
+                ("sam-player", {"character": "sam", "kind": "combat", "skill": "pistols"}),
+                ("mage-player", {"character": "mage", "kind": "combat", "skill": "unarmed"})):
+            if table.game.tests[test].character == fields["character"]:
+                continue
+            refusal = table.refused(member, sr3.RollPoolTest, tn=4, opposes=test, **fields)
+            assert (refusal.code, refusal.path) == ("rule", "$.opposes")
+            assert refusal.message.startswith(f"test #{test}, {words}: it answers a test, and "
+                                              "no test answers it"), refusal.message
+        assert table.game.tests[test].opposed_by == []
+    (reroll,) = table.run("mage-player", sr3.RerollWithKarma, test=1, character="mage")
+    assert isinstance(reroll, sr3.PoolTestRerolled)
+    (reroll,) = table.run("deck-player", sr3.RerollWithKarma, test=3, character="deck")
+    assert isinstance(reroll, sr3.PoolTestRerolled)
+
+
+def test_decision_a_melee_combat_test_is_on_the_plane_of_the_attack_it_answers() -> None:
+    """A defender's own combat test answering an astral melee attack is an astral one too, as a
+    Dodge is: mundane Sam answered the mage's astral Unarmed attack with 3 Combat Pool dice
+    (his Dodge of it was refused). Now those dice are refused, he has no Astral Combat Pool,
+    his base dice alone are rolled as an astral test, and an "astral" answer to a physical
+    attack is refused at the flag."""
+    table = Table()
+    rolled(table, "mage-player", character="mage", kind="combat", skill="unarmed", tn=4,
+           astral=True, pools={"astral_combat": 2})
+    refusal = table.refused("sam-player", sr3.RollPoolTest, character="sam", kind="combat",
+                            skill="pistols", tn=4, opposes=1, pools={"combat": 3})
+    assert (refusal.code, refusal.path) == ("rule", "$.pools.combat")
+    assert refusal.message == f'"{QUOTES["combat_astral"]}"'
+    refusal = table.refused("sam-player", sr3.RollPoolTest, character="sam", kind="combat",
+                            skill="pistols", tn=4, opposes=1, pools={"astral_combat": 1})
+    assert (refusal.code, refusal.path) == ("rule", "$.pools.astral_combat")
+    answer = rolled(table, "sam-player", character="sam", kind="combat", skill="pistols", tn=4,
+                    opposes=1)
+    assert answer.astral
+    rolled(table, "sam-player", character="sam", kind="combat", skill="pistols", tn=4)  # 3
+    refusal = table.refused("mage-player", sr3.RollPoolTest, character="mage", kind="combat",
+                            skill="unarmed", tn=4, opposes=3, astral=True)
+    assert (refusal.code, refusal.path) == ("rule", "$.astral")
+    assert refusal.message.startswith(
+        "test #3, sam's pistols test (combat), was not made on the astral plane, so a combat "
+        "test against it is not either")
+
+
+def test_decision_a_test_of_a_scene_that_is_over_is_not_rerolled() -> None:
+    """A scene that is over is settled: Sam's shot of scene 1 was rerolled with Karma in scene
+    2, paid from the pool the GM's EndScene had refreshed. It is refused naming the scene."""
+    table = Table()
+    table.dice(1, 1, 1, 1, 1)
+    rolled(table, "sam-player", character="sam", kind="combat", skill="pistols", tn=6)
+    table.run("gm", sr3.EndScene)
+    refusal = table.refused("sam-player", sr3.RerollWithKarma, test=1, character="sam")
+    assert (refusal.code, refusal.path) == ("rule", "$.test")
+    assert refusal.message.startswith("test #1 was rolled in scene 1, which is over")
+    assert table.game.tests[1].rerolls == 0
