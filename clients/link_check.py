@@ -68,9 +68,9 @@ def link_seconds(name: str, value: object) -> float:
     try:
         seconds = float(value)
     except OverflowError:  # an int past a float's range: no number of seconds either
+        digits = math.floor(math.log10(abs(value))) + 1  # str() refuses past 4,300 digits
         raise ValueError(f"{name} must be a number of seconds of at least "
-                         f"{LINK_SECONDS_MIN:g}, not a number of {len(str(value))} digits"
-                         ) from None
+                         f"{LINK_SECONDS_MIN:g}, not a number of about {digits} digits") from None
     if not (math.isfinite(seconds) and seconds >= LINK_SECONDS_MIN):
         raise ValueError(f"{name} must be a number of seconds of at least "
                          f"{LINK_SECONDS_MIN:g}, not {value!r}")

@@ -101,7 +101,9 @@ async def test_a_command_that_gets_no_answer_says_what_happened(table: Table,
     ({"link_silence": 0.09}, ValueError,
      "link_silence must be a number of seconds of at least 0.1, not 0.09"),
     ({"answer_due": 10**400}, ValueError,
-     "answer_due must be a number of seconds of at least 0.1, not a number of 401 digits"),
+     "answer_due must be a number of seconds of at least 0.1, not a number of about 401 digits"),
+    ({"link_silence": -10**5000}, ValueError,
+     "link_silence must be a number of seconds of at least 0.1, not a number of about 5001 digits"),
 ])
 def test_link_check_timings_that_are_no_seconds_are_refused_in_words(
         given: dict[str, object], error: type[Exception], words: str) -> None:
