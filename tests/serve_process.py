@@ -49,6 +49,18 @@ _PORTS = _worker_ports()
 """The one sequence of this process (a generator: the only state this module keeps)."""
 
 
+def until(condition: Callable[[], object], timeout: float = 5.0,
+          said: Callable[[], str] = lambda: "the condition never held") -> None:
+    """Wait until ``condition()`` holds, looking every 10 ms; fail with ``said()`` after
+    ``timeout`` seconds (a wait for something a process does, never a measure of its speed;
+    ``tests.conftest.until`` is the same for a test on the event loop)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(said())
+        time.sleep(0.01)
+
+
 def free_port() -> int:
     """A loopback port nobody is bound to, which no other worker of the run will hand out.
 

@@ -10,14 +10,13 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import NamedTuple
 
 from poolhall.events.fair import FairStamp, SeedCommitted, SeedRevealed, commitment
 from poolhall.events.log import to_recorded
 from poolhall.events.sqlite_backend import SqliteReader
-from tests.serve_process import free_port, poolhall, start_serve
+from tests.serve_process import free_port, poolhall, start_serve, until
 
 ROOT = Path(__file__).parents[2]
 
@@ -196,11 +195,8 @@ def test_a_restored_campaign_unloaded_before_its_first_roll_still_ends_the_lost_
 def _unloaded(log: Path, campaign: str, times: int) -> None:
     """Wait until the server's debug lines say it unloaded ``campaign`` ``times`` times (a
     fixed sleep long enough on a loaded machine waits out the idle time twice over)."""
-    deadline = time.monotonic() + 30
-    while log.read_text().count(f": unloaded {campaign} (") < times:
-        assert time.monotonic() < deadline, f"{campaign} not unloaded {times} times:\n" \
-            + log.read_text()[-3000:]
-        time.sleep(0.05)
+    until(lambda: log.read_text().count(f": unloaded {campaign} (") >= times, 30,
+          lambda: f"{campaign} not unloaded {times} times:\n" + log.read_text()[-3000:])
 
 
 def test_a_log_put_back_holding_a_private_roll_pauses_the_dice_until_the_session_ends(

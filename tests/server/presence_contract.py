@@ -6,12 +6,13 @@ the log's contract (``tests/events/store_contract.py``)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Protocol
 
 import pytest
 
 from poolhall.server.presence_board import PresenceBoard
+from tests.serve_process import until
 
 __all__ = ["Deployment", "PresenceContract", "until"]
 
@@ -33,15 +34,6 @@ class Deployment(Protocol):
 
     def quiet(self) -> list[str]:
         """Wait until every notification sent so far is heard; forget them, and return them."""
-
-
-def until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Wait until ``condition()`` holds; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("the condition never held")
-        time.sleep(0.01)
 
 
 class PresenceContract:
