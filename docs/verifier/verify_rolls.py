@@ -8,9 +8,12 @@ Usage::
 
 Reads one event per line (``{"seq", "at", "actor", "command", "event": {"type", ...}}``),
 and for every epoch whose seed was revealed: checks that the seed hashes to the commitment
-published before its rolls, and recomputes every face of every roll from the seed, the
+published before its rolls, that each roll was made while its epoch was open (after the
+commitment, before the reveal), and recomputes every face of every roll from the seed, the
 campaign, the epoch, the client seeds in force and the roll's nonce; a free roll's total is
-checked against its faces too (``poolhall verify`` checks every system's results). The
+checked against its faces too (``poolhall verify`` checks every system's results). An epoch
+that ends without its seed revealed (or whose seed the server says it lost) is a problem if
+it holds rolls: they can never be checked. The
 algorithm is the one docs/explanation/fairness.md writes down; this file shares no code with
 poolhall on purpose.
 Prints what it checked and every problem; exits 1 if there is any (an input with no
@@ -90,7 +93,7 @@ def check(lines: Iterable[str]) -> tuple[dict[str, int], list[str]]:
     for line in lines:
         if line.strip():
             checker.read(json.loads(line))
-    checker.counts["sealed"] = sum(len(held) for held in checker.rolls.values())
+    checker.counts["sealed"] = len(checker.held)
     if checker.campaign is None:  # an empty file checks nothing: it must not pass
         checker.problems.append("no campaign_created event: give this the whole output of "
                                 "`poolhall export CAMPAIGN --events`")
@@ -99,14 +102,24 @@ def check(lines: Iterable[str]) -> tuple[dict[str, int], list[str]]:
 
 class Checker:
     """What the events read so far say: the campaign, the client seeds in force, each epoch's
-    commitment and the rolls it holds until its seed is revealed."""
+    commitment, the epoch open now and the rolls it holds until its seed is revealed.
+
+    A roll proves something only if it was made while its epoch was open: after the
+    commitment (the seed was chosen before the members' seeds were known) and before the
+    reveal (a public seed proves nothing). So a roll belongs to the epoch open where it stands
+    in the log, and one stamped with any other epoch is a problem, as is an epoch that ends
+    (the next one committed) without its seed revealed."""
 
     def __init__(self) -> None:
         self.campaign: Any = None  # the export's JSON, as every value read below
         self.client_seeds: dict[str, str] = {}
         self.commitments: dict[int, str] = {}
-        self.rolls: dict[int, list[list[Any]]] = {}
-        """Epoch -> its rolls held until the reveal: [stamp, command, [(seq, sides, face)]]."""
+        self.epoch = 0
+        """The epoch committed last (0: none yet)."""
+        self.open = False
+        """Whether it is still open: committed, not revealed (nor said lost)."""
+        self.held: list[list[Any]] = []
+        """Its rolls held until the reveal: [stamp, command, [(seq, sides, face)]]."""
         self.counts = {"revealed": 0, "rolls": 0, "dice": 0, "sealed": 0}
         self.problems: list[str] = []
 
@@ -119,10 +132,11 @@ class Checker:
         elif kind == "client_seed_set":
             self.client_seeds[event["member"]] = event["seed"]
         elif kind == "seed_committed":
-            self.commitments[event["epoch"]] = event["commitment"]
-            self.rolls.setdefault(event["epoch"], [])
+            self.committed(seq, event)
         elif kind == "seed_revealed":
             self.revealed(seq, event)
+        elif kind == "seed_lost":
+            self.lost(seq, event)
         else:
             if kind == "dice_rolled":  # the number the table acted on, from its faces
                 total = sum(t.get("sign", 1) * sum(t["faces"]) for t in event["terms"]) \
@@ -140,15 +154,37 @@ class Checker:
                 self.problems.append(f"#{seq}: a roll with no fair stamp after fair rolls "
                                      "began: its dice cannot be checked")
 
+    def committed(self, seq: int, event: Any) -> None:
+        """A new epoch: the one before must have ended with its seed revealed."""
+        if event["epoch"] != self.epoch + 1:
+            self.problems.append(f"#{seq}: epoch {event['epoch']} committed after epoch "
+                                 f"{self.epoch}: epochs follow each other one by one")
+        if self.open and self.held:
+            self.problems.append(f"#{seq}: epoch {self.epoch} ended without its seed revealed: "
+                                 f"its {len(self.held)} roll(s) can never be checked")
+        self.epoch, self.open, self.held = event["epoch"], True, []
+        self.commitments[event["epoch"]] = event["commitment"]
+
+    def lost(self, seq: int, event: Any) -> None:
+        """The server says it lost the open epoch's seed: its rolls can never be checked."""
+        if self.held:
+            self.problems.append(f"#{seq}: epoch {event['epoch']}'s seed was lost, the server "
+                                 f"says: its {len(self.held)} roll(s) can never be checked")
+        self.open, self.held = False, []
+
     def revealed(self, seq: int, event: Any) -> None:
-        """A seed revealed: it must hash to its commitment; then every roll of its epoch is
-        recomputed from it."""
+        """A seed revealed: it must hash to its commitment and be the open epoch's; then every
+        roll of its epoch is recomputed from it."""
         epoch, seed = event["epoch"], bytes.fromhex(event["seed"])
         if hashlib.sha256(seed).hexdigest() != self.commitments.get(epoch):
             self.problems.append(f"#{seq}: epoch {epoch}'s seed does not hash to its commitment")
             return
+        if epoch != self.epoch or not self.open:
+            self.problems.append(f"#{seq}: epoch {epoch} revealed while it is not the epoch "
+                                 "open")
+            return
         self.counts["revealed"] += 1
-        held = self.rolls.pop(epoch, [])
+        held, self.held, self.open = self.held, [], False
         if event.get("rolls", len(held)) != len(held):
             self.problems.append(f"#{seq}: epoch {epoch} held {event['rolls']} rolls, "
                                  f"the export has {len(held)}")
@@ -164,11 +200,19 @@ class Checker:
             self.counts["dice"] += len(draws)
 
     def rolled(self, seq: int, command: str, stamp: Any, drawn: list[tuple[int, int]]) -> None:
-        """A fair roll's dice, held until its epoch's seed is revealed. A roll that spans
-        several events of one command (they share the stamp) goes on from the last one."""
+        """A fair roll's dice, held until its epoch's seed is revealed. It must be of the epoch
+        open (see the class). A roll that spans several events of one command (they share the
+        stamp) goes on from the last one."""
+        if stamp["epoch"] != self.epoch or not self.open:
+            where = f"while epoch {self.epoch} is open" if self.open else \
+                f"after epoch {self.epoch} ended" if self.epoch else "before any epoch"
+            self.problems.append(f"#{seq}: a roll of epoch {stamp['epoch']} made {where}: not "
+                                 "between its epoch's commitment and its reveal, it proves "
+                                 "nothing")
+            return
         if stamp["seeds"] != client_seeds_digest(self.client_seeds).hex():
             self.problems.append(f"#{seq}: the roll names client seeds other than those set")
-        held = self.rolls.setdefault(stamp["epoch"], [])
+        held = self.held
         if held and held[-1][0]["nonce"] == stamp["nonce"] and held[-1][1] == command:
             held[-1][2].extend((seq, s, f) for s, f in drawn)
         elif stamp["nonce"] == len(held):
