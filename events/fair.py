@@ -37,6 +37,7 @@ __all__ = [
     "RotateSeed",
     "SeedCommitted",
     "SeedHex",
+    "SeedLost",
     "SeedRevealed",
     "SetClientSeed",
     "client_seeds_digest",
@@ -201,6 +202,18 @@ class SeedRevealed(Event, frozen=True, kw_only=True):
     """How many rolls (nonces) the epoch holds: a roll dropped at its end shows too."""
 
 
+class SeedLost(Event, frozen=True, kw_only=True):
+    """An epoch ended without its seed: the server lost it (the row was gone from the seed
+    vault when the campaign was loaded: a file restored without it, a row deleted). Its rolls
+    can never be recomputed; the log says so in place of a reveal, so that a verifier reports
+    the loss in those words rather than an epoch that merely ended unrevealed. Appended by the
+    rotation the GM makes to roll on (rolls are refused until then)."""
+
+    epoch: Epoch
+    rolls: Annotated[int, Meta(ge=0)] = 0
+    """How many rolls (nonces) the epoch holds: the ones that can never be checked."""
+
+
 class ClientSeedSet(Event, frozen=True, kw_only=True):
     """A member set their own seed; every roll from now on mixes it in."""
 
@@ -218,5 +231,5 @@ class RotateSeed(Command, frozen=True, kw_only=True):
     """Reveal the current epoch's seed and commit to a new one (GM only)."""
 
 
-EVENTS: tuple[type[Event], ...] = (SeedCommitted, SeedRevealed, ClientSeedSet)
+EVENTS: tuple[type[Event], ...] = (SeedCommitted, SeedRevealed, SeedLost, ClientSeedSet)
 COMMANDS: tuple[type[Command], ...] = (SetClientSeed, RotateSeed)

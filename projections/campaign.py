@@ -27,7 +27,7 @@ import msgspec
 from poolhall.events import core
 from poolhall.events.base import Event, MemberRole, Recorded
 from poolhall.events.dice import RolledTerm
-from poolhall.events.fair import ClientSeedSet, SeedCommitted, SeedRevealed
+from poolhall.events.fair import ClientSeedSet, SeedCommitted, SeedLost, SeedRevealed
 from poolhall.events.systems import RegisteredSystem, Stats
 from poolhall.projections.fair_draws import DRAWS
 from poolhall.projections.privacy import PrivateSubject, track
@@ -355,6 +355,7 @@ _CORE: dict[type[Event], Callable[[CampaignState, Recorded, Any], None]] = {
     core.ConditionChanged: _condition_changed,
     SeedCommitted: _seed_committed,
     SeedRevealed: _seed_revealed,
+    SeedLost: _seed_revealed,  # the epoch ended as a reveal ends it, with nothing to check
     ClientSeedSet: _client_seed_set,
     core.PrivateRoll: lambda state, recorded, event: None,  # a sealed frame: nothing to fold
 }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from poolhall.events import core
 from poolhall.events.base import Event, Recorded
-from poolhall.events.fair import ClientSeedSet, SeedCommitted, SeedRevealed
+from poolhall.events.fair import ClientSeedSet, SeedCommitted, SeedLost, SeedRevealed
 from poolhall.projections.campaign import CampaignState
 from poolhall.projections.systems import projection
 
@@ -130,6 +130,10 @@ def _fairness_words(event: Event) -> str | None:
             rolls = f"{event.rolls} roll{'' if event.rolls == 1 else 's'}"
             return (f"ended dice epoch {event.epoch}: the server revealed its seed "
                     f"({rolls} to check)")
+        case SeedLost():
+            rolls = f"{event.rolls} roll{'' if event.rolls == 1 else 's'}"
+            return (f"ended dice epoch {event.epoch}: the server lost its seed ({rolls} that "
+                    "can never be checked)")
         case ClientSeedSet():
             return f"{event.member} set their seed"
     return None

@@ -22,6 +22,7 @@ from poolhall.events.fair import (
     DieStream,
     FairStamp,
     SeedCommitted,
+    SeedLost,
     SeedRevealed,
     client_seeds_digest,
     commitment,
@@ -90,6 +91,9 @@ class FairCheck:
         self._digest = client_seeds_digest({}).hex()
         self._commitments: dict[int, str] = {}
         self._epoch = 0
+        self._open = False
+        """Whether ``_epoch`` is still open (committed; not revealed, nor said lost): a roll
+        proves something only between its epoch's commitment and its reveal."""
         self._rolls: list[_Roll] = []
         """The current epoch's rolls, by nonce."""
 
@@ -106,6 +110,8 @@ class FairCheck:
             self._committed(recorded.seq, event)  # type: ignore[arg-type]
         elif kind is SeedRevealed:
             self._revealed(recorded.seq, event)  # type: ignore[arg-type]
+        elif kind is SeedLost:
+            self._lost(recorded.seq, event)  # type: ignore[arg-type]
         elif kind is ClientSeedSet:
             self._client_seeds[event.member] = event.seed  # type: ignore[attr-defined]
             self._digest = client_seeds_digest(self._client_seeds).hex()
@@ -119,9 +125,23 @@ class FairCheck:
             self._problem(seq, f"epoch {self._epoch} ended without its seed revealed: its "
                           f"{len(self._rolls)} roll(s) can never be checked")
         self._epoch = event.epoch
+        self._open = True
         self._commitments[event.epoch] = event.commitment
         self._rolls = []
         self.counts.epochs += 1
+
+    def _lost(self, seq: int, event: SeedLost) -> None:
+        """The server says it lost the seed: the rolls stay unchecked, a problem in words that
+        say so (a log that merely ends the epoch is reported at the next commitment)."""
+        if event.epoch != self._epoch:
+            self._problem(seq, f"epoch {event.epoch} said lost while epoch {self._epoch} runs")
+            return
+        if self._rolls:
+            self.counts.rolls_sealed += len(self._rolls)
+            self._problem(seq, f"epoch {event.epoch}'s seed was lost, the server says: its "
+                          f"{len(self._rolls)} roll(s) can never be checked")
+        self._rolls = []
+        self._open = False
 
     def _roll(self, recorded: Recorded, event: Event) -> None:
         stamp: FairStamp | None = event.fair  # type: ignore[attr-defined]
@@ -139,6 +159,10 @@ class FairCheck:
             self._problem(seq, problem)
         if stamp.epoch != self._epoch:
             self._problem(seq, f"a roll of epoch {stamp.epoch} in epoch {self._epoch}")
+            return
+        if not self._open:
+            self._problem(seq, f"a roll of epoch {stamp.epoch} after it ended: its seed was "
+                          "known, the roll proves nothing")
             return
         if stamp.seeds != self._digest:
             self._problem(seq, "the roll names client seeds other than those in force")
@@ -175,6 +199,7 @@ class FairCheck:
         for roll in self._rolls:
             self._recompute(key, roll)
         self._rolls = []
+        self._open = False
 
     def _recompute(self, key: hmac.HMAC, roll: _Roll) -> None:
         stamp = roll.stamp

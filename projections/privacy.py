@@ -27,7 +27,7 @@ import msgspec
 
 from poolhall.events import core, d12, narrative, sr3
 from poolhall.events.base import Event, Recorded, Visibility
-from poolhall.events.fair import SeedRevealed
+from poolhall.events.fair import SeedLost, SeedRevealed
 
 __all__ = ["MAX_PENDING", "MAX_PENDING_PER_PLAYER", "MAX_PENDING_PLAYERS", "ONE_SHOT",
            "OPENERS", "PrivateSubject", "hidden_seqs", "makes_private", "pending_seqs",
@@ -102,7 +102,7 @@ def track(private: dict[str, PrivateSubject], recorded: Recorded, epoch: int) ->
     if not private and (type(event) not in OPENERS
                         or getattr(event, "visibility", "public") == "public"):
         return
-    if isinstance(event, SeedRevealed):
+    if isinstance(event, SeedRevealed | SeedLost):  # lost: shown whole, marked so (not "checkable")
         for name in [name for name, subject in private.items()
                      if subject.epoch <= event.epoch]:
             del private[name]

@@ -137,9 +137,14 @@ class FairSeeds:
         self._keyed = {e: k for e, k in self._keyed.items() if e >= epoch}
         if epoch and epoch not in self._known:
             current = self._vault.get(self._campaign, epoch)
-            if current is None:  # the vault lost it: rolls are refused until a rotation
-                self._lost.add(epoch)
-            else:
+            if current is None and epoch not in self._lost:  # the vault lost it: rolls are
+                self._lost.add(epoch)                            # refused until a rotation
+                logger.warning("campaign %s: the seed of dice epoch %d is lost (not in the "
+                               "seed vault, table fair_seeds): its rolls can never be checked; "
+                               "every roll is refused until the GM rotates the seed or starts "
+                               "or ends a game session, which records the loss (seed_lost)",
+                               self._campaign, epoch)
+            elif current is not None:
                 self._known[epoch] = current
         self.seed(epoch + 1)
         self.seed(epoch + 2)
@@ -152,9 +157,10 @@ class FairSeeds:
 
     def waits(self, state: CampaignState) -> bool:
         """Whether every roll against ``state`` waits for the GM: its epoch is the inherited
-        one and holds a private roll (see the module)."""
+        one and holds a private roll (see the module), or its seed was lost."""
         epoch = state.fair.epoch
-        return bool(epoch) and epoch == self._inherited and state.epoch_is_private
+        return bool(epoch) and (epoch == self._inherited and state.epoch_is_private
+                                or epoch in self._lost)
 
     def for_state(self, state: CampaignState, now: str) -> EpochSeeds:
         """What a decision against ``state`` may roll with and commit to (from memory)."""

@@ -138,21 +138,26 @@ class Checker:
         elif kind == "seed_lost":
             self.lost(seq, event)
         else:
-            if kind == "dice_rolled":  # the number the table acted on, from its faces
-                total = sum(t.get("sign", 1) * sum(t["faces"]) for t in event["terms"]) \
-                    + event.get("constant", 0)
-                if event["total"] != total:
-                    self.problems.append(f"#{seq}: its total is {event['total']}; its faces "
-                                         f"and constant make {total}")
-            drawn = dice_of(event)
-            stamp = event.get("fair")
-            if kind == "private_roll" and stamp is not None:  # a roll this member may not see
-                self.rolled(seq, record["command"], stamp, [])  # yet: its place, sealed
-            elif drawn is not None and stamp is not None:
-                self.rolled(seq, record["command"], stamp, drawn)
-            elif drawn is not None and self.commitments:  # stamped, every roll since the first
-                self.problems.append(f"#{seq}: a roll with no fair stamp after fair rolls "
-                                     "began: its dice cannot be checked")
+            self.other(seq, record["command"], event)
+
+    def other(self, seq: int, command: str, event: Any) -> None:
+        """Any other event: a roll (its dice held for the reveal), or nothing to check."""
+        kind = event["type"]
+        if kind == "dice_rolled":  # the number the table acted on, from its faces
+            total = sum(t.get("sign", 1) * sum(t["faces"]) for t in event["terms"]) \
+                + event.get("constant", 0)
+            if event["total"] != total:
+                self.problems.append(f"#{seq}: its total is {event['total']}; its faces "
+                                     f"and constant make {total}")
+        drawn = dice_of(event)
+        stamp = event.get("fair")
+        if kind == "private_roll" and stamp is not None:  # a roll this member may not see
+            self.rolled(seq, command, stamp, [])  # yet: its place, sealed
+        elif drawn is not None and stamp is not None:
+            self.rolled(seq, command, stamp, drawn)
+        elif drawn is not None and self.commitments:  # stamped, every roll since the first
+            self.problems.append(f"#{seq}: a roll with no fair stamp after fair rolls "
+                                 "began: its dice cannot be checked")
 
     def committed(self, seq: int, event: Any) -> None:
         """A new epoch: the one before must have ended with its seed revealed."""

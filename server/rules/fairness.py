@@ -37,6 +37,7 @@ from poolhall.events.fair import (
     FairStamp,
     RotateSeed,
     SeedCommitted,
+    SeedLost,
     SeedRevealed,
     SetClientSeed,
     client_seeds_digest,
@@ -83,13 +84,18 @@ class FairRoll:
     """The dice source of one decision: a stream for the epoch's next nonce."""
 
     __slots__ = ("seeds", "epoch", "nonce", "digest", "stream", "opened", "ends_inherited",
-                 "paused")
+                 "paused", "lost")
 
     def __init__(self, state: CampaignState, seeds: EpochSeeds) -> None:
         fair = state.fair
         self.seeds = seeds
         self.digest = _seeds_digest(tuple(sorted(fair.client_seeds.items())))
-        inherited = bool(fair.epoch and seeds.inherited)
+        self.lost = bool(fair.epoch) and seeds.current is None
+        """The vault lost the open epoch's seed: every roll is refused until the GM rotates
+        the seed (or a session starts or ends), which records the loss (``seed_lost``). An
+        inherited epoch is not ended by a roll then, as one whose seed is kept is: ending it
+        silently would leave its rolls unchecked with no word of why."""
+        inherited = bool(fair.epoch and seeds.inherited) and not self.lost
         self.paused = inherited and state.epoch_is_private
         """The epoch is inherited and holds a private roll: every roll waits for the GM to end
         its session (or, outside one, to start one or rotate the seed)."""
@@ -116,9 +122,18 @@ class FairRoll:
                 else seed  # the epoch's seed keyed once (FairSeeds), or keyed for this roll
             self.stream = DieStream(key, state.campaign, self.epoch, self.digest, self.nonce)
         else:
-            self.stream = _Refused(
-                "unavailable", f"the seed of epoch {self.epoch} is lost; the GM rotates the "
-                "seed (rotate_seed) to go on")
+            self.stream = _Refused("rule", _lost_words(self.epoch, state))
+
+
+def _lost_words(epoch: int, state: CampaignState) -> str:
+    """Why a roll is refused in an epoch whose seed was lost, and what the GM does."""
+    if state.in_session and state.epoch_is_private:  # rotate_seed is refused: the end reveals
+        what = "the GM ends the game session to roll on"
+    else:
+        what = ("the GM rotates the seed (rotate_seed), or starts or ends a game session, to "
+                "roll on")
+    return (f"the dice wait for the GM: the server lost the seed of dice epoch {epoch}, so its "
+            f"rolls can never be checked and no more may be made in it; {what}")
 
 
 _PAUSED = ("the dice wait for the GM: the server restarted while a private roll was pending "
@@ -157,8 +172,9 @@ def reveal(epoch: int, seed: bytes, published: str, rolls: int) -> SeedRevealed:
 
 def _rotation(state: CampaignState, seeds: EpochSeeds, session: int,
               rolls: int | None = None) -> list[Event]:
-    """Reveal the current epoch (if it has a seed) and commit to the next one; ``rolls``:
-    the epoch's rolls counting the command's own (default: the state's).
+    """Reveal the current epoch (or, if the vault lost its seed, record the loss:
+    ``seed_lost``) and commit to the next one; ``rolls``: the epoch's rolls counting the
+    command's own (default: the state's).
 
     After an inherited epoch (:attr:`EpochSeeds.inherited`) the epochs whose seeds were drawn
     before this process are each committed and revealed with no roll, and the one committed
@@ -167,9 +183,11 @@ def _rotation(state: CampaignState, seeds: EpochSeeds, session: int,
     if seeds.following is None:
         raise Rejected("unavailable", "the next seed is being stored; retry", None)
     ended: list[Event] = []
+    count = fair.rolls if rolls is None else rolls
     if fair.epoch and seeds.current is not None:
-        ended.append(reveal(fair.epoch, seeds.current, fair.commitment,
-                            fair.rolls if rolls is None else rolls))
+        ended.append(reveal(fair.epoch, seeds.current, fair.commitment, count))
+    elif fair.epoch:  # the vault lost it: the log says so, for every verifier to report
+        ended.append(SeedLost(epoch=fair.epoch, rolls=count))
     chain = seeds.inherited or (seeds.following,)
     epoch = fair.epoch
     for unused in chain[:-1]:
