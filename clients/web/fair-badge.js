@@ -23,7 +23,11 @@ export const FAIR_WORDS = {      // a roll's check: its mark, its name, and what
   unconfirmed: ["?", "commitment unchecked", "every face matches the revealed seed, but the "
     + "seed could not be checked against its commitment here: Load older, or poolhall verify"],
   sealed: ["○", "sealed", "sealed: checked here once its epoch's seed is revealed"],
-  mismatch: ["✗", "mismatch", "the revealed seed does not give these dice"],
+  // a failed check and a lost seed always say why (./fair-check.js recompute): the mark's
+  // title and the panel's "why" say it, these words head the panel
+  mismatch: ["✗", "mismatch", "failed"],
+  // the server lost the seed: the dice can never be recomputed, so never a ✓ (nor "sealed")
+  lost: ["✗", "seed lost", "never checkable"],
   unavailable: ["–", "cannot check here", "cannot check here: needs https or localhost"],
 };
 
@@ -47,17 +51,20 @@ export function fairBadge(frame, log) {
   const which = `${log.names?.member(frame.actor) ?? frame.actor}'s roll #${frame.seq}: dice `;
   const badge = h("button", {type: "button", class: "ph-fair ph-quiet", tabindex: -1, // one Tab stop: ./log-marks.js
                              onclick: explain});
-  const says = (/** @type {string} */ state) => {
+  // the title says why a check failed when it says (the seed does not give a face, the roll
+  // was not made while its epoch was open ...), else what the mark means
+  /** @param {string} state @param {string} [why] */
+  const says = (state, why) => {
     badge.dataset.state = state;
     const [mark, name, meaning] = FAIR_WORDS[state];
     badge.textContent = mark;
     badge.setAttribute("aria-label", which + name);
-    badge.title = meaning;
+    badge.title = why ?? meaning;
   };
   says("checking");
   const shown = (/** @type {Check} */ checked) => {
     result = checked;
-    says(checked.state);
+    says(checked.state, checked.why);
     // the panel open on this roll says how it stands now (a seed revealed while it was open)
     if (!log.fairPanel.hidden && log.fairPanel.dataset.seq === String(frame.seq)) explain();
   };

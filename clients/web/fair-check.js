@@ -184,20 +184,71 @@ export async function commitmentAt(ask, seq, epoch) {
   return typeof commitment === "string" && /^[0-9a-f]{64}$/.test(commitment) ? commitment : null;
 }
 
-/** A roll of a revealed epoch checked: the seed against its commitment, then every die drawn
+/** Why the roll at `seq` was not made while its `epoch` was open, by the log's lines the page
+ * holds (`frames`: their seed_committed, seed_revealed and seed_lost), or null. A roll proves
+ * something only between its epoch's commitment (before it, the seed could be chosen to give
+ * the faces wanted) and its reveal (after it, anyone knows the seed): `poolhall verify` says
+ * the same. An epoch's lines older than those held are the server's word (commitmentAt).
+ * @param {number} seq @param {number} epoch @param {EventFrame[]} frames
+ * @returns {string | null} */
+export function outsideItsEpoch(seq, epoch, frames) {
+  const why = (/** @type {string} */ words) => `not made while its epoch was open: ${words}`;
+  /** @type {[number, string, number] | undefined} */
+  let last; // the last seed_* line before the roll
+  for (const {seq: at, event} of frames) {
+    if (!event.type.startsWith("seed_")) continue;
+    const [type, of] = [event.type, event.epoch];
+    const mark = /** @type {[number, string, number]} */ ([at, type, of]);
+    if (of === epoch && type === "seed_committed" && at > seq) {
+      return why(`a roll of epoch ${epoch} made before its commitment`);
+    }
+    if (of === epoch && type !== "seed_committed" && at < seq) {
+      return why(`a roll of epoch ${epoch} made after its seed was ${
+        type === "seed_lost" ? "lost" : "revealed"}`);
+    }
+    if (at < seq && (!last || at > last[0])) last = mark;
+  }
+  if (last && last[1] === "seed_committed" && last[2] !== epoch) {
+    return why(`a roll of epoch ${epoch} made while epoch ${last[2]} was open`);
+  }
+  if (last && last[1] !== "seed_committed") {
+    return why(`a roll of epoch ${epoch} made after epoch ${last[2]} ended, before another began`);
+  }
+  return null;
+}
+
+/** A roll of a revealed epoch checked: the seed against its commitment, that the roll was made
+ * while its epoch was open (outsideItsEpoch), that it names the client seeds in force (a
+ * server that ignored the members' seeds could choose the dice), then every die drawn
  * with the roll's stamp (`frames`: the frames of that epoch and nonce, in seq order; a roll
  * and the dice joining it later share one) against the faces the seed gives. "verified" needs
- * both (docs/explanation/fairness.md): with no commitment to check the seed against, faces
+ * all of it (docs/explanation/fairness.md): with no commitment to check the seed against, faces
  * that match are "unconfirmed", since a seed chosen after the roll's client seeds were known
- * would match them too.
- * @param {EventFrame} frame @param {string} seed the epoch's revealed seed (hex)
+ * would match them too. An epoch whose seed the server lost ("": `seed_lost`) is "lost".
+ * @param {EventFrame} frame @param {string} seed the epoch's revealed seed (hex; "": lost)
  * @param {{epoch: number, nonce: number, seeds: string, commitment: string | null, asked?: boolean}} how
- * @param {EventFrame[]} frames @param {string} campaign @returns {Promise<Check>} */
-export async function recompute(frame, seed, how, frames, campaign) {
+ * @param {EventFrame[]} frames
+ * @param {{campaign: string, log: {frames: EventFrame[], seedsNow: Record<string, string>}}} fair
+ *   the page's FairChecks
+ * @returns {Promise<Check>} */
+export async function recompute(frame, seed, how, frames, fair) {
+  if (!seed) {
+    return {state: "lost", why: `the server lost epoch ${how.epoch}'s seed: these dice can never `
+      + "be checked", ...how};
+  }
   if (!canCheck()) return {state: "unavailable", seed, ...how};
   const commitment = hex(await crypto.subtle.digest("SHA-256", fromHex(seed)));
   if (how.commitment !== null && commitment !== how.commitment) {
     return {state: "mismatch", seed, why: "the seed does not hash to its commitment", ...how};
+  }
+  const outside = outsideItsEpoch(frames[0]?.seq ?? frame.seq, how.epoch, fair.log.frames);
+  if (outside) return {state: "mismatch", seed, why: outside, ...how};
+  // the seeds the stamp names must be those in force (null: the page cannot tell, said in the
+  // mark's detail): a server that ignored them knew the dice when it committed
+  const {matches} = await seedsInForce(frames[0] ?? frame, fair.log.frames, fair.log.seedsNow);
+  if (matches === false) {
+    return {state: "mismatch", seed, why: "the roll's client seeds digest is not of the seeds in "
+      + "force: the server did not mix in the members' seeds", ...how};
   }
   // a free roll's total is what the table acted on: faces that match beside a forged total
   // are no proof (projections/fair_results.py checks every system's results; the page, this)
@@ -211,7 +262,7 @@ export async function recompute(frame, seed, how, frames, campaign) {
   }
   const draws = frames.flatMap((f) => /** @type {Array<[number, number]>} */ (drawsOf(f.event))
     .map(([sides, face]) => [f.seq, sides, face]));
-  const {faces, bytes} = await deriveFaces(seed, campaign, how.epoch, how.seeds,
+  const {faces, bytes} = await deriveFaces(seed, fair.campaign, how.epoch, how.seeds,
                                            how.nonce, draws.map(([, sides]) => sides));
   const wrong = draws.findIndex(([, , face], i) => faces[i] !== face);
   const mine = draws.filter(([seq]) => seq === frame.seq).length;

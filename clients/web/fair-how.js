@@ -20,7 +20,7 @@ export function how(result, seeds, log) {
   const rows = [
     ["check", FAIR_WORDS[result.state][2]], ["epoch", result.epoch], ["nonce", result.nonce],
     ["commitment", commitmentWords(result)],
-    ["seed", result.seed ?? "not revealed yet"], ["client seeds digest", result.seeds],
+    ["seed", result.state === "lost" ? "lost by the server" : result.seed ?? "not revealed yet"], ["client seeds digest", result.seeds],
     ["client seeds in force", seedsWords(seeds, names)],
     ["your seed", ownSeedWords(seeds, log.member)],
     ["bytes used", result.bytes], ["why", result.why],

@@ -13,8 +13,8 @@
 /** @import {Command, EventFrame, FairStamp} from "./messages.js" */
 
 /**
- * A roll's check: how it stands (`state`: "verified", "unconfirmed", "sealed", "mismatch" or
- * "unavailable") and how it was made; the seed and the bytes once its epoch's seed is revealed.
+ * A roll's check: how it stands (`state`: "verified", "unconfirmed", "sealed", "mismatch",
+ * "lost" (its epoch's seed was lost: never to be checked) or "unavailable") and how it was made; the seed and the bytes once its epoch's seed is revealed.
  * @typedef {object} Check
  * @property {string} state
  * @property {number} epoch
@@ -38,7 +38,10 @@
  * Crypto here).
  */
 export class FairChecks {
-  constructor() {
+  /** @param {{frames: EventFrame[], seedsNow: Record<string, string>}} log the log whose
+   * lines these are: the client seeds in force at a roll are read from it (./fair-check.js) */
+  constructor(log) {
+    this.log = log;
     /** @type {Map<number, string>} */
     this.seeds = new Map();        // epoch -> revealed seed (hex)
     /** @type {Map<number, string>} */
@@ -89,8 +92,8 @@ export class FairChecks {
       if (event.type === "seed_committed") {
         this.commitments.set(event.epoch, event.commitment);
         if (this.unconfirmed.delete(event.epoch)) revealed = true;
-      } else if (event.type === "seed_revealed") {
-        this.seeds.set(event.epoch, event.seed);
+      } else if (/^seed_[rl]/.test(event.type)) { // seed_revealed, or seed_lost
+        this.seeds.set(event.epoch, event.seed ?? ""); // "": lost, never to be checked
         this.lastReveal = Math.max(this.lastReveal, frame.seq);
         revealed = true;
       } else if (event.fair && event.type !== "private_roll") { // sealed: no dice
@@ -112,8 +115,7 @@ export class FairChecks {
   known(frame) {
     const stamp = /** @type {FairStamp} */ (frame.event.fair);
     if (this.seeds.has(stamp.epoch)) return null;
-    return {state: "sealed", epoch: stamp.epoch, nonce: stamp.nonce, seeds: stamp.seeds,
-            commitment: this.commitments.get(stamp.epoch) ?? null};
+    return {state: "sealed", ...stamp, commitment: this.commitments.get(stamp.epoch) ?? null};
   }
 
   /** @param {EventFrame} frame a roll's @returns {Promise<Check>} */
@@ -133,8 +135,7 @@ export class FairChecks {
   async compute(frame) {
     const stamp = /** @type {FairStamp} */ (frame.event.fair);
     /** @type {{epoch: number, nonce: number, seeds: string, commitment: string | null, asked?: boolean}} */
-    const how = {epoch: stamp.epoch, nonce: stamp.nonce, seeds: stamp.seeds,
-                 commitment: this.commitments.get(stamp.epoch) ?? null};
+    const how = {...stamp, commitment: this.commitments.get(stamp.epoch) ?? null}; // a stamp is {epoch, nonce, seeds}
     const seed = this.seeds.get(stamp.epoch);
     if (seed === undefined) return {state: "sealed", ...how};
     const {canCheck, commitmentAt, recompute} = await import("./fair-check.js");
@@ -143,7 +144,7 @@ export class FairChecks {
       if (how.commitment !== null) how.asked = true;
     }
     const frames = this.rolls.get(`${stamp.epoch}/${stamp.nonce}`) ?? [frame];
-    const result = await recompute(frame, seed, how, frames, this.campaign);
+    const result = await recompute(frame, seed, how, frames, this);
     if (result.state === "unconfirmed") {
       if (this.commitments.has(stamp.epoch)) return this.compute(frame); // its line came meanwhile
       this.unconfirmed.add(stamp.epoch); // learn() says to check again when its line comes

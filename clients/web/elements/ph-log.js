@@ -102,7 +102,7 @@ export class PhLog extends HTMLElement {
     this.touched = false;      // the reader scrolled, pressed, touched or typed on the list since
     /** @type {[number, number | undefined, number | undefined] | null} */
     this.drawnOf = null;       // [n, first seq, last seq] of the log last drawn
-    this.fair = new FairChecks(); // each roll checked against its epoch's revealed seed
+    this.fair = new FairChecks(this); // each roll checked against its epoch's revealed seed
     this.campaign = "";
     /** @type {Me | null} */
     this.me = null;               // {member, role}: the words of private rolls depend on who reads

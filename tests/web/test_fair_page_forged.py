@@ -1,0 +1,94 @@
+"""A roll forged into the log with faces its stamp's seed truly gives is still not ✓ on the
+page when the stamp proves nothing: made outside its epoch's open window (after the seed was
+public, or before it was committed), or naming client seeds other than those in force (a
+server that ignored the members' seeds). The page says why, as ``poolhall verify`` does."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from poolhall.events.fair import client_seeds_digest
+from tests.fair.forged_log import ForgedLog
+from tests.fair.test_fair_lost_seed import lose_seed
+from tests.web.conftest import PageOpener, Served
+from tests.web.test_fair_page import _badge
+from tests.web.test_owner_page import restart
+
+EMPTY = client_seeds_digest({}).hex()
+
+
+def _forge(served: Served, campaign: str, forgery: str) -> int:
+    """Stop the server, append ``forgery`` to its file, start it again; the forged roll's seq.
+
+    The log then holds: epoch 1 (one roll) revealed, epoch 2 open with one roll."""
+    served.process.terminate()
+    served.process.wait(15)
+    log = ForgedLog(served.directory / "table.db", campaign)
+    try:
+        if forgery == "revealed epoch":  # epoch 1's seed is public: the face was picked
+            forged = log.d20(1, 1, EMPTY)
+        elif forgery == "before its commitment":  # epoch 3's seed chosen, rolled, then committed
+            forged = log.d20(3, 0, EMPTY)
+            log.reveal(2, 1)
+            log.commit(3)
+            log.reveal(3, 1)
+            log.commit(4)
+        else:  # "client seeds ignored": the GM's seed is in force, the stamp names none
+            forged = log.d20(2, 1, EMPTY)
+            log.reveal(2, 2)
+            log.commit(3)
+    finally:
+        log.close()
+    restart(served)
+    return forged
+
+
+@pytest.mark.parametrize(("forgery", "words"), [
+    ("revealed epoch", "a roll of epoch 1 made after its seed was revealed"),
+    ("before its commitment", "a roll of epoch 3 made before its commitment"),
+    ("client seeds ignored", "the roll's client seeds digest is not of the seeds in force"),
+])
+def test_a_roll_whose_stamp_proves_nothing_is_not_verified(
+        served: Served, open_page: PageOpener, forgery: str, words: str) -> None:
+    """The forged roll's faces all match its stamp's seed, and the seed hashes to its
+    commitment: the mark is ✗ all the same, saying why (on the mark and in its detail); the
+    honest rolls around it stay ✓."""
+    campaign, gm_link = served.create_campaign("Forged", "d12")
+    seeds = [{"type": "set_client_seed", "seed": "gm-was-here"}] \
+        if forgery == "client seeds ignored" else []
+    acks = served.send(gm_link, *seeds, {"type": "roll", "expression": "1d20"},
+                       {"type": "rotate_seed"}, {"type": "roll", "expression": "1d20"})
+    honest = acks[len(seeds)].seqs[0]
+    forged = _forge(served, campaign, forgery)
+    gm: Page = open_page(gm_link)
+    expect(_badge(gm, honest)).to_have_attribute("data-state", "verified")
+    badge = _badge(gm, forged)
+    expect(badge).to_have_attribute("data-state", "mismatch")
+    expect(badge).to_have_text("✗")
+    expect(badge).to_have_attribute("title", re.compile(re.escape(words)))
+    badge.click()
+    expect(gm.locator("ph-log .ph-fair-panel")).to_contain_text(words)
+    gm.close()  # before the server stops: a page reconnecting would log an error
+
+
+def test_a_roll_whose_seed_the_server_lost_is_marked_so(served: Served,
+                                                        open_page: PageOpener) -> None:
+    """The seed of the roll's epoch was lost (its row gone from the file): once the GM
+    rotates (``seed_lost``), the roll is not left "sealed" forever but marked ✗ seed lost,
+    saying it can never be checked."""
+    campaign, gm_link = served.create_campaign("Lost", "d12")
+    (ack,) = served.send(gm_link, {"type": "roll", "expression": "1d20"})
+    served.process.terminate()
+    served.process.wait(15)
+    lose_seed(served.directory / "table.db", campaign, 1)
+    restart(served)
+    served.send(gm_link, {"type": "rotate_seed"})
+    gm: Page = open_page(gm_link)
+    badge = _badge(gm, ack.seqs[0])
+    expect(badge).to_have_attribute("data-state", "lost")
+    expect(badge).to_have_text("✗")
+    expect(badge).to_have_attribute("title", re.compile("the server lost epoch 1's seed"))
+    gm.close()
