@@ -25,6 +25,90 @@ const NARRATIVE_SIDES = {boost: 6, setback: 6, ability: 8, difficulty: 8,
 
 /** A die drawn, its faces and sides as the events record them. @typedef {{sides: number, faces: number[]}} Term */
 
+// The narrative dice's faces (projections/narrative_faces.py, from shared/rules/README.md):
+// face n (1-based) of a kind is FACES[kind][n - 1], one letter a symbol, SYMBOLS below
+/** @type {Record<string, string[]>} */
+const FACES = {
+  ability: ["", "S", "S", "SS", "A", "A", "SA", "AA"],
+  proficiency: ["", "S", "S", "SS", "SS", "A", "SA", "SA", "SA", "AA", "AA", "R"],
+  difficulty: ["", "F", "FF", "T", "T", "T", "TT", "FT"],
+  challenge: ["", "F", "F", "FF", "FF", "T", "T", "FT", "FT", "TT", "TT", "D"],
+  boost: ["", "", "S", "SA", "AA", "A"],
+  setback: ["", "", "F", "F", "T", "T"],
+  force: ["K", "K", "K", "K", "K", "K", "KK", "L", "L", "LL", "LL", "LL"],
+};
+/** @type {Record<string, string>} */
+const SYMBOLS = {S: "success", A: "advantage", R: "triumph", F: "failure", T: "threat",
+                 D: "despair", K: "dark", L: "light"};
+
+/** The symbols on `face` of a narrative die of `kind`, as events record them.
+ * @param {string} kind @param {number} face @returns {string[]} */
+const faceSymbols = (kind, face) => [...(FACES[kind]?.[face - 1] ?? "?")].map((l) => SYMBOLS[l] ?? l);
+
+/** What is wrong with what `event` says its own dice came to, or null: the number the table
+ * acted on (a free roll's total, a narrative roll's symbols and result, Force and destiny
+ * pips, an SR3 test's successes, a d12 test's margin) is not a face, and whoever rewrote the
+ * log could leave every face right and change it. The same checks as `poolhall verify`
+ * (projections/fair_results.py); a Karma reroll's successes and an initiative score count
+ * more than their own dice (an earlier event, a sheet), so only their faces are checked.
+ * @param {GameEvent} event @returns {string | null} */
+export function resultProblem(event) {
+  const sum = (/** @type {number[]} */ list) => list.reduce((a, b) => a + b, 0);
+  switch (event.type) {
+    case "dice_rolled": {
+      const total = event.terms.reduce((/** @type {number} */ all, /** @type {Term & {sign?: number}} */ t) =>
+        all + (t.sign ?? 1) * sum(t.faces), event.constant ?? 0);
+      return total === event.total ? null : `its total is ${event.total}; its faces make ${total}`;
+    }
+    case "check_rolled": case "pool_rolled": case "force_dice_rolled": case "destiny_pool_rolled": {
+      /** @type {Record<string, number>} */
+      const counts = {};
+      for (const die of /** @type {Array<{kind?: string, face: number, symbols: string[]}>} */ (event.dice)) {
+        const kind = event.type === "destiny_pool_rolled" ? "force" : /** @type {string} */ (die.kind);
+        const symbols = faceSymbols(kind, die.face);
+        if (symbols.join() !== die.symbols.join()) {
+          return `a ${kind} die showing face ${die.face} records ${die.symbols.join(", ") || "no symbol"}; `
+            + `that face is ${symbols.join(", ") || "blank"}`;
+        }
+        for (const symbol of symbols) counts[symbol] = (counts[symbol] ?? 0) + 1;
+      }
+      const n = (/** @type {string} */ name) => counts[name] ?? 0;
+      if (!event.result) {
+        return event.light === n("light") && event.dark === n("dark") ? null
+          : `it records ${event.light} light and ${event.dark} dark; its dice show ${n("light")} and ${n("dark")}`;
+      }
+      const successes = n("success") + n("triumph") - n("failure") - n("despair");
+      const result = {successes, advantages: n("advantage") - n("threat"), triumphs: n("triumph"),
+                      despairs: n("despair"), light: n("light"), dark: n("dark"), succeeded: successes > 0};
+      return Object.entries(result).every(([name, value]) => event.result[name] === value) ? null
+        : "its result is not what its dice come to (successes, advantage, triumphs)";
+    }
+    case "pool_test_rolled": {
+      const totals = event.dice.map((/** @type {{faces: number[]}} */ d) => sum(d.faces));
+      const successes = event.tn == null ? null
+        : totals.filter((/** @type {number} */ t) => t >= event.tn).length;
+      const highest = Math.max(...totals);
+      const disastrous = totals.every((/** @type {number} */ t) => t === 1);
+      return successes === (event.successes ?? null) && highest === event.highest
+        && disastrous === event.disastrous ? null
+        : `it records ${event.successes} successes, highest ${event.highest}; its dice make `
+          + `${successes} successes, highest ${highest}${disastrous ? ", disastrous" : ""}`;
+    }
+    case "threshold_dice_rolled": {
+      const values = event.faces.map((/** @type {number} */ f) =>
+        f === 12 ? 2 : f === 1 ? -2 : f > event.dt ? 1 : -1);
+      const successes = sum(values.filter((/** @type {number} */ v) => v > 0));
+      const failures = -sum(values.filter((/** @type {number} */ v) => v < 0));
+      const margin = successes - failures;
+      return values.join() === event.values.join() && successes === event.successes
+        && failures === event.failures && margin === event.margin && (margin > 0) === event.succeeded
+        ? null : `it records a margin of ${event.margin}; its faces against DT ${event.dt} make `
+          + `${successes} successes and ${failures} failures, a margin of ${margin}`;
+    }
+    default: return null;
+  }
+}
+
 /** `[sides, face]` of each die an event drew, in the order drawn; null: it drew none.
  * @param {GameEvent} event @returns {Array<[number, number]> | null} */
 export function drawsOf(event) {
@@ -250,15 +334,11 @@ export async function recompute(frame, seed, how, frames, fair) {
     return {state: "mismatch", seed, why: "the roll's client seeds digest is not of the seeds in "
       + "force: the server did not mix in the members' seeds", ...how};
   }
-  // a free roll's total is what the table acted on: faces that match beside a forged total
-  // are no proof (projections/fair_results.py checks every system's results; the page, this)
+  // what the table acted on (a total, a result) is not a face: faces that match beside a
+  // forged result are no proof (resultProblem, as projections/fair_results.py)
   for (const {event} of frames) {
-    const total = event.type === "dice_rolled" && event.terms.reduce((/** @type {number} */ sum,
-      /** @type {Term & {sign?: number}} */ t) => sum + (t.sign ?? 1) * t.faces.reduce((a, b) => a + b, 0),
-    event.constant ?? 0);
-    if (total !== false && total !== event.total) {
-      return {state: "mismatch", seed, why: `its total is ${event.total}; its faces make ${total}`, ...how};
-    }
+    const problem = resultProblem(event);
+    if (problem) return {state: "mismatch", seed, why: problem, ...how};
   }
   const draws = frames.flatMap((f) => /** @type {Array<[number, number]>} */ (drawsOf(f.event))
     .map(([sides, face]) => [f.seq, sides, face]));

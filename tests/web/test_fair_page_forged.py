@@ -5,7 +5,9 @@ server that ignored the members' seeds). The page says why, as ``poolhall verify
 
 from __future__ import annotations
 
+import json
 import re
+import sqlite3
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -91,4 +93,36 @@ def test_a_roll_whose_seed_the_server_lost_is_marked_so(served: Served,
     expect(badge).to_have_attribute("data-state", "lost")
     expect(badge).to_have_text("✗")
     expect(badge).to_have_attribute("title", re.compile("the server lost epoch 1's seed"))
+    gm.close()
+
+
+def test_a_forged_narrative_result_beside_true_faces_is_not_verified(
+        served: Served, open_page: PageOpener) -> None:
+    """A narrative pool's result rewritten (a triumph added) with every face left true: the
+    page checks the result from the faces, as ``poolhall verify`` does, and marks it ✗; the
+    honest pools stay ✓ (the page counts their symbols as the server did)."""
+    campaign, gm_link = served.create_campaign("Symbols", "narrative")
+    pool = {"ability": 2, "proficiency": 2, "boost": 1, "difficulty": 2, "challenge": 2,
+            "setback": 1}
+    acks = served.send(gm_link, *[{"type": "roll_pool", "pool": pool}] * 4,
+                       {"type": "rotate_seed"})
+    *honest, forged = [ack.seqs[0] for ack in acks[:4]]
+    served.process.terminate()
+    served.process.wait(15)
+    with sqlite3.connect(served.directory / "table.db") as db:
+        db.execute("DROP TRIGGER IF EXISTS events_no_update")
+        (payload,) = db.execute("SELECT payload FROM events WHERE campaign = ? AND seq = ?",
+                                (campaign, forged)).fetchone()
+        event = json.loads(payload)
+        event["result"]["triumphs"] += 1
+        event["result"]["successes"] += 1
+        db.execute("UPDATE events SET payload = ? WHERE campaign = ? AND seq = ?",
+                   (json.dumps(event, separators=(",", ":")), campaign, forged))
+    restart(served)
+    gm: Page = open_page(gm_link)
+    for seq in honest:
+        expect(_badge(gm, seq)).to_have_attribute("data-state", "verified")
+    expect(_badge(gm, forged)).to_have_attribute("data-state", "mismatch")
+    expect(_badge(gm, forged)).to_have_attribute(
+        "title", "its result is not what its dice come to (successes, advantage, triumphs)")
     gm.close()
