@@ -22,7 +22,7 @@ CHECKED_WITHOUT_THE_SERVER = """async (seq) => {
   const {FairChecks} = await import("/static/fairness.js");
   const {FAIR_WORDS} = await import("/static/fair-badge.js");
   const log = document.querySelector("ph-log");
-  window.__checks ??= new FairChecks();
+  window.__checks ??= new FairChecks(log); // the log: the seeds in force, the epochs' lines
   const checks = window.__checks;
   const again = checks.learn(log.frames, log.campaign); // true: to be checked again
   const check = await checks.check(log.frames.find((frame) => frame.seq === seq));
