@@ -167,9 +167,10 @@ def test_a_log_from_before_the_index_keeps_its_strays_and_refuses_new_ones(
     raw = (sqlite3.connect(database) if backend == "sqlite"
            else psycopg.connect(database, autocommit=True))
     with contextlib.closing(raw) as connection:
-        (definition,) = connection.execute(
+        row = connection.execute(
             "SELECT sql FROM sqlite_master WHERE name = 'commands_one_creation'"
             if backend == "sqlite" else
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'commands_one_creation'"
             " AND schemaname = current_schema()").fetchone()
-    assert "first-2" in definition
+    assert row is not None
+    assert "first-2" in row[0]
