@@ -61,12 +61,14 @@ __all__ = [
     "Maintenance",
     "PreparedEvent",
     "PresenceBoard",
+    "ReportTickets",
     "SealedTokens",
     "SeedVault",
     "ServerLog",
     "SnapshotRows",
     "StoreError",
     "StoredRow",
+    "TicketJob",
 ]
 
 PAGE_ROWS = 256
@@ -351,6 +353,40 @@ class PresenceBoard(Protocol):
         ...
 
 
+class TicketJob(NamedTuple):
+    """What a report page's ticket opens: a campaign's report (one game ``session``, or all
+    when ``None``) as of ``head``, with the ``hidden`` events (seq, visibility) sealed as its
+    reader receives them."""
+
+    campaign: str
+    session: int | None
+    head: int
+    hidden: tuple[tuple[int, str], ...]
+
+
+class ReportTickets(Protocol):
+    """The report pages' tickets, in the database every process of a deployment shares, so
+    that any of them opens a ticket another issued (:mod:`poolhall.server.report_page`).
+    Each method is one blocking statement or two; only the ticket's hash is stored."""
+
+    def issue(self, ticket_hash: str, job: TicketJob, seconds: float) -> None:
+        """Store a ticket good for ``seconds``."""
+        ...
+
+    def find(self, ticket_hash: str) -> TicketJob | None:
+        """What the ticket opens, unless it was spent or expired."""
+        ...
+
+    def extend(self, ticket_hash: str, seconds: float) -> None:
+        """Keep the ticket at least ``seconds`` more."""
+        ...
+
+    def spend(self, ticket_hash: str) -> bool:
+        """Spend the ticket: whether it was there to spend, so that one process only sends
+        its page."""
+        ...
+
+
 class Deployment(Protocol):
     """What a log shared by several server processes (PostgreSQL) also keeps for them: a log
     of one process (SQLite) has no such thing (:meth:`ServerLog.deployment` is ``None``)."""
@@ -369,6 +405,10 @@ class Deployment(Protocol):
 
     def presence_board(self, process: str, expiry: float) -> PresenceBoard:
         """Who is connected through each process of the deployment."""
+        ...
+
+    def report_tickets(self) -> ReportTickets:
+        """The report pages' tickets, which any process opens."""
         ...
 
 

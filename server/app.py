@@ -281,6 +281,8 @@ class Server:
         self.store = SnapshotStore(log.snapshots(),
                                    seal_key(self.admin_token) if self.admin_token else None)
         self.vault = self.loaded.vault = log.seed_vault()
+        if shared is not None:  # any process opens a report link another issued
+            self.reports.shared = shared.report_tickets()
         if shared is not None:  # made first: opening the log enters it on the presence board
             from poolhall.server.shared_deployment import SharedDeployment  # psycopg
 

@@ -121,17 +121,23 @@ class CampaignCreation:
 
     async def _create_campaign(self, command: core.CreateCampaign) -> Ack:
         """Append a new campaign's first events; on a shared log, a campaign id another
-        process took meanwhile is found in the log and the next free one tried."""
-        for _ in range(CREATE_TRIES - 1):
+        process took meanwhile is found in the log and the next free one tried.
+
+        Before each new try the log is asked again whether this very command created a
+        campaign meanwhile: a retry sent to several processes at once (a client that
+        reconnected through a proxy) loses to its own first try, and gets that try's answer,
+        never a second campaign (which the log's unique index of creations refuses anyway:
+        :mod:`poolhall.events.one_creation`) nor a refusal of the id it took."""
+        for attempt in range(CREATE_TRIES):
+            if attempt:
+                await self._learn_campaigns()
+                if (ack := await self._created_by(command)) is not None:
+                    return ack
             try:
                 return await self._create_once(command)
             except _Taken:
-                await self._learn_campaigns()
-        try:
-            return await self._create_once(command)
-        except _Taken:
-            raise Rejected("unavailable", "the log could not store this; retry it",
-                           None) from None
+                continue
+        raise Rejected("unavailable", "the log could not store this; retry it", None)
 
     async def _learn_campaigns(self) -> None:
         log = self._campaigns.log
@@ -149,6 +155,8 @@ class CampaignCreation:
         assert campaigns.committer is not None
         if command.campaign is not None:
             if command.campaign in campaigns.campaigns:
+                if campaigns.shared and (ack := await self._created_by(command)) is not None:
+                    return ack  # this command's first try made it, through another process
                 raise Rejected("conflict", f"campaign {command.campaign!r} exists", "$.campaign")
             campaign = command.campaign
         else:
@@ -168,8 +176,8 @@ class CampaignCreation:
             (result,) = await campaigns.committer.append([request])
         except StoreError:
             result = None
-        if isinstance(result, ConcurrencyError) and campaigns.shared:
-            raise _Taken
+        if isinstance(result, ConcurrencyError | CommandRecord) and campaigns.shared:
+            raise _Taken  # another process took the id, or made this very command's campaign
         if not isinstance(result, Appended):
             raise Rejected("unavailable", "the log could not store this; retry it", None)
         state = new_state()

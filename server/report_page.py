@@ -18,11 +18,14 @@ inline styles and data-URI images allowed, nothing from another origin, not fram
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import logging
 import secrets
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
+from typing import cast
 
 import msgspec
 from websockets.asyncio.server import ServerConnection
@@ -31,9 +34,10 @@ from websockets.http11 import Request, Response
 from poolhall.events.backends import reading
 from poolhall.events.base import Recorded, Visibility
 from poolhall.events.core import PrivateRoll
-from poolhall.events.errors import Rejected
+from poolhall.events.errors import Rejected, StoreError
 from poolhall.events.fair import FairStamp
 from poolhall.events.log import StoredRow, to_recorded
+from poolhall.events.log_contract import ReportTickets, TicketJob
 from poolhall.projections.analytics import for_session, report
 from poolhall.server.views import NotComputed, ViewWorkers
 
@@ -43,6 +47,8 @@ __all__ = ["PAGE_EVENTS", "REPORT_POLICY", "ReportPages", "TICKET_SECONDS", "bui
 PAGE_EVENTS = 1000
 """Events the report worker reads and decodes at once: its memory for the log, whatever the
 log's length (the fold's own sums do not grow with it either)."""
+
+logger = logging.getLogger("poolhall.server.app")  # one name for the server's lines
 
 TICKET_SECONDS = 60.0
 """How long a report's ticket may wait before its page is opened."""
@@ -131,7 +137,15 @@ def build_page(job: Job) -> dict[str, object]:
 
 
 class ReportPages:
-    """Tickets for report pages, and the pages themselves, made by a worker."""
+    """Tickets for report pages, and the pages themselves, made by a worker.
+
+    On a log of one process (SQLite) the tickets are kept here only. Where several processes
+    share the log (PostgreSQL), each ticket is also kept in the database (:attr:`shared`,
+    :mod:`poolhall.events.postgres_backend.report_tickets`): a proxy that is not sticky may
+    send the tab's request, or the reload of a "being made" page, to any process, and the one
+    it reaches finds the ticket there and makes the page from the log itself (the same page:
+    it is made from the same events), and the database spends it once for every process.
+    """
 
     def __init__(self, database: str, workers: ViewWorkers,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -141,30 +155,53 @@ class ReportPages:
         self._tickets: dict[str, _Ticket] = {}
         self._making: dict[Job, asyncio.Future[dict[str, object]]] = {}
         """Pages being made, by what they are of: the same report asked twice is made once."""
+        self.shared: ReportTickets | None = None
+        """The deployment's tickets, which any of its processes opens (``None``: one
+        process, whose memory holds them all)."""
 
-    def issue(self, campaign: str, session: int | None, head: int,
-              hidden: tuple[tuple[int, Visibility], ...] = ()) -> str:
+    async def issue(self, campaign: str, session: int | None, head: int,
+                    hidden: tuple[tuple[int, Visibility], ...] = ()) -> str:
         """A path to the report of ``campaign`` (one ``session``, or all) as of ``head``
         with the ``hidden`` events sealed (private rolls its reader may not see yet, by seq
-        and visibility); the page starts being made now."""
+        and visibility); the page starts being made now. On a shared log the ticket is in
+        the database before the path is answered, so any process opens it."""
+        page = self._page_of((self._database, campaign, session, head, hidden), limit=True)
+        ticket = secrets.token_urlsafe(24)
+        if self.shared is not None:
+            try:
+                await asyncio.to_thread(self.shared.issue, _hashed(ticket),
+                                        TicketJob(campaign, session, head, hidden),
+                                        TICKET_SECONDS)
+            except StoreError:
+                logger.exception("storing a report ticket of %s failed", campaign)
+                raise Rejected("unavailable", "the report link could not be stored; ask"
+                               " again shortly", None) from None
+        self._keep(ticket, page)
+        return f"/report/{ticket}"
+
+    def _keep(self, ticket: str, page: asyncio.Future[dict[str, object]]) -> _Ticket:
+        """Hold the ticket here, with its page (the oldest dropped past :data:`TICKETS_KEPT`)."""
         now = self._clock()
-        for stale in [t for t, ticket in self._tickets.items() if ticket.expires < now]:
+        for stale in [t for t, held in self._tickets.items() if held.expires < now]:
             self._forget(stale)
         while len(self._tickets) >= TICKETS_KEPT:
             self._forget(next(iter(self._tickets)))
-        job: Job = (self._database, campaign, session, head, hidden)
+        held = self._tickets[ticket] = _Ticket(now + TICKET_SECONDS, page)
+        return held
+
+    def _page_of(self, job: Job, *, limit: bool) -> asyncio.Future[dict[str, object]]:
+        """The page of ``job``, being made (started now unless it is already); ``limit``:
+        refused past :data:`PAGES_PER_CAMPAIGN` pages of its campaign at once."""
         page = self._making.get(job)
         if page is None:
-            busy = sum(1 for other in self._making if other[1] == campaign)
-            if busy >= PAGES_PER_CAMPAIGN:
+            busy = sum(1 for other in self._making if other[1] == job[1])
+            if limit and busy >= PAGES_PER_CAMPAIGN:
                 raise Rejected("rate_limited", "reports of this campaign are being made; ask "
                                "again in a moment", None, retry_after=5.0)
             page = asyncio.ensure_future(self._workers.compute((build_page, job)))
             self._making[job] = page
             page.add_done_callback(lambda done: self._made(job, done))
-        ticket = secrets.token_urlsafe(24)
-        self._tickets[ticket] = _Ticket(now + TICKET_SECONDS, page)
-        return f"/report/{ticket}"
+        return page
 
     def _made(self, job: Job,
               page: asyncio.Future[dict[str, object]]) -> None:
@@ -175,6 +212,30 @@ class ReportPages:
     def _forget(self, ticket: str) -> None:
         self._tickets.pop(ticket)
 
+    async def _found(self, name: str) -> _Ticket | None:
+        """The ticket ``name``: held here, or issued by another process of the deployment
+        (then held here from now on, its page started); ``None`` if it is spent or stale."""
+        ticket = self._tickets.get(name)
+        if ticket is not None and ticket.expires >= self._clock():
+            return ticket
+        if self.shared is None or len(name) > 64:
+            return None
+        job = await asyncio.to_thread(self.shared.find, _hashed(name))
+        if job is None:
+            return None
+        hidden = tuple((seq, cast(Visibility, visibility)) for seq, visibility in job.hidden)
+        page = self._page_of((self._database, job.campaign, job.session, job.head, hidden),
+                             limit=False)
+        return self._keep(name, page)
+
+    async def _spend(self, name: str) -> bool:
+        """Spend the ticket here and, on a shared log, in the database: whether this request
+        took it (another process may have sent its page meanwhile)."""
+        held = self._tickets.pop(name, None) is not None
+        if self.shared is None:
+            return held
+        return await asyncio.to_thread(self.shared.spend, _hashed(name))
+
     async def respond(self, connection: ServerConnection, request: Request) -> Response | None:
         """The page for ``/report/<ticket>`` (spent by a ``GET``; a ``HEAD`` is answered the
         same status and headers and spends nothing: a link preview must not burn the link);
@@ -184,23 +245,35 @@ class ReportPages:
             return None
         name = path.removeprefix("/report/")
         spend = request.method != "HEAD"
-        ticket = self._tickets.get(name)
-        if ticket is None or ticket.expires < self._clock():
+        try:
+            return await self._respond(connection, name, spend)
+        except StoreError:
+            logger.exception("reading a report ticket failed")
+            return _page(connection, HTTPStatus.SERVICE_UNAVAILABLE, "The report link could"
+                         " not be checked now (the database did not answer); reload this"
+                         " page shortly.", reload=RELOAD_SECONDS)
+
+    async def _respond(self, connection: ServerConnection, name: str,
+                       spend: bool) -> Response:
+        ticket = await self._found(name)
+        if ticket is None:
             return _page(connection, HTTPStatus.NOT_FOUND, "This report link was used already "
                          "or is too old: ask the table for the report again.")
         try:
             made = await asyncio.wait_for(asyncio.shield(ticket.page), PAGE_WAIT)
         except TimeoutError:
             ticket.expires = max(ticket.expires, self._clock() + TICKET_SECONDS)
+            if self.shared is not None:  # the reload may reach another process
+                await asyncio.to_thread(self.shared.extend, _hashed(name), TICKET_SECONDS)
             return _page(connection, HTTPStatus.ACCEPTED, "The report is being made; this page "
                          "reloads itself until it is ready.", reload=RELOAD_SECONDS)
         except NotComputed as why:
             if spend:
-                self._tickets.pop(name, None)
+                await self._spend(name)
             return _page(connection, HTTPStatus.SERVICE_UNAVAILABLE,
                          f"The report could not be made now ({why}); try again shortly.")
-        kept = self._tickets.pop(name, None) if spend else self._tickets.get(name)
-        if kept is None:  # another request took it meanwhile
+        taken = await self._spend(name) if spend else name in self._tickets
+        if not taken:  # another request took it meanwhile (here, or through another process)
             return _page(connection, HTTPStatus.NOT_FOUND, "This report link was used already:"
                          " ask the table for the report again.")
         if "missing" in made:
@@ -208,6 +281,12 @@ class ReportPages:
         html = made["html"]
         assert isinstance(html, bytes)
         return _respond(connection, HTTPStatus.OK, html)
+
+
+def _hashed(ticket: str) -> str:
+    """What the database keeps of a ticket: its SHA-256, so a reader of the table cannot
+    open the report."""
+    return hashlib.sha256(ticket.encode()).hexdigest()
 
 
 def _page(connection: ServerConnection, status: HTTPStatus, message: str,

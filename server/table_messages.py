@@ -60,8 +60,8 @@ class TableMessages:
                 try:
                     require_session(hub.state, message.session)  # as share_replay does
                     hidden = tuple(sorted(hub.hidden_from(subscriber.member).items()))
-                    path = self.reports.issue(hub.campaign, message.session, hub.state.head,
-                                              hidden)
+                    path = await self.reports.issue(hub.campaign, message.session,
+                                                    hub.state.head, hidden)
                 finally:
                     self.limits.finish_command(key)
                 subscriber.push(encode(ReportReady(id=message.id, path=path)))

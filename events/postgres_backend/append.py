@@ -79,6 +79,8 @@ _RECORDED = ("SELECT w.campaign, w.command_id, c.actor, c.first_seq, c.last_seq"
 young table whose statistics say it is small, it hashed the ids and scanned every command
 (2.7 ms a batch of 100 on 50,000 commands, and growing), and the batch's reads took more
 than its writes. Every array goes in binary (``%b``), as the inserts' do."""
+_CREATED = ("SELECT command_id, campaign FROM commands WHERE command_id = ANY(%b::text[])"
+            " AND first_seq = 1")
 _INSERT_EVENTS = (
     "INSERT INTO events (campaign, seq, type, version, payload, recorded_at, actor,"
     " command_id, hash) SELECT * FROM unnest(%b::text[], %b::bigint[], %b::text[],"
@@ -194,7 +196,7 @@ class Appender:
                         for campaign, seq, digest in heads.fetchall()}
             recorded = {(row[0], row[1]): CommandRecord(row[2], row[3], row[4])
                         for row in held.fetchall()}
-            planned = _plan(requests, previous, recorded)
+            planned = _plan(requests, previous, recorded, _creations(connection, writing))
             batch = _Batch()
             for index in sorted(range(len(requests)), key=lambda i: requests[i].campaign):
                 outcome = planned[index]
@@ -245,8 +247,23 @@ def _roll_back(connection: psycopg.Connection[Any]) -> None:
             connection.close()  # made again by the next batch
 
 
+def _creations(connection: psycopg.Connection[Any], writing: list[AppendRequest]
+               ) -> dict[str, str]:
+    """The campaign each creating request's command id created already, if it did (read in
+    the batch's transaction, rarely: only a batch holding a creation asks). The unique index
+    of creations (:mod:`poolhall.events.one_creation`) refuses a second one: a creation
+    retried through this process while another committed it met it as a unique violation,
+    and this look-up has the batch made again refuse that request alone."""
+    ids = [r.command_id for r in writing if r.expected_head == 0]
+    if not ids:
+        return {}
+    return {str(command_id): str(campaign) for command_id, campaign in connection.execute(
+        _CREATED, [ids]).fetchall()}
+
+
 def _plan(requests: list[AppendRequest], heads: dict[str, tuple[int, str]],
-          recorded: dict[tuple[str, str], CommandRecord]) -> list[AppendResult]:
+          recorded: dict[tuple[str, str], CommandRecord],
+          created: dict[str, str] | None = None) -> list[AppendResult]:
     """Each request's outcome: its recorded answer if its command is already held, else its
     sequence numbers and hashes, chained from the event before it (``heads``: each
     campaign's head and its hash, none for a campaign with no event); a
@@ -267,6 +284,11 @@ def _plan(requests: list[AppendRequest], heads: dict[str, tuple[int, str]],
         found = recorded.get((campaign, request.command_id))
         if found is not None:
             results.append(found)
+            continue
+        other = created.get(request.command_id) if created and expected == 0 else None
+        if other is not None and other != campaign:
+            results.append(ConcurrencyError(f"command {request.command_id!r} created campaign"
+                                            f" {other!r} already"))
             continue
         head, digest = heads.get(campaign, (0, GENESIS))
         if (campaign, expected) in refused or head != expected:

@@ -5,17 +5,21 @@ listener)."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from typing import Any
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from poolhall.events import one_creation
 from poolhall.events.database_names import safe_name, schema_named
 from poolhall.events.postgres_backend.schema import CHANNEL, SCHEMA_VERSION, STATEMENTS, UPGRADES
 
 __all__ = ["TCP_DEFAULTS", "channel_for", "connect", "conninfo", "create_schema",
            "missing_schema", "reason", "url_problem"]
+
+logger = logging.getLogger("poolhall.events.postgres_backend")
 
 TCP_DEFAULTS: dict[str, int] = {
     "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
@@ -102,9 +106,24 @@ def create_schema(connection: psycopg.Connection[Any]) -> str | None:
             return None
         for statement in STATEMENTS if found is None else UPGRADES[found]:
             connection.execute(statement.encode())
+        _one_creation(connection)
     if found is None:
         return f"created the schema (version {SCHEMA_VERSION})"
     return f"upgraded the schema from version {found} to {SCHEMA_VERSION}"
+
+
+def _one_creation(connection: psycopg.Connection[Any]) -> None:
+    """Make the unique index of creations if the schema has none, leaving out the campaigns
+    an earlier release let a command id create a second time
+    (:mod:`poolhall.events.one_creation`)."""
+    row = connection.execute("SELECT to_regclass(%s) IS NOT NULL",
+                             [one_creation.INDEX]).fetchone()
+    if row and row[0]:
+        return
+    strays = [str(found[0]) for found in connection.execute(one_creation.STRAYS.encode())]
+    if strays:
+        logger.warning("%s", one_creation.strays_warning(strays))
+    connection.execute(one_creation.index_statement(strays).encode())
 
 
 def _schema_version(connection: psycopg.Connection[Any]) -> int | None:

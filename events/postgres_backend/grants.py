@@ -8,7 +8,8 @@ granted only what a ``poolhall serve`` process does (``poolhall migrate --grant-
 - read and append the log's append-only tables (``SELECT``, ``INSERT``): never ``UPDATE``,
   ``DELETE`` or ``TRUNCATE``, which the triggers refuse anyway;
 - write the derived and passing tables as they are written: the snapshots (replaced and
-  dropped), the presence tables (heartbeats and connection counts);
+  dropped), the presence tables (heartbeats and connection counts), the report pages'
+  tickets (stored, extended, spent);
 - read ``deployment`` and add to it (the admin token's SHA-256, once, by the first process);
 - use the schema the tables are in. Advisory locks, ``LISTEN`` and ``NOTIFY`` need no grant.
 
@@ -32,6 +33,7 @@ SERVING_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "snapshots": ("SELECT", "INSERT", "UPDATE", "DELETE"),
     "presence_processes": ("SELECT", "INSERT", "UPDATE", "DELETE"),
     "presence": ("SELECT", "INSERT", "UPDATE", "DELETE"),
+    "report_tickets": ("SELECT", "INSERT", "UPDATE", "DELETE"),
 }
 """Each table, and what a serving process does to it (nothing else is granted)."""
 

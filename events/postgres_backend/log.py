@@ -52,6 +52,7 @@ from poolhall.events.postgres_backend.database import (
 from poolhall.events.postgres_backend.deployment import admin_hash, claim_admin_hash
 from poolhall.events.postgres_backend.pooled import check_idle
 from poolhall.events.postgres_backend.presence import PostgresPresence
+from poolhall.events.postgres_backend.report_tickets import PostgresReportTickets
 from poolhall.events.postgres_backend.seeds import PostgresSeedVault
 from poolhall.events.postgres_backend.snapshots import PostgresSnapshots
 
@@ -234,6 +235,10 @@ class PostgresLog(ServerLog):
         """Who is connected through each process of the deployment (:mod:`.presence`), on a
         connection of its own: its heartbeat never waits for a reader's."""
         return PostgresPresence(self.url, process, expiry=expiry)
+
+    def report_tickets(self) -> PostgresReportTickets:
+        """The report pages' tickets (:mod:`.report_tickets`), through the readers' pool."""
+        return PostgresReportTickets(self._pool)
 
     def deployment(self) -> Deployment:
         """This log itself: its database is what the deployment's processes share."""

@@ -8,7 +8,11 @@
   is ``json`` (kept byte for byte as written, which the chain hash covers; readable with any
   SQL tool's JSON operators); ``position`` is the order rows were appended in.
 - ``commands``: what each accepted command id appended, ``PRIMARY KEY (campaign,
-  command_id)``: a command id is used once per campaign, whichever process sees it.
+  command_id)``: a command id is used once per campaign, whichever process sees it; and
+  ``commands_one_creation``, unique on ``command_id`` where ``first_seq = 1``: a command id
+  creates one campaign at most, whichever processes it was sent to
+  (:mod:`poolhall.events.one_creation`; made apart from :data:`STATEMENTS`, as a log from
+  before it may hold campaigns it must leave out).
 - ``sealed_tokens``: the token an invite issued, sealed under its retry key
   (:mod:`poolhall.server.sealed_tokens`), written in the same transaction as its events.
 - ``issued_tokens``: the campaign each token hash was issued for (derived from the events,
@@ -16,6 +20,8 @@
 - ``snapshots``: derived data (:mod:`.snapshots`), not append-only: may be dropped.
 - ``deployment``: settings all the processes of one deployment share (the admin token's
   SHA-256, never the token).
+- ``report_tickets``: the report pages' tickets, so any process opens one
+  (:mod:`.report_tickets`); ``UNLOGGED``, not append-only (a ticket is spent by deleting it).
 - ``presence_processes`` and ``presence``: who is connected, through which server process
   (:mod:`.presence`): each process's heartbeat and since when the deployment has been serving
   as it judged it, and its connections per (campaign, member).
@@ -23,8 +29,9 @@
   and a crash of the database empties them (each process writes its rows again at its next
   heartbeat).
 
-Triggers refuse ``UPDATE``, ``DELETE`` and ``TRUNCATE`` on every table but ``deployment`` and
-the presence tables: the log is append-only in the database itself, whoever connects.
+Triggers refuse ``UPDATE``, ``DELETE`` and ``TRUNCATE`` on every table but ``deployment``, the
+report tickets and the presence tables: the log is append-only in the database itself, whoever
+connects.
 :data:`SCHEMA_VERSION` is kept in ``deployment``; :func:`create` runs every statement
 idempotently, in one transaction, under an advisory lock, so that three processes starting at
 once create it once; a schema at an older version gets the statements of
@@ -36,8 +43,10 @@ from __future__ import annotations
 __all__ = ["APPEND_ONLY_TABLES", "CHANNEL", "PRESENCE_CHANNEL", "SCHEMA_VERSION", "STATEMENTS",
            "UPGRADES"]
 
-SCHEMA_VERSION = 3
-"""1: the log; 2: the presence tables; 3: each process's ``serving_since``."""
+SCHEMA_VERSION = 4
+"""1: the log; 2: the presence tables; 3: each process's ``serving_since``; 4: the report
+pages' tickets, and the unique index of creations (made by :func:`.database.create_schema`:
+:mod:`poolhall.events.one_creation`)."""
 
 CHANNEL = "poolhall_heads"
 """The LISTEN/NOTIFY channel: each payload is ``<new head> <campaign>`` (the campaign last,
@@ -71,6 +80,15 @@ _SERVING_SINCE = ("ALTER TABLE presence_processes"
 """Since when the deployment has been serving, as the process judged it when it opened the log
 (:meth:`.presence.PostgresPresence.enter`); ``NULL`` in the row of a process made for schema
 version 2, which does not say (it counts as no process: the careful side)."""
+
+_TICKETS = """CREATE UNLOGGED TABLE IF NOT EXISTS report_tickets (
+    ticket text PRIMARY KEY,
+    campaign text NOT NULL,
+    session bigint,
+    head bigint NOT NULL,
+    hidden json NOT NULL,
+    expires timestamptz NOT NULL)"""
+"""The report pages' tickets (:mod:`.report_tickets`): any process opens one another issued."""
 
 _VERSION = f"""INSERT INTO deployment (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}')
     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"""
@@ -137,15 +155,20 @@ STATEMENTS: tuple[str, ...] = (
     )),
     *_PRESENCE,
     _SERVING_SINCE,
+    _TICKETS,
     _VERSION,
 )
 """Every statement of the schema, each safe to run again (``IF NOT EXISTS``, ``OR
 REPLACE``; triggers ``OR REPLACE`` need PostgreSQL 14 or later)."""
 
-UPGRADES: dict[int, tuple[str, ...]] = {1: (*_PRESENCE, _VERSION),
-                                        2: (_SERVING_SINCE, _VERSION)}
+UPGRADES: dict[int, tuple[str, ...]] = {1: (*_PRESENCE, _TICKETS, _VERSION),
+                                        2: (_SERVING_SINCE, _TICKETS, _VERSION),
+                                        3: (_TICKETS, _VERSION)}
 """What brings a schema at each older version to :data:`SCHEMA_VERSION`: only the new
 tables and column, so that an upgrade beside running processes takes no lock on the log's
 tables (their triggers' DDL would); the column is added to an unlogged table of a few rows,
 which the running processes' heartbeats wait on for a moment, and may be left empty (theirs
-leave it so)."""
+leave it so). Every upgrade also makes the unique index of creations if it is missing
+(:func:`.database.create_schema`): building it holds the appends of the processes already
+serving for as long as it takes to read ``commands`` (no deadlock: it waits for no lock
+they hold but the table's)."""

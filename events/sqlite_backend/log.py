@@ -152,6 +152,15 @@ class SqliteLog(SqliteReader, ServerLog):
                 for c, i, a, f, last in self.db.execute(
                     _KNOWN, [msgspec.json.encode(pairs).decode()])}
 
+    def _created_elsewhere(self, campaign: str, command_id: str) -> str | None:
+        """The other campaign ``command_id`` created, if it created one: the unique index of
+        creations (:mod:`poolhall.events.one_creation`) refuses a second, so the look-up pass
+        refuses that request alone, not the whole batch."""
+        row = self.db.execute("SELECT campaign FROM commands WHERE command_id = ?"
+                              " AND first_seq = 1 AND campaign <> ? LIMIT 1",
+                              [command_id, campaign]).fetchone()
+        return None if row is None else str(row[0])
+
     def append_batch(self, requests: Sequence[AppendRequest]) -> list[AppendResult]:
         """Append every request (see :meth:`poolhall.events.log_contract.EventLog.append_batch`) in
         one durable transaction.
@@ -218,6 +227,11 @@ class SqliteLog(SqliteReader, ServerLog):
             record = known.get(pair) if request.events else None
             if record is not None:
                 results.append(record)
+                continue
+            if look_up and request.expected_head == 0 and request.events \
+                    and (other := self._created_elsewhere(campaign, command_id)) is not None:
+                results.append(ConcurrencyError(f"command {command_id!r} created campaign"
+                                                f" {other!r} already"))
                 continue
             seq, previous = heads.get(campaign) or self._head_of(campaign)
             if seq != request.expected_head:

@@ -11,6 +11,10 @@ Every promise of the log is a constraint SQLite enforces (see :mod:`poolhall.eve
   DELETE trigger (unless the *writing* connection turned ``recursive_triggers`` on), so
   without that trigger it rewrote a stored event, command, sealed token or seed (through
   the key, or through ``position``, the row number, with a key no row has);
+- ``commands_one_creation``, a unique index on ``commands (command_id) WHERE first_seq = 1``:
+  one command id creates one campaign at most (a retried ``create_campaign`` is answered
+  with the campaign it made, never makes a second one); made at the first open for writing
+  of a file from before it (:mod:`poolhall.events.one_creation`);
 - ``CHECK`` s: sequence numbers from 1, a command's range in order, each payload valid JSON.
 
 Beside them: ``sealed_tokens`` (the token a command issued, sealed under its retry key),
@@ -43,6 +47,7 @@ import sqlite3
 import time
 from typing import NamedTuple
 
+from poolhall.events import one_creation
 from poolhall.events.sqlite_backend.issued_tokens import create_table
 
 __all__ = ["APPEND_ONLY", "KEPT", "PLAIN", "Migrated", "create_or_migrate", "is_plain"]
@@ -207,6 +212,7 @@ def create_or_migrate(connection: sqlite3.Connection) -> Migrated | None:
         connection.execute(_SEEDS)
         filled = create_table(connection)
         _create_triggers(connection)
+        _one_creation(connection)
         connection.execute(f"PRAGMA user_version = {PLAIN}")
         connection.execute("COMMIT")
     except BaseException:
@@ -233,6 +239,17 @@ def _triggers() -> dict[str, str]:
         made[f"{table}_no_replace"] = _NO_REPLACE.format(table=table, match=match, row=row,
                                                          what=what)
     return made
+
+
+def _one_creation(connection: sqlite3.Connection) -> None:
+    """Make the unique index of creations if the file has none (see the module's docstring)."""
+    if connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
+                          [one_creation.INDEX]).fetchone():
+        return
+    strays = [str(row[0]) for row in connection.execute(one_creation.STRAYS)]
+    if strays:
+        logger.warning("%s", one_creation.strays_warning(strays))
+    connection.execute(one_creation.index_statement(strays))
 
 
 def _create_triggers(connection: sqlite3.Connection) -> None:

@@ -197,9 +197,21 @@ class LogContract(Backend):
         assert log.head("a") == 1
 
     def test_a_command_id_is_unique_per_campaign_only(self, log: EventLog) -> None:
-        """One id may open two campaigns: each holds its own."""
+        """One id may be used in two campaigns: each holds its own."""
         assert log.append_batch([request("a", 0, opened("a"), command="same"),
-                                 request("b", 0, opened("b"), command="same")]) == [[1], [1]]
+                                 request("b", 0, opened("b"), command="open-b"),
+                                 request("b", 1, rolled(2), command="same")]) == [[1], [1], [2]]
+
+    def test_a_command_id_opens_one_campaign_at_most(self, log: EventLog) -> None:
+        """A second campaign opened by one command id is refused (a create retried through
+        another process: the database holds one campaign per creating command), and the
+        batch's other requests are stored."""
+        assert log.append_batch([request("a", 0, opened("a"), command="same")]) == [[1]]
+        again, other = log.append_batch([request("b", 0, opened("b"), command="same"),
+                                         request("a", 1, rolled(2), command="roll")])
+        assert isinstance(again, ConcurrencyError)
+        assert other == [2]
+        assert log.head("b") == 0
 
     def test_an_empty_request_stores_nothing(self, log: EventLog) -> None:
         """A request with no events appends nothing and records no command."""

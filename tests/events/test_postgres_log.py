@@ -330,8 +330,9 @@ def test_batch_look_ups_stay_look_ups_on_a_young_table(log: PostgresLog, stateme
     command (2.7 ms a batch of 100 on 50,000 commands, more than the batch's writes)."""
     campaigns = [f"young-{k}" for k in range(100)]
     for turn in range(40):
-        results = log.append_batch([request(campaign, turn, rolled(turn), command=f"cmd-{turn}")
-                                    for campaign in campaigns])
+        results = log.append_batch([request(campaign, turn, rolled(turn),
+                                            command=f"cmd-{turn}" if turn else campaign)
+                                    for campaign in campaigns])  # one creation a command
         assert all(isinstance(result, list) for result in results)
     queries: dict[str, tuple[str, list[list[Any]]]] = {
         "recorded": (_RECORDED, [campaigns, [f"new-{k}" for k in range(100)]]),

@@ -160,7 +160,7 @@ def test_migrate_then_verify_a_postgresql_url(postgres_url: str, tmp_path: Path)
     up to date" whatever it did); run again, it says there was nothing to do. ``poolhall
     verify URL`` walks it, and reports an edited event with exit 1."""
     said = poolhall("migrate", "--db", postgres_url, cwd=tmp_path).stdout
-    assert said.endswith(": created the schema (version 3)\n"), said
+    assert said.endswith(": created the schema (version 4)\n"), said
     said = poolhall("migrate", "--db", postgres_url, cwd=tmp_path).stdout
     assert said.endswith(": already up to date\n"), said
     log = PostgresLog(postgres_url, create=False)

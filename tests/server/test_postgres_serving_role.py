@@ -61,7 +61,7 @@ async def test_a_role_granted_by_migrate_serves_and_cannot_change_the_log(
     or delete an event, nor switch the triggers off; it verifies the log."""
     said = poolhall("migrate", "--db", postgres_url, "--grant-to", serving_role,
                     cwd=tmp_path).stdout
-    assert "created the schema (version 3); granted " + serving_role in said, said
+    assert "created the schema (version 4); granted " + serving_role in said, said
     serving = as_role(postgres_url, serving_role)
     server = Server(serving, "127.0.0.1", 0, rng=random.Random(7), admin_token=ADMIN_TOKEN,
                     settings=Settings(snapshot_every=2))
