@@ -145,12 +145,13 @@ async def test_several_requests_in_one_append_are_answered_together(
 async def test_a_duplicate_command_id_gets_its_recorded_answer_alone(
         committed: tuple[RecordingLog, GroupCommitter]) -> None:
     """The same id again in its campaign appends nothing and gets its recorded answer; the
-    batch's other requests commit."""
+    batch's other requests commit (a creation of its own: one id opens one campaign only,
+    ``tests/server/test_create_across_servers.py``)."""
     log, committer = committed
     assert await committer.append([_first("d", "same")]) == [[1]]
     again, other = await asyncio.gather(
         committer.append([request("d", 1, rolled(1), command="same")]),
-        committer.append([_first("e", "same")]))
+        committer.append([_first("e", "other")]))
     assert again == [CommandRecord("gm", 1, 1)]
     assert other == [[1]]
     assert SqliteReader(log.path).head("d") == 1
