@@ -11,6 +11,7 @@ whole history.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -27,7 +28,7 @@ if TYPE_CHECKING:  # rich is imported by the functions that print for people: no
     from rich.console import Group
     from rich.text import Text
 
-__all__ = ["LOG_LINES", "log_line", "sheet", "state_data", "state_json", "state_text",
+__all__ = ["LOG_LINES", "clock", "log_line", "sheet", "state_data", "state_json", "state_text",
            "system_table", "view_line"]
 
 LOG_LINES = 10
@@ -36,10 +37,19 @@ SHOWN_CHARACTERS = 30
 """Characters listed at most, each on one line."""
 
 
+def clock(at: str) -> str:
+    """``HH:MM:SS`` of a log time on the reader's clock: the log keeps UTC (ISO 8601), and a
+    table in Berlin read its 20:00 as 19:00."""
+    try:
+        return datetime.fromisoformat(at).astimezone().strftime("%H:%M:%S")
+    except ValueError:  # not a time: shown as it is, cut to the width of one
+        return at[11:19]
+
+
 def log_line(recorded: Recorded, state: CampaignState) -> Text:
     """One line of the log as ``watch`` and ``replay`` print it: time, number, who, what
     (``state``: the table just after the event, for the words of the game system)."""
-    return styled("[dim]{}[/dim] [bold]#{}[/bold] [cyan]{}[/cyan] {}", recorded.at[11:19],
+    return styled("[dim]{}[/dim] [bold]#{}[/bold] [cyan]{}[/cyan] {}", clock(recorded.at),
                   recorded.seq, who(recorded, state), describe(recorded, state))
 
 
@@ -156,7 +166,7 @@ def state_text(state: CampaignState, views: Mapping[str, Any],
                   for line in game]
     parts.append(styled("[bold]last {} events[/bold]", min(LOG_LINES, len(recent))))
     for r in recent[-LOG_LINES:]:
-        parts.append(styled("  [dim]{}[/dim] #{} {} {}", r.at[11:19], r.seq, who(r, state),
+        parts.append(styled("  [dim]{}[/dim] #{} {} {}", clock(r.at), r.seq, who(r, state),
                             describe(r, state)))
     return Group(lines(*parts))
 

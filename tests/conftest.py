@@ -10,6 +10,7 @@ import asyncio
 import os
 import random
 import shutil
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -30,6 +31,12 @@ hypothesis.settings.load_profile("poolhall")
 """Property tests check what is computed, never how fast: the suite runs on two busy cores
 (a browser, servers, PostgreSQL), where Hypothesis's default 200 ms deadline per example
 failed an exact-odds property now and then for the machine's load, not the code."""
+
+os.environ["TZ"] = "UTC"
+time.tzset()
+"""The terminal and the page show log times on the reader's clock: the tests read them in UTC
+wherever they run (and the CLIs they start inherit it); ``tests/clients/test_local_clock.py``
+reads them elsewhere."""
 
 
 class Table:

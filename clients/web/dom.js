@@ -83,9 +83,9 @@ export function plural(word, count, many = null) {
   return `${count} ${count === 1 ? word : plain}`;
 }
 
-/** "12:04" from an ISO time. @param {unknown} at @returns {string} */
+/** "12:04" on the reader's clock (the log keeps UTC). @param {unknown} at @returns {string} */
 export function clock(at) {
-  return typeof at === "string" ? at.slice(11, 16) : "";
+  return typeof at === "string" ? new Date(at).toTimeString().slice(0, 5) : "";
 }
 
 /** A percentage for people: 0.4567 -> "45.7%". @param {number | null | undefined} p */

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 
 from playwright.sync_api import Page, expect
 
@@ -82,3 +83,22 @@ def test_leaving_the_table_asks_first_and_staying_keeps_the_seat(
     expect(ana.get_by_role("form", name="Open a table")).to_be_visible()
     assert ana.evaluate(STORED_TOKENS) == {}
     expect(ana.get_by_role("navigation", name="Tables you joined")).to_have_count(0)
+
+
+def test_the_logs_times_are_on_the_readers_clock(
+        served: Served, open_page: Callable[..., Page]) -> None:
+    """Rule (no surprises): a GM in Mumbai (UTC+5:30) reads each line's time on their own
+    clock, not the log's UTC (the page showed the UTC hours)."""
+    _, link = served.create_campaign("Night", "d12")
+
+    def in_mumbai(page: Page) -> None:
+        page.context.new_cdp_session(page).send("Emulation.setTimezoneOverride",
+                                                {"timezoneId": "Asia/Kolkata"})
+
+    page = open_page(link, prepare=in_mumbai)
+    first = page.locator("ph-log time").first
+    expect(first).not_to_have_text("")
+    at = datetime.fromisoformat(str(first.get_attribute("datetime")))
+    mumbai = at.astimezone(timezone(timedelta(hours=5, minutes=30)))
+    assert first.inner_text() == mumbai.strftime("%H:%M")
+    assert mumbai.strftime("%H:%M") != at.strftime("%H:%M")

@@ -86,7 +86,7 @@ export class PhTimeline extends HTMLElement {
     if (shown === this.shown && this.range.value === String(seq)) return;
     this.shown = shown;
     this.range.value = String(seq);
-    const when = at ? ` · ${at.slice(0, 10)} ${at.slice(11, 19)}` : "";
+    const when = at ? ` · ${new Date(at).toLocaleString()}` : "";  // the reader's clock
     this.position.textContent = `event ${seq.toLocaleString()} of ${this.to.toLocaleString()}${when}`;
     this.range.setAttribute("aria-valuetext", this.position.textContent);
   }
