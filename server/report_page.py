@@ -225,7 +225,7 @@ class ReportPages:
             return None
         hidden = tuple((seq, cast(Visibility, visibility)) for seq, visibility in job.hidden)
         page = self._page_of((self._database, job.campaign, job.session, job.head, hidden),
-                             limit=False)
+                             limit=True)  # a member's links opened elsewhere are capped too
         return self._keep(name, page)
 
     async def _spend(self, name: str) -> bool:
@@ -235,6 +235,14 @@ class ReportPages:
         if self.shared is None:
             return held
         return await asyncio.to_thread(self.shared.spend, _hashed(name))
+
+    async def _unspent(self, name: str) -> bool:
+        """Whether the ticket may still be spent (a ``HEAD``'s answer, which spends nothing):
+        on a shared log the database says (another process may have spent it, and a copy
+        held here may outlive the row), on one process this process's memory."""
+        if self.shared is None:
+            return name in self._tickets
+        return await asyncio.to_thread(self.shared.find, _hashed(name)) is not None
 
     async def respond(self, connection: ServerConnection, request: Request) -> Response | None:
         """The page for ``/report/<ticket>`` (spent by a ``GET``; a ``HEAD`` is answered the
@@ -255,7 +263,14 @@ class ReportPages:
 
     async def _respond(self, connection: ServerConnection, name: str,
                        spend: bool) -> Response:
-        ticket = await self._found(name)
+        try:
+            ticket = await self._found(name)
+        except Rejected:  # this process is making two pages of the campaign: later, unspent
+            assert self.shared is not None  # (only a ticket of another process's is capped)
+            await asyncio.to_thread(self.shared.extend, _hashed(name), TICKET_SECONDS)
+            return _page(connection, HTTPStatus.ACCEPTED, "Other reports of this campaign are "
+                         "being made; this page reloads itself until this one is ready.",
+                         reload=RELOAD_SECONDS)
         if ticket is None:
             return _page(connection, HTTPStatus.NOT_FOUND, "This report link was used already "
                          "or is too old: ask the table for the report again.")
@@ -272,7 +287,7 @@ class ReportPages:
                 await self._spend(name)
             return _page(connection, HTTPStatus.SERVICE_UNAVAILABLE,
                          f"The report could not be made now ({why}); try again shortly.")
-        taken = await self._spend(name) if spend else name in self._tickets
+        taken = await self._spend(name) if spend else await self._unspent(name)
         if not taken:  # another request took it meanwhile (here, or through another process)
             return _page(connection, HTTPStatus.NOT_FOUND, "This report link was used already:"
                          " ask the table for the report again.")
