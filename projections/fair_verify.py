@@ -7,7 +7,9 @@ roll's dice again (:mod:`poolhall.events.fair`), in the order :mod:`poolhall.pro
 gives, comparing every face. It also reports what would hide a discarded or edited roll: a nonce
 skipped, repeated or out of order, an epoch's reveal counting more rolls than the log holds, a
 roll stamped with client seeds other than those in force, an SR3 chain the Rule of Six did not
-draw, an epoch committed twice or out of order. Pure: events in, counts and problems out.
+draw, a roll holding fewer or more dice than its request asks for
+(:mod:`poolhall.projections.fair_counts`), an epoch committed twice or out of order. Pure:
+events in, counts and problems out.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from poolhall.events.fair import (
     commitment,
     keyed,
 )
+from poolhall.projections.fair_counts import DrawCounts
 from poolhall.projections.fair_draws import DRAWS, chain_problem
 from poolhall.projections.fair_results import result_problem
 
@@ -96,6 +99,8 @@ class FairCheck:
         proves something only between its epoch's commitment and its reveal."""
         self._rolls: list[_Roll] = []
         """The current epoch's rolls, by nonce."""
+        self._counts = DrawCounts()
+        """What earlier events say a roll's number of dice must be (a faces' prefix checks)."""
 
     def _problem(self, seq: int, text: str) -> None:
         self.counts.problems.append(FairProblem(self.campaign, seq, text))
@@ -104,6 +109,8 @@ class FairCheck:
         """Check one event (in log order)."""
         event = recorded.event
         kind = type(event)
+        if (count := self._counts.problem(event)) is not None:  # dice left out
+            self._problem(recorded.seq, count)
         if kind in DRAWS:
             self._roll(recorded, event)
         elif kind is SeedCommitted:
