@@ -155,6 +155,8 @@ class FairCheck:
         seq = recorded.seq
         if (result := result_problem(event)) is not None:  # the number the table acted on
             self._problem(seq, result)
+        if (problem := chain_problem(event)) is not None:  # a stamp or none: the rule's shape
+            self._problem(seq, problem)
         if stamp is None:
             if self._epoch:  # every roll is stamped once fair rolls began: this one's dice
                 self._problem(seq, "a roll with no fair stamp after fair rolls began (epoch "
@@ -162,8 +164,6 @@ class FairCheck:
                 return
             self.counts.rolls_unstamped += 1
             return
-        if (problem := chain_problem(event)) is not None:
-            self._problem(seq, problem)
         if stamp.epoch != self._epoch:
             self._problem(seq, f"a roll of epoch {stamp.epoch} in epoch {self._epoch}")
             return
