@@ -109,6 +109,68 @@ export function resultProblem(event) {
   }
 }
 
+const SOURCES = ["base", "combat", "control", "hacking", "spell", "astral_combat", "task", "astral", "karma"];
+
+/** What is wrong with the number of dice `event` holds by its own request, or with an SR3
+ * chain's shape, or null. Faces are read from the stream die after die: a roll recorded with
+ * its last dice left out, or a Rule-of-Six chain cut in two, holds the stream's faces in
+ * order and every face checks. The same checks as `poolhall verify` makes from the event
+ * alone (projections/fair_counts.py, fair_draws.py `chain_problem`); those that need earlier
+ * events (a d12 test's pool, the failed dice a Karma reroll rerolls, initiative dice, the
+ * destiny pool's players) are not made here.
+ * @param {GameEvent} event @returns {string | null} */
+export function countProblem(event) {
+  /** @type {number[][]} */
+  let chains = [];
+  switch (event.type) {
+    case "dice_rolled": {
+      const asked = [];
+      let constant = 0;
+      let sign = 1;
+      for (const token of event.expression.replace(/\s/g, "").match(/[+-]|[^+-]+/g) ?? []) {
+        const dice = /^([0-9]*)[dD]([0-9]+)$/.exec(token);
+        if (token === "+" || token === "-") sign = token === "+" ? 1 : -1;
+        else if (dice) asked.push(`${dice[2]}/${sign}/${dice[1] || 1}`);
+        else constant += sign * Number(token);
+      }
+      const drawn = event.terms.map((/** @type {Term & {sign?: number}} */ t) =>
+        `${t.sides}/${t.sign ?? 1}/${t.faces.length}`);
+      return asked.join() === drawn.join() && constant === (event.constant ?? 0) ? null
+        : `its dice are not those its expression ${event.expression} asks for: dice left out`;
+    }
+    case "check_rolled": case "pool_rolled":
+      for (const kind of Object.keys(NARRATIVE_SIDES)) {
+        const held = event.dice.filter((/** @type {{kind: string}} */ d) => d.kind === kind).length;
+        if (held !== (event.pool[kind] ?? 0)) {
+          return `it holds ${held} ${kind} dice; its pool has ${event.pool[kind] ?? 0}: dice left out`;
+        }
+      }
+      return null;
+    case "pool_test_rolled": {
+      const sources = event.dice.map((/** @type {{source: string}} */ d) => SOURCES.indexOf(d.source));
+      const karma = sources.filter((/** @type {number} */ s) => s === 8).length;
+      const cost = /^(damage|spell)_resistance$/.test(event.kind) ? karma : karma * (karma + 1) / 2;
+      if (sources.some((/** @type {number} */ s, /** @type {number} */ i) => i && s < sources[i - 1])
+          || sources.filter((/** @type {number} */ s) => s === 0).length !== event.base_dice
+          || cost !== (event.karma_spent ?? 0)) {
+        return "its dice are not its base dice, then its pools', then the Karma dice it paid: dice left out";
+      }
+      chains = event.dice.map((/** @type {{faces: number[]}} */ d) => d.faces);
+      break;
+    }
+    case "pool_test_rerolled":
+      if (event.faces.length !== event.indices.length) return "it holds another number of dice than it rerolls";
+      chains = event.faces;
+      break;
+    default: return null;
+  }
+  for (const chain of chains) {
+    if (chain.slice(0, -1).some((f) => f !== 6)) return "a die rerolled after a face that was not a 6";
+    if (chain.at(-1) === 6 && chain.length < 30) return "a 6 was not rerolled: the Rule of Six rerolls every 6";
+  }
+  return null;
+}
+
 /** `[sides, face]` of each die an event drew, in the order drawn; null: it drew none.
  * @param {GameEvent} event @returns {Array<[number, number]> | null} */
 export function drawsOf(event) {
@@ -337,7 +399,7 @@ export async function recompute(frame, seed, how, frames, fair) {
   // what the table acted on (a total, a result) is not a face: faces that match beside a
   // forged result are no proof (resultProblem, as projections/fair_results.py)
   for (const {event} of frames) {
-    const problem = resultProblem(event);
+    const problem = countProblem(event) ?? resultProblem(event); // dice left out, a result forged
     if (problem) return {state: "mismatch", seed, why: problem, ...how};
   }
   const draws = frames.flatMap((f) => /** @type {Array<[number, number]>} */ (drawsOf(f.event))
