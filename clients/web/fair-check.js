@@ -363,6 +363,71 @@ export function outsideItsEpoch(seq, epoch, frames) {
   return null;
 }
 
+/** The rolls of `epoch` among the log's lines the page holds (`frames`, in a row), in log
+ * order, up to its end: each one's nonce and seqs (the events of one command sharing a nonce
+ * are one roll), whether the epoch's `seed_committed` is among them (then every roll of the epoch is), and
+ * its `seed_revealed` or `seed_lost` lines.
+ * @param {number} epoch @param {EventFrame[]} frames */
+export function epochRolls(epoch, frames) {
+  /** @type {Array<{nonce: number, command: string, seqs: number[]}>} */
+  const rolls = [];
+  let committed = false;
+  /** @type {GameEvent[]} */
+  const ends = [];
+  for (const {seq, command, event} of frames) {
+    if (event.epoch === epoch && event.type === "seed_committed") committed = true;
+    else if (event.epoch === epoch && /^seed_[rl]/.test(event.type)) ends.push(event);
+    // a roll after its epoch ended is not one of its rolls (outsideItsEpoch says so)
+    if (event.fair?.epoch !== epoch || event.type.startsWith("seed_") || ends.length) continue;
+    const last = rolls.at(-1);
+    if (last && last.nonce === event.fair.nonce && last.command === command) last.seqs.push(seq);
+    else rolls.push({nonce: event.fair.nonce, command, seqs: [seq]});
+  }
+  return {rolls, committed, ends};
+}
+
+/** Why the roll at `seq` is not in its place among its epoch's rolls, by the lines the page
+ * holds, or null. Nonces run 0, 1, 2 ... with no gap: a nonce skipped is a roll dealt and
+ * hidden (a server rerolling until it likes the dice), a nonce used twice a roll dealt again.
+ * The nonce before the first roll the page holds is known only when the epoch's commitment
+ * is among the lines (0 comes first); else that roll is taken as it is, never a false ✗.
+ * @param {number} seq @param {number} epoch @param {EventFrame[]} frames
+ * @returns {string | null} */
+export function nonceProblem(seq, epoch, frames) {
+  const {rolls, committed} = epochRolls(epoch, frames);
+  const at = rolls.findIndex((roll) => roll.seqs.includes(seq));
+  if (at < 0) return null;
+  const {nonce} = rolls[at];
+  if (rolls.some((roll, i) => i !== at && roll.nonce === nonce)) {
+    return `nonce ${nonce} used twice in epoch ${epoch}: a roll was dealt again`;
+  }
+  const next = at > 0 ? rolls[at - 1].nonce + 1 : committed ? 0 : nonce;
+  return nonce === next ? null
+    : `nonce ${nonce} where ${next} comes next in epoch ${epoch}: a roll is missing`;
+}
+
+/** What the epoch's end says against its rolls, by the lines held, or null: a seed said lost
+ * and revealed later (after its epoch ended: verify reports it too), or a reveal counting
+ * another number of rolls than the epoch holds (known only when its commitment is among the
+ * lines: then every roll of the epoch is). `unchecked` says what the page could not check.
+ * @param {number} epoch @param {EventFrame[]} frames
+ * @returns {{why: string | null, unchecked?: string}} */
+export function endProblem(epoch, frames) {
+  const {rolls, committed, ends} = epochRolls(epoch, frames);
+  if (ends.some((end) => end.type === "seed_lost") && ends.some((end) => end.seed)) {
+    return {why: `epoch ${epoch}'s seed was said lost, then revealed after its epoch ended`};
+  }
+  const reveal = ends.find((end) => end.seed);
+  if (!reveal || typeof reveal.rolls !== "number") return {why: null};
+  if (!committed) {
+    return {why: null, unchecked: `that epoch ${epoch} held the ${reveal.rolls} rolls its reveal `
+      + "says: its commitment is older than the lines loaded here (Load older)"};
+  }
+  return {why: reveal.rolls === rolls.length ? null
+    : `epoch ${epoch}'s reveal says it held ${reveal.rolls} rolls; the log holds ${rolls.length}: `
+      + "a roll is missing"};
+}
+
 /** A roll of a revealed epoch checked: the seed against its commitment, that the roll was made
  * while its epoch was open (outsideItsEpoch), that it names the client seeds in force (a
  * server that ignored the members' seeds could choose the dice), then every die drawn
@@ -387,8 +452,13 @@ export async function recompute(frame, seed, how, frames, fair) {
   if (how.commitment !== null && commitment !== how.commitment) {
     return {state: "mismatch", seed, why: "the seed does not hash to its commitment", ...how};
   }
-  const outside = outsideItsEpoch(frames[0]?.seq ?? frame.seq, how.epoch, fair.log.frames);
+  const lines = fair.log.frames;
+  const outside = outsideItsEpoch(frames[0]?.seq ?? frame.seq, how.epoch, lines);
   if (outside) return {state: "mismatch", seed, why: outside, ...how};
+  // a nonce skipped or used twice, a seed said lost then revealed, a reveal's count of rolls
+  const {why, unchecked} = endProblem(how.epoch, lines);
+  const place = nonceProblem(frame.seq, how.epoch, lines) ?? why;
+  if (place) return {state: "mismatch", seed, why: place, ...how};
   // the seeds the stamp names must be those in force (null: the page cannot tell, said in the
   // mark's detail): a server that ignored them knew the dice when it committed
   const {matches} = await seedsInForce(frames[0] ?? frame, fair.log.frames, fair.log.seedsNow);
@@ -413,5 +483,6 @@ export async function recompute(frame, seed, how, frames, fair) {
     return {state: "mismatch", seed, bytes, why: `a d${sides} shows ${face}; the seed gives ${faces[wrong]}`,
             ...how};
   }
-  return {state: how.commitment === null ? "unconfirmed" : "verified", seed, bytes, dice: mine, ...how};
+  return {state: how.commitment === null ? "unconfirmed" : "verified", seed, bytes, dice: mine,
+          unchecked, ...how};
 }
