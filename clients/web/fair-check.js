@@ -171,6 +171,63 @@ export function countProblem(event) {
   return null;
 }
 
+/** What is wrong with the number of dice the roll `frame` holds by what earlier lines the
+ * page holds asked for (`frames`, in a row), or null: a d12 test's pool as its last line
+ * before the roll set it (started, failures removed, refresh dice added), the failed dice a
+ * Karma reroll rerolls (its test's roll among the lines), a character's initiative dice (their
+ * sheet's line among them), one destiny die per player (when the lines begin at the log's
+ * first). What the lines do not hold is not checked here: `poolhall verify` checks it all.
+ * @param {EventFrame} frame @param {EventFrame[]} frames @returns {string | null} */
+export function drawnProblem({seq, event}, frames) {
+  const before = frames.filter((f) => f.seq < seq);
+  const last = (/** @type {(e: GameEvent) => boolean} */ test) =>
+    before.findLast((f) => test(f.event))?.event;
+  if (event.type === "threshold_dice_rolled") {
+    const set = last((e) => e.test === event.test
+      && /^(threshold_test_started|failed_dice_removed|refresh_dice_added)$/.test(e.type));
+    return !set || set.pool === event.faces.length ? null
+      : `it holds ${event.faces.length} dice; the test's pool is ${set.pool}: dice left out`;
+  }
+  if (event.type === "initiative_scores_rolled") {
+    for (const roll of event.rolls) {
+      const sheet = last((e) => e.character === roll.character && e.stats
+        && /^character_(created|updated)$/.test(e.type));
+      const dice = sheet?.stats.initiative_dice ?? 1; // a default the payload may leave out
+      if (sheet && dice !== roll.faces.length) {
+        return `${roll.character}'s initiative holds ${roll.faces.length} dice; their sheet gives `
+          + `${dice}: dice left out`;
+      }
+    }
+  }
+  if (event.type === "pool_test_rerolled") {
+    const rolled = before.findIndex((f) => f.event.type === "pool_test_rolled" && f.event.test === event.test);
+    if (rolled < 0) return null;
+    const {tn, dice} = before[rolled].event;
+    const totals = dice.map((/** @type {{faces: number[]}} */ d) => d.faces.reduce((a, b) => a + b, 0));
+    for (const {event: e} of before.slice(rolled)) {
+      if (e.type !== "pool_test_rerolled" || e.test !== event.test) continue;
+      e.indices.forEach((/** @type {number} */ i, /** @type {number} */ n) => {
+        totals[i] = e.faces[n].reduce((/** @type {number} */ a, /** @type {number} */ b) => a + b, 0);
+      });
+    }
+    const failed = totals.flatMap((/** @type {number} */ t, /** @type {number} */ i) => tn == null || t < tn ? [i] : []);
+    return failed.join() === event.indices.join() ? null
+      : `it rerolls dice ${event.indices.join(", ")}; the test's failed dice are ${failed.join(", ")}`;
+  }
+  if (event.type === "destiny_pool_rolled" && (frames[0]?.seq ?? 2) <= 1) {
+    /** @type {Set<string>} */
+    const players = new Set();
+    for (const {event: e} of before) {
+      if (e.type === "member_invited" && e.role === "player") players.add(e.member);
+      if (e.type === "member_removed") players.delete(e.member);
+    }
+    const rolled = event.dice.map((/** @type {{member: string}} */ d) => d.member).sort();
+    return rolled.join() === [...players].sort().join() ? null
+      : `${rolled.length} players rolled the destiny pool; ${players.size} are at the table: dice left out`;
+  }
+  return null;
+}
+
 /** `[sides, face]` of each die an event drew, in the order drawn; null: it drew none.
  * @param {GameEvent} event @returns {Array<[number, number]> | null} */
 export function drawsOf(event) {
@@ -468,8 +525,9 @@ export async function recompute(frame, seed, how, frames, fair) {
   }
   // what the table acted on (a total, a result) is not a face: faces that match beside a
   // forged result are no proof (resultProblem, as projections/fair_results.py)
-  for (const {event} of frames) {
-    const problem = countProblem(event) ?? resultProblem(event); // dice left out, a result forged
+  for (const one of frames) {
+    const event = one.event; // dice left out (by the roll, or by earlier lines), a result forged
+    const problem = countProblem(event) ?? drawnProblem(one, lines) ?? resultProblem(event);
     if (problem) return {state: "mismatch", seed, why: problem, ...how};
   }
   const draws = frames.flatMap((f) => /** @type {Array<[number, number]>} */ (drawsOf(f.event))

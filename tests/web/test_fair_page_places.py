@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -160,3 +162,46 @@ def test_an_honest_epoch_older_than_the_lines_loaded_is_no_false_alarm(
     assert len(marks) == 60, marks
     assert {state for _, state, _ in marks} == {"verified"}, marks
     ana.close()
+
+
+def _rewrite(served: Served, campaign: str, seq: int, change: Callable[[dict[str, Any]], None]
+             ) -> None:
+    """Stop the server, rewrite event ``seq``'s payload with ``change``, start it again."""
+    served.process.terminate()
+    served.process.wait(15)
+    with sqlite3.connect(served.directory / "table.db") as db:
+        db.execute("DROP TRIGGER IF EXISTS events_no_update")
+        (payload,) = db.execute("SELECT payload FROM events WHERE campaign = ? AND seq = ?",
+                                (campaign, seq)).fetchone()
+        event = json.loads(payload)
+        change(event)
+        db.execute("UPDATE events SET payload = ? WHERE campaign = ? AND seq = ?",
+                   (json.dumps(event, separators=(",", ":")), campaign, seq))
+    restart(served)
+
+
+def _d12_last_die_dropped(event: dict[str, Any]) -> None:
+    """A d12 roll with its last die left out, its successes and margin counted without it."""
+    event["faces"].pop()
+    event["values"].pop()
+    event["successes"] = sum(v for v in event["values"] if v > 0)
+    event["failures"] = -sum(v for v in event["values"] if v < 0)
+    event["margin"] = event["successes"] - event["failures"]
+    event["succeeded"] = event["margin"] > 0
+
+
+def test_a_d12_roll_smaller_than_its_tests_pool_is_not_verified(
+        served: Served, open_page: PageOpener) -> None:
+    """The pool a d12 test's roll draws is set by earlier lines (the test called with 6 dice):
+    a roll holding 5, its margin counted for them, is ✗ when the page holds those lines."""
+    campaign, gm_link = served.create_campaign("Short Pool", "d12")
+    acks = served.send(gm_link, *[{"type": "roll_basic_test", "dice": 6, "dt": 7}] * 2,
+                       {"type": "rotate_seed"})
+    honest, forged = [ack.seqs[-1] for ack in acks[:2]]
+    _rewrite(served, campaign, forged, _d12_last_die_dropped)
+    gm: Page = open_page(gm_link)
+    expect(_badge(gm, honest)).to_have_attribute("data-state", "verified")
+    expect(_badge(gm, forged)).to_have_attribute("data-state", "mismatch")
+    expect(_badge(gm, forged)).to_have_attribute(
+        "title", "it holds 5 dice; the test's pool is 6: dice left out")
+    gm.close()
