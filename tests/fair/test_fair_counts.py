@@ -61,6 +61,14 @@ def _check() -> RulesTable:
     return table
 
 
+def _narrative_check() -> RulesTable:
+    table = NarrativeTable()
+    table.open("shot", level="hard")
+    table.run("gm", narrative.AddDice, check="shot", kind="setback", count=2)
+    table.run("han-player", narrative.RollCheck, check="shot")
+    return table
+
+
 def _destiny() -> RulesTable:
     table = NarrativeTable()
     table.run("gm", core.StartSession, title="One")
@@ -95,6 +103,7 @@ TABLES: dict[str, tuple[Callable[[], RulesTable], type[Event]]] = {
     "free roll 3d6": (_free, core.DiceRolled),
     "d12 basic test": (_d12, d12.ThresholdDiceRolled),
     "narrative pool": (_check, narrative.PoolRolled),
+    "narrative check": (_narrative_check, narrative.CheckRolled),
     "destiny pool": (_destiny, narrative.DestinyPoolRolled),
     "sr3 test, a base die": (_test(0), sr3.PoolTestRolled),
     "sr3 test, a Karma die": (_test(2), sr3.PoolTestRolled),
