@@ -7,7 +7,9 @@ roll's dice again (:mod:`poolhall.events.fair`), in the order :mod:`poolhall.pro
 gives, comparing every face. It also reports what would hide a discarded or edited roll: a nonce
 skipped, repeated or out of order, an epoch's reveal counting more rolls than the log holds, a
 roll stamped with client seeds other than those in force, an SR3 chain the Rule of Six did not
-draw, an epoch committed twice or out of order. Pure: events in, counts and problems out.
+draw, a roll holding fewer or more dice than its request asks for
+(:mod:`poolhall.projections.fair_counts`), an epoch committed twice or out of order. Pure:
+events in, counts and problems out.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from poolhall.events.fair import (
     commitment,
     keyed,
 )
+from poolhall.projections.fair_counts import DrawCounts
 from poolhall.projections.fair_draws import DRAWS, chain_problem
 from poolhall.projections.fair_results import result_problem
 
@@ -96,6 +99,8 @@ class FairCheck:
         proves something only between its epoch's commitment and its reveal."""
         self._rolls: list[_Roll] = []
         """The current epoch's rolls, by nonce."""
+        self._counts = DrawCounts()
+        """What earlier events say a roll's number of dice must be (a faces' prefix checks)."""
 
     def _problem(self, seq: int, text: str) -> None:
         self.counts.problems.append(FairProblem(self.campaign, seq, text))
@@ -104,6 +109,8 @@ class FairCheck:
         """Check one event (in log order)."""
         event = recorded.event
         kind = type(event)
+        if (count := self._counts.problem(event)) is not None:  # dice left out
+            self._problem(recorded.seq, count)
         if kind in DRAWS:
             self._roll(recorded, event)
         elif kind is SeedCommitted:
@@ -148,6 +155,8 @@ class FairCheck:
         seq = recorded.seq
         if (result := result_problem(event)) is not None:  # the number the table acted on
             self._problem(seq, result)
+        if (problem := chain_problem(event)) is not None:  # a stamp or none: the rule's shape
+            self._problem(seq, problem)
         if stamp is None:
             if self._epoch:  # every roll is stamped once fair rolls began: this one's dice
                 self._problem(seq, "a roll with no fair stamp after fair rolls began (epoch "
@@ -155,8 +164,6 @@ class FairCheck:
                 return
             self.counts.rolls_unstamped += 1
             return
-        if (problem := chain_problem(event)) is not None:
-            self._problem(seq, problem)
         if stamp.epoch != self._epoch:
             self._problem(seq, f"a roll of epoch {stamp.epoch} in epoch {self._epoch}")
             return

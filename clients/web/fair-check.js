@@ -109,6 +109,125 @@ export function resultProblem(event) {
   }
 }
 
+const SOURCES = ["base", "combat", "control", "hacking", "spell", "astral_combat", "task", "astral", "karma"];
+
+/** What is wrong with the number of dice `event` holds by its own request, or with an SR3
+ * chain's shape, or null. Faces are read from the stream die after die: a roll recorded with
+ * its last dice left out, or a Rule-of-Six chain cut in two, holds the stream's faces in
+ * order and every face checks. The same checks as `poolhall verify` makes from the event
+ * alone (projections/fair_counts.py, fair_draws.py `chain_problem`); those that need earlier
+ * events (a d12 test's pool, the failed dice a Karma reroll rerolls, initiative dice, the
+ * destiny pool's players) are not made here.
+ * @param {GameEvent} event @returns {string | null} */
+export function countProblem(event) {
+  /** @type {number[][]} */
+  let chains = [];
+  switch (event.type) {
+    case "dice_rolled": {
+      const asked = [];
+      let constant = 0;
+      let sign = 1;
+      for (const token of event.expression.replace(/\s/g, "").match(/[+-]|[^+-]+/g) ?? []) {
+        const dice = /^([0-9]*)[dD]([0-9]+)$/.exec(token);
+        if (token === "+" || token === "-") sign = token === "+" ? 1 : -1;
+        else if (dice) asked.push(`${dice[2]}/${sign}/${dice[1] || 1}`);
+        else constant += sign * Number(token);
+      }
+      const drawn = event.terms.map((/** @type {Term & {sign?: number}} */ t) =>
+        `${t.sides}/${t.sign ?? 1}/${t.faces.length}`);
+      return asked.join() === drawn.join() && constant === (event.constant ?? 0) ? null
+        : `its dice are not those its expression ${event.expression} asks for: dice left out`;
+    }
+    case "check_rolled": case "pool_rolled":
+      for (const kind of Object.keys(NARRATIVE_SIDES)) {
+        const held = event.dice.filter((/** @type {{kind: string}} */ d) => d.kind === kind).length;
+        if (held !== (event.pool[kind] ?? 0)) {
+          return `it holds ${held} ${kind} dice; its pool has ${event.pool[kind] ?? 0}: dice left out`;
+        }
+      }
+      return null;
+    case "pool_test_rolled": {
+      const sources = event.dice.map((/** @type {{source: string}} */ d) => SOURCES.indexOf(d.source));
+      const karma = sources.filter((/** @type {number} */ s) => s === 8).length;
+      const cost = /^(damage|spell)_resistance$/.test(event.kind) ? karma : karma * (karma + 1) / 2;
+      if (sources.some((/** @type {number} */ s, /** @type {number} */ i) => i && s < sources[i - 1])
+          || sources.filter((/** @type {number} */ s) => s === 0).length !== event.base_dice
+          || cost !== (event.karma_spent ?? 0)) {
+        return "its dice are not its base dice, then its pools', then the Karma dice it paid: dice left out";
+      }
+      chains = event.dice.map((/** @type {{faces: number[]}} */ d) => d.faces);
+      break;
+    }
+    case "pool_test_rerolled":
+      if (event.faces.length !== event.indices.length) return "it holds another number of dice than it rerolls";
+      chains = event.faces;
+      break;
+    default: return null;
+  }
+  for (const chain of chains) {
+    if (chain.slice(0, -1).some((f) => f !== 6)) return "a die rerolled after a face that was not a 6";
+    if (chain.at(-1) === 6 && chain.length < 30) return "a 6 was not rerolled: the Rule of Six rerolls every 6";
+  }
+  return null;
+}
+
+/** What is wrong with the number of dice the roll `frame` holds by what earlier lines the
+ * page holds asked for (`frames`, in a row), or null: a d12 test's pool as its last line
+ * before the roll set it (started, failures removed, refresh dice added), the failed dice a
+ * Karma reroll rerolls (its test's roll among the lines), a character's initiative dice (their
+ * sheet's line among them), one destiny die per player (when the lines begin at the log's
+ * first). What the lines do not hold is not checked here: `poolhall verify` checks it all.
+ * @param {EventFrame} frame @param {EventFrame[]} frames @returns {string | null} */
+export function drawnProblem({seq, event}, frames) {
+  const before = frames.filter((f) => f.seq < seq);
+  const last = (/** @type {(e: GameEvent) => boolean} */ test) =>
+    before.findLast((f) => test(f.event))?.event;
+  if (event.type === "threshold_dice_rolled") {
+    const set = last((e) => e.test === event.test
+      && /^(threshold_test_started|failed_dice_removed|refresh_dice_added)$/.test(e.type));
+    return !set || set.pool === event.faces.length ? null
+      : `it holds ${event.faces.length} dice; the test's pool is ${set.pool}: dice left out`;
+  }
+  if (event.type === "initiative_scores_rolled") {
+    for (const roll of event.rolls) {
+      const sheet = last((e) => e.character === roll.character && e.stats
+        && /^character_(created|updated)$/.test(e.type));
+      const dice = sheet?.stats.initiative_dice ?? 1; // a default the payload may leave out
+      if (sheet && dice !== roll.faces.length) {
+        return `${roll.character}'s initiative holds ${roll.faces.length} dice; their sheet gives `
+          + `${dice}: dice left out`;
+      }
+    }
+  }
+  if (event.type === "pool_test_rerolled") {
+    const rolled = before.findIndex((f) => f.event.type === "pool_test_rolled" && f.event.test === event.test);
+    if (rolled < 0) return null;
+    const {tn, dice} = before[rolled].event;
+    const totals = dice.map((/** @type {{faces: number[]}} */ d) => d.faces.reduce((a, b) => a + b, 0));
+    for (const {event: e} of before.slice(rolled)) {
+      if (e.type !== "pool_test_rerolled" || e.test !== event.test) continue;
+      e.indices.forEach((/** @type {number} */ i, /** @type {number} */ n) => {
+        totals[i] = e.faces[n].reduce((/** @type {number} */ a, /** @type {number} */ b) => a + b, 0);
+      });
+    }
+    const failed = totals.flatMap((/** @type {number} */ t, /** @type {number} */ i) => tn == null || t < tn ? [i] : []);
+    return failed.join() === event.indices.join() ? null
+      : `it rerolls dice ${event.indices.join(", ")}; the test's failed dice are ${failed.join(", ")}`;
+  }
+  if (event.type === "destiny_pool_rolled" && (frames[0]?.seq ?? 2) <= 1) {
+    /** @type {Set<string>} */
+    const players = new Set();
+    for (const {event: e} of before) {
+      if (e.type === "member_invited" && e.role === "player") players.add(e.member);
+      if (e.type === "member_removed") players.delete(e.member);
+    }
+    const rolled = event.dice.map((/** @type {{member: string}} */ d) => d.member).sort();
+    return rolled.join() === [...players].sort().join() ? null
+      : `${rolled.length} players rolled the destiny pool; ${players.size} are at the table: dice left out`;
+  }
+  return null;
+}
+
 /** `[sides, face]` of each die an event drew, in the order drawn; null: it drew none.
  * @param {GameEvent} event @returns {Array<[number, number]> | null} */
 export function drawsOf(event) {
@@ -301,6 +420,71 @@ export function outsideItsEpoch(seq, epoch, frames) {
   return null;
 }
 
+/** The rolls of `epoch` among the log's lines the page holds (`frames`, in a row), in log
+ * order, up to its end: each one's nonce and seqs (the events of one command sharing a nonce
+ * are one roll), whether the epoch's `seed_committed` is among them (then every roll of the epoch is), and
+ * its `seed_revealed` or `seed_lost` lines.
+ * @param {number} epoch @param {EventFrame[]} frames */
+export function epochRolls(epoch, frames) {
+  /** @type {Array<{nonce: number, command: string, seqs: number[]}>} */
+  const rolls = [];
+  let committed = false;
+  /** @type {GameEvent[]} */
+  const ends = [];
+  for (const {seq, command, event} of frames) {
+    if (event.epoch === epoch && event.type === "seed_committed") committed = true;
+    else if (event.epoch === epoch && /^seed_[rl]/.test(event.type)) ends.push(event);
+    // a roll after its epoch ended is not one of its rolls (outsideItsEpoch says so)
+    if (event.fair?.epoch !== epoch || event.type.startsWith("seed_") || ends.length) continue;
+    const last = rolls.at(-1);
+    if (last && last.nonce === event.fair.nonce && last.command === command) last.seqs.push(seq);
+    else rolls.push({nonce: event.fair.nonce, command, seqs: [seq]});
+  }
+  return {rolls, committed, ends};
+}
+
+/** Why the roll at `seq` is not in its place among its epoch's rolls, by the lines the page
+ * holds, or null. Nonces run 0, 1, 2 ... with no gap: a nonce skipped is a roll dealt and
+ * hidden (a server rerolling until it likes the dice), a nonce used twice a roll dealt again.
+ * The nonce before the first roll the page holds is known only when the epoch's commitment
+ * is among the lines (0 comes first); else that roll is taken as it is, never a false ✗.
+ * @param {number} seq @param {number} epoch @param {EventFrame[]} frames
+ * @returns {string | null} */
+export function nonceProblem(seq, epoch, frames) {
+  const {rolls, committed} = epochRolls(epoch, frames);
+  const at = rolls.findIndex((roll) => roll.seqs.includes(seq));
+  if (at < 0) return null;
+  const {nonce} = rolls[at];
+  if (rolls.some((roll, i) => i !== at && roll.nonce === nonce)) {
+    return `nonce ${nonce} used twice in epoch ${epoch}: a roll was dealt again`;
+  }
+  const next = at > 0 ? rolls[at - 1].nonce + 1 : committed ? 0 : nonce;
+  return nonce === next ? null
+    : `nonce ${nonce} where ${next} comes next in epoch ${epoch}: a roll is missing`;
+}
+
+/** What the epoch's end says against its rolls, by the lines held, or null: a seed said lost
+ * and revealed later (after its epoch ended: verify reports it too), or a reveal counting
+ * another number of rolls than the epoch holds (known only when its commitment is among the
+ * lines: then every roll of the epoch is). `unchecked` says what the page could not check.
+ * @param {number} epoch @param {EventFrame[]} frames
+ * @returns {{why: string | null, unchecked?: string}} */
+export function endProblem(epoch, frames) {
+  const {rolls, committed, ends} = epochRolls(epoch, frames);
+  if (ends.some((end) => end.type === "seed_lost") && ends.some((end) => end.seed)) {
+    return {why: `epoch ${epoch}'s seed was said lost, then revealed after its epoch ended`};
+  }
+  const reveal = ends.find((end) => end.seed);
+  if (!reveal || typeof reveal.rolls !== "number") return {why: null};
+  if (!committed) {
+    return {why: null, unchecked: `that epoch ${epoch} held the ${reveal.rolls} rolls its reveal `
+      + "says: its commitment is older than the lines loaded here (Load older)"};
+  }
+  return {why: reveal.rolls === rolls.length ? null
+    : `epoch ${epoch}'s reveal says it held ${reveal.rolls} rolls; the log holds ${rolls.length}: `
+      + "a roll is missing"};
+}
+
 /** A roll of a revealed epoch checked: the seed against its commitment, that the roll was made
  * while its epoch was open (outsideItsEpoch), that it names the client seeds in force (a
  * server that ignored the members' seeds could choose the dice), then every die drawn
@@ -325,8 +509,13 @@ export async function recompute(frame, seed, how, frames, fair) {
   if (how.commitment !== null && commitment !== how.commitment) {
     return {state: "mismatch", seed, why: "the seed does not hash to its commitment", ...how};
   }
-  const outside = outsideItsEpoch(frames[0]?.seq ?? frame.seq, how.epoch, fair.log.frames);
+  const lines = fair.log.frames;
+  const outside = outsideItsEpoch(frames[0]?.seq ?? frame.seq, how.epoch, lines);
   if (outside) return {state: "mismatch", seed, why: outside, ...how};
+  // a nonce skipped or used twice, a seed said lost then revealed, a reveal's count of rolls
+  const {why, unchecked} = endProblem(how.epoch, lines);
+  const place = nonceProblem(frame.seq, how.epoch, lines) ?? why;
+  if (place) return {state: "mismatch", seed, why: place, ...how};
   // the seeds the stamp names must be those in force (null: the page cannot tell, said in the
   // mark's detail): a server that ignored them knew the dice when it committed
   const {matches} = await seedsInForce(frames[0] ?? frame, fair.log.frames, fair.log.seedsNow);
@@ -336,8 +525,9 @@ export async function recompute(frame, seed, how, frames, fair) {
   }
   // what the table acted on (a total, a result) is not a face: faces that match beside a
   // forged result are no proof (resultProblem, as projections/fair_results.py)
-  for (const {event} of frames) {
-    const problem = resultProblem(event);
+  for (const one of frames) {
+    const event = one.event; // dice left out (by the roll, or by earlier lines), a result forged
+    const problem = countProblem(event) ?? drawnProblem(one, lines) ?? resultProblem(event);
     if (problem) return {state: "mismatch", seed, why: problem, ...how};
   }
   const draws = frames.flatMap((f) => /** @type {Array<[number, number]>} */ (drawsOf(f.event))
@@ -351,5 +541,6 @@ export async function recompute(frame, seed, how, frames, fair) {
     return {state: "mismatch", seed, bytes, why: `a d${sides} shows ${face}; the seed gives ${faces[wrong]}`,
             ...how};
   }
-  return {state: how.commitment === null ? "unconfirmed" : "verified", seed, bytes, dice: mine, ...how};
+  return {state: how.commitment === null ? "unconfirmed" : "verified", seed, bytes, dice: mine,
+          unchecked, ...how};
 }

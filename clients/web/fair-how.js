@@ -23,7 +23,7 @@ export function how(result, seeds, log) {
     ["seed", result.state === "lost" ? "lost by the server" : result.seed ?? "not revealed yet"], ["client seeds digest", result.seeds],
     ["client seeds in force", seedsWords(seeds, names)],
     ["your seed", ownSeedWords(seeds, log.member)],
-    ["bytes used", result.bytes], ["why", result.why],
+    ["bytes used", result.bytes], ["why", result.why], ["not checked here", result.unchecked],
   ];
   return h("dl", {class: "ph-fair-how"}, rows.filter(([, value]) => value !== undefined)
     .flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, String(value))]));

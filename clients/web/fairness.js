@@ -26,6 +26,7 @@
  * @property {string} [bytes]
  * @property {string} [why]
  * @property {number} [dice]
+ * @property {string} [unchecked] what the page could not check from the lines it holds
  */
 
 /** How the page asks the server something (a connection's `request`).

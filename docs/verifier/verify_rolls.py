@@ -11,7 +11,11 @@ and for every epoch whose seed was revealed: checks that the seed hashes to the 
 published before its rolls, that each roll was made while its epoch was open (after the
 commitment, before the reveal), and recomputes every face of every roll from the seed, the
 campaign, the epoch, the client seeds in force and the roll's nonce; a free roll's total is
-checked against its faces too (``poolhall verify`` checks every system's results). An epoch
+checked against its faces too (``poolhall verify`` checks every system's results), each
+roll's number of dice against what it asked for (its expression, pool, base and Karma dice,
+the failed dice a Karma reroll rerolls, a d12 test's pool, a character's initiative dice, the
+players who roll the destiny pool: a roll missing its last dice holds a true prefix of its
+stream, and every face would check), and each SR3 chain's Rule of Six shape. An epoch
 that ends without its seed revealed (or whose seed the server says it lost) is a problem if
 it holds rolls: they can never be checked. The
 algorithm is the one docs/explanation/fairness.md writes down; this file shares no code with
@@ -25,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import sys
 from collections.abc import Iterable
 from typing import Any
@@ -87,6 +92,73 @@ def dice_of(event: dict[str, Any]) -> list[tuple[int, int]] | None:
     return None
 
 
+KINDS = ("proficiency", "ability", "difficulty", "challenge", "boost", "setback", "force")
+SOURCES = ("base", "combat", "control", "hacking", "spell", "astral_combat", "task", "astral",
+           "karma")
+MAX_CHAIN = 30
+
+
+def expression_dice(text: str) -> tuple[list[tuple[int, int, int]], int] | None:
+    """A free roll's ``XdN`` expression read: (sides, sign, count) of each term, and the
+    constant; None if it is no such expression."""
+    terms, constant, sign = [], 0, 1
+    for token in re.findall(r"[+-]|[^+-]+", text.replace(" ", "")):
+        if token in "+-":
+            sign = 1 if token == "+" else -1
+        elif (dice := re.fullmatch(r"([0-9]*)[dD]([0-9]+)", token)) is not None:
+            terms.append((int(dice[2]), sign, int(dice[1] or "1")))
+        elif token.isdigit():
+            constant += sign * int(token)
+        else:
+            return None
+    return terms, constant
+
+
+def count_problem(event: dict[str, Any]) -> str | None:
+    """How the number of dice an event holds is not what its own request asks for: a roll
+    with its last dice left out holds a true prefix of its stream, every face checks."""
+    kind = event["type"]
+    if kind == "dice_rolled":
+        asked = expression_dice(event["expression"])
+        drawn = [(t["sides"], t.get("sign", 1), len(t["faces"])) for t in event["terms"]]
+        if asked is None or asked != (drawn, event.get("constant", 0)):
+            return f"its dice are not those its expression {event['expression']} asks for"
+    elif kind in ("check_rolled", "pool_rolled"):
+        for die_kind in KINDS:
+            held = sum(d["kind"] == die_kind for d in event["dice"])
+            if held != event["pool"].get(die_kind, 0):
+                return f"it holds {held} {die_kind} dice; its pool has another number"
+    elif kind == "pool_test_rolled":
+        sources = [d["source"] for d in event["dice"]]
+        karma, cost = sources.count("karma"), event.get("karma_spent", 0)
+        per_die = event.get("kind") in ("damage_resistance", "spell_resistance")
+        if sources != sorted(sources, key=SOURCES.index) \
+                or sources.count("base") != event["base_dice"] \
+                or cost != (karma if per_die else karma * (karma + 1) // 2):
+            return "its dice are not its base dice, then its pools', then the Karma dice it paid"
+    elif kind == "pool_test_rerolled" and len(event["faces"]) != len(event["indices"]):
+        return "it holds another number of dice than it rerolls"
+    return chain_problem(event)
+
+
+def chain_problem(event: dict[str, Any]) -> str | None:
+    """An SR3 chain the Rule of Six did not draw: every 6 is rerolled (up to 30 faces), and
+    only a 6 is."""
+    kind = event["type"]
+    if kind == "pool_test_rolled":
+        chains = [d["faces"] for d in event["dice"]]
+    elif kind == "pool_test_rerolled":
+        chains = event["faces"]
+    else:
+        return None
+    for chain in chains:
+        if any(face != 6 for face in chain[:-1]):
+            return "a die rerolled after a face that was not a 6: the Rule of Six rerolls a 6"
+        if chain[-1] == 6 and len(chain) < MAX_CHAIN:
+            return "a 6 was not rerolled: the Rule of Six rerolls every 6"
+    return None
+
+
 def check(lines: Iterable[str]) -> tuple[dict[str, int], list[str]]:
     """Check the events of one campaign; return (counts, problems)."""
     checker = Checker()
@@ -120,6 +192,10 @@ class Checker:
         """Whether it is still open: committed, not revealed (nor said lost)."""
         self.held: list[list[Any]] = []
         """Its rolls held until the reveal: [stamp, command, [(seq, sides, face)]]."""
+        self.asked: dict[str, Any] = {}
+        """What earlier events say a roll's number of dice is: a d12 test's pool ("d12/N"),
+        an SR3 test's TN and die totals ("test/N"), a character's initiative dice
+        ("init/ID"), the players at the table ("player/ID")."""
         self.counts = {"revealed": 0, "rolls": 0, "dice": 0, "sealed": 0}
         self.problems: list[str] = []
 
@@ -140,9 +216,62 @@ class Checker:
         else:
             self.other(seq, record["command"], event)
 
+    def asks(self, event: Any) -> str | None:
+        """Take in what an event says later rolls ask for; what is wrong with this roll's
+        number of dice by what earlier events asked."""
+        kind, asked = event["type"], self.asked
+        if kind in ("threshold_test_started", "failed_dice_removed", "refresh_dice_added"):
+            asked[f"d12/{event['test']}"] = event["pool"]
+        elif kind in ("character_created", "character_updated"):
+            dice = (event.get("stats") or {}).get("initiative_dice")
+            if isinstance(dice, int):
+                asked[f"init/{event['character']}"] = dice
+        elif kind == "pool_test_rolled":
+            asked[f"test/{event['test']}"] = (event.get("tn"),
+                                              [sum(d["faces"]) for d in event["dice"]])
+        elif kind == "member_invited" and event.get("role") == "player":
+            asked[f"player/{event['member']}"] = True
+        elif kind == "member_removed":
+            asked.pop(f"player/{event['member']}", None)
+        return self.drawn(event)
+
+    def drawn(self, event: Any) -> str | None:
+        """What is wrong with a roll's number of dice by what earlier events asked."""
+        kind, asked = event["type"], self.asked
+        if kind == "threshold_dice_rolled":
+            pool = asked.get(f"d12/{event['test']}", len(event["faces"]))
+            if pool != len(event["faces"]):
+                return f"it holds {len(event['faces'])} dice; the test's pool is {pool}"
+        elif kind == "initiative_scores_rolled":
+            for roll in event["rolls"]:
+                if asked.get(f"init/{roll['character']}", len(roll["faces"])) \
+                        != len(roll["faces"]):
+                    return f"{roll['character']}'s initiative holds another number of dice"
+        elif kind == "pool_test_rerolled" and f"test/{event['test']}" in asked:
+            return self.rerolled(event)
+        elif kind == "destiny_pool_rolled":
+            players = sorted(key[7:] for key in asked if key.startswith("player/"))
+            if players and sorted(d["member"] for d in event["dice"]) != players:
+                return "the destiny pool holds another number of dice than players at the table"
+        return None
+
+    def rerolled(self, event: Any) -> str | None:
+        """A Karma reroll must reroll its test's failed dice (every die of an open test)."""
+        tn, totals = self.asked[f"test/{event['test']}"]
+        failed = [i for i, total in enumerate(totals) if tn is None or total < tn]
+        for index, chain in zip(event["indices"], event["faces"], strict=False):
+            if index < len(totals):
+                totals[index] = sum(chain)
+        if list(event["indices"]) != failed:
+            return f"it rerolls dice {event['indices']}; the test's failed dice are {failed}"
+        return None
+
     def other(self, seq: int, command: str, event: Any) -> None:
         """Any other event: a roll (its dice held for the reveal), or nothing to check."""
         kind = event["type"]
+        problem = count_problem(event) if dice_of(event) is not None else None
+        if (problem := problem or self.asks(event)) is not None:  # dice left out, or a
+            self.problems.append(f"#{seq}: {problem}")  # chain cut: a true prefix checks
         if kind == "dice_rolled":  # the number the table acted on, from its faces
             total = sum(t.get("sign", 1) * sum(t["faces"]) for t in event["terms"]) \
                 + event.get("constant", 0)

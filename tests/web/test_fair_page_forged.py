@@ -1,7 +1,8 @@
 """A roll forged into the log with faces its stamp's seed truly gives is still not ✓ on the
 page when the stamp proves nothing: made outside its epoch's open window (after the seed was
 public, or before it was committed), or naming client seeds other than those in force (a
-server that ignored the members' seeds). The page says why, as ``poolhall verify`` does."""
+server that ignored the members' seeds), or holding fewer dice than it asked for (its faces a
+true prefix of the stream). The page says why, as ``poolhall verify`` does."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sqlite3
 import pytest
 from playwright.sync_api import Page, expect
 
-from poolhall.events.fair import client_seeds_digest
+from poolhall.events.fair import client_seeds_digest, derive_faces
 from tests.fair.forged_log import ForgedLog
 from tests.fair.test_fair_lost_seed import lose_seed
 from tests.web.conftest import PageOpener, Served
@@ -38,6 +39,15 @@ def _forge(served: Served, campaign: str, forgery: str) -> int:
             log.commit(3)
             log.reveal(3, 1)
             log.commit(4)
+        elif forgery == "last die left out":  # "3d6" holding the first 2 faces its seed gives
+            faces = derive_faces(log.seed(2), campaign, 2, bytes.fromhex(EMPTY), 1, [6, 6, 6])
+            forged = log.append({"type": "dice_rolled", "character": None, "expression": "3d6",
+                                 "terms": [{"sides": 6, "faces": faces[:2], "sign": 1}],
+                                 "constant": 0, "total": sum(faces[:2]), "reason": "forged",
+                                 "fair": {"epoch": 2, "nonce": 1, "seeds": EMPTY},
+                                 "visibility": "public"})
+            log.reveal(2, 2)
+            log.commit(3)
         else:  # "client seeds ignored": the GM's seed is in force, the stamp names none
             forged = log.d20(2, 1, EMPTY)
             log.reveal(2, 2)
@@ -52,6 +62,7 @@ def _forge(served: Served, campaign: str, forgery: str) -> int:
     ("revealed epoch", "a roll of epoch 1 made after its seed was revealed"),
     ("before its commitment", "a roll of epoch 3 made before its commitment"),
     ("client seeds ignored", "the roll's client seeds digest is not of the seeds in force"),
+    ("last die left out", "its dice are not those its expression 3d6 asks for"),
 ])
 def test_a_roll_whose_stamp_proves_nothing_is_not_verified(
         served: Served, open_page: PageOpener, forgery: str, words: str) -> None:
