@@ -27,8 +27,9 @@ from tests.serve_process import free_port, poolhall, start_serve
 LOGS = Path(__file__).parents[1] / "fixtures" / "logs"
 
 FIXTURE_ROLLS = {"block-layout.sqlite": 15, "journal-layout.sqlite": 18}
-"""The rolls of each fixture: every one a ``dice_rolled`` of no dice whose total its constant
-(0) does not make, as 0.1.0's test helper wrote them, so ``verify`` finds each wrong."""
+"""The rolls of each fixture: every one a ``dice_rolled`` of ``1d6`` with no dice, whose total
+its constant (0) does not make, as 0.1.0's test helper wrote them, so ``verify`` finds each
+wrong twice (a die left out, a total its faces do not make)."""
 
 
 def _copy(name: str, directory: Path) -> Path:
@@ -66,8 +67,10 @@ def test_verify_reads_a_file_of_an_older_layout_as_it_is(tmp_path: Path, name: s
     assert found["expected"] == 1
     assert found["rolls"]["rolls_unstamped"] == FIXTURE_ROLLS[name]
     assert [p["problem"] for p in found["problems"]] == [
-        f"its total is {n}; its faces and constant make 0"
-        for n in totals]  # the fixture's rolls only: every chain holds
+        problem for n in totals for problem in (
+            "it holds 0 dice in 0 term(s); 1d6 asks for 1 in 1: dice left out",
+            f"its total is {n}; its faces and constant make 0")
+    ]  # the fixture's rolls only: every chain holds
     assert result.returncode == 1  # those rolls are problems found in the log
     assert _digest(path) == before
     assert sorted(p.name for p in old.iterdir()) == [name]

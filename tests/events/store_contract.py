@@ -28,6 +28,7 @@ import pytest
 
 from poolhall.events import core
 from poolhall.events.chain import GENESIS, link_hash
+from poolhall.events.dice import RolledTerm
 from poolhall.events.errors import ConcurrencyError
 from poolhall.events.log import prepare, to_recorded
 from poolhall.events.log_contract import (
@@ -64,8 +65,12 @@ def opened(campaign: str = "c") -> core.CampaignCreated:
 
 
 def rolled(total: int) -> core.DiceRolled:
-    """A roll that shows ``total`` (no dice: its constant), as ``verify`` finds it consistent."""
-    return core.DiceRolled(expression=str(total), terms=(), constant=total, total=total)
+    """A roll that shows ``total`` (a d4 showing 1, and a constant), as ``verify`` finds it
+    consistent: a roll holds the dice its expression asks for (``1d4+4``; a bare number,
+    which the server never rolls, is no dice notation)."""
+    return core.DiceRolled(expression=f"1d4{total - 1:+d}",
+                           terms=(RolledTerm(sides=4, faces=(1,)),), constant=total - 1,
+                           total=total)
 
 
 class Backend:
