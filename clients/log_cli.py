@@ -62,8 +62,9 @@ def verify(args: argparse.Namespace) -> int:
 def migrate(args: argparse.Namespace) -> int:
     """Create the schema (or bring an older file's up to date) without serving: for operators
     who run schema changes themselves; ``serve`` does the same at start. Says what it did:
-    ``migrated 349 events of 3 campaigns from the 0.1.0 layout in 0.0 s``, or ``already up to
-    date`` (with ``--json``, ``migrated`` holds the counts, or ``null``)."""
+    ``migrated 349 events of 3 campaigns from the 0.1.0 layout in 0.0 s``, what else it added
+    (``added the unique index commands_one_creation ...``), or ``already up to date`` (with
+    ``--json``, ``migrated`` holds the counts, or ``null``)."""
     from poolhall.events.backends import migrate, safe_name
     from poolhall.events.errors import StoreError
 

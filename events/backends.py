@@ -94,5 +94,5 @@ def migrate(database: str | Path, grant_to: str | None = None) -> tuple[str, Mig
     opened = SqliteLog(database)
     opened.close()
     if opened.migrated is None:
-        return "already up to date", None
+        return opened.schema_made or "already up to date", None
     return opened.migrated.words(), opened.migrated

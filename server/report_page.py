@@ -272,8 +272,7 @@ class ReportPages:
                          "being made; this page reloads itself until this one is ready.",
                          reload=RELOAD_SECONDS)
         if ticket is None:
-            return _page(connection, HTTPStatus.NOT_FOUND, "This report link was used already "
-                         "or is too old: ask the table for the report again.")
+            return _page(connection, HTTPStatus.NOT_FOUND, self._unknown())
         try:
             made = await asyncio.wait_for(asyncio.shield(ticket.page), PAGE_WAIT)
         except TimeoutError:
@@ -296,6 +295,18 @@ class ReportPages:
         html = made["html"]
         assert isinstance(html, bytes)
         return _respond(connection, HTTPStatus.OK, html)
+
+    def _unknown(self) -> str:
+        """The 404 page's words for a ticket this process cannot find. On a shared log, a
+        server of an earlier release serving beside this one during an upgrade keeps its
+        tickets in its own memory and cannot read the ones kept in the database: its links
+        fail here, and this release's there, until the last of them is stopped."""
+        if self.shared is None:
+            return ("This report link was used already or is too old: ask the table for the"
+                    " report again.")
+        return ("This report link was used already, is too old, or was made by a server of"
+                " another poolhall release (while the servers are being upgraded): ask the"
+                " table for the report again.")
 
 
 def _hashed(ticket: str) -> str:

@@ -116,7 +116,7 @@ def test_poolhall_version_prints_the_installed_version(tmp_path: Path) -> None:
     poolhall`` says), which is the one ``pyproject.toml`` gives: a development version after
     0.1.0 until the next release, so that an operator can tell which release runs."""
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-    assert declared == "0.2.0.dev0"
+    assert declared == "0.2.0.dev1"
     assert _installed().version == declared  # CI installs the checkout first
     script = Path(sys.executable).parent / "poolhall"
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}

@@ -17,7 +17,7 @@ from poolhall.events.database_names import safe_name, schema_named
 from poolhall.events.postgres_backend.schema import CHANNEL, SCHEMA_VERSION, STATEMENTS, UPGRADES
 
 __all__ = ["TCP_DEFAULTS", "channel_for", "connect", "conninfo", "create_schema",
-           "missing_schema", "reason", "url_problem"]
+           "missing_schema", "reason", "upgrade_refused", "url_problem"]
 
 logger = logging.getLogger("poolhall.events.postgres_backend")
 
@@ -161,6 +161,34 @@ def missing_schema(url: str) -> str:
     if not row[0]:
         return f"The schema {schema} that the URL names does not exist: {create}"
     return f"This role may not use the schema {schema}: {grant}"
+
+
+def upgrade_refused(url: str) -> str | None:
+    """Why this role could not open the log, in words, when the cause is that the schema is
+    at an older version which only the tables' owner may upgrade (``None``: not that, or the
+    database does not say).
+
+    A server of a new release started as the serving role before ``migrate``, or ``poolhall
+    migrate`` run as that role, was told the role "may not create or read the log's tables",
+    though it reads them: the version it found and the one this release needs were never
+    named, nor the owner who upgrades it. Asked again on a connection of its own, as
+    :func:`missing_schema` does (the failed statement ended the first)."""
+    try:
+        with connect(url, autocommit=True, connect_timeout=10) as connection:
+            found = _schema_version(connection)
+            row = connection.execute(
+                "SELECT current_user, (SELECT tableowner FROM pg_tables WHERE"
+                " schemaname = current_schema() AND tablename = 'events')").fetchone()
+    except psycopg.Error:
+        return None
+    if found is None or found >= SCHEMA_VERSION or row is None:
+        return None
+    role, owner = str(row[0]), row[1]
+    by = f"the tables' owner ({owner})" if owner and owner != role else "the tables' owner"
+    return (f"The log's schema is at version {found} and this release needs version"
+            f" {SCHEMA_VERSION}, which role {role} may not make: it does not own the tables."
+            f" Run `poolhall migrate --db URL --grant-to {role}` of this release as {by},"
+            f" not as {role}; then start the servers of this release")
 
 
 def reason(error: BaseException) -> str:

@@ -47,6 +47,7 @@ from poolhall.events.postgres_backend.database import (
     create_schema,
     missing_schema,
     reason,
+    upgrade_refused,
     url_problem,
 )
 from poolhall.events.postgres_backend.deployment import admin_hash, claim_admin_hash
@@ -152,6 +153,9 @@ class PostgresLog(ServerLog):
             raise StoreError(f"cannot open {safe_name(url)}: {reason(error)}."
                              f" {missing_schema(url)}") from None
         except psycopg.errors.InsufficientPrivilege as error:
+            if (older := upgrade_refused(url)) is not None:  # it reads them: not that
+                raise StoreError(f"cannot open {safe_name(url)}: {older} ({reason(error)})"
+                                 ) from None
             raise StoreError(f"cannot open {safe_name(url)}: {reason(error)}. This role may"
                              " not create or read the log's tables: the role that is to own"
                              " them needs to own their schema (or hold CREATE on it), and a"

@@ -110,6 +110,9 @@ class SqliteLog(SqliteReader, ServerLog):
         self.migrated: Migrated | None = None
         """What opening the file migrated from an older layout, if it did (``poolhall
         migrate`` says it)."""
+        self.schema_made: str | None = None
+        """What else opening the file added to it, in words (``poolhall migrate`` says it):
+        the unique index of creations on a file of an earlier release of the plain schema."""
         self._lock = writer_lock(self.path)
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -131,7 +134,7 @@ class SqliteLog(SqliteReader, ServerLog):
         self.db.execute("PRAGMA wal_autocheckpoint=0")
         self.db.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
         self.db.execute(f"PRAGMA cache_size=-{WRITER_CACHE_KIB}")
-        self.migrated = create_or_migrate(self.db)
+        self.migrated, self.schema_made = create_or_migrate(self.db)
 
     # ---- writing (the writer thread only) ----------------------------------------------
 

@@ -50,7 +50,8 @@ from typing import NamedTuple
 from poolhall.events import one_creation
 from poolhall.events.sqlite_backend.issued_tokens import create_table
 
-__all__ = ["APPEND_ONLY", "KEPT", "PLAIN", "Migrated", "create_or_migrate", "is_plain"]
+__all__ = ["APPEND_ONLY", "KEPT", "PLAIN", "Migrated", "Opened", "create_or_migrate",
+           "is_plain"]
 
 logger = logging.getLogger("poolhall.events.sqlite_backend")
 
@@ -192,12 +193,24 @@ class Migrated(NamedTuple):
                 f" {self.layout} in {self.seconds:.1f} s")
 
 
-def create_or_migrate(connection: sqlite3.Connection) -> Migrated | None:
+class Opened(NamedTuple):
+    """What opening a file for writing did to it (:func:`create_or_migrate`)."""
+
+    migrated: Migrated | None
+    """The migration from an older layout, if one ran."""
+    made: str | None
+    """What else it added to a file of the plain schema, in words (``poolhall migrate``
+    says it), or ``None``: the unique index of creations, which a file written by a
+    0.2.0.dev0 build lacks (``poolhall migrate`` said "already up to date" as it built it)."""
+
+
+def create_or_migrate(connection: sqlite3.Connection) -> Opened:
     """Create the schema on a new file, or migrate an old one; in one transaction, on a
     connection in autocommit mode (``isolation_level=None``). What a migration did, once it
     is committed (and logged then: logged before, a migration a full disk then refused read
-    as done)."""
+    as done), and what else the file was given."""
     migrated = None
+    made = None
     connection.execute("BEGIN IMMEDIATE")
     try:
         tables = _tables(connection)
@@ -212,7 +225,9 @@ def create_or_migrate(connection: sqlite3.Connection) -> Migrated | None:
         connection.execute(_SEEDS)
         filled = create_table(connection)
         _create_triggers(connection)
-        _one_creation(connection)
+        strays = _one_creation(connection)
+        if strays is not None and migrated is None and "events" in tables:
+            made = _index_words(strays)
         connection.execute(f"PRAGMA user_version = {PLAIN}")
         connection.execute("COMMIT")
     except BaseException:
@@ -222,9 +237,11 @@ def create_or_migrate(connection: sqlite3.Connection) -> Migrated | None:
     if migrated is not None:
         logger.info("%s: migrated to the plain schema, %d events of %d campaigns from %s in"
                     " %.1f s", *migrated)
+    if made is not None:
+        logger.info("%s", made)
     if filled:
         logger.info("%d issued tokens indexed from the log", filled)
-    return migrated
+    return Opened(migrated, made)
 
 
 def _triggers() -> dict[str, str]:
@@ -241,15 +258,25 @@ def _triggers() -> dict[str, str]:
     return made
 
 
-def _one_creation(connection: sqlite3.Connection) -> None:
-    """Make the unique index of creations if the file has none (see the module's docstring)."""
+def _one_creation(connection: sqlite3.Connection) -> list[str] | None:
+    """Make the unique index of creations if the file has none (see the module's docstring):
+    the campaigns it leaves out, or ``None`` if the file had it already."""
     if connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
                           [one_creation.INDEX]).fetchone():
-        return
+        return None
     strays = [str(row[0]) for row in connection.execute(one_creation.STRAYS)]
     if strays:
         logger.warning("%s", one_creation.strays_warning(strays))
     connection.execute(one_creation.index_statement(strays))
+    return strays
+
+
+def _index_words(strays: list[str]) -> str:
+    """What building the index on a file of the plain schema did, in words."""
+    left = (f", leaving out {len(strays)} campaigns an earlier create_campaign made a second"
+            " time (kept as they are)" if strays else "")
+    return (f"added the unique index {one_creation.INDEX} (one campaign per"
+            f" create_campaign){left}")
 
 
 def _create_triggers(connection: sqlite3.Connection) -> None:

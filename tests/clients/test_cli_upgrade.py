@@ -211,6 +211,28 @@ def test_migrate_says_what_it_did_and_refuses_a_path_with_no_file(tmp_path: Path
     assert (verified.returncode, verified.stderr) == (2, "error: no database at typo.db\n")
 
 
+def test_migrate_says_it_added_the_index_of_creations_to_a_file_of_0_2_0_dev0(
+        tmp_path: Path) -> None:
+    """A file of the plain schema written by a 0.2.0.dev0 build (release 27f0b80: this
+    release's tables, without the unique index of creations): ``poolhall migrate`` says it
+    added that index, which it builds as it opens the file (it said "already up to date"),
+    and ``already up to date`` the next time."""
+    path = _copy("block-layout.sqlite", tmp_path)
+    path.chmod(0o600)
+    poolhall("migrate", "--db", str(path), cwd=tmp_path)
+    with closing(sqlite3.connect(path)) as connection:  # as 27f0b80 left the file
+        connection.execute("DROP INDEX commands_one_creation")
+    said = json.loads(poolhall("migrate", "--db", str(path), "--json", cwd=tmp_path).stdout)
+    assert said == {"database": str(path), "migrated": None,
+                    "done": "added the unique index commands_one_creation (one campaign per"
+                            " create_campaign)"}, said
+    with closing(sqlite3.connect(path)) as connection:
+        assert connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND"
+                                  " name = 'commands_one_creation'").fetchone() == (1,)
+    assert poolhall("migrate", "--db", str(path), cwd=tmp_path).stdout == \
+        f"{path}: already up to date\n"
+
+
 def test_migrate_leaves_an_empty_file_and_another_program_s_file_as_they_are(
         tmp_path: Path) -> None:
     """An empty file (a ``touch``, a copy cut short) is no log: ``migrate`` made it one and

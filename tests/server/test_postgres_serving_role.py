@@ -143,3 +143,41 @@ async def test_a_role_not_granted_is_told_to_migrate_as_the_owner(
                       cwd=tmp_path, check=False)
     assert result.returncode != 0
     assert "poolhall migrate --db URL --grant-to ROLE" in result.stderr, result.stderr
+
+
+def _at_schema_version_3(url: str) -> None:
+    """Take the schema this release made back to version 3, as release 27f0b80 left it: no
+    report tickets' table, no unique index of creations."""
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("DROP INDEX commands_one_creation")
+        connection.execute("DROP TABLE report_tickets")
+        connection.execute("UPDATE deployment SET value = '3' WHERE key = 'schema_version'")
+
+
+def test_the_serving_role_on_an_older_schema_is_told_the_versions_and_the_owner(
+        postgres_url: str, serving_role: str, tmp_path: Path) -> None:
+    """A server of this release started as the serving role before the owner's ``migrate``,
+    and ``migrate`` run as that role: both refuse (exit 1, nothing changed), naming the
+    schema's version and the one this release needs, and saying the owner runs ``migrate
+    --grant-to`` (they said the role "may not create or read the log's tables", which reads
+    them, and never why)."""
+    poolhall("migrate", "--db", postgres_url, "--grant-to", serving_role, cwd=tmp_path)
+    _at_schema_version_3(postgres_url)
+    with psycopg.connect(postgres_url) as connection:
+        row = connection.execute("SELECT current_user").fetchone()
+    assert row is not None
+    owner = row[0]
+    serving = as_role(postgres_url, serving_role)
+    for command in (("serve", "--db", serving, "--port", "0"), ("migrate", "--db", serving)):
+        result = poolhall(*command, cwd=tmp_path, check=False)
+        assert result.returncode == 1, result
+        said = " ".join(result.stderr.split())
+        assert ("The log's schema is at version 3 and this release needs version 4, which"
+                f" role {serving_role} may not make: it does not own the tables") in said, said
+        assert (f"Run `poolhall migrate --db URL --grant-to {serving_role}` of this release"
+                f" as the tables' owner ({owner}), not as {serving_role}") in said, said
+        assert "may not create or read" not in said
+    with psycopg.connect(postgres_url) as connection:
+        assert connection.execute("SELECT value FROM deployment WHERE key ="
+                                  " 'schema_version'").fetchone() == ("3",)
+        assert connection.execute("SELECT to_regclass('report_tickets')").fetchone() == (None,)

@@ -210,3 +210,31 @@ async def test_a_players_page_counts_a_sealed_roll_as_the_cli_does(
     assert f"{head} events." in page
     assert f"<p class=note>{head} events, " in page
     assert re.search(r"<tr><td>1</td><td>One</td><td>\d+</td><td>2</td>", page)
+
+
+
+async def _not_found(table: Table) -> str:
+    """The page a link no process issued gets (404)."""
+    origin = table.url.replace("ws://", "http://")
+    status, _, page = await _fetch(origin + "/report/" + "A" * 32)
+    assert status == 404
+    return page
+
+
+async def test_a_link_not_found_on_one_process_says_used_or_too_old(table: Table) -> None:
+    """On a log of one process (SQLite) a link not found was used or is too old."""
+    page = await _not_found(table)
+    assert "This report link was used already or is too old: ask the table" in page, page
+    assert "another poolhall release" not in page
+
+
+async def test_a_link_not_found_on_a_shared_log_may_be_of_another_release(
+        pg_table: Table) -> None:
+    """On a shared log (PostgreSQL) the 404 also says the link may have been made by a
+    server of another release: one of 0.2.0.dev0, serving beside this release during an
+    upgrade, keeps its links in its own memory (the page said "used already or is too old",
+    which sent an operator looking for a bug)."""
+    page = await _not_found(pg_table)
+    assert ("This report link was used already, is too old, or was made by a server of"
+            " another poolhall release (while the servers are being upgraded): ask the table"
+            " for the report again.") in page, page
