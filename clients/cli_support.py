@@ -430,8 +430,9 @@ async def send_command(args: argparse.Namespace, campaign: str, command: Any,
     return the exit code.
 
     ``client``: one already joined (it is closed here), so a command that needed to look at
-    the table first joins once. A command whose answer is lost on the way is re-sent with
-    its id once the client has reconnected, and gets the original answer; if none comes in
+    the table first joins once. A command whose answer is lost on the way, or that a server
+    stopping refused ``shutting_down`` (unapplied), is re-sent with its id once the client has
+    reconnected, and gets the original answer (:mod:`poolhall.clients.in_flight`); if none comes in
     time, the line says it may have been applied and how to find out (exit 5). A command sent
     again with the id of one already applied (``poolhall send`` after a cut) shows the events
     the first one appended, read from the log.

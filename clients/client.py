@@ -19,7 +19,8 @@ the server answers without appending twice. A link that dies without a word is f
 command waiting on it: unanswered for a few seconds, the client pings the link and drops it
 if no pong comes (:mod:`poolhall.clients.link_check`). A command refused with
 ``rate_limited`` is re-sent after the ``retry_after`` the server asked for, one at a time,
-while its timeout allows.
+while its timeout allows; one refused ``shutting_down`` (unapplied: the server is stopping) is
+re-sent once the client has resumed, as an unanswered one is.
 
 On resuming it also sends the chain hash of its last event. A server whose log no longer has
 that event (it lost acknowledged events, or was restored from an older copy) answers
@@ -179,7 +180,7 @@ class Client(ResumingConnection):
         self._history: dict[str, asyncio.Future[HistoryPage]] = {}
         self._state_at: dict[str, asyncio.Future[Snapshot]] = {}
         self._commands = CommandsInFlight(self._send_now, timeout, self._check_link, self._where,
-                                          self._answer_due)
+                                          self._answer_due, resumes=reconnect)
         self._asked: dict[str, History | StateAt] = {}
         """Read requests not answered yet: sent again once resumed."""
         self._events = EventBuffer(None if keep_all else EVENT_BUFFER)
@@ -371,7 +372,8 @@ class Client(ResumingConnection):
             return
         asked = self._history.get(message.id or "") or self._state_at.get(message.id or "")
         if asked is not None and not asked.done():
-            asked.set_exception(refusal)
+            if not self._commands.waits_for_resume(refusal):  # else asked again once resumed
+                asked.set_exception(refusal)
             return
         if not self._commands.refuse(message.id or "", refusal):
             logger.warning("server error: %s", printable(str(refusal)))

@@ -4,7 +4,11 @@ A command id is the client's promise that a re-send is the same command: the ser
 re-sent id with the original ack and never appends twice. So an unanswered command is kept
 until its answer comes, re-sent with the same id after a reconnect (:meth:`resend`), and a
 ``rate_limited`` refusal is waited out and re-sent once the server's ``retry_after`` has passed,
-one command at a time, while the caller's timeout allows. Callers sending the same id share
+one command at a time, while the caller's timeout allows. A ``shutting_down`` refusal (the
+server is stopping: a restart, a rolling upgrade) is held, as an unanswered command is, and
+re-sent once the client has resumed, on the server started again or another one behind a proxy:
+the server refuses it before deciding anything, so nothing was applied, and the caller's wait
+ends with the real answer. Callers sending the same id share
 one answer. A command unanswered for a few seconds makes the client check its link
 (:mod:`poolhall.clients.link_check`): a dead one is dropped, and the command re-sent once the
 client has resumed; one unanswered at its timeout fails with :class:`NoAnswer`, which says so.
@@ -16,6 +20,7 @@ keeps to the connection and the table.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -25,6 +30,9 @@ from poolhall.events.errors import CommandRejected, NoAnswer
 from poolhall.events.messages import Ack
 
 __all__ = ["CommandsInFlight", "type_of"]
+
+logger = logging.getLogger("poolhall.clients.client")
+"""The client's logger: a command held through a server's stop is the client's line."""
 
 Sender = Callable[[Any], Awaitable[None]]
 """Sends one command on the connection there is now (nothing when there is none; a
@@ -58,8 +66,12 @@ class CommandsInFlight:
     of a command that got no answer at all."""
 
     def __init__(self, send: Sender, timeout: float, due: Callable[[], None],
-                 where: Callable[[], str], answer_due: float = ANSWER_DUE) -> None:
+                 where: Callable[[], str], answer_due: float = ANSWER_DUE,
+                 resumes: bool = True) -> None:
+        """``resumes``: the client reconnects after a drop, so a command refused
+        ``shutting_down`` can wait for the resume; without, the refusal is the caller's."""
         self._send = send
+        self._resumes = resumes
         self._timeout = timeout
         self._due = due
         self._answer_due = answer_due
@@ -109,12 +121,15 @@ class CommandsInFlight:
 
     def refuse(self, command_id: str, refusal: CommandRejected) -> bool:
         """The server refused a command: a ``rate_limited`` one is queued to be re-sent after
-        ``retry_after`` if its timeout allows, any other refusal is raised to its callers.
-        ``False`` if no command of that id was sent (the caller logs it)."""
+        ``retry_after`` if its timeout allows, a ``shutting_down`` one is held for the resume
+        (:meth:`resend`), any other refusal is raised to its callers. ``False`` if no command
+        of that id was sent (the caller logs it)."""
         pending = self._pending.get(command_id)
         if pending is None:
             return False
-        if not pending.future.done() and not self._retry_later(pending, refusal):
+        if pending.future.done() or self._hold(pending, refusal):
+            return True
+        if not self._retry_later(pending, refusal):
             pending.future.set_exception(refusal)
         return True
 
@@ -132,6 +147,25 @@ class CommandsInFlight:
         self._to_retry.clear()
         if self._retrier is not None:
             self._retrier.cancel()
+
+    def waits_for_resume(self, refusal: CommandRejected) -> bool:
+        """Whether a request so refused is kept unanswered, to be sent again once resumed:
+        ``shutting_down``, while the client will resume (it reconnects and is not closing).
+        The server closes the connection once it has drained, and the resume sends the request
+        again, same id. The refusal comes before the server decides anything
+        (:mod:`poolhall.server.table_messages`, a hub that is closing, a creation refused
+        before it looks at the log), so the command was not applied there; one it had applied
+        before is answered by its id."""
+        return refusal.code == "shutting_down" and self._resumes and not self.closing
+
+    def _hold(self, pending: _InFlight, refusal: CommandRejected) -> bool:
+        """Keep a command refused ``shutting_down`` for the resume (:meth:`waits_for_resume`);
+        ``False`` for another refusal, or if the client will not resume."""
+        if not self.waits_for_resume(refusal):
+            return False
+        logger.info("the server is shutting down: the %s command %s is sent again once "
+                    "resumed", type_of(pending.command), pending.command.id)
+        return True
 
     def _retry_later(self, pending: _InFlight, refusal: CommandRejected) -> bool:
         """Queue a command refused with ``rate_limited`` to be re-sent after ``retry_after``;

@@ -14,7 +14,9 @@
 // session its maker never saw (a roll pressed offline in session 1 was recorded minutes later
 // in session 2): the page asks whether to send it. A command that was written to a socket and
 // not answered is another matter: the server may have done it, so it is sent again, same id,
-// as soon as the page is welcomed (`resend`).
+// as soon as the page is welcomed (`resend`). So is one the server refused `shutting_down`: a
+// server stopping (a restart, a rolling upgrade behind a proxy) refuses before deciding
+// anything, so it was not done, and the player never sees that refusal (`answer`).
 
 import {BACK_SHOWN_MS, FOR_GOOD, IDLE_CHECK_MS, Reconnecting, defaultUrl, newId}
   from "./reconnecting.js";
@@ -99,7 +101,7 @@ export class TableConnection extends Reconnecting {
         break;
       }
       case "snapshot":
-        if (message.id) this.answer(message.id, message, null); // a `state_at` answer
+        if (message.id) this.answer(message.id, message); // a `state_at` answer
         else store.snapshot(message);
         break;
       case "event":
@@ -121,14 +123,11 @@ export class TableConnection extends Reconnecting {
       case "ack":
       case "history":
       case "report":
-        this.answer(message.id, message, null);
+        this.answer(message.id, message);
         break;
       case "error":
-        if (message.id) {
-          this.answer(message.id, null, message);
-        } else {
-          this.refusedJoin(message);
-        }
+        if (message.id) this.answer(message.id, null, message);
+        else this.refusedJoin(message);
         break;
       default:
         break; // a newer server's message: not for this page
@@ -149,11 +148,12 @@ export class TableConnection extends Reconnecting {
     }
   }
 
-  /** @param {string} id @param {ServerMessage | null} reply @param {ErrorReply | null} error */
+  /** A command's reply, or its refusal (`error`): one refused `shutting_down` stays pending.
+   * @param {string} id @param {ServerMessage | null} reply @param {ErrorReply} [error] */
   answer(id, reply, error) {
     const waiting = this.pending.get(id);
-    if (!waiting) return;
-    if (error && error.code === "rate_limited" && error.retry_after && !waiting.retried) {
+    if (!waiting || error?.code === "shutting_down") return; // not done: never shown as refused
+    if (error?.code === "rate_limited" && error.retry_after && !waiting.retried) {
       waiting.retried = true; // the server said when: try once more then
       setTimeout(() => this.transmit(waiting), error.retry_after * 1000);
       return;
@@ -217,11 +217,8 @@ export class TableConnection extends Reconnecting {
     const store = this.store;
     const connection = navigator.onLine ? "reconnecting" : "offline";
     if (store.state.connection === connection) return;
-    if (event?.code === 1008 && this.everJoined) {
-      // removed from the campaign, or no join in time
-      store.set({connection, problem: event.reason || null});
-    } else {
-      store.set({connection});
-    }
+    // 1008: removed from the campaign, or no join in time (the close's reason says which)
+    store.set(event?.code === 1008 && this.everJoined
+      ? {connection, problem: event.reason || null} : {connection});
   }
 }

@@ -66,8 +66,10 @@ async def test_a_failed_append_and_failed_reloads_answer_unavailable_then_recove
 
 
 async def test_stop_while_a_campaign_is_being_created_finishes(table: Table) -> None:
-    """A create racing a stop is either made (and its hub stopped) or refused; stop returns."""
-    admin = await table.connect(None, table.admin_token)
+    """A create racing a stop is either made (and its hub stopped) or refused; stop returns.
+    (A client that does not reconnect: one that does holds a ``shutting_down`` refusal for the
+    server that comes back, tests/clients/test_client_sigterm.py.)"""
+    admin = await table.connect(None, table.admin_token, reconnect=False)
     creating = asyncio.create_task(admin.call(core.CreateCampaign, name="Late", system="d12"))
     await asyncio.sleep(0)
     await asyncio.wait_for(table.server.stop(), 10)
