@@ -127,8 +127,7 @@ class FairCheck:
         if event.epoch != self._epoch + 1:
             self._problem(seq, f"epoch {event.epoch} committed after epoch {self._epoch}: "
                           "epochs follow each other one by one")
-        if self._rolls:  # a reveal empties them
-            self.counts.rolls_sealed += len(self._rolls)
+        if self._rolls:  # a reveal empties them; never sealed: they can never be checked
             self._problem(seq, f"epoch {self._epoch} ended without its seed revealed: its "
                           f"{len(self._rolls)} roll(s) can never be checked")
         self._epoch = event.epoch
@@ -143,8 +142,7 @@ class FairCheck:
         if event.epoch != self._epoch:
             self._problem(seq, f"epoch {event.epoch} said lost while epoch {self._epoch} runs")
             return
-        if self._rolls:
-            self.counts.rolls_sealed += len(self._rolls)
+        if self._rolls:  # not counted sealed: no reveal will come
             self._problem(seq, f"epoch {event.epoch}'s seed was lost, the server says: its "
                           f"{len(self._rolls)} roll(s) can never be checked")
         self._rolls = []

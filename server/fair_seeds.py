@@ -128,6 +128,23 @@ class FairSeeds:
         return ((epoch == 0 or epoch in self._known or epoch in self._lost)
                 and epoch + 1 in self._known and epoch + 2 in self._known)
 
+    def read_current(self, epoch: int) -> None:
+        """Read the seed of the open ``epoch`` from the vault if it is not in memory (blocking
+        I/O): done when the campaign is loaded, so that a seed the vault lost is known (and
+        logged) before anyone rolls, and the table says the dice wait; and before a decision
+        (:meth:`prepare`)."""
+        if not epoch or epoch in self._known or epoch in self._lost:
+            return
+        current = self._vault.get(self._campaign, epoch)
+        if current is not None:
+            self._known[epoch] = current
+            return
+        self._lost.add(epoch)  # the vault lost it: rolls are refused until a rotation
+        logger.warning("campaign %s: the seed of dice epoch %d is lost (not in the seed vault, "
+                       "table fair_seeds): its rolls can never be checked; every roll is "
+                       "refused until the GM rotates the seed or starts or ends a game "
+                       "session, which records the loss (seed_lost)", self._campaign, epoch)
+
     def prepare(self, epoch: int) -> None:
         """Read the seed of ``epoch`` and make sure the next two exist (blocking I/O).
 
@@ -135,17 +152,7 @@ class FairSeeds:
         """
         self._known = {e: s for e, s in self._known.items() if e >= epoch}
         self._keyed = {e: k for e, k in self._keyed.items() if e >= epoch}
-        if epoch and epoch not in self._known:
-            current = self._vault.get(self._campaign, epoch)
-            if current is None and epoch not in self._lost:  # the vault lost it: rolls are
-                self._lost.add(epoch)                            # refused until a rotation
-                logger.warning("campaign %s: the seed of dice epoch %d is lost (not in the "
-                               "seed vault, table fair_seeds): its rolls can never be checked; "
-                               "every roll is refused until the GM rotates the seed or starts "
-                               "or ends a game session, which records the loss (seed_lost)",
-                               self._campaign, epoch)
-            elif current is not None:
-                self._known[epoch] = current
+        self.read_current(epoch)
         self.seed(epoch + 1)
         self.seed(epoch + 2)
         if self._inherited and self._inherited == epoch and not self._fresh:

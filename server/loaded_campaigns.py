@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from poolhall.events.errors import Rejected
+from poolhall.events.errors import Rejected, StoreError
 from poolhall.events.log import CommandRecord, ServerLog
 from poolhall.events.log_contract import SeedVault
 from poolhall.server.command_lookups import CommandLookups
@@ -133,8 +133,9 @@ class LoadedCampaigns:
         """Finish every loaded campaign's queued work."""
         await asyncio.gather(*(hub.stop() for hub in self.hubs.values()))
 
-    def open_hub(self, loaded: LoadedCampaign) -> CampaignHub:
-        """Start the hub of a campaign just loaded (or just created) and hold it."""
+    def open_hub(self, loaded: LoadedCampaign, seeds: FairSeeds | None = None) -> CampaignHub:
+        """Start the hub of a campaign just loaded (or just created) and hold it (``seeds``:
+        its epoch seeds, if the load read them already)."""
         assert self.log is not None
         assert self.committer is not None
         assert self.store is not None
@@ -142,7 +143,7 @@ class LoadedCampaigns:
         hub = CampaignHub(state=loaded.state, commands=loaded.commands,
                           head_hash=loaded.head_hash, log=self.log, store=self.store,
                           committer=self.committer, lookups=self.lookups,
-                          seeds=self.seeds(loaded.state.campaign, inherited_epoch(
+                          seeds=seeds or self.seeds(loaded.state.campaign, inherited_epoch(
                               loaded.state.fair, self._serving_since)),
                           clock=self._clock,
                           health=self._health,
@@ -223,7 +224,12 @@ class LoadedCampaigns:
             raise Rejected("shutting_down", "the server is shutting down; retry shortly", None)
         logger.info("loaded %s at #%d in %.3fs", campaign, loaded.state.head,
                     time.perf_counter() - started)
-        return self.open_hub(loaded)
+        seeds = self.seeds(campaign, inherited_epoch(loaded.state.fair, self._serving_since))
+        try:  # a lost seed known now, not at the first roll it refuses
+            await asyncio.to_thread(seeds.read_current, loaded.state.fair.epoch)
+        except StoreError as error:  # read again before the first decision
+            logger.error("reading the seed of %s failed: %s", campaign, error)
+        return self.open_hub(loaded, seeds)
 
     async def _unload_idle(self) -> None:
         """Every so often, stop and drop the hubs nobody has used for ``idle_unload``

@@ -6,12 +6,14 @@ the server logs a warning. Before, the first roll ended the epoch silently, unre
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from poolhall.events.fair import SeedCommitted, SeedLost, SeedRevealed
 from poolhall.events.log import to_recorded
@@ -19,6 +21,7 @@ from poolhall.events.sqlite_backend import SqliteReader
 from tests.fair.test_fair_restart import _kill_if_running, _place
 from tests.fair.test_fair_session import reference_verifier
 from tests.serve_process import poolhall, start_serve
+from tests.server.raw import RawPeer
 
 ROOT = Path(__file__).parents[2]
 
@@ -45,6 +48,17 @@ def restart_without_seed(tmp_path: Path, db: Path, port: int, server: subprocess
     return start_serve(db, port, log=tmp_path / "serve.log")
 
 
+async def _table_as_joined(url: str, token: str, campaign: str) -> dict[str, Any]:
+    """The first ``table`` message of a GM joining ``campaign`` as the page does."""
+    peer = await RawPeer.open(url)
+    try:
+        await peer.send({"type": "join", "token": token, "campaign": campaign, "since": 0,
+                         "table": True})  # as the page joins
+        return await peer.recv_until("table", timeout=10)
+    finally:
+        await peer.connection.close()
+
+
 def verify(db: Path) -> tuple[int, str]:
     done = subprocess.run([sys.executable, "-m", "poolhall", "verify", str(db)], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
@@ -55,7 +69,9 @@ def test_a_lost_seed_refuses_rolls_until_the_gm_rotates_and_the_log_says_it_was_
         tmp_path: Path) -> None:
     """Epoch 1 held a roll when its seed was lost: the next roll is refused in plain words
     (not dealt in a new epoch, leaving epoch 1 silently unrevealed), the server warns, the GM's
-    rotation records ``seed_lost`` and the dice roll on; both verifiers report the loss."""
+    rotation records ``seed_lost`` and the dice roll on; both verifiers report the loss. The
+    loss is known (warned, and the GM's table says the dice wait) as the campaign loads, not
+    at the first roll it refuses."""
     db, port, url = _place(tmp_path)
     server = start_serve(db, port, log=tmp_path / "serve.log")
     try:
@@ -64,6 +80,9 @@ def test_a_lost_seed_refuses_rolls_until_the_gm_rotates_and_the_log_says_it_was_
         campaign = str(created["campaign"])
         poolhall("roll", campaign, "3d6", "--url", url, cwd=tmp_path)
         server = restart_without_seed(tmp_path, db, port, server, campaign, 1)
+        table = asyncio.run(_table_as_joined(url, str(created["token"]), campaign))
+        assert table.get("dice_wait") is True, table  # known as it loads, before any roll
+        assert "the seed of dice epoch 1 is lost" in (tmp_path / "serve.log").read_text()
         refused = poolhall("roll", campaign, "1d6", "--url", url, cwd=tmp_path, check=False)
         assert refused.returncode != 0
         words = refused.stdout + refused.stderr
@@ -89,6 +108,7 @@ def test_a_lost_seed_refuses_rolls_until_the_gm_rotates_and_the_log_says_it_was_
     code, said = verify(db)
     assert code == 1, said
     assert "epoch 1's seed was lost, the server says: its 1 roll(s) can never be checked" in said
+    assert "1 roll(s) sealed until" in said  # the roll after the rotation; not the lost one
     reference = reference_verifier(export)
     assert reference.returncode == 1, reference.stdout
     assert "epoch 1's seed was lost, the server says" in reference.stdout
