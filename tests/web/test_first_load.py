@@ -47,7 +47,8 @@ GM_ONLY = {"elements/ph-characters.js", "elements/ph-invite.js", "elements/ph-se
 """The GM's tools, character form and Call for a test: fetched for the GM, never for anyone
 else."""
 
-LATER = ("systems/d12_test.js", "systems/d12_odds.js", "fair-check.js", "fair-how.js",
+LATER = ("systems/d12_test.js", "systems/d12_odds.js", "fair-check.js", "fair-record.js",
+         "fair-how.js",
          "replay.css", "elements/ph-replay.js", "elements/ph-conditions.js", "landing.js",
          "closed-notice.js", "seat-question.js", "damaged-link.js", "invite-links.js",
          "unsent.js", "say-revealed.js")
