@@ -13,7 +13,6 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from tests.fair.forged_log import ForgedLog
@@ -26,68 +25,79 @@ SAM = {"system": "sr3", "body": 4, "quickness": 5, "strength": 3, "charisma": 3,
        "intelligence": 5, "willpower": 4, "karma_earned": 10}
 
 
-def _forge(served: Served, campaign: str, forgery: str) -> int | None:
-    """Stop the server, append ``forgery`` after epoch 1's two honest rolls (nonces 0 and 1,
-    the epoch still open), start it again; the forged roll's seq, if it added one."""
-    served.process.terminate()
-    served.process.wait(15)
-    log = ForgedLog(served.directory / "table.db", campaign)
+def _forge(log: ForgedLog, forgery: str) -> int | None:
+    """Append ``forgery`` after epoch 1's two honest rolls (nonces 0 and 1, the epoch still
+    open) to a stopped server's log; the forged roll's seq, if it added one."""
     forged = None
-    try:
-        if forgery == "gap":  # nonce 2 dealt, disliked and hidden
-            forged = log.d20(1, 3, EMPTY)
-            log.reveal(1, 3)
-        elif forgery == "repeat":  # nonce 1 dealt again
-            forged = log.d20(1, 1, EMPTY)
-            log.reveal(1, 3)
-        elif forgery == "count":  # a reveal saying the epoch held 7 rolls
-            log.reveal(1, 7)
-        else:  # "lost then revealed"
-            log.append({"type": "seed_lost", "epoch": 1, "rolls": 2})
-            log.commit(2)
-            log.reveal(1, 2)
-            forgery = ""
-        if forgery:
-            log.commit(2)
-    finally:
-        log.close()
-    restart(served)
+    if forgery == "gap":  # nonce 2 dealt, disliked and hidden
+        forged = log.d20(1, 3, EMPTY)
+        log.reveal(1, 3)
+    elif forgery == "repeat":  # nonce 1 dealt again
+        forged = log.d20(1, 1, EMPTY)
+        log.reveal(1, 3)
+    elif forgery == "count":  # a reveal saying the epoch held 7 rolls
+        log.reveal(1, 7)
+    else:  # "lost then revealed"
+        log.append({"type": "seed_lost", "epoch": 1, "rolls": 2})
+        log.commit(2)
+        log.reveal(1, 2)
+        return None
+    log.commit(2)
     return forged
 
 
-@pytest.mark.parametrize(("forgery", "honest_words", "forged_words"), [
+FORGERIES: list[tuple[str, str | None, str | None]] = [
     ("gap", None, "nonce 3 where 2 comes next in epoch 1: a roll is missing"),
     ("repeat", "nonce 1 used twice in epoch 1", "nonce 1 used twice in epoch 1"),
     ("count", "epoch 1's reveal says it held 7 rolls; the log holds 2", None),
     ("lost then revealed", "epoch 1's seed was said lost, then revealed after its epoch ended",
      None),
-])
-def test_a_roll_out_of_its_place_is_not_verified(
-        served: Served, open_page: PageOpener, forgery: str, honest_words: str | None,
-        forged_words: str | None) -> None:
-    """Every line of the epoch is loaded (its commitment too): the page can tell, and marks
-    ✗ what the verifiers report, in their words, for the GM and a player; a roll the
-    forgery does not touch stays ✓ (the gap: the rolls before the skipped nonce)."""
-    campaign, gm_link = served.create_campaign(f"Places {forgery}", "d12")
-    player_link = served.invite(campaign, gm_link, "player", "Pat")
-    acks = served.send(gm_link, {"type": "roll", "expression": "1d20"},
-                       {"type": "roll", "expression": "1d20"})
-    honest = [ack.seqs[0] for ack in acks]
-    forged = _forge(served, campaign, forgery)
-    for link in (gm_link, player_link):
-        page: Page = open_page(link)
-        for seq in honest[1:] if forgery == "repeat" else honest:
-            badge = _badge(page, seq)
-            if honest_words is None:
-                expect(badge).to_have_attribute("data-state", "verified")
-            else:
+]
+"""Each forgery, the words on the honest rolls it spoils (``None``: they stay ✓), and on the
+roll it adds (``None``: it adds none)."""
+
+
+def test_a_roll_out_of_its_place_is_not_verified(served: Served,
+                                                 open_page: PageOpener) -> None:
+    """Each forgery in a campaign of its own (one server stopped and started once for all):
+    every line of the epoch is loaded (its commitment too), so the page can tell, and marks ✗
+    what the verifiers report, in their words, for the GM and a player; a roll the forgery
+    does not touch stays ✓ (the gap: the rolls before the skipped nonce)."""
+    tables = []
+    for forgery, _, _ in FORGERIES:
+        campaign, gm_link = served.create_campaign(f"Places {forgery}", "d12")
+        player_link = served.invite(campaign, gm_link, "player", "Pat")
+        acks = served.send(gm_link, {"type": "roll", "expression": "1d20"},
+                           {"type": "roll", "expression": "1d20"})
+        tables.append((campaign, (gm_link, player_link), [ack.seqs[0] for ack in acks]))
+    served.process.terminate()
+    served.process.wait(15)
+    forged_seqs = []
+    for (campaign, _, _), (forgery, _, _) in zip(tables, FORGERIES, strict=True):
+        log = ForgedLog(served.directory / "table.db", campaign)
+        try:
+            forged_seqs.append(_forge(log, forgery))
+        finally:
+            log.close()
+    restart(served)
+    for (_, links, honest), forged, (forgery, honest_words, forged_words) in zip(
+            tables, forged_seqs, FORGERIES, strict=True):
+        for link in links:
+            page: Page = open_page(link)
+            for seq in honest[1:] if forgery == "repeat" else honest:
+                badge = _badge(page, seq)
+                if honest_words is None:
+                    expect(badge).to_have_attribute("data-state", "verified")
+                else:
+                    expect(badge).to_have_attribute("data-state", "mismatch")
+                    expect(badge).to_have_attribute("title",
+                                                    re.compile(re.escape(honest_words)))
+            if forged is not None:
+                badge = _badge(page, forged)
                 expect(badge).to_have_attribute("data-state", "mismatch")
-                expect(badge).to_have_attribute("title", re.compile(re.escape(honest_words)))
-        if forged is not None:
-            badge = _badge(page, forged)
-            expect(badge).to_have_attribute("data-state", "mismatch")
-            expect(badge).to_have_attribute("title", re.compile(re.escape(str(forged_words))))
-        page.close()
+                expect(badge).to_have_attribute("title",
+                                                re.compile(re.escape(str(forged_words))))
+            page.close()
 
 
 def test_a_rule_of_six_chain_cut_in_two_is_not_verified(served: Served,
