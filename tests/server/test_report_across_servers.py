@@ -20,7 +20,7 @@ from poolhall.events import core
 from tests.server.raw import RawPeer
 from tests.server.several_processes import admin_token, processes
 
-LINKS = 6
+LINKS = 4
 """Report links asked of one process, each opened through the others."""
 
 
