@@ -143,22 +143,11 @@ async def test_a_page_still_being_made_says_so_and_reloads(
         table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
     """A report that takes longer than the wait is answered 202 "being made" (never a dropped
     connection), and the same ticket gives the page once it is ready."""
-    from poolhall.server import report_page
-    from poolhall.server.views import Job, ViewResult, ViewWorkers
-
     _, gm = await table.create_campaign("d12", name="Slow Night")
     await gm.call(core.Roll, expression="2d6")
     # the worker's page is held back until the first answer is in: a quick machine would
     # otherwise make it before the first request asks
-    made = asyncio.Event()
-    compute = ViewWorkers.compute
-
-    async def held_back(workers: ViewWorkers, job: Job) -> ViewResult:
-        await made.wait()
-        return await compute(workers, job)
-
-    monkeypatch.setattr(ViewWorkers, "compute", held_back)
-    monkeypatch.setattr(report_page, "PAGE_WAIT", 0.0)
+    made = hold_report_pages(monkeypatch)
     assert gm.campaign is not None
     answer = await _ticket(table, gm._token, gm.campaign)
     url = table.url.replace("ws://", "http://") + str(answer["path"])
@@ -170,6 +159,24 @@ async def test_a_page_still_being_made_says_so_and_reloads(
     status, _, page = await _fetch(url)
     assert status == 200
     assert "Slow Night" in page
+
+
+def hold_report_pages(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """Hold every report page the workers make until the event returned is set, and answer
+    a request for one at once ("being made", 202) meanwhile."""
+    from poolhall.server import report_page
+    from poolhall.server.views import Job, ViewResult, ViewWorkers
+
+    made = asyncio.Event()
+    compute = ViewWorkers.compute
+
+    async def held_back(workers: ViewWorkers, job: Job) -> ViewResult:
+        await made.wait()
+        return await compute(workers, job)
+
+    monkeypatch.setattr(ViewWorkers, "compute", held_back)
+    monkeypatch.setattr(report_page, "PAGE_WAIT", 0.0)
+    return made
 
 
 def _get_once(url: str) -> tuple[int, str]:

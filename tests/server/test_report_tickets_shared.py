@@ -18,9 +18,9 @@ import pytest
 
 from poolhall.events import core
 from poolhall.server import report_page
-from poolhall.server.views import Job, ViewResult, ViewWorkers
 from tests.conftest import Table
 from tests.server.raw import RawPeer
+from tests.server.test_report_page import hold_report_pages
 from tests.server.two_servers import two_servers
 
 
@@ -90,15 +90,7 @@ async def test_links_opened_on_another_process_make_two_pages_at_once_there(
             await gm.call(core.EndSession)
         assert gm.campaign is not None
         paths = await _links(first, gm._token, gm.campaign, [1, 2, 3])
-        made = asyncio.Event()
-        compute = ViewWorkers.compute
-
-        async def held_back(workers: ViewWorkers, job: Job) -> ViewResult:
-            await made.wait()
-            return await compute(workers, job)
-
-        monkeypatch.setattr(ViewWorkers, "compute", held_back)
-        monkeypatch.setattr(report_page, "PAGE_WAIT", 0.0)
+        made = hold_report_pages(monkeypatch)
         answers = [await asyncio.to_thread(_http, _http_of(second) + path) for path in paths]
         assert [status for status, _ in answers] == [202, 202, 202]
         assert "Other reports of this campaign are being made" in answers[2][1]
